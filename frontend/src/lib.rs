@@ -1,0 +1,6 @@
+//! C99 frontend: preprocessing, lang-c parsing, lowering to an SSA control/data-flow graph, loops.
+
+pub mod diagnostic;
+pub mod parse;
+pub mod preprocess;
+pub mod source_map;

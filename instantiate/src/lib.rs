@@ -1,0 +1,1 @@
+//! Instantiation (thesis §6): profiling, equations from loop counts, evaluation, CUDA generation, validation.

@@ -1,0 +1,1 @@
+//! Symbolic expressions over the rationals (thesis §7): normal form, signs, monotonicity, solving.
