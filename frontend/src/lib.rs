@@ -4,3 +4,7 @@ pub mod diagnostic;
 pub mod parse;
 pub mod preprocess;
 pub mod source_map;
+pub mod ir;
+pub mod lower;
+pub mod types;
+pub mod loops;

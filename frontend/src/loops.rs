@@ -1,0 +1,483 @@
+//! The loop forest of a function: natural loops from dominators, their nesting, exits,
+//! basic induction variables and normalizability (thesis §4.1), and trip counts in source
+//! terms.
+//!
+//! A loop is *normalizable* when it has one exit, taken by a test that compares a basic
+//! induction variable (one phi at the header, updated by a constant step on every path to
+//! the latch and nowhere else) against a bound computed outside the loop. Bounds that are
+//! loads inside the loop (`y < image->height`) are normalizable only if those loads are
+//! loop-invariant, which memory analysis decides later: such loops are reported as
+//! [`Normalizable::IfInvariant`] with the loads in question.
+
+use crate::ir::{BinOp, Block, Function, InstKind, SourceLoopId, Terminator, Value};
+use petgraph::algo::dominators::{simple_fast, Dominators};
+use petgraph::graph::{DiGraph, NodeIndex};
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+
+/// Index of a loop in [`LoopForest::loops`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct LoopId(pub u32);
+
+impl fmt::Display for LoopId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "L{}", self.0)
+    }
+}
+
+/// A basic induction variable `iv = phi(init, iv + step)`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct InductionVariable {
+    pub phi: Value,
+    pub name: Option<String>,
+    /// Value entering from outside the loop.
+    pub init: Value,
+    /// Constant step added on every iteration.
+    pub step: i128,
+    /// The value `iv + step` flowing back to the header.
+    pub update: Value,
+}
+
+/// How the loop exits, normalized to `iv' CMP bound` where `iv'` is the induction variable
+/// (or its updated value when `tests_update`, as in `do { } while (++i < n)`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ExitTest {
+    /// The induction variable tested (index into [`Loop::induction_variables`]).
+    pub iv: usize,
+    /// The loop continues while `iv CMP bound` holds.
+    pub cmp: BinOp,
+    pub bound: Value,
+    pub tests_update: bool,
+    /// The block whose branch leaves the loop.
+    pub block: Block,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Normalizable {
+    Yes,
+    /// Yes, provided these loads inside the loop read the same value every iteration.
+    IfInvariant { loads: Vec<Value> },
+    No { reason: String },
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Loop {
+    pub header: Block,
+    pub latches: Vec<Block>,
+    /// All blocks of the loop, header included, in ascending order.
+    pub blocks: BTreeSet<Block>,
+    /// Edges leaving the loop: (from inside, to outside).
+    pub exits: Vec<(Block, Block)>,
+    pub parent: Option<LoopId>,
+    pub children: Vec<LoopId>,
+    /// 1 for outermost loops.
+    pub depth: u32,
+    /// The loop as written in the source, when lowering recorded one for this header.
+    pub source: Option<SourceLoopId>,
+    pub induction_variables: Vec<InductionVariable>,
+    pub exit_test: Option<ExitTest>,
+    pub normalizable: Normalizable,
+}
+
+impl Loop {
+    pub fn contains(&self, block: Block) -> bool {
+        self.blocks.contains(&block)
+    }
+
+    /// The induction variable the exit test uses: the loop's index.
+    pub fn primary_iv(&self) -> Option<&InductionVariable> {
+        self.exit_test.as_ref().map(|t| &self.induction_variables[t.iv])
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct LoopForest {
+    pub loops: Vec<Loop>,
+    /// Set when the CFG has a cycle that is not a natural loop (e.g. `goto` into a loop).
+    pub irreducible: Option<String>,
+    /// Immediate dominator of every reachable block.
+    pub idom: Vec<Option<Block>>,
+}
+
+impl LoopForest {
+    pub fn loop_(&self, id: LoopId) -> &Loop {
+        &self.loops[id.0 as usize]
+    }
+    pub fn ids(&self) -> impl Iterator<Item = LoopId> {
+        (0..self.loops.len() as u32).map(LoopId)
+    }
+    pub fn roots(&self) -> impl Iterator<Item = LoopId> + '_ {
+        self.ids().filter(|l| self.loop_(*l).parent.is_none())
+    }
+    /// The innermost loop containing `block`.
+    pub fn innermost(&self, block: Block) -> Option<LoopId> {
+        self.ids().filter(|l| self.loop_(*l).contains(block)).max_by_key(|l| self.loop_(*l).depth)
+    }
+    /// The loop created for a source loop.
+    pub fn of_source(&self, source: SourceLoopId) -> Option<LoopId> {
+        self.ids().find(|l| self.loop_(*l).source == Some(source))
+    }
+    /// Whether `a` dominates `b`.
+    pub fn dominates(&self, a: Block, b: Block) -> bool {
+        let mut current = Some(b);
+        while let Some(block) = current {
+            if block == a {
+                return true;
+            }
+            current = self.idom.get(block.index()).copied().flatten();
+        }
+        false
+    }
+}
+
+/// Computes the loop forest of a function.
+pub fn analyze_loops(func: &Function) -> LoopForest {
+    let mut graph: DiGraph<(), ()> = DiGraph::with_capacity(func.blocks.len(), func.blocks.len() * 2);
+    let nodes: Vec<NodeIndex> = func.blocks().map(|_| graph.add_node(())).collect();
+    for b in func.blocks() {
+        for s in func.block(b).terminator.successors() {
+            graph.add_edge(nodes[b.index()], nodes[s.index()], ());
+        }
+    }
+    let entry = nodes[func.entry.index()];
+    let doms: Dominators<NodeIndex> = simple_fast(&graph, entry);
+    let idom: Vec<Option<Block>> = func
+        .blocks()
+        .map(|b| doms.immediate_dominator(nodes[b.index()]).map(|n| Block(n.index() as u32)))
+        .collect();
+    let dominates = |a: Block, b: Block| -> bool {
+        doms.dominators(nodes[b.index()]).is_some_and(|mut it| it.any(|d| d.index() == a.index()))
+    };
+
+    // Back edges (target dominates source) grouped by header; other retreating edges make
+    // the CFG irreducible.
+    let mut latches: BTreeMap<Block, Vec<Block>> = BTreeMap::new();
+    let mut irreducible = None;
+    let order = dfs_order(func);
+    for b in func.blocks() {
+        for s in func.block(b).terminator.successors() {
+            if dominates(s, b) {
+                latches.entry(s).or_default().push(b);
+            } else if order.is_retreating(b, s) {
+                irreducible = Some(format!("irreducible control flow: the edge {b} -> {s} enters a cycle not through its header"));
+            }
+        }
+    }
+
+    let mut loops: Vec<Loop> = Vec::new();
+    for (header, latch_list) in latches {
+        let mut blocks = BTreeSet::from([header]);
+        let mut stack: Vec<Block> = latch_list.clone();
+        while let Some(b) = stack.pop() {
+            if blocks.insert(b) {
+                stack.extend(func.block(b).preds.iter().copied());
+            }
+        }
+        let mut exits = Vec::new();
+        for &b in &blocks {
+            for s in func.block(b).terminator.successors() {
+                if !blocks.contains(&s) {
+                    exits.push((b, s));
+                }
+            }
+        }
+        let source = func.source_loops().find(|(_, l)| source_header(l) == header).map(|(id, _)| id);
+        loops.push(Loop {
+            header,
+            latches: latch_list,
+            blocks,
+            exits,
+            parent: None,
+            children: Vec::new(),
+            depth: 1,
+            source,
+            induction_variables: Vec::new(),
+            exit_test: None,
+            normalizable: Normalizable::No { reason: String::new() },
+        });
+    }
+
+    // Nesting: the parent is the smallest other loop containing the header.
+    let count = loops.len();
+    for i in 0..count {
+        let header = loops[i].header;
+        let parent = (0..count)
+            .filter(|&j| j != i && loops[j].blocks.contains(&header) && loops[j].blocks.len() > loops[i].blocks.len())
+            .min_by_key(|&j| loops[j].blocks.len());
+        loops[i].parent = parent.map(|p| LoopId(p as u32));
+    }
+    for i in 0..count {
+        if let Some(p) = loops[i].parent {
+            loops[p.0 as usize].children.push(LoopId(i as u32));
+        }
+        let mut depth = 1;
+        let mut current = loops[i].parent;
+        while let Some(p) = current {
+            depth += 1;
+            current = loops[p.0 as usize].parent;
+            if depth > count as u32 {
+                break;
+            }
+        }
+        loops[i].depth = depth;
+    }
+
+    for l in &mut loops {
+        l.induction_variables = induction_variables(func, l);
+        l.exit_test = exit_test(func, l);
+        l.normalizable = normalizability(func, l);
+    }
+    LoopForest { loops, irreducible, idom }
+}
+
+/// The header lowering creates for a source loop.
+fn source_header(l: &crate::ir::SourceLoop) -> Block {
+    match l.kind {
+        crate::ir::LoopKind::DoWhile => l.body_block,
+        _ => l.cond_block,
+    }
+}
+
+struct DfsOrder {
+    pre: Vec<u32>,
+    post: Vec<u32>,
+}
+
+impl DfsOrder {
+    /// An edge to an ancestor on the DFS stack.
+    fn is_retreating(&self, from: Block, to: Block) -> bool {
+        let (f, t) = (from.index(), to.index());
+        self.pre[t] <= self.pre[f] && self.post[t] >= self.post[f] && self.pre[t] != u32::MAX
+    }
+}
+
+fn dfs_order(func: &Function) -> DfsOrder {
+    let n = func.blocks.len();
+    let mut pre = vec![u32::MAX; n];
+    let mut post = vec![0u32; n];
+    let (mut pre_counter, mut post_counter) = (0u32, 0u32);
+    let mut stack: Vec<(Block, usize)> = vec![(func.entry, 0)];
+    pre[func.entry.index()] = pre_counter;
+    pre_counter += 1;
+    while let Some((block, next)) = stack.pop() {
+        let succs = func.block(block).terminator.successors();
+        if next < succs.len() {
+            stack.push((block, next + 1));
+            let s = succs[next];
+            if pre[s.index()] == u32::MAX {
+                pre[s.index()] = pre_counter;
+                pre_counter += 1;
+                stack.push((s, 0));
+            }
+        } else {
+            post[block.index()] = post_counter;
+            post_counter += 1;
+        }
+    }
+    DfsOrder { pre, post }
+}
+
+/// Looks through casts (`(long)i`): integer widening keeps an induction variable affine.
+pub fn strip_casts(func: &Function, mut v: Value) -> Value {
+    for _ in 0..8 {
+        match func.inst(v).kind {
+            InstKind::Cast(inner) => v = inner,
+            _ => break,
+        }
+    }
+    v
+}
+
+fn induction_variables(func: &Function, l: &Loop) -> Vec<InductionVariable> {
+    let mut ivs = Vec::new();
+    for &v in &func.block(l.header).insts {
+        let InstKind::Phi(args) = &func.inst(v).kind else { continue };
+        let outside: Vec<Value> = args.iter().filter(|(b, _)| !l.contains(*b)).map(|(_, v)| *v).collect();
+        let inside: Vec<Value> = args.iter().filter(|(b, _)| l.contains(*b)).map(|(_, v)| *v).collect();
+        let [init] = outside.as_slice() else { continue };
+        let Some(&update) = inside.first() else { continue };
+        if inside.iter().any(|u| *u != update) {
+            continue;
+        }
+        if let Some(step) = step_of(func, v, update) {
+            ivs.push(InductionVariable {
+                phi: v,
+                name: func.inst(v).origin.var_name.clone(),
+                init: *init,
+                step,
+                update,
+            });
+        }
+    }
+    ivs
+}
+
+/// `step` when `update` is `phi + step` or `phi - c` (possibly through casts).
+fn step_of(func: &Function, phi: Value, update: Value) -> Option<i128> {
+    let update = strip_casts(func, update);
+    match func.inst(update).kind {
+        InstKind::Binary(BinOp::Add, a, b) => {
+            let (a, b) = (strip_casts(func, a), strip_casts(func, b));
+            if a == phi {
+                func.const_int(b)
+            } else if b == phi {
+                func.const_int(a)
+            } else {
+                None
+            }
+        }
+        InstKind::Binary(BinOp::Sub, a, b) if strip_casts(func, a) == phi => func.const_int(strip_casts(func, b)).map(|c| -c),
+        // Pointer induction `p++`: a byte step of `scale * c`.
+        InstKind::PtrAdd { base, index, scale } if strip_casts(func, base) == phi => {
+            func.const_int(strip_casts(func, index)).map(|c| c * i128::from(scale))
+        }
+        _ => None,
+    }
+    .filter(|s| *s != 0)
+}
+
+fn exit_test(func: &Function, l: &Loop) -> Option<ExitTest> {
+    // The loop must have exactly one exiting block, ending in a conditional branch.
+    let exiting: BTreeSet<Block> = l.exits.iter().map(|(b, _)| *b).collect();
+    let [block] = exiting.iter().copied().collect::<Vec<_>>()[..] else { return None };
+    let Terminator::Branch { cond, then_block, else_block } = func.block(block).terminator else { return None };
+    let InstKind::Binary(op, a, b) = func.inst(cond).kind else { return None };
+    if !op.is_comparison() {
+        return None;
+    }
+    // Continue while the comparison holds: if the true edge leaves, negate it.
+    let op = if l.contains(then_block) && !l.contains(else_block) {
+        op
+    } else if l.contains(else_block) && !l.contains(then_block) {
+        op.negated()?
+    } else {
+        return None;
+    };
+    let (a, b) = (strip_casts(func, a), strip_casts(func, b));
+    for (index, iv) in l.induction_variables.iter().enumerate() {
+        let update = strip_casts(func, iv.update);
+        for (iv_side, other, cmp) in [(a, b, op), (b, a, op.swapped())] {
+            if iv_side == iv.phi || iv_side == update {
+                return Some(ExitTest { iv: index, cmp, bound: other, tests_update: iv_side == update, block });
+            }
+        }
+    }
+    None
+}
+
+fn normalizability(func: &Function, l: &Loop) -> Normalizable {
+    let no = |reason: String| Normalizable::No { reason };
+    let exiting: BTreeSet<Block> = l.exits.iter().map(|(b, _)| *b).collect();
+    if exiting.len() > 1 {
+        return no(format!("the loop has {} exits (break, return or goto out of the loop)", exiting.len()));
+    }
+    if exiting.is_empty() {
+        return no("the loop never exits through its condition".into());
+    }
+    let Some(test) = &l.exit_test else {
+        return no(if l.induction_variables.is_empty() {
+            "no induction variable: no variable is updated by a constant step on every iteration".into()
+        } else {
+            "the exit condition does not compare an induction variable with a bound".into()
+        });
+    };
+    let iv = &l.induction_variables[test.iv];
+    match test.cmp {
+        BinOp::Lt | BinOp::Le if iv.step < 0 => return no("the induction variable decreases but the loop runs while it is below the bound".into()),
+        BinOp::Gt | BinOp::Ge if iv.step > 0 => return no("the induction variable increases but the loop runs while it is above the bound".into()),
+        BinOp::Ne if iv.step.abs() != 1 => return no("`!=` exit test with a step other than 1 may never terminate".into()),
+        BinOp::Eq => return no("the loop runs while the induction variable equals the bound".into()),
+        _ => {}
+    }
+    // A write to the induction variable in the body shows up in SSA as a back-edge value
+    // that is not `iv + step`, which `induction_variables` already rejected.
+    let mut loads = Vec::new();
+    if !invariant_in_loop(func, l, test.bound, &mut loads, 0) || !invariant_in_loop(func, l, iv.init, &mut loads, 0) {
+        return no("the loop bound is computed in the loop from values that change".into());
+    }
+    if loads.is_empty() {
+        Normalizable::Yes
+    } else {
+        Normalizable::IfInvariant { loads }
+    }
+}
+
+/// Whether `v` is computed from values defined outside the loop; loads inside the loop are
+/// collected, since only memory analysis can tell whether they are invariant.
+fn invariant_in_loop(func: &Function, l: &Loop, v: Value, loads: &mut Vec<Value>, depth: u32) -> bool {
+    if depth > 32 {
+        return false;
+    }
+    let inst = func.inst(v);
+    if !l.contains(inst.block) {
+        return true;
+    }
+    match &inst.kind {
+        InstKind::Const(_) | InstKind::SlotAddr(_) | InstKind::GlobalAddr(_) | InstKind::FuncAddr(_) | InstKind::StringAddr(_) => true,
+        InstKind::Load { addr } => {
+            loads.push(v);
+            invariant_in_loop(func, l, *addr, loads, depth + 1)
+        }
+        InstKind::Phi(_) | InstKind::Call { .. } | InstKind::Store { .. } | InstKind::Param(_) | InstKind::Undef => false,
+        other => other.operands().into_iter().all(|op| invariant_in_loop(func, l, op, loads, depth + 1)),
+    }
+}
+
+/// The trip count of a normalizable loop in source terms, e.g. `(2*n + 3) / 4`, valid when
+/// the loop runs at least once (`when` holds); `None` when it cannot be written as a
+/// linear form over source expressions.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TripCount {
+    /// C expression of the number of iterations (integer division truncates).
+    pub count: String,
+    /// Condition under which `count` is exact; otherwise the loop runs 0 times.
+    pub when: String,
+    /// Normalized induction: `iv = lower + step*k`, `k` in `[0, count)`.
+    pub lower: String,
+    pub upper: String,
+    pub step: i128,
+}
+
+impl fmt::Display for TripCount {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.when == "always" {
+            write!(f, "{}", self.count)
+        } else {
+            write!(f, "{} (when {}, else 0)", self.count, self.when)
+        }
+    }
+}
+
+pub fn trip_count(func: &Function, l: &Loop) -> Option<TripCount> {
+    let test = l.exit_test.as_ref()?;
+    let iv = &l.induction_variables[test.iv];
+    let init = crate::ir::print::linear_form(func, iv.init)?;
+    let bound = crate::ir::print::linear_form(func, test.bound)?;
+    let is_do_while = l.source.is_some_and(|s| func.source_loop(s).kind == crate::ir::LoopKind::DoWhile);
+    // In a `for`/`while` header, a test on the updated value `iv + step < n` is the test
+    // `iv < n - step`. A do-while tests the update at the end of the body, which counts the
+    // same iterations as testing `iv` before it.
+    let bound = if test.tests_update && !is_do_while { bound.add_constant(-iv.step) } else { bound };
+    let step = iv.step;
+    let (numerator, when) = match test.cmp {
+        BinOp::Lt => (bound.sub(&init).add_constant(step - 1), format!("{} < {}", init, bound)),
+        BinOp::Le => (bound.sub(&init).add_constant(step), format!("{} <= {}", init, bound)),
+        BinOp::Gt => (init.sub(&bound).add_constant(-step - 1), format!("{} > {}", init, bound)),
+        BinOp::Ge => (init.sub(&bound).add_constant(-step), format!("{} >= {}", init, bound)),
+        BinOp::Ne => {
+            if step > 0 {
+                (bound.sub(&init), format!("{} < {}", init, bound))
+            } else {
+                (init.sub(&bound), format!("{} > {}", init, bound))
+            }
+        }
+        _ => return None,
+    };
+    let magnitude = step.abs();
+    let count = if magnitude == 1 { numerator.to_string() } else { format!("({numerator}) / {magnitude}") };
+    if is_do_while {
+        // The body runs once before the first test.
+        return Some(TripCount { count: format!("max(1, {count})"), when: "always".into(), lower: init.to_string(), upper: bound.to_string(), step });
+    }
+    Some(TripCount { count, when, lower: init.to_string(), upper: bound.to_string(), step })
+}

@@ -1,0 +1,1154 @@
+//! Expressions: rvalues and lvalues, C conversions, pointer arithmetic scaled to bytes,
+//! member access, calls, short-circuit operators and initializers.
+
+use super::builder::VarId;
+use super::consteval::{parse_char, parse_float, parse_integer, truncate_to};
+use super::{err, Binding, LResult, LocalStorage, Lowerer};
+use crate::ir::{BinOp, Block, Callee, Constant, IfRegion, InstKind, Span, Terminator, UnOp, Value};
+use crate::types::{ArrayLen, FloatKind, IntRank, Type, TypeId};
+use lang_c::ast;
+use lang_c::span::Node;
+
+/// A computed value and its C type at this point (after array decay, the pointer type).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Operand {
+    pub value: Value,
+    pub ty: TypeId,
+}
+
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum PlaceKind {
+    Ssa(VarId),
+    Mem(Value),
+}
+
+/// Something that can be assigned: an SSA variable or a memory address.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Place {
+    pub kind: PlaceKind,
+    pub ty: TypeId,
+}
+
+/// The byte distance between consecutive elements of a pointee type.
+enum Stride {
+    Bytes(u64),
+    /// A VLA row: `count` elements of `elem_bytes` each, `count` known at run time.
+    Dynamic { count: Value, elem_bytes: u64 },
+}
+
+impl<'a> Lowerer<'a> {
+    pub fn int_const(&mut self, v: i128, span: Span) -> Operand {
+        let ty = self.program.types.int();
+        self.const_of(v, ty, span)
+    }
+
+    pub fn const_of(&mut self, v: i128, ty: TypeId, span: Span) -> Operand {
+        let value = self.fb.emit(InstKind::Const(Constant::Int(v)), ty, span);
+        Operand { value, ty }
+    }
+
+    /// The type an expression would have, without evaluating it: it is lowered into a
+    /// block nothing jumps to, which SSA finishing discards.
+    pub fn type_of_expression(&mut self, e: &Node<ast::Expression>) -> LResult<TypeId> {
+        if let ast::Expression::Identifier(id) = &e.node {
+            if let Some(ty) = self.binding_type(&id.node.name) {
+                return Ok(ty);
+            }
+        }
+        let saved = self.fb.current();
+        let scratch = self.fb.new_block();
+        self.fb.seal(scratch);
+        self.fb.switch_to(scratch);
+        let result = self.expression_type_in_place(e);
+        self.fb.terminate(Terminator::Unreachable, Span::NONE);
+        self.fb.switch_to(saved);
+        result
+    }
+
+    fn expression_type_in_place(&mut self, e: &Node<ast::Expression>) -> LResult<TypeId> {
+        // Arrays do not decay under sizeof: ask for the lvalue type when there is one.
+        if is_lvalue_form(&e.node) {
+            if let Ok(place) = self.lvalue(e) {
+                return Ok(place.ty);
+            }
+        }
+        Ok(self.rvalue(e)?.ty)
+    }
+
+    fn binding_type(&self, name: &str) -> Option<TypeId> {
+        match self.scopes.lookup(name)? {
+            Binding::Local { ty, .. } | Binding::Global { ty, .. } | Binding::Function { ty, .. } => Some(*ty),
+            _ => None,
+        }
+    }
+
+    /// Converts an operand to `to` with C's implicit conversion rules.
+    pub fn convert(&mut self, op: Operand, to: TypeId, span: Span) -> Operand {
+        if op.ty == to {
+            return op;
+        }
+        let types = &self.program.types;
+        let same_repr = match (types.get(op.ty), types.get(to)) {
+            (Type::Pointer { .. }, Type::Pointer { .. }) => {
+                // Only a change of pointee size matters to the analyses (char* vs int*).
+                let a = types.pointee(op.ty).and_then(|p| types.size_of(p));
+                let b = types.pointee(to).and_then(|p| types.size_of(p));
+                a == b
+            }
+            (Type::Int { rank: ra, signed: sa }, Type::Int { rank: rb, signed: sb }) => {
+                types.size_of(op.ty) == types.size_of(to) && sa == sb && (*ra != IntRank::Bool && *rb != IntRank::Bool)
+            }
+            (Type::Record(a), Type::Record(b)) => a == b,
+            (Type::Array { .. }, _) | (Type::Function { .. }, _) => true,
+            _ => false,
+        };
+        if same_repr {
+            return Operand { value: op.value, ty: to };
+        }
+        if let (Some(c), true) = (self.fb.func.const_int(op.value), types.is_integer(to)) {
+            let v = truncate_to(types, to, c);
+            return self.const_of(v, to, span);
+        }
+        let value = self.fb.emit(InstKind::Cast(op.value), to, span);
+        Operand { value, ty: to }
+    }
+
+    /// Value of an expression (arrays decay to pointers, functions to function pointers).
+    pub fn rvalue(&mut self, e: &Node<ast::Expression>) -> LResult<Operand> {
+        use ast::Expression as E;
+        let span: Span = e.span.into();
+        match &e.node {
+            E::Identifier(id) => {
+                let name = &id.node.name;
+                match self.scopes.lookup(name).cloned() {
+                    Some(Binding::EnumConst(v)) => Ok(self.int_const(v, span)),
+                    Some(Binding::Function { name, ty }) => {
+                        let ptr = self.pointer_type(ty, false, false);
+                        let value = self.fb.emit(InstKind::FuncAddr(name), ptr, span);
+                        Ok(Operand { value, ty: ptr })
+                    }
+                    Some(_) => {
+                        let place = self.lvalue(e)?;
+                        Ok(self.load(place, span))
+                    }
+                    None if name == "__func__" || name == "__FUNCTION__" || name == "__PRETTY_FUNCTION__" => {
+                        let char_ty = self.program.types.char();
+                        let ptr = self.pointer_type(char_ty, true, false);
+                        let text = self.in_function.clone().unwrap_or_default();
+                        let value = self.fb.emit(InstKind::StringAddr(text), ptr, span);
+                        Ok(Operand { value, ty: ptr })
+                    }
+                    None => err(span, format!("use of undeclared identifier `{name}`")),
+                }
+            }
+            E::Constant(c) => self.constant(&c.node, span),
+            E::StringLiteral(s) => {
+                let char_ty = self.program.types.char();
+                let ptr = self.pointer_type(char_ty, false, false);
+                let value = self.fb.emit(InstKind::StringAddr(s.node.join("")), ptr, span);
+                Ok(Operand { value, ty: ptr })
+            }
+            E::Member(_) | E::CompoundLiteral(_) => {
+                let place = self.lvalue(e)?;
+                Ok(self.load(place, span))
+            }
+            E::Call(call) => self.call(call, span),
+            E::SizeOfTy(_) | E::SizeOfVal(_) | E::AlignOf(_) | E::OffsetOf(_) => {
+                let ulong = self.program.types.ulong();
+                if let Some(v) = self.const_eval(e) {
+                    return Ok(self.const_of(v, ulong, span));
+                }
+                // sizeof of a VLA is computed at run time.
+                let ty = match &e.node {
+                    E::SizeOfTy(s) => self.type_name(&s.node.0)?,
+                    E::SizeOfVal(s) => self.type_of_expression(&s.node.0)?,
+                    _ => return err(span, "this offsetof/alignof is not a constant"),
+                };
+                let size = self.runtime_size_of(ty, span)?;
+                Ok(Operand { value: size, ty: ulong })
+            }
+            E::UnaryOperator(u) => self.unary(u, span),
+            E::Cast(c) => {
+                let ty = self.type_name(&c.node.type_name)?;
+                self.evaluate_pending_vla()?;
+                let op = self.rvalue(&c.node.expression)?;
+                if matches!(self.program.types.get(ty), Type::Void) {
+                    return Ok(Operand { value: op.value, ty });
+                }
+                let same = op.ty == ty;
+                let converted = self.convert(op, ty, span);
+                if !same && converted.value == op.value && self.program.types.is_pointer(ty) {
+                    // Keep explicit pointer casts visible in the IR (thesis: `cast type e`).
+                    let value = self.fb.emit(InstKind::Cast(op.value), ty, span);
+                    return Ok(Operand { value, ty });
+                }
+                Ok(converted)
+            }
+            E::BinaryOperator(b) => self.binary(b, span),
+            E::Conditional(c) => self.conditional(c, span),
+            E::Comma(items) => {
+                let mut last = None;
+                for item in items.iter() {
+                    last = Some(self.rvalue(item)?);
+                }
+                match last {
+                    Some(op) => Ok(op),
+                    None => err(span, "empty comma expression"),
+                }
+            }
+            E::VaArg(va) => {
+                let ty = self.type_name(&va.node.type_name)?;
+                let list = self.rvalue(&va.node.va_list)?;
+                let value = self.fb.emit(
+                    InstKind::Call { callee: Callee::Direct("__builtin_va_arg".into()), args: vec![list.value] },
+                    ty,
+                    span,
+                );
+                Ok(Operand { value, ty })
+            }
+            E::Statement(stmt) => self.statement_expression(stmt, span),
+            E::GenericSelection(g) => {
+                let controlling = self.type_of_expression(&g.node.expression)?;
+                let controlling = self.decayed(controlling);
+                let mut default = None;
+                for assoc in &g.node.associations {
+                    match &assoc.node {
+                        ast::GenericAssociation::Type(t) => {
+                            let ty = self.type_name(&t.node.type_name)?;
+                            if ty == controlling {
+                                return self.rvalue(&t.node.expression);
+                            }
+                        }
+                        ast::GenericAssociation::Default(d) => default = Some(d),
+                    }
+                }
+                match default {
+                    Some(d) => self.rvalue(d),
+                    None => err(span, "no _Generic association matches"),
+                }
+            }
+        }
+    }
+
+    fn decayed(&mut self, ty: TypeId) -> TypeId {
+        match self.program.types.get(ty).clone() {
+            Type::Array { elem, .. } => self.pointer_type(elem, false, false),
+            Type::Function { .. } => self.pointer_type(ty, false, false),
+            _ => ty,
+        }
+    }
+
+    fn constant(&mut self, c: &ast::Constant, span: Span) -> LResult<Operand> {
+        match c {
+            ast::Constant::Integer(i) => {
+                let Some((v, (rank, signed))) = parse_integer(i) else {
+                    return err(span, "integer literal is too large");
+                };
+                let ty = self.program.types.intern(Type::Int { rank, signed });
+                Ok(self.const_of(v, ty, span))
+            }
+            ast::Constant::Character(ch) => match parse_char(ch) {
+                Some(v) => Ok(self.int_const(v, span)),
+                None => err(span, format!("cannot decode character constant {ch}")),
+            },
+            ast::Constant::Float(f) => {
+                let Some(v) = parse_float(f) else {
+                    return err(span, "cannot decode floating literal");
+                };
+                let kind = match f.suffix.format {
+                    ast::FloatFormat::Float => FloatKind::Float,
+                    ast::FloatFormat::LongDouble => FloatKind::LongDouble,
+                    _ => FloatKind::Double,
+                };
+                let ty = self.program.types.intern(Type::Float(kind));
+                let value = self.fb.emit(InstKind::Const(Constant::Float(v)), ty, span);
+                Ok(Operand { value, ty })
+            }
+        }
+    }
+
+    /// Reads a place. Arrays decay to a pointer to their first element.
+    pub fn load(&mut self, place: Place, span: Span) -> Operand {
+        match place.kind {
+            PlaceKind::Ssa(var) => {
+                let value = self.fb.use_var(var);
+                Operand { value, ty: place.ty }
+            }
+            PlaceKind::Mem(addr) => match self.program.types.get(place.ty).clone() {
+                Type::Array { elem, .. } => {
+                    let ty = self.pointer_type(elem, false, false);
+                    Operand { value: addr, ty }
+                }
+                Type::Function { .. } => {
+                    let ty = self.pointer_type(place.ty, false, false);
+                    Operand { value: addr, ty }
+                }
+                _ => {
+                    let value = self.fb.emit(InstKind::Load { addr }, place.ty, span);
+                    Operand { value, ty: place.ty }
+                }
+            },
+        }
+    }
+
+    pub fn store(&mut self, place: Place, op: Operand, span: Span) -> Operand {
+        let op = self.convert(op, place.ty, span);
+        match place.kind {
+            PlaceKind::Ssa(var) => self.fb.def_var(var, op.value),
+            PlaceKind::Mem(addr) => {
+                self.fb.emit(InstKind::Store { addr, value: op.value }, place.ty, span);
+            }
+        }
+        op
+    }
+
+    /// The place an lvalue expression designates.
+    pub fn lvalue(&mut self, e: &Node<ast::Expression>) -> LResult<Place> {
+        use ast::Expression as E;
+        let span: Span = e.span.into();
+        match &e.node {
+            E::Identifier(id) => match self.scopes.lookup(&id.node.name).cloned() {
+                Some(Binding::Local { storage: LocalStorage::Ssa(var), ty }) => Ok(Place { kind: PlaceKind::Ssa(var), ty }),
+                Some(Binding::Local { storage: LocalStorage::Slot(slot), ty }) => {
+                    let addr = self.slot_addr(slot, ty, span);
+                    Ok(Place { kind: PlaceKind::Mem(addr), ty })
+                }
+                Some(Binding::Global { id: g, ty }) => {
+                    let ptr = self.pointer_type(ty, false, false);
+                    let addr = self.fb.emit(InstKind::GlobalAddr(g), ptr, span);
+                    let name = self.program.globals[g.index()].name.clone();
+                    self.fb.name_value(addr, &format!("&{name}"));
+                    Ok(Place { kind: PlaceKind::Mem(addr), ty })
+                }
+                Some(Binding::Function { name, ty }) => {
+                    let ptr = self.pointer_type(ty, false, false);
+                    let addr = self.fb.emit(InstKind::FuncAddr(name), ptr, span);
+                    Ok(Place { kind: PlaceKind::Mem(addr), ty })
+                }
+                Some(_) => err(span, format!("`{}` is not an object", id.node.name)),
+                None => err(span, format!("use of undeclared identifier `{}`", id.node.name)),
+            },
+            E::UnaryOperator(u) if matches!(u.node.operator.node, ast::UnaryOperator::Indirection) => {
+                let ptr = self.rvalue(&u.node.operand)?;
+                match self.program.types.get(ptr.ty).clone() {
+                    Type::Pointer { pointee, .. } => Ok(Place { kind: PlaceKind::Mem(ptr.value), ty: pointee }),
+                    _ => err(span, "dereference of a value that is not a pointer"),
+                }
+            }
+            E::BinaryOperator(b) if matches!(b.node.operator.node, ast::BinaryOperator::Index) => {
+                let lhs = self.rvalue(&b.node.lhs)?;
+                let rhs = self.rvalue(&b.node.rhs)?;
+                let (ptr, index) = if self.program.types.is_pointer(lhs.ty) { (lhs, rhs) } else { (rhs, lhs) };
+                let Some(pointee) = self.program.types.pointee(ptr.ty) else {
+                    return err(span, "subscript of a value that is neither array nor pointer");
+                };
+                let addr = self.pointer_offset(ptr, index, false, span)?;
+                Ok(Place { kind: PlaceKind::Mem(addr.value), ty: pointee })
+            }
+            E::Member(m) => {
+                let (base_addr, record_ty) = match m.node.operator.node {
+                    ast::MemberOperator::Direct => {
+                        let base = self.lvalue(&m.node.expression)?;
+                        match base.kind {
+                            PlaceKind::Mem(addr) => (addr, base.ty),
+                            PlaceKind::Ssa(_) => return err(span, "member of a value that is not in memory"),
+                        }
+                    }
+                    ast::MemberOperator::Indirect => {
+                        let ptr = self.rvalue(&m.node.expression)?;
+                        match self.program.types.pointee(ptr.ty) {
+                            Some(pointee) => (ptr.value, pointee),
+                            None => return err(span, "`->` on a value that is not a pointer"),
+                        }
+                    }
+                };
+                let Type::Record(record) = self.program.types.get(record_ty).clone() else {
+                    return err(span, format!("member `{}` of a value that is not a struct or union", m.node.identifier.node.name));
+                };
+                let name = &m.node.identifier.node.name;
+                let Some(field) = self.program.types.find_field(record, name) else {
+                    return err(m.node.identifier.span, format!("no member named `{name}`"));
+                };
+                let ptr = self.pointer_type(field.ty, false, false);
+                let addr = self.fb.emit(
+                    InstKind::FieldAddr { base: base_addr, field: name.clone(), offset: field.offset },
+                    ptr,
+                    span,
+                );
+                Ok(Place { kind: PlaceKind::Mem(addr), ty: field.ty })
+            }
+            E::CompoundLiteral(c) => {
+                let ty = self.type_name(&c.node.type_name)?;
+                let init = Node::new(ast::Initializer::List(c.node.initializer_list.clone()), e.span);
+                let ty = self.complete_array_from_init(ty, Some(&init));
+                let slot = self.new_slot("compound literal", ty, None, span);
+                let addr = self.slot_addr(slot, ty, span);
+                self.initialize_memory(addr, ty, &init, true)?;
+                Ok(Place { kind: PlaceKind::Mem(addr), ty })
+            }
+            E::StringLiteral(s) => {
+                let char_ty = self.program.types.char();
+                let len = super::decl::string_literal_len(&s.node) + 1;
+                let ty = self.program.types.array_of(char_ty, ArrayLen::Fixed(len));
+                let ptr = self.pointer_type(char_ty, false, false);
+                let value = self.fb.emit(InstKind::StringAddr(s.node.join("")), ptr, span);
+                Ok(Place { kind: PlaceKind::Mem(value), ty })
+            }
+            E::Statement(_) | E::Call(_) | E::Conditional(_) | E::Comma(_) | E::Cast(_) => {
+                // GNU and C allow member access on struct rvalues (`f().x`): spill to a slot.
+                let op = self.rvalue(e)?;
+                if matches!(self.program.types.get(op.ty), Type::Record(_)) {
+                    let slot = self.new_slot("temporary", op.ty, None, span);
+                    let addr = self.slot_addr(slot, op.ty, span);
+                    self.fb.emit(InstKind::Store { addr, value: op.value }, op.ty, span);
+                    return Ok(Place { kind: PlaceKind::Mem(addr), ty: op.ty });
+                }
+                err(span, "expression is not assignable")
+            }
+            _ => err(span, "expression is not assignable"),
+        }
+    }
+
+    fn stride(&mut self, pointee: TypeId, span: Span) -> LResult<Stride> {
+        if let Some(size) = self.program.types.size_of(pointee) {
+            return Ok(Stride::Bytes(size));
+        }
+        match self.program.types.get(pointee).clone() {
+            Type::Array { elem, len: ArrayLen::Variable(tag) } => {
+                let Some(&count) = self.vla_lengths.get(&tag) else {
+                    return err(span, "length of a variable-length array is not known here");
+                };
+                match self.stride(elem, span)? {
+                    Stride::Bytes(elem_bytes) => Ok(Stride::Dynamic { count, elem_bytes }),
+                    Stride::Dynamic { count: inner, elem_bytes } => {
+                        let long = self.program.types.long();
+                        let product = self.fb.emit(InstKind::Binary(BinOp::Mul, count, inner), long, span);
+                        Ok(Stride::Dynamic { count: product, elem_bytes })
+                    }
+                }
+            }
+            Type::Function { .. } | Type::Void => Ok(Stride::Bytes(1)),
+            _ => err(span, format!("arithmetic on a pointer to incomplete type `{}`", self.program.types.display(pointee))),
+        }
+    }
+
+    /// `sizeof` evaluated at run time (VLAs).
+    pub fn runtime_size_of(&mut self, ty: TypeId, span: Span) -> LResult<Value> {
+        let ulong = self.program.types.ulong();
+        if let Some(size) = self.program.types.size_of(ty) {
+            return Ok(self.const_of(i128::from(size), ulong, span).value);
+        }
+        let Type::Array { elem, len: ArrayLen::Variable(tag) } = self.program.types.get(ty).clone() else {
+            return err(span, format!("size of incomplete type `{}`", self.program.types.display(ty)));
+        };
+        let Some(&count) = self.vla_lengths.get(&tag) else {
+            return err(span, "length of a variable-length array is not known here");
+        };
+        let elem_size = self.runtime_size_of(elem, span)?;
+        Ok(self.fb.emit(InstKind::Binary(BinOp::Mul, count, elem_size), ulong, span))
+    }
+
+    /// `ptr + index` (or `ptr - index`) in bytes: the thesis' `ptr_add`.
+    fn pointer_offset(&mut self, ptr: Operand, index: Operand, negate: bool, span: Span) -> LResult<Operand> {
+        let Some(pointee) = self.program.types.pointee(ptr.ty) else {
+            return err(span, "pointer arithmetic on a value that is not a pointer");
+        };
+        if !self.program.types.is_integer(index.ty) {
+            return err(span, "pointer offset is not an integer");
+        }
+        let long = self.program.types.long();
+        let mut index = self.convert(index, long, span);
+        if negate {
+            let value = self.fb.emit(InstKind::Unary(UnOp::Neg, index.value), long, span);
+            index = Operand { value, ty: long };
+        }
+        let (index, scale) = match self.stride(pointee, span)? {
+            Stride::Bytes(scale) => (index.value, scale),
+            Stride::Dynamic { count, elem_bytes } => {
+                let scaled = self.fb.emit(InstKind::Binary(BinOp::Mul, index.value, count), long, span);
+                (scaled, elem_bytes)
+            }
+        };
+        let value = self.fb.emit(InstKind::PtrAdd { base: ptr.value, index, scale }, ptr.ty, span);
+        Ok(Operand { value, ty: ptr.ty })
+    }
+
+    fn unary(&mut self, u: &Node<ast::UnaryOperatorExpression>, span: Span) -> LResult<Operand> {
+        use ast::UnaryOperator as U;
+        let operand = &u.node.operand;
+        match u.node.operator.node {
+            U::Address => {
+                if let ast::Expression::Identifier(id) = &operand.node {
+                    if let Some(Binding::Function { name, ty }) = self.scopes.lookup(&id.node.name).cloned() {
+                        let ptr = self.pointer_type(ty, false, false);
+                        let value = self.fb.emit(InstKind::FuncAddr(name), ptr, span);
+                        return Ok(Operand { value, ty: ptr });
+                    }
+                }
+                let place = self.lvalue(operand)?;
+                match place.kind {
+                    PlaceKind::Mem(addr) => {
+                        let ty = self.pointer_type(place.ty, false, false);
+                        Ok(Operand { value: addr, ty })
+                    }
+                    PlaceKind::Ssa(_) => err(span, "address of a register variable"),
+                }
+            }
+            U::Indirection => {
+                let place = self.lvalue(&Node::new(ast::Expression::UnaryOperator(Box::new(u.clone())), u.span))?;
+                if matches!(self.program.types.get(place.ty), Type::Function { .. }) {
+                    // `(*fp)(x)`: dereferencing a function pointer yields the function.
+                    if let PlaceKind::Mem(addr) = place.kind {
+                        let ty = self.pointer_type(place.ty, false, false);
+                        return Ok(Operand { value: addr, ty });
+                    }
+                }
+                Ok(self.load(place, span))
+            }
+            U::Plus => {
+                let op = self.rvalue(operand)?;
+                let ty = self.program.types.promote(op.ty);
+                Ok(self.convert(op, ty, span))
+            }
+            U::Minus | U::Complement => {
+                let op = self.rvalue(operand)?;
+                if !self.program.types.is_arithmetic(op.ty) {
+                    return err(span, "arithmetic on a non-arithmetic value");
+                }
+                let ty = self.program.types.promote(op.ty);
+                let op = self.convert(op, ty, span);
+                let un = if matches!(u.node.operator.node, U::Minus) { UnOp::Neg } else { UnOp::BitNot };
+                if let Some(c) = self.fb.func.const_int(op.value) {
+                    let v = if un == UnOp::Neg { c.wrapping_neg() } else { !c };
+                    let v = truncate_to(&self.program.types, ty, v);
+                    return Ok(self.const_of(v, ty, span));
+                }
+                let value = self.fb.emit(InstKind::Unary(un, op.value), ty, span);
+                Ok(Operand { value, ty })
+            }
+            U::Negate => {
+                let op = self.rvalue(operand)?;
+                let int = self.program.types.int();
+                let value = self.fb.emit(InstKind::Unary(UnOp::Not, op.value), int, span);
+                Ok(Operand { value, ty: int })
+            }
+            U::PreIncrement | U::PreDecrement | U::PostIncrement | U::PostDecrement => {
+                let place = self.lvalue(operand)?;
+                let old = self.load(place, span);
+                let one = self.int_const(1, span);
+                let increment = matches!(u.node.operator.node, U::PreIncrement | U::PostIncrement);
+                let new = if self.program.types.is_pointer(old.ty) {
+                    self.pointer_offset(old, one, !increment, span)?
+                } else {
+                    let op = if increment { BinOp::Add } else { BinOp::Sub };
+                    self.arithmetic(op, old, one, span)?
+                };
+                let stored = self.store(place, new, span);
+                Ok(if matches!(u.node.operator.node, U::PreIncrement | U::PreDecrement) { stored } else { old })
+            }
+        }
+    }
+
+    /// Arithmetic on two arithmetic operands after the usual conversions.
+    pub fn arithmetic(&mut self, op: BinOp, lhs: Operand, rhs: Operand, span: Span) -> LResult<Operand> {
+        let types = &mut self.program.types;
+        if !types.is_arithmetic(lhs.ty) || !types.is_arithmetic(rhs.ty) {
+            return err(span, format!("operator `{}` on non-arithmetic operands", op.symbol()));
+        }
+        let ty = match op {
+            // Shifts take the promoted type of the left operand.
+            BinOp::Shl | BinOp::Shr => types.promote(lhs.ty),
+            _ => types.usual_arithmetic(lhs.ty, rhs.ty),
+        };
+        let lhs = self.convert(lhs, ty, span);
+        let rhs = if matches!(op, BinOp::Shl | BinOp::Shr) {
+            let rty = self.program.types.promote(rhs.ty);
+            self.convert(rhs, rty, span)
+        } else {
+            self.convert(rhs, ty, span)
+        };
+        let result_ty = if op.is_comparison() { self.program.types.int() } else { ty };
+        let value = self.fb.emit(InstKind::Binary(op, lhs.value, rhs.value), result_ty, span);
+        Ok(Operand { value, ty: result_ty })
+    }
+
+    fn binary(&mut self, b: &Node<ast::BinaryOperatorExpression>, span: Span) -> LResult<Operand> {
+        use ast::BinaryOperator as B;
+        let op = b.node.operator.node.clone();
+        match op {
+            B::Index => {
+                let place = self.lvalue(&Node::new(ast::Expression::BinaryOperator(Box::new(b.clone())), b.span))?;
+                Ok(self.load(place, span))
+            }
+            B::LogicalAnd | B::LogicalOr => self.short_circuit(b, span),
+            B::Assign => {
+                let place = self.lvalue(&b.node.lhs)?;
+                let value = self.rvalue(&b.node.rhs)?;
+                Ok(self.store(place, value, span))
+            }
+            B::AssignMultiply
+            | B::AssignDivide
+            | B::AssignModulo
+            | B::AssignPlus
+            | B::AssignMinus
+            | B::AssignShiftLeft
+            | B::AssignShiftRight
+            | B::AssignBitwiseAnd
+            | B::AssignBitwiseXor
+            | B::AssignBitwiseOr => {
+                let place = self.lvalue(&b.node.lhs)?;
+                let old = self.load(place, span);
+                let rhs = self.rvalue(&b.node.rhs)?;
+                let new = self.binary_values(compound_op(&op), old, rhs, span)?;
+                Ok(self.store(place, new, span))
+            }
+            _ => {
+                let lhs = self.rvalue(&b.node.lhs)?;
+                let rhs = self.rvalue(&b.node.rhs)?;
+                let Some(bin) = plain_op(&op) else {
+                    return err(span, "unsupported binary operator");
+                };
+                self.binary_values(bin, lhs, rhs, span)
+            }
+        }
+    }
+
+    /// A binary operator on two values, including pointer arithmetic and comparisons.
+    fn binary_values(&mut self, op: BinOp, lhs: Operand, rhs: Operand, span: Span) -> LResult<Operand> {
+        let lp = self.program.types.is_pointer(lhs.ty);
+        let rp = self.program.types.is_pointer(rhs.ty);
+        match (op, lp, rp) {
+            (BinOp::Add, true, false) => self.pointer_offset(lhs, rhs, false, span),
+            (BinOp::Add, false, true) => self.pointer_offset(rhs, lhs, false, span),
+            (BinOp::Sub, true, false) => self.pointer_offset(lhs, rhs, true, span),
+            (BinOp::Sub, true, true) => {
+                // (a - b) / sizeof(*a), an exact division.
+                let long = self.program.types.long();
+                let a = self.fb.emit(InstKind::Cast(lhs.value), long, span);
+                let b = self.fb.emit(InstKind::Cast(rhs.value), long, span);
+                let diff = self.fb.emit(InstKind::Binary(BinOp::Sub, a, b), long, span);
+                let pointee = self.program.types.pointee(lhs.ty).unwrap_or(long);
+                let size = self.runtime_size_of(pointee, span).unwrap_or(diff);
+                if size == diff || self.fb.func.const_int(size) == Some(1) {
+                    return Ok(Operand { value: diff, ty: long });
+                }
+                let value = self.fb.emit(InstKind::Binary(BinOp::Div, diff, size), long, span);
+                Ok(Operand { value, ty: long })
+            }
+            (op, true, _) | (op, _, true) if op.is_comparison() => {
+                // Pointer comparisons (also with the null constant 0).
+                let int = self.program.types.int();
+                let value = self.fb.emit(InstKind::Binary(op, lhs.value, rhs.value), int, span);
+                Ok(Operand { value, ty: int })
+            }
+            (_, false, false) => self.arithmetic(op, lhs, rhs, span),
+            _ => {
+                // Bit tricks on pointers (alignment masks): compute on the integer address.
+                let ulong = self.program.types.ulong();
+                let a = self.convert(lhs, ulong, span);
+                let b = self.convert(rhs, ulong, span);
+                let value = self.fb.emit(InstKind::Binary(op, a.value, b.value), ulong, span);
+                Ok(Operand { value, ty: ulong })
+            }
+        }
+    }
+
+    /// `a && b` / `a || b` as control flow producing 0 or 1.
+    fn short_circuit(&mut self, b: &Node<ast::BinaryOperatorExpression>, span: Span) -> LResult<Operand> {
+        let int = self.program.types.int();
+        let result = self.fb.new_var(None, int);
+        let true_block = self.fb.new_block();
+        let false_block = self.fb.new_block();
+        let join = self.fb.new_block();
+        let whole = Node::new(ast::Expression::BinaryOperator(Box::new(b.clone())), b.span);
+        self.lower_condition(&whole, true_block, false_block)?;
+        self.fb.seal(true_block);
+        self.fb.seal(false_block);
+        for (block, v) in [(true_block, 1), (false_block, 0)] {
+            self.fb.switch_to(block);
+            let c = self.int_const(v, span);
+            self.fb.def_var(result, c.value);
+            self.fb.jump(join, span);
+        }
+        self.fb.seal(join);
+        self.fb.switch_to(join);
+        let value = self.fb.use_var(result);
+        Ok(Operand { value, ty: int })
+    }
+
+    /// Lowers a condition directly into branches, `&&`, `||` and `!` as control flow.
+    pub fn lower_condition(&mut self, e: &Node<ast::Expression>, then_block: Block, else_block: Block) -> LResult<()> {
+        let span: Span = e.span.into();
+        match &e.node {
+            ast::Expression::BinaryOperator(b) if matches!(b.node.operator.node, ast::BinaryOperator::LogicalAnd) => {
+                let middle = self.fb.new_block();
+                self.lower_condition(&b.node.lhs, middle, else_block)?;
+                self.fb.seal(middle);
+                self.fb.switch_to(middle);
+                self.lower_condition(&b.node.rhs, then_block, else_block)
+            }
+            ast::Expression::BinaryOperator(b) if matches!(b.node.operator.node, ast::BinaryOperator::LogicalOr) => {
+                let middle = self.fb.new_block();
+                self.lower_condition(&b.node.lhs, then_block, middle)?;
+                self.fb.seal(middle);
+                self.fb.switch_to(middle);
+                self.lower_condition(&b.node.rhs, then_block, else_block)
+            }
+            ast::Expression::UnaryOperator(u) if matches!(u.node.operator.node, ast::UnaryOperator::Negate) => {
+                self.lower_condition(&u.node.operand, else_block, then_block)
+            }
+            _ => {
+                let cond = self.rvalue(e)?;
+                let cond = self.truth_value(cond, span);
+                self.fb.terminate(Terminator::Branch { cond: cond.value, then_block, else_block }, span);
+                Ok(())
+            }
+        }
+    }
+
+    /// A comparison stays as is; any other scalar `x` becomes `x != 0`.
+    fn truth_value(&mut self, op: Operand, span: Span) -> Operand {
+        if let InstKind::Binary(bin, ..) = self.fb.func.inst(op.value).kind {
+            if bin.is_comparison() {
+                return op;
+            }
+        }
+        let zero_ty = if self.program.types.is_scalar(op.ty) { op.ty } else { self.program.types.int() };
+        let zero = if self.program.types.is_float(zero_ty) {
+            let value = self.fb.emit(InstKind::Const(Constant::Float(0.0)), zero_ty, span);
+            Operand { value, ty: zero_ty }
+        } else {
+            self.const_of(0, zero_ty, span)
+        };
+        let int = self.program.types.int();
+        let value = self.fb.emit(InstKind::Binary(BinOp::Ne, op.value, zero.value), int, span);
+        Operand { value, ty: int }
+    }
+
+    fn conditional(&mut self, c: &Node<ast::ConditionalExpression>, span: Span) -> LResult<Operand> {
+        // A ternary whose arms cannot trap or have effects stays one `Select` (thesis: the
+        // ternary expression); otherwise only the chosen arm may run, so it is control flow.
+        if is_pure(&c.node.then_expression.node) && is_pure(&c.node.else_expression.node) {
+            let cond = self.rvalue(&c.node.condition)?;
+            let cond = self.truth_value(cond, span);
+            let a = self.rvalue(&c.node.then_expression)?;
+            let b = self.rvalue(&c.node.else_expression)?;
+            let ty = self.conditional_type(a.ty, b.ty);
+            let a = self.convert(a, ty, span);
+            let b = self.convert(b, ty, span);
+            let value = self.fb.emit(InstKind::Select { cond: cond.value, then_value: a.value, else_value: b.value }, ty, span);
+            return Ok(Operand { value, ty });
+        }
+        let cond_block = self.fb.current();
+        let then_block = self.fb.new_block();
+        let else_block = self.fb.new_block();
+        let join = self.fb.new_block();
+        self.lower_condition(&c.node.condition, then_block, else_block)?;
+        self.fb.seal(then_block);
+        self.fb.seal(else_block);
+        self.fb.switch_to(then_block);
+        let a = self.rvalue(&c.node.then_expression)?;
+        let a_end = self.fb.current();
+        self.fb.switch_to(else_block);
+        let b = self.rvalue(&c.node.else_expression)?;
+        let ty = self.conditional_type(a.ty, b.ty);
+        let void = matches!(self.program.types.get(ty), Type::Void);
+        let result = self.fb.new_var(None, ty);
+        if !void {
+            let b = self.convert(b, ty, span);
+            self.fb.def_var(result, b.value);
+        }
+        self.fb.jump(join, span);
+        self.fb.switch_to(a_end);
+        if !void {
+            let a = self.convert(a, ty, span);
+            self.fb.def_var(result, a.value);
+        }
+        self.fb.jump(join, span);
+        self.fb.seal(join);
+        self.fb.switch_to(join);
+        self.fb.func.ifs.push(IfRegion { span, cond_block, then_block, else_block: Some(else_block), join_block: Some(join) });
+        if void {
+            return Ok(Operand { value: a.value, ty });
+        }
+        let value = self.fb.use_var(result);
+        Ok(Operand { value, ty })
+    }
+
+    fn conditional_type(&mut self, a: TypeId, b: TypeId) -> TypeId {
+        let types = &mut self.program.types;
+        if types.is_arithmetic(a) && types.is_arithmetic(b) {
+            types.usual_arithmetic(a, b)
+        } else if types.is_pointer(a) {
+            a
+        } else {
+            b
+        }
+    }
+
+    fn call(&mut self, call: &Node<ast::CallExpression>, span: Span) -> LResult<Operand> {
+        let callee_expr = &call.node.callee;
+        let (callee, fn_ty) = match &callee_expr.node {
+            ast::Expression::Identifier(id) => match self.scopes.lookup(&id.node.name).cloned() {
+                Some(Binding::Function { name, ty }) => (Callee::Direct(name), Some(ty)),
+                Some(_) => {
+                    let f = self.rvalue(callee_expr)?;
+                    (Callee::Indirect(f.value), self.function_type_of(f.ty))
+                }
+                None => {
+                    let name = id.node.name.clone();
+                    if let Some(result) = self.builtin(&name, call, span)? {
+                        return Ok(result);
+                    }
+                    self.warn(id.span, format!("implicit declaration of function `{name}`"));
+                    (Callee::Direct(name), None)
+                }
+            },
+            _ => {
+                let f = self.rvalue(callee_expr)?;
+                match self.fb.func.inst(f.value).kind.clone() {
+                    InstKind::FuncAddr(name) => (Callee::Direct(name), self.function_type_of(f.ty)),
+                    _ => (Callee::Indirect(f.value), self.function_type_of(f.ty)),
+                }
+            }
+        };
+        let (ret, params) = match fn_ty.map(|t| self.program.types.get(t).clone()) {
+            Some(Type::Function { ret, params, .. }) => (ret, params),
+            _ => (self.program.types.int(), Vec::new()),
+        };
+        let mut args = Vec::with_capacity(call.node.arguments.len());
+        for (i, arg) in call.node.arguments.iter().enumerate() {
+            let value = self.rvalue(arg)?;
+            let value = match params.get(i) {
+                Some(&pty) => self.convert(value, pty, arg.span.into()),
+                None => {
+                    // Default argument promotions for variadic and unprototyped calls.
+                    let ty = if self.program.types.get(value.ty) == &Type::Float(FloatKind::Float) {
+                        self.program.types.double()
+                    } else {
+                        self.program.types.promote(value.ty)
+                    };
+                    self.convert(value, ty, arg.span.into())
+                }
+            };
+            args.push(value.value);
+        }
+        let value = self.fb.emit(InstKind::Call { callee, args }, ret, span);
+        Ok(Operand { value, ty: ret })
+    }
+
+    fn function_type_of(&self, ty: TypeId) -> Option<TypeId> {
+        match self.program.types.get(ty) {
+            Type::Function { .. } => Some(ty),
+            Type::Pointer { pointee, .. } => match self.program.types.get(*pointee) {
+                Type::Function { .. } => Some(*pointee),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    /// GCC builtins that have no declaration in any header.
+    fn builtin(&mut self, name: &str, call: &Node<ast::CallExpression>, span: Span) -> LResult<Option<Operand>> {
+        match name {
+            "__builtin_expect" | "__builtin_assume_aligned" => match call.node.arguments.first() {
+                Some(first) => {
+                    let value = self.rvalue(first)?;
+                    for rest in call.node.arguments.iter().skip(1) {
+                        self.rvalue(rest)?;
+                    }
+                    Ok(Some(value))
+                }
+                None => err(span, format!("`{name}` needs an argument")),
+            },
+            "__builtin_constant_p" => Ok(Some(self.int_const(0, span))),
+            "__builtin_unreachable" | "__builtin_trap" => {
+                let void = self.void_ty();
+                let value = self.fb.emit(InstKind::Call { callee: Callee::Direct(name.into()), args: Vec::new() }, void, span);
+                Ok(Some(Operand { value, ty: void }))
+            }
+            _ => Ok(None),
+        }
+    }
+
+    fn statement_expression(&mut self, stmt: &Node<ast::Statement>, span: Span) -> LResult<Operand> {
+        let ast::Statement::Compound(items) = &stmt.node else {
+            return err(span, "statement expression without braces");
+        };
+        self.scopes.push();
+        let mut last = None;
+        let result = (|| {
+            for (i, item) in items.iter().enumerate() {
+                let is_last = i + 1 == items.len();
+                match &item.node {
+                    ast::BlockItem::Statement(s) if is_last => {
+                        if let ast::Statement::Expression(Some(e)) = &s.node {
+                            last = Some(self.rvalue(e)?);
+                        } else {
+                            self.lower_statement(s)?;
+                        }
+                    }
+                    ast::BlockItem::Statement(s) => self.lower_statement(s)?,
+                    ast::BlockItem::Declaration(d) => self.local_declaration(d)?,
+                    ast::BlockItem::StaticAssert(_) => {}
+                }
+            }
+            Ok(())
+        })();
+        self.scopes.pop();
+        result?;
+        Ok(match last {
+            Some(op) => op,
+            None => {
+                let void = self.void_ty();
+                let c = self.int_const(0, span);
+                Operand { value: c.value, ty: void }
+            }
+        })
+    }
+
+    /// Initializes memory at `addr` of type `ty`; with `zero_fill` the object is zeroed first
+    /// when the initializer is a brace list (C99 6.7.8p21: members without one are zero).
+    pub fn initialize_memory(&mut self, addr: Value, ty: TypeId, init: &Node<ast::Initializer>, zero_fill: bool) -> LResult<()> {
+        let span: Span = init.span.into();
+        match &init.node {
+            ast::Initializer::Expression(e) => {
+                if let (Type::Array { .. }, ast::Expression::StringLiteral(_)) = (self.program.types.get(ty), &e.node) {
+                    let src = self.rvalue(e)?;
+                    let size = self.runtime_size_of(ty, span)?;
+                    let void = self.void_ty();
+                    self.fb.emit(InstKind::Call { callee: Callee::Direct("memcpy".into()), args: vec![addr, src.value, size] }, void, span);
+                    return Ok(());
+                }
+                let value = self.rvalue(e)?;
+                self.store(Place { kind: PlaceKind::Mem(addr), ty }, value, span);
+                Ok(())
+            }
+            ast::Initializer::List(items) => {
+                if zero_fill {
+                    let size = self.runtime_size_of(ty, span)?;
+                    let zero = self.int_const(0, span);
+                    let void = self.void_ty();
+                    self.fb.emit(
+                        InstKind::Call { callee: Callee::Direct("memset".into()), args: vec![addr, zero.value, size] },
+                        void,
+                        span,
+                    );
+                }
+                if self.program.types.is_scalar(ty) {
+                    if let Some(first) = items.first() {
+                        return self.initialize_memory(addr, ty, &first.node.initializer, false);
+                    }
+                    return Ok(());
+                }
+                let mut cursor: u64 = 0;
+                for item in items {
+                    let (sub_addr, sub_ty, next) = self.designated(addr, ty, &item.node.designation, cursor, span)?;
+                    cursor = next;
+                    // Brace elision: a scalar or string for an aggregate member fills its first scalar.
+                    let is_list = matches!(item.node.initializer.node, ast::Initializer::List(_));
+                    let sub_ty_is_aggregate = !self.program.types.is_scalar(sub_ty);
+                    let is_string = matches!(&item.node.initializer.node, ast::Initializer::Expression(e) if matches!(e.node, ast::Expression::StringLiteral(_)));
+                    if !is_list && sub_ty_is_aggregate && !is_string {
+                        let (leaf_addr, leaf_ty) = self.first_scalar(sub_addr, sub_ty, span)?;
+                        self.initialize_memory(leaf_addr, leaf_ty, &item.node.initializer, false)?;
+                    } else {
+                        self.initialize_memory(sub_addr, sub_ty, &item.node.initializer, false)?;
+                    }
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// The address and type an initializer item designates; returns the next position.
+    fn designated(
+        &mut self,
+        base: Value,
+        ty: TypeId,
+        designation: &[Node<ast::Designator>],
+        cursor: u64,
+        span: Span,
+    ) -> LResult<(Value, TypeId, u64)> {
+        let mut addr = base;
+        let mut current_ty = ty;
+        let mut next = cursor + 1;
+        let mut position = cursor;
+        if let Some(first) = designation.first() {
+            position = match &first.node {
+                ast::Designator::Index(e) => match self.const_eval(e) {
+                    Some(v) => v.max(0) as u64,
+                    None => return err(first.span, "array designator is not a constant"),
+                },
+                ast::Designator::Range(r) => match self.const_eval(&r.node.from) {
+                    Some(v) => v.max(0) as u64,
+                    None => return err(first.span, "range designator is not a constant"),
+                },
+                ast::Designator::Member(id) => {
+                    let Type::Record(r) = self.program.types.get(ty).clone() else {
+                        return err(first.span, "member designator for a non-struct");
+                    };
+                    let record = self.program.types.record(r);
+                    match record.fields.iter().position(|f| f.name.as_deref() == Some(id.node.name.as_str())) {
+                        Some(i) => i as u64,
+                        None => return err(id.span, format!("no member named `{}`", id.node.name)),
+                    }
+                }
+            };
+            next = position + 1;
+        }
+        // Step into element/field `position`, then follow any nested designators.
+        let (a, t) = self.element_at(addr, current_ty, position, span)?;
+        addr = a;
+        current_ty = t;
+        for d in designation.iter().skip(1) {
+            let index = match &d.node {
+                ast::Designator::Index(e) => self.const_eval(e).unwrap_or(0).max(0) as u64,
+                ast::Designator::Range(r) => self.const_eval(&r.node.from).unwrap_or(0).max(0) as u64,
+                ast::Designator::Member(id) => {
+                    let Type::Record(r) = self.program.types.get(current_ty).clone() else {
+                        return err(d.span, "member designator for a non-struct");
+                    };
+                    let record = self.program.types.record(r);
+                    match record.fields.iter().position(|f| f.name.as_deref() == Some(id.node.name.as_str())) {
+                        Some(i) => i as u64,
+                        None => return err(id.span, format!("no member named `{}`", id.node.name)),
+                    }
+                }
+            };
+            let (a, t) = self.element_at(addr, current_ty, index, span)?;
+            addr = a;
+            current_ty = t;
+        }
+        Ok((addr, current_ty, next))
+    }
+
+    fn element_at(&mut self, addr: Value, ty: TypeId, index: u64, span: Span) -> LResult<(Value, TypeId)> {
+        match self.program.types.get(ty).clone() {
+            Type::Array { elem, .. } => {
+                let long = self.program.types.long();
+                let i = self.const_of(i128::from(index), long, span);
+                let ptr = self.pointer_type(elem, false, false);
+                let scale = self.program.types.size_of(elem).unwrap_or(1);
+                let value = self.fb.emit(InstKind::PtrAdd { base: addr, index: i.value, scale }, ptr, span);
+                Ok((value, elem))
+            }
+            Type::Record(r) => {
+                let record = self.program.types.record(r).clone();
+                let Some(field) = record.fields.get(index as usize) else {
+                    return err(span, "too many initializers for this struct");
+                };
+                let ptr = self.pointer_type(field.ty, false, false);
+                let value = self.fb.emit(
+                    InstKind::FieldAddr { base: addr, field: field.name.clone().unwrap_or_default(), offset: field.offset },
+                    ptr,
+                    span,
+                );
+                Ok((value, field.ty))
+            }
+            _ => err(span, "braces around a scalar initializer"),
+        }
+    }
+
+    fn first_scalar(&mut self, addr: Value, ty: TypeId, span: Span) -> LResult<(Value, TypeId)> {
+        let mut addr = addr;
+        let mut ty = ty;
+        for _ in 0..64 {
+            if self.program.types.is_scalar(ty) {
+                return Ok((addr, ty));
+            }
+            let (a, t) = self.element_at(addr, ty, 0, span)?;
+            addr = a;
+            ty = t;
+        }
+        err(span, "initializer nesting too deep")
+    }
+}
+
+fn compound_op(op: &ast::BinaryOperator) -> BinOp {
+    use ast::BinaryOperator as B;
+    match op {
+        B::AssignMultiply => BinOp::Mul,
+        B::AssignDivide => BinOp::Div,
+        B::AssignModulo => BinOp::Rem,
+        B::AssignPlus => BinOp::Add,
+        B::AssignMinus => BinOp::Sub,
+        B::AssignShiftLeft => BinOp::Shl,
+        B::AssignShiftRight => BinOp::Shr,
+        B::AssignBitwiseAnd => BinOp::BitAnd,
+        B::AssignBitwiseXor => BinOp::BitXor,
+        _ => BinOp::BitOr,
+    }
+}
+
+fn plain_op(op: &ast::BinaryOperator) -> Option<BinOp> {
+    use ast::BinaryOperator as B;
+    Some(match op {
+        B::Multiply => BinOp::Mul,
+        B::Divide => BinOp::Div,
+        B::Modulo => BinOp::Rem,
+        B::Plus => BinOp::Add,
+        B::Minus => BinOp::Sub,
+        B::ShiftLeft => BinOp::Shl,
+        B::ShiftRight => BinOp::Shr,
+        B::Less => BinOp::Lt,
+        B::Greater => BinOp::Gt,
+        B::LessOrEqual => BinOp::Le,
+        B::GreaterOrEqual => BinOp::Ge,
+        B::Equals => BinOp::Eq,
+        B::NotEquals => BinOp::Ne,
+        B::BitwiseAnd => BinOp::BitAnd,
+        B::BitwiseXor => BinOp::BitXor,
+        B::BitwiseOr => BinOp::BitOr,
+        _ => return None,
+    })
+}
+
+fn is_lvalue_form(e: &ast::Expression) -> bool {
+    use ast::Expression as E;
+    match e {
+        E::Identifier(_) | E::Member(_) | E::StringLiteral(_) | E::CompoundLiteral(_) => true,
+        E::UnaryOperator(u) => matches!(u.node.operator.node, ast::UnaryOperator::Indirection),
+        E::BinaryOperator(b) => matches!(b.node.operator.node, ast::BinaryOperator::Index),
+        _ => false,
+    }
+}
+
+/// Whether evaluating the expression can neither trap nor have an effect: no memory access,
+/// call, assignment or division.
+pub(crate) fn is_pure(e: &ast::Expression) -> bool {
+    use ast::Expression as E;
+    match e {
+        E::Identifier(_) | E::Constant(_) | E::StringLiteral(_) | E::SizeOfTy(_) | E::SizeOfVal(_) | E::AlignOf(_) | E::OffsetOf(_) => true,
+        E::UnaryOperator(u) => matches!(
+            u.node.operator.node,
+            ast::UnaryOperator::Plus | ast::UnaryOperator::Minus | ast::UnaryOperator::Complement | ast::UnaryOperator::Negate
+        ) && is_pure(&u.node.operand.node),
+        E::Cast(c) => is_pure(&c.node.expression.node),
+        E::BinaryOperator(b) => {
+            use ast::BinaryOperator as B;
+            matches!(
+                b.node.operator.node,
+                B::Multiply
+                    | B::Plus
+                    | B::Minus
+                    | B::ShiftLeft
+                    | B::ShiftRight
+                    | B::Less
+                    | B::Greater
+                    | B::LessOrEqual
+                    | B::GreaterOrEqual
+                    | B::Equals
+                    | B::NotEquals
+                    | B::BitwiseAnd
+                    | B::BitwiseXor
+                    | B::BitwiseOr
+            ) && is_pure(&b.node.lhs.node)
+                && is_pure(&b.node.rhs.node)
+        }
+        E::Conditional(c) => {
+            is_pure(&c.node.condition.node) && is_pure(&c.node.then_expression.node) && is_pure(&c.node.else_expression.node)
+        }
+        _ => false,
+    }
+}

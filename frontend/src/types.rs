@@ -1,0 +1,488 @@
+//! C types with x86-64 LP64 layout: interning table, struct/union layout, usual conversions.
+//!
+//! Types are interned in a [`TypeTable`] and referred to by [`TypeId`]; two structurally equal
+//! types get the same id, so type equality is an integer comparison. Qualifiers are not part
+//! of a type except the two the analyses use: `restrict` on a pointer (no aliasing) and
+//! `const` on a pointer's pointee (read-only data).
+
+use std::collections::HashMap;
+use std::fmt;
+
+/// An interned type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct TypeId(u32);
+
+/// An interned struct or union definition.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct RecordId(u32);
+
+/// Integer ranks of C, in conversion-rank order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum IntRank {
+    Bool,
+    Char,
+    Short,
+    Int,
+    Long,
+    LongLong,
+    Int128,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum FloatKind {
+    Float,
+    Double,
+    LongDouble,
+}
+
+/// Length of an array type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ArrayLen {
+    Fixed(u64),
+    /// A variable-length array; the length is an SSA value known only to the function
+    /// that declared it, so the type records just that it is variable and a unique tag
+    /// (two VLA types with different run-time lengths must not be interned together).
+    Variable(u32),
+    /// `int a[]` as a parameter or an extern declaration.
+    Incomplete,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Type {
+    Void,
+    Int { rank: IntRank, signed: bool },
+    Float(FloatKind),
+    Pointer { pointee: TypeId, pointee_const: bool, restrict: bool },
+    Array { elem: TypeId, len: ArrayLen },
+    Record(RecordId),
+    Function { ret: TypeId, params: Vec<TypeId>, variadic: bool },
+}
+
+/// One field of a struct or union, with its byte offset.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Field {
+    pub name: Option<String>,
+    pub ty: TypeId,
+    pub offset: u64,
+    /// `Some(width)` for a bit-field; `offset` is then the byte offset of its storage unit.
+    pub bit_width: Option<u32>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Record {
+    pub tag: Option<String>,
+    /// For an anonymous record: the first typedef that names it, for printing.
+    pub typedef_name: Option<String>,
+    pub is_union: bool,
+    pub fields: Vec<Field>,
+    pub size: u64,
+    pub align: u64,
+    /// False until the definition with a body has been seen.
+    pub complete: bool,
+}
+
+/// A field found by name, possibly through anonymous members: the total offset and type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FieldLookup {
+    pub offset: u64,
+    pub ty: TypeId,
+    /// Index of the field in its own record (for printing).
+    pub index: u32,
+}
+
+/// The interning table of all types of one program.
+#[derive(Debug, Default)]
+pub struct TypeTable {
+    types: Vec<Type>,
+    interned: HashMap<Type, TypeId>,
+    records: Vec<Record>,
+    next_vla_tag: u32,
+}
+
+impl TypeTable {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    pub fn intern(&mut self, ty: Type) -> TypeId {
+        if let Some(&id) = self.interned.get(&ty) {
+            return id;
+        }
+        let id = TypeId(self.types.len() as u32);
+        self.types.push(ty.clone());
+        self.interned.insert(ty, id);
+        id
+    }
+
+    pub fn get(&self, id: TypeId) -> &Type {
+        &self.types[id.0 as usize]
+    }
+
+    pub fn void(&mut self) -> TypeId {
+        self.intern(Type::Void)
+    }
+    pub fn int(&mut self) -> TypeId {
+        self.intern(Type::Int { rank: IntRank::Int, signed: true })
+    }
+    pub fn uint(&mut self) -> TypeId {
+        self.intern(Type::Int { rank: IntRank::Int, signed: false })
+    }
+    pub fn long(&mut self) -> TypeId {
+        self.intern(Type::Int { rank: IntRank::Long, signed: true })
+    }
+    pub fn ulong(&mut self) -> TypeId {
+        self.intern(Type::Int { rank: IntRank::Long, signed: false })
+    }
+    pub fn char(&mut self) -> TypeId {
+        self.intern(Type::Int { rank: IntRank::Char, signed: true })
+    }
+    pub fn double(&mut self) -> TypeId {
+        self.intern(Type::Float(FloatKind::Double))
+    }
+    pub fn bool(&mut self) -> TypeId {
+        self.intern(Type::Int { rank: IntRank::Bool, signed: false })
+    }
+    pub fn pointer_to(&mut self, pointee: TypeId) -> TypeId {
+        self.intern(Type::Pointer { pointee, pointee_const: false, restrict: false })
+    }
+    pub fn array_of(&mut self, elem: TypeId, len: ArrayLen) -> TypeId {
+        self.intern(Type::Array { elem, len })
+    }
+    pub fn fresh_vla_len(&mut self) -> ArrayLen {
+        self.next_vla_tag += 1;
+        ArrayLen::Variable(self.next_vla_tag)
+    }
+
+    pub fn new_record(&mut self, tag: Option<String>, is_union: bool) -> RecordId {
+        let id = RecordId(self.records.len() as u32);
+        self.records.push(Record {
+            tag,
+            typedef_name: None,
+            is_union,
+            fields: Vec::new(),
+            size: 0,
+            align: 1,
+            complete: false,
+        });
+        id
+    }
+
+    /// Names an anonymous record after the typedef that declares it.
+    pub fn name_anonymous_record(&mut self, ty: TypeId, name: &str) {
+        if let Type::Record(r) = self.get(ty).clone() {
+            let record = &mut self.records[r.0 as usize];
+            if record.tag.is_none() && record.typedef_name.is_none() {
+                record.typedef_name = Some(name.to_string());
+            }
+        }
+    }
+
+    pub fn record(&self, id: RecordId) -> &Record {
+        &self.records[id.0 as usize]
+    }
+
+    pub fn records(&self) -> impl Iterator<Item = (RecordId, &Record)> {
+        self.records.iter().enumerate().map(|(i, r)| (RecordId(i as u32), r))
+    }
+
+    /// Lays out the fields of a record with the System V x86-64 rules (natural alignment,
+    /// bit-fields packed into units of their declared type) and marks it complete.
+    /// `packed` corresponds to `__attribute__((packed))`.
+    pub fn define_record(
+        &mut self,
+        id: RecordId,
+        members: Vec<(Option<String>, TypeId, Option<u32>)>,
+        packed: bool,
+    ) {
+        let is_union = self.records[id.0 as usize].is_union;
+        let mut fields = Vec::with_capacity(members.len());
+        let mut size: u64 = 0;
+        let mut align: u64 = 1;
+        // Bit position (in bits) for the next bit-field inside the current layout.
+        let mut bit_cursor: u64 = 0;
+        for (name, ty, bit_width) in members {
+            let field_size = self.size_of(ty).unwrap_or(0);
+            let field_align = if packed { 1 } else { self.align_of(ty).max(1) };
+            match bit_width {
+                Some(width) if !is_union => {
+                    let unit_bits = field_size * 8;
+                    if width == 0 {
+                        // A zero-width bit-field pads to the next unit of its type.
+                        bit_cursor = round_up(bit_cursor, field_align * 8);
+                        size = size.max(bit_cursor / 8);
+                        continue;
+                    }
+                    let start_unit = bit_cursor / unit_bits.max(1);
+                    let end_unit = (bit_cursor + u64::from(width) - 1) / unit_bits.max(1);
+                    if start_unit != end_unit && !packed {
+                        bit_cursor = round_up(bit_cursor, unit_bits.max(1));
+                    }
+                    let unit_offset = (bit_cursor / 8) / field_size.max(1) * field_size.max(1);
+                    fields.push(Field { name, ty, offset: unit_offset, bit_width });
+                    bit_cursor += u64::from(width);
+                    size = size.max(bit_cursor.div_ceil(8));
+                    if name_is_some(&fields) {
+                        align = align.max(field_align);
+                    }
+                }
+                _ => {
+                    if is_union {
+                        fields.push(Field { name, ty, offset: 0, bit_width });
+                        size = size.max(field_size);
+                    } else {
+                        let offset = round_up(bit_cursor.div_ceil(8), field_align);
+                        fields.push(Field { name, ty, offset, bit_width });
+                        size = offset + field_size;
+                        bit_cursor = size * 8;
+                    }
+                    align = align.max(field_align);
+                }
+            }
+        }
+        let size = round_up(size, align);
+        let record = &mut self.records[id.0 as usize];
+        record.fields = fields;
+        record.size = size;
+        record.align = align;
+        record.complete = true;
+    }
+
+    /// `sizeof`, `None` for incomplete, function and variable-length types.
+    pub fn size_of(&self, id: TypeId) -> Option<u64> {
+        match self.get(id) {
+            Type::Void => Some(1), // GNU: arithmetic on void* steps by one byte
+            Type::Int { rank, .. } => Some(match rank {
+                IntRank::Bool | IntRank::Char => 1,
+                IntRank::Short => 2,
+                IntRank::Int => 4,
+                IntRank::Long | IntRank::LongLong => 8,
+                IntRank::Int128 => 16,
+            }),
+            Type::Float(kind) => Some(match kind {
+                FloatKind::Float => 4,
+                FloatKind::Double => 8,
+                FloatKind::LongDouble => 16,
+            }),
+            Type::Pointer { .. } => Some(8),
+            Type::Array { elem, len: ArrayLen::Fixed(n) } => {
+                self.size_of(*elem).and_then(|s| s.checked_mul(*n))
+            }
+            Type::Array { .. } => None,
+            Type::Record(r) => {
+                let record = self.record(*r);
+                record.complete.then_some(record.size)
+            }
+            Type::Function { .. } => None,
+        }
+    }
+
+    pub fn align_of(&self, id: TypeId) -> u64 {
+        match self.get(id) {
+            Type::Array { elem, .. } => self.align_of(*elem),
+            Type::Record(r) => self.record(*r).align,
+            Type::Void | Type::Function { .. } => 1,
+            _ => self.size_of(id).unwrap_or(1),
+        }
+    }
+
+    /// Finds a named field, looking through anonymous struct/union members (C11).
+    pub fn find_field(&self, record: RecordId, name: &str) -> Option<FieldLookup> {
+        let rec = self.record(record);
+        for (index, field) in rec.fields.iter().enumerate() {
+            match &field.name {
+                Some(n) if n == name => {
+                    return Some(FieldLookup { offset: field.offset, ty: field.ty, index: index as u32 })
+                }
+                None => {
+                    if let Type::Record(inner) = self.get(field.ty) {
+                        if let Some(found) = self.find_field(*inner, name) {
+                            return Some(FieldLookup { offset: field.offset + found.offset, ..found });
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        None
+    }
+
+    pub fn is_integer(&self, id: TypeId) -> bool {
+        matches!(self.get(id), Type::Int { .. })
+    }
+    pub fn is_float(&self, id: TypeId) -> bool {
+        matches!(self.get(id), Type::Float(_))
+    }
+    pub fn is_arithmetic(&self, id: TypeId) -> bool {
+        self.is_integer(id) || self.is_float(id)
+    }
+    pub fn is_pointer(&self, id: TypeId) -> bool {
+        matches!(self.get(id), Type::Pointer { .. })
+    }
+    pub fn is_scalar(&self, id: TypeId) -> bool {
+        self.is_arithmetic(id) || self.is_pointer(id)
+    }
+    pub fn is_signed(&self, id: TypeId) -> bool {
+        match self.get(id) {
+            Type::Int { signed, .. } => *signed,
+            Type::Float(_) => true,
+            _ => false,
+        }
+    }
+    pub fn pointee(&self, id: TypeId) -> Option<TypeId> {
+        match self.get(id) {
+            Type::Pointer { pointee, .. } => Some(*pointee),
+            _ => None,
+        }
+    }
+    pub fn array_elem(&self, id: TypeId) -> Option<TypeId> {
+        match self.get(id) {
+            Type::Array { elem, .. } => Some(*elem),
+            _ => None,
+        }
+    }
+
+    /// Integer promotion (C99 6.3.1.1): everything below `int` becomes `int`.
+    pub fn promote(&mut self, id: TypeId) -> TypeId {
+        match self.get(id) {
+            Type::Int { rank, .. } if *rank < IntRank::Int => self.int(),
+            _ => id,
+        }
+    }
+
+    /// The usual arithmetic conversions (C99 6.3.1.8) of two arithmetic types.
+    pub fn usual_arithmetic(&mut self, a: TypeId, b: TypeId) -> TypeId {
+        match (self.get(a).clone(), self.get(b).clone()) {
+            (Type::Float(x), Type::Float(y)) => self.intern(Type::Float(x.max(y))),
+            (Type::Float(_), _) => a,
+            (_, Type::Float(_)) => b,
+            (Type::Int { .. }, Type::Int { .. }) => {
+                let a = self.promote(a);
+                let b = self.promote(b);
+                let (Type::Int { rank: ra, signed: sa }, Type::Int { rank: rb, signed: sb }) =
+                    (self.get(a).clone(), self.get(b).clone())
+                else {
+                    return a;
+                };
+                if sa == sb {
+                    return if ra >= rb { a } else { b };
+                }
+                let (urank, srank, uty, sty) = if sa { (rb, ra, b, a) } else { (ra, rb, a, b) };
+                if urank >= srank {
+                    uty
+                } else if self.size_of(sty) > self.size_of(uty) {
+                    sty
+                } else {
+                    self.intern(Type::Int { rank: srank, signed: false })
+                }
+            }
+            _ => a,
+        }
+    }
+
+    /// Renders a type in C syntax, e.g. `double (*)[1100]`, `const float *restrict`.
+    pub fn display(&self, id: TypeId) -> String {
+        let mut out = String::new();
+        self.write_decl(id, String::new(), &mut out);
+        out
+    }
+
+    fn write_decl(&self, id: TypeId, inner: String, out: &mut String) {
+        match self.get(id) {
+            Type::Pointer { pointee, pointee_const, restrict } => {
+                let mut decl = String::from("*");
+                if *restrict {
+                    decl.push_str("restrict");
+                    if !inner.is_empty() {
+                        decl.push(' ');
+                    }
+                }
+                decl.push_str(&inner);
+                let needs_parens = matches!(self.get(*pointee), Type::Array { .. } | Type::Function { .. });
+                let decl = if needs_parens { format!("({decl})") } else { decl };
+                if *pointee_const && !needs_parens {
+                    out.push_str("const ");
+                }
+                self.write_decl(*pointee, decl, out);
+            }
+            Type::Array { elem, len } => {
+                let len = match len {
+                    ArrayLen::Fixed(n) => n.to_string(),
+                    ArrayLen::Variable(_) => "*".to_string(),
+                    ArrayLen::Incomplete => String::new(),
+                };
+                self.write_decl(*elem, format!("{inner}[{len}]"), out);
+            }
+            Type::Function { ret, params, variadic } => {
+                let mut list: Vec<String> = params.iter().map(|p| self.display(*p)).collect();
+                if *variadic {
+                    list.push("...".into());
+                }
+                if list.is_empty() {
+                    list.push("void".into());
+                }
+                self.write_decl(*ret, format!("{inner}({})", list.join(", ")), out);
+            }
+            base => {
+                out.push_str(&self.base_name(base));
+                if !inner.is_empty() {
+                    out.push(' ');
+                    out.push_str(&inner);
+                }
+            }
+        }
+    }
+
+    fn base_name(&self, ty: &Type) -> String {
+        match ty {
+            Type::Void => "void".into(),
+            Type::Int { rank, signed } => {
+                let name = match rank {
+                    IntRank::Bool => return "_Bool".into(),
+                    IntRank::Char => "char",
+                    IntRank::Short => "short",
+                    IntRank::Int => "int",
+                    IntRank::Long => "long",
+                    IntRank::LongLong => "long long",
+                    IntRank::Int128 => "__int128",
+                };
+                if *signed {
+                    name.into()
+                } else {
+                    format!("unsigned {name}")
+                }
+            }
+            Type::Float(FloatKind::Float) => "float".into(),
+            Type::Float(FloatKind::Double) => "double".into(),
+            Type::Float(FloatKind::LongDouble) => "long double".into(),
+            Type::Record(r) => {
+                let rec = self.record(*r);
+                let kw = if rec.is_union { "union" } else { "struct" };
+                match (&rec.tag, &rec.typedef_name) {
+                    (Some(tag), _) => format!("{kw} {tag}"),
+                    (None, Some(name)) => name.clone(),
+                    (None, None) => format!("{kw} <anonymous#{}>", r.0),
+                }
+            }
+            _ => "?".into(),
+        }
+    }
+}
+
+fn name_is_some(_fields: &[Field]) -> bool {
+    // Unnamed bit-fields do not affect the alignment of the record (SysV ABI); named ones do.
+    _fields.last().is_some_and(|f| f.name.is_some())
+}
+
+fn round_up(value: u64, align: u64) -> u64 {
+    if align <= 1 {
+        value
+    } else {
+        value.div_ceil(align) * align
+    }
+}
+
+impl fmt::Display for TypeId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "t{}", self.0)
+    }
+}
