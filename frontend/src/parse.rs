@@ -1,5 +1,8 @@
 //! Parses preprocessed C with lang-c and turns its syntax errors into located [`Diagnostic`]s.
 
+// `Diagnostic` is large, but errors are the cold path and the project-wide error type is fixed.
+#![allow(clippy::result_large_err)]
+
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use lang_c::ast::TranslationUnit;

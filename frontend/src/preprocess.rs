@@ -24,6 +24,9 @@
 //! text lang-c sees match the compiler's output exactly. (lang-c would skip them as directives,
 //! but only when they start a line; blanking removes the question.)
 
+// `Diagnostic` is large, but errors are the cold path and the project-wide error type is fixed.
+#![allow(clippy::result_large_err)]
+
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};

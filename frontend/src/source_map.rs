@@ -431,14 +431,15 @@ fn tokenize(line: &str) -> Vec<(usize, usize)> {
             let number = c.is_ascii_digit();
             while i < b.len() {
                 let d = b[i];
-                if d.is_ascii_alphanumeric() || d == b'_' || d == b'$' || d >= 0x80 {
-                    i += 1;
-                } else if number && d == b'.' {
-                    i += 1;
-                } else if number
-                    && (d == b'+' || d == b'-')
-                    && matches!(b[i - 1], b'e' | b'E' | b'p' | b'P')
-                {
+                let continues = d.is_ascii_alphanumeric()
+                    || d == b'_'
+                    || d == b'$'
+                    || d >= 0x80
+                    || (number && d == b'.')
+                    || (number
+                        && (d == b'+' || d == b'-')
+                        && matches!(b[i - 1], b'e' | b'E' | b'p' | b'P'));
+                if continues {
                     i += 1;
                 } else {
                     break;
