@@ -33,7 +33,9 @@ use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 
 use crate::diagnostic::{Diagnostic, Label};
-use crate::source_map::{Location, Pragma, SourceMap};
+use crate::source_map::{Location, SourceMap};
+
+pub use crate::source_map::Pragma;
 
 /// The flags of one compilation that matter to the preprocessor.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -425,10 +427,9 @@ fn write_atomic(dir: &Path, name: &str, contents: &str) -> std::io::Result<()> {
 }
 
 /// The compiler command: explicit field, then `$CC`, then `cc`. It may carry arguments.
-fn compiler_words(input: &TranslationUnitInput) -> Vec<String> {
-    let cmd = input
-        .compiler
-        .clone()
+fn compiler_words(explicit: Option<&str>) -> Vec<String> {
+    let cmd = explicit
+        .map(str::to_string)
         .or_else(|| std::env::var("CC").ok().filter(|c| !c.trim().is_empty()))
         .unwrap_or_else(|| "cc".to_string());
     shell_split(&cmd)
@@ -463,22 +464,34 @@ pub fn preprocess(input: &TranslationUnitInput) -> Result<Preprocessed, Diagnost
     }
     let fake_dir = fake_header_dir()?;
 
-    let words = compiler_words(input);
-    let mut cmd = Command::new(&words[0]);
-    cmd.args(&words[1..])
-        .arg("-E")
-        .arg("-I")
-        .arg(fake_dir)
-        .args(input.flags.to_args())
-        .arg("-x")
-        .arg("c")
-        .arg(&input.file)
-        .current_dir(&cwd)
-        // English, ASCII-quoted messages we can parse.
-        .env("LC_ALL", "C")
-        .env_remove("GCC_COLORS")
-        .stdin(Stdio::null());
-    let output = cmd.output().map_err(|e| {
+    let run = |words: &[String]| {
+        Command::new(&words[0])
+            .args(&words[1..])
+            .arg("-E")
+            .arg("-I")
+            .arg(fake_dir)
+            .args(input.flags.to_args())
+            .arg("-x")
+            .arg("c")
+            .arg(&input.file)
+            .current_dir(&cwd)
+            // English, ASCII-quoted messages we can parse.
+            .env("LC_ALL", "C")
+            .env_remove("GCC_COLORS")
+            .stdin(Stdio::null())
+            .output()
+    };
+    let mut words = compiler_words(input.compiler.as_deref());
+    let mut output = run(&words);
+    if input.compiler.is_some()
+        && matches!(&output, Err(e) if e.kind() == std::io::ErrorKind::NotFound)
+    {
+        // compile_commands.json often names a compiler of another machine (cross or
+        // versioned gcc); any C preprocessor of ours does for analysis.
+        words = compiler_words(None);
+        output = run(&words);
+    }
+    let output = output.map_err(|e| {
         Diagnostic::error(format!(
             "cannot run the C preprocessor `{}`: {e}",
             words.join(" ")
@@ -600,7 +613,7 @@ fn compiler_error(stderr: &str, cwd: &Path, compiler: &str) -> Diagnostic {
     }
     if msg.contains("No such file or directory") {
         d = d.with_help(
-            "add the header's directory with -I, or pass -p BUILD_DIR to use compile_commands.json",
+            "add the directory that holds the header with -I, or analyse with the build's compile_commands.json",
         );
     }
     d

@@ -165,6 +165,7 @@ fn missing_header_points_at_include() {
         "main.c:3:10: error: foo.h: No such file or directory"
     );
     let rendered = d.render(false);
+    eprintln!("{rendered}");
     assert!(rendered.contains(" --> main.c:3:10\n"), "{rendered}");
     assert!(rendered.contains("|          ^^^^^^^"), "{rendered}");
 
@@ -348,6 +349,7 @@ fn syntax_error_is_located() {
             "#define N 10\nint f(int x) {\n  int y = x +* N;\n  return y\n}\n",
         )],
     );
+    eprintln!("{}", d.render(false));
     let p = d.primary.as_ref().expect("label");
     assert_eq!((p.line, p.col), (5, 1), "{}", d.render(false));
     assert_eq!(p.line_text.as_deref(), Some("}"));
