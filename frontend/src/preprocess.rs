@@ -1,1 +1,676 @@
-//! Placeholder, filled in by the preprocessing work.
+//! Runs the system C preprocessor (`cc -E`) on one translation unit and prepares its output for lang-c.
+//!
+//! # Workarounds for headers lang-c cannot parse
+//!
+//! Measured with gcc 12.2 / glibc 2.36 and `lang_c::driver::Config::with_gcc()` (GNU flavour):
+//!
+//! * **`omp.h`** — gcc's own header puts `__attribute__((__deprecated__))` on enumerators
+//!   (`omp_lock_hint_none __GOMP_DEPRECATED_5_0 = ...`), which lang-c rejects. warpwise ships a
+//!   replacement (`fake_headers/omp.h`: the OpenMP 5.1 runtime API with plain types), writes it
+//!   at run time to a per-version cache directory under the system temp dir, and passes that
+//!   directory with `-I` *before* the user's directories so `#include <omp.h>` finds it. Files
+//!   from that directory are reported as system headers by the [`SourceMap`].
+//! * **glibc** — stdio, stdlib, string, math, stdint, stdbool, complex, time, assert, limits,
+//!   float, sys/time, unistd, pthread (and stdarg, ctype, errno, fcntl, signal, setjmp,
+//!   inttypes, wchar, tgmath, stdatomic, threads, sys/mman) all parse as they are, with and
+//!   without `-std=c99`, `-D_GNU_SOURCE`, `-O2`, `-D_FORTIFY_SOURCE=2`, `-fopenmp`. No
+//!   `-D__extension__=`-style keyword erasure is needed, so none is added (each one would also
+//!   change what the user's code means).
+//! * Not handled: x86 intrinsic headers (`immintrin.h`, `x86intrin.h`) fail inside
+//!   `bmi2intrin.h` (`unsigned __int128`). They are out of scope for GPU-porting analysis.
+//!
+//! `#pragma` lines (including those `_Pragma("...")` turns into) are recorded in
+//! [`Preprocessed::pragmas`] and blanked with spaces, so byte offsets and line numbers of the
+//! text lang-c sees match the compiler's output exactly. (lang-c would skip them as directives,
+//! but only when they start a line; blanking removes the question.)
+
+// `Diagnostic` is large, but errors are the cold path and the project-wide error type is fixed.
+#![allow(clippy::result_large_err)]
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::OnceLock;
+
+use crate::diagnostic::{Diagnostic, Label};
+use crate::source_map::{Location, SourceMap};
+
+pub use crate::source_map::Pragma;
+
+/// The flags of one compilation that matter to the preprocessor.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CompileFlags {
+    pub include_dirs: Vec<PathBuf>,
+    /// `-D NAME` (`None`) or `-D NAME=VALUE`.
+    pub defines: Vec<(String, Option<String>)>,
+    pub undefines: Vec<String>,
+    /// Value of `-std=`, e.g. `c99`.
+    pub std: Option<String>,
+    pub forced_includes: Vec<PathBuf>,
+    /// Passed through unchanged (`-isystem DIR`, `-fopenmp`, `-O2`, `-m64`, ...).
+    pub extra: Vec<String>,
+}
+
+impl CompileFlags {
+    /// Picks the preprocessor-relevant flags out of a compiler command line (without the
+    /// compiler itself). Returns the flags and the non-option arguments (source files).
+    pub fn from_args<S: AsRef<str>>(args: &[S]) -> (CompileFlags, Vec<String>) {
+        let mut flags = CompileFlags::default();
+        let mut inputs = Vec::new();
+        let mut it = args.iter().map(AsRef::as_ref);
+        // Options whose value is a separate argument: those we keep and those we drop.
+        const KEEP_WITH_ARG: &[&str] = &[
+            "-isystem",
+            "-iquote",
+            "-idirafter",
+            "-imacros",
+            "-isysroot",
+            "--sysroot",
+            "-target",
+            "-include-pch",
+        ];
+        const DROP_WITH_ARG: &[&str] = &[
+            "-o",
+            "-MF",
+            "-MT",
+            "-MQ",
+            "-x",
+            "-Xlinker",
+            "-L",
+            "-l",
+            "-arch",
+            "-aux-info",
+        ];
+        while let Some(arg) = it.next() {
+            let mut value = |name: &str| -> Option<String> {
+                match arg.strip_prefix(name) {
+                    Some("") => it.next().map(str::to_string),
+                    Some(v) => Some(v.strip_prefix('=').unwrap_or(v).to_string()),
+                    None => None,
+                }
+            };
+            if arg == "-include" {
+                if let Some(v) = value("-include") {
+                    flags.forced_includes.push(v.into());
+                }
+            } else if KEEP_WITH_ARG.contains(&arg) {
+                flags.extra.push(arg.to_string());
+                if let Some(v) = it.next() {
+                    flags.extra.push(v.to_string());
+                }
+            } else if DROP_WITH_ARG.contains(&arg) {
+                it.next();
+            } else if arg.starts_with("-I") {
+                if let Some(v) = value("-I") {
+                    flags.include_dirs.push(v.into());
+                }
+            } else if arg.starts_with("-D") {
+                if let Some(v) = value("-D") {
+                    flags.defines.push(match v.split_once('=') {
+                        Some((n, val)) => (n.to_string(), Some(val.to_string())),
+                        None => (v, None),
+                    });
+                }
+            } else if arg.starts_with("-U") {
+                if let Some(v) = value("-U") {
+                    flags.undefines.push(v);
+                }
+            } else if let Some(std) = arg.strip_prefix("-std=") {
+                flags.std = Some(std.to_string());
+            } else if arg == "-ansi"
+                || arg == "-pthread"
+                || arg.starts_with("-isystem")
+                || arg.starts_with("-iquote")
+                || arg.starts_with("-idirafter")
+                || arg.starts_with("--sysroot=")
+                || arg.starts_with("--target=")
+                || arg.starts_with("-m")
+                || (arg.starts_with("-O") && !arg.starts_with("-Ob"))
+                || (arg.starts_with("-f") && !is_diagnostic_flag(arg))
+            {
+                // These change predefined macros (`__OPTIMIZE__`, `_OPENMP`, `__AVX__`, ...).
+                flags.extra.push(arg.to_string());
+            } else if arg.starts_with('-') {
+                // -c, -g, -W*, -M*, -pipe, ...: irrelevant to or harmful for `-E`.
+            } else {
+                inputs.push(arg.to_string());
+            }
+        }
+        (flags, inputs)
+    }
+
+    /// The flags as compiler arguments.
+    pub fn to_args(&self) -> Vec<String> {
+        let mut args = Vec::new();
+        if let Some(std) = &self.std {
+            args.push(format!("-std={std}"));
+        }
+        for d in &self.include_dirs {
+            args.push("-I".into());
+            args.push(d.to_string_lossy().into_owned());
+        }
+        for (name, value) in &self.defines {
+            args.push(match value {
+                Some(v) => format!("-D{name}={v}"),
+                None => format!("-D{name}"),
+            });
+        }
+        for u in &self.undefines {
+            args.push(format!("-U{u}"));
+        }
+        for f in &self.forced_includes {
+            args.push("-include".into());
+            args.push(f.to_string_lossy().into_owned());
+        }
+        args.extend(self.extra.iter().filter(|a| !is_output_flag(a)).cloned());
+        args
+    }
+}
+
+fn is_diagnostic_flag(arg: &str) -> bool {
+    [
+        "-fdiagnostics",
+        "-fcolor",
+        "-fno-color",
+        "-fmessage-length",
+        "-fdump",
+        "-fprofile",
+        "-fsanitize",
+        "-fno-sanitize",
+        "-fcoverage",
+        "-fstack",
+    ]
+    .iter()
+    .any(|p| arg.starts_with(p))
+}
+
+/// Flags that would make `cc -E` write files (we must never write next to the user's files).
+fn is_output_flag(arg: &str) -> bool {
+    arg.starts_with("-M") || arg == "-o" || arg.starts_with("-save-temps") || arg == "-c"
+}
+
+/// One C file to analyse, with how it is compiled.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TranslationUnitInput {
+    /// As the user gave it; relative paths are relative to `working_dir`.
+    pub file: PathBuf,
+    pub flags: CompileFlags,
+    /// Directory the compiler runs in (compile_commands' `directory`); default: ours.
+    pub working_dir: Option<PathBuf>,
+    /// Compiler command (may contain spaces, e.g. `ccache gcc`); default: `$CC`, then `cc`.
+    pub compiler: Option<String>,
+}
+
+impl TranslationUnitInput {
+    pub fn new(file: impl Into<PathBuf>) -> Self {
+        TranslationUnitInput {
+            file: file.into(),
+            ..Default::default()
+        }
+    }
+}
+
+/// Preprocessed translation unit, ready for [`crate::parse::parse`].
+#[derive(Debug, Clone)]
+pub struct Preprocessed {
+    /// What lang-c parses: the compiler's output with `#pragma` lines blanked.
+    pub text: String,
+    pub source_map: SourceMap,
+    pub pragmas: Vec<Pragma>,
+}
+
+/// Reads `BUILD_DIR/compile_commands.json` (clang's JSON compilation database) and returns its
+/// C translation units.
+pub fn inputs_from_compile_commands(
+    build_dir: &Path,
+) -> Result<Vec<TranslationUnitInput>, Diagnostic> {
+    let db = build_dir.join("compile_commands.json");
+    let text = std::fs::read_to_string(&db).map_err(|e| {
+        Diagnostic::error(format!("cannot read `{}`: {e}", db.display())).with_help(
+            "generate it with `cmake -DCMAKE_EXPORT_COMPILE_COMMANDS=ON` or `bear -- make`",
+        )
+    })?;
+    let json: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
+        let line = e.line() as u32;
+        let mut label = Label::new(&db, line, e.column() as u32);
+        if let Some(t) = text.lines().nth(line.saturating_sub(1) as usize) {
+            label = label.with_line_text(t);
+        }
+        Diagnostic::error(format!("`{}` is not valid JSON: {e}", db.display())).with_primary(label)
+    })?;
+    let entries = json.as_array().ok_or_else(|| {
+        Diagnostic::error(format!(
+            "`{}` must contain a JSON array of compile commands",
+            db.display()
+        ))
+    })?;
+
+    let mut out = Vec::new();
+    for (n, entry) in entries.iter().enumerate() {
+        let bad = |what: &str| Diagnostic::error(format!("entry {n} of `{}` {what}", db.display()));
+        let file = entry
+            .get("file")
+            .and_then(|f| f.as_str())
+            .ok_or_else(|| bad("has no `file`"))?;
+        let dir = entry
+            .get("directory")
+            .and_then(|d| d.as_str())
+            .unwrap_or(".");
+        let dir = if Path::new(dir).is_relative() {
+            build_dir.join(dir)
+        } else {
+            PathBuf::from(dir)
+        };
+        let words: Vec<String> =
+            if let Some(args) = entry.get("arguments").and_then(|a| a.as_array()) {
+                args.iter()
+                    .map(|a| {
+                        a.as_str()
+                            .map(str::to_string)
+                            .ok_or_else(|| bad("has a non-string argument"))
+                    })
+                    .collect::<Result<_, _>>()?
+            } else if let Some(cmd) = entry.get("command").and_then(|c| c.as_str()) {
+                shell_split(cmd).ok_or_else(|| bad("has an unterminated quote in `command`"))?
+            } else {
+                return Err(bad("has neither `arguments` nor `command`"));
+            };
+        if !is_c_file(file, &words) {
+            continue;
+        }
+        let (compiler, rest) = split_compiler(&words);
+        let (flags, _) = CompileFlags::from_args(rest);
+        out.push(TranslationUnitInput {
+            file: PathBuf::from(file),
+            flags,
+            working_dir: Some(dir),
+            compiler,
+        });
+    }
+    Ok(out)
+}
+
+fn is_c_file(file: &str, words: &[String]) -> bool {
+    let lang = words
+        .windows(2)
+        .rev()
+        .find(|w| w[0] == "-x")
+        .map(|w| w[1].as_str());
+    match lang {
+        Some(l) => l == "c",
+        None => Path::new(file).extension().is_some_and(|e| e == "c"),
+    }
+}
+
+/// Separates the compiler (skipping launchers such as `ccache`) from its arguments.
+fn split_compiler(words: &[String]) -> (Option<String>, &[String]) {
+    let mut i = 0;
+    while i + 1 < words.len() {
+        let name = Path::new(&words[i])
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or("");
+        if matches!(name, "ccache" | "sccache" | "distcc" | "icecc") {
+            i += 1;
+        } else {
+            break;
+        }
+    }
+    match words.get(i) {
+        Some(c) if !c.starts_with('-') => (Some(c.clone()), &words[i + 1..]),
+        _ => (None, words),
+    }
+}
+
+/// POSIX-shell word splitting (quotes and backslashes), as compile_commands' `command` needs.
+fn shell_split(cmd: &str) -> Option<Vec<String>> {
+    let mut words = Vec::new();
+    let mut cur = String::new();
+    let mut in_word = false;
+    let mut chars = cmd.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            c if c.is_whitespace() => {
+                if in_word {
+                    words.push(std::mem::take(&mut cur));
+                    in_word = false;
+                }
+            }
+            '\\' => {
+                cur.push(chars.next()?);
+                in_word = true;
+            }
+            '\'' => {
+                in_word = true;
+                loop {
+                    match chars.next()? {
+                        '\'' => break,
+                        c => cur.push(c),
+                    }
+                }
+            }
+            '"' => {
+                in_word = true;
+                loop {
+                    match chars.next()? {
+                        '"' => break,
+                        '\\' => {
+                            let n = chars.next()?;
+                            if !matches!(n, '"' | '\\' | '$' | '`') {
+                                cur.push('\\');
+                            }
+                            cur.push(n);
+                        }
+                        c => cur.push(c),
+                    }
+                }
+            }
+            c => {
+                cur.push(c);
+                in_word = true;
+            }
+        }
+    }
+    if in_word {
+        words.push(cur);
+    }
+    Some(words)
+}
+
+const FAKE_OMP_H: &str = include_str!("fake_headers/omp.h");
+
+/// Writes the replacement headers once per process into a cache directory keyed by the tool
+/// version and the headers' contents, so different warpwise builds never share stale files.
+fn fake_header_dir() -> Result<&'static Path, Diagnostic> {
+    static DIR: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let hash = FAKE_OMP_H.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+            (h ^ b as u64).wrapping_mul(0x0100_0000_01b3)
+        });
+        let dir = std::env::temp_dir().join(format!(
+            "warpwise-{}-headers-{hash:016x}",
+            env!("CARGO_PKG_VERSION")
+        ));
+        write_atomic(&dir, "omp.h", FAKE_OMP_H).map_err(|e| {
+            format!(
+                "cannot write warpwise's replacement headers to `{}`: {e}",
+                dir.display()
+            )
+        })?;
+        Ok(dir)
+    })
+    .as_ref()
+    .map(PathBuf::as_path)
+    .map_err(|e| Diagnostic::error(e.clone()).with_help("set TMPDIR to a writable directory"))
+}
+
+/// Temp file + rename: concurrent warpwise runs never see a half-written header.
+fn write_atomic(dir: &Path, name: &str, contents: &str) -> std::io::Result<()> {
+    let target = dir.join(name);
+    if std::fs::read(&target).is_ok_and(|old| old == contents.as_bytes()) {
+        return Ok(());
+    }
+    std::fs::create_dir_all(dir)?;
+    static COUNTER: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+    let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let tmp = dir.join(format!(".{name}.{}.{n}.tmp", std::process::id()));
+    let result = (|| {
+        let mut f = std::fs::File::create(&tmp)?;
+        f.write_all(contents.as_bytes())?;
+        f.sync_all()?;
+        std::fs::rename(&tmp, &target)
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
+}
+
+/// The compiler command: explicit field, then `$CC`, then `cc`. It may carry arguments.
+fn compiler_words(explicit: Option<&str>) -> Vec<String> {
+    let cmd = explicit
+        .map(str::to_string)
+        .or_else(|| std::env::var("CC").ok().filter(|c| !c.trim().is_empty()))
+        .unwrap_or_else(|| "cc".to_string());
+    shell_split(&cmd)
+        .filter(|w| !w.is_empty())
+        .unwrap_or_else(|| vec![cmd])
+}
+
+/// Runs `cc -E` on the input and returns the text lang-c will parse, with its source map and
+/// the pragmas it contained.
+pub fn preprocess(input: &TranslationUnitInput) -> Result<Preprocessed, Diagnostic> {
+    let cwd = match &input.working_dir {
+        Some(d) => d.clone(),
+        None => std::env::current_dir().map_err(|e| {
+            Diagnostic::error(format!("cannot determine the current directory: {e}"))
+        })?,
+    };
+    let resolved = cwd.join(&input.file);
+    match std::fs::metadata(&resolved) {
+        Ok(m) if m.is_file() => {}
+        Ok(_) => {
+            return Err(Diagnostic::error(format!(
+                "`{}` is not a file",
+                input.file.display()
+            )))
+        }
+        Err(e) => {
+            return Err(Diagnostic::error(format!(
+                "cannot read `{}`: {e}",
+                input.file.display()
+            )))
+        }
+    }
+    let fake_dir = fake_header_dir()?;
+
+    let run = |words: &[String]| {
+        Command::new(&words[0])
+            .args(&words[1..])
+            .arg("-E")
+            .arg("-I")
+            .arg(fake_dir)
+            .args(input.flags.to_args())
+            .arg("-x")
+            .arg("c")
+            .arg(&input.file)
+            .current_dir(&cwd)
+            // English, ASCII-quoted messages we can parse.
+            .env("LC_ALL", "C")
+            .env_remove("GCC_COLORS")
+            .stdin(Stdio::null())
+            .output()
+    };
+    let mut words = compiler_words(input.compiler.as_deref());
+    let mut output = run(&words);
+    if input.compiler.is_some()
+        && matches!(&output, Err(e) if e.kind() == std::io::ErrorKind::NotFound)
+    {
+        // compile_commands.json often names a compiler of another machine (cross or
+        // versioned gcc); any C preprocessor of ours does for analysis.
+        words = compiler_words(None);
+        output = run(&words);
+    }
+    let output = output.map_err(|e| {
+        Diagnostic::error(format!(
+            "cannot run the C preprocessor `{}`: {e}",
+            words.join(" ")
+        ))
+        .with_help("install a C compiler or point $CC at one")
+    })?;
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    if !output.status.success() {
+        return Err(compiler_error(&stderr, &cwd, &words[0]));
+    }
+
+    let mut text = String::from_utf8(output.stdout)
+        .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+    let raw_pragmas = blank_pragmas(&mut text);
+    let source_map = SourceMap::new(text.clone(), Some(&cwd), &[fake_dir.to_path_buf()]);
+    let pragmas = raw_pragmas
+        .into_iter()
+        .map(|(offset, text)| {
+            let loc = source_map.locate(offset);
+            // The pragma line is blank now; point at the directive in the original line.
+            let col = source_map
+                .line_text(loc.file, loc.line)
+                .map_or(1, |t| t.len() - t.trim_start().len() + 1) as u32;
+            Pragma {
+                location: Location { col, ..loc },
+                text,
+                offset,
+            }
+        })
+        .collect();
+    Ok(Preprocessed {
+        text,
+        source_map,
+        pragmas,
+    })
+}
+
+/// Replaces each `#pragma` line by spaces (offsets stay put) and returns (line offset, text).
+fn blank_pragmas(text: &mut String) -> Vec<(usize, String)> {
+    let mut found = Vec::new();
+    let mut start = 0;
+    for line in text.split_inclusive('\n') {
+        let body = line.trim_end_matches(['\n', '\r']);
+        let t = body.trim_start();
+        if let Some(rest) = t.strip_prefix('#').map(str::trim_start) {
+            if let Some(p) = rest.strip_prefix("pragma") {
+                if p.is_empty() || p.starts_with(char::is_whitespace) {
+                    found.push((start, start + body.len(), p.trim().to_string()));
+                }
+            }
+        }
+        start += line.len();
+    }
+    for (s, e, _) in &found {
+        text.replace_range(*s..*e, &" ".repeat(e - s));
+    }
+    found.into_iter().map(|(s, _, t)| (s, t)).collect()
+}
+
+/// Turns the compiler's stderr into one diagnostic at the first `file:line:col: error:`.
+fn compiler_error(stderr: &str, cwd: &Path, compiler: &str) -> Diagnostic {
+    let mut includes = Vec::new();
+    let mut first: Option<(String, u32, u32, String)> = None;
+    let mut others = Vec::new();
+    for line in stderr.lines() {
+        if let Some(rest) = line
+            .strip_prefix("In file included from ")
+            .or_else(|| line.trim_start().strip_prefix("from "))
+        {
+            if first.is_none() {
+                includes.push(rest.trim_end_matches([',', ':']).to_string());
+            }
+            continue;
+        }
+        if let Some(parsed) = parse_error_line(line) {
+            if first.is_none() {
+                first = Some(parsed);
+            } else if others.len() < 3 {
+                others.push(line.to_string());
+            }
+        } else if first.is_none() && (line.contains("error:") || line.contains("fatal error")) {
+            // No position (e.g. `cc1: fatal error: x.c: No such file or directory`).
+            let msg = line.split_once("error:").map_or(line, |(_, m)| m).trim();
+            return Diagnostic::error(format!("C preprocessor failed: {msg}"));
+        }
+    }
+    let Some((file, line, col, msg)) = first else {
+        let tail: String = stderr.lines().take(5).collect::<Vec<_>>().join("\n");
+        return Diagnostic::error(format!("C preprocessor `{compiler}` failed")).with_note(
+            if tail.is_empty() {
+                "no error output".to_string()
+            } else {
+                tail
+            },
+        );
+    };
+    let mut label = Label::new(&file, line, col);
+    let path = cwd.join(&file);
+    if let Some(text) = std::fs::read(&path)
+        .ok()
+        .map(|b| String::from_utf8_lossy(&b).into_owned())
+        .and_then(|t| {
+            t.lines()
+                .nth(line.saturating_sub(1) as usize)
+                .map(str::to_string)
+        })
+    {
+        if let Some(end) = token_end(&text, col as usize - 1) {
+            label = label.with_end_col(end as u32 + 1);
+        }
+        label = label.with_line_text(text);
+    }
+    let mut d = Diagnostic::error(msg.clone()).with_primary(label);
+    for inc in includes {
+        d = d.with_note(format!("included from {inc}"));
+    }
+    for o in others {
+        d = d.with_note(o);
+    }
+    if msg.contains("No such file or directory") {
+        d = d.with_help(
+            "add the directory that holds the header with -I, or analyse with the build's compile_commands.json",
+        );
+    }
+    d
+}
+
+/// `path:line:col: [fatal ]error: message`.
+fn parse_error_line(line: &str) -> Option<(String, u32, u32, String)> {
+    let (head, msg) = line
+        .split_once(": fatal error: ")
+        .or_else(|| line.split_once(": error: "))?;
+    let mut parts = head.rsplitn(3, ':');
+    let col: u32 = parts.next()?.parse().ok()?;
+    let ln: u32 = parts.next()?.parse().ok()?;
+    let file = parts.next()?;
+    Some((file.to_string(), ln, col.max(1), msg.trim().to_string()))
+}
+
+/// End (exclusive byte index) of the token starting at `start`: a whole `<...>`/`"..."` header
+/// name, an identifier, or one character.
+fn token_end(text: &str, start: usize) -> Option<usize> {
+    let rest = text.get(start..)?;
+    let first = rest.chars().next()?;
+    let len = match first {
+        '<' => rest.find('>').map(|i| i + 1),
+        '"' => rest[1..].find('"').map(|i| i + 2),
+        c if c.is_alphanumeric() || c == '_' => {
+            rest.find(|c: char| !(c.is_alphanumeric() || c == '_'))
+        }
+        _ => None,
+    }
+    .unwrap_or(first.len_utf8());
+    Some(start + len.min(rest.len()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shell_split_quotes() {
+        assert_eq!(
+            shell_split(r#"gcc -DX="a b" -I'inc dir' a\ b.c"#).unwrap(),
+            vec!["gcc", "-DX=a b", "-Iinc dir", "a b.c"]
+        );
+        assert!(shell_split("gcc \"x").is_none());
+    }
+
+    #[test]
+    fn error_line() {
+        assert_eq!(
+            parse_error_line("a.c:3:10: fatal error: foo.h: No such file or directory"),
+            Some((
+                "a.c".into(),
+                3,
+                10,
+                "foo.h: No such file or directory".into()
+            ))
+        );
+    }
+}
