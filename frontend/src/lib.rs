@@ -1,10 +1,11 @@
 //! C99 frontend: preprocessing, lang-c parsing, lowering to an SSA control/data-flow graph, loops.
 
 pub mod diagnostic;
+pub mod ir;
+pub mod loops;
+pub mod lower;
 pub mod parse;
 pub mod preprocess;
 pub mod source_map;
-pub mod ir;
-pub mod lower;
 pub mod types;
-pub mod loops;
+pub mod unit;

@@ -56,8 +56,12 @@ pub struct ExitTest {
 pub enum Normalizable {
     Yes,
     /// Yes, provided these loads inside the loop read the same value every iteration.
-    IfInvariant { loads: Vec<Value> },
-    No { reason: String },
+    IfInvariant {
+        loads: Vec<Value>,
+    },
+    No {
+        reason: String,
+    },
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -86,7 +90,9 @@ impl Loop {
 
     /// The induction variable the exit test uses: the loop's index.
     pub fn primary_iv(&self) -> Option<&InductionVariable> {
-        self.exit_test.as_ref().map(|t| &self.induction_variables[t.iv])
+        self.exit_test
+            .as_ref()
+            .map(|t| &self.induction_variables[t.iv])
     }
 }
 
@@ -111,7 +117,9 @@ impl LoopForest {
     }
     /// The innermost loop containing `block`.
     pub fn innermost(&self, block: Block) -> Option<LoopId> {
-        self.ids().filter(|l| self.loop_(*l).contains(block)).max_by_key(|l| self.loop_(*l).depth)
+        self.ids()
+            .filter(|l| self.loop_(*l).contains(block))
+            .max_by_key(|l| self.loop_(*l).depth)
     }
     /// The loop created for a source loop.
     pub fn of_source(&self, source: SourceLoopId) -> Option<LoopId> {
@@ -132,7 +140,8 @@ impl LoopForest {
 
 /// Computes the loop forest of a function.
 pub fn analyze_loops(func: &Function) -> LoopForest {
-    let mut graph: DiGraph<(), ()> = DiGraph::with_capacity(func.blocks.len(), func.blocks.len() * 2);
+    let mut graph: DiGraph<(), ()> =
+        DiGraph::with_capacity(func.blocks.len(), func.blocks.len() * 2);
     let nodes: Vec<NodeIndex> = func.blocks().map(|_| graph.add_node(())).collect();
     for b in func.blocks() {
         for s in func.block(b).terminator.successors() {
@@ -143,10 +152,14 @@ pub fn analyze_loops(func: &Function) -> LoopForest {
     let doms: Dominators<NodeIndex> = simple_fast(&graph, entry);
     let idom: Vec<Option<Block>> = func
         .blocks()
-        .map(|b| doms.immediate_dominator(nodes[b.index()]).map(|n| Block(n.index() as u32)))
+        .map(|b| {
+            doms.immediate_dominator(nodes[b.index()])
+                .map(|n| Block(n.index() as u32))
+        })
         .collect();
     let dominates = |a: Block, b: Block| -> bool {
-        doms.dominators(nodes[b.index()]).is_some_and(|mut it| it.any(|d| d.index() == a.index()))
+        doms.dominators(nodes[b.index()])
+            .is_some_and(|mut it| it.any(|d| d.index() == a.index()))
     };
 
     // Back edges (target dominates source) grouped by header; other retreating edges make
@@ -181,7 +194,10 @@ pub fn analyze_loops(func: &Function) -> LoopForest {
                 }
             }
         }
-        let source = func.source_loops().find(|(_, l)| source_header(l) == header).map(|(id, _)| id);
+        let source = func
+            .source_loops()
+            .find(|(_, l)| source_header(l) == header)
+            .map(|(id, _)| id);
         loops.push(Loop {
             header,
             latches: latch_list,
@@ -193,7 +209,9 @@ pub fn analyze_loops(func: &Function) -> LoopForest {
             source,
             induction_variables: Vec::new(),
             exit_test: None,
-            normalizable: Normalizable::No { reason: String::new() },
+            normalizable: Normalizable::No {
+                reason: String::new(),
+            },
         });
     }
 
@@ -202,7 +220,11 @@ pub fn analyze_loops(func: &Function) -> LoopForest {
     for i in 0..count {
         let header = loops[i].header;
         let parent = (0..count)
-            .filter(|&j| j != i && loops[j].blocks.contains(&header) && loops[j].blocks.len() > loops[i].blocks.len())
+            .filter(|&j| {
+                j != i
+                    && loops[j].blocks.contains(&header)
+                    && loops[j].blocks.len() > loops[i].blocks.len()
+            })
             .min_by_key(|&j| loops[j].blocks.len());
         loops[i].parent = parent.map(|p| LoopId(p as u32));
     }
@@ -227,7 +249,11 @@ pub fn analyze_loops(func: &Function) -> LoopForest {
         l.exit_test = exit_test(func, l);
         l.normalizable = normalizability(func, l);
     }
-    LoopForest { loops, irreducible, idom }
+    LoopForest {
+        loops,
+        irreducible,
+        idom,
+    }
 }
 
 /// The header lowering creates for a source loop.
@@ -291,11 +317,23 @@ pub fn strip_casts(func: &Function, mut v: Value) -> Value {
 fn induction_variables(func: &Function, l: &Loop) -> Vec<InductionVariable> {
     let mut ivs = Vec::new();
     for &v in &func.block(l.header).insts {
-        let InstKind::Phi(args) = &func.inst(v).kind else { continue };
-        let outside: Vec<Value> = args.iter().filter(|(b, _)| !l.contains(*b)).map(|(_, v)| *v).collect();
-        let inside: Vec<Value> = args.iter().filter(|(b, _)| l.contains(*b)).map(|(_, v)| *v).collect();
+        let InstKind::Phi(args) = &func.inst(v).kind else {
+            continue;
+        };
+        let outside: Vec<Value> = args
+            .iter()
+            .filter(|(b, _)| !l.contains(*b))
+            .map(|(_, v)| *v)
+            .collect();
+        let inside: Vec<Value> = args
+            .iter()
+            .filter(|(b, _)| l.contains(*b))
+            .map(|(_, v)| *v)
+            .collect();
         let [init] = outside.as_slice() else { continue };
-        let Some(&update) = inside.first() else { continue };
+        let Some(&update) = inside.first() else {
+            continue;
+        };
         if inside.iter().any(|u| *u != update) {
             continue;
         }
@@ -326,11 +364,13 @@ fn step_of(func: &Function, phi: Value, update: Value) -> Option<i128> {
                 None
             }
         }
-        InstKind::Binary(BinOp::Sub, a, b) if strip_casts(func, a) == phi => func.const_int(strip_casts(func, b)).map(|c| -c),
-        // Pointer induction `p++`: a byte step of `scale * c`.
-        InstKind::PtrAdd { base, index, scale } if strip_casts(func, base) == phi => {
-            func.const_int(strip_casts(func, index)).map(|c| c * i128::from(scale))
+        InstKind::Binary(BinOp::Sub, a, b) if strip_casts(func, a) == phi => {
+            func.const_int(strip_casts(func, b)).map(|c| -c)
         }
+        // Pointer induction `p++`: a byte step of `scale * c`.
+        InstKind::PtrAdd { base, index, scale } if strip_casts(func, base) == phi => func
+            .const_int(strip_casts(func, index))
+            .map(|c| c * i128::from(scale)),
         _ => None,
     }
     .filter(|s| *s != 0)
@@ -339,9 +379,20 @@ fn step_of(func: &Function, phi: Value, update: Value) -> Option<i128> {
 fn exit_test(func: &Function, l: &Loop) -> Option<ExitTest> {
     // The loop must have exactly one exiting block, ending in a conditional branch.
     let exiting: BTreeSet<Block> = l.exits.iter().map(|(b, _)| *b).collect();
-    let [block] = exiting.iter().copied().collect::<Vec<_>>()[..] else { return None };
-    let Terminator::Branch { cond, then_block, else_block } = func.block(block).terminator else { return None };
-    let InstKind::Binary(op, a, b) = func.inst(cond).kind else { return None };
+    let [block] = exiting.iter().copied().collect::<Vec<_>>()[..] else {
+        return None;
+    };
+    let Terminator::Branch {
+        cond,
+        then_block,
+        else_block,
+    } = func.block(block).terminator
+    else {
+        return None;
+    };
+    let InstKind::Binary(op, a, b) = func.inst(cond).kind else {
+        return None;
+    };
     if !op.is_comparison() {
         return None;
     }
@@ -358,7 +409,13 @@ fn exit_test(func: &Function, l: &Loop) -> Option<ExitTest> {
         let update = strip_casts(func, iv.update);
         for (iv_side, other, cmp) in [(a, b, op), (b, a, op.swapped())] {
             if iv_side == iv.phi || iv_side == update {
-                return Some(ExitTest { iv: index, cmp, bound: other, tests_update: iv_side == update, block });
+                return Some(ExitTest {
+                    iv: index,
+                    cmp,
+                    bound: other,
+                    tests_update: iv_side == update,
+                    block,
+                });
             }
         }
     }
@@ -369,30 +426,50 @@ fn normalizability(func: &Function, l: &Loop) -> Normalizable {
     let no = |reason: String| Normalizable::No { reason };
     let exiting: BTreeSet<Block> = l.exits.iter().map(|(b, _)| *b).collect();
     if exiting.len() > 1 {
-        return no(format!("the loop has {} exits (break, return or goto out of the loop)", exiting.len()));
+        return no(format!(
+            "the loop has {} exits (break, return or goto out of the loop)",
+            exiting.len()
+        ));
     }
     if exiting.is_empty() {
         return no("the loop never exits through its condition".into());
     }
     let Some(test) = &l.exit_test else {
         return no(if l.induction_variables.is_empty() {
-            "no induction variable: no variable is updated by a constant step on every iteration".into()
+            "no induction variable: no variable is updated by a constant step on every iteration"
+                .into()
         } else {
             "the exit condition does not compare an induction variable with a bound".into()
         });
     };
     let iv = &l.induction_variables[test.iv];
     match test.cmp {
-        BinOp::Lt | BinOp::Le if iv.step < 0 => return no("the induction variable decreases but the loop runs while it is below the bound".into()),
-        BinOp::Gt | BinOp::Ge if iv.step > 0 => return no("the induction variable increases but the loop runs while it is above the bound".into()),
-        BinOp::Ne if iv.step.abs() != 1 => return no("`!=` exit test with a step other than 1 may never terminate".into()),
-        BinOp::Eq => return no("the loop runs while the induction variable equals the bound".into()),
+        BinOp::Lt | BinOp::Le if iv.step < 0 => {
+            return no(
+                "the induction variable decreases but the loop runs while it is below the bound"
+                    .into(),
+            )
+        }
+        BinOp::Gt | BinOp::Ge if iv.step > 0 => {
+            return no(
+                "the induction variable increases but the loop runs while it is above the bound"
+                    .into(),
+            )
+        }
+        BinOp::Ne if iv.step.abs() != 1 => {
+            return no("`!=` exit test with a step other than 1 may never terminate".into())
+        }
+        BinOp::Eq => {
+            return no("the loop runs while the induction variable equals the bound".into())
+        }
         _ => {}
     }
     // A write to the induction variable in the body shows up in SSA as a back-edge value
     // that is not `iv + step`, which `induction_variables` already rejected.
     let mut loads = Vec::new();
-    if !invariant_in_loop(func, l, test.bound, &mut loads, 0) || !invariant_in_loop(func, l, iv.init, &mut loads, 0) {
+    if !invariant_in_loop(func, l, test.bound, &mut loads, 0)
+        || !invariant_in_loop(func, l, iv.init, &mut loads, 0)
+    {
         return no("the loop bound is computed in the loop from values that change".into());
     }
     if loads.is_empty() {
@@ -404,7 +481,13 @@ fn normalizability(func: &Function, l: &Loop) -> Normalizable {
 
 /// Whether `v` is computed from values defined outside the loop; loads inside the loop are
 /// collected, since only memory analysis can tell whether they are invariant.
-fn invariant_in_loop(func: &Function, l: &Loop, v: Value, loads: &mut Vec<Value>, depth: u32) -> bool {
+fn invariant_in_loop(
+    func: &Function,
+    l: &Loop,
+    v: Value,
+    loads: &mut Vec<Value>,
+    depth: u32,
+) -> bool {
     if depth > 32 {
         return false;
     }
@@ -413,13 +496,24 @@ fn invariant_in_loop(func: &Function, l: &Loop, v: Value, loads: &mut Vec<Value>
         return true;
     }
     match &inst.kind {
-        InstKind::Const(_) | InstKind::SlotAddr(_) | InstKind::GlobalAddr(_) | InstKind::FuncAddr(_) | InstKind::StringAddr(_) => true,
+        InstKind::Const(_)
+        | InstKind::SlotAddr(_)
+        | InstKind::GlobalAddr(_)
+        | InstKind::FuncAddr(_)
+        | InstKind::StringAddr(_) => true,
         InstKind::Load { addr } => {
             loads.push(v);
             invariant_in_loop(func, l, *addr, loads, depth + 1)
         }
-        InstKind::Phi(_) | InstKind::Call { .. } | InstKind::Store { .. } | InstKind::Param(_) | InstKind::Undef => false,
-        other => other.operands().into_iter().all(|op| invariant_in_loop(func, l, op, loads, depth + 1)),
+        InstKind::Phi(_)
+        | InstKind::Call { .. }
+        | InstKind::Store { .. }
+        | InstKind::Param(_)
+        | InstKind::Undef => false,
+        other => other
+            .operands()
+            .into_iter()
+            .all(|op| invariant_in_loop(func, l, op, loads, depth + 1)),
     }
 }
 
@@ -453,17 +547,35 @@ pub fn trip_count(func: &Function, l: &Loop) -> Option<TripCount> {
     let iv = &l.induction_variables[test.iv];
     let init = crate::ir::print::linear_form(func, iv.init)?;
     let bound = crate::ir::print::linear_form(func, test.bound)?;
-    let is_do_while = l.source.is_some_and(|s| func.source_loop(s).kind == crate::ir::LoopKind::DoWhile);
+    let is_do_while = l
+        .source
+        .is_some_and(|s| func.source_loop(s).kind == crate::ir::LoopKind::DoWhile);
     // In a `for`/`while` header, a test on the updated value `iv + step < n` is the test
     // `iv < n - step`. A do-while tests the update at the end of the body, which counts the
     // same iterations as testing `iv` before it.
-    let bound = if test.tests_update && !is_do_while { bound.add_constant(-iv.step) } else { bound };
+    let bound = if test.tests_update && !is_do_while {
+        bound.add_constant(-iv.step)
+    } else {
+        bound
+    };
     let step = iv.step;
     let (numerator, when) = match test.cmp {
-        BinOp::Lt => (bound.sub(&init).add_constant(step - 1), format!("{} < {}", init, bound)),
-        BinOp::Le => (bound.sub(&init).add_constant(step), format!("{} <= {}", init, bound)),
-        BinOp::Gt => (init.sub(&bound).add_constant(-step - 1), format!("{} > {}", init, bound)),
-        BinOp::Ge => (init.sub(&bound).add_constant(-step), format!("{} >= {}", init, bound)),
+        BinOp::Lt => (
+            bound.sub(&init).add_constant(step - 1),
+            format!("{} < {}", init, bound),
+        ),
+        BinOp::Le => (
+            bound.sub(&init).add_constant(step),
+            format!("{} <= {}", init, bound),
+        ),
+        BinOp::Gt => (
+            init.sub(&bound).add_constant(-step - 1),
+            format!("{} > {}", init, bound),
+        ),
+        BinOp::Ge => (
+            init.sub(&bound).add_constant(-step),
+            format!("{} >= {}", init, bound),
+        ),
         BinOp::Ne => {
             if step > 0 {
                 (bound.sub(&init), format!("{} < {}", init, bound))
@@ -474,10 +586,26 @@ pub fn trip_count(func: &Function, l: &Loop) -> Option<TripCount> {
         _ => return None,
     };
     let magnitude = step.abs();
-    let count = if magnitude == 1 { numerator.to_string() } else { format!("({numerator}) / {magnitude}") };
+    let count = if magnitude == 1 {
+        numerator.to_string()
+    } else {
+        format!("({numerator}) / {magnitude}")
+    };
     if is_do_while {
         // The body runs once before the first test.
-        return Some(TripCount { count: format!("max(1, {count})"), when: "always".into(), lower: init.to_string(), upper: bound.to_string(), step });
+        return Some(TripCount {
+            count: format!("max(1, {count})"),
+            when: "always".into(),
+            lower: init.to_string(),
+            upper: bound.to_string(),
+            step,
+        });
     }
-    Some(TripCount { count, when, lower: init.to_string(), upper: bound.to_string(), step })
+    Some(TripCount {
+        count,
+        when,
+        lower: init.to_string(),
+        upper: bound.to_string(),
+        step,
+    })
 }

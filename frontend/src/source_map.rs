@@ -290,6 +290,26 @@ impl SourceMap {
             .as_ref()
     }
 
+    /// Byte ranges of the preprocessed text that come from system headers, merged.
+    pub fn system_ranges(&self) -> Vec<(usize, usize)> {
+        let mut ranges: Vec<(usize, usize)> = Vec::new();
+        for (idx, line) in self.lines.iter().enumerate() {
+            if !self.is_system_header(line.file) {
+                continue;
+            }
+            let end = self
+                .lines
+                .get(idx + 1)
+                .map(|l| l.start)
+                .unwrap_or(self.text.len());
+            match ranges.last_mut() {
+                Some(last) if last.1 == line.start => last.1 = end,
+                _ => ranges.push((line.start, end)),
+            }
+        }
+        ranges
+    }
+
     /// Original location of a byte offset in the preprocessed text. Offsets in whitespace map
     /// to the next token on the line.
     pub fn locate(&self, offset: usize) -> Location {

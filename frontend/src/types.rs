@@ -50,12 +50,26 @@ pub enum ArrayLen {
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Type {
     Void,
-    Int { rank: IntRank, signed: bool },
+    Int {
+        rank: IntRank,
+        signed: bool,
+    },
     Float(FloatKind),
-    Pointer { pointee: TypeId, pointee_const: bool, restrict: bool },
-    Array { elem: TypeId, len: ArrayLen },
+    Pointer {
+        pointee: TypeId,
+        pointee_const: bool,
+        restrict: bool,
+    },
+    Array {
+        elem: TypeId,
+        len: ArrayLen,
+    },
     Record(RecordId),
-    Function { ret: TypeId, params: Vec<TypeId>, variadic: bool },
+    Function {
+        ret: TypeId,
+        params: Vec<TypeId>,
+        variadic: bool,
+    },
 }
 
 /// One field of a struct or union, with its byte offset.
@@ -122,28 +136,50 @@ impl TypeTable {
         self.intern(Type::Void)
     }
     pub fn int(&mut self) -> TypeId {
-        self.intern(Type::Int { rank: IntRank::Int, signed: true })
+        self.intern(Type::Int {
+            rank: IntRank::Int,
+            signed: true,
+        })
     }
     pub fn uint(&mut self) -> TypeId {
-        self.intern(Type::Int { rank: IntRank::Int, signed: false })
+        self.intern(Type::Int {
+            rank: IntRank::Int,
+            signed: false,
+        })
     }
     pub fn long(&mut self) -> TypeId {
-        self.intern(Type::Int { rank: IntRank::Long, signed: true })
+        self.intern(Type::Int {
+            rank: IntRank::Long,
+            signed: true,
+        })
     }
     pub fn ulong(&mut self) -> TypeId {
-        self.intern(Type::Int { rank: IntRank::Long, signed: false })
+        self.intern(Type::Int {
+            rank: IntRank::Long,
+            signed: false,
+        })
     }
     pub fn char(&mut self) -> TypeId {
-        self.intern(Type::Int { rank: IntRank::Char, signed: true })
+        self.intern(Type::Int {
+            rank: IntRank::Char,
+            signed: true,
+        })
     }
     pub fn double(&mut self) -> TypeId {
         self.intern(Type::Float(FloatKind::Double))
     }
     pub fn bool(&mut self) -> TypeId {
-        self.intern(Type::Int { rank: IntRank::Bool, signed: false })
+        self.intern(Type::Int {
+            rank: IntRank::Bool,
+            signed: false,
+        })
     }
     pub fn pointer_to(&mut self, pointee: TypeId) -> TypeId {
-        self.intern(Type::Pointer { pointee, pointee_const: false, restrict: false })
+        self.intern(Type::Pointer {
+            pointee,
+            pointee_const: false,
+            restrict: false,
+        })
     }
     pub fn array_of(&mut self, elem: TypeId, len: ArrayLen) -> TypeId {
         self.intern(Type::Array { elem, len })
@@ -182,7 +218,10 @@ impl TypeTable {
     }
 
     pub fn records(&self) -> impl Iterator<Item = (RecordId, &Record)> {
-        self.records.iter().enumerate().map(|(i, r)| (RecordId(i as u32), r))
+        self.records
+            .iter()
+            .enumerate()
+            .map(|(i, r)| (RecordId(i as u32), r))
     }
 
     /// Lays out the fields of a record with the System V x86-64 rules (natural alignment,
@@ -218,7 +257,12 @@ impl TypeTable {
                         bit_cursor = round_up(bit_cursor, unit_bits.max(1));
                     }
                     let unit_offset = (bit_cursor / 8) / field_size.max(1) * field_size.max(1);
-                    fields.push(Field { name, ty, offset: unit_offset, bit_width });
+                    fields.push(Field {
+                        name,
+                        ty,
+                        offset: unit_offset,
+                        bit_width,
+                    });
                     bit_cursor += u64::from(width);
                     size = size.max(bit_cursor.div_ceil(8));
                     if name_is_some(&fields) {
@@ -227,11 +271,21 @@ impl TypeTable {
                 }
                 _ => {
                     if is_union {
-                        fields.push(Field { name, ty, offset: 0, bit_width });
+                        fields.push(Field {
+                            name,
+                            ty,
+                            offset: 0,
+                            bit_width,
+                        });
                         size = size.max(field_size);
                     } else {
                         let offset = round_up(bit_cursor.div_ceil(8), field_align);
-                        fields.push(Field { name, ty, offset, bit_width });
+                        fields.push(Field {
+                            name,
+                            ty,
+                            offset,
+                            bit_width,
+                        });
                         size = offset + field_size;
                         bit_cursor = size * 8;
                     }
@@ -264,9 +318,10 @@ impl TypeTable {
                 FloatKind::LongDouble => 16,
             }),
             Type::Pointer { .. } => Some(8),
-            Type::Array { elem, len: ArrayLen::Fixed(n) } => {
-                self.size_of(*elem).and_then(|s| s.checked_mul(*n))
-            }
+            Type::Array {
+                elem,
+                len: ArrayLen::Fixed(n),
+            } => self.size_of(*elem).and_then(|s| s.checked_mul(*n)),
             Type::Array { .. } => None,
             Type::Record(r) => {
                 let record = self.record(*r);
@@ -291,12 +346,19 @@ impl TypeTable {
         for (index, field) in rec.fields.iter().enumerate() {
             match &field.name {
                 Some(n) if n == name => {
-                    return Some(FieldLookup { offset: field.offset, ty: field.ty, index: index as u32 })
+                    return Some(FieldLookup {
+                        offset: field.offset,
+                        ty: field.ty,
+                        index: index as u32,
+                    })
                 }
                 None => {
                     if let Type::Record(inner) = self.get(field.ty) {
                         if let Some(found) = self.find_field(*inner, name) {
-                            return Some(FieldLookup { offset: field.offset + found.offset, ..found });
+                            return Some(FieldLookup {
+                                offset: field.offset + found.offset,
+                                ..found
+                            });
                         }
                     }
                 }
@@ -358,8 +420,16 @@ impl TypeTable {
             (Type::Int { .. }, Type::Int { .. }) => {
                 let a = self.promote(a);
                 let b = self.promote(b);
-                let (Type::Int { rank: ra, signed: sa }, Type::Int { rank: rb, signed: sb }) =
-                    (self.get(a).clone(), self.get(b).clone())
+                let (
+                    Type::Int {
+                        rank: ra,
+                        signed: sa,
+                    },
+                    Type::Int {
+                        rank: rb,
+                        signed: sb,
+                    },
+                ) = (self.get(a).clone(), self.get(b).clone())
                 else {
                     return a;
                 };
@@ -372,7 +442,10 @@ impl TypeTable {
                 } else if self.size_of(sty) > self.size_of(uty) {
                     sty
                 } else {
-                    self.intern(Type::Int { rank: srank, signed: false })
+                    self.intern(Type::Int {
+                        rank: srank,
+                        signed: false,
+                    })
                 }
             }
             _ => a,
@@ -388,7 +461,11 @@ impl TypeTable {
 
     fn write_decl(&self, id: TypeId, inner: String, out: &mut String) {
         match self.get(id) {
-            Type::Pointer { pointee, pointee_const, restrict } => {
+            Type::Pointer {
+                pointee,
+                pointee_const,
+                restrict,
+            } => {
                 let mut decl = String::from("*");
                 if *restrict {
                     decl.push_str("restrict");
@@ -397,8 +474,15 @@ impl TypeTable {
                     }
                 }
                 decl.push_str(&inner);
-                let needs_parens = matches!(self.get(*pointee), Type::Array { .. } | Type::Function { .. });
-                let decl = if needs_parens { format!("({decl})") } else { decl };
+                let needs_parens = matches!(
+                    self.get(*pointee),
+                    Type::Array { .. } | Type::Function { .. }
+                );
+                let decl = if needs_parens {
+                    format!("({decl})")
+                } else {
+                    decl
+                };
                 if *pointee_const && !needs_parens {
                     out.push_str("const ");
                 }
@@ -412,7 +496,11 @@ impl TypeTable {
                 };
                 self.write_decl(*elem, format!("{inner}[{len}]"), out);
             }
-            Type::Function { ret, params, variadic } => {
+            Type::Function {
+                ret,
+                params,
+                variadic,
+            } => {
                 let mut list: Vec<String> = params.iter().map(|p| self.display(*p)).collect();
                 if *variadic {
                     list.push("...".into());

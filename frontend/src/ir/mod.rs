@@ -65,13 +65,19 @@ pub struct Span {
 }
 
 impl Span {
-    pub const NONE: Span = Span { start: u32::MAX, end: u32::MAX };
+    pub const NONE: Span = Span {
+        start: u32::MAX,
+        end: u32::MAX,
+    };
 
     pub fn new(start: usize, end: usize) -> Span {
         if start == usize::MAX {
             return Span::NONE;
         }
-        Span { start: start as u32, end: end as u32 }
+        Span {
+            start: start as u32,
+            end: end as u32,
+        }
     }
 
     pub fn is_none(self) -> bool {
@@ -123,7 +129,10 @@ impl BinOp {
     }
 
     pub fn is_comparison(self) -> bool {
-        matches!(self, BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge)
+        matches!(
+            self,
+            BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge
+        )
     }
 
     /// The comparison with its operands swapped: `a < b` iff `b > a`.
@@ -188,21 +197,41 @@ pub enum InstKind {
     /// Conversion to the instruction's type.
     Cast(Value),
     /// `cond ? a : b` with side-effect-free arms (thesis: ternary expression).
-    Select { cond: Value, then_value: Value, else_value: Value },
-    Load { addr: Value },
+    Select {
+        cond: Value,
+        then_value: Value,
+        else_value: Value,
+    },
+    Load {
+        addr: Value,
+    },
     /// Stores `value` (of the instruction's type) at `addr`; has no result.
-    Store { addr: Value, value: Value },
+    Store {
+        addr: Value,
+        value: Value,
+    },
     /// `base + index * scale` bytes (thesis `ptr_add`, byte-scaled by the pointee size).
-    PtrAdd { base: Value, index: Value, scale: u64 },
+    PtrAdd {
+        base: Value,
+        index: Value,
+        scale: u64,
+    },
     /// Address of field `field` of the record at `base` (thesis `field_sel`), at `offset` bytes.
-    FieldAddr { base: Value, field: String, offset: u64 },
+    FieldAddr {
+        base: Value,
+        field: String,
+        offset: u64,
+    },
     SlotAddr(Slot),
     GlobalAddr(GlobalId),
     /// The address of a function used as a value.
     FuncAddr(String),
     /// Address of a string literal (its text, escapes kept as written).
     StringAddr(String),
-    Call { callee: Callee, args: Vec<Value> },
+    Call {
+        callee: Callee,
+        args: Vec<Value>,
+    },
 }
 
 impl InstKind {
@@ -219,7 +248,11 @@ impl InstKind {
             InstKind::Phi(args) => args.iter().map(|(_, v)| *v).collect(),
             InstKind::Binary(_, a, b) => vec![*a, *b],
             InstKind::Unary(_, a) | InstKind::Cast(a) => vec![*a],
-            InstKind::Select { cond, then_value, else_value } => vec![*cond, *then_value, *else_value],
+            InstKind::Select {
+                cond,
+                then_value,
+                else_value,
+            } => vec![*cond, *then_value, *else_value],
             InstKind::Load { addr } => vec![*addr],
             InstKind::Store { addr, value } => vec![*addr, *value],
             InstKind::PtrAdd { base, index, .. } => vec![*base, *index],
@@ -251,7 +284,11 @@ impl InstKind {
                 *b = f(*b);
             }
             InstKind::Unary(_, a) | InstKind::Cast(a) => *a = f(*a),
-            InstKind::Select { cond, then_value, else_value } => {
+            InstKind::Select {
+                cond,
+                then_value,
+                else_value,
+            } => {
                 *cond = f(*cond);
                 *then_value = f(*then_value);
                 *else_value = f(*else_value);
@@ -307,7 +344,11 @@ pub struct InstData {
 pub enum Terminator {
     Return(Option<Value>),
     Jump(Block),
-    Branch { cond: Value, then_block: Block, else_block: Block },
+    Branch {
+        cond: Value,
+        then_block: Block,
+        else_block: Block,
+    },
     /// After a call that does not return, or a block never reached.
     Unreachable,
 }
@@ -317,7 +358,11 @@ impl Terminator {
         match self {
             Terminator::Return(_) | Terminator::Unreachable => Vec::new(),
             Terminator::Jump(b) => vec![*b],
-            Terminator::Branch { then_block, else_block, .. } => vec![*then_block, *else_block],
+            Terminator::Branch {
+                then_block,
+                else_block,
+                ..
+            } => vec![*then_block, *else_block],
         }
     }
 }
@@ -431,7 +476,10 @@ impl Function {
         &self.loops[id.index()]
     }
     pub fn source_loops(&self) -> impl Iterator<Item = (SourceLoopId, &SourceLoop)> {
-        self.loops.iter().enumerate().map(|(i, l)| (SourceLoopId(i as u32), l))
+        self.loops
+            .iter()
+            .enumerate()
+            .map(|(i, l)| (SourceLoopId(i as u32), l))
     }
     /// The integer value of a constant instruction.
     pub fn const_int(&self, v: Value) -> Option<i128> {

@@ -1,7 +1,9 @@
 //! Printing the CDFG: a readable text form (used by `warpwise ir` and the snapshot tests),
 //! Graphviz dot, and rendering of SSA values back to source-level C expressions.
 
-use super::{BinOp, Block, Callee, Constant, Function, InstKind, Program, Span, Terminator, UnOp, Value};
+use super::{
+    BinOp, Block, Callee, Constant, Function, InstKind, Program, Span, Terminator, UnOp, Value,
+};
 use crate::loops::{LoopForest, Normalizable};
 use std::collections::BTreeMap;
 use std::fmt::{self, Write};
@@ -35,13 +37,19 @@ fn render(func: &Function, v: Value, parent_precedence: u8, depth: u32) -> Strin
     let inst = func.inst(v);
     // Phis and parameters read as their variable; other values are expanded to their
     // definition so that expressions come out in terms of inbound variables.
-    if let (Some(name), InstKind::Phi(_) | InstKind::Param(_) | InstKind::Undef) = (&inst.origin.var_name, &inst.kind) {
+    if let (Some(name), InstKind::Phi(_) | InstKind::Param(_) | InstKind::Undef) =
+        (&inst.origin.var_name, &inst.kind)
+    {
         return name.clone();
     }
     match &inst.kind {
         InstKind::Const(Constant::Int(c)) => c.to_string(),
         InstKind::Const(Constant::Float(f)) => format!("{f:?}"),
-        InstKind::Param(i) => func.params.get(*i as usize).and_then(|p| p.name.clone()).unwrap_or_else(|| format!("arg{i}")),
+        InstKind::Param(i) => func
+            .params
+            .get(*i as usize)
+            .and_then(|p| p.name.clone())
+            .unwrap_or_else(|| format!("arg{i}")),
         InstKind::Cast(inner) => render(func, *inner, parent_precedence, depth + 1),
         InstKind::Unary(op, a) => {
             let sym = match op {
@@ -53,7 +61,12 @@ fn render(func: &Function, v: Value, parent_precedence: u8, depth: u32) -> Strin
         }
         InstKind::Binary(op, a, b) => {
             let p = precedence(*op);
-            let text = format!("{} {} {}", render(func, *a, p, depth + 1), op.symbol(), render(func, *b, p + 1, depth + 1));
+            let text = format!(
+                "{} {} {}",
+                render(func, *a, p, depth + 1),
+                op.symbol(),
+                render(func, *b, p + 1, depth + 1)
+            );
             if p < parent_precedence {
                 format!("({text})")
             } else {
@@ -65,14 +78,24 @@ fn render(func: &Function, v: Value, parent_precedence: u8, depth: u32) -> Strin
         InstKind::FieldAddr { .. } | InstKind::PtrAdd { .. } | InstKind::GlobalAddr(_) => {
             format!("&{}", render_place(func, v, depth + 1))
         }
-        InstKind::Select { cond, then_value, else_value } => format!(
+        InstKind::Select {
+            cond,
+            then_value,
+            else_value,
+        } => format!(
             "({} ? {} : {})",
             render(func, *cond, 0, depth + 1),
             render(func, *then_value, 0, depth + 1),
             render(func, *else_value, 0, depth + 1)
         ),
-        InstKind::Call { callee: Callee::Direct(name), args } => {
-            let args: Vec<String> = args.iter().map(|a| render(func, *a, 0, depth + 1)).collect();
+        InstKind::Call {
+            callee: Callee::Direct(name),
+            args,
+        } => {
+            let args: Vec<String> = args
+                .iter()
+                .map(|a| render(func, *a, 0, depth + 1))
+                .collect();
             format!("{name}({})", args.join(", "))
         }
         _ => format!("{v}"),
@@ -83,7 +106,14 @@ fn render(func: &Function, v: Value, parent_precedence: u8, depth: u32) -> Strin
 fn render_place(func: &Function, addr: Value, depth: u32) -> String {
     match &func.inst(addr).kind {
         InstKind::SlotAddr(s) => func.slot(*s).name.clone(),
-        InstKind::GlobalAddr(_) => func.inst(addr).origin.var_name.as_deref().unwrap_or("global").trim_start_matches('&').to_string(),
+        InstKind::GlobalAddr(_) => func
+            .inst(addr)
+            .origin
+            .var_name
+            .as_deref()
+            .unwrap_or("global")
+            .trim_start_matches('&')
+            .to_string(),
         InstKind::FieldAddr { base, field, .. } => match &func.inst(*base).kind {
             InstKind::SlotAddr(_) | InstKind::GlobalAddr(_) | InstKind::FieldAddr { .. } => {
                 format!("{}.{field}", render_place(func, *base, depth + 1))
@@ -91,7 +121,11 @@ fn render_place(func: &Function, addr: Value, depth: u32) -> String {
             _ => format!("{}->{field}", render(func, *base, 12, depth + 1)),
         },
         InstKind::PtrAdd { base, index, .. } => {
-            format!("{}[{}]", render(func, *base, 12, depth + 1), render(func, *index, 0, depth + 1))
+            format!(
+                "{}[{}]",
+                render(func, *base, 12, depth + 1),
+                render(func, *index, 0, depth + 1)
+            )
         }
         _ => format!("*{}", render(func, addr, 11, depth + 1)),
     }
@@ -169,16 +203,29 @@ fn linear(func: &Function, v: Value, depth: u32) -> Option<LinearForm> {
         return None;
     }
     let inst = func.inst(v);
-    let atom = |text: String| LinearForm { terms: BTreeMap::from([(text, 1)]), constant: 0 };
-    if matches!(inst.kind, InstKind::Phi(_) | InstKind::Param(_) | InstKind::Undef) {
+    let atom = |text: String| LinearForm {
+        terms: BTreeMap::from([(text, 1)]),
+        constant: 0,
+    };
+    if matches!(
+        inst.kind,
+        InstKind::Phi(_) | InstKind::Param(_) | InstKind::Undef
+    ) {
         return Some(atom(render_value(func, v)));
     }
     match &inst.kind {
-        InstKind::Const(Constant::Int(c)) => Some(LinearForm { terms: BTreeMap::new(), constant: *c }),
+        InstKind::Const(Constant::Int(c)) => Some(LinearForm {
+            terms: BTreeMap::new(),
+            constant: *c,
+        }),
         InstKind::Cast(inner) => linear(func, *inner, depth + 1),
         InstKind::Unary(UnOp::Neg, a) => Some(linear(func, *a, depth + 1)?.scale(-1)),
-        InstKind::Binary(BinOp::Add, a, b) => Some(linear(func, *a, depth + 1)?.add_scaled(&linear(func, *b, depth + 1)?, 1)),
-        InstKind::Binary(BinOp::Sub, a, b) => Some(linear(func, *a, depth + 1)?.sub(&linear(func, *b, depth + 1)?)),
+        InstKind::Binary(BinOp::Add, a, b) => {
+            Some(linear(func, *a, depth + 1)?.add_scaled(&linear(func, *b, depth + 1)?, 1))
+        }
+        InstKind::Binary(BinOp::Sub, a, b) => {
+            Some(linear(func, *a, depth + 1)?.sub(&linear(func, *b, depth + 1)?))
+        }
         InstKind::Binary(BinOp::Mul, a, b) => {
             let (la, lb) = (linear(func, *a, depth + 1)?, linear(func, *b, depth + 1)?);
             if la.terms.is_empty() {
@@ -199,17 +246,41 @@ fn type_name(program: &Program, ty: crate::types::TypeId) -> String {
 }
 
 /// Prints a function as text, with the loop forest annotated when given.
-pub fn print_function(program: &Program, func: &Function, forest: Option<&LoopForest>, locate: Locate) -> String {
+pub fn print_function(
+    program: &Program,
+    func: &Function,
+    forest: Option<&LoopForest>,
+    locate: Locate,
+) -> String {
     let mut out = String::new();
     let params: Vec<String> = func
         .params
         .iter()
-        .map(|p| format!("{}: {}", p.name.as_deref().unwrap_or("_"), type_name(program, p.ty)))
+        .map(|p| {
+            format!(
+                "{}: {}",
+                p.name.as_deref().unwrap_or("_"),
+                type_name(program, p.ty)
+            )
+        })
         .collect();
-    let at = locate(func.name_span).map(|l| format!("  @ {l}")).unwrap_or_default();
-    let _ = writeln!(out, "function {}({}) -> {}{at}", func.name, params.join(", "), type_name(program, func.ret));
+    let at = locate(func.name_span)
+        .map(|l| format!("  @ {l}"))
+        .unwrap_or_default();
+    let _ = writeln!(
+        out,
+        "function {}({}) -> {}{at}",
+        func.name,
+        params.join(", "),
+        type_name(program, func.ret)
+    );
     for (i, slot) in func.slots.iter().enumerate() {
-        let _ = writeln!(out, "  slot{i}: {} {}", slot.name, type_name(program, slot.ty));
+        let _ = writeln!(
+            out,
+            "  slot{i}: {} {}",
+            slot.name,
+            type_name(program, slot.ty)
+        );
     }
     if let Some(forest) = forest {
         print_loops(&mut out, func, forest, locate);
@@ -275,13 +346,22 @@ fn print_loops(out: &mut String, func: &Function, forest: &LoopForest, locate: L
             } else {
                 iv.name.clone().unwrap_or_default()
             };
-            let _ = writeln!(out, "{indent}  runs while {lhs} {} {}", test.cmp.symbol(), render_value(func, test.bound));
+            let _ = writeln!(
+                out,
+                "{indent}  runs while {lhs} {} {}",
+                test.cmp.symbol(),
+                render_value(func, test.bound)
+            );
         }
         match &l.normalizable {
             Normalizable::Yes => {}
             Normalizable::IfInvariant { loads } => {
                 let loads: Vec<String> = loads.iter().map(|v| render_value(func, *v)).collect();
-                let _ = writeln!(out, "{indent}  normalizable if invariant: {}", loads.join(", "));
+                let _ = writeln!(
+                    out,
+                    "{indent}  normalizable if invariant: {}",
+                    loads.join(", ")
+                );
             }
             Normalizable::No { reason } => {
                 let _ = writeln!(out, "{indent}  not normalizable: {reason}");
@@ -299,7 +379,13 @@ fn print_loops(out: &mut String, func: &Function, forest: &LoopForest, locate: L
     }
 }
 
-fn print_block(out: &mut String, program: &Program, func: &Function, b: Block, forest: Option<&LoopForest>) {
+fn print_block(
+    out: &mut String,
+    program: &Program,
+    func: &Function,
+    b: Block,
+    forest: Option<&LoopForest>,
+) {
     let data = func.block(b);
     let preds: Vec<String> = data.preds.iter().map(|p| p.to_string()).collect();
     let mut notes = Vec::new();
@@ -313,12 +399,21 @@ fn print_block(out: &mut String, program: &Program, func: &Function, b: Block, f
             }
         }
     }
-    let notes = if notes.is_empty() { String::new() } else { format!("    ; {}", notes.join("; ")) };
+    let notes = if notes.is_empty() {
+        String::new()
+    } else {
+        format!("    ; {}", notes.join("; "))
+    };
     let _ = writeln!(out, "{b}:{notes}");
     for &v in &data.insts {
         let inst = func.inst(v);
         let text = render_inst(program, func, &inst.kind, inst.ty);
-        let name = inst.origin.var_name.as_deref().map(|n| format!("    ; {n}")).unwrap_or_default();
+        let name = inst
+            .origin
+            .var_name
+            .as_deref()
+            .map(|n| format!("    ; {n}"))
+            .unwrap_or_default();
         if matches!(inst.kind, InstKind::Store { .. }) || is_void_call(program, func, v) {
             let _ = writeln!(out, "  {text}{name}");
         } else {
@@ -329,7 +424,11 @@ fn print_block(out: &mut String, program: &Program, func: &Function, b: Block, f
         Terminator::Return(Some(v)) => format!("return {v}"),
         Terminator::Return(None) => "return".into(),
         Terminator::Jump(t) => format!("goto {t}"),
-        Terminator::Branch { cond, then_block, else_block } => format!("if {cond} then {then_block} else {else_block}"),
+        Terminator::Branch {
+            cond,
+            then_block,
+            else_block,
+        } => format!("if {cond} then {then_block} else {else_block}"),
         Terminator::Unreachable => "unreachable".into(),
     };
     let _ = writeln!(out, "  {term}");
@@ -337,10 +436,16 @@ fn print_block(out: &mut String, program: &Program, func: &Function, b: Block, f
 
 fn is_void_call(program: &Program, func: &Function, v: Value) -> bool {
     let inst = func.inst(v);
-    matches!(inst.kind, InstKind::Call { .. }) && matches!(program.types.get(inst.ty), crate::types::Type::Void)
+    matches!(inst.kind, InstKind::Call { .. })
+        && matches!(program.types.get(inst.ty), crate::types::Type::Void)
 }
 
-fn render_inst(program: &Program, func: &Function, kind: &InstKind, ty: crate::types::TypeId) -> String {
+fn render_inst(
+    program: &Program,
+    func: &Function,
+    kind: &InstKind,
+    ty: crate::types::TypeId,
+) -> String {
     let t = type_name(program, ty);
     match kind {
         InstKind::Param(i) => format!("param {i} : {t}"),
@@ -361,13 +466,30 @@ fn render_inst(program: &Program, func: &Function, kind: &InstKind, ty: crate::t
             format!("{sym} {a} : {t}")
         }
         InstKind::Cast(a) => format!("cast {a} : {t}"),
-        InstKind::Select { cond, then_value, else_value } => format!("select {cond} ? {then_value} : {else_value} : {t}"),
+        InstKind::Select {
+            cond,
+            then_value,
+            else_value,
+        } => format!("select {cond} ? {then_value} : {else_value} : {t}"),
         InstKind::Load { addr } => format!("load {addr} : {t}"),
         InstKind::Store { addr, value } => format!("store {addr}, {value} : {t}"),
-        InstKind::PtrAdd { base, index, scale } => format!("ptr_add {base}, {index} * {scale} : {t}"),
-        InstKind::FieldAddr { base, field, offset } => format!("field_sel {base}, .{field} (+{offset}) : {t}"),
+        InstKind::PtrAdd { base, index, scale } => {
+            format!("ptr_add {base}, {index} * {scale} : {t}")
+        }
+        InstKind::FieldAddr {
+            base,
+            field,
+            offset,
+        } => format!("field_sel {base}, .{field} (+{offset}) : {t}"),
         InstKind::SlotAddr(s) => format!("addr {s} : {t}"),
-        InstKind::GlobalAddr(g) => format!("global {} : {t}", program.globals.get(g.index()).map(|g| g.name.as_str()).unwrap_or("?")),
+        InstKind::GlobalAddr(g) => format!(
+            "global {} : {t}",
+            program
+                .globals
+                .get(g.index())
+                .map(|g| g.name.as_str())
+                .unwrap_or("?")
+        ),
         InstKind::FuncAddr(name) => format!("function {name} : {t}"),
         InstKind::StringAddr(text) => format!("string {text} : {t}"),
         InstKind::Call { callee, args } => {
@@ -386,7 +508,10 @@ fn render_inst(program: &Program, func: &Function, kind: &InstKind, ty: crate::t
 pub fn print_dot(program: &Program, func: &Function, forest: Option<&LoopForest>) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "digraph \"{}\" {{", escape_dot(&func.name));
-    let _ = writeln!(out, "  node [shape=box, fontname=\"monospace\", fontsize=10];");
+    let _ = writeln!(
+        out,
+        "  node [shape=box, fontname=\"monospace\", fontsize=10];"
+    );
     for b in func.blocks() {
         let mut text = String::new();
         print_block(&mut text, program, func, b, forest);
@@ -408,5 +533,7 @@ pub fn print_dot(program: &Program, func: &Function, forest: Option<&LoopForest>
 }
 
 fn escape_dot(text: &str) -> String {
-    text.replace('\\', "\\\\").replace('"', "\\\"").replace('\n', "\\n")
+    text.replace('\\', "\\\\")
+        .replace('"', "\\\"")
+        .replace('\n', "\\n")
 }

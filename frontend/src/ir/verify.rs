@@ -56,12 +56,16 @@ pub fn verify_function(func: &Function) -> Vec<String> {
             if s.index() >= func.blocks.len() {
                 errors.push(format!("{b} jumps to unknown block {s}"));
             } else if !func.block(s).preds.contains(&b) {
-                errors.push(format!("{b} -> {s} is missing from the predecessors of {s}"));
+                errors.push(format!(
+                    "{b} -> {s} is missing from the predecessors of {s}"
+                ));
             }
         }
         for p in &func.block(b).preds {
             if !func.block(*p).terminator.successors().contains(&b) {
-                errors.push(format!("{b} lists predecessor {p} which does not jump to it"));
+                errors.push(format!(
+                    "{b} lists predecessor {p} which does not jump to it"
+                ));
             }
         }
     }
@@ -70,7 +74,9 @@ pub fn verify_function(func: &Function) -> Vec<String> {
     }
     let forest = analyze_loops(func);
     let dominates_use = |def: Value, use_block: super::Block, use_index: Option<usize>| -> bool {
-        let Some((def_block, def_index)) = position[def.index()] else { return false };
+        let Some((def_block, def_index)) = position[def.index()] else {
+            return false;
+        };
         if def_block == use_block {
             return use_index.is_none_or(|u| def_index < u);
         }
@@ -82,7 +88,9 @@ pub fn verify_function(func: &Function) -> Vec<String> {
                 InstKind::Phi(args) => {
                     for (pred, arg) in args {
                         if !dominates_use(*arg, *pred, None) {
-                            errors.push(format!("phi {v}: argument {arg} does not dominate the end of {pred}"));
+                            errors.push(format!(
+                                "phi {v}: argument {arg} does not dominate the end of {pred}"
+                            ));
                         }
                     }
                 }

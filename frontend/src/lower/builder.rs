@@ -120,7 +120,15 @@ impl FunctionBuilder {
 
     pub fn emit(&mut self, kind: InstKind, ty: TypeId, span: Span) -> Value {
         let block = self.current;
-        let value = self.push_inst(kind, ty, block, Origin { span, var_name: None });
+        let value = self.push_inst(
+            kind,
+            ty,
+            block,
+            Origin {
+                span,
+                var_name: None,
+            },
+        );
         self.func.blocks[block.index()].insts.push(value);
         value
     }
@@ -134,7 +142,12 @@ impl FunctionBuilder {
     }
 
     fn push_inst(&mut self, kind: InstKind, ty: TypeId, block: Block, origin: Origin) -> Value {
-        self.func.insts.push(InstData { kind, ty, block, origin });
+        self.func.insts.push(InstData {
+            kind,
+            ty,
+            block,
+            origin,
+        });
         Value(self.func.insts.len() as u32 - 1)
     }
 
@@ -209,7 +222,10 @@ impl FunctionBuilder {
 
     fn new_phi(&mut self, var: VarId, block: Block) -> Value {
         let info = &self.vars[var.0 as usize];
-        let origin = Origin { span: Span::NONE, var_name: info.name.clone() };
+        let origin = Origin {
+            span: Span::NONE,
+            var_name: info.name.clone(),
+        };
         let ty = info.ty;
         let phi = self.push_inst(InstKind::Phi(Vec::new()), ty, block, origin);
         self.insert_at_front(block, phi);
@@ -221,10 +237,17 @@ impl FunctionBuilder {
             let insts = &self.func.blocks[block.index()].insts;
             insts
                 .iter()
-                .position(|v| !matches!(self.func.insts[v.index()].kind, InstKind::Phi(_) | InstKind::Undef))
+                .position(|v| {
+                    !matches!(
+                        self.func.insts[v.index()].kind,
+                        InstKind::Phi(_) | InstKind::Undef
+                    )
+                })
                 .unwrap_or(insts.len())
         };
-        self.func.blocks[block.index()].insts.insert(position, value);
+        self.func.blocks[block.index()]
+            .insts
+            .insert(position, value);
     }
 
     fn add_phi_operands(&mut self, var: VarId, phi: Value) -> Value {
@@ -361,7 +384,9 @@ fn compact(mut func: Function, _void_ty: TypeId) -> Function {
     let old_insts = std::mem::take(&mut func.insts);
     for (i, mut inst) in old_insts.into_iter().enumerate() {
         let Some(new_v) = value_map[i] else { continue };
-        let Some(new_block) = map_block(inst.block) else { continue };
+        let Some(new_block) = map_block(inst.block) else {
+            continue;
+        };
         inst.block = new_block;
         if let InstKind::Phi(args) = &mut inst.kind {
             args.retain(|(b, _)| reachable[b.index()]);
@@ -384,7 +409,11 @@ fn compact(mut func: Function, _void_ty: TypeId) -> Function {
         block.terminator = match block.terminator {
             Terminator::Return(v) => Terminator::Return(v.map(map_value)),
             Terminator::Jump(b) => Terminator::Jump(map_block(b).unwrap_or(b)),
-            Terminator::Branch { cond, then_block, else_block } => Terminator::Branch {
+            Terminator::Branch {
+                cond,
+                then_block,
+                else_block,
+            } => Terminator::Branch {
                 cond: map_value(cond),
                 then_block: map_block(then_block).unwrap_or(then_block),
                 else_block: map_block(else_block).unwrap_or(else_block),

@@ -98,7 +98,9 @@ impl<'a> Lowerer<'a> {
         let mut ty = self.type_name(&o.node.type_name).ok()?;
         let mut offset = 0u64;
         let step = |lowerer: &mut Self, ty: &mut TypeId, name: &str| -> Option<u64> {
-            let Type::Record(r) = lowerer.program.types.get(*ty).clone() else { return None };
+            let Type::Record(r) = lowerer.program.types.get(*ty).clone() else {
+                return None;
+            };
             let found = lowerer.program.types.find_field(r, name)?;
             *ty = found.ty;
             Some(found.offset)
@@ -123,7 +125,9 @@ impl<'a> Lowerer<'a> {
 
 /// Wraps `v` to the width and signedness of an integer type (values of other types pass).
 pub(crate) fn truncate_to(types: &TypeTable, ty: TypeId, v: i128) -> i128 {
-    let Type::Int { rank, signed } = types.get(ty) else { return v };
+    let Type::Int { rank, signed } = types.get(ty) else {
+        return v;
+    };
     if *rank == IntRank::Bool {
         return (v != 0) as i128;
     }
@@ -149,28 +153,45 @@ pub(crate) fn parse_integer(i: &ast::Integer) -> Option<(i128, (IntRank, bool))>
         ast::IntegerBase::Binary => 2,
     };
     let digits: String = i.number.chars().filter(|c| *c != '\'').collect();
-    let digits = if radix == 8 { digits.trim_start_matches('0').to_string() } else { digits };
-    let value = if digits.is_empty() { 0 } else { u128::from_str_radix(&digits, radix).ok()? };
+    let digits = if radix == 8 {
+        digits.trim_start_matches('0').to_string()
+    } else {
+        digits
+    };
+    let value = if digits.is_empty() {
+        0
+    } else {
+        u128::from_str_radix(&digits, radix).ok()?
+    };
     let value = i128::try_from(value).ok()?;
     let decimal = radix == 10;
     let unsigned = i.suffix.unsigned;
     // C99 6.4.4.1: the first type in the list that can represent the value.
     let candidates: &[(IntRank, bool)] = match (i.suffix.size, unsigned, decimal) {
         (ast::IntegerSize::Int, false, true) => &[(IntRank::Int, true), (IntRank::Long, true)],
-        (ast::IntegerSize::Int, false, false) => {
-            &[(IntRank::Int, true), (IntRank::Int, false), (IntRank::Long, true), (IntRank::Long, false)]
-        }
+        (ast::IntegerSize::Int, false, false) => &[
+            (IntRank::Int, true),
+            (IntRank::Int, false),
+            (IntRank::Long, true),
+            (IntRank::Long, false),
+        ],
         (ast::IntegerSize::Int, true, _) => &[(IntRank::Int, false), (IntRank::Long, false)],
         (ast::IntegerSize::Long, false, true) => &[(IntRank::Long, true)],
         (ast::IntegerSize::Long, false, false) => &[(IntRank::Long, true), (IntRank::Long, false)],
         (ast::IntegerSize::Long, true, _) => &[(IntRank::Long, false)],
         (ast::IntegerSize::LongLong, false, true) => &[(IntRank::LongLong, true)],
-        (ast::IntegerSize::LongLong, false, false) => &[(IntRank::LongLong, true), (IntRank::LongLong, false)],
+        (ast::IntegerSize::LongLong, false, false) => {
+            &[(IntRank::LongLong, true), (IntRank::LongLong, false)]
+        }
         (ast::IntegerSize::LongLong, true, _) => &[(IntRank::LongLong, false)],
     };
     for &(rank, signed) in candidates {
         let bits = if rank == IntRank::Int { 32 } else { 64 };
-        let max = if signed { (1i128 << (bits - 1)) - 1 } else { (1i128 << bits) - 1 };
+        let max = if signed {
+            (1i128 << (bits - 1)) - 1
+        } else {
+            (1i128 << bits) - 1
+        };
         if value <= max {
             return Some((value, (rank, signed)));
         }

@@ -31,7 +31,11 @@ pub(crate) struct Declared {
 
 impl<'a> Lowerer<'a> {
     /// The base type and storage class of a declaration specifier list.
-    pub fn base_type(&mut self, specs: &[Node<ast::DeclarationSpecifier>], span: Span) -> LResult<BaseType> {
+    pub fn base_type(
+        &mut self,
+        specs: &[Node<ast::DeclarationSpecifier>],
+        span: Span,
+    ) -> LResult<BaseType> {
         let mut type_specs = Vec::new();
         let mut base = BaseType {
             ty: self.void_ty(),
@@ -62,7 +66,11 @@ impl<'a> Lowerer<'a> {
     }
 
     /// The type of a specifier-qualifier list (struct fields, type names).
-    pub fn base_type_sq(&mut self, specs: &[Node<ast::SpecifierQualifier>], span: Span) -> LResult<(TypeId, bool)> {
+    pub fn base_type_sq(
+        &mut self,
+        specs: &[Node<ast::SpecifierQualifier>],
+        span: Span,
+    ) -> LResult<(TypeId, bool)> {
         let mut type_specs = Vec::new();
         let mut is_const = false;
         for spec in specs {
@@ -79,7 +87,11 @@ impl<'a> Lowerer<'a> {
         Ok((self.type_from_specifiers(&type_specs, span)?, is_const))
     }
 
-    fn type_from_specifiers(&mut self, specs: &[&Node<ast::TypeSpecifier>], span: Span) -> LResult<TypeId> {
+    fn type_from_specifiers(
+        &mut self,
+        specs: &[&Node<ast::TypeSpecifier>],
+        span: Span,
+    ) -> LResult<TypeId> {
         let (mut void, mut char, mut short, mut int, mut long) = (false, false, false, false, 0u32);
         let (mut float, mut double, mut signed, mut unsigned, mut bool_, mut complex) =
             (false, false, false, false, false, false);
@@ -167,7 +179,10 @@ impl<'a> Lowerer<'a> {
             } else {
                 return err(span, "declaration without a type (implicit int is not C99)");
             };
-            types.intern(Type::Int { rank, signed: !unsigned })
+            types.intern(Type::Int {
+                rank,
+                signed: !unsigned,
+            })
         };
         Ok(ty)
     }
@@ -197,7 +212,9 @@ impl<'a> Lowerer<'a> {
         if let Some(decls) = &st.node.declarations {
             let mut members = Vec::new();
             for decl in decls {
-                let ast::StructDeclaration::Field(field) = &decl.node else { continue };
+                let ast::StructDeclaration::Field(field) = &decl.node else {
+                    continue;
+                };
                 let (base, _) = self.base_type_sq(&field.node.specifiers, field.span.into())?;
                 if field.node.declarators.is_empty() {
                     // Anonymous struct/union member (C11).
@@ -243,7 +260,8 @@ impl<'a> Lowerer<'a> {
             };
             min = min.min(value);
             max = max.max(value);
-            self.scopes.bind(&e.node.identifier.node.name, Binding::EnumConst(value));
+            self.scopes
+                .bind(&e.node.identifier.node.name, Binding::EnumConst(value));
             next = value.wrapping_add(1);
         }
         let types = &mut self.program.types;
@@ -297,7 +315,8 @@ impl<'a> Lowerer<'a> {
                 }
                 ast::DerivedDeclarator::Function(f) => {
                     let mut param_types = Vec::new();
-                    let is_void_list = f.node.parameters.len() == 1 && self.is_void_param(&f.node.parameters[0])?;
+                    let is_void_list = f.node.parameters.len() == 1
+                        && self.is_void_param(&f.node.parameters[0])?;
                     if !is_void_list {
                         for p in &f.node.parameters {
                             let pty = self.parameter_type(p)?;
@@ -308,13 +327,21 @@ impl<'a> Lowerer<'a> {
                         params = Some(f.node.parameters.clone());
                     }
                     let variadic = matches!(f.node.ellipsis, ast::Ellipsis::Some);
-                    ty = self.program.types.intern(Type::Function { ret: ty, params: param_types, variadic });
+                    ty = self.program.types.intern(Type::Function {
+                        ret: ty,
+                        params: param_types,
+                        variadic,
+                    });
                 }
                 ast::DerivedDeclarator::KRFunction(_) => {
                     if position == 0 {
                         params = Some(Vec::new());
                     }
-                    ty = self.program.types.intern(Type::Function { ret: ty, params: Vec::new(), variadic: true });
+                    ty = self.program.types.intern(Type::Function {
+                        ret: ty,
+                        params: Vec::new(),
+                        variadic: true,
+                    });
                 }
                 ast::DerivedDeclarator::Block(_) => {
                     return err(derived.span, "Apple block pointers are not supported");
@@ -323,7 +350,13 @@ impl<'a> Lowerer<'a> {
             }
         }
         match &d.node.kind.node {
-            ast::DeclaratorKind::Abstract => Ok(Declared { name: None, name_span: d.span.into(), ty, params, restrict }),
+            ast::DeclaratorKind::Abstract => Ok(Declared {
+                name: None,
+                name_span: d.span.into(),
+                ty,
+                params,
+                restrict,
+            }),
             ast::DeclaratorKind::Identifier(id) => Ok(Declared {
                 name: Some(id.node.name.clone()),
                 name_span: id.span.into(),
@@ -342,7 +375,11 @@ impl<'a> Lowerer<'a> {
     }
 
     pub fn pointer_type(&mut self, pointee: TypeId, pointee_const: bool, restrict: bool) -> TypeId {
-        self.program.types.intern(Type::Pointer { pointee, pointee_const, restrict })
+        self.program.types.intern(Type::Pointer {
+            pointee,
+            pointee_const,
+            restrict,
+        })
     }
 
     fn array_len(&mut self, size: &ast::ArraySize) -> LResult<ArrayLen> {
@@ -366,7 +403,11 @@ impl<'a> Lowerer<'a> {
     }
 
     fn is_void_param(&mut self, p: &Node<ast::ParameterDeclaration>) -> LResult<bool> {
-        if p.node.declarator.as_ref().is_some_and(|d| !d.node.derived.is_empty()) {
+        if p.node
+            .declarator
+            .as_ref()
+            .is_some_and(|d| !d.node.derived.is_empty())
+        {
             return Ok(false);
         }
         let base = self.base_type(&p.node.specifiers, p.span.into())?;
@@ -395,12 +436,22 @@ impl<'a> Lowerer<'a> {
                     // adjustment; its size expression is never evaluated.
                     self.pending_vla.retain(|(t, _)| *t != tag);
                 }
-                self.program.types.intern(Type::Pointer { pointee: elem, pointee_const: is_const, restrict })
+                self.program.types.intern(Type::Pointer {
+                    pointee: elem,
+                    pointee_const: is_const,
+                    restrict,
+                })
             }
             Type::Function { .. } => self.pointer_type(ty, false, false),
-            Type::Pointer { pointee, restrict: r, .. } => {
-                self.program.types.intern(Type::Pointer { pointee, pointee_const: is_const, restrict: r || restrict })
-            }
+            Type::Pointer {
+                pointee,
+                restrict: r,
+                ..
+            } => self.program.types.intern(Type::Pointer {
+                pointee,
+                pointee_const: is_const,
+                restrict: r || restrict,
+            }),
             _ => ty,
         }
     }
@@ -412,15 +463,25 @@ impl<'a> Lowerer<'a> {
         for init in &decl.node.declarators {
             let declared = self.declarator(base.ty, &init.node.declarator)?;
             self.pending_vla.clear();
-            let Some(name) = declared.name.clone() else { continue };
+            let Some(name) = declared.name.clone() else {
+                continue;
+            };
             if base.is_typedef {
                 self.program.types.name_anonymous_record(declared.ty, &name);
                 self.scopes.bind(&name, Binding::Typedef(declared.ty));
                 continue;
             }
             if matches!(self.program.types.get(declared.ty), Type::Function { .. }) {
-                if !matches!(self.scopes.lookup(&name), Some(Binding::Function { .. })) || !self.defined.contains(&name) {
-                    self.scopes.bind(&name, Binding::Function { name: name.clone(), ty: declared.ty });
+                if !matches!(self.scopes.lookup(&name), Some(Binding::Function { .. }))
+                    || !self.defined.contains(&name)
+                {
+                    self.scopes.bind(
+                        &name,
+                        Binding::Function {
+                            name: name.clone(),
+                            ty: declared.ty,
+                        },
+                    );
                 }
                 continue;
             }
@@ -434,7 +495,8 @@ impl<'a> Lowerer<'a> {
                 if !base.is_extern {
                     global.is_extern = false;
                 }
-                self.scopes.bind(&name, Binding::Global { id, ty: global.ty });
+                self.scopes
+                    .bind(&name, Binding::Global { id, ty: global.ty });
                 continue;
             }
             let ty = self.complete_array_from_init(declared.ty, init.node.initializer.as_ref());
@@ -453,8 +515,16 @@ impl<'a> Lowerer<'a> {
     }
 
     /// `int a[] = {1, 2, 3}` and `char s[] = "abc"` take their length from the initializer.
-    pub fn complete_array_from_init(&mut self, ty: TypeId, init: Option<&Node<ast::Initializer>>) -> TypeId {
-        let Type::Array { elem, len: ArrayLen::Incomplete } = self.program.types.get(ty).clone() else {
+    pub fn complete_array_from_init(
+        &mut self,
+        ty: TypeId,
+        init: Option<&Node<ast::Initializer>>,
+    ) -> TypeId {
+        let Type::Array {
+            elem,
+            len: ArrayLen::Incomplete,
+        } = self.program.types.get(ty).clone()
+        else {
             return ty;
         };
         let len = match init.map(|i| &i.node) {
@@ -489,7 +559,13 @@ impl<'a> Lowerer<'a> {
         let declared = self.declarator(base.ty, &def.node.declarator)?;
         self.pending_vla.clear();
         if let Some(name) = declared.name {
-            self.scopes.bind_global(&name, Binding::Function { name: name.clone(), ty: declared.ty });
+            self.scopes.bind_global(
+                &name,
+                Binding::Function {
+                    name: name.clone(),
+                    ty: declared.ty,
+                },
+            );
         }
         Ok(())
     }
@@ -503,9 +579,18 @@ impl<'a> Lowerer<'a> {
         };
         self.in_function = Some(name.clone());
         let Type::Function { ret, .. } = self.program.types.get(declared.ty).clone() else {
-            return err(def.node.declarator.span, format!("`{name}` is defined like a function but its type is not a function type"));
+            return err(
+                def.node.declarator.span,
+                format!("`{name}` is defined like a function but its type is not a function type"),
+            );
         };
-        self.scopes.bind_global(&name, Binding::Function { name: name.clone(), ty: declared.ty });
+        self.scopes.bind_global(
+            &name,
+            Binding::Function {
+                name: name.clone(),
+                ty: declared.ty,
+            },
+        );
         self.defined.insert(name.clone());
 
         self.address_taken = super::stmt::address_taken_names(&def.node.statement);
@@ -551,7 +636,11 @@ impl<'a> Lowerer<'a> {
             // Falling off the end: `main` returns 0 (C99 5.1.2.2.3), others return nothing.
             let value = if name == "main" {
                 let int = self.program.types.int();
-                Some(self.fb.emit(InstKind::Const(crate::ir::Constant::Int(0)), int, Span::NONE))
+                Some(self.fb.emit(
+                    InstKind::Const(crate::ir::Constant::Int(0)),
+                    int,
+                    Span::NONE,
+                ))
             } else {
                 None
             };
@@ -574,7 +663,13 @@ impl<'a> Lowerer<'a> {
         let declared_name = p.node.declarator.as_ref().and_then(|d| declarator_name(d));
         let span: Span = p.span.into();
         let value = self.fb.emit(InstKind::Param(index), ty, span);
-        let mut param = Param { name: declared_name.clone(), ty, value, slot: None, vla_dims: Vec::new() };
+        let mut param = Param {
+            name: declared_name.clone(),
+            ty,
+            value,
+            slot: None,
+            vla_dims: Vec::new(),
+        };
         if let Some(name) = &declared_name {
             self.fb.name_value(value, name);
             if self.address_taken.contains(name) {
@@ -582,11 +677,23 @@ impl<'a> Lowerer<'a> {
                 let addr = self.slot_addr(slot, ty, span);
                 self.fb.emit(InstKind::Store { addr, value }, ty, span);
                 param.slot = Some(slot);
-                self.scopes.bind(name, Binding::Local { storage: LocalStorage::Slot(slot), ty });
+                self.scopes.bind(
+                    name,
+                    Binding::Local {
+                        storage: LocalStorage::Slot(slot),
+                        ty,
+                    },
+                );
             } else {
                 let var = self.fb.new_var(Some(name.clone()), ty);
                 self.fb.def_var(var, value);
-                self.scopes.bind(name, Binding::Local { storage: LocalStorage::Ssa(var), ty });
+                self.scopes.bind(
+                    name,
+                    Binding::Local {
+                        storage: LocalStorage::Ssa(var),
+                        ty,
+                    },
+                );
             }
         }
         self.fb.func.params.push(param);
@@ -625,8 +732,19 @@ impl<'a> Lowerer<'a> {
         Ok(())
     }
 
-    pub fn new_slot(&mut self, name: &str, ty: TypeId, vla_size: Option<crate::ir::Value>, span: Span) -> crate::ir::Slot {
-        self.fb.func.slots.push(SlotData { name: name.to_string(), ty, vla_size, span });
+    pub fn new_slot(
+        &mut self,
+        name: &str,
+        ty: TypeId,
+        vla_size: Option<crate::ir::Value>,
+        span: Span,
+    ) -> crate::ir::Slot {
+        self.fb.func.slots.push(SlotData {
+            name: name.to_string(),
+            ty,
+            vla_size,
+            span,
+        });
         crate::ir::Slot(self.fb.func.slots.len() as u32 - 1)
     }
 
@@ -657,7 +775,13 @@ impl<'a> Lowerer<'a> {
                 continue;
             }
             if matches!(self.program.types.get(declared.ty), Type::Function { .. }) {
-                self.scopes.bind(&name, Binding::Function { name: name.clone(), ty: declared.ty });
+                self.scopes.bind(
+                    &name,
+                    Binding::Function {
+                        name: name.clone(),
+                        ty: declared.ty,
+                    },
+                );
                 continue;
             }
             let ty = self.complete_array_from_init(declared.ty, init.node.initializer.as_ref());
@@ -703,14 +827,26 @@ impl<'a> Lowerer<'a> {
                     None => Some(self.runtime_size_of(ty, span)?),
                 };
                 let slot = self.new_slot(&name, ty, vla_size, span);
-                self.scopes.bind(&name, Binding::Local { storage: LocalStorage::Slot(slot), ty });
+                self.scopes.bind(
+                    &name,
+                    Binding::Local {
+                        storage: LocalStorage::Slot(slot),
+                        ty,
+                    },
+                );
                 if let Some(initializer) = &init.node.initializer {
                     let addr = self.slot_addr(slot, ty, span);
                     self.initialize_memory(addr, ty, initializer, true)?;
                 }
             } else {
                 let var = self.fb.new_var(Some(name.clone()), ty);
-                self.scopes.bind(&name, Binding::Local { storage: LocalStorage::Ssa(var), ty });
+                self.scopes.bind(
+                    &name,
+                    Binding::Local {
+                        storage: LocalStorage::Ssa(var),
+                        ty,
+                    },
+                );
                 match &init.node.initializer {
                     Some(initializer) => {
                         let value = match &initializer.node {
@@ -718,7 +854,12 @@ impl<'a> Lowerer<'a> {
                             ast::Initializer::List(items) => match items.first() {
                                 Some(item) => match &item.node.initializer.node {
                                     ast::Initializer::Expression(e) => self.rvalue(e)?,
-                                    _ => return err(item.span, "nested braces around a scalar initializer"),
+                                    _ => {
+                                        return err(
+                                            item.span,
+                                            "nested braces around a scalar initializer",
+                                        )
+                                    }
                                 },
                                 None => self.int_const(0, initializer.span.into()),
                             },
@@ -768,7 +909,10 @@ pub(crate) fn string_literal_len(parts: &[String]) -> u64 {
 fn unescaped_len(literal: &str) -> u64 {
     // lang-c keeps the quotes and any prefix (`"abc"`, `L"abc"`).
     let inner = literal.trim_start_matches(['L', 'u', 'U', '8']);
-    let inner = inner.strip_prefix('"').and_then(|s| s.strip_suffix('"')).unwrap_or(inner);
+    let inner = inner
+        .strip_prefix('"')
+        .and_then(|s| s.strip_suffix('"'))
+        .unwrap_or(inner);
     let bytes = inner.as_bytes();
     let mut len = 0u64;
     let mut i = 0;

@@ -4,7 +4,9 @@
 use super::builder::VarId;
 use super::consteval::{parse_char, parse_float, parse_integer, truncate_to};
 use super::{err, Binding, LResult, LocalStorage, Lowerer};
-use crate::ir::{BinOp, Block, Callee, Constant, IfRegion, InstKind, Span, Terminator, UnOp, Value};
+use crate::ir::{
+    BinOp, Block, Callee, Constant, IfRegion, InstKind, Span, Terminator, UnOp, Value,
+};
 use crate::types::{ArrayLen, FloatKind, IntRank, Type, TypeId};
 use lang_c::ast;
 use lang_c::span::Node;
@@ -33,7 +35,10 @@ pub(crate) struct Place {
 enum Stride {
     Bytes(u64),
     /// A VLA row: `count` elements of `elem_bytes` each, `count` known at run time.
-    Dynamic { count: Value, elem_bytes: u64 },
+    Dynamic {
+        count: Value,
+        elem_bytes: u64,
+    },
 }
 
 impl<'a> Lowerer<'a> {
@@ -77,7 +82,9 @@ impl<'a> Lowerer<'a> {
 
     fn binding_type(&self, name: &str) -> Option<TypeId> {
         match self.scopes.lookup(name)? {
-            Binding::Local { ty, .. } | Binding::Global { ty, .. } | Binding::Function { ty, .. } => Some(*ty),
+            Binding::Local { ty, .. }
+            | Binding::Global { ty, .. }
+            | Binding::Function { ty, .. } => Some(*ty),
             _ => None,
         }
     }
@@ -95,15 +102,29 @@ impl<'a> Lowerer<'a> {
                 let b = types.pointee(to).and_then(|p| types.size_of(p));
                 a == b
             }
-            (Type::Int { rank: ra, signed: sa }, Type::Int { rank: rb, signed: sb }) => {
-                types.size_of(op.ty) == types.size_of(to) && sa == sb && (*ra != IntRank::Bool && *rb != IntRank::Bool)
+            (
+                Type::Int {
+                    rank: ra,
+                    signed: sa,
+                },
+                Type::Int {
+                    rank: rb,
+                    signed: sb,
+                },
+            ) => {
+                types.size_of(op.ty) == types.size_of(to)
+                    && sa == sb
+                    && (*ra != IntRank::Bool && *rb != IntRank::Bool)
             }
             (Type::Record(a), Type::Record(b)) => a == b,
             (Type::Array { .. }, _) | (Type::Function { .. }, _) => true,
             _ => false,
         };
         if same_repr {
-            return Operand { value: op.value, ty: to };
+            return Operand {
+                value: op.value,
+                ty: to,
+            };
         }
         if let (Some(c), true) = (self.fb.func.const_int(op.value), types.is_integer(to)) {
             let v = truncate_to(types, to, c);
@@ -131,7 +152,10 @@ impl<'a> Lowerer<'a> {
                         let place = self.lvalue(e)?;
                         Ok(self.load(place, span))
                     }
-                    None if name == "__func__" || name == "__FUNCTION__" || name == "__PRETTY_FUNCTION__" => {
+                    None if name == "__func__"
+                        || name == "__FUNCTION__"
+                        || name == "__PRETTY_FUNCTION__" =>
+                    {
                         let char_ty = self.program.types.char();
                         let ptr = self.pointer_type(char_ty, true, false);
                         let text = self.in_function.clone().unwrap_or_default();
@@ -145,7 +169,9 @@ impl<'a> Lowerer<'a> {
             E::StringLiteral(s) => {
                 let char_ty = self.program.types.char();
                 let ptr = self.pointer_type(char_ty, false, false);
-                let value = self.fb.emit(InstKind::StringAddr(s.node.join("")), ptr, span);
+                let value = self
+                    .fb
+                    .emit(InstKind::StringAddr(s.node.join("")), ptr, span);
                 Ok(Operand { value, ty: ptr })
             }
             E::Member(_) | E::CompoundLiteral(_) => {
@@ -165,7 +191,10 @@ impl<'a> Lowerer<'a> {
                     _ => return err(span, "this offsetof/alignof is not a constant"),
                 };
                 let size = self.runtime_size_of(ty, span)?;
-                Ok(Operand { value: size, ty: ulong })
+                Ok(Operand {
+                    value: size,
+                    ty: ulong,
+                })
             }
             E::UnaryOperator(u) => self.unary(u, span),
             E::Cast(c) => {
@@ -173,7 +202,10 @@ impl<'a> Lowerer<'a> {
                 self.evaluate_pending_vla()?;
                 let op = self.rvalue(&c.node.expression)?;
                 if matches!(self.program.types.get(ty), Type::Void) {
-                    return Ok(Operand { value: op.value, ty });
+                    return Ok(Operand {
+                        value: op.value,
+                        ty,
+                    });
                 }
                 let same = op.ty == ty;
                 let converted = self.convert(op, ty, span);
@@ -200,7 +232,10 @@ impl<'a> Lowerer<'a> {
                 let ty = self.type_name(&va.node.type_name)?;
                 let list = self.rvalue(&va.node.va_list)?;
                 let value = self.fb.emit(
-                    InstKind::Call { callee: Callee::Direct("__builtin_va_arg".into()), args: vec![list.value] },
+                    InstKind::Call {
+                        callee: Callee::Direct("__builtin_va_arg".into()),
+                        args: vec![list.value],
+                    },
                     ty,
                     span,
                 );
@@ -272,7 +307,10 @@ impl<'a> Lowerer<'a> {
         match place.kind {
             PlaceKind::Ssa(var) => {
                 let value = self.fb.use_var(var);
-                Operand { value, ty: place.ty }
+                Operand {
+                    value,
+                    ty: place.ty,
+                }
             }
             PlaceKind::Mem(addr) => match self.program.types.get(place.ty).clone() {
                 Type::Array { elem, .. } => {
@@ -285,7 +323,10 @@ impl<'a> Lowerer<'a> {
                 }
                 _ => {
                     let value = self.fb.emit(InstKind::Load { addr }, place.ty, span);
-                    Operand { value, ty: place.ty }
+                    Operand {
+                        value,
+                        ty: place.ty,
+                    }
                 }
             },
         }
@@ -296,7 +337,14 @@ impl<'a> Lowerer<'a> {
         match place.kind {
             PlaceKind::Ssa(var) => self.fb.def_var(var, op.value),
             PlaceKind::Mem(addr) => {
-                self.fb.emit(InstKind::Store { addr, value: op.value }, place.ty, span);
+                self.fb.emit(
+                    InstKind::Store {
+                        addr,
+                        value: op.value,
+                    },
+                    place.ty,
+                    span,
+                );
             }
         }
         op
@@ -308,42 +356,78 @@ impl<'a> Lowerer<'a> {
         let span: Span = e.span.into();
         match &e.node {
             E::Identifier(id) => match self.scopes.lookup(&id.node.name).cloned() {
-                Some(Binding::Local { storage: LocalStorage::Ssa(var), ty }) => Ok(Place { kind: PlaceKind::Ssa(var), ty }),
-                Some(Binding::Local { storage: LocalStorage::Slot(slot), ty }) => {
+                Some(Binding::Local {
+                    storage: LocalStorage::Ssa(var),
+                    ty,
+                }) => Ok(Place {
+                    kind: PlaceKind::Ssa(var),
+                    ty,
+                }),
+                Some(Binding::Local {
+                    storage: LocalStorage::Slot(slot),
+                    ty,
+                }) => {
                     let addr = self.slot_addr(slot, ty, span);
-                    Ok(Place { kind: PlaceKind::Mem(addr), ty })
+                    Ok(Place {
+                        kind: PlaceKind::Mem(addr),
+                        ty,
+                    })
                 }
                 Some(Binding::Global { id: g, ty }) => {
                     let ptr = self.pointer_type(ty, false, false);
                     let addr = self.fb.emit(InstKind::GlobalAddr(g), ptr, span);
                     let name = self.program.globals[g.index()].name.clone();
                     self.fb.name_value(addr, &format!("&{name}"));
-                    Ok(Place { kind: PlaceKind::Mem(addr), ty })
+                    Ok(Place {
+                        kind: PlaceKind::Mem(addr),
+                        ty,
+                    })
                 }
                 Some(Binding::Function { name, ty }) => {
                     let ptr = self.pointer_type(ty, false, false);
                     let addr = self.fb.emit(InstKind::FuncAddr(name), ptr, span);
-                    Ok(Place { kind: PlaceKind::Mem(addr), ty })
+                    Ok(Place {
+                        kind: PlaceKind::Mem(addr),
+                        ty,
+                    })
                 }
                 Some(_) => err(span, format!("`{}` is not an object", id.node.name)),
-                None => err(span, format!("use of undeclared identifier `{}`", id.node.name)),
+                None => err(
+                    span,
+                    format!("use of undeclared identifier `{}`", id.node.name),
+                ),
             },
-            E::UnaryOperator(u) if matches!(u.node.operator.node, ast::UnaryOperator::Indirection) => {
+            E::UnaryOperator(u)
+                if matches!(u.node.operator.node, ast::UnaryOperator::Indirection) =>
+            {
                 let ptr = self.rvalue(&u.node.operand)?;
                 match self.program.types.get(ptr.ty).clone() {
-                    Type::Pointer { pointee, .. } => Ok(Place { kind: PlaceKind::Mem(ptr.value), ty: pointee }),
+                    Type::Pointer { pointee, .. } => Ok(Place {
+                        kind: PlaceKind::Mem(ptr.value),
+                        ty: pointee,
+                    }),
                     _ => err(span, "dereference of a value that is not a pointer"),
                 }
             }
             E::BinaryOperator(b) if matches!(b.node.operator.node, ast::BinaryOperator::Index) => {
                 let lhs = self.rvalue(&b.node.lhs)?;
                 let rhs = self.rvalue(&b.node.rhs)?;
-                let (ptr, index) = if self.program.types.is_pointer(lhs.ty) { (lhs, rhs) } else { (rhs, lhs) };
+                let (ptr, index) = if self.program.types.is_pointer(lhs.ty) {
+                    (lhs, rhs)
+                } else {
+                    (rhs, lhs)
+                };
                 let Some(pointee) = self.program.types.pointee(ptr.ty) else {
-                    return err(span, "subscript of a value that is neither array nor pointer");
+                    return err(
+                        span,
+                        "subscript of a value that is neither array nor pointer",
+                    );
                 };
                 let addr = self.pointer_offset(ptr, index, false, span)?;
-                Ok(Place { kind: PlaceKind::Mem(addr.value), ty: pointee })
+                Ok(Place {
+                    kind: PlaceKind::Mem(addr.value),
+                    ty: pointee,
+                })
             }
             E::Member(m) => {
                 let (base_addr, record_ty) = match m.node.operator.node {
@@ -351,7 +435,9 @@ impl<'a> Lowerer<'a> {
                         let base = self.lvalue(&m.node.expression)?;
                         match base.kind {
                             PlaceKind::Mem(addr) => (addr, base.ty),
-                            PlaceKind::Ssa(_) => return err(span, "member of a value that is not in memory"),
+                            PlaceKind::Ssa(_) => {
+                                return err(span, "member of a value that is not in memory")
+                            }
                         }
                     }
                     ast::MemberOperator::Indirect => {
@@ -363,7 +449,13 @@ impl<'a> Lowerer<'a> {
                     }
                 };
                 let Type::Record(record) = self.program.types.get(record_ty).clone() else {
-                    return err(span, format!("member `{}` of a value that is not a struct or union", m.node.identifier.node.name));
+                    return err(
+                        span,
+                        format!(
+                            "member `{}` of a value that is not a struct or union",
+                            m.node.identifier.node.name
+                        ),
+                    );
                 };
                 let name = &m.node.identifier.node.name;
                 let Some(field) = self.program.types.find_field(record, name) else {
@@ -371,28 +463,46 @@ impl<'a> Lowerer<'a> {
                 };
                 let ptr = self.pointer_type(field.ty, false, false);
                 let addr = self.fb.emit(
-                    InstKind::FieldAddr { base: base_addr, field: name.clone(), offset: field.offset },
+                    InstKind::FieldAddr {
+                        base: base_addr,
+                        field: name.clone(),
+                        offset: field.offset,
+                    },
                     ptr,
                     span,
                 );
-                Ok(Place { kind: PlaceKind::Mem(addr), ty: field.ty })
+                Ok(Place {
+                    kind: PlaceKind::Mem(addr),
+                    ty: field.ty,
+                })
             }
             E::CompoundLiteral(c) => {
                 let ty = self.type_name(&c.node.type_name)?;
-                let init = Node::new(ast::Initializer::List(c.node.initializer_list.clone()), e.span);
+                let init = Node::new(
+                    ast::Initializer::List(c.node.initializer_list.clone()),
+                    e.span,
+                );
                 let ty = self.complete_array_from_init(ty, Some(&init));
                 let slot = self.new_slot("compound literal", ty, None, span);
                 let addr = self.slot_addr(slot, ty, span);
                 self.initialize_memory(addr, ty, &init, true)?;
-                Ok(Place { kind: PlaceKind::Mem(addr), ty })
+                Ok(Place {
+                    kind: PlaceKind::Mem(addr),
+                    ty,
+                })
             }
             E::StringLiteral(s) => {
                 let char_ty = self.program.types.char();
                 let len = super::decl::string_literal_len(&s.node) + 1;
                 let ty = self.program.types.array_of(char_ty, ArrayLen::Fixed(len));
                 let ptr = self.pointer_type(char_ty, false, false);
-                let value = self.fb.emit(InstKind::StringAddr(s.node.join("")), ptr, span);
-                Ok(Place { kind: PlaceKind::Mem(value), ty })
+                let value = self
+                    .fb
+                    .emit(InstKind::StringAddr(s.node.join("")), ptr, span);
+                Ok(Place {
+                    kind: PlaceKind::Mem(value),
+                    ty,
+                })
             }
             E::Statement(_) | E::Call(_) | E::Conditional(_) | E::Comma(_) | E::Cast(_) => {
                 // GNU and C allow member access on struct rvalues (`f().x`): spill to a slot.
@@ -400,8 +510,18 @@ impl<'a> Lowerer<'a> {
                 if matches!(self.program.types.get(op.ty), Type::Record(_)) {
                     let slot = self.new_slot("temporary", op.ty, None, span);
                     let addr = self.slot_addr(slot, op.ty, span);
-                    self.fb.emit(InstKind::Store { addr, value: op.value }, op.ty, span);
-                    return Ok(Place { kind: PlaceKind::Mem(addr), ty: op.ty });
+                    self.fb.emit(
+                        InstKind::Store {
+                            addr,
+                            value: op.value,
+                        },
+                        op.ty,
+                        span,
+                    );
+                    return Ok(Place {
+                        kind: PlaceKind::Mem(addr),
+                        ty: op.ty,
+                    });
                 }
                 err(span, "expression is not assignable")
             }
@@ -414,21 +534,38 @@ impl<'a> Lowerer<'a> {
             return Ok(Stride::Bytes(size));
         }
         match self.program.types.get(pointee).clone() {
-            Type::Array { elem, len: ArrayLen::Variable(tag) } => {
+            Type::Array {
+                elem,
+                len: ArrayLen::Variable(tag),
+            } => {
                 let Some(&count) = self.vla_lengths.get(&tag) else {
                     return err(span, "length of a variable-length array is not known here");
                 };
                 match self.stride(elem, span)? {
                     Stride::Bytes(elem_bytes) => Ok(Stride::Dynamic { count, elem_bytes }),
-                    Stride::Dynamic { count: inner, elem_bytes } => {
+                    Stride::Dynamic {
+                        count: inner,
+                        elem_bytes,
+                    } => {
                         let long = self.program.types.long();
-                        let product = self.fb.emit(InstKind::Binary(BinOp::Mul, count, inner), long, span);
-                        Ok(Stride::Dynamic { count: product, elem_bytes })
+                        let product =
+                            self.fb
+                                .emit(InstKind::Binary(BinOp::Mul, count, inner), long, span);
+                        Ok(Stride::Dynamic {
+                            count: product,
+                            elem_bytes,
+                        })
                     }
                 }
             }
             Type::Function { .. } | Type::Void => Ok(Stride::Bytes(1)),
-            _ => err(span, format!("arithmetic on a pointer to incomplete type `{}`", self.program.types.display(pointee))),
+            _ => err(
+                span,
+                format!(
+                    "arithmetic on a pointer to incomplete type `{}`",
+                    self.program.types.display(pointee)
+                ),
+            ),
         }
     }
 
@@ -438,18 +575,36 @@ impl<'a> Lowerer<'a> {
         if let Some(size) = self.program.types.size_of(ty) {
             return Ok(self.const_of(i128::from(size), ulong, span).value);
         }
-        let Type::Array { elem, len: ArrayLen::Variable(tag) } = self.program.types.get(ty).clone() else {
-            return err(span, format!("size of incomplete type `{}`", self.program.types.display(ty)));
+        let Type::Array {
+            elem,
+            len: ArrayLen::Variable(tag),
+        } = self.program.types.get(ty).clone()
+        else {
+            return err(
+                span,
+                format!(
+                    "size of incomplete type `{}`",
+                    self.program.types.display(ty)
+                ),
+            );
         };
         let Some(&count) = self.vla_lengths.get(&tag) else {
             return err(span, "length of a variable-length array is not known here");
         };
         let elem_size = self.runtime_size_of(elem, span)?;
-        Ok(self.fb.emit(InstKind::Binary(BinOp::Mul, count, elem_size), ulong, span))
+        Ok(self
+            .fb
+            .emit(InstKind::Binary(BinOp::Mul, count, elem_size), ulong, span))
     }
 
     /// `ptr + index` (or `ptr - index`) in bytes: the thesis' `ptr_add`.
-    fn pointer_offset(&mut self, ptr: Operand, index: Operand, negate: bool, span: Span) -> LResult<Operand> {
+    fn pointer_offset(
+        &mut self,
+        ptr: Operand,
+        index: Operand,
+        negate: bool,
+        span: Span,
+    ) -> LResult<Operand> {
         let Some(pointee) = self.program.types.pointee(ptr.ty) else {
             return err(span, "pointer arithmetic on a value that is not a pointer");
         };
@@ -459,17 +614,29 @@ impl<'a> Lowerer<'a> {
         let long = self.program.types.long();
         let mut index = self.convert(index, long, span);
         if negate {
-            let value = self.fb.emit(InstKind::Unary(UnOp::Neg, index.value), long, span);
+            let value = self
+                .fb
+                .emit(InstKind::Unary(UnOp::Neg, index.value), long, span);
             index = Operand { value, ty: long };
         }
         let (index, scale) = match self.stride(pointee, span)? {
             Stride::Bytes(scale) => (index.value, scale),
             Stride::Dynamic { count, elem_bytes } => {
-                let scaled = self.fb.emit(InstKind::Binary(BinOp::Mul, index.value, count), long, span);
+                let scaled =
+                    self.fb
+                        .emit(InstKind::Binary(BinOp::Mul, index.value, count), long, span);
                 (scaled, elem_bytes)
             }
         };
-        let value = self.fb.emit(InstKind::PtrAdd { base: ptr.value, index, scale }, ptr.ty, span);
+        let value = self.fb.emit(
+            InstKind::PtrAdd {
+                base: ptr.value,
+                index,
+                scale,
+            },
+            ptr.ty,
+            span,
+        );
         Ok(Operand { value, ty: ptr.ty })
     }
 
@@ -479,7 +646,9 @@ impl<'a> Lowerer<'a> {
         match u.node.operator.node {
             U::Address => {
                 if let ast::Expression::Identifier(id) = &operand.node {
-                    if let Some(Binding::Function { name, ty }) = self.scopes.lookup(&id.node.name).cloned() {
+                    if let Some(Binding::Function { name, ty }) =
+                        self.scopes.lookup(&id.node.name).cloned()
+                    {
                         let ptr = self.pointer_type(ty, false, false);
                         let value = self.fb.emit(InstKind::FuncAddr(name), ptr, span);
                         return Ok(Operand { value, ty: ptr });
@@ -495,7 +664,10 @@ impl<'a> Lowerer<'a> {
                 }
             }
             U::Indirection => {
-                let place = self.lvalue(&Node::new(ast::Expression::UnaryOperator(Box::new(u.clone())), u.span))?;
+                let place = self.lvalue(&Node::new(
+                    ast::Expression::UnaryOperator(Box::new(u.clone())),
+                    u.span,
+                ))?;
                 if matches!(self.program.types.get(place.ty), Type::Function { .. }) {
                     // `(*fp)(x)`: dereferencing a function pointer yields the function.
                     if let PlaceKind::Mem(addr) = place.kind {
@@ -517,9 +689,17 @@ impl<'a> Lowerer<'a> {
                 }
                 let ty = self.program.types.promote(op.ty);
                 let op = self.convert(op, ty, span);
-                let un = if matches!(u.node.operator.node, U::Minus) { UnOp::Neg } else { UnOp::BitNot };
+                let un = if matches!(u.node.operator.node, U::Minus) {
+                    UnOp::Neg
+                } else {
+                    UnOp::BitNot
+                };
                 if let Some(c) = self.fb.func.const_int(op.value) {
-                    let v = if un == UnOp::Neg { c.wrapping_neg() } else { !c };
+                    let v = if un == UnOp::Neg {
+                        c.wrapping_neg()
+                    } else {
+                        !c
+                    };
                     let v = truncate_to(&self.program.types, ty, v);
                     return Ok(self.const_of(v, ty, span));
                 }
@@ -529,7 +709,9 @@ impl<'a> Lowerer<'a> {
             U::Negate => {
                 let op = self.rvalue(operand)?;
                 let int = self.program.types.int();
-                let value = self.fb.emit(InstKind::Unary(UnOp::Not, op.value), int, span);
+                let value = self
+                    .fb
+                    .emit(InstKind::Unary(UnOp::Not, op.value), int, span);
                 Ok(Operand { value, ty: int })
             }
             U::PreIncrement | U::PreDecrement | U::PostIncrement | U::PostDecrement => {
@@ -544,16 +726,31 @@ impl<'a> Lowerer<'a> {
                     self.arithmetic(op, old, one, span)?
                 };
                 let stored = self.store(place, new, span);
-                Ok(if matches!(u.node.operator.node, U::PreIncrement | U::PreDecrement) { stored } else { old })
+                Ok(
+                    if matches!(u.node.operator.node, U::PreIncrement | U::PreDecrement) {
+                        stored
+                    } else {
+                        old
+                    },
+                )
             }
         }
     }
 
     /// Arithmetic on two arithmetic operands after the usual conversions.
-    pub fn arithmetic(&mut self, op: BinOp, lhs: Operand, rhs: Operand, span: Span) -> LResult<Operand> {
+    pub fn arithmetic(
+        &mut self,
+        op: BinOp,
+        lhs: Operand,
+        rhs: Operand,
+        span: Span,
+    ) -> LResult<Operand> {
         let types = &mut self.program.types;
         if !types.is_arithmetic(lhs.ty) || !types.is_arithmetic(rhs.ty) {
-            return err(span, format!("operator `{}` on non-arithmetic operands", op.symbol()));
+            return err(
+                span,
+                format!("operator `{}` on non-arithmetic operands", op.symbol()),
+            );
         }
         let ty = match op {
             // Shifts take the promoted type of the left operand.
@@ -567,9 +764,18 @@ impl<'a> Lowerer<'a> {
         } else {
             self.convert(rhs, ty, span)
         };
-        let result_ty = if op.is_comparison() { self.program.types.int() } else { ty };
-        let value = self.fb.emit(InstKind::Binary(op, lhs.value, rhs.value), result_ty, span);
-        Ok(Operand { value, ty: result_ty })
+        let result_ty = if op.is_comparison() {
+            self.program.types.int()
+        } else {
+            ty
+        };
+        let value = self
+            .fb
+            .emit(InstKind::Binary(op, lhs.value, rhs.value), result_ty, span);
+        Ok(Operand {
+            value,
+            ty: result_ty,
+        })
     }
 
     fn binary(&mut self, b: &Node<ast::BinaryOperatorExpression>, span: Span) -> LResult<Operand> {
@@ -577,7 +783,10 @@ impl<'a> Lowerer<'a> {
         let op = b.node.operator.node.clone();
         match op {
             B::Index => {
-                let place = self.lvalue(&Node::new(ast::Expression::BinaryOperator(Box::new(b.clone())), b.span))?;
+                let place = self.lvalue(&Node::new(
+                    ast::Expression::BinaryOperator(Box::new(b.clone())),
+                    b.span,
+                ))?;
                 Ok(self.load(place, span))
             }
             B::LogicalAnd | B::LogicalOr => self.short_circuit(b, span),
@@ -614,7 +823,13 @@ impl<'a> Lowerer<'a> {
     }
 
     /// A binary operator on two values, including pointer arithmetic and comparisons.
-    fn binary_values(&mut self, op: BinOp, lhs: Operand, rhs: Operand, span: Span) -> LResult<Operand> {
+    fn binary_values(
+        &mut self,
+        op: BinOp,
+        lhs: Operand,
+        rhs: Operand,
+        span: Span,
+    ) -> LResult<Operand> {
         let lp = self.program.types.is_pointer(lhs.ty);
         let rp = self.program.types.is_pointer(rhs.ty);
         match (op, lp, rp) {
@@ -630,15 +845,22 @@ impl<'a> Lowerer<'a> {
                 let pointee = self.program.types.pointee(lhs.ty).unwrap_or(long);
                 let size = self.runtime_size_of(pointee, span).unwrap_or(diff);
                 if size == diff || self.fb.func.const_int(size) == Some(1) {
-                    return Ok(Operand { value: diff, ty: long });
+                    return Ok(Operand {
+                        value: diff,
+                        ty: long,
+                    });
                 }
-                let value = self.fb.emit(InstKind::Binary(BinOp::Div, diff, size), long, span);
+                let value = self
+                    .fb
+                    .emit(InstKind::Binary(BinOp::Div, diff, size), long, span);
                 Ok(Operand { value, ty: long })
             }
             (op, true, _) | (op, _, true) if op.is_comparison() => {
                 // Pointer comparisons (also with the null constant 0).
                 let int = self.program.types.int();
-                let value = self.fb.emit(InstKind::Binary(op, lhs.value, rhs.value), int, span);
+                let value = self
+                    .fb
+                    .emit(InstKind::Binary(op, lhs.value, rhs.value), int, span);
                 Ok(Operand { value, ty: int })
             }
             (_, false, false) => self.arithmetic(op, lhs, rhs, span),
@@ -647,14 +869,20 @@ impl<'a> Lowerer<'a> {
                 let ulong = self.program.types.ulong();
                 let a = self.convert(lhs, ulong, span);
                 let b = self.convert(rhs, ulong, span);
-                let value = self.fb.emit(InstKind::Binary(op, a.value, b.value), ulong, span);
+                let value = self
+                    .fb
+                    .emit(InstKind::Binary(op, a.value, b.value), ulong, span);
                 Ok(Operand { value, ty: ulong })
             }
         }
     }
 
     /// `a && b` / `a || b` as control flow producing 0 or 1.
-    fn short_circuit(&mut self, b: &Node<ast::BinaryOperatorExpression>, span: Span) -> LResult<Operand> {
+    fn short_circuit(
+        &mut self,
+        b: &Node<ast::BinaryOperatorExpression>,
+        span: Span,
+    ) -> LResult<Operand> {
         let int = self.program.types.int();
         let result = self.fb.new_var(None, int);
         let true_block = self.fb.new_block();
@@ -677,30 +905,48 @@ impl<'a> Lowerer<'a> {
     }
 
     /// Lowers a condition directly into branches, `&&`, `||` and `!` as control flow.
-    pub fn lower_condition(&mut self, e: &Node<ast::Expression>, then_block: Block, else_block: Block) -> LResult<()> {
+    pub fn lower_condition(
+        &mut self,
+        e: &Node<ast::Expression>,
+        then_block: Block,
+        else_block: Block,
+    ) -> LResult<()> {
         let span: Span = e.span.into();
         match &e.node {
-            ast::Expression::BinaryOperator(b) if matches!(b.node.operator.node, ast::BinaryOperator::LogicalAnd) => {
+            ast::Expression::BinaryOperator(b)
+                if matches!(b.node.operator.node, ast::BinaryOperator::LogicalAnd) =>
+            {
                 let middle = self.fb.new_block();
                 self.lower_condition(&b.node.lhs, middle, else_block)?;
                 self.fb.seal(middle);
                 self.fb.switch_to(middle);
                 self.lower_condition(&b.node.rhs, then_block, else_block)
             }
-            ast::Expression::BinaryOperator(b) if matches!(b.node.operator.node, ast::BinaryOperator::LogicalOr) => {
+            ast::Expression::BinaryOperator(b)
+                if matches!(b.node.operator.node, ast::BinaryOperator::LogicalOr) =>
+            {
                 let middle = self.fb.new_block();
                 self.lower_condition(&b.node.lhs, then_block, middle)?;
                 self.fb.seal(middle);
                 self.fb.switch_to(middle);
                 self.lower_condition(&b.node.rhs, then_block, else_block)
             }
-            ast::Expression::UnaryOperator(u) if matches!(u.node.operator.node, ast::UnaryOperator::Negate) => {
+            ast::Expression::UnaryOperator(u)
+                if matches!(u.node.operator.node, ast::UnaryOperator::Negate) =>
+            {
                 self.lower_condition(&u.node.operand, else_block, then_block)
             }
             _ => {
                 let cond = self.rvalue(e)?;
                 let cond = self.truth_value(cond, span);
-                self.fb.terminate(Terminator::Branch { cond: cond.value, then_block, else_block }, span);
+                self.fb.terminate(
+                    Terminator::Branch {
+                        cond: cond.value,
+                        then_block,
+                        else_block,
+                    },
+                    span,
+                );
                 Ok(())
             }
         }
@@ -713,19 +959,31 @@ impl<'a> Lowerer<'a> {
                 return op;
             }
         }
-        let zero_ty = if self.program.types.is_scalar(op.ty) { op.ty } else { self.program.types.int() };
+        let zero_ty = if self.program.types.is_scalar(op.ty) {
+            op.ty
+        } else {
+            self.program.types.int()
+        };
         let zero = if self.program.types.is_float(zero_ty) {
-            let value = self.fb.emit(InstKind::Const(Constant::Float(0.0)), zero_ty, span);
+            let value = self
+                .fb
+                .emit(InstKind::Const(Constant::Float(0.0)), zero_ty, span);
             Operand { value, ty: zero_ty }
         } else {
             self.const_of(0, zero_ty, span)
         };
         let int = self.program.types.int();
-        let value = self.fb.emit(InstKind::Binary(BinOp::Ne, op.value, zero.value), int, span);
+        let value = self
+            .fb
+            .emit(InstKind::Binary(BinOp::Ne, op.value, zero.value), int, span);
         Operand { value, ty: int }
     }
 
-    fn conditional(&mut self, c: &Node<ast::ConditionalExpression>, span: Span) -> LResult<Operand> {
+    fn conditional(
+        &mut self,
+        c: &Node<ast::ConditionalExpression>,
+        span: Span,
+    ) -> LResult<Operand> {
         // A ternary whose arms cannot trap or have effects stays one `Select` (thesis: the
         // ternary expression); otherwise only the chosen arm may run, so it is control flow.
         if is_pure(&c.node.then_expression.node) && is_pure(&c.node.else_expression.node) {
@@ -736,7 +994,15 @@ impl<'a> Lowerer<'a> {
             let ty = self.conditional_type(a.ty, b.ty);
             let a = self.convert(a, ty, span);
             let b = self.convert(b, ty, span);
-            let value = self.fb.emit(InstKind::Select { cond: cond.value, then_value: a.value, else_value: b.value }, ty, span);
+            let value = self.fb.emit(
+                InstKind::Select {
+                    cond: cond.value,
+                    then_value: a.value,
+                    else_value: b.value,
+                },
+                ty,
+                span,
+            );
             return Ok(Operand { value, ty });
         }
         let cond_block = self.fb.current();
@@ -767,7 +1033,13 @@ impl<'a> Lowerer<'a> {
         self.fb.jump(join, span);
         self.fb.seal(join);
         self.fb.switch_to(join);
-        self.fb.func.ifs.push(IfRegion { span, cond_block, then_block, else_block: Some(else_block), join_block: Some(join) });
+        self.fb.func.ifs.push(IfRegion {
+            span,
+            cond_block,
+            then_block,
+            else_block: Some(else_block),
+            join_block: Some(join),
+        });
         if void {
             return Ok(Operand { value: a.value, ty });
         }
@@ -800,7 +1072,10 @@ impl<'a> Lowerer<'a> {
                     if let Some(result) = self.builtin(&name, call, span)? {
                         return Ok(result);
                     }
-                    self.warn(id.span, format!("implicit declaration of function `{name}`"));
+                    self.warn(
+                        id.span,
+                        format!("implicit declaration of function `{name}`"),
+                    );
                     (Callee::Direct(name), None)
                 }
             },
@@ -849,7 +1124,12 @@ impl<'a> Lowerer<'a> {
     }
 
     /// GCC builtins that have no declaration in any header.
-    fn builtin(&mut self, name: &str, call: &Node<ast::CallExpression>, span: Span) -> LResult<Option<Operand>> {
+    fn builtin(
+        &mut self,
+        name: &str,
+        call: &Node<ast::CallExpression>,
+        span: Span,
+    ) -> LResult<Option<Operand>> {
         match name {
             "__builtin_expect" | "__builtin_assume_aligned" => match call.node.arguments.first() {
                 Some(first) => {
@@ -864,14 +1144,25 @@ impl<'a> Lowerer<'a> {
             "__builtin_constant_p" => Ok(Some(self.int_const(0, span))),
             "__builtin_unreachable" | "__builtin_trap" => {
                 let void = self.void_ty();
-                let value = self.fb.emit(InstKind::Call { callee: Callee::Direct(name.into()), args: Vec::new() }, void, span);
+                let value = self.fb.emit(
+                    InstKind::Call {
+                        callee: Callee::Direct(name.into()),
+                        args: Vec::new(),
+                    },
+                    void,
+                    span,
+                );
                 Ok(Some(Operand { value, ty: void }))
             }
             _ => Ok(None),
         }
     }
 
-    fn statement_expression(&mut self, stmt: &Node<ast::Statement>, span: Span) -> LResult<Operand> {
+    fn statement_expression(
+        &mut self,
+        stmt: &Node<ast::Statement>,
+        span: Span,
+    ) -> LResult<Operand> {
         let ast::Statement::Compound(items) = &stmt.node else {
             return err(span, "statement expression without braces");
         };
@@ -902,26 +1193,51 @@ impl<'a> Lowerer<'a> {
             None => {
                 let void = self.void_ty();
                 let c = self.int_const(0, span);
-                Operand { value: c.value, ty: void }
+                Operand {
+                    value: c.value,
+                    ty: void,
+                }
             }
         })
     }
 
     /// Initializes memory at `addr` of type `ty`; with `zero_fill` the object is zeroed first
     /// when the initializer is a brace list (C99 6.7.8p21: members without one are zero).
-    pub fn initialize_memory(&mut self, addr: Value, ty: TypeId, init: &Node<ast::Initializer>, zero_fill: bool) -> LResult<()> {
+    pub fn initialize_memory(
+        &mut self,
+        addr: Value,
+        ty: TypeId,
+        init: &Node<ast::Initializer>,
+        zero_fill: bool,
+    ) -> LResult<()> {
         let span: Span = init.span.into();
         match &init.node {
             ast::Initializer::Expression(e) => {
-                if let (Type::Array { .. }, ast::Expression::StringLiteral(_)) = (self.program.types.get(ty), &e.node) {
+                if let (Type::Array { .. }, ast::Expression::StringLiteral(_)) =
+                    (self.program.types.get(ty), &e.node)
+                {
                     let src = self.rvalue(e)?;
                     let size = self.runtime_size_of(ty, span)?;
                     let void = self.void_ty();
-                    self.fb.emit(InstKind::Call { callee: Callee::Direct("memcpy".into()), args: vec![addr, src.value, size] }, void, span);
+                    self.fb.emit(
+                        InstKind::Call {
+                            callee: Callee::Direct("memcpy".into()),
+                            args: vec![addr, src.value, size],
+                        },
+                        void,
+                        span,
+                    );
                     return Ok(());
                 }
                 let value = self.rvalue(e)?;
-                self.store(Place { kind: PlaceKind::Mem(addr), ty }, value, span);
+                self.store(
+                    Place {
+                        kind: PlaceKind::Mem(addr),
+                        ty,
+                    },
+                    value,
+                    span,
+                );
                 Ok(())
             }
             ast::Initializer::List(items) => {
@@ -930,7 +1246,10 @@ impl<'a> Lowerer<'a> {
                     let zero = self.int_const(0, span);
                     let void = self.void_ty();
                     self.fb.emit(
-                        InstKind::Call { callee: Callee::Direct("memset".into()), args: vec![addr, zero.value, size] },
+                        InstKind::Call {
+                            callee: Callee::Direct("memset".into()),
+                            args: vec![addr, zero.value, size],
+                        },
                         void,
                         span,
                     );
@@ -943,7 +1262,8 @@ impl<'a> Lowerer<'a> {
                 }
                 let mut cursor: u64 = 0;
                 for item in items {
-                    let (sub_addr, sub_ty, next) = self.designated(addr, ty, &item.node.designation, cursor, span)?;
+                    let (sub_addr, sub_ty, next) =
+                        self.designated(addr, ty, &item.node.designation, cursor, span)?;
                     cursor = next;
                     // Brace elision: a scalar or string for an aggregate member fills its first scalar.
                     let is_list = matches!(item.node.initializer.node, ast::Initializer::List(_));
@@ -989,7 +1309,11 @@ impl<'a> Lowerer<'a> {
                         return err(first.span, "member designator for a non-struct");
                     };
                     let record = self.program.types.record(r);
-                    match record.fields.iter().position(|f| f.name.as_deref() == Some(id.node.name.as_str())) {
+                    match record
+                        .fields
+                        .iter()
+                        .position(|f| f.name.as_deref() == Some(id.node.name.as_str()))
+                    {
                         Some(i) => i as u64,
                         None => return err(id.span, format!("no member named `{}`", id.node.name)),
                     }
@@ -1004,13 +1328,19 @@ impl<'a> Lowerer<'a> {
         for d in designation.iter().skip(1) {
             let index = match &d.node {
                 ast::Designator::Index(e) => self.const_eval(e).unwrap_or(0).max(0) as u64,
-                ast::Designator::Range(r) => self.const_eval(&r.node.from).unwrap_or(0).max(0) as u64,
+                ast::Designator::Range(r) => {
+                    self.const_eval(&r.node.from).unwrap_or(0).max(0) as u64
+                }
                 ast::Designator::Member(id) => {
                     let Type::Record(r) = self.program.types.get(current_ty).clone() else {
                         return err(d.span, "member designator for a non-struct");
                     };
                     let record = self.program.types.record(r);
-                    match record.fields.iter().position(|f| f.name.as_deref() == Some(id.node.name.as_str())) {
+                    match record
+                        .fields
+                        .iter()
+                        .position(|f| f.name.as_deref() == Some(id.node.name.as_str()))
+                    {
                         Some(i) => i as u64,
                         None => return err(id.span, format!("no member named `{}`", id.node.name)),
                     }
@@ -1023,14 +1353,28 @@ impl<'a> Lowerer<'a> {
         Ok((addr, current_ty, next))
     }
 
-    fn element_at(&mut self, addr: Value, ty: TypeId, index: u64, span: Span) -> LResult<(Value, TypeId)> {
+    fn element_at(
+        &mut self,
+        addr: Value,
+        ty: TypeId,
+        index: u64,
+        span: Span,
+    ) -> LResult<(Value, TypeId)> {
         match self.program.types.get(ty).clone() {
             Type::Array { elem, .. } => {
                 let long = self.program.types.long();
                 let i = self.const_of(i128::from(index), long, span);
                 let ptr = self.pointer_type(elem, false, false);
                 let scale = self.program.types.size_of(elem).unwrap_or(1);
-                let value = self.fb.emit(InstKind::PtrAdd { base: addr, index: i.value, scale }, ptr, span);
+                let value = self.fb.emit(
+                    InstKind::PtrAdd {
+                        base: addr,
+                        index: i.value,
+                        scale,
+                    },
+                    ptr,
+                    span,
+                );
                 Ok((value, elem))
             }
             Type::Record(r) => {
@@ -1040,7 +1384,11 @@ impl<'a> Lowerer<'a> {
                 };
                 let ptr = self.pointer_type(field.ty, false, false);
                 let value = self.fb.emit(
-                    InstKind::FieldAddr { base: addr, field: field.name.clone().unwrap_or_default(), offset: field.offset },
+                    InstKind::FieldAddr {
+                        base: addr,
+                        field: field.name.clone().unwrap_or_default(),
+                        offset: field.offset,
+                    },
                     ptr,
                     span,
                 );
@@ -1119,11 +1467,22 @@ fn is_lvalue_form(e: &ast::Expression) -> bool {
 pub(crate) fn is_pure(e: &ast::Expression) -> bool {
     use ast::Expression as E;
     match e {
-        E::Identifier(_) | E::Constant(_) | E::StringLiteral(_) | E::SizeOfTy(_) | E::SizeOfVal(_) | E::AlignOf(_) | E::OffsetOf(_) => true,
-        E::UnaryOperator(u) => matches!(
-            u.node.operator.node,
-            ast::UnaryOperator::Plus | ast::UnaryOperator::Minus | ast::UnaryOperator::Complement | ast::UnaryOperator::Negate
-        ) && is_pure(&u.node.operand.node),
+        E::Identifier(_)
+        | E::Constant(_)
+        | E::StringLiteral(_)
+        | E::SizeOfTy(_)
+        | E::SizeOfVal(_)
+        | E::AlignOf(_)
+        | E::OffsetOf(_) => true,
+        E::UnaryOperator(u) => {
+            matches!(
+                u.node.operator.node,
+                ast::UnaryOperator::Plus
+                    | ast::UnaryOperator::Minus
+                    | ast::UnaryOperator::Complement
+                    | ast::UnaryOperator::Negate
+            ) && is_pure(&u.node.operand.node)
+        }
         E::Cast(c) => is_pure(&c.node.expression.node),
         E::BinaryOperator(b) => {
             use ast::BinaryOperator as B;
@@ -1147,7 +1506,9 @@ pub(crate) fn is_pure(e: &ast::Expression) -> bool {
                 && is_pure(&b.node.rhs.node)
         }
         E::Conditional(c) => {
-            is_pure(&c.node.condition.node) && is_pure(&c.node.then_expression.node) && is_pure(&c.node.else_expression.node)
+            is_pure(&c.node.condition.node)
+                && is_pure(&c.node.then_expression.node)
+                && is_pure(&c.node.else_expression.node)
         }
         _ => false,
     }

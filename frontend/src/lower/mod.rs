@@ -62,7 +62,11 @@ pub struct Lowered {
 pub(crate) type LResult<T> = Result<T, LowerError>;
 
 pub(crate) fn err<T>(span: impl Into<Span>, message: impl Into<String>) -> LResult<T> {
-    Err(LowerError { span: span.into(), message: message.into(), function: None })
+    Err(LowerError {
+        span: span.into(),
+        message: message.into(),
+        function: None,
+    })
 }
 
 impl From<lang_c::span::Span> for Span {
@@ -106,7 +110,10 @@ pub(crate) struct Scopes {
 
 impl Scopes {
     fn new() -> Self {
-        Scopes { ordinary: vec![HashMap::new()], tags: vec![HashMap::new()] }
+        Scopes {
+            ordinary: vec![HashMap::new()],
+            tags: vec![HashMap::new()],
+        }
     }
     pub fn push(&mut self) {
         self.ordinary.push(HashMap::new());
@@ -249,7 +256,11 @@ pub fn lower_translation_unit(unit: &ast::TranslationUnit, input: &LowerInput) -
 }
 
 fn empty_function(program: &mut Program, void: TypeId) -> Function {
-    let ty = program.types.intern(crate::types::Type::Function { ret: void, params: Vec::new(), variadic: false });
+    let ty = program.types.intern(crate::types::Type::Function {
+        ret: void,
+        params: Vec::new(),
+        variadic: false,
+    });
     Function {
         name: String::new(),
         ty,
@@ -270,7 +281,10 @@ fn empty_function(program: &mut Program, void: TypeId) -> Function {
 
 impl<'a> Lowerer<'a> {
     pub fn is_system(&self, offset: usize) -> bool {
-        self.input.system_ranges.iter().any(|&(s, e)| offset >= s && offset < e)
+        self.input
+            .system_ranges
+            .iter()
+            .any(|&(s, e)| offset >= s && offset < e)
     }
 
     pub fn record_error(&mut self, mut e: LowerError) {
@@ -290,7 +304,8 @@ impl<'a> Lowerer<'a> {
 
     fn lower_function_guarded(&mut self, def: &Node<ast::FunctionDefinition>) {
         let scope_depth = self.scopes.ordinary.len();
-        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.lower_function(def)));
+        let result =
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.lower_function(def)));
         // Restore scopes whatever happened inside.
         while self.scopes.ordinary.len() > scope_depth {
             self.scopes.pop();

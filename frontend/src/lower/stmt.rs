@@ -66,7 +66,10 @@ impl<'a> Lowerer<'a> {
                 // Inline assembly is opaque: keep it as a call with unknown effects.
                 let void = self.void_ty();
                 self.fb.emit(
-                    InstKind::Call { callee: crate::ir::Callee::Direct("__asm__".into()), args: Vec::new() },
+                    InstKind::Call {
+                        callee: crate::ir::Callee::Direct("__asm__".into()),
+                        args: Vec::new(),
+                    },
                     void,
                     span,
                 );
@@ -104,7 +107,13 @@ impl<'a> Lowerer<'a> {
         }
         self.fb.seal(join);
         self.fb.switch_to(join);
-        self.fb.func.ifs.push(IfRegion { span, cond_block, then_block, else_block, join_block: Some(join) });
+        self.fb.func.ifs.push(IfRegion {
+            span,
+            cond_block,
+            then_block,
+            else_block,
+            join_block: Some(join),
+        });
         Ok(())
     }
 
@@ -119,7 +128,16 @@ impl<'a> Lowerer<'a> {
             .collect()
     }
 
-    fn begin_loop(&mut self, kind: LoopKind, keyword: Span, span: Span, cond_block: Block, body_block: Block, continue_block: Block, exit_block: Block) -> usize {
+    fn begin_loop(
+        &mut self,
+        kind: LoopKind,
+        keyword: Span,
+        span: Span,
+        cond_block: Block,
+        body_block: Block,
+        continue_block: Block,
+        exit_block: Block,
+    ) -> usize {
         let pragmas = self.pragmas_before(keyword);
         self.fb.func.loops.push(SourceLoop {
             kind,
@@ -140,12 +158,23 @@ impl<'a> Lowerer<'a> {
         let body_block = self.fb.new_block();
         let exit_block = self.fb.new_block();
         self.fb.jump(cond_block, keyword);
-        self.begin_loop(LoopKind::While, keyword, span, cond_block, body_block, cond_block, exit_block);
+        self.begin_loop(
+            LoopKind::While,
+            keyword,
+            span,
+            cond_block,
+            body_block,
+            cond_block,
+            exit_block,
+        );
         self.fb.switch_to(cond_block);
         self.lower_condition(&w.node.expression, body_block, exit_block)?;
         self.fb.seal(body_block);
         self.fb.switch_to(body_block);
-        self.jumps.push(JumpTargets { break_to: Some(exit_block), continue_to: Some(cond_block) });
+        self.jumps.push(JumpTargets {
+            break_to: Some(exit_block),
+            continue_to: Some(cond_block),
+        });
         let result = self.lower_statement(&w.node.statement);
         self.jumps.pop();
         result?;
@@ -162,9 +191,20 @@ impl<'a> Lowerer<'a> {
         let cond_block = self.fb.new_block();
         let exit_block = self.fb.new_block();
         self.fb.jump(body_block, keyword);
-        self.begin_loop(LoopKind::DoWhile, keyword, span, cond_block, body_block, cond_block, exit_block);
+        self.begin_loop(
+            LoopKind::DoWhile,
+            keyword,
+            span,
+            cond_block,
+            body_block,
+            cond_block,
+            exit_block,
+        );
         self.fb.switch_to(body_block);
-        self.jumps.push(JumpTargets { break_to: Some(exit_block), continue_to: Some(cond_block) });
+        self.jumps.push(JumpTargets {
+            break_to: Some(exit_block),
+            continue_to: Some(cond_block),
+        });
         let result = self.lower_statement(&d.node.statement);
         self.jumps.pop();
         result?;
@@ -186,7 +226,12 @@ impl<'a> Lowerer<'a> {
         result
     }
 
-    fn lower_for_scoped(&mut self, f: &Node<ast::ForStatement>, span: Span, keyword: Span) -> LResult<()> {
+    fn lower_for_scoped(
+        &mut self,
+        f: &Node<ast::ForStatement>,
+        span: Span,
+        keyword: Span,
+    ) -> LResult<()> {
         match &f.node.initializer.node {
             ast::ForInitializer::Empty | ast::ForInitializer::StaticAssert(_) => {}
             ast::ForInitializer::Expression(e) => {
@@ -199,7 +244,15 @@ impl<'a> Lowerer<'a> {
         let step_block = self.fb.new_block();
         let exit_block = self.fb.new_block();
         self.fb.jump(cond_block, keyword);
-        self.begin_loop(LoopKind::For, keyword, span, cond_block, body_block, step_block, exit_block);
+        self.begin_loop(
+            LoopKind::For,
+            keyword,
+            span,
+            cond_block,
+            body_block,
+            step_block,
+            exit_block,
+        );
         self.fb.switch_to(cond_block);
         match &f.node.condition {
             Some(c) => self.lower_condition(c, body_block, exit_block)?,
@@ -207,7 +260,10 @@ impl<'a> Lowerer<'a> {
         }
         self.fb.seal(body_block);
         self.fb.switch_to(body_block);
-        self.jumps.push(JumpTargets { break_to: Some(exit_block), continue_to: Some(step_block) });
+        self.jumps.push(JumpTargets {
+            break_to: Some(exit_block),
+            continue_to: Some(step_block),
+        });
         let result = self.lower_statement(&f.node.statement);
         self.jumps.pop();
         result?;
@@ -254,16 +310,36 @@ impl<'a> Lowerer<'a> {
             let next = self.fb.new_block();
             let cond = if lo == hi {
                 let c = self.const_of(lo, promoted, span);
-                self.fb.emit(InstKind::Binary(BinOp::Eq, scrutinee.value, c.value), self.program.types.int(), span)
+                self.fb.emit(
+                    InstKind::Binary(BinOp::Eq, scrutinee.value, c.value),
+                    self.program.types.int(),
+                    span,
+                )
             } else {
                 let int = self.program.types.int();
                 let low = self.const_of(lo, promoted, span);
                 let high = self.const_of(hi, promoted, span);
-                let ge = self.fb.emit(InstKind::Binary(BinOp::Ge, scrutinee.value, low.value), int, span);
-                let le = self.fb.emit(InstKind::Binary(BinOp::Le, scrutinee.value, high.value), int, span);
-                self.fb.emit(InstKind::Binary(BinOp::BitAnd, ge, le), int, span)
+                let ge = self.fb.emit(
+                    InstKind::Binary(BinOp::Ge, scrutinee.value, low.value),
+                    int,
+                    span,
+                );
+                let le = self.fb.emit(
+                    InstKind::Binary(BinOp::Le, scrutinee.value, high.value),
+                    int,
+                    span,
+                );
+                self.fb
+                    .emit(InstKind::Binary(BinOp::BitAnd, ge, le), int, span)
             };
-            self.fb.terminate(Terminator::Branch { cond, then_block: target, else_block: next }, span);
+            self.fb.terminate(
+                Terminator::Branch {
+                    cond,
+                    then_block: target,
+                    else_block: next,
+                },
+                span,
+            );
             self.fb.seal(next);
             self.fb.switch_to(next);
         }
@@ -274,7 +350,10 @@ impl<'a> Lowerer<'a> {
         self.fb.switch_to(dead);
         self.case_blocks.push(blocks.clone());
         let continue_to = self.jumps.last().and_then(|j| j.continue_to);
-        self.jumps.push(JumpTargets { break_to: Some(exit_block), continue_to });
+        self.jumps.push(JumpTargets {
+            break_to: Some(exit_block),
+            continue_to,
+        });
         let result = self.lower_statement(&sw.node.statement);
         self.jumps.pop();
         self.case_blocks.pop();
@@ -320,7 +399,10 @@ fn keyword_span(statement: Span, keyword: &str) -> Span {
     if statement.is_none() {
         return statement;
     }
-    Span { start: statement.start, end: statement.start + keyword.len() as u32 }
+    Span {
+        start: statement.start,
+        end: statement.start + keyword.len() as u32,
+    }
 }
 
 enum CaseKind<'a> {
@@ -341,9 +423,18 @@ fn collect_case_labels<'a>(s: &'a Node<ast::Statement>, out: &mut Vec<CaseLabel<
         S::Labeled(l) => {
             let key = s.span.start;
             match &l.node.label.node {
-                ast::Label::Case(e) => out.push(CaseLabel { key, kind: CaseKind::Value(e) }),
-                ast::Label::CaseRange(r) => out.push(CaseLabel { key, kind: CaseKind::Range(&r.node.low, &r.node.high) }),
-                ast::Label::Default => out.push(CaseLabel { key, kind: CaseKind::Default }),
+                ast::Label::Case(e) => out.push(CaseLabel {
+                    key,
+                    kind: CaseKind::Value(e),
+                }),
+                ast::Label::CaseRange(r) => out.push(CaseLabel {
+                    key,
+                    kind: CaseKind::Range(&r.node.low, &r.node.high),
+                }),
+                ast::Label::Default => out.push(CaseLabel {
+                    key,
+                    kind: CaseKind::Default,
+                }),
                 ast::Label::Identifier(_) => {}
             }
             collect_case_labels(&l.node.statement, out);
@@ -388,7 +479,9 @@ pub(crate) fn address_taken_names(body: &Node<ast::Statement>) -> HashSet<String
             lang_c::visit::visit_unary_operator_expression(self, n, span);
         }
     }
-    let mut finder = Finder { names: HashSet::new() };
+    let mut finder = Finder {
+        names: HashSet::new(),
+    };
     finder.visit_statement(&body.node, &body.span);
     finder.names
 }
@@ -397,7 +490,9 @@ pub(crate) fn address_taken_names(body: &Node<ast::Statement>) -> HashSet<String
 fn root_identifier(e: &ast::Expression) -> Option<String> {
     match e {
         ast::Expression::Identifier(id) => Some(id.node.name.clone()),
-        ast::Expression::Member(m) if matches!(m.node.operator.node, ast::MemberOperator::Direct) => {
+        ast::Expression::Member(m)
+            if matches!(m.node.operator.node, ast::MemberOperator::Direct) =>
+        {
             root_identifier(&m.node.expression.node)
         }
         _ => None,

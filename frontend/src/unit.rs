@@ -1,0 +1,197 @@
+//! One translation unit from file to CDFG: preprocess, parse, lower, and map spans back to
+//! the user's files. This is the frontend's entry point for the rest of the tool.
+
+use crate::diagnostic::{Diagnostic, Label};
+use crate::ir::{Function, SourceLoop, Span};
+use crate::lower::{lower_translation_unit, LowerInput, Lowered, PragmaAnchor};
+use crate::preprocess::{preprocess, Preprocessed, TranslationUnitInput};
+use std::path::{Path, PathBuf};
+
+/// A lowered translation unit with its source map.
+#[derive(Debug)]
+pub struct Unit {
+    /// The input file as the user named it.
+    pub path: PathBuf,
+    pub preprocessed: Preprocessed,
+    pub lowered: Lowered,
+}
+
+/// A span resolved to the user's file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Resolved {
+    pub path: PathBuf,
+    pub line: u32,
+    pub col: u32,
+    pub end_col: Option<u32>,
+    pub in_system_header: bool,
+}
+
+impl std::fmt::Display for Resolved {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}:{}:{}", self.path.display(), self.line, self.col)
+    }
+}
+
+/// Preprocesses, parses and lowers one file. Errors that stop the whole file (missing
+/// header, syntax error) are returned; per-function lowering errors are in
+/// [`Unit::diagnostics`].
+pub fn load_unit(input: &TranslationUnitInput) -> Result<Unit, Diagnostic> {
+    let preprocessed = preprocess(input)?;
+    let ast = crate::parse::parse(&preprocessed)?;
+    let lower_input = lower_input(&preprocessed);
+    let lowered = lower_translation_unit(&ast, &lower_input);
+    Ok(Unit {
+        path: input.file.clone(),
+        preprocessed,
+        lowered,
+    })
+}
+
+fn lower_input(pre: &Preprocessed) -> LowerInput {
+    let map = &pre.source_map;
+    let pragmas = pre
+        .pragmas
+        .iter()
+        .filter(|p| !map.is_system_header(p.location.file))
+        .map(|p| PragmaAnchor {
+            text: p.text.clone(),
+            anchor: next_token(&pre.text, p.offset),
+        })
+        .collect();
+    LowerInput {
+        system_ranges: map.system_ranges(),
+        pragmas,
+    }
+}
+
+/// Offset of the first token after the line at `offset`, skipping blank lines, blanked
+/// pragma lines and line markers.
+fn next_token(text: &str, offset: usize) -> usize {
+    let mut position = text[offset.min(text.len())..]
+        .find('\n')
+        .map(|i| offset + i + 1)
+        .unwrap_or(text.len());
+    while position < text.len() {
+        let rest = &text[position..];
+        let line_end = rest
+            .find('\n')
+            .map(|i| position + i + 1)
+            .unwrap_or(text.len());
+        let line = &text[position..line_end];
+        let trimmed = line.trim_start();
+        if trimmed.is_empty() || trimmed.starts_with('#') {
+            position = line_end;
+            continue;
+        }
+        return position + (line.len() - trimmed.len());
+    }
+    text.len()
+}
+
+impl Unit {
+    /// Resolves a span to `file:line:col` in the user's files.
+    pub fn resolve(&self, span: Span) -> Option<Resolved> {
+        if span.is_none() {
+            return None;
+        }
+        let map = &self.preprocessed.source_map;
+        let (start, end) = (span.start as usize, span.end as usize);
+        let (location, end_col) = match map.locate_span(start, end) {
+            Some((loc, end_col)) => (loc, Some(end_col)),
+            None => (map.locate(start), None),
+        };
+        let path = if map.is_main_file(location.file) {
+            self.path.clone()
+        } else {
+            map.path(location.file).to_path_buf()
+        };
+        Some(Resolved {
+            path,
+            line: location.line,
+            col: location.col,
+            end_col,
+            in_system_header: map.is_system_header(location.file),
+        })
+    }
+
+    /// The source text of a span as the user wrote it (`A[i][k]`, `c->data[i*N+j]`).
+    pub fn snippet(&self, span: Span) -> String {
+        if span.is_none() {
+            return String::new();
+        }
+        self.preprocessed
+            .source_map
+            .snippet(span.start as usize, span.end as usize)
+    }
+
+    /// The line of source a span starts on.
+    pub fn line_text(&self, span: Span) -> Option<String> {
+        let map = &self.preprocessed.source_map;
+        let location = map.locate(span.start as usize);
+        map.line_text(location.file, location.line)
+            .map(str::to_string)
+    }
+
+    /// The loop id used everywhere: `file:line:col` of the loop keyword.
+    pub fn loop_id(&self, source_loop: &SourceLoop) -> String {
+        self.resolve(source_loop.keyword_span)
+            .map(|r| r.to_string())
+            .unwrap_or_else(|| format!("{}:?", self.path.display()))
+    }
+
+    /// A label for a span, for diagnostics.
+    pub fn label(&self, span: Span) -> Option<Label> {
+        let resolved = self.resolve(span)?;
+        let mut label = Label::new(resolved.path.clone(), resolved.line, resolved.col);
+        if let Some(end) = resolved.end_col {
+            label = label.with_end_col(end);
+        }
+        if let Some(text) = self.line_text(span) {
+            label = label.with_line_text(text);
+        }
+        Some(label)
+    }
+
+    /// Functions defined in the user's files (not in system headers).
+    pub fn user_functions(&self) -> impl Iterator<Item = &Function> {
+        self.lowered.program.functions.iter()
+    }
+
+    /// Lowering errors and warnings as diagnostics.
+    pub fn diagnostics(&self) -> Vec<Diagnostic> {
+        let mut out = Vec::new();
+        for (error, is_error) in self
+            .lowered
+            .errors
+            .iter()
+            .map(|e| (e, true))
+            .chain(self.lowered.warnings.iter().map(|w| (w, false)))
+        {
+            let message = match &error.function {
+                Some(f) if is_error => format!("cannot analyse function `{f}`: {}", error.message),
+                _ => error.message.clone(),
+            };
+            let mut d = if is_error {
+                Diagnostic::error(message)
+            } else {
+                Diagnostic::warning(message)
+            };
+            if let Some(label) = self.label(error.span) {
+                if label_in_system(self, error.span) && !is_error {
+                    continue;
+                }
+                d = d.with_primary(label);
+            }
+            out.push(d);
+        }
+        out
+    }
+
+    pub fn file_name(&self) -> &Path {
+        &self.path
+    }
+}
+
+fn label_in_system(unit: &Unit, span: Span) -> bool {
+    unit.resolve(span).is_some_and(|r| r.in_system_header)
+}

@@ -1,0 +1,131 @@
+//! Turning command-line paths and compiler flags into translation units: files, directories
+//! (every `.c` below them) or a `compile_commands.json` build directory.
+
+use clap::Args;
+use frontend::diagnostic::Diagnostic;
+use frontend::preprocess::{inputs_from_compile_commands, CompileFlags, TranslationUnitInput};
+use std::path::{Path, PathBuf};
+
+/// Preprocessor flags shared by every command that reads C.
+#[derive(Args, Debug, Clone, Default)]
+pub struct CFlags {
+    /// Add a directory to the include search path.
+    #[arg(short = 'I', value_name = "DIR")]
+    pub include: Vec<PathBuf>,
+    /// Define a macro (`NAME` or `NAME=VALUE`).
+    #[arg(short = 'D', value_name = "NAME[=VALUE]")]
+    pub define: Vec<String>,
+    /// Undefine a macro.
+    #[arg(short = 'U', value_name = "NAME")]
+    pub undefine: Vec<String>,
+    /// Language standard passed to the preprocessor (e.g. c99, gnu11).
+    #[arg(long = "std", value_name = "STD")]
+    pub std: Option<String>,
+    /// Include a file before the source (like the compiler's -include).
+    #[arg(long = "include", value_name = "FILE")]
+    pub forced_include: Vec<PathBuf>,
+    /// Read files and flags from BUILD_DIR/compile_commands.json.
+    #[arg(short = 'p', value_name = "BUILD_DIR")]
+    pub build_dir: Option<PathBuf>,
+}
+
+impl CFlags {
+    fn compile_flags(&self) -> CompileFlags {
+        CompileFlags {
+            include_dirs: self.include.clone(),
+            defines: self
+                .define
+                .iter()
+                .map(|d| match d.split_once('=') {
+                    Some((name, value)) => (name.to_string(), Some(value.to_string())),
+                    None => (d.clone(), None),
+                })
+                .collect(),
+            undefines: self.undefine.clone(),
+            std: self.std.clone(),
+            forced_includes: self.forced_include.clone(),
+            extra: Vec::new(),
+        }
+    }
+}
+
+/// The translation units to analyse, in a stable order, and diagnostics for paths that
+/// could not be used.
+pub fn collect(paths: &[PathBuf], flags: &CFlags) -> (Vec<TranslationUnitInput>, Vec<Diagnostic>) {
+    let mut units = Vec::new();
+    let mut problems = Vec::new();
+    if let Some(build_dir) = &flags.build_dir {
+        match inputs_from_compile_commands(build_dir) {
+            Ok(found) => {
+                // With explicit paths, keep only the database entries below them.
+                for unit in found {
+                    if paths.is_empty() || paths.iter().any(|p| is_below(&unit.file, p)) {
+                        units.push(unit);
+                    }
+                }
+            }
+            Err(d) => problems.push(d),
+        }
+        return (units, problems);
+    }
+    let compile_flags = flags.compile_flags();
+    for path in paths {
+        if path.is_dir() {
+            let mut files = Vec::new();
+            walk_c_files(path, &mut files);
+            files.sort();
+            if files.is_empty() {
+                problems.push(Diagnostic::warning(format!(
+                    "no `.c` files below `{}`",
+                    path.display()
+                )));
+            }
+            for file in files {
+                units.push(TranslationUnitInput {
+                    file,
+                    flags: compile_flags.clone(),
+                    ..Default::default()
+                });
+            }
+        } else if path.exists() {
+            units.push(TranslationUnitInput {
+                file: path.clone(),
+                flags: compile_flags.clone(),
+                ..Default::default()
+            });
+        } else {
+            problems.push(Diagnostic::error(format!(
+                "no such file or directory: `{}`",
+                path.display()
+            )));
+        }
+    }
+    (units, problems)
+}
+
+fn is_below(file: &Path, root: &Path) -> bool {
+    let canonical = |p: &Path| p.canonicalize().unwrap_or_else(|_| p.to_path_buf());
+    canonical(file).starts_with(canonical(root))
+}
+
+fn walk_c_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let Ok(kind) = entry.file_type() else {
+            continue;
+        };
+        if kind.is_dir() {
+            // Skip hidden directories and build output.
+            let name = entry.file_name();
+            let name = name.to_string_lossy();
+            if !name.starts_with('.') && name != "target" {
+                walk_c_files(&path, out);
+            }
+        } else if path.extension().is_some_and(|e| e == "c") {
+            out.push(path);
+        }
+    }
+}
