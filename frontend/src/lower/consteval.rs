@@ -9,6 +9,15 @@ use lang_c::span::Node;
 impl<'a> Lowerer<'a> {
     /// Evaluates an integer constant expression; `None` when it is not one.
     pub fn const_eval(&mut self, e: &Node<ast::Expression>) -> Option<i128> {
+        // Type names inside (`sizeof(int[n])`) may queue VLA sizes; a constant expression
+        // never needs them, and a failed attempt must not leave them behind.
+        let pending = self.pending_vla.len();
+        let result = self.const_eval_inner(e);
+        self.pending_vla.truncate(pending);
+        result
+    }
+
+    fn const_eval_inner(&mut self, e: &Node<ast::Expression>) -> Option<i128> {
         use ast::Expression as E;
         match &e.node {
             E::Constant(c) => match &c.node {
@@ -21,7 +30,7 @@ impl<'a> Lowerer<'a> {
                 _ => None,
             },
             E::UnaryOperator(u) => {
-                let v = self.const_eval(&u.node.operand)?;
+                let v = self.const_eval_inner(&u.node.operand)?;
                 match u.node.operator.node {
                     ast::UnaryOperator::Minus => v.checked_neg(),
                     ast::UnaryOperator::Plus => Some(v),
@@ -32,14 +41,14 @@ impl<'a> Lowerer<'a> {
             }
             E::BinaryOperator(b) => {
                 use ast::BinaryOperator as B;
-                let l = self.const_eval(&b.node.lhs)?;
+                let l = self.const_eval_inner(&b.node.lhs)?;
                 // Short-circuit operators need not evaluate the other side.
                 match b.node.operator.node {
                     B::LogicalAnd if l == 0 => return Some(0),
                     B::LogicalOr if l != 0 => return Some(1),
                     _ => {}
                 }
-                let r = self.const_eval(&b.node.rhs)?;
+                let r = self.const_eval_inner(&b.node.rhs)?;
                 Some(match b.node.operator.node {
                     B::Plus => l.checked_add(r)?,
                     B::Minus => l.checked_sub(r)?,
@@ -63,15 +72,15 @@ impl<'a> Lowerer<'a> {
                 })
             }
             E::Conditional(c) => {
-                let cond = self.const_eval(&c.node.condition)?;
+                let cond = self.const_eval_inner(&c.node.condition)?;
                 if cond != 0 {
-                    self.const_eval(&c.node.then_expression)
+                    self.const_eval_inner(&c.node.then_expression)
                 } else {
-                    self.const_eval(&c.node.else_expression)
+                    self.const_eval_inner(&c.node.else_expression)
                 }
             }
             E::Cast(c) => {
-                let v = self.const_eval(&c.node.expression)?;
+                let v = self.const_eval_inner(&c.node.expression)?;
                 let ty = self.type_name(&c.node.type_name).ok()?;
                 Some(truncate_to(&self.program.types, ty, v))
             }
@@ -88,7 +97,7 @@ impl<'a> Lowerer<'a> {
                 Some(i128::from(self.program.types.align_of(ty)))
             }
             E::OffsetOf(o) => self.offset_of(o).map(i128::from),
-            E::Comma(items) => items.last().and_then(|e| self.const_eval(e)),
+            E::Comma(items) => items.last().and_then(|e| self.const_eval_inner(e)),
             _ => None,
         }
     }
@@ -112,7 +121,7 @@ impl<'a> Lowerer<'a> {
                     offset += step(self, &mut ty, &id.node.name)?;
                 }
                 ast::OffsetMember::Index(e) => {
-                    let index = u64::try_from(self.const_eval(e)?).ok()?;
+                    let index = u64::try_from(self.const_eval_inner(e)?).ok()?;
                     let elem = self.program.types.array_elem(ty)?;
                     offset += index * self.program.types.size_of(elem)?;
                     ty = elem;

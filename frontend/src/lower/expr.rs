@@ -186,7 +186,11 @@ impl<'a> Lowerer<'a> {
                 }
                 // sizeof of a VLA is computed at run time.
                 let ty = match &e.node {
-                    E::SizeOfTy(s) => self.type_name(&s.node.0)?,
+                    E::SizeOfTy(s) => {
+                        let ty = self.type_name(&s.node.0)?;
+                        self.evaluate_pending_vla()?;
+                        ty
+                    }
                     E::SizeOfVal(s) => self.type_of_expression(&s.node.0)?,
                     _ => return err(span, "this offsetof/alignof is not a constant"),
                 };
