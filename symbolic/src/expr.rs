@@ -1,0 +1,477 @@
+//! The expression type: a polynomial, or a flat `min`/`max` of polynomials at the top level only.
+
+use crate::compare::{build_max, build_min};
+use crate::error::{EvalError, SymError};
+use crate::poly::{self, Atom, Poly};
+use crate::sign::{sign_of, SignEnv, SignSet};
+use crate::var::Var;
+use num_bigint::BigInt;
+use num_rational::BigRational;
+use num_traits::{One, Signed, Zero};
+use std::collections::{BTreeSet, HashMap};
+
+/// Largest shift amount accepted by [`Expr::shl`]/[`Expr::shr`] (C shifts past the width are UB anyway).
+pub const MAX_SHIFT: u32 = 1024;
+/// Largest number of operands of a top-level `min`/`max`.
+pub const MAX_MINMAX: usize = 64;
+
+/// A symbolic expression in normal form.
+///
+/// * `Poly`: a sum of products with exact rational coefficients (see [`Poly`]).
+/// * `Min`/`Max`: at least two polynomials, sorted, pairwise incomparable (as far as the
+///   environment used to build them can tell); never nested.
+///
+/// Variables denote integers. Coefficients are rational: a non-integer coefficient only comes
+/// from [`Expr::div_const`] (division in Q, the thesis' semantics); C's integer `/` and `%`
+/// are atoms ([`Atom`]), so [`Expr::is_exact_integer`] tells whether a result models C exactly.
+#[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
+pub enum Expr {
+    /// A polynomial.
+    Poly(Poly),
+    /// `min` of at least two incomparable polynomials.
+    Min(Vec<Poly>),
+    /// `max` of at least two incomparable polynomials.
+    Max(Vec<Poly>),
+}
+
+impl Default for Expr {
+    fn default() -> Expr {
+        Expr::Poly(Poly::zero())
+    }
+}
+
+impl From<Poly> for Expr {
+    fn from(p: Poly) -> Expr {
+        Expr::Poly(p)
+    }
+}
+
+impl From<Var> for Expr {
+    fn from(v: Var) -> Expr {
+        Expr::Poly(Poly::var(v))
+    }
+}
+
+impl Expr {
+    /// An integer constant.
+    pub fn constant(c: i64) -> Expr {
+        Expr::Poly(Poly::int(c))
+    }
+
+    /// A big integer constant.
+    pub fn integer(c: BigInt) -> Expr {
+        Expr::Poly(Poly::constant(BigRational::from_integer(c)))
+    }
+
+    /// A rational constant.
+    pub fn rational(c: BigRational) -> Expr {
+        Expr::Poly(Poly::constant(c))
+    }
+
+    /// A variable, by name (interned).
+    pub fn var(name: &str) -> Expr {
+        Expr::Poly(Poly::var(Var::new(name)))
+    }
+
+    /// The polynomial, if this is not a min/max.
+    pub fn as_poly(&self) -> Option<&Poly> {
+        match self {
+            Expr::Poly(p) => Some(p),
+            _ => None,
+        }
+    }
+
+    /// The value if this is a constant.
+    pub fn as_constant(&self) -> Option<BigRational> {
+        self.as_poly().and_then(Poly::as_constant)
+    }
+
+    /// The integer value if this is an integer constant.
+    pub fn as_integer(&self) -> Option<BigInt> {
+        self.as_constant()
+            .filter(|c| c.is_integer())
+            .map(|c| c.to_integer())
+    }
+
+    /// The polynomials of this expression (one for `Poly`).
+    pub fn parts(&self) -> &[Poly] {
+        match self {
+            Expr::Poly(p) => std::slice::from_ref(p),
+            Expr::Min(ps) | Expr::Max(ps) => ps,
+        }
+    }
+
+    /// Whether all coefficients are integers, i.e. the value at integer points is the C value
+    /// with no rounding lost to rational arithmetic.
+    pub fn is_exact_integer(&self) -> bool {
+        self.parts().iter().all(Poly::is_exact_integer)
+    }
+
+    /// All variables, sorted by name.
+    pub fn vars(&self) -> BTreeSet<Var> {
+        let mut s = BTreeSet::new();
+        for p in self.parts() {
+            p.collect_vars(&mut s);
+        }
+        s
+    }
+
+    /// Whether this is a polynomial `c*v + r` with `c` a nonzero constant and `v` not in `r`.
+    pub fn is_linear_in(&self, v: &Var) -> bool {
+        self.as_poly().is_some_and(|p| p.is_linear_in(v))
+    }
+
+    /// Highest total degree of a product.
+    pub fn degree(&self) -> u32 {
+        self.parts().iter().map(Poly::degree).max().unwrap_or(0)
+    }
+
+    /// Total number of products (a size measure).
+    pub fn size(&self) -> usize {
+        self.parts().iter().map(|p| p.terms().len()).sum()
+    }
+
+    /// Applies `f` to every operand; `increasing` says whether `f` is non-decreasing (keeps
+    /// min/max) or non-increasing (swaps them).
+    fn map_monotone(
+        &self,
+        increasing: bool,
+        f: impl Fn(&Poly) -> Result<Poly, SymError>,
+    ) -> Result<Expr, SymError> {
+        let env = SignEnv::new();
+        match self {
+            Expr::Poly(p) => Ok(Expr::Poly(f(p)?)),
+            Expr::Max(ps) => {
+                let v = ps.iter().map(f).collect::<Result<Vec<_>, _>>()?;
+                if increasing {
+                    build_max(v, &env)
+                } else {
+                    build_min(v, &env)
+                }
+            }
+            Expr::Min(ps) => {
+                let v = ps.iter().map(f).collect::<Result<Vec<_>, _>>()?;
+                if increasing {
+                    build_min(v, &env)
+                } else {
+                    build_max(v, &env)
+                }
+            }
+        }
+    }
+
+    /// Negation (`-max(a, b) = min(-a, -b)`).
+    pub fn neg(&self) -> Expr {
+        match self {
+            Expr::Poly(p) => Expr::Poly(p.neg()),
+            Expr::Max(ps) => Expr::Min(sorted(ps.iter().map(Poly::neg).collect())),
+            Expr::Min(ps) => Expr::Max(sorted(ps.iter().map(Poly::neg).collect())),
+        }
+    }
+
+    /// Sum; `max(a, b) + c = max(a + c, b + c)`, `max(a, b) + max(c, d) = max(a+c, a+d, b+c, b+d)`;
+    /// `max + min` is not representable.
+    pub fn checked_add(&self, other: &Expr) -> Result<Expr, SymError> {
+        let env = SignEnv::new();
+        match (self, other) {
+            (Expr::Poly(a), Expr::Poly(b)) => Ok(Expr::Poly(a.checked_add(b)?)),
+            (Expr::Poly(p), m) | (m, Expr::Poly(p)) => m.map_monotone(true, |q| q.checked_add(p)),
+            (Expr::Max(a), Expr::Max(b)) => {
+                build_max(pairwise(a, b, |x, y| x.checked_add(y))?, &env)
+            }
+            (Expr::Min(a), Expr::Min(b)) => {
+                build_min(pairwise(a, b, |x, y| x.checked_add(y))?, &env)
+            }
+            _ => Err(SymError::NotNormalForm("max(..) + min(..)".into())),
+        }
+    }
+
+    /// Difference.
+    pub fn checked_sub(&self, other: &Expr) -> Result<Expr, SymError> {
+        self.checked_add(&other.neg())
+    }
+
+    /// Product. A min/max may only be multiplied by a constant here (`k*max(a,b) = max(ka,kb)`
+    /// for `k >= 0`, `min(ka,kb)` for `k < 0`); see [`Expr::mul_in`] for sign-aware products.
+    pub fn checked_mul(&self, other: &Expr) -> Result<Expr, SymError> {
+        match (self, other) {
+            (Expr::Poly(a), Expr::Poly(b)) => Ok(Expr::Poly(a.checked_mul(b)?)),
+            (Expr::Poly(p), m) | (m, Expr::Poly(p)) => match p.as_constant() {
+                Some(c) if c.is_zero() => Ok(Expr::Poly(Poly::zero())),
+                Some(c) => m.map_monotone(!c.is_negative(), |q| Ok(q.scale(&c))),
+                None => Err(SymError::NotNormalForm(
+                    "product of min/max with a non-constant".into(),
+                )),
+            },
+            _ => Err(SymError::NotNormalForm("product of two min/max".into())),
+        }
+    }
+
+    /// Product using signs: `p*max(a,b) = max(pa,pb)` when `p >= 0` (min when `p <= 0`), and
+    /// `max(a,b)*max(c,d) = max(ac,ad,bc,bd)` when all operands are non-negative.
+    pub fn mul_in(&self, other: &Expr, env: &SignEnv) -> Result<Expr, SymError> {
+        match self.checked_mul(other) {
+            Err(SymError::NotNormalForm(_)) => {}
+            r => return r,
+        }
+        match (self, other) {
+            (Expr::Poly(p), m) | (m, Expr::Poly(p)) => {
+                let s = sign_of(&Expr::Poly(p.clone()), env);
+                if s.is_subset(SignSet::NON_NEG) {
+                    m.map_monotone(true, |q| q.checked_mul(p))
+                } else if s.is_subset(SignSet::NON_POS) {
+                    m.map_monotone(false, |q| q.checked_mul(p))
+                } else {
+                    Err(SymError::NotNormalForm(
+                        "product of min/max with a factor of unknown sign".into(),
+                    ))
+                }
+            }
+            (Expr::Max(a), Expr::Max(b)) | (Expr::Min(a), Expr::Min(b)) => {
+                let nonneg = a
+                    .iter()
+                    .chain(b.iter())
+                    .all(|p| sign_of(&Expr::Poly(p.clone()), env).is_subset(SignSet::NON_NEG));
+                if !nonneg {
+                    return Err(SymError::NotNormalForm(
+                        "product of min/max of unknown sign".into(),
+                    ));
+                }
+                let v = pairwise(a, b, |x, y| x.checked_mul(y))?;
+                if matches!(self, Expr::Max(_)) {
+                    build_max(v, env)
+                } else {
+                    build_min(v, env)
+                }
+            }
+            _ => Err(SymError::NotNormalForm("product of max and min".into())),
+        }
+    }
+
+    /// Exact division by a constant in Q (the thesis' `/`); the result is not integer-exact
+    /// unless the constant divides every coefficient.
+    pub fn div_const(&self, k: &BigRational) -> Result<Expr, SymError> {
+        if k.is_zero() {
+            return Err(SymError::DivisionByZero);
+        }
+        let inv = k.recip();
+        self.map_monotone(!k.is_negative(), |p| Ok(p.scale(&inv)))
+    }
+
+    /// C's `self / k` (truncation toward zero). Truncating division by a positive constant is
+    /// non-decreasing, so it distributes over min/max.
+    pub fn c_div(&self, k: &BigInt) -> Result<Expr, SymError> {
+        if k.is_zero() {
+            return Err(SymError::DivisionByZero);
+        }
+        self.map_monotone(!k.is_negative(), |p| poly::trunc_div(p, k))
+    }
+
+    /// C's `self % k` (sign of `self`); min/max operands are rejected.
+    pub fn c_mod(&self, k: &BigInt) -> Result<Expr, SymError> {
+        match self {
+            Expr::Poly(p) => Ok(Expr::Poly(poly::trunc_rem(p, k)?)),
+            _ => Err(SymError::NotNormalForm("% of min/max".into())),
+        }
+    }
+
+    /// `floor(self / k)`.
+    pub fn floor_div(&self, k: &BigInt) -> Result<Expr, SymError> {
+        if k.is_zero() {
+            return Err(SymError::DivisionByZero);
+        }
+        self.map_monotone(!k.is_negative(), |p| poly::floor_div(p, k))
+    }
+
+    /// `self mod k`, floor convention (in `[0, k)` for `k > 0`); min/max operands are rejected.
+    pub fn floor_mod(&self, k: &BigInt) -> Result<Expr, SymError> {
+        match self {
+            Expr::Poly(p) => Ok(Expr::Poly(poly::floor_mod(p, k)?)),
+            _ => Err(SymError::NotNormalForm("mod of min/max".into())),
+        }
+    }
+
+    /// C's `/` using signs: when the dividend is known `>= 0` (or `<= 0`) truncation is a floor
+    /// (or a negated floor), which simplifies better (`(4*i + 1)/4 = i` for `i >= 0`).
+    pub fn c_div_in(&self, k: &BigInt, env: &SignEnv) -> Result<Expr, SymError> {
+        let s = sign_of(self, env);
+        if s.is_subset(SignSet::NON_NEG) && !k.is_negative() {
+            self.floor_div(k)
+        } else if s.is_subset(SignSet::NON_POS) && !k.is_negative() {
+            // trunc(x/k) = -floor(-x/k) for x <= 0
+            Ok(self.neg().floor_div(k)?.neg())
+        } else {
+            self.c_div(k)
+        }
+    }
+
+    /// C's `%` using signs: equals the floor modulo when the dividend is known `>= 0`.
+    pub fn c_mod_in(&self, k: &BigInt, env: &SignEnv) -> Result<Expr, SymError> {
+        let s = sign_of(self, env);
+        if s.is_subset(SignSet::NON_NEG) {
+            self.floor_mod(&k.abs())
+        } else if s.is_subset(SignSet::NON_POS) {
+            // x % k = -((-x) mod k) for x <= 0
+            Ok(self.neg().floor_mod(&k.abs())?.neg())
+        } else {
+            self.c_mod(k)
+        }
+    }
+
+    /// `self << k` = `self * 2^k`.
+    pub fn shl(&self, k: u32) -> Result<Expr, SymError> {
+        if k > MAX_SHIFT {
+            return Err(SymError::TooLarge(format!("shift by {k}")));
+        }
+        let f = BigRational::from_integer(BigInt::one() << k as usize);
+        self.map_monotone(true, |p| Ok(p.scale(&f)))
+    }
+
+    /// `self >> k` as an arithmetic shift: `floor(self / 2^k)` (exact for all integers in two's complement).
+    pub fn shr(&self, k: u32) -> Result<Expr, SymError> {
+        if k > MAX_SHIFT {
+            return Err(SymError::TooLarge(format!("shift by {k}")));
+        }
+        self.floor_div(&(BigInt::one() << k as usize))
+    }
+
+    /// Replaces variables by expressions. Values that are min/max are distributed where valid,
+    /// otherwise the result is [`SymError::NotNormalForm`].
+    pub fn substitute(&self, map: &HashMap<Var, Expr>) -> Result<Expr, SymError> {
+        if map.values().all(|e| matches!(e, Expr::Poly(_))) {
+            let f = |v: &Var| map.get(v).and_then(|e| e.as_poly().cloned());
+            return match self {
+                Expr::Poly(p) => Ok(Expr::Poly(p.subst(&f)?)),
+                Expr::Max(ps) => build_max(
+                    ps.iter().map(|p| p.subst(&f)).collect::<Result<_, _>>()?,
+                    &SignEnv::new(),
+                ),
+                Expr::Min(ps) => build_min(
+                    ps.iter().map(|p| p.subst(&f)).collect::<Result<_, _>>()?,
+                    &SignEnv::new(),
+                ),
+            };
+        }
+        let parts = self
+            .parts()
+            .iter()
+            .map(|p| subst_poly_general(p, map))
+            .collect::<Result<Vec<_>, _>>()?;
+        let env = SignEnv::new();
+        let mut it = parts.into_iter();
+        let first = it.next().unwrap_or_default();
+        it.try_fold(first, |acc, e| match self {
+            Expr::Min(_) => crate::compare::get_min(&acc, &e, &env),
+            _ => crate::compare::get_max(&acc, &e, &env),
+        })
+    }
+
+    /// Exact value in a context of variable values.
+    pub fn eval(&self, ctx: &HashMap<Var, BigRational>) -> Result<BigRational, EvalError> {
+        self.eval_with(&|v| ctx.get(v).cloned())
+    }
+
+    /// Exact value with variable values given by a function.
+    pub fn eval_with(
+        &self,
+        ctx: &dyn Fn(&Var) -> Option<BigRational>,
+    ) -> Result<BigRational, EvalError> {
+        let mut vals = self.parts().iter().map(|p| p.eval(ctx));
+        let first = vals.next().unwrap_or_else(|| Ok(BigRational::zero()))?;
+        vals.try_fold(first, |acc, v| {
+            let v = v?;
+            Ok(match self {
+                Expr::Min(_) => acc.min(v),
+                _ => acc.max(v),
+            })
+        })
+    }
+}
+
+fn sorted(mut v: Vec<Poly>) -> Vec<Poly> {
+    v.sort();
+    v
+}
+
+fn pairwise(
+    a: &[Poly],
+    b: &[Poly],
+    f: impl Fn(&Poly, &Poly) -> Result<Poly, SymError>,
+) -> Result<Vec<Poly>, SymError> {
+    if a.len().saturating_mul(b.len()) > MAX_MINMAX {
+        return Err(SymError::TooLarge("min/max operands".into()));
+    }
+    let mut v = Vec::with_capacity(a.len() * b.len());
+    for x in a {
+        for y in b {
+            v.push(f(x, y)?);
+        }
+    }
+    Ok(v)
+}
+
+fn subst_atom_general(a: &Atom, map: &HashMap<Var, Expr>) -> Result<Expr, SymError> {
+    match a {
+        Atom::Var(v) => Ok(map.get(v).cloned().unwrap_or_else(|| Expr::from(v.clone()))),
+        Atom::TruncDiv(p, d) => subst_poly_general(p, map)?.c_div(d),
+        Atom::TruncRem(p, d) => subst_poly_general(p, map)?.c_mod(d),
+        Atom::FloorDiv(p, d) => subst_poly_general(p, map)?.floor_div(d),
+        Atom::FloorMod(p, d) => subst_poly_general(p, map)?.floor_mod(d),
+    }
+}
+
+fn subst_poly_general(p: &Poly, map: &HashMap<Var, Expr>) -> Result<Expr, SymError> {
+    let mut sum = Expr::default();
+    for (m, c) in p.terms() {
+        let mut prod = Expr::rational(c.clone());
+        for (a, e) in m.factors() {
+            let base = subst_atom_general(a, map)?;
+            for _ in 0..*e {
+                prod = prod.checked_mul(&base)?;
+            }
+        }
+        sum = sum.checked_add(&prod)?;
+    }
+    Ok(sum)
+}
+
+macro_rules! impl_binop {
+    ($tr:ident, $method:ident, $checked:ident) => {
+        impl std::ops::$tr<&Expr> for &Expr {
+            type Output = Result<Expr, SymError>;
+            fn $method(self, rhs: &Expr) -> Result<Expr, SymError> {
+                self.$checked(rhs)
+            }
+        }
+        impl std::ops::$tr<Expr> for Expr {
+            type Output = Result<Expr, SymError>;
+            fn $method(self, rhs: Expr) -> Result<Expr, SymError> {
+                self.$checked(&rhs)
+            }
+        }
+        impl std::ops::$tr<&Expr> for Expr {
+            type Output = Result<Expr, SymError>;
+            fn $method(self, rhs: &Expr) -> Result<Expr, SymError> {
+                self.$checked(rhs)
+            }
+        }
+    };
+}
+
+impl_binop!(Add, add, checked_add);
+impl_binop!(Sub, sub, checked_sub);
+impl_binop!(Mul, mul, checked_mul);
+
+impl std::ops::Neg for &Expr {
+    type Output = Expr;
+    fn neg(self) -> Expr {
+        Expr::neg(self)
+    }
+}
+
+impl std::ops::Neg for Expr {
+    type Output = Expr;
+    fn neg(self) -> Expr {
+        Expr::neg(&self)
+    }
+}

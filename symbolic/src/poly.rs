@@ -1,0 +1,831 @@
+//! Polynomials in normal form: sorted sums of sorted products with exact rational coefficients,
+//! over atoms that are variables or integer division/remainder of a polynomial by a constant.
+
+use crate::error::{EvalError, SymError};
+use crate::var::Var;
+use num_bigint::BigInt;
+use num_integer::Integer;
+use num_rational::BigRational;
+use num_traits::{One, Signed, Zero};
+use std::cmp::Ordering;
+use std::sync::Arc;
+
+/// Cap on the number of products in one polynomial.
+pub const MAX_TERMS: usize = 256;
+/// Cap on the number of pairwise products a multiplication may form before combining.
+pub const MAX_PRODUCTS: usize = 4096;
+/// Cap on the total degree of a product.
+pub const MAX_DEGREE: u32 = 32;
+/// Cap on the nesting depth of division/remainder atoms.
+pub const MAX_DEPTH: usize = 8;
+
+/// An indivisible factor of a product. All atoms are integer-valued when variables are.
+///
+/// Divisors are always integers `>= 2` (smaller ones are simplified away) and the inner
+/// polynomial has integer coefficients with no common factor with the divisor.
+#[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
+pub enum Atom {
+    /// A variable.
+    Var(Var),
+    /// C's `/`: `num / den` truncated toward zero.
+    TruncDiv(Arc<Poly>, BigInt),
+    /// C's `%`: `num - den * trunc(num / den)` (has the sign of `num`).
+    TruncRem(Arc<Poly>, BigInt),
+    /// Floor division `floor(num / den)`; equals C's `/` when `num >= 0`, and `num >> k` for `den = 2^k`.
+    FloorDiv(Arc<Poly>, BigInt),
+    /// Floor modulo `num - den * floor(num / den)`, always in `[0, den)`; equals `num & (den - 1)` for `den = 2^k`.
+    FloorMod(Arc<Poly>, BigInt),
+}
+
+impl Atom {
+    /// The dividend and divisor of a division/remainder atom.
+    pub fn div_parts(&self) -> Option<(&Poly, &BigInt)> {
+        match self {
+            Atom::Var(_) => None,
+            Atom::TruncDiv(p, d)
+            | Atom::TruncRem(p, d)
+            | Atom::FloorDiv(p, d)
+            | Atom::FloorMod(p, d) => Some((p, d)),
+        }
+    }
+
+    /// Nesting depth of division atoms (a variable has depth 0).
+    pub fn depth(&self) -> usize {
+        match self.div_parts() {
+            None => 0,
+            Some((p, _)) => 1 + p.depth(),
+        }
+    }
+
+    /// Rebuild this atom (same kind and divisor) around a new dividend, simplifying.
+    pub fn rebuild(&self, num: &Poly) -> Result<Poly, SymError> {
+        match self {
+            Atom::Var(v) => Ok(Poly::var(v.clone())),
+            Atom::TruncDiv(_, d) => trunc_div(num, d),
+            Atom::TruncRem(_, d) => trunc_rem(num, d),
+            Atom::FloorDiv(_, d) => floor_div(num, d),
+            Atom::FloorMod(_, d) => floor_mod(num, d),
+        }
+    }
+
+    fn contains_var(&self, v: &Var) -> bool {
+        match self {
+            Atom::Var(w) => w == v,
+            _ => self.div_parts().is_some_and(|(p, _)| p.contains_var(v)),
+        }
+    }
+}
+
+/// A product of atoms with exponents, sorted by atom; the empty product is 1.
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub struct Monomial(Arc<[(Atom, u32)]>);
+
+impl PartialOrd for Monomial {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Monomial {
+    fn cmp(&self, other: &Self) -> Ordering {
+        // Shared monomials are common after cloning; skip the element walk for them.
+        if Arc::ptr_eq(&self.0, &other.0) {
+            return Ordering::Equal;
+        }
+        // Lower degree first so the constant leads and linear terms come before products.
+        self.degree()
+            .cmp(&other.degree())
+            .then_with(|| self.0.cmp(&other.0))
+    }
+}
+
+impl Monomial {
+    /// The empty product (value 1).
+    pub fn one() -> Monomial {
+        static ONE: std::sync::OnceLock<Monomial> = std::sync::OnceLock::new();
+        ONE.get_or_init(|| Monomial(Arc::from(Vec::new()))).clone()
+    }
+
+    /// A single atom to the first power.
+    pub fn atom(a: Atom) -> Monomial {
+        Monomial(Arc::from(vec![(a, 1)]))
+    }
+
+    /// The factors with their exponents, sorted.
+    pub fn factors(&self) -> &[(Atom, u32)] {
+        &self.0
+    }
+
+    /// Whether this is the empty product.
+    pub fn is_one(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// Total degree (sum of exponents).
+    pub fn degree(&self) -> u32 {
+        self.0.iter().map(|(_, e)| *e).sum()
+    }
+
+    /// Product of two monomials (sorted merge).
+    pub fn mul(&self, other: &Monomial) -> Monomial {
+        if self.is_one() {
+            return other.clone();
+        }
+        if other.is_one() {
+            return self.clone();
+        }
+        let (a, b) = (&self.0, &other.0);
+        let mut out = Vec::with_capacity(a.len() + b.len());
+        let (mut i, mut j) = (0, 0);
+        while i < a.len() && j < b.len() {
+            match a[i].0.cmp(&b[j].0) {
+                Ordering::Less => {
+                    out.push(a[i].clone());
+                    i += 1;
+                }
+                Ordering::Greater => {
+                    out.push(b[j].clone());
+                    j += 1;
+                }
+                Ordering::Equal => {
+                    out.push((a[i].0.clone(), a[i].1.saturating_add(b[j].1)));
+                    i += 1;
+                    j += 1;
+                }
+            }
+        }
+        out.extend_from_slice(&a[i..]);
+        out.extend_from_slice(&b[j..]);
+        Monomial(Arc::from(out))
+    }
+}
+
+/// A polynomial: a sorted list of (product, nonzero coefficient); zero is the empty list.
+#[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Debug, Default)]
+pub struct Poly {
+    terms: Vec<(Monomial, BigRational)>,
+}
+
+fn rat(i: BigInt) -> BigRational {
+    BigRational::from_integer(i)
+}
+
+impl Poly {
+    /// The zero polynomial.
+    pub fn zero() -> Poly {
+        Poly { terms: Vec::new() }
+    }
+
+    /// A constant.
+    pub fn constant(c: BigRational) -> Poly {
+        if c.is_zero() {
+            Poly::zero()
+        } else {
+            Poly {
+                terms: vec![(Monomial::one(), c)],
+            }
+        }
+    }
+
+    /// An integer constant.
+    pub fn int(c: i64) -> Poly {
+        Poly::constant(rat(BigInt::from(c)))
+    }
+
+    /// A variable.
+    pub fn var(v: Var) -> Poly {
+        Poly::atom(Atom::Var(v))
+    }
+
+    /// A single atom.
+    pub fn atom(a: Atom) -> Poly {
+        Poly {
+            terms: vec![(Monomial::atom(a), BigRational::one())],
+        }
+    }
+
+    /// Builds a polynomial from unsorted terms (combining equal products).
+    pub fn from_terms(mut terms: Vec<(Monomial, BigRational)>) -> Poly {
+        terms.sort_by(|x, y| x.0.cmp(&y.0));
+        let mut out: Vec<(Monomial, BigRational)> = Vec::with_capacity(terms.len());
+        for (m, c) in terms {
+            match out.last_mut() {
+                Some(last) if last.0 == m => last.1 += c,
+                _ => {
+                    if let Some(last) = out.last() {
+                        if last.1.is_zero() {
+                            out.pop();
+                        }
+                    }
+                    out.push((m, c));
+                }
+            }
+        }
+        if out.last().is_some_and(|l| l.1.is_zero()) {
+            out.pop();
+        }
+        Poly { terms: out }.fuse_divmod()
+    }
+
+    /// The products and coefficients, sorted by product (constant first).
+    pub fn terms(&self) -> &[(Monomial, BigRational)] {
+        &self.terms
+    }
+
+    /// Whether this is zero.
+    pub fn is_zero(&self) -> bool {
+        self.terms.is_empty()
+    }
+
+    /// Whether this is a constant (including zero).
+    pub fn is_constant(&self) -> bool {
+        self.terms.is_empty() || (self.terms.len() == 1 && self.terms[0].0.is_one())
+    }
+
+    /// The value if this is a constant.
+    pub fn as_constant(&self) -> Option<BigRational> {
+        match self.terms.as_slice() {
+            [] => Some(BigRational::zero()),
+            [(m, c)] if m.is_one() => Some(c.clone()),
+            _ => None,
+        }
+    }
+
+    /// The constant term (zero if none).
+    pub fn constant_term(&self) -> BigRational {
+        match self.terms.first() {
+            Some((m, c)) if m.is_one() => c.clone(),
+            _ => BigRational::zero(),
+        }
+    }
+
+    /// The single variable if this polynomial is exactly `1*v`.
+    pub fn as_var(&self) -> Option<&Var> {
+        match self.terms.as_slice() {
+            [(m, c)] if c.is_one() => match m.factors() {
+                [(Atom::Var(v), 1)] => Some(v),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    /// Highest total degree of a product (0 for constants).
+    pub fn degree(&self) -> u32 {
+        self.terms
+            .iter()
+            .map(|(m, _)| m.degree())
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// Deepest nesting of division atoms.
+    pub fn depth(&self) -> usize {
+        self.terms
+            .iter()
+            .flat_map(|(m, _)| m.factors().iter().map(|(a, _)| a.depth()))
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// Whether all coefficients, also inside atoms, are integers.
+    pub fn is_exact_integer(&self) -> bool {
+        self.terms.iter().all(|(m, c)| {
+            c.is_integer()
+                && m.factors().iter().all(|(a, _)| {
+                    a.div_parts()
+                        .map(|(p, _)| p.is_exact_integer())
+                        .unwrap_or(true)
+                })
+        })
+    }
+
+    /// Whether `v` occurs anywhere (also inside atoms).
+    pub fn contains_var(&self, v: &Var) -> bool {
+        self.terms
+            .iter()
+            .any(|(m, _)| m.factors().iter().any(|(a, _)| a.contains_var(v)))
+    }
+
+    /// Collects all variables (also inside atoms).
+    pub fn collect_vars(&self, out: &mut std::collections::BTreeSet<Var>) {
+        for (m, _) in &self.terms {
+            for (a, _) in m.factors() {
+                match a {
+                    Atom::Var(v) => {
+                        out.insert(v.clone());
+                    }
+                    _ => {
+                        if let Some((p, _)) = a.div_parts() {
+                            p.collect_vars(out);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Whether the polynomial is `c*v + r` with `c` a nonzero constant and `v` absent from `r`.
+    pub fn is_linear_in(&self, v: &Var) -> bool {
+        self.linear_coeff(v).is_some()
+    }
+
+    /// If the polynomial is `c*v + r` (`c` constant nonzero, `v` not in `r`), returns `(c, r)`.
+    pub fn linear_coeff(&self, v: &Var) -> Option<(BigRational, Poly)> {
+        let mut coeff = None;
+        let mut rest = Vec::with_capacity(self.terms.len());
+        for (m, c) in &self.terms {
+            match m.factors() {
+                [(Atom::Var(w), 1)] if w == v => coeff = Some(c.clone()),
+                fs => {
+                    if fs.iter().any(|(a, _)| a.contains_var(v)) {
+                        return None;
+                    }
+                    rest.push((m.clone(), c.clone()));
+                }
+            }
+        }
+        coeff.map(|c| (c, Poly { terms: rest }))
+    }
+
+    /// Multiplies by a constant.
+    pub fn scale(&self, k: &BigRational) -> Poly {
+        if k.is_zero() {
+            return Poly::zero();
+        }
+        if k.is_one() {
+            return self.clone();
+        }
+        Poly {
+            terms: self.terms.iter().map(|(m, c)| (m.clone(), c * k)).collect(),
+        }
+    }
+
+    /// Negation.
+    pub fn neg(&self) -> Poly {
+        Poly {
+            terms: self.terms.iter().map(|(m, c)| (m.clone(), -c)).collect(),
+        }
+    }
+
+    /// Sum (linear merge of the sorted term lists). Never fails; see [`Poly::checked_add`].
+    pub fn add(&self, other: &Poly) -> Poly {
+        let (a, b) = (&self.terms, &other.terms);
+        if a.is_empty() {
+            return other.clone();
+        }
+        if b.is_empty() {
+            return self.clone();
+        }
+        let mut out = Vec::with_capacity(a.len() + b.len());
+        let (mut i, mut j) = (0, 0);
+        while i < a.len() && j < b.len() {
+            match a[i].0.cmp(&b[j].0) {
+                Ordering::Less => {
+                    out.push(a[i].clone());
+                    i += 1;
+                }
+                Ordering::Greater => {
+                    out.push(b[j].clone());
+                    j += 1;
+                }
+                Ordering::Equal => {
+                    let c = &a[i].1 + &b[j].1;
+                    if !c.is_zero() {
+                        out.push((a[i].0.clone(), c));
+                    }
+                    i += 1;
+                    j += 1;
+                }
+            }
+        }
+        out.extend_from_slice(&a[i..]);
+        out.extend_from_slice(&b[j..]);
+        Poly { terms: out }.fuse_divmod()
+    }
+
+    /// Difference.
+    pub fn sub(&self, other: &Poly) -> Poly {
+        self.add(&other.neg())
+    }
+
+    /// Sum, failing when the result exceeds [`MAX_TERMS`].
+    pub fn checked_add(&self, other: &Poly) -> Result<Poly, SymError> {
+        let r = self.add(other);
+        if r.terms.len() > MAX_TERMS {
+            return Err(SymError::TooLarge(format!("{} products", r.terms.len())));
+        }
+        Ok(r)
+    }
+
+    /// Product, failing past [`MAX_PRODUCTS`], [`MAX_TERMS`] or [`MAX_DEGREE`].
+    pub fn checked_mul(&self, other: &Poly) -> Result<Poly, SymError> {
+        if let Some(c) = self.as_constant() {
+            return Ok(other.scale(&c));
+        }
+        if let Some(c) = other.as_constant() {
+            return Ok(self.scale(&c));
+        }
+        let n = self.terms.len().saturating_mul(other.terms.len());
+        if n > MAX_PRODUCTS {
+            return Err(SymError::TooLarge(format!("{n} partial products")));
+        }
+        if self.degree().saturating_add(other.degree()) > MAX_DEGREE {
+            return Err(SymError::TooLarge("degree".into()));
+        }
+        let mut v = Vec::with_capacity(n);
+        for (ma, ca) in &self.terms {
+            for (mb, cb) in &other.terms {
+                v.push((ma.mul(mb), ca * cb));
+            }
+        }
+        let r = Poly::from_terms(v);
+        if r.terms.len() > MAX_TERMS {
+            return Err(SymError::TooLarge(format!("{} products", r.terms.len())));
+        }
+        Ok(r)
+    }
+
+    /// Power by repeated multiplication (capped).
+    pub fn checked_pow(&self, e: u32) -> Result<Poly, SymError> {
+        let mut r = Poly::int(1);
+        for _ in 0..e {
+            r = r.checked_mul(self)?;
+        }
+        Ok(r)
+    }
+
+    /// Replaces variables by polynomials (`f` returns `None` to keep a variable), resimplifying atoms.
+    pub fn subst(&self, f: &dyn Fn(&Var) -> Option<Poly>) -> Result<Poly, SymError> {
+        let mut kept = Vec::with_capacity(self.terms.len());
+        let mut changed: Vec<Poly> = Vec::new();
+        for (m, c) in &self.terms {
+            let mut any = false;
+            let mut vals = Vec::with_capacity(m.factors().len());
+            for (a, e) in m.factors() {
+                let v = subst_atom(a, f)?;
+                any |= v.is_some();
+                vals.push((a, v, *e));
+            }
+            if !any {
+                kept.push((m.clone(), c.clone()));
+                continue;
+            }
+            let mut prod = Poly::constant(c.clone());
+            for (a, v, e) in vals {
+                let base = v.unwrap_or_else(|| Poly::atom(a.clone()));
+                prod = prod.checked_mul(&base.checked_pow(e)?)?;
+            }
+            changed.push(prod);
+        }
+        let mut r = Poly { terms: kept };
+        for p in changed {
+            r = r.checked_add(&p)?;
+        }
+        Ok(r)
+    }
+
+    /// Replaces whole top-level atoms (not descending into division atoms).
+    pub fn replace_atoms(&self, f: &dyn Fn(&Atom) -> Option<Poly>) -> Result<Poly, SymError> {
+        let mut kept = Vec::with_capacity(self.terms.len());
+        let mut changed: Vec<Poly> = Vec::new();
+        for (m, c) in &self.terms {
+            let vals: Vec<_> = m.factors().iter().map(|(a, e)| (a, f(a), *e)).collect();
+            if vals.iter().all(|(_, v, _)| v.is_none()) {
+                kept.push((m.clone(), c.clone()));
+                continue;
+            }
+            let mut prod = Poly::constant(c.clone());
+            for (a, v, e) in vals {
+                let base = v.unwrap_or_else(|| Poly::atom(a.clone()));
+                prod = prod.checked_mul(&base.checked_pow(e)?)?;
+            }
+            changed.push(prod);
+        }
+        let mut r = Poly { terms: kept };
+        for p in changed {
+            r = r.checked_add(&p)?;
+        }
+        Ok(r)
+    }
+
+    /// Exact value given values of the variables.
+    pub fn eval(
+        &self,
+        ctx: &dyn Fn(&Var) -> Option<BigRational>,
+    ) -> Result<BigRational, EvalError> {
+        let mut sum = BigRational::zero();
+        for (m, c) in &self.terms {
+            let mut prod = c.clone();
+            for (a, e) in m.factors() {
+                let v = eval_atom(a, ctx)?;
+                prod *= num_traits::pow::pow(v, *e as usize);
+            }
+            sum += prod;
+        }
+        Ok(sum)
+    }
+
+    /// Whether some top-level product contains a remainder atom (cheap pre-check for fusing).
+    fn has_rem_atom(&self) -> bool {
+        self.terms.iter().any(|(m, _)| {
+            matches!(
+                m.factors(),
+                [(Atom::FloorMod(..), 1)] | [(Atom::TruncRem(..), 1)]
+            )
+        })
+    }
+
+    /// Rewrites `c*d*div(N, d) + c*rem(N, d)` into `c*N` (`N = d*(N/d) + N%d`, for both floor and C flavours).
+    fn fuse_divmod(self) -> Poly {
+        if !self.has_rem_atom() {
+            return self;
+        }
+        let mut p = self;
+        for _ in 0..MAX_DEPTH {
+            let mut found = None;
+            for (m, c) in &p.terms {
+                let partner = match m.factors() {
+                    [(Atom::FloorMod(n, d), 1)] => Atom::FloorDiv(n.clone(), d.clone()),
+                    [(Atom::TruncRem(n, d), 1)] => Atom::TruncDiv(n.clone(), d.clone()),
+                    _ => continue,
+                };
+                let want = c * rat(partner.div_parts().map(|x| x.1.clone()).unwrap_or_default());
+                let pm = Monomial::atom(partner);
+                if let Ok(k) = p.terms.binary_search_by(|t| t.0.cmp(&pm)) {
+                    if p.terms[k].1 == want {
+                        found = Some((m.clone(), pm, c.clone()));
+                        break;
+                    }
+                }
+            }
+            let Some((rm, dm, c)) = found else { break };
+            let n = match rm.factors() {
+                [(a, _)] => a.div_parts().map(|x| x.0.clone()).unwrap_or_default(),
+                _ => break,
+            };
+            let mut terms: Vec<_> = p
+                .terms
+                .into_iter()
+                .filter(|t| t.0 != rm && t.0 != dm)
+                .collect();
+            terms.extend(n.scale(&c).terms);
+            p = Poly::from_terms_raw(terms);
+        }
+        p
+    }
+
+    fn from_terms_raw(mut terms: Vec<(Monomial, BigRational)>) -> Poly {
+        terms.sort_by(|x, y| x.0.cmp(&y.0));
+        let mut out: Vec<(Monomial, BigRational)> = Vec::with_capacity(terms.len());
+        for (m, c) in terms {
+            match out.last_mut() {
+                Some(last) if last.0 == m => last.1 += c,
+                _ => out.push((m, c)),
+            }
+        }
+        out.retain(|t| !t.1.is_zero());
+        Poly { terms: out }
+    }
+
+    /// Integer content: gcd of the (integer) coefficients; zero for the zero polynomial.
+    fn int_content(&self) -> BigInt {
+        let mut g = BigInt::zero();
+        for (_, c) in &self.terms {
+            g = g.gcd(c.numer());
+            if g.is_one() {
+                break;
+            }
+        }
+        g
+    }
+
+    /// Scales to integer coefficients: returns `(self * l, l)` with `l > 0` the lcm of denominators.
+    fn integerize(&self) -> (Poly, BigInt) {
+        let mut l = BigInt::one();
+        for (_, c) in &self.terms {
+            if !c.denom().is_one() {
+                l = l.lcm(c.denom());
+            }
+        }
+        if l.is_one() {
+            (self.clone(), l)
+        } else {
+            (self.scale(&rat(l.clone())), l)
+        }
+    }
+
+    /// Divides every (integer) coefficient by `g` (which must divide them all).
+    fn div_exact_int(&self, g: &BigInt) -> Poly {
+        if g.is_one() {
+            return self.clone();
+        }
+        let gr = rat(g.clone());
+        Poly {
+            terms: self
+                .terms
+                .iter()
+                .map(|(m, c)| (m.clone(), c / &gr))
+                .collect(),
+        }
+    }
+}
+
+fn subst_atom(a: &Atom, f: &dyn Fn(&Var) -> Option<Poly>) -> Result<Option<Poly>, SymError> {
+    match a {
+        Atom::Var(v) => Ok(f(v)),
+        _ => {
+            let Some((p, _)) = a.div_parts() else {
+                return Ok(None);
+            };
+            let np = p.subst(f)?;
+            if &np == p {
+                Ok(None)
+            } else {
+                a.rebuild(&np).map(Some)
+            }
+        }
+    }
+}
+
+fn eval_atom(
+    a: &Atom,
+    ctx: &dyn Fn(&Var) -> Option<BigRational>,
+) -> Result<BigRational, EvalError> {
+    match a {
+        Atom::Var(v) => ctx(v).ok_or_else(|| EvalError::UnboundVar(v.name().to_string())),
+        Atom::TruncDiv(p, d) => Ok((p.eval(ctx)? / rat(d.clone())).trunc()),
+        Atom::FloorDiv(p, d) => Ok((p.eval(ctx)? / rat(d.clone())).floor()),
+        Atom::TruncRem(p, d) => {
+            let x = p.eval(ctx)?;
+            let dr = rat(d.clone());
+            let q = (&x / &dr).trunc();
+            Ok(x - dr * q)
+        }
+        Atom::FloorMod(p, d) => {
+            let x = p.eval(ctx)?;
+            let dr = rat(d.clone());
+            let q = (&x / &dr).floor();
+            Ok(x - dr * q)
+        }
+    }
+}
+
+fn check_depth(p: &Poly) -> Result<(), SymError> {
+    if p.depth() >= MAX_DEPTH {
+        Err(SymError::TooLarge("division nesting".into()))
+    } else {
+        Ok(())
+    }
+}
+
+/// `floor(p / k)`, simplified: common factors cancel, and multiples of `k` leave the atom
+/// (`floor((e + k*m)/k) = floor(e/k) + m`), so dividend coefficients end up in `[0, k)`.
+pub fn floor_div(p: &Poly, k: &BigInt) -> Result<Poly, SymError> {
+    if k.is_zero() {
+        return Err(SymError::DivisionByZero);
+    }
+    if k.is_negative() {
+        // floor(p / -k) = floor(-p / k)
+        return floor_div(&p.neg(), &-k);
+    }
+    check_depth(p)?;
+    let (mut n, l) = p.integerize();
+    let mut d = k * l;
+    let mut quotient = Vec::new();
+    loop {
+        let g = n.int_content().gcd(&d);
+        if !g.is_one() && !g.is_zero() {
+            n = n.div_exact_int(&g);
+            d /= &g;
+        }
+        if d.is_one() {
+            quotient.extend(n.terms);
+            return Ok(Poly::from_terms(quotient));
+        }
+        let mut rest = Vec::new();
+        let mut changed = false;
+        for (m, c) in n.terms {
+            let (q, r) = c.numer().div_mod_floor(&d);
+            if !q.is_zero() {
+                changed = true;
+                quotient.push((m.clone(), rat(q)));
+            }
+            if !r.is_zero() {
+                rest.push((m, rat(r)));
+            }
+        }
+        n = Poly { terms: rest };
+        if n.is_constant() {
+            // 0 <= constant < d, so its floor quotient is 0.
+            return Ok(Poly::from_terms(quotient));
+        }
+        if !changed && n.int_content().gcd(&d).is_one() {
+            break;
+        }
+    }
+    quotient.push((
+        Monomial::atom(Atom::FloorDiv(Arc::new(n), d)),
+        BigRational::one(),
+    ));
+    Ok(Poly::from_terms(quotient))
+}
+
+/// `p mod k` with the floor convention (result in `[0, k)` for `k > 0`, in `(k, 0]` for `k < 0`).
+pub fn floor_mod(p: &Poly, k: &BigInt) -> Result<Poly, SymError> {
+    if k.is_zero() {
+        return Err(SymError::DivisionByZero);
+    }
+    if k.is_negative() {
+        // x mod -k = -((-x) mod k) under the floor convention.
+        return Ok(floor_mod(&p.neg(), &-k)?.neg());
+    }
+    check_depth(p)?;
+    let (mut n, l) = p.integerize();
+    let mut d = k * &l;
+    let mut factor = BigInt::one();
+    loop {
+        // (e + d*m) mod d = e mod d
+        let mut rest = Vec::new();
+        for (m, c) in n.terms {
+            let r = c.numer().mod_floor(&d);
+            if !r.is_zero() {
+                rest.push((m, rat(r)));
+            }
+        }
+        n = Poly { terms: rest };
+        // (g*e) mod (g*d) = g * (e mod d)
+        let g = n.int_content().gcd(&d);
+        if g.is_zero() || n.is_zero() {
+            return Ok(Poly::zero());
+        }
+        if g.is_one() {
+            break;
+        }
+        n = n.div_exact_int(&g);
+        d /= &g;
+        factor *= &g;
+        if d.is_one() {
+            return Ok(Poly::zero());
+        }
+    }
+    let scale = BigRational::new(factor, l);
+    if let Some(c) = n.as_constant() {
+        return Ok(Poly::constant(c * scale));
+    }
+    Ok(Poly::atom(Atom::FloorMod(Arc::new(n), d)).scale(&scale))
+}
+
+/// C's `p / k` (truncation toward zero), simplified by cancelling common factors; exact
+/// divisions disappear (`(k*e)/k = e`).
+pub fn trunc_div(p: &Poly, k: &BigInt) -> Result<Poly, SymError> {
+    if k.is_zero() {
+        return Err(SymError::DivisionByZero);
+    }
+    if k.is_negative() {
+        // C: a / -k == -(a / k) since truncation is symmetric.
+        return Ok(trunc_div(p, &-k)?.neg());
+    }
+    check_depth(p)?;
+    let (n, l) = p.integerize();
+    let d = k * l;
+    let g = n.int_content().gcd(&d);
+    if g.is_zero() {
+        return Ok(Poly::zero());
+    }
+    let n = n.div_exact_int(&g);
+    let d = d / g;
+    if d.is_one() {
+        return Ok(n);
+    }
+    if let Some(c) = n.as_constant() {
+        return Ok(Poly::constant((c / rat(d)).trunc()));
+    }
+    Ok(Poly::atom(Atom::TruncDiv(Arc::new(n), d)))
+}
+
+/// C's `p % k` (sign of `p`; the sign of `k` does not matter).
+pub fn trunc_rem(p: &Poly, k: &BigInt) -> Result<Poly, SymError> {
+    if k.is_zero() {
+        return Err(SymError::DivisionByZero);
+    }
+    check_depth(p)?;
+    let k = k.abs();
+    let (n, l) = p.integerize();
+    let d = k * &l;
+    let g = n.int_content().gcd(&d);
+    if g.is_zero() {
+        return Ok(Poly::zero());
+    }
+    let n = n.div_exact_int(&g);
+    let d = d / &g;
+    if d.is_one() {
+        return Ok(Poly::zero());
+    }
+    let scale = BigRational::new(g, l);
+    if let Some(c) = n.as_constant() {
+        let ci = c.to_integer();
+        return Ok(Poly::constant(rat(ci % d) * scale));
+    }
+    Ok(Poly::atom(Atom::TruncRem(Arc::new(n), d)).scale(&scale))
+}

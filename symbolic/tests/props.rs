@@ -1,0 +1,235 @@
+//! Property tests: the normal form agrees with direct C evaluation, sign/compare/monotonicity
+//! verdicts are never contradicted by samples, solver answers satisfy their equations, and
+//! printing round-trips through the parser.
+
+use num_bigint::BigInt;
+use num_rational::BigRational;
+use proptest::prelude::*;
+use std::collections::HashMap;
+use symbolic::*;
+
+const VARS: [&str; 4] = ["a", "b", "c", "d"];
+const SIGNS: [SignSet; 6] = [
+    SignSet::NEG,
+    SignSet::ZERO,
+    SignSet::POS,
+    SignSet::NON_NEG,
+    SignSet::NON_POS,
+    SignSet::TOP,
+];
+
+fn leaf() -> impl Strategy<Value = Term> {
+    prop_oneof![
+        (0..VARS.len()).prop_map(|i| Term::var(VARS[i])),
+        (-5i64..=5).prop_map(Term::num),
+    ]
+}
+
+fn term() -> impl Strategy<Value = Term> {
+    leaf().prop_recursive(4, 24, 2, |inner| {
+        prop_oneof![
+            (inner.clone(), inner.clone()).prop_map(|(a, b)| Term::bin(BinOp::Add, a, b)),
+            (inner.clone(), inner.clone()).prop_map(|(a, b)| Term::bin(BinOp::Sub, a, b)),
+            (inner.clone(), inner.clone()).prop_map(|(a, b)| Term::bin(BinOp::Mul, a, b)),
+            (inner.clone(), 1i64..=8).prop_map(|(a, k)| Term::bin(BinOp::Div, a, Term::num(k))),
+            (inner.clone(), 1i64..=8).prop_map(|(a, k)| Term::bin(BinOp::Rem, a, Term::num(k))),
+            (inner.clone(), 0i64..=3).prop_map(|(a, k)| Term::bin(BinOp::Shl, a, Term::num(k))),
+            (inner.clone(), 0i64..=3).prop_map(|(a, k)| Term::bin(BinOp::Shr, a, Term::num(k))),
+            (inner.clone(), 0u32..=3, any::<bool>()).prop_map(|(a, k, neg)| {
+                let m = if neg { -(1i64 << k) } else { (1i64 << k) - 1 };
+                Term::bin(BinOp::BitAnd, a, Term::num(m))
+            }),
+            (inner.clone(), inner.clone()).prop_map(|(a, b)| Term::Min(vec![a, b])),
+            (inner.clone(), inner.clone()).prop_map(|(a, b)| Term::Max(vec![a, b])),
+            inner.prop_map(|a| Term::Neg(Box::new(a))),
+        ]
+    })
+}
+
+fn env_strategy() -> impl Strategy<Value = SignEnv> {
+    proptest::collection::vec(0..SIGNS.len(), VARS.len()).prop_map(|idx| {
+        let mut env = SignEnv::new();
+        for (i, s) in idx.into_iter().enumerate() {
+            env.set(Var::new(VARS[i]), SIGNS[s]);
+        }
+        env
+    })
+}
+
+/// A value with the given sign, chosen from `seed`.
+fn value_in(s: SignSet, seed: u64) -> i64 {
+    let mut opts = Vec::new();
+    if s.has_neg() {
+        opts.extend([-1, -2, -3, -7, -12]);
+    }
+    if s.has_zero() {
+        opts.push(0);
+    }
+    if s.has_pos() {
+        opts.extend([1, 2, 3, 7, 12]);
+    }
+    opts[(seed % opts.len() as u64) as usize]
+}
+
+fn ctx(env: &SignEnv, seeds: &[u64]) -> HashMap<Var, BigRational> {
+    VARS.iter()
+        .zip(seeds)
+        .map(|(n, s)| {
+            let v = Var::new(n);
+            let x = value_in(env.get(&v), *s);
+            (v, BigRational::from_integer(BigInt::from(x)))
+        })
+        .collect()
+}
+
+fn seeds() -> impl Strategy<Value = Vec<Vec<u64>>> {
+    proptest::collection::vec(proptest::collection::vec(any::<u64>(), VARS.len()), 6)
+}
+
+fn holds(c: Cmp, x: &BigRational, y: &BigRational) -> bool {
+    match c {
+        Cmp::Less => x < y,
+        Cmp::LessEq => x <= y,
+        Cmp::Equal => x == y,
+        Cmp::GreaterEq => x >= y,
+        Cmp::Greater => x > y,
+        Cmp::Unknown => true,
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 400, ..ProptestConfig::default() })]
+
+    #[test]
+    fn normal_form_evaluates_like_c(t in term(), env in env_strategy(), ss in seeds()) {
+        for lower_env in [SignEnv::new(), env.clone()] {
+            let Ok(e) = t.lower(&lower_env) else { continue };
+            prop_assert!(e.is_exact_integer());
+            for s in &ss {
+                let c = ctx(&env, s);
+                let direct = t.eval_c(&c).unwrap();
+                prop_assert_eq!(e.eval(&c).unwrap(), direct, "{} -> {}", t, e);
+            }
+        }
+    }
+
+    #[test]
+    fn signs_and_comparisons_hold(t1 in term(), t2 in term(), env in env_strategy(), ss in seeds()) {
+        let (Ok(e1), Ok(e2)) = (t1.lower(&env), t2.lower(&env)) else { return Ok(()) };
+        let s = sign_of(&e1, &env);
+        let c = compare(&e1, &e2, &env);
+        for sd in &ss {
+            let x = ctx(&env, sd);
+            let (v1, v2) = (e1.eval(&x).unwrap(), e2.eval(&x).unwrap());
+            let actual = SignSet::of_rational(&v1);
+            prop_assert!(actual.is_subset(s), "sign({}) = {} but value {}", e1, s, v1);
+            prop_assert!(holds(c, &v1, &v2), "{} {:?} {} but {} vs {}", e1, c, e2, v1, v2);
+        }
+        if let Ok(m) = get_max(&e1, &e2, &env) {
+            for sd in &ss {
+                let x = ctx(&env, sd);
+                let want = e1.eval(&x).unwrap().max(e2.eval(&x).unwrap());
+                prop_assert_eq!(m.eval(&x).unwrap(), want);
+            }
+        }
+        if let Ok(m) = get_min(&e1, &e2, &env) {
+            for sd in &ss {
+                let x = ctx(&env, sd);
+                let want = e1.eval(&x).unwrap().min(e2.eval(&x).unwrap());
+                prop_assert_eq!(m.eval(&x).unwrap(), want);
+            }
+        }
+    }
+
+    #[test]
+    fn monotonicity_holds_on_pairs(t in term(), env in env_strategy(), ss in seeds(), deltas in proptest::collection::vec(1i64..6, 6)) {
+        let Ok(e) = t.lower(&env) else { return Ok(()) };
+        let v = Var::new("a");
+        let m = monotonicity(&e, &v, &env);
+        let (ma, assumptions) = monotonicity_with_assumptions(&e, &v, &env);
+        let mut env2 = env.clone();
+        for asm in &assumptions {
+            env2.set(asm.var.clone(), asm.sign);
+        }
+        for (verdict, env_used) in [(m, &env), (ma, &env2)] {
+            for (sd, d) in ss.iter().zip(&deltas) {
+                let x = ctx(env_used, sd);
+                let lo = x[&v].clone();
+                // Both points must lie in a's sign range: step toward zero's far side stays inside.
+                let hi = &lo + BigRational::from_integer(BigInt::from(*d));
+                if !SignSet::of_rational(&hi).is_subset(env_used.get(&v)) {
+                    continue;
+                }
+                let mut y = x.clone();
+                y.insert(v.clone(), hi);
+                let (f0, f1) = (e.eval(&x).unwrap(), e.eval(&y).unwrap());
+                let ok = match verdict {
+                    Monotonicity::Constant => f0 == f1,
+                    Monotonicity::Increasing => f0 <= f1,
+                    Monotonicity::Decreasing => f0 >= f1,
+                    _ => true,
+                };
+                prop_assert!(ok, "{} is {:?} in a ({:?}) but f({})={} f(+{})={}", e, verdict, assumptions, x[&v], f0, d, f1);
+            }
+        }
+    }
+
+    #[test]
+    fn print_parse_round_trip(t in term(), env in env_strategy()) {
+        let Ok(e) = t.lower(&env) else { return Ok(()) };
+        let printed = e.to_c();
+        let back = parse_expr(&printed);
+        prop_assert_eq!(back.as_ref().ok(), Some(&e), "printed: {}", printed);
+    }
+
+    #[test]
+    fn solver_answers_satisfy_equations(
+        lhs in proptest::collection::vec(term(), 1..3),
+        coeffs in proptest::collection::vec((-3i64..=3, -3i64..=3, 1i64..=4), 1..3),
+        xs in (-9i64..=9, -9i64..=9),
+        sd in proptest::collection::vec(any::<u64>(), VARS.len()),
+    ) {
+        // Equations c1*x + c2*y + term(params) [/ k] = value, built to have (xs) as a solution.
+        let env = SignEnv::new();
+        let params = ctx(&env, &sd);
+        let mut truth = params.clone();
+        truth.insert(Var::new("x"), BigRational::from_integer(xs.0.into()));
+        truth.insert(Var::new("y"), BigRational::from_integer(xs.1.into()));
+        let mut eqs = Vec::new();
+        for (t, (c1, c2, k)) in lhs.iter().zip(&coeffs) {
+            let lin = Term::bin(BinOp::Add,
+                Term::bin(BinOp::Mul, Term::num(*c1), Term::var("x")),
+                Term::bin(BinOp::Mul, Term::num(*c2), Term::var("y")));
+            let whole = Term::bin(BinOp::Div, Term::bin(BinOp::Add, lin, t.clone()), Term::num(*k));
+            let Ok(l) = whole.lower(&env) else { continue };
+            let Ok(val) = l.eval(&truth) else { continue };
+            eqs.push(Equation::new(l, Expr::rational(val)));
+        }
+        let unknowns = [Var::new("x"), Var::new("y")];
+        for sem in [Semantics::Integer, Semantics::Rational] {
+            let sol = solve(&eqs, &unknowns, sem, &env);
+            for alt in sol.alternatives.iter().filter(|a| a.verified) {
+                let map: HashMap<Var, Expr> = alt.values.clone().into_iter().collect();
+                for eq in &eqs {
+                    let l = eq.lhs.substitute(&map).unwrap();
+                    let r = eq.rhs.substitute(&map).unwrap();
+                    if sem == Semantics::Integer {
+                        // Every verified integer alternative satisfies the C equations for all parameter values.
+                        let mut c = params.clone();
+                        for u in &unknowns {
+                            c.entry(u.clone()).or_insert_with(|| BigRational::from_integer(3.into()));
+                        }
+                        prop_assert_eq!(l.eval(&c).unwrap(), r.eval(&c).unwrap(), "{} with {:?}", eq, alt.values);
+                    }
+                }
+            }
+            if sem == Semantics::Integer && sol.is_unique() && sol.undetermined.is_empty() {
+                let alt = &sol.alternatives[0];
+                if alt.values.values().all(|e| e.as_constant().is_some()) {
+                    // A unique fully determined integer answer must be the one we built in.
+                    prop_assert_eq!(alt.values[&Var::new("x")].as_constant(), truth.get(&Var::new("x")).cloned());
+                }
+            }
+        }
+    }
+}
