@@ -1,1 +1,5 @@
 //! Static analyses on the CDFG (thesis §8): dataflow framework, sign, loop-invariant, reconstruction, range.
+
+pub mod framework;
+pub mod reconstruct;
+pub mod symbols;

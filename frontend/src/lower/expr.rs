@@ -797,7 +797,8 @@ impl<'a> Lowerer<'a> {
             B::Assign => {
                 let place = self.lvalue(&b.node.lhs)?;
                 let value = self.rvalue(&b.node.rhs)?;
-                Ok(self.store(place, value, span))
+                // The store is located at its target (`c->data[i*N+j]`), as reports name it.
+                Ok(self.store(place, value, b.node.lhs.span.into()))
             }
             B::AssignMultiply
             | B::AssignDivide
@@ -813,7 +814,7 @@ impl<'a> Lowerer<'a> {
                 let old = self.load(place, span);
                 let rhs = self.rvalue(&b.node.rhs)?;
                 let new = self.binary_values(compound_op(&op), old, rhs, span)?;
-                Ok(self.store(place, new, span))
+                Ok(self.store(place, new, b.node.lhs.span.into()))
             }
             _ => {
                 let lhs = self.rvalue(&b.node.lhs)?;

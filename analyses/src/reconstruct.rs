@@ -1,0 +1,482 @@
+//! Expression reconstruction (thesis §8.4): the set of possible symbolic expressions of
+//! every SSA value, expanded up to induction variables, parameters, loop-carried phis and
+//! unknown loads, with pointers as `base + byte offset` (`ptr_add` scaled by the element
+//! size, `field_sel` by the field offset).
+//!
+//! Because the IR is in SSA form one global map suffices and no fixpoint is needed: values
+//! are visited in reverse postorder, so every operand except a loop-header phi's back-edge
+//! argument is computed before its use. Header phis are kept as symbols (`i`, `sum`), which
+//! is the thesis' "expand only the first recursive step": the phi itself then gets the set
+//! `{init, update}`, e.g. `sum = {0, sum + α}`.
+//!
+//! Calls to functions defined in the program are reconstructed per call site: the callee's
+//! return expressions over its parameters, with the actual arguments substituted (§8.7's
+//! `getIndex`), for non-recursive callees up to a depth; other calls are opaque symbols.
+//!
+//! Operations the engine cannot represent (bit masks with variables, divisions by
+//! variables, float-to-int conversions) become fresh symbols, never "top", as in the
+//! thesis. `exact` records whether C's wrap-around and truncation were ignored anywhere.
+
+use crate::symbols::{SymbolOrigin, Symbols};
+use frontend::ir::{BinOp, Callee, Constant, Function, InstKind, Program, Terminator, UnOp, Value};
+use frontend::loops::LoopForest;
+use num_bigint::BigInt;
+use num_rational::BigRational;
+use std::collections::{HashMap, HashSet};
+use symbolic::{Expr, Var};
+
+#[derive(Clone, Debug)]
+pub struct ReconstructConfig {
+    /// Most alternatives kept per value; past it the value becomes a fresh symbol.
+    pub max_alternatives: usize,
+    /// Call depth for per-call-site reconstruction of callees.
+    pub max_call_depth: u32,
+    /// Values injected by name (thesis §6.2): a symbol with this name is replaced.
+    pub injected: HashMap<String, Expr>,
+}
+
+impl Default for ReconstructConfig {
+    fn default() -> Self {
+        ReconstructConfig {
+            max_alternatives: 8,
+            max_call_depth: 3,
+            injected: HashMap::new(),
+        }
+    }
+}
+
+/// The reconstruction of one function.
+#[derive(Clone, Debug)]
+pub struct Reconstruction {
+    pub symbols: Symbols,
+    exprs: Vec<Vec<Expr>>,
+    /// Loop-header phis (kept as symbols) and their `{init, update}` alternatives, in
+    /// which the phi's own symbol stands for the previous iteration's value.
+    recurrences: HashMap<Value, Vec<Expr>>,
+    /// Values whose reconstruction ignored C integer wrap-around or truncation.
+    pub inexact: HashSet<Value>,
+}
+
+impl Reconstruction {
+    /// Possible expressions of a value (empty for values with no numeric meaning, such as
+    /// stores and void calls).
+    pub fn of(&self, v: Value) -> &[Expr] {
+        self.exprs.get(v.index()).map(Vec::as_slice).unwrap_or(&[])
+    }
+
+    /// The expression of a value when it has exactly one.
+    pub fn single(&self, v: Value) -> Option<&Expr> {
+        match self.of(v) {
+            [e] => Some(e),
+            _ => None,
+        }
+    }
+
+    /// For a loop-header phi: its possible values `{init, update}` (thesis Fig. 8.10's
+    /// `sum = {0, sum + α}`).
+    pub fn recurrence(&self, phi: Value) -> Option<&[Expr]> {
+        self.recurrences.get(&phi).map(Vec::as_slice)
+    }
+
+    /// The symbol of a value, if it is one (parameters, induction variables, loads).
+    pub fn symbol(&self, v: Value) -> Option<&Var> {
+        self.symbols.var_of(v)
+    }
+}
+
+/// Reconstructs every value of `func`.
+pub fn reconstruct(
+    program: &Program,
+    func: &Function,
+    forest: &LoopForest,
+    config: &ReconstructConfig,
+) -> Reconstruction {
+    let mut builder = Builder::new(program, func, config, 0, Vec::new());
+    builder.run(forest);
+    Reconstruction {
+        symbols: builder.symbols,
+        exprs: builder.exprs,
+        recurrences: builder.recurrences,
+        inexact: builder.inexact,
+    }
+}
+
+fn push_unique(set: &mut Vec<Expr>, e: Expr) {
+    if !set.contains(&e) {
+        set.push(e);
+    }
+}
+
+struct Builder<'a> {
+    program: &'a Program,
+    func: &'a Function,
+    config: &'a ReconstructConfig,
+    symbols: Symbols,
+    exprs: Vec<Vec<Expr>>,
+    header_phis: HashSet<Value>,
+    induction_phis: HashSet<Value>,
+    recurrences: HashMap<Value, Vec<Expr>>,
+    inexact: HashSet<Value>,
+    /// Function names on the current inlining stack (recursion guard).
+    call_stack: Vec<String>,
+    call_depth: u32,
+}
+
+impl<'a> Builder<'a> {
+    fn new(
+        program: &'a Program,
+        func: &'a Function,
+        config: &'a ReconstructConfig,
+        call_depth: u32,
+        call_stack: Vec<String>,
+    ) -> Self {
+        Builder {
+            program,
+            func,
+            config,
+            symbols: Symbols::new(),
+            exprs: vec![Vec::new(); func.insts.len()],
+            header_phis: HashSet::new(),
+            induction_phis: HashSet::new(),
+            recurrences: HashMap::new(),
+            inexact: HashSet::new(),
+            call_stack,
+            call_depth,
+        }
+    }
+
+    fn run(&mut self, forest: &LoopForest) {
+        let func = self.func;
+        for l in &forest.loops {
+            for &v in &func.block(l.header).insts {
+                if func.inst(v).kind.is_phi() {
+                    self.header_phis.insert(v);
+                }
+            }
+            self.induction_phis
+                .extend(l.induction_variables.iter().map(|iv| iv.phi));
+        }
+        for block in crate::framework::reverse_postorder(func) {
+            for &v in &func.block(block).insts {
+                let set = self.compute(v);
+                self.exprs[v.index()] = set;
+            }
+        }
+        let mut phis: Vec<Value> = self.header_phis.iter().copied().collect();
+        phis.sort();
+        for phi in phis {
+            let InstKind::Phi(args) = &func.inst(phi).kind else {
+                continue;
+            };
+            let mut set = Vec::new();
+            for (_, arg) in args {
+                for e in self.exprs[arg.index()].clone() {
+                    push_unique(&mut set, e);
+                }
+            }
+            if set.len() <= self.config.max_alternatives {
+                self.recurrences.insert(phi, set);
+            }
+        }
+    }
+
+    fn symbol(&mut self, v: Value, origin: SymbolOrigin) -> Expr {
+        let var = self
+            .symbols
+            .symbol_for(self.func, &self.program.types, v, origin);
+        self.injected_or_var(var)
+    }
+
+    fn injected_or_var(&self, var: Var) -> Expr {
+        match self.config.injected.get(var.name()) {
+            Some(e) => e.clone(),
+            None => Expr::Poly(symbolic::Poly::var(var)),
+        }
+    }
+
+    fn operand(&mut self, v: Value) -> Vec<Expr> {
+        let set = &self.exprs[v.index()];
+        if set.is_empty() {
+            // Not computed (a value from an unreachable block) or not numeric: opaque.
+            return vec![self.symbol(v, SymbolOrigin::Opaque(v))];
+        }
+        set.clone()
+    }
+
+    /// Applies `f` to every combination of the operands' alternatives.
+    fn combine(
+        &mut self,
+        v: Value,
+        a: Value,
+        b: Value,
+        f: impl Fn(&Expr, &Expr) -> Option<Expr>,
+    ) -> Vec<Expr> {
+        let (xs, ys) = (self.operand(a), self.operand(b));
+        let mut out = Vec::new();
+        for x in &xs {
+            for y in &ys {
+                match f(x, y) {
+                    Some(e) => push_unique(&mut out, e),
+                    None => return vec![self.symbol(v, SymbolOrigin::Opaque(v))],
+                }
+                if out.len() > self.config.max_alternatives {
+                    return vec![self.symbol(v, SymbolOrigin::Opaque(v))];
+                }
+            }
+        }
+        out
+    }
+
+    fn map(&mut self, v: Value, a: Value, f: impl Fn(&Expr) -> Option<Expr>) -> Vec<Expr> {
+        let xs = self.operand(a);
+        let mut out = Vec::new();
+        for x in &xs {
+            match f(x) {
+                Some(e) => push_unique(&mut out, e),
+                None => return vec![self.symbol(v, SymbolOrigin::Opaque(v))],
+            }
+        }
+        out
+    }
+
+    fn compute(&mut self, v: Value) -> Vec<Expr> {
+        let func = self.func;
+        let inst = func.inst(v);
+        let types = &self.program.types;
+        match &inst.kind {
+            InstKind::Param(i) => vec![self.symbol(v, SymbolOrigin::Param(*i))],
+            InstKind::Const(Constant::Int(c)) => vec![Expr::integer(BigInt::from(*c))],
+            InstKind::Const(Constant::Float(f)) => match BigRational::from_float(*f) {
+                Some(r) => vec![Expr::rational(r)],
+                None => vec![self.symbol(v, SymbolOrigin::Opaque(v))],
+            },
+            InstKind::Undef => vec![self.symbol(v, SymbolOrigin::Opaque(v))],
+            InstKind::Phi(args) => {
+                if self.header_phis.contains(&v) {
+                    let origin = if self.induction_phis.contains(&v) {
+                        SymbolOrigin::Induction(v)
+                    } else {
+                        SymbolOrigin::Phi(v)
+                    };
+                    return vec![self.symbol(v, origin)];
+                }
+                let mut out = Vec::new();
+                for (_, arg) in args.clone() {
+                    for e in self.operand(arg) {
+                        push_unique(&mut out, e);
+                    }
+                }
+                if out.len() > self.config.max_alternatives {
+                    return vec![self.symbol(v, SymbolOrigin::Phi(v))];
+                }
+                out
+            }
+            InstKind::Binary(op, a, b) => {
+                let (a, b) = (*a, *b);
+                let is_int = types.is_integer(inst.ty);
+                match op {
+                    BinOp::Add => self.combine(v, a, b, |x, y| x.checked_add(y).ok()),
+                    BinOp::Sub => self.combine(v, a, b, |x, y| x.checked_sub(y).ok()),
+                    BinOp::Mul => self.combine(v, a, b, |x, y| x.checked_mul(y).ok()),
+                    BinOp::Div => match constant_of(&self.operand(b)) {
+                        Some(k) if k != BigInt::from(0) && is_int => {
+                            self.map(v, a, |x| x.c_div(&k).ok())
+                        }
+                        Some(k) if k != BigInt::from(0) => {
+                            let k = BigRational::from_integer(k);
+                            self.map(v, a, |x| x.div_const(&k).ok())
+                        }
+                        _ => vec![self.symbol(v, SymbolOrigin::Opaque(v))],
+                    },
+                    BinOp::Rem => match constant_of(&self.operand(b)) {
+                        Some(k) if k != BigInt::from(0) && is_int => {
+                            self.map(v, a, |x| x.c_mod(&k).ok())
+                        }
+                        _ => vec![self.symbol(v, SymbolOrigin::Opaque(v))],
+                    },
+                    BinOp::Shl => {
+                        match constant_of(&self.operand(b)).and_then(|k| u32::try_from(k).ok()) {
+                            Some(k) if k < 64 => self.map(v, a, |x| x.shl(k).ok()),
+                            _ => vec![self.symbol(v, SymbolOrigin::Opaque(v))],
+                        }
+                    }
+                    BinOp::Shr => {
+                        match constant_of(&self.operand(b)).and_then(|k| u32::try_from(k).ok()) {
+                            Some(k) if k < 64 => self.map(v, a, |x| x.shr(k).ok()),
+                            _ => vec![self.symbol(v, SymbolOrigin::Opaque(v))],
+                        }
+                    }
+                    BinOp::BitXor => {
+                        // Thesis Table 8.5 b): `x ^ -1` is `-x - 1`.
+                        let (xa, xb) = (self.operand(a), self.operand(b));
+                        let minus_one = Expr::constant(-1);
+                        if xb == [minus_one.clone()] {
+                            self.map(v, a, |x| x.neg().checked_sub(&Expr::constant(1)).ok())
+                        } else if xa == [minus_one] {
+                            self.map(v, b, |x| x.neg().checked_sub(&Expr::constant(1)).ok())
+                        } else {
+                            vec![self.symbol(v, SymbolOrigin::Opaque(v))]
+                        }
+                    }
+                    _ => vec![self.symbol(v, SymbolOrigin::Opaque(v))],
+                }
+            }
+            InstKind::Unary(UnOp::Neg, a) => self.map(v, *a, |x| Some(x.neg())),
+            InstKind::Unary(UnOp::BitNot, a) => {
+                self.map(v, *a, |x| x.neg().checked_sub(&Expr::constant(1)).ok())
+            }
+            InstKind::Unary(UnOp::Not, _) => vec![self.symbol(v, SymbolOrigin::Opaque(v))],
+            InstKind::Cast(a) => {
+                let from = func.inst(*a).ty;
+                let to = inst.ty;
+                if types.is_float(from) && types.is_integer(to) {
+                    return vec![self.symbol(v, SymbolOrigin::Opaque(v))];
+                }
+                if types.is_integer(from)
+                    && types.is_integer(to)
+                    && types.size_of(to) < types.size_of(from)
+                {
+                    // Narrowing may wrap; the expression is kept but marked inexact.
+                    self.inexact.insert(v);
+                }
+                self.operand(*a)
+            }
+            InstKind::Select {
+                then_value,
+                else_value,
+                ..
+            } => {
+                let mut out = self.operand(*then_value);
+                for e in self.operand(*else_value) {
+                    push_unique(&mut out, e);
+                }
+                out
+            }
+            InstKind::Load { addr } => {
+                let addresses = self.operand(*addr);
+                let key = addresses
+                    .iter()
+                    .map(|e| e.to_string())
+                    .collect::<Vec<_>>()
+                    .join(" | ");
+                let var = self
+                    .symbols
+                    .load_symbol(func, &self.program.types, v, *addr, key);
+                vec![self.injected_or_var(var)]
+            }
+            InstKind::Store { .. } => Vec::new(),
+            InstKind::PtrAdd { base, index, scale } => {
+                let k = Expr::integer(BigInt::from(*scale));
+                self.combine(v, *base, *index, |b, i| {
+                    b.checked_add(&i.checked_mul(&k).ok()?).ok()
+                })
+            }
+            InstKind::FieldAddr { base, offset, .. } => {
+                let k = Expr::integer(BigInt::from(*offset));
+                self.map(v, *base, |b| b.checked_add(&k).ok())
+            }
+            InstKind::SlotAddr(_)
+            | InstKind::GlobalAddr(_)
+            | InstKind::FuncAddr(_)
+            | InstKind::StringAddr(_) => {
+                vec![self.symbol(v, SymbolOrigin::Object(v))]
+            }
+            InstKind::Call {
+                callee: Callee::Direct(name),
+                args,
+            } => {
+                let name = name.clone();
+                let args = args.clone();
+                match self.inline_call(&name, &args) {
+                    Some(set) => set,
+                    None => {
+                        if matches!(self.program.types.get(inst.ty), frontend::types::Type::Void) {
+                            Vec::new()
+                        } else {
+                            vec![self.symbol(v, SymbolOrigin::Opaque(v))]
+                        }
+                    }
+                }
+            }
+            InstKind::Call { .. } => vec![self.symbol(v, SymbolOrigin::Opaque(v))],
+        }
+    }
+
+    /// The return expressions of a defined, non-recursive callee over its parameters, with
+    /// the call's arguments substituted. `None` when the callee is external, recursive, too
+    /// deep, or returns something that depends on more than its parameters.
+    fn inline_call(&mut self, name: &str, args: &[Value]) -> Option<Vec<Expr>> {
+        if self.call_depth >= self.config.max_call_depth
+            || self.call_stack.iter().any(|n| n == name)
+        {
+            return None;
+        }
+        let callee = self.program.function(name)?;
+        let forest = frontend::loops::analyze_loops(callee);
+        let mut stack = self.call_stack.clone();
+        stack.push(self.func.name.clone());
+        let mut inner = Builder::new(
+            self.program,
+            callee,
+            self.config,
+            self.call_depth + 1,
+            stack,
+        );
+        inner.run(&forest);
+        let mut returns = Vec::new();
+        for b in callee.blocks() {
+            if let Terminator::Return(Some(r)) = callee.block(b).terminator {
+                for e in inner.exprs[r.index()].clone() {
+                    push_unique(&mut returns, e);
+                }
+            }
+        }
+        if returns.is_empty() {
+            return None;
+        }
+        // Every symbol in the result must be a parameter of the callee.
+        let mut params: HashMap<Var, usize> = HashMap::new();
+        for (i, p) in callee.params.iter().enumerate() {
+            if let Some(var) = inner.symbols.var_of(p.value) {
+                params.insert(var.clone(), i);
+            }
+        }
+        for e in &returns {
+            if e.vars().iter().any(|var| !params.contains_key(var)) {
+                return None;
+            }
+        }
+        let mut out = Vec::new();
+        let alternatives: Vec<Vec<Expr>> = args.iter().map(|a| self.operand(*a)).collect();
+        // One substitution per combination of argument alternatives (bounded).
+        let mut combos: Vec<HashMap<Var, Expr>> = vec![HashMap::new()];
+        for (var, i) in &params {
+            let choices = alternatives.get(*i)?;
+            let mut next = Vec::new();
+            for combo in &combos {
+                for choice in choices {
+                    let mut c = combo.clone();
+                    c.insert(var.clone(), choice.clone());
+                    next.push(c);
+                }
+            }
+            combos = next;
+            if combos.len() > self.config.max_alternatives {
+                return None;
+            }
+        }
+        for combo in &combos {
+            for e in &returns {
+                push_unique(&mut out, e.substitute(combo).ok()?);
+            }
+        }
+        (out.len() <= self.config.max_alternatives).then_some(out)
+    }
+}
+
+fn constant_of(set: &[Expr]) -> Option<BigInt> {
+    match set {
+        [e] => e.as_integer(),
+        _ => None,
+    }
+}

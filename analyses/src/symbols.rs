@@ -1,0 +1,160 @@
+//! Names for program values in symbolic expressions.
+//!
+//! Every analysis speaks about the same symbols: a parameter is its name (`n`), an
+//! induction variable is its name (`i`), a load from an address that does not change in
+//! the loop of interest is one symbol named after the source (`image->width`, `c->data`),
+//! the base address of a local array or global is its name. Two loads from the same
+//! symbolic address share their symbol (thesis `sym_var`), which is what lets ranges and
+//! reconstructions agree. Names are unique per function: a second, different value that
+//! would print the same gets a `#2` suffix.
+
+use frontend::ir::{Function, Value};
+use std::collections::HashMap;
+use symbolic::Var;
+
+/// What a symbol stands for, so that later stages can tell pointers from integers and
+/// find nested parameters (`c->data` is a load through parameter `c`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SymbolOrigin {
+    /// A function parameter (by index).
+    Param(u32),
+    /// A basic induction variable of a loop (the header phi).
+    Induction(Value),
+    /// The address of a local array/struct or a global: a base pointer.
+    Object(Value),
+    /// A value loaded from memory; `address` is the load's address value.
+    Load { load: Value, address: Value },
+    /// A phi that is not an induction variable (e.g. an accumulator).
+    Phi(Value),
+    /// The result of a call or an operation the engine does not model.
+    Opaque(Value),
+}
+
+#[derive(Clone, Debug)]
+pub struct Symbol {
+    pub var: Var,
+    pub origin: SymbolOrigin,
+    /// Whether the value is a pointer (base pointers of accesses).
+    pub is_pointer: bool,
+}
+
+/// The symbols of one function.
+#[derive(Clone, Debug, Default)]
+pub struct Symbols {
+    by_value: HashMap<Value, Var>,
+    by_name: HashMap<String, Value>,
+    info: HashMap<Var, Symbol>,
+    /// Loads keyed by a canonical text of their address, so equal addresses share a symbol.
+    by_address: HashMap<String, Var>,
+}
+
+impl Symbols {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The symbol of a value, creating it (named after its source rendering) if needed.
+    pub fn symbol_for(
+        &mut self,
+        func: &Function,
+        program_types: &frontend::types::TypeTable,
+        v: Value,
+        origin: SymbolOrigin,
+    ) -> Var {
+        if let Some(var) = self.by_value.get(&v) {
+            return var.clone();
+        }
+        let base_name = match &origin {
+            SymbolOrigin::Param(i) => func
+                .params
+                .get(*i as usize)
+                .and_then(|p| p.name.clone())
+                .unwrap_or_else(|| format!("arg{i}")),
+            SymbolOrigin::Object(_) => frontend::ir::print::render_value(func, v)
+                .trim_start_matches('&')
+                .to_string(),
+            _ => frontend::ir::print::render_value(func, v),
+        };
+        let name = self.unique_name(&base_name, v);
+        let var = Var::new(&name);
+        let is_pointer =
+            program_types.is_pointer(func.inst(v).ty) || matches!(origin, SymbolOrigin::Object(_));
+        self.by_value.insert(v, var.clone());
+        self.by_name.insert(name, v);
+        self.info.insert(
+            var.clone(),
+            Symbol {
+                var: var.clone(),
+                origin,
+                is_pointer,
+            },
+        );
+        var
+    }
+
+    /// The shared symbol of a load from an address; `key` is the address's reconstructed
+    /// symbolic expression printed, so equal addresses share the symbol.
+    pub fn load_symbol(
+        &mut self,
+        func: &Function,
+        types: &frontend::types::TypeTable,
+        load: Value,
+        address: Value,
+        key: String,
+    ) -> Var {
+        if let Some(var) = self.by_address.get(&key) {
+            let var = var.clone();
+            self.by_value.insert(load, var.clone());
+            return var;
+        }
+        let var = self.symbol_for(func, types, load, SymbolOrigin::Load { load, address });
+        self.by_address.insert(key, var.clone());
+        var
+    }
+
+    fn unique_name(&self, base: &str, v: Value) -> String {
+        let base = if base.is_empty() {
+            format!("{v}")
+        } else {
+            base.to_string()
+        };
+        if !self.by_name.contains_key(&base) {
+            return base;
+        }
+        for k in 2.. {
+            let candidate = format!("{base}#{k}");
+            if !self.by_name.contains_key(&candidate) {
+                return candidate;
+            }
+        }
+        unreachable!("an unbounded counter always finds a free name")
+    }
+
+    pub fn var_of(&self, v: Value) -> Option<&Var> {
+        self.by_value.get(&v)
+    }
+
+    pub fn info(&self, var: &Var) -> Option<&Symbol> {
+        self.info.get(var)
+    }
+
+    pub fn value_of(&self, var: &Var) -> Option<Value> {
+        self.by_name.get(var.name()).copied()
+    }
+
+    pub fn is_pointer(&self, var: &Var) -> bool {
+        self.info.get(var).is_some_and(|s| s.is_pointer)
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = &Symbol> {
+        self.info.values()
+    }
+
+    /// Whether a symbol's value is an address of program memory (for alias questions).
+    pub fn is_object(&self, var: &Var) -> bool {
+        matches!(
+            self.info.get(var).map(|s| &s.origin),
+            Some(SymbolOrigin::Object(_))
+        )
+    }
+}
