@@ -1,0 +1,105 @@
+//! The memory accesses of a loop nest, their base pointers and byte offsets, and the byte
+//! section each base pointer needs (thesis §4.2).
+
+use crate::space::{extreme, Space};
+use analyses::reconstruct::Reconstruction;
+use analyses::symbols::Symbols;
+use frontend::ir::{Function, InstKind, Span, Value};
+use frontend::loops::{LoopForest, LoopId};
+use frontend::types::TypeTable;
+use num_bigint::BigInt;
+use symbolic::{get_max, get_min, Expr, SignEnv, Var};
+
+/// One load or store inside the nest.
+#[derive(Clone, Debug)]
+pub struct MemAccess {
+    pub inst: Value,
+    pub is_store: bool,
+    pub elem_bytes: u64,
+    pub span: Span,
+    /// Possible `(base, offset in bytes)` pairs; `base` is `None` when no single base
+    /// pointer could be identified.
+    pub alternatives: Vec<(Option<Var>, Expr)>,
+}
+
+impl MemAccess {
+    /// The base pointer when every alternative agrees on it.
+    pub fn base(&self) -> Option<&Var> {
+        let first = self.alternatives.first()?.0.as_ref()?;
+        self.alternatives.iter().all(|(b, _)| b.as_ref() == Some(first)).then_some(first)
+    }
+}
+
+/// Loads and stores in the blocks of `loop_id` (inner loops included), in block order.
+pub fn collect_accesses(func: &Function, forest: &LoopForest, loop_id: LoopId, rec: &Reconstruction, types: &TypeTable) -> Vec<MemAccess> {
+    let mut out = Vec::new();
+    for &block in &forest.loop_(loop_id).blocks {
+        for &v in &func.block(block).insts {
+            let inst = func.inst(v);
+            let (addr, is_store) = match inst.kind {
+                InstKind::Load { addr } => (addr, false),
+                InstKind::Store { addr, .. } => (addr, true),
+                _ => continue,
+            };
+            let elem_bytes = types.size_of(inst.ty).unwrap_or(1);
+            let alternatives = rec.of(addr).iter().map(|e| split_base(e, &rec.symbols)).collect();
+            out.push(MemAccess { inst: v, is_store, elem_bytes, span: inst.origin.span, alternatives });
+        }
+    }
+    out
+}
+
+/// Splits an address into its base pointer symbol and the byte offset from it.
+pub fn split_base(address: &Expr, symbols: &Symbols) -> (Option<Var>, Expr) {
+    let Some(poly) = address.as_poly() else { return (None, address.clone()) };
+    let mut bases = Vec::new();
+    for (monomial, coefficient) in poly.terms() {
+        if let [(symbolic::Atom::Var(var), 1)] = monomial.factors() {
+            if symbols.is_pointer(var) && coefficient == &num_rational::BigRational::from_integer(BigInt::from(1)) {
+                bases.push(var.clone());
+            }
+        }
+    }
+    match bases.as_slice() {
+        [base] => {
+            let base_expr = Expr::var(base.name());
+            match address.checked_sub(&base_expr) {
+                Ok(offset) => (Some(base.clone()), offset),
+                Err(_) => (None, address.clone()),
+            }
+        }
+        _ => (None, address.clone()),
+    }
+}
+
+/// The half-open byte section `[lo, hi)` the accesses through `base` touch over the
+/// iteration space; `Err` says why it cannot be computed statically.
+pub fn section(base: &Var, accesses: &[MemAccess], space: &Space, assumptions: &mut Vec<String>) -> Result<(Expr, Expr), String> {
+    let mut lo: Option<Expr> = None;
+    let mut hi: Option<Expr> = None;
+    let env: &SignEnv = &space.env;
+    for access in accesses {
+        for (b, offset) in &access.alternatives {
+            if b.as_ref() != Some(base) {
+                continue;
+            }
+            let min = extreme(offset, space, false, assumptions)
+                .ok_or_else(|| format!("the offset {} is not monotonic in the loop variables", offset.to_c()))?;
+            let max = extreme(offset, space, true, assumptions)
+                .ok_or_else(|| format!("the offset {} is not monotonic in the loop variables", offset.to_c()))?;
+            let end = max.checked_add(&Expr::integer(BigInt::from(access.elem_bytes))).map_err(|e| e.to_string())?;
+            lo = Some(match lo {
+                None => min,
+                Some(current) => get_min(&current, &min, env).map_err(|e| e.to_string())?,
+            });
+            hi = Some(match hi {
+                None => end,
+                Some(current) => get_max(&current, &end, env).map_err(|e| e.to_string())?,
+            });
+        }
+    }
+    match (lo, hi) {
+        (Some(lo), Some(hi)) => Ok((lo, hi)),
+        _ => Err("no access through this pointer".into()),
+    }
+}

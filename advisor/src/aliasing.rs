@@ -1,0 +1,104 @@
+//! May two pointer parameters of a function point into the same object? Answered from the
+//! function's call sites in the program: at every call, the arguments must be provably
+//! different objects (different `malloc` results, locals or globals) for the parameters to
+//! be treated as disjoint. A function nobody calls in the unit gets no such proof.
+
+use analyses::reconstruct::{reconstruct, ReconstructConfig};
+use analyses::symbols::SymbolOrigin;
+use frontend::ir::{Callee, Function, InstKind, Program};
+use frontend::loops::analyze_loops;
+use std::collections::{BTreeSet, HashMap};
+
+/// Pairs of parameter indices that never alias, with the evidence.
+#[derive(Clone, Debug, Default)]
+pub struct ParamAliasing {
+    disjoint: BTreeSet<(usize, usize)>,
+    /// Number of call sites examined.
+    pub call_sites: usize,
+    /// `restrict`-qualified parameters: disjoint from everything by the programmer's promise.
+    restrict: BTreeSet<usize>,
+}
+
+impl ParamAliasing {
+    pub fn disjoint(&self, a: usize, b: usize) -> bool {
+        a != b && (self.restrict.contains(&a) || self.restrict.contains(&b) || self.disjoint.contains(&(a.min(b), a.max(b))))
+    }
+}
+
+/// What object an argument expression points into, when that can be told.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+enum Object {
+    /// The result of one allocation call (by caller value).
+    Allocation(String, u32),
+    /// A local array or a global (by caller value).
+    Named(String, u32),
+}
+
+pub fn param_aliasing(program: &Program, func: &Function) -> ParamAliasing {
+    let mut result = ParamAliasing::default();
+    for (i, p) in func.params.iter().enumerate() {
+        if let frontend::types::Type::Pointer { restrict: true, .. } = program.types.get(p.ty) {
+            result.restrict.insert(i);
+        }
+    }
+    let pointer_params: Vec<usize> = func.params.iter().enumerate().filter(|(_, p)| program.types.is_pointer(p.ty)).map(|(i, _)| i).collect();
+    let mut all_disjoint: Option<BTreeSet<(usize, usize)>> = None;
+    for caller in &program.functions {
+        let mut rec = None;
+        for inst in &caller.insts {
+            let InstKind::Call { callee: Callee::Direct(name), args } = &inst.kind else { continue };
+            if name != &func.name {
+                continue;
+            }
+            result.call_sites += 1;
+            let rec = rec.get_or_insert_with(|| {
+                let forest = analyze_loops(caller);
+                reconstruct(program, caller, &forest, &ReconstructConfig::default())
+            });
+            let objects: HashMap<usize, Option<Object>> = pointer_params
+                .iter()
+                .map(|&i| (i, args.get(i).and_then(|a| object_of(caller, rec, *a))))
+                .collect();
+            let mut here = BTreeSet::new();
+            for (x, &a) in pointer_params.iter().enumerate() {
+                for &b in &pointer_params[x + 1..] {
+                    if let (Some(Some(oa)), Some(Some(ob))) = (objects.get(&a), objects.get(&b)) {
+                        if oa != ob {
+                            here.insert((a, b));
+                        }
+                    }
+                }
+            }
+            all_disjoint = Some(match all_disjoint {
+                None => here,
+                Some(previous) => previous.intersection(&here).copied().collect(),
+            });
+        }
+    }
+    result.disjoint = all_disjoint.unwrap_or_default();
+    result
+}
+
+fn object_of(caller: &Function, rec: &analyses::reconstruct::Reconstruction, arg: frontend::ir::Value) -> Option<Object> {
+    let [expr] = rec.of(arg) else { return None };
+    let (base, _) = crate::access::split_base(expr, &rec.symbols);
+    let base = base?;
+    let symbol = rec.symbols.info(&base)?;
+    match &symbol.origin {
+        SymbolOrigin::Object(v) => Some(Object::Named(caller.name.clone(), v.0)),
+        SymbolOrigin::Opaque(v) => match &caller.inst(*v).kind {
+            InstKind::Call { callee: Callee::Direct(name), .. } if is_allocator(name) => Some(Object::Allocation(caller.name.clone(), v.0)),
+            // `(T *)malloc(...)`: the cast keeps the allocation.
+            InstKind::Cast(inner) => match &caller.inst(*inner).kind {
+                InstKind::Call { callee: Callee::Direct(name), .. } if is_allocator(name) => Some(Object::Allocation(caller.name.clone(), inner.0)),
+                _ => None,
+            },
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+fn is_allocator(name: &str) -> bool {
+    matches!(name, "malloc" | "calloc" | "aligned_alloc" | "realloc" | "valloc" | "memalign" | "polybench_alloc_data")
+}

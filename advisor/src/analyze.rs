@@ -1,0 +1,699 @@
+//! The advisor's driver: for every loop of every function, the GPU-friendliness test
+//! (thesis §4.1), the kernel parameters with byte sections (§4.2), and the 2D nests.
+
+use crate::access::{collect_accesses, section, MemAccess};
+use crate::aliasing::{param_aliasing, ParamAliasing};
+use crate::calls::{classify, is_pure_builtin, CallKind};
+use crate::codes::{self, Code};
+use crate::dependence::{carried_dependences, Outcome};
+use crate::model::{
+    Access, Bytes, Call, DependencePair, Induction, LoopReport, ParamKind, Parameter, Reason, Role, Verdict,
+};
+use crate::space::{iteration_space, iv_range, Space};
+use analyses::reconstruct::{reconstruct, ReconstructConfig, Reconstruction};
+use analyses::symbols::SymbolOrigin;
+use frontend::ir::{Callee, Function, InstKind, Span, Value};
+use frontend::loops::{analyze_loops, LoopForest, LoopId, Normalizable};
+use frontend::unit::Unit;
+use std::collections::{BTreeMap, BTreeSet, HashSet};
+use symbolic::Var;
+
+/// Which loops to report.
+#[derive(Clone, Debug, Default)]
+pub struct Filter {
+    pub function: Option<String>,
+    /// `FILE:LINE` or `FILE:LINE:COL` (file compared by suffix).
+    pub loop_id: Option<String>,
+}
+
+/// Analyses every loop of a unit.
+pub fn analyze_unit(unit: &Unit, filter: &Filter) -> Vec<LoopReport> {
+    let program = &unit.lowered.program;
+    let mut reports = Vec::new();
+    for func in &program.functions {
+        if filter.function.as_deref().is_some_and(|f| f != func.name) {
+            continue;
+        }
+        let forest = analyze_loops(func);
+        if forest.loops.is_empty() {
+            continue;
+        }
+        let rec = reconstruct(program, func, &forest, &ReconstructConfig::default());
+        let aliasing = param_aliasing(program, func);
+        let context = FunctionContext { unit, func, forest: &forest, rec: &rec, aliasing: &aliasing };
+        let mut facts: BTreeMap<LoopId, LoopFacts> = BTreeMap::new();
+        for id in forest.ids() {
+            if forest.loop_(id).source.is_none() {
+                continue;
+            }
+            facts.insert(id, context.loop_facts(id));
+        }
+        let mut ordered: Vec<LoopId> = facts.keys().copied().collect();
+        ordered.sort_by_key(|id| source_position(func, &forest, *id));
+        for id in ordered {
+            let report = context.report(id, &facts);
+            if let Some(wanted) = &filter.loop_id {
+                if !loop_id_matches(&report.id, wanted) {
+                    continue;
+                }
+            }
+            reports.push(report);
+        }
+    }
+    reports
+}
+
+fn source_position(func: &Function, forest: &LoopForest, id: LoopId) -> u32 {
+    forest.loop_(id).source.map(|s| func.source_loop(s).keyword_span.start).unwrap_or(u32::MAX)
+}
+
+/// `FILE:LINE[:COL]` against a loop id `path:line:col`; the file matches by suffix.
+pub fn loop_id_matches(id: &str, wanted: &str) -> bool {
+    let mut id_parts = id.rsplitn(3, ':');
+    let (col, line, file) = (id_parts.next(), id_parts.next(), id_parts.next());
+    let mut want_parts: Vec<&str> = wanted.rsplitn(3, ':').collect();
+    want_parts.reverse();
+    match want_parts.as_slice() {
+        [wf, wl, wc] if wl.parse::<u32>().is_ok() => file.is_some_and(|f| f.ends_with(wf)) && line == Some(*wl) && col == Some(*wc),
+        [wf, wl] | [wf, wl, _] => file.is_some_and(|f| f.ends_with(wf)) && line == Some(*wl),
+        _ => false,
+    }
+}
+
+struct FunctionContext<'a> {
+    unit: &'a Unit,
+    func: &'a Function,
+    forest: &'a LoopForest,
+    rec: &'a Reconstruction,
+    aliasing: &'a ParamAliasing,
+}
+
+/// What the friendliness test found for one loop as the parallel one.
+#[derive(Clone, Debug)]
+struct LoopFacts {
+    verdict: Verdict,
+    reasons: Vec<Reason>,
+    reductions: Vec<String>,
+    needs_evidence: Vec<DependencePair>,
+    assumptions: Vec<String>,
+}
+
+impl<'a> FunctionContext<'a> {
+    fn line(&self, span: Span) -> u32 {
+        self.unit.resolve(span).map(|r| r.line).unwrap_or(0)
+    }
+
+    fn reason(&self, code: &Code, message: String, lines: Vec<u32>, help: Option<String>) -> Reason {
+        let mut lines = lines;
+        lines.sort();
+        lines.dedup();
+        lines.retain(|l| *l != 0);
+        Reason { code: code.code.to_string(), message, lines, help }
+    }
+
+    fn access_text(&self, access: &MemAccess) -> Access {
+        Access { line: self.line(access.span), text: self.unit.snippet(access.span) }
+    }
+
+    /// Values defined inside the loop (any block of it).
+    fn defined_in(&self, id: LoopId, v: Value) -> bool {
+        self.forest.loop_(id).contains(self.func.inst(v).block)
+    }
+
+    /// Symbols whose value may change between iterations of loop `id`, other than the
+    /// induction variables of the loops of the nest (which the dependence test renames).
+    fn variant_symbols(&self, id: LoopId, accesses: &[MemAccess]) -> HashSet<Var> {
+        let mut variant = HashSet::new();
+        for symbol in self.rec.symbols.iter() {
+            let defining = match &symbol.origin {
+                SymbolOrigin::Load { load, .. } => Some(*load),
+                SymbolOrigin::Phi(v) | SymbolOrigin::Opaque(v) => Some(*v),
+                SymbolOrigin::Induction(v) => {
+                    // Induction variables of loops of this nest are renamed by the test;
+                    // others defined inside (a second counter) vary.
+                    let in_nest = self.forest.loops.iter().any(|l| l.header == self.func.inst(*v).block);
+                    if in_nest {
+                        None
+                    } else {
+                        Some(*v)
+                    }
+                }
+                _ => None,
+            };
+            if let Some(v) = defining {
+                if self.defined_in(id, v) && !self.load_is_invariant(id, v, accesses) {
+                    variant.insert(symbol.var.clone());
+                }
+            }
+        }
+        variant
+    }
+
+    /// A load inside the loop reads the same value in every iteration when its address
+    /// does not depend on the loop, and nothing in the loop may write that memory (no store
+    /// through the same or an unknown base, no call that may write memory).
+    fn load_is_invariant(&self, id: LoopId, v: Value, accesses: &[MemAccess]) -> bool {
+        let InstKind::Load { addr } = self.func.inst(v).kind else { return false };
+        let l = self.forest.loop_(id);
+        let address_vars: BTreeSet<Var> = self.rec.of(addr).iter().flat_map(|e| e.vars()).collect();
+        for var in &address_vars {
+            let Some(symbol) = self.rec.symbols.info(var) else { return false };
+            let defined_inside = match &symbol.origin {
+                SymbolOrigin::Param(_) | SymbolOrigin::Object(_) => false,
+                SymbolOrigin::Induction(d) | SymbolOrigin::Phi(d) | SymbolOrigin::Opaque(d) => l.contains(self.func.inst(*d).block),
+                SymbolOrigin::Load { load, .. } => *load != v && l.contains(self.func.inst(*load).block) && !self.load_is_invariant(id, *load, accesses),
+            };
+            if defined_inside {
+                return false;
+            }
+        }
+        let bases: BTreeSet<Option<Var>> =
+            self.rec.of(addr).iter().map(|e| crate::access::split_base(e, &self.rec.symbols).0).collect();
+        for access in accesses.iter().filter(|a| a.is_store) {
+            for (base, _) in &access.alternatives {
+                if base.is_none() || bases.contains(base) || bases.contains(&None) {
+                    return false;
+                }
+            }
+        }
+        for &block in &l.blocks {
+            for &w in &self.func.block(block).insts {
+                if let InstKind::Call { callee, .. } = &self.func.inst(w).kind {
+                    match callee {
+                        Callee::Direct(name) if is_pure_builtin(name) => {}
+                        _ => return false,
+                    }
+                }
+            }
+        }
+        true
+    }
+
+    fn loop_facts(&self, id: LoopId) -> LoopFacts {
+        let l = self.forest.loop_(id);
+        let mut facts = LoopFacts { verdict: Verdict::Friendly, reasons: Vec::new(), reductions: Vec::new(), needs_evidence: Vec::new(), assumptions: Vec::new() };
+        let program = &self.unit.lowered.program;
+        let keyword_line = l.source.map(|s| self.line(self.func.source_loop(s).keyword_span)).unwrap_or(0);
+        let accesses = collect_accesses(self.func, self.forest, id, self.rec, &program.types);
+
+        // Normalizable (§4.1).
+        match &l.normalizable {
+            Normalizable::Yes => {}
+            Normalizable::IfInvariant { loads } => {
+                let variant: Vec<&Value> = loads.iter().filter(|v| !self.load_is_invariant(id, **v, &accesses)).collect();
+                if !variant.is_empty() {
+                    let names: Vec<String> = variant.iter().map(|v| format!("`{}`", frontend::ir::print::render_value(self.func, **v))).collect();
+                    facts.reasons.push(self.reason(
+                        &codes::NOT_NORMALIZABLE,
+                        format!("the loop bound reads {} which may change inside the loop", names.join(", ")),
+                        vec![keyword_line],
+                        Some("copy the bound into a local variable before the loop".into()),
+                    ));
+                    facts.verdict = Verdict::NotFriendly;
+                }
+            }
+            Normalizable::No { reason } => {
+                facts.reasons.push(self.reason(&codes::NOT_NORMALIZABLE, reason.clone(), vec![keyword_line], None));
+                facts.verdict = Verdict::NotFriendly;
+            }
+        }
+
+        // Scalars carried from one iteration to the next: reductions or dependences.
+        let ivs: HashSet<Value> = l.induction_variables.iter().map(|iv| iv.phi).collect();
+        let users = self.func.users();
+        for &v in &self.func.block(l.header).insts {
+            let InstKind::Phi(args) = &self.func.inst(v).kind else { continue };
+            if ivs.contains(&v) {
+                continue;
+            }
+            let name = self.func.inst(v).origin.var_name.clone().unwrap_or_else(|| format!("{v}"));
+            let back: Vec<Value> = args.iter().filter(|(b, _)| l.contains(*b)).map(|(_, a)| *a).collect();
+            let update_lines: Vec<u32> = back.iter().map(|u| self.line(self.func.inst(*u).origin.span)).collect();
+            match reduction_kind(self.func, l, v, &back, &users) {
+                Some(op) => {
+                    facts.reductions.push(name.clone());
+                    facts.reasons.push(self.reason(
+                        &codes::REDUCTION,
+                        format!("`{name}` is a {op} reduction: every iteration combines into it"),
+                        update_lines,
+                        Some(format!("reduction on `{name}`: use a parallel reduction (per-block partial results, then a final combine)")),
+                    ));
+                    facts.verdict = facts.verdict.max(Verdict::NotFriendly);
+                }
+                None => {
+                    facts.reasons.push(self.reason(
+                        &codes::CARRIED_DEPENDENCE,
+                        format!("`{name}` carries a value from one iteration to the next"),
+                        update_lines,
+                        None,
+                    ));
+                    facts.verdict = facts.verdict.max(Verdict::NotFriendly);
+                }
+            }
+        }
+
+        // Memory dependences carried by this loop.
+        match iteration_space(self.func, self.forest, id, self.rec) {
+            Ok(space) => {
+                facts.assumptions.extend(space.assumptions.iter().cloned());
+                let variant = self.variant_symbols(id, &accesses);
+                self.memory_dependences(id, &accesses, &space, &variant, &mut facts);
+            }
+            Err(why) => {
+                if !matches!(l.normalizable, Normalizable::No { .. }) {
+                    let message = format!("the accesses cannot be compared statically: {}", why.0);
+                    facts.reasons.push(self.reason(&codes::UNDECIDED_DEPENDENCE, message, vec![keyword_line], None));
+                    facts.verdict = facts.verdict.max(Verdict::NeedsProfile);
+                }
+            }
+        }
+        self.aliasing_pairs(&accesses, &mut facts);
+
+        // Writes to globals and statics.
+        for access in accesses.iter().filter(|a| a.is_store) {
+            if let Some(base) = access.base() {
+                if let Some(SymbolOrigin::Object(v)) = self.rec.symbols.info(base).map(|s| &s.origin) {
+                    if let InstKind::GlobalAddr(g) = self.func.inst(*v).kind {
+                        let global = program.global(g);
+                        let what = if global.local_to.is_some() { "static variable" } else { "global variable" };
+                        facts.reasons.push(self.reason(
+                            &codes::GLOBAL_WRITE,
+                            format!("writes the {what} `{}`", global.name),
+                            vec![self.line(access.span)],
+                            Some("pass it as a parameter (a device array) instead".into()),
+                        ));
+                        facts.verdict = facts.verdict.max(Verdict::NotFriendly);
+                    }
+                }
+            }
+        }
+
+        // Calls.
+        for &block in &l.blocks {
+            for &v in &self.func.block(block).insts {
+                let InstKind::Call { callee, .. } = &self.func.inst(v).kind else { continue };
+                let line = self.line(self.func.inst(v).origin.span);
+                match callee {
+                    Callee::Indirect(_) => {
+                        facts.reasons.push(self.reason(&codes::FUNCTION_POINTER, "calls through a function pointer".into(), vec![line], Some("call the function directly, or port every possible target as `__device__`".into())));
+                        facts.verdict = facts.verdict.max(Verdict::NotFriendly);
+                    }
+                    Callee::Direct(name) => {
+                        if name.starts_with("__builtin_") || name == "memset" && self.func.inst(v).origin.span.is_none() {
+                            continue;
+                        }
+                        if let Some(why) = crate::calls::host_only_reason(program, name) {
+                            facts.reasons.push(self.reason(&codes::HOST_CALL, why, vec![line], Some("move the call out of the loop, or replace it with device code".into())));
+                            facts.verdict = facts.verdict.max(Verdict::NotFriendly);
+                        } else if matches!(classify(program, name), CallKind::Allocator) {
+                            facts.reasons.push(self.reason(&codes::ALLOCATION, format!("calls `{name}` in the loop"), vec![line], Some("allocate once before the kernel".into())));
+                        }
+                    }
+                }
+            }
+        }
+        facts.assumptions.sort();
+        facts.assumptions.dedup();
+        facts
+    }
+
+    fn memory_dependences(&self, id: LoopId, accesses: &[MemAccess], space: &Space, variant: &HashSet<Var>, facts: &mut LoopFacts) {
+        let results = carried_dependences(accesses, space, id, variant);
+        let mut seen = HashSet::new();
+        for r in results {
+            let (first, second) = (&accesses[r.first], &accesses[r.second]);
+            let array = first.base().or(second.base()).map(|v| v.name().to_string()).unwrap_or_else(|| "memory".into());
+            let key = (first.inst.min(second.inst), first.inst.max(second.inst));
+            if !seen.insert(key) {
+                continue;
+            }
+            let (a, b) = (self.access_text(first), self.access_text(second));
+            match &r.outcome {
+                Outcome::Independent => {}
+                Outcome::Dependent { distance } => {
+                    let distance_text = distance.map(|d| format!(" at distance {d}")).unwrap_or_default();
+                    facts.reasons.push(self.reason(
+                        &codes::CARRIED_DEPENDENCE,
+                        format!("{} dependence on `{array}`{distance_text}: `{}` (line {}) and `{}` (line {}) in different iterations", r.kind.as_str(), a.text, a.line, b.text, b.line),
+                        vec![a.line, b.line],
+                        if *distance == Some(1) && r.kind == crate::dependence::DependenceKind::Flow {
+                            Some("a recurrence like this (e.g. a prefix sum) needs a parallel scan algorithm".into())
+                        } else {
+                            None
+                        },
+                    ));
+                    facts.verdict = facts.verdict.max(Verdict::NotFriendly);
+                }
+                Outcome::Unknown { why } => {
+                    let same_address = first.alternatives.iter().map(|(_, o)| o).eq(second.alternatives.iter().map(|(_, o)| o));
+                    if same_address && first.is_store != second.is_store && first.base() == second.base() {
+                        facts.reasons.push(self.reason(
+                            &codes::INDIRECT_UPDATE,
+                            format!("`{}` is read and written back at an index chosen by data: iterations with equal indices update the same element of `{array}`", b.text),
+                            vec![a.line, b.line],
+                            Some("use atomicAdd (or per-block private copies merged at the end)".into()),
+                        ));
+                        facts.verdict = facts.verdict.max(Verdict::NotFriendly);
+                    } else {
+                        facts.reasons.push(self.reason(&codes::UNDECIDED_DEPENDENCE, format!("`{}` and `{}` may touch the same element of `{array}`: {why}", a.text, b.text), vec![a.line, b.line], Some("run `warpwise profile` to observe whether they do".into())));
+                        facts.needs_evidence.push(DependencePair { kind: r.kind.as_str().into(), array: array.clone(), first: a, second: b, distance: None });
+                        facts.verdict = facts.verdict.max(Verdict::NeedsProfile);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Stores and accesses through different pointers that may point into one array.
+    fn aliasing_pairs(&self, accesses: &[MemAccess], facts: &mut LoopFacts) {
+        let mut reported = BTreeSet::new();
+        for store in accesses.iter().filter(|a| a.is_store) {
+            let Some(sb) = store.base() else { continue };
+            for other in accesses {
+                let Some(ob) = other.base() else { continue };
+                if sb == ob || !self.may_alias(sb, ob) {
+                    continue;
+                }
+                let pair = (sb.name().min(ob.name()).to_string(), sb.name().max(ob.name()).to_string());
+                if !reported.insert(pair.clone()) {
+                    continue;
+                }
+                let (a, b) = (self.access_text(store), self.access_text(other));
+                facts.reasons.push(self.reason(
+                    &codes::MAY_ALIAS,
+                    format!("`{}` and `{}` may point into the same array: `{}` (line {}) writes what `{}` (line {}) may access", pair.0, pair.1, a.text, a.line, b.text, b.line),
+                    vec![a.line, b.line],
+                    Some("declare the pointer parameters `restrict` if they never overlap, or run `warpwise profile`".into()),
+                ));
+                facts.needs_evidence.push(DependencePair { kind: "may-alias".into(), array: format!("{} / {}", pair.0, pair.1), first: a, second: b, distance: None });
+                facts.verdict = facts.verdict.max(Verdict::NeedsProfile);
+            }
+        }
+    }
+
+    fn may_alias(&self, a: &Var, b: &Var) -> bool {
+        let origin = |v: &Var| self.rec.symbols.info(v).map(|s| s.origin.clone());
+        match (origin(a), origin(b)) {
+            (Some(SymbolOrigin::Param(i)), Some(SymbolOrigin::Param(j))) => !self.aliasing.disjoint(i as usize, j as usize),
+            // A local array cannot be reached through anything but itself at loop entry.
+            (Some(SymbolOrigin::Object(x)), _) | (_, Some(SymbolOrigin::Object(x)))
+                if matches!(self.func.inst(x).kind, InstKind::SlotAddr(_)) =>
+            {
+                false
+            }
+            (Some(SymbolOrigin::Object(x)), Some(SymbolOrigin::Object(y))) => x != y && false,
+            _ => true,
+        }
+    }
+
+    fn report(&self, id: LoopId, all: &BTreeMap<LoopId, LoopFacts>) -> LoopReport {
+        let l = self.forest.loop_(id);
+        let source = l.source.map(|s| self.func.source_loop(s));
+        let loop_id = source.map(|s| self.unit.loop_id(s)).unwrap_or_default();
+        let line = source.map(|s| self.line(s.keyword_span)).unwrap_or(0);
+        let facts = &all[&id];
+        let induction = iv_range(self.func, self.forest, id, self.rec).ok().map(|r| Induction {
+            var: r.var.name().to_string(),
+            lower: r.init.to_c(),
+            upper: r.bound.to_c(),
+            step: r.step.to_string(),
+            trip_count: r.trips.to_c(),
+        });
+        // A 2D nest: the only child loop, immediately inside, friendly too.
+        let mut nest = vec![loop_id.clone()];
+        if facts.verdict == Verdict::Friendly {
+            if let [child] = l.children.as_slice() {
+                let child_friendly = all.get(child).is_some_and(|f| f.verdict == Verdict::Friendly);
+                if child_friendly && is_immediate_child(self.func, self.forest, id, *child) {
+                    if let Some(s) = self.forest.loop_(*child).source {
+                        nest.push(self.unit.loop_id(self.func.source_loop(s)));
+                    }
+                }
+            }
+        }
+        let mut assumptions = facts.assumptions.clone();
+        let parameters = self.parameters(id, &mut assumptions);
+        assumptions.sort();
+        assumptions.dedup();
+        LoopReport {
+            id: loop_id,
+            function: self.func.name.clone(),
+            line,
+            induction,
+            verdict: facts.verdict,
+            reasons: facts.reasons.clone(),
+            nest,
+            parameters,
+            calls: self.calls(id),
+            reductions: facts.reductions.clone(),
+            needs_evidence: facts.needs_evidence.clone(),
+            assumptions,
+            pragmas: source.map(|s| s.pragmas.clone()).unwrap_or_default(),
+        }
+    }
+
+    fn calls(&self, id: LoopId) -> Vec<Call> {
+        let program = &self.unit.lowered.program;
+        let mut names = BTreeMap::new();
+        for &block in &self.forest.loop_(id).blocks {
+            for &v in &self.func.block(block).insts {
+                let inst = self.func.inst(v);
+                match &inst.kind {
+                    InstKind::Call { callee: Callee::Direct(name), .. } => {
+                        // Zero-fill and copies synthesized for initializers are not calls the user wrote.
+                        if name.starts_with("__builtin_") {
+                            continue;
+                        }
+                        let (device, callees) = match classify(program, name) {
+                            CallKind::Builtin => ("builtin", Vec::new()),
+                            CallKind::Allocator => ("allocator", Vec::new()),
+                            CallKind::Port { callees } => ("port", callees),
+                            CallKind::HostOnly => ("host-only", Vec::new()),
+                            CallKind::Indirect => ("unknown", Vec::new()),
+                        };
+                        names.insert(name.clone(), Call { name: name.clone(), device: device.into(), callees });
+                    }
+                    InstKind::Call { .. } => {
+                        names.insert("(function pointer)".into(), Call { name: "(function pointer)".into(), device: "unknown".into(), callees: Vec::new() });
+                    }
+                    _ => {}
+                }
+            }
+        }
+        names.into_values().collect()
+    }
+
+    /// Inbound and outbound parameters with their sections (§4.2).
+    fn parameters(&self, id: LoopId, assumptions: &mut Vec<String>) -> Vec<Parameter> {
+        let program = &self.unit.lowered.program;
+        let types = &program.types;
+        let l = self.forest.loop_(id);
+        let accesses = collect_accesses(self.func, self.forest, id, self.rec, types);
+        let space = iteration_space(self.func, self.forest, id, self.rec);
+        let mut out = Vec::new();
+        let mut bases: BTreeMap<String, (Var, bool, bool, u64)> = BTreeMap::new();
+        let mut unbased = Vec::new();
+        for access in &accesses {
+            match access.base() {
+                Some(base) => {
+                    let entry = bases.entry(base.name().to_string()).or_insert((base.clone(), false, false, access.elem_bytes));
+                    if access.is_store {
+                        entry.2 = true;
+                    } else {
+                        entry.1 = true;
+                    }
+                    entry.3 = entry.3.min(access.elem_bytes);
+                }
+                None => unbased.push(access),
+            }
+        }
+        let mut array_names = HashSet::new();
+        for (name, (var, reads, writes, elem)) in &bases {
+            let symbol = self.rec.symbols.info(var);
+            let (nested, c_type, kind) = match symbol.map(|s| &s.origin) {
+                Some(SymbolOrigin::Param(i)) => {
+                    let ty = self.func.params[*i as usize].ty;
+                    let pointee_is_record = types.pointee(ty).is_some_and(|p| matches!(types.get(p), frontend::types::Type::Record(_)));
+                    (false, types.display(ty), if pointee_is_record { ParamKind::Struct } else { ParamKind::Array })
+                }
+                Some(SymbolOrigin::Load { load, .. }) => (true, types.display(self.func.inst(*load).ty), ParamKind::Array),
+                Some(SymbolOrigin::Object(v)) => {
+                    let ty = self.func.inst(*v).ty;
+                    let shown = types.pointee(ty).map(|p| types.display(p)).unwrap_or_else(|| types.display(ty));
+                    (false, shown, ParamKind::Array)
+                }
+                _ => (false, "?".into(), ParamKind::Array),
+            };
+            // A value loaded from a struct through a parameter is reported as nested only if
+            // its own loads are loop-invariant; a loop-variant pointer is an unknown array.
+            let role = match (reads, writes) {
+                (true, true) => Role::Inout,
+                (false, true) => Role::Out,
+                _ => Role::In,
+            };
+            let mut notes = Vec::new();
+            let bytes = match &space {
+                Ok(space) => match section(var, &accesses, space, assumptions) {
+                    Ok((lo, hi)) => Some(Bytes { lo: lo.to_c(), hi: hi.to_c() }),
+                    Err(why) => {
+                        notes.push(format!("section unknown statically: {why}; `warpwise instantiate` computes it for a profiled run"));
+                        None
+                    }
+                },
+                Err(why) => {
+                    notes.push(format!("section unknown statically: {}", why.0));
+                    None
+                }
+            };
+            array_names.insert(name.clone());
+            out.push(Parameter { name: name.clone(), nested, role, kind, c_type, elem_bytes: Some(*elem), bytes, notes });
+        }
+        for access in unbased {
+            let text = self.unit.snippet(access.span);
+            out.push(Parameter {
+                name: text.clone(),
+                nested: false,
+                role: if access.is_store { Role::Out } else { Role::In },
+                kind: ParamKind::Array,
+                c_type: "?".into(),
+                elem_bytes: Some(access.elem_bytes),
+                bytes: None,
+                notes: vec!["the address has no single base pointer".into()],
+            });
+        }
+        // Scalars defined outside the loop and used inside (inbound), and values computed
+        // inside and used after it (outbound).
+        let mut scalars: BTreeMap<String, (Role, String)> = BTreeMap::new();
+        for &block in &l.blocks {
+            for &v in &self.func.block(block).insts {
+                let mut operands = self.func.inst(v).kind.operands();
+                if let InstKind::Phi(args) = &self.func.inst(v).kind {
+                    operands = args.iter().filter(|(b, _)| !l.contains(*b)).map(|(_, a)| *a).collect();
+                    if block == l.header {
+                        continue;
+                    }
+                }
+                for op in operands {
+                    self.scalar_inbound(id, op, &array_names, &mut scalars);
+                }
+            }
+            for op in self.func.terminator_uses(block) {
+                self.scalar_inbound(id, op, &array_names, &mut scalars);
+            }
+        }
+        let users = self.func.users();
+        for &block in &l.blocks {
+            for &v in &self.func.block(block).insts {
+                let inst = self.func.inst(v);
+                let Some(name) = &inst.origin.var_name else { continue };
+                if name.starts_with('&') || !types.is_scalar(inst.ty) {
+                    continue;
+                }
+                let used_outside = users[v.index()].iter().any(|u| !l.contains(self.func.inst(*u).block))
+                    || self.func.blocks().any(|b| !l.contains(b) && self.func.terminator_uses(b).contains(&v));
+                if used_outside && !self.forest.loop_(id).induction_variables.iter().any(|iv| iv.phi == v) {
+                    let entry = scalars.entry(name.clone()).or_insert((Role::Out, types.display(inst.ty)));
+                    if entry.0 == Role::In {
+                        entry.0 = Role::Inout;
+                    }
+                }
+            }
+        }
+        for (name, (role, c_type)) in scalars {
+            out.push(Parameter { name, nested: false, role, kind: ParamKind::Scalar, c_type, elem_bytes: None, bytes: None, notes: Vec::new() });
+        }
+        out
+    }
+
+    fn scalar_inbound(&self, id: LoopId, op: Value, arrays: &HashSet<String>, scalars: &mut BTreeMap<String, (Role, String)>) {
+        let l = self.forest.loop_(id);
+        let inst = self.func.inst(op);
+        if l.contains(inst.block) {
+            return;
+        }
+        let types = &self.unit.lowered.program.types;
+        let name = match &inst.kind {
+            InstKind::Param(i) => self.func.params[*i as usize].name.clone(),
+            InstKind::Const(_) | InstKind::SlotAddr(_) | InstKind::GlobalAddr(_) | InstKind::FuncAddr(_) | InstKind::StringAddr(_) => None,
+            _ => inst.origin.var_name.clone().filter(|n| !n.starts_with('&')),
+        };
+        let Some(name) = name else { return };
+        if arrays.contains(&name) || !types.is_scalar(inst.ty) {
+            return;
+        }
+        // Pointers used only as bases are listed as arrays; a pointer whose fields are read
+        // (a struct parameter) is listed there too.
+        if types.is_pointer(inst.ty) && arrays.iter().any(|a| a.starts_with(&format!("{name}->")) || a == &name) {
+            return;
+        }
+        scalars.entry(name).or_insert((Role::In, types.display(inst.ty)));
+    }
+}
+
+fn is_immediate_child(func: &Function, forest: &LoopForest, outer: LoopId, inner: LoopId) -> bool {
+    let _ = func;
+    forest.loop_(inner).parent == Some(outer)
+}
+
+/// `+`, `*`, `min` or `max` when the header phi `phi` is only combined with values that do
+/// not depend on it, and used nowhere else in the loop.
+fn reduction_kind(func: &Function, l: &frontend::loops::Loop, phi: Value, back: &[Value], users: &[Vec<Value>]) -> Option<&'static str> {
+    let [update] = back else { return None };
+    let update = frontend::loops::strip_casts(func, *update);
+    let op = match &func.inst(update).kind {
+        InstKind::Binary(frontend::ir::BinOp::Add, a, b) | InstKind::Binary(frontend::ir::BinOp::Mul, a, b) => {
+            let (a, b) = (frontend::loops::strip_casts(func, *a), frontend::loops::strip_casts(func, *b));
+            if a != phi && b != phi {
+                return None;
+            }
+            match func.inst(update).kind {
+                InstKind::Binary(frontend::ir::BinOp::Add, ..) => "sum",
+                _ => "product",
+            }
+        }
+        InstKind::Binary(frontend::ir::BinOp::Sub, a, _) if frontend::loops::strip_casts(func, *a) == phi => "sum",
+        InstKind::Select { cond, then_value, else_value } => {
+            let operands = [frontend::loops::strip_casts(func, *then_value), frontend::loops::strip_casts(func, *else_value)];
+            if !operands.contains(&phi) {
+                return None;
+            }
+            match &func.inst(*cond).kind {
+                InstKind::Binary(op, ..) if op.is_comparison() => "min/max",
+                _ => return None,
+            }
+        }
+        _ => return None,
+    };
+    // The accumulator must not be read elsewhere in the loop (`out[i] = sum` is a scan).
+    let allowed: HashSet<Value> = [update].into_iter().chain(cast_chain(func, update)).collect();
+    for &u in &users[phi.index()] {
+        if !l.contains(func.inst(u).block) {
+            continue;
+        }
+        if allowed.contains(&u) {
+            continue;
+        }
+        if let InstKind::Select { cond, .. } = func.inst(update).kind {
+            if u == cond {
+                continue;
+            }
+        }
+        if matches!(func.inst(u).kind, InstKind::Cast(_)) && users[u.index()].iter().all(|w| allowed.contains(w) || matches!(func.inst(update).kind, InstKind::Select { cond, .. } if cond == *w)) {
+            continue;
+        }
+        return None;
+    }
+    Some(op)
+}
+
+fn cast_chain(func: &Function, v: Value) -> Vec<Value> {
+    let mut out = Vec::new();
+    if let InstKind::Binary(_, a, b) = func.inst(v).kind {
+        for x in [a, b] {
+            if matches!(func.inst(x).kind, InstKind::Cast(_)) {
+                out.push(x);
+            }
+        }
+    }
+    out
+}

@@ -1,0 +1,182 @@
+//! The iteration space of a loop nest in symbolic terms, and the extremes of an expression
+//! over it.
+//!
+//! Each normalizable loop contributes its induction variable `v = init + step*k`,
+//! `k in [0, T)`, with `T` the trip count as a symbolic expression (C integer division kept
+//! exact as a structured atom): `v` ranges over `[init, init + step*(T - 1)]` (or the
+//! mirror image for negative steps). The minimum and maximum of an address offset over the
+//! whole nest follow from its monotonicity in each induction variable, innermost first,
+//! since inner bounds may mention outer variables (triangular loops). Unknown signs are
+//! resolved by the assumptions the engine proposes (`N > 0`), which are returned so that
+//! reports can state them.
+
+use analyses::reconstruct::Reconstruction;
+use frontend::ir::{BinOp, Function, LoopKind};
+use frontend::loops::{LoopForest, LoopId, Normalizable};
+use num_bigint::BigInt;
+use std::collections::HashMap;
+use symbolic::{monotonicity_with_assumptions, Expr, Monotonicity, SignEnv, SignSet, Var};
+
+/// The range of one induction variable.
+#[derive(Clone, Debug)]
+pub struct IvRange {
+    pub loop_id: LoopId,
+    pub var: Var,
+    /// First value, in source terms.
+    pub init: Expr,
+    /// Smallest and largest value over the loop's iterations (inclusive).
+    pub lo: Expr,
+    pub hi: Expr,
+    /// Number of iterations per entry.
+    pub trips: Expr,
+    pub step: i128,
+    /// The bound as written, exclusive in the direction of the step.
+    pub bound: Expr,
+}
+
+/// The iteration space of a nest: induction variables outermost first, the sign facts they
+/// imply, and the assumptions made.
+#[derive(Clone, Debug)]
+pub struct Space {
+    pub ivs: Vec<IvRange>,
+    pub env: SignEnv,
+    pub assumptions: Vec<String>,
+}
+
+impl Space {
+    pub fn iv(&self, var: &Var) -> Option<&IvRange> {
+        self.ivs.iter().find(|r| &r.var == var)
+    }
+    pub fn of_loop(&self, id: LoopId) -> Option<&IvRange> {
+        self.ivs.iter().find(|r| r.loop_id == id)
+    }
+}
+
+/// Why a loop has no symbolic iteration range.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NotAffine(pub String);
+
+/// The range of a normalizable loop's primary induction variable.
+pub fn iv_range(func: &Function, forest: &LoopForest, id: LoopId, rec: &Reconstruction) -> Result<IvRange, NotAffine> {
+    let l = forest.loop_(id);
+    if let Normalizable::No { reason } = &l.normalizable {
+        return Err(NotAffine(reason.clone()));
+    }
+    let test = l.exit_test.as_ref().ok_or_else(|| NotAffine("no exit test on an induction variable".into()))?;
+    let iv = &l.induction_variables[test.iv];
+    let var = rec.symbol(iv.phi).cloned().ok_or_else(|| NotAffine("the induction variable has no symbol".into()))?;
+    let init = single(rec, iv.init, "the initial value")?;
+    let mut bound = single(rec, test.bound, "the bound")?;
+    let is_do_while = l.source.is_some_and(|s| func.source_loop(s).kind == LoopKind::DoWhile);
+    if test.tests_update && !is_do_while {
+        bound = sub(&bound, &Expr::integer(BigInt::from(iv.step)))?;
+    }
+    let step = iv.step;
+    let magnitude = Expr::integer(BigInt::from(step.abs()));
+    let one = Expr::constant(1);
+    // Distance to cover, in the direction of the step, before dividing by the step.
+    let span = match (test.cmp, step > 0) {
+        (BinOp::Lt, true) => add(&sub(&bound, &init)?, &sub(&magnitude, &one)?)?,
+        (BinOp::Le, true) => add(&sub(&bound, &init)?, &magnitude)?,
+        (BinOp::Gt, false) => add(&sub(&init, &bound)?, &sub(&magnitude, &one)?)?,
+        (BinOp::Ge, false) => add(&sub(&init, &bound)?, &magnitude)?,
+        (BinOp::Ne, true) => sub(&bound, &init)?,
+        (BinOp::Ne, false) => sub(&init, &bound)?,
+        _ => return Err(NotAffine("the exit test does not match the direction of the step".into())),
+    };
+    let trips = if step.abs() == 1 {
+        span
+    } else {
+        span.c_div(&BigInt::from(step.abs())).map_err(|e| NotAffine(format!("trip count: {e}")))?
+    };
+    let step_expr = Expr::integer(BigInt::from(step));
+    let last = add(&init, &mul(&step_expr, &sub(&trips, &one)?)?)?;
+    let (lo, hi) = if step > 0 { (init.clone(), last) } else { (last, init.clone()) };
+    Ok(IvRange { loop_id: id, var, init, lo, hi, trips, step, bound })
+}
+
+fn single(rec: &Reconstruction, v: frontend::ir::Value, what: &str) -> Result<Expr, NotAffine> {
+    match rec.of(v) {
+        [e] => Ok(e.clone()),
+        [] => Err(NotAffine(format!("{what} of the loop is not known"))),
+        _ => Err(NotAffine(format!("{what} of the loop has several possible values"))),
+    }
+}
+
+fn add(a: &Expr, b: &Expr) -> Result<Expr, NotAffine> {
+    a.checked_add(b).map_err(|e| NotAffine(e.to_string()))
+}
+fn sub(a: &Expr, b: &Expr) -> Result<Expr, NotAffine> {
+    a.checked_sub(b).map_err(|e| NotAffine(e.to_string()))
+}
+fn mul(a: &Expr, b: &Expr) -> Result<Expr, NotAffine> {
+    a.checked_mul(b).map_err(|e| NotAffine(e.to_string()))
+}
+
+/// The iteration space of loop `outer` and every loop nested in it.
+pub fn iteration_space(func: &Function, forest: &LoopForest, outer: LoopId, rec: &Reconstruction) -> Result<Space, NotAffine> {
+    let mut ids = vec![outer];
+    let mut i = 0;
+    while i < ids.len() {
+        let mut children = forest.loop_(ids[i]).children.clone();
+        children.sort();
+        ids.extend(children);
+        i += 1;
+    }
+    ids.sort_by_key(|id| (forest.loop_(*id).depth, *id));
+    let mut ivs = Vec::new();
+    for id in ids {
+        ivs.push(iv_range(func, forest, id, rec)?);
+    }
+    let mut env = SignEnv::new();
+    let mut assumptions = Vec::new();
+    for r in &ivs {
+        // Every loop of the nest is assumed to run; that fixes the sign of simple bounds.
+        if let (Some(init), Some(bound_var)) = (r.init.as_integer(), single_var(&r.bound)) {
+            if r.step > 0 && init >= BigInt::from(0) {
+                env.set(bound_var.clone(), SignSet::POS);
+                assumptions.push(format!("{bound_var} > {init}"));
+            }
+        }
+        let iv_sign = match (r.lo.as_integer(), r.step > 0) {
+            (Some(lo), _) if lo > BigInt::from(0) => SignSet::POS,
+            (Some(lo), _) if lo == BigInt::from(0) => SignSet::NON_NEG,
+            _ => SignSet::TOP,
+        };
+        env.set(r.var.clone(), iv_sign);
+    }
+    assumptions.dedup();
+    Ok(Space { ivs, env, assumptions })
+}
+
+fn single_var(e: &Expr) -> Option<&Var> {
+    e.as_poly().and_then(|p| p.as_var())
+}
+
+/// The minimum (`want_max = false`) or maximum of `e` over the iteration space, or `None`
+/// when monotonicity cannot be established for some induction variable. Assumptions used
+/// are appended to `assumptions` as text (`n > 0`).
+pub fn extreme(e: &Expr, space: &Space, want_max: bool, assumptions: &mut Vec<String>) -> Option<Expr> {
+    let mut current = e.clone();
+    for r in space.ivs.iter().rev() {
+        if !current.vars().contains(&r.var) {
+            continue;
+        }
+        let (m, used) = monotonicity_with_assumptions(&current, &r.var, &space.env);
+        for a in used {
+            let text = a.to_string();
+            if !assumptions.contains(&text) {
+                assumptions.push(text);
+            }
+        }
+        let pick = match (m, want_max) {
+            (Monotonicity::Increasing, true) | (Monotonicity::Decreasing, false) => &r.hi,
+            (Monotonicity::Increasing, false) | (Monotonicity::Decreasing, true) => &r.lo,
+            (Monotonicity::Constant, _) => continue,
+            _ => return None,
+        };
+        let map = HashMap::from([(r.var.clone(), pick.clone())]);
+        current = current.substitute(&map).ok()?;
+    }
+    Some(current)
+}
