@@ -12,6 +12,7 @@ pub mod monotonicity;
 pub mod parse;
 pub mod poly;
 pub mod print;
+pub mod rewrite;
 pub mod sign;
 pub mod solve;
 pub mod term;
@@ -25,6 +26,7 @@ pub use monotonicity::{
 };
 pub use parse::{parse_equation, parse_expr, parse_signs, parse_term, parse_values};
 pub use poly::{Atom, Monomial, Poly};
+pub use rewrite::{prove_equal, simplify, simplify_expr, simplify_report, SimplifyReport};
 pub use sign::{sign_by_rules, sign_by_substitution, sign_of, SignEnv, SignSet};
 pub use solve::{solve, solve_signs, Alternative, Equation, IntegerRange, Semantics, Solution};
 pub use term::{BinOp, Term};

@@ -104,7 +104,7 @@ impl SignSet {
     }
 
     /// Possible signs of `x + y` (rule table lifted to sets).
-    pub fn add(self, other: SignSet) -> SignSet {
+    pub fn plus(self, other: SignSet) -> SignSet {
         self.lift(other, |a, b| {
             if a == SignSet::ZERO {
                 b
@@ -117,7 +117,7 @@ impl SignSet {
     }
 
     /// Possible signs of `x * y`.
-    pub fn mul(self, other: SignSet) -> SignSet {
+    pub fn times(self, other: SignSet) -> SignSet {
         self.lift(other, |a, b| {
             if a == SignSet::ZERO || b == SignSet::ZERO {
                 SignSet::ZERO
@@ -130,7 +130,7 @@ impl SignSet {
     }
 
     /// Possible signs of `-x`.
-    pub fn neg(self) -> SignSet {
+    pub fn negated(self) -> SignSet {
         SignSet::new(self.has_pos(), self.has_zero(), self.has_neg())
     }
 
@@ -139,7 +139,7 @@ impl SignSet {
         if e == 0 {
             return SignSet::POS;
         }
-        if e % 2 == 0 {
+        if e & 1 == 0 {
             // Even powers lose the sign: negatives become positive.
             SignSet::new(false, self.has_zero(), self.has_neg() || self.has_pos())
         } else {
@@ -299,7 +299,7 @@ fn atom_sign(a: &Atom, s: Signs) -> SignSet {
 fn monomial_sign(m: &Monomial, s: Signs) -> SignSet {
     let mut r = SignSet::POS;
     for (a, e) in m.factors() {
-        r = r.mul(atom_sign(a, s).pow(*e));
+        r = r.times(atom_sign(a, s).pow(*e));
     }
     r
 }
@@ -308,7 +308,7 @@ fn monomial_sign(m: &Monomial, s: Signs) -> SignSet {
 pub(crate) fn poly_sign_rules(p: &Poly, s: Signs) -> SignSet {
     let mut r = SignSet::ZERO;
     for (m, c) in p.terms() {
-        r = r.add(SignSet::of_rational(c).mul(monomial_sign(m, s)));
+        r = r.plus(SignSet::of_rational(c).times(monomial_sign(m, s)));
         if r.is_top() {
             break;
         }

@@ -235,7 +235,7 @@ fn shift_amount(t: &Term, env: &SignEnv) -> Result<u32, SymError> {
 
 /// `x & m` for masks the normal form can express (two's complement, all integers `x`):
 /// `x & (2^k - 1) = x mod 2^k`, `x & -2^k = x - x mod 2^k`, `x & -1 = x`, `x & 0 = 0`.
-fn lower_mask(x: &Expr, m: &BigInt) -> Result<Expr, SymError> {
+pub(crate) fn lower_mask(x: &Expr, m: &BigInt) -> Result<Expr, SymError> {
     if m.is_zero() {
         return Ok(Expr::constant(0));
     }
