@@ -3,6 +3,7 @@
 //! Exit codes: 0 when at least one input was analysed (whatever the findings), 1 when
 //! nothing could be analysed, 2 for usage errors (clap's own code).
 
+mod analyze_command;
 mod inputs;
 mod ir_command;
 
@@ -22,6 +23,8 @@ struct Cli {
 
 #[derive(Subcommand, Debug)]
 enum Command {
+    /// Find GPU-friendly loops; write porting recipes (text) or kernel reports (YAML/JSON).
+    Analyze(analyze_command::AnalyzeArgs),
     /// Print the SSA control/data-flow graph with the loop forest and induction variables.
     Ir(ir_command::IrArgs),
 }
@@ -29,6 +32,7 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
+        Command::Analyze(args) => analyze_command::run(&args),
         Command::Ir(args) => ir_command::run(&args),
     }
 }

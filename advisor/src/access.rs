@@ -16,6 +16,8 @@ pub struct MemAccess {
     pub inst: Value,
     pub is_store: bool,
     pub elem_bytes: u64,
+    /// The C type read or written.
+    pub ty: frontend::types::TypeId,
     pub span: Span,
     /// Possible `(base, offset in bytes)` pairs; `base` is `None` when no single base
     /// pointer could be identified.
@@ -26,12 +28,21 @@ impl MemAccess {
     /// The base pointer when every alternative agrees on it.
     pub fn base(&self) -> Option<&Var> {
         let first = self.alternatives.first()?.0.as_ref()?;
-        self.alternatives.iter().all(|(b, _)| b.as_ref() == Some(first)).then_some(first)
+        self.alternatives
+            .iter()
+            .all(|(b, _)| b.as_ref() == Some(first))
+            .then_some(first)
     }
 }
 
 /// Loads and stores in the blocks of `loop_id` (inner loops included), in block order.
-pub fn collect_accesses(func: &Function, forest: &LoopForest, loop_id: LoopId, rec: &Reconstruction, types: &TypeTable) -> Vec<MemAccess> {
+pub fn collect_accesses(
+    func: &Function,
+    forest: &LoopForest,
+    loop_id: LoopId,
+    rec: &Reconstruction,
+    types: &TypeTable,
+) -> Vec<MemAccess> {
     let mut out = Vec::new();
     for &block in &forest.loop_(loop_id).blocks {
         for &v in &func.block(block).insts {
@@ -42,8 +53,19 @@ pub fn collect_accesses(func: &Function, forest: &LoopForest, loop_id: LoopId, r
                 _ => continue,
             };
             let elem_bytes = types.size_of(inst.ty).unwrap_or(1);
-            let alternatives = rec.of(addr).iter().map(|e| split_base(e, &rec.symbols)).collect();
-            out.push(MemAccess { inst: v, is_store, elem_bytes, span: inst.origin.span, alternatives });
+            let alternatives = rec
+                .of(addr)
+                .iter()
+                .map(|e| split_base(e, &rec.symbols))
+                .collect();
+            out.push(MemAccess {
+                inst: v,
+                is_store,
+                elem_bytes,
+                ty: inst.ty,
+                span: inst.origin.span,
+                alternatives,
+            });
         }
     }
     out
@@ -51,11 +73,15 @@ pub fn collect_accesses(func: &Function, forest: &LoopForest, loop_id: LoopId, r
 
 /// Splits an address into its base pointer symbol and the byte offset from it.
 pub fn split_base(address: &Expr, symbols: &Symbols) -> (Option<Var>, Expr) {
-    let Some(poly) = address.as_poly() else { return (None, address.clone()) };
+    let Some(poly) = address.as_poly() else {
+        return (None, address.clone());
+    };
     let mut bases = Vec::new();
     for (monomial, coefficient) in poly.terms() {
         if let [(symbolic::Atom::Var(var), 1)] = monomial.factors() {
-            if symbols.is_pointer(var) && coefficient == &num_rational::BigRational::from_integer(BigInt::from(1)) {
+            if symbols.is_pointer(var)
+                && coefficient == &num_rational::BigRational::from_integer(BigInt::from(1))
+            {
                 bases.push(var.clone());
             }
         }
@@ -74,7 +100,13 @@ pub fn split_base(address: &Expr, symbols: &Symbols) -> (Option<Var>, Expr) {
 
 /// The half-open byte section `[lo, hi)` the accesses through `base` touch over the
 /// iteration space; `Err` says why it cannot be computed statically.
-pub fn section(base: &Var, accesses: &[MemAccess], space: &Space, assumptions: &mut Vec<String>) -> Result<(Expr, Expr), String> {
+pub fn section(
+    base: &Var,
+    accesses: &[MemAccess],
+    space: &Space,
+    variant: &std::collections::HashSet<Var>,
+    assumptions: &mut Vec<String>,
+) -> Result<(Expr, Expr), String> {
     let mut lo: Option<Expr> = None;
     let mut hi: Option<Expr> = None;
     let env: &SignEnv = &space.env;
@@ -83,11 +115,26 @@ pub fn section(base: &Var, accesses: &[MemAccess], space: &Space, assumptions: &
             if b.as_ref() != Some(base) {
                 continue;
             }
-            let min = extreme(offset, space, false, assumptions)
-                .ok_or_else(|| format!("the offset {} is not monotonic in the loop variables", offset.to_c()))?;
-            let max = extreme(offset, space, true, assumptions)
-                .ok_or_else(|| format!("the offset {} is not monotonic in the loop variables", offset.to_c()))?;
-            let end = max.checked_add(&Expr::integer(BigInt::from(access.elem_bytes))).map_err(|e| e.to_string())?;
+            if let Some(v) = offset.vars().into_iter().find(|v| variant.contains(v)) {
+                return Err(format!(
+                    "the offset depends on `{v}`, a value read inside the loop"
+                ));
+            }
+            let min = extreme(offset, space, false, assumptions).ok_or_else(|| {
+                format!(
+                    "the offset {} is not monotonic in the loop variables",
+                    offset.to_c()
+                )
+            })?;
+            let max = extreme(offset, space, true, assumptions).ok_or_else(|| {
+                format!(
+                    "the offset {} is not monotonic in the loop variables",
+                    offset.to_c()
+                )
+            })?;
+            let end = max
+                .checked_add(&Expr::integer(BigInt::from(access.elem_bytes)))
+                .map_err(|e| e.to_string())?;
             lo = Some(match lo {
                 None => min,
                 Some(current) => get_min(&current, &min, env).map_err(|e| e.to_string())?,
@@ -101,5 +148,36 @@ pub fn section(base: &Var, accesses: &[MemAccess], space: &Space, assumptions: &
     match (lo, hi) {
         (Some(lo), Some(hi)) => Ok((lo, hi)),
         _ => Err("no access through this pointer".into()),
+    }
+}
+
+/// C99 6.5p7 (strict aliasing): an object is only accessed through its own type (ignoring
+/// signedness) or a character type, so accesses of incompatible types never overlap.
+pub fn types_may_alias(
+    types: &TypeTable,
+    a: frontend::types::TypeId,
+    b: frontend::types::TypeId,
+) -> bool {
+    use frontend::types::{IntRank, Type};
+    let is_char = |t| {
+        matches!(
+            types.get(t),
+            Type::Int {
+                rank: IntRank::Char,
+                ..
+            }
+        )
+    };
+    if a == b || is_char(a) || is_char(b) {
+        return true;
+    }
+    match (types.get(a), types.get(b)) {
+        (Type::Int { rank: x, .. }, Type::Int { rank: y, .. }) => x == y,
+        (Type::Pointer { .. }, Type::Pointer { .. }) => true,
+        (Type::Record(_), _)
+        | (_, Type::Record(_))
+        | (Type::Array { .. }, _)
+        | (_, Type::Array { .. }) => true,
+        _ => false,
     }
 }

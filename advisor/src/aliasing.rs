@@ -21,7 +21,10 @@ pub struct ParamAliasing {
 
 impl ParamAliasing {
     pub fn disjoint(&self, a: usize, b: usize) -> bool {
-        a != b && (self.restrict.contains(&a) || self.restrict.contains(&b) || self.disjoint.contains(&(a.min(b), a.max(b))))
+        a != b
+            && (self.restrict.contains(&a)
+                || self.restrict.contains(&b)
+                || self.disjoint.contains(&(a.min(b), a.max(b))))
     }
 }
 
@@ -41,12 +44,24 @@ pub fn param_aliasing(program: &Program, func: &Function) -> ParamAliasing {
             result.restrict.insert(i);
         }
     }
-    let pointer_params: Vec<usize> = func.params.iter().enumerate().filter(|(_, p)| program.types.is_pointer(p.ty)).map(|(i, _)| i).collect();
+    let pointer_params: Vec<usize> = func
+        .params
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| program.types.is_pointer(p.ty))
+        .map(|(i, _)| i)
+        .collect();
     let mut all_disjoint: Option<BTreeSet<(usize, usize)>> = None;
     for caller in &program.functions {
         let mut rec = None;
         for inst in &caller.insts {
-            let InstKind::Call { callee: Callee::Direct(name), args } = &inst.kind else { continue };
+            let InstKind::Call {
+                callee: Callee::Direct(name),
+                args,
+            } = &inst.kind
+            else {
+                continue;
+            };
             if name != &func.name {
                 continue;
             }
@@ -79,18 +94,32 @@ pub fn param_aliasing(program: &Program, func: &Function) -> ParamAliasing {
     result
 }
 
-fn object_of(caller: &Function, rec: &analyses::reconstruct::Reconstruction, arg: frontend::ir::Value) -> Option<Object> {
+fn object_of(
+    caller: &Function,
+    rec: &analyses::reconstruct::Reconstruction,
+    arg: frontend::ir::Value,
+) -> Option<Object> {
     let [expr] = rec.of(arg) else { return None };
     let (base, _) = crate::access::split_base(expr, &rec.symbols);
     let base = base?;
     let symbol = rec.symbols.info(&base)?;
     match &symbol.origin {
-        SymbolOrigin::Object(v) => Some(Object::Named(caller.name.clone(), v.0)),
+        SymbolOrigin::Object(v) => match caller.inst(*v).kind {
+            InstKind::SlotAddr(slot) => Some(Object::Named(caller.name.clone(), slot.0)),
+            InstKind::GlobalAddr(global) => Some(Object::Named(String::new(), global.0)),
+            _ => None,
+        },
         SymbolOrigin::Opaque(v) => match &caller.inst(*v).kind {
-            InstKind::Call { callee: Callee::Direct(name), .. } if is_allocator(name) => Some(Object::Allocation(caller.name.clone(), v.0)),
+            InstKind::Call {
+                callee: Callee::Direct(name),
+                ..
+            } if is_allocator(name) => Some(Object::Allocation(caller.name.clone(), v.0)),
             // `(T *)malloc(...)`: the cast keeps the allocation.
             InstKind::Cast(inner) => match &caller.inst(*inner).kind {
-                InstKind::Call { callee: Callee::Direct(name), .. } if is_allocator(name) => Some(Object::Allocation(caller.name.clone(), inner.0)),
+                InstKind::Call {
+                    callee: Callee::Direct(name),
+                    ..
+                } if is_allocator(name) => Some(Object::Allocation(caller.name.clone(), inner.0)),
                 _ => None,
             },
             _ => None,
@@ -100,5 +129,14 @@ fn object_of(caller: &Function, rec: &analyses::reconstruct::Reconstruction, arg
 }
 
 fn is_allocator(name: &str) -> bool {
-    matches!(name, "malloc" | "calloc" | "aligned_alloc" | "realloc" | "valloc" | "memalign" | "polybench_alloc_data")
+    matches!(
+        name,
+        "malloc"
+            | "calloc"
+            | "aligned_alloc"
+            | "realloc"
+            | "valloc"
+            | "memalign"
+            | "polybench_alloc_data"
+    )
 }

@@ -7,7 +7,8 @@ use crate::calls::{classify, is_pure_builtin, CallKind};
 use crate::codes::{self, Code};
 use crate::dependence::{carried_dependences, Outcome};
 use crate::model::{
-    Access, Bytes, Call, DependencePair, Induction, LoopReport, ParamKind, Parameter, Reason, Role, Verdict,
+    Access, Bytes, Call, DependencePair, Induction, LoopReport, ParamKind, Parameter, Reason, Role,
+    Verdict,
 };
 use crate::space::{iteration_space, iv_range, Space};
 use analyses::reconstruct::{reconstruct, ReconstructConfig, Reconstruction};
@@ -40,7 +41,13 @@ pub fn analyze_unit(unit: &Unit, filter: &Filter) -> Vec<LoopReport> {
         }
         let rec = reconstruct(program, func, &forest, &ReconstructConfig::default());
         let aliasing = param_aliasing(program, func);
-        let context = FunctionContext { unit, func, forest: &forest, rec: &rec, aliasing: &aliasing };
+        let context = FunctionContext {
+            unit,
+            func,
+            forest: &forest,
+            rec: &rec,
+            aliasing: &aliasing,
+        };
         let mut facts: BTreeMap<LoopId, LoopFacts> = BTreeMap::new();
         for id in forest.ids() {
             if forest.loop_(id).source.is_none() {
@@ -64,7 +71,11 @@ pub fn analyze_unit(unit: &Unit, filter: &Filter) -> Vec<LoopReport> {
 }
 
 fn source_position(func: &Function, forest: &LoopForest, id: LoopId) -> u32 {
-    forest.loop_(id).source.map(|s| func.source_loop(s).keyword_span.start).unwrap_or(u32::MAX)
+    forest
+        .loop_(id)
+        .source
+        .map(|s| func.source_loop(s).keyword_span.start)
+        .unwrap_or(u32::MAX)
 }
 
 /// `FILE:LINE[:COL]` against a loop id `path:line:col`; the file matches by suffix.
@@ -74,7 +85,9 @@ pub fn loop_id_matches(id: &str, wanted: &str) -> bool {
     let mut want_parts: Vec<&str> = wanted.rsplitn(3, ':').collect();
     want_parts.reverse();
     match want_parts.as_slice() {
-        [wf, wl, wc] if wl.parse::<u32>().is_ok() => file.is_some_and(|f| f.ends_with(wf)) && line == Some(*wl) && col == Some(*wc),
+        [wf, wl, wc] if wl.parse::<u32>().is_ok() => {
+            file.is_some_and(|f| f.ends_with(wf)) && line == Some(*wl) && col == Some(*wc)
+        }
         [wf, wl] | [wf, wl, _] => file.is_some_and(|f| f.ends_with(wf)) && line == Some(*wl),
         _ => false,
     }
@@ -103,16 +116,30 @@ impl<'a> FunctionContext<'a> {
         self.unit.resolve(span).map(|r| r.line).unwrap_or(0)
     }
 
-    fn reason(&self, code: &Code, message: String, lines: Vec<u32>, help: Option<String>) -> Reason {
+    fn reason(
+        &self,
+        code: &Code,
+        message: String,
+        lines: Vec<u32>,
+        help: Option<String>,
+    ) -> Reason {
         let mut lines = lines;
         lines.sort();
         lines.dedup();
         lines.retain(|l| *l != 0);
-        Reason { code: code.code.to_string(), message, lines, help }
+        Reason {
+            code: code.code.to_string(),
+            message,
+            lines,
+            help,
+        }
     }
 
     fn access_text(&self, access: &MemAccess) -> Access {
-        Access { line: self.line(access.span), text: self.unit.snippet(access.span) }
+        Access {
+            line: self.line(access.span),
+            text: self.unit.snippet(access.span),
+        }
     }
 
     /// Values defined inside the loop (any block of it).
@@ -131,7 +158,11 @@ impl<'a> FunctionContext<'a> {
                 SymbolOrigin::Induction(v) => {
                     // Induction variables of loops of this nest are renamed by the test;
                     // others defined inside (a second counter) vary.
-                    let in_nest = self.forest.loops.iter().any(|l| l.header == self.func.inst(*v).block);
+                    let in_nest = self
+                        .forest
+                        .loops
+                        .iter()
+                        .any(|l| l.header == self.func.inst(*v).block);
                     if in_nest {
                         None
                     } else {
@@ -153,22 +184,36 @@ impl<'a> FunctionContext<'a> {
     /// does not depend on the loop, and nothing in the loop may write that memory (no store
     /// through the same or an unknown base, no call that may write memory).
     fn load_is_invariant(&self, id: LoopId, v: Value, accesses: &[MemAccess]) -> bool {
-        let InstKind::Load { addr } = self.func.inst(v).kind else { return false };
+        let InstKind::Load { addr } = self.func.inst(v).kind else {
+            return false;
+        };
         let l = self.forest.loop_(id);
         let address_vars: BTreeSet<Var> = self.rec.of(addr).iter().flat_map(|e| e.vars()).collect();
         for var in &address_vars {
-            let Some(symbol) = self.rec.symbols.info(var) else { return false };
+            let Some(symbol) = self.rec.symbols.info(var) else {
+                return false;
+            };
             let defined_inside = match &symbol.origin {
                 SymbolOrigin::Param(_) | SymbolOrigin::Object(_) => false,
-                SymbolOrigin::Induction(d) | SymbolOrigin::Phi(d) | SymbolOrigin::Opaque(d) => l.contains(self.func.inst(*d).block),
-                SymbolOrigin::Load { load, .. } => *load != v && l.contains(self.func.inst(*load).block) && !self.load_is_invariant(id, *load, accesses),
+                SymbolOrigin::Induction(d) | SymbolOrigin::Phi(d) | SymbolOrigin::Opaque(d) => {
+                    l.contains(self.func.inst(*d).block)
+                }
+                SymbolOrigin::Load { load, .. } => {
+                    *load != v
+                        && l.contains(self.func.inst(*load).block)
+                        && !self.load_is_invariant(id, *load, accesses)
+                }
             };
             if defined_inside {
                 return false;
             }
         }
-        let bases: BTreeSet<Option<Var>> =
-            self.rec.of(addr).iter().map(|e| crate::access::split_base(e, &self.rec.symbols).0).collect();
+        let bases: BTreeSet<Option<Var>> = self
+            .rec
+            .of(addr)
+            .iter()
+            .map(|e| crate::access::split_base(e, &self.rec.symbols).0)
+            .collect();
         for access in accesses.iter().filter(|a| a.is_store) {
             for (base, _) in &access.alternatives {
                 if base.is_none() || bases.contains(base) || bases.contains(&None) {
@@ -191,21 +236,39 @@ impl<'a> FunctionContext<'a> {
 
     fn loop_facts(&self, id: LoopId) -> LoopFacts {
         let l = self.forest.loop_(id);
-        let mut facts = LoopFacts { verdict: Verdict::Friendly, reasons: Vec::new(), reductions: Vec::new(), needs_evidence: Vec::new(), assumptions: Vec::new() };
+        let mut facts = LoopFacts {
+            verdict: Verdict::Friendly,
+            reasons: Vec::new(),
+            reductions: Vec::new(),
+            needs_evidence: Vec::new(),
+            assumptions: Vec::new(),
+        };
         let program = &self.unit.lowered.program;
-        let keyword_line = l.source.map(|s| self.line(self.func.source_loop(s).keyword_span)).unwrap_or(0);
+        let keyword_line = l
+            .source
+            .map(|s| self.line(self.func.source_loop(s).keyword_span))
+            .unwrap_or(0);
         let accesses = collect_accesses(self.func, self.forest, id, self.rec, &program.types);
 
         // Normalizable (§4.1).
         match &l.normalizable {
             Normalizable::Yes => {}
             Normalizable::IfInvariant { loads } => {
-                let variant: Vec<&Value> = loads.iter().filter(|v| !self.load_is_invariant(id, **v, &accesses)).collect();
+                let variant: Vec<&Value> = loads
+                    .iter()
+                    .filter(|v| !self.load_is_invariant(id, **v, &accesses))
+                    .collect();
                 if !variant.is_empty() {
-                    let names: Vec<String> = variant.iter().map(|v| format!("`{}`", frontend::ir::print::render_value(self.func, **v))).collect();
+                    let names: Vec<String> = variant
+                        .iter()
+                        .map(|v| format!("`{}`", frontend::ir::print::render_value(self.func, **v)))
+                        .collect();
                     facts.reasons.push(self.reason(
                         &codes::NOT_NORMALIZABLE,
-                        format!("the loop bound reads {} which may change inside the loop", names.join(", ")),
+                        format!(
+                            "the loop bound reads {} which may change inside the loop",
+                            names.join(", ")
+                        ),
                         vec![keyword_line],
                         Some("copy the bound into a local variable before the loop".into()),
                     ));
@@ -213,7 +276,12 @@ impl<'a> FunctionContext<'a> {
                 }
             }
             Normalizable::No { reason } => {
-                facts.reasons.push(self.reason(&codes::NOT_NORMALIZABLE, reason.clone(), vec![keyword_line], None));
+                facts.reasons.push(self.reason(
+                    &codes::NOT_NORMALIZABLE,
+                    reason.clone(),
+                    vec![keyword_line],
+                    None,
+                ));
                 facts.verdict = Verdict::NotFriendly;
             }
         }
@@ -222,13 +290,28 @@ impl<'a> FunctionContext<'a> {
         let ivs: HashSet<Value> = l.induction_variables.iter().map(|iv| iv.phi).collect();
         let users = self.func.users();
         for &v in &self.func.block(l.header).insts {
-            let InstKind::Phi(args) = &self.func.inst(v).kind else { continue };
+            let InstKind::Phi(args) = &self.func.inst(v).kind else {
+                continue;
+            };
             if ivs.contains(&v) {
                 continue;
             }
-            let name = self.func.inst(v).origin.var_name.clone().unwrap_or_else(|| format!("{v}"));
-            let back: Vec<Value> = args.iter().filter(|(b, _)| l.contains(*b)).map(|(_, a)| *a).collect();
-            let update_lines: Vec<u32> = back.iter().map(|u| self.line(self.func.inst(*u).origin.span)).collect();
+            let name = self
+                .func
+                .inst(v)
+                .origin
+                .var_name
+                .clone()
+                .unwrap_or_else(|| format!("{v}"));
+            let back: Vec<Value> = args
+                .iter()
+                .filter(|(b, _)| l.contains(*b))
+                .map(|(_, a)| *a)
+                .collect();
+            let update_lines: Vec<u32> = back
+                .iter()
+                .map(|u| self.line(self.func.inst(*u).origin.span))
+                .collect();
             match reduction_kind(self.func, l, v, &back, &users) {
                 Some(op) => {
                     facts.reductions.push(name.clone());
@@ -262,7 +345,12 @@ impl<'a> FunctionContext<'a> {
             Err(why) => {
                 if !matches!(l.normalizable, Normalizable::No { .. }) {
                     let message = format!("the accesses cannot be compared statically: {}", why.0);
-                    facts.reasons.push(self.reason(&codes::UNDECIDED_DEPENDENCE, message, vec![keyword_line], None));
+                    facts.reasons.push(self.reason(
+                        &codes::UNDECIDED_DEPENDENCE,
+                        message,
+                        vec![keyword_line],
+                        None,
+                    ));
                     facts.verdict = facts.verdict.max(Verdict::NeedsProfile);
                 }
             }
@@ -272,10 +360,16 @@ impl<'a> FunctionContext<'a> {
         // Writes to globals and statics.
         for access in accesses.iter().filter(|a| a.is_store) {
             if let Some(base) = access.base() {
-                if let Some(SymbolOrigin::Object(v)) = self.rec.symbols.info(base).map(|s| &s.origin) {
+                if let Some(SymbolOrigin::Object(v)) =
+                    self.rec.symbols.info(base).map(|s| &s.origin)
+                {
                     if let InstKind::GlobalAddr(g) = self.func.inst(*v).kind {
                         let global = program.global(g);
-                        let what = if global.local_to.is_some() { "static variable" } else { "global variable" };
+                        let what = if global.local_to.is_some() {
+                            "static variable"
+                        } else {
+                            "global variable"
+                        };
                         facts.reasons.push(self.reason(
                             &codes::GLOBAL_WRITE,
                             format!("writes the {what} `{}`", global.name),
@@ -291,7 +385,9 @@ impl<'a> FunctionContext<'a> {
         // Calls.
         for &block in &l.blocks {
             for &v in &self.func.block(block).insts {
-                let InstKind::Call { callee, .. } = &self.func.inst(v).kind else { continue };
+                let InstKind::Call { callee, .. } = &self.func.inst(v).kind else {
+                    continue;
+                };
                 let line = self.line(self.func.inst(v).origin.span);
                 match callee {
                     Callee::Indirect(_) => {
@@ -299,14 +395,21 @@ impl<'a> FunctionContext<'a> {
                         facts.verdict = facts.verdict.max(Verdict::NotFriendly);
                     }
                     Callee::Direct(name) => {
-                        if name.starts_with("__builtin_") || name == "memset" && self.func.inst(v).origin.span.is_none() {
+                        if name.starts_with("__builtin_")
+                            || name == "memset" && self.func.inst(v).origin.span.is_none()
+                        {
                             continue;
                         }
                         if let Some(why) = crate::calls::host_only_reason(program, name) {
                             facts.reasons.push(self.reason(&codes::HOST_CALL, why, vec![line], Some("move the call out of the loop, or replace it with device code".into())));
                             facts.verdict = facts.verdict.max(Verdict::NotFriendly);
                         } else if matches!(classify(program, name), CallKind::Allocator) {
-                            facts.reasons.push(self.reason(&codes::ALLOCATION, format!("calls `{name}` in the loop"), vec![line], Some("allocate once before the kernel".into())));
+                            facts.reasons.push(self.reason(
+                                &codes::ALLOCATION,
+                                format!("calls `{name}` in the loop"),
+                                vec![line],
+                                Some("allocate once before the kernel".into()),
+                            ));
                         }
                     }
                 }
@@ -317,12 +420,23 @@ impl<'a> FunctionContext<'a> {
         facts
     }
 
-    fn memory_dependences(&self, id: LoopId, accesses: &[MemAccess], space: &Space, variant: &HashSet<Var>, facts: &mut LoopFacts) {
+    fn memory_dependences(
+        &self,
+        id: LoopId,
+        accesses: &[MemAccess],
+        space: &Space,
+        variant: &HashSet<Var>,
+        facts: &mut LoopFacts,
+    ) {
         let results = carried_dependences(accesses, space, id, variant);
         let mut seen = HashSet::new();
         for r in results {
             let (first, second) = (&accesses[r.first], &accesses[r.second]);
-            let array = first.base().or(second.base()).map(|v| v.name().to_string()).unwrap_or_else(|| "memory".into());
+            let array = first
+                .base()
+                .or(second.base())
+                .map(|v| v.name().to_string())
+                .unwrap_or_else(|| "memory".into());
             let key = (first.inst.min(second.inst), first.inst.max(second.inst));
             if !seen.insert(key) {
                 continue;
@@ -331,7 +445,9 @@ impl<'a> FunctionContext<'a> {
             match &r.outcome {
                 Outcome::Independent => {}
                 Outcome::Dependent { distance } => {
-                    let distance_text = distance.map(|d| format!(" at distance {d}")).unwrap_or_default();
+                    let distance_text = distance
+                        .map(|d| format!(" at distance {d}"))
+                        .unwrap_or_default();
                     facts.reasons.push(self.reason(
                         &codes::CARRIED_DEPENDENCE,
                         format!("{} dependence on `{array}`{distance_text}: `{}` (line {}) and `{}` (line {}) in different iterations", r.kind.as_str(), a.text, a.line, b.text, b.line),
@@ -345,8 +461,15 @@ impl<'a> FunctionContext<'a> {
                     facts.verdict = facts.verdict.max(Verdict::NotFriendly);
                 }
                 Outcome::Unknown { why } => {
-                    let same_address = first.alternatives.iter().map(|(_, o)| o).eq(second.alternatives.iter().map(|(_, o)| o));
-                    if same_address && first.is_store != second.is_store && first.base() == second.base() {
+                    let same_address = first
+                        .alternatives
+                        .iter()
+                        .map(|(_, o)| o)
+                        .eq(second.alternatives.iter().map(|(_, o)| o));
+                    if same_address
+                        && first.is_store != second.is_store
+                        && first.base() == second.base()
+                    {
                         facts.reasons.push(self.reason(
                             &codes::INDIRECT_UPDATE,
                             format!("`{}` is read and written back at an index chosen by data: iterations with equal indices update the same element of `{array}`", b.text),
@@ -355,8 +478,22 @@ impl<'a> FunctionContext<'a> {
                         ));
                         facts.verdict = facts.verdict.max(Verdict::NotFriendly);
                     } else {
-                        facts.reasons.push(self.reason(&codes::UNDECIDED_DEPENDENCE, format!("`{}` and `{}` may touch the same element of `{array}`: {why}", a.text, b.text), vec![a.line, b.line], Some("run `warpwise profile` to observe whether they do".into())));
-                        facts.needs_evidence.push(DependencePair { kind: r.kind.as_str().into(), array: array.clone(), first: a, second: b, distance: None });
+                        facts.reasons.push(self.reason(
+                            &codes::UNDECIDED_DEPENDENCE,
+                            format!(
+                                "`{}` and `{}` may touch the same element of `{array}`: {why}",
+                                a.text, b.text
+                            ),
+                            vec![a.line, b.line],
+                            Some("run `warpwise profile` to observe whether they do".into()),
+                        ));
+                        facts.needs_evidence.push(DependencePair {
+                            kind: r.kind.as_str().into(),
+                            array: array.clone(),
+                            first: a,
+                            second: b,
+                            distance: None,
+                        });
                         facts.verdict = facts.verdict.max(Verdict::NeedsProfile);
                     }
                 }
@@ -371,10 +508,25 @@ impl<'a> FunctionContext<'a> {
             let Some(sb) = store.base() else { continue };
             for other in accesses {
                 let Some(ob) = other.base() else { continue };
-                if sb == ob || !self.may_alias(sb, ob) {
+                let types = &self.unit.lowered.program.types;
+                if sb == ob
+                    || !self.may_alias(sb, ob)
+                    || !crate::access::types_may_alias(types, store.ty, other.ty)
+                {
                     continue;
                 }
-                let pair = (sb.name().min(ob.name()).to_string(), sb.name().max(ob.name()).to_string());
+                // A field of a struct (`in_image->width`) is not expected to live inside a
+                // data array written by the loop; assumed, and said so.
+                if !other.is_store && self.is_struct_pointer(ob) && !self.is_struct_pointer(sb) {
+                    facts.assumptions.push(format!(
+                        "stores through `{sb}` do not modify the struct `*{ob}`"
+                    ));
+                    continue;
+                }
+                let pair = (
+                    sb.name().min(ob.name()).to_string(),
+                    sb.name().max(ob.name()).to_string(),
+                );
                 if !reported.insert(pair.clone()) {
                     continue;
                 }
@@ -385,16 +537,37 @@ impl<'a> FunctionContext<'a> {
                     vec![a.line, b.line],
                     Some("declare the pointer parameters `restrict` if they never overlap, or run `warpwise profile`".into()),
                 ));
-                facts.needs_evidence.push(DependencePair { kind: "may-alias".into(), array: format!("{} / {}", pair.0, pair.1), first: a, second: b, distance: None });
+                facts.needs_evidence.push(DependencePair {
+                    kind: "may-alias".into(),
+                    array: format!("{} / {}", pair.0, pair.1),
+                    first: a,
+                    second: b,
+                    distance: None,
+                });
                 facts.verdict = facts.verdict.max(Verdict::NeedsProfile);
             }
         }
     }
 
+    /// Whether a base pointer points to a struct (its accesses read fields).
+    fn is_struct_pointer(&self, base: &Var) -> bool {
+        let types = &self.unit.lowered.program.types;
+        let ty = match self.rec.symbols.info(base).map(|s| &s.origin) {
+            Some(SymbolOrigin::Param(i)) => self.func.params[*i as usize].ty,
+            Some(SymbolOrigin::Load { load, .. }) => self.func.inst(*load).ty,
+            _ => return false,
+        };
+        types
+            .pointee(ty)
+            .is_some_and(|p| matches!(types.get(p), frontend::types::Type::Record(_)))
+    }
+
     fn may_alias(&self, a: &Var, b: &Var) -> bool {
         let origin = |v: &Var| self.rec.symbols.info(v).map(|s| s.origin.clone());
         match (origin(a), origin(b)) {
-            (Some(SymbolOrigin::Param(i)), Some(SymbolOrigin::Param(j))) => !self.aliasing.disjoint(i as usize, j as usize),
+            (Some(SymbolOrigin::Param(i)), Some(SymbolOrigin::Param(j))) => {
+                !self.aliasing.disjoint(i as usize, j as usize)
+            }
             // A local array cannot be reached through anything but itself at loop entry.
             (Some(SymbolOrigin::Object(x)), _) | (_, Some(SymbolOrigin::Object(x)))
                 if matches!(self.func.inst(x).kind, InstKind::SlotAddr(_)) =>
@@ -412,7 +585,15 @@ impl<'a> FunctionContext<'a> {
         let loop_id = source.map(|s| self.unit.loop_id(s)).unwrap_or_default();
         let line = source.map(|s| self.line(s.keyword_span)).unwrap_or(0);
         let facts = &all[&id];
-        let induction = iv_range(self.func, self.forest, id, self.rec).ok().map(|r| Induction {
+        let induction = iv_range(
+            self.func,
+            self.forest,
+            id,
+            self.rec,
+            &symbolic::SignEnv::new(),
+        )
+        .ok()
+        .map(|r| Induction {
             var: r.var.name().to_string(),
             lower: r.init.to_c(),
             upper: r.bound.to_c(),
@@ -423,7 +604,9 @@ impl<'a> FunctionContext<'a> {
         let mut nest = vec![loop_id.clone()];
         if facts.verdict == Verdict::Friendly {
             if let [child] = l.children.as_slice() {
-                let child_friendly = all.get(child).is_some_and(|f| f.verdict == Verdict::Friendly);
+                let child_friendly = all
+                    .get(child)
+                    .is_some_and(|f| f.verdict == Verdict::Friendly);
                 if child_friendly && is_immediate_child(self.func, self.forest, id, *child) {
                     if let Some(s) = self.forest.loop_(*child).source {
                         nest.push(self.unit.loop_id(self.func.source_loop(s)));
@@ -435,7 +618,7 @@ impl<'a> FunctionContext<'a> {
         let parameters = self.parameters(id, &mut assumptions);
         assumptions.sort();
         assumptions.dedup();
-        LoopReport {
+        let mut report = LoopReport {
             id: loop_id,
             function: self.func.name.clone(),
             line,
@@ -449,7 +632,9 @@ impl<'a> FunctionContext<'a> {
             needs_evidence: facts.needs_evidence.clone(),
             assumptions,
             pragmas: source.map(|s| s.pragmas.clone()).unwrap_or_default(),
-        }
+        };
+        tidy_names(&mut report);
+        report
     }
 
     fn calls(&self, id: LoopId) -> Vec<Call> {
@@ -459,7 +644,10 @@ impl<'a> FunctionContext<'a> {
             for &v in &self.func.block(block).insts {
                 let inst = self.func.inst(v);
                 match &inst.kind {
-                    InstKind::Call { callee: Callee::Direct(name), .. } => {
+                    InstKind::Call {
+                        callee: Callee::Direct(name),
+                        ..
+                    } => {
                         // Zero-fill and copies synthesized for initializers are not calls the user wrote.
                         if name.starts_with("__builtin_") {
                             continue;
@@ -471,10 +659,24 @@ impl<'a> FunctionContext<'a> {
                             CallKind::HostOnly => ("host-only", Vec::new()),
                             CallKind::Indirect => ("unknown", Vec::new()),
                         };
-                        names.insert(name.clone(), Call { name: name.clone(), device: device.into(), callees });
+                        names.insert(
+                            name.clone(),
+                            Call {
+                                name: name.clone(),
+                                device: device.into(),
+                                callees,
+                            },
+                        );
                     }
                     InstKind::Call { .. } => {
-                        names.insert("(function pointer)".into(), Call { name: "(function pointer)".into(), device: "unknown".into(), callees: Vec::new() });
+                        names.insert(
+                            "(function pointer)".into(),
+                            Call {
+                                name: "(function pointer)".into(),
+                                device: "unknown".into(),
+                                callees: Vec::new(),
+                            },
+                        );
                     }
                     _ => {}
                 }
@@ -490,13 +692,19 @@ impl<'a> FunctionContext<'a> {
         let l = self.forest.loop_(id);
         let accesses = collect_accesses(self.func, self.forest, id, self.rec, types);
         let space = iteration_space(self.func, self.forest, id, self.rec);
+        let variant = self.variant_symbols(id, &accesses);
         let mut out = Vec::new();
         let mut bases: BTreeMap<String, (Var, bool, bool, u64)> = BTreeMap::new();
         let mut unbased = Vec::new();
         for access in &accesses {
             match access.base() {
                 Some(base) => {
-                    let entry = bases.entry(base.name().to_string()).or_insert((base.clone(), false, false, access.elem_bytes));
+                    let entry = bases.entry(base.name().to_string()).or_insert((
+                        base.clone(),
+                        false,
+                        false,
+                        access.elem_bytes,
+                    ));
                     if access.is_store {
                         entry.2 = true;
                     } else {
@@ -513,13 +721,32 @@ impl<'a> FunctionContext<'a> {
             let (nested, c_type, kind) = match symbol.map(|s| &s.origin) {
                 Some(SymbolOrigin::Param(i)) => {
                     let ty = self.func.params[*i as usize].ty;
-                    let pointee_is_record = types.pointee(ty).is_some_and(|p| matches!(types.get(p), frontend::types::Type::Record(_)));
-                    (false, types.display(ty), if pointee_is_record { ParamKind::Struct } else { ParamKind::Array })
+                    let pointee_is_record = types
+                        .pointee(ty)
+                        .is_some_and(|p| matches!(types.get(p), frontend::types::Type::Record(_)));
+                    (
+                        false,
+                        types.display(ty),
+                        if pointee_is_record {
+                            ParamKind::Struct
+                        } else {
+                            ParamKind::Array
+                        },
+                    )
                 }
-                Some(SymbolOrigin::Load { load, .. }) => (true, types.display(self.func.inst(*load).ty), ParamKind::Array),
+                Some(SymbolOrigin::Load { load, .. }) => (
+                    true,
+                    types.display(self.func.inst(*load).ty),
+                    ParamKind::Array,
+                ),
                 Some(SymbolOrigin::Object(v)) => {
+                    // A local array or global is passed to the kernel as a pointer to its elements.
                     let ty = self.func.inst(*v).ty;
-                    let shown = types.pointee(ty).map(|p| types.display(p)).unwrap_or_else(|| types.display(ty));
+                    let object = types.pointee(ty).unwrap_or(ty);
+                    let shown = match types.array_elem(object) {
+                        Some(elem) => format!("{} *", types.display(elem)),
+                        None => format!("{} *", types.display(object)),
+                    };
                     (false, shown, ParamKind::Array)
                 }
                 _ => (false, "?".into(), ParamKind::Array),
@@ -533,8 +760,18 @@ impl<'a> FunctionContext<'a> {
             };
             let mut notes = Vec::new();
             let bytes = match &space {
-                Ok(space) => match section(var, &accesses, space, assumptions) {
-                    Ok((lo, hi)) => Some(Bytes { lo: lo.to_c(), hi: hi.to_c() }),
+                Ok(space) => match section(var, &accesses, space, &variant, assumptions) {
+                    Ok((lo, hi)) => {
+                        let size = hi
+                            .checked_sub(&lo)
+                            .map(|e| e.to_c())
+                            .unwrap_or_else(|_| format!("({}) - ({})", hi.to_c(), lo.to_c()));
+                        Some(Bytes {
+                            lo: lo.to_c(),
+                            hi: hi.to_c(),
+                            size,
+                        })
+                    }
                     Err(why) => {
                         notes.push(format!("section unknown statically: {why}; `warpwise instantiate` computes it for a profiled run"));
                         None
@@ -546,7 +783,16 @@ impl<'a> FunctionContext<'a> {
                 }
             };
             array_names.insert(name.clone());
-            out.push(Parameter { name: name.clone(), nested, role, kind, c_type, elem_bytes: Some(*elem), bytes, notes });
+            out.push(Parameter {
+                name: name.clone(),
+                nested,
+                role,
+                kind,
+                c_type,
+                elem_bytes: Some(*elem),
+                bytes,
+                notes,
+            });
         }
         for access in unbased {
             let text = self.unit.snippet(access.span);
@@ -568,7 +814,11 @@ impl<'a> FunctionContext<'a> {
             for &v in &self.func.block(block).insts {
                 let mut operands = self.func.inst(v).kind.operands();
                 if let InstKind::Phi(args) = &self.func.inst(v).kind {
-                    operands = args.iter().filter(|(b, _)| !l.contains(*b)).map(|(_, a)| *a).collect();
+                    operands = args
+                        .iter()
+                        .filter(|(b, _)| !l.contains(*b))
+                        .map(|(_, a)| *a)
+                        .collect();
                     if block == l.header {
                         continue;
                     }
@@ -585,14 +835,30 @@ impl<'a> FunctionContext<'a> {
         for &block in &l.blocks {
             for &v in &self.func.block(block).insts {
                 let inst = self.func.inst(v);
-                let Some(name) = &inst.origin.var_name else { continue };
+                let Some(name) = &inst.origin.var_name else {
+                    continue;
+                };
                 if name.starts_with('&') || !types.is_scalar(inst.ty) {
                     continue;
                 }
-                let used_outside = users[v.index()].iter().any(|u| !l.contains(self.func.inst(*u).block))
-                    || self.func.blocks().any(|b| !l.contains(b) && self.func.terminator_uses(b).contains(&v));
-                if used_outside && !self.forest.loop_(id).induction_variables.iter().any(|iv| iv.phi == v) {
-                    let entry = scalars.entry(name.clone()).or_insert((Role::Out, types.display(inst.ty)));
+                let used_outside = users[v.index()]
+                    .iter()
+                    .any(|u| !l.contains(self.func.inst(*u).block))
+                    || self
+                        .func
+                        .blocks()
+                        .any(|b| !l.contains(b) && self.func.terminator_uses(b).contains(&v));
+                if used_outside
+                    && !self
+                        .forest
+                        .loop_(id)
+                        .induction_variables
+                        .iter()
+                        .any(|iv| iv.phi == v)
+                {
+                    let entry = scalars
+                        .entry(name.clone())
+                        .or_insert((Role::Out, types.display(inst.ty)));
                     if entry.0 == Role::In {
                         entry.0 = Role::Inout;
                     }
@@ -600,12 +866,27 @@ impl<'a> FunctionContext<'a> {
             }
         }
         for (name, (role, c_type)) in scalars {
-            out.push(Parameter { name, nested: false, role, kind: ParamKind::Scalar, c_type, elem_bytes: None, bytes: None, notes: Vec::new() });
+            out.push(Parameter {
+                name,
+                nested: false,
+                role,
+                kind: ParamKind::Scalar,
+                c_type,
+                elem_bytes: None,
+                bytes: None,
+                notes: Vec::new(),
+            });
         }
         out
     }
 
-    fn scalar_inbound(&self, id: LoopId, op: Value, arrays: &HashSet<String>, scalars: &mut BTreeMap<String, (Role, String)>) {
+    fn scalar_inbound(
+        &self,
+        id: LoopId,
+        op: Value,
+        arrays: &HashSet<String>,
+        scalars: &mut BTreeMap<String, (Role, String)>,
+    ) {
         let l = self.forest.loop_(id);
         let inst = self.func.inst(op);
         if l.contains(inst.block) {
@@ -614,7 +895,11 @@ impl<'a> FunctionContext<'a> {
         let types = &self.unit.lowered.program.types;
         let name = match &inst.kind {
             InstKind::Param(i) => self.func.params[*i as usize].name.clone(),
-            InstKind::Const(_) | InstKind::SlotAddr(_) | InstKind::GlobalAddr(_) | InstKind::FuncAddr(_) | InstKind::StringAddr(_) => None,
+            InstKind::Const(_)
+            | InstKind::SlotAddr(_)
+            | InstKind::GlobalAddr(_)
+            | InstKind::FuncAddr(_)
+            | InstKind::StringAddr(_) => None,
             _ => inst.origin.var_name.clone().filter(|n| !n.starts_with('&')),
         };
         let Some(name) = name else { return };
@@ -623,10 +908,16 @@ impl<'a> FunctionContext<'a> {
         }
         // Pointers used only as bases are listed as arrays; a pointer whose fields are read
         // (a struct parameter) is listed there too.
-        if types.is_pointer(inst.ty) && arrays.iter().any(|a| a.starts_with(&format!("{name}->")) || a == &name) {
+        if types.is_pointer(inst.ty)
+            && arrays
+                .iter()
+                .any(|a| a.starts_with(&format!("{name}->")) || a == &name)
+        {
             return;
         }
-        scalars.entry(name).or_insert((Role::In, types.display(inst.ty)));
+        scalars
+            .entry(name)
+            .or_insert((Role::In, types.display(inst.ty)));
     }
 }
 
@@ -637,12 +928,22 @@ fn is_immediate_child(func: &Function, forest: &LoopForest, outer: LoopId, inner
 
 /// `+`, `*`, `min` or `max` when the header phi `phi` is only combined with values that do
 /// not depend on it, and used nowhere else in the loop.
-fn reduction_kind(func: &Function, l: &frontend::loops::Loop, phi: Value, back: &[Value], users: &[Vec<Value>]) -> Option<&'static str> {
+fn reduction_kind(
+    func: &Function,
+    l: &frontend::loops::Loop,
+    phi: Value,
+    back: &[Value],
+    users: &[Vec<Value>],
+) -> Option<&'static str> {
     let [update] = back else { return None };
     let update = frontend::loops::strip_casts(func, *update);
     let op = match &func.inst(update).kind {
-        InstKind::Binary(frontend::ir::BinOp::Add, a, b) | InstKind::Binary(frontend::ir::BinOp::Mul, a, b) => {
-            let (a, b) = (frontend::loops::strip_casts(func, *a), frontend::loops::strip_casts(func, *b));
+        InstKind::Binary(frontend::ir::BinOp::Add, a, b)
+        | InstKind::Binary(frontend::ir::BinOp::Mul, a, b) => {
+            let (a, b) = (
+                frontend::loops::strip_casts(func, *a),
+                frontend::loops::strip_casts(func, *b),
+            );
             if a != phi && b != phi {
                 return None;
             }
@@ -651,9 +952,20 @@ fn reduction_kind(func: &Function, l: &frontend::loops::Loop, phi: Value, back: 
                 _ => "product",
             }
         }
-        InstKind::Binary(frontend::ir::BinOp::Sub, a, _) if frontend::loops::strip_casts(func, *a) == phi => "sum",
-        InstKind::Select { cond, then_value, else_value } => {
-            let operands = [frontend::loops::strip_casts(func, *then_value), frontend::loops::strip_casts(func, *else_value)];
+        InstKind::Binary(frontend::ir::BinOp::Sub, a, _)
+            if frontend::loops::strip_casts(func, *a) == phi =>
+        {
+            "sum"
+        }
+        InstKind::Select {
+            cond,
+            then_value,
+            else_value,
+        } => {
+            let operands = [
+                frontend::loops::strip_casts(func, *then_value),
+                frontend::loops::strip_casts(func, *else_value),
+            ];
             if !operands.contains(&phi) {
                 return None;
             }
@@ -665,7 +977,10 @@ fn reduction_kind(func: &Function, l: &frontend::loops::Loop, phi: Value, back: 
         _ => return None,
     };
     // The accumulator must not be read elsewhere in the loop (`out[i] = sum` is a scan).
-    let allowed: HashSet<Value> = [update].into_iter().chain(cast_chain(func, update)).collect();
+    let allowed: HashSet<Value> = [update]
+        .into_iter()
+        .chain(cast_chain(func, update))
+        .collect();
     for &u in &users[phi.index()] {
         if !l.contains(func.inst(u).block) {
             continue;
@@ -678,7 +993,12 @@ fn reduction_kind(func: &Function, l: &frontend::loops::Loop, phi: Value, back: 
                 continue;
             }
         }
-        if matches!(func.inst(u).kind, InstKind::Cast(_)) && users[u.index()].iter().all(|w| allowed.contains(w) || matches!(func.inst(update).kind, InstKind::Select { cond, .. } if cond == *w)) {
+        if matches!(func.inst(u).kind, InstKind::Cast(_))
+            && users[u.index()].iter().all(|w| {
+                allowed.contains(w)
+                    || matches!(func.inst(update).kind, InstKind::Select { cond, .. } if cond == *w)
+            })
+        {
             continue;
         }
         return None;
@@ -693,6 +1013,85 @@ fn cast_chain(func: &Function, v: Value) -> Vec<Value> {
             if matches!(func.inst(x).kind, InstKind::Cast(_)) {
                 out.push(x);
             }
+        }
+    }
+    out
+}
+
+/// Symbols are unique per function (`i`, `i#2` for a second loop over `i`). Within one
+/// loop's report a suffix is dropped when no other symbol of the same name appears, so
+/// expressions read as the source does.
+fn tidy_names(report: &mut LoopReport) {
+    let mut texts: Vec<&mut String> = Vec::new();
+    if let Some(ind) = report.induction.as_mut() {
+        texts.extend([
+            &mut ind.var,
+            &mut ind.lower,
+            &mut ind.upper,
+            &mut ind.trip_count,
+        ]);
+    }
+    for p in report.parameters.iter_mut() {
+        texts.push(&mut p.name);
+        if let Some(b) = p.bytes.as_mut() {
+            texts.extend([&mut b.lo, &mut b.hi, &mut b.size]);
+        }
+    }
+    for a in report.assumptions.iter_mut() {
+        texts.push(a);
+    }
+    for r in report.reductions.iter_mut() {
+        texts.push(r);
+    }
+    let mut variants: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for t in texts.iter() {
+        for token in identifiers(t) {
+            let base = token.split('#').next().unwrap_or(&token).to_string();
+            variants.entry(base).or_default().insert(token);
+        }
+    }
+    for t in texts {
+        let mut result = String::with_capacity(t.len());
+        let mut rest = t.as_str();
+        while let Some(pos) = rest.find('#') {
+            let (before, after) = rest.split_at(pos);
+            let start = before
+                .rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .map(|i| i + 1)
+                .unwrap_or(0);
+            let base = &before[start..];
+            let digits: String = after[1..]
+                .chars()
+                .take_while(|c| c.is_ascii_digit())
+                .collect();
+            result.push_str(before);
+            let unique = variants.get(base).is_some_and(|v| v.len() == 1);
+            if !(unique && !digits.is_empty()) {
+                result.push('#');
+                result.push_str(&digits);
+            }
+            rest = &after[1 + digits.len()..];
+        }
+        result.push_str(rest);
+        *t = result;
+    }
+}
+
+fn identifiers(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut current = String::new();
+    for c in text.chars().chain(std::iter::once(' ')) {
+        if c.is_ascii_alphanumeric() || c == '_' || c == '#' {
+            current.push(c);
+        } else if !current.is_empty() {
+            if current
+                .chars()
+                .next()
+                .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+            {
+                out.push(current.clone());
+            }
+            current.clear();
         }
     }
     out

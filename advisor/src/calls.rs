@@ -7,15 +7,117 @@ use std::collections::BTreeSet;
 
 /// C math functions that CUDA provides as device functions with the same name.
 const DEVICE_MATH: &[&str] = &[
-    "sqrt", "sqrtf", "cbrt", "cbrtf", "rsqrt", "rsqrtf", "hypot", "hypotf", "exp", "expf", "exp2", "exp2f", "expm1", "expm1f",
-    "exp10", "exp10f", "log", "logf", "log2", "log2f", "log10", "log10f", "log1p", "log1pf", "pow", "powf", "sin", "sinf",
-    "cos", "cosf", "tan", "tanf", "asin", "asinf", "acos", "acosf", "atan", "atanf", "atan2", "atan2f", "sinh", "sinhf",
-    "cosh", "coshf", "tanh", "tanhf", "asinh", "asinhf", "acosh", "acoshf", "atanh", "atanhf", "fabs", "fabsf", "floor",
-    "floorf", "ceil", "ceilf", "round", "roundf", "trunc", "truncf", "rint", "rintf", "lrint", "lrintf", "lround",
-    "lroundf", "nearbyint", "nearbyintf", "fmod", "fmodf", "remainder", "remainderf", "fmin", "fminf", "fmax", "fmaxf",
-    "fdim", "fdimf", "fma", "fmaf", "copysign", "copysignf", "erf", "erff", "erfc", "erfcf", "tgamma", "tgammaf", "lgamma",
-    "lgammaf", "ldexp", "ldexpf", "frexp", "frexpf", "modf", "modff", "isnan", "isinf", "isfinite", "signbit", "abs",
-    "labs", "llabs", "min", "max", "__builtin_expect", "__builtin_fabs", "__builtin_sqrt", "__builtin_unreachable",
+    "sqrt",
+    "sqrtf",
+    "cbrt",
+    "cbrtf",
+    "rsqrt",
+    "rsqrtf",
+    "hypot",
+    "hypotf",
+    "exp",
+    "expf",
+    "exp2",
+    "exp2f",
+    "expm1",
+    "expm1f",
+    "exp10",
+    "exp10f",
+    "log",
+    "logf",
+    "log2",
+    "log2f",
+    "log10",
+    "log10f",
+    "log1p",
+    "log1pf",
+    "pow",
+    "powf",
+    "sin",
+    "sinf",
+    "cos",
+    "cosf",
+    "tan",
+    "tanf",
+    "asin",
+    "asinf",
+    "acos",
+    "acosf",
+    "atan",
+    "atanf",
+    "atan2",
+    "atan2f",
+    "sinh",
+    "sinhf",
+    "cosh",
+    "coshf",
+    "tanh",
+    "tanhf",
+    "asinh",
+    "asinhf",
+    "acosh",
+    "acoshf",
+    "atanh",
+    "atanhf",
+    "fabs",
+    "fabsf",
+    "floor",
+    "floorf",
+    "ceil",
+    "ceilf",
+    "round",
+    "roundf",
+    "trunc",
+    "truncf",
+    "rint",
+    "rintf",
+    "lrint",
+    "lrintf",
+    "lround",
+    "lroundf",
+    "nearbyint",
+    "nearbyintf",
+    "fmod",
+    "fmodf",
+    "remainder",
+    "remainderf",
+    "fmin",
+    "fminf",
+    "fmax",
+    "fmaxf",
+    "fdim",
+    "fdimf",
+    "fma",
+    "fmaf",
+    "copysign",
+    "copysignf",
+    "erf",
+    "erff",
+    "erfc",
+    "erfcf",
+    "tgamma",
+    "tgammaf",
+    "lgamma",
+    "lgammaf",
+    "ldexp",
+    "ldexpf",
+    "frexp",
+    "frexpf",
+    "modf",
+    "modff",
+    "isnan",
+    "isinf",
+    "isfinite",
+    "signbit",
+    "abs",
+    "labs",
+    "llabs",
+    "min",
+    "max",
+    "__builtin_expect",
+    "__builtin_fabs",
+    "__builtin_sqrt",
+    "__builtin_unreachable",
 ];
 
 /// Functions CUDA kernels may call with device-side semantics that differ from the host.
@@ -32,7 +134,9 @@ pub enum CallKind {
     Builtin,
     Allocator,
     /// Defined in the program: needs a `__device__` port; the names it calls in turn.
-    Port { callees: Vec<String> },
+    Port {
+        callees: Vec<String>,
+    },
     /// A library call with no device version (I/O, system calls).
     HostOnly,
     /// Through a function pointer.
@@ -58,16 +162,26 @@ pub fn classify(program: &Program, name: &str) -> CallKind {
         let mut host_only = false;
         transitive_callees(program, name, &mut callees, &mut host_only, 0);
         callees.remove(name);
-        return CallKind::Port { callees: callees.into_iter().collect() };
+        return CallKind::Port {
+            callees: callees.into_iter().collect(),
+        };
     }
     CallKind::HostOnly
 }
 
-fn transitive_callees(program: &Program, name: &str, seen: &mut BTreeSet<String>, host_only: &mut bool, depth: u32) {
+fn transitive_callees(
+    program: &Program,
+    name: &str,
+    seen: &mut BTreeSet<String>,
+    host_only: &mut bool,
+    depth: u32,
+) {
     if depth > 16 || !seen.insert(name.to_string()) {
         return;
     }
-    let Some(func) = program.function(name) else { return };
+    let Some(func) = program.function(name) else {
+        return;
+    };
     for callee in direct_callees(func) {
         if program.function(&callee).is_some() {
             transitive_callees(program, &callee, seen, host_only, depth + 1);
@@ -82,7 +196,10 @@ pub fn direct_callees(func: &Function) -> BTreeSet<String> {
     func.insts
         .iter()
         .filter_map(|i| match &i.kind {
-            InstKind::Call { callee: Callee::Direct(name), .. } => Some(name.clone()),
+            InstKind::Call {
+                callee: Callee::Direct(name),
+                ..
+            } => Some(name.clone()),
             _ => None,
         })
         .collect()
@@ -91,11 +208,17 @@ pub fn direct_callees(func: &Function) -> BTreeSet<String> {
 /// Whether a call to `name` cannot run on the device, directly or through a callee.
 pub fn host_only_reason(program: &Program, name: &str) -> Option<String> {
     match classify(program, name) {
-        CallKind::HostOnly => Some(format!("`{name}` is a host library function with no device version")),
+        CallKind::HostOnly => Some(format!(
+            "`{name}` is a host library function with no device version"
+        )),
         CallKind::Port { callees } => callees
             .iter()
-            .find(|c| program.function(c).is_none() && matches!(classify(program, c), CallKind::HostOnly))
-            .map(|c| format!("`{name}` calls `{c}`, a host library function with no device version")),
+            .find(|c| {
+                program.function(c).is_none() && matches!(classify(program, c), CallKind::HostOnly)
+            })
+            .map(|c| {
+                format!("`{name}` calls `{c}`, a host library function with no device version")
+            }),
         _ => None,
     }
 }

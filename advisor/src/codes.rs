@@ -2,6 +2,7 @@
 //! codes are not reused.
 
 /// A finding's code, short name and the one-line explanation used in docs.
+#[derive(Debug)]
 pub struct Code {
     pub code: &'static str,
     pub name: &'static str,
@@ -46,12 +47,14 @@ pub const NOT_NORMALIZABLE: Code = Code {
 pub const MAY_ALIAS: Code = Code {
     code: "WW110",
     name: "pointers may alias",
-    explanation: "two pointer parameters may point into the same array; a profile or a `restrict` settles it",
+    explanation:
+        "two pointer parameters may point into the same array; a profile or a `restrict` settles it",
 };
 pub const UNDECIDED_DEPENDENCE: Code = Code {
     code: "WW111",
     name: "dependence not decidable statically",
-    explanation: "an index depends on data (e.g. `a[idx[i]]`) or is not affine; a profile settles it",
+    explanation:
+        "an index depends on data (e.g. `a[idx[i]]`) or is not affine; a profile settles it",
 };
 pub const ALLOCATION: Code = Code {
     code: "WW120",
@@ -59,5 +62,15 @@ pub const ALLOCATION: Code = Code {
     explanation: "`malloc`/`free` exist on the device but allocate from a small device heap",
 };
 
-pub const ALL: &[&Code] =
-    &[&CARRIED_DEPENDENCE, &REDUCTION, &INDIRECT_UPDATE, &GLOBAL_WRITE, &HOST_CALL, &FUNCTION_POINTER, &NOT_NORMALIZABLE, &MAY_ALIAS, &UNDECIDED_DEPENDENCE, &ALLOCATION];
+pub const ALL: &[&Code] = &[
+    &CARRIED_DEPENDENCE,
+    &REDUCTION,
+    &INDIRECT_UPDATE,
+    &GLOBAL_WRITE,
+    &HOST_CALL,
+    &FUNCTION_POINTER,
+    &NOT_NORMALIZABLE,
+    &MAY_ALIAS,
+    &UNDECIDED_DEPENDENCE,
+    &ALLOCATION,
+];

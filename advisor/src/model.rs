@@ -19,9 +19,10 @@ pub struct Report {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, PartialOrd, Ord)]
 #[serde(rename_all = "kebab-case")]
 pub enum Verdict {
+    // Declaration order is severity order: combining findings keeps the worst.
     Friendly,
-    NotFriendly,
     NeedsProfile,
+    NotFriendly,
 }
 
 impl Verdict {
@@ -76,6 +77,8 @@ pub enum ParamKind {
 pub struct Bytes {
     pub lo: String,
     pub hi: String,
+    /// `hi - lo`, simplified: what `cudaMemcpy` copies.
+    pub size: String,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

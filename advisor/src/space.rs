@@ -57,17 +57,31 @@ impl Space {
 pub struct NotAffine(pub String);
 
 /// The range of a normalizable loop's primary induction variable.
-pub fn iv_range(func: &Function, forest: &LoopForest, id: LoopId, rec: &Reconstruction) -> Result<IvRange, NotAffine> {
+pub fn iv_range(
+    func: &Function,
+    forest: &LoopForest,
+    id: LoopId,
+    rec: &Reconstruction,
+    env: &SignEnv,
+) -> Result<IvRange, NotAffine> {
     let l = forest.loop_(id);
     if let Normalizable::No { reason } = &l.normalizable {
         return Err(NotAffine(reason.clone()));
     }
-    let test = l.exit_test.as_ref().ok_or_else(|| NotAffine("no exit test on an induction variable".into()))?;
+    let test = l
+        .exit_test
+        .as_ref()
+        .ok_or_else(|| NotAffine("no exit test on an induction variable".into()))?;
     let iv = &l.induction_variables[test.iv];
-    let var = rec.symbol(iv.phi).cloned().ok_or_else(|| NotAffine("the induction variable has no symbol".into()))?;
+    let var = rec
+        .symbol(iv.phi)
+        .cloned()
+        .ok_or_else(|| NotAffine("the induction variable has no symbol".into()))?;
     let init = single(rec, iv.init, "the initial value")?;
     let mut bound = single(rec, test.bound, "the bound")?;
-    let is_do_while = l.source.is_some_and(|s| func.source_loop(s).kind == LoopKind::DoWhile);
+    let is_do_while = l
+        .source
+        .is_some_and(|s| func.source_loop(s).kind == LoopKind::DoWhile);
     if test.tests_update && !is_do_while {
         bound = sub(&bound, &Expr::integer(BigInt::from(iv.step)))?;
     }
@@ -82,24 +96,44 @@ pub fn iv_range(func: &Function, forest: &LoopForest, id: LoopId, rec: &Reconstr
         (BinOp::Ge, false) => add(&sub(&init, &bound)?, &magnitude)?,
         (BinOp::Ne, true) => sub(&bound, &init)?,
         (BinOp::Ne, false) => sub(&init, &bound)?,
-        _ => return Err(NotAffine("the exit test does not match the direction of the step".into())),
+        _ => {
+            return Err(NotAffine(
+                "the exit test does not match the direction of the step".into(),
+            ))
+        }
     };
     let trips = if step.abs() == 1 {
         span
     } else {
-        span.c_div(&BigInt::from(step.abs())).map_err(|e| NotAffine(format!("trip count: {e}")))?
+        span.c_div_in(&BigInt::from(step.abs()), env)
+            .map_err(|e| NotAffine(format!("trip count: {e}")))?
     };
     let step_expr = Expr::integer(BigInt::from(step));
     let last = add(&init, &mul(&step_expr, &sub(&trips, &one)?)?)?;
-    let (lo, hi) = if step > 0 { (init.clone(), last) } else { (last, init.clone()) };
-    Ok(IvRange { loop_id: id, var, init, lo, hi, trips, step, bound })
+    let (lo, hi) = if step > 0 {
+        (init.clone(), last)
+    } else {
+        (last, init.clone())
+    };
+    Ok(IvRange {
+        loop_id: id,
+        var,
+        init,
+        lo,
+        hi,
+        trips,
+        step,
+        bound,
+    })
 }
 
 fn single(rec: &Reconstruction, v: frontend::ir::Value, what: &str) -> Result<Expr, NotAffine> {
     match rec.of(v) {
         [e] => Ok(e.clone()),
         [] => Err(NotAffine(format!("{what} of the loop is not known"))),
-        _ => Err(NotAffine(format!("{what} of the loop has several possible values"))),
+        _ => Err(NotAffine(format!(
+            "{what} of the loop has several possible values"
+        ))),
     }
 }
 
@@ -114,7 +148,12 @@ fn mul(a: &Expr, b: &Expr) -> Result<Expr, NotAffine> {
 }
 
 /// The iteration space of loop `outer` and every loop nested in it.
-pub fn iteration_space(func: &Function, forest: &LoopForest, outer: LoopId, rec: &Reconstruction) -> Result<Space, NotAffine> {
+pub fn iteration_space(
+    func: &Function,
+    forest: &LoopForest,
+    outer: LoopId,
+    rec: &Reconstruction,
+) -> Result<Space, NotAffine> {
     let mut ids = vec![outer];
     let mut i = 0;
     while i < ids.len() {
@@ -124,39 +163,80 @@ pub fn iteration_space(func: &Function, forest: &LoopForest, outer: LoopId, rec:
         i += 1;
     }
     ids.sort_by_key(|id| (forest.loop_(*id).depth, *id));
-    let mut ivs = Vec::new();
-    for id in ids {
-        ivs.push(iv_range(func, forest, id, rec)?);
-    }
+    // Every loop of the nest is assumed to run at least once; for `v = c; v < k*b` with
+    // `c >= 0` and `k > 0` that makes `b` positive, which decides signs and divisions.
     let mut env = SignEnv::new();
     let mut assumptions = Vec::new();
-    for r in &ivs {
-        // Every loop of the nest is assumed to run; that fixes the sign of simple bounds.
-        if let (Some(init), Some(bound_var)) = (r.init.as_integer(), single_var(&r.bound)) {
-            if r.step > 0 && init >= BigInt::from(0) {
-                env.set(bound_var.clone(), SignSet::POS);
-                assumptions.push(format!("{bound_var} > {init}"));
-            }
+    for &id in &ids {
+        if let Some((var, text)) = runs_assumption(func, forest, id, rec) {
+            env.set(var, SignSet::POS);
+            assumptions.push(text);
         }
-        let iv_sign = match (r.lo.as_integer(), r.step > 0) {
-            (Some(lo), _) if lo > BigInt::from(0) => SignSet::POS,
-            (Some(lo), _) if lo == BigInt::from(0) => SignSet::NON_NEG,
+    }
+    let mut ivs = Vec::new();
+    for id in ids {
+        ivs.push(iv_range(func, forest, id, rec, &env)?);
+    }
+    for r in &ivs {
+        let iv_sign = match r.lo.as_integer() {
+            Some(lo) if lo > BigInt::from(0) => SignSet::POS,
+            Some(lo) if lo == BigInt::from(0) => SignSet::NON_NEG,
             _ => SignSet::TOP,
         };
         env.set(r.var.clone(), iv_sign);
     }
     assumptions.dedup();
-    Ok(Space { ivs, env, assumptions })
+    Ok(Space {
+        ivs,
+        env,
+        assumptions,
+    })
 }
 
-fn single_var(e: &Expr) -> Option<&Var> {
-    e.as_poly().and_then(|p| p.as_var())
+/// `b > 0` when the loop `v = c; v < k*b` (c >= 0, k > 0) runs at least once.
+fn runs_assumption(
+    func: &Function,
+    forest: &LoopForest,
+    id: LoopId,
+    rec: &Reconstruction,
+) -> Option<(Var, String)> {
+    let l = forest.loop_(id);
+    let test = l.exit_test.as_ref()?;
+    let iv = &l.induction_variables[test.iv];
+    if iv.step <= 0 || !matches!(test.cmp, BinOp::Lt | BinOp::Le | BinOp::Ne) {
+        return None;
+    }
+    let init = single(rec, iv.init, "").ok()?.as_integer()?;
+    if init < BigInt::from(0) {
+        return None;
+    }
+    let bound = single(rec, test.bound, "").ok()?;
+    let poly = bound.as_poly()?;
+    let [(monomial, coefficient)] = poly.terms() else {
+        return None;
+    };
+    let [(symbolic::Atom::Var(var), 1)] = monomial.factors() else {
+        return None;
+    };
+    if !num_traits::Signed::is_positive(coefficient) {
+        return None;
+    }
+    let _ = func;
+    Some((
+        var.clone(),
+        format!("{} > {} (the loop runs)", bound.to_c(), init),
+    ))
 }
 
 /// The minimum (`want_max = false`) or maximum of `e` over the iteration space, or `None`
 /// when monotonicity cannot be established for some induction variable. Assumptions used
 /// are appended to `assumptions` as text (`n > 0`).
-pub fn extreme(e: &Expr, space: &Space, want_max: bool, assumptions: &mut Vec<String>) -> Option<Expr> {
+pub fn extreme(
+    e: &Expr,
+    space: &Space,
+    want_max: bool,
+    assumptions: &mut Vec<String>,
+) -> Option<Expr> {
     let mut current = e.clone();
     for r in space.ivs.iter().rev() {
         if !current.vars().contains(&r.var) {

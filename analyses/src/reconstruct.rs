@@ -115,6 +115,8 @@ struct Builder<'a> {
     exprs: Vec<Vec<Expr>>,
     header_phis: HashSet<Value>,
     induction_phis: HashSet<Value>,
+    /// Blocks that belong to some loop.
+    loop_blocks: HashSet<frontend::ir::Block>,
     recurrences: HashMap<Value, Vec<Expr>>,
     inexact: HashSet<Value>,
     /// Function names on the current inlining stack (recursion guard).
@@ -138,6 +140,7 @@ impl<'a> Builder<'a> {
             exprs: vec![Vec::new(); func.insts.len()],
             header_phis: HashSet::new(),
             induction_phis: HashSet::new(),
+            loop_blocks: HashSet::new(),
             recurrences: HashMap::new(),
             inexact: HashSet::new(),
             call_stack,
@@ -155,6 +158,7 @@ impl<'a> Builder<'a> {
             }
             self.induction_phis
                 .extend(l.induction_variables.iter().map(|iv| iv.phi));
+            self.loop_blocks.extend(l.blocks.iter().copied());
         }
         for block in crate::framework::reverse_postorder(func) {
             for &v in &func.block(block).insts {
@@ -178,6 +182,17 @@ impl<'a> Builder<'a> {
                 self.recurrences.insert(phi, set);
             }
         }
+    }
+
+    /// A named local chosen by a condition outside every loop (`n = argc > 1 ? .. : 100`)
+    /// is an inbound of every loop: loops are reported over it, not over its alternatives.
+    fn is_named_outside_loops(&self, v: Value) -> bool {
+        let inst = self.func.inst(v);
+        inst.origin
+            .var_name
+            .as_deref()
+            .is_some_and(|n| !n.starts_with('&'))
+            && !self.loop_blocks.contains(&inst.block)
     }
 
     fn symbol(&mut self, v: Value, origin: SymbolOrigin) -> Expr {
@@ -266,7 +281,9 @@ impl<'a> Builder<'a> {
                         push_unique(&mut out, e);
                     }
                 }
-                if out.len() > self.config.max_alternatives {
+                if out.len() > self.config.max_alternatives
+                    || (out.len() > 1 && self.is_named_outside_loops(v))
+                {
                     return vec![self.symbol(v, SymbolOrigin::Phi(v))];
                 }
                 out
@@ -350,6 +367,9 @@ impl<'a> Builder<'a> {
                 for e in self.operand(*else_value) {
                     push_unique(&mut out, e);
                 }
+                if out.len() > 1 && self.is_named_outside_loops(v) {
+                    return vec![self.symbol(v, SymbolOrigin::Phi(v))];
+                }
                 out
             }
             InstKind::Load { addr } => {
@@ -375,10 +395,25 @@ impl<'a> Builder<'a> {
                 let k = Expr::integer(BigInt::from(*offset));
                 self.map(v, *base, |b| b.checked_add(&k).ok())
             }
-            InstKind::SlotAddr(_)
-            | InstKind::GlobalAddr(_)
-            | InstKind::FuncAddr(_)
-            | InstKind::StringAddr(_) => {
+            InstKind::SlotAddr(slot) => {
+                let var = self.symbols.object_symbol(
+                    func,
+                    &self.program.types,
+                    v,
+                    format!("slot {}", slot.0),
+                );
+                vec![self.injected_or_var(var)]
+            }
+            InstKind::GlobalAddr(global) => {
+                let var = self.symbols.object_symbol(
+                    func,
+                    &self.program.types,
+                    v,
+                    format!("global {}", global.0),
+                );
+                vec![self.injected_or_var(var)]
+            }
+            InstKind::FuncAddr(_) | InstKind::StringAddr(_) => {
                 vec![self.symbol(v, SymbolOrigin::Object(v))]
             }
             InstKind::Call {

@@ -73,6 +73,11 @@ impl Symbols {
             SymbolOrigin::Object(_) => frontend::ir::print::render_value(func, v)
                 .trim_start_matches('&')
                 .to_string(),
+            // A call result kept in a local (`int *a = malloc(...)`) reads as that local,
+            // and so does a value chosen by a condition (`n = argc > 1 ? atoi(..) : 100`).
+            SymbolOrigin::Opaque(_) | SymbolOrigin::Phi(_) => {
+                local_name(func, v).unwrap_or_else(|| frontend::ir::print::render_value(func, v))
+            }
             _ => frontend::ir::print::render_value(func, v),
         };
         let name = self.unique_name(&base_name, v);
@@ -108,6 +113,26 @@ impl Symbols {
             return var;
         }
         let var = self.symbol_for(func, types, load, SymbolOrigin::Load { load, address });
+        self.by_address.insert(key, var.clone());
+        var
+    }
+
+    /// The one symbol of a memory object (a local array, a global): every `SlotAddr` or
+    /// `GlobalAddr` instruction of the same object yields it.
+    pub fn object_symbol(
+        &mut self,
+        func: &Function,
+        types: &frontend::types::TypeTable,
+        v: Value,
+        key: String,
+    ) -> Var {
+        let key = format!("object {key}");
+        if let Some(var) = self.by_address.get(&key) {
+            let var = var.clone();
+            self.by_value.insert(v, var.clone());
+            return var;
+        }
+        let var = self.symbol_for(func, types, v, SymbolOrigin::Object(v));
         self.by_address.insert(key, var.clone());
         var
     }
@@ -157,4 +182,25 @@ impl Symbols {
             Some(SymbolOrigin::Object(_))
         )
     }
+}
+
+/// The name of the local variable that holds `v`, directly or through one cast.
+fn local_name(func: &Function, v: Value) -> Option<String> {
+    let named = |x: Value| {
+        func.inst(x)
+            .origin
+            .var_name
+            .clone()
+            .filter(|n| !n.starts_with('&'))
+    };
+    if let Some(name) = named(v) {
+        return Some(name);
+    }
+    func.insts
+        .iter()
+        .enumerate()
+        .find_map(|(i, inst)| match inst.kind {
+            frontend::ir::InstKind::Cast(inner) if inner == v => named(Value(i as u32)),
+            _ => None,
+        })
 }

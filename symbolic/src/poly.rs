@@ -68,7 +68,8 @@ impl Atom {
         }
     }
 
-    fn contains_var(&self, v: &Var) -> bool {
+    /// Whether `v` occurs in the atom (a variable, or inside a division).
+    pub fn contains_var(&self, v: &Var) -> bool {
         match self {
             Atom::Var(w) => w == v,
             _ => self.div_parts().is_some_and(|(p, _)| p.contains_var(v)),

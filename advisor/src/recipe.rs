@@ -1,0 +1,306 @@
+//! Porting recipes: the text form of a report. For each friendly loop, numbered steps a
+//! programmer follows (kernel signature, index mapping and launch, allocations and copies
+//! with exact byte counts, called functions, copy back); other loops get one rustc-style
+//! finding each, with the source line and a `help:` line.
+
+use crate::model::{LoopReport, ParamKind, Parameter, Report, Role, Verdict};
+use frontend::diagnostic::{Diagnostic, Label};
+use frontend::unit::Unit;
+use std::fmt::Write;
+
+/// Renders the whole report. `verbose` prints every loop in full.
+pub fn render(report: &Report, units: &[Unit], verbose: bool) -> String {
+    let mut out = String::new();
+    let friendly = report
+        .loops
+        .iter()
+        .filter(|l| l.verdict == Verdict::Friendly)
+        .count();
+    let profile = report
+        .loops
+        .iter()
+        .filter(|l| l.verdict == Verdict::NeedsProfile)
+        .count();
+    let _ = writeln!(
+        out,
+        "warpwise: {} loops: {friendly} GPU-friendly, {profile} need a profile, {} not GPU-friendly\n",
+        report.loops.len(),
+        report.loops.len() - friendly - profile
+    );
+    for l in &report.loops {
+        match l.verdict {
+            Verdict::Friendly => out.push_str(&recipe(l, report)),
+            _ if verbose => {
+                out.push_str(&findings(l, units));
+                out.push_str(&recipe(l, report));
+            }
+            _ => out.push_str(&findings(l, units)),
+        }
+        out.push('\n');
+    }
+    for s in &report.skipped {
+        let _ = writeln!(out, "skipped: {s}");
+    }
+    out
+}
+
+fn loop_title(l: &LoopReport) -> String {
+    let vars = l
+        .induction
+        .as_ref()
+        .map(|i| format!(" over `{}`", i.var))
+        .unwrap_or_default();
+    format!("{}: loop in `{}`{vars}", l.id, l.function)
+}
+
+/// One diagnostic per reason, located at the loop and its lines.
+fn findings(l: &LoopReport, units: &[Unit]) -> String {
+    let mut out = String::new();
+    let what = match l.verdict {
+        Verdict::NeedsProfile => "needs run-time evidence before it can be ported",
+        _ => "is not GPU-friendly",
+    };
+    let _ = writeln!(out, "{} {what}", loop_title(l));
+    let path = l.id.rsplitn(3, ':').nth(2).unwrap_or(&l.id).to_string();
+    let unit = units.iter().find(|u| u.path.to_string_lossy() == path);
+    for reason in &l.reasons {
+        let mut d = Diagnostic::warning(reason.message.clone()).with_code(reason.code.clone());
+        if let Some(&line) = reason.lines.first().or(Some(&l.line)) {
+            let mut label = Label::new(path.clone(), line, 1);
+            if let Some(text) = unit.and_then(|u| main_line_text(u, line)) {
+                let col = first_non_space(&text);
+                label = Label::new(path.clone(), line, col)
+                    .with_end_col(text.trim_end().len() as u32 + 1)
+                    .with_line_text(text);
+            }
+            d = d.with_primary(label);
+        }
+        if let Some(help) = &reason.help {
+            d = d.with_help(help.clone());
+        }
+        out.push_str(&d.render(false));
+    }
+    out
+}
+
+fn main_line_text(unit: &Unit, line: u32) -> Option<String> {
+    let map = &unit.preprocessed.source_map;
+    map.line_text(map.main_file(), line).map(str::to_string)
+}
+
+fn first_non_space(text: &str) -> u32 {
+    text.find(|c: char| !c.is_whitespace())
+        .map(|i| i as u32 + 1)
+        .unwrap_or(1)
+}
+
+/// The numbered porting steps of a friendly loop.
+fn recipe(l: &LoopReport, report: &Report) -> String {
+    let mut out = String::new();
+    let two_d = l.nest.len() == 2;
+    let kind = if two_d {
+        "2D kernel (this loop and the one inside it)"
+    } else {
+        "1D kernel"
+    };
+    let _ = writeln!(out, "{}: port it as a {kind}", loop_title(l));
+    let arrays: Vec<&Parameter> = l
+        .parameters
+        .iter()
+        .filter(|p| p.kind != ParamKind::Scalar)
+        .collect();
+    let scalars: Vec<&Parameter> = l
+        .parameters
+        .iter()
+        .filter(|p| p.kind == ParamKind::Scalar && p.role == Role::In)
+        .collect();
+    let kernel = format!("{}_kernel", l.function);
+
+    // 1. Signature.
+    let mut params: Vec<String> = arrays.iter().map(|p| device_param(p)).collect();
+    params.extend(scalars.iter().map(|p| format!("{} {}", p.c_type, p.name)));
+    let _ = writeln!(
+        out,
+        "  1. Write the kernel:\n       __global__ void {kernel}({})",
+        params.join(", ")
+    );
+
+    // 2. Mapping and launch.
+    let induction = l.induction.as_ref();
+    let step_text = |var: &str, lower: &str, step: &str, k: &str| match (lower, step) {
+        ("0", "1") => format!("{var} = {k}"),
+        ("0", _) => format!("{var} = {step}*{k}"),
+        (_, "1") => format!("{var} = {lower} + {k}"),
+        _ => format!("{var} = {lower} + {step}*{k}"),
+    };
+    let inner = l
+        .nest
+        .get(1)
+        .and_then(|id| report.loops.iter().find(|r| &r.id == id))
+        .and_then(|r| r.induction.as_ref());
+    match (induction, two_d) {
+        (Some(ind), false) => {
+            let _ = writeln!(
+                out,
+                "  2. Map iterations to threads: k = blockIdx.x*blockDim.x + threadIdx.x; {}; return if k >= {}.\n     Launch {kernel}<<<({} + 255)/256, 256>>>(...).",
+                step_text(&ind.var, &ind.lower, &ind.step, "k"),
+                ind.trip_count,
+                ind.trip_count
+            );
+        }
+        (Some(ind), true) => {
+            let (inner_var, inner_map, inner_trips) = match inner {
+                Some(j) => (
+                    j.var.clone(),
+                    step_text(&j.var, &j.lower, &j.step, "kx"),
+                    j.trip_count.clone(),
+                ),
+                None => (
+                    "the inner variable".into(),
+                    "the inner variable from kx".into(),
+                    "its trip count".into(),
+                ),
+            };
+            let _ = writeln!(
+                out,
+                "  2. Map the nest to a 2D grid, `{inner_var}` to x (consecutive threads, consecutive inner iterations) and `{}` to y:\n       kx = blockIdx.x*blockDim.x + threadIdx.x; {inner_map};\n       ky = blockIdx.y*blockDim.y + threadIdx.y; {};\n       return if kx >= {inner_trips} or ky >= {}.\n     Launch with dim3 block(32, 8); dim3 grid(({inner_trips} + 31)/32, ({} + 7)/8).",
+                ind.var,
+                step_text(&ind.var, &ind.lower, &ind.step, "ky"),
+                ind.trip_count,
+                ind.trip_count
+            );
+            let _ = writeln!(out, "     The inner loop's body becomes the kernel body; statements of the outer loop outside the inner one are computed in every thread.");
+        }
+        (None, _) => {
+            let _ = writeln!(out, "  2. Map iterations to threads (the loop's induction could not be written in source terms).");
+        }
+    }
+
+    // 3. Allocations and copies in.
+    let _ = writeln!(
+        out,
+        "  3. Allocate device memory and copy inputs (byte sections relative to each pointer):"
+    );
+    for p in &arrays {
+        match &p.bytes {
+            Some(bytes) => {
+                let size = bytes.size.clone();
+                let device = device_name(&p.name);
+                let _ = writeln!(out, "       cudaMalloc(&{device}, {size});");
+                if matches!(p.role, Role::In | Role::Inout) {
+                    let _ = writeln!(out, "       cudaMemcpy({device}, (char *){} + {}, {size}, cudaMemcpyHostToDevice);", p.name, paren(&bytes.lo));
+                }
+            }
+            None => {
+                let _ = writeln!(out, "       {}: section not known statically ({}) — allocate and copy the whole array", p.name, p.notes.join("; "));
+            }
+        }
+    }
+    if arrays
+        .iter()
+        .any(|p| p.bytes.as_ref().is_some_and(|b| b.lo != "0"))
+    {
+        let _ = writeln!(out, "     A section that does not start at 0 is copied to the start of its device buffer: pass `d_x - lo/sizeof(*x)` to the kernel so indices stay the same.");
+    }
+
+    // 4. Calls.
+    let mut step = 4;
+    if !l.calls.is_empty() {
+        let _ = writeln!(out, "  {step}. Functions called in the loop:");
+        for c in &l.calls {
+            let what = match c.device.as_str() {
+                "builtin" => "a CUDA device function: nothing to do".to_string(),
+                "port" if c.callees.is_empty() => {
+                    "defined in your program: add a `__device__` version".to_string()
+                }
+                "port" => format!(
+                    "defined in your program: add `__device__` versions of it and of {}",
+                    c.callees.join(", ")
+                ),
+                "allocator" => {
+                    "available on the device but slow: allocate before the kernel".to_string()
+                }
+                other => format!("{other}: must be removed from the loop"),
+            };
+            let _ = writeln!(out, "       {}: {what}", c.name);
+        }
+        step += 1;
+    }
+
+    // 5. Copy back.
+    let outputs: Vec<&&Parameter> = arrays
+        .iter()
+        .filter(|p| matches!(p.role, Role::Out | Role::Inout))
+        .collect();
+    let _ = writeln!(out, "  {step}. Copy results back:");
+    for p in outputs {
+        if let Some(bytes) = &p.bytes {
+            let _ = writeln!(
+                out,
+                "       cudaMemcpy((char *){} + {}, {}, {}, cudaMemcpyDeviceToHost);",
+                p.name,
+                paren(&bytes.lo),
+                device_name(&p.name),
+                bytes.size
+            );
+        }
+    }
+    for p in l
+        .parameters
+        .iter()
+        .filter(|p| p.kind == ParamKind::Scalar && p.role != Role::In)
+    {
+        let _ = writeln!(out, "       `{}` is computed in the loop and used after it: return it through a device variable", p.name);
+    }
+    if !l.assumptions.is_empty() {
+        let _ = writeln!(out, "  assuming: {}", l.assumptions.join("; "));
+    }
+    if !l.pragmas.is_empty() {
+        let _ = writeln!(
+            out,
+            "  note: the loop already carries `#pragma {}`",
+            l.pragmas.join("`, `#pragma ")
+        );
+    }
+    out
+}
+
+fn device_param(p: &Parameter) -> String {
+    let ty = p.c_type.trim();
+    let name = device_name(&p.name);
+    if p.role == Role::In && ty.ends_with('*') && !ty.starts_with("const") {
+        format!("const {ty}{name}")
+    } else if ty.ends_with('*') {
+        format!("{ty}{name}")
+    } else {
+        format!("{ty} *{name}")
+    }
+}
+
+/// `d_a` for `a`, `d_c_data` for `c->data`.
+fn device_name(name: &str) -> String {
+    let cleaned: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    let collapsed = cleaned
+        .split('_')
+        .filter(|s| !s.is_empty())
+        .collect::<Vec<_>>()
+        .join("_");
+    format!("d_{collapsed}")
+}
+
+fn paren(e: &str) -> String {
+    if e.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+        e.to_string()
+    } else {
+        format!("({e})")
+    }
+}

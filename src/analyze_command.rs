@@ -1,0 +1,117 @@
+//! `warpwise analyze`: find GPU-friendly loops and write kernel reports or porting recipes.
+
+use crate::inputs::{collect, CFlags};
+use advisor::analyze::{analyze_unit, Filter};
+use advisor::model::{Report, SCHEMA};
+use clap::{Args, ValueEnum};
+use frontend::unit::load_unit;
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Args, Debug)]
+pub struct AnalyzeArgs {
+    /// C files or directories (every `.c` below them).
+    #[arg(value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
+    #[command(flatten)]
+    pub cflags: CFlags,
+    /// Only loops of this function.
+    #[arg(long, value_name = "NAME")]
+    pub function: Option<String>,
+    /// Only this loop (`FILE:LINE` or `FILE:LINE:COL`).
+    #[arg(long = "loop", value_name = "FILE:LINE")]
+    pub loop_id: Option<String>,
+    /// Output format; `text` (the porting recipe) is the default on a terminal, `yaml` otherwise.
+    #[arg(long, value_enum)]
+    pub format: Option<Format>,
+    /// Write the report to this file instead of stdout.
+    #[arg(short = 'o', long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// In text form, show every loop in full, not one line per loop that cannot be ported.
+    #[arg(long)]
+    pub verbose: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    Text,
+    Yaml,
+    Json,
+}
+
+pub fn run(args: &AnalyzeArgs) -> ExitCode {
+    let (inputs, problems) = collect(&args.paths, &args.cflags);
+    for p in &problems {
+        eprint!("{}", p.render(false));
+    }
+    if inputs.is_empty() {
+        eprintln!("error: nothing to analyse");
+        return ExitCode::from(1);
+    }
+    let filter = Filter {
+        function: args.function.clone(),
+        loop_id: args.loop_id.clone(),
+    };
+    let mut report = Report {
+        schema: SCHEMA.to_string(),
+        loops: Vec::new(),
+        skipped: Vec::new(),
+    };
+    let mut units = Vec::new();
+    let mut analysed = 0usize;
+    for input in &inputs {
+        eprintln!("warpwise: analysing {}", input.file.display());
+        match load_unit(input) {
+            Ok(unit) => {
+                for d in unit.diagnostics() {
+                    if d.is_error() {
+                        report.skipped.push(d.to_string());
+                    }
+                    eprint!("{}", d.render(false));
+                }
+                if !unit.lowered.program.functions.is_empty() {
+                    analysed += 1;
+                }
+                report.loops.extend(analyze_unit(&unit, &filter));
+                units.push(unit);
+            }
+            Err(d) => {
+                report.skipped.push(d.to_string());
+                eprint!("{}", d.render(false));
+            }
+        }
+    }
+    let to_terminal = args.output.is_none() && std::io::stdout().is_terminal();
+    let format = args.format.unwrap_or(if to_terminal {
+        Format::Text
+    } else {
+        Format::Yaml
+    });
+    let text = match format {
+        Format::Yaml => {
+            serde_yaml::to_string(&report).unwrap_or_else(|e| format!("# cannot serialize: {e}\n"))
+        }
+        Format::Json => serde_json::to_string_pretty(&report)
+            .map(|s| s + "\n")
+            .unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}\n")),
+        Format::Text => advisor::recipe::render(&report, &units, args.verbose),
+    };
+    let written = match &args.output {
+        Some(path) => std::fs::write(path, text.as_bytes())
+            .map_err(|e| format!("cannot write `{}`: {e}", path.display())),
+        None => std::io::stdout()
+            .lock()
+            .write_all(text.as_bytes())
+            .map_err(|e| e.to_string()),
+    };
+    if let Err(e) = written {
+        eprintln!("error: {e}");
+        return ExitCode::from(1);
+    }
+    if analysed == 0 {
+        eprintln!("error: nothing could be analysed");
+        return ExitCode::from(1);
+    }
+    ExitCode::SUCCESS
+}
