@@ -75,7 +75,11 @@ fn compiler_layout() -> BTreeMap<String, u64> {
         .arg(&c)
         .output()
         .expect("cc runs");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let run = Command::new(&exe).output().expect("layout program runs");
     String::from_utf8_lossy(&run.stdout)
         .lines()
@@ -109,7 +113,10 @@ fn our_layout() -> BTreeMap<String, u64> {
         let Type::Record(record) = types.get(record_ty) else {
             panic!("{name} is not a record");
         };
-        out.insert(format!("{name}.sizeof"), types.size_of(record_ty).unwrap_or(0));
+        out.insert(
+            format!("{name}.sizeof"),
+            types.size_of(record_ty).unwrap_or(0),
+        );
         out.insert(format!("{name}.alignof"), types.align_of(record_ty));
         for f in *fields {
             let offset = types.find_field(*record, f).map_or(u64::MAX, |l| l.offset);
@@ -128,5 +135,9 @@ fn record_layout_matches_the_c_compiler() {
         .filter(|(k, v)| ours.get(*k) != Some(v))
         .map(|(k, v)| format!("{k}: cc {v}, ours {:?}", ours.get(k)))
         .collect();
-    assert!(mismatches.is_empty(), "layout mismatches:\n{}", mismatches.join("\n"));
+    assert!(
+        mismatches.is_empty(),
+        "layout mismatches:\n{}",
+        mismatches.join("\n")
+    );
 }
