@@ -804,13 +804,13 @@ impl<'p> Interpreter<'p> {
                     Callee::Direct(name) => name.clone(),
                     Callee::Indirect(f) => match get(f) {
                         Val::FnPtr(name) => name,
-                        other => match {
+                        other => {
                             let bits = self.bits_of(&other)?;
-                            self.pointer_from_bits(bits)
-                        } {
-                            Val::FnPtr(name) => name,
-                            _ => return fail(format!("call through {other:?}")),
-                        },
+                            match self.pointer_from_bits(bits) {
+                                Val::FnPtr(name) => name,
+                                _ => return fail(format!("call through {other:?}")),
+                            }
+                        }
                     },
                 };
                 match self.program.function(&name) {
@@ -865,7 +865,7 @@ impl<'p> Interpreter<'p> {
         }
     }
 
-    fn to_int(&mut self, v: &Val) -> R<Option<i128>> {
+    fn int_of(&mut self, v: &Val) -> R<Option<i128>> {
         Ok(match v {
             Val::Int(i) => Some(*i),
             Val::Undef => None,
@@ -898,7 +898,7 @@ impl<'p> Interpreter<'p> {
             return Ok(self.round_float(r, ty));
         }
         let pointer_operands = types.is_pointer(ta) || types.is_pointer(tb);
-        let (Some(x), Some(y)) = (self.to_int(&a)?, self.to_int(&b)?) else {
+        let (Some(x), Some(y)) = (self.int_of(&a)?, self.int_of(&b)?) else {
             return Ok(Val::Undef);
         };
         if op.is_comparison() {
@@ -962,11 +962,11 @@ impl<'p> Interpreter<'p> {
                 self.round_float(-to_f64(&a).unwrap_or(0.0), ty)
             }
             UnOp::Neg => {
-                let x = self.to_int(&a)?.unwrap_or(0);
+                let x = self.int_of(&a)?.unwrap_or(0);
                 self.convert_int(x.wrapping_neg(), ty)
             }
             UnOp::BitNot => {
-                let x = self.to_int(&a)?.unwrap_or(0);
+                let x = self.int_of(&a)?.unwrap_or(0);
                 self.convert_int(!x, ty)
             }
         })
@@ -1000,7 +1000,7 @@ impl<'p> Interpreter<'p> {
                 }
                 Val::Agg(_) => return fail("cast of an aggregate"),
                 other => {
-                    let x = self.to_int(&other)?.unwrap_or(0);
+                    let x = self.int_of(&other)?.unwrap_or(0);
                     self.convert_int(x, to)
                 }
             },
@@ -1243,7 +1243,7 @@ impl<'p> Interpreter<'p> {
                     continue;
                 }
                 b'd' | b'i' => {
-                    let v = self.to_int(&take())?.unwrap_or(0);
+                    let v = self.int_of(&take())?.unwrap_or(0);
                     let v = wrap(v, int_bits, true);
                     let mut digits = v.unsigned_abs().to_string();
                     if let Some(p) = precision {
@@ -1261,7 +1261,7 @@ impl<'p> Interpreter<'p> {
                     pad_number(sign, &digits, width, &flags, precision.is_none())
                 }
                 b'u' | b'x' | b'X' | b'o' => {
-                    let v = self.to_int(&take())?.unwrap_or(0);
+                    let v = self.int_of(&take())?.unwrap_or(0);
                     let v = wrap(v, int_bits, false) as u128;
                     let mut digits = match conv {
                         b'u' => v.to_string(),
@@ -1280,7 +1280,7 @@ impl<'p> Interpreter<'p> {
                     pad_number(prefix, &digits, width, &flags, precision.is_none())
                 }
                 b'c' => {
-                    let v = self.to_int(&take())?.unwrap_or(0);
+                    let v = self.int_of(&take())?.unwrap_or(0);
                     pad(&char::from(v as u8).to_string(), width, &flags)
                 }
                 b's' => {

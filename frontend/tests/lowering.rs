@@ -83,19 +83,6 @@ fn check(name: &str, source: &str, expected: &str) {
     assert_eq!(native_out, expected, "{name}: unexpected output");
 }
 
-/// For constructs the lowering rejects: the precise diagnostic.
-fn check_unsupported(name: &str, source: &str, message: &str) {
-    native(name, source);
-    let unit = load(name, source);
-    let messages: Vec<&str> = unit
-        .lowered
-        .errors
-        .iter()
-        .map(|e| e.message.as_str())
-        .collect();
-    assert_eq!(messages, vec![message], "{name}");
-}
-
 #[test]
 fn integer_promotions_and_usual_conversions() {
     check(
