@@ -1,6 +1,7 @@
 //! C99 frontend: preprocessing, lang-c parsing, lowering to an SSA control/data-flow graph, loops.
 
 pub mod diagnostic;
+pub mod interp;
 pub mod ir;
 pub mod loops;
 pub mod lower;

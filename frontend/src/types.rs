@@ -80,6 +80,8 @@ pub struct Field {
     pub offset: u64,
     /// `Some(width)` for a bit-field; `offset` is then the byte offset of its storage unit.
     pub bit_width: Option<u32>,
+    /// For a bit-field: its first bit within the storage unit (least significant first).
+    pub bit_offset: u32,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -102,6 +104,8 @@ pub struct FieldLookup {
     pub ty: TypeId,
     /// Index of the field in its own record (for printing).
     pub index: u32,
+    /// For a bit-field: (first bit within the storage unit at `offset`, width).
+    pub bit_field: Option<(u32, u32)>,
 }
 
 /// The interning table of all types of one program.
@@ -262,6 +266,7 @@ impl TypeTable {
                         ty,
                         offset: unit_offset,
                         bit_width,
+                        bit_offset: (bit_cursor - unit_offset * 8) as u32,
                     });
                     bit_cursor += u64::from(width);
                     size = size.max(bit_cursor.div_ceil(8));
@@ -276,6 +281,7 @@ impl TypeTable {
                             ty,
                             offset: 0,
                             bit_width,
+                            bit_offset: 0,
                         });
                         size = size.max(field_size);
                     } else {
@@ -285,6 +291,7 @@ impl TypeTable {
                             ty,
                             offset,
                             bit_width,
+                            bit_offset: 0,
                         });
                         size = offset + field_size;
                         bit_cursor = size * 8;
@@ -350,6 +357,7 @@ impl TypeTable {
                         offset: field.offset,
                         ty: field.ty,
                         index: index as u32,
+                        bit_field: field.bit_width.map(|w| (field.bit_offset, w)),
                     })
                 }
                 None => {

@@ -520,6 +520,9 @@ pub struct Global {
     /// For function-local statics: the function that declares it.
     pub local_to: Option<String>,
     pub span: Span,
+    /// The static initializer, lowered as a parameterless function that stores the initial
+    /// value through `GlobalAddr` of this global (constant computations only). `None`: zero.
+    pub init: Option<Box<Function>>,
 }
 
 /// A function that is declared (e.g. in a header) but not defined in this unit.

@@ -3,7 +3,7 @@
 
 use super::builder::FunctionBuilder;
 use super::{err, Binding, LResult, LocalStorage, Lowerer, Tag};
-use crate::ir::{Function, Global, InstKind, Param, SlotData, Span};
+use crate::ir::{Function, Global, GlobalId, InstKind, Param, SlotData, Span};
 use crate::types::{ArrayLen, FloatKind, IntRank, Type, TypeId};
 use lang_c::ast;
 use lang_c::span::Node;
@@ -497,6 +497,7 @@ impl<'a> Lowerer<'a> {
                 }
                 self.scopes
                     .bind(&name, Binding::Global { id, ty: global.ty });
+                self.lower_global_initializer(id, init.node.initializer.as_ref());
                 continue;
             }
             let ty = self.complete_array_from_init(declared.ty, init.node.initializer.as_ref());
@@ -508,10 +509,52 @@ impl<'a> Lowerer<'a> {
                 is_const: base.is_const,
                 local_to: None,
                 span: declared.name_span,
+                init: None,
             });
             self.scopes.bind(&name, Binding::Global { id, ty });
+            self.lower_global_initializer(id, init.node.initializer.as_ref());
         }
         Ok(())
+    }
+
+    /// Lowers the initializer of a global or local static into its own function (see
+    /// [`Global::init`]), leaving the function being lowered untouched. An initializer that
+    /// cannot be lowered only costs a warning: the analyses do not depend on it.
+    fn lower_global_initializer(&mut self, id: GlobalId, init: Option<&Node<ast::Initializer>>) {
+        let Some(init) = init else {
+            return;
+        };
+        let global = self.program.globals[id.index()].clone();
+        let void = self.void_ty();
+        let mut func = super::empty_function(&mut self.program, void);
+        func.name = format!("{}.init", global.name);
+        func.span = init.span.into();
+        let outer = std::mem::replace(&mut self.fb, FunctionBuilder::new(func, void));
+        let outer_pending = std::mem::take(&mut self.pending_vla);
+        let outer_bit_fields = std::mem::take(&mut self.bit_fields);
+        let result = (|| {
+            let ptr = self.pointer_type(global.ty, false, false);
+            let addr = self
+                .fb
+                .emit(InstKind::GlobalAddr(id), ptr, init.span.into());
+            self.initialize_memory(addr, global.ty, init, true)?;
+            self.fb
+                .terminate(crate::ir::Terminator::Return(None), Span::NONE);
+            Ok::<(), super::LowerError>(())
+        })();
+        self.pending_vla = outer_pending;
+        self.bit_fields = outer_bit_fields;
+        let builder = std::mem::replace(&mut self.fb, outer);
+        match result {
+            Ok(()) => self.program.globals[id.index()].init = Some(Box::new(builder.finish())),
+            Err(e) => self.warn(
+                e.span,
+                format!(
+                    "initializer of `{}` not lowered: {}",
+                    global.name, e.message
+                ),
+            ),
+        }
     }
 
     /// `int a[] = {1, 2, 3}` and `char s[] = "abc"` take their length from the initializer.
@@ -604,6 +647,7 @@ impl<'a> Lowerer<'a> {
         func.name_span = declared.name_span;
         self.fb = FunctionBuilder::new(func, void);
         self.labels.clear();
+        self.bit_fields.clear();
         self.vla_lengths.clear();
         self.pending_vla.clear();
         self.scopes.push();
@@ -672,7 +716,9 @@ impl<'a> Lowerer<'a> {
         };
         if let Some(name) = &declared_name {
             self.fb.name_value(value, name);
-            if self.address_taken.contains(name) {
+            // A struct or union passed by value is an object: `.member` needs its address.
+            let is_record = matches!(self.program.types.get(ty), Type::Record(_));
+            if self.address_taken.contains(name) || is_record {
                 let slot = self.new_slot(name, ty, None, span);
                 let addr = self.slot_addr(slot, ty, span);
                 self.fb.emit(InstKind::Store { addr, value }, ty, span);
@@ -798,6 +844,7 @@ impl<'a> Lowerer<'a> {
                             is_const: base.is_const,
                             local_to: None,
                             span,
+                            init: None,
                         });
                         Binding::Global { id, ty }
                     }
@@ -814,9 +861,11 @@ impl<'a> Lowerer<'a> {
                     is_const: base.is_const,
                     local_to: self.in_function.clone(),
                     span,
+                    init: None,
                 });
                 self.fb.func.local_statics.push(id);
                 self.scopes.bind(&name, Binding::Global { id, ty });
+                self.lower_global_initializer(id, init.node.initializer.as_ref());
                 continue;
             }
             self.evaluate_pending_vla()?;

@@ -327,6 +327,9 @@ impl<'a> Lowerer<'a> {
                 }
                 _ => {
                     let value = self.fb.emit(InstKind::Load { addr }, place.ty, span);
+                    if let Some(&(offset, width)) = self.bit_fields.get(&addr) {
+                        return self.extract_bits(value, place.ty, offset, width, span);
+                    }
                     Operand {
                         value,
                         ty: place.ty,
@@ -336,10 +339,87 @@ impl<'a> Lowerer<'a> {
         }
     }
 
+    /// The value of the bit-field at `offset`/`width` in its storage unit `unit`.
+    fn extract_bits(
+        &mut self,
+        unit: Value,
+        ty: TypeId,
+        offset: u32,
+        width: u32,
+        span: Span,
+    ) -> Operand {
+        let bits = self.program.types.size_of(ty).unwrap_or(4) as u32 * 8;
+        let int = self.program.types.int();
+        // Shift the field to the top, then back down: arithmetic for signed fields.
+        let up = self.const_of(i128::from(bits - offset - width), int, span);
+        let down = self.const_of(i128::from(bits - width), int, span);
+        let high = self
+            .fb
+            .emit(InstKind::Binary(BinOp::Shl, unit, up.value), ty, span);
+        let value = self
+            .fb
+            .emit(InstKind::Binary(BinOp::Shr, high, down.value), ty, span);
+        let operand = Operand { value, ty };
+        // A bit-field narrower than `int` promotes to `int` (C99 6.3.1.1p2).
+        if width < 32 && self.program.types.size_of(ty).unwrap_or(0) <= 4 {
+            return self.convert(operand, int, span);
+        }
+        operand
+    }
+
+    /// Stores `value` into the bit-field at `addr`; returns the value the field now holds.
+    fn insert_bits(
+        &mut self,
+        addr: Value,
+        value: Operand,
+        bits: (u32, u32),
+        span: Span,
+    ) -> Operand {
+        let (offset, width) = bits;
+        let ty = value.ty;
+        let size = self.program.types.size_of(ty).unwrap_or(4) as u32 * 8;
+        let types = &self.program.types;
+        let wrap = |v: i128| truncate_to(types, ty, v);
+        let field_mask = ((1i128 << width) - 1) << offset;
+        let (keep, mask) = (wrap(!field_mask & ((1i128 << size) - 1)), wrap(field_mask));
+        let unit = self.fb.emit(InstKind::Load { addr }, ty, span);
+        let keep = self.const_of(keep, ty, span);
+        let mask = self.const_of(mask, ty, span);
+        let int = self.program.types.int();
+        let shift = self.const_of(i128::from(offset), int, span);
+        let kept = self
+            .fb
+            .emit(InstKind::Binary(BinOp::BitAnd, unit, keep.value), ty, span);
+        let moved = self.fb.emit(
+            InstKind::Binary(BinOp::Shl, value.value, shift.value),
+            ty,
+            span,
+        );
+        let field = self
+            .fb
+            .emit(InstKind::Binary(BinOp::BitAnd, moved, mask.value), ty, span);
+        let new_unit = self
+            .fb
+            .emit(InstKind::Binary(BinOp::BitOr, kept, field), ty, span);
+        self.fb.emit(
+            InstKind::Store {
+                addr,
+                value: new_unit,
+            },
+            ty,
+            span,
+        );
+        self.extract_bits(new_unit, ty, offset, width, span)
+    }
+
     pub fn store(&mut self, place: Place, op: Operand, span: Span) -> Operand {
         let op = self.convert(op, place.ty, span);
         match place.kind {
             PlaceKind::Ssa(var) => self.fb.def_var(var, op.value),
+            PlaceKind::Mem(addr) if self.bit_fields.contains_key(&addr) => {
+                let bits = self.bit_fields[&addr];
+                return self.insert_bits(addr, op, bits, span);
+            }
             PlaceKind::Mem(addr) => {
                 self.fb.emit(
                     InstKind::Store {
@@ -475,6 +555,9 @@ impl<'a> Lowerer<'a> {
                     ptr,
                     span,
                 );
+                if let Some(bits) = field.bit_field {
+                    self.bit_fields.insert(addr, bits);
+                }
                 Ok(Place {
                     kind: PlaceKind::Mem(addr),
                     ty: field.ty,
@@ -1222,8 +1305,30 @@ impl<'a> Lowerer<'a> {
                     (self.program.types.get(ty), &e.node)
                 {
                     let src = self.rvalue(e)?;
-                    let size = self.runtime_size_of(ty, span)?;
+                    let mut size = self.runtime_size_of(ty, span)?;
                     let void = self.void_ty();
+                    // `char buf[8] = "hi"`: copy the literal with its terminator, zero the rest.
+                    let literal_size = match &e.node {
+                        ast::Expression::StringLiteral(lit) => {
+                            super::decl::string_literal_len(&lit.node) + 1
+                        }
+                        _ => 0,
+                    };
+                    if let Some(array_size) = self.program.types.size_of(ty) {
+                        if literal_size < array_size {
+                            let zero = self.int_const(0, span);
+                            self.fb.emit(
+                                InstKind::Call {
+                                    callee: Callee::Direct("memset".into()),
+                                    args: vec![addr, zero.value, size],
+                                },
+                                void,
+                                span,
+                            );
+                            let ulong = self.program.types.ulong();
+                            size = self.const_of(i128::from(literal_size), ulong, span).value;
+                        }
+                    }
                     self.fb.emit(
                         InstKind::Call {
                             callee: Callee::Direct("memcpy".into()),
@@ -1266,19 +1371,17 @@ impl<'a> Lowerer<'a> {
                     return Ok(());
                 }
                 let mut cursor: u64 = 0;
-                for item in items {
+                let mut k = 0;
+                while k < items.len() {
+                    let item = &items[k];
                     let (sub_addr, sub_ty, next) =
                         self.designated(addr, ty, &item.node.designation, cursor, span)?;
                     cursor = next;
-                    // Brace elision: a scalar or string for an aggregate member fills its first scalar.
-                    let is_list = matches!(item.node.initializer.node, ast::Initializer::List(_));
-                    let sub_ty_is_aggregate = !self.program.types.is_scalar(sub_ty);
-                    let is_string = matches!(&item.node.initializer.node, ast::Initializer::Expression(e) if matches!(e.node, ast::Expression::StringLiteral(_)));
-                    if !is_list && sub_ty_is_aggregate && !is_string {
-                        let (leaf_addr, leaf_ty) = self.first_scalar(sub_addr, sub_ty, span)?;
-                        self.initialize_memory(leaf_addr, leaf_ty, &item.node.initializer, false)?;
+                    if self.elides_braces(sub_ty, &item.node.initializer) {
+                        k += self.initialize_elided(sub_addr, sub_ty, &items[k..], span)?;
                     } else {
                         self.initialize_memory(sub_addr, sub_ty, &item.node.initializer, false)?;
+                        k += 1;
                     }
                 }
                 Ok(())
@@ -1397,24 +1500,64 @@ impl<'a> Lowerer<'a> {
                     ptr,
                     span,
                 );
+                if let Some(width) = field.bit_width {
+                    self.bit_fields.insert(value, (field.bit_offset, width));
+                }
                 Ok((value, field.ty))
             }
             _ => err(span, "braces around a scalar initializer"),
         }
     }
 
-    fn first_scalar(&mut self, addr: Value, ty: TypeId, span: Span) -> LResult<(Value, TypeId)> {
-        let mut addr = addr;
-        let mut ty = ty;
-        for _ in 0..64 {
-            if self.program.types.is_scalar(ty) {
-                return Ok((addr, ty));
+    /// Whether `init` is a scalar written without braces for an aggregate member.
+    fn elides_braces(&self, sub_ty: TypeId, init: &Node<ast::Initializer>) -> bool {
+        let is_string = matches!(&init.node, ast::Initializer::Expression(e) if matches!(e.node, ast::Expression::StringLiteral(_)));
+        matches!(init.node, ast::Initializer::Expression(_))
+            && !self.program.types.is_scalar(sub_ty)
+            && !is_string
+    }
+
+    /// Brace elision (C99 6.7.8p20): an aggregate member initialized without braces takes
+    /// as many of the following undesignated items as it has members. Returns how many.
+    fn initialize_elided(
+        &mut self,
+        addr: Value,
+        ty: TypeId,
+        items: &[Node<ast::InitializerListItem>],
+        span: Span,
+    ) -> LResult<usize> {
+        let count = match self.program.types.get(ty) {
+            Type::Array {
+                len: ArrayLen::Fixed(n),
+                ..
+            } => *n,
+            Type::Record(r) => {
+                let record = self.program.types.record(*r);
+                if record.is_union {
+                    1
+                } else {
+                    record.fields.len() as u64
+                }
             }
-            let (a, t) = self.element_at(addr, ty, 0, span)?;
-            addr = a;
-            ty = t;
+            _ => 1,
+        };
+        let mut used = 0;
+        for position in 0..count {
+            let Some(item) = items.get(used) else {
+                break;
+            };
+            if used > 0 && !item.node.designation.is_empty() {
+                break;
+            }
+            let (sub_addr, sub_ty) = self.element_at(addr, ty, position, span)?;
+            if self.elides_braces(sub_ty, &item.node.initializer) {
+                used += self.initialize_elided(sub_addr, sub_ty, &items[used..], span)?;
+            } else {
+                self.initialize_memory(sub_addr, sub_ty, &item.node.initializer, false)?;
+                used += 1;
+            }
         }
-        err(span, "initializer nesting too deep")
+        Ok(used.max(1))
     }
 }
 

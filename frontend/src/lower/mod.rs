@@ -177,6 +177,9 @@ pub(crate) struct Lowerer<'a> {
     pub defined: HashSet<String>,
     pub in_function: Option<String>,
     pub functions_attempted: usize,
+    /// `FieldAddr` values of the current function that address a bit-field's storage unit:
+    /// (first bit, width). Loads and stores through them extract and insert the bits.
+    pub bit_fields: HashMap<crate::ir::Value, (u32, u32)>,
 }
 
 /// Lowers a parsed translation unit. Never panics on any input: a panic inside the lowering
@@ -207,6 +210,7 @@ pub fn lower_translation_unit(unit: &ast::TranslationUnit, input: &LowerInput) -
         defined: HashSet::new(),
         in_function: None,
         functions_attempted: 0,
+        bit_fields: HashMap::new(),
     };
     for ext in &unit.0 {
         match &ext.node {

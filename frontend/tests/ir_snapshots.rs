@@ -1,0 +1,57 @@
+//! IR snapshots of every sample: the printed CDFG of each function defined in the sample,
+//! with its loop forest (phis, induction variables, trip counts), reviewed against the known
+//! answers in the samples' header comments.
+
+use frontend::ir::print::print_function;
+use frontend::ir::verify::verify_function;
+use frontend::loops::analyze_loops;
+use frontend::preprocess::TranslationUnitInput;
+use frontend::unit::load_unit;
+use std::path::{Path, PathBuf};
+
+fn samples_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../samples")
+}
+
+#[test]
+fn sample_ir_snapshots() {
+    let mut samples: Vec<PathBuf> = std::fs::read_dir(samples_dir())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "c"))
+        .collect();
+    samples.sort();
+    assert!(!samples.is_empty());
+    for path in samples {
+        let name = path.file_stem().unwrap().to_string_lossy().into_owned();
+        let unit = load_unit(&TranslationUnitInput::new(&path)).expect("sample loads");
+        assert!(
+            unit.lowered.errors.is_empty(),
+            "{name}: {:?}",
+            unit.lowered.errors
+        );
+        let program = &unit.lowered.program;
+        // Paths vary between checkouts: print just `file_name:line:col`.
+        let locate = |span| {
+            unit.resolve(span).map(|r| {
+                let file = r.path.file_name().map(|f| f.to_string_lossy().into_owned());
+                format!("{}:{}:{}", file.unwrap_or_default(), r.line, r.col)
+            })
+        };
+        let mut text = String::new();
+        for func in &program.functions {
+            let in_sample = unit
+                .resolve(func.name_span)
+                .is_some_and(|r| !r.in_system_header && r.path == path);
+            if !in_sample {
+                continue;
+            }
+            let problems = verify_function(func);
+            assert!(problems.is_empty(), "{name}: {}: {problems:#?}", func.name);
+            let forest = analyze_loops(func);
+            text.push_str(&print_function(program, func, Some(&forest), &locate));
+            text.push('\n');
+        }
+        insta::assert_snapshot!(name, text);
+    }
+}
