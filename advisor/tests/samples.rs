@@ -11,7 +11,9 @@ use std::path::PathBuf;
 use symbolic::{parse_expr, Var};
 
 fn reports(file: &str) -> Vec<LoopReport> {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../samples").join(file);
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../samples")
+        .join(file);
     let unit = load_unit(&TranslationUnitInput::new(path)).expect("sample loads");
     analyze_unit(&unit, &Filter::default())
 }
@@ -20,33 +22,67 @@ fn find<'a>(reports: &'a [LoopReport], function: &str, line: u32) -> &'a LoopRep
     reports
         .iter()
         .find(|r| r.function == function && r.line == line)
-        .unwrap_or_else(|| panic!("no loop of `{function}` at line {line}: {:?}", reports.iter().map(|r| &r.id).collect::<Vec<_>>()))
+        .unwrap_or_else(|| {
+            panic!(
+                "no loop of `{function}` at line {line}: {:?}",
+                reports.iter().map(|r| &r.id).collect::<Vec<_>>()
+            )
+        })
 }
 
 /// Evaluates a report expression with `values` (e.g. `n=200`).
 fn eval(expr: &str, values: &[(&str, i64)]) -> i64 {
     let e = parse_expr(expr).unwrap_or_else(|err| panic!("cannot parse `{expr}`: {err}"));
-    let ctx: HashMap<Var, BigRational> = values.iter().map(|(n, v)| (Var::new(n), BigRational::from_integer((*v).into()))).collect();
-    let value = e.eval(&ctx).unwrap_or_else(|err| panic!("cannot evaluate `{expr}`: {err:?}"));
+    let ctx: HashMap<Var, BigRational> = values
+        .iter()
+        .map(|(n, v)| (Var::new(n), BigRational::from_integer((*v).into())))
+        .collect();
+    let value = e
+        .eval(&ctx)
+        .unwrap_or_else(|err| panic!("cannot evaluate `{expr}`: {err:?}"));
     assert!(value.is_integer(), "{expr} = {value} is not an integer");
     i64::try_from(value.to_integer()).expect("fits")
 }
 
 /// Checks a loop's verdict and, for each `(parameter, lo, hi)`, its section evaluated at
 /// `values` (`None` bounds: the section must be absent).
-fn check(file: &str, function: &str, line: u32, verdict: Verdict, values: &[(&str, i64)], sections: &[(&str, Option<(i64, i64)>)]) {
+fn check(
+    file: &str,
+    function: &str,
+    line: u32,
+    verdict: Verdict,
+    values: &[(&str, i64)],
+    sections: &[(&str, Option<(i64, i64)>)],
+) {
     let all = reports(file);
     let r = find(&all, function, line);
     assert_eq!(r.verdict, verdict, "verdict of {}: {:#?}", r.id, r.reasons);
     for (name, expected) in sections {
-        let p = r.parameters.iter().find(|p| p.name == *name).unwrap_or_else(|| panic!("no parameter `{name}` in {:#?}", r.parameters));
+        let p = r
+            .parameters
+            .iter()
+            .find(|p| p.name == *name)
+            .unwrap_or_else(|| panic!("no parameter `{name}` in {:#?}", r.parameters));
         match (expected, &p.bytes) {
             (Some((lo, hi)), Some(bytes)) => {
-                assert_eq!((eval(&bytes.lo, values), eval(&bytes.hi, values)), (*lo, *hi), "section of `{name}`: [{}, {})", bytes.lo, bytes.hi);
-                assert_eq!(eval(&bytes.size, values), hi - lo, "size of `{name}`: {}", bytes.size);
+                assert_eq!(
+                    (eval(&bytes.lo, values), eval(&bytes.hi, values)),
+                    (*lo, *hi),
+                    "section of `{name}`: [{}, {})",
+                    bytes.lo,
+                    bytes.hi
+                );
+                assert_eq!(
+                    eval(&bytes.size, values),
+                    hi - lo,
+                    "size of `{name}`: {}",
+                    bytes.size
+                );
             }
             (None, None) => {}
-            (expected, actual) => panic!("section of `{name}`: expected {expected:?}, got {actual:?}"),
+            (expected, actual) => {
+                panic!("section of `{name}`: expected {expected:?}, got {actual:?}")
+            }
         }
     }
 }
@@ -54,40 +90,75 @@ fn check(file: &str, function: &str, line: u32, verdict: Verdict, values: &[(&st
 fn has_reason(file: &str, function: &str, line: u32, code: &str, text: &str) {
     let all = reports(file);
     let r = find(&all, function, line);
-    assert!(r.reasons.iter().any(|x| x.code == code && x.message.contains(text)), "no {code} mentioning `{text}` in {:#?}", r.reasons);
+    assert!(
+        r.reasons
+            .iter()
+            .any(|x| x.code == code && x.message.contains(text)),
+        "no {code} mentioning `{text}` in {:#?}",
+        r.reasons
+    );
 }
 
 #[test]
 fn char_cast_sections_are_in_bytes() {
     // Thesis §4.2: `in` accessed as char: [0, 15); `out` as int: [0, 60).
-    check("char_cast.c", "cast_copy", 28, Verdict::Friendly, &[], &[("in", Some((0, 15))), ("out", Some((0, 60)))]);
+    check(
+        "char_cast.c",
+        "cast_copy",
+        28,
+        Verdict::Friendly,
+        &[],
+        &[("in", Some((0, 15))), ("out", Some((0, 60)))],
+    );
 }
 
 #[test]
 fn struct_matrix_add_reports_the_nested_outbound() {
     let all = reports("matrix_add_struct.c");
     let r = find(&all, "add", 37);
-    let data = r.parameters.iter().find(|p| p.name == "c->data").expect("nested parameter");
+    let data = r
+        .parameters
+        .iter()
+        .find(|p| p.name == "c->data")
+        .expect("nested parameter");
     assert!(data.nested);
     assert_eq!(data.role, advisor::model::Role::Out);
-    assert_eq!(data.bytes.as_ref().map(|b| (b.lo.as_str(), b.hi.as_str())), Some(("0", "4*N*N")));
+    assert_eq!(
+        data.bytes.as_ref().map(|b| (b.lo.as_str(), b.hi.as_str())),
+        Some(("0", "4*N*N"))
+    );
     for name in ["a", "b"] {
-        let p = r.parameters.iter().find(|p| p.name == name).expect("array parameter");
-        assert_eq!(p.bytes.as_ref().map(|b| (b.lo.as_str(), b.hi.as_str())), Some(("0", "4*N*N")));
+        let p = r
+            .parameters
+            .iter()
+            .find(|p| p.name == name)
+            .expect("array parameter");
+        assert_eq!(
+            p.bytes.as_ref().map(|b| (b.lo.as_str(), b.hi.as_str())),
+            Some(("0", "4*N*N"))
+        );
     }
 }
 
 #[test]
 fn every_fourth_add_matches_the_instantiated_thesis_example() {
     // §6.1 with n = 200: a [800, 2388), b and c [0, 1588); also n = 199 and 201.
-    for (n, a_hi, bc_hi) in [(200, 2388, 1588), (199, 4 * 199 + 16 * 99 + 4, 16 * 99 + 4), (201, 4 * 201 + 16 * 100 + 4, 16 * 100 + 4)] {
+    for (n, a_hi, bc_hi) in [
+        (200, 2388, 1588),
+        (199, 4 * 199 + 16 * 99 + 4, 16 * 99 + 4),
+        (201, 4 * 201 + 16 * 100 + 4, 16 * 100 + 4),
+    ] {
         check(
             "every_fourth_add.c",
             "every_fourth",
             43,
             Verdict::Friendly,
             &[("n", n)],
-            &[("a", Some((4 * n, a_hi))), ("b", Some((0, bc_hi))), ("c", Some((0, bc_hi)))],
+            &[
+                ("a", Some((4 * n, a_hi))),
+                ("b", Some((0, bc_hi))),
+                ("c", Some((0, bc_hi))),
+            ],
         );
     }
 }
@@ -98,19 +169,43 @@ fn matrix_add_is_a_friendly_2d_nest() {
     let r = find(&all, "add", 38);
     assert_eq!(r.verdict, Verdict::Friendly);
     assert_eq!(r.nest.len(), 2);
-    check("matrix_add.c", "add", 38, Verdict::Friendly, &[("N", 256)], &[("a", Some((0, 4 * 256 * 256))), ("c", Some((0, 4 * 256 * 256)))]);
+    check(
+        "matrix_add.c",
+        "add",
+        38,
+        Verdict::Friendly,
+        &[("N", 256)],
+        &[
+            ("a", Some((0, 4 * 256 * 256))),
+            ("c", Some((0, 4 * 256 * 256))),
+        ],
+    );
 }
 
 #[test]
 fn prefix_sum_has_a_distance_one_dependence() {
     has_reason("prefix_sum.c", "prefix_sum", 28, "WW101", "distance 1");
-    check("prefix_sum.c", "prefix_sum", 28, Verdict::NotFriendly, &[("n", 100)], &[("in", Some((4, 400))), ("out", Some((0, 400)))]);
+    check(
+        "prefix_sum.c",
+        "prefix_sum",
+        28,
+        Verdict::NotFriendly,
+        &[("n", 100)],
+        &[("in", Some((4, 400))), ("out", Some((0, 400)))],
+    );
 }
 
 #[test]
 fn histogram_is_not_friendly_through_its_indirect_update() {
     has_reason("histogram.c", "histogram", 34, "WW103", "hist");
-    check("histogram.c", "histogram", 34, Verdict::NotFriendly, &[("n", 1000)], &[("data", Some((0, 1000))), ("hist", None)]);
+    check(
+        "histogram.c",
+        "histogram",
+        34,
+        Verdict::NotFriendly,
+        &[("n", 1000)],
+        &[("data", Some((0, 1000))), ("hist", None)],
+    );
 }
 
 #[test]
@@ -124,24 +219,64 @@ fn dot_product_is_a_reduction() {
 fn aliasing_parameters_need_a_profile_when_a_call_site_overlaps() {
     // `shift` is called once with disjoint globals and once with `buf + 1, buf`.
     has_reason("aliasing.c", "shift", 39, "WW110", "`dst` and `src`");
-    check("aliasing.c", "shift", 39, Verdict::NeedsProfile, &[("n", 100)], &[("dst", Some((0, 400))), ("src", Some((0, 400)))]);
+    check(
+        "aliasing.c",
+        "shift",
+        39,
+        Verdict::NeedsProfile,
+        &[("n", 100)],
+        &[("dst", Some((0, 400))), ("src", Some((0, 400)))],
+    );
 }
 
 #[test]
 fn convolution_parameters_follow_table_9_1() {
     let all = reports("conv2d_rgb.c");
     let r = find(&all, "convolve", 63);
-    let section = |name: &str| r.parameters.iter().find(|p| p.name == name).and_then(|p| p.bytes.clone()).map(|b| (b.lo, b.hi));
-    assert_eq!(section("out_image->pixmap"), Some(("0".into(), "3*in_image->height*in_image->width".into())));
-    assert_eq!(section("filter->pixmap"), Some(("0".into(), "4*filter->height*filter->width".into())));
+    let section = |name: &str| {
+        r.parameters
+            .iter()
+            .find(|p| p.name == name)
+            .and_then(|p| p.bytes.clone())
+            .map(|b| (b.lo, b.hi))
+    };
+    assert_eq!(
+        section("out_image->pixmap"),
+        Some(("0".into(), "3*in_image->height*in_image->width".into()))
+    );
+    assert_eq!(
+        section("filter->pixmap"),
+        Some(("0".into(), "4*filter->height*filter->width".into()))
+    );
     // The input image's section includes the halo, as in the thesis (the bounds test is
     // not used to narrow it): it starts half a filter before the image.
     let (lo, _) = section("in_image->pixmap").expect("input section");
-    assert_eq!(lo, "-3*(filter->width / 2) - 3*in_image->width*(filter->height / 2)");
+    assert_eq!(
+        lo,
+        "-3*(filter->width / 2) - 3*in_image->width*(filter->height / 2)"
+    );
 }
 
 #[test]
 fn matmul_and_jacobi_are_friendly_nests() {
-    check("matmul.c", "matmul", 38, Verdict::Friendly, &[("ni", 64), ("nj", 48), ("nk", 32)], &[("A", Some((0, 8 * 64 * 32))), ("B", Some((0, 8 * 32 * 48))), ("C", Some((0, 8 * 64 * 48)))]);
-    check("jacobi2d.c", "jacobi2d", 35, Verdict::Friendly, &[("n", 100)], &[("A", Some((8, 79992))), ("B", Some((808, 79192)))]);
+    check(
+        "matmul.c",
+        "matmul",
+        38,
+        Verdict::Friendly,
+        &[("ni", 64), ("nj", 48), ("nk", 32)],
+        &[
+            ("A", Some((0, 8 * 64 * 32))),
+            ("B", Some((0, 8 * 32 * 48))),
+            ("C", Some((0, 8 * 64 * 48))),
+        ],
+    );
+    check(
+        "jacobi2d.c",
+        "jacobi2d",
+        35,
+        Verdict::Friendly,
+        &[("n", 100)],
+        &[("A", Some((8, 79992))), ("B", Some((808, 79192)))],
+    );
 }

@@ -22,8 +22,15 @@ fn sample_names() -> Vec<String> {
 #[test]
 fn reports_and_recipes_of_every_sample() {
     for name in sample_names() {
-        let unit = load_unit(&TranslationUnitInput::new(PathBuf::from("../samples").join(&name))).expect("sample loads");
-        let report = Report { schema: SCHEMA.into(), loops: analyze_unit(&unit, &Filter::default()), skipped: Vec::new() };
+        let unit = load_unit(&TranslationUnitInput::new(
+            PathBuf::from("../samples").join(&name),
+        ))
+        .expect("sample loads");
+        let report = Report {
+            schema: SCHEMA.into(),
+            loops: analyze_unit(&unit, &Filter::default()),
+            skipped: Vec::new(),
+        };
         let stem = name.trim_end_matches(".c");
         let yaml = serde_yaml::to_string(&report).expect("serializable");
         insta::assert_snapshot!(format!("{stem}_report"), yaml);

@@ -104,6 +104,8 @@ pub trait Observer {
     fn on_access(&mut self, _access: &Access) {}
     /// Called each time control enters a block (including the entry block).
     fn on_block(&mut self, _function: &str, _block: Block) {}
+    /// Called with the result of every instruction (phis included) as it is computed.
+    fn on_value(&mut self, _function: &str, _value: Value, _val: &Val) {}
 }
 
 struct Alloc {
@@ -636,6 +638,9 @@ impl<'p> Interpreter<'p> {
                 }
             }
             for (v, val) in phi_values {
+                if let Some(o) = self.observer.as_mut() {
+                    o.on_value(&func.name, v, &val);
+                }
                 frame.vals[v.index()] = val;
             }
             for &v in &data.insts {
@@ -647,6 +652,9 @@ impl<'p> Interpreter<'p> {
                 }
                 self.fuel -= 1;
                 let val = self.exec(frame, v, args)?;
+                if let Some(o) = self.observer.as_mut() {
+                    o.on_value(&func.name, v, &val);
+                }
                 frame.vals[v.index()] = val;
             }
             match &data.terminator {
@@ -1116,6 +1124,17 @@ impl<'p> Interpreter<'p> {
             "fabs" | "fabsf" => float_result(self, float(0).abs()),
             "exp" | "expf" => float_result(self, float(0).exp()),
             "log" | "logf" => float_result(self, float(0).ln()),
+            "log2" | "log2f" => float_result(self, float(0).log2()),
+            "log10" | "log10f" => float_result(self, float(0).log10()),
+            "exp2" | "exp2f" => float_result(self, float(0).exp2()),
+            "tan" | "tanf" => float_result(self, float(0).tan()),
+            "atan" | "atanf" => float_result(self, float(0).atan()),
+            "atan2" | "atan2f" => float_result(self, float(0).atan2(float(1))),
+            "tanh" | "tanhf" => float_result(self, float(0).tanh()),
+            "round" | "roundf" => float_result(self, float(0).round()),
+            "trunc" | "truncf" => float_result(self, float(0).trunc()),
+            "fmod" | "fmodf" => float_result(self, float(0) % float(1)),
+            "hypot" | "hypotf" => float_result(self, float(0).hypot(float(1))),
             "pow" | "powf" => float_result(self, float(0).powf(float(1))),
             "sin" | "sinf" => float_result(self, float(0).sin()),
             "cos" | "cosf" => float_result(self, float(0).cos()),
