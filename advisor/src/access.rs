@@ -18,6 +18,9 @@ pub struct MemAccess {
     pub elem_bytes: u64,
     /// The C type read or written.
     pub ty: frontend::types::TypeId,
+    /// Whether some iterations of the loop may skip it (it is under a condition or in an
+    /// inner loop): a dependence through it is then not certain.
+    pub conditional: bool,
     pub span: Span,
     /// Possible `(base, offset in bytes)` pairs; `base` is `None` when no single base
     /// pointer could be identified.
@@ -58,11 +61,17 @@ pub fn collect_accesses(
                 .iter()
                 .map(|e| split_base(e, &rec.symbols))
                 .collect();
+            let l = forest.loop_(loop_id);
+            let conditional = !l
+                .latches
+                .iter()
+                .all(|latch| forest.dominates(block, *latch));
             out.push(MemAccess {
                 inst: v,
                 is_store,
                 elem_bytes,
                 ty: inst.ty,
+                conditional,
                 span: inst.origin.span,
                 alternatives,
             });

@@ -336,7 +336,7 @@ impl<'a> FunctionContext<'a> {
         }
 
         // Memory dependences carried by this loop.
-        match iteration_space(self.func, self.forest, id, self.rec) {
+        match crate::space::iteration_space_in_context(self.func, self.forest, id, self.rec) {
             Ok(space) => {
                 facts.assumptions.extend(space.assumptions.iter().cloned());
                 let variant = self.variant_symbols(id, &accesses);
@@ -428,7 +428,7 @@ impl<'a> FunctionContext<'a> {
         variant: &HashSet<Var>,
         facts: &mut LoopFacts,
     ) {
-        let results = carried_dependences(accesses, space, id, variant);
+        let results = carried_dependences(accesses, space, id, variant, &mut facts.assumptions);
         let mut seen = HashSet::new();
         for r in results {
             let (first, second) = (&accesses[r.first], &accesses[r.second]);
@@ -442,7 +442,14 @@ impl<'a> FunctionContext<'a> {
                 continue;
             }
             let (a, b) = (self.access_text(first), self.access_text(second));
-            match &r.outcome {
+            let outcome = match &r.outcome {
+                Outcome::Dependent { .. } if first.conditional || second.conditional => Outcome::Unknown {
+                    why: "both may touch the same element, but under conditions: whether two different iterations do is not known statically".into(),
+                    data_dependent: false,
+                },
+                other => other.clone(),
+            };
+            match &outcome {
                 Outcome::Independent => {}
                 Outcome::Dependent { distance } => {
                     let distance_text = distance
@@ -460,13 +467,17 @@ impl<'a> FunctionContext<'a> {
                     ));
                     facts.verdict = facts.verdict.max(Verdict::NotFriendly);
                 }
-                Outcome::Unknown { why } => {
+                Outcome::Unknown {
+                    why,
+                    data_dependent,
+                } => {
                     let same_address = first
                         .alternatives
                         .iter()
                         .map(|(_, o)| o)
                         .eq(second.alternatives.iter().map(|(_, o)| o));
-                    if same_address
+                    if *data_dependent
+                        && same_address
                         && first.is_store != second.is_store
                         && first.base() == second.base()
                     {

@@ -16,14 +16,14 @@
 //! Whatever none of them decides is "unknown": indirect indices (`a[idx[i]]`), aliasing.
 
 use crate::access::MemAccess;
-use crate::space::{extreme, IvRange, Space};
+use crate::space::{extreme_in, IvRange, Space};
 use frontend::loops::LoopId;
 use num_bigint::BigInt;
 use num_integer::Integer;
 use num_rational::BigRational;
 use num_traits::{One, Signed, ToPrimitive, Zero};
 use std::collections::{HashMap, HashSet};
-use symbolic::{Expr, SignSet, Var};
+use symbolic::{Expr, SignEnv, SignSet, Var};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum DependenceKind {
@@ -52,8 +52,10 @@ pub enum Outcome {
     Dependent {
         distance: Option<i64>,
     },
+    /// `data_dependent`: the addresses depend on values read in the loop (`a[idx[i]]`).
     Unknown {
         why: String,
+        data_dependent: bool,
     },
 }
 
@@ -71,11 +73,14 @@ pub struct PairResult {
 /// dependence carried by loop `carrier`. `variant` lists symbols (other than induction
 /// variables) whose value changes between iterations of the carrier, such as loads of
 /// `idx[i]`: a difference that mentions them cannot be decided statically.
+///
+/// Sign assumptions the tests needed (e.g. `N > 0`) are appended to `assumptions`.
 pub fn carried_dependences(
     accesses: &[MemAccess],
     space: &Space,
     carrier: LoopId,
     variant: &HashSet<Var>,
+    assumptions: &mut Vec<String>,
 ) -> Vec<PairResult> {
     let mut out = Vec::new();
     let Some(carrier_range) = space.of_loop(carrier) else {
@@ -97,11 +102,13 @@ pub fn carried_dependences(
                 for (base_g, g) in &second.alternatives {
                     let result = match (base_f, base_g) {
                         (Some(x), Some(y)) if x == y => {
-                            test_pair(f, g, first.elem_bytes, second.elem_bytes, &renamed, variant)
+                            let sizes = (first.elem_bytes, second.elem_bytes);
+                            test_pair(f, g, sizes, &renamed, variant, assumptions)
                         }
                         (Some(_), Some(_)) => continue, // different bases: the caller decides about aliasing
                         _ => Outcome::Unknown {
                             why: "the address has no single base pointer".into(),
+                            data_dependent: false,
                         },
                     };
                     outcome = merge(outcome, result);
@@ -214,20 +221,20 @@ impl RenamedSpace {
 fn test_pair(
     f: &Expr,
     g: &Expr,
-    size_f: u64,
-    size_g: u64,
+    (size_f, size_g): (u64, u64),
     renamed: &RenamedSpace,
     variant: &HashSet<Var>,
+    assumptions: &mut Vec<String>,
 ) -> Outcome {
+    let too_large = || Outcome::Unknown {
+        why: "the address is too large to compare".into(),
+        data_dependent: false,
+    };
     let Ok(g2) = g.substitute(&renamed.second) else {
-        return Outcome::Unknown {
-            why: "the address is too large to compare".into(),
-        };
+        return too_large();
     };
     let Ok(diff) = f.checked_sub(&g2) else {
-        return Outcome::Unknown {
-            why: "the address is too large to compare".into(),
-        };
+        return too_large();
     };
     let primed: HashSet<Var> = variant
         .iter()
@@ -243,6 +250,7 @@ fn test_pair(
             why: format!(
                 "the index depends on `{name}`, which changes from iteration to iteration"
             ),
+            data_dependent: true,
         };
     }
     let size_f = BigInt::from(size_f);
@@ -254,18 +262,22 @@ fn test_pair(
         }
     }
     let window = size_f.clone().max(size_g.clone());
-    let diff = drop_dominant_pairs(diff, renamed, &window);
-    let mut assumptions = Vec::new();
-    let min = extreme(&diff, &renamed.space, false, &mut assumptions);
-    let max = extreme(&diff, &renamed.space, true, &mut assumptions);
-    let env = &renamed.space.env;
+    let mut env = renamed.space.env.clone();
+    let diff = drop_dominant_pairs(diff, renamed, &window, &mut env, assumptions);
+    if distance_dominates(&diff, renamed, &window, &mut env, assumptions)
+        || symbol_dominates(&diff, renamed, &window, &mut env, assumptions)
+    {
+        return Outcome::Independent;
+    }
+    let min = extreme_in(&diff, &renamed.space, false, &mut env, assumptions);
+    let max = extreme_in(&diff, &renamed.space, true, &mut env, assumptions);
     let ge = |e: &Option<Expr>, k: &BigInt| {
         e.as_ref()
-            .is_some_and(|e| symbolic::compare(e, &Expr::integer(k.clone()), env).is_ge())
+            .is_some_and(|e| symbolic::compare(e, &Expr::integer(k.clone()), &env).is_ge())
     };
     let le = |e: &Option<Expr>, k: &BigInt| {
         e.as_ref()
-            .is_some_and(|e| symbolic::compare(e, &Expr::integer(k.clone()), env).is_le())
+            .is_some_and(|e| symbolic::compare(e, &Expr::integer(k.clone()), &env).is_le())
     };
     if ge(&min, &size_g) || le(&max, &-size_f.clone()) {
         return Outcome::Independent;
@@ -275,13 +287,204 @@ fn test_pair(
     }
     Outcome::Unknown {
         why: format!("cannot bound the address difference {}", diff.to_c()),
+        data_dependent: false,
     }
+}
+
+/// The largest magnitude `e` reaches over the renamed iteration space.
+fn reach(
+    e: &Expr,
+    renamed: &RenamedSpace,
+    env: &mut SignEnv,
+    assumptions: &mut Vec<String>,
+) -> Option<Expr> {
+    let hi = extreme_in(e, &renamed.space, true, env, assumptions)?;
+    let lo = extreme_in(e, &renamed.space, false, env, assumptions)?;
+    symbolic::get_max(&hi, &lo.neg(), env).ok()
+}
+
+/// `|c|` for a coefficient of known sign.
+fn magnitude(c: &Expr, env: &SignEnv) -> Option<Expr> {
+    match symbolic::sign_of(c, env) {
+        s if s.is_subset(SignSet::POS) => Some(c.clone()),
+        s if s.is_subset(SignSet::NEG) => Some(c.neg()),
+        _ => None,
+    }
+}
+
+/// Whether `margin >= window`. When that depends only on the signs of symbols with no
+/// known sign, they are assumed non-negative (reported), as the thesis' coalescing analysis
+/// increases precision by assumptions.
+fn at_least(
+    margin: &Expr,
+    window: &BigInt,
+    env: &mut SignEnv,
+    assumptions: &mut Vec<String>,
+) -> bool {
+    let target = Expr::integer(window.clone());
+    if symbolic::compare(margin, &target, env).is_ge() {
+        return true;
+    }
+    let unknown: Vec<Var> = margin
+        .vars()
+        .into_iter()
+        .filter(|v| env.get(v).is_top())
+        .collect();
+    if unknown.is_empty() {
+        return false;
+    }
+    let mut trial = env.clone();
+    for v in &unknown {
+        trial.set(v.clone(), SignSet::NON_NEG);
+    }
+    if symbolic::compare(margin, &target, &trial).is_ge() {
+        for v in unknown {
+            assumptions.push(format!("{v} >= 0"));
+            env.set(v, SignSet::NON_NEG);
+        }
+        return true;
+    }
+    false
+}
+
+/// `diff = c*d + rest` with `d >= 1`: if `|c|` exceeds everything `rest` can reach by the
+/// access size, iterations `d` apart never meet (`A[x][y]` over rows `x`: a row is `4*N`
+/// bytes and the column part reaches at most `4*(N-1)`).
+fn distance_dominates(
+    diff: &Expr,
+    renamed: &RenamedSpace,
+    window: &BigInt,
+    env: &mut SignEnv,
+    assumptions: &mut Vec<String>,
+) -> bool {
+    let Some(poly) = diff.as_poly() else {
+        return false;
+    };
+    let Some((c, rest)) = symbolic_coefficient(poly, &renamed.distance) else {
+        return false;
+    };
+    if c.is_zero() {
+        return false;
+    }
+    let c = Expr::Poly(c);
+    let Some(c_magnitude) = magnitude(&c, env).or_else(|| {
+        // The coefficient's sign is unknown only through a symbol: assume it positive,
+        // as the monotonicity analysis does, and say so.
+        let vars: Vec<Var> = c.vars().into_iter().collect();
+        let [v] = vars.as_slice() else { return None };
+        env.set(v.clone(), SignSet::POS);
+        assumptions.push(format!("{v} > 0"));
+        magnitude(&c, env)
+    }) else {
+        return false;
+    };
+    let Some(r) = reach(&Expr::Poly(rest), renamed, env, assumptions) else {
+        return false;
+    };
+    match c_magnitude.checked_sub(&r) {
+        Ok(margin) => at_least(&margin, window, env, assumptions),
+        Err(_) => false,
+    }
+}
+
+/// `diff = S*c + rest` for a positive symbol `S` (a row length `N`): if `c` never reaches 0
+/// over the space, `|S*c| >= S*min|c|`; when that exceeds what `rest` reaches, the accesses
+/// are in different rows (Fan2's `A[t*N + y]` read and `A[x*N + y]` written with `x > t`).
+fn symbol_dominates(
+    diff: &Expr,
+    renamed: &RenamedSpace,
+    window: &BigInt,
+    env: &mut SignEnv,
+    assumptions: &mut Vec<String>,
+) -> bool {
+    let Some(poly) = diff.as_poly() else {
+        return false;
+    };
+    let induction: HashSet<&Var> = renamed.space.ivs.iter().map(|r| &r.var).collect();
+    for s in diff.vars() {
+        if induction.contains(&s) || !env.get(&s).is_subset(SignSet::POS) {
+            continue;
+        }
+        let Some((c, rest)) = symbolic_coefficient(poly, &s) else {
+            continue;
+        };
+        let c = Expr::Poly(c);
+        if c.vars().contains(&s) {
+            continue;
+        }
+        let (Some(c_hi), Some(c_lo)) = (
+            extreme_in(&c, &renamed.space, true, env, assumptions),
+            extreme_in(&c, &renamed.space, false, env, assumptions),
+        ) else {
+            continue;
+        };
+        let one = Expr::constant(1);
+        let smallest = if symbolic::compare(&c_hi, &one.neg(), env).is_le() {
+            c_hi.neg()
+        } else if symbolic::compare(&c_lo, &one, env).is_ge() {
+            c_lo
+        } else {
+            continue;
+        };
+        let Ok(floor) = Expr::var(s.name()).checked_mul(&smallest) else {
+            continue;
+        };
+        let Some(r) = reach(&Expr::Poly(rest), renamed, env, assumptions) else {
+            continue;
+        };
+        if floor
+            .checked_sub(&r)
+            .is_ok_and(|m| at_least(&m, window, env, assumptions))
+        {
+            return true;
+        }
+    }
+    false
+}
+
+/// Delinearization: in `c*(j - j') + rest`, if `|c|` exceeds everything `rest` can reach by
+/// at least the access size, the two accesses can only meet when `j = j'`, so the pair is
+/// dropped (`B[j][i]` flattened to `640*j + 4*i`: rows never meet unless the row is equal).
+fn drop_dominant_pairs(
+    diff: Expr,
+    renamed: &RenamedSpace,
+    window: &BigInt,
+    env: &mut SignEnv,
+    assumptions: &mut Vec<String>,
+) -> Expr {
+    let mut current = diff;
+    for (v, primed) in &renamed.inner_pairs {
+        let Some(poly) = current.as_poly() else { break };
+        let Some((c, rest)) = symbolic_coefficient(poly, v) else {
+            continue;
+        };
+        let Some((c2, rest)) = symbolic_coefficient(&rest, primed) else {
+            continue;
+        };
+        if c.is_zero() || c2 != c.neg() {
+            continue;
+        }
+        let Some(c_magnitude) = magnitude(&Expr::Poly(c), env) else {
+            continue;
+        };
+        let rest = Expr::Poly(rest);
+        let Some(r) = reach(&rest, renamed, env, assumptions) else {
+            continue;
+        };
+        if c_magnitude
+            .checked_sub(&r)
+            .is_ok_and(|m| at_least(&m, window, env, assumptions))
+        {
+            current = rest;
+        }
+    }
+    current
 }
 
 /// `diff = c0 + c1*d`: overlap iff `-size_g < diff < size_f` for some integer `d >= 1`.
 fn exact_in_distance(diff: &Expr, d: &Var, size_f: &BigInt, size_g: &BigInt) -> Option<Outcome> {
     let poly = diff.as_poly()?;
-    if !poly.is_linear_in(d) || !diff.is_exact_integer() {
+    if !diff.is_exact_integer() || (poly.contains_var(d) && !poly.is_linear_in(d)) {
         return None;
     }
     let c0 = poly.constant_term();
@@ -352,50 +555,6 @@ fn gcd_excludes(diff: &Expr, size_f: &BigInt, size_g: &BigInt) -> bool {
         }
     };
     first > hi
-}
-
-/// Delinearization: in `c*(j - j') + rest`, if `|c|` exceeds everything `rest` can reach by
-/// at least the access size, the two accesses can only meet when `j = j'`, so the pair is
-/// dropped (`B[j][i]` flattened to `640*j + 4*i`: rows never meet unless the row is equal).
-fn drop_dominant_pairs(diff: Expr, renamed: &RenamedSpace, window: &BigInt) -> Expr {
-    let mut current = diff;
-    let env = &renamed.space.env;
-    for (v, primed) in &renamed.inner_pairs {
-        let Some(poly) = current.as_poly() else { break };
-        let Some((c, rest)) = symbolic_coefficient(poly, v) else {
-            continue;
-        };
-        let Some((c2, rest)) = symbolic_coefficient(&rest, primed) else {
-            continue;
-        };
-        if c.is_zero() || c2 != c.neg() {
-            continue;
-        }
-        let c_expr = Expr::Poly(c.clone());
-        let magnitude = match symbolic::sign_of(&c_expr, env) {
-            s if s.is_subset(SignSet::POS) => c_expr,
-            s if s.is_subset(SignSet::NEG) => c_expr.neg(),
-            _ => continue,
-        };
-        let rest = Expr::Poly(rest);
-        let mut assumptions = Vec::new();
-        let (Some(hi), Some(lo)) = (
-            extreme(&rest, &renamed.space, true, &mut assumptions),
-            extreme(&rest, &renamed.space, false, &mut assumptions),
-        ) else {
-            continue;
-        };
-        let Ok(reach) = symbolic::get_max(&hi, &lo.neg(), env) else {
-            continue;
-        };
-        let Ok(margin) = magnitude.checked_sub(&reach) else {
-            continue;
-        };
-        if symbolic::compare(&margin, &Expr::integer(window.clone()), env).is_ge() {
-            current = rest;
-        }
-    }
-    current
 }
 
 /// `p = coefficient*v + rest` with `coefficient` and `rest` free of `v`; `None` when `v`

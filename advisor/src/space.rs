@@ -154,6 +154,37 @@ pub fn iteration_space(
     outer: LoopId,
     rec: &Reconstruction,
 ) -> Result<Space, NotAffine> {
+    space_of(func, forest, outer, rec, false)
+}
+
+/// The iteration space of `outer`'s nest together with the ranges of the loops around it:
+/// their induction variables are fixed during one instance of `outer`, but bounded, which
+/// dependence tests may use (`x > t` around Fan2's inner loop). Enclosing loops that are
+/// not normalizable are left out (their variables stay free symbols).
+pub fn iteration_space_in_context(
+    func: &Function,
+    forest: &LoopForest,
+    outer: LoopId,
+    rec: &Reconstruction,
+) -> Result<Space, NotAffine> {
+    space_of(func, forest, outer, rec, true)
+}
+
+fn space_of(
+    func: &Function,
+    forest: &LoopForest,
+    outer: LoopId,
+    rec: &Reconstruction,
+    with_context: bool,
+) -> Result<Space, NotAffine> {
+    let mut enclosing = Vec::new();
+    let mut parent = forest.loop_(outer).parent;
+    while let (true, Some(p)) = (with_context, parent) {
+        if !matches!(forest.loop_(p).normalizable, Normalizable::No { .. }) {
+            enclosing.push(p);
+        }
+        parent = forest.loop_(p).parent;
+    }
     let mut ids = vec![outer];
     let mut i = 0;
     while i < ids.len() {
@@ -162,6 +193,7 @@ pub fn iteration_space(
         ids.extend(children);
         i += 1;
     }
+    ids.extend(enclosing);
     ids.sort_by_key(|id| (forest.loop_(*id).depth, *id));
     // Every loop of the nest is assumed to run at least once; for `v = c; v < k*b` with
     // `c >= 0` and `k > 0` that makes `b` positive, which decides signs and divisions.
@@ -237,14 +269,28 @@ pub fn extreme(
     want_max: bool,
     assumptions: &mut Vec<String>,
 ) -> Option<Expr> {
+    let mut env = space.env.clone();
+    extreme_in(e, space, want_max, &mut env, assumptions)
+}
+
+/// [`extreme`] in a caller's sign environment, which gains the assumptions made, so that
+/// later comparisons can rely on them too.
+pub fn extreme_in(
+    e: &Expr,
+    space: &Space,
+    want_max: bool,
+    env: &mut SignEnv,
+    assumptions: &mut Vec<String>,
+) -> Option<Expr> {
     let mut current = e.clone();
     for r in space.ivs.iter().rev() {
         if !current.vars().contains(&r.var) {
             continue;
         }
-        let (m, used) = monotonicity_with_assumptions(&current, &r.var, &space.env);
+        let (m, used) = monotonicity_with_assumptions(&current, &r.var, env);
         for a in used {
             let text = a.to_string();
+            env.set(a.var.clone(), a.sign);
             if !assumptions.contains(&text) {
                 assumptions.push(text);
             }
