@@ -3,7 +3,7 @@
 
 use analyses::range::{range_analysis, Range, RangeConfig, RangeFacts};
 use analyses::reconstruct::{reconstruct, ReconstructConfig};
-use frontend::ir::{Block, Function, Value};
+use frontend::ir::{Block, Function, InstKind, Value};
 use frontend::loops::analyze_loops;
 use frontend::preprocess::TranslationUnitInput;
 use frontend::unit::{load_unit, Unit};
@@ -45,6 +45,19 @@ fn analyze(source_or_sample: &str, function: &str, config: &RangeConfig) -> Anal
         let rec = reconstruct(program, func, &forest, &ReconstructConfig::default());
         range_analysis(program, func, &forest, &rec, &SignEnv::new(), config)
     };
+    if std::env::var_os("RANGE_DEBUG").is_some() {
+        let program = &unit.lowered.program;
+        let func = program.function(function).expect("function exists");
+        for b in func.blocks() {
+            for &v in &func.block(b).insts {
+                println!(
+                    "{b} {v} {}: {}",
+                    frontend::ir::print::render_value(func, v),
+                    facts.of(v)
+                );
+            }
+        }
+    }
     Analyzed {
         unit,
         function: function.to_string(),
@@ -99,6 +112,19 @@ impl Analyzed {
                     region.else_block.expect("an else branch")
                 }
             }
+            "store" | "load" => {
+                let v = func
+                    .values()
+                    .filter(|v| self.line(*v) == Some(line))
+                    .filter_map(|v| match func.inst(v).kind {
+                        InstKind::Store { addr, .. } if kind == "store" => Some(addr),
+                        InstKind::Load { addr } if kind == "load" => Some(addr),
+                        _ => None,
+                    })
+                    .last()
+                    .unwrap_or_else(|| panic!("no {kind} on line {line}"));
+                return self.facts.of(v);
+            }
             "body" => {
                 func.loops
                     .iter()
@@ -119,7 +145,11 @@ impl Analyzed {
             .filter(named)
             .filter(|v| {
                 let b = func.inst(*v).block;
-                b == block || forest.dominates(b, block)
+                if b == block {
+                    func.inst(*v).kind.is_phi()
+                } else {
+                    forest.dominates(b, block)
+                }
             })
             .max_by_key(|v| (depth(*v), v.0))
             .unwrap_or_else(|| panic!("no value `{name}` available at {location}"));
@@ -171,15 +201,10 @@ fn check_with(
     );
 }
 
-#[test]
-fn dump_range_example() {
-    let a = analyze("range_example.c", "range_example", &RangeConfig::default());
-    println!("{}", a.dump());
-}
-
 /// Every loop of every sample: `function line iv: range at body entry`.
 #[test]
-fn dump_sample_loops() {
+fn every_sample_loop_index_has_its_exact_range() {
+    let mut lines = Vec::new();
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../samples");
     let mut names: Vec<_> = std::fs::read_dir(&dir)
         .expect("samples")
@@ -200,14 +225,254 @@ fn dump_sample_loops() {
                 let sl = func.source_loop(src);
                 let line = unit.resolve(sl.keyword_span).map_or(0, |r| r.line);
                 for iv in &l.induction_variables {
-                    println!(
+                    lines.push(format!(
                         "{name} {} {line} {}: {}",
                         func.name,
                         iv.name.as_deref().unwrap_or("?"),
                         a.facts.at(sl.body_block, iv.phi)
-                    );
+                    ));
                 }
             }
         }
     }
+    let expected = "\
+aliasing.c shift 39 i: [0, n - 1]
+char_cast.c cast_copy 28 i: [0, 14]
+conv2d_rgb.c convolve 63 y: [0, in_image->height - 1]
+conv2d_rgb.c convolve 64 x: [0, 3*trunc((3*in_image->width + 2)/3) - 3]
+conv2d_rgb.c convolve 68 fy: [0, filter->height - 1]
+conv2d_rgb.c convolve 71 fx: [0, filter->width - 1]
+dot_product.c dot 27 i: [0, n - 1]
+every_fourth_add.c every_fourth 43 i: [-n, -n + 4*trunc((2*n + 3)/4) - 4]
+gaussian_fan2.c fan1 40 x: [t + 1, N - 1]
+gaussian_fan2.c fan2 46 x: [t + 1, N - 1]
+gaussian_fan2.c fan2 47 y: [t, N - 1]
+get_index.c f 45 i: [0, n - 1]
+get_index.c f 48 k: [0, 9]
+histogram.c histogram 34 i: [0, n - 1]
+jacobi2d.c jacobi2d 35 i: [1, n - 2]
+jacobi2d.c jacobi2d 36 j: [1, n - 2]
+matmul.c matmul 38 i: [0, ni - 1]
+matmul.c matmul 39 j: [0, nj - 1]
+matmul.c matmul 40 k: [0, nk - 1]
+matrix_add.c add 38 i: [0, N - 1]
+matrix_add.c add 39 j: [0, N - 1]
+matrix_add_struct.c add 37 i: [0, N - 1]
+matrix_add_struct.c add 38 j: [0, N - 1]
+prefix_sum.c prefix_sum 28 i: [1, n - 1]
+range_example.c range_example 40 i: [0, n - 1]
+reconstruction_example.c sum_rows 32 i: [0, n - 1]
+reconstruction_example.c sum_rows 35 j: [0, m - 1]
+signal_conv1d.c conv1d 44 i: [0, size - 1]
+signal_conv1d.c conv1d 46 k: [-slice, size + slice - 2]
+srad_clamp.c diffusion_coeff 39 i: [0, rows - 1]
+srad_clamp.c diffusion_coeff 40 j: [0, cols - 1]
+srad_clamp.c diffusion_coeff_minmax 56 i: [0, rows - 1]
+srad_clamp.c diffusion_coeff_minmax 57 j: [0, cols - 1]
+transpose.c transpose 37 i: [0, 159]
+transpose.c transpose 38 j: [0, 127]
+vector_add.c vadd 27 i: [0, n - 1]";
+    assert_eq!(lines.join("\n"), expected);
 }
+
+#[test]
+fn figure_8_9_range_example() {
+    check(
+        "range_example.c",
+        "range_example",
+        &[
+            // The thesis prints n^2; (n-1)^2 is the tight bound.
+            ("k@42", "[0, -2*n + n^2 + 1]"),
+            ("_@load:43", "[in, in - 2*n + n^2 + 1]"),
+            ("_@store:43", "[out, 4*n + out - 4]"),
+            ("i@body:40", "[0, n - 1]"),
+            ("i@then:45", "[0, min(m - 1, n - 1)]"),
+            ("i@else:45", "[max(0, m), n - 1]"),
+            // out[0] is written in the loop (out[i] at i = 0): not invariant, so j is top.
+            ("j@48", "[-inf, +inf]"),
+            ("l@49", "[-inf, +inf]"),
+            ("mux@52", "[min(m, n), max(m, n)]"),
+            ("w@53", "[min(m, n), max(m + n - 1, 2*n - 1)]"),
+        ],
+    );
+}
+
+#[test]
+fn figure_8_9_with_injected_profile_values() {
+    let config = RangeConfig::default().inject("n", 40).inject("m", 25);
+    check_with(
+        "range_example.c",
+        "range_example",
+        &config,
+        &[
+            ("k@42", "[0, 1521]"),
+            ("i@then:45", "[0, 24]"),
+            ("i@else:45", "[25, 39]"),
+            // m = 25 > 10: the ternary's `m` arm is infeasible.
+            ("mux@52", "[40, 40]"),
+            ("w@53", "[40, 79]"),
+        ],
+    );
+}
+
+const FIG_8_8: &str = "\
+void f(int *a, int *b, int *c, int n)
+{
+    int k = 10;
+    for (int i = 0; i < n; i++) {
+        c[i] = a[k] + b[i];
+        k++;
+    }
+}
+";
+
+#[test]
+fn figure_8_8_induction_variable_substitution() {
+    check(
+        FIG_8_8,
+        "f",
+        &[
+            ("k@body:4", "[10, n + 9]"),
+            ("i@body:4", "[0, n - 1]"),
+            ("_@load:5", "[b, b + 4*n - 4]"),
+            ("_@store:5", "[c, c + 4*n - 4]"),
+        ],
+    );
+}
+
+#[test]
+fn every_fourth_add_is_tight_and_instantiates() {
+    check(
+        "every_fourth_add.c",
+        "every_fourth",
+        &[
+            ("i@body:43", "[-n, -n + 4*trunc((2*n + 3)/4) - 4]"),
+            ("_@store:44", "[a + 4*n, a + 4*n + 16*trunc((2*n + 3)/4) - 16]"),
+        ],
+    );
+    let config = RangeConfig::default().inject("n", 200);
+    check_with(
+        "every_fourth_add.c",
+        "every_fourth",
+        &config,
+        &[
+            ("i@body:43", "[-200, 196]"),
+            ("_@store:44", "[a + 800, a + 2384]"),
+        ],
+    );
+}
+
+const ARITH: &str = "\
+void arith(int *out)
+{
+    for (int i = 0; i < 10; i++) {
+        for (int j = -5; j < 3; j++) {
+            int a = i - 20;
+            int b = j - 3;
+            int nn = a * b;
+            int mixed = a * j;
+            int both = j * (j + 1);
+            int q = a / -3;
+            int q2 = j / 2;
+            int r = a % 7;
+            int r2 = i % 4;
+            int r3 = j % -4;
+            int sh = i << 2;
+            int sr = a >> 1;
+            int sq = j * j;
+            int pn = i * b;
+            out[0] = nn + mixed + both + q + q2 + r + r2 + r3 + sh + sr + sq + pn;
+        }
+    }
+}
+";
+
+#[test]
+fn interval_arithmetic_sign_cases() {
+    check(
+        ARITH,
+        "arith",
+        &[
+            ("j@body:4", "[-5, 2]"),
+            ("a@5", "[-20, -11]"),
+            ("b@6", "[-8, -1]"),
+            ("nn@7", "[11, 160]"),
+            ("mixed@8", "[-40, 100]"),
+            ("both@9", "[-15, 20]"),
+            ("q@10", "[3, 6]"),
+            ("q2@11", "[-2, 1]"),
+            ("r@12", "[-6, 0]"),
+            ("r2@13", "[0, 3]"),
+            ("r3@14", "[-3, 2]"),
+            ("sh@15", "[0, 36]"),
+            ("sr@16", "[-10, -6]"),
+            ("sq@17", "[0, 25]"),
+            ("pn@18", "[-72, 0]"),
+        ],
+    );
+}
+
+const BRANCHES: &str = "\
+int branches(int n, int *out)
+{
+    int t = 0;
+    for (int i = 0; i < 10; i++) {
+        int x = i > 4 ? i - 10 : i;
+        long li = i;
+        if (li < 5) {
+            t += i;
+        }
+        if (i + 2 < 6) {
+            t += i;
+        }
+        if (i > 20) {
+            t = 100;
+        }
+        out[i] = x;
+    }
+    for (int d = n; d > 0; d -= 2) {
+        out[d] = d;
+    }
+    for (int e = 0; e != n; e++) {
+        out[e] = e;
+    }
+    int w = 0;
+    while (w < n) {
+        w += 3;
+    }
+    return t + w;
+}
+";
+
+#[test]
+fn branch_constraints_ternaries_and_loops() {
+    check(
+        BRANCHES,
+        "branches",
+        &[
+            ("x@5", "[-5, 4]"),
+            ("i@then:7", "[0, 4]"),
+            ("i@then:10", "[0, 3]"),
+            ("d@body:18", "[n - 2*trunc((n + 1)/2) + 2, n]"),
+            ("e@body:21", "[0, n - 1]"),
+        ],
+    );
+    let a = analyze(BRANCHES, "branches", &RangeConfig::default());
+    let func = a.func();
+    let dead = func
+        .ifs
+        .iter()
+        .find(|r| a.unit.resolve(r.span).map(|l| l.line) == Some(13))
+        .expect("if on line 13");
+    assert!(!a.facts.is_reachable(dead.then_block), "{}", a.dump());
+}
+
+#[test]
+fn the_iteration_cap_gives_top_with_a_reason() {
+    let mut config = RangeConfig::default();
+    config.solver.max_block_visits = 3;
+    let a = analyze("range_example.c", "range_example", &config);
+    assert!(a.facts.gave_up().is_some_and(|r| r.contains("3 block visits")));
+    assert!(a.range_at("k@42").is_top());
+}
+

@@ -313,14 +313,11 @@ impl Range {
         } else {
             magnitude
         };
-        // The dividend bounds the result only on the side where it does not cross zero.
-        let mut own = Range::top();
-        if self.is_non_negative(env) {
-            own.hi = self.hi.clone();
-        }
-        if self.is_non_positive(env) {
-            own.lo = self.lo.clone();
-        }
+        // `x % k` lies between 0 and `x`: `[min(0, lo), max(0, hi)]`.
+        let own = Range::new(
+            bound::min(&zero, &self.lo, Side::Lo, env),
+            bound::max(&zero, &self.hi, Side::Hi, env),
+        );
         sign_part.intersect(&own, env)
     }
 

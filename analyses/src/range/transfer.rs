@@ -43,6 +43,10 @@ pub struct RangeState {
     /// Set when the solver gave up: every value is top.
     top: bool,
     ranges: BTreeMap<Value, Range>,
+    /// Branch constraints on values that are one symbolic point (`n` under `i < n`): the
+    /// value stays `[n, n]`, which is exact, and the constraint (`n >= 1`) only feeds the
+    /// signs used at this point. Absent means unconstrained.
+    facts: BTreeMap<Value, Range>,
     /// Signs known for the whole function; joins and widenings compare bounds under it.
     env: Arc<SignEnv>,
 }
@@ -53,6 +57,7 @@ impl RangeState {
             reached,
             top,
             ranges: BTreeMap::new(),
+            facts: BTreeMap::new(),
             env,
         }
     }
@@ -100,9 +105,22 @@ impl RangeState {
         if other.top {
             self.top = true;
             self.ranges.clear();
+            self.facts.clear();
             return true;
         }
         let mut changed = false;
+        let before = self.facts.len();
+        self.facts.retain(|v, _| other.facts.contains_key(v));
+        changed |= self.facts.len() != before;
+        for (v, r) in self.facts.iter_mut() {
+            if let Some(o) = other.facts.get(v) {
+                let new = f(r, o);
+                if new != *r {
+                    *r = new;
+                    changed = true;
+                }
+            }
+        }
         for (v, r) in &other.ranges {
             match self.ranges.get_mut(v) {
                 Some(old) => {
@@ -250,7 +268,7 @@ impl<'a> RangeAnalysis<'a> {
             return env;
         }
         for (v, var) in &self.symbol_values {
-            let Some(r) = state.ranges.get(v) else {
+            let Some(r) = state.facts.get(v).or_else(|| state.ranges.get(v)) else {
                 continue;
             };
             if r.as_singleton().is_some() {
@@ -711,7 +729,15 @@ impl<'a> RangeAnalysis<'a> {
         if depth > 3 || !state.reached || state.top {
             return;
         }
-        let current = state.range(x);
+        let point = state
+            .range(x)
+            .as_singleton()
+            .is_some_and(|e| e.as_constant().is_none());
+        let current = if point {
+            state.facts.get(&x).cloned().unwrap_or_else(|| state.range(x))
+        } else {
+            state.range(x)
+        };
         let strict = i64::from(self.is_integral(x));
         let limit = match op {
             BinOp::Lt => Range::new(Bound::NegInf, bound::add_const(&other.hi, -strict, Side::Hi)),
@@ -745,9 +771,22 @@ impl<'a> RangeAnalysis<'a> {
         if refined.is_empty(env) {
             state.reached = false;
             state.ranges.clear();
+            state.facts.clear();
             return;
         }
-        if refined != current {
+        if point {
+            if refined != current {
+                for m in self.class(x) {
+                    if state.get(m).is_some() {
+                        let r = match state.facts.get(&m) {
+                            Some(f) if m != x => f.intersect(&limit, env),
+                            _ => refined.clone(),
+                        };
+                        state.facts.insert(m, r);
+                    }
+                }
+            }
+        } else if refined != current {
             for m in self.class(x) {
                 if let Some(r) = state.get(m).cloned() {
                     let r = if m == x { refined.clone() } else { r.intersect(&limit, env) };
@@ -1054,6 +1093,9 @@ impl ForwardAnalysis for RangeAnalysis<'_> {
         {
             state
                 .ranges
+                .retain(|v, _| !l.contains(func.inst(*v).block));
+            state
+                .facts
                 .retain(|v, _| !l.contains(func.inst(*v).block));
         }
         for (v, r) in phis {
