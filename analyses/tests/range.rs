@@ -175,7 +175,12 @@ impl Analyzed {
 
 /// Runs the analysis and compares `location => range` expectations.
 fn check(source_or_sample: &str, function: &str, expectations: &[(&str, &str)]) {
-    check_with(source_or_sample, function, &RangeConfig::default(), expectations)
+    check_with(
+        source_or_sample,
+        function,
+        &RangeConfig::default(),
+        expectations,
+    )
 }
 
 fn check_with(
@@ -347,7 +352,10 @@ fn every_fourth_add_is_tight_and_instantiates() {
         "every_fourth",
         &[
             ("i@body:43", "[-n, -n + 4*trunc((2*n + 3)/4) - 4]"),
-            ("_@store:44", "[a + 4*n, a + 4*n + 16*trunc((2*n + 3)/4) - 16]"),
+            (
+                "_@store:44",
+                "[a + 4*n, a + 4*n + 16*trunc((2*n + 3)/4) - 16]",
+            ),
         ],
     );
     let config = RangeConfig::default().inject("n", 200);
@@ -472,10 +480,12 @@ fn the_iteration_cap_gives_top_with_a_reason() {
     let mut config = RangeConfig::default();
     config.solver.max_block_visits = 3;
     let a = analyze("range_example.c", "range_example", &config);
-    assert!(a.facts.gave_up().is_some_and(|r| r.contains("3 block visits")));
+    assert!(a
+        .facts
+        .gave_up()
+        .is_some_and(|r| r.contains("3 block visits")));
     assert!(a.range_at("k@42").is_top());
 }
-
 
 /// Random small C functions over parameters `n` and `m`, driven by a list of choices (so
 /// that proptest shrinks towards shorter, simpler programs). Every assignment and every
@@ -536,8 +546,16 @@ impl Generator {
                     let rhs = match self.pick(6) {
                         0 => self.affine(bounds),
                         1 => format!("{v} + {}", self.affine(bounds)),
-                        2 => format!("({}) / {}", self.affine(&scope), [3, -2, 4][self.pick(3) as usize]),
-                        3 => format!("({}) % {}", self.affine(&scope), [3, -4, 5][self.pick(3) as usize]),
+                        2 => format!(
+                            "({}) / {}",
+                            self.affine(&scope),
+                            [3, -2, 4][self.pick(3) as usize]
+                        ),
+                        3 => format!(
+                            "({}) % {}",
+                            self.affine(&scope),
+                            [3, -4, 5][self.pick(3) as usize]
+                        ),
                         4 => {
                             let a = bounds[self.pick(bounds.len() as u32) as usize].clone();
                             let b = bounds[self.pick(bounds.len() as u32) as usize].clone();
@@ -559,7 +577,8 @@ impl Generator {
                     let a = scope[self.pick(scope.len() as u32) as usize].clone();
                     let cmp = ["<", "<=", ">", ">=", "==", "!="][self.pick(6) as usize];
                     let b = self.affine(&scope);
-                    self.out.push_str(&format!("{indent}if ({a} {cmp} {b}) {{\n"));
+                    self.out
+                        .push_str(&format!("{indent}if ({a} {cmp} {b}) {{\n"));
                     self.block(depth + 1, bounds, vars);
                     self.out.push_str(&format!("{indent}}} else {{\n"));
                     self.block(depth + 1, bounds, vars);
@@ -592,8 +611,9 @@ impl Generator {
                     let start = self.affine(bounds);
                     let limit = self.affine(bounds);
                     let step = 1 + self.pick(3);
-                    self.out
-                        .push_str(&format!("{indent}int {w} = {start};\n{indent}while ({w} < {limit}) {{\n"));
+                    self.out.push_str(&format!(
+                        "{indent}int {w} = {start};\n{indent}while ({w} < {limit}) {{\n"
+                    ));
                     self.probe(&format!("{indent}    "), &w);
                     self.block(depth + 1, bounds, vars);
                     self.out
@@ -613,7 +633,8 @@ impl Generator {
         };
         let params = vec!["n".to_string(), "m".to_string()];
         let vars: Vec<String> = (0..3).map(|k| format!("v{k}")).collect();
-        g.out.push_str("#include <stdio.h>\n#include <stdlib.h>\n\nvoid f(int n, int m)\n{\n");
+        g.out
+            .push_str("#include <stdio.h>\n#include <stdlib.h>\n\nvoid f(int n, int m)\n{\n");
         for v in &vars {
             let init = g.affine(&params);
             g.out.push_str(&format!("    int {v} = {init};\n"));
@@ -633,13 +654,13 @@ fn probes(func: &Function) -> std::collections::HashMap<String, (Block, Value)> 
     for b in func.blocks() {
         for &v in &func.block(b).insts {
             if let InstKind::Call { args, .. } = &func.inst(v).kind {
-                let [fmt, value] = args.as_slice() else { continue };
+                let [fmt, value] = args.as_slice() else {
+                    continue;
+                };
                 let mut fmt = *fmt;
-                loop {
-                    match func.inst(fmt).kind {
-                        InstKind::Cast(x) | InstKind::PtrAdd { base: x, .. } => fmt = x,
-                        _ => break,
-                    }
+                while let InstKind::Cast(x) | InstKind::PtrAdd { base: x, .. } = func.inst(fmt).kind
+                {
+                    fmt = x;
                 }
                 if let InstKind::StringAddr(text) = &func.inst(fmt).kind {
                     if let Some(id) = text.trim_start_matches('"').split(' ').next() {
@@ -733,4 +754,3 @@ proptest::proptest! {
         }
     }
 }
-

@@ -337,10 +337,7 @@ impl Range {
     pub fn bit_and(&self, other: &Range, env: &SignEnv) -> Range {
         let zero = Bound::constant(0);
         match (self.is_non_negative(env), other.is_non_negative(env)) {
-            (true, true) => Range::new(
-                zero,
-                bound::min(&self.hi, &other.hi, Side::Hi, env),
-            ),
+            (true, true) => Range::new(zero, bound::min(&self.hi, &other.hi, Side::Hi, env)),
             (true, false) => Range::new(zero, self.hi.clone()),
             (false, true) => Range::new(zero, other.hi.clone()),
             (false, false) => Range::top(),
@@ -388,7 +385,11 @@ mod tests {
             (("2", "3"), ("-inf", "-1"), "[-inf, -2]"),
         ];
         for ((a, b), (c, d), expected) in cases {
-            assert_eq!(r(a, b).mul(&r(c, d), &env).to_string(), expected, "{a}..{b} * {c}..{d}");
+            assert_eq!(
+                r(a, b).mul(&r(c, d), &env).to_string(),
+                expected,
+                "{a}..{b} * {c}..{d}"
+            );
         }
     }
 
@@ -412,7 +413,9 @@ mod tests {
         assert_eq!(r("-9", "-1").rem(&k, &env).to_string(), "[-3, 0]");
         assert_eq!(r("-inf", "+inf").rem(&k, &env).to_string(), "[-3, 3]");
         assert_eq!(
-            r("-inf", "+inf").rem(&Range::constant(-4), &env).to_string(),
+            r("-inf", "+inf")
+                .rem(&Range::constant(-4), &env)
+                .to_string(),
             "[-3, 3]"
         );
     }
@@ -420,7 +423,10 @@ mod tests {
     #[test]
     fn widening_and_narrowing_follow_table_8_3() {
         let env = SignEnv::new();
-        assert_eq!(r("0", "0").widen(&r("0", "1"), &env).to_string(), "[0, +inf]");
+        assert_eq!(
+            r("0", "0").widen(&r("0", "1"), &env).to_string(),
+            "[0, +inf]"
+        );
         assert_eq!(r("0", "n").widen(&r("1", "n"), &env).to_string(), "[0, n]");
         assert_eq!(
             r("0", "+inf").narrow(&r("0", "n - 1")).to_string(),

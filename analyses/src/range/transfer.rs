@@ -28,11 +28,10 @@ static TOP: Range = Range {
 /// Calls that neither write program memory nor depend on it, so a load next to them keeps
 /// its value.
 const PURE_MATH: &[&str] = &[
-    "abs", "labs", "fabs", "fabsf", "sqrt", "sqrtf", "exp", "expf", "exp2", "log", "logf",
-    "log2", "log10", "pow", "powf", "sin", "sinf", "cos", "cosf", "tan", "tanf", "atan",
-    "atan2", "asin", "acos", "sinh", "cosh", "tanh", "floor", "floorf", "ceil", "ceilf",
-    "round", "roundf", "fmin", "fminf", "fmax", "fmaxf", "fmod", "fmodf", "hypot", "cbrt",
-    "trunc", "truncf",
+    "abs", "labs", "fabs", "fabsf", "sqrt", "sqrtf", "exp", "expf", "exp2", "log", "logf", "log2",
+    "log10", "pow", "powf", "sin", "sinf", "cos", "cosf", "tan", "tanf", "atan", "atan2", "asin",
+    "acos", "sinh", "cosh", "tanh", "floor", "floorf", "ceil", "ceilf", "round", "roundf", "fmin",
+    "fminf", "fmax", "fmaxf", "fmod", "fmodf", "hypot", "cbrt", "trunc", "truncf",
 ];
 
 /// The ranges at one program point. A value with no entry is bottom (not defined on the
@@ -524,9 +523,11 @@ impl<'a> RangeAnalysis<'a> {
             }
             let ok = match &l.normalizable {
                 Normalizable::Yes => true,
-                Normalizable::IfInvariant { loads } => loads
-                    .iter()
-                    .all(|v| self.loads.get(v).is_some_and(|r| r.as_singleton().is_some())),
+                Normalizable::IfInvariant { loads } => loads.iter().all(|v| {
+                    self.loads
+                        .get(v)
+                        .is_some_and(|r| r.as_singleton().is_some())
+                }),
                 Normalizable::No { .. } => false,
             };
             if !ok {
@@ -605,7 +606,11 @@ impl<'a> RangeAnalysis<'a> {
             }
             (BinOp::Gt | BinOp::Ge | BinOp::Ne, false) => {
                 let b = bound.lo.finite()?;
-                let extra = if cl.cmp == BinOp::Ge { a.clone() } else { &a - 1 };
+                let extra = if cl.cmp == BinOp::Ge {
+                    a.clone()
+                } else {
+                    &a - 1
+                };
                 let num = init
                     .checked_sub(b)
                     .ok()?
@@ -734,13 +739,20 @@ impl<'a> RangeAnalysis<'a> {
             .as_singleton()
             .is_some_and(|e| e.as_constant().is_none());
         let current = if point {
-            state.facts.get(&x).cloned().unwrap_or_else(|| state.range(x))
+            state
+                .facts
+                .get(&x)
+                .cloned()
+                .unwrap_or_else(|| state.range(x))
         } else {
             state.range(x)
         };
         let strict = i64::from(self.is_integral(x));
         let limit = match op {
-            BinOp::Lt => Range::new(Bound::NegInf, bound::add_const(&other.hi, -strict, Side::Hi)),
+            BinOp::Lt => Range::new(
+                Bound::NegInf,
+                bound::add_const(&other.hi, -strict, Side::Hi),
+            ),
             BinOp::Le => Range::new(Bound::NegInf, other.hi.clone()),
             BinOp::Gt => Range::new(bound::add_const(&other.lo, strict, Side::Lo), Bound::PosInf),
             BinOp::Ge => Range::new(other.lo.clone(), Bound::PosInf),
@@ -789,7 +801,11 @@ impl<'a> RangeAnalysis<'a> {
         } else if refined != current {
             for m in self.class(x) {
                 if let Some(r) = state.get(m).cloned() {
-                    let r = if m == x { refined.clone() } else { r.intersect(&limit, env) };
+                    let r = if m == x {
+                        refined.clone()
+                    } else {
+                        r.intersect(&limit, env)
+                    };
                     state.set(m, r);
                 }
             }
@@ -818,7 +834,10 @@ impl<'a> RangeAnalysis<'a> {
         }
         let bits = 8 * t.size_of(ty)? as usize;
         Some(if t.is_signed(ty) {
-            (-(BigInt::one() << (bits - 1)), (BigInt::one() << (bits - 1)) - 1)
+            (
+                -(BigInt::one() << (bits - 1)),
+                (BigInt::one() << (bits - 1)) - 1,
+            )
         } else {
             (BigInt::zero(), (BigInt::one() << bits) - 1)
         })
@@ -1091,12 +1110,8 @@ impl ForwardAnalysis for RangeAnalysis<'_> {
             .iter()
             .find(|l| l.header == to && l.contains(from))
         {
-            state
-                .ranges
-                .retain(|v, _| !l.contains(func.inst(*v).block));
-            state
-                .facts
-                .retain(|v, _| !l.contains(func.inst(*v).block));
+            state.ranges.retain(|v, _| !l.contains(func.inst(*v).block));
+            state.facts.retain(|v, _| !l.contains(func.inst(*v).block));
         }
         for (v, r) in phis {
             state.set(v, r);
