@@ -1,0 +1,1120 @@
+//! The range analysis as a [`ForwardAnalysis`]: states, transfer functions for
+//! instructions (Fig. 8.7 a-f), edges with branch constraints (Fig. 8.7 h), induction
+//! variable ranges from trip counts (Fig. 8.8), loads and ternaries.
+
+use super::bound::{self, Bound, Side};
+use super::interval::Range;
+use super::RangeConfig;
+use crate::framework::{ForwardAnalysis, Lattice};
+use crate::reconstruct::Reconstruction;
+use crate::symbols::SymbolOrigin;
+use frontend::ir::{
+    BinOp, Block, Callee, Constant, Function, InstKind, Program, Terminator, UnOp, Value,
+};
+use frontend::loops::{InductionVariable, LoopForest, Normalizable};
+use frontend::types::{IntRank, Type, TypeId};
+use num_bigint::BigInt;
+use num_rational::BigRational;
+use num_traits::{One, Zero};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::sync::Arc;
+use symbolic::{Expr, SignEnv, Var};
+
+static TOP: Range = Range {
+    lo: Bound::NegInf,
+    hi: Bound::PosInf,
+};
+
+/// Calls that neither write program memory nor depend on it, so a load next to them keeps
+/// its value.
+const PURE_MATH: &[&str] = &[
+    "abs", "labs", "fabs", "fabsf", "sqrt", "sqrtf", "exp", "expf", "exp2", "log", "logf", "log2",
+    "log10", "pow", "powf", "sin", "sinf", "cos", "cosf", "tan", "tanf", "atan", "atan2", "asin",
+    "acos", "sinh", "cosh", "tanh", "floor", "floorf", "ceil", "ceilf", "round", "roundf", "fmin",
+    "fminf", "fmax", "fmaxf", "fmod", "fmodf", "hypot", "cbrt", "trunc", "truncf",
+];
+
+/// The ranges at one program point. A value with no entry is bottom (not defined on the
+/// paths seen so far), the neutral element of union and intersection.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RangeState {
+    reached: bool,
+    /// Set when the solver gave up: every value is top.
+    top: bool,
+    ranges: BTreeMap<Value, Range>,
+    /// Branch constraints on values that are one symbolic point (`n` under `i < n`): the
+    /// value stays `[n, n]`, which is exact, and the constraint (`n >= 1`) only feeds the
+    /// signs used at this point. Absent means unconstrained.
+    facts: BTreeMap<Value, Range>,
+    /// Signs known for the whole function; joins and widenings compare bounds under it.
+    env: Arc<SignEnv>,
+}
+
+impl RangeState {
+    fn new(reached: bool, top: bool, env: Arc<SignEnv>) -> RangeState {
+        RangeState {
+            reached,
+            top,
+            ranges: BTreeMap::new(),
+            facts: BTreeMap::new(),
+            env,
+        }
+    }
+
+    /// The range of a value here (`None`: not available at this point).
+    pub fn get(&self, v: Value) -> Option<&Range> {
+        if self.top {
+            return Some(&TOP);
+        }
+        self.ranges.get(&v)
+    }
+
+    pub fn reached(&self) -> bool {
+        self.reached
+    }
+
+    /// Every value with a range here.
+    pub fn values(&self) -> impl Iterator<Item = (&Value, &Range)> {
+        self.ranges.iter()
+    }
+
+    fn range(&self, v: Value) -> Range {
+        self.get(v).cloned().unwrap_or_else(Range::top)
+    }
+
+    fn set(&mut self, v: Value, r: Range) {
+        if !self.top {
+            self.ranges.insert(v, r);
+        }
+    }
+
+    /// Applies `f` to the ranges of both states value by value; values only in `other`
+    /// are copied (bottom is neutral).
+    fn combine(&mut self, other: &RangeState, f: impl Fn(&Range, &Range) -> Range) -> bool {
+        if !other.reached {
+            return false;
+        }
+        if !self.reached {
+            *self = other.clone();
+            return true;
+        }
+        if self.top {
+            return false;
+        }
+        if other.top {
+            self.top = true;
+            self.ranges.clear();
+            self.facts.clear();
+            return true;
+        }
+        let mut changed = false;
+        let before = self.facts.len();
+        self.facts.retain(|v, _| other.facts.contains_key(v));
+        changed |= self.facts.len() != before;
+        for (v, r) in self.facts.iter_mut() {
+            if let Some(o) = other.facts.get(v) {
+                let new = f(r, o);
+                if new != *r {
+                    *r = new;
+                    changed = true;
+                }
+            }
+        }
+        for (v, r) in &other.ranges {
+            match self.ranges.get_mut(v) {
+                Some(old) => {
+                    let new = f(old, r);
+                    if new != *old {
+                        *old = new;
+                        changed = true;
+                    }
+                }
+                None => {
+                    self.ranges.insert(*v, r.clone());
+                    changed = true;
+                }
+            }
+        }
+        changed
+    }
+}
+
+impl Lattice for RangeState {
+    fn join(&mut self, other: &Self) -> bool {
+        let env = self.env.clone();
+        self.combine(other, |a, b| a.union(b, &env))
+    }
+
+    fn widen(&mut self, other: &Self) -> bool {
+        let env = self.env.clone();
+        self.combine(other, |a, b| a.widen(b, &env))
+    }
+
+    fn narrow(&mut self, other: &Self) -> bool {
+        if !self.reached || !other.reached || self.top || other.top {
+            return false;
+        }
+        let mut changed = false;
+        for (v, old) in self.ranges.iter_mut() {
+            if let Some(new) = other.ranges.get(v) {
+                let n = old.narrow(new);
+                if n != *old {
+                    *old = n;
+                    changed = true;
+                }
+            }
+        }
+        changed
+    }
+}
+
+/// A loop whose induction variables get their ranges from the trip count on the edge
+/// into the body.
+#[derive(Clone, Debug)]
+struct CountedLoop {
+    test_block: Block,
+    body: Block,
+    cmp: BinOp,
+    bound: Value,
+    primary: InductionVariable,
+    others: Vec<InductionVariable>,
+}
+
+pub(super) struct RangeAnalysis<'a> {
+    program: &'a Program,
+    func: &'a Function,
+    forest: &'a LoopForest,
+    rec: &'a Reconstruction,
+    config: &'a RangeConfig,
+    env: Arc<SignEnv>,
+    /// The range of every load: its symbol when invariant, else top.
+    loads: HashMap<Value, Range>,
+    /// Values known to be equal to each other (identical phis of one block,
+    /// value-preserving casts), each class listed under every member.
+    equivalent: HashMap<Value, Vec<Value>>,
+    counted: Vec<CountedLoop>,
+    /// Values standing for a symbol whose refined range tells the symbol's sign.
+    symbol_values: Vec<(Value, Var)>,
+}
+
+impl<'a> RangeAnalysis<'a> {
+    pub(super) fn new(
+        program: &'a Program,
+        func: &'a Function,
+        forest: &'a LoopForest,
+        rec: &'a Reconstruction,
+        signs: &SignEnv,
+        config: &'a RangeConfig,
+    ) -> Self {
+        let mut analysis = RangeAnalysis {
+            program,
+            func,
+            forest,
+            rec,
+            config,
+            env: Arc::new(signs.clone()),
+            loads: HashMap::new(),
+            equivalent: HashMap::new(),
+            counted: Vec::new(),
+            symbol_values: Vec::new(),
+        };
+        analysis.loads = analysis.load_ranges();
+        analysis.equivalent = analysis.equivalence_classes();
+        analysis.counted = analysis.counted_loops();
+        for p in &func.params {
+            if let Some(var) = rec.symbol(p.value) {
+                analysis.symbol_values.push((p.value, var.clone()));
+            }
+        }
+        for (v, r) in &analysis.loads {
+            if let Some(e) = r.as_singleton() {
+                if let Some(var) = e.as_poly().and_then(|p| p.as_var()) {
+                    analysis.symbol_values.push((*v, var.clone()));
+                }
+            }
+        }
+        analysis.symbol_values.sort();
+        analysis
+    }
+
+    fn ty(&self, v: Value) -> TypeId {
+        self.func.inst(v).ty
+    }
+
+    /// The singleton range of a symbol, or the value injected for it.
+    fn symbol_range(&self, var: &Var) -> Range {
+        match self.config.injected.get(var.name()) {
+            Some(e) => Range::singleton(e.clone()),
+            None => Range::singleton(Expr::from(var.clone())),
+        }
+    }
+
+    fn symbol_of(&self, v: Value) -> Range {
+        match self.rec.symbol(v) {
+            Some(var) => self.symbol_range(var),
+            None => match self.rec.single(v) {
+                Some(e) => Range::singleton(e.clone()),
+                None => Range::top(),
+            },
+        }
+    }
+
+    /// The base environment plus the signs that refined symbol values imply here (in a
+    /// loop `for (i = 0; i < n; i++)` the body knows `n >= 1`).
+    fn env_for(&self, state: &RangeState) -> SignEnv {
+        let mut env = (*self.env).clone();
+        if state.top {
+            return env;
+        }
+        for (v, var) in &self.symbol_values {
+            let Some(r) = state.facts.get(v).or_else(|| state.ranges.get(v)) else {
+                continue;
+            };
+            if r.as_singleton().is_some() {
+                continue;
+            }
+            let known = self.env.get(var);
+            let s = r.sign(&self.env).intersect(known);
+            if s != known && !s.is_empty() {
+                env.set(var.clone(), s);
+            }
+        }
+        env
+    }
+
+    // ---- loads -------------------------------------------------------------------------
+
+    fn load_ranges(&self) -> HashMap<Value, Range> {
+        let mut memo: HashMap<Value, bool> = HashMap::new();
+        let mut out = HashMap::new();
+        for v in self.func.values() {
+            if matches!(self.func.inst(v).kind, InstKind::Load { .. }) {
+                let r = if self.load_invariant(v, &mut memo, 0) {
+                    self.rec
+                        .symbol(v)
+                        .map(|var| self.symbol_range(var))
+                        .unwrap_or_else(Range::top)
+                } else {
+                    Range::top()
+                };
+                out.insert(v, r);
+            }
+        }
+        out
+    }
+
+    /// Pointer symbols an address is based on (empty when unknown).
+    fn bases(&self, addr: Value) -> Option<BTreeSet<Var>> {
+        let exprs = self.rec.of(addr);
+        if exprs.is_empty() {
+            return None;
+        }
+        let mut out = BTreeSet::new();
+        for e in exprs {
+            for var in e.vars() {
+                if self.rec.symbols.is_pointer(&var) {
+                    out.insert(var);
+                }
+            }
+        }
+        (!out.is_empty()).then_some(out)
+    }
+
+    /// Whether an instruction may change what a load through `bases` reads.
+    fn clobbers(&self, inst: Value, bases: &BTreeSet<Var>) -> bool {
+        match &self.func.inst(inst).kind {
+            InstKind::Store { addr, .. } => match self.bases(*addr) {
+                Some(b) => !b.is_disjoint(bases),
+                None => true,
+            },
+            InstKind::Call {
+                callee: Callee::Direct(name),
+                ..
+            } => !PURE_MATH.contains(&name.as_str()),
+            InstKind::Call { .. } => true,
+            _ => false,
+        }
+    }
+
+    /// A load keeps one value, its symbol, when its address is the same in every
+    /// iteration of every enclosing loop and nothing in those loops may write there. A
+    /// symbol shared with another load (same address elsewhere) also needs no write
+    /// through the same base anywhere in the function.
+    fn load_invariant(&self, load: Value, memo: &mut HashMap<Value, bool>, depth: u32) -> bool {
+        if let Some(&known) = memo.get(&load) {
+            return known;
+        }
+        if depth > 8 {
+            return false;
+        }
+        memo.insert(load, false);
+        let result = self.load_invariant_uncached(load, memo, depth);
+        memo.insert(load, result);
+        result
+    }
+
+    fn load_invariant_uncached(
+        &self,
+        load: Value,
+        memo: &mut HashMap<Value, bool>,
+        depth: u32,
+    ) -> bool {
+        let func = self.func;
+        let InstKind::Load { addr } = func.inst(load).kind else {
+            return false;
+        };
+        let Some(var) = self.rec.symbol(load) else {
+            return false;
+        };
+        let Some(bases) = self.bases(addr) else {
+            return false;
+        };
+        let block = func.inst(load).block;
+        let enclosing: Vec<_> = self
+            .forest
+            .loops
+            .iter()
+            .filter(|l| l.contains(block))
+            .collect();
+        let shared = self.rec.symbols.value_of(var) != Some(load);
+        if shared
+            && func
+                .values()
+                .any(|v| self.rec.symbols.value_of(var) != Some(v) && self.clobbers(v, &bases))
+        {
+            return false;
+        }
+        let exprs = self.rec.of(addr).to_vec();
+        for l in enclosing {
+            for e in &exprs {
+                for v in e.vars() {
+                    let Some(info) = self.rec.symbols.info(&v) else {
+                        return false;
+                    };
+                    let def = match info.origin {
+                        SymbolOrigin::Param(_) => continue,
+                        SymbolOrigin::Object(v)
+                        | SymbolOrigin::Induction(v)
+                        | SymbolOrigin::Phi(v)
+                        | SymbolOrigin::Opaque(v) => v,
+                        SymbolOrigin::Load { load: inner, .. } => {
+                            if !l.contains(func.inst(inner).block)
+                                || self.load_invariant(inner, memo, depth + 1)
+                            {
+                                continue;
+                            }
+                            return false;
+                        }
+                    };
+                    if l.contains(func.inst(def).block) {
+                        return false;
+                    }
+                }
+            }
+            for &b in &l.blocks {
+                if func
+                    .block(b)
+                    .insts
+                    .iter()
+                    .any(|&i| self.clobbers(i, &bases))
+                {
+                    return false;
+                }
+            }
+        }
+        true
+    }
+
+    // ---- equal values ------------------------------------------------------------------
+
+    /// Whether a cast keeps every value unchanged (so constraints on one side hold on
+    /// the other).
+    fn preserving_cast(&self, from: TypeId, to: TypeId) -> bool {
+        let t = &self.program.types;
+        if t.is_pointer(from) && t.is_pointer(to) {
+            return true;
+        }
+        if !(t.is_integer(from) && t.is_integer(to)) || self.is_bool(to) {
+            return false;
+        }
+        let (Some(fs), Some(ts)) = (t.size_of(from), t.size_of(to)) else {
+            return false;
+        };
+        let (fsg, tsg) = (t.is_signed(from), t.is_signed(to));
+        (ts > fs && (tsg || !fsg)) || (ts == fs && tsg == fsg)
+    }
+
+    fn is_bool(&self, ty: TypeId) -> bool {
+        matches!(
+            self.program.types.get(ty),
+            Type::Int {
+                rank: IntRank::Bool,
+                ..
+            }
+        )
+    }
+
+    /// Classes of equal values. The thesis shares constraints between phis with the same
+    /// arguments anywhere; that is unsound for phis at different merges (`if (p) x = b;
+    /// else x = c;` and `if (q) y = b; else y = c;` give `x != y`), so only phis of one
+    /// block with the same incoming value per predecessor are merged.
+    fn equivalence_classes(&self) -> HashMap<Value, Vec<Value>> {
+        let func = self.func;
+        let n = func.insts.len();
+        let mut parent: Vec<usize> = (0..n).collect();
+        fn find(parent: &mut [usize], mut x: usize) -> usize {
+            while parent[x] != x {
+                parent[x] = parent[parent[x]];
+                x = parent[x];
+            }
+            x
+        }
+        let union = |parent: &mut Vec<usize>, a: usize, b: usize| {
+            let (ra, rb) = (find(parent, a), find(parent, b));
+            if ra != rb {
+                parent[ra] = rb;
+            }
+        };
+        let mut phis: HashMap<(Block, Vec<(Block, Value)>), Value> = HashMap::new();
+        for b in func.blocks() {
+            for &v in &func.block(b).insts {
+                match &func.inst(v).kind {
+                    InstKind::Cast(x) if self.preserving_cast(self.ty(*x), self.ty(v)) => {
+                        union(&mut parent, v.index(), x.index());
+                    }
+                    InstKind::Phi(args) => {
+                        let mut key = args.clone();
+                        key.sort();
+                        match phis.get(&(b, key.clone())) {
+                            Some(&other) => union(&mut parent, v.index(), other.index()),
+                            None => {
+                                phis.insert((b, key), v);
+                            }
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+        let mut classes: HashMap<usize, Vec<Value>> = HashMap::new();
+        for i in 0..n {
+            let root = find(&mut parent, i);
+            classes.entry(root).or_default().push(Value(i as u32));
+        }
+        let mut out = HashMap::new();
+        for members in classes.into_values() {
+            if members.len() > 1 {
+                for &m in &members {
+                    out.insert(m, members.clone());
+                }
+            }
+        }
+        out
+    }
+
+    // ---- counted loops -----------------------------------------------------------------
+
+    fn counted_loops(&self) -> Vec<CountedLoop> {
+        let mut out = Vec::new();
+        for l in &self.forest.loops {
+            let Some(test) = &l.exit_test else { continue };
+            if test.block != l.header || test.tests_update {
+                continue;
+            }
+            let ok = match &l.normalizable {
+                Normalizable::Yes => true,
+                Normalizable::IfInvariant { loads } => loads.iter().all(|v| {
+                    self.loads
+                        .get(v)
+                        .is_some_and(|r| r.as_singleton().is_some())
+                }),
+                Normalizable::No { .. } => false,
+            };
+            if !ok {
+                continue;
+            }
+            let Terminator::Branch {
+                then_block,
+                else_block,
+                ..
+            } = self.func.block(test.block).terminator
+            else {
+                continue;
+            };
+            let body = match (l.contains(then_block), l.contains(else_block)) {
+                (true, false) => then_block,
+                (false, true) => else_block,
+                _ => continue,
+            };
+            if body == l.header {
+                continue;
+            }
+            let primary = l.induction_variables[test.iv].clone();
+            let consistent = match test.cmp {
+                BinOp::Lt | BinOp::Le => primary.step > 0,
+                BinOp::Gt | BinOp::Ge => primary.step < 0,
+                BinOp::Ne => primary.step.abs() == 1,
+                _ => false,
+            };
+            if !consistent {
+                continue;
+            }
+            let others = l
+                .induction_variables
+                .iter()
+                .filter(|iv| iv.phi != primary.phi)
+                .cloned()
+                .collect();
+            out.push(CountedLoop {
+                test_block: test.block,
+                body,
+                cmp: test.cmp,
+                bound: test.bound,
+                primary,
+                others,
+            });
+        }
+        out
+    }
+
+    /// The last iteration number `T - 1` (iterations count from 0) of a counted loop
+    /// entered with `iv = init`, from the bound's extreme value. In the body the loop runs,
+    /// so the dividend is non-negative and C's truncation is a floor.
+    fn last_iteration(&self, cl: &CountedLoop, init: &Expr, bound: &Range) -> Option<Expr> {
+        let s = cl.primary.step;
+        let a = BigInt::from(s.abs());
+        let one = Expr::constant(1);
+        let env = &*self.env;
+        let trips = |num: Expr| -> Option<Expr> {
+            let t = if a.is_one() {
+                num
+            } else {
+                num.c_div_in(&a, env).ok()?
+            };
+            t.checked_sub(&one).ok()
+        };
+        match (cl.cmp, s > 0) {
+            (BinOp::Lt | BinOp::Le | BinOp::Ne, true) => {
+                let b = bound.hi.finite()?;
+                let extra = if cl.cmp == BinOp::Le { s } else { s - 1 };
+                let num = b
+                    .checked_sub(init)
+                    .ok()?
+                    .checked_add(&Expr::integer(BigInt::from(extra)))
+                    .ok()?;
+                trips(num)
+            }
+            (BinOp::Gt | BinOp::Ge | BinOp::Ne, false) => {
+                let b = bound.lo.finite()?;
+                let extra = if cl.cmp == BinOp::Ge {
+                    a.clone()
+                } else {
+                    &a - 1
+                };
+                let num = init
+                    .checked_sub(b)
+                    .ok()?
+                    .checked_add(&Expr::integer(extra))
+                    .ok()?;
+                trips(num)
+            }
+            _ => None,
+        }
+    }
+
+    /// On the edge into the body of a counted loop: `iv in [init, init + step*(T-1)]`, and
+    /// every other basic induction variable `k = k0 + c*t` for `t in [0, T-1]` (Fig. 8.8).
+    fn enter_counted_loop(&self, cl: &CountedLoop, state: &mut RangeState) {
+        let init_range = state.range(cl.primary.init);
+        let Some(init) = init_range.as_singleton().cloned() else {
+            return;
+        };
+        let bound = state.range(cl.bound);
+        let Some(tmax) = self.last_iteration(cl, &init, &bound) else {
+            return;
+        };
+        let tmax = Range::singleton(tmax);
+        let shift = |start: &Range, step: i128| -> Range {
+            let span = tmax.scale(&BigInt::from(step));
+            if step > 0 {
+                Range::new(start.lo.clone(), bound::add(&start.hi, &span.hi, Side::Hi))
+            } else {
+                Range::new(bound::add(&start.lo, &span.lo, Side::Lo), start.hi.clone())
+            }
+        };
+        let primary = shift(&init_range, cl.primary.step);
+        self.replace(state, cl.primary.phi, primary);
+        for iv in &cl.others {
+            let start = state.range(iv.init);
+            let r = shift(&start, iv.step);
+            self.replace(state, iv.phi, r);
+        }
+    }
+
+    /// Sets an exactly known range, keeping the current bound where the new one is infinite.
+    fn replace(&self, state: &mut RangeState, v: Value, r: Range) {
+        let old = state.range(v);
+        let lo = if r.lo.is_finite() { r.lo } else { old.lo };
+        let hi = if r.hi.is_finite() { r.hi } else { old.hi };
+        let new = Range::new(lo, hi);
+        for m in self.class(v) {
+            if state.get(m).is_some() {
+                state.set(m, new.clone());
+            }
+        }
+    }
+
+    fn class(&self, v: Value) -> Vec<Value> {
+        self.equivalent.get(&v).cloned().unwrap_or_else(|| vec![v])
+    }
+
+    // ---- branch constraints ------------------------------------------------------------
+
+    fn is_integral(&self, v: Value) -> bool {
+        let t = &self.program.types;
+        let ty = self.ty(v);
+        t.is_integer(ty) || t.is_pointer(ty)
+    }
+
+    /// Refines `state` with `cond` being `taken`.
+    fn refine_cond(
+        &self,
+        state: &mut RangeState,
+        env: &SignEnv,
+        cond: Value,
+        taken: bool,
+        depth: u32,
+    ) {
+        if depth > 4 || state.top {
+            return;
+        }
+        match &self.func.inst(cond).kind {
+            InstKind::Binary(op, a, b) if op.is_comparison() => {
+                let op = if taken {
+                    *op
+                } else {
+                    match op.negated() {
+                        Some(n) => n,
+                        None => return,
+                    }
+                };
+                let (ra, rb) = (state.range(*a), state.range(*b));
+                self.constrain(state, env, *a, op, &rb, 0);
+                self.constrain(state, env, *b, op.swapped(), &ra, 0);
+            }
+            InstKind::Unary(UnOp::Not, x) => self.refine_cond(state, env, *x, !taken, depth + 1),
+            InstKind::Cast(x)
+                if matches!(
+                    &self.func.inst(*x).kind,
+                    InstKind::Binary(op, ..) if op.is_comparison()
+                ) || matches!(self.func.inst(*x).kind, InstKind::Unary(UnOp::Not, _)) =>
+            {
+                self.refine_cond(state, env, *x, taken, depth + 1)
+            }
+            _ if self.is_integral(cond) => {
+                let op = if taken { BinOp::Ne } else { BinOp::Eq };
+                self.constrain(state, env, cond, op, &Range::constant(0), 0);
+            }
+            _ => {}
+        }
+    }
+
+    /// Narrows `x` so that `x op y` can hold for some `y` in `other`, for `x` and the values
+    /// equal to it; goes back through `x = z + c`. An empty result makes the state
+    /// unreachable.
+    fn constrain(
+        &self,
+        state: &mut RangeState,
+        env: &SignEnv,
+        x: Value,
+        op: BinOp,
+        other: &Range,
+        depth: u32,
+    ) {
+        if depth > 3 || !state.reached || state.top {
+            return;
+        }
+        let point = state
+            .range(x)
+            .as_singleton()
+            .is_some_and(|e| e.as_constant().is_none());
+        let current = if point {
+            state
+                .facts
+                .get(&x)
+                .cloned()
+                .unwrap_or_else(|| state.range(x))
+        } else {
+            state.range(x)
+        };
+        let strict = i64::from(self.is_integral(x));
+        let limit = match op {
+            BinOp::Lt => Range::new(
+                Bound::NegInf,
+                bound::add_const(&other.hi, -strict, Side::Hi),
+            ),
+            BinOp::Le => Range::new(Bound::NegInf, other.hi.clone()),
+            BinOp::Gt => Range::new(bound::add_const(&other.lo, strict, Side::Lo), Bound::PosInf),
+            BinOp::Ge => Range::new(other.lo.clone(), Bound::PosInf),
+            BinOp::Eq => other.clone(),
+            BinOp::Ne => {
+                let Some(e) = other.as_singleton() else {
+                    return;
+                };
+                if strict == 0 {
+                    return;
+                }
+                let point = Bound::Finite(e.clone());
+                let mut r = Range::top();
+                if current.lo == point {
+                    r.lo = bound::add_const(&point, 1, Side::Lo);
+                }
+                if current.hi == point {
+                    r.hi = bound::add_const(&point, -1, Side::Hi);
+                }
+                r
+            }
+            _ => return,
+        };
+        if limit.is_top() {
+            return;
+        }
+        let refined = current.intersect(&limit, env);
+        if refined.is_empty(env) {
+            state.reached = false;
+            state.ranges.clear();
+            state.facts.clear();
+            return;
+        }
+        if point {
+            if refined != current {
+                for m in self.class(x) {
+                    if state.get(m).is_some() {
+                        let r = match state.facts.get(&m) {
+                            Some(f) if m != x => f.intersect(&limit, env),
+                            _ => refined.clone(),
+                        };
+                        state.facts.insert(m, r);
+                    }
+                }
+            }
+        } else if refined != current {
+            for m in self.class(x) {
+                if let Some(r) = state.get(m).cloned() {
+                    let r = if m == x {
+                        refined.clone()
+                    } else {
+                        r.intersect(&limit, env)
+                    };
+                    state.set(m, r);
+                }
+            }
+        }
+        // `x = z + c`: the constraint moves to `z` shifted by `-c`.
+        if let InstKind::Binary(bop @ (BinOp::Add | BinOp::Sub), a, b) = self.func.inst(x).kind {
+            let c = |v: Value| self.func.const_int(v).and_then(|c| i64::try_from(c).ok());
+            let (z, shift) = match (bop, c(a), c(b)) {
+                (BinOp::Add, _, Some(k)) => (a, -k),
+                (BinOp::Add, Some(k), _) => (b, -k),
+                (BinOp::Sub, _, Some(k)) => (a, k),
+                _ => return,
+            };
+            if self.is_integral(z) {
+                self.constrain(state, env, z, op, &other.add_const(shift), depth + 1);
+            }
+        }
+    }
+
+    // ---- instructions ------------------------------------------------------------------
+
+    fn type_limits(&self, ty: TypeId) -> Option<(BigInt, BigInt)> {
+        let t = &self.program.types;
+        if self.is_bool(ty) {
+            return Some((BigInt::zero(), BigInt::one()));
+        }
+        let bits = 8 * t.size_of(ty)? as usize;
+        Some(if t.is_signed(ty) {
+            (
+                -(BigInt::one() << (bits - 1)),
+                (BigInt::one() << (bits - 1)) - 1,
+            )
+        } else {
+            (BigInt::zero(), (BigInt::one() << bits) - 1)
+        })
+    }
+
+    /// `r` if it provably fits in `ty`, else the whole type (wrap-around).
+    fn fit(&self, r: Range, ty: TypeId, env: &SignEnv) -> Range {
+        let Some((min, max)) = self.type_limits(ty) else {
+            return r;
+        };
+        let (min, max) = (Bound::integer(min), Bound::integer(max));
+        if min.le(&r.lo, env) && r.hi.le(&max, env) {
+            r
+        } else {
+            Range::new(min, max)
+        }
+    }
+
+    fn cast(&self, r: Range, from: TypeId, to: TypeId, env: &SignEnv) -> Range {
+        let t = &self.program.types;
+        if self.is_bool(to) {
+            return Range::constants(0, 1).intersect(&r, env);
+        }
+        if t.is_integer(to) {
+            if t.is_integer(from) {
+                if self.preserving_cast(from, to) {
+                    r
+                } else {
+                    self.fit(r, to, env)
+                }
+            } else if t.is_pointer(from) {
+                r
+            } else {
+                Range::top()
+            }
+        } else if t.is_pointer(to) {
+            if t.is_pointer(from) || t.is_integer(from) {
+                r
+            } else {
+                Range::top()
+            }
+        } else if t.is_float(to) && (t.is_integer(from) || t.is_float(from)) {
+            r
+        } else {
+            Range::top()
+        }
+    }
+
+    /// Unsigned arithmetic wraps: a result that may be negative can be anything.
+    fn unsigned_wrap(&self, r: Range, ty: TypeId, env: &SignEnv) -> Range {
+        let t = &self.program.types;
+        if t.is_integer(ty) && !t.is_signed(ty) && !self.is_bool(ty) && !r.is_non_negative(env) {
+            match self.type_limits(ty) {
+                Some((min, max)) => Range::new(Bound::integer(min), Bound::integer(max)),
+                None => Range::top(),
+            }
+        } else {
+            r
+        }
+    }
+
+    fn binary(&self, op: BinOp, ra: &Range, rb: &Range, ty: TypeId, env: &SignEnv) -> Range {
+        let shift = |r: &Range| {
+            r.as_integer()
+                .and_then(|k| u32::try_from(k).ok())
+                .filter(|k| *k < 128)
+        };
+        let r = match op {
+            _ if op.is_comparison() => return Range::constants(0, 1),
+            _ if self.program.types.is_float(ty) => return Range::top(),
+            BinOp::Add => ra.add(rb),
+            BinOp::Sub => ra.sub(rb),
+            BinOp::Mul => ra.mul(rb, env),
+            BinOp::Div => ra.div(rb, env),
+            BinOp::Rem => ra.rem(rb, env),
+            BinOp::Shl => match shift(rb) {
+                Some(k) => ra.shl(k),
+                None => Range::top(),
+            },
+            BinOp::Shr => match shift(rb) {
+                Some(k) => ra.shr(k),
+                None => Range::top(),
+            },
+            BinOp::BitAnd => ra.bit_and(rb, env),
+            BinOp::BitXor if rb.as_integer() == Some(BigInt::from(-1)) => ra.neg().add_const(-1),
+            BinOp::BitXor if ra.as_integer() == Some(BigInt::from(-1)) => rb.neg().add_const(-1),
+            BinOp::BitOr | BinOp::BitXor => ra.bit_or_xor(rb, env),
+            _ => Range::top(),
+        };
+        self.unsigned_wrap(r, ty, env)
+    }
+
+    /// The range of a non-phi instruction's result (`None` for results with no value).
+    fn eval(&self, state: &RangeState, env: &SignEnv, v: Value, block: Block) -> Option<Range> {
+        let inst = self.func.inst(v);
+        let get = |x: Value| state.range(x);
+        Some(match &inst.kind {
+            InstKind::Param(_) => self.symbol_of(v),
+            InstKind::Const(Constant::Int(c)) => Range::singleton(Expr::integer(BigInt::from(*c))),
+            InstKind::Const(Constant::Float(f)) => match BigRational::from_float(*f) {
+                Some(q) => Range::singleton(Expr::rational(q)),
+                None => Range::top(),
+            },
+            InstKind::Undef | InstKind::Phi(_) => Range::top(),
+            InstKind::Binary(BinOp::Mul, a, b)
+                if a == b && self.program.types.is_integer(inst.ty) =>
+            {
+                self.unsigned_wrap(get(*a).square(env), inst.ty, env)
+            }
+            InstKind::Binary(op, a, b) => self.binary(*op, &get(*a), &get(*b), inst.ty, env),
+            InstKind::Unary(UnOp::Neg, a) => {
+                if self.program.types.is_float(inst.ty) {
+                    get(*a).neg()
+                } else {
+                    self.unsigned_wrap(get(*a).neg(), inst.ty, env)
+                }
+            }
+            InstKind::Unary(UnOp::Not, _) => Range::constants(0, 1),
+            InstKind::Unary(UnOp::BitNot, a) => {
+                self.unsigned_wrap(get(*a).neg().add_const(-1), inst.ty, env)
+            }
+            InstKind::Cast(a) => self.cast(get(*a), self.ty(*a), inst.ty, env),
+            InstKind::Select {
+                cond,
+                then_value,
+                else_value,
+            } => self.select(state, env, v, block, *cond, *then_value, *else_value),
+            InstKind::Load { .. } => self.loads.get(&v).cloned().unwrap_or_else(Range::top),
+            InstKind::Store { .. } => return None,
+            InstKind::PtrAdd { base, index, scale } => {
+                get(*base).add(&get(*index).scale(&BigInt::from(*scale)))
+            }
+            InstKind::FieldAddr { base, offset, .. } => {
+                get(*base).add(&Range::singleton(Expr::integer(BigInt::from(*offset))))
+            }
+            InstKind::SlotAddr(_)
+            | InstKind::GlobalAddr(_)
+            | InstKind::FuncAddr(_)
+            | InstKind::StringAddr(_) => self.symbol_of(v),
+            InstKind::Call { .. } => {
+                if matches!(self.program.types.get(inst.ty), Type::Void) {
+                    return None;
+                }
+                Range::top()
+            }
+        })
+    }
+
+    /// Ternary expansion: each arm is evaluated in a copy of the state refined by the
+    /// condition, recomputing the block's earlier values so that arms derived from the
+    /// compared values (`x < 0 ? -x : x`) see the constraint too.
+    #[allow(clippy::too_many_arguments)]
+    fn select(
+        &self,
+        state: &RangeState,
+        env: &SignEnv,
+        v: Value,
+        block: Block,
+        cond: Value,
+        then_value: Value,
+        else_value: Value,
+    ) -> Range {
+        let mut arms = Vec::new();
+        for (taken, arm) in [(true, then_value), (false, else_value)] {
+            let mut s = state.clone();
+            self.refine_cond(&mut s, env, cond, taken, 0);
+            if !s.reached {
+                continue;
+            }
+            let arm_env = self.env_for(&s);
+            for &u in &self.func.block(block).insts {
+                if u == v {
+                    break;
+                }
+                let kind = &self.func.inst(u).kind;
+                if kind.is_phi() || matches!(kind, InstKind::Select { .. }) {
+                    continue;
+                }
+                let changed = kind.operands().iter().any(|o| s.get(*o) != state.get(*o));
+                if changed {
+                    if let Some(r) = self.eval(&s, &arm_env, u, block) {
+                        let r = match s.get(u) {
+                            Some(old) => old.intersect(&r, &arm_env),
+                            None => r,
+                        };
+                        s.set(u, r);
+                    }
+                }
+            }
+            arms.push(s.range(arm));
+        }
+        match arms.as_slice() {
+            [] => state.range(then_value).union(&state.range(else_value), env),
+            [one] => one.clone(),
+            [a, b, ..] => a.union(b, env),
+        }
+    }
+}
+
+impl ForwardAnalysis for RangeAnalysis<'_> {
+    type State = RangeState;
+
+    fn entry_state(&self, _: &Function) -> RangeState {
+        RangeState::new(true, false, self.env.clone())
+    }
+
+    fn bottom(&self, _: &Function) -> RangeState {
+        RangeState::new(false, false, self.env.clone())
+    }
+
+    fn top(&self, _: &Function) -> RangeState {
+        RangeState::new(true, true, self.env.clone())
+    }
+
+    fn transfer_block(&self, func: &Function, block: Block, state: &mut RangeState) {
+        if !state.reached || state.top {
+            return;
+        }
+        let env = self.env_for(state);
+        for &v in &func.block(block).insts {
+            if func.inst(v).kind.is_phi() {
+                continue;
+            }
+            if let Some(r) = self.eval(state, &env, v, block) {
+                state.set(v, r);
+            }
+        }
+    }
+
+    fn transfer_edge(&self, func: &Function, from: Block, to: Block, state: &mut RangeState) {
+        if !state.reached || state.top {
+            return;
+        }
+        if let Terminator::Branch {
+            cond,
+            then_block,
+            else_block,
+        } = func.block(from).terminator
+        {
+            if then_block != else_block {
+                let env = self.env_for(state);
+                self.refine_cond(state, &env, cond, to == then_block, 0);
+                if !state.reached {
+                    return;
+                }
+            }
+        }
+        for cl in &self.counted {
+            if cl.test_block == from && cl.body == to {
+                self.enter_counted_loop(cl, state);
+            }
+        }
+        // Phis read their arguments in the predecessor, all at once.
+        let mut phis = Vec::new();
+        for &v in &func.block(to).insts {
+            if let InstKind::Phi(args) = &func.inst(v).kind {
+                let r = args
+                    .iter()
+                    .find(|(b, _)| *b == from)
+                    .map(|(_, a)| state.range(*a))
+                    .unwrap_or_else(Range::top);
+                phis.push((v, r));
+            }
+        }
+        // Along a back edge, values of the loop body belong to the finished iteration; the
+        // header must not join them with the next one.
+        if let Some(l) = self
+            .forest
+            .loops
+            .iter()
+            .find(|l| l.header == to && l.contains(from))
+        {
+            state.ranges.retain(|v, _| !l.contains(func.inst(*v).block));
+            state.facts.retain(|v, _| !l.contains(func.inst(*v).block));
+        }
+        for (v, r) in phis {
+            state.set(v, r);
+        }
+    }
+}
