@@ -1,8 +1,8 @@
 //! `warpwise ir`: print the CDFG of each function with loops and induction variables.
 
 use crate::inputs::{collect, CFlags};
-use clap::{Args, ValueEnum};
 use analyses::annotate::{annotate_function, Annotation};
+use clap::{Args, ValueEnum};
 use frontend::ir::print::{print_dot, print_function_annotated};
 use frontend::loops::analyze_loops;
 use frontend::unit::load_unit;
@@ -95,13 +95,10 @@ pub fn run(args: &IrArgs) -> ExitCode {
                     } else {
                         annotate_function(program, func, &forest, &kinds)
                     };
-                    let mut text = print_function_annotated(
-                        program,
-                        func,
-                        Some(&forest),
-                        &locate,
-                        &|v| facts.text(v),
-                    );
+                    let mut text =
+                        print_function_annotated(program, func, Some(&forest), &locate, &|v| {
+                            facts.text(v)
+                        });
                     for note in &facts.notes {
                         text.push_str(&format!("  ; note {note}\n"));
                     }

@@ -198,14 +198,21 @@ fn derives_from(func: &Function, mut v: Value, root: Value) -> bool {
             return true;
         }
         v = match &func.inst(v).kind {
-            InstKind::PtrAdd { base, .. } | InstKind::FieldAddr { base, .. } | InstKind::Cast(base) => {
-                *base
-            }
+            InstKind::PtrAdd { base, .. }
+            | InstKind::FieldAddr { base, .. }
+            | InstKind::Cast(base) => *base,
             _ => return false,
         };
     }
     false
 }
+
+/// Library functions that use a pointer argument only during the call (initializers such
+/// as `int t[4] = {...}` are lowered to `memset`).
+const NON_CAPTURING: &[&str] = &[
+    "memset", "memcpy", "memmove", "memcmp", "strlen", "strcmp", "strncmp", "strcpy", "strncpy",
+    "printf", "fprintf", "sprintf", "snprintf", "puts", "fputs",
+];
 
 /// Slots whose address reaches something other than loads, stores and address arithmetic:
 /// only those can be reached through other pointers.
@@ -221,6 +228,10 @@ fn escaped_slots(program: &Program, func: &Function) -> HashSet<Slot> {
     for v in func.values() {
         let escaping: Vec<Value> = match &func.inst(v).kind {
             InstKind::Store { value, .. } => vec![*value],
+            InstKind::Call {
+                callee: Callee::Direct(name),
+                ..
+            } if NON_CAPTURING.contains(&name.as_str()) => Vec::new(),
             InstKind::Call { args, .. } => args.clone(),
             InstKind::Phi(args) => args.iter().map(|(_, a)| *a).collect(),
             InstKind::Cast(a) if !program.types.is_pointer(func.inst(v).ty) => vec![*a],
@@ -404,9 +415,7 @@ pub fn loop_invariants(
                         if killed(v, *addr, &mut needs) {
                             Inv::Variant
                         } else {
-                            if !needs.is_empty()
-                                && !load_assumptions.iter().any(|(w, _)| *w == v)
-                            {
+                            if !needs.is_empty() && !load_assumptions.iter().any(|(w, _)| *w == v) {
                                 load_assumptions.push((v, needs));
                             }
                             Inv::Invariant
@@ -415,7 +424,8 @@ pub fn loop_invariants(
                     other => other,
                 },
                 InstKind::Call { callee, args } => {
-                    let pure = matches!(callee, Callee::Direct(n) if pure_library_function(n).is_some());
+                    let pure =
+                        matches!(callee, Callee::Direct(n) if pure_library_function(n).is_some());
                     if pure {
                         args.iter().fold(Inv::Invariant, |acc, a| acc.and(get(*a)))
                     } else {
@@ -446,7 +456,8 @@ pub fn loop_invariants(
         .iter()
         .copied()
         .filter(|v| {
-            matches!(func.inst(*v).kind, InstKind::Load { .. }) && state[v.index()] == Inv::Invariant
+            matches!(func.inst(*v).kind, InstKind::Load { .. })
+                && state[v.index()] == Inv::Invariant
         })
         .collect();
     for (v, needs) in load_assumptions {
@@ -482,5 +493,6 @@ fn disjoint_offsets(
     let size = |v: Value| program.types.size_of(func.inst(v).ty).unwrap_or(u64::MAX);
     let (load_size, store_size) = (size(load), size(store));
     // load at b + diff: disjoint if it starts after the store ends or ends before it starts.
-    diff >= num_bigint::BigInt::from(store_size) || -diff.clone() >= num_bigint::BigInt::from(load_size)
+    diff >= num_bigint::BigInt::from(store_size)
+        || -diff.clone() >= num_bigint::BigInt::from(load_size)
 }

@@ -236,7 +236,10 @@ impl SignFacts {
     /// The sign of `value` where it is defined (empty for values never reached and for
     /// stores and void calls).
     pub fn of(&self, value: Value) -> SignSet {
-        self.at_def.get(value.index()).copied().unwrap_or(SignSet::EMPTY)
+        self.at_def
+            .get(value.index())
+            .copied()
+            .unwrap_or(SignSet::EMPTY)
     }
 
     /// Whether `block` is reachable according to the analysis (infeasible branches are not).
@@ -463,8 +466,11 @@ impl<'a> SignAnalysis<'a> {
             return raw;
         }
         let raw = if r.never_negative() {
-            raw.intersect(SignSet::NON_NEG)
-                .union(if raw.has_neg() { SignSet::POS } else { SignSet::EMPTY })
+            raw.intersect(SignSet::NON_NEG).union(if raw.has_neg() {
+                SignSet::POS
+            } else {
+                SignSet::EMPTY
+            })
         } else {
             raw
         };
@@ -605,8 +611,7 @@ impl<'a> SignAnalysis<'a> {
                 }
             }
         };
-        let s = if unsigned && matches!(op, BinOp::Add | BinOp::Mul | BinOp::Shl) && s.has_pos()
-        {
+        let s = if unsigned && matches!(op, BinOp::Add | BinOp::Mul | BinOp::Shl) && s.has_pos() {
             // Unsigned arithmetic wraps; a positive result may wrap to 0.
             s.union(SignSet::ZERO)
         } else {
@@ -723,8 +728,12 @@ impl<'a> SignAnalysis<'a> {
                     if !self.refine(state, a, bound_by(rel, state.get(b)), &mut changed) {
                         return false;
                     }
-                    if !self.refine(state, b, bound_by(rel.swapped(), state.get(a)), &mut changed)
-                    {
+                    if !self.refine(
+                        state,
+                        b,
+                        bound_by(rel.swapped(), state.get(a)),
+                        &mut changed,
+                    ) {
                         return false;
                     }
                     self.refine_by_reconstruction(state, a, b, rel, &mut changed);
@@ -791,7 +800,10 @@ impl<'a> SignAnalysis<'a> {
             for y in ys {
                 let Ok(diff) = x.checked_sub(y) else { return };
                 if diff.vars().is_empty() {
-                    if sign_of(&diff, &env).intersect(difference_sign(rel)).is_empty() {
+                    if sign_of(&diff, &env)
+                        .intersect(difference_sign(rel))
+                        .is_empty()
+                    {
                         continue;
                     }
                 }
@@ -872,9 +884,7 @@ fn cast_sign(s: SignSet, from: Repr, to: Repr) -> SignSet {
                 SignSet::POS
             })
         }
-        (Repr::Unsigned(a), Repr::Signed(b)) if a == b => {
-            zero.union(nonzero.union(SignSet::NEG))
-        }
+        (Repr::Unsigned(a), Repr::Signed(b)) if a == b => zero.union(nonzero.union(SignSet::NEG)),
         (Repr::Pointer, Repr::Signed(8)) => zero.union(SignSet::NON_ZERO),
         (Repr::Pointer, Repr::Unsigned(8)) => s.intersect(SignSet::NON_NEG).union(nonzero),
         (Repr::Signed(_) | Repr::Unsigned(_) | Repr::Bool, Repr::Float(_)) => s,
@@ -936,8 +946,7 @@ impl ForwardAnalysis for SignAnalysis<'_> {
         } = func.block(from).terminator
         {
             // Both edges to the same block say nothing about the condition.
-            if then_block != else_block && !self.refine_condition(state, cond, to == then_block)
-            {
+            if then_block != else_block && !self.refine_condition(state, cond, to == then_block) {
                 *state = SignState::bottom(func.insts.len());
                 return;
             }

@@ -67,10 +67,8 @@ fn check(src: &str, injected: &[(&str, SignSet)], expected: &[(&str, SignSet)]) 
     let unit = load(&path);
     let program = &unit.lowered.program;
     let func = program.function("f").expect("function f");
-    let injected: HashMap<Value, SignSet> = injected
-        .iter()
-        .map(|(n, s)| (param(func, n), *s))
-        .collect();
+    let injected: HashMap<Value, SignSet> =
+        injected.iter().map(|(n, s)| (param(func, n), *s)).collect();
     let facts = analyse(program, func, &injected);
     assert_eq!(facts.gave_up, None);
     for (call, want) in expected {
@@ -234,7 +232,9 @@ fn soundness_against_concrete_executions() {
         .status()
         .expect("run cc");
     assert!(status.success(), "cc failed");
-    let output = std::process::Command::new(&exe).output().expect("run fixture");
+    let output = std::process::Command::new(&exe)
+        .output()
+        .expect("run fixture");
     let mut concrete: BTreeMap<String, SignSet> = BTreeMap::new();
     for line in String::from_utf8_lossy(&output.stdout).lines() {
         let (name, value) = line.rsplit_once(' ').expect("name value");
