@@ -166,7 +166,7 @@ fn compare_signs(rel: BinOp, a: SignSet, b: SignSet) -> SignSet {
             if !x.is_subset(a) || !y.is_subset(b) {
                 continue;
             }
-            let ord = (rank(x) as i32).cmp(&rank(y));
+            let ord = rank(x).cmp(&rank(y));
             let known = if x == y && x != SignSet::ZERO {
                 None
             } else {
@@ -799,13 +799,12 @@ impl<'a> SignAnalysis<'a> {
         for x in xs {
             for y in ys {
                 let Ok(diff) = x.checked_sub(y) else { return };
-                if diff.vars().is_empty() {
-                    if sign_of(&diff, &env)
+                if diff.vars().is_empty()
+                    && sign_of(&diff, &env)
                         .intersect(difference_sign(rel))
                         .is_empty()
-                    {
-                        continue;
-                    }
+                {
+                    continue;
                 }
                 let solved = solve_signs(&[Equation::new(Expr::var("#d"), diff)], &env);
                 if vars.iter().any(|var| solved.get(var).is_empty()) {
