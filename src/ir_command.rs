@@ -1,8 +1,9 @@
 //! `warpwise ir`: print the CDFG of each function with loops and induction variables.
 
 use crate::inputs::{collect, CFlags};
+use analyses::annotate::{annotate_function, Annotation};
 use clap::{Args, ValueEnum};
-use frontend::ir::print::{print_dot, print_function};
+use frontend::ir::print::{print_dot, print_function_annotated};
 use frontend::loops::analyze_loops;
 use frontend::unit::load_unit;
 use std::io::Write;
@@ -21,6 +22,30 @@ pub struct IrArgs {
     pub function: Option<String>,
     #[arg(long, value_enum, default_value_t = IrFormat::Text)]
     pub format: IrFormat,
+    /// Append analysis facts to each instruction (text format; repeatable or comma-separated).
+    #[arg(long, value_enum, value_delimiter = ',')]
+    pub annotate: Vec<AnnotateKind>,
+}
+
+/// Facts `--annotate` can print. (`ranges` comes with range analysis.)
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum AnnotateKind {
+    /// Sign set of each value where it is defined.
+    Signs,
+    /// `inv`/`var` for each loop containing the instruction.
+    Invariants,
+    /// Reconstructed symbolic expressions.
+    Exprs,
+}
+
+impl From<AnnotateKind> for Annotation {
+    fn from(k: AnnotateKind) -> Annotation {
+        match k {
+            AnnotateKind::Signs => Annotation::Signs,
+            AnnotateKind::Invariants => Annotation::Invariants,
+            AnnotateKind::Exprs => Annotation::Exprs,
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -62,7 +87,23 @@ pub fn run(args: &IrArgs) -> ExitCode {
             analysed += 1;
             let forest = analyze_loops(func);
             let text = match args.format {
-                IrFormat::Text => print_function(program, func, Some(&forest), &locate),
+                IrFormat::Text => {
+                    let kinds: Vec<Annotation> =
+                        args.annotate.iter().map(|k| (*k).into()).collect();
+                    let facts = if kinds.is_empty() {
+                        Default::default()
+                    } else {
+                        annotate_function(program, func, &forest, &kinds)
+                    };
+                    let mut text =
+                        print_function_annotated(program, func, Some(&forest), &locate, &|v| {
+                            facts.text(v)
+                        });
+                    for note in &facts.notes {
+                        text.push_str(&format!("  ; note {note}\n"));
+                    }
+                    text
+                }
                 IrFormat::Dot => print_dot(program, func, Some(&forest)),
             };
             if writeln!(out, "{text}").is_err() {

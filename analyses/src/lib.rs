@@ -1,6 +1,9 @@
 //! Static analyses on the CDFG (thesis §8): dataflow framework, sign, loop-invariant, reconstruction, range.
 
+pub mod annotate;
 pub mod framework;
+pub mod invariant;
 pub mod range;
 pub mod reconstruct;
+pub mod sign;
 pub mod symbols;

@@ -252,6 +252,21 @@ pub fn print_function(
     forest: Option<&LoopForest>,
     locate: Locate,
 ) -> String {
+    print_function_annotated(program, func, forest, locate, &|_| None)
+}
+
+/// Per-value text appended to instruction lines by [`print_function_annotated`].
+pub type Annotate<'a> = &'a dyn Fn(Value) -> Option<String>;
+
+/// [`print_function`] with `annotate`'s text, if any, after each instruction line (analysis
+/// facts for `warpwise ir --annotate`).
+pub fn print_function_annotated(
+    program: &Program,
+    func: &Function,
+    forest: Option<&LoopForest>,
+    locate: Locate,
+    annotate: Annotate,
+) -> String {
     let mut out = String::new();
     let params: Vec<String> = func
         .params
@@ -286,7 +301,7 @@ pub fn print_function(
         print_loops(&mut out, func, forest, locate);
     }
     for b in func.blocks() {
-        print_block(&mut out, program, func, b, forest);
+        print_block(&mut out, program, func, b, forest, annotate);
     }
     out
 }
@@ -385,6 +400,7 @@ fn print_block(
     func: &Function,
     b: Block,
     forest: Option<&LoopForest>,
+    annotate: Annotate,
 ) {
     let data = func.block(b);
     let preds: Vec<String> = data.preds.iter().map(|p| p.to_string()).collect();
@@ -414,6 +430,11 @@ fn print_block(
             .as_deref()
             .map(|n| format!("    ; {n}"))
             .unwrap_or_default();
+        let name = match annotate(v) {
+            Some(note) if name.is_empty() => format!("    ; {note}"),
+            Some(note) => format!("{name}  {note}"),
+            None => name,
+        };
         if matches!(inst.kind, InstKind::Store { .. }) || is_void_call(program, func, v) {
             let _ = writeln!(out, "  {text}{name}");
         } else {
@@ -514,7 +535,7 @@ pub fn print_dot(program: &Program, func: &Function, forest: Option<&LoopForest>
     );
     for b in func.blocks() {
         let mut text = String::new();
-        print_block(&mut text, program, func, b, forest);
+        print_block(&mut text, program, func, b, forest, &|_| None);
         let is_header = forest.is_some_and(|f| f.ids().any(|id| f.loop_(id).header == b));
         let style = if is_header { ", style=bold" } else { "" };
         let label = escape_dot(&text).replace("\\n", "\\l");

@@ -1,0 +1,498 @@
+//! Loop-invariant analysis (thesis §8.6): which values of a loop are the same in every
+//! iteration, so that loads such as `image->width` can be used as one symbolic constant.
+//!
+//! One global map {Uninitialized, Invariant, Variant} per value suffices in SSA form. Values
+//! defined outside the loop and constants are invariant; an operation is invariant iff all
+//! its operands are (the thesis' `&inv`); a phi inside the loop is variant unless all its
+//! arguments other than itself are one invariant value. A load is invariant iff its
+//! address is invariant and nothing in the loop may write that memory: no store that may
+//! alias (decided on the base object of the two addresses, see [`AliasPolicy`], and on
+//! constant offsets between addresses of one base), and no call that may write memory.
+
+use crate::reconstruct::Reconstruction;
+use crate::sign::pure_library_function;
+use frontend::ir::{Callee, Function, GlobalId, InstKind, Program, Slot, Value};
+use frontend::loops::{LoopForest, LoopId};
+use std::collections::{BTreeSet, HashSet};
+
+/// How pointers that C allows to alias are treated.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AliasPolicy {
+    /// Any memory reached from a pointer parameter, a global or an unknown pointer may be
+    /// any other such memory.
+    Conservative,
+    /// The thesis' assumption: memory reached from distinct pointer parameters (and through
+    /// pointers loaded from them, such as `in->pixmap` and `out->pixmap`) and from globals
+    /// is disjoint. Results that need it carry the assumption as text for the user.
+    DistinctParameters,
+}
+
+/// The loop-invariance lattice of §8.6.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Inv {
+    Uninitialized,
+    Invariant,
+    Variant,
+}
+
+impl Inv {
+    /// The thesis' `&inv`.
+    fn and(self, other: Inv) -> Inv {
+        match (self, other) {
+            (Inv::Uninitialized, _) | (_, Inv::Uninitialized) => Inv::Uninitialized,
+            (Inv::Variant, _) | (_, Inv::Variant) => Inv::Variant,
+            _ => Inv::Invariant,
+        }
+    }
+}
+
+/// The result for one loop.
+#[derive(Clone, Debug)]
+pub struct Invariants {
+    pub loop_id: LoopId,
+    state: Vec<Inv>,
+    loads: Vec<Value>,
+    /// Pointer parameters whose memory was assumed disjoint to prove some load invariant
+    /// (only with [`AliasPolicy::DistinctParameters`]).
+    pub assumed_distinct: BTreeSet<String>,
+}
+
+impl Invariants {
+    /// Whether `value` has the same value in every iteration of the loop (values defined
+    /// outside the loop are).
+    pub fn is_invariant(&self, value: Value) -> bool {
+        self.state.get(value.index()) == Some(&Inv::Invariant)
+    }
+
+    pub fn get(&self, value: Value) -> Inv {
+        self.state
+            .get(value.index())
+            .copied()
+            .unwrap_or(Inv::Uninitialized)
+    }
+
+    /// Loads inside the loop that read the same value in every iteration.
+    pub fn invariant_loads(&self) -> Vec<Value> {
+        self.loads.clone()
+    }
+
+    /// The aliasing assumption the result depends on, for the report; `None` if none.
+    pub fn assumption(&self) -> Option<String> {
+        if self.assumed_distinct.is_empty() {
+            return None;
+        }
+        let names: Vec<String> = self
+            .assumed_distinct
+            .iter()
+            .map(|n| format!("`{n}`"))
+            .collect();
+        Some(format!(
+            "assumes that memory reached through {} does not overlap (distinct pointer \
+             parameters do not alias)",
+            names.join(", ")
+        ))
+    }
+}
+
+/// Where an address points: the object it is derived from and how many pointer loads lie
+/// between that object and the address (`p->data[i]` is `Param(p)` at depth 1).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+enum Base {
+    Local(Slot),
+    Global(GlobalId),
+    Param(u32),
+    Unknown,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+struct Region {
+    base: Base,
+    depth: u32,
+}
+
+impl Region {
+    const UNKNOWN: Region = Region {
+        base: Base::Unknown,
+        depth: 0,
+    };
+
+    /// Pointers stored in locals and globals may point anywhere.
+    fn normalized(self) -> Region {
+        match self.base {
+            Base::Local(_) | Base::Global(_) if self.depth > 0 => Region::UNKNOWN,
+            _ => self,
+        }
+    }
+}
+
+fn region(func: &Function, v: Value, visiting: &mut HashSet<Value>) -> Region {
+    if !visiting.insert(v) {
+        return Region::UNKNOWN;
+    }
+    let r = match &func.inst(v).kind {
+        InstKind::PtrAdd { base, .. } | InstKind::FieldAddr { base, .. } | InstKind::Cast(base) => {
+            region(func, *base, visiting)
+        }
+        InstKind::SlotAddr(s) => Region {
+            base: Base::Local(*s),
+            depth: 0,
+        },
+        InstKind::GlobalAddr(g) => Region {
+            base: Base::Global(*g),
+            depth: 0,
+        },
+        InstKind::Param(i) => Region {
+            base: Base::Param(*i),
+            depth: 0,
+        },
+        InstKind::Load { addr } => {
+            // A parameter spilled to a slot reads back as the parameter.
+            if let InstKind::SlotAddr(s) = func.inst(*addr).kind {
+                if let Some(i) = func.params.iter().position(|p| p.slot == Some(s)) {
+                    visiting.remove(&v);
+                    return Region {
+                        base: Base::Param(i as u32),
+                        depth: 0,
+                    };
+                }
+            }
+            let r = region(func, *addr, visiting);
+            Region {
+                base: r.base,
+                depth: r.depth + 1,
+            }
+            .normalized()
+        }
+        InstKind::Phi(args) => {
+            let mut out: Option<Region> = None;
+            for (_, a) in args {
+                if *a == v {
+                    continue;
+                }
+                let r = region(func, *a, visiting);
+                // Pointer increments (`p = p + 1`) cycle back to the phi: ignore that arm.
+                if r == Region::UNKNOWN && derives_from(func, *a, v) {
+                    continue;
+                }
+                match &out {
+                    None => out = Some(r),
+                    Some(o) if *o == r => {}
+                    Some(_) => {
+                        out = Some(Region::UNKNOWN);
+                        break;
+                    }
+                }
+            }
+            out.unwrap_or(Region::UNKNOWN)
+        }
+        _ => Region::UNKNOWN,
+    };
+    visiting.remove(&v);
+    r
+}
+
+/// Whether `v` is `root` plus pointer arithmetic.
+fn derives_from(func: &Function, mut v: Value, root: Value) -> bool {
+    for _ in 0..64 {
+        if v == root {
+            return true;
+        }
+        v = match &func.inst(v).kind {
+            InstKind::PtrAdd { base, .. }
+            | InstKind::FieldAddr { base, .. }
+            | InstKind::Cast(base) => *base,
+            _ => return false,
+        };
+    }
+    false
+}
+
+/// Library functions that use a pointer argument only during the call (initializers such
+/// as `int t[4] = {...}` are lowered to `memset`).
+const NON_CAPTURING: &[&str] = &[
+    "memset", "memcpy", "memmove", "memcmp", "strlen", "strcmp", "strncmp", "strcpy", "strncpy",
+    "printf", "fprintf", "sprintf", "snprintf", "puts", "fputs",
+];
+
+/// Slots whose address reaches something other than loads, stores and address arithmetic:
+/// only those can be reached through other pointers.
+fn escaped_slots(program: &Program, func: &Function) -> HashSet<Slot> {
+    let mut out = HashSet::new();
+    let local = |v: Value| match region(func, v, &mut HashSet::new()) {
+        Region {
+            base: Base::Local(s),
+            depth: 0,
+        } => Some(s),
+        _ => None,
+    };
+    for v in func.values() {
+        let escaping: Vec<Value> = match &func.inst(v).kind {
+            InstKind::Store { value, .. } => vec![*value],
+            InstKind::Call {
+                callee: Callee::Direct(name),
+                ..
+            } if NON_CAPTURING.contains(&name.as_str()) => Vec::new(),
+            InstKind::Call { args, .. } => args.clone(),
+            InstKind::Phi(args) => args.iter().map(|(_, a)| *a).collect(),
+            InstKind::Cast(a) if !program.types.is_pointer(func.inst(v).ty) => vec![*a],
+            _ => Vec::new(),
+        };
+        for e in escaping {
+            if let Some(s) = local(e) {
+                out.insert(s);
+            }
+        }
+    }
+    for b in func.blocks() {
+        if let frontend::ir::Terminator::Return(Some(r)) = func.block(b).terminator {
+            if let Some(s) = local(r) {
+                out.insert(s);
+            }
+        }
+    }
+    out
+}
+
+/// Whether calling `name` may write memory of the caller.
+fn call_may_write(program: &Program, callee: &Callee, depth: u32, stack: &mut Vec<String>) -> bool {
+    let Callee::Direct(name) = callee else {
+        return true;
+    };
+    if pure_library_function(name).is_some() {
+        return false;
+    }
+    let Some(f) = program.function(name) else {
+        return true;
+    };
+    if depth > 4 || stack.contains(name) {
+        return true;
+    }
+    stack.push(name.clone());
+    let writes = f.values().any(|v| match &f.inst(v).kind {
+        InstKind::Store { addr, .. } => !matches!(
+            region(f, *addr, &mut HashSet::new()),
+            Region {
+                base: Base::Local(_),
+                depth: 0
+            }
+        ),
+        InstKind::Call { callee, .. } => call_may_write(program, callee, depth + 1, stack),
+        _ => false,
+    });
+    stack.pop();
+    writes
+}
+
+/// Computes the invariant values of loop `loop_id`.
+pub fn loop_invariants(
+    program: &Program,
+    func: &Function,
+    forest: &LoopForest,
+    loop_id: LoopId,
+    rec: &Reconstruction,
+    policy: AliasPolicy,
+) -> Invariants {
+    let l = forest.loop_(loop_id);
+    let in_loop = |v: Value| l.contains(func.inst(v).block);
+    let mut state: Vec<Inv> = func
+        .values()
+        .map(|v| {
+            if in_loop(v) {
+                Inv::Uninitialized
+            } else {
+                Inv::Invariant
+            }
+        })
+        .collect();
+
+    // Memory effects of the loop.
+    let mut stores = Vec::new();
+    let mut clobbering_call = false;
+    for &b in &l.blocks {
+        for &v in &func.block(b).insts {
+            match &func.inst(v).kind {
+                InstKind::Store { addr, .. } => stores.push((v, *addr)),
+                InstKind::Call { callee, .. } => {
+                    clobbering_call |= call_may_write(program, callee, 0, &mut Vec::new());
+                }
+                _ => {}
+            }
+        }
+    }
+    let escaped = escaped_slots(program, func);
+    let mut assumed = BTreeSet::new();
+    let param_name = |i: u32| {
+        func.params
+            .get(i as usize)
+            .and_then(|p| p.name.clone())
+            .unwrap_or_else(|| format!("arg{i}"))
+    };
+
+    // Whether a store in the loop may write what `load` reads; records the assumption
+    // when only DistinctParameters rules it out.
+    let killed = |load: Value, addr: Value, assumed: &mut BTreeSet<String>| -> bool {
+        if clobbering_call {
+            return true;
+        }
+        let lr = region(func, addr, &mut HashSet::new());
+        if let Base::Local(s) = lr.base {
+            if lr.depth == 0 && !escaped.contains(&s) {
+                return stores.iter().any(|&(st, sa)| {
+                    region(func, sa, &mut HashSet::new()) == lr
+                        && !disjoint_offsets(program, func, rec, load, addr, st, sa)
+                });
+            }
+        }
+        let mut needs = Vec::new();
+        for &(st, sa) in &stores {
+            let sr = region(func, sa, &mut HashSet::new());
+            if sr == lr {
+                if !disjoint_offsets(program, func, rec, load, addr, st, sa) {
+                    return true;
+                }
+                continue;
+            }
+            let distinct_objects = match (&lr.base, &sr.base) {
+                (Base::Local(a), Base::Local(b)) if lr.depth == 0 && sr.depth == 0 => a != b,
+                (Base::Global(a), Base::Global(b)) if lr.depth == 0 && sr.depth == 0 => a != b,
+                (Base::Local(s), _) if lr.depth == 0 => !escaped.contains(s),
+                (_, Base::Local(s)) if sr.depth == 0 => !escaped.contains(s),
+                (Base::Local(_), Base::Global(_)) | (Base::Global(_), Base::Local(_)) => true,
+                _ => false,
+            };
+            if distinct_objects {
+                continue;
+            }
+            let assumable = !matches!(lr.base, Base::Unknown) && !matches!(sr.base, Base::Unknown);
+            if policy == AliasPolicy::DistinctParameters && assumable {
+                for r in [&lr, &sr] {
+                    if let Base::Param(i) = r.base {
+                        needs.push(param_name(i));
+                    }
+                }
+                continue;
+            }
+            return true;
+        }
+        assumed.extend(needs);
+        false
+    };
+
+    let rpo = crate::framework::reverse_postorder(func);
+    let order: Vec<Value> = rpo
+        .iter()
+        .filter(|b| l.contains(**b))
+        .flat_map(|b| func.block(*b).insts.iter().copied())
+        .collect();
+    let mut load_assumptions: Vec<(Value, BTreeSet<String>)> = Vec::new();
+    for _ in 0..order.len() + 2 {
+        let mut changed = false;
+        for &v in &order {
+            let get = |w: Value| state[w.index()];
+            let new = match &func.inst(v).kind {
+                InstKind::Const(_)
+                | InstKind::SlotAddr(_)
+                | InstKind::GlobalAddr(_)
+                | InstKind::FuncAddr(_)
+                | InstKind::StringAddr(_)
+                | InstKind::Param(_) => Inv::Invariant,
+                InstKind::Undef | InstKind::Store { .. } => Inv::Variant,
+                InstKind::Phi(args) => {
+                    let others: BTreeSet<Value> =
+                        args.iter().map(|(_, a)| *a).filter(|a| *a != v).collect();
+                    match others.iter().next() {
+                        Some(&a) if others.len() == 1 => match get(a) {
+                            Inv::Invariant => Inv::Invariant,
+                            Inv::Uninitialized => Inv::Uninitialized,
+                            Inv::Variant => Inv::Variant,
+                        },
+                        _ => Inv::Variant,
+                    }
+                }
+                InstKind::Load { addr } => match get(*addr) {
+                    Inv::Invariant => {
+                        let mut needs = BTreeSet::new();
+                        if killed(v, *addr, &mut needs) {
+                            Inv::Variant
+                        } else {
+                            if !needs.is_empty() && !load_assumptions.iter().any(|(w, _)| *w == v) {
+                                load_assumptions.push((v, needs));
+                            }
+                            Inv::Invariant
+                        }
+                    }
+                    other => other,
+                },
+                InstKind::Call { callee, args } => {
+                    let pure =
+                        matches!(callee, Callee::Direct(n) if pure_library_function(n).is_some());
+                    if pure {
+                        args.iter().fold(Inv::Invariant, |acc, a| acc.and(get(*a)))
+                    } else {
+                        Inv::Variant
+                    }
+                }
+                kind => kind
+                    .operands()
+                    .iter()
+                    .fold(Inv::Invariant, |acc, a| acc.and(get(*a))),
+            };
+            if new != state[v.index()] {
+                state[v.index()] = new;
+                changed = true;
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    // What stays uninitialized sits on a cycle of phis with no invariant entry.
+    for v in &order {
+        if state[v.index()] == Inv::Uninitialized {
+            state[v.index()] = Inv::Variant;
+        }
+    }
+    let loads: Vec<Value> = order
+        .iter()
+        .copied()
+        .filter(|v| {
+            matches!(func.inst(*v).kind, InstKind::Load { .. })
+                && state[v.index()] == Inv::Invariant
+        })
+        .collect();
+    for (v, needs) in load_assumptions {
+        if state[v.index()] == Inv::Invariant {
+            assumed.extend(needs);
+        }
+    }
+    Invariants {
+        loop_id,
+        state,
+        loads,
+        assumed_distinct: assumed,
+    }
+}
+
+/// Whether the bytes `load` reads at `la` and `store` writes at `sa` cannot overlap because
+/// the two addresses differ by a constant at least the size of the lower access.
+fn disjoint_offsets(
+    program: &Program,
+    func: &Function,
+    rec: &Reconstruction,
+    load: Value,
+    la: Value,
+    store: Value,
+    sa: Value,
+) -> bool {
+    let (Some(a), Some(b)) = (rec.single(la), rec.single(sa)) else {
+        return false;
+    };
+    let Some(diff) = a.checked_sub(b).ok().and_then(|d| d.as_integer()) else {
+        return false;
+    };
+    let size = |v: Value| program.types.size_of(func.inst(v).ty).unwrap_or(u64::MAX);
+    let (load_size, store_size) = (size(load), size(store));
+    // load at b + diff: disjoint if it starts after the store ends or ends before it starts.
+    diff >= num_bigint::BigInt::from(store_size)
+        || -diff.clone() >= num_bigint::BigInt::from(load_size)
+}
