@@ -27,7 +27,7 @@ pub struct IrArgs {
     pub annotate: Vec<AnnotateKind>,
 }
 
-/// Facts `--annotate` can print. (`ranges` comes with range analysis.)
+/// Facts `--annotate` can print.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum AnnotateKind {
     /// Sign set of each value where it is defined.
@@ -36,6 +36,8 @@ pub enum AnnotateKind {
     Invariants,
     /// Reconstructed symbolic expressions.
     Exprs,
+    /// Symbolic ranges, e.g. `[0, n - 1]`.
+    Ranges,
 }
 
 impl From<AnnotateKind> for Annotation {
@@ -44,6 +46,7 @@ impl From<AnnotateKind> for Annotation {
             AnnotateKind::Signs => Annotation::Signs,
             AnnotateKind::Invariants => Annotation::Invariants,
             AnnotateKind::Exprs => Annotation::Exprs,
+            AnnotateKind::Ranges => Annotation::Ranges,
         }
     }
 }

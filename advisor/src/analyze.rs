@@ -3,7 +3,7 @@
 
 use crate::access::{collect_accesses, section, MemAccess};
 use crate::aliasing::{param_aliasing, ParamAliasing};
-use crate::calls::{classify, is_pure_builtin, CallKind};
+use crate::calls::{classify, CallKind};
 use crate::codes::{self, Code};
 use crate::dependence::{carried_dependences, Outcome};
 use crate::model::{
@@ -11,6 +11,7 @@ use crate::model::{
     Verdict,
 };
 use crate::space::{iteration_space, iv_range, Space};
+use analyses::invariant::{loop_invariants, AliasPolicy, Invariants};
 use analyses::reconstruct::{reconstruct, ReconstructConfig, Reconstruction};
 use analyses::symbols::SymbolOrigin;
 use frontend::ir::{Callee, Function, InstKind, Span, Value};
@@ -149,21 +150,22 @@ impl<'a> FunctionContext<'a> {
 
     /// Symbols whose value may change between iterations of loop `id`, other than the
     /// induction variables of the loops of the nest (which the dependence test renames).
-    fn variant_symbols(&self, id: LoopId, accesses: &[MemAccess]) -> HashSet<Var> {
+    fn variant_symbols(&self, id: LoopId) -> HashSet<Var> {
+        let invariants = self.invariants(id);
         let mut variant = HashSet::new();
         for symbol in self.rec.symbols.iter() {
             let defining = match &symbol.origin {
                 SymbolOrigin::Load { load, .. } => Some(*load),
                 SymbolOrigin::Phi(v) | SymbolOrigin::Opaque(v) => Some(*v),
                 SymbolOrigin::Induction(v) => {
-                    // Induction variables of loops of this nest are renamed by the test;
-                    // others defined inside (a second counter) vary.
-                    let in_nest = self
+                    // The index of a loop of the nest is renamed by the dependence test;
+                    // a second counter (`tmp++` next to `i += 4`) just varies.
+                    let primary = self
                         .forest
                         .loops
                         .iter()
-                        .any(|l| l.header == self.func.inst(*v).block);
-                    if in_nest {
+                        .any(|l| l.primary_iv().is_some_and(|iv| iv.phi == *v));
+                    if primary {
                         None
                     } else {
                         Some(*v)
@@ -172,7 +174,7 @@ impl<'a> FunctionContext<'a> {
                 _ => None,
             };
             if let Some(v) = defining {
-                if self.defined_in(id, v) && !self.load_is_invariant(id, v, accesses) {
+                if self.defined_in(id, v) && !invariants.is_invariant(v) {
                     variant.insert(symbol.var.clone());
                 }
             }
@@ -180,58 +182,18 @@ impl<'a> FunctionContext<'a> {
         variant
     }
 
-    /// A load inside the loop reads the same value in every iteration when its address
-    /// does not depend on the loop, and nothing in the loop may write that memory (no store
-    /// through the same or an unknown base, no call that may write memory).
-    fn load_is_invariant(&self, id: LoopId, v: Value, accesses: &[MemAccess]) -> bool {
-        let InstKind::Load { addr } = self.func.inst(v).kind else {
-            return false;
-        };
-        let l = self.forest.loop_(id);
-        let address_vars: BTreeSet<Var> = self.rec.of(addr).iter().flat_map(|e| e.vars()).collect();
-        for var in &address_vars {
-            let Some(symbol) = self.rec.symbols.info(var) else {
-                return false;
-            };
-            let defined_inside = match &symbol.origin {
-                SymbolOrigin::Param(_) | SymbolOrigin::Object(_) => false,
-                SymbolOrigin::Induction(d) | SymbolOrigin::Phi(d) | SymbolOrigin::Opaque(d) => {
-                    l.contains(self.func.inst(*d).block)
-                }
-                SymbolOrigin::Load { load, .. } => {
-                    *load != v
-                        && l.contains(self.func.inst(*load).block)
-                        && !self.load_is_invariant(id, *load, accesses)
-                }
-            };
-            if defined_inside {
-                return false;
-            }
-        }
-        let bases: BTreeSet<Option<Var>> = self
-            .rec
-            .of(addr)
-            .iter()
-            .map(|e| crate::access::split_base(e, &self.rec.symbols).0)
-            .collect();
-        for access in accesses.iter().filter(|a| a.is_store) {
-            for (base, _) in &access.alternatives {
-                if base.is_none() || bases.contains(base) || bases.contains(&None) {
-                    return false;
-                }
-            }
-        }
-        for &block in &l.blocks {
-            for &w in &self.func.block(block).insts {
-                if let InstKind::Call { callee, .. } = &self.func.inst(w).kind {
-                    match callee {
-                        Callee::Direct(name) if is_pure_builtin(name) => {}
-                        _ => return false,
-                    }
-                }
-            }
-        }
-        true
+    /// Loop-invariant analysis (thesis §8.6) for loop `id`. Distinct pointer parameters are
+    /// assumed not to overlap for this purpose (the thesis' assumption), and the report
+    /// says so when it mattered.
+    fn invariants(&self, id: LoopId) -> Invariants {
+        loop_invariants(
+            &self.unit.lowered.program,
+            self.func,
+            self.forest,
+            id,
+            self.rec,
+            AliasPolicy::DistinctParameters,
+        )
     }
 
     fn loop_facts(&self, id: LoopId) -> LoopFacts {
@@ -250,13 +212,18 @@ impl<'a> FunctionContext<'a> {
             .unwrap_or(0);
         let accesses = collect_accesses(self.func, self.forest, id, self.rec, &program.types);
 
+        let invariants = self.invariants(id);
+        if let Some(assumption) = invariants.assumption() {
+            facts.assumptions.push(assumption);
+        }
+
         // Normalizable (§4.1).
         match &l.normalizable {
             Normalizable::Yes => {}
             Normalizable::IfInvariant { loads } => {
                 let variant: Vec<&Value> = loads
                     .iter()
-                    .filter(|v| !self.load_is_invariant(id, **v, &accesses))
+                    .filter(|v| !invariants.is_invariant(**v))
                     .collect();
                 if !variant.is_empty() {
                     let names: Vec<String> = variant
@@ -339,7 +306,7 @@ impl<'a> FunctionContext<'a> {
         match crate::space::iteration_space_in_context(self.func, self.forest, id, self.rec) {
             Ok(space) => {
                 facts.assumptions.extend(space.assumptions.iter().cloned());
-                let variant = self.variant_symbols(id, &accesses);
+                let variant = self.variant_symbols(id);
                 self.memory_dependences(id, &accesses, &space, &variant, &mut facts);
             }
             Err(why) => {
@@ -703,7 +670,7 @@ impl<'a> FunctionContext<'a> {
         let l = self.forest.loop_(id);
         let accesses = collect_accesses(self.func, self.forest, id, self.rec, types);
         let space = iteration_space(self.func, self.forest, id, self.rec);
-        let variant = self.variant_symbols(id, &accesses);
+        let variant = self.variant_symbols(id);
         let mut out = Vec::new();
         let mut bases: BTreeMap<String, (Var, bool, bool, u64)> = BTreeMap::new();
         let mut unbased = Vec::new();

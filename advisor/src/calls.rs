@@ -123,11 +123,6 @@ const DEVICE_MATH: &[&str] = &[
 /// Functions CUDA kernels may call with device-side semantics that differ from the host.
 const ALLOCATORS: &[&str] = &["malloc", "free", "calloc", "realloc"];
 
-/// Pure functions for alias purposes: they neither read nor write program memory.
-pub fn is_pure_builtin(name: &str) -> bool {
-    DEVICE_MATH.contains(&name) && !matches!(name, "frexp" | "frexpf" | "modf" | "modff")
-}
-
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum CallKind {
     /// A CUDA device function exists.

@@ -19,6 +19,8 @@ pub enum Annotation {
     Invariants,
     /// The reconstructed expressions, e.g. `{i*N + j}`.
     Exprs,
+    /// The symbolic range of each value where it is defined, e.g. `[0, n - 1]`.
+    Ranges,
 }
 
 /// The text of every annotated value, and notes for the whole function (assumptions).
@@ -63,7 +65,25 @@ pub fn annotate_function(
     } else {
         Vec::new()
     };
+    // Range analysis gets the signs the sign analysis finds at function entry.
+    let ranges = kinds.contains(&Annotation::Ranges).then(|| {
+        let facts = signs
+            .clone()
+            .unwrap_or_else(|| sign_analysis(program, func, forest, &rec, &HashMap::new()));
+        let env = facts.env_for(func.entry, &rec);
+        crate::range::range_analysis(
+            program,
+            func,
+            forest,
+            &rec,
+            &env,
+            &crate::range::RangeConfig::default(),
+        )
+    });
     let mut out = Annotated::default();
+    if let Some(reason) = ranges.as_ref().and_then(|r| r.gave_up()) {
+        out.notes.push(format!("ranges: {reason}"));
+    }
     for inv in &invariants {
         if let Some(a) = inv.assumption() {
             out.notes.push(format!("{}: {a}", inv.loop_id));
@@ -103,6 +123,14 @@ pub fn annotate_function(
                     let exprs: Vec<String> = rec.of(v).iter().map(|e| e.to_string()).collect();
                     if !exprs.is_empty() {
                         parts.push(format!("{{{}}}", exprs.join(", ")));
+                    }
+                }
+                Annotation::Ranges => {
+                    if let Some(facts) = &ranges {
+                        let range = facts.of(v);
+                        if !range.is_top() {
+                            parts.push(range.to_string());
+                        }
                     }
                 }
             }

@@ -421,7 +421,7 @@ impl<'a> SignAnalysis<'a> {
             InstKind::Unary(op, a) => {
                 let s = get(*a);
                 match op {
-                    UnOp::Neg => s.neg(),
+                    UnOp::Neg => s.negated(),
                     UnOp::Not => {
                         if s == SignSet::ZERO {
                             SignSet::POS
@@ -432,7 +432,7 @@ impl<'a> SignAnalysis<'a> {
                         }
                     }
                     // ~x = -x - 1
-                    UnOp::BitNot => s.neg().add(SignSet::NEG),
+                    UnOp::BitNot => s.negated().plus(SignSet::NEG),
                 }
             }
             InstKind::Cast(a) => cast_sign(get(*a), self.repr(*a), r),
@@ -503,16 +503,16 @@ impl<'a> SignAnalysis<'a> {
         let unsigned = matches!(r, Repr::Unsigned(_));
         let float = matches!(r, Repr::Float(_));
         let s = match op {
-            BinOp::Add => a.add(b),
+            BinOp::Add => a.plus(b),
             BinOp::Sub => {
                 if unsigned && b != SignSet::ZERO {
                     SignSet::NON_NEG
                 } else {
-                    a.add(b.neg())
+                    a.plus(b.negated())
                 }
             }
             BinOp::Mul => {
-                let m = a.mul(b);
+                let m = a.times(b);
                 // Floats underflow to zero.
                 if float && m.intersect(SignSet::NON_ZERO) != SignSet::EMPTY {
                     m.union(SignSet::ZERO)
@@ -526,7 +526,7 @@ impl<'a> SignAnalysis<'a> {
                     // Division by zero: no value, but do not make the program unreachable.
                     return SignSet::TOP;
                 }
-                let q = a.mul(nonzero_b);
+                let q = a.times(nonzero_b);
                 // C truncation (and float underflow) can give 0 from nonzero operands.
                 if q.intersect(SignSet::NON_ZERO).is_empty() {
                     q

@@ -161,7 +161,7 @@ pub fn mul(a: &Bound, b: &Bound, side: Side, env: &SignEnv) -> Bound {
         return lift(x.mul_in(y, env), side);
     }
     let (sa, sb) = (a.sign(env), b.sign(env));
-    let s = sa.mul(sb);
+    let s = sa.times(sb);
     // Outcomes: a negative product of an infinity is -inf, zero stays 0 (the infinity is
     // never attained), a positive one is +inf.
     let candidates = [
