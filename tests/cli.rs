@@ -1,0 +1,234 @@
+//! The `warpwise` command line end to end: exit codes, diagnostics with file:line:col, and
+//! the output formats, on the samples and on broken inputs written to a temp dir.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn warpwise(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_warpwise"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("warpwise runs")
+}
+
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("cli-{name}"));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    dir
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> String {
+    let path = dir.join(name);
+    std::fs::write(&path, text).expect("write");
+    path.to_string_lossy().into_owned()
+}
+
+/// Checks the exit code and that stderr contains every `needle`.
+fn check(args: &[&str], code: i32, stderr_needles: &[&str]) -> Output {
+    let out = warpwise(args);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        out.status.code(),
+        Some(code),
+        "exit code of {args:?}; stderr:\n{stderr}"
+    );
+    for needle in stderr_needles {
+        assert!(
+            stderr.contains(needle),
+            "stderr of {args:?} lacks `{needle}`:\n{stderr}"
+        );
+    }
+    out
+}
+
+#[test]
+fn usage_errors_exit_with_2() {
+    check(&[], 2, &["Usage"]);
+    check(
+        &["analyze", "--format", "pdf", "samples/"],
+        2,
+        &["invalid value"],
+    );
+}
+
+#[test]
+fn missing_inputs_exit_with_1() {
+    check(
+        &["analyze", "no/such/file.c"],
+        1,
+        &["no such file or directory: `no/such/file.c`"],
+    );
+    check(&["ir", "no/such/file.c"], 1, &["nothing to analyse"]);
+}
+
+#[test]
+fn a_syntax_error_is_one_diagnostic_with_its_location() {
+    let dir = temp_dir("syntax");
+    let bad = write(&dir, "bad.c", "int f(int n) {\n    return n +;\n}\n");
+    let out = check(
+        &["analyze", "--format", "yaml", &bad],
+        1,
+        &["bad.c:2:", "return n +;"],
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let errors = stderr.lines().filter(|l| l.starts_with("error")).count();
+    assert_eq!(errors, 2, "one diagnostic and the final line:\n{stderr}");
+}
+
+#[test]
+fn a_bad_file_does_not_stop_the_others() {
+    let dir = temp_dir("mixed");
+    write(&dir, "bad.c", "int f( {\n");
+    write(
+        &dir,
+        "good.c",
+        "void scale(float *x, int n) { for (int i = 0; i < n; i++) x[i] *= 2; }\n",
+    );
+    write(
+        &dir,
+        "missing_header.c",
+        "#include \"nowhere.h\"\nint g(void) { return 1; }\n",
+    );
+    let dir_arg = dir.to_string_lossy().into_owned();
+    let out = check(
+        &["analyze", "--format", "yaml", &dir_arg],
+        0,
+        &["bad.c:1:", "missing_header.c:1:", "nowhere.h"],
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("good.c:1:31"),
+        "the good file is analysed:\n{stdout}"
+    );
+    assert!(stdout.contains("verdict: friendly"));
+}
+
+#[test]
+fn analyze_writes_yaml_json_and_text() {
+    let out = check(
+        &["analyze", "--format", "json", "samples/vector_add.c"],
+        0,
+        &[],
+    );
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("valid JSON");
+    assert_eq!(json["schema"], "warpwise/kernel-report/v1");
+    assert_eq!(json["loops"][0]["verdict"], "friendly");
+    let out = check(
+        &[
+            "analyze",
+            "--format",
+            "text",
+            "--function",
+            "add",
+            "samples/matrix_add.c",
+        ],
+        0,
+        &[],
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("port it as a 2D kernel"), "{text}");
+    assert!(
+        text.contains("cudaMemcpy(d_a, (char *)a + 0, 4*N*N, cudaMemcpyHostToDevice);"),
+        "{text}"
+    );
+}
+
+#[test]
+fn analyze_writes_to_a_file_with_o() {
+    let dir = temp_dir("output");
+    let report = dir.join("report.yaml").to_string_lossy().into_owned();
+    let out = check(&["analyze", "samples/char_cast.c", "-o", &report], 0, &[]);
+    assert!(out.stdout.is_empty());
+    let text = std::fs::read_to_string(&report).expect("report written");
+    assert!(text.starts_with("schema: warpwise/kernel-report/v1"));
+}
+
+#[test]
+fn loop_filter_selects_one_loop() {
+    let out = check(
+        &[
+            "analyze",
+            "--format",
+            "yaml",
+            "--loop",
+            "every_fourth_add.c:43",
+            "samples/every_fourth_add.c",
+        ],
+        0,
+        &[],
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(text.matches("- id:").count(), 1, "{text}");
+    assert!(text.contains("trip_count: (2*n + 3) / 4"), "{text}");
+}
+
+#[test]
+fn ir_prints_text_and_dot() {
+    let out = check(
+        &[
+            "ir",
+            "--function",
+            "every_fourth",
+            "samples/every_fourth_add.c",
+        ],
+        0,
+        &[],
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("trip count: (2*n + 3) / 4 (when -n < n, else 0)"),
+        "{text}"
+    );
+    assert!(text.contains("phi ["), "{text}");
+    let out = check(
+        &[
+            "ir",
+            "--format",
+            "dot",
+            "--function",
+            "every_fourth",
+            "samples/every_fourth_add.c",
+        ],
+        0,
+        &[],
+    );
+    let dot = String::from_utf8_lossy(&out.stdout);
+    assert!(dot.starts_with("digraph \"every_fourth\""), "{dot}");
+    let out = check(
+        &[
+            "ir",
+            "--annotate",
+            "ranges",
+            "--function",
+            "range_example",
+            "samples/range_example.c",
+        ],
+        0,
+        &[],
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("mux  [min(m, n), max(m, n)]"), "{text}");
+}
+
+#[test]
+fn compile_commands_provide_files_and_flags() {
+    let dir = temp_dir("compdb");
+    let src = write(
+        &dir,
+        "k.c",
+        "void k(float *x) { for (int i = 0; i < SIZE; i++) x[i] = 0; }\n",
+    );
+    let db = format!(
+        r#"[{{"directory": "{}", "file": "{}", "arguments": ["cc", "-DSIZE=64", "-c", "{}"]}}]"#,
+        dir.display(),
+        src,
+        src
+    );
+    std::fs::write(dir.join("compile_commands.json"), db).expect("db");
+    let dir_arg = dir.to_string_lossy().into_owned();
+    let out = check(&["analyze", "--format", "yaml", "-p", &dir_arg], 0, &[]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("trip_count: '64'"), "{text}");
+}
