@@ -81,3 +81,50 @@ fn every_fourth_add_indexes_relative_to_n() {
         &["load b[i + n]: b + 4*i + 4*n"],
     );
 }
+
+/// Reconstructions of the named locals of `function`, `name = {e1, e2}` per SSA value.
+fn named_values(file: &str, function: &str) -> Vec<String> {
+    let unit = load_unit(&TranslationUnitInput::new(sample(file))).expect("sample loads");
+    let program = &unit.lowered.program;
+    let func = program.function(function).expect("function exists");
+    let forest = analyze_loops(func);
+    let rec = reconstruct(program, func, &forest, &ReconstructConfig::default());
+    let mut out = Vec::new();
+    for v in func.values() {
+        let Some(name) = &func.inst(v).origin.var_name else {
+            continue;
+        };
+        let set = rec.recurrence(v).unwrap_or(rec.of(v));
+        let exprs: Vec<String> = set.iter().map(|e| e.to_string()).collect();
+        out.push(format!("{name} = {{{}}}", exprs.join(", ")));
+    }
+    out
+}
+
+#[test]
+fn figure_8_10_row_pointer_and_accumulator() {
+    // Thesis Fig. 8.10: row = img + i*n (here in bytes: 4 per int), and the recursive
+    // accumulator: the inner loop's `sum` is {sum on entry, α + sum} where α is the loaded
+    // row element `img[i * n + j]` (the thesis' single loop shows it as {0, sum + α}).
+    let values = named_values("reconstruction_example.c", "sum_rows");
+    assert!(
+        values.contains(&"row_idx = {i*n}".to_string()),
+        "{values:#?}"
+    );
+    assert!(
+        values.contains(&"row = {img + 4*i*n}".to_string()),
+        "{values:#?}"
+    );
+    assert!(
+        values.contains(&"val = {img[i * n + j]}".to_string()),
+        "{values:#?}"
+    );
+    assert!(
+        values.contains(&"sum = {sum, img[i * n + j] + sum#2}".to_string()),
+        "{values:#?}"
+    );
+    assert!(
+        values.contains(&"sum = {0, sum#2}".to_string()),
+        "{values:#?}"
+    );
+}

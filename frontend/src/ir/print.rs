@@ -120,13 +120,33 @@ fn render_place(func: &Function, addr: Value, depth: u32) -> String {
             }
             _ => format!("{}->{field}", render(func, *base, 12, depth + 1)),
         },
-        InstKind::PtrAdd { base, index, .. } => {
-            format!(
+        InstKind::PtrAdd { base, index, scale } => match &func.inst(*base).kind {
+            // `row = img + i*n; row[j]` reads as `img[i * n + j]`: pointer arithmetic on the
+            // same element type folds into one index; a row of a 2D array (a different
+            // scale) keeps its own brackets: `A[i][k]`.
+            InstKind::PtrAdd {
+                base: inner_base,
+                index: inner_index,
+                scale: inner_scale,
+            } if inner_scale == scale => {
+                format!(
+                    "{}[{} + {}]",
+                    render(func, *inner_base, 12, depth + 1),
+                    render(func, *inner_index, 9, depth + 1),
+                    render(func, *index, 10, depth + 1)
+                )
+            }
+            InstKind::PtrAdd { .. } => format!(
+                "{}[{}]",
+                render_place(func, *base, depth + 1),
+                render(func, *index, 0, depth + 1)
+            ),
+            _ => format!(
                 "{}[{}]",
                 render(func, *base, 12, depth + 1),
                 render(func, *index, 0, depth + 1)
-            )
-        }
+            ),
+        },
         _ => format!("*{}", render(func, addr, 11, depth + 1)),
     }
 }
