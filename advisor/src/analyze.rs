@@ -552,7 +552,8 @@ impl<'a> FunctionContext<'a> {
             {
                 false
             }
-            (Some(SymbolOrigin::Object(x)), Some(SymbolOrigin::Object(y))) => x != y && false,
+            // Different memory objects (each object has one symbol) never overlap.
+            (Some(SymbolOrigin::Object(_)), Some(SymbolOrigin::Object(_))) => false,
             _ => true,
         }
     }
@@ -1044,7 +1045,7 @@ fn tidy_names(report: &mut LoopReport) {
                 .collect();
             result.push_str(before);
             let unique = variants.get(base).is_some_and(|v| v.len() == 1);
-            if !(unique && !digits.is_empty()) {
+            if !unique || digits.is_empty() {
                 result.push('#');
                 result.push_str(&digits);
             }

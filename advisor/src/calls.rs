@@ -154,8 +154,7 @@ pub fn classify(program: &Program, name: &str) -> CallKind {
     }
     if program.function(name).is_some() {
         let mut callees = BTreeSet::new();
-        let mut host_only = false;
-        transitive_callees(program, name, &mut callees, &mut host_only, 0);
+        transitive_callees(program, name, &mut callees, 0);
         callees.remove(name);
         return CallKind::Port {
             callees: callees.into_iter().collect(),
@@ -164,13 +163,7 @@ pub fn classify(program: &Program, name: &str) -> CallKind {
     CallKind::HostOnly
 }
 
-fn transitive_callees(
-    program: &Program,
-    name: &str,
-    seen: &mut BTreeSet<String>,
-    host_only: &mut bool,
-    depth: u32,
-) {
+fn transitive_callees(program: &Program, name: &str, seen: &mut BTreeSet<String>, depth: u32) {
     if depth > 16 || !seen.insert(name.to_string()) {
         return;
     }
@@ -179,7 +172,7 @@ fn transitive_callees(
     };
     for callee in direct_callees(func) {
         if program.function(&callee).is_some() {
-            transitive_callees(program, &callee, seen, host_only, depth + 1);
+            transitive_callees(program, &callee, seen, depth + 1);
         } else {
             seen.insert(callee);
         }

@@ -20,6 +20,9 @@ use std::path::PathBuf;
 use std::rc::Rc;
 use symbolic::{parse_expr, Var};
 
+/// Bytes touched by one instruction: (allocation, offset, size).
+type Touched = Vec<(u32, i64, u64)>;
+
 #[derive(Default)]
 struct Trace {
     /// Per function: the current call number.
@@ -27,7 +30,7 @@ struct Trace {
     /// (function, epoch, value) -> first value seen in that call.
     values: HashMap<(String, u32, Value), Val>,
     /// (function, epoch, instruction) -> touched (alloc, offset, size).
-    accesses: HashMap<(String, u32, Value), Vec<(u32, i64, u64)>>,
+    accesses: HashMap<(String, u32, Value), Touched>,
 }
 
 struct Recorder(Rc<RefCell<Trace>>);

@@ -35,6 +35,9 @@ impl std::fmt::Display for Resolved {
 /// Preprocesses, parses and lowers one file. Errors that stop the whole file (missing
 /// header, syntax error) are returned; per-function lowering errors are in
 /// [`Unit::diagnostics`].
+// A diagnostic is large, but it is the one error path of a whole file; boxing it would
+// only move the allocation.
+#[allow(clippy::result_large_err)]
 pub fn load_unit(input: &TranslationUnitInput) -> Result<Unit, Diagnostic> {
     let preprocessed = preprocess(input)?;
     let ast = crate::parse::parse(&preprocessed)?;
