@@ -10,14 +10,15 @@ use crate::model::{
     Access, Bytes, Call, DependencePair, Induction, LoopReport, ParamKind, Parameter, Reason, Role,
     Verdict,
 };
-use crate::space::{iteration_space, iv_range, Space};
+use crate::space::{iv_range, Space};
 use analyses::invariant::{loop_invariants, AliasPolicy, Invariants};
 use analyses::reconstruct::{reconstruct, ReconstructConfig, Reconstruction};
+use analyses::sign::{sign_analysis, SignFacts};
 use analyses::symbols::SymbolOrigin;
 use frontend::ir::{Callee, Function, InstKind, Span, Value};
 use frontend::loops::{analyze_loops, LoopForest, LoopId, Normalizable};
 use frontend::unit::Unit;
-use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use symbolic::Var;
 
 /// Which loops to report.
@@ -42,12 +43,14 @@ pub fn analyze_unit(unit: &Unit, filter: &Filter) -> Vec<LoopReport> {
         }
         let rec = reconstruct(program, func, &forest, &ReconstructConfig::default());
         let aliasing = param_aliasing(program, func);
+        let signs = sign_analysis(program, func, &forest, &rec, &HashMap::new());
         let context = FunctionContext {
             unit,
             func,
             forest: &forest,
             rec: &rec,
             aliasing: &aliasing,
+            signs: &signs,
         };
         let mut facts: BTreeMap<LoopId, LoopFacts> = BTreeMap::new();
         for id in forest.ids() {
@@ -100,6 +103,8 @@ struct FunctionContext<'a> {
     forest: &'a LoopForest,
     rec: &'a Reconstruction,
     aliasing: &'a ParamAliasing,
+    /// Sign analysis (thesis §8.5) of the function, for the signs at each loop header.
+    signs: &'a SignFacts,
 }
 
 /// What the friendliness test found for one loop as the parallel one.
@@ -193,6 +198,20 @@ impl<'a> FunctionContext<'a> {
             id,
             self.rec,
             AliasPolicy::DistinctParameters,
+        )
+    }
+
+    /// The iteration space of loop `id`, with the signs known at its header.
+    fn space(&self, id: LoopId, with_context: bool) -> Result<Space, crate::space::NotAffine> {
+        let header = self.forest.loop_(id).header;
+        let known = self.signs.env_for(header, self.rec);
+        crate::space::iteration_space_with_signs(
+            self.func,
+            self.forest,
+            id,
+            self.rec,
+            &known,
+            with_context,
         )
     }
 
@@ -303,7 +322,7 @@ impl<'a> FunctionContext<'a> {
         }
 
         // Memory dependences carried by this loop.
-        match crate::space::iteration_space_in_context(self.func, self.forest, id, self.rec) {
+        match self.space(id, true) {
             Ok(space) => {
                 facts.assumptions.extend(space.assumptions.iter().cloned());
                 let variant = self.variant_symbols(id);
@@ -670,7 +689,7 @@ impl<'a> FunctionContext<'a> {
         let types = &program.types;
         let l = self.forest.loop_(id);
         let accesses = collect_accesses(self.func, self.forest, id, self.rec, types);
-        let space = iteration_space(self.func, self.forest, id, self.rec);
+        let space = self.space(id, false);
         let variant = self.variant_symbols(id);
         let mut out = Vec::new();
         let mut bases: BTreeMap<String, (Var, bool, bool, u64)> = BTreeMap::new();

@@ -170,11 +170,36 @@ pub fn iteration_space_in_context(
     space_of(func, forest, outer, rec, true)
 }
 
+/// [`iteration_space`] or [`iteration_space_in_context`] starting from known signs (the
+/// sign analysis at the loop's header): facts the program establishes itself
+/// (`if (n <= 0) return;`) then need no assumption.
+pub fn iteration_space_with_signs(
+    func: &Function,
+    forest: &LoopForest,
+    outer: LoopId,
+    rec: &Reconstruction,
+    known: &SignEnv,
+    with_context: bool,
+) -> Result<Space, NotAffine> {
+    space_from(func, forest, outer, rec, known, with_context)
+}
+
 fn space_of(
     func: &Function,
     forest: &LoopForest,
     outer: LoopId,
     rec: &Reconstruction,
+    with_context: bool,
+) -> Result<Space, NotAffine> {
+    space_from(func, forest, outer, rec, &SignEnv::new(), with_context)
+}
+
+fn space_from(
+    func: &Function,
+    forest: &LoopForest,
+    outer: LoopId,
+    rec: &Reconstruction,
+    known: &SignEnv,
     with_context: bool,
 ) -> Result<Space, NotAffine> {
     let mut enclosing = Vec::new();
@@ -197,12 +222,14 @@ fn space_of(
     ids.sort_by_key(|id| (forest.loop_(*id).depth, *id));
     // Every loop of the nest is assumed to run at least once; for `v = c; v < k*b` with
     // `c >= 0` and `k > 0` that makes `b` positive, which decides signs and divisions.
-    let mut env = SignEnv::new();
+    let mut env = known.clone();
     let mut assumptions = Vec::new();
     for &id in &ids {
         if let Some((var, text)) = runs_assumption(func, forest, id, rec) {
-            env.set(var, SignSet::POS);
-            assumptions.push(text);
+            if !env.get(&var).is_subset(SignSet::POS) {
+                env.set(var, SignSet::POS);
+                assumptions.push(text);
+            }
         }
     }
     let mut ivs = Vec::new();
