@@ -14,6 +14,8 @@ use symbolic::{get_max, get_min, Expr, SignEnv, Var};
 #[derive(Clone, Debug)]
 pub struct MemAccess {
     pub inst: Value,
+    /// The address operand.
+    pub addr: Value,
     pub is_store: bool,
     pub elem_bytes: u64,
     /// The C type read or written.
@@ -68,6 +70,7 @@ pub fn collect_accesses(
                 .all(|latch| forest.dominates(block, *latch));
             out.push(MemAccess {
                 inst: v,
+                addr,
                 is_store,
                 elem_bytes,
                 ty: inst.ty,
@@ -187,6 +190,85 @@ pub fn types_may_alias(
         | (_, Type::Record(_))
         | (Type::Array { .. }, _)
         | (_, Type::Array { .. }) => true,
+        _ => false,
+    }
+}
+
+/// The section of `base` from the symbolic range analysis (thesis §8.3): the union of the
+/// ranges of the accesses' addresses minus the base. Ranges use the branch conditions the
+/// reconstruction ignores (`if (k >= 0 && k < size)`), so this can be tighter; `None` when
+/// some address range is not of the form `[base + lo, base + hi]`.
+pub fn range_section(
+    base: &Var,
+    accesses: &[MemAccess],
+    ranges: &analyses::range::RangeFacts,
+    env: &SignEnv,
+) -> Option<(Expr, Expr)> {
+    use analyses::range::Bound;
+    let base_expr = Expr::var(base.name());
+    let mut lo: Option<Expr> = None;
+    let mut hi: Option<Expr> = None;
+    for access in accesses.iter().filter(|a| a.base() == Some(base)) {
+        let range = ranges.of(access.addr);
+        let (Bound::Finite(a), Bound::Finite(b)) = (&range.lo, &range.hi) else {
+            return None;
+        };
+        let a = a.checked_sub(&base_expr).ok()?;
+        let b = b
+            .checked_sub(&base_expr)
+            .ok()?
+            .checked_add(&Expr::integer(BigInt::from(access.elem_bytes)))
+            .ok()?;
+        if a.vars().contains(base) || b.vars().contains(base) {
+            return None;
+        }
+        lo = Some(match lo {
+            None => a,
+            Some(current) => get_min(&current, &a, env).ok()?,
+        });
+        hi = Some(match hi {
+            None => b,
+            Some(current) => get_max(&current, &b, env).ok()?,
+        });
+    }
+    Some((lo?, hi?))
+}
+
+/// The tighter of two sound bounds when the engine can order them, else the first. For
+/// an upper bound (`upper`) the smaller, for a lower bound the larger.
+pub fn tighter(first: Expr, second: Option<Expr>, upper: bool, env: &SignEnv) -> Expr {
+    let Some(second) = second else { return first };
+    // Reports are C expressions: floor forms (`floor_div`) have no C spelling.
+    let c_text = second.to_c();
+    if c_text.contains("floor_div") || c_text.contains("floor_mod") {
+        return first;
+    }
+    // Strictly tighter only: between equal bounds the first (from the reconstruction) reads
+    // better.
+    let second_is_tighter = if upper {
+        le(&second, &first, env) && !le(&first, &second, env)
+    } else {
+        le(&first, &second, env) && !le(&second, &first, env)
+    };
+    if second_is_tighter {
+        second
+    } else {
+        first
+    }
+}
+
+/// `a <= b`, also through top-level `min`/`max` operands (`min(0, x) <= min(4*s, x)` when
+/// `s >= 0`), which the engine's comparison of whole expressions does not decompose.
+fn le(a: &Expr, b: &Expr, env: &SignEnv) -> bool {
+    if symbolic::compare(a, b, env).is_le() {
+        return true;
+    }
+    let parts = |e: &Expr| -> Vec<Expr> { e.parts().iter().cloned().map(Expr::Poly).collect() };
+    match (a, b) {
+        (_, Expr::Min(_)) => parts(b).iter().all(|p| le(a, p, env)),
+        (Expr::Max(_), _) => parts(a).iter().all(|q| le(q, b, env)),
+        (Expr::Min(_), _) => parts(a).iter().any(|q| le(q, b, env)),
+        (_, Expr::Max(_)) => parts(b).iter().any(|p| le(a, p, env)),
         _ => false,
     }
 }

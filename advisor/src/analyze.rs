@@ -12,6 +12,7 @@ use crate::model::{
 };
 use crate::space::{iv_range, Space};
 use analyses::invariant::{loop_invariants, AliasPolicy, Invariants};
+use analyses::range::{range_analysis, RangeConfig, RangeFacts};
 use analyses::reconstruct::{reconstruct, ReconstructConfig, Reconstruction};
 use analyses::sign::{sign_analysis, SignFacts};
 use analyses::symbols::SymbolOrigin;
@@ -44,6 +45,15 @@ pub fn analyze_unit(unit: &Unit, filter: &Filter) -> Vec<LoopReport> {
         let rec = reconstruct(program, func, &forest, &ReconstructConfig::default());
         let aliasing = param_aliasing(program, func);
         let signs = sign_analysis(program, func, &forest, &rec, &HashMap::new());
+        let entry_signs = signs.env_for(func.entry, &rec);
+        let ranges = range_analysis(
+            program,
+            func,
+            &forest,
+            &rec,
+            &entry_signs,
+            &RangeConfig::default(),
+        );
         let context = FunctionContext {
             unit,
             func,
@@ -51,6 +61,7 @@ pub fn analyze_unit(unit: &Unit, filter: &Filter) -> Vec<LoopReport> {
             rec: &rec,
             aliasing: &aliasing,
             signs: &signs,
+            ranges: &ranges,
         };
         let mut facts: BTreeMap<LoopId, LoopFacts> = BTreeMap::new();
         for id in forest.ids() {
@@ -105,6 +116,8 @@ struct FunctionContext<'a> {
     aliasing: &'a ParamAliasing,
     /// Sign analysis (thesis §8.5) of the function, for the signs at each loop header.
     signs: &'a SignFacts,
+    /// Symbolic range analysis (thesis §8.3), which tightens sections with branch conditions.
+    ranges: &'a RangeFacts,
 }
 
 /// What the friendliness test found for one loop as the parallel one.
@@ -760,6 +773,13 @@ impl<'a> FunctionContext<'a> {
             let bytes = match &space {
                 Ok(space) => match section(var, &accesses, space, &variant, assumptions) {
                     Ok((lo, hi)) => {
+                        let from_ranges =
+                            crate::access::range_section(var, &accesses, self.ranges, &space.env);
+                        let (rlo, rhi) = from_ranges
+                            .map(|(a, b)| (Some(a), Some(b)))
+                            .unwrap_or((None, None));
+                        let lo = crate::access::tighter(lo, rlo, false, &space.env);
+                        let hi = crate::access::tighter(hi, rhi, true, &space.env);
                         let size = hi
                             .checked_sub(&lo)
                             .map(|e| e.to_c())

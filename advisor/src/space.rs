@@ -105,8 +105,18 @@ pub fn iv_range(
     let trips = if step.abs() == 1 {
         span
     } else {
-        span.c_div_in(&BigInt::from(step.abs()), env)
-            .map_err(|e| NotAffine(format!("trip count: {e}")))?
+        // With the dividend's sign known, C's division may simplify away (`(3*w + 2)/3` is
+        // `w`); when it does not, keep C's `/`, which prints as C.
+        let k = BigInt::from(step.abs());
+        let simplified = span
+            .c_div_in(&k, env)
+            .map_err(|e| NotAffine(format!("trip count: {e}")))?;
+        if simplified.to_c().contains("floor_") {
+            span.c_div(&k)
+                .map_err(|e| NotAffine(format!("trip count: {e}")))?
+        } else {
+            simplified
+        }
     };
     let step_expr = Expr::integer(BigInt::from(step));
     let last = add(&init, &mul(&step_expr, &sub(&trips, &one)?)?)?;
@@ -225,7 +235,7 @@ fn space_from(
     let mut env = known.clone();
     let mut assumptions = Vec::new();
     for &id in &ids {
-        if let Some((var, text)) = runs_assumption(func, forest, id, rec) {
+        if let Some((var, text)) = runs_assumption(forest, id, rec) {
             if !env.get(&var).is_subset(SignSet::POS) {
                 env.set(var, SignSet::POS);
                 assumptions.push(text);
@@ -252,25 +262,21 @@ fn space_from(
     })
 }
 
-/// `b > 0` when the loop `v = c; v < k*b` (c >= 0, k > 0) runs at least once.
-fn runs_assumption(
-    func: &Function,
-    forest: &LoopForest,
-    id: LoopId,
-    rec: &Reconstruction,
-) -> Option<(Var, String)> {
+/// A sign fact that holds when the loop runs at least once: for an increasing loop
+/// `v < b` starting at `v0`, `b - v0 > 0`; when that difference is `k*x` with `k > 0`,
+/// `x > 0` (`for (i = 0; i < n; ...)` gives `n > 0`; `for (k = i - s; k < i + s; ...)`
+/// gives `s > 0`).
+fn runs_assumption(forest: &LoopForest, id: LoopId, rec: &Reconstruction) -> Option<(Var, String)> {
     let l = forest.loop_(id);
     let test = l.exit_test.as_ref()?;
     let iv = &l.induction_variables[test.iv];
     if iv.step <= 0 || !matches!(test.cmp, BinOp::Lt | BinOp::Le | BinOp::Ne) {
         return None;
     }
-    let init = single(rec, iv.init, "").ok()?.as_integer()?;
-    if init < BigInt::from(0) {
-        return None;
-    }
+    let init = single(rec, iv.init, "").ok()?;
     let bound = single(rec, test.bound, "").ok()?;
-    let poly = bound.as_poly()?;
+    let distance = bound.checked_sub(&init).ok()?;
+    let poly = distance.as_poly()?;
     let [(monomial, coefficient)] = poly.terms() else {
         return None;
     };
@@ -280,11 +286,16 @@ fn runs_assumption(
     if !num_traits::Signed::is_positive(coefficient) {
         return None;
     }
-    let _ = func;
-    Some((
-        var.clone(),
-        format!("{} > {} (the loop runs)", bound.to_c(), init),
-    ))
+    let fact = if distance == bound {
+        format!("{var} > 0 (the loop runs)")
+    } else {
+        format!(
+            "{var} > 0 (the loop runs: {} > {})",
+            bound.to_c(),
+            init.to_c()
+        )
+    };
+    Some((var.clone(), fact))
 }
 
 /// The minimum (`want_max = false`) or maximum of `e` over the iteration space, or `None`
