@@ -280,3 +280,15 @@ fn matmul_and_jacobi_are_friendly_nests() {
         &[("A", Some((8, 79992))), ("B", Some((808, 79192)))],
     );
 }
+
+#[test]
+fn signal_convolution_input_section_is_exact_statically() {
+    // Thesis §6.2 says the section of `in` cannot be computed statically; with the branch
+    // conditions of the range analysis it is exact: [4*min(slice, size - slice),
+    // 4*(2*size + slice - 1)) — the hole in the middle is included.
+    for (size, slice) in [(4096, 16), (100, 60), (64, 2)] {
+        let lo = 4 * slice.min(size - slice);
+        let hi = 4 * (2 * size + slice - 1);
+        check("signal_conv1d.c", "conv1d", 44, Verdict::Friendly, &[("size", size), ("slice", slice)], &[("in", Some((lo, hi))), ("out", Some((0, 4 * size)))]);
+    }
+}
