@@ -54,3 +54,13 @@ fn gcc_int128_type_names() {
     );
     assert_all_lower(&unit);
 }
+
+#[test]
+fn member_of_struct_parameter() {
+    // sqlite's parser actions read `yyLookaheadToken.z` from a by-value struct parameter.
+    let unit = load(
+        "struct-param",
+        "typedef struct Token { const char *z; unsigned n; } Token;\nconst char *first(Token t, Token *out) {\n  out->n = t.n + 1;\n  t.n = 0;\n  *out = t;\n  return t.z;\n}\n",
+    );
+    assert_all_lower(&unit);
+}

@@ -672,7 +672,8 @@ impl<'a> Lowerer<'a> {
         };
         if let Some(name) = &declared_name {
             self.fb.name_value(value, name);
-            if self.address_taken.contains(name) {
+            // Structs and unions live in memory, like local ones, so `.member` works.
+            if !self.program.types.is_scalar(ty) || self.address_taken.contains(name) {
                 let slot = self.new_slot(name, ty, None, span);
                 let addr = self.slot_addr(slot, ty, span);
                 self.fb.emit(InstKind::Store { addr, value }, ty, span);
