@@ -574,7 +574,7 @@ fn blank_fallthrough(text: &mut String) {
     while let Some(i) = text[from..].find(KEY).map(|i| from + i) {
         from = i + KEY.len();
         let mut j = from;
-        let mut expect = |j: &mut usize, what: &[u8]| {
+        let expect = |j: &mut usize, what: &[u8]| {
             while *j < bytes.len() && bytes[*j].is_ascii_whitespace() {
                 *j += 1;
             }

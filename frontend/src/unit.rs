@@ -40,11 +40,24 @@ pub fn load_unit(input: &TranslationUnitInput) -> Result<Unit, Diagnostic> {
     let ast = crate::parse::parse(&preprocessed)?;
     let lower_input = lower_input(&preprocessed);
     let lowered = lower_translation_unit(&ast, &lower_input);
+    drop_deep(ast);
     Ok(Unit {
         path: input.file.clone(),
         preprocessed,
         lowered,
     })
+}
+
+/// Drops a syntax tree on a thread with a large stack: dropping recurses as deep as the
+/// tree, and a chain like `x+x+...+x` of 100,000 terms would overflow the main thread's stack.
+fn drop_deep(ast: lang_c::ast::TranslationUnit) {
+    let dropper = std::thread::Builder::new()
+        .name("drop-ast".into())
+        .stack_size(1 << 30)
+        .spawn(move || drop(ast));
+    if let Ok(handle) = dropper {
+        let _ = handle.join();
+    }
 }
 
 fn lower_input(pre: &Preprocessed) -> LowerInput {

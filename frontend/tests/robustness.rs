@@ -64,3 +64,50 @@ fn member_of_struct_parameter() {
     );
     assert_all_lower(&unit);
 }
+
+/// Lowers a generated function and checks that it either lowers or fails with one error:
+/// deep nesting must never overflow the stack (which aborts the process).
+fn lowers_or_one_error(name: &str, text: &str) -> Unit {
+    let unit = load(name, text);
+    assert_eq!(unit.lowered.functions_attempted, 1);
+    assert_eq!(
+        unit.lowered.program.functions.len() + unit.lowered.errors.len(),
+        1,
+        "{:?}",
+        unit.lowered.errors
+    );
+    unit
+}
+
+#[test]
+fn long_else_if_chain() {
+    let mut text = String::from("int g(int x) {\n  int r = 0;\n");
+    for i in 0..20_000 {
+        text.push_str(&format!("  if (x == {i}) r = {i}; else\n"));
+    }
+    text.push_str("  r = -1;\n  return r;\n}\n");
+    let unit = lowers_or_one_error("else-if", &text);
+    assert_all_lower(&unit);
+    // The loop forest of a 40,000-block function with a 20,000-deep dominator tree is
+    // computed in linear time (it used to test dominance on every edge).
+    let forest = frontend::loops::analyze_loops(&unit.lowered.program.functions[0]);
+    assert_eq!(forest.ids().count(), 0);
+}
+
+#[test]
+fn long_unparenthesised_sum() {
+    let terms = vec!["x"; 60_000].join(" + ");
+    let unit = lowers_or_one_error("long-sum", &format!("int f(int x) {{ return {terms}; }}\n"));
+    assert_all_lower(&unit);
+}
+
+#[test]
+fn long_ternary_chain() {
+    let mut text = String::from("int t(int x) { return ");
+    for i in 0..20_000 {
+        text.push_str(&format!("x == {i} ? {i} : "));
+    }
+    text.push_str("0; }\n");
+    let unit = lowers_or_one_error("ternary", &text);
+    assert_all_lower(&unit);
+}
