@@ -35,6 +35,8 @@ impl std::fmt::Display for Resolved {
 /// Preprocesses, parses and lowers one file. Errors that stop the whole file (missing
 /// header, syntax error) are returned; per-function lowering errors are in
 /// [`Unit::diagnostics`].
+// `Diagnostic` is large, but errors are the cold path (as in `preprocess` and `parse`).
+#[allow(clippy::result_large_err)]
 pub fn load_unit(input: &TranslationUnitInput) -> Result<Unit, Diagnostic> {
     let preprocessed = preprocess(input)?;
     let ast = crate::parse::parse(&preprocessed)?;
@@ -60,7 +62,9 @@ fn drop_deep(ast: lang_c::ast::TranslationUnit) {
     }
 }
 
-fn lower_input(pre: &Preprocessed) -> LowerInput {
+/// What the lowering needs from the preprocessed text: system-header ranges and the main
+/// file's pragmas with the statements they precede.
+pub fn lower_input(pre: &Preprocessed) -> LowerInput {
     let map = &pre.source_map;
     let pragmas = pre
         .pragmas

@@ -660,7 +660,7 @@ impl<'a> Lowerer<'a> {
         _kr_decls: &[Node<ast::Declaration>],
     ) -> LResult<()> {
         let ty = self.parameter_type(p)?;
-        let declared_name = p.node.declarator.as_ref().and_then(|d| declarator_name(d));
+        let declared_name = p.node.declarator.as_ref().and_then(declarator_name);
         let span: Span = p.span.into();
         let value = self.fb.emit(InstKind::Param(index), ty, span);
         let mut param = Param {

@@ -131,6 +131,7 @@ impl<'a> Lowerer<'a> {
             .collect()
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn begin_loop(
         &mut self,
         kind: LoopKind,
