@@ -169,9 +169,14 @@ pub fn analyze_loops(func: &Function) -> LoopForest {
     let order = dfs_order(func);
     for b in func.blocks() {
         for s in func.block(b).terminator.successors() {
+            // A back edge is retreating in every DFS; testing that first keeps the walk up
+            // the dominator tree off the other edges (quadratic on long else-if chains).
+            if !order.is_retreating(b, s) {
+                continue;
+            }
             if dominates(s, b) {
                 latches.entry(s).or_default().push(b);
-            } else if order.is_retreating(b, s) {
+            } else {
                 irreducible = Some(format!("irreducible control flow: the edge {b} -> {s} enters a cycle not through its header"));
             }
         }

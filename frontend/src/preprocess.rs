@@ -16,6 +16,11 @@
 //!   without `-std=c99`, `-D_GNU_SOURCE`, `-O2`, `-D_FORTIFY_SOURCE=2`, `-fopenmp`. No
 //!   `-D__extension__=`-style keyword erasure is needed, so none is added (each one would also
 //!   change what the user's code means).
+//! * **`__int128`, `__int128_t`, `__uint128_t`** — GCC knows them without a declaration, lang-c
+//!   does not: `fake_headers/warpwise_builtins.h` declares them and is forced-included (`-include`)
+//!   before the user's file. (`unsigned __int128` still does not parse.)
+//! * **`__attribute__((fallthrough));`** — a statement attribute lang-c rejects; it is blanked
+//!   with spaces, leaving an empty statement.
 //! * Not handled: x86 intrinsic headers (`immintrin.h`, `x86intrin.h`) fail inside
 //!   `bmi2intrin.h` (`unsigned __int128`). They are out of scope for GPU-porting analysis.
 //!
@@ -378,6 +383,8 @@ fn shell_split(cmd: &str) -> Option<Vec<String>> {
 }
 
 const FAKE_OMP_H: &str = include_str!("fake_headers/omp.h");
+/// Forced-included before every file: typedefs for `__int128` and friends (see the file).
+const FAKE_BUILTINS_H: &str = include_str!("fake_headers/warpwise_builtins.h");
 
 /// Writes the replacement headers once per process into a cache directory keyed by the tool
 /// version and the headers' contents, so different warpwise builds never share stale files.
@@ -391,12 +398,14 @@ fn fake_header_dir() -> Result<&'static Path, Diagnostic> {
             "warpwise-{}-headers-{hash:016x}",
             env!("CARGO_PKG_VERSION")
         ));
-        write_atomic(&dir, "omp.h", FAKE_OMP_H).map_err(|e| {
-            format!(
-                "cannot write warpwise's replacement headers to `{}`: {e}",
-                dir.display()
-            )
-        })?;
+        write_atomic(&dir, "omp.h", FAKE_OMP_H)
+            .and_then(|()| write_atomic(&dir, "warpwise_builtins.h", FAKE_BUILTINS_H))
+            .map_err(|e| {
+                format!(
+                    "cannot write warpwise's replacement headers to `{}`: {e}",
+                    dir.display()
+                )
+            })?;
         Ok(dir)
     })
     .as_ref()
@@ -470,6 +479,8 @@ pub fn preprocess(input: &TranslationUnitInput) -> Result<Preprocessed, Diagnost
             .arg("-E")
             .arg("-I")
             .arg(fake_dir)
+            .arg("-include")
+            .arg(fake_dir.join("warpwise_builtins.h"))
             .args(input.flags.to_args())
             .arg("-x")
             .arg("c")
@@ -506,6 +517,7 @@ pub fn preprocess(input: &TranslationUnitInput) -> Result<Preprocessed, Diagnost
     let mut text = String::from_utf8(output.stdout)
         .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
     let raw_pragmas = blank_pragmas(&mut text);
+    blank_fallthrough(&mut text);
     let source_map = SourceMap::new(text.clone(), Some(&cwd), &[fake_dir.to_path_buf()]);
     let pragmas = raw_pragmas
         .into_iter()
@@ -549,6 +561,43 @@ fn blank_pragmas(text: &mut String) -> Vec<(usize, String)> {
         text.replace_range(*s..*e, &" ".repeat(e - s));
     }
     found.into_iter().map(|(s, _, t)| (s, t)).collect()
+}
+
+/// Blanks GCC's statement attribute `__attribute__((fallthrough))` (lang-c accepts attributes
+/// only on declarations; sqlite, zlib-ng and the kernel's `fallthrough` macro use it). The `;`
+/// after it stays, as an empty statement, and offsets stay put.
+fn blank_fallthrough(text: &mut String) {
+    const KEY: &str = "__attribute__";
+    let mut ranges = Vec::new();
+    let bytes = text.as_bytes();
+    let mut from = 0;
+    while let Some(i) = text[from..].find(KEY).map(|i| from + i) {
+        from = i + KEY.len();
+        let mut j = from;
+        let expect = |j: &mut usize, what: &[u8]| {
+            while *j < bytes.len() && bytes[*j].is_ascii_whitespace() {
+                *j += 1;
+            }
+            let ok = bytes[*j..].starts_with(what);
+            if ok {
+                *j += what.len();
+            }
+            ok
+        };
+        let matched = expect(&mut j, b"(")
+            && expect(&mut j, b"(")
+            && (expect(&mut j, b"fallthrough") || expect(&mut j, b"__fallthrough__"))
+            && expect(&mut j, b")")
+            && expect(&mut j, b")");
+        let mut k = j;
+        if matched && expect(&mut k, b";") {
+            ranges.push((i, j));
+            from = j;
+        }
+    }
+    for (s, e) in ranges {
+        text.replace_range(s..e, &" ".repeat(e - s));
+    }
 }
 
 /// Turns the compiler's stderr into one diagnostic at the first `file:line:col: error:`.

@@ -35,14 +35,14 @@ impl std::fmt::Display for Resolved {
 /// Preprocesses, parses and lowers one file. Errors that stop the whole file (missing
 /// header, syntax error) are returned; per-function lowering errors are in
 /// [`Unit::diagnostics`].
-// A diagnostic is large, but it is the one error path of a whole file; boxing it would
-// only move the allocation.
+// `Diagnostic` is large, but errors are the cold path (as in `preprocess` and `parse`).
 #[allow(clippy::result_large_err)]
 pub fn load_unit(input: &TranslationUnitInput) -> Result<Unit, Diagnostic> {
     let preprocessed = preprocess(input)?;
     let ast = crate::parse::parse(&preprocessed)?;
     let lower_input = lower_input(&preprocessed);
     let lowered = lower_translation_unit(&ast, &lower_input);
+    drop_deep(ast);
     Ok(Unit {
         path: input.file.clone(),
         preprocessed,
@@ -50,7 +50,21 @@ pub fn load_unit(input: &TranslationUnitInput) -> Result<Unit, Diagnostic> {
     })
 }
 
-fn lower_input(pre: &Preprocessed) -> LowerInput {
+/// Drops a syntax tree on a thread with a large stack: dropping recurses as deep as the
+/// tree, and a chain like `x+x+...+x` of 100,000 terms would overflow the main thread's stack.
+fn drop_deep(ast: lang_c::ast::TranslationUnit) {
+    let dropper = std::thread::Builder::new()
+        .name("drop-ast".into())
+        .stack_size(1 << 30)
+        .spawn(move || drop(ast));
+    if let Ok(handle) = dropper {
+        let _ = handle.join();
+    }
+}
+
+/// What the lowering needs from the preprocessed text: system-header ranges and the main
+/// file's pragmas with the statements they precede.
+pub fn lower_input(pre: &Preprocessed) -> LowerInput {
     let map = &pre.source_map;
     let pragmas = pre
         .pragmas

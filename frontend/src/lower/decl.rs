@@ -704,7 +704,7 @@ impl<'a> Lowerer<'a> {
         _kr_decls: &[Node<ast::Declaration>],
     ) -> LResult<()> {
         let ty = self.parameter_type(p)?;
-        let declared_name = p.node.declarator.as_ref().and_then(|d| declarator_name(d));
+        let declared_name = p.node.declarator.as_ref().and_then(declarator_name);
         let span: Span = p.span.into();
         let value = self.fb.emit(InstKind::Param(index), ty, span);
         let mut param = Param {
@@ -716,9 +716,8 @@ impl<'a> Lowerer<'a> {
         };
         if let Some(name) = &declared_name {
             self.fb.name_value(value, name);
-            // A struct or union passed by value is an object: `.member` needs its address.
-            let is_record = matches!(self.program.types.get(ty), Type::Record(_));
-            if self.address_taken.contains(name) || is_record {
+            // Structs and unions live in memory, like local ones, so `.member` works.
+            if !self.program.types.is_scalar(ty) || self.address_taken.contains(name) {
                 let slot = self.new_slot(name, ty, None, span);
                 let addr = self.slot_addr(slot, ty, span);
                 self.fb.emit(InstKind::Store { addr, value }, ty, span);

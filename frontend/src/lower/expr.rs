@@ -138,6 +138,9 @@ impl<'a> Lowerer<'a> {
     pub fn rvalue(&mut self, e: &Node<ast::Expression>) -> LResult<Operand> {
         use ast::Expression as E;
         let span: Span = e.span.into();
+        if super::stack_exhausted() {
+            return super::too_deep(span);
+        }
         match &e.node {
             E::Identifier(id) => {
                 let name = &id.node.name;
@@ -1611,9 +1614,22 @@ fn is_lvalue_form(e: &ast::Expression) -> bool {
 }
 
 /// Whether evaluating the expression can neither trap nor have an effect: no memory access,
-/// call, assignment or division.
+/// call, assignment or division. Expressions of more than [`PURE_BUDGET`] nodes count as
+/// impure (they are lowered as control flow, which is always correct): the check runs at
+/// every `?:` of a chain, and unbounded it would be quadratic.
 pub(crate) fn is_pure(e: &ast::Expression) -> bool {
+    let mut budget = PURE_BUDGET;
+    pure_within(e, &mut budget)
+}
+
+const PURE_BUDGET: u32 = 256;
+
+fn pure_within(e: &ast::Expression, budget: &mut u32) -> bool {
     use ast::Expression as E;
+    if *budget == 0 {
+        return false;
+    }
+    *budget -= 1;
     match e {
         E::Identifier(_)
         | E::Constant(_)
@@ -1629,9 +1645,9 @@ pub(crate) fn is_pure(e: &ast::Expression) -> bool {
                     | ast::UnaryOperator::Minus
                     | ast::UnaryOperator::Complement
                     | ast::UnaryOperator::Negate
-            ) && is_pure(&u.node.operand.node)
+            ) && pure_within(&u.node.operand.node, budget)
         }
-        E::Cast(c) => is_pure(&c.node.expression.node),
+        E::Cast(c) => pure_within(&c.node.expression.node, budget),
         E::BinaryOperator(b) => {
             use ast::BinaryOperator as B;
             matches!(
@@ -1650,13 +1666,13 @@ pub(crate) fn is_pure(e: &ast::Expression) -> bool {
                     | B::BitwiseAnd
                     | B::BitwiseXor
                     | B::BitwiseOr
-            ) && is_pure(&b.node.lhs.node)
-                && is_pure(&b.node.rhs.node)
+            ) && pure_within(&b.node.lhs.node, budget)
+                && pure_within(&b.node.rhs.node, budget)
         }
         E::Conditional(c) => {
-            is_pure(&c.node.condition.node)
-                && is_pure(&c.node.then_expression.node)
-                && is_pure(&c.node.else_expression.node)
+            pure_within(&c.node.condition.node, budget)
+                && pure_within(&c.node.then_expression.node, budget)
+                && pure_within(&c.node.else_expression.node, budget)
         }
         _ => false,
     }

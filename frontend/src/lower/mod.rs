@@ -182,9 +182,75 @@ pub(crate) struct Lowerer<'a> {
     pub bit_fields: HashMap<crate::ir::Value, (u32, u32)>,
 }
 
+/// Stack for the lowering thread: lowering recurses along the syntax tree (and SSA
+/// construction along chains of blocks); only touched pages cost memory.
+const LOWER_STACK: usize = 1 << 30;
+/// Stack use at which lowering gives up on a function ("nested too deeply") instead of
+/// overflowing, which would abort the process.
+const LOWER_STACK_BUDGET: usize = LOWER_STACK - (64 << 20);
+
+thread_local! {
+    /// (address near the base of this thread's stack, bytes the lowering may use below it)
+    static STACK_LIMIT: std::cell::Cell<(usize, usize)> = const { std::cell::Cell::new((0, 0)) };
+}
+
+fn stack_address() -> usize {
+    let marker = 0u8;
+    std::hint::black_box(&marker) as *const u8 as usize
+}
+
+/// True when the lowering has used up its stack budget; callers turn this into an error.
+pub(crate) fn stack_exhausted() -> bool {
+    let (base, budget) = STACK_LIMIT.with(|l| l.get());
+    base != 0 && base.saturating_sub(stack_address()) > budget
+}
+
+/// The error for constructs nested beyond what the lowering's stack can hold.
+pub(crate) fn too_deep<T>(span: impl Into<Span>) -> LResult<T> {
+    err(
+        span,
+        "nested too deeply (expressions or statements); warpwise cannot analyse this",
+    )
+}
+
 /// Lowers a parsed translation unit. Never panics on any input: a panic inside the lowering
-/// of one function is caught and reported as an internal error for that function.
+/// of one function is caught and reported as an internal error for that function, and
+/// nesting too deep for the stack is reported as an error instead of overflowing it. Runs on
+/// a thread of its own with a large stack.
 pub fn lower_translation_unit(unit: &ast::TranslationUnit, input: &LowerInput) -> Lowered {
+    let on_thread = std::thread::scope(|scope| {
+        std::thread::Builder::new()
+            .name("lower".into())
+            .stack_size(LOWER_STACK)
+            .spawn_scoped(scope, || {
+                STACK_LIMIT.with(|l| l.set((stack_address(), LOWER_STACK_BUDGET)));
+                lower_translation_unit_here(unit, input)
+            })
+            .ok()
+            .map(|handle| handle.join())
+    });
+    match on_thread {
+        Some(Ok(lowered)) => lowered,
+        // A panic outside any function's guard (in a file-scope declaration).
+        Some(Err(_)) => Lowered {
+            errors: vec![LowerError {
+                span: Span::NONE,
+                message: "internal error while lowering this file (please report it)".into(),
+                function: None,
+            }],
+            ..Lowered::default()
+        },
+        // No thread available: lower here with a budget that fits the smallest usual stack.
+        None => {
+            STACK_LIMIT.with(|l| l.set((stack_address(), 1 << 20)));
+            let lowered = lower_translation_unit_here(unit, input);
+            STACK_LIMIT.with(|l| l.set((0, 0)));
+            lowered
+        }
+    }
+}
+
+fn lower_translation_unit_here(unit: &ast::TranslationUnit, input: &LowerInput) -> Lowered {
     let mut program = Program::default();
     let void = program.types.void();
     let placeholder = empty_function(&mut program, void);

@@ -12,6 +12,9 @@ impl<'a> Lowerer<'a> {
     pub fn lower_statement(&mut self, s: &Node<ast::Statement>) -> LResult<()> {
         use ast::Statement as S;
         let span: Span = s.span.into();
+        if super::stack_exhausted() {
+            return super::too_deep(span);
+        }
         match &s.node {
             S::Compound(items) => {
                 self.scopes.push();
@@ -128,6 +131,7 @@ impl<'a> Lowerer<'a> {
             .collect()
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn begin_loop(
         &mut self,
         kind: LoopKind,
