@@ -29,6 +29,15 @@ pub struct Filter {
 
 /// Analyses every loop of a unit.
 pub fn analyze_unit(unit: &Unit, filter: &Filter) -> Vec<LoopReport> {
+    analyze_unit_for(unit, filter, &crate::mapping::Target::default())
+}
+
+/// Analyses every loop of a unit, with performance advice for `target`.
+pub fn analyze_unit_for(
+    unit: &Unit,
+    filter: &Filter,
+    target: &crate::mapping::Target,
+) -> Vec<LoopReport> {
     let program = &unit.lowered.program;
     let mut reports = Vec::new();
     for func in &program.functions {
@@ -47,6 +56,7 @@ pub fn analyze_unit(unit: &Unit, filter: &Filter) -> Vec<LoopReport> {
             forest: &forest,
             rec: &rec,
             aliasing: &aliasing,
+            target,
         };
         let mut facts: BTreeMap<LoopId, LoopFacts> = BTreeMap::new();
         for id in forest.ids() {
@@ -99,6 +109,7 @@ struct FunctionContext<'a> {
     forest: &'a LoopForest,
     rec: &'a Reconstruction,
     aliasing: &'a ParamAliasing,
+    target: &'a crate::mapping::Target,
 }
 
 /// What the friendliness test found for one loop as the parallel one.
@@ -632,8 +643,28 @@ impl<'a> FunctionContext<'a> {
             needs_evidence: facts.needs_evidence.clone(),
             assumptions,
             pragmas: source.map(|s| s.pragmas.clone()).unwrap_or_default(),
+            mappings: Vec::new(),
+            recommended_mapping: None,
+            mapping_gain: None,
+            shared_memory: Vec::new(),
+            occupancy: None,
+            divergence: Vec::new(),
         };
         tidy_names(&mut report);
+        if facts.verdict != Verdict::NotFriendly {
+            let parallel =
+                |d: LoopId| all.get(&d).is_some_and(|f| f.verdict != Verdict::NotFriendly);
+            crate::mapping::attach(
+                self.unit,
+                self.func,
+                self.forest,
+                self.rec,
+                id,
+                &parallel,
+                self.target,
+                &mut report,
+            );
+        }
         report
     }
 
