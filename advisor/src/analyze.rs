@@ -652,8 +652,10 @@ impl<'a> FunctionContext<'a> {
         };
         tidy_names(&mut report);
         if facts.verdict != Verdict::NotFriendly {
-            let parallel =
-                |d: LoopId| all.get(&d).is_some_and(|f| f.verdict != Verdict::NotFriendly);
+            let parallel = |d: LoopId| {
+                all.get(&d)
+                    .is_some_and(|f| f.verdict != Verdict::NotFriendly)
+            };
             crate::mapping::attach(
                 self.unit,
                 self.func,

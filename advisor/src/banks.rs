@@ -8,7 +8,9 @@ use std::collections::{BTreeMap, BTreeSet};
 pub const BANKS: i64 = 32;
 pub const WORD: i64 = 4;
 
-/// The conflict degree (1 = conflict-free) of a warp reading `elem` bytes at each address.
+/// The conflict degree (1 = conflict-free) of a warp reading `elem` bytes at each address:
+/// the passes needed divided by the fewest possible for that many distinct words (a warp
+/// of doubles needs two passes however it is laid out).
 pub fn degree(addresses: &[i64], elem: u64) -> usize {
     let mut words: BTreeMap<i64, BTreeSet<i64>> = BTreeMap::new();
     for &a in addresses {
@@ -18,7 +20,10 @@ pub fn degree(addresses: &[i64], elem: u64) -> usize {
             words.entry(w.rem_euclid(BANKS)).or_default().insert(w);
         }
     }
-    words.values().map(BTreeSet::len).max().unwrap_or(1)
+    let passes = words.values().map(BTreeSet::len).max().unwrap_or(1);
+    let distinct: usize = words.values().map(BTreeSet::len).sum();
+    let fewest = distinct.div_ceil(BANKS as usize).max(1);
+    passes.div_ceil(fewest)
 }
 
 /// The degree of a warp whose thread `t` reads at `stride*t` bytes.
@@ -51,8 +56,10 @@ mod tests {
         // A column of a 32x32 float tile: 32-way, padded by one float it is conflict-free.
         assert_eq!(strided_degree(128, 4), 32);
         assert_eq!(padding_for(128, 4), Some(4));
-        // Doubles: two words each, consecutive doubles take 2 passes over 32 banks.
-        assert_eq!(strided_degree(8, 8), 2);
+        // Doubles: two passes are unavoidable, so consecutive doubles are conflict-free;
+        // a column of doubles 256 bytes apart is 16-way.
+        assert_eq!(strided_degree(8, 8), 1);
+        assert_eq!(strided_degree(256, 8), 16);
         // RGB bytes, 3 apart: 24 words, no bank serves two.
         assert_eq!(strided_degree(3, 1), 1);
     }

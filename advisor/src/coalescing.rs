@@ -28,8 +28,8 @@ use num_rational::BigRational;
 use num_traits::{ToPrimitive, Zero};
 use std::collections::{BTreeSet, HashMap};
 use symbolic::{
-    min_of, monotonicity_with_assumptions, sign_of, simplify_expr, Expr, Monotonicity,
-    SignEnv, SignSet, Var,
+    min_of, monotonicity_with_assumptions, sign_of, simplify_expr, Expr, Monotonicity, SignEnv,
+    SignSet, Var,
 };
 
 pub const WARP: i64 = 32;
@@ -145,7 +145,9 @@ fn residues(e: &Expr) -> Option<Residues> {
 
 fn residue_set(k0: i64, g: i64) -> Vec<i64> {
     let g = g.max(1);
-    (0..LINE / g).map(|m| (k0 + m * g).rem_euclid(LINE)).collect()
+    (0..LINE / g)
+        .map(|m| (k0 + m * g).rem_euclid(LINE))
+        .collect()
 }
 
 fn int_of(e: &Expr) -> Option<i64> {
@@ -165,10 +167,18 @@ pub fn coalescing_factor(offset: &Expr, elem: u64, env: &SignEnv) -> Factor {
         // Every thread of the warp reads the same address: one request (a broadcast).
         return Factor::constant(1, Some(Expr::constant(0)));
     }
-    let next = subst(offset, &tx, &Expr::from(tx.clone()).checked_add(&Expr::constant(1)).unwrap_or_default());
+    let next = subst(
+        offset,
+        &tx,
+        &Expr::from(tx.clone())
+            .checked_add(&Expr::constant(1))
+            .unwrap_or_default(),
+    );
     let stride = next.and_then(|n| n.checked_sub(offset).ok());
     match stride {
-        Some(s) if !s.vars().contains(&tx) && s.as_poly().is_some() => affine(offset, &s, elem, env),
+        Some(s) if !s.vars().contains(&tx) && s.as_poly().is_some() => {
+            affine(offset, &s, elem, env)
+        }
         _ => enumerate(offset, elem, env),
     }
 }
@@ -267,9 +277,9 @@ fn symbolic_stride(
     let step = num_integer::lcm(4, e);
     let divisible = LINE % e == 0
         && magnitude.as_poly().is_some_and(|p| {
-            p.terms().iter().all(|(_, c)| {
-                c.is_integer() && (c.to_integer() % BigInt::from(step)).is_zero()
-            })
+            p.terms()
+                .iter()
+                .all(|(_, c)| c.is_integer() && (c.to_integer() % BigInt::from(step)).is_zero())
         });
     let (k0, needs_alignment) = match &res {
         Some(r) => (r.k0, r.g_warp % LINE == 0 && r.g_rows % LINE != 0),
@@ -290,7 +300,9 @@ fn symbolic_stride(
             .ok()
     };
     let formula = if divisible && k0 == 0 {
-        magnitude.div_const(&BigRational::from_integer(BigInt::from(4))).ok()
+        magnitude
+            .div_const(&BigRational::from_integer(BigInt::from(4)))
+            .ok()
     } else {
         area(k0)
     };
@@ -298,8 +310,8 @@ fn symbolic_stride(
         return Factor::worst("the warp area could not be computed");
     };
     if may_be_zero {
-        requests = symbolic::max_of(&[Expr::constant(1), requests.clone()], env)
-            .unwrap_or(requests);
+        requests =
+            symbolic::max_of(&[Expr::constant(1), requests.clone()], env).unwrap_or(requests);
     }
     let mut f = Factor {
         requests: clamp32(&requests, env),

@@ -210,9 +210,9 @@ impl<'a> Nest<'a> {
             });
             factors.push(f);
         }
-        let total = factors
-            .iter()
-            .try_fold(Expr::constant(0), |acc, f| acc.checked_add(&f.requests).ok());
+        let total = factors.iter().try_fold(Expr::constant(0), |acc, f| {
+            acc.checked_add(&f.requests).ok()
+        });
         let total_text = sum_text(&factors);
         Evaluated {
             candidate: *c,
@@ -276,7 +276,11 @@ pub fn recommend(evals: &[Evaluated], env: &SignEnv) -> Option<(usize, String)> 
             continue;
         };
         let small = a.size() + b.size() <= 16;
-        match if small { compare(a, b, env) } else { Cmp::Unknown } {
+        match if small {
+            compare(a, b, env)
+        } else {
+            Cmp::Unknown
+        } {
             Cmp::Less => best = i,
             Cmp::Equal | Cmp::Greater | Cmp::GreaterEq => {}
             // Never more, and fewer unless the sizes are tiny: decide at typical sizes.

@@ -23,7 +23,7 @@ use num_bigint::BigInt;
 use num_rational::BigRational;
 use num_traits::{Signed, ToPrimitive, Zero};
 use std::collections::{BTreeMap, HashMap};
-use symbolic::{get_max, get_min, sign_of, Atom, Expr, Poly, SignEnv, SignSet, Var};
+use symbolic::{get_max, get_min, sign_of, Expr, Poly, SignEnv, SignSet, Var};
 
 pub fn row_var() -> Var {
     Var::new("#ty")
@@ -98,8 +98,13 @@ pub fn analyze(
         .filter_map(|id| nest.iv(id).map(|r| r.var.clone()))
         .collect();
     // Loops that stay inside the thread: those nested in the innermost mapped loop.
-    let innermost = c.y.filter(|y| nest.forest.loop_(*y).parent == Some(c.x)).unwrap_or(c.x);
-    let innermost = if c.y.is_some_and(|y| nest.forest.loop_(c.x).parent == Some(y)) {
+    let innermost =
+        c.y.filter(|y| nest.forest.loop_(*y).parent == Some(c.x))
+            .unwrap_or(c.x);
+    let innermost = if c
+        .y
+        .is_some_and(|y| nest.forest.loop_(c.x).parent == Some(y))
+    {
         c.x
     } else {
         innermost
@@ -148,13 +153,16 @@ pub fn analyze(
         ivs.push(thread_var());
         ivs.push(row_var());
         let two_d = reconstruct_2d(&offset, &ivs);
-        by_base.entry(base.name().to_string()).or_default().push(Pattern {
-            access: Access { line, text },
-            elem: a.elem_bytes,
-            offset,
-            two_d,
-            requests: f.requests.as_integer().and_then(|i| i.to_i64()),
-        });
+        by_base
+            .entry(base.name().to_string())
+            .or_default()
+            .push(Pattern {
+                access: Access { line, text },
+                elem: a.elem_bytes,
+                offset,
+                two_d,
+                requests: f.requests.as_integer().and_then(|i| i.to_i64()),
+            });
     }
 
     let ctx = Ctx {
@@ -187,15 +195,14 @@ fn is_inside(nest: &Nest, id: frontend::loops::LoopId, outer: frontend::loops::L
 }
 
 /// §5.2.1: `offset = pitch*row + col` where the coefficient of every "row" variable is a
-/// constant multiple of one symbolic single-product pitch and that of every "column"
-/// variable is a constant.
+/// constant multiple of one pitch — a symbolic single product (`3*width`), or failing that
+/// a constant of at least 128 bytes that the other coefficients stay below (`int A[N][M]`
+/// with `M` a macro) — and that of every "column" variable is a constant.
 fn reconstruct_2d(offset: &Expr, ivs: &[Var]) -> Option<TwoD> {
     let p = offset.as_poly()?;
     let zero: HashMap<Var, Expr> = ivs.iter().map(|v| (v.clone(), Expr::constant(0))).collect();
     let base = subst(offset, &zero)?;
-    let mut pitch: Option<(BigRational, Vec<(Atom, u32)>)> = None;
-    let mut row = Expr::constant(0);
-    let mut col = Expr::constant(0);
+    let mut coeffs: Vec<(Var, Expr)> = Vec::new();
     for v in ivs {
         if !p.contains_var(v) {
             continue;
@@ -205,25 +212,58 @@ fn reconstruct_2d(offset: &Expr, ivs: &[Var]) -> Option<TwoD> {
         if coeff.vars().iter().any(|w| ivs.contains(w)) {
             return None;
         }
-        let term = mul(&coeff, &Expr::from(v.clone()))?;
-        if coeff.as_constant().is_some() {
-            col = add(&col, &term)?;
-            continue;
-        }
-        let cp = coeff.as_poly()?;
-        let [(m, c)] = cp.terms() else { return None };
-        let (pc, pm) = pitch.get_or_insert_with(|| (c.clone(), m.factors().to_vec()));
-        if m.factors() != pm.as_slice() {
-            return None;
-        }
-        let k = c / pc.clone();
-        if !k.is_integer() {
-            return None;
-        }
-        row = add(&row, &mul(&Expr::rational(k), &Expr::from(v.clone()))?)?;
+        coeffs.push((v.clone(), coeff));
     }
-    let (pc, pm) = pitch?;
-    // Split the constant part: products divisible by the pitch belong to the row.
+    // The pitch: the first symbolic coefficient, else the largest constant one.
+    let symbolic = coeffs
+        .iter()
+        .find(|(_, c)| c.as_constant().is_none())
+        .map(|(_, c)| c.clone());
+    let pitch_expr = match symbolic {
+        Some(c) => {
+            let cp = c.as_poly()?;
+            let [(_, _)] = cp.terms() else { return None };
+            c
+        }
+        None => {
+            let (_, largest) = coeffs
+                .iter()
+                .filter_map(|(v, c)| Some((v, c.as_constant()?.abs())))
+                .max_by(|a, b| a.1.cmp(&b.1))?;
+            let smaller = coeffs
+                .iter()
+                .filter(|(_, c)| c.as_constant().is_some_and(|k| k.abs() < largest))
+                .count();
+            if largest < BigRational::from_integer(BigInt::from(128)) || smaller == 0 {
+                return None;
+            }
+            Expr::rational(largest)
+        }
+    };
+    let pp = pitch_expr.as_poly()?;
+    let [(pm, pc)] = pp.terms() else { return None };
+    let pm = pm.factors().to_vec();
+    let pc = pc.clone();
+    let mut row = Expr::constant(0);
+    let mut col = Expr::constant(0);
+    for (v, coeff) in &coeffs {
+        let term = mul(coeff, &Expr::from(v.clone()))?;
+        let cp = coeff.as_poly()?;
+        let as_row = match cp.terms() {
+            [(m, c)] if m.factors() == pm.as_slice() => {
+                let k = c / pc.clone();
+                k.is_integer().then_some(k)
+            }
+            _ => None,
+        };
+        match as_row {
+            Some(k) => row = add(&row, &mul(&Expr::rational(k), &Expr::from(v.clone()))?)?,
+            None if coeff.as_constant().is_some() => col = add(&col, &term)?,
+            None => return None,
+        }
+    }
+    // Split the constant part: products divisible by the pitch belong to the row (a
+    // constant pitch takes the floor quotient of the constant term).
     for (m, c) in base.as_poly()?.terms() {
         let mut rest = m.factors().to_vec();
         let divisible = pm.iter().all(|(a, e)| {
@@ -232,29 +272,32 @@ fn reconstruct_2d(offset: &Expr, ivs: &[Var]) -> Option<TwoD> {
                 .map(|(_, f)| *f -= e)
                 .is_some()
         });
+        if pm.is_empty() && m.is_one() {
+            let quotient = (c / pc.clone()).floor();
+            row = add(&row, &Expr::rational(quotient.clone()))?;
+            col = add(&col, &Expr::rational(c - quotient * pc.clone()))?;
+            continue;
+        }
         let k = c / pc.clone();
         if divisible && !pm.is_empty() && k.is_integer() {
             let mut q = Poly::constant(k);
             for (a, e) in rest.iter().filter(|(_, e)| *e > 0) {
-                q = q.checked_mul(&Poly::atom(a.clone()).checked_pow(*e).ok()?).ok()?;
+                q = q
+                    .checked_mul(&Poly::atom(a.clone()).checked_pow(*e).ok()?)
+                    .ok()?;
             }
             row = add(&row, &Expr::from(q))?;
         } else {
             let mut t = Poly::constant(c.clone());
             for (a, e) in m.factors() {
-                t = t.checked_mul(&Poly::atom(a.clone()).checked_pow(*e).ok()?).ok()?;
+                t = t
+                    .checked_mul(&Poly::atom(a.clone()).checked_pow(*e).ok()?)
+                    .ok()?;
             }
             col = add(&col, &Expr::from(t))?;
         }
     }
-    let mut pitch_poly = Poly::constant(pc);
-    for (a, e) in &pm {
-        pitch_poly = pitch_poly
-            .checked_mul(&Poly::atom(a.clone()).checked_pow(*e).ok()?)
-            .ok()?;
-    }
-    let pitch = Expr::from(pitch_poly);
-    // Verify the split.
+    let pitch = pitch_expr;
     (add(&mul(&pitch, &row)?, &col)? == *offset).then_some(TwoD { pitch, row, col })
 }
 
@@ -289,11 +332,17 @@ impl Ctx {
         let last: HashMap<Var, Expr> = HashMap::from([
             (
                 thread_var(),
-                sub(&add(&Expr::from(block_x()), &Expr::from(dim_x()))?, &Expr::constant(1))?,
+                sub(
+                    &add(&Expr::from(block_x()), &Expr::from(dim_x()))?,
+                    &Expr::constant(1),
+                )?,
             ),
             (
                 row_var(),
-                sub(&add(&Expr::from(block_y()), &Expr::from(dim_y()))?, &Expr::constant(1))?,
+                sub(
+                    &add(&Expr::from(block_y()), &Expr::from(dim_y()))?,
+                    &Expr::constant(1),
+                )?,
             ),
         ]);
         let grid = [thread_var(), row_var()];
@@ -318,7 +367,10 @@ impl Ctx {
         let (bx, by) = self.target.block;
         let map = HashMap::from([
             (dim_x(), Expr::constant(bx as i64)),
-            (dim_y(), Expr::constant(if self.two_d_grid { by as i64 } else { 1 })),
+            (
+                dim_y(),
+                Expr::constant(if self.two_d_grid { by as i64 } else { 1 }),
+            ),
         ]);
         subst(e, &map)
     }
@@ -422,7 +474,13 @@ impl Ctx {
             if sub(&t.col, first_col)?.as_constant().is_none() {
                 constant_gaps = false;
             }
-            thread_rows.get_or_insert((rows.lo.clone(), rows.hi.clone()));
+            thread_rows = Some(match thread_rows {
+                None => (rows.lo.clone(), rows.hi.clone()),
+                Some((l, h)) => (
+                    get_min(&l, &rows.lo, &self.env).ok()?,
+                    get_max(&h, &rows.hi, &self.env).ok()?,
+                ),
+            });
             thread_cols = Some(match thread_cols {
                 None => (cols.lo.clone(), cols.hi.clone()),
                 Some((l, h)) => (
@@ -492,7 +550,9 @@ impl Ctx {
         }
         // Bank conflicts of the warp's reads from the tile: row pitch in shared memory is
         // the tile's row_bytes at the chosen block shape.
-        let shared_pitch = self.shape(&row_bytes).and_then(|e| e.as_integer()?.to_i64());
+        let shared_pitch = self
+            .shape(&row_bytes)
+            .and_then(|e| e.as_integer()?.to_i64());
         let d_row = shift(&tiles[0].row, &thread_var())?;
         let d_col = shift(&tiles[0].col, &thread_var())?;
         let elem = patterns[0].elem;
@@ -559,28 +619,31 @@ impl Ctx {
                 ),
             )
         };
-        Some((SharedArea {
-            array: array.to_string(),
-            accesses,
-            kind: kind.into(),
-            message,
-            overlap_x_bytes: Some(ox.to_c()),
-            overlap_y_bytes: oy.map(|o| o.to_c()),
-            block_section: None,
-            tile: Some(Tile {
-                row_pitch_bytes: pitch.to_c(),
-                row_lo: row_lo.to_c(),
-                row_hi: row_hi.to_c(),
-                rows: rows.to_c(),
-                col_lo: col_lo.to_c(),
-                col_hi: col_hi.to_c(),
-                row_bytes: row_bytes.to_c(),
-            }),
-            bytes_per_block: bytes.to_c(),
-            bytes_for_block: bytes_for_block.to_c(),
-            bank_conflicts,
-            grouping,
-        }, bytes_for_block))
+        Some((
+            SharedArea {
+                array: array.to_string(),
+                accesses,
+                kind: kind.into(),
+                message,
+                overlap_x_bytes: Some(ox.to_c()),
+                overlap_y_bytes: oy.map(|o| o.to_c()),
+                block_section: None,
+                tile: Some(Tile {
+                    row_pitch_bytes: pitch.to_c(),
+                    row_lo: row_lo.to_c(),
+                    row_hi: row_hi.to_c(),
+                    rows: rows.to_c(),
+                    col_lo: col_lo.to_c(),
+                    col_hi: col_hi.to_c(),
+                    row_bytes: row_bytes.to_c(),
+                }),
+                bytes_per_block: bytes.to_c(),
+                bytes_for_block: bytes_for_block.to_c(),
+                bank_conflicts,
+                grouping,
+            },
+            bytes_for_block,
+        ))
     }
 
     fn linear_area(
