@@ -175,12 +175,32 @@ pub fn coalescing_factor(offset: &Expr, elem: u64, env: &SignEnv) -> Factor {
             .unwrap_or_default(),
     );
     let stride = next.and_then(|n| n.checked_sub(offset).ok());
-    match stride {
+    let f = match stride {
         Some(s) if !s.vars().contains(&tx) && s.as_poly().is_some() => {
             affine(offset, &s, elem, env)
         }
         _ => enumerate(offset, elem, env),
+    };
+    warp_independent(f, env)
+}
+
+/// A count that depends on which warp along the row (`aux[i*i]`): the first warp's count is
+/// the minimum when it grows with the warp index, and the maximum is the worst case 32.
+fn warp_independent(mut f: Factor, env: &SignEnv) -> Factor {
+    let w = warp_var();
+    if !f.requests.vars().contains(&w) {
+        return f;
     }
+    let (m, _) = monotonicity_with_assumptions(&f.requests, &w, env);
+    f.min_requests = (m == Monotonicity::Increasing)
+        .then(|| subst(&f.requests, &w, &Expr::constant(0)))
+        .flatten();
+    f.requests = Expr::constant(WARP);
+    f.unaligned = None;
+    f.exact = false;
+    f.assumptions
+        .push("the count grows with the warp's position along x: 32 is the worst case".into());
+    f
 }
 
 fn first_address(offset: &Expr) -> Option<Expr> {

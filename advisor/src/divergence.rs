@@ -98,7 +98,7 @@ pub fn analyze(nest: &Nest, c: &Candidate, target: &Target) -> Vec<DivergentBran
             }
         }
     }
-    if target.block.0 % 32 != 0 {
+    if !target.block.0.is_multiple_of(32) {
         for d in &mut out {
             d.exact = false;
             d.message.push_str(&format!(

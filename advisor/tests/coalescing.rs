@@ -274,6 +274,11 @@ fn transpose_stages_a_tile_and_pads_it() {
 
 // ---- brute force --------------------------------------------------------------------
 
+/// One execution of an access: the tracked SSA values then, the allocation and offset.
+type Execution = (BTreeMap<Value, i64>, u32, i64);
+/// Executions grouped by (other induction variables' values, warp index): (x index, offset).
+type Warps = BTreeMap<(Vec<(Value, i64)>, i64), Vec<(i64, i64)>>;
+
 #[derive(Default)]
 struct Trace {
     /// The function observed (first call only).
@@ -282,7 +287,7 @@ struct Trace {
     tracked: HashSet<Value>,
     current: HashMap<Value, Val>,
     /// Per access instruction: (values of the tracked SSA values, alloc, offset).
-    accesses: HashMap<Value, Vec<(BTreeMap<Value, i64>, u32, i64)>>,
+    accesses: HashMap<Value, Vec<Execution>>,
     first_values: HashMap<Value, Val>,
 }
 
@@ -446,7 +451,7 @@ fn check_candidate(
         };
         // Group the run's executions into warps: same values of every other induction
         // variable, normalized x index in [32w, 32w + 32).
-        let mut warps: BTreeMap<(Vec<(Value, i64)>, i64), Vec<(i64, i64)>> = BTreeMap::new();
+        let mut warps: Warps = BTreeMap::new();
         let Some(init) = value_of(&x.init, &base_ctx) else {
             continue;
         };
