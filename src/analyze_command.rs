@@ -1,7 +1,7 @@
 //! `warpwise analyze`: find GPU-friendly loops and write kernel reports or porting recipes.
 
 use crate::inputs::{collect, CFlags};
-use advisor::analyze::{analyze_unit, Filter};
+use advisor::analyze::{analyze_unit_for, Filter};
 use advisor::model::{Report, SCHEMA};
 use clap::{Args, ValueEnum};
 use frontend::unit::load_unit;
@@ -31,6 +31,12 @@ pub struct AnalyzeArgs {
     /// In text form, show every loop in full, not one line per loop that cannot be ported.
     #[arg(long)]
     pub verbose: bool,
+    /// Target GPU architecture for shared-memory and occupancy advice (sm_70, sm_80, sm_90).
+    #[arg(long, value_name = "NAME", default_value = advisor::gpus::DEFAULT_GPU)]
+    pub gpu: String,
+    /// Block shape for shared-memory sizes and divergence, `XxY` (default 32x8).
+    #[arg(long, value_name = "XxY", default_value = "32x8")]
+    pub block: String,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -49,6 +55,20 @@ pub fn run(args: &AnalyzeArgs) -> ExitCode {
         eprintln!("error: nothing to analyse");
         return ExitCode::from(1);
     }
+    let Some(gpu) = advisor::gpus::gpu(&args.gpu) else {
+        let known: Vec<&str> = advisor::gpus::GPUS.iter().map(|g| g.name).collect();
+        eprintln!(
+            "error: unknown GPU `{}` (known: {})",
+            args.gpu,
+            known.join(", ")
+        );
+        return ExitCode::from(2);
+    };
+    let Some(block) = advisor::mapping::parse_block(&args.block) else {
+        eprintln!("error: `--block {}`: expected XxY, e.g. 32x8", args.block);
+        return ExitCode::from(2);
+    };
+    let target = advisor::mapping::Target { gpu, block };
     let filter = Filter {
         function: args.function.clone(),
         loop_id: args.loop_id.clone(),
@@ -73,7 +93,9 @@ pub fn run(args: &AnalyzeArgs) -> ExitCode {
                 if !unit.lowered.program.functions.is_empty() {
                     analysed += 1;
                 }
-                report.loops.extend(analyze_unit(&unit, &filter));
+                report
+                    .loops
+                    .extend(analyze_unit_for(&unit, &filter, &target));
                 units.push(unit);
             }
             Err(d) => {

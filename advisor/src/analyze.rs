@@ -32,6 +32,15 @@ pub struct Filter {
 
 /// Analyses every loop of a unit.
 pub fn analyze_unit(unit: &Unit, filter: &Filter) -> Vec<LoopReport> {
+    analyze_unit_for(unit, filter, &crate::mapping::Target::default())
+}
+
+/// Analyses every loop of a unit, with performance advice for `target`.
+pub fn analyze_unit_for(
+    unit: &Unit,
+    filter: &Filter,
+    target: &crate::mapping::Target,
+) -> Vec<LoopReport> {
     let program = &unit.lowered.program;
     let mut reports = Vec::new();
     for func in &program.functions {
@@ -62,6 +71,7 @@ pub fn analyze_unit(unit: &Unit, filter: &Filter) -> Vec<LoopReport> {
             aliasing: &aliasing,
             signs: &signs,
             ranges: &ranges,
+            target,
         };
         let mut facts: BTreeMap<LoopId, LoopFacts> = BTreeMap::new();
         for id in forest.ids() {
@@ -118,6 +128,7 @@ struct FunctionContext<'a> {
     signs: &'a SignFacts,
     /// Symbolic range analysis (thesis §8.3), which tightens sections with branch conditions.
     ranges: &'a RangeFacts,
+    target: &'a crate::mapping::Target,
 }
 
 /// What the friendliness test found for one loop as the parallel one.
@@ -643,8 +654,30 @@ impl<'a> FunctionContext<'a> {
             needs_evidence: facts.needs_evidence.clone(),
             assumptions,
             pragmas: source.map(|s| s.pragmas.clone()).unwrap_or_default(),
+            mappings: Vec::new(),
+            recommended_mapping: None,
+            mapping_gain: None,
+            shared_memory: Vec::new(),
+            occupancy: None,
+            divergence: Vec::new(),
         };
         tidy_names(&mut report);
+        if facts.verdict != Verdict::NotFriendly {
+            let parallel = |d: LoopId| {
+                all.get(&d)
+                    .is_some_and(|f| f.verdict != Verdict::NotFriendly)
+            };
+            crate::mapping::attach(
+                self.unit,
+                self.func,
+                self.forest,
+                self.rec,
+                id,
+                &parallel,
+                self.target,
+                &mut report,
+            );
+        }
         report
     }
 

@@ -3,9 +3,15 @@
 pub mod access;
 pub mod aliasing;
 pub mod analyze;
+pub mod banks;
 pub mod calls;
+pub mod coalescing;
 pub mod codes;
 pub mod dependence;
+pub mod divergence;
+pub mod gpus;
+pub mod mapping;
 pub mod model;
 pub mod recipe;
+pub mod shared_memory;
 pub mod space;

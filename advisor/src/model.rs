@@ -152,4 +152,156 @@ pub struct LoopReport {
     /// Existing `#pragma` lines on the loop.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub pragmas: Vec<String>,
+    /// Requests per warp of every access under each possible loop-to-grid mapping (§5.1).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub mappings: Vec<MappingReport>,
+    /// The mapping with the fewest requests per warp.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recommended_mapping: Option<GridMapping>,
+    /// How much the recommended mapping beats the natural one (`x` = the outer loop).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mapping_gain: Option<MappingGain>,
+    /// Areas worth staging in shared memory under the recommended mapping (§5.2).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub shared_memory: Vec<SharedArea>,
+    /// What the staged areas cost in occupancy on the target GPU.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub occupancy: Option<Occupancy>,
+    /// Branches whose outcome may differ between the threads of a warp.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub divergence: Vec<DivergentBranch>,
+}
+
+/// Which loop variable runs along the grid's x (consecutive threads of a warp) and y.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GridMapping {
+    pub x: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub y: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MappingReport {
+    pub mapping: GridMapping,
+    /// Sum over the accesses of `requests_per_warp` (each access counted once per execution).
+    pub total_requests_per_warp: String,
+    pub accesses: Vec<AccessCoalescing>,
+}
+
+/// The coalescing factor of one load or store: distinct 128-byte segments touched by a warp.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AccessCoalescing {
+    pub line: u32,
+    pub text: String,
+    /// `load` or `store`.
+    pub kind: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub base: Option<String>,
+    pub offset_bytes: String,
+    /// Bytes between the addresses of adjacent threads, when that is one expression.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stride_bytes: Option<String>,
+    /// The most requests any warp issues, under `assumptions`, in `[1, 32]`.
+    pub requests_per_warp: String,
+    /// The fewest, when warps differ (a warp straddling a 128-byte line issues one more).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_requests_per_warp: Option<String>,
+    /// The most when rows are not 128-byte aligned (present when that assumption was made).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unaligned_requests_per_warp: Option<String>,
+    /// Every warp issues exactly `requests_per_warp` requests under `assumptions`.
+    pub exact: bool,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub assumptions: Vec<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MappingGain {
+    pub natural: GridMapping,
+    pub natural_requests_per_warp: String,
+    pub recommended_requests_per_warp: String,
+    /// How the two totals were compared (`symbolic`, or the sizes a numeric comparison used).
+    pub compared: String,
+}
+
+/// A sharing opportunity (§5.2): one array's accesses, grouped.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SharedArea {
+    pub array: String,
+    pub accesses: Vec<Access>,
+    /// `reuse` (adjacent threads read overlapping bytes), `broadcast` (every thread reads the
+    /// same area) or `uncoalesced` (stage through shared memory to coalesce the global access).
+    pub kind: String,
+    pub message: String,
+    /// Bytes that x-adjacent / y-adjacent threads both read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub overlap_x_bytes: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub overlap_y_bytes: Option<String>,
+    /// The block's bytes `[lo, hi)` relative to the array, for the block whose first thread
+    /// has grid coordinates (`block.x`, `block.y`): a linear section.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub block_section: Option<Bytes>,
+    /// The block's sub-matrix when the access is a linearized 2D pattern (§5.2.1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tile: Option<Tile>,
+    /// Shared bytes per block as an expression of `blockDim.x`, `blockDim.y`.
+    pub bytes_per_block: String,
+    /// The same for the chosen block shape.
+    pub bytes_for_block: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bank_conflicts: Option<BankConflicts>,
+    /// How the accesses were grouped (§5.2.2).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub grouping: Option<String>,
+}
+
+/// Rows `[row_lo, row_hi]` of pitch `row_pitch_bytes`, bytes `[col_lo, col_hi)` of each row.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Tile {
+    pub row_pitch_bytes: String,
+    pub row_lo: String,
+    pub row_hi: String,
+    pub rows: String,
+    pub col_lo: String,
+    pub col_hi: String,
+    pub row_bytes: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BankConflicts {
+    /// The most distinct 4-byte words one bank serves for one warp access (1 = none).
+    pub degree: String,
+    pub pattern: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub padding: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Occupancy {
+    pub gpu: String,
+    pub block: String,
+    pub shared_bytes_per_block: String,
+    /// Resident blocks per SM (limited by threads, blocks and shared memory), when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub blocks_per_sm: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limited_by: Option<String>,
+    pub message: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DivergentBranch {
+    pub line: u32,
+    pub condition: String,
+    /// Fraction of warps whose threads disagree on the condition, `[min, max]`, written
+    /// `d/W` with real division (`W` the warps per row of the grid).
+    pub ratio: [String; 2],
+    /// Warps per row that diverge, `[min, max]`, and warps per row (C expressions).
+    pub diverging_warps_per_row: [String; 2],
+    pub warps_per_row: String,
+    pub exact: bool,
+    pub message: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub help: Option<String>,
 }

@@ -3,7 +3,7 @@
 //! with exact byte counts, called functions, copy back); other loops get one rustc-style
 //! finding each, with the source line and a `help:` line.
 
-use crate::model::{LoopReport, ParamKind, Parameter, Report, Role, Verdict};
+use crate::model::{GridMapping, LoopReport, ParamKind, Parameter, Report, Role, Verdict};
 use frontend::diagnostic::{Diagnostic, Label};
 use frontend::unit::Unit;
 use std::fmt::Write;
@@ -149,6 +149,11 @@ fn recipe(l: &LoopReport, report: &Report) -> String {
             );
         }
         (Some(ind), true) => {
+            // The recommended mapping may put the outer loop on x (fewer requests per warp).
+            let outer_on_x = l
+                .recommended_mapping
+                .as_ref()
+                .is_some_and(|m| m.x == ind.var && m.y.is_some());
             let (inner_var, inner_map, inner_trips) = match inner {
                 Some(j) => (
                     j.var.clone(),
@@ -161,14 +166,29 @@ fn recipe(l: &LoopReport, report: &Report) -> String {
                     "its trip count".into(),
                 ),
             };
-            let _ = writeln!(
-                out,
-                "  2. Map the nest to a 2D grid, `{inner_var}` to x (consecutive threads, consecutive inner iterations) and `{}` to y:\n       kx = blockIdx.x*blockDim.x + threadIdx.x; {inner_map};\n       ky = blockIdx.y*blockDim.y + threadIdx.y; {};\n       return if kx >= {inner_trips} or ky >= {}.\n     Launch with dim3 block(32, 8); dim3 grid(({inner_trips} + 31)/32, ({} + 7)/8).",
-                ind.var,
-                step_text(&ind.var, &ind.lower, &ind.step, "ky"),
-                ind.trip_count,
-                ind.trip_count
-            );
+            if outer_on_x {
+                let inner_y = match inner {
+                    Some(j) => step_text(&j.var, &j.lower, &j.step, "ky"),
+                    None => "the inner variable from ky".into(),
+                };
+                let _ = writeln!(
+                    out,
+                    "  2. Map the nest to a 2D grid, `{}` to x (consecutive threads) and `{inner_var}` to y:\n       kx = blockIdx.x*blockDim.x + threadIdx.x; {};\n       ky = blockIdx.y*blockDim.y + threadIdx.y; {inner_y};\n       return if kx >= {} or ky >= {inner_trips}.\n     Launch with dim3 block(32, 8); dim3 grid(({} + 31)/32, ({inner_trips} + 7)/8).",
+                    ind.var,
+                    step_text(&ind.var, &ind.lower, &ind.step, "kx"),
+                    ind.trip_count,
+                    ind.trip_count
+                );
+            } else {
+                let _ = writeln!(
+                    out,
+                    "  2. Map the nest to a 2D grid, `{inner_var}` to x (consecutive threads, consecutive inner iterations) and `{}` to y:\n       kx = blockIdx.x*blockDim.x + threadIdx.x; {inner_map};\n       ky = blockIdx.y*blockDim.y + threadIdx.y; {};\n       return if kx >= {inner_trips} or ky >= {}.\n     Launch with dim3 block(32, 8); dim3 grid(({inner_trips} + 31)/32, ({} + 7)/8).",
+                    ind.var,
+                    step_text(&ind.var, &ind.lower, &ind.step, "ky"),
+                    ind.trip_count,
+                    ind.trip_count
+                );
+            }
             let _ = writeln!(out, "     The inner loop's body becomes the kernel body; statements of the outer loop outside the inner one are computed in every thread.");
         }
         (None, _) => {
@@ -252,6 +272,8 @@ fn recipe(l: &LoopReport, report: &Report) -> String {
     {
         let _ = writeln!(out, "       `{}` is computed in the loop and used after it: return it through a device variable", p.name);
     }
+    step += 1;
+    performance(l, step, &mut out);
     if !l.assumptions.is_empty() {
         let _ = writeln!(out, "  assuming: {}", l.assumptions.join("; "));
     }
@@ -302,5 +324,88 @@ fn paren(e: &str) -> String {
         e.to_string()
     } else {
         format!("({e})")
+    }
+}
+
+fn mapping_text(m: &GridMapping) -> String {
+    match &m.y {
+        Some(y) => format!("map `{}` to x and `{y}` to y", m.x),
+        None => format!("map `{}` to x", m.x),
+    }
+}
+
+/// Steps from the coalescing, shared-memory and divergence analyses (thesis §5).
+fn performance(l: &LoopReport, mut step: usize, out: &mut String) {
+    if let (Some(best), Some(gain)) = (&l.recommended_mapping, &l.mapping_gain) {
+        let natural = l.mappings.iter().find(|m| m.mapping == gain.natural);
+        let chosen = l.mappings.iter().find(|m| &m.mapping == best);
+        // The access that gains most visibly: the first whose factor changes.
+        let example = natural.zip(chosen).and_then(|(n, c)| {
+            n.accesses
+                .iter()
+                .zip(&c.accesses)
+                .find(|(a, b)| {
+                    a.requests_per_warp != b.requests_per_warp && a.requests_per_warp != "1"
+                })
+                .map(|(a, b)| {
+                    format!(
+                        "{}: {} requests per warp -> {}",
+                        a.text, a.requests_per_warp, b.requests_per_warp
+                    )
+                })
+        });
+        let _ = writeln!(
+            out,
+            "  {step}. Coalescing: {} ({}); all accesses: {} -> {} requests per warp instead of {}.",
+            mapping_text(best),
+            example.unwrap_or_else(|| "fewer requests".into()),
+            gain.natural_requests_per_warp,
+            gain.recommended_requests_per_warp,
+            mapping_text(&gain.natural)
+        );
+        step += 1;
+    }
+    for area in &l.shared_memory {
+        let what = match area.kind.as_str() {
+            "broadcast" => format!(
+                "every thread of a block reads all {} bytes",
+                area.bytes_per_block
+            ),
+            _ => area.message.clone(),
+        };
+        let _ = writeln!(
+            out,
+            "  {step}. Stage `{}` in shared memory: {what}; {} bytes per block{}.",
+            area.array,
+            area.bytes_for_block,
+            l.occupancy
+                .as_ref()
+                .map(|o| format!(" of {}", o.block))
+                .unwrap_or_default()
+        );
+        if let Some(b) = &area.bank_conflicts {
+            if let Some(p) = &b.padding {
+                let _ = writeln!(
+                    out,
+                    "     Bank conflicts: {}-way ({}); {p}.",
+                    b.degree, b.pattern
+                );
+            }
+        }
+        step += 1;
+    }
+    if let Some(o) = &l.occupancy {
+        let _ = writeln!(out, "     Occupancy on {}: {}.", o.gpu, o.message);
+    }
+    for d in l.divergence.iter().filter(|d| d.ratio[1] != "0") {
+        let _ = writeln!(
+            out,
+            "  {step}. Line {}: `{}` may diverge in [{}, {}] of the warps ({}).",
+            d.line, d.condition, d.ratio[0], d.ratio[1], d.message
+        );
+        if let Some(help) = &d.help {
+            let _ = writeln!(out, "     help: {help}");
+        }
+        step += 1;
     }
 }

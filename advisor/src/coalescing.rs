@@ -1,0 +1,472 @@
+//! Coalescing factors (thesis §5.1, Algorithm 1, made exact): the number of distinct 128-byte
+//! segments `floor(addr / 128)` that the 32 threads of one warp touch in one execution of a
+//! load or store (GPUDrano §3.2), as a symbolic expression in `[1, 32]`.
+//!
+//! The offset is first written in terms of the thread index `#tx` (the normalized iteration
+//! index of the loop mapped to the grid's x). A warp is `#tx = 32*#warp + t`, `t in 0..32`:
+//! blocks are assumed to have an x-dimension that is a multiple of 32, so warps never span
+//! two rows of the grid. Everything else (the y index, inner loop variables, sizes) is a
+//! fixed symbol for the warp. The array is assumed to start on a 128-byte boundary, as
+//! `cudaMalloc` guarantees.
+//!
+//! * Affine offsets `s*#tx + c` with a constant stride are counted exactly: the warp's first
+//!   address modulo 128 takes values in a residue class (known from the coefficients), and
+//!   each possible residue is enumerated. When the class depends on symbolic row offsets
+//!   (`4*N*i`), rows are assumed 128-byte aligned and the unaligned worst case is reported
+//!   next to it.
+//! * Affine offsets with a symbolic stride use the warp-area formula in bytes:
+//!   `min(32, s/4)` when the stride is a multiple of 4 (exact for an aligned warp: `s/4` is
+//!   `32*s / 128`), else `min(32, floor((r + 31*s + e - 1)/128) + 1)`. The sign of the
+//!   stride comes from the sign facts, or from assumptions that are reported.
+//! * Other offsets are enumerated for the 32 threads symbolically (the thesis' brute force);
+//!   when every difference to the first thread is a constant the count is exact, otherwise
+//!   monotone offsets use the warp area and the rest count distinct offsets (upper bounds).
+
+use num_bigint::BigInt;
+use num_integer::Integer;
+use num_rational::BigRational;
+use num_traits::{ToPrimitive, Zero};
+use std::collections::{BTreeSet, HashMap};
+use symbolic::{
+    min_of, monotonicity_with_assumptions, sign_of, simplify_expr, Expr, Monotonicity, SignEnv,
+    SignSet, Var,
+};
+
+pub const WARP: i64 = 32;
+pub const LINE: i64 = 128;
+
+/// The normalized index of the loop mapped to the grid's x.
+pub fn thread_var() -> Var {
+    Var::new("#tx")
+}
+
+/// The index of a warp along x within its row: its first thread is `32 * #warp`.
+pub fn warp_var() -> Var {
+    Var::new("#warp")
+}
+
+pub const ALIGNED_ROWS: &str = "assuming 128-byte aligned rows";
+
+/// The coalescing factor of one offset expression.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Factor {
+    /// The most requests a warp issues under `assumptions`.
+    pub requests: Expr,
+    /// The fewest, when warps differ.
+    pub min_requests: Option<Expr>,
+    /// The most without the aligned-rows assumption (present only when it was made).
+    pub unaligned: Option<Expr>,
+    /// Bytes between adjacent threads, when constant along the warp.
+    pub stride: Option<Expr>,
+    pub exact: bool,
+    pub assumptions: Vec<String>,
+}
+
+impl Factor {
+    fn constant(n: i64, stride: Option<Expr>) -> Factor {
+        Factor {
+            requests: Expr::constant(n),
+            min_requests: None,
+            unaligned: None,
+            stride,
+            exact: true,
+            assumptions: Vec::new(),
+        }
+    }
+
+    fn worst(why: &str) -> Factor {
+        Factor {
+            requests: Expr::constant(WARP),
+            min_requests: None,
+            unaligned: None,
+            stride: None,
+            exact: false,
+            assumptions: vec![why.to_string()],
+        }
+    }
+}
+
+/// The sign environment for warp reasoning: thread and warp indices are non-negative.
+pub fn warp_env(env: &SignEnv) -> SignEnv {
+    env.clone()
+        .with(thread_var(), SignSet::NON_NEG)
+        .with(warp_var(), SignSet::NON_NEG)
+}
+
+/// Distinct 128-byte segments touched by accesses of `elem` bytes at `offsets`.
+pub fn segments(offsets: &[i64], elem: u64) -> usize {
+    let mut seen = BTreeSet::new();
+    for &o in offsets {
+        for b in 0..elem.max(1) as i64 {
+            seen.insert((o + b).div_euclid(LINE));
+        }
+    }
+    seen.len()
+}
+
+/// The residue class of an integer-valued expression modulo 128: `(k0, g)` means the value
+/// is `k0 + g*m (mod 128)` for some integer `m`. `split` separates the terms that mention
+/// `#warp` (their gcd is `g_warp`) from the other symbolic terms (`g_rows`).
+struct Residues {
+    k0: i64,
+    g_warp: i64,
+    g_rows: i64,
+}
+
+fn residues(e: &Expr) -> Option<Residues> {
+    let p = e.as_poly()?;
+    let line = BigInt::from(LINE);
+    let mut k0 = BigInt::zero();
+    let mut g_warp = line.clone();
+    let mut g_rows = line.clone();
+    let w = warp_var();
+    for (m, c) in p.terms() {
+        if !c.is_integer() {
+            return None;
+        }
+        let c = c.to_integer();
+        if m.is_one() {
+            k0 = c;
+            continue;
+        }
+        let mentions_warp = m.factors().iter().any(|(a, _)| a.contains_var(&w));
+        if mentions_warp {
+            g_warp = g_warp.gcd(&c);
+        } else {
+            g_rows = g_rows.gcd(&c);
+        }
+    }
+    Some(Residues {
+        k0: k0.mod_floor(&line).to_i64()?,
+        g_warp: g_warp.to_i64()?,
+        g_rows: g_rows.to_i64()?,
+    })
+}
+
+fn residue_set(k0: i64, g: i64) -> Vec<i64> {
+    let g = g.max(1);
+    (0..LINE / g)
+        .map(|m| (k0 + m * g).rem_euclid(LINE))
+        .collect()
+}
+
+fn int_of(e: &Expr) -> Option<i64> {
+    e.as_integer().and_then(|i| i.to_i64())
+}
+
+fn subst(e: &Expr, v: &Var, by: &Expr) -> Option<Expr> {
+    e.substitute(&HashMap::from([(v.clone(), by.clone())])).ok()
+}
+
+/// The coalescing factor of `offset` (bytes from an aligned base), written in terms of
+/// [`thread_var`], for accesses of `elem` bytes.
+pub fn coalescing_factor(offset: &Expr, elem: u64, env: &SignEnv) -> Factor {
+    let env = &warp_env(env);
+    let tx = thread_var();
+    if !offset.vars().contains(&tx) {
+        // Every thread of the warp reads the same address: one request (a broadcast).
+        return Factor::constant(1, Some(Expr::constant(0)));
+    }
+    let next = subst(
+        offset,
+        &tx,
+        &Expr::from(tx.clone())
+            .checked_add(&Expr::constant(1))
+            .unwrap_or_default(),
+    );
+    let stride = next.and_then(|n| n.checked_sub(offset).ok());
+    let f = match stride {
+        Some(s) if !s.vars().contains(&tx) && s.as_poly().is_some() => {
+            affine(offset, &s, elem, env)
+        }
+        _ => enumerate(offset, elem, env),
+    };
+    warp_independent(f, env)
+}
+
+/// A count that depends on which warp along the row (`aux[i*i]`): the first warp's count is
+/// the minimum when it grows with the warp index, and the maximum is the worst case 32.
+fn warp_independent(mut f: Factor, env: &SignEnv) -> Factor {
+    let w = warp_var();
+    if !f.requests.vars().contains(&w) {
+        return f;
+    }
+    let (m, _) = monotonicity_with_assumptions(&f.requests, &w, env);
+    f.min_requests = (m == Monotonicity::Increasing)
+        .then(|| subst(&f.requests, &w, &Expr::constant(0)))
+        .flatten();
+    f.requests = Expr::constant(WARP);
+    f.unaligned = None;
+    f.exact = false;
+    f.assumptions
+        .push("the count grows with the warp's position along x: 32 is the worst case".into());
+    f
+}
+
+fn first_address(offset: &Expr) -> Option<Expr> {
+    let start = Expr::from(warp_var())
+        .checked_mul(&Expr::constant(WARP))
+        .ok()?;
+    subst(offset, &thread_var(), &start)
+}
+
+fn affine(offset: &Expr, s: &Expr, elem: u64, env: &SignEnv) -> Factor {
+    let start = first_address(offset);
+    let res = start.as_ref().and_then(residues);
+    if let Some(sc) = int_of(s) {
+        let Some(res) = res else {
+            // Rational coefficients: alignment unknown; enumerate every residue.
+            return by_residues(
+                &(0..LINE).collect::<Vec<_>>(),
+                &(0..LINE).collect::<Vec<_>>(),
+                |r| (0..WARP).map(|t| r + sc * t).collect(),
+                elem,
+                Some(s.clone()),
+            );
+        };
+        let aligned = residue_set(res.k0, res.g_warp);
+        let all = residue_set(res.k0, res.g_warp.gcd(&res.g_rows));
+        return by_residues(
+            &aligned,
+            &all,
+            |r| (0..WARP).map(|t| r + sc * t).collect(),
+            elem,
+            Some(s.clone()),
+        );
+    }
+    symbolic_stride(s, res, elem, env, offset)
+}
+
+/// Counts per residue of the warp's first address: the aligned-rows residues decide the
+/// reported range; all residues the unaligned worst case.
+fn by_residues(
+    aligned: &[i64],
+    all: &[i64],
+    offsets: impl Fn(i64) -> Vec<i64>,
+    elem: u64,
+    stride: Option<Expr>,
+) -> Factor {
+    let count = |r: i64| segments(&offsets(r), elem) as i64;
+    let lo = aligned.iter().map(|&r| count(r)).min().unwrap_or(1);
+    let hi = aligned.iter().map(|&r| count(r)).max().unwrap_or(WARP);
+    let worst = all.iter().map(|&r| count(r)).max().unwrap_or(WARP);
+    let mut f = Factor::constant(hi, stride);
+    f.exact = lo == hi;
+    if lo != hi {
+        f.min_requests = Some(Expr::constant(lo));
+    }
+    let sorted = |v: &[i64]| v.iter().copied().collect::<BTreeSet<_>>();
+    if sorted(aligned) != sorted(all) {
+        f.assumptions.push(ALIGNED_ROWS.into());
+        if worst != hi {
+            f.unaligned = Some(Expr::constant(worst));
+        }
+    }
+    f
+}
+
+fn clamp32(e: &Expr, env: &SignEnv) -> Expr {
+    min_of(&[Expr::constant(WARP), e.clone()], env).unwrap_or_else(|_| e.clone())
+}
+
+fn symbolic_stride(
+    s: &Expr,
+    res: Option<Residues>,
+    elem: u64,
+    env: &SignEnv,
+    offset: &Expr,
+) -> Factor {
+    let mut assumptions = Vec::new();
+    let sign = sign_of(s, env);
+    let positive = if !sign.has_neg() {
+        true
+    } else if !sign.has_pos() {
+        false
+    } else {
+        let (m, used) = monotonicity_with_assumptions(offset, &thread_var(), env);
+        assumptions.extend(used.iter().map(|a| format!("assuming {a}")));
+        match m {
+            Monotonicity::Increasing => true,
+            Monotonicity::Decreasing => false,
+            _ => return Factor::worst("the sign of the stride between threads is unknown"),
+        }
+    };
+    let magnitude = if positive { s.clone() } else { s.neg() };
+    let may_be_zero = sign.has_zero() && assumptions.is_empty();
+    let e = elem.max(1) as i64;
+    let step = num_integer::lcm(4, e);
+    let divisible = LINE % e == 0
+        && magnitude.as_poly().is_some_and(|p| {
+            p.terms()
+                .iter()
+                .all(|(_, c)| c.is_integer() && (c.to_integer() % BigInt::from(step)).is_zero())
+        });
+    let (k0, needs_alignment) = match &res {
+        Some(r) => (r.k0, r.g_warp % LINE == 0 && r.g_rows % LINE != 0),
+        None => (0, true),
+    };
+    // The first address modulo 128 must be a single known value for an exact count.
+    let fixed_residue = res.as_ref().is_some_and(|r| r.g_warp % LINE == 0);
+    let area = |r: i64| -> Option<Expr> {
+        // floor((r + 31*s + e - 1) / 128) + 1, with s >= 0.
+        let num = magnitude
+            .checked_mul(&Expr::constant(WARP - 1))
+            .ok()?
+            .checked_add(&Expr::constant(r + e - 1))
+            .ok()?;
+        num.c_div_in(&BigInt::from(LINE), env)
+            .ok()?
+            .checked_add(&Expr::constant(1))
+            .ok()
+    };
+    let formula = if divisible && k0 == 0 {
+        magnitude
+            .div_const(&BigRational::from_integer(BigInt::from(4)))
+            .ok()
+    } else {
+        area(k0)
+    };
+    let Some(mut requests) = formula else {
+        return Factor::worst("the warp area could not be computed");
+    };
+    if may_be_zero {
+        requests =
+            symbolic::max_of(&[Expr::constant(1), requests.clone()], env).unwrap_or(requests);
+    }
+    let mut f = Factor {
+        requests: clamp32(&requests, env),
+        min_requests: None,
+        unaligned: None,
+        stride: Some(s.clone()),
+        exact: fixed_residue && LINE % e == 0,
+        assumptions,
+    };
+    if needs_alignment && fixed_residue {
+        f.assumptions.push(ALIGNED_ROWS.into());
+        f.unaligned = requests
+            .checked_add(&Expr::constant(1))
+            .ok()
+            .map(|u| clamp32(&u, env));
+    } else if !fixed_residue {
+        f.exact = false;
+        f.unaligned = area(LINE - 1).map(|u| clamp32(&u, env));
+    }
+    f
+}
+
+/// The thesis' brute force for offsets that are not affine in the thread index.
+fn enumerate(offset: &Expr, elem: u64, env: &SignEnv) -> Factor {
+    let w32 = Expr::from(warp_var())
+        .checked_mul(&Expr::constant(WARP))
+        .unwrap_or_default();
+    let mut offsets = Vec::new();
+    for t in 0..WARP {
+        let Ok(x) = w32.checked_add(&Expr::constant(t)) else {
+            return Factor::worst("the offsets of the warp could not be enumerated");
+        };
+        match subst(offset, &thread_var(), &x) {
+            Some(o) => offsets.push(simplify_expr(&o, env)),
+            None => return Factor::worst("the offsets of the warp could not be enumerated"),
+        }
+    }
+    let first = offsets[0].clone();
+    let diffs: Option<Vec<i64>> = offsets
+        .iter()
+        .map(|o| o.checked_sub(&first).ok().and_then(|d| int_of(&d)))
+        .collect();
+    if let Some(diffs) = diffs {
+        let res = residues(&first);
+        let (aligned, all) = match res {
+            Some(r) => (
+                residue_set(r.k0, r.g_warp),
+                residue_set(r.k0, r.g_warp.gcd(&r.g_rows)),
+            ),
+            None => ((0..LINE).collect(), (0..LINE).collect()),
+        };
+        let mut f = by_residues(
+            &aligned,
+            &all,
+            |r| diffs.iter().map(|d| r + d).collect(),
+            elem,
+            None,
+        );
+        f.assumptions
+            .insert(0, "offsets enumerated for the 32 threads".into());
+        return f;
+    }
+    let (m, used) = monotonicity_with_assumptions(offset, &thread_var(), env);
+    let mut assumptions: Vec<String> = used.iter().map(|a| format!("assuming {a}")).collect();
+    if matches!(m, Monotonicity::Increasing | Monotonicity::Decreasing) {
+        let last = offsets[WARP as usize - 1].clone();
+        let span = if m == Monotonicity::Increasing {
+            last.checked_sub(&first)
+        } else {
+            first.checked_sub(&last)
+        };
+        if let Some(requests) = span.ok().and_then(|span| {
+            span.checked_add(&Expr::constant(elem as i64 - 1 + LINE - 1))
+                .ok()?
+                .c_div_in(&BigInt::from(LINE), env)
+                .ok()?
+                .checked_add(&Expr::constant(1))
+                .ok()
+        }) {
+            assumptions.push("monotone offsets: warp area, worst alignment".into());
+            return Factor {
+                requests: clamp32(&requests, env),
+                min_requests: None,
+                unaligned: None,
+                stride: None,
+                exact: false,
+                assumptions,
+            };
+        }
+    }
+    // Distinct offsets (each at most one request more when it straddles a line).
+    let distinct: BTreeSet<&Expr> = offsets.iter().collect();
+    assumptions.push("non-monotone offsets: counted distinct offsets".into());
+    Factor {
+        requests: Expr::constant(distinct.len().min(WARP as usize) as i64),
+        min_requests: None,
+        unaligned: None,
+        stride: None,
+        exact: false,
+        assumptions,
+    }
+}
+
+/// Several possible offsets for one access (§5.1, issue 4): the same base takes the maximum;
+/// different or unknown bases are the worst case, 32.
+pub fn combine(alternatives: &[(Option<Var>, Factor)], env: &SignEnv) -> Factor {
+    match alternatives {
+        [] => Factor::worst("no address"),
+        [(_, f)] => f.clone(),
+        [(first, _), ..] => {
+            if first.is_none() || alternatives.iter().any(|(b, _)| b != first) {
+                return Factor::worst("the address may use different base pointers");
+            }
+            let mut f = alternatives[0].1.clone();
+            for (_, g) in &alternatives[1..] {
+                f.requests = symbolic::get_max(&f.requests, &g.requests, env)
+                    .unwrap_or_else(|_| Expr::constant(WARP));
+                f.exact = f.exact && g.exact && f.requests == g.requests;
+                f.min_requests = None;
+                f.unaligned = match (&f.unaligned, &g.unaligned) {
+                    (Some(a), Some(b)) => symbolic::get_max(a, b, env).ok(),
+                    (a, b) => a.clone().or(b.clone()),
+                };
+                if f.stride != g.stride {
+                    f.stride = None;
+                }
+                for a in &g.assumptions {
+                    if !f.assumptions.contains(a) {
+                        f.assumptions.push(a.clone());
+                    }
+                }
+            }
+            f.assumptions
+                .push("maximum over the possible offsets".into());
+            f
+        }
+    }
+}

@@ -1,0 +1,108 @@
+//! A small table of GPU architectures: the limits that decide how many blocks fit on an SM
+//! (CUDA C Programming Guide, "Technical Specifications per Compute Capability").
+
+/// Per-architecture limits used by the occupancy estimate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Gpu {
+    pub name: &'static str,
+    pub example: &'static str,
+    /// Shared memory a block may use with the dynamic opt-in (`cudaFuncSetAttribute`).
+    pub shared_per_block: u64,
+    /// Without the opt-in (static `__shared__` arrays): 48 KiB on every architecture here.
+    pub shared_per_block_default: u64,
+    pub shared_per_sm: u64,
+    /// Shared memory the driver reserves for each resident block (sm_80 and later).
+    pub reserved_per_block: u64,
+    pub max_threads_per_sm: u64,
+    pub max_blocks_per_sm: u64,
+    pub max_threads_per_block: u64,
+}
+
+pub const GPUS: &[Gpu] = &[
+    Gpu {
+        name: "sm_70",
+        example: "V100",
+        shared_per_block: 96 * 1024,
+        shared_per_block_default: 48 * 1024,
+        shared_per_sm: 96 * 1024,
+        reserved_per_block: 0,
+        max_threads_per_sm: 2048,
+        max_blocks_per_sm: 32,
+        max_threads_per_block: 1024,
+    },
+    Gpu {
+        name: "sm_80",
+        example: "A100",
+        shared_per_block: 163 * 1024,
+        shared_per_block_default: 48 * 1024,
+        shared_per_sm: 164 * 1024,
+        reserved_per_block: 1024,
+        max_threads_per_sm: 2048,
+        max_blocks_per_sm: 32,
+        max_threads_per_block: 1024,
+    },
+    Gpu {
+        name: "sm_90",
+        example: "H100",
+        shared_per_block: 227 * 1024,
+        shared_per_block_default: 48 * 1024,
+        shared_per_sm: 228 * 1024,
+        reserved_per_block: 1024,
+        max_threads_per_sm: 2048,
+        max_blocks_per_sm: 32,
+        max_threads_per_block: 1024,
+    },
+];
+
+/// The default target when `--gpu` is not given.
+pub const DEFAULT_GPU: &str = "sm_80";
+
+/// Looks an architecture up by `sm_XX`, `XX`, `X.Y` or its example card's name.
+pub fn gpu(name: &str) -> Option<&'static Gpu> {
+    let wanted = name.trim().to_ascii_lowercase().replace('.', "");
+    GPUS.iter().find(|g| {
+        g.name == wanted
+            || g.name.trim_start_matches("sm_") == wanted
+            || g.example.to_ascii_lowercase() == wanted
+    })
+}
+
+/// Resident blocks per SM for a block of `threads` threads using `shared` bytes, and the
+/// resource that limits it; `None` when the block cannot launch at all.
+pub fn blocks_per_sm(g: &Gpu, threads: u64, shared: u64) -> Option<(u64, &'static str)> {
+    if threads == 0 || threads > g.max_threads_per_block || shared > g.shared_per_block {
+        return None;
+    }
+    let by_threads = g.max_threads_per_sm / threads;
+    let by_shared = if shared == 0 {
+        u64::MAX
+    } else {
+        g.shared_per_sm / (shared + g.reserved_per_block)
+    };
+    let candidates = [
+        (by_threads, "threads per SM"),
+        (g.max_blocks_per_sm, "blocks per SM"),
+        (by_shared, "shared memory per SM"),
+    ];
+    candidates.into_iter().min_by_key(|(n, _)| *n)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lookup_and_limits() {
+        assert_eq!(gpu("sm_80").map(|g| g.example), Some("A100"));
+        assert_eq!(gpu("8.0").map(|g| g.name), Some("sm_80"));
+        assert_eq!(gpu("h100").map(|g| g.name), Some("sm_90"));
+        let v100 = gpu("70").expect("sm_70");
+        // 256 threads, 32 KiB: shared memory allows 3 blocks, threads 8.
+        assert_eq!(
+            blocks_per_sm(v100, 256, 32 * 1024),
+            Some((3, "shared memory per SM"))
+        );
+        assert_eq!(blocks_per_sm(v100, 256, 0), Some((8, "threads per SM")));
+        assert_eq!(blocks_per_sm(v100, 2048, 0), None);
+    }
+}

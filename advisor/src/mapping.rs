@@ -1,0 +1,483 @@
+//! What-if mappings (thesis §5.1, "Improving coalescing"): the coalescing factor of every
+//! access under each way of mapping the nest's parallel loops to the grid, and the mapping
+//! with the fewest requests per warp.
+//!
+//! Candidates: for a 2D nest (a loop and its only child, both parallel) both assignments of
+//! the two loops to x and y; otherwise every loop of the nest that can be the parallel one,
+//! as a 1D grid. The natural mapping is the first candidate: x = the outermost loop, as a
+//! straightforward port (and the thesis' report) does.
+
+use crate::access::MemAccess;
+use crate::coalescing::{coalescing_factor, combine, thread_var, Factor};
+use crate::gpus::Gpu;
+use crate::model::{AccessCoalescing, GridMapping, MappingGain, MappingReport};
+use crate::space::{IvRange, Space};
+use analyses::reconstruct::Reconstruction;
+use frontend::ir::Function;
+use frontend::loops::{LoopForest, LoopId};
+use frontend::unit::Unit;
+use num_bigint::BigInt;
+use num_rational::BigRational;
+use std::collections::HashMap;
+use symbolic::{compare, Cmp, Expr, SignEnv, Var};
+
+/// The target of the advice: GPU architecture and block shape.
+#[derive(Clone, Copy, Debug)]
+pub struct Target {
+    pub gpu: &'static Gpu,
+    pub block: (u64, u64),
+}
+
+impl Default for Target {
+    fn default() -> Target {
+        Target {
+            gpu: crate::gpus::gpu(crate::gpus::DEFAULT_GPU).unwrap_or(&crate::gpus::GPUS[0]),
+            block: (32, 8),
+        }
+    }
+}
+
+/// Parses `32x8` (or `256` for a 1D block).
+pub fn parse_block(text: &str) -> Option<(u64, u64)> {
+    let mut parts = text.split(['x', 'X', '*']);
+    let x: u64 = parts.next()?.trim().parse().ok()?;
+    let y: u64 = match parts.next() {
+        Some(y) => y.trim().parse().ok()?,
+        None => 1,
+    };
+    (parts.next().is_none() && x > 0 && y > 0).then_some((x, y))
+}
+
+/// Which loops run along the grid's x and y.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Candidate {
+    pub x: LoopId,
+    pub y: Option<LoopId>,
+}
+
+/// A loop nest with everything the performance analyses need.
+pub struct Nest<'a> {
+    pub unit: &'a Unit,
+    pub func: &'a Function,
+    pub forest: &'a LoopForest,
+    pub rec: &'a Reconstruction,
+    pub outer: LoopId,
+    pub space: Space,
+    pub accesses: Vec<MemAccess>,
+}
+
+impl std::fmt::Debug for Nest<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Nest")
+            .field("function", &self.func.name)
+            .field("outer", &self.outer)
+            .field("accesses", &self.accesses.len())
+            .finish()
+    }
+}
+
+/// One candidate mapping, evaluated.
+#[derive(Clone, Debug)]
+pub struct Evaluated {
+    pub candidate: Candidate,
+    pub factors: Vec<Factor>,
+    pub total: Option<Expr>,
+    pub report: MappingReport,
+}
+
+/// The candidates of a nest: `parallel` says whether a loop may be the parallel one.
+pub fn candidates(
+    forest: &LoopForest,
+    outer: LoopId,
+    parallel: &dyn Fn(LoopId) -> bool,
+) -> Vec<Candidate> {
+    let l = forest.loop_(outer);
+    if let [child] = l.children.as_slice() {
+        if parallel(*child) && forest.loop_(*child).parent == Some(outer) {
+            return vec![
+                Candidate {
+                    x: outer,
+                    y: Some(*child),
+                },
+                Candidate {
+                    x: *child,
+                    y: Some(outer),
+                },
+            ];
+        }
+    }
+    let mut out = vec![Candidate { x: outer, y: None }];
+    let mut stack = l.children.clone();
+    stack.sort();
+    while let Some(d) = stack.pop() {
+        if parallel(d) {
+            out.push(Candidate { x: d, y: None });
+        }
+        let mut children = forest.loop_(d).children.clone();
+        children.sort();
+        stack.extend(children);
+    }
+    out
+}
+
+impl<'a> Nest<'a> {
+    pub fn iv(&self, id: LoopId) -> Option<&IvRange> {
+        self.space.of_loop(id)
+    }
+
+    pub fn var_name(&self, id: LoopId) -> String {
+        self.iv(id)
+            .map(|r| r.var.name().to_string())
+            .unwrap_or_else(|| "?".into())
+    }
+
+    pub fn grid(&self, c: &Candidate) -> GridMapping {
+        GridMapping {
+            x: self.var_name(c.x),
+            y: c.y.map(|y| self.var_name(y)),
+        }
+    }
+
+    /// Substitution that writes an offset in terms of the thread index `#tx`: the x loop's
+    /// variable is `init + step*#tx`, and an inner loop whose start depends on it (a
+    /// triangular loop) is `init(#tx) + step*#k_v`, `#k_v` being the same in every thread.
+    pub fn thread_substitution(&self, c: &Candidate) -> Option<HashMap<Var, Expr>> {
+        let x = self.iv(c.x)?;
+        let tx = Expr::from(thread_var())
+            .checked_mul(&Expr::integer(BigInt::from(x.step)))
+            .ok()?;
+        let x_expr = x.init.checked_add(&tx).ok()?;
+        let mut map = HashMap::from([(x.var.clone(), x_expr)]);
+        for r in &self.space.ivs {
+            if r.var == x.var || !r.init.vars().contains(&x.var) {
+                continue;
+            }
+            let init = r.init.substitute(&map).ok()?;
+            let k = Expr::var(&format!("#k_{}", r.var.name()))
+                .checked_mul(&Expr::integer(BigInt::from(r.step)))
+                .ok()?;
+            map.insert(r.var.clone(), init.checked_add(&k).ok()?);
+        }
+        Some(map)
+    }
+
+    pub fn access_text(&self, a: &MemAccess) -> (u32, String) {
+        (
+            self.unit.resolve(a.span).map(|r| r.line).unwrap_or(0),
+            self.unit.snippet(a.span),
+        )
+    }
+
+    /// The factors of every access under `c`.
+    pub fn evaluate(&self, c: &Candidate) -> Evaluated {
+        let map = self.thread_substitution(c);
+        let mut factors = Vec::new();
+        let mut rows = Vec::new();
+        for a in &self.accesses {
+            let alternatives: Vec<(Option<Var>, Factor)> = a
+                .alternatives
+                .iter()
+                .map(|(base, offset)| {
+                    let f = match map.as_ref().and_then(|m| offset.substitute(m).ok()) {
+                        Some(o) => coalescing_factor(&o, a.elem_bytes, &self.space.env),
+                        None => Factor {
+                            requests: Expr::constant(32),
+                            min_requests: None,
+                            unaligned: None,
+                            stride: None,
+                            exact: false,
+                            assumptions: vec!["the offset could not be written per thread".into()],
+                        },
+                    };
+                    (base.clone(), f)
+                })
+                .collect();
+            let f = combine(&alternatives, &self.space.env);
+            let (line, text) = self.access_text(a);
+            let offsets: Vec<String> = a.alternatives.iter().map(|(_, o)| o.to_c()).collect();
+            rows.push(AccessCoalescing {
+                line,
+                text,
+                kind: if a.is_store { "store" } else { "load" }.into(),
+                base: a.base().map(|b| b.name().to_string()),
+                offset_bytes: offsets.join(" | "),
+                stride_bytes: f.stride.as_ref().map(Expr::to_c),
+                requests_per_warp: f.requests.to_c(),
+                min_requests_per_warp: f.min_requests.as_ref().map(Expr::to_c),
+                unaligned_requests_per_warp: f.unaligned.as_ref().map(Expr::to_c),
+                exact: f.exact,
+                assumptions: f.assumptions.clone(),
+            });
+            factors.push(f);
+        }
+        let total = factors.iter().try_fold(Expr::constant(0), |acc, f| {
+            acc.checked_add(&f.requests).ok()
+        });
+        let total_text = sum_text(&factors);
+        Evaluated {
+            candidate: *c,
+            factors,
+            total,
+            report: MappingReport {
+                mapping: self.grid(c),
+                total_requests_per_warp: total_text,
+                accesses: rows,
+            },
+        }
+    }
+}
+
+/// The total as a readable sum: constants added up, equal terms counted (`3 + 2*min(32, N)`),
+/// rather than the distributed normal form of a sum of `min`s.
+fn sum_text(factors: &[Factor]) -> String {
+    let mut constant = BigInt::from(0);
+    let mut terms: Vec<(String, usize)> = Vec::new();
+    for f in factors {
+        match f.requests.as_integer() {
+            Some(c) => constant += c,
+            None => {
+                let t = f.requests.to_c();
+                match terms.iter_mut().find(|(x, _)| *x == t) {
+                    Some((_, n)) => *n += 1,
+                    None => terms.push((t, 1)),
+                }
+            }
+        }
+    }
+    let mut parts: Vec<String> = Vec::new();
+    if constant != BigInt::from(0) || terms.is_empty() {
+        parts.push(constant.to_string());
+    }
+    for (t, n) in terms {
+        parts.push(if n == 1 { t } else { format!("{n}*{t}") });
+    }
+    parts.join(" + ")
+}
+
+/// Sizes used when two totals cannot be compared symbolically: every size 1024.
+pub const TYPICAL_SIZE: i64 = 1024;
+
+fn typical_value(e: &Expr) -> Option<BigRational> {
+    let ctx: HashMap<Var, BigRational> = e
+        .vars()
+        .into_iter()
+        .map(|v| (v, BigRational::from_integer(BigInt::from(TYPICAL_SIZE))))
+        .collect();
+    e.eval(&ctx).ok()
+}
+
+/// The index of the candidate with the fewest requests per warp (the natural one, index 0,
+/// on ties), and how the comparison was decided.
+pub fn recommend(evals: &[Evaluated], env: &SignEnv) -> Option<(usize, String)> {
+    let mut best = 0;
+    let mut how = "symbolic".to_string();
+    for (i, e) in evals.iter().enumerate().skip(1) {
+        let (Some(a), Some(b)) = (&e.total, &evals[best].total) else {
+            continue;
+        };
+        let small = a.size() + b.size() <= 16;
+        match if small {
+            compare(a, b, env)
+        } else {
+            Cmp::Unknown
+        } {
+            Cmp::Less => best = i,
+            Cmp::Equal | Cmp::Greater | Cmp::GreaterEq => {}
+            // Never more, and fewer unless the sizes are tiny: decide at typical sizes.
+            Cmp::LessEq => {
+                if let (Some(x), Some(y)) = (typical_value(a), typical_value(b)) {
+                    if x < y {
+                        best = i;
+                    }
+                }
+            }
+            Cmp::Unknown => {
+                if let (Some(x), Some(y)) = (typical_value(a), typical_value(b)) {
+                    if x < y {
+                        best = i;
+                    }
+                    how = format!("numerically, every size = {TYPICAL_SIZE}");
+                }
+            }
+        }
+    }
+    (!evals.is_empty()).then_some((best, how))
+}
+
+/// The gain of the recommended mapping over the natural one, when they differ.
+pub fn gain(evals: &[Evaluated], best: usize, how: &str) -> Option<MappingGain> {
+    if best == 0 {
+        return None;
+    }
+    Some(MappingGain {
+        natural: evals[0].report.mapping.clone(),
+        natural_requests_per_warp: evals[0].report.total_requests_per_warp.clone(),
+        recommended_requests_per_warp: evals[best].report.total_requests_per_warp.clone(),
+        compared: how.to_string(),
+    })
+}
+
+/// Adds the mappings, the recommendation, shared memory and divergence to a loop's report.
+#[allow(clippy::too_many_arguments)]
+pub fn attach(
+    unit: &Unit,
+    func: &Function,
+    forest: &LoopForest,
+    rec: &Reconstruction,
+    outer: LoopId,
+    parallel: &dyn Fn(LoopId) -> bool,
+    target: &Target,
+    report: &mut crate::model::LoopReport,
+) {
+    let types = &unit.lowered.program.types;
+    let Ok(space) = crate::space::iteration_space(func, forest, outer, rec) else {
+        return;
+    };
+    let accesses = crate::access::collect_accesses(func, forest, outer, rec, types);
+    let nest = Nest {
+        unit,
+        func,
+        forest,
+        rec,
+        outer,
+        space,
+        accesses,
+    };
+    let evals: Vec<Evaluated> = candidates(forest, outer, parallel)
+        .iter()
+        .filter(|c| nest.iv(c.x).is_some() && c.y.is_none_or(|y| nest.iv(y).is_some()))
+        .map(|c| nest.evaluate(c))
+        .collect();
+    let Some((best, how)) = recommend(&evals, &nest.space.env) else {
+        return;
+    };
+    report.mappings = evals.iter().map(|e| e.report.clone()).collect();
+    report.recommended_mapping = Some(evals[best].report.mapping.clone());
+    report.mapping_gain = gain(&evals, best, &how);
+    let (areas, occupancy) = crate::shared_memory::analyze(&nest, &evals[best], target);
+    report.shared_memory = areas;
+    report.occupancy = occupancy;
+    report.divergence = crate::divergence::analyze(&nest, &evals[best].candidate, target);
+    tidy(report);
+}
+
+/// Symbols are unique per function (`i`, `i#2`); as in the rest of the report, a suffix is
+/// dropped where the base name is unambiguous within this loop's new sections.
+fn tidy(report: &mut crate::model::LoopReport) {
+    let mut texts: Vec<&mut String> = Vec::new();
+    for m in report.mappings.iter_mut() {
+        texts.push(&mut m.mapping.x);
+        if let Some(y) = m.mapping.y.as_mut() {
+            texts.push(y);
+        }
+        texts.push(&mut m.total_requests_per_warp);
+        for a in m.accesses.iter_mut() {
+            texts.extend([&mut a.offset_bytes, &mut a.requests_per_warp]);
+            texts.extend(a.stride_bytes.iter_mut());
+            texts.extend(a.min_requests_per_warp.iter_mut());
+            texts.extend(a.unaligned_requests_per_warp.iter_mut());
+            texts.extend(a.assumptions.iter_mut());
+        }
+    }
+    if let Some(r) = report.recommended_mapping.as_mut() {
+        texts.push(&mut r.x);
+        texts.extend(r.y.iter_mut());
+    }
+    if let Some(g) = report.mapping_gain.as_mut() {
+        texts.push(&mut g.natural.x);
+        texts.extend(g.natural.y.iter_mut());
+        texts.extend([
+            &mut g.natural_requests_per_warp,
+            &mut g.recommended_requests_per_warp,
+        ]);
+    }
+    for s in report.shared_memory.iter_mut() {
+        texts.extend([
+            &mut s.message,
+            &mut s.bytes_per_block,
+            &mut s.bytes_for_block,
+        ]);
+        texts.extend(s.overlap_x_bytes.iter_mut());
+        texts.extend(s.overlap_y_bytes.iter_mut());
+        if let Some(b) = s.block_section.as_mut() {
+            texts.extend([&mut b.lo, &mut b.hi, &mut b.size]);
+        }
+        if let Some(t) = s.tile.as_mut() {
+            texts.extend([
+                &mut t.row_pitch_bytes,
+                &mut t.row_lo,
+                &mut t.row_hi,
+                &mut t.rows,
+                &mut t.col_lo,
+                &mut t.col_hi,
+                &mut t.row_bytes,
+            ]);
+        }
+    }
+    if let Some(o) = report.occupancy.as_mut() {
+        texts.extend([&mut o.shared_bytes_per_block, &mut o.message]);
+    }
+    for d in report.divergence.iter_mut() {
+        texts.push(&mut d.warps_per_row);
+        texts.extend(d.ratio.iter_mut());
+        texts.extend(d.diverging_warps_per_row.iter_mut());
+    }
+    let mut variants: HashMap<String, std::collections::BTreeSet<String>> = HashMap::new();
+    for t in texts.iter() {
+        for token in suffixed(t) {
+            let base = token.split('#').next().unwrap_or_default().to_string();
+            variants.entry(base).or_default().insert(token);
+        }
+    }
+    for t in texts {
+        for token in suffixed(t) {
+            let base = token.split('#').next().unwrap_or_default();
+            if variants.get(base).is_some_and(|v| v.len() == 1) {
+                *t = replace_token(t, &token, base);
+            }
+        }
+    }
+}
+
+/// Identifiers with a `#N` suffix in `text`.
+fn suffixed(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let chars: Vec<char> = text.chars().collect();
+    let mut i = 0;
+    while i < chars.len() {
+        if chars[i].is_ascii_alphabetic() || chars[i] == '_' {
+            let start = i;
+            while i < chars.len() && (chars[i].is_ascii_alphanumeric() || chars[i] == '_') {
+                i += 1;
+            }
+            if i + 1 < chars.len() && chars[i] == '#' && chars[i + 1].is_ascii_digit() {
+                i += 1;
+                while i < chars.len() && chars[i].is_ascii_digit() {
+                    i += 1;
+                }
+                out.push(chars[start..i].iter().collect());
+            }
+        } else {
+            i += 1;
+        }
+    }
+    out
+}
+
+fn replace_token(text: &str, token: &str, by: &str) -> String {
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(pos) = rest.find(token) {
+        let before_ok = rest[..pos]
+            .chars()
+            .last()
+            .is_none_or(|c| !(c.is_ascii_alphanumeric() || c == '_'));
+        let after = &rest[pos + token.len()..];
+        let after_ok = after.chars().next().is_none_or(|c| !c.is_ascii_digit());
+        out.push_str(&rest[..pos]);
+        out.push_str(if before_ok && after_ok { by } else { token });
+        rest = after;
+    }
+    out.push_str(rest);
+    out
+}
