@@ -63,11 +63,7 @@ pub fn collect_accesses(
                 .iter()
                 .map(|e| split_base(e, &rec.symbols))
                 .collect();
-            let l = forest.loop_(loop_id);
-            let conditional = !l
-                .latches
-                .iter()
-                .all(|latch| forest.dominates(block, *latch));
+            let conditional = is_conditional(forest, loop_id, block);
             out.push(MemAccess {
                 inst: v,
                 addr,
@@ -271,4 +267,28 @@ fn le(a: &Expr, b: &Expr, env: &SignEnv) -> bool {
         (_, Expr::Max(_)) => parts(b).iter().any(|p| le(a, p, env)),
         _ => false,
     }
+}
+
+/// Whether an access in `block` may be skipped by some iteration of `outer`: it is under a
+/// condition in its own loop body, or in a loop that is itself under a condition. Inner
+/// loops are assumed to run at least once, as everywhere in the reports.
+fn is_conditional(forest: &LoopForest, outer: LoopId, block: frontend::ir::Block) -> bool {
+    let mut current = block;
+    let mut level = forest.innermost(block);
+    while let Some(id) = level {
+        let l = forest.loop_(id);
+        if !l
+            .latches
+            .iter()
+            .all(|latch| forest.dominates(current, *latch))
+        {
+            return true;
+        }
+        if id == outer {
+            return false;
+        }
+        current = l.header;
+        level = l.parent;
+    }
+    false
 }

@@ -257,7 +257,23 @@ impl<'a> FunctionContext<'a> {
 
         let invariants = self.invariants(id);
         if let Some(assumption) = invariants.assumption() {
-            facts.assumptions.push(assumption);
+            // The call sites may already prove the parameters disjoint; then nothing is assumed.
+            let index = |name: &String| {
+                self.func
+                    .params
+                    .iter()
+                    .position(|p| p.name.as_ref() == Some(name))
+            };
+            let named: Vec<Option<usize>> = invariants.assumed_distinct.iter().map(index).collect();
+            let proven = named.iter().all(Option::is_some)
+                && named.iter().enumerate().all(|(k, a)| {
+                    named[k + 1..]
+                        .iter()
+                        .all(|b| self.aliasing.disjoint(a.unwrap_or(0), b.unwrap_or(0)))
+                });
+            if !proven {
+                facts.assumptions.push(assumption);
+            }
         }
 
         // Normalizable (§4.1).
@@ -349,6 +365,7 @@ impl<'a> FunctionContext<'a> {
         match self.space(id, true) {
             Ok(space) => {
                 facts.assumptions.extend(space.assumptions.iter().cloned());
+                let space = self.bounded_by_array_extents(space, &accesses);
                 let variant = self.variant_symbols(id);
                 self.memory_dependences(id, &accesses, &space, &variant, &mut facts);
             }
@@ -428,6 +445,47 @@ impl<'a> FunctionContext<'a> {
         facts.assumptions.sort();
         facts.assumptions.dedup();
         facts
+    }
+
+    /// C99 6.5.6: indexing a row of a fixed-size array (`A[i][j]` with `double A[N][1100]`)
+    /// is only defined for `0 <= j < 1100`, so an induction variable used directly as such an
+    /// index is bounded by the extent too. Dependence tests may rely on it (compilers do);
+    /// sections do not need it.
+    fn bounded_by_array_extents(&self, mut space: Space, accesses: &[MemAccess]) -> Space {
+        let types = &self.unit.lowered.program.types;
+        for access in accesses {
+            let mut addr = access.addr;
+            for _ in 0..8 {
+                let InstKind::PtrAdd { base, index, .. } = self.func.inst(addr).kind else {
+                    break;
+                };
+                let row_type = self.func.inst(base).ty;
+                let extent = types.pointee(row_type).and_then(|p| match types.get(p) {
+                    frontend::types::Type::Array {
+                        len: frontend::types::ArrayLen::Fixed(n),
+                        ..
+                    } => Some(*n),
+                    _ => None,
+                });
+                if let (Some(n), true) = (
+                    extent,
+                    matches!(self.func.inst(base).kind, InstKind::PtrAdd { .. }),
+                ) {
+                    if let [e] = self.rec.of(index) {
+                        if let Some(var) = e.as_poly().and_then(|p| p.as_var()) {
+                            if let Some(r) = space.ivs.iter_mut().find(|r| &r.var == var) {
+                                let extent_hi = symbolic::Expr::integer((n as i64 - 1).into());
+                                if let Ok(hi) = symbolic::get_min(&r.hi, &extent_hi, &space.env) {
+                                    r.hi = hi;
+                                }
+                            }
+                        }
+                    }
+                }
+                addr = base;
+            }
+        }
+        space
     }
 
     fn memory_dependences(
@@ -1118,7 +1176,8 @@ fn tidy_names(report: &mut LoopReport) {
             result.push_str(before);
             let unique = variants.get(base).is_some_and(|v| v.len() == 1);
             if !unique || digits.is_empty() {
-                result.push('#');
+                // Still ambiguous: keep it distinct but a valid C identifier (`i_2`).
+                result.push('_');
                 result.push_str(&digits);
             }
             rest = &after[1 + digits.len()..];

@@ -264,6 +264,13 @@ fn test_pair(
     let window = size_f.clone().max(size_g.clone());
     let mut env = renamed.space.env.clone();
     let diff = drop_dominant_pairs(diff, renamed, &window, &mut env, assumptions);
+    // After delinearization the difference may depend on the distance alone (`C[i][j]` in
+    // gemm's `k` loop: 0 once `j = j'`): the exact test decides it.
+    if diff.vars().iter().all(|v| *v == renamed.distance) {
+        if let Some(outcome) = exact_in_distance(&diff, &renamed.distance, &size_f, &size_g) {
+            return outcome;
+        }
+    }
     if distance_dominates(&diff, renamed, &window, &mut env, assumptions)
         || symbol_dominates(&diff, renamed, &window, &mut env, assumptions)
     {

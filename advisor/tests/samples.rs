@@ -289,6 +289,13 @@ fn signal_convolution_input_section_is_exact_statically() {
     for (size, slice) in [(4096, 16), (100, 60), (64, 2)] {
         let lo = 4 * slice.min(size - slice);
         let hi = 4 * (2 * size + slice - 1);
-        check("signal_conv1d.c", "conv1d", 44, Verdict::Friendly, &[("size", size), ("slice", slice)], &[("in", Some((lo, hi))), ("out", Some((0, 4 * size)))]);
+        check(
+            "signal_conv1d.c",
+            "conv1d",
+            44,
+            Verdict::Friendly,
+            &[("size", size), ("slice", slice)],
+            &[("in", Some((lo, hi))), ("out", Some((0, 4 * size)))],
+        );
     }
 }
