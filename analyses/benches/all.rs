@@ -1,0 +1,85 @@
+//! Benchmark of all static analyses (loop forest, reconstruction, sign, range, loop
+//! invariance of every loop) on the generated 50,000-line C file of the frontend benchmark,
+//! and of the whole advisor on it; parsing and lowering are excluded.
+
+use analyses::invariant::{loop_invariants, AliasPolicy};
+use analyses::range::{range_analysis, RangeConfig};
+use analyses::reconstruct::{reconstruct, ReconstructConfig};
+use analyses::sign::sign_analysis;
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use frontend::ir::Program;
+use frontend::loops::analyze_loops;
+use frontend::preprocess::TranslationUnitInput;
+use frontend::unit::{load_unit, Unit};
+use std::collections::HashMap;
+use std::path::Path;
+use std::time::Instant;
+
+const TARGET_LINES: usize = 50_000;
+
+fn unit() -> (Unit, usize) {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("bench-analyses");
+    std::fs::create_dir_all(&dir).expect("create bench dir");
+    let text = frontend::bench_input::generate(TARGET_LINES);
+    let lines = text.lines().count();
+    std::fs::write(dir.join("generated.c"), &text).expect("write generated C");
+    let input = TranslationUnitInput {
+        file: "generated.c".into(),
+        working_dir: Some(dir),
+        ..Default::default()
+    };
+    let unit = load_unit(&input).unwrap_or_else(|d| panic!("{}", d.render(false)));
+    assert!(
+        unit.lowered.errors.is_empty(),
+        "{:?}",
+        &unit.lowered.errors[..1]
+    );
+    (unit, lines)
+}
+
+/// Every analysis on every function; returns the number of loops seen.
+fn all_analyses(program: &Program) -> usize {
+    let mut loops = 0;
+    for func in &program.functions {
+        let forest = analyze_loops(func);
+        let rec = reconstruct(program, func, &forest, &ReconstructConfig::default());
+        let signs = sign_analysis(program, func, &forest, &rec, &HashMap::new());
+        let env = signs.env_for(func.entry, &rec);
+        let _ranges = range_analysis(program, func, &forest, &rec, &env, &RangeConfig::default());
+        for id in forest.ids() {
+            let _ = loop_invariants(
+                program,
+                func,
+                &forest,
+                id,
+                &rec,
+                AliasPolicy::DistinctParameters,
+            );
+            loops += 1;
+        }
+    }
+    loops
+}
+
+fn bench(c: &mut Criterion) {
+    let (unit, lines) = unit();
+    let program = &unit.lowered.program;
+    let start = Instant::now();
+    let loops = all_analyses(program);
+    let analyses = start.elapsed();
+    eprintln!(
+        "{lines} lines, {} functions, {loops} loops: all analyses {:.2} s",
+        program.functions.len(),
+        analyses.as_secs_f64()
+    );
+    let mut group = c.benchmark_group("analyses");
+    group.sample_size(10);
+    group.throughput(Throughput::Elements(lines as u64));
+    group.bench_function("all analyses, 50k lines", |b| {
+        b.iter(|| all_analyses(program))
+    });
+    group.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);
