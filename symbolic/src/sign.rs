@@ -1,6 +1,7 @@
 //! Signs: the {-, 0, +} set lattice, sign environments, and the sign of an expression by the
 //! rule method, the integer bound method and the substitution method (thesis §7.2).
 
+use crate::coeff;
 use crate::expr::Expr;
 use crate::monotonicity::{poly_monotonicity_fast, Monotonicity};
 use crate::poly::{Atom, Monomial, Poly};
@@ -265,7 +266,7 @@ impl Signs<'_> {
     }
 }
 
-fn atom_sign(a: &Atom, s: Signs) -> SignSet {
+pub(crate) fn atom_sign(a: &Atom, s: Signs) -> SignSet {
     match a {
         Atom::Var(v) => s.get(v),
         Atom::FloorMod(..) => SignSet::NON_NEG,
@@ -319,17 +320,46 @@ pub(crate) fn poly_sign_rules(p: &Poly, s: Signs) -> SignSet {
 /// Integer bound method: a product known nonzero is at least 1 in absolute value, since all
 /// atoms are integers; summing per-term bounds gives `a - 1 >= 0` for `a` in `{+}`.
 pub(crate) fn poly_sign_bounds(p: &Poly, s: Signs) -> SignSet {
-    let mut lo: Option<BigRational> = Some(BigRational::zero());
-    let mut hi: Option<BigRational> = Some(BigRational::zero());
-    for (m, c) in p.terms() {
-        if m.is_one() {
-            lo = lo.map(|x| x + c);
-            hi = hi.map(|x| x + c);
-            continue;
+    // The constant term, if any, comes first (lowest degree).
+    let (constant, rest) = match p.terms() {
+        [(m, c), rest @ ..] if m.is_one() => (Some(c), rest),
+        all => (None, all),
+    };
+    bounds_sign(
+        constant,
+        rest.iter().map(|(m, c)| (c, 1, monomial_sign(m, s))),
+    )
+}
+
+/// The integer bound method on a sum `constant + sum(c * mult * m)` of non-constant products
+/// given by coefficient, positive integer multiplier and sign of the product.
+pub(crate) fn bounds_sign<'a>(
+    constant: Option<&BigRational>,
+    terms: impl Iterator<Item = (&'a BigRational, u64, SignSet)>,
+) -> SignSet {
+    let mut lo: Option<BigRational> = Some(constant.cloned().unwrap_or_default());
+    let mut hi: Option<BigRational> = lo.clone();
+    // x + c * mult * b for a bound b in {-1, 0, 1}.
+    let step = |x: BigRational, c: &BigRational, mult: u64, b: i8| -> BigRational {
+        if b == 0 {
+            return x;
         }
-        let ms = monomial_sign(m, s);
+        let cm;
+        let c = if mult == 1 {
+            c
+        } else {
+            cm = c * BigRational::from_integer(BigInt::from(mult));
+            &cm
+        };
+        if b > 0 {
+            coeff::add(&x, c)
+        } else {
+            coeff::sub(&x, c)
+        }
+    };
+    for (c, mult, ms) in terms {
         // Bounds of the monomial value: (lower, upper), None = infinite.
-        let (mlo, mhi): (Option<i32>, Option<i32>) = if ms == SignSet::ZERO {
+        let (mlo, mhi): (Option<i8>, Option<i8>) = if ms == SignSet::ZERO {
             (Some(0), Some(0))
         } else if ms.is_subset(SignSet::POS) {
             (Some(1), None)
@@ -348,11 +378,11 @@ pub(crate) fn poly_sign_bounds(p: &Poly, s: Signs) -> SignSet {
             (mhi, mlo)
         };
         lo = match (lo, tlo) {
-            (Some(x), Some(b)) => Some(x + c * BigRational::from_integer(b.into())),
+            (Some(x), Some(b)) => Some(step(x, c, mult, b)),
             _ => None,
         };
         hi = match (hi, thi) {
-            (Some(x), Some(b)) => Some(x + c * BigRational::from_integer(b.into())),
+            (Some(x), Some(b)) => Some(step(x, c, mult, b)),
             _ => None,
         };
         if lo.is_none() && hi.is_none() {
@@ -461,6 +491,11 @@ fn bound_chain(p: &Poly, env: &SignEnv, lower: bool) -> Option<Poly> {
             }
         };
         let Some(x) = x else { continue };
+        if let Some(ng) = g.subst_unit(&v, x) {
+            g = ng;
+            progressed = true;
+            continue;
+        }
         let val = Poly::int(x);
         match g.subst(&|w: &Var| if *w == v { Some(val.clone()) } else { None }) {
             Ok(ng) => {
