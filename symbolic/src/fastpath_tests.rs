@@ -3,7 +3,8 @@
 
 use crate::monotonicity::{poly_monotonicity_fast, poly_monotonicity_slow};
 use crate::poly::Poly;
-use crate::sign::{SignEnv, SignSet, Signs};
+use crate::monotonicity::Monotonicity;
+use crate::sign::{bound_chains, extreme, SignEnv, SignSet, Signs};
 use crate::term::{BinOp, Term};
 use crate::var::Var;
 use num_bigint::BigInt;
@@ -77,6 +78,45 @@ fn polys(t: &Term, u: &Term, den: i64, env: &SignEnv) -> Vec<Poly> {
     out
 }
 
+/// The bound chain as it was before the lockstep version: one chain at a time, general
+/// substitution only.
+fn bound_chain_reference(p: &Poly, env: &SignEnv, lower: bool) -> Option<Poly> {
+    let mut vars = std::collections::BTreeSet::new();
+    p.collect_vars(&mut vars);
+    let mut g = p.clone();
+    let mut progressed = false;
+    for v in vars {
+        if !g.contains_var(&v) {
+            continue;
+        }
+        let sv = env.get(&v);
+        if extreme(sv, true).is_none() && extreme(sv, false).is_none() {
+            continue;
+        }
+        let mono = poly_monotonicity_slow(&g, &v, Signs { env, extra: &[] });
+        let x = if sv == SignSet::ZERO {
+            Some(0)
+        } else {
+            match mono {
+                Monotonicity::Constant => extreme(sv, true).or_else(|| extreme(sv, false)),
+                Monotonicity::Increasing => extreme(sv, lower),
+                Monotonicity::Decreasing => extreme(sv, !lower),
+                _ => None,
+            }
+        };
+        let Some(x) = x else { continue };
+        let val = Poly::int(x);
+        match g.subst(&|w: &Var| if *w == v { Some(val.clone()) } else { None }) {
+            Ok(ng) => {
+                g = ng;
+                progressed = true;
+            }
+            Err(_) => return None,
+        }
+    }
+    progressed.then_some(g)
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(1500))]
 
@@ -120,6 +160,15 @@ proptest! {
             for q in &ps {
                 prop_assert_eq!(p.sub(q), p.add(&q.neg()));
             }
+        }
+    }
+
+    #[test]
+    fn bound_chains_are_exact(t in term(), u in term(), den in 1i64..=3, env in env_strategy()) {
+        for p in polys(&t, &u, den, &env) {
+            let (lo, up) = bound_chains(&p, &env);
+            prop_assert_eq!(lo, bound_chain_reference(&p, &env, true), "lower {}", p);
+            prop_assert_eq!(up, bound_chain_reference(&p, &env, false), "upper {}", p);
         }
     }
 }
