@@ -1,9 +1,9 @@
 //! Property tests of the shortcuts against the reference algorithms they replace: the same
 //! results, exactly (monotonicity of a polynomial, substitution of a unit, subtraction).
 
+use crate::monotonicity::Monotonicity;
 use crate::monotonicity::{poly_monotonicity_fast, poly_monotonicity_slow};
 use crate::poly::Poly;
-use crate::monotonicity::Monotonicity;
 use crate::sign::{bound_chains, extreme, SignEnv, SignSet, Signs};
 use crate::term::{BinOp, Term};
 use crate::var::Var;

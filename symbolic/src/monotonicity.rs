@@ -143,32 +143,50 @@ fn binomial(n: u32, k: u32) -> u64 {
 /// has exactly these terms and its sign can be folded from them in any order (the set
 /// operations are exact images, hence associative and commutative).
 fn shifted_diff_sign(p: &Poly, v: &Var, s: Signs) -> Result<SignSet, Shortcut> {
-    if !s.extra.is_empty() || p.has_rem_term() || has_internal_var(p) {
+    if !s.extra.is_empty() || p.has_rem_term() {
         return Err(Shortcut::NotApplicable);
     }
     let ds = deltas();
-    // Shifted atoms in the order of the reference algorithm (same deltas, same early exits).
+    // Shifted atoms in the order of the reference algorithm (same deltas, same early exits,
+    // which come before any use of the deltas). `v` itself is looked up by pointer.
     let mut shifted: Vec<(&Atom, SignSet)> = Vec::new();
+    let mut v_idx: Option<usize> = None;
+    let mut internal = false;
     for (m, _) in p.terms() {
         for (a, _) in m.factors() {
-            if shifted.iter().any(|(b, _)| *b == a) {
-                continue;
-            }
             let dir = match a {
-                Atom::Var(w) if w == v => SignSet::POS,
-                Atom::Var(_) => continue,
-                _ => match atom_monotonicity(a, v, s.env) {
-                    Monotonicity::Constant => continue,
-                    Monotonicity::Increasing => SignSet::NON_NEG,
-                    Monotonicity::Decreasing => SignSet::NON_POS,
-                    _ => return Err(Shortcut::Unknown),
-                },
+                Atom::Var(w) => {
+                    internal |= w.is_internal();
+                    if w != v || v_idx.is_some() {
+                        continue;
+                    }
+                    SignSet::POS
+                }
+                _ => {
+                    if shifted.iter().any(|(b, _)| *b == a) {
+                        continue;
+                    }
+                    internal |= a.div_parts().is_some_and(|(q, _)| has_internal_var(q));
+                    match atom_monotonicity(a, v, s.env) {
+                        Monotonicity::Constant => continue,
+                        Monotonicity::Increasing => SignSet::NON_NEG,
+                        Monotonicity::Decreasing => SignSet::NON_POS,
+                        _ => return Err(Shortcut::Unknown),
+                    }
+                }
             };
             if shifted.len() >= ds.len() {
                 return Err(Shortcut::Unknown);
             }
+            if matches!(a, Atom::Var(_)) {
+                v_idx = Some(shifted.len());
+            }
             shifted.push((a, dir));
         }
+    }
+    if internal {
+        // An internal variable could be one of the deltas.
+        return Err(Shortcut::NotApplicable);
     }
     if shifted.is_empty() {
         return Err(Shortcut::Constant);
@@ -183,14 +201,23 @@ fn shifted_diff_sign(p: &Poly, v: &Var, s: Signs) -> Result<SignSet, Shortcut> {
         extra: &extra,
     };
     let shifted_signs: Vec<SignSet> = shifted.iter().map(|(a, _)| atom_sign(a, se)).collect();
-    // Per product: the rest's sign and the shifted factors (index into `shifted`, exponent).
+    let only_v = shifted.len() == 1 && v_idx.is_some();
+    // Enumerate the expansion: (coefficient, multiplier, product sign) per term.
+    let mut terms: Vec<(&BigRational, u64, SignSet)> = Vec::new();
     let mut total_terms = p.terms().len();
-    let mut plan: Vec<(&BigRational, SignSet, Vec<(usize, u32)>)> = Vec::new();
+    let mut sh: Vec<(usize, u32)> = Vec::new();
+    let mut ks: Vec<u32> = Vec::new();
     for (m, c) in p.terms() {
+        // The rest's sign and the shifted factors (index into `shifted`, exponent).
         let mut rest = SignSet::POS;
-        let mut sh: Vec<(usize, u32)> = Vec::new();
+        sh.clear();
         for (a, e) in m.factors() {
-            match shifted.iter().position(|(b, _)| *b == a) {
+            let idx = match a {
+                Atom::Var(w) => (w == v).then_some(v_idx).flatten(),
+                _ if only_v => None,
+                _ => shifted.iter().position(|(b, _)| *b == a),
+            };
+            match idx {
                 Some(i) => sh.push((i, *e)),
                 None => rest = rest.times(atom_sign(a, se).pow(*e)),
             }
@@ -211,12 +238,8 @@ fn shifted_diff_sign(p: &Poly, v: &Var, s: Signs) -> Result<SignSet, Shortcut> {
         if total_terms > MAX_TERMS {
             return Err(Shortcut::NotApplicable);
         }
-        plan.push((c, rest, sh));
-    }
-    // Enumerate the expansion: (coefficient multiplier, product sign) per term.
-    let mut terms: Vec<(&BigRational, u64, SignSet)> = Vec::new();
-    for (c, rest, sh) in &plan {
-        let mut ks = vec![0u32; sh.len()];
+        ks.clear();
+        ks.resize(sh.len(), 0);
         loop {
             // Next k vector (odometer); stop after wrapping around to all zeros.
             let mut i = 0;
@@ -232,7 +255,7 @@ fn shifted_diff_sign(p: &Poly, v: &Var, s: Signs) -> Result<SignSet, Shortcut> {
                 break;
             }
             let mut mult = 1u64;
-            let mut sign = *rest;
+            let mut sign = rest;
             for ((idx, e), k) in sh.iter().zip(&ks) {
                 mult *= binomial(*e, *k);
                 sign = sign
