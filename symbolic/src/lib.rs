@@ -5,9 +5,12 @@
 //! C's integer `/` and `%` are modelled faithfully as atoms (truncating division and remainder),
 //! next to floor division/modulo which `>>` and `&` masks map to; see [`Atom`].
 
+mod coeff;
 pub mod compare;
 pub mod error;
 pub mod expr;
+#[cfg(test)]
+mod fastpath_tests;
 pub mod monotonicity;
 pub mod parse;
 pub mod poly;

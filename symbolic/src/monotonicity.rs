@@ -2,8 +2,8 @@
 //! positive delta) and w.r.t. a set of variables (Algorithm 6), with optional sign assumptions.
 
 use crate::expr::Expr;
-use crate::poly::{Atom, Poly};
-use crate::sign::{poly_sign_fast, SignEnv, SignSet, Signs};
+use crate::poly::{Atom, Poly, MAX_DEGREE, MAX_TERMS};
+use crate::sign::{atom_sign, bounds_sign, poly_sign_fast, SignEnv, SignSet, Signs};
 use crate::var::Var;
 use num_bigint::BigInt;
 use num_rational::BigRational;
@@ -87,7 +87,209 @@ fn atom_monotonicity(a: &Atom, v: &Var, env: &SignEnv) -> Monotonicity {
 /// Algorithm 5 on a polynomial, signs by rules and bounds only (never the substitution method,
 /// which itself needs monotonicity). Atoms that depend on `v` are shifted by their own deltas
 /// whose sign follows the atom's monotonicity (chain rule).
+///
+/// The sign of the difference `p(atoms + deltas) - p` is computed term by term from the
+/// binomial expansion, without building either polynomial; the result is the same as
+/// [`poly_monotonicity_slow`], which is used when the shortcut's preconditions fail.
 pub(crate) fn poly_monotonicity_fast(p: &Poly, v: &Var, s: Signs) -> Monotonicity {
+    if !p.contains_var(v) {
+        return Monotonicity::Constant;
+    }
+    match shifted_diff_sign(p, v, s) {
+        Ok(sign) => verdict(sign),
+        Err(Shortcut::Unknown) => Monotonicity::Unknown,
+        Err(Shortcut::Constant) => Monotonicity::Constant,
+        Err(Shortcut::NotApplicable) => poly_monotonicity_slow(p, v, s),
+    }
+}
+
+/// Why [`shifted_diff_sign`] gave no sign.
+enum Shortcut {
+    /// The reference algorithm answers `Unknown` before computing a sign.
+    Unknown,
+    /// No atom depends on `v`.
+    Constant,
+    /// The preconditions of the shortcut fail: use the reference algorithm.
+    NotApplicable,
+}
+
+/// Whether an internal (`#`) variable occurs anywhere in `p`: it could clash with a delta.
+fn has_internal_var(p: &Poly) -> bool {
+    p.terms().iter().any(|(m, _)| {
+        m.factors().iter().any(|(a, _)| match a {
+            Atom::Var(w) => w.is_internal(),
+            _ => a.div_parts().is_some_and(|(q, _)| has_internal_var(q)),
+        })
+    })
+}
+
+/// Binomial coefficient for small arguments (`n <= MAX_DEGREE`, so it fits in `u64`).
+fn binomial(n: u32, k: u32) -> u64 {
+    let k = k.min(n - k) as u64;
+    let n = n as u64;
+    let mut r: u64 = 1;
+    for i in 0..k {
+        r = r * (n - i) / (i + 1);
+    }
+    r
+}
+
+/// The sign (by rules and bounds, as [`poly_sign_fast`]) of `q - p`, where `q` is `p` with each
+/// atom depending on `v` replaced by itself plus a fresh delta.
+///
+/// Each product `c * r * a1^e1 * .. * am^em` (the `ai` shifted, `r` the rest) contributes
+/// `c * r * prod C(ei, ki) ai^(ei-ki) di^ki` for every `k != 0`; these products are pairwise
+/// distinct (the exponents of the `di` and `ai` give back `k`, `e` and `r`), so the difference
+/// has exactly these terms and its sign can be folded from them in any order (the set
+/// operations are exact images, hence associative and commutative).
+fn shifted_diff_sign(p: &Poly, v: &Var, s: Signs) -> Result<SignSet, Shortcut> {
+    if !s.extra.is_empty() || p.has_rem_term() {
+        return Err(Shortcut::NotApplicable);
+    }
+    let ds = deltas();
+    // Shifted atoms in the order of the reference algorithm (same deltas, same early exits,
+    // which come before any use of the deltas). `v` itself is looked up by pointer.
+    let mut shifted: Vec<(&Atom, SignSet)> = Vec::new();
+    let mut v_idx: Option<usize> = None;
+    let mut internal = false;
+    for (m, _) in p.terms() {
+        for (a, _) in m.factors() {
+            let dir = match a {
+                Atom::Var(w) => {
+                    internal |= w.is_internal();
+                    if w != v || v_idx.is_some() {
+                        continue;
+                    }
+                    SignSet::POS
+                }
+                _ => {
+                    if shifted.iter().any(|(b, _)| *b == a) {
+                        continue;
+                    }
+                    internal |= a.div_parts().is_some_and(|(q, _)| has_internal_var(q));
+                    match atom_monotonicity(a, v, s.env) {
+                        Monotonicity::Constant => continue,
+                        Monotonicity::Increasing => SignSet::NON_NEG,
+                        Monotonicity::Decreasing => SignSet::NON_POS,
+                        _ => return Err(Shortcut::Unknown),
+                    }
+                }
+            };
+            if shifted.len() >= ds.len() {
+                return Err(Shortcut::Unknown);
+            }
+            if matches!(a, Atom::Var(_)) {
+                v_idx = Some(shifted.len());
+            }
+            shifted.push((a, dir));
+        }
+    }
+    if internal {
+        // An internal variable could be one of the deltas.
+        return Err(Shortcut::NotApplicable);
+    }
+    if shifted.is_empty() {
+        return Err(Shortcut::Constant);
+    }
+    let extra: Vec<(Var, SignSet)> = shifted
+        .iter()
+        .zip(ds)
+        .map(|((_, dir), d)| (d.clone(), *dir))
+        .collect();
+    let se = Signs {
+        env: s.env,
+        extra: &extra,
+    };
+    let shifted_signs: Vec<SignSet> = shifted.iter().map(|(a, _)| atom_sign(a, se)).collect();
+    let only_v = shifted.len() == 1 && v_idx.is_some();
+    // Enumerate the expansion: (coefficient, multiplier, product sign) per term.
+    let mut terms: Vec<(&BigRational, u64, SignSet)> = Vec::new();
+    let mut total_terms = p.terms().len();
+    let mut sh: Vec<(usize, u32)> = Vec::new();
+    let mut ks: Vec<u32> = Vec::new();
+    for (m, c) in p.terms() {
+        // The rest's sign and the shifted factors (index into `shifted`, exponent).
+        let mut rest = SignSet::POS;
+        sh.clear();
+        for (a, e) in m.factors() {
+            let idx = match a {
+                Atom::Var(w) => (w == v).then_some(v_idx).flatten(),
+                _ if only_v => None,
+                _ => shifted.iter().position(|(b, _)| *b == a),
+            };
+            match idx {
+                Some(i) => sh.push((i, *e)),
+                None => rest = rest.times(atom_sign(a, se).pow(*e)),
+            }
+        }
+        if sh.is_empty() {
+            continue;
+        }
+        // Caps of the reference algorithm: it fails (Unknown) past them; leave that to it.
+        if m.degree() > MAX_DEGREE {
+            return Err(Shortcut::NotApplicable);
+        }
+        let count = sh
+            .iter()
+            .try_fold(1usize, |acc, (_, e)| acc.checked_mul(*e as usize + 1))
+            .filter(|n| *n <= MAX_TERMS)
+            .ok_or(Shortcut::NotApplicable)?;
+        total_terms += count - 1;
+        if total_terms > MAX_TERMS {
+            return Err(Shortcut::NotApplicable);
+        }
+        ks.clear();
+        ks.resize(sh.len(), 0);
+        loop {
+            // Next k vector (odometer); stop after wrapping around to all zeros.
+            let mut i = 0;
+            while i < ks.len() {
+                if ks[i] < sh[i].1 {
+                    ks[i] += 1;
+                    break;
+                }
+                ks[i] = 0;
+                i += 1;
+            }
+            if i == ks.len() {
+                break;
+            }
+            let mut mult = 1u64;
+            let mut sign = rest;
+            for ((idx, e), k) in sh.iter().zip(&ks) {
+                mult *= binomial(*e, *k);
+                sign = sign
+                    .times(shifted_signs[*idx].pow(e - k))
+                    .times(shifted[*idx].1.pow(*k));
+            }
+            if sign.is_empty() {
+                // The reference fold is order-dependent with empty sets: leave it to it.
+                return Err(Shortcut::NotApplicable);
+            }
+            terms.push((c, mult, sign));
+        }
+    }
+    // Rule method.
+    let mut r = SignSet::ZERO;
+    for (c, _, ms) in &terms {
+        r = r.plus(SignSet::of_rational(c).times(*ms));
+        if r.is_top() {
+            break;
+        }
+    }
+    if r == SignSet::ZERO || r == SignSet::POS || r == SignSet::NEG {
+        return Ok(r);
+    }
+    // Integer bound method (no constant term: every product has a delta).
+    Ok(r.intersect(bounds_sign(
+        None,
+        terms.iter().map(|(c, mult, ms)| (*c, *mult, *ms)),
+    )))
+}
+
+/// Reference implementation of [`poly_monotonicity_fast`]: builds the shifted polynomial and
+/// the difference explicitly. Used where the shortcut does not apply (and by tests, to check it).
+pub(crate) fn poly_monotonicity_slow(p: &Poly, v: &Var, s: Signs) -> Monotonicity {
     if !p.contains_var(v) {
         return Monotonicity::Constant;
     }

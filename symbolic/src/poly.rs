@@ -1,6 +1,7 @@
 //! Polynomials in normal form: sorted sums of sorted products with exact rational coefficients,
 //! over atoms that are variables or integer division/remainder of a polynomial by a constant.
 
+use crate::coeff;
 use crate::error::{EvalError, SymError};
 use crate::var::Var;
 use num_bigint::BigInt;
@@ -211,7 +212,7 @@ impl Poly {
         let mut out: Vec<(Monomial, BigRational)> = Vec::with_capacity(terms.len());
         for (m, c) in terms {
             match out.last_mut() {
-                Some(last) if last.0 == m => last.1 += c,
+                Some(last) if last.0 == m => coeff::add_assign(&mut last.1, &c),
                 _ => {
                     if let Some(last) = out.last() {
                         if last.1.is_zero() {
@@ -358,7 +359,11 @@ impl Poly {
             return self.clone();
         }
         Poly {
-            terms: self.terms.iter().map(|(m, c)| (m.clone(), c * k)).collect(),
+            terms: self
+                .terms
+                .iter()
+                .map(|(m, c)| (m.clone(), coeff::mul(c, k)))
+                .collect(),
         }
     }
 
@@ -371,15 +376,38 @@ impl Poly {
 
     /// Sum (linear merge of the sorted term lists). Never fails; see [`Poly::checked_add`].
     pub fn add(&self, other: &Poly) -> Poly {
-        let (a, b) = (&self.terms, &other.terms);
-        if a.is_empty() {
+        if self.terms.is_empty() {
             return other.clone();
         }
-        if b.is_empty() {
+        if other.terms.is_empty() {
             return self.clone();
         }
+        self.merge(other, false)
+    }
+
+    /// Difference (the same as `self.add(&other.neg())`, without building the negation).
+    pub fn sub(&self, other: &Poly) -> Poly {
+        if other.terms.is_empty() {
+            return self.clone();
+        }
+        if self.terms.is_empty() {
+            return other.neg();
+        }
+        self.merge(other, true)
+    }
+
+    /// `self + other`, or `self - other` if `negate`: linear merge of the sorted term lists.
+    fn merge(&self, other: &Poly, negate: bool) -> Poly {
+        let (a, b) = (&self.terms, &other.terms);
         let mut out = Vec::with_capacity(a.len() + b.len());
         let (mut i, mut j) = (0, 0);
+        let take_b = |t: &(Monomial, BigRational)| {
+            if negate {
+                (t.0.clone(), -&t.1)
+            } else {
+                t.clone()
+            }
+        };
         while i < a.len() && j < b.len() {
             match a[i].0.cmp(&b[j].0) {
                 Ordering::Less => {
@@ -387,11 +415,15 @@ impl Poly {
                     i += 1;
                 }
                 Ordering::Greater => {
-                    out.push(b[j].clone());
+                    out.push(take_b(&b[j]));
                     j += 1;
                 }
                 Ordering::Equal => {
-                    let c = &a[i].1 + &b[j].1;
+                    let c = if negate {
+                        coeff::sub(&a[i].1, &b[j].1)
+                    } else {
+                        coeff::add(&a[i].1, &b[j].1)
+                    };
                     if !c.is_zero() {
                         out.push((a[i].0.clone(), c));
                     }
@@ -401,13 +433,8 @@ impl Poly {
             }
         }
         out.extend_from_slice(&a[i..]);
-        out.extend_from_slice(&b[j..]);
+        out.extend(b[j..].iter().map(take_b));
         Poly { terms: out }.fuse_divmod()
-    }
-
-    /// Difference.
-    pub fn sub(&self, other: &Poly) -> Poly {
-        self.add(&other.neg())
     }
 
     /// Sum, failing when the result exceeds [`MAX_TERMS`].
@@ -437,7 +464,7 @@ impl Poly {
         let mut v = Vec::with_capacity(n);
         for (ma, ca) in &self.terms {
             for (mb, cb) in &other.terms {
-                v.push((ma.mul(mb), ca * cb));
+                v.push((ma.mul(mb), coeff::mul(ca, cb)));
             }
         }
         let r = Poly::from_terms(v);
@@ -486,6 +513,69 @@ impl Poly {
         Ok(r)
     }
 
+    /// `self` with `v` replaced by `x` in `{-1, 0, 1}`: the same result as
+    /// [`Poly::subst`] with that constant, computed without polynomial products. `None` when the
+    /// shortcut does not apply (then `subst` must be used): `v` inside a division atom, a
+    /// remainder atom that could fuse, a product of degree over [`MAX_DEGREE`], or more than
+    /// [`MAX_TERMS`] products.
+    pub(crate) fn subst_unit(&self, v: &Var, x: i64) -> Option<Poly> {
+        if !(-1..=1).contains(&x) || self.terms.len() > MAX_TERMS {
+            return None;
+        }
+        let mut out: Vec<(Monomial, BigRational)> = Vec::with_capacity(self.terms.len());
+        let mut changed = false;
+        for (m, c) in &self.terms {
+            let mut pos = None;
+            for (k, (a, e)) in m.factors().iter().enumerate() {
+                match a {
+                    Atom::Var(w) if w == v => pos = Some((k, *e)),
+                    Atom::Var(_) => {}
+                    _ => {
+                        if a.div_parts().is_some_and(|(p, _)| p.contains_var(v)) {
+                            return None;
+                        }
+                    }
+                }
+            }
+            let nm = match pos {
+                None => m.clone(),
+                Some((k, e)) => {
+                    changed = true;
+                    if m.degree() > MAX_DEGREE {
+                        return None;
+                    }
+                    if x == 0 {
+                        continue;
+                    }
+                    let fs: Vec<(Atom, u32)> = m
+                        .factors()
+                        .iter()
+                        .enumerate()
+                        .filter(|(j, _)| *j != k)
+                        .map(|(_, f)| f.clone())
+                        .collect();
+                    let nc = if x == -1 && e % 2 == 1 { -c } else { c.clone() };
+                    out.push((Monomial(Arc::from(fs)), nc));
+                    continue;
+                }
+            };
+            out.push((nm, c.clone()));
+        }
+        // A single remainder atom could fuse with its division partner along the way.
+        if out.iter().any(|(m, _)| is_rem_monomial(m)) {
+            return None;
+        }
+        if !changed {
+            return Some(self.clone());
+        }
+        Some(Poly::from_terms_raw(out))
+    }
+
+    /// Whether some product is a single remainder atom (so [`Poly::fuse_divmod`] may apply).
+    pub(crate) fn has_rem_term(&self) -> bool {
+        self.has_rem_atom()
+    }
+
     /// Replaces whole top-level atoms (not descending into division atoms).
     pub fn replace_atoms(&self, f: &dyn Fn(&Atom) -> Option<Poly>) -> Result<Poly, SymError> {
         let mut kept = Vec::with_capacity(self.terms.len());
@@ -529,12 +619,7 @@ impl Poly {
 
     /// Whether some top-level product contains a remainder atom (cheap pre-check for fusing).
     fn has_rem_atom(&self) -> bool {
-        self.terms.iter().any(|(m, _)| {
-            matches!(
-                m.factors(),
-                [(Atom::FloorMod(..), 1)] | [(Atom::TruncRem(..), 1)]
-            )
-        })
+        self.terms.iter().any(|(m, _)| is_rem_monomial(m))
     }
 
     /// Rewrites `c*d*div(N, d) + c*rem(N, d)` into `c*N` (`N = d*(N/d) + N%d`, for both floor and C flavours).
@@ -581,7 +666,7 @@ impl Poly {
         let mut out: Vec<(Monomial, BigRational)> = Vec::with_capacity(terms.len());
         for (m, c) in terms {
             match out.last_mut() {
-                Some(last) if last.0 == m => last.1 += c,
+                Some(last) if last.0 == m => coeff::add_assign(&mut last.1, &c),
                 _ => out.push((m, c)),
             }
         }
@@ -630,6 +715,14 @@ impl Poly {
                 .collect(),
         }
     }
+}
+
+/// Whether a product is a single remainder atom to the first power.
+fn is_rem_monomial(m: &Monomial) -> bool {
+    matches!(
+        m.factors(),
+        [(Atom::FloorMod(..), 1)] | [(Atom::TruncRem(..), 1)]
+    )
 }
 
 fn subst_atom(a: &Atom, f: &dyn Fn(&Var) -> Option<Poly>) -> Result<Option<Poly>, SymError> {

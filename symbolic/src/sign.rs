@@ -1,10 +1,11 @@
 //! Signs: the {-, 0, +} set lattice, sign environments, and the sign of an expression by the
 //! rule method, the integer bound method and the substitution method (thesis §7.2).
 
+use crate::coeff;
 use crate::expr::Expr;
 use crate::monotonicity::{poly_monotonicity_fast, Monotonicity};
 use crate::poly::{Atom, Monomial, Poly};
-use crate::var::Var;
+use crate::var::{Var, VarBuildHasher};
 use num_bigint::BigInt;
 use num_rational::BigRational;
 use num_traits::{Signed, Zero};
@@ -183,7 +184,7 @@ impl fmt::Display for SignSet {
 /// Known signs of variables; a variable not in the environment may have any sign.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct SignEnv {
-    map: HashMap<Var, SignSet>,
+    map: HashMap<Var, SignSet, VarBuildHasher>,
 }
 
 impl SignEnv {
@@ -227,7 +228,7 @@ impl SignEnv {
 
     /// Disjunction (control-flow join): union of sets; a variable unknown on one side becomes unknown.
     pub fn join(&self, other: &SignEnv) -> SignEnv {
-        let mut map = HashMap::new();
+        let mut map = HashMap::default();
         for (v, s) in &self.map {
             if let Some(t) = other.map.get(v) {
                 let u = s.union(*t);
@@ -265,7 +266,7 @@ impl Signs<'_> {
     }
 }
 
-fn atom_sign(a: &Atom, s: Signs) -> SignSet {
+pub(crate) fn atom_sign(a: &Atom, s: Signs) -> SignSet {
     match a {
         Atom::Var(v) => s.get(v),
         Atom::FloorMod(..) => SignSet::NON_NEG,
@@ -319,17 +320,46 @@ pub(crate) fn poly_sign_rules(p: &Poly, s: Signs) -> SignSet {
 /// Integer bound method: a product known nonzero is at least 1 in absolute value, since all
 /// atoms are integers; summing per-term bounds gives `a - 1 >= 0` for `a` in `{+}`.
 pub(crate) fn poly_sign_bounds(p: &Poly, s: Signs) -> SignSet {
-    let mut lo: Option<BigRational> = Some(BigRational::zero());
-    let mut hi: Option<BigRational> = Some(BigRational::zero());
-    for (m, c) in p.terms() {
-        if m.is_one() {
-            lo = lo.map(|x| x + c);
-            hi = hi.map(|x| x + c);
-            continue;
+    // The constant term, if any, comes first (lowest degree).
+    let (constant, rest) = match p.terms() {
+        [(m, c), rest @ ..] if m.is_one() => (Some(c), rest),
+        all => (None, all),
+    };
+    bounds_sign(
+        constant,
+        rest.iter().map(|(m, c)| (c, 1, monomial_sign(m, s))),
+    )
+}
+
+/// The integer bound method on a sum `constant + sum(c * mult * m)` of non-constant products
+/// given by coefficient, positive integer multiplier and sign of the product.
+pub(crate) fn bounds_sign<'a>(
+    constant: Option<&BigRational>,
+    terms: impl Iterator<Item = (&'a BigRational, u64, SignSet)>,
+) -> SignSet {
+    let mut lo: Option<BigRational> = Some(constant.cloned().unwrap_or_default());
+    let mut hi: Option<BigRational> = lo.clone();
+    // x + c * mult * b for a bound b in {-1, 0, 1}.
+    let step = |x: BigRational, c: &BigRational, mult: u64, b: i8| -> BigRational {
+        if b == 0 {
+            return x;
         }
-        let ms = monomial_sign(m, s);
+        let cm;
+        let c = if mult == 1 {
+            c
+        } else {
+            cm = c * BigRational::from_integer(BigInt::from(mult));
+            &cm
+        };
+        if b > 0 {
+            coeff::add(&x, c)
+        } else {
+            coeff::sub(&x, c)
+        }
+    };
+    for (c, mult, ms) in terms {
         // Bounds of the monomial value: (lower, upper), None = infinite.
-        let (mlo, mhi): (Option<i32>, Option<i32>) = if ms == SignSet::ZERO {
+        let (mlo, mhi): (Option<i8>, Option<i8>) = if ms == SignSet::ZERO {
             (Some(0), Some(0))
         } else if ms.is_subset(SignSet::POS) {
             (Some(1), None)
@@ -348,11 +378,11 @@ pub(crate) fn poly_sign_bounds(p: &Poly, s: Signs) -> SignSet {
             (mhi, mlo)
         };
         lo = match (lo, tlo) {
-            (Some(x), Some(b)) => Some(x + c * BigRational::from_integer(b.into())),
+            (Some(x), Some(b)) => Some(step(x, c, mult, b)),
             _ => None,
         };
         hi = match (hi, thi) {
-            (Some(x), Some(b)) => Some(x + c * BigRational::from_integer(b.into())),
+            (Some(x), Some(b)) => Some(step(x, c, mult, b)),
             _ => None,
         };
         if lo.is_none() && hi.is_none() {
@@ -388,8 +418,9 @@ pub(crate) fn poly_sign_fast(p: &Poly, s: Signs) -> SignSet {
 
 fn poly_sign_substitution(p: &Poly, env: &SignEnv) -> SignSet {
     let s = Signs { env, extra: &[] };
-    let lower = bound_chain(p, env, true).map(|g| poly_sign_fast(&g, s));
-    let upper = bound_chain(p, env, false).map(|g| poly_sign_fast(&g, s));
+    let (lower, upper) = bound_chains(p, env);
+    let lower = lower.map(|g| poly_sign_fast(&g, s));
+    let upper = upper.map(|g| poly_sign_fast(&g, s));
     let mut r = SignSet::TOP;
     if let Some(l) = lower {
         // f >= g: positive g forces positive f; non-negative g forces non-negative f.
@@ -410,7 +441,7 @@ fn poly_sign_substitution(p: &Poly, env: &SignEnv) -> SignSet {
 }
 
 /// The extreme integer value of a variable with sign set `s`: the minimum if `low`, else the maximum.
-fn extreme(s: SignSet, low: bool) -> Option<i64> {
+pub(crate) fn extreme(s: SignSet, low: bool) -> Option<i64> {
     if s.is_empty() {
         return None;
     }
@@ -431,46 +462,110 @@ fn extreme(s: SignSet, low: bool) -> Option<i64> {
     }
 }
 
+/// The value substituted for `v` (sign set `sv`, monotonicity `mono` of the current bound) in
+/// the lower (`lower`) or upper bound chain, if any.
+fn chain_value(sv: SignSet, mono: Monotonicity, lower: bool) -> Option<i64> {
+    if sv == SignSet::ZERO {
+        return Some(0);
+    }
+    // Lower bound: increasing -> use v's minimum, decreasing -> its maximum (and the reverse for upper).
+    match mono {
+        // Constant in v over its range: any allowed value gives the same polynomial.
+        Monotonicity::Constant => extreme(sv, true).or_else(|| extreme(sv, false)),
+        Monotonicity::Increasing => extreme(sv, lower),
+        Monotonicity::Decreasing => extreme(sv, !lower),
+        _ => None,
+    }
+}
+
+/// `g` with `v` replaced by `x`; `None` when the substitution fails (a cap).
+fn chain_subst(g: &Poly, v: &Var, x: i64) -> Option<Poly> {
+    if let Some(ng) = g.subst_unit(v, x) {
+        return Some(ng);
+    }
+    let val = Poly::int(x);
+    g.subst(&|w: &Var| if w == v { Some(val.clone()) } else { None })
+        .ok()
+}
+
+/// One step of a bound chain: a live chain `(g, progressed)` after considering `v`; `None` once
+/// a substitution failed (the chain then gives no bound).
+fn chain_step(c: (Poly, bool), v: &Var, env: &SignEnv, lower: bool) -> Option<(Poly, bool)> {
+    let (g, progressed) = c;
+    if !g.contains_var(v) {
+        return Some((g, progressed));
+    }
+    let sv = env.get(v);
+    if extreme(sv, true).is_none() && extreme(sv, false).is_none() {
+        // No finite extreme value to substitute: skip the costly monotonicity query.
+        return Some((g, progressed));
+    }
+    let mono = if sv == SignSet::ZERO {
+        Monotonicity::Unknown // unused: zero is substituted whatever the monotonicity
+    } else {
+        poly_monotonicity_fast(&g, v, Signs { env, extra: &[] })
+    };
+    match chain_value(sv, mono, lower) {
+        None => Some((g, progressed)),
+        Some(x) => chain_subst(&g, v, x).map(|ng| (ng, true)),
+    }
+}
+
 /// Substitutes variables one at a time by their extreme values, following monotonicity, to get
-/// a polynomial `g` with `g <= p` (lower) or `g >= p` (upper) for all values allowed by `env`.
-fn bound_chain(p: &Poly, env: &SignEnv, lower: bool) -> Option<Poly> {
+/// polynomials `g <= p` (lower) and `g >= p` (upper) for all values allowed by `env`; `None`
+/// for a chain that substituted nothing or failed.
+///
+/// The two chains run in lockstep and share their work (the monotonicity query, the
+/// substitution) as long as they hold the same polynomial, which they often do for the
+/// whole chain (no variable monotone); each chain's result is the one it computes alone.
+pub(crate) fn bound_chains(p: &Poly, env: &SignEnv) -> (Option<Poly>, Option<Poly>) {
     let mut vars = std::collections::BTreeSet::new();
     p.collect_vars(&mut vars);
-    let mut g = p.clone();
-    let mut progressed = false;
-    for v in vars {
+    let mut vars = vars.into_iter();
+    // Shared phase: both chains hold `g` and the same `progressed`.
+    let (mut g, mut progressed) = (p.clone(), false);
+    let (mut low, mut up) = loop {
+        let Some(v) = vars.next() else {
+            let r = progressed.then_some(g);
+            return (r.clone(), r);
+        };
         if !g.contains_var(&v) {
             continue;
         }
         let sv = env.get(&v);
         if extreme(sv, true).is_none() && extreme(sv, false).is_none() {
-            // No finite extreme value to substitute: skip the costly monotonicity query.
             continue;
         }
-        let mono = poly_monotonicity_fast(&g, &v, Signs { env, extra: &[] });
-        // Lower bound: increasing -> use v's minimum, decreasing -> its maximum (and the reverse for upper).
-        let x = if sv == SignSet::ZERO {
-            Some(0)
+        let mono = if sv == SignSet::ZERO {
+            Monotonicity::Unknown // unused
         } else {
-            match mono {
-                // Constant in v over its range: any allowed value gives the same polynomial.
-                Monotonicity::Constant => extreme(sv, true).or_else(|| extreme(sv, false)),
-                Monotonicity::Increasing => extreme(sv, lower),
-                Monotonicity::Decreasing => extreme(sv, !lower),
-                _ => None,
-            }
+            poly_monotonicity_fast(&g, &v, Signs { env, extra: &[] })
         };
-        let Some(x) = x else { continue };
-        let val = Poly::int(x);
-        match g.subst(&|w: &Var| if *w == v { Some(val.clone()) } else { None }) {
-            Ok(ng) => {
-                g = ng;
-                progressed = true;
+        let (xl, xu) = (chain_value(sv, mono, true), chain_value(sv, mono, false));
+        if xl == xu {
+            let Some(x) = xl else { continue };
+            match chain_subst(&g, &v, x) {
+                Some(ng) => (g, progressed) = (ng, true),
+                None => return (None, None),
             }
-            Err(_) => return None,
+        } else {
+            let sub = |x: Option<i64>| match x {
+                None => Some((g.clone(), progressed)),
+                Some(x) => chain_subst(&g, &v, x).map(|ng| (ng, true)),
+            };
+            break (sub(xl), sub(xu));
+        }
+    };
+    // Split phase: each chain on its own.
+    for v in vars {
+        low = low.and_then(|c| chain_step(c, &v, env, true));
+        up = up.and_then(|c| chain_step(c, &v, env, false));
+        if low.is_none() && up.is_none() {
+            break;
         }
     }
-    progressed.then_some(g)
+    let done = |c: Option<(Poly, bool)>| c.and_then(|(g, progressed)| progressed.then_some(g));
+    (done(low), done(up))
 }
 
 /// Sign of an expression by the rule method only (thesis table lifted to sets).

@@ -2,7 +2,7 @@
 
 use std::collections::HashSet;
 use std::fmt;
-use std::hash::{Hash, Hasher};
+use std::hash::{BuildHasherDefault, Hash, Hasher};
 use std::sync::{Arc, Mutex, OnceLock};
 
 /// A symbolic variable (an integer-valued program quantity).
@@ -90,3 +90,30 @@ impl From<&str> for Var {
         Var::new(name)
     }
 }
+
+/// Hasher for maps keyed by [`Var`]: the key hashes as one pointer, so a multiply and a fold
+/// are enough (much cheaper than SipHash for the sign lookups of every product).
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct VarHasher(u64);
+
+const MIX: u64 = 0x9E37_79B9_7F4A_7C15;
+
+impl Hasher for VarHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.0 = (self.0.rotate_left(5) ^ u64::from(*b)).wrapping_mul(MIX);
+        }
+    }
+
+    fn write_usize(&mut self, n: usize) {
+        self.0 = (self.0.rotate_left(5) ^ n as u64).wrapping_mul(MIX);
+    }
+
+    fn finish(&self) -> u64 {
+        // Pointers are aligned: fold the well-mixed high bits into the low ones (bucket index).
+        self.0 ^ (self.0 >> 32)
+    }
+}
+
+/// Build-hasher for `HashMap<Var, _>` with [`VarHasher`].
+pub(crate) type VarBuildHasher = BuildHasherDefault<VarHasher>;
