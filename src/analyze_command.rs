@@ -31,6 +31,10 @@ pub struct AnalyzeArgs {
     /// In text form, show every loop in full, not one line per loop that cannot be ported.
     #[arg(long)]
     pub verbose: bool,
+    /// Settle `needs-profile` loops with a profile from `warpwise profile` / `warpwise cc`,
+    /// and order loops by profiled time.
+    #[arg(long, value_name = "FILE")]
+    pub profile: Option<PathBuf>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -79,6 +83,15 @@ pub fn run(args: &AnalyzeArgs) -> ExitCode {
             Err(d) => {
                 report.skipped.push(d.to_string());
                 eprint!("{}", d.render(false));
+            }
+        }
+    }
+    if let Some(path) = &args.profile {
+        match instantiate::profile::read_profile(path) {
+            Ok(profile) => instantiate::profile::apply::apply(&mut report.loops, &profile),
+            Err(e) => {
+                eprintln!("error: {e}");
+                return ExitCode::from(1);
             }
         }
     }

@@ -632,6 +632,7 @@ impl<'a> FunctionContext<'a> {
             needs_evidence: facts.needs_evidence.clone(),
             assumptions,
             pragmas: source.map(|s| s.pragmas.clone()).unwrap_or_default(),
+            observed: None,
         };
         tidy_names(&mut report);
         report
