@@ -49,6 +49,12 @@ pub fn apply(loops: &mut Vec<LoopReport>, profile: &Profile) {
         };
         if blocking.is_empty() {
             report.verdict = Verdict::Friendly;
+            // The static doubts stay visible, as what the profile settled.
+            for r in std::mem::take(&mut report.reasons) {
+                report
+                    .assumptions
+                    .push(format!("settled by the profile: {}", r.message));
+            }
             report.assumptions.push(format!(
                 "friendly (observed): no loop-carried dependence in {} entries and {} iterations \
                  of {runs}; dynamic evidence for those inputs, not a proof",
