@@ -8,7 +8,11 @@ use std::process::ExitCode;
 #[derive(Args, Debug)]
 pub struct CcArgs {
     /// The compiler's arguments, passed through.
-    #[arg(trailing_var_arg = true, allow_hyphen_values = true, value_name = "ARGS")]
+    #[arg(
+        trailing_var_arg = true,
+        allow_hyphen_values = true,
+        value_name = "ARGS"
+    )]
     pub args: Vec<String>,
 }
 

@@ -2,10 +2,10 @@
 //! the user's arguments, and leave a merged profile.
 
 use crate::inputs::{collect, CFlags};
+use clap::Args;
 use instantiate::profile::driver::{build, real_compiler, run, BuildOptions, RunOptions};
 use instantiate::profile::model::{normalize, DEFAULT_PROFILE};
 use instantiate::profile::LoopSelection;
-use clap::Args;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -30,7 +30,12 @@ pub struct ProfileArgs {
     #[arg(long, value_name = "SECS")]
     pub timeout: Option<u64>,
     /// Code-generation flags for compiling the program.
-    #[arg(long = "cflags", value_name = "FLAGS", default_value = "-O2", allow_hyphen_values = true)]
+    #[arg(
+        long = "cflags",
+        value_name = "FLAGS",
+        default_value = "-O2",
+        allow_hyphen_values = true
+    )]
     pub codegen: String,
     /// Link with a library (`-l m`).
     #[arg(short = 'l', value_name = "LIB")]
@@ -57,7 +62,11 @@ pub fn run_command(args: &ProfileArgs) -> ExitCode {
     });
     let options = BuildOptions {
         cc: real_compiler(),
-        cflags: args.codegen.split_whitespace().map(str::to_string).collect(),
+        cflags: args
+            .codegen
+            .split_whitespace()
+            .map(str::to_string)
+            .collect(),
         ldflags: args.libs.iter().map(|l| format!("-l{l}")).collect(),
         selection: LoopSelection::parse(&args.loops),
         work_dir: work_dir.clone(),
@@ -106,19 +115,27 @@ pub fn run_command(args: &ProfileArgs) -> ExitCode {
                 args.output.display()
             );
             let mut loops: Vec<_> = p.loops.iter().collect();
-            loops.sort_by(|a, b| b.1.time_ns.cmp(&a.1.time_ns));
+            loops.sort_by_key(|l| std::cmp::Reverse(l.1.time_ns));
             for (id, l) in loops {
                 let deps: Vec<String> = l
                     .blocking()
-                    .map(|d| format!("{} {} line {}->{}", d.kind, d.array, d.first.line, d.second.line))
+                    .map(|d| {
+                        format!(
+                            "{} {} line {}->{}",
+                            d.kind, d.array, d.first.line, d.second.line
+                        )
+                    })
                     .collect();
                 let mut notes = Vec::new();
                 if !deps.is_empty() {
                     notes.push(format!("dependences: {}", deps.join(", ")));
                 }
                 if !l.reductions.is_empty() {
-                    let r: Vec<String> =
-                        l.reductions.iter().map(|r| format!("{} ({})", r.var, r.op)).collect();
+                    let r: Vec<String> = l
+                        .reductions
+                        .iter()
+                        .map(|r| format!("{} ({})", r.var, r.op))
+                        .collect();
                     notes.push(format!("reductions: {}", r.join(", ")));
                 }
                 if l.tracked && deps.is_empty() {
@@ -132,7 +149,11 @@ pub fn run_command(args: &ProfileArgs) -> ExitCode {
                     l.max_trip,
                     l.mean_trip,
                     l.time_ns as f64 / 1e6,
-                    if notes.is_empty() { String::new() } else { format!("; {}", notes.join("; ")) }
+                    if notes.is_empty() {
+                        String::new()
+                    } else {
+                        format!("; {}", notes.join("; "))
+                    }
                 );
             }
         }

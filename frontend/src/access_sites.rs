@@ -405,7 +405,7 @@ impl Walker {
         Variable {
             name: name.to_string(),
             local_decl: info.and_then(|i| i.decl),
-            addressable_scalar: info.map_or(true, |i| i.addressable_scalar),
+            addressable_scalar: !matches!(info, Some(i) if !i.addressable_scalar),
         }
     }
 
@@ -424,7 +424,9 @@ impl Walker {
             ast::Expression::Identifier(id) => {
                 (Some(self.variable(&id.node.name)), None, span_of(e))
             }
-            ast::Expression::Member(m) => (None, Some(m.node.identifier.node.name.clone()), span_of(e)),
+            ast::Expression::Member(m) => {
+                (None, Some(m.node.identifier.node.name.clone()), span_of(e))
+            }
             _ => (None, None, base_of(e)),
         };
         let op = op.or_else(|| {
@@ -449,9 +451,7 @@ impl Walker {
         use ast::Expression as E;
         match &e.node {
             E::Identifier(_) => self.push_access(e, AccessMode::Read, span_of(e), None, None),
-            E::Member(_) | E::UnaryOperator(_) | E::BinaryOperator(_)
-                if is_lvalue_shape(e) =>
-            {
+            E::Member(_) | E::UnaryOperator(_) | E::BinaryOperator(_) if is_lvalue_shape(e) => {
                 self.push_access(e, AccessMode::Read, span_of(e), None, None);
                 self.place_parts(e);
             }
@@ -605,9 +605,7 @@ fn base_of(e: &Node<ast::Expression>) -> Span {
         E::BinaryOperator(b) if matches!(b.node.operator.node, ast::BinaryOperator::Index) => {
             base_of(&b.node.lhs)
         }
-        E::UnaryOperator(u)
-            if matches!(u.node.operator.node, ast::UnaryOperator::Indirection) =>
-        {
+        E::UnaryOperator(u) if matches!(u.node.operator.node, ast::UnaryOperator::Indirection) => {
             base_of(&u.node.operand)
         }
         E::BinaryOperator(b) if matches!(b.node.operator.node, ast::BinaryOperator::Plus) => {

@@ -37,8 +37,7 @@ struct Run {
 /// the merged profile.
 fn profile_files(files: &[PathBuf], loops: &str, runs: &[&[&str]], timeout: Option<u64>) -> Run {
     let dir = scratch(&files[0].file_stem().unwrap().to_string_lossy());
-    let inputs: Vec<TranslationUnitInput> =
-        files.iter().map(TranslationUnitInput::new).collect();
+    let inputs: Vec<TranslationUnitInput> = files.iter().map(TranslationUnitInput::new).collect();
     let built = build(
         &inputs,
         &BuildOptions {
@@ -119,7 +118,10 @@ fn prefix_sum_has_distance_one_flow_dependence() {
     let d = blocking[0];
     assert_eq!((d.kind.as_str(), d.array.as_str()), ("raw", "out"));
     assert_eq!((d.first.line, d.second.line), (29, 29));
-    assert_eq!((d.first.text.as_str(), d.second.text.as_str()), ("out[i]", "out[i - 1]"));
+    assert_eq!(
+        (d.first.text.as_str(), d.second.text.as_str()),
+        ("out[i]", "out[i - 1]")
+    );
     assert_eq!(d.distance, Some(1));
     assert_eq!(d.count, 99_998);
 }
@@ -134,8 +136,13 @@ fn histogram_dependence_through_hist() {
         .filter(|d| d.array == "hist" && d.first.line == 35 && d.second.line == 35)
         .map(|d| d.kind.as_str())
         .collect();
-    assert!(kinds.contains(&"raw") && kinds.contains(&"waw"), "{kinds:?}");
-    assert!(l.blocking().all(|d| d.distance.is_none() && d.distance_min >= 1));
+    assert!(
+        kinds.contains(&"raw") && kinds.contains(&"waw"),
+        "{kinds:?}"
+    );
+    assert!(l
+        .blocking()
+        .all(|d| d.distance.is_none() && d.distance_min >= 1));
 }
 
 #[test]
@@ -161,7 +168,10 @@ fn dot_product_is_a_reduction() {
     check_counts(l, 1, 100_000);
     check_no_blocking(l);
     assert_eq!(l.reductions.len(), 1);
-    assert_eq!((l.reductions[0].var.as_str(), l.reductions[0].op.as_str()), ("sum", "+"));
+    assert_eq!(
+        (l.reductions[0].var.as_str(), l.reductions[0].op.as_str()),
+        ("sum", "+")
+    );
     assert!(l.dependences.iter().all(|d| d.class == "reduction"));
 }
 
@@ -181,7 +191,12 @@ fn aliasing_settled_both_ways() {
         ("both", Verdict::NotFriendly),
     ] {
         // Default selection: exactly the needs-profile loop is tracked.
-        let r = profile_files(std::slice::from_ref(&file), "needs-profile", &[&[arg]], None);
+        let r = profile_files(
+            std::slice::from_ref(&file),
+            "needs-profile",
+            &[&[arg]],
+            None,
+        );
         let l = &r.profile.loops[&id];
         assert!(l.tracked, "{arg}");
         let mut loops = reports.clone();
@@ -192,9 +207,15 @@ fn aliasing_settled_both_ways() {
         if want == Verdict::NotFriendly {
             let d = l.blocking().next().unwrap();
             assert_eq!((d.kind.as_str(), d.distance), ("raw", Some(1)));
-            assert_eq!((d.first.text.as_str(), d.second.text.as_str()), ("dst[i]", "src[i]"));
-            assert!(report.reasons.iter().any(|r| r.code == "observed-dependence"
-                && r.message.contains("observed dependence at lines 40")));
+            assert_eq!(
+                (d.first.text.as_str(), d.second.text.as_str()),
+                ("dst[i]", "src[i]")
+            );
+            assert!(report
+                .reasons
+                .iter()
+                .any(|r| r.code == "observed-dependence"
+                    && r.message.contains("observed dependence at lines 40")));
         }
     }
 }
@@ -205,7 +226,10 @@ fn runs_merge() {
     let r = profile_files(&[file], "all", &[&["200"], &["8"]], None);
     assert_eq!(r.profile.runs, 2);
     let l = at(&r.profile, ":43:5");
-    assert_eq!((l.entries, l.iterations, l.min_trip, l.max_trip), (2, 104, 4, 100));
+    assert_eq!(
+        (l.entries, l.iterations, l.min_trip, l.max_trip),
+        (2, 104, 4, 100)
+    );
     let n = &l.inbounds["n"];
     assert_eq!((n.min, n.max, n.count, n.frequent.len()), (8, 200, 2, 2));
 }

@@ -17,7 +17,7 @@ fn describe(d: &Dependence) -> String {
 
 /// Adds `observed` to every profiled loop, settles tracked `needs-profile` loops, and sorts
 /// loops by inclusive profiled time (loops without a profile last, in their order).
-pub fn apply(loops: &mut Vec<LoopReport>, profile: &Profile) {
+pub fn apply(loops: &mut [LoopReport], profile: &Profile) {
     for report in loops.iter_mut() {
         let Some(p) = profile.loops.get(&report.id) else {
             continue;

@@ -1,6 +1,9 @@
 //! Building and running instrumented programs: `warpwise profile` (files to a profiled run)
 //! and `warpwise cc` (a compiler wrapper for make and CMake).
 
+// `Diagnostic` is large, but errors are the cold path and the project-wide error type is fixed.
+#![allow(clippy::result_large_err)]
+
 use super::instrument::{instrument, Instrumented, LoopSelection, RUNTIME_C, RUNTIME_H};
 use advisor::analyze::{analyze_unit, Filter};
 use frontend::diagnostic::Diagnostic;
@@ -43,7 +46,13 @@ fn stem(file: &Path, n: usize) -> String {
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_else(|| format!("unit{n}"));
     s.chars()
-        .map(|c| if c.is_ascii_alphanumeric() || c == '_' || c == '-' { c } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
         .collect()
 }
 
@@ -180,7 +189,10 @@ fn code_flags(flags: &CompileFlags) -> Vec<String> {
     while let Some(a) = it.next() {
         if a.starts_with("-m") || a.starts_with("-f") || a.starts_with("-O") || a == "-pthread" {
             out.push(a.clone());
-        } else if matches!(a.as_str(), "-isystem" | "-iquote" | "-idirafter" | "-imacros") {
+        } else if matches!(
+            a.as_str(),
+            "-isystem" | "-iquote" | "-idirafter" | "-imacros"
+        ) {
             it.next();
         }
     }

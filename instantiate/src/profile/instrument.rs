@@ -12,6 +12,9 @@
 //! `L = R` becomes `({ __auto_type p = &(L); __typeof__(*p) v = (R); __ww_wr(...); *p = v; })`
 //! so the write is recorded after the right-hand side's reads.
 
+// `Diagnostic` is large, but errors are the cold path and the project-wide error type is fixed.
+#![allow(clippy::result_large_err)]
+
 use advisor::model::{LoopReport, ParamKind, Verdict};
 use frontend::access_sites::{access_sites, AccessMode, AccessSite, LoopSite, Sites};
 use frontend::diagnostic::Diagnostic;
@@ -61,8 +64,7 @@ impl LoopSelection {
 pub fn id_matches(id: &str, want: &str) -> bool {
     let parts: Vec<&str> = id.rsplitn(3, ':').collect();
     let wparts: Vec<&str> = want.rsplitn(3, ':').collect();
-    let (Some(&col), Some(&line), Some(&file)) = (parts.first(), parts.get(1), parts.get(2))
-    else {
+    let (Some(&col), Some(&line), Some(&file)) = (parts.first(), parts.get(1), parts.get(2)) else {
         return false;
     };
     match wparts.as_slice() {
@@ -159,8 +161,10 @@ pub fn instrument(
                 .unwrap_or_else(|| format!("{}:?", unit.path.display()))
         })
         .collect();
-    let reports_of: Vec<Option<&LoopReport>> =
-        ids.iter().map(|id| by_id.get(id.as_str()).copied()).collect();
+    let reports_of: Vec<Option<&LoopReport>> = ids
+        .iter()
+        .map(|id| by_id.get(id.as_str()).copied())
+        .collect();
     let tracked: Vec<bool> = ids
         .iter()
         .zip(&reports_of)
@@ -183,8 +187,16 @@ pub fn instrument(
             if !user_fn[a.function] || in_system(a.span) {
                 continue;
             }
-            if !should_wrap(a, &sites, &tracked_loops, &loads, &stores, &bit_fields, &by_id, unit)
-            {
+            if !should_wrap(
+                a,
+                &sites,
+                &tracked_loops,
+                &loads,
+                &stores,
+                &bit_fields,
+                &by_id,
+                unit,
+            ) {
                 continue;
             }
             let k = site_rows.len();
@@ -245,7 +257,10 @@ pub fn instrument(
             .unwrap_or_default();
         let mut enter = format!("{{ __ww_enter(&__ww_L[{k}], __ww_fr); ");
         for (slot, name) in inbounds.iter().enumerate() {
-            let _ = write!(enter, "__ww_val(&__ww_L[{k}], {slot}, (long long)({name})); ");
+            let _ = write!(
+                enter,
+                "__ww_val(&__ww_L[{k}], {slot}, (long long)({name})); "
+            );
         }
         let (s, e) = (l.span.start as usize, l.span.end as usize);
         let (bs, be) = (l.body.start as usize, l.body.end as usize);
@@ -401,7 +416,12 @@ fn should_wrap(
     })
 }
 
-fn is_induction(l: &LoopSite, name: &str, reports: &HashMap<&str, &LoopReport>, unit: &Unit) -> bool {
+fn is_induction(
+    l: &LoopSite,
+    name: &str,
+    reports: &HashMap<&str, &LoopReport>,
+    unit: &Unit,
+) -> bool {
     let Some(id) = unit.resolve(l.keyword).map(|r| r.to_string()) else {
         return false;
     };
@@ -512,7 +532,15 @@ fn render(text: &str, mut nodes: Vec<Node>) -> String {
         stack.push(i);
     }
     let mut out = String::with_capacity(text.len() * 2);
-    copy_range(text, 0, text.len(), &children[root], &nodes, &children, &mut out);
+    copy_range(
+        text,
+        0,
+        text.len(),
+        &children[root],
+        &nodes,
+        &children,
+        &mut out,
+    );
     out
 }
 

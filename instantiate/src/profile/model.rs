@@ -210,17 +210,25 @@ impl LoopProfile {
             (self.iterations as f64 / self.entries as f64 * 100.0).round() / 100.0
         };
         for v in self.inbounds.values_mut() {
-            v.frequent.sort_by(|a, b| b.count.cmp(&a.count).then(a.value.cmp(&b.value)));
+            v.frequent
+                .sort_by(|a, b| b.count.cmp(&a.count).then(a.value.cmp(&b.value)));
             v.frequent.truncate(8);
         }
         self.dependences.sort_by(|a, b| {
-            (a.first.line, a.second.line, &a.kind, &a.first.text, &a.second.text).cmp(&(
-                b.first.line,
-                b.second.line,
-                &b.kind,
-                &b.first.text,
-                &b.second.text,
-            ))
+            (
+                a.first.line,
+                a.second.line,
+                &a.kind,
+                &a.first.text,
+                &a.second.text,
+            )
+                .cmp(&(
+                    b.first.line,
+                    b.second.line,
+                    &b.kind,
+                    &b.first.text,
+                    &b.second.text,
+                ))
         });
         // Scalars: a reduction when every access is the same reduction-shaped update,
         // privatizable when no value flows from one iteration to another.
