@@ -40,14 +40,19 @@ void shift(float *dst, const float *src, int n)
         dst[i] = src[i] * 2;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    /* Optional argument for profiles: `disjoint` or `overlap` makes only that call. */
+    int disjoint = argc < 2 || argv[1][0] != 'o';
+    int overlap = argc < 2 || argv[1][0] != 'd';
     for (int i = 0; i < N; i++)
         x[i] = (float)(i % 10 + 1);
     for (int i = 0; i <= N; i++)
         buf[i] = (float)(i + 1);
-    shift(y, x, N);       /* disjoint: no dependence */
-    shift(buf + 1, buf, N); /* dst = src + 1: distance-1 dependence */
+    if (disjoint)
+        shift(y, x, N); /* disjoint: no dependence */
+    if (overlap)
+        shift(buf + 1, buf, N); /* dst = src + 1: distance-1 dependence */
     long long sum_y = 0;
     for (int i = 0; i < N; i++)
         sum_y += (long long)y[i];

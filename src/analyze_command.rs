@@ -37,6 +37,10 @@ pub struct AnalyzeArgs {
     /// Block shape for shared-memory sizes and divergence, `XxY` (default 32x8).
     #[arg(long, value_name = "XxY", default_value = "32x8")]
     pub block: String,
+    /// Settle `needs-profile` loops with a profile from `warpwise profile` / `warpwise cc`,
+    /// and order loops by profiled time.
+    #[arg(long, value_name = "FILE")]
+    pub profile: Option<PathBuf>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -101,6 +105,15 @@ pub fn run(args: &AnalyzeArgs) -> ExitCode {
             Err(d) => {
                 report.skipped.push(d.to_string());
                 eprint!("{}", d.render(false));
+            }
+        }
+    }
+    if let Some(path) = &args.profile {
+        match instantiate::profile::read_profile(path) {
+            Ok(profile) => instantiate::profile::apply::apply(&mut report.loops, &profile),
+            Err(e) => {
+                eprintln!("error: {e}");
+                return ExitCode::from(1);
             }
         }
     }

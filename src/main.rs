@@ -4,8 +4,10 @@
 //! nothing could be analysed, 2 for usage errors (clap's own code).
 
 mod analyze_command;
+mod cc_command;
 mod inputs;
 mod ir_command;
+mod profile_command;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -27,12 +29,23 @@ enum Command {
     Analyze(analyze_command::AnalyzeArgs),
     /// Print the SSA control/data-flow graph with the loop forest and induction variables.
     Ir(ir_command::IrArgs),
+    /// Build and run C files with instrumentation; write loop counts and dependences.
+    Profile(profile_command::ProfileArgs),
+    /// Compiler wrapper for builds: `CC="warpwise cc" make`.
+    Cc(cc_command::CcArgs),
 }
 
 fn main() -> ExitCode {
+    // The wrapper takes the compiler's arguments verbatim, `-v` and `--version` included.
+    let argv: Vec<String> = std::env::args().collect();
+    if argv.get(1).map(String::as_str) == Some("cc") {
+        return cc_command::run_command(&argv[2..]);
+    }
     let cli = Cli::parse();
     match cli.command {
         Command::Analyze(args) => analyze_command::run(&args),
         Command::Ir(args) => ir_command::run(&args),
+        Command::Profile(args) => profile_command::run_command(&args),
+        Command::Cc(args) => cc_command::run_command(&args.args),
     }
 }

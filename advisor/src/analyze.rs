@@ -718,6 +718,7 @@ impl<'a> FunctionContext<'a> {
             shared_memory: Vec::new(),
             occupancy: None,
             divergence: Vec::new(),
+            observed: None,
         };
         tidy_names(&mut report);
         if facts.verdict != Verdict::NotFriendly {

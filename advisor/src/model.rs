@@ -152,6 +152,9 @@ pub struct LoopReport {
     /// Existing `#pragma` lines on the loop.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub pragmas: Vec<String>,
+    /// What profiled runs showed (`analyze --profile`); absent without a profile.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub observed: Option<Observed>,
     /// Requests per warp of every access under each possible loop-to-grid mapping (§5.1).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub mappings: Vec<MappingReport>,
@@ -304,4 +307,26 @@ pub struct DivergentBranch {
     pub message: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub help: Option<String>,
+}
+
+/// Run-time evidence from a profile: observed in these runs, not proven for all inputs.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Observed {
+    /// Always `dynamic`.
+    pub evidence: String,
+    pub runs: u64,
+    pub entries: u64,
+    pub iterations: u64,
+    pub min_trip: u64,
+    pub max_trip: u64,
+    pub time_ns: u64,
+    /// Whether dependences were tracked for this loop.
+    pub tracked: bool,
+    /// Loop-carried dependences seen, one line each (`raw out: line 29 -> line 29, distance 1`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub dependences: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub reductions: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub privatizable: Vec<String>,
 }

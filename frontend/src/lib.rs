@@ -1,5 +1,6 @@
 //! C99 frontend: preprocessing, lang-c parsing, lowering to an SSA control/data-flow graph, loops.
 
+pub mod access_sites;
 pub mod bench_input;
 pub mod diagnostic;
 pub mod interp;

@@ -1,1 +1,3 @@
 //! Instantiation (thesis §6): profiling, equations from loop counts, evaluation, CUDA generation, validation.
+
+pub mod profile;

@@ -1,0 +1,357 @@
+//! Building and running instrumented programs: `warpwise profile` (files to a profiled run)
+//! and `warpwise cc` (a compiler wrapper for make and CMake).
+
+// `Diagnostic` is large, but errors are the cold path and the project-wide error type is fixed.
+#![allow(clippy::result_large_err)]
+
+use super::instrument::{instrument, Instrumented, LoopSelection, RUNTIME_C, RUNTIME_H};
+use advisor::analyze::{analyze_unit, Filter};
+use frontend::diagnostic::Diagnostic;
+use frontend::preprocess::{CompileFlags, TranslationUnitInput};
+use frontend::unit::load_unit;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+/// The real C compiler: `$WARPWISE_CC`, else `cc`.
+pub fn real_compiler() -> String {
+    std::env::var("WARPWISE_CC")
+        .ok()
+        .filter(|c| !c.trim().is_empty())
+        .unwrap_or_else(|| "cc".to_string())
+}
+
+fn command(cc: &str) -> Command {
+    let mut words = cc.split_whitespace();
+    let mut cmd = Command::new(words.next().unwrap_or("cc"));
+    cmd.args(words);
+    cmd
+}
+
+/// Loads, analyses and instruments one file.
+pub fn instrument_input(
+    input: &TranslationUnitInput,
+    selection: &LoopSelection,
+) -> Result<(Instrumented, Vec<Diagnostic>), Diagnostic> {
+    let unit = load_unit(input)?;
+    let diagnostics: Vec<Diagnostic> = unit.diagnostics();
+    let reports = analyze_unit(&unit, &Filter::default());
+    let done = instrument(&unit, &reports, selection)?;
+    Ok((done, diagnostics))
+}
+
+fn stem(file: &Path, n: usize) -> String {
+    let s = file
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| format!("unit{n}"));
+    s.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+fn run_cc(mut cmd: Command) -> Result<(), String> {
+    let shown = format!("{cmd:?}");
+    let out = cmd
+        .output()
+        .map_err(|e| format!("cannot run the C compiler ({shown}): {e}"))?;
+    if out.status.success() {
+        Ok(())
+    } else {
+        Err(format!(
+            "the C compiler failed: {shown}\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        ))
+    }
+}
+
+/// Compiles the runtime into `dir` and returns the object file.
+pub fn compile_runtime(cc: &str, dir: &Path) -> Result<PathBuf, String> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create `{}`: {e}", dir.display()))?;
+    std::fs::write(dir.join("warpwise_rt.h"), RUNTIME_H)
+        .and_then(|_| std::fs::write(dir.join("warpwise_rt.c"), RUNTIME_C))
+        .map_err(|e| format!("cannot write the runtime to `{}`: {e}", dir.display()))?;
+    let object = dir.join("warpwise_rt.o");
+    let mut cmd = command(cc);
+    cmd.args(["-O2", "-std=gnu99", "-w", "-c"])
+        .arg(dir.join("warpwise_rt.c"))
+        .arg("-o")
+        .arg(&object);
+    run_cc(cmd)?;
+    Ok(object)
+}
+
+/// The runtime object for `cc`, compiled once per runtime version into the temp dir
+/// (parallel builds race harmlessly: the last rename wins with identical content).
+pub fn cached_runtime(cc: &str) -> Result<PathBuf, String> {
+    let hash = RUNTIME_C
+        .bytes()
+        .chain(RUNTIME_H.bytes())
+        .chain(cc.bytes())
+        .fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+            (h ^ b as u64).wrapping_mul(0x0100_0000_01b3)
+        });
+    let dir = std::env::temp_dir().join(format!(
+        "warpwise-{}-runtime-{hash:016x}",
+        env!("CARGO_PKG_VERSION")
+    ));
+    let object = dir.join("warpwise_rt.o");
+    if object.exists() {
+        return Ok(object);
+    }
+    let scratch = dir.join(format!("build-{}", std::process::id()));
+    let built = compile_runtime(cc, &scratch)?;
+    std::fs::rename(&built, &object).map_err(|e| format!("cannot install the runtime: {e}"))?;
+    let _ = std::fs::remove_dir_all(&scratch);
+    Ok(object)
+}
+
+#[derive(Clone, Debug)]
+pub struct BuildOptions {
+    pub cc: String,
+    /// Compiler flags for code generation (`-O2`), given to every compile.
+    pub cflags: Vec<String>,
+    /// Extra link arguments (`-lm` is always added).
+    pub ldflags: Vec<String>,
+    pub selection: LoopSelection,
+    pub work_dir: PathBuf,
+}
+
+#[derive(Debug)]
+pub struct Built {
+    pub exe: PathBuf,
+    pub loops: Vec<String>,
+    pub tracked: Vec<String>,
+    pub accesses: usize,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// Instruments, compiles and links `inputs` into `work_dir/program`.
+pub fn build(inputs: &[TranslationUnitInput], opts: &BuildOptions) -> Result<Built, String> {
+    std::fs::create_dir_all(&opts.work_dir)
+        .map_err(|e| format!("cannot create `{}`: {e}", opts.work_dir.display()))?;
+    let mut objects = Vec::new();
+    let mut built = Built {
+        exe: opts.work_dir.join("program"),
+        loops: Vec::new(),
+        tracked: Vec::new(),
+        accesses: 0,
+        diagnostics: Vec::new(),
+    };
+    for (n, input) in inputs.iter().enumerate() {
+        let (done, diagnostics) =
+            instrument_input(input, &opts.selection).map_err(|d| d.render(false))?;
+        built.diagnostics.extend(diagnostics);
+        let name = format!("{n}_{}", stem(&input.file, n));
+        let source = opts.work_dir.join(format!("{name}.i"));
+        std::fs::write(&source, &done.text)
+            .map_err(|e| format!("cannot write `{}`: {e}", source.display()))?;
+        let object = opts.work_dir.join(format!("{name}.o"));
+        let mut cmd = command(&opts.cc);
+        cmd.args(&opts.cflags)
+            .args(code_flags(&input.flags))
+            .args(["-w", "-c"])
+            .arg(&source)
+            .arg("-o")
+            .arg(&object);
+        if let Some(dir) = &input.working_dir {
+            cmd.current_dir(dir);
+        }
+        run_cc(cmd)?;
+        objects.push(object);
+        built.loops.extend(done.loops);
+        built.tracked.extend(done.tracked);
+        built.accesses += done.accesses;
+    }
+    objects.push(compile_runtime(&opts.cc, &opts.work_dir.join("runtime"))?);
+    let mut cmd = command(&opts.cc);
+    cmd.args(&opts.cflags)
+        .args(&objects)
+        .arg("-o")
+        .arg(&built.exe)
+        .args(&opts.ldflags)
+        .arg("-lm");
+    run_cc(cmd)?;
+    Ok(built)
+}
+
+/// Code-generation flags among the preprocessor's (`-fopenmp`, `-m64`, `-O2`); the rest
+/// were used up by preprocessing.
+fn code_flags(flags: &CompileFlags) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut it = flags.extra.iter();
+    while let Some(a) = it.next() {
+        if a.starts_with("-m") || a.starts_with("-f") || a.starts_with("-O") || a == "-pthread" {
+            out.push(a.clone());
+        } else if matches!(
+            a.as_str(),
+            "-isystem" | "-iquote" | "-idirafter" | "-imacros"
+        ) {
+            it.next();
+        }
+    }
+    out
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct RunOptions {
+    pub args: Vec<String>,
+    pub profile: PathBuf,
+    /// Seconds; the run is stopped with a profile marked `timeout`.
+    pub timeout: Option<u64>,
+}
+
+/// Runs a profiled program with the user's stdin/stdout/stderr; returns its exit status
+/// (128 + signal number when killed by a signal, as shells report it).
+pub fn run(exe: &Path, opts: &RunOptions) -> Result<i32, String> {
+    let mut cmd = Command::new(exe);
+    cmd.args(&opts.args).env("WARPWISE_PROFILE", &opts.profile);
+    if let Some(t) = opts.timeout {
+        cmd.env("WARPWISE_TIMEOUT", t.max(1).to_string());
+    }
+    let mut child = cmd
+        .spawn()
+        .map_err(|e| format!("cannot run `{}`: {e}", exe.display()))?;
+    let started = Instant::now();
+    // The runtime stops the program itself at the timeout; this is the backstop for a
+    // program that blocks SIGALRM.
+    let hard = opts.timeout.map(|t| Duration::from_secs(t.max(1) + 10));
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break status,
+            Ok(None) => {}
+            Err(e) => return Err(format!("cannot wait for the program: {e}")),
+        }
+        if hard.is_some_and(|h| started.elapsed() > h) {
+            let _ = child.kill();
+            break child.wait().map_err(|e| e.to_string())?;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    Ok(exit_code(status))
+}
+
+fn exit_code(status: std::process::ExitStatus) -> i32 {
+    use std::os::unix::process::ExitStatusExt;
+    match (status.code(), status.signal()) {
+        (Some(c), _) => c,
+        (None, Some(s)) => 128 + s,
+        _ => 1,
+    }
+}
+
+/// `warpwise cc ARGS...`: instruments the C files of one compiler invocation, compiles them
+/// with the same arguments, and adds the runtime when linking. Anything it cannot
+/// instrument is compiled as it is, with a warning. Returns the compiler's exit status.
+pub fn cc(args: &[String]) -> i32 {
+    let cc = real_compiler();
+    let passthrough = || -> i32 {
+        match command(&cc).args(args).status() {
+            Ok(s) => exit_code(s),
+            Err(e) => {
+                eprintln!("warpwise cc: cannot run `{cc}`: {e}");
+                127
+            }
+        }
+    };
+    let only_preprocess = args
+        .iter()
+        .any(|a| a == "-E" || a == "-M" || a == "-MM" || a == "--version" || a == "-v");
+    if only_preprocess || args.is_empty() {
+        return passthrough();
+    }
+    let links = !args.iter().any(|a| a == "-c" || a == "-S");
+    let (flags, inputs) = CompileFlags::from_args(args);
+    let sources: Vec<&String> = inputs.iter().filter(|i| i.ends_with(".c")).collect();
+    if sources.is_empty() && !links {
+        return passthrough();
+    }
+    let selection = LoopSelection::parse(&std::env::var("WARPWISE_LOOPS").unwrap_or_default());
+    let work = std::env::temp_dir().join(format!("warpwise-cc-{}", std::process::id()));
+    let mut replaced: Vec<(String, PathBuf)> = Vec::new();
+    for source in &sources {
+        let input = TranslationUnitInput {
+            file: PathBuf::from(source.as_str()),
+            flags: flags.clone(),
+            working_dir: None,
+            compiler: Some(cc.clone()),
+        };
+        match instrument_input(&input, &selection) {
+            Ok((done, _)) if !done.loops.is_empty() => {
+                // Same file name, so `cc -c dir/a.c` still writes `a.o`.
+                let dir = work.join(replaced.len().to_string());
+                let name = Path::new(source.as_str())
+                    .with_extension("i")
+                    .file_name()
+                    .map(|n| n.to_os_string())
+                    .unwrap_or_default();
+                let path = dir.join(name);
+                if std::fs::create_dir_all(&dir)
+                    .and_then(|_| std::fs::write(&path, &done.text))
+                    .is_ok()
+                {
+                    replaced.push((source.to_string(), path));
+                }
+            }
+            Ok(_) => {}
+            Err(d) => eprintln!(
+                "warpwise cc: warning: `{source}` is compiled without instrumentation: {}",
+                d.to_string().lines().next().unwrap_or("")
+            ),
+        }
+    }
+    let runtime = if links {
+        match cached_runtime(&cc) {
+            Ok(o) => Some(o),
+            Err(e) => {
+                eprintln!("warpwise cc: cannot build the profiler runtime: {e}");
+                let _ = std::fs::remove_dir_all(&work);
+                return passthrough();
+            }
+        }
+    } else {
+        None
+    };
+    let mut new_args: Vec<String> = Vec::new();
+    for a in args {
+        if matches!(a.as_str(), "-pedantic-errors" | "-Werror") || a.starts_with("-Werror=") {
+            continue;
+        }
+        match replaced.iter().find(|(s, _)| s == a) {
+            Some((_, path)) => new_args.push(path.to_string_lossy().into_owned()),
+            None => new_args.push(a.clone()),
+        }
+    }
+    if !replaced.is_empty() {
+        new_args.push("-w".into());
+    }
+    if let Some(o) = &runtime {
+        new_args.push(o.to_string_lossy().into_owned());
+    }
+    let status = match command(&cc).args(&new_args).status() {
+        Ok(s) => exit_code(s),
+        Err(e) => {
+            eprintln!("warpwise cc: cannot run `{cc}`: {e}");
+            127
+        }
+    };
+    let _ = std::fs::remove_dir_all(&work);
+    if status != 0 && !replaced.is_empty() {
+        eprintln!("warpwise cc: warning: the instrumented build failed; compiling without instrumentation");
+        let mut plain: Vec<String> = args.to_vec();
+        if let Some(o) = &runtime {
+            plain.push(o.to_string_lossy().into_owned());
+        }
+        return match command(&cc).args(&plain).status() {
+            Ok(s) => exit_code(s),
+            Err(_) => status,
+        };
+    }
+    status
+}

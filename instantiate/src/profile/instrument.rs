@@ -1,0 +1,574 @@
+//! Source-to-source instrumentation of one preprocessed translation unit.
+//!
+//! The output is the preprocessed text (line markers kept, so diagnostics and `__LINE__`
+//! still name the user's files) with the runtime interface pasted in front, calls to the
+//! runtime around and inside every loop, access wrappers when some loop of the unit is
+//! tracked for dependences, and the unit's loop and site tables at the end. It is compiled
+//! as a `.i` file: the compiler does not preprocess it again.
+//!
+//! Access wrappers take the address of the accessed object once, with GNU statement
+//! expressions and `__auto_type`, so no user expression is evaluated twice:
+//! a read `E` becomes `(*({ __auto_type p = &(E); __ww_rd(p, sizeof *p, site); p; }))`, and
+//! `L = R` becomes `({ __auto_type p = &(L); __typeof__(*p) v = (R); __ww_wr(...); *p = v; })`
+//! so the write is recorded after the right-hand side's reads.
+
+// `Diagnostic` is large, but errors are the cold path and the project-wide error type is fixed.
+#![allow(clippy::result_large_err)]
+
+use advisor::model::{LoopReport, ParamKind, Verdict};
+use frontend::access_sites::{access_sites, AccessMode, AccessSite, LoopSite, Sites};
+use frontend::diagnostic::Diagnostic;
+use frontend::ir::{InstKind, Span};
+use frontend::unit::Unit;
+use std::collections::{HashMap, HashSet};
+use std::fmt::Write;
+
+pub const RUNTIME_H: &str = include_str!("runtime.h");
+pub const RUNTIME_C: &str = include_str!("runtime.c");
+
+/// Which loops get dependence tracking.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub enum LoopSelection {
+    /// Loops `analyze` reports as `needs-profile`.
+    #[default]
+    NeedsProfile,
+    All,
+    None,
+    /// Loop ids, `FILE:LINE` or `FILE:LINE:COL` (file compared by suffix).
+    Ids(Vec<String>),
+}
+
+impl LoopSelection {
+    pub fn parse(text: &str) -> LoopSelection {
+        match text {
+            "needs-profile" | "" => LoopSelection::NeedsProfile,
+            "all" => LoopSelection::All,
+            "none" => LoopSelection::None,
+            ids => LoopSelection::Ids(ids.split(',').map(|s| s.trim().to_string()).collect()),
+        }
+    }
+
+    fn selects(&self, id: &str, report: Option<&LoopReport>) -> bool {
+        match self {
+            LoopSelection::NeedsProfile => {
+                report.is_some_and(|r| r.verdict == Verdict::NeedsProfile)
+            }
+            LoopSelection::All => true,
+            LoopSelection::None => false,
+            LoopSelection::Ids(ids) => ids.iter().any(|want| id_matches(id, want)),
+        }
+    }
+}
+
+/// `want` is `FILE:LINE[:COL]`; the file matches by path suffix.
+pub fn id_matches(id: &str, want: &str) -> bool {
+    let parts: Vec<&str> = id.rsplitn(3, ':').collect();
+    let wparts: Vec<&str> = want.rsplitn(3, ':').collect();
+    let (Some(&col), Some(&line), Some(&file)) = (parts.first(), parts.get(1), parts.get(2)) else {
+        return false;
+    };
+    match wparts.as_slice() {
+        [wcol, wline, wfile] if wcol.parse::<u32>().is_ok() && wline.parse::<u32>().is_ok() => {
+            *wcol == col && *wline == line && file.ends_with(wfile)
+        }
+        [wline, wfile, ..] => {
+            let wfile = if wparts.len() == 3 {
+                format!("{}:{}", wparts[2], wparts[1])
+            } else {
+                wfile.to_string()
+            };
+            *wline == line && file.ends_with(&wfile)
+        }
+        _ => false,
+    }
+}
+
+/// An instrumented unit.
+#[derive(Clone, Debug)]
+pub struct Instrumented {
+    pub text: String,
+    /// Ids of the loops instrumented, in table order.
+    pub loops: Vec<String>,
+    /// Ids of the loops with dependence tracking.
+    pub tracked: Vec<String>,
+    /// Number of instrumented memory accesses.
+    pub accesses: usize,
+}
+
+enum Piece {
+    Text(String),
+    Src(usize, usize),
+}
+
+struct Node {
+    start: usize,
+    end: usize,
+    pieces: Vec<Piece>,
+}
+
+/// Instruments `unit`; `reports` are `analyze`'s reports for it (verdicts, inbounds).
+pub fn instrument(
+    unit: &Unit,
+    reports: &[LoopReport],
+    selection: &LoopSelection,
+) -> Result<Instrumented, Diagnostic> {
+    let pre = &unit.preprocessed;
+    // What the C compiler will see: the parser-only shims removed, offsets unchanged.
+    let text = frontend::preprocess::blank_parser_shims(&pre.text);
+    let sites = access_sites(pre)?;
+    let system = pre.source_map.system_ranges();
+    let in_system = |s: Span| {
+        let o = s.start as usize;
+        system.iter().any(|&(a, b)| a <= o && o < b)
+    };
+    let by_id: HashMap<&str, &LoopReport> = reports.iter().map(|r| (r.id.as_str(), r)).collect();
+
+    // Memory accesses according to lowering: arrays that decay, SSA scalars and
+    // bit-field-free checks come from here.
+    let mut loads = HashSet::new();
+    let mut stores = HashSet::new();
+    for f in &unit.lowered.program.functions {
+        for inst in &f.insts {
+            let s = inst.origin.span;
+            match inst.kind {
+                InstKind::Load { .. } => loads.insert((s.start, s.end)),
+                InstKind::Store { .. } => stores.insert((s.start, s.end)),
+                _ => false,
+            };
+        }
+    }
+    let types = &unit.lowered.program.types;
+    let bit_fields: HashSet<String> = types
+        .records()
+        .flat_map(|(_, r)| r.fields.iter())
+        .filter(|f| f.bit_width.is_some())
+        .filter_map(|f| f.name.clone())
+        .collect();
+
+    // Loops of user functions, in order; their table index.
+    let user_fn: Vec<bool> = sites.functions.iter().map(|f| !in_system(f.span)).collect();
+    let mut table: Vec<usize> = Vec::new();
+    let mut index_of: HashMap<usize, usize> = HashMap::new();
+    for (i, l) in sites.loops.iter().enumerate() {
+        if user_fn[l.function] {
+            index_of.insert(i, table.len());
+            table.push(i);
+        }
+    }
+    let ids: Vec<String> = table
+        .iter()
+        .map(|&i| {
+            unit.resolve(sites.loops[i].keyword)
+                .map(|r| r.to_string())
+                .unwrap_or_else(|| format!("{}:?", unit.path.display()))
+        })
+        .collect();
+    let reports_of: Vec<Option<&LoopReport>> = ids
+        .iter()
+        .map(|id| by_id.get(id.as_str()).copied())
+        .collect();
+    let tracked: Vec<bool> = ids
+        .iter()
+        .zip(&reports_of)
+        .map(|(id, r)| selection.selects(id, *r))
+        .collect();
+    let any_tracked = tracked.iter().any(|&t| t);
+
+    let mut nodes: Vec<Node> = Vec::new();
+    let mut site_rows: Vec<String> = Vec::new();
+
+    // Accesses.
+    if any_tracked {
+        let tracked_loops: Vec<&LoopSite> = table
+            .iter()
+            .zip(&tracked)
+            .filter(|(_, &t)| t)
+            .map(|(&i, _)| &sites.loops[i])
+            .collect();
+        for a in &sites.accesses {
+            if !user_fn[a.function] || in_system(a.span) {
+                continue;
+            }
+            if !should_wrap(
+                a,
+                &sites,
+                &tracked_loops,
+                &loads,
+                &stores,
+                &bit_fields,
+                &by_id,
+                unit,
+            ) {
+                continue;
+            }
+            let k = site_rows.len();
+            site_rows.push(site_row(unit, a));
+            nodes.push(access_node(a, k));
+        }
+    }
+
+    // Functions with loops: a call id, and returns that close the call's loops.
+    let mut has_loop = vec![false; sites.functions.len()];
+    for &i in &table {
+        has_loop[sites.loops[i].function] = true;
+    }
+    for (fi, f) in sites.functions.iter().enumerate() {
+        if !has_loop[fi] || !user_fn[fi] {
+            continue;
+        }
+        let (s, e) = (f.body.start as usize, f.body.end as usize);
+        nodes.push(Node {
+            start: s,
+            end: e,
+            pieces: vec![
+                Piece::Src(s, s + 1),
+                Piece::Text(" unsigned long long __ww_fr = __ww_fn();".into()),
+                Piece::Src(s + 1, e),
+            ],
+        });
+        for r in &f.returns {
+            let (s, e) = (r.start as usize, r.end as usize);
+            nodes.push(Node {
+                start: s,
+                end: e,
+                pieces: vec![
+                    Piece::Text("for (__ww_leave(__ww_fr);;) ".into()),
+                    Piece::Src(s, e),
+                ],
+            });
+        }
+    }
+
+    // Loops.
+    let mut loop_rows = Vec::new();
+    let mut value_tables = String::new();
+    for (k, &i) in table.iter().enumerate() {
+        let l = &sites.loops[i];
+        let report = reports_of[k];
+        let inbounds: Vec<String> = report
+            .filter(|r| r.verdict != Verdict::NotFriendly)
+            .map(|r| {
+                r.parameters
+                    .iter()
+                    .filter(|p| p.kind == ParamKind::Scalar && !p.nested)
+                    .filter(|p| is_integer_type(&p.c_type))
+                    .filter(|p| l.visible.contains(&p.name))
+                    .map(|p| p.name.clone())
+                    .collect()
+            })
+            .unwrap_or_default();
+        let mut enter = format!("{{ __ww_enter(&__ww_L[{k}], __ww_fr); ");
+        for (slot, name) in inbounds.iter().enumerate() {
+            let _ = write!(
+                enter,
+                "__ww_val(&__ww_L[{k}], {slot}, (long long)({name})); "
+            );
+        }
+        let (s, e) = (l.span.start as usize, l.span.end as usize);
+        let (bs, be) = (l.body.start as usize, l.body.end as usize);
+        nodes.push(Node {
+            start: s,
+            end: e,
+            pieces: vec![
+                Piece::Text(enter),
+                Piece::Src(s, bs),
+                Piece::Text(format!("{{ __ww_iter(&__ww_L[{k}], __ww_fr); ")),
+                Piece::Src(bs, be),
+                Piece::Text(" }".into()),
+                Piece::Src(be, e),
+                Piece::Text(format!(" __ww_exit(&__ww_L[{k}], __ww_fr); }}")),
+            ],
+        });
+        let parent = l
+            .parent
+            .and_then(|p| index_of.get(&p))
+            .map(|p| format!("&__ww_L[{p}]"))
+            .unwrap_or_else(|| "0".into());
+        let values = if inbounds.is_empty() {
+            "0".to_string()
+        } else {
+            let names: Vec<String> = inbounds.iter().map(|n| c_string(n)).collect();
+            let _ = writeln!(
+                value_tables,
+                "static const char *const __ww_V{k}[] = {{{}}};",
+                names.join(", ")
+            );
+            format!("__ww_V{k}")
+        };
+        loop_rows.push(format!(
+            "{{{}, {}, {parent}, {}, {}, {values}}}",
+            c_string(&ids[k]),
+            c_string(&sites.functions[l.function].name),
+            u8::from(tracked[k]),
+            inbounds.len(),
+        ));
+    }
+
+    if table.is_empty() {
+        return Ok(Instrumented {
+            text,
+            loops: Vec::new(),
+            tracked: Vec::new(),
+            accesses: 0,
+        });
+    }
+
+    let body = render(&text, nodes);
+    let nsites = site_rows.len().max(1);
+    let mut out = String::with_capacity(body.len() + 8192);
+    out.push_str("# 1 \"<warpwise-runtime>\"\n");
+    out.push_str(RUNTIME_H);
+    let _ = writeln!(
+        out,
+        "static __ww_loop_t __ww_L[{}];\nstatic __ww_site_t __ww_S[{nsites}];",
+        table.len()
+    );
+    out.push_str(&body);
+    out.push_str("\n# 1 \"<warpwise-tables>\"\n");
+    out.push_str(&value_tables);
+    let _ = writeln!(
+        out,
+        "static __ww_loop_t __ww_L[{}] = {{\n  {}\n}};",
+        table.len(),
+        loop_rows.join(",\n  ")
+    );
+    let accesses = site_rows.len();
+    if site_rows.is_empty() {
+        site_rows.push("{\"\", \"\", 0, 0, 0}".into());
+    }
+    let _ = writeln!(
+        out,
+        "static __ww_site_t __ww_S[{nsites}] = {{\n  {}\n}};",
+        site_rows.join(",\n  ")
+    );
+    let _ = writeln!(
+        out,
+        "static __ww_tu_t __ww_T = {{{}, {}, __ww_L, 0}};\n\
+         static void __ww_ctor(void) __attribute__((constructor));\n\
+         static void __ww_ctor(void) {{ __ww_register(&__ww_T); }}",
+        c_string(&unit.path.display().to_string()),
+        table.len()
+    );
+    Ok(Instrumented {
+        text: out,
+        tracked: ids
+            .iter()
+            .zip(&tracked)
+            .filter(|(_, &t)| t)
+            .map(|(id, _)| id.clone())
+            .collect(),
+        loops: ids,
+        accesses,
+    })
+}
+
+#[allow(clippy::too_many_arguments)]
+fn should_wrap(
+    a: &AccessSite,
+    sites: &Sites,
+    tracked_loops: &[&LoopSite],
+    loads: &HashSet<(u32, u32)>,
+    stores: &HashSet<(u32, u32)>,
+    bit_fields: &HashSet<String>,
+    reports: &HashMap<&str, &LoopReport>,
+    unit: &Unit,
+) -> bool {
+    if a.member.as_ref().is_some_and(|m| bit_fields.contains(m)) {
+        return false;
+    }
+    if a.variable.as_ref().is_some_and(|v| !v.addressable_scalar) {
+        return false;
+    }
+    let key = (a.ir_span.start, a.ir_span.end);
+    let memory = match a.mode {
+        AccessMode::Read => loads.contains(&key),
+        AccessMode::Write | AccessMode::Update => stores.contains(&key),
+    };
+    if memory {
+        return true;
+    }
+    // A local scalar kept in a register: tracked only inside a tracked loop that writes it
+    // and that it outlives, and never in loop headers (induction variables).
+    let Some(v) = &a.variable else {
+        return false;
+    };
+    let Some(decl) = v.local_decl else {
+        return false;
+    };
+    let within = |inner: Span, outer: Span| inner.start >= outer.start && inner.end <= outer.end;
+    if sites
+        .loops
+        .iter()
+        .any(|l| l.function == a.function && l.header.iter().any(|h| within(a.span, *h)))
+    {
+        return false;
+    }
+    tracked_loops.iter().any(|l| {
+        l.function == a.function
+            && within(a.span, l.span)
+            && !(decl >= l.span.start && decl < l.span.end)
+            && !is_induction(l, &v.name, reports, unit)
+            && sites.accesses.iter().any(|w| {
+                w.mode != AccessMode::Read
+                    && within(w.span, l.body)
+                    && w.variable
+                        .as_ref()
+                        .is_some_and(|x| x.name == v.name && x.local_decl == Some(decl))
+            })
+    })
+}
+
+fn is_induction(
+    l: &LoopSite,
+    name: &str,
+    reports: &HashMap<&str, &LoopReport>,
+    unit: &Unit,
+) -> bool {
+    let Some(id) = unit.resolve(l.keyword).map(|r| r.to_string()) else {
+        return false;
+    };
+    reports
+        .get(id.as_str())
+        .and_then(|r| r.induction.as_ref())
+        .is_some_and(|i| i.var == name)
+}
+
+fn access_node(a: &AccessSite, k: usize) -> Node {
+    let (s, e) = (a.span.start as usize, a.span.end as usize);
+    let site = format!("&__ww_S[{k}]");
+    match (a.mode, a.assign) {
+        (AccessMode::Write, Some((whole, rhs))) => Node {
+            start: whole.start as usize,
+            end: whole.end as usize,
+            pieces: vec![
+                Piece::Text(format!("({{ __auto_type __ww_p{k} = &(")),
+                Piece::Src(s, e),
+                Piece::Text(format!("); __typeof__(*__ww_p{k}) __ww_v{k} = (")),
+                Piece::Src(rhs.start as usize, rhs.end as usize),
+                Piece::Text(format!(
+                    "); __ww_wr(__ww_p{k}, sizeof *__ww_p{k}, {site}); *__ww_p{k} = __ww_v{k}; }})"
+                )),
+            ],
+        },
+        (mode, _) => {
+            let hook = if mode == AccessMode::Read {
+                "__ww_rd"
+            } else {
+                "__ww_rw"
+            };
+            Node {
+                start: s,
+                end: e,
+                pieces: vec![
+                    Piece::Text(format!("(*({{ __auto_type __ww_p{k} = &(")),
+                    Piece::Src(s, e),
+                    Piece::Text(format!(
+                        "); {hook}(__ww_p{k}, sizeof *__ww_p{k}, {site}); __ww_p{k}; }}))"
+                    )),
+                ],
+            }
+        }
+    }
+}
+
+fn site_row(unit: &Unit, a: &AccessSite) -> String {
+    let line = unit.resolve(a.span).map(|r| r.line).unwrap_or(0);
+    let op = a.op.map(|c| format!("'{c}'")).unwrap_or_else(|| "0".into());
+    format!(
+        "{{{}, {}, {line}, {}, {op}}}",
+        c_string(&unit.snippet(a.span)),
+        c_string(&unit.snippet(a.base)),
+        u8::from(a.variable.is_some()),
+    )
+}
+
+fn is_integer_type(c_type: &str) -> bool {
+    let t = c_type.trim();
+    !(t.contains('*')
+        || t.contains('[')
+        || t.contains("float")
+        || t.contains("double")
+        || t.contains("struct")
+        || t.contains("union")
+        || t.contains("void"))
+}
+
+/// A C string literal; `?` is escaped so no trigraph can form under `-std=c99`.
+fn c_string(s: &str) -> String {
+    let mut out = String::from("\"");
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '?' => out.push_str("\\?"),
+            c if (c as u32) < 0x20 => out.push(' '),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// Applies the nodes: each node's pieces replace its span; nodes nested in a piece's source
+/// range are rendered there. A node that overlaps another without nesting is dropped.
+fn render(text: &str, mut nodes: Vec<Node>) -> String {
+    nodes.sort_by(|a, b| a.start.cmp(&b.start).then(b.end.cmp(&a.end)));
+    let n = nodes.len();
+    let mut children: Vec<Vec<usize>> = vec![Vec::new(); n + 1];
+    let root = n;
+    let mut stack: Vec<usize> = Vec::new();
+    for i in 0..n {
+        while let Some(&top) = stack.last() {
+            if nodes[top].end <= nodes[i].start {
+                stack.pop();
+            } else {
+                break;
+            }
+        }
+        match stack.last() {
+            Some(&top) if nodes[i].end > nodes[top].end => continue,
+            Some(&top) => children[top].push(i),
+            None => children[root].push(i),
+        }
+        stack.push(i);
+    }
+    let mut out = String::with_capacity(text.len() * 2);
+    copy_range(
+        text,
+        0,
+        text.len(),
+        &children[root],
+        &nodes,
+        &children,
+        &mut out,
+    );
+    out
+}
+
+fn copy_range(
+    text: &str,
+    lo: usize,
+    hi: usize,
+    kids: &[usize],
+    nodes: &[Node],
+    children: &[Vec<usize>],
+    out: &mut String,
+) {
+    let mut pos = lo;
+    for &c in kids {
+        let node = &nodes[c];
+        if node.start < pos || node.end > hi || node.start < lo {
+            continue;
+        }
+        out.push_str(&text[pos..node.start]);
+        for piece in &node.pieces {
+            match piece {
+                Piece::Text(t) => out.push_str(t),
+                Piece::Src(a, b) => copy_range(text, *a, *b, &children[c], nodes, children, out),
+            }
+        }
+        pos = node.end;
+    }
+    out.push_str(&text[pos..hi]);
+}

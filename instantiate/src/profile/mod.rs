@@ -1,0 +1,11 @@
+//! The profiler: instrumented builds of the user's C that record loop counts, inbound
+//! values and loop-carried dependences (`warpwise profile`, `warpwise cc`), the profile file,
+//! and applying it to `analyze`'s reports.
+
+pub mod apply;
+pub mod driver;
+pub mod instrument;
+pub mod model;
+
+pub use instrument::{instrument, Instrumented, LoopSelection};
+pub use model::{read_profile, Profile};

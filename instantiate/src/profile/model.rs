@@ -1,0 +1,374 @@
+//! The profile file (`warpwise/profile/v1`, see `docs/profile-format.md`): serde types,
+//! merging runs, and classifying observed dependences.
+//!
+//! A profile file is a stream of YAML documents of the same shape: every run of an
+//! instrumented program appends one, and `warpwise profile` rewrites the file as one merged
+//! document. Readers merge whatever they find, plus the `FILE.<pid>.part` snapshots left
+//! by runs that were killed before they could append.
+
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+pub const PROFILE_SCHEMA: &str = "warpwise/profile/v1";
+
+/// The default profile file name, in the directory the program runs in.
+pub const DEFAULT_PROFILE: &str = "warpwise-profile.yaml";
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Profile {
+    pub schema: String,
+    pub runs: u64,
+    /// Runs that crashed, timed out or were still running at the last snapshot.
+    #[serde(default)]
+    pub incomplete_runs: u64,
+    /// How each run ended: `exit`, `signal N`, `timeout`, `running`.
+    #[serde(default)]
+    pub ends: Vec<String>,
+    #[serde(default)]
+    pub loops: BTreeMap<String, LoopProfile>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct LoopProfile {
+    #[serde(default)]
+    pub function: String,
+    pub entries: u64,
+    pub iterations: u64,
+    pub min_trip: u64,
+    pub max_trip: u64,
+    #[serde(default)]
+    pub mean_trip: f64,
+    /// Inclusive wall time, nanoseconds.
+    pub time_ns: u64,
+    /// Dependences were tracked for this loop.
+    #[serde(default)]
+    pub tracked: bool,
+    /// Integer scalar inbounds at loop entry, by name.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub inbounds: BTreeMap<String, ValueStats>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub dependences: Vec<Dependence>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub reductions: Vec<Reduction>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub privatizable: Vec<String>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ValueStats {
+    pub count: u64,
+    pub min: i64,
+    pub max: i64,
+    /// The most frequent values (exact while at most 8 distinct values occur per run).
+    #[serde(default)]
+    pub frequent: Vec<Frequent>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Frequent {
+    pub value: i64,
+    pub count: u64,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Dependence {
+    /// `raw` (flow), `war` (anti) or `waw` (output).
+    pub kind: String,
+    pub array: String,
+    /// The earlier access (in an earlier iteration) ...
+    pub first: SiteRef,
+    /// ... and the later one.
+    pub second: SiteRef,
+    /// In iterations of this loop, when it was the same every time.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub distance: Option<i64>,
+    pub distance_min: i64,
+    pub distance_max: i64,
+    /// Accesses that saw the dependence.
+    pub count: u64,
+    /// `blocking`, `reduction` or `private`.
+    #[serde(default)]
+    pub class: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SiteRef {
+    pub line: u32,
+    pub text: String,
+    #[serde(default)]
+    pub array: String,
+    /// A named scalar variable, not an element of an array or struct.
+    #[serde(default)]
+    pub scalar: bool,
+    /// The operator when the access is part of a reduction-shaped update.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub op: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Reduction {
+    pub var: String,
+    pub op: String,
+}
+
+impl Profile {
+    pub fn empty() -> Profile {
+        Profile {
+            schema: PROFILE_SCHEMA.to_string(),
+            ..Default::default()
+        }
+    }
+
+    /// Adds another profile: counts add, extremes combine, dependences union.
+    pub fn merge(&mut self, other: Profile) {
+        self.runs += other.runs;
+        self.incomplete_runs += other.incomplete_runs;
+        self.ends.extend(other.ends);
+        for (id, l) in other.loops {
+            match self.loops.get_mut(&id) {
+                Some(mine) => mine.merge(l),
+                None => {
+                    self.loops.insert(id, l);
+                }
+            }
+        }
+    }
+
+    /// Derived fields: mean trip counts, constant distances, dependence classes.
+    pub fn finish(&mut self) {
+        self.schema = PROFILE_SCHEMA.to_string();
+        for l in self.loops.values_mut() {
+            l.finish();
+        }
+    }
+
+    pub fn is_complete(&self) -> bool {
+        self.incomplete_runs == 0
+    }
+}
+
+impl LoopProfile {
+    fn merge(&mut self, o: LoopProfile) {
+        if o.entries > 0 {
+            self.min_trip = if self.entries == 0 {
+                o.min_trip
+            } else {
+                self.min_trip.min(o.min_trip)
+            };
+        }
+        self.max_trip = self.max_trip.max(o.max_trip);
+        self.entries += o.entries;
+        self.iterations += o.iterations;
+        self.time_ns += o.time_ns;
+        self.tracked |= o.tracked;
+        if self.function.is_empty() {
+            self.function = o.function;
+        }
+        for (name, v) in o.inbounds {
+            let mine = self.inbounds.entry(name).or_default();
+            if mine.count == 0 {
+                *mine = v;
+                continue;
+            }
+            if v.count > 0 {
+                mine.min = mine.min.min(v.min);
+                mine.max = mine.max.max(v.max);
+            }
+            mine.count += v.count;
+            for f in v.frequent {
+                match mine.frequent.iter_mut().find(|m| m.value == f.value) {
+                    Some(m) => m.count += f.count,
+                    None => mine.frequent.push(f),
+                }
+            }
+        }
+        for d in o.dependences {
+            let same = self.dependences.iter_mut().find(|m| {
+                m.kind == d.kind
+                    && m.first.line == d.first.line
+                    && m.first.text == d.first.text
+                    && m.second.line == d.second.line
+                    && m.second.text == d.second.text
+            });
+            match same {
+                Some(m) => {
+                    m.count += d.count;
+                    m.distance_min = m.distance_min.min(d.distance_min);
+                    m.distance_max = m.distance_max.max(d.distance_max);
+                }
+                None => self.dependences.push(d),
+            }
+        }
+    }
+
+    fn finish(&mut self) {
+        self.mean_trip = if self.entries == 0 {
+            0.0
+        } else {
+            // Two decimals are plenty and keep the file stable.
+            (self.iterations as f64 / self.entries as f64 * 100.0).round() / 100.0
+        };
+        for v in self.inbounds.values_mut() {
+            v.frequent
+                .sort_by(|a, b| b.count.cmp(&a.count).then(a.value.cmp(&b.value)));
+            v.frequent.truncate(8);
+        }
+        self.dependences.sort_by(|a, b| {
+            (
+                a.first.line,
+                a.second.line,
+                &a.kind,
+                &a.first.text,
+                &a.second.text,
+            )
+                .cmp(&(
+                    b.first.line,
+                    b.second.line,
+                    &b.kind,
+                    &b.first.text,
+                    &b.second.text,
+                ))
+        });
+        // Scalars: a reduction when every access is the same reduction-shaped update,
+        // privatizable when no value flows from one iteration to another.
+        let mut by_var: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+        for (i, d) in self.dependences.iter_mut().enumerate() {
+            d.distance = (d.distance_min == d.distance_max).then_some(d.distance_min);
+            if d.first.scalar && d.second.scalar {
+                by_var.entry(d.array.clone()).or_default().push(i);
+            } else {
+                d.class = "blocking".into();
+            }
+        }
+        self.reductions.clear();
+        self.privatizable.clear();
+        for (var, idx) in by_var {
+            let deps: Vec<&Dependence> = idx.iter().map(|&i| &self.dependences[i]).collect();
+            let raw = deps.iter().any(|d| d.kind == "raw");
+            let ops: Vec<Option<&String>> = deps
+                .iter()
+                .flat_map(|d| [d.first.op.as_ref(), d.second.op.as_ref()])
+                .collect();
+            let op = ops[0].filter(|o| ops.iter().all(|x| *x == Some(*o)));
+            let class = match (raw, op) {
+                (false, _) => {
+                    self.privatizable.push(var.clone());
+                    "private"
+                }
+                (true, Some(op)) => {
+                    self.reductions.push(Reduction {
+                        var: var.clone(),
+                        op: op.clone(),
+                    });
+                    "reduction"
+                }
+                (true, None) => "blocking",
+            };
+            for i in idx {
+                self.dependences[i].class = class.into();
+            }
+        }
+    }
+
+    /// The dependences that would make a parallel version wrong.
+    pub fn blocking(&self) -> impl Iterator<Item = &Dependence> {
+        self.dependences.iter().filter(|d| d.class == "blocking")
+    }
+}
+
+/// Snapshot files `PROFILE.<pid>.part` next to `path`.
+pub fn part_files(path: &Path) -> Vec<(PathBuf, u32)> {
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
+        return Vec::new();
+    };
+    let prefix = format!("{name}.");
+    let mut out = Vec::new();
+    if let Ok(entries) = std::fs::read_dir(dir) {
+        for e in entries.flatten() {
+            let file = e.file_name();
+            let Some(file) = file.to_str() else { continue };
+            let pid = file
+                .strip_prefix(&prefix)
+                .and_then(|rest| rest.strip_suffix(".part"))
+                .and_then(|pid| pid.parse::<u32>().ok());
+            if let Some(pid) = pid {
+                out.push((dir.join(file), pid));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// Parses a stream of profile documents and merges them.
+pub fn parse_profile(text: &str) -> Result<Profile, String> {
+    let mut total = Profile::empty();
+    for doc in serde_yaml::Deserializer::from_str(text) {
+        let value = serde_yaml::Value::deserialize(doc).map_err(|e| e.to_string())?;
+        if value.is_null() {
+            continue;
+        }
+        let p: Profile = serde_yaml::from_value(value).map_err(|e| e.to_string())?;
+        if p.schema != PROFILE_SCHEMA {
+            return Err(format!(
+                "unsupported profile schema `{}` (expected `{PROFILE_SCHEMA}`)",
+                p.schema
+            ));
+        }
+        total.merge(p);
+    }
+    total.finish();
+    Ok(total)
+}
+
+/// Reads a profile file and the snapshots of killed runs next to it.
+pub fn read_profile(path: &Path) -> Result<Profile, String> {
+    let mut total = Profile::empty();
+    let mut found = false;
+    if path.exists() {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| format!("cannot read `{}`: {e}", path.display()))?;
+        total.merge(parse_profile(&text).map_err(|e| format!("`{}`: {e}", path.display()))?);
+        found = true;
+    }
+    for (part, _) in part_files(path) {
+        if let Ok(text) = std::fs::read_to_string(&part) {
+            // A snapshot may be cut short by the kill; skip what does not parse.
+            if let Ok(p) = parse_profile(&text) {
+                total.merge(p);
+                found = true;
+            }
+        }
+    }
+    if !found {
+        return Err(format!("no profile at `{}`", path.display()));
+    }
+    total.finish();
+    Ok(total)
+}
+
+/// Rewrites `path` as one merged document, consuming the snapshots of processes that are
+/// gone.
+pub fn normalize(path: &Path) -> Result<Profile, String> {
+    let profile = read_profile(path)?;
+    write_profile(path, &profile)?;
+    for (part, pid) in part_files(path) {
+        if !Path::new(&format!("/proc/{pid}")).exists() {
+            let _ = std::fs::remove_file(part);
+        }
+    }
+    Ok(profile)
+}
+
+pub fn write_profile(path: &Path, profile: &Profile) -> Result<(), String> {
+    let text = serde_yaml::to_string(profile).map_err(|e| e.to_string())?;
+    let tmp = path.with_extension("yaml.tmp");
+    std::fs::write(&tmp, format!("---\n{text}"))
+        .and_then(|_| std::fs::rename(&tmp, path))
+        .map_err(|e| format!("cannot write `{}`: {e}", path.display()))
+}

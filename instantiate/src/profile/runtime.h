@@ -1,0 +1,74 @@
+/* warpwise profiler runtime interface.  Pasted at the top of every instrumented
+ * (already preprocessed) translation unit, so it must not use any preprocessor
+ * directive; runtime.c includes it as a header. */
+typedef struct __ww_site {
+    const char *text;
+    const char *array;
+    int line;
+    int scalar;
+    int op;
+} __ww_site_t;
+typedef struct __ww_vstat {
+    unsigned long long count;
+    long long min, max;
+    long long value[8];
+    unsigned long long hits[8];
+} __ww_vstat_t;
+typedef struct __ww_loop {
+    const char *id;
+    const char *function;
+    struct __ww_loop *parent;
+    int track;
+    int nvals;
+    const char *const *valnames;
+    __ww_vstat_t *vals;
+    unsigned long long entries, iterations, min_trip, max_trip, time_ns;
+    void *deps;
+} __ww_loop_t;
+typedef struct __ww_tu {
+    const char *file;
+    int nloops;
+    __ww_loop_t *loops;
+    struct __ww_tu *next;
+} __ww_tu_t;
+typedef struct __ww_frame {
+    __ww_loop_t *loop;
+    unsigned long long call;
+    unsigned long long iterations;
+    long long t0;
+    int level;
+} __ww_frame_t;
+extern __ww_frame_t *__ww_top;
+extern int __ww_tracking;
+extern unsigned long long __ww_calls;
+void __ww_register(__ww_tu_t *tu);
+void __ww_enter(__ww_loop_t *l, unsigned long long call);
+void __ww_exit(__ww_loop_t *l, unsigned long long call);
+void __ww_iter_slow(__ww_loop_t *l, unsigned long long call);
+void __ww_leave(unsigned long long call);
+void __ww_val(__ww_loop_t *l, int slot, long long v);
+void __ww_access(const volatile void *p, unsigned long n, __ww_site_t *s, int mode);
+static inline unsigned long long __ww_fn(void) { return ++__ww_calls; }
+static inline void __ww_iter(__ww_loop_t *l, unsigned long long call)
+{
+    __ww_frame_t *t = __ww_top;
+    if (__builtin_expect(t != 0 && t->loop == l && t->call == call && !l->track, 1))
+        t->iterations++;
+    else
+        __ww_iter_slow(l, call);
+}
+static inline void __ww_rd(const volatile void *p, unsigned long n, __ww_site_t *s)
+{
+    if (__builtin_expect(__ww_tracking != 0, 0))
+        __ww_access(p, n, s, 1);
+}
+static inline void __ww_wr(const volatile void *p, unsigned long n, __ww_site_t *s)
+{
+    if (__builtin_expect(__ww_tracking != 0, 0))
+        __ww_access(p, n, s, 2);
+}
+static inline void __ww_rw(const volatile void *p, unsigned long n, __ww_site_t *s)
+{
+    if (__builtin_expect(__ww_tracking != 0, 0))
+        __ww_access(p, n, s, 3);
+}

@@ -1,0 +1,309 @@
+//! The profiler on the samples with known answers: instrumented builds in temporary
+//! directories, real runs, and the profile they leave (counts, dependences, robustness).
+
+use advisor::analyze::{analyze_unit, Filter};
+use advisor::model::Verdict;
+use frontend::preprocess::TranslationUnitInput;
+use frontend::unit::load_unit;
+use instantiate::profile::apply::apply;
+use instantiate::profile::driver::{build, run, BuildOptions, RunOptions};
+use instantiate::profile::model::{normalize, LoopProfile, Profile};
+use instantiate::profile::LoopSelection;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+fn samples() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../samples")
+}
+
+fn scratch(name: &str) -> PathBuf {
+    static N: AtomicUsize = AtomicUsize::new(0);
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!(
+        "profile-{}-{}-{name}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed)
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+struct Run {
+    profile: Profile,
+    status: i32,
+}
+
+/// Builds `files` (relative to the samples or absolute), runs them with `args`, and returns
+/// the merged profile.
+fn profile_files(files: &[PathBuf], loops: &str, runs: &[&[&str]], timeout: Option<u64>) -> Run {
+    let dir = scratch(&files[0].file_stem().unwrap().to_string_lossy());
+    let inputs: Vec<TranslationUnitInput> = files.iter().map(TranslationUnitInput::new).collect();
+    let built = build(
+        &inputs,
+        &BuildOptions {
+            cc: "cc".into(),
+            cflags: vec!["-O2".into()],
+            ldflags: Vec::new(),
+            selection: LoopSelection::parse(loops),
+            work_dir: dir.join("work"),
+        },
+    )
+    .unwrap_or_else(|e| panic!("build failed: {e}"));
+    let path = dir.join("profile.yaml");
+    let mut status = 0;
+    for args in runs {
+        status = run(
+            &built.exe,
+            &RunOptions {
+                args: args.iter().map(|a| a.to_string()).collect(),
+                profile: path.clone(),
+                timeout,
+            },
+        )
+        .unwrap();
+    }
+    let profile = normalize(&path).unwrap();
+    Run { profile, status }
+}
+
+fn sample(name: &str, loops: &str, args: &[&str]) -> Profile {
+    let r = profile_files(&[samples().join(name)], loops, &[args], None);
+    assert_eq!(r.status, 0, "{name} exits with 0");
+    r.profile
+}
+
+fn at<'a>(p: &'a Profile, suffix: &str) -> &'a LoopProfile {
+    p.loops
+        .iter()
+        .find(|(id, _)| id.ends_with(suffix))
+        .map(|(_, l)| l)
+        .unwrap_or_else(|| panic!("no loop {suffix} in {:?}", p.loops.keys()))
+}
+
+fn check_counts(p: &LoopProfile, entries: u64, trip: u64) {
+    assert_eq!(p.entries, entries);
+    assert_eq!(p.iterations, entries * trip);
+    assert_eq!((p.min_trip, p.max_trip), (trip, trip));
+}
+
+fn check_no_blocking(p: &LoopProfile) {
+    assert!(p.tracked);
+    let blocking: Vec<_> = p.blocking().collect();
+    assert!(blocking.is_empty(), "unexpected dependences {blocking:#?}");
+}
+
+#[test]
+fn trip_counts_and_inbounds() {
+    let p = sample("every_fourth_add.c", "none", &[]);
+    let l = at(&p, "every_fourth_add.c:43:5");
+    check_counts(l, 1, 100);
+    assert_eq!(l.mean_trip, 100.0);
+    let n = &l.inbounds["n"];
+    assert_eq!((n.min, n.max, n.count), (200, 200, 1));
+    assert_eq!(n.frequent[0].value, 200);
+    assert!(!l.tracked && l.dependences.is_empty());
+    // A different input: trip count (2n + 3) / 4.
+    let p = sample("every_fourth_add.c", "none", &["201"]);
+    check_counts(at(&p, ":43:5"), 1, 101);
+    assert!(p.is_complete() && p.runs == 1);
+}
+
+#[test]
+fn prefix_sum_has_distance_one_flow_dependence() {
+    let p = sample("prefix_sum.c", "all", &[]);
+    let l = at(&p, "prefix_sum.c:28:5");
+    check_counts(l, 1, 99_999);
+    let blocking: Vec<_> = l.blocking().collect();
+    assert_eq!(blocking.len(), 1, "{blocking:#?}");
+    let d = blocking[0];
+    assert_eq!((d.kind.as_str(), d.array.as_str()), ("raw", "out"));
+    assert_eq!((d.first.line, d.second.line), (29, 29));
+    assert_eq!(
+        (d.first.text.as_str(), d.second.text.as_str()),
+        ("out[i]", "out[i - 1]")
+    );
+    assert_eq!(d.distance, Some(1));
+    assert_eq!(d.count, 99_998);
+}
+
+#[test]
+fn histogram_dependence_through_hist() {
+    let p = sample("histogram.c", "all", &[]);
+    let l = at(&p, "histogram.c:34:5");
+    check_counts(l, 1, 65_536);
+    let kinds: Vec<&str> = l
+        .blocking()
+        .filter(|d| d.array == "hist" && d.first.line == 35 && d.second.line == 35)
+        .map(|d| d.kind.as_str())
+        .collect();
+    assert!(
+        kinds.contains(&"raw") && kinds.contains(&"waw"),
+        "{kinds:?}"
+    );
+    assert!(l
+        .blocking()
+        .all(|d| d.distance.is_none() && d.distance_min >= 1));
+}
+
+#[test]
+fn independent_loops_show_none() {
+    let p = sample("matrix_add.c", "all", &[]);
+    check_counts(at(&p, "matrix_add.c:38:5"), 1, 256);
+    check_counts(at(&p, "matrix_add.c:39:9"), 256, 256);
+    check_no_blocking(at(&p, "matrix_add.c:38:5"));
+    check_no_blocking(at(&p, "matrix_add.c:39:9"));
+    let p = sample("conv2d_rgb.c", "all", &[]);
+    for id in [":63:5", ":64:9", ":68:13", ":71:17"] {
+        check_no_blocking(at(&p, id));
+    }
+    check_counts(at(&p, ":71:17"), 15_360, 5);
+    let p = sample("signal_conv1d.c", "all", &[]);
+    check_no_blocking(at(&p, "signal_conv1d.c:44:5"));
+}
+
+#[test]
+fn dot_product_is_a_reduction() {
+    let p = sample("dot_product.c", "all", &[]);
+    let l = at(&p, "dot_product.c:27:5");
+    check_counts(l, 1, 100_000);
+    check_no_blocking(l);
+    assert_eq!(l.reductions.len(), 1);
+    assert_eq!(
+        (l.reductions[0].var.as_str(), l.reductions[0].op.as_str()),
+        ("sum", "+")
+    );
+    assert!(l.dependences.iter().all(|d| d.class == "reduction"));
+}
+
+#[test]
+fn aliasing_settled_both_ways() {
+    let file = samples().join("aliasing.c");
+    let unit = load_unit(&TranslationUnitInput::new(&file)).unwrap();
+    let reports = analyze_unit(&unit, &Filter::default());
+    let id = reports.iter().find(|r| r.line == 39).unwrap().id.clone();
+    assert_eq!(
+        reports.iter().find(|r| r.id == id).unwrap().verdict,
+        Verdict::NeedsProfile
+    );
+    for (arg, want) in [
+        ("disjoint", Verdict::Friendly),
+        ("overlap", Verdict::NotFriendly),
+        ("both", Verdict::NotFriendly),
+    ] {
+        // Default selection: exactly the needs-profile loop is tracked.
+        let r = profile_files(
+            std::slice::from_ref(&file),
+            "needs-profile",
+            &[&[arg]],
+            None,
+        );
+        let l = &r.profile.loops[&id];
+        assert!(l.tracked, "{arg}");
+        let mut loops = reports.clone();
+        apply(&mut loops, &r.profile);
+        let report = loops.iter().find(|x| x.id == id).unwrap();
+        assert_eq!(report.verdict, want, "{arg}: {report:#?}");
+        assert_eq!(report.observed.as_ref().unwrap().evidence, "dynamic");
+        if want == Verdict::NotFriendly {
+            let d = l.blocking().next().unwrap();
+            assert_eq!((d.kind.as_str(), d.distance), ("raw", Some(1)));
+            assert_eq!(
+                (d.first.text.as_str(), d.second.text.as_str()),
+                ("dst[i]", "src[i]")
+            );
+            assert!(report
+                .reasons
+                .iter()
+                .any(|r| r.code == "observed-dependence"
+                    && r.message.contains("observed dependence at lines 40")));
+        }
+    }
+}
+
+#[test]
+fn runs_merge() {
+    let file = samples().join("every_fourth_add.c");
+    let r = profile_files(&[file], "all", &[&["200"], &["8"]], None);
+    assert_eq!(r.profile.runs, 2);
+    let l = at(&r.profile, ":43:5");
+    assert_eq!(
+        (l.entries, l.iterations, l.min_trip, l.max_trip),
+        (2, 104, 4, 100)
+    );
+    let n = &l.inbounds["n"];
+    assert_eq!((n.min, n.max, n.count, n.frequent.len()), (8, 200, 2, 2));
+}
+
+fn write_program(name: &str, text: &str) -> PathBuf {
+    let dir = scratch(name);
+    let path = dir.join(format!("{name}.c"));
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+const ROBUST: &str = r#"
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+int data[100];
+void work(int mode)
+{
+    for (int i = 0; i < 100; i++) {
+        data[i] = i;
+        if (i == 41 && mode == 1)
+            raise(SIGSEGV);
+        if (i == 41 && mode == 2)
+            exit(3);
+        if (i == 41 && mode == 3)
+            for (volatile int k = 0; ; k++)
+                ;
+    }
+}
+int find(int v)
+{
+    for (int i = 0; i < 100; i++)
+        if (data[i] == v)
+            return i;
+    return -1;
+}
+int main(int argc, char **argv)
+{
+    int mode = argc > 1 ? atoi(argv[1]) : 0;
+    printf("start\n");
+    fflush(stdout);
+    work(mode);
+    int s = 0;
+    for (int k = 0; k < 10; k++)
+        s += find(k * 7);
+    printf("%d\n", s);
+    return 0;
+}
+"#;
+
+#[test]
+fn crash_exit_and_timeout_leave_profiles() {
+    let file = write_program("robust", ROBUST);
+    // Normal run: `return` from inside a loop still closes it.
+    let r = profile_files(std::slice::from_ref(&file), "none", &[&["0"]], None);
+    assert_eq!(r.status, 0);
+    let find = at(&r.profile, "robust.c:21:5");
+    assert_eq!(find.entries, 10);
+    assert_eq!(find.iterations, (0..10).map(|k| k * 7 + 1).sum::<u64>());
+    check_counts(at(&r.profile, "robust.c:33:5"), 1, 10);
+    // A crash: the status is the signal's, the loop so far is recorded.
+    let r = profile_files(std::slice::from_ref(&file), "none", &[&["1"]], None);
+    assert_eq!(r.status, 128 + 11);
+    assert!(!r.profile.is_complete());
+    assert_eq!(r.profile.ends, vec!["signal 11".to_string()]);
+    check_counts(at(&r.profile, "robust.c:8:5"), 1, 42);
+    // exit() inside a loop.
+    let r = profile_files(std::slice::from_ref(&file), "none", &[&["2"]], None);
+    assert_eq!(r.status, 3);
+    assert!(r.profile.is_complete());
+    check_counts(at(&r.profile, "robust.c:8:5"), 1, 42);
+    // A timeout.
+    let r = profile_files(std::slice::from_ref(&file), "all", &[&["3"]], Some(1));
+    assert_eq!(r.status, 124);
+    assert_eq!(r.profile.ends, vec!["timeout".to_string()]);
+    assert_eq!(at(&r.profile, "robust.c:8:5").iterations, 42);
+}

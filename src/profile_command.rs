@@ -1,0 +1,163 @@
+//! `warpwise profile`: build the given C files with instrumentation, run the program with
+//! the user's arguments, and leave a merged profile.
+
+use crate::inputs::{collect, CFlags};
+use clap::Args;
+use instantiate::profile::driver::{build, real_compiler, run, BuildOptions, RunOptions};
+use instantiate::profile::model::{normalize, DEFAULT_PROFILE};
+use instantiate::profile::LoopSelection;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Args, Debug)]
+pub struct ProfileArgs {
+    /// The program's C files.
+    #[arg(value_name = "FILE.c", required = true)]
+    pub paths: Vec<PathBuf>,
+    #[command(flatten)]
+    pub cflags: CFlags,
+    /// Loops whose dependences are tracked: `needs-profile` (what `analyze` could not
+    /// decide), `all`, `none`, or loop ids `FILE:LINE[:COL],...`.
+    #[arg(long, value_name = "WHICH", default_value = "needs-profile")]
+    pub loops: String,
+    /// The profile file; an existing one gets this run added.
+    #[arg(short = 'o', long, value_name = "FILE", default_value = DEFAULT_PROFILE)]
+    pub output: PathBuf,
+    /// Start a new profile instead of adding to an existing one.
+    #[arg(long)]
+    pub fresh: bool,
+    /// Stop the program after this many seconds (the profile is kept, marked incomplete).
+    #[arg(long, value_name = "SECS")]
+    pub timeout: Option<u64>,
+    /// Code-generation flags for compiling the program.
+    #[arg(
+        long = "cflags",
+        value_name = "FLAGS",
+        default_value = "-O2",
+        allow_hyphen_values = true
+    )]
+    pub codegen: String,
+    /// Link with a library (`-l m`).
+    #[arg(short = 'l', value_name = "LIB")]
+    pub libs: Vec<String>,
+    /// Keep the instrumented sources and the program in this directory.
+    #[arg(long, value_name = "DIR")]
+    pub keep: Option<PathBuf>,
+    /// Arguments for the program, after `--`.
+    #[arg(last = true, value_name = "ARGS")]
+    pub args: Vec<String>,
+}
+
+pub fn run_command(args: &ProfileArgs) -> ExitCode {
+    let (inputs, problems) = collect(&args.paths, &args.cflags);
+    for p in &problems {
+        eprint!("{}", p.render(false));
+    }
+    if inputs.is_empty() || problems.iter().any(|p| p.is_error()) {
+        eprintln!("error: nothing to profile");
+        return ExitCode::from(1);
+    }
+    let work_dir = args.keep.clone().unwrap_or_else(|| {
+        std::env::temp_dir().join(format!("warpwise-profile-{}", std::process::id()))
+    });
+    let options = BuildOptions {
+        cc: real_compiler(),
+        cflags: args
+            .codegen
+            .split_whitespace()
+            .map(str::to_string)
+            .collect(),
+        ldflags: args.libs.iter().map(|l| format!("-l{l}")).collect(),
+        selection: LoopSelection::parse(&args.loops),
+        work_dir: work_dir.clone(),
+    };
+    let built = match build(&inputs, &options) {
+        Ok(b) => b,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    eprintln!(
+        "warpwise: instrumented {} loops ({} tracked for dependences, {} memory accesses)",
+        built.loops.len(),
+        built.tracked.len(),
+        built.accesses
+    );
+    let profile = std::path::absolute(&args.output).unwrap_or_else(|_| args.output.clone());
+    if args.fresh {
+        let _ = std::fs::remove_file(&profile);
+    }
+    let status = run(
+        &built.exe,
+        &RunOptions {
+            args: args.args.clone(),
+            profile: profile.clone(),
+            timeout: args.timeout,
+        },
+    );
+    if args.keep.is_none() {
+        let _ = std::fs::remove_dir_all(&work_dir);
+    }
+    let code = match status {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    match normalize(&profile) {
+        Ok(p) => {
+            let state = if p.is_complete() { "" } else { " (incomplete)" };
+            eprintln!(
+                "warpwise: profile of {} run(s){state} in {}",
+                p.runs,
+                args.output.display()
+            );
+            let mut loops: Vec<_> = p.loops.iter().collect();
+            loops.sort_by_key(|l| std::cmp::Reverse(l.1.time_ns));
+            for (id, l) in loops {
+                let deps: Vec<String> = l
+                    .blocking()
+                    .map(|d| {
+                        format!(
+                            "{} {} line {}->{}",
+                            d.kind, d.array, d.first.line, d.second.line
+                        )
+                    })
+                    .collect();
+                let mut notes = Vec::new();
+                if !deps.is_empty() {
+                    notes.push(format!("dependences: {}", deps.join(", ")));
+                }
+                if !l.reductions.is_empty() {
+                    let r: Vec<String> = l
+                        .reductions
+                        .iter()
+                        .map(|r| format!("{} ({})", r.var, r.op))
+                        .collect();
+                    notes.push(format!("reductions: {}", r.join(", ")));
+                }
+                if l.tracked && deps.is_empty() {
+                    notes.push("no loop-carried dependence".into());
+                }
+                eprintln!(
+                    "  {id}: {} entries, {} iterations (trip {}..{}, mean {}), {:.3} ms{}",
+                    l.entries,
+                    l.iterations,
+                    l.min_trip,
+                    l.max_trip,
+                    l.mean_trip,
+                    l.time_ns as f64 / 1e6,
+                    if notes.is_empty() {
+                        String::new()
+                    } else {
+                        format!("; {}", notes.join("; "))
+                    }
+                );
+            }
+        }
+        Err(e) => eprintln!("warning: {e}"),
+    }
+    ExitCode::from(code.clamp(0, 255) as u8)
+}

@@ -1,0 +1,105 @@
+//! The profiler through the `warpwise` binary: `profile` leaves the program's output and
+//! exit status alone, `cc` profiles a Makefile project, `analyze --profile` uses the result.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn bin() -> &'static str {
+    env!("CARGO_BIN_EXE_warpwise")
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("profile-cli-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn samples() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("samples")
+}
+
+#[test]
+fn profile_passes_output_and_status_through() {
+    let dir = scratch("passthrough");
+    let out = Command::new(bin())
+        .current_dir(&dir)
+        .arg("profile")
+        .arg(samples().join("prefix_sum.c"))
+        .args(["-o", "p.yaml", "--", "1000"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let plain = dir.join("plain");
+    let cc = Command::new("cc")
+        .arg(samples().join("prefix_sum.c"))
+        .arg("-o")
+        .arg(&plain)
+        .status()
+        .unwrap();
+    assert!(cc.success());
+    let expected = Command::new(&plain).arg("1000").output().unwrap();
+    assert_eq!(out.stdout, expected.stdout);
+    let text = std::fs::read_to_string(dir.join("p.yaml")).unwrap();
+    assert!(text.contains("schema: warpwise/profile/v1"));
+    assert!(text.contains("iterations: 999"));
+}
+
+#[test]
+fn make_project_through_the_wrapper() {
+    let dir = scratch("make");
+    for f in ["Makefile", "main.c", "filters.c", "filters.h"] {
+        std::fs::copy(samples().join("make_project").join(f), dir.join(f)).unwrap();
+    }
+    let make = Command::new("make")
+        .current_dir(&dir)
+        .arg(format!("CC={} cc", bin()))
+        .output()
+        .expect("make is installed");
+    assert!(
+        make.status.success(),
+        "{}",
+        String::from_utf8_lossy(&make.stderr)
+    );
+    let run = Command::new(dir.join("smooth"))
+        .current_dir(&dir)
+        .env("WARPWISE_PROFILE", "out.yaml")
+        .output()
+        .unwrap();
+    assert!(run.status.success());
+    assert_eq!(String::from_utf8_lossy(&run.stdout), "checksum: 188478\n");
+    let report = Command::new(bin())
+        .current_dir(&dir)
+        .args([
+            "analyze",
+            "filters.c",
+            "--profile",
+            "out.yaml",
+            "--format",
+            "yaml",
+        ])
+        .output()
+        .unwrap();
+    assert!(report.status.success());
+    let yaml: serde_yaml::Value = serde_yaml::from_slice(&report.stdout).unwrap();
+    let loops = yaml["loops"].as_sequence().unwrap();
+    let get = |line: u64| {
+        loops
+            .iter()
+            .find(|l| l["line"].as_u64() == Some(line))
+            .unwrap_or_else(|| panic!("no loop at line {line}"))
+    };
+    // scale(): may alias statically, disjoint at run time.
+    assert_eq!(get(21)["verdict"], "friendly");
+    assert_eq!(get(21)["observed"]["evidence"], "dynamic");
+    assert_eq!(get(21)["observed"]["iterations"], 1000);
+    assert_eq!(get(15)["observed"]["iterations"], 998);
+    assert_eq!(get(27)["observed"]["min_trip"], 999);
+    // Ordered by profiled time.
+    let times: Vec<u64> = loops
+        .iter()
+        .map(|l| l["observed"]["time_ns"].as_u64().unwrap())
+        .collect();
+    assert!(times.windows(2).all(|w| w[0] >= w[1]), "{times:?}");
+}
