@@ -61,9 +61,46 @@ fn all_analyses(program: &Program) -> usize {
     loops
 }
 
+/// Time spent in each analysis over the whole file, for the README.
+fn breakdown(program: &Program) -> [f64; 5] {
+    let mut t = [0f64; 5];
+    for func in &program.functions {
+        let s = Instant::now();
+        let forest = analyze_loops(func);
+        t[0] += s.elapsed().as_secs_f64();
+        let s = Instant::now();
+        let rec = reconstruct(program, func, &forest, &ReconstructConfig::default());
+        t[1] += s.elapsed().as_secs_f64();
+        let s = Instant::now();
+        let signs = sign_analysis(program, func, &forest, &rec, &HashMap::new());
+        let env = signs.env_for(func.entry, &rec);
+        t[2] += s.elapsed().as_secs_f64();
+        let s = Instant::now();
+        let _ranges = range_analysis(program, func, &forest, &rec, &env, &RangeConfig::default());
+        t[3] += s.elapsed().as_secs_f64();
+        let s = Instant::now();
+        for id in forest.ids() {
+            let _ = loop_invariants(
+                program,
+                func,
+                &forest,
+                id,
+                &rec,
+                AliasPolicy::DistinctParameters,
+            );
+        }
+        t[4] += s.elapsed().as_secs_f64();
+    }
+    t
+}
+
 fn bench(c: &mut Criterion) {
     let (unit, lines) = unit();
     let program = &unit.lowered.program;
+    let [loops_t, rec_t, sign_t, range_t, inv_t] = breakdown(program);
+    eprintln!(
+        "loop forest {loops_t:.2} s, reconstruction {rec_t:.2} s, signs {sign_t:.2} s, ranges {range_t:.2} s, invariance {inv_t:.2} s"
+    );
     let start = Instant::now();
     let loops = all_analyses(program);
     let analyses = start.elapsed();

@@ -41,11 +41,12 @@ pub struct RangeState {
     reached: bool,
     /// Set when the solver gave up: every value is top.
     top: bool,
-    ranges: BTreeMap<Value, Range>,
+    /// Shared, so that the per-edge copies the solver makes cost a reference count.
+    ranges: BTreeMap<Value, Arc<Range>>,
     /// Branch constraints on values that are one symbolic point (`n` under `i < n`): the
     /// value stays `[n, n]`, which is exact, and the constraint (`n >= 1`) only feeds the
     /// signs used at this point. Absent means unconstrained.
-    facts: BTreeMap<Value, Range>,
+    facts: BTreeMap<Value, Arc<Range>>,
     /// Signs known for the whole function; joins and widenings compare bounds under it.
     env: Arc<SignEnv>,
 }
@@ -66,7 +67,7 @@ impl RangeState {
         if self.top {
             return Some(&TOP);
         }
-        self.ranges.get(&v)
+        self.ranges.get(&v).map(|r| &**r)
     }
 
     pub fn reached(&self) -> bool {
@@ -75,7 +76,7 @@ impl RangeState {
 
     /// Every value with a range here.
     pub fn values(&self) -> impl Iterator<Item = (&Value, &Range)> {
-        self.ranges.iter()
+        self.ranges.iter().map(|(v, r)| (v, &**r))
     }
 
     fn range(&self, v: Value) -> Range {
@@ -84,7 +85,7 @@ impl RangeState {
 
     fn set(&mut self, v: Value, r: Range) {
         if !self.top {
-            self.ranges.insert(v, r);
+            self.ranges.insert(v, Arc::new(r));
         }
     }
 
@@ -113,19 +114,25 @@ impl RangeState {
         changed |= self.facts.len() != before;
         for (v, r) in self.facts.iter_mut() {
             if let Some(o) = other.facts.get(v) {
+                // Equal ranges combine to themselves; most values are equal on both
+                // sides (SSA values from dominating blocks), and comparing is cheap.
+                if r == o {
+                    continue;
+                }
                 let new = f(r, o);
-                if new != *r {
-                    *r = new;
+                if new != **r {
+                    *r = Arc::new(new);
                     changed = true;
                 }
             }
         }
         for (v, r) in &other.ranges {
             match self.ranges.get_mut(v) {
+                Some(old) if *old == *r => {}
                 Some(old) => {
                     let new = f(old, r);
-                    if new != *old {
-                        *old = new;
+                    if new != **old {
+                        *old = Arc::new(new);
                         changed = true;
                     }
                 }
@@ -157,9 +164,12 @@ impl Lattice for RangeState {
         let mut changed = false;
         for (v, old) in self.ranges.iter_mut() {
             if let Some(new) = other.ranges.get(v) {
+                if old == new {
+                    continue;
+                }
                 let n = old.narrow(new);
-                if n != *old {
-                    *old = n;
+                if n != **old {
+                    *old = Arc::new(n);
                     changed = true;
                 }
             }
@@ -267,7 +277,12 @@ impl<'a> RangeAnalysis<'a> {
             return env;
         }
         for (v, var) in &self.symbol_values {
-            let Some(r) = state.facts.get(v).or_else(|| state.ranges.get(v)) else {
+            let Some(r) = state
+                .facts
+                .get(v)
+                .or_else(|| state.ranges.get(v))
+                .map(|r| &**r)
+            else {
                 continue;
             };
             if r.as_singleton().is_some() {
@@ -742,7 +757,7 @@ impl<'a> RangeAnalysis<'a> {
             state
                 .facts
                 .get(&x)
-                .cloned()
+                .map(|r| (**r).clone())
                 .unwrap_or_else(|| state.range(x))
         } else {
             state.range(x)
@@ -794,7 +809,7 @@ impl<'a> RangeAnalysis<'a> {
                             Some(f) if m != x => f.intersect(&limit, env),
                             _ => refined.clone(),
                         };
-                        state.facts.insert(m, r);
+                        state.facts.insert(m, Arc::new(r));
                     }
                 }
             }
