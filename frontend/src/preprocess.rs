@@ -697,6 +697,25 @@ fn token_end(text: &str, start: usize) -> Option<usize> {
     Some(start + len.min(rest.len()))
 }
 
+/// The preprocessed text with the parser-only declarations of `warpwise_builtins.h`
+/// blanked (spaces, same length, so spans stay valid): `typedef long long __int128;` lets
+/// lang-c parse the type name, but a C compiler given the text must not see it.
+pub fn blank_parser_shims(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut in_shim = false;
+    for line in text.split_inclusive('\n') {
+        if line.starts_with("# ") || line.starts_with("#line") {
+            in_shim = line.contains("warpwise_builtins.h");
+            out.push_str(line);
+        } else if in_shim {
+            out.extend(line.chars().map(|c| if c == '\n' { '\n' } else { ' ' }));
+        } else {
+            out.push_str(line);
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -722,23 +741,4 @@ mod tests {
             ))
         );
     }
-}
-
-/// The preprocessed text with the parser-only declarations of `warpwise_builtins.h`
-/// blanked (spaces, same length, so spans stay valid): `typedef long long __int128;` lets
-/// lang-c parse the type name, but a C compiler given the text must not see it.
-pub fn blank_parser_shims(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut in_shim = false;
-    for line in text.split_inclusive('\n') {
-        if line.starts_with("# ") || line.starts_with("#line") {
-            in_shim = line.contains("warpwise_builtins.h");
-            out.push_str(line);
-        } else if in_shim {
-            out.extend(line.chars().map(|c| if c == '\n' { '\n' } else { ' ' }));
-        } else {
-            out.push_str(line);
-        }
-    }
-    out
 }
