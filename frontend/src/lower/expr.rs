@@ -1406,30 +1406,7 @@ impl<'a> Lowerer<'a> {
         let mut next = cursor + 1;
         let mut position = cursor;
         if let Some(first) = designation.first() {
-            position = match &first.node {
-                ast::Designator::Index(e) => match self.const_eval(e) {
-                    Some(v) => v.max(0) as u64,
-                    None => return err(first.span, "array designator is not a constant"),
-                },
-                ast::Designator::Range(r) => match self.const_eval(&r.node.from) {
-                    Some(v) => v.max(0) as u64,
-                    None => return err(first.span, "range designator is not a constant"),
-                },
-                ast::Designator::Member(id) => {
-                    let Type::Record(r) = self.program.types.get(ty).clone() else {
-                        return err(first.span, "member designator for a non-struct");
-                    };
-                    let record = self.program.types.record(r);
-                    match record
-                        .fields
-                        .iter()
-                        .position(|f| f.name.as_deref() == Some(id.node.name.as_str()))
-                    {
-                        Some(i) => i as u64,
-                        None => return err(id.span, format!("no member named `{}`", id.node.name)),
-                    }
-                }
-            };
+            position = self.designator_position(first, ty)?;
             next = position + 1;
         }
         // Step into element/field `position`, then follow any nested designators.
@@ -1437,31 +1414,41 @@ impl<'a> Lowerer<'a> {
         addr = a;
         current_ty = t;
         for d in designation.iter().skip(1) {
-            let index = match &d.node {
-                ast::Designator::Index(e) => self.const_eval(e).unwrap_or(0).max(0) as u64,
-                ast::Designator::Range(r) => {
-                    self.const_eval(&r.node.from).unwrap_or(0).max(0) as u64
-                }
-                ast::Designator::Member(id) => {
-                    let Type::Record(r) = self.program.types.get(current_ty).clone() else {
-                        return err(d.span, "member designator for a non-struct");
-                    };
-                    let record = self.program.types.record(r);
-                    match record
-                        .fields
-                        .iter()
-                        .position(|f| f.name.as_deref() == Some(id.node.name.as_str()))
-                    {
-                        Some(i) => i as u64,
-                        None => return err(id.span, format!("no member named `{}`", id.node.name)),
-                    }
-                }
-            };
+            let index = self.designator_position(d, current_ty)?;
             let (a, t) = self.element_at(addr, current_ty, index, span)?;
             addr = a;
             current_ty = t;
         }
         Ok((addr, current_ty, next))
+    }
+
+    /// The element index or field position a designator (`[3]`, `[1 ... 4]`, `.f`) selects
+    /// in an object of type `ty`.
+    fn designator_position(&mut self, d: &Node<ast::Designator>, ty: TypeId) -> LResult<u64> {
+        match &d.node {
+            ast::Designator::Index(e) => match self.const_eval(e) {
+                Some(v) => Ok(v.max(0) as u64),
+                None => err(d.span, "array designator is not a constant"),
+            },
+            ast::Designator::Range(r) => match self.const_eval(&r.node.from) {
+                Some(v) => Ok(v.max(0) as u64),
+                None => err(d.span, "range designator is not a constant"),
+            },
+            ast::Designator::Member(id) => {
+                let Type::Record(r) = self.program.types.get(ty).clone() else {
+                    return err(d.span, "member designator for a non-struct");
+                };
+                let record = self.program.types.record(r);
+                match record
+                    .fields
+                    .iter()
+                    .position(|f| f.name.as_deref() == Some(id.node.name.as_str()))
+                {
+                    Some(i) => Ok(i as u64),
+                    None => err(id.span, format!("no member named `{}`", id.node.name)),
+                }
+            }
+        }
     }
 
     fn element_at(
