@@ -164,25 +164,15 @@ pub fn iteration_space(
     outer: LoopId,
     rec: &Reconstruction,
 ) -> Result<Space, NotAffine> {
-    space_of(func, forest, outer, rec, false)
+    space_from(func, forest, outer, rec, &SignEnv::new(), false)
 }
 
-/// The iteration space of `outer`'s nest together with the ranges of the loops around it:
-/// their induction variables are fixed during one instance of `outer`, but bounded, which
-/// dependence tests may use (`x > t` around Fan2's inner loop). Enclosing loops that are
-/// not normalizable are left out (their variables stay free symbols).
-pub fn iteration_space_in_context(
-    func: &Function,
-    forest: &LoopForest,
-    outer: LoopId,
-    rec: &Reconstruction,
-) -> Result<Space, NotAffine> {
-    space_of(func, forest, outer, rec, true)
-}
-
-/// [`iteration_space`] or [`iteration_space_in_context`] starting from known signs (the
-/// sign analysis at the loop's header): facts the program establishes itself
-/// (`if (n <= 0) return;`) then need no assumption.
+/// [`iteration_space`] starting from known signs (the sign analysis at the loop's header):
+/// facts the program establishes itself (`if (n <= 0) return;`) then need no assumption.
+/// `with_context` adds the ranges of the loops around `outer`: their induction variables
+/// are fixed during one instance of `outer`, but bounded, which dependence tests may use
+/// (`x > t` around Fan2's inner loop). Enclosing loops that are not normalizable are left
+/// out (their variables stay free symbols).
 pub fn iteration_space_with_signs(
     func: &Function,
     forest: &LoopForest,
@@ -192,16 +182,6 @@ pub fn iteration_space_with_signs(
     with_context: bool,
 ) -> Result<Space, NotAffine> {
     space_from(func, forest, outer, rec, known, with_context)
-}
-
-fn space_of(
-    func: &Function,
-    forest: &LoopForest,
-    outer: LoopId,
-    rec: &Reconstruction,
-    with_context: bool,
-) -> Result<Space, NotAffine> {
-    space_from(func, forest, outer, rec, &SignEnv::new(), with_context)
 }
 
 fn space_from(
