@@ -201,8 +201,26 @@ void __ww_access(const volatile void *p, unsigned long n, __ww_site_t *s, int mo
     uint64_t outer = levels[0].inst_start;
     /* One dependence per kind and access, not one per byte. */
     int seen[3] = { 0, 0, 0 };
+    /* The bytes of one access usually share their shadow state (an int written as a
+       whole): a byte whose state equals the previous byte's gets the same checks and the
+       same update, so it only copies the previous result. */
+    cell_t before = { 0, 0, 0, 0 }, after = { 0, 0, 0, 0 };
+    int have_previous = 0;
+    uintptr_t key = (uintptr_t)-1;
+    cell_t *cells = 0;
     for (unsigned long k = 0; k < n; k++, a++) {
-        cell_t *c = &page_cells(a >> PAGE_BITS)[a & (PAGE - 1)];
+        if ((a >> PAGE_BITS) != key) {
+            key = a >> PAGE_BITS;
+            cells = page_cells(key);
+        }
+        cell_t *c = &cells[a & (PAGE - 1)];
+        if (have_previous && c->wt == before.wt && c->rt == before.rt && c->ws == before.ws
+            && c->rs == before.rs) {
+            *c = after;
+            continue;
+        }
+        before = *c;
+        have_previous = 1;
         if (mode & 1) {
             if (c->ws && !seen[0]) {
                 int lv = carried_by(c->wt);
@@ -234,6 +252,7 @@ void __ww_access(const volatile void *p, unsigned long n, __ww_site_t *s, int mo
             c->wt = now;
             c->ws = s;
         }
+        after = *c;
     }
 }
 
