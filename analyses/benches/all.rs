@@ -9,7 +9,6 @@ use analyses::sign::sign_analysis;
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use frontend::ir::Program;
 use frontend::loops::analyze_loops;
-use frontend::preprocess::TranslationUnitInput;
 use frontend::unit::{load_unit, Unit};
 use std::collections::HashMap;
 use std::path::Path;
@@ -19,15 +18,7 @@ const TARGET_LINES: usize = 50_000;
 
 fn unit() -> (Unit, usize) {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("bench-analyses");
-    std::fs::create_dir_all(&dir).expect("create bench dir");
-    let text = frontend::bench_input::generate(TARGET_LINES);
-    let lines = text.lines().count();
-    std::fs::write(dir.join("generated.c"), &text).expect("write generated C");
-    let input = TranslationUnitInput {
-        file: "generated.c".into(),
-        working_dir: Some(dir),
-        ..Default::default()
-    };
+    let (input, lines) = frontend::bench_input::write_input(&dir, TARGET_LINES);
     let unit = load_unit(&input).unwrap_or_else(|d| panic!("{}", d.render(false)));
     assert!(
         unit.lowered.errors.is_empty(),

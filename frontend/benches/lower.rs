@@ -3,7 +3,7 @@
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use frontend::lower::lower_translation_unit;
 use frontend::parse::parse;
-use frontend::preprocess::{preprocess, Preprocessed, TranslationUnitInput};
+use frontend::preprocess::{preprocess, Preprocessed};
 use frontend::unit::lower_input;
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -13,15 +13,7 @@ const TARGET_LINES: usize = 50_000;
 
 fn preprocessed() -> (Preprocessed, usize) {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("bench-lower");
-    std::fs::create_dir_all(&dir).expect("create bench dir");
-    let text = frontend::bench_input::generate(TARGET_LINES);
-    let lines = text.lines().count();
-    std::fs::write(dir.join("generated.c"), &text).expect("write generated C");
-    let input = TranslationUnitInput {
-        file: "generated.c".into(),
-        working_dir: Some(dir),
-        ..Default::default()
-    };
+    let (input, lines) = frontend::bench_input::write_input(&dir, TARGET_LINES);
     let pre = preprocess(&input).unwrap_or_else(|d| panic!("{}", d.render(false)));
     (pre, lines)
 }

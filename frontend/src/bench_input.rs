@@ -152,3 +152,21 @@ pub fn generate(target_lines: usize) -> String {
     }
     text
 }
+
+/// Writes the generated file as `dir/generated.c` and returns the unit to preprocess (run
+/// in `dir`) and its line count.
+pub fn write_input(
+    dir: &std::path::Path,
+    target_lines: usize,
+) -> (crate::preprocess::TranslationUnitInput, usize) {
+    std::fs::create_dir_all(dir).expect("create the benchmark directory");
+    let text = generate(target_lines);
+    let lines = text.lines().count();
+    std::fs::write(dir.join("generated.c"), &text).expect("write the generated C");
+    let input = crate::preprocess::TranslationUnitInput {
+        file: "generated.c".into(),
+        working_dir: Some(dir.to_path_buf()),
+        ..Default::default()
+    };
+    (input, lines)
+}
