@@ -41,6 +41,12 @@ pub struct AnalyzeArgs {
     /// and order loops by profiled time.
     #[arg(long, value_name = "FILE")]
     pub profile: Option<PathBuf>,
+    /// Instead of the kernel report, write it instantiated with the profile (and `--set`
+    /// values): what `warpwise instantiate` writes.
+    #[arg(long)]
+    pub instantiate: bool,
+    #[command(flatten)]
+    pub instance: crate::instantiate_command::InstanceArgs,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -108,14 +114,40 @@ pub fn run(args: &AnalyzeArgs) -> ExitCode {
             }
         }
     }
+    let mut profile = None;
     if let Some(path) = &args.profile {
         match instantiate::profile::read_profile(path) {
-            Ok(profile) => instantiate::profile::apply::apply(&mut report.loops, &profile),
+            Ok(p) => {
+                instantiate::profile::apply::apply(&mut report.loops, &p);
+                profile = Some(p);
+            }
             Err(e) => {
                 eprintln!("error: {e}");
                 return ExitCode::from(1);
             }
         }
+    }
+    if args.instantiate {
+        let options = match crate::instantiate_command::options(&args.instance, &args.gpu, block) {
+            Ok(o) => o,
+            Err((code, e)) => {
+                eprintln!("error: {e}");
+                return ExitCode::from(code);
+            }
+        };
+        let instance = crate::instantiate_command::instantiate_report(
+            &report,
+            profile.as_ref(),
+            &options,
+            &args.cflags,
+        );
+        let written =
+            crate::instantiate_command::write(&instance, args.format, args.output.as_deref());
+        if analysed == 0 {
+            eprintln!("error: nothing could be analysed");
+            return ExitCode::from(1);
+        }
+        return written;
     }
     let to_terminal = args.output.is_none() && std::io::stdout().is_terminal();
     let format = args.format.unwrap_or(if to_terminal {

@@ -1,11 +1,13 @@
 //! The `warpwise` command line: a thin clap layer over the workspace crates.
 //!
 //! Exit codes: 0 when at least one input was analysed (whatever the findings), 1 when
-//! nothing could be analysed, 2 for usage errors (clap's own code).
+//! nothing could be analysed or an input file is unreadable or malformed, 2 for usage
+//! errors (clap's own code, and bad option values).
 
 mod analyze_command;
 mod cc_command;
 mod inputs;
+mod instantiate_command;
 mod ir_command;
 mod profile_command;
 
@@ -33,6 +35,9 @@ enum Command {
     Profile(profile_command::ProfileArgs),
     /// Compiler wrapper for builds: `CC="warpwise cc" make`.
     Cc(cc_command::CcArgs),
+    /// Evaluate a kernel report with a profile: variables solved from loop counts, bytes,
+    /// requests per launch and an offload estimate.
+    Instantiate(instantiate_command::InstantiateArgs),
 }
 
 fn main() -> ExitCode {
@@ -47,5 +52,6 @@ fn main() -> ExitCode {
         Command::Ir(args) => ir_command::run(&args),
         Command::Profile(args) => profile_command::run_command(&args),
         Command::Cc(args) => cc_command::run_command(&args.args),
+        Command::Instantiate(args) => instantiate_command::run(&args),
     }
 }

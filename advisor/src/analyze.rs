@@ -41,6 +41,27 @@ pub fn analyze_unit_for(
     filter: &Filter,
     target: &crate::mapping::Target,
 ) -> Vec<LoopReport> {
+    analyze_unit_injected(unit, filter, target, &HashMap::new())
+}
+
+/// Analyses with values injected (thesis §6.2): every symbol named in `injected` (an
+/// inbound variable of the analysed functions, `n` or `c->n`) takes that value in the
+/// reconstruction and the range analysis. The results hold only where the variables have
+/// these values, e.g. for one profiled run; callers must say so.
+pub fn analyze_unit_injected(
+    unit: &Unit,
+    filter: &Filter,
+    target: &crate::mapping::Target,
+    injected: &HashMap<String, i64>,
+) -> Vec<LoopReport> {
+    let mut reconstruct_config = ReconstructConfig::default();
+    let mut range_config = RangeConfig::default();
+    for (name, value) in injected {
+        reconstruct_config
+            .injected
+            .insert(name.clone(), symbolic::Expr::constant(*value));
+        range_config = range_config.inject(name, *value);
+    }
     let program = &unit.lowered.program;
     let mut reports = Vec::new();
     for func in &program.functions {
@@ -51,18 +72,11 @@ pub fn analyze_unit_for(
         if forest.loops.is_empty() {
             continue;
         }
-        let rec = reconstruct(program, func, &forest, &ReconstructConfig::default());
+        let rec = reconstruct(program, func, &forest, &reconstruct_config);
         let aliasing = param_aliasing(program, func);
         let signs = sign_analysis(program, func, &forest, &rec, &HashMap::new());
         let entry_signs = signs.env_for(func.entry, &rec);
-        let ranges = range_analysis(
-            program,
-            func,
-            &forest,
-            &rec,
-            &entry_signs,
-            &RangeConfig::default(),
-        );
+        let ranges = range_analysis(program, func, &forest, &rec, &entry_signs, &range_config);
         let context = FunctionContext {
             unit,
             func,

@@ -16,6 +16,9 @@ pub struct Gpu {
     pub max_threads_per_sm: u64,
     pub max_blocks_per_sm: u64,
     pub max_threads_per_block: u64,
+    /// Peak device-memory bandwidth of the example card, bytes per second (vendor data
+    /// sheets: V100 SXM2 900 GB/s, A100 40 GB 1555 GB/s, H100 SXM 3350 GB/s).
+    pub dram_bytes_per_s: u64,
 }
 
 pub const GPUS: &[Gpu] = &[
@@ -29,6 +32,7 @@ pub const GPUS: &[Gpu] = &[
         max_threads_per_sm: 2048,
         max_blocks_per_sm: 32,
         max_threads_per_block: 1024,
+        dram_bytes_per_s: 900_000_000_000,
     },
     Gpu {
         name: "sm_80",
@@ -40,6 +44,7 @@ pub const GPUS: &[Gpu] = &[
         max_threads_per_sm: 2048,
         max_blocks_per_sm: 32,
         max_threads_per_block: 1024,
+        dram_bytes_per_s: 1_555_000_000_000,
     },
     Gpu {
         name: "sm_90",
@@ -51,6 +56,7 @@ pub const GPUS: &[Gpu] = &[
         max_threads_per_sm: 2048,
         max_blocks_per_sm: 32,
         max_threads_per_block: 1024,
+        dram_bytes_per_s: 3_350_000_000_000,
     },
 ];
 

@@ -168,6 +168,17 @@ impl<'a> Nest<'a> {
         )
     }
 
+    /// The id of the loop inside the thread that repeats `a`, if any (see the model).
+    fn inner_loop(&self, a: &MemAccess, c: &Candidate) -> Option<String> {
+        let block = self.func.inst(a.inst).block;
+        let innermost = self.forest.innermost(block)?;
+        if innermost == c.x || Some(innermost) == c.y || innermost == self.outer {
+            return None;
+        }
+        let source = self.forest.loop_(innermost).source?;
+        Some(self.unit.loop_id(self.func.source_loop(source)))
+    }
+
     /// The factors of every access under `c`.
     pub fn evaluate(&self, c: &Candidate) -> Evaluated {
         let map = self.thread_substitution(c);
@@ -201,6 +212,7 @@ impl<'a> Nest<'a> {
                 kind: if a.is_store { "store" } else { "load" }.into(),
                 base: a.base().map(|b| b.name().to_string()),
                 offset_bytes: offsets.join(" | "),
+                inner_loop: self.inner_loop(a, c),
                 stride_bytes: f.stride.as_ref().map(Expr::to_c),
                 requests_per_warp: f.requests.to_c(),
                 min_requests_per_warp: f.min_requests.as_ref().map(Expr::to_c),

@@ -201,6 +201,11 @@ pub struct AccessCoalescing {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub base: Option<String>,
     pub offset_bytes: String,
+    /// The innermost loop containing the access when it runs inside each thread (a loop
+    /// nested in the grid-mapped ones): every thread executes the access once per iteration
+    /// of that loop. Absent when the access runs once per thread.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub inner_loop: Option<String>,
     /// Bytes between the addresses of adjacent threads, when that is one expression.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stride_bytes: Option<String>,

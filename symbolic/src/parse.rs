@@ -51,8 +51,15 @@ fn lex(s: &str) -> Result<Vec<(Tok, usize)>, ParseError> {
             out.push((Tok::Num(n), st));
         } else if c.is_ascii_alphabetic() || c == b'_' {
             let st = i;
-            while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_' || b[i] == b'.') {
-                i += 1;
+            loop {
+                if i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_' || b[i] == b'.') {
+                    i += 1;
+                } else if name_continues_after_arrow(b, i) {
+                    // Callers name struct members reached through pointers `c->n`: one symbol.
+                    i += 2;
+                } else {
+                    break;
+                }
             }
             out.push((Tok::Ident(s[st..i].to_string()), st));
         } else if let Some(op) = OPS.iter().find(|op| s[i..].starts_with(**op)) {
@@ -68,6 +75,13 @@ fn lex(s: &str) -> Result<Vec<(Tok, usize)>, ParseError> {
     }
     out.push((Tok::End, s.len()));
     Ok(out)
+}
+
+fn name_continues_after_arrow(b: &[u8], i: usize) -> bool {
+    b.get(i) == Some(&b'-')
+        && b.get(i + 1) == Some(&b'>')
+        && b.get(i + 2)
+            .is_some_and(|c| c.is_ascii_alphabetic() || *c == b'_')
 }
 
 struct Parser {

@@ -19,7 +19,7 @@ fn describe(d: &Dependence) -> String {
 /// loops by inclusive profiled time (loops without a profile last, in their order).
 pub fn apply(loops: &mut [LoopReport], profile: &Profile) {
     for report in loops.iter_mut() {
-        let Some(p) = profile.loops.get(&report.id) else {
+        let Some(p) = profile.find_loop(&report.id) else {
             continue;
         };
         let blocking: Vec<&Dependence> = p.blocking().collect();

@@ -120,6 +120,23 @@ impl Profile {
         }
     }
 
+    /// The loop with this id. Reports and profiles name a file the way it was given on the
+    /// command line (`samples/a.c` or `/abs/samples/a.c`), so after an exact lookup the
+    /// file part matches by path suffix on a component boundary, line and column exactly.
+    pub fn find_loop(&self, id: &str) -> Option<&LoopProfile> {
+        if let Some(l) = self.loops.get(id) {
+            return Some(l);
+        }
+        let mut found = self
+            .loops
+            .iter()
+            .filter(|(key, _)| same_loop_id(key, id))
+            .map(|(_, l)| l);
+        let first = found.next()?;
+        // Two files with the same tail are ambiguous: better no data than the wrong loop's.
+        found.next().is_none().then_some(first)
+    }
+
     /// Adds another profile: counts add, extremes combine, dependences union.
     pub fn merge(&mut self, other: Profile) {
         self.runs += other.runs;
@@ -371,4 +388,29 @@ pub fn write_profile(path: &Path, profile: &Profile) -> Result<(), String> {
     std::fs::write(&tmp, format!("---\n{text}"))
         .and_then(|_| std::fs::rename(&tmp, path))
         .map_err(|e| format!("cannot write `{}`: {e}", path.display()))
+}
+
+/// Whether two loop ids `path:line:col` name the same loop, one path being a suffix of the
+/// other on a `/` boundary.
+pub fn same_loop_id(a: &str, b: &str) -> bool {
+    let split = |id: &str| -> Option<(String, String)> {
+        let mut parts = id.rsplitn(3, ':');
+        let col = parts.next()?;
+        let line = parts.next()?;
+        let file = parts.next()?;
+        Some((file.to_string(), format!("{line}:{col}")))
+    };
+    let (Some((fa, pa)), Some((fb, pb))) = (split(a), split(b)) else {
+        return false;
+    };
+    if pa != pb {
+        return false;
+    }
+    let (short, long) = if fa.len() <= fb.len() {
+        (fa, fb)
+    } else {
+        (fb, fa)
+    };
+    let short = short.trim_start_matches("./");
+    long == short || long.ends_with(&format!("/{short}"))
 }

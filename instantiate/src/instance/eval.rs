@@ -1,0 +1,253 @@
+//! Evaluating the report's C expressions (sections, factors, trip counts) with integer
+//! values for their variables.
+
+use num_rational::BigRational;
+use num_traits::ToPrimitive;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use symbolic::{parse_expr, Expr, Var};
+
+/// Integer values of the program's variables, by the names reports use (`n`, `c->n`).
+pub type Values = BTreeMap<String, i64>;
+
+/// Why an expression has no number.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum EvalFailure {
+    /// The text is not an expression the symbolic engine reads.
+    Unparsable(String),
+    /// These variables have no value.
+    Missing(Vec<String>),
+    /// The value is not an integer or does not fit in 64 bits.
+    NotInteger(String),
+}
+
+impl std::fmt::Display for EvalFailure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            EvalFailure::Unparsable(why) => write!(f, "cannot read the expression: {why}"),
+            EvalFailure::Missing(names) => write!(f, "no value for {}", names.join(", ")),
+            EvalFailure::NotInteger(v) => write!(f, "the value {v} is not a 64-bit integer"),
+        }
+    }
+}
+
+pub fn parse(text: &str) -> Result<Expr, EvalFailure> {
+    parse_expr(text).map_err(|e| EvalFailure::Unparsable(e.to_string()))
+}
+
+/// The names in a C expression, as the symbolic engine's lexer reads them (`n`, `s.len`,
+/// `c->n`), with their byte ranges; `min`/`max` calls are not names.
+fn names(text: &str) -> Vec<(usize, usize)> {
+    let b = text.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i].is_ascii_digit() {
+            while i < b.len() && b[i].is_ascii_alphanumeric() {
+                i += 1;
+            }
+        } else if b[i].is_ascii_alphabetic() || b[i] == b'_' {
+            let start = i;
+            loop {
+                if i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_' || b[i] == b'.') {
+                    i += 1;
+                } else if b.get(i) == Some(&b'-')
+                    && b.get(i + 1) == Some(&b'>')
+                    && b.get(i + 2)
+                        .is_some_and(|c| c.is_ascii_alphabetic() || *c == b'_')
+                {
+                    i += 2;
+                } else {
+                    break;
+                }
+            }
+            let is_call = text[i..].trim_start().starts_with('(');
+            if !is_call {
+                out.push((start, i));
+            }
+        } else {
+            i += 1;
+        }
+    }
+    out
+}
+
+/// The variables an expression mentions (also when the symbolic engine cannot read it,
+/// e.g. a division by a variable).
+pub fn variables(text: &str) -> BTreeSet<String> {
+    names(text)
+        .into_iter()
+        .map(|(s, e)| text[s..e].to_string())
+        .collect()
+}
+
+/// `text` with every variable that has a value replaced by it: the engine then reads
+/// expressions it cannot represent symbolically, such as `(n - 1) / factor`.
+fn substitute(text: &str, values: &Values) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut last = 0;
+    for (s, e) in names(text) {
+        if let Some(v) = values.get(&text[s..e]) {
+            out.push_str(&text[last..s]);
+            out.push_str(&format!("({v})"));
+            last = e;
+        }
+    }
+    out.push_str(&text[last..]);
+    out
+}
+
+/// The exact rational value of `text` under `values`.
+pub fn eval_rational(text: &str, values: &Values) -> Result<BigRational, EvalFailure> {
+    let expr = match parse(text) {
+        Ok(e) => e,
+        Err(first) => {
+            let missing: Vec<String> = variables(text)
+                .into_iter()
+                .filter(|n| !values.contains_key(n))
+                .collect();
+            if !missing.is_empty() {
+                return Err(EvalFailure::Missing(missing));
+            }
+            parse(&substitute(text, values)).map_err(|_| first)?
+        }
+    };
+    let missing: Vec<String> = expr
+        .vars()
+        .iter()
+        .map(|v| v.name().to_string())
+        .filter(|n| !values.contains_key(n))
+        .collect();
+    if !missing.is_empty() {
+        return Err(EvalFailure::Missing(missing));
+    }
+    let ctx: HashMap<Var, BigRational> = values
+        .iter()
+        .map(|(n, v)| (Var::new(n), BigRational::from_integer((*v).into())))
+        .collect();
+    expr.eval(&ctx)
+        .map_err(|e| EvalFailure::Unparsable(e.to_string()))
+}
+
+/// The value of `text` under `values` as a 64-bit integer.
+pub fn eval_int(text: &str, values: &Values) -> Result<i64, EvalFailure> {
+    let v = eval_rational(text, values)?;
+    if !v.is_integer() {
+        return Err(EvalFailure::NotInteger(v.to_string()));
+    }
+    v.to_integer()
+        .to_i64()
+        .ok_or_else(|| EvalFailure::NotInteger(v.to_string()))
+}
+
+/// Values plus the candidates of variables the counts left ambiguous.
+#[derive(Clone, Debug, Default)]
+pub struct Context {
+    pub values: Values,
+    pub ambiguous: BTreeMap<String, Vec<i64>>,
+}
+
+/// The most candidate combinations tried for one expression.
+const MAX_COMBINATIONS: usize = 64;
+
+/// The value of `text`; when only ambiguous variables are missing, the value it takes under
+/// every combination of their candidates: `Ok` when they all agree, else the list.
+pub fn eval_in(text: &str, ctx: &Context) -> Result<i64, (EvalFailure, Vec<String>)> {
+    let failure = match eval_int(text, &ctx.values) {
+        Ok(v) => return Ok(v),
+        Err(e) => e,
+    };
+    let EvalFailure::Missing(missing) = &failure else {
+        return Err((failure, Vec::new()));
+    };
+    if !missing.iter().all(|m| ctx.ambiguous.contains_key(m)) {
+        return Err((failure, Vec::new()));
+    }
+    let mut combos: Vec<Values> = vec![ctx.values.clone()];
+    for m in missing {
+        let mut next = Vec::new();
+        for c in &combos {
+            for v in &ctx.ambiguous[m] {
+                let mut c = c.clone();
+                c.insert(m.clone(), *v);
+                next.push(c);
+            }
+        }
+        if next.len() > MAX_COMBINATIONS {
+            return Err((failure, Vec::new()));
+        }
+        combos = next;
+    }
+    let mut results = Vec::new();
+    for c in &combos {
+        match eval_int(text, c) {
+            Ok(v) => {
+                let at: Vec<String> = missing.iter().map(|m| format!("{m}={}", c[m])).collect();
+                results.push((v, at.join(", ")));
+            }
+            Err(e) => return Err((e, Vec::new())),
+        }
+    }
+    if results.windows(2).all(|w| w[0].0 == w[1].0) {
+        return Ok(results[0].0);
+    }
+    let listed = results
+        .iter()
+        .map(|(v, at)| format!("{v} ({at})"))
+        .collect();
+    Err((failure, listed))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check(text: &str, values: &[(&str, i64)], expected: Result<i64, EvalFailure>) {
+        let values: Values = values.iter().map(|(n, v)| (n.to_string(), *v)).collect();
+        assert_eq!(eval_int(text, &values), expected, "{text}");
+    }
+
+    #[test]
+    fn c_division_truncates_and_min_max_evaluate() {
+        check("16*((2*n + 3) / 4) - 12", &[("n", 200)], Ok(1588));
+        check("(2*n + 3) / 4", &[("n", -3)], Ok(0));
+        check(
+            "min(4*size - 4*slice, 4*slice)",
+            &[("size", 4096), ("slice", 16)],
+            Ok(64),
+        );
+        check("4*c->n", &[("c->n", 5)], Ok(20));
+        // The engine divides by constants only; with values it reads the expression.
+        check(
+            "4*(n - 1) / factor + 4",
+            &[("n", 1000), ("factor", 4)],
+            Ok(1000),
+        );
+        check("(n - 1) / factor", &[("n", -7), ("factor", 2)], Ok(-4));
+    }
+
+    #[test]
+    fn ambiguous_variables_give_a_value_when_every_candidate_agrees() {
+        let ctx = Context {
+            values: Values::new(),
+            ambiguous: [("n".to_string(), vec![199, 200])].into(),
+        };
+        assert_eq!(eval_in("16*((2*n + 3) / 4) - 12", &ctx), Ok(1588));
+        let Err((_, listed)) = eval_in("4*n", &ctx) else {
+            panic!("4*n differs between the candidates")
+        };
+        assert_eq!(listed, vec!["796 (n=199)", "800 (n=200)"]);
+    }
+
+    #[test]
+    fn missing_values_are_named() {
+        check(
+            "4*n*m",
+            &[("n", 2)],
+            Err(EvalFailure::Missing(vec!["m".to_string()])),
+        );
+        assert!(matches!(
+            eval_int("4*/n", &Values::new()),
+            Err(EvalFailure::Unparsable(_))
+        ));
+    }
+}

@@ -1,0 +1,293 @@
+//! Evaluating one loop's report with a context of values: sections, grid, requests per
+//! launch, shared memory and divergence.
+
+use super::eval::{eval_in, eval_rational, Context};
+use super::model::{
+    AccessInstance, DivergenceInstance, Grid, InstanceParameter, MemoryTraffic, Quantity,
+    SharedInstance,
+};
+use crate::profile::model::Profile;
+use advisor::model::{LoopReport, MappingReport, ParamKind, Parameter, Role};
+use num_traits::ToPrimitive;
+
+/// The bytes one global-memory request moves.
+pub const SEGMENT_BYTES: i64 = 128;
+
+pub fn quantity(expr: &str, values: &Context) -> Quantity {
+    match eval_in(expr, values) {
+        Ok(v) => Quantity {
+            expr: expr.to_string(),
+            value: Some(v),
+            why: None,
+            candidates: Vec::new(),
+        },
+        Err((e, candidates)) => Quantity {
+            expr: expr.to_string(),
+            value: None,
+            why: Some(e.to_string()),
+            candidates,
+        },
+    }
+}
+
+pub fn role_name(role: Role) -> &'static str {
+    match role {
+        Role::In => "in",
+        Role::Out => "out",
+        Role::Inout => "inout",
+    }
+}
+
+/// Array parameters with their sections evaluated.
+pub fn parameters(params: &[Parameter], values: &Context, from: &str) -> Vec<InstanceParameter> {
+    params
+        .iter()
+        .filter(|p| p.kind != ParamKind::Scalar)
+        .map(|p| InstanceParameter {
+            name: p.name.clone(),
+            role: role_name(p.role).to_string(),
+            lo: p.bytes.as_ref().map(|b| quantity(&b.lo, values)),
+            hi: p.bytes.as_ref().map(|b| quantity(&b.hi, values)),
+            size: p.bytes.as_ref().map(|b| quantity(&b.size, values)),
+            section_from: p.bytes.as_ref().map(|_| from.to_string()),
+            notes: p.notes.clone(),
+        })
+        .collect()
+}
+
+/// The mapping the estimate uses: the recommended one, else the natural one.
+pub fn chosen_mapping(report: &LoopReport) -> Option<&MappingReport> {
+    report
+        .recommended_mapping
+        .as_ref()
+        .and_then(|m| report.mappings.iter().find(|r| &r.mapping == m))
+        .or_else(|| report.mappings.first())
+}
+
+pub fn mapping_text(m: &MappingReport) -> String {
+    match &m.mapping.y {
+        Some(y) => format!("x={}, y={}", m.mapping.x, y),
+        None => format!("x={}", m.mapping.x),
+    }
+}
+
+/// The grid and the number of threads one launch runs.
+#[derive(Debug)]
+pub struct GridFacts {
+    pub grid: Grid,
+    pub threads: Option<i64>,
+}
+
+/// Threads along x and y from the trip counts of the mapped loops; the profile's counts
+/// stand in where an expression has no value.
+pub fn grid(
+    report: &LoopReport,
+    all: &[LoopReport],
+    mapping: &MappingReport,
+    values: &Context,
+    block: (u64, u64),
+    profile: Option<&Profile>,
+) -> GridFacts {
+    let loop_of = |var: &str| -> Option<&LoopReport> {
+        report
+            .nest
+            .iter()
+            .filter_map(|id| all.iter().find(|l| &l.id == id))
+            .find(|l| l.induction.as_ref().is_some_and(|i| i.var == var))
+    };
+    let threads_along = |var: &str| -> Quantity {
+        match loop_of(var).and_then(|l| l.induction.as_ref()) {
+            Some(ind) => quantity(&ind.trip_count, values),
+            None => Quantity {
+                expr: var.to_string(),
+                value: None,
+                why: Some(format!("no loop of the nest runs `{var}`")),
+                candidates: Vec::new(),
+            },
+        }
+    };
+    let threads_x = threads_along(&mapping.mapping.x);
+    let threads_y = mapping.mapping.y.as_deref().map(threads_along);
+    let static_threads = match (&threads_x.value, threads_y.as_ref().map(|q| q.value)) {
+        (Some(x), None) => Some((*x).max(0)),
+        (Some(x), Some(Some(y))) => Some((*x).max(0) * y.max(0)),
+        _ => None,
+    };
+    // The profile: iterations of the innermost mapped loop per entry of this loop.
+    let profiled_threads = || -> Option<i64> {
+        let p = profile?;
+        let me = p.find_loop(&report.id)?;
+        let innermost = report.nest.last()?;
+        let inner = p.find_loop(innermost)?;
+        (me.entries > 0).then(|| (inner.iterations / me.entries) as i64)
+    };
+    let threads = static_threads.or_else(profiled_threads);
+    let (bx, by) = (block.0 as i64, block.1 as i64);
+    // Warps with at least one thread in the iteration space issue requests; the others
+    // exit at the bounds guard. A row of a block is whole warps when `bx` is a multiple of
+    // 32; otherwise a warp spans rows and every warp of a touched block counts.
+    let (blocks, warps) = match (mapping.mapping.y.is_some(), threads_x.value, threads) {
+        (true, Some(x), Some(total)) if x > 0 => {
+            let y = total / x;
+            let blocks = div_ceil(x, bx) * div_ceil(y, by);
+            let warps = if bx % 32 == 0 {
+                div_ceil(x, 32) * y
+            } else {
+                blocks * div_ceil(bx * by, 32)
+            };
+            (Some(blocks), Some(warps))
+        }
+        (false, _, Some(total)) => {
+            let per_block = bx * by;
+            (Some(div_ceil(total, per_block)), Some(div_ceil(total, 32)))
+        }
+        _ => (None, None),
+    };
+    GridFacts {
+        grid: Grid {
+            mapping: mapping_text(mapping),
+            threads_x,
+            threads_y,
+            threads,
+            block: if mapping.mapping.y.is_some() {
+                format!("{bx}x{by}")
+            } else {
+                format!("{}", bx * by)
+            },
+            blocks,
+            warps,
+        },
+        threads,
+    }
+}
+
+fn div_ceil(a: i64, b: i64) -> i64 {
+    if b <= 0 {
+        return 0;
+    }
+    (a.max(0) + b - 1) / b
+}
+
+/// Requests of every access per launch: requests per warp times the warps times how often
+/// each warp executes the access.
+pub fn memory(
+    report: &LoopReport,
+    all: &[LoopReport],
+    mapping: &MappingReport,
+    values: &Context,
+    facts: &GridFacts,
+    profile: Option<&Profile>,
+) -> MemoryTraffic {
+    let me = profile.and_then(|p| p.find_loop(&report.id));
+    let mut accesses = Vec::new();
+    for a in &mapping.accesses {
+        let requests = quantity(&a.requests_per_warp, values);
+        let mut why = requests.why.clone();
+        let executions: Option<(f64, String)> = match &a.inner_loop {
+            None => Some((1.0, "1".to_string())),
+            Some(inner) => {
+                let profiled = profile.and_then(|p| p.find_loop(inner)).and_then(|ip| {
+                    let entries = me?.entries;
+                    let threads = facts.threads?;
+                    (entries > 0 && threads > 0).then(|| {
+                        let per_thread = ip.iterations as f64 / entries as f64 / threads as f64;
+                        (
+                            per_thread,
+                            format!("{per_thread:.3} (profiled iterations of {inner})"),
+                        )
+                    })
+                });
+                let statics = || {
+                    let l = all.iter().find(|l| &l.id == inner)?;
+                    let ind = l.induction.as_ref()?;
+                    let v = eval_in(&ind.trip_count, values).ok()?;
+                    Some((v.max(0) as f64, format!("{} = {v}", ind.trip_count)))
+                };
+                let found = statics().or(profiled);
+                if found.is_none() {
+                    why = Some(format!(
+                        "inside loop {inner}, whose count per thread is not known"
+                    ));
+                }
+                found
+            }
+        };
+        let per_launch = match (requests.value, facts.grid.warps, &executions) {
+            (Some(r), Some(w), Some((e, _))) => Some((r as f64 * w as f64 * e).round() as i64),
+            _ => None,
+        };
+        if per_launch.is_none() && why.is_none() {
+            why = Some("the number of warps is not known".into());
+        }
+        accesses.push(AccessInstance {
+            line: a.line,
+            text: a.text.clone(),
+            kind: a.kind.clone(),
+            requests_per_warp: requests,
+            executions_per_warp: executions.map(|(_, t)| t),
+            requests_per_launch: per_launch,
+            why,
+        });
+    }
+    let total: Option<i64> = accesses.iter().map(|a| a.requests_per_launch).sum();
+    MemoryTraffic {
+        mapping: mapping_text(mapping),
+        accesses,
+        requests_per_launch: total,
+        bytes_per_launch: total.map(|t| t * SEGMENT_BYTES),
+    }
+}
+
+/// Shared bytes per block for the chosen block shape.
+pub fn shared(report: &LoopReport, values: &Context, block: (u64, u64)) -> Vec<SharedInstance> {
+    let mut with_block = values.clone();
+    with_block
+        .values
+        .insert("blockDim.x".into(), block.0 as i64);
+    with_block
+        .values
+        .insert("blockDim.y".into(), block.1 as i64);
+    report
+        .shared_memory
+        .iter()
+        .map(|s| SharedInstance {
+            array: s.array.clone(),
+            bytes_per_block: quantity(&s.bytes_per_block, &with_block),
+        })
+        .collect()
+}
+
+pub fn divergence(report: &LoopReport, values: &Context) -> Vec<DivergenceInstance> {
+    report
+        .divergence
+        .iter()
+        .map(|d| {
+            let warps = quantity(&d.warps_per_row, values);
+            let diverging = [
+                quantity(&d.diverging_warps_per_row[0], values),
+                quantity(&d.diverging_warps_per_row[1], values),
+            ];
+            let ratio = match (warps.value, diverging[0].value, diverging[1].value) {
+                (Some(w), Some(lo), Some(hi)) if w > 0 => {
+                    Some([lo as f64 / w as f64, hi as f64 / w as f64])
+                }
+                _ => None,
+            };
+            DivergenceInstance {
+                line: d.line,
+                condition: d.condition.clone(),
+                warps_per_row: warps,
+                diverging_warps_per_row: diverging,
+                ratio,
+            }
+        })
+        .collect()
+}
+
+/// Whether an expression has a value under `values` (for choosing what to re-analyse).
+pub fn evaluates(expr: &str, values: &Context) -> bool {
+    eval_rational(expr, &values.values)
+        .ok()
+        .and_then(|v| v.to_integer().to_i64())
+        .is_some()
+}

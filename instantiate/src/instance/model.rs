@@ -1,0 +1,203 @@
+//! The instantiated report (`warpwise/instance-report/v1`, see `docs/instantiation.md`):
+//! every number next to the symbolic expression it came from and the values it used.
+
+use super::equations::CountEquation;
+use serde::{Deserialize, Serialize};
+
+pub const INSTANCE_SCHEMA: &str = "warpwise/instance-report/v1";
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct InstanceReport {
+    pub schema: String,
+    /// Where the numbers come from.
+    pub inputs: Inputs,
+    /// Loops, most estimated time saved first.
+    pub loops: Vec<InstanceLoop>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Inputs {
+    pub profile_runs: u64,
+    #[serde(default)]
+    pub incomplete_runs: u64,
+    /// Which per-entry count the equations use when entries differ (`min`, `mean`, `max`).
+    pub count_statistic: String,
+    pub gpu: String,
+    pub block: String,
+    /// Host-device link: bandwidth in bytes/s and latency per copy in nanoseconds.
+    pub link_bytes_per_s: u64,
+    pub link_latency_ns: u64,
+    pub launch_overhead_ns: u64,
+    /// Values given with `--set`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub set: Vec<String>,
+}
+
+/// A number with its expression: `value` absent when it could not be evaluated (`why`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Quantity {
+    pub expr: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value: Option<i64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub why: Option<String>,
+    /// Its values under each candidate of an ambiguous variable, when they differ.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub candidates: Vec<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct InstanceLoop {
+    pub id: String,
+    pub function: String,
+    pub line: u32,
+    pub verdict: String,
+    /// `all runs` (no value was needed), `profiled run` (values from the profile) or
+    /// `given values` (only `--set`).
+    pub valid_for: String,
+    pub values: Vec<VariableValue>,
+    pub equations: Vec<CountEquation>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub conflicts: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trip_count: Option<Quantity>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub grid: Option<Grid>,
+    pub parameters: Vec<InstanceParameter>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory: Option<MemoryTraffic>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub shared_memory: Vec<SharedInstance>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub divergence: Vec<DivergenceInstance>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub offload: Option<Offload>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+}
+
+/// One variable of the loop's expressions and where its value comes from.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct VariableValue {
+    pub name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value: Option<i64>,
+    /// `set`, `counts`, `counts+entry`, `entry`, `ambiguous`, `undetermined`.
+    pub source: String,
+    /// Values the loop counts admit.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub from_counts: Vec<i64>,
+    /// `[min, max]` at loop entry in the profiled runs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub at_entry: Option<[i64; 2]>,
+    /// Whether counts and entry values agree, when both exist.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agree: Option<bool>,
+    pub message: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Grid {
+    pub mapping: String,
+    pub threads_x: Quantity,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub threads_y: Option<Quantity>,
+    pub block: String,
+    /// Threads per launch (from the trip counts, else from the profiled counts).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub threads: Option<i64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub blocks: Option<i64>,
+    /// Warps that have at least one thread inside the iteration space.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warps: Option<i64>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct InstanceParameter {
+    pub name: String,
+    pub role: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lo: Option<Quantity>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hi: Option<Quantity>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub size: Option<Quantity>,
+    /// `static` (the report's section, evaluated) or `re-analysis` (§6.2: analysed again
+    /// with the values injected; valid for the profiled run only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub section_from: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+}
+
+/// Global-memory requests of one kernel launch under the chosen mapping.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MemoryTraffic {
+    pub mapping: String,
+    pub accesses: Vec<AccessInstance>,
+    /// Sum over the accesses of `requests_per_launch`, when every one is known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub requests_per_launch: Option<i64>,
+    /// `requests_per_launch * 128`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bytes_per_launch: Option<i64>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AccessInstance {
+    pub line: u32,
+    pub text: String,
+    pub kind: String,
+    pub requests_per_warp: Quantity,
+    /// Times each warp executes the access per launch (1, or the inner loop's iterations).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub executions_per_warp: Option<String>,
+    /// `requests_per_warp * warps * executions_per_warp`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub requests_per_launch: Option<i64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub why: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SharedInstance {
+    pub array: String,
+    pub bytes_per_block: Quantity,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DivergenceInstance {
+    pub line: u32,
+    pub condition: String,
+    pub warps_per_row: Quantity,
+    pub diverging_warps_per_row: [Quantity; 2],
+    /// `diverging / warps_per_row`, `[min, max]`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ratio: Option<[f64; 2]>,
+}
+
+/// The offload estimate of one kernel launch (one entry of the loop); see
+/// `docs/instantiation.md` for the formulas.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Offload {
+    pub bytes_to_device: i64,
+    pub bytes_to_host: i64,
+    pub copies: u64,
+    pub transfer_ns: f64,
+    pub kernel_bytes: i64,
+    pub kernel_ns: f64,
+    pub gpu_ns: f64,
+    /// Profiled inclusive CPU time per entry.
+    pub cpu_ns: f64,
+    pub entries: u64,
+    pub speedup: f64,
+    /// Share of the GPU time spent copying, 0..1.
+    pub transfer_share: f64,
+    /// `(cpu_ns - gpu_ns) * entries`; negative when porting loses time.
+    pub saved_ns: f64,
+    /// `worth porting`, `transfer-bound: ...` or `not worth it`.
+    pub verdict: String,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub caveats: Vec<String>,
+}

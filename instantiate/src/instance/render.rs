@@ -1,0 +1,199 @@
+//! The instantiated report as text for a person: one block per loop, numbers first, the
+//! expressions they came from beside them.
+
+use super::model::{InstanceLoop, InstanceReport, Quantity};
+use std::fmt::Write;
+
+fn q(quantity: &Quantity) -> String {
+    match quantity.value {
+        Some(v) => format!("{v}"),
+        None if !quantity.candidates.is_empty() => quantity.candidates.join(" | "),
+        None => format!("? ({})", quantity.why.as_deref().unwrap_or("unknown")),
+    }
+}
+
+fn time(ns: f64) -> String {
+    if ns >= 1e9 {
+        format!("{:.2} s", ns / 1e9)
+    } else if ns >= 1e6 {
+        format!("{:.2} ms", ns / 1e6)
+    } else if ns >= 1e3 {
+        format!("{:.1} µs", ns / 1e3)
+    } else {
+        format!("{ns:.0} ns")
+    }
+}
+
+pub fn render(report: &InstanceReport) -> String {
+    let mut out = String::new();
+    let i = &report.inputs;
+    let _ = writeln!(
+        out,
+        "instantiated with {} profiled run(s){}; counts: {} per entry; GPU {}; block {}; link {:.1} GB/s",
+        i.profile_runs,
+        if i.incomplete_runs > 0 {
+            format!(" ({} incomplete)", i.incomplete_runs)
+        } else {
+            String::new()
+        },
+        i.count_statistic,
+        i.gpu,
+        i.block,
+        i.link_bytes_per_s as f64 / 1e9
+    );
+    for l in &report.loops {
+        out.push('\n');
+        render_loop(&mut out, l);
+    }
+    out
+}
+
+fn render_loop(out: &mut String, l: &InstanceLoop) {
+    let _ = writeln!(
+        out,
+        "{}  {}  {}  (valid for: {})",
+        l.id, l.function, l.verdict, l.valid_for
+    );
+    if !l.values.is_empty() {
+        let _ = writeln!(out, "  values:");
+        for v in &l.values {
+            let _ = writeln!(out, "    {}", v.message);
+        }
+    }
+    for e in l.equations.iter().filter(|e| e.used) {
+        let _ = writeln!(
+            out,
+            "  equation: {} = {} (loop {}, {} entries{})",
+            e.trip_count,
+            e.observed,
+            e.loop_id,
+            e.entries,
+            e.note
+                .as_deref()
+                .map(|n| format!("; {n}"))
+                .unwrap_or_default()
+        );
+    }
+    for c in &l.conflicts {
+        let _ = writeln!(out, "  conflict: {c}");
+    }
+    if let Some(t) = &l.trip_count {
+        let _ = writeln!(out, "  trip count: {} = {}", t.expr, q(t));
+    }
+    if let Some(g) = &l.grid {
+        let _ = writeln!(
+            out,
+            "  grid: {}, threads x {}{} = {}, block {}, {} blocks, {} warps",
+            g.mapping,
+            q(&g.threads_x),
+            g.threads_y
+                .as_ref()
+                .map(|y| format!(" y {}", q(y)))
+                .unwrap_or_default(),
+            g.threads.map_or("?".into(), |t| t.to_string()),
+            g.block,
+            g.blocks.map_or("?".into(), |b| b.to_string()),
+            g.warps.map_or("?".into(), |w| w.to_string()),
+        );
+    }
+    for p in &l.parameters {
+        let section = match (&p.lo, &p.hi, &p.size) {
+            (Some(lo), Some(hi), Some(size)) => format!(
+                "[{}, {}) = {} bytes   from [{}, {}){}",
+                q(lo),
+                q(hi),
+                q(size),
+                lo.expr,
+                hi.expr,
+                match p.section_from.as_deref() {
+                    Some("re-analysis") => ", re-analysed with the values (profiled run only)",
+                    _ => "",
+                }
+            ),
+            _ => format!(
+                "unknown{}",
+                p.notes
+                    .first()
+                    .map(|n| format!(": {n}"))
+                    .unwrap_or_default()
+            ),
+        };
+        let _ = writeln!(out, "  {:5} {}  {}", p.role, p.name, section);
+    }
+    if let Some(m) = &l.memory {
+        let _ = writeln!(
+            out,
+            "  global memory per launch ({}): {} requests, {} bytes",
+            m.mapping,
+            m.requests_per_launch.map_or("?".into(), |r| r.to_string()),
+            m.bytes_per_launch.map_or("?".into(), |r| r.to_string()),
+        );
+        for a in &m.accesses {
+            let _ = writeln!(
+                out,
+                "    line {} {} `{}`: {} per warp{} -> {}",
+                a.line,
+                a.kind,
+                a.text,
+                q(&a.requests_per_warp),
+                a.executions_per_warp
+                    .as_deref()
+                    .filter(|e| *e != "1")
+                    .map(|e| format!(" x {e} per warp"))
+                    .unwrap_or_default(),
+                a.requests_per_launch.map_or_else(
+                    || format!("? ({})", a.why.as_deref().unwrap_or("")),
+                    |r| r.to_string()
+                )
+            );
+        }
+    }
+    for s in &l.shared_memory {
+        let _ = writeln!(
+            out,
+            "  shared memory `{}`: {} bytes per block",
+            s.array,
+            q(&s.bytes_per_block)
+        );
+    }
+    for d in &l.divergence {
+        let _ = writeln!(
+            out,
+            "  divergence line {} `{}`: {}",
+            d.line,
+            d.condition,
+            match d.ratio {
+                Some([lo, hi]) => format!("{:.1}%..{:.1}% of warps", lo * 100.0, hi * 100.0),
+                None => "unknown".into(),
+            }
+        );
+    }
+    if let Some(o) = &l.offload {
+        let _ = writeln!(
+            out,
+            "  offload per entry: {} bytes in, {} bytes out ({} copies) {}; kernel {} ({} bytes); GPU {} vs CPU {}",
+            o.bytes_to_device,
+            o.bytes_to_host,
+            o.copies,
+            time(o.transfer_ns),
+            time(o.kernel_ns),
+            o.kernel_bytes,
+            time(o.gpu_ns),
+            time(o.cpu_ns)
+        );
+        let _ = writeln!(
+            out,
+            "  => {} (x{} entries: {} {})",
+            o.verdict,
+            o.entries,
+            time(o.saved_ns.abs()),
+            if o.saved_ns >= 0.0 { "saved" } else { "lost" }
+        );
+        for c in &o.caveats {
+            let _ = writeln!(out, "     note: {c}");
+        }
+    }
+    for n in &l.notes {
+        let _ = writeln!(out, "  note: {n}");
+    }
+}

@@ -1,0 +1,188 @@
+//! The evaluation context of one loop: for every variable its value and where it comes
+//! from — given with `--set`, solved from loop counts, recorded at loop entry — and whether
+//! those sources agree.
+
+use super::equations::{consistent_with_ranges, CountedLoop, Determined, Solved};
+use super::eval::Values;
+use super::model::VariableValue;
+use crate::profile::model::ValueStats;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// Everything known about the variables of one loop.
+#[derive(Debug)]
+pub struct Sources<'a> {
+    pub solved: &'a Solved,
+    /// Values recorded at the entry of the loop (or of the loops of its nest), by name.
+    pub recorded: BTreeMap<String, &'a ValueStats>,
+    pub set: &'a Values,
+    /// Loops of the same function with profile data, for consistency checks.
+    pub loops: &'a [CountedLoop<'a>],
+    /// Loops of the same function without profile data, by the variables their counts use.
+    pub unprofiled: &'a [(String, BTreeSet<String>)],
+}
+
+/// Resolves every variable in `names`; returns the values and one line per variable.
+pub fn resolve(names: &BTreeSet<String>, sources: &Sources<'_>) -> (Values, Vec<VariableValue>) {
+    let mut values = Values::new();
+    // Single recorded values first: they filter count candidates of other variables.
+    let recorded_single: Values = sources
+        .recorded
+        .iter()
+        .filter(|(_, s)| s.count > 0 && s.min == s.max)
+        .map(|(n, s)| (n.clone(), s.min))
+        .collect();
+    let mut lines = Vec::new();
+    for name in names {
+        let recorded = sources.recorded.get(name).filter(|s| s.count > 0);
+        let at_entry = recorded.map(|s| [s.min, s.max]);
+        let single = recorded.filter(|s| s.min == s.max).map(|s| s.min);
+        let determined = sources.solved.determined.get(name);
+        let from_counts: Vec<i64> = match determined {
+            Some(Determined::Values(vs)) => {
+                let mut known = sources.set.clone();
+                known.extend(recorded_single.iter().map(|(k, v)| (k.clone(), *v)));
+                known.remove(name);
+                let kept = consistent_with_ranges(vs, name, sources.loops, &known);
+                if kept.is_empty() {
+                    vs.clone()
+                } else {
+                    kept
+                }
+            }
+            _ => Vec::new(),
+        };
+        let range = match determined {
+            Some(Determined::Range(lo, hi)) => Some((*lo, *hi)),
+            _ => None,
+        };
+        let line = |value: Option<i64>, source: &str, agree: Option<bool>, message: String| {
+            VariableValue {
+                name: name.clone(),
+                value,
+                source: source.to_string(),
+                from_counts: from_counts.clone(),
+                at_entry,
+                agree,
+                message,
+            }
+        };
+        let counts_text = match from_counts.as_slice() {
+            [] => String::new(),
+            [v] => format!("{v}"),
+            vs => format!(
+                "{{{}}}",
+                vs.iter().map(i64::to_string).collect::<Vec<_>>().join(", ")
+            ),
+        };
+        let entry_text = match at_entry {
+            Some([lo, hi]) if lo == hi => format!("{lo}"),
+            Some([lo, hi]) => format!("{lo}..{hi}"),
+            None => String::new(),
+        };
+        let agree = match (single, from_counts.is_empty()) {
+            (Some(v), false) => Some(from_counts.contains(&v)),
+            _ => None,
+        };
+        let entry = if let Some(&v) = sources.set.get(name) {
+            let mut message = format!("{name} = {v} (given)");
+            if !from_counts.is_empty() && !from_counts.contains(&v) {
+                message.push_str(&format!(
+                    "; the loop counts say {name} ∈ {counts_text}: the given value disagrees"
+                ));
+            }
+            line(Some(v), "set", agree, message)
+        } else if from_counts.len() == 1 {
+            let v = from_counts[0];
+            match single {
+                Some(e) if e == v => line(
+                    Some(v),
+                    "counts+entry",
+                    agree,
+                    format!("{name} = {v}: solved from the loop counts, equal to the value recorded at entry"),
+                ),
+                Some(e) => line(
+                    Some(e),
+                    "entry",
+                    agree,
+                    format!(
+                        "{name} = {e} as recorded at entry; the loop counts say {v} (they disagree: \
+                         a loop may exit early or the variable changes inside the function)"
+                    ),
+                ),
+                None => line(
+                    Some(v),
+                    "counts",
+                    agree,
+                    format!("{name} = {v}: solved from the loop counts"),
+                ),
+            }
+        } else if from_counts.len() > 1 {
+            match single {
+                Some(e) if from_counts.contains(&e) => line(
+                    Some(e),
+                    "counts+entry",
+                    agree,
+                    format!(
+                        "{name} = {e}: the loop counts admit {name} ∈ {counts_text} (integer division); \
+                         the value recorded at entry picks {e}"
+                    ),
+                ),
+                Some(e) => line(
+                    Some(e),
+                    "entry",
+                    agree,
+                    format!(
+                        "{name} = {e} as recorded at entry; the loop counts admit {name} ∈ {counts_text} \
+                         (they disagree)"
+                    ),
+                ),
+                None => line(
+                    None,
+                    "ambiguous",
+                    agree,
+                    format!(
+                        "ambiguous: the loop counts admit {name} ∈ {counts_text} (integer division); \
+                         give it with --set {name}=VALUE{}",
+                        if at_entry.is_some() {
+                            String::new()
+                        } else {
+                            " or profile with its entry value recorded".to_string()
+                        }
+                    ),
+                ),
+            }
+        } else if let Some(e) = single {
+            line(
+                Some(e),
+                "entry",
+                None,
+                format!("{name} = {e} as recorded at entry (no loop count determines it)"),
+            )
+        } else {
+            let mut why = match (range, at_entry) {
+                (Some((lo, hi)), _) => format!("the loop counts admit {name} ∈ [{lo}, {hi}]"),
+                (None, Some(_)) => format!("{name} took the values {entry_text} at entry"),
+                (None, None) => format!("no profiled loop count determines {name}"),
+            };
+            let would: Vec<&str> = sources
+                .unprofiled
+                .iter()
+                .filter(|(_, vars)| vars.contains(name))
+                .map(|(id, _)| id.as_str())
+                .collect();
+            if !would.is_empty() {
+                why.push_str(&format!(
+                    "; the count of loop {} would (it has no profile data)",
+                    would.join(", ")
+                ));
+            }
+            why.push_str(&format!("; give it with --set {name}=VALUE"));
+            line(None, "undetermined", None, why)
+        };
+        if let Some(v) = entry.value {
+            values.insert(name.clone(), v);
+        }
+        lines.push(entry);
+    }
+    (values, lines)
+}

@@ -1,0 +1,258 @@
+//! `warpwise instantiate`: a kernel report plus a profile become numbers — the program's
+//! variables solved from loop counts, sections in bytes, requests per launch, an offload
+//! estimate (thesis §6; formulas in docs/instantiation.md).
+
+use crate::analyze_command::Format;
+use crate::inputs::{collect, CFlags};
+use advisor::analyze::{analyze_unit_injected, loop_id_matches, Filter};
+use advisor::mapping::Target;
+use advisor::model::{LoopReport, Report};
+use clap::Args;
+use frontend::unit::load_unit;
+use instantiate::instance::equations::CountStatistic;
+use instantiate::instance::eval::Values;
+use instantiate::instance::offload::Link;
+use instantiate::instance::{instantiate, render, InstanceReport, Options};
+use instantiate::profile::Profile;
+use std::collections::HashMap;
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+/// Options shared by `instantiate` and `analyze --instantiate`.
+#[derive(Args, Debug, Clone)]
+pub struct InstanceArgs {
+    /// Give a variable's value (repeatable); it takes precedence over the profile.
+    #[arg(long = "set", value_name = "NAME=VALUE")]
+    pub set: Vec<String>,
+    /// The per-entry count the equations use when a loop's entries ran different counts.
+    #[arg(long = "count", value_name = "min|mean|max", default_value = "max")]
+    pub count: String,
+    /// Host-device bandwidth in GB/s (default: PCIe 4.0 x16, about 25).
+    #[arg(long = "link-gbps", value_name = "GB/S", default_value_t = 25.0)]
+    pub link_gbps: f64,
+    /// Fixed cost of one host-device copy, microseconds.
+    #[arg(long = "copy-latency-us", value_name = "US", default_value_t = 10.0)]
+    pub copy_latency_us: f64,
+    /// Fixed cost of one kernel launch, microseconds.
+    #[arg(long = "launch-us", value_name = "US", default_value_t = 5.0)]
+    pub launch_us: f64,
+}
+
+#[derive(Args, Debug)]
+pub struct InstantiateArgs {
+    /// A kernel report from `warpwise analyze --format yaml` (or json).
+    #[arg(value_name = "REPORT")]
+    pub report: PathBuf,
+    /// The profile from `warpwise profile` / `warpwise cc`.
+    #[arg(long, value_name = "FILE")]
+    pub profile: Option<PathBuf>,
+    #[command(flatten)]
+    pub instance: InstanceArgs,
+    /// Target GPU (sm_70, sm_80, sm_90 or a card name).
+    #[arg(long, value_name = "NAME", default_value = advisor::gpus::DEFAULT_GPU)]
+    pub gpu: String,
+    /// Block shape `XxY` (default: the report's, else 32x8).
+    #[arg(long, value_name = "XxY")]
+    pub block: Option<String>,
+    /// Flags to read the report's C files again where a section needs re-analysis (§6.2).
+    #[command(flatten)]
+    pub cflags: CFlags,
+    #[arg(long, value_enum)]
+    pub format: Option<Format>,
+    #[arg(short = 'o', long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+}
+
+/// Exit code 2 for bad options, 1 for unreadable inputs.
+pub fn options(args: &InstanceArgs, gpu: &str, block: (u64, u64)) -> Result<Options, (u8, String)> {
+    let gpu = advisor::gpus::gpu(gpu).ok_or_else(|| {
+        let known: Vec<&str> = advisor::gpus::GPUS.iter().map(|g| g.name).collect();
+        (
+            2,
+            format!("unknown GPU `{gpu}` (known: {})", known.join(", ")),
+        )
+    })?;
+    let mut set = Values::new();
+    for s in &args.set {
+        let parsed = s
+            .split_once('=')
+            .and_then(|(n, v)| Some((n.trim().to_string(), v.trim().parse::<i64>().ok()?)));
+        match parsed {
+            Some((name, value)) if !name.is_empty() => {
+                set.insert(name, value);
+            }
+            _ => return Err((2, format!("`--set {s}`: expected NAME=INTEGER, e.g. n=200"))),
+        }
+    }
+    let statistic = CountStatistic::parse(&args.count).ok_or_else(|| {
+        (
+            2,
+            format!("`--count {}`: expected min, mean or max", args.count),
+        )
+    })?;
+    if args.link_gbps.is_nan()
+        || args.link_gbps <= 0.0
+        || args.copy_latency_us < 0.0
+        || args.launch_us < 0.0
+    {
+        return Err((
+            2,
+            "link bandwidth must be positive and latencies not negative".into(),
+        ));
+    }
+    Ok(Options {
+        set,
+        block,
+        gpu,
+        link: Link {
+            bytes_per_s: (args.link_gbps * 1e9) as u64,
+            latency_ns: (args.copy_latency_us * 1e3) as u64,
+            launch_ns: (args.launch_us * 1e3) as u64,
+        },
+        statistic,
+    })
+}
+
+/// The file part of a loop id `path:line:col`.
+fn id_file(id: &str) -> Option<&str> {
+    id.rsplitn(3, ':').nth(2)
+}
+
+/// Re-analyses one loop with values injected, reading its file with `cflags`.
+pub fn reanalyze_with(
+    cflags: &CFlags,
+    target: Target,
+) -> impl Fn(&LoopReport, &Values) -> Result<LoopReport, String> + '_ {
+    move |l: &LoopReport, values: &Values| {
+        let file = id_file(&l.id).ok_or_else(|| format!("loop id `{}` names no file", l.id))?;
+        let path = Path::new(file);
+        if !path.is_file() {
+            return Err(format!("`{file}` is not readable from here"));
+        }
+        let (inputs, problems) = collect(&[path.to_path_buf()], cflags);
+        let input = inputs
+            .into_iter()
+            .next()
+            .ok_or_else(|| problems.first().map(|d| d.to_string()).unwrap_or_default())?;
+        let unit = load_unit(&input).map_err(|d| d.to_string())?;
+        let injected: HashMap<String, i64> = values.iter().map(|(k, v)| (k.clone(), *v)).collect();
+        let filter = Filter {
+            function: Some(l.function.clone()),
+            loop_id: Some(l.id.clone()),
+        };
+        analyze_unit_injected(&unit, &filter, &target, &injected)
+            .into_iter()
+            .find(|r| loop_id_matches(&r.id, &l.id))
+            .ok_or_else(|| format!("loop {} not found again in `{file}`", l.id))
+    }
+}
+
+pub fn run(args: &InstantiateArgs) -> ExitCode {
+    let text = match std::fs::read_to_string(&args.report) {
+        Ok(t) => t,
+        Err(e) => return fail(1, &format!("cannot read `{}`: {e}", args.report.display())),
+    };
+    let report: Report = match serde_yaml::from_str(&text) {
+        Ok(r) => r,
+        Err(e) => {
+            let at = e
+                .location()
+                .map(|l| format!("{}:{}:{}: ", args.report.display(), l.line(), l.column()))
+                .unwrap_or_else(|| format!("{}: ", args.report.display()));
+            return fail(1, &format!("{at}not a kernel report: {e}"));
+        }
+    };
+    if report.schema != advisor::model::SCHEMA {
+        return fail(
+            1,
+            &format!(
+                "{}: schema `{}`, expected `{}`",
+                args.report.display(),
+                report.schema,
+                advisor::model::SCHEMA
+            ),
+        );
+    }
+    let profile = match &args.profile {
+        Some(p) => match instantiate::profile::read_profile(p) {
+            Ok(p) => Some(p),
+            Err(e) => return fail(1, &e),
+        },
+        None => None,
+    };
+    let block_text = args.block.clone().unwrap_or_else(|| {
+        report
+            .loops
+            .iter()
+            .find_map(|l| l.occupancy.as_ref().map(|o| o.block.clone()))
+            .unwrap_or_else(|| "32x8".into())
+    });
+    let Some(block) = advisor::mapping::parse_block(&block_text) else {
+        return fail(
+            2,
+            &format!("`--block {block_text}`: expected XxY, e.g. 32x8"),
+        );
+    };
+    let options = match options(&args.instance, &args.gpu, block) {
+        Ok(o) => o,
+        Err((code, e)) => return fail(code, &e),
+    };
+    let target = Target {
+        gpu: options.gpu,
+        block,
+    };
+    let reanalyze = reanalyze_with(&args.cflags, target);
+    let instance = instantiate(&report, profile.as_ref(), &options, Some(&reanalyze));
+    write(&instance, args.format, args.output.as_deref())
+}
+
+/// Instantiates an in-memory report (for `analyze --instantiate`).
+pub fn instantiate_report(
+    report: &Report,
+    profile: Option<&Profile>,
+    options: &Options,
+    cflags: &CFlags,
+) -> InstanceReport {
+    let target = Target {
+        gpu: options.gpu,
+        block: options.block,
+    };
+    let reanalyze = reanalyze_with(cflags, target);
+    instantiate(report, profile, options, Some(&reanalyze))
+}
+
+pub fn write(instance: &InstanceReport, format: Option<Format>, output: Option<&Path>) -> ExitCode {
+    let to_terminal = output.is_none() && std::io::stdout().is_terminal();
+    let format = format.unwrap_or(if to_terminal {
+        Format::Text
+    } else {
+        Format::Yaml
+    });
+    let text = match format {
+        Format::Yaml => {
+            serde_yaml::to_string(instance).unwrap_or_else(|e| format!("# cannot serialize: {e}\n"))
+        }
+        Format::Json => serde_json::to_string_pretty(instance)
+            .map(|s| s + "\n")
+            .unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}\n")),
+        Format::Text => render::render(instance),
+    };
+    let written = match output {
+        Some(path) => std::fs::write(path, text.as_bytes())
+            .map_err(|e| format!("cannot write `{}`: {e}", path.display())),
+        None => std::io::stdout()
+            .lock()
+            .write_all(text.as_bytes())
+            .map_err(|e| e.to_string()),
+    };
+    match written {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => fail(1, &e),
+    }
+}
+
+fn fail(code: u8, message: &str) -> ExitCode {
+    eprintln!("error: {message}");
+    ExitCode::from(code)
+}
