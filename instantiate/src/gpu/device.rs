@@ -2,9 +2,10 @@
 //!
 //! Every function returns `Err(reason)` when there is no driver, no GPU or the driver
 //! refuses something; none panics. Each call retains device 0's primary context and
-//! releases it on return, so a kernel that faults (which poisons a CUDA context for good)
-//! does not break the calls after it; the price is context set-up per call, which is not
-//! part of any reported time.
+//! releases it on return, so that after a kernel fault (which poisons the context) a later
+//! call can start from a fresh one; the driver may still refuse work in that process, so a
+//! caller running untrusted kernels in bulk should use a child process per kernel. Context
+//! set-up per call is not part of any reported time.
 
 use std::sync::Arc;
 use std::time::Instant;
