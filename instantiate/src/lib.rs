@@ -1,4 +1,5 @@
 //! Instantiation (thesis §6): profiling, equations from loop counts, evaluation, CUDA generation, validation.
 
+pub mod gpu;
 pub mod instance;
 pub mod profile;
