@@ -440,3 +440,89 @@ fn requests_per_warp_equal_what_the_run_issues() {
         }
     }
 }
+
+#[test]
+fn entry_values_let_the_counts_determine_the_rest() {
+    // fan2's counts `N - t - 1` and `N - t` cannot separate N and t; with N = 128 recorded
+    // at entry, the largest count (the `max` statistic) gives t = 0: the first, largest call.
+    let dir = profile_and_report("gaussian_fan2.c", &[]);
+    let report = instantiate(&dir, "profile.yaml", &[]);
+    let l = loop_at(&report, 46);
+    assert_eq!(value_of(l, "N").value, Some(128));
+    let t = value_of(l, "t");
+    assert_eq!((t.value, t.source.as_str()), (Some(0), "counts"));
+    assert_eq!(t.at_entry, Some([0, 126]));
+    assert_eq!(section(l, "B"), (Some(0), Some(512), Some(512)));
+    // The grid is the recommended 2D mapping: threads over y (128) and x (127).
+    let grid = l.grid.as_ref().unwrap();
+    assert_eq!(grid.threads, Some(128 * 127));
+}
+
+#[test]
+fn malformed_inputs_are_diagnosed_with_exit_codes() {
+    let dir = scratch("malformed");
+    std::fs::write(
+        dir.join("bad.yaml"),
+        "schema: warpwise/kernel-report/v1\nloops: [1, 2\n",
+    )
+    .unwrap();
+    let out = Command::new(bin())
+        .current_dir(&dir)
+        .args(["instantiate", "bad.yaml"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("bad.yaml:"), "{err}");
+    let out = Command::new(bin())
+        .current_dir(&dir)
+        .args(["instantiate", "bad.yaml", "--set", "n"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "the report is read before options are checked"
+    );
+    std::fs::write(
+        dir.join("empty.yaml"),
+        "schema: warpwise/kernel-report/v1\nloops: []\n",
+    )
+    .unwrap();
+    let out = Command::new(bin())
+        .current_dir(&dir)
+        .args(["instantiate", "empty.yaml", "--set", "n"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("NAME=INTEGER"));
+}
+
+#[test]
+fn analyze_instantiate_does_it_in_one_go() {
+    let dir = profile_and_report("every_fourth_add.c", &["200"]);
+    let file = samples().join("every_fourth_add.c");
+    let text = run(
+        &dir,
+        &[
+            "analyze",
+            file.to_str().unwrap(),
+            "--profile",
+            "profile.yaml",
+            "--instantiate",
+            "--format",
+            "yaml",
+        ],
+    );
+    let report: InstanceReport = serde_yaml::from_str(&text).expect("an instance report");
+    let l = loop_at(&report, 43);
+    assert_eq!(value_of(l, "n").value, Some(200));
+    assert_eq!(section(l, "a"), (Some(800), Some(2388), Some(1588)));
+    let offload = l.offload.as_ref().expect("an offload estimate");
+    assert_eq!(
+        (offload.bytes_to_device, offload.bytes_to_host),
+        (3176, 1588)
+    );
+    // The verdict's inputs are all in the YAML: the GPU time is transfers plus kernel.
+    assert!((offload.gpu_ns - (offload.transfer_ns + offload.kernel_ns)).abs() < 1e-6);
+}

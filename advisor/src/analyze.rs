@@ -444,6 +444,14 @@ impl<'a> FunctionContext<'a> {
                         if let Some(why) = crate::calls::host_only_reason(program, name) {
                             facts.reasons.push(self.reason(&codes::HOST_CALL, why, vec![line], Some("move the call out of the loop, or replace it with device code".into())));
                             facts.verdict = facts.verdict.max(Verdict::NotFriendly);
+                        } else if let Some(why) = self.callee_effects_reason(name, l) {
+                            facts.reasons.push(self.reason(
+                                &codes::CALLEE_EFFECTS,
+                                why,
+                                vec![line],
+                                Some("port the callee and check its accesses, or run `warpwise profile` (it tracks accesses inside callees)".into()),
+                            ));
+                            facts.verdict = facts.verdict.max(Verdict::NeedsProfile);
                         } else if matches!(classify(program, name), CallKind::Allocator) {
                             facts.reasons.push(self.reason(
                                 &codes::ALLOCATION,
@@ -459,6 +467,33 @@ impl<'a> FunctionContext<'a> {
         facts.assumptions.sort();
         facts.assumptions.dedup();
         facts
+    }
+
+    /// Why a call to a function of the program may carry a dependence between iterations:
+    /// it writes memory outside its frame, or reads memory while the loop writes some. The
+    /// callee's accesses are not part of the loop's dependence tests.
+    fn callee_effects_reason(&self, name: &str, l: &frontend::loops::Loop) -> Option<String> {
+        let program = &self.unit.lowered.program;
+        if !matches!(classify(program, name), CallKind::Port { .. }) {
+            return None;
+        }
+        let effects = crate::calls::memory_effects(program, name);
+        if effects.writes {
+            return Some(format!(
+                "calls `{name}`, which writes memory outside its own frame: dependences between iterations through it are not analysed"
+            ));
+        }
+        let loop_writes = l.blocks.iter().any(|b| {
+            self.func.block(*b).insts.iter().any(|v| {
+                matches!(self.func.inst(*v).kind, InstKind::Store { addr, .. }
+                    if !crate::calls::is_local(self.func, addr))
+            })
+        });
+        (effects.reads && loop_writes).then(|| {
+            format!(
+                "calls `{name}`, which reads memory the loop may write in another iteration: not analysed"
+            )
+        })
     }
 
     /// C99 6.5.6: indexing a row of a fixed-size array (`A[i][j]` with `double A[N][1100]`)

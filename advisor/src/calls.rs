@@ -210,3 +210,75 @@ pub fn host_only_reason(program: &Program, name: &str) -> Option<String> {
         _ => None,
     }
 }
+
+/// What a function of the program does to memory outside its own frame, with its callees.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MemoryEffects {
+    pub reads: bool,
+    pub writes: bool,
+}
+
+/// Library functions that write through their first argument.
+const WRITING_LIBRARY: &[&str] = &["memset", "memcpy", "memmove", "strcpy", "strncpy", "strcat"];
+
+/// The memory effects of calling `name`: loads and stores whose address is not one of the
+/// callee's own locals (each call has its own frame, so those are private to an iteration).
+/// Functions that are not in the program count as neither (their calls are judged as
+/// host-only or built-in elsewhere), except the writing library functions.
+pub fn memory_effects(program: &Program, name: &str) -> MemoryEffects {
+    let mut seen = BTreeSet::new();
+    let mut effects = MemoryEffects::default();
+    effects_of(program, name, &mut seen, &mut effects, 0);
+    effects
+}
+
+fn effects_of(
+    program: &Program,
+    name: &str,
+    seen: &mut BTreeSet<String>,
+    effects: &mut MemoryEffects,
+    depth: u32,
+) {
+    if WRITING_LIBRARY.contains(&name) {
+        effects.writes = true;
+        effects.reads = true;
+        return;
+    }
+    let Some(func) = program.function(name) else {
+        return;
+    };
+    if depth > 16 || !seen.insert(name.to_string()) {
+        return;
+    }
+    for inst in &func.insts {
+        match &inst.kind {
+            InstKind::Load { addr } if !is_local(func, *addr) => effects.reads = true,
+            InstKind::Store { addr, .. } if !is_local(func, *addr) => effects.writes = true,
+            InstKind::Call {
+                callee: Callee::Direct(callee),
+                ..
+            } => effects_of(program, callee, seen, effects, depth + 1),
+            InstKind::Call {
+                callee: Callee::Indirect(_),
+                ..
+            } => {
+                effects.reads = true;
+                effects.writes = true;
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Whether an address is inside one of the function's own stack slots.
+pub(crate) fn is_local(func: &Function, mut addr: frontend::ir::Value) -> bool {
+    for _ in 0..64 {
+        match &func.inst(addr).kind {
+            InstKind::SlotAddr(_) => return true,
+            InstKind::PtrAdd { base, .. } | InstKind::FieldAddr { base, .. } => addr = *base,
+            InstKind::Cast(v) => addr = *v,
+            _ => return false,
+        }
+    }
+    false
+}

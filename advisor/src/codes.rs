@@ -56,6 +56,12 @@ pub const UNDECIDED_DEPENDENCE: Code = Code {
     explanation:
         "an index depends on data (e.g. `a[idx[i]]`) or is not affine; a profile settles it",
 };
+pub const CALLEE_EFFECTS: Code = Code {
+    code: "WW112",
+    name: "callee touches shared memory",
+    explanation:
+        "the loop calls a function of the program that writes memory (or reads memory the loop writes); its accesses are not tested across iterations; a profile settles it",
+};
 pub const ALLOCATION: Code = Code {
     code: "WW120",
     name: "allocation in the loop",
@@ -72,5 +78,6 @@ pub const ALL: &[&Code] = &[
     &NOT_NORMALIZABLE,
     &MAY_ALIAS,
     &UNDECIDED_DEPENDENCE,
+    &CALLEE_EFFECTS,
     &ALLOCATION,
 ];

@@ -299,3 +299,20 @@ fn signal_convolution_input_section_is_exact_statically() {
         );
     }
 }
+
+#[test]
+fn a_loop_calling_functions_that_write_its_arrays_needs_a_profile() {
+    // main's `for t` calls fan1 and fan2, which update A, M and B through their pointer
+    // arguments: iteration t + 1 reads what iteration t wrote.
+    has_reason(
+        "gaussian_fan2.c",
+        "main",
+        77,
+        "WW112",
+        "calls `fan1`, which writes memory",
+    );
+    assert_eq!(
+        find(&reports("gaussian_fan2.c"), "main", 77).verdict,
+        advisor::model::Verdict::NeedsProfile
+    );
+}

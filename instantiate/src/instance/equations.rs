@@ -106,6 +106,17 @@ pub fn solve_counts(
     loop_vars: &BTreeSet<String>,
     statistic: CountStatistic,
 ) -> Solved {
+    solve_counts_given(loops, loop_vars, statistic, &Values::new())
+}
+
+/// As [`solve_counts`], with the variables in `known` replaced by their values first (for a
+/// second pass: values recorded at entry can determine the remaining variables).
+pub fn solve_counts_given(
+    loops: &[CountedLoop<'_>],
+    loop_vars: &BTreeSet<String>,
+    statistic: CountStatistic,
+    known: &Values,
+) -> Solved {
     let mut solved = Solved::default();
     let mut equations = Vec::new();
     for l in loops {
@@ -121,8 +132,9 @@ pub fn solve_counts(
             used: false,
             note: None,
         };
-        let vars = eval::variables(&l.trip_count);
-        let expr = eval::parse(&l.trip_count);
+        let trip_count = eval::substitute(&l.trip_count, known);
+        let vars = eval::variables(&trip_count);
+        let expr = eval::parse(&trip_count);
         eq.note = if p.entries == 0 {
             Some("never entered".into())
         } else if let Err(e) = &expr {

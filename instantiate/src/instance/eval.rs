@@ -82,7 +82,7 @@ pub fn variables(text: &str) -> BTreeSet<String> {
 
 /// `text` with every variable that has a value replaced by it: the engine then reads
 /// expressions it cannot represent symbolically, such as `(n - 1) / factor`.
-fn substitute(text: &str, values: &Values) -> String {
+pub fn substitute(text: &str, values: &Values) -> String {
     let mut out = String::with_capacity(text.len());
     let mut last = 0;
     for (s, e) in names(text) {

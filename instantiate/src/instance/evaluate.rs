@@ -88,12 +88,20 @@ pub fn grid(
     block: (u64, u64),
     profile: Option<&Profile>,
 ) -> GridFacts {
+    // The nest's loops first; a mapping may also name a child loop the nest left out
+    // (it maps the child when both loops are parallel).
     let loop_of = |var: &str| -> Option<&LoopReport> {
+        let has_var = |l: &&LoopReport| l.induction.as_ref().is_some_and(|i| i.var == var);
         report
             .nest
             .iter()
             .filter_map(|id| all.iter().find(|l| &l.id == id))
-            .find(|l| l.induction.as_ref().is_some_and(|i| i.var == var))
+            .find(has_var)
+            .or_else(|| {
+                all.iter()
+                    .filter(|l| l.function == report.function && l.line >= report.line)
+                    .find(has_var)
+            })
     };
     let threads_along = |var: &str| -> Quantity {
         match loop_of(var).and_then(|l| l.induction.as_ref()) {
@@ -238,8 +246,16 @@ pub fn memory(
     }
 }
 
-/// Shared bytes per block for the chosen block shape.
-pub fn shared(report: &LoopReport, values: &Context, block: (u64, u64)) -> Vec<SharedInstance> {
+/// Shared bytes per block for the chosen block shape. A size that depends on the block's
+/// position (`block.x`, `block.y`: the grid coordinates of its first thread) is evaluated
+/// for the first and the last block along each axis and the largest is kept: the sizes are
+/// affine in the position, so that is the largest block.
+pub fn shared(
+    report: &LoopReport,
+    values: &Context,
+    block: (u64, u64),
+    grid: Option<&Grid>,
+) -> Vec<SharedInstance> {
     let mut with_block = values.clone();
     with_block
         .values
@@ -247,12 +263,45 @@ pub fn shared(report: &LoopReport, values: &Context, block: (u64, u64)) -> Vec<S
     with_block
         .values
         .insert("blockDim.y".into(), block.1 as i64);
+    let last_origin = |threads: Option<&Quantity>, dim: u64| -> Vec<i64> {
+        match threads.and_then(|q| q.value) {
+            Some(t) if t > 0 => vec![0, (t - 1) / dim as i64 * dim as i64],
+            _ => vec![],
+        }
+    };
+    let xs = last_origin(grid.map(|g| &g.threads_x), block.0);
+    let ys = last_origin(grid.and_then(|g| g.threads_y.as_ref()), block.1);
     report
         .shared_memory
         .iter()
-        .map(|s| SharedInstance {
-            array: s.array.clone(),
-            bytes_per_block: quantity(&s.bytes_per_block, &with_block),
+        .map(|s| {
+            let mut q = quantity(&s.bytes_per_block, &with_block);
+            let positional = ["block.x", "block.y"]
+                .iter()
+                .any(|v| super::eval::variables(&s.bytes_per_block).contains(*v));
+            if q.value.is_none() && positional {
+                let mut best: Option<i64> = None;
+                for x in if xs.is_empty() { vec![0] } else { xs.clone() } {
+                    for y in if ys.is_empty() { vec![0] } else { ys.clone() } {
+                        let mut at = with_block.clone();
+                        at.values.insert("block.x".into(), x);
+                        at.values.insert("block.y".into(), y);
+                        if let Ok(v) = eval_in(&s.bytes_per_block, &at) {
+                            best = Some(best.map_or(v, |b: i64| b.max(v)));
+                        }
+                    }
+                }
+                if let Some(v) = best {
+                    q.value = Some(v);
+                    q.why =
+                        Some("the largest block (the size depends on the block's position)".into());
+                    q.candidates.clear();
+                }
+            }
+            SharedInstance {
+                array: s.array.clone(),
+                bytes_per_block: q,
+            }
         })
         .collect()
 }

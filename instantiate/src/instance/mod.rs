@@ -151,8 +151,17 @@ fn needed_variables(
     exprs
         .iter()
         .flat_map(|e| eval::variables(e))
-        .filter(|v| !ivs.contains(v) && !v.starts_with("blockDim."))
+        .filter(|v| !is_loop_var(v, ivs) && !v.starts_with("blockDim.") && !v.starts_with("block."))
         .collect()
+}
+
+/// Whether `name` is an induction variable, also as the report prints a name shared by
+/// several variables of the function (`i_2` for the second `i`).
+fn is_loop_var(name: &str, ivs: &BTreeSet<String>) -> bool {
+    ivs.contains(name)
+        || name.rsplit_once('_').is_some_and(|(base, n)| {
+            ivs.contains(base) && !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit())
+        })
 }
 
 fn instantiate_loop(
@@ -163,10 +172,17 @@ fn instantiate_loop(
     reanalyze: Option<&Reanalyze<'_>>,
 ) -> InstanceLoop {
     let related = related(l, all);
-    let ivs: BTreeSet<String> = related
+    let mut ivs: BTreeSet<String> = related
         .iter()
         .filter_map(|x| x.induction.as_ref().map(|i| i.var.clone()))
         .collect();
+    let numbered: Vec<String> = related
+        .iter()
+        .filter_map(|x| x.induction.as_ref())
+        .flat_map(|i| eval::variables(&i.trip_count))
+        .filter(|v| is_loop_var(v, &ivs))
+        .collect();
+    ivs.extend(numbered);
     let find = |id: &str| -> Option<&LoopProfile> { profile.and_then(|p| p.find_loop(id)) };
     let counted: Vec<CountedLoop> = related
         .iter()
@@ -244,6 +260,47 @@ fn instantiate_loop(
             unprofiled: &unprofiled,
         },
     );
+    // Second pass: with the values known so far substituted, the counts may determine
+    // variables they could not alone (`N - t = 128` with `N = 128` recorded gives `t = 0`).
+    let (values, value_lines) = {
+        let undetermined: Vec<String> = value_lines
+            .iter()
+            .filter(|v| v.value.is_none() && v.source == "undetermined")
+            .map(|v| v.name.clone())
+            .collect();
+        if undetermined.is_empty() || values.is_empty() {
+            (values, value_lines)
+        } else {
+            let second = equations::solve_counts_given(&counted, &ivs, options.statistic, &values);
+            let mut values = values;
+            let mut lines = value_lines;
+            for line in lines.iter_mut().filter(|v| undetermined.contains(&v.name)) {
+                if let Some(equations::Determined::Values(vs)) = second.determined.get(&line.name) {
+                    if let [v] = vs.as_slice() {
+                        let given: Vec<String> =
+                            values.iter().map(|(k, x)| format!("{k} = {x}")).collect();
+                        line.value = Some(*v);
+                        line.source = "counts".into();
+                        line.from_counts = vec![*v];
+                        line.message = format!(
+                            "{} = {v}: solved from the loop counts given {}{}",
+                            line.name,
+                            given.join(", "),
+                            match line.at_entry {
+                                Some([lo, hi]) if lo != hi => format!(
+                                    " (it took {lo}..{hi} at entry: this is the entry with the {} count)",
+                                    options.statistic.as_str()
+                                ),
+                                _ => String::new(),
+                            }
+                        );
+                        values.insert(line.name.clone(), *v);
+                    }
+                }
+            }
+            (values, lines)
+        }
+    };
     let context = eval::Context {
         values: values.clone(),
         ambiguous: value_lines
@@ -294,7 +351,12 @@ fn instantiate_loop(
         (Some(m), Some(g)) => Some(evaluate::memory(l, all, m, &context, g, profile)),
         _ => None,
     };
-    let shared_memory = evaluate::shared(source, &context, options.block);
+    let shared_memory = evaluate::shared(
+        source,
+        &context,
+        options.block,
+        grid.as_ref().map(|g| &g.grid),
+    );
     let divergence = evaluate::divergence(source, &context);
     let used_profile = value_lines.iter().any(|v| {
         matches!(
