@@ -5,7 +5,6 @@ use advisor::analyze::{analyze_unit_for, Filter};
 use advisor::model::{Report, SCHEMA};
 use clap::{Args, ValueEnum};
 use frontend::unit::load_unit;
-use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -149,29 +148,10 @@ pub fn run(args: &AnalyzeArgs) -> ExitCode {
         }
         return written;
     }
-    let to_terminal = args.output.is_none() && std::io::stdout().is_terminal();
-    let format = args.format.unwrap_or(if to_terminal {
-        Format::Text
-    } else {
-        Format::Yaml
-    });
-    let text = match format {
-        Format::Yaml => {
-            serde_yaml::to_string(&report).unwrap_or_else(|e| format!("# cannot serialize: {e}\n"))
-        }
-        Format::Json => serde_json::to_string_pretty(&report)
-            .map(|s| s + "\n")
-            .unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}\n")),
-        Format::Text => advisor::recipe::render(&report, &units, args.verbose),
-    };
-    let written = match &args.output {
-        Some(path) => std::fs::write(path, text.as_bytes())
-            .map_err(|e| format!("cannot write `{}`: {e}", path.display())),
-        None => std::io::stdout()
-            .lock()
-            .write_all(text.as_bytes())
-            .map_err(|e| e.to_string()),
-    };
+    let format = crate::output::resolve_format(args.format, args.output.as_deref());
+    let text = crate::output::serialize(&report, format)
+        .unwrap_or_else(|| advisor::recipe::render(&report, &units, args.verbose));
+    let written = crate::output::write_text(&text, args.output.as_deref());
     if let Err(e) = written {
         eprintln!("error: {e}");
         return ExitCode::from(1);

@@ -15,7 +15,6 @@ use instantiate::instance::offload::Link;
 use instantiate::instance::{instantiate, render, InstanceReport, Options};
 use instantiate::profile::Profile;
 use std::collections::HashMap;
-use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -223,30 +222,10 @@ pub fn instantiate_report(
 }
 
 pub fn write(instance: &InstanceReport, format: Option<Format>, output: Option<&Path>) -> ExitCode {
-    let to_terminal = output.is_none() && std::io::stdout().is_terminal();
-    let format = format.unwrap_or(if to_terminal {
-        Format::Text
-    } else {
-        Format::Yaml
-    });
-    let text = match format {
-        Format::Yaml => {
-            serde_yaml::to_string(instance).unwrap_or_else(|e| format!("# cannot serialize: {e}\n"))
-        }
-        Format::Json => serde_json::to_string_pretty(instance)
-            .map(|s| s + "\n")
-            .unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}\n")),
-        Format::Text => render::render(instance),
-    };
-    let written = match output {
-        Some(path) => std::fs::write(path, text.as_bytes())
-            .map_err(|e| format!("cannot write `{}`: {e}", path.display())),
-        None => std::io::stdout()
-            .lock()
-            .write_all(text.as_bytes())
-            .map_err(|e| e.to_string()),
-    };
-    match written {
+    let format = crate::output::resolve_format(format, output);
+    let text =
+        crate::output::serialize(instance, format).unwrap_or_else(|| render::render(instance));
+    match crate::output::write_text(&text, output) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => fail(1, &e),
     }

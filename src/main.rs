@@ -9,6 +9,7 @@ mod cc_command;
 mod inputs;
 mod instantiate_command;
 mod ir_command;
+mod output;
 mod profile_command;
 
 use clap::{Parser, Subcommand};

@@ -159,9 +159,50 @@ fn thesis_6_1_every_fourth_add_count_alone_is_ambiguous_entry_values_settle_it()
     assert_eq!(section(l, "a"), (Some(796), Some(2384), Some(1588)));
 }
 
-/// Bytes each parameter's accesses touched inside `function` during its first call, as
-/// offsets from the parameter's value: `name -> (lowest, end)`.
-fn touched(sample: &str, function: &str, args: &[&str]) -> BTreeMap<String, (i64, i64)> {
+/// What the first call of one function did in an interpreted run of a sample.
+#[derive(Default)]
+struct RunTrace {
+    calls: u32,
+    /// Pointer parameters at entry: allocation and offset.
+    pointers: HashMap<String, (u32, i64)>,
+    /// Every access of the call, in order: allocation, store, offset, size.
+    accesses: Vec<(u32, bool, i64, u64)>,
+}
+
+struct Recorder {
+    function: String,
+    params: HashMap<Value, String>,
+    trace: Rc<RefCell<RunTrace>>,
+}
+
+impl Observer for Recorder {
+    fn on_block(&mut self, function: &str, block: frontend::ir::Block) {
+        if function == self.function && block == frontend::ir::Block(0) {
+            self.trace.borrow_mut().calls += 1;
+        }
+    }
+    fn on_value(&mut self, function: &str, value: Value, val: &Val) {
+        let mut trace = self.trace.borrow_mut();
+        if function != self.function || trace.calls != 1 {
+            return;
+        }
+        if let (Some(name), Val::Ptr { alloc, offset }) = (self.params.get(&value), val) {
+            trace
+                .pointers
+                .entry(name.clone())
+                .or_insert((*alloc, *offset));
+        }
+    }
+    fn on_access(&mut self, a: &Access) {
+        let mut trace = self.trace.borrow_mut();
+        if a.function == self.function && trace.calls == 1 {
+            trace.accesses.push((a.alloc, a.is_store, a.offset, a.size));
+        }
+    }
+}
+
+/// Runs `sample` with `args` in the IR interpreter, recording the first call of `function`.
+fn trace_run(sample: &str, function: &str, args: &[&str]) -> RunTrace {
     let unit = load_unit(&TranslationUnitInput::new(samples().join(sample))).expect("loads");
     let program = &unit.lowered.program;
     let func = program.function(function).expect("function");
@@ -170,58 +211,30 @@ fn touched(sample: &str, function: &str, args: &[&str]) -> BTreeMap<String, (i64
         .iter()
         .filter_map(|p| Some((p.value, p.name.clone()?)))
         .collect();
-    #[derive(Default)]
-    struct Seen {
-        calls: u32,
-        pointers: HashMap<String, (u32, i64)>,
-        accesses: Vec<(u32, i64, u64)>,
-    }
-    struct Recorder {
-        function: String,
-        params: HashMap<Value, String>,
-        seen: Rc<RefCell<Seen>>,
-    }
-    impl Observer for Recorder {
-        fn on_block(&mut self, function: &str, block: frontend::ir::Block) {
-            if function == self.function && block == frontend::ir::Block(0) {
-                self.seen.borrow_mut().calls += 1;
-            }
-        }
-        fn on_value(&mut self, function: &str, value: Value, val: &Val) {
-            let mut seen = self.seen.borrow_mut();
-            if function != self.function || seen.calls != 1 {
-                return;
-            }
-            if let (Some(name), Val::Ptr { alloc, offset }) = (self.params.get(&value), val) {
-                seen.pointers
-                    .entry(name.clone())
-                    .or_insert((*alloc, *offset));
-            }
-        }
-        fn on_access(&mut self, a: &Access) {
-            let mut seen = self.seen.borrow_mut();
-            if a.function == self.function && seen.calls == 1 {
-                seen.accesses.push((a.alloc, a.offset, a.size));
-            }
-        }
-    }
-    let seen = Rc::new(RefCell::new(Seen::default()));
+    let trace = Rc::new(RefCell::new(RunTrace::default()));
     let mut interp = Interpreter::new(program)
         .with_fuel(200_000_000)
         .with_observer(Box::new(Recorder {
             function: function.to_string(),
             params,
-            seen: seen.clone(),
+            trace: trace.clone(),
         }));
-    let mut argv = vec![sample];
-    argv.extend_from_slice(args);
-    let result = interp.run_main(&argv[1..]).expect("the sample runs");
+    let result = interp.run_main(args).expect("the sample runs");
     assert_eq!(result.exit_code, 0);
-    let seen = seen.borrow();
+    drop(interp);
+    Rc::try_unwrap(trace)
+        .ok()
+        .expect("the interpreter is gone")
+        .into_inner()
+}
+
+/// Bytes each parameter's accesses touched inside `function` during its first call, as
+/// offsets from the parameter's value: `name -> (lowest, end)`.
+fn touched(sample: &str, function: &str, args: &[&str]) -> BTreeMap<String, (i64, i64)> {
+    let trace = trace_run(sample, function, args);
     let mut out = BTreeMap::new();
-    for (name, (alloc, base)) in &seen.pointers {
-        for &(a, offset, size) in seen.accesses.iter().filter(|(a, ..)| a == alloc) {
-            let _ = a;
+    for (name, (alloc, base)) in &trace.pointers {
+        for &(_, _, offset, size) in trace.accesses.iter().filter(|(a, ..)| a == alloc) {
             let (lo, hi) = (offset - base, offset - base + size as i64);
             let e = out.entry(name.clone()).or_insert((lo, hi));
             e.0 = e.0.min(lo);
@@ -326,59 +339,17 @@ fn sections_of_the_samples_equal_what_the_run_touches() {
 /// each parameter touch (threads along x run consecutive iterations), with the parameter's
 /// allocation placed at offset 0 of a segment as `cudaMalloc` places it.
 fn observed_requests(sample: &str, function: &str, args: &[&str]) -> BTreeMap<(String, bool), u64> {
-    let unit = load_unit(&TranslationUnitInput::new(samples().join(sample))).expect("loads");
-    let program = &unit.lowered.program;
-    let func = program.function(function).expect("function");
-    let params: HashMap<Value, String> = func
-        .params
+    let trace = trace_run(sample, function, args);
+    let names: HashMap<u32, &String> = trace
+        .pointers
         .iter()
-        .filter_map(|p| Some((p.value, p.name.clone()?)))
+        .map(|(name, (alloc, _))| (*alloc, name))
         .collect();
-    type Trace = (HashMap<u32, String>, Vec<(u32, bool, i64)>);
-    struct Recorder {
-        function: String,
-        params: HashMap<Value, String>,
-        trace: Rc<RefCell<Trace>>,
-    }
-    impl Observer for Recorder {
-        fn on_value(&mut self, function: &str, value: Value, val: &Val) {
-            if function != self.function {
-                return;
-            }
-            if let (Some(name), Val::Ptr { alloc, .. }) = (self.params.get(&value), val) {
-                self.trace
-                    .borrow_mut()
-                    .0
-                    .entry(*alloc)
-                    .or_insert(name.clone());
-            }
-        }
-        fn on_access(&mut self, a: &Access) {
-            if a.function == self.function {
-                self.trace
-                    .borrow_mut()
-                    .1
-                    .push((a.alloc, a.is_store, a.offset));
-            }
-        }
-    }
-    let trace = Rc::new(RefCell::new((HashMap::new(), Vec::new())));
-    let mut interp = Interpreter::new(program)
-        .with_fuel(200_000_000)
-        .with_observer(Box::new(Recorder {
-            function: function.to_string(),
-            params,
-            trace: trace.clone(),
-        }));
-    let mut argv = vec![sample];
-    argv.extend_from_slice(args);
-    interp.run_main(&argv[1..]).expect("runs");
-    let (names, accesses) = &*trace.borrow();
     let mut streams: BTreeMap<(String, bool), Vec<i64>> = BTreeMap::new();
-    for (alloc, is_store, offset) in accesses {
+    for (alloc, is_store, offset, _) in &trace.accesses {
         if let Some(name) = names.get(alloc) {
             streams
-                .entry((name.clone(), *is_store))
+                .entry(((*name).clone(), *is_store))
                 .or_default()
                 .push(*offset);
         }

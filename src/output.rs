@@ -1,0 +1,44 @@
+//! Where results go: the output format (text on a terminal, YAML otherwise), serialization
+//! and writing to stdout or `-o FILE`.
+
+use crate::analyze_command::Format;
+use serde::Serialize;
+use std::io::{IsTerminal, Write};
+use std::path::Path;
+
+/// The format asked for, else text on a terminal and YAML in a pipe or file.
+pub fn resolve_format(format: Option<Format>, output: Option<&Path>) -> Format {
+    let to_terminal = output.is_none() && std::io::stdout().is_terminal();
+    format.unwrap_or(if to_terminal {
+        Format::Text
+    } else {
+        Format::Yaml
+    })
+}
+
+/// YAML or JSON of `value`; `None` for text (the caller renders it).
+pub fn serialize<T: Serialize>(value: &T, format: Format) -> Option<String> {
+    match format {
+        Format::Yaml => Some(
+            serde_yaml::to_string(value).unwrap_or_else(|e| format!("# cannot serialize: {e}\n")),
+        ),
+        Format::Json => Some(
+            serde_json::to_string_pretty(value)
+                .map(|s| s + "\n")
+                .unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}\n")),
+        ),
+        Format::Text => None,
+    }
+}
+
+/// Writes `text` to `output`, or stdout.
+pub fn write_text(text: &str, output: Option<&Path>) -> Result<(), String> {
+    match output {
+        Some(path) => std::fs::write(path, text.as_bytes())
+            .map_err(|e| format!("cannot write `{}`: {e}", path.display())),
+        None => std::io::stdout()
+            .lock()
+            .write_all(text.as_bytes())
+            .map_err(|e| e.to_string()),
+    }
+}
