@@ -377,6 +377,8 @@ fn requests_per_warp_equal_what_the_run_issues() {
     for (sample, function, line, args) in [
         ("vector_add.c", "vadd", 27, &["1000"][..]),
         ("every_fourth_add.c", "every_fourth", 43, &["200"][..]),
+        // Statically a bound (32); re-analysed with factor = 4 it is exact.
+        ("upsample.c", "upsample", 26, &["1000", "4"][..]),
     ] {
         let dir = profile_and_report(sample, args);
         let report = instantiate(&dir, "profile.yaml", &[]);

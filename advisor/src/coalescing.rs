@@ -74,7 +74,7 @@ impl Factor {
         }
     }
 
-    fn worst(why: &str) -> Factor {
+    pub fn worst(why: &str) -> Factor {
         Factor {
             requests: Expr::constant(WARP),
             min_requests: None,
@@ -162,6 +162,10 @@ fn subst(e: &Expr, v: &Var, by: &Expr) -> Option<Expr> {
 /// [`thread_var`], for accesses of `elem` bytes.
 pub fn coalescing_factor(offset: &Expr, elem: u64, env: &SignEnv) -> Factor {
     let env = &warp_env(env);
+    // `i / 4` with `i >= 0` is a floor: written so, the warp's offsets `(32*w + t) / 4`
+    // split into `8*w + t/4` and the enumeration below counts them exactly.
+    let floors = offset.truncs_to_floors(env).ok();
+    let offset = floors.as_ref().unwrap_or(offset);
     let tx = thread_var();
     if !offset.vars().contains(&tx) {
         // Every thread of the warp reads the same address: one request (a broadcast).

@@ -168,6 +168,36 @@ impl<'a> Nest<'a> {
         )
     }
 
+    /// Whether `var` may take a different value in each iteration of the nest: a value
+    /// loaded, merged or computed (opaquely) inside the nest whose reconstruction mentions
+    /// an induction variable of the nest or cannot be written down. Such a symbol is not
+    /// fixed for a warp: `in[idx[i]]` differs between threads.
+    fn varies_per_iteration(&self, var: &Var) -> bool {
+        let Some(info) = self.rec.symbols.info(var) else {
+            return false;
+        };
+        let (value, address) = match &info.origin {
+            analyses::symbols::SymbolOrigin::Load { load, address } => (*load, Some(*address)),
+            analyses::symbols::SymbolOrigin::Phi(v)
+            | analyses::symbols::SymbolOrigin::Opaque(v) => (*v, None),
+            _ => return false,
+        };
+        let block = self.func.inst(value).block;
+        if !self.forest.loop_(self.outer).contains(block) {
+            return false;
+        }
+        let Some(address) = address else {
+            return true;
+        };
+        match self.rec.single(address) {
+            Some(e) => e
+                .vars()
+                .iter()
+                .any(|v| self.space.iv(v).is_some() || (v != var && self.varies_per_iteration(v))),
+            None => true,
+        }
+    }
+
     /// The id of the loop inside the thread that repeats `a`, if any (see the model).
     fn inner_loop(&self, a: &MemAccess, c: &Candidate) -> Option<String> {
         let block = self.func.inst(a.inst).block;
@@ -189,6 +219,15 @@ impl<'a> Nest<'a> {
                 .alternatives
                 .iter()
                 .map(|(base, offset)| {
+                    if let Some(v) = offset.vars().iter().find(|v| self.varies_per_iteration(v)) {
+                        return (
+                            base.clone(),
+                            Factor::worst(&format!(
+                                "the offset depends on `{}`, a value that differs between threads: up to 32 requests",
+                                v.name()
+                            )),
+                        );
+                    }
                     let f = match map.as_ref().and_then(|m| offset.substitute(m).ok()) {
                         Some(o) => coalescing_factor(&o, a.elem_bytes, &self.space.env),
                         None => Factor {

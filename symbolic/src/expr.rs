@@ -305,6 +305,27 @@ impl Expr {
         }
     }
 
+    /// Every C `/` and `%` whose dividend is known `>= 0` in `env` as floor division and
+    /// modulo (equal there); see [`Poly::truncs_to_floors`].
+    pub fn truncs_to_floors(&self, env: &SignEnv) -> Result<Expr, SymError> {
+        let nonneg = |p: &Poly| sign_of(&Expr::Poly(p.clone()), env).is_subset(SignSet::NON_NEG);
+        match self {
+            Expr::Poly(p) => Ok(Expr::Poly(p.truncs_to_floors(&nonneg)?)),
+            Expr::Min(ps) => build_min(
+                ps.iter()
+                    .map(|p| p.truncs_to_floors(&nonneg))
+                    .collect::<Result<_, _>>()?,
+                env,
+            ),
+            Expr::Max(ps) => build_max(
+                ps.iter()
+                    .map(|p| p.truncs_to_floors(&nonneg))
+                    .collect::<Result<_, _>>()?,
+                env,
+            ),
+        }
+    }
+
     /// C's `%` using signs: equals the floor modulo when the dividend is known `>= 0`.
     pub fn c_mod_in(&self, k: &BigInt, env: &SignEnv) -> Result<Expr, SymError> {
         let s = sign_of(self, env);

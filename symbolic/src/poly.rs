@@ -513,6 +513,36 @@ impl Poly {
         Ok(r)
     }
 
+    /// `self` with every C division and remainder whose dividend `nonneg` says is never
+    /// negative written as floor division and modulo, which are equal there. Floor atoms
+    /// split multiples of the divisor out when variables are later substituted
+    /// (`floor((32*w + 5)/4) = 8*w + 1`), which truncation cannot do without signs.
+    pub fn truncs_to_floors(&self, nonneg: &dyn Fn(&Poly) -> bool) -> Result<Poly, SymError> {
+        let mut r = Poly::zero();
+        for (m, c) in &self.terms {
+            let mut prod = Poly::constant(c.clone());
+            for (a, e) in m.factors() {
+                let converted = match a {
+                    Atom::Var(_) => Poly::atom(a.clone()),
+                    Atom::TruncDiv(p, d) | Atom::TruncRem(p, d) => {
+                        let inner = p.truncs_to_floors(nonneg)?;
+                        match (a, nonneg(&inner)) {
+                            (Atom::TruncDiv(..), true) => floor_div(&inner, d)?,
+                            (Atom::TruncRem(..), true) => floor_mod(&inner, d)?,
+                            _ => a.rebuild(&inner)?,
+                        }
+                    }
+                    Atom::FloorDiv(p, _) | Atom::FloorMod(p, _) => {
+                        a.rebuild(&p.truncs_to_floors(nonneg)?)?
+                    }
+                };
+                prod = prod.checked_mul(&converted.checked_pow(*e)?)?;
+            }
+            r = r.checked_add(&prod)?;
+        }
+        Ok(r)
+    }
+
     /// `self` with `v` replaced by `x` in `{-1, 0, 1}`: the same result as
     /// [`Poly::subst`] with that constant, computed without polynomial products. `None` when the
     /// shortcut does not apply (then `subst` must be used): `v` inside a division atom, a

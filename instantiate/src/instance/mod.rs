@@ -155,6 +155,31 @@ fn needed_variables(
         .collect()
 }
 
+/// `report` with the request counts of `again` (the re-analysis) where the static count is
+/// a bound and the re-analysed one is exact; `None` when nothing improves.
+fn refine_factors(report: &LoopReport, again: &LoopReport) -> Option<LoopReport> {
+    let mut out = report.clone();
+    let mut improved = false;
+    for m in &mut out.mappings {
+        let Some(m2) = again.mappings.iter().find(|x| x.mapping == m.mapping) else {
+            continue;
+        };
+        for a in &mut m.accesses {
+            let better = m2
+                .accesses
+                .iter()
+                .find(|b| b.line == a.line && b.text == a.text && b.kind == a.kind && b.exact);
+            if let (false, Some(b)) = (a.exact, better) {
+                *a = b.clone();
+                a.assumptions
+                    .push("re-analysis: valid for the profiled run".into());
+                improved = true;
+            }
+        }
+    }
+    improved.then_some(out)
+}
+
 /// Whether `name` is an induction variable, also as the report prints a name shared by
 /// several variables of the function (`i_2` for the second `i`).
 fn is_loop_var(name: &str, ivs: &BTreeSet<String>) -> bool {
@@ -311,10 +336,9 @@ fn instantiate_loop(
     };
     let mut notes = Vec::new();
     let mut parameters = evaluate::parameters(&l.parameters, &context, "static");
-    // Only sections come from the re-analysis: the coalescing analysis does not get more
-    // exact with constants (a division by an injected constant is bounded no better than
-    // the static worst case), so the static factors stay.
-    let source = l;
+    // The re-analysis replaces what the static analysis could not settle: missing sections,
+    // and request counts that were bounds where the re-analysed ones are exact.
+    let mut refined: Option<LoopReport> = None;
     let missing_section = parameters.iter().any(|p| p.size.is_none());
     if missing_section && !values.is_empty() {
         match reanalyze.map(|f| f(l, &values)) {
@@ -332,6 +356,14 @@ fn instantiate_loop(
                         }
                     }
                 }
+                refined = refine_factors(l, &again);
+                if refined.is_some() {
+                    notes.push(
+                        "request counts marked `re-analysis` come from the analysis with the values \
+                         injected: valid for the profiled run"
+                            .into(),
+                    );
+                }
             }
             Some(Err(e)) => notes.push(format!("re-analysis with the values injected failed: {e}")),
             None => notes.push(
@@ -341,6 +373,7 @@ fn instantiate_loop(
             ),
         }
     }
+    let source = refined.as_ref().unwrap_or(l);
     let trip_count = l
         .induction
         .as_ref()
