@@ -499,3 +499,33 @@ fn analyze_instantiate_does_it_in_one_go() {
     // The verdict's inputs are all in the YAML: the GPU time is transfers plus kernel.
     assert!((offload.gpu_ns - (offload.transfer_ns + offload.kernel_ns)).abs() < 1e-6);
 }
+
+#[test]
+fn instance_text_and_yaml_snapshots() {
+    // A fixed profile (times included) so the whole instance is deterministic.
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let dir = scratch("snapshot");
+    let report = dir.join("report.yaml");
+    let out = Command::new(bin())
+        .current_dir(root)
+        .args(["analyze", "samples/every_fourth_add.c", "--format", "yaml", "-o"])
+        .arg(&report)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    for format in ["text", "yaml"] {
+        let out = Command::new(bin())
+            .current_dir(root)
+            .arg("instantiate")
+            .arg(&report)
+            .args(["--profile", "tests/fixtures/every_fourth_add.profile.yaml"])
+            .args(["--format", format])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        insta::assert_snapshot!(
+            format!("every_fourth_add_instance_{format}"),
+            String::from_utf8_lossy(&out.stdout)
+        );
+    }
+}
