@@ -7,6 +7,9 @@ typedef struct __ww_site {
     int line;
     int scalar;
     int op;
+    /* Index in the runtime's site table, assigned at the first tracked access (the
+       instrumented tables leave it 0).  Shadow cells name sites by it. */
+    unsigned id;
 } __ww_site_t;
 typedef struct __ww_vstat {
     unsigned long long count;
@@ -38,9 +41,21 @@ typedef struct __ww_frame {
     long long t0;
     int level;
 } __ww_frame_t;
+/* One entry of the direct-mapped cache of shadow pages: page number, cells (two
+   stamps each, write then read) and log2 of the bytes one cell stands for. */
+typedef struct __ww_pref {
+    unsigned long key;
+    unsigned long long *cells;
+    unsigned long shift;
+} __ww_pref_t;
 extern __ww_frame_t *__ww_top;
 extern int __ww_tracking;
 extern unsigned long long __ww_calls;
+extern __ww_pref_t __ww_pcache[256];
+/* Last tick handed out; stamps older than __ww_lo (start of the outermost tracked
+   instance) or not older than __ww_hi (start of the innermost tracked iteration)
+   cannot be carried by any active loop; __ww_cap bounds the ticks a stamp holds. */
+extern unsigned long long __ww_tick, __ww_lo, __ww_hi, __ww_cap;
 void __ww_register(__ww_tu_t *tu);
 void __ww_enter(__ww_loop_t *l, unsigned long long call);
 void __ww_exit(__ww_loop_t *l, unsigned long long call);
