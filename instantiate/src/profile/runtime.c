@@ -256,17 +256,51 @@ static int carried_by(uint64_t t)
     return -1;
 }
 
+/* Iterations started after tick t (which is older than the newest start).  The
+   starts are increasing and usually evenly spaced, so the search begins where the
+   mean gap of the last iterations puts t and widens from there by doubling steps:
+   a few probes instead of a binary search over every iteration of the instance. */
 static long long distance_of(level_t *lv, uint64_t t)
 {
-    size_t lo = 0, hi = lv->nstarts; /* first start > t */
+    const uint64_t *st = lv->starts;
+    size_t n = lv->nstarts;
+    if (n == 0 || st[n - 1] <= t)
+        return 0;
+    size_t m = n - 1 < 64 ? n - 1 : 64, g = n - 1;
+    if (m > 0) {
+        uint64_t gap = (st[n - 1] - st[n - 1 - m]) / m, back;
+        back = (st[n - 1] - t) / (gap ? gap : 1);
+        g = back < n ? n - 1 - (size_t)back : 0;
+    }
+    /* p, the number of starts <= t, lies in [lo, hi]; st[hi] > t. */
+    size_t lo = 0, hi = n - 1, step = 1;
+    if (st[g] > t) {
+        hi = g;
+        while (hi >= step && st[hi - step] > t) {
+            hi -= step;
+            step *= 2;
+        }
+        lo = hi >= step ? hi - step + 1 : 0;
+    } else {
+        lo = g + 1;
+        while (lo + step - 1 < n - 1) {
+            size_t q = lo + step - 1;
+            if (st[q] > t) {
+                hi = q;
+                break;
+            }
+            lo = q + 1;
+            step *= 2;
+        }
+    }
     while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (lv->starts[mid] <= t)
+        size_t mid = lo + (hi - lo) / 2;
+        if (st[mid] <= t)
             lo = mid + 1;
         else
             hi = mid;
     }
-    return (long long)lv->nstarts - (long long)lo;
+    return (long long)(n - lo);
 }
 
 /* Records the dependence of the access at site s on stamp `stamp`, if some level
