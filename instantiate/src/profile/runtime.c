@@ -18,7 +18,8 @@
  * stands for bytes that every access so far covered together, so they share one
  * state and checking the cell is checking each of them; an access that covers
  * part of a cell first splits the page's cells, copying their state.  An int
- * array thus costs 4 bytes of shadow per byte, a char array 16. */
+ * array thus costs 4 bytes of shadow per byte, a char array 16.  runtime.h does
+ * the common single-cell access inline and calls __ww_access for the rest. */
 #define _POSIX_C_SOURCE 200809L
 #define _DEFAULT_SOURCE
 #include "warpwise_rt.h"
