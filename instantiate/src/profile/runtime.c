@@ -67,7 +67,12 @@ typedef struct dep {
     unsigned long long count;
     long long dmin, dmax;
     struct dep *next;
+    __ww_loop_t *loop;
 } dep_t;
+/* Recently counted dependences by (kind, first site, second site): the list of a loop
+   keeps discovery order for the output, but a loop with many dependences would make
+   every count walk it. */
+static dep_t *dep_cache[256];
 static const char *const kind_names[] = { "raw", "war", "waw" };
 
 /* Sites by id (index 0 unused: stamp 0 means "never"). */
@@ -218,30 +223,34 @@ static void split(page_t *pg, unsigned shift)
 static void add_dep(__ww_loop_t *l, int kind, __ww_site_t *first, __ww_site_t *second,
                     long long distance)
 {
-    dep_t **link = (dep_t **)&l->deps;
-    int n = 0;
-    for (dep_t *d = *link; d; d = d->next, n++) {
-        if (d->kind == kind && d->first == first && d->second == second) {
-            d->count++;
-            if (distance < d->dmin)
-                d->dmin = distance;
-            if (distance > d->dmax)
-                d->dmax = distance;
-            return;
+    size_t slot = (first->id * 31u + second->id * 7u + (unsigned)kind) & 255;
+    dep_t *d = dep_cache[slot];
+    if (!(d && d->loop == l && d->kind == kind && d->first == first && d->second == second)) {
+        int n = 0;
+        for (d = l->deps; d; d = d->next, n++)
+            if (d->kind == kind && d->first == first && d->second == second)
+                break;
+        if (!d) {
+            if (n >= 256)
+                return;
+            d = calloc(1, sizeof *d);
+            if (!d)
+                return;
+            d->kind = kind;
+            d->first = first;
+            d->second = second;
+            d->loop = l;
+            d->dmin = d->dmax = distance;
+            d->next = l->deps;
+            l->deps = d;
         }
+        dep_cache[slot] = d;
     }
-    if (n >= 256)
-        return;
-    dep_t *d = calloc(1, sizeof *d);
-    if (!d)
-        return;
-    d->kind = kind;
-    d->first = first;
-    d->second = second;
-    d->count = 1;
-    d->dmin = d->dmax = distance;
-    d->next = *link;
-    *link = d;
+    d->count++;
+    if (distance < d->dmin)
+        d->dmin = distance;
+    if (distance > d->dmax)
+        d->dmax = distance;
 }
 
 /* The level whose earlier iteration (of its current instance) made stamp tick t, or -1. */
@@ -257,22 +266,23 @@ static int carried_by(uint64_t t)
     return -1;
 }
 
-/* Iterations started after tick t (which is older than the newest start).  The
-   starts are increasing and usually evenly spaced, so the search begins where the
-   mean gap of the last iterations puts t and widens from there by doubling steps:
-   a few probes instead of a binary search over every iteration of the instance. */
+/* Iterations started after tick t (which is older than the newest start).  Mostly
+   1 (a scalar carried to the next iteration); otherwise the starts are increasing and
+   usually evenly spaced, so the search begins where the mean gap of the last
+   iterations puts t and widens from there by doubling steps: a few probes instead of
+   a binary search over every iteration of the instance. */
 static long long distance_of(level_t *lv, uint64_t t)
 {
     const uint64_t *st = lv->starts;
     size_t n = lv->nstarts;
     if (n == 0 || st[n - 1] <= t)
         return 0;
-    size_t m = n - 1 < 64 ? n - 1 : 64, g = n - 1;
-    if (m > 0) {
-        uint64_t gap = (st[n - 1] - st[n - 1 - m]) / m, back;
-        back = (st[n - 1] - t) / (gap ? gap : 1);
-        g = back < n ? n - 1 - (size_t)back : 0;
-    }
+    if (n == 1 || st[n - 2] <= t)
+        return 1;
+    size_t m = n - 1 < 64 ? n - 1 : 64, g;
+    /* floating point: a 64-bit integer division costs several times more */
+    double back = (double)(st[n - 1] - t) * (double)m / (double)(st[n - 1] - st[n - 1 - m]);
+    g = back < (double)(n - 1) ? n - 1 - (size_t)back : 0;
     /* p, the number of starts <= t, lies in [lo, hi]; st[hi] > t. */
     size_t lo = 0, hi = n - 1, step = 1;
     if (st[g] > t) {
@@ -304,15 +314,26 @@ static long long distance_of(level_t *lv, uint64_t t)
     return (long long)(n - lo);
 }
 
+/* The level and distance of the last stamp checked, valid during one access
+   (memo_tick == __ww_tick): a read-modify-write checks its write stamp twice. */
+static uint64_t memo_tick, memo_t;
+static int memo_lv;
+static long long memo_d;
+
 /* Records the dependence of the access at site s on stamp `stamp`, if some level
    carries it. */
 static int check(int kind, uint64_t stamp, __ww_site_t *s)
 {
-    int lv = carried_by(stamp >> SITE_BITS);
-    if (lv < 0)
+    uint64_t t = stamp >> SITE_BITS;
+    if (memo_tick != __ww_tick || memo_t != t) {
+        memo_tick = __ww_tick;
+        memo_t = t;
+        memo_lv = carried_by(t);
+        memo_d = memo_lv >= 0 ? distance_of(&levels[memo_lv], t) : 0;
+    }
+    if (memo_lv < 0)
         return 0;
-    add_dep(levels[lv].loop, kind, sites[stamp & SITE_MASK], s,
-            distance_of(&levels[lv], stamp >> SITE_BITS));
+    add_dep(levels[memo_lv].loop, kind, sites[stamp & SITE_MASK], s, memo_d);
     return 1;
 }
 
@@ -352,6 +373,7 @@ static void rebase(void)
     }
     __ww_tick = REMAP(__ww_tick);
 #undef REMAP
+    memo_tick = 0; /* ticks are reused from now on */
     set_bounds();
 }
 
