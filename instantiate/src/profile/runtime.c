@@ -513,7 +513,10 @@ void __ww_enter(__ww_loop_t *l, unsigned long long call)
     f->t0 = now;
     f->level = -1;
     if (l->track) {
+        size_t old = caplevels;
         levels = grow(levels, &caplevels, (size_t)__ww_tracking + 1, sizeof *levels);
+        if (caplevels > old) /* a new level has no starts array yet */
+            memset(levels + old, 0, (caplevels - old) * sizeof *levels);
         level_t *lv = &levels[__ww_tracking];
         lv->loop = l;
         lv->inst_start = next_tick();
