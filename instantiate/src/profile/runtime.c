@@ -432,8 +432,10 @@ void __ww_access(const volatile void *p, unsigned long n, __ww_site_t *s, int mo
             before_r = r;
             have_previous = 1;
             uint64_t wt = w >> SITE_BITS, rt = r >> SITE_BITS;
+            /* carried_by's first test, here to save the call for most stamps */
+            int w_may = w && wt >= __ww_lo && wt < __ww_hi;
             if (mode & 1) {
-                if (w && !seen[0])
+                if (w_may && !seen[0])
                     seen[0] = check(0, w, s);
                 if (!r || rt <= wt || rt < __ww_lo) {
                     r = stamp;
@@ -441,9 +443,9 @@ void __ww_access(const volatile void *p, unsigned long n, __ww_site_t *s, int mo
                 }
             }
             if (mode & 2) {
-                if (r && rt > wt && !seen[1])
+                if (r && rt > wt && rt >= __ww_lo && rt < __ww_hi && !seen[1])
                     seen[1] = check(1, r, s);
-                if (w && !seen[2])
+                if (w_may && !seen[2])
                     seen[2] = check(2, w, s);
                 w = stamp;
             }
