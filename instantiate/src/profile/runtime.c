@@ -385,8 +385,39 @@ static uint64_t next_tick(void)
     return ++__ww_tick;
 }
 
+/* The rules for one cell c (standing for bytes that share their state), accessed at
+   `stamp` by site s: a read checks the last write (flow dependence) and becomes the
+   cell's first read since that write unless there is one; a write checks that read
+   (anti) and the last write (output) and replaces the write.  `seen` keeps it to one
+   dependence of each kind per access. */
+static inline void update(unsigned long long *c, uint64_t stamp, __ww_site_t *s, int mode,
+                          int seen[3])
+{
+    uint64_t w = c[0], r = c[1];
+    uint64_t wt = w >> SITE_BITS, rt = r >> SITE_BITS;
+    /* carried_by's first test, here to save the call for most stamps */
+    int w_may = w && wt >= __ww_lo && wt < __ww_hi;
+    if (mode & 1) {
+        if (w_may && !seen[0])
+            seen[0] = check(0, w, s);
+        if (!r || rt <= wt || rt < __ww_lo) {
+            r = stamp;
+            rt = stamp >> SITE_BITS;
+        }
+    }
+    if (mode & 2) {
+        if (r && rt > wt && rt >= __ww_lo && rt < __ww_hi && !seen[1])
+            seen[1] = check(1, r, s);
+        if (w_may && !seen[2])
+            seen[2] = check(2, w, s);
+        w = stamp;
+    }
+    c[0] = w;
+    c[1] = r;
+}
+
 /* The slow path of an access of n bytes at p: any size, alignment and page
-   layout, dependences found.  Same rules as __ww_fast, per cell. */
+   layout, dependences found.  Same rules as __ww_fast. */
 void __ww_access(const volatile void *p, unsigned long n, __ww_site_t *s, int mode)
 {
     uint64_t id = site_id(s);
@@ -396,10 +427,16 @@ void __ww_access(const volatile void *p, unsigned long n, __ww_site_t *s, int mo
     uint64_t stamp = next_tick() << SITE_BITS | id;
     /* One dependence per kind and access, not one per cell. */
     int seen[3] = { 0, 0, 0 };
+    __ww_pref_t *e = &__ww_pcache[cache_slot(a >> PAGE_BITS)];
+    if (e->key == a >> PAGE_BITS && n == 1ul << e->shift && (a & (n - 1)) == 0) {
+        /* one cell of a cached page: the usual reason to be here is a dependence */
+        update(&e->cells[2 * ((a & (PAGE - 1)) >> e->shift)], stamp, s, mode, seen);
+        return;
+    }
     /* Neighbouring cells usually share their state (an array element wider than the
        page's cells): a cell whose state equals the previous one's gets the same checks
        and the same update, so it only copies the previous result. */
-    uint64_t before_w = 0, before_r = 0, after_w = 0, after_r = 0;
+    unsigned long long before[2] = { 0, 0 }, after[2] = { 0, 0 };
     int have_previous = 0;
     while (a < end) {
         uintptr_t key = a >> PAGE_BITS;
@@ -410,7 +447,7 @@ void __ww_access(const volatile void *p, unsigned long n, __ww_site_t *s, int mo
         unsigned shift = 3;
         while (shift > 0 && ((a | stop) & (((uintptr_t)1 << shift) - 1)) != 0)
             shift--;
-        __ww_pref_t *e = &__ww_pcache[cache_slot(key)];
+        e = &__ww_pcache[cache_slot(key)];
         if (e->key != key || e->shift > shift) {
             page_t *pg = page_for(key, shift);
             if (pg->shift > shift)
@@ -422,35 +459,17 @@ void __ww_access(const volatile void *p, unsigned long n, __ww_site_t *s, int mo
         size_t last = ((stop - 1) & (PAGE - 1)) >> g;
         for (size_t i = first; i <= last; i++) {
             unsigned long long *c = &e->cells[2 * i];
-            uint64_t w = c[0], r = c[1];
-            if (have_previous && w == before_w && r == before_r) {
-                c[0] = after_w;
-                c[1] = after_r;
+            if (have_previous && c[0] == before[0] && c[1] == before[1]) {
+                c[0] = after[0];
+                c[1] = after[1];
                 continue;
             }
-            before_w = w;
-            before_r = r;
+            before[0] = c[0];
+            before[1] = c[1];
             have_previous = 1;
-            uint64_t wt = w >> SITE_BITS, rt = r >> SITE_BITS;
-            /* carried_by's first test, here to save the call for most stamps */
-            int w_may = w && wt >= __ww_lo && wt < __ww_hi;
-            if (mode & 1) {
-                if (w_may && !seen[0])
-                    seen[0] = check(0, w, s);
-                if (!r || rt <= wt || rt < __ww_lo) {
-                    r = stamp;
-                    rt = stamp >> SITE_BITS;
-                }
-            }
-            if (mode & 2) {
-                if (r && rt > wt && rt >= __ww_lo && rt < __ww_hi && !seen[1])
-                    seen[1] = check(1, r, s);
-                if (w_may && !seen[2])
-                    seen[2] = check(2, w, s);
-                w = stamp;
-            }
-            c[0] = after_w = w;
-            c[1] = after_r = r;
+            update(c, stamp, s, mode, seen);
+            after[0] = c[0];
+            after[1] = c[1];
         }
         a = stop;
     }
