@@ -4,16 +4,17 @@
 # Usage: instantiate/benches/profile_slowdown.sh [path/to/warpwise]
 # Builds each sample plain (cc -O2) and instrumented (warpwise profile --cflags -O2, with
 # --loops none: counting only, and --loops all: every loop tracked for dependences), runs
-# each binary three times with the given input and prints the best wall times and ratios.
+# each binary five times with the given input and prints the best wall times and ratios
+# (five: the plain runs take a few milliseconds and vary a lot on a shared machine).
 set -eu
 W=${1:-target/release/warpwise}
 S=$(cd "$(dirname "$0")/../../samples" && pwd)
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 
-best() { # best of three wall-clock runs of "$@", in milliseconds
+best() { # best of five wall-clock runs of "$@", in milliseconds
     b=""
-    for _ in 1 2 3; do
+    for _ in 1 2 3 4 5; do
         s=$(date +%s%N)
         WARPWISE_PROFILE="$T/p.yaml" "$@" >/dev/null
         e=$(date +%s%N)

@@ -11,7 +11,15 @@
  * A stamp older than the current iteration's start but not older than the
  * current instance's start was made by an earlier iteration of this instance:
  * that is a loop-carried dependence of the level.  Nothing is recorded while no
- * tracked loop runs, so memory the tracked loops never touch costs nothing. */
+ * tracked loop runs, so memory the tracked loops never touch costs nothing.
+ *
+ * Shadow layout: a 4096-byte page of memory has cells of 1, 2, 4 or 8 bytes, 16
+ * bytes of shadow each (a write and a read stamp, tick << 24 | site id).  A cell
+ * stands for bytes that every access so far covered together, so they share one
+ * state and checking the cell is checking each of them; an access that covers
+ * part of a cell first splits the page's cells, copying their state.  An int
+ * array thus costs 4 bytes of shadow per byte, a char array 16.  runtime.h does
+ * the common single-cell access inline and calls __ww_access for the rest. */
 #define _POSIX_C_SOURCE 200809L
 #define _DEFAULT_SOURCE
 #include "warpwise_rt.h"
@@ -26,9 +34,19 @@
 #include <time.h>
 #include <unistd.h>
 
+/* Ticks must fit the 40 bits above a stamp's 24-bit site id; the limit can be
+   lowered (-DWW_TICK_LIMIT=1000) to exercise the renumbering in `rebase`. */
+#ifndef WW_TICK_LIMIT
+#define WW_TICK_LIMIT (1ULL << 40)
+#endif
+enum { SITE_BITS = 24 };
+#define SITE_MASK ((1ULL << SITE_BITS) - 1)
+
 __ww_frame_t *__ww_top;
 int __ww_tracking;
 unsigned long long __ww_calls;
+__ww_pref_t __ww_pcache[256];
+unsigned long long __ww_tick, __ww_lo, __ww_hi, __ww_cap = WW_TICK_LIMIT;
 
 static __ww_tu_t *tus;
 static __ww_frame_t *frames;
@@ -42,7 +60,6 @@ typedef struct level {
 } level_t;
 static level_t *levels;
 static size_t caplevels;
-static uint64_t tick;
 
 typedef struct dep {
     int kind; /* 0 raw, 1 war, 2 waw */
@@ -50,22 +67,26 @@ typedef struct dep {
     unsigned long long count;
     long long dmin, dmax;
     struct dep *next;
+    __ww_loop_t *loop;
 } dep_t;
+/* Recently counted dependences by (kind, first site, second site): the list of a loop
+   keeps discovery order for the output, but a loop with many dependences would make
+   every count walk it. */
+static dep_t *dep_cache[256];
 static const char *const kind_names[] = { "raw", "war", "waw" };
 
-enum { PAGE_BITS = 12, PAGE = 1 << PAGE_BITS };
-typedef struct cell {
-    uint64_t wt, rt;
-    __ww_site_t *ws, *rs;
-} cell_t;
+/* Sites by id (index 0 unused: stamp 0 means "never"). */
+static __ww_site_t **sites;
+static size_t nsites, capsites;
+
+enum { PAGE_BITS = 12, PAGE = 1 << PAGE_BITS, CACHE = 256 };
 typedef struct page {
     uintptr_t key;
-    cell_t *cells;
+    unsigned long long *cells; /* 2 stamps per cell: write, read */
+    unsigned shift;  /* a cell covers 1 << shift bytes */
 } page_t;
 static page_t *pages;
 static size_t npages, cappages;
-static uintptr_t last_key = (uintptr_t)-1;
-static cell_t *last_cells;
 
 static char *out_path;
 static volatile sig_atomic_t writing;
@@ -79,6 +100,12 @@ static long long now_ns(void)
     return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
+static void out_of_memory(void)
+{
+    fputs("warpwise: out of memory in the profiler runtime\n", stderr);
+    abort();
+}
+
 static void *grow(void *p, size_t *cap, size_t need, size_t elem)
 {
     if (need <= *cap)
@@ -87,29 +114,74 @@ static void *grow(void *p, size_t *cap, size_t need, size_t elem)
     while (n < need)
         n *= 2;
     void *q = realloc(p, n * elem);
-    if (!q) {
-        fputs("warpwise: out of memory in the profiler runtime\n", stderr);
-        abort();
-    }
+    if (!q)
+        out_of_memory();
     *cap = n;
     return q;
 }
 
-/* ---- shadow memory: open addressing on page number, cells per byte ---- */
-
-static cell_t *page_cells(uintptr_t key)
+/* The bounds the inline path tests stamps against (see runtime.h). */
+static void set_bounds(void)
 {
-    if (key == last_key)
-        return last_cells;
+    if (__ww_tracking > 0) {
+        __ww_lo = levels[0].inst_start;
+        __ww_hi = levels[__ww_tracking - 1].iter_start;
+    }
+}
+
+/* The id of `s`, 0 once 2^24 - 1 sites have ids (their accesses go untracked). */
+static uint64_t site_id(__ww_site_t *s)
+{
+    if (s->id)
+        return s->id;
+    if (nsites == 0)
+        nsites = 1;
+    if (nsites > SITE_MASK)
+        return 0;
+    sites = grow(sites, &capsites, nsites + 1, sizeof *sites);
+    sites[nsites] = s;
+    s->id = (unsigned)nsites++;
+    return s->id;
+}
+
+/* ---- shadow memory: open addressing on page number, a direct-mapped cache in front ---- */
+
+static size_t cache_slot(uintptr_t key)
+{
+    return (key ^ (key >> 8)) & (CACHE - 1);
+}
+
+static void cache(page_t *pg)
+{
+    __ww_pref_t *e = &__ww_pcache[cache_slot(pg->key)];
+    e->key = pg->key;
+    e->cells = pg->cells;
+    e->shift = pg->shift;
+}
+
+static page_t *find_page(uintptr_t key)
+{
+    if (cappages == 0)
+        return 0;
+    size_t h = (key * 0x9E3779B97F4A7C15ULL) & (cappages - 1);
+    while (pages[h].cells && pages[h].key != key)
+        h = (h + 1) & (cappages - 1);
+    return &pages[h];
+}
+
+/* The page of `key`, created with `shift` if it is new. */
+static page_t *page_for(uintptr_t key, unsigned shift)
+{
+    page_t *pg = find_page(key);
+    if (pg && pg->cells)
+        return pg;
     if ((npages + 1) * 2 > cappages) {
         size_t old = cappages;
         page_t *oldp = pages;
         cappages = cappages ? cappages * 2 : 1024;
         pages = calloc(cappages, sizeof *pages);
-        if (!pages) {
-            fputs("warpwise: out of memory for shadow memory\n", stderr);
-            abort();
-        }
+        if (!pages)
+            out_of_memory();
         for (size_t i = 0; i < old; i++) {
             if (!oldp[i].cells)
                 continue;
@@ -119,22 +191,31 @@ static cell_t *page_cells(uintptr_t key)
             pages[h] = oldp[i];
         }
         free(oldp);
+        pg = find_page(key);
     }
-    size_t h = (key * 0x9E3779B97F4A7C15ULL) & (cappages - 1);
-    while (pages[h].cells && pages[h].key != key)
-        h = (h + 1) & (cappages - 1);
-    if (!pages[h].cells) {
-        pages[h].key = key;
-        pages[h].cells = calloc(PAGE, sizeof(cell_t));
-        if (!pages[h].cells) {
-            fputs("warpwise: out of memory for shadow memory\n", stderr);
-            abort();
-        }
-        npages++;
+    pg->key = key;
+    pg->shift = shift;
+    pg->cells = calloc((size_t)2 << (PAGE_BITS - shift), sizeof *pg->cells);
+    if (!pg->cells)
+        out_of_memory();
+    npages++;
+    return pg;
+}
+
+/* Splits the cells of `pg` into cells of 1 << shift bytes, each a copy of its parent. */
+static void split(page_t *pg, unsigned shift)
+{
+    size_t ncells = (size_t)1 << (PAGE_BITS - shift), k = (size_t)1 << (pg->shift - shift);
+    unsigned long long *cells = malloc(2 * ncells * sizeof *cells);
+    if (!cells)
+        out_of_memory();
+    for (size_t i = 0; i < ncells; i++) {
+        cells[2 * i] = pg->cells[2 * (i / k)];
+        cells[2 * i + 1] = pg->cells[2 * (i / k) + 1];
     }
-    last_key = key;
-    last_cells = pages[h].cells;
-    return last_cells;
+    free(pg->cells);
+    pg->cells = cells;
+    pg->shift = shift;
 }
 
 /* ---- dependences ---- */
@@ -142,117 +223,255 @@ static cell_t *page_cells(uintptr_t key)
 static void add_dep(__ww_loop_t *l, int kind, __ww_site_t *first, __ww_site_t *second,
                     long long distance)
 {
-    dep_t **link = (dep_t **)&l->deps;
-    int n = 0;
-    for (dep_t *d = *link; d; d = d->next, n++) {
-        if (d->kind == kind && d->first == first && d->second == second) {
-            d->count++;
-            if (distance < d->dmin)
-                d->dmin = distance;
-            if (distance > d->dmax)
-                d->dmax = distance;
-            return;
+    size_t slot = (first->id * 31u + second->id * 7u + (unsigned)kind) & 255;
+    dep_t *d = dep_cache[slot];
+    if (!(d && d->loop == l && d->kind == kind && d->first == first && d->second == second)) {
+        int n = 0;
+        for (d = l->deps; d; d = d->next, n++)
+            if (d->kind == kind && d->first == first && d->second == second)
+                break;
+        if (!d) {
+            if (n >= 256)
+                return;
+            d = calloc(1, sizeof *d);
+            if (!d)
+                return;
+            d->kind = kind;
+            d->first = first;
+            d->second = second;
+            d->loop = l;
+            d->dmin = d->dmax = distance;
+            d->next = l->deps;
+            l->deps = d;
         }
+        dep_cache[slot] = d;
     }
-    if (n >= 256)
-        return;
-    dep_t *d = calloc(1, sizeof *d);
-    if (!d)
-        return;
-    d->kind = kind;
-    d->first = first;
-    d->second = second;
-    d->count = 1;
-    d->dmin = d->dmax = distance;
-    d->next = *link;
-    *link = d;
+    d->count++;
+    if (distance < d->dmin)
+        d->dmin = distance;
+    if (distance > d->dmax)
+        d->dmax = distance;
 }
 
-/* The level whose earlier iteration (of its current instance) made stamp t, or -1. */
+/* The level whose earlier iteration (of its current instance) made stamp tick t, or -1. */
 static int carried_by(uint64_t t)
 {
+    if (t < __ww_lo || t >= __ww_hi)
+        return -1;
     for (int i = __ww_tracking - 1; i >= 0; i--) {
         level_t *lv = &levels[i];
         if (t >= lv->inst_start && t < lv->iter_start)
             return i;
-        if (t >= lv->iter_start)
-            continue;
     }
     return -1;
 }
 
+/* Iterations started after tick t (which is older than the newest start).  Mostly
+   1 (a scalar carried to the next iteration); otherwise the starts are increasing and
+   usually evenly spaced, so the search begins where the mean gap of the last
+   iterations puts t and widens from there by doubling steps: a few probes instead of
+   a binary search over every iteration of the instance. */
 static long long distance_of(level_t *lv, uint64_t t)
 {
-    size_t lo = 0, hi = lv->nstarts; /* first start > t */
+    const uint64_t *st = lv->starts;
+    size_t n = lv->nstarts;
+    if (n == 0 || st[n - 1] <= t)
+        return 0;
+    if (n == 1 || st[n - 2] <= t)
+        return 1;
+    size_t m = n - 1 < 64 ? n - 1 : 64, g;
+    /* floating point: a 64-bit integer division costs several times more */
+    double back = (double)(st[n - 1] - t) * (double)m / (double)(st[n - 1] - st[n - 1 - m]);
+    g = back < (double)(n - 1) ? n - 1 - (size_t)back : 0;
+    /* p, the number of starts <= t, lies in [lo, hi]; st[hi] > t. */
+    size_t lo = 0, hi = n - 1, step = 1;
+    if (st[g] > t) {
+        hi = g;
+        while (hi >= step && st[hi - step] > t) {
+            hi -= step;
+            step *= 2;
+        }
+        lo = hi >= step ? hi - step + 1 : 0;
+    } else {
+        lo = g + 1;
+        while (lo + step - 1 < n - 1) {
+            size_t q = lo + step - 1;
+            if (st[q] > t) {
+                hi = q;
+                break;
+            }
+            lo = q + 1;
+            step *= 2;
+        }
+    }
     while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (lv->starts[mid] <= t)
+        size_t mid = lo + (hi - lo) / 2;
+        if (st[mid] <= t)
             lo = mid + 1;
         else
             hi = mid;
     }
-    return (long long)lv->nstarts - (long long)lo;
+    return (long long)(n - lo);
 }
 
+/* The level and distance of the last stamp checked, valid during one access
+   (memo_tick == __ww_tick): a read-modify-write checks its write stamp twice. */
+static uint64_t memo_tick, memo_t;
+static int memo_lv;
+static long long memo_d;
+
+/* Records the dependence of the access at site s on stamp `stamp`, if some level
+   carries it. */
+static int check(int kind, uint64_t stamp, __ww_site_t *s)
+{
+    uint64_t t = stamp >> SITE_BITS;
+    if (memo_tick != __ww_tick || memo_t != t) {
+        memo_tick = __ww_tick;
+        memo_t = t;
+        memo_lv = carried_by(t);
+        memo_d = memo_lv >= 0 ? distance_of(&levels[memo_lv], t) : 0;
+    }
+    if (memo_lv < 0)
+        return 0;
+    add_dep(levels[memo_lv].loop, kind, sites[stamp & SITE_MASK], s, memo_d);
+    return 1;
+}
+
+/* Renumbers the ticks when they reach WW_TICK_LIMIT.  Stamps older than the
+   outermost tracked instance only ever compare as "older than that instance", so
+   they all become tick 1; newer ticks keep their order.  If the outermost instance
+   alone spans more than half the ticks, the shadow is cleared instead (dependences
+   across that point are missed). */
+static void rebase(void)
+{
+    uint64_t base = __ww_tracking > 0 ? levels[0].inst_start : __ww_tick + 1;
+    int wipe = __ww_tick - base + 2 > WW_TICK_LIMIT / 2;
+    if (wipe)
+        base = __ww_tick + 1;
+#define REMAP(t) ((t) < base ? 1 : (t) - base + 2)
+    for (size_t i = 0; i < cappages; i++) {
+        page_t *pg = &pages[i];
+        if (!pg->cells)
+            continue;
+        size_t nstamps = (size_t)2 << (PAGE_BITS - pg->shift);
+        for (size_t k = 0; k < nstamps; k++) {
+            uint64_t v = pg->cells[k];
+            if (wipe)
+                pg->cells[k] = 0;
+            else if (v)
+                pg->cells[k] = REMAP(v >> SITE_BITS) << SITE_BITS | (v & SITE_MASK);
+        }
+    }
+    for (int i = 0; i < __ww_tracking; i++) {
+        level_t *lv = &levels[i];
+        lv->inst_start = REMAP(lv->inst_start);
+        lv->iter_start = REMAP(lv->iter_start);
+        for (size_t k = 0; k < lv->nstarts; k++)
+            lv->starts[k] = REMAP(lv->starts[k]);
+        if (wipe) /* they all became 1; stamps from now on are newer anyway */
+            lv->nstarts = 0;
+    }
+    __ww_tick = REMAP(__ww_tick);
+#undef REMAP
+    memo_tick = 0; /* ticks are reused from now on */
+    set_bounds();
+}
+
+/* A fresh tick. */
+static uint64_t next_tick(void)
+{
+    if (__ww_tick + 1 >= WW_TICK_LIMIT)
+        rebase();
+    return ++__ww_tick;
+}
+
+/* The rules for one cell c (standing for bytes that share their state), accessed at
+   `stamp` by site s: a read checks the last write (flow dependence) and becomes the
+   cell's first read since that write unless there is one; a write checks that read
+   (anti) and the last write (output) and replaces the write.  `seen` keeps it to one
+   dependence of each kind per access. */
+static inline void update(unsigned long long *c, uint64_t stamp, __ww_site_t *s, int mode,
+                          int seen[3])
+{
+    uint64_t w = c[0], r = c[1];
+    uint64_t wt = w >> SITE_BITS, rt = r >> SITE_BITS;
+    /* carried_by's first test, here to save the call for most stamps */
+    int w_may = w && wt >= __ww_lo && wt < __ww_hi;
+    if (mode & 1) {
+        if (w_may && !seen[0])
+            seen[0] = check(0, w, s);
+        if (!r || rt <= wt || rt < __ww_lo) {
+            r = stamp;
+            rt = stamp >> SITE_BITS;
+        }
+    }
+    if (mode & 2) {
+        if (r && rt > wt && rt >= __ww_lo && rt < __ww_hi && !seen[1])
+            seen[1] = check(1, r, s);
+        if (w_may && !seen[2])
+            seen[2] = check(2, w, s);
+        w = stamp;
+    }
+    c[0] = w;
+    c[1] = r;
+}
+
+/* The slow path of an access of n bytes at p: any size, alignment and page
+   layout, dependences found.  Same rules as __ww_fast. */
 void __ww_access(const volatile void *p, unsigned long n, __ww_site_t *s, int mode)
 {
-    uintptr_t a = (uintptr_t)p;
-    uint64_t now = ++tick;
-    uint64_t outer = levels[0].inst_start;
-    /* One dependence per kind and access, not one per byte. */
+    uint64_t id = site_id(s);
+    uintptr_t a = (uintptr_t)p, end = a + n;
+    if (!id || n == 0 || end < a)
+        return;
+    uint64_t stamp = next_tick() << SITE_BITS | id;
+    /* One dependence per kind and access, not one per cell. */
     int seen[3] = { 0, 0, 0 };
-    /* The bytes of one access usually share their shadow state (an int written as a
-       whole): a byte whose state equals the previous byte's gets the same checks and the
-       same update, so it only copies the previous result. */
-    cell_t before = { 0, 0, 0, 0 }, after = { 0, 0, 0, 0 };
+    __ww_pref_t *e = &__ww_pcache[cache_slot(a >> PAGE_BITS)];
+    if (e->key == a >> PAGE_BITS && n == 1ul << e->shift && (a & (n - 1)) == 0) {
+        /* one cell of a cached page: the usual reason to be here is a dependence */
+        update(&e->cells[2 * ((a & (PAGE - 1)) >> e->shift)], stamp, s, mode, seen);
+        return;
+    }
+    /* Neighbouring cells usually share their state (an array element wider than the
+       page's cells): a cell whose state equals the previous one's gets the same checks
+       and the same update, so it only copies the previous result. */
+    unsigned long long before[2] = { 0, 0 }, after[2] = { 0, 0 };
     int have_previous = 0;
-    uintptr_t key = (uintptr_t)-1;
-    cell_t *cells = 0;
-    for (unsigned long k = 0; k < n; k++, a++) {
-        if ((a >> PAGE_BITS) != key) {
-            key = a >> PAGE_BITS;
-            cells = page_cells(key);
+    while (a < end) {
+        uintptr_t key = a >> PAGE_BITS;
+        uintptr_t stop = (key + 1) << PAGE_BITS;
+        if (stop == 0 || stop > end) /* stop == 0: the last page of the address space */
+            stop = end;
+        /* The widest cells that both ends of this part fall on. */
+        unsigned shift = 3;
+        while (shift > 0 && ((a | stop) & (((uintptr_t)1 << shift) - 1)) != 0)
+            shift--;
+        e = &__ww_pcache[cache_slot(key)];
+        if (e->key != key || e->shift > shift) {
+            page_t *pg = page_for(key, shift);
+            if (pg->shift > shift)
+                split(pg, shift);
+            cache(pg);
         }
-        cell_t *c = &cells[a & (PAGE - 1)];
-        if (have_previous && c->wt == before.wt && c->rt == before.rt && c->ws == before.ws
-            && c->rs == before.rs) {
-            *c = after;
-            continue;
+        unsigned g = (unsigned)e->shift;
+        size_t first = (a & (PAGE - 1)) >> g;
+        size_t last = ((stop - 1) & (PAGE - 1)) >> g;
+        for (size_t i = first; i <= last; i++) {
+            unsigned long long *c = &e->cells[2 * i];
+            if (have_previous && c[0] == before[0] && c[1] == before[1]) {
+                c[0] = after[0];
+                c[1] = after[1];
+                continue;
+            }
+            before[0] = c[0];
+            before[1] = c[1];
+            have_previous = 1;
+            update(c, stamp, s, mode, seen);
+            after[0] = c[0];
+            after[1] = c[1];
         }
-        before = *c;
-        have_previous = 1;
-        if (mode & 1) {
-            if (c->ws && !seen[0]) {
-                int lv = carried_by(c->wt);
-                if (lv >= 0) {
-                    add_dep(levels[lv].loop, 0, c->ws, s, distance_of(&levels[lv], c->wt));
-                    seen[0] = 1;
-                }
-            }
-            if (!c->rs || c->rt <= c->wt || c->rt < outer) {
-                c->rt = now;
-                c->rs = s;
-            }
-        }
-        if (mode & 2) {
-            if (c->rs && c->rt > c->wt && !seen[1]) {
-                int lv = carried_by(c->rt);
-                if (lv >= 0) {
-                    add_dep(levels[lv].loop, 1, c->rs, s, distance_of(&levels[lv], c->rt));
-                    seen[1] = 1;
-                }
-            }
-            if (c->ws && !seen[2]) {
-                int lv = carried_by(c->wt);
-                if (lv >= 0) {
-                    add_dep(levels[lv].loop, 2, c->ws, s, distance_of(&levels[lv], c->wt));
-                    seen[2] = 1;
-                }
-            }
-            c->wt = now;
-            c->ws = s;
-        }
-        after = *c;
+        a = stop;
     }
 }
 
@@ -281,6 +500,7 @@ static void close_top(long long now)
     l->time_ns += (unsigned long long)(now - f->t0);
     if (f->level >= 0) {
         __ww_tracking = f->level;
+        set_bounds();
     }
     nframes--;
     __ww_top = nframes ? &frames[nframes - 1] : 0;
@@ -314,13 +534,17 @@ void __ww_enter(__ww_loop_t *l, unsigned long long call)
     f->t0 = now;
     f->level = -1;
     if (l->track) {
+        size_t old = caplevels;
         levels = grow(levels, &caplevels, (size_t)__ww_tracking + 1, sizeof *levels);
+        if (caplevels > old) /* a new level has no starts array yet */
+            memset(levels + old, 0, (caplevels - old) * sizeof *levels);
         level_t *lv = &levels[__ww_tracking];
         lv->loop = l;
-        lv->inst_start = ++tick;
+        lv->inst_start = next_tick();
         lv->iter_start = lv->inst_start;
         lv->nstarts = 0;
         f->level = __ww_tracking++;
+        set_bounds();
     }
     __ww_top = f;
     flush_periodically(now);
@@ -355,9 +579,10 @@ void __ww_iter_slow(__ww_loop_t *l, unsigned long long call)
     t->iterations++;
     if (t->level >= 0) {
         level_t *lv = &levels[t->level];
-        lv->iter_start = ++tick;
+        lv->iter_start = next_tick();
         lv->starts = grow(lv->starts, &lv->capstarts, lv->nstarts + 1, sizeof *lv->starts);
         lv->starts[lv->nstarts++] = lv->iter_start;
+        set_bounds();
     }
 }
 
@@ -665,6 +890,8 @@ void __ww_register(__ww_tu_t *tu)
     if (alive)
         return;
     alive = 1;
+    for (size_t i = 0; i < CACHE; i++) /* no page has this number */
+        __ww_pcache[i].key = (unsigned long)-1;
     const char *p = getenv("WARPWISE_PROFILE");
     out_path = strdup(p && *p ? p : "warpwise-profile.yaml");
     last_flush = now_ns();

@@ -1,12 +1,20 @@
 /* warpwise profiler runtime interface.  Pasted at the top of every instrumented
  * (already preprocessed) translation unit, so it must not use any preprocessor
- * directive; runtime.c includes it as a header. */
+ * directive; runtime.c includes it as a header.
+ *
+ * Accesses take an inline fast path (`__ww_fast`) when their shadow page is in the
+ * page cache, they cover exactly one shadow cell and they cannot reveal a
+ * dependence; everything else goes to `__ww_access` in runtime.c, which applies
+ * the same rules.  The rules are described there. */
 typedef struct __ww_site {
     const char *text;
     const char *array;
     int line;
     int scalar;
     int op;
+    /* Index in the runtime's site table, assigned at the first tracked access (the
+       instrumented tables leave it 0).  Shadow cells name sites by it. */
+    unsigned id;
 } __ww_site_t;
 typedef struct __ww_vstat {
     unsigned long long count;
@@ -38,9 +46,21 @@ typedef struct __ww_frame {
     long long t0;
     int level;
 } __ww_frame_t;
+/* One entry of the direct-mapped cache of shadow pages: page number, cells (two
+   stamps each, write then read) and log2 of the bytes one cell stands for. */
+typedef struct __ww_pref {
+    unsigned long key;
+    unsigned long long *cells;
+    unsigned long shift;
+} __ww_pref_t;
 extern __ww_frame_t *__ww_top;
 extern int __ww_tracking;
 extern unsigned long long __ww_calls;
+extern __ww_pref_t __ww_pcache[256];
+/* Last tick handed out; stamps older than __ww_lo (start of the outermost tracked
+   instance) or not older than __ww_hi (start of the innermost tracked iteration)
+   cannot be carried by any active loop; __ww_cap bounds the ticks a stamp holds. */
+extern unsigned long long __ww_tick, __ww_lo, __ww_hi, __ww_cap;
 void __ww_register(__ww_tu_t *tu);
 void __ww_enter(__ww_loop_t *l, unsigned long long call);
 void __ww_exit(__ww_loop_t *l, unsigned long long call);
@@ -57,18 +77,51 @@ static inline void __ww_iter(__ww_loop_t *l, unsigned long long call)
     else
         __ww_iter_slow(l, call);
 }
+/* The common access, done in place: returns 0 (nothing changed) when the slow path
+   must run.  A stamp is tick << 24 | site id; 0 means never.  `n` is a constant
+   `sizeof`, so most of the tests fold away. */
+static inline int __ww_fast(const volatile void *p, unsigned long n, __ww_site_t *s, int mode)
+{
+    unsigned long a = (unsigned long)p, key = a >> 12;
+    __ww_pref_t *e = &__ww_pcache[(key ^ (key >> 8)) & 255];
+    unsigned long long *c, w, r, wt, rt, now = __ww_tick + 1, id = s->id;
+    if (e->key != key || n != 1ul << e->shift || (a & (n - 1)) != 0 || id == 0
+        || now >= __ww_cap)
+        return 0;
+    c = e->cells + 2 * ((a & 4095) >> e->shift);
+    w = c[0];
+    r = c[1];
+    wt = w >> 24;
+    rt = r >> 24;
+    /* A write stamp inside [lo, hi) may make a flow (read) or output (write)
+       dependence. */
+    if (w != 0 && wt >= __ww_lo && wt < __ww_hi)
+        return 0;
+    if ((mode & 1) && (r == 0 || rt <= wt || rt < __ww_lo)) {
+        /* first read since the last write (or since the outermost instance began):
+           recorded; a write in the same access then cannot be anti-dependent */
+        c[1] = now << 24 | id;
+    } else if (mode & 2) {
+        if (r != 0 && rt > wt && rt >= __ww_lo && rt < __ww_hi)
+            return 0; /* maybe an anti dependence */
+    }
+    if (mode & 2)
+        c[0] = now << 24 | id;
+    __ww_tick = now;
+    return 1;
+}
 static inline void __ww_rd(const volatile void *p, unsigned long n, __ww_site_t *s)
 {
-    if (__builtin_expect(__ww_tracking != 0, 0))
+    if (__ww_tracking != 0 && !__ww_fast(p, n, s, 1))
         __ww_access(p, n, s, 1);
 }
 static inline void __ww_wr(const volatile void *p, unsigned long n, __ww_site_t *s)
 {
-    if (__builtin_expect(__ww_tracking != 0, 0))
+    if (__ww_tracking != 0 && !__ww_fast(p, n, s, 2))
         __ww_access(p, n, s, 2);
 }
 static inline void __ww_rw(const volatile void *p, unsigned long n, __ww_site_t *s)
 {
-    if (__builtin_expect(__ww_tracking != 0, 0))
+    if (__ww_tracking != 0 && !__ww_fast(p, n, s, 3))
         __ww_access(p, n, s, 3);
 }
