@@ -512,7 +512,13 @@ fn instance_text_and_yaml_snapshots() {
     let report = dir.join("report.yaml");
     let out = Command::new(bin())
         .current_dir(root)
-        .args(["analyze", "samples/every_fourth_add.c", "--format", "yaml", "-o"])
+        .args([
+            "analyze",
+            "samples/every_fourth_add.c",
+            "--format",
+            "yaml",
+            "-o",
+        ])
         .arg(&report)
         .output()
         .unwrap();
@@ -526,7 +532,11 @@ fn instance_text_and_yaml_snapshots() {
             .args(["--format", format])
             .output()
             .unwrap();
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         insta::assert_snapshot!(
             format!("every_fourth_add_instance_{format}"),
             String::from_utf8_lossy(&out.stdout)

@@ -48,6 +48,34 @@ pub struct Symbols {
     by_address: HashMap<String, Var>,
 }
 
+/// A symbol named after an expression (`i * 7919 % m`) is parenthesized, so that printed in
+/// a product (`4*(i * 7919 % m)`) it still reads as the value it stands for. Names that
+/// are one operand already (`n`, `c->data`, `idx[i + 1]`) stay as they are.
+fn parenthesized(name: String) -> String {
+    let mut depth = 0i32;
+    let mut chars = name.chars().peekable();
+    let mut atomic = !name.is_empty();
+    while let Some(c) = chars.next() {
+        match c {
+            '[' => depth += 1,
+            ']' => depth -= 1,
+            '-' if depth == 0 && chars.peek() == Some(&'>') => {
+                chars.next();
+            }
+            c if depth == 0 && !(c.is_ascii_alphanumeric() || c == '_' || c == '.') => {
+                atomic = false;
+                break;
+            }
+            _ => {}
+        }
+    }
+    if atomic {
+        name
+    } else {
+        format!("({name})")
+    }
+}
+
 impl Symbols {
     pub fn new() -> Self {
         Self::default()
@@ -80,7 +108,7 @@ impl Symbols {
             }
             _ => frontend::ir::print::render_value(func, v),
         };
-        let name = self.unique_name(&base_name, v);
+        let name = self.unique_name(&parenthesized(base_name), v);
         let var = Var::new(&name);
         let is_pointer =
             program_types.is_pointer(func.inst(v).ty) || matches!(origin, SymbolOrigin::Object(_));

@@ -217,8 +217,14 @@ mod tests {
         );
         check("4*c->n", &[("c->n", 5)], Ok(20));
         // The engine divides by constants only; with values it reads the expression.
+        // C reads `4*(n - 1) / factor` as `(4*(n - 1)) / factor`.
         check(
             "4*(n - 1) / factor + 4",
+            &[("n", 1000), ("factor", 4)],
+            Ok(1003),
+        );
+        check(
+            "4*((n - 1) / factor) + 4",
             &[("n", 1000), ("factor", 4)],
             Ok(1000),
         );
@@ -246,7 +252,7 @@ mod tests {
             Err(EvalFailure::Missing(vec!["m".to_string()])),
         );
         assert!(matches!(
-            eval_int("4*/n", &Values::new()),
+            eval_int("4*/n", &[("n".to_string(), 1)].into()),
             Err(EvalFailure::Unparsable(_))
         ));
     }
