@@ -276,6 +276,7 @@ srad_clamp.c diffusion_coeff_minmax 56 i: [0, rows - 1]
 srad_clamp.c diffusion_coeff_minmax 57 j: [0, cols - 1]
 transpose.c transpose 37 i: [0, 159]
 transpose.c transpose 38 j: [0, 127]
+upsample.c upsample 26 i: [0, n - 1]
 vector_add.c vadd 27 i: [0, n - 1]";
     assert_eq!(lines.join("\n"), expected);
 }
