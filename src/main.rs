@@ -5,9 +5,11 @@
 
 mod analyze_command;
 mod cc_command;
+mod emit_command;
 mod inputs;
 mod ir_command;
 mod profile_command;
+mod validate_command;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -33,6 +35,10 @@ enum Command {
     Profile(profile_command::ProfileArgs),
     /// Compiler wrapper for builds: `CC="warpwise cc" make`.
     Cc(cc_command::CcArgs),
+    /// Write a CUDA kernel and host function for a friendly loop (`-o DIR`).
+    Emit(emit_command::EmitArgs),
+    /// Run a loop's generated kernel on a snapshot of the program's inputs and compare.
+    Validate(validate_command::ValidateArgs),
 }
 
 fn main() -> ExitCode {
@@ -47,5 +53,7 @@ fn main() -> ExitCode {
         Command::Ir(args) => ir_command::run(&args),
         Command::Profile(args) => profile_command::run_command(&args),
         Command::Cc(args) => cc_command::run_command(&args.args),
+        Command::Emit(args) => emit_command::run(&args),
+        Command::Validate(args) => validate_command::run(&args),
     }
 }

@@ -1,3 +1,5 @@
 //! Instantiation (thesis §6): profiling, equations from loop counts, evaluation, CUDA generation, validation.
 
+pub mod cuda;
 pub mod profile;
+pub mod validate;
