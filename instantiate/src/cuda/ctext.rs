@@ -323,59 +323,138 @@ pub fn expr_roots(expr: &str) -> BTreeSet<String> {
 
 /// A report expression as a 64-bit C expression: every variable reference (with its member
 /// chain, `in_image->height`) is converted to `long long` before any arithmetic, so
-/// `4*N*N` cannot overflow `int`, and `min`/`max` call the given helpers. `rename` maps a
-/// reference (`block.x`) to the text that replaces it.
+/// `4*N*N` cannot overflow `int`, and `min`/`max` call the given two-argument helpers
+/// (nested for more arguments). `rename` maps a reference (`block.x`) to the text that
+/// replaces it.
 pub fn to_wide(
     expr: &str,
     helpers: (&str, &str),
     rename: &dyn Fn(&str) -> Option<String>,
 ) -> String {
+    rewrite_expr(expr, helpers, rename, true)
+}
+
+/// [`to_wide`], or with `wide` false only the renaming and the helpers.
+pub fn rewrite_expr(
+    expr: &str,
+    helpers: (&str, &str),
+    rename: &dyn Fn(&str) -> Option<String>,
+    wide: bool,
+) -> String {
     let toks = code_tokens(expr);
-    let mut out = String::new();
-    let mut k = 0;
-    while k < toks.len() {
-        let t = toks[k];
-        let s = tok_text(expr, &t);
-        if k > 0 {
-            out.push_str(&expr[toks[k - 1].end..t.start]);
-        }
-        if t.kind == TokKind::Ident && !is_keyword(s) {
-            let call = toks.get(k + 1).is_some_and(|n| tok_text(expr, n) == "(");
-            if call && s == "min" {
-                out.push_str(helpers.0);
-                k += 1;
-                continue;
-            }
-            if call && s == "max" {
-                out.push_str(helpers.1);
-                k += 1;
-                continue;
-            }
-            // The reference: the identifier and its `.f` / `->f` chain.
-            let mut end = k + 1;
-            while end + 1 < toks.len()
-                && matches!(tok_text(expr, &toks[end]), "." | "->")
-                && toks[end + 1].kind == TokKind::Ident
-            {
-                end += 2;
-            }
-            let chain = &expr[t.start..toks[end - 1].end];
-            let text = rename(chain).unwrap_or_else(|| chain.to_string());
-            out.push_str(&format!("((long long)({text}))"));
-            k = end;
-            continue;
-        }
-        if t.kind == TokKind::Number && !s.contains(['.', 'e', 'E', 'x', 'X']) {
-            // Integer constants stay integers, but wide ones.
-            out.push_str(s);
-            out.push_str("LL");
-            k += 1;
-            continue;
-        }
-        out.push_str(s);
-        k += 1;
+    let r = Rewrite {
+        expr,
+        toks: &toks,
+        helpers,
+        rename,
+        wide,
+    };
+    r.range(0, toks.len())
+}
+
+struct Rewrite<'a> {
+    expr: &'a str,
+    toks: &'a [Tok],
+    helpers: (&'a str, &'a str),
+    rename: &'a dyn Fn(&str) -> Option<String>,
+    wide: bool,
+}
+
+impl Rewrite<'_> {
+    fn text(&self, k: usize) -> &str {
+        tok_text(self.expr, &self.toks[k])
     }
-    out
+
+    /// Index of the `)` matching the `(` at `open`.
+    fn close(&self, open: usize, end: usize) -> usize {
+        let mut depth = 0;
+        for k in open..end {
+            match self.text(k) {
+                "(" => depth += 1,
+                ")" => {
+                    depth -= 1;
+                    if depth == 0 {
+                        return k;
+                    }
+                }
+                _ => {}
+            }
+        }
+        end
+    }
+
+    fn range(&self, from: usize, to: usize) -> String {
+        let (expr, toks) = (self.expr, self.toks);
+        let mut out = String::new();
+        let mut k = from;
+        while k < to {
+            let t = toks[k];
+            if k > from {
+                out.push_str(&expr[toks[k - 1].end..t.start]);
+            }
+            let s = self.text(k);
+            if t.kind == TokKind::Ident && !is_keyword(s) {
+                let call = k + 1 < to && self.text(k + 1) == "(";
+                if call && (s == "min" || s == "max") {
+                    let close = self.close(k + 1, to);
+                    let mut args = Vec::new();
+                    let mut depth = 0;
+                    let mut start = k + 2;
+                    for j in k + 2..close {
+                        match self.text(j) {
+                            "(" => depth += 1,
+                            ")" => depth -= 1,
+                            "," if depth == 0 => {
+                                args.push(self.range(start, j));
+                                start = j + 1;
+                            }
+                            _ => {}
+                        }
+                    }
+                    args.push(self.range(start, close));
+                    let f = if s == "min" {
+                        self.helpers.0
+                    } else {
+                        self.helpers.1
+                    };
+                    let mut acc = args.pop().unwrap_or_default();
+                    while let Some(a) = args.pop() {
+                        acc = format!("{f}({}, {})", a.trim(), acc.trim());
+                    }
+                    out.push_str(&acc);
+                    k = close + 1;
+                    continue;
+                }
+                // The reference: the identifier and its `.f` / `->f` chain.
+                let mut end = k + 1;
+                while end + 1 < to
+                    && matches!(self.text(end), "." | "->")
+                    && toks[end + 1].kind == TokKind::Ident
+                {
+                    end += 2;
+                }
+                let chain = &expr[t.start..toks[end - 1].end];
+                let text = (self.rename)(chain).unwrap_or_else(|| chain.to_string());
+                if self.wide {
+                    out.push_str(&format!("((long long)({text}))"));
+                } else {
+                    out.push_str(&text);
+                }
+                k = end;
+                continue;
+            }
+            if self.wide && t.kind == TokKind::Number && !s.contains(['.', 'e', 'E', 'x', 'X']) {
+                // Integer constants stay integers, but wide ones.
+                out.push_str(s);
+                out.push_str("LL");
+                k += 1;
+                continue;
+            }
+            out.push_str(s);
+            k += 1;
+        }
+        out
+    }
 }
 
 /// A C identifier made from a report name: `c->data` becomes `c_data`, `in.pixmap`
@@ -485,6 +564,11 @@ mod tests {
         assert_eq!(
             e,
             "4LL*((long long)(N))*((long long)(N)) + ww_min(((long long)(a->w)), 3LL) / 4LL"
+        );
+        let e = to_wide("min(a, b + 1, 8*c)", ("m", "M"), &|_| None);
+        assert_eq!(
+            e,
+            "m(((long long)(a)), m(((long long)(b)) + 1LL, 8LL*((long long)(c))))"
         );
         let roots = expr_roots("8*block.x + max(in_image->width, n)");
         assert_eq!(

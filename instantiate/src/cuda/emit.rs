@@ -390,7 +390,7 @@ fn kernel(plan: &mut KernelPlan) -> String {
         let _ = writeln!(out, "        {};", declare(t, name));
     }
     let has_continue = token_strings(&body).contains(&"continue");
-    let body = indent_body(&body, if plan.body_from_source { None } else { Some(8) });
+    let body = indent_body(&body, plan.body_indent);
     let lines = if plan.body_from_source {
         format!(
             " (the loop is at lines {}-{} of {})",
@@ -412,33 +412,18 @@ fn kernel(plan: &mut KernelPlan) -> String {
     out
 }
 
-/// Re-indents a body for the kernel: the user's text keeps its relative indentation.
-fn indent_body(body: &str, fixed: Option<usize>) -> String {
-    let lines: Vec<&str> = body.lines().collect();
-    if lines.len() <= 1 {
-        return body.trim().to_string();
-    }
-    // The common indentation of the lines after the first (the first starts at the brace).
-    let common = lines[1..]
-        .iter()
-        .filter(|l| !l.trim().is_empty())
-        .map(|l| l.len() - l.trim_start().len())
-        .min()
-        .unwrap_or(0);
-    let closing = lines
-        .last()
-        .map(|l| l.len() - l.trim_start().len())
-        .unwrap_or(0);
-    let base = fixed.unwrap_or(8);
-    let shift = common.min(closing);
-    let mut out = lines[0].trim().to_string();
-    for l in &lines[1..] {
+/// Re-indents a body for the kernel: its lines keep their indentation relative to the line
+/// the body starts on (`indent`), at the kernel's depth.
+fn indent_body(body: &str, indent: usize) -> String {
+    let mut lines = body.lines();
+    let mut out = lines.next().unwrap_or("").trim().to_string();
+    for l in lines {
         out.push('\n');
         if l.trim().is_empty() {
             continue;
         }
         let own = l.len() - l.trim_start().len();
-        out.push_str(&" ".repeat(base + own.saturating_sub(shift)));
+        out.push_str(&" ".repeat(8 + own.saturating_sub(indent)));
         out.push_str(l.trim_start());
     }
     out

@@ -13,7 +13,7 @@
 
 use super::ctext::{
     code_tokens, declared_dims, expr_roots, flat_name, identifiers, name_tokens, replace_sequences,
-    strip_line_markers, to_wide, tok_text, token_strings, uses_of, Tok, TokKind,
+    rewrite_expr, strip_line_markers, to_wide, tok_text, token_strings, uses_of, Tok, TokKind,
 };
 use advisor::model::{LoopReport, ParamKind, Role, SharedArea, Verdict};
 use frontend::access_sites::{access_sites, FunctionSite, LoopSite, Sites};
@@ -233,6 +233,8 @@ pub struct KernelPlan {
     /// The body (the mapped loop's body statement), rewritten for the kernel.
     pub body: String,
     pub body_from_source: bool,
+    /// Indentation of the line the body starts on: what its other lines are relative to.
+    pub body_indent: usize,
     /// `__device__` prototypes and definitions of functions the body calls.
     pub device_prototypes: Vec<String>,
     pub device_functions: Vec<String>,
@@ -556,7 +558,7 @@ pub fn plan(
         let reasons = verdict_reasons(report);
         if !opts.debug.force {
             let mut msg = format!(
-                "loop {} is {}, not friendly; warpwise only emits kernels for friendly loops",
+                "loop {} is not friendly (verdict: {}); warpwise only emits kernels for friendly loops",
                 report.id,
                 report.verdict.as_str()
             );
@@ -655,10 +657,10 @@ pub fn plan(
             id: r.id.clone(),
             var: ind.var.clone(),
             var_type,
-            lower: ind.lower.clone(),
-            upper: ind.upper.clone(),
-            step: ind.step.clone(),
-            trip: ind.trip_count.clone(),
+            lower: dealias(&ctx, r, &ind.lower),
+            upper: dealias(&ctx, r, &ind.upper),
+            step: dealias(&ctx, r, &ind.step),
+            trip: dealias(&ctx, r, &ind.trip_count),
         })
     };
     let mut nest = vec![nest_loop(report)?];
@@ -772,7 +774,7 @@ pub fn plan(
     } else {
         outer_site
     };
-    let (mut body, body_from_source) = source_text(&ctx, body_site.body);
+    let (mut body, body_from_source, body_indent) = source_text(&ctx, body_site.body);
     let fsite = &ctx.sites.functions[outer_site.function];
 
     // Arrays.
@@ -856,13 +858,13 @@ pub fn plan(
             host_type: cxx_type(&host_type),
             elem_bytes,
             shape,
-            lo: bytes.lo.clone(),
+            lo: dealias(&ctx, report, &bytes.lo),
             hi: if shrink {
-                format!("({}) - {elem_bytes}", bytes.hi)
+                format!("({}) - {elem_bytes}", dealias(&ctx, report, &bytes.hi))
             } else {
-                bytes.hi.clone()
+                dealias(&ctx, report, &bytes.hi)
             },
-            reported_hi: shrink.then(|| bytes.hi.clone()),
+            reported_hi: shrink.then(|| dealias(&ctx, report, &bytes.hi)),
             in_kernel: true,
             object_bytes: if is_object {
                 ir_type.and_then(|t| ctx.types.size_of(t))
@@ -984,6 +986,7 @@ pub fn plan(
         locals: Vec::new(),
         body,
         body_from_source,
+        body_indent,
         device_prototypes: Vec::new(),
         device_functions: Vec::new(),
         type_decls: Vec::new(),
@@ -1029,6 +1032,32 @@ pub fn plan(
     Ok(plan)
 }
 
+/// The report names a variable that two declarations share `i_2` when it is ambiguous in
+/// the function; at the loop only one `i` is in scope, the loop's inbound scalar.
+fn dealias(ctx: &Ctx<'_>, report: &LoopReport, expr: &str) -> String {
+    let mut patterns = Vec::new();
+    for root in expr_roots(expr) {
+        if ctx.type_of(&root).is_some() {
+            continue;
+        }
+        let Some((base, n)) = root.rsplit_once('_') else {
+            continue;
+        };
+        let inbound = report
+            .parameters
+            .iter()
+            .any(|p| p.kind == ParamKind::Scalar && p.name == base);
+        if inbound && !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) {
+            patterns.push((vec![root.clone()], base.to_string()));
+        }
+    }
+    if patterns.is_empty() {
+        expr.to_string()
+    } else {
+        replace_sequences(expr, &patterns).0
+    }
+}
+
 /// The loop directly and solely inside `outer`: `for (...) { for (...) ... }`.
 fn perfectly_nested_child<'a>(ctx: &'a Ctx<'_>, outer: &LoopSite) -> Option<&'a LoopSite> {
     let outer_index = ctx
@@ -1056,7 +1085,7 @@ fn perfectly_nested_child<'a>(ctx: &'a Ctx<'_>, outer: &LoopSite) -> Option<&'a 
 
 /// The text of a span: the user's source when it has the same tokens as the preprocessed
 /// text (comments and layout kept), else the preprocessed text (macros expanded).
-fn source_text(ctx: &Ctx<'_>, span: Span) -> (String, bool) {
+fn source_text(ctx: &Ctx<'_>, span: Span) -> (String, bool, usize) {
     let pre = strip_line_markers(ctx.slice(span));
     let map = &ctx.unit.preprocessed.source_map;
     let start = map.locate(span.start as usize);
@@ -1066,7 +1095,7 @@ fn source_text(ctx: &Ctx<'_>, span: Span) -> (String, bool) {
         for l in start.line..=end.line {
             match map.line_text(start.file, l) {
                 Some(t) => lines.push(t.to_string()),
-                None => return (pre, false),
+                None => return (pre, false, 0),
             }
         }
         if let Some(last) = lines.last_mut() {
@@ -1075,7 +1104,9 @@ fn source_text(ctx: &Ctx<'_>, span: Span) -> (String, bool) {
                 last.truncate(cut);
             }
         }
+        let mut indent = 0;
         if let Some(first) = lines.first_mut() {
+            indent = first.len() - first.trim_start().len();
             let cut = (start.col as usize).saturating_sub(1).min(first.len());
             if first.is_char_boundary(cut) {
                 *first = first[cut..].to_string();
@@ -1083,11 +1114,15 @@ fn source_text(ctx: &Ctx<'_>, span: Span) -> (String, bool) {
         }
         let user = lines.join("\n");
         if token_strings(&user) == token_strings(&pre) {
-            // Indentation relative to the loop's own line stays as written.
-            return (user, true);
+            return (user, true, indent);
         }
     }
-    (pre, false)
+    let indent = ctx.text[..span.start as usize]
+        .rsplit('\n')
+        .next()
+        .map(|l| l.len() - l.trim_start().len())
+        .unwrap_or(0);
+    (pre, false, indent)
 }
 
 /// The row pitch (elements) of a variable-length array: its declaration's dimensions.
@@ -1151,38 +1186,7 @@ pub(crate) fn kernel_expr(plan: &mut KernelPlan, expr: &str, wide: bool) -> Stri
 /// A report expression with references renamed but no conversions (for readable
 /// induction-variable formulas).
 fn narrow(expr: &str, rename: &dyn Fn(&str) -> Option<String>) -> String {
-    let toks = code_tokens(expr);
-    let mut out = String::new();
-    let mut k = 0;
-    while k < toks.len() {
-        let t = toks[k];
-        if k > 0 {
-            out.push_str(&expr[toks[k - 1].end..t.start]);
-        }
-        let s = tok_text(expr, &t);
-        if t.kind == TokKind::Ident {
-            let call = toks.get(k + 1).is_some_and(|n| tok_text(expr, n) == "(");
-            if call && (s == "min" || s == "max") {
-                out.push_str(if s == "min" { "ww_min" } else { "ww_max" });
-                k += 1;
-                continue;
-            }
-            let mut end = k + 1;
-            while end + 1 < toks.len()
-                && matches!(tok_text(expr, &toks[end]), "." | "->")
-                && toks[end + 1].kind == TokKind::Ident
-            {
-                end += 2;
-            }
-            let chain = &expr[t.start..toks[end - 1].end];
-            out.push_str(&rename(chain).unwrap_or_else(|| chain.to_string()));
-            k = end;
-            continue;
-        }
-        out.push_str(s);
-        k += 1;
-    }
-    out
+    rewrite_expr(expr, ("ww_min", "ww_max"), rename, false)
 }
 
 /// Which scalars and arrays the kernel takes, from the body and the kernel's expressions.
@@ -1608,7 +1612,7 @@ fn stageable(plan: &mut KernelPlan, area: &SharedArea) -> Result<Staged, String>
     let elem = a.elem_bytes.max(1);
     // Rows are padded to the element size so every staged element stays aligned.
     let kernel_bytes = format!(
-        "ww_round_up({}, {elem}) * {}",
+        "ww_round_up({}, {elem}) * ({})",
         kernel_expr(plan, &size.1, true),
         kernel_expr(plan, &size.0, true)
     );
@@ -1620,7 +1624,7 @@ fn stageable(plan: &mut KernelPlan, area: &SharedArea) -> Result<Staged, String>
         }
     };
     let host_bytes = format!(
-        "ww_round_up({}, {elem}) * {}",
+        "ww_round_up({}, {elem}) * ({})",
         to_wide(&size.1, ("ww_min", "ww_max"), &host_rename),
         to_wide(&size.0, ("ww_min", "ww_max"), &host_rename)
     );

@@ -3,11 +3,13 @@
 //
 // - Device memory is host memory between poisoned guard zones (0xA5 bytes) and inaccessible
 //   pages; cudaMalloc'd bytes start as poison, and cudaFree reports writes into the guards.
-// - A launch runs blocks in reverse order and the threads of a block interleaved from both
-//   ends (last, first, second to last, ...), so results that depend on the sequential order
-//   of iterations come out different.
+// - A launch runs the blocks in reverse order and the threads of each block in reverse order
+//   (highest linear index first): every iteration runs before all those that precede it in
+//   the loop, so a result that depends on the sequential order (a value carried from one
+//   iteration to the next, in either direction) comes out different. Threads past the loop's
+//   bound cannot hide this, as they would for an order interleaved from both ends.
 // - A block whose threads call __syncthreads runs them as fibers (ucontext): each runs to the
-//   barrier, then all continue, in a different order each phase.
+//   barrier, then all continue, in the same reverse order.
 // - WW_CPU_REPORT=FILE makes the shim write what it saw (launches, guard and staging misses,
 //   errors) to FILE for `warpwise validate`.
 #ifndef WARPWISE_CUDA_CPU_H
@@ -339,11 +341,10 @@ static inline void ww_cpu_stage_miss(const char *name, long long offset)
 }
 #define WW_STAGE_MISS(area, offset) ww_cpu_stage_miss((area).name, (offset))
 
-// The k-th position of an order over n items that alternates between the ends:
-// n-1, 0, n-2, 1, ...
-static inline unsigned ww_cpu_both_ends(unsigned k, unsigned n)
+// The k-th item of the order over n items: n-1, n-2, ..., 0.
+static inline unsigned ww_cpu_order(unsigned k, unsigned n)
 {
-    return (k % 2 == 0) ? n - 1 - k / 2 : k / 2;
+    return n - 1 - k;
 }
 
 static inline uint3 ww_cpu_index(unsigned linear, dim3 d)
@@ -409,20 +410,20 @@ static void ww_cpu_block(unsigned nthreads)
     ww_cpu.nfibers = (int)nthreads;
     for (unsigned k = 0; k < nthreads; k++)
         ww_cpu.fiber_state[k] = 0;
-    unsigned first = ww_cpu_both_ends(0, nthreads);
+    unsigned first = ww_cpu_order(0, nthreads);
     ww_cpu_start_fiber(0, ww_cpu_index(first, blockDim));
     if (ww_cpu.fiber_state[0] == 2) {
         // No barrier: the other threads run one after another on this stack.
         ww_cpu.mode = 1;
         for (unsigned k = 1; k < nthreads; k++) {
-            threadIdx = ww_cpu_index(ww_cpu_both_ends(k, nthreads), blockDim);
+            threadIdx = ww_cpu_index(ww_cpu_order(k, nthreads), blockDim);
             ww_cpu.body(ww_cpu.body_arg);
         }
         return;
     }
     for (unsigned k = 1; k < nthreads; k++)
-        ww_cpu_start_fiber((int)k, ww_cpu_index(ww_cpu_both_ends(k, nthreads), blockDim));
-    for (unsigned phase = 1;; phase++) {
+        ww_cpu_start_fiber((int)k, ww_cpu_index(ww_cpu_order(k, nthreads), blockDim));
+    for (;;) {
         unsigned waiting = 0, finished = 0;
         for (unsigned k = 0; k < nthreads; k++) {
             waiting += ww_cpu.fiber_state[k] == 1;
@@ -437,11 +438,8 @@ static void ww_cpu_block(unsigned nthreads)
                      blockIdx.x, blockIdx.y, blockIdx.z, waiting, finished);
             ww_cpu_fail(msg);
         }
-        // Each phase in another order: even phases backwards.
-        for (unsigned k = 0; k < nthreads; k++) {
-            unsigned f = phase % 2 ? k : nthreads - 1 - k;
-            ww_cpu_resume((int)f);
-        }
+        for (unsigned k = 0; k < nthreads; k++)
+            ww_cpu_resume((int)k);
     }
 }
 

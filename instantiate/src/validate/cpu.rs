@@ -118,7 +118,7 @@ impl Backend for CpuBackend {
 
     fn describe(&self) -> String {
         "the kernel and host code compiled with the system C++ compiler through warpwise's CUDA shim; \
-         blocks run in reverse order, the threads of a block interleaved from both ends"
+         blocks and the threads of each block run in reverse order"
             .to_string()
     }
 
