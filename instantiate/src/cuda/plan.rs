@@ -1292,20 +1292,36 @@ fn body_locals(ctx: &Ctx<'_>, plan: &KernelPlan) -> Result<Vec<(String, String)>
     Ok(out)
 }
 
-/// True when the first use of `name` in `body` declares it (`int idx = ...`).
+/// True when the first use of `name` in `body` declares it (`int idx = ...`,
+/// `int fx, fy;`, `unsigned char *row = ...`).
 fn declared_in(body: &str, name: &str) -> bool {
-    let uses = uses_of(body, name);
-    let Some((before, after)) = uses.first() else {
+    let toks = code_tokens(body);
+    let text = |k: usize| tok_text(body, &toks[k]);
+    let Some(k) = (0..toks.len())
+        .find(|&k| text(k) == name && (k == 0 || !matches!(text(k - 1), "." | "->")))
+    else {
         return false;
     };
-    // In C only a declaration puts a name right after another name (`int idx`, `T x`).
-    let typeish = |s: &str| {
-        s.chars()
-            .next()
-            .is_some_and(|c| c.is_alphabetic() || c == '_')
-            && !matches!(s, "return" | "else" | "do" | "case" | "goto" | "sizeof")
+    if !matches!(
+        toks.get(k + 1).map(|_| text(k + 1)),
+        Some("=" | ";" | "," | "[" | ")")
+    ) {
+        return false;
+    }
+    // The statement it is in starts with a type: a word followed by a word or `*`.
+    let start = (0..k)
+        .rev()
+        .find(|&j| matches!(text(j), ";" | "{" | "}" | "("))
+        .map(|j| j + 1)
+        .unwrap_or(0);
+    let word = |j: usize| {
+        toks[j].kind == TokKind::Ident
+            && !matches!(
+                text(j),
+                "return" | "else" | "do" | "case" | "goto" | "sizeof"
+            )
     };
-    before.is_some_and(typeish) && matches!(after, Some("=" | ";" | "," | "[" | ")"))
+    start + 1 <= k && word(start) && (word(start + 1) || text(start + 1) == "*")
 }
 
 /// `__device__` versions of the functions the loop calls (with their callees).
