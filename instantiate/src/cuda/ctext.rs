@@ -92,10 +92,9 @@ pub fn tokenize(text: &str) -> Vec<Tok> {
             i += 1;
             while i < b.len() {
                 let d = b[i];
-                if d.is_ascii_alphanumeric() || d == b'.' || d == b'_' {
-                    i += 1;
-                } else if (d == b'+' || d == b'-') && matches!(b[i - 1], b'e' | b'E' | b'p' | b'P')
-                {
+                let exponent_sign =
+                    (d == b'+' || d == b'-') && matches!(b[i - 1], b'e' | b'E' | b'p' | b'P');
+                if d.is_ascii_alphanumeric() || d == b'.' || d == b'_' || exponent_sign {
                     i += 1;
                 } else {
                     break;

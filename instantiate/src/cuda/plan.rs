@@ -1321,7 +1321,7 @@ fn declared_in(body: &str, name: &str) -> bool {
                 "return" | "else" | "do" | "case" | "goto" | "sizeof"
             )
     };
-    start + 1 <= k && word(start) && (word(start + 1) || text(start + 1) == "*")
+    start < k && word(start) && (word(start + 1) || text(start + 1) == "*")
 }
 
 /// `__device__` versions of the functions the loop calls (with their callees).

@@ -144,13 +144,12 @@ impl std::fmt::Display for ArrayCompare {
     }
 }
 
-/// Compares `got` with `want`, both the bytes `[lo, hi)` of array `name`.
+/// Compares `got` with `want`, both the bytes `[lo, hi)` of array `name` whose elements are
+/// `(kind, bytes)`.
 pub fn compare(
     name: &str,
-    lo: i64,
-    hi: i64,
-    kind: ElemKind,
-    elem_bytes: u64,
+    (lo, hi): (i64, i64),
+    (kind, elem_bytes): (ElemKind, u64),
     want: &[u8],
     got: &[u8],
     rtol: Option<f64>,
@@ -277,10 +276,8 @@ mod tests {
     fn integers_are_bit_exact() {
         let r = compare(
             "c",
-            0,
-            16,
-            ElemKind::Bits,
-            4,
+            (0, 16),
+            (ElemKind::Bits, 4),
             &ints(&[1, 2, 3, 4]),
             &ints(&[1, 2, 3, 4]),
             None,
@@ -288,10 +285,8 @@ mod tests {
         assert!(r.passed());
         let r = compare(
             "c",
-            8,
-            24,
-            ElemKind::Bits,
-            4,
+            (8, 24),
+            (ElemKind::Bits, 4),
             &ints(&[1, 2, 3, 4]),
             &ints(&[1, 9, 9, 4]),
             None,
@@ -310,10 +305,8 @@ mod tests {
         let f = |v: &[f32]| -> Vec<u8> { v.iter().flat_map(|x| x.to_le_bytes()).collect() };
         let r = compare(
             "x",
-            0,
-            8,
-            ElemKind::F32,
-            4,
+            (0, 8),
+            (ElemKind::F32, 4),
             &f(&[1.0, 100.0]),
             &f(&[1.000001, 100.0]),
             None,
@@ -321,10 +314,8 @@ mod tests {
         assert!(r.passed(), "{r}");
         let r = compare(
             "x",
-            0,
-            8,
-            ElemKind::F32,
-            4,
+            (0, 8),
+            (ElemKind::F32, 4),
             &f(&[1.0, 100.0]),
             &f(&[1.01, 100.0]),
             None,
@@ -333,10 +324,8 @@ mod tests {
         // Near zero, judged against the array's scale.
         let r = compare(
             "x",
-            0,
-            8,
-            ElemKind::F32,
-            4,
+            (0, 8),
+            (ElemKind::F32, 4),
             &f(&[1e-9, 100.0]),
             &f(&[2e-9, 100.0]),
             None,
@@ -348,10 +337,8 @@ mod tests {
     fn unaligned_sections_compare_leading_bytes() {
         let r = compare(
             "b",
-            1,
-            6,
-            ElemKind::Bits,
-            4,
+            (1, 6),
+            (ElemKind::Bits, 4),
             &[1, 2, 3, 4, 5],
             &[1, 2, 3, 4, 6],
             None,

@@ -2,7 +2,7 @@
 //! CUDA shim, driven by a replay harness that calls the generated host function on the
 //! snapshot, so the host code (sections, copies, grid) is checked along with the kernel.
 
-use super::snapshot::{read_records, run_captured, Section};
+use super::snapshot::{read_records, run_captured, Record, Section};
 use super::{Backend, ReplayJob, Replayed};
 use crate::cuda::emit::device_buffers;
 use crate::cuda::plan::{cxx_name, declare, KernelPlan, Shape};
@@ -240,7 +240,14 @@ impl Backend for CpuBackend {
                 ))
             }
         }
-        for (tag, name, lo, hi, bytes) in read_records(&results)? {
+        for Record {
+            tag,
+            name,
+            lo,
+            hi,
+            bytes,
+        } in read_records(&results)?
+        {
             match tag {
                 b'R' => {
                     replayed.sections.insert(name, Section { lo, hi, bytes });

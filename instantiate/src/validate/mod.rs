@@ -288,10 +288,8 @@ pub fn validate(
         };
         arrays.push(compare::compare(
             &a.name,
-            want.lo,
-            want.hi,
-            ElemKind::of(&a.elem_type),
-            a.elem_bytes,
+            (want.lo, want.hi),
+            (ElemKind::of(&a.elem_type), a.elem_bytes),
             &want.bytes,
             &got.bytes,
             opts.rtol,

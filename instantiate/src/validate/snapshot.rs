@@ -56,8 +56,18 @@ pub struct Snapshot {
     pub values: BTreeMap<String, i64>,
 }
 
+/// One record of a snapshot or result file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Record {
+    pub tag: u8,
+    pub name: String,
+    pub lo: i64,
+    pub hi: i64,
+    pub bytes: Vec<u8>,
+}
+
 /// The record file format shared by the snapshot runtime and the replay harness.
-pub fn read_records(path: &Path) -> Result<Vec<(u8, String, i64, i64, Vec<u8>)>, String> {
+pub fn read_records(path: &Path) -> Result<Vec<Record>, String> {
     let data = std::fs::read(path).map_err(|e| format!("cannot read `{}`: {e}", path.display()))?;
     if data.len() < 8 || &data[..7] != b"WWSNAP1" {
         return Err(format!("`{}` is not a warpwise snapshot", path.display()));
@@ -85,14 +95,27 @@ pub fn read_records(path: &Path) -> Result<Vec<(u8, String, i64, i64, Vec<u8>)>,
         if tag == b'E' {
             return Ok(out);
         }
-        out.push((tag, name, lo, hi, bytes));
+        out.push(Record {
+            tag,
+            name,
+            lo,
+            hi,
+            bytes,
+        });
     }
 }
 
 impl Snapshot {
     pub fn read(path: &Path) -> Result<Snapshot, String> {
         let mut s = Snapshot::default();
-        for (tag, name, lo, hi, bytes) in read_records(path)? {
+        for Record {
+            tag,
+            name,
+            lo,
+            hi,
+            bytes,
+        } in read_records(path)?
+        {
             match tag {
                 b'S' => {
                     s.scalars.insert(name, bytes);
