@@ -832,20 +832,21 @@ fn note(plan: &KernelPlan, stem: &str) -> String {
         plan.loop_id
     );
     let mut notes: Vec<String> = Vec::new();
-    let mapped: Vec<&str> = std::iter::once(plan.x)
-        .chain(plan.y)
-        .map(|i| plan.nest[i].var.as_str())
-        .collect();
-    notes.push(format!(
-        "The host function does not set {}; if code after the loop reads {}, set {} there.",
-        mapped
-            .iter()
-            .map(|v| format!("`{v}`"))
-            .collect::<Vec<_>>()
-            .join(" and "),
-        if mapped.len() == 1 { "it" } else { "them" },
-        if mapped.len() == 1 { "it" } else { "them" }
-    ));
+    if !plan.outliving.is_empty() {
+        let them = if plan.outliving.len() == 1 {
+            "it"
+        } else {
+            "them"
+        };
+        notes.push(format!(
+            "The host function does not set {}, declared before the loop; if code after the loop reads {them}, set {them} there.",
+            plan.outliving
+                .iter()
+                .map(|v| format!("`{v}`"))
+                .collect::<Vec<_>>()
+                .join(" and ")
+        ));
+    }
     if plan.arrays.iter().any(|a| a.role == Role::Out) {
         notes.push(
             "Out sections are copied to the device too, so bytes the loop does not write keep their values."

@@ -235,6 +235,8 @@ pub struct KernelPlan {
     pub body_from_source: bool,
     /// Indentation of the line the body starts on: what its other lines are relative to.
     pub body_indent: usize,
+    /// Loop variables of the nest declared before the loop: they outlive it.
+    pub outliving: Vec<String>,
     /// `__device__` prototypes and definitions of functions the body calls.
     pub device_prototypes: Vec<String>,
     pub device_functions: Vec<String>,
@@ -775,6 +777,16 @@ pub fn plan(
         outer_site
     };
     let (mut body, body_from_source, body_indent) = source_text(&ctx, body_site.body);
+    // Loop variables declared outside their `for` live on after the loop.
+    let mut outliving = Vec::new();
+    for (l, site) in nest.iter().zip([Some(outer_site), inner_site]) {
+        let declared_here = site
+            .and_then(|s| s.header.first())
+            .is_some_and(|h| declared_in(ctx.slice(*h), &l.var));
+        if !declared_here {
+            outliving.push(l.var.clone());
+        }
+    }
     let fsite = &ctx.sites.functions[outer_site.function];
 
     // Arrays.
@@ -987,6 +999,7 @@ pub fn plan(
         body,
         body_from_source,
         body_indent,
+        outliving,
         device_prototypes: Vec::new(),
         device_functions: Vec::new(),
         type_decls: Vec::new(),
