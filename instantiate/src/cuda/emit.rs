@@ -528,12 +528,12 @@ fn host_expr(e: &str) -> String {
 }
 
 const HOST_HELPERS: &str = r#"
-// Device memory for the section [lo, hi) of a host pointer; copied when `copy` is set.
-static cudaError_t ww_to_device(char **dev, const void *host, long long lo, long long hi, int copy)
+// Device memory holding a copy of the section [lo, hi) of a host pointer.
+static cudaError_t ww_to_device(char **dev, const void *host, long long lo, long long hi)
 {
     const size_t n = hi > lo ? (size_t)(hi - lo) : 0;
     cudaError_t err = cudaMalloc((void **)dev, n > 0 ? n : 1);
-    if (err == cudaSuccess && copy && n > 0)
+    if (err == cudaSuccess && n > 0)
         err = cudaMemcpy(*dev, (const char *)host + lo, n, cudaMemcpyHostToDevice);
     return err;
 }
@@ -678,7 +678,7 @@ fn host_part(plan: &mut KernelPlan) -> String {
     for a in &buffers {
         let _ = writeln!(
             out,
-            "    if (ww_err == cudaSuccess)\n        ww_err = ww_to_device(&ww_d_{i}, {h}, ww_{i}_lo, ww_{i}_hi, 1);",
+            "    if (ww_err == cudaSuccess)\n        ww_err = ww_to_device(&ww_d_{i}, {h}, ww_{i}_lo, ww_{i}_hi);",
             i = a.ident,
             h = host_pointer(a)
         );
