@@ -420,6 +420,47 @@ pub fn cxx_type(c_type: &str) -> String {
     out
 }
 
+/// The whole of an array object of fixed size (a global table, a local array), for when the
+/// report has no section: every byte the loop can reach through it.
+fn whole_object(ctx: &Ctx<'_>, p: &advisor::model::Parameter) -> Option<advisor::model::Bytes> {
+    if p.nested {
+        return None;
+    }
+    let t = ctx.type_of(&p.name)?;
+    if !matches!(ctx.types.get(t), Type::Array { .. }) {
+        return None;
+    }
+    let size = ctx.types.size_of(t)?;
+    Some(advisor::model::Bytes {
+        lo: "0".into(),
+        hi: size.to_string(),
+        size: size.to_string(),
+    })
+}
+
+/// The unqualified type a pointer type points to: `float` for `const float *restrict`.
+fn pointee(c_type: &str) -> String {
+    let qualifier = |w: &str| {
+        matches!(
+            w,
+            "const" | "volatile" | "restrict" | "__restrict" | "__restrict__"
+        )
+    };
+    let mut t = c_type.trim();
+    while let Some(w) = t.rsplit(|c: char| c.is_whitespace() || c == '*').next() {
+        if !w.is_empty() && qualifier(w) {
+            t = t[..t.len() - w.len()].trim_end();
+        } else {
+            break;
+        }
+    }
+    let t = t.strip_suffix('*').unwrap_or(t);
+    t.split_whitespace()
+        .filter(|w| !qualifier(w))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 /// `T *` and a name: `T *name`; a declarator with `(*)` gets the name inside.
 pub fn declare(c_type: &str, name: &str) -> String {
     let t = c_type.trim();
@@ -622,7 +663,7 @@ pub fn plan(
                 }
             )));
         }
-        if p.kind != ParamKind::Scalar && p.bytes.is_none() {
+        if p.kind != ParamKind::Scalar && p.bytes.is_none() && whole_object(&ctx, p).is_none() {
             return Err(refuse(format!(
                 "the section of `{}` is unknown statically{}",
                 p.name,
@@ -796,7 +837,18 @@ pub fn plan(
         .iter()
         .filter(|p| p.kind != ParamKind::Scalar)
     {
-        let bytes = p.bytes.as_ref().expect("checked above");
+        let whole;
+        let bytes = match &p.bytes {
+            Some(b) => b,
+            None => {
+                whole = whole_object(&ctx, p).expect("checked above");
+                notes.push(format!(
+                    "the section of `{}` is unknown statically; the whole array, {} bytes, is copied",
+                    p.name, whole.size
+                ));
+                &whole
+            }
+        };
         let ir_type = if p.nested { None } else { ctx.type_of(&p.name) };
         let is_object = ir_type.is_some_and(|t| matches!(ctx.types.get(t), Type::Record(_)));
         let c_type = if p.c_type.trim() == "?" {
@@ -839,14 +891,8 @@ pub fn plan(
             let t = c_type.trim();
             let elem = match ir_type.map(|t| ctx.types.get(t)) {
                 Some(Type::Array { elem, .. }) => ctx.display(*elem),
-                _ => t.trim_end_matches('*').trim().to_string(),
+                _ => pointee(t),
             };
-            let elem = elem
-                .trim_end_matches("restrict")
-                .trim()
-                .trim_end_matches("const")
-                .trim()
-                .to_string();
             let host = if t.contains('*') {
                 t.to_string()
             } else {
@@ -1688,4 +1734,32 @@ pub fn snapshot_values(plan: &KernelPlan) -> BTreeMap<String, String> {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pointees_are_unqualified() {
+        assert_eq!(pointee("const float *restrict"), "float");
+        assert_eq!(pointee("unsigned char *"), "unsigned char");
+        assert_eq!(pointee("point_t * const"), "point_t");
+    }
+
+    #[test]
+    fn declarators_take_the_name_inside() {
+        assert_eq!(declare("int (*)[128]", "A"), "int (*A)[128]");
+        assert_eq!(declare("float *", "a"), "float *a");
+        assert_eq!(declare("int", "n"), "int n");
+    }
+
+    #[test]
+    fn declarations_in_bodies() {
+        let body = "{ int fx, fy; unsigned char *row = p; x = 0; a = b, c = d; }";
+        assert!(declared_in(body, "fy"));
+        assert!(declared_in(body, "row"));
+        assert!(!declared_in(body, "x"));
+        assert!(!declared_in(body, "c"));
+    }
 }
