@@ -217,6 +217,34 @@ fn loops_settled_by_a_profile_pass() {
     }
 }
 
+#[test]
+fn descending_const_struct_and_while_loops_pass() {
+    let edge = "tests/cuda/edge.c";
+    let run = |line: u32, extra: &[&str]| {
+        let id = format!("{edge}:{line}");
+        let mut all = vec!["validate", edge, "--loop", &id, "--backend", "cpu"];
+        all.extend_from_slice(extra);
+        all.extend_from_slice(&["--", "100"]);
+        warpwise(&all)
+    };
+    for line in [19, 37] {
+        let out = run(line, &[]);
+        assert!(out.status.success(), "{}", text(&out));
+    }
+    // `const float *restrict out` compares as floats.
+    assert!(text(&run(19, &[])).contains("`out` [0, 400): pass (100 floats"));
+    let dir = scratch("edge");
+    let profile = dir.join("p.yaml");
+    let p = profile.to_str().unwrap();
+    let out = warpwise(&["profile", "--loops", "all", "-o", p, edge, "--", "100"]);
+    assert!(out.status.success(), "{}", text(&out));
+    let out = run(28, &["--profile", p]);
+    let t = text(&out);
+    assert!(out.status.success(), "{t}");
+    assert!(t.contains("the whole array, 32 bytes, is copied"), "{t}");
+    assert!(t.contains("`p` [0, 1200): pass"), "{t}");
+}
+
 fn fails(out: &Output, needles: &[&str]) {
     let t = text(out);
     assert_eq!(out.status.code(), Some(1), "{t}");
