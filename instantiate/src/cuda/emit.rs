@@ -326,7 +326,7 @@ fn kernel(plan: &mut KernelPlan) -> String {
     let params = kernel_param_decls(plan);
     let _ = writeln!(
         out,
-        "// One thread per iteration of {}{}.",
+        "// One thread per iteration of {}{}. `extern \"C\"`: NVRTC and the driver find it by name.",
         plan.nest[plan.x].id,
         plan.y
             .map(|y| format!(" and {}", plan.nest[y].id))
@@ -334,7 +334,7 @@ fn kernel(plan: &mut KernelPlan) -> String {
     );
     let _ = writeln!(
         out,
-        "__global__ void {}({})\n{{",
+        "extern \"C\" __global__ void {}({})\n{{",
         plan.kernel_name,
         params.join(", ")
     );
