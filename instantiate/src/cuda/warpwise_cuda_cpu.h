@@ -75,7 +75,8 @@ enum cudaMemcpyKind {
 #define WW_CPU_POISON 0xA5
 #define WW_CPU_STACK (256 * 1024)     // stack of each fiber
 
-// The dynamic shared memory of the running block.
+// The dynamic shared memory of the running block: kernels declare it as warpwise's
+// generated code does, `extern __shared__ __align__(16) unsigned char ww_smem[];`.
 __attribute__((weak, aligned(16))) unsigned char ww_smem[WW_CPU_SHARED_MAX];
 
 struct ww_cpu_buffer {
@@ -239,6 +240,7 @@ static cudaError_t ww_cpu_error(cudaError_t e)
 
 static inline cudaError_t cudaMalloc(void **p, size_t size)
 {
+    *p = 0;
     ww_cpu_init();
     const size_t page = (size_t)sysconf(_SC_PAGESIZE);
     const size_t body = (size + page - 1) / page * page;
