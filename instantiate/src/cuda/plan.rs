@@ -1079,7 +1079,7 @@ pub fn plan(
     }
 
     if opts.shared {
-        stage(&ctx, report, &mut plan);
+        stage(report, &mut plan);
     }
     // Kernel-side expressions decide which scalars the kernel needs.
     finish_kernel_params(&mut plan);
@@ -1586,8 +1586,7 @@ fn kernel_args(plan: &KernelPlan) -> Vec<KernelArg> {
 }
 
 /// Picks the report's shared-memory areas that can be staged and read back through a proxy.
-fn stage(ctx: &Ctx<'_>, report: &LoopReport, plan: &mut KernelPlan) {
-    let _ = ctx;
+fn stage(report: &LoopReport, plan: &mut KernelPlan) {
     if report.shared_memory.is_empty() {
         plan.notes
             .push("--shared: the report advises no shared memory for this loop".into());
