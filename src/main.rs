@@ -6,11 +6,13 @@
 
 mod analyze_command;
 mod cc_command;
+mod emit_command;
 mod inputs;
 mod instantiate_command;
 mod ir_command;
 mod output;
 mod profile_command;
+mod validate_command;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -39,6 +41,10 @@ enum Command {
     /// Evaluate a kernel report with a profile: variables solved from loop counts, bytes,
     /// requests per launch and an offload estimate.
     Instantiate(instantiate_command::InstantiateArgs),
+    /// Write a CUDA kernel and host function for a friendly loop (`-o DIR`).
+    Emit(emit_command::EmitArgs),
+    /// Run a loop's generated kernel on a snapshot of the program's inputs and compare.
+    Validate(validate_command::ValidateArgs),
 }
 
 fn main() -> ExitCode {
@@ -54,5 +60,7 @@ fn main() -> ExitCode {
         Command::Profile(args) => profile_command::run_command(&args),
         Command::Cc(args) => cc_command::run_command(&args.args),
         Command::Instantiate(args) => instantiate_command::run(&args),
+        Command::Emit(args) => emit_command::run(&args),
+        Command::Validate(args) => validate_command::run(&args),
     }
 }

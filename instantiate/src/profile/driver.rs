@@ -21,7 +21,7 @@ pub fn real_compiler() -> String {
         .unwrap_or_else(|| "cc".to_string())
 }
 
-fn command(cc: &str) -> Command {
+pub(crate) fn command(cc: &str) -> Command {
     let mut words = cc.split_whitespace();
     let mut cmd = Command::new(words.next().unwrap_or("cc"));
     cmd.args(words);
@@ -56,7 +56,7 @@ fn stem(file: &Path, n: usize) -> String {
         .collect()
 }
 
-fn run_cc(mut cmd: Command) -> Result<(), String> {
+pub(crate) fn run_cc(mut cmd: Command) -> Result<(), String> {
     let shown = format!("{cmd:?}");
     let out = cmd
         .output()
@@ -183,7 +183,7 @@ pub fn build(inputs: &[TranslationUnitInput], opts: &BuildOptions) -> Result<Bui
 
 /// Code-generation flags among the preprocessor's (`-fopenmp`, `-m64`, `-O2`); the rest
 /// were used up by preprocessing.
-fn code_flags(flags: &CompileFlags) -> Vec<String> {
+pub(crate) fn code_flags(flags: &CompileFlags) -> Vec<String> {
     let mut out = Vec::new();
     let mut it = flags.extra.iter();
     while let Some(a) = it.next() {

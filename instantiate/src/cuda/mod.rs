@@ -1,0 +1,133 @@
+//! CUDA generation (`warpwise emit`): a kernel, its launch and the host code that replaces
+//! a friendly loop, from the kernel report and the loop's own text; and the CPU shim that
+//! runs the generated `.cu` with the system C++ compiler (`warpwise validate`).
+
+// `Diagnostic` is large, but errors are the cold path and the project-wide error type is fixed.
+#![allow(clippy::result_large_err)]
+
+pub mod ctext;
+pub mod emit;
+pub mod plan;
+
+pub use emit::{emit, Emitted, SHIM_NAME};
+pub use plan::{EmitError, EmitErrorKind, EmitOptions, KernelPlan};
+
+use advisor::model::LoopReport;
+use frontend::preprocess::TranslationUnitInput;
+use frontend::unit::{load_unit, Unit};
+use std::path::{Path, PathBuf};
+
+/// The CPU shim, written next to every generated `.cu`.
+pub const CPU_SHIM: &str = include_str!("warpwise_cuda_cpu.h");
+
+/// The unit holding the loop and its reports.
+#[derive(Debug)]
+pub struct Located {
+    /// Index of the input among those given.
+    pub input: usize,
+    pub unit: Unit,
+    pub reports: Vec<LoopReport>,
+}
+
+/// Loads and analyses the inputs until one has the loop `wanted` (`FILE:LINE[:COL]`);
+/// inputs whose path matches the loop's file are tried first. `profile` settles
+/// `needs-profile` loops as `warpwise analyze --profile` does.
+pub fn locate(
+    inputs: &[TranslationUnitInput],
+    wanted: &str,
+    block: (u32, u32),
+    profile: Option<&crate::profile::Profile>,
+) -> Result<Located, EmitError> {
+    let file = loop_file(wanted);
+    let mut order: Vec<usize> = (0..inputs.len()).collect();
+    order.sort_by_key(|&i| !path_matches(&inputs[i].file, file));
+    let target = advisor::mapping::Target {
+        block: (block.0 as u64, block.1 as u64),
+        ..Default::default()
+    };
+    let mut problems = Vec::new();
+    let mut all_ids = Vec::new();
+    for i in order {
+        let unit = match load_unit(&inputs[i]) {
+            Ok(u) => u,
+            Err(d) => {
+                problems.push(d.render(false));
+                continue;
+            }
+        };
+        let mut reports = advisor::analyze::analyze_unit_for(
+            &unit,
+            &advisor::analyze::Filter::default(),
+            &target,
+        );
+        if let Some(p) = profile {
+            crate::profile::apply::apply(&mut reports, p);
+        }
+        if reports
+            .iter()
+            .any(|r| advisor::analyze::loop_id_matches(&r.id, wanted))
+        {
+            return Ok(Located {
+                input: i,
+                unit,
+                reports,
+            });
+        }
+        all_ids.extend(reports.iter().map(|r| r.id.clone()));
+    }
+    let mut msg = format!("no loop at `{wanted}`");
+    if !all_ids.is_empty() {
+        msg.push_str(&format!("; loops: {}", all_ids.join(", ")));
+    }
+    for p in problems {
+        msg.push('\n');
+        msg.push_str(p.trim_end());
+    }
+    Err(EmitError::usage(msg))
+}
+
+/// The file part of `FILE:LINE[:COL]`.
+fn loop_file(wanted: &str) -> &str {
+    let mut file = wanted;
+    for _ in 0..2 {
+        match file.rsplit_once(':') {
+            Some((head, tail)) if tail.parse::<u32>().is_ok() => file = head,
+            _ => break,
+        }
+    }
+    file
+}
+
+fn path_matches(path: &Path, file: &str) -> bool {
+    let p = path.to_string_lossy();
+    p.ends_with(file) || file.ends_with(p.as_ref())
+}
+
+/// Plans and prints the kernel for the loop `wanted` of a located unit.
+pub fn emit_loop(
+    located: &Located,
+    wanted: &str,
+    opts: &EmitOptions,
+) -> Result<Emitted, EmitError> {
+    let report = plan::find_report(&located.reports, wanted)?;
+    let plan = plan::plan(&located.unit, &located.reports, report, opts)?;
+    Ok(emit(plan))
+}
+
+/// Writes `STEM.cu`, `STEM.md` and the CPU shim into `dir`; returns the paths written.
+pub fn write(emitted: &Emitted, dir: &Path) -> Result<Vec<PathBuf>, String> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create `{}`: {e}", dir.display()))?;
+    let files = [
+        (format!("{}.cu", emitted.stem), emitted.cu.as_str()),
+        (format!("{}.md", emitted.stem), emitted.note.as_str()),
+        (SHIM_NAME.to_string(), CPU_SHIM),
+    ];
+    let mut out = Vec::new();
+    for (name, text) in files {
+        let path = dir.join(name);
+        std::fs::write(&path, text)
+            .map_err(|e| format!("cannot write `{}`: {e}", path.display()))?;
+        out.push(path);
+    }
+    Ok(out)
+}

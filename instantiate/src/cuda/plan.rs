@@ -1,0 +1,1764 @@
+//! The kernel plan: everything CUDA generation decides about one loop before printing it.
+//! Which loops of the nest go to the grid's x and y, the kernel's and the host function's
+//! parameters (nested pointers flattened, variable-length arrays as a pointer and a pitch),
+//! the loop body as C text with its accesses rewritten, the locals it needs declared, the
+//! device functions and types it uses, and the shared-memory areas to stage.
+//!
+//! Everything here comes from the kernel report (`advisor::model`), the lowered IR (types
+//! of locals) and the unit's text (spans from `frontend::access_sites`); nothing is guessed
+//! from names.
+
+// `Diagnostic` is large, but errors are the cold path and the project-wide error type is fixed.
+#![allow(clippy::result_large_err)]
+
+use super::ctext::{
+    code_tokens, declared_dims, expr_roots, flat_name, identifiers, name_tokens, replace_sequences,
+    rewrite_expr, strip_line_markers, to_wide, tok_text, token_strings, uses_of, Tok, TokKind,
+};
+use advisor::model::{LoopReport, ParamKind, Role, SharedArea, Verdict};
+use frontend::access_sites::{access_sites, FunctionSite, LoopSite, Sites};
+use frontend::ir::{Function, Span};
+use frontend::types::{Type, TypeId, TypeTable};
+use frontend::unit::Unit;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::path::PathBuf;
+
+/// Why a loop cannot be emitted; `kind` decides the command's exit code.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EmitError {
+    pub kind: EmitErrorKind,
+    pub message: String,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EmitErrorKind {
+    /// The loop is not friendly, or uses something generation does not support: exit 1.
+    Refused,
+    /// Bad options or a loop id that names no loop: exit 2.
+    Usage,
+}
+
+impl EmitError {
+    pub fn refused(message: impl Into<String>) -> EmitError {
+        EmitError {
+            kind: EmitErrorKind::Refused,
+            message: message.into(),
+        }
+    }
+    pub fn usage(message: impl Into<String>) -> EmitError {
+        EmitError {
+            kind: EmitErrorKind::Usage,
+            message: message.into(),
+        }
+    }
+}
+
+impl std::fmt::Display for EmitError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+/// Options of `warpwise emit` (and of `validate`, which emits first).
+#[derive(Clone, Debug, Default)]
+pub struct EmitOptions {
+    /// `x=j,y=i`; `None`: the report's recommended mapping.
+    pub mapping: Option<String>,
+    /// Threads per block along x and y (a 1D mapping uses `x*y` threads along x).
+    pub block: (u32, u32),
+    pub shared: bool,
+    /// Test-only breakages (hidden options).
+    pub debug: DebugOptions,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct DebugOptions {
+    /// Emit a loop whatever its verdict.
+    pub force: bool,
+    /// Arrays whose copied section loses its last element.
+    pub shrink: Vec<String>,
+    /// Swap the trip counts of the grid's x and y (guard and grid).
+    pub swap_bounds: bool,
+}
+
+#[derive(Clone, Debug)]
+pub struct NestLoop {
+    pub id: String,
+    pub var: String,
+    /// The variable's C type (`int`, `size_t`).
+    pub var_type: String,
+    pub lower: String,
+    pub upper: String,
+    pub step: String,
+    pub trip: String,
+}
+
+/// How a pointer parameter looks on the device.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Shape {
+    /// `T *p` (also a local array passed by its first element).
+    Pointer,
+    /// A pointer to rows of a variable-length array `T (*p)[pitch]`: passed as `T *` and a
+    /// pitch in elements, indexed through `ww_rows<T>`.
+    Rows { pitch: String },
+    /// A pointer to rows of a fixed length, `int (*p)[128]`: a C++ type as it is.
+    FixedRows { pitch: u64 },
+    /// A struct object (not a pointer), reached as `s.field`: passed by value.
+    Object,
+}
+
+#[derive(Clone, Debug)]
+pub struct ArrayParam {
+    /// As in the report: `a`, `c->data`, `in.pixmap`; a C expression in the program.
+    pub name: String,
+    /// The identifier the kernel uses (`c_data` for `c->data`).
+    pub ident: String,
+    pub role: Role,
+    pub kind: ParamKind,
+    pub nested: bool,
+    /// The element type (`int`, `double`, `matrix_t`).
+    pub elem_type: String,
+    /// The declared type for the host function's parameter (`int *`, `image_t`).
+    pub host_type: String,
+    pub elem_bytes: u64,
+    pub shape: Shape,
+    /// The copied section `[lo, hi)` in bytes relative to the pointer: the report's, or
+    /// shrunk by `--debug-shrink`.
+    pub lo: String,
+    pub hi: String,
+    /// The report's `hi` when the copy was shrunk.
+    pub reported_hi: Option<String>,
+    /// The kernel reads or writes it (a struct whose only use was a nested pointer is not).
+    pub in_kernel: bool,
+    /// For a struct object: its size in bytes.
+    pub object_bytes: Option<u64>,
+}
+
+#[derive(Clone, Debug)]
+pub struct ScalarParam {
+    pub name: String,
+    pub ident: String,
+    pub c_type: String,
+    /// Not in the report's parameters: a variable the bounds or sections need.
+    pub extra: bool,
+    pub in_kernel: bool,
+}
+
+/// A value the host computes from the program's variables and passes to the kernel as a
+/// `long long` (a struct field used in a bound: `in_image->height`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Derived {
+    pub ident: String,
+    /// The C expression in the program's variables.
+    pub expr: String,
+}
+
+/// One shared-memory area staged by `--shared`.
+#[derive(Clone, Debug)]
+pub struct Staged {
+    /// The array's report name and kernel identifier.
+    pub array: String,
+    pub ident: String,
+    pub elem_type: String,
+    pub kind: String,
+    pub area: StagedArea,
+    /// Kernel-side expressions of the area's size in bytes (in `blockDim`).
+    pub bytes: String,
+    /// The same for the host (blockDim replaced by the launch's block).
+    pub host_bytes: String,
+    /// Row pitch for 2D indexing through the proxy (`Rows`/`FixedRows` arrays).
+    pub rows_pitch: Option<String>,
+    /// The report's expressions of the area's rows and bytes per row (a linear area is one
+    /// row), in the program's variables and `blockDim`.
+    pub rows: String,
+    pub row_bytes: String,
+}
+
+#[derive(Clone, Debug)]
+pub enum StagedArea {
+    /// Bytes `[lo, hi)` of the array (kernel expressions).
+    Linear { lo: String, hi: String },
+    /// Rows `row_lo .. row_lo + rows` of `pitch` bytes, bytes `[col_lo, col_lo + row_bytes)`
+    /// of each (kernel expressions).
+    Tile {
+        pitch: String,
+        row_lo: String,
+        rows: String,
+        col_lo: String,
+        row_bytes: String,
+    },
+}
+
+/// What a kernel argument is, in order: how a launcher fills it from a snapshot.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum KernelArg {
+    /// A device buffer holding the array's section: the pointer passed is the buffer's
+    /// start minus the section's `lo` (so the body's indices stay the program's).
+    Buffer { array: String },
+    /// A struct passed by value: the object's bytes.
+    Object { array: String, c_type: String },
+    /// An inbound scalar of the program, its bytes as they are.
+    Scalar { name: String, c_type: String },
+    /// A `long long` the host computes (pitches, struct fields in bounds).
+    Derived { ident: String, expr: String },
+    /// The `lo` or `hi` of an array's section (`long long`), for staging.
+    SectionBound { array: String, hi: bool },
+}
+
+#[derive(Clone, Debug)]
+pub struct KernelPlan {
+    pub loop_id: String,
+    /// The loop statement in the unit's preprocessed text (where a snapshot is taken).
+    pub loop_span: Span,
+    pub function: String,
+    /// The user's file and the lines the loop occupies there.
+    pub file: PathBuf,
+    pub first_line: u32,
+    pub last_line: u32,
+    pub verdict: Verdict,
+    /// The loop's findings when `--debug-force` let a loop through.
+    pub forced_reasons: Vec<String>,
+    pub nest: Vec<NestLoop>,
+    /// Index into `nest` of the loop on the grid's x, and on y.
+    pub x: usize,
+    pub y: Option<usize>,
+    pub block: (u32, u32),
+    /// `--debug-swap-bounds`: the grid and guard of x use y's trip count and vice versa.
+    pub swap_bounds: bool,
+    pub arrays: Vec<ArrayParam>,
+    pub scalars: Vec<ScalarParam>,
+    pub derived: Vec<Derived>,
+    /// Locals of the function the body uses without declaring them: `(type, name)`.
+    pub locals: Vec<(String, String)>,
+    /// The body (the mapped loop's body statement), rewritten for the kernel.
+    pub body: String,
+    pub body_from_source: bool,
+    /// Indentation of the line the body starts on: what its other lines are relative to.
+    pub body_indent: usize,
+    /// Loop variables of the nest declared before the loop: they outlive it.
+    pub outliving: Vec<String>,
+    /// `__device__` prototypes and definitions of functions the body calls.
+    pub device_prototypes: Vec<String>,
+    pub device_functions: Vec<String>,
+    /// Type definitions (typedefs, structs, enums) of the user's files.
+    pub type_decls: Vec<String>,
+    pub staged: Vec<Staged>,
+    pub notes: Vec<String>,
+    pub kernel_name: String,
+    pub host_name: String,
+    /// The host function's parameters in order: `(type declaration, name in program)`.
+    pub host_params: Vec<(String, String)>,
+    pub kernel_args: Vec<KernelArg>,
+    /// The original lines of the loop (for the patch note).
+    pub original_lines: Vec<String>,
+}
+
+impl KernelPlan {
+    pub fn axis_loop(&self, y: bool) -> Option<&NestLoop> {
+        if y {
+            self.y.map(|i| &self.nest[i])
+        } else {
+            Some(&self.nest[self.x])
+        }
+    }
+
+    pub fn mapping_text(&self) -> String {
+        match self.y {
+            Some(y) => format!("{{x: {}, y: {}}}", self.nest[self.x].var, self.nest[y].var),
+            None => format!("{{x: {}}}", self.nest[self.x].var),
+        }
+    }
+
+    /// Threads per block actually launched.
+    pub fn launch_block(&self) -> (u32, u32) {
+        match self.y {
+            Some(_) => self.block,
+            None => (self.block.0.saturating_mul(self.block.1), 1),
+        }
+    }
+
+    pub fn array(&self, name: &str) -> Option<&ArrayParam> {
+        self.arrays.iter().find(|a| a.name == name)
+    }
+}
+
+/// Finds the report of `wanted` (`FILE:LINE[:COL]`) among `reports`.
+pub fn find_report<'a>(
+    reports: &'a [LoopReport],
+    wanted: &str,
+) -> Result<&'a LoopReport, EmitError> {
+    let found: Vec<&LoopReport> = reports
+        .iter()
+        .filter(|r| advisor::analyze::loop_id_matches(&r.id, wanted))
+        .collect();
+    match found.as_slice() {
+        [one] => Ok(one),
+        [] => {
+            let ids: Vec<&str> = reports.iter().map(|r| r.id.as_str()).collect();
+            Err(EmitError::usage(format!(
+                "no loop at `{wanted}`; loops: {}",
+                if ids.is_empty() {
+                    "none".to_string()
+                } else {
+                    ids.join(", ")
+                }
+            )))
+        }
+        many => Err(EmitError::usage(format!(
+            "`{wanted}` names {} loops ({}); add the column",
+            many.len(),
+            many.iter()
+                .map(|r| r.id.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ))),
+    }
+}
+
+/// Describes why a report is not friendly, line numbers included.
+pub fn verdict_reasons(report: &LoopReport) -> Vec<String> {
+    report
+        .reasons
+        .iter()
+        .map(|r| {
+            let lines: Vec<String> = r.lines.iter().map(u32::to_string).collect();
+            format!(
+                "{} {} (line{} {})",
+                r.code,
+                r.message,
+                if r.lines.len() == 1 { "" } else { "s" },
+                lines.join(", ")
+            )
+        })
+        .collect()
+}
+
+struct Ctx<'a> {
+    unit: &'a Unit,
+    text: String,
+    sites: Sites,
+    func: &'a Function,
+    types: &'a TypeTable,
+    locals: HashMap<String, TypeId>,
+    globals: HashMap<String, TypeId>,
+}
+
+impl Ctx<'_> {
+    fn slice(&self, span: Span) -> &str {
+        self.text
+            .get(span.start as usize..span.end as usize)
+            .unwrap_or("")
+    }
+
+    fn loop_site(&self, id: &str) -> Option<&LoopSite> {
+        self.sites.loops.iter().find(|l| {
+            self.unit
+                .resolve(l.keyword)
+                .is_some_and(|r| r.to_string() == id)
+        })
+    }
+
+    fn function_site(&self, name: &str) -> Option<&FunctionSite> {
+        let system = self.unit.preprocessed.source_map.system_ranges();
+        self.sites.functions.iter().find(|f| {
+            f.name == name
+                && !system
+                    .iter()
+                    .any(|&(a, b)| a <= f.span.start as usize && (f.span.start as usize) < b)
+        })
+    }
+
+    fn type_of(&self, name: &str) -> Option<TypeId> {
+        self.locals
+            .get(name)
+            .or_else(|| self.globals.get(name))
+            .copied()
+    }
+
+    fn display(&self, ty: TypeId) -> String {
+        self.types.display(ty)
+    }
+}
+
+fn locals_of(func: &Function) -> HashMap<String, TypeId> {
+    let mut map = HashMap::new();
+    for p in &func.params {
+        if let Some(n) = &p.name {
+            map.insert(n.clone(), p.ty);
+        }
+    }
+    for s in &func.slots {
+        map.entry(s.name.clone()).or_insert(s.ty);
+    }
+    for inst in &func.insts {
+        if let Some(n) = &inst.origin.var_name {
+            if !n.starts_with('&') && !n.is_empty() {
+                map.entry(n.clone()).or_insert(inst.ty);
+            }
+        }
+    }
+    map
+}
+
+fn globals_of(func: &Function, globals: &[frontend::ir::Global]) -> HashMap<String, TypeId> {
+    globals
+        .iter()
+        .filter(|g| g.local_to.is_none() || g.local_to.as_deref() == Some(func.name.as_str()))
+        .map(|g| (g.name.clone(), g.ty))
+        .collect()
+}
+
+/// A C type for C++: `restrict` has another spelling there, `_Bool` is `bool`.
+pub fn cxx_type(c_type: &str) -> String {
+    let (out, _) = replace_sequences(
+        c_type,
+        &[
+            (vec!["restrict".into()], "__restrict__".into()),
+            (vec!["_Bool".into()], "bool".into()),
+        ],
+    );
+    out
+}
+
+/// The whole of an array object of fixed size (a global table, a local array), for when the
+/// report has no section: every byte the loop can reach through it.
+fn whole_object(ctx: &Ctx<'_>, p: &advisor::model::Parameter) -> Option<advisor::model::Bytes> {
+    if p.nested {
+        return None;
+    }
+    let t = ctx.type_of(&p.name)?;
+    if !matches!(ctx.types.get(t), Type::Array { .. }) {
+        return None;
+    }
+    let size = ctx.types.size_of(t)?;
+    Some(advisor::model::Bytes {
+        lo: "0".into(),
+        hi: size.to_string(),
+        size: size.to_string(),
+    })
+}
+
+/// The unqualified type a pointer type points to: `float` for `const float *restrict`.
+fn pointee(c_type: &str) -> String {
+    let qualifier = |w: &str| {
+        matches!(
+            w,
+            "const" | "volatile" | "restrict" | "__restrict" | "__restrict__"
+        )
+    };
+    let mut t = c_type.trim();
+    while let Some(w) = t.rsplit(|c: char| c.is_whitespace() || c == '*').next() {
+        if !w.is_empty() && qualifier(w) {
+            t = t[..t.len() - w.len()].trim_end();
+        } else {
+            break;
+        }
+    }
+    let t = t.strip_suffix('*').unwrap_or(t);
+    t.split_whitespace()
+        .filter(|w| !qualifier(w))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// `T *` and a name: `T *name`; a declarator with `(*)` gets the name inside.
+pub fn declare(c_type: &str, name: &str) -> String {
+    let t = c_type.trim();
+    if let Some(i) = t.find("(*)") {
+        format!("{}(*{name}){}", &t[..i], &t[i + 3..])
+    } else if t.ends_with('*') {
+        format!("{t}{name}")
+    } else {
+        format!("{t} {name}")
+    }
+}
+
+/// Identifiers that are keywords in C++ but may name variables in C.
+fn cxx_keyword(s: &str) -> bool {
+    matches!(
+        s,
+        "alignas"
+            | "alignof"
+            | "and"
+            | "and_eq"
+            | "bitand"
+            | "bitor"
+            | "bool"
+            | "catch"
+            | "char16_t"
+            | "char32_t"
+            | "class"
+            | "compl"
+            | "concept"
+            | "consteval"
+            | "constexpr"
+            | "constinit"
+            | "const_cast"
+            | "co_await"
+            | "co_return"
+            | "co_yield"
+            | "decltype"
+            | "delete"
+            | "dynamic_cast"
+            | "explicit"
+            | "export"
+            | "false"
+            | "friend"
+            | "mutable"
+            | "namespace"
+            | "new"
+            | "noexcept"
+            | "not"
+            | "not_eq"
+            | "nullptr"
+            | "operator"
+            | "or"
+            | "or_eq"
+            | "private"
+            | "protected"
+            | "public"
+            | "reinterpret_cast"
+            | "requires"
+            | "static_assert"
+            | "static_cast"
+            | "template"
+            | "this"
+            | "thread_local"
+            | "throw"
+            | "true"
+            | "try"
+            | "typeid"
+            | "typename"
+            | "using"
+            | "virtual"
+            | "wchar_t"
+            | "xor"
+            | "xor_eq"
+    )
+}
+
+/// Renames identifiers that C++ reserves (`new` becomes `new_`) in C text.
+pub fn cxx_safe(text: &str) -> String {
+    let ids = identifiers(text);
+    let patterns: Vec<(Vec<String>, String)> = ids
+        .iter()
+        .filter(|s| cxx_keyword(s))
+        .map(|s| (vec![s.clone()], format!("{s}_")))
+        .collect();
+    if patterns.is_empty() {
+        return text.to_string();
+    }
+    replace_sequences(text, &patterns).0
+}
+
+pub fn cxx_name(s: &str) -> String {
+    if cxx_keyword(s) {
+        format!("{s}_")
+    } else {
+        s.to_string()
+    }
+}
+
+/// Parses `x=j,y=i` (also `x:j y:i`).
+fn parse_mapping(text: &str) -> Result<(String, Option<String>), EmitError> {
+    let mut x = None;
+    let mut y = None;
+    for part in text.split([',', ' ']).filter(|p| !p.trim().is_empty()) {
+        let Some((axis, var)) = part.split_once(['=', ':']) else {
+            return Err(EmitError::usage(format!(
+                "`--mapping {text}`: expected `x=VAR[,y=VAR]`"
+            )));
+        };
+        let var = var.trim().to_string();
+        match axis.trim() {
+            "x" => x = Some(var),
+            "y" => y = Some(var),
+            other => {
+                return Err(EmitError::usage(format!(
+                    "`--mapping {text}`: unknown axis `{other}` (x or y)"
+                )))
+            }
+        }
+    }
+    match x {
+        Some(x) => Ok((x, y)),
+        None => Err(EmitError::usage(format!(
+            "`--mapping {text}`: the x axis is required"
+        ))),
+    }
+}
+
+/// Plans the kernel for `report` (one of `reports`, all of `unit`).
+pub fn plan(
+    unit: &Unit,
+    reports: &[LoopReport],
+    report: &LoopReport,
+    opts: &EmitOptions,
+) -> Result<KernelPlan, EmitError> {
+    let mut notes = Vec::new();
+    let mut forced_reasons = Vec::new();
+    if report.verdict != Verdict::Friendly {
+        let reasons = verdict_reasons(report);
+        if !opts.debug.force {
+            let mut msg = format!(
+                "loop {} is not friendly (verdict: {}); warpwise only emits kernels for friendly loops",
+                report.id,
+                report.verdict.as_str()
+            );
+            for r in &reasons {
+                msg.push_str(&format!("\n  {r}"));
+            }
+            if report.verdict == Verdict::NeedsProfile {
+                msg.push_str(
+                    "\n  help: run `warpwise profile` and pass the profile with `--profile FILE`",
+                );
+            }
+            if !report.reductions.is_empty() {
+                msg.push_str(&format!(
+                    "\n  note: `{}` is a reduction; reduction kernels are not generated",
+                    report.reductions.join("`, `")
+                ));
+            }
+            return Err(EmitError::refused(msg));
+        }
+        forced_reasons = reasons;
+    }
+    let program = &unit.lowered.program;
+    let func = program.function(&report.function).ok_or_else(|| {
+        EmitError::refused(format!(
+            "{}: function `{}` was not lowered",
+            report.id, report.function
+        ))
+    })?;
+    let pre = &unit.preprocessed;
+    let sites = access_sites(pre).map_err(|d| EmitError::refused(d.to_string()))?;
+    let ctx = Ctx {
+        unit,
+        text: frontend::preprocess::blank_parser_shims(&pre.text),
+        sites,
+        func,
+        types: &program.types,
+        locals: locals_of(func),
+        globals: globals_of(func, &program.globals),
+    };
+    let refuse = |m: String| EmitError::refused(format!("{}: {m}", report.id));
+
+    for p in &report.parameters {
+        if p.kind == ParamKind::Scalar && p.role != Role::In {
+            return Err(refuse(format!(
+                "`{}` is computed in the loop and used after it; a kernel does not return it",
+                p.name
+            )));
+        }
+        if p.kind == ParamKind::Scalar && (p.c_type.contains('*') || p.c_type.contains('[')) {
+            let calls: Vec<&str> = report.calls.iter().map(|c| c.name.as_str()).collect();
+            return Err(refuse(format!(
+                "pointer `{}` ({}) is used without a known section{}; warpwise cannot tell which bytes to copy",
+                p.name,
+                p.c_type,
+                if calls.is_empty() {
+                    String::new()
+                } else {
+                    format!(" (passed to `{}`)", calls.join("`, `"))
+                }
+            )));
+        }
+        if p.kind != ParamKind::Scalar && p.bytes.is_none() && whole_object(&ctx, p).is_none() {
+            return Err(refuse(format!(
+                "the section of `{}` is unknown statically{}",
+                p.name,
+                p.notes
+                    .first()
+                    .map(|n| format!(" ({n})"))
+                    .unwrap_or_default()
+            )));
+        }
+    }
+    for c in &report.calls {
+        if !matches!(c.device.as_str(), "builtin" | "port") {
+            return Err(refuse(format!(
+                "calls `{}` ({}), which has no device version",
+                c.name, c.device
+            )));
+        }
+    }
+
+    // The nest and the mapping.
+    let outer_site = ctx
+        .loop_site(&report.id)
+        .ok_or_else(|| refuse("the loop's text was not found".into()))?;
+    let nest_loop = |r: &LoopReport| -> Result<NestLoop, EmitError> {
+        let ind = r
+            .induction
+            .as_ref()
+            .ok_or_else(|| EmitError::refused(format!("{}: the loop is not normalizable", r.id)))?;
+        let var_type = ctx
+            .type_of(&ind.var)
+            .map(|t| ctx.display(t))
+            .unwrap_or_else(|| "long long".into());
+        Ok(NestLoop {
+            id: r.id.clone(),
+            var: ind.var.clone(),
+            var_type,
+            lower: dealias(&ctx, r, &ind.lower),
+            upper: dealias(&ctx, r, &ind.upper),
+            step: dealias(&ctx, r, &ind.step),
+            trip: dealias(&ctx, r, &ind.trip_count),
+        })
+    };
+    let mut nest = vec![nest_loop(report)?];
+    // The inner loop of a 2D nest: the report's, or the only loop directly inside when a
+    // mapping asks for it and a profile made it friendly.
+    let inner_site = perfectly_nested_child(&ctx, outer_site);
+    let inner_report = inner_site.and_then(|site| {
+        let id = unit.resolve(site.keyword)?.to_string();
+        reports.iter().find(|r| r.id == id)
+    });
+    let requested = match &opts.mapping {
+        Some(m) => Some(parse_mapping(m)?),
+        None => None,
+    };
+    let recommended = report
+        .recommended_mapping
+        .as_ref()
+        .map(|m| (m.x.clone(), m.y.clone()));
+    let (want_x, want_y) = match (&requested, &recommended) {
+        (Some(r), _) => r.clone(),
+        (None, Some(r)) => r.clone(),
+        (None, None) => (nest[0].var.clone(), None),
+    };
+    let wants_inner = |v: &str| v != nest[0].var;
+    let needs_inner = wants_inner(&want_x) || want_y.as_deref().is_some_and(wants_inner);
+    let mut use_inner = false;
+    if needs_inner {
+        match inner_report {
+            Some(inner)
+                if (report.nest.len() == 2 || inner.verdict == Verdict::Friendly)
+                    && inner.induction.is_some() =>
+            {
+                let l = nest_loop(inner)?;
+                let depends = [&l.lower, &l.upper, &l.step, &l.trip]
+                    .iter()
+                    .any(|e| expr_roots(e).contains(&nest[0].var));
+                if depends {
+                    let why = format!(
+                        "the bounds of loop {} depend on `{}` (a triangular nest)",
+                        l.id, nest[0].var
+                    );
+                    if requested.is_some() {
+                        return Err(refuse(format!("cannot map both loops: {why}")));
+                    }
+                    notes.push(format!("mapping the outer loop only: {why}"));
+                } else {
+                    nest.push(l);
+                    use_inner = true;
+                }
+            }
+            _ => {
+                let why = match inner_report {
+                    Some(inner) => format!("loop {} is {}", inner.id, inner.verdict.as_str()),
+                    None => "there is no loop directly inside".to_string(),
+                };
+                if requested.is_some() {
+                    return Err(EmitError::usage(format!(
+                        "`--mapping {}`: {} cannot be mapped to the grid: {why}",
+                        opts.mapping.as_deref().unwrap_or(""),
+                        if wants_inner(&want_x) {
+                            &want_x
+                        } else {
+                            want_y.as_deref().unwrap_or("")
+                        }
+                    )));
+                }
+                notes.push(format!(
+                    "the recommended mapping {{x: {want_x}{}}} needs the inner loop, but {why}; mapping {{x: {}}}",
+                    want_y.as_ref().map(|y| format!(", y: {y}")).unwrap_or_default(),
+                    nest[0].var
+                ));
+            }
+        }
+    }
+    let index_of = |v: &str| nest.iter().position(|l| l.var == v);
+    let (x, y) = if use_inner || !needs_inner {
+        let x = index_of(&want_x)
+            .ok_or_else(|| EmitError::usage(format!("`{want_x}` is not a variable of the nest")))?;
+        let y =
+            match &want_y {
+                Some(v) => Some(index_of(v).ok_or_else(|| {
+                    EmitError::usage(format!("`{v}` is not a variable of the nest"))
+                })?),
+                None => None,
+            };
+        if y == Some(x) {
+            return Err(EmitError::usage("x and y name the same loop".to_string()));
+        }
+        (x, y)
+    } else {
+        (0, None)
+    };
+    if nest.len() == 2 && y.is_none() {
+        if x == 1 {
+            return Err(EmitError::usage(format!(
+                "mapping only the inner loop `{}` to the grid is not supported; map the outer loop or both",
+                nest[1].var
+            )));
+        }
+        nest.truncate(1);
+    }
+    if opts.debug.swap_bounds && y.is_none() {
+        return Err(EmitError::usage(
+            "--debug-swap-bounds needs a 2D mapping".to_string(),
+        ));
+    }
+
+    // The body: the inner loop's for a 2D mapping.
+    let body_site = if nest.len() == 2 {
+        inner_site.ok_or_else(|| refuse("the inner loop's text was not found".into()))?
+    } else {
+        outer_site
+    };
+    let (mut body, body_from_source, body_indent) = source_text(&ctx, body_site.body);
+    // Loop variables declared outside their `for` live on after the loop.
+    let mut outliving = Vec::new();
+    for (l, site) in nest.iter().zip([Some(outer_site), inner_site]) {
+        let declared_here = site
+            .and_then(|s| s.header.first())
+            .is_some_and(|h| declared_in(ctx.slice(*h), &l.var));
+        if !declared_here {
+            outliving.push(l.var.clone());
+        }
+    }
+    let fsite = &ctx.sites.functions[outer_site.function];
+
+    // Arrays.
+    let mut arrays = Vec::new();
+    for p in report
+        .parameters
+        .iter()
+        .filter(|p| p.kind != ParamKind::Scalar)
+    {
+        let whole;
+        let bytes = match &p.bytes {
+            Some(b) => b,
+            None => {
+                whole = whole_object(&ctx, p).expect("checked above");
+                notes.push(format!(
+                    "the section of `{}` is unknown statically; the whole array, {} bytes, is copied",
+                    p.name, whole.size
+                ));
+                &whole
+            }
+        };
+        let ir_type = if p.nested { None } else { ctx.type_of(&p.name) };
+        let is_object = ir_type.is_some_and(|t| matches!(ctx.types.get(t), Type::Record(_)));
+        let c_type = if p.c_type.trim() == "?" {
+            match ir_type {
+                Some(t) => ctx.display(t),
+                None => return Err(refuse(format!("the type of `{}` is unknown", p.name))),
+            }
+        } else {
+            p.c_type.clone()
+        };
+        let (shape, elem_type, host_type) = if is_object {
+            let t = c_type.trim().trim_end_matches('*').trim().to_string();
+            (Shape::Object, t.clone(), t)
+        } else if let Some(i) = c_type.find("(*)") {
+            let elem = c_type[..i].trim().to_string();
+            let dims = &c_type[i + 3..];
+            let groups: Vec<&str> = dims
+                .split(']')
+                .filter_map(|g| g.trim().strip_prefix('['))
+                .collect();
+            if groups.len() != 1 {
+                return Err(refuse(format!(
+                    "`{}` has type `{c_type}`; only one dimension after the first is supported",
+                    p.name
+                )));
+            }
+            match groups[0].trim().parse::<u64>() {
+                Ok(n) => (Shape::FixedRows { pitch: n }, elem, c_type.clone()),
+                Err(_) => {
+                    let pitch = vla_pitch(&ctx, fsite, &p.name).ok_or_else(|| {
+                        refuse(format!(
+                            "cannot find the declaration of the variable-length array `{}`",
+                            p.name
+                        ))
+                    })?;
+                    (Shape::Rows { pitch }, elem, "void *".into())
+                }
+            }
+        } else {
+            let t = c_type.trim();
+            let elem = match ir_type.map(|t| ctx.types.get(t)) {
+                Some(Type::Array { elem, .. }) => ctx.display(*elem),
+                _ => pointee(t),
+            };
+            let host = if t.contains('*') {
+                t.to_string()
+            } else {
+                format!("{elem} *")
+            };
+            (Shape::Pointer, elem, host)
+        };
+        let shrink = opts.debug.shrink.iter().any(|s| s == &p.name);
+        let elem_bytes = p.elem_bytes.unwrap_or(1).max(1);
+        arrays.push(ArrayParam {
+            name: p.name.clone(),
+            ident: if p.nested || p.name.contains(['.', '-']) {
+                flat_name(&p.name)
+            } else {
+                cxx_name(&p.name)
+            },
+            role: p.role,
+            kind: p.kind,
+            nested: p.nested,
+            elem_type: cxx_type(&elem_type),
+            host_type: cxx_type(&host_type),
+            elem_bytes,
+            shape,
+            lo: dealias(&ctx, report, &bytes.lo),
+            hi: if shrink {
+                format!("({}) - {elem_bytes}", dealias(&ctx, report, &bytes.hi))
+            } else {
+                dealias(&ctx, report, &bytes.hi)
+            },
+            reported_hi: shrink.then(|| dealias(&ctx, report, &bytes.hi)),
+            in_kernel: true,
+            object_bytes: if is_object {
+                ir_type.and_then(|t| ctx.types.size_of(t))
+            } else {
+                None
+            },
+        });
+    }
+    for s in &opts.debug.shrink {
+        if !arrays.iter().any(|a| &a.name == s) {
+            let names: Vec<&str> = arrays.iter().map(|a| a.name.as_str()).collect();
+            return Err(EmitError::usage(format!(
+                "--debug-shrink {s}: no such array (arrays: {})",
+                names.join(", ")
+            )));
+        }
+    }
+    for a in arrays.iter().filter(|a| a.nested) {
+        let root = expr_roots(&a.name).into_iter().next().unwrap_or_default();
+        if !arrays.iter().any(|p| !p.nested && p.name == root) {
+            return Err(refuse(format!(
+                "`{}` is reached through `{root}`, which is not a parameter of the loop",
+                a.name
+            )));
+        }
+    }
+    // Nested pointers become kernel parameters of their own.
+    let patterns: Vec<(Vec<String>, String)> = arrays
+        .iter()
+        .filter(|a| a.name.contains(['.', '-']))
+        .map(|a| (name_tokens(&a.name), a.ident.clone()))
+        .collect();
+    if !patterns.is_empty() {
+        body = replace_sequences(&body, &patterns).0;
+    }
+    body = cxx_safe(&body);
+    let body_ids = identifiers(&body);
+    for a in &mut arrays {
+        a.in_kernel = body_ids.contains(&a.ident);
+    }
+
+    // Scalars: the report's inbound ones, then variables the bounds and sections need.
+    let array_roots: BTreeSet<String> = arrays
+        .iter()
+        .filter(|a| !a.nested)
+        .map(|a| a.name.clone())
+        .collect();
+    let mut scalars: Vec<ScalarParam> = report
+        .parameters
+        .iter()
+        .filter(|p| p.kind == ParamKind::Scalar)
+        .map(|p| ScalarParam {
+            name: p.name.clone(),
+            ident: cxx_name(&p.name),
+            c_type: cxx_type(&p.c_type),
+            extra: false,
+            in_kernel: false,
+        })
+        .collect();
+    let mut needed: Vec<String> = Vec::new();
+    for l in &nest {
+        needed.extend([l.lower.clone(), l.step.clone(), l.trip.clone()]);
+    }
+    for a in &arrays {
+        needed.extend([a.lo.clone(), a.hi.clone()]);
+        if let Shape::Rows { pitch } = &a.shape {
+            needed.push(pitch.clone());
+        }
+    }
+    let nest_vars: BTreeSet<String> = nest.iter().map(|l| l.var.clone()).collect();
+    for e in &needed {
+        for root in expr_roots(e) {
+            if array_roots.contains(&root)
+                || scalars.iter().any(|s| s.name == root)
+                || root == "block"
+                || root == "blockDim"
+            {
+                continue;
+            }
+            let Some(t) = ctx.type_of(&root) else {
+                return Err(refuse(format!(
+                    "the expression `{e}` names `{root}`, which is not a variable of `{}`",
+                    report.function
+                )));
+            };
+            scalars.push(ScalarParam {
+                name: root.clone(),
+                ident: cxx_name(&root),
+                c_type: cxx_type(&ctx.display(t)),
+                extra: true,
+                in_kernel: false,
+            });
+        }
+    }
+    if let Some(v) = scalars.iter().find(|s| nest_vars.contains(&s.name)) {
+        return Err(refuse(format!(
+            "the loop's bounds or sections use its own variable `{}`",
+            v.name
+        )));
+    }
+
+    let mut plan = KernelPlan {
+        loop_id: report.id.clone(),
+        loop_span: outer_site.span,
+        function: report.function.clone(),
+        file: PathBuf::new(),
+        first_line: 0,
+        last_line: 0,
+        verdict: report.verdict,
+        forced_reasons,
+        nest,
+        x,
+        y,
+        block: opts.block,
+        swap_bounds: opts.debug.swap_bounds,
+        arrays,
+        scalars,
+        derived: Vec::new(),
+        locals: Vec::new(),
+        body,
+        body_from_source,
+        body_indent,
+        outliving,
+        device_prototypes: Vec::new(),
+        device_functions: Vec::new(),
+        type_decls: Vec::new(),
+        staged: Vec::new(),
+        notes,
+        kernel_name: String::new(),
+        host_name: String::new(),
+        host_params: Vec::new(),
+        kernel_args: Vec::new(),
+        original_lines: Vec::new(),
+    };
+    let line = report.line;
+    plan.kernel_name = format!("{}_L{line}_kernel", report.function);
+    plan.host_name = format!("{}_L{line}_gpu", report.function);
+
+    // Where the loop is in the user's file.
+    let start = unit.resolve(outer_site.span);
+    let end = unit.resolve(Span::new(
+        outer_site.span.end.saturating_sub(1) as usize,
+        outer_site.span.end as usize,
+    ));
+    if let (Some(s), Some(e)) = (start, end) {
+        plan.file = s.path.clone();
+        plan.first_line = s.line;
+        plan.last_line = e.line.max(s.line);
+        let map = &unit.preprocessed.source_map;
+        let loc = map.locate(outer_site.span.start as usize);
+        plan.original_lines = (s.line..=plan.last_line)
+            .filter_map(|l| map.line_text(loc.file, l).map(str::to_string))
+            .collect();
+    }
+
+    if opts.shared {
+        stage(report, &mut plan);
+    }
+    // Kernel-side expressions decide which scalars the kernel needs.
+    finish_kernel_params(&mut plan);
+    plan.locals = body_locals(&ctx, &plan)?;
+    device_code(&ctx, report, &mut plan)?;
+    plan.type_decls = type_decls(&ctx, fsite, outer_site.span.start);
+    plan.host_params = host_params(&plan);
+    plan.kernel_args = kernel_args(&plan);
+    Ok(plan)
+}
+
+/// The report names a variable that two declarations share `i_2` when it is ambiguous in
+/// the function; at the loop only one `i` is in scope, the loop's inbound scalar.
+fn dealias(ctx: &Ctx<'_>, report: &LoopReport, expr: &str) -> String {
+    let mut patterns = Vec::new();
+    for root in expr_roots(expr) {
+        if ctx.type_of(&root).is_some() {
+            continue;
+        }
+        let Some((base, n)) = root.rsplit_once('_') else {
+            continue;
+        };
+        let inbound = report
+            .parameters
+            .iter()
+            .any(|p| p.kind == ParamKind::Scalar && p.name == base);
+        if inbound && !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) {
+            patterns.push((vec![root.clone()], base.to_string()));
+        }
+    }
+    if patterns.is_empty() {
+        expr.to_string()
+    } else {
+        replace_sequences(expr, &patterns).0
+    }
+}
+
+/// The loop directly and solely inside `outer`: `for (...) { for (...) ... }`.
+fn perfectly_nested_child<'a>(ctx: &'a Ctx<'_>, outer: &LoopSite) -> Option<&'a LoopSite> {
+    let outer_index = ctx
+        .sites
+        .loops
+        .iter()
+        .position(|l| l.keyword == outer.keyword)?;
+    let children: Vec<&LoopSite> = ctx
+        .sites
+        .loops
+        .iter()
+        .filter(|l| l.parent == Some(outer_index))
+        .collect();
+    let [child] = children.as_slice() else {
+        return None;
+    };
+    let body = token_strings(ctx.slice(outer.body));
+    let inner = token_strings(ctx.slice(child.span));
+    let braced = body.len() == inner.len() + 2
+        && body.first() == Some(&"{")
+        && body.last() == Some(&"}")
+        && body[1..body.len() - 1] == inner[..];
+    (body == inner || braced).then_some(*child)
+}
+
+/// The text of a span: the user's source when it has the same tokens as the preprocessed
+/// text (comments and layout kept), else the preprocessed text (macros expanded).
+fn source_text(ctx: &Ctx<'_>, span: Span) -> (String, bool, usize) {
+    let pre = strip_line_markers(ctx.slice(span));
+    let map = &ctx.unit.preprocessed.source_map;
+    let start = map.locate(span.start as usize);
+    let end = map.locate(span.end.saturating_sub(1) as usize);
+    if start.file == end.file && end.line >= start.line {
+        let mut lines: Vec<String> = Vec::new();
+        for l in start.line..=end.line {
+            match map.line_text(start.file, l) {
+                Some(t) => lines.push(t.to_string()),
+                None => return (pre, false, 0),
+            }
+        }
+        if let Some(last) = lines.last_mut() {
+            let cut = (end.col as usize).min(last.len());
+            if last.is_char_boundary(cut) {
+                last.truncate(cut);
+            }
+        }
+        let mut indent = 0;
+        if let Some(first) = lines.first_mut() {
+            indent = first.len() - first.trim_start().len();
+            let cut = (start.col as usize).saturating_sub(1).min(first.len());
+            if first.is_char_boundary(cut) {
+                *first = first[cut..].to_string();
+            }
+        }
+        let user = lines.join("\n");
+        if token_strings(&user) == token_strings(&pre) {
+            return (user, true, indent);
+        }
+    }
+    let indent = ctx.text[..span.start as usize]
+        .rsplit('\n')
+        .next()
+        .map(|l| l.len() - l.trim_start().len())
+        .unwrap_or(0);
+    (pre, false, indent)
+}
+
+/// The row pitch (elements) of a variable-length array: its declaration's dimensions.
+fn vla_pitch(ctx: &Ctx<'_>, fsite: &FunctionSite, name: &str) -> Option<String> {
+    let header = ctx
+        .text
+        .get(fsite.span.start as usize..fsite.body.start as usize)?;
+    if let Some((dims, first_is_pointer)) = declared_dims(header, name) {
+        let inner = if first_is_pointer {
+            &dims[1..]
+        } else {
+            &dims[..]
+        };
+        if inner.len() == 1 {
+            return Some(inner[0].clone());
+        }
+    }
+    let body = ctx.slice(fsite.body);
+    match declared_dims(body, name) {
+        Some((dims, false)) if dims.len() == 1 => Some(dims[0].clone()),
+        _ => None,
+    }
+}
+
+/// Rewrites a report expression for the kernel: `block.x` is the block's first normalized
+/// index, scalars the kernel gets stay, anything else (a struct field) becomes a value the
+/// host computes. `wide`: every reference converted to `long long`.
+pub(crate) fn kernel_expr(plan: &mut KernelPlan, expr: &str, wide: bool) -> String {
+    let derived = std::cell::RefCell::new(std::mem::take(&mut plan.derived));
+    let scalars: BTreeSet<String> = plan.scalars.iter().map(|s| s.name.clone()).collect();
+    let rename = |chain: &str| -> Option<String> {
+        let root = chain.split(['.', '-']).next().unwrap_or(chain).trim();
+        if chain == "block.x" {
+            return Some("ww_first_x".into());
+        }
+        if chain == "block.y" {
+            return Some("ww_first_y".into());
+        }
+        if root == "blockDim" || (scalars.contains(chain) && chain == root) {
+            return Some(cxx_name(chain));
+        }
+        let ident = format!("ww_{}", flat_name(chain));
+        let mut derived = derived.borrow_mut();
+        if !derived.iter().any(|d: &Derived| d.ident == ident) {
+            derived.push(Derived {
+                ident: ident.clone(),
+                expr: chain.to_string(),
+            });
+        }
+        Some(ident)
+    };
+    let out = if wide {
+        to_wide(expr, ("ww_min", "ww_max"), &rename)
+    } else {
+        narrow(expr, &rename)
+    };
+    plan.derived = derived.into_inner();
+    out
+}
+
+/// A report expression with references renamed but no conversions (for readable
+/// induction-variable formulas).
+fn narrow(expr: &str, rename: &dyn Fn(&str) -> Option<String>) -> String {
+    rewrite_expr(expr, ("ww_min", "ww_max"), rename, false)
+}
+
+/// Which scalars and arrays the kernel takes, from the body and the kernel's expressions.
+fn finish_kernel_params(plan: &mut KernelPlan) {
+    let mut used = identifiers(&plan.body);
+    let mut exprs: Vec<String> = Vec::new();
+    let mapped: Vec<usize> = std::iter::once(plan.x).chain(plan.y).collect();
+    for &i in &mapped {
+        let l = plan.nest[i].clone();
+        exprs.push(kernel_expr(plan, &l.lower, false));
+        exprs.push(kernel_expr(plan, &l.step, false));
+        exprs.push(kernel_expr(plan, &l.trip, true));
+    }
+    for s in plan.staged.clone() {
+        match &s.area {
+            StagedArea::Linear { lo, hi } => exprs.extend([lo.clone(), hi.clone()]),
+            StagedArea::Tile {
+                pitch,
+                row_lo,
+                rows,
+                col_lo,
+                row_bytes,
+            } => exprs.extend([
+                pitch.clone(),
+                row_lo.clone(),
+                rows.clone(),
+                col_lo.clone(),
+                row_bytes.clone(),
+            ]),
+        }
+        exprs.push(s.bytes.clone());
+        if let Some(p) = &s.rows_pitch {
+            exprs.push(p.clone());
+        }
+    }
+    for e in &exprs {
+        used.extend(identifiers(e));
+    }
+    for s in &mut plan.scalars {
+        s.in_kernel = used.contains(&s.ident);
+    }
+    for a in &mut plan.arrays {
+        if used.contains(&a.ident) {
+            a.in_kernel = true;
+        }
+    }
+}
+
+/// Locals of the function the body uses but does not declare (a variable declared before
+/// the loop and assigned in each iteration, an inner loop's counter).
+fn body_locals(ctx: &Ctx<'_>, plan: &KernelPlan) -> Result<Vec<(String, String)>, EmitError> {
+    let mut taken: BTreeSet<String> = plan
+        .arrays
+        .iter()
+        .filter(|a| a.in_kernel)
+        .map(|a| a.ident.clone())
+        .collect();
+    taken.extend(
+        plan.scalars
+            .iter()
+            .filter(|s| s.in_kernel)
+            .map(|s| s.ident.clone()),
+    );
+    let mapped: BTreeSet<&str> = std::iter::once(plan.x)
+        .chain(plan.y)
+        .map(|i| plan.nest[i].var.as_str())
+        .collect();
+    let mut out = Vec::new();
+    for id in identifiers(&plan.body) {
+        if taken.contains(&id) || mapped.contains(id.as_str()) {
+            continue;
+        }
+        let Some(&t) = ctx.locals.get(&id) else {
+            if ctx.globals.contains_key(&id) {
+                return Err(EmitError::refused(format!(
+                    "{}: the body uses the global variable `{id}`, which the kernel report does not list as a parameter",
+                    plan.loop_id
+                )));
+            }
+            continue;
+        };
+        if matches!(ctx.types.get(t), Type::Function { .. }) {
+            continue;
+        }
+        if ctx
+            .func
+            .params
+            .iter()
+            .any(|p| p.name.as_deref() == Some(&id))
+        {
+            // A parameter the report does not list is not read in the loop: declared
+            // inside the body or unused.
+            if !declared_in(&plan.body, &id) {
+                out.push((cxx_type(&ctx.display(t)), id));
+            }
+            continue;
+        }
+        if declared_in(&plan.body, &id) {
+            continue;
+        }
+        out.push((cxx_type(&ctx.display(t)), id));
+    }
+    Ok(out)
+}
+
+/// True when the first use of `name` in `body` declares it (`int idx = ...`,
+/// `int fx, fy;`, `unsigned char *row = ...`).
+fn declared_in(body: &str, name: &str) -> bool {
+    let toks = code_tokens(body);
+    let text = |k: usize| tok_text(body, &toks[k]);
+    let Some(k) = (0..toks.len())
+        .find(|&k| text(k) == name && (k == 0 || !matches!(text(k - 1), "." | "->")))
+    else {
+        return false;
+    };
+    if !matches!(
+        toks.get(k + 1).map(|_| text(k + 1)),
+        Some("=" | ";" | "," | "[" | ")")
+    ) {
+        return false;
+    }
+    // The statement it is in starts with a type: a word followed by a word or `*`.
+    let start = (0..k)
+        .rev()
+        .find(|&j| matches!(text(j), ";" | "{" | "}" | "("))
+        .map(|j| j + 1)
+        .unwrap_or(0);
+    let word = |j: usize| {
+        toks[j].kind == TokKind::Ident
+            && !matches!(
+                text(j),
+                "return" | "else" | "do" | "case" | "goto" | "sizeof"
+            )
+    };
+    start < k && word(start) && (word(start + 1) || text(start + 1) == "*")
+}
+
+/// `__device__` versions of the functions the loop calls (with their callees).
+fn device_code(ctx: &Ctx<'_>, report: &LoopReport, plan: &mut KernelPlan) -> Result<(), EmitError> {
+    let mut names: Vec<String> = Vec::new();
+    for c in report.calls.iter().filter(|c| c.device == "port") {
+        for n in std::iter::once(&c.name).chain(c.callees.iter()) {
+            if !names.contains(n) {
+                names.push(n.clone());
+            }
+        }
+    }
+    for n in &names {
+        let f = ctx.function_site(n).ok_or_else(|| {
+            EmitError::refused(format!(
+                "{}: `{n}` needs a device version but its definition is not in this file",
+                report.id
+            ))
+        })?;
+        let header = strip_line_markers(
+            ctx.text
+                .get(f.span.start as usize..f.body.start as usize)
+                .unwrap_or(""),
+        );
+        let body = strip_line_markers(ctx.slice(f.body));
+        let header = cxx_safe(header.trim());
+        plan.device_prototypes.push(format!("__device__ {header};"));
+        plan.device_functions
+            .push(format!("__device__ {header}\n{}", cxx_safe(&body)));
+    }
+    Ok(())
+}
+
+/// Top-level type definitions of the user's files before `before`, and the function's own
+/// local ones (a local `enum { W = 64 }` the body uses).
+fn type_decls(ctx: &Ctx<'_>, fsite: &FunctionSite, before: u32) -> Vec<String> {
+    let system = ctx.unit.preprocessed.source_map.system_ranges();
+    let in_system = |o: usize| system.iter().any(|&(a, b)| a <= o && o < b);
+    let text = &ctx.text;
+    let toks = code_tokens(text);
+    let mut out = Vec::new();
+    let mut depth = 0i32;
+    let mut item_start: Option<usize> = None;
+    for (k, t) in toks.iter().enumerate() {
+        if t.start >= fsite.span.start as usize {
+            break;
+        }
+        let s = tok_text(text, t);
+        if depth == 0 && item_start.is_none() {
+            item_start = Some(k);
+        }
+        match s {
+            "{" | "(" | "[" => depth += 1,
+            "}" | ")" | "]" => depth -= 1,
+            _ => {}
+        }
+        let ends = depth == 0 && (s == ";" || (s == "}" && is_function_body_end(text, &toks, k)));
+        if ends {
+            if let Some(st) = item_start.take() {
+                let first = tok_text(text, &toks[st]);
+                let offset = toks[st].start;
+                if !in_system(offset) && is_type_item(text, &toks[st..=k], first) {
+                    out.push(strip_line_markers(&text[offset..t.end]).trim().to_string());
+                }
+            }
+        }
+    }
+    // Local type definitions of the function before the loop.
+    let body_toks: Vec<_> = toks
+        .iter()
+        .filter(|t| t.start > fsite.body.start as usize && t.end <= before as usize)
+        .copied()
+        .collect();
+    let mut k = 0;
+    while k < body_toks.len() {
+        let s = tok_text(text, &body_toks[k]);
+        let starts_item = k == 0 || matches!(tok_text(text, &body_toks[k - 1]), ";" | "{" | "}");
+        if starts_item && matches!(s, "typedef" | "enum" | "struct" | "union") {
+            let mut depth = 0;
+            let mut j = k;
+            while j < body_toks.len() {
+                match tok_text(text, &body_toks[j]) {
+                    "{" => depth += 1,
+                    "}" => depth -= 1,
+                    ";" if depth == 0 => break,
+                    _ => {}
+                }
+                j += 1;
+            }
+            if j < body_toks.len() && is_type_item(text, &body_toks[k..=j], s) {
+                out.push(
+                    strip_line_markers(&text[body_toks[k].start..body_toks[j].end])
+                        .trim()
+                        .to_string(),
+                );
+            }
+            k = j + 1;
+            continue;
+        }
+        k += 1;
+    }
+    out.into_iter().map(|d| cxx_safe(&d)).collect()
+}
+
+fn is_function_body_end(text: &str, toks: &[Tok], k: usize) -> bool {
+    // A `}` at depth 0 closes a function body unless a declarator or `;` follows
+    // (`struct s {...} x;`, `enum {...};`).
+    !matches!(
+        toks.get(k + 1).map(|t| tok_text(text, t)),
+        Some(";") | Some(",")
+    ) && !toks.get(k + 1).is_some_and(|t| {
+        t.kind == TokKind::Ident
+            && toks
+                .get(k + 2)
+                .is_some_and(|n| matches!(tok_text(text, n), ";" | "," | "[" | "="))
+    })
+}
+
+/// A typedef, or a struct/union/enum definition without a variable.
+fn is_type_item(text: &str, toks: &[Tok], first: &str) -> bool {
+    let words: Vec<&str> = toks.iter().map(|t| tok_text(text, t)).collect();
+    if words.contains(&"typedef") && words.first() == Some(&"typedef") {
+        return true;
+    }
+    if !matches!(first, "struct" | "union" | "enum") || !words.contains(&"{") {
+        return false;
+    }
+    // Nothing but `;` after the closing brace.
+    let mut depth = 0;
+    let mut close = None;
+    for (i, w) in words.iter().enumerate() {
+        match *w {
+            "{" => depth += 1,
+            "}" => {
+                depth -= 1;
+                if depth == 0 {
+                    close = Some(i);
+                }
+            }
+            _ => {}
+        }
+    }
+    close.is_some_and(|c| words[c + 1..] == [";"])
+}
+
+fn host_params(plan: &KernelPlan) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for a in plan.arrays.iter().filter(|a| !a.nested) {
+        let ident = cxx_name(&a.name);
+        out.push((declare(&a.host_type, &ident), a.name.clone()));
+    }
+    for s in &plan.scalars {
+        out.push((declare(&s.c_type, &s.ident), s.name.clone()));
+    }
+    out
+}
+
+fn kernel_args(plan: &KernelPlan) -> Vec<KernelArg> {
+    let mut out = Vec::new();
+    for a in plan.arrays.iter().filter(|a| a.in_kernel) {
+        match &a.shape {
+            Shape::Object => out.push(KernelArg::Object {
+                array: a.name.clone(),
+                c_type: a.host_type.clone(),
+            }),
+            Shape::Rows { pitch } => {
+                out.push(KernelArg::Buffer {
+                    array: a.name.clone(),
+                });
+                out.push(KernelArg::Derived {
+                    ident: format!("ww_{}_pitch", a.ident),
+                    expr: pitch.clone(),
+                });
+            }
+            _ => out.push(KernelArg::Buffer {
+                array: a.name.clone(),
+            }),
+        }
+    }
+    for s in plan.staged.iter() {
+        out.push(KernelArg::SectionBound {
+            array: s.array.clone(),
+            hi: false,
+        });
+        out.push(KernelArg::SectionBound {
+            array: s.array.clone(),
+            hi: true,
+        });
+    }
+    for s in plan.scalars.iter().filter(|s| s.in_kernel) {
+        out.push(KernelArg::Scalar {
+            name: s.name.clone(),
+            c_type: s.c_type.clone(),
+        });
+    }
+    for d in &plan.derived {
+        out.push(KernelArg::Derived {
+            ident: d.ident.clone(),
+            expr: d.expr.clone(),
+        });
+    }
+    out
+}
+
+/// Picks the report's shared-memory areas that can be staged and read back through a proxy.
+fn stage(report: &LoopReport, plan: &mut KernelPlan) {
+    if report.shared_memory.is_empty() {
+        plan.notes
+            .push("--shared: the report advises no shared memory for this loop".into());
+        return;
+    }
+    let recommended = report.recommended_mapping.as_ref();
+    let matches_mapping = recommended.is_some_and(|m| {
+        m.x == plan.nest[plan.x].var && m.y.as_deref() == plan.y.map(|y| plan.nest[y].var.as_str())
+    });
+    if !matches_mapping {
+        plan.notes.push(format!(
+            "--shared: the report's shared-memory advice is for the recommended mapping {}, not {}; nothing staged",
+            recommended
+                .map(|m| format!(
+                    "{{x: {}{}}}",
+                    m.x,
+                    m.y.as_ref().map(|y| format!(", y: {y}")).unwrap_or_default()
+                ))
+                .unwrap_or_else(|| "(none)".into()),
+            plan.mapping_text()
+        ));
+        return;
+    }
+    for area in &report.shared_memory {
+        match stageable(plan, area) {
+            Ok(s) => plan.staged.push(s),
+            Err(why) => plan
+                .notes
+                .push(format!("--shared: `{}` is not staged: {why}", area.array)),
+        }
+    }
+}
+
+fn stageable(plan: &mut KernelPlan, area: &SharedArea) -> Result<Staged, String> {
+    let Some(a) = plan.arrays.iter().find(|a| a.name == area.array).cloned() else {
+        return Err("it is not a parameter of the kernel".into());
+    };
+    if a.role != Role::In {
+        return Err("the loop writes it, so a staged copy would go stale".into());
+    }
+    if matches!(a.shape, Shape::Object) {
+        return Err("it is a struct object".into());
+    }
+    let uses = uses_of(&plan.body, &a.ident);
+    if uses.is_empty() {
+        return Err(format!(
+            "the body reaches it through another pointer ({})",
+            area.accesses
+                .iter()
+                .map(|x| format!("`{}`", x.text))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+    if uses
+        .iter()
+        .any(|(before, after)| *after != Some("[") || matches!(before, Some("&")))
+    {
+        return Err("the body uses it other than by subscripts".into());
+    }
+    let mentions_block = |e: &str| {
+        let r = expr_roots(e);
+        r.contains("block")
+    };
+    let (area_kind, size) = match (&area.tile, &area.block_section) {
+        (Some(t), _) => {
+            if mentions_block(&t.rows) || mentions_block(&t.row_bytes) {
+                return Err("the tile's size depends on the block's position".into());
+            }
+            let rb = kernel_expr(plan, &t.row_bytes, true);
+            let rows = kernel_expr(plan, &t.rows, true);
+            (
+                StagedArea::Tile {
+                    pitch: kernel_expr(plan, &t.row_pitch_bytes, true),
+                    row_lo: kernel_expr(plan, &t.row_lo, true),
+                    rows: rows.clone(),
+                    col_lo: kernel_expr(plan, &t.col_lo, true),
+                    row_bytes: rb.clone(),
+                },
+                (t.rows.clone(), t.row_bytes.clone()),
+            )
+        }
+        (None, Some(s)) => {
+            if mentions_block(&s.size) {
+                return Err("the area's size depends on the block's position".into());
+            }
+            (
+                StagedArea::Linear {
+                    lo: kernel_expr(plan, &s.lo, true),
+                    hi: kernel_expr(plan, &s.hi, true),
+                },
+                ("1".to_string(), s.size.clone()),
+            )
+        }
+        (None, None) => return Err("the report gives neither a tile nor a section".into()),
+    };
+    let elem = a.elem_bytes.max(1);
+    // Rows are padded to the element size so every staged element stays aligned.
+    let kernel_bytes = format!(
+        "ww_round_up({}, {elem}) * ({})",
+        kernel_expr(plan, &size.1, true),
+        kernel_expr(plan, &size.0, true)
+    );
+    let host_rename = |chain: &str| -> Option<String> {
+        match chain {
+            "blockDim.x" => Some("ww_block.x".into()),
+            "blockDim.y" => Some("ww_block.y".into()),
+            _ => None,
+        }
+    };
+    let host_bytes = format!(
+        "ww_round_up({}, {elem}) * ({})",
+        to_wide(&size.1, ("ww_min", "ww_max"), &host_rename),
+        to_wide(&size.0, ("ww_min", "ww_max"), &host_rename)
+    );
+    let rows_pitch = match &a.shape {
+        Shape::Rows { .. } => Some(format!("ww_{}_pitch", a.ident)),
+        Shape::FixedRows { pitch } => Some(pitch.to_string()),
+        _ => None,
+    };
+    Ok(Staged {
+        array: a.name.clone(),
+        ident: a.ident.clone(),
+        elem_type: a.elem_type.clone(),
+        kind: area.kind.clone(),
+        area: area_kind,
+        bytes: kernel_bytes,
+        host_bytes,
+        rows_pitch,
+        rows: size.0,
+        row_bytes: size.1,
+    })
+}
+
+/// Every array's section and scalar for the snapshot, as expressions in the program.
+pub fn snapshot_values(plan: &KernelPlan) -> BTreeMap<String, String> {
+    let mut out = BTreeMap::new();
+    for d in &plan.derived {
+        out.insert(d.ident.clone(), d.expr.clone());
+    }
+    for a in &plan.arrays {
+        if let Shape::Rows { pitch } = &a.shape {
+            out.insert(format!("ww_{}_pitch", a.ident), pitch.clone());
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pointees_are_unqualified() {
+        assert_eq!(pointee("const float *restrict"), "float");
+        assert_eq!(pointee("unsigned char *"), "unsigned char");
+        assert_eq!(pointee("point_t * const"), "point_t");
+    }
+
+    #[test]
+    fn declarators_take_the_name_inside() {
+        assert_eq!(declare("int (*)[128]", "A"), "int (*A)[128]");
+        assert_eq!(declare("float *", "a"), "float *a");
+        assert_eq!(declare("int", "n"), "int n");
+    }
+
+    #[test]
+    fn declarations_in_bodies() {
+        let body = "{ int fx, fy; unsigned char *row = p; x = 0; a = b, c = d; }";
+        assert!(declared_in(body, "fy"));
+        assert!(declared_in(body, "row"));
+        assert!(!declared_in(body, "x"));
+        assert!(!declared_in(body, "c"));
+    }
+}

@@ -1,0 +1,136 @@
+//! The concrete launch of a kernel on a snapshot: grid, block, shared bytes and every
+//! argument's bytes, computed from the plan and the values the program recorded.
+//!
+//! This is what a backend that launches the kernel itself (NVRTC and the CUDA driver, no
+//! host code) needs; the CPU backend runs the generated host function instead and checks
+//! that it launched this same grid.
+
+use super::snapshot::Snapshot;
+use crate::cuda::plan::{KernelArg, KernelPlan};
+
+/// Fill byte of device memory outside the copied sections.
+pub const POISON: u8 = 0xA5;
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LaunchArg {
+    /// A device buffer: allocate `bytes.len()` bytes, copy `bytes` in, and pass the device
+    /// address minus `lo` (a pointer such that the program's byte offsets `[lo, hi)` land in
+    /// the buffer). After the launch, `out` buffers are read back as the array's section.
+    Buffer {
+        array: String,
+        lo: i64,
+        bytes: Vec<u8>,
+        out: bool,
+    },
+    /// Passed by value: a scalar's bytes, a struct's bytes, or a `long long`.
+    Value { what: String, bytes: Vec<u8> },
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LaunchSpec {
+    pub kernel: String,
+    pub grid: [u32; 3],
+    pub block: [u32; 3],
+    pub shared_bytes: u64,
+    pub args: Vec<LaunchArg>,
+}
+
+fn value(snapshot: &Snapshot, key: &str) -> Result<i64, String> {
+    snapshot
+        .values
+        .get(key)
+        .copied()
+        .ok_or_else(|| format!("the snapshot has no value `{key}`"))
+}
+
+/// The launch the plan asks for on this snapshot: the report's sections and bounds (the
+/// test-only `--debug-*` breakages change the generated code, not this).
+pub fn launch_spec(plan: &KernelPlan, snapshot: &Snapshot) -> Result<LaunchSpec, String> {
+    let (bx, by) = plan.launch_block();
+    let trip_x = value(snapshot, "trip:x")?;
+    let trip_y = if plan.y.is_some() {
+        value(snapshot, "trip:y")?
+    } else {
+        1
+    };
+    let blocks = |trip: i64, b: u32| -> Result<u32, String> {
+        u32::try_from((trip.max(0) + b as i64 - 1) / b as i64)
+            .map_err(|_| format!("{trip} iterations need more blocks than a grid has"))
+    };
+    let shared_bytes = if plan.staged.is_empty() {
+        0
+    } else {
+        u64::try_from(value(snapshot, "shared")?).unwrap_or(0)
+    };
+    let mut args = Vec::new();
+    for arg in &plan.kernel_args {
+        match arg {
+            KernelArg::Buffer { array } => {
+                let s = snapshot
+                    .entry
+                    .get(array)
+                    .ok_or_else(|| format!("the snapshot has no section of `{array}`"))?;
+                let a = plan.array(array);
+                args.push(LaunchArg::Buffer {
+                    array: array.clone(),
+                    lo: s.lo,
+                    bytes: s.bytes.clone(),
+                    out: a.is_some_and(|a| a.role != advisor::model::Role::In),
+                });
+            }
+            KernelArg::Object { array, .. } => {
+                let s = snapshot
+                    .entry
+                    .get(array)
+                    .ok_or_else(|| format!("the snapshot has no section of `{array}`"))?;
+                let size = plan
+                    .array(array)
+                    .and_then(|a| a.object_bytes)
+                    .ok_or_else(|| format!("the size of `{array}` is unknown"))?;
+                let mut bytes = vec![POISON; size as usize];
+                let lo = usize::try_from(s.lo).map_err(|_| format!("`{array}`: bad section"))?;
+                let end = lo + s.bytes.len();
+                if end > bytes.len() {
+                    return Err(format!("`{array}`: the section exceeds the object"));
+                }
+                bytes[lo..end].copy_from_slice(&s.bytes);
+                args.push(LaunchArg::Value {
+                    what: array.clone(),
+                    bytes,
+                });
+            }
+            KernelArg::Scalar { name, .. } => {
+                let bytes = snapshot
+                    .scalars
+                    .get(name)
+                    .ok_or_else(|| format!("the snapshot has no value of `{name}`"))?;
+                args.push(LaunchArg::Value {
+                    what: name.clone(),
+                    bytes: bytes.clone(),
+                });
+            }
+            KernelArg::Derived { ident, .. } => args.push(LaunchArg::Value {
+                what: ident.clone(),
+                bytes: value(snapshot, ident)?.to_le_bytes().to_vec(),
+            }),
+            KernelArg::SectionBound { array, hi } => {
+                let s = snapshot
+                    .entry
+                    .get(array)
+                    .ok_or_else(|| format!("the snapshot has no section of `{array}`"))?;
+                let v = if *hi { s.hi } else { s.lo };
+                args.push(LaunchArg::Value {
+                    what: format!("{array}:{}", if *hi { "hi" } else { "lo" }),
+                    bytes: v.to_le_bytes().to_vec(),
+                });
+            }
+        }
+    }
+    Ok(LaunchSpec {
+        kernel: plan.kernel_name.clone(),
+        grid: [blocks(trip_x, bx)?, blocks(trip_y, by)?, 1],
+        block: [bx, by, 1],
+        shared_bytes,
+        args,
+    })
+}

@@ -1,0 +1,342 @@
+//! Snapshot replay (`warpwise validate`): the user's program, instrumented, records a loop's
+//! inputs at its entry and its outputs at its exit; the generated kernel then runs on the
+//! inputs alone (buffers holding only the reported sections, the rest poison) and its
+//! outbound sections are compared with the program's.
+//!
+//! Backends run the kernel: [`cpu::CpuBackend`] compiles the `.cu` with the CUDA shim. A
+//! backend for a real GPU implements [`Backend`] with [`launch::LaunchSpec`].
+
+// `Diagnostic` is large, but errors are the cold path and the project-wide error type is fixed.
+#![allow(clippy::result_large_err)]
+
+pub mod compare;
+pub mod cpu;
+pub mod launch;
+pub mod snapshot;
+
+use crate::cuda::{self, EmitErrorKind, EmitOptions, Emitted};
+use advisor::model::Role;
+use compare::{ArrayCompare, ElemKind};
+use frontend::preprocess::TranslationUnitInput;
+use launch::LaunchSpec;
+use snapshot::{ProgramOptions, Section, Snapshot};
+use std::collections::BTreeMap;
+use std::fmt::Write;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// What a backend gets: the generated code, the snapshot and the launch it implies.
+#[derive(Debug)]
+pub struct ReplayJob<'a> {
+    pub emitted: &'a Emitted,
+    pub snapshot: &'a Snapshot,
+    /// The snapshot file (record format of `snapshot_rt.c`).
+    pub snapshot_path: &'a Path,
+    pub launch: &'a LaunchSpec,
+    /// A scratch directory for the backend.
+    pub dir: &'a Path,
+    pub timeout: Duration,
+}
+
+/// What a backend returns.
+#[derive(Clone, Debug, Default)]
+pub struct Replayed {
+    /// The outbound sections after the kernel ran, by array name.
+    pub sections: BTreeMap<String, Section>,
+    /// Problems that fail the validation (a crash, a write outside a buffer).
+    pub failures: Vec<String>,
+    pub warnings: Vec<String>,
+    /// The launch that happened: grid, block, shared bytes.
+    pub launched: Option<([u32; 3], [u32; 3], u64)>,
+}
+
+/// Runs a generated kernel on a snapshot.
+pub trait Backend {
+    /// `cpu`, `cuda`.
+    fn name(&self) -> &'static str;
+    /// How it runs the kernel, for the report.
+    fn describe(&self) -> String;
+    /// `Err` is an error of the tool chain (exit 2), not of the kernel.
+    fn replay(&self, job: &ReplayJob<'_>) -> Result<Replayed, String>;
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum BackendChoice {
+    #[default]
+    Auto,
+    Cpu,
+    Cuda,
+}
+
+/// Whether this machine has an NVIDIA GPU the driver exposes.
+pub fn gpu_present() -> Option<String> {
+    let gpus = Path::new("/proc/driver/nvidia/gpus");
+    if let Ok(entries) = std::fs::read_dir(gpus) {
+        let n = entries.count();
+        if n > 0 {
+            return Some(format!("{n} NVIDIA GPU(s) in {}", gpus.display()));
+        }
+    }
+    Path::new("/dev/nvidia0")
+        .exists()
+        .then(|| "/dev/nvidia0".to_string())
+}
+
+/// The backend for `choice`, with a note saying why when `auto` chose.
+pub fn select_backend(choice: BackendChoice) -> Result<(Box<dyn Backend>, Option<String>), String> {
+    let cuda_unavailable = || match gpu_present() {
+        None => "no NVIDIA GPU found (no /dev/nvidia0)".to_string(),
+        Some(gpu) => format!("a GPU is present ({gpu}) but this warpwise has no CUDA backend yet"),
+    };
+    match choice {
+        BackendChoice::Cpu => Ok((Box::new(cpu::CpuBackend), None)),
+        BackendChoice::Auto => Ok((
+            Box::new(cpu::CpuBackend),
+            Some(format!("auto chose cpu: {}", cuda_unavailable())),
+        )),
+        BackendChoice::Cuda => Err(format!("--backend cuda: {}", cuda_unavailable())),
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct ValidateOptions {
+    pub loop_id: String,
+    pub emit: EmitOptions,
+    pub backend: BackendChoice,
+    pub program: ProgramOptions,
+    /// Scratch directory (instrumented build, snapshot, replay).
+    pub work_dir: PathBuf,
+    /// Relative tolerance for floating point (default by type, see `compare`).
+    pub rtol: Option<f64>,
+    pub profile: Option<crate::profile::Profile>,
+}
+
+/// Why validation could not be done (exit 2).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ValidateError(pub String);
+
+impl std::fmt::Display for ValidateError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// The result of a validation.
+#[derive(Clone, Debug)]
+pub struct Validation {
+    pub loop_id: String,
+    pub function: String,
+    pub mapping: String,
+    pub block: (u32, u32),
+    pub shared: usize,
+    pub backend: String,
+    pub backend_description: String,
+    pub backend_note: Option<String>,
+    pub entry: u64,
+    pub inputs: Vec<(String, i64, i64)>,
+    pub launch: ([u32; 3], [u32; 3], u64),
+    pub arrays: Vec<ArrayCompare>,
+    pub failures: Vec<String>,
+    pub warnings: Vec<String>,
+    pub notes: Vec<String>,
+}
+
+impl Validation {
+    pub fn passed(&self) -> bool {
+        self.failures.is_empty() && self.arrays.iter().all(ArrayCompare::passed)
+    }
+
+    pub fn render(&self) -> String {
+        let mut out = String::new();
+        let _ = writeln!(
+            out,
+            "validate {} (`{}`): mapping {}, block {}x{}{}",
+            self.loop_id,
+            self.function,
+            self.mapping,
+            self.block.0,
+            self.block.1,
+            if self.shared > 0 {
+                format!(", {} area(s) in shared memory", self.shared)
+            } else {
+                String::new()
+            }
+        );
+        let _ = writeln!(
+            out,
+            "backend: {}: {}",
+            self.backend, self.backend_description
+        );
+        if let Some(n) = &self.backend_note {
+            let _ = writeln!(out, "  ({n})");
+        }
+        let sections: Vec<String> = self
+            .inputs
+            .iter()
+            .map(|(n, lo, hi)| format!("`{n}` [{lo}, {hi})"))
+            .collect();
+        let (g, b, s) = self.launch;
+        let _ = writeln!(
+            out,
+            "snapshot: entry {} of the loop; sections {}; grid {}x{} of {}x{} threads{}",
+            self.entry,
+            sections.join(", "),
+            g[0],
+            g[1],
+            b[0],
+            b[1],
+            if s > 0 {
+                format!(", {s} bytes of shared memory")
+            } else {
+                String::new()
+            }
+        );
+        for n in &self.notes {
+            let _ = writeln!(out, "note: {n}");
+        }
+        for a in &self.arrays {
+            let _ = writeln!(out, "  {a}");
+        }
+        for f in &self.failures {
+            let _ = writeln!(out, "  FAIL: {f}");
+        }
+        for w in &self.warnings {
+            let _ = writeln!(out, "  warning: {w}");
+        }
+        let _ = writeln!(out, "{}", if self.passed() { "PASS" } else { "FAIL" });
+        out
+    }
+}
+
+/// Validates the loop `opts.loop_id` of the program made of `inputs`.
+pub fn validate(
+    inputs: &[TranslationUnitInput],
+    opts: &ValidateOptions,
+) -> Result<Validation, ValidateError> {
+    let err = |m: String| ValidateError(m);
+    let (backend, backend_note) = select_backend(opts.backend).map_err(err)?;
+    let located = cuda::locate(
+        inputs,
+        &opts.loop_id,
+        opts.emit.block,
+        opts.profile.as_ref(),
+    )
+    .map_err(|e| err(e.message))?;
+    let emitted = cuda::emit_loop(&located, &opts.loop_id, &opts.emit).map_err(|e| {
+        err(match e.kind {
+            EmitErrorKind::Refused => format!("cannot validate: {}", e.message),
+            EmitErrorKind::Usage => e.message,
+        })
+    })?;
+    let plan = &emitted.plan;
+    std::fs::create_dir_all(&opts.work_dir)
+        .map_err(|e| err(format!("cannot create `{}`: {e}", opts.work_dir.display())))?;
+    let text = snapshot::instrument(&located.unit, plan).map_err(err)?;
+    let build_dir = opts.work_dir.join("program");
+    let exe = snapshot::build(inputs, located.input, &text, &opts.program, &build_dir)
+        .map_err(|e| err(format!("cannot build the instrumented program: {e}")))?;
+    let snap = snapshot::take(&exe, &opts.program, &build_dir).map_err(err)?;
+    let trips: Vec<i64> = ["trip:x", "trip:y"]
+        .iter()
+        .filter_map(|k| snap.values.get(*k).copied())
+        .collect();
+    if trips.iter().any(|&t| t <= 0) {
+        return Err(err(format!(
+            "entry {} of the loop runs no iteration; choose another --entry or other arguments",
+            opts.program.entry
+        )));
+    }
+    let launch = launch::launch_spec(plan, &snap).map_err(err)?;
+    let replay_dir = opts.work_dir.join("replay");
+    let job = ReplayJob {
+        emitted: &emitted,
+        snapshot: &snap,
+        snapshot_path: &build_dir.join("snapshot.bin"),
+        launch: &launch,
+        dir: &replay_dir,
+        timeout: opts.program.timeout,
+    };
+    let replayed = backend.replay(&job).map_err(err)?;
+
+    let mut failures = replayed.failures.clone();
+    if let Some((grid, block, shared)) = replayed.launched {
+        if grid != launch.grid || block != launch.block || shared != launch.shared_bytes {
+            failures.push(format!(
+                "the host function launched a grid of {}x{} blocks of {}x{} threads ({shared} shared bytes); the loop's trip counts need {}x{} of {}x{} ({} shared bytes)",
+                grid[0], grid[1], block[0], block[1], launch.grid[0], launch.grid[1],
+                launch.block[0], launch.block[1], launch.shared_bytes
+            ));
+        }
+    } else if failures.is_empty() {
+        failures.push("the kernel was not launched".to_string());
+    }
+    let mut arrays = Vec::new();
+    let crashed = !failures.is_empty() && replayed.sections.is_empty();
+    for a in plan.arrays.iter().filter(|a| a.role != Role::In) {
+        let Some(want) = snap.exit.get(&a.name) else {
+            failures.push(format!(
+                "the snapshot has no outbound section of `{}`",
+                a.name
+            ));
+            continue;
+        };
+        let Some(got) = replayed.sections.get(&a.name) else {
+            if !crashed {
+                failures.push(format!("the replay returned no section of `{}`", a.name));
+            }
+            continue;
+        };
+        arrays.push(compare::compare(
+            &a.name,
+            (want.lo, want.hi),
+            (ElemKind::of(&a.elem_type), a.elem_bytes),
+            &want.bytes,
+            &got.bytes,
+            opts.rtol,
+        ));
+    }
+    let mut notes: Vec<String> = plan.notes.clone();
+    for a in plan.arrays.iter().filter(|a| a.reported_hi.is_some()) {
+        if let Some(s) = snap.entry.get(&a.name) {
+            notes.push(format!(
+                "debug: the generated code copies `{}` [{}, {}) instead of the reported [{}, {})",
+                a.name,
+                s.lo,
+                s.hi - a.elem_bytes as i64,
+                s.lo,
+                s.hi
+            ));
+        }
+    }
+    if plan.swap_bounds {
+        notes.push("debug: the kernel's x and y trip counts are swapped".into());
+    }
+    for r in &plan.forced_reasons {
+        notes.push(format!("forced although {}: {r}", plan.verdict.as_str()));
+    }
+    Ok(Validation {
+        loop_id: plan.loop_id.clone(),
+        function: plan.function.clone(),
+        mapping: plan.mapping_text(),
+        block: plan.launch_block(),
+        shared: plan.staged.len(),
+        backend: backend.name().to_string(),
+        backend_description: backend.describe(),
+        backend_note,
+        entry: opts.program.entry,
+        inputs: plan
+            .arrays
+            .iter()
+            .filter_map(|a| {
+                snap.entry
+                    .get(&a.name)
+                    .map(|s| (a.name.clone(), s.lo, s.hi))
+            })
+            .collect(),
+        launch: (launch.grid, launch.block, launch.shared_bytes),
+        arrays,
+        failures,
+        warnings: replayed.warnings,
+        notes,
+    })
+}

@@ -1,0 +1,437 @@
+//! Snapshots of a loop's inputs and outputs: the instrumented build of the user's program
+//! that records them at run time, and the snapshot file.
+//!
+//! The loop statement is wrapped in a block that, at the chosen entry, records every
+//! inbound scalar, every array's section `[lo, hi)` (the report's expressions evaluated by
+//! the program itself) and the values a launch needs (trip counts, pitches, shared bytes),
+//! runs the loop, records the outbound sections and stops the program. The rest of the
+//! program is compiled as it is, from the same preprocessed text the analysis read.
+
+// `Diagnostic` is large, but errors are the cold path and the project-wide error type is fixed.
+#![allow(clippy::result_large_err)]
+
+use crate::cuda::ctext::to_wide;
+use crate::cuda::plan::{snapshot_values, KernelPlan, Shape};
+use crate::profile::driver::{code_flags, command as tool, run_cc};
+use advisor::model::Role;
+use frontend::preprocess::TranslationUnitInput;
+use frontend::unit::Unit;
+use std::collections::BTreeMap;
+use std::fmt::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+pub const SNAPSHOT_RT: &str = include_str!("snapshot_rt.c");
+
+const PRELUDE: &str = "\
+int __ww_snap_enter(void);\n\
+void __ww_snap_bytes(int tag, const char *name, const void *base, long long lo, long long hi);\n\
+void __ww_snap_value(const char *name, long long value);\n\
+void __ww_snap_done(void);\n\
+static long long __ww_min(long long a, long long b) __attribute__((unused));\n\
+static long long __ww_min(long long a, long long b) { return a < b ? a : b; }\n\
+static long long __ww_max(long long a, long long b) __attribute__((unused));\n\
+static long long __ww_max(long long a, long long b) { return a > b ? a : b; }\n\
+static long long __ww_round_up(long long n, long long m) __attribute__((unused));\n\
+static long long __ww_round_up(long long n, long long m) { return (n + m - 1) / m * m; }\n";
+
+/// A byte section `[lo, hi)` of an array, relative to its pointer, and its bytes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Section {
+    pub lo: i64,
+    pub hi: i64,
+    pub bytes: Vec<u8>,
+}
+
+/// What a snapshot file holds.
+#[derive(Clone, Debug, Default)]
+pub struct Snapshot {
+    pub scalars: BTreeMap<String, Vec<u8>>,
+    /// Every array's section at the loop's entry.
+    pub entry: BTreeMap<String, Section>,
+    /// The outbound sections at the loop's exit: the reference.
+    pub exit: BTreeMap<String, Section>,
+    /// Values a launch needs: `trip:x`, `trip:y`, `shared`, pitches and struct fields.
+    pub values: BTreeMap<String, i64>,
+}
+
+/// One record of a snapshot or result file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Record {
+    pub tag: u8,
+    pub name: String,
+    pub lo: i64,
+    pub hi: i64,
+    pub bytes: Vec<u8>,
+}
+
+/// The record file format shared by the snapshot runtime and the replay harness.
+pub fn read_records(path: &Path) -> Result<Vec<Record>, String> {
+    let data = std::fs::read(path).map_err(|e| format!("cannot read `{}`: {e}", path.display()))?;
+    if data.len() < 8 || &data[..7] != b"WWSNAP1" {
+        return Err(format!("`{}` is not a warpwise snapshot", path.display()));
+    }
+    let mut pos = 8;
+    let mut out = Vec::new();
+    let bad = || format!("`{}` is truncated", path.display());
+    let take = |pos: &mut usize, n: usize| -> Result<&[u8], String> {
+        let end = pos
+            .checked_add(n)
+            .filter(|&e| e <= data.len())
+            .ok_or_else(bad)?;
+        let s = &data[*pos..end];
+        *pos = end;
+        Ok(s)
+    };
+    loop {
+        let tag = take(&mut pos, 1)?[0];
+        let len = u32::from_le_bytes(take(&mut pos, 4)?.try_into().map_err(|_| bad())?) as usize;
+        let name = String::from_utf8_lossy(take(&mut pos, len)?).into_owned();
+        let lo = i64::from_le_bytes(take(&mut pos, 8)?.try_into().map_err(|_| bad())?);
+        let hi = i64::from_le_bytes(take(&mut pos, 8)?.try_into().map_err(|_| bad())?);
+        let n = u64::from_le_bytes(take(&mut pos, 8)?.try_into().map_err(|_| bad())?);
+        let bytes = take(&mut pos, usize::try_from(n).map_err(|_| bad())?)?.to_vec();
+        if tag == b'E' {
+            return Ok(out);
+        }
+        out.push(Record {
+            tag,
+            name,
+            lo,
+            hi,
+            bytes,
+        });
+    }
+}
+
+impl Snapshot {
+    pub fn read(path: &Path) -> Result<Snapshot, String> {
+        let mut s = Snapshot::default();
+        for Record {
+            tag,
+            name,
+            lo,
+            hi,
+            bytes,
+        } in read_records(path)?
+        {
+            match tag {
+                b'S' => {
+                    s.scalars.insert(name, bytes);
+                }
+                b'I' => {
+                    s.entry.insert(name, Section { lo, hi, bytes });
+                }
+                b'O' => {
+                    s.exit.insert(name, Section { lo, hi, bytes });
+                }
+                b'D' => {
+                    s.values.insert(name, lo);
+                }
+                other => {
+                    return Err(format!(
+                        "`{}`: unknown record `{}`",
+                        path.display(),
+                        other as char
+                    ))
+                }
+            }
+        }
+        Ok(s)
+    }
+}
+
+fn c_string(s: &str) -> String {
+    let mut out = String::from("\"");
+    for c in s.chars() {
+        match c {
+            '"' | '\\' => {
+                out.push('\\');
+                out.push(c);
+            }
+            '?' => out.push_str("\\?"),
+            c if (c as u32) < 0x20 => out.push(' '),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// A report expression evaluated by the program, in `long long`.
+fn program_expr(e: &str) -> String {
+    to_wide(e, ("__ww_min", "__ww_max"), &|_| None)
+}
+
+/// The shared bytes per block of the plan's staged areas, as the program computes them.
+fn shared_expr(plan: &KernelPlan) -> Option<String> {
+    if plan.staged.is_empty() {
+        return None;
+    }
+    let (bx, by) = plan.launch_block();
+    let rename = |chain: &str| -> Option<String> {
+        match chain {
+            "blockDim.x" => Some(bx.to_string()),
+            "blockDim.y" => Some(by.to_string()),
+            _ => None,
+        }
+    };
+    let parts: Vec<String> = plan
+        .staged
+        .iter()
+        .map(|s| {
+            let elem = plan.array(&s.array).map(|a| a.elem_bytes).unwrap_or(1);
+            format!(
+                "__ww_round_up(__ww_round_up({}, {elem}) * ({}), 16)",
+                to_wide(&s.row_bytes, ("__ww_min", "__ww_max"), &rename),
+                to_wide(&s.rows, ("__ww_min", "__ww_max"), &rename)
+            )
+        })
+        .collect();
+    Some(parts.join(" + "))
+}
+
+/// The unit's preprocessed text with the loop wrapped in snapshot code.
+pub fn instrument(unit: &Unit, plan: &KernelPlan) -> Result<String, String> {
+    let text = frontend::preprocess::blank_parser_shims(&unit.preprocessed.text);
+    let (s, e) = (plan.loop_span.start as usize, plan.loop_span.end as usize);
+    let Some(loop_text) = text.get(s..e) else {
+        return Err(format!("{}: the loop's text was not found", plan.loop_id));
+    };
+    let n = plan.arrays.len().max(1);
+    let mut enter = format!(
+        "{{ const void *__ww_p[{n}]; long long __ww_lo[{n}], __ww_hi[{n}]; \
+         int __ww_on = __ww_snap_enter(); if (__ww_on) {{ "
+    );
+    for sc in &plan.scalars {
+        let _ = write!(
+            enter,
+            "{{ __typeof__({v}) __ww_v = ({v}); __ww_snap_bytes('S', {}, &__ww_v, 0, (long long)sizeof __ww_v); }} ",
+            c_string(&sc.name),
+            v = sc.name
+        );
+    }
+    for (k, a) in plan.arrays.iter().enumerate() {
+        let pointer = match a.shape {
+            Shape::Object => format!("(const void *)&({})", a.name),
+            _ => format!("(const void *)({})", a.name),
+        };
+        // The report's section, not a debug-shrunk one: the reference is the program's.
+        let hi = a.reported_hi.as_deref().unwrap_or(&a.hi);
+        let _ = write!(
+            enter,
+            "__ww_p[{k}] = {pointer}; __ww_lo[{k}] = {}; __ww_hi[{k}] = {}; \
+             __ww_snap_bytes('I', {}, __ww_p[{k}], __ww_lo[{k}], __ww_hi[{k}]); ",
+            program_expr(&a.lo),
+            program_expr(hi),
+            c_string(&a.name)
+        );
+    }
+    let mut values: Vec<(String, String)> = Vec::new();
+    values.push(("trip:x".into(), program_expr(&plan.nest[plan.x].trip)));
+    if let Some(y) = plan.y {
+        values.push(("trip:y".into(), program_expr(&plan.nest[y].trip)));
+    }
+    for (name, expr) in snapshot_values(plan) {
+        values.push((name, program_expr(&expr)));
+    }
+    if let Some(e) = shared_expr(plan) {
+        values.push(("shared".into(), e));
+    }
+    for (name, expr) in values {
+        let _ = write!(enter, "__ww_snap_value({}, {expr}); ", c_string(&name));
+    }
+    enter.push_str("} ");
+    let mut leave = String::from(" if (__ww_on) { ");
+    for (k, a) in plan.arrays.iter().enumerate() {
+        if a.role != Role::In {
+            let _ = write!(
+                leave,
+                "__ww_snap_bytes('O', {}, __ww_p[{k}], __ww_lo[{k}], __ww_hi[{k}]); ",
+                c_string(&a.name)
+            );
+        }
+    }
+    leave.push_str("__ww_snap_done(); } }");
+    let mut out = String::with_capacity(text.len() + enter.len() + 4096);
+    out.push_str("# 1 \"<warpwise-snapshot>\"\n");
+    out.push_str(PRELUDE);
+    out.push_str(&text[..s]);
+    out.push_str(&enter);
+    out.push_str(loop_text);
+    out.push_str(&leave);
+    out.push_str(&text[e..]);
+    Ok(out)
+}
+
+/// How to build and run the user's program.
+#[derive(Clone, Debug)]
+pub struct ProgramOptions {
+    pub cc: String,
+    pub cflags: Vec<String>,
+    pub ldflags: Vec<String>,
+    pub args: Vec<String>,
+    pub entry: u64,
+    pub timeout: Duration,
+}
+
+/// Builds the program with the snapshot code in `inputs[target]` (the others as they are).
+pub fn build(
+    inputs: &[TranslationUnitInput],
+    target: usize,
+    instrumented: &str,
+    opts: &ProgramOptions,
+    dir: &Path,
+) -> Result<PathBuf, String> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create `{}`: {e}", dir.display()))?;
+    let mut objects = Vec::new();
+    for (n, input) in inputs.iter().enumerate() {
+        let text = if n == target {
+            instrumented.to_string()
+        } else {
+            let pre = frontend::preprocess::preprocess(input).map_err(|d| d.render(false))?;
+            frontend::preprocess::blank_parser_shims(&pre.text)
+        };
+        let source = dir.join(format!("unit{n}.i"));
+        std::fs::write(&source, text)
+            .map_err(|e| format!("cannot write `{}`: {e}", source.display()))?;
+        let object = dir.join(format!("unit{n}.o"));
+        let mut cmd = tool(&opts.cc);
+        cmd.args(&opts.cflags)
+            .args(code_flags(&input.flags))
+            .args(["-w", "-c"])
+            .arg(&source)
+            .arg("-o")
+            .arg(&object);
+        if let Some(wd) = &input.working_dir {
+            cmd.current_dir(wd);
+        }
+        run_cc(cmd)?;
+        objects.push(object);
+    }
+    let rt = dir.join("warpwise_snapshot.c");
+    std::fs::write(&rt, SNAPSHOT_RT)
+        .map_err(|e| format!("cannot write `{}`: {e}", rt.display()))?;
+    let rt_object = dir.join("warpwise_snapshot.o");
+    let mut cmd = tool(&opts.cc);
+    cmd.args(["-O2", "-w", "-c"])
+        .arg(&rt)
+        .arg("-o")
+        .arg(&rt_object);
+    run_cc(cmd)?;
+    objects.push(rt_object);
+    let exe = dir.join("program");
+    let mut cmd = tool(&opts.cc);
+    cmd.args(&opts.cflags)
+        .args(&objects)
+        .arg("-o")
+        .arg(&exe)
+        .args(&opts.ldflags)
+        .arg("-lm");
+    run_cc(cmd)?;
+    Ok(exe)
+}
+
+/// The outcome of a run: its exit status and the tail of its output.
+#[derive(Clone, Debug)]
+pub struct RunOutcome {
+    pub status: Option<i32>,
+    pub timed_out: bool,
+    pub output_tail: String,
+}
+
+/// Runs `exe` with its output in `dir`, stopping it after `timeout`.
+pub fn run_captured(
+    mut cmd: Command,
+    dir: &Path,
+    name: &str,
+    timeout: Duration,
+) -> Result<RunOutcome, String> {
+    let out_path = dir.join(format!("{name}.out"));
+    let out = std::fs::File::create(&out_path)
+        .map_err(|e| format!("cannot create `{}`: {e}", out_path.display()))?;
+    let err = out
+        .try_clone()
+        .map_err(|e| format!("cannot create `{}`: {e}", out_path.display()))?;
+    cmd.stdin(Stdio::null()).stdout(out).stderr(err);
+    let shown = format!("{cmd:?}");
+    let mut child = cmd
+        .spawn()
+        .map_err(|e| format!("cannot run {shown}: {e}"))?;
+    let started = Instant::now();
+    let mut timed_out = false;
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(s)) => break s,
+            Ok(None) => {}
+            Err(e) => return Err(format!("cannot wait for {shown}: {e}")),
+        }
+        if started.elapsed() > timeout {
+            let _ = child.kill();
+            timed_out = true;
+            break child.wait().map_err(|e| e.to_string())?;
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    };
+    use std::os::unix::process::ExitStatusExt;
+    let text = std::fs::read(&out_path).unwrap_or_default();
+    let tail_start = text.len().saturating_sub(2000);
+    Ok(RunOutcome {
+        status: status.code().or(status.signal().map(|s| 128 + s)),
+        timed_out,
+        output_tail: String::from_utf8_lossy(&text[tail_start..]).into_owned(),
+    })
+}
+
+/// Runs the instrumented program and reads the snapshot it leaves.
+pub fn take(exe: &Path, opts: &ProgramOptions, dir: &Path) -> Result<Snapshot, String> {
+    let path = dir.join("snapshot.bin");
+    let entries_path = dir.join("snapshot.bin.entries");
+    let _ = std::fs::remove_file(&path);
+    let _ = std::fs::remove_file(&entries_path);
+    let mut cmd = Command::new(exe);
+    cmd.args(&opts.args)
+        .env("WARPWISE_SNAPSHOT", &path)
+        .env("WARPWISE_SNAPSHOT_ENTRY", opts.entry.to_string());
+    let outcome = run_captured(cmd, dir, "program", opts.timeout)?;
+    let tail = if outcome.output_tail.trim().is_empty() {
+        String::new()
+    } else {
+        format!(
+            "\nits output ended with:\n{}",
+            outcome.output_tail.trim_end()
+        )
+    };
+    if outcome.timed_out {
+        return Err(format!(
+            "the program did not reach the loop's exit within {} s{tail}",
+            opts.timeout.as_secs()
+        ));
+    }
+    if !path.exists() {
+        let entries = std::fs::read_to_string(&entries_path)
+            .ok()
+            .and_then(|t| t.trim().parse::<u64>().ok());
+        return Err(match entries {
+            Some(n) => format!(
+                "the program entered the loop {n} time{} and finished (status {}) before entry {}; choose another --entry or other arguments{tail}",
+                if n == 1 { "" } else { "s" },
+                outcome.status.unwrap_or(-1),
+                opts.entry
+            ),
+            None => format!(
+                "the program stopped (status {}) before finishing entry {} of the loop{tail}",
+                outcome.status.unwrap_or(-1),
+                opts.entry
+            ),
+        });
+    }
+    if outcome.status != Some(0) {
+        return Err(format!(
+            "the program stopped with status {} while taking the snapshot{tail}",
+            outcome.status.unwrap_or(-1)
+        ));
+    }
+    Snapshot::read(&path)
+}

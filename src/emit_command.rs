@@ -1,0 +1,133 @@
+//! `warpwise emit`: writes a CUDA kernel, its host function and a patch note for one
+//! friendly loop.
+//!
+//! Exit codes: 0 written; 1 the loop was refused (not friendly, or something generation
+//! does not support; the message says what); 2 usage or input errors (no such loop, bad
+//! options, unreadable files).
+
+use crate::inputs::{collect, CFlags};
+use clap::Args;
+use instantiate::cuda::plan::DebugOptions;
+use instantiate::cuda::{self, EmitErrorKind, EmitOptions};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// Options shared by `emit` and `validate`: which loop and how to map it.
+#[derive(Args, Debug, Clone)]
+pub struct KernelArgs {
+    /// The loop: `FILE:LINE` or `FILE:LINE:COL`.
+    #[arg(long = "loop", value_name = "FILE:LINE[:COL]")]
+    pub loop_id: String,
+    /// Loops to grid axes, `x=j,y=i` (default: the report's recommended mapping).
+    #[arg(long, value_name = "x=VAR[,y=VAR]")]
+    pub mapping: Option<String>,
+    /// Threads per block, `XxY` (a 1D mapping launches X*Y threads along x).
+    #[arg(long, value_name = "XxY", default_value = "32x8")]
+    pub block: String,
+    /// Stage the report's shared-memory areas (`__shared__`, cooperative loads, barrier).
+    #[arg(long)]
+    pub shared: bool,
+    /// A profile from `warpwise profile`: settles `needs-profile` loops as `analyze --profile`.
+    #[arg(long, value_name = "FILE")]
+    pub profile: Option<PathBuf>,
+    /// Test only: emit the loop whatever its verdict.
+    #[arg(long, hide = true)]
+    pub debug_force: bool,
+    /// Test only: copy one element less of this array's section.
+    #[arg(long, hide = true, value_name = "ARRAY")]
+    pub debug_shrink: Vec<String>,
+    /// Test only: swap the x and y trip counts of a 2D mapping.
+    #[arg(long, hide = true)]
+    pub debug_swap_bounds: bool,
+}
+
+impl KernelArgs {
+    pub fn options(&self) -> Result<EmitOptions, String> {
+        let (x, y) = advisor::mapping::parse_block(&self.block)
+            .filter(|&(x, y)| x >= 1 && y >= 1 && x * y <= 1024)
+            .ok_or_else(|| {
+                format!(
+                    "`--block {}`: expected XxY with at most 1024 threads, e.g. 32x8",
+                    self.block
+                )
+            })?;
+        Ok(EmitOptions {
+            mapping: self.mapping.clone(),
+            block: (x as u32, y as u32),
+            shared: self.shared,
+            debug: DebugOptions {
+                force: self.debug_force,
+                shrink: self.debug_shrink.clone(),
+                swap_bounds: self.debug_swap_bounds,
+            },
+        })
+    }
+
+    pub fn read_profile(&self) -> Result<Option<instantiate::profile::Profile>, String> {
+        match &self.profile {
+            Some(p) => instantiate::profile::read_profile(p)
+                .map(Some)
+                .map_err(|e| e.to_string()),
+            None => Ok(None),
+        }
+    }
+}
+
+#[derive(Args, Debug)]
+pub struct EmitArgs {
+    /// The program's C files.
+    #[arg(value_name = "FILE.c", required = true)]
+    pub paths: Vec<PathBuf>,
+    #[command(flatten)]
+    pub cflags: CFlags,
+    #[command(flatten)]
+    pub kernel: KernelArgs,
+    /// Directory for `FUNCTION_LLINE.cu`, `.md` and the CPU shim header.
+    #[arg(short = 'o', long, value_name = "DIR")]
+    pub output: PathBuf,
+}
+
+pub fn run(args: &EmitArgs) -> ExitCode {
+    let (inputs, problems) = collect(&args.paths, &args.cflags);
+    for p in &problems {
+        eprint!("{}", p.render(false));
+    }
+    if inputs.is_empty() || problems.iter().any(|p| p.is_error()) {
+        eprintln!("error: nothing to read");
+        return ExitCode::from(2);
+    }
+    let (opts, profile) = match (args.kernel.options(), args.kernel.read_profile()) {
+        (Ok(o), Ok(p)) => (o, p),
+        (Err(e), _) | (_, Err(e)) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let emitted = cuda::locate(&inputs, &args.kernel.loop_id, opts.block, profile.as_ref())
+        .and_then(|located| cuda::emit_loop(&located, &args.kernel.loop_id, &opts));
+    let emitted = match emitted {
+        Ok(e) => e,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(match e.kind {
+                EmitErrorKind::Refused => 1,
+                EmitErrorKind::Usage => 2,
+            });
+        }
+    };
+    for n in &emitted.plan.notes {
+        eprintln!("note: {n}");
+    }
+    match cuda::write(&emitted, &args.output) {
+        Ok(paths) => {
+            for p in paths {
+                println!("{}", p.display());
+            }
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(2)
+        }
+    }
+}

@@ -1,0 +1,136 @@
+//! `warpwise validate`: runs the generated kernel for a loop on a snapshot of the program's
+//! own inputs and compares its results with the program's.
+//!
+//! Exit codes: 0 every outbound section matches; 1 a mismatch or a failed kernel (the
+//! report names the array, the bytes and the values); 2 validation could not be done (the
+//! loop was refused, the program did not build or reach the loop, no backend).
+
+use crate::emit_command::KernelArgs;
+use crate::inputs::{collect, CFlags};
+use clap::{Args, ValueEnum};
+use instantiate::validate::snapshot::ProgramOptions;
+use instantiate::validate::{validate, BackendChoice, ValidateOptions};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Backend {
+    /// CUDA when a GPU can run it, else the CPU (and the report says so).
+    Auto,
+    /// The CUDA shim on the host.
+    Cpu,
+    /// A GPU.
+    Cuda,
+}
+
+#[derive(Args, Debug)]
+pub struct ValidateArgs {
+    /// The program's C files.
+    #[arg(value_name = "FILE.c", required = true)]
+    pub paths: Vec<PathBuf>,
+    #[command(flatten)]
+    pub cflags: CFlags,
+    #[command(flatten)]
+    pub kernel: KernelArgs,
+    /// Where the kernel runs.
+    #[arg(long, value_enum, default_value = "auto")]
+    pub backend: Backend,
+    /// Which entry of the loop to snapshot (1 = the first time the program reaches it).
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub entry: u64,
+    /// Relative tolerance for float and double results (default 1e-5 float, 1e-12 double).
+    #[arg(long, value_name = "X")]
+    pub rtol: Option<f64>,
+    /// Stop the program or the replay after this many seconds.
+    #[arg(long, value_name = "SECS", default_value_t = 120)]
+    pub timeout: u64,
+    /// Code-generation flags for compiling the program.
+    #[arg(
+        long = "cflags",
+        value_name = "FLAGS",
+        default_value = "-O2",
+        allow_hyphen_values = true
+    )]
+    pub codegen: String,
+    /// Link with a library (`-l m`).
+    #[arg(short = 'l', value_name = "LIB")]
+    pub libs: Vec<String>,
+    /// Keep the instrumented program, the snapshot and the replay in this directory.
+    #[arg(long, value_name = "DIR")]
+    pub keep: Option<PathBuf>,
+    /// Arguments for the program, after `--`.
+    #[arg(last = true, value_name = "ARGS")]
+    pub args: Vec<String>,
+}
+
+pub fn run(args: &ValidateArgs) -> ExitCode {
+    let (inputs, problems) = collect(&args.paths, &args.cflags);
+    for p in &problems {
+        eprint!("{}", p.render(false));
+    }
+    if inputs.is_empty() || problems.iter().any(|p| p.is_error()) {
+        eprintln!("error: nothing to validate");
+        return ExitCode::from(2);
+    }
+    if args.entry == 0 {
+        eprintln!("error: `--entry` counts from 1");
+        return ExitCode::from(2);
+    }
+    if args.rtol.is_some_and(|r| !(0.0..1.0).contains(&r)) {
+        eprintln!("error: `--rtol` must be in [0, 1)");
+        return ExitCode::from(2);
+    }
+    let (emit, profile) = match (args.kernel.options(), args.kernel.read_profile()) {
+        (Ok(o), Ok(p)) => (o, p),
+        (Err(e), _) | (_, Err(e)) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let work_dir = args.keep.clone().unwrap_or_else(|| {
+        std::env::temp_dir().join(format!("warpwise-validate-{}", std::process::id()))
+    });
+    let opts = ValidateOptions {
+        loop_id: args.kernel.loop_id.clone(),
+        emit,
+        backend: match args.backend {
+            Backend::Auto => BackendChoice::Auto,
+            Backend::Cpu => BackendChoice::Cpu,
+            Backend::Cuda => BackendChoice::Cuda,
+        },
+        program: ProgramOptions {
+            cc: instantiate::profile::driver::real_compiler(),
+            cflags: args
+                .codegen
+                .split_whitespace()
+                .map(str::to_string)
+                .collect(),
+            ldflags: args.libs.iter().map(|l| format!("-l{l}")).collect(),
+            args: args.args.clone(),
+            entry: args.entry,
+            timeout: Duration::from_secs(args.timeout.max(1)),
+        },
+        work_dir: work_dir.clone(),
+        rtol: args.rtol,
+        profile,
+    };
+    let result = validate(&inputs, &opts);
+    if args.keep.is_none() {
+        let _ = std::fs::remove_dir_all(&work_dir);
+    }
+    match result {
+        Ok(v) => {
+            print!("{}", v.render());
+            if v.passed() {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(1)
+            }
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(2)
+        }
+    }
+}

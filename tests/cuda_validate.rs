@@ -1,0 +1,432 @@
+//! `warpwise emit` and `warpwise validate --backend cpu` on the samples: every friendly loop
+//! passes under its recommended mapping, its natural one (2D nests) and with shared memory
+//! where the report advises it; loops a profile settles pass with the profile; and broken
+//! kernels (a shrunk section, swapped bounds, a loop with a dependence forced through) fail
+//! with messages that name the array and the bytes, or the lines.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+fn bin() -> &'static str {
+    env!("CARGO_BIN_EXE_warpwise")
+}
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn scratch(name: &str) -> PathBuf {
+    static N: AtomicUsize = AtomicUsize::new(0);
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!(
+        "cuda-{}-{}-{name}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed)
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn warpwise(args: &[&str]) -> Output {
+    Command::new(bin())
+        .current_dir(root())
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn text(o: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+/// `validate --backend cpu` of `samples/FILE:LINE` with `extra` options and program `args`.
+fn validate(file: &str, line: u32, extra: &[&str], args: &[&str]) -> Output {
+    let path = format!("samples/{file}");
+    let id = format!("{path}:{line}");
+    let mut all: Vec<&str> = vec!["validate", &path, "--loop", &id, "--backend", "cpu"];
+    all.extend_from_slice(extra);
+    all.push("--");
+    all.extend_from_slice(args);
+    warpwise(&all)
+}
+
+/// Validates every `(line, extra options)` of a sample and reports all failures at once.
+fn all_pass(file: &str, args: &[&str], cases: &[(u32, &[&str])]) {
+    let mut failed = Vec::new();
+    for (line, extra) in cases {
+        let out = validate(file, *line, extra, args);
+        let t = text(&out);
+        if out.status.code() != Some(0) || !t.contains("backend: cpu") || !t.contains("PASS") {
+            failed.push(format!("{file}:{line} {extra:?}:\n{t}"));
+        }
+    }
+    assert!(failed.is_empty(), "{}", failed.join("\n"));
+}
+
+#[test]
+fn vector_and_cast_loops_pass() {
+    all_pass("vector_add.c", &["1000"], &[(27, &[])]);
+    all_pass("char_cast.c", &[], &[(28, &[]), (38, &[])]);
+    all_pass("prefix_sum.c", &["100"], &[(41, &[])]);
+    all_pass("range_example.c", &["10"], &[(70, &[])]);
+}
+
+#[test]
+fn strided_and_offset_loops_pass() {
+    // every_fourth_add: `for (i = -n; i < n; i += 4)`, out section with gaps.
+    all_pass("every_fourth_add.c", &["50"], &[(43, &[])]);
+    all_pass("signal_conv1d.c", &["100", "5"], &[(44, &[])]);
+    all_pass("gaussian_fan2.c", &["16"], &[(40, &[]), (46, &[])]);
+    all_pass(
+        "get_index.c",
+        &["16"],
+        &[
+            (45, &[]),
+            (45, &["--shared"]),
+            (68, &[]),
+            (70, &[]),
+            (72, &[]),
+        ],
+    );
+    all_pass("conv2d_rgb.c", &[], &[(100, &[]), (102, &[])]);
+}
+
+#[test]
+fn matrix_loops_pass_under_both_mappings() {
+    all_pass(
+        "matrix_add.c",
+        &["40"],
+        &[(38, &[]), (38, &["--mapping", "x=i,y=j"]), (39, &[])],
+    );
+    all_pass(
+        "transpose.c",
+        &[],
+        &[
+            (37, &[]),
+            (37, &["--mapping", "x=j,y=i"]),
+            (37, &["--shared"]),
+            (38, &[]),
+        ],
+    );
+    all_pass(
+        "srad_clamp.c",
+        &["13", "37"],
+        &[
+            (39, &[]),
+            (39, &["--mapping", "x=i,y=j"]),
+            (40, &[]),
+            (56, &[]),
+            (56, &["--mapping", "x=i,y=j"]),
+            (57, &[]),
+            (77, &[]),
+            (77, &["--mapping", "x=i,y=j"]),
+            (78, &[]),
+        ],
+    );
+}
+
+#[test]
+fn vla_loops_pass_under_both_mappings_and_shared() {
+    all_pass(
+        "jacobi2d.c",
+        &["20"],
+        &[
+            (35, &[]),
+            (35, &["--mapping", "x=i,y=j"]),
+            (35, &["--shared"]),
+            (36, &[]),
+            (50, &[]),
+            (50, &["--mapping", "x=i,y=j"]),
+            (51, &[]),
+        ],
+    );
+    all_pass(
+        "matmul.c",
+        &["13", "11", "7"],
+        &[
+            (38, &[]),
+            (38, &["--mapping", "x=i,y=j"]),
+            (38, &["--shared"]),
+            (38, &["--mapping", "x=i"]),
+            (39, &[]),
+            (39, &["--shared"]),
+            (56, &[]),
+            (56, &["--mapping", "x=i,y=k"]),
+            (57, &[]),
+            (59, &[]),
+            (59, &["--mapping", "x=k,y=j"]),
+            (60, &[]),
+            (62, &[]),
+            (62, &["--mapping", "x=i,y=j"]),
+            (63, &[]),
+        ],
+    );
+}
+
+#[test]
+fn loops_settled_by_a_profile_pass() {
+    let dir = scratch("profiles");
+    for (file, args, cases) in [
+        (
+            "matrix_add_struct.c",
+            &["30"][..],
+            &[
+                (37, &[][..]),
+                (37, &["--mapping", "x=i,y=j"][..]),
+                (38, &[][..]),
+            ][..],
+        ),
+        (
+            "conv2d_rgb.c",
+            &[][..],
+            &[(63, &[][..]), (63, &["--shared"][..]), (64, &[][..])][..],
+        ),
+    ] {
+        let profile = dir.join(format!("{file}.yaml"));
+        let p = profile.to_str().unwrap();
+        let mut cmd = vec!["profile", "--loops", "all", "--fresh", "-o", p];
+        let path = format!("samples/{file}");
+        cmd.push(&path);
+        cmd.push("--");
+        cmd.extend_from_slice(args);
+        let out = warpwise(&cmd);
+        assert!(out.status.success(), "{}", text(&out));
+        // Without the profile the loop is refused; with it, it passes.
+        let refused = validate(file, cases[0].0, &[], args);
+        assert_eq!(refused.status.code(), Some(2), "{}", text(&refused));
+        assert!(
+            text(&refused).contains("needs-profile"),
+            "{}",
+            text(&refused)
+        );
+        let with: Vec<(u32, Vec<&str>)> = cases
+            .iter()
+            .map(|(l, e)| {
+                let mut v = vec!["--profile", p];
+                v.extend_from_slice(e);
+                (*l, v)
+            })
+            .collect();
+        let cases: Vec<(u32, &[&str])> = with.iter().map(|(l, v)| (*l, &v[..])).collect();
+        all_pass(file, args, &cases);
+    }
+}
+
+#[test]
+fn descending_const_struct_and_while_loops_pass() {
+    let edge = "tests/cuda/edge.c";
+    let run = |line: u32, extra: &[&str]| {
+        let id = format!("{edge}:{line}");
+        let mut all = vec!["validate", edge, "--loop", &id, "--backend", "cpu"];
+        all.extend_from_slice(extra);
+        all.extend_from_slice(&["--", "100"]);
+        warpwise(&all)
+    };
+    for line in [19, 37] {
+        let out = run(line, &[]);
+        assert!(out.status.success(), "{}", text(&out));
+    }
+    // `const float *restrict out` compares as floats.
+    assert!(text(&run(19, &[])).contains("`out` [0, 400): pass (100 floats"));
+    let dir = scratch("edge");
+    let profile = dir.join("p.yaml");
+    let p = profile.to_str().unwrap();
+    let out = warpwise(&["profile", "--loops", "all", "-o", p, edge, "--", "100"]);
+    assert!(out.status.success(), "{}", text(&out));
+    let out = run(28, &["--profile", p]);
+    let t = text(&out);
+    assert!(out.status.success(), "{t}");
+    assert!(t.contains("the whole array, 32 bytes, is copied"), "{t}");
+    assert!(t.contains("`p` [0, 1200): pass"), "{t}");
+}
+
+fn fails(out: &Output, needles: &[&str]) {
+    let t = text(out);
+    assert_eq!(out.status.code(), Some(1), "{t}");
+    assert!(t.contains("FAIL"), "{t}");
+    for n in needles {
+        assert!(t.contains(n), "missing `{n}` in:\n{t}");
+    }
+}
+
+#[test]
+fn a_shrunk_inbound_section_reads_poison() {
+    let out = validate("vector_add.c", 27, &["--debug-shrink", "a"], &["1000"]);
+    // `c[999] = a[999] + b[999]` read one float of poison.
+    fails(
+        &out,
+        &[
+            "copies `a` [0, 3996) instead of the reported [0, 4000)",
+            "`c` [0, 4000): FAIL: 1 of 1000 floats differ, in bytes [3996, 4000)",
+        ],
+    );
+}
+
+#[test]
+fn a_shrunk_outbound_section_leaves_bytes_unchanged() {
+    let out = validate("matrix_add.c", 38, &["--debug-shrink", "c"], &["40"]);
+    fails(
+        &out,
+        &[
+            "`c` [0, 6400): FAIL: 1 of 1600 elements differ, in bytes [6396, 6400)",
+            "the kernel wrote outside the device buffer of `c` (6396 bytes): bytes [6396, 6400)",
+        ],
+    );
+}
+
+#[test]
+fn swapped_bounds_of_a_rectangular_nest_fail() {
+    let out = validate("srad_clamp.c", 39, &["--debug-swap-bounds"], &["13", "37"]);
+    fails(
+        &out,
+        &[
+            "`c_out` [0, 1924): FAIL",
+            "the host function launched a grid of 1x5 blocks of 32x8 threads",
+            "the loop's trip counts need 2x2",
+        ],
+    );
+}
+
+#[test]
+fn a_carried_dependence_forced_through_fails() {
+    let refused = validate("prefix_sum.c", 28, &[], &["100"]);
+    assert_eq!(refused.status.code(), Some(2), "{}", text(&refused));
+    assert!(text(&refused).contains("verdict: not-friendly"));
+    let out = validate("prefix_sum.c", 28, &["--debug-force"], &["100"]);
+    // The reverse order reads `out[i - 1]` before iteration i - 1 wrote it.
+    fails(
+        &out,
+        &[
+            "forced although not-friendly: WW101",
+            "(line 29)",
+            "`out` [0, 400): FAIL: 98 of 100 elements differ, in bytes [8, 400)",
+        ],
+    );
+}
+
+#[test]
+fn refusals_and_backends_are_explained() {
+    let out = validate("dot_product.c", 27, &[], &["100"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out).contains("`sum` is a reduction"),
+        "{}",
+        text(&out)
+    );
+    // The advisor calls the `t` loop friendly, but its pointers go to calls with unknown
+    // sections: no kernel is made for it.
+    let out = validate("gaussian_fan2.c", 77, &[], &["16"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out).contains("pointer `A` (float *) is used without a known section"),
+        "{}",
+        text(&out)
+    );
+    let out = warpwise(&[
+        "validate",
+        "samples/vector_add.c",
+        "--loop",
+        "samples/vector_add.c:27",
+        "--",
+        "100",
+    ]);
+    let t = text(&out);
+    if Path::new("/dev/nvidia0").exists() {
+        assert!(t.contains("auto chose cpu: a GPU is present"), "{t}");
+    } else {
+        assert!(t.contains("auto chose cpu: no NVIDIA GPU found"), "{t}");
+        let out = warpwise(&[
+            "validate",
+            "samples/vector_add.c",
+            "--loop",
+            "samples/vector_add.c:27",
+            "--backend",
+            "cuda",
+        ]);
+        assert_eq!(out.status.code(), Some(2));
+        assert!(text(&out).contains("--backend cuda: no NVIDIA GPU found"));
+    }
+    let out = validate("vector_add.c", 27, &["--entry", "2"], &["100"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out).contains("entered the loop 1 time and finished"),
+        "{}",
+        text(&out)
+    );
+}
+
+#[test]
+fn emit_writes_the_kernel_the_note_and_the_shim() {
+    let dir = scratch("emit");
+    let d = dir.to_str().unwrap();
+    let out = warpwise(&[
+        "emit",
+        "samples/matrix_add.c",
+        "--loop",
+        "samples/matrix_add.c:38",
+        "-o",
+        d,
+    ]);
+    assert!(out.status.success(), "{}", text(&out));
+    let cu = std::fs::read_to_string(dir.join("add_L38.cu")).unwrap();
+    let root = root().display().to_string();
+    insta::assert_snapshot!("matrix_add_L38_cu", cu.replace(&root, "[ROOT]"));
+    let note = std::fs::read_to_string(dir.join("add_L38.md")).unwrap();
+    assert!(note.contains("@@ -38,6 +38,1 @@"), "{note}");
+    assert!(note.contains("+    add_L38_gpu(a, b, c, N);"), "{note}");
+    assert!(dir.join("warpwise_cuda_cpu.h").exists());
+    // The same .cu compiles with the system C++ compiler through the shim.
+    let cc = Command::new("c++")
+        .args([
+            "-x",
+            "c++",
+            "-std=c++14",
+            "-Wall",
+            "-Wextra",
+            "-Werror",
+            "-c",
+            "-I",
+        ])
+        .arg(&dir)
+        .arg(dir.join("add_L38.cu"))
+        .arg("-o")
+        .arg(dir.join("add_L38.o"))
+        .output()
+        .unwrap();
+    assert!(
+        cc.status.success(),
+        "{}",
+        String::from_utf8_lossy(&cc.stderr)
+    );
+    // Refusals exit 1 with the verdict; unknown loops exit 2.
+    let out = warpwise(&[
+        "emit",
+        "samples/histogram.c",
+        "--loop",
+        "samples/histogram.c:34",
+        "-o",
+        d,
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out).contains("verdict: not-friendly"),
+        "{}",
+        text(&out)
+    );
+    assert!(text(&out).contains("WW103"), "{}", text(&out));
+    let out = warpwise(&[
+        "emit",
+        "samples/histogram.c",
+        "--loop",
+        "samples/histogram.c:3",
+        "-o",
+        d,
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out).contains("no loop at `samples/histogram.c:3`"));
+}
