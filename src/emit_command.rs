@@ -85,6 +85,13 @@ pub struct EmitArgs {
     /// Directory for `FUNCTION_LLINE.cu`, `.md` and the CPU shim header.
     #[arg(short = 'o', long, value_name = "DIR")]
     pub output: PathBuf,
+    /// Compile the kernel with NVRTC (no GPU needed) and write `FUNCTION_LLINE.ptx`: proof
+    /// that the generated code is CUDA. NVRTC is found as `docs/gpu-backend.md` says.
+    #[arg(long)]
+    pub check: bool,
+    /// With `--check`: the virtual architecture, e.g. `compute_80` (default: NVRTC's own).
+    #[arg(long, value_name = "compute_XY", requires = "check")]
+    pub arch: Option<String>,
 }
 
 pub fn run(args: &EmitArgs) -> ExitCode {
@@ -123,11 +130,52 @@ pub fn run(args: &EmitArgs) -> ExitCode {
             for p in paths {
                 println!("{}", p.display());
             }
-            ExitCode::SUCCESS
         }
         Err(e) => {
             eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    }
+    if args.check {
+        return check(&emitted, &args.output, args.arch.clone());
+    }
+    ExitCode::SUCCESS
+}
+
+/// Compiles the emitted device code (kernel, device functions, types; the host function is
+/// C++ for nvcc or the CPU shim and is not NVRTC's business) to PTX. Exit 1 when NVRTC
+/// rejects it, 2 when NVRTC cannot be loaded.
+fn check(emitted: &cuda::Emitted, dir: &std::path::Path, arch: Option<String>) -> ExitCode {
+    use instantiate::gpu::nvrtc::{compile_to_ptx, CompileOptions, NvrtcError};
+    let name = format!("{}.cu", emitted.stem);
+    let options = CompileOptions {
+        arch,
+        extra: Vec::new(),
+    };
+    let started = std::time::Instant::now();
+    match compile_to_ptx(&emitted.device_source, &name, &options) {
+        Ok(ptx) => {
+            let path = dir.join(format!("{}.ptx", emitted.stem));
+            if let Err(e) = std::fs::write(&path, ptx.as_bytes()) {
+                eprintln!("error: cannot write `{}`: {e}", path.display());
+                return ExitCode::from(2);
+            }
+            println!("{}", path.display());
+            eprintln!(
+                "check: NVRTC compiled `{}` to PTX ({} bytes, {:.0} ms)",
+                emitted.plan.kernel_name,
+                ptx.len(),
+                started.elapsed().as_secs_f64() * 1e3
+            );
+            ExitCode::SUCCESS
+        }
+        Err(e @ NvrtcError::Unavailable(_)) => {
+            eprintln!("error: --check: {e}");
             ExitCode::from(2)
+        }
+        Err(e) => {
+            eprintln!("error: --check: the generated CUDA does not compile: {e}");
+            ExitCode::from(1)
         }
     }
 }
