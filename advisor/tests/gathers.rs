@@ -17,7 +17,10 @@ void gather(const float *in, const int *idx, float *out, int n, int m)
 "#;
 
 fn accesses() -> Vec<AccessCoalescing> {
-    let dir = std::env::temp_dir().join(format!("warpwise-gathers-{}", std::process::id()));
+    // Tests run in parallel: each call gets its own directory.
+    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!("warpwise-gathers-{}-{n}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join("gather.c");
     std::fs::write(&file, SOURCE).unwrap();
