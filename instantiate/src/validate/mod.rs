@@ -352,31 +352,13 @@ fn validate_mapping(
     work_dir: &Path,
 ) -> Result<Validation, ValidateError> {
     let err = |m: String| ValidateError(m);
-    let emitted = cuda::emit_loop(located, &opts.loop_id, emit).map_err(|e| {
-        err(match e.kind {
-            EmitErrorKind::Refused => format!("cannot validate: {}", e.message),
-            EmitErrorKind::Usage => e.message,
-        })
-    })?;
+    let Prepared {
+        emitted,
+        snapshot: snap,
+        launch,
+        build_dir,
+    } = prepare_mapping(inputs, located, opts, emit, work_dir)?;
     let plan = &emitted.plan;
-    std::fs::create_dir_all(work_dir)
-        .map_err(|e| err(format!("cannot create `{}`: {e}", work_dir.display())))?;
-    let text = snapshot::instrument(&located.unit, plan).map_err(err)?;
-    let build_dir = work_dir.join("program");
-    let exe = snapshot::build(inputs, located.input, &text, &opts.program, &build_dir)
-        .map_err(|e| err(format!("cannot build the instrumented program: {e}")))?;
-    let snap = snapshot::take(&exe, &opts.program, &build_dir).map_err(err)?;
-    let trips: Vec<i64> = ["trip:x", "trip:y"]
-        .iter()
-        .filter_map(|k| snap.values.get(*k).copied())
-        .collect();
-    if trips.iter().any(|&t| t <= 0) {
-        return Err(err(format!(
-            "entry {} of the loop runs no iteration; choose another --entry or other arguments",
-            opts.program.entry
-        )));
-    }
-    let launch = launch::launch_spec(plan, &snap).map_err(err)?;
     let replay_dir = work_dir.join("replay");
     let job = ReplayJob {
         emitted: &emitted,
@@ -470,5 +452,72 @@ fn validate_mapping(
         notes,
         kernel_ms: replayed.kernel_ms,
         comparison: None,
+    })
+}
+
+/// A loop's kernel and the launch it needs on a snapshot: everything a replay starts from.
+#[derive(Debug)]
+pub struct Prepared {
+    pub emitted: Emitted,
+    pub snapshot: Snapshot,
+    pub launch: LaunchSpec,
+    /// The instrumented program and its `snapshot.bin`.
+    pub build_dir: PathBuf,
+}
+
+/// Emits `opts.loop_id` with `opts.emit`, runs the instrumented program in `opts.work_dir`
+/// and computes the launch, without replaying: what a test of the launch arguments needs.
+pub fn prepare(
+    inputs: &[TranslationUnitInput],
+    opts: &ValidateOptions,
+) -> Result<Prepared, ValidateError> {
+    let located = cuda::locate(
+        inputs,
+        &opts.loop_id,
+        opts.emit.block,
+        opts.profile.as_ref(),
+    )
+    .map_err(|e| ValidateError(e.message))?;
+    prepare_mapping(inputs, &located, opts, &opts.emit, &opts.work_dir)
+}
+
+fn prepare_mapping(
+    inputs: &[TranslationUnitInput],
+    located: &cuda::Located,
+    opts: &ValidateOptions,
+    emit: &EmitOptions,
+    work_dir: &Path,
+) -> Result<Prepared, ValidateError> {
+    let err = |m: String| ValidateError(m);
+    let emitted = cuda::emit_loop(located, &opts.loop_id, emit).map_err(|e| {
+        err(match e.kind {
+            EmitErrorKind::Refused => format!("cannot validate: {}", e.message),
+            EmitErrorKind::Usage => e.message,
+        })
+    })?;
+    let plan = &emitted.plan;
+    std::fs::create_dir_all(work_dir)
+        .map_err(|e| err(format!("cannot create `{}`: {e}", work_dir.display())))?;
+    let text = snapshot::instrument(&located.unit, plan).map_err(err)?;
+    let build_dir = work_dir.join("program");
+    let exe = snapshot::build(inputs, located.input, &text, &opts.program, &build_dir)
+        .map_err(|e| err(format!("cannot build the instrumented program: {e}")))?;
+    let snap = snapshot::take(&exe, &opts.program, &build_dir).map_err(err)?;
+    let trips: Vec<i64> = ["trip:x", "trip:y"]
+        .iter()
+        .filter_map(|k| snap.values.get(*k).copied())
+        .collect();
+    if trips.iter().any(|&t| t <= 0) {
+        return Err(err(format!(
+            "entry {} of the loop runs no iteration; choose another --entry or other arguments",
+            opts.program.entry
+        )));
+    }
+    let launch = launch::launch_spec(plan, &snap).map_err(err)?;
+    Ok(Prepared {
+        emitted,
+        snapshot: snap,
+        launch,
+        build_dir,
     })
 }
