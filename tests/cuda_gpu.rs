@@ -146,7 +146,9 @@ fn device_sources_compile_and_their_ptx_takes_the_launch_arguments() {
     if !nvrtc_or_skip() {
         return;
     }
-    let cases: &[(&str, u32, Option<&str>, bool, &[&str])] = &[
+    // File, line, --mapping, --shared, program arguments.
+    type Case<'a> = (&'a str, u32, Option<&'a str>, bool, &'a [&'a str]);
+    let cases: &[Case] = &[
         ("vector_add.c", 27, None, false, &["100"]),
         ("matrix_add.c", 38, None, false, &["40"]),
         ("matrix_add.c", 38, Some("x=i,y=j"), false, &["40"]),
