@@ -78,6 +78,18 @@ pub enum KernelArg {
         bytes: Vec<u8>,
         copy_back: bool,
     },
+    /// A device buffer as [`KernelArg::Buffer`], but the kernel gets the buffer's device
+    /// address plus `offset` bytes (which may be negative: a pointer such that the kernel's
+    /// own indices, counted from a base outside the buffer, land in it). The pointer is
+    /// only computed, never dereferenced, on the host.
+    BufferAt {
+        bytes: Vec<u8>,
+        copy_back: bool,
+        offset: i64,
+    },
+    /// Raw bytes passed by value: a struct, or a scalar of any size, exactly as the
+    /// kernel's parameter lays it out. Its length must equal the parameter's size.
+    Bytes(Vec<u8>),
     I32(i32),
     I64(i64),
     U32(u32),
@@ -183,9 +195,27 @@ fn check_launch(launch: &Launch) -> Result<(), String> {
     Ok(())
 }
 
+/// The host bytes, `copy_back` and pointer offset of a buffer argument; `None` for a value.
+fn buffer_parts(arg: &KernelArg) -> Option<(&Vec<u8>, bool, i64)> {
+    match arg {
+        KernelArg::Buffer { bytes, copy_back } => Some((bytes, *copy_back, 0)),
+        KernelArg::BufferAt {
+            bytes,
+            copy_back,
+            offset,
+        } => Some((bytes, *copy_back, *offset)),
+        _ => None,
+    }
+}
+
 fn arg_size(arg: &KernelArg) -> usize {
     match arg {
-        KernelArg::Buffer { .. } | KernelArg::I64(_) | KernelArg::U64(_) | KernelArg::F64(_) => 8,
+        KernelArg::Bytes(bytes) => bytes.len(),
+        KernelArg::Buffer { .. }
+        | KernelArg::BufferAt { .. }
+        | KernelArg::I64(_)
+        | KernelArg::U64(_)
+        | KernelArg::F64(_) => 8,
         KernelArg::I32(_) | KernelArg::U32(_) | KernelArg::F32(_) => 4,
     }
 }
@@ -195,6 +225,11 @@ fn describe(arg: &KernelArg) -> String {
         KernelArg::Buffer { bytes, .. } => {
             format!("a buffer of {} bytes, passed as a pointer", bytes.len())
         }
+        KernelArg::BufferAt { bytes, offset, .. } => format!(
+            "a buffer of {} bytes, passed as a pointer {offset:+} bytes from its start",
+            bytes.len()
+        ),
+        KernelArg::Bytes(bytes) => format!("{} raw bytes by value", bytes.len()),
         KernelArg::I32(v) => format!("i32 {v}"),
         KernelArg::I64(v) => format!("i64 {v}"),
         KernelArg::U32(v) => format!("u32 {v}"),
@@ -281,9 +316,9 @@ fn run_on_device(
     let started = Instant::now();
     let mut buffers: Vec<Option<CudaSlice<u8>>> = Vec::with_capacity(args.len());
     for arg in args.iter() {
-        buffers.push(match arg {
-            KernelArg::Buffer { bytes, .. } => Some(upload(&stream, bytes)?),
-            _ => None,
+        buffers.push(match buffer_parts(arg) {
+            Some((bytes, ..)) => Some(upload(&stream, bytes)?),
+            None => None,
         });
     }
     sync(&stream)?;
@@ -311,14 +346,19 @@ fn run_on_device(
 
     let started = Instant::now();
     for (arg, buffer) in args.iter_mut().zip(&buffers) {
-        if let (
+        let bytes = match arg {
             KernelArg::Buffer {
                 bytes,
                 copy_back: true,
-            },
-            Some(buffer),
-        ) = (arg, buffer)
-        {
+            }
+            | KernelArg::BufferAt {
+                bytes,
+                copy_back: true,
+                ..
+            } => bytes,
+            _ => continue,
+        };
+        if let Some(buffer) = buffer {
             if !bytes.is_empty() {
                 stream
                     .memcpy_dtoh(buffer, bytes.as_mut_slice())
@@ -356,7 +396,7 @@ fn restore(
     buffers: &mut [Option<CudaSlice<u8>>],
 ) -> Result<(), String> {
     for (arg, buffer) in args.iter().zip(buffers.iter_mut()) {
-        if let (KernelArg::Buffer { bytes, .. }, Some(buffer)) = (arg, buffer) {
+        if let (Some((bytes, ..)), Some(buffer)) = (buffer_parts(arg), buffer) {
             if !bytes.is_empty() {
                 stream
                     .memcpy_htod(bytes.as_slice(), buffer)
@@ -368,7 +408,7 @@ fn restore(
 }
 
 fn device_args<'a>(
-    args: &[KernelArg],
+    args: &'a [KernelArg],
     buffers: &'a [Option<CudaSlice<u8>>],
 ) -> Result<Vec<DeviceArg<'a>>, String> {
     args.iter()
@@ -376,9 +416,13 @@ fn device_args<'a>(
         .map(|(arg, buffer)| {
             Ok(match (arg, buffer) {
                 (KernelArg::Buffer { .. }, Some(buffer)) => DeviceArg::Buffer(buffer),
-                (KernelArg::Buffer { .. }, None) => {
+                (KernelArg::BufferAt { offset, .. }, Some(buffer)) => {
+                    DeviceArg::BufferAt(buffer, *offset)
+                }
+                (KernelArg::Buffer { .. } | KernelArg::BufferAt { .. }, None) => {
                     return Err("internal: a buffer argument has no device allocation".into())
                 }
+                (KernelArg::Bytes(bytes), _) => DeviceArg::Bytes(bytes),
                 (KernelArg::I32(v), _) => DeviceArg::I32(*v),
                 (KernelArg::I64(v), _) => DeviceArg::I64(*v),
                 (KernelArg::U32(v), _) => DeviceArg::U32(*v),
@@ -418,6 +462,24 @@ mod tests {
     fn median_of_odd_and_even_counts() {
         assert_eq!(median(&[3.0, 1.0, 2.0]), 2.0);
         assert_eq!(median(&[4.0, 1.0, 2.0, 3.0]), 2.5);
+    }
+
+    #[test]
+    fn offset_buffers_and_raw_bytes_are_sized_like_their_parameters() {
+        let args = [
+            KernelArg::BufferAt {
+                bytes: vec![0; 12],
+                copy_back: true,
+                offset: -40,
+            },
+            KernelArg::Bytes(vec![1; 24]),
+            KernelArg::I32(3),
+        ];
+        assert!(check_args("k", &[8, 24, 4], &args).is_ok());
+        let wrong = check_args("k", &[8, 16, 4], &args).unwrap_err();
+        assert!(wrong.contains("24 raw bytes by value"), "{wrong}");
+        assert_eq!(buffer_parts(&args[0]), Some((&vec![0; 12], true, -40)));
+        assert_eq!(buffer_parts(&args[1]), None);
     }
 
     #[test]

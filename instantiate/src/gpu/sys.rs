@@ -8,7 +8,9 @@ use std::panic::catch_unwind;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
-use cudarc::driver::{CudaEvent, CudaFunction, CudaSlice, CudaStream, LaunchConfig, PushKernelArg};
+use cudarc::driver::{
+    CudaEvent, CudaFunction, CudaSlice, CudaStream, DevicePtr, LaunchConfig, PushKernelArg,
+};
 use libloading::Library;
 
 use super::panic_text;
@@ -256,6 +258,10 @@ pub(crate) fn driver_version() -> Result<(u32, u32), String> {
 #[derive(Debug)]
 pub(crate) enum DeviceArg<'a> {
     Buffer(&'a CudaSlice<u8>),
+    /// A device buffer's address plus a signed byte offset, passed as a 64-bit pointer.
+    BufferAt(&'a CudaSlice<u8>, i64),
+    /// Raw bytes by value (a struct); the parameter is `len()` bytes.
+    Bytes(&'a [u8]),
     I32(i32),
     I64(i64),
     U32(u32),
@@ -268,7 +274,12 @@ impl DeviceArg<'_> {
     /// Bytes the kernel parameter occupies; a buffer is a 64-bit device pointer.
     pub(crate) fn size(&self) -> usize {
         match self {
-            DeviceArg::Buffer(_) | DeviceArg::I64(_) | DeviceArg::U64(_) | DeviceArg::F64(_) => 8,
+            DeviceArg::Bytes(bytes) => bytes.len(),
+            DeviceArg::Buffer(_)
+            | DeviceArg::BufferAt(..)
+            | DeviceArg::I64(_)
+            | DeviceArg::U64(_)
+            | DeviceArg::F64(_) => 8,
             DeviceArg::I32(_) | DeviceArg::U32(_) | DeviceArg::F32(_) => 4,
         }
     }
@@ -292,10 +303,50 @@ pub(crate) fn launch(
             "kernel parameters take {param_sizes:?} bytes but the arguments are {arg_sizes:?} bytes"
         ));
     }
+    if args
+        .iter()
+        .any(|a| matches!(a, DeviceArg::Bytes(b) if b.is_empty()))
+    {
+        return Err("a by-value argument has no bytes".into());
+    }
+    // Offset pointers and raw bytes are passed as values the driver copies from host
+    // memory: they must outlive the builder, so they are made here, before it. Raw bytes
+    // are copied into u64 words so the driver reads from aligned memory; the words hold
+    // at least `len()` bytes, which is what the driver reads.
+    let mut guards = Vec::new();
+    let mut pointers = Vec::new();
+    let mut words: Vec<Vec<u64>> = Vec::new();
+    for arg in args {
+        match arg {
+            DeviceArg::BufferAt(buffer, offset) => {
+                let (address, guard) = buffer.device_ptr(stream);
+                guards.push(guard);
+                pointers.push(address.wrapping_add_signed(*offset));
+            }
+            DeviceArg::Bytes(bytes) => {
+                let mut w = vec![0u64; bytes.len().div_ceil(8)];
+                for (i, b) in bytes.iter().enumerate() {
+                    w[i / 8] |= u64::from(*b) << (8 * (i % 8));
+                }
+                words.push(w);
+            }
+            _ => {}
+        }
+    }
+    let (mut next_pointer, mut next_words) = (pointers.iter(), words.iter());
     let mut builder = stream.launch_builder(function);
     for arg in args {
         match arg {
             DeviceArg::Buffer(buffer) => builder.arg(*buffer),
+            DeviceArg::BufferAt(..) => match next_pointer.next() {
+                Some(p) => builder.arg(p),
+                None => return Err("internal: an offset pointer is missing".into()),
+            },
+            DeviceArg::Bytes(_) => match next_words.next().and_then(|w| w.first()) {
+                // The driver reads the parameter's size from this address: the whole Vec.
+                Some(first) => builder.arg(first),
+                None => return Err("internal: by-value bytes are missing".into()),
+            },
             DeviceArg::I32(v) => builder.arg(v),
             DeviceArg::I64(v) => builder.arg(v),
             DeviceArg::U32(v) => builder.arg(v),
@@ -309,10 +360,17 @@ pub(crate) fn launch(
     // size the signature gives; the check above makes `args` exactly that list, so it
     // reads only the values and device pointers pushed here, which live until the
     // builder is dropped. The buffers are device allocations owned by the caller that
-    // cudarc keeps alive until the launch's work on `stream` completes. What the kernel
+    // cudarc keeps alive until the launch's work on `stream` completes. An offset pointer
+    // is a u64 in `pointers`; raw bytes are read from `words`, whose Vec for that argument
+    // holds at least the parameter's size (size checked above, rounded up to words);
+    // both live past the launch. An offset pointer may point outside its allocation:
+    // only the kernel dereferences it, on the device, at indices the launch spec puts
+    // back inside the buffer. What the kernel
     // does to device memory cannot corrupt host memory; a fault there comes back as an
     // error from the next synchronisation.
     let events =
         unsafe { builder.launch(config) }.map_err(|e| format!("kernel launch failed: {e}"))?;
+    // The guards record the buffers' use on the stream after the launch is queued.
+    drop(guards);
     events.ok_or_else(|| "kernel launch recorded no timing events".to_string())
 }

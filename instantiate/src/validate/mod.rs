@@ -3,14 +3,16 @@
 //! inputs alone (buffers holding only the reported sections, the rest poison) and its
 //! outbound sections are compared with the program's.
 //!
-//! Backends run the kernel: [`cpu::CpuBackend`] compiles the `.cu` with the CUDA shim. A
-//! backend for a real GPU implements [`Backend`] with [`launch::LaunchSpec`].
+//! Backends run the kernel: [`cpu::CpuBackend`] compiles the `.cu` with the CUDA shim;
+//! [`gpu::CudaBackend`] compiles the device code with NVRTC and launches
+//! [`launch::LaunchSpec`] on the GPU, timing the kernel.
 
 // `Diagnostic` is large, but errors are the cold path and the project-wide error type is fixed.
 #![allow(clippy::result_large_err)]
 
 pub mod compare;
 pub mod cpu;
+pub mod gpu;
 pub mod launch;
 pub mod snapshot;
 
@@ -48,6 +50,8 @@ pub struct Replayed {
     pub warnings: Vec<String>,
     /// The launch that happened: grid, block, shared bytes.
     pub launched: Option<([u32; 3], [u32; 3], u64)>,
+    /// The kernel's median time in milliseconds, from a backend that times it (cuda).
+    pub kernel_ms: Option<f64>,
 }
 
 /// Runs a generated kernel on a snapshot.
@@ -82,19 +86,33 @@ pub fn gpu_present() -> Option<String> {
         .then(|| "/dev/nvidia0".to_string())
 }
 
-/// The backend for `choice`, with a note saying why when `auto` chose.
+/// The CUDA backend, or why it cannot run: the driver's or NVRTC's reason, and whether
+/// the system shows a GPU all the same (a driver library missing or too old).
+fn cuda_backend() -> Result<gpu::CudaBackend, String> {
+    gpu::CudaBackend::new().map_err(|why| match gpu_present() {
+        Some(seen) if !why.contains("NVRTC") => format!("{why} (although {seen} exist)"),
+        _ => why,
+    })
+}
+
+/// The backend for `choice`, with a note saying which ran and why when `auto` chose.
 pub fn select_backend(choice: BackendChoice) -> Result<(Box<dyn Backend>, Option<String>), String> {
-    let cuda_unavailable = || match gpu_present() {
-        None => "no NVIDIA GPU found (no /dev/nvidia0)".to_string(),
-        Some(gpu) => format!("a GPU is present ({gpu}) but this warpwise has no CUDA backend yet"),
-    };
     match choice {
         BackendChoice::Cpu => Ok((Box::new(cpu::CpuBackend), None)),
-        BackendChoice::Auto => Ok((
-            Box::new(cpu::CpuBackend),
-            Some(format!("auto chose cpu: {}", cuda_unavailable())),
-        )),
-        BackendChoice::Cuda => Err(format!("--backend cuda: {}", cuda_unavailable())),
+        BackendChoice::Auto => Ok(match cuda_backend() {
+            Ok(b) => {
+                let note = format!("auto chose cuda: {} answered and NVRTC loaded", b.gpu.name);
+                (Box::new(b), Some(note))
+            }
+            Err(why) => (
+                Box::new(cpu::CpuBackend),
+                Some(format!("auto chose cpu: {why}")),
+            ),
+        }),
+        BackendChoice::Cuda => match cuda_backend() {
+            Ok(b) => Ok((Box::new(b), None)),
+            Err(why) => Err(format!("--backend cuda: {why}")),
+        },
     }
 }
 
@@ -139,6 +157,20 @@ pub struct Validation {
     pub failures: Vec<String>,
     pub warnings: Vec<String>,
     pub notes: Vec<String>,
+    /// The kernel's median time (cuda backend).
+    pub kernel_ms: Option<f64>,
+    /// The natural mapping timed against this one (cuda backend, recommended mapping).
+    pub comparison: Option<MappingComparison>,
+}
+
+/// The natural mapping's kernel, replayed on its own snapshot and timed like the recommended one.
+#[derive(Clone, Debug)]
+pub struct MappingComparison {
+    pub natural: String,
+    /// Its median time, or why it could not be measured.
+    pub natural_ms: Result<f64, String>,
+    /// Whether its results matched the program's too.
+    pub natural_passed: bool,
 }
 
 impl Validation {
@@ -194,6 +226,16 @@ impl Validation {
         for n in &self.notes {
             let _ = writeln!(out, "note: {n}");
         }
+        if let Some(ms) = self.kernel_ms {
+            let _ = writeln!(
+                out,
+                "kernel time: {ms:.4} ms (median of {} runs)",
+                gpu::REPETITIONS
+            );
+        }
+        if let Some(c) = &self.comparison {
+            let _ = writeln!(out, "{}", c.render(&self.mapping, self.kernel_ms));
+        }
         for a in &self.arrays {
             let _ = writeln!(out, "  {a}");
         }
@@ -205,6 +247,38 @@ impl Validation {
         }
         let _ = writeln!(out, "{}", if self.passed() { "PASS" } else { "FAIL" });
         out
+    }
+}
+
+impl MappingComparison {
+    /// One line: both times and which mapping was faster by how much.
+    pub fn render(&self, recommended: &str, recommended_ms: Option<f64>) -> String {
+        let failed = if self.natural_passed {
+            ""
+        } else {
+            " (its results did not match the program's)"
+        };
+        match (&self.natural_ms, recommended_ms) {
+            (Ok(n), Some(r)) if *n > 0.0 && r > 0.0 => {
+                let verdict = if n >= &r {
+                    format!("recommended mapping measured {:.1}x faster", n / r)
+                } else {
+                    format!(
+                        "recommended mapping measured {:.1}x slower than the natural one",
+                        r / n
+                    )
+                };
+                format!(
+                    "mappings: recommended {recommended} {r:.4} ms, natural {} {n:.4} ms{failed}: {verdict}",
+                    self.natural
+                )
+            }
+            (Ok(_), _) => format!(
+                "mappings: natural {}{failed}: no kernel time to compare",
+                self.natural
+            ),
+            (Err(why), _) => format!("mappings: natural {} not timed: {why}", self.natural),
+        }
     }
 }
 
@@ -222,32 +296,70 @@ pub fn validate(
         opts.profile.as_ref(),
     )
     .map_err(|e| err(e.message))?;
-    let emitted = cuda::emit_loop(&located, &opts.loop_id, &opts.emit).map_err(|e| {
-        err(match e.kind {
-            EmitErrorKind::Refused => format!("cannot validate: {}", e.message),
-            EmitErrorKind::Usage => e.message,
-        })
-    })?;
-    let plan = &emitted.plan;
-    std::fs::create_dir_all(&opts.work_dir)
-        .map_err(|e| err(format!("cannot create `{}`: {e}", opts.work_dir.display())))?;
-    let text = snapshot::instrument(&located.unit, plan).map_err(err)?;
-    let build_dir = opts.work_dir.join("program");
-    let exe = snapshot::build(inputs, located.input, &text, &opts.program, &build_dir)
-        .map_err(|e| err(format!("cannot build the instrumented program: {e}")))?;
-    let snap = snapshot::take(&exe, &opts.program, &build_dir).map_err(err)?;
-    let trips: Vec<i64> = ["trip:x", "trip:y"]
-        .iter()
-        .filter_map(|k| snap.values.get(*k).copied())
-        .collect();
-    if trips.iter().any(|&t| t <= 0) {
-        return Err(err(format!(
-            "entry {} of the loop runs no iteration; choose another --entry or other arguments",
-            opts.program.entry
-        )));
+    let mut v = validate_mapping(
+        inputs,
+        &located,
+        opts,
+        &opts.emit,
+        backend.as_ref(),
+        &opts.work_dir,
+    )?;
+    v.backend_note = backend_note;
+    // On a GPU, the recommended mapping (no --mapping) is timed against the natural one
+    // when the report says they differ: the measured counterpart of the report's estimate.
+    let natural = cuda::plan::find_report(&located.reports, &opts.loop_id)
+        .ok()
+        .and_then(|r| r.mapping_gain.as_ref())
+        .map(|g| g.natural.clone());
+    if let (Some(natural), Some(_), None) = (natural, v.kernel_ms, &opts.emit.mapping) {
+        let text = match &natural.y {
+            Some(y) => format!("x={},y={y}", natural.x),
+            None => format!("x={}", natural.x),
+        };
+        let emit = EmitOptions {
+            mapping: Some(text.clone()),
+            ..opts.emit.clone()
+        };
+        let dir = opts.work_dir.join("natural");
+        v.comparison = match validate_mapping(inputs, &located, opts, &emit, backend.as_ref(), &dir)
+        {
+            Ok(n) if n.mapping == v.mapping => None,
+            Ok(n) => Some(MappingComparison {
+                natural_passed: n.passed(),
+                natural_ms: n
+                    .kernel_ms
+                    .ok_or_else(|| "the kernel did not run".to_string()),
+                natural: n.mapping,
+            }),
+            Err(e) => Some(MappingComparison {
+                natural: format!("{{{}}}", text.replace('=', ": ").replace(',', ", ")),
+                natural_ms: Err(e.0),
+                natural_passed: false,
+            }),
+        };
     }
-    let launch = launch::launch_spec(plan, &snap).map_err(err)?;
-    let replay_dir = opts.work_dir.join("replay");
+    Ok(v)
+}
+
+/// Emits the loop with `emit`, snapshots the program under that plan in `work_dir`,
+/// replays the kernel with `backend` and compares.
+fn validate_mapping(
+    inputs: &[TranslationUnitInput],
+    located: &cuda::Located,
+    opts: &ValidateOptions,
+    emit: &EmitOptions,
+    backend: &dyn Backend,
+    work_dir: &Path,
+) -> Result<Validation, ValidateError> {
+    let err = |m: String| ValidateError(m);
+    let Prepared {
+        emitted,
+        snapshot: snap,
+        launch,
+        build_dir,
+    } = prepare_mapping(inputs, located, opts, emit, work_dir)?;
+    let plan = &emitted.plan;
+    let replay_dir = work_dir.join("replay");
     let job = ReplayJob {
         emitted: &emitted,
         snapshot: &snap,
@@ -322,7 +434,7 @@ pub fn validate(
         shared: plan.staged.len(),
         backend: backend.name().to_string(),
         backend_description: backend.describe(),
-        backend_note,
+        backend_note: None,
         entry: opts.program.entry,
         inputs: plan
             .arrays
@@ -338,5 +450,74 @@ pub fn validate(
         failures,
         warnings: replayed.warnings,
         notes,
+        kernel_ms: replayed.kernel_ms,
+        comparison: None,
+    })
+}
+
+/// A loop's kernel and the launch it needs on a snapshot: everything a replay starts from.
+#[derive(Debug)]
+pub struct Prepared {
+    pub emitted: Emitted,
+    pub snapshot: Snapshot,
+    pub launch: LaunchSpec,
+    /// The instrumented program and its `snapshot.bin`.
+    pub build_dir: PathBuf,
+}
+
+/// Emits `opts.loop_id` with `opts.emit`, runs the instrumented program in `opts.work_dir`
+/// and computes the launch, without replaying: what a test of the launch arguments needs.
+pub fn prepare(
+    inputs: &[TranslationUnitInput],
+    opts: &ValidateOptions,
+) -> Result<Prepared, ValidateError> {
+    let located = cuda::locate(
+        inputs,
+        &opts.loop_id,
+        opts.emit.block,
+        opts.profile.as_ref(),
+    )
+    .map_err(|e| ValidateError(e.message))?;
+    prepare_mapping(inputs, &located, opts, &opts.emit, &opts.work_dir)
+}
+
+fn prepare_mapping(
+    inputs: &[TranslationUnitInput],
+    located: &cuda::Located,
+    opts: &ValidateOptions,
+    emit: &EmitOptions,
+    work_dir: &Path,
+) -> Result<Prepared, ValidateError> {
+    let err = |m: String| ValidateError(m);
+    let emitted = cuda::emit_loop(located, &opts.loop_id, emit).map_err(|e| {
+        err(match e.kind {
+            EmitErrorKind::Refused => format!("cannot validate: {}", e.message),
+            EmitErrorKind::Usage => e.message,
+        })
+    })?;
+    let plan = &emitted.plan;
+    std::fs::create_dir_all(work_dir)
+        .map_err(|e| err(format!("cannot create `{}`: {e}", work_dir.display())))?;
+    let text = snapshot::instrument(&located.unit, plan).map_err(err)?;
+    let build_dir = work_dir.join("program");
+    let exe = snapshot::build(inputs, located.input, &text, &opts.program, &build_dir)
+        .map_err(|e| err(format!("cannot build the instrumented program: {e}")))?;
+    let snap = snapshot::take(&exe, &opts.program, &build_dir).map_err(err)?;
+    let trips: Vec<i64> = ["trip:x", "trip:y"]
+        .iter()
+        .filter_map(|k| snap.values.get(*k).copied())
+        .collect();
+    if trips.iter().any(|&t| t <= 0) {
+        return Err(err(format!(
+            "entry {} of the loop runs no iteration; choose another --entry or other arguments",
+            opts.program.entry
+        )));
+    }
+    let launch = launch::launch_spec(plan, &snap).map_err(err)?;
+    Ok(Prepared {
+        emitted,
+        snapshot: snap,
+        launch,
+        build_dir,
     })
 }
