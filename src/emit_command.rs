@@ -5,7 +5,7 @@
 //! does not support; the message says what); 2 usage or input errors (no such loop, bad
 //! options, unreadable files).
 
-use crate::inputs::{collect, CFlags};
+use crate::inputs::CFlags;
 use clap::Args;
 use instantiate::cuda::plan::DebugOptions;
 use instantiate::cuda::{self, EmitErrorKind, EmitOptions};
@@ -95,14 +95,9 @@ pub struct EmitArgs {
 }
 
 pub fn run(args: &EmitArgs) -> ExitCode {
-    let (inputs, problems) = collect(&args.paths, &args.cflags);
-    for p in &problems {
-        eprint!("{}", p.render(false));
-    }
-    if inputs.is_empty() || problems.iter().any(|p| p.is_error()) {
-        eprintln!("error: nothing to read");
+    let Some(inputs) = crate::inputs::collect_all(&args.paths, &args.cflags, "read") else {
         return ExitCode::from(2);
-    }
+    };
     let (opts, profile) = match (args.kernel.options(), args.kernel.read_profile()) {
         (Ok(o), Ok(p)) => (o, p),
         (Err(e), _) | (_, Err(e)) => {

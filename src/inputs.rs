@@ -129,3 +129,21 @@ fn walk_c_files(dir: &Path, out: &mut Vec<PathBuf>) {
         }
     }
 }
+
+/// [`collect`] for commands that need every file: prints the problems, and `None` (after
+/// `error: nothing to WHAT`) when there is no input or a path could not be used.
+pub fn collect_all(
+    paths: &[PathBuf],
+    flags: &CFlags,
+    what: &str,
+) -> Option<Vec<TranslationUnitInput>> {
+    let (inputs, problems) = collect(paths, flags);
+    for p in &problems {
+        eprint!("{}", p.render(false));
+    }
+    if inputs.is_empty() || problems.iter().any(|p| p.is_error()) {
+        eprintln!("error: nothing to {what}");
+        return None;
+    }
+    Some(inputs)
+}

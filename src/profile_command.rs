@@ -1,7 +1,7 @@
 //! `warpwise profile`: build the given C files with instrumentation, run the program with
 //! the user's arguments, and leave a merged profile.
 
-use crate::inputs::{collect, CFlags};
+use crate::inputs::CFlags;
 use clap::Args;
 use instantiate::profile::driver::{build, real_compiler, run, BuildOptions, RunOptions};
 use instantiate::profile::model::{normalize, DEFAULT_PROFILE};
@@ -49,14 +49,9 @@ pub struct ProfileArgs {
 }
 
 pub fn run_command(args: &ProfileArgs) -> ExitCode {
-    let (inputs, problems) = collect(&args.paths, &args.cflags);
-    for p in &problems {
-        eprint!("{}", p.render(false));
-    }
-    if inputs.is_empty() || problems.iter().any(|p| p.is_error()) {
-        eprintln!("error: nothing to profile");
+    let Some(inputs) = crate::inputs::collect_all(&args.paths, &args.cflags, "profile") else {
         return ExitCode::from(1);
-    }
+    };
     let work_dir = args.keep.clone().unwrap_or_else(|| {
         std::env::temp_dir().join(format!("warpwise-profile-{}", std::process::id()))
     });

@@ -6,7 +6,7 @@
 //! loop was refused, the program did not build or reach the loop, no backend).
 
 use crate::emit_command::KernelArgs;
-use crate::inputs::{collect, CFlags};
+use crate::inputs::CFlags;
 use clap::{Args, ValueEnum};
 use instantiate::validate::snapshot::ProgramOptions;
 use instantiate::validate::{validate, BackendChoice, ValidateOptions};
@@ -65,14 +65,9 @@ pub struct ValidateArgs {
 }
 
 pub fn run(args: &ValidateArgs) -> ExitCode {
-    let (inputs, problems) = collect(&args.paths, &args.cflags);
-    for p in &problems {
-        eprint!("{}", p.render(false));
-    }
-    if inputs.is_empty() || problems.iter().any(|p| p.is_error()) {
-        eprintln!("error: nothing to validate");
+    let Some(inputs) = crate::inputs::collect_all(&args.paths, &args.cflags, "validate") else {
         return ExitCode::from(2);
-    }
+    };
     if args.entry == 0 {
         eprintln!("error: `--entry` counts from 1");
         return ExitCode::from(2);
