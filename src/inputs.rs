@@ -147,3 +147,26 @@ pub fn collect_all(
     }
     Some(inputs)
 }
+
+/// How to build and run the user's program, for the commands that do (`profile`, `validate`).
+#[derive(Args, Debug, Clone)]
+pub struct ProgramArgs {
+    /// Code-generation flags for compiling the program.
+    #[arg(
+        long = "cflags",
+        value_name = "FLAGS",
+        default_value = "-O2",
+        allow_hyphen_values = true
+    )]
+    pub codegen: String,
+    /// Link with a library (`-l m`).
+    #[arg(short = 'l', value_name = "LIB")]
+    pub libs: Vec<String>,
+    /// Keep the instrumented build (and for `validate` the snapshot and the replay) in this
+    /// directory.
+    #[arg(long, value_name = "DIR")]
+    pub keep: Option<PathBuf>,
+    /// Arguments for the program, after `--`.
+    #[arg(last = true, value_name = "ARGS")]
+    pub args: Vec<String>,
+}

@@ -29,40 +29,26 @@ pub struct ProfileArgs {
     /// Stop the program after this many seconds (the profile is kept, marked incomplete).
     #[arg(long, value_name = "SECS")]
     pub timeout: Option<u64>,
-    /// Code-generation flags for compiling the program.
-    #[arg(
-        long = "cflags",
-        value_name = "FLAGS",
-        default_value = "-O2",
-        allow_hyphen_values = true
-    )]
-    pub codegen: String,
-    /// Link with a library (`-l m`).
-    #[arg(short = 'l', value_name = "LIB")]
-    pub libs: Vec<String>,
-    /// Keep the instrumented sources and the program in this directory.
-    #[arg(long, value_name = "DIR")]
-    pub keep: Option<PathBuf>,
-    /// Arguments for the program, after `--`.
-    #[arg(last = true, value_name = "ARGS")]
-    pub args: Vec<String>,
+    #[command(flatten)]
+    pub program: crate::inputs::ProgramArgs,
 }
 
 pub fn run_command(args: &ProfileArgs) -> ExitCode {
     let Some(inputs) = crate::inputs::collect_all(&args.paths, &args.cflags, "profile") else {
         return ExitCode::from(1);
     };
-    let work_dir = args.keep.clone().unwrap_or_else(|| {
+    let work_dir = args.program.keep.clone().unwrap_or_else(|| {
         std::env::temp_dir().join(format!("warpwise-profile-{}", std::process::id()))
     });
     let options = BuildOptions {
         cc: real_compiler(),
         cflags: args
+            .program
             .codegen
             .split_whitespace()
             .map(str::to_string)
             .collect(),
-        ldflags: args.libs.iter().map(|l| format!("-l{l}")).collect(),
+        ldflags: args.program.libs.iter().map(|l| format!("-l{l}")).collect(),
         selection: LoopSelection::parse(&args.loops),
         work_dir: work_dir.clone(),
     };
@@ -86,12 +72,12 @@ pub fn run_command(args: &ProfileArgs) -> ExitCode {
     let status = run(
         &built.exe,
         &RunOptions {
-            args: args.args.clone(),
+            args: args.program.args.clone(),
             profile: profile.clone(),
             timeout: args.timeout,
         },
     );
-    if args.keep.is_none() {
+    if args.program.keep.is_none() {
         let _ = std::fs::remove_dir_all(&work_dir);
     }
     let code = match status {

@@ -45,23 +45,8 @@ pub struct ValidateArgs {
     /// Stop the program or the replay after this many seconds.
     #[arg(long, value_name = "SECS", default_value_t = 120)]
     pub timeout: u64,
-    /// Code-generation flags for compiling the program.
-    #[arg(
-        long = "cflags",
-        value_name = "FLAGS",
-        default_value = "-O2",
-        allow_hyphen_values = true
-    )]
-    pub codegen: String,
-    /// Link with a library (`-l m`).
-    #[arg(short = 'l', value_name = "LIB")]
-    pub libs: Vec<String>,
-    /// Keep the instrumented program, the snapshot and the replay in this directory.
-    #[arg(long, value_name = "DIR")]
-    pub keep: Option<PathBuf>,
-    /// Arguments for the program, after `--`.
-    #[arg(last = true, value_name = "ARGS")]
-    pub args: Vec<String>,
+    #[command(flatten)]
+    pub program: crate::inputs::ProgramArgs,
 }
 
 pub fn run(args: &ValidateArgs) -> ExitCode {
@@ -83,7 +68,7 @@ pub fn run(args: &ValidateArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let work_dir = args.keep.clone().unwrap_or_else(|| {
+    let work_dir = args.program.keep.clone().unwrap_or_else(|| {
         std::env::temp_dir().join(format!("warpwise-validate-{}", std::process::id()))
     });
     let opts = ValidateOptions {
@@ -97,12 +82,13 @@ pub fn run(args: &ValidateArgs) -> ExitCode {
         program: ProgramOptions {
             cc: instantiate::profile::driver::real_compiler(),
             cflags: args
+                .program
                 .codegen
                 .split_whitespace()
                 .map(str::to_string)
                 .collect(),
-            ldflags: args.libs.iter().map(|l| format!("-l{l}")).collect(),
-            args: args.args.clone(),
+            ldflags: args.program.libs.iter().map(|l| format!("-l{l}")).collect(),
+            args: args.program.args.clone(),
             entry: args.entry,
             timeout: Duration::from_secs(args.timeout.max(1)),
         },
@@ -111,7 +97,7 @@ pub fn run(args: &ValidateArgs) -> ExitCode {
         profile,
     };
     let result = validate(&inputs, &opts);
-    if args.keep.is_none() {
+    if args.program.keep.is_none() {
         let _ = std::fs::remove_dir_all(&work_dir);
     }
     match result {
