@@ -17,6 +17,9 @@ pub struct ParamAliasing {
     pub call_sites: usize,
     /// `restrict`-qualified parameters: disjoint from everything by the programmer's promise.
     restrict: BTreeSet<usize>,
+    /// Pairs that some call site passes as two pointers into one object whose offsets may
+    /// differ (`shift(buf + 1, buf, n)`): a partial overlap is known to happen.
+    partially_overlapping: BTreeSet<(usize, usize)>,
 }
 
 impl ParamAliasing {
@@ -25,6 +28,12 @@ impl ParamAliasing {
             && (self.restrict.contains(&a)
                 || self.restrict.contains(&b)
                 || self.disjoint.contains(&(a.min(b), a.max(b))))
+    }
+
+    /// Whether a call site passes parameters `a` and `b` into the same object at offsets
+    /// that may differ.
+    pub fn partially_overlapping(&self, a: usize, b: usize) -> bool {
+        self.partially_overlapping.contains(&(a.min(b), a.max(b)))
     }
 }
 
@@ -80,6 +89,8 @@ pub fn param_aliasing(program: &Program, func: &Function) -> ParamAliasing {
                     if let (Some(Some(oa)), Some(Some(ob))) = (objects.get(&a), objects.get(&b)) {
                         if oa != ob {
                             here.insert((a, b));
+                        } else if !same_pointer(rec, args.get(a), args.get(b)) {
+                            result.partially_overlapping.insert((a, b));
                         }
                     }
                 }
@@ -92,6 +103,19 @@ pub fn param_aliasing(program: &Program, func: &Function) -> ParamAliasing {
     }
     result.disjoint = all_disjoint.unwrap_or_default();
     result
+}
+
+/// Whether two arguments are provably the same pointer (one value, or one expression).
+fn same_pointer(
+    rec: &analyses::reconstruct::Reconstruction,
+    a: Option<&frontend::ir::Value>,
+    b: Option<&frontend::ir::Value>,
+) -> bool {
+    match (a, b) {
+        (Some(a), Some(b)) if a == b => true,
+        (Some(a), Some(b)) => matches!((rec.of(*a), rec.of(*b)), ([x], [y]) if x == y),
+        _ => false,
+    }
 }
 
 fn object_of(

@@ -12,6 +12,7 @@ pub mod divergence;
 pub mod gpus;
 pub mod mapping;
 pub mod model;
+pub mod overlap;
 pub mod recipe;
 pub mod shared_memory;
 pub mod space;

@@ -1,0 +1,130 @@
+//! Pointers that may alias but are harmless when they coincide: `z[i] = c * x[i]` is safe
+//! in place (`z == x`) and on separate arrays, so with no call site proving a partial
+//! overlap the loop is friendly under the stated assumption; a loop that reads a
+//! neighbour (`x[i + 1]`) is not safe in place and still needs a profile. Each verdict is
+//! checked against concrete runs: the loop executed forward and in reverse order (as a GPU
+//! may) on in-place, separate and partially overlapping arguments.
+
+use advisor::analyze::{analyze_unit, Filter};
+use advisor::model::{LoopReport, Verdict};
+use frontend::preprocess::TranslationUnitInput;
+use frontend::unit::load_unit;
+use std::path::PathBuf;
+use std::process::Command;
+
+/// A fresh directory per call (tests run in parallel).
+fn scratch(name: &str) -> PathBuf {
+    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!(
+        "warpwise-overlap-{name}-{}-{n}",
+        std::process::id()
+    ));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn report(kernel: &str) -> LoopReport {
+    let dir = scratch("analyze");
+    let file = dir.join("kernel.c");
+    std::fs::write(&file, kernel).unwrap();
+    let unit = load_unit(&TranslationUnitInput::new(file)).expect("loads");
+    let mut reports = analyze_unit(&unit, &Filter::default());
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(reports.len(), 1, "{reports:#?}");
+    reports.remove(0)
+}
+
+/// Runs `kernel` (a function `k(double *z, const double *x, int n)` whose loop is
+/// `for (int i = 0; i < n; i++)`) forward and reversed on the arguments `call` builds
+/// from a buffer `buf` of 64 doubles; true when both orders give the same buffer.
+fn order_independent(kernel: &str, call: &str) -> bool {
+    let reversed = kernel.replace("void k(", "void k_rev(").replace(
+        "for (int i = 0; i < n; i++)",
+        "for (int i = n - 1; i >= 0; i--)",
+    );
+    assert_ne!(reversed, kernel.replace("void k(", "void k_rev("));
+    let program = format!(
+        "#include <stdio.h>\n#include <string.h>\n{kernel}\n{reversed}\n\
+         int main(void) {{\n\
+           double a[64], b[64], buf[64], other[64];\n\
+           for (int i = 0; i < 64; i++) {{ a[i] = i * 1.5 + 1; other[i] = 64 - i; }}\n\
+           memcpy(b, a, sizeof a);\n\
+           memcpy(buf, a, sizeof a); {{ double *x = buf; double *z = buf; (void)x; (void)z; {call}; k(Z, X, 60); }}\n\
+           memcpy(a, buf, sizeof a); memcpy(buf, b, sizeof b);\n\
+           {{ double *x = buf; double *z = buf; (void)x; (void)z; {call}; k_rev(Z, X, 60); }}\n\
+           return memcmp(a, buf, sizeof a) != 0;\n\
+         }}\n"
+    );
+    let dir = scratch("run");
+    std::fs::write(dir.join("p.c"), program).unwrap();
+    let built = Command::new("cc")
+        .current_dir(&dir)
+        .args(["-O0", "-o", "p", "p.c"])
+        .status()
+        .expect("cc runs");
+    assert!(built.success());
+    let same = Command::new(dir.join("p")).status().unwrap().success();
+    let _ = std::fs::remove_dir_all(&dir);
+    same
+}
+
+fn check(kernel: &str, verdict: Verdict, assumed: bool) {
+    let r = report(kernel);
+    assert_eq!(r.verdict, verdict, "{:#?}", r.reasons);
+    let states = r
+        .assumptions
+        .iter()
+        .any(|a| a.contains("are the same array or do not overlap"));
+    assert_eq!(states, assumed, "{:#?}", r.assumptions);
+}
+
+const SCALE: &str = "void k(double *z, const double *x, int n)\n\
+{\n    for (int i = 0; i < n; i++)\n        z[i] = 3 * x[i] + 1;\n}\n";
+
+const NEIGHBOUR: &str = "void k(double *z, const double *x, int n)\n\
+{\n    for (int i = 0; i < n; i++)\n        z[i] = x[i] + x[i + 1];\n}\n";
+
+#[test]
+fn an_elementwise_update_is_friendly_assuming_no_partial_overlap() {
+    check(SCALE, Verdict::Friendly, true);
+    // What the assumption covers: in place and separate arrays give one result in any order.
+    assert!(order_independent(SCALE, "double *Z = z, *X = x"));
+    assert!(order_independent(SCALE, "double *Z = other, *X = x"));
+    // What it excludes, and the report says so: a partial overlap does not.
+    assert!(!order_independent(SCALE, "double *Z = z + 1, *X = x"));
+}
+
+#[test]
+fn reading_a_neighbour_in_place_still_needs_a_profile() {
+    check(NEIGHBOUR, Verdict::NeedsProfile, false);
+    assert!(!order_independent(NEIGHBOUR, "double *Z = z, *X = x"));
+}
+
+#[test]
+fn a_call_site_with_a_partial_overlap_keeps_the_pair_undecided() {
+    let program =
+        format!("{SCALE}\ndouble buf[65];\nvoid caller(void) {{ k(buf + 1, buf, 64); }}\n");
+    let dir = scratch("callsite");
+    let file = dir.join("kernel.c");
+    std::fs::write(&file, program).unwrap();
+    let unit = load_unit(&TranslationUnitInput::new(file)).expect("loads");
+    let reports = analyze_unit(&unit, &Filter::default());
+    let _ = std::fs::remove_dir_all(&dir);
+    let r = reports.iter().find(|r| r.function == "k").unwrap();
+    assert_eq!(r.verdict, Verdict::NeedsProfile, "{:#?}", r.reasons);
+    assert!(r.reasons.iter().any(|x| x.code == "WW110"));
+}
+
+#[test]
+fn an_in_place_call_site_keeps_the_assumption() {
+    let program = format!("{SCALE}\ndouble buf[64];\nvoid caller(void) {{ k(buf, buf, 64); }}\n");
+    let dir = scratch("inplace");
+    let file = dir.join("kernel.c");
+    std::fs::write(&file, program).unwrap();
+    let unit = load_unit(&TranslationUnitInput::new(file)).expect("loads");
+    let reports = analyze_unit(&unit, &Filter::default());
+    let _ = std::fs::remove_dir_all(&dir);
+    let r = reports.iter().find(|r| r.function == "k").unwrap();
+    assert_eq!(r.verdict, Verdict::Friendly, "{:#?}", r.reasons);
+}
