@@ -1,0 +1,180 @@
+#!/usr/bin/env python3
+"""Measure warpwise on real OpenMP C applications nobody here wrote (issue 13).
+
+The authors' `#pragma omp parallel for` / `omp for` loops are the ground truth: they are
+parallel. For every application this prints how many of them warpwise calls friendly,
+needs-profile and not-friendly, and the reasons of the others.
+
+    python3 tools/realapps.py fetch            # download the sources (Debian, PyPI)
+    python3 tools/realapps.py measure [APP...] # analyse them (release build of warpwise)
+
+Sources go to $WARPWISE_REALAPPS (default ~/.cache/warpwise-realapps), never into the
+repository. `fetch` needs root for `apt-get source` (it adds `deb-src` to the Debian
+sources) and reaches only Debian's and PyPI's registries. Standard library only.
+"""
+import collections
+import glob
+import json
+import os
+import re
+import subprocess
+import sys
+import sysconfig
+import tarfile
+import urllib.parse
+import urllib.request
+
+ROOT = os.environ.get("WARPWISE_REALAPPS", os.path.expanduser("~/.cache/warpwise-realapps"))
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+OPENMP = ["-D_OPENMP=201511"]
+
+# name, domain, where the sources come from, directory (relative to ROOT), files, flags
+APPS = [
+    ("phonopy", "lattice dynamics", ("pypi", "phonopy", "4.10.0"), "phonopy-4.10.0/c", "*.c", OPENMP),
+    ("phono3py", "anharmonic phonons", ("pypi", "phono3py", "4.10.0"), "phono3py-4.10.0/c", "*.c", OPENMP),
+    ("spglib", "crystal symmetry", ("pypi", "spglib", "2.8.0"), "spglib-2.8.0/src", "*.c",
+     OPENMP + ["-I", "../include"]),
+    ("dtaidistance", "time-series DTW", ("pypi", "dtaidistance", "2.5.1"),
+     "dtaidistance-2.5.1/src/DTAIDistanceC/DTAIDistanceC", "*.c", OPENMP),
+    ("pykdtree", "k-d tree search", ("pypi", "pykdtree", "1.4.3"), "pykdtree-1.4.3/pykdtree",
+     "_kdtree_core.c", OPENMP),
+    ("fasttree", "phylogenetics", ("deb", "fasttree", "2.1.11"), "fasttree-2.1.11", "fasttree.c",
+     OPENMP + ["-DOPENMP"]),
+    ("velvet", "genome assembly", ("deb", "velvet", "1.2.10"), "velvet_1.2.10/src", "*.c",
+     OPENMP + ["-DCATEGORIES=2", "-DMAXKMERLENGTH=31"]),
+    ("kissfft", "FFT", ("deb", "kissfft", "131.1.0"), "kissfft-131.1.0", "kiss_fft.c", OPENMP),
+    ("sundials", "ODE solver vectors", ("deb", "sundials", "6.4.1"),
+     "sundials-6.4.1/src/nvector/openmp", "nvector_openmp.c",
+     OPENMP + ["-I", "{cfg}", "-I", "../../../include", "-I", "../../sundials"]),
+]
+
+# What CMake would generate for sundials' default double-precision build.
+SUNDIALS_CONFIG = """#define SUNDIALS_VERSION "6.4.1"
+#define SUNDIALS_VERSION_MAJOR 6
+#define SUNDIALS_VERSION_MINOR 4
+#define SUNDIALS_VERSION_PATCH 1
+#define SUNDIALS_VERSION_LABEL ""
+#define SUNDIALS_GIT_VERSION ""
+#define SUNDIALS_DOUBLE_PRECISION 1
+#define SUNDIALS_INT64_T 1
+#define SUNDIALS_INDEX_TYPE int64_t
+#define SUNDIALS_COUNTER_TYPE long int
+#define SUNDIALS_LOGGING_LEVEL 0
+#define SUNDIALS_MPI_ENABLED 0
+#define SUNDIALS_EXPORT
+#define SUNDIALS_DEPRECATED_EXPORT
+#define SUNDIALS_DEPRECATED_EXPORT_MSG(msg)
+#define SUNDIALS_NO_EXPORT
+#define SUNDIALS_STATIC_INLINE static inline
+#define SUNDIALS_C_INLINE inline
+#define SUNDIALS_MAGIC_NUMBER 0x1
+#define SUNDIALS_NVECTOR_OPENMP 1
+#define SUNDIALS_F77_FUNC(name,NAME) name ## _
+#define SUNDIALS_F77_FUNC_(name,NAME) name ## _
+"""
+
+PARALLEL_FOR = re.compile(r"omp\s+(parallel\s+)?for\b")
+
+
+def fetch():
+    os.makedirs(ROOT, exist_ok=True)
+    debian = [src for _, _, src, *_ in APPS if src[0] == "deb"]
+    if debian:
+        sources = "/etc/apt/sources.list.d/debian.sources"
+        if os.path.exists(sources) and "deb-src" not in open(sources).read():
+            text = open(sources).read().replace("Types: deb\n", "Types: deb deb-src\n")
+            open(sources, "w").write(text)
+        subprocess.run(["apt-get", "update", "-qq"], check=True)
+        # Headers the applications include: LAPACKE (phono3py), zlib (velvet).
+        subprocess.run(["apt-get", "install", "-y", "-qq", "liblapacke-dev", "zlib1g-dev"],
+                       check=True)
+    for name, _, (kind, package, version), directory, *_ in APPS:
+        if os.path.isdir(os.path.join(ROOT, directory.split("/")[0])):
+            continue
+        print(f"fetching {name}", file=sys.stderr)
+        if kind == "deb":
+            # Only the upstream tarball is needed (some Debian parts of old releases are
+            # gone from the mirror, which apt-get reports as a failure).
+            subprocess.run(["apt-get", "source", "-qq", "--download-only", package], cwd=ROOT)
+            archives = glob.glob(os.path.join(ROOT, f"{package}_*.orig.tar.*"))
+            if not archives:
+                sys.exit(f"no upstream tarball of {package} could be downloaded")
+            with tarfile.open(archives[0]) as t:
+                top = t.getnames()[0].split("/")[0]
+                t.extractall(ROOT, filter="data")
+            wanted = os.path.join(ROOT, directory.split("/")[0])
+            if not os.path.isdir(wanted):
+                os.rename(os.path.join(ROOT, top), wanted)
+        else:
+            meta_url = f"https://pypi.org/pypi/{package}/json"
+            meta = json.load(urllib.request.urlopen(meta_url, timeout=120))
+            files = meta["releases"].get(version) or []
+            sdist = next(u for u in files if u["packagetype"] == "sdist")
+            url = urllib.parse.urljoin(meta_url, sdist["url"])
+            archive = os.path.join(ROOT, os.path.basename(url))
+            urllib.request.urlretrieve(url, archive)
+            with tarfile.open(archive) as t:
+                t.extractall(ROOT, filter="data")
+    cfg = os.path.join(ROOT, "cfg", "sundials")
+    os.makedirs(cfg, exist_ok=True)
+    with open(os.path.join(cfg, "sundials_config.h"), "w") as f:
+        f.write(SUNDIALS_CONFIG)
+    # velvet's Debian source drops its bundled zlib; the system's has the same API.
+    zlib = os.path.join(ROOT, "velvet_1.2.10", "third-party", "zlib-1.2.3")
+    if os.path.isdir(os.path.dirname(os.path.dirname(zlib))) and not os.path.isdir(zlib):
+        os.makedirs(zlib)
+        for h in ("zlib.h", "zconf.h"):
+            if os.path.exists(f"/usr/include/{h}"):
+                os.symlink(f"/usr/include/{h}", os.path.join(zlib, h))
+
+
+def measure(only):
+    warpwise = os.environ.get("WW", os.path.join(REPO, "target", "release", "warpwise"))
+    total, every = collections.Counter(), collections.Counter()
+    verbose = int(os.environ.get("NR", "2"))
+    for name, domain, _, directory, pattern, flags in APPS:
+        if only and name not in only:
+            continue
+        cwd = os.path.join(ROOT, directory)
+        files = sorted(os.path.basename(f) for f in glob.glob(os.path.join(cwd, pattern)))
+        if not files:
+            print(f"== {name}: not fetched ({cwd})")
+            continue
+        flags = [f.replace("{cfg}", os.path.join(ROOT, "cfg")) for f in flags]
+        out = os.path.join(ROOT, f"{name}.report.json")
+        run = subprocess.run([warpwise, "analyze", *files, *flags, "--format", "json", "-o", out],
+                             cwd=cwd, capture_output=True, text=True)
+        try:
+            report = json.load(open(out))
+        except (OSError, ValueError):
+            print(f"== {name}: warpwise failed ({run.returncode}): {run.stderr[-1000:]}")
+            continue
+        loops = report["loops"]
+        marked = [l for l in loops if any(PARALLEL_FOR.search(p) for p in l.get("pragmas", []))]
+        counts = collections.Counter(l["verdict"] for l in marked)
+        total.update(counts)
+        every.update(l["verdict"] for l in loops)
+        n = len(marked) or 1
+        print(f"== {name} ({domain}): {len(files)} files, {len(loops)} loops, "
+              f"{len(report.get('skipped', []))} skipped; authors' parallel loops {len(marked)}: "
+              f"friendly {counts['friendly']} ({100 * counts['friendly'] // n}%), "
+              f"needs-profile {counts['needs-profile']}, not-friendly {counts['not-friendly']}")
+        for skipped in report.get("skipped", []):
+            print("   skipped:", skipped[:200])
+        for l in marked:
+            if l["verdict"] == "friendly":
+                continue
+            codes = collections.Counter(r["code"] for r in l.get("reasons", []))
+            print(f"   {l['verdict']:13} {l['id']} {l['function']}: {dict(codes)}")
+            for r in l.get("reasons", [])[:verbose]:
+                print(f"        {r['code']} {r['message'][:220]}")
+    n = sum(total.values()) or 1
+    print(f"TOTAL authors' parallel loops {n}: friendly {total['friendly']} "
+          f"({100 * total['friendly'] / n:.0f}%), needs-profile {total['needs-profile']}, "
+          f"not-friendly {total['not-friendly']}; all loops {dict(every)}")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) < 2 or sys.argv[1] not in ("fetch", "measure"):
+        sys.exit(__doc__)
+    fetch() if sys.argv[1] == "fetch" else measure(set(sys.argv[2:]))
