@@ -248,7 +248,10 @@ fn fopenmp_defines_openmp_like_the_compiler() {
     check(&["analyze", &file], 1, &["compile with -fopenmp"]);
     let out = check(&["analyze", "-fopenmp", &file, "--format", "json"], 0, &[]);
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(stdout.contains("omp.c:6:"), "the loop is analysed:\n{stdout}");
+    assert!(
+        stdout.contains("omp.c:6:"),
+        "the loop is analysed:\n{stdout}"
+    );
     // After the file too, and in `ir`, which shares the flag block.
     check(&["analyze", &file, "-fopenmp"], 0, &[]);
     check(&["ir", &file, "-fopenmp"], 0, &[]);

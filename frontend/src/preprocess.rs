@@ -516,6 +516,11 @@ pub fn preprocess(input: &TranslationUnitInput) -> Result<Preprocessed, Diagnost
 
     let mut text = String::from_utf8(output.stdout)
         .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+    // Length-preserving first (GNU spellings in GCC's headers), then the one rewrite that
+    // inserts text; the pragmas are found in the final text, so their offsets hold.
+    let own_dirs = [fake_dir.to_path_buf()];
+    crate::gnu_compat::rewrite(&mut text, &own_dirs);
+    crate::implicit_int::insert(&mut text, &own_dirs);
     let raw_pragmas = blank_pragmas(&mut text);
     blank_fallthrough(&mut text);
     let source_map = SourceMap::new(text.clone(), Some(&cwd), &[fake_dir.to_path_buf()]);

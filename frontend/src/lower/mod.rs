@@ -11,6 +11,7 @@ mod builder;
 mod consteval;
 mod decl;
 mod expr;
+mod kr;
 mod stmt;
 
 use crate::ir::{ExternalFunction, Function, Global, GlobalId, Program, Span};
