@@ -18,11 +18,17 @@
 //!   change what the user's code means).
 //! * **`__int128`, `__int128_t`, `__uint128_t`** — GCC knows them without a declaration, lang-c
 //!   does not: `fake_headers/warpwise_builtins.h` declares them and is forced-included (`-include`)
-//!   before the user's file. (`unsigned __int128` still does not parse.)
+//!   before the user's file. `unsigned __int128` is rewritten to `__uint128_t` (see below).
 //! * **`__attribute__((fallthrough));`** — a statement attribute lang-c rejects; it is blanked
 //!   with spaces, leaving an empty statement.
-//! * Not handled: x86 intrinsic headers (`immintrin.h`, `x86intrin.h`) fail inside
-//!   `bmi2intrin.h` (`unsigned __int128`). They are out of scope for GPU-porting analysis.
+//! * **x86 intrinsics headers** (`xmmintrin.h` ... `immintrin.h`, `x86intrin.h`) parse as they
+//!   are after two length-preserving rewrites ([`crate::gnu_compat`]: `__extension__` erased,
+//!   `unsigned __int128` spelled `__uint128_t`); their vector types are lowered with GCC's
+//!   size and alignment (`lower::vector`). Real headers, not replacements, so the text the
+//!   profiler compiles still has the real intrinsics.
+//! * **Implicit `int`** (`bar() { ... }`, `register i;`): lang-c needs a type specifier, so
+//!   [`crate::implicit_int`] inserts `int ` where C89 assumes it, before the source map is
+//!   built (its token alignment keeps the user's columns).
 //!
 //! `#pragma` lines (including those `_Pragma("...")` turns into) are recorded in
 //! [`Preprocessed::pragmas`] and blanked with spaces, so byte offsets and line numbers of the

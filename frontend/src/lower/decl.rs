@@ -39,6 +39,7 @@ impl<'a> Lowerer<'a> {
         span: Span,
     ) -> LResult<BaseType> {
         let mut type_specs = Vec::new();
+        let mut extensions = Vec::new();
         let mut base = BaseType {
             ty: self.void_ty(),
             is_typedef: false,
@@ -60,10 +61,15 @@ impl<'a> Lowerer<'a> {
                         base.is_const = true;
                     }
                 }
+                ast::DeclarationSpecifier::Extension(exts) => extensions.extend(exts),
                 _ => {}
             }
         }
         base.ty = self.type_from_specifiers(&type_specs, span)?;
+        if !extensions.is_empty() {
+            let extensions: Vec<_> = extensions.into_iter().cloned().collect();
+            base.ty = self.apply_vector_attribute(base.ty, &extensions, None)?;
+        }
         Ok(base)
     }
 
@@ -363,9 +369,14 @@ impl<'a> Lowerer<'a> {
                 restrict,
             }),
             ast::DeclaratorKind::Identifier(id) => Ok(Declared {
+                // `typedef float __m128 __attribute__((__vector_size__(16)));`
+                ty: if d.node.derived.is_empty() {
+                    self.apply_vector_attribute(ty, &d.node.extensions, Some(&id.node.name))?
+                } else {
+                    ty
+                },
                 name: Some(id.node.name.clone()),
                 name_span: id.span.into(),
-                ty,
                 params,
                 kr_params,
                 restrict,
