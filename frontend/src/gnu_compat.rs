@@ -11,15 +11,21 @@
 //!   `immintrin.h`, uses the first). `__int128` reaches lang-c as a typedef name (see
 //!   `fake_headers/warpwise_builtins.h`), and a typedef name cannot take `unsigned`.
 //!   Only when both words are on one line: a replacement must not swallow a newline.
+//! * C23 attributes `[[deprecated("...")]]`, `[[nodiscard]]`, `[[maybe_unused]]`,
+//!   `[[fallthrough]]` are erased (spaces; newlines inside them kept). GCC 12 reports
+//!   `__has_c_attribute(deprecated)` even in `gnu17` mode, so headers that test it (spglib's)
+//!   use the syntax, and lang-c does not know it. `[[` cannot start anything else in C.
+//!   None of these attributes changes what the program computes.
 
 use std::path::PathBuf;
 
-use crate::ctokens::{lex, TokKind};
+use crate::ctokens::{lex, matching_close, TokKind};
 
 /// Applies the rewrites to preprocessed text in place.
 pub(crate) fn rewrite(text: &mut String, system_dirs: &[PathBuf]) {
     let toks = lex(text, system_dirs);
     let mut edits: Vec<(usize, usize, &'static str)> = Vec::new();
+    let mut blank: Vec<(usize, usize)> = Vec::new();
     for (k, t) in toks.iter().enumerate() {
         if t.kind != TokKind::Ident {
             continue;
@@ -42,6 +48,35 @@ pub(crate) fn rewrite(text: &mut String, system_dirs: &[PathBuf]) {
             }
             _ => {}
         }
+    }
+    // C23 attributes: `[[`, then a balanced list, then `]]`.
+    let mut k = 0;
+    while k + 1 < toks.len() {
+        let is_open = toks[k].is(text, "[") && toks[k + 1].is(text, "[");
+        let close = if is_open {
+            matching_close(&toks, text, k)
+        } else {
+            None
+        };
+        match close {
+            Some(c)
+                if toks[c].is(text, "]")
+                    && toks[c - 1].is(text, "]")
+                    && matching_close(&toks, text, k + 1) == Some(c - 1) =>
+            {
+                blank.push((toks[k].start, toks[c].end));
+                k = c + 1;
+            }
+            _ => k += 1,
+        }
+    }
+    for (start, end) in blank {
+        // Byte by byte, so a multi-byte character in a string argument keeps its length.
+        let spaces: String = text.as_bytes()[start..end]
+            .iter()
+            .map(|&b| if b == b'\n' { '\n' } else { ' ' })
+            .collect();
+        text.replace_range(start..end, &spaces);
     }
     for (start, end, with) in edits {
         // `with` is never longer than the range: `unsigned __int128` is 17 bytes or more.
@@ -81,5 +116,23 @@ mod tests {
         // Split over two lines: left alone.
         check("unsigned\n__int128 r;", "unsigned\n__int128 r;");
         check("unsigned int x;", "unsigned int x;");
+    }
+
+    #[test]
+    fn c23_attributes_are_erased() {
+        check(
+            "[[deprecated(\"gone é\")]]\nint f(void);",
+            "                         \nint f(void);",
+        );
+        check(
+            "[[maybe_unused, gnu::cold]] static int g;",
+            "                            static int g;",
+        );
+        check(
+            "switch (x) { case 1: [[fallthrough]]; }",
+            "switch (x) { case 1:                ; }",
+        );
+        // Subscripts are not attributes.
+        check("a[b[0]] = m[i][j];", "a[b[0]] = m[i][j];");
     }
 }
