@@ -527,7 +527,7 @@ pub fn preprocess(input: &TranslationUnitInput) -> Result<Preprocessed, Diagnost
     let own_dirs = [fake_dir.to_path_buf()];
     crate::gnu_compat::rewrite(&mut text, &own_dirs);
     crate::implicit_int::insert(&mut text, &own_dirs);
-    let raw_pragmas = blank_pragmas(&mut text);
+    let raw_pragmas = blank_pragmas(&mut text, &own_dirs);
     blank_fallthrough(&mut text);
     let source_map = SourceMap::new(text.clone(), Some(&cwd), &[fake_dir.to_path_buf()]);
     let pragmas = raw_pragmas
@@ -553,25 +553,37 @@ pub fn preprocess(input: &TranslationUnitInput) -> Result<Preprocessed, Diagnost
 }
 
 /// Replaces each `#pragma` line by spaces (offsets stay put) and returns (line offset, text).
-fn blank_pragmas(text: &mut String) -> Vec<(usize, String)> {
+///
+/// `#pragma GCC ...` lines of system headers stay: lang-c skips them as directives, and the
+/// text compiled by the profiler needs them (`#pragma GCC target("sse3")` around the SSE3
+/// intrinsics: without it GCC does not know their builtins).
+fn blank_pragmas(text: &mut String, system_dirs: &[PathBuf]) -> Vec<(usize, String)> {
     let mut found = Vec::new();
     let mut start = 0;
+    let mut in_system = false;
     for line in text.split_inclusive('\n') {
         let body = line.trim_end_matches(['\n', '\r']);
         let t = body.trim_start();
+        if let Some((_, Some(name), flags)) = crate::source_map::parse_line_marker(t) {
+            in_system =
+                flags.contains(&3) || system_dirs.iter().any(|d| Path::new(&name).starts_with(d));
+        }
         if let Some(rest) = t.strip_prefix('#').map(str::trim_start) {
             if let Some(p) = rest.strip_prefix("pragma") {
                 if p.is_empty() || p.starts_with(char::is_whitespace) {
-                    found.push((start, start + body.len(), p.trim().to_string()));
+                    let keep = in_system && p.trim_start().starts_with("GCC");
+                    found.push((start, start + body.len(), p.trim().to_string(), keep));
                 }
             }
         }
         start += line.len();
     }
-    for (s, e, _) in &found {
-        text.replace_range(*s..*e, &" ".repeat(e - s));
+    for (s, e, _, keep) in &found {
+        if !keep {
+            text.replace_range(*s..*e, &" ".repeat(e - s));
+        }
     }
-    found.into_iter().map(|(s, _, t)| (s, t)).collect()
+    found.into_iter().map(|(s, _, t, _)| (s, t)).collect()
 }
 
 /// Blanks GCC's statement attribute `__attribute__((fallthrough))` (lang-c accepts attributes

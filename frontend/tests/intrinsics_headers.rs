@@ -93,3 +93,43 @@ int main(void) {
     assert_eq!(interpreted.stdout, native);
     assert_eq!(native, "16 16 32 32\n160 32 64 112\n17 1\n80\n");
 }
+
+/// The text warpwise parses is also what the profiler compiles (`blank_parser_shims`): it
+/// must still compile with the real intrinsics: the headers' SSE3-and-later functions
+/// compile only inside their own `#pragma GCC target("sse3")` ... lines (no `-msse3` here),
+/// which must survive; and the `int`s inserted into old-style code must compile too.
+#[test]
+fn the_rewritten_text_still_compiles() {
+    let source = r#"#include <stdio.h>
+#include <immintrin.h>
+static hsum(p) const float *p; {
+    __m128 v = _mm_loadu_ps(p);
+    float out[4];
+    _mm_storeu_ps(out, _mm_add_ps(v, _mm_shuffle_ps(v, v, 0x4e)));
+    return (int)(out[0] + out[1]);
+}
+main() { float x[4] = {1, 2, 3, 4}; printf("%d\n", hsum(x)); return 0; }
+"#;
+    let c = scratch("compiles.c");
+    std::fs::write(&c, source).unwrap();
+    let pre =
+        frontend::preprocess::preprocess(&TranslationUnitInput::new(&c)).expect("preprocesses");
+    let text = frontend::preprocess::blank_parser_shims(&pre.text);
+    assert!(text.contains("int hsum"), "implicit int inserted");
+    let i = scratch("compiles.i");
+    let exe = scratch("compiles");
+    std::fs::write(&i, text).unwrap();
+    let built = Command::new("cc")
+        .args(["-std=gnu89", "-O2", "-w", "-o"])
+        .arg(&exe)
+        .arg(&i)
+        .output()
+        .expect("cc runs");
+    assert!(
+        built.status.success(),
+        "{}",
+        String::from_utf8_lossy(&built.stderr)
+    );
+    let run = Command::new(&exe).output().expect("runs");
+    assert_eq!(String::from_utf8_lossy(&run.stdout), "10\n");
+}
