@@ -23,7 +23,10 @@ void scalar(const float *a, float *out, int n) {
 "#;
 
 fn reports() -> Vec<LoopReport> {
-    let dir = std::env::temp_dir().join(format!("warpwise-intrinsics-{}", std::process::id()));
+    // Tests run in parallel: each call gets its own directory.
+    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!("warpwise-intrinsics-{}-{n}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join("sse.c");
     std::fs::write(&file, SOURCE).unwrap();

@@ -181,3 +181,33 @@ fn locations_in_old_style_code_are_the_users() {
     assert_eq!((lp.line, lp.col), (5, 3));
     assert_eq!(unit.snippet(func.loops[0].keyword_span), "for");
 }
+
+#[test]
+fn unusual_kr_declarators() {
+    check(
+        "kr_declarators",
+        r#"#include <stdio.h>
+struct S { int v; };
+static int add1(n) int n; { return n + 1; }
+char *skip(s, n) char *s; unsigned n; { return s + n; }
+static int (*pick(n))(int) int n; { return n ? add1 : 0; }
+unsigned both(a, b) unsigned a, b; { return a * 10 + b; }
+field(x) struct S *x; { return x->v; }
+first(arr, n) int arr[]; register int n; { return arr[n - 1]; }
+call(fp) int (*fp)(); { return fp(4); }
+short narrow(c) char c; { return c * 2; }
+main()
+{
+    extern strange();
+    struct S s;
+    int a[3];
+    s.v = 9; a[0] = 1; a[1] = 2; a[2] = 3;
+    printf("%s %d %u %d %d\n", skip("hello", 2), pick(1)(5), both(4, 2), field(&s), first(a, 3));
+    printf("%d %d %d\n", call(add1), narrow(100), strange(3));
+    return 0;
+}
+strange(x) { return x * x; }
+"#,
+        "llo 6 42 9 3\n5 200 9\n",
+    );
+}
