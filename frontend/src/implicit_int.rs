@@ -379,11 +379,14 @@ fn typedef_names<'t>(toks: &[Tok], text: &'t str) -> HashSet<&'t str> {
                 (TokKind::Punct, ")" | "]" | "}") => depth = depth.saturating_sub(1),
                 (TokKind::Punct, ",") if depth == 0 => named = false,
                 (TokKind::Punct, ";") if depth == 0 => break,
-                (TokKind::Ident, _) if ATTRIBUTES.contains(&word) => {
-                    if toks.get(i + 1).is_some_and(|n| n.is(text, "(")) {
-                        i = matching_close(toks, text, i + 1).unwrap_or(toks.len());
-                    }
+                (TokKind::Ident, _)
+                    if ATTRIBUTES.contains(&word)
+                        && toks.get(i + 1).is_some_and(|n| n.is(text, "(")) =>
+                {
+                    i = matching_close(toks, text, i + 1).unwrap_or(toks.len());
                 }
+                // An attribute word without its parentheses is nothing to name either.
+                (TokKind::Ident, _) if ATTRIBUTES.contains(&word) => {}
                 (TokKind::Ident, _) if !named && !is_keyword(word) => {
                     names.insert(word);
                     named = true;
