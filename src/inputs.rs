@@ -24,6 +24,10 @@ pub struct CFlags {
     /// Include a file before the source (like the compiler's -include).
     #[arg(long = "include", value_name = "FILE")]
     pub forced_include: Vec<PathBuf>,
+    /// A compiler `-f` flag, written as the compiler takes it (`-fopenmp` defines `_OPENMP`
+    /// exactly as gcc does); passed on to the preprocessor and to builds of the program.
+    #[arg(short = 'f', value_name = "FLAG")]
+    pub feature: Vec<String>,
     /// Read files and flags from BUILD_DIR/compile_commands.json.
     #[arg(short = 'p', value_name = "BUILD_DIR")]
     pub build_dir: Option<PathBuf>,
@@ -44,7 +48,17 @@ impl CFlags {
             undefines: self.undefine.clone(),
             std: self.std.clone(),
             forced_includes: self.forced_include.clone(),
-            extra: Vec::new(),
+            // The compiler-command filter drops the `-f` flags that would make `cc -E` write
+            // files or change its diagnostics (`-fdump-*`, `-fdiagnostics-*`).
+            extra: CompileFlags::from_args(
+                &self
+                    .feature
+                    .iter()
+                    .map(|f| format!("-f{f}"))
+                    .collect::<Vec<_>>(),
+            )
+            .0
+            .extra,
         }
     }
 }

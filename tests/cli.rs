@@ -232,3 +232,27 @@ fn compile_commands_provide_files_and_flags() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("trip_count: '64'"), "{text}");
 }
+
+/// `-fopenmp`, pasted from a compiler command line, reaches `cc -E`, which then defines
+/// `_OPENMP` exactly as gcc does; without it the file's `#error` fires.
+#[test]
+fn fopenmp_defines_openmp_like_the_compiler() {
+    let dir = temp_dir("fopenmp");
+    let file = write(
+        &dir,
+        "omp.c",
+        "#ifndef _OPENMP\n#error compile with -fopenmp\n#endif\n\
+         void scale(int n, double *a) {\n#pragma omp parallel for\n\
+         for (int i = 0; i < n; i++) a[i] *= 2.0;\n}\n",
+    );
+    check(&["analyze", &file], 1, &["compile with -fopenmp"]);
+    let out = check(&["analyze", "-fopenmp", &file, "--format", "json"], 0, &[]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("omp.c:6:"),
+        "the loop is analysed:\n{stdout}"
+    );
+    // After the file too, and in `ir`, which shares the flag block.
+    check(&["analyze", &file, "-fopenmp"], 0, &[]);
+    check(&["ir", &file, "-fopenmp"], 0, &[]);
+}

@@ -197,7 +197,8 @@ pub fn direct_callees(func: &Function) -> BTreeSet<String> {
 pub fn host_only_reason(program: &Program, name: &str) -> Option<String> {
     match classify(program, name) {
         CallKind::HostOnly => Some(format!(
-            "`{name}` is a host library function with no device version"
+            "`{name}` is {} with no device version",
+            host_only_kind(name)
         )),
         CallKind::Port { callees } => callees
             .iter()
@@ -205,9 +206,23 @@ pub fn host_only_reason(program: &Program, name: &str) -> Option<String> {
                 program.function(c).is_none() && matches!(classify(program, c), CallKind::HostOnly)
             })
             .map(|c| {
-                format!("`{name}` calls `{c}`, a host library function with no device version")
+                format!(
+                    "`{name}` calls `{c}`, {} with no device version",
+                    host_only_kind(c)
+                )
             }),
         _ => None,
+    }
+}
+
+/// What a host-only callee is, for the reason: the x86 SIMD intrinsics (`_mm_add_ps`,
+/// `_mm256_load_pd`, GCC's `__builtin_ia32_*` behind them) are named as such, because the
+/// fix differs: the loop's vector code must be rewritten as scalar code for the GPU.
+fn host_only_kind(name: &str) -> &'static str {
+    if name.starts_with("_mm") || name.starts_with("__builtin_ia32_") {
+        "an x86 SIMD intrinsic"
+    } else {
+        "a host library function"
     }
 }
 

@@ -2,7 +2,10 @@
 
 pub mod access_sites;
 pub mod bench_input;
+mod ctokens;
 pub mod diagnostic;
+mod gnu_compat;
+mod implicit_int;
 pub mod interp;
 pub mod ir;
 pub mod loops;

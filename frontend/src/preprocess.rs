@@ -18,11 +18,17 @@
 //!   change what the user's code means).
 //! * **`__int128`, `__int128_t`, `__uint128_t`** — GCC knows them without a declaration, lang-c
 //!   does not: `fake_headers/warpwise_builtins.h` declares them and is forced-included (`-include`)
-//!   before the user's file. (`unsigned __int128` still does not parse.)
+//!   before the user's file. `unsigned __int128` is rewritten to `__uint128_t` (see below).
 //! * **`__attribute__((fallthrough));`** — a statement attribute lang-c rejects; it is blanked
 //!   with spaces, leaving an empty statement.
-//! * Not handled: x86 intrinsic headers (`immintrin.h`, `x86intrin.h`) fail inside
-//!   `bmi2intrin.h` (`unsigned __int128`). They are out of scope for GPU-porting analysis.
+//! * **x86 intrinsics headers** (`xmmintrin.h` ... `immintrin.h`, `x86intrin.h`) parse as they
+//!   are after two length-preserving rewrites ([`crate::gnu_compat`]: `__extension__` erased,
+//!   `unsigned __int128` spelled `__uint128_t`); their vector types are lowered with GCC's
+//!   size and alignment (`lower::vector`). Real headers, not replacements, so the text the
+//!   profiler compiles still has the real intrinsics.
+//! * **Implicit `int`** (`bar() { ... }`, `register i;`): lang-c needs a type specifier, so
+//!   [`crate::implicit_int`] inserts `int ` where C89 assumes it, before the source map is
+//!   built (its token alignment keeps the user's columns).
 //!
 //! `#pragma` lines (including those `_Pragma("...")` turns into) are recorded in
 //! [`Preprocessed::pragmas`] and blanked with spaces, so byte offsets and line numbers of the
@@ -516,7 +522,12 @@ pub fn preprocess(input: &TranslationUnitInput) -> Result<Preprocessed, Diagnost
 
     let mut text = String::from_utf8(output.stdout)
         .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
-    let raw_pragmas = blank_pragmas(&mut text);
+    // Length-preserving first (GNU spellings in GCC's headers), then the one rewrite that
+    // inserts text; the pragmas are found in the final text, so their offsets hold.
+    let own_dirs = [fake_dir.to_path_buf()];
+    crate::gnu_compat::rewrite(&mut text, &own_dirs);
+    crate::implicit_int::insert(&mut text, &own_dirs);
+    let raw_pragmas = blank_pragmas(&mut text, &own_dirs);
     blank_fallthrough(&mut text);
     let source_map = SourceMap::new(text.clone(), Some(&cwd), &[fake_dir.to_path_buf()]);
     let pragmas = raw_pragmas
@@ -542,25 +553,37 @@ pub fn preprocess(input: &TranslationUnitInput) -> Result<Preprocessed, Diagnost
 }
 
 /// Replaces each `#pragma` line by spaces (offsets stay put) and returns (line offset, text).
-fn blank_pragmas(text: &mut String) -> Vec<(usize, String)> {
+///
+/// `#pragma GCC ...` lines of system headers stay: lang-c skips them as directives, and the
+/// text compiled by the profiler needs them (`#pragma GCC target("sse3")` around the SSE3
+/// intrinsics: without it GCC does not know their builtins).
+fn blank_pragmas(text: &mut String, system_dirs: &[PathBuf]) -> Vec<(usize, String)> {
     let mut found = Vec::new();
     let mut start = 0;
+    let mut in_system = false;
     for line in text.split_inclusive('\n') {
         let body = line.trim_end_matches(['\n', '\r']);
         let t = body.trim_start();
+        if let Some((_, Some(name), flags)) = crate::source_map::parse_line_marker(t) {
+            in_system =
+                flags.contains(&3) || system_dirs.iter().any(|d| Path::new(&name).starts_with(d));
+        }
         if let Some(rest) = t.strip_prefix('#').map(str::trim_start) {
             if let Some(p) = rest.strip_prefix("pragma") {
                 if p.is_empty() || p.starts_with(char::is_whitespace) {
-                    found.push((start, start + body.len(), p.trim().to_string()));
+                    let keep = in_system && p.trim_start().starts_with("GCC");
+                    found.push((start, start + body.len(), p.trim().to_string(), keep));
                 }
             }
         }
         start += line.len();
     }
-    for (s, e, _) in &found {
-        text.replace_range(*s..*e, &" ".repeat(e - s));
+    for (s, e, _, keep) in &found {
+        if !keep {
+            text.replace_range(*s..*e, &" ".repeat(e - s));
+        }
     }
-    found.into_iter().map(|(s, _, t)| (s, t)).collect()
+    found.into_iter().map(|(s, _, t, _)| (s, t)).collect()
 }
 
 /// Blanks GCC's statement attribute `__attribute__((fallthrough))` (lang-c accepts attributes

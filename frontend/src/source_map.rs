@@ -391,7 +391,7 @@ impl SourceMap {
 }
 
 /// Parses `# 12 "file" 1 3` / `#line 12 "file"`: (line, file name if given, flags).
-fn parse_line_marker(line: &str) -> Option<(u32, Option<String>, Vec<u8>)> {
+pub(crate) fn parse_line_marker(line: &str) -> Option<(u32, Option<String>, Vec<u8>)> {
     let rest = line.strip_prefix('#')?.trim_start();
     let rest = rest.strip_prefix("line").unwrap_or(rest).trim_start();
     let digits = rest.bytes().take_while(u8::is_ascii_digit).count();

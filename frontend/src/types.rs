@@ -308,6 +308,15 @@ impl TypeTable {
         record.complete = true;
     }
 
+    /// Raises a complete record's alignment to `align` (`__attribute__((aligned))`, vector
+    /// types) or lowers it (`aligned(1)` on GCC's unaligned vector types); the size is
+    /// rounded up to a multiple of it, as C requires of any type.
+    pub fn set_record_alignment(&mut self, id: RecordId, align: u64) {
+        let record = &mut self.records[id.0 as usize];
+        record.align = align.max(1);
+        record.size = round_up(record.size, record.align);
+    }
+
     /// `sizeof`, `None` for incomplete, function and variable-length types.
     pub fn size_of(&self, id: TypeId) -> Option<u64> {
         match self.get(id) {

@@ -26,6 +26,8 @@ pub(crate) struct Declared {
     pub ty: TypeId,
     /// Parameters of the outermost function declarator, if this declares a function.
     pub params: Option<Vec<Node<ast::ParameterDeclaration>>>,
+    /// The identifier list of the outermost declarator when it is a K&R one (`f(a, b)`).
+    pub kr_params: Option<Vec<Node<ast::Identifier>>>,
     pub restrict: bool,
 }
 
@@ -37,6 +39,7 @@ impl<'a> Lowerer<'a> {
         span: Span,
     ) -> LResult<BaseType> {
         let mut type_specs = Vec::new();
+        let mut extensions = Vec::new();
         let mut base = BaseType {
             ty: self.void_ty(),
             is_typedef: false,
@@ -58,10 +61,15 @@ impl<'a> Lowerer<'a> {
                         base.is_const = true;
                     }
                 }
+                ast::DeclarationSpecifier::Extension(exts) => extensions.extend(exts),
                 _ => {}
             }
         }
         base.ty = self.type_from_specifiers(&type_specs, span)?;
+        if !extensions.is_empty() {
+            let extensions: Vec<_> = extensions.into_iter().cloned().collect();
+            base.ty = self.apply_vector_attribute(base.ty, &extensions, None)?;
+        }
         Ok(base)
     }
 
@@ -293,6 +301,7 @@ impl<'a> Lowerer<'a> {
         let mut ty = base;
         let mut restrict = false;
         let mut params = None;
+        let mut kr_params = None;
         for derived in &d.node.derived {
             if let ast::DerivedDeclarator::Pointer(quals) = &derived.node {
                 let (is_const, is_restrict) = pointer_qualifiers(quals);
@@ -333,9 +342,10 @@ impl<'a> Lowerer<'a> {
                         variadic,
                     });
                 }
-                ast::DerivedDeclarator::KRFunction(_) => {
+                ast::DerivedDeclarator::KRFunction(names) => {
                     if position == 0 {
                         params = Some(Vec::new());
+                        kr_params = Some(names.clone());
                     }
                     ty = self.program.types.intern(Type::Function {
                         ret: ty,
@@ -355,19 +365,27 @@ impl<'a> Lowerer<'a> {
                 name_span: d.span.into(),
                 ty,
                 params,
+                kr_params,
                 restrict,
             }),
             ast::DeclaratorKind::Identifier(id) => Ok(Declared {
+                // `typedef float __m128 __attribute__((__vector_size__(16)));`
+                ty: if d.node.derived.is_empty() {
+                    self.apply_vector_attribute(ty, &d.node.extensions, Some(&id.node.name))?
+                } else {
+                    ty
+                },
                 name: Some(id.node.name.clone()),
                 name_span: id.span.into(),
-                ty,
                 params,
+                kr_params,
                 restrict,
             }),
             ast::DeclaratorKind::Declarator(inner) => {
                 let mut declared = self.declarator(ty, inner)?;
                 if declared.params.is_none() {
                     declared.params = params;
+                    declared.kr_params = kr_params;
                 }
                 Ok(declared)
             }
@@ -428,7 +446,12 @@ impl<'a> Lowerer<'a> {
         Ok(self.adjust_parameter(ty, base.is_const, restrict))
     }
 
-    fn adjust_parameter(&mut self, ty: TypeId, is_const: bool, restrict: bool) -> TypeId {
+    pub(super) fn adjust_parameter(
+        &mut self,
+        ty: TypeId,
+        is_const: bool,
+        restrict: bool,
+    ) -> TypeId {
         match self.program.types.get(ty).clone() {
             Type::Array { elem, len } => {
                 if let ArrayLen::Variable(tag) = len {
@@ -652,13 +675,24 @@ impl<'a> Lowerer<'a> {
         self.pending_vla.clear();
         self.scopes.push();
 
-        let params = declared.params.unwrap_or_default();
-        let is_void_list = params.len() == 1 && self.is_void_param(&params[0])?;
-        let mut index = 0u32;
-        if !is_void_list {
-            for p in &params {
-                self.lower_parameter(p, index, &def.node.declarations)?;
-                index += 1;
+        if let Some(names) = declared.kr_params.as_ref().filter(|n| !n.is_empty()) {
+            // `f(a, b) double *a; { ... }`: the types come from the declaration list.
+            let ty = self.lower_kr_parameters(names, &def.node.declarations, ret)?;
+            self.fb.func.ty = ty;
+            self.scopes.bind_global(
+                &name,
+                Binding::Function {
+                    name: name.clone(),
+                    ty,
+                },
+            );
+        } else {
+            let params = declared.params.unwrap_or_default();
+            let is_void_list = params.len() == 1 && self.is_void_param(&params[0])?;
+            if !is_void_list {
+                for (index, p) in params.iter().enumerate() {
+                    self.lower_parameter(p, index as u32)?;
+                }
             }
         }
         // VLA parameter dimensions may refer to earlier parameters: evaluate them now.
@@ -697,25 +731,35 @@ impl<'a> Lowerer<'a> {
         Ok(builder.finish())
     }
 
-    fn lower_parameter(
-        &mut self,
-        p: &Node<ast::ParameterDeclaration>,
-        index: u32,
-        _kr_decls: &[Node<ast::Declaration>],
-    ) -> LResult<()> {
+    fn lower_parameter(&mut self, p: &Node<ast::ParameterDeclaration>, index: u32) -> LResult<()> {
         let ty = self.parameter_type(p)?;
         let declared_name = p.node.declarator.as_ref().and_then(declarator_name);
         let span: Span = p.span.into();
         let value = self.fb.emit(InstKind::Param(index), ty, span);
+        self.bind_parameter(declared_name, value, ty, (value, ty), span);
+        Ok(())
+    }
+
+    /// Records parameter `param` (the `Param` instruction, of type `param_ty`) and binds its
+    /// name to a local of type `local_ty` that starts as `local` (the parameter itself, or
+    /// for a K&R `float` its conversion from the `double` callers pass).
+    pub(super) fn bind_parameter(
+        &mut self,
+        declared_name: Option<String>,
+        param: crate::ir::Value,
+        param_ty: TypeId,
+        (value, ty): (crate::ir::Value, TypeId),
+        span: Span,
+    ) {
         let mut param = Param {
             name: declared_name.clone(),
-            ty,
-            value,
+            ty: param_ty,
+            value: param,
             slot: None,
             vla_dims: Vec::new(),
         };
         if let Some(name) = &declared_name {
-            self.fb.name_value(value, name);
+            self.fb.name_value(param.value, name);
             // Structs and unions live in memory, like local ones, so `.member` works.
             if !self.program.types.is_scalar(ty) || self.address_taken.contains(name) {
                 let slot = self.new_slot(name, ty, None, span);
@@ -742,7 +786,6 @@ impl<'a> Lowerer<'a> {
             }
         }
         self.fb.func.params.push(param);
-        Ok(())
     }
 
     /// The run-time lengths of the VLA dimensions reachable from a (pointer) type.

@@ -11,7 +11,9 @@ mod builder;
 mod consteval;
 mod decl;
 mod expr;
+mod kr;
 mod stmt;
+mod vector;
 
 use crate::ir::{ExternalFunction, Function, Global, GlobalId, Program, Span};
 use crate::types::TypeId;
@@ -180,6 +182,8 @@ pub(crate) struct Lowerer<'a> {
     /// `FieldAddr` values of the current function that address a bit-field's storage unit:
     /// (first bit, width). Loads and stores through them extract and insert the bits.
     pub bit_fields: HashMap<crate::ir::Value, (u32, u32)>,
+    /// GCC vector types made so far, by (element, size, alignment): see [`vector`].
+    pub vector_types: HashMap<(TypeId, u64, u64), TypeId>,
 }
 
 /// Stack for the lowering thread: lowering recurses along the syntax tree (and SSA
@@ -277,6 +281,7 @@ fn lower_translation_unit_here(unit: &ast::TranslationUnit, input: &LowerInput) 
         in_function: None,
         functions_attempted: 0,
         bit_fields: HashMap::new(),
+        vector_types: HashMap::new(),
     };
     for ext in &unit.0 {
         match &ext.node {

@@ -1,0 +1,138 @@
+//! Length-preserving rewrites of two GNU spellings that lang-c rejects, so that GCC's own
+//! headers (the x86 intrinsics `xmmintrin.h` ... `immintrin.h`, `x86intrin.h`) parse as
+//! they are. Offsets and line numbers do not move, so the source map needs no change, and
+//! the rewritten text still means the same to a C compiler (the profiler compiles it).
+//!
+//! * `__extension__` is erased (spaces). lang-c takes it only before a *unary* expression,
+//!   so GCC's `__extension__ (__m128)(__v4sf){ ... }` (a cast of a compound literal, all
+//!   over the SSE headers) is a syntax error. To GCC it only silences `-pedantic`.
+//! * `unsigned __int128` / `signed __int128` become `__uint128_t` / `__int128_t`, padded
+//!   with spaces (GCC's own names for the same types; `bmi2intrin.h`, pulled in by
+//!   `immintrin.h`, uses the first). `__int128` reaches lang-c as a typedef name (see
+//!   `fake_headers/warpwise_builtins.h`), and a typedef name cannot take `unsigned`.
+//!   Only when both words are on one line: a replacement must not swallow a newline.
+//! * C23 attributes `[[deprecated("...")]]`, `[[nodiscard]]`, `[[maybe_unused]]`,
+//!   `[[fallthrough]]` are erased (spaces; newlines inside them kept). GCC 12 reports
+//!   `__has_c_attribute(deprecated)` even in `gnu17` mode, so headers that test it (spglib's)
+//!   use the syntax, and lang-c does not know it. `[[` cannot start anything else in C.
+//!   None of these attributes changes what the program computes.
+
+use std::path::PathBuf;
+
+use crate::ctokens::{lex, matching_close, TokKind};
+
+/// Applies the rewrites to preprocessed text in place.
+pub(crate) fn rewrite(text: &mut String, system_dirs: &[PathBuf]) {
+    let toks = lex(text, system_dirs);
+    let mut edits: Vec<(usize, usize, &'static str)> = Vec::new();
+    let mut blank: Vec<(usize, usize)> = Vec::new();
+    for (k, t) in toks.iter().enumerate() {
+        if t.kind != TokKind::Ident {
+            continue;
+        }
+        match t.text(text) {
+            "__extension__" => edits.push((t.start, t.end, "")),
+            sign @ ("unsigned" | "signed") => {
+                let Some(next) = toks.get(k + 1) else {
+                    continue;
+                };
+                let same_line = !text[t.end..next.start].contains('\n');
+                if next.is(text, "__int128") && same_line {
+                    let name = if sign == "unsigned" {
+                        "__uint128_t"
+                    } else {
+                        "__int128_t"
+                    };
+                    edits.push((t.start, next.end, name));
+                }
+            }
+            _ => {}
+        }
+    }
+    // C23 attributes: `[[`, then a balanced list, then `]]`.
+    let mut k = 0;
+    while k + 1 < toks.len() {
+        let is_open = toks[k].is(text, "[") && toks[k + 1].is(text, "[");
+        let close = if is_open {
+            matching_close(&toks, text, k)
+        } else {
+            None
+        };
+        match close {
+            Some(c)
+                if toks[c].is(text, "]")
+                    && toks[c - 1].is(text, "]")
+                    && matching_close(&toks, text, k + 1) == Some(c - 1) =>
+            {
+                blank.push((toks[k].start, toks[c].end));
+                k = c + 1;
+            }
+            _ => k += 1,
+        }
+    }
+    for (start, end) in blank {
+        // Byte by byte, so a multi-byte character in a string argument keeps its length.
+        let spaces: String = text.as_bytes()[start..end]
+            .iter()
+            .map(|&b| if b == b'\n' { '\n' } else { ' ' })
+            .collect();
+        text.replace_range(start..end, &spaces);
+    }
+    for (start, end, with) in edits {
+        // `with` is never longer than the range: `unsigned __int128` is 17 bytes or more.
+        let padded = format!("{with:<width$}", width = end - start);
+        text.replace_range(start..end, &padded);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check(input: &str, expected: &str) {
+        let mut text = input.to_string();
+        rewrite(&mut text, &[]);
+        assert_eq!(text, expected);
+        assert_eq!(text.len(), input.len(), "offsets stay put");
+    }
+
+    #[test]
+    fn extension_is_erased() {
+        check(
+            "return __extension__ (__m128)(__v4sf){ a };",
+            "return               (__m128)(__v4sf){ a };",
+        );
+        check("my__extension__x;", "my__extension__x;");
+        check("s = \"__extension__\";", "s = \"__extension__\";");
+    }
+
+    #[test]
+    fn signed_int128_becomes_gcc_names() {
+        check(
+            "unsigned __int128 r = (unsigned  __int128) x;",
+            "__uint128_t       r = (__uint128_t       ) x;",
+        );
+        check("signed __int128 s;", "__int128_t      s;");
+        // Split over two lines: left alone.
+        check("unsigned\n__int128 r;", "unsigned\n__int128 r;");
+        check("unsigned int x;", "unsigned int x;");
+    }
+
+    #[test]
+    fn c23_attributes_are_erased() {
+        check(
+            "[[deprecated(\"gone é\")]]\nint f(void);",
+            "                         \nint f(void);",
+        );
+        check(
+            "[[maybe_unused, gnu::cold]] static int g;",
+            "                            static int g;",
+        );
+        check(
+            "switch (x) { case 1: [[fallthrough]]; }",
+            "switch (x) { case 1:                ; }",
+        );
+        // Subscripts are not attributes.
+        check("a[b[0]] = m[i][j];", "a[b[0]] = m[i][j];");
+    }
+}
