@@ -643,6 +643,28 @@ pub fn plan(
     };
     let refuse = |m: String| EmitError::refused(format!("{}: {m}", report.id));
 
+    // A global has no pointer in the host function to copy from and a kernel cannot name
+    // it; a lastprivate variable needs the last iteration's value copied out. Neither is
+    // generated yet: refuse rather than emit a kernel that silently differs.
+    let globals: Vec<&str> = report
+        .parameters
+        .iter()
+        .filter(|p| p.storage.is_some())
+        .map(|p| p.name.as_str())
+        .chain(
+            report
+                .private
+                .iter()
+                .filter(|p| p.storage.is_some())
+                .map(|p| p.name.as_str()),
+        )
+        .collect();
+    if !globals.is_empty() {
+        return Err(refuse(format!(
+            "the loop uses the global `{}`: globals are not generated yet",
+            globals.join("`, `")
+        )));
+    }
     for p in &report.parameters {
         if p.kind == ParamKind::Scalar && p.role != Role::In {
             return Err(refuse(format!(
@@ -673,6 +695,12 @@ pub fn plan(
                     .unwrap_or_default()
             )));
         }
+    }
+    if let Some(p) = report.private.iter().find(|p| p.last_value) {
+        return Err(refuse(format!(
+            "`{}` is lastprivate (its last value is read after the loop): copying it out is not generated yet",
+            p.name
+        )));
     }
     for c in &report.calls {
         if !matches!(c.device.as_str(), "builtin" | "port") {
