@@ -536,9 +536,23 @@ impl<'a> FunctionContext<'a> {
                     if let [e] = self.rec.of(index) {
                         if let Some(var) = e.as_poly().and_then(|p| p.as_var()) {
                             if let Some(r) = space.ivs.iter_mut().find(|r| &r.var == var) {
+                                // Only an access every iteration runs keeps every
+                                // iteration in bounds (`if (i < 5) a[0][i]` does not).
                                 let extent_hi = symbolic::Expr::integer((n as i64 - 1).into());
-                                if let Ok(hi) = symbolic::get_min(&r.hi, &extent_hi, &space.env) {
+                                if access.conditional {
+                                    // Nothing is known of the iterations that skip it.
+                                } else if let Ok(hi) = symbolic::get_min(&r.hi, &extent_hi, &space.env) {
                                     r.hi = hi;
+                                }
+                                // At most `extent - init` iterations, which bounds the
+                                // distance between two iterations too.
+                                if r.step == 1 && !access.conditional {
+                                    let extent = symbolic::Expr::integer((n as i64).into());
+                                    if let Ok(most) = extent.checked_sub(&r.init) {
+                                        if let Ok(t) = symbolic::get_min(&r.trips, &most, &space.env) {
+                                            r.trips = t;
+                                        }
+                                    }
                                 }
                             }
                         }

@@ -303,7 +303,6 @@ fn call_reaches(
     func: &Function,
     args: &[Value],
     target: &Region,
-    escaped: &HashSet<Slot>,
 ) -> Reach {
     let Base::Param(p) = target.base else {
         // Globals, escaped locals and unknown memory: any call may write them.
@@ -331,10 +330,9 @@ fn call_reaches(
         match r.base {
             Base::Param(q) if q == p => return Reach::Yes,
             Base::Param(q) => distinct.push(q),
-            // A local holding no pointer leads nowhere else.
-            Base::Local(s) if r.depth == 0 && !escaped.contains(&s) => {
-                let slot_ty = func.slot(s).ty;
-                if holds_pointers(types, slot_ty) {
+            // A local holding no pointer leads nowhere else (wherever its address went).
+            Base::Local(s) if r.depth == 0 => {
+                if holds_pointers(types, func.slot(s).ty) {
                     return Reach::Yes;
                 }
             }
@@ -431,7 +429,7 @@ pub fn loop_invariants(
         }
         let mut needs = Vec::new();
         for args in &writing_calls {
-            match call_reaches(program, func, args, &lr, &escaped) {
+            match call_reaches(program, func, args, &lr) {
                 Reach::Assuming(names) if policy == AliasPolicy::DistinctParameters => {
                     needs.extend(names.into_iter().map(param_name));
                 }
