@@ -760,9 +760,16 @@ impl<'a> FunctionContext<'a> {
         let mut nest = vec![loop_id.clone()];
         if facts.verdict == Verdict::Friendly {
             if let [child] = l.children.as_slice() {
+                // An inner loop filling this loop's private storage cannot get threads
+                // of its own: the statements after it read what all its iterations wrote.
                 let child_friendly = all
                     .get(child)
-                    .is_some_and(|f| f.verdict == Verdict::Friendly);
+                    .is_some_and(|f| f.verdict == Verdict::Friendly)
+                    && !facts.privacy.shared_by(
+                        self.func,
+                        self.forest.loop_(*child),
+                        all.get(child).map(|f| &f.privacy),
+                    );
                 if child_friendly && is_immediate_child(self.func, self.forest, id, *child) {
                     if let Some(s) = self.forest.loop_(*child).source {
                         nest.push(self.unit.loop_id(self.func.source_loop(s)));
@@ -802,6 +809,11 @@ impl<'a> FunctionContext<'a> {
             let parallel = |d: LoopId| {
                 all.get(&d)
                     .is_some_and(|f| f.verdict != Verdict::NotFriendly)
+                    && !facts.privacy.shared_by(
+                        self.func,
+                        self.forest.loop_(d),
+                        all.get(&d).map(|f| &f.privacy),
+                    )
             };
             crate::mapping::attach(
                 self.unit,
@@ -810,6 +822,7 @@ impl<'a> FunctionContext<'a> {
                 self.rec,
                 id,
                 &parallel,
+                &facts.privacy.accesses,
                 self.target,
                 &mut report,
             );

@@ -60,6 +60,27 @@ pub struct Privacy {
 }
 
 impl Privacy {
+    /// Whether loop `inner` (inside the classified one, whose own classification is
+    /// `inner_privacy`) touches storage private to the outer loop but shared between its
+    /// own iterations: then `inner` cannot be spread over threads of its own.
+    pub fn shared_by(
+        &self,
+        func: &Function,
+        inner: &frontend::loops::Loop,
+        inner_privacy: Option<&Privacy>,
+    ) -> bool {
+        let private_inside = |v: &Value| {
+            inner_privacy.is_some_and(|p| {
+                p.accesses.contains(v) || p.calls.contains(v) || p.contained_calls.contains(v)
+            })
+        };
+        self.accesses
+            .iter()
+            .chain(&self.calls)
+            .chain(&self.contained_calls)
+            .any(|v| inner.contains(func.inst(*v).block) && !private_inside(v))
+    }
+
     /// The accesses that stay shared between iterations.
     pub fn shared(&self, accesses: Vec<MemAccess>) -> Vec<MemAccess> {
         accesses

@@ -553,6 +553,8 @@ int main(void) {
 fn storage_declared_in_an_inner_body_is_private_to_the_outer_loop_too() {
     let report = check(IN_BODY_OF_INNER, Verdict::Friendly);
     assert!(!private(&report, "t").last_value);
+    // `t` is private to the inner loop's iterations too: both loops may get threads.
+    assert_eq!(report.nest.len(), 2, "{report:#?}");
     same_in_reverse(IN_BODY_OF_INNER);
 }
 
@@ -596,6 +598,10 @@ fn scalars_structs_arrays_and_pointers_written_first_are_private() {
     let p = private(&report, "p");
     assert_eq!((p.kind, p.last_value), (PrivateKind::Struct, false));
     assert!(report.parameters.iter().all(|x| x.name != "tmp" && x.name != "p"));
+    // The inner loop fills `tmp` for the statements after it: it keeps to one thread.
+    assert_eq!(report.nest.len(), 1, "{report:#?}");
+    let mapping = report.recommended_mapping.as_ref().expect("a mapping");
+    assert_eq!((mapping.x.as_str(), mapping.y.as_deref()), ("i", None));
     same_in_reverse(PRIVATE_OUTSIDE);
     written_before_read(PRIVATE_OUTSIDE, "tmp");
     written_before_read(PRIVATE_OUTSIDE, "p");
