@@ -734,3 +734,160 @@ pub fn kind_of(types: &TypeTable, ty: TypeId) -> PrivateKind {
         _ => PrivateKind::Scalar,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::analyze::{analyze_unit, Filter};
+    use crate::model::{LoopReport, PrivateKind};
+    use frontend::preprocess::TranslationUnitInput;
+    use frontend::unit::load_unit;
+
+    /// The report of the loop at `line` of `source`.
+    fn report(source: &str, line: u32) -> LoopReport {
+        static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let dir = std::env::temp_dir().join(format!("warpwise-privatize-{}-{n}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("t.c");
+        std::fs::write(&file, source).unwrap();
+        let unit = load_unit(&TranslationUnitInput::new(file)).expect("loads");
+        let _ = std::fs::remove_dir_all(&dir);
+        analyze_unit(&unit, &Filter::default())
+            .into_iter()
+            .find(|r| r.line == line)
+            .expect("the loop")
+    }
+
+    /// `expected`: the private variables as `name:kind[:last]`, sorted by name.
+    fn check(source: &str, line: u32, expected: &[&str]) {
+        let r = report(source, line);
+        let found: Vec<String> = r
+            .private
+            .iter()
+            .map(|p| {
+                let kind = match p.kind {
+                    PrivateKind::Scalar => "scalar",
+                    PrivateKind::Struct => "struct",
+                    PrivateKind::Array => "array",
+                    PrivateKind::Pointer => "pointer",
+                };
+                let last = if p.last_value { ":last" } else { "" };
+                format!("{}:{kind}{last}", p.name)
+            })
+            .collect();
+        assert_eq!(found, expected, "{r:#?}");
+    }
+
+    #[test]
+    fn a_struct_assigned_whole_is_written_before_read() {
+        let src = "struct s { double a, b; };\n\
+                   void f(int n, const struct s *restrict in, double *restrict out) {\n\
+                   struct s t;\n\
+                   for (int i = 0; i < n; i++) { t = in[i]; out[i] = t.a + t.b; }\n\
+                   }\n";
+        check(src, 4, &["t:struct"]);
+    }
+
+    #[test]
+    fn a_memset_writes_what_it_covers() {
+        let src = "#include <string.h>\n\
+                   void f(int n, double *restrict out) {\n\
+                   double t[4];\n\
+                   for (int i = 0; i < n; i++) { memset(t, 0, sizeof t); t[i % 4] = i; out[i] = t[0] + t[3]; }\n\
+                   }\n";
+        let r = report(src, 4);
+        assert!(r.calls.iter().all(|c| c.name != "memset"), "{r:#?}");
+        check(src, 4, &["t:array"]);
+    }
+
+    #[test]
+    fn nested_sweeps_cover_a_2d_array() {
+        let src = "void f(int n, const double *restrict a, double *restrict out) {\n\
+                   double t[4][3];\n\
+                   for (int i = 0; i < n; i++) {\n\
+                   for (int j = 0; j < 4; j++) for (int k = 0; k < 3; k++) t[j][k] = a[i] + j * k;\n\
+                   out[i] = t[3][2] + t[0][0];\n\
+                   }\n\
+                   }\n";
+        check(src, 3, &["t:array"]);
+    }
+
+    #[test]
+    fn a_descending_sweep_covers_too() {
+        let src = "void f(int n, const double *restrict a, double *restrict out) {\n\
+                   double t[3];\n\
+                   for (int i = 0; i < n; i++) {\n\
+                   for (int k = 2; k >= 0; k--) t[k] = a[i] - k;\n\
+                   out[i] = t[0] * t[2];\n\
+                   }\n\
+                   }\n";
+        check(src, 3, &["t:array"]);
+    }
+
+    #[test]
+    fn a_sweep_over_a_runtime_count_covers_reads_over_the_same_count() {
+        let src = "void f(int n, int m, const double *restrict a, double *restrict out) {\n\
+                   double t[64];\n\
+                   for (int i = 0; i < n; i++) {\n\
+                   for (int k = 0; k < m; k++) t[k] = a[i] + k;\n\
+                   double s = 0;\n\
+                   for (int k = 0; k < m; k++) s += t[k];\n\
+                   out[i] = s;\n\
+                   }\n\
+                   }\n";
+        check(src, 3, &["t:array"]);
+    }
+
+    #[test]
+    fn a_strided_sweep_leaves_gaps() {
+        let src = "void f(int n, const double *restrict a, double *restrict out) {\n\
+                   double t[6] = {0};\n\
+                   for (int i = 0; i < n; i++) {\n\
+                   for (int k = 0; k < 3; k++) t[2 * k] = a[i] + k;\n\
+                   out[i] = t[1];\n\
+                   }\n\
+                   }\n";
+        check(src, 3, &[]);
+    }
+
+    #[test]
+    fn an_escaping_array_is_not_privatized() {
+        let src = "void g(double *p);\n\
+                   void f(int n, const double *restrict a, double *restrict out) {\n\
+                   double t[2];\n\
+                   for (int i = 0; i < n; i++) { t[0] = a[i]; t[1] = 1; g(t); out[i] = t[0]; }\n\
+                   }\n";
+        check(src, 4, &[]);
+    }
+
+    #[test]
+    fn an_array_passed_to_a_helper_that_keeps_no_pointer_is_private() {
+        let src = "static double sum2(const double *p) { return p[0] + p[1]; }\n\
+                   void f(int n, const double *restrict a, double *restrict out) {\n\
+                   double t[2];\n\
+                   for (int i = 0; i < n; i++) { t[0] = a[i]; t[1] = 1; out[i] = sum2(t); }\n\
+                   }\n";
+        check(src, 4, &["t:array"]);
+    }
+
+    #[test]
+    fn a_pointer_assigned_every_iteration_is_private() {
+        let src = "void f(int n, const int *restrict first, const double *restrict base, double *restrict out) {\n\
+                   const double *p = base;\n\
+                   for (int i = 0; i < n; i++) { p = &base[first[i]]; out[i] = p[0] + p[1]; }\n\
+                   out[0] += p[0];\n\
+                   }\n";
+        check(src, 3, &["p:pointer:last"]);
+    }
+
+    #[test]
+    fn a_scalar_assigned_on_some_paths_is_carried() {
+        let src = "void f(int n, const double *restrict a, double *restrict out) {\n\
+                   double t = 0;\n\
+                   for (int i = 0; i < n; i++) { if (a[i] > 0) t = a[i]; out[i] = t; }\n\
+                   }\n";
+        let r = report(src, 3);
+        assert!(r.private.is_empty());
+        assert!(r.reasons.iter().any(|x| x.code == "WW101"), "{r:#?}");
+    }
+}
