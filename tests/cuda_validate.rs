@@ -463,7 +463,11 @@ fn loops_over_globals_validate_or_are_refused() {
     );
     let out = validate("transpose.c", 45, &[], &[]);
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
-    assert!(text(&out).contains("are not generated yet"), "{}", text(&out));
+    assert!(
+        text(&out).contains("are not generated yet"),
+        "{}",
+        text(&out)
+    );
 }
 
 #[test]

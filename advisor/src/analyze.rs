@@ -274,7 +274,9 @@ impl<'a> FunctionContext<'a> {
         // Private storage takes no part in the tests below.
         let privacy = self.privacy(id, &accesses);
         let accesses = privacy.shared(accesses);
-        facts.assumptions.extend(privacy.assumptions.iter().cloned());
+        facts
+            .assumptions
+            .extend(privacy.assumptions.iter().cloned());
 
         let invariants = self.invariants(id);
         if let Some(assumption) = invariants.assumption() {
@@ -407,13 +409,20 @@ impl<'a> FunctionContext<'a> {
 
         // Globals a GPU cannot hold; other globals are memory objects like any array.
         for access in &accesses {
-            if let Some((why, span)) = crate::globals::unsupported(program, self.func, self.rec, access) {
-                facts.reasons.push(self.reason(
-                    &codes::GLOBAL_WRITE,
-                    why,
-                    vec![self.line(span)],
-                    Some("keep this variable out of the loop, or pass its value as a parameter".into()),
-                ));
+            if let Some((why, span)) =
+                crate::globals::unsupported(program, self.func, self.rec, access)
+            {
+                facts.reasons.push(
+                    self.reason(
+                        &codes::GLOBAL_WRITE,
+                        why,
+                        vec![self.line(span)],
+                        Some(
+                            "keep this variable out of the loop, or pass its value as a parameter"
+                                .into(),
+                        ),
+                    ),
+                );
                 facts.verdict = facts.verdict.max(Verdict::NotFriendly);
             }
         }
@@ -541,7 +550,9 @@ impl<'a> FunctionContext<'a> {
                                 let extent_hi = symbolic::Expr::integer((n as i64 - 1).into());
                                 if access.conditional {
                                     // Nothing is known of the iterations that skip it.
-                                } else if let Ok(hi) = symbolic::get_min(&r.hi, &extent_hi, &space.env) {
+                                } else if let Ok(hi) =
+                                    symbolic::get_min(&r.hi, &extent_hi, &space.env)
+                                {
                                     r.hi = hi;
                                 }
                                 // At most `extent - init` iterations, which bounds the
@@ -549,7 +560,9 @@ impl<'a> FunctionContext<'a> {
                                 if r.step == 1 && !access.conditional {
                                     let extent = symbolic::Expr::integer((n as i64).into());
                                     if let Ok(most) = extent.checked_sub(&r.init) {
-                                        if let Ok(t) = symbolic::get_min(&r.trips, &most, &space.env) {
+                                        if let Ok(t) =
+                                            symbolic::get_min(&r.trips, &most, &space.env)
+                                        {
                                             r.trips = t;
                                         }
                                     }
@@ -888,7 +901,13 @@ impl<'a> FunctionContext<'a> {
         let program = &self.unit.lowered.program;
         let types = &program.types;
         let l = self.forest.loop_(id);
-        let accesses = privacy.shared(collect_accesses(self.func, self.forest, id, self.rec, types));
+        let accesses = privacy.shared(collect_accesses(
+            self.func,
+            self.forest,
+            id,
+            self.rec,
+            types,
+        ));
         let space = self.space(id, false);
         let variant = self.variant_symbols(id);
         let mut out = Vec::new();

@@ -223,8 +223,10 @@ mod tests {
 
     #[test]
     fn pointers_inside_structs_are_seen() {
-        let u = unit("struct s { int a; double *p; }; struct t { int a[3]; double b; };\n\
-                      struct s x; struct t y; int z[4];");
+        let u = unit(
+            "struct s { int a; double *p; }; struct t { int a[3]; double b; };\n\
+                      struct s x; struct t y; int z[4];",
+        );
         let types = &u.lowered.program.types;
         let ty = |name: &str| {
             u.lowered

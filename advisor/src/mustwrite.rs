@@ -540,7 +540,9 @@ impl Run<'_, '_> {
                 self.over_inner_loops(&w, block).map(|(r, _)| r)
             };
             match range {
-                Some(r) if !r.mentions(&own) && !r.mentions(flow.variant) && self.covered(&end, &r) => {}
+                Some(r)
+                    if !r.mentions(&own) && !r.mentions(flow.variant) && self.covered(&end, &r) => {
+                }
                 _ => {
                     return Err(format!(
                         "{v} writes bytes [{}, {}) that not every iteration writes",

@@ -204,7 +204,9 @@ impl Classifier<'_, '_> {
         func.slots
             .iter()
             .enumerate()
-            .filter(|(_, s)| !s.span.is_none() && body.start <= s.span.start && s.span.end <= body.end)
+            .filter(|(_, s)| {
+                !s.span.is_none() && body.start <= s.span.start && s.span.end <= body.end
+            })
             .map(|(i, _)| Slot(i as u32))
             .collect()
     }
@@ -254,11 +256,11 @@ impl Classifier<'_, '_> {
 
     /// Whether an address points only into private storage.
     fn private_address(&self, addr: Value) -> bool {
-        if self
-            .fresh
-            .iter()
-            .any(|s| self.addresses.get(s).is_some_and(|a| a.derived.contains(&addr)))
-        {
+        if self.fresh.iter().any(|s| {
+            self.addresses
+                .get(s)
+                .is_some_and(|a| a.derived.contains(&addr))
+        }) {
             return true;
         }
         self.targets(addr)
@@ -321,13 +323,13 @@ impl Classifier<'_, '_> {
     /// `Some(last_value)` when every iteration writes the object before reading it.
     fn privatizable(&mut self, object: Object, assumptions: &mut Vec<String>) -> Option<bool> {
         let program = self.scope.program;
-        let touches: Box<dyn Fn(&Self, Value) -> bool> = match object {
+        let touches = match object {
             Object::Slot(s) => {
                 let addresses = self.slot_addresses(s).clone();
                 if addresses.escapes {
                     return None;
                 }
-                Box::new(move |_, addr| addresses.derived.contains(&addr))
+                Touches::Derived(addresses.derived)
             }
             Object::Global(g) => {
                 let global = program.global(g);
@@ -337,9 +339,9 @@ impl Classifier<'_, '_> {
                 // A callee could read or write it, and an address nobody can name could
                 // be it.
                 let opaque_call = self.calls().iter().any(|(_, name, args)| match name {
-                    Some(n) if COPY.contains(&n.as_str()) => {
-                        args.iter().any(|a| self.targets(*a).is_none() && self.is_pointer(*a))
-                    }
+                    Some(n) if COPY.contains(&n.as_str()) => args
+                        .iter()
+                        .any(|a| self.targets(*a).is_none() && self.is_pointer(*a)),
                     Some(n) => !matches!(
                         crate::calls::classify(program, n),
                         crate::calls::CallKind::Builtin
@@ -353,13 +355,10 @@ impl Classifier<'_, '_> {
                 if opaque_call || unnamed {
                     return None;
                 }
-                Box::new(move |c: &Self, addr| {
-                    c.targets(addr)
-                        .is_some_and(|t| t.iter().any(|(o, _)| *o == Object::Global(g)))
-                })
+                Touches::Named(g)
             }
         };
-        let effects = self.effects(object, &*touches)?;
+        let effects = self.effects(object, &touches)?;
         let flow = Flow {
             func: self.func(),
             forest: self.scope.forest,
@@ -374,13 +373,21 @@ impl Classifier<'_, '_> {
             Object::Global(_) => true,
             Object::Slot(s) => self.read_after_loop(s),
         };
-        if live_after
-            && (self.loop_().exits.len() != 1 || outcome.same_every_iteration.is_err())
-        {
+        if live_after && (self.loop_().exits.len() != 1 || outcome.same_every_iteration.is_err()) {
             return None;
         }
         assumptions.extend(outcome.assumptions);
         Some(live_after)
+    }
+
+    /// Whether an address may point into the object `touches` describes.
+    fn touches(&self, touches: &Touches, addr: Value) -> bool {
+        match touches {
+            Touches::Derived(derived) => derived.contains(&addr),
+            Touches::Named(g) => self
+                .targets(addr)
+                .is_some_and(|t| t.iter().any(|(o, _)| *o == Object::Global(*g))),
+        }
     }
 
     fn is_pointer(&self, v: Value) -> bool {
@@ -402,11 +409,7 @@ impl Classifier<'_, '_> {
 
     /// What each instruction of the loop does to `object`; `None` when some access cannot
     /// be described (the object is then shared).
-    fn effects(
-        &self,
-        object: Object,
-        touches: &dyn Fn(&Self, Value) -> bool,
-    ) -> Option<HashMap<Value, Effect>> {
+    fn effects(&self, object: Object, touches: &Touches) -> Option<HashMap<Value, Effect>> {
         let func = self.func();
         let offsets = |addr: Value| -> Option<Vec<Expr>> {
             self.targets(addr)?
@@ -425,14 +428,12 @@ impl Classifier<'_, '_> {
                 let mut effect = Effect::default();
                 match &inst.kind {
                     InstKind::Load { addr } | InstKind::Store { addr, .. } => {
-                        if !touches(self, *addr) {
+                        if !self.touches(touches, *addr) {
                             continue;
                         }
                         let is_store = matches!(inst.kind, InstKind::Store { .. });
                         let size = Expr::integer(self.types().size_of(inst.ty)?.into());
-                        let Some(offsets) = offsets(*addr) else {
-                            return None;
-                        };
+                        let offsets = offsets(*addr)?;
                         let intervals: Vec<Interval> = offsets
                             .iter()
                             .map(|o| Interval::at(o, &size))
@@ -448,7 +449,7 @@ impl Classifier<'_, '_> {
                     }
                     InstKind::Call { callee, args } => {
                         let touched: Vec<usize> = (0..args.len())
-                            .filter(|k| touches(self, args[*k]))
+                            .filter(|k| self.touches(touches, args[*k]))
                             .collect();
                         if touched.is_empty() {
                             continue;
@@ -459,14 +460,15 @@ impl Classifier<'_, '_> {
                         };
                         for k in touched {
                             if is_copy_argument(name, k) {
-                                let count = args
-                                    .get(2)
-                                    .and_then(|n| self.scope.rec.single(*n))
-                                    .cloned();
-                                let intervals: Option<Vec<Interval>> = match (offsets(args[k]), &count) {
-                                    (Some(os), Some(n)) => os.iter().map(|o| Interval::at(o, n)).collect(),
-                                    _ => None,
-                                };
+                                let count =
+                                    args.get(2).and_then(|n| self.scope.rec.single(*n)).cloned();
+                                let intervals: Option<Vec<Interval>> =
+                                    match (offsets(args[k]), &count) {
+                                        (Some(os), Some(n)) => {
+                                            os.iter().map(|o| Interval::at(o, n)).collect()
+                                        }
+                                        _ => None,
+                                    };
                                 match (k, intervals) {
                                     (0, Some(ws)) => {
                                         if let [single] = ws.as_slice() {
@@ -556,7 +558,8 @@ impl Classifier<'_, '_> {
                     let objects = self.targets(*a);
                     self.private_address(*a)
                         && objects.is_some_and(|t| {
-                            t.iter().all(|(o, _)| !holds_pointers(types, self.object_type(*o)))
+                            t.iter()
+                                .all(|(o, _)| !holds_pointers(types, self.object_type(*o)))
                         })
                         && !callee_captures(program, &name, k)
                 } else {
@@ -614,7 +617,11 @@ impl Classifier<'_, '_> {
         let program = self.scope.program;
         // Per-iteration objects the loop touches.
         let mut used: Vec<Slot> = Vec::new();
-        for a in self.accesses.iter().filter(|a| out.accesses.contains(&a.inst)) {
+        for a in self
+            .accesses
+            .iter()
+            .filter(|a| out.accesses.contains(&a.inst))
+        {
             for (o, _) in self.targets(a.addr).unwrap_or_default() {
                 if let Object::Slot(s) = o {
                     if self.fresh.contains(&s) && !used.contains(&s) {
@@ -639,7 +646,10 @@ impl Classifier<'_, '_> {
             }
             for a in args {
                 for s in &self.fresh {
-                    let derived = self.addresses.get(s).is_some_and(|x| x.derived.contains(&a));
+                    let derived = self
+                        .addresses
+                        .get(s)
+                        .is_some_and(|x| x.derived.contains(&a));
                     let named = self
                         .targets(a)
                         .is_some_and(|t| t.iter().any(|(o, _)| *o == Object::Slot(*s)));
@@ -677,11 +687,19 @@ impl Classifier<'_, '_> {
             });
         }
         out.entries.sort_by(|a, b| a.name.cmp(&b.name));
-        out.entries.dedup_by(|a, b| a.name == b.name && a.storage == b.storage);
+        out.entries
+            .dedup_by(|a, b| a.name == b.name && a.storage == b.storage);
     }
 }
 
 const COPY: &[&str] = &["memset", "memcpy", "memmove"];
+
+/// Which addresses reach an object: for an unescaped local, exactly those derived from its
+/// slot; for a global, those the reconstruction names it in.
+enum Touches {
+    Derived(HashSet<Value>),
+    Named(GlobalId),
+}
 
 fn is_string_literal(func: &Function, mut v: Value) -> bool {
     for _ in 0..16 {
@@ -746,7 +764,8 @@ mod tests {
     fn report(source: &str, line: u32) -> LoopReport {
         static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
         let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let dir = std::env::temp_dir().join(format!("warpwise-privatize-{}-{n}", std::process::id()));
+        let dir =
+            std::env::temp_dir().join(format!("warpwise-privatize-{}-{n}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let file = dir.join("t.c");
         std::fs::write(&file, source).unwrap();

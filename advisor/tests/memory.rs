@@ -166,8 +166,7 @@ impl Observer for Watch {
         if a.function == self.function && self.inside.contains(&a.inst) {
             let mut log = self.log.borrow_mut();
             let it = log.iteration;
-            log.events
-                .push((it, a.alloc, a.offset, a.size, a.is_store));
+            log.events.push((it, a.alloc, a.offset, a.size, a.is_store));
         }
     }
 }
@@ -208,7 +207,9 @@ fn written_before_read(source: &str, object: &str) -> usize {
             inside,
             log: log.clone(),
         }));
-    interp.run_main(&[]).expect("the interpreter runs the fixture");
+    interp
+        .run_main(&[])
+        .expect("the interpreter runs the fixture");
     let log = log.borrow();
     let mut written: HashSet<(u32, i64)> = HashSet::new();
     let mut current = 0;
@@ -300,7 +301,10 @@ int main(void) {
 fn a_fixed_size_3d_global_with_runtime_bounds_is_friendly() {
     let report = check(GLOBAL_3D, Verdict::Friendly);
     let u = report.parameters.iter().find(|p| p.name == "u").unwrap();
-    assert_eq!((u.storage, u.role), (Some(Storage::Global), advisor::model::Role::Inout));
+    assert_eq!(
+        (u.storage, u.role),
+        (Some(Storage::Global), advisor::model::Role::Inout)
+    );
     assert!(u.bytes.is_some(), "{u:#?}");
     same_in_reverse(GLOBAL_3D);
 }
@@ -414,7 +418,10 @@ int main(void) {
 fn a_global_temporary_written_before_read_is_private() {
     let report = check(GLOBAL_TEMP, Verdict::Friendly);
     let gt = private(&report, "gt");
-    assert_eq!((gt.kind, gt.storage), (PrivateKind::Array, Some(Storage::Global)));
+    assert_eq!(
+        (gt.kind, gt.storage),
+        (PrivateKind::Array, Some(Storage::Global))
+    );
     // A global may be read after the loop by anyone: its last value is kept.
     assert!(gt.last_value);
     assert!(report.parameters.iter().all(|p| p.name != "gt"));
@@ -524,7 +531,10 @@ fn storage_declared_in_the_body_is_per_iteration() {
         assert!(report.parameters.iter().all(|x| x.name != name));
     }
     // The initializers' zero fill and copy are not host calls.
-    assert!(report.calls.iter().all(|c| c.name != "memset" && c.name != "memcpy"));
+    assert!(report
+        .calls
+        .iter()
+        .all(|c| c.name != "memset" && c.name != "memcpy"));
     assert!(!has_code(&report, "WW105") && !has_code(&report, "WW112"));
     same_in_reverse(IN_BODY);
 }
@@ -597,7 +607,10 @@ fn scalars_structs_arrays_and_pointers_written_first_are_private() {
     assert_eq!((tmp.kind, tmp.last_value), (PrivateKind::Array, false));
     let p = private(&report, "p");
     assert_eq!((p.kind, p.last_value), (PrivateKind::Struct, false));
-    assert!(report.parameters.iter().all(|x| x.name != "tmp" && x.name != "p"));
+    assert!(report
+        .parameters
+        .iter()
+        .all(|x| x.name != "tmp" && x.name != "p"));
     // The inner loop fills `tmp` for the statements after it: it keeps to one thread.
     assert_eq!(report.nest.len(), 1, "{report:#?}");
     let mapping = report.recommended_mapping.as_ref().expect("a mapping");

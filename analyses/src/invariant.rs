@@ -298,12 +298,7 @@ enum Reach {
 /// Whether a call with arguments `args` (a one-element list holding the call itself for a
 /// call through a pointer) may write `target`: it reaches what its pointer arguments
 /// reach, and globals with whatever pointers they hold.
-fn call_reaches(
-    program: &Program,
-    func: &Function,
-    args: &[Value],
-    target: &Region,
-) -> Reach {
+fn call_reaches(program: &Program, func: &Function, args: &[Value], target: &Region) -> Reach {
     let Base::Param(p) = target.base else {
         // Globals, escaped locals and unknown memory: any call may write them.
         return Reach::Yes;
@@ -391,15 +386,15 @@ pub fn loop_invariants(
         for &v in &func.block(b).insts {
             match &func.inst(v).kind {
                 InstKind::Store { addr, .. } => stores.push((v, *addr)),
-                InstKind::Call { callee, args } => {
-                    if call_may_write(program, callee, 0, &mut Vec::new()) {
-                        // A call through a pointer is kept as one that may write anything.
-                        let reach = match callee {
-                            Callee::Direct(_) => args.clone(),
-                            Callee::Indirect(_) => vec![v],
-                        };
-                        writing_calls.push(reach);
-                    }
+                InstKind::Call { callee, args }
+                    if call_may_write(program, callee, 0, &mut Vec::new()) =>
+                {
+                    // A call through a pointer is kept as one that may write anything.
+                    let reach = match callee {
+                        Callee::Direct(_) => args.clone(),
+                        Callee::Indirect(_) => vec![v],
+                    };
+                    writing_calls.push(reach);
                 }
                 _ => {}
             }

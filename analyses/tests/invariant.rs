@@ -226,12 +226,30 @@ fn calls_reach_only_what_their_arguments_and_globals_reach() {
     // No pointer to a by-value struct whose address is never taken exists: no call reaches it.
     check(&path, "by_value", "in.n", AliasPolicy::Conservative, true);
     // `g(x)` reaches `*x` and globals, not `*b`, when distinct parameters do not overlap.
-    let results = check(&path, "other", "b->re", AliasPolicy::DistinctParameters, true);
-    assert!(results
-        .iter()
-        .all(|r| r.assumption().is_some_and(|a| a.contains("`b`") && a.contains("`x`"))));
+    let results = check(
+        &path,
+        "other",
+        "b->re",
+        AliasPolicy::DistinctParameters,
+        true,
+    );
+    assert!(results.iter().all(|r| r
+        .assumption()
+        .is_some_and(|a| a.contains("`b`") && a.contains("`x`"))));
     check(&path, "other", "b->re", AliasPolicy::Conservative, false);
     // A call given `b` itself, or the struct's address, may write it.
-    check(&path, "same", "b->re", AliasPolicy::DistinctParameters, false);
-    check(&path, "taken", "in.n", AliasPolicy::DistinctParameters, false);
+    check(
+        &path,
+        "same",
+        "b->re",
+        AliasPolicy::DistinctParameters,
+        false,
+    );
+    check(
+        &path,
+        "taken",
+        "in.n",
+        AliasPolicy::DistinctParameters,
+        false,
+    );
 }
