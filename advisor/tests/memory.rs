@@ -539,6 +539,47 @@ fn storage_declared_in_the_body_is_per_iteration() {
     same_in_reverse(IN_BODY);
 }
 
+const INITIALIZERS: &str = r#"
+#include <stdio.h>
+struct vec { double x, y, z; };
+static void inits(int n, const double *restrict in, double *restrict out) {
+    for (int i = 0; i < n; i++) { /* LOOP */
+        double zero[4] = {0};
+        int listed[3] = {1, 2};
+        int grid[2][2] = {{1, 2}, {3, 4}};
+        struct vec v = {.y = 2.0};
+        struct vec w = v;
+        char padded[8] = "ab";
+        char exact[3] = "cd";
+        double one = in[i];
+        double *p = &one;
+        const double *lit = (const double[]){in[i], 1.0};
+        zero[i % 4] = *p;
+        out[i] = zero[0] + listed[1] + listed[2] + grid[1][0] + w.y + w.z
+               + padded[1] + padded[7] + exact[1] + lit[0] + lit[1];
+    }
+}
+int main(void) {
+    double in[24], out[24];
+    for (int i = 0; i < 24; i++) in[i] = i % 5;
+    inits(24, in, out);
+    double s = 0;
+    for (int i = 0; i < 24; i++) s = s * 1.01 + out[i];
+    printf("%.17g\n", s);
+    return 0;
+}
+"#;
+
+#[test]
+fn no_initializer_form_is_a_host_call() {
+    let report = check(INITIALIZERS, Verdict::Friendly);
+    assert!(report.calls.is_empty(), "{:#?}", report.calls);
+    for name in ["zero", "listed", "grid", "v", "w", "padded", "exact", "one"] {
+        assert!(!private(&report, name).last_value);
+    }
+    same_in_reverse(INITIALIZERS);
+}
+
 const IN_BODY_OF_INNER: &str = r#"
 #include <stdio.h>
 static void nest(int n, int m, const double *restrict in, double *restrict out) {
@@ -656,6 +697,24 @@ fn variables_read_after_the_loop_are_lastprivate() {
     // Not a carried value: no WW101 for `t`.
     assert!(!has_code(&report, "WW101"));
     written_before_read(LASTPRIVATE, "w");
+    // The recipe says which copies are per thread and which must come back.
+    let text = advisor::recipe::render(
+        &advisor::model::Report {
+            schema: advisor::model::SCHEMA.into(),
+            loops: vec![report.clone()],
+            skipped: Vec::new(),
+        },
+        &[],
+        false,
+    );
+    assert!(
+        text.contains("Private variables: each thread declares its own copy"),
+        "{text}"
+    );
+    assert!(
+        text.contains("`w` is read after the loop: copy the last iteration's copy back"),
+        "{text}"
+    );
     // The arrays do not depend on the order; the value after the loop does (it must be
     // the last iteration's, which is what `last_value` asks the port to copy out).
     let (forward, backward) = (run(LASTPRIVATE), run(&reversed(LASTPRIVATE)));
