@@ -448,3 +448,48 @@ fn emit_writes_the_kernel_the_note_and_the_shim() {
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out).contains("no loop at `samples/histogram.c:3`"));
 }
+
+#[test]
+fn loops_over_globals_validate_or_are_refused() {
+    // `x` and `buf` are file-scope arrays the loops write: copied like array arguments,
+    // the host function naming the global.
+    all_pass("aliasing.c", &[], &[(48, &[]), (50, &[])]);
+    // `A_data` is an array of arrays: its kernel parameter is not generated yet.
+    let dir = scratch("globals");
+    let d = dir.to_str().unwrap();
+    let out = warpwise(&[
+        "emit",
+        "samples/transpose.c",
+        "--loop",
+        "samples/transpose.c:44",
+        "-o",
+        d,
+    ]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(
+        text(&out).contains("the loop uses the global `A_data` (int [160][128]): globals other than one-dimensional arrays are not generated yet"),
+        "{}",
+        text(&out)
+    );
+    let out = validate("transpose.c", 45, &[], &[]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(
+        text(&out).contains("are not generated yet"),
+        "{}",
+        text(&out)
+    );
+}
+
+#[test]
+fn private_storage_is_declared_in_the_kernel() {
+    // Arrays and structs declared in the body, and an array written before it is read in
+    // every iteration, become the kernel's own locals; a lastprivate scalar is refused.
+    all_pass("../tests/cuda/private.c", &["100"], &[(14, &[]), (30, &[])]);
+    let out = validate("../tests/cuda/private.c", 40, &[], &["100"]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(
+        text(&out).contains("`t` is computed in the loop and used after it"),
+        "{}",
+        text(&out)
+    );
+}

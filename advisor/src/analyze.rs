@@ -153,6 +153,8 @@ struct LoopFacts {
     reductions: Vec<String>,
     needs_evidence: Vec<DependencePair>,
     assumptions: Vec<String>,
+    /// Storage each iteration has its own copy of (`crate::privatize`).
+    privacy: crate::privatize::Privacy,
 }
 
 impl<'a> FunctionContext<'a> {
@@ -261,6 +263,7 @@ impl<'a> FunctionContext<'a> {
             reductions: Vec::new(),
             needs_evidence: Vec::new(),
             assumptions: Vec::new(),
+            privacy: Default::default(),
         };
         let program = &self.unit.lowered.program;
         let keyword_line = l
@@ -268,6 +271,12 @@ impl<'a> FunctionContext<'a> {
             .map(|s| self.line(self.func.source_loop(s).keyword_span))
             .unwrap_or(0);
         let accesses = collect_accesses(self.func, self.forest, id, self.rec, &program.types);
+        // Private storage takes no part in the tests below.
+        let privacy = self.privacy(id, &accesses);
+        let accesses = privacy.shared(accesses);
+        facts
+            .assumptions
+            .extend(privacy.assumptions.iter().cloned());
 
         let invariants = self.invariants(id);
         if let Some(assumption) = invariants.assumption() {
@@ -333,7 +342,7 @@ impl<'a> FunctionContext<'a> {
             let InstKind::Phi(args) = &self.func.inst(v).kind else {
                 continue;
             };
-            if ivs.contains(&v) {
+            if ivs.contains(&v) || privacy.phis.contains(&v) {
                 continue;
             }
             let name = self
@@ -400,28 +409,23 @@ impl<'a> FunctionContext<'a> {
         }
         self.aliasing_pairs(id, &accesses, dependence_context.as_ref(), &mut facts);
 
-        // Writes to globals and statics.
-        for access in accesses.iter().filter(|a| a.is_store) {
-            if let Some(base) = access.base() {
-                if let Some(SymbolOrigin::Object(v)) =
-                    self.rec.symbols.info(base).map(|s| &s.origin)
-                {
-                    if let InstKind::GlobalAddr(g) = self.func.inst(*v).kind {
-                        let global = program.global(g);
-                        let what = if global.local_to.is_some() {
-                            "static variable"
-                        } else {
-                            "global variable"
-                        };
-                        facts.reasons.push(self.reason(
-                            &codes::GLOBAL_WRITE,
-                            format!("writes the {what} `{}`", global.name),
-                            vec![self.line(access.span)],
-                            Some("pass it as a parameter (a device array) instead".into()),
-                        ));
-                        facts.verdict = facts.verdict.max(Verdict::NotFriendly);
-                    }
-                }
+        // Globals a GPU cannot hold; other globals are memory objects like any array.
+        for access in &accesses {
+            if let Some((why, span)) =
+                crate::globals::unsupported(program, self.func, self.rec, access)
+            {
+                facts.reasons.push(
+                    self.reason(
+                        &codes::GLOBAL_WRITE,
+                        why,
+                        vec![self.line(span)],
+                        Some(
+                            "keep this variable out of the loop, or pass its value as a parameter"
+                                .into(),
+                        ),
+                    ),
+                );
+                facts.verdict = facts.verdict.max(Verdict::NotFriendly);
             }
         }
 
@@ -440,13 +444,17 @@ impl<'a> FunctionContext<'a> {
                     Callee::Direct(name) => {
                         if name.starts_with("__builtin_")
                             || name == "memset" && self.func.inst(v).origin.span.is_none()
+                            || privacy.calls.contains(&v)
                         {
                             continue;
                         }
                         if let Some(why) = crate::calls::host_only_reason(program, name) {
                             facts.reasons.push(self.reason(&codes::HOST_CALL, why, vec![line], Some("move the call out of the loop, or replace it with device code".into())));
                             facts.verdict = facts.verdict.max(Verdict::NotFriendly);
-                        } else if let Some(why) = self.callee_effects_reason(name, l) {
+                        } else if let Some(why) = self
+                            .callee_effects_reason(name, l)
+                            .filter(|_| !privacy.contained_calls.contains(&v))
+                        {
                             facts.reasons.push(self.reason(
                                 &codes::CALLEE_EFFECTS,
                                 why,
@@ -468,7 +476,21 @@ impl<'a> FunctionContext<'a> {
         }
         facts.assumptions.sort();
         facts.assumptions.dedup();
+        facts.privacy = privacy;
         facts
+    }
+
+    /// Which storage of loop `id` each iteration may have its own copy of.
+    fn privacy(&self, id: LoopId, accesses: &[MemAccess]) -> crate::privatize::Privacy {
+        let scope = crate::privatize::Scope {
+            program: &self.unit.lowered.program,
+            func: self.func,
+            forest: self.forest,
+            rec: self.rec,
+        };
+        let space = self.space(id, true).ok();
+        let variant = self.variant_symbols(id);
+        crate::privatize::classify(&scope, id, accesses, space.as_ref(), &variant)
     }
 
     /// Why a call to a function of the program may carry a dependence between iterations:
@@ -525,9 +547,27 @@ impl<'a> FunctionContext<'a> {
                     if let [e] = self.rec.of(index) {
                         if let Some(var) = e.as_poly().and_then(|p| p.as_var()) {
                             if let Some(r) = space.ivs.iter_mut().find(|r| &r.var == var) {
+                                // Only an access every iteration runs keeps every
+                                // iteration in bounds (`if (i < 5) a[0][i]` does not).
                                 let extent_hi = symbolic::Expr::integer((n as i64 - 1).into());
-                                if let Ok(hi) = symbolic::get_min(&r.hi, &extent_hi, &space.env) {
+                                if access.conditional {
+                                    // Nothing is known of the iterations that skip it.
+                                } else if let Ok(hi) =
+                                    symbolic::get_min(&r.hi, &extent_hi, &space.env)
+                                {
                                     r.hi = hi;
+                                }
+                                // At most `extent - init` iterations, which bounds the
+                                // distance between two iterations too.
+                                if r.step == 1 && !access.conditional {
+                                    let extent = symbolic::Expr::integer((n as i64).into());
+                                    if let Ok(most) = extent.checked_sub(&r.init) {
+                                        if let Ok(t) =
+                                            symbolic::get_min(&r.trips, &most, &space.env)
+                                        {
+                                            r.trips = t;
+                                        }
+                                    }
                                 }
                             }
                         }
@@ -791,9 +831,16 @@ impl<'a> FunctionContext<'a> {
         let mut nest = vec![loop_id.clone()];
         if facts.verdict == Verdict::Friendly {
             if let [child] = l.children.as_slice() {
+                // An inner loop filling this loop's private storage cannot get threads
+                // of its own: the statements after it read what all its iterations wrote.
                 let child_friendly = all
                     .get(child)
-                    .is_some_and(|f| f.verdict == Verdict::Friendly);
+                    .is_some_and(|f| f.verdict == Verdict::Friendly)
+                    && !facts.privacy.shared_by(
+                        self.func,
+                        self.forest.loop_(*child),
+                        all.get(child).map(|f| &f.privacy),
+                    );
                 if child_friendly && is_immediate_child(self.func, self.forest, id, *child) {
                     if let Some(s) = self.forest.loop_(*child).source {
                         nest.push(self.unit.loop_id(self.func.source_loop(s)));
@@ -802,7 +849,7 @@ impl<'a> FunctionContext<'a> {
             }
         }
         let mut assumptions = facts.assumptions.clone();
-        let parameters = self.parameters(id, &mut assumptions);
+        let parameters = self.parameters(id, &facts.privacy, &mut assumptions);
         assumptions.sort();
         assumptions.dedup();
         let mut report = LoopReport {
@@ -814,8 +861,9 @@ impl<'a> FunctionContext<'a> {
             reasons: facts.reasons.clone(),
             nest,
             parameters,
-            calls: self.calls(id),
+            calls: self.calls(id, &facts.privacy),
             reductions: facts.reductions.clone(),
+            private: facts.privacy.entries.clone(),
             needs_evidence: facts.needs_evidence.clone(),
             assumptions,
             pragmas: source.map(|s| s.pragmas.clone()).unwrap_or_default(),
@@ -832,6 +880,11 @@ impl<'a> FunctionContext<'a> {
             let parallel = |d: LoopId| {
                 all.get(&d)
                     .is_some_and(|f| f.verdict != Verdict::NotFriendly)
+                    && !facts.privacy.shared_by(
+                        self.func,
+                        self.forest.loop_(d),
+                        all.get(&d).map(|f| &f.privacy),
+                    )
             };
             crate::mapping::attach(
                 self.unit,
@@ -840,6 +893,7 @@ impl<'a> FunctionContext<'a> {
                 self.rec,
                 id,
                 &parallel,
+                &facts.privacy.accesses,
                 self.target,
                 &mut report,
             );
@@ -847,7 +901,7 @@ impl<'a> FunctionContext<'a> {
         report
     }
 
-    fn calls(&self, id: LoopId) -> Vec<Call> {
+    fn calls(&self, id: LoopId, privacy: &crate::privatize::Privacy) -> Vec<Call> {
         let program = &self.unit.lowered.program;
         let mut names = BTreeMap::new();
         for &block in &self.forest.loop_(id).blocks {
@@ -859,7 +913,7 @@ impl<'a> FunctionContext<'a> {
                         ..
                     } => {
                         // Zero-fill and copies synthesized for initializers are not calls the user wrote.
-                        if name.starts_with("__builtin_") {
+                        if name.starts_with("__builtin_") || privacy.calls.contains(&v) {
                             continue;
                         }
                         let (device, callees) = match classify(program, name) {
@@ -896,11 +950,22 @@ impl<'a> FunctionContext<'a> {
     }
 
     /// Inbound and outbound parameters with their sections (§4.2).
-    fn parameters(&self, id: LoopId, assumptions: &mut Vec<String>) -> Vec<Parameter> {
+    fn parameters(
+        &self,
+        id: LoopId,
+        privacy: &crate::privatize::Privacy,
+        assumptions: &mut Vec<String>,
+    ) -> Vec<Parameter> {
         let program = &self.unit.lowered.program;
         let types = &program.types;
         let l = self.forest.loop_(id);
-        let accesses = collect_accesses(self.func, self.forest, id, self.rec, types);
+        let accesses = privacy.shared(collect_accesses(
+            self.func,
+            self.forest,
+            id,
+            self.rec,
+            types,
+        ));
         let space = self.space(id, false);
         let variant = self.variant_symbols(id);
         let mut out = Vec::new();
@@ -1009,6 +1074,7 @@ impl<'a> FunctionContext<'a> {
                 elem_bytes: Some(*elem),
                 bytes,
                 notes,
+                storage: crate::globals::storage(self.func, self.rec, var),
             });
         }
         for access in unbased {
@@ -1022,6 +1088,7 @@ impl<'a> FunctionContext<'a> {
                 elem_bytes: Some(access.elem_bytes),
                 bytes: None,
                 notes: vec!["the address has no single base pointer".into()],
+                storage: None,
             });
         }
         // Scalars defined outside the loop and used inside (inbound), and values computed
@@ -1092,6 +1159,7 @@ impl<'a> FunctionContext<'a> {
                 elem_bytes: None,
                 bytes: None,
                 notes: Vec::new(),
+                storage: None,
             });
         }
         out

@@ -26,8 +26,8 @@ pub const INDIRECT_UPDATE: Code = Code {
 };
 pub const GLOBAL_WRITE: Code = Code {
     code: "WW104",
-    name: "write to global or static variable",
-    explanation: "kernels cannot keep host globals or function statics coherent",
+    name: "global a GPU cannot hold",
+    explanation: "a volatile global may change outside the program and a thread-local one exists per host thread: a device copy can follow neither (other globals are copied like arrays)",
 };
 pub const HOST_CALL: Code = Code {
     code: "WW105",

@@ -377,6 +377,7 @@ pub fn attach(
     rec: &Reconstruction,
     outer: LoopId,
     parallel: &dyn Fn(LoopId) -> bool,
+    private: &std::collections::HashSet<frontend::ir::Value>,
     target: &Target,
     report: &mut crate::model::LoopReport,
 ) {
@@ -384,7 +385,9 @@ pub fn attach(
     let Ok(space) = crate::space::iteration_space(func, forest, outer, rec) else {
         return;
     };
-    let accesses = crate::access::collect_accesses(func, forest, outer, rec, types);
+    // Private storage is each thread's own, not global memory shared by a warp.
+    let mut accesses = crate::access::collect_accesses(func, forest, outer, rec, types);
+    accesses.retain(|a| !private.contains(&a.inst));
     let nest = Nest {
         unit,
         func,

@@ -97,6 +97,44 @@ pub struct Parameter {
     /// Why `bytes` is absent or what it assumes.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+    /// Where the object lives when it is not reached through the function's parameters or
+    /// locals: `global` for a file-scope or `static` variable (the port copies it to the
+    /// device like an array argument). Absent for parameters and locals.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub storage: Option<Storage>,
+}
+
+/// Where a memory object lives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Storage {
+    /// A file-scope or `static` variable.
+    Global,
+}
+
+/// What a privatized variable is, for the port's declaration of its per-thread copy.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PrivateKind {
+    Scalar,
+    Struct,
+    Array,
+    Pointer,
+}
+
+/// A variable each iteration may have its own copy of (OpenMP `private` / `lastprivate`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Private {
+    pub name: String,
+    pub kind: PrivateKind,
+    /// Why no value flows through it from one iteration to another.
+    pub why: String,
+    /// Its value is read after the loop: the port must copy out the last iteration's value
+    /// (OpenMP `lastprivate`).
+    pub last_value: bool,
+    /// `global` for a file-scope or `static` variable; absent for locals.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub storage: Option<Storage>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -143,6 +181,10 @@ pub struct LoopReport {
     /// Scalars updated by a reduction (`sum += ...`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub reductions: Vec<String>,
+    /// Variables written in the loop that need no sharing between iterations: declared in
+    /// its body, or written before they are read in every iteration.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub private: Vec<Private>,
     /// Accesses whose independence needs run-time evidence (for `needs-profile`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub needs_evidence: Vec<DependencePair>,

@@ -247,6 +247,18 @@ fn recipe(l: &LoopReport, report: &Report) -> String {
         step += 1;
     }
 
+    // Private storage: each thread's own copy.
+    if !l.private.is_empty() {
+        let _ = writeln!(
+            out,
+            "  {step}. Private variables: each thread declares its own copy in the kernel:"
+        );
+        for p in &l.private {
+            let _ = writeln!(out, "       {}: {}", p.name, p.why);
+        }
+        step += 1;
+    }
+
     // 5. Copy back.
     let outputs: Vec<&&Parameter> = arrays
         .iter()
@@ -271,6 +283,17 @@ fn recipe(l: &LoopReport, report: &Report) -> String {
         .filter(|p| p.kind == ParamKind::Scalar && p.role != Role::In)
     {
         let _ = writeln!(out, "       `{}` is computed in the loop and used after it: return it through a device variable", p.name);
+    }
+    for p in l
+        .private
+        .iter()
+        .filter(|p| p.last_value && !l.parameters.iter().any(|q| q.name == p.name))
+    {
+        let _ = writeln!(
+            out,
+            "       `{}` is read after the loop: copy the last iteration's copy back",
+            p.name
+        );
     }
     step += 1;
     performance(l, step, &mut out);

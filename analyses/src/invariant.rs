@@ -7,7 +7,11 @@
 //! arguments other than itself are one invariant value. A load is invariant iff its
 //! address is invariant and nothing in the loop may write that memory: no store that may
 //! alias (decided on the base object of the two addresses, see [`AliasPolicy`], and on
-//! constant offsets between addresses of one base), and no call that may write memory.
+//! constant offsets between addresses of one base), and no call that may write it. A call
+//! can only write memory reachable from its pointer arguments and from globals: a local
+//! whose address never escapes (a by-value struct parameter such as `in.lookups`) is out
+//! of its reach, and so is the memory of a pointer parameter none of the arguments
+//! derives from, under [`AliasPolicy::DistinctParameters`].
 
 use crate::reconstruct::Reconstruction;
 use crate::sign::pure_library_function;
@@ -283,6 +287,76 @@ fn call_may_write(program: &Program, callee: &Callee, depth: u32, stack: &mut Ve
     writes
 }
 
+/// Whether a call may write the memory of region `target`.
+enum Reach {
+    /// Only if memory reached from these distinct pointer parameters (or from globals)
+    /// overlaps.
+    Assuming(Vec<u32>),
+    Yes,
+}
+
+/// Whether a call with arguments `args` (a one-element list holding the call itself for a
+/// call through a pointer) may write `target`: it reaches what its pointer arguments
+/// reach, and globals with whatever pointers they hold.
+fn call_reaches(program: &Program, func: &Function, args: &[Value], target: &Region) -> Reach {
+    let Base::Param(p) = target.base else {
+        // Globals, escaped locals and unknown memory: any call may write them.
+        return Reach::Yes;
+    };
+    let types = &program.types;
+    let mut distinct = vec![p];
+    for &a in args {
+        let inst = func.inst(a);
+        match inst.kind {
+            InstKind::Call { .. } => return Reach::Yes,
+            // A string literal is not writable; a function's address reaches code only.
+            InstKind::StringAddr(_) | InstKind::FuncAddr(_) => continue,
+            _ => {}
+        }
+        let ty = inst.ty;
+        if !types.is_pointer(ty) {
+            // A struct passed by value may carry pointers; scalars reach nothing.
+            if holds_pointers(types, ty) {
+                return Reach::Yes;
+            }
+            continue;
+        }
+        let r = region(func, a, &mut HashSet::new());
+        match r.base {
+            Base::Param(q) if q == p => return Reach::Yes,
+            Base::Param(q) => distinct.push(q),
+            // A local holding no pointer leads nowhere else (wherever its address went).
+            Base::Local(s) if r.depth == 0 => {
+                if holds_pointers(types, func.slot(s).ty) {
+                    return Reach::Yes;
+                }
+            }
+            Base::Global(_) if r.depth == 0 => {}
+            _ => return Reach::Yes,
+        }
+    }
+    // The callee may also write globals and what they point to: distinct from parameters
+    // under the same assumption.
+    distinct.sort();
+    distinct.dedup();
+    Reach::Assuming(distinct)
+}
+
+/// Whether an object of type `ty` can hold a pointer.
+fn holds_pointers(types: &frontend::types::TypeTable, ty: frontend::types::TypeId) -> bool {
+    use frontend::types::Type;
+    match types.get(ty) {
+        Type::Pointer { .. } | Type::Function { .. } => true,
+        Type::Array { elem, .. } => holds_pointers(types, *elem),
+        Type::Record(r) => types
+            .record(*r)
+            .fields
+            .iter()
+            .any(|f| holds_pointers(types, f.ty)),
+        _ => false,
+    }
+}
+
 /// Computes the invariant values of loop `loop_id`.
 pub fn loop_invariants(
     program: &Program,
@@ -307,13 +381,20 @@ pub fn loop_invariants(
 
     // Memory effects of the loop.
     let mut stores = Vec::new();
-    let mut clobbering_call = false;
+    let mut writing_calls: Vec<Vec<Value>> = Vec::new();
     for &b in &l.blocks {
         for &v in &func.block(b).insts {
             match &func.inst(v).kind {
                 InstKind::Store { addr, .. } => stores.push((v, *addr)),
-                InstKind::Call { callee, .. } => {
-                    clobbering_call |= call_may_write(program, callee, 0, &mut Vec::new());
+                InstKind::Call { callee, args }
+                    if call_may_write(program, callee, 0, &mut Vec::new()) =>
+                {
+                    // A call through a pointer is kept as one that may write anything.
+                    let reach = match callee {
+                        Callee::Direct(_) => args.clone(),
+                        Callee::Indirect(_) => vec![v],
+                    };
+                    writing_calls.push(reach);
                 }
                 _ => {}
             }
@@ -331,12 +412,10 @@ pub fn loop_invariants(
     // Whether a store in the loop may write what `load` reads; records the assumption
     // when only DistinctParameters rules it out.
     let killed = |load: Value, addr: Value, assumed: &mut BTreeSet<String>| -> bool {
-        if clobbering_call {
-            return true;
-        }
         let lr = region(func, addr, &mut HashSet::new());
         if let Base::Local(s) = lr.base {
             if lr.depth == 0 && !escaped.contains(&s) {
+                // No pointer to it exists, so no call can reach it.
                 return stores.iter().any(|&(st, sa)| {
                     region(func, sa, &mut HashSet::new()) == lr
                         && !disjoint_offsets(program, func, rec, load, addr, st, sa)
@@ -344,6 +423,14 @@ pub fn loop_invariants(
             }
         }
         let mut needs = Vec::new();
+        for args in &writing_calls {
+            match call_reaches(program, func, args, &lr) {
+                Reach::Assuming(names) if policy == AliasPolicy::DistinctParameters => {
+                    needs.extend(names.into_iter().map(param_name));
+                }
+                _ => return true,
+            }
+        }
         for &(st, sa) in &stores {
             let sr = region(func, sa, &mut HashSet::new());
             if sr == lr {

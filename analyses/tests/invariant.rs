@@ -208,3 +208,48 @@ fn field_address_with_variant_base_is_variant() {
     );
     check(&path, "f", "p[i].n", AliasPolicy::Conservative, false);
 }
+
+#[test]
+fn calls_reach_only_what_their_arguments_and_globals_reach() {
+    let path = fixture(
+        "struct in { int n; double s; }; struct blk { long rb, re; }; \
+         void g(double *x); void h(struct blk *b); \
+         double by_value(struct in in, double *x) { double t = 0; \
+           for (int i = 0; i < in.n; i++) { g(x); t += x[0]; } return t; } \
+         double other(struct blk *b, double *x) { double t = 0; \
+           for (long r = 0; r < b->re; r++) { g(x); t += x[0]; } return t; } \
+         double same(struct blk *b, double *x) { double t = 0; \
+           for (long r = 0; r < b->re; r++) { h(b); t += x[0]; } return t; } \
+         double taken(struct in in, double *x) { double t = 0; \
+           for (int i = 0; i < in.n; i++) { g((double *)&in); t += x[0]; } return t; }",
+    );
+    // No pointer to a by-value struct whose address is never taken exists: no call reaches it.
+    check(&path, "by_value", "in.n", AliasPolicy::Conservative, true);
+    // `g(x)` reaches `*x` and globals, not `*b`, when distinct parameters do not overlap.
+    let results = check(
+        &path,
+        "other",
+        "b->re",
+        AliasPolicy::DistinctParameters,
+        true,
+    );
+    assert!(results.iter().all(|r| r
+        .assumption()
+        .is_some_and(|a| a.contains("`b`") && a.contains("`x`"))));
+    check(&path, "other", "b->re", AliasPolicy::Conservative, false);
+    // A call given `b` itself, or the struct's address, may write it.
+    check(
+        &path,
+        "same",
+        "b->re",
+        AliasPolicy::DistinctParameters,
+        false,
+    );
+    check(
+        &path,
+        "taken",
+        "in.n",
+        AliasPolicy::DistinctParameters,
+        false,
+    );
+}

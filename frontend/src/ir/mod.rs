@@ -424,6 +424,9 @@ pub struct SourceLoop {
     pub exit_block: Option<Block>,
     /// `#pragma` texts written right before the loop, e.g. `omp parallel for`.
     pub pragmas: Vec<String>,
+    /// Span of the body statement: objects declared inside it are new in every iteration
+    /// (C99 6.2.4p5), unlike those of a `for`'s init clause.
+    pub body_span: Span,
 }
 
 /// An `if`/`else` (or a ternary lowered as control flow), kept explicit as the thesis asks.
@@ -517,6 +520,10 @@ pub struct Global {
     pub is_static: bool,
     pub is_extern: bool,
     pub is_const: bool,
+    /// Declared `volatile`: it may change behind the program's back (a GPU copy cannot).
+    pub is_volatile: bool,
+    /// Declared `_Thread_local` (`__thread`): one object per host thread.
+    pub is_thread_local: bool,
     /// For function-local statics: the function that declares it.
     pub local_to: Option<String>,
     pub span: Span,

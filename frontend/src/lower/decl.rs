@@ -16,6 +16,10 @@ pub(crate) struct BaseType {
     pub is_static: bool,
     pub is_extern: bool,
     pub is_const: bool,
+    /// `volatile` on the declaration: the object may change outside the program's view.
+    pub is_volatile: bool,
+    /// `_Thread_local` / `__thread`: one object per host thread.
+    pub is_thread_local: bool,
 }
 
 /// A declarator resolved to its name and full type.
@@ -46,6 +50,8 @@ impl<'a> Lowerer<'a> {
             is_static: false,
             is_extern: false,
             is_const: false,
+            is_volatile: false,
+            is_thread_local: false,
         };
         for spec in specs {
             match &spec.node {
@@ -53,14 +59,15 @@ impl<'a> Lowerer<'a> {
                     ast::StorageClassSpecifier::Typedef => base.is_typedef = true,
                     ast::StorageClassSpecifier::Static => base.is_static = true,
                     ast::StorageClassSpecifier::Extern => base.is_extern = true,
+                    ast::StorageClassSpecifier::ThreadLocal => base.is_thread_local = true,
                     _ => {}
                 },
                 ast::DeclarationSpecifier::TypeSpecifier(ts) => type_specs.push(ts),
-                ast::DeclarationSpecifier::TypeQualifier(q) => {
-                    if matches!(q.node, ast::TypeQualifier::Const) {
-                        base.is_const = true;
-                    }
-                }
+                ast::DeclarationSpecifier::TypeQualifier(q) => match q.node {
+                    ast::TypeQualifier::Const => base.is_const = true,
+                    ast::TypeQualifier::Volatile => base.is_volatile = true,
+                    _ => {}
+                },
                 ast::DeclarationSpecifier::Extension(exts) => extensions.extend(exts),
                 _ => {}
             }
@@ -530,6 +537,8 @@ impl<'a> Lowerer<'a> {
                 is_static: base.is_static,
                 is_extern: base.is_extern,
                 is_const: base.is_const,
+                is_volatile: base.is_volatile,
+                is_thread_local: base.is_thread_local,
                 local_to: None,
                 span: declared.name_span,
                 init: None,
@@ -884,6 +893,8 @@ impl<'a> Lowerer<'a> {
                             is_static: false,
                             is_extern: true,
                             is_const: base.is_const,
+                            is_volatile: base.is_volatile,
+                            is_thread_local: base.is_thread_local,
                             local_to: None,
                             span,
                             init: None,
@@ -901,6 +912,8 @@ impl<'a> Lowerer<'a> {
                     is_static: true,
                     is_extern: false,
                     is_const: base.is_const,
+                    is_volatile: base.is_volatile,
+                    is_thread_local: base.is_thread_local,
                     local_to: self.in_function.clone(),
                     span,
                     init: None,

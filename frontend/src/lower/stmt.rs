@@ -141,6 +141,7 @@ impl<'a> Lowerer<'a> {
         body_block: Block,
         continue_block: Block,
         exit_block: Block,
+        body_span: Span,
     ) -> usize {
         let pragmas = self.pragmas_before(keyword);
         self.fb.func.loops.push(SourceLoop {
@@ -152,6 +153,7 @@ impl<'a> Lowerer<'a> {
             continue_block,
             exit_block: Some(exit_block),
             pragmas,
+            body_span,
         });
         self.fb.func.loops.len() - 1
     }
@@ -170,6 +172,7 @@ impl<'a> Lowerer<'a> {
             body_block,
             cond_block,
             exit_block,
+            w.node.statement.span.into(),
         );
         self.fb.switch_to(cond_block);
         self.lower_condition(&w.node.expression, body_block, exit_block)?;
@@ -203,6 +206,7 @@ impl<'a> Lowerer<'a> {
             body_block,
             cond_block,
             exit_block,
+            d.node.statement.span.into(),
         );
         self.fb.switch_to(body_block);
         self.jumps.push(JumpTargets {
@@ -256,6 +260,7 @@ impl<'a> Lowerer<'a> {
             body_block,
             step_block,
             exit_block,
+            f.node.statement.span.into(),
         );
         self.fb.switch_to(cond_block);
         match &f.node.condition {

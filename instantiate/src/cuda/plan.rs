@@ -466,6 +466,11 @@ pub fn declare(c_type: &str, name: &str) -> String {
     let t = c_type.trim();
     if let Some(i) = t.find("(*)") {
         format!("{}(*{name}){}", &t[..i], &t[i + 3..])
+    } else if let Some(i) = t.find('[') {
+        // An array (a private copy declared in the kernel): `double tmp[3]`.
+        let elem = t[..i].trim_end();
+        let sep = if elem.ends_with('*') { "" } else { " " };
+        format!("{elem}{sep}{name}{}", &t[i..])
     } else if t.ends_with('*') {
         format!("{t}{name}")
     } else {
@@ -643,6 +648,25 @@ pub fn plan(
     };
     let refuse = |m: String| EmitError::refused(format!("{}: {m}", report.id));
 
+    // A one-dimensional global array is copied like an array argument: the host function
+    // names the global where the loop was. Other globals (scalars, structs, arrays of
+    // arrays, whose kernel parameter would need a declarator) are not generated yet.
+    for p in report.parameters.iter().filter(|p| p.storage.is_some()) {
+        let one_dimensional = ctx.globals.get(&p.name).is_some_and(|t| {
+            matches!(ctx.types.get(*t), Type::Array { elem, .. }
+                if !matches!(ctx.types.get(*elem), Type::Array { .. }))
+        });
+        if !one_dimensional {
+            return Err(refuse(format!(
+                "the loop uses the global `{}` ({}): globals other than one-dimensional arrays are not generated yet",
+                p.name,
+                ctx.globals
+                    .get(&p.name)
+                    .map(|t| ctx.display(*t))
+                    .unwrap_or_else(|| p.c_type.clone())
+            )));
+        }
+    }
     for p in &report.parameters {
         if p.kind == ParamKind::Scalar && p.role != Role::In {
             return Err(refuse(format!(
@@ -673,6 +697,12 @@ pub fn plan(
                     .unwrap_or_default()
             )));
         }
+    }
+    if let Some(p) = report.private.iter().find(|p| p.last_value) {
+        return Err(refuse(format!(
+            "`{}` is lastprivate (its last value is read after the loop): copying it out is not generated yet",
+            p.name
+        )));
     }
     for c in &report.calls {
         if !matches!(c.device.as_str(), "builtin" | "port") {

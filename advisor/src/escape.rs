@@ -1,0 +1,244 @@
+//! Where the address of a local object (array, struct, address-taken scalar) can go: an
+//! object whose address is only used to load, store, fill or copy it, or is passed to a
+//! function of the program that does not keep it, cannot be reached through any other
+//! pointer, so every access to it is one the IR shows structurally.
+
+use frontend::ir::{Callee, Function, InstKind, Program, Slot, Terminator, Value};
+use std::collections::HashSet;
+
+/// Library functions that only access their pointer arguments during the call, and
+/// which argument positions are pointers they read or write: `memset(dst, c, n)`,
+/// `memcpy(dst, src, n)`, `memmove(dst, src, n)`.
+pub const COPY_FUNCTIONS: &[(&str, &[usize])] =
+    &[("memset", &[0]), ("memcpy", &[0, 1]), ("memmove", &[0, 1])];
+
+/// Whether `name` is `memset`, `memcpy` or `memmove` with a pointer at argument `position`.
+pub fn is_copy_argument(name: &str, position: usize) -> bool {
+    COPY_FUNCTIONS
+        .iter()
+        .any(|(n, positions)| *n == name && positions.contains(&position))
+}
+
+/// The values that are addresses inside `slot` (its `SlotAddr`s and any address derived
+/// from them), and whether one of them escapes.
+#[derive(Clone, Debug, Default)]
+pub struct SlotAddresses {
+    pub derived: HashSet<Value>,
+    pub escapes: bool,
+}
+
+/// Follows every address derived from `slot` through the function.
+pub fn slot_addresses(
+    program: &Program,
+    func: &Function,
+    slot: Slot,
+    users: &[Vec<Value>],
+) -> SlotAddresses {
+    let roots: Vec<Value> = func
+        .values()
+        .filter(|v| func.inst(*v).kind == InstKind::SlotAddr(slot))
+        .collect();
+    let (derived, escapes) = follow(program, func, roots, users, 0, &mut Vec::new());
+    SlotAddresses { derived, escapes }
+}
+
+/// Whether a function of the program may keep (store, return) the pointer it receives as
+/// argument `position`, or pass it somewhere that might. Unknown functions may.
+pub fn callee_captures(program: &Program, name: &str, position: usize) -> bool {
+    captures(program, name, position, 0, &mut Vec::new())
+}
+
+fn captures(
+    program: &Program,
+    name: &str,
+    position: usize,
+    depth: u32,
+    stack: &mut Vec<String>,
+) -> bool {
+    let Some(f) = program.function(name) else {
+        return true;
+    };
+    let Some(param) = f.params.get(position) else {
+        // A variadic argument: the callee reads it with `va_arg`, untracked here.
+        return true;
+    };
+    // A parameter spilled to a slot has its address taken: its value lives in memory.
+    if param.slot.is_some() || depth > 8 || stack.iter().any(|n| n == name) {
+        return true;
+    }
+    stack.push(name.to_string());
+    let users = f.users();
+    let (_, escapes) = follow(program, f, vec![param.value], &users, depth, stack);
+    stack.pop();
+    escapes
+}
+
+/// The closure of `roots` under address arithmetic, and whether some use of it lets the
+/// address out (stored as a value, returned, merged by a phi or select, passed to a call
+/// that may keep it, converted to an integer).
+fn follow(
+    program: &Program,
+    func: &Function,
+    roots: Vec<Value>,
+    users: &[Vec<Value>],
+    depth: u32,
+    stack: &mut Vec<String>,
+) -> (HashSet<Value>, bool) {
+    let types = &program.types;
+    let mut derived: HashSet<Value> = roots.iter().copied().collect();
+    let mut work = roots;
+    let mut escapes = false;
+    while let Some(d) = work.pop() {
+        for &u in &users[d.index()] {
+            let inst = func.inst(u);
+            let keeps = match &inst.kind {
+                InstKind::PtrAdd { base, index, .. } => {
+                    if *index == d {
+                        true
+                    } else {
+                        if *base == d && derived.insert(u) {
+                            work.push(u);
+                        }
+                        false
+                    }
+                }
+                InstKind::FieldAddr { .. } => {
+                    if derived.insert(u) {
+                        work.push(u);
+                    }
+                    false
+                }
+                InstKind::Cast(_) if types.is_pointer(inst.ty) => {
+                    if derived.insert(u) {
+                        work.push(u);
+                    }
+                    false
+                }
+                InstKind::Load { .. } => false,
+                InstKind::Store { value, .. } => *value == d,
+                // Comparing addresses (`p != NULL`) does not let them out.
+                InstKind::Binary(op, ..) => !op.is_comparison(),
+                InstKind::Call {
+                    callee: Callee::Direct(name),
+                    args,
+                } => args.iter().enumerate().any(|(position, a)| {
+                    *a == d
+                        && !is_copy_argument(name, position)
+                        && captures(program, name, position, depth + 1, stack)
+                }),
+                _ => true,
+            };
+            escapes |= keeps;
+        }
+    }
+    for b in func.blocks() {
+        if let Terminator::Return(Some(r)) = func.block(b).terminator {
+            escapes |= derived.contains(&r);
+        }
+    }
+    (derived, escapes)
+}
+
+/// Whether an object of type `ty` can hold a pointer (a callee given its address could
+/// then reach other memory through it).
+pub fn holds_pointers(types: &frontend::types::TypeTable, ty: frontend::types::TypeId) -> bool {
+    use frontend::types::Type;
+    match types.get(ty) {
+        Type::Pointer { .. } | Type::Function { .. } => true,
+        Type::Array { elem, .. } => holds_pointers(types, *elem),
+        Type::Record(r) => types
+            .record(*r)
+            .fields
+            .iter()
+            .any(|f| holds_pointers(types, f.ty)),
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use frontend::preprocess::TranslationUnitInput;
+    use frontend::unit::{load_unit, Unit};
+
+    fn unit(source: &str) -> Unit {
+        static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let dir = std::env::temp_dir().join(format!("warpwise-escape-{}-{n}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("t.c");
+        std::fs::write(&file, source).unwrap();
+        let unit = load_unit(&TranslationUnitInput::new(file)).expect("loads");
+        let _ = std::fs::remove_dir_all(&dir);
+        unit
+    }
+
+    /// Whether the slot named `name` of function `f` escapes.
+    fn check(source: &str, f: &str, name: &str, escapes: bool) {
+        let u = unit(source);
+        let program = &u.lowered.program;
+        let func = program.function(f).expect("function");
+        let slot = func
+            .slots
+            .iter()
+            .position(|s| s.name == name)
+            .expect("slot");
+        let users = func.users();
+        let found = slot_addresses(program, func, Slot(slot as u32), &users);
+        assert_eq!(found.escapes, escapes, "{name} in {source}");
+    }
+
+    #[test]
+    fn loads_stores_and_copies_keep_an_array_local() {
+        let src = "#include <string.h>\nvoid f(double *o) { double t[4] = {0}; double *p = t + 1; \
+                   *p = 2; memcpy(o, t, sizeof t); o[0] = t[3]; }";
+        check(src, "f", "t", false);
+    }
+
+    #[test]
+    fn storing_the_address_lets_it_out() {
+        let src = "void f(double **o) { double t[4]; o[0] = t; }";
+        check(src, "f", "t", true);
+    }
+
+    #[test]
+    fn a_callee_that_only_reads_through_its_parameter_keeps_it() {
+        let src = "static double sum(const double *a) { return a[0] + a[1]; }\n\
+                   double f(void) { double t[2] = {1, 2}; return sum(t); }";
+        check(src, "f", "t", false);
+    }
+
+    #[test]
+    fn a_callee_that_keeps_the_pointer_lets_it_out() {
+        let src = "double *kept;\nstatic void keep(double *a) { kept = a; }\n\
+                   void f(void) { double t[2]; keep(t); }";
+        check(src, "f", "t", true);
+    }
+
+    #[test]
+    fn an_unknown_callee_may_keep_the_pointer() {
+        let src = "void ext(double *a);\nvoid f(void) { double t[2]; ext(t); }";
+        check(src, "f", "t", true);
+    }
+
+    #[test]
+    fn pointers_inside_structs_are_seen() {
+        let u = unit(
+            "struct s { int a; double *p; }; struct t { int a[3]; double b; };\n\
+                      struct s x; struct t y; int z[4];",
+        );
+        let types = &u.lowered.program.types;
+        let ty = |name: &str| {
+            u.lowered
+                .program
+                .globals
+                .iter()
+                .find(|g| g.name == name)
+                .unwrap()
+                .ty
+        };
+        assert!(holds_pointers(types, ty("x")));
+        assert!(!holds_pointers(types, ty("y")));
+        assert!(!holds_pointers(types, ty("z")));
+    }
+}
