@@ -3,7 +3,7 @@
 
 use crate::access::{collect_accesses, section, MemAccess};
 use crate::aliasing::{param_aliasing, ParamAliasing};
-use crate::calls::{classify, CallKind};
+use crate::calls::{classify_in, CallKind};
 use crate::codes::{self, Code};
 use crate::dependence::{carried_dependences, Outcome};
 use crate::model::{
@@ -54,6 +54,35 @@ pub fn analyze_unit_injected(
     target: &crate::mapping::Target,
     injected: &HashMap<String, i64>,
 ) -> Vec<LoopReport> {
+    let view = crate::program::ProgramView::single(unit);
+    let summaries = crate::summaries::Summaries::new(&view);
+    analyze_in_program(&summaries, 0, filter, target, injected)
+}
+
+/// Analyses every loop of every unit as one program: calls resolve to functions of any
+/// unit (non-static ones across units), and callees' side effects are summarized
+/// program-wide. Reports come unit by unit, in the order given.
+pub fn analyze_units(
+    units: &[Unit],
+    filter: &Filter,
+    target: &crate::mapping::Target,
+) -> Vec<LoopReport> {
+    let view = crate::program::ProgramView::new(units);
+    let summaries = crate::summaries::Summaries::new(&view);
+    (0..units.len())
+        .flat_map(|u| analyze_in_program(&summaries, u, filter, target, &HashMap::new()))
+        .collect()
+}
+
+/// Analyses the loops of unit `unit_index` of a program (see [`analyze_unit_injected`]).
+pub fn analyze_in_program(
+    summaries: &crate::summaries::Summaries,
+    unit_index: usize,
+    filter: &Filter,
+    target: &crate::mapping::Target,
+    injected: &HashMap<String, i64>,
+) -> Vec<LoopReport> {
+    let unit = summaries.view().unit(unit_index);
     let mut reconstruct_config = ReconstructConfig::default();
     let mut range_config = RangeConfig::default();
     for (name, value) in injected {
@@ -79,6 +108,8 @@ pub fn analyze_unit_injected(
         let ranges = range_analysis(program, func, &forest, &rec, &entry_signs, &range_config);
         let context = FunctionContext {
             unit,
+            unit_index,
+            summaries,
             func,
             forest: &forest,
             rec: &rec,
@@ -134,6 +165,9 @@ pub fn loop_id_matches(id: &str, wanted: &str) -> bool {
 
 struct FunctionContext<'a> {
     unit: &'a Unit,
+    /// This unit's index in the program, and the callees' side-effect summaries.
+    unit_index: usize,
+    summaries: &'a crate::summaries::Summaries<'a>,
     func: &'a Function,
     forest: &'a LoopForest,
     rec: &'a Reconstruction,
@@ -267,7 +301,10 @@ impl<'a> FunctionContext<'a> {
             .source
             .map(|s| self.line(self.func.source_loop(s).keyword_span))
             .unwrap_or(0);
-        let accesses = collect_accesses(self.func, self.forest, id, self.rec, &program.types);
+        let mut accesses = collect_accesses(self.func, self.forest, id, self.rec, &program.types);
+        // What the loop's calls do to memory, in the same representation.
+        let effects = self.call_effects(id);
+        accesses.extend(effects.accesses.iter().cloned());
 
         let invariants = self.invariants(id);
         if let Some(assumption) = invariants.assumption() {
@@ -379,8 +416,9 @@ impl<'a> FunctionContext<'a> {
         match self.space(id, true) {
             Ok(space) => {
                 facts.assumptions.extend(space.assumptions.iter().cloned());
-                let space = self.bounded_by_array_extents(space, &accesses);
-                let variant = self.variant_symbols(id);
+                let space = effects.extend_space(self.bounded_by_array_extents(space, &accesses));
+                let mut variant = self.variant_symbols(id);
+                variant.extend(effects.variant.iter().cloned());
                 self.memory_dependences(id, &accesses, &space, &variant, &mut facts);
             }
             Err(why) => {
@@ -396,10 +434,10 @@ impl<'a> FunctionContext<'a> {
                 }
             }
         }
-        self.aliasing_pairs(&accesses, &mut facts);
+        self.aliasing_pairs(&accesses, &effects, &mut facts);
 
-        // Writes to globals and statics.
-        for access in accesses.iter().filter(|a| a.is_store) {
+        // Writes to globals and statics (the callees' ones follow).
+        for access in accesses.iter().filter(|a| a.is_store && a.callee.is_none()) {
             if let Some(base) = access.base() {
                 if let Some(SymbolOrigin::Object(v)) =
                     self.rec.symbols.info(base).map(|s| &s.origin)
@@ -423,6 +461,19 @@ impl<'a> FunctionContext<'a> {
             }
         }
 
+        let mut seen_globals = BTreeSet::new();
+        for (call, callee, global) in &effects.global_writes {
+            if seen_globals.insert((callee, global)) {
+                facts.reasons.push(self.reason(
+                    &codes::GLOBAL_WRITE,
+                    format!("`{callee}` writes the global variable `{global}`"),
+                    vec![self.line(self.func.inst(*call).origin.span)],
+                    Some("pass it to the function as a parameter (a device array) instead".into()),
+                ));
+                facts.verdict = facts.verdict.max(Verdict::NotFriendly);
+            }
+        }
+
         // Calls.
         for &block in &l.blocks {
             for &v in &self.func.block(block).insts {
@@ -441,10 +492,13 @@ impl<'a> FunctionContext<'a> {
                         {
                             continue;
                         }
-                        if let Some(why) = crate::calls::host_only_reason(program, name) {
+                        let view = self.summaries.view();
+                        if let Some(why) =
+                            crate::calls::host_only_reason_in(view, self.unit_index, name)
+                        {
                             facts.reasons.push(self.reason(&codes::HOST_CALL, why, vec![line], Some("move the call out of the loop, or replace it with device code".into())));
                             facts.verdict = facts.verdict.max(Verdict::NotFriendly);
-                        } else if let Some(why) = self.callee_effects_reason(name, l) {
+                        } else if let Some(why) = effects.unknown_reason(v) {
                             facts.reasons.push(self.reason(
                                 &codes::CALLEE_EFFECTS,
                                 why,
@@ -452,7 +506,10 @@ impl<'a> FunctionContext<'a> {
                                 Some("port the callee and check its accesses, or run `warpwise profile` (it tracks accesses inside callees)".into()),
                             ));
                             facts.verdict = facts.verdict.max(Verdict::NeedsProfile);
-                        } else if matches!(classify(program, name), CallKind::Allocator) {
+                        } else if matches!(
+                            classify_in(view, self.unit_index, name),
+                            CallKind::Allocator
+                        ) {
                             facts.reasons.push(self.reason(
                                 &codes::ALLOCATION,
                                 format!("calls `{name}` in the loop"),
@@ -469,30 +526,17 @@ impl<'a> FunctionContext<'a> {
         facts
     }
 
-    /// Why a call to a function of the program may carry a dependence between iterations:
-    /// it writes memory outside its frame, or reads memory while the loop writes some. The
-    /// callee's accesses are not part of the loop's dependence tests.
-    fn callee_effects_reason(&self, name: &str, l: &frontend::loops::Loop) -> Option<String> {
-        let program = &self.unit.lowered.program;
-        if !matches!(classify(program, name), CallKind::Port { .. }) {
-            return None;
-        }
-        let effects = crate::calls::memory_effects(program, name);
-        if effects.writes {
-            return Some(format!(
-                "calls `{name}`, which writes memory outside its own frame: dependences between iterations through it are not analysed"
-            ));
-        }
-        let loop_writes = l.blocks.iter().any(|b| {
-            self.func.block(*b).insts.iter().any(|v| {
-                matches!(self.func.inst(*v).kind, InstKind::Store { addr, .. }
-                    if !crate::calls::is_local(self.func, addr))
-            })
-        });
-        (effects.reads && loop_writes).then(|| {
-            format!(
-                "calls `{name}`, which reads memory the loop may write in another iteration: not analysed"
-            )
+    /// The side effects of the loop's calls, instantiated from the callees' summaries.
+    fn call_effects(&self, id: LoopId) -> crate::callsites::LoopEffects {
+        let variant = self.variant_symbols(id);
+        crate::callsites::loop_effects(&crate::callsites::LoopSite {
+            summaries: self.summaries,
+            unit: self.unit_index,
+            func: self.func,
+            forest: self.forest,
+            loop_id: id,
+            rec: self.rec,
+            variant: &variant,
         })
     }
 
@@ -593,7 +637,11 @@ impl<'a> FunctionContext<'a> {
                         .iter()
                         .map(|(_, o)| o)
                         .eq(second.alternatives.iter().map(|(_, o)| o));
+                    // Only for the loop's own accesses: a callee's offset may be unknown
+                    // for reasons other than data.
                     if *data_dependent
+                        && first.callee.is_none()
+                        && second.callee.is_none()
                         && same_address
                         && first.is_store != second.is_store
                         && first.base() == second.base()
@@ -630,7 +678,12 @@ impl<'a> FunctionContext<'a> {
     }
 
     /// Stores and accesses through different pointers that may point into one array.
-    fn aliasing_pairs(&self, accesses: &[MemAccess], facts: &mut LoopFacts) {
+    fn aliasing_pairs(
+        &self,
+        accesses: &[MemAccess],
+        effects: &crate::callsites::LoopEffects,
+        facts: &mut LoopFacts,
+    ) {
         let mut reported = BTreeSet::new();
         for store in accesses.iter().filter(|a| a.is_store) {
             let Some(sb) = store.base() else { continue };
@@ -639,6 +692,7 @@ impl<'a> FunctionContext<'a> {
                 let types = &self.unit.lowered.program.types;
                 if sb == ob
                     || !self.may_alias(sb, ob)
+                    || effects.distinct_objects(sb, ob, &self.rec.symbols)
                     || !crate::access::types_may_alias(types, store.ty, other.ty)
                 {
                     continue;
@@ -790,7 +844,6 @@ impl<'a> FunctionContext<'a> {
     }
 
     fn calls(&self, id: LoopId) -> Vec<Call> {
-        let program = &self.unit.lowered.program;
         let mut names = BTreeMap::new();
         for &block in &self.forest.loop_(id).blocks {
             for &v in &self.func.block(block).insts {
@@ -804,7 +857,8 @@ impl<'a> FunctionContext<'a> {
                         if name.starts_with("__builtin_") {
                             continue;
                         }
-                        let (device, callees) = match classify(program, name) {
+                        let kind = classify_in(self.summaries.view(), self.unit_index, name);
+                        let (device, callees) = match kind {
                             CallKind::Builtin => ("builtin", Vec::new()),
                             CallKind::Allocator => ("allocator", Vec::new()),
                             CallKind::Port { callees } => ("port", callees),
@@ -842,9 +896,13 @@ impl<'a> FunctionContext<'a> {
         let program = &self.unit.lowered.program;
         let types = &program.types;
         let l = self.forest.loop_(id);
-        let accesses = collect_accesses(self.func, self.forest, id, self.rec, types);
-        let space = self.space(id, false);
-        let variant = self.variant_symbols(id);
+        let mut accesses = collect_accesses(self.func, self.forest, id, self.rec, types);
+        // A callee's accesses count toward the loop's sections.
+        let effects = self.call_effects(id);
+        accesses.extend(effects.accesses.iter().cloned());
+        let space = self.space(id, false).map(|s| effects.extend_space(s));
+        let mut variant = self.variant_symbols(id);
+        variant.extend(effects.variant.iter().cloned());
         let mut out = Vec::new();
         let mut bases: BTreeMap<String, (Var, bool, bool, u64)> = BTreeMap::new();
         let mut unbased = Vec::new();
