@@ -305,6 +305,9 @@ impl<'a> FunctionContext<'a> {
         // What the loop's calls do to memory, in the same representation.
         let effects = self.call_effects(id);
         accesses.extend(effects.accesses.iter().cloned());
+        facts
+            .assumptions
+            .extend(effects.assumptions.iter().cloned());
 
         let invariants = self.invariants(id);
         if let Some(assumption) = invariants.assumption() {
@@ -900,6 +903,7 @@ impl<'a> FunctionContext<'a> {
         // A callee's accesses count toward the loop's sections.
         let effects = self.call_effects(id);
         accesses.extend(effects.accesses.iter().cloned());
+        assumptions.extend(effects.assumptions.iter().cloned());
         let space = self.space(id, false).map(|s| effects.extend_space(s));
         let mut variant = self.variant_symbols(id);
         variant.extend(effects.variant.iter().cloned());

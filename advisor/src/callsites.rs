@@ -39,6 +39,8 @@ pub struct LoopEffects {
     pub global_writes: Vec<(Value, String, String)>,
     /// Variables standing for globals the caller does not name itself.
     pub globals: HashSet<Var>,
+    /// What the callees' summaries assume, in the caller's terms.
+    pub assumptions: Vec<String>,
 }
 
 impl LoopEffects {
@@ -135,6 +137,15 @@ pub fn loop_effects(site: &LoopSite) -> LoopEffects {
             let instance = instantiate(&summary, name, &args, &mut fresh);
             out.unknown
                 .extend(instance.unknown.iter().map(|u| (v, u.clone())));
+            for (a, why) in &instance.assumptions {
+                let text = format!("{} > 0 ({why})", a.to_c());
+                if !out.assumptions.contains(&text) {
+                    out.assumptions.push(text);
+                }
+                if let Some(var) = a.as_poly().and_then(|p| p.as_var()) {
+                    out.signs.push((var.clone(), SignSet::POS));
+                }
+            }
             let conditional_call = is_conditional(site.forest, site.loop_id, block);
             // Range variables whose bounds move between iterations cannot be compared.
             let mut unusable: HashSet<Var> = HashSet::new();
@@ -213,7 +224,19 @@ pub fn loop_effects(site: &LoopSite) -> LoopEffects {
                                         &mut objects,
                                     ),
                                 };
-                                let fixed = location.vars().iter().all(|x| !moving.contains(x));
+                                // The pointer must be the same in every iteration: read at
+                                // a place that does not move, and (when the caller reads it
+                                // too) not a value the loop changes.
+                                let fixed = location.vars().iter().all(|x| !moving.contains(x))
+                                    && !site.variant.contains(&var);
+                                if known.is_none() && e.is_store {
+                                    let text = format!(
+                                        "the loop does not change the pointer `{pointer}` that `{callee_name}` reads"
+                                    );
+                                    if !out.assumptions.contains(&text) {
+                                        out.assumptions.push(text);
+                                    }
+                                }
                                 (var, fixed)
                             }
                             _ => (

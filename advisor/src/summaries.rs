@@ -20,7 +20,7 @@ use crate::program::{FuncRef, ProgramView};
 use crate::space::{extreme, IvRange, Space};
 use analyses::reconstruct::{reconstruct, ReconstructConfig, Reconstruction};
 use analyses::symbols::SymbolOrigin;
-use frontend::ir::{Block, Callee, Function, InstKind, Terminator, Value};
+use frontend::ir::{BinOp, Block, Callee, Function, InstKind, Terminator, Value};
 use frontend::loops::{analyze_loops, LoopForest, LoopId};
 use frontend::types::{Type, TypeId};
 use num_bigint::BigInt;
@@ -100,6 +100,10 @@ pub struct Summary {
     pub host_calls: Vec<String>,
     /// Whether it allocates (`malloc`) memory.
     pub allocates: bool,
+    /// Expressions over the parameters assumed positive, with why: a divisor whose
+    /// quotients are ranges (`n` in `ij % n`), the trip count of a loop whose accesses count
+    /// as made on every call. A caller reports them with its arguments substituted.
+    pub assumptions: Vec<(Expr, String)>,
 }
 
 impl Summary {
@@ -429,6 +433,7 @@ impl<'v> Summaries<'v> {
             },
             fresh: Fresh::default(),
             private: private_allocations(func),
+            quotients: HashSet::new(),
         };
         b.loop_ranges();
         for block in func.blocks() {
@@ -447,11 +452,39 @@ impl<'v> Summaries<'v> {
         summary.unknown.dedup();
         summary.host_calls.sort();
         summary.host_calls.dedup();
+        summary.assumptions.sort();
+        summary.assumptions.dedup();
         if summary.effects.len() > MAX_EFFECTS {
             collapse(&mut summary.effects);
         }
         summary
     }
+}
+
+/// `m / b` when `b` is one variable that divides every term of the polynomial `m`.
+fn exact_quotient(m: &Expr, b: &Expr) -> Option<Expr> {
+    use symbolic::{Atom, Monomial, Poly};
+    let var = b.as_poly()?.as_var()?.clone();
+    let mut terms = Vec::new();
+    for (monomial, c) in m.as_poly()?.terms() {
+        let mut divided = Monomial::one();
+        let mut found = false;
+        for (atom, exponent) in monomial.factors() {
+            let mut exponent = *exponent;
+            if !found && matches!(atom, Atom::Var(w) if *w == var) {
+                found = true;
+                exponent -= 1;
+            }
+            for _ in 0..exponent {
+                divided = divided.mul(&Monomial::atom(atom.clone()));
+            }
+        }
+        if !found {
+            return None;
+        }
+        terms.push((divided, c.clone()));
+    }
+    Some(Expr::Poly(Poly::from_terms(terms)))
 }
 
 fn dedup(effects: &mut Vec<Effect>) {
@@ -631,6 +664,8 @@ pub struct Instance {
     pub ranges: Vec<RangeVar>,
     /// Reasons, in the caller's words ("calls `f`, which is recursive").
     pub unknown: Vec<String>,
+    /// The summary's assumptions (each `> 0`, with why) with the arguments substituted.
+    pub assumptions: Vec<(Expr, String)>,
 }
 
 /// Fresh variable names for one scope (a function being summarized, a loop being analysed):
@@ -745,6 +780,12 @@ pub fn instantiate(
             },
         });
     }
+    instance.assumptions = summary
+        .assumptions
+        .iter()
+        .filter(|(a, _)| a.vars().iter().all(|v| !unusable.contains(v)))
+        .filter_map(|(a, why)| Some((a.substitute(&map).ok()?, why.clone())))
+        .collect();
     instance.unknown = summary
         .unknown
         .iter()
@@ -765,6 +806,8 @@ struct Builder<'s, 'v> {
     summary: Summary,
     fresh: Fresh,
     private: HashSet<Value>,
+    /// Quotients and remainders made range variables (see `bound_quotient`).
+    quotients: HashSet<Var>,
 }
 
 impl Builder<'_, '_> {
@@ -784,6 +827,7 @@ impl Builder<'_, '_> {
     /// its exit value, which is outside the range).
     fn allowed_at(&self, block: Block) -> HashSet<Var> {
         let mut allowed = self.scalar_params();
+        allowed.extend(self.quotients.iter().cloned());
         let mut level = self.forest.innermost(block);
         while let Some(id) = level {
             if let Some(v) = self.ranges_of_loop.get(&id) {
@@ -810,6 +854,14 @@ impl Builder<'_, '_> {
             allowed.remove(&iv.var);
             let fits = |e: &Expr| e.vars().iter().all(|v| allowed.contains(v));
             if fits(&iv.lo) && fits(&iv.hi) && !self.ranges_of_loop.values().any(|v| *v == iv.var) {
+                // Accesses in the loop count as made on every call (as the nest's own inner
+                // loops do): that needs the loop to run, assumed and said so.
+                if !iv.trips.vars().is_empty() {
+                    self.summary.assumptions.push((
+                        iv.trips.clone(),
+                        format!("a loop in `{}` runs", self.func.name),
+                    ));
+                }
                 self.summary.ranges.push(RangeVar {
                     var: iv.var.clone(),
                     lo: iv.lo.clone(),
@@ -872,16 +924,95 @@ impl Builder<'_, '_> {
         })
     }
 
+    /// `a / b` or `a % b` (C integer division) with `a >= 0` over the function's ranges and
+    /// `b` an expression of its parameters: a range variable, `a % b` in `[0, b - 1]` and
+    /// `a / b` in `[0, (max a + 1)/b - 1]` when `b` divides `max a + 1` (`ij / n` for
+    /// `ij < n*n`), else `[0, max a]`; both assume `b > 0`, which the summary records. The
+    /// pair `(ij / n, ij % n)` becomes two independent ranges: enough for sections, though
+    /// the exact correspondence with `ij` is lost.
+    fn bound_quotient(&mut self, v: &Var) -> bool {
+        if self.quotients.contains(v) {
+            return true;
+        }
+        let Some(SymbolOrigin::Opaque(x)) = self.rec.symbols.info(v).map(|s| s.origin.clone())
+        else {
+            return false;
+        };
+        let inst = self.func.inst(x);
+        let InstKind::Binary(op @ (BinOp::Div | BinOp::Rem), a, b) = inst.kind else {
+            return false;
+        };
+        if !self
+            .summaries
+            .view
+            .program(self.f)
+            .types
+            .is_integer(inst.ty)
+        {
+            return false;
+        }
+        let ([ea], [eb]) = (self.rec.of(a), self.rec.of(b)) else {
+            return false;
+        };
+        let (ea, eb) = (ea.clone(), eb.clone());
+        let allowed = self.allowed_at(inst.block);
+        let params = self.scalar_params();
+        if eb.vars().is_empty()
+            || !eb.vars().iter().all(|w| params.contains(w))
+            || !ea.vars().iter().all(|w| allowed.contains(w))
+        {
+            return false;
+        }
+        let space = self.summary.space();
+        let mut assumptions = Vec::new();
+        let (Some(min_a), Some(max_a)) = (
+            extreme(&ea, &space, false, &mut assumptions),
+            extreme(&ea, &space, true, &mut assumptions),
+        ) else {
+            return false;
+        };
+        let zero = Expr::constant(0);
+        if !assumptions.is_empty() || !symbolic::compare(&min_a, &zero, &space.env).is_ge() {
+            return false;
+        }
+        let one = Expr::constant(1);
+        let hi = match op {
+            BinOp::Rem => eb.checked_sub(&one).ok(),
+            _ => max_a
+                .checked_add(&one)
+                .ok()
+                .and_then(|m| exact_quotient(&m, &eb))
+                .and_then(|q| q.checked_sub(&one).ok())
+                .or(Some(max_a)),
+        };
+        let Some(hi) = hi else { return false };
+        self.summary.ranges.push(RangeVar {
+            var: v.clone(),
+            lo: zero,
+            hi,
+        });
+        self.summary
+            .assumptions
+            .push((eb, format!("a divisor in `{}`", self.func.name)));
+        self.quotients.insert(v.clone());
+        true
+    }
+
     /// An offset if every variable in it is allowed at `block` (or among `extra`).
     fn checked_offset(
-        &self,
+        &mut self,
         offset: Expr,
         block: Block,
         extra: &HashSet<Var>,
     ) -> Result<Expr, String> {
+        let vars = offset.vars();
+        for v in &vars {
+            if !extra.contains(v) && !self.allowed_at(block).contains(v) {
+                self.bound_quotient(v);
+            }
+        }
         let allowed = self.allowed_at(block);
-        match offset
-            .vars()
+        match vars
             .into_iter()
             .find(|v| !allowed.contains(v) && !extra.contains(v))
         {
@@ -1023,6 +1154,7 @@ impl Builder<'_, '_> {
         let arg_exprs: Vec<Vec<Expr>> = args.iter().map(|a| self.rec.of(*a).to_vec()).collect();
         let instance = instantiate(&summary, name, &arg_exprs, &mut self.fresh);
         self.summary.unknown.extend(instance.unknown);
+        self.summary.assumptions.extend(instance.assumptions);
         // The callee's ranges become this function's, where their bounds are expressible.
         let mut extra: HashSet<Var> = HashSet::new();
         let allowed = self.allowed_at(block);
