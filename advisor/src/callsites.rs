@@ -100,6 +100,20 @@ pub fn loop_effects(site: &LoopSite) -> LoopEffects {
     let mut out = LoopEffects::default();
     let mut fresh = Fresh::default();
     let mut objects: HashMap<String, Var> = HashMap::new();
+    // Allocations made inside the loop that never escape: a new object every iteration,
+    // so a callee's accesses through them are private to the iteration.
+    let allocated_here: HashSet<Value> = crate::summaries::private_allocations(site.func)
+        .into_iter()
+        .filter(|v| l.contains(site.func.inst(*v).block))
+        .collect();
+    let per_iteration = |base: &Option<Var>| {
+        base.as_ref().is_some_and(|b| {
+            matches!(
+                site.rec.symbols.info(b).map(|s| &s.origin),
+                Some(analyses::symbols::SymbolOrigin::Opaque(v)) if allocated_here.contains(v)
+            )
+        })
+    };
     // Variables whose value differs between iterations: the nest's induction variables
     // (the loop's and inner ones), loads that vary, and the callees' range variables.
     let mut moving: HashSet<Var> = site.variant.clone();
@@ -269,7 +283,7 @@ pub fn loop_effects(site: &LoopSite) -> LoopEffects {
                         vec![(Some(var), unknown(&mut fresh, &mut out.variant))]
                     }
                 };
-                if alternatives.is_empty() {
+                if alternatives.is_empty() || alternatives.iter().all(|(b, _)| per_iteration(b)) {
                     continue;
                 }
                 let Some(ty) = caller_type(view, site.unit, &e.ty) else {

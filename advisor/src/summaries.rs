@@ -505,7 +505,7 @@ fn collapse(effects: &mut Vec<Effect>) {
 
 /// Values that hold the result of an allocation (`malloc`) that never leaves the function:
 /// not stored to memory, not returned. Memory reached through them is private to one call.
-fn private_allocations(func: &Function) -> HashSet<Value> {
+pub fn private_allocations(func: &Function) -> HashSet<Value> {
     let users = func.users();
     let mut out = HashSet::new();
     for v in func.values() {

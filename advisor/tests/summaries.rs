@@ -829,3 +829,42 @@ fn the_gaussian_elimination_step_loop_really_carries_its_dependence() {
     assert_eq!(result.exit_code, 0);
     assert!(conflict(&trace.borrow()).is_some());
 }
+
+#[test]
+fn a_callee_writing_memory_allocated_in_the_iteration_is_private_to_it() {
+    // `t` is a new object every iteration (allocated in the body, never stored anywhere):
+    // fill's writes through it cannot meet another iteration's.
+    let report = check(&Case {
+        files: &[(
+            "scratch.c",
+            r#"#include <stdlib.h>
+
+static double fill_sum(double *t, int n, double v)
+{
+    double s = 0;
+    for (int k = 0; k < n; k++) {
+        t[k] = v * k;
+        s += t[k];
+    }
+    return s;
+}
+
+void firsts(double *restrict out, int N, int n)
+{
+    for (int i = 0; i < N; i++) {
+        double *t = malloc(n * sizeof(double));
+        out[i] = fill_sum(t, n, (double)i);
+        free(t);
+    }
+}
+"#,
+        )],
+        kernel: "firsts",
+        line: 15,
+        verdict: Verdict::Friendly,
+        sections: &[("out", Some((0, 32)))],
+        args: &[Arg::Doubles(4), Arg::Int(4), Arg::Int(3)],
+        conflict: false,
+    });
+    has_reason(&report, "WW120", "malloc");
+}
