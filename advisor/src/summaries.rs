@@ -121,7 +121,9 @@ impl Summary {
     /// `param out: writes [0, 8*n)`, `global counter: reads and writes [0, 4)`.
     pub fn describe(&self, param_names: &[Option<String>]) -> Vec<String> {
         let space = self.space();
-        let mut grouped: Vec<(String, bool, Option<(Expr, Expr)>, Option<String>)> = Vec::new();
+        // (base, is a write, section, why part of it is at an unknown offset)
+        type Line = (String, bool, Option<(Expr, Expr)>, Option<String>);
+        let mut grouped: Vec<Line> = Vec::new();
         for e in &self.effects {
             let base = match &e.base {
                 Base::Param(i) => format!(
@@ -531,10 +533,10 @@ pub fn private_allocations(func: &Function) -> HashSet<Value> {
                     | InstKind::PtrAdd { .. }
                     | InstKind::FieldAddr { .. }
                     | InstKind::Phi(_)
-                    | InstKind::Select { .. } => {
-                        if seen.insert(u) {
-                            derived.push(u);
-                        }
+                    | InstKind::Select { .. }
+                        if seen.insert(u) =>
+                    {
+                        derived.push(u);
                     }
                     _ => {}
                 }
