@@ -100,6 +100,9 @@ pub fn loop_effects(site: &LoopSite) -> LoopEffects {
     let mut out = LoopEffects::default();
     let mut fresh = Fresh::default();
     let mut objects: HashMap<String, Var> = HashMap::new();
+    // Accesses through a pointer a callee reads (by index in `out.accesses`), with the
+    // object that holds the pointer.
+    let mut deref_holders: Vec<(usize, Option<Var>)> = Vec::new();
     // Allocations made inside the loop that never escape: a new object every iteration,
     // so a callee's accesses through them are private to the iteration.
     let allocated_here: HashSet<Value> = crate::summaries::private_allocations(site.func)
@@ -195,6 +198,8 @@ pub fn loop_effects(site: &LoopSite) -> LoopEffects {
                     variant.insert(u.clone());
                     Expr::var(u.name())
                 };
+                // For an access through a pointer the callee reads: the object holding it.
+                let mut holder: Option<Option<Var>> = None;
                 let offset = match &e.offset {
                     Ok(o) if o.vars().iter().all(|x| !unusable.contains(x)) => o.clone(),
                     _ => unknown(&mut fresh, &mut out.variant),
@@ -251,6 +256,8 @@ pub fn loop_effects(site: &LoopSite) -> LoopEffects {
                                         out.assumptions.push(text);
                                     }
                                 }
+                                // Checked below against the objects the loop writes.
+                                holder = Some(split_base(location, &site.rec.symbols).0);
                                 (var, fixed)
                             }
                             _ => (
@@ -306,6 +313,39 @@ pub fn loop_effects(site: &LoopSite) -> LoopEffects {
                     alternatives,
                     callee: Some(callee_name),
                 });
+                if let Some(holder) = holder {
+                    deref_holders.push((out.accesses.len() - 1, holder));
+                }
+            }
+        }
+    }
+    // A pointer held in an object the loop writes (`local.data = out + i; f(&local)`) may
+    // differ between iterations: the accesses through it are at unknown offsets.
+    let mut written: HashSet<Var> = HashSet::new();
+    for &block in &l.blocks {
+        for &v in &site.func.block(block).insts {
+            if let InstKind::Store { addr, .. } = site.func.inst(v).kind {
+                for e in site.rec.of(addr) {
+                    if let (Some(b), _) = split_base(e, &site.rec.symbols) {
+                        written.insert(b);
+                    }
+                }
+            }
+        }
+    }
+    for a in out.accesses.iter().filter(|a| a.is_store) {
+        written.extend(a.alternatives.iter().filter_map(|(b, _)| b.clone()));
+    }
+    for (index, holder) in deref_holders {
+        let moves = holder.as_ref().is_none_or(|h| written.contains(h));
+        if let (true, Some(access)) = (moves, out.accesses.get_mut(index)) {
+            let u = fresh.named(&format!(
+                "the pointer {} reads",
+                access.callee.clone().unwrap_or_default()
+            ));
+            out.variant.insert(u.clone());
+            for (_, offset) in access.alternatives.iter_mut() {
+                *offset = Expr::var(u.name());
             }
         }
     }

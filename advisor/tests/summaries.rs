@@ -868,3 +868,38 @@ void firsts(double *restrict out, int N, int n)
     });
     has_reason(&report, "WW120", "malloc");
 }
+
+#[test]
+fn a_pointer_the_loop_rewrites_is_not_a_fixed_base() {
+    // `put` writes through `s->data`; the loop points `v.data` elsewhere every iteration,
+    // so that every call writes out[n - 1]. Offsets relative to `s->data` say nothing
+    // about the element: the pair must stay undecided (and the run shows the conflict).
+    let report = check(&Case {
+        files: &[(
+            "view.c",
+            r#"struct view { double *data; };
+
+static void put(struct view *s, int i)
+{
+    s->data[i] = 1.0;
+}
+
+void shift(double *out, int n)
+{
+    for (int i = 0; i < n; i++) {
+        struct view v;
+        v.data = out + (n - 1 - i);
+        put(&v, i);
+    }
+}
+"#,
+        )],
+        kernel: "shift",
+        line: 10,
+        verdict: Verdict::NotFriendly,
+        sections: &[],
+        args: &[Arg::Doubles(4), Arg::Int(4)],
+        conflict: true,
+    });
+    has_reason(&report, "WW111", "may touch the same element of `s->data`");
+}
