@@ -464,6 +464,15 @@ impl<'a> FunctionContext<'a> {
             }
         }
 
+        for (call, callee, allocators) in &effects.allocating {
+            let names: Vec<String> = allocators.iter().map(|a| format!("`{a}`")).collect();
+            facts.reasons.push(self.reason(
+                &codes::ALLOCATION,
+                format!("`{callee}` calls {} in the loop", names.join(", ")),
+                vec![self.line(self.func.inst(*call).origin.span)],
+                Some("allocate once before the kernel".into()),
+            ));
+        }
         let mut seen_globals = BTreeSet::new();
         for (call, callee, global) in &effects.global_writes {
             if seen_globals.insert((callee, global)) {

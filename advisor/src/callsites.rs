@@ -21,6 +21,9 @@ use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 use symbolic::{Expr, SignSet, Var};
 
+/// Most callee accesses added to one loop (see the merge in [`loop_effects`]).
+const MAX_CALLEE_ACCESSES: usize = 400;
+
 /// What the calls of one loop do to memory.
 #[derive(Clone, Debug, Default)]
 pub struct LoopEffects {
@@ -41,6 +44,8 @@ pub struct LoopEffects {
     pub globals: HashSet<Var>,
     /// What the callees' summaries assume, in the caller's terms.
     pub assumptions: Vec<String>,
+    /// Calls of functions that allocate or free memory: (call, callee, allocators).
+    pub allocating: Vec<(Value, String, Vec<String>)>,
 }
 
 impl LoopEffects {
@@ -150,6 +155,10 @@ pub fn loop_effects(site: &LoopSite) -> LoopEffects {
                     None => continue,
                 },
             };
+            if !summary.allocators.is_empty() {
+                out.allocating
+                    .push((v, name.clone(), summary.allocators.clone()));
+            }
             let args: Vec<Vec<Expr>> = args.iter().map(|a| site.rec.of(*a).to_vec()).collect();
             let instance = instantiate(&summary, name, &args, &mut fresh);
             out.unknown
@@ -318,6 +327,36 @@ pub fn loop_effects(site: &LoopSite) -> LoopEffects {
                 }
             }
         }
+    }
+    // Bounded work: every pair of accesses is tested, so past a limit a call's accesses are
+    // merged into one per object and direction, at an unknown offset.
+    if out.accesses.len() > MAX_CALLEE_ACCESSES {
+        let mut merged: Vec<MemAccess> = Vec::new();
+        for a in std::mem::take(&mut out.accesses) {
+            let key = |m: &MemAccess| {
+                (
+                    m.inst,
+                    m.is_store,
+                    m.alternatives
+                        .iter()
+                        .map(|(b, _)| b.clone())
+                        .collect::<Vec<_>>(),
+                )
+            };
+            if merged.iter().any(|m| key(m) == key(&a)) {
+                continue;
+            }
+            let u = fresh.named("an offset of a call with many accesses");
+            out.variant.insert(u.clone());
+            let mut a = a;
+            a.conditional = true;
+            for (_, offset) in a.alternatives.iter_mut() {
+                *offset = Expr::var(u.name());
+            }
+            merged.push(a);
+        }
+        out.accesses = merged;
+        deref_holders.clear();
     }
     // A pointer held in an object the loop writes (`local.data = out + i; f(&local)`) may
     // differ between iterations: the accesses through it are at unknown offsets.

@@ -98,8 +98,8 @@ pub struct Summary {
     /// Host library functions it reaches (their effects are not modelled: the call is
     /// host-only anyway).
     pub host_calls: Vec<String>,
-    /// Whether it allocates (`malloc`) memory.
-    pub allocates: bool,
+    /// The allocation functions (`malloc`, `free`) it calls, directly or through callees.
+    pub allocators: Vec<String>,
     /// Expressions over the parameters assumed positive, with why: a divisor whose
     /// quotients are ranges (`n` in `ij % n`), the trip count of a loop whose accesses count
     /// as made on every call. A caller reports them with its arguments substituted.
@@ -456,6 +456,8 @@ impl<'v> Summaries<'v> {
         summary.host_calls.dedup();
         summary.assumptions.sort();
         summary.assumptions.dedup();
+        summary.allocators.sort();
+        summary.allocators.dedup();
         if summary.effects.len() > MAX_EFFECTS {
             collapse(&mut summary.effects);
         }
@@ -1143,13 +1145,15 @@ impl Builder<'_, '_> {
             self.summaries.of(g)
         } else {
             match crate::calls::classify_in(view, self.f.unit, name) {
-                crate::calls::CallKind::Allocator => self.summary.allocates = true,
+                crate::calls::CallKind::Allocator => self.summary.allocators.push(name.to_string()),
                 crate::calls::CallKind::Builtin => {}
                 _ => self.summary.host_calls.push(name.to_string()),
             }
             return;
         };
-        self.summary.allocates |= summary.allocates;
+        self.summary
+            .allocators
+            .extend(summary.allocators.iter().cloned());
         self.summary
             .host_calls
             .extend(summary.host_calls.iter().cloned());

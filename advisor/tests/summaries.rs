@@ -903,3 +903,42 @@ void shift(double *out, int n)
     });
     has_reason(&report, "WW111", "may touch the same element of `s->data`");
 }
+
+#[test]
+fn a_callee_allocating_private_memory_is_friendly_with_a_remark() {
+    // `work` allocates, uses and frees its own buffer: private to the call (it never leaves
+    // `work`); the allocation is a remark, as in the loop itself.
+    let report = check(&Case {
+        files: &[(
+            "work.c",
+            r#"#include <stdlib.h>
+
+static void work(double *out, int i)
+{
+    double *t = malloc(2 * sizeof(double));
+    t[0] = i;
+    t[1] = 2.0 * i;
+    out[i] = t[0] + t[1];
+    free(t);
+}
+
+void all(double *out, int n)
+{
+    for (int i = 0; i < n; i++)
+        work(out, i);
+}
+"#,
+        )],
+        kernel: "all",
+        line: 14,
+        verdict: Verdict::Friendly,
+        sections: &[("out", Some((0, 40)))],
+        args: &[Arg::Doubles(5), Arg::Int(5)],
+        conflict: false,
+    });
+    has_reason(
+        &report,
+        "WW120",
+        "`work` calls `free`, `malloc` in the loop",
+    );
+}
