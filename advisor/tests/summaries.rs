@@ -942,3 +942,67 @@ void all(double *out, int n)
         "`work` calls `free`, `malloc` in the loop",
     );
 }
+
+#[test]
+fn accesses_of_different_sizes_overlap_by_bytes() {
+    // Iteration i writes 8 bytes at 16*i + 12, which covers byte 16*(i + 1) that iteration
+    // i + 1 reads: a flow dependence at distance 1 (the exact test once compared the
+    // difference with the sizes swapped and called this loop friendly).
+    let report = check(&Case {
+        files: &[(
+            "mix.c",
+            r#"void mix(char *restrict p, char *restrict out, int n)
+{
+    for (int i = 0; i < n; i++) {
+        *(long *)(p + 16 * i + 12) = 7;
+        out[i] = p[16 * i];
+    }
+}
+"#,
+        )],
+        kernel: "mix",
+        line: 3,
+        verdict: Verdict::NotFriendly,
+        sections: &[("p", Some((0, 68)))],
+        args: &[Arg::Doubles(10), Arg::Doubles(1), Arg::Int(4)],
+        conflict: true,
+    });
+    has_reason(
+        &report,
+        "WW101",
+        "read-after-write dependence on `p` at distance 1",
+    );
+}
+
+#[test]
+fn a_callee_initializing_one_struct_per_iteration_is_friendly() {
+    // velvet's newRecycleBinArray: fields of 8 and 4 bytes, one 32-byte struct per call.
+    check(&Case {
+        files: &[(
+            "bins.c",
+            r#"struct bin { double *list; double *free; long size; int pos; int per_chunk; };
+
+static void init_bin(struct bin *b, long size, int per_chunk)
+{
+    b->list = 0;
+    b->pos = per_chunk;
+    b->per_chunk = per_chunk;
+    b->size = size;
+    b->free = 0;
+}
+
+void init_bins(struct bin *bins, int n, long size, int per_chunk)
+{
+    for (int i = 0; i < n; i++)
+        init_bin(bins + i, size, per_chunk);
+}
+"#,
+        )],
+        kernel: "init_bins",
+        line: 14,
+        verdict: Verdict::Friendly,
+        sections: &[("bins", Some((0, 128)))],
+        args: &[Arg::Doubles(16), Arg::Int(4), Arg::Int(8), Arg::Int(3)],
+        conflict: false,
+    });
+}
