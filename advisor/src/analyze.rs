@@ -883,6 +883,11 @@ impl<'a> FunctionContext<'a> {
                                 name: name.clone(),
                                 device: device.into(),
                                 callees,
+                                effects: crate::callsites::describe_callee(
+                                    self.summaries,
+                                    self.unit_index,
+                                    name,
+                                ),
                             },
                         );
                     }
@@ -893,6 +898,7 @@ impl<'a> FunctionContext<'a> {
                                 name: "(function pointer)".into(),
                                 device: "unknown".into(),
                                 callees: Vec::new(),
+                                effects: Vec::new(),
                             },
                         );
                     }

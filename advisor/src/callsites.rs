@@ -391,6 +391,28 @@ pub fn loop_effects(site: &LoopSite) -> LoopEffects {
     out
 }
 
+/// The side-effect summary of what a call to `name` from unit `unit` reaches, in words
+/// (empty for functions that are neither in the program nor modelled library functions).
+pub fn describe_callee(summaries: &Summaries, unit: usize, name: &str) -> Vec<String> {
+    if let Some(s) = library_summary(name) {
+        let names: &[&str] = match name {
+            "memset" => &["dest", "c", "n"],
+            "memcpy" | "memmove" => &["dest", "src", "n"],
+            _ => &["x", "ptr"],
+        };
+        let names: Vec<Option<String>> = names.iter().map(|n| Some(n.to_string())).collect();
+        return s.describe(&names);
+    }
+    let view = summaries.view();
+    match view.resolve(unit, name) {
+        Some(f) => {
+            let names = crate::summaries::param_names(view.function(f));
+            summaries.of(f).describe(&names)
+        }
+        None => Vec::new(),
+    }
+}
+
 /// The caller's symbol of a global when it has one (then the callee's accesses share the
 /// caller's base), else one variable per global named after it.
 fn global_var(

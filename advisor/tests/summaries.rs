@@ -326,6 +326,7 @@ fn a_callee_in_a_second_file_is_a_program_function_and_its_writes_count() {
     let out = report.parameters.iter().find(|p| p.name == "out").unwrap();
     assert_eq!(out.role, advisor::model::Role::Out);
     assert_eq!(report.calls[0].device, "port");
+    assert_eq!(report.calls[0].effects, ["param `row`: writes [0, 8*n)"]);
 }
 
 #[test]
