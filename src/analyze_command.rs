@@ -1,7 +1,7 @@
 //! `warpwise analyze`: find GPU-friendly loops and write kernel reports or porting recipes.
 
 use crate::inputs::{collect, CFlags};
-use advisor::analyze::{analyze_unit_for, Filter};
+use advisor::analyze::{analyze_units, Filter};
 use advisor::model::{Report, SCHEMA};
 use clap::{Args, ValueEnum};
 use frontend::unit::load_unit;
@@ -87,6 +87,8 @@ pub fn run(args: &AnalyzeArgs) -> ExitCode {
         loops: Vec::new(),
         skipped: Vec::new(),
     };
+    // Every unit is loaded first, so that calls resolve program-wide (a function defined in
+    // any file given is a function of the program) and callees are summarized once.
     let mut units = Vec::new();
     let mut analysed = 0usize;
     for input in &inputs {
@@ -102,9 +104,6 @@ pub fn run(args: &AnalyzeArgs) -> ExitCode {
                 if !unit.lowered.program.functions.is_empty() {
                     analysed += 1;
                 }
-                report
-                    .loops
-                    .extend(analyze_unit_for(&unit, &filter, &target));
                 units.push(unit);
             }
             Err(d) => {
@@ -113,6 +112,7 @@ pub fn run(args: &AnalyzeArgs) -> ExitCode {
             }
         }
     }
+    report.loops.extend(analyze_units(&units, &filter, &target));
     let mut profile = None;
     if let Some(path) = &args.profile {
         match instantiate::profile::read_profile(path) {

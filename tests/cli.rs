@@ -256,3 +256,44 @@ fn fopenmp_defines_openmp_like_the_compiler() {
     check(&["analyze", &file, "-fopenmp"], 0, &[]);
     check(&["ir", &file, "-fopenmp"], 0, &[]);
 }
+
+#[test]
+fn files_given_together_are_one_program() {
+    // `fill` calls `set_row`, defined in the second file: analysed together it is a
+    // function of the program whose writes are the loop's (friendly, `out` written over
+    // [0, 8*N*n)); analysed alone, `set_row` is an unknown host function.
+    let dir = temp_dir("program");
+    let caller = write(
+        &dir,
+        "fill.c",
+        "void set_row(double *row, int n, double v);\n\
+         void fill(double *out, int N, int n)\n{\n    for (int i = 0; i < N; i++)\n        \
+         set_row(out + i * n, n, (double)i);\n}\n",
+    );
+    let callee = write(
+        &dir,
+        "row.c",
+        "void set_row(double *row, int n, double v)\n{\n    for (int j = 0; j < n; j++)\n        \
+         row[j] = v + j;\n}\n",
+    );
+    let out = check(&["analyze", &caller, &callee, "--format", "json"], 0, &[]);
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    let fill = report["loops"]
+        .as_array()
+        .expect("loops")
+        .iter()
+        .find(|l| l["function"] == "fill")
+        .expect("fill's loop");
+    assert_eq!(fill["verdict"], "friendly", "{fill:#}");
+    let out_param = fill["parameters"]
+        .as_array()
+        .expect("parameters")
+        .iter()
+        .find(|p| p["name"] == "out")
+        .expect("out");
+    assert_eq!(out_param["role"], "out");
+    assert_eq!(out_param["bytes"]["hi"], "8*N*n");
+    let alone = check(&["analyze", &caller, "--format", "json"], 0, &[]);
+    let report: serde_json::Value = serde_json::from_slice(&alone.stdout).expect("json");
+    assert_eq!(report["loops"][0]["verdict"], "not-friendly");
+}

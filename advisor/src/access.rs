@@ -27,6 +27,9 @@ pub struct MemAccess {
     /// Possible `(base, offset in bytes)` pairs; `base` is `None` when no single base
     /// pointer could be identified.
     pub alternatives: Vec<(Option<Var>, Expr)>,
+    /// For an access made inside a called function (see `crate::callsites`): that
+    /// function's name; `inst`, `addr` and `span` are then the call's.
+    pub callee: Option<String>,
 }
 
 impl MemAccess {
@@ -73,6 +76,7 @@ pub fn collect_accesses(
                 conditional,
                 span: inst.origin.span,
                 alternatives,
+                callee: None,
             });
         }
     }
@@ -205,6 +209,10 @@ pub fn range_section(
     let mut lo: Option<Expr> = None;
     let mut hi: Option<Expr> = None;
     for access in accesses.iter().filter(|a| a.base() == Some(base)) {
+        // The range analysis knows nothing of the addresses a callee computes.
+        if access.callee.is_some() {
+            return None;
+        }
         let range = ranges.of(access.addr);
         let (Bound::Finite(a), Bound::Finite(b)) = (&range.lo, &range.hi) else {
             return None;
@@ -272,7 +280,11 @@ fn le(a: &Expr, b: &Expr, env: &SignEnv) -> bool {
 /// Whether an access in `block` may be skipped by some iteration of `outer`: it is under a
 /// condition in its own loop body, or in a loop that is itself under a condition. Inner
 /// loops are assumed to run at least once, as everywhere in the reports.
-fn is_conditional(forest: &LoopForest, outer: LoopId, block: frontend::ir::Block) -> bool {
+pub(crate) fn is_conditional(
+    forest: &LoopForest,
+    outer: LoopId,
+    block: frontend::ir::Block,
+) -> bool {
     let mut current = block;
     let mut level = forest.innermost(block);
     while let Some(id) = level {

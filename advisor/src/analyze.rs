@@ -3,7 +3,7 @@
 
 use crate::access::{collect_accesses, section, MemAccess};
 use crate::aliasing::{param_aliasing, ParamAliasing};
-use crate::calls::{classify, CallKind};
+use crate::calls::{classify_in, CallKind};
 use crate::codes::{self, Code};
 use crate::dependence::{carried_dependences, Outcome};
 use crate::model::{
@@ -54,6 +54,35 @@ pub fn analyze_unit_injected(
     target: &crate::mapping::Target,
     injected: &HashMap<String, i64>,
 ) -> Vec<LoopReport> {
+    let view = crate::program::ProgramView::single(unit);
+    let summaries = crate::summaries::Summaries::new(&view);
+    analyze_in_program(&summaries, 0, filter, target, injected)
+}
+
+/// Analyses every loop of every unit as one program: calls resolve to functions of any
+/// unit (non-static ones across units), and callees' side effects are summarized
+/// program-wide. Reports come unit by unit, in the order given.
+pub fn analyze_units(
+    units: &[Unit],
+    filter: &Filter,
+    target: &crate::mapping::Target,
+) -> Vec<LoopReport> {
+    let view = crate::program::ProgramView::new(units);
+    let summaries = crate::summaries::Summaries::new(&view);
+    (0..units.len())
+        .flat_map(|u| analyze_in_program(&summaries, u, filter, target, &HashMap::new()))
+        .collect()
+}
+
+/// Analyses the loops of unit `unit_index` of a program (see [`analyze_unit_injected`]).
+pub fn analyze_in_program(
+    summaries: &crate::summaries::Summaries,
+    unit_index: usize,
+    filter: &Filter,
+    target: &crate::mapping::Target,
+    injected: &HashMap<String, i64>,
+) -> Vec<LoopReport> {
+    let unit = summaries.view().unit(unit_index);
     let mut reconstruct_config = ReconstructConfig::default();
     let mut range_config = RangeConfig::default();
     for (name, value) in injected {
@@ -79,6 +108,8 @@ pub fn analyze_unit_injected(
         let ranges = range_analysis(program, func, &forest, &rec, &entry_signs, &range_config);
         let context = FunctionContext {
             unit,
+            unit_index,
+            summaries,
             func,
             forest: &forest,
             rec: &rec,
@@ -134,6 +165,9 @@ pub fn loop_id_matches(id: &str, wanted: &str) -> bool {
 
 struct FunctionContext<'a> {
     unit: &'a Unit,
+    /// This unit's index in the program, and the callees' side-effect summaries.
+    unit_index: usize,
+    summaries: &'a crate::summaries::Summaries<'a>,
     func: &'a Function,
     forest: &'a LoopForest,
     rec: &'a Reconstruction,
@@ -273,10 +307,16 @@ impl<'a> FunctionContext<'a> {
         let accesses = collect_accesses(self.func, self.forest, id, self.rec, &program.types);
         // Private storage takes no part in the tests below.
         let privacy = self.privacy(id, &accesses);
-        let accesses = privacy.shared(accesses);
+        let mut accesses = privacy.shared(accesses);
         facts
             .assumptions
             .extend(privacy.assumptions.iter().cloned());
+        // What the loop's calls do to memory, in the same representation.
+        let effects = self.call_effects(id);
+        accesses.extend(privacy.shared(effects.accesses.clone()));
+        facts
+            .assumptions
+            .extend(effects.assumptions.iter().cloned());
 
         let invariants = self.invariants(id);
         if let Some(assumption) = invariants.assumption() {
@@ -389,8 +429,9 @@ impl<'a> FunctionContext<'a> {
         match self.space(id, true) {
             Ok(space) => {
                 facts.assumptions.extend(space.assumptions.iter().cloned());
-                let space = self.bounded_by_array_extents(space, &accesses);
-                let variant = self.variant_symbols(id);
+                let space = effects.extend_space(self.bounded_by_array_extents(space, &accesses));
+                let mut variant = self.variant_symbols(id);
+                variant.extend(effects.variant.iter().cloned());
                 self.memory_dependences(id, &accesses, &space, &variant, &mut facts);
                 dependence_context = Some((space, variant));
             }
@@ -407,10 +448,16 @@ impl<'a> FunctionContext<'a> {
                 }
             }
         }
-        self.aliasing_pairs(id, &accesses, dependence_context.as_ref(), &mut facts);
+        self.aliasing_pairs(
+            id,
+            &accesses,
+            dependence_context.as_ref(),
+            &effects,
+            &mut facts,
+        );
 
         // Globals a GPU cannot hold; other globals are memory objects like any array.
-        for access in &accesses {
+        for access in accesses.iter().filter(|a| a.callee.is_none()) {
             if let Some((why, span)) =
                 crate::globals::unsupported(program, self.func, self.rec, access)
             {
@@ -425,6 +472,28 @@ impl<'a> FunctionContext<'a> {
                         ),
                     ),
                 );
+                facts.verdict = facts.verdict.max(Verdict::NotFriendly);
+            }
+        }
+
+        for (call, callee, allocators) in &effects.allocating {
+            let names: Vec<String> = allocators.iter().map(|a| format!("`{a}`")).collect();
+            facts.reasons.push(self.reason(
+                &codes::ALLOCATION,
+                format!("`{callee}` calls {} in the loop", names.join(", ")),
+                vec![self.line(self.func.inst(*call).origin.span)],
+                Some("allocate once before the kernel".into()),
+            ));
+        }
+        let mut seen_globals = BTreeSet::new();
+        for (call, callee, global) in &effects.global_writes {
+            if seen_globals.insert((callee, global)) {
+                facts.reasons.push(self.reason(
+                    &codes::GLOBAL_WRITE,
+                    format!("`{callee}` writes the global variable `{global}`"),
+                    vec![self.line(self.func.inst(*call).origin.span)],
+                    Some("pass it to the function as a parameter (a device array) instead".into()),
+                ));
                 facts.verdict = facts.verdict.max(Verdict::NotFriendly);
             }
         }
@@ -448,11 +517,14 @@ impl<'a> FunctionContext<'a> {
                         {
                             continue;
                         }
-                        if let Some(why) = crate::calls::host_only_reason(program, name) {
+                        let view = self.summaries.view();
+                        if let Some(why) =
+                            crate::calls::host_only_reason_in(view, self.unit_index, name)
+                        {
                             facts.reasons.push(self.reason(&codes::HOST_CALL, why, vec![line], Some("move the call out of the loop, or replace it with device code".into())));
                             facts.verdict = facts.verdict.max(Verdict::NotFriendly);
-                        } else if let Some(why) = self
-                            .callee_effects_reason(name, l)
+                        } else if let Some(why) = effects
+                            .unknown_reason(v)
                             .filter(|_| !privacy.contained_calls.contains(&v))
                         {
                             facts.reasons.push(self.reason(
@@ -462,7 +534,10 @@ impl<'a> FunctionContext<'a> {
                                 Some("port the callee and check its accesses, or run `warpwise profile` (it tracks accesses inside callees)".into()),
                             ));
                             facts.verdict = facts.verdict.max(Verdict::NeedsProfile);
-                        } else if matches!(classify(program, name), CallKind::Allocator) {
+                        } else if matches!(
+                            classify_in(view, self.unit_index, name),
+                            CallKind::Allocator
+                        ) {
                             facts.reasons.push(self.reason(
                                 &codes::ALLOCATION,
                                 format!("calls `{name}` in the loop"),
@@ -493,30 +568,17 @@ impl<'a> FunctionContext<'a> {
         crate::privatize::classify(&scope, id, accesses, space.as_ref(), &variant)
     }
 
-    /// Why a call to a function of the program may carry a dependence between iterations:
-    /// it writes memory outside its frame, or reads memory while the loop writes some. The
-    /// callee's accesses are not part of the loop's dependence tests.
-    fn callee_effects_reason(&self, name: &str, l: &frontend::loops::Loop) -> Option<String> {
-        let program = &self.unit.lowered.program;
-        if !matches!(classify(program, name), CallKind::Port { .. }) {
-            return None;
-        }
-        let effects = crate::calls::memory_effects(program, name);
-        if effects.writes {
-            return Some(format!(
-                "calls `{name}`, which writes memory outside its own frame: dependences between iterations through it are not analysed"
-            ));
-        }
-        let loop_writes = l.blocks.iter().any(|b| {
-            self.func.block(*b).insts.iter().any(|v| {
-                matches!(self.func.inst(*v).kind, InstKind::Store { addr, .. }
-                    if !crate::calls::is_local(self.func, addr))
-            })
-        });
-        (effects.reads && loop_writes).then(|| {
-            format!(
-                "calls `{name}`, which reads memory the loop may write in another iteration: not analysed"
-            )
+    /// The side effects of the loop's calls, instantiated from the callees' summaries.
+    fn call_effects(&self, id: LoopId) -> crate::callsites::LoopEffects {
+        let variant = self.variant_symbols(id);
+        crate::callsites::loop_effects(&crate::callsites::LoopSite {
+            summaries: self.summaries,
+            unit: self.unit_index,
+            func: self.func,
+            forest: self.forest,
+            loop_id: id,
+            rec: self.rec,
+            variant: &variant,
         })
     }
 
@@ -635,7 +697,11 @@ impl<'a> FunctionContext<'a> {
                         .iter()
                         .map(|(_, o)| o)
                         .eq(second.alternatives.iter().map(|(_, o)| o));
+                    // Only for the loop's own accesses: a callee's offset may be unknown
+                    // for reasons other than data.
                     if *data_dependent
+                        && first.callee.is_none()
+                        && second.callee.is_none()
                         && same_address
                         && first.is_store != second.is_store
                         && first.base() == second.base()
@@ -681,6 +747,7 @@ impl<'a> FunctionContext<'a> {
         id: LoopId,
         accesses: &[MemAccess],
         dependence_context: Option<&(Space, HashSet<Var>)>,
+        effects: &crate::callsites::LoopEffects,
         facts: &mut LoopFacts,
     ) {
         // Every pair of a store and another access through pointers that may alias,
@@ -694,6 +761,7 @@ impl<'a> FunctionContext<'a> {
                 let types = &self.unit.lowered.program.types;
                 if sb == ob
                     || !self.may_alias(sb, ob)
+                    || effects.distinct_objects(sb, ob, &self.rec.symbols)
                     || !crate::access::types_may_alias(types, store.ty, other.ty)
                 {
                     continue;
@@ -902,7 +970,6 @@ impl<'a> FunctionContext<'a> {
     }
 
     fn calls(&self, id: LoopId, privacy: &crate::privatize::Privacy) -> Vec<Call> {
-        let program = &self.unit.lowered.program;
         let mut names = BTreeMap::new();
         for &block in &self.forest.loop_(id).blocks {
             for &v in &self.func.block(block).insts {
@@ -916,7 +983,8 @@ impl<'a> FunctionContext<'a> {
                         if name.starts_with("__builtin_") || privacy.calls.contains(&v) {
                             continue;
                         }
-                        let (device, callees) = match classify(program, name) {
+                        let kind = classify_in(self.summaries.view(), self.unit_index, name);
+                        let (device, callees) = match kind {
                             CallKind::Builtin => ("builtin", Vec::new()),
                             CallKind::Allocator => ("allocator", Vec::new()),
                             CallKind::Port { callees } => ("port", callees),
@@ -929,6 +997,11 @@ impl<'a> FunctionContext<'a> {
                                 name: name.clone(),
                                 device: device.into(),
                                 callees,
+                                effects: crate::callsites::describe_callee(
+                                    self.summaries,
+                                    self.unit_index,
+                                    name,
+                                ),
                             },
                         );
                     }
@@ -939,6 +1012,7 @@ impl<'a> FunctionContext<'a> {
                                 name: "(function pointer)".into(),
                                 device: "unknown".into(),
                                 callees: Vec::new(),
+                                effects: Vec::new(),
                             },
                         );
                     }
@@ -959,15 +1033,20 @@ impl<'a> FunctionContext<'a> {
         let program = &self.unit.lowered.program;
         let types = &program.types;
         let l = self.forest.loop_(id);
-        let accesses = privacy.shared(collect_accesses(
+        let mut accesses = privacy.shared(collect_accesses(
             self.func,
             self.forest,
             id,
             self.rec,
             types,
         ));
-        let space = self.space(id, false);
-        let variant = self.variant_symbols(id);
+        // A callee's accesses count toward the loop's sections.
+        let effects = self.call_effects(id);
+        accesses.extend(privacy.shared(effects.accesses.clone()));
+        assumptions.extend(effects.assumptions.iter().cloned());
+        let space = self.space(id, false).map(|s| effects.extend_space(s));
+        let mut variant = self.variant_symbols(id);
+        variant.extend(effects.variant.iter().cloned());
         let mut out = Vec::new();
         let mut bases: BTreeMap<String, (Var, bool, bool, u64)> = BTreeMap::new();
         let mut unbased = Vec::new();

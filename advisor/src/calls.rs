@@ -2,6 +2,7 @@
 //! library), allocators, host-only library calls, and functions of the program that need a
 //! `__device__` port (with their own callees).
 
+use crate::program::{FuncRef, ProgramView};
 use frontend::ir::{Callee, Function, InstKind, Program};
 use std::collections::BTreeSet;
 
@@ -120,6 +121,59 @@ const DEVICE_MATH: &[&str] = &[
     "__builtin_unreachable",
 ];
 
+/// C library functions on memory that CUDA provides in device code; their effects are the
+/// byte sections of their arguments (`crate::summaries` models them).
+pub const DEVICE_MEMORY: &[&str] = &["memcpy", "memmove", "memset"];
+
+/// Why well-known host functions cannot run in a kernel.
+const HOST_ONLY_WHY: &[(&[&str], &str)] = &[
+    (
+        &[
+            "printf", "fprintf", "puts", "putchar", "fputs", "fputc", "perror", "vprintf",
+            "vfprintf",
+        ],
+        "it writes to a host stream",
+    ),
+    (
+        &[
+            "fopen", "fclose", "fread", "fwrite", "fscanf", "fgets", "fflush", "fseek", "ftell",
+            "scanf", "sscanf", "remove", "rename",
+        ],
+        "it does file I/O on the host",
+    ),
+    (
+        &[
+            "rand", "srand", "random", "srandom", "drand48", "srand48", "rand_r",
+        ],
+        "it keeps hidden host state (use a per-thread generator such as cuRAND)",
+    ),
+    (
+        &["exit", "abort", "_exit", "atexit", "system", "getenv"],
+        "it acts on the host process",
+    ),
+    (
+        &[
+            "__builtin_va_start",
+            "__builtin_va_end",
+            "__builtin_va_arg",
+            "__builtin_va_copy",
+        ],
+        "variadic arguments (`va_list`) have no device version",
+    ),
+    (
+        &["qsort", "bsearch"],
+        "it calls back through a function pointer on the host",
+    ),
+];
+
+/// The reason a host-only function has no device version, when it is a well-known one.
+pub fn host_only_detail(name: &str) -> Option<&'static str> {
+    HOST_ONLY_WHY
+        .iter()
+        .find(|(names, _)| names.contains(&name))
+        .map(|(_, why)| *why)
+}
+
 /// Functions CUDA kernels may call with device-side semantics that differ from the host.
 const ALLOCATORS: &[&str] = &["malloc", "free", "calloc", "realloc"];
 
@@ -146,7 +200,7 @@ pub struct CallSite {
 
 /// Classifies a call by name.
 pub fn classify(program: &Program, name: &str) -> CallKind {
-    if DEVICE_MATH.contains(&name) {
+    if DEVICE_MATH.contains(&name) || DEVICE_MEMORY.contains(&name) {
         return CallKind::Builtin;
     }
     if ALLOCATORS.contains(&name) {
@@ -196,21 +250,13 @@ pub fn direct_callees(func: &Function) -> BTreeSet<String> {
 /// Whether a call to `name` cannot run on the device, directly or through a callee.
 pub fn host_only_reason(program: &Program, name: &str) -> Option<String> {
     match classify(program, name) {
-        CallKind::HostOnly => Some(format!(
-            "`{name}` is {} with no device version",
-            host_only_kind(name)
-        )),
+        CallKind::HostOnly => Some(host_only_text(name)),
         CallKind::Port { callees } => callees
             .iter()
             .find(|c| {
                 program.function(c).is_none() && matches!(classify(program, c), CallKind::HostOnly)
             })
-            .map(|c| {
-                format!(
-                    "`{name}` calls `{c}`, {} with no device version",
-                    host_only_kind(c)
-                )
-            }),
+            .map(|c| format!("`{name}` calls {}", host_callee_text(c))),
         _ => None,
     }
 }
@@ -224,6 +270,108 @@ fn host_only_kind(name: &str) -> &'static str {
     } else {
         "a host library function"
     }
+}
+
+/// "`f` is a host library function with no device version" with the reason when known.
+fn host_only_text(name: &str) -> String {
+    match host_only_detail(name) {
+        Some(why) => format!(
+            "`{name}` is {} with no device version: {why}",
+            host_only_kind(name)
+        ),
+        None => format!(
+            "`{name}` is {} with no device version",
+            host_only_kind(name)
+        ),
+    }
+}
+
+/// "`f`, a host library function with no device version" with the reason when known.
+fn host_callee_text(name: &str) -> String {
+    match host_only_detail(name) {
+        Some(why) => format!(
+            "`{name}`, {} with no device version: {why}",
+            host_only_kind(name)
+        ),
+        None => format!("`{name}`, {} with no device version", host_only_kind(name)),
+    }
+}
+
+/// [`classify`] over the whole program: a function defined in any unit of `view` (visible
+/// from unit `from`) is a program function, with its callees resolved program-wide.
+pub fn classify_in(view: &ProgramView, from: usize, name: &str) -> CallKind {
+    if DEVICE_MATH.contains(&name) || DEVICE_MEMORY.contains(&name) {
+        return CallKind::Builtin;
+    }
+    if ALLOCATORS.contains(&name) {
+        return CallKind::Allocator;
+    }
+    match view.resolve(from, name) {
+        Some(f) => {
+            let mut names: BTreeSet<String> = reachable(view, f)
+                .into_iter()
+                .map(|(callee, _)| callee)
+                .collect();
+            names.remove(name);
+            CallKind::Port {
+                callees: names.into_iter().collect(),
+            }
+        }
+        None => CallKind::HostOnly,
+    }
+}
+
+/// [`host_only_reason`] over the whole program: the first host-only function `name` reaches,
+/// each call resolved from the unit of the function that makes it.
+pub fn host_only_reason_in(view: &ProgramView, from: usize, name: &str) -> Option<String> {
+    match classify_in(view, from, name) {
+        CallKind::HostOnly => Some(host_only_text(name)),
+        CallKind::Port { .. } => {
+            let f = view.resolve(from, name)?;
+            reachable(view, f)
+                .into_iter()
+                .find(|(callee, def)| def.is_none() && is_host_only_name(callee))
+                .map(|(callee, _)| format!("`{name}` calls {}", host_callee_text(&callee)))
+        }
+        _ => None,
+    }
+}
+
+fn is_host_only_name(name: &str) -> bool {
+    // Compiler built-ins are lowered away or have device versions, except `va_list`'s.
+    if name.starts_with("__builtin_") {
+        return host_only_detail(name).is_some();
+    }
+    !(DEVICE_MATH.contains(&name) || DEVICE_MEMORY.contains(&name) || ALLOCATORS.contains(&name))
+}
+
+/// Every name called directly or transitively from `start` (itself included), with its
+/// definition when it is a program function; in breadth-first order, so the nearest host
+/// call is named first.
+fn reachable(view: &ProgramView, start: FuncRef) -> Vec<(String, Option<FuncRef>)> {
+    let mut out = vec![(view.function(start).name.clone(), Some(start))];
+    let mut seen_defs = BTreeSet::from([start]);
+    let mut seen_names = BTreeSet::new();
+    let mut queue = std::collections::VecDeque::from([start]);
+    while let Some(f) = queue.pop_front() {
+        for callee in direct_callees(view.function(f)) {
+            let def = view.resolve(f.unit, &callee);
+            match def {
+                Some(d) => {
+                    if seen_defs.insert(d) {
+                        out.push((callee, Some(d)));
+                        queue.push_back(d);
+                    }
+                }
+                None => {
+                    if seen_names.insert(callee.clone()) {
+                        out.push((callee, None));
+                    }
+                }
+            }
+        }
+    }
+    out
 }
 
 /// What a function of the program does to memory outside its own frame, with its callees.

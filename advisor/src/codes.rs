@@ -58,9 +58,9 @@ pub const UNDECIDED_DEPENDENCE: Code = Code {
 };
 pub const CALLEE_EFFECTS: Code = Code {
     code: "WW112",
-    name: "callee touches shared memory",
+    name: "callee effects unknown",
     explanation:
-        "the loop calls a function of the program that writes memory (or reads memory the loop writes); its accesses are not tested across iterations; a profile settles it",
+        "the loop calls a function whose side effects are not fully known (recursion, a function pointer, a write through a pointer it reads from memory); a profile settles it",
 };
 pub const ALLOCATION: Code = Code {
     code: "WW120",

@@ -4,7 +4,8 @@
 //! across iterations if some iteration `i` of the first and a later iteration `i + d`
 //! (`d >= 1`) of the second touch a common byte. With `f` and `g` their byte offsets, the
 //! second's loop variables renamed (`j'`) and `i` replaced by `i + d`, the difference
-//! `f - g` must lie in `(-size_g, size_f)` for an overlap. The tests, in order:
+//! `f - g` must lie in `(-size_f, size_g)` for an overlap (`[f, f + size_f)` and
+//! `[g, g + size_g)` meet iff `f < g + size_g` and `g < f + size_f`). The tests, in order:
 //!
 //! - a symbolic range test (Banerjee-style bounds, as Blume and Eigenmann's range test with
 //!   the engine's monotonicity): if the minimum of `f - g` over the iteration space is at
@@ -488,7 +489,7 @@ fn drop_dominant_pairs(
     current
 }
 
-/// `diff = c0 + c1*d`: overlap iff `-size_g < diff < size_f` for some integer `d >= 1`.
+/// `diff = c0 + c1*d`: overlap iff `-size_f < diff < size_g` for some integer `d >= 1`.
 fn exact_in_distance(diff: &Expr, d: &Var, size_f: &BigInt, size_g: &BigInt) -> Option<Outcome> {
     let poly = diff.as_poly()?;
     if !diff.is_exact_integer() || (poly.contains_var(d) && !poly.is_linear_in(d)) {
@@ -499,8 +500,8 @@ fn exact_in_distance(diff: &Expr, d: &Var, size_f: &BigInt, size_g: &BigInt) -> 
         .linear_coeff(d)
         .map(|(c, _)| c)
         .unwrap_or_else(BigRational::zero);
-    let lo = BigRational::from_integer(-size_g.clone());
-    let hi = BigRational::from_integer(size_f.clone());
+    let lo = BigRational::from_integer(-size_f.clone());
+    let hi = BigRational::from_integer(size_g.clone());
     if c1.is_zero() {
         let overlaps = c0 > lo && c0 < hi;
         return Some(if overlaps {
@@ -550,9 +551,9 @@ fn gcd_excludes(diff: &Expr, size_f: &BigInt, size_g: &BigInt) -> bool {
     if g.is_zero() {
         return false;
     }
-    // Values c0 + g*m inside (-size_g, size_f)?
-    let lo: BigInt = -size_g.clone() + 1;
-    let hi: BigInt = size_f.clone() - 1;
+    // Values c0 + g*m inside (-size_f, size_g)?
+    let lo: BigInt = -size_f.clone() + 1;
+    let hi: BigInt = size_g.clone() - 1;
     let first = {
         let r = (lo.clone() - &c0).mod_floor(&g);
         if r.is_zero() {

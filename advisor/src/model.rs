@@ -145,6 +145,10 @@ pub struct Call {
     pub device: String,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub callees: Vec<String>,
+    /// The callee's side-effect summary in words (`param row: writes [0, 8*n)`), for
+    /// functions of the program and `memcpy`/`memmove`/`memset`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub effects: Vec<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

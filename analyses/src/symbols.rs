@@ -183,6 +183,12 @@ impl Symbols {
         unreachable!("an unbounded counter always finds a free name")
     }
 
+    /// The symbol of a load from the address whose reconstruction prints as `key` (see
+    /// [`Symbols::load_symbol`]), if the function loads from it.
+    pub fn load_at(&self, key: &str) -> Option<&Var> {
+        self.by_address.get(key)
+    }
+
     pub fn var_of(&self, v: Value) -> Option<&Var> {
         self.by_value.get(&v)
     }

@@ -136,6 +136,17 @@ impl TypeTable {
         &self.types[id.0 as usize]
     }
 
+    /// The id of a type already in the table, without interning it (for a table that is
+    /// shared read-only, e.g. when matching a type of another translation unit).
+    pub fn lookup(&self, ty: &Type) -> Option<TypeId> {
+        self.interned.get(ty).copied()
+    }
+
+    /// The first type of the table that satisfies `pred`.
+    pub fn find(&self, pred: impl Fn(&Type) -> bool) -> Option<TypeId> {
+        self.types.iter().position(pred).map(|i| TypeId(i as u32))
+    }
+
     pub fn void(&mut self) -> TypeId {
         self.intern(Type::Void)
     }

@@ -1,0 +1,494 @@
+//! The memory a loop touches through the functions it calls: each call's side-effect
+//! summary (`crate::summaries`) instantiated with the call's arguments, as extra accesses
+//! in the loop's own representation (`MemAccess`: base + byte offset), so that they go
+//! through the same dependence tests, aliasing pairs and sections as the loop's own loads
+//! and stores. A callee's loops become extra innermost "loops" of the nest (its range
+//! variables), so a `set_row(out + i*n, n)` that writes `out[i*n + j]` for `j < n` is
+//! compared exactly as the inline code would be.
+
+use crate::access::{is_conditional, split_base, MemAccess};
+use crate::program::ProgramView;
+use crate::space::{IvRange, Space};
+use crate::summaries::{
+    instantiate, library_summary, range_to_iv, sign_from_lower, synthetic_loop, EffectType, Fresh,
+    Place, Summaries, Summary,
+};
+use analyses::reconstruct::Reconstruction;
+use frontend::ir::{Callee, Function, InstKind, Value};
+use frontend::loops::{LoopForest, LoopId};
+use frontend::types::{IntRank, Type, TypeId};
+use std::collections::{HashMap, HashSet};
+use std::rc::Rc;
+use symbolic::{Expr, SignSet, Var};
+
+/// Most callee accesses added to one loop (see the merge in [`loop_effects`]).
+const MAX_CALLEE_ACCESSES: usize = 400;
+
+/// What the calls of one loop do to memory.
+#[derive(Clone, Debug, Default)]
+pub struct LoopEffects {
+    /// The callees' accesses, one `MemAccess` per access of a summary (its `inst` and
+    /// `span` are the call's, `callee` names the function).
+    pub accesses: Vec<MemAccess>,
+    /// The callees' range variables, innermost after the loop's own.
+    pub ranges: Vec<IvRange>,
+    pub signs: Vec<(Var, SignSet)>,
+    /// Offsets a summary could not express: one fresh symbol each, that changes from
+    /// iteration to iteration (so nothing is proven through it).
+    pub variant: HashSet<Var>,
+    /// Per call: why some of its effects are not known.
+    pub unknown: Vec<(Value, String)>,
+    /// Writes of callees to globals and statics: (call, callee, variable).
+    pub global_writes: Vec<(Value, String, String)>,
+    /// Variables standing for globals the caller does not name itself.
+    pub globals: HashSet<Var>,
+    /// What the callees' summaries assume, in the caller's terms.
+    pub assumptions: Vec<String>,
+    /// Calls of functions that allocate or free memory: (call, callee, allocators).
+    pub allocating: Vec<(Value, String, Vec<String>)>,
+}
+
+impl LoopEffects {
+    /// The loop's iteration space with the callees' range variables as innermost loops.
+    pub fn extend_space(&self, mut space: Space) -> Space {
+        space.ivs.extend(self.ranges.iter().cloned());
+        for (var, sign) in &self.signs {
+            space.env.set(var.clone(), *sign);
+        }
+        space
+    }
+
+    /// Whether two bases are certainly different objects because one is a global only the
+    /// callees name: a different global, or a local array or global of the caller (whose
+    /// own symbol would have been used for the same global).
+    pub fn distinct_objects(&self, a: &Var, b: &Var, symbols: &analyses::symbols::Symbols) -> bool {
+        let global = |v: &Var| self.globals.contains(v);
+        let object = |v: &Var| global(v) || symbols.is_object(v);
+        a != b && (global(a) && object(b) || global(b) && object(a))
+    }
+
+    /// Why the effects of the call `call` are not all known, if they are not.
+    pub fn unknown_reason(&self, call: Value) -> Option<String> {
+        let reasons: Vec<&str> = self
+            .unknown
+            .iter()
+            .filter(|(c, _)| *c == call)
+            .map(|(_, why)| why.as_str())
+            .collect();
+        (!reasons.is_empty()).then(|| {
+            let mut text = reasons[..reasons.len().min(3)].join("; ");
+            if reasons.len() > 3 {
+                text.push_str(&format!(" (and {} more)", reasons.len() - 3));
+            }
+            text
+        })
+    }
+}
+
+/// Where the loop's calls are and what they may use.
+#[derive(Debug)]
+pub struct LoopSite<'a> {
+    pub summaries: &'a Summaries<'a>,
+    pub unit: usize,
+    pub func: &'a Function,
+    pub forest: &'a LoopForest,
+    pub loop_id: LoopId,
+    pub rec: &'a Reconstruction,
+    /// Symbols that change between iterations of the loop (see `analyze`).
+    pub variant: &'a HashSet<Var>,
+}
+
+/// The effects of every call in the loop (inner loops included).
+pub fn loop_effects(site: &LoopSite) -> LoopEffects {
+    let view = site.summaries.view();
+    let l = site.forest.loop_(site.loop_id);
+    let mut out = LoopEffects::default();
+    let mut fresh = Fresh::default();
+    let mut objects: HashMap<String, Var> = HashMap::new();
+    // Accesses through a pointer a callee reads (by index in `out.accesses`), with the
+    // object that holds the pointer.
+    let mut deref_holders: Vec<(usize, Option<Var>)> = Vec::new();
+    // Allocations made inside the loop that never escape: a new object every iteration,
+    // so a callee's accesses through them are private to the iteration.
+    let allocated_here: HashSet<Value> = crate::summaries::private_allocations(site.func)
+        .into_iter()
+        .filter(|v| l.contains(site.func.inst(*v).block))
+        .collect();
+    let per_iteration = |base: &Option<Var>| {
+        base.as_ref().is_some_and(|b| {
+            matches!(
+                site.rec.symbols.info(b).map(|s| &s.origin),
+                Some(analyses::symbols::SymbolOrigin::Opaque(v)) if allocated_here.contains(v)
+            )
+        })
+    };
+    // Variables whose value differs between iterations: the nest's induction variables
+    // (the loop's and inner ones), loads that vary, and the callees' range variables.
+    let mut moving: HashSet<Var> = site.variant.clone();
+    for id in site.forest.ids() {
+        if site.forest.loop_(id).blocks.is_subset(&l.blocks) {
+            for iv in &site.forest.loop_(id).induction_variables {
+                if let Some(v) = site.rec.symbol(iv.phi) {
+                    moving.insert(v.clone());
+                }
+            }
+        }
+    }
+    for &block in &l.blocks {
+        for &v in &site.func.block(block).insts {
+            let inst = site.func.inst(v);
+            let InstKind::Call {
+                callee: Callee::Direct(name),
+                args,
+            } = &inst.kind
+            else {
+                continue;
+            };
+            // Zero-fills synthesized for initializers target a local declared in the body.
+            if name.starts_with("__builtin_") || name == "memset" && inst.origin.span.is_none() {
+                continue;
+            }
+            let summary: Rc<Summary> = match library_summary(name) {
+                Some(s) => Rc::new(s),
+                None => match view.resolve(site.unit, name) {
+                    Some(g) => site.summaries.of(g),
+                    None => continue,
+                },
+            };
+            if !summary.allocators.is_empty() {
+                out.allocating
+                    .push((v, name.clone(), summary.allocators.clone()));
+            }
+            let args: Vec<Vec<Expr>> = args.iter().map(|a| site.rec.of(*a).to_vec()).collect();
+            let instance = instantiate(&summary, name, &args, &mut fresh);
+            out.unknown
+                .extend(instance.unknown.iter().map(|u| (v, u.clone())));
+            for (a, why) in &instance.assumptions {
+                let text = format!("{} > 0 ({why})", a.to_c());
+                if !out.assumptions.contains(&text) {
+                    out.assumptions.push(text);
+                }
+                if let Some(var) = a.as_poly().and_then(|p| p.as_var()) {
+                    out.signs.push((var.clone(), SignSet::POS));
+                }
+            }
+            let conditional_call = is_conditional(site.forest, site.loop_id, block);
+            // Range variables whose bounds move between iterations cannot be compared.
+            let mut unusable: HashSet<Var> = HashSet::new();
+            for r in &instance.ranges {
+                let bad =
+                    r.lo.vars()
+                        .iter()
+                        .chain(r.hi.vars().iter())
+                        .any(|x| site.variant.contains(x) || unusable.contains(x));
+                if bad {
+                    unusable.insert(r.var.clone());
+                    continue;
+                }
+                out.signs.push((r.var.clone(), sign_from_lower(&r.lo)));
+                out.ranges
+                    .push(range_to_iv(r, synthetic_loop(out.ranges.len())));
+                moving.insert(r.var.clone());
+            }
+            for access in &instance.accesses {
+                let e = &access.effect;
+                let callee_name = e.through.last().cloned().unwrap_or_else(|| name.clone());
+                // An offset the summary could not express: a fresh symbol named after what
+                // it depends on, that changes from iteration to iteration.
+                let unknown = |fresh: &mut Fresh, variant: &mut HashSet<Var>| {
+                    let stem = e
+                        .offset
+                        .as_ref()
+                        .err()
+                        .and_then(|why| why.split('`').nth(1))
+                        .unwrap_or("an offset")
+                        .to_string();
+                    let u = fresh.named(&format!("{stem} in {callee_name}"));
+                    variant.insert(u.clone());
+                    Expr::var(u.name())
+                };
+                // For an access through a pointer the callee reads: the object holding it.
+                let mut holder: Option<Option<Var>> = None;
+                let offset = match &e.offset {
+                    Ok(o) if o.vars().iter().all(|x| !unusable.contains(x)) => o.clone(),
+                    _ => unknown(&mut fresh, &mut out.variant),
+                };
+                let alternatives: Vec<(Option<Var>, Expr)> = match &access.place {
+                    Place::Address(bases) => {
+                        if bases.is_empty() {
+                            out.unknown.push((
+                                v,
+                                format!("passes `{name}` an argument that cannot be expressed"),
+                            ));
+                        }
+                        bases
+                            .iter()
+                            // A constant pointer is null: nothing is accessed through it.
+                            .filter(|b| !b.vars().is_empty())
+                            .map(|b| match b.checked_add(&offset) {
+                                Ok(full) => split_base(&full, &site.rec.symbols),
+                                Err(_) => (None, b.clone()),
+                            })
+                            .collect()
+                    }
+                    Place::Global { name: global, unit } => {
+                        let var = global_var(site, global, *unit, &mut objects, &mut out.globals);
+                        if e.is_store {
+                            out.global_writes
+                                .push((v, callee_name.clone(), global.clone()));
+                        }
+                        vec![(Some(var), offset.clone())]
+                    }
+                    Place::Deref { at, name: pointer } => {
+                        let (var, fixed) = match at.as_slice() {
+                            [location] => {
+                                let known = site.rec.symbols.load_at(&location.to_string());
+                                let var = match known {
+                                    Some(var) => var.clone(),
+                                    None => object_var(
+                                        site,
+                                        &format!("deref {location}"),
+                                        pointer,
+                                        &mut objects,
+                                    ),
+                                };
+                                // The pointer must be the same in every iteration: read at
+                                // a place that does not move, and (when the caller reads it
+                                // too) not a value the loop changes.
+                                let fixed = location.vars().iter().all(|x| !moving.contains(x))
+                                    && !site.variant.contains(&var);
+                                if known.is_none() && e.is_store {
+                                    let text = format!(
+                                        "the loop does not change the pointer `{pointer}` that `{callee_name}` reads"
+                                    );
+                                    if !out.assumptions.contains(&text) {
+                                        out.assumptions.push(text);
+                                    }
+                                }
+                                // Checked below against the objects the loop writes.
+                                holder = Some(split_base(location, &site.rec.symbols).0);
+                                (var, fixed)
+                            }
+                            _ => (
+                                object_var(
+                                    site,
+                                    &format!("deref {pointer} {callee_name}"),
+                                    pointer,
+                                    &mut objects,
+                                ),
+                                false,
+                            ),
+                        };
+                        // A pointer read at a place that moves may differ between iterations.
+                        let offset = if fixed {
+                            offset.clone()
+                        } else {
+                            unknown(&mut fresh, &mut out.variant)
+                        };
+                        vec![(Some(var), offset)]
+                    }
+                    Place::Opaque(_) => {
+                        // Everything a callee reaches through pointers it reads from memory
+                        // is one pool per call: only its aliasing with the loop matters.
+                        let var = object_var(
+                            site,
+                            &format!("opaque {name}"),
+                            &format!("memory `{name}` reaches through pointers"),
+                            &mut objects,
+                        );
+                        vec![(Some(var), unknown(&mut fresh, &mut out.variant))]
+                    }
+                };
+                if alternatives.is_empty() || alternatives.iter().all(|(b, _)| per_iteration(b)) {
+                    continue;
+                }
+                let Some(ty) = caller_type(view, site.unit, &e.ty) else {
+                    out.unknown.push((
+                        v,
+                        format!(
+                            "calls `{name}`, whose accesses have types this file does not know"
+                        ),
+                    ));
+                    continue;
+                };
+                out.accesses.push(MemAccess {
+                    inst: v,
+                    addr: v,
+                    is_store: e.is_store,
+                    elem_bytes: e.elem_bytes,
+                    ty,
+                    conditional: conditional_call || e.conditional,
+                    span: inst.origin.span,
+                    alternatives,
+                    callee: Some(callee_name),
+                });
+                if let Some(holder) = holder {
+                    deref_holders.push((out.accesses.len() - 1, holder));
+                }
+            }
+        }
+    }
+    // Bounded work: every pair of accesses is tested, so past a limit a call's accesses are
+    // merged into one per object and direction, at an unknown offset.
+    if out.accesses.len() > MAX_CALLEE_ACCESSES {
+        let mut merged: Vec<MemAccess> = Vec::new();
+        for a in std::mem::take(&mut out.accesses) {
+            let key = |m: &MemAccess| {
+                (
+                    m.inst,
+                    m.is_store,
+                    m.alternatives
+                        .iter()
+                        .map(|(b, _)| b.clone())
+                        .collect::<Vec<_>>(),
+                )
+            };
+            if merged.iter().any(|m| key(m) == key(&a)) {
+                continue;
+            }
+            let u = fresh.named("an offset of a call with many accesses");
+            out.variant.insert(u.clone());
+            let mut a = a;
+            a.conditional = true;
+            for (_, offset) in a.alternatives.iter_mut() {
+                *offset = Expr::var(u.name());
+            }
+            merged.push(a);
+        }
+        out.accesses = merged;
+        deref_holders.clear();
+    }
+    // A pointer held in an object the loop writes (`local.data = out + i; f(&local)`) may
+    // differ between iterations: the accesses through it are at unknown offsets.
+    let mut written: HashSet<Var> = HashSet::new();
+    for &block in &l.blocks {
+        for &v in &site.func.block(block).insts {
+            if let InstKind::Store { addr, .. } = site.func.inst(v).kind {
+                for e in site.rec.of(addr) {
+                    if let (Some(b), _) = split_base(e, &site.rec.symbols) {
+                        written.insert(b);
+                    }
+                }
+            }
+        }
+    }
+    for a in out.accesses.iter().filter(|a| a.is_store) {
+        written.extend(a.alternatives.iter().filter_map(|(b, _)| b.clone()));
+    }
+    for (index, holder) in deref_holders {
+        let moves = holder.as_ref().is_none_or(|h| written.contains(h));
+        if let (true, Some(access)) = (moves, out.accesses.get_mut(index)) {
+            let u = fresh.named(&format!(
+                "the pointer {} reads",
+                access.callee.clone().unwrap_or_default()
+            ));
+            out.variant.insert(u.clone());
+            for (_, offset) in access.alternatives.iter_mut() {
+                *offset = Expr::var(u.name());
+            }
+        }
+    }
+    out
+}
+
+/// The side-effect summary of what a call to `name` from unit `unit` reaches, in words
+/// (empty for functions that are neither in the program nor modelled library functions).
+pub fn describe_callee(summaries: &Summaries, unit: usize, name: &str) -> Vec<String> {
+    if let Some(s) = library_summary(name) {
+        let names: &[&str] = match name {
+            "memset" => &["dest", "c", "n"],
+            "memcpy" | "memmove" => &["dest", "src", "n"],
+            _ => &["x", "ptr"],
+        };
+        let names: Vec<Option<String>> = names.iter().map(|n| Some(n.to_string())).collect();
+        return s.describe(&names);
+    }
+    let view = summaries.view();
+    match view.resolve(unit, name) {
+        Some(f) => {
+            let names = crate::summaries::param_names(view.function(f));
+            summaries.of(f).describe(&names)
+        }
+        None => Vec::new(),
+    }
+}
+
+/// The caller's symbol of a global when it has one (then the callee's accesses share the
+/// caller's base), else one variable per global named after it.
+fn global_var(
+    site: &LoopSite,
+    name: &str,
+    unit: Option<usize>,
+    objects: &mut HashMap<String, Var>,
+    globals: &mut HashSet<Var>,
+) -> Var {
+    let program = &site.summaries.view().unit(site.unit).lowered.program;
+    if unit.is_none() || unit == Some(site.unit) {
+        for v in site.func.values() {
+            if let InstKind::GlobalAddr(g) = site.func.inst(v).kind {
+                if program.global(g).name == name {
+                    if let Some(var) = site.rec.symbol(v) {
+                        return var.clone();
+                    }
+                }
+            }
+        }
+    }
+    let key = format!("global {name} {unit:?}");
+    if let Some(var) = objects.get(&key) {
+        return var.clone();
+    }
+    // The caller may use the name for something else (a local shadowing the global).
+    let taken = site.rec.symbols.value_of(&Var::new(name)).is_some()
+        || objects.values().any(|v| v.name() == name);
+    let var = if taken || unit.is_some_and(|u| u != site.unit) {
+        Var::new(&format!("{name}@global"))
+    } else {
+        Var::new(name)
+    };
+    objects.insert(key, var.clone());
+    globals.insert(var.clone());
+    var
+}
+
+/// One variable per object the callees reach that the caller has no symbol for, named as
+/// the callee spells it unless the caller uses that name for something else.
+fn object_var(site: &LoopSite, key: &str, name: &str, objects: &mut HashMap<String, Var>) -> Var {
+    if let Some(var) = objects.get(key) {
+        return var.clone();
+    }
+    let mut candidate = name.to_string();
+    let mut k = 2;
+    while objects.values().any(|v| v.name() == candidate)
+        || site.rec.symbols.value_of(&Var::new(&candidate)).is_some()
+    {
+        candidate = format!("{name}#{k}");
+        k += 1;
+    }
+    let var = Var::new(&candidate);
+    objects.insert(key.to_string(), var.clone());
+    var
+}
+
+/// The caller unit's id for an access's type: the same type when it is arithmetic or the
+/// callee is in the same unit, else a character type (which may alias anything, C99 6.5p7).
+fn caller_type(view: &ProgramView, unit: usize, ty: &EffectType) -> Option<TypeId> {
+    let types = &view.unit(unit).lowered.program.types;
+    let any_char = || {
+        types.find(|t| {
+            matches!(
+                t,
+                Type::Int {
+                    rank: IntRank::Char,
+                    ..
+                }
+            )
+        })
+    };
+    let any_record = || types.find(|t| matches!(t, Type::Record(_) | Type::Array { .. }));
+    match ty {
+        EffectType::Scalar(t) => types.lookup(t).or_else(any_char).or_else(any_record),
+        EffectType::InUnit(u, id) if *u == unit => Some(*id),
+        _ => any_char().or_else(any_record),
+    }
+}

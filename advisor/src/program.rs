@@ -1,0 +1,94 @@
+//! One view over every translation unit analysed together: which function a call names,
+//! program-wide. A `static` function is visible only in its own unit; any other definition is
+//! visible from every unit (C's external linkage), so a call resolves to the caller's own
+//! unit first and then to a non-static definition elsewhere.
+
+use frontend::ir::Function;
+use frontend::unit::Unit;
+use std::collections::HashMap;
+
+/// A function of the program: the unit it is defined in and its index there.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct FuncRef {
+    pub unit: usize,
+    pub index: usize,
+}
+
+/// Every unit of the program, with an index of the functions each defines.
+#[derive(Debug)]
+pub struct ProgramView<'a> {
+    units: Vec<&'a Unit>,
+    /// Non-static definitions by name, in unit order.
+    external: HashMap<String, Vec<FuncRef>>,
+    /// Every definition by (unit, name).
+    local: HashMap<(usize, String), FuncRef>,
+}
+
+impl<'a> ProgramView<'a> {
+    /// The program made of `units` (in the order given; the first non-static definition of a
+    /// name wins when several units define it, which a linker would reject anyway).
+    pub fn new(units: impl IntoIterator<Item = &'a Unit>) -> Self {
+        let units: Vec<&'a Unit> = units.into_iter().collect();
+        let mut external: HashMap<String, Vec<FuncRef>> = HashMap::new();
+        let mut local = HashMap::new();
+        for (u, unit) in units.iter().enumerate() {
+            for (index, func) in unit.lowered.program.functions.iter().enumerate() {
+                let r = FuncRef { unit: u, index };
+                local.entry((u, func.name.clone())).or_insert(r);
+                if !func.is_static {
+                    external.entry(func.name.clone()).or_default().push(r);
+                }
+            }
+        }
+        ProgramView {
+            units,
+            external,
+            local,
+        }
+    }
+
+    /// A program of one unit (what `analyze_unit` sees).
+    pub fn single(unit: &'a Unit) -> Self {
+        Self::new([unit])
+    }
+
+    pub fn units(&self) -> &[&'a Unit] {
+        &self.units
+    }
+
+    pub fn unit(&self, index: usize) -> &'a Unit {
+        self.units[index]
+    }
+
+    /// The index of a unit of this view (compared by address).
+    pub fn index_of(&self, unit: &Unit) -> Option<usize> {
+        self.units.iter().position(|u| std::ptr::eq(*u, unit))
+    }
+
+    pub fn function(&self, f: FuncRef) -> &'a Function {
+        &self.units[f.unit].lowered.program.functions[f.index]
+    }
+
+    pub fn program(&self, f: FuncRef) -> &'a frontend::ir::Program {
+        &self.units[f.unit].lowered.program
+    }
+
+    /// The definition a call to `name` from unit `from` reaches: the unit's own (static or
+    /// not), else a non-static one of another unit.
+    pub fn resolve(&self, from: usize, name: &str) -> Option<FuncRef> {
+        if let Some(r) = self.local.get(&(from, name.to_string())) {
+            return Some(*r);
+        }
+        self.external
+            .get(name)
+            .and_then(|defs| defs.first())
+            .copied()
+    }
+
+    /// Every function of the program.
+    pub fn functions(&self) -> impl Iterator<Item = FuncRef> + '_ {
+        self.units.iter().enumerate().flat_map(|(u, unit)| {
+            (0..unit.lowered.program.functions.len()).map(move |index| FuncRef { unit: u, index })
+        })
+    }
+}

@@ -1,0 +1,1302 @@
+//! Side-effect summaries of the program's functions: the memory each reads and writes, as
+//! byte offsets relative to its pointer parameters and to globals, computed bottom-up over
+//! the program-wide call graph (callees first, by Tarjan's strongly connected components).
+//!
+//! A summary keeps the loops of the function symbolic: an access `row[j]` inside
+//! `for (j = 0; j < n; j++)` is `param row: writes 8*j` with the range `j in [0, n - 1]`,
+//! so that a caller can compare two calls exactly (as it compares two accesses of an inner
+//! loop) or take the section `[0, 8*n)`. Calls inside the function are instantiated with
+//! their arguments (thesis §8.7's per-call-site expansion), so a summary covers everything
+//! the function reaches. What cannot be expressed stays in the summary as such: an offset
+//! that depends on a value read from memory is an "unknown offset within the object", a
+//! write through a pointer the function reads from memory, recursion or a call through a
+//! function pointer make the summary `unknown` with the reason.
+//!
+//! Accesses to the function's own locals (stack slots, and `malloc` results that do not
+//! escape) are private to one call and left out.
+
+use crate::access::split_base;
+use crate::program::{FuncRef, ProgramView};
+use crate::space::{extreme, IvRange, Space};
+use analyses::reconstruct::{reconstruct, ReconstructConfig, Reconstruction};
+use analyses::symbols::SymbolOrigin;
+use frontend::ir::{BinOp, Block, Callee, Function, InstKind, Terminator, Value};
+use frontend::loops::{analyze_loops, LoopForest, LoopId};
+use frontend::types::{Type, TypeId};
+use num_bigint::BigInt;
+use std::cell::RefCell;
+use std::collections::{BTreeSet, HashMap, HashSet};
+use std::rc::Rc;
+use symbolic::{Expr, SignEnv, SignSet, Var};
+
+/// Most effects kept per summary; past it, the accesses to each object are merged into one
+/// access at an unknown offset.
+const MAX_EFFECTS: usize = 256;
+
+/// What an access of a summary is relative to.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Base {
+    /// The object a pointer parameter points into (by index).
+    Param(u32),
+    /// A global or static variable; `unit` is set for `static` ones (visible in one unit).
+    Global { name: String, unit: Option<usize> },
+    /// The object a pointer points into that the function reads at `param + at` (one level
+    /// of indirection, `s->data` for a parameter `s`); `name` is how the function spells it.
+    Deref { param: u32, at: Expr, name: String },
+    /// An object reached some other way (a pointer read through two levels, a pointer
+    /// computed by a call); only reads are kept relative to it.
+    Opaque(String),
+}
+
+/// The C type an access reads or writes, in a form another unit can match.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum EffectType {
+    /// An arithmetic type (no ids inside, so it matches across units).
+    Scalar(Type),
+    /// Another type, by id in the table of the defining unit.
+    InUnit(usize, TypeId),
+    /// Raw bytes (`memcpy`): aliases everything.
+    Bytes,
+}
+
+/// One access of a summary.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Effect {
+    pub base: Base,
+    pub is_store: bool,
+    pub elem_bytes: u64,
+    pub ty: EffectType,
+    /// Byte offset from the base over the function's scalar parameters and its range
+    /// variables; `Err` says why it is an unknown offset within the object.
+    pub offset: Result<Expr, String>,
+    /// Some calls of the function may skip it (it is under a condition).
+    pub conditional: bool,
+    /// The functions below this one the access is made in, outermost first (empty: in the
+    /// function itself).
+    pub through: Vec<String>,
+}
+
+/// A variable of a summary: an induction variable of one of its loops (or of a callee's,
+/// instantiated), ranging over `[lo, hi]`; bounds mention parameters and earlier variables.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RangeVar {
+    pub var: Var,
+    pub lo: Expr,
+    pub hi: Expr,
+}
+
+/// The side effects of one function.
+#[derive(Clone, Debug, Default)]
+pub struct Summary {
+    pub function: String,
+    /// The symbol of each parameter (what offsets and ranges are written over).
+    pub params: Vec<Option<Var>>,
+    pub effects: Vec<Effect>,
+    pub ranges: Vec<RangeVar>,
+    /// Why some effects are not known (then they are not in `effects`): "is recursive".
+    pub unknown: Vec<String>,
+    /// Host library functions it reaches (their effects are not modelled: the call is
+    /// host-only anyway).
+    pub host_calls: Vec<String>,
+    /// The allocation functions (`malloc`, `free`) it calls, directly or through callees.
+    pub allocators: Vec<String>,
+    /// Expressions over the parameters assumed positive, with why: a divisor whose
+    /// quotients are ranges (`n` in `ij % n`), the trip count of a loop whose accesses count
+    /// as made on every call. A caller reports them with its arguments substituted.
+    pub assumptions: Vec<(Expr, String)>,
+}
+
+impl Summary {
+    /// Neither reads nor writes memory outside its frame, and everything is known.
+    pub fn is_pure(&self) -> bool {
+        self.effects.is_empty() && self.unknown.is_empty() && self.host_calls.is_empty()
+    }
+
+    /// Only reads memory outside its frame.
+    pub fn is_read_only(&self) -> bool {
+        self.unknown.is_empty() && self.effects.iter().all(|e| !e.is_store)
+    }
+
+    /// The summary in words, one line per base and direction:
+    /// `param out: writes [0, 8*n)`, `global counter: reads and writes [0, 4)`.
+    pub fn describe(&self, param_names: &[Option<String>]) -> Vec<String> {
+        let space = self.space();
+        // (base, is a write, section, why part of it is at an unknown offset)
+        type Line = (String, bool, Option<(Expr, Expr)>, Option<String>);
+        let mut grouped: Vec<Line> = Vec::new();
+        for e in &self.effects {
+            let base = match &e.base {
+                Base::Param(i) => format!(
+                    "param `{}`",
+                    param_names
+                        .get(*i as usize)
+                        .cloned()
+                        .flatten()
+                        .unwrap_or_else(|| format!("#{i}"))
+                ),
+                Base::Global { name, .. } => format!("global `{name}`"),
+                Base::Deref { name, .. } => format!("`*{name}`"),
+                Base::Opaque(name) => format!("`{name}`"),
+            };
+            let (section, unknown) = match &e.offset {
+                Ok(offset) => {
+                    let mut assumptions = Vec::new();
+                    let lo = extreme(offset, &space, false, &mut assumptions);
+                    let hi = extreme(offset, &space, true, &mut assumptions).and_then(|h| {
+                        h.checked_add(&Expr::integer(BigInt::from(e.elem_bytes)))
+                            .ok()
+                    });
+                    match (lo, hi) {
+                        (Some(lo), Some(hi)) => (Some((lo, hi)), None),
+                        _ => (None, Some("not monotonic".to_string())),
+                    }
+                }
+                Err(why) => (None, Some(why.clone())),
+            };
+            match grouped
+                .iter_mut()
+                .find(|(b, s, _, _)| *b == base && *s == e.is_store)
+            {
+                Some(entry) => {
+                    if entry.3.is_none() {
+                        entry.3 = unknown;
+                    }
+                    entry.2 = match (entry.2.take(), section) {
+                        (Some((a, b)), Some((c, d))) => {
+                            let lo = symbolic::get_min(&a, &c, &space.env).ok();
+                            let hi = symbolic::get_max(&b, &d, &space.env).ok();
+                            lo.zip(hi)
+                        }
+                        (x, None) | (None, x) => x,
+                    };
+                }
+                None => grouped.push((base, e.is_store, section, unknown)),
+            }
+        }
+        let mut out: Vec<String> = grouped
+            .into_iter()
+            .map(|(base, is_store, section, unknown)| {
+                let verb = if is_store { "writes" } else { "reads" };
+                match (section, unknown) {
+                    (Some((lo, hi)), None) => {
+                        format!("{base}: {verb} [{}, {})", lo.to_c(), hi.to_c())
+                    }
+                    (Some((lo, hi)), Some(why)) => format!(
+                        "{base}: {verb} [{}, {}) and at an unknown offset ({why})",
+                        lo.to_c(),
+                        hi.to_c()
+                    ),
+                    (None, Some(why)) => format!("{base}: {verb} at an unknown offset ({why})"),
+                    (None, None) => format!("{base}: {verb}"),
+                }
+            })
+            .collect();
+        out.extend(self.unknown.iter().map(|u| format!("unknown: {u}")));
+        out.extend(
+            self.host_calls
+                .iter()
+                .map(|h| format!("calls the host function `{h}`")),
+        );
+        if out.is_empty() {
+            out.push("pure".into());
+        }
+        out
+    }
+
+    /// The range variables as an iteration space (for extremes over them).
+    pub fn space(&self) -> Space {
+        let mut env = SignEnv::new();
+        let ivs = self
+            .ranges
+            .iter()
+            .enumerate()
+            .map(|(k, r)| {
+                env.set(r.var.clone(), sign_from_lower(&r.lo));
+                range_to_iv(r, synthetic_loop(k))
+            })
+            .collect();
+        Space {
+            ivs,
+            env,
+            assumptions: Vec::new(),
+        }
+    }
+}
+
+/// A loop id no real loop has, for range variables placed in an iteration space.
+pub fn synthetic_loop(k: usize) -> LoopId {
+    LoopId(u32::MAX - (k as u32).min(u32::MAX / 2))
+}
+
+/// A range variable as an innermost "loop" of an iteration space.
+pub fn range_to_iv(r: &RangeVar, loop_id: LoopId) -> IvRange {
+    let one = Expr::constant(1);
+    let trips =
+        r.hi.checked_sub(&r.lo)
+            .and_then(|d| d.checked_add(&one))
+            .unwrap_or_else(|_| one.clone());
+    let bound = r.hi.checked_add(&one).unwrap_or_else(|_| r.hi.clone());
+    IvRange {
+        loop_id,
+        var: r.var.clone(),
+        init: r.lo.clone(),
+        lo: r.lo.clone(),
+        hi: r.hi.clone(),
+        trips,
+        step: 1,
+        bound,
+    }
+}
+
+/// The sign a variable has when its lower bound is a known integer.
+pub fn sign_from_lower(lo: &Expr) -> SignSet {
+    match lo.as_integer() {
+        Some(v) if v > BigInt::from(0) => SignSet::POS,
+        Some(v) if v == BigInt::from(0) => SignSet::NON_NEG,
+        _ => SignSet::TOP,
+    }
+}
+
+/// The summaries of a program, computed on demand and kept.
+pub struct Summaries<'v> {
+    view: &'v ProgramView<'v>,
+    /// The call graph's strongly connected components, callees before callers.
+    components: Vec<Vec<FuncRef>>,
+    component_of: HashMap<FuncRef, usize>,
+    /// Components where a function calls itself, directly or through others.
+    recursive: HashSet<usize>,
+    edges: HashMap<FuncRef, Vec<FuncRef>>,
+    cache: RefCell<HashMap<FuncRef, Rc<Summary>>>,
+    config: ReconstructConfig,
+}
+
+impl std::fmt::Debug for Summaries<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Summaries")
+            .field("functions", &self.component_of.len())
+            .field("computed", &self.cache.borrow().len())
+            .finish()
+    }
+}
+
+impl<'v> Summaries<'v> {
+    /// Builds the call graph of the program (direct calls, resolved program-wide).
+    pub fn new(view: &'v ProgramView<'v>) -> Self {
+        let mut graph = petgraph::graph::DiGraph::<FuncRef, ()>::new();
+        let mut node = HashMap::new();
+        for f in view.functions() {
+            node.insert(f, graph.add_node(f));
+        }
+        let mut edges: HashMap<FuncRef, Vec<FuncRef>> = HashMap::new();
+        let mut self_calls = HashSet::new();
+        for f in view.functions() {
+            let mut targets = Vec::new();
+            for name in crate::calls::direct_callees(view.function(f)) {
+                if let Some(g) = view.resolve(f.unit, &name) {
+                    if g == f {
+                        self_calls.insert(f);
+                    }
+                    graph.add_edge(node[&f], node[&g], ());
+                    targets.push(g);
+                }
+            }
+            edges.insert(f, targets);
+        }
+        // Tarjan's algorithm yields components in reverse topological order: callees first.
+        let components: Vec<Vec<FuncRef>> = petgraph::algo::tarjan_scc(&graph)
+            .into_iter()
+            .map(|c| c.into_iter().map(|n| graph[n]).collect())
+            .collect();
+        let mut component_of = HashMap::new();
+        let mut recursive = HashSet::new();
+        for (k, c) in components.iter().enumerate() {
+            for f in c {
+                component_of.insert(*f, k);
+            }
+            if c.len() > 1 || c.iter().any(|f| self_calls.contains(f)) {
+                recursive.insert(k);
+            }
+        }
+        Summaries {
+            view,
+            components,
+            component_of,
+            recursive,
+            edges,
+            cache: RefCell::new(HashMap::new()),
+            config: ReconstructConfig::default(),
+        }
+    }
+
+    pub fn view(&self) -> &'v ProgramView<'v> {
+        self.view
+    }
+
+    /// Whether `f` calls itself, directly or through other functions.
+    pub fn is_recursive(&self, f: FuncRef) -> bool {
+        self.component_of
+            .get(&f)
+            .is_some_and(|c| self.recursive.contains(c))
+    }
+
+    /// The summary of `f`, computing it (and those of everything it calls) when needed.
+    pub fn of(&self, f: FuncRef) -> Rc<Summary> {
+        if let Some(s) = self.cache.borrow().get(&f) {
+            return s.clone();
+        }
+        // Everything `f` reaches, then each component in callees-first order.
+        let mut reach = HashSet::from([f]);
+        let mut stack = vec![f];
+        while let Some(g) = stack.pop() {
+            for h in self.edges.get(&g).into_iter().flatten() {
+                if reach.insert(*h) {
+                    stack.push(*h);
+                }
+            }
+        }
+        for (k, component) in self.components.iter().enumerate() {
+            if !component.iter().any(|g| reach.contains(g)) {
+                continue;
+            }
+            if component
+                .iter()
+                .all(|g| self.cache.borrow().contains_key(g))
+            {
+                continue;
+            }
+            if self.recursive.contains(&k) {
+                self.summarize_recursive(component);
+            } else {
+                for g in component {
+                    let s = self.build(*g, &HashSet::new());
+                    self.cache.borrow_mut().insert(*g, Rc::new(s));
+                }
+            }
+        }
+        self.cache
+            .borrow()
+            .get(&f)
+            .cloned()
+            .unwrap_or_else(|| Rc::new(Summary::default()))
+    }
+
+    /// A recursive component: pure when no member touches memory outside its frame (the
+    /// recursive calls then do not either), otherwise unknown.
+    fn summarize_recursive(&self, component: &[FuncRef]) {
+        let members: HashSet<FuncRef> = component.iter().copied().collect();
+        let built: Vec<(FuncRef, Summary)> = component
+            .iter()
+            .map(|g| (*g, self.build(*g, &members)))
+            .collect();
+        let pure = built.iter().all(|(_, s)| s.is_pure());
+        let names: Vec<String> = component
+            .iter()
+            .map(|g| format!("`{}`", self.view.function(*g).name))
+            .collect();
+        for (g, mut s) in built {
+            if !pure {
+                s.effects.clear();
+                s.ranges.clear();
+                let why = if component.len() == 1 {
+                    "is recursive: its memory effects are not summarized".to_string()
+                } else {
+                    format!(
+                        "is recursive (through {}): its memory effects are not summarized",
+                        names.join(", ")
+                    )
+                };
+                s.unknown = vec![why];
+            }
+            self.cache.borrow_mut().insert(g, Rc::new(s));
+        }
+    }
+
+    /// The summary of one function whose callees (outside `skip`) are summarized already.
+    fn build(&self, f: FuncRef, skip: &HashSet<FuncRef>) -> Summary {
+        let func = self.view.function(f);
+        let program = self.view.program(f);
+        let forest = analyze_loops(func);
+        let rec = reconstruct(program, func, &forest, &self.config);
+        let mut b = Builder {
+            summaries: self,
+            f,
+            func,
+            forest: &forest,
+            rec: &rec,
+            ranges_of_loop: HashMap::new(),
+            summary: Summary {
+                function: func.name.clone(),
+                params: func
+                    .params
+                    .iter()
+                    .map(|p| rec.symbol(p.value).cloned())
+                    .collect(),
+                ..Summary::default()
+            },
+            fresh: Fresh::default(),
+            private: private_allocations(func),
+            quotients: HashSet::new(),
+        };
+        b.loop_ranges();
+        for block in func.blocks() {
+            for &v in &func.block(block).insts {
+                match &func.inst(v).kind {
+                    InstKind::Load { addr } => b.own_access(block, v, *addr, false),
+                    InstKind::Store { addr, .. } => b.own_access(block, v, *addr, true),
+                    InstKind::Call { callee, args } => b.call(block, callee, args, skip),
+                    _ => {}
+                }
+            }
+        }
+        let mut summary = b.summary;
+        dedup(&mut summary.effects);
+        summary.unknown.sort();
+        summary.unknown.dedup();
+        summary.host_calls.sort();
+        summary.host_calls.dedup();
+        summary.assumptions.sort();
+        summary.assumptions.dedup();
+        summary.allocators.sort();
+        summary.allocators.dedup();
+        if summary.effects.len() > MAX_EFFECTS {
+            collapse(&mut summary.effects);
+        }
+        summary
+    }
+}
+
+/// `m / b` when `b` is one variable that divides every term of the polynomial `m`.
+fn exact_quotient(m: &Expr, b: &Expr) -> Option<Expr> {
+    use symbolic::{Atom, Monomial, Poly};
+    let var = b.as_poly()?.as_var()?.clone();
+    let mut terms = Vec::new();
+    for (monomial, c) in m.as_poly()?.terms() {
+        let mut divided = Monomial::one();
+        let mut found = false;
+        for (atom, exponent) in monomial.factors() {
+            let mut exponent = *exponent;
+            if !found && matches!(atom, Atom::Var(w) if *w == var) {
+                found = true;
+                exponent -= 1;
+            }
+            for _ in 0..exponent {
+                divided = divided.mul(&Monomial::atom(atom.clone()));
+            }
+        }
+        if !found {
+            return None;
+        }
+        terms.push((divided, c.clone()));
+    }
+    Some(Expr::Poly(Poly::from_terms(terms)))
+}
+
+fn dedup(effects: &mut Vec<Effect>) {
+    let mut seen = HashSet::new();
+    effects.retain(|e| seen.insert(e.clone()));
+}
+
+/// Too many accesses: one access per object and direction, at an unknown offset.
+fn collapse(effects: &mut Vec<Effect>) {
+    for e in effects.iter_mut() {
+        e.offset = Err("too many accesses to summarize".into());
+        e.through.clear();
+        e.conditional = true;
+    }
+    let mut seen = HashSet::new();
+    effects.retain(|e| seen.insert((e.base.clone(), e.is_store, e.elem_bytes, e.ty.clone())));
+}
+
+/// Values that hold the result of an allocation (`malloc`) that never leaves the function:
+/// not stored to memory, not returned. Memory reached through them is private to one call.
+pub fn private_allocations(func: &Function) -> HashSet<Value> {
+    let users = func.users();
+    let mut out = HashSet::new();
+    for v in func.values() {
+        let InstKind::Call {
+            callee: Callee::Direct(name),
+            ..
+        } = &func.inst(v).kind
+        else {
+            continue;
+        };
+        if !matches!(name.as_str(), "malloc" | "calloc" | "aligned_alloc") {
+            continue;
+        }
+        // Follow the pointer through casts, offsets, phis and selects.
+        let mut derived = vec![v];
+        let mut seen = HashSet::from([v]);
+        let mut escapes = false;
+        while let Some(x) = derived.pop() {
+            for &u in &users[x.index()] {
+                match &func.inst(u).kind {
+                    InstKind::Store { value, .. } if *value == x => escapes = true,
+                    InstKind::Cast(_)
+                    | InstKind::PtrAdd { .. }
+                    | InstKind::FieldAddr { .. }
+                    | InstKind::Phi(_)
+                    | InstKind::Select { .. }
+                        if seen.insert(u) =>
+                    {
+                        derived.push(u);
+                    }
+                    _ => {}
+                }
+            }
+            if func
+                .blocks()
+                .any(|b| matches!(func.block(b).terminator, Terminator::Return(Some(r)) if r == x))
+            {
+                escapes = true;
+            }
+        }
+        if !escapes {
+            out.extend(seen);
+        }
+    }
+    out
+}
+
+/// Whether some executions of the function skip `block`: it is under a condition inside its
+/// loops, or does not lie on every path to a return. Loops are assumed to run at least once,
+/// as everywhere in the reports.
+pub fn conditional_in_function(func: &Function, forest: &LoopForest, block: Block) -> bool {
+    let mut current = block;
+    let mut level = forest.innermost(block);
+    while let Some(id) = level {
+        let l = forest.loop_(id);
+        if !l
+            .latches
+            .iter()
+            .all(|latch| forest.dominates(current, *latch))
+        {
+            return true;
+        }
+        current = l.header;
+        level = l.parent;
+    }
+    func.blocks()
+        .filter(|b| matches!(func.block(*b).terminator, Terminator::Return(_)))
+        .filter(|b| *b == func.entry || forest.idom.get(b.index()).copied().flatten().is_some())
+        .any(|r| !forest.dominates(current, r))
+}
+
+/// The effects of a C library function on memory, as a summary over its arguments, for
+/// those modelled: `memcpy`/`memmove`/`memset` and the math functions that write through a
+/// pointer (`frexp`, `modf`).
+pub fn library_summary(name: &str) -> Option<Summary> {
+    let param = |k: usize| Var::new(&format!("arg{k}@{name}"));
+    let params: Vec<Option<Var>> = (0..3).map(|k| Some(param(k))).collect();
+    let t = Var::new(&format!("byte@{name}"));
+    let bytes = |p: u32, is_store: bool| Effect {
+        base: Base::Param(p),
+        is_store,
+        elem_bytes: 1,
+        ty: EffectType::Bytes,
+        offset: Ok(Expr::var(t.name())),
+        conditional: false,
+        through: Vec::new(),
+    };
+    // Bytes [0, n): `t` over [0, n - 1], with `n` the last argument.
+    let range = |n: usize| RangeVar {
+        var: t.clone(),
+        lo: Expr::constant(0),
+        hi: Expr::var(param(n).name())
+            .checked_sub(&Expr::constant(1))
+            .unwrap_or_else(|_| Expr::constant(0)),
+    };
+    use frontend::types::{FloatKind, IntRank};
+    let one = |ty: Type, size: u64| Effect {
+        base: Base::Param(1),
+        is_store: true,
+        elem_bytes: size,
+        ty: EffectType::Scalar(ty),
+        offset: Ok(Expr::constant(0)),
+        conditional: false,
+        through: Vec::new(),
+    };
+    let int = Type::Int {
+        rank: IntRank::Int,
+        signed: true,
+    };
+    let (effects, ranges) = match name {
+        "memcpy" | "memmove" => (vec![bytes(0, true), bytes(1, false)], vec![range(2)]),
+        "memset" => (vec![bytes(0, true)], vec![range(2)]),
+        "frexp" | "frexpf" => (vec![one(int, 4)], Vec::new()),
+        "modf" => (vec![one(Type::Float(FloatKind::Double), 8)], Vec::new()),
+        "modff" => (vec![one(Type::Float(FloatKind::Float), 4)], Vec::new()),
+        _ => return None,
+    };
+    Some(Summary {
+        function: name.to_string(),
+        params,
+        effects,
+        ranges,
+        ..Summary::default()
+    })
+}
+
+/// Where an instantiated access lies, in the caller's terms.
+#[derive(Clone, Debug)]
+pub enum Place {
+    /// `address + offset` for each alternative of the pointer argument's expression.
+    Address(Vec<Expr>),
+    Global {
+        name: String,
+        unit: Option<usize>,
+    },
+    /// The object a pointer read at `at` (alternatives, caller expressions) points into.
+    Deref {
+        at: Vec<Expr>,
+        name: String,
+    },
+    Opaque(String),
+}
+
+/// A callee's access at one call site.
+#[derive(Clone, Debug)]
+pub struct Instantiated {
+    pub place: Place,
+    pub effect: Effect,
+}
+
+/// A summary instantiated at one call site: the accesses with parameters replaced by the
+/// arguments' expressions and range variables renamed to fresh caller variables.
+#[derive(Clone, Debug, Default)]
+pub struct Instance {
+    pub accesses: Vec<Instantiated>,
+    pub ranges: Vec<RangeVar>,
+    /// Reasons, in the caller's words ("calls `f`, which is recursive").
+    pub unknown: Vec<String>,
+    /// The summary's assumptions (each `> 0`, with why) with the arguments substituted.
+    pub assumptions: Vec<(Expr, String)>,
+}
+
+/// Fresh variable names for one scope (a function being summarized, a loop being analysed):
+/// `k@get_dm#3`. `@` never occurs in a program's symbols, so they cannot collide.
+#[derive(Debug, Default)]
+pub struct Fresh(usize);
+
+impl Fresh {
+    pub fn var(&mut self, stem: &str, callee: &str) -> Var {
+        self.0 += 1;
+        let stem = stem.split(['@', '#']).next().unwrap_or(stem);
+        Var::new(&format!("{stem}@{callee}#{}", self.0))
+    }
+
+    /// A fresh variable that reads as `text` (with a number to keep it unique).
+    pub fn named(&mut self, text: &str) -> Var {
+        self.0 += 1;
+        Var::new(&format!("{text}#{}", self.0))
+    }
+}
+
+/// Instantiates `summary` (of `callee`) with the arguments' alternatives (caller
+/// expressions; an empty list for an argument with no expression).
+pub fn instantiate(
+    summary: &Summary,
+    callee: &str,
+    args: &[Vec<Expr>],
+    fresh: &mut Fresh,
+) -> Instance {
+    let mut map: HashMap<Var, Expr> = HashMap::new();
+    // Parameters whose argument has no single expression: anything over them is unknown.
+    let mut unusable: HashSet<Var> = HashSet::new();
+    for (i, p) in summary.params.iter().enumerate() {
+        let Some(p) = p else { continue };
+        match args.get(i).map(Vec::as_slice) {
+            Some([e]) => {
+                map.insert(p.clone(), e.clone());
+            }
+            _ => {
+                unusable.insert(p.clone());
+            }
+        }
+    }
+    let mut instance = Instance::default();
+    for r in &summary.ranges {
+        let uses_unusable =
+            r.lo.vars()
+                .iter()
+                .chain(r.hi.vars().iter())
+                .any(|v| unusable.contains(v));
+        let renamed = fresh.var(r.var.name(), callee);
+        let bounds = (!uses_unusable)
+            .then(|| Some((r.lo.substitute(&map).ok()?, r.hi.substitute(&map).ok()?)))
+            .flatten();
+        match bounds {
+            Some((lo, hi)) => {
+                instance.ranges.push(RangeVar {
+                    var: renamed.clone(),
+                    lo,
+                    hi,
+                });
+                map.insert(r.var.clone(), Expr::var(renamed.name()));
+            }
+            None => {
+                unusable.insert(r.var.clone());
+            }
+        }
+    }
+    for e in &summary.effects {
+        let place = match &e.base {
+            Base::Param(i) => Place::Address(args.get(*i as usize).cloned().unwrap_or_default()),
+            Base::Global { name, unit } => Place::Global {
+                name: name.clone(),
+                unit: *unit,
+            },
+            Base::Deref { param, at, name } => {
+                let at = at.substitute(&map).ok();
+                let locations = args
+                    .get(*param as usize)
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|a| a.checked_add(at.as_ref()?).ok())
+                    .collect();
+                Place::Deref {
+                    at: locations,
+                    name: name.clone(),
+                }
+            }
+            Base::Opaque(name) => Place::Opaque(name.clone()),
+        };
+        let offset = match &e.offset {
+            Ok(o) => match o.vars().into_iter().find(|v| unusable.contains(v)) {
+                Some(v) => Err(format!(
+                    "`{}` depends on `{}`, which has no single value at the call",
+                    callee,
+                    v.name().split('@').next().unwrap_or(v.name())
+                )),
+                None => o
+                    .substitute(&map)
+                    .map_err(|err| format!("the offset is too large: {err}")),
+            },
+            Err(why) => Err(why.clone()),
+        };
+        let mut through = vec![callee.to_string()];
+        through.extend(e.through.iter().cloned());
+        instance.accesses.push(Instantiated {
+            place,
+            effect: Effect {
+                offset,
+                through,
+                ..e.clone()
+            },
+        });
+    }
+    instance.assumptions = summary
+        .assumptions
+        .iter()
+        .filter(|(a, _)| a.vars().iter().all(|v| !unusable.contains(v)))
+        .filter_map(|(a, why)| Some((a.substitute(&map).ok()?, why.clone())))
+        .collect();
+    instance.unknown = summary
+        .unknown
+        .iter()
+        .map(|u| format!("calls `{callee}`, which {u}"))
+        .collect();
+    instance
+}
+
+/// The summary under construction of one function.
+struct Builder<'s, 'v> {
+    summaries: &'s Summaries<'v>,
+    f: FuncRef,
+    func: &'v Function,
+    forest: &'s LoopForest,
+    rec: &'s Reconstruction,
+    /// The range variable of each normalizable loop whose bounds are expressible.
+    ranges_of_loop: HashMap<LoopId, Var>,
+    summary: Summary,
+    fresh: Fresh,
+    private: HashSet<Value>,
+    /// Quotients and remainders made range variables (see `bound_quotient`).
+    quotients: HashSet<Var>,
+}
+
+impl Builder<'_, '_> {
+    /// Scalar parameters: what offsets may mention besides range variables.
+    fn scalar_params(&self) -> HashSet<Var> {
+        let types = &self.summaries.view.program(self.f).types;
+        self.func
+            .params
+            .iter()
+            .filter(|p| !types.is_pointer(p.ty))
+            .filter_map(|p| self.rec.symbol(p.value).cloned())
+            .collect()
+    }
+
+    /// The variables an expression at `block` may use: scalar parameters and the range
+    /// variables of the loops around it (an induction variable used after its loop holds
+    /// its exit value, which is outside the range).
+    fn allowed_at(&self, block: Block) -> HashSet<Var> {
+        let mut allowed = self.scalar_params();
+        allowed.extend(self.quotients.iter().cloned());
+        let mut level = self.forest.innermost(block);
+        while let Some(id) = level {
+            if let Some(v) = self.ranges_of_loop.get(&id) {
+                allowed.insert(v.clone());
+            }
+            level = self.forest.loop_(id).parent;
+        }
+        allowed
+    }
+
+    /// Every loop's induction variable as a range variable, outermost loops first.
+    fn loop_ranges(&mut self) {
+        let mut ids: Vec<LoopId> = self.forest.ids().collect();
+        ids.sort_by_key(|id| (self.forest.loop_(*id).depth, *id));
+        for id in ids {
+            let Ok(iv) =
+                crate::space::iv_range(self.func, self.forest, id, self.rec, &SignEnv::new())
+            else {
+                continue;
+            };
+            let header = self.forest.loop_(id).header;
+            // The bounds may use what is known just outside the loop.
+            let mut allowed = self.allowed_at(header);
+            allowed.remove(&iv.var);
+            let fits = |e: &Expr| e.vars().iter().all(|v| allowed.contains(v));
+            if fits(&iv.lo) && fits(&iv.hi) && !self.ranges_of_loop.values().any(|v| *v == iv.var) {
+                // Accesses in the loop count as made on every call (as the nest's own inner
+                // loops do): that needs the loop to run, assumed and said so.
+                if !iv.trips.vars().is_empty() {
+                    self.summary.assumptions.push((
+                        iv.trips.clone(),
+                        format!("a loop in `{}` runs", self.func.name),
+                    ));
+                }
+                self.summary.ranges.push(RangeVar {
+                    var: iv.var.clone(),
+                    lo: iv.lo.clone(),
+                    hi: iv.hi.clone(),
+                });
+                self.ranges_of_loop.insert(id, iv.var);
+            }
+        }
+    }
+
+    fn effect_type(&self, ty: TypeId) -> EffectType {
+        let types = &self.summaries.view.program(self.f).types;
+        match types.get(ty) {
+            t @ (Type::Int { .. } | Type::Float(_)) => EffectType::Scalar(t.clone()),
+            _ => EffectType::InUnit(self.f.unit, ty),
+        }
+    }
+
+    /// What a base symbol of this function is, or `None` for memory private to the call.
+    fn base_of(&self, base: &Var) -> Option<Base> {
+        let program = self.summaries.view.program(self.f);
+        let origin = self.rec.symbols.info(base).map(|s| &s.origin);
+        Some(match origin {
+            Some(SymbolOrigin::Param(i)) => Base::Param(*i),
+            Some(SymbolOrigin::Object(v)) => match self.func.inst(*v).kind {
+                InstKind::SlotAddr(_) => return None,
+                InstKind::GlobalAddr(g) => {
+                    let global = program.global(g);
+                    Base::Global {
+                        name: global.name.clone(),
+                        unit: (global.is_static || global.local_to.is_some())
+                            .then_some(self.f.unit),
+                    }
+                }
+                _ => Base::Opaque(base.name().to_string()),
+            },
+            Some(SymbolOrigin::Opaque(v)) if self.private.contains(v) => return None,
+            Some(SymbolOrigin::Load { address, .. }) => match self.rec.of(*address) {
+                [location] => {
+                    let (pointer_base, at) = split_base(location, &self.rec.symbols);
+                    let params = self.scalar_params();
+                    let param = pointer_base.and_then(|p| {
+                        match self.rec.symbols.info(&p).map(|s| &s.origin) {
+                            Some(SymbolOrigin::Param(i)) => Some(*i),
+                            _ => None,
+                        }
+                    });
+                    match param {
+                        Some(i) if at.vars().iter().all(|v| params.contains(v)) => Base::Deref {
+                            param: i,
+                            at,
+                            name: base.name().to_string(),
+                        },
+                        _ => Base::Opaque(base.name().to_string()),
+                    }
+                }
+                _ => Base::Opaque(base.name().to_string()),
+            },
+            _ => Base::Opaque(base.name().to_string()),
+        })
+    }
+
+    /// `a / b` or `a % b` (C integer division) with `a >= 0` over the function's ranges and
+    /// `b` an expression of its parameters: a range variable, `a % b` in `[0, b - 1]` and
+    /// `a / b` in `[0, (max a + 1)/b - 1]` when `b` divides `max a + 1` (`ij / n` for
+    /// `ij < n*n`), else `[0, max a]`; both assume `b > 0`, which the summary records. The
+    /// pair `(ij / n, ij % n)` becomes two independent ranges: enough for sections, though
+    /// the exact correspondence with `ij` is lost.
+    fn bound_quotient(&mut self, v: &Var) -> bool {
+        if self.quotients.contains(v) {
+            return true;
+        }
+        let Some(SymbolOrigin::Opaque(x)) = self.rec.symbols.info(v).map(|s| s.origin.clone())
+        else {
+            return false;
+        };
+        let inst = self.func.inst(x);
+        let InstKind::Binary(op @ (BinOp::Div | BinOp::Rem), a, b) = inst.kind else {
+            return false;
+        };
+        if !self
+            .summaries
+            .view
+            .program(self.f)
+            .types
+            .is_integer(inst.ty)
+        {
+            return false;
+        }
+        let ([ea], [eb]) = (self.rec.of(a), self.rec.of(b)) else {
+            return false;
+        };
+        let (ea, eb) = (ea.clone(), eb.clone());
+        let allowed = self.allowed_at(inst.block);
+        let params = self.scalar_params();
+        if eb.vars().is_empty()
+            || !eb.vars().iter().all(|w| params.contains(w))
+            || !ea.vars().iter().all(|w| allowed.contains(w))
+        {
+            return false;
+        }
+        let space = self.summary.space();
+        let mut assumptions = Vec::new();
+        let (Some(min_a), Some(max_a)) = (
+            extreme(&ea, &space, false, &mut assumptions),
+            extreme(&ea, &space, true, &mut assumptions),
+        ) else {
+            return false;
+        };
+        let zero = Expr::constant(0);
+        if !assumptions.is_empty() || !symbolic::compare(&min_a, &zero, &space.env).is_ge() {
+            return false;
+        }
+        let one = Expr::constant(1);
+        let hi = match op {
+            BinOp::Rem => eb.checked_sub(&one).ok(),
+            _ => max_a
+                .checked_add(&one)
+                .ok()
+                .and_then(|m| exact_quotient(&m, &eb))
+                .and_then(|q| q.checked_sub(&one).ok())
+                .or(Some(max_a)),
+        };
+        let Some(hi) = hi else { return false };
+        self.summary.ranges.push(RangeVar {
+            var: v.clone(),
+            lo: zero,
+            hi,
+        });
+        self.summary
+            .assumptions
+            .push((eb, format!("a divisor in `{}`", self.func.name)));
+        self.quotients.insert(v.clone());
+        true
+    }
+
+    /// An offset if every variable in it is allowed at `block` (or among `extra`).
+    fn checked_offset(
+        &mut self,
+        offset: Expr,
+        block: Block,
+        extra: &HashSet<Var>,
+    ) -> Result<Expr, String> {
+        let vars = offset.vars();
+        for v in &vars {
+            if !extra.contains(v) && !self.allowed_at(block).contains(v) {
+                self.bound_quotient(v);
+            }
+        }
+        let allowed = self.allowed_at(block);
+        match vars
+            .into_iter()
+            .find(|v| !allowed.contains(v) && !extra.contains(v))
+        {
+            None => Ok(offset),
+            Some(v) => Err(format!(
+                "the offset depends on `{}`, a value `{}` computes or reads",
+                v.name(),
+                self.func.name
+            )),
+        }
+    }
+
+    /// Records an access at `address + offset` (an alternative of an access's address).
+    #[allow(clippy::too_many_arguments)]
+    fn record(
+        &mut self,
+        block: Block,
+        address: &Expr,
+        offset: Result<Expr, String>,
+        is_store: bool,
+        elem_bytes: u64,
+        ty: EffectType,
+        conditional: bool,
+        through: Vec<String>,
+        extra: &HashSet<Var>,
+    ) {
+        // A constant address is a null pointer: the call cannot access through it.
+        if address.vars().is_empty() {
+            return;
+        }
+        let full = offset
+            .as_ref()
+            .ok()
+            .and_then(|o| address.checked_add(o).ok());
+        let (base, rest) = match &full {
+            Some(full) => split_base(full, &self.rec.symbols),
+            None => split_base(address, &self.rec.symbols),
+        };
+        let Some(base_var) = base else {
+            if is_store {
+                self.summary.unknown.push(format!(
+                    "writes memory at `{}`, an address with no single base pointer",
+                    address.to_c()
+                ));
+            }
+            return;
+        };
+        let Some(base) = self.base_of(&base_var) else {
+            return;
+        };
+        if matches!(base, Base::Opaque(_)) && is_store {
+            let via = match through.first() {
+                Some(f) => format!(" (in `{f}`)"),
+                None => String::new(),
+            };
+            self.summary.unknown.push(format!(
+                "writes through `{}`, a pointer it does not receive as a parameter{via}",
+                base_var.name()
+            ));
+            return;
+        }
+        let offset = match (full, offset) {
+            (Some(_), Ok(_)) => self.checked_offset(rest, block, extra),
+            (_, Err(why)) => Err(why),
+            (None, Ok(_)) => Err("the offset is too large to represent".into()),
+        };
+        self.summary.effects.push(Effect {
+            base,
+            is_store,
+            elem_bytes,
+            ty,
+            offset,
+            conditional,
+            through,
+        });
+    }
+
+    fn own_access(&mut self, block: Block, v: Value, addr: Value, is_store: bool) {
+        let types = &self.summaries.view.program(self.f).types;
+        let inst = self.func.inst(v);
+        let elem_bytes = types.size_of(inst.ty).unwrap_or(1);
+        let ty = self.effect_type(inst.ty);
+        let conditional = conditional_in_function(self.func, self.forest, block);
+        let alternatives = self.rec.of(addr).to_vec();
+        if alternatives.is_empty() && is_store {
+            self.summary
+                .unknown
+                .push("writes memory at an address it cannot express".into());
+        }
+        for address in alternatives {
+            self.record(
+                block,
+                &address,
+                Ok(Expr::constant(0)),
+                is_store,
+                elem_bytes,
+                ty.clone(),
+                conditional,
+                Vec::new(),
+                &HashSet::new(),
+            );
+        }
+    }
+
+    fn call(&mut self, block: Block, callee: &Callee, args: &[Value], skip: &HashSet<FuncRef>) {
+        let name = match callee {
+            Callee::Indirect(_) => {
+                self.summary
+                    .unknown
+                    .push("calls through a function pointer".into());
+                return;
+            }
+            Callee::Direct(name) => name.as_str(),
+        };
+        if name.starts_with("__builtin_") {
+            return;
+        }
+        let view = self.summaries.view;
+        let summary: Rc<Summary> = if let Some(lib) = library_summary(name) {
+            Rc::new(lib)
+        } else if let Some(g) = view.resolve(self.f.unit, name) {
+            if skip.contains(&g) {
+                // A call inside the recursive component being summarized.
+                return;
+            }
+            self.summaries.of(g)
+        } else {
+            match crate::calls::classify_in(view, self.f.unit, name) {
+                crate::calls::CallKind::Allocator => self.summary.allocators.push(name.to_string()),
+                crate::calls::CallKind::Builtin => {}
+                _ => self.summary.host_calls.push(name.to_string()),
+            }
+            return;
+        };
+        self.summary
+            .allocators
+            .extend(summary.allocators.iter().cloned());
+        self.summary
+            .host_calls
+            .extend(summary.host_calls.iter().cloned());
+        let arg_exprs: Vec<Vec<Expr>> = args.iter().map(|a| self.rec.of(*a).to_vec()).collect();
+        let instance = instantiate(&summary, name, &arg_exprs, &mut self.fresh);
+        self.summary.unknown.extend(instance.unknown);
+        self.summary.assumptions.extend(instance.assumptions);
+        // The callee's ranges become this function's, where their bounds are expressible.
+        let mut extra: HashSet<Var> = HashSet::new();
+        let allowed = self.allowed_at(block);
+        for r in instance.ranges {
+            let fits = |e: &Expr| {
+                e.vars()
+                    .iter()
+                    .all(|x| allowed.contains(x) || extra.contains(x))
+            };
+            if fits(&r.lo) && fits(&r.hi) {
+                extra.insert(r.var.clone());
+                self.summary.ranges.push(r);
+            }
+        }
+        let call_conditional = conditional_in_function(self.func, self.forest, block);
+        for access in instance.accesses {
+            let e = access.effect;
+            let conditional = e.conditional || call_conditional;
+            let ty = e.ty.clone();
+            match access.place {
+                Place::Address(alternatives) => {
+                    if alternatives.is_empty() {
+                        self.summary
+                            .unknown
+                            .push(format!("passes `{name}` an argument it cannot express"));
+                    }
+                    for address in alternatives {
+                        self.record(
+                            block,
+                            &address,
+                            e.offset.clone(),
+                            e.is_store,
+                            e.elem_bytes,
+                            ty.clone(),
+                            conditional,
+                            e.through.clone(),
+                            &extra,
+                        );
+                    }
+                }
+                Place::Global { name, unit } => {
+                    let offset = e
+                        .offset
+                        .clone()
+                        .and_then(|o| self.checked_offset(o, block, &extra));
+                    self.summary.effects.push(Effect {
+                        base: Base::Global { name, unit },
+                        offset,
+                        conditional,
+                        ..e
+                    });
+                }
+                Place::Deref { at, name } => {
+                    let base = match at.as_slice() {
+                        [location] => {
+                            let (pointer, at) = split_base(location, &self.rec.symbols);
+                            let params = self.scalar_params();
+                            // A pointer read from anywhere but a parameter's object (a
+                            // local struct, a global) may point anywhere: opaque.
+                            match pointer.and_then(|p| self.base_of(&p)) {
+                                Some(Base::Param(i))
+                                    if at.vars().iter().all(|x| params.contains(x)) =>
+                                {
+                                    Some(Base::Deref {
+                                        param: i,
+                                        at,
+                                        name: name.clone(),
+                                    })
+                                }
+                                _ => Some(Base::Opaque(name.clone())),
+                            }
+                        }
+                        _ => Some(Base::Opaque(name.clone())),
+                    };
+                    self.push_indirect(base, e, conditional, block, &extra);
+                }
+                Place::Opaque(name) => {
+                    self.push_indirect(Some(Base::Opaque(name)), e, conditional, block, &extra);
+                }
+            }
+        }
+    }
+
+    /// An instantiated access through a pointer read from memory.
+    fn push_indirect(
+        &mut self,
+        base: Option<Base>,
+        e: Effect,
+        conditional: bool,
+        block: Block,
+        extra: &HashSet<Var>,
+    ) {
+        let Some(base) = base else { return };
+        if matches!(base, Base::Opaque(_)) && e.is_store {
+            let name = match &base {
+                Base::Opaque(n) => n.clone(),
+                _ => String::new(),
+            };
+            self.summary.unknown.push(format!(
+                "writes through `{name}`, a pointer it does not receive as a parameter (in `{}`)",
+                e.through.first().cloned().unwrap_or_default()
+            ));
+            return;
+        }
+        let offset = e
+            .offset
+            .clone()
+            .and_then(|o| self.checked_offset(o, block, extra));
+        self.summary.effects.push(Effect {
+            base,
+            offset,
+            conditional,
+            ..e
+        });
+    }
+}
+
+/// The parameter names of a function (for [`Summary::describe`]).
+pub fn param_names(func: &Function) -> Vec<Option<String>> {
+    func.params.iter().map(|p| p.name.clone()).collect()
+}
+
+/// Names of the bases a summary writes (for messages).
+pub fn written_bases(summary: &Summary, func: &Function) -> BTreeSet<String> {
+    summary
+        .effects
+        .iter()
+        .filter(|e| e.is_store)
+        .map(|e| match &e.base {
+            Base::Param(i) => func
+                .params
+                .get(*i as usize)
+                .and_then(|p| p.name.clone())
+                .unwrap_or_else(|| format!("#{i}")),
+            Base::Global { name, .. } => name.clone(),
+            Base::Deref { name, .. } | Base::Opaque(name) => name.clone(),
+        })
+        .collect()
+}
