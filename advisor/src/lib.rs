@@ -13,5 +13,6 @@ pub mod gpus;
 pub mod mapping;
 pub mod model;
 pub mod recipe;
+pub mod reductions;
 pub mod shared_memory;
 pub mod space;

@@ -61,8 +61,18 @@ pub fn apply(loops: &mut [LoopReport], profile: &Profile) {
                 p.entries, p.iterations
             ));
             for r in &p.reductions {
-                if !report.reductions.contains(&r.var) {
-                    report.reductions.push(r.var.clone());
+                if !report.reductions.iter().any(|x| x.target == r.var) {
+                    // The scalar's type, when the report lists it as a parameter.
+                    let c_type = report
+                        .parameters
+                        .iter()
+                        .find(|x| x.name == r.var)
+                        .map(|x| x.c_type.clone());
+                    report.reductions.push(advisor::reductions::observed_scalar(
+                        &r.var,
+                        &r.op,
+                        c_type.as_deref(),
+                    ));
                 }
             }
         } else {
