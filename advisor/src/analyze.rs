@@ -799,6 +799,7 @@ impl<'a> FunctionContext<'a> {
         };
         tidy_names(&mut report);
         if facts.verdict != Verdict::NotFriendly {
+            // A loop with reductions is not a plain grid dimension: it needs a reduction kernel.
             let parallel = |d: LoopId| {
                 all.get(&d)
                     .is_some_and(|f| f.verdict != Verdict::NotFriendly && f.reductions.is_empty())

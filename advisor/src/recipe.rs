@@ -253,10 +253,10 @@ fn recipe(l: &LoopReport, report: &Report) -> String {
     for r in &l.reductions {
         let _ = writeln!(
             out,
-            "  {step}. Reduce {} ({}, {} reduction): {}.\n     {}",
+            "  {step}. Reduce {}: {} reduction of `{}`, {}.\n     {}",
             r.describe(),
-            r.c_type,
             kind_name(r.kind),
+            r.c_type,
             r.strategy,
             reduction_how(r)
         );
@@ -268,19 +268,19 @@ fn recipe(l: &LoopReport, report: &Report) -> String {
         .iter()
         .filter(|p| matches!(p.role, Role::Out | Role::Inout))
         .collect();
-    let _ = writeln!(out, "  {step}. Copy results back:");
+    let mut back = Vec::new();
     for p in outputs {
         if let Some(bytes) = &p.bytes {
-            let _ = writeln!(
-                out,
+            back.push(format!(
                 "       cudaMemcpy((char *){} + {}, {}, {}, cudaMemcpyDeviceToHost);",
                 p.name,
                 paren(&bytes.lo),
                 device_name(&p.name),
                 bytes.size
-            );
+            ));
         }
     }
+    // A reduction's result comes back as its step says.
     for p in l.parameters.iter().filter(|p| {
         p.kind == ParamKind::Scalar
             && p.role != Role::In
@@ -289,9 +289,15 @@ fn recipe(l: &LoopReport, report: &Report) -> String {
                 .iter()
                 .any(|r| r.target == p.name || r.index.contains(&p.name))
     }) {
-        let _ = writeln!(out, "       `{}` is computed in the loop and used after it: return it through a device variable", p.name);
+        back.push(format!("       `{}` is computed in the loop and used after it: return it through a device variable", p.name));
     }
-    step += 1;
+    if !back.is_empty() || l.reductions.is_empty() {
+        let _ = writeln!(out, "  {step}. Copy results back:");
+        for line in back {
+            let _ = writeln!(out, "{line}");
+        }
+        step += 1;
+    }
     performance(l, step, &mut out);
     if !l.assumptions.is_empty() {
         let _ = writeln!(out, "  assuming: {}", l.assumptions.join("; "));
