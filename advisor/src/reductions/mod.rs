@@ -508,17 +508,3 @@ pub fn lvalue(text: &str) -> String {
     }
     t.to_string()
 }
-
-/// A reduction a profile observed (`analyze --profile` on a loop it settled): a scalar
-/// updated only as `s op= e` in the profiled runs.
-pub fn observed_scalar(var: &str, op: &str, c_type: Option<&str>) -> Reduction {
-    Reduction {
-        target: var.to_string(),
-        operator: op.to_string(),
-        kind: ReductionKind::Scalar,
-        c_type: c_type.unwrap_or("?").to_string(),
-        strategy: "warp shuffle + shared-memory tree per block + one atomic per block".into(),
-        index: Vec::new(),
-        lines: Vec::new(),
-    }
-}
