@@ -239,7 +239,10 @@ fn an_element_reduction_is_not_an_observed_dependence() {
     let report = reports.iter().find(|x| x.id == id).unwrap();
     assert_eq!(report.verdict, Verdict::Friendly, "{report:#?}");
     assert_eq!(report.reductions, before.reductions);
-    assert!(report.reasons.iter().all(|r| r.code == "WW102"), "{report:#?}");
+    assert!(
+        report.reasons.iter().all(|r| r.code == "WW102"),
+        "{report:#?}"
+    );
 }
 
 #[test]
