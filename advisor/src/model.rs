@@ -132,7 +132,8 @@ pub enum ReductionKind {
 pub struct Reduction {
     /// The variable, element (`C[i][j]`, `acc->sum`) or array (`hist`) accumulated into.
     pub target: String,
-    /// `+`, `*`, `&`, `|`, `^`, `&&`, `||`, `min`, `max`.
+    /// `+`, `*`, `&`, `|`, `^`, `&&`, `||`, `min`, `max`, `=` (a flag every assigning
+    /// iteration sets to the same constant).
     pub operator: String,
     pub kind: ReductionKind,
     /// The C type of the accumulated value.

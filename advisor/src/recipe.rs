@@ -340,6 +340,10 @@ fn identity(r: &Reduction) -> String {
 /// What the programmer does around the strategy.
 fn reduction_how(r: &Reduction) -> String {
     match r.kind {
+        ReductionKind::Scalar if r.operator == "=" => format!(
+            "Copy `{}`'s value before the loop to a device variable; each thread that assigns stores the same constant into it; copy it back.",
+            r.target
+        ),
         ReductionKind::Scalar => format!(
             "Each thread starts from {}; combine the kernel's result with `{}`'s value before the loop and return it through a device variable.",
             identity(r),

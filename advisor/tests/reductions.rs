@@ -138,6 +138,8 @@ fn combine(op: &str) -> &'static str {
         "||" => "a || b",
         "min" => "(b < a ? b : a)",
         "max" => "(b > a ? b : a)",
+        // A partial result that assigned nothing is the sentinel `identity`.
+        "=" => "(b != (-12345) ? b : a)",
         other => panic!("operator {other}"),
     }
 }
@@ -162,6 +164,7 @@ fn identity(op: &str, ty: &str) -> String {
         "&" => format!("(({ty})~({ty})0)"),
         "min" => limit(true),
         "max" => limit(false),
+        "=" => "(-12345)".into(),
         other => panic!("operator {other}"),
     }
 }
@@ -178,6 +181,7 @@ fn start(op: &str) -> &'static str {
         "||" => "0",
         "min" => "50",
         "max" => "-50",
+        "=" => "7",
         other => panic!("operator {other}"),
     }
 }
@@ -635,6 +639,57 @@ fn min_and_max_in_every_spelling() {
         &[("tmax", "max", ReductionKind::Scalar, &[])],
     );
     run_check(MINMAX, &r);
+}
+
+const FLAG: &str = r#"
+#define N 50
+static double x[N];
+static void setup(void) { for (int i = 0; i < N; i++) x[i] = i % 9 - 4; }
+double inv_test(double val, const double *x, int lo, int hi)
+{
+    for (int i = lo; i < hi; i++) {
+        if (x[i] == 0)
+            val = 1.0;
+        else if (x[i] > 3)
+            val = 1.0;
+    }
+    return val;
+}
+double last_zero(double val, const double *x, int lo, int hi)
+{
+    for (int i = lo; i < hi; i++)
+        if (x[i] == 0)
+            val = i;
+    return val;
+}
+double either(double val, const double *x, int lo, int hi)
+{
+    for (int i = lo; i < hi; i++) {
+        if (x[i] == 0)
+            val = 1.0;
+        else if (x[i] > 3)
+            val = 2.0;
+    }
+    return val;
+}
+static double run_val(double init, int lo, int hi) { return inv_test(init, x, lo, hi); }
+"#;
+
+#[test]
+fn a_flag_every_iteration_sets_to_one_constant_is_a_reduction() {
+    // `if (c) val = ONE;` (sundials' N_VInvTest): whichever iterations assign, `val` ends as
+    // ONE; the order does not matter.
+    let r = check(
+        FLAG,
+        "inv_test",
+        "i",
+        Verdict::Friendly,
+        &[("val", "=", ReductionKind::Scalar, &[])],
+    );
+    run_check(FLAG, &r);
+    // The last index where something holds, or two different constants: order matters.
+    check_not(FLAG, "last_zero", "i");
+    check_not(FLAG, "either", "i");
 }
 
 const ARGMIN: &str = r#"

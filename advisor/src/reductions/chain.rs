@@ -127,6 +127,7 @@ pub(crate) fn analyze(
         decisions: HashSet::new(),
         operands: HashSet::new(),
         decided: Vec::new(),
+        assigned: Vec::new(),
     };
     if sinks.is_empty() || !sinks.iter().all(|s| w.version(*s)) {
         return None;
@@ -134,6 +135,15 @@ pub(crate) fn analyze(
     let op = *w.ops.first()?;
     if w.ops.iter().any(|o| *o != op) {
         return None;
+    }
+    if let Some(&k) = w.assigned.first() {
+        if !w
+            .assigned
+            .iter()
+            .all(|a| equivalent(env.program, env.func, k, *a))
+        {
+            return None;
+        }
     }
     let types = env.types();
     if !operand_type_fits(types, op, env.func.inst(root).ty)
@@ -239,6 +249,8 @@ struct Walker<'a, 'e> {
     /// Casts of a version feeding only a decision (`(double)m < x`).
     operands: HashSet<Value>,
     decided: Vec<Decided>,
+    /// The values a constant-assignment chain assigns (all must be equal).
+    assigned: Vec<Value>,
 }
 
 impl Walker<'_, '_> {
@@ -299,6 +311,14 @@ impl Walker<'_, '_> {
             InstKind::Phi(args) => {
                 if args.iter().all(|(_, a)| self.from_root(*a)) {
                     args.iter().all(|(_, a)| self.version(*a))
+                } else if let Some(k) = self.flag_value(v, &args) {
+                    // `if (c) flag = K;`: the other arguments are versions.
+                    self.ops.push(Op::Assign);
+                    self.updates.push(v);
+                    self.assigned.push(k);
+                    args.iter()
+                        .filter(|(_, a)| *a != k)
+                        .all(|(_, a)| self.version(*a))
                 } else {
                     self.decided_phi(v)
                 }
@@ -350,6 +370,29 @@ impl Walker<'_, '_> {
             }
             _ => false,
         }
+    }
+
+    /// The constant `K` of `if (c) flag = K;`: a phi whose arguments are versions and one
+    /// value `K` that is a constant or computed before the loop, where the branch choosing
+    /// between them does not test the accumulator (that would be a min/max or a dependence).
+    fn flag_value(&self, phi: Value, args: &[(frontend::ir::Block, Value)]) -> Option<Value> {
+        let func = self.env.func;
+        let join = func.inst(phi).block;
+        let decision = self.env.forest.idom.get(join.index()).copied().flatten()?;
+        if let frontend::ir::Terminator::Branch { cond, .. } = func.block(decision).terminator {
+            if self.from_root(cond) {
+                return None;
+            }
+        }
+        let others: Vec<Value> = args
+            .iter()
+            .map(|(_, a)| *a)
+            .filter(|a| !self.from_root(*a))
+            .collect();
+        let k = *others.first()?;
+        let invariant =
+            |v: Value| matches!(func.inst(v).kind, InstKind::Const(_)) || !self.env.in_loop(v);
+        (others.iter().all(|o| *o == k) && invariant(k)).then_some(k)
     }
 
     /// A phi at the join of a branch that tests the accumulator: a min/max
@@ -569,7 +612,7 @@ fn operand_type_fits(types: &TypeTable, op: Op, ty: TypeId) -> bool {
         Op::Sum | Op::Product => types.is_arithmetic(ty) && !is_bool(types, ty),
         Op::BitAnd | Op::BitOr | Op::BitXor => types.is_integer(ty) && !is_bool(types, ty),
         Op::And | Op::Or => types.is_integer(ty),
-        Op::Min | Op::Max => types.is_arithmetic(ty),
+        Op::Min | Op::Max | Op::Assign => types.is_arithmetic(ty),
     }
 }
 
@@ -591,5 +634,7 @@ fn cast_fits(types: &TypeTable, op: Op, from: TypeId, to: TypeId) -> bool {
             types.is_integer(from) && (widening(types, from, to) || is_bool(types, to))
         }
         Op::Min | Op::Max => floats || widening(types, from, to),
+        // A flag passes through unchanged; a conversion would be a different value.
+        Op::Assign => false,
     }
 }

@@ -39,6 +39,9 @@ pub enum Op {
     Or,
     Min,
     Max,
+    /// `if (c) flag = K;` with the same `K` everywhere: whichever iterations assign, the
+    /// result is `K` (the OpenMP idiom of a benign race on a flag).
+    Assign,
 }
 
 impl Op {
@@ -53,6 +56,7 @@ impl Op {
             Op::Or => "||",
             Op::Min => "min",
             Op::Max => "max",
+            Op::Assign => "=",
         }
     }
 
@@ -67,6 +71,7 @@ impl Op {
             Op::Or => "logical-or",
             Op::Min => "minimum",
             Op::Max => "maximum",
+            Op::Assign => "constant-assignment",
         }
     }
 
@@ -80,6 +85,7 @@ impl Op {
             Op::Min if !floating => "atomicMin",
             Op::Max if !floating => "atomicMax",
             Op::Min | Op::Max | Op::Product => "atomicCAS loop",
+            Op::Assign => "plain store of the constant",
         }
     }
 }
@@ -357,6 +363,12 @@ impl Describe<'_> {
         };
         let name = reduction.describe();
         let (code, message) = match self.kind {
+            ReductionKind::Scalar if self.op == Op::Assign => (
+                &crate::codes::REDUCTION,
+                format!(
+                    "{name} is a constant-assignment reduction: the iterations that assign it all assign the same value, so their order does not matter"
+                ),
+            ),
             ReductionKind::Scalar => (
                 &crate::codes::REDUCTION,
                 format!(
@@ -415,6 +427,9 @@ impl Describe<'_> {
     fn strategy(&self, floating: bool) -> String {
         let atomic = self.op.atomic(floating);
         match self.kind {
+            ReductionKind::Scalar | ReductionKind::Element if self.op == Op::Assign => {
+                "every assigning thread stores the same value: one plain store to a device variable (a benign race), no combine".to_string()
+            }
             ReductionKind::Scalar | ReductionKind::Element => format!(
                 "warp shuffle + shared-memory tree per block + one atomic per block ({atomic})"
             ),
