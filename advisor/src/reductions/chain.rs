@@ -254,7 +254,7 @@ struct Walker<'a, 'e> {
 }
 
 impl Walker<'_, '_> {
-    fn from_root(&self, v: Value) -> bool {
+    fn reads_root(&self, v: Value) -> bool {
         self.derived.contains(&v)
     }
 
@@ -272,7 +272,7 @@ impl Walker<'_, '_> {
         }
         let inst = self.env.func.inst(v);
         // Another variable carried by the loop reads the accumulator.
-        if !self.from_root(v) || (inst.kind.is_phi() && inst.block == self.env.l.header) {
+        if !self.reads_root(v) || (inst.kind.is_phi() && inst.block == self.env.l.header) {
             return false;
         }
         self.memo.insert(v, true);
@@ -299,7 +299,7 @@ impl Walker<'_, '_> {
                     _ => return false,
                 };
                 // `acc - e` is a sum; `e - acc` alternates signs.
-                let acc = match (self.from_root(a), self.from_root(b)) {
+                let acc = match (self.reads_root(a), self.reads_root(b)) {
                     (true, false) => a,
                     (false, true) if op != BinOp::Sub => b,
                     _ => return false,
@@ -309,7 +309,7 @@ impl Walker<'_, '_> {
                 self.version(acc)
             }
             InstKind::Phi(args) => {
-                if args.iter().all(|(_, a)| self.from_root(*a)) {
+                if args.iter().all(|(_, a)| self.reads_root(*a)) {
                     args.iter().all(|(_, a)| self.version(*a))
                 } else if let Some(k) = self.flag_value(v, &args) {
                     // `if (c) flag = K;`: the other arguments are versions.
@@ -328,8 +328,8 @@ impl Walker<'_, '_> {
                 then_value,
                 else_value,
             } => {
-                let (t, e) = (self.from_root(then_value), self.from_root(else_value));
-                if !self.from_root(cond) {
+                let (t, e) = (self.reads_root(then_value), self.reads_root(else_value));
+                if !self.reads_root(cond) {
                     return t && e && self.version(then_value) && self.version(else_value);
                 }
                 let (kept, cand, take_when_true) = match (t, e) {
@@ -359,7 +359,7 @@ impl Walker<'_, '_> {
                 let [x, y] = args.as_slice() else {
                     return false;
                 };
-                let acc = match (self.from_root(*x), self.from_root(*y)) {
+                let acc = match (self.reads_root(*x), self.reads_root(*y)) {
                     (true, false) => *x,
                     (false, true) => *y,
                     _ => return false,
@@ -380,14 +380,14 @@ impl Walker<'_, '_> {
         let join = func.inst(phi).block;
         let decision = self.env.forest.idom.get(join.index()).copied().flatten()?;
         if let frontend::ir::Terminator::Branch { cond, .. } = func.block(decision).terminator {
-            if self.from_root(cond) {
+            if self.reads_root(cond) {
                 return None;
             }
         }
         let others: Vec<Value> = args
             .iter()
             .map(|(_, a)| *a)
-            .filter(|a| !self.from_root(*a))
+            .filter(|a| !self.reads_root(*a))
             .collect();
         let k = *others.first()?;
         let invariant =
@@ -407,7 +407,7 @@ impl Walker<'_, '_> {
         let Some(region) = region(func, self.env.l, decision, join) else {
             return false;
         };
-        if !self.from_root(region.cond) {
+        if !self.reads_root(region.cond) {
             return false;
         }
         let Some(sides) = region.side_values(func, phi) else {
@@ -415,7 +415,7 @@ impl Walker<'_, '_> {
         };
         if let Some((tested, truthy)) = self.truth_test(region.cond) {
             let (yes, no) = (&sides[truthy], &sides[1 - truthy]);
-            let boolean = |w: &Self, v: &Value| !w.from_root(*v) && w.is_boolean(*v);
+            let boolean = |w: &Self, v: &Value| !w.reads_root(*v) && w.is_boolean(*v);
             let op = if no.iter().all(|v| self.is_int(*v, 0))
                 && yes.iter().all(|v| boolean(self, v))
             {
@@ -440,7 +440,7 @@ impl Walker<'_, '_> {
         let ([t], [e]) = (sides[0].as_slice(), sides[1].as_slice()) else {
             return false;
         };
-        let (kept, cand, take) = match (self.from_root(*t), self.from_root(*e)) {
+        let (kept, cand, take) = match (self.reads_root(*t), self.reads_root(*e)) {
             (true, false) => (*t, *e, 1),
             (false, true) => (*e, *t, 0),
             _ => return false,
@@ -477,9 +477,9 @@ impl Walker<'_, '_> {
         }
         let (sx, sy) = (self.strip_widening(x), self.strip_widening(y));
         // Normalized to `other CMP kept`.
-        let (cmp, other, operand) = if sx == kept && !self.from_root(y) {
+        let (cmp, other, operand) = if sx == kept && !self.reads_root(y) {
             (cmp.swapped(), y, x)
-        } else if sy == kept && !self.from_root(x) {
+        } else if sy == kept && !self.reads_root(x) {
             (cmp, x, y)
         } else {
             return None;
@@ -512,9 +512,9 @@ impl Walker<'_, '_> {
             BinOp::Eq => 1,
             _ => return None,
         };
-        let operand = if self.is_int(y, 0) && self.from_root(x) {
+        let operand = if self.is_int(y, 0) && self.reads_root(x) {
             x
-        } else if self.is_int(x, 0) && self.from_root(y) {
+        } else if self.is_int(x, 0) && self.reads_root(y) {
             y
         } else {
             return None;
