@@ -151,6 +151,9 @@ struct LoopFacts {
     verdict: Verdict,
     reasons: Vec<Reason>,
     reductions: Vec<Reduction>,
+    /// Of `reductions`, the memory updates under a condition or in an inner loop: they may
+    /// touch their element in one iteration only (what a profile used to settle).
+    conditional_reductions: usize,
     needs_evidence: Vec<DependencePair>,
     assumptions: Vec<String>,
 }
@@ -268,6 +271,7 @@ impl<'a> FunctionContext<'a> {
             verdict: Verdict::Friendly,
             reasons: Vec::new(),
             reductions: Vec::new(),
+            conditional_reductions: 0,
             needs_evidence: Vec::new(),
             assumptions: Vec::new(),
         };
@@ -568,6 +572,9 @@ impl<'a> FunctionContext<'a> {
                 types: &program.types,
             };
             facts.note_reduction(described.note(&|s| self.line(s)));
+            if load.conditional || store.conditional {
+                facts.conditional_reductions += 1;
+            }
         }
         let reduced = |k: usize| settled.iter().any(|m| m.accesses.contains(&k));
         let mut seen = HashSet::new();
@@ -799,10 +806,15 @@ impl<'a> FunctionContext<'a> {
         };
         tidy_names(&mut report);
         if facts.verdict != Verdict::NotFriendly {
-            // A loop with reductions is not a plain grid dimension: it needs a reduction kernel.
+            // A loop with reductions is not a plain grid dimension: it needs a reduction
+            // kernel. Memory updates under a condition may happen in one iteration only
+            // (`if (y == t) B[x] -= ...`): such a loop stays a candidate, as when a profile
+            // was to settle it.
             let parallel = |d: LoopId| {
-                all.get(&d)
-                    .is_some_and(|f| f.verdict != Verdict::NotFriendly && f.reductions.is_empty())
+                all.get(&d).is_some_and(|f| {
+                    f.verdict != Verdict::NotFriendly
+                        && f.reductions.len() == f.conditional_reductions
+                })
             };
             crate::mapping::attach(
                 self.unit,
