@@ -22,7 +22,7 @@
  *   GPU-friendly: yes, the 2D nest (y, x): each (y, x) writes its own 3
  *     bytes of out_image->pixmap, red/grn/blu are private, x's step 3 is
  *     constant (normalizable), no calls.  fy and fx stay sequential in
- *     the thread (they accumulate red/grn/blu).
+ *     the thread (+ reductions of red/grn/blu: friendly alone).
  *   Accessed byte sections, half-open, relative to each base pointer
  *   (LP64 struct layout: width at 0, height at 4, pixmap at 8):
  *     in_image          read   [0, 16)   (width, height, pixmap)

@@ -10,10 +10,10 @@
  * Known answers (default n = 100000), function dot():
  *   Loops:
  *     line 27  for i   trip count n = 100000
- *   GPU-friendly: no, as written: sum is read and written by every
- *     iteration, a loop-carried flow dependence of distance 1 through the
- *     scalar sum.  It is a reduction (+ is associative on integers), so
- *     it ports as a parallel tree reduction.  (Normalizable, no calls.)
+ *   GPU-friendly: yes, with a reduction: sum is only updated as
+ *     sum += e with e not reading sum, and read nowhere else in the loop:
+ *     a scalar + reduction (exact on integers), ported as a parallel tree
+ *     reduction (WW102 is a note).  (Normalizable, no calls.)
  *   Accessed byte sections, half-open, relative to each parameter:
  *     a  read  [0, 4*n) = [0, 400000)
  *     b  read  [0, 4*n) = [0, 400000)

@@ -14,8 +14,8 @@
  *   GPU-friendly: yes (the loop i: only out[i] is written, s is private;
  *     normalizable; the only call is to the user function getIndex, which
  *     needs a device version but is no host-only library call).  The
- *     inner loop k accumulates into s (a reduction), so it stays
- *     sequential inside the thread.
+ *     inner loop k accumulates into s (a + reduction: friendly alone); in
+ *     the kernel over i it stays sequential inside the thread.
  *   Index ranges: getIndex(i) = 2*i + 4 in [4, 2*n + 2];
  *     getIndex(i*n) = 2*i*n + 4 in [4, 2*n*(n-1) + 4];
  *     getIndex(k) = 2*k + 4 in [4, 22].

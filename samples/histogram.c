@@ -10,13 +10,13 @@
  * Known answers (default n = 65536), function histogram():
  *   Loops:
  *     line 34  for i   trip count n = 65536
- *   GPU-friendly: no.  hist[data[i]]++ is a read-modify-write at an index
- *     loaded from data: iterations with equal data values update the same
- *     bin, a loop-carried dependence through hist (flow, anti and output)
- *     whose distance depends on the data; it cannot be decided
- *     statically.  With the default data all 256 bins are hit, so the
- *     dependence really occurs.  Port with atomicAdd or per-block
- *     private histograms merged afterwards.  (Normalizable; no calls.)
+ *   GPU-friendly: yes, with a histogram reduction.  hist[data[i]]++ is a
+ *     read-modify-write at an index loaded from data: iterations with
+ *     equal data values update the same bin (with the default data all
+ *     256 bins are hit, so the dependence really occurs), but it is the
+ *     only access to hist in the loop and + commutes: ported with
+ *     atomicAdd, per-block private bins merged afterwards (WW103 is a
+ *     note).  (Normalizable; no calls.)
  *   Accessed byte sections, half-open, relative to each parameter:
  *     data  read          [0, n) = [0, 65536)
  *     hist  read + write  [0, 4*256) = [0, 1024) for the default data

@@ -14,9 +14,9 @@
  *     line 39  for j   trip count nj = 48 per i
  *     line 40  for k   trip count nk = 32 per (i, j)
  *   GPU-friendly: the 2D nest (i, j), yes: each (i, j) owns C[i][j], A and
- *     B are only read, normalizable, no calls.  The k loop is not: it
- *     carries a dependence through C[i][j] (accumulation, distance 1), so
- *     it stays sequential inside each thread.
+ *     B are only read, normalizable, no calls.  The k loop alone is a sum
+ *     reduction into the one element C[i][j] (friendly with it, WW102 a
+ *     note); in the 2D nest it stays sequential inside each thread.
  *   Accessed byte sections, half-open (double = 8 bytes):
  *     A  read          [0, 8*ni*nk) = [0, 16384)
  *     B  read          [0, 8*nk*nj) = [0, 12288)

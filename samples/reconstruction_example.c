@@ -15,9 +15,9 @@
  *   Reconstructed expressions (bytes, since pointer arithmetic scales by
  *   sizeof(int)): row_idx = {i*n}; row = {img + 4*i*n};
  *   val = {alpha} with &alpha = {img + 4*(i*n + j)}; sum = {0, sum + alpha}.
- *   GPU-friendly: no.  sum = sum + val is a loop-carried dependence (a
- *     reduction) on the scalar sum in both loops; it needs a parallel
- *     reduction.  Both loops are normalizable and there are no calls.
+ *   GPU-friendly: yes, with a reduction.  sum = sum + val carries sum in
+ *     both loops, but only as a + reduction (exact on int): each loop
+ *     ports as a parallel reduction.  Normalizable, no calls.
  *   Accessed byte sections, half-open, relative to each parameter:
  *     img  read  [0, 4*((n-1)*n + m)) = [0, 39920)   (for m <= n; rows
  *               are read in their first m ints only)

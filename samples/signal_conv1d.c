@@ -19,8 +19,8 @@
  *     line 46  for k   inner   trip count 2*slice = 32 per outer iteration
  *   GPU-friendly: the outer loop i, yes (x is private per iteration,
  *     out[i] written once, in only read; normalizable; no calls).  The
- *     inner loop k is not: x += in[idx] is a loop-carried dependence
- *     (a reduction) on x, so the nest maps to a 1D grid over i only.
+ *     inner loop k carries x += in[idx], a + reduction (friendly alone,
+ *     not a grid dimension), so the nest maps to a 1D grid over i only.
  *   Accessed byte sections, half-open, relative to each parameter:
  *     in   read   [4*min(slice, size - slice), 4*(2*size + slice - 1))
  *                 for 2 <= slice <= size; = [64, 32828) for the defaults.

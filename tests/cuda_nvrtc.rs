@@ -72,6 +72,7 @@ fn every_generated_sample_kernel_compiles_to_ptx() {
     }
     let mut compiled = 0;
     let mut refused = Vec::new();
+    let mut with_reductions = Vec::new();
     let mut samples: Vec<PathBuf> = std::fs::read_dir(root().join("samples"))
         .unwrap()
         .map(|e| e.unwrap().path())
@@ -91,6 +92,12 @@ fn every_generated_sample_kernel_compiles_to_ptx() {
             .iter()
             .filter(|l| l.verdict == Verdict::Friendly)
         {
+            // Reductions are not generated yet (issue 14): emit refuses such loops by design,
+            // so there is no kernel to compile.
+            if !l.reductions.is_empty() {
+                with_reductions.push(format!("{file}:{}", l.line));
+                continue;
+            }
             let mut variants: Vec<Vec<String>> = vec![vec![]];
             if let (Some(natural), Some(recommended)) =
                 (l.mappings.first(), l.recommended_mapping.as_ref())
@@ -122,6 +129,9 @@ fn every_generated_sample_kernel_compiles_to_ptx() {
             }
         }
     }
-    eprintln!("{compiled} kernels compiled to PTX; refused before generation: {refused:?}");
+    eprintln!(
+        "{compiled} kernels compiled to PTX; refused before generation: {refused:?}; \
+         skipped (friendly with reductions, not generated yet): {with_reductions:?}"
+    );
     assert!(compiled >= 30, "only {compiled} kernels compiled");
 }

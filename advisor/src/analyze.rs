@@ -7,8 +7,8 @@ use crate::calls::{classify_in, CallKind};
 use crate::codes::{self, Code};
 use crate::dependence::{carried_dependences, Outcome};
 use crate::model::{
-    Access, Bytes, Call, DependencePair, Induction, LoopReport, ParamKind, Parameter, Reason, Role,
-    Verdict,
+    Access, Bytes, Call, DependencePair, Induction, LoopReport, ParamKind, Parameter, Reason,
+    Reduction, ReductionKind, Role, Verdict,
 };
 use crate::space::{iv_range, Space};
 use analyses::invariant::{loop_invariants, AliasPolicy, Invariants};
@@ -184,11 +184,23 @@ struct FunctionContext<'a> {
 struct LoopFacts {
     verdict: Verdict,
     reasons: Vec<Reason>,
-    reductions: Vec<String>,
+    reductions: Vec<Reduction>,
+    /// Of `reductions`, the memory updates under a condition or in an inner loop: they may
+    /// touch their element in one iteration only (what a profile used to settle).
+    conditional_reductions: usize,
     needs_evidence: Vec<DependencePair>,
     assumptions: Vec<String>,
     /// Storage each iteration has its own copy of (`crate::privatize`).
     privacy: crate::privatize::Privacy,
+}
+
+impl LoopFacts {
+    /// A reduction is a note, not a finding against the loop: the verdict stays.
+    fn note_reduction(&mut self, noted: crate::reductions::Noted) {
+        self.reductions.push(noted.reduction);
+        self.reasons.push(noted.reason);
+        self.assumptions.extend(noted.assumptions);
+    }
 }
 
 impl<'a> FunctionContext<'a> {
@@ -295,6 +307,7 @@ impl<'a> FunctionContext<'a> {
             verdict: Verdict::Friendly,
             reasons: Vec::new(),
             reductions: Vec::new(),
+            conditional_reductions: 0,
             needs_evidence: Vec::new(),
             assumptions: Vec::new(),
             privacy: Default::default(),
@@ -376,13 +389,16 @@ impl<'a> FunctionContext<'a> {
         }
 
         // Scalars carried from one iteration to the next: reductions or dependences.
-        let ivs: HashSet<Value> = l.induction_variables.iter().map(|iv| iv.phi).collect();
-        let users = self.func.users();
-        for &v in &self.func.block(l.header).insts {
+        let scalars = crate::reductions::scalar_reductions(program, self.func, self.forest, id);
+        for r in &scalars.reductions {
+            let described = crate::reductions::describe_scalar(self.func, &program.types, r);
+            facts.note_reduction(described.note(&|s| self.line(s)));
+        }
+        for &v in &scalars.carried {
             let InstKind::Phi(args) = &self.func.inst(v).kind else {
                 continue;
             };
-            if ivs.contains(&v) || privacy.phis.contains(&v) {
+            if privacy.phis.contains(&v) {
                 continue;
             }
             let name = self
@@ -392,36 +408,18 @@ impl<'a> FunctionContext<'a> {
                 .var_name
                 .clone()
                 .unwrap_or_else(|| format!("{v}"));
-            let back: Vec<Value> = args
+            let update_lines: Vec<u32> = args
                 .iter()
                 .filter(|(b, _)| l.contains(*b))
-                .map(|(_, a)| *a)
+                .map(|(_, u)| self.line(self.func.inst(*u).origin.span))
                 .collect();
-            let update_lines: Vec<u32> = back
-                .iter()
-                .map(|u| self.line(self.func.inst(*u).origin.span))
-                .collect();
-            match reduction_kind(self.func, l, v, &back, &users) {
-                Some(op) => {
-                    facts.reductions.push(name.clone());
-                    facts.reasons.push(self.reason(
-                        &codes::REDUCTION,
-                        format!("`{name}` is a {op} reduction: every iteration combines into it"),
-                        update_lines,
-                        Some(format!("reduction on `{name}`: use a parallel reduction (per-block partial results, then a final combine)")),
-                    ));
-                    facts.verdict = facts.verdict.max(Verdict::NotFriendly);
-                }
-                None => {
-                    facts.reasons.push(self.reason(
-                        &codes::CARRIED_DEPENDENCE,
-                        format!("`{name}` carries a value from one iteration to the next"),
-                        update_lines,
-                        None,
-                    ));
-                    facts.verdict = facts.verdict.max(Verdict::NotFriendly);
-                }
-            }
+            facts.reasons.push(self.reason(
+                &codes::CARRIED_DEPENDENCE,
+                format!("`{name}` carries a value from one iteration to the next"),
+                update_lines,
+                None,
+            ));
+            facts.verdict = facts.verdict.max(Verdict::NotFriendly);
         }
 
         // Memory dependences carried by this loop.
@@ -650,8 +648,47 @@ impl<'a> FunctionContext<'a> {
         facts: &mut LoopFacts,
     ) {
         let results = carried_dependences(accesses, space, id, variant, &mut facts.assumptions);
+        // Read-modify-writes whose only carried dependence is on themselves are reductions.
+        let program = &self.unit.lowered.program;
+        let updates = crate::reductions::memory_updates(program, self.func, self.forest, id);
+        let invariants = self.invariants(id);
+        let settled = crate::reductions::settle(&updates, accesses, &results, &|addr| {
+            invariants.is_invariant(addr)
+        });
+        for m in &settled {
+            let (load, store) = (&accesses[m.accesses[0]], &accesses[m.accesses[1]]);
+            let target = match (m.kind, store.base()) {
+                (ReductionKind::Histogram, Some(base)) => base.name().to_string(),
+                _ => crate::reductions::lvalue(&self.unit.snippet(store.span)),
+            };
+            let mut spans: Vec<Span> = m
+                .update
+                .updates
+                .iter()
+                .map(|u| self.func.inst(*u).origin.span)
+                .collect();
+            spans.extend([load.span, store.span]);
+            let described = crate::reductions::Describe {
+                kind: m.kind,
+                target,
+                index: Vec::new(),
+                op: m.update.op,
+                ty: load.ty,
+                ties: None,
+                updates: spans,
+                types: &program.types,
+            };
+            facts.note_reduction(described.note(&|s| self.line(s)));
+            if load.conditional || store.conditional {
+                facts.conditional_reductions += 1;
+            }
+        }
+        let reduced = |k: usize| settled.iter().any(|m| m.accesses.contains(&k));
         let mut seen = HashSet::new();
         for r in results {
+            if reduced(r.first) && reduced(r.second) {
+                continue;
+            }
             let (first, second) = (&accesses[r.first], &accesses[r.second]);
             let array = first
                 .base()
@@ -901,9 +938,10 @@ impl<'a> FunctionContext<'a> {
             if let [child] = l.children.as_slice() {
                 // An inner loop filling this loop's private storage cannot get threads
                 // of its own: the statements after it read what all its iterations wrote.
+                // A loop with reductions is not a plain parallel dimension of the grid.
                 let child_friendly = all
                     .get(child)
-                    .is_some_and(|f| f.verdict == Verdict::Friendly)
+                    .is_some_and(|f| f.verdict == Verdict::Friendly && f.reductions.is_empty())
                     && !facts.privacy.shared_by(
                         self.func,
                         self.forest.loop_(*child),
@@ -945,14 +983,19 @@ impl<'a> FunctionContext<'a> {
         };
         tidy_names(&mut report);
         if facts.verdict != Verdict::NotFriendly {
+            // A loop with reductions is not a plain grid dimension: it needs a reduction
+            // kernel. Memory updates under a condition may happen in one iteration only
+            // (`if (y == t) B[x] -= ...`): such a loop stays a candidate, as when a profile
+            // was to settle it.
             let parallel = |d: LoopId| {
-                all.get(&d)
-                    .is_some_and(|f| f.verdict != Verdict::NotFriendly)
-                    && !facts.privacy.shared_by(
-                        self.func,
-                        self.forest.loop_(d),
-                        all.get(&d).map(|f| &f.privacy),
-                    )
+                all.get(&d).is_some_and(|f| {
+                    f.verdict != Verdict::NotFriendly
+                        && f.reductions.len() == f.conditional_reductions
+                }) && !facts.privacy.shared_by(
+                    self.func,
+                    self.forest.loop_(d),
+                    all.get(&d).map(|f| &f.privacy),
+                )
             };
             crate::mapping::attach(
                 self.unit,
@@ -1290,98 +1333,6 @@ fn is_immediate_child(func: &Function, forest: &LoopForest, outer: LoopId, inner
     forest.loop_(inner).parent == Some(outer)
 }
 
-/// `+`, `*`, `min` or `max` when the header phi `phi` is only combined with values that do
-/// not depend on it, and used nowhere else in the loop.
-fn reduction_kind(
-    func: &Function,
-    l: &frontend::loops::Loop,
-    phi: Value,
-    back: &[Value],
-    users: &[Vec<Value>],
-) -> Option<&'static str> {
-    let [update] = back else { return None };
-    let update = frontend::loops::strip_casts(func, *update);
-    let op = match &func.inst(update).kind {
-        InstKind::Binary(frontend::ir::BinOp::Add, a, b)
-        | InstKind::Binary(frontend::ir::BinOp::Mul, a, b) => {
-            let (a, b) = (
-                frontend::loops::strip_casts(func, *a),
-                frontend::loops::strip_casts(func, *b),
-            );
-            if a != phi && b != phi {
-                return None;
-            }
-            match func.inst(update).kind {
-                InstKind::Binary(frontend::ir::BinOp::Add, ..) => "sum",
-                _ => "product",
-            }
-        }
-        InstKind::Binary(frontend::ir::BinOp::Sub, a, _)
-            if frontend::loops::strip_casts(func, *a) == phi =>
-        {
-            "sum"
-        }
-        InstKind::Select {
-            cond,
-            then_value,
-            else_value,
-        } => {
-            let operands = [
-                frontend::loops::strip_casts(func, *then_value),
-                frontend::loops::strip_casts(func, *else_value),
-            ];
-            if !operands.contains(&phi) {
-                return None;
-            }
-            match &func.inst(*cond).kind {
-                InstKind::Binary(op, ..) if op.is_comparison() => "min/max",
-                _ => return None,
-            }
-        }
-        _ => return None,
-    };
-    // The accumulator must not be read elsewhere in the loop (`out[i] = sum` is a scan).
-    let allowed: HashSet<Value> = [update]
-        .into_iter()
-        .chain(cast_chain(func, update))
-        .collect();
-    for &u in &users[phi.index()] {
-        if !l.contains(func.inst(u).block) {
-            continue;
-        }
-        if allowed.contains(&u) {
-            continue;
-        }
-        if let InstKind::Select { cond, .. } = func.inst(update).kind {
-            if u == cond {
-                continue;
-            }
-        }
-        if matches!(func.inst(u).kind, InstKind::Cast(_))
-            && users[u.index()].iter().all(|w| {
-                allowed.contains(w)
-                    || matches!(func.inst(update).kind, InstKind::Select { cond, .. } if cond == *w)
-            })
-        {
-            continue;
-        }
-        return None;
-    }
-    Some(op)
-}
-
-fn cast_chain(func: &Function, v: Value) -> Vec<Value> {
-    let mut out = Vec::new();
-    if let InstKind::Binary(_, a, b) = func.inst(v).kind {
-        for x in [a, b] {
-            if matches!(func.inst(x).kind, InstKind::Cast(_)) {
-                out.push(x);
-            }
-        }
-    }
-    out
-}
-
 /// Symbols are unique per function (`i`, `i#2` for a second loop over `i`). Within one
 /// loop's report a suffix is dropped when no other symbol of the same name appears, so
 /// expressions read as the source does.
@@ -1405,7 +1356,8 @@ fn tidy_names(report: &mut LoopReport) {
         texts.push(a);
     }
     for r in report.reductions.iter_mut() {
-        texts.push(r);
+        texts.push(&mut r.target);
+        texts.extend(r.index.iter_mut());
     }
     let mut variants: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
     for t in texts.iter() {

@@ -17,12 +17,12 @@ pub const CARRIED_DEPENDENCE: Code = Code {
 pub const REDUCTION: Code = Code {
     code: "WW102",
     name: "reduction",
-    explanation: "a scalar accumulates over iterations; portable as a parallel reduction",
+    explanation: "a scalar or one element accumulates over iterations with an associative, commutative operator (sum, product, bit operations, logical and/or, min/max, arg-min); a note: the loop ports as a parallel reduction",
 };
 pub const INDIRECT_UPDATE: Code = Code {
     code: "WW103",
     name: "indirect read-modify-write",
-    explanation: "an element chosen by data is read, updated and written back (a histogram); iterations collide when indices repeat",
+    explanation: "an element chosen by data is read, updated and written back (a histogram); when nothing else in the loop touches the array it is a histogram reduction (a note: atomics), otherwise iterations collide when indices repeat",
 };
 pub const GLOBAL_WRITE: Code = Code {
     code: "WW104",

@@ -20,6 +20,7 @@ pub mod overlap;
 pub mod privatize;
 pub mod program;
 pub mod recipe;
+pub mod reductions;
 pub mod shared_memory;
 pub mod space;
 pub mod summaries;

@@ -151,6 +151,109 @@ pub struct Call {
     pub effects: Vec<String>,
 }
 
+/// What a reduction accumulates into.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ReductionKind {
+    /// A local scalar (`sum += a[i]`, `m = fmax(m, a[i])`).
+    Scalar,
+    /// One element or struct field at an address that does not change in the loop
+    /// (`C[i][j] += ...` over `k`, `acc->sum += x`).
+    Element,
+    /// Elements chosen per iteration, each updated by a read-modify-write
+    /// (`hist[key[i]] += w[i]`).
+    Histogram,
+    /// A minimum (maximum) and the variables updated with it under the same condition
+    /// (`if (d < best) { best = d; idx = j; }`).
+    Argmin,
+    Argmax,
+}
+
+/// One reduction of a loop: `target op= value` in every iteration, in any order.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Reduction {
+    /// The variable, element (`C[i][j]`, `acc->sum`) or array (`hist`) accumulated into.
+    pub target: String,
+    /// `+`, `*`, `&`, `|`, `^`, `&&`, `||`, `min`, `max`, `=` (a flag every assigning
+    /// iteration sets to the same constant).
+    pub operator: String,
+    pub kind: ReductionKind,
+    /// The C type of the accumulated value.
+    #[serde(rename = "type")]
+    pub c_type: String,
+    /// How a kernel computes it.
+    pub strategy: String,
+    /// For arg-min/arg-max: the variables that take their value from the iteration that
+    /// holds the minimum (`idx`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub index: Vec<String>,
+    /// The lines of the updates.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub lines: Vec<u32>,
+}
+
+/// Reports written before reductions were objects list only the names (`reductions: [sum]`);
+/// they still read, as scalar reductions whose operator is not known.
+impl<'de> Deserialize<'de> for Reduction {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        struct Full {
+            target: String,
+            operator: String,
+            kind: ReductionKind,
+            #[serde(rename = "type")]
+            c_type: String,
+            strategy: String,
+            #[serde(default)]
+            index: Vec<String>,
+            #[serde(default)]
+            lines: Vec<u32>,
+        }
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Either {
+            Name(String),
+            Full(Full),
+        }
+        Ok(match Either::deserialize(d)? {
+            Either::Name(target) => Reduction {
+                target,
+                operator: "?".into(),
+                kind: ReductionKind::Scalar,
+                c_type: "?".into(),
+                strategy: String::new(),
+                index: Vec::new(),
+                lines: Vec::new(),
+            },
+            Either::Full(f) => Reduction {
+                target: f.target,
+                operator: f.operator,
+                kind: f.kind,
+                c_type: f.c_type,
+                strategy: f.strategy,
+                index: f.index,
+                lines: f.lines,
+            },
+        })
+    }
+}
+
+impl Reduction {
+    /// `` `sum` (+) ``, as messages name it.
+    pub fn describe(&self) -> String {
+        if self.index.is_empty() {
+            format!("`{}` ({})", self.target, self.operator)
+        } else {
+            format!(
+                "`{}` ({}) with `{}`",
+                self.target,
+                self.operator,
+                self.index.join("`, `")
+            )
+        }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DependencePair {
     pub kind: String,
@@ -182,9 +285,10 @@ pub struct LoopReport {
     pub parameters: Vec<Parameter>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub calls: Vec<Call>,
-    /// Scalars updated by a reduction (`sum += ...`).
+    /// Reductions the loop is parallel apart from (`sum += ...`, `C[i][j] += ...` over `k`,
+    /// `hist[key[i]] += w[i]`, min/max, arg-min): each with its operator and a strategy.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub reductions: Vec<String>,
+    pub reductions: Vec<Reduction>,
     /// Variables written in the loop that need no sharing between iterations: declared in
     /// its body, or written before they are read in every iteration.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

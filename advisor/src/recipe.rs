@@ -3,7 +3,9 @@
 //! with exact byte counts, called functions, copy back); other loops get one rustc-style
 //! finding each, with the source line and a `help:` line.
 
-use crate::model::{GridMapping, LoopReport, ParamKind, Parameter, Report, Role, Verdict};
+use crate::model::{
+    GridMapping, LoopReport, ParamKind, Parameter, Reduction, ReductionKind, Report, Role, Verdict,
+};
 use frontend::diagnostic::{Diagnostic, Label};
 use frontend::unit::Unit;
 use std::fmt::Write;
@@ -259,30 +261,54 @@ fn recipe(l: &LoopReport, report: &Report) -> String {
         step += 1;
     }
 
+    // Reductions: one step each.
+    for r in &l.reductions {
+        let _ = writeln!(
+            out,
+            "  {step}. Reduce {}: {} reduction of `{}`, {}.\n     {}",
+            r.describe(),
+            kind_name(r.kind),
+            r.c_type,
+            r.strategy,
+            reduction_how(r)
+        );
+        step += 1;
+    }
+
     // 5. Copy back.
     let outputs: Vec<&&Parameter> = arrays
         .iter()
         .filter(|p| matches!(p.role, Role::Out | Role::Inout))
         .collect();
-    let _ = writeln!(out, "  {step}. Copy results back:");
+    let mut back = Vec::new();
     for p in outputs {
         if let Some(bytes) = &p.bytes {
-            let _ = writeln!(
-                out,
+            back.push(format!(
                 "       cudaMemcpy((char *){} + {}, {}, {}, cudaMemcpyDeviceToHost);",
                 p.name,
                 paren(&bytes.lo),
                 device_name(&p.name),
                 bytes.size
-            );
+            ));
         }
     }
-    for p in l
-        .parameters
-        .iter()
-        .filter(|p| p.kind == ParamKind::Scalar && p.role != Role::In)
-    {
-        let _ = writeln!(out, "       `{}` is computed in the loop and used after it: return it through a device variable", p.name);
+    // A reduction's result comes back as its step says.
+    for p in l.parameters.iter().filter(|p| {
+        p.kind == ParamKind::Scalar
+            && p.role != Role::In
+            && !l
+                .reductions
+                .iter()
+                .any(|r| r.target == p.name || r.index.contains(&p.name))
+    }) {
+        back.push(format!("       `{}` is computed in the loop and used after it: return it through a device variable", p.name));
+    }
+    if !back.is_empty() || l.reductions.is_empty() {
+        let _ = writeln!(out, "  {step}. Copy results back:");
+        for line in back {
+            let _ = writeln!(out, "{line}");
+        }
+        step += 1;
     }
     for p in l
         .private
@@ -295,7 +321,6 @@ fn recipe(l: &LoopReport, report: &Report) -> String {
             p.name
         );
     }
-    step += 1;
     performance(l, step, &mut out);
     if !l.assumptions.is_empty() {
         let _ = writeln!(out, "  assuming: {}", l.assumptions.join("; "));
@@ -308,6 +333,60 @@ fn recipe(l: &LoopReport, report: &Report) -> String {
         );
     }
     out
+}
+
+fn kind_name(kind: ReductionKind) -> &'static str {
+    match kind {
+        ReductionKind::Scalar => "scalar",
+        ReductionKind::Element => "element",
+        ReductionKind::Histogram => "histogram",
+        ReductionKind::Argmin => "arg-min",
+        ReductionKind::Argmax => "arg-max",
+    }
+}
+
+/// The value a thread's partial result starts from.
+fn identity(r: &Reduction) -> String {
+    let floating = matches!(r.c_type.as_str(), "float" | "double" | "long double");
+    match r.operator.as_str() {
+        "+" | "|" | "^" | "||" => "0".into(),
+        "*" | "&&" => "1".into(),
+        "&" => "~0 (all bits set)".into(),
+        "min" if floating => "INFINITY".into(),
+        "max" if floating => "-INFINITY".into(),
+        "min" => format!("the largest `{}`", r.c_type),
+        "max" => format!("the smallest `{}`", r.c_type),
+        other => format!("the identity of `{other}`"),
+    }
+}
+
+/// What the programmer does around the strategy.
+fn reduction_how(r: &Reduction) -> String {
+    match r.kind {
+        ReductionKind::Scalar if r.operator == "=" => format!(
+            "Copy `{}`'s value before the loop to a device variable; each thread that assigns stores the same constant into it; copy it back.",
+            r.target
+        ),
+        ReductionKind::Scalar => format!(
+            "Each thread starts from {}; combine the kernel's result with `{}`'s value before the loop and return it through a device variable.",
+            identity(r),
+            r.target
+        ),
+        ReductionKind::Element => format!(
+            "Each thread starts from {}; the block's result updates `{}` once (copied in and back with its array).",
+            identity(r),
+            r.target
+        ),
+        ReductionKind::Histogram => format!(
+            "Every update of `{}` becomes one atomic; the array is copied in and back.",
+            r.target
+        ),
+        ReductionKind::Argmin | ReductionKind::Argmax => format!(
+            "Each thread keeps its best ({}, iteration) and its `{}`; the winner's values are the results, combined with their values before the loop.",
+            r.target,
+            r.index.join("`, `")
+        ),
+    }
 }
 
 fn device_param(p: &Parameter) -> String {

@@ -2,7 +2,7 @@
 //! results and the known answers in each sample's header (evaluated at concrete sizes).
 
 use advisor::analyze::{analyze_unit, Filter};
-use advisor::model::{LoopReport, Verdict};
+use advisor::model::{LoopReport, ReductionKind, Verdict};
 use frontend::preprocess::TranslationUnitInput;
 use frontend::unit::load_unit;
 use num_rational::BigRational;
@@ -195,24 +195,71 @@ fn prefix_sum_has_a_distance_one_dependence() {
     );
 }
 
+/// The loop's reductions as `(target, operator, kind)`.
+fn reductions_of(file: &str, function: &str, line: u32) -> Vec<(String, String, ReductionKind)> {
+    let all = reports(file);
+    find(&all, function, line)
+        .reductions
+        .iter()
+        .map(|r| (r.target.clone(), r.operator.clone(), r.kind))
+        .collect()
+}
+
 #[test]
-fn histogram_is_not_friendly_through_its_indirect_update() {
-    has_reason("histogram.c", "histogram", 34, "WW103", "hist");
+fn histogram_is_a_friendly_histogram_reduction() {
+    // `hist[data[i]]++` is the only access to `hist`: a histogram reduction (atomics), a
+    // note rather than a finding.
+    has_reason(
+        "histogram.c",
+        "histogram",
+        34,
+        "WW103",
+        "histogram reduction",
+    );
     check(
         "histogram.c",
         "histogram",
         34,
-        Verdict::NotFriendly,
+        Verdict::Friendly,
         &[("n", 1000)],
         &[("data", Some((0, 1000))), ("hist", None)],
+    );
+    assert_eq!(
+        reductions_of("histogram.c", "histogram", 34),
+        vec![("hist".into(), "+".into(), ReductionKind::Histogram)]
     );
 }
 
 #[test]
-fn dot_product_is_a_reduction() {
+fn dot_product_is_a_friendly_reduction() {
     has_reason("dot_product.c", "dot", 27, "WW102", "`sum`");
-    let all = reports("dot_product.c");
-    assert_eq!(find(&all, "dot", 27).reductions, vec!["sum".to_string()]);
+    check(
+        "dot_product.c",
+        "dot",
+        27,
+        Verdict::Friendly,
+        &[("n", 1000)],
+        &[("a", Some((0, 4000))), ("b", Some((0, 4000)))],
+    );
+    assert_eq!(
+        reductions_of("dot_product.c", "dot", 27),
+        vec![("sum".into(), "+".into(), ReductionKind::Scalar)]
+    );
+}
+
+#[test]
+fn matmul_inner_loop_is_one_element_reduction() {
+    // `C[i][j] += A[i][k] * B[k][j]` over `k`: one sum into one element, not two WW101s.
+    has_reason("matmul.c", "matmul", 40, "WW102", "`C[i][j]` (+)");
+    let all = reports("matmul.c");
+    assert_eq!(find(&all, "matmul", 40).verdict, Verdict::Friendly);
+    assert_eq!(
+        reductions_of("matmul.c", "matmul", 40),
+        vec![("C[i][j]".into(), "+".into(), ReductionKind::Element)]
+    );
+    // The `i`, `j` nest is still the 2D grid; the `k` loop runs inside each thread.
+    assert_eq!(find(&all, "matmul", 38).nest.len(), 2);
+    assert!(find(&all, "matmul", 38).reductions.is_empty());
 }
 
 #[test]

@@ -221,6 +221,31 @@ fn aliasing_settled_both_ways() {
 }
 
 #[test]
+fn an_element_reduction_is_not_an_observed_dependence() {
+    // `B[i] += A[N * i + j]` over `j` in `main` needs a profile only because `A` and `B` may
+    // alias; the profile sees `B[i]` carried from one `j` to the next, which is the element
+    // reduction the static analysis recognised: settled friendly, the reduction kept.
+    let file = samples().join("gaussian_fan2.c");
+    let unit = load_unit(&TranslationUnitInput::new(&file)).unwrap();
+    let mut reports = analyze_unit(&unit, &Filter::default());
+    let id = reports.iter().find(|r| r.line == 72).unwrap().id.clone();
+    let before = reports.iter().find(|r| r.id == id).unwrap().clone();
+    assert_eq!(before.verdict, Verdict::NeedsProfile);
+    assert_eq!(before.reductions[0].target, "B[i]");
+    let r = profile_files(&[file], "all", &[&["16"]], None);
+    let l = &r.profile.loops[&id];
+    assert!(l.blocking().any(|d| d.first.text == "B[i]"), "{l:#?}");
+    apply(&mut reports, &r.profile);
+    let report = reports.iter().find(|x| x.id == id).unwrap();
+    assert_eq!(report.verdict, Verdict::Friendly, "{report:#?}");
+    assert_eq!(report.reductions, before.reductions);
+    assert!(
+        report.reasons.iter().all(|r| r.code == "WW102"),
+        "{report:#?}"
+    );
+}
+
+#[test]
 fn runs_merge() {
     let file = samples().join("every_fourth_add.c");
     let r = profile_files(&[file], "all", &[&["200"], &["8"]], None);

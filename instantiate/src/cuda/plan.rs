@@ -316,6 +316,16 @@ pub fn find_report<'a>(
 }
 
 /// Describes why a report is not friendly, line numbers included.
+/// `` `sum` (+), `best`, `idx` (min) ``.
+fn reduction_list(report: &LoopReport) -> String {
+    report
+        .reductions
+        .iter()
+        .map(|r| r.describe())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 pub fn verdict_reasons(report: &LoopReport) -> Vec<String> {
     report
         .reasons
@@ -620,13 +630,31 @@ pub fn plan(
             }
             if !report.reductions.is_empty() {
                 msg.push_str(&format!(
-                    "\n  note: `{}` is a reduction; reduction kernels are not generated",
-                    report.reductions.join("`, `")
+                    "\n  note: {}; reductions are not generated yet",
+                    reduction_list(report)
                 ));
             }
             return Err(EmitError::refused(msg));
         }
         forced_reasons = reasons;
+    }
+    // A friendly loop with reductions needs a reduction kernel (issue 14); a plain kernel
+    // would race on the accumulators.
+    if !report.reductions.is_empty() {
+        if !opts.debug.force {
+            let mut msg = format!(
+                "loop {}: reductions are not generated yet: {}",
+                report.id,
+                reduction_list(report)
+            );
+            for r in &report.reductions {
+                msg.push_str(&format!("\n  {}: {}", r.describe(), r.strategy));
+            }
+            return Err(EmitError::refused(msg));
+        }
+        if forced_reasons.is_empty() {
+            forced_reasons = verdict_reasons(report);
+        }
     }
     let program = &unit.lowered.program;
     let func = program.function(&report.function).ok_or_else(|| {

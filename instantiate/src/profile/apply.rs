@@ -2,7 +2,7 @@
 //! loops, and loops are ordered by profiled time.
 
 use super::model::{Dependence, Profile};
-use advisor::model::{LoopReport, Observed, Reason, Verdict};
+use advisor::model::{LoopReport, Observed, Reason, ReductionKind, Verdict};
 
 fn describe(d: &Dependence) -> String {
     let distance = match d.distance {
@@ -15,6 +15,24 @@ fn describe(d: &Dependence) -> String {
     )
 }
 
+/// Whether `d` is between two accesses of one of the report's element or histogram
+/// reductions: the same lines, the element's own text (for an element) or the array
+/// (for a histogram, which nothing else in the loop touches).
+fn is_static_reduction(report: &LoopReport, d: &Dependence) -> bool {
+    report.reductions.iter().any(|r| {
+        let sites = [&d.first, &d.second];
+        let lines = sites.iter().all(|s| !s.scalar && r.lines.contains(&s.line));
+        lines
+            && match r.kind {
+                ReductionKind::Element => sites.iter().all(|s| s.text == r.target),
+                ReductionKind::Histogram => {
+                    d.array == r.target && sites.iter().all(|s| s.array == r.target)
+                }
+                _ => false,
+            }
+    })
+}
+
 /// Adds `observed` to every profiled loop, settles tracked `needs-profile` loops, and sorts
 /// loops by inclusive profiled time (loops without a profile last, in their order).
 pub fn apply(loops: &mut [LoopReport], profile: &Profile) {
@@ -22,7 +40,12 @@ pub fn apply(loops: &mut [LoopReport], profile: &Profile) {
         let Some(p) = profile.find_loop(&report.id) else {
             continue;
         };
-        let blocking: Vec<&Dependence> = p.blocking().collect();
+        // A dependence between the accesses of a reduction the static analysis recognised
+        // (`C[i][j] += ...` over `k`) is that reduction, not a reason against the loop.
+        let blocking: Vec<&Dependence> = p
+            .blocking()
+            .filter(|d| !is_static_reduction(report, d))
+            .collect();
         report.observed = Some(Observed {
             evidence: "dynamic".into(),
             runs: profile.runs,
@@ -49,22 +72,32 @@ pub fn apply(loops: &mut [LoopReport], profile: &Profile) {
         };
         if blocking.is_empty() {
             report.verdict = Verdict::Friendly;
-            // The static doubts stay visible, as what the profile settled.
-            for r in std::mem::take(&mut report.reasons) {
+            // The static doubts stay visible, as what the profile settled; reduction notes
+            // (WW102, WW103) stay reasons.
+            let (notes, doubts): (Vec<Reason>, Vec<Reason>) = std::mem::take(&mut report.reasons)
+                .into_iter()
+                .partition(|r| r.code == "WW102" || r.code == "WW103");
+            report.reasons = notes;
+            for r in doubts {
                 report
                     .assumptions
                     .push(format!("settled by the profile: {}", r.message));
             }
+            let besides = if report.reductions.is_empty() {
+                ""
+            } else {
+                " besides its reductions"
+            };
             report.assumptions.push(format!(
-                "friendly (observed): no loop-carried dependence in {} entries and {} iterations \
-                 of {runs}; dynamic evidence for those inputs, not a proof",
+                "friendly (observed): no loop-carried dependence{besides} in {} entries and {} \
+                 iterations of {runs}; dynamic evidence for those inputs, not a proof",
                 p.entries, p.iterations
             ));
-            for r in &p.reductions {
-                if !report.reductions.contains(&r.var) {
-                    report.reductions.push(r.var.clone());
-                }
-            }
+            // The profile's reductions stay in `observed`: they are not added to the loop's
+            // own. A scalar this loop carries is a phi at its header, which the static
+            // analysis classified already (a reduction, or WW101 and then the loop is
+            // `not-friendly` and never settled here); a scalar the profile saw accumulate
+            // inside an inner loop (`red` of the convolution) is private to each iteration.
         } else {
             let mut lines: Vec<u32> = blocking
                 .iter()

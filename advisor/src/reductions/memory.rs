@@ -1,0 +1,136 @@
+//! Which read-modify-writes of memory are reductions, given the loop's dependence tests. An
+//! update whose load and store carry a dependence only between themselves is a reduction:
+//! at a loop-invariant address (every iteration updates one element: `C[i][j] += ...` over
+//! `k`, `acc->sum += x`) nothing else in the loop may touch that element; at an address
+//! chosen per iteration (`hist[key[i]] += w[i]`) nothing else may touch the array at all,
+//! except other histogram updates with the same operator (the atomics commute).
+
+use super::{MemoryUpdate, Op};
+use crate::access::MemAccess;
+use crate::dependence::{Outcome, PairResult};
+use crate::model::ReductionKind;
+use frontend::ir::Value;
+
+/// A read-modify-write that is a reduction.
+#[derive(Clone, Debug)]
+pub struct Settled {
+    pub kind: ReductionKind,
+    pub update: MemoryUpdate,
+    /// Indices of its load and store in the loop's accesses.
+    pub accesses: [usize; 2],
+}
+
+struct Candidate {
+    update: MemoryUpdate,
+    accesses: [usize; 2],
+    invariant: bool,
+    valid: bool,
+}
+
+/// The updates of `updates` that are reductions. `results` are the loop's carried-dependence
+/// results over `accesses`; `invariant` says whether an address is the same in every
+/// iteration of the loop.
+pub fn settle(
+    updates: &[MemoryUpdate],
+    accesses: &[MemAccess],
+    results: &[PairResult],
+    invariant: &dyn Fn(Value) -> bool,
+) -> Vec<Settled> {
+    let index = |inst: Value| accesses.iter().position(|a| a.inst == inst);
+    let mut candidates: Vec<Candidate> = Vec::new();
+    for u in updates {
+        let (Some(l), Some(s)) = (index(u.load), index(u.store)) else {
+            continue;
+        };
+        let mine = [l, s];
+        // Only an update that carries a dependence needs to be a reduction (`a[i] += b[i]`
+        // does not).
+        let carried = results.iter().any(|r| {
+            mine.contains(&r.first) && mine.contains(&r.second) && r.outcome != Outcome::Independent
+        });
+        if carried {
+            candidates.push(Candidate {
+                update: u.clone(),
+                accesses: mine,
+                invariant: invariant(accesses[l].addr),
+                valid: true,
+            });
+        }
+    }
+    // Invalidating one candidate may invalidate the histograms that relied on it.
+    loop {
+        let mut changed = false;
+        for c in 0..candidates.len() {
+            if candidates[c].valid && !stands(c, &candidates, accesses, results) {
+                candidates[c].valid = false;
+                changed = true;
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    candidates
+        .into_iter()
+        .filter(|c| c.valid)
+        .map(|c| Settled {
+            kind: if c.invariant {
+                ReductionKind::Element
+            } else {
+                ReductionKind::Histogram
+            },
+            update: c.update,
+            accesses: c.accesses,
+        })
+        .collect()
+}
+
+fn stands(c: usize, all: &[Candidate], accesses: &[MemAccess], results: &[PairResult]) -> bool {
+    let me = &all[c];
+    let mine = me.accesses;
+    let one_side = |r: &&PairResult| mine.contains(&r.first) != mine.contains(&r.second);
+    let other = |r: &PairResult| {
+        if mine.contains(&r.first) {
+            r.second
+        } else {
+            r.first
+        }
+    };
+    if me.invariant {
+        // Any dependence between the element and another access: something else touches it.
+        return !results
+            .iter()
+            .filter(one_side)
+            .any(|r| r.outcome != Outcome::Independent);
+    }
+    let base = accesses[mine[0]].base();
+    if base.is_none() || accesses[mine[1]].base() != base {
+        return false;
+    }
+    // Another histogram update of the same array with the same operator commutes with this one.
+    let commutes = |k: usize| {
+        all.iter().enumerate().any(|(d, other)| {
+            d != c
+                && other.valid
+                && !other.invariant
+                && other.update.op == me.update.op
+                && op_has_atomic(other.update.op)
+                && other.accesses.contains(&k)
+        })
+    };
+    let untouched = accesses
+        .iter()
+        .enumerate()
+        .all(|(k, a)| mine.contains(&k) || (a.base().is_some() && a.base() != base) || commutes(k));
+    untouched
+        && results
+            .iter()
+            .filter(one_side)
+            .all(|r| r.outcome == Outcome::Independent || commutes(other(r)))
+}
+
+/// Two updates of one element commute as atomics only for operators the hardware applies
+/// atomically; a compare-and-swap loop per update would, but stay conservative.
+fn op_has_atomic(op: Op) -> bool {
+    !matches!(op, Op::Product)
+}

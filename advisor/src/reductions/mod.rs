@@ -1,0 +1,525 @@
+//! Reductions of every shape (issue 13, cause 6): a loop that is parallel apart from values
+//! it accumulates with an associative, commutative operator. Recognised soundly: the target
+//! is updated only by `t = t op e` / `t op= e` (or a min/max choice, or `t = t && e`) with
+//! `e` not reading `t`, and nothing else in the loop reads it (no store, call, index or
+//! branch, no early exit depending on it). Shapes: a scalar, an arg-min/arg-max pair
+//! updated under one condition, an element or struct field at a loop-invariant address, and
+//! a histogram (a data-indexed read-modify-write of one array nothing else touches).
+//!
+//! `chain` checks one accumulator's updates, `region` the branches of min/max and
+//! short-circuit updates, `equiv` that two loads read the same value, `memory` which
+//! read-modify-writes survive the dependence tests; this file finds the candidates and
+//! words them for the report.
+
+mod chain;
+mod equiv;
+mod memory;
+mod region;
+
+pub use memory::{settle, Settled};
+
+use crate::model::{Reason, Reduction, ReductionKind};
+use chain::{analyze, Env};
+use frontend::ir::{Function, InstKind, Program, Span, Value};
+use frontend::loops::{LoopForest, LoopId};
+use frontend::types::TypeTable;
+use std::collections::HashSet;
+
+/// The operator a reduction combines with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Op {
+    Sum,
+    Product,
+    BitAnd,
+    BitOr,
+    BitXor,
+    /// `acc = acc && e`.
+    And,
+    /// `acc = acc || e`.
+    Or,
+    Min,
+    Max,
+    /// `if (c) flag = K;` with the same `K` everywhere: whichever iterations assign, the
+    /// result is `K` (the OpenMP idiom of a benign race on a flag).
+    Assign,
+}
+
+impl Op {
+    pub fn symbol(self) -> &'static str {
+        match self {
+            Op::Sum => "+",
+            Op::Product => "*",
+            Op::BitAnd => "&",
+            Op::BitOr => "|",
+            Op::BitXor => "^",
+            Op::And => "&&",
+            Op::Or => "||",
+            Op::Min => "min",
+            Op::Max => "max",
+            Op::Assign => "=",
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Op::Sum => "sum",
+            Op::Product => "product",
+            Op::BitAnd => "bitwise-and",
+            Op::BitOr => "bitwise-or",
+            Op::BitXor => "bitwise-xor",
+            Op::And => "logical-and",
+            Op::Or => "logical-or",
+            Op::Min => "minimum",
+            Op::Max => "maximum",
+            Op::Assign => "constant-assignment",
+        }
+    }
+
+    /// The CUDA atomic that applies it to one element.
+    fn atomic(self, floating: bool) -> &'static str {
+        match self {
+            Op::Sum => "atomicAdd",
+            Op::BitAnd | Op::And => "atomicAnd",
+            Op::BitOr | Op::Or => "atomicOr",
+            Op::BitXor => "atomicXor",
+            Op::Min if !floating => "atomicMin",
+            Op::Max if !floating => "atomicMax",
+            Op::Min | Op::Max | Op::Product => "atomicCAS loop",
+            Op::Assign => "plain store of the constant",
+        }
+    }
+}
+
+/// Which of equal minima an arg-min keeps: a strict comparison keeps the earliest
+/// iteration's, `<=` the latest's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ties {
+    First,
+    Last,
+}
+
+/// A scalar carried by the loop that is a reduction.
+#[derive(Clone, Debug)]
+pub struct ScalarReduction {
+    /// The phi at the loop header.
+    pub phi: Value,
+    pub op: Op,
+    /// Arg-min/arg-max: the header phis of the variables updated with it (`idx`).
+    pub partners: Vec<Value>,
+    /// Arg-min/arg-max: which iteration wins a tie.
+    pub ties: Option<Ties>,
+    /// The instructions that apply the operator.
+    pub updates: Vec<Value>,
+}
+
+/// The scalars a loop carries: reductions, and the others (dependences).
+#[derive(Clone, Debug, Default)]
+pub struct Scalars {
+    pub reductions: Vec<ScalarReduction>,
+    pub carried: Vec<Value>,
+}
+
+/// A read-modify-write of one address in the loop (`C[i][j] += ...`, `hist[k]++`): whether it
+/// is an element or a histogram reduction depends on the dependence tests ([`settle`]).
+#[derive(Clone, Debug)]
+pub struct MemoryUpdate {
+    pub load: Value,
+    pub store: Value,
+    pub op: Op,
+    pub updates: Vec<Value>,
+}
+
+fn back_values(func: &Function, l: &frontend::loops::Loop, phi: Value) -> Vec<Value> {
+    match &func.inst(phi).kind {
+        InstKind::Phi(args) => args
+            .iter()
+            .filter(|(b, _)| l.contains(*b))
+            .map(|(_, v)| *v)
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// Classifies the scalars loop `id` carries (its header phis other than induction variables).
+pub fn scalar_reductions(
+    program: &Program,
+    func: &Function,
+    forest: &LoopForest,
+    id: LoopId,
+) -> Scalars {
+    let l = forest.loop_(id);
+    let users = func.users();
+    let env = Env {
+        program,
+        func,
+        forest,
+        l,
+        users: &users,
+    };
+    let ivs: HashSet<Value> = l.induction_variables.iter().map(|iv| iv.phi).collect();
+    let phis: Vec<Value> = func
+        .block(l.header)
+        .insts
+        .iter()
+        .copied()
+        .filter(|v| func.inst(*v).kind.is_phi() && !ivs.contains(v))
+        .collect();
+    let mut out = Scalars::default();
+    let mut claimed: HashSet<Value> = HashSet::new();
+    // What each carried variable's value decides, through data or branches.
+    let influence: Vec<(Value, HashSet<Value>)> =
+        phis.iter().map(|q| (*q, env.derived(*q))).collect();
+    for &p in &phis {
+        let backs = back_values(func, l, p);
+        let Some(chain) = analyze(&env, p, &backs, None) else {
+            continue;
+        };
+        let mut partners = Vec::new();
+        let mut ties = None;
+        let mut ok = true;
+        for d in &chain.decided {
+            let mut allowed: HashSet<Value> = HashSet::from([d.phi]);
+            // `if (d < best) { best = d; idx = j; }`: the whole update is one decision.
+            let arg_shape = matches!(chain.op, Op::Min | Op::Max)
+                && chain.decided.len() == 1
+                && backs == [d.phi]
+                && d.kept == p;
+            if arg_shape {
+                for &psi in &func.block(d.region.join).insts {
+                    if psi == d.phi || !func.inst(psi).kind.is_phi() {
+                        continue;
+                    }
+                    if let Some(q) = partner(&env, &phis, d, &chain.derived, psi) {
+                        partners.push(q);
+                        allowed.insert(psi);
+                    }
+                }
+                if !partners.is_empty() {
+                    ties = Some(d.ties);
+                }
+            }
+            ok &= region::only_feeds(program, func, &d.region, &allowed, &users);
+        }
+        // Another carried variable must not feed it (`t += s`, a count under a max's branch).
+        ok &= influence.iter().all(|(q, reach)| {
+            *q == p || partners.contains(q) || chain.versions.iter().all(|v| !reach.contains(v))
+        });
+        if ok {
+            claimed.extend(partners.iter().copied());
+            out.reductions.push(ScalarReduction {
+                phi: p,
+                op: chain.op,
+                partners,
+                ties,
+                updates: chain.updates,
+            });
+        }
+    }
+    out.carried = phis
+        .into_iter()
+        .filter(|p| !claimed.contains(p) && !out.reductions.iter().any(|r| r.phi == *p))
+        .collect();
+    out
+}
+
+/// The header phi `q` whose next value is `psi`, a phi at the join of the min/max decision
+/// `d`: `q` keeps its value when the minimum does and takes a value that reads neither the
+/// minimum nor `q` when it changes, and is read nowhere else in the loop.
+fn partner(
+    env: &Env,
+    phis: &[Value],
+    d: &chain::Decided,
+    minimum: &HashSet<Value>,
+    psi: Value,
+) -> Option<Value> {
+    let func = env.func;
+    let q = *phis
+        .iter()
+        .find(|q| back_values(func, env.l, **q) == [psi])?;
+    let sides = d.region.side_values(func, psi)?;
+    let ([kept], [cand]) = (sides[1 - d.take].as_slice(), sides[d.take].as_slice()) else {
+        return None;
+    };
+    let derived = env.derived(q);
+    let only = derived.len() == 2 && derived.contains(&psi);
+    let branch_free = env.l.blocks.iter().all(|b| {
+        func.terminator_uses(*b)
+            .iter()
+            .all(|v| !derived.contains(v))
+    });
+    (*kept == q
+        && *cand != q
+        && !minimum.contains(cand)
+        && !derived.contains(cand)
+        && only
+        && branch_free)
+        .then_some(q)
+}
+
+/// The read-modify-writes of loop `id`: a load and a store of equivalent addresses in one
+/// iteration, the stored value a version of the loaded one.
+pub fn memory_updates(
+    program: &Program,
+    func: &Function,
+    forest: &LoopForest,
+    id: LoopId,
+) -> Vec<MemoryUpdate> {
+    let l = forest.loop_(id);
+    let users = func.users();
+    let env = Env {
+        program,
+        func,
+        forest,
+        l,
+        users: &users,
+    };
+    let ivs: HashSet<Value> = l.induction_variables.iter().map(|iv| iv.phi).collect();
+    // What the loop's carried scalars decide: an update computed from one is not a
+    // reduction of memory alone.
+    let mut influenced = HashSet::new();
+    for &q in &func.block(l.header).insts {
+        if func.inst(q).kind.is_phi() && !ivs.contains(&q) {
+            influenced.extend(env.derived(q));
+        }
+    }
+    let mut out = Vec::new();
+    for &b in &l.blocks {
+        for &load in &func.block(b).insts {
+            let InstKind::Load { addr } = func.inst(load).kind else {
+                continue;
+            };
+            if !program.types.is_arithmetic(func.inst(load).ty) {
+                continue;
+            }
+            let derived = env.derived(load);
+            let store = derived.iter().copied().find(|s| {
+                matches!(func.inst(*s).kind, InstKind::Store { addr: a, .. }
+                    if !derived.contains(&a) && equiv::equivalent(program, func, addr, a))
+            });
+            let Some(store) = store else { continue };
+            let InstKind::Store { value, .. } = func.inst(store).kind else {
+                continue;
+            };
+            let Some(chain) = analyze(&env, load, &[value], Some(store)) else {
+                continue;
+            };
+            let pure = chain.decided.iter().all(|d| {
+                region::only_feeds(program, func, &d.region, &HashSet::from([d.phi]), &users)
+            }) && chain.versions.iter().all(|v| !influenced.contains(v))
+                && !influenced.contains(&store);
+            if pure {
+                out.push(MemoryUpdate {
+                    load,
+                    store,
+                    op: chain.op,
+                    updates: chain.updates,
+                });
+            }
+        }
+    }
+    out
+}
+
+/// A reduction as the report shows it: the entry, its informational reason (WW102, or
+/// WW103 for a histogram) and the assumptions it adds.
+#[derive(Clone, Debug)]
+pub struct Noted {
+    pub reduction: Reduction,
+    pub reason: Reason,
+    pub assumptions: Vec<String>,
+}
+
+/// What the report says about one reduction; `line` resolves spans.
+#[derive(Debug)]
+pub struct Describe<'a> {
+    pub kind: ReductionKind,
+    /// The variable, element or array.
+    pub target: String,
+    pub index: Vec<String>,
+    pub op: Op,
+    pub ty: frontend::types::TypeId,
+    pub ties: Option<Ties>,
+    pub updates: Vec<Span>,
+    pub types: &'a TypeTable,
+}
+
+impl Describe<'_> {
+    pub fn note(&self, line: &dyn Fn(Span) -> u32) -> Noted {
+        let floating = self.types.is_float(self.ty);
+        let c_type = self.types.display(self.ty);
+        let mut lines: Vec<u32> = self.updates.iter().map(|s| line(*s)).collect();
+        lines.sort_unstable();
+        lines.dedup();
+        lines.retain(|l| *l != 0);
+        let strategy = self.strategy(floating);
+        let reduction = Reduction {
+            target: self.target.clone(),
+            operator: self.op.symbol().into(),
+            kind: self.kind,
+            c_type,
+            strategy: strategy.clone(),
+            index: self.index.clone(),
+            lines: lines.clone(),
+        };
+        let name = reduction.describe();
+        let (code, message) = match self.kind {
+            ReductionKind::Scalar if self.op == Op::Assign => (
+                &crate::codes::REDUCTION,
+                format!(
+                    "{name} is a constant-assignment reduction: the iterations that assign it all assign the same value, so their order does not matter"
+                ),
+            ),
+            ReductionKind::Scalar => (
+                &crate::codes::REDUCTION,
+                format!(
+                    "{name} is a {} reduction: the iterations combine into it in any order",
+                    self.op.name()
+                ),
+            ),
+            ReductionKind::Element => (
+                &crate::codes::REDUCTION,
+                format!(
+                    "{name} is a {} reduction into one element: every iteration updates the same address, nothing else touches it",
+                    self.op.name()
+                ),
+            ),
+            ReductionKind::Histogram => (
+                &crate::codes::INDIRECT_UPDATE,
+                format!(
+                    "{name} is a histogram reduction: iterations read, combine and write back elements chosen per iteration, and nothing else in the loop touches `{}`",
+                    self.target
+                ),
+            ),
+            ReductionKind::Argmin | ReductionKind::Argmax => (
+                &crate::codes::REDUCTION,
+                format!(
+                    "{name} is an arg-{} reduction: `{}` comes from the iteration holding the {} `{}`",
+                    self.op.symbol(),
+                    self.index.join("`, `"),
+                    self.op.name(),
+                    self.target
+                ),
+            ),
+        };
+        let mut assumptions = Vec::new();
+        match self.op {
+            Op::Sum | Op::Product if floating => assumptions.push(format!(
+                "reduction {name}: reassociating the floating-point {} changes rounding",
+                self.op.name()
+            )),
+            Op::Min | Op::Max if floating => assumptions.push(format!(
+                "reduction {name}: no compared value is NaN (with a NaN the result depends on the order of the comparisons)"
+            )),
+            _ => {}
+        }
+        Noted {
+            reason: Reason {
+                code: code.code.to_string(),
+                message,
+                lines,
+                help: Some(format!("port it as a parallel reduction: {strategy}")),
+            },
+            reduction,
+            assumptions,
+        }
+    }
+
+    fn strategy(&self, floating: bool) -> String {
+        let atomic = self.op.atomic(floating);
+        match self.kind {
+            ReductionKind::Scalar | ReductionKind::Element if self.op == Op::Assign => {
+                "every assigning thread stores the same value: one plain store to a device variable (a benign race), no combine".to_string()
+            }
+            ReductionKind::Scalar | ReductionKind::Element => format!(
+                "warp shuffle + shared-memory tree per block + one atomic per block ({atomic})"
+            ),
+            ReductionKind::Histogram => {
+                format!("{atomic} (per-block privatized bins in shared memory when they fit)")
+            }
+            ReductionKind::Argmin | ReductionKind::Argmax => {
+                let ties = match self.ties {
+                    Some(Ties::Last) => "ties keep the latest iteration",
+                    _ => "ties keep the earliest iteration",
+                };
+                let atomic = if self.op == Op::Min {
+                    "atomicMin"
+                } else {
+                    "atomicMax"
+                };
+                if self.types.size_of(self.ty).is_some_and(|s| s <= 4) {
+                    format!("packed (value, index) key with {atomic}; {ties}")
+                } else {
+                    format!("two-pass: per-block (value, iteration) {}, then one block combines them; {ties}", if self.op == Op::Min { "minima" } else { "maxima" })
+                }
+            }
+        }
+    }
+}
+
+/// The report entry of a scalar reduction.
+pub fn describe_scalar<'a>(
+    func: &Function,
+    types: &'a TypeTable,
+    r: &ScalarReduction,
+) -> Describe<'a> {
+    let name = |v: Value| {
+        func.inst(v)
+            .origin
+            .var_name
+            .clone()
+            .unwrap_or_else(|| format!("{v}"))
+    };
+    let kind = match (r.partners.is_empty(), r.op) {
+        (false, Op::Min) => ReductionKind::Argmin,
+        (false, _) => ReductionKind::Argmax,
+        _ => ReductionKind::Scalar,
+    };
+    Describe {
+        kind,
+        target: name(r.phi),
+        index: r.partners.iter().map(|p| name(*p)).collect(),
+        op: r.op,
+        ty: func.inst(r.phi).ty,
+        ties: r.ties,
+        updates: r
+            .updates
+            .iter()
+            .map(|u| func.inst(*u).origin.span)
+            .collect(),
+        types,
+    }
+}
+
+/// The updated lvalue of an update's text: `acc->n` for `acc->n++`, `C[i][j]` for
+/// `C[i][j] += x`.
+pub fn lvalue(text: &str) -> String {
+    let mut t = text.trim();
+    for op in ["++", "--"] {
+        t = t.strip_prefix(op).unwrap_or(t).trim();
+        t = t.strip_suffix(op).unwrap_or(t).trim();
+    }
+    // The first `=` that is not part of `==`, `<=`, `>=`, `!=` ends the lvalue (with its
+    // operator, `+=`, `<<=`).
+    let bytes = t.as_bytes();
+    for (i, c) in bytes.iter().enumerate() {
+        if *c != b'=' {
+            continue;
+        }
+        let prev = if i > 0 { bytes[i - 1] } else { b' ' };
+        let before = if i > 1 { bytes[i - 2] } else { b' ' };
+        let comparison = bytes.get(i + 1) == Some(&b'=')
+            || matches!(prev, b'=' | b'!')
+            || (matches!(prev, b'<' | b'>') && before != prev);
+        if comparison {
+            continue;
+        }
+        let lhs = t[..i].trim_end();
+        let lhs = lhs
+            .strip_suffix("<<")
+            .or_else(|| lhs.strip_suffix(">>"))
+            .or_else(|| lhs.strip_suffix(['+', '-', '*', '/', '%', '&', '|', '^']))
+            .unwrap_or(lhs);
+        return lhs.trim_end().to_string();
+    }
+    t.to_string()
+}
