@@ -15,3 +15,4 @@ pub mod model;
 pub mod recipe;
 pub mod shared_memory;
 pub mod space;
+pub mod witness;

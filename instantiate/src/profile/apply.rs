@@ -91,6 +91,7 @@ pub fn apply(loops: &mut [LoopReport], profile: &Profile) {
                      the loop (scan, atomics, privatization) before porting it"
                         .into(),
                 ),
+                witness: None,
             });
         }
     }
