@@ -557,6 +557,7 @@ impl<'a> FunctionContext<'a> {
                     } => Some(None),
                     _ => None,
                 };
+                let undecided = matches!(r.outcome, Outcome::Unknown { .. });
                 let witness = distance.filter(|_| !conditional).map(|d| {
                     crate::witness::memory(
                         &witness_cx,
@@ -565,6 +566,8 @@ impl<'a> FunctionContext<'a> {
                         first,
                         second,
                         d,
+                        undecided,
+                        variant,
                         &facts.assumptions,
                     )
                 });
@@ -714,6 +717,7 @@ impl<'a> FunctionContext<'a> {
             forest: self.forest,
             rec: self.rec,
             ranges: self.ranges,
+            cache: Default::default(),
         }
     }
 

@@ -589,6 +589,12 @@ fn no_claim_without_two_iterations_that_meet() {
     check("too_short", Verdict::Friendly, &[]);
     // Fixed-size planes never meet, whatever the bounds.
     check("planes", Verdict::Friendly, &[]);
+    // A different row pointer in each iteration: not the same element.
+    check(
+        "row_pointers",
+        Verdict::NeedsProfile,
+        &["the base pointer `rows[i]` is loaded in every iteration"],
+    );
     // Written only in some iterations.
     check(
         "scalar_conditional",

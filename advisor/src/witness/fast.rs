@@ -91,6 +91,8 @@ enum DivKind {
 #[derive(Clone, Debug)]
 struct CPoly {
     terms: Vec<(Rat, Vec<(CAtom, u32)>)>,
+    /// Integer coefficients all the way down: evaluated without fractions.
+    integral: bool,
 }
 
 /// A compiled expression: a polynomial, or the `min`/`max` of several.
@@ -157,7 +159,14 @@ fn compile_poly(p: &Poly, slots: &mut Slots) -> Option<CPoly> {
         }
         terms.push((coefficient, factors));
     }
-    Some(CPoly { terms })
+    let integral = terms.iter().all(|(c, factors)| {
+        c.den == 1
+            && factors.iter().all(|(a, _)| match a {
+                CAtom::Var(_) => true,
+                CAtom::Div(p, ..) => p.integral,
+            })
+    });
+    Some(CPoly { terms, integral })
 }
 
 /// Compiles `e`, numbering its variables in `slots`; `None` when a coefficient does not
@@ -176,7 +185,52 @@ pub fn compile(e: &Expr, slots: &mut Slots) -> Option<Compiled> {
     Some(Compiled { parts, extreme })
 }
 
+/// [`eval_poly`] for an integral polynomial: plain checked integer arithmetic.
+fn eval_int_poly(p: &CPoly, vals: &[i128]) -> Option<i128> {
+    let mut sum: i128 = 0;
+    for (c, factors) in &p.terms {
+        let mut prod = c.num;
+        for (atom, e) in factors {
+            let v = match atom {
+                CAtom::Var(i) => *vals.get(*i)?,
+                CAtom::Div(q, d, kind) => {
+                    let x = eval_int_poly(q, vals)?;
+                    if *d == 0 {
+                        return None;
+                    }
+                    match kind {
+                        DivKind::Trunc => x.checked_div(*d)?,
+                        DivKind::TruncRem => x.checked_rem(*d)?,
+                        DivKind::Floor => {
+                            x.checked_div_euclid(*d).filter(|_| *d > 0).or_else(|| {
+                                // floor(x / d) for d < 0 is floor(-x / -d).
+                                x.checked_neg()?.checked_div_euclid(d.checked_neg()?)
+                            })?
+                        }
+                        DivKind::FloorMod => {
+                            let q = if *d > 0 {
+                                x.checked_div_euclid(*d)?
+                            } else {
+                                x.checked_neg()?.checked_div_euclid(d.checked_neg()?)?
+                            };
+                            x.checked_sub(d.checked_mul(q)?)?
+                        }
+                    }
+                }
+            };
+            for _ in 0..*e {
+                prod = prod.checked_mul(v)?;
+            }
+        }
+        sum = sum.checked_add(prod)?;
+    }
+    Some(sum)
+}
+
 fn eval_poly(p: &CPoly, vals: &[i128]) -> Option<Rat> {
+    if p.integral {
+        return eval_int_poly(p, vals).map(Rat::int);
+    }
     let mut sum = Rat::int(0);
     for (c, factors) in &p.terms {
         let mut prod = *c;
@@ -290,8 +344,12 @@ mod tests {
                 let values = [("n", n), ("i", i)];
                 check("4*i + 8*n - 3", &values);
                 check("(2*n + 3) / 4 + i % 3", &values);
-                check("min(n, i) + max(2*n, i + 1)", &values);
+                check("min(n, i + 3)", &values);
+                check("max(2*n, i + 1)", &values);
                 check("i*n*n - (n - i) / 2", &values);
+                check("n / 2 + i / 3 - (2*n + 1) % 4", &values);
+                check("floor_div(2*n - 1, 4) + floor_mod(i - 5, 3)", &values);
+                check("rat(1, 2)*n + floor_div(n, 2)", &values);
             }
         }
     }

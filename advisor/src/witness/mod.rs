@@ -25,7 +25,8 @@ use frontend::unit::Unit;
 use num_bigint::BigInt;
 use num_rational::BigRational;
 use num_traits::ToPrimitive;
-use search::{Constraint, Found, Outcome, Problem, Relation, SideInput};
+pub use search::Constraint;
+use search::{Found, Outcome, Problem, Relation, SideInput};
 use std::collections::{BTreeMap, HashMap, HashSet};
 use symbolic::{Expr, Var};
 
@@ -37,6 +38,9 @@ pub struct Context<'a> {
     pub forest: &'a LoopForest,
     pub rec: &'a Reconstruction,
     pub ranges: &'a RangeFacts,
+    /// The constraints of the last loop asked for, with the number of assumptions they were
+    /// read from (every pair of a loop needs the same).
+    pub cache: std::cell::RefCell<Option<(LoopId, usize, Vec<Constraint>)>>,
 }
 
 /// A witness and its one-line text for the reason message.
@@ -124,6 +128,17 @@ impl<'a> Context<'a> {
     /// (`n > 0`, `m >= 0`), and the range of each symbol at the loop's header (the
     /// program's own tests, `if (n < 2) return;`).
     fn constraints(&self, id: LoopId, assumptions: &[String]) -> Vec<Constraint> {
+        if let Some((l, n, c)) = &*self.cache.borrow() {
+            if *l == id && *n == assumptions.len() {
+                return c.clone();
+            }
+        }
+        let out = self.read_constraints(id, assumptions);
+        *self.cache.borrow_mut() = Some((id, assumptions.len(), out.clone()));
+        out
+    }
+
+    fn read_constraints(&self, id: LoopId, assumptions: &[String]) -> Vec<Constraint> {
         let mut out: Vec<Constraint> = assumptions
             .iter()
             .filter_map(|a| self.parse_relation(a))
@@ -339,12 +354,49 @@ impl<'a> Context<'a> {
                 }
             }
         }
+        // The subscripts of the address itself, when each `ptr_add` steps by its element
+        // (not a variable-length row, whose index is premultiplied).
+        let types = &self.unit.lowered.program.types;
+        let plain = chain.iter().all(|(_, scale)| *scale > 0)
+            && chain_steps_by_element(self.func, types, access.addr);
+        if let (Some(contributions), true, false) = (&contributions, plain, chain.is_empty()) {
+            if contributions.iter().sum::<i128>() == offset {
+                let name = text::subscripts(&lvalue)
+                    .map(|(n, _)| n.to_string())
+                    .unwrap_or_else(|| base_name.to_string());
+                let subs: String = contributions
+                    .iter()
+                    .zip(&chain)
+                    .map(|(c, (_, scale))| format!("[{}]", c / i128::from(*scale)))
+                    .collect();
+                return format!("{name}{subs}");
+            }
+        }
         let size = i128::from(access.elem_bytes);
         if contributions.is_some_and(|c| c.len() == 1) && size > 0 && offset % size == 0 {
             return format!("{base_name}[{}]", offset / size);
         }
         format!("bytes [{offset}, {}) of `{base_name}`", offset + size)
     }
+}
+
+/// Whether every `ptr_add` from `addr` down to its root steps by the size of the type its
+/// result points to: then its index is a C subscript.
+fn chain_steps_by_element(
+    func: &Function,
+    types: &frontend::types::TypeTable,
+    mut addr: Value,
+) -> bool {
+    while let InstKind::PtrAdd { base, scale, .. } = func.inst(addr).kind {
+        let element = types
+            .pointee(func.inst(addr).ty)
+            .and_then(|t| types.size_of(t));
+        if element != Some(scale) {
+            return false;
+        }
+        addr = base;
+    }
+    true
 }
 
 /// A witness for a memory dependence between `first` (in an earlier iteration of loop `id`)
@@ -356,6 +408,8 @@ pub fn memory(
     first: &MemAccess,
     second: &MemAccess,
     distance: Option<i64>,
+    undecided: bool,
+    variant: &HashSet<Var>,
     assumptions: &[String],
 ) -> Result<Built, Missing> {
     let not_shown = |s: &str| Err(Missing::NotShown(s.to_string()));
@@ -367,6 +421,13 @@ pub fn memory(
     };
     if base_f != base_g {
         return not_shown("the accesses have different base pointers");
+    }
+    // A base loaded anew in every iteration (`rows[i]`) may point elsewhere each time: the
+    // same offset from it is not the same element.
+    if variant.contains(base_f) {
+        return Err(Missing::NotShown(format!(
+            "the base pointer `{base_f}` is loaded in every iteration and may differ between them"
+        )));
     }
     let Some(carrier) = space.of_loop(id) else {
         return not_shown("the loop has no iteration space");
@@ -392,6 +453,12 @@ pub fn memory(
         constraints: cx.constraints(id, assumptions),
         distance,
         extra: Vec::new(),
+        // A pair the static tests could not decide gets a smaller search.
+        budget: if undecided {
+            search::POINT_BUDGET / 10
+        } else {
+            search::POINT_BUDGET
+        },
     };
     if [f, g]
         .iter()
@@ -473,7 +540,7 @@ pub fn indirect(
     ) else {
         return None;
     };
-    if base != base_g || first.conditional || second.conditional {
+    if base != base_g || variant.contains(base) || first.conditional || second.conditional {
         return None;
     }
     let carrier = space.of_loop(id)?;
@@ -511,6 +578,7 @@ pub fn indirect(
         constraints,
         distance: Some(1),
         extra: Vec::new(),
+        budget: search::POINT_BUDGET,
     };
     let Outcome::Found(found) = search::search(&problem) else {
         return None;
@@ -805,6 +873,7 @@ pub fn scalar(
         constraints,
         distance: Some(1),
         extra,
+        budget: search::POINT_BUDGET,
     };
     let found = match search::search(&problem) {
         Outcome::Found(found) if verify(&found, &problem) => found,

@@ -12,8 +12,9 @@ use crate::space::IvRange;
 use std::collections::{BTreeMap, HashMap};
 use symbolic::{Expr, SignSet, Var};
 
-/// Points enumerated per search, over all assignments.
-const POINT_BUDGET: usize = 120_000;
+/// Points enumerated per search, over all assignments, for a pair the static tests found
+/// dependent; pairs they could not decide get a tenth (the search is then only a chance).
+pub const POINT_BUDGET: usize = 60_000;
 /// Largest value tried for a symbol.
 const MAX_VALUE: i128 = 64;
 
@@ -74,6 +75,8 @@ pub struct Problem<'a> {
     pub distance: Option<i64>,
     /// Further expressions whose variables need values (bounds of inner loops).
     pub extra: Vec<Expr>,
+    /// Points to enumerate at most.
+    pub budget: usize,
 }
 
 /// A point of one side: its induction variables' values and the byte offset.
@@ -465,12 +468,17 @@ pub fn search(problem: &Problem) -> Outcome {
         first,
         second,
         constraints,
-        budget: POINT_BUDGET,
+        budget: problem.budget,
         truncated: false,
     };
     let mut any_oob = false;
     let mut tried = 0usize;
-    for assignment in assignments(&symbols, problem.signs, 2_000) {
+    let limit = if problem.budget < POINT_BUDGET {
+        200
+    } else {
+        2_000
+    };
+    for assignment in assignments(&symbols, problem.signs, limit) {
         match searcher.attempt(&assignment) {
             Attempt::Found(found) => return Outcome::Found(searcher.shrink(found)),
             Attempt::OutOfBounds => any_oob = true,
@@ -526,12 +534,23 @@ fn box_independent(problem: &Problem) -> bool {
         .flat_map(|s| s.levels.iter().map(|l| &l.var))
         .collect();
     let free = |e: &Expr| e.vars().iter().all(|v| ivs.contains(&v));
+    // Only the carrier and the levels the offsets mention matter: the others are equal on
+    // both sides (enclosing loops) or free (inner loops), whatever their bounds.
+    let mentioned: std::collections::BTreeSet<Var> = problem
+        .first
+        .offset
+        .vars()
+        .into_iter()
+        .chain(problem.second.offset.vars())
+        .chain(std::iter::once(problem.carrier.clone()))
+        .collect();
     let side_box = |side: &SideInput| -> Option<Vec<(Var, i128, i128, i128)>> {
         if !free(side.offset) {
             return None;
         }
         side.levels
             .iter()
+            .filter(|l| mentioned.contains(&l.var))
             .map(|l| {
                 let lo = constant_bound(&l.lo)
                     .filter(|_| matches!(l.lo, Expr::Poly(_) | Expr::Max(_)))?;
