@@ -112,6 +112,53 @@ impl<'a> Context<'a> {
         out
     }
 
+    /// Whether a base pointer is the same in every iteration of loop `id`: not loaded in
+    /// the loop, or loaded from an address that does not change between its iterations
+    /// and that nothing the loop stores can overwrite (C99 6.5p7: a store of a `double`
+    /// does not change a `double *`; a call might change anything).
+    fn base_is_fixed(&self, id: LoopId, base: &Var, variant: &HashSet<Var>) -> bool {
+        if !variant.contains(base) {
+            return true;
+        }
+        let Some(analyses::symbols::SymbolOrigin::Load { load, address }) =
+            self.rec.symbols.info(base).map(|s| &s.origin)
+        else {
+            return false;
+        };
+        let [at] = self.rec.of(*address) else {
+            return false;
+        };
+        let l = self.forest.loop_(id);
+        let inside: HashSet<Var> = self
+            .forest
+            .ids()
+            .filter(|c| l.contains(self.forest.loop_(*c).header))
+            .filter_map(|c| self.forest.loop_(c).primary_iv())
+            .filter_map(|iv| self.rec.symbol(iv.phi).cloned())
+            .collect();
+        if at
+            .vars()
+            .iter()
+            .any(|v| inside.contains(v) || variant.contains(v))
+        {
+            return false;
+        }
+        let types = &self.unit.lowered.program.types;
+        let loaded = self.func.inst(*load).ty;
+        l.blocks.iter().all(|b| {
+            self.func.block(*b).insts.iter().all(|v| {
+                let inst = self.func.inst(*v);
+                match inst.kind {
+                    InstKind::Store { .. } => {
+                        !crate::access::types_may_alias(types, inst.ty, loaded)
+                    }
+                    InstKind::Call { .. } => false,
+                    _ => true,
+                }
+            })
+        })
+    }
+
     /// The size of the memory object a base symbol names, when it is a local or a global.
     fn object_bytes(&self, base: &Var) -> Option<u64> {
         let types = &self.unit.lowered.program.types;
@@ -359,11 +406,12 @@ impl<'a> Context<'a> {
         let types = &self.unit.lowered.program.types;
         let plain = chain.iter().all(|(_, scale)| *scale > 0)
             && chain_steps_by_element(self.func, types, access.addr);
+        // A base named after an expression (`F[i]`, a row loaded through a row pointer)
+        // reads with the witness's values (`F[1]`).
+        let base_name = text::substitute(base_name, &by_name);
         if let (Some(contributions), true, false) = (&contributions, plain, chain.is_empty()) {
             if contributions.iter().sum::<i128>() == offset {
-                let name = text::subscripts(&lvalue)
-                    .map(|(n, _)| n.to_string())
-                    .unwrap_or_else(|| base_name.to_string());
+                let name = base_name.clone();
                 let subs: String = contributions
                     .iter()
                     .zip(&chain)
@@ -424,7 +472,7 @@ pub fn memory(
     }
     // A base loaded anew in every iteration (`rows[i]`) may point elsewhere each time: the
     // same offset from it is not the same element.
-    if variant.contains(base_f) {
+    if !cx.base_is_fixed(id, base_f, variant) {
         return Err(Missing::NotShown(format!(
             "the base pointer `{base_f}` is loaded in every iteration and may differ between them"
         )));
@@ -540,7 +588,11 @@ pub fn indirect(
     ) else {
         return None;
     };
-    if base != base_g || variant.contains(base) || first.conditional || second.conditional {
+    if base != base_g
+        || !cx.base_is_fixed(id, base, variant)
+        || first.conditional
+        || second.conditional
+    {
         return None;
     }
     let carrier = space.of_loop(id)?;
