@@ -216,11 +216,49 @@ fn row_table(interp: &mut Interpreter) -> Val {
     }
 }
 
+/// A data buffer for pointer parameter `name`, the pointer in the middle, holding the
+/// witness's values of its elements (`D[0] = 2`).
+fn data_buffer(
+    interp: &mut Interpreter,
+    name: &str,
+    elem: u64,
+    values: &BTreeMap<String, i64>,
+) -> Val {
+    let mut bytes = vec![0u8; BUFFER];
+    for (k, v) in values {
+        let Some(index) = k
+            .strip_prefix(name)
+            .and_then(|r| r.strip_prefix('['))
+            .and_then(|r| r.strip_suffix(']'))
+            .and_then(|i| i.trim().parse::<i64>().ok())
+        else {
+            continue;
+        };
+        let at = BUFFER as i64 / 2 + index * elem as i64;
+        let size = elem.min(8) as usize;
+        if at >= 0 && (at as usize) + size <= BUFFER {
+            bytes[at as usize..at as usize + size].copy_from_slice(&v.to_le_bytes()[..size]);
+        }
+    }
+    let words: Vec<i32> = bytes
+        .chunks(4)
+        .map(|c| i32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    match interp.alloc_i32s(&words) {
+        Val::Ptr { alloc, .. } => Val::Ptr {
+            alloc,
+            offset: BUFFER as i64 / 2,
+        },
+        other => other,
+    }
+}
+
 fn arguments(
     interp: &mut Interpreter,
     unit: &Unit,
     func: &Function,
     values: &BTreeMap<String, i64>,
+    default: i64,
 ) -> Result<Vec<Val>, String> {
     let types = &unit.lowered.program.types;
     let mut args = Vec::new();
@@ -237,18 +275,16 @@ fn arguments(
                     args.push(row_table(interp));
                 }
                 None => {
-                    let Val::Ptr { alloc, .. } = interp.alloc_bytes(BUFFER) else {
-                        return Err("allocation failed".into());
-                    };
-                    args.push(Val::Ptr {
-                        alloc,
-                        offset: BUFFER as i64 / 2,
-                    });
+                    let elem = types
+                        .pointee(p.ty)
+                        .and_then(|t| types.size_of(t))
+                        .unwrap_or(1);
+                    args.push(data_buffer(interp, &name, elem, values));
                 }
             }
         } else if types.is_integer(p.ty) {
             args.push(Val::Int(i128::from(
-                values.get(&name).copied().unwrap_or(1),
+                values.get(&name).copied().unwrap_or(default),
             )));
         } else {
             args.push(Val::Float(1.0));
@@ -294,13 +330,27 @@ fn candidates(
     out
 }
 
-/// Checks one witness by running the program; `Err` says what did not hold.
+/// Checks one witness by running the program; `Err` says what did not hold. Integer
+/// parameters the witness leaves free are 1, then 0 (a flag that selects the loop's branch).
 fn check_witness(
     path: &Path,
     unit: &Unit,
     report: &LoopReport,
     reason: &Reason,
     witness: &Witness,
+) -> Result<(), String> {
+    check_witness_with(path, unit, report, reason, witness, 1).or_else(|first| {
+        check_witness_with(path, unit, report, reason, witness, 0).map_err(|_| first)
+    })
+}
+
+fn check_witness_with(
+    path: &Path,
+    unit: &Unit,
+    report: &LoopReport,
+    reason: &Reason,
+    witness: &Witness,
+    default: i64,
 ) -> Result<(), String> {
     let program = &unit.lowered.program;
     let func = program
@@ -380,7 +430,13 @@ fn check_witness(
         }
         Run::Main(argv)
     } else {
-        Run::Call(arguments(&mut interp, unit, func, &witness.values)?)
+        Run::Call(arguments(
+            &mut interp,
+            unit,
+            func,
+            &witness.values,
+            default,
+        )?)
     };
     let result = match run {
         Run::Main(argv) => {
@@ -433,11 +489,19 @@ fn check_witness(
     }
     if memory {
         // The base pointer's value in the run, when each access happened.
+        // A local array or global is its whole allocation.
+        let object = base.as_ref().is_some_and(|b| {
+            matches!(
+                rec.symbols.info(b).map(|s| &s.origin),
+                Some(SymbolOrigin::Object(_))
+            )
+        });
         let base_at = |e: &Event| -> Option<(u32, i64)> {
             match e.ivs.get(ivs.len()).cloned().flatten() {
                 Some(Val::Ptr { alloc, offset }) => Some((alloc, offset)),
                 _ => match base_value.and_then(|v| trace.first.get(&v)) {
                     Some(Val::Ptr { alloc, offset }) => Some((*alloc, *offset)),
+                    _ if object => e.access.map(|(alloc, ..)| (alloc, 0)),
                     _ => None,
                 },
             }
@@ -653,6 +717,8 @@ fn no_claim_without_two_iterations_that_meet() {
         Verdict::NeedsProfile,
         &["the base pointer `rows[i]` is loaded in every iteration"],
     );
+    // Reached only when k != j, where no two iterations meet (k == j would).
+    check_loop("guarded_transpose", 2, Verdict::NeedsProfile, &[]);
     // Written only in some iterations.
     check(
         "scalar_conditional",

@@ -159,6 +159,96 @@ impl<'a> Context<'a> {
         })
     }
 
+    /// The conditions under which loop `id` is reached from the loops around it that are
+    /// part of `space`: every branch in those loops (not in `id`) with a successor that only
+    /// it leads to and that dominates `id`'s header (`if (k != j) for (m ...)`). `Err` when
+    /// one is not a comparison of values the engine can evaluate: a witness could name
+    /// iterations of the enclosing loops that never reach the loop.
+    fn guards(&self, id: LoopId, space: &Space) -> Result<Vec<Constraint>, String> {
+        let l = self.forest.loop_(id);
+        let mut out = Vec::new();
+        for r in &space.ivs {
+            let c = self.forest.loop_(r.loop_id);
+            if r.loop_id == id || !c.contains(l.header) {
+                continue;
+            }
+            for &b in &c.blocks {
+                if l.contains(b) || self.forest.innermost(b) != Some(r.loop_id) {
+                    continue;
+                }
+                let frontend::ir::Terminator::Branch {
+                    cond,
+                    then_block,
+                    else_block,
+                } = self.func.block(b).terminator
+                else {
+                    continue;
+                };
+                for (succ, holds) in [(then_block, true), (else_block, false)] {
+                    let only_from_here = self.func.block(succ).preds.as_slice() == [b];
+                    if only_from_here && self.forest.dominates(succ, l.header) {
+                        let relation = self.relation(cond, holds, 0).ok_or_else(|| {
+                            let line = self
+                                .unit
+                                .resolve(self.func.block(b).terminator_span)
+                                .map(|r| r.line)
+                                .unwrap_or(0);
+                            format!("the loop is reached only under the condition at line {line}, which the search cannot evaluate")
+                        })?;
+                        out.push(relation);
+                    }
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// `cond` (true when `holds`, else false) as `e OP 0` over the reconstructed operands.
+    fn relation(&self, cond: Value, holds: bool, depth: usize) -> Option<Constraint> {
+        let v = frontend::loops::strip_casts(self.func, cond);
+        let InstKind::Binary(op, a, b) = self.func.inst(v).kind else {
+            return None;
+        };
+        if !op.is_comparison() || depth > 4 {
+            return None;
+        }
+        let (Some(ea), Some(eb)) = (self.single(a), self.single(b)) else {
+            return None;
+        };
+        // `c != 0` / `c == 0` on a comparison `c`: the comparison itself.
+        let inner = frontend::loops::strip_casts(self.func, a);
+        let is_cmp =
+            matches!(self.func.inst(inner).kind, InstKind::Binary(o, ..) if o.is_comparison());
+        if is_cmp && eb == Expr::constant(0) {
+            match op {
+                frontend::ir::BinOp::Ne => return self.relation(inner, holds, depth + 1),
+                frontend::ir::BinOp::Eq => return self.relation(inner, !holds, depth + 1),
+                _ => {}
+            }
+        }
+        use frontend::ir::BinOp as B;
+        let op = match (op, holds) {
+            (B::Lt, true) | (B::Ge, false) => Relation::Lt,
+            (B::Le, true) | (B::Gt, false) => Relation::Le,
+            (B::Gt, true) | (B::Le, false) => Relation::Gt,
+            (B::Ge, true) | (B::Lt, false) => Relation::Ge,
+            (B::Eq, true) | (B::Ne, false) => Relation::Eq,
+            (B::Ne, true) | (B::Eq, false) => Relation::Ne,
+            _ => return None,
+        };
+        Some(Constraint {
+            expr: ea.checked_sub(&eb).ok()?,
+            op,
+        })
+    }
+
+    fn single(&self, v: Value) -> Option<Expr> {
+        match self.rec.of(v) {
+            [e] => Some(e.clone()),
+            _ => None,
+        }
+    }
+
     /// The size of the memory object a base symbol names, when it is a local or a global.
     fn object_bytes(&self, base: &Var) -> Option<u64> {
         let types = &self.unit.lowered.program.types;
@@ -500,6 +590,7 @@ pub fn memory(
         signs: &space.env,
         constraints: cx.constraints(id, assumptions),
         distance,
+        guards: cx.guards(id, space).map_err(Missing::NotShown)?,
         extra: Vec::new(),
         // A pair the static tests could not decide gets a smaller search.
         budget: if undecided {
@@ -629,6 +720,7 @@ pub fn indirect(
         signs: &space.env,
         constraints,
         distance: Some(1),
+        guards: cx.guards(id, space).ok()?,
         extra: Vec::new(),
         budget: search::POINT_BUDGET,
     };
@@ -924,6 +1016,7 @@ pub fn scalar(
         signs: &space.env,
         constraints,
         distance: Some(1),
+        guards: cx.guards(id, space)?,
         extra,
         budget: search::POINT_BUDGET,
     };

@@ -77,6 +77,9 @@ pub struct Problem<'a> {
     pub extra: Vec<Expr>,
     /// Points to enumerate at most.
     pub budget: usize,
+    /// Conditions over the symbols and the enclosing loops' variables under which the
+    /// carrier is reached (`if (k != j)` around it): contexts that fail them are skipped.
+    pub guards: Vec<Constraint>,
 }
 
 /// A point of one side: its induction variables' values and the byte offset.
@@ -116,6 +119,7 @@ struct Side {
     carrier: usize,
     subscripts: Vec<(Compiled, i128)>,
     object_bytes: Option<i128>,
+    guards: Vec<(Compiled, Relation)>,
 }
 
 /// A point: values of the side's levels, the carrier's iteration number and the offset.
@@ -130,7 +134,11 @@ struct Point {
 fn symbols_of(problem: &Problem) -> Vec<Var> {
     let mut ivs = Vec::new();
     let mut all = std::collections::BTreeSet::new();
-    for e in &problem.extra {
+    for e in problem
+        .extra
+        .iter()
+        .chain(problem.guards.iter().map(|g| &g.expr))
+    {
         all.extend(e.vars());
     }
     for side in [&problem.first, &problem.second] {
@@ -148,7 +156,12 @@ fn symbols_of(problem: &Problem) -> Vec<Var> {
     all.into_iter().filter(|v| !ivs.contains(v)).collect()
 }
 
-fn compile_side(input: &SideInput, carrier: &Var, slots: &mut Slots) -> Option<Side> {
+fn compile_side(
+    input: &SideInput,
+    carrier: &Var,
+    guards: &[Constraint],
+    slots: &mut Slots,
+) -> Option<Side> {
     let mut levels = Vec::new();
     let mut carrier_level = None;
     for (k, l) in input.levels.iter().enumerate() {
@@ -175,6 +188,10 @@ fn compile_side(input: &SideInput, carrier: &Var, slots: &mut Slots) -> Option<S
             .map(|(e, n)| Some((compile(e, slots)?, i128::from(*n))))
             .collect::<Option<Vec<_>>>()?,
         object_bytes: input.object_bytes.map(i128::from),
+        guards: guards
+            .iter()
+            .map(|g| Some((compile(&g.expr, slots)?, g.op)))
+            .collect::<Option<Vec<_>>>()?,
     })
 }
 
@@ -213,6 +230,15 @@ fn enumerate(
             k,
             offset,
         });
+        return true;
+    }
+    // The enclosing loops' values are all set: the carrier is reached only under its guards.
+    if level == side.carrier
+        && !side
+            .guards
+            .iter()
+            .all(|(g, op)| g.eval_int(vals).is_some_and(|v| op.holds(v)))
+    {
         return true;
     }
     let l = &side.levels[level];
@@ -277,18 +303,22 @@ fn assignments(symbols: &[Var], signs: &symbolic::SignEnv, limit: usize) -> Vec<
     for x in 1..=MAX_VALUE {
         push(symbols.iter().map(|v| pick(v, x)).collect(), &mut out);
     }
-    // One symbol varied, the others small.
-    for base in [1, 2, 4, 8] {
-        for (k, _) in symbols.iter().enumerate() {
-            for x in (0..=MAX_VALUE).chain(-16..0) {
-                let a = symbols
-                    .iter()
-                    .enumerate()
-                    .map(|(j, v)| if j == k { pick(v, x) } else { pick(v, base) })
-                    .collect();
-                push(a, &mut out);
-                if out.len() >= limit {
-                    return out;
+    // One symbol varied, the others small: non-negative values for every symbol first,
+    // then negative ones (`rb = 1, re = 3` before `rb = -1, re = 1`).
+    let ranges: [Vec<i128>; 2] = [(0..=MAX_VALUE).collect(), (-16..0).rev().collect()];
+    for values in &ranges {
+        for base in [1, 2, 4, 8] {
+            for (k, _) in symbols.iter().enumerate() {
+                for &x in values {
+                    let a = symbols
+                        .iter()
+                        .enumerate()
+                        .map(|(j, v)| if j == k { pick(v, x) } else { pick(v, base) })
+                        .collect();
+                    push(a, &mut out);
+                    if out.len() >= limit {
+                        return out;
+                    }
                 }
             }
         }
@@ -450,8 +480,13 @@ pub fn search(problem: &Problem) -> Outcome {
         slots.slot(s);
     }
     let (Some(first), Some(second)) = (
-        compile_side(&problem.first, problem.carrier, &mut slots),
-        compile_side(&problem.second, problem.carrier, &mut slots),
+        compile_side(&problem.first, problem.carrier, &problem.guards, &mut slots),
+        compile_side(
+            &problem.second,
+            problem.carrier,
+            &problem.guards,
+            &mut slots,
+        ),
     ) else {
         return not_found(false, "the addresses could not be evaluated".into());
     };
@@ -624,6 +659,7 @@ fn box_independent(problem: &Problem) -> bool {
             .unwrap_or(0),
         subscripts: Vec::new(),
         object_bytes: None,
+        guards: Vec::new(),
     };
     let (s1, s2) = (
         side(&b1, problem.first.bytes),
