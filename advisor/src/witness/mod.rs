@@ -538,7 +538,9 @@ fn chain_steps_by_element(
 }
 
 /// A witness for a memory dependence between `first` (in an earlier iteration of loop `id`)
-/// and `second` (in a later one), which the static tests found dependent.
+/// and `second` (in a later one), which the static tests found dependent (`undecided`: or
+/// could not decide; the search is then smaller).
+#[allow(clippy::too_many_arguments)]
 pub fn memory(
     cx: &Context,
     id: LoopId,
@@ -899,7 +901,7 @@ impl Context<'_> {
                 Some(site) => {
                     if best
                         .as_ref()
-                        .map_or(true, |b| site.inst.index() < b.inst.index())
+                        .is_none_or(|b| site.inst.index() < b.inst.index())
                     {
                         best = Some(site);
                     }

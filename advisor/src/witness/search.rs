@@ -221,7 +221,7 @@ fn enumerate(
             .all(|(e, n)| e.eval_int(vals).is_some_and(|v| v >= 0 && v < *n))
             && side
                 .object_bytes
-                .map_or(true, |size| offset >= 0 && offset + side.bytes <= size);
+                .is_none_or(|size| offset >= 0 && offset + side.bytes <= size);
         if !inside {
             *oob = true;
         }
@@ -256,8 +256,8 @@ fn enumerate(
             return true;
         };
         // `lo`/`hi` may be tighter than the trip count (C's in-bounds rule on subscripts).
-        let below = v.checked_mul(lo.den).map_or(true, |x| x < lo.num);
-        let above = v.checked_mul(hi.den).map_or(true, |x| x > hi.num);
+        let below = v.checked_mul(lo.den).is_none_or(|x| x < lo.num);
+        let above = v.checked_mul(hi.den).is_none_or(|x| x > hi.num);
         if below || above {
             continue;
         }
@@ -676,6 +676,9 @@ fn var_of(slots: &Slots, k: usize) -> Var {
         .unwrap_or_else(|| Var::new("?"))
 }
 
+/// Second points with some enclosing values: by offset, their carrier iterations and indices.
+type ByOffset = BTreeMap<i128, Vec<(i128, usize)>>;
+
 /// The first pair (earliest first iteration; the stated distance, else the nearest later
 /// iteration) of a first point and a second point with equal enclosing values, a later
 /// carrier iteration, and overlapping bytes.
@@ -687,7 +690,7 @@ fn match_points(
     distance: Option<i64>,
 ) -> Option<(usize, usize)> {
     // Second points by their enclosing values, then offset, then carrier iteration.
-    let mut index: HashMap<&[i128], BTreeMap<i128, Vec<(i128, usize)>>> = HashMap::new();
+    let mut index: HashMap<&[i128], ByOffset> = HashMap::new();
     for (n, p) in p2.iter().enumerate() {
         index
             .entry(&p.ivs[..second.carrier])
@@ -720,7 +723,7 @@ fn match_points(
             if let Some(&(k2, m)) = pick {
                 // Prefer the stated distance, then the nearest iteration.
                 let score = if Some(k2) == want { 0 } else { k2 - p.k };
-                if best.map_or(true, |(_, s, ..)| score < s) {
+                if best.is_none_or(|(_, s, ..)| score < s) {
                     best = Some((p.k, score, n, m));
                 }
             }
