@@ -388,6 +388,16 @@ fn verify(found: &Found, problem: &Problem) -> bool {
     let (Some(a), Some(b)) = (carrier_at(&found.first), carrier_at(&found.second)) else {
         return false;
     };
+    // The enclosing loops' iteration reaches the loop.
+    let mut ctx = found.values.clone();
+    ctx.extend(found.first[..a].iter().cloned());
+    let reached = problem
+        .guards
+        .iter()
+        .all(|g| exact(&g.expr, &ctx).is_some_and(|v| g.op.holds(v)));
+    if !reached {
+        return false;
+    }
     let step = problem.first.levels[a].step;
     let later = (found.second[b].1 - found.first[a].1) * step.signum() > 0;
     let same_context = a == b && found.first[..a] == found.second[..b];

@@ -51,7 +51,7 @@ pub enum Relation {
 }
 
 impl Relation {
-    fn holds(self, v: i128) -> bool {
+    pub fn holds(self, v: i128) -> bool {
         match self {
             Relation::Gt => v > 0,
             Relation::Ge => v >= 0,
@@ -233,13 +233,19 @@ fn enumerate(
         return true;
     }
     // The enclosing loops' values are all set: the carrier is reached only under its guards.
-    if level == side.carrier
-        && !side
-            .guards
-            .iter()
-            .all(|(g, op)| g.eval_int(vals).is_some_and(|v| op.holds(v)))
-    {
-        return true;
+    if level == side.carrier {
+        for (g, op) in &side.guards {
+            match g.eval_int(vals) {
+                Some(v) if op.holds(v) => {}
+                Some(_) => return true,
+                // Not known whether these iterations reach the loop: nothing is concluded
+                // from the space being empty here.
+                None => {
+                    *oob = true;
+                    return true;
+                }
+            }
+        }
     }
     let l = &side.levels[level];
     let (Some(init), Some(trips), Some(lo), Some(hi)) = (
