@@ -224,6 +224,7 @@ impl<'a> FunctionContext<'a> {
             message,
             lines,
             help,
+            witness: None,
         }
     }
 
@@ -413,13 +414,12 @@ impl<'a> FunctionContext<'a> {
                 .filter(|(b, _)| l.contains(*b))
                 .map(|(_, u)| self.line(self.func.inst(*u).origin.span))
                 .collect();
-            facts.reasons.push(self.reason(
-                &codes::CARRIED_DEPENDENCE,
-                format!("`{name}` carries a value from one iteration to the next"),
-                update_lines,
-                None,
-            ));
-            facts.verdict = facts.verdict.max(Verdict::NotFriendly);
+            let back: Vec<Value> = args
+                .iter()
+                .filter(|(b, _)| l.contains(*b))
+                .map(|(_, a)| *a)
+                .collect();
+            self.scalar_dependence(id, v, &back, &name, update_lines, &mut facts);
         }
 
         // Memory dependences carried by this loop.
@@ -684,11 +684,59 @@ impl<'a> FunctionContext<'a> {
             }
         }
         let reduced = |k: usize| settled.iter().any(|m| m.accesses.contains(&k));
+        // No claim without two concrete iterations that meet (crate::witness): decided for
+        // every ordered pair first, so that a pair stated with a witness in one order is
+        // not also reported as undecided in the other.
+        let witness_cx = self.witness_context();
+        let mut decided: Vec<_> = results
+            .into_iter()
+            .filter(|r| !(reduced(r.first) && reduced(r.second)))
+            .map(|r| {
+                let (first, second) = (&accesses[r.first], &accesses[r.second]);
+                let conditional = first.conditional || second.conditional;
+                let distance = match &r.outcome {
+                    Outcome::Dependent { distance } => Some(*distance),
+                    // A pair the static tests could not decide may still have a witness.
+                    Outcome::Unknown {
+                        data_dependent: false,
+                        ..
+                    } => Some(None),
+                    _ => None,
+                };
+                let undecided = matches!(r.outcome, Outcome::Unknown { .. });
+                let witness = distance.filter(|_| !conditional).map(|d| {
+                    crate::witness::memory(
+                        &witness_cx,
+                        id,
+                        space,
+                        first,
+                        second,
+                        d,
+                        undecided,
+                        variant,
+                        &facts.assumptions,
+                    )
+                });
+                let mut r = r;
+                match &witness {
+                    Some(Ok(_)) if matches!(r.outcome, Outcome::Unknown { .. }) => {
+                        r.outcome = Outcome::Dependent { distance: None };
+                    }
+                    // Undecided and no witness: stays undecided, with the tests' reason.
+                    Some(Err(crate::witness::Missing::NotShown(_)))
+                        if matches!(r.outcome, Outcome::Unknown { .. }) =>
+                    {
+                        return (r, None);
+                    }
+                    _ => {}
+                }
+                (r, witness)
+            })
+            .filter(|(_, w)| !matches!(w, Some(Err(crate::witness::Missing::Independent))))
+            .collect();
+        decided.sort_by_key(|(_, w)| !matches!(w, Some(Ok(_))));
         let mut seen = HashSet::new();
-        for r in results {
-            if reduced(r.first) && reduced(r.second) {
-                continue;
-            }
+        for (r, witness) in decided {
             let (first, second) = (&accesses[r.first], &accesses[r.second]);
             let array = first
                 .base()
@@ -710,19 +758,30 @@ impl<'a> FunctionContext<'a> {
             match &outcome {
                 Outcome::Independent => {}
                 Outcome::Dependent { distance } => {
+                    let built = match witness {
+                        Some(Ok(built)) => built,
+                        Some(Err(crate::witness::Missing::NotShown(why))) => {
+                            let message = format!("a dependence is likely but could not be shown with two iterations: {} on `{array}` between `{}` (line {}) and `{}` (line {}): {why}", r.kind.as_str(), a.text, a.line, b.text, b.line);
+                            self.needs_evidence(message, r.kind.as_str(), &array, a, b, facts);
+                            continue;
+                        }
+                        _ => continue,
+                    };
                     let distance_text = distance
                         .map(|d| format!(" at distance {d}"))
                         .unwrap_or_default();
-                    facts.reasons.push(self.reason(
+                    let mut reason = self.reason(
                         &codes::CARRIED_DEPENDENCE,
-                        format!("{} dependence on `{array}`{distance_text}: `{}` (line {}) and `{}` (line {}) in different iterations", r.kind.as_str(), a.text, a.line, b.text, b.line),
+                        format!("{} dependence on `{array}`{distance_text}: `{}` (line {}) and `{}` (line {}) in different iterations: {}", r.kind.as_str(), a.text, a.line, b.text, b.line, built.text),
                         vec![a.line, b.line],
                         if *distance == Some(1) && r.kind == crate::dependence::DependenceKind::Flow {
                             Some("a recurrence like this (e.g. a prefix sum) needs a parallel scan algorithm".into())
                         } else {
                             None
                         },
-                    ));
+                    );
+                    reason.witness = Some(built.witness);
+                    facts.reasons.push(reason);
                     facts.verdict = facts.verdict.max(Verdict::NotFriendly);
                 }
                 Outcome::Unknown {
@@ -743,33 +802,126 @@ impl<'a> FunctionContext<'a> {
                         && first.is_store != second.is_store
                         && first.base() == second.base()
                     {
-                        facts.reasons.push(self.reason(
+                        // The witness is conditional on data (`key[0] == key[1]`).
+                        let built = crate::witness::indirect(
+                            &witness_cx,
+                            id,
+                            space,
+                            first,
+                            second,
+                            variant,
+                            &facts.assumptions,
+                        );
+                        let mut reason = self.reason(
                             &codes::INDIRECT_UPDATE,
-                            format!("`{}` is read and written back at an index chosen by data: iterations with equal indices update the same element of `{array}`", b.text),
+                            format!("`{}` is read and written back at an index chosen by data: iterations with equal indices update the same element of `{array}`{}", b.text, built.as_ref().map(|w| format!(": {}", w.text)).unwrap_or_default()),
                             vec![a.line, b.line],
                             Some("use atomicAdd (or per-block private copies merged at the end)".into()),
-                        ));
+                        );
+                        reason.witness = built.map(|w| w.witness);
+                        facts.reasons.push(reason);
                         facts.verdict = facts.verdict.max(Verdict::NotFriendly);
                     } else {
-                        facts.reasons.push(self.reason(
-                            &codes::UNDECIDED_DEPENDENCE,
-                            format!(
-                                "`{}` and `{}` may touch the same element of `{array}`: {why}",
-                                a.text, b.text
-                            ),
-                            vec![a.line, b.line],
-                            Some("run `warpwise profile` to observe whether they do".into()),
-                        ));
-                        facts.needs_evidence.push(DependencePair {
-                            kind: r.kind.as_str().into(),
-                            array: array.clone(),
-                            first: a,
-                            second: b,
-                            distance: None,
-                        });
-                        facts.verdict = facts.verdict.max(Verdict::NeedsProfile);
+                        let message = format!(
+                            "`{}` and `{}` may touch the same element of `{array}`: {why}",
+                            a.text, b.text
+                        );
+                        self.needs_evidence(message, r.kind.as_str(), &array, a, b, facts);
                     }
                 }
+            }
+        }
+    }
+
+    /// A pair whose dependence a profile must settle: WW111 and the pair under
+    /// `needs_evidence`.
+    fn needs_evidence(
+        &self,
+        message: String,
+        kind: &str,
+        array: &str,
+        a: Access,
+        b: Access,
+        facts: &mut LoopFacts,
+    ) {
+        facts.reasons.push(self.reason(
+            &codes::UNDECIDED_DEPENDENCE,
+            message,
+            vec![a.line, b.line],
+            Some("run `warpwise profile` to observe whether they do".into()),
+        ));
+        facts.needs_evidence.push(DependencePair {
+            kind: kind.into(),
+            array: array.to_string(),
+            first: a,
+            second: b,
+            distance: None,
+        });
+        facts.verdict = facts.verdict.max(Verdict::NeedsProfile);
+    }
+
+    fn witness_context(&self) -> crate::witness::Context<'_> {
+        crate::witness::Context {
+            unit: self.unit,
+            func: self.func,
+            forest: self.forest,
+            rec: self.rec,
+            ranges: self.ranges,
+            cache: Default::default(),
+        }
+    }
+
+    /// A scalar carried between iterations that is not a reduction: WW101 with a witness
+    /// (iteration `k` writes it, `k + 1` reads it), else WW111.
+    fn scalar_dependence(
+        &self,
+        id: LoopId,
+        phi: Value,
+        back: &[Value],
+        name: &str,
+        update_lines: Vec<u32>,
+        facts: &mut LoopFacts,
+    ) {
+        let space = self.space(id, true);
+        let accesses = collect_accesses(
+            self.func,
+            self.forest,
+            id,
+            self.rec,
+            &self.unit.lowered.program.types,
+        );
+        let built = match space {
+            Ok(space) => {
+                let mut assumptions = facts.assumptions.clone();
+                assumptions.extend(space.assumptions.iter().cloned());
+                let space = self.bounded_by_array_extents(space, &accesses);
+                crate::witness::scalar(&self.witness_context(), id, &space, phi, back, &assumptions)
+            }
+            Err(why) => Err(why.0),
+        };
+        match built {
+            Ok(built) => {
+                let mut reason = self.reason(
+                    &codes::CARRIED_DEPENDENCE,
+                    format!(
+                        "`{name}` carries a value from one iteration to the next: {}",
+                        built.text
+                    ),
+                    update_lines,
+                    None,
+                );
+                reason.witness = Some(built.witness);
+                facts.reasons.push(reason);
+                facts.verdict = facts.verdict.max(Verdict::NotFriendly);
+            }
+            Err(why) => {
+                let line = update_lines.first().copied().unwrap_or(0);
+                let at = Access {
+                    line,
+                    text: name.to_string(),
+                };
+                let message = format!("a dependence is likely but could not be shown with two iterations: `{name}` may carry a value from one iteration to the next: {why}");
+                self.needs_evidence(message, "read-after-write", name, at.clone(), at, facts);
             }
         }
     }

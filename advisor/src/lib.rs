@@ -24,3 +24,4 @@ pub mod reductions;
 pub mod shared_memory;
 pub mod space;
 pub mod summaries;
+pub mod witness;

@@ -54,6 +54,49 @@ pub struct Reason {
     pub lines: Vec<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub help: Option<String>,
+    /// For a dependence (WW101) or an indirect update (WW103): two concrete iterations and
+    /// the element both touch, checked by evaluation.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub witness: Option<Witness>,
+}
+
+/// Two iterations of a loop that touch the same element, under stated values of the
+/// program's variables: the evidence behind a dependence claim.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Witness {
+    /// Values of the variables the accesses and the loop bounds depend on (parameters,
+    /// loop-invariant loads), chosen to meet the report's assumptions.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub values: std::collections::BTreeMap<String, i64>,
+    /// The access in the earlier iteration.
+    pub first: WitnessAccess,
+    /// The access in the later iteration.
+    pub second: WitnessAccess,
+    /// A condition on data the witness needs (an indirect update: `key[0] == key[1]`);
+    /// absent when the values and iterations alone make the two accesses meet.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub condition: Option<String>,
+}
+
+/// One side of a [`Witness`].
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WitnessAccess {
+    /// Values of the induction variables of the loops around the access (the loop itself,
+    /// the loops around it and the loops inside it that contain the access).
+    pub iteration: std::collections::BTreeMap<String, i64>,
+    /// The access as written in the source.
+    pub access: String,
+    pub line: u32,
+    /// `read` or `write`.
+    pub kind: String,
+    /// The element touched: `a[4]`, `C[0][1]`, `bytes [16, 20) of a`, or the scalar's name.
+    pub element: String,
+    /// The bytes touched, `[byte_offset, byte_offset + bytes)` from the array's base pointer
+    /// (absent for scalars).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub byte_offset: Option<i64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bytes: Option<u64>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -418,6 +418,7 @@ impl Describe<'_> {
                 message,
                 lines,
                 help: Some(format!("port it as a parallel reduction: {strategy}")),
+                witness: None,
             },
             reduction,
             assumptions,

@@ -124,6 +124,7 @@ pub fn apply(loops: &mut [LoopReport], profile: &Profile) {
                      the loop (scan, atomics, privatization) before porting it"
                         .into(),
                 ),
+                witness: None,
             });
         }
     }

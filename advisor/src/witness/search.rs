@@ -1,0 +1,739 @@
+//! The bounded search for two iterations whose accesses touch a common byte.
+//!
+//! For a few small values of the symbols (parameters, loop-invariant loads) that meet the
+//! constraints, every point of the iteration space around each access is enumerated (the
+//! loops enclosing the carrier fixed and shared, the carrier's iteration and the inner
+//! loops free on each side); the first access's byte ranges are then matched against the
+//! second's, in a later iteration of the carrier. Everything is bounded: a budget of points
+//! and of symbol assignments, and small values first, so a witness found is a small one.
+
+use super::fast::{compile, Compiled, Slots};
+use crate::space::IvRange;
+use std::collections::{BTreeMap, HashMap};
+use symbolic::{Expr, SignSet, Var};
+
+/// Points enumerated per search, over all assignments, for a pair the static tests found
+/// dependent; pairs they could not decide get a tenth (the search is then only a chance).
+pub const POINT_BUDGET: usize = 60_000;
+/// Largest value tried for a symbol.
+const MAX_VALUE: i128 = 64;
+
+/// One access of the pair, as the search sees it.
+pub struct SideInput<'a> {
+    /// Byte offset from the common base.
+    pub offset: &'a Expr,
+    pub bytes: u64,
+    /// The loops around the access, outermost first, from the enclosing ones of the carrier
+    /// down to the innermost loop containing the access.
+    pub levels: Vec<&'a IvRange>,
+    /// C's in-bounds rule: `0 <= index < extent` for subscripts into fixed-size rows.
+    pub subscripts: Vec<(Expr, u64)>,
+    /// The size of the memory object when known (local arrays, globals): every byte touched
+    /// lies inside it.
+    pub object_bytes: Option<u64>,
+}
+
+/// A relation `expr op 0` the symbols must meet.
+#[derive(Clone, Debug)]
+pub struct Constraint {
+    pub expr: Expr,
+    pub op: Relation,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Relation {
+    Gt,
+    Ge,
+    Lt,
+    Le,
+    Eq,
+    Ne,
+}
+
+impl Relation {
+    pub fn holds(self, v: i128) -> bool {
+        match self {
+            Relation::Gt => v > 0,
+            Relation::Ge => v >= 0,
+            Relation::Lt => v < 0,
+            Relation::Le => v <= 0,
+            Relation::Eq => v == 0,
+            Relation::Ne => v != 0,
+        }
+    }
+}
+
+pub struct Problem<'a> {
+    /// The carrier loop's variable: its level in both sides' `levels`.
+    pub carrier: &'a Var,
+    pub first: SideInput<'a>,
+    pub second: SideInput<'a>,
+    /// Signs the symbols must have.
+    pub signs: &'a symbolic::SignEnv,
+    pub constraints: Vec<Constraint>,
+    /// The distance the static test found, preferred when several pairs would do.
+    pub distance: Option<i64>,
+    /// Further expressions whose variables need values (bounds of inner loops).
+    pub extra: Vec<Expr>,
+    /// Points to enumerate at most.
+    pub budget: usize,
+    /// Conditions over the symbols and the enclosing loops' variables under which the
+    /// carrier is reached (`if (k != j)` around it): contexts that fail them are skipped.
+    pub guards: Vec<Constraint>,
+}
+
+/// A point of one side: its induction variables' values and the byte offset.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Found {
+    pub values: Vec<(Var, i128)>,
+    pub first: Vec<(Var, i128)>,
+    pub first_offset: i128,
+    pub second: Vec<(Var, i128)>,
+    pub second_offset: i128,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    Found(Found),
+    /// No pair overlaps. `exhaustive`: there were no symbols to choose and the whole space
+    /// was enumerated, so none exists at all; `what` says what was tried.
+    NotFound {
+        exhaustive: bool,
+        what: String,
+    },
+}
+
+struct Level {
+    var: usize,
+    init: Compiled,
+    trips: Compiled,
+    lo: Compiled,
+    hi: Compiled,
+    step: i128,
+}
+
+struct Side {
+    offset: Compiled,
+    bytes: i128,
+    levels: Vec<Level>,
+    carrier: usize,
+    subscripts: Vec<(Compiled, i128)>,
+    object_bytes: Option<i128>,
+    guards: Vec<(Compiled, Relation)>,
+}
+
+/// A point: values of the side's levels, the carrier's iteration number and the offset.
+struct Point {
+    ivs: Vec<i128>,
+    k: i128,
+    offset: i128,
+}
+
+/// Symbols of the problem: every variable of the expressions that is not an induction
+/// variable of a level.
+fn symbols_of(problem: &Problem) -> Vec<Var> {
+    let mut ivs = Vec::new();
+    let mut all = std::collections::BTreeSet::new();
+    for e in problem
+        .extra
+        .iter()
+        .chain(problem.guards.iter().map(|g| &g.expr))
+    {
+        all.extend(e.vars());
+    }
+    for side in [&problem.first, &problem.second] {
+        all.extend(side.offset.vars());
+        for (e, _) in &side.subscripts {
+            all.extend(e.vars());
+        }
+        for l in &side.levels {
+            ivs.push(l.var.clone());
+            for e in [&l.init, &l.trips, &l.lo, &l.hi] {
+                all.extend(e.vars());
+            }
+        }
+    }
+    all.into_iter().filter(|v| !ivs.contains(v)).collect()
+}
+
+fn compile_side(
+    input: &SideInput,
+    carrier: &Var,
+    guards: &[Constraint],
+    slots: &mut Slots,
+) -> Option<Side> {
+    let mut levels = Vec::new();
+    let mut carrier_level = None;
+    for (k, l) in input.levels.iter().enumerate() {
+        if &l.var == carrier {
+            carrier_level = Some(k);
+        }
+        levels.push(Level {
+            var: slots.slot(&l.var),
+            init: compile(&l.init, slots)?,
+            trips: compile(&l.trips, slots)?,
+            lo: compile(&l.lo, slots)?,
+            hi: compile(&l.hi, slots)?,
+            step: l.step,
+        });
+    }
+    Some(Side {
+        offset: compile(input.offset, slots)?,
+        bytes: i128::from(input.bytes),
+        levels,
+        carrier: carrier_level?,
+        subscripts: input
+            .subscripts
+            .iter()
+            .map(|(e, n)| Some((compile(e, slots)?, i128::from(*n))))
+            .collect::<Option<Vec<_>>>()?,
+        object_bytes: input.object_bytes.map(i128::from),
+        guards: guards
+            .iter()
+            .map(|g| Some((compile(&g.expr, slots)?, g.op)))
+            .collect::<Option<Vec<_>>>()?,
+    })
+}
+
+/// Enumerates the points of `side` under the symbol values already in `vals`; `false`
+/// when the budget ran out. `oob` is set when some point indexes outside its bounds.
+fn enumerate(
+    side: &Side,
+    vals: &mut Vec<i128>,
+    level: usize,
+    k: i128,
+    out: &mut Vec<Point>,
+    budget: &mut usize,
+    oob: &mut bool,
+) -> bool {
+    if level == side.levels.len() {
+        if *budget == 0 {
+            return false;
+        }
+        *budget -= 1;
+        let Some(offset) = side.offset.eval_int(vals) else {
+            *oob = true;
+            return true;
+        };
+        let inside = side
+            .subscripts
+            .iter()
+            .all(|(e, n)| e.eval_int(vals).is_some_and(|v| v >= 0 && v < *n))
+            && side
+                .object_bytes
+                .is_none_or(|size| offset >= 0 && offset + side.bytes <= size);
+        if !inside {
+            *oob = true;
+        }
+        out.push(Point {
+            ivs: side.levels.iter().map(|l| vals[l.var]).collect(),
+            k,
+            offset,
+        });
+        return true;
+    }
+    // The enclosing loops' values are all set: the carrier is reached only under its guards.
+    if level == side.carrier {
+        for (g, op) in &side.guards {
+            match g.eval_int(vals) {
+                Some(v) if op.holds(v) => {}
+                Some(_) => return true,
+                // Not known whether these iterations reach the loop: nothing is concluded
+                // from the space being empty here.
+                None => {
+                    *oob = true;
+                    return true;
+                }
+            }
+        }
+    }
+    let l = &side.levels[level];
+    let (Some(init), Some(trips), Some(lo), Some(hi)) = (
+        l.init.eval_int(vals),
+        l.trips.eval_int(vals),
+        l.lo.eval(vals),
+        l.hi.eval(vals),
+    ) else {
+        *oob = true;
+        return true;
+    };
+    for n in 0..trips.max(0) {
+        let Some(v) = n.checked_mul(l.step).and_then(|s| s.checked_add(init)) else {
+            return true;
+        };
+        // `lo`/`hi` may be tighter than the trip count (C's in-bounds rule on subscripts).
+        let below = v.checked_mul(lo.den).is_none_or(|x| x < lo.num);
+        let above = v.checked_mul(hi.den).is_none_or(|x| x > hi.num);
+        if below || above {
+            continue;
+        }
+        vals[l.var] = v;
+        let k = if level == side.carrier { n } else { k };
+        if !enumerate(side, vals, level + 1, k, out, budget, oob) {
+            return false;
+        }
+    }
+    true
+}
+
+fn sign_allows(s: SignSet, v: i128) -> bool {
+    match v.signum() {
+        -1 => s.has_neg(),
+        0 => s.has_zero(),
+        _ => s.has_pos(),
+    }
+}
+
+/// Candidate assignments, small values first, within `limit` assignments.
+fn assignments(symbols: &[Var], signs: &symbolic::SignEnv, limit: usize) -> Vec<Vec<i128>> {
+    let pick = |v: &Var, x: i128| -> i128 {
+        let s = signs.get(v);
+        if sign_allows(s, x) {
+            x
+        } else if sign_allows(s, -x) {
+            -x
+        } else {
+            0
+        }
+    };
+    let mut out: Vec<Vec<i128>> = Vec::new();
+    let push = |a: Vec<i128>, out: &mut Vec<Vec<i128>>| {
+        if !out.contains(&a) {
+            out.push(a);
+        }
+    };
+    if symbols.is_empty() {
+        return vec![Vec::new()];
+    }
+    // Every symbol the same small value.
+    for x in 1..=MAX_VALUE {
+        push(symbols.iter().map(|v| pick(v, x)).collect(), &mut out);
+    }
+    // One symbol varied, the others small: non-negative values for every symbol first,
+    // then negative ones (`rb = 1, re = 3` before `rb = -1, re = 1`).
+    let ranges: [Vec<i128>; 2] = [(0..=MAX_VALUE).collect(), (-16..0).rev().collect()];
+    for values in &ranges {
+        for base in [1, 2, 4, 8] {
+            for (k, _) in symbols.iter().enumerate() {
+                for &x in values {
+                    let a = symbols
+                        .iter()
+                        .enumerate()
+                        .map(|(j, v)| if j == k { pick(v, x) } else { pick(v, base) })
+                        .collect();
+                    push(a, &mut out);
+                    if out.len() >= limit {
+                        return out;
+                    }
+                }
+            }
+        }
+    }
+    // A coarse grid for a few symbols.
+    if symbols.len() <= 3 {
+        let grid = [0i128, 1, 2, 3, 5, 8, 13, 21, 34];
+        let mut idx = vec![0usize; symbols.len()];
+        loop {
+            push(
+                symbols
+                    .iter()
+                    .zip(&idx)
+                    .map(|(v, &g)| pick(v, grid[g]))
+                    .collect(),
+                &mut out,
+            );
+            if out.len() >= limit {
+                break;
+            }
+            let mut p = 0;
+            while p < idx.len() {
+                idx[p] += 1;
+                if idx[p] < grid.len() {
+                    break;
+                }
+                idx[p] = 0;
+                p += 1;
+            }
+            if p == idx.len() {
+                break;
+            }
+        }
+    }
+    out.truncate(limit);
+    out
+}
+
+/// What one assignment of the symbols gave.
+enum Attempt {
+    Found(Found),
+    /// Some iteration would index outside its array: not a valid execution.
+    OutOfBounds,
+    Nothing,
+    /// The constraints exclude the assignment.
+    Excluded,
+}
+
+struct Searcher<'p> {
+    problem: &'p Problem<'p>,
+    symbols: Vec<Var>,
+    slots: Slots,
+    first: Side,
+    second: Side,
+    constraints: Vec<(Compiled, Relation)>,
+    budget: usize,
+    /// The budget ran out during an attempt.
+    truncated: bool,
+}
+
+impl Searcher<'_> {
+    fn attempt(&mut self, assignment: &[i128]) -> Attempt {
+        let mut vals = vec![0i128; self.slots.count()];
+        for (s, v) in self.symbols.iter().zip(assignment) {
+            if let Some(k) = self.slots.get(s) {
+                vals[k] = *v;
+            }
+        }
+        if !self
+            .constraints
+            .iter()
+            .all(|(c, op)| c.eval_int(&vals).is_some_and(|v| op.holds(v)))
+        {
+            return Attempt::Excluded;
+        }
+        let (mut p1, mut p2) = (Vec::new(), Vec::new());
+        let mut oob = false;
+        let budget = &mut self.budget;
+        let complete = enumerate(
+            &self.first,
+            &mut vals.clone(),
+            0,
+            0,
+            &mut p1,
+            budget,
+            &mut oob,
+        ) && enumerate(
+            &self.second,
+            &mut vals.clone(),
+            0,
+            0,
+            &mut p2,
+            budget,
+            &mut oob,
+        );
+        if !complete {
+            self.truncated = true;
+        }
+        if oob {
+            return Attempt::OutOfBounds;
+        }
+        let Some((a, b)) = match_points(&self.first, &p1, &self.second, &p2, self.problem.distance)
+        else {
+            return Attempt::Nothing;
+        };
+        let name = |levels: &[Level], ivs: &[i128]| -> Vec<(Var, i128)> {
+            levels
+                .iter()
+                .zip(ivs)
+                .map(|(l, v)| (var_of(&self.slots, l.var), *v))
+                .collect()
+        };
+        Attempt::Found(Found {
+            values: self
+                .symbols
+                .iter()
+                .cloned()
+                .zip(assignment.iter().copied())
+                .collect(),
+            first: name(&self.first.levels, &p1[a].ivs),
+            first_offset: p1[a].offset,
+            second: name(&self.second.levels, &p2[b].ivs),
+            second_offset: p2[b].offset,
+        })
+    }
+
+    /// Lowers each symbol's value in turn as far as a witness still exists, so the stated
+    /// values are as small as the search can make them (`nk = 2`, others 1).
+    fn shrink(&mut self, mut found: Found) -> Found {
+        for k in 0..self.symbols.len() {
+            let current = found.values[k].1;
+            let sign = self.problem.signs.get(&self.symbols[k]);
+            let mut candidates: Vec<i128> = (0..current.abs()).collect();
+            if current < 0 {
+                candidates = candidates.into_iter().map(|x| -x).collect();
+            }
+            for x in candidates {
+                if !sign_allows(sign, x) || self.budget == 0 {
+                    continue;
+                }
+                let mut assignment: Vec<i128> = found.values.iter().map(|(_, v)| *v).collect();
+                assignment[k] = x;
+                if let Attempt::Found(smaller) = self.attempt(&assignment) {
+                    found = smaller;
+                    break;
+                }
+            }
+        }
+        found
+    }
+}
+
+/// Searches for a witness of `problem`.
+pub fn search(problem: &Problem) -> Outcome {
+    let not_found = |exhaustive: bool, what: String| Outcome::NotFound { exhaustive, what };
+    let symbols = symbols_of(problem);
+    let mut slots = Slots::default();
+    for s in &symbols {
+        slots.slot(s);
+    }
+    let (Some(first), Some(second)) = (
+        compile_side(&problem.first, problem.carrier, &problem.guards, &mut slots),
+        compile_side(
+            &problem.second,
+            problem.carrier,
+            &problem.guards,
+            &mut slots,
+        ),
+    ) else {
+        return not_found(false, "the addresses could not be evaluated".into());
+    };
+    let constraints: Vec<(Compiled, Relation)> = problem
+        .constraints
+        .iter()
+        .filter(|c| c.expr.vars().iter().all(|v| symbols.contains(v)))
+        .filter_map(|c| Some((compile(&c.expr, &mut slots)?, c.op)))
+        .collect();
+    let mut searcher = Searcher {
+        problem,
+        symbols: symbols.clone(),
+        slots,
+        first,
+        second,
+        constraints,
+        budget: problem.budget,
+        truncated: false,
+    };
+    let mut any_oob = false;
+    let mut tried = 0usize;
+    let limit = if problem.budget < POINT_BUDGET {
+        200
+    } else {
+        2_000
+    };
+    for assignment in assignments(&symbols, problem.signs, limit) {
+        match searcher.attempt(&assignment) {
+            Attempt::Found(found) => return Outcome::Found(searcher.shrink(found)),
+            Attempt::OutOfBounds => any_oob = true,
+            Attempt::Nothing => {}
+            Attempt::Excluded => continue,
+        }
+        tried += 1;
+        if searcher.truncated {
+            break;
+        }
+    }
+    let exhaustive =
+        (symbols.is_empty() && !searcher.truncated && !any_oob) || box_independent(problem);
+    let what = if symbols.is_empty() {
+        "no two iterations touch the same bytes".to_string()
+    } else {
+        let names: Vec<String> = symbols.iter().map(|s| format!("`{s}`")).collect();
+        format!(
+            "no two iterations touch the same bytes for the {tried} combinations of small values of {} tried{}",
+            names.join(", "),
+            if any_oob {
+                " that keep every index inside its array"
+            } else {
+                ""
+            }
+        )
+    };
+    not_found(exhaustive, what)
+}
+
+/// A constant bound on a level: the constant operand of a `max` (for `lo`) or `min` (for
+/// `hi`), or the expression itself when constant.
+fn constant_bound(e: &Expr) -> Option<i128> {
+    let constant = |p: &symbolic::Poly| -> Option<i128> {
+        let c = Expr::Poly(p.clone()).as_integer()?;
+        num_traits::ToPrimitive::to_i128(&c)
+    };
+    match e {
+        Expr::Poly(p) => constant(p),
+        Expr::Min(parts) | Expr::Max(parts) => parts.iter().find_map(constant),
+    }
+}
+
+/// Whether the accesses never meet for any values of the symbols, shown by enumerating a
+/// box that contains every iteration space the symbols can give: each level bounded by
+/// constants (the extents of fixed-size rows, `j <= min(15, m - 1)`), offsets free of
+/// symbols. Every integer of the box is tried (a superset of the iterations), so finding no
+/// overlap proves independence; finding one proves nothing.
+fn box_independent(problem: &Problem) -> bool {
+    const BOX_BUDGET: i128 = 200_000;
+    let ivs: Vec<&Var> = [&problem.first, &problem.second]
+        .iter()
+        .flat_map(|s| s.levels.iter().map(|l| &l.var))
+        .collect();
+    let free = |e: &Expr| e.vars().iter().all(|v| ivs.contains(&v));
+    // Only the carrier and the levels the offsets mention matter: the others are equal on
+    // both sides (enclosing loops) or free (inner loops), whatever their bounds.
+    let mentioned: std::collections::BTreeSet<Var> = problem
+        .first
+        .offset
+        .vars()
+        .into_iter()
+        .chain(problem.second.offset.vars())
+        .chain(std::iter::once(problem.carrier.clone()))
+        .collect();
+    let side_box = |side: &SideInput| -> Option<Vec<(Var, i128, i128, i128)>> {
+        if !free(side.offset) {
+            return None;
+        }
+        side.levels
+            .iter()
+            .filter(|l| mentioned.contains(&l.var))
+            .map(|l| {
+                let lo = constant_bound(&l.lo)
+                    .filter(|_| matches!(l.lo, Expr::Poly(_) | Expr::Max(_)))?;
+                let hi = constant_bound(&l.hi)
+                    .filter(|_| matches!(l.hi, Expr::Poly(_) | Expr::Min(_)))?;
+                Some((l.var.clone(), lo, hi, l.step.signum()))
+            })
+            .collect()
+    };
+    let (Some(b1), Some(b2)) = (side_box(&problem.first), side_box(&problem.second)) else {
+        return false;
+    };
+    let size = |b: &[(Var, i128, i128, i128)]| {
+        b.iter().try_fold(1i128, |acc, (_, lo, hi, _)| {
+            acc.checked_mul((hi - lo + 1).max(0))
+        })
+    };
+    if !matches!((size(&b1), size(&b2)), (Some(x), Some(y)) if x <= BOX_BUDGET && y <= BOX_BUDGET) {
+        return false;
+    }
+    let mut slots = Slots::default();
+    let (Some(f), Some(g)) = (
+        compile(problem.first.offset, &mut slots),
+        compile(problem.second.offset, &mut slots),
+    ) else {
+        return false;
+    };
+    let points = |b: &[(Var, i128, i128, i128)], e: &Compiled| -> Option<Vec<Point>> {
+        let carrier = b.iter().position(|(v, ..)| v == problem.carrier)?;
+        let mut out = Vec::new();
+        let mut current: Vec<i128> = b.iter().map(|(_, lo, ..)| *lo).collect();
+        if b.iter().any(|(_, lo, hi, _)| lo > hi) {
+            return Some(out);
+        }
+        loop {
+            let mut vals = vec![0i128; slots.count()];
+            for ((v, ..), x) in b.iter().zip(&current) {
+                if let Some(k) = slots.get(v) {
+                    vals[k] = *x;
+                }
+            }
+            out.push(Point {
+                ivs: current.clone(),
+                k: current[carrier] * b[carrier].3,
+                offset: e.eval_int(&vals)?,
+            });
+            let mut p = b.len();
+            loop {
+                if p == 0 {
+                    return Some(out);
+                }
+                p -= 1;
+                if current[p] < b[p].2 {
+                    current[p] += 1;
+                    break;
+                }
+                current[p] = b[p].1;
+            }
+        }
+    };
+    let (Some(p1), Some(p2)) = (points(&b1, &f), points(&b2, &g)) else {
+        return false;
+    };
+    let side = |b: &[(Var, i128, i128, i128)], bytes: u64| Side {
+        offset: f.clone(),
+        bytes: i128::from(bytes),
+        levels: Vec::new(),
+        carrier: b
+            .iter()
+            .position(|(v, ..)| v == problem.carrier)
+            .unwrap_or(0),
+        subscripts: Vec::new(),
+        object_bytes: None,
+        guards: Vec::new(),
+    };
+    let (s1, s2) = (
+        side(&b1, problem.first.bytes),
+        side(&b2, problem.second.bytes),
+    );
+    match_points(&s1, &p1, &s2, &p2, None).is_none()
+}
+
+fn var_of(slots: &Slots, k: usize) -> Var {
+    slots
+        .vars()
+        .find(|(_, i)| *i == k)
+        .map(|(v, _)| v.clone())
+        .unwrap_or_else(|| Var::new("?"))
+}
+
+/// Second points with some enclosing values: by offset, their carrier iterations and indices.
+type ByOffset = BTreeMap<i128, Vec<(i128, usize)>>;
+
+/// The first pair (earliest first iteration; the stated distance, else the nearest later
+/// iteration) of a first point and a second point with equal enclosing values, a later
+/// carrier iteration, and overlapping bytes.
+fn match_points(
+    first: &Side,
+    p1: &[Point],
+    second: &Side,
+    p2: &[Point],
+    distance: Option<i64>,
+) -> Option<(usize, usize)> {
+    // Second points by their enclosing values, then offset, then carrier iteration.
+    let mut index: HashMap<&[i128], ByOffset> = HashMap::new();
+    for (n, p) in p2.iter().enumerate() {
+        index
+            .entry(&p.ivs[..second.carrier])
+            .or_default()
+            .entry(p.offset)
+            .or_default()
+            .push((p.k, n));
+    }
+    for list in index.values_mut().flat_map(|m| m.values_mut()) {
+        list.sort();
+    }
+    let mut order: Vec<usize> = (0..p1.len()).collect();
+    order.sort_by_key(|&n| p1[n].k);
+    let mut best: Option<(i128, i128, usize, usize)> = None;
+    for n in order {
+        let p = &p1[n];
+        if best.is_some_and(|(k1, ..)| p.k > k1) {
+            break;
+        }
+        let Some(by_offset) = index.get(&p.ivs[..first.carrier]) else {
+            continue;
+        };
+        // Overlap of [o1, o1 + s1) and [o2, o2 + s2): o1 - s2 < o2 < o1 + s1.
+        let range = (p.offset - second.bytes + 1)..(p.offset + first.bytes);
+        for list in by_offset.range(range).map(|(_, l)| l) {
+            let want = distance.map(|d| p.k + i128::from(d));
+            let pick = want
+                .and_then(|w| list.iter().find(|(k2, _)| *k2 == w))
+                .or_else(|| list.iter().find(|(k2, _)| *k2 > p.k));
+            if let Some(&(k2, m)) = pick {
+                // Prefer the stated distance, then the nearest iteration.
+                let score = if Some(k2) == want { 0 } else { k2 - p.k };
+                if best.is_none_or(|(_, s, ..)| score < s) {
+                    best = Some((p.k, score, n, m));
+                }
+            }
+        }
+    }
+    best.map(|(_, _, a, b)| (a, b))
+}

@@ -1,0 +1,867 @@
+//! Every dependence claim's witness is checked against a concrete execution: the program
+//! runs in the IR interpreter with the witness's values (a direct call of the function with
+//! those arguments, or `main` with them on its command line), every memory access and value
+//! is recorded with the values of the induction variables at that moment, and both stated
+//! iterations must perform the stated access (read or write) on the stated bytes. A property
+//! test over generated affine loops checks that every claim has such a witness and that no
+//! claim is made where brute force finds no two iterations that meet.
+
+use advisor::analyze::{analyze_unit, Filter};
+use advisor::model::{LoopReport, Reason, Verdict, Witness, WitnessAccess};
+use analyses::reconstruct::{reconstruct, ReconstructConfig};
+use analyses::symbols::SymbolOrigin;
+use frontend::interp::{Access, Interpreter, Observer, Val};
+use frontend::ir::{Function, InstKind, Value};
+use frontend::loops::{analyze_loops, LoopForest, LoopId};
+use frontend::preprocess::TranslationUnitInput;
+use frontend::types::Type;
+use frontend::unit::{load_unit, Unit};
+use std::cell::RefCell;
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::rc::Rc;
+
+/// Bytes given to every pointer argument, the pointer in the middle so that negative
+/// indices stay inside.
+const BUFFER: usize = 1 << 16;
+
+/// One recorded event: an instruction executed with the induction variables' values.
+#[derive(Clone, Debug)]
+struct Event {
+    inst: Value,
+    /// The tracked values (induction variables, then the base pointer) at that moment.
+    ivs: Vec<Option<Val>>,
+    /// (allocation, offset, size, is_store) for a memory access.
+    access: Option<(u32, i64, u64, bool)>,
+    /// The value computed, for other instructions.
+    value: Option<Val>,
+    /// The carried scalar's header phi value at that moment.
+    carried: Option<Val>,
+}
+
+#[derive(Default)]
+struct Trace {
+    /// Latest value of each tracked value of the function (by position in `tracked`).
+    current: Vec<Option<Val>>,
+    carried: Option<Val>,
+    events: Vec<Event>,
+    /// First value of every value of the function.
+    first: HashMap<Value, Val>,
+}
+
+struct Recorder {
+    function: String,
+    tracked: Vec<Value>,
+    watched: HashSet<Value>,
+    carried_phi: Option<Value>,
+    trace: Rc<RefCell<Trace>>,
+}
+
+impl Observer for Recorder {
+    fn on_access(&mut self, a: &Access) {
+        if a.function != self.function || !self.watched.contains(&a.inst) {
+            return;
+        }
+        let mut t = self.trace.borrow_mut();
+        let event = Event {
+            inst: a.inst,
+            ivs: t.current.clone(),
+            access: Some((a.alloc, a.offset, a.size, a.is_store)),
+            value: None,
+            carried: None,
+        };
+        t.events.push(event);
+    }
+    fn on_value(&mut self, function: &str, value: Value, val: &Val) {
+        if function != self.function {
+            return;
+        }
+        let mut t = self.trace.borrow_mut();
+        t.first.entry(value).or_insert_with(|| val.clone());
+        for (k, v) in self.tracked.iter().enumerate() {
+            if *v == value {
+                t.current[k] = Some(val.clone());
+            }
+        }
+        if Some(value) == self.carried_phi {
+            t.carried = Some(val.clone());
+        }
+        if self.watched.contains(&value) {
+            let event = Event {
+                inst: value,
+                ivs: t.current.clone(),
+                access: None,
+                value: Some(val.clone()),
+                carried: t.carried.clone(),
+            };
+            t.events.push(event);
+        }
+    }
+}
+
+fn load(path: &Path) -> Unit {
+    load_unit(&TranslationUnitInput::new(path.to_path_buf())).expect("the file loads")
+}
+
+fn loop_of(unit: &Unit, func: &Function, forest: &LoopForest, id: &str) -> LoopId {
+    forest
+        .ids()
+        .find(|l| {
+            forest
+                .loop_(*l)
+                .source
+                .is_some_and(|s| unit.loop_id(func.source_loop(s)) == id)
+        })
+        .expect("the reported loop exists")
+}
+
+fn line_of(unit: &Unit, func: &Function, v: Value) -> u32 {
+    unit.resolve(func.inst(v).origin.span)
+        .map(|r| r.line)
+        .unwrap_or(0)
+}
+
+/// Whether a witness name (`i`, `i_2`) names a symbol (`i`, `i#2`).
+fn names(witness_name: &str, symbol: &str) -> bool {
+    witness_name == symbol
+        || witness_name == symbol.replace('#', "_")
+        || symbol.split('#').next() == Some(witness_name)
+}
+
+/// How to run a function with the witness's values.
+enum Run {
+    Main(Vec<String>),
+    Call(Vec<Val>),
+}
+
+/// `int n = argc > 1 ? atoi(argv[1]) : 100;` in `main`: `n` is set by argument 1.
+fn main_arguments(source: &str) -> HashMap<String, usize> {
+    let mut out = HashMap::new();
+    for line in source.lines() {
+        let Some(at) = line.find("? atoi(argv[") else {
+            continue;
+        };
+        let index: String = line[at + 12..]
+            .chars()
+            .take_while(|c| c.is_ascii_digit())
+            .collect();
+        let before = &line[..at];
+        let Some(eq) = before.find('=') else { continue };
+        let name = before[..eq].split_whitespace().last().unwrap_or("");
+        if let Ok(k) = index.parse() {
+            out.insert(name.trim_start_matches('*').to_string(), k);
+        }
+    }
+    out
+}
+
+/// A struct argument: its fields set from the witness (`p->n`), pointer fields given buffers.
+fn struct_argument(
+    interp: &mut Interpreter,
+    unit: &Unit,
+    param: &str,
+    record: frontend::types::RecordId,
+    values: &BTreeMap<String, i64>,
+) -> Val {
+    let types = &unit.lowered.program.types;
+    let rec = types.record(record);
+    let mut bytes = vec![0u8; (rec.size as usize).div_ceil(4) * 4];
+    for field in &rec.fields {
+        let Some(name) = &field.name else { continue };
+        let at = field.offset as usize;
+        let size = types.size_of(field.ty).unwrap_or(0) as usize;
+        if types.is_pointer(field.ty) {
+            let Val::Ptr { alloc, .. } = interp.alloc_bytes(BUFFER) else {
+                continue;
+            };
+            // The interpreter's documented encoding of a stored pointer.
+            let encoded = (u64::from(alloc) << 40) | (BUFFER as u64 / 2);
+            bytes[at..at + 8].copy_from_slice(&encoded.to_le_bytes());
+        } else if let Some(v) = values.get(&format!("{param}->{name}")) {
+            let le = v.to_le_bytes();
+            bytes[at..at + size.min(8)].copy_from_slice(&le[..size.min(8)]);
+        }
+    }
+    let words: Vec<i32> = bytes
+        .chunks(4)
+        .map(|c| i32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    interp.alloc_i32s(&words)
+}
+
+/// A table of row pointers (`double **`): 128 slots, the pointer in the middle, each slot
+/// pointing into its own row buffer.
+fn row_table(interp: &mut Interpreter) -> Val {
+    const ROWS: usize = 128;
+    const ROW: usize = 4096;
+    let mut bytes = Vec::with_capacity(ROWS * 8);
+    for _ in 0..ROWS {
+        let Val::Ptr { alloc, .. } = interp.alloc_bytes(ROW) else {
+            continue;
+        };
+        // The interpreter's documented encoding of a stored pointer.
+        let encoded = (u64::from(alloc) << 40) | (ROW as u64 / 2);
+        bytes.extend(encoded.to_le_bytes());
+    }
+    let words: Vec<i32> = bytes
+        .chunks(4)
+        .map(|c| i32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    match interp.alloc_i32s(&words) {
+        Val::Ptr { alloc, .. } => Val::Ptr {
+            alloc,
+            offset: (ROWS * 4) as i64,
+        },
+        other => other,
+    }
+}
+
+/// A data buffer for pointer parameter `name`, the pointer in the middle, holding the
+/// witness's values of its elements (`D[0] = 2`).
+fn data_buffer(
+    interp: &mut Interpreter,
+    name: &str,
+    elem: u64,
+    values: &BTreeMap<String, i64>,
+) -> Val {
+    let mut bytes = vec![0u8; BUFFER];
+    for (k, v) in values {
+        let Some(index) = k
+            .strip_prefix(name)
+            .and_then(|r| r.strip_prefix('['))
+            .and_then(|r| r.strip_suffix(']'))
+            .and_then(|i| i.trim().parse::<i64>().ok())
+        else {
+            continue;
+        };
+        let at = BUFFER as i64 / 2 + index * elem as i64;
+        let size = elem.min(8) as usize;
+        if at >= 0 && (at as usize) + size <= BUFFER {
+            bytes[at as usize..at as usize + size].copy_from_slice(&v.to_le_bytes()[..size]);
+        }
+    }
+    let words: Vec<i32> = bytes
+        .chunks(4)
+        .map(|c| i32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    match interp.alloc_i32s(&words) {
+        Val::Ptr { alloc, .. } => Val::Ptr {
+            alloc,
+            offset: BUFFER as i64 / 2,
+        },
+        other => other,
+    }
+}
+
+fn arguments(
+    interp: &mut Interpreter,
+    unit: &Unit,
+    func: &Function,
+    values: &BTreeMap<String, i64>,
+    default: i64,
+) -> Result<Vec<Val>, String> {
+    let types = &unit.lowered.program.types;
+    let mut args = Vec::new();
+    for p in &func.params {
+        let name = p.name.clone().unwrap_or_default();
+        if types.is_pointer(p.ty) {
+            let record = types.pointee(p.ty).and_then(|t| match types.get(t) {
+                Type::Record(r) => Some(*r),
+                _ => None,
+            });
+            match record {
+                Some(r) => args.push(struct_argument(interp, unit, &name, r, values)),
+                None if types.pointee(p.ty).is_some_and(|t| types.is_pointer(t)) => {
+                    args.push(row_table(interp));
+                }
+                None => {
+                    let elem = types
+                        .pointee(p.ty)
+                        .and_then(|t| types.size_of(t))
+                        .unwrap_or(1);
+                    args.push(data_buffer(interp, &name, elem, values));
+                }
+            }
+        } else if types.is_integer(p.ty) {
+            args.push(Val::Int(i128::from(
+                values.get(&name).copied().unwrap_or(default),
+            )));
+        } else {
+            args.push(Val::Float(1.0));
+        }
+    }
+    Ok(args)
+}
+
+/// The instructions of a loop that a witness side can mean: accesses with the stated
+/// line, lvalue and kind (memory), or any instruction on the stated line whose source text
+/// is the stated one (scalars).
+fn candidates(
+    unit: &Unit,
+    func: &Function,
+    forest: &LoopForest,
+    id: LoopId,
+    side: &WitnessAccess,
+    memory: bool,
+) -> Vec<Value> {
+    let l = forest.loop_(id);
+    let mut out = Vec::new();
+    for &b in &l.blocks {
+        for &v in &func.block(b).insts {
+            if line_of(unit, func, v) != side.line {
+                continue;
+            }
+            let text = unit.snippet(func.inst(v).origin.span);
+            let kind = &func.inst(v).kind;
+            let matches = if memory {
+                let is_store = matches!(kind, InstKind::Store { .. });
+                let is_load = matches!(kind, InstKind::Load { .. });
+                (is_store || is_load)
+                    && (side.kind == "write") == is_store
+                    && advisor::witness::text::lvalue(&text) == side.access
+            } else {
+                text == side.access && !matches!(kind, InstKind::Phi(_))
+            };
+            if matches {
+                out.push(v);
+            }
+        }
+    }
+    out
+}
+
+/// Checks one witness by running the program; `Err` says what did not hold. Integer
+/// parameters the witness leaves free are 1, then 0 (a flag that selects the loop's branch).
+fn check_witness(
+    path: &Path,
+    unit: &Unit,
+    report: &LoopReport,
+    reason: &Reason,
+    witness: &Witness,
+) -> Result<(), String> {
+    check_witness_with(path, unit, report, reason, witness, 1).or_else(|first| {
+        check_witness_with(path, unit, report, reason, witness, 0).map_err(|_| first)
+    })
+}
+
+fn check_witness_with(
+    path: &Path,
+    unit: &Unit,
+    report: &LoopReport,
+    reason: &Reason,
+    witness: &Witness,
+    default: i64,
+) -> Result<(), String> {
+    let program = &unit.lowered.program;
+    let func = program
+        .function(&report.function)
+        .ok_or("no such function")?;
+    let forest = analyze_loops(func);
+    let id = loop_of(unit, func, &forest, &report.id);
+    let rec = reconstruct(program, func, &forest, &ReconstructConfig::default());
+    let memory = witness.first.byte_offset.is_some() || witness.condition.is_some();
+    let firsts = candidates(unit, func, &forest, id, &witness.first, memory);
+    let seconds = candidates(unit, func, &forest, id, &witness.second, memory);
+    if firsts.is_empty() || seconds.is_empty() {
+        return Err(format!(
+            "the stated accesses are not in the loop: {firsts:?} {seconds:?}"
+        ));
+    }
+    // Induction variables of the loops around the loop and inside it, by witness name.
+    let mut ivs: Vec<Value> = Vec::new();
+    let mut iv_names: Vec<String> = Vec::new();
+    for l in forest.ids() {
+        if let Some(iv) = forest.loop_(l).primary_iv() {
+            if let Some(var) = rec.symbols.var_of(iv.phi) {
+                ivs.push(iv.phi);
+                iv_names.push(var.name().to_string());
+            }
+        }
+    }
+    let carried_phi = (!memory).then(|| {
+        func.block(forest.loop_(id).header)
+            .insts
+            .iter()
+            .copied()
+            .find(|v| {
+                matches!(func.inst(*v).kind, InstKind::Phi(_))
+                    && func.inst(*v).origin.var_name.as_deref() == Some(&witness.first.element)
+            })
+    });
+    let carried_phi = carried_phi.flatten();
+    // The base pointer is tracked too: a row loaded through a row pointer changes.
+    let accesses = advisor::access::collect_accesses(func, &forest, id, &rec, &program.types);
+    let base = accesses
+        .iter()
+        .find(|m| m.inst == firsts[0])
+        .and_then(|m| m.base().cloned());
+    let base_value = base.as_ref().and_then(|b| rec.symbols.value_of(b));
+    let mut tracked = ivs.clone();
+    tracked.extend(base_value);
+    let trace = Rc::new(RefCell::new(Trace {
+        current: vec![None; tracked.len()],
+        ..Trace::default()
+    }));
+    let watched: HashSet<Value> = firsts.iter().chain(&seconds).copied().collect();
+    let recorder = Recorder {
+        function: func.name.clone(),
+        tracked,
+        watched,
+        carried_phi,
+        trace: trace.clone(),
+    };
+    let mut interp = Interpreter::new(program)
+        .with_fuel(20_000_000)
+        .with_observer(Box::new(recorder));
+    let run = if func.name == "main" {
+        let source = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
+        let positions = main_arguments(&source);
+        // Variables the witness leaves free get 1 (the samples accept it).
+        let mut argv: Vec<String> =
+            vec!["1".into(); positions.values().copied().max().unwrap_or(0)];
+        for (name, v) in &witness.values {
+            let k = *positions
+                .get(name)
+                .ok_or(format!("`{name}` is not set from the command line"))?;
+            if argv.len() < k {
+                argv.resize(k, "1".into());
+            }
+            argv[k - 1] = v.to_string();
+        }
+        Run::Main(argv)
+    } else {
+        Run::Call(arguments(
+            &mut interp,
+            unit,
+            func,
+            &witness.values,
+            default,
+        )?)
+    };
+    let result = match run {
+        Run::Main(argv) => {
+            let args: Vec<&str> = argv.iter().map(String::as_str).collect();
+            interp.run_main(&args).map(|_| ())
+        }
+        Run::Call(args) => interp.call(&func.name, args).map(|_| ()),
+    };
+    // A run may stop later (fuel); what was recorded until then still counts.
+    let trace = trace.borrow();
+    // The run had the witness's values.
+    for (name, v) in &witness.values {
+        let symbol = rec
+            .symbols
+            .iter()
+            .find(|s| names(name, s.var.name()) && !matches!(s.origin, SymbolOrigin::Induction(_)));
+        if let Some(value) = symbol.and_then(|s| rec.symbols.value_of(&s.var)) {
+            if let Some(seen) = trace.first.get(&value) {
+                if seen.as_int() != Some(i128::from(*v)) {
+                    return Err(format!("`{name}` was {seen:?} in the run, not {v}"));
+                }
+            }
+        }
+    }
+    let at_iteration = |e: &Event, side: &WitnessAccess| {
+        side.iteration.iter().all(|(name, v)| {
+            iv_names.iter().zip(&e.ivs).any(|(n, x)| {
+                names(name, n) && x.as_ref().and_then(Val::as_int) == Some(i128::from(*v))
+            })
+        })
+    };
+    let events = |insts: &[Value], side: &WitnessAccess| -> Vec<Event> {
+        trace
+            .events
+            .iter()
+            .filter(|e| insts.contains(&e.inst) && at_iteration(e, side))
+            .cloned()
+            .collect()
+    };
+    let (a, b) = (
+        events(&firsts, &witness.first),
+        events(&seconds, &witness.second),
+    );
+    if a.is_empty() || b.is_empty() {
+        return Err(format!(
+            "the stated iterations did not execute the accesses ({} and {} events; run: {result:?})",
+            a.len(),
+            b.len()
+        ));
+    }
+    if memory {
+        // The base pointer's value in the run, when each access happened.
+        // A local array or global is its whole allocation.
+        let object = base.as_ref().is_some_and(|b| {
+            matches!(
+                rec.symbols.info(b).map(|s| &s.origin),
+                Some(SymbolOrigin::Object(_))
+            )
+        });
+        let base_at = |e: &Event| -> Option<(u32, i64)> {
+            match e.ivs.get(ivs.len()).cloned().flatten() {
+                Some(Val::Ptr { alloc, offset }) => Some((alloc, offset)),
+                _ => match base_value.and_then(|v| trace.first.get(&v)) {
+                    Some(Val::Ptr { alloc, offset }) => Some((*alloc, *offset)),
+                    _ if object => e.access.map(|(alloc, ..)| (alloc, 0)),
+                    _ => None,
+                },
+            }
+        };
+        let touched = |e: &Event| {
+            e.access
+                .map(|(alloc, off, size, st)| (alloc, off, size, st, base_at(e)))
+        };
+        let ok = a
+            .iter()
+            .filter_map(touched)
+            .any(|(a1, o1, s1, st1, base1)| {
+                b.iter()
+                    .filter_map(touched)
+                    .any(|(a2, o2, s2, st2, base2)| {
+                        let kinds = st1 == (witness.first.kind == "write")
+                            && st2 == (witness.second.kind == "write");
+                        let overlap = a1 == a2 && o1 < o2 + s2 as i64 && o2 < o1 + s1 as i64;
+                        let stated = match (
+                            base1,
+                            base2,
+                            witness.first.byte_offset,
+                            witness.second.byte_offset,
+                        ) {
+                            (Some((b1, p1)), Some((b2, p2)), Some(x), Some(y)) => {
+                                b1 == a1
+                                    && b2 == a2
+                                    && o1 - p1 == x
+                                    && o2 - p2 == y
+                                    && Some(s1) == witness.first.bytes
+                                    && Some(s2) == witness.second.bytes
+                            }
+                            // An indirect update: the same element, wherever it is.
+                            (_, _, None, None) => witness.condition.is_some(),
+                            _ => false,
+                        };
+                        kinds && overlap && stated
+                    })
+            });
+        if !ok {
+            return Err(format!(
+                "the two iterations did not touch the stated bytes: {:?} / {:?}",
+                a.iter().filter_map(touched).collect::<Vec<_>>(),
+                b.iter().filter_map(touched).collect::<Vec<_>>()
+            ));
+        }
+    } else {
+        // A scalar: the value written in the first iteration is the one the second sees.
+        let written: Vec<&Val> = a.iter().filter_map(|e| e.value.as_ref()).collect();
+        let ok = b.iter().any(|e| {
+            let seen = if witness.second.kind == "read" {
+                e.carried.as_ref()
+            } else {
+                None
+            };
+            match seen {
+                Some(v) => written.last().is_some_and(|w| *w == v),
+                None => witness.second.kind == "write",
+            }
+        });
+        if !ok {
+            return Err(format!(
+                "the value written at {:?} did not reach the read at {:?}",
+                witness.first.iteration, witness.second.iteration
+            ));
+        }
+    }
+    let _ = reason;
+    Ok(())
+}
+
+/// Checks every witness in a file's reports; returns how many there were and the claims
+/// (WW101/WW103) that had none.
+fn check_file(path: &Path) -> (usize, Vec<String>) {
+    let unit = load(path);
+    let reports = analyze_unit(&unit, &Filter::default());
+    let mut checked = 0;
+    let mut without = Vec::new();
+    for report in &reports {
+        for reason in &report.reasons {
+            match (&reason.witness, reason.code.as_str()) {
+                (Some(w), _) => {
+                    if let Err(why) = check_witness(path, &unit, report, reason, w) {
+                        panic!(
+                            "{} ({}): witness of `{}` does not hold: {why}\n{w:#?}",
+                            report.id, report.function, reason.message
+                        );
+                    }
+                    checked += 1;
+                }
+                (None, "WW101") => without.push(format!("{}: {}", report.id, reason.message)),
+                _ => {}
+            }
+        }
+    }
+    (checked, without)
+}
+
+fn fixture() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/witness.c")
+}
+
+#[test]
+fn every_witness_on_the_samples_holds_in_the_interpreter() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../samples");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .expect("samples")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "c"))
+        .collect();
+    files.sort();
+    let mut total = 0;
+    for file in &files {
+        let (checked, without) = check_file(file);
+        assert!(without.is_empty(), "claims without a witness: {without:#?}");
+        eprintln!("{}: {checked} witnesses checked", file.display());
+        total += checked;
+    }
+    assert!(total >= 20, "only {total} witnesses on the samples");
+}
+
+/// The first loop of a fixture function: its verdict and the witness texts of its reasons.
+fn check(function: &str, verdict: Verdict, texts: &[&str]) {
+    check_loop(function, 0, verdict, texts);
+}
+
+/// The `nth` loop (in source order) of a fixture function.
+fn check_loop(function: &str, nth: usize, verdict: Verdict, texts: &[&str]) {
+    let unit = load(&fixture());
+    let reports = analyze_unit(&unit, &Filter::default());
+    let report = reports
+        .iter()
+        .filter(|r| r.function == function)
+        .nth(nth)
+        .unwrap_or_else(|| panic!("no loop {nth} in `{function}`"));
+    assert_eq!(report.verdict, verdict, "{function}: {:#?}", report.reasons);
+    for text in texts {
+        assert!(
+            report.reasons.iter().any(|r| r.message.contains(text)),
+            "{function}: no reason says `{text}`: {:#?}",
+            report.reasons
+        );
+    }
+}
+
+#[test]
+fn every_witness_on_the_fixtures_holds_in_the_interpreter() {
+    let (checked, without) = check_file(&fixture());
+    assert!(without.is_empty(), "claims without a witness: {without:#?}");
+    assert!(checked >= 9, "only {checked} witnesses on the fixtures");
+}
+
+#[test]
+fn recurrences_state_their_iterations() {
+    check(
+        "recurrence1",
+        Verdict::NotFriendly,
+        &["i = 1 writes a[1]; i = 2 reads a[1] (n = 3)"],
+    );
+    check(
+        "recurrence3",
+        Verdict::NotFriendly,
+        &[
+            "at distance 3",
+            "i = 3 writes a[3]; i = 6 reads a[3] (n = 7)",
+        ],
+    );
+    check(
+        "needs_five",
+        Verdict::NotFriendly,
+        &["i = 0 writes a[4]; i = 4 reads a[4] (n = 5)"],
+    );
+}
+
+#[test]
+fn outer_loop_and_same_element_witnesses() {
+    check(
+        "outer_carried",
+        Verdict::NotFriendly,
+        &["i = 1, j = 0 writes a[1][0]; i = 2, j = 0 reads a[1][0] (m = 1, n = 3)"],
+    );
+    check_loop(
+        "row_recurrence",
+        1,
+        Verdict::NotFriendly,
+        &["i = 0, j = 1 writes F[0][1]; i = 0, j = 2 reads F[0][1] (m = 3, n = 1)"],
+    );
+    check(
+        "same_element",
+        Verdict::NotFriendly,
+        &[
+            "write-after-write",
+            "i = 0 writes a[5]; i = 1 writes a[5] (n = 2)",
+        ],
+    );
+}
+
+#[test]
+fn no_claim_without_two_iterations_that_meet() {
+    // Distance 8 by the subscripts, but no valid n lets two iterations meet.
+    check(
+        "never_valid",
+        Verdict::NeedsProfile,
+        &["could not be shown with two iterations"],
+    );
+    // The whole space enumerated: independent.
+    check("too_short", Verdict::Friendly, &[]);
+    // Fixed-size planes never meet, whatever the bounds.
+    check("planes", Verdict::Friendly, &[]);
+    // A different row pointer in each iteration: not the same element.
+    check(
+        "row_pointers",
+        Verdict::NeedsProfile,
+        &["the base pointer `rows[i]` is loaded in every iteration"],
+    );
+    // Reached only when k != j, where no two iterations meet (k == j would).
+    check_loop("guarded_transpose", 2, Verdict::NeedsProfile, &[]);
+    // Written only in some iterations.
+    check(
+        "scalar_conditional",
+        Verdict::NeedsProfile,
+        &["`last` is assigned only in some iterations"],
+    );
+}
+
+#[test]
+fn scalar_and_indirect_witnesses() {
+    check(
+        "scalar_carried",
+        Verdict::NotFriendly,
+        &["i = 0 writes `x` (line 65); i = 1 reads `x` (line 64) (n = 2)"],
+    );
+    check(
+        "nested_accumulation",
+        Verdict::NotFriendly,
+        &["i = 0, j = 0 writes `s` (line 86); i = 1, j = 0 reads `s` (line 86) (m = 1, n = 2)"],
+    );
+    check(
+        "histogram",
+        Verdict::NotFriendly,
+        &["i = 0 reads h[key[0]]; i = 1 writes h[key[1]] if key[0] == key[1] (n = 2)"],
+    );
+}
+
+/// Whether some n in 1..=64 and iterations i1 < i2 < n make the two affine accesses
+/// (`a[c1*i + c2]` written, `a[c3*i + c4]` read, 4-byte elements) meet, for the kinds the
+/// report states (`w`/`r` of the earlier and later iteration).
+fn brute_force(c: [i64; 4], n_max: i64) -> Option<(i64, i64, i64)> {
+    let store = |i: i64| c[0] * i + c[1];
+    let load = |i: i64| c[2] * i + c[3];
+    for n in 1..=n_max {
+        for i1 in 0..n {
+            for i2 in i1 + 1..n {
+                if store(i1) == load(i2) || load(i1) == store(i2) || store(i1) == store(i2) {
+                    return Some((n, i1, i2));
+                }
+            }
+        }
+    }
+    None
+}
+
+#[test]
+fn generated_affine_loops_claim_only_what_brute_force_confirms() {
+    // A deterministic sample of coefficient tuples.
+    let mut state: u64 = 0x2545_f491_4f6c_dd1d;
+    let mut next = |m: i64| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state % (2 * m as u64 + 1)) as i64 - m
+    };
+    let mut cases: Vec<[i64; 4]> = Vec::new();
+    while cases.len() < 120 {
+        let c = [next(3), next(4), next(3), next(4)];
+        if !cases.contains(&c) {
+            cases.push(c);
+        }
+    }
+    let mut source = String::new();
+    for (k, c) in cases.iter().enumerate() {
+        source.push_str(&format!(
+            "void f{k}(int *a, int n)\n{{\n    for (int i = 0; i < n; i++)\n        a[{} * i + {}] = a[{} * i + {}] + 1;\n}}\n",
+            c[0], c[1], c[2], c[3]
+        ));
+    }
+    let dir = std::env::temp_dir().join(format!("warpwise-witness-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let path = dir.join("affine.c");
+    std::fs::write(&path, &source).expect("write");
+    let unit = load(&path);
+    let reports = analyze_unit(&unit, &Filter::default());
+    let (mut claimed, mut dependent) = (0, 0);
+    for report in &reports {
+        let k: usize = report.function[1..].parse().expect("f<k>");
+        let truth = brute_force(cases[k], 64);
+        dependent += usize::from(truth.is_some());
+        for reason in report.reasons.iter().filter(|r| r.code == "WW101") {
+            let w = reason
+                .witness
+                .as_ref()
+                .unwrap_or_else(|| panic!("f{k} {:?}: a claim without a witness", cases[k]));
+            assert!(
+                truth.is_some(),
+                "f{k} {:?}: claimed `{}` but brute force finds no two iterations that meet",
+                cases[k],
+                reason.message
+            );
+            check_witness(&path, &unit, report, reason, w)
+                .unwrap_or_else(|why| panic!("f{k} {:?}: {why}\n{w:#?}", cases[k]));
+            claimed += 1;
+        }
+        if truth.is_none() {
+            assert_ne!(
+                report.verdict,
+                Verdict::NotFriendly,
+                "f{k} {:?}: {:#?}",
+                cases[k],
+                report.reasons
+            );
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    eprintln!(
+        "{claimed} claims checked; {dependent} of {} loops dependent by brute force",
+        cases.len()
+    );
+    assert!(claimed >= 20, "only {claimed} claims");
+}
+
+/// The checker itself rejects a witness that is off by one element or one iteration.
+#[test]
+fn a_wrong_witness_is_rejected() {
+    let path = fixture();
+    let unit = load(&path);
+    let reports = analyze_unit(&unit, &Filter::default());
+    for function in ["recurrence1", "scalar_carried", "outer_carried"] {
+        let report = reports
+            .iter()
+            .find(|r| r.function == function)
+            .expect("loop");
+        let reason = report
+            .reasons
+            .iter()
+            .find(|r| r.witness.is_some())
+            .expect("a witness");
+        let good = reason.witness.clone().expect("witness");
+        check_witness(&path, &unit, report, reason, &good).expect("the stated witness holds");
+        let mut later = good.clone();
+        for v in later.second.iteration.values_mut() {
+            *v += 1;
+        }
+        assert!(check_witness(&path, &unit, report, reason, &later).is_err());
+        if let Some(offset) = good.first.byte_offset {
+            let mut shifted = good.clone();
+            shifted.first.byte_offset = Some(offset + 4);
+            assert!(check_witness(&path, &unit, report, reason, &shifted).is_err());
+            let mut kinds = good.clone();
+            kinds.second.kind = "write".into();
+            assert!(check_witness(&path, &unit, report, reason, &kinds).is_err());
+        }
+    }
+}
