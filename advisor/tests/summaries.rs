@@ -384,12 +384,12 @@ void total(double *acc, const double *in, int n)
         )],
         kernel: "total",
         line: 8,
-        verdict: Verdict::NotFriendly,
+        verdict: Verdict::NeedsProfile,
         sections: &[("acc", Some((0, 8)))],
         args: &[Arg::Doubles(1), Arg::Doubles(6), Arg::Int(6)],
         conflict: true,
     });
-    has_reason(&report, "WW101", "dependence on `acc`");
+    has_reason(&report, "WW111", "inside a called function");
 }
 
 #[test]
@@ -425,7 +425,7 @@ void run(double *out, int n)
         "`tick` writes the global variable `calls`",
     );
     // The global is updated in every iteration: a dependence, seen in the run too.
-    has_reason(&report, "WW101", "calls");
+    has_reason(&report, "WW111", "inside a called function");
 }
 
 #[test]
@@ -554,8 +554,8 @@ fn a_static_function_in_two_files_resolves_to_its_own() {
     let reports = analyze_units(&units, &Filter::default(), &Default::default());
     assert_eq!(find(&reports, "first", 8).verdict, Verdict::Friendly);
     let second = find(&reports, "second", 8);
-    assert_eq!(second.verdict, Verdict::NotFriendly);
-    has_reason(second, "WW101", "dependence on `p`");
+    assert_eq!(second.verdict, Verdict::NeedsProfile);
+    has_reason(second, "WW111", "inside a called function");
     check(&Case {
         files: &[("a.c", STATIC_A)],
         kernel: "first",
@@ -569,7 +569,7 @@ fn a_static_function_in_two_files_resolves_to_its_own() {
         files: &[("b.c", STATIC_B)],
         kernel: "second",
         line: 8,
-        verdict: Verdict::NotFriendly,
+        verdict: Verdict::NeedsProfile,
         sections: &[("p", Some((0, 8)))],
         args: &[Arg::Doubles(5), Arg::Int(5)],
         conflict: true,
@@ -634,14 +634,14 @@ void use_tmp(double *out, int n)
         )],
         kernel: "use_tmp",
         line: 10,
-        verdict: Verdict::NotFriendly,
+        verdict: Verdict::NeedsProfile,
         sections: &[("out", Some((0, 32)))],
         args: &[Arg::Doubles(4), Arg::Int(4)],
         conflict: true,
     });
     // The writes to `tmp` are through the callee, on the caller's `tmp` (shared by the
     // iterations until it is privatized).
-    has_reason(&report, "WW101", "dependence on `tmp`");
+    has_reason(&report, "WW111", "inside a called function");
 }
 
 /// The summary of `function` in words (`Summary::describe`).
@@ -897,7 +897,7 @@ void shift(double *out, int n)
         )],
         kernel: "shift",
         line: 10,
-        verdict: Verdict::NotFriendly,
+        verdict: Verdict::NeedsProfile,
         sections: &[],
         args: &[Arg::Doubles(4), Arg::Int(4)],
         conflict: true,

@@ -620,7 +620,8 @@ fn every_witness_on_the_samples_holds_in_the_interpreter() {
         eprintln!("{}: {checked} witnesses checked", file.display());
         total += checked;
     }
-    assert!(total >= 20, "only {total} witnesses on the samples");
+    // Reductions (matmul's `k`, the convolutions' accumulators) are not dependences.
+    assert!(total >= 10, "only {total} witnesses on the samples");
 }
 
 /// The first loop of a fixture function: its verdict and the witness texts of its reasons.
@@ -739,10 +740,12 @@ fn scalar_and_indirect_witnesses() {
         Verdict::NotFriendly,
         &["i = 0, j = 0 writes `s` (line 86); i = 1, j = 0 reads `s` (line 86) (m = 1, n = 2)"],
     );
+    // Nothing else touches `h`: a histogram reduction (advisor/tests/reductions.rs); `key`
+    // and `h` may still overlap (no call site), which a profile settles.
     check(
         "histogram",
-        Verdict::NotFriendly,
-        &["i = 0 reads h[key[0]]; i = 1 writes h[key[1]] if key[0] == key[1] (n = 2)"],
+        Verdict::NeedsProfile,
+        &["is a histogram reduction"],
     );
 }
 

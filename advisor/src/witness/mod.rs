@@ -72,12 +72,18 @@ impl<'a> Context<'a> {
         self.unit.snippet(self.func.inst(v).origin.span)
     }
 
+    /// Whether an iteration-space entry is a loop of this function (not a callee's range
+    /// variable, see `summaries::synthetic_loop`).
+    fn is_loop(&self, id: LoopId) -> bool {
+        (id.0 as usize) < self.forest.loops.len()
+    }
+
     /// The loops of `space` around `block`, outermost first.
     fn levels<'s>(&self, space: &'s Space, block: Block) -> Vec<&'s IvRange> {
         let mut levels: Vec<&IvRange> = space
             .ivs
             .iter()
-            .filter(|r| self.forest.loop_(r.loop_id).contains(block))
+            .filter(|r| self.is_loop(r.loop_id) && self.forest.loop_(r.loop_id).contains(block))
             .collect();
         levels.sort_by_key(|r| self.forest.loop_(r.loop_id).depth);
         levels
@@ -167,7 +173,7 @@ impl<'a> Context<'a> {
     fn guards(&self, id: LoopId, space: &Space) -> Result<Vec<Constraint>, String> {
         let l = self.forest.loop_(id);
         let mut out = Vec::new();
-        for r in &space.ivs {
+        for r in space.ivs.iter().filter(|r| self.is_loop(r.loop_id)) {
             let c = self.forest.loop_(r.loop_id);
             if r.loop_id == id || !c.contains(l.header) {
                 continue;
@@ -563,6 +569,11 @@ pub fn memory(
     assumptions: &[String],
 ) -> Result<Built, Missing> {
     let not_shown = |s: &str| Err(Missing::NotShown(s.to_string()));
+    // A called function's accesses carry the call as their instruction: the replay
+    // that checks every witness cannot observe them yet, so no claim is made.
+    if first.callee.is_some() || second.callee.is_some() {
+        return not_shown("an access is inside a called function");
+    }
     let ([(Some(base_f), f)], [(Some(base_g), g)]) = (
         first.alternatives.as_slice(),
         second.alternatives.as_slice(),
