@@ -941,8 +941,8 @@ impl<'a> FunctionContext<'a> {
     ) {
         // Every pair of a store and another access through pointers that may alias,
         // grouped by the two pointers (sorted by name).
-        let mut candidates: BTreeMap<(String, String), Vec<(&MemAccess, &MemAccess, &Var, &Var)>> =
-            BTreeMap::new();
+        type Uses<'x> = Vec<(&'x MemAccess, &'x MemAccess, &'x Var, &'x Var)>;
+        let mut candidates: BTreeMap<(String, String), Uses> = BTreeMap::new();
         for store in accesses.iter().filter(|a| a.is_store) {
             let Some(sb) = store.base() else { continue };
             for other in accesses {

@@ -18,6 +18,7 @@ use symbolic::Var;
 /// carry no dependence across iterations of `carrier` when both bases are the same
 /// pointer. Each access is tested against itself too (a store whose own offset repeats
 /// would already be a dependence through one pointer, which the same-base tests report).
+#[allow(clippy::too_many_arguments)] // the pair, its two bases and the loop's test context
 pub fn independent_if_same_array(
     first: &MemAccess,
     second: &MemAccess,
