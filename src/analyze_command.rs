@@ -1,7 +1,7 @@
 //! `warpwise analyze`: find GPU-friendly loops and write kernel reports or porting recipes.
 
 use crate::inputs::{collect, CFlags};
-use advisor::analyze::{analyze_units, Filter};
+use advisor::analyze::{analyze_units, Aliasing, Filter};
 use advisor::model::{Report, SCHEMA};
 use clap::{Args, ValueEnum};
 use frontend::unit::load_unit;
@@ -21,6 +21,13 @@ pub struct AnalyzeArgs {
     /// Only this loop (`FILE:LINE` or `FILE:LINE:COL`).
     #[arg(long = "loop", value_name = "FILE:LINE")]
     pub loop_id: Option<String>,
+    /// What to assume of two pointers a function receives when no call site in the
+    /// analysed files shows how they relate: `distinct` (the default) assumes they do not
+    /// overlap, as `restrict` would promise, and lists the assumption in each loop that
+    /// relies on it; `call-sites` assumes only what the call sites prove (a may-alias pair,
+    /// WW110, is `needs-profile`).
+    #[arg(long, value_enum, default_value = "distinct", value_name = "POLICY")]
+    pub aliasing: AliasingArg,
     /// Output format; `text` (the porting recipe) is the default on a terminal, `yaml` otherwise.
     #[arg(long, value_enum)]
     pub format: Option<Format>,
@@ -46,6 +53,12 @@ pub struct AnalyzeArgs {
     pub instantiate: bool,
     #[command(flatten)]
     pub instance: crate::instantiate_command::InstanceArgs,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum AliasingArg {
+    Distinct,
+    CallSites,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -81,6 +94,10 @@ pub fn run(args: &AnalyzeArgs) -> ExitCode {
     let filter = Filter {
         function: args.function.clone(),
         loop_id: args.loop_id.clone(),
+        aliasing: match args.aliasing {
+            AliasingArg::Distinct => Aliasing::Distinct,
+            AliasingArg::CallSites => Aliasing::CallSites,
+        },
     };
     let mut report = Report {
         schema: SCHEMA.to_string(),

@@ -139,6 +139,7 @@ pub fn reanalyze_with(
         let filter = Filter {
             function: Some(l.function.clone()),
             loop_id: Some(l.id.clone()),
+            ..Filter::default()
         };
         analyze_unit_injected(&unit, &filter, &target, &injected)
             .into_iter()

@@ -20,6 +20,9 @@ pub struct ParamAliasing {
     /// Pairs that some call site passes as two pointers into one object whose offsets may
     /// differ (`shift(buf + 1, buf, n)`): a partial overlap is known to happen.
     partially_overlapping: BTreeSet<(usize, usize)>,
+    /// Pairs that some call site passes into one object, at the same or different offsets
+    /// (`axpy(x, x, n)` as well as `shift(buf + 1, buf, n)`).
+    shared: BTreeSet<(usize, usize)>,
 }
 
 impl ParamAliasing {
@@ -34,6 +37,11 @@ impl ParamAliasing {
     /// that may differ.
     pub fn partially_overlapping(&self, a: usize, b: usize) -> bool {
         self.partially_overlapping.contains(&(a.min(b), a.max(b)))
+    }
+
+    /// Whether a call site passes parameters `a` and `b` into the same object.
+    pub fn shares_object(&self, a: usize, b: usize) -> bool {
+        self.shared.contains(&(a.min(b), a.max(b)))
     }
 }
 
@@ -89,9 +97,15 @@ pub fn param_aliasing(program: &Program, func: &Function) -> ParamAliasing {
                     if let (Some(Some(oa)), Some(Some(ob))) = (objects.get(&a), objects.get(&b)) {
                         if oa != ob {
                             here.insert((a, b));
-                        } else if !same_pointer(rec, args.get(a), args.get(b)) {
-                            result.partially_overlapping.insert((a, b));
+                        } else {
+                            result.shared.insert((a, b));
+                            if !same_pointer(rec, args.get(a), args.get(b)) {
+                                result.partially_overlapping.insert((a, b));
+                            }
                         }
+                    } else if same_base(rec, args.get(a), args.get(b)) {
+                        // One pointer the caller received, passed twice (`f(x, x + 1)`).
+                        result.shared.insert((a, b));
                     }
                 }
             }
@@ -114,6 +128,22 @@ fn same_pointer(
     match (a, b) {
         (Some(a), Some(b)) if a == b => true,
         (Some(a), Some(b)) => matches!((rec.of(*a), rec.of(*b)), ([x], [y]) if x == y),
+        _ => false,
+    }
+}
+
+/// Whether two arguments are offsets from one base pointer, whatever that pointer is.
+fn same_base(
+    rec: &analyses::reconstruct::Reconstruction,
+    a: Option<&frontend::ir::Value>,
+    b: Option<&frontend::ir::Value>,
+) -> bool {
+    let base = |v: Option<&frontend::ir::Value>| match v.map(|v| rec.of(*v)) {
+        Some([expr]) => crate::access::split_base(expr, &rec.symbols).0,
+        _ => None,
+    };
+    match (base(a), base(b)) {
+        (Some(x), Some(y)) => x == y,
         _ => false,
     }
 }

@@ -22,12 +22,27 @@ use frontend::unit::Unit;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use symbolic::Var;
 
-/// Which loops to report.
+/// Which loops to report, and what the analysis may assume about the pointers it is given.
 #[derive(Clone, Debug, Default)]
 pub struct Filter {
     pub function: Option<String>,
     /// `FILE:LINE` or `FILE:LINE:COL` (file compared by suffix).
     pub loop_id: Option<String>,
+    pub aliasing: Aliasing,
+}
+
+/// What two pointers a function receives (parameters, and pointers read through them such
+/// as `z->content->data`) may be assumed about when no call site shows how they relate.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Aliasing {
+    /// Assumed not to overlap unless a call site in the analysed files passes them into one
+    /// object, as C's `restrict` would promise; every loop relying on it states it in its
+    /// `assumptions`, and the recipe says to add `restrict`.
+    #[default]
+    Distinct,
+    /// Only what the call sites prove: anything else is a may-alias pair (WW110,
+    /// `needs-profile`).
+    CallSites,
 }
 
 /// Analyses every loop of a unit.
@@ -117,6 +132,7 @@ pub fn analyze_in_program(
             signs: &signs,
             ranges: &ranges,
             target,
+            aliasing_policy: filter.aliasing,
         };
         let mut facts: BTreeMap<LoopId, LoopFacts> = BTreeMap::new();
         for id in forest.ids() {
@@ -177,6 +193,7 @@ struct FunctionContext<'a> {
     /// Symbolic range analysis (thesis §8.3), which tightens sections with branch conditions.
     ranges: &'a RangeFacts,
     target: &'a crate::mapping::Target,
+    aliasing_policy: Aliasing,
 }
 
 /// What the friendliness test found for one loop as the parallel one.
@@ -973,6 +990,8 @@ impl<'a> FunctionContext<'a> {
                     .push((store, other, sb, ob));
             }
         }
+        // Pairs left to the aliasing policy's assumption, stated once for the loop.
+        let mut assumed = Vec::new();
         for (pair, uses) in candidates {
             // Harmless if the pointers coincide: no pair conflicts across iterations when
             // both address one array from the same start. Not when a call site is known
@@ -1005,6 +1024,10 @@ impl<'a> FunctionContext<'a> {
                     continue;
                 }
             }
+            if self.assumed_distinct(sb, ob) {
+                assumed.push(format!("`{}` and `{}`", pair.0, pair.1));
+                continue;
+            }
             let (store, other, _, _) = uses[0];
             let (a, b) = (self.access_text(store), self.access_text(other));
             facts.reasons.push(self.reason(
@@ -1021,6 +1044,40 @@ impl<'a> FunctionContext<'a> {
                 distance: None,
             });
             facts.verdict = facts.verdict.max(Verdict::NeedsProfile);
+        }
+        if !assumed.is_empty() {
+            let which = match assumed.as_slice() {
+                [one] => one.clone(),
+                many => format!("the pairs {}", many.join("; ")),
+            };
+            facts.assumptions.push(format!(
+                "{which} do not overlap: no call site in the analysed files passes them into one array (declare them `restrict` to make it a guarantee; `--aliasing call-sites` drops this assumption)"
+            ));
+        }
+    }
+
+    /// Whether two base pointers that may alias are assumed not to overlap under the
+    /// [`Aliasing::Distinct`] policy: both are pointers the function received (parameters,
+    /// or pointers loaded from memory, such as `z->content->data`), and no call site passes
+    /// the two parameters into one object. Locals, globals, call results and pointers the
+    /// function computes itself are never assumed.
+    fn assumed_distinct(&self, a: &Var, b: &Var) -> bool {
+        if self.aliasing_policy != Aliasing::Distinct {
+            return false;
+        }
+        let origin = |v: &Var| self.rec.symbols.info(v).map(|s| s.origin.clone());
+        let received = |o: &Option<SymbolOrigin>| {
+            matches!(o, Some(SymbolOrigin::Param(_) | SymbolOrigin::Load { .. }))
+        };
+        let (oa, ob) = (origin(a), origin(b));
+        if !received(&oa) || !received(&ob) {
+            return false;
+        }
+        match (oa, ob) {
+            (Some(SymbolOrigin::Param(i)), Some(SymbolOrigin::Param(j))) => {
+                !self.aliasing.shares_object(i as usize, j as usize)
+            }
+            _ => true,
         }
     }
 

@@ -4,8 +4,12 @@
 //! neighbour (`x[i + 1]`) is not safe in place and still needs a profile. Each verdict is
 //! checked against concrete runs: the loop executed forward and in reverse order (as a GPU
 //! may) on in-place, separate and partially overlapping arguments.
+//!
+//! Under the default aliasing policy (`Aliasing::Distinct`), pointers a function receives
+//! that no call site passes into one object are assumed not to overlap, and the report says
+//! so; `Aliasing::CallSites` keeps only what call sites prove.
 
-use advisor::analyze::{analyze_unit, Filter};
+use advisor::analyze::{analyze_unit, Aliasing, Filter};
 use advisor::model::{LoopReport, Verdict};
 use frontend::preprocess::TranslationUnitInput;
 use frontend::unit::load_unit;
@@ -25,15 +29,29 @@ fn scratch(name: &str) -> PathBuf {
 }
 
 fn report(kernel: &str) -> LoopReport {
+    report_with(kernel, Aliasing::CallSites)
+}
+
+/// The report of the only loop of function `k` in `program`, under `aliasing`.
+fn report_with(program: &str, aliasing: Aliasing) -> LoopReport {
     let dir = scratch("analyze");
     let file = dir.join("kernel.c");
-    std::fs::write(&file, kernel).unwrap();
+    std::fs::write(&file, program).unwrap();
     let unit = load_unit(&TranslationUnitInput::new(file)).expect("loads");
-    let mut reports = analyze_unit(&unit, &Filter::default());
+    let filter = Filter {
+        aliasing,
+        ..Filter::default()
+    };
+    let mut reports: Vec<LoopReport> = analyze_unit(&unit, &filter)
+        .into_iter()
+        .filter(|r| r.function == "k")
+        .collect();
     let _ = std::fs::remove_dir_all(&dir);
     assert_eq!(reports.len(), 1, "{reports:#?}");
     reports.remove(0)
 }
+
+const DISTINCT: &str = "do not overlap: no call site in the analysed files passes them";
 
 /// Runs `kernel` (a function `k(double *z, const double *x, int n)` whose loop is
 /// `for (int i = 0; i < n; i++)`) forward and reversed on the arguments `call` builds
@@ -127,4 +145,65 @@ fn an_in_place_call_site_keeps_the_assumption() {
     let _ = std::fs::remove_dir_all(&dir);
     let r = reports.iter().find(|r| r.function == "k").unwrap();
     assert_eq!(r.verdict, Verdict::Friendly, "{:#?}", r.reasons);
+}
+
+#[test]
+fn received_pointers_are_assumed_distinct_by_default_and_the_report_says_so() {
+    let r = report_with(NEIGHBOUR, Aliasing::Distinct);
+    assert_eq!(r.verdict, Verdict::Friendly, "{:#?}", r.reasons);
+    assert!(
+        r.assumptions
+            .iter()
+            .any(|a| a.contains("`x` and `z`") && a.contains(DISTINCT)),
+        "{:#?}",
+        r.assumptions
+    );
+    // What the assumption covers: separate arrays give one result in any order; what it
+    // excludes, in place, does not.
+    assert!(order_independent(NEIGHBOUR, "double *Z = other, *X = x"));
+    assert!(!order_independent(NEIGHBOUR, "double *Z = z, *X = x"));
+}
+
+#[test]
+fn a_call_site_passing_one_array_twice_keeps_the_pair_undecided() {
+    for call in ["k(buf, buf, 63)", "k(buf + 1, buf, 63)", "k(p, p, n)"] {
+        let program =
+            format!("{NEIGHBOUR}\ndouble buf[64];\nvoid caller(double *p, int n) {{ {call}; }}\n");
+        let r = report_with(&program, Aliasing::Distinct);
+        assert_eq!(r.verdict, Verdict::NeedsProfile, "{call}: {:#?}", r.reasons);
+        assert!(r.reasons.iter().any(|x| x.code == "WW110"), "{call}");
+    }
+    // Distinct arrays at every call site prove the pair disjoint: no assumption is needed.
+    let program =
+        format!("{NEIGHBOUR}\ndouble a[64], b[64];\nvoid caller(void) {{ k(a, b, 63); }}\n");
+    let r = report_with(&program, Aliasing::Distinct);
+    assert_eq!(r.verdict, Verdict::Friendly, "{:#?}", r.reasons);
+    assert!(!r.assumptions.iter().any(|a| a.contains(DISTINCT)));
+}
+
+#[test]
+fn pointers_read_through_a_struct_are_assumed_distinct_too() {
+    let program = "struct vec { int n; double *data; };\n\
+        void k(struct vec *z, const double *c, int n)\n\
+        {\n    double *zd = z->data;\n    for (int i = 0; i < n; i++)\n        zd[i] = c[0] * zd[i];\n}\n";
+    let r = report_with(program, Aliasing::Distinct);
+    assert_eq!(r.verdict, Verdict::Friendly, "{:#?}", r.reasons);
+    assert!(r.assumptions.iter().any(|a| a.contains(DISTINCT)));
+    let strict = report_with(program, Aliasing::CallSites);
+    assert_eq!(
+        strict.verdict,
+        Verdict::NeedsProfile,
+        "{:#?}",
+        strict.reasons
+    );
+}
+
+#[test]
+fn locals_and_call_results_are_never_assumed_distinct() {
+    // `p` comes from a call in the loop's function: nothing says where it points.
+    let program = "double *lookup(int);\n\
+        void k(double *z, int n)\n\
+        {\n    double *p = lookup(n);\n    for (int i = 0; i < n; i++)\n        z[i] = p[i + 1];\n}\n";
+    let r = report_with(program, Aliasing::Distinct);
+    assert_ne!(r.verdict, Verdict::Friendly, "{:#?}", r.assumptions);
 }

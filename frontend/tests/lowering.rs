@@ -765,3 +765,35 @@ int main(void) {
         "3.000 3 4 5 3.50 -2.00\n123 2.7183 1.0000\n",
     );
 }
+
+#[test]
+fn complex_parts_are_loads_of_the_components() {
+    // `creal`/`cimag` read the parts in place (C99 6.2.5p13), `cabs`/`carg` through
+    // `hypot`/`atan2`; elements, members and dereferences of complex objects alike.
+    check(
+        "complex_parts",
+        r#"#include <complex.h>
+#include <stdio.h>
+struct wave { int n; double _Complex amp[3]; };
+static double part_sum(const double _Complex *z, int n) {
+    double s = 0;
+    for (int i = 0; i < n; i++) s += creal(z[i]) - 2 * cimag(z[i]);
+    return s;
+}
+int main(void) {
+    double _Complex z[3];
+    float _Complex w;
+    struct wave v;
+    double *p = (double *)z;
+    for (int i = 0; i < 6; i++) p[i] = i + 1;
+    ((float *)&w)[0] = 3; ((float *)&w)[1] = 4;
+    v.amp[2] = z[1];
+    printf("%g %g %g\n", creal(z[1]), cimag(*z), part_sum(z, 3));
+    printf("%g %g %.6f\n", cabs(v.amp[2]), (double)cabsf(w), carg(z[0]));
+    printf("%g %g\n", (double)crealf(w), (double)cimagf(w));
+    return 0;
+}
+"#,
+        "3 2 -15\n5 5 1.107149\n3 4\n",
+    );
+}

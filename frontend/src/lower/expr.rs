@@ -416,6 +416,9 @@ impl<'a> Lowerer<'a> {
     }
 
     pub fn store(&mut self, place: Place, op: Operand, span: Span) -> Operand {
+        if let Some(copied) = self.store_complex(&place, op, span) {
+            return copied;
+        }
         let op = self.convert(op, place.ty, span);
         match place.kind {
             PlaceKind::Ssa(var) => self.fb.def_var(var, op.value),
@@ -435,6 +438,34 @@ impl<'a> Lowerer<'a> {
             }
         }
         op
+    }
+
+    /// `z = w` for `_Complex` objects: both are laid out as two-element arrays, and the
+    /// source has decayed to a pointer to its parts, so the assignment copies the pair
+    /// (one load and one store of the whole object, like a struct copy).
+    fn store_complex(&mut self, place: &Place, op: Operand, span: Span) -> Option<Operand> {
+        let PlaceKind::Mem(addr) = place.kind else {
+            return None;
+        };
+        let types = &self.program.types;
+        let Type::Array {
+            elem,
+            len: crate::types::ArrayLen::Fixed(2),
+        } = types.get(place.ty).clone()
+        else {
+            return None;
+        };
+        let is_parts = matches!(types.get(elem), Type::Float(_))
+            && matches!(types.get(op.ty), Type::Pointer { pointee, .. } if *pointee == elem);
+        if !is_parts {
+            return None;
+        }
+        let value = self
+            .fb
+            .emit(InstKind::Load { addr: op.value }, place.ty, span);
+        self.fb
+            .emit(InstKind::Store { addr, value }, place.ty, span);
+        Some(op)
     }
 
     /// The place an lvalue expression designates.
@@ -1153,7 +1184,12 @@ impl<'a> Lowerer<'a> {
         let callee_expr = &call.node.callee;
         let (callee, fn_ty) = match &callee_expr.node {
             ast::Expression::Identifier(id) => match self.scopes.lookup(&id.node.name).cloned() {
-                Some(Binding::Function { name, ty }) => (Callee::Direct(name), Some(ty)),
+                Some(Binding::Function { name, ty }) => {
+                    if let Some(result) = self.complex_part(&name, call, span)? {
+                        return Ok(result);
+                    }
+                    (Callee::Direct(name), Some(ty))
+                }
                 Some(_) => {
                     let f = self.rvalue(callee_expr)?;
                     (Callee::Indirect(f.value), self.function_type_of(f.ty))
@@ -1212,6 +1248,115 @@ impl<'a> Lowerer<'a> {
             },
             _ => None,
         }
+    }
+
+    /// `creal`, `cimag`, `cabs` and `carg` (and their `f`/`l` forms) of a `_Complex`
+    /// lvalue, lowered to what they read: C99 6.2.5p13 lays a complex number out as an
+    /// array of its real and imaginary parts, so `creal(z)` is a load of `((T *)&z)[0]`,
+    /// `cimag(z)` of `[1]`, `cabs(z)` is `hypot(re, im)` and `carg(z)` `atan2(im, re)`.
+    /// Every analysis then sees the exact bytes read, and the math calls are device
+    /// functions. Anything else (a complex rvalue, a program's own `creal`) stays a call.
+    fn complex_part(
+        &mut self,
+        name: &str,
+        call: &Node<ast::CallExpression>,
+        span: Span,
+    ) -> LResult<Option<Operand>> {
+        let (stem, kind) = match name.strip_suffix('f') {
+            Some(stem @ ("creal" | "cimag" | "cabs" | "carg")) => (stem, FloatKind::Float),
+            _ => match name.strip_suffix('l') {
+                Some(stem @ ("creal" | "cimag" | "cabs" | "carg")) => (stem, FloatKind::LongDouble),
+                _ => match name {
+                    "creal" | "cimag" | "cabs" | "carg" => (name, FloatKind::Double),
+                    _ => return Ok(None),
+                },
+            },
+        };
+        if self.program.function(name).is_some() {
+            return Ok(None);
+        }
+        let [arg] = call.node.arguments.as_slice() else {
+            return Ok(None);
+        };
+        // Only a complex object in memory (a name, element, member or dereference).
+        let is_lvalue = match &arg.node {
+            ast::Expression::Identifier(_) | ast::Expression::Member(_) => true,
+            ast::Expression::UnaryOperator(u) => {
+                matches!(u.node.operator.node, ast::UnaryOperator::Indirection)
+            }
+            ast::Expression::BinaryOperator(b) => {
+                matches!(b.node.operator.node, ast::BinaryOperator::Index)
+            }
+            _ => false,
+        };
+        if !is_lvalue {
+            return Ok(None);
+        }
+        let ty = self.program.types.intern(Type::Float(kind));
+        let complex = self
+            .program
+            .types
+            .array_of(ty, crate::types::ArrayLen::Fixed(2));
+        let place = self.lvalue(arg)?;
+        let PlaceKind::Mem(addr) = place.kind else {
+            return err(span, format!("`{name}` of a value that is not in memory"));
+        };
+        if place.ty != complex {
+            // Not a complex object after all: an ordinary call on its value.
+            let value = self.load(place, span);
+            let result = self.fb.emit(
+                InstKind::Call {
+                    callee: Callee::Direct(name.to_string()),
+                    args: vec![value.value],
+                },
+                ty,
+                span,
+            );
+            return Ok(Some(Operand { value: result, ty }));
+        }
+        let (re_addr, _) = self.element_at(addr, complex, 0, span)?;
+        let (im_addr, _) = self.element_at(addr, complex, 1, span)?;
+        let re = self.load(
+            Place {
+                kind: PlaceKind::Mem(re_addr),
+                ty,
+            },
+            span,
+        );
+        let im = self.load(
+            Place {
+                kind: PlaceKind::Mem(im_addr),
+                ty,
+            },
+            span,
+        );
+        let suffix = match kind {
+            FloatKind::Float => "f",
+            FloatKind::LongDouble => "l",
+            _ => "",
+        };
+        let math = |f: &str| Callee::Direct(format!("{f}{suffix}"));
+        let value = match stem {
+            "creal" => return Ok(Some(re)),
+            "cimag" => return Ok(Some(im)),
+            "cabs" => self.fb.emit(
+                InstKind::Call {
+                    callee: math("hypot"),
+                    args: vec![re.value, im.value],
+                },
+                ty,
+                span,
+            ),
+            _ => self.fb.emit(
+                InstKind::Call {
+                    callee: math("atan2"),
+                    args: vec![im.value, re.value],
+                },
+                ty,
+                span,
+            ),
+        };
+        Ok(Some(Operand { value, ty }))
     }
 
     /// GCC builtins that have no declaration in any header.

@@ -745,6 +745,17 @@ pub fn plan(
     let outer_site = ctx
         .loop_site(&report.id)
         .ok_or_else(|| refuse("the loop's text was not found".into()))?;
+    // C99 complex numbers: the analysis reads their parts exactly, but CUDA C++ has no
+    // `_Complex` nor `creal`; the kernel needs `cuDoubleComplex` or `cuda::std::complex`.
+    let loop_text = &ctx.text[outer_site.span.start as usize..outer_site.span.end as usize];
+    if let Some(name) = identifiers(loop_text)
+        .into_iter()
+        .find(|n| is_complex_function(n))
+    {
+        return Err(refuse(format!(
+            "the loop calls `{name}` on a C99 `_Complex` value: CUDA has no `_Complex`; port the values to `cuDoubleComplex` (`cuCreal`, `cuCimag`) or `cuda::std::complex` by hand"
+        )));
+    }
     let nest_loop = |r: &LoopReport| -> Result<NestLoop, EmitError> {
         let ind = r
             .induction
@@ -1440,6 +1451,22 @@ fn declared_in(body: &str, name: &str) -> bool {
     };
     start < k && word(start) && (word(start + 1) || text(start + 1) == "*")
 }
+
+/// The C99 `<complex.h>` functions (`creal`, `cimagf`, `cabsl`, `conj`, `cexp`, ...).
+fn is_complex_function(name: &str) -> bool {
+    let stem = name
+        .strip_suffix('f')
+        .or_else(|| name.strip_suffix('l'))
+        .filter(|s| COMPLEX_FUNCTIONS.contains(s))
+        .unwrap_or(name);
+    COMPLEX_FUNCTIONS.contains(&stem)
+}
+
+const COMPLEX_FUNCTIONS: &[&str] = &[
+    "creal", "cimag", "cabs", "carg", "conj", "cproj", "cexp", "clog", "cpow", "csqrt", "csin",
+    "ccos", "ctan", "casin", "cacos", "catan", "csinh", "ccosh", "ctanh", "casinh", "cacosh",
+    "catanh",
+];
 
 /// `__device__` versions of the functions the loop calls (with their callees).
 fn device_code(ctx: &Ctx<'_>, report: &LoopReport, plan: &mut KernelPlan) -> Result<(), EmitError> {
