@@ -36,7 +36,8 @@ OPENMP = ["-D_OPENMP=201511"]
 GM_FILES = ("analyze.c average.c cdl.c colorspace.c command.c decorate.c effect.c enhance.c fx.c "
             "gem.c gradient.c pixel_iterator.c render.c resize.c segment.c shear.c texture.c "
             "transform.c")
-HYPRE_INCLUDES = ["-I", "{cfg}/hypre", "-I", ".", "-I", "utilities", "-I", "seq_mv", "-I", "parcsr_mv"]
+HYPRE_INCLUDES = ["-I", "{cfg}/hypre", "-I", ".", "-I", "utilities", "-I", "seq_mv", "-I", "parcsr_mv",
+                  "-I", "lapack", "-I", "blas"]
 APPS = [
     ("phonopy", "lattice dynamics", ("pypi", "phonopy", "4.10.0"), "phonopy-4.10.0/c", "*.c", OPENMP),
     ("phono3py", "anharmonic phonons", ("pypi", "phono3py", "4.10.0"), "phono3py-4.10.0/c", "*.c", OPENMP),
