@@ -188,8 +188,9 @@ def fetch():
             with tarfile.open(archive) as t:
                 t.extractall(ROOT, filter="data")
     for path, text in GENERATED.items():
-        if not path.startswith("cfg/") and not os.path.isdir(os.path.join(ROOT, path.split("/")[0])):
-            continue
+        top = os.path.join(ROOT, path.split("/")[0])
+        if not path.startswith("cfg/") and not os.path.isdir(top):
+            continue  # the application was not fetched
         path = os.path.join(ROOT, path)
         os.makedirs(os.path.dirname(path), exist_ok=True)
         with open(path, "w") as f:
