@@ -9,8 +9,9 @@ needs-profile and not-friendly, and the reasons of the others.
     python3 tools/realapps.py measure [APP...] # analyse them (release build of warpwise)
 
 Sources go to $WARPWISE_REALAPPS (default ~/.cache/warpwise-realapps), never into the
-repository. `fetch` needs root for `apt-get source` (it adds `deb-src` to the Debian
-sources) and reaches only Debian's and PyPI's registries. Standard library only.
+repository, with the configuration headers their builds would generate. `fetch` needs root
+for `apt-get source` (it adds `deb-src` to the Debian sources) and reaches only Debian's and
+PyPI's registries. Standard library only.
 """
 import collections
 import glob
@@ -28,7 +29,14 @@ ROOT = os.environ.get("WARPWISE_REALAPPS", os.path.expanduser("~/.cache/warpwise
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OPENMP = ["-D_OPENMP=201511"]
 
-# name, domain, where the sources come from, directory (relative to ROOT), files, flags
+# GraphicsMagick: the files holding the authors' OpenMP loops, less effect.c and render.c
+# (warpwise does not finish them in minutes: invariant.rs `region` on their large functions).
+GM_FILES = ("analyze.c average.c cdl.c colorspace.c command.c decorate.c enhance.c fx.c gem.c "
+            "gradient.c pixel_iterator.c resize.c segment.c shear.c texture.c transform.c")
+HYPRE_INCLUDES = ["-I", "{cfg}/hypre", "-I", ".", "-I", "utilities", "-I", "seq_mv",
+                  "-I", "parcsr_mv", "-I", "lapack", "-I", "blas"]
+# name, domain, where the sources come from, directory (relative to ROOT), files (globs
+# relative to the directory, separated by spaces), flags ({cfg}: the generated headers)
 APPS = [
     ("phonopy", "lattice dynamics", ("pypi", "phonopy", "4.10.0"), "phonopy-4.10.0/c", "*.c", OPENMP),
     ("phono3py", "anharmonic phonons", ("pypi", "phono3py", "4.10.0"), "phono3py-4.10.0/c", "*.c", OPENMP),
@@ -46,6 +54,14 @@ APPS = [
     ("sundials", "ODE solver vectors", ("deb", "sundials", "6.4.1"),
      "sundials-6.4.1/src/nvector/openmp", "nvector_openmp.c",
      OPENMP + ["-I", "{cfg}", "-I", "../../../include", "-I", "../../sundials"]),
+    # Sequential (no MPI) build with OpenMP; the sparse matrix and vector kernels under AMG.
+    ("hypre", "multigrid sparse linear algebra", ("deb", "hypre", "2.26.0"), "hypre-2.26.0/src",
+     "seq_mv/*.c parcsr_mv/*.c", OPENMP + HYPRE_INCLUDES),
+    # The distance kernels are a header; `fetch` writes a .c that includes it.
+    ("mdanalysis", "molecular dynamics", ("pypi", "MDAnalysis", "2.11.0"),
+     "mdanalysis-2.11.0/MDAnalysis/lib/include", "calc_distances.c", OPENMP + ["-DPARALLEL"]),
+    ("graphicsmagick", "image processing", ("deb", "graphicsmagick", "1.3.40"),
+     "GraphicsMagick-1.3.40/magick", GM_FILES, OPENMP + ["-I", "{cfg}/graphicsmagick", "-I", ".."]),
 ]
 
 # What CMake would generate for sundials' default double-precision build.
@@ -73,6 +89,61 @@ SUNDIALS_CONFIG = """#define SUNDIALS_VERSION "6.4.1"
 #define SUNDIALS_F77_FUNC_(name,NAME) name ## _
 """
 
+# What hypre's configure writes for `--without-MPI --with-openmp` (the parts the code reads).
+HYPRE_CONFIG = """#define HYPRE_RELEASE_NAME "hypre"
+#define HYPRE_RELEASE_VERSION "2.26.0"
+#define HYPRE_RELEASE_NUMBER 22600
+#define HYPRE_RELEASE_DATE "2022/10/14"
+#define HYPRE_RELEASE_TIME "00:00:00"
+#define HYPRE_RELEASE_BUGS "https://github.com/hypre-space/hypre/issues"
+#define HYPRE_DEVELOP_STRING ""
+#define HYPRE_MAXDIM 3
+#define HYPRE_SEQUENTIAL 1
+#define HYPRE_USING_OPENMP 1
+#define HYPRE_USING_HOST_MEMORY 1
+#define HYPRE_USING_HYPRE_BLAS 1
+#define HYPRE_USING_HYPRE_LAPACK 1
+#define HYPRE_FMANGLE 0
+#define HYPRE_FMANGLE_BLAS 0
+#define HYPRE_FMANGLE_LAPACK 0
+#define HYPRE_LINUX 1
+#define HAVE_STDLIB_H 1
+#define HAVE_STRING_H 1
+#define HAVE_INTTYPES_H 1
+#define HAVE_STDINT_H 1
+"""
+
+# What GraphicsMagick's configure writes on Linux with OpenMP, 16-bit quantum (Debian's Q16).
+GM_CONFIG = """#define HAVE_OPENMP 1
+#define QuantumDepth 16
+#define STDC_HEADERS 1
+#define HAS_C__func__ 1
+""" + "".join(f"#define HAVE_{h} 1\n" for h in (
+    "STDINT_H INTTYPES_H UNISTD_H STRING_H STDLIB_H LOCALE_H DIRENT_H PWD_H SYS_TYPES_H SYS_STAT_H "
+    "SYS_TIME_H SYS_TIMES_H SYS_WAIT_H SYS_MMAN_H SYS_RESOURCE_H SYS_POLL_H PTHREAD MMAP POLL "
+    "VSNPRINTF VSPRINTF SNPRINTF STRTOK_R STRERROR POPEN GETTIMEOFDAY TIMES SYSCONF PREAD PWRITE "
+    "DECL_PREAD DECL_PWRITE GETRUSAGE CLOCK_GETTIME LOCALTIME_R GMTIME_R CTIME_R MKSTEMP RAND_R "
+    "ATOLL STRTOLL").split()) + "".join(f'#define Magick{k} "{v}"\n' for k, v in {
+        "LibSubdir": "GraphicsMagick-1.3.40",
+        "LibConfigSubDir": "GraphicsMagick-1.3.40/config",
+        "ShareConfigSubDir": "GraphicsMagick-1.3.40/config",
+        "LibPath": "/usr/lib/GraphicsMagick-1.3.40/",
+        "LibConfigPath": "/usr/lib/GraphicsMagick-1.3.40/config/",
+        "SharePath": "/usr/share/GraphicsMagick-1.3.40/",
+        "ShareConfigPath": "/usr/share/GraphicsMagick-1.3.40/config/",
+        "CodersDirectory": "/usr/lib/GraphicsMagick-1.3.40/modules-Q16/coders",
+        "FilterDirectory": "/usr/lib/GraphicsMagick-1.3.40/modules-Q16/filters"}.items())
+
+# Generated files (relative to ROOT) and their text. calc_distances.h uses uint64_t without
+# including <stdint.h> (the Cython module that includes it has it already).
+GENERATED = {
+    "cfg/sundials/sundials_config.h": SUNDIALS_CONFIG,
+    "cfg/hypre/HYPRE_config.h": HYPRE_CONFIG,
+    "cfg/graphicsmagick/magick/magick_config.h": GM_CONFIG,
+    "mdanalysis-2.11.0/MDAnalysis/lib/include/calc_distances.c":
+        '#include <stdint.h>\n#include "calc_distances.h"\n',
+}
+
 PARALLEL_FOR = re.compile(r"omp\s+(parallel\s+)?for\b")
 
 
@@ -96,7 +167,8 @@ def fetch():
             # Only the upstream tarball is needed (some Debian parts of old releases are
             # gone from the mirror, which apt-get reports as a failure).
             subprocess.run(["apt-get", "source", "-qq", "--download-only", package], cwd=ROOT)
-            archives = glob.glob(os.path.join(ROOT, f"{package}_*.orig.tar.*"))
+            archives = [a for a in glob.glob(os.path.join(ROOT, f"{package}_*.orig.tar.*"))
+                        if not a.endswith(".asc")]
             if not archives:
                 sys.exit(f"no upstream tarball of {package} could be downloaded")
             with tarfile.open(archives[0]) as t:
@@ -115,10 +187,14 @@ def fetch():
             urllib.request.urlretrieve(url, archive)
             with tarfile.open(archive) as t:
                 t.extractall(ROOT, filter="data")
-    cfg = os.path.join(ROOT, "cfg", "sundials")
-    os.makedirs(cfg, exist_ok=True)
-    with open(os.path.join(cfg, "sundials_config.h"), "w") as f:
-        f.write(SUNDIALS_CONFIG)
+    for path, text in GENERATED.items():
+        top = os.path.join(ROOT, path.split("/")[0])
+        if not path.startswith("cfg/") and not os.path.isdir(top):
+            continue  # the application was not fetched
+        path = os.path.join(ROOT, path)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w") as f:
+            f.write(text)
     # velvet's Debian source drops its bundled zlib; the system's has the same API.
     zlib = os.path.join(ROOT, "velvet_1.2.10", "third-party", "zlib-1.2.3")
     if os.path.isdir(os.path.dirname(os.path.dirname(zlib))) and not os.path.isdir(zlib):
@@ -136,7 +212,8 @@ def measure(only):
         if only and name not in only:
             continue
         cwd = os.path.join(ROOT, directory)
-        files = sorted(os.path.basename(f) for f in glob.glob(os.path.join(cwd, pattern)))
+        files = sorted(os.path.relpath(f, cwd) for p in pattern.split()
+                       for f in glob.glob(os.path.join(cwd, p)))
         if not files:
             print(f"== {name}: not fetched ({cwd})")
             continue
