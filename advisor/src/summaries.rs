@@ -506,9 +506,29 @@ fn exact_quotient(m: &Expr, b: &Expr) -> Option<Expr> {
     Some(Expr::Poly(Poly::from_terms(terms)))
 }
 
+/// Merges equal accesses: the bytes are written on every call when one of the stores is
+/// made on every call; a load is covered only when each of the merged ones is.
 fn dedup(effects: &mut Vec<Effect>) {
-    let mut seen = HashSet::new();
-    effects.retain(|e| seen.insert(e.clone()));
+    let mut index: HashMap<Effect, usize> = HashMap::new();
+    let mut out: Vec<Effect> = Vec::new();
+    for e in effects.drain(..) {
+        let key = Effect {
+            must: false,
+            covered: false,
+            ..e.clone()
+        };
+        match index.get(&key) {
+            Some(&k) => {
+                out[k].must |= e.must;
+                out[k].covered &= e.covered;
+            }
+            None => {
+                index.insert(key, out.len());
+                out.push(e);
+            }
+        }
+    }
+    *effects = out;
 }
 
 /// Too many accesses: one access per object and direction, at an unknown offset.
