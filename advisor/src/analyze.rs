@@ -574,6 +574,8 @@ impl<'a> FunctionContext<'a> {
     fn privacy(&self, id: LoopId, accesses: &[MemAccess]) -> crate::privatize::Privacy {
         let scope = crate::privatize::Scope {
             program: &self.unit.lowered.program,
+            summaries: self.summaries,
+            unit: self.unit_index,
             func: self.func,
             forest: self.forest,
             rec: self.rec,

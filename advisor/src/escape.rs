@@ -3,7 +3,8 @@
 //! function of the program that does not keep it, cannot be reached through any other
 //! pointer, so every access to it is one the IR shows structurally.
 
-use frontend::ir::{Callee, Function, InstKind, Program, Slot, Terminator, Value};
+use crate::program::ProgramView;
+use frontend::ir::{Callee, Function, InstKind, Slot, Terminator, Value};
 use std::collections::HashSet;
 
 /// Library functions that only access their pointer arguments during the call, and
@@ -27,9 +28,11 @@ pub struct SlotAddresses {
     pub escapes: bool,
 }
 
-/// Follows every address derived from `slot` through the function.
+/// Follows every address derived from `slot` through the function (of unit `unit` of the
+/// program `view`: calls resolve program-wide).
 pub fn slot_addresses(
-    program: &Program,
+    view: &ProgramView,
+    unit: usize,
     func: &Function,
     slot: Slot,
     users: &[Vec<Value>],
@@ -38,37 +41,41 @@ pub fn slot_addresses(
         .values()
         .filter(|v| func.inst(*v).kind == InstKind::SlotAddr(slot))
         .collect();
-    let (derived, escapes) = follow(program, func, roots, users, 0, &mut Vec::new());
+    let (derived, escapes) = follow(view, unit, func, roots, users, 0, &mut Vec::new());
     SlotAddresses { derived, escapes }
 }
 
 /// Whether a function of the program may keep (store, return) the pointer it receives as
-/// argument `position`, or pass it somewhere that might. Unknown functions may.
-pub fn callee_captures(program: &Program, name: &str, position: usize) -> bool {
-    captures(program, name, position, 0, &mut Vec::new())
+/// argument `position` when called from unit `unit`, or pass it somewhere that might.
+/// Unknown functions may.
+pub fn callee_captures(view: &ProgramView, unit: usize, name: &str, position: usize) -> bool {
+    captures(view, unit, name, position, 0, &mut Vec::new())
 }
 
 fn captures(
-    program: &Program,
+    view: &ProgramView,
+    unit: usize,
     name: &str,
     position: usize,
     depth: u32,
-    stack: &mut Vec<String>,
+    stack: &mut Vec<(usize, String)>,
 ) -> bool {
-    let Some(f) = program.function(name) else {
+    let Some(r) = view.resolve(unit, name) else {
         return true;
     };
+    let f = view.function(r);
+    let key = (r.unit, name.to_string());
     let Some(param) = f.params.get(position) else {
         // A variadic argument: the callee reads it with `va_arg`, untracked here.
         return true;
     };
     // A parameter spilled to a slot has its address taken: its value lives in memory.
-    if param.slot.is_some() || depth > 8 || stack.iter().any(|n| n == name) {
+    if param.slot.is_some() || depth > 8 || stack.contains(&key) {
         return true;
     }
-    stack.push(name.to_string());
+    stack.push(key);
     let users = f.users();
-    let (_, escapes) = follow(program, f, vec![param.value], &users, depth, stack);
+    let (_, escapes) = follow(view, r.unit, f, vec![param.value], &users, depth, stack);
     stack.pop();
     escapes
 }
@@ -77,14 +84,15 @@ fn captures(
 /// address out (stored as a value, returned, merged by a phi or select, passed to a call
 /// that may keep it, converted to an integer).
 fn follow(
-    program: &Program,
+    view: &ProgramView,
+    unit: usize,
     func: &Function,
     roots: Vec<Value>,
     users: &[Vec<Value>],
     depth: u32,
-    stack: &mut Vec<String>,
+    stack: &mut Vec<(usize, String)>,
 ) -> (HashSet<Value>, bool) {
-    let types = &program.types;
+    let types = &view.unit(unit).lowered.program.types;
     let mut derived: HashSet<Value> = roots.iter().copied().collect();
     let mut work = roots;
     let mut escapes = false;
@@ -124,7 +132,7 @@ fn follow(
                 } => args.iter().enumerate().any(|(position, a)| {
                     *a == d
                         && !is_copy_argument(name, position)
-                        && captures(program, name, position, depth + 1, stack)
+                        && captures(view, unit, name, position, depth + 1, stack)
                 }),
                 _ => true,
             };
@@ -176,6 +184,7 @@ mod tests {
     /// Whether the slot named `name` of function `f` escapes.
     fn check(source: &str, f: &str, name: &str, escapes: bool) {
         let u = unit(source);
+        let view = ProgramView::single(&u);
         let program = &u.lowered.program;
         let func = program.function(f).expect("function");
         let slot = func
@@ -184,7 +193,7 @@ mod tests {
             .position(|s| s.name == name)
             .expect("slot");
         let users = func.users();
-        let found = slot_addresses(program, func, Slot(slot as u32), &users);
+        let found = slot_addresses(&view, 0, func, Slot(slot as u32), &users);
         assert_eq!(found.escapes, escapes, "{name} in {source}");
     }
 

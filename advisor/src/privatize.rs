@@ -23,7 +23,10 @@ use crate::escape::{
 };
 use crate::model::{Private, PrivateKind, Storage};
 use crate::mustwrite::{Effect, Flow, Interval};
-use crate::space::Space;
+use crate::space::{extreme, Space};
+use crate::summaries::{
+    instantiate, range_to_iv, sign_from_lower, swept, synthetic_loop, Base, Fresh, Summaries,
+};
 use analyses::reconstruct::Reconstruction;
 use analyses::symbols::SymbolOrigin;
 use frontend::ir::{Block, Callee, Function, GlobalId, InstKind, Program, Slot, Value};
@@ -36,6 +39,9 @@ use symbolic::{Expr, Var};
 #[derive(Debug)]
 pub struct Scope<'a> {
     pub program: &'a Program,
+    /// The whole program's callee summaries, and the index of this function's unit in it.
+    pub summaries: &'a Summaries<'a>,
+    pub unit: usize,
     pub func: &'a Function,
     pub forest: &'a LoopForest,
     pub rec: &'a Reconstruction,
@@ -55,6 +61,13 @@ pub struct Privacy {
     pub contained_calls: HashSet<Value>,
     /// Header phis of scalars written before they are read in every iteration.
     pub phis: HashSet<Value>,
+    /// The symbols of the per-iteration and private objects: what a callee accesses
+    /// through them is private too (the must-write analysis saw those accesses, through
+    /// the callee's summary).
+    pub objects: HashSet<Var>,
+    /// Calls of the loop that pass the address of a per-iteration or private object, with
+    /// the object's symbol.
+    pub object_calls: Vec<(Value, Var)>,
     pub entries: Vec<Private>,
     pub assumptions: Vec<String>,
 }
@@ -79,6 +92,10 @@ impl Privacy {
             .chain(&self.calls)
             .chain(&self.contained_calls)
             .any(|v| inner.contains(func.inst(*v).block) && !private_inside(v))
+            || self.object_calls.iter().any(|(call, object)| {
+                inner.contains(func.inst(*call).block)
+                    && !inner_privacy.is_some_and(|p| p.objects.contains(object))
+            })
     }
 
     /// The accesses that stay shared between iterations.
@@ -88,9 +105,15 @@ impl Privacy {
             .filter(|a| {
                 !self.accesses.contains(&a.inst)
                     // A callee's accesses carry the call as `inst`: those of calls that
-                    // only touch private storage are private too.
+                    // only touch private storage are private too, and so are those into a
+                    // private object.
                     && !(a.callee.is_some()
-                        && (self.calls.contains(&a.inst) || self.contained_calls.contains(&a.inst)))
+                        && (self.calls.contains(&a.inst)
+                            || self.contained_calls.contains(&a.inst)
+                            || (!a.alternatives.is_empty()
+                                && a.alternatives.iter().all(|(b, _)| {
+                                    b.as_ref().is_some_and(|b| self.objects.contains(b))
+                                }))))
             })
             .collect()
     }
@@ -158,6 +181,7 @@ pub fn classify(
         }
     }
     c.private_calls(&mut out);
+    c.private_objects(&mut out);
     c.private_phis(&mut out);
     c.entries(&mut out);
     if out.entries.iter().any(|e| e.storage.is_some())
@@ -218,11 +242,15 @@ impl Classifier<'_, '_> {
     }
 
     fn slot_addresses(&mut self, slot: Slot) -> &SlotAddresses {
-        let (program, func) = (self.scope.program, self.scope.func);
+        let (view, unit, func) = (
+            self.scope.summaries.view(),
+            self.scope.unit,
+            self.scope.func,
+        );
         let users = &self.users;
         self.addresses
             .entry(slot)
-            .or_insert_with(|| slot_addresses(program, func, slot, users))
+            .or_insert_with(|| slot_addresses(view, unit, func, slot, users))
     }
 
     /// The memory object a base symbol stands for.
@@ -314,11 +342,28 @@ impl Classifier<'_, '_> {
                 t.iter().for_each(|(o, _)| push(*o));
             }
         }
+        let view = self.scope.summaries.view();
         for (_, name, args) in self.calls() {
             let Some(name) = name else { continue };
             if let Some(dst) = args.first().filter(|_| is_copy_argument(&name, 0)) {
                 if let Some(t) = self.targets(*dst) {
                     t.iter().for_each(|(o, _)| push(*o));
+                }
+            }
+            // A function of the program that writes through a pointer argument.
+            let Some(f) = view.resolve(self.scope.unit, &name) else {
+                continue;
+            };
+            let summary = self.scope.summaries.of(f);
+            for (k, a) in args.iter().enumerate() {
+                let writes = summary
+                    .effects
+                    .iter()
+                    .any(|e| e.is_store && e.base == Base::Param(k as u32));
+                if writes && self.is_pointer(*a) {
+                    if let Some(t) = self.targets(*a) {
+                        t.iter().for_each(|(o, _)| push(*o));
+                    }
                 }
             }
         }
@@ -364,7 +409,8 @@ impl Classifier<'_, '_> {
                 Touches::Named(g)
             }
         };
-        let effects = self.effects(object, &touches)?;
+        let mut used = Vec::new();
+        let effects = self.effects(object, &touches, &mut used)?;
         let flow = Flow {
             func: self.func(),
             forest: self.scope.forest,
@@ -383,6 +429,7 @@ impl Classifier<'_, '_> {
             return None;
         }
         assumptions.extend(outcome.assumptions);
+        assumptions.extend(used);
         Some(live_after)
     }
 
@@ -415,14 +462,14 @@ impl Classifier<'_, '_> {
 
     /// What each instruction of the loop does to `object`; `None` when some access cannot
     /// be described (the object is then shared).
-    fn effects(&self, object: Object, touches: &Touches) -> Option<HashMap<Value, Effect>> {
+    fn effects(
+        &self,
+        object: Object,
+        touches: &Touches,
+        used: &mut Vec<String>,
+    ) -> Option<HashMap<Value, Effect>> {
         let func = self.func();
-        let offsets = |addr: Value| -> Option<Vec<Expr>> {
-            self.targets(addr)?
-                .into_iter()
-                .map(|(o, e)| (o == object).then_some(e))
-                .collect()
-        };
+        let offsets = |addr: Value| self.object_offsets(object, addr);
         let whole = self.object_size(object).map(|n| Interval {
             lo: Expr::constant(0),
             hi: Expr::integer(n.into()),
@@ -464,6 +511,12 @@ impl Classifier<'_, '_> {
                             Callee::Direct(n) => n.as_str(),
                             Callee::Indirect(_) => return None,
                         };
+                        if !COPY.contains(&name) {
+                            if let Some(e) = self.call_effect(object, name, args, &touched, used) {
+                                effects.insert(v, e);
+                                continue;
+                            }
+                        }
                         for k in touched {
                             if is_copy_argument(name, k) {
                                 let count =
@@ -508,6 +561,128 @@ impl Classifier<'_, '_> {
             }
         }
         Some(effects)
+    }
+
+    /// The offsets into `object` of every alternative of an address, when all point into it.
+    fn object_offsets(&self, object: Object, addr: Value) -> Option<Vec<Expr>> {
+        self.targets(addr)?
+            .into_iter()
+            .map(|(o, e)| (o == object).then_some(e))
+            .collect()
+    }
+
+    /// What a call to a function of the program does to `object`, whose address it
+    /// receives at the argument positions `touched`, from the callee's side-effect summary
+    /// instantiated with the call's arguments: its loads of the object are reads (but for
+    /// those of bytes the call itself has written before), its stores may-writes, and the
+    /// stores it makes on every call over a contiguous section must-writes. `None` when the
+    /// summary is not known in full (recursion, a call through a pointer...), or the callee
+    /// may keep the pointer: the caller then assumes any byte may be read and written.
+    fn call_effect(
+        &self,
+        object: Object,
+        name: &str,
+        args: &[Value],
+        touched: &[usize],
+        used: &mut Vec<String>,
+    ) -> Option<Effect> {
+        let summaries = self.scope.summaries;
+        let view = summaries.view();
+        let f = view.resolve(self.scope.unit, name)?;
+        if summaries.is_recursive(f) {
+            return None;
+        }
+        let summary = summaries.of(f);
+        if !summary.unknown.is_empty()
+            || touched
+                .iter()
+                .any(|k| callee_captures(view, self.scope.unit, name, *k))
+        {
+            return None;
+        }
+        let arg_exprs: Vec<Vec<Expr>> = args
+            .iter()
+            .map(|a| self.scope.rec.of(*a).to_vec())
+            .collect();
+        let instance = instantiate(&summary, name, &arg_exprs, &mut Fresh::default());
+        let mut env = self.space.map(|s| s.env.clone()).unwrap_or_default();
+        for r in &instance.ranges {
+            env.set(r.var.clone(), sign_from_lower(&r.lo));
+        }
+        let space = Space {
+            ivs: instance
+                .ranges
+                .iter()
+                .enumerate()
+                .map(|(k, r)| range_to_iv(r, synthetic_loop(k)))
+                .collect(),
+            env: env.clone(),
+            assumptions: Vec::new(),
+        };
+        let ranges: HashSet<Var> = instance.ranges.iter().map(|r| r.var.clone()).collect();
+        let whole = self.object_size(object).map(|n| Interval {
+            lo: Expr::constant(0),
+            hi: Expr::integer(n.into()),
+        });
+        // The bytes an access may touch over the callee's ranges.
+        let section = |offset: &Expr, elem: u64, used: &mut Vec<String>| -> Option<Interval> {
+            let lo = extreme(offset, &space, false, used)?;
+            let hi = extreme(offset, &space, true, used)?
+                .checked_add(&Expr::integer(elem.into()))
+                .ok()?;
+            let interval = Interval { lo, hi };
+            (!interval
+                .lo
+                .vars()
+                .iter()
+                .chain(interval.hi.vars().iter())
+                .any(|v| ranges.contains(v)))
+            .then_some(interval)
+        };
+        let mut effect = Effect::default();
+        let mut assumed = Vec::new();
+        for (e, access) in summary.effects.iter().zip(&instance.accesses) {
+            let Base::Param(p) = e.base else { continue };
+            if !touched.contains(&(p as usize)) {
+                continue;
+            }
+            let bases = self.object_offsets(object, args[p as usize])?;
+            let offset = access.effect.offset.as_ref().ok();
+            let fulls: Option<Vec<Expr>> =
+                offset.and_then(|o| bases.iter().map(|b| b.checked_add(o).ok()).collect());
+            let sections: Option<Vec<Interval>> = fulls.as_ref().and_then(|fs| {
+                fs.iter()
+                    .map(|f| section(f, e.elem_bytes, &mut assumed))
+                    .collect()
+            });
+            if !e.is_store {
+                if e.covered {
+                    continue;
+                }
+                match (sections, &whole) {
+                    (Some(rs), _) => effect.reads.extend(rs),
+                    (None, Some(w)) => effect.reads.push(w.clone()),
+                    (None, None) => effect.unknown_read = true,
+                }
+                continue;
+            }
+            match (sections, &whole) {
+                (Some(ws), _) => effect.may.extend(ws),
+                (None, Some(w)) => effect.may.push(w.clone()),
+                (None, None) => effect.unknown_write = true,
+            }
+            if let (true, Some([full])) = (access.effect.must, fulls.as_deref()) {
+                if let Some((lo, hi)) = swept(full, e.elem_bytes, &instance.ranges, &env) {
+                    effect.must.push(Interval { lo, hi });
+                }
+            }
+        }
+        for a in assumed {
+            if !used.contains(&a) {
+                used.push(a);
+            }
+        }
+        Some(effect)
     }
 
     /// Whether some block reachable from the loop's exits (outside the loop) reads the
@@ -567,13 +742,42 @@ impl Classifier<'_, '_> {
                             t.iter()
                                 .all(|(o, _)| !holds_pointers(types, self.object_type(*o)))
                         })
-                        && !callee_captures(program, &name, k)
+                        && !callee_captures(self.scope.summaries.view(), self.scope.unit, &name, k)
                 } else {
                     !holds_pointers(types, ty)
                 }
             });
             if contained && self_contained(program, &name, 0, &mut Vec::new()) {
                 out.contained_calls.insert(v);
+            }
+        }
+    }
+
+    /// The symbols of per-iteration and private objects, and the calls given their address.
+    fn private_objects(&self, out: &mut Privacy) {
+        let func = self.func();
+        let rec = self.scope.rec;
+        for v in func.values() {
+            let object = match func.inst(v).kind {
+                InstKind::SlotAddr(s) => Object::Slot(s),
+                InstKind::GlobalAddr(g) => Object::Global(g),
+                _ => continue,
+            };
+            if self.is_private_object(object) {
+                if let Some(var) = rec.symbol(v) {
+                    out.objects.insert(var.clone());
+                }
+            }
+        }
+        for (v, _, args) in self.calls() {
+            for a in args {
+                for e in rec.of(a) {
+                    if let (Some(b), _) = split_base(e, &rec.symbols) {
+                        if out.objects.contains(&b) && !out.object_calls.contains(&(v, b.clone())) {
+                            out.object_calls.push((v, b));
+                        }
+                    }
+                }
             }
         }
     }

@@ -71,6 +71,16 @@ pub struct Effect {
     pub offset: Result<Expr, String>,
     /// Some calls of the function may skip it (it is under a condition).
     pub conditional: bool,
+    /// A store made on every call, at every value of the range variables its offset
+    /// mentions: no path skips it, and every loop around it covers exactly its range (step
+    /// 1 or -1, left only at its header's test, its variable in the offset), so that its
+    /// bytes are written whenever the function returns (see [`swept`]). A loop that runs
+    /// zero times writes an empty section. Never set when unsure.
+    pub must: bool,
+    /// A load of bytes the same call has certainly written before it (a must-write of the
+    /// function on every path to it covers them): it never sees a value from before the
+    /// call.
+    pub covered: bool,
     /// The functions below this one the access is made in, outermost first (empty: in the
     /// function itself).
     pub through: Vec<String>,
@@ -424,6 +434,7 @@ impl<'v> Summaries<'v> {
             forest: &forest,
             rec: &rec,
             ranges_of_loop: HashMap::new(),
+            exact: HashMap::new(),
             summary: Summary {
                 function: func.name.clone(),
                 params: func
@@ -438,16 +449,20 @@ impl<'v> Summaries<'v> {
             quotients: HashSet::new(),
         };
         b.loop_ranges();
+        // Where each effect is made: its block and instruction index.
+        let mut positions: Vec<(Block, usize)> = Vec::new();
         for block in func.blocks() {
-            for &v in &func.block(block).insts {
+            for (k, &v) in func.block(block).insts.iter().enumerate() {
                 match &func.inst(v).kind {
                     InstKind::Load { addr } => b.own_access(block, v, *addr, false),
                     InstKind::Store { addr, .. } => b.own_access(block, v, *addr, true),
                     InstKind::Call { callee, args } => b.call(block, callee, args, skip),
                     _ => {}
                 }
+                positions.resize(b.summary.effects.len(), (block, k));
             }
         }
+        b.mark_covered(&positions);
         let mut summary = b.summary;
         dedup(&mut summary.effects);
         summary.unknown.sort();
@@ -491,9 +506,29 @@ fn exact_quotient(m: &Expr, b: &Expr) -> Option<Expr> {
     Some(Expr::Poly(Poly::from_terms(terms)))
 }
 
+/// Merges equal accesses: the bytes are written on every call when one of the stores is
+/// made on every call; a load is covered only when each of the merged ones is.
 fn dedup(effects: &mut Vec<Effect>) {
-    let mut seen = HashSet::new();
-    effects.retain(|e| seen.insert(e.clone()));
+    let mut index: HashMap<Effect, usize> = HashMap::new();
+    let mut out: Vec<Effect> = Vec::new();
+    for e in effects.drain(..) {
+        let key = Effect {
+            must: false,
+            covered: false,
+            ..e.clone()
+        };
+        match index.get(&key) {
+            Some(&k) => {
+                out[k].must |= e.must;
+                out[k].covered &= e.covered;
+            }
+            None => {
+                index.insert(key, out.len());
+                out.push(e);
+            }
+        }
+    }
+    *effects = out;
 }
 
 /// Too many accesses: one access per object and direction, at an unknown offset.
@@ -502,6 +537,8 @@ fn collapse(effects: &mut Vec<Effect>) {
         e.offset = Err("too many accesses to summarize".into());
         e.through.clear();
         e.conditional = true;
+        e.must = false;
+        e.covered = false;
     }
     let mut seen = HashSet::new();
     effects.retain(|e| seen.insert((e.base.clone(), e.is_store, e.elem_bytes, e.ty.clone())));
@@ -595,6 +632,8 @@ pub fn library_summary(name: &str) -> Option<Summary> {
         ty: EffectType::Bytes,
         offset: Ok(Expr::var(t.name())),
         conditional: false,
+        must: is_store,
+        covered: false,
         through: Vec::new(),
     };
     // Bytes [0, n): `t` over [0, n - 1], with `n` the last argument.
@@ -613,6 +652,8 @@ pub fn library_summary(name: &str) -> Option<Summary> {
         ty: EffectType::Scalar(ty),
         offset: Ok(Expr::constant(0)),
         conditional: false,
+        must: true,
+        covered: false,
         through: Vec::new(),
     };
     let int = Type::Int {
@@ -634,6 +675,59 @@ pub fn library_summary(name: &str) -> Option<Summary> {
         ranges,
         ..Summary::default()
     })
+}
+
+/// The bytes `[lo, hi)` a store of `elem_bytes` at `offset` writes over every value of the
+/// range variables of `ranges` (outermost first) its offset mentions, when consecutive
+/// values write adjacent bytes (`8*k` for 8-byte elements; `24*j + 8*k` for `k` then `j`
+/// when `k` covers `[0, 2]`). `None` when a range variable is left that does not sweep. An
+/// empty range gives an empty (or reversed) interval, which covers nothing.
+pub fn swept(
+    offset: &Expr,
+    elem_bytes: u64,
+    ranges: &[RangeVar],
+    env: &SignEnv,
+) -> Option<(Expr, Expr)> {
+    let mut lo = offset.clone();
+    let mut hi = offset
+        .checked_add(&Expr::integer(BigInt::from(elem_bytes)))
+        .ok()?;
+    let zero = |e: Result<Expr, _>| {
+        e.ok()
+            .and_then(|e: Expr| e.as_integer())
+            .is_some_and(|d| d == BigInt::from(0))
+    };
+    for r in ranges.iter().rev() {
+        let k = &r.var;
+        if !lo.vars().contains(k) && !hi.vars().contains(k) {
+            continue;
+        }
+        let next = HashMap::from([(
+            k.clone(),
+            Expr::var(k.name()).checked_add(&Expr::constant(1)).ok()?,
+        )]);
+        let stride = lo.substitute(&next).ok()?.checked_sub(&lo).ok()?;
+        let width = hi.checked_sub(&lo).ok()?;
+        if stride.vars().contains(k) || width.vars().contains(k) {
+            return None;
+        }
+        let at = |e: &Expr, value: &Expr| {
+            e.substitute(&HashMap::from([(k.clone(), value.clone())]))
+                .ok()
+        };
+        let sign = symbolic::compare(&stride, &Expr::constant(0), env);
+        if zero(stride.checked_sub(&width)) && sign == symbolic::Cmp::Greater {
+            (lo, hi) = (at(&lo, &r.lo)?, at(&hi, &r.hi)?);
+        } else if zero(stride.checked_add(&width)) && sign == symbolic::Cmp::Less {
+            (lo, hi) = (at(&lo, &r.hi)?, at(&hi, &r.lo)?);
+        } else {
+            return None;
+        }
+    }
+    let left = ranges
+        .iter()
+        .any(|r| lo.vars().contains(&r.var) || hi.vars().contains(&r.var));
+    (!left).then_some((lo, hi))
 }
 
 /// Where an instantiated access lies, in the caller's terms.
@@ -778,6 +872,7 @@ pub fn instantiate(
         instance.accesses.push(Instantiated {
             place,
             effect: Effect {
+                must: e.must && offset.is_ok(),
                 offset,
                 through,
                 ..e.clone()
@@ -807,6 +902,9 @@ struct Builder<'s, 'v> {
     rec: &'s Reconstruction,
     /// The range variable of each normalizable loop whose bounds are expressible.
     ranges_of_loop: HashMap<LoopId, Var>,
+    /// The loops among those that run over exactly their range: step 1 or -1, left only at
+    /// the header's test.
+    exact: HashMap<LoopId, Var>,
     summary: Summary,
     fresh: Fresh,
     private: HashSet<Value>,
@@ -871,6 +969,12 @@ impl Builder<'_, '_> {
                     lo: iv.lo.clone(),
                     hi: iv.hi.clone(),
                 });
+                let l = self.forest.loop_(id);
+                if iv.step.abs() == 1
+                    && matches!(l.exits.as_slice(), [(from, _)] if *from == l.header)
+                {
+                    self.exact.insert(id, iv.var.clone());
+                }
                 self.ranges_of_loop.insert(id, iv.var);
             }
         }
@@ -1040,6 +1144,7 @@ impl Builder<'_, '_> {
         elem_bytes: u64,
         ty: EffectType,
         conditional: bool,
+        (must, covered): (bool, bool),
         through: Vec<String>,
         extra: &HashSet<Var>,
     ) {
@@ -1083,6 +1188,7 @@ impl Builder<'_, '_> {
             (_, Err(why)) => Err(why),
             (None, Ok(_)) => Err("the offset is too large to represent".into()),
         };
+        let must = must && is_store && self.must_offset(block, &offset, extra);
         self.summary.effects.push(Effect {
             base,
             is_store,
@@ -1090,8 +1196,154 @@ impl Builder<'_, '_> {
             ty,
             offset,
             conditional,
+            must,
+            covered: covered && !is_store,
             through,
         });
+    }
+
+    /// The range variables of the loops around `block` when the block runs on every call
+    /// at every value of them: it is not under a condition, and each loop around it covers
+    /// exactly its range (see `exact`).
+    fn must_context(&self, block: Block) -> Option<Vec<Var>> {
+        if conditional_in_function(self.func, self.forest, block) {
+            return None;
+        }
+        let mut vars = Vec::new();
+        let mut level = self.forest.innermost(block);
+        while let Some(id) = level {
+            vars.push(self.exact.get(&id)?.clone());
+            level = self.forest.loop_(id).parent;
+        }
+        Some(vars)
+    }
+
+    /// Whether a store at `block` with this offset writes all its bytes on every call: the
+    /// block runs at every value of the loops around it, whose variables the offset
+    /// mentions, and the offset mentions nothing else but scalar parameters and the range
+    /// variables of an instantiated callee (`extra`, whose must-writes sweep them).
+    fn must_offset(
+        &self,
+        block: Block,
+        offset: &Result<Expr, String>,
+        extra: &HashSet<Var>,
+    ) -> bool {
+        let (Some(context), Ok(offset)) = (self.must_context(block), offset) else {
+            return false;
+        };
+        let vars = offset.vars();
+        let params = self.scalar_params();
+        context.iter().all(|v| vars.contains(v))
+            && vars
+                .iter()
+                .all(|v| params.contains(v) || context.contains(v) || extra.contains(v))
+    }
+
+    /// Marks the loads whose bytes a must-write of the function has written before them on
+    /// every path (`positions`: the block and instruction index of each effect).
+    fn mark_covered(&mut self, positions: &[(Block, usize)]) {
+        let space = self.summary.space();
+        let ranges: HashMap<Var, &RangeVar> = self
+            .summary
+            .ranges
+            .iter()
+            .map(|r| (r.var.clone(), r))
+            .collect();
+        let loops_around = |block: Block| -> HashSet<LoopId> {
+            let mut out = HashSet::new();
+            let mut level = self.forest.innermost(block);
+            while let Some(id) = level {
+                out.insert(id);
+                level = self.forest.loop_(id).parent;
+            }
+            out
+        };
+        let mut covered = Vec::new();
+        for (i, r) in self.summary.effects.iter().enumerate() {
+            if r.is_store || r.covered || !matches!(r.base, Base::Param(_)) {
+                continue;
+            }
+            let (Ok(read), Some(&(rb, ri))) = (&r.offset, positions.get(i)) else {
+                continue;
+            };
+            let around_read = loops_around(rb);
+            let found = self.summary.effects.iter().enumerate().any(|(j, w)| {
+                let Some(&(wb, wi)) = positions.get(j) else {
+                    return false;
+                };
+                // The write runs before the read: its block dominates the read's, or the
+                // outermost loop around it but not around the read (which the write sweeps,
+                // and leaves only at its header: complete) has a header that does.
+                let outer = {
+                    let mut level = self.forest.innermost(wb);
+                    let mut last = None;
+                    while let Some(id) = level {
+                        if around_read.contains(&id) {
+                            break;
+                        }
+                        last = Some(id);
+                        level = self.forest.loop_(id).parent;
+                    }
+                    last
+                };
+                let before = match outer {
+                    Some(id) => self.forest.dominates(self.forest.loop_(id).header, rb),
+                    None if wb == rb => wi < ri,
+                    None => self.forest.dominates(wb, rb),
+                };
+                let Ok(written) = &w.offset else { return false };
+                if !w.must || w.base != r.base || !before {
+                    return false;
+                }
+                // The variables of loops around both are the same at both points.
+                let common: HashSet<Var> = loops_around(wb)
+                    .intersection(&around_read)
+                    .filter_map(|id| self.ranges_of_loop.get(id).cloned())
+                    .collect();
+                let others: Vec<RangeVar> = self
+                    .summary
+                    .ranges
+                    .iter()
+                    .filter(|x| !common.contains(&x.var))
+                    .cloned()
+                    .collect();
+                let Some((wlo, whi)) = swept(written, w.elem_bytes, &others, &space.env) else {
+                    return false;
+                };
+                let sub = Space {
+                    ivs: others
+                        .iter()
+                        .enumerate()
+                        .map(|(k, x)| range_to_iv(x, synthetic_loop(k)))
+                        .collect(),
+                    env: space.env.clone(),
+                    assumptions: Vec::new(),
+                };
+                let mut used = Vec::new();
+                let lo = extreme(read, &sub, false, &mut used);
+                let hi = extreme(read, &sub, true, &mut used).and_then(|h| {
+                    h.checked_add(&Expr::integer(BigInt::from(r.elem_bytes)))
+                        .ok()
+                });
+                let (Some(lo), Some(hi)) = (lo, hi) else {
+                    return false;
+                };
+                used.is_empty()
+                    && !lo
+                        .vars()
+                        .iter()
+                        .chain(hi.vars().iter())
+                        .any(|v| ranges.contains_key(v) && !common.contains(v))
+                    && symbolic::compare(&wlo, &lo, &space.env).is_le()
+                    && symbolic::compare(&hi, &whi, &space.env).is_le()
+            });
+            if found {
+                covered.push(i);
+            }
+        }
+        for i in covered {
+            self.summary.effects[i].covered = true;
+        }
     }
 
     fn own_access(&mut self, block: Block, v: Value, addr: Value, is_store: bool) {
@@ -1106,6 +1358,7 @@ impl Builder<'_, '_> {
                 .unknown
                 .push("writes memory at an address it cannot express".into());
         }
+        let single = alternatives.len() == 1;
         for address in alternatives {
             self.record(
                 block,
@@ -1115,6 +1368,7 @@ impl Builder<'_, '_> {
                 elem_bytes,
                 ty.clone(),
                 conditional,
+                (single, false),
                 Vec::new(),
                 &HashSet::new(),
             );
@@ -1187,6 +1441,7 @@ impl Builder<'_, '_> {
                             .unknown
                             .push(format!("passes `{name}` an argument it cannot express"));
                     }
+                    let single = alternatives.len() == 1;
                     for address in alternatives {
                         self.record(
                             block,
@@ -1196,6 +1451,7 @@ impl Builder<'_, '_> {
                             e.elem_bytes,
                             ty.clone(),
                             conditional,
+                            (e.must && single, e.covered),
                             e.through.clone(),
                             &extra,
                         );
@@ -1206,10 +1462,12 @@ impl Builder<'_, '_> {
                         .offset
                         .clone()
                         .and_then(|o| self.checked_offset(o, block, &extra));
+                    let must = e.must && self.must_offset(block, &offset, &extra);
                     self.summary.effects.push(Effect {
                         base: Base::Global { name, unit },
                         offset,
                         conditional,
+                        must,
                         ..e
                     });
                 }
@@ -1269,10 +1527,12 @@ impl Builder<'_, '_> {
             .offset
             .clone()
             .and_then(|o| self.checked_offset(o, block, extra));
+        let must = e.must && self.must_offset(block, &offset, extra);
         self.summary.effects.push(Effect {
             base,
             offset,
             conditional,
+            must,
             ..e
         });
     }
