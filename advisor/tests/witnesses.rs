@@ -868,3 +868,19 @@ fn a_wrong_witness_is_rejected() {
         }
     }
 }
+
+#[test]
+fn a_dependence_that_hinges_on_layout_values_is_not_claimed() {
+    // `y[i*s]` and `y[i*s + v]` meet for s = v = 2 but not for other strides: no claim.
+    check(
+        "strided_pair",
+        Verdict::NeedsProfile,
+        &["may touch the same element of `y`"],
+    );
+    // The next row is read whatever the stride: the claim stands, with its witness.
+    check(
+        "next_row",
+        Verdict::NotFriendly,
+        &["write-after-read dependence on `y`"],
+    );
+}

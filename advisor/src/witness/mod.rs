@@ -639,6 +639,46 @@ pub fn memory(
     if !verify(&found, &problem) {
         return not_shown("the witness found did not verify");
     }
+    let layout = layout_symbols(&problem, &found);
+    if !layout.is_empty() {
+        // Strides and offsets that no loop bound involves: the dependence must not hinge
+        // on the small values the search chose (`y[i*s]` and `y[i*s + v]` meet only when
+        // `v` is a multiple of `s` below the row count). Pinned to other values, the
+        // search must find it again, or the claim depends on the program's data.
+        let mut generic = problem.clone();
+        let pinned: Vec<(Var, i128)> = layout
+            .iter()
+            .zip(GENERIC_VALUES.iter().cycle())
+            .map(|(v, x)| ((*v).clone(), *x))
+            .collect();
+        for (v, x) in &pinned {
+            generic.constraints.push(search::Constraint {
+                expr: Expr::var(v.name())
+                    .checked_sub(&Expr::constant(*x as i64))
+                    .unwrap_or_else(|_| Expr::var(v.name())),
+                op: search::Relation::Eq,
+            });
+        }
+        if !matches!(search::search(&generic), Outcome::Found(_)) {
+            let shown = |values: &mut dyn Iterator<Item = (&Var, i128)>| {
+                values
+                    .map(|(v, x)| format!("{} = {x}", v.name()))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            };
+            let chosen: Vec<(&Var, i128)> = found
+                .values
+                .iter()
+                .filter(|(v, _)| layout.contains(&v))
+                .map(|(v, x)| (v, *x))
+                .collect();
+            return Err(Missing::NotShown(format!(
+                "the accesses meet when {} but not when {}: whether they do depends on the values the program passes",
+                shown(&mut chosen.into_iter()),
+                shown(&mut pinned.iter().map(|(v, x)| (v, *x)))
+            )));
+        }
+    }
     let all: Vec<&Var> = found
         .values
         .iter()
@@ -683,6 +723,44 @@ pub fn memory(
         },
         text,
     })
+}
+
+/// Values a layout symbol is pinned to when a witness is checked for not hinging on the
+/// small values the search chose: distinct primes, so no stride divides another offset.
+const GENERIC_VALUES: [i128; 4] = [37, 41, 43, 47];
+
+/// The symbols a witness chose values for that appear in an access's offset but in no loop
+/// bound: strides and offsets of the layout, as opposed to the sizes that decide how many
+/// iterations run. (Constraints and guards over them stay in force when they are pinned.)
+fn layout_symbols<'p>(problem: &Problem, found: &'p search::Found) -> Vec<&'p Var> {
+    let mut bound: HashSet<Var> = HashSet::new();
+    for level in problem.first.levels.iter().chain(&problem.second.levels) {
+        for e in [
+            &level.init,
+            &level.lo,
+            &level.hi,
+            &level.trips,
+            &level.bound,
+        ] {
+            bound.extend(e.vars());
+        }
+    }
+    for e in &problem.extra {
+        bound.extend(e.vars());
+    }
+    let in_offsets: HashSet<Var> = problem
+        .first
+        .offset
+        .vars()
+        .into_iter()
+        .chain(problem.second.offset.vars())
+        .collect();
+    found
+        .values
+        .iter()
+        .map(|(v, _)| v)
+        .filter(|v| in_offsets.contains(*v) && !bound.contains(*v))
+        .collect()
 }
 
 /// A witness for an indirect update (`hist[key[i]] += w`): two iterations that touch the

@@ -19,6 +19,7 @@ pub const POINT_BUDGET: usize = 60_000;
 const MAX_VALUE: i128 = 64;
 
 /// One access of the pair, as the search sees it.
+#[derive(Clone)]
 pub struct SideInput<'a> {
     /// Byte offset from the common base.
     pub offset: &'a Expr,
@@ -63,6 +64,7 @@ impl Relation {
     }
 }
 
+#[derive(Clone)]
 pub struct Problem<'a> {
     /// The carrier loop's variable: its level in both sides' `levels`.
     pub carrier: &'a Var,
