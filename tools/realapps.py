@@ -8,6 +8,9 @@ needs-profile and not-friendly, and the reasons of the others.
     python3 tools/realapps.py fetch            # download the sources (Debian, PyPI)
     python3 tools/realapps.py measure [APP...] # analyse them (release build of warpwise)
 
+`WW` names the warpwise binary to run, `WW_FLAGS` adds flags to `analyze` (for example
+`WW_FLAGS="--aliasing call-sites"`), `NR` how many reasons to print per loop.
+
 Sources go to $WARPWISE_REALAPPS (default ~/.cache/warpwise-realapps), never into the
 repository, with the configuration headers their builds would generate. `fetch` needs root
 for `apt-get source` (it adds `deb-src` to the Debian sources) and reaches only Debian's and
@@ -218,8 +221,11 @@ def measure(only):
             print(f"== {name}: not fetched ({cwd})")
             continue
         flags = [f.replace("{cfg}", os.path.join(ROOT, "cfg")) for f in flags]
-        out = os.path.join(ROOT, f"{name}.report.json")
-        run = subprocess.run([warpwise, "analyze", *files, *flags, "--format", "json", "-o", out],
+        tag = "-".join(f.strip("-") for f in os.environ.get("WW_FLAGS", "").split())
+        out = os.path.join(ROOT, f"{name}{'.' + tag if tag else ''}.report.json")
+        extra = os.environ.get("WW_FLAGS", "").split()
+        run = subprocess.run([warpwise, "analyze", *files, *flags, *extra, "--format", "json",
+                              "-o", out],
                              cwd=cwd, capture_output=True, text=True)
         try:
             report = json.load(open(out))
