@@ -359,7 +359,13 @@ impl Expr {
     /// Replaces variables by expressions. Values that are min/max are distributed where valid,
     /// otherwise the result is [`SymError::NotNormalForm`].
     pub fn substitute(&self, map: &HashMap<Var, Expr>) -> Result<Expr, SymError> {
-        if map.values().all(|e| matches!(e, Expr::Poly(_))) {
+        // Only the values of variables that occur matter; scanning the whole map made every
+        // substitution cost as much as the map (quadratic when a summary's map grows).
+        let occurring_polys = self
+            .vars()
+            .iter()
+            .all(|v| map.get(v).is_none_or(|e| matches!(e, Expr::Poly(_))));
+        if occurring_polys {
             let f = |v: &Var| map.get(v).and_then(|e| e.as_poly().cloned());
             return match self {
                 Expr::Poly(p) => Ok(Expr::Poly(p.subst(&f)?)),
