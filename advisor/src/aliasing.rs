@@ -182,6 +182,21 @@ fn object_of(
     }
 }
 
+/// Whether `v` is the result of a call that returns a new object (`malloc`, `calloc`,
+/// `aligned_alloc`, ..., possibly through a cast): memory that existed before the call, such
+/// as what the function's parameters point to, cannot overlap it. `realloc` is excluded: it
+/// may return its argument.
+pub(crate) fn is_fresh_allocation(func: &Function, v: frontend::ir::Value) -> bool {
+    match &func.inst(v).kind {
+        InstKind::Call {
+            callee: Callee::Direct(name),
+            ..
+        } => is_allocator(name) && name != "realloc",
+        InstKind::Cast(inner) => is_fresh_allocation(func, *inner),
+        _ => false,
+    }
+}
+
 fn is_allocator(name: &str) -> bool {
     matches!(
         name,

@@ -1118,6 +1118,19 @@ impl<'a> FunctionContext<'a> {
             }
             // Different memory objects (each object has one symbol) never overlap.
             (Some(SymbolOrigin::Object(_)), Some(SymbolOrigin::Object(_))) => false,
+            // Memory a call to `malloc` (or kin) returned in this function is a new object:
+            // no parameter, named object or other allocation can point into it. (A pointer
+            // loaded from memory could, once its address has been stored somewhere.)
+            (Some(SymbolOrigin::Opaque(x)), Some(other))
+            | (Some(other), Some(SymbolOrigin::Opaque(x)))
+                if crate::aliasing::is_fresh_allocation(self.func, x) =>
+            {
+                !match other {
+                    SymbolOrigin::Param(_) | SymbolOrigin::Object(_) => true,
+                    SymbolOrigin::Opaque(y) => crate::aliasing::is_fresh_allocation(self.func, y),
+                    _ => false,
+                }
+            }
             _ => true,
         }
     }

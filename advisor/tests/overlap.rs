@@ -207,3 +207,27 @@ fn locals_and_call_results_are_never_assumed_distinct() {
     let r = report_with(program, Aliasing::Distinct);
     assert_ne!(r.verdict, Verdict::Friendly, "{:#?}", r.assumptions);
 }
+
+#[test]
+fn a_fresh_allocation_overlaps_nothing_that_existed_before_it() {
+    // `t` is a new object: `x` (a parameter) cannot point into it, under either policy and
+    // without an assumption; phonopy's `tp = malloc(...)` filled from `freqs` has this shape.
+    let program = "#include <stdlib.h>\n\
+        double *k(const double *x, int n)\n\
+        {\n    double *t = (double *)malloc(sizeof(double) * n);\n    for (int i = 0; i < n; i++)\n        t[i] = x[i] + x[i + 1];\n    return t;\n}\n";
+    for aliasing in [Aliasing::CallSites, Aliasing::Distinct] {
+        let r = report_with(program, aliasing);
+        assert_eq!(r.verdict, Verdict::Friendly, "{:#?}", r.reasons);
+        assert!(
+            !r.assumptions.iter().any(|a| a.contains("overlap")),
+            "{:#?}",
+            r.assumptions
+        );
+    }
+    // `realloc` may return its argument: no such conclusion.
+    let grown = "#include <stdlib.h>\n\
+        double *k(double *x, int n)\n\
+        {\n    double *t = (double *)realloc(x, sizeof(double) * (n + 1));\n    for (int i = 0; i < n; i++)\n        t[i] = x[i] + x[i + 1];\n    return t;\n}\n";
+    let r = report_with(grown, Aliasing::CallSites);
+    assert_ne!(r.verdict, Verdict::Friendly, "{:#?}", r.reasons);
+}

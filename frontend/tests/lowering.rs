@@ -775,6 +775,9 @@ fn complex_parts_are_loads_of_the_components() {
         r#"#include <complex.h>
 #include <stdio.h>
 struct wave { int n; double _Complex amp[3]; };
+static double dot(const double _Complex a, const double _Complex b) {
+    return creal(a) * creal(b) + cimag(a) * cimag(b);
+}
 static double part_sum(const double _Complex *z, int n) {
     double s = 0;
     for (int i = 0; i < n; i++) s += creal(z[i]) - 2 * cimag(z[i]);
@@ -791,9 +794,10 @@ int main(void) {
     printf("%g %g %g\n", creal(z[1]), cimag(*z), part_sum(z, 3));
     printf("%g %g %.6f\n", cabs(v.amp[2]), (double)cabsf(w), carg(z[0]));
     printf("%g %g\n", (double)crealf(w), (double)cimagf(w));
+    printf("%g\n", dot(z[0], z[1]));
     return 0;
 }
 "#,
-        "3 2 -15\n5 5 1.107149\n3 4\n",
+        "3 2 -15\n5 5 1.107149\n3 4\n11\n",
     );
 }

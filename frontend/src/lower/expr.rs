@@ -1298,10 +1298,18 @@ impl<'a> Lowerer<'a> {
             .types
             .array_of(ty, crate::types::ArrayLen::Fixed(2));
         let place = self.lvalue(arg)?;
-        let PlaceKind::Mem(addr) = place.kind else {
-            return err(span, format!("`{name}` of a value that is not in memory"));
+        let points_to_parts = matches!(
+            self.program.types.get(place.ty),
+            Type::Pointer { pointee, .. } if *pointee == ty
+        );
+        let addr = match place.kind {
+            PlaceKind::Mem(addr) if place.ty == complex => Some(addr),
+            // A `_Complex` parameter: adjusted like an array parameter, it holds a pointer
+            // to the caller's parts.
+            PlaceKind::Ssa(var) if points_to_parts => Some(self.fb.use_var(var)),
+            _ => None,
         };
-        if place.ty != complex {
+        let Some(addr) = addr else {
             // Not a complex object after all: an ordinary call on its value.
             let value = self.load(place, span);
             let result = self.fb.emit(
@@ -1313,7 +1321,7 @@ impl<'a> Lowerer<'a> {
                 span,
             );
             return Ok(Some(Operand { value: result, ty }));
-        }
+        };
         let (re_addr, _) = self.element_at(addr, complex, 0, span)?;
         let (im_addr, _) = self.element_at(addr, complex, 1, span)?;
         let re = self.load(
