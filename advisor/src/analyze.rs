@@ -156,6 +156,21 @@ pub fn analyze_in_program(
     reports
 }
 
+/// Whether an address lies in memory the function was given: reached from a parameter or
+/// a global through offsets, fields and loaded pointers (`z->content->data`, `X[i]->data`),
+/// not in a local object such as a table of row pointers the function fills itself.
+fn reaches_received_memory(func: &Function, mut addr: Value) -> bool {
+    for _ in 0..64 {
+        match &func.inst(addr).kind {
+            InstKind::Param(_) | InstKind::GlobalAddr(_) => return true,
+            InstKind::PtrAdd { base, .. } | InstKind::FieldAddr { base, .. } => addr = *base,
+            InstKind::Cast(v) | InstKind::Load { addr: v } => addr = *v,
+            _ => return false,
+        }
+    }
+    false
+}
+
 fn source_position(func: &Function, forest: &LoopForest, id: LoopId) -> u32 {
     forest
         .loop_(id)
@@ -377,6 +392,9 @@ impl<'a> FunctionContext<'a> {
                 let variant: Vec<&Value> = loads
                     .iter()
                     .filter(|v| !invariants.is_invariant(**v))
+                    .filter(|v| {
+                        !self.unwritten_in_loop(**v, &invariants, &accesses, &effects, &mut facts)
+                    })
                     .collect();
                 if !variant.is_empty() {
                     let names: Vec<String> = variant
@@ -1058,6 +1076,69 @@ impl<'a> FunctionContext<'a> {
         }
     }
 
+    /// Whether a load of the loop bound that the invariance analysis could not clear (it
+    /// passes its pointer to calls, say) reads memory nothing in the loop writes: its address
+    /// is invariant, every call's effects are summarized, and no store of the loop or of its
+    /// callees goes through a pointer that may point into the same object (spglib's
+    /// `mesh[0]`, read by the helpers the loop calls). Relies on the aliasing policy where
+    /// [`Self::assumed_distinct`] does, and says so.
+    fn unwritten_in_loop(
+        &self,
+        load: Value,
+        invariants: &Invariants,
+        accesses: &[MemAccess],
+        effects: &crate::callsites::LoopEffects,
+        facts: &mut LoopFacts,
+    ) -> bool {
+        let InstKind::Load { addr } = self.func.inst(load).kind else {
+            return false;
+        };
+        if !invariants.is_invariant(addr) || !effects.unknown.is_empty() {
+            return false;
+        }
+        let [expr] = self.rec.of(addr) else {
+            return false;
+        };
+        let Some(base) = crate::access::split_base(expr, &self.rec.symbols).0 else {
+            return false;
+        };
+        // Memory the function was given: never the loop's private storage (locals and
+        // globals), whose stores are no longer among `accesses`.
+        let given = match self.rec.symbols.info(&base).map(|s| &s.origin) {
+            Some(SymbolOrigin::Param(_)) => true,
+            Some(SymbolOrigin::Load { address, .. }) => {
+                reaches_received_memory(self.func, *address)
+            }
+            _ => false,
+        };
+        if !given {
+            return false;
+        }
+        let mut assumed = Vec::new();
+        for store in accesses.iter().filter(|a| a.is_store) {
+            let Some(other) = store.base() else {
+                return false;
+            };
+            if *other == base {
+                return false;
+            }
+            if self.may_alias(&base, other) {
+                if !self.assumed_distinct(&base, other) {
+                    return false;
+                }
+                assumed.push(format!("`{}` and `{}`", base.name(), other.name()));
+            }
+        }
+        assumed.sort();
+        assumed.dedup();
+        for pair in assumed {
+            facts.assumptions.push(format!(
+                "{pair} do not overlap: no call site in the analysed files passes them into one array (declare them `restrict` to make it a guarantee; `--aliasing call-sites` drops this assumption)"
+            ));
+        }
+        true
+    }
+
     /// Whether two base pointers that may alias are assumed not to overlap under the
     /// [`Aliasing::Distinct`] policy: both are pointers the function received (parameters,
     /// or pointers loaded from memory, such as `z->content->data`), and no call site passes
@@ -1068,8 +1149,12 @@ impl<'a> FunctionContext<'a> {
             return false;
         }
         let origin = |v: &Var| self.rec.symbols.info(v).map(|s| s.origin.clone());
-        let received = |o: &Option<SymbolOrigin>| {
-            matches!(o, Some(SymbolOrigin::Param(_) | SymbolOrigin::Load { .. }))
+        let received = |o: &Option<SymbolOrigin>| match o {
+            Some(SymbolOrigin::Param(_)) => true,
+            Some(SymbolOrigin::Load { address, .. }) => {
+                reaches_received_memory(self.func, *address)
+            }
+            _ => false,
         };
         let (oa, ob) = (origin(a), origin(b));
         if !received(&oa) || !received(&ob) {

@@ -231,3 +231,18 @@ fn a_fresh_allocation_overlaps_nothing_that_existed_before_it() {
     let r = report_with(grown, Aliasing::CallSites);
     assert_ne!(r.verdict, Verdict::Friendly, "{:#?}", r.reasons);
 }
+
+#[test]
+fn pointers_the_function_stores_itself_are_not_assumed_distinct() {
+    // `lines[0]` and `lines[1]` come from a local table the function fills: nothing a
+    // caller promised, and here they even overlap. The pair stays undecided.
+    let program = "void k(double *buf, int n)\n\
+        {\n    double *lines[2];\n    lines[0] = buf;\n    lines[1] = buf + 1;\n    for (int j = 0; j < n; j++)\n        lines[1][j] = lines[0][j + 1] + 1;\n}\n";
+    let r = report_with(program, Aliasing::Distinct);
+    assert_ne!(r.verdict, Verdict::Friendly, "{:#?}", r.assumptions);
+    assert!(
+        !r.assumptions.iter().any(|a| a.contains(DISTINCT)),
+        "{:#?}",
+        r.assumptions
+    );
+}
