@@ -11,58 +11,10 @@
 //! interpreter: every byte a load of it reads in an iteration was written earlier in that
 //! same iteration.
 
-use advisor::analyze::{analyze_unit, Filter};
+mod common;
+
 use advisor::model::{LoopReport, PrivateKind, Storage, Verdict};
-use frontend::interp::{Access, Interpreter, Observer};
-use frontend::ir::{Block, Value};
-use frontend::loops::analyze_loops;
-use frontend::preprocess::TranslationUnitInput;
-use frontend::unit::{load_unit, Unit};
-use std::cell::RefCell;
-use std::collections::HashSet;
-use std::path::PathBuf;
-use std::process::Command;
-use std::rc::Rc;
-
-/// A fresh directory per call: tests run in parallel.
-fn scratch(tag: &str) -> PathBuf {
-    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-        .join("memory")
-        .join(format!("{}-{n}-{tag}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn load(source: &str) -> Unit {
-    let dir = scratch("unit");
-    let file = dir.join("fixture.c");
-    std::fs::write(&file, source).unwrap();
-    load_unit(&TranslationUnitInput::new(file)).expect("the fixture loads")
-}
-
-/// The line of the loop marked `/* LOOP */`.
-fn marked_line(source: &str) -> u32 {
-    let index = source
-        .lines()
-        .position(|l| l.contains("/* LOOP */"))
-        .expect("a loop marked /* LOOP */");
-    index as u32 + 1
-}
-
-/// Analyses `source` and checks the verdict of its marked loop; returns the loop's report.
-fn check(source: &str, expected: Verdict) -> LoopReport {
-    let unit = load(source);
-    let line = marked_line(source);
-    let reports = analyze_unit(&unit, &Filter::default());
-    let report = reports
-        .into_iter()
-        .find(|r| r.line == line)
-        .unwrap_or_else(|| panic!("no loop at line {line}"));
-    assert_eq!(report.verdict, expected, "{report:#?}");
-    report
-}
+use common::*;
 
 /// The report's private entry for `name`.
 fn private<'r>(report: &'r LoopReport, name: &str) -> &'r advisor::model::Private {
@@ -77,58 +29,6 @@ fn has_code(report: &LoopReport, code: &str) -> bool {
     report.reasons.iter().any(|r| r.code == code)
 }
 
-/// `for (i = A; i < B; i++)` on the marked line becomes `for (i = (B) - 1; i >= (A); i--)`.
-fn reversed(source: &str) -> String {
-    let line = marked_line(source) as usize;
-    let mut lines: Vec<String> = source.lines().map(String::from).collect();
-    let text = &lines[line - 1];
-    let start = text.find("for (").expect("a for loop on the marked line") + 5;
-    let end = start + text[start..].find(')').expect("the loop header's `)`");
-    let header: Vec<&str> = text[start..end].split(';').map(str::trim).collect();
-    let [init, cond, step] = header.as_slice() else {
-        panic!("not a for header: {text}")
-    };
-    let (declared, lower) = init.split_once('=').expect("`i = A`");
-    let lower = lower.trim();
-    // `int i = 0` keeps its type: the variable is the last word.
-    let declared = declared.trim();
-    let var = declared.rsplit(' ').next().unwrap();
-    let decl = &declared[..declared.len() - var.len()];
-    let upper = cond
-        .strip_prefix(var)
-        .and_then(|c| c.trim().strip_prefix('<'))
-        .expect("`i < B`")
-        .trim();
-    assert_eq!(*step, format!("{var}++"), "the step must be `{var}++`");
-    let new = format!("{decl}{var} = ({upper}) - 1; {var} >= ({lower}); {var}--");
-    lines[line - 1] = format!("{}{}{}", &text[..start], new, &text[end..]);
-    lines.join("\n") + "\n"
-}
-
-/// Compiles and runs a program; returns what it printed.
-fn run(source: &str) -> String {
-    let dir = scratch("run");
-    let file = dir.join("fixture.c");
-    let exe = dir.join("fixture");
-    std::fs::write(&file, source).unwrap();
-    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".to_string());
-    let out = Command::new(&cc)
-        .args(["-std=c99", "-O1", "-Wall", "-Werror", "-o"])
-        .arg(&exe)
-        .arg(&file)
-        .arg("-lm")
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run {cc}: {e}"));
-    assert!(
-        out.status.success(),
-        "the fixture does not compile:\n{}\n{source}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let run = Command::new(&exe).output().expect("the fixture runs");
-    assert!(run.status.success(), "the fixture fails");
-    String::from_utf8(run.stdout).unwrap()
-}
-
 /// The loop's iterations are independent: reversing them changes nothing.
 fn same_in_reverse(source: &str) {
     let (forward, backward) = (run(source), run(&reversed(source)));
@@ -140,104 +40,6 @@ fn same_in_reverse(source: &str) {
 fn differs_in_reverse(source: &str) {
     let (forward, backward) = (run(source), run(&reversed(source)));
     assert_ne!(forward, backward, "reversing the loop changed nothing");
-}
-
-#[derive(Default)]
-struct Iterations {
-    /// Per access inside the loop: (iteration, allocation, offset, size, is a store).
-    events: Vec<(u32, u32, i64, u64, bool)>,
-    iteration: u32,
-}
-
-struct Watch {
-    function: String,
-    header: Block,
-    inside: HashSet<Value>,
-    log: Rc<RefCell<Iterations>>,
-}
-
-impl Observer for Watch {
-    fn on_block(&mut self, function: &str, block: Block) {
-        if function == self.function && block == self.header {
-            self.log.borrow_mut().iteration += 1;
-        }
-    }
-    fn on_access(&mut self, a: &Access) {
-        if a.function == self.function && self.inside.contains(&a.inst) {
-            let mut log = self.log.borrow_mut();
-            let it = log.iteration;
-            log.events.push((it, a.alloc, a.offset, a.size, a.is_store));
-        }
-    }
-}
-
-/// Runs `main` in the interpreter and checks that every byte of `object` a load in the
-/// marked loop reads was written earlier in the same iteration; returns how many loads
-/// were checked.
-fn written_before_read(source: &str, object: &str) -> usize {
-    let unit = load(source);
-    let line = marked_line(source);
-    let program = &unit.lowered.program;
-    let (func, header, inside) = program
-        .functions
-        .iter()
-        .find_map(|f| {
-            let forest = analyze_loops(f);
-            let id = forest.ids().find(|id| {
-                forest.loop_(*id).source.is_some_and(|s| {
-                    unit.resolve(f.source_loop(s).keyword_span)
-                        .is_some_and(|r| r.line == line)
-                })
-            })?;
-            let l = forest.loop_(id);
-            let inside: HashSet<Value> = l
-                .blocks
-                .iter()
-                .flat_map(|b| f.block(*b).insts.iter().copied())
-                .collect();
-            Some((f.name.clone(), l.header, inside))
-        })
-        .expect("the marked loop");
-    let log = Rc::new(RefCell::new(Iterations::default()));
-    let mut interp = Interpreter::new(program)
-        .with_fuel(10_000_000)
-        .with_observer(Box::new(Watch {
-            function: func,
-            header,
-            inside,
-            log: log.clone(),
-        }));
-    interp
-        .run_main(&[])
-        .expect("the interpreter runs the fixture");
-    let log = log.borrow();
-    let mut written: HashSet<(u32, i64)> = HashSet::new();
-    let mut current = 0;
-    let mut checked = 0;
-    for &(it, alloc, offset, size, is_store) in &log.events {
-        if interp.alloc_info(alloc).map(|(_, n)| n) != Some(object) {
-            continue;
-        }
-        if it != current {
-            written.clear();
-            current = it;
-        }
-        for byte in offset..offset + size as i64 {
-            if is_store {
-                written.insert((alloc, byte));
-            } else {
-                assert!(
-                    written.contains(&(alloc, byte)),
-                    "iteration {it} reads byte {byte} of `{object}` before writing it"
-                );
-            }
-        }
-        if !is_store {
-            checked += 1;
-        }
-    }
-    assert!(checked > 0, "no load of `{object}` was seen");
-    checked
 }
 
 // ---------------------------------------------------------------------------------------

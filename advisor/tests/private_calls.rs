@@ -12,54 +12,11 @@
 //! every byte of the object a load reads in an iteration, in the loop or in a callee, was
 //! written earlier in that iteration. Negative fixtures must keep the object shared.
 
+mod common;
+
 use advisor::analyze::{analyze_unit, Filter};
 use advisor::model::{LoopReport, Verdict};
-use frontend::interp::{Access, Interpreter, Observer};
-use frontend::ir::Block;
-use frontend::loops::analyze_loops;
-use frontend::preprocess::TranslationUnitInput;
-use frontend::unit::{load_unit, Unit};
-use std::cell::RefCell;
-use std::collections::HashSet;
-use std::path::PathBuf;
-use std::process::Command;
-use std::rc::Rc;
-
-fn scratch(tag: &str) -> PathBuf {
-    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-        .join("private_calls")
-        .join(format!("{}-{n}-{tag}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn load(source: &str) -> Unit {
-    let file = scratch("unit").join("fixture.c");
-    std::fs::write(&file, source).unwrap();
-    load_unit(&TranslationUnitInput::new(file)).expect("the fixture loads")
-}
-
-fn marked_line(source: &str) -> u32 {
-    let index = source
-        .lines()
-        .position(|l| l.contains("/* LOOP */"))
-        .expect("a loop marked /* LOOP */");
-    index as u32 + 1
-}
-
-/// Analyses `source` and checks the verdict of its marked loop; returns the loop's report.
-fn check(source: &str, expected: Verdict) -> LoopReport {
-    let unit = load(source);
-    let line = marked_line(source);
-    let report = analyze_unit(&unit, &Filter::default())
-        .into_iter()
-        .find(|r| r.line == line)
-        .unwrap_or_else(|| panic!("no loop at line {line}"));
-    assert_eq!(report.verdict, expected, "{report:#?}");
-    report
-}
+use common::*;
 
 fn is_private(report: &LoopReport, name: &str) -> bool {
     report.private.iter().any(|p| p.name == name)
@@ -67,35 +24,6 @@ fn is_private(report: &LoopReport, name: &str) -> bool {
 
 fn has_code(report: &LoopReport, code: &str) -> bool {
     report.reasons.iter().any(|r| r.code == code)
-}
-
-/// `for (int i = A; i < B; i++)` on the marked line becomes `for (int i = (B) - 1; i >= (A); i--)`.
-fn reversed(source: &str) -> String {
-    let line = marked_line(source) as usize;
-    let mut lines: Vec<String> = source.lines().map(String::from).collect();
-    let text = &lines[line - 1];
-    let start = text.find("for (").expect("a for loop on the marked line") + 5;
-    let end = start + text[start..].find(')').expect("the loop header's `)`");
-    let header: Vec<&str> = text[start..end].split(';').map(str::trim).collect();
-    let [init, cond, step] = header.as_slice() else {
-        panic!("not a for header: {text}")
-    };
-    let (declared, lower) = init.split_once('=').expect("`i = A`");
-    let declared = declared.trim();
-    let var = declared.rsplit(' ').next().unwrap();
-    let decl = &declared[..declared.len() - var.len()];
-    let upper = cond
-        .strip_prefix(var)
-        .and_then(|c| c.trim().strip_prefix('<'))
-        .expect("`i < B`")
-        .trim();
-    assert_eq!(*step, format!("{var}++"), "the step must be `{var}++`");
-    let new = format!(
-        "{decl}{var} = ({upper}) - 1; {var} >= ({}); {var}--",
-        lower.trim()
-    );
-    lines[line - 1] = format!("{}{}{}", &text[..start], new, &text[end..]);
-    lines.join("\n") + "\n"
 }
 
 /// The loop with a fresh copy of the object per iteration, declared at the start of the
@@ -120,38 +48,6 @@ fn privatized(source: &str, declaration: &str, name: &str) -> String {
     out
 }
 
-fn run(source: &str) -> String {
-    let dir = scratch("run");
-    let file = dir.join("fixture.c");
-    let exe = dir.join("fixture");
-    std::fs::write(&file, source).unwrap();
-    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".to_string());
-    let out = Command::new(&cc)
-        .args([
-            "-std=c99",
-            "-O1",
-            "-Wall",
-            "-Werror",
-            "-Wno-shadow",
-            "-Wno-unused-variable",
-            "-Wno-unused-but-set-variable",
-            "-o",
-        ])
-        .arg(&exe)
-        .arg(&file)
-        .arg("-lm")
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run {cc}: {e}"));
-    assert!(
-        out.status.success(),
-        "the fixture does not compile:\n{}\n{source}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let run = Command::new(&exe).output().expect("the fixture runs");
-    assert!(run.status.success(), "the fixture fails");
-    String::from_utf8(run.stdout).unwrap()
-}
-
 /// The same output in source order, reversed, and through a garbage-filled private copy
 /// per iteration (in source order and reversed).
 fn same_through_private_copies(source: &str, declaration: &str, name: &str) {
@@ -173,105 +69,6 @@ fn same_through_private_copies(source: &str, declaration: &str, name: &str) {
         run(&reversed(&private)),
         "a fresh private copy, reversed, changed the output"
     );
-}
-
-/// Per access to the watched object while the loop runs (in the loop's function or in a
-/// callee): (iteration, allocation, offset, size, is a store).
-#[derive(Default)]
-struct Iterations {
-    events: Vec<(u32, u32, i64, u64, bool)>,
-    iteration: u32,
-    in_loop: bool,
-}
-
-struct Watch {
-    function: String,
-    header: Block,
-    blocks: HashSet<Block>,
-    log: Rc<RefCell<Iterations>>,
-}
-
-impl Observer for Watch {
-    fn on_block(&mut self, function: &str, block: Block) {
-        if function == self.function {
-            let mut log = self.log.borrow_mut();
-            log.in_loop = self.blocks.contains(&block);
-            if block == self.header {
-                log.iteration += 1;
-            }
-        }
-    }
-    fn on_access(&mut self, a: &Access) {
-        let mut log = self.log.borrow_mut();
-        if log.in_loop {
-            let it = log.iteration;
-            log.events.push((it, a.alloc, a.offset, a.size, a.is_store));
-        }
-    }
-}
-
-/// Runs `main` in the interpreter and checks that every byte of `object` a load made while
-/// the marked loop runs (callees included) reads was written earlier in the same iteration;
-/// returns how many loads were checked.
-fn written_before_read(source: &str, object: &str) -> usize {
-    let unit = load(source);
-    let line = marked_line(source);
-    let program = &unit.lowered.program;
-    let (func, header, blocks) = program
-        .functions
-        .iter()
-        .find_map(|f| {
-            let forest = analyze_loops(f);
-            let id = forest.ids().find(|id| {
-                forest.loop_(*id).source.is_some_and(|s| {
-                    unit.resolve(f.source_loop(s).keyword_span)
-                        .is_some_and(|r| r.line == line)
-                })
-            })?;
-            let l = forest.loop_(id);
-            Some((f.name.clone(), l.header, l.blocks.iter().copied().collect()))
-        })
-        .expect("the marked loop");
-    let log = Rc::new(RefCell::new(Iterations::default()));
-    let mut interp = Interpreter::new(program)
-        .with_fuel(10_000_000)
-        .with_observer(Box::new(Watch {
-            function: func,
-            header,
-            blocks,
-            log: log.clone(),
-        }));
-    interp
-        .run_main(&[])
-        .expect("the interpreter runs the fixture");
-    let log = log.borrow();
-    let mut written: HashSet<(u32, i64)> = HashSet::new();
-    let mut current = 0;
-    let mut checked = 0;
-    for &(it, alloc, offset, size, is_store) in &log.events {
-        if interp.alloc_info(alloc).map(|(_, n)| n) != Some(object) {
-            continue;
-        }
-        if it != current {
-            written.clear();
-            current = it;
-        }
-        for byte in offset..offset + size as i64 {
-            if is_store {
-                written.insert((alloc, byte));
-            } else {
-                assert!(
-                    written.contains(&(alloc, byte)),
-                    "iteration {it} reads byte {byte} of `{object}` before writing it"
-                );
-            }
-        }
-        if !is_store {
-            checked += 1;
-        }
-    }
-    assert!(checked > 0, "no load of `{object}` was seen");
-    checked
 }
 
 // ---------------------------------------------------------------------------------------
