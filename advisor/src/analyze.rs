@@ -156,6 +156,14 @@ pub fn analyze_in_program(
     reports
 }
 
+/// The assumption the [`Aliasing::Distinct`] policy states for `which` (one pair, or "the
+/// pairs ...").
+fn distinct_assumption(which: &str) -> String {
+    format!(
+        "{which} do not overlap: no call site in the analysed files passes them into one array (declare them `restrict` to make it a guarantee; `--aliasing call-sites` drops this assumption)"
+    )
+}
+
 /// Whether an address lies in memory the function was given: reached from a parameter or
 /// a global through offsets, fields and loaded pointers (`z->content->data`, `X[i]->data`),
 /// not in a local object such as a table of row pointers the function fills itself.
@@ -1070,9 +1078,7 @@ impl<'a> FunctionContext<'a> {
                 [one] => one.clone(),
                 many => format!("the pairs {}", many.join("; ")),
             };
-            facts.assumptions.push(format!(
-                "{which} do not overlap: no call site in the analysed files passes them into one array (declare them `restrict` to make it a guarantee; `--aliasing call-sites` drops this assumption)"
-            ));
+            facts.assumptions.push(distinct_assumption(&which));
         }
     }
 
@@ -1104,14 +1110,7 @@ impl<'a> FunctionContext<'a> {
         };
         // Memory the function was given: never the loop's private storage (locals and
         // globals), whose stores are no longer among `accesses`.
-        let given = match self.rec.symbols.info(&base).map(|s| &s.origin) {
-            Some(SymbolOrigin::Param(_)) => true,
-            Some(SymbolOrigin::Load { address, .. }) => {
-                reaches_received_memory(self.func, *address)
-            }
-            _ => false,
-        };
-        if !given {
+        if !self.is_received(&base) {
             return false;
         }
         let mut assumed = Vec::new();
@@ -1132,11 +1131,21 @@ impl<'a> FunctionContext<'a> {
         assumed.sort();
         assumed.dedup();
         for pair in assumed {
-            facts.assumptions.push(format!(
-                "{pair} do not overlap: no call site in the analysed files passes them into one array (declare them `restrict` to make it a guarantee; `--aliasing call-sites` drops this assumption)"
-            ));
+            facts.assumptions.push(distinct_assumption(&pair));
         }
         true
+    }
+
+    /// Whether a base pointer is one the function received: a parameter, or a pointer
+    /// loaded from memory reached from a parameter or a global (`z->content->data`).
+    fn is_received(&self, base: &Var) -> bool {
+        match self.rec.symbols.info(base).map(|s| &s.origin) {
+            Some(SymbolOrigin::Param(_)) => true,
+            Some(SymbolOrigin::Load { address, .. }) => {
+                reaches_received_memory(self.func, *address)
+            }
+            _ => false,
+        }
     }
 
     /// Whether two base pointers that may alias are assumed not to overlap under the
@@ -1148,19 +1157,11 @@ impl<'a> FunctionContext<'a> {
         if self.aliasing_policy != Aliasing::Distinct {
             return false;
         }
-        let origin = |v: &Var| self.rec.symbols.info(v).map(|s| s.origin.clone());
-        let received = |o: &Option<SymbolOrigin>| match o {
-            Some(SymbolOrigin::Param(_)) => true,
-            Some(SymbolOrigin::Load { address, .. }) => {
-                reaches_received_memory(self.func, *address)
-            }
-            _ => false,
-        };
-        let (oa, ob) = (origin(a), origin(b));
-        if !received(&oa) || !received(&ob) {
+        if !self.is_received(a) || !self.is_received(b) {
             return false;
         }
-        match (oa, ob) {
+        let origin = |v: &Var| self.rec.symbols.info(v).map(|s| s.origin.clone());
+        match (origin(a), origin(b)) {
             (Some(SymbolOrigin::Param(i)), Some(SymbolOrigin::Param(j))) => {
                 !self.aliasing.shares_object(i as usize, j as usize)
             }
