@@ -11,7 +11,7 @@ use std::process::ExitCode;
 #[derive(Args, Debug)]
 pub struct AnalyzeArgs {
     /// C files or directories (every `.c` below them).
-    #[arg(value_name = "PATH")]
+    #[arg(value_name = "PATH", required_unless_present = "build_dir")]
     pub paths: Vec<PathBuf>,
     #[command(flatten)]
     pub cflags: CFlags,
@@ -69,6 +69,14 @@ pub enum Format {
 }
 
 pub fn run(args: &AnalyzeArgs) -> ExitCode {
+    if let Some(Err(e)) = args
+        .loop_id
+        .as_deref()
+        .map(crate::selection::check_loop_syntax)
+    {
+        eprintln!("error: {e}");
+        return ExitCode::from(2);
+    }
     let (inputs, problems) = collect(&args.paths, &args.cflags);
     for p in &problems {
         eprint!("{}", p.render(false));
@@ -76,6 +84,12 @@ pub fn run(args: &AnalyzeArgs) -> ExitCode {
     if inputs.is_empty() {
         eprintln!("error: nothing to analyse");
         return ExitCode::from(1);
+    }
+    let mut read = crate::output::unit_paths(&inputs);
+    read.extend(args.profile.iter().cloned());
+    if let Err(e) = crate::output::refuse_clobbering(args.output.as_deref(), &read) {
+        eprintln!("error: {e}");
+        return ExitCode::from(2);
     }
     let Some(gpu) = advisor::gpus::gpu(&args.gpu) else {
         let known: Vec<&str> = advisor::gpus::GPUS.iter().map(|g| g.name).collect();
@@ -87,7 +101,10 @@ pub fn run(args: &AnalyzeArgs) -> ExitCode {
         return ExitCode::from(2);
     };
     let Some(block) = advisor::mapping::parse_block(&args.block) else {
-        eprintln!("error: `--block {}`: expected XxY, e.g. 32x8", args.block);
+        eprintln!(
+            "error: `--block {}`: expected XxY with at most 1024 threads, e.g. 32x8",
+            args.block
+        );
         return ExitCode::from(2);
     };
     let target = advisor::mapping::Target { gpu, block };
@@ -130,6 +147,10 @@ pub fn run(args: &AnalyzeArgs) -> ExitCode {
         }
     }
     report.loops.extend(analyze_units(&units, &filter, &target));
+    if let Some(e) = unmatched_selection(&units, &filter, &target, report.loops.is_empty()) {
+        eprintln!("error: {e}");
+        return ExitCode::from(2);
+    }
     let mut profile = None;
     if let Some(path) = &args.profile {
         match instantiate::profile::read_profile(path) {
@@ -178,4 +199,35 @@ pub fn run(args: &AnalyzeArgs) -> ExitCode {
         return ExitCode::from(1);
     }
     ExitCode::SUCCESS
+}
+
+/// The usage error for a `--function` or `--loop` that selected nothing, naming the closest
+/// candidates (found by analysing again without `--loop`, which only an error pays for).
+fn unmatched_selection(
+    units: &[frontend::unit::Unit],
+    filter: &Filter,
+    target: &advisor::mapping::Target,
+    nothing_selected: bool,
+) -> Option<String> {
+    if units.is_empty() {
+        return None;
+    }
+    if let Some(f) = &filter.function {
+        if let Some(e) = crate::selection::unknown_function(f, units) {
+            return Some(e);
+        }
+    }
+    let wanted = filter.loop_id.as_ref()?;
+    if !nothing_selected {
+        return None;
+    }
+    let all = Filter {
+        loop_id: None,
+        ..filter.clone()
+    };
+    let ids: Vec<String> = analyze_units(units, &all, target)
+        .into_iter()
+        .map(|l| l.id)
+        .collect();
+    Some(crate::selection::unknown_loop(wanted, &ids))
 }

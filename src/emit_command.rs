@@ -120,6 +120,14 @@ pub fn run(args: &EmitArgs) -> ExitCode {
     for n in &emitted.plan.notes {
         eprintln!("note: {n}");
     }
+    let read = crate::output::unit_paths(&inputs);
+    for (name, _) in cuda::output_files(&emitted) {
+        let path = args.output.join(name);
+        if let Err(e) = crate::output::refuse_clobbering(Some(&path), &read) {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    }
     match cuda::write(&emitted, &args.output) {
         Ok(paths) => {
             for p in paths {
@@ -151,7 +159,7 @@ fn check(emitted: &cuda::Emitted, dir: &std::path::Path, arch: Option<String>) -
     match compile_to_ptx(&emitted.device_source, &name, &options) {
         Ok(ptx) => {
             let path = dir.join(format!("{}.ptx", emitted.stem));
-            if let Err(e) = std::fs::write(&path, ptx.as_bytes()) {
+            if let Err(e) = frontend::files::write_output(&path, ptx.as_bytes()) {
                 eprintln!("error: cannot write `{}`: {e}", path.display());
                 return ExitCode::from(2);
             }

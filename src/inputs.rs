@@ -70,7 +70,8 @@ pub fn collect(paths: &[PathBuf], flags: &CFlags) -> (Vec<TranslationUnitInput>,
     let mut problems = Vec::new();
     if let Some(build_dir) = &flags.build_dir {
         match inputs_from_compile_commands(build_dir) {
-            Ok(found) => {
+            Ok((found, notes)) => {
+                problems.extend(notes);
                 // With explicit paths, keep only the database entries below them.
                 for unit in found {
                     if paths.is_empty() || paths.iter().any(|p| is_below(&unit.file, p)) {
@@ -183,4 +184,18 @@ pub struct ProgramArgs {
     /// Arguments for the program, after `--`.
     #[arg(last = true, value_name = "ARGS")]
     pub args: Vec<String>,
+}
+
+impl ProgramArgs {
+    /// Where `WHAT` (`profile`, `validate`) builds the program: `--keep DIR`, or a fresh
+    /// private directory (mode 0700, never a reused name in the shared temp directory)
+    /// that is removed when the returned guard is dropped, on every exit path.
+    pub fn work_dir(&self, what: &str) -> Result<(PathBuf, Option<tempfile::TempDir>), String> {
+        if let Some(dir) = &self.keep {
+            return Ok((dir.clone(), None));
+        }
+        let dir = frontend::files::private_tempdir(&format!("warpwise-{what}-"))
+            .map_err(|e| format!("cannot create a private build directory: {e}"))?;
+        Ok((dir.path().to_path_buf(), Some(dir)))
+    }
 }

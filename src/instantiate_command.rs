@@ -149,6 +149,11 @@ pub fn reanalyze_with(
 }
 
 pub fn run(args: &InstantiateArgs) -> ExitCode {
+    let mut read = vec![args.report.clone()];
+    read.extend(args.profile.iter().cloned());
+    if let Err(e) = crate::output::refuse_clobbering(args.output.as_deref(), &read) {
+        return fail(2, &e);
+    }
     let text = match std::fs::read_to_string(&args.report) {
         Ok(t) => t,
         Err(e) => return fail(1, &format!("cannot read `{}`: {e}", args.report.display())),
@@ -191,7 +196,7 @@ pub fn run(args: &InstantiateArgs) -> ExitCode {
     let Some(block) = advisor::mapping::parse_block(&block_text) else {
         return fail(
             2,
-            &format!("`--block {block_text}`: expected XxY, e.g. 32x8"),
+            &format!("`--block {block_text}`: expected XxY with at most 1024 threads, e.g. 32x8"),
         );
     };
     let options = match options(&args.instance, &args.gpu, block) {

@@ -12,6 +12,7 @@ mod instantiate_command;
 mod ir_command;
 mod output;
 mod profile_command;
+mod selection;
 mod validate_command;
 
 use clap::{Parser, Subcommand};

@@ -4,7 +4,7 @@
 use crate::analyze_command::Format;
 use serde::Serialize;
 use std::io::{IsTerminal, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// The format asked for, else text on a terminal and YAML in a pipe or file.
 pub fn resolve_format(format: Option<Format>, output: Option<&Path>) -> Format {
@@ -31,14 +31,42 @@ pub fn serialize<T: Serialize>(value: &T, format: Format) -> Option<String> {
     }
 }
 
-/// Writes `text` to `output`, or stdout.
+/// Writes `text` to `output` (replacing a symlink there, never writing through it), or
+/// stdout.
 pub fn write_text(text: &str, output: Option<&Path>) -> Result<(), String> {
     match output {
-        Some(path) => std::fs::write(path, text.as_bytes())
+        Some(path) => frontend::files::write_output(path, text.as_bytes())
             .map_err(|e| format!("cannot write `{}`: {e}", path.display())),
         None => std::io::stdout()
             .lock()
             .write_all(text.as_bytes())
             .map_err(|e| e.to_string()),
     }
+}
+
+/// Refuses (exit 2) an output path that is one of the command's inputs, however spelled:
+/// `analyze x.c -o x.c` must not replace the program with its report.
+pub fn refuse_clobbering(output: Option<&Path>, inputs: &[PathBuf]) -> Result<(), String> {
+    let Some(output) = output else {
+        return Ok(());
+    };
+    match frontend::files::clobbered_input(output, inputs) {
+        Some(input) => Err(format!(
+            "the output `{}` is the input `{}`; refusing to overwrite it (choose another -o)",
+            output.display(),
+            input.display()
+        )),
+        None => Ok(()),
+    }
+}
+
+/// The files a set of translation units reads, as paths from here.
+pub fn unit_paths(inputs: &[frontend::preprocess::TranslationUnitInput]) -> Vec<PathBuf> {
+    inputs
+        .iter()
+        .map(|u| match &u.working_dir {
+            Some(dir) => dir.join(&u.file),
+            None => u.file.clone(),
+        })
+        .collect()
 }

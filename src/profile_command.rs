@@ -37,9 +37,19 @@ pub fn run_command(args: &ProfileArgs) -> ExitCode {
     let Some(inputs) = crate::inputs::collect_all(&args.paths, &args.cflags, "profile") else {
         return ExitCode::from(1);
     };
-    let work_dir = args.program.keep.clone().unwrap_or_else(|| {
-        std::env::temp_dir().join(format!("warpwise-profile-{}", std::process::id()))
-    });
+    if let Err(e) =
+        crate::output::refuse_clobbering(Some(&args.output), &crate::output::unit_paths(&inputs))
+    {
+        eprintln!("error: {e}");
+        return ExitCode::from(2);
+    }
+    let (work_dir, _removed_on_exit) = match args.program.work_dir("profile") {
+        Ok(w) => w,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(1);
+        }
+    };
     let options = BuildOptions {
         cc: real_compiler(),
         cflags: args
@@ -77,9 +87,6 @@ pub fn run_command(args: &ProfileArgs) -> ExitCode {
             timeout: args.timeout,
         },
     );
-    if args.program.keep.is_none() {
-        let _ = std::fs::remove_dir_all(&work_dir);
-    }
     let code = match status {
         Ok(c) => c,
         Err(e) => {

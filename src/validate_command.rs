@@ -68,9 +68,13 @@ pub fn run(args: &ValidateArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let work_dir = args.program.keep.clone().unwrap_or_else(|| {
-        std::env::temp_dir().join(format!("warpwise-validate-{}", std::process::id()))
-    });
+    let (work_dir, _removed_on_exit) = match args.program.work_dir("validate") {
+        Ok(w) => w,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
     let opts = ValidateOptions {
         loop_id: args.kernel.loop_id.clone(),
         emit,
@@ -97,9 +101,6 @@ pub fn run(args: &ValidateArgs) -> ExitCode {
         profile,
     };
     let result = validate(&inputs, &opts);
-    if args.program.keep.is_none() {
-        let _ = std::fs::remove_dir_all(&work_dir);
-    }
     match result {
         Ok(v) => {
             print!("{}", v.render());

@@ -45,8 +45,13 @@ pub fn parse_block(text: &str) -> Option<(u64, u64)> {
         Some(y) => y.trim().parse().ok()?,
         None => 1,
     };
-    (parts.next().is_none() && x > 0 && y > 0).then_some((x, y))
+    // CUDA's limit: at most 1024 threads in a block (and so in each dimension).
+    let threads = x.checked_mul(y)?;
+    (parts.next().is_none() && x > 0 && y > 0 && threads <= MAX_THREADS_PER_BLOCK).then_some((x, y))
 }
+
+/// The most threads a CUDA block may have (every architecture since sm_20).
+pub const MAX_THREADS_PER_BLOCK: u64 = 1024;
 
 /// Which loops run along the grid's x and y.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

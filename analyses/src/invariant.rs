@@ -124,91 +124,109 @@ impl Region {
     fn normalized(self) -> Region {
         match self.base {
             Base::Local(_) | Base::Global(_) if self.depth > 0 => Region::UNKNOWN,
+            // Unknown memory stays unknown however many loads follow (and the fixpoint
+            // stays finite).
+            Base::Unknown => Region::UNKNOWN,
             _ => self,
         }
     }
 }
 
-fn region(func: &Function, v: Value, visiting: &mut HashSet<Value>) -> Region {
-    if !visiting.insert(v) {
-        return Region::UNKNOWN;
-    }
-    let r = match &func.inst(v).kind {
-        InstKind::PtrAdd { base, .. } | InstKind::FieldAddr { base, .. } | InstKind::Cast(base) => {
-            region(func, *base, visiting)
-        }
-        InstKind::SlotAddr(s) => Region {
-            base: Base::Local(*s),
-            depth: 0,
-        },
-        InstKind::GlobalAddr(g) => Region {
-            base: Base::Global(*g),
-            depth: 0,
-        },
-        InstKind::Param(i) => Region {
-            base: Base::Param(*i),
-            depth: 0,
-        },
-        InstKind::Load { addr } => {
-            // A parameter spilled to a slot reads back as the parameter.
-            if let InstKind::SlotAddr(s) = func.inst(*addr).kind {
-                if let Some(i) = func.params.iter().position(|p| p.slot == Some(s)) {
-                    visiting.remove(&v);
-                    return Region {
-                        base: Base::Param(i as u32),
-                        depth: 0,
-                    };
-                }
-            }
-            let r = region(func, *addr, visiting);
-            Region {
-                base: r.base,
-                depth: r.depth + 1,
-            }
-            .normalized()
-        }
-        InstKind::Phi(args) => {
-            let mut out: Option<Region> = None;
-            for (_, a) in args {
-                if *a == v {
-                    continue;
-                }
-                let r = region(func, *a, visiting);
-                // Pointer increments (`p = p + 1`) cycle back to the phi: ignore that arm.
-                if r == Region::UNKNOWN && derives_from(func, *a, v) {
-                    continue;
-                }
-                match &out {
-                    None => out = Some(r),
-                    Some(o) if *o == r => {}
-                    Some(_) => {
-                        out = Some(Region::UNKNOWN);
-                        break;
+/// The region of every value of one function, solved once as an optimistic fixpoint over
+/// the SSA graph (a value's region is unknown until an operand says otherwise; a phi joins
+/// its arms). Linear in the function per pass, and a value changes at most twice, so an
+/// address reached through chains of phis (else-if ladders, pointers reassigned in many
+/// branches of a loop) costs no more than a straight one. Pointer increments that cycle
+/// back to their phi (`p = p + 1`) keep the phi's region, as they should.
+struct Regions {
+    of: Vec<Option<Region>>,
+}
+
+impl Regions {
+    fn new(func: &Function) -> Self {
+        let values: Vec<Value> = func.values().collect();
+        let slots = values.iter().map(|v| v.index() + 1).max().unwrap_or(0);
+        let mut regions = Regions {
+            of: vec![None; slots],
+        };
+        loop {
+            let mut changed = false;
+            for &v in &values {
+                if let Some(r) = regions.transfer(func, v) {
+                    if regions.of[v.index()].as_ref() != Some(&r) {
+                        regions.of[v.index()] = Some(r);
+                        changed = true;
                     }
                 }
             }
-            out.unwrap_or(Region::UNKNOWN)
+            if !changed {
+                return regions;
+            }
         }
-        _ => Region::UNKNOWN,
-    };
-    visiting.remove(&v);
-    r
-}
+    }
 
-/// Whether `v` is `root` plus pointer arithmetic.
-fn derives_from(func: &Function, mut v: Value, root: Value) -> bool {
-    for _ in 0..64 {
-        if v == root {
-            return true;
-        }
-        v = match &func.inst(v).kind {
+    /// Where `v` points; unknown for a value the function does not define.
+    fn of(&self, v: Value) -> Region {
+        self.of
+            .get(v.index())
+            .cloned()
+            .flatten()
+            .unwrap_or(Region::UNKNOWN)
+    }
+
+    /// The region of `v` from its operands' current regions; `None` while they have none.
+    fn transfer(&self, func: &Function, v: Value) -> Option<Region> {
+        let known = |a: Value| self.of.get(a.index()).cloned().flatten();
+        match &func.inst(v).kind {
             InstKind::PtrAdd { base, .. }
             | InstKind::FieldAddr { base, .. }
-            | InstKind::Cast(base) => *base,
-            _ => return false,
-        };
+            | InstKind::Cast(base) => known(*base),
+            InstKind::SlotAddr(s) => Some(Region {
+                base: Base::Local(*s),
+                depth: 0,
+            }),
+            InstKind::GlobalAddr(g) => Some(Region {
+                base: Base::Global(*g),
+                depth: 0,
+            }),
+            InstKind::Param(i) => Some(Region {
+                base: Base::Param(*i),
+                depth: 0,
+            }),
+            InstKind::Load { addr } => {
+                // A parameter spilled to a slot reads back as the parameter.
+                if let InstKind::SlotAddr(s) = func.inst(*addr).kind {
+                    if let Some(i) = func.params.iter().position(|p| p.slot == Some(s)) {
+                        return Some(Region {
+                            base: Base::Param(i as u32),
+                            depth: 0,
+                        });
+                    }
+                }
+                let r = known(*addr)?;
+                Some(
+                    Region {
+                        base: r.base,
+                        depth: r.depth + 1,
+                    }
+                    .normalized(),
+                )
+            }
+            InstKind::Phi(args) => {
+                let mut out: Option<Region> = None;
+                for (_, a) in args {
+                    let Some(r) = known(*a) else { continue };
+                    match &out {
+                        None => out = Some(r),
+                        Some(o) if *o == r => {}
+                        Some(_) => return Some(Region::UNKNOWN),
+                    }
+                }
+                out
+            }
+            _ => Some(Region::UNKNOWN),
+        }
     }
-    false
 }
 
 /// Library functions that use a pointer argument only during the call (initializers such
@@ -220,9 +238,9 @@ const NON_CAPTURING: &[&str] = &[
 
 /// Slots whose address reaches something other than loads, stores and address arithmetic:
 /// only those can be reached through other pointers.
-fn escaped_slots(program: &Program, func: &Function) -> HashSet<Slot> {
+fn escaped_slots(program: &Program, func: &Function, regions: &Regions) -> HashSet<Slot> {
     let mut out = HashSet::new();
-    let local = |v: Value| match region(func, v, &mut HashSet::new()) {
+    let local = |v: Value| match regions.of(v) {
         Region {
             base: Base::Local(s),
             depth: 0,
@@ -272,9 +290,10 @@ fn call_may_write(program: &Program, callee: &Callee, depth: u32, stack: &mut Ve
         return true;
     }
     stack.push(name.clone());
+    let regions = Regions::new(f);
     let writes = f.values().any(|v| match &f.inst(v).kind {
         InstKind::Store { addr, .. } => !matches!(
-            region(f, *addr, &mut HashSet::new()),
+            regions.of(*addr),
             Region {
                 base: Base::Local(_),
                 depth: 0
@@ -298,7 +317,13 @@ enum Reach {
 /// Whether a call with arguments `args` (a one-element list holding the call itself for a
 /// call through a pointer) may write `target`: it reaches what its pointer arguments
 /// reach, and globals with whatever pointers they hold.
-fn call_reaches(program: &Program, func: &Function, args: &[Value], target: &Region) -> Reach {
+fn call_reaches(
+    program: &Program,
+    func: &Function,
+    regions: &Regions,
+    args: &[Value],
+    target: &Region,
+) -> Reach {
     let Base::Param(p) = target.base else {
         // Globals, escaped locals and unknown memory: any call may write them.
         return Reach::Yes;
@@ -321,7 +346,7 @@ fn call_reaches(program: &Program, func: &Function, args: &[Value], target: &Reg
             }
             continue;
         }
-        let r = region(func, a, &mut HashSet::new());
+        let r = regions.of(a);
         match r.base {
             Base::Param(q) if q == p => return Reach::Yes,
             Base::Param(q) => distinct.push(q),
@@ -400,7 +425,8 @@ pub fn loop_invariants(
             }
         }
     }
-    let escaped = escaped_slots(program, func);
+    let regions = Regions::new(func);
+    let escaped = escaped_slots(program, func, &regions);
     let mut assumed = BTreeSet::new();
     let param_name = |i: u32| {
         func.params
@@ -412,19 +438,19 @@ pub fn loop_invariants(
     // Whether a store in the loop may write what `load` reads; records the assumption
     // when only DistinctParameters rules it out.
     let killed = |load: Value, addr: Value, assumed: &mut BTreeSet<String>| -> bool {
-        let lr = region(func, addr, &mut HashSet::new());
+        let lr = regions.of(addr);
         if let Base::Local(s) = lr.base {
             if lr.depth == 0 && !escaped.contains(&s) {
                 // No pointer to it exists, so no call can reach it.
                 return stores.iter().any(|&(st, sa)| {
-                    region(func, sa, &mut HashSet::new()) == lr
+                    regions.of(sa) == lr
                         && !disjoint_offsets(program, func, rec, load, addr, st, sa)
                 });
             }
         }
         let mut needs = Vec::new();
         for args in &writing_calls {
-            match call_reaches(program, func, args, &lr) {
+            match call_reaches(program, func, &regions, args, &lr) {
                 Reach::Assuming(names) if policy == AliasPolicy::DistinctParameters => {
                     needs.extend(names.into_iter().map(param_name));
                 }
@@ -432,7 +458,7 @@ pub fn loop_invariants(
             }
         }
         for &(st, sa) in &stores {
-            let sr = region(func, sa, &mut HashSet::new());
+            let sr = regions.of(sa);
             if sr == lr {
                 if !disjoint_offsets(program, func, rec, load, addr, st, sa) {
                     return true;

@@ -4,6 +4,8 @@ pub mod access_sites;
 pub mod bench_input;
 mod ctokens;
 pub mod diagnostic;
+pub mod files;
+pub mod flag_policy;
 mod gnu_compat;
 mod implicit_int;
 pub mod interp;

@@ -38,7 +38,6 @@
 // `Diagnostic` is large, but errors are the cold path and the project-wide error type is fixed.
 #![allow(clippy::result_large_err)]
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::OnceLock;
@@ -66,10 +65,24 @@ impl CompileFlags {
     /// Picks the preprocessor-relevant flags out of a compiler command line (without the
     /// compiler itself). Returns the flags and the non-option arguments (source files).
     pub fn from_args<S: AsRef<str>>(args: &[S]) -> (CompileFlags, Vec<String>) {
+        let (flags, inputs, _) = Self::from_args_reporting(args);
+        (flags, inputs)
+    }
+
+    /// [`CompileFlags::from_args`] under the allow-list of [`crate::flag_policy`], with the
+    /// flags it dropped for a reason the user should hear (a flag that may run code, read
+    /// options from a file, or that warpwise does not know), values attached.
+    pub fn from_args_reporting<S: AsRef<str>>(
+        args: &[S],
+    ) -> (CompileFlags, Vec<String>, Vec<String>) {
+        use crate::flag_policy::{
+            classify, Verdict, DROP_WITH_VALUE_REPORTED, DROP_WITH_VALUE_SILENT,
+        };
         let mut flags = CompileFlags::default();
         let mut inputs = Vec::new();
+        let mut dropped = Vec::new();
         let mut it = args.iter().map(AsRef::as_ref);
-        // Options whose value is a separate argument: those we keep and those we drop.
+        // Options whose value is a separate argument and that we keep.
         const KEEP_WITH_ARG: &[&str] = &[
             "-isystem",
             "-iquote",
@@ -79,18 +92,6 @@ impl CompileFlags {
             "--sysroot",
             "-target",
             "-include-pch",
-        ];
-        const DROP_WITH_ARG: &[&str] = &[
-            "-o",
-            "-MF",
-            "-MT",
-            "-MQ",
-            "-x",
-            "-Xlinker",
-            "-L",
-            "-l",
-            "-arch",
-            "-aux-info",
         ];
         while let Some(arg) = it.next() {
             let mut value = |name: &str| -> Option<String> {
@@ -109,8 +110,13 @@ impl CompileFlags {
                 if let Some(v) = it.next() {
                     flags.extra.push(v.to_string());
                 }
-            } else if DROP_WITH_ARG.contains(&arg) {
+            } else if DROP_WITH_VALUE_SILENT.contains(&arg) {
                 it.next();
+            } else if DROP_WITH_VALUE_REPORTED.contains(&arg) {
+                match it.next() {
+                    Some(v) => dropped.push(format!("{arg} {v}")),
+                    None => dropped.push(arg.to_string()),
+                }
             } else if arg.starts_with("-I") {
                 if let Some(v) = value("-I") {
                     flags.include_dirs.push(v.into());
@@ -128,26 +134,16 @@ impl CompileFlags {
                 }
             } else if let Some(std) = arg.strip_prefix("-std=") {
                 flags.std = Some(std.to_string());
-            } else if arg == "-ansi"
-                || arg == "-pthread"
-                || arg.starts_with("-isystem")
-                || arg.starts_with("-iquote")
-                || arg.starts_with("-idirafter")
-                || arg.starts_with("--sysroot=")
-                || arg.starts_with("--target=")
-                || arg.starts_with("-m")
-                || (arg.starts_with("-O") && !arg.starts_with("-Ob"))
-                || (arg.starts_with("-f") && !is_diagnostic_flag(arg))
-            {
-                // These change predefined macros (`__OPTIMIZE__`, `_OPENMP`, `__AVX__`, ...).
-                flags.extra.push(arg.to_string());
-            } else if arg.starts_with('-') {
-                // -c, -g, -W*, -M*, -pipe, ...: irrelevant to or harmful for `-E`.
             } else {
-                inputs.push(arg.to_string());
+                match classify(arg) {
+                    Verdict::Keep if arg.starts_with('-') => flags.extra.push(arg.to_string()),
+                    Verdict::Keep => inputs.push(arg.to_string()),
+                    Verdict::DropSilently => {}
+                    Verdict::DropReported => dropped.push(arg.to_string()),
+                }
             }
         }
-        (flags, inputs)
+        (flags, inputs, dropped)
     }
 
     /// The flags as compiler arguments.
@@ -176,23 +172,6 @@ impl CompileFlags {
         args.extend(self.extra.iter().filter(|a| !is_output_flag(a)).cloned());
         args
     }
-}
-
-fn is_diagnostic_flag(arg: &str) -> bool {
-    [
-        "-fdiagnostics",
-        "-fcolor",
-        "-fno-color",
-        "-fmessage-length",
-        "-fdump",
-        "-fprofile",
-        "-fsanitize",
-        "-fno-sanitize",
-        "-fcoverage",
-        "-fstack",
-    ]
-    .iter()
-    .any(|p| arg.starts_with(p))
 }
 
 /// Flags that would make `cc -E` write files (we must never write next to the user's files).
@@ -231,10 +210,14 @@ pub struct Preprocessed {
 }
 
 /// Reads `BUILD_DIR/compile_commands.json` (clang's JSON compilation database) and returns its
-/// C translation units.
+/// C translation units, with notes on what of it warpwise will not run or pass on.
+///
+/// The database is data, not code: its flags pass [`crate::flag_policy`]'s allow-list, and
+/// its compiler runs only when it is a known compiler found on `PATH` or installed in a
+/// system directory; otherwise `$CC`/`cc` preprocesses.
 pub fn inputs_from_compile_commands(
     build_dir: &Path,
-) -> Result<Vec<TranslationUnitInput>, Diagnostic> {
+) -> Result<(Vec<TranslationUnitInput>, Vec<Diagnostic>), Diagnostic> {
     let db = build_dir.join("compile_commands.json");
     let text = std::fs::read_to_string(&db).map_err(|e| {
         Diagnostic::error(format!("cannot read `{}`: {e}", db.display())).with_help(
@@ -257,6 +240,8 @@ pub fn inputs_from_compile_commands(
     })?;
 
     let mut out = Vec::new();
+    let mut dropped_flags = std::collections::BTreeSet::new();
+    let mut refused_compilers = std::collections::BTreeSet::new();
     for (n, entry) in entries.iter().enumerate() {
         let bad = |what: &str| Diagnostic::error(format!("entry {n} of `{}` {what}", db.display()));
         let file = entry
@@ -290,7 +275,15 @@ pub fn inputs_from_compile_commands(
             continue;
         }
         let (compiler, rest) = split_compiler(&words);
-        let (flags, _) = CompileFlags::from_args(rest);
+        let compiler = compiler.filter(|c| {
+            let trusted = is_trusted_compiler(c);
+            if !trusted {
+                refused_compilers.insert(c.clone());
+            }
+            trusted
+        });
+        let (flags, _, dropped) = CompileFlags::from_args_reporting(rest);
+        dropped_flags.extend(dropped);
         out.push(TranslationUnitInput {
             file: PathBuf::from(file),
             flags,
@@ -298,7 +291,62 @@ pub fn inputs_from_compile_commands(
             compiler,
         });
     }
-    Ok(out)
+    let mut notes = Vec::new();
+    if !dropped_flags.is_empty() {
+        let list: Vec<String> = dropped_flags
+            .into_iter()
+            .map(|f| format!("`{f}`"))
+            .collect();
+        notes.push(Diagnostic::note(format!(
+            "`{}`: not passed to the preprocessor (not on warpwise's list of flags that only \
+             shape preprocessing): {}",
+            db.display(),
+            list.join(", ")
+        )));
+    }
+    if !refused_compilers.is_empty() {
+        let list: Vec<String> = refused_compilers
+            .into_iter()
+            .map(|c| format!("`{c}`"))
+            .collect();
+        notes.push(
+            Diagnostic::note(format!(
+                "`{}`: not running its compiler {} (not a known C compiler on PATH or in a \
+                 system directory); preprocessing with $CC or `cc` instead",
+                db.display(),
+                list.join(", ")
+            ))
+            .with_help("point $CC at the compiler if it is one you trust"),
+        );
+    }
+    Ok((out, notes))
+}
+
+/// Whether a compile database's compiler may be run: a known C compiler's name, and either
+/// a bare name (found on the user's own `PATH`) or a path into a system directory.
+fn is_trusted_compiler(compiler: &str) -> bool {
+    let path = Path::new(compiler);
+    let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
+        return false;
+    };
+    // `gcc`, `gcc-12`, `x86_64-linux-gnu-gcc-12`, `clang-16`, `cc`, `icx`, `mpicc`...
+    let stem = name.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.' || c == '-');
+    let family = stem.rsplit('-').next().unwrap_or(stem);
+    let known = [
+        "cc", "c89", "c99", "gcc", "clang", "icc", "icx", "nvc", "pgcc", "xlc", "mpicc", "tcc",
+    ];
+    if !known.contains(&family) {
+        return false;
+    }
+    if !compiler.contains('/') {
+        return true;
+    }
+    let Ok(real) = path.canonicalize() else {
+        return false;
+    };
+    ["/usr/", "/bin/", "/opt/"]
+        .iter()
+        .any(|dir| real.starts_with(dir))
 }
 
 fn is_c_file(file: &str, words: &[String]) -> bool {
@@ -397,13 +445,21 @@ const FAKE_BUILTINS_H: &str = include_str!("fake_headers/warpwise_builtins.h");
 fn fake_header_dir() -> Result<&'static Path, Diagnostic> {
     static DIR: OnceLock<Result<PathBuf, String>> = OnceLock::new();
     DIR.get_or_init(|| {
-        let hash = FAKE_OMP_H.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
-            (h ^ b as u64).wrapping_mul(0x0100_0000_01b3)
-        });
-        let dir = std::env::temp_dir().join(format!(
-            "warpwise-{}-headers-{hash:016x}",
-            env!("CARGO_PKG_VERSION")
-        ));
+        let hash = FAKE_OMP_H
+            .bytes()
+            .chain(FAKE_BUILTINS_H.bytes())
+            .fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+                (h ^ b as u64).wrapping_mul(0x0100_0000_01b3)
+            });
+        // A per-user cache directory, never a name in the shared temp directory (another
+        // user could plant headers there); a fresh private one when there is no cache home.
+        let name = format!("headers-{}-{hash:016x}", env!("CARGO_PKG_VERSION"));
+        let dir = match crate::files::user_cache_dir(&name) {
+            Ok(d) => d,
+            Err(_) => crate::files::private_tempdir("warpwise-headers-")
+                .map_err(|e| format!("cannot create a directory for warpwise's headers: {e}"))?
+                .keep(),
+        };
         write_atomic(&dir, "omp.h", FAKE_OMP_H)
             .and_then(|()| write_atomic(&dir, "warpwise_builtins.h", FAKE_BUILTINS_H))
             .map_err(|e| {
@@ -416,29 +472,20 @@ fn fake_header_dir() -> Result<&'static Path, Diagnostic> {
     })
     .as_ref()
     .map(PathBuf::as_path)
-    .map_err(|e| Diagnostic::error(e.clone()).with_help("set TMPDIR to a writable directory"))
+    .map_err(|e| {
+        Diagnostic::error(e.clone())
+            .with_help("set XDG_CACHE_HOME (or TMPDIR) to a directory of your own")
+    })
 }
 
-/// Temp file + rename: concurrent warpwise runs never see a half-written header.
+/// Writes a header unless it is already there: a fresh file renamed into place, so
+/// concurrent warpwise runs never see half a header.
 fn write_atomic(dir: &Path, name: &str, contents: &str) -> std::io::Result<()> {
     let target = dir.join(name);
     if std::fs::read(&target).is_ok_and(|old| old == contents.as_bytes()) {
         return Ok(());
     }
-    std::fs::create_dir_all(dir)?;
-    static COUNTER: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
-    let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let tmp = dir.join(format!(".{name}.{}.{n}.tmp", std::process::id()));
-    let result = (|| {
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(contents.as_bytes())?;
-        f.sync_all()?;
-        std::fs::rename(&tmp, &target)
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result
+    crate::files::write_output(&target, contents.as_bytes())
 }
 
 /// The compiler command: explicit field, then `$CC`, then `cc`. It may carry arguments.

@@ -114,8 +114,9 @@ fn compile_commands_both_forms() {
       {"directory": "src", "file": "c.cpp", "command": "c++ -c c.cpp"}
     ]"#;
     write(&build, "compile_commands.json", json);
-    let inputs = inputs_from_compile_commands(&build).unwrap();
+    let (inputs, notes) = inputs_from_compile_commands(&build).unwrap();
     assert_eq!(inputs.len(), 2, "C++ entry must be skipped: {inputs:?}");
+    assert!(notes.is_empty(), "{notes:?}");
 
     let a = &inputs[0];
     assert_eq!(a.file, PathBuf::from("a.c"));
@@ -145,6 +146,50 @@ fn compile_commands_both_forms() {
 
     let missing = inputs_from_compile_commands(&build.join("nowhere")).unwrap_err();
     assert!(missing.message.contains("compile_commands.json"));
+}
+
+/// A hostile compile database (issue 15): its compiler is a script next to it and its flags
+/// load plugins. Neither may run; the unit is still preprocessed, by our own compiler, and
+/// the user is told what was ignored.
+#[cfg(unix)]
+#[test]
+fn compile_database_is_data_not_code() {
+    use std::os::unix::fs::PermissionsExt;
+    let build = tempfile::tempdir().unwrap();
+    let build = build.path();
+    let marker = build.join("pwned");
+    write(build, "a.c", "int a = WIDTH;\n");
+    let script = format!("#!/bin/sh\ntouch '{}'\nexec cc \"$@\"\n", marker.display());
+    write(build, "cc", &script);
+    std::fs::set_permissions(build.join("cc"), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let json = r#"[
+      {"directory": ".", "file": "a.c",
+       "arguments": ["./cc", "-c", "-DWIDTH=8", "-fplugin=./evil.so", "-Xclang", "-load",
+                     "-B.", "-specs=./evil.specs", "-Wp,-fplugin=./evil.so", "@opts.rsp",
+                     "-fopenmp", "a.c"]}
+    ]"#;
+    write(build, "compile_commands.json", json);
+    let (inputs, notes) = inputs_from_compile_commands(build).unwrap();
+    assert_eq!(inputs.len(), 1);
+    assert_eq!(
+        inputs[0].compiler, None,
+        "the database's own script must not run"
+    );
+    assert_eq!(inputs[0].flags.extra, vec!["-fopenmp"]);
+    let said: String = notes.iter().map(|n| n.message.clone()).collect();
+    for flag in [
+        "-fplugin=./evil.so",
+        "-Xclang -load",
+        "-B.",
+        "-specs=./evil.specs",
+        "@opts.rsp",
+    ] {
+        assert!(said.contains(flag), "`{flag}` not reported: {said}");
+    }
+    assert!(said.contains("./cc"), "{said}");
+    let pre = preprocess(&inputs[0]).unwrap_or_else(|d| panic!("{}", d.render(false)));
+    assert!(pre.text.contains("int a = 8;"));
+    assert!(!marker.exists(), "the database's compiler ran");
 }
 
 #[test]
@@ -237,7 +282,17 @@ fn omp_header_and_pragmas() {
             .find(|&f| map.path(f).ends_with("omp.h"))
             .unwrap();
         assert!(map.is_system_header(omp));
-        assert!(map.path(omp).starts_with(std::env::temp_dir()));
+        // From warpwise's own private directory, not a name in the shared temp directory.
+        let dir = map.path(omp).parent().unwrap();
+        assert!(dir
+            .file_name()
+            .unwrap()
+            .to_string_lossy()
+            .starts_with("headers-"));
+        assert!(
+            !dir.starts_with(std::env::temp_dir())
+                || dir.to_string_lossy().contains("warpwise-headers-")
+        );
     }
 }
 

@@ -114,18 +114,23 @@ pub fn emit_loop(
     Ok(emit(plan))
 }
 
-/// Writes `STEM.cu`, `STEM.md` and the CPU shim into `dir`; returns the paths written.
-pub fn write(emitted: &Emitted, dir: &Path) -> Result<Vec<PathBuf>, String> {
-    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create `{}`: {e}", dir.display()))?;
-    let files = [
+/// The files `emit` writes: `STEM.cu`, `STEM.md` and the CPU shim, with their text.
+pub fn output_files(emitted: &Emitted) -> Vec<(String, &str)> {
+    vec![
         (format!("{}.cu", emitted.stem), emitted.cu.as_str()),
         (format!("{}.md", emitted.stem), emitted.note.as_str()),
         (SHIM_NAME.to_string(), CPU_SHIM),
-    ];
+    ]
+}
+
+/// Writes [`output_files`] into `dir` (each replaces what is at its path, a symlink
+/// included, instead of writing through it); returns the paths written.
+pub fn write(emitted: &Emitted, dir: &Path) -> Result<Vec<PathBuf>, String> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create `{}`: {e}", dir.display()))?;
     let mut out = Vec::new();
-    for (name, text) in files {
+    for (name, text) in output_files(emitted) {
         let path = dir.join(name);
-        std::fs::write(&path, text)
+        frontend::files::write_output(&path, text.as_bytes())
             .map_err(|e| format!("cannot write `{}`: {e}", path.display()))?;
         out.push(path);
     }

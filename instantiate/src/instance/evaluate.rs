@@ -118,7 +118,8 @@ pub fn grid(
     let threads_y = mapping.mapping.y.as_deref().map(threads_along);
     let static_threads = match (&threads_x.value, threads_y.as_ref().map(|q| q.value)) {
         (Some(x), None) => Some((*x).max(0)),
-        (Some(x), Some(Some(y))) => Some((*x).max(0) * y.max(0)),
+        // An overflowing product is no count at all (`--set n=9223372036854775807`).
+        (Some(x), Some(Some(y))) => (*x).max(0).checked_mul(y.max(0)),
         _ => None,
     };
     // The profile: iterations of the innermost mapped loop per entry of this loop.
@@ -137,13 +138,13 @@ pub fn grid(
     let (blocks, warps) = match (mapping.mapping.y.is_some(), threads_x.value, threads) {
         (true, Some(x), Some(total)) if x > 0 => {
             let y = total / x;
-            let blocks = div_ceil(x, bx) * div_ceil(y, by);
+            let blocks = div_ceil(x, bx).checked_mul(div_ceil(y, by));
             let warps = if bx % 32 == 0 {
-                div_ceil(x, 32) * y
+                div_ceil(x, 32).checked_mul(y)
             } else {
-                blocks * div_ceil(bx * by, 32)
+                blocks.and_then(|b| b.checked_mul(div_ceil(bx * by, 32)))
             };
-            (Some(blocks), Some(warps))
+            (blocks, warps)
         }
         (false, _, Some(total)) => {
             let per_block = bx * by;
@@ -173,7 +174,9 @@ fn div_ceil(a: i64, b: i64) -> i64 {
     if b <= 0 {
         return 0;
     }
-    (a.max(0) + b - 1) / b
+    // Without `a + b - 1`, which overflows for the largest counts.
+    let a = a.max(0);
+    a / b + i64::from(a % b != 0)
 }
 
 /// Requests of every access per launch: requests per warp times the warps times how often

@@ -87,31 +87,6 @@ pub fn compile_runtime(cc: &str, dir: &Path) -> Result<PathBuf, String> {
     Ok(object)
 }
 
-/// The runtime object for `cc`, compiled once per runtime version into the temp dir
-/// (parallel builds race harmlessly: the last rename wins with identical content).
-pub fn cached_runtime(cc: &str) -> Result<PathBuf, String> {
-    let hash = RUNTIME_C
-        .bytes()
-        .chain(RUNTIME_H.bytes())
-        .chain(cc.bytes())
-        .fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
-            (h ^ b as u64).wrapping_mul(0x0100_0000_01b3)
-        });
-    let dir = std::env::temp_dir().join(format!(
-        "warpwise-{}-runtime-{hash:016x}",
-        env!("CARGO_PKG_VERSION")
-    ));
-    let object = dir.join("warpwise_rt.o");
-    if object.exists() {
-        return Ok(object);
-    }
-    let scratch = dir.join(format!("build-{}", std::process::id()));
-    let built = compile_runtime(cc, &scratch)?;
-    std::fs::rename(&built, &object).map_err(|e| format!("cannot install the runtime: {e}"))?;
-    let _ = std::fs::remove_dir_all(&scratch);
-    Ok(object)
-}
-
 #[derive(Clone, Debug)]
 pub struct BuildOptions {
     pub cc: String,
@@ -273,7 +248,19 @@ pub fn cc(args: &[String]) -> i32 {
         return passthrough();
     }
     let selection = LoopSelection::parse(&std::env::var("WARPWISE_LOOPS").unwrap_or_default());
-    let work = std::env::temp_dir().join(format!("warpwise-cc-{}", std::process::id()));
+    // Fresh and private (0700), removed when dropped: never a name in the shared temp
+    // directory that another user could have planted.
+    let work_dir = match frontend::files::private_tempdir("warpwise-cc-") {
+        Ok(d) => d,
+        Err(e) => {
+            eprintln!(
+                "warpwise cc: warning: cannot create a private build directory ({e}); \
+                 compiling without instrumentation"
+            );
+            return passthrough();
+        }
+    };
+    let work = work_dir.path().to_path_buf();
     let mut replaced: Vec<(String, PathBuf)> = Vec::new();
     for source in &sources {
         let input = TranslationUnitInput {
@@ -307,11 +294,12 @@ pub fn cc(args: &[String]) -> i32 {
         }
     }
     let runtime = if links {
-        match cached_runtime(&cc) {
+        // Compiled for this link (a few hundredths of a second), never taken from a cache a
+        // planted object could hide in.
+        match compile_runtime(&cc, &work.join("runtime")) {
             Ok(o) => Some(o),
             Err(e) => {
                 eprintln!("warpwise cc: cannot build the profiler runtime: {e}");
-                let _ = std::fs::remove_dir_all(&work);
                 return passthrough();
             }
         }
@@ -341,7 +329,6 @@ pub fn cc(args: &[String]) -> i32 {
             127
         }
     };
-    let _ = std::fs::remove_dir_all(&work);
     if status != 0 && !replaced.is_empty() {
         eprintln!("warpwise cc: warning: the instrumented build failed; compiling without instrumentation");
         let mut plain: Vec<String> = args.to_vec();

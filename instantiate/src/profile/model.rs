@@ -325,22 +325,55 @@ pub fn part_files(path: &Path) -> Vec<(PathBuf, u32)> {
 /// Parses a stream of profile documents and merges them.
 pub fn parse_profile(text: &str) -> Result<Profile, String> {
     let mut total = Profile::empty();
-    for doc in serde_yaml::Deserializer::from_str(text) {
-        let value = serde_yaml::Value::deserialize(doc).map_err(|e| e.to_string())?;
-        if value.is_null() {
-            continue;
-        }
-        let p: Profile = serde_yaml::from_value(value).map_err(|e| e.to_string())?;
+    for (first_line, doc) in documents(text) {
+        // Each document on its own, so that an error names its line in the file.
+        let located = |e: serde_yaml::Error| match e.location() {
+            Some(l) => {
+                // serde_yaml's own position is within the document: replace it.
+                let message = e.to_string();
+                let own = format!(" at line {} column {}", l.line(), l.column());
+                let message = message.strip_suffix(&own).unwrap_or(&message);
+                format!("{}:{}: {message}", first_line + l.line() - 1, l.column())
+            }
+            None => format!("{first_line}: {e}"),
+        };
+        let parsed: Option<Profile> = serde_yaml::from_str(doc).map_err(located)?;
+        let Some(p) = parsed else { continue };
         if p.schema != PROFILE_SCHEMA {
             return Err(format!(
-                "unsupported profile schema `{}` (expected `{PROFILE_SCHEMA}`)",
+                "{first_line}: unsupported profile schema `{}` (expected `{PROFILE_SCHEMA}`)",
                 p.schema
+            ));
+        }
+        if p.incomplete_runs > p.runs {
+            return Err(format!(
+                "{first_line}: {} incomplete runs of {} runs in all",
+                p.incomplete_runs, p.runs
             ));
         }
         total.merge(p);
     }
     total.finish();
     Ok(total)
+}
+
+/// The YAML documents of `text` (separated by `---` lines) with the line each starts on.
+fn documents(text: &str) -> Vec<(usize, &str)> {
+    let mut out = Vec::new();
+    let mut start = 0usize;
+    let mut start_line = 1usize;
+    let mut offset = 0usize;
+    for (n, line) in text.split_inclusive('\n').enumerate() {
+        let bare = line.trim_end_matches(['\n', '\r']);
+        if bare == "---" || bare.starts_with("--- ") {
+            out.push((start_line, &text[start..offset]));
+            start = offset + line.len();
+            start_line = n + 2;
+        }
+        offset += line.len();
+    }
+    out.push((start_line, &text[start..]));
+    out
 }
 
 /// Reads a profile file and the snapshots of killed runs next to it.
@@ -350,7 +383,7 @@ pub fn read_profile(path: &Path) -> Result<Profile, String> {
     if path.exists() {
         let text = std::fs::read_to_string(path)
             .map_err(|e| format!("cannot read `{}`: {e}", path.display()))?;
-        total.merge(parse_profile(&text).map_err(|e| format!("`{}`: {e}", path.display()))?);
+        total.merge(parse_profile(&text).map_err(|e| format!("{}:{e}", path.display()))?);
         found = true;
     }
     for (part, _) in part_files(path) {
@@ -384,9 +417,7 @@ pub fn normalize(path: &Path) -> Result<Profile, String> {
 
 pub fn write_profile(path: &Path, profile: &Profile) -> Result<(), String> {
     let text = serde_yaml::to_string(profile).map_err(|e| e.to_string())?;
-    let tmp = path.with_extension("yaml.tmp");
-    std::fs::write(&tmp, format!("---\n{text}"))
-        .and_then(|_| std::fs::rename(&tmp, path))
+    frontend::files::write_output(path, format!("---\n{text}").as_bytes())
         .map_err(|e| format!("cannot write `{}`: {e}", path.display()))
 }
 
@@ -413,4 +444,43 @@ pub fn same_loop_id(a: &str, b: &str) -> bool {
     };
     let short = short.trim_start_matches("./");
     long == short || long.ends_with(&format!("/{short}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_profile;
+
+    const HEADER: &str = "schema: warpwise/profile/v1\nruns: 1\nincomplete_runs: 0\nends: [exit]\n";
+
+    /// `text` must fail with a message that starts with `expected_at` and contains `says`.
+    fn check(text: &str, expected_at: &str, says: &str) {
+        let e = parse_profile(text).unwrap_err();
+        assert!(
+            e.starts_with(expected_at),
+            "`{e}` does not start with `{expected_at}`"
+        );
+        assert!(e.contains(says), "`{e}` does not say `{says}`");
+    }
+
+    #[test]
+    fn documents_merge_and_empty_ones_are_skipped() {
+        let text = format!("---\n{HEADER}loops: {{}}\n---\n---\n{HEADER}loops: {{}}\n");
+        let p = parse_profile(&text).unwrap();
+        assert_eq!(p.runs, 2);
+    }
+
+    #[test]
+    fn errors_name_the_line_in_the_file() {
+        // The second document's `runs` is not a number: line 9 of the file.
+        let text =
+            format!("---\n{HEADER}loops: {{}}\n---\nschema: warpwise/profile/v1\nruns: many\n");
+        check(&text, "9:7: ", "runs");
+        check("---\nschema: [\n", "2:9: schema: invalid type", "");
+        let wrong = HEADER.replace("runs: 1\nincomplete_runs: 0", "runs: 1\nincomplete_runs: 3");
+        check(
+            &format!("{wrong}loops: {{}}\n"),
+            "1: ",
+            "3 incomplete runs of 1",
+        );
+    }
 }

@@ -804,7 +804,9 @@ static void write_part(const char *end)
         char *tmp = malloc(n);
         if (tmp) {
             snprintf(tmp, n, "%s.tmp", part);
-            int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+            /* Never through a symlink planted at the name: a fresh file or nothing. */
+            unlink(tmp);
+            int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0644);
             if (fd >= 0) {
                 write_all(fd, buf, len);
                 close(fd);
@@ -829,7 +831,7 @@ static void write_final(const char *end)
     size_t len;
     char *buf = render(end, &len);
     if (buf) {
-        int fd = open(out_path, O_WRONLY | O_CREAT | O_APPEND, 0644);
+        int fd = open(out_path, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW, 0644);
         if (fd >= 0) {
             flock(fd, LOCK_EX);
             write_all(fd, buf, len);

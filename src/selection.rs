@@ -1,0 +1,145 @@
+//! `--function` and `--loop` must name something: a selection that matches nothing is a
+//! usage error (exit 2) that names the closest candidates, never a silent "0 loops".
+
+use advisor::analyze::loop_id_matches;
+use frontend::unit::Unit;
+
+/// `(file, line, column)` of a loop id `FILE:LINE` or `FILE:LINE:COL` (lines and columns
+/// count from 1); `None` for anything else.
+fn parse_id(id: &str) -> Option<(&str, u32, Option<u32>)> {
+    let (head, last) = id.rsplit_once(':')?;
+    let last = last.parse::<u32>().ok().filter(|n| *n > 0)?;
+    if let Some((file, line)) = head.rsplit_once(':') {
+        if let Ok(line) = line.parse::<u32>() {
+            return (line > 0 && !file.is_empty()).then_some((file, line, Some(last)));
+        }
+    }
+    (!head.is_empty()).then_some((head, last, None))
+}
+
+/// Whether `wanted` has the shape of a loop id, `FILE:LINE` or `FILE:LINE:COL`.
+pub fn check_loop_syntax(wanted: &str) -> Result<(), String> {
+    match parse_id(wanted) {
+        Some(_) => Ok(()),
+        None => Err(format!(
+            "`--loop {wanted}`: expected FILE:LINE or FILE:LINE:COL (e.g. `kernel.c:42`)"
+        )),
+    }
+}
+
+/// The error for a `--function` that names no function of the analysed units, with the
+/// closest names; `None` when the function exists.
+pub fn unknown_function(wanted: &str, units: &[Unit]) -> Option<String> {
+    let names: Vec<&str> = units
+        .iter()
+        .flat_map(|u| u.lowered.program.functions.iter().map(|f| f.name.as_str()))
+        .collect();
+    if names.contains(&wanted) {
+        return None;
+    }
+    let mut ranked: Vec<(usize, &str)> = names
+        .iter()
+        .map(|n| (edit_distance(wanted, n), *n))
+        .collect();
+    ranked.sort();
+    ranked.dedup();
+    let close: Vec<String> = ranked
+        .iter()
+        .take(5)
+        .map(|(_, n)| format!("`{n}`"))
+        .collect();
+    Some(if close.is_empty() {
+        format!("`--function {wanted}`: the analysed files define no function")
+    } else {
+        format!(
+            "`--function {wanted}`: no function of that name in the analysed files (closest: {})",
+            close.join(", ")
+        )
+    })
+}
+
+/// The error for a `--loop` that matched none of `ids` (every loop id of the selection
+/// without `--loop`), naming the loops nearest to it: same file first, then by line.
+pub fn unknown_loop(wanted: &str, ids: &[String]) -> String {
+    let (want_file, want_line) = split_id(wanted);
+    let mut ranked: Vec<(bool, u64, &String)> = ids
+        .iter()
+        .filter(|id| !loop_id_matches(id, wanted))
+        .map(|id| {
+            let (file, line) = split_id(id);
+            let same_file = file.ends_with(want_file) || want_file.ends_with(file);
+            (!same_file, line.abs_diff(want_line), id)
+        })
+        .collect();
+    ranked.sort();
+    let close: Vec<String> = ranked
+        .iter()
+        .take(5)
+        .map(|(_, _, id)| format!("`{id}`"))
+        .collect();
+    if close.is_empty() {
+        format!("`--loop {wanted}`: the analysed files have no loops")
+    } else {
+        format!(
+            "`--loop {wanted}`: no loop starts there (nearest: {})",
+            close.join(", ")
+        )
+    }
+}
+
+/// `(file, line)` of a loop id, for ranking.
+fn split_id(id: &str) -> (&str, u64) {
+    parse_id(id).map_or((id, 0), |(file, line, _)| (file, u64::from(line)))
+}
+
+/// Levenshtein distance, for suggestions.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut prev = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let next = (prev + usize::from(ca != *cb))
+                .min(row[j] + 1)
+                .min(row[j + 1] + 1);
+            prev = row[j + 1];
+            row[j + 1] = next;
+        }
+    }
+    row[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn loop_ids_are_checked_for_shape() {
+        for ok in ["a.c:12", "dir/a.c:12:5", "a.c:1:1"] {
+            assert!(check_loop_syntax(ok).is_ok(), "{ok}");
+        }
+        for bad in ["garbage", "a.c:", "a.c:x", ":12", "a.c:0", "a.c:12:x"] {
+            assert!(check_loop_syntax(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn the_nearest_loops_of_the_same_file_come_first() {
+        let ids: Vec<String> = ["b.c:998:3", "a.c:10:3", "a.c:40:5", "a.c:12:9"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        let e = unknown_loop("a.c:999", &ids);
+        assert!(
+            e.contains("nearest: `a.c:40:5`, `a.c:12:9`, `a.c:10:3`, `b.c:998:3`"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn close_function_names_are_suggested() {
+        assert_eq!(edit_distance("kernal", "kernel"), 1);
+        assert_eq!(edit_distance("", "abc"), 3);
+    }
+}

@@ -1,0 +1,261 @@
+//! Issue 15 through the binary: outputs never land on inputs or write through symlinks,
+//! builds happen in fresh private directories that leave nothing behind, and selections or
+//! sizes that make no sense are usage errors (exit 2), never a silent "0 loops".
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn bin() -> &'static str {
+    env!("CARGO_BIN_EXE_warpwise")
+}
+
+fn sample(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("samples")
+        .join(name)
+}
+
+fn text(out: &Output) -> String {
+    format!(
+        "status {:?}\nstdout:\n{}\nstderr:\n{}",
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+/// Runs `warpwise ARGS` in `dir` with `TMPDIR` set to `tmp`.
+fn run_in(dir: &Path, tmp: &Path, args: &[&str]) -> Output {
+    Command::new(bin())
+        .current_dir(dir)
+        .env("TMPDIR", tmp)
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+/// A scratch directory holding a copy of `sample`, and a private TMPDIR.
+struct Scratch {
+    dir: tempfile::TempDir,
+    tmp: tempfile::TempDir,
+}
+
+impl Scratch {
+    fn with(samples: &[&str]) -> Scratch {
+        let s = Scratch {
+            dir: tempfile::tempdir().unwrap(),
+            tmp: tempfile::tempdir().unwrap(),
+        };
+        for name in samples {
+            std::fs::copy(sample(name), s.dir.path().join(name)).unwrap();
+        }
+        s
+    }
+
+    fn run(&self, args: &[&str]) -> Output {
+        run_in(self.dir.path(), self.tmp.path(), args)
+    }
+
+    fn path(&self, name: &str) -> PathBuf {
+        self.dir.path().join(name)
+    }
+
+    /// What warpwise left in its TMPDIR.
+    fn leftovers(&self) -> Vec<String> {
+        std::fs::read_dir(self.tmp.path())
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect()
+    }
+}
+
+/// `warpwise ARGS` must exit with `code` and say `expected` on stderr.
+fn check(s: &Scratch, args: &[&str], code: i32, expected: &str) {
+    let out = s.run(args);
+    assert_eq!(out.status.code(), Some(code), "{args:?}\n{}", text(&out));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(expected),
+        "{args:?}: no `{expected}` in\n{}",
+        text(&out)
+    );
+}
+
+#[test]
+fn an_output_onto_an_input_is_refused() {
+    let s = Scratch::with(&["matmul.c", "vector_add.c"]);
+    let before = std::fs::read(s.path("matmul.c")).unwrap();
+    let refused = "refusing to overwrite it";
+    check(&s, &["analyze", "matmul.c", "-o", "matmul.c"], 2, refused);
+    check(&s, &["analyze", "matmul.c", "-o", "./matmul.c"], 2, refused);
+    check(&s, &["profile", "matmul.c", "-o", "matmul.c"], 2, refused);
+    check(
+        &s,
+        &["profile", "matmul.c", "--fresh", "-o", "matmul.c"],
+        2,
+        refused,
+    );
+    assert_eq!(std::fs::read(s.path("matmul.c")).unwrap(), before);
+
+    let out = s.run(&[
+        "analyze",
+        "vector_add.c",
+        "--format",
+        "yaml",
+        "-o",
+        "r.yaml",
+    ]);
+    assert!(out.status.success(), "{}", text(&out));
+    let report = std::fs::read(s.path("r.yaml")).unwrap();
+    check(&s, &["instantiate", "r.yaml", "-o", "r.yaml"], 2, refused);
+    assert_eq!(std::fs::read(s.path("r.yaml")).unwrap(), report);
+}
+
+#[cfg(unix)]
+#[test]
+fn outputs_replace_symlinks_instead_of_writing_through_them() {
+    let s = Scratch::with(&["matrix_add.c"]);
+    let victim = s.path("victim.txt");
+    std::fs::write(&victim, "precious").unwrap();
+    std::os::unix::fs::symlink(&victim, s.path("report.yaml")).unwrap();
+    let out = s.run(&[
+        "analyze",
+        "matrix_add.c",
+        "--format",
+        "yaml",
+        "-o",
+        "report.yaml",
+    ]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
+    assert!(std::fs::read_to_string(s.path("report.yaml"))
+        .unwrap()
+        .contains("kernel-report"));
+
+    // `emit -o DIR` where DIR already holds a symlink named like the kernel it writes.
+    std::fs::create_dir(s.path("out")).unwrap();
+    std::os::unix::fs::symlink(&victim, s.path("out/add_L38.cu")).unwrap();
+    let out = s.run(&[
+        "emit",
+        "matrix_add.c",
+        "--loop",
+        "matrix_add.c:38",
+        "-o",
+        "out",
+    ]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
+    assert!(std::fs::read_to_string(s.path("out/add_L38.cu"))
+        .unwrap()
+        .contains("__global__"));
+}
+
+/// The profiled program reports the directory it was built in: it must be fresh, private
+/// (0700) and gone afterwards, and nothing may be left in TMPDIR (no reusable runtime
+/// object another user could replace).
+#[cfg(unix)]
+#[test]
+fn builds_happen_in_fresh_private_directories_that_are_removed() {
+    let s = Scratch::with(&[]);
+    std::fs::write(
+        s.path("where.c"),
+        r#"#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+int main(void) {
+    char exe[4096];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n < 0) return 1;
+    exe[n] = 0;
+    *strrchr(exe, '/') = 0;
+    struct stat st;
+    if (stat(exe, &st) != 0) return 1;
+    double a[8];
+    for (int i = 0; i < 8; i++) a[i] = i;
+    printf("%s %o %g\n", exe, (unsigned)(st.st_mode & 0777), a[7]);
+    return 0;
+}
+"#,
+    )
+    .unwrap();
+    let out = s.run(&["profile", "where.c", "-o", "p.yaml"]);
+    assert!(out.status.success(), "{}", text(&out));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let mut words = stdout.split_whitespace();
+    let (dir, mode) = (words.next().unwrap(), words.next().unwrap());
+    assert_eq!(mode, "700", "the build directory `{dir}` is not private");
+    assert!(!Path::new(dir).exists(), "`{dir}` was left behind");
+    assert!(
+        s.leftovers().is_empty(),
+        "left in TMPDIR: {:?}",
+        s.leftovers()
+    );
+
+    // The compiler wrapper links a runtime it compiled itself, and keeps no cache in TMPDIR.
+    let cc = Command::new(bin())
+        .current_dir(s.dir.path())
+        .env("TMPDIR", s.tmp.path())
+        .args(["cc", "where.c", "-o", "where"])
+        .output()
+        .unwrap();
+    assert!(cc.status.success(), "{}", text(&cc));
+    assert!(
+        s.leftovers().is_empty(),
+        "left in TMPDIR: {:?}",
+        s.leftovers()
+    );
+}
+
+#[test]
+fn selections_and_sizes_that_make_no_sense_are_usage_errors() {
+    let s = Scratch::with(&["matmul.c"]);
+    check(&s, &["analyze"], 2, "Usage");
+    check(
+        &s,
+        &["analyze", "matmul.c", "--loop", "garbage"],
+        2,
+        "expected FILE:LINE",
+    );
+    check(
+        &s,
+        &["analyze", "matmul.c", "--loop", "matmul.c:0"],
+        2,
+        "expected FILE:LINE",
+    );
+    check(
+        &s,
+        &["analyze", "matmul.c", "--loop", "matmul.c:999"],
+        2,
+        "no loop starts there (nearest: `matmul.c:68:9`",
+    );
+    check(
+        &s,
+        &["analyze", "matmul.c", "--function", "mtmul"],
+        2,
+        "closest: `matmul`",
+    );
+    check(
+        &s,
+        &["analyze", "matmul.c", "--block", "4294967295x4294967295"],
+        2,
+        "at most 1024 threads",
+    );
+    check(
+        &s,
+        &["analyze", "matmul.c", "--block", "64x32"],
+        2,
+        "at most 1024 threads",
+    );
+    // A selection that names a loop is fine.
+    let out = s.run(&[
+        "analyze",
+        "matmul.c",
+        "--loop",
+        "matmul.c:68",
+        "--format",
+        "yaml",
+    ]);
+    assert!(out.status.success(), "{}", text(&out));
+}
