@@ -103,3 +103,70 @@ fn make_project_through_the_wrapper() {
         .collect();
     assert!(times.windows(2).all(|w| w[0] >= w[1]), "{times:?}");
 }
+
+/// Profiles `source` (written to a scratch directory) with `args` after `--`, stdout piped
+/// and read only up to `read_bytes` before the pipe is closed; returns the profile text.
+fn profile_dying(name: &str, source: &str, warpwise_args: &[&str], read_bytes: usize) -> String {
+    use std::io::Read;
+    let dir = scratch(name);
+    std::fs::write(dir.join("prog.c"), source).unwrap();
+    let mut child = Command::new(bin())
+        .current_dir(&dir)
+        .args(["profile", "prog.c", "-o", "p.yaml"])
+        .args(warpwise_args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdout = child.stdout.take().unwrap();
+    let mut buf = vec![0u8; read_bytes];
+    let _ = stdout.read_exact(&mut buf);
+    drop(stdout);
+    let out = child.wait_with_output().unwrap();
+    std::fs::read_to_string(dir.join("p.yaml")).unwrap_or_else(|e| {
+        panic!(
+            "no profile ({e}); stderr:\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        )
+    })
+}
+
+/// The deaths of issue 15 each leave a profile of the loop, marked incomplete.
+#[test]
+fn profiles_survive_sigpipe_stack_overflow_and_ignored_timeouts() {
+    let loop_then = |tail: &str| {
+        format!(
+            "#include <stdio.h>\n#include <signal.h>\n\
+             static int depth(int n) {{ volatile char pad[4096]; pad[0] = (char)n; return depth(n + 1) + pad[0]; }}\n\
+             int main(void) {{\n  double a[64];\n  for (int i = 0; i < 64; i++) a[i] = i;\n  {tail}\n  return (int)a[3];\n}}\n"
+        )
+    };
+    let piped = profile_dying(
+        "sigpipe",
+        &loop_then("for (;;) printf(\"%g\\n\", a[5]);"),
+        &[],
+        4096,
+    );
+    let overflow = profile_dying("overflow", &loop_then("return depth(0);"), &[], 0);
+    let ignored = profile_dying(
+        "ignores-alarm",
+        &loop_then("signal(SIGALRM, SIG_IGN); for (volatile int s = 0;; s++) {}"),
+        &["--timeout", "1"],
+        0,
+    );
+    for (what, text, end) in [
+        ("SIGPIPE", &piped, "signal 13"),
+        ("stack overflow", &overflow, "signal 11"),
+        ("ignored SIGALRM", &ignored, "signal 15"),
+    ] {
+        assert!(
+            text.contains("iterations: 64"),
+            "{what}: the loop is missing:\n{text}"
+        );
+        assert!(text.contains(end), "{what}: not marked `{end}`:\n{text}");
+        assert!(
+            text.contains("incomplete_runs: 1"),
+            "{what}: not incomplete:\n{text}"
+        );
+    }
+}

@@ -32,10 +32,11 @@ ROOT = os.environ.get("WARPWISE_REALAPPS", os.path.expanduser("~/.cache/warpwise
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OPENMP = ["-D_OPENMP=201511"]
 
-# GraphicsMagick: the files holding the authors' OpenMP loops, less effect.c and render.c
-# (warpwise does not finish them in minutes: invariant.rs `region` on their large functions).
-GM_FILES = ("analyze.c average.c cdl.c colorspace.c command.c decorate.c enhance.c fx.c gem.c "
-            "gradient.c pixel_iterator.c resize.c segment.c shear.c texture.c transform.c")
+# GraphicsMagick: the files holding the authors' OpenMP loops (effect.c and render.c joined
+# on 2026-11-25, once invariant.rs stopped walking their phi chains once per path).
+GM_FILES = ("analyze.c average.c cdl.c colorspace.c command.c decorate.c effect.c enhance.c fx.c "
+            "gem.c gradient.c pixel_iterator.c render.c resize.c segment.c shear.c texture.c "
+            "transform.c")
 HYPRE_INCLUDES = ["-I", "{cfg}/hypre", "-I", ".", "-I", "utilities", "-I", "seq_mv",
                   "-I", "parcsr_mv", "-I", "lapack", "-I", "blas"]
 # name, domain, where the sources come from, directory (relative to ROOT), files (globs

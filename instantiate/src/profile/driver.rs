@@ -194,16 +194,28 @@ pub fn run(exe: &Path, opts: &RunOptions) -> Result<i32, String> {
         .spawn()
         .map_err(|e| format!("cannot run `{}`: {e}", exe.display()))?;
     let started = Instant::now();
-    // The runtime stops the program itself at the timeout; this is the backstop for a
-    // program that blocks SIGALRM.
-    let hard = opts.timeout.map(|t| Duration::from_secs(t.max(1) + 10));
+    // The runtime stops the program itself at the timeout (SIGALRM). For a program that
+    // ignores or blocks SIGALRM the driver enforces it from outside: SIGTERM two seconds
+    // later (the runtime writes the profile and exits), SIGKILL after a grace period (the
+    // last periodic snapshot is kept).
+    let term_at = opts.timeout.map(|t| Duration::from_secs(t.max(1) + 2));
+    let kill_at = opts.timeout.map(|t| Duration::from_secs(t.max(1) + 5));
+    let mut terminated = false;
     let status = loop {
         match child.try_wait() {
             Ok(Some(status)) => break status,
             Ok(None) => {}
             Err(e) => return Err(format!("cannot wait for the program: {e}")),
         }
-        if hard.is_some_and(|h| started.elapsed() > h) {
+        if !terminated && term_at.is_some_and(|t| started.elapsed() > t) {
+            terminated = true;
+            // `std` sends only SIGKILL; the system's `kill` sends SIGTERM.
+            let _ = Command::new("kill")
+                .args(["-TERM", &child.id().to_string()])
+                .stderr(std::process::Stdio::null())
+                .status();
+        }
+        if kill_at.is_some_and(|k| started.elapsed() > k) {
             let _ = child.kill();
             break child.wait().map_err(|e| e.to_string())?;
         }

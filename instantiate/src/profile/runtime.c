@@ -898,11 +898,24 @@ void __ww_register(__ww_tu_t *tu)
     out_path = strdup(p && *p ? p : "warpwise-profile.yaml");
     last_flush = now_ns();
     atexit(at_exit);
-    int sigs[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTERM, SIGINT, SIGHUP, SIGALRM };
+    /* Every signal whose default action ends the program writes the profile first; a
+       program killed by SIGPIPE (`| head`) or by its own stack overflow keeps its profile.
+       The handler runs on a stack of its own, since the program's may be exhausted. */
+    static char *alt_stack;
+    if (!alt_stack && (alt_stack = malloc(1 << 16))) {
+        stack_t ss;
+        memset(&ss, 0, sizeof ss);
+        ss.ss_sp = alt_stack;
+        ss.ss_size = 1 << 16;
+        sigaltstack(&ss, 0);
+    }
+    int sigs[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTERM, SIGINT, SIGHUP,
+                   SIGALRM, SIGPIPE, SIGXCPU, SIGXFSZ, SIGQUIT };
     for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++) {
         struct sigaction sa;
         memset(&sa, 0, sizeof sa);
         sa.sa_handler = on_signal;
+        sa.sa_flags = SA_ONSTACK;
         sigemptyset(&sa.sa_mask);
         sigaction(sigs[i], &sa, 0);
     }
