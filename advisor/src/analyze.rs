@@ -284,6 +284,14 @@ impl<'a> FunctionContext<'a> {
     /// induction variables of the loops of the nest (which the dependence test renames).
     fn variant_symbols(&self, id: LoopId) -> HashSet<Var> {
         let invariants = self.invariants(id);
+        // Once per call, not per symbol: a function with a thousand loops has a thousand
+        // induction variables.
+        let primary_ivs: HashSet<Value> = self
+            .forest
+            .loops
+            .iter()
+            .filter_map(|l| l.primary_iv().map(|iv| iv.phi))
+            .collect();
         let mut variant = HashSet::new();
         for symbol in self.rec.symbols.iter() {
             let defining = match &symbol.origin {
@@ -292,12 +300,7 @@ impl<'a> FunctionContext<'a> {
                 SymbolOrigin::Induction(v) => {
                     // The index of a loop of the nest is renamed by the dependence test;
                     // a second counter (`tmp++` next to `i += 4`) just varies.
-                    let primary = self
-                        .forest
-                        .loops
-                        .iter()
-                        .any(|l| l.primary_iv().is_some_and(|iv| iv.phi == *v));
-                    if primary {
+                    if primary_ivs.contains(v) {
                         None
                     } else {
                         Some(*v)

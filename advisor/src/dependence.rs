@@ -88,6 +88,10 @@ pub fn carried_dependences(
         return out;
     };
     let renamed = RenamedSpace::new(space, carrier_range, variant);
+    // A loop body repeats the same access (`a[i]` read in ten statements): each distinct
+    // pair of addresses is tested once, so the work grows with the distinct accesses, not
+    // with the square of the statements.
+    let mut tested: HashMap<(&Expr, &Expr, u64, u64), (Outcome, Vec<String>)> = HashMap::new();
     for (a, first) in accesses.iter().enumerate() {
         for (b, second) in accesses.iter().enumerate() {
             if !first.is_store && !second.is_store {
@@ -104,7 +108,18 @@ pub fn carried_dependences(
                     let result = match (base_f, base_g) {
                         (Some(x), Some(y)) if x == y => {
                             let sizes = (first.elem_bytes, second.elem_bytes);
-                            test_pair(f, g, sizes, &renamed, variant, assumptions)
+                            let key = (f, g, sizes.0, sizes.1);
+                            let (result, needed) = tested.entry(key).or_insert_with(|| {
+                                let mut needed = Vec::new();
+                                let r = test_pair(f, g, sizes, &renamed, variant, &mut needed);
+                                (r, needed)
+                            });
+                            for n in needed.iter() {
+                                if !assumptions.contains(n) {
+                                    assumptions.push(n.clone());
+                                }
+                            }
+                            result.clone()
                         }
                         (Some(_), Some(_)) => continue, // different bases: the caller decides about aliasing
                         _ => Outcome::Unknown {

@@ -242,6 +242,27 @@ impl<'a> Builder<'a> {
         out
     }
 
+    /// The quotient `a / b` as one expression, when the function computes that very
+    /// division (same operands, or operands with the same single reconstruction, as two
+    /// loads of one struct field are) with a divisor that is not a constant.
+    fn matching_division(&mut self, a: Value, b: Value) -> Option<Expr> {
+        let func = self.func;
+        let same = |this: &Self, x: Value, y: Value| {
+            x == y || {
+                let (ex, ey) = (&this.exprs[x.index()], &this.exprs[y.index()]);
+                ex.len() == 1 && ex == ey
+            }
+        };
+        let division = func.values().find(|&d| {
+            matches!(func.inst(d).kind,
+                InstKind::Binary(BinOp::Div, da, db) if same(self, da, a) && same(self, db, b))
+        })?;
+        match self.operand(division).as_slice() {
+            [q] => Some(q.clone()),
+            _ => None,
+        }
+    }
+
     fn map(&mut self, v: Value, a: Value, f: impl Fn(&Expr) -> Option<Expr>) -> Vec<Expr> {
         let xs = self.operand(a);
         let mut out = Vec::new();
@@ -309,6 +330,16 @@ impl<'a> Builder<'a> {
                         Some(k) if k != BigInt::from(0) && is_int => {
                             self.map(v, a, |x| x.c_mod(&k).ok())
                         }
+                        _ if is_int => match self.matching_division(a, b) {
+                            // C99 6.5.5p6: `a % b == a - (a / b) * b` whenever `a / b` is
+                            // defined, so with the quotient a symbol of its own, a loop
+                            // linearized as `i = ij / n; j = ij % n` indexes `i * n + j`
+                            // as plain `ij`.
+                            Some(q) => self.combine(v, a, b, |x, y| {
+                                x.checked_sub(&y.checked_mul(&q).ok()?).ok()
+                            }),
+                            None => vec![self.symbol(v, SymbolOrigin::Opaque(v))],
+                        },
                         _ => vec![self.symbol(v, SymbolOrigin::Opaque(v))],
                     },
                     BinOp::Shl => {

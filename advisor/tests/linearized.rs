@@ -1,0 +1,136 @@
+//! Loops collapsed by hand (`for (ij = 0; ij < n * n; ij++) { i = ij / n; j = ij % n; }`),
+//! as OpenMP code does to get more parallel iterations: `i * n + j` is `ij` (C99 6.5.5p6,
+//! `a % b == a - (a / b) * b`), so `out[i * n + j]` is one element per iteration. Each
+//! verdict is checked against compiled runs: the output is the same with the loop reversed
+//! exactly when the loop's iterations are independent.
+
+mod common;
+
+use advisor::model::{LoopReport, Verdict};
+use common::*;
+
+/// `kernel` is a function holding the loop marked `/* LOOP */`, called as `kernel(a, b, n)`
+/// on two arrays of 36 doubles (`n` = 6, or -6 where it says so); the program prints both.
+fn check_linearized(kernel: &str, expected: Verdict, independent: bool) -> LoopReport {
+    let source = format!(
+        "#include <stdio.h>\n{kernel}\n\
+         int main(void) {{\n\
+           double a[36], b[36];\n\
+           for (int k = 0; k < 36; k++) {{ a[k] = k * 0.5 + 1; b[k] = 36 - k; }}\n\
+           kernel(a, b, 6);\n\
+           for (int k = 0; k < 36; k++) printf(\"%g %g\\n\", a[k], b[k]);\n\
+           return 0;\n\
+         }}\n"
+    );
+    let report = check(&source, expected);
+    let (forward, backward) = (run(&source), run(&reversed(&source)));
+    assert_eq!(
+        forward == backward,
+        independent,
+        "reversing the loop {} the output",
+        if independent {
+            "changed"
+        } else {
+            "did not change"
+        }
+    );
+    report
+}
+
+#[test]
+fn a_transposing_copy_writes_one_element_per_iteration() {
+    check_linearized(
+        "static void kernel(double *out, const double *in, long n) {\n\
+             for (long ij = 0; ij < n * n; ij++) { /* LOOP */\n\
+                 long i = ij / n, j = ij % n;\n\
+                 out[i * n + j] = in[j * n + i] * 2;\n\
+             }\n\
+         }",
+        Verdict::Friendly,
+        true,
+    );
+}
+
+#[test]
+fn the_divisor_may_be_read_from_memory_twice() {
+    check_linearized(
+        "struct grid { long n; };\n\
+         static void kernel(double *out, const double *in, long n) {\n\
+             struct grid g = { n };\n\
+             const struct grid *p = &g;\n\
+             for (long ij = 0; ij < n * n; ij++) { /* LOOP */\n\
+                 long r = ij / p->n, c = ij % p->n;\n\
+                 out[r * p->n + c] = in[c] + r;\n\
+             }\n\
+         }",
+        Verdict::Friendly,
+        true,
+    );
+}
+
+#[test]
+fn a_helper_given_the_row_and_column_writes_one_element() {
+    check_linearized(
+        "static void set(double *m, long i, long j, long n) { m[i * n + j] = i - j; }\n\
+         static void kernel(double *out, const double *in, long n) {\n\
+             (void)in;\n\
+             for (long ij = 0; ij < n * n; ij++) /* LOOP */\n\
+                 set(out, ij / n, ij % n, n);\n\
+         }",
+        Verdict::Friendly,
+        true,
+    );
+}
+
+#[test]
+fn an_in_place_transpose_is_not_called_friendly() {
+    check_linearized(
+        "static void kernel(double *a, const double *in, long n) {\n\
+             (void)in;\n\
+             for (long ij = 0; ij < n * n; ij++) { /* LOOP */\n\
+                 long i = ij / n, j = ij % n;\n\
+                 a[j * n + i] = a[i * n + j] + 1;\n\
+             }\n\
+         }",
+        Verdict::NeedsProfile,
+        false,
+    );
+}
+
+#[test]
+fn a_shifted_store_has_a_witness() {
+    let report = check_linearized(
+        "static void kernel(double *a, const double *in, long n) {\n\
+             (void)in;\n\
+             for (long ij = 0; ij < n * n - 1; ij++) { /* LOOP */\n\
+                 long i = ij / n, j = ij % n;\n\
+                 a[i * n + j + 1] = a[i * n + j] * 2;\n\
+             }\n\
+         }",
+        Verdict::NotFriendly,
+        false,
+    );
+    let witness = report
+        .reasons
+        .iter()
+        .find(|r| r.code == "WW101")
+        .expect("a read-after-write dependence with a witness");
+    assert!(
+        witness
+            .message
+            .contains("ij = 0 writes a[1]; ij = 1 reads a[1]"),
+        "{}",
+        witness.message
+    );
+}
+
+#[test]
+fn a_column_accumulation_stays_a_histogram_reduction() {
+    let source = "static void kernel(double *sum, const double *in, long n) {\n\
+             for (long ij = 0; ij < n * n; ij++) { /* LOOP */\n\
+                 long i = ij / n, j = ij % n;\n\
+                 sum[j] += in[i * n + j];\n\
+             }\n\
+         }";
+    check_linearized(source, Verdict::Friendly, true);
+}
