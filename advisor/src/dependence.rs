@@ -91,7 +91,7 @@ pub fn carried_dependences(
     // A loop body repeats the same access (`a[i]` read in ten statements): each distinct
     // pair of addresses is tested once, so the work grows with the distinct accesses, not
     // with the square of the statements.
-    let mut tested: HashMap<(&Expr, &Expr, u64, u64), (Outcome, Vec<String>)> = HashMap::new();
+    let mut tested: HashMap<PairKey, (Outcome, Vec<String>)> = HashMap::new();
     for (a, first) in accesses.iter().enumerate() {
         for (b, second) in accesses.iter().enumerate() {
             if !first.is_store && !second.is_store {
@@ -145,6 +145,9 @@ pub fn carried_dependences(
     }
     out
 }
+
+/// Two byte offsets and their access sizes: what [`test_pair`] decides on.
+type PairKey<'e> = (&'e Expr, &'e Expr, u64, u64);
 
 fn merge(current: Outcome, next: Outcome) -> Outcome {
     match (current, next) {
