@@ -317,6 +317,36 @@ impl<'a> FunctionContext<'a> {
         variant
     }
 
+    /// The function's integer divisions by a value that is not a constant (`ij / n`), by
+    /// the symbol the reconstruction gave each: what the dependence test needs to see a
+    /// loop linearized by hand as the nest it stands for.
+    fn quotients(&self) -> crate::dependence::Quotients {
+        let types = &self.unit.lowered.program.types;
+        let mut out = crate::dependence::Quotients::new();
+        for symbol in self.rec.symbols.iter() {
+            let SymbolOrigin::Opaque(v) = symbol.origin else {
+                continue;
+            };
+            let inst = self.func.inst(v);
+            let InstKind::Binary(frontend::ir::BinOp::Div, a, b) = inst.kind else {
+                continue;
+            };
+            if !types.is_integer(inst.ty) {
+                continue;
+            }
+            if let (Some(dividend), Some(divisor)) = (self.rec.single(a), self.rec.single(b)) {
+                out.insert(
+                    symbol.var.clone(),
+                    crate::dependence::Quotient {
+                        dividend: dividend.clone(),
+                        divisor: divisor.clone(),
+                    },
+                );
+            }
+        }
+        out
+    }
+
     /// Loop-invariant analysis (thesis §8.6) for loop `id`. Distinct pointer parameters are
     /// assumed not to overlap for this purpose (the thesis' assumption), and the report
     /// says so when it mattered.
@@ -695,7 +725,14 @@ impl<'a> FunctionContext<'a> {
         variant: &HashSet<Var>,
         facts: &mut LoopFacts,
     ) {
-        let results = carried_dependences(accesses, space, id, variant, &mut facts.assumptions);
+        let results = carried_dependences(
+            accesses,
+            space,
+            id,
+            variant,
+            &self.quotients(),
+            &mut facts.assumptions,
+        );
         // Read-modify-writes whose only carried dependence is on themselves are reductions.
         let program = &self.unit.lowered.program;
         let updates = crate::reductions::memory_updates(program, self.func, self.forest, id);

@@ -76,11 +76,24 @@ pub struct PairResult {
 /// `idx[i]`: a difference that mentions them cannot be decided statically.
 ///
 /// Sign assumptions the tests needed (e.g. `N > 0`) are appended to `assumptions`.
+/// A value the loop computes as `dividend / divisor` with C's `/` and a divisor that is not
+/// a constant (`ij / n` in a loop linearized by hand), which the reconstruction keeps as a
+/// symbol of its own.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Quotient {
+    pub dividend: Expr,
+    pub divisor: Expr,
+}
+
+/// The quotient symbols of a function, by symbol.
+pub type Quotients = HashMap<Var, Quotient>;
+
 pub fn carried_dependences(
     accesses: &[MemAccess],
     space: &Space,
     carrier: LoopId,
     variant: &HashSet<Var>,
+    quotients: &Quotients,
     assumptions: &mut Vec<String>,
 ) -> Vec<PairResult> {
     let mut out = Vec::new();
@@ -111,7 +124,15 @@ pub fn carried_dependences(
                             let key = (f, g, sizes.0, sizes.1);
                             let (result, needed) = tested.entry(key).or_insert_with(|| {
                                 let mut needed = Vec::new();
-                                let r = test_pair(f, g, sizes, &renamed, variant, &mut needed);
+                                let r = test_pair(
+                                    f,
+                                    g,
+                                    sizes,
+                                    &renamed,
+                                    variant,
+                                    quotients,
+                                    &mut needed,
+                                );
                                 (r, needed)
                             });
                             for n in needed.iter() {
@@ -160,6 +181,9 @@ fn merge(current: Outcome, next: Outcome) -> Outcome {
 /// The iteration space with the second access's loop variables renamed: the carrier's
 /// variable `i` becomes `i + d` (`d >= 1`), inner ones `j` become `j'`.
 struct RenamedSpace {
+    /// The space and carrier it was renamed from (for the delinearized test).
+    original: Space,
+    carrier: IvRange,
     space: Space,
     /// Substitution applied to the second access's offset.
     second: HashMap<Var, Expr>,
@@ -225,6 +249,8 @@ impl RenamedSpace {
         };
         ivs.insert(0, d_range);
         RenamedSpace {
+            original: space.clone(),
+            carrier: carrier.clone(),
             space: Space {
                 ivs,
                 env,
@@ -243,6 +269,7 @@ fn test_pair(
     (size_f, size_g): (u64, u64),
     renamed: &RenamedSpace,
     variant: &HashSet<Var>,
+    quotients: &Quotients,
     assumptions: &mut Vec<String>,
 ) -> Outcome {
     let too_large = || Outcome::Unknown {
@@ -264,6 +291,17 @@ fn test_pair(
         .iter()
         .find(|v| variant.contains(*v) || primed.contains(*v))
     {
+        if let Some(outcome) = delinearized(
+            f,
+            g,
+            (size_f, size_g),
+            renamed,
+            variant,
+            quotients,
+            assumptions,
+        ) {
+            return outcome;
+        }
         let name = v.name().trim_end_matches('\'');
         return Outcome::Unknown {
             why: format!(
@@ -315,6 +353,124 @@ fn test_pair(
         why: format!("cannot bound the address difference {}", diff.to_c()),
         data_dependent: false,
     }
+}
+
+/// The test for a loop linearized by hand (`for (ij = 0; ij < n * m; ij++)` with
+/// `i = ij / m`, `j = ij % m`): the quotient changes from iteration to iteration, so the
+/// plain test cannot compare `f` and `g`. With `ij >= 0` and `m > 0`, `ij = m*q + r` with
+/// `0 <= r < m` (C's `/` truncates, which is flooring here), and iterations in order are
+/// pairs `(q, r)` in lexicographic order: the loop is the nest `for q { for r }`. It is
+/// independent when neither level of that nest carries a dependence; anything else leaves
+/// the pair to the plain test's verdict (`None`).
+fn delinearized(
+    f: &Expr,
+    g: &Expr,
+    sizes: (u64, u64),
+    renamed: &RenamedSpace,
+    variant: &HashSet<Var>,
+    quotients: &Quotients,
+    assumptions: &mut Vec<String>,
+) -> Option<Outcome> {
+    let carrier = &renamed.carrier;
+    let original = &renamed.original;
+    if carrier.step <= 0 {
+        return None;
+    }
+    let changing: HashSet<Var> = f
+        .vars()
+        .into_iter()
+        .chain(g.vars())
+        .filter(|v| variant.contains(v))
+        .collect();
+    let [q] = changing.iter().collect::<Vec<_>>()[..] else {
+        return None;
+    };
+    let quotient = quotients.get(q)?;
+    if quotient.dividend != Expr::var(carrier.var.name()) {
+        return None;
+    }
+    let m = &quotient.divisor;
+    if m.vars()
+        .iter()
+        .any(|v| variant.contains(v) || original.iv(v).is_some())
+    {
+        return None;
+    }
+    let mut env = original.env.clone();
+    if !symbolic::compare(&carrier.lo, &Expr::constant(0), &env).is_ge() {
+        return None;
+    }
+    let mut needed = Vec::new();
+    if !symbolic::compare(m, &Expr::constant(1), &env).is_ge() {
+        // A divisor of unknown sign that is one symbol: assume it positive, and say so.
+        let vars: Vec<Var> = m.vars().into_iter().collect();
+        let [v] = vars.as_slice() else { return None };
+        if *m != Expr::var(v.name()) {
+            return None;
+        }
+        env.set(v.clone(), SignSet::POS);
+        needed.push(format!("{v} > 0"));
+    }
+    let r = Var::new("r#lin");
+    env.set(q.clone(), SignSet::NON_NEG);
+    env.set(r.clone(), SignSet::NON_NEG);
+    let one = Expr::constant(1);
+    let ij = m
+        .checked_mul(&Expr::var(q.name()))
+        .ok()?
+        .checked_add(&Expr::var(r.name()))
+        .ok()?;
+    let by_parts: HashMap<Var, Expr> = [(carrier.var.clone(), ij)].into_iter().collect();
+    let (f, g) = (f.substitute(&by_parts).ok()?, g.substitute(&by_parts).ok()?);
+    // `q` ranges over at most `[0, hi]` (`m >= 1`): a larger space than the loop's, which
+    // is sound for showing independence.
+    let past_hi = carrier.hi.checked_add(&one).ok()?;
+    let q_range = IvRange {
+        loop_id: carrier.loop_id,
+        var: q.clone(),
+        init: Expr::constant(0),
+        lo: Expr::constant(0),
+        hi: carrier.hi.clone(),
+        trips: past_hi.clone(),
+        step: 1,
+        bound: past_hi,
+    };
+    let r_range = IvRange {
+        // Not a loop of the forest: an id no loop has.
+        loop_id: LoopId(u32::MAX),
+        var: r,
+        init: Expr::constant(0),
+        lo: Expr::constant(0),
+        hi: m.checked_sub(&one).ok()?,
+        trips: m.clone(),
+        step: 1,
+        bound: m.clone(),
+    };
+    let at = original
+        .ivs
+        .iter()
+        .position(|iv| iv.loop_id == carrier.loop_id)?;
+    let mut ivs = original.ivs.clone();
+    ivs.splice(at..=at, [q_range.clone(), r_range.clone()]);
+    let space = Space {
+        ivs,
+        env,
+        assumptions: original.assumptions.clone(),
+    };
+    let rest: HashSet<Var> = variant.iter().filter(|v| *v != q).cloned().collect();
+    for level in [&q_range, &r_range] {
+        let nest = RenamedSpace::new(&space, level, &rest);
+        let outcome = test_pair(&f, &g, sizes, &nest, &rest, &Quotients::new(), &mut needed);
+        if outcome != Outcome::Independent {
+            return None;
+        }
+    }
+    for n in needed {
+        if !assumptions.contains(&n) {
+            assumptions.push(n);
+        }
+    }
+    Some(Outcome::Independent)
 }
 
 /// The largest magnitude `e` reaches over the renamed iteration space.

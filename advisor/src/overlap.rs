@@ -41,7 +41,14 @@ pub fn independent_if_same_array(
     // Only the pair's own conflicts matter: each access alone was already tested.
     let pair = [rebased(first), rebased(second)];
     let mut needed = Vec::new();
-    let conflicts = carried_dependences(&pair, space, carrier, variant, &mut needed);
+    let conflicts = carried_dependences(
+        &pair,
+        space,
+        carrier,
+        variant,
+        &crate::dependence::Quotients::new(),
+        &mut needed,
+    );
     let independent = conflicts.iter().all(|r| r.first == r.second);
     if independent {
         assumptions.extend(needed);

@@ -134,3 +134,58 @@ fn a_column_accumulation_stays_a_histogram_reduction() {
          }";
     check_linearized(source, Verdict::Friendly, true);
 }
+
+/// phonopy's `get_dynmat_ij` layout: the helper writes a 3x3 block at row `i`, column `j`
+/// of a `[i][k][j][l]` matrix; `i * n + j` never appears, so the test sees the loop as the
+/// nest `for i { for j }` it stands for (with `n > 0`, said in the report).
+#[test]
+fn a_helper_writing_a_block_per_row_and_column_is_the_nest_it_stands_for() {
+    let report = check_linearized(
+        "static void block(double *dm, long i, long j, long n) {\n\
+             for (long k = 0; k < 3; k++)\n\
+                 for (long l = 0; l < 3; l++)\n\
+                     dm[(i * 3 + k) * n * 3 + j * 3 + l] = i * 100 + j * 10 + k * 3 + l;\n\
+         }\n\
+         static void blocks(double *out, long m) {\n\
+             for (long ij = 0; ij < m * m; ij++) /* LOOP */\n\
+                 block(out, ij / m, ij % m, m);\n\
+         }\n\
+         static void kernel(double *out, const double *in, long n) {\n\
+             (void)in;\n\
+             blocks(out, n - 4);\n\
+         }",
+        Verdict::Friendly,
+        true,
+    );
+    assert!(
+        report.assumptions.iter().any(|a| a == "m > 0"),
+        "{:?}",
+        report.assumptions
+    );
+}
+
+#[test]
+fn rows_and_columns_that_collide_are_not_called_friendly() {
+    // m[i * 3 + j] with j up to n - 1 > 2: (0, 3) and (1, 0) write one element.
+    check_linearized(
+        "static void put(double *m, long i, long j) { m[i * 3 + j] = i - j; }\n\
+         static void kernel(double *out, const double *in, long n) {\n\
+             (void)in;\n\
+             for (long ij = 0; ij < n * n - 20; ij++) /* LOOP */\n\
+                 put(out, ij / n, ij % n);\n\
+         }",
+        Verdict::NeedsProfile,
+        false,
+    );
+    check_linearized(
+        "static void kernel(double *out, const double *in, long n) {\n\
+             (void)in;\n\
+             for (long ij = 0; ij < n * n; ij++) { /* LOOP */\n\
+                 long i = ij / n, j = ij % n;\n\
+                 out[i + j] = i * 10 + j;\n\
+             }\n\
+         }",
+        Verdict::NeedsProfile,
+        false,
+    );
+}
