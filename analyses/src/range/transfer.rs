@@ -190,6 +190,28 @@ struct CountedLoop {
     others: Vec<InductionVariable>,
 }
 
+/// What one instruction may write: anything (a call), or memory reached from these bases.
+enum Write {
+    Anything,
+    Through(BTreeSet<Var>),
+}
+
+impl Write {
+    fn may_write(&self, bases: &BTreeSet<Var>) -> bool {
+        match self {
+            Write::Anything => true,
+            Write::Through(b) => !b.is_disjoint(bases),
+        }
+    }
+}
+
+/// The writing instructions of a function, and of each loop (indices into `by_inst`, by
+/// the loop's index in the forest).
+struct Writes {
+    by_inst: Vec<(Value, Write)>,
+    by_loop: Vec<Vec<usize>>,
+}
+
 pub(super) struct RangeAnalysis<'a> {
     program: &'a Program,
     func: &'a Function,
@@ -299,12 +321,52 @@ impl<'a> RangeAnalysis<'a> {
 
     // ---- loads -------------------------------------------------------------------------
 
+    /// Every instruction of the function that may write memory, with what it may write,
+    /// and those of each loop: computed once, so that the invariance test of each load
+    /// looks at the writers only (a loop body of thousands of loads and one store costs a
+    /// pass over one store per load, not over the whole body).
+    fn writes(&self) -> Writes {
+        let func = self.func;
+        let mut by_inst = Vec::new();
+        let mut index_of = HashMap::new();
+        for v in func.values() {
+            let write = match &func.inst(v).kind {
+                InstKind::Store { addr, .. } => match self.bases(*addr) {
+                    Some(b) => Write::Through(b),
+                    None => Write::Anything,
+                },
+                InstKind::Call {
+                    callee: Callee::Direct(name),
+                    ..
+                } if PURE_MATH.contains(&name.as_str()) => continue,
+                InstKind::Call { .. } => Write::Anything,
+                _ => continue,
+            };
+            index_of.insert(v, by_inst.len());
+            by_inst.push((v, write));
+        }
+        let by_loop = self
+            .forest
+            .loops
+            .iter()
+            .map(|l| {
+                l.blocks
+                    .iter()
+                    .flat_map(|&b| func.block(b).insts.iter())
+                    .filter_map(|i| index_of.get(i).copied())
+                    .collect()
+            })
+            .collect();
+        Writes { by_inst, by_loop }
+    }
+
     fn load_ranges(&self) -> HashMap<Value, Range> {
         let mut memo: HashMap<Value, bool> = HashMap::new();
+        let writes = self.writes();
         let mut out = HashMap::new();
         for v in self.func.values() {
             if matches!(self.func.inst(v).kind, InstKind::Load { .. }) {
-                let r = if self.load_invariant(v, &mut memo, 0) {
+                let r = if self.load_invariant(v, &writes, &mut memo, 0) {
                     self.rec
                         .symbol(v)
                         .map(|var| self.symbol_range(var))
@@ -336,26 +398,17 @@ impl<'a> RangeAnalysis<'a> {
     }
 
     /// Whether an instruction may change what a load through `bases` reads.
-    fn clobbers(&self, inst: Value, bases: &BTreeSet<Var>) -> bool {
-        match &self.func.inst(inst).kind {
-            InstKind::Store { addr, .. } => match self.bases(*addr) {
-                Some(b) => !b.is_disjoint(bases),
-                None => true,
-            },
-            InstKind::Call {
-                callee: Callee::Direct(name),
-                ..
-            } => !PURE_MATH.contains(&name.as_str()),
-            InstKind::Call { .. } => true,
-            _ => false,
-        }
-    }
-
     /// A load keeps one value, its symbol, when its address is the same in every
     /// iteration of every enclosing loop and nothing in those loops may write there. A
     /// symbol shared with another load (same address elsewhere) also needs no write
     /// through the same base anywhere in the function.
-    fn load_invariant(&self, load: Value, memo: &mut HashMap<Value, bool>, depth: u32) -> bool {
+    fn load_invariant(
+        &self,
+        load: Value,
+        writes: &Writes,
+        memo: &mut HashMap<Value, bool>,
+        depth: u32,
+    ) -> bool {
         if let Some(&known) = memo.get(&load) {
             return known;
         }
@@ -363,7 +416,7 @@ impl<'a> RangeAnalysis<'a> {
             return false;
         }
         memo.insert(load, false);
-        let result = self.load_invariant_uncached(load, memo, depth);
+        let result = self.load_invariant_uncached(load, writes, memo, depth);
         memo.insert(load, result);
         result
     }
@@ -371,6 +424,7 @@ impl<'a> RangeAnalysis<'a> {
     fn load_invariant_uncached(
         &self,
         load: Value,
+        writes: &Writes,
         memo: &mut HashMap<Value, bool>,
         depth: u32,
     ) -> bool {
@@ -385,22 +439,24 @@ impl<'a> RangeAnalysis<'a> {
             return false;
         };
         let block = func.inst(load).block;
-        let enclosing: Vec<_> = self
+        let enclosing: Vec<(usize, &frontend::loops::Loop)> = self
             .forest
             .loops
             .iter()
-            .filter(|l| l.contains(block))
+            .enumerate()
+            .filter(|(_, l)| l.contains(block))
             .collect();
         let shared = self.rec.symbols.value_of(var) != Some(load);
         if shared
-            && func
-                .values()
-                .any(|v| self.rec.symbols.value_of(var) != Some(v) && self.clobbers(v, &bases))
+            && writes
+                .by_inst
+                .iter()
+                .any(|(v, w)| self.rec.symbols.value_of(var) != Some(*v) && w.may_write(&bases))
         {
             return false;
         }
         let exprs = self.rec.of(addr).to_vec();
-        for l in enclosing {
+        for (index, l) in enclosing {
             for e in &exprs {
                 for v in e.vars() {
                     let Some(info) = self.rec.symbols.info(&v) else {
@@ -414,7 +470,7 @@ impl<'a> RangeAnalysis<'a> {
                         | SymbolOrigin::Opaque(v) => v,
                         SymbolOrigin::Load { load: inner, .. } => {
                             if !l.contains(func.inst(inner).block)
-                                || self.load_invariant(inner, memo, depth + 1)
+                                || self.load_invariant(inner, writes, memo, depth + 1)
                             {
                                 continue;
                             }
@@ -426,15 +482,11 @@ impl<'a> RangeAnalysis<'a> {
                     }
                 }
             }
-            for &b in &l.blocks {
-                if func
-                    .block(b)
-                    .insts
-                    .iter()
-                    .any(|&i| self.clobbers(i, &bases))
-                {
-                    return false;
-                }
+            if writes.by_loop[index]
+                .iter()
+                .any(|&w| writes.by_inst[w].1.may_write(&bases))
+            {
+                return false;
             }
         }
         true

@@ -368,8 +368,12 @@ impl<'a> Lowerer<'a> {
         self.case_blocks.pop();
         result?;
         self.fb.jump(exit_block, span);
-        for block in blocks.values() {
-            self.fb.seal(*block);
+        // In block order, not the map's: sealing creates phis, and their order must not
+        // change from run to run (reports are deterministic).
+        let mut case_blocks: Vec<_> = blocks.values().copied().collect();
+        case_blocks.sort();
+        for block in case_blocks {
+            self.fb.seal(block);
         }
         self.fb.seal(exit_block);
         self.fb.switch_to(exit_block);

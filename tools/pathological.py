@@ -1,0 +1,76 @@
+#!/usr/bin/env python3
+"""Time warpwise on the code shapes issue 15 lists as blowing up, next to `gcc -O2 -c`.
+
+    python3 tools/pathological.py [DIR]   # writes the files to DIR (default: a temp dir)
+
+Each case is one generated C file: a loop body of 1,000 / 2,000 statements, an else-if chain
+of 500 branches, a 5,000-case switch, 1,000 loops in a row, 100 nested loops, sums of 5,000
+and 20,000 terms, 1,000 nested ifs and 2,000 nested `?:` (these two are refused by the
+parser's nesting limit with one diagnostic). `WW` names the warpwise binary (default: the
+release build). Prints wall time and peak memory of each; a run is stopped after 300 s.
+Standard library only; needs `gcc` and GNU `time` (/usr/bin/time).
+"""
+import os
+import subprocess
+import sys
+import tempfile
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def cases():
+    for n in (1000, 2000):
+        body = "\n".join(f"    a[i] = a[i] * 1.0001 + b[i + {k % 7}];" for k in range(n))
+        yield f"body{n}", (f"void f(double *a, const double *b, int n) {{\n"
+                           f"  for (int i = 0; i < n; i++) {{\n{body}\n  }}\n}}\n")
+    chain = "\n".join(f"    else if (c[i] == {k}) a[i] = {k};" for k in range(1, 500))
+    yield "elseif500", (f"void f(double *a, const int *c, int n) {{\n  for (int i = 0; i < n; i++) {{\n"
+                        f"    if (c[i] == 0) a[i] = 0;\n{chain}\n  }}\n}}\n")
+    cases_ = "\n".join(f"    case {k}: a[i] = {k}; break;" for k in range(5000))
+    yield "switch5000", (f"void f(double *a, const int *c, int n) {{\n  for (int i = 0; i < n; i++) {{\n"
+                         f"   switch (c[i]) {{\n{cases_}\n    }}\n  }}\n}}\n")
+    loops = "\n".join(f"  for (int i{k} = 0; i{k} < n; i{k}++) a[i{k}] += {k};" for k in range(1000))
+    yield "loops1000", f"void f(double *a, int n) {{\n{loops}\n}}\n"
+    opens = "".join(f"for (int i{k} = 0; i{k} < 2; i{k}++) " for k in range(100))
+    yield "nest100", f"void f(double *a) {{\n  {opens} a[i99] += 1;\n}}\n"
+    for n in (5000, 20000):
+        s = " + ".join(f"b[i + {k % 13}]" for k in range(n))
+        yield f"sum{n}", (f"void f(double *a, const double *b, int n) {{\n"
+                          f"  for (int i = 0; i < n; i++) a[i] = {s};\n}}\n")
+    ifs = "".join(f"if (c[i] > {k}) {{ " for k in range(1000)) + "a[i] = 1;" + "}" * 1000
+    yield "ifs1000", f"void f(double *a, const int *c, int n) {{\n  for (int i = 0; i < n; i++) {{ {ifs} }}\n}}\n"
+    e = "0"
+    for k in range(2000):
+        e = f"(c[i] == {k} ? {k} : {e})"
+    yield "ternary2000", f"void f(double *a, const int *c, int n) {{\n  for (int i = 0; i < n; i++) a[i] = {e};\n}}\n"
+
+
+def timed(cmd):
+    """(exit code, seconds, peak KiB) of `cmd` under GNU time."""
+    with tempfile.NamedTemporaryFile("r") as t:
+        try:
+            rc = subprocess.run(["/usr/bin/time", "-f", "%e %M", "-o", t.name] + cmd,
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                timeout=300).returncode
+        except subprocess.TimeoutExpired:
+            return "timeout", 300.0, 0
+        fields = t.read().split()
+        return rc, float(fields[-2]), int(fields[-1])
+
+
+def main():
+    ww = os.environ.get("WW", os.path.join(REPO, "target", "release", "warpwise"))
+    out = sys.argv[1] if len(sys.argv) > 1 else tempfile.mkdtemp(prefix="warpwise-patho-")
+    os.makedirs(out, exist_ok=True)
+    print(f"{'case':<12} {'warpwise':>10} {'memory':>9} {'exit':>5} {'gcc -O2 -c':>11}")
+    for name, text in cases():
+        path = os.path.join(out, name + ".c")
+        with open(path, "w") as f:
+            f.write(text)
+        rc, secs, kib = timed([ww, "analyze", path, "--format", "json", "-o", path + ".json"])
+        _, gcc, _ = timed(["gcc", "-O2", "-c", path, "-o", path + ".o"])
+        print(f"{name:<12} {secs:>9.2f}s {kib // 1024:>6} MB {rc!s:>5} {gcc:>10.2f}s")
+
+
+if __name__ == "__main__":
+    main()
