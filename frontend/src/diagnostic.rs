@@ -205,19 +205,19 @@ impl Diagnostic {
                 continue;
             };
             let bar = paint(BLUE, "|");
-            let shown = expand_tabs(text);
-            out.push_str(&format!("{pad} {bar}\n"));
-            out.push_str(&format!(
-                "{} {bar} {}\n",
-                paint(BLUE, &format!("{:>gutter$}", label.line)),
-                shown.trim_end()
-            ));
             let start = display_width(text, label.col.saturating_sub(1) as usize);
             let end = label
                 .end_col
                 .map(|e| display_width(text, e.saturating_sub(1) as usize))
                 .unwrap_or(start + 1)
                 .max(start + 1);
+            let (shown, start, end) = window(&expand_tabs(text), start, end);
+            out.push_str(&format!("{pad} {bar}\n"));
+            out.push_str(&format!(
+                "{} {bar} {}\n",
+                paint(BLUE, &format!("{:>gutter$}", label.line)),
+                shown.trim_end()
+            ));
             let mark = if *primary { "^" } else { "-" };
             let style = if *primary {
                 self.severity.color()
@@ -247,6 +247,27 @@ impl Diagnostic {
         }
         out
     }
+}
+
+/// The most columns of a source line a diagnostic shows: a generated or minified file can
+/// have a line of megabytes, and every diagnostic on it would print all of it.
+const SHOWN_COLUMNS: usize = 120;
+
+/// The part of `shown` (tabs expanded) around columns `start..end` that fits in
+/// [`SHOWN_COLUMNS`], with `...` where it was cut, and the columns moved to match.
+fn window(shown: &str, start: usize, end: usize) -> (String, usize, usize) {
+    let chars: Vec<char> = shown.chars().collect();
+    if chars.len() <= SHOWN_COLUMNS {
+        return (shown.to_string(), start, end);
+    }
+    let from = start.saturating_sub(SHOWN_COLUMNS / 3).min(chars.len());
+    let to = (from + SHOWN_COLUMNS).min(chars.len());
+    let prefix = if from > 0 { "..." } else { "" };
+    let suffix = if to < chars.len() { "..." } else { "" };
+    let text: String = chars[from..to].iter().collect();
+    let moved = |c: usize| c.clamp(from, to) - from + prefix.len();
+    let (start, end) = (moved(start), moved(end).max(moved(start) + 1));
+    (format!("{prefix}{text}{suffix}"), start, end)
 }
 
 /// Tabs are shown as four spaces, as rustc does, so carets line up whatever the terminal's tab
@@ -316,5 +337,25 @@ mod tests {
                 .with_line_text("\tfor"),
         );
         assert!(d.render(false).contains("|     for\n  |     ^^^\n"));
+    }
+
+    #[test]
+    fn a_huge_line_is_shown_around_the_column_only() {
+        let line = format!("{}int bad = ;{}", "x".repeat(100_000), "y".repeat(100_000));
+        let col = 100_000 + 11;
+        let d = Diagnostic::error("expected an expression")
+            .with_primary(Label::new("gen.c", 1, col).with_line_text(line));
+        let text = d.render(false);
+        assert!(text.len() < 600, "{} bytes", text.len());
+        let lines: Vec<&str> = text.lines().collect();
+        let source = lines.iter().find(|l| l.contains("int bad")).unwrap();
+        let caret = lines.iter().find(|l| l.contains('^')).unwrap();
+        // The caret still points at the `;`.
+        let at = caret.find('^').unwrap();
+        assert_eq!(&source[at..at + 1], ";", "{source}\n{caret}");
+        assert!(
+            source.contains("...xxx") && source.ends_with("yyy..."),
+            "{source}"
+        );
     }
 }
