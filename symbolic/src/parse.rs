@@ -12,6 +12,11 @@ use num_rational::BigRational;
 use std::collections::HashMap;
 
 const MAX_NESTING: usize = 200;
+/// The most binary operators one expression may have. A chain `a + b + c + ...` is a tree as
+/// deep as it is long, and everything downstream (normalisation, evaluation, even freeing it)
+/// recurses over that depth: a report's 200,000-term section overflowed the stack. Sections
+/// warpwise writes have tens of terms.
+pub const MAX_OPERATORS: usize = 2_000;
 
 #[derive(Clone, Debug, PartialEq)]
 enum Tok {
@@ -88,6 +93,7 @@ struct Parser {
     toks: Vec<(Tok, usize)>,
     i: usize,
     depth: usize,
+    operators: usize,
 }
 
 impl Parser {
@@ -134,10 +140,20 @@ impl Parser {
         r
     }
 
+    /// A binary node, counted against [`MAX_OPERATORS`].
+    fn bin(&mut self, op: BinOp, a: Term, b: Term) -> Result<Term, ParseError> {
+        self.operators += 1;
+        if self.operators > MAX_OPERATORS {
+            return self.err("expression too large (more than 2,000 operators)");
+        }
+        Ok(Term::bin(op, a, b))
+    }
+
     fn bitand(&mut self) -> Result<Term, ParseError> {
         let mut t = self.shift()?;
         while self.eat("&") {
-            t = Term::bin(BinOp::BitAnd, t, self.shift()?);
+            let rhs = self.shift()?;
+            t = self.bin(BinOp::BitAnd, t, rhs)?;
         }
         Ok(t)
     }
@@ -146,9 +162,11 @@ impl Parser {
         let mut t = self.additive()?;
         loop {
             if self.eat("<<") {
-                t = Term::bin(BinOp::Shl, t, self.additive()?);
+                let rhs = self.additive()?;
+                t = self.bin(BinOp::Shl, t, rhs)?;
             } else if self.eat(">>") {
-                t = Term::bin(BinOp::Shr, t, self.additive()?);
+                let rhs = self.additive()?;
+                t = self.bin(BinOp::Shr, t, rhs)?;
             } else {
                 return Ok(t);
             }
@@ -159,9 +177,11 @@ impl Parser {
         let mut t = self.multiplicative()?;
         loop {
             if self.eat("+") {
-                t = Term::bin(BinOp::Add, t, self.multiplicative()?);
+                let rhs = self.multiplicative()?;
+                t = self.bin(BinOp::Add, t, rhs)?;
             } else if self.eat("-") {
-                t = Term::bin(BinOp::Sub, t, self.multiplicative()?);
+                let rhs = self.multiplicative()?;
+                t = self.bin(BinOp::Sub, t, rhs)?;
             } else {
                 return Ok(t);
             }
@@ -180,7 +200,8 @@ impl Parser {
             } else {
                 return Ok(t);
             };
-            t = Term::bin(op, t, self.unary()?);
+            let rhs = self.unary()?;
+            t = self.bin(op, t, rhs)?;
         }
     }
 
@@ -286,6 +307,7 @@ fn parser(s: &str) -> Result<Parser, ParseError> {
         toks: lex(s)?,
         i: 0,
         depth: 0,
+        operators: 0,
     })
 }
 
