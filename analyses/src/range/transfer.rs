@@ -397,7 +397,6 @@ impl<'a> RangeAnalysis<'a> {
         (!out.is_empty()).then_some(out)
     }
 
-    /// Whether an instruction may change what a load through `bases` reads.
     /// A load keeps one value, its symbol, when its address is the same in every
     /// iteration of every enclosing loop and nothing in those loops may write there. A
     /// symbol shared with another load (same address elsewhere) also needs no write
