@@ -87,9 +87,17 @@ pub fn collect(paths: &[PathBuf], flags: &CFlags) -> (Vec<TranslationUnitInput>,
     for path in paths {
         if path.is_dir() {
             let mut files = Vec::new();
-            walk_c_files(path, &mut files);
+            let mut unreadable = Vec::new();
+            walk_c_files(path, &mut files, &mut unreadable);
             files.sort();
-            if files.is_empty() {
+            let top_unreadable = unreadable.iter().any(|(d, _)| d == path);
+            for (dir, e) in unreadable {
+                problems.push(Diagnostic::error(format!(
+                    "cannot read the directory `{}`: {e}",
+                    dir.display()
+                )));
+            }
+            if files.is_empty() && !top_unreadable {
                 problems.push(Diagnostic::warning(format!(
                     "no `.c` files below `{}`",
                     path.display()
@@ -123,9 +131,19 @@ fn is_below(file: &Path, root: &Path) -> bool {
     canonical(file).starts_with(canonical(root))
 }
 
-fn walk_c_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
+/// Every `.c` file below `dir`; directories that cannot be read are listed with the reason
+/// (a permission problem must not read as "no `.c` files").
+fn walk_c_files(
+    dir: &Path,
+    out: &mut Vec<PathBuf>,
+    unreadable: &mut Vec<(PathBuf, std::io::Error)>,
+) {
+    let entries = match std::fs::read_dir(dir) {
+        Ok(e) => e,
+        Err(e) => {
+            unreadable.push((dir.to_path_buf(), e));
+            return;
+        }
     };
     for entry in entries.flatten() {
         let path = entry.path();
@@ -137,7 +155,7 @@ fn walk_c_files(dir: &Path, out: &mut Vec<PathBuf>) {
             let name = entry.file_name();
             let name = name.to_string_lossy();
             if !name.starts_with('.') && name != "target" {
-                walk_c_files(&path, out);
+                walk_c_files(&path, out, unreadable);
             }
         } else if path.extension().is_some_and(|e| e == "c") {
             out.push(path);

@@ -259,3 +259,59 @@ fn selections_and_sizes_that_make_no_sense_are_usage_errors() {
     ]);
     assert!(out.status.success(), "{}", text(&out));
 }
+
+/// An unreadable directory is named with the reason, not reported as holding no `.c` file.
+/// Root reads every directory, so as root the run is made as `nobody` (with `runuser`).
+#[cfg(unix)]
+#[test]
+fn an_unreadable_directory_says_why() {
+    use std::os::unix::fs::PermissionsExt;
+    let s = Scratch::with(&["matmul.c"]);
+    let locked = s.path("locked");
+    std::fs::create_dir(&locked).unwrap();
+    std::fs::copy(sample("vector_add.c"), locked.join("v.c")).unwrap();
+    std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o000)).unwrap();
+    let mut cmd = if std::fs::read_dir(&locked).is_ok() {
+        let nobody_runs_warpwise = Command::new("runuser")
+            .args(["-u", "nobody", "--", bin(), "--version"])
+            .output()
+            .is_ok_and(|o| o.status.success());
+        if !nobody_runs_warpwise {
+            std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o755)).unwrap();
+            eprintln!("skipped: running as root, and `nobody` cannot run warpwise with `runuser`");
+            return;
+        }
+        // `nobody` needs a cache home it may write (its HOME does not exist).
+        let home = s.path("home");
+        std::fs::create_dir(&home).unwrap();
+        std::fs::set_permissions(&home, std::fs::Permissions::from_mode(0o777)).unwrap();
+        std::fs::set_permissions(s.dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+        let mut c = Command::new("runuser");
+        c.args(["-u", "nobody", "--", bin()])
+            .env("XDG_CACHE_HOME", &home);
+        c
+    } else {
+        let mut c = Command::new(bin());
+        c.env("TMPDIR", s.tmp.path());
+        c
+    };
+    let out = cmd
+        .current_dir(s.dir.path())
+        .args(["analyze", ".", "--format", "yaml"])
+        .output()
+        .unwrap();
+    std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("cannot read the directory"),
+        "{}",
+        text(&out)
+    );
+    assert!(stderr.contains("ermission denied"), "{}", text(&out));
+    // The readable part is still analysed.
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("matmul"),
+        "{}",
+        text(&out)
+    );
+}
