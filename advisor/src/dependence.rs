@@ -135,11 +135,7 @@ pub fn carried_dependences(
                                 );
                                 (r, needed)
                             });
-                            for n in needed.iter() {
-                                if !assumptions.contains(n) {
-                                    assumptions.push(n.clone());
-                                }
-                            }
+                            add_assumptions(assumptions, needed);
                             result.clone()
                         }
                         (Some(_), Some(_)) => continue, // different bases: the caller decides about aliasing
@@ -165,6 +161,15 @@ pub fn carried_dependences(
         }
     }
     out
+}
+
+/// Appends the assumptions in `needed` that `assumptions` does not hold yet.
+fn add_assumptions(assumptions: &mut Vec<String>, needed: &[String]) {
+    for n in needed {
+        if !assumptions.contains(n) {
+            assumptions.push(n.clone());
+        }
+    }
 }
 
 /// Two byte offsets and their access sizes: what [`test_pair`] decides on.
@@ -465,11 +470,7 @@ fn delinearized(
             return None;
         }
     }
-    for n in needed {
-        if !assumptions.contains(&n) {
-            assumptions.push(n);
-        }
-    }
+    add_assumptions(assumptions, &needed);
     Some(Outcome::Independent)
 }
 

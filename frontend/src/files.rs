@@ -111,35 +111,20 @@ pub fn write_output(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
-    let mut tmp = tempfile::Builder::new()
-        .prefix(".warpwise-")
-        .suffix(".tmp")
-        .tempfile_in(dir)?;
-    tmp.write_all(bytes)?;
-    tmp.as_file().sync_all()?;
-    // Output files are ordinary user files, not private ones (tempfile creates 0600).
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(".warpwise-").suffix(".tmp");
+    // An ordinary user file (0666 less the umask, which the kernel applies at creation),
+    // not tempfile's private 0600.
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
-        let mode = 0o666 & !current_umask();
-        tmp.as_file()
-            .set_permissions(std::fs::Permissions::from_mode(mode))?;
+        builder.permissions(std::fs::Permissions::from_mode(0o666));
     }
+    let mut tmp = builder.tempfile_in(dir)?;
+    tmp.write_all(bytes)?;
+    tmp.as_file().sync_all()?;
     tmp.persist(path).map_err(|e| e.error)?;
     Ok(())
-}
-
-/// The process umask, read from `/proc` (Linux); 022 when it cannot be read.
-#[cfg(unix)]
-fn current_umask() -> u32 {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find_map(|l| l.strip_prefix("Umask:"))
-                .and_then(|v| u32::from_str_radix(v.trim(), 8).ok())
-        })
-        .unwrap_or(0o022)
 }
 
 /// The input `output` would overwrite, if any: same file (device and inode, following
