@@ -269,9 +269,22 @@ impl<'a> FunctionContext<'a> {
     }
 
     fn access_text(&self, access: &MemAccess) -> Access {
+        let snippet = self.unit.snippet(access.span);
+        // Inside a macro expansion the span may cover a token fragment (`(maxsum,` of
+        // `MAX(maxsum, x)`): the access is then printed from the IR.
+        let text = if access.callee.is_none() && !reads_as_an_expression(&snippet) {
+            match self.func.inst(access.inst).kind {
+                InstKind::Store { addr, .. } => frontend::ir::print::render_value(self.func, addr)
+                    .trim_start_matches('&')
+                    .to_string(),
+                _ => frontend::ir::print::render_value(self.func, access.inst),
+            }
+        } else {
+            snippet
+        };
         Access {
             line: self.line(access.span),
-            text: self.unit.snippet(access.span),
+            text,
         }
     }
 
@@ -435,6 +448,7 @@ impl<'a> FunctionContext<'a> {
                     .filter(|v| !invariants.is_invariant(**v))
                     .filter(|v| {
                         !self.unwritten_in_loop(**v, &invariants, &accesses, &effects, &mut facts)
+                            && !self.untouched_by_type(id, **v, &invariants, &effects, &mut facts)
                     })
                     .collect();
                 if !variant.is_empty() {
@@ -1176,6 +1190,71 @@ impl<'a> FunctionContext<'a> {
         true
     }
 
+    /// Whether no store of the loop can modify a load of its bound by C's effective-type
+    /// rule (C99 6.5p7): `sine_map[x] = ...` stores a `float`, which never changes
+    /// `wave_image->columns`, an `unsigned long`, whatever `sine_map` points to. Every store
+    /// counts, the loop's own (private storage included) and its callees' (all summarized;
+    /// no host-only or indirect call, no `memset`/`memcpy`, whose bytes may be anything).
+    /// The address must be invariant. Stated as an assumption: a program built with
+    /// `-fno-strict-aliasing` may break the rule.
+    fn untouched_by_type(
+        &self,
+        id: LoopId,
+        load: Value,
+        invariants: &Invariants,
+        effects: &crate::callsites::LoopEffects,
+        facts: &mut LoopFacts,
+    ) -> bool {
+        let InstKind::Load { addr } = self.func.inst(load).kind else {
+            return false;
+        };
+        if !invariants.is_invariant(addr) || !effects.unknown.is_empty() {
+            return false;
+        }
+        let types = &self.unit.lowered.program.types;
+        let loaded = self.func.inst(load).ty;
+        let view = self.summaries.view();
+        let mut stored = Vec::new();
+        for &block in &self.forest.loop_(id).blocks {
+            for &v in &self.func.block(block).insts {
+                let inst = self.func.inst(v);
+                match &inst.kind {
+                    InstKind::Store { .. } => stored.push(inst.ty),
+                    InstKind::Call {
+                        callee: Callee::Direct(name),
+                        ..
+                    } => {
+                        let byte_copy = name.starts_with("__builtin_")
+                            || ["memset", "memcpy", "memmove", "bzero"].contains(&name.as_str());
+                        if byte_copy
+                            || matches!(
+                                classify_in(view, self.unit_index, name),
+                                CallKind::HostOnly
+                            )
+                        {
+                            return false;
+                        }
+                    }
+                    InstKind::Call { .. } => return false,
+                    _ => {}
+                }
+            }
+        }
+        stored.extend(effects.accesses.iter().filter(|a| a.is_store).map(|a| a.ty));
+        if stored
+            .iter()
+            .any(|&t| crate::access::types_may_alias(types, t, loaded))
+        {
+            return false;
+        }
+        facts.assumptions.push(format!(
+            "the program follows C's effective-type rule (C99 6.5p7): no store of the loop has a type that can modify `{}` (`{}`), so the bound does not change",
+            frontend::ir::print::render_value(self.func, load),
+            types.display(loaded)
+        ));
+        true
+    }
+
     /// Whether a base pointer is one the function received: a parameter, or a pointer
     /// loaded from memory reached from a parameter or a global (`z->content->data`).
     fn is_received(&self, base: &Var) -> bool {
@@ -1496,6 +1575,34 @@ impl<'a> FunctionContext<'a> {
                     };
                     (false, shown, ParamKind::Array)
                 }
+                // A pointer a call returned (`malloc`, a constructor) or a phi of pointers:
+                // its own type, or, for `void *`, a pointer to what the loop accesses.
+                Some(SymbolOrigin::Opaque(v)) | Some(SymbolOrigin::Phi(v)) => {
+                    let ty = self.func.inst(*v).ty;
+                    let pointee = types.pointee(ty).map(|p| types.get(p));
+                    match pointee {
+                        Some(frontend::types::Type::Record(_)) => {
+                            (false, types.display(ty), ParamKind::Struct)
+                        }
+                        Some(frontend::types::Type::Void) | None => {
+                            // `double (*A)[n] = malloc(..)`: the local's type, from the cast.
+                            let local = self.func.insts.iter().find_map(|i| match i.kind {
+                                InstKind::Cast(inner) if inner == *v => Some(i.ty),
+                                _ => None,
+                            });
+                            let shown = match local {
+                                Some(t) if types.pointee(t).is_some() => types.display(t),
+                                _ => accesses
+                                    .iter()
+                                    .find(|a| a.base() == Some(var))
+                                    .map(|a| format!("{} *", types.display(a.ty)))
+                                    .unwrap_or_else(|| "?".into()),
+                            };
+                            (false, shown, ParamKind::Array)
+                        }
+                        Some(_) => (false, types.display(ty), ParamKind::Array),
+                    }
+                }
                 _ => (false, "?".into(), ParamKind::Array),
             };
             // A value loaded from a struct through a parameter is reported as nested only if
@@ -1762,4 +1869,25 @@ fn identifiers(text: &str) -> Vec<String> {
         }
     }
     out
+}
+
+/// Whether a source snippet is a whole expression: it names something and its parentheses
+/// and brackets balance (a span inside a macro expansion can cover `(m,` or `)`).
+fn reads_as_an_expression(text: &str) -> bool {
+    let mut depth = 0i32;
+    for c in text.chars() {
+        match c {
+            '(' | '[' => depth += 1,
+            ')' | ']' => depth -= 1,
+            _ => {}
+        }
+        if depth < 0 {
+            return false;
+        }
+    }
+    let t = text.trim();
+    depth == 0
+        && t.chars().any(|c| c.is_ascii_alphanumeric() || c == '_')
+        && !t.starts_with(',')
+        && !t.ends_with(',')
 }

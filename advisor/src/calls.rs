@@ -125,6 +125,41 @@ const DEVICE_MATH: &[&str] = &[
 /// byte sections of their arguments (`crate::summaries` models them).
 pub const DEVICE_MEMORY: &[&str] = &["memcpy", "memmove", "memset"];
 
+/// Library functions device code has under another spelling: the loop may call them, and
+/// the port replaces the call as said. glibc's `assert` expands to `__assert_fail`, which
+/// CUDA's device `assert` replaces (a failing kernel traps); LAPACKE's complex constructors
+/// are pure and cuComplex.h has their device versions.
+const DEVICE_EQUIVALENTS: &[(&str, &str)] = &[
+    (
+        "__assert_fail",
+        "`assert` works in device code (a failed assertion stops the kernel): nothing to do",
+    ),
+    (
+        "lapack_make_complex_double",
+        "pure; in device code write `make_cuDoubleComplex(re, im)` (cuComplex.h)",
+    ),
+    (
+        "lapack_make_complex_float",
+        "pure; in device code write `make_cuFloatComplex(re, im)` (cuComplex.h)",
+    ),
+];
+
+/// How device code spells a library function it has under another name (see
+/// [`DEVICE_EQUIVALENTS`]).
+pub fn device_equivalent(name: &str) -> Option<&'static str> {
+    DEVICE_EQUIVALENTS
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, how)| *how)
+}
+
+/// Whether device code can call `name` (itself or as its device equivalent).
+fn is_device_available(name: &str) -> bool {
+    DEVICE_MATH.contains(&name)
+        || DEVICE_MEMORY.contains(&name)
+        || device_equivalent(name).is_some()
+}
+
 /// Why well-known host functions cannot run in a kernel.
 const HOST_ONLY_WHY: &[(&[&str], &str)] = &[
     (
@@ -200,7 +235,7 @@ pub struct CallSite {
 
 /// Classifies a call by name.
 pub fn classify(program: &Program, name: &str) -> CallKind {
-    if DEVICE_MATH.contains(&name) || DEVICE_MEMORY.contains(&name) {
+    if is_device_available(name) {
         return CallKind::Builtin;
     }
     if ALLOCATORS.contains(&name) {
@@ -300,7 +335,7 @@ fn host_callee_text(name: &str) -> String {
 /// [`classify`] over the whole program: a function defined in any unit of `view` (visible
 /// from unit `from`) is a program function, with its callees resolved program-wide.
 pub fn classify_in(view: &ProgramView, from: usize, name: &str) -> CallKind {
-    if DEVICE_MATH.contains(&name) || DEVICE_MEMORY.contains(&name) {
+    if is_device_available(name) {
         return CallKind::Builtin;
     }
     if ALLOCATORS.contains(&name) {
@@ -342,7 +377,7 @@ fn is_host_only_name(name: &str) -> bool {
     if name.starts_with("__builtin_") {
         return host_only_detail(name).is_some();
     }
-    !(DEVICE_MATH.contains(&name) || DEVICE_MEMORY.contains(&name) || ALLOCATORS.contains(&name))
+    !(is_device_available(name) || ALLOCATORS.contains(&name))
 }
 
 /// Every name called directly or transitively from `start` (itself included), with its

@@ -231,7 +231,10 @@ fn recipe(l: &LoopReport, report: &Report) -> String {
         let _ = writeln!(out, "  {step}. Functions called in the loop:");
         for c in &l.calls {
             let what = match c.device.as_str() {
-                "builtin" => "a CUDA device function: nothing to do".to_string(),
+                "builtin" => match crate::calls::device_equivalent(&c.name) {
+                    Some(how) => how.to_string(),
+                    None => "a CUDA device function: nothing to do".to_string(),
+                },
                 "port" if c.callees.is_empty() => {
                     "defined in your program: add a `__device__` version".to_string()
                 }

@@ -72,3 +72,86 @@ fn a_bound_a_callee_writes_is_not() {
         false,
     );
 }
+
+/// `wave`'s loop stores `STORE` values through `out` while its bound reads an `unsigned long`
+/// field of an image a call returned before the loop; `main` passes either a separate array
+/// or the image itself. Checks the verdict and whether forward and reversed runs agree.
+fn check_typed(store: &str, out_is_the_image: bool, verdict: Verdict, order_independent: bool) {
+    let dir = tempfile::tempdir().unwrap();
+    let kernel = format!(
+        "typedef struct {{ unsigned long columns; unsigned long pad[15]; }} Image;\n\
+         Image *open_image(void);\n\
+         void wave({store} *out)\n\
+         {{\n    Image *w = open_image();\n\
+         \x20   for (long x = 0; x < (long) w->columns; x++)\n\
+         \x20       out[x] = ({store}) (x + 1);\n}}\n"
+    );
+    let file = dir.path().join("kernel.c");
+    std::fs::write(&file, &kernel).unwrap();
+    let unit = load_unit(&TranslationUnitInput::new(file)).expect("loads");
+    let reports = analyze_unit(&unit, &Filter::default());
+    let r = reports.iter().find(|r| r.function == "wave").unwrap();
+    assert_eq!(r.verdict, verdict, "{:#?}", r.reasons);
+    if verdict == Verdict::Friendly {
+        assert!(
+            r.assumptions.iter().any(|a| a.contains("C99 6.5p7")),
+            "the type rule is stated: {:#?}",
+            r.assumptions
+        );
+    }
+    let reversed = kernel
+        .replace("void wave(", "void wave_rev(")
+        .replace(
+            "for (long x = 0; x < (long) w->columns; x++)",
+            "for (long x = (long) w->columns - 1; x >= 0; x--)",
+        )
+        .replace(
+            "typedef struct { unsigned long columns; unsigned long pad[15]; } Image;\n",
+            "",
+        )
+        .replace("Image *open_image(void);\n", "");
+    let target = if out_is_the_image {
+        format!("({store} *) &image")
+    } else {
+        "data".to_string()
+    };
+    let program = format!(
+        "#include <string.h>\n{kernel}\n{reversed}\n\
+         static Image image;\n\
+         Image *open_image(void) {{ return &image; }}\n\
+         static {store} data[16];\n\
+         int main(void) {{\n\
+           {store} first[16];\n\
+           image.columns = 8; memset(data, 0, sizeof data);\n\
+           wave({target}); memcpy(first, {target}, sizeof first);\n\
+           image.columns = 8; memset(data, 0, sizeof data); memset(image.pad, 0, sizeof image.pad);\n\
+           wave_rev({target});\n\
+           return memcmp(first, {target}, sizeof first) != 0;\n\
+         }}\n"
+    );
+    let source = dir.path().join("p.c");
+    std::fs::write(&source, program).unwrap();
+    let exe = dir.path().join("p");
+    let built = Command::new("cc")
+        .args(["-O0", "-fno-strict-aliasing", "-o"])
+        .arg(&exe)
+        .arg(&source)
+        .status()
+        .expect("cc runs");
+    assert!(built.success());
+    let same = Command::new(&exe).status().unwrap().success();
+    assert_eq!(same, order_independent);
+}
+
+#[test]
+fn a_store_of_another_type_leaves_the_bound_unchanged() {
+    check_typed("float", false, Verdict::Friendly, true);
+    check_typed("double", false, Verdict::Friendly, true);
+}
+
+#[test]
+fn a_store_of_the_bounds_type_may_change_it() {
+    // `out` is the image itself: `out[0] = 1` sets `columns` to 1 on the forward run.
+    check_typed("unsigned long", true, Verdict::NotFriendly, false);
+    check_typed("long", true, Verdict::NotFriendly, false);
+}

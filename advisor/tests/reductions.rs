@@ -1199,3 +1199,69 @@ fn the_execution_check_rejects_a_wrong_operator() {
     let (seq, par) = execute(SUM, &right, "+");
     assert!(agree(&seq, &par, true), "{seq} vs {par}");
 }
+
+// ---------------------------------------------------------------------------------------
+// Min/max of memory spelled with a macro: `m = MAX(m, x)` reads `m` twice.
+
+const MACRO_EXTREMES: &str = r#"
+#define N 83
+#define MAX(a, b) (((a) < (b)) ? (b) : (a))
+#define MIN(a, b) (((a) > (b)) ? (b) : (a))
+static double peak;
+static int low;
+static double x[N];
+static int k[N];
+static void setup(void) {
+    for (int i = 0; i < N; i++) { x[i] = ((i * 37) % 101) / 7.0 - 5.0; k[i] = i * 13 % 29 - 9; }
+}
+void extremes(int lo, int hi)
+{
+    for (int i = lo; i < hi; i++) {
+        peak = MAX(peak, x[i] * 2.0);
+        low = MIN(low, k[i]);
+    }
+}
+static double *target_peak(void) { return &peak; }
+static int *target_low(void) { return &low; }
+static void run_peak(int lo, int hi) { extremes(lo, hi); }
+static void run_low(int lo, int hi) { extremes(lo, hi); }
+"#;
+
+#[test]
+fn a_max_macro_on_memory_is_an_element_reduction() {
+    let r = check(
+        MACRO_EXTREMES,
+        "extremes",
+        "i",
+        Verdict::Friendly,
+        &[
+            ("peak", "max", ReductionKind::Element, &[]),
+            ("low", "min", ReductionKind::Element, &[]),
+        ],
+    );
+    run_check(MACRO_EXTREMES, &r);
+}
+
+const MACRO_NOT: &str = r#"
+#define MAX(a, b) (((a) < (b)) ? (b) : (a))
+static double peak;
+void running(const double *x, double *out, int n)
+{
+    for (int i = 0; i < n; i++) {
+        peak = MAX(peak, x[i]);
+        out[i] = peak;
+    }
+}
+void touched(double *x, int n)
+{
+    /* The second read of `peak` follows a store to it: not the same value. */
+    for (int i = 0; i < n; i++)
+        peak = (peak < x[i]) ? (peak = x[i] * 0.5, x[i]) : peak;
+}
+"#;
+
+#[test]
+fn a_running_max_macro_is_not_a_reduction() {
+    check_not(MACRO_NOT, "running", "i");
+    check_not(MACRO_NOT, "touched", "i");
+}

@@ -112,13 +112,18 @@ pub(crate) struct Chain {
 pub(crate) fn analyze(
     env: &Env,
     root: Value,
+    twins: &[Value],
     sinks: &[Value],
     store: Option<Value>,
 ) -> Option<Chain> {
-    let derived = env.derived(root);
+    let mut derived = env.derived(root);
+    for &t in twins {
+        derived.extend(env.derived(t));
+    }
     let mut w = Walker {
         env,
         root,
+        twins,
         derived: &derived,
         memo: HashMap::new(),
         ops: Vec::new(),
@@ -170,6 +175,7 @@ pub(crate) fn analyze(
     for &v in &derived {
         let classified = partners.contains(&v)
             || v == root
+            || twins.contains(&v)
             || w.memo.get(&v) == Some(&true)
             || w.decisions.contains(&v)
             || w.operands.contains(&v)
@@ -225,6 +231,7 @@ pub(crate) fn analyze(
         .map(|(v, _)| *v)
         .collect();
     versions.insert(root);
+    versions.extend(twins.iter().copied());
     Some(Chain {
         op,
         versions,
@@ -237,6 +244,9 @@ pub(crate) fn analyze(
 struct Walker<'a, 'e> {
     env: &'a Env<'e>,
     root: Value,
+    /// Loads of the root's address that read the same value in the same iteration
+    /// (`m = MAX(m, x)` expands to two reads of `m`): the root itself.
+    twins: &'a [Value],
     derived: &'a HashSet<Value>,
     /// Versions found (true) or being checked (true as well: a cycle through an inner loop's
     /// header closes on itself, and every value on it is a version if the rest is).
@@ -254,6 +264,13 @@ struct Walker<'a, 'e> {
 }
 
 impl Walker<'_, '_> {
+    /// Whether `a` and `b` are the same accumulator value: equal, or both the root or one
+    /// of its twins (two loads of `m` in `MAX(m, x)`).
+    fn same_accumulator(&self, a: Value, b: Value) -> bool {
+        let root = |v: Value| v == self.root || self.twins.contains(&v);
+        a == b || root(a) && root(b)
+    }
+
     fn reads_root(&self, v: Value) -> bool {
         self.derived.contains(&v)
     }
@@ -264,7 +281,7 @@ impl Walker<'_, '_> {
 
     /// Whether `v` is a version of the accumulator; a `false` anywhere rejects the chain.
     fn version(&mut self, v: Value) -> bool {
-        if v == self.root {
+        if v == self.root || self.twins.contains(&v) {
             return true;
         }
         if let Some(known) = self.memo.get(&v) {
@@ -477,9 +494,9 @@ impl Walker<'_, '_> {
         }
         let (sx, sy) = (self.strip_widening(x), self.strip_widening(y));
         // Normalized to `other CMP kept`.
-        let (cmp, other, operand) = if sx == kept && !self.reads_root(y) {
+        let (cmp, other, operand) = if self.same_accumulator(sx, kept) && !self.reads_root(y) {
             (cmp.swapped(), y, x)
-        } else if sy == kept && !self.reads_root(x) {
+        } else if self.same_accumulator(sy, kept) && !self.reads_root(x) {
             (cmp, x, y)
         } else {
             return None;
@@ -497,7 +514,12 @@ impl Walker<'_, '_> {
             _ => return None,
         };
         self.decisions.insert(cond);
-        self.mark_operand(operand, kept);
+        let tested = if self.same_accumulator(sx, kept) {
+            sx
+        } else {
+            sy
+        };
+        self.mark_operand(operand, tested);
         Some((op, ties))
     }
 

@@ -34,6 +34,9 @@ fn equiv(program: &Program, func: &Function, a: Value, b: Value, depth: u32) -> 
     let same = |p: Value, q: Value| equiv(program, func, p, q, depth - 1);
     match (&x.kind, &y.kind) {
         (InstKind::Const(p), InstKind::Const(q)) => p == q,
+        // The same local or global object, addressed by two instructions.
+        (InstKind::SlotAddr(p), InstKind::SlotAddr(q)) => p == q,
+        (InstKind::GlobalAddr(p), InstKind::GlobalAddr(q)) => p == q,
         (InstKind::Cast(p), InstKind::Cast(q)) => same(*p, *q),
         (InstKind::Unary(o1, p), InstKind::Unary(o2, q)) => o1 == o2 && same(*p, *q),
         (InstKind::Binary(o1, p1, q1), InstKind::Binary(o2, p2, q2)) => {

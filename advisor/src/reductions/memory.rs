@@ -16,13 +16,13 @@ use frontend::ir::Value;
 pub struct Settled {
     pub kind: ReductionKind,
     pub update: MemoryUpdate,
-    /// Indices of its load and store in the loop's accesses.
-    pub accesses: [usize; 2],
+    /// Indices of its load, its store and its load's twins in the loop's accesses.
+    pub accesses: Vec<usize>,
 }
 
 struct Candidate {
     update: MemoryUpdate,
-    accesses: [usize; 2],
+    accesses: Vec<usize>,
     invariant: bool,
     valid: bool,
 }
@@ -42,7 +42,8 @@ pub fn settle(
         let (Some(l), Some(s)) = (index(u.load), index(u.store)) else {
             continue;
         };
-        let mine = [l, s];
+        let mut mine = vec![l, s];
+        mine.extend(u.twins.iter().filter_map(|t| index(*t)));
         // Only an update that carries a dependence needs to be a reduction (`a[i] += b[i]`
         // does not).
         let carried = results.iter().any(|r| {
@@ -87,7 +88,7 @@ pub fn settle(
 
 fn stands(c: usize, all: &[Candidate], accesses: &[MemAccess], results: &[PairResult]) -> bool {
     let me = &all[c];
-    let mine = me.accesses;
+    let mine = &me.accesses;
     let one_side = |r: &&PairResult| mine.contains(&r.first) != mine.contains(&r.second);
     let other = |r: &PairResult| {
         if mine.contains(&r.first) {

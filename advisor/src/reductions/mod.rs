@@ -124,6 +124,9 @@ pub struct Scalars {
 #[derive(Clone, Debug)]
 pub struct MemoryUpdate {
     pub load: Value,
+    /// Other loads of the address reading the same value in the iteration (a `MAX(m, x)`
+    /// macro reads `m` twice).
+    pub twins: Vec<Value>,
     pub store: Value,
     pub op: Op,
     pub updates: Vec<Value>,
@@ -171,7 +174,7 @@ pub fn scalar_reductions(
         phis.iter().map(|q| (*q, env.derived(*q))).collect();
     for &p in &phis {
         let backs = back_values(func, l, p);
-        let Some(chain) = analyze(&env, p, &backs, None) else {
+        let Some(chain) = analyze(&env, p, &[], &backs, None) else {
             continue;
         };
         let mut partners = Vec::new();
@@ -282,16 +285,32 @@ pub fn memory_updates(
             influenced.extend(env.derived(q));
         }
     }
+    let loads: Vec<Value> = l
+        .blocks
+        .iter()
+        .flat_map(|b| func.block(*b).insts.iter().copied())
+        .filter(|v| matches!(func.inst(*v).kind, InstKind::Load { .. }))
+        .filter(|v| program.types.is_arithmetic(func.inst(*v).ty))
+        .collect();
     let mut out = Vec::new();
-    for &b in &l.blocks {
-        for &load in &func.block(b).insts {
+    for &load in &loads {
+        {
             let InstKind::Load { addr } = func.inst(load).kind else {
                 continue;
             };
-            if !program.types.is_arithmetic(func.inst(load).ty) {
+            let twins: Vec<Value> = loads
+                .iter()
+                .copied()
+                .filter(|t| *t != load && equiv::equivalent(program, func, load, *t))
+                .collect();
+            // One update per group of twins: the first load in program order stands for it.
+            if twins.iter().any(|t| t.index() < load.index()) {
                 continue;
             }
-            let derived = env.derived(load);
+            let mut derived = env.derived(load);
+            for &t in &twins {
+                derived.extend(env.derived(t));
+            }
             let store = derived.iter().copied().find(|s| {
                 matches!(func.inst(*s).kind, InstKind::Store { addr: a, .. }
                     if !derived.contains(&a) && equiv::equivalent(program, func, addr, a))
@@ -300,7 +319,7 @@ pub fn memory_updates(
             let InstKind::Store { value, .. } = func.inst(store).kind else {
                 continue;
             };
-            let Some(chain) = analyze(&env, load, &[value], Some(store)) else {
+            let Some(chain) = analyze(&env, load, &twins, &[value], Some(store)) else {
                 continue;
             };
             let pure = chain.decided.iter().all(|d| {
@@ -310,6 +329,7 @@ pub fn memory_updates(
             if pure {
                 out.push(MemoryUpdate {
                     load,
+                    twins,
                     store,
                     op: chain.op,
                     updates: chain.updates,

@@ -42,6 +42,18 @@ fn render(func: &Function, v: Value, parent_precedence: u8, depth: u32) -> Strin
     {
         return name.clone();
     }
+    // A call's result kept in a local (`Image *w = clone_image(img)`, `float *m = malloc(..)`
+    // through its cast) reads as that local: the source names it so at the loop.
+    let call_in_local = match &inst.kind {
+        InstKind::Call { .. } => true,
+        InstKind::Cast(inner) => matches!(func.inst(*inner).kind, InstKind::Call { .. }),
+        _ => false,
+    };
+    if let (true, Some(name)) = (call_in_local, &inst.origin.var_name) {
+        if !name.starts_with('&') {
+            return name.clone();
+        }
+    }
     match &inst.kind {
         InstKind::Const(Constant::Int(c)) => c.to_string(),
         InstKind::Const(Constant::Float(f)) => format!("{f:?}"),
