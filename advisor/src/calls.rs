@@ -4,6 +4,7 @@
 
 use crate::program::{FuncRef, ProgramView};
 use frontend::ir::{Callee, Function, InstKind, Program};
+use frontend::unit::Resolved;
 use std::collections::BTreeSet;
 
 /// C math functions that CUDA provides as device functions with the same name.
@@ -133,6 +134,18 @@ const DEVICE_EQUIVALENTS: &[(&str, &str)] = &[
     (
         "__assert_fail",
         "`assert` works in device code (a failed assertion stops the kernel): nothing to do",
+    ),
+    (
+        "ffs",
+        "in device code write `__ffs(x)` (the same 1-based bit position)",
+    ),
+    (
+        "ffsl",
+        "in device code write `__ffsll(x)` (the same 1-based bit position)",
+    ),
+    (
+        "ffsll",
+        "in device code write `__ffsll(x)` (the same 1-based bit position)",
     ),
     (
         "lapack_make_complex_double",
@@ -285,13 +298,13 @@ pub fn direct_callees(func: &Function) -> BTreeSet<String> {
 /// Whether a call to `name` cannot run on the device, directly or through a callee.
 pub fn host_only_reason(program: &Program, name: &str) -> Option<String> {
     match classify(program, name) {
-        CallKind::HostOnly => Some(host_only_text(name)),
+        CallKind::HostOnly => Some(host_only_text(name, None)),
         CallKind::Port { callees } => callees
             .iter()
             .find(|c| {
                 program.function(c).is_none() && matches!(classify(program, c), CallKind::HostOnly)
             })
-            .map(|c| format!("`{name}` calls {}", host_callee_text(c))),
+            .map(|c| format!("`{name}` calls {}", host_callee_text(c, None))),
         _ => None,
     }
 }
@@ -307,8 +320,15 @@ fn host_only_kind(name: &str) -> &'static str {
     }
 }
 
-/// "`f` is a host library function with no device version" with the reason when known.
-fn host_only_text(name: &str) -> String {
+/// "`f` is a host library function with no device version" with the reason when known;
+/// for a function declared in the program's own files but defined in none of the analysed
+/// ones, where it is declared instead (it may well be portable: it was not seen).
+fn host_only_text(name: &str, declared: Option<&Resolved>) -> String {
+    if let Some(at) = unanalysed(name, declared) {
+        return format!(
+            "`{name}` is declared at {at} but defined in none of the analysed files: its effects are unknown and it has no device version here (analyse the file that defines it)"
+        );
+    }
     match host_only_detail(name) {
         Some(why) => format!(
             "`{name}` is {} with no device version: {why}",
@@ -322,7 +342,12 @@ fn host_only_text(name: &str) -> String {
 }
 
 /// "`f`, a host library function with no device version" with the reason when known.
-fn host_callee_text(name: &str) -> String {
+fn host_callee_text(name: &str, declared: Option<&Resolved>) -> String {
+    if let Some(at) = unanalysed(name, declared) {
+        return format!(
+            "`{name}`, declared at {at} but defined in none of the analysed files (its effects are unknown)"
+        );
+    }
     match host_only_detail(name) {
         Some(why) => format!(
             "`{name}`, {} with no device version: {why}",
@@ -330,6 +355,18 @@ fn host_callee_text(name: &str) -> String {
         ),
         None => format!("`{name}`, {} with no device version", host_only_kind(name)),
     }
+}
+
+/// `file:line` of the declaration of a function of the program itself (not in a system
+/// header, not a known library or intrinsic name) that no analysed file defines.
+fn unanalysed(name: &str, declared: Option<&Resolved>) -> Option<String> {
+    let at = declared?;
+    let known_library = host_only_detail(name).is_some()
+        || name.starts_with("_mm")
+        || name.starts_with("__builtin")
+        || name.starts_with("__sync_")
+        || name.starts_with("__atomic_");
+    (!at.in_system_header && !known_library).then(|| format!("{}:{}", at.path.display(), at.line))
 }
 
 /// [`classify`] over the whole program: a function defined in any unit of `view` (visible
@@ -360,13 +397,19 @@ pub fn classify_in(view: &ProgramView, from: usize, name: &str) -> CallKind {
 /// each call resolved from the unit of the function that makes it.
 pub fn host_only_reason_in(view: &ProgramView, from: usize, name: &str) -> Option<String> {
     match classify_in(view, from, name) {
-        CallKind::HostOnly => Some(host_only_text(name)),
+        CallKind::HostOnly => Some(host_only_text(name, view.declaration(name).as_ref())),
         CallKind::Port { .. } => {
             let f = view.resolve(from, name)?;
             reachable(view, f)
                 .into_iter()
                 .find(|(callee, def)| def.is_none() && is_host_only_name(callee))
-                .map(|(callee, _)| format!("`{name}` calls {}", host_callee_text(&callee)))
+                .map(|(callee, _)| {
+                    let declared = view.declaration(&callee);
+                    format!(
+                        "`{name}` calls {}",
+                        host_callee_text(&callee, declared.as_ref())
+                    )
+                })
         }
         _ => None,
     }

@@ -32,7 +32,7 @@ pub const GLOBAL_WRITE: Code = Code {
 pub const HOST_CALL: Code = Code {
     code: "WW105",
     name: "host-only call",
-    explanation: "the loop calls a library function that has no device version",
+    explanation: "the loop calls a function with no device version: a host library function, or a function of the program that none of the analysed files defines (its effects are unknown)",
 };
 pub const FUNCTION_POINTER: Code = Code {
     code: "WW106",

@@ -22,6 +22,8 @@ pub struct ProgramView<'a> {
     external: HashMap<String, Vec<FuncRef>>,
     /// Every definition by (unit, name).
     local: HashMap<(usize, String), FuncRef>,
+    /// Functions declared but defined in no unit: the first declaration's unit and span.
+    declarations: HashMap<String, (usize, frontend::ir::Span)>,
 }
 
 impl<'a> ProgramView<'a> {
@@ -40,16 +42,32 @@ impl<'a> ProgramView<'a> {
                 }
             }
         }
+        let mut declarations = HashMap::new();
+        for (u, unit) in units.iter().enumerate() {
+            for e in &unit.lowered.program.externals {
+                if let Some(span) = e.declared_at {
+                    declarations.entry(e.name.clone()).or_insert((u, span));
+                }
+            }
+        }
         ProgramView {
             units,
             external,
             local,
+            declarations,
         }
     }
 
     /// A program of one unit (what `analyze_unit` sees).
     pub fn single(unit: &'a Unit) -> Self {
         Self::new([unit])
+    }
+
+    /// Where a function no unit defines is declared: a system header's (a library
+    /// function) or the program's own header.
+    pub fn declaration(&self, name: &str) -> Option<frontend::unit::Resolved> {
+        let (u, span) = self.declarations.get(name)?;
+        self.units[*u].resolve(*span)
     }
 
     pub fn units(&self) -> &[&'a Unit] {

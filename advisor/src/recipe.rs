@@ -395,6 +395,21 @@ fn reduction_how(r: &Reduction) -> String {
 fn device_param(p: &Parameter) -> String {
     let ty = p.c_type.trim();
     let name = device_name(&p.name);
+    // A pointer to rows (`double (*)[N]`): the name goes inside the declarator. Rows of a
+    // variable-length array cannot be a kernel parameter's type: a flat pointer instead.
+    if let Some(at) = ty.find("(*)") {
+        let constness = if p.role == Role::In && !ty.starts_with("const") {
+            "const "
+        } else {
+            ""
+        };
+        let (elem, dims) = (ty[..at].trim(), &ty[at + 3..]);
+        return if dims.contains('*') {
+            format!("{constness}{elem} *{name} /* rows of a variable-length array: {name}[i * row_length + j] */")
+        } else {
+            format!("{constness}{elem} (*{name}){dims}")
+        };
+    }
     if p.role == Role::In && ty.ends_with('*') && !ty.starts_with("const") {
         format!("const {ty}{name}")
     } else if ty.ends_with('*') {

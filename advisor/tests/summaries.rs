@@ -339,13 +339,40 @@ fn a_callee_in_a_second_file_is_a_program_function_and_its_writes_count() {
 }
 
 #[test]
-fn the_same_file_alone_calls_set_row_a_host_function() {
-    // Without the second file, `set_row` is unknown: a host library function.
+fn the_same_file_alone_says_set_row_was_not_analysed() {
+    // Without the second file, `set_row` is unknown. It is declared in the program's own
+    // file, not a system header: the reason says where, not "a host library function".
     let (_dir, units) = load(&[("fill.c", SET_ROW_CALLER)]);
     let reports = analyze_unit(&units[0], &Filter::default());
     let r = find(&reports, "fill", 5);
     assert_eq!(r.verdict, Verdict::NotFriendly);
-    has_reason(r, "WW105", "`set_row` is a host library function");
+    has_reason(r, "WW105", "`set_row` is declared at ");
+    has_reason(
+        r,
+        "WW105",
+        "fill.c:1 but defined in none of the analysed files",
+    );
+    assert!(
+        !r.reasons.iter().any(|x| x.message.contains("host library")),
+        "{:#?}",
+        r.reasons
+    );
+}
+
+#[test]
+fn a_function_of_a_system_header_is_a_host_library_function() {
+    let caller = "#include <stdlib.h>\n\
+                  void fill(double *out, int N)\n\
+                  {\n    for (int i = 0; i < N; i++)\n        out[i] = (double) rand();\n}\n";
+    let (_dir, units) = load(&[("fill.c", caller)]);
+    let reports = analyze_unit(&units[0], &Filter::default());
+    let r = find(&reports, "fill", 4);
+    assert_eq!(r.verdict, Verdict::NotFriendly);
+    has_reason(
+        r,
+        "WW105",
+        "`rand` is a host library function with no device version",
+    );
 }
 
 #[test]
@@ -1019,4 +1046,26 @@ void init_bins(struct bin *bins, int n, long size, int per_chunk)
         args: &[Arg::Doubles(16), Arg::Int(4), Arg::Int(8), Arg::Int(3)],
         conflict: false,
     });
+}
+
+#[test]
+fn assert_and_ffs_have_device_versions() {
+    // glibc's `assert` expands to `__assert_fail`; CUDA has a device `assert` and `__ffs`.
+    let source = "#include <assert.h>\n#include <strings.h>\n\
+                  void bits(const int *a, int *out, int n)\n\
+                  {\n    for (int i = 0; i < n; i++) {\n        assert(a[i] != 0);\n        out[i] = ffs(a[i]);\n    }\n}\n";
+    let (_dir, units) = load(&[("bits.c", source)]);
+    let reports = analyze_unit(&units[0], &Filter::default());
+    let r = find(&reports, "bits", 5);
+    assert_eq!(r.verdict, Verdict::Friendly, "{:#?}", r.reasons);
+    let devices: Vec<(&str, &str)> = r
+        .calls
+        .iter()
+        .map(|c| (c.name.as_str(), c.device.as_str()))
+        .collect();
+    assert!(
+        devices.contains(&("__assert_fail", "builtin")),
+        "{devices:?}"
+    );
+    assert!(devices.contains(&("ffs", "builtin")), "{devices:?}");
 }

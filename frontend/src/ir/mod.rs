@@ -537,7 +537,9 @@ pub struct Global {
 pub struct ExternalFunction {
     pub name: String,
     pub ty: TypeId,
-    pub in_system_header: bool,
+    /// The name in its first declaration (resolve with the unit's source map: a system
+    /// header's library function, or a function of the program not among the files).
+    pub declared_at: Option<Span>,
 }
 
 /// A lowered translation unit.

@@ -502,6 +502,9 @@ impl<'a> Lowerer<'a> {
                 continue;
             }
             if matches!(self.program.types.get(declared.ty), Type::Function { .. }) {
+                self.declared_at
+                    .entry(name.clone())
+                    .or_insert(declared.name_span);
                 if !matches!(self.scopes.lookup(&name), Some(Binding::Function { .. }))
                     || !self.defined.contains(&name)
                 {
@@ -634,6 +637,9 @@ impl<'a> Lowerer<'a> {
         let declared = self.declarator(base.ty, &def.node.declarator)?;
         self.pending_vla.clear();
         if let Some(name) = declared.name {
+            self.declared_at
+                .entry(name.clone())
+                .or_insert(declared.name_span);
             self.scopes.bind_global(
                 &name,
                 Binding::Function {

@@ -177,6 +177,8 @@ pub(crate) struct Lowerer<'a> {
     pub pending_vla: Vec<(u32, Node<ast::Expression>)>,
     /// Defined function names (so calls resolve and prototypes are not external).
     pub defined: HashSet<String>,
+    /// Where each function was first declared (its name in the declarator).
+    pub declared_at: HashMap<String, Span>,
     pub in_function: Option<String>,
     pub functions_attempted: usize,
     /// `FieldAddr` values of the current function that address a bit-field's storage unit:
@@ -278,6 +280,7 @@ fn lower_translation_unit_here(unit: &ast::TranslationUnit, input: &LowerInput) 
         vla_lengths: HashMap::new(),
         pending_vla: Vec::new(),
         defined: HashSet::new(),
+        declared_at: HashMap::new(),
         in_function: None,
         functions_attempted: 0,
         bit_fields: HashMap::new(),
@@ -315,7 +318,7 @@ fn lower_translation_unit_here(unit: &ast::TranslationUnit, input: &LowerInput) 
                     externals.push(ExternalFunction {
                         name: name.clone(),
                         ty: *ty,
-                        in_system_header: false,
+                        declared_at: lowerer.declared_at.get(name).copied(),
                     });
                 }
             }
