@@ -164,13 +164,18 @@ pub fn section(
 }
 
 /// C99 6.5p7 (strict aliasing): an object is only accessed through its own type (ignoring
-/// signedness) or a character type, so accesses of incompatible types never overlap.
+/// signedness) or a character type, so accesses of incompatible types never overlap. Not
+/// for a unit built with `-fno-strict-aliasing` (`Unit::strict_aliasing`): any two may.
 pub fn types_may_alias(
-    types: &TypeTable,
+    unit: &frontend::unit::Unit,
     a: frontend::types::TypeId,
     b: frontend::types::TypeId,
 ) -> bool {
     use frontend::types::{IntRank, Type};
+    if !unit.strict_aliasing {
+        return true;
+    }
+    let types = &unit.lowered.program.types;
     let is_char = |t| {
         matches!(
             types.get(t),

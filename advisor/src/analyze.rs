@@ -1046,11 +1046,10 @@ impl<'a> FunctionContext<'a> {
             let Some(sb) = store.base() else { continue };
             for other in accesses {
                 let Some(ob) = other.base() else { continue };
-                let types = &self.unit.lowered.program.types;
                 if sb == ob
                     || !self.may_alias(sb, ob)
                     || effects.distinct_objects(sb, ob, &self.rec.symbols)
-                    || !crate::access::types_may_alias(types, store.ty, other.ty)
+                    || !crate::access::types_may_alias(self.unit, store.ty, other.ty)
                 {
                     continue;
                 }
@@ -1243,7 +1242,7 @@ impl<'a> FunctionContext<'a> {
         stored.extend(effects.accesses.iter().filter(|a| a.is_store).map(|a| a.ty));
         if stored
             .iter()
-            .any(|&t| crate::access::types_may_alias(types, t, loaded))
+            .any(|&t| crate::access::types_may_alias(self.unit, t, loaded))
         {
             return false;
         }
@@ -1325,14 +1324,19 @@ impl<'a> FunctionContext<'a> {
             (Some(SymbolOrigin::Object(_)), Some(SymbolOrigin::Object(_))) => false,
             // Memory a call to `malloc` (or kin) returned in this function is a new object:
             // no parameter, named object or other allocation can point into it. (A pointer
-            // loaded from memory could, once its address has been stored somewhere.)
-            (Some(SymbolOrigin::Opaque(x)), Some(other))
-            | (Some(other), Some(SymbolOrigin::Opaque(x)))
-                if crate::aliasing::is_fresh_allocation(self.func, x) =>
+            // loaded from memory could, once its address has been stored somewhere.) The
+            // same for a pointer that is such an allocation or null on every path.
+            (Some(SymbolOrigin::Opaque(x) | SymbolOrigin::Phi(x)), Some(other))
+            | (Some(other), Some(SymbolOrigin::Opaque(x) | SymbolOrigin::Phi(x)))
+                if crate::aliasing::fresh_sources(self.func, x).is_some() =>
             {
+                let mine = crate::aliasing::fresh_sources(self.func, x).unwrap_or_default();
                 !match other {
                     SymbolOrigin::Param(_) | SymbolOrigin::Object(_) => true,
-                    SymbolOrigin::Opaque(y) => crate::aliasing::is_fresh_allocation(self.func, y),
+                    SymbolOrigin::Opaque(y) | SymbolOrigin::Phi(y) => {
+                        crate::aliasing::fresh_sources(self.func, y)
+                            .is_some_and(|theirs| theirs.is_disjoint(&mine))
+                    }
                     _ => false,
                 }
             }

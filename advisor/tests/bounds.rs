@@ -76,21 +76,36 @@ fn a_bound_a_callee_writes_is_not() {
 /// `wave`'s loop stores `STORE` values through `out` while its bound reads an `unsigned long`
 /// field of an image a call returned before the loop; `main` passes either a separate array
 /// or the image itself. Checks the verdict and whether forward and reversed runs agree.
-fn check_typed(store: &str, out_is_the_image: bool, verdict: Verdict, order_independent: bool) {
-    let dir = tempfile::tempdir().unwrap();
-    let kernel = format!(
+fn typed_kernel(store: &str) -> String {
+    format!(
         "typedef struct {{ unsigned long columns; unsigned long pad[15]; }} Image;\n\
          Image *open_image(void);\n\
          void wave({store} *out)\n\
          {{\n    Image *w = open_image();\n\
          \x20   for (long x = 0; x < (long) w->columns; x++)\n\
          \x20       out[x] = ({store}) (x + 1);\n}}\n"
-    );
-    let file = dir.path().join("kernel.c");
-    std::fs::write(&file, &kernel).unwrap();
-    let unit = load_unit(&TranslationUnitInput::new(file)).expect("loads");
+    )
+}
+
+/// The verdict of `wave`'s loop in `kernel` analysed with the C flags `extra`.
+fn typed_verdict(
+    dir: &std::path::Path,
+    kernel: &str,
+    extra: &[&str],
+) -> advisor::model::LoopReport {
+    let file = dir.join("kernel.c");
+    std::fs::write(&file, kernel).unwrap();
+    let mut input = TranslationUnitInput::new(file);
+    input.flags.extra = extra.iter().map(|f| f.to_string()).collect();
+    let unit = load_unit(&input).expect("loads");
     let reports = analyze_unit(&unit, &Filter::default());
-    let r = reports.iter().find(|r| r.function == "wave").unwrap();
+    reports.into_iter().find(|r| r.function == "wave").unwrap()
+}
+
+fn check_typed(store: &str, out_is_the_image: bool, verdict: Verdict, order_independent: bool) {
+    let dir = tempfile::tempdir().unwrap();
+    let kernel = typed_kernel(store);
+    let r = typed_verdict(dir.path(), &kernel, &[]);
     assert_eq!(r.verdict, verdict, "{:#?}", r.reasons);
     if verdict == Verdict::Friendly {
         assert!(
@@ -154,4 +169,29 @@ fn a_store_of_the_bounds_type_may_change_it() {
     // `out` is the image itself: `out[0] = 1` sets `columns` to 1 on the forward run.
     check_typed("unsigned long", true, Verdict::NotFriendly, false);
     check_typed("long", true, Verdict::NotFriendly, false);
+}
+
+#[test]
+fn without_strict_aliasing_a_store_of_another_type_may_change_the_bound() {
+    // A program built with -fno-strict-aliasing may pun types: the rule is not assumed.
+    let dir = tempfile::tempdir().unwrap();
+    let kernel = typed_kernel("float");
+    let r = typed_verdict(dir.path(), &kernel, &["-fno-strict-aliasing"]);
+    assert_eq!(r.verdict, Verdict::NotFriendly, "{:#?}", r.reasons);
+    assert!(
+        r.reasons.iter().any(|x| x.code == "WW107"),
+        "{:#?}",
+        r.reasons
+    );
+    let r = typed_verdict(
+        dir.path(),
+        &kernel,
+        &["-fno-strict-aliasing", "-fstrict-aliasing"],
+    );
+    assert_eq!(
+        r.verdict,
+        Verdict::Friendly,
+        "the last flag wins: {:#?}",
+        r.reasons
+    );
 }

@@ -1069,3 +1069,35 @@ fn assert_and_ffs_have_device_versions() {
     );
     assert!(devices.contains(&("ffs", "builtin")), "{devices:?}");
 }
+
+const MAYBE_ALLOCATED: &str = r#"#include <stdlib.h>
+static void q_cart(double *q, const double *d) { for (int k = 0; k < 3; k++) q[k] = 2.0 * d[k]; }
+static void wang(double *dm, const double *q_dir, int n) { for (int k = 0; k < n; k++) dm[k] = q_dir ? q_dir[k % 3] : 0.0; }
+void all(double *dm, const double *q_direction, int nq, int n)
+{
+    double *q_dir_cart = NULL;
+    if (q_direction) { q_dir_cart = (double *) malloc(3 * sizeof(double)); q_cart(q_dir_cart, q_direction); }
+    for (int i = 0; i < nq; i++)
+        wang(dm + n * i, q_dir_cart, n);
+    free(q_dir_cart);
+}
+"#;
+
+#[test]
+fn a_pointer_that_is_a_new_allocation_or_null_aliases_no_parameter() {
+    // phonopy's dynmat.c: `q_dir_cart` is malloc'ed or NULL, so it cannot point into `dm`.
+    let report = check(&Case {
+        files: &[("dynmat.c", MAYBE_ALLOCATED)],
+        kernel: "all",
+        line: 8,
+        verdict: Verdict::Friendly,
+        sections: &[("dm", Some((0, 96)))],
+        args: &[Arg::Doubles(12), Arg::Doubles(3), Arg::Int(4), Arg::Int(3)],
+        conflict: false,
+    });
+    assert!(
+        !report.assumptions.iter().any(|a| a.contains("q_dir_cart")),
+        "nothing is assumed about the allocation: {:#?}",
+        report.assumptions
+    );
+}

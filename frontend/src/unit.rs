@@ -14,6 +14,10 @@ pub struct Unit {
     pub path: PathBuf,
     pub preprocessed: Preprocessed,
     pub lowered: Lowered,
+    /// Whether the program follows C's effective-type rule (C99 6.5p7), so accesses of
+    /// incompatible types never overlap: false when its flags say `-fno-strict-aliasing`
+    /// (the last of `-f[no-]strict-aliasing` wins, as with gcc).
+    pub strict_aliasing: bool,
 }
 
 /// A span resolved to the user's file.
@@ -43,10 +47,22 @@ pub fn load_unit(input: &TranslationUnitInput) -> Result<Unit, Diagnostic> {
     let lower_input = lower_input(&preprocessed);
     let lowered = lower_translation_unit(&ast, &lower_input);
     drop_deep(ast);
+    let strict_aliasing = input
+        .flags
+        .extra
+        .iter()
+        .rev()
+        .find_map(|f| match f.as_str() {
+            "-fstrict-aliasing" => Some(true),
+            "-fno-strict-aliasing" => Some(false),
+            _ => None,
+        })
+        .unwrap_or(true);
     Ok(Unit {
         path: input.file.clone(),
         preprocessed,
         lowered,
+        strict_aliasing,
     })
 }
 

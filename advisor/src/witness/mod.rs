@@ -149,14 +149,13 @@ impl<'a> Context<'a> {
         {
             return false;
         }
-        let types = &self.unit.lowered.program.types;
         let loaded = self.func.inst(*load).ty;
         l.blocks.iter().all(|b| {
             self.func.block(*b).insts.iter().all(|v| {
                 let inst = self.func.inst(*v);
                 match inst.kind {
                     InstKind::Store { .. } => {
-                        !crate::access::types_may_alias(types, inst.ty, loaded)
+                        !crate::access::types_may_alias(self.unit, inst.ty, loaded)
                     }
                     InstKind::Call { .. } => false,
                     _ => true,
