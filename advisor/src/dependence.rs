@@ -355,8 +355,46 @@ fn test_pair(
         return Outcome::Independent;
     }
     Outcome::Unknown {
-        why: format!("cannot bound the address difference {}", diff.to_c()),
+        why: unbounded_difference(&diff, renamed),
         data_dependent: false,
+    }
+}
+
+/// "cannot bound the address difference ..." in the user's terms: the distance between
+/// the two iterations is `d` (not the test's internal variable), and the message says
+/// what `d` and a primed name are.
+fn unbounded_difference(diff: &Expr, renamed: &RenamedSpace) -> String {
+    let names: HashSet<String> = diff.vars().iter().map(|v| v.name().to_string()).collect();
+    let shown = ["d", "dist", "d_iter"]
+        .into_iter()
+        .find(|n| !names.contains(*n))
+        .unwrap_or("d_iter");
+    let distance_named = diff.vars().contains(&renamed.distance);
+    let text = diff
+        .substitute(&HashMap::from([(
+            renamed.distance.clone(),
+            Expr::var(shown),
+        )]))
+        .unwrap_or_else(|_| diff.clone())
+        .to_c();
+    let carrier = renamed.carrier.var.name();
+    let primes = names.iter().any(|n| n.ends_with('\''));
+    let mut legend = Vec::new();
+    if distance_named {
+        legend.push(format!(
+            "the second access is made `{shown}` >= 1 iterations of `{carrier}` after the first"
+        ));
+    }
+    if primes {
+        legend.push("a primed name is its value in the later iteration".to_string());
+    }
+    if legend.is_empty() {
+        format!("cannot bound the address difference {text} (bytes)")
+    } else {
+        format!(
+            "cannot bound the address difference {text} (bytes; {})",
+            legend.join("; ")
+        )
     }
 }
 
