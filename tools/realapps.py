@@ -45,7 +45,7 @@ APPS = [
     ("phonopy", "lattice dynamics", ("pypi", "phonopy", "4.10.0"), "phonopy-4.10.0/c", "*.c", OPENMP),
     ("phono3py", "anharmonic phonons", ("pypi", "phono3py", "4.10.0"), "phono3py-4.10.0/c", "*.c", OPENMP),
     ("spglib", "crystal symmetry", ("pypi", "spglib", "2.8.0"), "spglib-2.8.0/src", "*.c",
-     OPENMP + ["-I", "../include"]),
+     OPENMP + ["-I", "../include", "-I", "{cfg}/spglib"]),
     ("dtaidistance", "time-series DTW", ("pypi", "dtaidistance", "2.5.1"),
      "dtaidistance-2.5.1/src/DTAIDistanceC/DTAIDistanceC", "*.c", OPENMP),
     ("pykdtree", "k-d tree search", ("pypi", "pykdtree", "1.4.3"), "pykdtree-1.4.3/pykdtree",
@@ -144,6 +144,10 @@ GENERATED = {
     "cfg/sundials/sundials_config.h": SUNDIALS_CONFIG,
     "cfg/hypre/HYPRE_config.h": HYPRE_CONFIG,
     "cfg/graphicsmagick/magick/magick_config.h": GM_CONFIG,
+    # What spglib's CMake writes from src/version.h.in for the 2.8.0 release.
+    "cfg/spglib/version.h": '#define SPGLIB_MAJOR_VERSION 2\n#define SPGLIB_MINOR_VERSION 8\n'
+        '#define SPGLIB_MICRO_VERSION 0\n#define SPGLIB_VERSION "2.8.0"\n'
+        '#define SPGLIB_VERSION_FULL "2.8.0"\n#define SPGLIB_COMMIT ""\n',
     "mdanalysis-2.11.0/MDAnalysis/lib/include/calc_distances.c":
         '#include <stdint.h>\n#include "calc_distances.h"\n',
 }

@@ -443,14 +443,59 @@ impl<'a> FunctionContext<'a> {
         match &l.normalizable {
             Normalizable::Yes => {}
             Normalizable::IfInvariant { loads } => {
-                let variant: Vec<&Value> = loads
-                    .iter()
-                    .filter(|v| !invariants.is_invariant(**v))
-                    .filter(|v| {
-                        !self.unwritten_in_loop(**v, &invariants, &accesses, &effects, &mut facts)
-                            && !self.untouched_by_type(id, **v, &invariants, &effects, &mut facts)
-                    })
-                    .collect();
+                let mut variant: Vec<&Value> = Vec::new();
+                // Bounds that stay put unless two pointers overlap, which the aliasing
+                // policy does not assume away: a profile settles it (WW110), no claim.
+                let mut undecided: Vec<(&Value, Vec<(MemAccess, String)>)> = Vec::new();
+                for v in loads.iter().filter(|v| !invariants.is_invariant(**v)) {
+                    if self.untouched_by_type(id, *v, &invariants, &effects, &mut facts) {
+                        continue;
+                    }
+                    match self.unwritten_in_loop(*v, &invariants, &accesses, &effects) {
+                        BoundWrites::None { assumed } => {
+                            for pair in assumed {
+                                facts.assumptions.push(distinct_assumption(&pair));
+                            }
+                        }
+                        BoundWrites::IfDistinct { stores } => undecided.push((v, stores)),
+                        BoundWrites::May => variant.push(v),
+                    }
+                }
+                if variant.is_empty() {
+                    for (load, stores) in &undecided {
+                        let bound = frontend::ir::print::render_value(self.func, **load);
+                        let at = Access {
+                            line: keyword_line,
+                            text: bound.clone(),
+                        };
+                        // One reason per pointer: its first store stands for the others.
+                        let mut seen = HashSet::new();
+                        for (store, pointer) in stores {
+                            if !seen.insert(pointer) {
+                                continue;
+                            }
+                            let written = self.access_text(store);
+                            facts.reasons.push(self.reason(
+                                &codes::MAY_ALIAS,
+                                format!("the loop bound reads `{bound}`, which `{}` (line {}) writes if `{pointer}` points into the same object; the aliasing policy does not assume they are distinct", written.text, written.line),
+                                vec![keyword_line, written.line],
+                                Some("copy the bound into a local variable before the loop, declare the pointers `restrict`, or run `warpwise profile`".into()),
+                            ));
+                            facts.needs_evidence.push(DependencePair {
+                                kind: "may-alias".into(),
+                                array: format!("{bound} / {pointer}"),
+                                first: at.clone(),
+                                second: written,
+                                distance: None,
+                            });
+                        }
+                    }
+                    if !undecided.is_empty() {
+                        facts.verdict = facts.verdict.max(Verdict::NeedsProfile);
+                    }
+                } else {
+                    variant.extend(undecided.iter().map(|(v, _)| *v));
+                }
                 if !variant.is_empty() {
                     let names: Vec<String> = variant
                         .iter()
@@ -1139,54 +1184,58 @@ impl<'a> FunctionContext<'a> {
     /// passes its pointer to calls, say) reads memory nothing in the loop writes: its address
     /// is invariant, every call's effects are summarized, and no store of the loop or of its
     /// callees goes through a pointer that may point into the same object (spglib's
-    /// `mesh[0]`, read by the helpers the loop calls). Relies on the aliasing policy where
-    /// [`Self::assumed_distinct`] does, and says so.
+    /// `mesh[0]`, read by the helpers the loop calls). Where only the aliasing policy keeps
+    /// a store away, says so: [`BoundWrites::None`] with the pairs assumed distinct under
+    /// [`Aliasing::Distinct`], [`BoundWrites::IfDistinct`] with the stores otherwise.
     fn unwritten_in_loop(
         &self,
         load: Value,
         invariants: &Invariants,
         accesses: &[MemAccess],
         effects: &crate::callsites::LoopEffects,
-        facts: &mut LoopFacts,
-    ) -> bool {
+    ) -> BoundWrites {
         let InstKind::Load { addr } = self.func.inst(load).kind else {
-            return false;
+            return BoundWrites::May;
         };
         if !invariants.is_invariant(addr) || !effects.unknown.is_empty() {
-            return false;
+            return BoundWrites::May;
         }
         let [expr] = self.rec.of(addr) else {
-            return false;
+            return BoundWrites::May;
         };
         let Some(base) = crate::access::split_base(expr, &self.rec.symbols).0 else {
-            return false;
+            return BoundWrites::May;
         };
         // Memory the function was given: never the loop's private storage (locals and
         // globals), whose stores are no longer among `accesses`.
         if !self.is_received(&base) {
-            return false;
+            return BoundWrites::May;
         }
         let mut assumed = Vec::new();
+        let mut stores = Vec::new();
         for store in accesses.iter().filter(|a| a.is_store) {
             let Some(other) = store.base() else {
-                return false;
+                return BoundWrites::May;
             };
             if *other == base {
-                return false;
+                return BoundWrites::May;
             }
             if self.may_alias(&base, other) {
-                if !self.assumed_distinct(&base, other) {
-                    return false;
+                if self.assumed_distinct(&base, other) {
+                    assumed.push(format!("`{}` and `{}`", base.name(), other.name()));
+                } else if self.distinct_by_policy(&base, other, Aliasing::Distinct) {
+                    stores.push((store.clone(), other.name().to_string()));
+                } else {
+                    return BoundWrites::May;
                 }
-                assumed.push(format!("`{}` and `{}`", base.name(), other.name()));
             }
+        }
+        if !stores.is_empty() {
+            return BoundWrites::IfDistinct { stores };
         }
         assumed.sort();
         assumed.dedup();
-        for pair in assumed {
-            facts.assumptions.push(distinct_assumption(&pair));
-        }
-        true
+        BoundWrites::None { assumed }
     }
 
     /// Whether no store of the loop can modify a load of its bound by C's effective-type
@@ -1272,7 +1321,13 @@ impl<'a> FunctionContext<'a> {
     /// the two parameters into one object. Locals, globals, call results and pointers the
     /// function computes itself are never assumed.
     fn assumed_distinct(&self, a: &Var, b: &Var) -> bool {
-        if self.aliasing_policy != Aliasing::Distinct {
+        self.distinct_by_policy(a, b, self.aliasing_policy)
+    }
+
+    /// [`Self::assumed_distinct`] under the given policy (to tell what the default would
+    /// assume when the strict one is in force).
+    fn distinct_by_policy(&self, a: &Var, b: &Var, policy: Aliasing) -> bool {
+        if policy != Aliasing::Distinct {
             return false;
         }
         if !self.is_received(a) || !self.is_received(b) {
@@ -1873,6 +1928,18 @@ fn identifiers(text: &str) -> Vec<String> {
         }
     }
     out
+}
+
+/// What the stores of a loop may do to the memory a bound reads (see
+/// `FunctionContext::unwritten_in_loop`).
+enum BoundWrites {
+    /// Nothing writes it; `assumed` are the pointer pairs the aliasing policy assumes apart.
+    None { assumed: Vec<String> },
+    /// Only these stores (with their pointers) could, if the pointers overlapped, which the
+    /// default policy would assume they do not.
+    IfDistinct { stores: Vec<(MemAccess, String)> },
+    /// Something may.
+    May,
 }
 
 /// Whether a source snippet is a whole expression: it names something and its parentheses

@@ -195,3 +195,75 @@ fn without_strict_aliasing_a_store_of_another_type_may_change_the_bound() {
         r.reasons
     );
 }
+
+/// `grid`'s loop over `mesh[0] * mesh[1]` stores ints through `out` and passes `mesh` and
+/// `out + i` to a helper that writes the latter (so the invariance analysis alone cannot
+/// clear the bound): whether `out` may point
+/// into `mesh` is the aliasing policy's question. Returns the loop's report under `policy`.
+fn same_type_bound(policy: advisor::analyze::Aliasing) -> advisor::model::LoopReport {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("kernel.c");
+    std::fs::write(
+        &file,
+        "static int visit(int i, const int *mesh, int *slot) { *slot = 0; return i % mesh[0] + mesh[2]; }\n\
+         void grid(int *out, const int *mesh)\n{\n    for (int i = 0; i < mesh[0] * mesh[1]; i++)\n        out[i] = visit(i, mesh, out + i);\n}\n",
+    )
+    .unwrap();
+    let unit = load_unit(&TranslationUnitInput::new(file)).expect("loads");
+    let filter = Filter {
+        aliasing: policy,
+        ..Filter::default()
+    };
+    analyze_unit(&unit, &filter)
+        .into_iter()
+        .find(|r| r.function == "grid")
+        .unwrap()
+}
+
+#[test]
+fn a_bound_only_an_overlap_could_change_needs_a_profile_under_call_sites() {
+    use advisor::analyze::Aliasing;
+    let r = same_type_bound(Aliasing::Distinct);
+    assert_eq!(r.verdict, Verdict::Friendly, "{:#?}", r.reasons);
+    assert!(
+        r.assumptions
+            .iter()
+            .any(|a| a.contains("`mesh`") && a.contains("`out`")),
+        "{:#?}",
+        r.assumptions
+    );
+    // No claim that the bound changes: a profile settles whether `out` overlaps `mesh`.
+    let r = same_type_bound(Aliasing::CallSites);
+    assert_eq!(r.verdict, Verdict::NeedsProfile, "{:#?}", r.reasons);
+    assert!(
+        r.reasons.iter().all(|x| x.code != "WW107"),
+        "{:#?}",
+        r.reasons
+    );
+    assert!(
+        r.reasons
+            .iter()
+            .any(|x| x.code == "WW110" && x.message.contains("the loop bound reads `mesh[0]`")),
+        "{:#?}",
+        r.reasons
+    );
+    // The overlap is real when `grid(m, m)` is called: forward and reversed runs differ.
+    let dir = tempfile::tempdir().unwrap();
+    let program = "#include <stdio.h>\n\
+        static int visit(int i, const int *mesh, int *slot) { *slot = 0; return i % mesh[0] + mesh[2]; }\n\
+        static void fwd(int *out, const int *mesh) { for (int i = 0; i < mesh[0] * mesh[1]; i++) out[i] = visit(i, mesh, out + i); }\n\
+        static void rev(int *out, const int *mesh) { for (int i = mesh[0] * mesh[1] - 1; i >= 0; i--) out[i] = visit(i, mesh, out + i); }\n\
+        int main(void) { int a[16] = {3, 4, 1}, b[16] = {3, 4, 1}; fwd(a, a); rev(b, b);\n\
+          for (int k = 0; k < 16; k++) if (a[k] != b[k]) return 1; return 0; }\n";
+    let source = dir.path().join("p.c");
+    std::fs::write(&source, program).unwrap();
+    let exe = dir.path().join("p");
+    assert!(Command::new("cc")
+        .arg("-o")
+        .arg(&exe)
+        .arg(&source)
+        .status()
+        .unwrap()
+        .success());
+    assert!(!Command::new(&exe).status().unwrap().success());
+}
