@@ -25,6 +25,7 @@ import subprocess
 import sys
 import sysconfig
 import tarfile
+import time
 import urllib.parse
 import urllib.request
 
@@ -229,9 +230,11 @@ def measure(only):
         tag = "-".join(f.strip("-") for f in os.environ.get("WW_FLAGS", "").split())
         out = os.path.join(ROOT, f"{name}{'.' + tag if tag else ''}.report.json")
         extra = os.environ.get("WW_FLAGS", "").split()
+        started = time.monotonic()
         run = subprocess.run([warpwise, "analyze", *files, *flags, *extra, "--format", "json",
                               "-o", out],
                              cwd=cwd, capture_output=True, text=True)
+        elapsed = time.monotonic() - started
         try:
             report = json.load(open(out))
         except (OSError, ValueError):
@@ -246,7 +249,8 @@ def measure(only):
         print(f"== {name} ({domain}): {len(files)} files, {len(loops)} loops, "
               f"{len(report.get('skipped', []))} skipped; authors' parallel loops {len(marked)}: "
               f"friendly {counts['friendly']} ({100 * counts['friendly'] // n}%), "
-              f"needs-profile {counts['needs-profile']}, not-friendly {counts['not-friendly']}")
+              f"needs-profile {counts['needs-profile']}, not-friendly {counts['not-friendly']}; "
+              f"{elapsed:.1f} s")
         for skipped in report.get("skipped", []):
             print("   skipped:", skipped[:200])
         for l in marked:

@@ -293,7 +293,7 @@ pub fn loop_effects(site: &LoopSite) -> LoopEffects {
                         let var = object_var(
                             site,
                             &format!("opaque {name}"),
-                            &format!("memory `{name}` reaches through pointers"),
+                            &format!("memory {name} reaches through pointers"),
                             &mut objects,
                         );
                         vec![(Some(var), unknown(&mut fresh, &mut out.variant))]
