@@ -158,6 +158,18 @@ pub fn run(args: &InstantiateArgs) -> ExitCode {
         Ok(t) => t,
         Err(e) => return fail(1, &format!("cannot read `{}`: {e}", args.report.display())),
     };
+    if let Some((line, col)) =
+        instantiate::yaml_guard::too_deep(&text, instantiate::yaml_guard::MAX_NESTING)
+    {
+        return fail(
+            1,
+            &format!(
+                "{}:{line}:{col}: not a kernel report: nested more than {} levels deep",
+                args.report.display(),
+                instantiate::yaml_guard::MAX_NESTING
+            ),
+        );
+    }
     let report: Report = match serde_yaml::from_str(&text) {
         Ok(r) => r,
         Err(e) => {

@@ -315,3 +315,42 @@ fn an_unreadable_directory_says_why() {
         text(&out)
     );
 }
+
+#[test]
+fn deeply_nested_yaml_is_refused_with_its_position() {
+    // 100,000 nested `[` took the YAML parser tens of seconds to reject; the pre-scan
+    // names the line and column where the nesting passes the limit.
+    let s = Scratch::with(&["vector_add.c"]);
+    let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
+    std::fs::write(
+        s.path("deep.yaml"),
+        format!("schema: warpwise/kernel-report/v1\nloops: {deep}\n"),
+    )
+    .unwrap();
+    check(
+        &s,
+        &["instantiate", "deep.yaml"],
+        1,
+        "deep.yaml:2:72: not a kernel report: nested more than 64 levels deep",
+    );
+    let out = s.run(&[
+        "analyze",
+        "vector_add.c",
+        "--format",
+        "yaml",
+        "-o",
+        "r.yaml",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    std::fs::write(
+        s.path("p.yaml"),
+        format!("schema: warpwise/profile/v1\nloops: {deep}\n"),
+    )
+    .unwrap();
+    check(
+        &s,
+        &["instantiate", "r.yaml", "--profile", "p.yaml"],
+        1,
+        "p.yaml:2:72: nested more than 64 levels deep: not a profile",
+    );
+}

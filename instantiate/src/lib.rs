@@ -5,3 +5,4 @@ pub mod gpu;
 pub mod instance;
 pub mod profile;
 pub mod validate;
+pub mod yaml_guard;

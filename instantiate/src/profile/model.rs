@@ -324,6 +324,12 @@ pub fn part_files(path: &Path) -> Vec<(PathBuf, u32)> {
 
 /// Parses a stream of profile documents and merges them.
 pub fn parse_profile(text: &str) -> Result<Profile, String> {
+    if let Some((line, col)) = crate::yaml_guard::too_deep(text, crate::yaml_guard::MAX_NESTING) {
+        return Err(format!(
+            "{line}:{col}: nested more than {} levels deep: not a profile",
+            crate::yaml_guard::MAX_NESTING
+        ));
+    }
     let mut total = Profile::empty();
     for (first_line, doc) in documents(text) {
         // Each document on its own, so that an error names its line in the file.

@@ -1,0 +1,92 @@
+//! A linear pre-scan of YAML input for nesting deeper than any report or profile has, so a
+//! hostile document (100,000 nested `[`) is refused at once instead of after a long parse.
+
+/// Nesting deeper than this is refused. Reports and profiles nest about six levels; the
+/// YAML parser itself gives up at 128.
+pub const MAX_NESTING: usize = 64;
+
+/// Where `text` first nests deeper than `limit` (1-based line and column), counting flow
+/// collections (`[`, `{`) outside quoted scalars and comments, and block nesting estimated
+/// from indentation plus the `- ` sequence markers that open a line.
+pub fn too_deep(text: &str, limit: usize) -> Option<(usize, usize)> {
+    let mut flow = 0usize;
+    for (index, line) in text.lines().enumerate() {
+        let line_no = index + 1;
+        if flow == 0 {
+            let indent = line.len() - line.trim_start_matches(' ').len();
+            let mut rest = &line[indent..];
+            let mut markers = 0;
+            while let Some(after) = rest.strip_prefix("- ").or_else(|| rest.strip_prefix("? ")) {
+                markers += 1;
+                rest = after.trim_start_matches(' ');
+            }
+            if indent / 2 + markers > limit {
+                return Some((line_no, indent + 1));
+            }
+        }
+        let mut quote: Option<char> = None;
+        let mut previous = ' ';
+        let mut chars = line.char_indices().peekable();
+        while let Some((at, c)) = chars.next() {
+            match quote {
+                Some('"') if c == '\\' => {
+                    chars.next();
+                }
+                Some(q) if c == q => {
+                    // `''` inside a single-quoted scalar is an escaped quote.
+                    if q == '\'' && chars.peek().is_some_and(|(_, n)| *n == '\'') {
+                        chars.next();
+                    } else {
+                        quote = None;
+                    }
+                }
+                Some(_) => {}
+                None => match c {
+                    '#' if previous == ' ' || at == 0 => break,
+                    '"' | '\'' => quote = Some(c),
+                    '[' | '{' => {
+                        flow += 1;
+                        if flow > limit {
+                            return Some((line_no, line[..at].chars().count() + 1));
+                        }
+                    }
+                    ']' | '}' => flow = flow.saturating_sub(1),
+                    _ => {}
+                },
+            }
+            previous = c;
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check(text: &str, expected: Option<(usize, usize)>) {
+        assert_eq!(too_deep(text, 4), expected, "{text}");
+    }
+
+    #[test]
+    fn nesting_within_the_limit_passes() {
+        check("a:\n  b:\n    - [1, [2, {c: 3}]]\n", None);
+        check("s: '[[[[[[[['\nt: \"{{{{{{\"\n# [[[[[[[[[\n", None);
+        check("u: 'it''s [[[[[['\n", None);
+    }
+
+    #[test]
+    fn deep_flow_collections_are_found_where_they_pass_the_limit() {
+        check("loops: [[[[[1]]]]]\n", Some((1, 12)));
+        check("a:\n  b: {c: {d: {e: {f: {g: 1}}}}}\n", Some((2, 22)));
+    }
+
+    #[test]
+    fn deep_blocks_are_found_by_indentation_and_sequence_markers() {
+        check("- - - - - 1\n", Some((1, 1)));
+        check(
+            "a:\n  b:\n    c:\n      d:\n        e:\n          f: 1\n",
+            Some((6, 11)),
+        );
+    }
+}
