@@ -2,7 +2,8 @@
 //!
 //! Exit codes: 0 when at least one input was analysed (whatever the findings), 1 when
 //! nothing could be analysed or an input file is unreadable or malformed, 2 for usage
-//! errors (clap's own code, and bad option values).
+//! errors (clap's own code, and bad option values). Ended by SIGINT, SIGTERM or SIGHUP, it
+//! removes its private build directories first and exits with 128 + the signal's number.
 
 mod analyze_command;
 mod cc_command;
@@ -48,9 +49,28 @@ enum Command {
     Validate(validate_command::ValidateArgs),
 }
 
+/// On SIGINT, SIGTERM or SIGHUP: remove the private build directories (their guards do not
+/// run when a signal ends the process), then exit as the signal would (128 + its number).
+fn remove_build_dirs_on_termination() {
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+    let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]) else {
+        return;
+    };
+    let spawned = std::thread::Builder::new()
+        .name("signals".into())
+        .spawn(move || {
+            if let Some(signal) = signals.forever().next() {
+                frontend::files::remove_private_tempdirs();
+                std::process::exit(128 + signal);
+            }
+        });
+    drop(spawned);
+}
+
 fn main() -> ExitCode {
     // The wrapper takes the compiler's arguments verbatim, `-v` and `--version` included.
     let argv: Vec<String> = std::env::args().collect();
+    remove_build_dirs_on_termination();
     if argv.get(1).map(String::as_str) == Some("cc") {
         return cc_command::run_command(&argv[2..]);
     }

@@ -354,3 +354,54 @@ fn deeply_nested_yaml_is_refused_with_its_position() {
         "p.yaml:2:72: nested more than 64 levels deep: not a profile",
     );
 }
+
+#[test]
+fn a_profile_ended_by_a_signal_removes_its_build_directory() {
+    let s = Scratch::with(&[]);
+    std::fs::write(
+        s.path("slow.c"),
+        r#"#include <stdio.h>
+#include <unistd.h>
+int main(void) {
+    double a[8];
+    for (int i = 0; i < 8; i++) a[i] = i;
+    FILE *f = fopen("started", "w");
+    if (f) fclose(f);
+    sleep(3);
+    return a[7] > 0 ? 0 : 1;
+}
+"#,
+    )
+    .unwrap();
+    let mut child = Command::new(bin())
+        .current_dir(s.dir.path())
+        .env("TMPDIR", s.tmp.path())
+        .args(["profile", "slow.c", "-o", "p.yaml"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // Wait until the program runs, out of its build directory.
+    let mut waited = 0;
+    while !s.path("started").exists() && waited < 1200 {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        waited += 1;
+    }
+    assert!(s.path("started").exists(), "the program never started");
+    assert!(
+        !s.leftovers().is_empty(),
+        "no build directory while running"
+    );
+    let killed = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(128 + 15), "exits as SIGTERM would");
+    assert!(
+        s.leftovers().is_empty(),
+        "left in TMPDIR: {:?}",
+        s.leftovers()
+    );
+}

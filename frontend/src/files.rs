@@ -48,7 +48,30 @@ pub fn private_tempdir(prefix: &str) -> std::io::Result<tempfile::TempDir> {
         use std::os::unix::fs::PermissionsExt;
         builder.permissions(std::fs::Permissions::from_mode(0o700));
     }
-    builder.tempdir()
+    let dir = builder.tempdir()?;
+    if let Ok(mut live) = LIVE_TEMPDIRS.lock() {
+        // Directories already removed by their guard are forgotten here.
+        live.retain(|d| d.exists());
+        live.push(dir.path().to_path_buf());
+    }
+    Ok(dir)
+}
+
+/// Every directory [`private_tempdir`] made in this process, for
+/// [`remove_private_tempdirs`]: a guard's `Drop` does not run when a signal ends the
+/// process.
+static LIVE_TEMPDIRS: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
+
+/// Removes the private temporary directories this process made that still exist (called
+/// by the binary when SIGINT, SIGTERM or SIGHUP ends it).
+pub fn remove_private_tempdirs() {
+    let dirs = match LIVE_TEMPDIRS.lock() {
+        Ok(mut live) => std::mem::take(&mut *live),
+        Err(poisoned) => std::mem::take(&mut *poisoned.into_inner()),
+    };
+    for dir in dirs {
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }
 
 /// Creates `dir` with mode 0700 unless it exists, then checks it is private to us.
