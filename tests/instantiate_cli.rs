@@ -543,3 +543,55 @@ fn instance_text_and_yaml_snapshots() {
         );
     }
 }
+
+#[test]
+fn negative_and_inconsistent_sections_are_not_counted_silently() {
+    let dir = scratch("vector_add-sections");
+    let file = samples().join("vector_add.c");
+    run(
+        &dir,
+        &[
+            "analyze",
+            file.to_str().unwrap(),
+            "--format",
+            "yaml",
+            "-o",
+            "report.yaml",
+        ],
+    );
+    let instance = |report: &str, set: &str| -> InstanceReport {
+        let text = run(
+            &dir,
+            &["instantiate", report, "--set", set, "--format", "yaml"],
+        );
+        serde_yaml::from_str(&text).expect("an instance report")
+    };
+    // n = -5: the loop runs no iteration, the sections `4*n` are -20 bytes: empty, said so.
+    let r = instance("report.yaml", "n=-5");
+    let l = &r.loops[0];
+    let a = l.parameters.iter().find(|p| p.name == "a").unwrap();
+    assert_eq!(section(l, "a").2, Some(0));
+    assert!(
+        a.notes
+            .iter()
+            .any(|n| n.contains("-20 bytes") && n.contains("no iteration")),
+        "{:?}",
+        a.notes
+    );
+    // A size that is not hi - lo (an edited report): no value, and why.
+    let text = std::fs::read_to_string(dir.join("report.yaml")).unwrap();
+    std::fs::write(
+        dir.join("edited.yaml"),
+        text.replace("      size: 4*n", "      size: -4*n"),
+    )
+    .unwrap();
+    let r = instance("edited.yaml", "n=100");
+    let l = &r.loops[0];
+    let a = l.parameters.iter().find(|p| p.name == "a").unwrap();
+    let size = a.size.as_ref().unwrap();
+    assert_eq!(size.value, None);
+    assert!(
+        size.why.as_deref().unwrap_or("").contains("is not hi - lo"),
+        "{size:?}"
+    );
+}

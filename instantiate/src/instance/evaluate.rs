@@ -43,16 +43,49 @@ pub fn parameters(params: &[Parameter], values: &Context, from: &str) -> Vec<Ins
     params
         .iter()
         .filter(|p| p.kind != ParamKind::Scalar)
-        .map(|p| InstanceParameter {
-            name: p.name.clone(),
-            role: role_name(p.role).to_string(),
-            lo: p.bytes.as_ref().map(|b| quantity(&b.lo, values)),
-            hi: p.bytes.as_ref().map(|b| quantity(&b.hi, values)),
-            size: p.bytes.as_ref().map(|b| quantity(&b.size, values)),
-            section_from: p.bytes.as_ref().map(|_| from.to_string()),
-            notes: p.notes.clone(),
+        .map(|p| {
+            let mut param = InstanceParameter {
+                name: p.name.clone(),
+                role: role_name(p.role).to_string(),
+                lo: p.bytes.as_ref().map(|b| quantity(&b.lo, values)),
+                hi: p.bytes.as_ref().map(|b| quantity(&b.hi, values)),
+                size: p.bytes.as_ref().map(|b| quantity(&b.size, values)),
+                section_from: p.bytes.as_ref().map(|_| from.to_string()),
+                notes: p.notes.clone(),
+            };
+            check_section(&mut param);
+            param
         })
         .collect()
+}
+
+/// A section is `[lo, hi)` of `size = hi - lo` bytes, never negative. A size that is not
+/// `hi - lo` comes from an edited or corrupt report: the size gets no value (and says why),
+/// so nothing is estimated from it. A negative one means the values given make the loop run
+/// no iteration (the report assumes it runs): counted as empty, and said so.
+fn check_section(param: &mut InstanceParameter) {
+    let value = |q: &Option<Quantity>| q.as_ref().and_then(|q| q.value);
+    let (lo, hi, size) = (value(&param.lo), value(&param.hi), value(&param.size));
+    let Some(size_value) = size else { return };
+    if let (Some(lo), Some(hi)) = (lo, hi) {
+        if hi.checked_sub(lo) != Some(size_value) {
+            if let Some(q) = param.size.as_mut() {
+                q.why = Some(format!(
+                    "the report's size ({size_value}) is not hi - lo ({hi} - {lo}): the report was edited or is corrupt"
+                ));
+                q.value = None;
+            }
+            return;
+        }
+    }
+    if size_value < 0 {
+        param.notes.push(format!(
+            "the section evaluates to {size_value} bytes: with these values the loop runs no iteration (the report assumes it runs); counted as empty"
+        ));
+        if let Some(q) = param.size.as_mut() {
+            q.value = Some(0);
+        }
+    }
 }
 
 /// The mapping the estimate uses: the recommended one, else the natural one.
