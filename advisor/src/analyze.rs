@@ -261,11 +261,115 @@ impl<'a> FunctionContext<'a> {
         lines.retain(|l| *l != 0);
         Reason {
             code: code.code.to_string(),
-            message,
+            message: self.source_names(&message),
             lines,
             help,
             witness: None,
         }
+    }
+
+    /// The line that computes `v`; for a phi (which has no span of its own), the line of the
+    /// loop whose header it is in, else the first line among the values it merges.
+    fn defining_line(&self, v: Value) -> u32 {
+        let inst = self.func.inst(v);
+        let own = self.line(inst.origin.span);
+        if own != 0 {
+            return own;
+        }
+        if !inst.kind.is_phi() {
+            return 0;
+        }
+        // A loop's variable: the line of the loop (`k@6`: `k` as the loop at line 6 sees it).
+        if let Some(l) = self.forest.loops.iter().find(|l| l.header == inst.block) {
+            if let Some(source) = l.source.map(|s| self.func.source_loop(s)) {
+                return self.line(source.keyword_span);
+            }
+        }
+        match &inst.kind {
+            InstKind::Phi(args) => args
+                .iter()
+                .map(|(_, a)| self.line(self.func.inst(*a).origin.span))
+                .filter(|l| *l != 0)
+                .min()
+                .unwrap_or(0),
+            _ => 0,
+        }
+    }
+
+    /// The analyses number the versions of one variable (`wpsi#3`, `A->rownnz[i]#12`); a
+    /// message names them as the source does, qualified by the line that defines the value
+    /// (`wpsi@118`, docs/report-format.md). A name whose definition has no line, or two
+    /// versions defined on one line, keep their number.
+    fn source_names(&self, message: &str) -> String {
+        let chars: Vec<char> = message.chars().collect();
+        // (start, end) of each `name#digits` token, and its replacement.
+        let mut found: Vec<(usize, usize, String, String)> = Vec::new();
+        let mut k = 0;
+        while k < chars.len() {
+            if chars[k] != '#' || !chars.get(k + 1).is_some_and(|c| c.is_ascii_digit()) {
+                k += 1;
+                continue;
+            }
+            let mut end = k + 1;
+            while end < chars.len() && chars[end].is_ascii_digit() {
+                end += 1;
+            }
+            // Back over the name: identifier characters, `->`, `.`, balanced brackets.
+            let mut start = k;
+            let mut depth = 0i32;
+            while start > 0 {
+                let c = chars[start - 1];
+                let ok = match c {
+                    ']' => {
+                        depth += 1;
+                        true
+                    }
+                    '[' if depth > 0 => {
+                        depth -= 1;
+                        true
+                    }
+                    '>' => start >= 2 && chars[start - 2] == '-',
+                    '-' => chars.get(start) == Some(&'>'),
+                    c => c.is_ascii_alphanumeric() || c == '_' || c == '.' || depth > 0,
+                };
+                if !ok {
+                    break;
+                }
+                start -= 1;
+            }
+            let name: String = chars[start..k].iter().collect();
+            let full: String = chars[start..end].iter().collect();
+            let line = self
+                .rec
+                .symbols
+                .value_of(&Var::new(&full))
+                .map(|v| self.defining_line(v))
+                .filter(|l| *l != 0);
+            if let (false, Some(line)) = (name.is_empty(), line) {
+                found.push((start, end, full, format!("{name}@{line}")));
+            }
+            k = end;
+        }
+        if found.is_empty() {
+            return message.to_string();
+        }
+        // Two different versions that would read the same keep their numbers.
+        let clashes = |f: &(usize, usize, String, String)| {
+            found.iter().any(|g| g.3 == f.3 && g.2 != f.2)
+                || self.rec.symbols.value_of(&Var::new(&f.3)).is_some()
+        };
+        let mut out = String::new();
+        let mut at = 0;
+        for f in &found {
+            if clashes(f) {
+                continue;
+            }
+            out.extend(&chars[at..f.0]);
+            out.push_str(&f.3);
+            at = f.1;
+        }
+        out.extend(&chars[at..]);
+        out
     }
 
     fn access_text(&self, access: &MemAccess) -> Access {
