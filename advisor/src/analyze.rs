@@ -296,6 +296,43 @@ impl<'a> FunctionContext<'a> {
         }
     }
 
+    /// Whether `v` is the same in every iteration: invariant, a load already shown
+    /// unchanged (`cleared`: `comm_pkg->send_map_starts` before
+    /// `comm_pkg->send_map_starts[num_sends]`), or arithmetic, casts and address
+    /// computations on such values.
+    fn invariant_given(
+        &self,
+        v: Value,
+        invariants: &Invariants,
+        cleared: &HashSet<Value>,
+        depth: u32,
+    ) -> bool {
+        if invariants.is_invariant(v) || cleared.contains(&v) {
+            return true;
+        }
+        if depth == 0 {
+            return false;
+        }
+        match &self.func.inst(v).kind {
+            InstKind::Binary(_, a, b) => {
+                self.invariant_given(*a, invariants, cleared, depth - 1)
+                    && self.invariant_given(*b, invariants, cleared, depth - 1)
+            }
+            InstKind::Unary(_, a) | InstKind::Cast(a) => {
+                self.invariant_given(*a, invariants, cleared, depth - 1)
+            }
+            InstKind::PtrAdd { base, index, .. } => {
+                self.invariant_given(*base, invariants, cleared, depth - 1)
+                    && self.invariant_given(*index, invariants, cleared, depth - 1)
+            }
+            InstKind::FieldAddr { base, .. } => {
+                self.invariant_given(*base, invariants, cleared, depth - 1)
+            }
+            InstKind::Const(_) => true,
+            _ => false,
+        }
+    }
+
     /// The analyses number the versions of one variable (`wpsi#3`, `A->rownnz[i]#12`); a
     /// message names them as the source does, qualified by the line that defines the value
     /// (`wpsi@118`, docs/report-format.md). A name whose definition has no line, or two
@@ -551,10 +588,34 @@ impl<'a> FunctionContext<'a> {
                 // Bounds that stay put unless two pointers overlap, which the aliasing
                 // policy does not assume away: a profile settles it (WW110), no claim.
                 let mut undecided: Vec<(&Value, Vec<(MemAccess, String)>)> = Vec::new();
-                for v in loads.iter().filter(|v| !invariants.is_invariant(**v)) {
-                    if self.untouched_by_type(id, *v, &invariants, &effects, &mut facts) {
-                        continue;
+                // Loads shown unchanged by type, innermost first, so that a load through a
+                // pointer loaded in the loop (`p->a[p->n]`) can follow its pointer.
+                let mut cleared: HashSet<Value> = HashSet::new();
+                let mut pending: Vec<&Value> = loads
+                    .iter()
+                    .filter(|v| !invariants.is_invariant(**v))
+                    .collect();
+                loop {
+                    let before = cleared.len();
+                    pending.retain(|v| {
+                        let ok = self.untouched_by_type(
+                            id,
+                            **v,
+                            &invariants,
+                            &cleared,
+                            &effects,
+                            &mut facts,
+                        );
+                        if ok {
+                            cleared.insert(**v);
+                        }
+                        !ok
+                    });
+                    if cleared.len() == before {
+                        break;
                     }
+                }
+                for v in pending {
                     match self.unwritten_in_loop(*v, &invariants, &accesses, &effects) {
                         BoundWrites::None { assumed } => {
                             for pair in assumed {
@@ -1354,13 +1415,14 @@ impl<'a> FunctionContext<'a> {
         id: LoopId,
         load: Value,
         invariants: &Invariants,
+        cleared: &HashSet<Value>,
         effects: &crate::callsites::LoopEffects,
         facts: &mut LoopFacts,
     ) -> bool {
         let InstKind::Load { addr } = self.func.inst(load).kind else {
             return false;
         };
-        if !invariants.is_invariant(addr) || !effects.unknown.is_empty() {
+        if !self.invariant_given(addr, invariants, cleared, 16) || !effects.unknown.is_empty() {
             return false;
         }
         let types = &self.unit.lowered.program.types;

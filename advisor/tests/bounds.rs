@@ -267,3 +267,43 @@ fn a_bound_only_an_overlap_could_change_needs_a_profile_under_call_sites() {
         .success());
     assert!(!Command::new(&exe).status().unwrap().success());
 }
+
+/// The verdict of `pack`'s loop under `--aliasing call-sites`: its bound
+/// `pkg->starts[pkg->n]` is read through a pointer the loop loads again every iteration,
+/// while a helper stores `STORE`s into `pkg->buf`, memory reached from `pkg` too (so the
+/// invariance analysis cannot clear the bound by itself).
+fn chained_bound_verdict(store: &str) -> Verdict {
+    use advisor::analyze::Aliasing;
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("pack.c");
+    std::fs::write(
+        &file,
+        format!(
+            "typedef struct {{ int n; int *starts; {store} *buf; }} Pkg;\n\
+             static void put({store} *p, int v) {{ *p = ({store}) v; }}\n\
+             void pack(const Pkg *pkg)\n{{\n\
+             \x20   for (int i = 0; i < pkg->starts[pkg->n]; i++)\n\
+             \x20       put(&pkg->buf[i], i);\n}}\n"
+        ),
+    )
+    .unwrap();
+    let unit = load_unit(&TranslationUnitInput::new(file)).expect("loads");
+    let filter = Filter {
+        aliasing: Aliasing::CallSites,
+        ..Filter::default()
+    };
+    let r = analyze_unit(&unit, &filter)
+        .into_iter()
+        .find(|r| r.function == "pack")
+        .unwrap();
+    r.verdict
+}
+
+#[test]
+fn a_bound_read_through_a_pointer_the_type_rule_clears_is_unchanged_too() {
+    // `pkg->starts` (an `int *`) and then `pkg->starts[pkg->n]` (an `int`): double stores
+    // change neither, so the second load's address is fixed once the first is.
+    assert_eq!(chained_bound_verdict("double"), Verdict::Friendly);
+    // Stores of `int` may change `pkg->n` or the start itself if `buf` points into them.
+    assert_ne!(chained_bound_verdict("int"), Verdict::Friendly);
+}
