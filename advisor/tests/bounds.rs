@@ -40,18 +40,24 @@ fn check(helper: &str, verdict: Verdict, order_independent: bool) {
             .map(|(_, rest)| rest)
             .unwrap_or(&reversed)
     );
-    let source = dir.path().join("p.c");
+    assert_eq!(runs_clean(dir.path(), &program, &[]), order_independent);
+}
+
+/// Compiles `program` with `cc -O0 FLAGS` in `dir` and runs it: whether it exits 0.
+fn runs_clean(dir: &std::path::Path, program: &str, flags: &[&str]) -> bool {
+    let source = dir.join("p.c");
     std::fs::write(&source, program).unwrap();
-    let exe = dir.path().join("p");
+    let exe = dir.join("p");
     let built = Command::new("cc")
-        .args(["-O0", "-o"])
+        .arg("-O0")
+        .args(flags)
+        .arg("-o")
         .arg(&exe)
         .arg(&source)
         .status()
         .expect("cc runs");
     assert!(built.success());
-    let same = Command::new(&exe).status().unwrap().success();
-    assert_eq!(same, order_independent);
+    Command::new(&exe).status().unwrap().success()
 }
 
 #[test]
@@ -144,17 +150,7 @@ fn check_typed(store: &str, out_is_the_image: bool, verdict: Verdict, order_inde
            return memcmp(first, {target}, sizeof first) != 0;\n\
          }}\n"
     );
-    let source = dir.path().join("p.c");
-    std::fs::write(&source, program).unwrap();
-    let exe = dir.path().join("p");
-    let built = Command::new("cc")
-        .args(["-O0", "-fno-strict-aliasing", "-o"])
-        .arg(&exe)
-        .arg(&source)
-        .status()
-        .expect("cc runs");
-    assert!(built.success());
-    let same = Command::new(&exe).status().unwrap().success();
+    let same = runs_clean(dir.path(), &program, &["-fno-strict-aliasing"]);
     assert_eq!(same, order_independent);
 }
 
@@ -255,17 +251,7 @@ fn a_bound_only_an_overlap_could_change_needs_a_profile_under_call_sites() {
         static void rev(int *out, const int *mesh) { for (int i = mesh[0] * mesh[1] - 1; i >= 0; i--) out[i] = visit(i, mesh, out + i); }\n\
         int main(void) { int a[16] = {3, 4, 1}, b[16] = {3, 4, 1}; fwd(a, a); rev(b, b);\n\
           for (int k = 0; k < 16; k++) if (a[k] != b[k]) return 1; return 0; }\n";
-    let source = dir.path().join("p.c");
-    std::fs::write(&source, program).unwrap();
-    let exe = dir.path().join("p");
-    assert!(Command::new("cc")
-        .arg("-o")
-        .arg(&exe)
-        .arg(&source)
-        .status()
-        .unwrap()
-        .success());
-    assert!(!Command::new(&exe).status().unwrap().success());
+    assert!(!runs_clean(dir.path(), program, &[]));
 }
 
 /// The verdict of `pack`'s loop under `--aliasing call-sites`: its bound
