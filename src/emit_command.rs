@@ -1,9 +1,10 @@
 //! `warpwise emit`: writes a CUDA kernel, its host function and a patch note for one
-//! friendly loop.
+//! friendly loop (`--target cuda`), or a copy of the program's files with OpenMP offload
+//! pragmas on its friendly loops and the patch (`--target openmp`).
 //!
-//! Exit codes: 0 written; 1 the loop was refused (not friendly, or something generation
-//! does not support; the message says what); 2 usage or input errors (no such loop, bad
-//! options, unreadable files).
+//! Exit codes: 0 written; 1 the loop was refused, or no loop could be ported (not friendly,
+//! or something generation does not support; the message says what); 2 usage or input
+//! errors (no such loop, bad options, unreadable files, an output that cannot be written).
 
 use crate::inputs::CFlags;
 use clap::Args;
@@ -15,9 +16,10 @@ use std::process::ExitCode;
 /// Options shared by `emit` and `validate`: which loop and how to map it.
 #[derive(Args, Debug, Clone)]
 pub struct KernelArgs {
-    /// The loop: `FILE:LINE` or `FILE:LINE:COL`.
+    /// The loop: `FILE:LINE` or `FILE:LINE:COL` (CUDA: exactly one; OpenMP: any number,
+    /// none for every outermost friendly loop).
     #[arg(long = "loop", value_name = "FILE:LINE[:COL]")]
-    pub loop_id: String,
+    pub loop_ids: Vec<String>,
     /// Loops to grid axes, `x=j,y=i` (default: the report's recommended mapping).
     #[arg(long, value_name = "x=VAR[,y=VAR]")]
     pub mapping: Option<String>,
@@ -42,6 +44,18 @@ pub struct KernelArgs {
 }
 
 impl KernelArgs {
+    /// The one loop a CUDA kernel is made for.
+    pub fn one_loop(&self) -> Result<&str, String> {
+        match self.loop_ids.as_slice() {
+            [one] => Ok(one),
+            [] => Err("`--loop FILE:LINE[:COL]` is required for `--target cuda`".into()),
+            many => Err(format!(
+                "`--target cuda` makes one kernel; {} loops were given",
+                many.len()
+            )),
+        }
+    }
+
     pub fn options(&self) -> Result<EmitOptions, String> {
         let (x, y) = advisor::mapping::parse_block(&self.block)
             .filter(|&(x, y)| x >= 1 && y >= 1 && x * y <= 1024)
@@ -73,6 +87,15 @@ impl KernelArgs {
     }
 }
 
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Target {
+    /// A CUDA kernel, its launch and the host code for one loop.
+    Cuda,
+    /// `#pragma omp target teams distribute parallel for` with `map` clauses on friendly
+    /// loops, in a copy of each file (`DIR/NAME.c`) and a patch (`DIR/NAME.c.patch`).
+    Openmp,
+}
+
 #[derive(Args, Debug)]
 pub struct EmitArgs {
     /// The program's C files.
@@ -82,7 +105,11 @@ pub struct EmitArgs {
     pub cflags: CFlags,
     #[command(flatten)]
     pub kernel: KernelArgs,
-    /// Directory for `FUNCTION_LLINE.cu`, `.md` and the CPU shim header.
+    /// What to generate.
+    #[arg(long, value_enum, default_value = "cuda")]
+    pub target: Target,
+    /// Directory for `FUNCTION_LLINE.cu`, `.md` and the CPU shim header (CUDA), or for the
+    /// ported files and their patches (OpenMP).
     #[arg(short = 'o', long, value_name = "DIR")]
     pub output: PathBuf,
     /// Compile the kernel with NVRTC (no GPU needed) and write `FUNCTION_LLINE.ptx`: proof
@@ -105,8 +132,27 @@ pub fn run(args: &EmitArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let emitted = cuda::locate(&inputs, &args.kernel.loop_id, opts.block, profile.as_ref())
-        .and_then(|located| cuda::emit_loop(&located, &args.kernel.loop_id, &opts));
+    if args.target == Target::Openmp {
+        if args.check {
+            eprintln!("error: `--check` compiles CUDA; it does not apply to `--target openmp`");
+            return ExitCode::from(2);
+        }
+        return crate::openmp_command::emit(
+            &inputs,
+            &args.kernel.loop_ids,
+            profile.as_ref(),
+            &args.output,
+        );
+    }
+    let loop_id = match args.kernel.one_loop() {
+        Ok(l) => l,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let emitted = cuda::locate(&inputs, loop_id, opts.block, profile.as_ref())
+        .and_then(|located| cuda::emit_loop(&located, loop_id, &opts));
     let emitted = match emitted {
         Ok(e) => e,
         Err(e) => {

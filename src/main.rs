@@ -11,6 +11,7 @@ mod emit_command;
 mod inputs;
 mod instantiate_command;
 mod ir_command;
+mod openmp_command;
 mod output;
 mod profile_command;
 mod selection;

@@ -33,7 +33,12 @@ pub struct ValidateArgs {
     pub cflags: CFlags,
     #[command(flatten)]
     pub kernel: KernelArgs,
-    /// Where the kernel runs.
+    /// What to validate: the CUDA kernel of one loop on a snapshot, or the OpenMP offload
+    /// port of the program (the original and the ported program built with clang's host
+    /// offloading, their outputs compared).
+    #[arg(long, value_enum, default_value = "cuda")]
+    pub target: crate::emit_command::Target,
+    /// Where the kernel runs (`--target cuda`).
     #[arg(long, value_enum, default_value = "auto")]
     pub backend: Backend,
     /// Which entry of the loop to snapshot (1 = the first time the program reaches it).
@@ -61,6 +66,9 @@ pub fn run(args: &ValidateArgs) -> ExitCode {
         eprintln!("error: `--rtol` must be in [0, 1)");
         return ExitCode::from(2);
     }
+    if args.target == crate::emit_command::Target::Openmp {
+        return crate::openmp_command::validate(args, &inputs);
+    }
     let (emit, profile) = match (args.kernel.options(), args.kernel.read_profile()) {
         (Ok(o), Ok(p)) => (o, p),
         (Err(e), _) | (_, Err(e)) => {
@@ -76,7 +84,13 @@ pub fn run(args: &ValidateArgs) -> ExitCode {
         }
     };
     let opts = ValidateOptions {
-        loop_id: args.kernel.loop_id.clone(),
+        loop_id: match args.kernel.one_loop() {
+            Ok(l) => l.to_string(),
+            Err(e) => {
+                eprintln!("error: {e}");
+                return ExitCode::from(2);
+            }
+        },
         emit,
         backend: match args.backend {
             Backend::Auto => BackendChoice::Auto,

@@ -3,6 +3,7 @@
 pub mod cuda;
 pub mod gpu;
 pub mod instance;
+pub mod openmp;
 pub mod profile;
 pub mod validate;
 pub mod yaml_guard;

@@ -317,7 +317,7 @@ pub fn find_report<'a>(
 
 /// Describes why a report is not friendly, line numbers included.
 /// `` `sum` (+), `best`, `idx` (min) ``.
-fn reduction_list(report: &LoopReport) -> String {
+pub(crate) fn reduction_list(report: &LoopReport) -> String {
     report
         .reductions
         .iter()
@@ -343,24 +343,48 @@ pub fn verdict_reasons(report: &LoopReport) -> Vec<String> {
         .collect()
 }
 
-struct Ctx<'a> {
-    unit: &'a Unit,
-    text: String,
-    sites: Sites,
-    func: &'a Function,
-    types: &'a TypeTable,
-    locals: HashMap<String, TypeId>,
-    globals: HashMap<String, TypeId>,
+pub(crate) struct Ctx<'a> {
+    pub(crate) unit: &'a Unit,
+    pub(crate) text: String,
+    pub(crate) sites: Sites,
+    pub(crate) func: &'a Function,
+    pub(crate) types: &'a TypeTable,
+    pub(crate) locals: HashMap<String, TypeId>,
+    pub(crate) globals: HashMap<String, TypeId>,
+}
+
+impl<'a> Ctx<'a> {
+    /// The function of `report` in `unit` and the unit's source sites.
+    pub(crate) fn new(unit: &'a Unit, report: &LoopReport) -> Result<Ctx<'a>, EmitError> {
+        let program = &unit.lowered.program;
+        let func = program.function(&report.function).ok_or_else(|| {
+            EmitError::refused(format!(
+                "{}: function `{}` was not lowered",
+                report.id, report.function
+            ))
+        })?;
+        let pre = &unit.preprocessed;
+        let sites = access_sites(pre).map_err(|d| EmitError::refused(d.to_string()))?;
+        Ok(Ctx {
+            unit,
+            text: frontend::preprocess::blank_parser_shims(&pre.text),
+            sites,
+            func,
+            types: &program.types,
+            locals: locals_of(func),
+            globals: globals_of(func, &program.globals),
+        })
+    }
 }
 
 impl Ctx<'_> {
-    fn slice(&self, span: Span) -> &str {
+    pub(crate) fn slice(&self, span: Span) -> &str {
         self.text
             .get(span.start as usize..span.end as usize)
             .unwrap_or("")
     }
 
-    fn loop_site(&self, id: &str) -> Option<&LoopSite> {
+    pub(crate) fn loop_site(&self, id: &str) -> Option<&LoopSite> {
         self.sites.loops.iter().find(|l| {
             self.unit
                 .resolve(l.keyword)
@@ -368,7 +392,7 @@ impl Ctx<'_> {
         })
     }
 
-    fn function_site(&self, name: &str) -> Option<&FunctionSite> {
+    pub(crate) fn function_site(&self, name: &str) -> Option<&FunctionSite> {
         let system = self.unit.preprocessed.source_map.system_ranges();
         self.sites.functions.iter().find(|f| {
             f.name == name
@@ -378,14 +402,14 @@ impl Ctx<'_> {
         })
     }
 
-    fn type_of(&self, name: &str) -> Option<TypeId> {
+    pub(crate) fn type_of(&self, name: &str) -> Option<TypeId> {
         self.locals
             .get(name)
             .or_else(|| self.globals.get(name))
             .copied()
     }
 
-    fn display(&self, ty: TypeId) -> String {
+    pub(crate) fn display(&self, ty: TypeId) -> String {
         self.types.display(ty)
     }
 }
@@ -432,7 +456,10 @@ pub fn cxx_type(c_type: &str) -> String {
 
 /// The whole of an array object of fixed size (a global table, a local array), for when the
 /// report has no section: every byte the loop can reach through it.
-fn whole_object(ctx: &Ctx<'_>, p: &advisor::model::Parameter) -> Option<advisor::model::Bytes> {
+pub(crate) fn whole_object(
+    ctx: &Ctx<'_>,
+    p: &advisor::model::Parameter,
+) -> Option<advisor::model::Bytes> {
     if p.nested {
         return None;
     }
@@ -656,24 +683,7 @@ pub fn plan(
             forced_reasons = verdict_reasons(report);
         }
     }
-    let program = &unit.lowered.program;
-    let func = program.function(&report.function).ok_or_else(|| {
-        EmitError::refused(format!(
-            "{}: function `{}` was not lowered",
-            report.id, report.function
-        ))
-    })?;
-    let pre = &unit.preprocessed;
-    let sites = access_sites(pre).map_err(|d| EmitError::refused(d.to_string()))?;
-    let ctx = Ctx {
-        unit,
-        text: frontend::preprocess::blank_parser_shims(&pre.text),
-        sites,
-        func,
-        types: &program.types,
-        locals: locals_of(func),
-        globals: globals_of(func, &program.globals),
-    };
+    let ctx = Ctx::new(unit, report)?;
     let refuse = |m: String| EmitError::refused(format!("{}: {m}", report.id));
 
     // A one-dimensional global array is copied like an array argument: the host function
@@ -1162,7 +1172,7 @@ pub fn plan(
 
 /// The report names a variable that two declarations share `i_2` when it is ambiguous in
 /// the function; at the loop only one `i` is in scope, the loop's inbound scalar.
-fn dealias(ctx: &Ctx<'_>, report: &LoopReport, expr: &str) -> String {
+pub(crate) fn dealias(ctx: &Ctx<'_>, report: &LoopReport, expr: &str) -> String {
     let mut patterns = Vec::new();
     for root in expr_roots(expr) {
         if ctx.type_of(&root).is_some() {
@@ -1187,7 +1197,10 @@ fn dealias(ctx: &Ctx<'_>, report: &LoopReport, expr: &str) -> String {
 }
 
 /// The loop directly and solely inside `outer`: `for (...) { for (...) ... }`.
-fn perfectly_nested_child<'a>(ctx: &'a Ctx<'_>, outer: &LoopSite) -> Option<&'a LoopSite> {
+pub(crate) fn perfectly_nested_child<'a>(
+    ctx: &'a Ctx<'_>,
+    outer: &LoopSite,
+) -> Option<&'a LoopSite> {
     let outer_index = ctx
         .sites
         .loops
@@ -1254,7 +1267,7 @@ fn source_text(ctx: &Ctx<'_>, span: Span) -> (String, bool, usize) {
 }
 
 /// The row pitch (elements) of a variable-length array: its declaration's dimensions.
-fn vla_pitch(ctx: &Ctx<'_>, fsite: &FunctionSite, name: &str) -> Option<String> {
+pub(crate) fn vla_pitch(ctx: &Ctx<'_>, fsite: &FunctionSite, name: &str) -> Option<String> {
     let header = ctx
         .text
         .get(fsite.span.start as usize..fsite.body.start as usize)?;
@@ -1422,7 +1435,7 @@ fn body_locals(ctx: &Ctx<'_>, plan: &KernelPlan) -> Result<Vec<(String, String)>
 
 /// True when the first use of `name` in `body` declares it (`int idx = ...`,
 /// `int fx, fy;`, `unsigned char *row = ...`).
-fn declared_in(body: &str, name: &str) -> bool {
+pub(crate) fn declared_in(body: &str, name: &str) -> bool {
     let toks = code_tokens(body);
     let text = |k: usize| tok_text(body, &toks[k]);
     let Some(k) = (0..toks.len())

@@ -1,0 +1,701 @@
+//! The pragma of one loop's OpenMP offload port, from its kernel report: which loops are
+//! collapsed, what is mapped in which direction, what is private, what is reduced, and
+//! which updates become `atomic`.
+
+use super::sections::{covering, Section};
+use crate::cuda::ctext::expr_roots;
+use crate::cuda::plan::{dealias, declared_in, perfectly_nested_child, vla_pitch, Ctx, EmitError};
+use advisor::model::{LoopReport, ParamKind, ReductionKind, Role};
+use frontend::access_sites::{AccessMode, LoopSite};
+use frontend::types::{Type, TypeId};
+use frontend::unit::Unit;
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+/// One loop's port: where the pragma goes and what it says.
+#[derive(Clone, Debug)]
+pub struct LoopPort {
+    pub loop_id: String,
+    pub function: String,
+    /// The file holding the loop, as the preprocessor named it, and the loop keyword's
+    /// line and column there (1-based).
+    pub file: PathBuf,
+    pub line: u32,
+    pub col: u32,
+    /// The loop statement's last line.
+    pub last_line: u32,
+    /// `#pragma omp target teams distribute parallel for ...`, clauses on continuation
+    /// lines (`\` then a newline) when it is long.
+    pub pragma: String,
+    /// Where an update statement gets `#pragma omp atomic update`: line, column, and the
+    /// text the statement starts with there (checked before inserting).
+    pub atomics: Vec<(u32, u32, String)>,
+    /// Clauses that make the compiler check the data clauses are complete
+    /// (`defaultmap(none)` and the scalars' `firstprivate`, which is their default anyway):
+    /// added for validation builds, where a variable left out is a compile error rather
+    /// than a host address that happens to work under host offloading.
+    pub strict_clauses: Vec<String>,
+    /// Program functions the loop calls, directly or not: compiled for the device (those
+    /// defined in another file get `#pragma omp declare target` there).
+    pub device_functions: Vec<String>,
+    pub notes: Vec<String>,
+}
+
+/// Direction of a `map` clause.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Dir {
+    To,
+    ToFrom,
+}
+
+impl Dir {
+    fn of(role: Role) -> Dir {
+        match role {
+            Role::In => Dir::To,
+            // `from` would copy device memory the loop never wrote (holes of a strided
+            // section, the rest of a covering row) over the host's values.
+            Role::Out | Role::Inout => Dir::ToFrom,
+        }
+    }
+    fn keyword(self) -> &'static str {
+        match self {
+            Dir::To => "to",
+            Dir::ToFrom => "tofrom",
+        }
+    }
+}
+
+/// Plans the port of `report`, one of `reports` of `unit`.
+pub fn plan_port(
+    unit: &Unit,
+    reports: &[LoopReport],
+    report: &LoopReport,
+) -> Result<LoopPort, EmitError> {
+    super::require_friendly(report)?;
+    let refuse = |m: String| EmitError::refused(format!("{}: {m}", report.id));
+    let mut notes = Vec::new();
+    let mut device_functions: Vec<String> = Vec::new();
+    for c in &report.calls {
+        match c.device.as_str() {
+            "builtin" => {}
+            "port" => {
+                for f in std::iter::once(&c.name).chain(&c.callees) {
+                    if !device_functions.contains(f) {
+                        device_functions.push(f.clone());
+                    }
+                }
+            }
+            other => {
+                return Err(refuse(format!(
+                    "calls `{}` ({other}), which has no device version",
+                    c.name
+                )))
+            }
+        }
+    }
+    let induction = report
+        .induction
+        .as_ref()
+        .ok_or_else(|| refuse("the loop is not normalizable".into()))?;
+    let ctx = Ctx::new(unit, report)?;
+    let site = ctx
+        .loop_site(&report.id)
+        .ok_or_else(|| refuse("the loop's text was not found".into()))?;
+    let map = &unit.preprocessed.source_map;
+    let keyword = ctx.slice(site.keyword);
+    if keyword != "for" {
+        return Err(refuse(format!(
+            "a `{keyword}` loop: OpenMP distributes only `for` loops in canonical form; rewrite it as `for ({} = {}; {} < {}; {} += {})` first",
+            induction.var, induction.lower, induction.var, induction.upper, induction.var, induction.step
+        )));
+    }
+    let start = map.locate(site.keyword.start as usize);
+    let end = map.locate(site.span.end.saturating_sub(1) as usize);
+    if map.is_system_header(start.file) || end.file != start.file {
+        return Err(refuse(
+            "the loop is written by a macro or in a system header".into(),
+        ));
+    }
+    let file = map.path(start.file).to_path_buf();
+
+    let mut clauses = Vec::new();
+    let collapsed = collapse(&ctx, unit, reports, report, site, &mut notes);
+    if collapsed.len() > 1 {
+        clauses.push(format!("collapse({})", collapsed.len()));
+    }
+    let loop_vars: Vec<String> = std::iter::once(induction.var.clone())
+        .chain(collapsed.iter().skip(1).cloned())
+        .collect();
+
+    // Reductions first: their targets are neither mapped nor private.
+    let mut reduced: Vec<(String, String)> = Vec::new();
+    let mut atomics = Vec::new();
+    for r in &report.reductions {
+        let op = omp_operator(&r.operator).ok_or_else(|| {
+            refuse(format!(
+                "{} is a reduction with `{}`, which OpenMP has no reduction for",
+                r.describe(),
+                r.operator
+            ))
+        })?;
+        match r.kind {
+            ReductionKind::Scalar if r.index.is_empty() => {
+                reduced.push((op.to_string(), r.target.clone()));
+            }
+            ReductionKind::Element | ReductionKind::Histogram
+                if matches!(op, "+" | "*" | "&" | "|" | "^") =>
+            {
+                let found = atomic_updates(&ctx, unit, site, r)?;
+                if found.is_empty() {
+                    return Err(refuse(format!(
+                        "{}: its update statement was not found for `#pragma omp atomic`",
+                        r.describe()
+                    )));
+                }
+                atomics.extend(found);
+                notes.push(format!(
+                    "{} is updated with `#pragma omp atomic update` (lines {})",
+                    r.describe(),
+                    r.lines
+                        .iter()
+                        .map(|l| l.to_string())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ));
+            }
+            _ => {
+                return Err(refuse(format!(
+                    "{} ({:?}): this reduction kind is not generated for OpenMP yet (an arg-min/arg-max needs a `declare reduction`, a min/max of an element an `atomic compare`)",
+                    r.describe(),
+                    r.kind
+                )))
+            }
+        }
+    }
+    let floating = report.reductions.iter().any(|r| {
+        matches!(r.operator.as_str(), "+" | "-" | "*")
+            && ["float", "double"].iter().any(|t| r.c_type.contains(t))
+    });
+    if floating && !report.assumptions.iter().any(|a| a.contains("reassociat")) {
+        notes.push("the floating-point reduction is reassociated: its rounding may differ from the sequential loop's".into());
+    }
+    // Scalar accumulators are the reduction clause's; arrays updated atomically are mapped.
+    let is_reduced = |n: &str| reduced.iter().any(|(_, t)| t == n);
+
+    // Private copies.
+    let mut private: Vec<String> = Vec::new();
+    let mut lastprivate: Vec<String> = Vec::new();
+    for p in &report.private {
+        if loop_vars.contains(&p.name) || is_reduced(&p.name) {
+            continue;
+        }
+        if p.last_value {
+            lastprivate.push(p.name.clone());
+        } else {
+            private.push(p.name.clone());
+        }
+    }
+    for v in inner_loop_variables(&ctx, site)
+        .into_iter()
+        .chain(scalars_written_inside(&ctx, site))
+    {
+        if is_reduced(&v) {
+            continue;
+        }
+        if !loop_vars.contains(&v) && !private.contains(&v) && !lastprivate.contains(&v) {
+            private.push(v);
+        }
+    }
+
+    // Data.
+    let mut maps: BTreeMap<Dir, Vec<String>> = BTreeMap::new();
+    let mut struct_members: BTreeMap<String, (Dir, Vec<String>)> = BTreeMap::new();
+    let mut struct_pointers: BTreeMap<String, Dir> = BTreeMap::new();
+    let mut firstprivate: Vec<String> = Vec::new();
+    for p in &report.parameters {
+        if p.kind == ParamKind::Scalar {
+            let written = p.role != Role::In;
+            let handled = is_reduced(&p.name)
+                || private.contains(&p.name)
+                || lastprivate.contains(&p.name)
+                || loop_vars.contains(&p.name);
+            if written && !handled {
+                return Err(refuse(format!(
+                    "`{}` is computed in the loop and used after it; it is not a reduction nor private",
+                    p.name
+                )));
+            }
+            if p.c_type.contains('*') && !handled {
+                return Err(refuse(format!(
+                    "pointer `{}` ({}) is used without a known section; warpwise cannot tell which bytes to map",
+                    p.name, p.c_type
+                )));
+            }
+            if !handled {
+                firstprivate.push(p.name.clone());
+            }
+            continue;
+        }
+        if is_reduced(&p.name) {
+            continue;
+        }
+        let dir = Dir::of(p.role);
+        if let Some((root, arrow, member)) = split_member(&p.name) {
+            if member.contains(['.', '-', '[']) {
+                return Err(refuse(format!(
+                    "`{}` is nested more than one member deep; map it by hand",
+                    p.name
+                )));
+            }
+            let (lo, hi) = byte_section(&ctx, report, p, &refuse, &mut notes)?;
+            let unit_bytes = map_unit(&ctx, report, &p.name).map_err(&refuse)?;
+            let item = covering(&lo, &hi, &unit_bytes).render(&p.name);
+            if arrow {
+                struct_pointers.entry(root.to_string()).or_insert(Dir::To);
+                maps.entry(dir).or_default().push(item);
+            } else {
+                let e = struct_members
+                    .entry(root.to_string())
+                    .or_insert((Dir::To, Vec::new()));
+                e.0 = e.0.max(dir);
+                e.1.push(item);
+            }
+            continue;
+        }
+        let ty = ctx.type_of(&p.name).map(|t| ctx.types.get(t).clone());
+        match ty {
+            Some(Type::Record(_)) => {
+                let e = struct_members
+                    .entry(p.name.clone())
+                    .or_insert((Dir::To, Vec::new()));
+                e.0 = e.0.max(dir);
+                continue;
+            }
+            Some(Type::Pointer { pointee, .. })
+                if matches!(ctx.types.get(pointee), Type::Record(_)) && p.bytes.is_none() =>
+            {
+                let e = struct_pointers.entry(p.name.clone()).or_insert(dir);
+                *e = (*e).max(dir);
+                continue;
+            }
+            Some(Type::Array { .. }) if p.bytes.is_none() => {
+                maps.entry(dir).or_default().push(p.name.clone());
+                continue;
+            }
+            _ => {}
+        }
+        let (lo, hi) = byte_section(&ctx, report, p, &refuse, &mut notes)?;
+        let unit_bytes = map_unit(&ctx, report, &p.name).map_err(&refuse)?;
+        let section: Section = covering(&lo, &hi, &unit_bytes);
+        maps.entry(dir).or_default().push(section.render(&p.name));
+    }
+    for (root, dir) in &struct_pointers {
+        // The struct a member pointer is reached through must be on the device too for
+        // clang to attach the member's section (a member section alone is not enough).
+        let mapped = maps
+            .values()
+            .flatten()
+            .any(|item| item == root || item.starts_with(&format!("{root}[")));
+        if !struct_members.contains_key(root) && !mapped {
+            maps.entry(*dir).or_default().push(format!("{root}[0:1]"));
+        }
+    }
+    for (root, (dir, members)) in &struct_members {
+        // `map(tofrom: s, s.p[0:n])` in one clause: clang 16 attaches `s.p` only then.
+        let mut items = vec![root.clone()];
+        items.extend(members.iter().cloned());
+        let dir = if members.is_empty() {
+            *dir
+        } else {
+            Dir::ToFrom
+        };
+        maps.entry(dir).or_default().push(items.join(", "));
+    }
+    for (dir, items) in &maps {
+        clauses.push(format!("map({}: {})", dir.keyword(), items.join(", ")));
+    }
+    if !private.is_empty() {
+        clauses.push(format!("private({})", private.join(", ")));
+    }
+    if !lastprivate.is_empty() {
+        clauses.push(format!("lastprivate({})", lastprivate.join(", ")));
+    }
+    let mut by_op: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+    for (op, t) in &reduced {
+        by_op.entry(op.as_str()).or_default().push(t.as_str());
+    }
+    for (op, targets) in by_op {
+        clauses.push(format!("reduction({op}: {})", targets.join(", ")));
+    }
+    for a in &report.assumptions {
+        notes.push(format!("assumes {a}"));
+    }
+    Ok(LoopPort {
+        loop_id: report.id.clone(),
+        function: report.function.clone(),
+        file,
+        line: start.line,
+        col: start.col,
+        last_line: end.line,
+        pragma: pragma_text(&clauses),
+        atomics,
+        device_functions,
+        strict_clauses: std::iter::once("defaultmap(none)".to_string())
+            .chain(
+                (!firstprivate.is_empty())
+                    .then(|| format!("firstprivate({})", firstprivate.join(", "))),
+            )
+            .collect(),
+        notes,
+    })
+}
+
+/// `#pragma omp target teams distribute parallel for` and its clauses, continued on
+/// further lines when the whole would pass 100 columns.
+fn pragma_text(clauses: &[String]) -> String {
+    let head = "#pragma omp target teams distribute parallel for";
+    let one_line = std::iter::once(head.to_string())
+        .chain(clauses.iter().cloned())
+        .collect::<Vec<_>>()
+        .join(" ");
+    if one_line.len() <= 100 {
+        return one_line;
+    }
+    let mut out = head.to_string();
+    for c in clauses {
+        out.push_str(" \\\n    ");
+        out.push_str(c);
+    }
+    out
+}
+
+/// The report's operator as an OpenMP reduction identifier.
+fn omp_operator(op: &str) -> Option<&'static str> {
+    Some(match op {
+        "+" | "-" => "+",
+        "*" => "*",
+        "&" => "&",
+        "|" => "|",
+        "^" => "^",
+        "&&" => "&&",
+        "||" => "||",
+        "min" => "min",
+        "max" => "max",
+        _ => return None,
+    })
+}
+
+/// `s.f` -> (`s`, false, `f`); `p->f` -> (`p`, true, `f`).
+fn split_member(name: &str) -> Option<(&str, bool, &str)> {
+    let dot = name.find('.');
+    let arrow = name.find("->");
+    match (dot, arrow) {
+        (Some(d), Some(a)) if a < d => Some((&name[..a], true, &name[a + 2..])),
+        (Some(d), _) => Some((&name[..d], false, &name[d + 1..])),
+        (None, Some(a)) => Some((&name[..a], true, &name[a + 2..])),
+        (None, None) => None,
+    }
+}
+
+/// `(lo, hi)` of an array parameter's section in bytes, in the names the source has at
+/// the loop, clamped at the array's start (with a note) when it may start below it;
+/// refused when it names something the source does not declare.
+fn byte_section(
+    ctx: &Ctx<'_>,
+    report: &LoopReport,
+    p: &advisor::model::Parameter,
+    refuse: &dyn Fn(String) -> EmitError,
+    notes: &mut Vec<String>,
+) -> Result<(String, String), EmitError> {
+    let b = p.bytes.as_ref().ok_or_else(|| {
+        refuse(format!(
+            "the section of `{}` is unknown statically{}",
+            p.name,
+            p.notes
+                .first()
+                .map(|n| format!(" ({n})"))
+                .unwrap_or_default()
+        ))
+    })?;
+    let lo = dealias(ctx, report, &b.lo);
+    let hi = dealias(ctx, report, &b.hi);
+    let lo = if may_be_negative(&lo) {
+        notes.push(format!(
+            "the section of `{}` may start below it (byte `{lo}`): the report's section is the envelope of the addresses and does not use the guards in the loop; the port maps from `{}[0]`, which is right when the accesses below are guarded or happen only when the loop does not run. If the loop really reads before `{}`, map it by hand; `warpwise validate --target openmp` checks a run",
+            p.name, p.name, p.name
+        ));
+        format!("max({lo}, 0)")
+    } else {
+        lo
+    };
+    for root in expr_roots(&lo).into_iter().chain(expr_roots(&hi)) {
+        if ctx.type_of(&root).is_none() {
+            return Err(refuse(format!(
+                "the section of `{}` ([{lo}, {hi}) bytes) names `{root}`, which is not a variable in scope at the loop",
+                p.name
+            )));
+        }
+    }
+    Ok((lo, hi))
+}
+
+/// The declared type of `name`: a variable, or one member below it (`s.f`, `p->f`).
+fn declared_type(ctx: &Ctx<'_>, name: &str) -> Option<TypeId> {
+    let Some((root, arrow, member)) = split_member(name) else {
+        return ctx.type_of(name);
+    };
+    let mut t = ctx.type_of(root)?;
+    if arrow {
+        let Type::Pointer { pointee, .. } = ctx.types.get(t) else {
+            return None;
+        };
+        t = *pointee;
+    }
+    let Type::Record(r) = ctx.types.get(t) else {
+        return None;
+    };
+    ctx.types
+        .record(*r)
+        .fields
+        .iter()
+        .find(|f| f.name.as_deref() == Some(member))
+        .map(|f| f.ty)
+}
+
+/// The unit an OpenMP section of `name` counts in, in bytes (C text): the element its
+/// declared type points to or holds, which for an array of arrays (`double A[n][m]`,
+/// `double (*A)[m]`, `static double u[N][N][5]`) is a whole row. An OpenMP section
+/// `a[s:l]` counts in that type whatever the loop's accesses read through casts.
+fn map_unit(ctx: &Ctx<'_>, report: &LoopReport, name: &str) -> Result<String, String> {
+    let t = declared_type(ctx, name)
+        .ok_or_else(|| format!("the declared type of `{name}` is not known"))?;
+    let row = match ctx.types.get(t) {
+        Type::Array { elem, .. } => *elem,
+        Type::Pointer { pointee, .. } => *pointee,
+        _ => return Err(format!("`{name}` is neither an array nor a pointer")),
+    };
+    if let Some(n) = ctx.types.size_of(row).filter(|n| *n > 0) {
+        return Ok(n.to_string());
+    }
+    // A variable-length row: its one dimension from the declaration.
+    let elem_bytes = match ctx.types.get(row) {
+        Type::Array { elem, .. } => ctx.types.size_of(*elem),
+        _ => None,
+    };
+    let pitch = ctx
+        .function_site(&report.function)
+        .and_then(|f| vla_pitch(ctx, f, name));
+    match (elem_bytes, pitch) {
+        (Some(e), Some(p)) => Ok(format!("{e}*({p})")),
+        _ => Err(format!(
+            "`{name}` is an array of arrays whose row size warpwise cannot write (more than one variable dimension)"
+        )),
+    }
+}
+
+/// Whether a section bound may be negative: some product has a negative coefficient
+/// (variables at loop entry are sizes and indices; a bound that subtracts one may reach
+/// below the array, as a guarded border access's envelope does).
+fn may_be_negative(bound: &str) -> bool {
+    match symbolic::parse_expr(bound) {
+        Ok(e) => e.parts().iter().any(|p| {
+            p.terms()
+                .iter()
+                .any(|(_, c)| c < &num_rational::BigRational::from_integer(0.into()))
+        }),
+        Err(_) => true,
+    }
+}
+
+/// The loops `collapse` takes: the loop's variable, and the inner loop's when the two are
+/// perfectly nested, the report's nest names both and the inner bounds do not depend on the
+/// outer variable.
+fn collapse(
+    ctx: &Ctx<'_>,
+    unit: &Unit,
+    reports: &[LoopReport],
+    report: &LoopReport,
+    site: &LoopSite,
+    notes: &mut Vec<String>,
+) -> Vec<String> {
+    let outer = report.induction.as_ref().map(|i| i.var.clone());
+    let mut vars: Vec<String> = outer.iter().cloned().collect();
+    if report.nest.len() < 2 {
+        return vars;
+    }
+    let Some(child) = perfectly_nested_child(ctx, site) else {
+        return vars;
+    };
+    if ctx.slice(child.keyword) != "for" {
+        return vars;
+    }
+    let Some(id) = unit.resolve(child.keyword).map(|r| r.to_string()) else {
+        return vars;
+    };
+    if report.nest.get(1) != Some(&id) {
+        return vars;
+    }
+    let Some(inner) = reports.iter().find(|r| r.id == id) else {
+        return vars;
+    };
+    let (Some(o), Some(i)) = (outer, inner.induction.as_ref()) else {
+        return vars;
+    };
+    let depends = [&i.lower, &i.upper, &i.step]
+        .iter()
+        .any(|e| expr_roots(e).contains(&o));
+    if depends {
+        notes.push(format!(
+            "loop {} is not collapsed: its bounds depend on `{o}` (a triangular nest)",
+            inner.id
+        ));
+        return vars;
+    }
+    vars.push(i.var.clone());
+    vars
+}
+
+/// Variables of loops inside `site` declared outside it (`int j;` at the top, then
+/// `for (j = 0; ...)`): shared by default in a `parallel for`, so they must be private.
+fn inner_loop_variables(ctx: &Ctx<'_>, site: &LoopSite) -> Vec<String> {
+    let Some(index) = ctx
+        .sites
+        .loops
+        .iter()
+        .position(|l| l.keyword == site.keyword)
+    else {
+        return Vec::new();
+    };
+    let inside = |l: &LoopSite| {
+        let mut parent = l.parent;
+        while let Some(p) = parent {
+            if p == index {
+                return true;
+            }
+            parent = ctx.sites.loops[p].parent;
+        }
+        false
+    };
+    let body = ctx.slice(site.body);
+    let mut out = Vec::new();
+    for l in ctx.sites.loops.iter().filter(|l| inside(l)) {
+        let Some(init) = l.header.first().map(|h| ctx.slice(*h)) else {
+            continue;
+        };
+        let toks = crate::cuda::ctext::token_strings(init);
+        // `j = 0`, `j = 0, k = 1`: each assigned name.
+        for w in toks.windows(2) {
+            if w[1] == "=" && is_identifier(w[0]) {
+                let v = w[0].to_string();
+                if !declared_in(init, &v) && !declared_in(body, &v) && !out.contains(&v) {
+                    out.push(v);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Scalar variables declared outside the loop (parameters and globals included) that its
+/// body assigns: the analysis found no value flowing between iterations through them (the
+/// loop is friendly), so each thread gets its own; in a `parallel for` they would be
+/// shared. SSA-promoted scalars (`x = 0; ... x += ...`) are not in the report's `private`
+/// list, which names memory objects.
+fn scalars_written_inside(ctx: &Ctx<'_>, site: &LoopSite) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for a in &ctx.sites.accesses {
+        if a.mode == AccessMode::Read
+            || a.span.start < site.span.start
+            || a.span.end > site.span.end
+        {
+            continue;
+        }
+        let Some(v) = &a.variable else {
+            continue;
+        };
+        let outside = v.local_decl.is_none_or(|d| d < site.span.start);
+        if outside && !out.contains(&v.name) {
+            out.push(v.name.clone());
+        }
+    }
+    out
+}
+
+fn is_identifier(s: &str) -> bool {
+    s.chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// The update statements of an element or histogram reduction inside the loop: where
+/// `#pragma omp atomic update` goes (line, column of the statement's first token, and that
+/// token).
+fn atomic_updates(
+    ctx: &Ctx<'_>,
+    unit: &Unit,
+    site: &LoopSite,
+    r: &advisor::model::Reduction,
+) -> Result<Vec<(u32, u32, String)>, EmitError> {
+    let map = &unit.preprocessed.source_map;
+    let roots = expr_roots(&r.target);
+    let mut out = Vec::new();
+    for a in &ctx.sites.accesses {
+        if a.mode != AccessMode::Update
+            || a.span.start < site.span.start
+            || a.span.end > site.span.end
+        {
+            continue;
+        }
+        let loc = map.locate(a.span.start as usize);
+        if !r.lines.contains(&loc.line) {
+            continue;
+        }
+        let lvalue = ctx.slice(a.span);
+        let first = crate::cuda::ctext::token_strings(lvalue)
+            .first()
+            .map(|s| s.to_string())
+            .unwrap_or_default();
+        if !roots.contains(&first) && !roots.is_empty() {
+            continue;
+        }
+        // The statement must start at the update (`x += e;`, `x++;`, `++x;`): the token
+        // before it ends a statement or opens a body.
+        let before = ctx.text[..a.span.start as usize].trim_end();
+        let (before, prefix) = match before.strip_suffix("++").or(before.strip_suffix("--")) {
+            Some(b) => (b.trim_end(), true),
+            None => (before, false),
+        };
+        let starts_statement = before.ends_with([';', '{', '}', ')', ':'])
+            || before.ends_with("else")
+            || before.ends_with("do");
+        let after = ctx.text[a.span.end as usize..].trim_start();
+        let ends_statement = {
+            let stmt_end = after.find(';').unwrap_or(after.len());
+            let rest = &after[..stmt_end];
+            // One update, nothing chained (`x += y = 3` or `x++, y++` is not atomic-able).
+            !rest.contains(',') && rest.matches('=').count() <= 1
+        };
+        if !starts_statement || !ends_statement {
+            return Err(EmitError::refused(format!(
+                "{}: the update of `{}` at line {} is part of a larger expression; `#pragma omp atomic` needs it as its own statement",
+                r.describe(),
+                lvalue,
+                loc.line
+            )));
+        }
+        let (line, col, token) = if prefix {
+            let at = before.len()
+                + (ctx.text[before.len()..a.span.start as usize].len()
+                    - ctx.text[before.len()..a.span.start as usize]
+                        .trim_start()
+                        .len());
+            let l = map.locate(at);
+            (l.line, l.col, ctx.text[at..at + 2].to_string())
+        } else {
+            (loc.line, loc.col, first)
+        };
+        out.push((line, col, token));
+    }
+    Ok(out)
+}

@@ -1,0 +1,250 @@
+//! OpenMP offload ports (`warpwise emit --target openmp`): for each friendly loop a
+//! `#pragma omp target teams distribute parallel for` whose `map`, `private` and
+//! `reduction` clauses come from the kernel report, written into a copy of the user's file
+//! together with a unified diff against the original. The original is never touched.
+
+// `Diagnostic` is large, but errors are the cold path and the project-wide error type is fixed.
+#![allow(clippy::result_large_err)]
+
+pub mod clauses;
+pub mod rewrite;
+pub mod sections;
+pub mod validate;
+
+pub use clauses::{plan_port, LoopPort};
+pub use rewrite::{port_file, DeviceFunction, PortedFile};
+
+use crate::cuda::plan::EmitError;
+use advisor::model::{LoopReport, Verdict};
+use frontend::unit::Unit;
+
+/// The loops of `unit` to port: the given ids, or every friendly loop that no other
+/// friendly loop of the same function encloses (one target region per outermost nest).
+/// Returns the ports and, for loops that could not be ported, why.
+pub fn plan_unit(
+    unit: &Unit,
+    reports: &[LoopReport],
+    wanted: &[String],
+) -> (Vec<LoopPort>, Vec<(String, EmitError)>) {
+    let chosen: Vec<&LoopReport> = if wanted.is_empty() {
+        reports
+            .iter()
+            .filter(|r| r.verdict == Verdict::Friendly && !inside_friendly(r, reports))
+            .collect()
+    } else {
+        reports
+            .iter()
+            .filter(|r| {
+                wanted
+                    .iter()
+                    .any(|w| advisor::analyze::loop_id_matches(&r.id, w))
+            })
+            .collect()
+    };
+    let mut ports = Vec::new();
+    let mut refused = Vec::new();
+    for r in chosen {
+        match plan_port(unit, reports, r) {
+            Ok(p) => ports.push(p),
+            Err(e) => refused.push((r.id.clone(), e)),
+        }
+    }
+    // A port inside another port's loop would nest target regions; keep the outer one.
+    let spans: Vec<(String, std::path::PathBuf, u32, u32)> = ports
+        .iter()
+        .map(|p| (p.loop_id.clone(), p.file.clone(), p.line, p.last_line))
+        .collect();
+    ports.retain(|p| {
+        !spans.iter().any(|(id, file, first, last)| {
+            id != &p.loop_id && file == &p.file && *first <= p.line && p.last_line <= *last
+        })
+    });
+    // Unasked-for loops inside a ported loop run inside its target region.
+    if wanted.is_empty() {
+        refused.retain(|(id, _)| {
+            let Some(r) = reports.iter().find(|r| &r.id == id) else {
+                return true;
+            };
+            !ports
+                .iter()
+                .any(|p| p.function == r.function && p.line < r.line && r.line <= p.last_line)
+        });
+    }
+    (ports, refused)
+}
+
+/// Whether a friendly loop of the same function encloses `r` (its nest lists `r`, or its
+/// lines contain `r`'s): `r` is then part of that loop's target region.
+fn inside_friendly(r: &LoopReport, reports: &[LoopReport]) -> bool {
+    reports.iter().any(|o| {
+        o.id != r.id
+            && o.function == r.function
+            && o.verdict == Verdict::Friendly
+            && o.nest.iter().skip(1).any(|n| n == &r.id)
+    })
+}
+
+/// Refuses a loop that is not friendly, with its reasons.
+pub(crate) fn require_friendly(report: &LoopReport) -> Result<(), EmitError> {
+    if report.verdict == Verdict::Friendly {
+        return Ok(());
+    }
+    let mut msg = format!(
+        "loop {} is not friendly (verdict: {}); warpwise only ports friendly loops",
+        report.id,
+        report.verdict.as_str()
+    );
+    for r in crate::cuda::plan::verdict_reasons(report) {
+        msg.push_str(&format!("\n  {r}"));
+    }
+    if report.verdict == Verdict::NeedsProfile {
+        msg.push_str("\n  help: run `warpwise profile` and pass the profile with `--profile FILE`");
+    }
+    Err(EmitError::refused(msg))
+}
+
+/// What porting a program's files gave.
+#[derive(Debug, Default)]
+pub struct Outcome {
+    pub files: Vec<PortedFile>,
+    pub ports: Vec<LoopPort>,
+    /// Loops that were chosen (or asked for) and could not be ported, with why.
+    pub refused: Vec<(String, EmitError)>,
+    /// Inputs that did not load (their diagnostics).
+    pub problems: Vec<String>,
+    /// Asked-for loop ids that name no loop.
+    pub unmatched: Vec<String>,
+}
+
+/// Analyses every input (`profile` settles `needs-profile` loops as `analyze --profile`
+/// does), plans the ports of the `wanted` loops (all outermost friendly ones when empty)
+/// and rewrites copies of their files (`strict`: with [`LoopPort::strict_clauses`]).
+pub fn port_inputs(
+    inputs: &[frontend::preprocess::TranslationUnitInput],
+    wanted: &[String],
+    profile: Option<&crate::profile::Profile>,
+    strict: bool,
+) -> Outcome {
+    let mut out = Outcome::default();
+    let mut matched = vec![false; wanted.len()];
+    let target = advisor::mapping::Target::default();
+    // All files as one program, as `warpwise analyze` does: a helper defined in another
+    // file is a program function with a summary, not an unknown external.
+    let mut units = Vec::new();
+    let mut unit_inputs = Vec::new();
+    for input in inputs {
+        match frontend::unit::load_unit(input) {
+            Ok(u) => {
+                units.push(u);
+                unit_inputs.push(input);
+            }
+            Err(d) => out.problems.push(d.render(false)),
+        }
+    }
+    let view = advisor::program::ProgramView::new(&units);
+    let summaries = advisor::summaries::Summaries::new(&view);
+    for (index, (unit, input)) in units.iter().zip(&unit_inputs).enumerate() {
+        let mut reports = advisor::analyze::analyze_in_program(
+            &summaries,
+            index,
+            &advisor::analyze::Filter::default(),
+            &target,
+            &std::collections::HashMap::new(),
+        );
+        if let Some(p) = profile {
+            crate::profile::apply::apply(&mut reports, p);
+        }
+        for (k, w) in wanted.iter().enumerate() {
+            if reports
+                .iter()
+                .any(|r| advisor::analyze::loop_id_matches(&r.id, w))
+            {
+                matched[k] = true;
+            }
+        }
+        let (mut ports, refused) = plan_unit(unit, &reports, wanted);
+        // The source map names files as the compiler saw them, from its working directory.
+        if let Some(dir) = &input.working_dir {
+            for p in ports.iter_mut().filter(|p| p.file.is_relative()) {
+                p.file = dir.join(&p.file);
+            }
+        }
+        out.ports.extend(ports);
+        out.refused.extend(refused);
+    }
+    out.unmatched = wanted
+        .iter()
+        .zip(&matched)
+        .filter(|(_, m)| !**m)
+        .map(|(w, _)| w.clone())
+        .collect();
+    // Program functions the ported loops call, defined in another file than the loop's:
+    // clang compiles them for the device only inside `declare target` there.
+    let callers: std::collections::BTreeSet<(String, std::path::PathBuf)> = out
+        .ports
+        .iter()
+        .flat_map(|p| {
+            p.device_functions
+                .iter()
+                .map(|f| (f.clone(), p.file.clone()))
+        })
+        .collect();
+    let mut declare: std::collections::BTreeMap<std::path::PathBuf, Vec<DeviceFunction>> =
+        Default::default();
+    if !callers.is_empty() {
+        for (unit, input) in units.iter().zip(&unit_inputs) {
+            let Ok(sites) = frontend::access_sites::access_sites(&unit.preprocessed) else {
+                continue;
+            };
+            let map = &unit.preprocessed.source_map;
+            for f in &sites.functions {
+                let start = map.locate(f.span.start as usize);
+                let end = map.locate(f.span.end.saturating_sub(1) as usize);
+                if map.is_system_header(start.file) || start.file != end.file {
+                    continue;
+                }
+                let mut path = map.path(start.file).to_path_buf();
+                if let (Some(dir), true) = (&input.working_dir, path.is_relative()) {
+                    path = dir.join(&path);
+                }
+                let called_elsewhere = callers
+                    .iter()
+                    .any(|(name, caller)| name == &f.name && caller != &path);
+                let entry = declare.entry(path).or_default();
+                if called_elsewhere && !entry.iter().any(|d| d.name == f.name) {
+                    entry.push(DeviceFunction {
+                        name: f.name.clone(),
+                        first_line: start.line,
+                        last_line: end.line,
+                    });
+                }
+            }
+        }
+        declare.retain(|_, v| !v.is_empty());
+    }
+    // One rewritten copy per file, all its loops at once.
+    let mut files: Vec<std::path::PathBuf> = out.ports.iter().map(|p| p.file.clone()).collect();
+    files.extend(declare.keys().cloned());
+    files.sort();
+    files.dedup();
+    for file in files {
+        let ports: Vec<&LoopPort> = out.ports.iter().filter(|p| p.file == file).collect();
+        let functions = declare.get(&file).map(Vec::as_slice).unwrap_or(&[]);
+        let result = std::fs::read_to_string(&file)
+            .map_err(|e| format!("cannot read `{}`: {e}", file.display()))
+            .and_then(|text| port_file(&file, &text, &ports, functions, strict));
+        match result {
+            Ok(f) => out.files.push(f),
+            Err(e) => {
+                for p in &ports {
+                    out.refused
+                        .push((p.loop_id.clone(), EmitError::refused(e.clone())));
+                }
+            }
+        }
+    }
+    let written: Vec<&String> = out.files.iter().flat_map(|f| &f.loops).collect();
+    let written: std::collections::BTreeSet<String> = written.into_iter().cloned().collect();
+    out.ports.retain(|p| written.contains(&p.loop_id));
+    out
+}

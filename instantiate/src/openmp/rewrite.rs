@@ -1,0 +1,324 @@
+//! Writes OpenMP ports into a copy of the user's file: each loop's pragma above its `for`
+//! (replacing the authors' `#pragma omp parallel for`, kept inside its `#ifdef`), `atomic`
+//! above reduction updates, and the unified diff against the original.
+
+use super::clauses::LoopPort;
+use super::sections::helper_macros;
+use std::path::{Path, PathBuf};
+
+/// One ported file.
+#[derive(Clone, Debug)]
+pub struct PortedFile {
+    /// The original file.
+    pub path: PathBuf,
+    pub ported: String,
+    /// Unified diff from the original to `ported`.
+    pub patch: String,
+    /// The loops ported in it.
+    pub loops: Vec<String>,
+    /// The functions it compiles for the device (`declare target`).
+    pub device_functions: Vec<String>,
+}
+
+enum Edit<'a> {
+    Loop(&'a LoopPort),
+    Atomic(&'a str),
+    /// `#pragma omp end declare target` after this line.
+    EndDeclareTarget,
+    /// `#pragma omp declare target` before this line.
+    DeclareTarget,
+}
+
+/// A function definition (first and last line) compiled for the device from this file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DeviceFunction {
+    pub name: String,
+    pub first_line: u32,
+    pub last_line: u32,
+}
+
+/// Applies `ports` (all in `path`) to its text `original`; `strict` adds each port's
+/// [`LoopPort::strict_clauses`].
+pub fn port_file(
+    path: &Path,
+    original: &str,
+    ports: &[&LoopPort],
+    device_functions: &[DeviceFunction],
+    strict: bool,
+) -> Result<PortedFile, String> {
+    let mut lines: Vec<String> = original.split_inclusive('\n').map(str::to_string).collect();
+    let mut edits: Vec<(u32, u32, Edit)> = Vec::new();
+    for f in device_functions {
+        edits.push((f.first_line, 0, Edit::DeclareTarget));
+        edits.push((f.last_line, u32::MAX, Edit::EndDeclareTarget));
+    }
+    for p in ports {
+        edits.push((p.line, p.col, Edit::Loop(p)));
+        for (l, c, tok) in &p.atomics {
+            edits.push((*l, *c, Edit::Atomic(tok)));
+        }
+    }
+    // Bottom-up, so earlier line numbers stay valid.
+    edits.sort_by_key(|e| std::cmp::Reverse((e.0, e.1)));
+    edits.dedup_by(|a, b| a.0 == b.0 && a.1 == b.1);
+    for (line, col, edit) in &edits {
+        let at = *line as usize - 1;
+        let text = lines
+            .get(at)
+            .ok_or_else(|| format!("{}:{line}: no such line", path.display()))?;
+        match edit {
+            Edit::DeclareTarget => {
+                lines.insert(at, "#pragma omp declare target\n".into());
+                continue;
+            }
+            Edit::EndDeclareTarget => {
+                if !lines[at].ends_with('\n') {
+                    lines[at].push('\n');
+                }
+                lines.insert(at + 1, "#pragma omp end declare target\n".into());
+                continue;
+            }
+            _ => {}
+        }
+        let col0 = (*col as usize).saturating_sub(1);
+        let expected = match edit {
+            Edit::Loop(_) => "for",
+            Edit::Atomic(tok) => tok,
+            Edit::DeclareTarget | Edit::EndDeclareTarget => unreachable!("handled above"),
+        };
+        if !text
+            .get(col0..)
+            .is_some_and(|rest| rest.starts_with(expected))
+        {
+            return Err(format!(
+                "{}:{line}:{col}: expected `{expected}` there (the loop is written by a macro?); the port is not written",
+                path.display()
+            ));
+        }
+        match edit {
+            Edit::Atomic(_) => insert_directive(&mut lines, at, col0, "#pragma omp atomic update"),
+            Edit::DeclareTarget | Edit::EndDeclareTarget => {}
+            Edit::Loop(p) => {
+                let pragma = if strict {
+                    let mut t = p.pragma.clone();
+                    for c in &p.strict_clauses {
+                        t.push_str(" \\\n    ");
+                        t.push_str(c);
+                    }
+                    t
+                } else {
+                    p.pragma.clone()
+                };
+                match existing_pragma(&lines, at)? {
+                    Some((first, last)) => {
+                        let indent = indentation(&lines[first]);
+                        let new = indent_block(&pragma, &indent);
+                        lines.splice(first..=last, [new]);
+                    }
+                    None => insert_directive(&mut lines, at, col0, &pragma),
+                }
+            }
+        }
+    }
+    let mut ported: String = lines.concat();
+    let macros = helper_macros(&ported);
+    if !macros.is_empty() {
+        let mut head = String::from("/* warpwise: section bounds of the OpenMP map clauses */\n");
+        for m in macros {
+            head.push_str(m);
+            head.push('\n');
+        }
+        ported.insert_str(0, &head);
+    }
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().to_string())
+        .unwrap_or_default();
+    let mut patch = similar::TextDiff::from_lines(original, &ported)
+        .unified_diff()
+        .context_radius(3)
+        .header(&format!("a/{name}"), &format!("b/{name}"))
+        .to_string();
+    if !patch.is_empty() && !patch.ends_with('\n') {
+        patch.push('\n');
+    }
+    Ok(PortedFile {
+        path: path.to_path_buf(),
+        ported,
+        patch,
+        loops: ports.iter().map(|p| p.loop_id.clone()).collect(),
+        device_functions: device_functions.iter().map(|f| f.name.clone()).collect(),
+    })
+}
+
+fn indentation(line: &str) -> String {
+    line.chars()
+        .take_while(|c| *c == ' ' || *c == '\t')
+        .collect()
+}
+
+/// `text` (lines joined by `\n`) with `indent` before each line, ending in a newline.
+fn indent_block(text: &str, indent: &str) -> String {
+    let mut out = String::new();
+    for l in text.lines() {
+        out.push_str(indent);
+        out.push_str(l);
+        out.push('\n');
+    }
+    out
+}
+
+/// Puts `directive` on its own line(s) right before column `col0` of line `at`: above it
+/// when only blanks precede the column, else the line is split there.
+fn insert_directive(lines: &mut Vec<String>, at: usize, col0: usize, directive: &str) {
+    let text = lines[at].clone();
+    let indent = indentation(&text);
+    let (before, rest) = text.split_at(col0);
+    if before.trim().is_empty() {
+        lines.insert(at, indent_block(directive, &indent));
+    } else {
+        let mut new = before.trim_end().to_string();
+        new.push('\n');
+        new.push_str(&indent_block(directive, &indent));
+        new.push_str(&indent);
+        new.push_str(rest);
+        lines[at] = new;
+    }
+}
+
+/// The authors' `#pragma omp parallel for` right above line `at` (blank lines, comments
+/// and other preprocessor lines such as `#ifdef _OPENMP` may sit between): its first and
+/// last line (continuations included). `omp for` inside a `parallel` region, or a loop
+/// already offloaded, cannot be replaced by a target region.
+fn existing_pragma(lines: &[String], at: usize) -> Result<Option<(usize, usize)>, String> {
+    let mut k = at;
+    while k > 0 {
+        k -= 1;
+        let t = lines[k].trim();
+        // A continuation line belongs to the directive that starts above it.
+        let mut first = k;
+        while first > 0 && lines[first - 1].trim_end().ends_with('\\') {
+            first -= 1;
+        }
+        let head = lines[first].trim();
+        if head.starts_with('#') {
+            let directive: String = lines[first..=k]
+                .iter()
+                .map(|l| l.trim().trim_end_matches('\\'))
+                .collect::<Vec<_>>()
+                .join(" ");
+            let words: Vec<&str> = directive
+                .trim_start_matches('#')
+                .split(|c: char| !c.is_ascii_alphanumeric() && c != '_')
+                .filter(|w| !w.is_empty())
+                .collect();
+            if words.first() == Some(&"pragma") && words.get(1) == Some(&"omp") {
+                if words.contains(&"target") {
+                    return Err(format!(
+                        "line {}: the loop is already offloaded (`{directive}`)",
+                        first + 1
+                    ));
+                }
+                if words.contains(&"for") {
+                    if !words.contains(&"parallel") {
+                        return Err(format!(
+                            "line {}: `{directive}` shares the loop inside an enclosing `parallel` region; a target region there would run once per thread: port the region by hand",
+                            first + 1
+                        ));
+                    }
+                    return Ok(Some((first, k)));
+                }
+            }
+            k = first;
+            continue;
+        }
+        if t.is_empty() || t.starts_with("//") {
+            continue;
+        }
+        break;
+    }
+    Ok(None)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn port(line: u32, col: u32, pragma: &str) -> LoopPort {
+        LoopPort {
+            loop_id: format!("f.c:{line}:{col}"),
+            function: "f".into(),
+            file: "f.c".into(),
+            line,
+            col,
+            last_line: line + 1,
+            pragma: pragma.into(),
+            atomics: Vec::new(),
+            strict_clauses: Vec::new(),
+            device_functions: Vec::new(),
+            notes: Vec::new(),
+        }
+    }
+
+    fn check(original: &str, p: LoopPort, expected: &str) {
+        let out = port_file(Path::new("f.c"), original, &[&p], &[], false).unwrap();
+        assert_eq!(out.ported, expected);
+        assert!(
+            out.patch.starts_with("--- a/f.c\n+++ b/f.c\n"),
+            "{}",
+            out.patch
+        );
+    }
+
+    #[test]
+    fn inserts_above_the_loop_with_its_indentation() {
+        check(
+            "void f(void) {\n    for (i = 0; i < n; i++)\n        a[i] = 0;\n}\n",
+            port(2, 5, "#pragma omp target teams distribute parallel for"),
+            "void f(void) {\n    #pragma omp target teams distribute parallel for\n    for (i = 0; i < n; i++)\n        a[i] = 0;\n}\n",
+        );
+    }
+
+    #[test]
+    fn replaces_the_authors_pragma_inside_its_ifdef() {
+        check(
+            "#ifdef _OPENMP\n#pragma omp parallel for private(j, \\\n  k)\n#endif\n  for (i = 0; i < n; i++)\n",
+            port(5, 3, "#pragma omp target teams distribute parallel for \\\n    private(j)"),
+            "#ifdef _OPENMP\n#pragma omp target teams distribute parallel for \\\n    private(j)\n#endif\n  for (i = 0; i < n; i++)\n",
+        );
+    }
+
+    #[test]
+    fn splits_a_line_that_has_code_before_the_loop() {
+        check(
+            "  { for (i = 0; i < n; i++) a[i] = 0; }\n",
+            port(1, 5, "#pragma omp target teams distribute parallel for"),
+            "  {\n  #pragma omp target teams distribute parallel for\n  for (i = 0; i < n; i++) a[i] = 0; }\n",
+        );
+    }
+
+    #[test]
+    fn refuses_worksharing_inside_a_parallel_region_and_offloaded_loops() {
+        let p = port(2, 1, "#pragma omp target teams distribute parallel for");
+        let e = port_file(
+            Path::new("f.c"),
+            "#pragma omp for\nfor (;;) ;\n",
+            &[&p],
+            &[],
+            false,
+        )
+        .unwrap_err();
+        assert!(e.contains("enclosing `parallel` region"), "{e}");
+        let e = port_file(
+            Path::new("f.c"),
+            "#pragma omp target teams loop\nfor (;;) ;\n",
+            &[&p],
+            &[],
+            false,
+        )
+        .unwrap_err();
+        assert!(e.contains("already offloaded"), "{e}");
+        let e = port_file(Path::new("f.c"), "x\nFOR_EACH(i) ;\n", &[&p], &[], false).unwrap_err();
+        assert!(e.contains("expected `for`"), "{e}");
+    }
+}

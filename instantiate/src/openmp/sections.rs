@@ -1,0 +1,184 @@
+//! The report's byte sections as OpenMP array sections: `a[lo:len]` in elements for flat
+//! arrays, whole rows (`A[r0:rows]`) for arrays of arrays. The arithmetic is done
+//! symbolically where it is exact (`8*ni*nk` bytes of rows of `8*nk` bytes are `ni` rows)
+//! and left to C's integer division otherwise.
+
+use crate::cuda::ctext::rewrite_expr;
+use num_rational::BigRational;
+use num_traits::{One, Zero};
+use symbolic::{parse_expr, Atom, Expr, Var};
+
+/// `[start:length]` of an array section, as C text in the program's variables.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Section {
+    pub start: String,
+    pub length: String,
+}
+
+impl Section {
+    pub fn render(&self, name: &str) -> String {
+        format!("{name}[{}:{}]", self.start, self.length)
+    }
+}
+
+/// The elements `[lo/unit, hi/unit)` when both bounds are multiples of `unit` bytes (an
+/// element or a row), else the units that cover `[lo, hi)`: `floor(lo/unit)` up to
+/// `ceil(hi/unit)`. `unit` is C text (`8`, `8*nk`).
+pub fn covering(lo: &str, hi: &str, unit: &str) -> Section {
+    if let (Some(l), Some(h), Some(u)) = (constant(lo), constant(hi), constant(unit)) {
+        if u > 0 && l >= 0 && h >= l {
+            let start = l / u;
+            let end = (h + u - 1) / u;
+            return Section {
+                start: start.to_string(),
+                length: (end - start).to_string(),
+            };
+        }
+    }
+    let start = exact_div(lo, unit);
+    let end = exact_div(hi, unit);
+    match (start, end) {
+        (Some(s), Some(e)) => Section {
+            length: difference(&e, &s),
+            start: s,
+        },
+        (s, e) => {
+            let start = s.unwrap_or_else(|| format!("({}) / ({})", c(lo), c(unit)));
+            let end =
+                e.unwrap_or_else(|| format!("(({}) + ({}) - 1) / ({})", c(hi), c(unit), c(unit)));
+            Section {
+                length: difference(&end, &start),
+                start,
+            }
+        }
+    }
+}
+
+fn constant(text: &str) -> Option<i64> {
+    text.trim().parse().ok()
+}
+
+/// `a - b`, simplified when both parse.
+fn difference(a: &str, b: &str) -> String {
+    match (parse_expr(a), parse_expr(b)) {
+        (Ok(x), Ok(y)) => match x.checked_sub(&y) {
+            Ok(d) => c(&d.to_c()),
+            Err(_) => format!("({a}) - ({b})"),
+        },
+        _ if b == "0" => a.to_string(),
+        _ => format!("({a}) - ({b})"),
+    }
+}
+
+/// `value / unit` when it divides exactly as polynomials: by a constant, or by
+/// `k*v` for one variable `v` that `value` is linear in with no term free of `v`.
+pub fn exact_div(value: &str, unit: &str) -> Option<String> {
+    let value = parse_expr(value).ok()?;
+    let unit = parse_expr(unit).ok()?;
+    if let Some(k) = unit.as_constant() {
+        return by_constant(&value, &k);
+    }
+    // unit = k*v
+    let vars = unit.vars();
+    let [v] = vars.iter().collect::<Vec<&Var>>()[..] else {
+        return None;
+    };
+    let at = |x: i64| -> Option<Expr> {
+        let map = [(v.clone(), Expr::constant(x))].into_iter().collect();
+        unit.substitute(&map).ok()
+    };
+    // unit linear and homogeneous in v: unit(0) = 0, k = unit(1).
+    if !unit.is_linear_in(v) || !at(0)?.as_constant()?.is_zero() {
+        return None;
+    }
+    let k = at(1)?.as_constant()?;
+    if value.as_constant().is_some_and(|c| c.is_zero()) {
+        return Some("0".into());
+    }
+    // Every product of value holds v exactly once: value = v * value(v = 1).
+    let poly = value.as_poly()?;
+    let once = poly.terms().iter().all(|(m, _)| {
+        m.factors()
+            .iter()
+            .filter(|(a, _)| a_mentions(a, v))
+            .map(|(a, e)| matches!(a, Atom::Var(x) if x == v).then_some(*e))
+            .collect::<Option<Vec<u32>>>()
+            .is_some_and(|es| es == [1])
+    });
+    if !once {
+        return None;
+    }
+    let map1 = [(v.clone(), Expr::constant(1))].into_iter().collect();
+    let q = value.substitute(&map1).ok()?;
+    by_constant(&q, &k)
+}
+
+/// Whether an atom reads `v` (itself, or inside a division or remainder).
+fn a_mentions(a: &Atom, v: &Var) -> bool {
+    match a {
+        Atom::Var(x) => x == v,
+        Atom::TruncDiv(p, _)
+        | Atom::TruncRem(p, _)
+        | Atom::FloorDiv(p, _)
+        | Atom::FloorMod(p, _) => {
+            let mut vars = std::collections::BTreeSet::new();
+            p.collect_vars(&mut vars);
+            vars.contains(v)
+        }
+    }
+}
+
+fn by_constant(value: &Expr, k: &BigRational) -> Option<String> {
+    if k.is_zero() {
+        return None;
+    }
+    if k.is_one() {
+        return Some(c(&value.to_c()));
+    }
+    let q = value.div_const(k).ok()?;
+    q.is_exact_integer().then(|| c(&q.to_c()))
+}
+
+/// Report text as C: `min`/`max` become the `WW_MIN`/`WW_MAX` macros the port defines.
+pub fn c(expr: &str) -> String {
+    rewrite_expr(expr, ("WW_MIN", "WW_MAX"), &|_| None, false)
+}
+
+/// The macros a port's clauses use, when they use them.
+pub fn helper_macros(text: &str) -> Vec<&'static str> {
+    let mut out = Vec::new();
+    if text.contains("WW_MIN(") {
+        out.push("#define WW_MIN(a, b) ((a) < (b) ? (a) : (b))");
+    }
+    if text.contains("WW_MAX(") {
+        out.push("#define WW_MAX(a, b) ((a) > (b) ? (a) : (b))");
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check(lo: &str, hi: &str, unit: &str, expected: &str) {
+        assert_eq!(covering(lo, hi, unit).render("a"), expected);
+    }
+
+    #[test]
+    fn sections_in_elements_and_rows() {
+        check("0", "8*n", "8", "a[0:n]");
+        check("8", "16", "16", "a[0:1]");
+        check("4", "15", "4", "a[1:3]");
+        check("8", "8*n", "8", "a[1:n - 1]");
+        check("0", "8*ni*nk", "8*nk", "a[0:ni]");
+        check("8*nk", "8*ni*nk", "8*nk", "a[1:ni - 1]");
+        check("0", "4*n + 2", "4", "a[0:(4*n + 5) / 4]");
+        check("0", "8*min(n, m)", "8", "a[0:WW_MIN(m, n)]");
+        check(
+            "0",
+            "40*n + 8*m",
+            "8*nk",
+            "a[0:((40*n + 8*m) + (8*nk) - 1) / (8*nk)]",
+        );
+    }
+}

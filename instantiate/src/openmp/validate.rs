@@ -1,0 +1,298 @@
+//! `warpwise validate --target openmp`: builds the program as it is and with its ported
+//! files under clang's OpenMP offloading to the host (`-fopenmp-targets=x86_64-pc-linux-gnu`),
+//! runs both with `OMP_TARGET_OFFLOAD=MANDATORY` and compares what they print. Target
+//! regions run in a separate device data environment there, so a missing or short `map`
+//! clause gives wrong results exactly as on a GPU.
+
+use super::rewrite::PortedFile;
+use crate::profile::driver::{command as tool, run_cc};
+use crate::validate::snapshot::{run_captured, RunOutcome};
+use frontend::preprocess::TranslationUnitInput;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+/// The compilers tried, in order, when `WARPWISE_OFFLOAD_CC` is not set.
+pub const OFFLOAD_COMPILERS: [&str; 2] = ["clang-16", "clang"];
+
+/// Where the offloading compiler comes from, for messages.
+pub const OFFLOAD_HELP: &str = "OpenMP offloading to the host needs clang with libomptarget: on Debian `apt-get install clang-16 libomp-16-dev clang-tools-16`, or name a compiler with WARPWISE_OFFLOAD_CC";
+
+#[derive(Clone, Debug)]
+pub struct Options {
+    pub compiler: String,
+    /// Code-generation flags for both builds (`-O2`).
+    pub cflags: Vec<String>,
+    pub ldflags: Vec<String>,
+    pub args: Vec<String>,
+    pub timeout: Duration,
+    /// Relative tolerance for numbers that print differently.
+    pub rtol: f64,
+}
+
+/// A clang that compiles and links an OpenMP offload program for the host, or why none.
+pub fn find_offload_compiler() -> Result<String, String> {
+    let candidates: Vec<String> = match std::env::var("WARPWISE_OFFLOAD_CC") {
+        Ok(c) if !c.trim().is_empty() => vec![c],
+        _ => OFFLOAD_COMPILERS.iter().map(|s| s.to_string()).collect(),
+    };
+    let dir = frontend::files::private_tempdir("warpwise-offload-probe")
+        .map_err(|e| format!("cannot create a temporary directory: {e}"))?;
+    let src = dir.path().join("probe.c");
+    std::fs::write(
+        &src,
+        "int main(void) { int x = 0;\n#pragma omp target map(tofrom: x)\n x = 1;\n return !x; }\n",
+    )
+    .map_err(|e| format!("cannot write `{}`: {e}", src.display()))?;
+    for cc in &candidates {
+        let mut cmd = tool(cc);
+        cmd.args(offload_flags())
+            .arg(&src)
+            .arg("-o")
+            .arg(dir.path().join("probe"));
+        if run_cc(cmd).is_ok() {
+            return Ok(cc.clone());
+        }
+    }
+    Err(format!(
+        "no compiler among `{}` builds an OpenMP offload program; {OFFLOAD_HELP}",
+        candidates.join("`, `")
+    ))
+}
+
+fn offload_flags() -> [&'static str; 2] {
+    ["-fopenmp", "-fopenmp-targets=x86_64-pc-linux-gnu"]
+}
+
+/// How the two runs compared.
+#[derive(Clone, Debug)]
+pub struct Comparison {
+    pub original: RunOutcome,
+    pub ported: RunOutcome,
+    /// `None`: the same; else what differs.
+    pub difference: Option<String>,
+    /// Numbers that printed differently but agree within the tolerance.
+    pub within_tolerance: usize,
+}
+
+/// Builds both programs in `dir`, runs them and compares their output.
+pub fn validate(
+    inputs: &[TranslationUnitInput],
+    ported: &[PortedFile],
+    opts: &Options,
+    dir: &Path,
+) -> Result<Comparison, String> {
+    let original = build(inputs, &[], opts, &dir.join("original"), false)?;
+    let port = build(inputs, ported, opts, &dir.join("ported"), true)?;
+    let run = |exe: &Path, name: &str| -> Result<RunOutcome, String> {
+        let mut cmd = Command::new(exe);
+        cmd.args(&opts.args)
+            .env("OMP_TARGET_OFFLOAD", "MANDATORY")
+            .current_dir(dir);
+        run_captured(cmd, dir, name, opts.timeout)
+    };
+    let a = run(&original, "original")?;
+    let b = run(&port, "ported")?;
+    let text_a = std::fs::read_to_string(dir.join("original.out")).unwrap_or_default();
+    let text_b = std::fs::read_to_string(dir.join("ported.out")).unwrap_or_default();
+    let (mut difference, within_tolerance) = compare_outputs(&text_a, &text_b, opts.rtol);
+    if a.timed_out || b.timed_out {
+        difference = Some(format!(
+            "the {} program did not finish within {} s",
+            if a.timed_out { "original" } else { "ported" },
+            opts.timeout.as_secs()
+        ));
+    } else if a.status != b.status {
+        difference = Some(format!(
+            "exit status {} (original) vs {} (ported)",
+            a.status.unwrap_or(-1),
+            b.status.unwrap_or(-1)
+        ));
+    }
+    Ok(Comparison {
+        original: a,
+        ported: b,
+        difference,
+        within_tolerance,
+    })
+}
+
+/// Compiles every input (the ported text in place of its file when there is one) and links.
+fn build(
+    inputs: &[TranslationUnitInput],
+    ported: &[PortedFile],
+    opts: &Options,
+    dir: &Path,
+    offload: bool,
+) -> Result<PathBuf, String> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create `{}`: {e}", dir.display()))?;
+    let mut objects = Vec::new();
+    for (n, input) in inputs.iter().enumerate() {
+        let path = match &input.working_dir {
+            Some(wd) if input.file.is_relative() => wd.join(&input.file),
+            _ => input.file.clone(),
+        };
+        let mut cmd = tool(&opts.compiler);
+        cmd.args(&opts.cflags).args(input.flags.to_args());
+        if offload {
+            cmd.args(offload_flags());
+        } else {
+            cmd.arg("-fopenmp");
+        }
+        let port = ported
+            .iter()
+            .find(|p| same_file(&p.path, &path, input.working_dir.as_deref()));
+        let source = match port {
+            Some(p) => {
+                let sub = dir.join(format!("unit{n}"));
+                std::fs::create_dir_all(&sub)
+                    .map_err(|e| format!("cannot create `{}`: {e}", sub.display()))?;
+                let copy = sub.join(path.file_name().unwrap_or_default());
+                std::fs::write(&copy, &p.ported)
+                    .map_err(|e| format!("cannot write `{}`: {e}", copy.display()))?;
+                // `#include "x.h"` finds the original's neighbours.
+                if let Some(parent) = absolute(&path).parent() {
+                    cmd.arg("-iquote").arg(parent);
+                }
+                copy
+            }
+            None => absolute(&path),
+        };
+        let object = dir.join(format!("unit{n}.o"));
+        cmd.args(["-w", "-c"]).arg(&source).arg("-o").arg(&object);
+        if let Some(wd) = &input.working_dir {
+            cmd.current_dir(wd);
+        }
+        run_cc(cmd)?;
+        objects.push(object);
+    }
+    let exe = dir.join("program");
+    let mut cmd = tool(&opts.compiler);
+    cmd.args(&opts.cflags);
+    if offload {
+        cmd.args(offload_flags());
+    } else {
+        cmd.arg("-fopenmp");
+    }
+    cmd.args(&objects)
+        .arg("-o")
+        .arg(&exe)
+        .args(&opts.ldflags)
+        .arg("-lm");
+    run_cc(cmd)?;
+    Ok(exe)
+}
+
+fn absolute(p: &Path) -> PathBuf {
+    std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf())
+}
+
+fn same_file(a: &Path, b: &Path, wd: Option<&Path>) -> bool {
+    let a = match wd {
+        Some(wd) if a.is_relative() => wd.join(a),
+        _ => a.to_path_buf(),
+    };
+    absolute(&a) == absolute(b)
+}
+
+/// Compares two outputs token by token: equal text, or numbers within `rtol` of each
+/// other (reductions reassociate). Returns the first difference and how many numbers
+/// differed within the tolerance.
+pub fn compare_outputs(a: &str, b: &str, rtol: f64) -> (Option<String>, usize) {
+    if a == b {
+        return (None, 0);
+    }
+    let mut within = 0;
+    let la: Vec<&str> = a.lines().collect();
+    let lb: Vec<&str> = b.lines().collect();
+    if la.len() != lb.len() {
+        return (
+            Some(format!(
+                "the original printed {} lines, the port {}{}",
+                la.len(),
+                lb.len(),
+                first_different_line(&la, &lb)
+            )),
+            within,
+        );
+    }
+    for (k, (x, y)) in la.iter().zip(&lb).enumerate() {
+        if x == y {
+            continue;
+        }
+        let tx: Vec<&str> = x.split_whitespace().collect();
+        let ty: Vec<&str> = y.split_whitespace().collect();
+        let same = tx.len() == ty.len()
+            && tx.iter().zip(&ty).all(|(p, q)| {
+                if p == q {
+                    return true;
+                }
+                match (
+                    p.trim_end_matches([',', ';']).parse::<f64>(),
+                    q.trim_end_matches([',', ';']).parse::<f64>(),
+                ) {
+                    (Ok(u), Ok(v)) if close(u, v, rtol) => {
+                        within += 1;
+                        true
+                    }
+                    _ => false,
+                }
+            });
+        if !same {
+            return (
+                Some(format!(
+                    "line {}: the original printed `{}`, the port `{}`",
+                    k + 1,
+                    clip(x),
+                    clip(y)
+                )),
+                within,
+            );
+        }
+    }
+    (None, within)
+}
+
+fn close(u: f64, v: f64, rtol: f64) -> bool {
+    if u.is_nan() || v.is_nan() {
+        return u.is_nan() && v.is_nan();
+    }
+    (u - v).abs() <= rtol * u.abs().max(v.abs())
+}
+
+fn first_different_line(a: &[&str], b: &[&str]) -> String {
+    for (k, (x, y)) in a.iter().zip(b).enumerate() {
+        if x != y {
+            return format!("; line {}: `{}` vs `{}`", k + 1, clip(x), clip(y));
+        }
+    }
+    String::new()
+}
+
+fn clip(s: &str) -> String {
+    if s.chars().count() > 160 {
+        format!("{}...", s.chars().take(160).collect::<String>())
+    } else {
+        s.to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn outputs_compare_numbers_within_the_tolerance() {
+        assert_eq!(compare_outputs("a 1\n", "a 1\n", 1e-9), (None, 0));
+        assert_eq!(
+            compare_outputs("sum 1.0000000001\n", "sum 1.0000000002\n", 1e-9),
+            (None, 1)
+        );
+        let (d, _) = compare_outputs("sum 1.0\n", "sum 1.1\n", 1e-9);
+        assert!(d.unwrap().contains("line 1"));
+        let (d, _) = compare_outputs("a\nb\n", "a\n", 1e-9);
+        assert!(d.unwrap().contains("2 lines"));
+        let (d, _) = compare_outputs("x nan\n", "x 1\n", 1e-9);
+        assert!(d.is_some());
+    }
+}

@@ -1,0 +1,199 @@
+//! `warpwise emit --target openmp` (and `validate --target openmp`'s first step): ports the
+//! friendly loops of the program's files and writes the copies and their patches.
+
+use frontend::preprocess::TranslationUnitInput;
+use instantiate::openmp::{self, Outcome};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+/// Ports and writes `DIR/NAME.c` and `DIR/NAME.c.patch` per file. Exit 0 when every asked-for
+/// loop (or at least one loop, when none was asked for) was ported, 1 when not, 2 for usage
+/// and output errors.
+pub fn emit(
+    inputs: &[TranslationUnitInput],
+    wanted: &[String],
+    profile: Option<&instantiate::profile::Profile>,
+    dir: &Path,
+) -> ExitCode {
+    let outcome = openmp::port_inputs(inputs, wanted, profile, false);
+    if let Some(code) = report(&outcome) {
+        return code;
+    }
+    match write(&outcome, inputs, dir) {
+        Ok(paths) => {
+            for p in paths {
+                println!("{}", p.display());
+            }
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    }
+    if !wanted.is_empty() && !outcome.refused.is_empty() {
+        return ExitCode::from(1);
+    }
+    ExitCode::SUCCESS
+}
+
+/// Prints what was ported and what was not; an exit code when there is nothing to write.
+pub fn report(outcome: &Outcome) -> Option<ExitCode> {
+    for p in &outcome.problems {
+        eprintln!("{}", p.trim_end());
+    }
+    for w in &outcome.unmatched {
+        eprintln!("error: no loop at `{w}`");
+    }
+    if !outcome.unmatched.is_empty() {
+        return Some(ExitCode::from(2));
+    }
+    for p in &outcome.ports {
+        eprintln!("ported {} ({})", p.loop_id, p.function);
+        for n in &p.notes {
+            eprintln!("  note: {n}");
+        }
+    }
+    for (id, e) in &outcome.refused {
+        let message = e
+            .message
+            .strip_prefix(&format!("{id}: "))
+            .unwrap_or(&e.message);
+        eprintln!("not ported {id}: {}", message.replace('\n', "\n  "));
+    }
+    if outcome.files.is_empty() {
+        if outcome.refused.is_empty() && outcome.problems.is_empty() {
+            eprintln!("error: no friendly loop to port");
+        }
+        return Some(ExitCode::from(if outcome.problems.is_empty() {
+            1
+        } else {
+            2
+        }));
+    }
+    None
+}
+
+/// Writes the ported files into `dir`; never over an input, never through a symlink.
+pub fn write(
+    outcome: &Outcome,
+    inputs: &[TranslationUnitInput],
+    dir: &Path,
+) -> Result<Vec<PathBuf>, String> {
+    let mut names = std::collections::BTreeSet::new();
+    for f in &outcome.files {
+        let name = f.path.file_name().unwrap_or_default().to_os_string();
+        if !names.insert(name.clone()) {
+            return Err(format!(
+                "two ported files are named `{}`; port them into different directories with `--loop`",
+                name.to_string_lossy()
+            ));
+        }
+    }
+    let read = crate::output::unit_paths(inputs);
+    let mut planned = Vec::new();
+    for f in &outcome.files {
+        let name = f.path.file_name().unwrap_or_default().to_string_lossy();
+        let code = dir.join(name.as_ref());
+        let patch = dir.join(format!("{name}.patch"));
+        for p in [&code, &patch] {
+            crate::output::refuse_clobbering(Some(p), &read)?;
+        }
+        planned.push((code, &f.ported));
+        planned.push((patch, &f.patch));
+    }
+    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create `{}`: {e}", dir.display()))?;
+    let mut written = Vec::new();
+    for (path, text) in planned {
+        frontend::files::write_output(&path, text.as_bytes())
+            .map_err(|e| format!("cannot write `{}`: {e}", path.display()))?;
+        written.push(path);
+    }
+    Ok(written)
+}
+
+/// `validate --target openmp`: ports the program, builds the original and the port with
+/// clang's host offloading, runs both and compares their output. Exit 0 the same (numbers
+/// within the tolerance), 1 different or nothing to port, 2 validation could not be done.
+pub fn validate(
+    args: &crate::validate_command::ValidateArgs,
+    inputs: &[TranslationUnitInput],
+) -> ExitCode {
+    use instantiate::openmp::validate as v;
+    let profile = match args.kernel.read_profile() {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let compiler = match v::find_offload_compiler() {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    // Strict: `defaultmap(none)` turns a variable the clauses left out into a compile error;
+    // under host offloading an unmapped pointer would otherwise keep working.
+    let outcome = openmp::port_inputs(inputs, &args.kernel.loop_ids, profile.as_ref(), true);
+    if let Some(code) = report(&outcome) {
+        return code;
+    }
+    let (work_dir, _removed_on_exit) = match args.program.work_dir("validate") {
+        Ok(w) => w,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let rtol = args.rtol.unwrap_or(1e-9);
+    let opts = v::Options {
+        compiler: compiler.clone(),
+        cflags: args
+            .program
+            .codegen
+            .split_whitespace()
+            .map(str::to_string)
+            .collect(),
+        ldflags: args.program.libs.iter().map(|l| format!("-l{l}")).collect(),
+        args: args.program.args.clone(),
+        timeout: std::time::Duration::from_secs(args.timeout.max(1)),
+        rtol,
+    };
+    match v::validate(inputs, &outcome.files, &opts, &work_dir) {
+        Ok(c) => {
+            let loops = outcome.ports.len();
+            match &c.difference {
+                None => {
+                    println!(
+                        "PASS: {loops} loop{} ported; the original and the port ({compiler}, OMP_TARGET_OFFLOAD=MANDATORY) print the same{}",
+                        if loops == 1 { "" } else { "s" },
+                        if c.within_tolerance > 0 {
+                            format!(" ({} numbers within relative tolerance {rtol:e})", c.within_tolerance)
+                        } else {
+                            String::new()
+                        }
+                    );
+                    if !args.kernel.loop_ids.is_empty() && !outcome.refused.is_empty() {
+                        return ExitCode::from(1);
+                    }
+                    ExitCode::SUCCESS
+                }
+                Some(d) => {
+                    println!("FAIL: {d}");
+                    if !c.ported.output_tail.trim().is_empty() {
+                        println!(
+                            "the port's output ended with:\n{}",
+                            c.ported.output_tail.trim_end()
+                        );
+                    }
+                    ExitCode::from(1)
+                }
+            }
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
