@@ -38,6 +38,9 @@ pub struct KernelArgs {
     /// Test only: copy one element less of this array's section.
     #[arg(long, hide = true, value_name = "ARRAY")]
     pub debug_shrink: Vec<String>,
+    /// Test only (`--target openmp`): leave this array out of the map clauses.
+    #[arg(long, hide = true, value_name = "ARRAY")]
+    pub debug_drop: Vec<String>,
     /// Test only: swap the x and y trip counts of a 2D mapping.
     #[arg(long, hide = true)]
     pub debug_swap_bounds: bool,
@@ -137,12 +140,7 @@ pub fn run(args: &EmitArgs) -> ExitCode {
             eprintln!("error: `--check` compiles CUDA; it does not apply to `--target openmp`");
             return ExitCode::from(2);
         }
-        return crate::openmp_command::emit(
-            &inputs,
-            &args.kernel.loop_ids,
-            profile.as_ref(),
-            &args.output,
-        );
+        return crate::openmp_command::emit(&inputs, &args.kernel, profile.as_ref(), &args.output);
     }
     let loop_id = match args.kernel.one_loop() {
         Ok(l) => l,

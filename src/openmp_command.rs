@@ -11,11 +11,12 @@ use std::process::ExitCode;
 /// and output errors.
 pub fn emit(
     inputs: &[TranslationUnitInput],
-    wanted: &[String],
+    kernel: &crate::emit_command::KernelArgs,
     profile: Option<&instantiate::profile::Profile>,
     dir: &Path,
 ) -> ExitCode {
-    let outcome = openmp::port_inputs(inputs, wanted, profile, false);
+    let wanted = &kernel.loop_ids;
+    let outcome = openmp::port_inputs(inputs, wanted, profile, &port_options(kernel, false));
     if let Some(code) = report(&outcome) {
         return code;
     }
@@ -34,6 +35,14 @@ pub fn emit(
         return ExitCode::from(1);
     }
     ExitCode::SUCCESS
+}
+
+fn port_options(kernel: &crate::emit_command::KernelArgs, strict: bool) -> openmp::PortOptions {
+    openmp::PortOptions {
+        strict,
+        shrink: kernel.debug_shrink.clone(),
+        drop: kernel.debug_drop.clone(),
+    }
 }
 
 /// Prints what was ported and what was not; an exit code when there is nothing to write.
@@ -135,7 +144,12 @@ pub fn validate(
     };
     // Strict: `defaultmap(none)` turns a variable the clauses left out into a compile error;
     // under host offloading an unmapped pointer would otherwise keep working.
-    let outcome = openmp::port_inputs(inputs, &args.kernel.loop_ids, profile.as_ref(), true);
+    let outcome = openmp::port_inputs(
+        inputs,
+        &args.kernel.loop_ids,
+        profile.as_ref(),
+        &port_options(&args.kernel, true),
+    );
     if let Some(code) = report(&outcome) {
         return code;
     }

@@ -70,6 +70,7 @@ pub fn plan_port(
     unit: &Unit,
     reports: &[LoopReport],
     report: &LoopReport,
+    options: &super::PortOptions,
 ) -> Result<LoopPort, EmitError> {
     super::require_friendly(report)?;
     let refuse = |m: String| EmitError::refused(format!("{}: {m}", report.id));
@@ -185,7 +186,24 @@ pub fn plan_port(
     // Private copies.
     let mut private: Vec<String> = Vec::new();
     let mut lastprivate: Vec<String> = Vec::new();
-    for p in &report.private {
+    let renamed = |n: &str| source_name(&ctx, n);
+    let privates: Vec<advisor::model::Private> = report
+        .private
+        .iter()
+        .map(|p| advisor::model::Private {
+            name: renamed(&p.name),
+            ..p.clone()
+        })
+        .collect();
+    let parameters: Vec<advisor::model::Parameter> = report
+        .parameters
+        .iter()
+        .map(|p| advisor::model::Parameter {
+            name: renamed(&p.name),
+            ..p.clone()
+        })
+        .collect();
+    for p in &privates {
         if loop_vars.contains(&p.name) || is_reduced(&p.name) {
             continue;
         }
@@ -212,7 +230,7 @@ pub fn plan_port(
     let mut struct_members: BTreeMap<String, (Dir, Vec<String>)> = BTreeMap::new();
     let mut struct_pointers: BTreeMap<String, Dir> = BTreeMap::new();
     let mut firstprivate: Vec<String> = Vec::new();
-    for p in &report.parameters {
+    for p in &parameters {
         if p.kind == ParamKind::Scalar {
             let written = p.role != Role::In;
             let handled = is_reduced(&p.name)
@@ -240,6 +258,9 @@ pub fn plan_port(
             continue;
         }
         let dir = Dir::of(p.role);
+        if options.drop.contains(&p.name) {
+            continue;
+        }
         if let Some((root, arrow, member)) = split_member(&p.name) {
             if member.contains(['.', '-', '[']) {
                 return Err(refuse(format!(
@@ -263,6 +284,17 @@ pub fn plan_port(
             continue;
         }
         let ty = ctx.type_of(&p.name).map(|t| ctx.types.get(t).clone());
+        if matches!(ty, Some(Type::Int { .. } | Type::Float(_))) {
+            // A global scalar: read-only here (a written one is private or a reduction).
+            if dir == Dir::ToFrom {
+                return Err(refuse(format!(
+                    "the global `{}` is written in the loop and is not private nor a reduction",
+                    p.name
+                )));
+            }
+            firstprivate.push(p.name.clone());
+            continue;
+        }
         match ty {
             Some(Type::Record(_)) => {
                 let e = struct_members
@@ -286,7 +318,10 @@ pub fn plan_port(
         }
         let (lo, hi) = byte_section(&ctx, report, p, &refuse, &mut notes)?;
         let unit_bytes = map_unit(&ctx, report, &p.name).map_err(&refuse)?;
-        let section: Section = covering(&lo, &hi, &unit_bytes);
+        let mut section: Section = covering(&lo, &hi, &unit_bytes);
+        if options.shrink.contains(&p.name) {
+            section.length = format!("{} - 1", section.length);
+        }
         maps.entry(dir).or_default().push(section.render(&p.name));
     }
     for (root, dir) in &struct_pointers {
@@ -310,6 +345,21 @@ pub fn plan_port(
             Dir::ToFrom
         };
         maps.entry(dir).or_default().push(items.join(", "));
+    }
+    // Scalars the loop's text reads that the report folded into constants (`n` set to
+    // 1000 before the loop) are still variables there.
+    for v in scalars_read_inside(&ctx, site) {
+        let scalar = ctx
+            .type_of(&v)
+            .is_some_and(|t| matches!(ctx.types.get(t), Type::Int { .. } | Type::Float(_)));
+        let handled = firstprivate.contains(&v)
+            || private.contains(&v)
+            || lastprivate.contains(&v)
+            || loop_vars.contains(&v)
+            || is_reduced(&v);
+        if scalar && !handled {
+            firstprivate.push(v);
+        }
     }
     for (dir, items) in &maps {
         clauses.push(format!("map({}: {})", dir.keyword(), items.join(", ")));
@@ -619,6 +669,44 @@ fn scalars_written_inside(ctx: &Ctx<'_>, site: &LoopSite) -> Vec<String> {
         }
     }
     out
+}
+
+/// Variables declared outside the loop (parameters and globals included) that it reads.
+fn scalars_read_inside(ctx: &Ctx<'_>, site: &LoopSite) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for a in &ctx.sites.accesses {
+        if a.span.start < site.span.start || a.span.end > site.span.end {
+            continue;
+        }
+        let Some(v) = &a.variable else {
+            continue;
+        };
+        let outside = v.local_decl.is_none_or(|d| d < site.span.start);
+        if outside && !out.contains(&v.name) {
+            out.push(v.name.clone());
+        }
+    }
+    out
+}
+
+/// The report writes `in_2` for a variable whose name two declarations of the function
+/// share; at the loop the source has one `in` in scope.
+fn source_name(ctx: &Ctx<'_>, name: &str) -> String {
+    let end = name.find(['.', '-', '[']).unwrap_or(name.len());
+    let root = &name[..end];
+    if ctx.type_of(root).is_some() {
+        return name.to_string();
+    }
+    match root.rsplit_once('_') {
+        Some((base, n))
+            if !n.is_empty()
+                && n.bytes().all(|b| b.is_ascii_digit())
+                && ctx.type_of(base).is_some() =>
+        {
+            format!("{base}{}", &name[end..])
+        }
+        _ => name.to_string(),
+    }
 }
 
 fn is_identifier(s: &str) -> bool {

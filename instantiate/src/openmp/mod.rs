@@ -18,6 +18,17 @@ use crate::cuda::plan::EmitError;
 use advisor::model::{LoopReport, Verdict};
 use frontend::unit::Unit;
 
+/// How ports are written.
+#[derive(Clone, Debug, Default)]
+pub struct PortOptions {
+    /// Add [`LoopPort::strict_clauses`] (`defaultmap(none)`): validation builds.
+    pub strict: bool,
+    /// Test only: arrays whose map section loses its last element.
+    pub shrink: Vec<String>,
+    /// Test only: arrays left out of the map clauses.
+    pub drop: Vec<String>,
+}
+
 /// The loops of `unit` to port: the given ids, or every friendly loop that no other
 /// friendly loop of the same function encloses (one target region per outermost nest).
 /// Returns the ports and, for loops that could not be ported, why.
@@ -25,6 +36,7 @@ pub fn plan_unit(
     unit: &Unit,
     reports: &[LoopReport],
     wanted: &[String],
+    options: &PortOptions,
 ) -> (Vec<LoopPort>, Vec<(String, EmitError)>) {
     let chosen: Vec<&LoopReport> = if wanted.is_empty() {
         reports
@@ -44,7 +56,7 @@ pub fn plan_unit(
     let mut ports = Vec::new();
     let mut refused = Vec::new();
     for r in chosen {
-        match plan_port(unit, reports, r) {
+        match plan_port(unit, reports, r, options) {
             Ok(p) => ports.push(p),
             Err(e) => refused.push((r.id.clone(), e)),
         }
@@ -118,12 +130,12 @@ pub struct Outcome {
 
 /// Analyses every input (`profile` settles `needs-profile` loops as `analyze --profile`
 /// does), plans the ports of the `wanted` loops (all outermost friendly ones when empty)
-/// and rewrites copies of their files (`strict`: with [`LoopPort::strict_clauses`]).
+/// and rewrites copies of their files.
 pub fn port_inputs(
     inputs: &[frontend::preprocess::TranslationUnitInput],
     wanted: &[String],
     profile: Option<&crate::profile::Profile>,
-    strict: bool,
+    options: &PortOptions,
 ) -> Outcome {
     let mut out = Outcome::default();
     let mut matched = vec![false; wanted.len()];
@@ -162,7 +174,7 @@ pub fn port_inputs(
                 matched[k] = true;
             }
         }
-        let (mut ports, refused) = plan_unit(unit, &reports, wanted);
+        let (mut ports, refused) = plan_unit(unit, &reports, wanted, options);
         // The source map names files as the compiler saw them, from its working directory.
         if let Some(dir) = &input.working_dir {
             for p in ports.iter_mut().filter(|p| p.file.is_relative()) {
@@ -232,7 +244,7 @@ pub fn port_inputs(
         let functions = declare.get(&file).map(Vec::as_slice).unwrap_or(&[]);
         let result = std::fs::read_to_string(&file)
             .map_err(|e| format!("cannot read `{}`: {e}", file.display()))
-            .and_then(|text| port_file(&file, &text, &ports, functions, strict));
+            .and_then(|text| port_file(&file, &text, &ports, functions, options.strict));
         match result {
             Ok(f) => out.files.push(f),
             Err(e) => {

@@ -25,32 +25,29 @@ impl Section {
 /// element or a row), else the units that cover `[lo, hi)`: `floor(lo/unit)` up to
 /// `ceil(hi/unit)`. `unit` is C text (`8`, `8*nk`).
 pub fn covering(lo: &str, hi: &str, unit: &str) -> Section {
-    if let (Some(l), Some(h), Some(u)) = (constant(lo), constant(hi), constant(unit)) {
-        if u > 0 && l >= 0 && h >= l {
-            let start = l / u;
-            let end = (h + u - 1) / u;
-            return Section {
-                start: start.to_string(),
-                length: (end - start).to_string(),
-            };
-        }
-    }
-    let start = exact_div(lo, unit);
-    let end = exact_div(hi, unit);
-    match (start, end) {
-        (Some(s), Some(e)) => Section {
-            length: difference(&e, &s),
-            start: s,
-        },
-        (s, e) => {
-            let start = s.unwrap_or_else(|| format!("({}) / ({})", c(lo), c(unit)));
-            let end =
-                e.unwrap_or_else(|| format!("(({}) + ({}) - 1) / ({})", c(hi), c(unit), c(unit)));
-            Section {
-                length: difference(&end, &start),
-                start,
+    let u = constant(unit).filter(|u| *u > 0);
+    let start = exact_div(lo, unit)
+        .or_else(|| {
+            let (l, u) = (constant(lo)?, u?);
+            (l >= 0).then(|| (l / u).to_string())
+        })
+        .unwrap_or_else(|| format!("({}) / ({})", c(lo), c(unit)));
+    let end = exact_div(hi, unit)
+        .or_else(|| {
+            let (h, u) = (constant(hi)?, u?);
+            (h >= 0).then(|| ((h + u - 1) / u).to_string())
+        })
+        .unwrap_or_else(|| {
+            // Simplified when it parses: `(8*n + 3 + 7) / 8` -> `(8*n + 10) / 8`.
+            let text = format!("(({}) + ({}) - 1) / ({})", c(hi), c(unit), c(unit));
+            match parse_expr(&text) {
+                Ok(e) => c(&e.to_c()),
+                Err(_) => text,
             }
-        }
+        });
+    Section {
+        length: difference(&end, &start),
+        start,
     }
 }
 
