@@ -111,6 +111,10 @@ pub struct EmitArgs {
     /// What to generate.
     #[arg(long, value_enum, default_value = "cuda")]
     pub target: Target,
+    /// `--target openmp`: add `defaultmap(none)` and a `firstprivate` of every scalar the
+    /// loop reads, so the compiler checks that the data clauses name every variable.
+    #[arg(long)]
+    pub strict: bool,
     /// Directory for `FUNCTION_LLINE.cu`, `.md` and the CPU shim header (CUDA), or for the
     /// ported files and their patches (OpenMP).
     #[arg(short = 'o', long, value_name = "DIR")]
@@ -140,7 +144,13 @@ pub fn run(args: &EmitArgs) -> ExitCode {
             eprintln!("error: `--check` compiles CUDA; it does not apply to `--target openmp`");
             return ExitCode::from(2);
         }
-        return crate::openmp_command::emit(&inputs, &args.kernel, profile.as_ref(), &args.output);
+        return crate::openmp_command::emit(
+            &inputs,
+            &args.kernel,
+            profile.as_ref(),
+            &args.output,
+            args.strict,
+        );
     }
     let loop_id = match args.kernel.one_loop() {
         Ok(l) => l,

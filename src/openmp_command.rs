@@ -14,9 +14,10 @@ pub fn emit(
     kernel: &crate::emit_command::KernelArgs,
     profile: Option<&instantiate::profile::Profile>,
     dir: &Path,
+    strict: bool,
 ) -> ExitCode {
     let wanted = &kernel.loop_ids;
-    let outcome = openmp::port_inputs(inputs, wanted, profile, &port_options(kernel, false));
+    let outcome = openmp::port_inputs(inputs, wanted, profile, &port_options(kernel, strict));
     if let Some(code) = report(&outcome) {
         return code;
     }

@@ -156,13 +156,18 @@ fn structs_by_value_through_pointers_and_in_arrays() {
     if !offload_available() {
         return;
     }
-    check(&["tests/fixtures/openmp/structs.c"], &[], 0, 9, &["PASS"]);
+    check(&["tests/fixtures/openmp/structs.c"], &[], 0, 11, &["PASS"]);
     let patch = emit_patch(&["tests/fixtures/openmp/structs.c"], "structs.c");
     // clang attaches a by-value struct's member section only when both are in one clause.
     assert!(patch.contains("map(tofrom: in, in.px[0:"), "{patch}");
     assert!(patch.contains("x[0:1]"), "{patch}");
     assert!(patch.contains("y->data[0:"), "{patch}");
     assert!(patch.contains("pts[0:n]"), "{patch}");
+    // Member pointers copied into locals before the loop are mapped by the locals' names.
+    assert!(
+        patch.contains("map(to: xd[0:x->n]) map(tofrom: zd[0:x->n])"),
+        "{patch}"
+    );
 }
 
 #[test]

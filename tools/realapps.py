@@ -7,6 +7,8 @@ needs-profile and not-friendly, and the reasons of the others.
 
     python3 tools/realapps.py fetch            # download the sources (Debian, PyPI)
     python3 tools/realapps.py measure [APP...] # analyse them (release build of warpwise)
+    python3 tools/realapps.py port [APP...]    # port the authors' friendly loops to OpenMP
+                                               # offload and compile the ports (clang-16)
 
 `WW` names the warpwise binary to run, `WW_FLAGS` adds flags to `analyze` (for example
 `WW_FLAGS="--aliasing call-sites"`), `NR` how many reasons to print per loop.
@@ -266,7 +268,68 @@ def measure(only):
           f"not-friendly {total['not-friendly']}; all loops {dict(every)}")
 
 
+def port(only):
+    """`emit --target openmp --strict` on the authors' friendly loops (from `measure`'s
+    reports), then each ported file compiled with clang's offloading to the host: with
+    `defaultmap(none)` a variable the clauses miss is a compile error."""
+    import shutil
+    import tempfile
+    warpwise = os.environ.get("WW", os.path.join(REPO, "target", "release", "warpwise"))
+    cc = os.environ.get("WARPWISE_OFFLOAD_CC", "clang-16")
+    totals = collections.Counter()
+    for name, domain, _, directory, pattern, flags in APPS:
+        if only and name not in only:
+            continue
+        cwd = os.path.join(ROOT, directory)
+        files = sorted(os.path.relpath(f, cwd) for p in pattern.split()
+                       for f in glob.glob(os.path.join(cwd, p)))
+        try:
+            report = json.load(open(os.path.join(ROOT, f"{name}.report.json")))
+        except (OSError, ValueError):
+            print(f"== {name}: no report; run `measure {name}` first")
+            continue
+        flags = [f.replace("{cfg}", os.path.join(ROOT, "cfg")) for f in flags]
+        friendly = [l["id"] for l in report["loops"]
+                    if l["verdict"] == "friendly"
+                    and any(PARALLEL_FOR.search(p) for p in l.get("pragmas", []))]
+        if not friendly:
+            print(f"== {name}: no friendly authors' loop")
+            continue
+        out = tempfile.mkdtemp(prefix=f"warpwise-port-{name}-")
+        loops = [a for l in friendly for a in ("--loop", l)]
+        run = subprocess.run([warpwise, "emit", "--target", "openmp", "--strict", *files, *flags,
+                              *loops, "-o", out], cwd=cwd, capture_output=True, text=True)
+        ported = [l.split()[1] for l in run.stderr.splitlines() if l.startswith("ported ")]
+        refused = [l for l in run.stderr.splitlines() if l.startswith("not ported ")]
+        compiled, failed = 0, []
+        for f in sorted(os.listdir(out)):
+            if not f.endswith(".c"):
+                continue
+            original = next((os.path.join(cwd, g) for g in files if os.path.basename(g) == f), None)
+            inc = ["-iquote", os.path.dirname(original)] if original else []
+            c = subprocess.run([cc, "-fopenmp", "-fopenmp-targets=x86_64-pc-linux-gnu", "-w",
+                                "-c", os.path.join(out, f), "-o", os.devnull, *inc, *flags],
+                               cwd=cwd, capture_output=True, text=True)
+            here = [l for l in ported if os.path.basename(l.split(":")[0]) == f]
+            if c.returncode == 0:
+                compiled += len(here)
+            else:
+                errors = [l for l in c.stderr.splitlines() if "error:" in l]
+                failed.append(f"{f} ({len(here)} loops): {errors[0][:200] if errors else c.stderr[-200:]}")
+        shutil.rmtree(out)
+        totals.update(friendly=len(friendly), ported=len(ported), compiled=compiled)
+        print(f"== {name}: authors' friendly loops {len(friendly)}: ported {len(ported)}, "
+              f"compile under {cc} offloading {compiled}")
+        for r in refused:
+            print("   " + r[:260])
+        for f in failed:
+            print("   compile error: " + f)
+    print(f"TOTAL authors' friendly loops {totals['friendly']}: ported {totals['ported']}, "
+          f"compile {totals['compiled']}")
+
+
 if __name__ == "__main__":
-    if len(sys.argv) < 2 or sys.argv[1] not in ("fetch", "measure"):
+    commands = {"fetch": lambda _: fetch(), "measure": measure, "port": port}
+    if len(sys.argv) < 2 or sys.argv[1] not in commands:
         sys.exit(__doc__)
-    fetch() if sys.argv[1] == "fetch" else measure(set(sys.argv[2:]))
+    commands[sys.argv[1]](set(sys.argv[2:]))

@@ -229,11 +229,31 @@ pub fn plan_port(
     let mut maps: BTreeMap<Dir, Vec<String>> = BTreeMap::new();
     let mut struct_members: BTreeMap<String, (Dir, Vec<String>)> = BTreeMap::new();
     let mut struct_pointers: BTreeMap<String, Dir> = BTreeMap::new();
+    // The loop's text names `xd` where the report names the value it holds
+    // (`x->content->data`, `xd = NV_DATA_OMP(x)` before the loop): map what the text names.
+    let written = scalars_written_inside(&ctx, site);
+    let aliases: BTreeMap<String, String> = source_bases(&ctx, report)
+        .into_iter()
+        .filter(|(_, alias)| !written.contains(alias) && declared_outside(&ctx, site, alias))
+        .collect();
+    let parameters: Vec<advisor::model::Parameter> = parameters
+        .into_iter()
+        .map(|p| match aliases.get(&p.name) {
+            Some(alias) => advisor::model::Parameter {
+                name: alias.clone(),
+                nested: false,
+                ..p
+            },
+            None => p,
+        })
+        .collect();
+    let mapped_aliases: Vec<&String> = aliases.values().collect();
     let mut firstprivate: Vec<String> = Vec::new();
     for p in &parameters {
         if p.kind == ParamKind::Scalar {
             let written = p.role != Role::In;
             let handled = is_reduced(&p.name)
+                || mapped_aliases.contains(&&p.name)
                 || private.contains(&p.name)
                 || lastprivate.contains(&p.name)
                 || loop_vars.contains(&p.name);
@@ -669,6 +689,59 @@ fn scalars_written_inside(ctx: &Ctx<'_>, site: &LoopSite) -> Vec<String> {
         }
     }
     out
+}
+
+/// For each array the report names by its value (`x->content->data`), the one variable
+/// the loop's accesses reach it through (`xd`), from the report's access texts.
+fn source_bases(ctx: &Ctx<'_>, report: &LoopReport) -> BTreeMap<String, String> {
+    let mut seen: BTreeMap<String, Option<String>> = BTreeMap::new();
+    let Some(mapping) = report.mappings.first() else {
+        return BTreeMap::new();
+    };
+    for a in &mapping.accesses {
+        let Some(base) = &a.base else {
+            continue;
+        };
+        // Macro expansions parenthesize: `(xd[i])`.
+        let text = a.text.trim().trim_start_matches(['(', ' ']);
+        let root: String = text
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect();
+        let rest = text[root.len()..].trim_start();
+        let pointer = ctx
+            .type_of(&root)
+            .is_some_and(|t| matches!(ctx.types.get(t), Type::Pointer { .. } | Type::Array { .. }));
+        let candidate = (is_identifier(&root) && &root != base && pointer && rest.starts_with('['))
+            .then_some(root);
+        let e = seen.entry(base.clone()).or_insert(candidate.clone());
+        if *e != candidate {
+            *e = None;
+        }
+    }
+    seen.into_iter()
+        .filter_map(|(base, alias)| Some((base, alias?)))
+        .collect()
+}
+
+/// Whether every variable named `name` that the loop touches is declared before it
+/// (a parameter, a global or a local of the function): a name declared in the loop's body
+/// (`char *aux = (char *)in;`) is not in scope at the pragma.
+fn declared_outside(ctx: &Ctx<'_>, site: &LoopSite, name: &str) -> bool {
+    let mut seen = false;
+    for a in &ctx.sites.accesses {
+        if a.span.start < site.span.start || a.span.end > site.span.end {
+            continue;
+        }
+        let Some(v) = a.variable.as_ref().filter(|v| v.name == name) else {
+            continue;
+        };
+        if v.local_decl.is_some_and(|d| d >= site.span.start) {
+            return false;
+        }
+        seen = true;
+    }
+    seen
 }
 
 /// Variables declared outside the loop (parameters and globals included) that it reads.

@@ -246,7 +246,15 @@ pub fn port_inputs(
             .map_err(|e| format!("cannot read `{}`: {e}", file.display()))
             .and_then(|text| port_file(&file, &text, &ports, functions, options.strict));
         match result {
-            Ok(f) => out.files.push(f),
+            Ok(f) => {
+                for (id, e) in &f.failed {
+                    out.refused
+                        .push((id.clone(), EmitError::refused(e.clone())));
+                }
+                if !f.loops.is_empty() || !functions.is_empty() {
+                    out.files.push(f);
+                }
+            }
             Err(e) => {
                 for p in &ports {
                     out.refused

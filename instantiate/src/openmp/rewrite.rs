@@ -18,6 +18,8 @@ pub struct PortedFile {
     pub loops: Vec<String>,
     /// The functions it compiles for the device (`declare target`).
     pub device_functions: Vec<String>,
+    /// Loops whose edits could not be made here, and why (the others are ported).
+    pub failed: Vec<(String, String)>,
 }
 
 enum Edit<'a> {
@@ -47,12 +49,26 @@ pub fn port_file(
     strict: bool,
 ) -> Result<PortedFile, String> {
     let mut lines: Vec<String> = original.split_inclusive('\n').map(str::to_string).collect();
+    // Check every port against the original first: one loop written by a macro or under
+    // an orphaned `omp for` must not keep the file's other loops from being ported.
+    let mut failed = Vec::new();
+    let ports: Vec<&LoopPort> = ports
+        .iter()
+        .copied()
+        .filter(|p| match check_port(path, &lines, p) {
+            Ok(()) => true,
+            Err(e) => {
+                failed.push((p.loop_id.clone(), e));
+                false
+            }
+        })
+        .collect();
     let mut edits: Vec<(u32, u32, Edit)> = Vec::new();
     for f in device_functions {
         edits.push((f.first_line, 0, Edit::DeclareTarget));
         edits.push((f.last_line, u32::MAX, Edit::EndDeclareTarget));
     }
-    for p in ports {
+    for p in &ports {
         edits.push((p.line, p.col, Edit::Loop(p)));
         for (l, c, tok) in &p.atomics {
             edits.push((*l, *c, Edit::Atomic(tok)));
@@ -148,7 +164,31 @@ pub fn port_file(
         patch,
         loops: ports.iter().map(|p| p.loop_id.clone()).collect(),
         device_functions: device_functions.iter().map(|f| f.name.clone()).collect(),
+        failed,
     })
+}
+
+/// Whether `port`'s edits can be made in `lines` (the original text).
+fn check_port(path: &Path, lines: &[String], port: &LoopPort) -> Result<(), String> {
+    let expect = |line: u32, col: u32, token: &str| -> Result<(), String> {
+        let text = lines
+            .get((line as usize).wrapping_sub(1))
+            .ok_or_else(|| format!("{}:{line}: no such line", path.display()))?;
+        let col0 = (col as usize).saturating_sub(1);
+        if text.get(col0..).is_some_and(|rest| rest.starts_with(token)) {
+            Ok(())
+        } else {
+            Err(format!(
+                "{}:{line}:{col}: expected `{token}` there (written by a macro?); the loop is not ported",
+                path.display()
+            ))
+        }
+    };
+    expect(port.line, port.col, "for")?;
+    for (l, c, token) in &port.atomics {
+        expect(*l, *c, token)?;
+    }
+    existing_pragma(lines, port.line as usize - 1).map(|_| ())
 }
 
 fn indentation(line: &str) -> String {
@@ -222,7 +262,7 @@ fn existing_pragma(lines: &[String], at: usize) -> Result<Option<(usize, usize)>
                 if words.contains(&"for") {
                     if !words.contains(&"parallel") {
                         return Err(format!(
-                            "line {}: `{directive}` shares the loop inside an enclosing `parallel` region; a target region there would run once per thread: port the region by hand",
+                            "line {}: `{directive}` shares the loop among the threads of an enclosing `parallel` region (here or in a caller); a target region there would run once per thread: port the region by hand",
                             first + 1
                         ));
                     }
@@ -297,28 +337,44 @@ mod tests {
         );
     }
 
+    /// Why `port_file` left the one loop of `original` out (the file itself is written).
+    fn refusal(original: &str, p: &LoopPort) -> String {
+        let out = port_file(Path::new("f.c"), original, &[p], &[], false).unwrap();
+        assert!(out.loops.is_empty(), "{:?}", out.loops);
+        assert_eq!(out.ported, original, "nothing edited");
+        let [(id, why)] = &out.failed[..] else {
+            panic!("one refusal expected: {:?}", out.failed)
+        };
+        assert_eq!(id, &p.loop_id);
+        why.clone()
+    }
+
     #[test]
     fn refuses_worksharing_inside_a_parallel_region_and_offloaded_loops() {
         let p = port(2, 1, "#pragma omp target teams distribute parallel for");
-        let e = port_file(
-            Path::new("f.c"),
-            "#pragma omp for\nfor (;;) ;\n",
-            &[&p],
-            &[],
-            false,
-        )
-        .unwrap_err();
+        let e = refusal("#pragma omp for\nfor (;;) ;\n", &p);
         assert!(e.contains("enclosing `parallel` region"), "{e}");
-        let e = port_file(
-            Path::new("f.c"),
-            "#pragma omp target teams loop\nfor (;;) ;\n",
-            &[&p],
-            &[],
-            false,
-        )
-        .unwrap_err();
+        let e = refusal("#pragma omp target teams loop\nfor (;;) ;\n", &p);
         assert!(e.contains("already offloaded"), "{e}");
-        let e = port_file(Path::new("f.c"), "x\nFOR_EACH(i) ;\n", &[&p], &[], false).unwrap_err();
+        let e = refusal("x\nFOR_EACH(i) ;\n", &p);
         assert!(e.contains("expected `for`"), "{e}");
+    }
+
+    #[test]
+    fn a_loop_that_cannot_be_edited_does_not_stop_the_others() {
+        let bad = port(1, 1, "#pragma omp target teams distribute parallel for");
+        let good = port(3, 1, "#pragma omp target teams distribute parallel for");
+        let original = "FOR_EACH(i) ;\nint x;\nfor (i = 0; i < n; i++) ;\n";
+        let out = port_file(Path::new("f.c"), original, &[&bad, &good], &[], false).unwrap();
+        assert_eq!(out.loops, vec!["f.c:3:1".to_string()]);
+        assert_eq!(out.failed.len(), 1);
+        assert!(
+            out.failed[0].1.contains("expected `for`"),
+            "{:?}",
+            out.failed
+        );
+        assert!(out
+            .ported
+            .contains("#pragma omp target teams distribute parallel for\nfor (i"));
     }
 }
