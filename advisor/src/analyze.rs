@@ -440,12 +440,19 @@ impl<'a> FunctionContext<'a> {
         let invariants = self.invariants(id);
         // Once per call, not per symbol: a function with a thousand loops has a thousand
         // induction variables.
-        let primary_ivs: HashSet<Value> = self
+        let mut primary_ivs: HashSet<Value> = self
             .forest
             .loops
             .iter()
             .filter_map(|l| l.primary_iv().map(|iv| iv.phi))
             .collect();
+        // An inner loop without a range (an early exit) is not in the iteration space: its
+        // counter is not renamed by the test, so it is a value that varies like any other.
+        for (inner, _) in crate::space::unranged_inner_loops(self.forest, id, self.rec) {
+            for iv in &self.forest.loop_(inner).induction_variables {
+                primary_ivs.remove(&iv.phi);
+            }
+        }
         let mut variant = HashSet::new();
         for symbol in self.rec.symbols.iter() {
             let defining = match &symbol.origin {
@@ -997,6 +1004,7 @@ impl<'a> FunctionContext<'a> {
         // every ordered pair first, so that a pair stated with a witness in one order is
         // not also reported as undecided in the other.
         let witness_cx = self.witness_context();
+        let unranged = crate::space::unranged_inner_loops(self.forest, id, self.rec);
         let mut decided: Vec<_> = results
             .into_iter()
             .filter(|r| !(reduced(r.first) && reduced(r.second)))
@@ -1064,9 +1072,31 @@ impl<'a> FunctionContext<'a> {
                 },
                 other => other.clone(),
             };
+            // A local array in a nest with an inner loop that leaves early may be private
+            // to each iteration: the classifier cannot follow what such a loop writes and
+            // reads, so a conflict on it is no claim.
+            let local = first
+                .base()
+                .or(second.base())
+                .and_then(|v| self.rec.symbols.info(v))
+                .is_some_and(|s| matches!(s.origin, SymbolOrigin::Object(o) if matches!(self.func.inst(o).kind, InstKind::SlotAddr(_))));
+            let maybe_private = unranged.first().filter(|_| local).map(|(early, _)| {
+                let line = self
+                    .forest
+                    .loop_(*early)
+                    .source
+                    .map(|s| self.line(self.func.source_loop(s).keyword_span))
+                    .unwrap_or(0);
+                format!("`{array}` may be private to each iteration, but the loop at line {line} leaves early, so whether each iteration writes every element it reads first is not known")
+            });
             match &outcome {
                 Outcome::Independent => {}
                 Outcome::Dependent { distance } => {
+                    if let (Some(Ok(_)), Some(note)) = (&witness, &maybe_private) {
+                        let message = format!("a dependence is likely but could not be shown with two iterations: {} on `{array}` between `{}` (line {}) and `{}` (line {}): {note}", r.kind.as_str(), a.text, a.line, b.text, b.line);
+                        self.needs_evidence(message, r.kind.as_str(), &array, a, b, facts);
+                        continue;
+                    }
                     let built = match witness {
                         Some(Ok(built)) => built,
                         Some(Err(crate::witness::Missing::NotShown(why))) => {
@@ -1105,6 +1135,7 @@ impl<'a> FunctionContext<'a> {
                     // Only for the loop's own accesses: a callee's offset may be unknown
                     // for reasons other than data.
                     if *data_dependent
+                        && maybe_private.is_none()
                         && first.callee.is_none()
                         && second.callee.is_none()
                         && same_address

@@ -65,20 +65,16 @@ pub fn iv_range(
     env: &SignEnv,
 ) -> Result<IvRange, NotAffine> {
     let l = forest.loop_(id);
-    if let Normalizable::No { reason } = &l.normalizable {
-        return Err(NotAffine(reason.clone()));
-    }
+    let Shape {
+        var,
+        init,
+        mut bound,
+    } = shape(forest, id, rec)?;
     let test = l
         .exit_test
         .as_ref()
         .ok_or_else(|| NotAffine("no exit test on an induction variable".into()))?;
     let iv = &l.induction_variables[test.iv];
-    let var = rec
-        .symbol(iv.phi)
-        .cloned()
-        .ok_or_else(|| NotAffine("the induction variable has no symbol".into()))?;
-    let init = single(rec, iv.init, "the initial value")?;
-    let mut bound = single(rec, test.bound, "the bound")?;
     let is_do_while = l
         .source
         .is_some_and(|s| func.source_loop(s).kind == LoopKind::DoWhile);
@@ -135,6 +131,59 @@ pub fn iv_range(
         step,
         bound,
     })
+}
+
+/// What a loop needs for a symbolic range: a normalizable loop whose induction variable
+/// has a symbol, one initial value and one bound.
+struct Shape {
+    var: Var,
+    init: Expr,
+    bound: Expr,
+}
+
+fn shape(forest: &LoopForest, id: LoopId, rec: &Reconstruction) -> Result<Shape, NotAffine> {
+    let l = forest.loop_(id);
+    if let Normalizable::No { reason } = &l.normalizable {
+        return Err(NotAffine(reason.clone()));
+    }
+    let test = l
+        .exit_test
+        .as_ref()
+        .ok_or_else(|| NotAffine("no exit test on an induction variable".into()))?;
+    let iv = &l.induction_variables[test.iv];
+    let var = rec
+        .symbol(iv.phi)
+        .cloned()
+        .ok_or_else(|| NotAffine("the induction variable has no symbol".into()))?;
+    Ok(Shape {
+        var,
+        init: single(rec, iv.init, "the initial value")?,
+        bound: single(rec, test.bound, "the bound")?,
+    })
+}
+
+/// The loops strictly inside `outer` that have no symbolic range (an early exit, no
+/// induction variable, several initial values or bounds), with why. An iteration space
+/// leaves them out: within one iteration of `outer` their variables may take any value,
+/// so whatever depends on them is a value that changes from iteration to iteration (the
+/// dependence tests name it and do not decide), while the accesses that do not depend on
+/// them are still compared. A `break` or `goto` that leaves `outer` itself is an exit of
+/// `outer`, which then has no range at all.
+pub fn unranged_inner_loops(
+    forest: &LoopForest,
+    outer: LoopId,
+    rec: &Reconstruction,
+) -> Vec<(LoopId, NotAffine)> {
+    let mut out = Vec::new();
+    let mut stack = forest.loop_(outer).children.clone();
+    while let Some(id) = stack.pop() {
+        if let Err(why) = shape(forest, id, rec) {
+            out.push((id, why));
+        }
+        stack.extend(forest.loop_(id).children.iter().copied());
+    }
+    out.sort_by_key(|(id, _)| *id);
+    out
 }
 
 fn single(rec: &Reconstruction, v: frontend::ir::Value, what: &str) -> Result<Expr, NotAffine> {
@@ -208,6 +257,11 @@ fn space_from(
         ids.extend(children);
         i += 1;
     }
+    let unranged: Vec<LoopId> = unranged_inner_loops(forest, outer, rec)
+        .into_iter()
+        .map(|(id, _)| id)
+        .collect();
+    ids.retain(|id| !unranged.contains(id));
     ids.extend(enclosing);
     ids.sort_by_key(|id| (forest.loop_(*id).depth, *id));
     // Every loop of the nest is assumed to run at least once; for `v = c; v < k*b` with
