@@ -12,7 +12,7 @@
 
 use analyses::reconstruct::Reconstruction;
 use frontend::ir::{BinOp, Function, LoopKind};
-use frontend::loops::{LoopForest, LoopId, Normalizable};
+use frontend::loops::{ExitTest, InductionVariable, LoopForest, LoopId, Normalizable};
 use num_bigint::BigInt;
 use std::collections::HashMap;
 use symbolic::{monotonicity_with_assumptions, Expr, Monotonicity, SignEnv, SignSet, Var};
@@ -69,12 +69,9 @@ pub fn iv_range(
         var,
         init,
         mut bound,
+        test,
+        iv,
     } = shape(forest, id, rec)?;
-    let test = l
-        .exit_test
-        .as_ref()
-        .ok_or_else(|| NotAffine("no exit test on an induction variable".into()))?;
-    let iv = &l.induction_variables[test.iv];
     let is_do_while = l
         .source
         .is_some_and(|s| func.source_loop(s).kind == LoopKind::DoWhile);
@@ -135,13 +132,19 @@ pub fn iv_range(
 
 /// What a loop needs for a symbolic range: a normalizable loop whose induction variable
 /// has a symbol, one initial value and one bound.
-struct Shape {
+struct Shape<'f> {
     var: Var,
     init: Expr,
     bound: Expr,
+    test: &'f ExitTest,
+    iv: &'f InductionVariable,
 }
 
-fn shape(forest: &LoopForest, id: LoopId, rec: &Reconstruction) -> Result<Shape, NotAffine> {
+fn shape<'f>(
+    forest: &'f LoopForest,
+    id: LoopId,
+    rec: &Reconstruction,
+) -> Result<Shape<'f>, NotAffine> {
     let l = forest.loop_(id);
     if let Normalizable::No { reason } = &l.normalizable {
         return Err(NotAffine(reason.clone()));
@@ -159,6 +162,8 @@ fn shape(forest: &LoopForest, id: LoopId, rec: &Reconstruction) -> Result<Shape,
         var,
         init: single(rec, iv.init, "the initial value")?,
         bound: single(rec, test.bound, "the bound")?,
+        test,
+        iv,
     })
 }
 

@@ -13,21 +13,6 @@ mod common;
 use advisor::model::Verdict;
 use common::*;
 
-fn same_in_reverse(source: &str) {
-    let (forward, backward) = (run(source), run(&reversed(source)));
-    assert_eq!(forward, backward, "reversing the loop changed the output");
-    assert!(!forward.is_empty());
-}
-
-fn differs_in_reverse(source: &str) {
-    let (forward, backward) = (run(source), run(&reversed(source)));
-    assert_ne!(forward, backward, "reversing the loop changed nothing");
-}
-
-fn has_code(report: &advisor::model::LoopReport, code: &str) -> bool {
-    report.reasons.iter().any(|r| r.code == code)
-}
-
 /// A linear search per query: the inner loop breaks when it finds the value.
 const SEARCH_BREAK: &str = r#"
 #include <stdio.h>
@@ -165,12 +150,7 @@ int main(void) {
 
 #[test]
 fn a_write_where_the_inner_search_stopped_is_not_called_friendly() {
-    let unit = load(WRITES_WHERE_IT_STOPPED);
-    let line = marked_line(WRITES_WHERE_IT_STOPPED);
-    let report = advisor::analyze::analyze_unit(&unit, &advisor::analyze::Filter::default())
-        .into_iter()
-        .find(|r| r.line == line)
-        .unwrap();
+    let report = marked_report(WRITES_WHERE_IT_STOPPED);
     assert_ne!(report.verdict, Verdict::Friendly, "{report:#?}");
     // The pair is named, not the whole nest given up on.
     assert!(
@@ -246,12 +226,7 @@ int main(void) {
 
 #[test]
 fn a_temporary_read_by_an_early_exit_loop_is_not_a_claimed_dependence() {
-    let unit = load(TEMPORARY_READ_BY_A_SEARCH);
-    let line = marked_line(TEMPORARY_READ_BY_A_SEARCH);
-    let report = advisor::analyze::analyze_unit(&unit, &advisor::analyze::Filter::default())
-        .into_iter()
-        .find(|r| r.line == line)
-        .unwrap();
+    let report = marked_report(TEMPORARY_READ_BY_A_SEARCH);
     assert_ne!(
         report.verdict,
         Verdict::NotFriendly,

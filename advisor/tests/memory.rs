@@ -25,23 +25,6 @@ fn private<'r>(report: &'r LoopReport, name: &str) -> &'r advisor::model::Privat
         .unwrap_or_else(|| panic!("`{name}` is not private: {report:#?}"))
 }
 
-fn has_code(report: &LoopReport, code: &str) -> bool {
-    report.reasons.iter().any(|r| r.code == code)
-}
-
-/// The loop's iterations are independent: reversing them changes nothing.
-fn same_in_reverse(source: &str) {
-    let (forward, backward) = (run(source), run(&reversed(source)));
-    assert_eq!(forward, backward, "reversing the loop changed the output");
-    assert!(!forward.is_empty());
-}
-
-/// A witness of a carried dependence: reversing the iterations changes the output.
-fn differs_in_reverse(source: &str) {
-    let (forward, backward) = (run(source), run(&reversed(source)));
-    assert_ne!(forward, backward, "reversing the loop changed nothing");
-}
-
 // ---------------------------------------------------------------------------------------
 // Globals.
 

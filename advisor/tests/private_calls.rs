@@ -22,10 +22,6 @@ fn is_private(report: &LoopReport, name: &str) -> bool {
     report.private.iter().any(|p| p.name == name)
 }
 
-fn has_code(report: &LoopReport, code: &str) -> bool {
-    report.reasons.iter().any(|r| r.code == code)
-}
-
 /// The loop with a fresh copy of the object per iteration, declared at the start of the
 /// body (`declaration` shadows the outer one) and filled with garbage: a read of a byte the
 /// iteration has not written yet sees the garbage.

@@ -44,16 +44,38 @@ pub fn marked_line(source: &str) -> u32 {
     index as u32 + 1
 }
 
-/// Analyses `source` and checks the verdict of its marked loop; returns the loop's report.
-pub fn check(source: &str, expected: Verdict) -> LoopReport {
+/// The report of the loop marked `/* LOOP */` in `source`.
+pub fn marked_report(source: &str) -> LoopReport {
     let unit = load(source);
     let line = marked_line(source);
-    let report = analyze_unit(&unit, &Filter::default())
+    analyze_unit(&unit, &Filter::default())
         .into_iter()
         .find(|r| r.line == line)
-        .unwrap_or_else(|| panic!("no loop at line {line}"));
+        .unwrap_or_else(|| panic!("no loop at line {line}"))
+}
+
+/// Analyses `source` and checks the verdict of its marked loop; returns the loop's report.
+pub fn check(source: &str, expected: Verdict) -> LoopReport {
+    let report = marked_report(source);
     assert_eq!(report.verdict, expected, "{report:#?}");
     report
+}
+
+pub fn has_code(report: &LoopReport, code: &str) -> bool {
+    report.reasons.iter().any(|r| r.code == code)
+}
+
+/// The loop's iterations are independent: reversing them changes nothing.
+pub fn same_in_reverse(source: &str) {
+    let (forward, backward) = (run(source), run(&reversed(source)));
+    assert_eq!(forward, backward, "reversing the loop changed the output");
+    assert!(!forward.is_empty());
+}
+
+/// A witness of a carried dependence: reversing the iterations changes the output.
+pub fn differs_in_reverse(source: &str) {
+    let (forward, backward) = (run(source), run(&reversed(source)));
+    assert_ne!(forward, backward, "reversing the loop changed nothing");
 }
 
 /// `for (int i = A; i < B; i++)` on the marked line becomes `for (int i = (B) - 1; i >= (A); i--)`.
