@@ -215,6 +215,13 @@ def fetch():
                 os.symlink(f"/usr/include/{h}", os.path.join(zlib, h))
 
 
+def app_files(directory, pattern):
+    """An application's directory under ROOT and its files (relative to it), sorted."""
+    cwd = os.path.join(ROOT, directory)
+    return cwd, sorted(os.path.relpath(f, cwd) for p in pattern.split()
+                       for f in glob.glob(os.path.join(cwd, p)))
+
+
 def measure(only):
     warpwise = os.environ.get("WW", os.path.join(REPO, "target", "release", "warpwise"))
     total, every = collections.Counter(), collections.Counter()
@@ -222,9 +229,7 @@ def measure(only):
     for name, domain, _, directory, pattern, flags in APPS:
         if only and name not in only:
             continue
-        cwd = os.path.join(ROOT, directory)
-        files = sorted(os.path.relpath(f, cwd) for p in pattern.split()
-                       for f in glob.glob(os.path.join(cwd, p)))
+        cwd, files = app_files(directory, pattern)
         if not files:
             print(f"== {name}: not fetched ({cwd})")
             continue
@@ -280,9 +285,7 @@ def port(only):
     for name, domain, _, directory, pattern, flags in APPS:
         if only and name not in only:
             continue
-        cwd = os.path.join(ROOT, directory)
-        files = sorted(os.path.relpath(f, cwd) for p in pattern.split()
-                       for f in glob.glob(os.path.join(cwd, p)))
+        cwd, files = app_files(directory, pattern)
         try:
             report = json.load(open(os.path.join(ROOT, f"{name}.report.json")))
         except (OSError, ValueError):
