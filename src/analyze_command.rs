@@ -28,6 +28,11 @@ pub struct AnalyzeArgs {
     /// WW110, is `needs-profile`).
     #[arg(long, value_enum, default_value = "distinct", value_name = "POLICY")]
     pub aliasing: AliasingArg,
+    /// Dependence pair tests each function may make (work units, so that results do not
+    /// depend on the machine); past it, the function's untested pairs are undecided and
+    /// its loops `needs-profile` with the caveat "analysis budget exceeded".
+    #[arg(long, value_name = "N", default_value_t = advisor::budget::DEFAULT_PAIR_TESTS)]
+    pub work_budget: u64,
     /// Output format; `text` (the porting recipe) is the default on a terminal, `yaml` otherwise.
     #[arg(long, value_enum)]
     pub format: Option<Format>,
@@ -115,6 +120,7 @@ pub fn run(args: &AnalyzeArgs) -> ExitCode {
             AliasingArg::Distinct => Aliasing::Distinct,
             AliasingArg::CallSites => Aliasing::CallSites,
         },
+        work_budget: Some(args.work_budget),
     };
     let mut report = Report {
         schema: SCHEMA.to_string(),

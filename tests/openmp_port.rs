@@ -219,6 +219,29 @@ fn privates_the_authors_pragma_and_old_style_definitions() {
 }
 
 #[test]
+fn a_packed_triangle_is_ported_and_a_second_counter_is_refused() {
+    if !offload_available() {
+        return;
+    }
+    check(
+        &["tests/fixtures/openmp/counters.c"],
+        &[],
+        0,
+        4,
+        &[
+            "PASS",
+            "not ported tests/fixtures/openmp/counters.c:22:5: the loop advances `k` by 2 per iteration beside `i`",
+        ],
+    );
+    let patch = emit_patch(&["tests/fixtures/openmp/counters.c"], "counters.c");
+    // The exact division maps the whole triangle, as C that computes it.
+    assert!(
+        patch.contains("map(tofrom: distances[0:(-n + n*n) / 2])"),
+        "{patch}"
+    );
+}
+
+#[test]
 fn a_helper_in_another_file_is_declared_for_the_device_there() {
     if !offload_available() {
         return;

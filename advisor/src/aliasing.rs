@@ -54,7 +54,23 @@ enum Object {
     Named(String, u32),
 }
 
+/// The callers' reconstructions [`param_aliasing`] needs, kept across the functions of a
+/// program: a caller of many analysed functions is reconstructed once, not once per callee.
+#[derive(Debug, Default)]
+pub struct CallerCache {
+    reconstructions: HashMap<usize, analyses::reconstruct::Reconstruction>,
+}
+
 pub fn param_aliasing(program: &Program, func: &Function) -> ParamAliasing {
+    param_aliasing_cached(program, func, &mut CallerCache::default())
+}
+
+/// [`param_aliasing`] with the callers' reconstructions taken from (and added to) `cache`.
+pub fn param_aliasing_cached(
+    program: &Program,
+    func: &Function,
+    cache: &mut CallerCache,
+) -> ParamAliasing {
     let mut result = ParamAliasing::default();
     for (i, p) in func.params.iter().enumerate() {
         if let frontend::types::Type::Pointer { restrict: true, .. } = program.types.get(p.ty) {
@@ -69,8 +85,7 @@ pub fn param_aliasing(program: &Program, func: &Function) -> ParamAliasing {
         .map(|(i, _)| i)
         .collect();
     let mut all_disjoint: Option<BTreeSet<(usize, usize)>> = None;
-    for caller in &program.functions {
-        let mut rec = None;
+    for (caller_index, caller) in program.functions.iter().enumerate() {
         for inst in &caller.insts {
             let InstKind::Call {
                 callee: Callee::Direct(name),
@@ -83,10 +98,13 @@ pub fn param_aliasing(program: &Program, func: &Function) -> ParamAliasing {
                 continue;
             }
             result.call_sites += 1;
-            let rec = rec.get_or_insert_with(|| {
-                let forest = analyze_loops(caller);
-                reconstruct(program, caller, &forest, &ReconstructConfig::default())
-            });
+            let rec: &analyses::reconstruct::Reconstruction = cache
+                .reconstructions
+                .entry(caller_index)
+                .or_insert_with(|| {
+                    let forest = analyze_loops(caller);
+                    reconstruct(program, caller, &forest, &ReconstructConfig::default())
+                });
             let objects: HashMap<usize, Option<Object>> = pointer_params
                 .iter()
                 .map(|&i| (i, args.get(i).and_then(|a| object_of(caller, rec, *a))))

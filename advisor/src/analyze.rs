@@ -2,7 +2,7 @@
 //! (thesis §4.1), the kernel parameters with byte sections (§4.2), and the 2D nests.
 
 use crate::access::{collect_accesses, section, MemAccess};
-use crate::aliasing::{param_aliasing, ParamAliasing};
+use crate::aliasing::ParamAliasing;
 use crate::calls::{classify_in, CallKind};
 use crate::codes::{self, Code};
 use crate::dependence::{carried_dependences, Outcome};
@@ -29,6 +29,9 @@ pub struct Filter {
     /// `FILE:LINE` or `FILE:LINE:COL` (file compared by suffix).
     pub loop_id: Option<String>,
     pub aliasing: Aliasing,
+    /// Dependence pair tests each function may make ([`crate::budget`]); `None` for the
+    /// default.
+    pub work_budget: Option<u64>,
 }
 
 /// What two pointers a function receives (parameters, and pointers read through them such
@@ -108,6 +111,7 @@ pub fn analyze_in_program(
     }
     let program = &unit.lowered.program;
     let mut reports = Vec::new();
+    let mut callers = crate::aliasing::CallerCache::default();
     for func in &program.functions {
         if filter.function.as_deref().is_some_and(|f| f != func.name) {
             continue;
@@ -117,7 +121,7 @@ pub fn analyze_in_program(
             continue;
         }
         let rec = reconstruct(program, func, &forest, &reconstruct_config);
-        let aliasing = param_aliasing(program, func);
+        let aliasing = crate::aliasing::param_aliasing_cached(program, func, &mut callers);
         let signs = sign_analysis(program, func, &forest, &rec, &HashMap::new());
         let entry_signs = signs.env_for(func.entry, &rec);
         let ranges = range_analysis(program, func, &forest, &rec, &entry_signs, &range_config);
@@ -133,6 +137,11 @@ pub fn analyze_in_program(
             ranges: &ranges,
             target,
             aliasing_policy: filter.aliasing,
+            budget: crate::budget::Budget::new(
+                filter
+                    .work_budget
+                    .unwrap_or(crate::budget::DEFAULT_PAIR_TESTS),
+            ),
         };
         let mut facts: BTreeMap<LoopId, LoopFacts> = BTreeMap::new();
         for id in forest.ids() {
@@ -217,6 +226,8 @@ struct FunctionContext<'a> {
     ranges: &'a RangeFacts,
     target: &'a crate::mapping::Target,
     aliasing_policy: Aliasing,
+    /// The function's work budget, shared by its loops in the loop forest's order.
+    budget: crate::budget::Budget,
 }
 
 /// What the friendliness test found for one loop as the parallel one.
@@ -963,6 +974,7 @@ impl<'a> FunctionContext<'a> {
             variant,
             &self.quotients(),
             &mut facts.assumptions,
+            &self.budget,
         );
         // Read-modify-writes whose only carried dependence is on themselves are reductions.
         let program = &self.unit.lowered.program;
@@ -1052,6 +1064,12 @@ impl<'a> FunctionContext<'a> {
             .filter(|(_, w)| !matches!(w, Some(Err(crate::witness::Missing::Independent))))
             .collect();
         decided.sort_by_key(|(_, w)| !matches!(w, Some(Ok(_))));
+        // A pair the budget left untested and nothing else decided: the loop says so.
+        if decided.iter().any(|(r, _)| {
+            matches!(&r.outcome, Outcome::Unknown { why, .. } if why == crate::budget::UNTESTED)
+        }) {
+            facts.assumptions.push(self.budget.caveat());
+        }
         let mut seen = HashSet::new();
         for (r, witness) in decided {
             let (first, second) = (&accesses[r.first], &accesses[r.second]);
@@ -1314,6 +1332,7 @@ impl<'a> FunctionContext<'a> {
         }
         // Pairs left to the aliasing policy's assumption, stated once for the loop.
         let mut assumed = Vec::new();
+        let mut tester: Option<Option<crate::dependence::CarriedTester>> = None;
         for (pair, uses) in candidates {
             // Harmless if the pointers coincide: no pair conflicts across iterations when
             // both address one array from the same start. Not when a call site is known
@@ -1324,18 +1343,30 @@ impl<'a> FunctionContext<'a> {
                 _ => false,
             };
             if let (Some((space, variant)), false) = (dependence_context, overlap_known) {
-                let mut needed = Vec::new();
-                let safe = uses.iter().all(|(store, other, sb, ob)| {
-                    crate::overlap::independent_if_same_array(
-                        store,
-                        other,
-                        sb,
-                        ob,
+                // One tester for the loop, made on first use: a loop with many pointers
+                // has many pairs.
+                let tester = tester.get_or_insert_with(|| {
+                    crate::dependence::CarriedTester::new(
+                        accesses,
                         space,
                         id,
                         variant,
-                        &mut needed,
+                        &crate::dependence::Quotients::new(),
                     )
+                });
+                let mut needed = Vec::new();
+                let safe = tester.as_ref().is_some_and(|tester| {
+                    uses.iter().all(|(store, other, sb, ob)| {
+                        crate::overlap::independent_if_same_array(
+                            store,
+                            other,
+                            sb,
+                            ob,
+                            tester,
+                            &mut needed,
+                            &self.budget,
+                        )
+                    })
                 });
                 if safe {
                     facts.assumptions.extend(needed);
@@ -1632,7 +1663,12 @@ impl<'a> FunctionContext<'a> {
                         self.forest.loop_(*child),
                         all.get(child).map(|f| &f.privacy),
                     );
-                if child_friendly && is_immediate_child(self.func, self.forest, id, *child) {
+                // An inner loop's second counter runs on from the inner loop's previous
+                // iteration (`distpos++`): its iterations are not threads of their own.
+                if child_friendly
+                    && is_immediate_child(self.func, self.forest, id, *child)
+                    && self.counters(*child).is_empty()
+                {
                     if let Some(s) = self.forest.loop_(*child).source {
                         nest.push(self.unit.loop_id(self.func.source_loop(s)));
                     }
@@ -1655,6 +1691,7 @@ impl<'a> FunctionContext<'a> {
             calls: self.calls(id, &facts.privacy),
             reductions: facts.reductions.clone(),
             private: facts.privacy.entries.clone(),
+            counters: self.counters(id),
             needs_evidence: facts.needs_evidence.clone(),
             assumptions,
             pragmas: source.map(|s| s.pragmas.clone()).unwrap_or_default(),
@@ -1673,14 +1710,16 @@ impl<'a> FunctionContext<'a> {
             // (`if (y == t) B[x] -= ...`): such a loop stays a candidate, as when a profile
             // was to settle it.
             let parallel = |d: LoopId| {
-                all.get(&d).is_some_and(|f| {
-                    f.verdict != Verdict::NotFriendly
-                        && f.reductions.len() == f.conditional_reductions
-                }) && !facts.privacy.shared_by(
-                    self.func,
-                    self.forest.loop_(d),
-                    all.get(&d).map(|f| &f.privacy),
-                )
+                (d == id || self.counters(d).is_empty())
+                    && all.get(&d).is_some_and(|f| {
+                        f.verdict != Verdict::NotFriendly
+                            && f.reductions.len() == f.conditional_reductions
+                    })
+                    && !facts.privacy.shared_by(
+                        self.func,
+                        self.forest.loop_(d),
+                        all.get(&d).map(|f| &f.privacy),
+                    )
             };
             crate::mapping::attach(
                 self.unit,
@@ -1695,6 +1734,45 @@ impl<'a> FunctionContext<'a> {
             );
         }
         report
+    }
+
+    /// The loop's second counters that the reconstruction expressed through its index
+    /// (integer, with a step that is a multiple of the index's): what a port must compute
+    /// per iteration. Named from the source; a counter with no name is left out.
+    fn counters(&self, id: LoopId) -> Vec<crate::model::Counter> {
+        let l = self.forest.loop_(id);
+        let types = &self.unit.lowered.program.types;
+        let Some(primary) = l.primary_iv() else {
+            return Vec::new();
+        };
+        if primary.step == 0 || !types.is_integer(self.func.inst(primary.phi).ty) {
+            return Vec::new();
+        }
+        let inside: HashSet<frontend::ir::Block> = l.blocks.iter().copied().collect();
+        l.induction_variables
+            .iter()
+            .filter(|iv| iv.phi != primary.phi && iv.step % primary.step == 0)
+            .filter(|iv| types.is_integer(self.func.inst(iv.phi).ty))
+            .filter_map(|iv| {
+                let name = iv.name.clone()?;
+                let step = i64::try_from(iv.step).ok()?;
+                // Read after the loop: some instruction outside it uses the counter.
+                let last_value = self.func.values().any(|v| {
+                    let inst = self.func.inst(v);
+                    !inside.contains(&inst.block)
+                        && inst
+                            .kind
+                            .operands()
+                            .iter()
+                            .any(|&o| o == iv.phi || o == iv.update)
+                });
+                Some(crate::model::Counter {
+                    name,
+                    step,
+                    last_value,
+                })
+            })
+            .collect()
     }
 
     fn calls(&self, id: LoopId, privacy: &crate::privatize::Privacy) -> Vec<Call> {

@@ -17,6 +17,7 @@
 //! Whatever none of them decides is "unknown": indirect indices (`a[idx[i]]`), aliasing.
 
 use crate::access::MemAccess;
+use crate::budget::Budget;
 use crate::space::{extreme_in, IvRange, Space};
 use frontend::loops::LoopId;
 use num_bigint::BigInt;
@@ -95,72 +96,171 @@ pub fn carried_dependences(
     variant: &HashSet<Var>,
     quotients: &Quotients,
     assumptions: &mut Vec<String>,
+    budget: &Budget,
 ) -> Vec<PairResult> {
-    let mut out = Vec::new();
-    let Some(carrier_range) = space.of_loop(carrier) else {
-        return out;
-    };
-    let renamed = RenamedSpace::new(space, carrier_range, variant);
-    // A loop body repeats the same access (`a[i]` read in ten statements): each distinct
-    // pair of addresses is tested once, so the work grows with the distinct accesses, not
-    // with the square of the statements.
-    let mut tested: HashMap<PairKey, (Outcome, Vec<String>)> = HashMap::new();
-    for (a, first) in accesses.iter().enumerate() {
-        for (b, second) in accesses.iter().enumerate() {
-            if !first.is_store && !second.is_store {
-                continue;
-            }
-            let kind = match (first.is_store, second.is_store) {
-                (true, true) => DependenceKind::Output,
-                (true, false) => DependenceKind::Flow,
-                _ => DependenceKind::Anti,
-            };
-            let mut outcome = Outcome::Independent;
-            'pairs: for (base_f, f) in &first.alternatives {
-                for (base_g, g) in &second.alternatives {
-                    let result = match (base_f, base_g) {
-                        (Some(x), Some(y)) if x == y => {
-                            let sizes = (first.elem_bytes, second.elem_bytes);
-                            let key = (f, g, sizes.0, sizes.1);
-                            let (result, needed) = tested.entry(key).or_insert_with(|| {
-                                let mut needed = Vec::new();
-                                let r = test_pair(
-                                    f,
-                                    g,
-                                    sizes,
-                                    &renamed,
-                                    variant,
-                                    quotients,
-                                    &mut needed,
-                                );
-                                (r, needed)
-                            });
-                            add_assumptions(assumptions, needed);
-                            result.clone()
-                        }
-                        (Some(_), Some(_)) => continue, // different bases: the caller decides about aliasing
-                        _ => Outcome::Unknown {
-                            why: "the address has no single base pointer".into(),
-                            data_dependent: false,
-                        },
-                    };
-                    outcome = merge(outcome, result);
-                    if matches!(outcome, Outcome::Dependent { .. }) {
-                        break 'pairs;
-                    }
-                }
-            }
-            if outcome != Outcome::Independent {
-                out.push(PairResult {
-                    first: a,
-                    second: b,
-                    kind,
-                    outcome,
-                });
+    match CarriedTester::new(accesses, space, carrier, variant, quotients) {
+        Some(tester) => tester.test(accesses, assumptions, budget),
+        None => Vec::new(),
+    }
+}
+
+/// The dependence tests of one carrier, prepared once: the renamed space and the variant
+/// symbols, cut down to what the addresses mention. Testing many small groups of accesses
+/// of one loop (every pair of pointers that may alias) then costs the pairs, not a new
+/// space each time.
+pub struct CarriedTester {
+    renamed: RenamedSpace,
+    variant: HashSet<Var>,
+    quotients: Quotients,
+}
+
+impl std::fmt::Debug for CarriedTester {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CarriedTester")
+            .field("carrier", &self.renamed.carrier.var)
+            .field("variant", &self.variant.len())
+            .finish()
+    }
+}
+
+impl CarriedTester {
+    /// A tester for accesses among `accesses` (those tested later must not mention symbols
+    /// these do not); `None` when `carrier` is not in the space.
+    pub fn new(
+        accesses: &[MemAccess],
+        space: &Space,
+        carrier: LoopId,
+        variant: &HashSet<Var>,
+        quotients: &Quotients,
+    ) -> Option<CarriedTester> {
+        let carrier_range = space.of_loop(carrier)?;
+        // Only the variant symbols the addresses mention matter (and those of the
+        // quotients they use): a long loop body has thousands of others, and renaming them
+        // for every loop made long functions quadratic.
+        let mut mentioned: HashSet<Var> = HashSet::new();
+        for a in accesses {
+            for (_, e) in &a.alternatives {
+                mentioned.extend(e.vars());
             }
         }
+        let quotients: Quotients = quotients
+            .iter()
+            .filter(|(q, _)| mentioned.contains(*q))
+            .map(|(q, quotient)| (q.clone(), quotient.clone()))
+            .collect();
+        for quotient in quotients.values() {
+            mentioned.extend(quotient.dividend.vars());
+            mentioned.extend(quotient.divisor.vars());
+        }
+        let variant: HashSet<Var> = variant
+            .iter()
+            .filter(|v| mentioned.contains(*v))
+            .cloned()
+            .collect();
+        // The same for the signs: what the addresses and the loop bounds mention.
+        let mut keep = mentioned;
+        for r in &space.ivs {
+            keep.insert(r.var.clone());
+            for e in [&r.init, &r.lo, &r.hi, &r.trips, &r.bound] {
+                keep.extend(e.vars());
+            }
+        }
+        let space = Space {
+            ivs: space.ivs.clone(),
+            env: space.env.restricted_to(&keep),
+            assumptions: space.assumptions.clone(),
+        };
+        let renamed = RenamedSpace::new(&space, carrier_range, &variant);
+        Some(CarriedTester {
+            renamed,
+            variant,
+            quotients,
+        })
     }
-    out
+
+    /// Tests every ordered pair of `accesses` with at least one store, through the same
+    /// base, for a dependence carried by the tester's loop.
+    /// Each pair tested spends one unit of `budget`; once it is spent, the remaining pairs
+    /// are undecided.
+    pub fn test(
+        &self,
+        accesses: &[MemAccess],
+        assumptions: &mut Vec<String>,
+        budget: &Budget,
+    ) -> Vec<PairResult> {
+        let renamed = &self.renamed;
+        let variant = &self.variant;
+        let quotients = &self.quotients;
+        let mut out = Vec::new();
+        // A loop body repeats the same access (`a[i]` read in ten statements): each distinct
+        // pair of addresses is tested once, so the work grows with the distinct accesses, not
+        // with the square of the statements.
+        let mut tested: HashMap<PairKey, (Outcome, Vec<String>)> = HashMap::new();
+        for (a, first) in accesses.iter().enumerate() {
+            for (b, second) in accesses.iter().enumerate() {
+                if !first.is_store && !second.is_store {
+                    continue;
+                }
+                let kind = match (first.is_store, second.is_store) {
+                    (true, true) => DependenceKind::Output,
+                    (true, false) => DependenceKind::Flow,
+                    _ => DependenceKind::Anti,
+                };
+                let mut outcome = Outcome::Independent;
+                'pairs: for (base_f, f) in &first.alternatives {
+                    for (base_g, g) in &second.alternatives {
+                        let result = match (base_f, base_g) {
+                            (Some(x), Some(y)) if x == y => {
+                                let sizes = (first.elem_bytes, second.elem_bytes);
+                                let key = (f, g, sizes.0, sizes.1);
+                                let (result, needed) = tested.entry(key).or_insert_with(|| {
+                                    if !budget.spend() {
+                                        let why = crate::budget::UNTESTED.to_string();
+                                        let outcome = Outcome::Unknown {
+                                            why,
+                                            data_dependent: false,
+                                        };
+                                        return (outcome, Vec::new());
+                                    }
+                                    let mut needed = Vec::new();
+                                    let r = test_pair(
+                                        f,
+                                        g,
+                                        sizes,
+                                        renamed,
+                                        variant,
+                                        quotients,
+                                        &mut needed,
+                                    );
+                                    (r, needed)
+                                });
+                                add_assumptions(assumptions, needed);
+                                result.clone()
+                            }
+                            (Some(_), Some(_)) => continue, // different bases: the caller decides about aliasing
+                            _ => Outcome::Unknown {
+                                why: "the address has no single base pointer".into(),
+                                data_dependent: false,
+                            },
+                        };
+                        outcome = merge(outcome, result);
+                        if matches!(outcome, Outcome::Dependent { .. }) {
+                            break 'pairs;
+                        }
+                    }
+                }
+                if outcome != Outcome::Independent {
+                    out.push(PairResult {
+                        first: a,
+                        second: b,
+                        kind,
+                        outcome,
+                    });
+                }
+            }
+        }
+        out
+    }
 }
 
 /// Appends the assumptions in `needed` that `assumptions` does not hold yet.
@@ -195,6 +295,9 @@ struct RenamedSpace {
     /// Inner induction variables and their renamed copies (`j`, `j'`).
     inner_pairs: Vec<(Var, Var)>,
     distance: Var,
+    /// The later iteration's names of the variant symbols (`idx[i]'`), made once per
+    /// loop: a long function has thousands of them, and every pair is checked against them.
+    primed_variant: HashSet<Var>,
 }
 
 impl RenamedSpace {
@@ -203,8 +306,11 @@ impl RenamedSpace {
         let mut second: HashMap<Var, Expr> = HashMap::new();
         // Values loaded in the loop differ between the two iterations: `idx[i]` becomes
         // `idx[i]'`, and a difference that keeps either cannot be bounded.
+        let mut primed_variant = HashSet::new();
         for v in variant {
-            second.insert(v.clone(), Expr::var(&format!("{}'", v.name())));
+            let primed = Var::new(&format!("{}'", v.name()));
+            second.insert(v.clone(), Expr::var(primed.name()));
+            primed_variant.insert(primed);
         }
         // The next iteration is `i + step`, so iteration `k + d` has `i + step*d`.
         let step_d = Expr::var(d.name())
@@ -264,6 +370,7 @@ impl RenamedSpace {
             second,
             inner_pairs,
             distance: d,
+            primed_variant,
         }
     }
 }
@@ -287,14 +394,10 @@ fn test_pair(
     let Ok(diff) = f.checked_sub(&g2) else {
         return too_large();
     };
-    let primed: HashSet<Var> = variant
-        .iter()
-        .map(|v| Var::new(&format!("{}'", v.name())))
-        .collect();
     if let Some(v) = diff
         .vars()
         .iter()
-        .find(|v| variant.contains(*v) || primed.contains(*v))
+        .find(|v| variant.contains(*v) || renamed.primed_variant.contains(*v))
     {
         if let Some(outcome) = delinearized(
             f,
@@ -352,6 +455,9 @@ fn test_pair(
         return Outcome::Independent;
     }
     if gcd_excludes(&diff, &size_f, &size_g) {
+        return Outcome::Independent;
+    }
+    if ordered_blocks(f, g, (&size_f, &size_g), renamed, assumptions) {
         return Outcome::Independent;
     }
     Outcome::Unknown {
@@ -510,6 +616,94 @@ fn delinearized(
     }
     add_assumptions(assumptions, &needed);
     Some(Outcome::Independent)
+}
+
+/// The consecutive-blocks test: each iteration of the carrier touches bytes within
+/// `[low(i), top(i))`, the bounds taken over the loops inside it. When every iteration's
+/// block ends where the next one's begins or before (`top(i) <= low(i + step)`) and the
+/// blocks' starts never go back (`low(i) <= low(i + step)`), then for any `d >= 1`,
+/// `top(i) <= low(i + 1) <= ... <= low(i + d)`: iterations never share a byte. (And the
+/// same with the blocks going down.) This is what a packed triangular matrix needs: row `i`
+/// of `distances[i*(2n - i - 1)/2 + j - i - 1]` fills `[T(i), T(i + 1))`, a block whose
+/// length changes with `i`, which no single distance or range bound captures.
+fn ordered_blocks(
+    f: &Expr,
+    g: &Expr,
+    (size_f, size_g): (&BigInt, &BigInt),
+    renamed: &RenamedSpace,
+    assumptions: &mut Vec<String>,
+) -> bool {
+    let original = &renamed.original;
+    let carrier = &renamed.carrier;
+    if carrier.step <= 0 {
+        return false;
+    }
+    let Some(depth) = original
+        .ivs
+        .iter()
+        .position(|r| r.loop_id == carrier.loop_id)
+    else {
+        return false;
+    };
+    let mut env = original.env.clone();
+    let mut needed = Vec::new();
+    let inner = Space {
+        ivs: original.ivs[depth + 1..].to_vec(),
+        env: env.clone(),
+        assumptions: Vec::new(),
+    };
+    let block = |e: &Expr, size: &BigInt, env: &mut SignEnv, needed: &mut Vec<String>| {
+        let low = extreme_in(e, &inner, false, env, needed)?;
+        let high = extreme_in(e, &inner, true, env, needed)?;
+        let top = high.checked_add(&Expr::integer(size.clone())).ok()?;
+        Some((low, top))
+    };
+    let Some((low_f, top_f)) = block(f, size_f, &mut env, &mut needed) else {
+        return false;
+    };
+    let Some((low_g, top_g)) = block(g, size_g, &mut env, &mut needed) else {
+        return false;
+    };
+    let (Ok(low), Ok(top)) = (
+        symbolic::get_min(&low_f, &low_g, &env),
+        symbolic::get_max(&top_f, &top_g, &env),
+    ) else {
+        return false;
+    };
+    // Iterations `i` that have a successor: `[lo, hi - step]` of the carrier.
+    let mut outer = Space {
+        ivs: original.ivs[..=depth].to_vec(),
+        env: env.clone(),
+        assumptions: Vec::new(),
+    };
+    let step = Expr::integer(BigInt::from(carrier.step));
+    let Ok(last_with_next) = carrier.hi.checked_sub(&step) else {
+        return false;
+    };
+    outer.ivs[depth].hi = last_with_next;
+    let Ok(next_i) = Expr::var(carrier.var.name()).checked_add(&step) else {
+        return false;
+    };
+    let next = HashMap::from([(carrier.var.clone(), next_i)]);
+    let (Ok(low_next), Ok(top_next)) = (low.substitute(&next), top.substitute(&next)) else {
+        return false;
+    };
+    let never_negative =
+        |e: Result<Expr, symbolic::SymError>, env: &mut SignEnv, needed: &mut Vec<String>| {
+            e.ok()
+                .and_then(|e| extreme_in(&e, &outer, false, env, needed))
+                .is_some_and(|min| at_least(&min, &BigInt::zero(), env, needed))
+        };
+    let ascending = never_negative(low_next.checked_sub(&top), &mut env, &mut needed)
+        && never_negative(low_next.checked_sub(&low), &mut env, &mut needed);
+    let ordered = ascending || {
+        never_negative(low.checked_sub(&top_next), &mut env, &mut needed)
+            && never_negative(top.checked_sub(&top_next), &mut env, &mut needed)
+    };
+    if ordered {
+        add_assumptions(assumptions, &needed);
+    }
+    ordered
 }
 
 /// The largest magnitude `e` reaches over the renamed iteration space.

@@ -4,6 +4,7 @@ pub mod access;
 pub mod aliasing;
 pub mod analyze;
 pub mod banks;
+pub mod budget;
 pub mod calls;
 pub mod callsites;
 pub mod coalescing;

@@ -180,6 +180,16 @@ pub struct Private {
     pub storage: Option<Storage>,
 }
 
+/// A second counter of a loop: `name` grows by `step` per iteration, from its value at the
+/// loop's entry.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Counter {
+    pub name: String,
+    pub step: i64,
+    /// Its value is read after the loop: the port must copy out the final value.
+    pub last_value: bool,
+}
+
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Call {
     pub name: String,
@@ -336,6 +346,11 @@ pub struct LoopReport {
     /// its body, or written before they are read in every iteration.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub private: Vec<Private>,
+    /// Variables the loop advances by a constant beside its index (`k += 2` next to `i++`):
+    /// each iteration's value is `entry + step * iteration`, so a port computes it from the
+    /// iteration (OpenMP `linear(k: 2)`) instead of carrying it from the previous one.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub counters: Vec<Counter>,
     /// Accesses whose independence needs run-time evidence (for `needs-profile`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub needs_evidence: Vec<DependencePair>,

@@ -8,26 +8,22 @@
 //! names as an assumption instead of refusing the loop.
 
 use crate::access::MemAccess;
-use crate::dependence::carried_dependences;
-use crate::space::Space;
-use frontend::loops::LoopId;
-use std::collections::HashSet;
+use crate::dependence::CarriedTester;
 use symbolic::Var;
 
 /// Whether accesses `first` (through `base_first`) and `second` (through `base_second`)
 /// carry no dependence across iterations of `carrier` when both bases are the same
-/// pointer. Each access is tested against itself too (a store whose own offset repeats
+/// pointer, with the loop's `tester` (made from all the accesses the pairs come from, with
+/// no quotients: the same-base tests already saw them). Each access is tested against itself too (a store whose own offset repeats
 /// would already be a dependence through one pointer, which the same-base tests report).
-#[allow(clippy::too_many_arguments)] // the pair, its two bases and the loop's test context
 pub fn independent_if_same_array(
     first: &MemAccess,
     second: &MemAccess,
     base_first: &Var,
     base_second: &Var,
-    space: &Space,
-    carrier: LoopId,
-    variant: &HashSet<Var>,
+    tester: &CarriedTester,
     assumptions: &mut Vec<String>,
+    budget: &crate::budget::Budget,
 ) -> bool {
     let rebased = |access: &MemAccess| {
         let mut copy = access.clone();
@@ -41,14 +37,7 @@ pub fn independent_if_same_array(
     // Only the pair's own conflicts matter: each access alone was already tested.
     let pair = [rebased(first), rebased(second)];
     let mut needed = Vec::new();
-    let conflicts = carried_dependences(
-        &pair,
-        space,
-        carrier,
-        variant,
-        &crate::dependence::Quotients::new(),
-        &mut needed,
-    );
+    let conflicts = tester.test(&pair, &mut needed, budget);
     let independent = conflicts.iter().all(|r| r.first == r.second);
     if independent {
         assumptions.extend(needed);

@@ -337,6 +337,81 @@ fn runs_assumption(forest: &LoopForest, id: LoopId, rec: &Reconstruction) -> Opt
     Some((var.clone(), fact))
 }
 
+/// Monotonicity of `e` in the induction variable `space.ivs[at]` over that variable's own
+/// range, when the sign rules alone cannot tell (`8*n*i - 4*i*i` grows only while
+/// `i < n - 1/2`): the forward difference `e(r + 1) - e(r)`, one degree lower in `r`, is
+/// bounded over `r` in `[lo, hi - 1]` and the loops outside it. Non-negative there: `e` grows
+/// from every integer `r` to the next one in the range, so its maximum is at `hi`.
+fn monotone_on_range(
+    e: &Expr,
+    space: &Space,
+    at: usize,
+    env: &mut SignEnv,
+    assumptions: &mut Vec<String>,
+    differences: u32,
+    fuel: &mut u32,
+) -> Monotonicity {
+    let r = &space.ivs[at];
+    let Ok(next) = Expr::var(r.var.name()).checked_add(&Expr::constant(1)) else {
+        return Monotonicity::Unknown;
+    };
+    let shift = HashMap::from([(r.var.clone(), next)]);
+    let Some(delta) = e
+        .substitute(&shift)
+        .ok()
+        .and_then(|shifted| shifted.checked_sub(e).ok())
+    else {
+        return Monotonicity::Unknown;
+    };
+    let Ok(last_with_next) = r.hi.checked_sub(&Expr::constant(1)) else {
+        return Monotonicity::Unknown;
+    };
+    let mut outer = Space {
+        ivs: space.ivs[..=at].to_vec(),
+        env: env.clone(),
+        assumptions: Vec::new(),
+    };
+    outer.ivs[at].hi = last_with_next;
+    let zero = Expr::constant(0);
+    // Each direction is tried in a copy of the environment, so that the assumptions of a
+    // failed attempt are not kept.
+    for want_max in [false, true] {
+        let mut trial = env.clone();
+        let mut needed = Vec::new();
+        let settled = extreme_at_depth(
+            &delta,
+            &outer,
+            want_max,
+            &mut trial,
+            &mut needed,
+            differences,
+            fuel,
+        )
+        .is_some_and(|b| {
+            let c = symbolic::compare(&b, &zero, &trial);
+            if want_max {
+                c.is_le()
+            } else {
+                c.is_ge()
+            }
+        });
+        if settled {
+            *env = trial;
+            for text in needed {
+                if !assumptions.contains(&text) {
+                    assumptions.push(text);
+                }
+            }
+            return if want_max {
+                Monotonicity::Decreasing
+            } else {
+                Monotonicity::Increasing
+            };
+        }
+    }
+    Monotonicity::Unknown
+}
+
 /// The minimum (`want_max = false`) or maximum of `e` over the iteration space, or `None`
 /// when monotonicity cannot be established for some induction variable. Assumptions used
 /// are appended to `assumptions` as text (`n > 0`).
@@ -359,18 +434,48 @@ pub fn extreme_in(
     env: &mut SignEnv,
     assumptions: &mut Vec<String>,
 ) -> Option<Expr> {
+    let mut fuel = DIFFERENCE_FUEL;
+    extreme_at_depth(e, space, want_max, env, assumptions, 0, &mut fuel)
+}
+
+/// How many forward differences [`monotone_on_range`] may take in a row (one per degree of
+/// the variable: a cubic needs three).
+const MAX_DIFFERENCES: u32 = 3;
+/// How many forward differences one extreme may take in all: each one bounds an expression
+/// over the space again, so without a cap the work would grow with the number of loop
+/// variables to the power [`MAX_DIFFERENCES`].
+const DIFFERENCE_FUEL: u32 = 12;
+
+fn extreme_at_depth(
+    e: &Expr,
+    space: &Space,
+    want_max: bool,
+    env: &mut SignEnv,
+    assumptions: &mut Vec<String>,
+    differences: u32,
+    fuel: &mut u32,
+) -> Option<Expr> {
     let mut current = e.clone();
-    for r in space.ivs.iter().rev() {
+    for (at, r) in space.ivs.iter().enumerate().rev() {
         if !current.vars().contains(&r.var) {
             continue;
         }
-        let (m, used) = monotonicity_with_assumptions(&current, &r.var, env);
+        let (mut m, used) = monotonicity_with_assumptions(&current, &r.var, env);
         for a in used {
             let text = a.to_string();
             env.set(a.var.clone(), a.sign);
             if !assumptions.contains(&text) {
                 assumptions.push(text);
             }
+        }
+        if !matches!(
+            m,
+            Monotonicity::Increasing | Monotonicity::Decreasing | Monotonicity::Constant
+        ) && differences < MAX_DIFFERENCES
+            && *fuel > 0
+        {
+            *fuel -= 1;
+            m = monotone_on_range(&current, space, at, env, assumptions, differences + 1, fuel);
         }
         let pick = match (m, want_max) {
             (Monotonicity::Increasing, true) | (Monotonicity::Decreasing, false) => &r.hi,

@@ -101,6 +101,49 @@ pub fn reconstruct(
     }
 }
 
+/// A loop's second counter and what expresses it: its entry value and step, and the loop's
+/// primary induction variable with its entry value and step.
+#[derive(Clone, Debug)]
+struct Counter {
+    init: Value,
+    step: i128,
+    primary: Value,
+    primary_init: Value,
+    primary_step: i128,
+}
+
+/// The integer induction variables of `l` other than the one its exit tests, whose step is a
+/// multiple of the tested one's: after `k` iterations the counter is `init + k*step` and the
+/// primary `primary_init + k*primary_step`, so one is a polynomial of the other.
+fn second_counters(
+    program: &Program,
+    func: &Function,
+    l: &frontend::loops::Loop,
+) -> Vec<(Value, Counter)> {
+    let types = &program.types;
+    let Some(primary) = l.primary_iv() else {
+        return Vec::new();
+    };
+    if primary.step == 0 || !types.is_integer(func.inst(primary.phi).ty) {
+        return Vec::new();
+    }
+    l.induction_variables
+        .iter()
+        .filter(|iv| iv.phi != primary.phi && types.is_integer(func.inst(iv.phi).ty))
+        .filter(|iv| iv.step % primary.step == 0)
+        .map(|iv| {
+            let counter = Counter {
+                init: iv.init,
+                step: iv.step,
+                primary: primary.phi,
+                primary_init: primary.init,
+                primary_step: primary.step,
+            };
+            (iv.phi, counter)
+        })
+        .collect()
+}
+
 fn push_unique(set: &mut Vec<Expr>, e: Expr) {
     if !set.contains(&e) {
         set.push(e);
@@ -115,6 +158,9 @@ struct Builder<'a> {
     exprs: Vec<Vec<Expr>>,
     header_phis: HashSet<Value>,
     induction_phis: HashSet<Value>,
+    /// Second counters of a loop (`distpos += 1` next to `j++`), by phi: expressed through
+    /// the loop's primary induction variable.
+    counters: HashMap<Value, Counter>,
     /// Blocks that belong to some loop.
     loop_blocks: HashSet<frontend::ir::Block>,
     recurrences: HashMap<Value, Vec<Expr>>,
@@ -140,6 +186,7 @@ impl<'a> Builder<'a> {
             exprs: vec![Vec::new(); func.insts.len()],
             header_phis: HashSet::new(),
             induction_phis: HashSet::new(),
+            counters: HashMap::new(),
             loop_blocks: HashSet::new(),
             recurrences: HashMap::new(),
             inexact: HashSet::new(),
@@ -159,6 +206,7 @@ impl<'a> Builder<'a> {
             self.induction_phis
                 .extend(l.induction_variables.iter().map(|iv| iv.phi));
             self.loop_blocks.extend(l.blocks.iter().copied());
+            self.counters.extend(second_counters(self.program, func, l));
         }
         for block in crate::framework::reverse_postorder(func) {
             for &v in &func.block(block).insts {
@@ -182,6 +230,18 @@ impl<'a> Builder<'a> {
                 self.recurrences.insert(phi, set);
             }
         }
+    }
+
+    /// A second counter's value in terms of its loop's primary induction variable `p`:
+    /// `init + (step / primary_step) * (p - primary_init)`, exact because both advance once
+    /// per iteration and `primary_step` divides `step`.
+    fn counter_value(&mut self, c: &Counter) -> Option<Expr> {
+        let [init] = <[Expr; 1]>::try_from(self.operand(c.init)).ok()?;
+        let [primary_init] = <[Expr; 1]>::try_from(self.operand(c.primary_init)).ok()?;
+        let primary = self.symbol(c.primary, SymbolOrigin::Induction(c.primary));
+        let ratio = Expr::integer(BigInt::from(c.step / c.primary_step));
+        let advanced = primary.checked_sub(&primary_init).ok()?;
+        init.checked_add(&advanced.checked_mul(&ratio).ok()?).ok()
     }
 
     /// A named local chosen by a condition outside every loop (`n = argc > 1 ? .. : 100`)
@@ -288,6 +348,11 @@ impl<'a> Builder<'a> {
             },
             InstKind::Undef => vec![self.symbol(v, SymbolOrigin::Opaque(v))],
             InstKind::Phi(args) => {
+                if let Some(counter) = self.counters.get(&v).cloned() {
+                    if let Some(e) = self.counter_value(&counter) {
+                        return vec![e];
+                    }
+                }
                 if self.header_phis.contains(&v) {
                     let origin = if self.induction_phis.contains(&v) {
                         SymbolOrigin::Induction(v)

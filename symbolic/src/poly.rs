@@ -7,7 +7,7 @@ use crate::var::Var;
 use num_bigint::BigInt;
 use num_integer::Integer;
 use num_rational::BigRational;
-use num_traits::{One, Signed, Zero};
+use num_traits::{One, Signed, ToPrimitive, Zero};
 use std::cmp::Ordering;
 use std::sync::Arc;
 
@@ -290,16 +290,20 @@ impl Poly {
             .unwrap_or(0)
     }
 
-    /// Whether all coefficients, also inside atoms, are integers.
+    /// Whether the polynomial is integer-valued for integer atoms, also inside atoms: all
+    /// coefficients are integers, or the fractional ones make an exact division
+    /// (`i*i/2 + i/2`).
     pub fn is_exact_integer(&self) -> bool {
-        self.terms.iter().all(|(m, c)| {
-            c.is_integer()
-                && m.factors().iter().all(|(a, _)| {
-                    a.div_parts()
-                        .map(|(p, _)| p.is_exact_integer())
-                        .unwrap_or(true)
-                })
-        })
+        let atoms_exact = self.terms.iter().all(|(m, _)| {
+            m.factors().iter().all(|(a, _)| {
+                a.div_parts()
+                    .map(|(p, _)| p.is_exact_integer())
+                    .unwrap_or(true)
+            })
+        });
+        atoms_exact
+            && (self.terms.iter().all(|(_, c)| c.is_integer())
+                || self.as_exact_quotient().is_some())
     }
 
     /// Whether `v` occurs anywhere (also inside atoms).
@@ -716,6 +720,14 @@ impl Poly {
         g
     }
 
+    /// `(numerator, denominator)` when some coefficient is fractional but every integer
+    /// value of the atoms gives an integer (`i*i/2 + i/2`): the polynomial is the exact
+    /// division `numerator / denominator`.
+    pub fn as_exact_quotient(&self) -> Option<(Poly, BigInt)> {
+        let (n, l) = self.integerize();
+        (!l.is_one() && divisible_everywhere(&n, &l)).then_some((n, l))
+    }
+
     /// Scales to integer coefficients: returns `(self * l, l)` with `l > 0` the lcm of denominators.
     fn integerize(&self) -> (Poly, BigInt) {
         let mut l = BigInt::one();
@@ -803,6 +815,70 @@ fn check_depth(p: &Poly) -> Result<(), SymError> {
     }
 }
 
+/// Most residue assignments [`divisible_everywhere`] evaluates before it gives up.
+const MAX_RESIDUE_CASES: u64 = 4096;
+
+/// Whether the integer polynomial `n` is a multiple of `d` for every integer value of its
+/// atoms (`i*(2*n - i - 1)` of 2): then `n / d` is exact, and C's truncation and the floor
+/// agree with the rational quotient. `n mod d` depends only on the atoms' residues mod `d`,
+/// so trying every residue assignment decides it; past [`MAX_RESIDUE_CASES`] assignments
+/// the answer is a conservative `false`.
+pub(crate) fn divisible_everywhere(n: &Poly, d: &BigInt) -> bool {
+    if n.terms.iter().any(|(_, c)| !c.is_integer()) {
+        return false;
+    }
+    let Some(modulus) = d.to_u64().filter(|&m| m >= 2) else {
+        return false;
+    };
+    let mut atoms: Vec<&Atom> = Vec::new();
+    for (m, _) in &n.terms {
+        for (a, _) in m.factors() {
+            if !atoms.contains(&a) {
+                atoms.push(a);
+            }
+        }
+    }
+    let Some(cases) = u32::try_from(atoms.len())
+        .ok()
+        .and_then(|k| modulus.checked_pow(k))
+        .filter(|&c| c <= MAX_RESIDUE_CASES)
+    else {
+        return false;
+    };
+    let terms: Vec<(BigInt, Vec<(usize, u32)>)> = n
+        .terms
+        .iter()
+        .map(|(m, c)| {
+            let factors = m
+                .factors()
+                .iter()
+                .map(|(a, e)| (atoms.iter().position(|x| *x == a).unwrap_or(0), *e))
+                .collect();
+            (c.to_integer().mod_floor(d), factors)
+        })
+        .collect();
+    let mut residues = vec![0u64; atoms.len()];
+    for case in 0..cases {
+        let mut rest = case;
+        for r in residues.iter_mut() {
+            *r = rest % modulus;
+            rest /= modulus;
+        }
+        let mut sum = BigInt::zero();
+        for (c, factors) in &terms {
+            let mut product = c.clone();
+            for &(atom, e) in factors {
+                product = (product * BigInt::from(residues[atom]).pow(e)).mod_floor(d);
+            }
+            sum += product;
+        }
+        if !sum.mod_floor(d).is_zero() {
+            return false;
+        }
+    }
+    true
+}
+
 /// `floor(p / k)`, simplified: common factors cancel, and multiples of `k` leave the atom
 /// (`floor((e + k*m)/k) = floor(e/k) + m`), so dividend coefficients end up in `[0, k)`.
 pub fn floor_div(p: &Poly, k: &BigInt) -> Result<Poly, SymError> {
@@ -847,6 +923,10 @@ pub fn floor_div(p: &Poly, k: &BigInt) -> Result<Poly, SymError> {
         if !changed && n.int_content().gcd(&d).is_one() {
             break;
         }
+    }
+    if divisible_everywhere(&n, &d) {
+        quotient.extend(n.scale(&BigRational::new(BigInt::one(), d)).terms);
+        return Ok(Poly::from_terms(quotient));
     }
     quotient.push((
         Monomial::atom(Atom::FloorDiv(Arc::new(n), d)),
@@ -924,6 +1004,11 @@ pub fn trunc_div(p: &Poly, k: &BigInt) -> Result<Poly, SymError> {
     }
     if let Some(c) = n.as_constant() {
         return Ok(Poly::constant((c / rat(d)).trunc()));
+    }
+    // An exact division (`i*(i + 1) / 2`) is the rational polynomial itself: no atom, so
+    // the dependence and range tests see through it.
+    if divisible_everywhere(&n, &d) {
+        return Ok(n.scale(&BigRational::new(BigInt::one(), d)));
     }
     Ok(Poly::atom(Atom::TruncDiv(Arc::new(n), d)))
 }

@@ -3,7 +3,8 @@
 //! C syntax choices: C's `/` and `%` atoms print as `(n / 4)` and `(n % 4)`; floor division and
 //! modulo print as calls `floor_div(n, 4)` and `floor_mod(n, 4)` (not C operators, so they cannot
 //! be misread); a non-integer rational coefficient prints as `rat(3, 2)*a`, never as `3*a/2`,
-//! because in C that would truncate. Powers print as repeated products (`a*a`).
+//! because in C that would truncate, unless the polynomial is integer-valued (`(i*i + i) / 2`,
+//! an exact division). Powers print as repeated products (`a*a`).
 
 use crate::expr::Expr;
 use crate::poly::{Atom, Monomial, Poly};
@@ -74,6 +75,14 @@ fn coef_str(c: &BigRational, st: Style) -> String {
 fn poly_str(p: &Poly, st: Style) -> String {
     if p.is_zero() {
         return "0".into();
+    }
+    // An integer-valued polynomial with fractional coefficients (`i*i/2 + i/2`, from an
+    // exact division) prints as that division, `(i*i + i) / 2`: valid C with the same value,
+    // which parses back to the same polynomial.
+    if st == Style::C {
+        if let Some((numerator, denominator)) = p.as_exact_quotient() {
+            return format!("({}) / {denominator}", poly_str(&numerator, st));
+        }
     }
     // Non-constant products first, constant last: `8800*i + 8*j + 3`.
     let mut terms: Vec<&(Monomial, BigRational)> =

@@ -210,6 +210,23 @@ impl SignEnv {
         self.map.get(v).copied().unwrap_or(SignSet::TOP)
     }
 
+    /// What is known about the variables `keep` holds only: a test that reads a few
+    /// variables copies a small environment instead of a whole function's.
+    pub fn restricted_to(&self, keep: &std::collections::HashSet<Var>) -> SignEnv {
+        let map = if keep.len() < self.map.len() {
+            keep.iter()
+                .filter_map(|v| self.map.get(v).map(|s| (v.clone(), *s)))
+                .collect()
+        } else {
+            self.map
+                .iter()
+                .filter(|(v, _)| keep.contains(*v))
+                .map(|(v, s)| (v.clone(), *s))
+                .collect()
+        };
+        SignEnv { map }
+    }
+
     /// Forgets what is known about a variable.
     pub fn remove(&mut self, v: &Var) {
         self.map.remove(v);

@@ -174,6 +174,31 @@ proptest! {
         }
     }
 
+    /// Divisions that are exact for every integer (products of consecutive values, the
+    /// triangular offsets of packed matrices) become rational polynomials: they must still
+    /// evaluate like C, print as C that parses back to them, and stay exact.
+    #[test]
+    fn exact_divisions_evaluate_like_c(t in term(), k in 0i64..3, env in env_strategy(), ss in seeds()) {
+        let plus = |a: &Term, c: i64| Term::bin(BinOp::Add, a.clone(), Term::num(c));
+        let times = |a: Term, b: Term| Term::bin(BinOp::Mul, a, b);
+        let shifted = plus(&t, k);
+        let exact = [
+            Term::bin(BinOp::Div, times(shifted.clone(), plus(&shifted, 1)), Term::num(2)),
+            Term::bin(BinOp::Div, times(times(shifted.clone(), plus(&shifted, 1)), plus(&shifted, 2)), Term::num(6)),
+            Term::bin(BinOp::Div, times(shifted.clone(), Term::bin(BinOp::Sub, times(Term::num(2), Term::var("b")), plus(&shifted, 1))), Term::num(2)),
+        ];
+        for x in exact {
+            let Ok(e) = x.lower(&env) else { continue };
+            prop_assert!(e.is_exact_integer(), "{} -> {}", x, e);
+            for s in &ss {
+                let c = ctx(&env, s);
+                prop_assert_eq!(e.eval(&c).unwrap(), x.eval_c(&c).unwrap(), "{} -> {}", x, e);
+            }
+            let printed = e.to_c();
+            prop_assert_eq!(parse_expr(&printed).ok(), Some(e.clone()), "printed: {}", printed);
+        }
+    }
+
     #[test]
     fn print_parse_round_trip(t in term(), env in env_strategy()) {
         let Ok(e) = t.lower(&env) else { return Ok(()) };

@@ -196,6 +196,24 @@ fn integer_division_atoms() {
     assert_eq!(qsum, e("a"));
     assert!(!qhalf.is_exact_integer());
     assert!(half.is_exact_integer());
+    // A division exact for every integer value is the rational polynomial: the triangular
+    // offset `i*(2*n - i - 1)/2` (the product of an odd sum's two parts is even).
+    let triangle = e("i*(2*n - i - 1)/2");
+    assert_eq!(
+        triangle,
+        e("n*i")
+            .checked_sub(&e("i*i + i").div_const(&q(2)).unwrap())
+            .unwrap()
+    );
+    assert!(triangle.is_exact_integer());
+    assert_eq!(triangle.to_c(), "(-i + 2*i*n - i*i) / 2");
+    assert_eq!(e("(a*a + a)/2"), e("a*(a + 1)/2"));
+    assert_eq!(e("a*(a + 1)*(a + 2)/6").to_c(), "(2*a + 3*a*a + a*a*a) / 6");
+    // Not exact for odd `a`: stays C's truncation.
+    assert_eq!(e("(a*a + 1)/2").to_c(), "(a*a + 1) / 2");
+    assert!(e("(a*a + 1)/2")
+        .as_poly()
+        .is_some_and(|p| p.as_exact_quotient().is_none()));
     // (k*e)/k = e, common factors cancel.
     assert_eq!(e("(4*n + 8)/4"), e("n + 2"));
     assert_eq!(e("(2*n)/4"), e("n/2"));

@@ -21,6 +21,7 @@ pub(crate) struct Env<'a> {
     pub forest: &'a LoopForest,
     pub l: &'a Loop,
     pub users: &'a [Vec<Value>],
+    pub order: &'a super::equiv::Order,
 }
 
 impl Env<'_> {
@@ -145,7 +146,7 @@ pub(crate) fn analyze(
         if !w
             .assigned
             .iter()
-            .all(|a| equivalent(env.program, env.func, k, *a))
+            .all(|a| equivalent(env.program, env.func, env.order, k, *a))
         {
             return None;
         }
@@ -502,7 +503,7 @@ impl Walker<'_, '_> {
             return None;
         };
         let (so, sc) = (self.strip_widening(other), self.strip_widening(cand));
-        if !equivalent(self.env.program, self.env.func, so, sc) {
+        if !equivalent(self.env.program, self.env.func, self.env.order, so, sc) {
             return None;
         }
         let rel = if take_when_true { cmp } else { cmp.negated()? };

@@ -15,12 +15,170 @@ pub(crate) fn pure_math(program: &Program, name: &str) -> bool {
         && program.function(name).is_none()
 }
 
-/// Whether `a` and `b` are equal whenever both are computed in one iteration.
-pub(crate) fn equivalent(program: &Program, func: &Function, a: Value, b: Value) -> bool {
-    equiv(program, func, a, b, DEPTH)
+/// Where each instruction sits in its block and how many instructions that may write
+/// memory come before it there: with them, "nothing writes between two loads" costs a
+/// lookup per block instead of a scan of the block.
+pub(crate) struct Order {
+    pos: Vec<usize>,
+    writes_before: Vec<usize>,
+    block_writes: Vec<usize>,
 }
 
-fn equiv(program: &Program, func: &Function, a: Value, b: Value, depth: u32) -> bool {
+impl Order {
+    pub(crate) fn new(program: &Program, func: &Function) -> Order {
+        let mut pos = vec![0; func.insts.len()];
+        let mut writes_before = vec![0; func.insts.len()];
+        let mut block_writes = vec![0; func.blocks.len()];
+        for (b, data) in func.blocks.iter().enumerate() {
+            let mut writes = 0;
+            for (i, &v) in data.insts.iter().enumerate() {
+                pos[v.index()] = i;
+                writes_before[v.index()] = writes;
+                if writes_memory(program, &func.inst(v).kind) {
+                    writes += 1;
+                }
+            }
+            block_writes[b] = writes;
+        }
+        Order {
+            pos,
+            writes_before,
+            block_writes,
+        }
+    }
+}
+
+/// A store, or a call that is not a pure math function.
+fn writes_memory(program: &Program, kind: &InstKind) -> bool {
+    match kind {
+        InstKind::Store { .. } => true,
+        InstKind::Call {
+            callee: Callee::Direct(name),
+            ..
+        } => !pure_math(program, name),
+        InstKind::Call { .. } => true,
+        _ => false,
+    }
+}
+
+/// A hash of `v`'s structure as [`equivalent`] compares it: equivalent values have equal
+/// shapes (the converse need not hold), so grouping by shape first leaves `equivalent` only
+/// the pairs that may pass. A loop body of thousands of loads no longer compares each with
+/// each.
+pub(crate) fn shape(program: &Program, func: &Function, v: Value) -> u64 {
+    use std::hash::Hasher;
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    shape_into(program, func, v, DEPTH, &mut h);
+    h.finish()
+}
+
+fn shape_into<H: std::hash::Hasher>(
+    program: &Program,
+    func: &Function,
+    v: Value,
+    depth: u32,
+    h: &mut H,
+) {
+    use std::hash::Hash;
+    let inst = func.inst(v);
+    // At the depth limit, and for anything `equiv` only accepts when it is the same value
+    // (parameters, phis, impure calls), the value itself is the shape.
+    let by_identity = |h: &mut H| {
+        0u8.hash(h);
+        v.index().hash(h);
+    };
+    if depth == 0 {
+        return by_identity(h);
+    }
+    inst.ty.hash(h);
+    let sub = |x: Value, h: &mut H| shape_into(program, func, x, depth - 1, h);
+    match &inst.kind {
+        InstKind::Const(c) => {
+            // Integers by value; other constants only by kind (`0.0 == -0.0` while their
+            // bits differ).
+            1u8.hash(h);
+            match c {
+                frontend::ir::Constant::Int(i) => i.hash(h),
+                other => std::mem::discriminant(other).hash(h),
+            }
+        }
+        InstKind::SlotAddr(p) => {
+            2u8.hash(h);
+            p.0.hash(h);
+        }
+        InstKind::GlobalAddr(p) => {
+            3u8.hash(h);
+            p.0.hash(h);
+        }
+        InstKind::Cast(p) => {
+            4u8.hash(h);
+            sub(*p, h);
+        }
+        InstKind::Unary(o, p) => {
+            5u8.hash(h);
+            format!("{o:?}").hash(h);
+            sub(*p, h);
+        }
+        InstKind::Binary(o, p, q) => {
+            6u8.hash(h);
+            format!("{o:?}").hash(h);
+            sub(*p, h);
+            sub(*q, h);
+        }
+        InstKind::PtrAdd { base, index, scale } => {
+            7u8.hash(h);
+            scale.hash(h);
+            sub(*base, h);
+            sub(*index, h);
+        }
+        InstKind::FieldAddr {
+            base,
+            field,
+            offset,
+        } => {
+            8u8.hash(h);
+            offset.hash(h);
+            field.hash(h);
+            sub(*base, h);
+        }
+        InstKind::Load { addr } => {
+            9u8.hash(h);
+            sub(*addr, h);
+        }
+        InstKind::Call {
+            callee: Callee::Direct(name),
+            args,
+        } if pure_math(program, name) => {
+            10u8.hash(h);
+            name.hash(h);
+            args.len().hash(h);
+            for a in args {
+                sub(*a, h);
+            }
+        }
+        _ => by_identity(h),
+    }
+}
+
+/// Whether `a` and `b` are equal whenever both are computed in one iteration.
+pub(crate) fn equivalent(
+    program: &Program,
+    func: &Function,
+    order: &Order,
+    a: Value,
+    b: Value,
+) -> bool {
+    equiv(program, func, order, a, b, DEPTH)
+}
+
+fn equiv(
+    program: &Program,
+    func: &Function,
+    order: &Order,
+    a: Value,
+    b: Value,
+    depth: u32,
+) -> bool {
     if a == b {
         return true;
     }
@@ -31,7 +189,7 @@ fn equiv(program: &Program, func: &Function, a: Value, b: Value, depth: u32) -> 
     if x.ty != y.ty {
         return false;
     }
-    let same = |p: Value, q: Value| equiv(program, func, p, q, depth - 1);
+    let same = |p: Value, q: Value| equiv(program, func, order, p, q, depth - 1);
     match (&x.kind, &y.kind) {
         (InstKind::Const(p), InstKind::Const(q)) => p == q,
         // The same local or global object, addressed by two instructions.
@@ -68,8 +226,8 @@ fn equiv(program: &Program, func: &Function, a: Value, b: Value, depth: u32) -> 
         ) => o1 == o2 && f1 == f2 && same(*b1, *b2),
         (InstKind::Load { addr: p }, InstKind::Load { addr: q }) => {
             same(*p, *q)
-                && (nothing_writes_between(program, func, a, b)
-                    || nothing_writes_between(program, func, b, a))
+                && (nothing_writes_between(func, order, a, b)
+                    || nothing_writes_between(func, order, b, a))
         }
         (
             InstKind::Call {
@@ -93,37 +251,24 @@ fn equiv(program: &Program, func: &Function, a: Value, b: Value, depth: u32) -> 
 /// Whether walking back from `later` (through single-predecessor blocks only, so every path
 /// to `later` passes the same instructions) reaches `earlier` without passing a store or a
 /// call that may write memory.
-fn nothing_writes_between(
-    program: &Program,
-    func: &Function,
-    earlier: Value,
-    later: Value,
-) -> bool {
+fn nothing_writes_between(func: &Function, order: &Order, earlier: Value, later: Value) -> bool {
     let mut block = func.inst(later).block;
-    let insts = &func.block(block).insts;
-    let Some(mut end) = insts.iter().position(|v| *v == later) else {
-        return false;
-    };
+    // The end of the stretch walked back over, and the writes before it in its block.
+    let mut end = order.pos[later.index()];
+    let mut writes = order.writes_before[later.index()];
     for _ in 0..16 {
-        for &v in func.block(block).insts[..end].iter().rev() {
-            if v == earlier {
-                return true;
-            }
-            match &func.inst(v).kind {
-                InstKind::Store { .. } => return false,
-                InstKind::Call {
-                    callee: Callee::Direct(name),
-                    ..
-                } if pure_math(program, name) => {}
-                InstKind::Call { .. } => return false,
-                _ => {}
-            }
+        if func.inst(earlier).block == block && order.pos[earlier.index()] < end {
+            return order.writes_before[earlier.index()] == writes;
+        }
+        if writes > 0 {
+            return false;
         }
         let [pred] = func.block(block).preds.as_slice() else {
             return false;
         };
         block = *pred;
         end = func.block(block).insts.len();
+        writes = order.block_writes[block.index()];
     }
     false
 }

@@ -23,7 +23,7 @@ use chain::{analyze, Env};
 use frontend::ir::{Function, InstKind, Program, Span, Value};
 use frontend::loops::{LoopForest, LoopId};
 use frontend::types::TypeTable;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 /// The operator a reduction combines with.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -152,12 +152,14 @@ pub fn scalar_reductions(
 ) -> Scalars {
     let l = forest.loop_(id);
     let users = func.users();
+    let order = equiv::Order::new(program, func);
     let env = Env {
         program,
         func,
         forest,
         l,
         users: &users,
+        order: &order,
     };
     let ivs: HashSet<Value> = l.induction_variables.iter().map(|iv| iv.phi).collect();
     let phis: Vec<Value> = func
@@ -269,12 +271,14 @@ pub fn memory_updates(
 ) -> Vec<MemoryUpdate> {
     let l = forest.loop_(id);
     let users = func.users();
+    let order = equiv::Order::new(program, func);
     let env = Env {
         program,
         func,
         forest,
         l,
         users: &users,
+        order: &order,
     };
     let ivs: HashSet<Value> = l.induction_variables.iter().map(|iv| iv.phi).collect();
     // What the loop's carried scalars decide: an update computed from one is not a
@@ -292,16 +296,39 @@ pub fn memory_updates(
         .filter(|v| matches!(func.inst(*v).kind, InstKind::Load { .. }))
         .filter(|v| program.types.is_arithmetic(func.inst(*v).ty))
         .collect();
+    // Loads grouped by shape, and the shapes of the addresses stored to: a load no store
+    // may write back to is no update, and twins are looked for among loads of its shape.
+    let mut by_shape: HashMap<u64, Vec<Value>> = HashMap::new();
+    for &load in &loads {
+        by_shape
+            .entry(equiv::shape(program, func, load))
+            .or_default()
+            .push(load);
+    }
+    let stored_shapes: HashSet<u64> = l
+        .blocks
+        .iter()
+        .flat_map(|b| func.block(*b).insts.iter().copied())
+        .filter_map(|v| match func.inst(v).kind {
+            InstKind::Store { addr, .. } => Some(equiv::shape(program, func, addr)),
+            _ => None,
+        })
+        .collect();
     let mut out = Vec::new();
     for &load in &loads {
         {
             let InstKind::Load { addr } = func.inst(load).kind else {
                 continue;
             };
-            let twins: Vec<Value> = loads
-                .iter()
+            if !stored_shapes.contains(&equiv::shape(program, func, addr)) {
+                continue;
+            }
+            let twins: Vec<Value> = by_shape
+                .get(&equiv::shape(program, func, load))
+                .into_iter()
+                .flatten()
                 .copied()
-                .filter(|t| *t != load && equiv::equivalent(program, func, load, *t))
+                .filter(|t| *t != load && equiv::equivalent(program, func, &order, load, *t))
                 .collect();
             // One update per group of twins: the first load in program order stands for it.
             if twins.iter().any(|t| t.index() < load.index()) {
@@ -313,7 +340,7 @@ pub fn memory_updates(
             }
             let store = derived.iter().copied().find(|s| {
                 matches!(func.inst(*s).kind, InstKind::Store { addr: a, .. }
-                    if !derived.contains(&a) && equiv::equivalent(program, func, addr, a))
+                    if !derived.contains(&a) && equiv::equivalent(program, func, &order, addr, a))
             });
             let Some(store) = store else { continue };
             let InstKind::Store { value, .. } = func.inst(store).kind else {

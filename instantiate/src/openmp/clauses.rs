@@ -225,6 +225,23 @@ pub fn plan_port(
         }
     }
 
+    // A second counter (`k += 2` beside `i++`) has no canonical OpenMP form: clang 16
+    // accepts neither `linear` on the combined target construct nor a comma in the loop's
+    // increment. The person rewrites it from the index, which the report gives.
+    if let Some(c) = report.counters.first() {
+        let index = report
+            .induction
+            .as_ref()
+            .map(|i| i.var.as_str())
+            .unwrap_or("i");
+        return Err(refuse(format!(
+            "the loop advances `{}` by {} per iteration beside `{index}`: compute it from `{index}` at the top of the body (its value at the loop's entry plus {} times the iteration number) and drop its update, then port again",
+            renamed(&c.name),
+            c.step,
+            c.step
+        )));
+    }
+
     // Data.
     let mut maps: BTreeMap<Dir, Vec<String>> = BTreeMap::new();
     let mut struct_members: BTreeMap<String, (Dir, Vec<String>)> = BTreeMap::new();
