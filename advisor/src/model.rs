@@ -190,6 +190,22 @@ pub struct Counter {
     pub last_value: bool,
 }
 
+impl Counter {
+    /// Why a port of `report`'s loop is refused while it advances this counter, and the
+    /// rewrite that lets it be ported (`then` says what to run again).
+    pub fn refusal(&self, report: &LoopReport, then: &str) -> String {
+        let index = report
+            .induction
+            .as_ref()
+            .map(|i| i.var.as_str())
+            .unwrap_or("i");
+        format!(
+            "the loop advances `{}` by {} per iteration beside `{index}`: compute it from `{index}` at the top of the body (its value at the loop's entry plus {} times the iteration number) and drop its update, then {then}",
+            self.name, self.step, self.step
+        )
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Call {
     pub name: String,

@@ -739,15 +739,7 @@ pub fn plan(
     // A thread runs one iteration: a counter advanced beside the index would start from
     // its entry value in every thread.
     if let Some(c) = report.counters.first() {
-        let index = report
-            .induction
-            .as_ref()
-            .map(|i| i.var.as_str())
-            .unwrap_or("i");
-        return Err(refuse(format!(
-            "the loop advances `{}` by {} per iteration beside `{index}`: compute it from `{index}` at the top of the body (its value at the loop's entry plus {} times the iteration number) and drop its update, then generate again",
-            c.name, c.step, c.step
-        )));
+        return Err(refuse(c.refusal(report, "generate again")));
     }
     if let Some(p) = report.private.iter().find(|p| p.last_value) {
         return Err(refuse(format!(

@@ -229,17 +229,11 @@ pub fn plan_port(
     // accepts neither `linear` on the combined target construct nor a comma in the loop's
     // increment. The person rewrites it from the index, which the report gives.
     if let Some(c) = report.counters.first() {
-        let index = report
-            .induction
-            .as_ref()
-            .map(|i| i.var.as_str())
-            .unwrap_or("i");
-        return Err(refuse(format!(
-            "the loop advances `{}` by {} per iteration beside `{index}`: compute it from `{index}` at the top of the body (its value at the loop's entry plus {} times the iteration number) and drop its update, then port again",
-            renamed(&c.name),
-            c.step,
-            c.step
-        )));
+        let c = advisor::model::Counter {
+            name: renamed(&c.name),
+            ..c.clone()
+        };
+        return Err(refuse(c.refusal(report, "port again")));
     }
 
     // Data.
