@@ -129,11 +129,17 @@ pub fn run(args: &AnalyzeArgs) -> ExitCode {
     };
     // Every unit is loaded first, so that calls resolve program-wide (a function defined in
     // any file given is a function of the program) and callees are summarized once.
+    // Files are preprocessed, parsed and lowered in parallel; their messages are printed
+    // afterwards in the order given.
+    let loaded: Vec<_> = {
+        use rayon::prelude::*;
+        inputs.par_iter().map(load_unit).collect()
+    };
     let mut units = Vec::new();
     let mut analysed = 0usize;
-    for input in &inputs {
+    for (input, loaded) in inputs.iter().zip(loaded) {
         eprintln!("warpwise: analysing {}", input.file.display());
-        match load_unit(input) {
+        match loaded {
             Ok(unit) => {
                 for d in unit.diagnostics() {
                     if d.is_error() {

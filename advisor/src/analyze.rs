@@ -85,11 +85,19 @@ pub fn analyze_units(
     filter: &Filter,
     target: &crate::mapping::Target,
 ) -> Vec<LoopReport> {
+    use rayon::prelude::*;
     let view = crate::program::ProgramView::new(units);
-    let summaries = crate::summaries::Summaries::new(&view);
-    (0..units.len())
-        .flat_map(|u| analyze_in_program(&summaries, u, filter, target, &HashMap::new()))
-        .collect()
+    // Units in parallel, each worker with its own cache of callee summaries (a summary is
+    // a function of the program alone, so which worker computes it first does not matter);
+    // the reports keep the units' order.
+    let per_unit: Vec<Vec<LoopReport>> = (0..units.len())
+        .into_par_iter()
+        .map_init(
+            || crate::summaries::Summaries::new(&view),
+            |summaries, u| analyze_in_program(summaries, u, filter, target, &HashMap::new()),
+        )
+        .collect();
+    per_unit.into_iter().flatten().collect()
 }
 
 /// Analyses the loops of unit `unit_index` of a program (see [`analyze_unit_injected`]).
