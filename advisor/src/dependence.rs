@@ -71,12 +71,6 @@ pub struct PairResult {
     pub outcome: Outcome,
 }
 
-/// Tests every ordered pair with at least one store, through the same base, for a
-/// dependence carried by loop `carrier`. `variant` lists symbols (other than induction
-/// variables) whose value changes between iterations of the carrier, such as loads of
-/// `idx[i]`: a difference that mentions them cannot be decided statically.
-///
-/// Sign assumptions the tests needed (e.g. `N > 0`) are appended to `assumptions`.
 /// A value the loop computes as `dividend / divisor` with C's `/` and a divisor that is not
 /// a constant (`ij / n` in a loop linearized by hand), which the reconstruction keeps as a
 /// symbol of its own.
@@ -89,6 +83,13 @@ pub struct Quotient {
 /// The quotient symbols of a function, by symbol.
 pub type Quotients = HashMap<Var, Quotient>;
 
+/// Tests every ordered pair with at least one store, through the same base, for a
+/// dependence carried by loop `carrier`. `variant` lists symbols (other than induction
+/// variables) whose value changes between iterations of the carrier, such as loads of
+/// `idx[i]`: a difference that mentions them cannot be decided statically.
+///
+/// Sign assumptions the tests needed (e.g. `N > 0`) are appended to `assumptions`; each
+/// pair tested spends a unit of the function's `budget`.
 pub fn carried_dependences(
     accesses: &[MemAccess],
     space: &Space,
@@ -180,6 +181,7 @@ impl CarriedTester {
 
     /// Tests every ordered pair of `accesses` with at least one store, through the same
     /// base, for a dependence carried by the tester's loop.
+    ///
     /// Each pair tested spends one unit of `budget`; once it is spent, the remaining pairs
     /// are undecided.
     pub fn test(
