@@ -550,3 +550,27 @@ fn friendly_sample_loops_with_reductions_are_refused_not_generated() {
     eprintln!("{refused} friendly sample loops with reductions refused by emit");
     assert!(refused >= 10, "only {refused}");
 }
+
+#[test]
+fn a_packed_triangle_passes_and_its_shrunk_section_fails() {
+    // MDAnalysis' shape: row `i` of the packed upper triangle starts at `i*(2n - i - 1)/2`
+    // and an inner counter runs along it; the section is the whole triangle.
+    let file = "tests/fixtures/openmp/counters.c";
+    let id = format!("{file}:9");
+    let run = |extra: &[&str]| {
+        let mut all = vec!["validate", file, "--loop", &id, "--backend", "cpu"];
+        all.extend_from_slice(extra);
+        warpwise(&all)
+    };
+    let out = run(&[]);
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{t}");
+    assert!(
+        t.contains("`distances` [0, 5328): pass (666 doubles"),
+        "37*36/2 doubles:\n{t}"
+    );
+    fails(
+        &run(&["--debug-shrink", "distances"]),
+        &["copies `distances` [0, 5320) instead of the reported [0, 5328)"],
+    );
+}
