@@ -1749,18 +1749,9 @@ impl<'a> FunctionContext<'a> {
     /// per iteration. Named from the source; a counter with no name is left out.
     fn counters(&self, id: LoopId) -> Vec<crate::model::Counter> {
         let l = self.forest.loop_(id);
-        let types = &self.unit.lowered.program.types;
-        let Some(primary) = l.primary_iv() else {
-            return Vec::new();
-        };
-        if primary.step == 0 || !types.is_integer(self.func.inst(primary.phi).ty) {
-            return Vec::new();
-        }
         let inside: HashSet<frontend::ir::Block> = l.blocks.iter().copied().collect();
-        l.induction_variables
-            .iter()
-            .filter(|iv| iv.phi != primary.phi && iv.step % primary.step == 0)
-            .filter(|iv| types.is_integer(self.func.inst(iv.phi).ty))
+        analyses::reconstruct::expressed_counters(&self.unit.lowered.program, self.func, l)
+            .into_iter()
             .filter_map(|iv| {
                 let name = iv.name.clone()?;
                 let step = i64::try_from(iv.step).ok()?;

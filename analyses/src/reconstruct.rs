@@ -114,12 +114,13 @@ struct Counter {
 
 /// The integer induction variables of `l` other than the one its exit tests, whose step is a
 /// multiple of the tested one's: after `k` iterations the counter is `init + k*step` and the
-/// primary `primary_init + k*primary_step`, so one is a polynomial of the other.
-fn second_counters(
+/// primary `primary_init + k*primary_step`, so one is a polynomial of the other. The
+/// reconstruction expresses these through the primary; reports list them as counters.
+pub fn expressed_counters<'l>(
     program: &Program,
     func: &Function,
-    l: &frontend::loops::Loop,
-) -> Vec<(Value, Counter)> {
+    l: &'l frontend::loops::Loop,
+) -> Vec<&'l frontend::loops::InductionVariable> {
     let types = &program.types;
     let Some(primary) = l.primary_iv() else {
         return Vec::new();
@@ -131,6 +132,20 @@ fn second_counters(
         .iter()
         .filter(|iv| iv.phi != primary.phi && types.is_integer(func.inst(iv.phi).ty))
         .filter(|iv| iv.step % primary.step == 0)
+        .collect()
+}
+
+/// [`expressed_counters`] of `l` with what the reconstruction needs to express each.
+fn second_counters(
+    program: &Program,
+    func: &Function,
+    l: &frontend::loops::Loop,
+) -> Vec<(Value, Counter)> {
+    let Some(primary) = l.primary_iv() else {
+        return Vec::new();
+    };
+    expressed_counters(program, func, l)
+        .into_iter()
         .map(|iv| {
             let counter = Counter {
                 init: iv.init,
