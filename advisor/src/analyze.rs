@@ -809,6 +809,13 @@ impl<'a> FunctionContext<'a> {
                 Some("allocate once before the kernel".into()),
             ));
         }
+        // Device code may recurse (CUDA since sm_20, OpenMP target regions), but each
+        // thread's stack is small by default: the port must size it.
+        for f in &effects.recursive {
+            facts.assumptions.push(format!(
+                "`{f}` is recursive: each GPU thread needs stack for its deepest recursion (CUDA: raise `cudaLimitStackSize` with `cudaDeviceSetLimit`; OpenMP: `OMP_STACKSIZE` / `LIBOMPTARGET_STACK_SIZE`)"
+            ));
+        }
         let mut seen_globals = BTreeSet::new();
         for (call, callee, global) in &effects.global_writes {
             if seen_globals.insert((callee, global)) {

@@ -46,6 +46,8 @@ pub struct LoopEffects {
     pub assumptions: Vec<String>,
     /// Calls of functions that allocate or free memory: (call, callee, allocators).
     pub allocating: Vec<(Value, String, Vec<String>)>,
+    /// The recursive functions the calls reach (their summaries cover every depth).
+    pub recursive: std::collections::BTreeSet<String>,
 }
 
 impl LoopEffects {
@@ -155,6 +157,7 @@ pub fn loop_effects(site: &LoopSite) -> LoopEffects {
                     None => continue,
                 },
             };
+            out.recursive.extend(summary.recursive.iter().cloned());
             if !summary.allocators.is_empty() {
                 out.allocating
                     .push((v, name.clone(), summary.allocators.clone()));

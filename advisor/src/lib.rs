@@ -21,6 +21,7 @@ pub mod overlap;
 pub mod privatize;
 pub mod program;
 pub mod recipe;
+pub mod recursion;
 pub mod reductions;
 pub mod shared_memory;
 pub mod space;

@@ -589,9 +589,7 @@ impl Classifier<'_, '_> {
         let summaries = self.scope.summaries;
         let view = summaries.view();
         let f = view.resolve(self.scope.unit, name)?;
-        if summaries.is_recursive(f) {
-            return None;
-        }
+        // A recursive callee's summary covers every depth (its `unknown` is set otherwise).
         let summary = summaries.of(f);
         if !summary.unknown.is_empty()
             || touched

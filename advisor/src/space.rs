@@ -64,6 +64,62 @@ pub fn iv_range(
     rec: &Reconstruction,
     env: &SignEnv,
 ) -> Result<IvRange, NotAffine> {
+    range_of(func, forest, id, shape(forest, id, rec)?, env)
+}
+
+/// A superset of the values the primary induction variable takes in a loop that may also
+/// leave early (`break`, `return`): every iteration that runs has passed the header's test,
+/// so the range of the loop without its other exits contains them, and `trips` is an upper
+/// bound. For a normalizable loop, its [`iv_range`]. Good for sections and summaries, which
+/// over-approximate; not for trip counts or anything said to run exactly.
+pub fn visited_range(
+    func: &Function,
+    forest: &LoopForest,
+    id: LoopId,
+    rec: &Reconstruction,
+    env: &SignEnv,
+) -> Result<IvRange, NotAffine> {
+    let not_normalizable = match iv_range(func, forest, id, rec, env) {
+        Ok(range) => return Ok(range),
+        Err(e) => e,
+    };
+    let l = forest.loop_(id);
+    let Some(test) = &l.header_test else {
+        return Err(not_normalizable);
+    };
+    let iv = &l.induction_variables[test.iv];
+    // The direction rules of a normalizable loop; a `!=` test a larger step may jump over
+    // bounds nothing.
+    let bounded = match test.cmp {
+        BinOp::Lt | BinOp::Le => iv.step > 0,
+        BinOp::Gt | BinOp::Ge => iv.step < 0,
+        BinOp::Ne => iv.step.abs() == 1,
+        _ => false,
+    };
+    if !bounded {
+        return Err(not_normalizable);
+    }
+    let shape = Shape {
+        var: rec
+            .symbol(iv.phi)
+            .cloned()
+            .ok_or_else(|| NotAffine("the induction variable has no symbol".into()))?,
+        init: single(rec, iv.init, "the initial value")?,
+        bound: single(rec, test.bound, "the bound")?,
+        test,
+        iv,
+    };
+    range_of(func, forest, id, shape, env)
+}
+
+/// The range a loop's test and induction variable give.
+fn range_of(
+    func: &Function,
+    forest: &LoopForest,
+    id: LoopId,
+    shape: Shape,
+    env: &SignEnv,
+) -> Result<IvRange, NotAffine> {
     let l = forest.loop_(id);
     let Shape {
         var,
@@ -71,7 +127,7 @@ pub fn iv_range(
         mut bound,
         test,
         iv,
-    } = shape(forest, id, rec)?;
+    } = shape;
     let is_do_while = l
         .source
         .is_some_and(|s| func.source_loop(s).kind == LoopKind::DoWhile);

@@ -9,8 +9,10 @@
 //! their arguments (thesis §8.7's per-call-site expansion), so a summary covers everything
 //! the function reaches. What cannot be expressed stays in the summary as such: an offset
 //! that depends on a value read from memory is an "unknown offset within the object", a
-//! write through a pointer the function reads from memory, recursion or a call through a
-//! function pointer make the summary `unknown` with the reason.
+//! write through a pointer the function reads from memory, mutual recursion, a recursive
+//! write through a pointer the recursion moves, or a call through a function pointer make
+//! the summary `unknown` with the reason. A function calling itself is summarized over every
+//! depth through the parameters its recursive calls pass on unchanged ([`crate::recursion`]).
 //!
 //! Accesses to the function's own locals (stack slots, and `malloc` results that do not
 //! escape) are private to one call and left out.
@@ -110,6 +112,9 @@ pub struct Summary {
     pub host_calls: Vec<String>,
     /// The allocation functions (`malloc`, `free`) it calls, directly or through callees.
     pub allocators: Vec<String>,
+    /// The recursive functions it is or calls, whose effects are summarized over every depth
+    /// (see [`crate::recursion`]): a GPU thread running it needs stack for the deepest one.
+    pub recursive: Vec<String>,
     /// Expressions over the parameters assumed positive, with why: a divisor whose
     /// quotients are ranges (`n` in `ij % n`), the trip count of a loop whose accesses count
     /// as made on every call. A caller reports them with its arguments substituted.
@@ -342,13 +347,6 @@ impl<'v> Summaries<'v> {
         self.view
     }
 
-    /// Whether `f` calls itself, directly or through other functions.
-    pub fn is_recursive(&self, f: FuncRef) -> bool {
-        self.component_of
-            .get(&f)
-            .is_some_and(|c| self.recursive.contains(c))
-    }
-
     /// The summary of `f`, computing it (and those of everything it calls) when needed.
     pub fn of(&self, f: FuncRef) -> Rc<Summary> {
         if let Some(s) = self.cache.borrow().get(&f) {
@@ -391,7 +389,8 @@ impl<'v> Summaries<'v> {
     }
 
     /// A recursive component: pure when no member touches memory outside its frame (the
-    /// recursive calls then do not either), otherwise unknown.
+    /// recursive calls then do not either); a function calling itself, the accesses of
+    /// every depth ([`crate::recursion`]); otherwise unknown.
     fn summarize_recursive(&self, component: &[FuncRef]) {
         let members: HashSet<FuncRef> = component.iter().copied().collect();
         let built: Vec<(FuncRef, Summary)> = component
@@ -399,6 +398,21 @@ impl<'v> Summaries<'v> {
             .map(|g| (*g, self.build(*g, &members)))
             .collect();
         let pure = built.iter().all(|(_, s)| s.is_pure());
+        if let ([f], [(_, direct)], false) = (component, built.as_slice(), pure) {
+            let is_self = |name: &str| self.view.resolve(f.unit, name) == Some(*f);
+            if let Some(mut s) =
+                crate::recursion::self_recursive(self.view.function(*f), is_self, direct)
+            {
+                dedup(&mut s.effects);
+                if s.effects.len() > MAX_EFFECTS {
+                    collapse(&mut s.effects);
+                }
+                s.recursive.sort();
+                s.recursive.dedup();
+                self.cache.borrow_mut().insert(*f, Rc::new(s));
+                return;
+            }
+        }
         let names: Vec<String> = component
             .iter()
             .map(|g| format!("`{}`", self.view.function(*g).name))
@@ -447,6 +461,8 @@ impl<'v> Summaries<'v> {
             fresh: Fresh::default(),
             private: private_allocations(func),
             quotients: HashSet::new(),
+            exit_bounds: HashMap::new(),
+            exit_vars: HashMap::new(),
         };
         b.loop_ranges();
         // Where each effect is made: its block and instruction index.
@@ -473,6 +489,8 @@ impl<'v> Summaries<'v> {
         summary.assumptions.dedup();
         summary.allocators.sort();
         summary.allocators.dedup();
+        summary.recursive.sort();
+        summary.recursive.dedup();
         if summary.effects.len() > MAX_EFFECTS {
             collapse(&mut summary.effects);
         }
@@ -910,6 +928,11 @@ struct Builder<'s, 'v> {
     private: HashSet<Value>,
     /// Quotients and remainders made range variables (see `bound_quotient`).
     quotients: HashSet<Var>,
+    /// Per loop range variable: the bounds of its value once the loop is left (the visited
+    /// values and the one that fails the test), and the range variable standing for that
+    /// value once an access after the loop uses it (see `exit_values`).
+    exit_bounds: HashMap<Var, (Expr, Expr)>,
+    exit_vars: HashMap<Var, Var>,
 }
 
 impl Builder<'_, '_> {
@@ -930,6 +953,7 @@ impl Builder<'_, '_> {
     fn allowed_at(&self, block: Block) -> HashSet<Var> {
         let mut allowed = self.scalar_params();
         allowed.extend(self.quotients.iter().cloned());
+        allowed.extend(self.exit_vars.values().cloned());
         let mut level = self.forest.innermost(block);
         while let Some(id) = level {
             if let Some(v) = self.ranges_of_loop.get(&id) {
@@ -945,8 +969,10 @@ impl Builder<'_, '_> {
         let mut ids: Vec<LoopId> = self.forest.ids().collect();
         ids.sort_by_key(|id| (self.forest.loop_(*id).depth, *id));
         for id in ids {
+            // Loops that may leave early still keep their variable within the header's
+            // range; only loops with a single exit count as covering it (`exact`).
             let Ok(iv) =
-                crate::space::iv_range(self.func, self.forest, id, self.rec, &SignEnv::new())
+                crate::space::visited_range(self.func, self.forest, id, self.rec, &SignEnv::new())
             else {
                 continue;
             };
@@ -974,6 +1000,16 @@ impl Builder<'_, '_> {
                     && matches!(l.exits.as_slice(), [(from, _)] if *from == l.header)
                 {
                     self.exact.insert(id, iv.var.clone());
+                }
+                let step = Expr::integer(BigInt::from(iv.step));
+                let past = |e: &Expr| e.checked_add(&step).ok();
+                let exit = if iv.step > 0 {
+                    past(&iv.hi).map(|hi| (iv.lo.clone(), hi))
+                } else {
+                    past(&iv.lo).map(|lo| (lo, iv.hi.clone()))
+                };
+                if let Some(bounds) = exit {
+                    self.exit_bounds.insert(iv.var.clone(), bounds);
                 }
                 self.ranges_of_loop.insert(id, iv.var);
             }
@@ -1106,6 +1142,42 @@ impl Builder<'_, '_> {
         true
     }
 
+    /// `offset` with each loop variable used after its loop replaced by a range variable
+    /// over its exit value: the loop left at its test (`i` one step past the last visited
+    /// value) or early (`i` a visited value), so within `[lo, hi + step]` (`[lo + step, hi]`
+    /// going down). A use outside the loop can only be after it: the header dominates it.
+    /// `insert_point` writing `closest[i]` after `for (i = k - 1; i > 0; i--) ... break;`.
+    fn exit_values(&mut self, offset: Expr, block: Block) -> Expr {
+        let allowed = self.allowed_at(block);
+        let mut map = HashMap::new();
+        for v in offset.vars() {
+            if allowed.contains(&v) {
+                continue;
+            }
+            let Some((lo, hi)) = self.exit_bounds.get(&v).cloned() else {
+                continue;
+            };
+            let exit = match self.exit_vars.get(&v) {
+                Some(e) => e.clone(),
+                None => {
+                    let e = Var::new(&format!("{} after its loop", v.name()));
+                    self.summary.ranges.push(RangeVar {
+                        var: e.clone(),
+                        lo,
+                        hi,
+                    });
+                    self.exit_vars.insert(v.clone(), e.clone());
+                    e
+                }
+            };
+            map.insert(v, Expr::var(exit.name()));
+        }
+        if map.is_empty() {
+            return offset;
+        }
+        offset.substitute(&map).unwrap_or(offset)
+    }
+
     /// An offset if every variable in it is allowed at `block` (or among `extra`).
     fn checked_offset(
         &mut self,
@@ -1113,6 +1185,7 @@ impl Builder<'_, '_> {
         block: Block,
         extra: &HashSet<Var>,
     ) -> Result<Expr, String> {
+        let offset = self.exit_values(offset, block);
         let vars = offset.vars();
         for v in &vars {
             if !extra.contains(v) && !self.allowed_at(block).contains(v) {
@@ -1408,6 +1481,9 @@ impl Builder<'_, '_> {
         self.summary
             .allocators
             .extend(summary.allocators.iter().cloned());
+        self.summary
+            .recursive
+            .extend(summary.recursive.iter().cloned());
         self.summary
             .host_calls
             .extend(summary.host_calls.iter().cloned());

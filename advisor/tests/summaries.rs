@@ -465,7 +465,8 @@ void run(double *out, int n)
 }
 
 #[test]
-fn a_recursive_callee_is_conservative_and_says_so() {
+fn a_recursive_callee_is_summarized_over_every_depth() {
+    // `out` and `i` are passed on unchanged: every depth writes `out[i]`.
     let report = check(&Case {
         files: &[(
             "rec.c",
@@ -486,12 +487,180 @@ void walk(double *out, int n)
         )],
         kernel: "walk",
         line: 11,
+        verdict: Verdict::Friendly,
+        sections: &[("out", Some((0, 32)))],
+        args: &[Arg::Doubles(4), Arg::Int(4)],
+        conflict: false,
+    });
+    assert!(
+        report
+            .assumptions
+            .iter()
+            .any(|a| a.contains("`visit` is recursive: each GPU thread needs stack")),
+        "{:#?}",
+        report.assumptions
+    );
+}
+
+#[test]
+fn a_recursion_that_moves_its_index_leaves_the_offset_unknown() {
+    // Each depth writes one element further: within `out`, but where is not known
+    // statically (the run has no conflict: iteration `i` writes `out[4i, 4i + 4)`).
+    let report = check(&Case {
+        files: &[(
+            "rec.c",
+            r#"static void fill(double *out, int at, int depth)
+{
+    out[at] = depth;
+    if (depth > 0)
+        fill(out, at + 1, depth - 1);
+}
+
+void fill_all(double *out, int n)
+{
+    for (int i = 0; i < n; i++)
+        fill(out, 4 * i, 3);
+}
+"#,
+        )],
+        kernel: "fill_all",
+        line: 10,
+        verdict: Verdict::NeedsProfile,
+        sections: &[],
+        args: &[Arg::Doubles(16), Arg::Int(4)],
+        conflict: false,
+    });
+    has_reason(&report, "WW111", "the index depends on `at in fill");
+}
+
+#[test]
+fn a_recursion_that_writes_through_a_moving_pointer_is_not_summarized() {
+    let report = check(&Case {
+        files: &[(
+            "rec.c",
+            r#"static void bump(double *p, int depth)
+{
+    *p += 1.0;
+    if (depth > 0)
+        bump(p + 1, depth - 1);
+}
+
+void bump_all(double *out, int n)
+{
+    for (int i = 0; i < n; i++)
+        bump(out + 2 * i, 2);
+}
+"#,
+        )],
+        kernel: "bump_all",
+        line: 10,
+        verdict: Verdict::NeedsProfile,
+        sections: &[],
+        args: &[Arg::Doubles(12), Arg::Int(4)],
+        // Iteration `i` writes `out[2i, 2i + 3)`: neighbours share an element.
+        conflict: true,
+    });
+    has_reason(&report, "WW112", "calls `bump`, which is recursive");
+}
+
+#[test]
+fn mutual_recursion_stays_unknown() {
+    let report = check(&Case {
+        files: &[(
+            "rec.c",
+            r#"static void odd(double *out, int i, int depth);
+static void even(double *out, int i, int depth)
+{
+    if (depth > 0)
+        odd(out, i, depth - 1);
+    else
+        out[i] = 1.0;
+}
+static void odd(double *out, int i, int depth)
+{
+    if (depth > 0)
+        even(out, i, depth - 1);
+    else
+        out[i] = 2.0;
+}
+
+void parity(double *out, int n)
+{
+    for (int i = 0; i < n; i++)
+        even(out, i, 3);
+}
+"#,
+        )],
+        kernel: "parity",
+        line: 19,
         verdict: Verdict::NeedsProfile,
         sections: &[],
         args: &[Arg::Doubles(4), Arg::Int(4)],
         conflict: false,
     });
-    has_reason(&report, "WW112", "calls `visit`, which is recursive");
+    has_reason(&report, "WW112", "is recursive (through");
+}
+
+#[test]
+fn a_tree_search_writes_each_query_its_own_neighbours() {
+    // The shape of a k-d tree search: the recursion descends the tree (`node` changes) and
+    // inserts into the query's own `k` slots with an insertion loop that may stop early and
+    // writes at the index it stopped at.
+    let report = check(&Case {
+        files: &[(
+            "knn.c",
+            r#"static void insert(double *best, double value, int k)
+{
+    int i;
+    for (i = k - 1; i > 0; i--) {
+        if (best[i - 1] > value)
+            best[i] = best[i - 1];
+        else
+            break;
+    }
+    best[i] = value;
+}
+
+static void search(const double *tree, int node, int size, double query, double *best, int k)
+{
+    if (node >= size)
+        return;
+    double d = tree[node] - query;
+    if (d < 0)
+        d = -d;
+    if (d < best[k - 1])
+        insert(best, d, k);
+    search(tree, 2 * node + 1, size, query, best, k);
+    search(tree, 2 * node + 2, size, query, best, k);
+}
+
+void knn(const double *tree, int size, const double *queries, int n, double *best, int k)
+{
+    for (int q = 0; q < n; q++) {
+        for (int j = 0; j < k; j++)
+            best[q * k + j] = 1e30;
+        search(tree, 0, size, queries[q], best + q * k, k);
+    }
+}
+"#,
+        )],
+        kernel: "knn",
+        line: 28,
+        verdict: Verdict::Friendly,
+        sections: &[("best", Some((0, 8 * 4 * 3))), ("queries", Some((0, 32)))],
+        args: &[
+            Arg::Doubles(7),
+            Arg::Int(7),
+            Arg::Doubles(4),
+            Arg::Int(4),
+            Arg::Doubles(12),
+            Arg::Int(3),
+        ],
+        conflict: false,
+    });
+    // `insert`'s writes after its loop are within the `k` slots, not anywhere.
+    let calls = format!("{:?}", report.calls);
+    assert!(calls.contains("writes [0, 8*k)"), "{calls}");
 }
 
 #[test]

@@ -80,6 +80,11 @@ pub struct Loop {
     pub source: Option<SourceLoopId>,
     pub induction_variables: Vec<InductionVariable>,
     pub exit_test: Option<ExitTest>,
+    /// The header's test of an induction variable against a bound when the loop may also
+    /// leave elsewhere (`break`, `return`): every iteration still passes it, so the
+    /// variable's visited values lie within the range it bounds. `None` when `exit_test` is
+    /// set (then it is the same test) or the header does not test a variable.
+    pub header_test: Option<ExitTest>,
     pub normalizable: Normalizable,
 }
 
@@ -214,6 +219,7 @@ pub fn analyze_loops(func: &Function) -> LoopForest {
             source,
             induction_variables: Vec::new(),
             exit_test: None,
+            header_test: None,
             normalizable: Normalizable::No {
                 reason: String::new(),
             },
@@ -252,6 +258,10 @@ pub fn analyze_loops(func: &Function) -> LoopForest {
     for l in &mut loops {
         l.induction_variables = induction_variables(func, l);
         l.exit_test = exit_test(func, l);
+        let header_exits = l.exits.iter().any(|(b, _)| *b == l.header);
+        if l.exit_test.is_none() && header_exits {
+            l.header_test = block_test(func, l, l.header);
+        }
         l.normalizable = normalizability(func, l);
     }
     LoopForest {
@@ -387,6 +397,12 @@ fn exit_test(func: &Function, l: &Loop) -> Option<ExitTest> {
     let [block] = exiting.iter().copied().collect::<Vec<_>>()[..] else {
         return None;
     };
+    block_test(func, l, block)
+}
+
+/// The test of an induction variable against a bound that `block`'s branch makes to stay
+/// in the loop or leave it.
+fn block_test(func: &Function, l: &Loop, block: Block) -> Option<ExitTest> {
     let Terminator::Branch {
         cond,
         then_block,
