@@ -1,7 +1,8 @@
 //! `warpwise analyze`: find GPU-friendly loops and write kernel reports or porting recipes.
 
 use crate::inputs::{collect, CFlags};
-use advisor::analyze::{analyze_units, Aliasing, Filter};
+use crate::progress::Progress;
+use advisor::analyze::{analyze_units, analyze_units_reporting, Aliasing, Filter};
 use advisor::model::{Report, SCHEMA};
 use clap::{Args, ValueEnum};
 use frontend::unit::load_unit;
@@ -42,6 +43,9 @@ pub struct AnalyzeArgs {
     /// In text form, show every loop in full, not one line per loop that cannot be ported.
     #[arg(long)]
     pub verbose: bool,
+    /// No progress on stderr (diagnostics are still printed).
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
     /// Target GPU architecture for shared-memory and occupancy advice (sm_70, sm_80, sm_90).
     #[arg(long, value_name = "NAME", default_value = advisor::gpus::DEFAULT_GPU)]
     pub gpu: String,
@@ -131,21 +135,32 @@ pub fn run(args: &AnalyzeArgs) -> ExitCode {
     // any file given is a function of the program) and callees are summarized once.
     // Files are preprocessed, parsed and lowered in parallel; their messages are printed
     // afterwards in the order given.
+    let mode = crate::progress::Mode::detect(args.quiet);
+    let loading = Progress::start(mode, "loading", inputs.len());
     let loaded: Vec<_> = {
         use rayon::prelude::*;
-        inputs.par_iter().map(load_unit).collect()
+        inputs
+            .par_iter()
+            .map(load_unit)
+            .inspect(|loaded| {
+                let name = loaded.as_ref().map(|u| u.path.display().to_string());
+                loading.done(name.as_deref().unwrap_or(""));
+            })
+            .collect()
     };
+    loading.finish();
+    let progress = Progress::start(mode, "analysing", inputs.len());
     let mut units = Vec::new();
     let mut analysed = 0usize;
     for (input, loaded) in inputs.iter().zip(loaded) {
-        eprintln!("warpwise: analysing {}", input.file.display());
+        progress.line(&format!("analysing {}", input.file.display()));
         match loaded {
             Ok(unit) => {
                 for d in unit.diagnostics() {
                     if d.is_error() {
                         report.skipped.push(d.to_string());
                     }
-                    eprint!("{}", d.render(false));
+                    progress.print(&d.render(false));
                 }
                 if !unit.lowered.program.functions.is_empty() {
                     analysed += 1;
@@ -154,11 +169,17 @@ pub fn run(args: &AnalyzeArgs) -> ExitCode {
             }
             Err(d) => {
                 report.skipped.push(d.to_string());
-                eprint!("{}", d.render(false));
+                progress.print(&d.render(false));
+                progress.done(&input.file.display().to_string());
             }
         }
     }
-    report.loops.extend(analyze_units(&units, &filter, &target));
+    report
+        .loops
+        .extend(analyze_units_reporting(&units, &filter, &target, &|unit| {
+            progress.done(&unit.path.display().to_string())
+        }));
+    progress.finish();
     if let Some(e) = unmatched_selection(&units, &filter, &target, report.loops.is_empty()) {
         eprintln!("error: {e}");
         return ExitCode::from(2);

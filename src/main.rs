@@ -14,10 +14,12 @@ mod ir_command;
 mod openmp_command;
 mod output;
 mod profile_command;
+mod progress;
 mod selection;
+mod shell_command;
 mod validate_command;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 use std::process::ExitCode;
 
 #[derive(Parser, Debug)]
@@ -48,6 +50,10 @@ enum Command {
     Emit(emit_command::EmitArgs),
     /// Run a loop's generated kernel on a snapshot of the program's inputs and compare.
     Validate(validate_command::ValidateArgs),
+    /// Print a shell completion script (`warpwise completions bash > ~/.local/share/bash-completion/completions/warpwise`).
+    Completions(shell_command::CompletionsArgs),
+    /// Print the manual page in roff (`warpwise man | man -l -`), or a subcommand's.
+    Man(shell_command::ManArgs),
 }
 
 /// On SIGINT, SIGTERM or SIGHUP: remove the private build directories (their guards do not
@@ -84,5 +90,7 @@ fn main() -> ExitCode {
         Command::Instantiate(args) => instantiate_command::run(&args),
         Command::Emit(args) => emit_command::run(&args),
         Command::Validate(args) => validate_command::run(&args),
+        Command::Completions(args) => shell_command::completions(&args, Cli::command()),
+        Command::Man(args) => shell_command::man(&args, Cli::command()),
     }
 }

@@ -85,6 +85,17 @@ pub fn analyze_units(
     filter: &Filter,
     target: &crate::mapping::Target,
 ) -> Vec<LoopReport> {
+    analyze_units_reporting(units, filter, target, &|_| {})
+}
+
+/// [`analyze_units`], calling `done` with each unit once its loops are analysed (in the
+/// order units finish, from the worker threads): progress for long runs.
+pub fn analyze_units_reporting(
+    units: &[Unit],
+    filter: &Filter,
+    target: &crate::mapping::Target,
+    done: &(dyn Fn(&Unit) + Sync),
+) -> Vec<LoopReport> {
     use rayon::prelude::*;
     let view = crate::program::ProgramView::new(units);
     // Units in parallel, each worker with its own cache of callee summaries (a summary is
@@ -94,7 +105,11 @@ pub fn analyze_units(
         .into_par_iter()
         .map_init(
             || crate::summaries::Summaries::new(&view),
-            |summaries, u| analyze_in_program(summaries, u, filter, target, &HashMap::new()),
+            |summaries, u| {
+                let reports = analyze_in_program(summaries, u, filter, target, &HashMap::new());
+                done(&units[u]);
+                reports
+            },
         )
         .collect();
     per_unit.into_iter().flatten().collect()

@@ -1,6 +1,8 @@
 //! Coalescing factors (thesis §5.1, Algorithm 1, made exact): the number of distinct 128-byte
 //! segments `floor(addr / 128)` that the 32 threads of one warp touch in one execution of a
-//! load or store (GPUDrano §3.2), as a symbolic expression in `[1, 32]`.
+//! load or store (GPUDrano §3.2), as a symbolic expression in `[1, 32]`; and the same count
+//! for the 32-byte *sectors* a request is served in (what Nsight Compute reports as sectors
+//! per request), by the same algorithm with a 32-byte granule ([`sector_factor`]).
 //!
 //! The offset is first written in terms of the thread index `#tx` (the normalized iteration
 //! index of the loop mapped to the grid's x). A warp is `#tx = 32*#warp + t`, `t in 0..32`:
@@ -33,7 +35,10 @@ use symbolic::{
 };
 
 pub const WARP: i64 = 32;
+/// The bytes of one memory request (a cache line).
 pub const LINE: i64 = 128;
+/// The bytes of one sector: the unit requests are served in.
+pub const SECTOR: i64 = 32;
 
 /// The normalized index of the loop mapped to the grid's x.
 pub fn thread_var() -> Var {
@@ -46,6 +51,33 @@ pub fn warp_var() -> Var {
 }
 
 pub const ALIGNED_ROWS: &str = "assuming 128-byte aligned rows";
+pub const ALIGNED_SECTOR_ROWS: &str = "assuming 32-byte aligned rows";
+
+/// The assumption that rows start on a granule boundary, in words.
+fn aligned_rows(line: i64) -> &'static str {
+    if line == LINE {
+        ALIGNED_ROWS
+    } else {
+        ALIGNED_SECTOR_ROWS
+    }
+}
+
+/// The most granules of `line` bytes one element of `elem` bytes covers: one when elements
+/// tile the granule (`line % elem == 0`, accesses at multiples of their size from an aligned
+/// base), otherwise it may start anywhere.
+fn per_element(elem: u64, line: i64) -> i64 {
+    let e = elem.max(1) as i64;
+    if line % e == 0 {
+        1
+    } else {
+        (e - 1) / line + 2
+    }
+}
+
+/// The most granules a warp can touch: every thread its own.
+fn most(elem: u64, line: i64) -> i64 {
+    WARP * per_element(elem, line)
+}
 
 /// The coalescing factor of one offset expression.
 #[derive(Clone, Debug, PartialEq)]
@@ -75,8 +107,12 @@ impl Factor {
     }
 
     pub fn worst(why: &str) -> Factor {
+        Factor::worst_in(why, WARP)
+    }
+
+    fn worst_in(why: &str, most: i64) -> Factor {
         Factor {
-            requests: Expr::constant(WARP),
+            requests: Expr::constant(most),
             min_requests: None,
             unaligned: None,
             stride: None,
@@ -95,10 +131,15 @@ pub fn warp_env(env: &SignEnv) -> SignEnv {
 
 /// Distinct 128-byte segments touched by accesses of `elem` bytes at `offsets`.
 pub fn segments(offsets: &[i64], elem: u64) -> usize {
+    granules(offsets, elem, LINE)
+}
+
+/// Distinct granules of `line` bytes touched by accesses of `elem` bytes at `offsets`.
+pub fn granules(offsets: &[i64], elem: u64, line: i64) -> usize {
     let mut seen = BTreeSet::new();
     for &o in offsets {
         for b in 0..elem.max(1) as i64 {
-            seen.insert((o + b).div_euclid(LINE));
+            seen.insert((o + b).div_euclid(line));
         }
     }
     seen.len()
@@ -113,9 +154,9 @@ struct Residues {
     g_rows: i64,
 }
 
-fn residues(e: &Expr) -> Option<Residues> {
+fn residues(e: &Expr, line: i64) -> Option<Residues> {
     let p = e.as_poly()?;
-    let line = BigInt::from(LINE);
+    let line = BigInt::from(line);
     let mut k0 = BigInt::zero();
     let mut g_warp = line.clone();
     let mut g_rows = line.clone();
@@ -143,10 +184,10 @@ fn residues(e: &Expr) -> Option<Residues> {
     })
 }
 
-fn residue_set(k0: i64, g: i64) -> Vec<i64> {
+fn residue_set(k0: i64, g: i64, line: i64) -> Vec<i64> {
     let g = g.max(1);
-    (0..LINE / g)
-        .map(|m| (k0 + m * g).rem_euclid(LINE))
+    (0..line / g)
+        .map(|m| (k0 + m * g).rem_euclid(line))
         .collect()
 }
 
@@ -159,8 +200,18 @@ fn subst(e: &Expr, v: &Var, by: &Expr) -> Option<Expr> {
 }
 
 /// The coalescing factor of `offset` (bytes from an aligned base), written in terms of
-/// [`thread_var`], for accesses of `elem` bytes.
+/// [`thread_var`], for accesses of `elem` bytes: 128-byte requests per warp.
 pub fn coalescing_factor(offset: &Expr, elem: u64, env: &SignEnv) -> Factor {
+    factor_in(offset, elem, env, LINE)
+}
+
+/// The same count in 32-byte sectors: how much of each request is moved.
+pub fn sector_factor(offset: &Expr, elem: u64, env: &SignEnv) -> Factor {
+    factor_in(offset, elem, env, SECTOR)
+}
+
+/// Distinct granules of `line` bytes a warp touches.
+fn factor_in(offset: &Expr, elem: u64, env: &SignEnv, line: i64) -> Factor {
     let env = &warp_env(env);
     // `i / 4` with `i >= 0` is a floor: written so, the warp's offsets `(32*w + t) / 4`
     // split into `8*w + t/4` and the enumeration below counts them exactly.
@@ -168,8 +219,10 @@ pub fn coalescing_factor(offset: &Expr, elem: u64, env: &SignEnv) -> Factor {
     let offset = floors.as_ref().unwrap_or(offset);
     let tx = thread_var();
     if !offset.vars().contains(&tx) {
-        // Every thread of the warp reads the same address: one request (a broadcast).
-        return Factor::constant(1, Some(Expr::constant(0)));
+        // Every thread of the warp reads the same address: one element's granules (a
+        // broadcast).
+        let one = granules(&[0], elem, line) as i64;
+        return Factor::constant(one, Some(Expr::constant(0)));
     }
     let next = subst(
         offset,
@@ -181,16 +234,16 @@ pub fn coalescing_factor(offset: &Expr, elem: u64, env: &SignEnv) -> Factor {
     let stride = next.and_then(|n| n.checked_sub(offset).ok());
     let f = match stride {
         Some(s) if !s.vars().contains(&tx) && s.as_poly().is_some() => {
-            affine(offset, &s, elem, env)
+            affine(offset, &s, elem, env, line)
         }
-        _ => enumerate(offset, elem, env),
+        _ => enumerate(offset, elem, env, line),
     };
-    warp_independent(f, env)
+    warp_independent(f, env, most(elem, line))
 }
 
 /// A count that depends on which warp along the row (`aux[i*i]`): the first warp's count is
 /// the minimum when it grows with the warp index, and the maximum is the worst case 32.
-fn warp_independent(mut f: Factor, env: &SignEnv) -> Factor {
+fn warp_independent(mut f: Factor, env: &SignEnv, most: i64) -> Factor {
     let w = warp_var();
     if !f.requests.vars().contains(&w) {
         return f;
@@ -199,11 +252,12 @@ fn warp_independent(mut f: Factor, env: &SignEnv) -> Factor {
     f.min_requests = (m == Monotonicity::Increasing)
         .then(|| subst(&f.requests, &w, &Expr::constant(0)))
         .flatten();
-    f.requests = Expr::constant(WARP);
+    f.requests = Expr::constant(most);
     f.unaligned = None;
     f.exact = false;
-    f.assumptions
-        .push("the count grows with the warp's position along x: 32 is the worst case".into());
+    f.assumptions.push(format!(
+        "the count grows with the warp's position along x: {most} is the worst case"
+    ));
     f
 }
 
@@ -214,31 +268,31 @@ fn first_address(offset: &Expr) -> Option<Expr> {
     subst(offset, &thread_var(), &start)
 }
 
-fn affine(offset: &Expr, s: &Expr, elem: u64, env: &SignEnv) -> Factor {
+fn affine(offset: &Expr, s: &Expr, elem: u64, env: &SignEnv, line: i64) -> Factor {
     let start = first_address(offset);
-    let res = start.as_ref().and_then(residues);
+    let res = start.as_ref().and_then(|a| residues(a, line));
     if let Some(sc) = int_of(s) {
         let Some(res) = res else {
             // Rational coefficients: alignment unknown; enumerate every residue.
             return by_residues(
-                &(0..LINE).collect::<Vec<_>>(),
-                &(0..LINE).collect::<Vec<_>>(),
+                &(0..line).collect::<Vec<_>>(),
+                &(0..line).collect::<Vec<_>>(),
                 |r| (0..WARP).map(|t| r + sc * t).collect(),
-                elem,
+                (elem, line),
                 Some(s.clone()),
             );
         };
-        let aligned = residue_set(res.k0, res.g_warp);
-        let all = residue_set(res.k0, res.g_warp.gcd(&res.g_rows));
+        let aligned = residue_set(res.k0, res.g_warp, line);
+        let all = residue_set(res.k0, res.g_warp.gcd(&res.g_rows), line);
         return by_residues(
             &aligned,
             &all,
             |r| (0..WARP).map(|t| r + sc * t).collect(),
-            elem,
+            (elem, line),
             Some(s.clone()),
         );
     }
-    symbolic_stride(s, res, elem, env, offset)
+    symbolic_stride(s, res, (elem, line), env, offset)
 }
 
 /// Counts per residue of the warp's first address: the aligned-rows residues decide the
@@ -247,10 +301,10 @@ fn by_residues(
     aligned: &[i64],
     all: &[i64],
     offsets: impl Fn(i64) -> Vec<i64>,
-    elem: u64,
+    (elem, line): (u64, i64),
     stride: Option<Expr>,
 ) -> Factor {
-    let count = |r: i64| segments(&offsets(r), elem) as i64;
+    let count = |r: i64| granules(&offsets(r), elem, line) as i64;
     let lo = aligned.iter().map(|&r| count(r)).min().unwrap_or(1);
     let hi = aligned.iter().map(|&r| count(r)).max().unwrap_or(WARP);
     let worst = all.iter().map(|&r| count(r)).max().unwrap_or(WARP);
@@ -261,7 +315,7 @@ fn by_residues(
     }
     let sorted = |v: &[i64]| v.iter().copied().collect::<BTreeSet<_>>();
     if sorted(aligned) != sorted(all) {
-        f.assumptions.push(ALIGNED_ROWS.into());
+        f.assumptions.push(aligned_rows(line).into());
         if worst != hi {
             f.unaligned = Some(Expr::constant(worst));
         }
@@ -269,17 +323,19 @@ fn by_residues(
     f
 }
 
-fn clamp32(e: &Expr, env: &SignEnv) -> Expr {
-    min_of(&[Expr::constant(WARP), e.clone()], env).unwrap_or_else(|_| e.clone())
+/// `e` capped at `most` granules per warp.
+fn clamp(e: &Expr, most: i64, env: &SignEnv) -> Expr {
+    min_of(&[Expr::constant(most), e.clone()], env).unwrap_or_else(|_| e.clone())
 }
 
 fn symbolic_stride(
     s: &Expr,
     res: Option<Residues>,
-    elem: u64,
+    (elem, line): (u64, i64),
     env: &SignEnv,
     offset: &Expr,
 ) -> Factor {
+    let cap = most(elem, line);
     let mut assumptions = Vec::new();
     let sign = sign_of(s, env);
     let positive = if !sign.has_neg() {
@@ -292,85 +348,91 @@ fn symbolic_stride(
         match m {
             Monotonicity::Increasing => true,
             Monotonicity::Decreasing => false,
-            _ => return Factor::worst("the sign of the stride between threads is unknown"),
+            _ => return Factor::worst_in("the sign of the stride between threads is unknown", cap),
         }
     };
     let magnitude = if positive { s.clone() } else { s.neg() };
     let may_be_zero = sign.has_zero() && assumptions.is_empty();
     let e = elem.max(1) as i64;
-    let step = num_integer::lcm(4, e);
-    let divisible = LINE % e == 0
+    // A warp of aligned threads `s` apart covers `32*s` bytes: `s / (line/32)` granules
+    // when that divides, and when elements tile the granule.
+    let per_thread = line / WARP;
+    let step = num_integer::lcm(per_thread, e);
+    let divisible = line % e == 0
         && magnitude.as_poly().is_some_and(|p| {
             p.terms()
                 .iter()
                 .all(|(_, c)| c.is_integer() && (c.to_integer() % BigInt::from(step)).is_zero())
         });
     let (k0, needs_alignment) = match &res {
-        Some(r) => (r.k0, r.g_warp % LINE == 0 && r.g_rows % LINE != 0),
+        Some(r) => (r.k0, r.g_warp % line == 0 && r.g_rows % line != 0),
         None => (0, true),
     };
-    // The first address modulo 128 must be a single known value for an exact count.
-    let fixed_residue = res.as_ref().is_some_and(|r| r.g_warp % LINE == 0);
+    // The first address modulo the granule must be a single known value for an exact count.
+    let fixed_residue = res.as_ref().is_some_and(|r| r.g_warp % line == 0);
     let area = |r: i64| -> Option<Expr> {
-        // floor((r + 31*s + e - 1) / 128) + 1, with s >= 0.
+        // floor((r + 31*s + e - 1) / line) + 1, with s >= 0.
         let num = magnitude
             .checked_mul(&Expr::constant(WARP - 1))
             .ok()?
             .checked_add(&Expr::constant(r + e - 1))
             .ok()?;
-        num.c_div_in(&BigInt::from(LINE), env)
+        num.c_div_in(&BigInt::from(line), env)
             .ok()?
             .checked_add(&Expr::constant(1))
             .ok()
     };
     let formula = if divisible && k0 == 0 {
         magnitude
-            .div_const(&BigRational::from_integer(BigInt::from(4)))
+            .div_const(&BigRational::from_integer(BigInt::from(per_thread)))
             .ok()
     } else {
         area(k0)
     };
     let Some(mut requests) = formula else {
-        return Factor::worst("the warp area could not be computed");
+        return Factor::worst_in("the warp area could not be computed", cap);
     };
     if may_be_zero {
         requests =
             symbolic::max_of(&[Expr::constant(1), requests.clone()], env).unwrap_or(requests);
     }
     let mut f = Factor {
-        requests: clamp32(&requests, env),
+        requests: clamp(&requests, cap, env),
         min_requests: None,
         unaligned: None,
         stride: Some(s.clone()),
-        exact: fixed_residue && LINE % e == 0,
+        exact: fixed_residue && line % e == 0,
         assumptions,
     };
     if needs_alignment && fixed_residue {
-        f.assumptions.push(ALIGNED_ROWS.into());
+        f.assumptions.push(aligned_rows(line).into());
         f.unaligned = requests
             .checked_add(&Expr::constant(1))
             .ok()
-            .map(|u| clamp32(&u, env));
+            .map(|u| clamp(&u, cap, env));
     } else if !fixed_residue {
         f.exact = false;
-        f.unaligned = area(LINE - 1).map(|u| clamp32(&u, env));
+        f.unaligned = area(line - 1).map(|u| clamp(&u, cap, env));
     }
     f
 }
 
 /// The thesis' brute force for offsets that are not affine in the thread index.
-fn enumerate(offset: &Expr, elem: u64, env: &SignEnv) -> Factor {
+fn enumerate(offset: &Expr, elem: u64, env: &SignEnv, line: i64) -> Factor {
+    let cap = most(elem, line);
     let w32 = Expr::from(warp_var())
         .checked_mul(&Expr::constant(WARP))
         .unwrap_or_default();
     let mut offsets = Vec::new();
     for t in 0..WARP {
         let Ok(x) = w32.checked_add(&Expr::constant(t)) else {
-            return Factor::worst("the offsets of the warp could not be enumerated");
+            return Factor::worst_in("the offsets of the warp could not be enumerated", cap);
         };
         match subst(offset, &thread_var(), &x) {
             Some(o) => offsets.push(simplify_expr(&o, env)),
-            None => return Factor::worst("the offsets of the warp could not be enumerated"),
+            None => {
+                return Factor::worst_in("the offsets of the warp could not be enumerated", cap)
+            }
         }
     }
     let first = offsets[0].clone();
@@ -379,19 +441,19 @@ fn enumerate(offset: &Expr, elem: u64, env: &SignEnv) -> Factor {
         .map(|o| o.checked_sub(&first).ok().and_then(|d| int_of(&d)))
         .collect();
     if let Some(diffs) = diffs {
-        let res = residues(&first);
+        let res = residues(&first, line);
         let (aligned, all) = match res {
             Some(r) => (
-                residue_set(r.k0, r.g_warp),
-                residue_set(r.k0, r.g_warp.gcd(&r.g_rows)),
+                residue_set(r.k0, r.g_warp, line),
+                residue_set(r.k0, r.g_warp.gcd(&r.g_rows), line),
             ),
-            None => ((0..LINE).collect(), (0..LINE).collect()),
+            None => ((0..line).collect(), (0..line).collect()),
         };
         let mut f = by_residues(
             &aligned,
             &all,
             |r| diffs.iter().map(|d| r + d).collect(),
-            elem,
+            (elem, line),
             None,
         );
         f.assumptions
@@ -408,16 +470,16 @@ fn enumerate(offset: &Expr, elem: u64, env: &SignEnv) -> Factor {
             first.checked_sub(&last)
         };
         if let Some(requests) = span.ok().and_then(|span| {
-            span.checked_add(&Expr::constant(elem as i64 - 1 + LINE - 1))
+            span.checked_add(&Expr::constant(elem as i64 - 1 + line - 1))
                 .ok()?
-                .c_div_in(&BigInt::from(LINE), env)
+                .c_div_in(&BigInt::from(line), env)
                 .ok()?
                 .checked_add(&Expr::constant(1))
                 .ok()
         }) {
             assumptions.push("monotone offsets: warp area, worst alignment".into());
             return Factor {
-                requests: clamp32(&requests, env),
+                requests: clamp(&requests, cap, env),
                 min_requests: None,
                 unaligned: None,
                 stride: None,
@@ -426,11 +488,11 @@ fn enumerate(offset: &Expr, elem: u64, env: &SignEnv) -> Factor {
             };
         }
     }
-    // Distinct offsets (each at most one request more when it straddles a line).
+    // Distinct offsets, each covering at most `per_element` granules.
     let distinct: BTreeSet<&Expr> = offsets.iter().collect();
     assumptions.push("non-monotone offsets: counted distinct offsets".into());
     Factor {
-        requests: Expr::constant(distinct.len().min(WARP as usize) as i64),
+        requests: Expr::constant(distinct.len() as i64 * per_element(elem, line)),
         min_requests: None,
         unaligned: None,
         stride: None,

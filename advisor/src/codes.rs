@@ -60,7 +60,7 @@ pub const CALLEE_EFFECTS: Code = Code {
     code: "WW112",
     name: "callee effects unknown",
     explanation:
-        "the loop calls a function whose side effects are not fully known (recursion, a function pointer, a write through a pointer it reads from memory); a profile settles it",
+        "the loop calls a function whose side effects are not fully known (mutual recursion, a recursion writing through a pointer it changes, a function pointer, a write through a pointer it reads from memory); a profile settles it",
 };
 pub const ALLOCATION: Code = Code {
     code: "WW120",

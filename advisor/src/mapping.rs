@@ -8,7 +8,7 @@
 //! straightforward port (and the thesis' report) does.
 
 use crate::access::MemAccess;
-use crate::coalescing::{coalescing_factor, combine, thread_var, Factor};
+use crate::coalescing::{coalescing_factor, combine, sector_factor, thread_var, Factor};
 use crate::gpus::Gpu;
 use crate::model::{AccessCoalescing, GridMapping, MappingGain, MappingReport};
 use crate::space::{IvRange, Space};
@@ -86,6 +86,8 @@ impl std::fmt::Debug for Nest<'_> {
 pub struct Evaluated {
     pub candidate: Candidate,
     pub factors: Vec<Factor>,
+    /// The same counts in 32-byte sectors, per access.
+    pub sector_factors: Vec<Factor>,
     pub total: Option<Expr>,
     pub report: MappingReport,
 }
@@ -214,40 +216,55 @@ impl<'a> Nest<'a> {
         Some(self.unit.loop_id(self.func.source_loop(source)))
     }
 
+    /// The factor of one alternative address of `a` in the granule `granule` counts.
+    fn factor_of(
+        &self,
+        offset: &Expr,
+        a: &MemAccess,
+        map: Option<&HashMap<Var, Expr>>,
+        granule: fn(&Expr, u64, &SignEnv) -> Factor,
+    ) -> Factor {
+        if let Some(v) = offset.vars().iter().find(|v| self.varies_per_iteration(v)) {
+            return Factor::worst(&format!(
+                "the offset depends on `{}`, a value that differs between threads: up to 32 requests",
+                v.name()
+            ));
+        }
+        match map.and_then(|m| offset.substitute(m).ok()) {
+            Some(o) => granule(&o, a.elem_bytes, &self.space.env),
+            None => Factor {
+                requests: Expr::constant(32),
+                min_requests: None,
+                unaligned: None,
+                stride: None,
+                exact: false,
+                assumptions: vec!["the offset could not be written per thread".into()],
+            },
+        }
+    }
+
     /// The factors of every access under `c`.
     pub fn evaluate(&self, c: &Candidate) -> Evaluated {
         let map = self.thread_substitution(c);
         let mut factors = Vec::new();
+        let mut sector_factors = Vec::new();
         let mut rows = Vec::new();
         for a in &self.accesses {
-            let alternatives: Vec<(Option<Var>, Factor)> = a
-                .alternatives
-                .iter()
-                .map(|(base, offset)| {
-                    if let Some(v) = offset.vars().iter().find(|v| self.varies_per_iteration(v)) {
-                        return (
+            let per_granule = |granule: fn(&Expr, u64, &SignEnv) -> Factor| {
+                let alternatives: Vec<(Option<Var>, Factor)> = a
+                    .alternatives
+                    .iter()
+                    .map(|(base, offset)| {
+                        (
                             base.clone(),
-                            Factor::worst(&format!(
-                                "the offset depends on `{}`, a value that differs between threads: up to 32 requests",
-                                v.name()
-                            )),
-                        );
-                    }
-                    let f = match map.as_ref().and_then(|m| offset.substitute(m).ok()) {
-                        Some(o) => coalescing_factor(&o, a.elem_bytes, &self.space.env),
-                        None => Factor {
-                            requests: Expr::constant(32),
-                            min_requests: None,
-                            unaligned: None,
-                            stride: None,
-                            exact: false,
-                            assumptions: vec!["the offset could not be written per thread".into()],
-                        },
-                    };
-                    (base.clone(), f)
-                })
-                .collect();
-            let f = combine(&alternatives, &self.space.env);
+                            self.factor_of(offset, a, map.as_ref(), granule),
+                        )
+                    })
+                    .collect();
+                combine(&alternatives, &self.space.env)
+            };
+            let f = per_granule(coalescing_factor);
+            let sectors = per_granule(sector_factor);
             let (line, text) = self.access_text(a);
             let offsets: Vec<String> = a.alternatives.iter().map(|(_, o)| o.to_c()).collect();
             rows.push(AccessCoalescing {
@@ -259,24 +276,29 @@ impl<'a> Nest<'a> {
                 inner_loop: self.inner_loop(a, c),
                 stride_bytes: f.stride.as_ref().map(Expr::to_c),
                 requests_per_warp: f.requests.to_c(),
+                sectors_per_warp: sectors.requests.to_c(),
                 min_requests_per_warp: f.min_requests.as_ref().map(Expr::to_c),
                 unaligned_requests_per_warp: f.unaligned.as_ref().map(Expr::to_c),
                 exact: f.exact,
                 assumptions: f.assumptions.clone(),
             });
             factors.push(f);
+            sector_factors.push(sectors);
         }
         let total = factors.iter().try_fold(Expr::constant(0), |acc, f| {
             acc.checked_add(&f.requests).ok()
         });
         let total_text = sum_text(&factors);
+        let sectors_text = sum_text(&sector_factors);
         Evaluated {
             candidate: *c,
             factors,
             total,
+            sector_factors,
             report: MappingReport {
                 mapping: self.grid(c),
                 total_requests_per_warp: total_text,
+                total_sectors_per_warp: sectors_text,
                 accesses: rows,
             },
         }

@@ -412,6 +412,8 @@ pub struct MappingReport {
     pub mapping: GridMapping,
     /// Sum over the accesses of `requests_per_warp` (each access counted once per execution).
     pub total_requests_per_warp: String,
+    /// Sum over the accesses of `sectors_per_warp`.
+    pub total_sectors_per_warp: String,
     pub accesses: Vec<AccessCoalescing>,
 }
 
@@ -433,8 +435,13 @@ pub struct AccessCoalescing {
     /// Bytes between the addresses of adjacent threads, when that is one expression.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stride_bytes: Option<String>,
-    /// The most requests any warp issues, under `assumptions`, in `[1, 32]`.
+    /// The most requests any warp issues, under `assumptions`, in `[1, 32]` (for elements
+    /// that tile 128 bytes; an element that may straddle two lines counts both).
     pub requests_per_warp: String,
+    /// The most distinct 32-byte sectors any warp touches, under the same assumptions (with
+    /// 32-byte aligned rows where `requests_per_warp` assumes 128-byte aligned ones): the
+    /// bytes moved are `32 * sectors_per_warp`. `4 * requests_per_warp` at most.
+    pub sectors_per_warp: String,
     /// The fewest, when warps differ (a warp straddling a 128-byte line issues one more).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub min_requests_per_warp: Option<String>,

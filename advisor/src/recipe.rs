@@ -469,14 +469,27 @@ fn performance(l: &LoopReport, mut step: usize, out: &mut String) {
                 })
                 .map(|(a, b)| {
                     format!(
-                        "{}: {} requests per warp -> {}",
-                        a.text, a.requests_per_warp, b.requests_per_warp
+                        "{}: {} requests ({} sectors of 32 bytes) per warp -> {} ({})",
+                        a.text,
+                        a.requests_per_warp,
+                        a.sectors_per_warp,
+                        b.requests_per_warp,
+                        b.sectors_per_warp
                     )
                 })
         });
+        let sectors = natural
+            .zip(chosen)
+            .map(|(n, c)| {
+                format!(
+                    " ({} -> {} sectors)",
+                    n.total_sectors_per_warp, c.total_sectors_per_warp
+                )
+            })
+            .unwrap_or_default();
         let _ = writeln!(
             out,
-            "  {step}. Coalescing: {} ({}); all accesses: {} -> {} requests per warp instead of {}.",
+            "  {step}. Coalescing: {} ({}); all accesses: {} -> {} requests per warp{sectors} instead of {}.",
             mapping_text(best),
             example.unwrap_or_else(|| "fewer requests".into()),
             gain.natural_requests_per_warp,

@@ -7,7 +7,9 @@
 //! the reported range.
 
 use advisor::analyze::{analyze_unit, Filter};
-use advisor::coalescing::{segments, thread_var, warp_var, ALIGNED_ROWS};
+use advisor::coalescing::{
+    granules, thread_var, warp_var, ALIGNED_ROWS, ALIGNED_SECTOR_ROWS, LINE, SECTOR,
+};
 use advisor::mapping::{candidates, Candidate, Nest};
 use advisor::model::{GridMapping, LoopReport};
 use analyses::reconstruct::{reconstruct, ReconstructConfig};
@@ -67,17 +69,21 @@ fn matrix_add_natural_n_over_4_clamped_reversed_1() {
     assert_eq!(natural.mapping, mapping("i", Some("j")));
     for a in &natural.accesses {
         assert_eq!(a.requests_per_warp, "min(32, N)", "{a:?}");
+        // In 32-byte sectors the warp spans `32 * 4*N` bytes: `4*N` sectors up to 32.
+        assert_eq!(a.sectors_per_warp, "min(32, 4*N)", "{a:?}");
         // The default size: 32 requests, every thread its own line.
         assert_eq!(eval(&a.requests_per_warp, &[("N", 256)]), 32);
         assert_eq!(a.stride_bytes.as_deref(), Some("4*N"));
     }
     let reversed = &l.mappings[1];
     assert_eq!(reversed.mapping, mapping("j", Some("i")));
+    // Coalesced: one 128-byte request, moved as four sectors.
     assert!(reversed
         .accesses
         .iter()
-        .all(|a| a.requests_per_warp == "1" && a.exact));
+        .all(|a| a.requests_per_warp == "1" && a.sectors_per_warp == "4" && a.exact));
     assert_eq!(reversed.total_requests_per_warp, "3");
+    assert_eq!(reversed.total_sectors_per_warp, "12");
     assert_eq!(l.recommended_mapping, Some(mapping("j", Some("i"))));
     let gain = l.mapping_gain.as_ref().expect("gain");
     assert_eq!(gain.natural_requests_per_warp, "3*min(32, N)");
@@ -335,6 +341,9 @@ struct Tally {
     warps: usize,
     exact_agreements: usize,
     in_range: usize,
+    /// The same for the 32-byte sector counts.
+    exact_sectors: usize,
+    sectors_in_range: usize,
 }
 
 fn q(i: i64) -> BigRational {
@@ -431,9 +440,10 @@ fn check_candidate(
         .filter_map(|r| rec.symbols.value_of(&r.var).map(|v| (r.var.clone(), v)))
         .collect();
     let x_phi = rec.symbols.value_of(&x.var);
-    for (access, (factor, row)) in nest
+    for ((access, sectors), (factor, row)) in nest
         .accesses
         .iter()
+        .zip(&eval.sector_factors)
         .zip(eval.factors.iter().zip(&eval.report.accesses))
     {
         let ([(Some(base), offset)], Some(&(alloc, base_off))) = (
@@ -485,7 +495,6 @@ fn check_candidate(
                 .filter(|(k, _)| seen.insert(*k))
                 .map(|(_, o)| *o)
                 .collect();
-            let observed_count = segments(&observed, access.elem_bytes) as i64;
             // The same from the symbolic offset.
             let mut ctx = base_ctx.clone();
             for (v, phi) in &ivs {
@@ -513,54 +522,70 @@ fn check_candidate(
             let Some(symbolic_offsets) = symbolic_offsets else {
                 continue;
             };
-            let symbolic_count = segments(&symbolic_offsets, access.elem_bytes) as i64;
-            assert_eq!(
-                symbolic_count, observed_count,
-                "{file}: `{}` under {:?}: the symbolic offset and the run disagree",
-                row.text, eval.report.mapping
-            );
-            let requests = value_of(&factor.requests, &ctx).expect("requests evaluate");
-            let lo = factor
-                .min_requests
-                .as_ref()
-                .and_then(|m| value_of(m, &ctx))
-                .unwrap_or(requests);
-            let hi = factor
-                .unaligned
-                .as_ref()
-                .and_then(|m| value_of(m, &ctx))
-                .unwrap_or(requests);
             tally.warps += 1;
-            let aligned_rows = !factor.assumptions.iter().any(|a| a == ALIGNED_ROWS) || {
-                // The part of the warp's first address that does not depend on the thread.
-                let mut c0 = ctx.clone();
-                c0.insert(thread_var(), q(0));
-                let constant = per_thread
-                    .as_poly()
-                    .map(|p| p.constant_term().to_integer().to_i64().unwrap_or(0))
-                    .unwrap_or(0);
-                value_of(&per_thread, &c0).is_some_and(|v| (v - constant).rem_euclid(128) == 0)
-            };
-            if factor.exact && aligned_rows {
+            // Requests (128-byte lines), then sectors (32 bytes), each against the run.
+            for (f, line, aligned_text, shown) in [
+                (factor, LINE, ALIGNED_ROWS, &row.requests_per_warp),
+                (sectors, SECTOR, ALIGNED_SECTOR_ROWS, &row.sectors_per_warp),
+            ] {
+                let observed_count = granules(&observed, access.elem_bytes, line) as i64;
+                let symbolic_count = granules(&symbolic_offsets, access.elem_bytes, line) as i64;
                 assert_eq!(
-                    observed_count, requests,
-                    "{file}: `{}` under {:?}, warp {w}: exact factor {} but {observed_count} segments",
-                    row.text, eval.report.mapping, row.requests_per_warp
+                    symbolic_count, observed_count,
+                    "{file}: `{}` under {:?}: the symbolic offset and the run disagree",
+                    row.text, eval.report.mapping
                 );
-                tally.exact_agreements += 1;
-            } else if !factor
-                .assumptions
-                .iter()
-                .any(|a| a.contains("unknown") || a.contains("different base"))
-            {
-                assert!(
-                    lo <= observed_count && observed_count <= hi.max(requests),
-                    "{file}: `{}` under {:?}, warp {w}: {observed_count} segments outside [{lo}, {}]",
-                    row.text,
-                    eval.report.mapping,
-                    hi.max(requests)
-                );
-                tally.in_range += 1;
+                let count = value_of(&f.requests, &ctx).expect("counts evaluate");
+                let lo = f
+                    .min_requests
+                    .as_ref()
+                    .and_then(|m| value_of(m, &ctx))
+                    .unwrap_or(count);
+                let hi = f
+                    .unaligned
+                    .as_ref()
+                    .and_then(|m| value_of(m, &ctx))
+                    .unwrap_or(count);
+                let aligned_rows = !f.assumptions.iter().any(|a| a == aligned_text) || {
+                    // The part of the warp's first address that does not depend on the
+                    // thread.
+                    let mut c0 = ctx.clone();
+                    c0.insert(thread_var(), q(0));
+                    let constant = per_thread
+                        .as_poly()
+                        .map(|p| p.constant_term().to_integer().to_i64().unwrap_or(0))
+                        .unwrap_or(0);
+                    value_of(&per_thread, &c0).is_some_and(|v| (v - constant).rem_euclid(line) == 0)
+                };
+                if f.exact && aligned_rows {
+                    assert_eq!(
+                        observed_count, count,
+                        "{file}: `{}` under {:?}, warp {w}: exact count {shown} but {observed_count} granules of {line} bytes",
+                        row.text, eval.report.mapping
+                    );
+                    if line == LINE {
+                        tally.exact_agreements += 1;
+                    } else {
+                        tally.exact_sectors += 1;
+                    }
+                } else if !f
+                    .assumptions
+                    .iter()
+                    .any(|a| a.contains("unknown") || a.contains("different base"))
+                {
+                    assert!(
+                        lo <= observed_count && observed_count <= hi.max(count),
+                        "{file}: `{}` under {:?}, warp {w}: {observed_count} granules of {line} bytes outside [{lo}, {}]",
+                        row.text,
+                        eval.report.mapping,
+                        hi.max(count)
+                    );
+                    if line == LINE {
+                        tally.in_range += 1;
+                    } else {
+                        tally.sectors_in_range += 1;
+                    }
+                }
             }
         }
     }
@@ -588,4 +613,5 @@ fn every_factor_agrees_with_a_brute_force_count() {
     }
     eprintln!("{tally:?}");
     assert!(tally.exact_agreements > 500, "{tally:?}");
+    assert!(tally.exact_sectors > 500, "{tally:?}");
 }
