@@ -75,6 +75,10 @@ pub enum Format {
     Text,
     Yaml,
     Json,
+    /// SARIF 2.1.0 (code scanning, editors), `analyze` only.
+    Sarif,
+    /// One self-contained HTML page (`-o report.html`), `analyze` only.
+    Html,
 }
 
 pub fn run(args: &AnalyzeArgs) -> ExitCode {
@@ -220,8 +224,12 @@ pub fn run(args: &AnalyzeArgs) -> ExitCode {
         return written;
     }
     let format = crate::output::resolve_format(args.format, args.output.as_deref());
-    let text = crate::output::serialize(&report, format)
-        .unwrap_or_else(|| advisor::recipe::render(&report, &units, args.verbose));
+    let text = match format {
+        Format::Sarif => crate::sarif_output::render(&report, &units),
+        Format::Html => crate::html_output::render(&report, &units),
+        _ => crate::output::serialize(&report, format)
+            .unwrap_or_else(|| advisor::recipe::render(&report, &units, args.verbose)),
+    };
     let written = crate::output::write_text(&text, args.output.as_deref());
     if let Err(e) = written {
         eprintln!("error: {e}");

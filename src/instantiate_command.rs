@@ -241,6 +241,12 @@ pub fn instantiate_report(
 
 pub fn write(instance: &InstanceReport, format: Option<Format>, output: Option<&Path>) -> ExitCode {
     let format = crate::output::resolve_format(format, output);
+    if matches!(format, Format::Sarif | Format::Html) {
+        return fail(
+            2,
+            "`--format sarif` and `--format html` are for `analyze`; an instantiated report is text, yaml or json",
+        );
+    }
     let text =
         crate::output::serialize(instance, format).unwrap_or_else(|| render::render(instance));
     match crate::output::write_text(&text, output) {

@@ -8,6 +8,7 @@
 mod analyze_command;
 mod cc_command;
 mod emit_command;
+mod html_output;
 mod inputs;
 mod instantiate_command;
 mod ir_command;
@@ -15,6 +16,7 @@ mod openmp_command;
 mod output;
 mod profile_command;
 mod progress;
+mod sarif_output;
 mod selection;
 mod shell_command;
 mod validate_command;

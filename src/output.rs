@@ -27,7 +27,7 @@ pub fn serialize<T: Serialize>(value: &T, format: Format) -> Option<String> {
                 .map(|s| s + "\n")
                 .unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}\n")),
         ),
-        Format::Text => None,
+        Format::Text | Format::Sarif | Format::Html => None,
     }
 }
 

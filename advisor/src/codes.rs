@@ -9,6 +9,12 @@ pub struct Code {
     pub explanation: &'static str,
 }
 
+/// Not a finding: the note SARIF output gives a loop that can run on a GPU.
+pub const FRIENDLY: Code = Code {
+    code: "WW001",
+    name: "GPU-friendly loop",
+    explanation: "no iteration depends on another, the loop is normalizable and calls nothing host-only: it can be offloaded as it is (OpenMP target pragma or a CUDA kernel)",
+};
 pub const CARRIED_DEPENDENCE: Code = Code {
     code: "WW101",
     name: "loop-carried dependence",

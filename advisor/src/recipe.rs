@@ -30,20 +30,23 @@ pub fn render(report: &Report, units: &[Unit], verbose: bool) -> String {
         report.loops.len() - friendly - profile
     );
     for l in &report.loops {
-        match l.verdict {
-            Verdict::Friendly => out.push_str(&recipe(l, report)),
-            _ if verbose => {
-                out.push_str(&findings(l, units));
-                out.push_str(&recipe(l, report));
-            }
-            _ => out.push_str(&findings(l, units)),
-        }
+        out.push_str(&loop_text(l, report, units, verbose));
         out.push('\n');
     }
     for s in &report.skipped {
         let _ = writeln!(out, "skipped: {s}");
     }
     out
+}
+
+/// One loop's part of [`render`]: its recipe when friendly, its findings otherwise (and
+/// the recipe too when `verbose`).
+pub fn loop_text(l: &LoopReport, report: &Report, units: &[Unit], verbose: bool) -> String {
+    match l.verdict {
+        Verdict::Friendly => recipe(l, report),
+        _ if verbose => findings(l, units) + &recipe(l, report),
+        _ => findings(l, units),
+    }
 }
 
 fn loop_title(l: &LoopReport) -> String {

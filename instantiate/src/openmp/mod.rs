@@ -87,7 +87,7 @@ pub fn plan_unit(
 
 /// Whether a friendly loop of the same function encloses `r` (its nest lists `r`, or its
 /// lines contain `r`'s): `r` is then part of that loop's target region.
-fn inside_friendly(r: &LoopReport, reports: &[LoopReport]) -> bool {
+pub fn inside_friendly(r: &LoopReport, reports: &[LoopReport]) -> bool {
     reports.iter().any(|o| {
         o.id != r.id
             && o.function == r.function

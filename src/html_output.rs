@@ -1,0 +1,363 @@
+//! `analyze --format html -o report.html`: one self-contained page a person opens in a
+//! browser (no network: styles, script and data inline). A summary of the loops by verdict
+//! (and, with `--profile`, the loops ranked by profiled time as a bar chart), the source of
+//! each file with every loop's verdict in the gutter, and per loop a panel that a click on
+//! its gutter mark opens: the recipe or findings, parameters and byte sections, requests and
+//! sectors per warp under each mapping (the recommended one marked), shared memory,
+//! divergence and assumptions. Everything is rendered here as escaped HTML; the script only
+//! opens and closes panels (and opens the one a `#open=LOOP` link names).
+
+use advisor::model::{LoopReport, Report, Verdict};
+use frontend::unit::Unit;
+use std::collections::BTreeMap;
+use std::fmt::Write;
+
+const STYLE: &str = r#"
+body { font: 14px/1.45 system-ui, sans-serif; margin: 0; color: #1d2330; background: #f6f7f9; }
+header { background: #1d2330; color: #fff; padding: 16px 24px; }
+header h1 { margin: 0 0 4px; font-size: 20px; }
+.counts span { display: inline-block; margin-right: 14px; }
+main { padding: 16px 24px; }
+.file { background: #fff; border: 1px solid #d9dde4; border-radius: 6px; margin-bottom: 20px; }
+.file h2 { font-size: 15px; margin: 0; padding: 8px 12px; border-bottom: 1px solid #d9dde4; }
+pre.source { margin: 0; padding: 0; overflow-x: auto; font: 12.5px/1.5 ui-monospace, monospace; }
+.file > pre.source:first-of-type { padding-top: 6px; }
+.line { display: block; white-space: pre; }
+.line.loop { background: #f0f4ff; }
+.gutter { display: inline-block; width: 28px; text-align: center; }
+.no { display: inline-block; width: 44px; text-align: right; color: #8a93a3; padding-right: 10px; user-select: none; }
+button.badge { font: bold 11px ui-monospace, monospace; border: 0; border-radius: 3px; color: #fff; cursor: pointer; padding: 0 5px; }
+.friendly { background: #1f8a4c; } .needs-profile { background: #b7791f; } .not-friendly { background: #c0392b; }
+.panel { border-top: 1px solid #d9dde4; padding: 10px 16px; background: #fbfcfe; }
+.panel[hidden] { display: none; }
+.panel h3 { margin: 0 0 6px; font-size: 15px; }
+.panel pre { background: #fff; border: 1px solid #e3e6ec; padding: 8px; overflow-x: auto; font-size: 12px; }
+table { border-collapse: collapse; margin: 6px 0 12px; font-size: 12.5px; }
+th, td { border: 1px solid #e3e6ec; padding: 3px 8px; text-align: left; vertical-align: top; }
+th { background: #eef1f6; }
+tr.best td { background: #e9f7ef; }
+.tag { font-size: 11px; padding: 1px 6px; border-radius: 8px; color: #fff; }
+.chart .bar { height: 14px; background: #3b6fd6; display: inline-block; vertical-align: middle; }
+.chart td.label { font-family: ui-monospace, monospace; }
+.muted { color: #6b7486; }
+"#;
+
+const SCRIPT: &str = r#"
+(function () {
+  function toggle(id, scroll) {
+    var panel = document.getElementById(id);
+    if (!panel) return;
+    var show = panel.hidden;
+    panel.hidden = !show;
+    document.querySelectorAll('[aria-controls="' + id + '"]').forEach(function (b) {
+      b.setAttribute('aria-expanded', String(show));
+    });
+    if (show && scroll) panel.scrollIntoView({block: 'nearest'});
+  }
+  document.addEventListener('click', function (e) {
+    var b = e.target.closest('[aria-controls]');
+    // A person's click scrolls to the panel; the one a link opens stays where the page is.
+    if (b) { e.preventDefault(); toggle(b.getAttribute('aria-controls'), e.isTrusted); }
+  });
+  // `report.html#open=FILE:LINE:COL` opens that loop's panel, as a click on its mark does.
+  var m = /^#open=(.+)$/.exec(decodeURIComponent(location.hash));
+  if (m) {
+    var badge = document.querySelector('button.badge[data-loop="' + m[1].replace(/"/g, '') + '"]');
+    if (badge) badge.click();
+  }
+})();
+"#;
+
+/// Escapes text for HTML content and attribute values.
+fn esc(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// The loop id's file and line.
+fn file_and_line(l: &LoopReport) -> Option<(String, u32)> {
+    let mut parts = l.id.rsplitn(3, ':');
+    parts.next()?;
+    let line = parts.next()?.parse().ok()?;
+    Some((parts.next()?.to_string(), line))
+}
+
+fn badge_letter(v: Verdict) -> &'static str {
+    match v {
+        Verdict::Friendly => "F",
+        Verdict::NeedsProfile => "P",
+        Verdict::NotFriendly => "N",
+    }
+}
+
+/// The whole page.
+pub fn render(report: &Report, units: &[Unit]) -> String {
+    let mut out = String::new();
+    let count = |v: Verdict| report.loops.iter().filter(|l| l.verdict == v).count();
+    let _ = write!(
+        out,
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>warpwise report</title>\n<style>{STYLE}</style>\n</head>\n<body>\n<header>\n<h1>warpwise report</h1>\n<p class=\"counts\" id=\"summary\"><span>{} loops</span><span class=\"tag friendly\">{} GPU-friendly</span> <span class=\"tag needs-profile\">{} need a profile</span> <span class=\"tag not-friendly\">{} not GPU-friendly</span></p>\n</header>\n<main>\n",
+        report.loops.len(),
+        count(Verdict::Friendly),
+        count(Verdict::NeedsProfile),
+        count(Verdict::NotFriendly)
+    );
+    out.push_str(&profile_chart(report));
+    // Loops by file, in report order; files in the order first seen.
+    let mut files: Vec<String> = Vec::new();
+    let mut by_file: BTreeMap<String, Vec<(usize, &LoopReport)>> = BTreeMap::new();
+    for (k, l) in report.loops.iter().enumerate() {
+        let Some((file, _)) = file_and_line(l) else {
+            continue;
+        };
+        if !files.contains(&file) {
+            files.push(file.clone());
+        }
+        by_file.entry(file).or_default().push((k, l));
+    }
+    for file in &files {
+        let loops = &by_file[file];
+        let _ = write!(
+            out,
+            "<section class=\"file\" data-file=\"{}\">\n<h2>{}</h2>\n<pre class=\"source\"><code>",
+            esc(file),
+            esc(file)
+        );
+        let source = std::fs::read_to_string(file).unwrap_or_default();
+        let mut marks: BTreeMap<u32, Vec<(usize, &LoopReport)>> = BTreeMap::new();
+        for &(k, l) in loops {
+            if let Some((_, line)) = file_and_line(l) {
+                marks.entry(line).or_default().push((k, l));
+            }
+        }
+        for (n, text) in source.lines().enumerate() {
+            let n = n as u32 + 1;
+            let here = marks.get(&n);
+            let class = if here.is_some() { "line loop" } else { "line" };
+            let mut gutter = String::new();
+            for (k, l) in here.into_iter().flatten() {
+                let _ = write!(
+                    gutter,
+                    "<button class=\"badge {v}\" data-loop=\"{id}\" aria-controls=\"panel-{k}\" aria-expanded=\"false\" title=\"{id}: {v}\">{letter}</button>",
+                    v = l.verdict.as_str(),
+                    id = esc(&l.id),
+                    letter = badge_letter(l.verdict)
+                );
+            }
+            let _ = write!(
+                out,
+                "<span class=\"{class}\" id=\"{}-L{n}\"><span class=\"gutter\">{gutter}</span><span class=\"no\">{n}</span>{}</span>",
+                esc(file),
+                esc(text)
+            );
+            // The loop's panel opens right under its line: the source is split there.
+            if let Some(here) = here {
+                out.push_str("</code></pre>\n");
+                for &(k, l) in here {
+                    out.push_str(&panel(k, l, report, units));
+                }
+                out.push_str("<pre class=\"source\"><code>");
+            }
+        }
+        if source.is_empty() {
+            // The file could not be read again: the marks alone, one per loop.
+            for &(k, l) in loops {
+                let _ = write!(
+                    out,
+                    "<span class=\"line loop\"><span class=\"gutter\"><button class=\"badge {v}\" data-loop=\"{id}\" aria-controls=\"panel-{k}\" aria-expanded=\"false\">{letter}</button></span><span class=\"no\">{}</span><span class=\"muted\">(source not readable)</span></span>",
+                    l.line,
+                    v = l.verdict.as_str(),
+                    id = esc(&l.id),
+                    letter = badge_letter(l.verdict)
+                );
+            }
+        }
+        out.push_str("</code></pre>\n");
+        // Panels of loops whose line is not in the text (it could not be read again).
+        let lines = source.lines().count() as u32;
+        for &(k, l) in loops {
+            if source.is_empty() || l.line > lines {
+                out.push_str(&panel(k, l, report, units));
+            }
+        }
+        out.push_str("</section>\n");
+    }
+    if !report.skipped.is_empty() {
+        out.push_str("<section class=\"file\"><h2>Skipped</h2><ul>");
+        for s in &report.skipped {
+            let _ = write!(out, "<li>{}</li>", esc(s));
+        }
+        out.push_str("</ul></section>\n");
+    }
+    let _ = write!(
+        out,
+        "</main>\n<script>{SCRIPT}</script>\n</body>\n</html>\n"
+    );
+    out
+}
+
+/// With a profile: the loops ranked by profiled time, as bars.
+fn profile_chart(report: &Report) -> String {
+    let mut timed: Vec<(&LoopReport, u64)> = report
+        .loops
+        .iter()
+        .filter_map(|l| l.observed.as_ref().map(|o| (l, o.time_ns)))
+        .filter(|(_, t)| *t > 0)
+        .collect();
+    if timed.is_empty() {
+        return String::new();
+    }
+    timed.sort_by_key(|(_, t)| std::cmp::Reverse(*t));
+    let most = timed[0].1.max(1) as f64;
+    let mut out = String::from(
+        "<section class=\"file chart\" id=\"profile\"><h2>Loops by profiled time</h2><table><tr><th>loop</th><th>verdict</th><th>time</th><th></th></tr>",
+    );
+    for (l, t) in timed.iter().take(30) {
+        let width = (300.0 * *t as f64 / most).round().max(1.0);
+        let _ = write!(
+            out,
+            "<tr><td class=\"label\">{}</td><td><span class=\"tag {v}\">{v}</span></td><td>{:.3} ms</td><td><span class=\"bar\" style=\"width:{width}px\"></span></td></tr>",
+            esc(&l.id),
+            *t as f64 / 1e6,
+            v = l.verdict.as_str()
+        );
+    }
+    out.push_str("</table></section>\n");
+    out
+}
+
+/// One loop's panel, hidden until its mark is clicked.
+fn panel(k: usize, l: &LoopReport, report: &Report, units: &[Unit]) -> String {
+    let mut out = String::new();
+    let _ = write!(
+        out,
+        "<section class=\"panel\" id=\"panel-{k}\" data-loop-id=\"{}\" hidden>\n<h3><span class=\"tag {v}\">{v}</span> {} in <code>{}</code></h3>\n",
+        esc(&l.id),
+        esc(&l.id),
+        esc(&l.function),
+        v = l.verdict.as_str()
+    );
+    let text = advisor::recipe::loop_text(l, report, units, false);
+    let heading = if l.verdict == Verdict::Friendly {
+        "Porting recipe"
+    } else {
+        "Findings"
+    };
+    let _ = writeln!(out, "<h4>{heading}</h4><pre>{}</pre>", esc(&text));
+    if !l.parameters.is_empty() {
+        out.push_str("<h4>Parameters and sections</h4><table><tr><th>name</th><th>role</th><th>kind</th><th>C type</th><th>bytes [lo, hi)</th><th>size</th><th>notes</th></tr>");
+        for p in &l.parameters {
+            let (range, size) = match &p.bytes {
+                Some(b) => (format!("[{}, {})", b.lo, b.hi), b.size.clone()),
+                None => (String::new(), String::new()),
+            };
+            let _ = write!(
+                out,
+                "<tr><td><code>{}</code></td><td>{}</td><td>{}</td><td><code>{}</code></td><td><code>{}</code></td><td><code>{}</code></td><td>{}</td></tr>",
+                esc(&p.name),
+                esc(&format!("{:?}", p.role).to_lowercase()),
+                esc(&format!("{:?}", p.kind).to_lowercase()),
+                esc(&p.c_type),
+                esc(&range),
+                esc(&size),
+                esc(&p.notes.join("; "))
+            );
+        }
+        out.push_str("</table>\n");
+    }
+    for m in &l.mappings {
+        let best = l.recommended_mapping.as_ref() == Some(&m.mapping);
+        let label = match &m.mapping.y {
+            Some(y) => format!("x = {}, y = {}", m.mapping.x, y),
+            None => format!("x = {}", m.mapping.x),
+        };
+        let _ = write!(
+            out,
+            "<h4>Mapping {}{}</h4><table class=\"mapping\"><tr><th>line</th><th>access</th><th>kind</th><th>requests per warp</th><th>sectors per warp</th><th>exact</th></tr>",
+            esc(&label),
+            if best { " (recommended)" } else { "" }
+        );
+        for a in &m.accesses {
+            let _ = write!(
+                out,
+                "<tr{}><td>{}</td><td><code>{}</code></td><td>{}</td><td><code>{}</code></td><td><code>{}</code></td><td>{}</td></tr>",
+                if best { " class=\"best\"" } else { "" },
+                a.line,
+                esc(&a.text),
+                esc(&a.kind),
+                esc(&a.requests_per_warp),
+                esc(&a.sectors_per_warp),
+                if a.exact { "yes" } else { "bound" }
+            );
+        }
+        let _ = writeln!(
+            out,
+            "<tr><th colspan=\"3\">all accesses</th><td><code>{}</code></td><td><code>{}</code></td><td></td></tr></table>",
+            esc(&m.total_requests_per_warp),
+            esc(&m.total_sectors_per_warp)
+        );
+    }
+    if !l.shared_memory.is_empty() {
+        out.push_str("<h4>Shared memory</h4><ul>");
+        for s in &l.shared_memory {
+            let _ = write!(
+                out,
+                "<li><code>{}</code> ({}): {}; {} bytes per block</li>",
+                esc(&s.array),
+                esc(&s.kind),
+                esc(&s.message),
+                esc(&s.bytes_for_block)
+            );
+        }
+        out.push_str("</ul>\n");
+    }
+    if !l.divergence.is_empty() {
+        out.push_str("<h4>Divergent branches</h4><ul>");
+        for d in &l.divergence {
+            let _ = write!(
+                out,
+                "<li>line {}: <code>{}</code>: {}</li>",
+                d.line,
+                esc(&d.condition),
+                esc(&d.message)
+            );
+        }
+        out.push_str("</ul>\n");
+    }
+    if !l.assumptions.is_empty() {
+        out.push_str("<h4>Assumptions</h4><ul>");
+        for a in &l.assumptions {
+            let _ = write!(out, "<li>{}</li>", esc(a));
+        }
+        out.push_str("</ul>\n");
+    }
+    if let Some(o) = &l.observed {
+        let _ = writeln!(
+            out,
+            "<h4>Profile</h4><p>{} runs, {} entries, {} iterations (trip {}..{}), {:.3} ms{}</p>",
+            o.runs,
+            o.entries,
+            o.iterations,
+            o.min_trip,
+            o.max_trip,
+            o.time_ns as f64 / 1e6,
+            if o.dependences.is_empty() {
+                String::new()
+            } else {
+                format!("; observed dependences: {}", esc(&o.dependences.join("; ")))
+            }
+        );
+    }
+    out.push_str("</section>\n");
+    out
+}

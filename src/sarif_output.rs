@@ -1,0 +1,398 @@
+//! `analyze --format sarif`: the findings as SARIF 2.1.0 (typed with serde-sarif), for
+//! GitHub code scanning and editors' SARIF viewers.
+//!
+//! One result per finding, with the finding's code as `ruleId` and the rule's name and
+//! explanation in the driver's `rules`; one `note` per outermost friendly loop (rule `WW001`,
+//! not repeated for the inner loop of a nest it maps to the grid) whose
+//! `fix` inserts the OpenMP offload pragma `emit --target openmp` would write, when the port
+//! needs nothing else (no helper functions to declare for the device). Locations are the
+//! finding's lines in the loop's file, relative to the working directory (`%SRCROOT%`);
+//! the loop itself is a related location. `partialFingerprints` hash what identifies a
+//! finding without its line numbers (file, function, code, message with digits removed), so
+//! that an edit above it does not make a re-run report it as new.
+
+use advisor::codes::{Code, ALL, FRIENDLY};
+use advisor::model::{LoopReport, Reason, Report, Verdict};
+use frontend::unit::Unit;
+use serde_sarif::sarif;
+use std::collections::{BTreeMap, HashMap};
+use std::path::Path;
+
+const SRCROOT: &str = "%SRCROOT%";
+
+/// The SARIF log of `report` (the loops of `units`), as pretty JSON.
+pub fn render(report: &Report, units: &[Unit]) -> String {
+    let rules: Vec<&Code> = ALL.iter().copied().chain([&FRIENDLY]).collect();
+    let rule_index: HashMap<&str, i64> = rules
+        .iter()
+        .enumerate()
+        .map(|(k, c)| (c.code, k as i64))
+        .collect();
+    let (pragmas, regions) = port_pragmas(report, units);
+    let mut results = Vec::new();
+    for l in &report.loops {
+        let Some(site) = LoopSite::of(l, &report.loops) else {
+            continue;
+        };
+        let in_a_region = regions.iter().any(|(file, lines)| {
+            *file == site.file && lines.contains(&site.line) && *lines.start() != site.line
+        });
+        if l.verdict == Verdict::Friendly
+            && !instantiate::openmp::inside_friendly(l, &report.loops)
+            && !in_a_region
+        {
+            results.push(friendly_result(l, &site, &rule_index, pragmas.get(&l.id)));
+        }
+        for reason in &l.reasons {
+            results.push(finding(l, &site, reason, &rule_index));
+        }
+    }
+    let cwd = std::env::current_dir()
+        .ok()
+        .map(|d| format!("file://{}/", d.display()))
+        .unwrap_or_else(|| "file:///".into());
+    let driver = sarif::ToolComponent::builder()
+        .name("warpwise")
+        .version(env!("CARGO_PKG_VERSION"))
+        .semantic_version(env!("CARGO_PKG_VERSION"))
+        .full_description(text(
+            "Tells C programmers which loops can run on a GPU and how to port them",
+        ))
+        .rules(rules.iter().map(|c| rule(c)).collect::<Vec<_>>())
+        .build();
+    let run = sarif::Run::builder()
+        .tool(sarif::Tool::builder().driver(driver).build())
+        .original_uri_base_ids(BTreeMap::from([(
+            SRCROOT.to_string(),
+            sarif::ArtifactLocation::builder().uri(cwd).build(),
+        )]))
+        .results(results)
+        .build();
+    let log = sarif::Sarif::builder()
+        .version(serde_json::json!("2.1.0"))
+        .schema("https://json.schemastore.org/sarif-2.1.0.json")
+        .runs(vec![run])
+        .build();
+    serde_json::to_string_pretty(&log)
+        .map(|s| s + "\n")
+        .unwrap_or_else(|e| format!("{{\"error\": \"cannot serialize: {e}\"}}\n"))
+}
+
+/// Where a loop is: its file (as the user named it), line and column, from its id.
+struct LoopSite {
+    file: String,
+    line: i64,
+    col: i64,
+    /// How many loops of the same function come before it in the report.
+    rank: usize,
+}
+
+impl LoopSite {
+    fn of(l: &LoopReport, all: &[LoopReport]) -> Option<LoopSite> {
+        let mut parts = l.id.rsplitn(3, ':');
+        let col = parts.next()?.parse().ok()?;
+        let line = parts.next()?.parse().ok()?;
+        let file = parts.next()?.to_string();
+        let rank = all
+            .iter()
+            .take_while(|o| o.id != l.id)
+            .filter(|o| o.function == l.function && o.id.starts_with(&file))
+            .count();
+        Some(LoopSite {
+            file,
+            line,
+            col,
+            rank,
+        })
+    }
+}
+
+fn text(s: &str) -> sarif::MultiformatMessageString {
+    sarif::MultiformatMessageString::builder()
+        .text(s.to_string())
+        .build()
+}
+
+fn message(s: String) -> sarif::Message {
+    sarif::Message::builder().text(s).build()
+}
+
+fn rule(c: &Code) -> sarif::ReportingDescriptor {
+    sarif::ReportingDescriptor::builder()
+        .id(c.code)
+        .name(pascal(c.name))
+        .short_description(text(c.name))
+        .full_description(text(c.explanation))
+        .help(text(&format!(
+            "{}: {}. `warpwise analyze FILE --format text` shows the loop's porting recipe; docs/report-format.md lists every code.",
+            c.name, c.explanation
+        )))
+        .build()
+}
+
+/// SARIF rule names are identifiers: "loop-carried dependence" is `LoopCarriedDependence`.
+fn pascal(name: &str) -> String {
+    name.split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(|w| {
+            let mut cs = w.chars();
+            cs.next()
+                .map(|c| c.to_ascii_uppercase().to_string() + cs.as_str())
+                .unwrap_or_default()
+        })
+        .collect()
+}
+
+/// A file path as a URI under `%SRCROOT%` (the working directory) when it is below it,
+/// else as an absolute `file://` URI.
+fn artifact(file: &str) -> sarif::ArtifactLocation {
+    let path = Path::new(file);
+    let cwd = std::env::current_dir().ok();
+    let relative = if path.is_absolute() {
+        cwd.as_deref()
+            .and_then(|c| path.strip_prefix(c).ok())
+            .map(|p| p.to_path_buf())
+    } else {
+        Some(path.strip_prefix("./").unwrap_or(path).to_path_buf())
+    };
+    match relative {
+        Some(r) => sarif::ArtifactLocation::builder()
+            .uri(uri_escape(&r.display().to_string()))
+            .uri_base_id(SRCROOT)
+            .build(),
+        None => sarif::ArtifactLocation::builder()
+            .uri(format!(
+                "file://{}",
+                uri_escape(&path.display().to_string())
+            ))
+            .build(),
+    }
+}
+
+/// Percent-encodes what a URI path cannot hold (spaces, `%`, `#`, `?`, non-ASCII).
+fn uri_escape(path: &str) -> String {
+    let mut out = String::new();
+    for b in path.bytes() {
+        if b.is_ascii_alphanumeric() || b"/-_.~+,;=@:".contains(&b) {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+fn location(file: &str, line: i64, col: Option<i64>, what: Option<String>) -> sarif::Location {
+    let region = match col {
+        Some(c) => sarif::Region::builder()
+            .start_line(line)
+            .start_column(c)
+            .build(),
+        None => sarif::Region::builder().start_line(line).build(),
+    };
+    let physical = sarif::PhysicalLocation::builder()
+        .artifact_location(artifact(file))
+        .region(region)
+        .build();
+    match what {
+        Some(m) => sarif::Location::builder()
+            .physical_location(physical)
+            .message(message(m))
+            .build(),
+        None => sarif::Location::builder()
+            .physical_location(physical)
+            .build(),
+    }
+}
+
+/// How serious a finding is for code scanning: what stops the port is a warning, what a
+/// profile settles or a port handles (reductions, allocations) a note.
+fn level(l: &LoopReport) -> sarif::ResultLevel {
+    match l.verdict {
+        Verdict::NotFriendly => sarif::ResultLevel::Warning,
+        _ => sarif::ResultLevel::Note,
+    }
+}
+
+fn finding(
+    l: &LoopReport,
+    site: &LoopSite,
+    reason: &Reason,
+    rules: &HashMap<&str, i64>,
+) -> sarif::Result {
+    let first = reason.lines.first().map(|&n| n as i64).unwrap_or(site.line);
+    let mut related = vec![location(
+        &site.file,
+        site.line,
+        Some(site.col),
+        Some(format!("the loop (`{}`)", l.function)),
+    )];
+    related.extend(reason.lines.iter().skip(1).map(|&n| {
+        location(
+            &site.file,
+            n as i64,
+            None,
+            Some("the other access".to_string()),
+        )
+    }));
+    let mut text = format!(
+        "{} (loop at line {} of `{}`)",
+        reason.message, site.line, l.function
+    );
+    if let Some(help) = &reason.help {
+        text.push_str(&format!(". Help: {help}"));
+    }
+    let mut result = sarif::Result::builder()
+        .rule_id(reason.code.clone())
+        .level(level(l))
+        .message(message(text))
+        .locations(vec![location(&site.file, first, None, None)])
+        .related_locations(related)
+        .partial_fingerprints(fingerprint(site, l, &reason.code, &reason.message))
+        .build();
+    result.rule_index = rules.get(reason.code.as_str()).copied();
+    result
+}
+
+fn friendly_result(
+    l: &LoopReport,
+    site: &LoopSite,
+    rules: &HashMap<&str, i64>,
+    pragma: Option<&Fix>,
+) -> sarif::Result {
+    let parameters: Vec<&str> = l.parameters.iter().map(|p| p.name.as_str()).collect();
+    let text = format!(
+        "The loop at line {} of `{}` can run on a GPU: no iteration depends on another{}. `warpwise analyze {} --format text` gives the porting recipe; `warpwise emit --target openmp` writes the port.",
+        site.line,
+        l.function,
+        if parameters.is_empty() {
+            String::new()
+        } else {
+            format!(" (kernel parameters: {})", parameters.join(", "))
+        },
+        site.file
+    );
+    let mut result = sarif::Result::builder()
+        .rule_id(FRIENDLY.code)
+        .level(sarif::ResultLevel::Note)
+        .message(message(text))
+        .locations(vec![location(&site.file, site.line, Some(site.col), None)])
+        .partial_fingerprints(fingerprint(site, l, FRIENDLY.code, ""))
+        .build();
+    result.rule_index = rules.get(FRIENDLY.code).copied();
+    result.fixes = pragma.map(|fix| vec![fix.to_sarif(&site.file)]);
+    result
+}
+
+/// Stable across edits outside the function: no line numbers or columns, digits in the
+/// message (which name lines) removed, the loop named by its rank among the function's
+/// loops. FNV-1a, written out so that it never changes with the standard library's hasher.
+fn fingerprint(
+    site: &LoopSite,
+    l: &LoopReport,
+    code: &str,
+    message: &str,
+) -> BTreeMap<String, String> {
+    let text: String = message.chars().filter(|c| !c.is_ascii_digit()).collect();
+    let key = format!(
+        "{}\u{0}{}\u{0}{}\u{0}{code}\u{0}{text}",
+        site.file, l.function, site.rank
+    );
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in key.bytes() {
+        hash ^= u64::from(b);
+        hash = hash.wrapping_mul(0x0100_0000_01b3);
+    }
+    BTreeMap::from([("warpwise/v1".to_string(), format!("{hash:016x}"))])
+}
+
+/// The lines of a planned target region: (file, first..=last line).
+type Region = (String, std::ops::RangeInclusive<i64>);
+
+/// A pragma inserted on its own line above the loop, indented as the loop is.
+struct Fix {
+    line: i64,
+    inserted: String,
+}
+
+impl Fix {
+    fn to_sarif(&self, file: &str) -> sarif::Fix {
+        let at = sarif::Region::builder()
+            .start_line(self.line)
+            .start_column(1)
+            .end_line(self.line)
+            .end_column(1)
+            .build();
+        let replacement = sarif::Replacement::builder()
+            .deleted_region(at)
+            .inserted_content(
+                sarif::ArtifactContent::builder()
+                    .text(self.inserted.clone())
+                    .build(),
+            )
+            .build();
+        sarif::Fix::builder()
+            .description(message(
+                "offload the loop with OpenMP (the map clauses are the reported sections)".into(),
+            ))
+            .artifact_changes(vec![sarif::ArtifactChange::builder()
+                .artifact_location(artifact(file))
+                .replacements(vec![replacement])
+                .build()])
+            .build()
+    }
+}
+
+/// The OpenMP pragma of every friendly loop whose port is that pragma alone (no function
+/// to compile for the device, no atomic update to insert), by loop id; and the lines of
+/// every target region planned (the loops inside one are ported with it).
+fn port_pragmas(report: &Report, units: &[Unit]) -> (HashMap<String, Fix>, Vec<Region>) {
+    let mut out = HashMap::new();
+    let mut regions = Vec::new();
+    for unit in units {
+        let prefix = format!("{}:", unit.path.display());
+        let reports: Vec<LoopReport> = report
+            .loops
+            .iter()
+            .filter(|l| l.id.starts_with(&prefix))
+            .cloned()
+            .collect();
+        if !reports.iter().any(|l| l.verdict == Verdict::Friendly) {
+            continue;
+        }
+        let (ports, _) = instantiate::openmp::plan_unit(
+            unit,
+            &reports,
+            &[],
+            &instantiate::openmp::PortOptions::default(),
+        );
+        let Ok(source) = std::fs::read_to_string(&unit.path) else {
+            continue;
+        };
+        let lines: Vec<&str> = source.lines().collect();
+        for port in ports {
+            regions.push((
+                unit.path.display().to_string(),
+                port.line as i64..=port.last_line as i64,
+            ));
+            if !port.device_functions.is_empty() || !port.atomics.is_empty() {
+                continue;
+            }
+            if port.file != unit.path {
+                continue;
+            }
+            let Some(text) = lines.get(port.line as usize - 1) else {
+                continue;
+            };
+            let indent: String = text.chars().take_while(|c| c.is_whitespace()).collect();
+            out.insert(
+                port.loop_id.clone(),
+                Fix {
+                    line: port.line as i64,
+                    inserted: format!("{indent}{}\n", port.pragma),
+                },
+            );
+        }
+    }
+    (out, regions)
+}

@@ -1,0 +1,195 @@
+//! `warpwise analyze --format html` (issue 18): the page of the samples has every loop (a
+//! gutter mark and a panel each), references nothing outside itself, and in a real headless
+//! browser (Debian's `chromium`, installed by `.ci/run`; skipped with a reason when absent
+//! unless `WARPWISE_REQUIRE_BROWSER` is set) a click on a loop's mark opens its panel. A
+//! screenshot of the opened panel is kept as `target/test-artifacts/html_report.png`.
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn warpwise(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_warpwise"))
+        .current_dir(root())
+        .args(args)
+        .output()
+        .expect("warpwise runs")
+}
+
+/// The HTML page and the JSON report of the same input.
+fn page_and_report(dir: &Path, input: &str) -> (String, Value) {
+    let page = dir.join("report.html");
+    let out = warpwise(&[
+        "analyze",
+        input,
+        "--format",
+        "html",
+        "-q",
+        "-o",
+        page.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let json = warpwise(&["analyze", input, "--format", "json", "-q"]);
+    assert!(json.status.success());
+    (
+        std::fs::read_to_string(page).expect("the page"),
+        serde_json::from_slice(&json.stdout).expect("JSON"),
+    )
+}
+
+fn loop_ids(report: &Value) -> Vec<String> {
+    report["loops"]
+        .as_array()
+        .expect("loops")
+        .iter()
+        .map(|l| l["id"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// Attribute values as the page writes them.
+fn attr(s: &str) -> String {
+    s.replace('&', "&amp;").replace('"', "&quot;")
+}
+
+#[test]
+fn every_loop_has_a_mark_and_a_panel_and_nothing_is_fetched() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (page, report) = page_and_report(dir.path(), "samples/");
+    let ids = loop_ids(&report);
+    assert!(ids.len() > 50, "{}", ids.len());
+    for id in &ids {
+        assert!(
+            page.contains(&format!("data-loop=\"{}\"", attr(id))),
+            "no gutter mark for {id}"
+        );
+        assert!(
+            page.contains(&format!("data-loop-id=\"{}\"", attr(id))),
+            "no panel for {id}"
+        );
+    }
+    // Self-contained: no scripts, styles, images or fonts from elsewhere.
+    for external in [
+        "src=",
+        "href=\"http",
+        "href=\"//",
+        "@import",
+        "url(",
+        "<link",
+    ] {
+        assert!(!page.contains(external), "the page references `{external}`");
+    }
+    // The summary counts match the report.
+    let friendly = report["loops"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|l| l["verdict"] == "friendly")
+        .count();
+    assert!(page.contains(&format!("{friendly} GPU-friendly")));
+    // Coalescing tables carry requests and sectors.
+    assert!(page.contains("<th>sectors per warp</th>"));
+    // Source text is escaped, not interpreted.
+    assert!(page.contains("#include &lt;stdio.h&gt;"));
+}
+
+fn browser() -> Option<String> {
+    let found = ["chromium", "chromium-browser", "google-chrome"]
+        .into_iter()
+        .find(|b| Command::new(b).arg("--version").output().is_ok())
+        .map(String::from);
+    if found.is_none() {
+        assert!(
+            std::env::var_os("WARPWISE_REQUIRE_BROWSER").is_none(),
+            "WARPWISE_REQUIRE_BROWSER is set but no chromium is installed"
+        );
+        eprintln!("skipped: no headless browser (apt-get install chromium)");
+    }
+    found
+}
+
+fn headless(browser: &str, extra: &[&str], url: &str) -> std::process::Output {
+    Command::new(browser)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-dev-shm-usage",
+            "--no-first-run",
+        ])
+        .args(extra)
+        .arg(url)
+        .output()
+        .expect("the browser runs")
+}
+
+#[test]
+fn clicking_a_loops_mark_opens_its_panel_in_a_browser() {
+    let Some(browser) = browser() else { return };
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (_, report) = page_and_report(dir.path(), "samples/");
+    let ids = loop_ids(&report);
+    let page = dir.path().join("report.html");
+    // The page's own script clicks the mark the link names, through the same handler a
+    // person's click runs.
+    let target = ids
+        .iter()
+        .find(|id| id.contains("matmul.c:38"))
+        .unwrap_or(&ids[0])
+        .clone();
+    let url = format!("file://{}#open={target}", page.display());
+    let loaded = headless(&browser, &["--dump-dom"], &url);
+    assert!(
+        loaded.status.success(),
+        "{}",
+        String::from_utf8_lossy(&loaded.stderr)
+    );
+    let dom = String::from_utf8_lossy(&loaded.stdout).to_string();
+    let panels: Vec<&str> = dom
+        .split("<section class=\"panel\"")
+        .skip(1)
+        .map(|s| &s[..s.find('>').unwrap_or(s.len())])
+        .collect();
+    assert_eq!(panels.len(), ids.len(), "every loop's panel is in the DOM");
+    let open: Vec<&&str> = panels.iter().filter(|p| !p.contains("hidden")).collect();
+    assert_eq!(open.len(), 1, "exactly the clicked panel is open: {open:?}");
+    assert!(
+        open[0].contains(&format!("data-loop-id=\"{}\"", attr(&target))),
+        "{open:?}"
+    );
+    assert!(dom.contains(&format!("data-loop=\"{}\" aria-controls", attr(&target))));
+    assert!(
+        dom.contains("aria-expanded=\"true\""),
+        "the mark says it is open"
+    );
+
+    // A screenshot of an opened panel, kept for people to look at: one file, so that the
+    // loop near its top shows with its panel.
+    let (_, _) = page_and_report(dir.path(), "samples/matmul.c");
+    let url = format!("file://{}#open=samples/matmul.c:38:5", page.display());
+    let artifacts = root().join("target").join("test-artifacts");
+    std::fs::create_dir_all(&artifacts).expect("artifact directory");
+    let shot = artifacts.join("html_report.png");
+    let _ = std::fs::remove_file(&shot);
+    let screenshot = format!("--screenshot={}", shot.display());
+    let taken = headless(&browser, &[&screenshot, "--window-size=1280,1500"], &url);
+    assert!(
+        taken.status.success(),
+        "{}",
+        String::from_utf8_lossy(&taken.stderr)
+    );
+    let png = std::fs::read(&shot).expect("the screenshot");
+    assert!(
+        png.starts_with(b"\x89PNG") && png.len() > 10_000,
+        "{} bytes",
+        png.len()
+    );
+    eprintln!("screenshot: {}", shot.display());
+}
