@@ -190,9 +190,9 @@ pub fn run(args: &AnalyzeArgs) -> ExitCode {
     }
     let mut profile = None;
     if let Some(path) = &args.profile {
-        match instantiate::profile::read_profile(path) {
+        match profile::read_profile(path) {
             Ok(p) => {
-                instantiate::profile::apply::apply(&mut report.loops, &p);
+                profile::apply::apply(&mut report.loops, &p);
                 profile = Some(p);
             }
             Err(e) => {

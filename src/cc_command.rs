@@ -17,6 +17,6 @@ pub struct CcArgs {
 }
 
 pub fn run_command(args: &[String]) -> ExitCode {
-    let code = instantiate::profile::driver::cc(args);
+    let code = profile::driver::cc(args);
     ExitCode::from(code.clamp(0, 255) as u8)
 }

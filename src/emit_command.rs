@@ -8,8 +8,8 @@
 
 use crate::inputs::CFlags;
 use clap::Args;
-use instantiate::cuda::plan::DebugOptions;
-use instantiate::cuda::{self, EmitErrorKind, EmitOptions};
+use cuda::plan::DebugOptions;
+use cuda::{self, EmitErrorKind, EmitOptions};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -80,9 +80,9 @@ impl KernelArgs {
         })
     }
 
-    pub fn read_profile(&self) -> Result<Option<instantiate::profile::Profile>, String> {
+    pub fn read_profile(&self) -> Result<Option<profile::Profile>, String> {
         match &self.profile {
-            Some(p) => instantiate::profile::read_profile(p)
+            Some(p) => profile::read_profile(p)
                 .map(Some)
                 .map_err(|e| e.to_string()),
             None => Ok(None),
@@ -203,7 +203,7 @@ pub fn run(args: &EmitArgs) -> ExitCode {
 /// C++ for nvcc or the CPU shim and is not NVRTC's business) to PTX. Exit 1 when NVRTC
 /// rejects it, 2 when NVRTC cannot be loaded.
 fn check(emitted: &cuda::Emitted, dir: &std::path::Path, arch: Option<String>) -> ExitCode {
-    use instantiate::gpu::nvrtc::{compile_to_ptx, CompileOptions, NvrtcError};
+    use cuda::gpu::nvrtc::{compile_to_ptx, CompileOptions, NvrtcError};
     let name = format!("{}.cu", emitted.stem);
     let options = CompileOptions {
         arch,

@@ -9,11 +9,11 @@ use advisor::mapping::Target;
 use advisor::model::{LoopReport, Report};
 use clap::Args;
 use frontend::unit::load_unit;
-use instantiate::instance::equations::CountStatistic;
-use instantiate::instance::eval::Values;
-use instantiate::instance::offload::Link;
-use instantiate::instance::{instantiate, render, InstanceReport, Options};
-use instantiate::profile::Profile;
+use instantiate::equations::CountStatistic;
+use instantiate::eval::Values;
+use instantiate::offload::Link;
+use instantiate::{instantiate, render, InstanceReport, Options};
+use profile::Profile;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -159,14 +159,14 @@ pub fn run(args: &InstantiateArgs) -> ExitCode {
         Err(e) => return fail(1, &format!("cannot read `{}`: {e}", args.report.display())),
     };
     if let Some((line, col)) =
-        instantiate::yaml_guard::too_deep(&text, instantiate::yaml_guard::MAX_NESTING)
+        profile::yaml_guard::too_deep(&text, profile::yaml_guard::MAX_NESTING)
     {
         return fail(
             1,
             &format!(
                 "{}:{line}:{col}: not a kernel report: nested more than {} levels deep",
                 args.report.display(),
-                instantiate::yaml_guard::MAX_NESTING
+                profile::yaml_guard::MAX_NESTING
             ),
         );
     }
@@ -192,7 +192,7 @@ pub fn run(args: &InstantiateArgs) -> ExitCode {
         );
     }
     let profile = match &args.profile {
-        Some(p) => match instantiate::profile::read_profile(p) {
+        Some(p) => match profile::read_profile(p) {
             Ok(p) => Some(p),
             Err(e) => return fail(1, &e),
         },

@@ -2,7 +2,7 @@
 //! friendly loops of the program's files and writes the copies and their patches.
 
 use frontend::preprocess::TranslationUnitInput;
-use instantiate::openmp::{self, Outcome};
+use cuda::openmp::{self, Outcome};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -12,7 +12,7 @@ use std::process::ExitCode;
 pub fn emit(
     inputs: &[TranslationUnitInput],
     kernel: &crate::emit_command::KernelArgs,
-    profile: Option<&instantiate::profile::Profile>,
+    profile: Option<&profile::Profile>,
     dir: &Path,
     strict: bool,
 ) -> ExitCode {
@@ -128,7 +128,7 @@ pub fn validate(
     args: &crate::validate_command::ValidateArgs,
     inputs: &[TranslationUnitInput],
 ) -> ExitCode {
-    use instantiate::openmp::validate as v;
+    use cuda::openmp::validate as v;
     let profile = match args.kernel.read_profile() {
         Ok(p) => p,
         Err(e) => {

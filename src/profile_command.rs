@@ -3,9 +3,9 @@
 
 use crate::inputs::CFlags;
 use clap::Args;
-use instantiate::profile::driver::{build, real_compiler, run, BuildOptions, RunOptions};
-use instantiate::profile::model::{normalize, DEFAULT_PROFILE};
-use instantiate::profile::LoopSelection;
+use profile::driver::{build, real_compiler, run, BuildOptions, RunOptions};
+use profile::model::{normalize, DEFAULT_PROFILE};
+use profile::LoopSelection;
 use std::path::PathBuf;
 use std::process::ExitCode;
 

@@ -38,7 +38,7 @@ pub fn render(report: &Report, units: &[Unit]) -> String {
             *file == site.file && lines.contains(&site.line) && *lines.start() != site.line
         });
         if l.verdict == Verdict::Friendly
-            && !instantiate::openmp::inside_friendly(l, &report.loops)
+            && !cuda::openmp::inside_friendly(l, &report.loops)
             && !in_a_region
         {
             results.push(friendly_result(l, &site, &rule_index, pragmas.get(&l.id)));
@@ -360,11 +360,11 @@ fn port_pragmas(report: &Report, units: &[Unit]) -> (HashMap<String, Fix>, Vec<R
         if !reports.iter().any(|l| l.verdict == Verdict::Friendly) {
             continue;
         }
-        let (ports, _) = instantiate::openmp::plan_unit(
+        let (ports, _) = cuda::openmp::plan_unit(
             unit,
             &reports,
             &[],
-            &instantiate::openmp::PortOptions::default(),
+            &cuda::openmp::PortOptions::default(),
         );
         let Ok(source) = std::fs::read_to_string(&unit.path) else {
             continue;

@@ -8,8 +8,8 @@
 use crate::emit_command::KernelArgs;
 use crate::inputs::CFlags;
 use clap::{Args, ValueEnum};
-use instantiate::validate::snapshot::ProgramOptions;
-use instantiate::validate::{validate, BackendChoice, ValidateOptions};
+use cuda::validate::snapshot::ProgramOptions;
+use cuda::validate::{validate, BackendChoice, ValidateOptions};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
@@ -98,7 +98,7 @@ pub fn run(args: &ValidateArgs) -> ExitCode {
             Backend::Cuda => BackendChoice::Cuda,
         },
         program: ProgramOptions {
-            cc: instantiate::profile::driver::real_compiler(),
+            cc: profile::driver::real_compiler(),
             cflags: args
                 .program
                 .codegen

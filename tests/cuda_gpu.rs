@@ -4,10 +4,10 @@
 //! Tests that need what this machine lacks print `skipped: ...` and return.
 
 use frontend::preprocess::TranslationUnitInput;
-use instantiate::cuda::EmitOptions;
-use instantiate::gpu::{device, nvrtc};
-use instantiate::validate::snapshot::ProgramOptions;
-use instantiate::validate::{gpu, prepare, BackendChoice, ValidateOptions};
+use cuda::EmitOptions;
+use cuda::gpu::{device, nvrtc};
+use cuda::validate::snapshot::ProgramOptions;
+use cuda::validate::{gpu, prepare, BackendChoice, ValidateOptions};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -172,7 +172,7 @@ fn device_sources_compile_and_their_ptx_takes_the_launch_arguments() {
             },
             backend: BackendChoice::Cpu,
             program: ProgramOptions {
-                cc: instantiate::profile::driver::real_compiler(),
+                cc: profile::driver::real_compiler(),
                 cflags: vec!["-O1".into()],
                 ldflags: vec!["-lm".into()],
                 args: args.iter().map(|a| a.to_string()).collect(),

@@ -30,7 +30,7 @@ fn scratch() -> PathBuf {
 }
 
 fn nvrtc_available() -> bool {
-    match instantiate::gpu::nvrtc::library() {
+    match cuda::gpu::nvrtc::library() {
         Ok(_) => true,
         Err(e) if std::env::var_os("WARPWISE_REQUIRE_NVRTC").is_some_and(|v| !v.is_empty()) => {
             panic!("WARPWISE_REQUIRE_NVRTC is set but {e}")

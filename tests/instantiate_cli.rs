@@ -6,8 +6,8 @@ use frontend::interp::{Access, Interpreter, Observer, Val};
 use frontend::ir::Value;
 use frontend::preprocess::TranslationUnitInput;
 use frontend::unit::load_unit;
-use instantiate::instance::model::{InstanceLoop, InstanceReport};
-use instantiate::profile::Profile;
+use instantiate::model::{InstanceLoop, InstanceReport};
+use profile::Profile;
 use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
@@ -109,7 +109,7 @@ fn section(l: &InstanceLoop, name: &str) -> (Option<i64>, Option<i64>, Option<i6
 fn value_of<'a>(
     l: &'a InstanceLoop,
     name: &str,
-) -> &'a instantiate::instance::model::VariableValue {
+) -> &'a instantiate::model::VariableValue {
     l.values
         .iter()
         .find(|v| v.name == name)

@@ -353,7 +353,7 @@ fn a_loop_calling_functions_that_write_its_arrays_is_tested_through_their_summar
     // arguments: iteration t + 1 reads what iteration t wrote. The callees' summaries are
     // instantiated at the calls and the tests find the pair; with no witness replayable for
     // accesses inside callees yet, it is stated as WW111 for a profile to settle (the
-    // profile does: instantiate/tests show it observed).
+    // profile does: profile/tests show it observed).
     has_reason(
         "gaussian_fan2.c",
         "main",

@@ -1,9 +1,460 @@
-//! Instantiation (thesis §6): profiling, equations from loop counts, evaluation, CUDA generation, validation.
+//! Instantiation (thesis §6): the program's variables solved from profiled loop counts and
+//! recorded entry values, every expression of a kernel report evaluated to a number,
+//! re-analysis with the values injected where a static result is missing (§6.2), and an
+//! offload estimate per loop.
 
-pub mod cuda;
-pub mod gpu;
-pub mod instance;
-pub mod openmp;
-pub mod profile;
-pub mod validate;
-pub mod yaml_guard;
+pub mod equations;
+pub mod eval;
+pub mod evaluate;
+pub mod model;
+pub mod offload;
+pub mod render;
+pub mod values;
+
+use profile::model::{LoopProfile, Profile};
+use advisor::gpus::Gpu;
+use advisor::model::{LoopReport, ParamKind, Report, Verdict};
+use equations::{solve_counts, CountStatistic, CountedLoop};
+use eval::Values;
+use model::{Inputs, InstanceLoop, INSTANCE_SCHEMA};
+use offload::{estimate, Link, OffloadInputs};
+use std::collections::{BTreeMap, BTreeSet};
+
+pub use model::InstanceReport;
+
+/// What instantiation needs besides the report and the profile.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Values given by the user (`--set n=200`); they take precedence.
+    pub set: Values,
+    pub block: (u64, u64),
+    pub gpu: &'static Gpu,
+    pub link: Link,
+    pub statistic: CountStatistic,
+}
+
+/// Analyses one loop again with values injected (§6.2); `None` when the sources are not at
+/// hand. Supplied by the caller, which knows how to load the translation unit.
+pub type Reanalyze<'a> = dyn Fn(&LoopReport, &Values) -> Result<LoopReport, String> + 'a;
+
+/// Instantiates every loop of `report`.
+pub fn instantiate(
+    report: &Report,
+    profile: Option<&Profile>,
+    options: &Options,
+    reanalyze: Option<&Reanalyze<'_>>,
+) -> InstanceReport {
+    // A report written without the profile: let the profile settle `needs-profile` loops
+    // first, as `analyze --profile` would.
+    let applied;
+    let report = match profile {
+        Some(p) if report.loops.iter().all(|l| l.observed.is_none()) => {
+            let mut r = report.clone();
+            profile::apply::apply(&mut r.loops, p);
+            applied = r;
+            &applied
+        }
+        _ => report,
+    };
+    let mut loops: Vec<InstanceLoop> = report
+        .loops
+        .iter()
+        .map(|l| instantiate_loop(l, &report.loops, profile, options, reanalyze))
+        .collect();
+    // Most time saved first; loops without an estimate keep their order after them.
+    loops.sort_by(|a, b| {
+        let saved = |l: &InstanceLoop| l.offload.as_ref().map(|o| o.saved_ns);
+        match (saved(a), saved(b)) {
+            (Some(x), Some(y)) => y.total_cmp(&x),
+            (Some(_), None) => std::cmp::Ordering::Less,
+            (None, Some(_)) => std::cmp::Ordering::Greater,
+            (None, None) => std::cmp::Ordering::Equal,
+        }
+    });
+    InstanceReport {
+        schema: INSTANCE_SCHEMA.to_string(),
+        inputs: Inputs {
+            profile_runs: profile.map_or(0, |p| p.runs),
+            incomplete_runs: profile.map_or(0, |p| p.incomplete_runs),
+            count_statistic: options.statistic.as_str().to_string(),
+            gpu: format!("{} ({})", options.gpu.name, options.gpu.example),
+            block: format!("{}x{}", options.block.0, options.block.1),
+            link_bytes_per_s: options.link.bytes_per_s,
+            link_latency_ns: options.link.latency_ns,
+            launch_overhead_ns: options.link.launch_ns,
+            set: options
+                .set
+                .iter()
+                .map(|(k, v)| format!("{k}={v}"))
+                .collect(),
+        },
+        loops,
+    }
+}
+
+/// The loops of the same function and file as `l`, `l` and its nest first.
+fn related<'a>(l: &LoopReport, all: &'a [LoopReport]) -> Vec<&'a LoopReport> {
+    let file = |id: &str| id.rsplitn(3, ':').nth(2).unwrap_or("").to_string();
+    let mut out: Vec<&LoopReport> = Vec::new();
+    for id in &l.nest {
+        if let Some(x) = all.iter().find(|x| &x.id == id) {
+            out.push(x);
+        }
+    }
+    if !out.iter().any(|x| x.id == l.id) {
+        out.insert(0, all.iter().find(|x| x.id == l.id).unwrap_or(&all[0]));
+    }
+    for x in all {
+        if x.function == l.function
+            && file(&x.id) == file(&l.id)
+            && !out.iter().any(|o| o.id == x.id)
+        {
+            out.push(x);
+        }
+    }
+    out
+}
+
+/// Every variable the evaluated expressions of `l` mention, minus induction variables.
+fn needed_variables(
+    l: &LoopReport,
+    related: &[&LoopReport],
+    ivs: &BTreeSet<String>,
+) -> BTreeSet<String> {
+    let mut exprs: Vec<&str> = Vec::new();
+    for x in related
+        .iter()
+        .filter(|x| l.nest.contains(&x.id) || x.id == l.id)
+    {
+        if let Some(ind) = &x.induction {
+            exprs.push(&ind.trip_count);
+        }
+    }
+    for p in &l.parameters {
+        if let Some(b) = &p.bytes {
+            exprs.extend([b.lo.as_str(), b.hi.as_str()]);
+        }
+    }
+    if let Some(m) = evaluate::chosen_mapping(l) {
+        exprs.extend(m.accesses.iter().map(|a| a.requests_per_warp.as_str()));
+    }
+    for s in &l.shared_memory {
+        exprs.push(&s.bytes_per_block);
+    }
+    for d in &l.divergence {
+        exprs.extend([
+            d.warps_per_row.as_str(),
+            d.diverging_warps_per_row[0].as_str(),
+            d.diverging_warps_per_row[1].as_str(),
+        ]);
+    }
+    exprs
+        .iter()
+        .flat_map(|e| eval::variables(e))
+        .filter(|v| !is_loop_var(v, ivs) && !v.starts_with("blockDim.") && !v.starts_with("block."))
+        .collect()
+}
+
+/// `report` with the request counts of `again` (the re-analysis) where the static count is
+/// a bound and the re-analysed one is exact; `None` when nothing improves.
+fn refine_factors(report: &LoopReport, again: &LoopReport) -> Option<LoopReport> {
+    let mut out = report.clone();
+    let mut improved = false;
+    for m in &mut out.mappings {
+        let Some(m2) = again.mappings.iter().find(|x| x.mapping == m.mapping) else {
+            continue;
+        };
+        for a in &mut m.accesses {
+            let better = m2
+                .accesses
+                .iter()
+                .find(|b| b.line == a.line && b.text == a.text && b.kind == a.kind && b.exact);
+            if let (false, Some(b)) = (a.exact, better) {
+                *a = b.clone();
+                a.assumptions
+                    .push("re-analysis: valid for the profiled run".into());
+                improved = true;
+            }
+        }
+    }
+    improved.then_some(out)
+}
+
+/// Whether `name` is an induction variable, also as the report prints a name shared by
+/// several variables of the function (`i_2` for the second `i`).
+fn is_loop_var(name: &str, ivs: &BTreeSet<String>) -> bool {
+    ivs.contains(name)
+        || name.rsplit_once('_').is_some_and(|(base, n)| {
+            ivs.contains(base) && !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit())
+        })
+}
+
+fn instantiate_loop(
+    l: &LoopReport,
+    all: &[LoopReport],
+    profile: Option<&Profile>,
+    options: &Options,
+    reanalyze: Option<&Reanalyze<'_>>,
+) -> InstanceLoop {
+    let related = related(l, all);
+    let mut ivs: BTreeSet<String> = related
+        .iter()
+        .filter_map(|x| x.induction.as_ref().map(|i| i.var.clone()))
+        .collect();
+    let numbered: Vec<String> = related
+        .iter()
+        .filter_map(|x| x.induction.as_ref())
+        .flat_map(|i| eval::variables(&i.trip_count))
+        .filter(|v| is_loop_var(v, &ivs))
+        .collect();
+    ivs.extend(numbered);
+    let find = |id: &str| -> Option<&LoopProfile> { profile.and_then(|p| p.find_loop(id)) };
+    let counted: Vec<CountedLoop> = related
+        .iter()
+        .filter_map(|x| {
+            x.induction.as_ref().map(|i| CountedLoop {
+                id: x.id.clone(),
+                trip_count: i.trip_count.clone(),
+                profile: find(&x.id),
+            })
+        })
+        .collect();
+    let mut solved = solve_counts(&counted, &ivs, options.statistic);
+    let mut conflicts = Vec::new();
+    if !solved.conflicts.is_empty() {
+        // The whole function's counts disagree (a variable changes between loops): fall
+        // back to the loop's own nest and keep the disagreement visible.
+        let own: Vec<CountedLoop> = counted
+            .iter()
+            .filter(|c| l.nest.contains(&c.id) || c.id == l.id)
+            .cloned()
+            .collect();
+        conflicts = solved.conflicts.clone();
+        solved = solve_counts(&own, &ivs, options.statistic);
+        let used_by_own: BTreeSet<&str> = solved
+            .equations
+            .iter()
+            .map(|e| e.loop_id.as_str())
+            .collect();
+        conflicts.push(format!(
+            "solved from the loop's own nest ({}) instead",
+            used_by_own.into_iter().collect::<Vec<_>>().join(", ")
+        ));
+        conflicts.extend(solved.conflicts.iter().cloned());
+    }
+    let mut recorded = BTreeMap::new();
+    for x in related
+        .iter()
+        .filter(|x| l.nest.contains(&x.id) || x.id == l.id)
+    {
+        if let Some(p) = find(&x.id) {
+            for (name, stats) in &p.inbounds {
+                recorded.entry(name.clone()).or_insert(stats);
+            }
+        }
+    }
+    let unprofiled: Vec<(String, BTreeSet<String>)> = counted
+        .iter()
+        .filter(|c| c.profile.is_none())
+        .map(|c| (c.id.clone(), eval::variables(&c.trip_count)))
+        .collect();
+    let profiled: Vec<CountedLoop> = counted
+        .iter()
+        .filter(|c| c.profile.is_some())
+        .cloned()
+        .collect();
+    let mut names = needed_variables(l, &related, &ivs);
+    if l.parameters
+        .iter()
+        .any(|p| p.kind != ParamKind::Scalar && p.bytes.is_none())
+    {
+        // Re-analysis (§6.2) injects the inbound scalars: resolve those with a value.
+        for p in l.parameters.iter().filter(|p| p.kind == ParamKind::Scalar) {
+            if recorded.contains_key(&p.name) || options.set.contains_key(&p.name) {
+                names.insert(p.name.clone());
+            }
+        }
+    }
+    let (values, value_lines) = values::resolve(
+        &names,
+        &values::Sources {
+            solved: &solved,
+            recorded,
+            set: &options.set,
+            loops: &profiled,
+            unprofiled: &unprofiled,
+        },
+    );
+    // Second pass: with the values known so far substituted, the counts may determine
+    // variables they could not alone (`N - t = 128` with `N = 128` recorded gives `t = 0`).
+    let (values, value_lines) = {
+        let undetermined: Vec<String> = value_lines
+            .iter()
+            .filter(|v| v.value.is_none() && v.source == "undetermined")
+            .map(|v| v.name.clone())
+            .collect();
+        if undetermined.is_empty() || values.is_empty() {
+            (values, value_lines)
+        } else {
+            let second = equations::solve_counts_given(&counted, &ivs, options.statistic, &values);
+            let mut values = values;
+            let mut lines = value_lines;
+            for line in lines.iter_mut().filter(|v| undetermined.contains(&v.name)) {
+                if let Some(equations::Determined::Values(vs)) = second.determined.get(&line.name) {
+                    if let [v] = vs.as_slice() {
+                        let given: Vec<String> =
+                            values.iter().map(|(k, x)| format!("{k} = {x}")).collect();
+                        line.value = Some(*v);
+                        line.source = "counts".into();
+                        line.from_counts = vec![*v];
+                        line.message = format!(
+                            "{} = {v}: solved from the loop counts given {}{}",
+                            line.name,
+                            given.join(", "),
+                            match line.at_entry {
+                                Some([lo, hi]) if lo != hi => format!(
+                                    " (it took {lo}..{hi} at entry: this is the entry with the {} count)",
+                                    options.statistic.as_str()
+                                ),
+                                _ => String::new(),
+                            }
+                        );
+                        values.insert(line.name.clone(), *v);
+                    }
+                }
+            }
+            (values, lines)
+        }
+    };
+    let context = eval::Context {
+        values: values.clone(),
+        ambiguous: value_lines
+            .iter()
+            .filter(|v| v.source == "ambiguous")
+            .map(|v| (v.name.clone(), v.from_counts.clone()))
+            .collect(),
+    };
+    let mut notes = Vec::new();
+    let mut parameters = evaluate::parameters(&l.parameters, &context, "static");
+    // The re-analysis replaces what the static analysis could not settle: missing sections,
+    // and request counts that were bounds where the re-analysed ones are exact.
+    let mut refined: Option<LoopReport> = None;
+    let missing_section = parameters.iter().any(|p| p.size.is_none());
+    if missing_section && !values.is_empty() {
+        match reanalyze.map(|f| f(l, &values)) {
+            Some(Ok(again)) => {
+                for p in parameters.iter_mut().filter(|p| p.size.is_none()) {
+                    if let Some(q) = again.parameters.iter().find(|q| q.name == p.name) {
+                        let redone =
+                            evaluate::parameters(std::slice::from_ref(q), &context, "re-analysis");
+                        if let Some(r) = redone.into_iter().next().filter(|r| r.size.is_some()) {
+                            *p = r;
+                            p.notes.push(
+                                "valid for the profiled run: analysed again with the values injected (§6.2)"
+                                    .into(),
+                            );
+                        }
+                    }
+                }
+                refined = refine_factors(l, &again);
+                if refined.is_some() {
+                    notes.push(
+                        "request counts marked `re-analysis` come from the analysis with the values \
+                         injected: valid for the profiled run"
+                            .into(),
+                    );
+                }
+            }
+            Some(Err(e)) => notes.push(format!("re-analysis with the values injected failed: {e}")),
+            None => notes.push(
+                "a section is unknown statically; re-analysis with the profiled values needs the \
+                 sources (run `warpwise instantiate` where the report's files are readable)"
+                    .into(),
+            ),
+        }
+    }
+    let source = refined.as_ref().unwrap_or(l);
+    let trip_count = l
+        .induction
+        .as_ref()
+        .map(|i| evaluate::quantity(&i.trip_count, &context));
+    let mapping = evaluate::chosen_mapping(source);
+    let grid = mapping.map(|m| evaluate::grid(l, all, m, &context, options.block, profile));
+    let memory = match (mapping, &grid) {
+        (Some(m), Some(g)) => Some(evaluate::memory(l, all, m, &context, g, profile)),
+        _ => None,
+    };
+    let shared_memory = evaluate::shared(
+        source,
+        &context,
+        options.block,
+        grid.as_ref().map(|g| &g.grid),
+    );
+    let divergence = evaluate::divergence(source, &context);
+    let used_profile = value_lines.iter().any(|v| {
+        matches!(
+            v.source.as_str(),
+            "counts" | "counts+entry" | "entry" | "ambiguous"
+        )
+    }) || parameters
+        .iter()
+        .any(|p| p.section_from.as_deref() == Some("re-analysis"));
+    let valid_for = if names.is_empty() {
+        "all runs"
+    } else if value_lines
+        .iter()
+        .any(|v| v.value.is_none() && v.source != "ambiguous")
+    {
+        "incomplete: some variables have no value"
+    } else if used_profile {
+        "profiled run"
+    } else {
+        "given values"
+    };
+    let offload = if l.verdict != Verdict::Friendly {
+        notes.push(format!(
+            "no offload estimate: the loop is {}",
+            l.verdict.as_str()
+        ));
+        None
+    } else {
+        match find(&l.id) {
+            None => {
+                notes.push("no offload estimate: the loop has no profile data".into());
+                None
+            }
+            Some(p) => match estimate(&OffloadInputs {
+                parameters: &parameters,
+                memory: memory.as_ref(),
+                profile: p,
+                link: options.link,
+                dram_bytes_per_s: options.gpu.dram_bytes_per_s,
+                gpu: options.gpu.example,
+            }) {
+                Ok(o) => Some(o),
+                Err(e) => {
+                    notes.push(format!("no offload estimate: {e}"));
+                    None
+                }
+            },
+        }
+    };
+    InstanceLoop {
+        id: l.id.clone(),
+        function: l.function.clone(),
+        line: l.line,
+        verdict: l.verdict.as_str().to_string(),
+        valid_for: valid_for.to_string(),
+        values: value_lines,
+        equations: solved.equations,
+        conflicts,
+        trip_count,
+        grid: grid.map(|g| g.grid),
+        parameters,
+        memory,
+        shared_memory,
+        divergence,
+        offload,
+        notes,
+    }
+}

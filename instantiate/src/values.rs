@@ -5,7 +5,7 @@
 use super::equations::{consistent_with_ranges, CountedLoop, Determined, Solved};
 use super::eval::Values;
 use super::model::VariableValue;
-use crate::profile::model::ValueStats;
+use profile::model::ValueStats;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Everything known about the variables of one loop.

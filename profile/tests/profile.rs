@@ -5,10 +5,10 @@ use advisor::analyze::{analyze_unit, Filter};
 use advisor::model::Verdict;
 use frontend::preprocess::TranslationUnitInput;
 use frontend::unit::load_unit;
-use instantiate::profile::apply::apply;
-use instantiate::profile::driver::{build, run, BuildOptions, RunOptions};
-use instantiate::profile::model::{normalize, LoopProfile, Profile};
-use instantiate::profile::LoopSelection;
+use profile::apply::apply;
+use profile::driver::{build, run, BuildOptions, RunOptions};
+use profile::model::{normalize, LoopProfile, Profile};
+use profile::LoopSelection;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 

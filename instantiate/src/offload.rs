@@ -3,7 +3,7 @@
 //! GPU's bandwidth, against the loop's profiled CPU time per entry.
 
 use super::model::{InstanceParameter, MemoryTraffic, Offload};
-use crate::profile::model::LoopProfile;
+use profile::model::LoopProfile;
 
 /// The host-device link and fixed costs.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -155,7 +155,7 @@ pub fn estimate(inputs: &OffloadInputs<'_>) -> Result<Offload, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::instance::model::Quantity;
+    use crate::model::Quantity;
 
     fn param(role: &str, bytes: i64) -> InstanceParameter {
         InstanceParameter {

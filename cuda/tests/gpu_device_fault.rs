@@ -3,8 +3,8 @@
 //! Its own test binary: a fault poisons the CUDA context, and whether the driver lets the
 //! process work again afterwards is not ours to promise, so no other test shares the process.
 
-use instantiate::gpu::device::{self, KernelArg};
-use instantiate::gpu::nvrtc::{self, CompileOptions};
+use cuda::gpu::device::{self, KernelArg};
+use cuda::gpu::nvrtc::{self, CompileOptions};
 
 #[test]
 fn out_of_bounds_kernel_is_an_error() {

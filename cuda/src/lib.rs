@@ -1,13 +1,18 @@
-//! CUDA generation (`warpwise emit`): a kernel, its launch and the host code that replaces
-//! a friendly loop, from the kernel report and the loop's own text; and the CPU shim that
-//! runs the generated `.cu` with the system C++ compiler (`warpwise validate`).
+//! Ports of friendly loops: CUDA generation (`warpwise emit`: a kernel, its launch and the
+//! host code that replaces the loop, from the kernel report and the loop's own text, and the
+//! CPU shim that runs the generated `.cu` with the system C++ compiler), OpenMP offload
+//! pragmas (`openmp`), validation against the program's own data (`validate`), and the GPU
+//! driver layer (`gpu`, the only `unsafe`-adjacent code: cudarc's driver API and NVRTC).
 
 // `Diagnostic` is large, but errors are the cold path and the project-wide error type is fixed.
 #![allow(clippy::result_large_err)]
 
 pub mod ctext;
 pub mod emit;
+pub mod gpu;
+pub mod openmp;
 pub mod plan;
+pub mod validate;
 
 pub use emit::{emit, Emitted, SHIM_NAME};
 pub use plan::{EmitError, EmitErrorKind, EmitOptions, KernelPlan};
@@ -36,7 +41,7 @@ pub fn locate(
     inputs: &[TranslationUnitInput],
     wanted: &str,
     block: (u32, u32),
-    profile: Option<&crate::profile::Profile>,
+    profile: Option<&profile::Profile>,
 ) -> Result<Located, EmitError> {
     let file = loop_file(wanted);
     let mut order: Vec<usize> = (0..inputs.len()).collect();
@@ -61,7 +66,7 @@ pub fn locate(
             &target,
         );
         if let Some(p) = profile {
-            crate::profile::apply::apply(&mut reports, p);
+            profile::apply::apply(&mut reports, p);
         }
         if reports
             .iter()

@@ -6,7 +6,7 @@ use super::model::{
     AccessInstance, DivergenceInstance, Grid, InstanceParameter, MemoryTraffic, Quantity,
     SharedInstance,
 };
-use crate::profile::model::Profile;
+use profile::model::Profile;
 use advisor::model::{LoopReport, MappingReport, ParamKind, Parameter, Role};
 use num_traits::ToPrimitive;
 

@@ -1,7 +1,7 @@
-//! The driver side of `instantiate::gpu`: probing, launching, and errors instead of panics without a GPU.
+//! The driver side of `cuda::gpu`: probing, launching, and errors instead of panics without a GPU.
 
-use instantiate::gpu::device::{self, KernelArg, Launch};
-use instantiate::gpu::nvrtc::{self, CompileOptions};
+use cuda::gpu::device::{self, KernelArg, Launch};
+use cuda::gpu::nvrtc::{self, CompileOptions};
 
 const VEC_ADD: &str = r#"
 extern "C" __global__ void vec_add(const float *a, const float *b, float *out, int n) {

@@ -4,7 +4,7 @@
 //! admit several values: `(2*n + 3) / 4 = 100` gives `n ∈ {199, 200}`).
 
 use super::eval::{self, Values};
-use crate::profile::model::LoopProfile;
+use profile::model::LoopProfile;
 use num_rational::BigRational;
 use num_traits::ToPrimitive;
 use serde::{Deserialize, Serialize};

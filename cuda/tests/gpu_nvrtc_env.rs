@@ -3,7 +3,7 @@
 //! Its own test binary: the variable is read once per process, and setting it here must not
 //! change what the other NVRTC tests load.
 
-use instantiate::gpu::nvrtc::{self, CompileOptions, NvrtcError};
+use cuda::gpu::nvrtc::{self, CompileOptions, NvrtcError};
 
 #[test]
 fn missing_warpwise_nvrtc_file_is_an_unavailable_error() {

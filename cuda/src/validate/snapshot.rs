@@ -10,9 +10,9 @@
 // `Diagnostic` is large, but errors are the cold path and the project-wide error type is fixed.
 #![allow(clippy::result_large_err)]
 
-use crate::cuda::ctext::to_wide;
-use crate::cuda::plan::{snapshot_values, KernelPlan, Shape};
-use crate::profile::driver::{code_flags, command as tool, run_cc};
+use crate::ctext::to_wide;
+use crate::plan::{snapshot_values, KernelPlan, Shape};
+use profile::driver::{code_flags, command as tool, run_cc};
 use advisor::model::Role;
 use frontend::preprocess::TranslationUnitInput;
 use frontend::unit::Unit;

@@ -16,7 +16,7 @@ pub mod gpu;
 pub mod launch;
 pub mod snapshot;
 
-use crate::cuda::{self, EmitErrorKind, EmitOptions, Emitted};
+use crate::{EmitErrorKind, EmitOptions, Emitted};
 use advisor::model::Role;
 use compare::{ArrayCompare, ElemKind};
 use frontend::preprocess::TranslationUnitInput;
@@ -126,7 +126,7 @@ pub struct ValidateOptions {
     pub work_dir: PathBuf,
     /// Relative tolerance for floating point (default by type, see `compare`).
     pub rtol: Option<f64>,
-    pub profile: Option<crate::profile::Profile>,
+    pub profile: Option<profile::Profile>,
 }
 
 /// Why validation could not be done (exit 2).
@@ -289,7 +289,7 @@ pub fn validate(
 ) -> Result<Validation, ValidateError> {
     let err = |m: String| ValidateError(m);
     let (backend, backend_note) = select_backend(opts.backend).map_err(err)?;
-    let located = cuda::locate(
+    let located = crate::locate(
         inputs,
         &opts.loop_id,
         opts.emit.block,
@@ -307,7 +307,7 @@ pub fn validate(
     v.backend_note = backend_note;
     // On a GPU, the recommended mapping (no --mapping) is timed against the natural one
     // when the report says they differ: the measured counterpart of the report's estimate.
-    let natural = cuda::plan::find_report(&located.reports, &opts.loop_id)
+    let natural = crate::plan::find_report(&located.reports, &opts.loop_id)
         .ok()
         .and_then(|r| r.mapping_gain.as_ref())
         .map(|g| g.natural.clone());
@@ -345,7 +345,7 @@ pub fn validate(
 /// replays the kernel with `backend` and compares.
 fn validate_mapping(
     inputs: &[TranslationUnitInput],
-    located: &cuda::Located,
+    located: &crate::Located,
     opts: &ValidateOptions,
     emit: &EmitOptions,
     backend: &dyn Backend,
@@ -471,7 +471,7 @@ pub fn prepare(
     inputs: &[TranslationUnitInput],
     opts: &ValidateOptions,
 ) -> Result<Prepared, ValidateError> {
-    let located = cuda::locate(
+    let located = crate::locate(
         inputs,
         &opts.loop_id,
         opts.emit.block,
@@ -483,13 +483,13 @@ pub fn prepare(
 
 fn prepare_mapping(
     inputs: &[TranslationUnitInput],
-    located: &cuda::Located,
+    located: &crate::Located,
     opts: &ValidateOptions,
     emit: &EmitOptions,
     work_dir: &Path,
 ) -> Result<Prepared, ValidateError> {
     let err = |m: String| ValidateError(m);
-    let emitted = cuda::emit_loop(located, &opts.loop_id, emit).map_err(|e| {
+    let emitted = crate::emit_loop(located, &opts.loop_id, emit).map_err(|e| {
         err(match e.kind {
             EmitErrorKind::Refused => format!("cannot validate: {}", e.message),
             EmitErrorKind::Usage => e.message,

@@ -21,7 +21,9 @@ pub fn real_compiler() -> String {
         .unwrap_or_else(|| "cc".to_string())
 }
 
-pub(crate) fn command(cc: &str) -> Command {
+/// A command running the C compiler `cc`: a program name, or a name with arguments as `CC`
+/// may hold (`clang-16 -fopenmp`).
+pub fn command(cc: &str) -> Command {
     let mut words = cc.split_whitespace();
     let mut cmd = Command::new(words.next().unwrap_or("cc"));
     cmd.args(words);
@@ -56,7 +58,8 @@ fn stem(file: &Path, n: usize) -> String {
         .collect()
 }
 
-pub(crate) fn run_cc(mut cmd: Command) -> Result<(), String> {
+/// Runs a compiler command; its stderr becomes the error when it fails.
+pub fn run_cc(mut cmd: Command) -> Result<(), String> {
     let shown = format!("{cmd:?}");
     let out = cmd
         .output()
@@ -158,7 +161,7 @@ pub fn build(inputs: &[TranslationUnitInput], opts: &BuildOptions) -> Result<Bui
 
 /// Code-generation flags among the preprocessor's (`-fopenmp`, `-m64`, `-O2`); the rest
 /// were used up by preprocessing.
-pub(crate) fn code_flags(flags: &CompileFlags) -> Vec<String> {
+pub fn code_flags(flags: &CompileFlags) -> Vec<String> {
     let mut out = Vec::new();
     let mut it = flags.extra.iter();
     while let Some(a) = it.next() {

@@ -1,7 +1,7 @@
 //! The CPU shim on hand-written CUDA: barriers make a block's threads wait for each other,
 //! blocks and threads run in reverse order, and writes outside a device buffer are reported.
 
-use instantiate::cuda::{CPU_SHIM, SHIM_NAME};
+use cuda::{CPU_SHIM, SHIM_NAME};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};

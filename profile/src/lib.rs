@@ -6,6 +6,7 @@ pub mod apply;
 pub mod driver;
 pub mod instrument;
 pub mod model;
+pub mod yaml_guard;
 
 pub use instrument::{instrument, Instrumented, LoopSelection};
 pub use model::{read_profile, Profile};

@@ -4,9 +4,9 @@
 
 use super::snapshot::{read_records, run_captured, Record, Section};
 use super::{Backend, ReplayJob, Replayed};
-use crate::cuda::emit::device_buffers;
-use crate::cuda::plan::{cxx_name, declare, KernelPlan, Shape};
-use crate::cuda::{CPU_SHIM, SHIM_NAME};
+use crate::emit::device_buffers;
+use crate::plan::{cxx_name, declare, KernelPlan, Shape};
+use crate::{CPU_SHIM, SHIM_NAME};
 use std::fmt::Write;
 use std::path::Path;
 use std::process::Command;

@@ -1,9 +1,9 @@
-//! NVRTC through `instantiate::gpu::nvrtc`: real compilation when libnvrtc loads, a visible skip when not.
+//! NVRTC through `cuda::gpu::nvrtc`: real compilation when libnvrtc loads, a visible skip when not.
 
 use std::time::Instant;
 
-use instantiate::gpu::nvrtc::{self, CompileOptions, NvrtcError};
-use instantiate::gpu::ptx;
+use cuda::gpu::nvrtc::{self, CompileOptions, NvrtcError};
+use cuda::gpu::ptx;
 
 const VEC_ADD: &str = r#"
 extern "C" __global__ void vec_add(const float *a, const float *b, float *out, int n) {

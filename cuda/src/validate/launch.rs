@@ -6,7 +6,7 @@
 //! that it launched this same grid.
 
 use super::snapshot::Snapshot;
-use crate::cuda::plan::{KernelArg, KernelPlan};
+use crate::plan::{KernelArg, KernelPlan};
 
 /// Fill byte of device memory outside the copied sections.
 pub const POISON: u8 = 0xA5;

@@ -3,8 +3,8 @@
 //! which updates become `atomic`.
 
 use super::sections::{covering, Section};
-use crate::cuda::ctext::expr_roots;
-use crate::cuda::plan::{dealias, declared_in, perfectly_nested_child, vla_pitch, Ctx, EmitError};
+use crate::ctext::expr_roots;
+use crate::plan::{dealias, declared_in, perfectly_nested_child, vla_pitch, Ctx, EmitError};
 use advisor::model::{LoopReport, ParamKind, ReductionKind, Role};
 use frontend::access_sites::{AccessMode, LoopSite};
 use frontend::types::{Type, TypeId};
@@ -663,7 +663,7 @@ fn inner_loop_variables(ctx: &Ctx<'_>, site: &LoopSite) -> Vec<String> {
         let Some(init) = l.header.first().map(|h| ctx.slice(*h)) else {
             continue;
         };
-        let toks = crate::cuda::ctext::token_strings(init);
+        let toks = crate::ctext::token_strings(init);
         // `j = 0`, `j = 0, k = 1`: each assigned name.
         for w in toks.windows(2) {
             if w[1] == "=" && is_identifier(w[0]) {
@@ -824,7 +824,7 @@ fn atomic_updates(
             continue;
         }
         let lvalue = ctx.slice(a.span);
-        let first = crate::cuda::ctext::token_strings(lvalue)
+        let first = crate::ctext::token_strings(lvalue)
             .first()
             .map(|s| s.to_string())
             .unwrap_or_default();

@@ -1,7 +1,7 @@
 #!/bin/sh
 # profile_slowdown.sh -- slowdown of profiled runs against plain runs on the samples.
 #
-# Usage: instantiate/benches/profile_slowdown.sh [path/to/warpwise]
+# Usage: profile/benches/profile_slowdown.sh [path/to/warpwise]
 # Builds each sample plain (cc -O2) and instrumented (warpwise profile --cflags -O2, with
 # --loops none: counting only, and --loops all: every loop tracked for dependences), runs
 # each binary five times with the given input and prints the best wall times and ratios

@@ -5,7 +5,7 @@
 //! clause gives wrong results exactly as on a GPU.
 
 use super::rewrite::PortedFile;
-use crate::profile::driver::{command as tool, run_cc};
+use profile::driver::{command as tool, run_cc};
 use crate::validate::snapshot::{run_captured, RunOutcome};
 use frontend::preprocess::TranslationUnitInput;
 use std::path::{Path, PathBuf};

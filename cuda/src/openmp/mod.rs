@@ -14,7 +14,7 @@ pub mod validate;
 pub use clauses::{plan_port, LoopPort};
 pub use rewrite::{port_file, DeviceFunction, PortedFile};
 
-use crate::cuda::plan::EmitError;
+use crate::plan::EmitError;
 use advisor::model::{LoopReport, Verdict};
 use frontend::unit::Unit;
 
@@ -106,7 +106,7 @@ pub(crate) fn require_friendly(report: &LoopReport) -> Result<(), EmitError> {
         report.id,
         report.verdict.as_str()
     );
-    for r in crate::cuda::plan::verdict_reasons(report) {
+    for r in crate::plan::verdict_reasons(report) {
         msg.push_str(&format!("\n  {r}"));
     }
     if report.verdict == Verdict::NeedsProfile {
@@ -134,7 +134,7 @@ pub struct Outcome {
 pub fn port_inputs(
     inputs: &[frontend::preprocess::TranslationUnitInput],
     wanted: &[String],
-    profile: Option<&crate::profile::Profile>,
+    profile: Option<&profile::Profile>,
     options: &PortOptions,
 ) -> Outcome {
     let mut out = Outcome::default();
@@ -164,7 +164,7 @@ pub fn port_inputs(
             &std::collections::HashMap::new(),
         );
         if let Some(p) = profile {
-            crate::profile::apply::apply(&mut reports, p);
+            profile::apply::apply(&mut reports, p);
         }
         for (k, w) in wanted.iter().enumerate() {
             if reports

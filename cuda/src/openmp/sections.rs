@@ -3,7 +3,7 @@
 //! symbolically where it is exact (`8*ni*nk` bytes of rows of `8*nk` bytes are `ni` rows)
 //! and left to C's integer division otherwise.
 
-use crate::cuda::ctext::rewrite_expr;
+use crate::ctext::rewrite_expr;
 use num_rational::BigRational;
 use num_traits::{One, Zero};
 use symbolic::{parse_expr, Atom, Expr, Var};
