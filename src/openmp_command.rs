@@ -1,8 +1,8 @@
 //! `warpwise emit --target openmp` (and `validate --target openmp`'s first step): ports the
 //! friendly loops of the program's files and writes the copies and their patches.
 
-use frontend::preprocess::TranslationUnitInput;
 use cuda::openmp::{self, Outcome};
+use frontend::preprocess::TranslationUnitInput;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 

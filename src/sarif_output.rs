@@ -360,12 +360,8 @@ fn port_pragmas(report: &Report, units: &[Unit]) -> (HashMap<String, Fix>, Vec<R
         if !reports.iter().any(|l| l.verdict == Verdict::Friendly) {
             continue;
         }
-        let (ports, _) = cuda::openmp::plan_unit(
-            unit,
-            &reports,
-            &[],
-            &cuda::openmp::PortOptions::default(),
-        );
+        let (ports, _) =
+            cuda::openmp::plan_unit(unit, &reports, &[], &cuda::openmp::PortOptions::default());
         let Ok(source) = std::fs::read_to_string(&unit.path) else {
             continue;
         };

@@ -3,11 +3,11 @@
 //! parameters match the launch's arguments; with a GPU, samples pass on it and are timed.
 //! Tests that need what this machine lacks print `skipped: ...` and return.
 
-use frontend::preprocess::TranslationUnitInput;
-use cuda::EmitOptions;
 use cuda::gpu::{device, nvrtc};
 use cuda::validate::snapshot::ProgramOptions;
 use cuda::validate::{gpu, prepare, BackendChoice, ValidateOptions};
+use cuda::EmitOptions;
+use frontend::preprocess::TranslationUnitInput;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::atomic::{AtomicUsize, Ordering};

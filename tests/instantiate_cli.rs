@@ -106,10 +106,7 @@ fn section(l: &InstanceLoop, name: &str) -> (Option<i64>, Option<i64>, Option<i6
     )
 }
 
-fn value_of<'a>(
-    l: &'a InstanceLoop,
-    name: &str,
-) -> &'a instantiate::model::VariableValue {
+fn value_of<'a>(l: &'a InstanceLoop, name: &str) -> &'a instantiate::model::VariableValue {
     l.values
         .iter()
         .find(|v| v.name == name)

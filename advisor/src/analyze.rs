@@ -1407,7 +1407,7 @@ impl<'a> FunctionContext<'a> {
                     continue;
                 }
             }
-            if self.assumed_distinct(sb, ob) {
+            if self.assumed_distinct(sb, ob) || self.callee_memory_distinct(sb, ob, effects) {
                 assumed.push(format!("`{}` and `{}`", pair.0, pair.1));
                 continue;
             }
@@ -1580,6 +1580,26 @@ impl<'a> FunctionContext<'a> {
     /// function computes itself are never assumed.
     fn assumed_distinct(&self, a: &Var, b: &Var) -> bool {
         self.distinct_by_policy(a, b, self.aliasing_policy)
+    }
+
+    /// The [`Aliasing::Distinct`] policy for memory a callee reaches through a pointer it
+    /// reads (`t->all_shortest` inside `f(t)`, the nodes of a tree `search(root, ...)`
+    /// descends): memory the function was given, reached through loaded pointers, as
+    /// `z->content->data` loaded by the function itself is. Pointers read from memory the
+    /// summary does not name are read from the callee's own reads of received memory,
+    /// globals, or memory it allocated (which nothing of the caller points into).
+    fn callee_memory_distinct(
+        &self,
+        a: &Var,
+        b: &Var,
+        effects: &crate::callsites::LoopEffects,
+    ) -> bool {
+        if self.aliasing_policy != Aliasing::Distinct || a == b {
+            return false;
+        }
+        let reached = |v: &Var| effects.reached_through(v, |h| self.is_received(h));
+        let received = |v: &Var| self.is_received(v) || reached(v);
+        (reached(a) || reached(b)) && received(a) && received(b)
     }
 
     /// [`Self::assumed_distinct`] under the given policy (to tell what the default would

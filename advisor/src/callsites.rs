@@ -48,6 +48,20 @@ pub struct LoopEffects {
     pub allocating: Vec<(Value, String, Vec<String>)>,
     /// The recursive functions the calls reach (their summaries cover every depth).
     pub recursive: std::collections::BTreeSet<String>,
+    /// Variables standing for memory a callee reaches through a pointer it reads, with the
+    /// caller's base of the object the pointer is read from (`None`: read from memory the
+    /// summary does not name, a tree's nodes): what the aliasing policy may assume apart.
+    pub reached: HashMap<Var, Option<Var>>,
+}
+
+impl LoopEffects {
+    /// Whether `v` stands for memory a callee reaches through pointers read from memory
+    /// `received` accepts (or from memory no summary names).
+    pub fn reached_through(&self, v: &Var, received: impl Fn(&Var) -> bool) -> bool {
+        self.reached
+            .get(v)
+            .is_some_and(|holder| holder.as_ref().is_none_or(&received))
+    }
 }
 
 impl LoopEffects {
@@ -248,12 +262,17 @@ pub fn loop_effects(site: &LoopSite) -> LoopEffects {
                                 let known = site.rec.symbols.load_at(&location.to_string());
                                 let var = match known {
                                     Some(var) => var.clone(),
-                                    None => object_var(
-                                        site,
-                                        &format!("deref {location}"),
-                                        pointer,
-                                        &mut objects,
-                                    ),
+                                    None => {
+                                        let var = object_var(
+                                            site,
+                                            &format!("deref {location}"),
+                                            pointer,
+                                            &mut objects,
+                                        );
+                                        let holder = split_base(location, &site.rec.symbols).0;
+                                        out.reached.insert(var.clone(), holder);
+                                        var
+                                    }
                                 };
                                 // The pointer must be the same in every iteration: read at
                                 // a place that does not move, and (when the caller reads it
@@ -299,6 +318,7 @@ pub fn loop_effects(site: &LoopSite) -> LoopEffects {
                             &format!("memory {name} reaches through pointers"),
                             &mut objects,
                         );
+                        out.reached.insert(var.clone(), None);
                         vec![(Some(var), unknown(&mut fresh, &mut out.variant))]
                     }
                 };

@@ -199,6 +199,58 @@ fn pointers_read_through_a_struct_are_assumed_distinct_too() {
 }
 
 #[test]
+fn memory_a_callee_reads_through_a_struct_is_assumed_distinct_too() {
+    // `weight` reads `t->w[j]`: a pointer loaded from received memory, as `z->data` above
+    // is, only loaded by the callee (phono3py's `atom_triplets->svecs`).
+    let program = "struct table { int n; const double *w; };\n\
+        static double weight(const struct table *t, int j) { return t->w[j]; }\n\
+        void k(double *z, const struct table *t, int n)\n\
+        {\n    for (int i = 0; i < n; i++)\n        z[i] = 2.0 * weight(t, i % 4);\n}\n";
+    let r = report_with(program, Aliasing::Distinct);
+    assert_eq!(r.verdict, Verdict::Friendly, "{:#?}", r.reasons);
+    assert!(
+        r.assumptions
+            .iter()
+            .any(|a| a.contains("`z`") && a.contains(DISTINCT)),
+        "{:#?}",
+        r.assumptions
+    );
+    let strict = report_with(program, Aliasing::CallSites);
+    assert_eq!(
+        strict.verdict,
+        Verdict::NeedsProfile,
+        "{:#?}",
+        strict.reasons
+    );
+    assert!(strict.reasons.iter().any(|r| r.code == "WW110"));
+}
+
+#[test]
+fn the_nodes_a_recursive_callee_descends_are_assumed_distinct_too() {
+    // A tree walked from a root the function receives (pykdtree's search): the nodes are
+    // memory the callee reaches through pointers it reads, never written by the loop.
+    let program = "struct node { double v; struct node *left, *right; };\n\
+        static double sum(const struct node *n, int d)\n\
+        {\n    if (!n || d == 0)\n        return 0;\n    return n->v + sum(n->left, d - 1) + sum(n->right, d - 1);\n}\n\
+        void k(double *z, const struct node *root, int n)\n\
+        {\n    for (int i = 0; i < n; i++)\n        z[i] = sum(root, i % 5);\n}\n";
+    let r = report_with(program, Aliasing::Distinct);
+    assert_eq!(r.verdict, Verdict::Friendly, "{:#?}", r.reasons);
+    assert!(r.assumptions.iter().any(|a| a.contains(DISTINCT)));
+    assert!(r
+        .assumptions
+        .iter()
+        .any(|a| a.contains("`sum` is recursive")));
+    let strict = report_with(program, Aliasing::CallSites);
+    assert_eq!(
+        strict.verdict,
+        Verdict::NeedsProfile,
+        "{:#?}",
+        strict.reasons
+    );
+}
+
+#[test]
 fn locals_and_call_results_are_never_assumed_distinct() {
     // `p` comes from a call in the loop's function: nothing says where it points.
     let program = "double *lookup(int);\n\

@@ -4,9 +4,9 @@
 //! admit several values: `(2*n + 3) / 4 = 100` gives `n ∈ {199, 200}`).
 
 use super::eval::{self, Values};
-use profile::model::LoopProfile;
 use num_rational::BigRational;
 use num_traits::ToPrimitive;
+use profile::model::LoopProfile;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 use symbolic::{solve, Equation, Expr, Semantics, SignEnv, Var};

@@ -6,9 +6,9 @@ use super::model::{
     AccessInstance, DivergenceInstance, Grid, InstanceParameter, MemoryTraffic, Quantity,
     SharedInstance,
 };
-use profile::model::Profile;
 use advisor::model::{LoopReport, MappingReport, ParamKind, Parameter, Role};
 use num_traits::ToPrimitive;
+use profile::model::Profile;
 
 /// The bytes one global-memory request moves.
 pub const SEGMENT_BYTES: i64 = 128;

@@ -11,13 +11,13 @@ pub mod offload;
 pub mod render;
 pub mod values;
 
-use profile::model::{LoopProfile, Profile};
 use advisor::gpus::Gpu;
 use advisor::model::{LoopReport, ParamKind, Report, Verdict};
 use equations::{solve_counts, CountStatistic, CountedLoop};
 use eval::Values;
 use model::{Inputs, InstanceLoop, INSTANCE_SCHEMA};
 use offload::{estimate, Link, OffloadInputs};
+use profile::model::{LoopProfile, Profile};
 use std::collections::{BTreeMap, BTreeSet};
 
 pub use model::InstanceReport;

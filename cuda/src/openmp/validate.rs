@@ -5,9 +5,9 @@
 //! clause gives wrong results exactly as on a GPU.
 
 use super::rewrite::PortedFile;
-use profile::driver::{command as tool, run_cc};
 use crate::validate::snapshot::{run_captured, RunOutcome};
 use frontend::preprocess::TranslationUnitInput;
+use profile::driver::{command as tool, run_cc};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;

@@ -12,10 +12,10 @@
 
 use crate::ctext::to_wide;
 use crate::plan::{snapshot_values, KernelPlan, Shape};
-use profile::driver::{code_flags, command as tool, run_cc};
 use advisor::model::Role;
 use frontend::preprocess::TranslationUnitInput;
 use frontend::unit::Unit;
+use profile::driver::{code_flags, command as tool, run_cc};
 use std::collections::BTreeMap;
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
