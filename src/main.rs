@@ -8,6 +8,7 @@
 mod analyze_command;
 mod cc_command;
 mod emit_command;
+mod explain_command;
 mod html_output;
 mod inputs;
 mod instantiate_command;
@@ -52,6 +53,9 @@ enum Command {
     Emit(emit_command::EmitArgs),
     /// Run a loop's generated kernel on a snapshot of the program's inputs and compare.
     Validate(validate_command::ValidateArgs),
+    /// Explain a finding code (`warpwise explain WW101`): what it means, why it matters on a
+    /// GPU, what to do.
+    Explain(explain_command::ExplainArgs),
     /// Print a shell completion script (`warpwise completions bash > ~/.local/share/bash-completion/completions/warpwise`).
     Completions(shell_command::CompletionsArgs),
     /// Print the manual page in roff (`warpwise man | man -l -`), or a subcommand's.
@@ -92,6 +96,7 @@ fn main() -> ExitCode {
         Command::Instantiate(args) => instantiate_command::run(&args),
         Command::Emit(args) => emit_command::run(&args),
         Command::Validate(args) => validate_command::run(&args),
+        Command::Explain(args) => explain_command::run(&args),
         Command::Completions(args) => shell_command::completions(&args, Cli::command()),
         Command::Man(args) => shell_command::man(&args, Cli::command()),
     }

@@ -124,8 +124,8 @@ fn rule(c: &Code) -> sarif::ReportingDescriptor {
         .short_description(text(c.name))
         .full_description(text(c.explanation))
         .help(text(&format!(
-            "{}: {}. `warpwise analyze FILE --format text` shows the loop's porting recipe; docs/report-format.md lists every code.",
-            c.name, c.explanation
+            "{}: {}. On a GPU: {}. What to do: {}. (`warpwise explain {}`)",
+            c.name, c.explanation, c.gpu, c.fix, c.code
         )))
         .build()
 }

@@ -1,0 +1,46 @@
+//! `warpwise explain CODE` for every code of the table, and the documentation listing each.
+
+use std::process::Command;
+
+fn explain(code: &str) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_warpwise"))
+        .args(["explain", code])
+        .output()
+        .expect("warpwise runs")
+}
+
+#[test]
+fn every_code_is_explained_and_documented() {
+    let docs = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/report-format.md"),
+    )
+    .expect("docs");
+    for code in advisor::codes::ALL
+        .iter()
+        .copied()
+        .chain([&advisor::codes::FRIENDLY])
+    {
+        let out = explain(code.code);
+        assert!(out.status.success(), "{}", code.code);
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(text.starts_with(&format!("{}: {}", code.code, code.name)), "{text}");
+        for part in ["What: ", "Why it matters on a GPU: ", "What to do: "] {
+            assert!(text.contains(part), "{}: no `{part}` in {text}", code.code);
+        }
+        assert!(
+            docs.contains(&format!("| {} |", code.code)),
+            "{} is missing from docs/report-format.md's table",
+            code.code
+        );
+    }
+    // Codes are matched without regard to case, as people type them.
+    assert!(explain("ww110").status.success());
+}
+
+#[test]
+fn an_unknown_code_is_a_usage_error_listing_the_known_ones() {
+    let out = explain("WW999");
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("`WW999` is not a warpwise code") && err.contains("WW101"), "{err}");
+}
