@@ -23,7 +23,10 @@ fn every_code_is_explained_and_documented() {
         let out = explain(code.code);
         assert!(out.status.success(), "{}", code.code);
         let text = String::from_utf8_lossy(&out.stdout);
-        assert!(text.starts_with(&format!("{}: {}", code.code, code.name)), "{text}");
+        assert!(
+            text.starts_with(&format!("{}: {}", code.code, code.name)),
+            "{text}"
+        );
         for part in ["What: ", "Why it matters on a GPU: ", "What to do: "] {
             assert!(text.contains(part), "{}: no `{part}` in {text}", code.code);
         }
@@ -42,5 +45,8 @@ fn an_unknown_code_is_a_usage_error_listing_the_known_ones() {
     let out = explain("WW999");
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("`WW999` is not a warpwise code") && err.contains("WW101"), "{err}");
+    assert!(
+        err.contains("`WW999` is not a warpwise code") && err.contains("WW101"),
+        "{err}"
+    );
 }

@@ -462,6 +462,15 @@ fn test_pair(
     if ordered_blocks(f, g, (&size_f, &size_g), renamed, assumptions) {
         return Outcome::Independent;
     }
+    let pair = crate::subscripts::PairSpace {
+        original: &renamed.original,
+        renamed: &renamed.space,
+        second: &renamed.second,
+        carrier: &renamed.carrier,
+    };
+    if crate::subscripts::rows_never_meet(f, g, (&size_f, &size_g), &pair, assumptions) {
+        return Outcome::Independent;
+    }
     Outcome::Unknown {
         why: unbounded_difference(&diff, renamed),
         data_dependent: false,
@@ -976,7 +985,10 @@ fn gcd_excludes(diff: &Expr, size_f: &BigInt, size_g: &BigInt) -> bool {
 
 /// `p = coefficient*v + rest` with `coefficient` and `rest` free of `v`; `None` when `v`
 /// appears non-linearly.
-fn symbolic_coefficient(p: &symbolic::Poly, v: &Var) -> Option<(symbolic::Poly, symbolic::Poly)> {
+pub(crate) fn symbolic_coefficient(
+    p: &symbolic::Poly,
+    v: &Var,
+) -> Option<(symbolic::Poly, symbolic::Poly)> {
     use symbolic::{Atom, Monomial, Poly};
     let mut coefficient = Vec::new();
     let mut rest = Vec::new();

@@ -25,5 +25,6 @@ pub mod recursion;
 pub mod reductions;
 pub mod shared_memory;
 pub mod space;
+pub mod subscripts;
 pub mod summaries;
 pub mod witness;
