@@ -22,19 +22,7 @@ fn check_linearized(kernel: &str, expected: Verdict, independent: bool) -> LoopR
            return 0;\n\
          }}\n"
     );
-    let report = check(&source, expected);
-    let (forward, backward) = (run(&source), run(&reversed(&source)));
-    assert_eq!(
-        forward == backward,
-        independent,
-        "reversing the loop {} the output",
-        if independent {
-            "changed"
-        } else {
-            "did not change"
-        }
-    );
-    report
+    check_with_runs(&source, expected, independent)
 }
 
 #[test]

@@ -1,5 +1,5 @@
-//! Helpers shared by the tests that check privatization against concrete executions
-//! (`memory.rs`, `private_calls.rs`): fixtures with a loop marked `/* LOOP */`, compiled
+//! Helpers shared by the tests that check verdicts against concrete executions
+//! (`memory.rs`, `private_calls.rs`, `linearized.rs`, `subscripts.rs`): fixtures with a loop marked `/* LOOP */`, compiled
 //! runs forward and reversed, and an interpreter replay that checks every byte a load of
 //! the marked loop reads (callees included) was written earlier in the same iteration.
 
@@ -76,6 +76,18 @@ pub fn same_in_reverse(source: &str) {
 pub fn differs_in_reverse(source: &str) {
     let (forward, backward) = (run(source), run(&reversed(source)));
     assert_ne!(forward, backward, "reversing the loop changed nothing");
+}
+
+/// The marked loop's verdict, and the compiled runs: the output is the same with the loop
+/// reversed exactly when its iterations are `independent`.
+pub fn check_with_runs(source: &str, expected: Verdict, independent: bool) -> LoopReport {
+    let report = check(source, expected);
+    if independent {
+        same_in_reverse(source);
+    } else {
+        differs_in_reverse(source);
+    }
+    report
 }
 
 /// `for (int i = A; i < B; i++)` on the marked line becomes `for (int i = (B) - 1; i >= (A); i--)`.
