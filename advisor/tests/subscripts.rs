@@ -108,10 +108,7 @@ fn an_in_place_transpose_carries_a_dependence() {
         Verdict::NotFriendly,
         false,
     );
-    assert!(report
-        .reasons
-        .iter()
-        .any(|r| r.code == "WW101" && r.witness.is_some()));
+    assert_witnessed(&report);
 }
 
 #[test]
@@ -130,8 +127,5 @@ fn a_column_one_past_the_row_meets_the_next_row() {
         Verdict::NotFriendly,
         false,
     );
-    assert!(report
-        .reasons
-        .iter()
-        .any(|r| r.code == "WW101" && r.witness.is_some()));
+    assert_witnessed(&report);
 }
