@@ -199,6 +199,9 @@ pub struct ProgramArgs {
     /// directory.
     #[arg(long, value_name = "DIR")]
     pub keep: Option<PathBuf>,
+    /// No progress on stderr (results and diagnostics are still printed).
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
     /// Arguments for the program, after `--`.
     #[arg(last = true, value_name = "ARGS")]
     pub args: Vec<String>,

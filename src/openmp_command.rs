@@ -175,7 +175,13 @@ pub fn validate(
         timeout: std::time::Duration::from_secs(args.timeout.max(1)),
         rtol,
     };
-    match v::validate(inputs, &outcome.files, &opts, &work_dir) {
+    let validating = crate::progress::Progress::spinner(
+        crate::progress::Mode::detect(args.program.quiet),
+        &format!("building the original and the port with {compiler}, running both"),
+    );
+    let compared = v::validate(inputs, &outcome.files, &opts, &work_dir);
+    validating.finish();
+    match compared {
         Ok(c) => {
             let loops = outcome.ports.len();
             match &c.difference {

@@ -62,7 +62,18 @@ pub fn run_command(args: &ProfileArgs) -> ExitCode {
         selection: LoopSelection::parse(&args.loops),
         work_dir: work_dir.clone(),
     };
-    let built = match build(&inputs, &options) {
+    let mode = crate::progress::Mode::detect(args.program.quiet);
+    let building = crate::progress::Progress::spinner(
+        mode,
+        &format!(
+            "building {} file{} with instrumentation",
+            inputs.len(),
+            if inputs.len() == 1 { "" } else { "s" }
+        ),
+    );
+    let built = build(&inputs, &options);
+    building.finish();
+    let built = match built {
         Ok(b) => b,
         Err(e) => {
             eprintln!("error: {e}");
@@ -79,6 +90,18 @@ pub fn run_command(args: &ProfileArgs) -> ExitCode {
     if args.fresh {
         let _ = std::fs::remove_file(&profile);
     }
+    // The program's own output goes to the terminal: a line, not a spinner.
+    crate::progress::Progress::say(
+        mode,
+        &format!(
+            "running the program{}",
+            if args.program.args.is_empty() {
+                String::new()
+            } else {
+                format!(" with {}", args.program.args.join(" "))
+            }
+        ),
+    );
     let status = run(
         &built.exe,
         &RunOptions {

@@ -51,6 +51,37 @@ impl Progress {
         Progress { mode, bar }
     }
 
+    /// One step of unknown length (building a program): a spinner with `message` on a
+    /// terminal, the message as a line otherwise. Not for steps that let the user's program
+    /// write to the terminal (the spinner would draw over its output).
+    pub fn spinner(mode: Mode, message: &str) -> Progress {
+        let bar = match mode {
+            Mode::Bar => {
+                let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
+                let style =
+                    ProgressStyle::with_template("warpwise: {spinner} {wide_msg} ({elapsed})")
+                        .unwrap_or_else(|_| ProgressStyle::default_spinner());
+                bar.set_style(style);
+                bar.set_message(message.to_string());
+                bar.enable_steady_tick(std::time::Duration::from_millis(120));
+                Some(bar)
+            }
+            Mode::Lines => {
+                eprintln!("warpwise: {message}");
+                None
+            }
+            Mode::Quiet => None,
+        };
+        Progress { mode, bar }
+    }
+
+    /// A line of progress in every mode but quiet (a step whose output is the user's).
+    pub fn say(mode: Mode, text: &str) {
+        if mode != Mode::Quiet {
+            eprintln!("warpwise: {text}");
+        }
+    }
+
     /// An item is done; `item` names it (a file).
     pub fn done(&self, item: &str) {
         if let Some(bar) = &self.bar {

@@ -114,7 +114,15 @@ pub fn run(args: &ValidateArgs) -> ExitCode {
         rtol: args.rtol,
         profile,
     };
+    let validating = crate::progress::Progress::spinner(
+        crate::progress::Mode::detect(args.program.quiet),
+        &format!(
+            "validating {}: building the program with snapshots, running it, replaying the kernel",
+            opts.loop_id
+        ),
+    );
     let result = validate(&inputs, &opts);
+    validating.finish();
     match result {
         Ok(v) => {
             print!("{}", v.render());

@@ -96,3 +96,39 @@ fn a_terminal_gets_a_bar_instead_of_lines() {
     let written = std::fs::read_to_string(&report).expect("report written");
     assert!(written.starts_with("schema:"));
 }
+
+#[test]
+fn profile_says_what_it_builds_and_runs_unless_quiet() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let source = dir.path().join("prog.c");
+    std::fs::write(
+        &source,
+        "#include <stdio.h>\nint main(void) { double a[64]; for (int i = 0; i < 64; i++) a[i] = i; printf(\"%g\\n\", a[7]); return 0; }\n",
+    )
+    .expect("write");
+    let profile = dir.path().join("p.yaml");
+    let run = |extra: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_warpwise"))
+            .arg("profile")
+            .arg(&source)
+            .arg("-o")
+            .arg(&profile)
+            .arg("--fresh")
+            .args(extra)
+            .output()
+            .expect("warpwise runs")
+    };
+    let out = run(&[]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("warpwise: building 1 file with instrumentation"), "{err}");
+    assert!(err.contains("warpwise: running the program"), "{err}");
+    // The program's own output is untouched.
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "7\n");
+    let quiet = run(&["--quiet"]);
+    assert!(quiet.status.success());
+    let err = String::from_utf8_lossy(&quiet.stderr);
+    assert!(!err.contains("building") && !err.contains("running the program"), "{err}");
+    // Results stay: the summary of the profile.
+    assert!(err.contains("warpwise: profile of 1 run(s)"), "{err}");
+}
