@@ -119,16 +119,26 @@ fn profile_says_what_it_builds_and_runs_unless_quiet() {
             .expect("warpwise runs")
     };
     let out = run(&[]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("warpwise: building 1 file with instrumentation"), "{err}");
+    assert!(
+        err.contains("warpwise: building 1 file with instrumentation"),
+        "{err}"
+    );
     assert!(err.contains("warpwise: running the program"), "{err}");
     // The program's own output is untouched.
     assert_eq!(String::from_utf8_lossy(&out.stdout), "7\n");
     let quiet = run(&["--quiet"]);
     assert!(quiet.status.success());
     let err = String::from_utf8_lossy(&quiet.stderr);
-    assert!(!err.contains("building") && !err.contains("running the program"), "{err}");
+    assert!(
+        !err.contains("building") && !err.contains("running the program"),
+        "{err}"
+    );
     // Results stay: the summary of the profile.
     assert!(err.contains("warpwise: profile of 1 run(s)"), "{err}");
 }
