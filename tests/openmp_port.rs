@@ -163,10 +163,35 @@ fn structs_by_value_through_pointers_and_in_arrays() {
     assert!(patch.contains("x[0:1]"), "{patch}");
     assert!(patch.contains("y->data[0:"), "{patch}");
     assert!(patch.contains("pts[0:n]"), "{patch}");
-    // Member pointers copied into locals before the loop are mapped by the locals' names.
+    // Member pointers copied into locals before the loop are mapped by the locals' names,
+    // and so is the length (`int n = x->n`).
     assert!(
-        patch.contains("map(to: xd[0:x->n]) map(tofrom: zd[0:x->n])"),
+        patch.contains("map(to: xd[0:n]) map(tofrom: zd[0:n])"),
         "{patch}"
+    );
+}
+
+#[test]
+fn a_length_read_through_a_cast_of_void_content_is_mapped_by_its_local() {
+    // sundials' N_Vector: `N = NV_LENGTH_OMP(x)` reads `((Content)x->content)->length`.
+    let patch = emit_patch(
+        &["tests/fixtures/openmp/opaque_content.c"],
+        "opaque_content.c",
+    );
+    assert!(
+        patch.contains("map(to: xd[0:N], yd[0:N]) map(tofrom: zd[0:N])"),
+        "{patch}"
+    );
+    assert!(!patch.contains("x->content->length"), "{patch}");
+    if !offload_available() {
+        return;
+    }
+    check(
+        &["tests/fixtures/openmp/opaque_content.c"],
+        &[],
+        0,
+        2,
+        &["PASS"],
     );
 }
 

@@ -20,7 +20,7 @@ use frontend::access_sites::{access_sites, FunctionSite, LoopSite, Sites};
 use frontend::ir::{Function, Span};
 use frontend::types::{Type, TypeId, TypeTable};
 use frontend::unit::Unit;
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::PathBuf;
 
 /// Why a loop cannot be emitted; `kind` decides the command's exit code.
@@ -1194,11 +1194,68 @@ pub(crate) fn dealias(ctx: &Ctx<'_>, report: &LoopReport, expr: &str) -> String 
             patterns.push((vec![root.clone()], base.to_string()));
         }
     }
+    patterns.extend(loaded_locals(ctx.func));
     if patterns.is_empty() {
         expr.to_string()
     } else {
         replace_sequences(expr, &patterns).0
     }
+}
+
+/// Member paths a local holds: `N = NV_LENGTH_OMP(x)` makes `N` the value of the only load
+/// of `((N_VectorContent_OpenMP)(x->content))->length`, which reports name by its path
+/// (`x->content->length`, without the cast the printer drops, so not valid C by itself).
+/// Used only when that load is the function's only one of the path and `N` is assigned
+/// nowhere else (its other SSA values are merges of that one), so `N` has that value
+/// wherever the report's expression is evaluated.
+fn loaded_locals(func: &Function) -> Vec<(Vec<String>, String)> {
+    use frontend::ir::InstKind;
+    let mut by_path: HashMap<String, Vec<frontend::ir::Value>> = HashMap::new();
+    for v in func.values() {
+        if matches!(func.inst(v).kind, InstKind::Load { .. }) {
+            let path = frontend::ir::print::render_value(func, v);
+            if path.contains("->") || path.contains('.') {
+                by_path.entry(path).or_default().push(v);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for (path, loads) in by_path {
+        let [load] = loads.as_slice() else { continue };
+        let Some(local) = func.inst(*load).origin.var_name.clone() else {
+            continue;
+        };
+        // Every SSA value of `local` is the load or a merge of such values.
+        let mut values: HashSet<frontend::ir::Value> = HashSet::from([*load]);
+        let named: Vec<frontend::ir::Value> = func
+            .values()
+            .filter(|v| func.inst(*v).origin.var_name.as_deref() == Some(local.as_str()))
+            .collect();
+        let mut changed = true;
+        while changed {
+            changed = false;
+            for v in &named {
+                if values.contains(v) {
+                    continue;
+                }
+                if let InstKind::Phi(args) = &func.inst(*v).kind {
+                    if args.iter().all(|(_, a)| values.contains(a) || a == v) {
+                        values.insert(*v);
+                        changed = true;
+                    }
+                }
+            }
+        }
+        if named.iter().all(|v| values.contains(v)) {
+            let tokens = super::ctext::code_tokens(&path)
+                .iter()
+                .map(|t| super::ctext::tok_text(&path, t).to_string())
+                .collect();
+            out.push((tokens, local));
+        }
+    }
+    out.sort();
+    out
 }
 
 /// The loop directly and solely inside `outer`: `for (...) { for (...) ... }`.
