@@ -215,8 +215,19 @@ pub fn run(args: &AnalyzeArgs) -> ExitCode {
             &options,
             &args.cflags,
         );
-        let written =
-            crate::instantiate_command::write(&instance, args.format, args.output.as_deref());
+        // The page shows the analysis with the instance's offload estimates on top.
+        let written = if args.format == Some(Format::Html) {
+            let page = crate::html_output::render(&report, &units, Some(&instance));
+            match crate::output::write_text(&page, args.output.as_deref()) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    ExitCode::from(1)
+                }
+            }
+        } else {
+            crate::instantiate_command::write(&instance, args.format, args.output.as_deref())
+        };
         if analysed == 0 {
             eprintln!("error: nothing could be analysed");
             return ExitCode::from(1);
@@ -226,7 +237,7 @@ pub fn run(args: &AnalyzeArgs) -> ExitCode {
     let format = crate::output::resolve_format(args.format, args.output.as_deref());
     let text = match format {
         Format::Sarif => crate::sarif_output::render(&report, &units),
-        Format::Html => crate::html_output::render(&report, &units),
+        Format::Html => crate::html_output::render(&report, &units, None),
         _ => crate::output::serialize(&report, format)
             .unwrap_or_else(|| advisor::recipe::render(&report, &units, args.verbose)),
     };

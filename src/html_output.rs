@@ -1,6 +1,8 @@
 //! `analyze --format html -o report.html`: one self-contained page a person opens in a
 //! browser (no network: styles, script and data inline). A summary of the loops by verdict
-//! (and, with `--profile`, the loops ranked by profiled time as a bar chart), the source of
+//! (and, with `--profile`, the loops ranked by profiled time as a bar chart; with
+//! `--profile --instantiate`, the offload estimate per loop as bars: CPU time against
+//! transfer plus kernel time), the source of
 //! each file with every loop's verdict in the gutter, and per loop a panel that a click on
 //! its gutter mark opens: the recipe or findings, parameters and byte sections, requests and
 //! sectors per warp under each mapping (the recommended one marked), shared memory,
@@ -9,6 +11,7 @@
 
 use advisor::model::{LoopReport, Report, Verdict};
 use frontend::unit::Unit;
+use instantiate::InstanceReport;
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
@@ -38,6 +41,7 @@ th { background: #eef1f6; }
 tr.best td { background: #e9f7ef; }
 .tag { font-size: 11px; padding: 1px 6px; border-radius: 8px; color: #fff; }
 .chart .bar { height: 14px; background: #3b6fd6; display: inline-block; vertical-align: middle; }
+.chart .cpu { background: #3b6fd6; } .chart .copy { background: #d98c1f; } .chart .kernel { background: #1f8a4c; }
 .chart td.label { font-family: ui-monospace, monospace; }
 .muted { color: #6b7486; }
 "#;
@@ -100,8 +104,8 @@ fn badge_letter(v: Verdict) -> &'static str {
     }
 }
 
-/// The whole page.
-pub fn render(report: &Report, units: &[Unit]) -> String {
+/// The whole page; with an instance (`--instantiate`), its offload estimates too.
+pub fn render(report: &Report, units: &[Unit], instance: Option<&InstanceReport>) -> String {
     let mut out = String::new();
     let count = |v: Verdict| report.loops.iter().filter(|l| l.verdict == v).count();
     let _ = write!(
@@ -113,6 +117,9 @@ pub fn render(report: &Report, units: &[Unit]) -> String {
         count(Verdict::NotFriendly)
     );
     out.push_str(&profile_chart(report));
+    if let Some(instance) = instance {
+        out.push_str(&offload_chart(instance));
+    }
     // Loops by file, in report order; files in the order first seen.
     let mut files: Vec<String> = Vec::new();
     let mut by_file: BTreeMap<String, Vec<(usize, &LoopReport)>> = BTreeMap::new();
@@ -230,6 +237,57 @@ fn profile_chart(report: &Report) -> String {
             esc(&l.id),
             *t as f64 / 1e6,
             v = l.verdict.as_str()
+        );
+    }
+    out.push_str("</table></section>\n");
+    out
+}
+
+/// With an instance: per loop with an estimate, the profiled CPU time of all its entries
+/// against the GPU's (copies plus kernel), on one scale, ranked by the time a port saves.
+fn offload_chart(instance: &InstanceReport) -> String {
+    let mut rows: Vec<(
+        &instantiate::model::InstanceLoop,
+        &instantiate::model::Offload,
+    )> = instance
+        .loops
+        .iter()
+        .filter_map(|l| l.offload.as_ref().map(|o| (l, o)))
+        .collect();
+    if rows.is_empty() {
+        return String::new();
+    }
+    rows.sort_by(|a, b| b.1.saved_ns.total_cmp(&a.1.saved_ns));
+    let ms = |ns: f64| ns / 1e6;
+    let mut out = format!(
+        "<section class=\"file chart\" id=\"offload\"><h2>Offload estimate ({}, block {}; {} profiled run{})</h2>\
+         <p class=\"muted\"><span class=\"bar cpu\" style=\"width:12px\"></span> CPU time \
+         <span class=\"bar copy\" style=\"width:12px\"></span> copies \
+         <span class=\"bar kernel\" style=\"width:12px\"></span> kernel, over all entries of the loop (each row on its own scale)</p>\
+         <table><tr><th>loop</th><th>estimate</th><th>CPU / GPU</th><th></th></tr>",
+        esc(&instance.inputs.gpu),
+        esc(&instance.inputs.block),
+        instance.inputs.profile_runs,
+        if instance.inputs.profile_runs == 1 { "" } else { "s" }
+    );
+    for (l, o) in rows.iter().take(30) {
+        let n = o.entries as f64;
+        // Each row on its own scale: the longer of the two bars is 300 pixels.
+        let most = (o.cpu_ns.max(o.transfer_ns + o.kernel_ns) * n).max(1.0);
+        let width = |ns: f64| (300.0 * ns / most).round().max(1.0);
+        let _ = write!(
+            out,
+            "<tr><td class=\"label\">{}</td><td>{} (x{:.2})</td><td>{:.3} ms / {:.3} ms</td>\
+             <td><span class=\"bar cpu\" style=\"width:{}px\"></span><br>\
+             <span class=\"bar copy\" style=\"width:{}px\"></span><span class=\"bar kernel\" style=\"width:{}px\"></span></td></tr>",
+            esc(&l.id),
+            esc(&o.verdict),
+            o.speedup,
+            ms(o.cpu_ns * n),
+            ms(o.gpu_ns * n),
+            width(o.cpu_ns * n),
+            width(o.transfer_ns * n),
+            width(o.kernel_ns * n)
         );
     }
     out.push_str("</table></section>\n");

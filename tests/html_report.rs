@@ -193,3 +193,55 @@ fn clicking_a_loops_mark_opens_its_panel_in_a_browser() {
     );
     eprintln!("screenshot: {}", shot.display());
 }
+
+#[test]
+fn with_a_profile_and_instantiate_the_page_charts_the_offload_estimate() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let profile = dir.path().join("profile.yaml");
+    let profiled = warpwise(&[
+        "profile",
+        "samples/matmul.c",
+        "-o",
+        profile.to_str().unwrap(),
+        "-q",
+        "--",
+        "32",
+        "24",
+        "16",
+    ]);
+    assert!(
+        profiled.status.success(),
+        "{}",
+        String::from_utf8_lossy(&profiled.stderr)
+    );
+    let page = dir.path().join("report.html");
+    let out = warpwise(&[
+        "analyze",
+        "samples/matmul.c",
+        "--profile",
+        profile.to_str().unwrap(),
+        "--instantiate",
+        "--format",
+        "html",
+        "-q",
+        "-o",
+        page.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let page = std::fs::read_to_string(page).expect("the page");
+    assert!(page.contains("id=\"profile\""), "no profiled-time ranking");
+    assert!(page.contains("id=\"offload\""), "no offload estimate");
+    // The outer matmul loop has an estimate with all three bars.
+    let row = page
+        .split("<tr>")
+        .find(|r| r.contains("samples/matmul.c:38:5") && r.contains("class=\"bar copy\""))
+        .expect("the outer loop's estimate row");
+    assert!(row.contains("class=\"bar cpu\"") && row.contains("class=\"bar kernel\""));
+    for external in ["src=", "href=\"http", "url(", "<link"] {
+        assert!(!page.contains(external), "the page references `{external}`");
+    }
+}
