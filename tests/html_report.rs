@@ -20,29 +20,27 @@ fn warpwise(args: &[&str]) -> std::process::Output {
         .expect("warpwise runs")
 }
 
-/// The HTML page and the JSON report of the same input.
-fn page_and_report(dir: &Path, input: &str) -> (String, Value) {
+/// `analyze ARGS --format html` written to `DIR/report.html`, read back.
+fn html_page(dir: &Path, args: &[&str]) -> String {
     let page = dir.join("report.html");
-    let out = warpwise(&[
-        "analyze",
-        input,
-        "--format",
-        "html",
-        "-q",
-        "-o",
-        page.to_str().unwrap(),
-    ]);
+    let mut all = vec!["analyze"];
+    all.extend_from_slice(args);
+    all.extend_from_slice(&["--format", "html", "-q", "-o", page.to_str().unwrap()]);
+    let out = warpwise(&all);
     assert!(
         out.status.success(),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+    std::fs::read_to_string(page).expect("the page")
+}
+
+/// The HTML page and the JSON report of the same input.
+fn page_and_report(dir: &Path, input: &str) -> (String, Value) {
+    let page = html_page(dir, &[input]);
     let json = warpwise(&["analyze", input, "--format", "json", "-q"]);
     assert!(json.status.success());
-    (
-        std::fs::read_to_string(page).expect("the page"),
-        serde_json::from_slice(&json.stdout).expect("JSON"),
-    )
+    (page, serde_json::from_slice(&json.stdout).expect("JSON"))
 }
 
 fn loop_ids(report: &Value) -> Vec<String> {
@@ -214,25 +212,15 @@ fn with_a_profile_and_instantiate_the_page_charts_the_offload_estimate() {
         "{}",
         String::from_utf8_lossy(&profiled.stderr)
     );
-    let page = dir.path().join("report.html");
-    let out = warpwise(&[
-        "analyze",
-        "samples/matmul.c",
-        "--profile",
-        profile.to_str().unwrap(),
-        "--instantiate",
-        "--format",
-        "html",
-        "-q",
-        "-o",
-        page.to_str().unwrap(),
-    ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let page = html_page(
+        dir.path(),
+        &[
+            "samples/matmul.c",
+            "--profile",
+            profile.to_str().unwrap(),
+            "--instantiate",
+        ],
     );
-    let page = std::fs::read_to_string(page).expect("the page");
     assert!(page.contains("id=\"profile\""), "no profiled-time ranking");
     assert!(page.contains("id=\"offload\""), "no offload estimate");
     // The outer matmul loop has an estimate with all three bars.
