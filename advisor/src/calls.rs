@@ -432,7 +432,7 @@ fn reachable(view: &ProgramView, start: FuncRef) -> Vec<(String, Option<FuncRef>
     let mut seen_names = BTreeSet::new();
     let mut queue = std::collections::VecDeque::from([start]);
     while let Some(f) = queue.pop_front() {
-        for callee in direct_callees(view.function(f)) {
+        for callee in crate::indirect::resolved_callees(view, f) {
             let def = view.resolve(f.unit, &callee);
             match def {
                 Some(d) => {

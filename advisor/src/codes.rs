@@ -97,7 +97,7 @@ pub const CALLEE_EFFECTS: Code = Code {
     code: "WW112",
     name: "callee effects unknown",
     explanation:
-        "the loop calls a function whose side effects are not fully known (mutual recursion, a recursion writing through a pointer it changes, a function pointer, a write through a pointer it reads from memory); a profile settles it",
+        "the loop calls a function whose side effects are not fully known (mutual recursion, a recursion writing through a pointer it changes, a function pointer whose targets the program does not show, a write through a pointer it reads from memory); a profile settles it",
     gpu: "the callee's accesses take part in the loop's dependences; when some are unknown (mutual recursion, a function pointer, a write through a pointer it reads from memory), so is the loop",
     fix: "port the callee and check its accesses, or run `warpwise profile` (it tracks accesses inside callees)",
 };

@@ -14,6 +14,7 @@ pub mod divergence;
 pub mod escape;
 pub mod globals;
 pub mod gpus;
+pub mod indirect;
 pub mod mapping;
 pub mod model;
 pub mod mustwrite;

@@ -3,9 +3,10 @@
 //! visible from every unit (C's external linkage), so a call resolves to the caller's own
 //! unit first and then to a non-static definition elsewhere.
 
-use frontend::ir::Function;
+use frontend::ir::{Callee, Function, InstKind, Value};
 use frontend::unit::Unit;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
+use std::sync::OnceLock;
 
 /// A function of the program: the unit it is defined in and its index there.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -24,6 +25,17 @@ pub struct ProgramView<'a> {
     local: HashMap<(usize, String), FuncRef>,
     /// Functions declared but defined in no unit: the first declaration's unit and span.
     declarations: HashMap<String, (usize, frontend::ir::Span)>,
+    /// Who calls whom with which arguments, made on first use (see [`CallIndex`]).
+    calls: OnceLock<CallIndex>,
+}
+
+/// Every direct call of the program by callee, and the functions whose address is taken.
+#[derive(Debug, Default)]
+pub struct CallIndex {
+    /// Per callee: each call's function and argument values.
+    pub callers: HashMap<FuncRef, Vec<(FuncRef, Vec<Value>)>>,
+    /// Functions some code takes the address of (they may be called through pointers).
+    pub address_taken: HashSet<FuncRef>,
 }
 
 impl<'a> ProgramView<'a> {
@@ -55,7 +67,36 @@ impl<'a> ProgramView<'a> {
             external,
             local,
             declarations,
+            calls: OnceLock::new(),
         }
+    }
+
+    /// The program's calls by callee (built once, on first use).
+    pub fn call_index(&self) -> &CallIndex {
+        self.calls.get_or_init(|| {
+            let mut index = CallIndex::default();
+            for g in self.functions() {
+                for inst in &self.function(g).insts {
+                    match &inst.kind {
+                        InstKind::Call {
+                            callee: Callee::Direct(name),
+                            args,
+                        } => {
+                            if let Some(f) = self.resolve(g.unit, name) {
+                                index.callers.entry(f).or_default().push((g, args.clone()));
+                            }
+                        }
+                        InstKind::FuncAddr(name) => {
+                            if let Some(f) = self.resolve(g.unit, name) {
+                                index.address_taken.insert(f);
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            index
+        })
     }
 
     /// A program of one unit (what `analyze_unit` sees).

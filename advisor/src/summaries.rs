@@ -306,7 +306,7 @@ impl<'v> Summaries<'v> {
         let mut self_calls = HashSet::new();
         for f in view.functions() {
             let mut targets = Vec::new();
-            for name in crate::calls::direct_callees(view.function(f)) {
+            for name in crate::indirect::resolved_callees(view, f) {
                 if let Some(g) = view.resolve(f.unit, &name) {
                     if g == f {
                         self_calls.insert(f);
@@ -1450,10 +1450,19 @@ impl Builder<'_, '_> {
 
     fn call(&mut self, block: Block, callee: &Callee, args: &[Value], skip: &HashSet<FuncRef>) {
         let name = match callee {
-            Callee::Indirect(_) => {
-                self.summary
-                    .unknown
-                    .push("calls through a function pointer".into());
+            Callee::Indirect(pointer) => {
+                // A pointer the program shows the targets of: a call of each.
+                match crate::indirect::targets(self.summaries.view, self.f, *pointer) {
+                    Some(targets) => {
+                        for t in targets {
+                            self.call(block, &Callee::Direct(t), args, skip);
+                        }
+                    }
+                    None => self
+                        .summary
+                        .unknown
+                        .push("calls through a function pointer".into()),
+                }
                 return;
             }
             Callee::Direct(name) => name.as_str(),

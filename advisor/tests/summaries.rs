@@ -564,6 +564,100 @@ void bump_all(double *out, int n)
 }
 
 #[test]
+fn function_pointers_every_caller_names_are_called_like_their_targets() {
+    // phono3py's tetrahedron method: `get_integration_weight(omega, v, _g, _I)`.
+    check(&Case {
+        files: &[(
+            "fp.c",
+            r#"static double square(double x) { return x * x; }
+static double twice(double x) { return 2 * x; }
+static double apply(const double *v, int n, double (*f)(double))
+{
+    double s = 0;
+    for (int k = 0; k < n; k++)
+        s += f(v[k]);
+    return s;
+}
+static double dispatch(const double *v, int n, char which)
+{
+    return which == 's' ? apply(v, n, square) : apply(v, n, twice);
+}
+
+void rows(double *out, const double *in, int n)
+{
+    for (int i = 0; i < n; i++)
+        out[i] = dispatch(in + 4 * i, 4, 's');
+}
+"#,
+        )],
+        kernel: "rows",
+        line: 17,
+        verdict: Verdict::Friendly,
+        sections: &[("out", Some((0, 24))), ("in", Some((0, 96)))],
+        args: &[Arg::Doubles(3), Arg::Doubles(12), Arg::Int(3)],
+        conflict: false,
+    });
+}
+
+#[test]
+fn a_targets_writes_count_and_an_address_taken_anywhere_keeps_it_unknown() {
+    // `bump` writes `p[0]`: every iteration writes `out[0]` through the pointer.
+    let report = check(&Case {
+        files: &[(
+            "fp.c",
+            r#"static void bump(double *p) { p[0] += 1.0; }
+static void each(double *p, void (*f)(double *)) { f(p); }
+
+void count(double *out, int n)
+{
+    for (int i = 0; i < n; i++)
+        each(out, bump);
+}
+"#,
+        )],
+        kernel: "count",
+        line: 6,
+        // The pair is inside a called function, where no witness is searched: stated as
+        // likely, not claimed; the run shows it.
+        verdict: Verdict::NeedsProfile,
+        sections: &[],
+        args: &[Arg::Doubles(2), Arg::Int(4)],
+        conflict: true,
+    });
+    has_reason(&report, "WW111", "an access is inside a called function");
+    assert!(
+        !report.reasons.iter().any(|r| r.code == "WW112"),
+        "{:#?}",
+        report.reasons
+    );
+    // `install` takes `each`'s address: calls through `hook` may pass `each` any function,
+    // and `each`'s summary is shared by all its calls.
+    let report = check(&Case {
+        files: &[(
+            "fp.c",
+            r#"static void bump(double *p) { p[0] += 1.0; }
+static void each(double *p, void (*f)(double *)) { f(p); }
+void (*hook)(double *, void (*)(double *));
+void install(void) { hook = each; }
+
+void count(double *out, int n)
+{
+    for (int i = 0; i < n; i++)
+        each(out + i, bump);
+}
+"#,
+        )],
+        kernel: "count",
+        line: 8,
+        verdict: Verdict::NeedsProfile,
+        sections: &[],
+        args: &[Arg::Doubles(4), Arg::Int(4)],
+        conflict: false,
+    });
+    has_reason(&report, "WW112", "calls through a function pointer");
+}
+
+#[test]
 fn mutual_recursion_stays_unknown() {
     let report = check(&Case {
         files: &[(
