@@ -132,14 +132,16 @@ pub fn self_recursive(
 fn passed_unchanged(func: &Function, is_self: impl Fn(&str) -> bool) -> Vec<bool> {
     let mut same: Vec<bool> = func.params.iter().map(|p| p.slot.is_none()).collect();
     for v in func.values() {
-        let InstKind::Call {
-            callee: Callee::Direct(name),
-            args,
-        } = &func.inst(v).kind
-        else {
+        let InstKind::Call { callee, args } = &func.inst(v).kind else {
             continue;
         };
-        if !is_self(name) {
+        // A call through a pointer may be a call of the function itself (`fp = walk;
+        // fp(next)`): its arguments are not checked, so nothing counts as passed on.
+        let to_self = match callee {
+            Callee::Direct(name) => is_self(name),
+            Callee::Indirect(_) => true,
+        };
+        if !to_self {
             continue;
         }
         for (k, p) in func.params.iter().enumerate() {

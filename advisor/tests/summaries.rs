@@ -658,6 +658,38 @@ void count(double *out, int n)
 }
 
 #[test]
+fn a_recursion_through_a_pointer_to_itself_is_not_taken_for_an_unchanged_one() {
+    // `self(p + 1, ...)` moves `p`, but only through a pointer: nothing is passed on as is.
+    let report = check(&Case {
+        files: &[(
+            "rec.c",
+            r#"static void walk(double *p, int d)
+{
+    void (*self)(double *, int) = walk;
+    p[0] += 1.0;
+    if (d > 0)
+        self(p + 1, d - 1);
+}
+
+void all(double *out, int n)
+{
+    for (int i = 0; i < n; i++)
+        walk(out + 2 * i, 2);
+}
+"#,
+        )],
+        kernel: "all",
+        line: 11,
+        verdict: Verdict::NeedsProfile,
+        sections: &[],
+        args: &[Arg::Doubles(10), Arg::Int(4)],
+        // Iteration `i` writes `out[2i, 2i + 3)`: neighbours share an element.
+        conflict: true,
+    });
+    has_reason(&report, "WW112", "recursive");
+}
+
+#[test]
 fn mutual_recursion_stays_unknown() {
     let report = check(&Case {
         files: &[(
