@@ -5,7 +5,9 @@
 //! explanation in the driver's `rules`; one `note` per outermost friendly loop (rule `WW001`,
 //! not repeated for the inner loop of a nest it maps to the grid) whose
 //! `fix` inserts the OpenMP offload pragma `emit --target openmp` would write, when the port
-//! needs nothing else (no helper functions to declare for the device). Locations are the
+//! needs nothing else (no helper functions to declare for the device); a may-alias finding
+//! (WW110) between two pointer parameters gets a `fix` declaring the first of them
+//! `restrict` (`float *restrict dst`), the promise that settles it. Locations are the
 //! finding's lines in the loop's file, relative to the working directory (`%SRCROOT%`);
 //! the loop itself is a related location. `partialFingerprints` hash what identifies a
 //! finding without its line numbers (file, function, code, message with digits removed), so
@@ -29,6 +31,7 @@ pub fn render(report: &Report, units: &[Unit]) -> String {
         .map(|(k, c)| (c.code, k as i64))
         .collect();
     let (pragmas, regions) = port_pragmas(report, units);
+    let restricts = RestrictFixes::new(units);
     let mut results = Vec::new();
     for l in &report.loops {
         let Some(site) = LoopSite::of(l, &report.loops) else {
@@ -44,7 +47,11 @@ pub fn render(report: &Report, units: &[Unit]) -> String {
             results.push(friendly_result(l, &site, &rule_index, pragmas.get(&l.id)));
         }
         for reason in &l.reasons {
-            results.push(finding(l, &site, reason, &rule_index));
+            let mut result = finding(l, &site, reason, &rule_index);
+            if reason.code == advisor::codes::MAY_ALIAS.code {
+                result.fixes = restricts.fix(l).map(|f| vec![f]);
+            }
+            results.push(result);
         }
     }
     let cwd = std::env::current_dir()
@@ -391,4 +398,91 @@ fn port_pragmas(report: &Report, units: &[Unit]) -> (HashMap<String, Fix>, Vec<R
         }
     }
     (out, regions)
+}
+
+/// `restrict` on a pointer parameter of the loop's function, where its declarator is
+/// `TYPE *NAME` in the file the loop is in (not written by a macro).
+struct RestrictFixes<'a> {
+    units: &'a [Unit],
+    sites: std::cell::RefCell<HashMap<usize, Option<frontend::access_sites::Sites>>>,
+}
+
+impl<'a> RestrictFixes<'a> {
+    fn new(units: &'a [Unit]) -> Self {
+        RestrictFixes {
+            units,
+            sites: std::cell::RefCell::new(HashMap::new()),
+        }
+    }
+
+    /// The fix for a loop's may-alias finding: the first parameter of its first pair
+    /// (`needs_evidence` of kind `may-alias`, `a / b`) that can take `restrict`.
+    fn fix(&self, l: &LoopReport) -> Option<sarif::Fix> {
+        let pair = l.needs_evidence.iter().find(|p| p.kind == "may-alias")?;
+        let names: Vec<&str> = pair.array.split(" / ").map(str::trim).collect();
+        let site = LoopSite::of(l, &[])?;
+        let (k, unit) = self
+            .units
+            .iter()
+            .enumerate()
+            .find(|(_, u)| u.path.display().to_string() == site.file)?;
+        let mut cache = self.sites.borrow_mut();
+        let sites = cache
+            .entry(k)
+            .or_insert_with(|| frontend::access_sites::access_sites(&unit.preprocessed).ok())
+            .as_ref()?;
+        let func = unit.lowered.program.function(&l.function)?;
+        let f = sites.functions.iter().find(|f| f.name == l.function)?;
+        let text = &unit.preprocessed.text;
+        let header = text.get(f.span.start as usize..f.body.start as usize)?;
+        let toks = cuda::ctext::code_tokens(header);
+        for name in names {
+            if !func.params.iter().any(|p| p.name.as_deref() == Some(name)) {
+                continue;
+            }
+            // The parameter's declarator: `* name` (not `*restrict name` already).
+            let at = toks.iter().enumerate().find(|(j, t)| {
+                cuda::ctext::tok_text(header, t) == name
+                    && *j > 0
+                    && cuda::ctext::tok_text(header, &toks[j - 1]) == "*"
+            });
+            let Some((_, t)) = at else { continue };
+            let start = f.span.start + t.start as u32;
+            let span = frontend::ir::Span {
+                start,
+                end: start + name.len() as u32,
+            };
+            let place = unit.resolve(span)?;
+            if place.in_system_header || place.path != unit.path {
+                return None;
+            }
+            // Inserted only where the name stands in the user's text (not from a macro).
+            if unit.snippet(span) != name {
+                return None;
+            }
+            let at = sarif::Region::builder()
+                .start_line(place.line as i64)
+                .start_column(place.col as i64)
+                .end_line(place.line as i64)
+                .end_column(place.col as i64)
+                .build();
+            let replacement = sarif::Replacement::builder()
+                .deleted_region(at)
+                .inserted_content(sarif::ArtifactContent::builder().text("restrict ").build())
+                .build();
+            return Some(
+                sarif::Fix::builder()
+                    .description(message(format!(
+                        "declare `{name}` restrict: the promise that no other pointer reaches what it points to while `{}` runs (check the callers first)",
+                        l.function
+                    )))
+                    .artifact_changes(vec![sarif::ArtifactChange::builder()
+                        .artifact_location(artifact(&site.file))
+                        .replacements(vec![replacement])
+                        .build()])
+                    .build(),
+            );
+        }
+        None
+    }
 }

@@ -238,3 +238,36 @@ fn one_samples_sarif_snapshot() {
     log["runs"][0]["tool"]["driver"]["semanticVersion"] = Value::from("VERSION");
     insta::assert_json_snapshot!("aliasing_sarif", log);
 }
+
+#[test]
+fn a_may_alias_findings_fix_declares_the_pointer_restrict_and_settles_it() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let source = std::fs::read_to_string(root().join("samples/aliasing.c")).expect("sample");
+    std::fs::write(dir.path().join("aliasing.c"), &source).expect("copy");
+    let log = sarif_of(dir.path(), &["aliasing.c"]);
+    let finding = results(&log)
+        .iter()
+        .find(|r| r["ruleId"] == "WW110")
+        .expect("the may-alias finding");
+    let replacement = &finding["fixes"][0]["artifactChanges"][0]["replacements"][0];
+    let line = replacement["deletedRegion"]["startLine"].as_u64().unwrap() as usize;
+    let col = replacement["deletedRegion"]["startColumn"]
+        .as_u64()
+        .unwrap() as usize;
+    let inserted = replacement["insertedContent"]["text"].as_str().unwrap();
+    assert_eq!(inserted, "restrict ");
+    // Apply it (columns count characters from 1; the sample's header line is ASCII).
+    let mut lines: Vec<String> = source.lines().map(String::from).collect();
+    lines[line - 1].insert_str(col - 1, inserted);
+    assert!(
+        lines[line - 1].contains("float *restrict dst"),
+        "{}",
+        lines[line - 1]
+    );
+    std::fs::write(dir.path().join("aliasing.c"), lines.join("\n") + "\n").expect("fixed");
+    let after = sarif_of(dir.path(), &["aliasing.c"]);
+    assert!(
+        !results(&after).iter().any(|r| r["ruleId"] == "WW110"),
+        "the fix did not settle the finding"
+    );
+}
