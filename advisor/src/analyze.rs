@@ -188,6 +188,16 @@ pub fn analyze_in_program(
     reports
 }
 
+/// A base pointer's name in a message: code in backquotes (`zd`, `x->data`), a description
+/// as words (the memory a callee reaches through pointers it reads).
+fn quoted(name: &str) -> String {
+    if name.contains(' ') {
+        name.to_string()
+    } else {
+        format!("`{name}`")
+    }
+}
+
 /// The assumption the [`Aliasing::Distinct`] policy states for `which` (one pair, or "the
 /// pairs ...").
 fn distinct_assumption(which: &str) -> String {
@@ -1408,14 +1418,14 @@ impl<'a> FunctionContext<'a> {
                 }
             }
             if self.assumed_distinct(sb, ob) || self.callee_memory_distinct(sb, ob, effects) {
-                assumed.push(format!("`{}` and `{}`", pair.0, pair.1));
+                assumed.push(format!("{} and {}", quoted(&pair.0), quoted(&pair.1)));
                 continue;
             }
             let (store, other, _, _) = uses[0];
             let (a, b) = (self.access_text(store), self.access_text(other));
             facts.reasons.push(self.reason(
                 &codes::MAY_ALIAS,
-                format!("`{}` and `{}` may point into the same array: `{}` (line {}) writes what `{}` (line {}) may access", pair.0, pair.1, a.text, a.line, b.text, b.line),
+                format!("{} and {} may point into the same array: `{}` (line {}) writes what `{}` (line {}) may access", quoted(&pair.0), quoted(&pair.1), a.text, a.line, b.text, b.line),
                 vec![a.line, b.line],
                 Some("declare the pointer parameters `restrict` if they never overlap, or run `warpwise profile`".into()),
             ));

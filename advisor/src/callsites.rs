@@ -315,7 +315,7 @@ pub fn loop_effects(site: &LoopSite) -> LoopEffects {
                         let var = object_var(
                             site,
                             &format!("opaque {name}"),
-                            &format!("memory {name} reaches through pointers"),
+                            &format!("the memory {name} reaches through pointers"),
                             &mut objects,
                         );
                         out.reached.insert(var.clone(), None);
