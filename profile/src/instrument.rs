@@ -207,23 +207,36 @@ pub fn instrument(
         }
     }
 
-    // Functions with loops: a call id, and returns that close the call's loops.
+    // Functions with loops: a call id, an iteration counter per untracked loop (a local:
+    // the loop's frame reads it when it closes, and the compiler keeps it in a register,
+    // so counting costs an increment and the body still vectorizes), and returns that
+    // close the call's loops; falling off the end closes them too.
+    let mut counters: Vec<Vec<usize>> = vec![Vec::new(); sites.functions.len()];
     let mut has_loop = vec![false; sites.functions.len()];
-    for &i in &table {
+    for (k, &i) in table.iter().enumerate() {
         has_loop[sites.loops[i].function] = true;
+        if !tracked[k] {
+            counters[sites.loops[i].function].push(k);
+        }
     }
     for (fi, f) in sites.functions.iter().enumerate() {
         if !has_loop[fi] || !user_fn[fi] {
             continue;
         }
         let (s, e) = (f.body.start as usize, f.body.end as usize);
+        let mut prologue = String::from(" unsigned long long __ww_fr = __ww_fn();");
+        for k in &counters[fi] {
+            let _ = write!(prologue, " unsigned long long __ww_n{k} = 0;");
+        }
         nodes.push(Node {
             start: s,
             end: e,
             pieces: vec![
                 Piece::Src(s, s + 1),
-                Piece::Text(" unsigned long long __ww_fr = __ww_fn();".into()),
-                Piece::Src(s + 1, e),
+                Piece::Text(prologue),
+                Piece::Src(s + 1, e - 1),
+                Piece::Text(" __ww_leave(__ww_fr); ".into()),
+                Piece::Src(e - 1, e),
             ],
         });
         for r in &f.returns {
@@ -257,7 +270,15 @@ pub fn instrument(
                     .collect()
             })
             .unwrap_or_default();
-        let mut enter = format!("{{ __ww_enter(&__ww_L[{k}], __ww_fr); ");
+        let (counter, step) = if tracked[k] {
+            (
+                "0".to_string(),
+                format!("{{ __ww_iter(&__ww_L[{k}], __ww_fr); "),
+            )
+        } else {
+            (format!("&__ww_n{k}"), format!("{{ __ww_n{k}++; "))
+        };
+        let mut enter = format!("{{ __ww_enter(&__ww_L[{k}], __ww_fr, {counter}); ");
         for (slot, name) in inbounds.iter().enumerate() {
             let _ = write!(
                 enter,
@@ -272,7 +293,7 @@ pub fn instrument(
             pieces: vec![
                 Piece::Text(enter),
                 Piece::Src(s, bs),
-                Piece::Text(format!("{{ __ww_iter(&__ww_L[{k}], __ww_fr); ")),
+                Piece::Text(step),
                 Piece::Src(bs, be),
                 Piece::Text(" }".into()),
                 Piece::Src(be, e),

@@ -100,6 +100,30 @@ static long long now_ns(void)
     return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
+/* Loop entries and exits read the clock: on x86-64 the time-stamp counter (a few cycles;
+   constant-rate on every CPU of the last fifteen years), converted to nanoseconds with the
+   rate observed between registration and the output; elsewhere CLOCK_MONOTONIC. */
+#if defined(__x86_64__) || defined(__i386__)
+static long long now_ticks(void)
+{
+    return (long long)__builtin_ia32_rdtsc();
+}
+#else
+static long long now_ticks(void)
+{
+    return now_ns();
+}
+#endif
+static long long ticks0, ns0;
+/* Ticks between two periodic flushes (a second); re-estimated at every flush. */
+static long long flush_every = 3000000000LL;
+
+static double ns_per_tick(void)
+{
+    long long dt = now_ticks() - ticks0, dn = now_ns() - ns0;
+    return dt > 1000000 && dn > 0 ? (double)dn / (double)dt : 1.0;
+}
+
 static void out_of_memory(void)
 {
     fputs("warpwise: out of memory in the profiler runtime\n", stderr);
@@ -487,17 +511,24 @@ static int is_ancestor(__ww_loop_t *a, __ww_loop_t *l)
     return 0;
 }
 
-static void close_top(long long now)
+/* Closes the innermost frame.  `live`: the call that owns it has not returned, so its
+ * counter (a local of that call) can be read; a frame of a call that returned without
+ * closing it (longjmp) keeps only the iterations it had already been told. */
+static void close_top(long long now, int live)
 {
     __ww_frame_t *f = &frames[nframes - 1];
     __ww_loop_t *l = f->loop;
+    if (f->counter && live) {
+        f->iterations += *f->counter;
+        *f->counter = 0;
+    }
     l->entries++;
     l->iterations += f->iterations;
     if (l->entries == 1 || f->iterations < l->min_trip)
         l->min_trip = f->iterations;
     if (f->iterations > l->max_trip)
         l->max_trip = f->iterations;
-    l->time_ns += (unsigned long long)(now - f->t0);
+    l->time += (unsigned long long)(now - f->t0);
     if (f->level >= 0) {
         __ww_tracking = f->level;
         set_bounds();
@@ -513,24 +544,29 @@ static void unwind(__ww_loop_t *l, unsigned long long call, long long now)
 {
     while (nframes) {
         __ww_frame_t *t = &frames[nframes - 1];
-        if (t->call > call || (t->call == call && t->loop != l && !is_ancestor(t->loop, l)))
-            close_top(now);
+        if (t->call > call)
+            close_top(now, 0);
+        else if (t->call == call && t->loop != l && !is_ancestor(t->loop, l))
+            close_top(now, 1);
         else
             break;
     }
 }
 
-void __ww_enter(__ww_loop_t *l, unsigned long long call)
+void __ww_enter(__ww_loop_t *l, unsigned long long call, unsigned long long *counter)
 {
-    long long now = now_ns();
+    long long now = now_ticks();
     unwind(l, call, now);
     if (nframes && frames[nframes - 1].loop == l && frames[nframes - 1].call == call)
-        close_top(now); /* re-entered by a backward goto */
+        close_top(now, 1); /* re-entered by a backward goto */
     frames = grow(frames, &capframes, nframes + 1, sizeof *frames);
     __ww_frame_t *f = &frames[nframes++];
     f->loop = l;
     f->call = call;
     f->iterations = 0;
+    f->counter = counter;
+    if (counter)
+        *counter = 0;
     f->t0 = now;
     f->level = -1;
     if (l->track) {
@@ -552,11 +588,11 @@ void __ww_enter(__ww_loop_t *l, unsigned long long call)
 
 void __ww_exit(__ww_loop_t *l, unsigned long long call)
 {
-    long long now = now_ns();
+    long long now = now_ticks();
     for (size_t i = nframes; i-- > 0;) {
         if (frames[i].loop == l && frames[i].call == call) {
             while (nframes > i)
-                close_top(now);
+                close_top(now, frames[nframes - 1].call == call);
             break;
         }
         if (frames[i].call < call)
@@ -569,10 +605,10 @@ void __ww_iter_slow(__ww_loop_t *l, unsigned long long call)
 {
     __ww_frame_t *t = __ww_top;
     if (!(t && t->loop == l && t->call == call)) {
-        unwind(l, call, now_ns());
+        unwind(l, call, now_ticks());
         t = __ww_top;
         if (!(t && t->loop == l && t->call == call)) {
-            __ww_enter(l, call); /* jumped into the body */
+            __ww_enter(l, call, 0); /* jumped into the body */
             t = __ww_top;
         }
     }
@@ -591,8 +627,8 @@ void __ww_leave(unsigned long long call)
     long long now = 0;
     while (nframes && frames[nframes - 1].call >= call) {
         if (!now)
-            now = now_ns();
-        close_top(now);
+            now = now_ticks();
+        close_top(now, frames[nframes - 1].call == call);
     }
 }
 
@@ -663,7 +699,7 @@ static int same_id(__ww_loop_t *a, __ww_loop_t *b)
 /* Loops that share an id (a function from a header in several files) are written once. */
 static void write_loop(FILE *f, __ww_loop_t *first)
 {
-    unsigned long long entries = 0, iterations = 0, min_trip = 0, max_trip = 0, time_ns = 0;
+    unsigned long long entries = 0, iterations = 0, min_trip = 0, max_trip = 0, ticks = 0;
     int track = 0, any_deps = 0;
     for (__ww_tu_t *tu = tus; tu; tu = tu->next) {
         for (int i = 0; i < tu->nloops; i++) {
@@ -676,7 +712,7 @@ static void write_loop(FILE *f, __ww_loop_t *first)
                 max_trip = l->max_trip;
             entries += l->entries;
             iterations += l->iterations;
-            time_ns += l->time_ns;
+            ticks += l->time;
             track |= l->track;
             any_deps |= l->deps != 0;
         }
@@ -688,7 +724,8 @@ static void write_loop(FILE *f, __ww_loop_t *first)
     fprintf(f,
             "\n    entries: %llu\n    iterations: %llu\n    min_trip: %llu\n"
             "    max_trip: %llu\n    time_ns: %llu\n    tracked: %s\n",
-            entries, iterations, min_trip, max_trip, time_ns, track ? "true" : "false");
+            entries, iterations, min_trip, max_trip,
+            (unsigned long long)((double)ticks * ns_per_tick()), track ? "true" : "false");
     if (first->nvals > 0) {
         fputs("    inbounds:\n", f);
         for (int k = 0; k < first->nvals; k++) {
@@ -825,9 +862,12 @@ static void write_final(const char *end)
     if (!alive || writing)
         return;
     writing = 1;
-    long long now = now_ns();
+    /* At exit or on a signal the stack of every open call is still there: the
+       counters are read (a loop without calls may hold its count in a register, so
+       its current instance can be short by the iterations since its last call). */
+    long long now = now_ticks();
     while (nframes)
-        close_top(now);
+        close_top(now, 1);
     size_t len;
     char *buf = render(end, &len);
     if (buf) {
@@ -852,9 +892,10 @@ static void write_final(const char *end)
 
 static void flush_periodically(long long now)
 {
-    if (now - last_flush < 1000000000LL || writing)
+    if (now - last_flush < flush_every || writing)
         return;
     last_flush = now;
+    flush_every = (long long)(1e9 / ns_per_tick());
     writing = 1;
     write_part("running");
     writing = 0;
@@ -896,7 +937,9 @@ void __ww_register(__ww_tu_t *tu)
         __ww_pcache[i].key = (unsigned long)-1;
     const char *p = getenv("WARPWISE_PROFILE");
     out_path = strdup(p && *p ? p : "warpwise-profile.yaml");
-    last_flush = now_ns();
+    ticks0 = now_ticks();
+    ns0 = now_ns();
+    last_flush = ticks0;
     atexit(at_exit);
     /* Every signal whose default action ends the program writes the profile first; a
        program killed by SIGPIPE (`| head`) or by its own stack overflow keeps its profile.

@@ -30,7 +30,8 @@ typedef struct __ww_loop {
     int nvals;
     const char *const *valnames;
     __ww_vstat_t *vals;
-    unsigned long long entries, iterations, min_trip, max_trip, time_ns;
+    /* time: clock ticks spent in the loop (see now_ticks in runtime.c) */
+    unsigned long long entries, iterations, min_trip, max_trip, time;
     void *deps;
 } __ww_loop_t;
 typedef struct __ww_tu {
@@ -43,6 +44,9 @@ typedef struct __ww_frame {
     __ww_loop_t *loop;
     unsigned long long call;
     unsigned long long iterations;
+    /* An untracked loop counts its iterations in a local of the instrumented function
+       (a register, so the body still vectorizes); the frame reads it when it closes. */
+    unsigned long long *counter;
     long long t0;
     int level;
 } __ww_frame_t;
@@ -62,7 +66,7 @@ extern __ww_pref_t __ww_pcache[256];
    cannot be carried by any active loop; __ww_cap bounds the ticks a stamp holds. */
 extern unsigned long long __ww_tick, __ww_lo, __ww_hi, __ww_cap;
 void __ww_register(__ww_tu_t *tu);
-void __ww_enter(__ww_loop_t *l, unsigned long long call);
+void __ww_enter(__ww_loop_t *l, unsigned long long call, unsigned long long *counter);
 void __ww_exit(__ww_loop_t *l, unsigned long long call);
 void __ww_iter_slow(__ww_loop_t *l, unsigned long long call);
 void __ww_leave(unsigned long long call);

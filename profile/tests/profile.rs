@@ -333,3 +333,102 @@ fn crash_exit_and_timeout_leave_profiles() {
     assert_eq!(r.profile.ends, vec!["timeout".to_string()]);
     assert_eq!(at(&r.profile, "robust.c:8:5").iterations, 42);
 }
+
+const WAYS_OUT: &str = r#"
+#include <setjmp.h>
+#include <stdio.h>
+int a[64];
+static jmp_buf env;
+int nested_return(int stop)
+{
+    for (int i = 0; i < 8; i++)
+        for (int j = 0; j < 8; j++)
+            if (i * 8 + j == stop)
+                return i;
+    return -1;
+}
+void goto_out(int stop)
+{
+    for (int i = 0; i < 10; i++) {
+        if (i == stop)
+            goto done;
+        a[i] = i;
+    }
+done:
+    a[0]++;
+}
+void goto_within(void)
+{
+    for (int i = 0; i < 6; i++) {
+        if (i % 2)
+            goto next;
+        a[i] = i;
+    next:;
+    }
+}
+void jump_away(int stop)
+{
+    for (int i = 0; i < 10; i++)
+        if (i == stop)
+            longjmp(env, 1);
+}
+int depth(int n)
+{
+    int s = 0;
+    for (int i = 0; i < n; i++)
+        s += depth(i);
+    return s + 1;
+}
+int main(void)
+{
+    int s = 0;
+    for (int k = 0; k < 3; k++)
+        s += nested_return(9 * k + 1);
+    goto_out(4);
+    goto_out(20);
+    goto_within();
+    if (!setjmp(env))
+        jump_away(5);
+    for (int w = 0; w < 5; w++) {
+        if (w == 3)
+            break;
+        if (w == 1)
+            continue;
+        s += w;
+    }
+    printf("%d %d\n", s, depth(4));
+    return 0;
+}
+"#;
+
+/// Iteration counts stay exact whatever way a loop is left (return from a nest, goto out
+/// and within, break, continue, recursion, falling off the end), counted in a local
+/// (untracked loops) or by the runtime (tracked ones) alike.
+#[test]
+fn counts_survive_every_way_out_of_a_loop() {
+    let file = write_program("ways_out", WAYS_OUT);
+    for loops in ["none", "all"] {
+        let r = profile_files(std::slice::from_ref(&file), loops, &[&[]], None);
+        assert_eq!(r.status, 0);
+        let p = &r.profile;
+        let trips = |suffix: &str| {
+            let l = at(p, suffix);
+            (l.entries, l.iterations, l.min_trip, l.max_trip)
+        };
+        // stops at 1 (i 0, j 0..1), 10 (i 0..1, j 0..2), 19 (i 0..2, j 0..3)
+        assert_eq!(trips("ways_out.c:8:5"), (3, 1 + 2 + 3, 1, 3), "{loops}");
+        assert_eq!(
+            trips("ways_out.c:9:9"),
+            (6, 2 + 8 + 3 + 8 + 8 + 4, 2, 8),
+            "{loops}"
+        );
+        assert_eq!(trips("ways_out.c:16:5"), (2, 5 + 10, 5, 10), "{loops}");
+        assert_eq!(trips("ways_out.c:26:5"), (1, 6, 6, 6), "{loops}");
+        // longjmp out: the instance is closed; its count is what the runtime was told.
+        assert_eq!(at(p, "ways_out.c:35:5").entries, 1, "{loops}");
+        // depth(4) makes 16 calls; each runs n iterations: 1*4 + 1*3 + 2*2 + 4*1 + 8*0.
+        assert_eq!(trips("ways_out.c:42:5"), (16, 15, 0, 4), "{loops}");
+        assert_eq!(trips("ways_out.c:49:5"), (1, 3, 3, 3), "{loops}");
+        assert_eq!(trips("ways_out.c:56:5"), (1, 4, 4, 4), "{loops}");
+    }
+}
