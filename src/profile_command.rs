@@ -5,7 +5,7 @@ use crate::inputs::CFlags;
 use clap::Args;
 use profile::driver::{build, real_compiler, run, BuildOptions, RunOptions};
 use profile::model::{normalize, DEFAULT_PROFILE};
-use profile::LoopSelection;
+use profile::{LoopSelection, Tracking};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -20,6 +20,10 @@ pub struct ProfileArgs {
     /// decide), `all`, `none`, or loop ids `FILE:LINE[:COL],...`.
     #[arg(long, value_name = "WHICH", default_value = "needs-profile")]
     pub loops: String,
+    /// Watch every access of the tracked loops, not only those of the pairs the static
+    /// analysis left undecided (slower; the reference the default is tested against).
+    #[arg(long)]
+    pub full_tracking: bool,
     /// The profile file; an existing one gets this run added.
     #[arg(short = 'o', long, value_name = "FILE", default_value = DEFAULT_PROFILE)]
     pub output: PathBuf,
@@ -60,6 +64,11 @@ pub fn run_command(args: &ProfileArgs) -> ExitCode {
             .collect(),
         ldflags: args.program.libs.iter().map(|l| format!("-l{l}")).collect(),
         selection: LoopSelection::parse(&args.loops),
+        tracking: if args.full_tracking {
+            Tracking::Full
+        } else {
+            Tracking::Undecided
+        },
         work_dir: work_dir.clone(),
     };
     let mode = crate::progress::Mode::detect(args.program.quiet);

@@ -4,7 +4,9 @@
 // `Diagnostic` is large, but errors are the cold path and the project-wide error type is fixed.
 #![allow(clippy::result_large_err)]
 
-use super::instrument::{instrument, Instrumented, LoopSelection, RUNTIME_C, RUNTIME_H};
+use super::instrument::{
+    instrument_with, Instrumented, LoopSelection, Tracking, RUNTIME_C, RUNTIME_H,
+};
 use advisor::analyze::{analyze_unit, Filter};
 use frontend::diagnostic::Diagnostic;
 use frontend::preprocess::{CompileFlags, TranslationUnitInput};
@@ -34,11 +36,12 @@ pub fn command(cc: &str) -> Command {
 pub fn instrument_input(
     input: &TranslationUnitInput,
     selection: &LoopSelection,
+    tracking: Tracking,
 ) -> Result<(Instrumented, Vec<Diagnostic>), Diagnostic> {
     let unit = load_unit(input)?;
     let diagnostics: Vec<Diagnostic> = unit.diagnostics();
     let reports = analyze_unit(&unit, &Filter::default());
-    let done = instrument(&unit, &reports, selection)?;
+    let done = instrument_with(&unit, &reports, selection, tracking)?;
     Ok((done, diagnostics))
 }
 
@@ -98,6 +101,8 @@ pub struct BuildOptions {
     /// Extra link arguments (`-lm` is always added).
     pub ldflags: Vec<String>,
     pub selection: LoopSelection,
+    /// Which accesses of the tracked loops are watched.
+    pub tracking: Tracking,
     pub work_dir: PathBuf,
 }
 
@@ -124,7 +129,7 @@ pub fn build(inputs: &[TranslationUnitInput], opts: &BuildOptions) -> Result<Bui
     };
     for (n, input) in inputs.iter().enumerate() {
         let (done, diagnostics) =
-            instrument_input(input, &opts.selection).map_err(|d| d.render(false))?;
+            instrument_input(input, &opts.selection, opts.tracking).map_err(|d| d.render(false))?;
         built.diagnostics.extend(diagnostics);
         let name = format!("{n}_{}", stem(&input.file, n));
         let source = opts.work_dir.join(format!("{name}.i"));
@@ -263,6 +268,11 @@ pub fn cc(args: &[String]) -> i32 {
         return passthrough();
     }
     let selection = LoopSelection::parse(&std::env::var("WARPWISE_LOOPS").unwrap_or_default());
+    let tracking = if std::env::var("WARPWISE_FULL_TRACKING").is_ok_and(|v| v == "1") {
+        Tracking::Full
+    } else {
+        Tracking::Undecided
+    };
     // Fresh and private (0700), removed when dropped: never a name in the shared temp
     // directory that another user could have planted.
     let work_dir = match frontend::files::private_tempdir("warpwise-cc-") {
@@ -284,7 +294,7 @@ pub fn cc(args: &[String]) -> i32 {
             working_dir: None,
             compiler: Some(cc.clone()),
         };
-        match instrument_input(&input, &selection) {
+        match instrument_input(&input, &selection, tracking) {
             Ok((done, _)) if !done.loops.is_empty() => {
                 // Same file name, so `cc -c dir/a.c` still writes `a.o`.
                 let dir = work.join(replaced.len().to_string());

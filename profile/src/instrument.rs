@@ -60,6 +60,20 @@ impl LoopSelection {
     }
 }
 
+/// Which accesses of the tracked loops are watched.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Tracking {
+    /// Only the accesses of the pairs the static analysis left undecided (`needs_evidence`),
+    /// widened to every access of the same array in the loop; a loop with nothing undecided
+    /// is only counted. Where the undecided pairs cannot be tied to accesses of the loop
+    /// (a callee's memory, a macro expansion, a nest the analysis could not compare), every
+    /// access is watched, as in `Full`.
+    #[default]
+    Undecided,
+    /// Every access of every selected loop (the reference the filter is tested against).
+    Full,
+}
+
 /// `want` is `FILE:LINE[:COL]`; the file matches by path suffix.
 pub fn id_matches(id: &str, want: &str) -> bool {
     let parts: Vec<&str> = id.rsplitn(3, ':').collect();
@@ -111,6 +125,16 @@ pub fn instrument(
     unit: &Unit,
     reports: &[LoopReport],
     selection: &LoopSelection,
+) -> Result<Instrumented, Diagnostic> {
+    instrument_with(unit, reports, selection, Tracking::default())
+}
+
+/// [`instrument`] with the choice of watched accesses.
+pub fn instrument_with(
+    unit: &Unit,
+    reports: &[LoopReport],
+    selection: &LoopSelection,
+    tracking: Tracking,
 ) -> Result<Instrumented, Diagnostic> {
     let pre = &unit.preprocessed;
     // What the C compiler will see: the parser-only shims removed, offsets unchanged.
@@ -167,12 +191,43 @@ pub fn instrument(
         .iter()
         .map(|id| by_id.get(id.as_str()).copied())
         .collect();
-    let tracked: Vec<bool> = ids
+    // What each selected loop watches: nothing left undecided (counted only), the accesses
+    // of its undecided pairs, or everything.
+    let watch: Vec<Watch> = table
         .iter()
+        .zip(&ids)
         .zip(&reports_of)
-        .map(|(id, r)| selection.selects(id, *r))
+        .map(|((&i, id), r)| {
+            if !selection.selects(id, *r) {
+                return Watch::Nothing;
+            }
+            // A loop named explicitly, or without a report, is watched in full.
+            let named = matches!(selection, LoopSelection::Ids(_));
+            match (tracking, r) {
+                (Tracking::Undecided, Some(r)) if !named => {
+                    undecided_watch(r, &sites.loops[i], &sites, unit)
+                }
+                _ => Watch::Everything,
+            }
+        })
         .collect();
+    let tracked: Vec<bool> = watch.iter().map(|w| *w != Watch::Nothing).collect();
     let any_tracked = tracked.iter().any(|&t| t);
+    // Any loop watched in full needs every access of the unit (its callees' too); else only
+    // the chosen ones.
+    let chosen: Option<HashSet<usize>> = if watch.contains(&Watch::Everything) {
+        None
+    } else {
+        Some(
+            watch
+                .iter()
+                .flat_map(|w| match w {
+                    Watch::Accesses(a) => a.clone(),
+                    _ => Vec::new(),
+                })
+                .collect(),
+        )
+    };
 
     let mut nodes: Vec<Node> = Vec::new();
     let mut site_rows: Vec<String> = Vec::new();
@@ -185,8 +240,11 @@ pub fn instrument(
             .filter(|(_, &t)| t)
             .map(|(&i, _)| &sites.loops[i])
             .collect();
-        for a in &sites.accesses {
+        for (ai, a) in sites.accesses.iter().enumerate() {
             if !user_fn[a.function] || in_system(a.span) {
+                continue;
+            }
+            if chosen.as_ref().is_some_and(|c| !c.contains(&ai)) {
                 continue;
             }
             if !should_wrap(
@@ -381,6 +439,81 @@ pub fn instrument(
         loops: ids,
         accesses,
     })
+}
+
+/// What a tracked loop watches.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Watch {
+    Nothing,
+    /// These accesses (indices into `Sites::accesses`).
+    Accesses(Vec<usize>),
+    Everything,
+}
+
+/// The accesses a loop's undecided pairs need watched: the pair's two accesses, found in
+/// the loop by line and text, and every access of the loop through the same base (a
+/// may-alias pair names one access per pointer; the others through those pointers can
+/// overlap just as well); a scalar pair, every access of the scalar in the loop. Any
+/// undecided reason without a pair, or a pair access not found in the loop (a callee's
+/// memory, a loop bound, an access printed from the IR), asks for everything.
+fn undecided_watch(r: &LoopReport, l: &LoopSite, sites: &Sites, unit: &Unit) -> Watch {
+    let undecided = r
+        .reasons
+        .iter()
+        .filter(|x| x.code == "WW110" || x.code == "WW111")
+        .count();
+    if r.needs_evidence.is_empty() {
+        return if undecided == 0 {
+            Watch::Nothing
+        } else {
+            Watch::Everything
+        };
+    }
+    if undecided != r.needs_evidence.len() {
+        return Watch::Everything;
+    }
+    let within = |inner: Span| inner.start >= l.span.start && inner.end <= l.span.end;
+    let squeeze = |t: &str| t.split_whitespace().collect::<String>();
+    let in_loop: Vec<(usize, &AccessSite)> = sites
+        .accesses
+        .iter()
+        .enumerate()
+        .filter(|(_, a)| a.function == l.function && within(a.span))
+        .collect();
+    let mut bases: HashSet<String> = HashSet::new();
+    let mut scalars: HashSet<&str> = HashSet::new();
+    for pair in &r.needs_evidence {
+        for side in [&pair.first, &pair.second] {
+            let text = squeeze(&side.text);
+            let found: Vec<&AccessSite> = in_loop
+                .iter()
+                .filter(|(_, a)| {
+                    unit.resolve(a.span).is_some_and(|at| at.line == side.line)
+                        && squeeze(&unit.snippet(a.span)) == text
+                })
+                .map(|(_, a)| *a)
+                .collect();
+            if found.is_empty() {
+                return Watch::Everything;
+            }
+            for a in found {
+                match &a.variable {
+                    Some(v) => scalars.insert(v.name.as_str()),
+                    None => bases.insert(squeeze(&unit.snippet(a.base))),
+                };
+            }
+        }
+    }
+    Watch::Accesses(
+        in_loop
+            .iter()
+            .filter(|(_, a)| match &a.variable {
+                Some(v) => scalars.contains(v.name.as_str()),
+                None => bases.contains(&squeeze(&unit.snippet(a.base))),
+            })
+            .map(|(i, _)| *i)
+            .collect(),
+    )
 }
 
 #[allow(clippy::too_many_arguments)]

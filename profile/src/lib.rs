@@ -8,5 +8,5 @@ pub mod instrument;
 pub mod model;
 pub mod yaml_guard;
 
-pub use instrument::{instrument, Instrumented, LoopSelection};
+pub use instrument::{instrument, instrument_with, Instrumented, LoopSelection, Tracking};
 pub use model::{read_profile, Profile};

@@ -13,7 +13,8 @@
  * that is a loop-carried dependence of the level.  Nothing is recorded while no
  * tracked loop runs, so memory the tracked loops never touch costs nothing.
  *
- * Shadow layout: a 4096-byte page of memory has cells of 1, 2, 4 or 8 bytes, 16
+ * Shadow layout: a block of memory (a "page" below: 1 KiB, made when first touched) has
+ * cells of 1, 2, 4 or 8 bytes, 16
  * bytes of shadow each (a write and a read stamp, tick << 24 | site id).  A cell
  * stands for bytes that every access so far covered together, so they share one
  * state and checking the cell is checking each of them; an access that covers
@@ -45,18 +46,28 @@ enum { SITE_BITS = 24 };
 __ww_frame_t *__ww_top;
 int __ww_tracking;
 unsigned long long __ww_calls;
-__ww_pref_t __ww_pcache[256];
+__ww_pref_t __ww_pcache[__WW_CACHE];
 unsigned long long __ww_tick, __ww_lo, __ww_hi, __ww_cap = WW_TICK_LIMIT;
 
 static __ww_tu_t *tus;
 static __ww_frame_t *frames;
 static size_t nframes, capframes;
 
+/* Starts first, first + step, ..., count of them; `before`: the starts of earlier runs. */
+struct run {
+    uint64_t first, step;
+    size_t count, before;
+};
+
 typedef struct level {
     __ww_loop_t *loop;
     uint64_t inst_start, iter_start;
-    uint64_t *starts;
-    size_t nstarts, capstarts;
+    /* The ticks at which this instance's iterations started, as runs of evenly spaced
+       ticks (an iteration that makes the same accesses as the one before continues the
+       run): memory follows the irregularity of the loop, not its trip count. */
+    struct run *runs;
+    size_t nruns, capruns;
+    size_t nstarts; /* iterations started in this instance */
 } level_t;
 static level_t *levels;
 static size_t caplevels;
@@ -79,7 +90,7 @@ static const char *const kind_names[] = { "raw", "war", "waw" };
 static __ww_site_t **sites;
 static size_t nsites, capsites;
 
-enum { PAGE_BITS = 12, PAGE = 1 << PAGE_BITS, CACHE = 256 };
+enum { PAGE_BITS = __WW_BLOCK_BITS, PAGE = 1 << PAGE_BITS, CACHE = __WW_CACHE };
 typedef struct page {
     uintptr_t key;
     unsigned long long *cells; /* 2 stamps per cell: write, read */
@@ -172,7 +183,7 @@ static uint64_t site_id(__ww_site_t *s)
 
 static size_t cache_slot(uintptr_t key)
 {
-    return (key ^ (key >> 8)) & (CACHE - 1);
+    return (key ^ (key >> 10)) & (CACHE - 1); /* as __ww_fast computes it */
 }
 
 static void cache(page_t *pg)
@@ -290,52 +301,52 @@ static int carried_by(uint64_t t)
     return -1;
 }
 
-/* Iterations started after tick t (which is older than the newest start).  Mostly
-   1 (a scalar carried to the next iteration); otherwise the starts are increasing and
-   usually evenly spaced, so the search begins where the mean gap of the last
-   iterations puts t and widens from there by doubling steps: a few probes instead of
-   a binary search over every iteration of the instance. */
+/* Iterations started after tick t (which is older than the newest start): the number of
+   starts minus those <= t.  Mostly 1 (a value carried to the next iteration), found in
+   the last run; otherwise a binary search over the runs. */
 static long long distance_of(level_t *lv, uint64_t t)
 {
-    const uint64_t *st = lv->starts;
-    size_t n = lv->nstarts;
-    if (n == 0 || st[n - 1] <= t)
+    size_t n = lv->nstarts, lo = 0, hi = lv->nruns;
+    if (n == 0 || hi == 0)
         return 0;
-    if (n == 1 || st[n - 2] <= t)
-        return 1;
-    size_t m = n - 1 < 64 ? n - 1 : 64, g;
-    /* floating point: a 64-bit integer division costs several times more */
-    double back = (double)(st[n - 1] - t) * (double)m / (double)(st[n - 1] - st[n - 1 - m]);
-    g = back < (double)(n - 1) ? n - 1 - (size_t)back : 0;
-    /* p, the number of starts <= t, lies in [lo, hi]; st[hi] > t. */
-    size_t lo = 0, hi = n - 1, step = 1;
-    if (st[g] > t) {
-        hi = g;
-        while (hi >= step && st[hi - step] > t) {
-            hi -= step;
-            step *= 2;
+    const struct run *last = &lv->runs[hi - 1];
+    if (last->first > t) {
+        /* the run holding t: the last one whose first start is <= t */
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (lv->runs[mid].first <= t)
+                lo = mid + 1;
+            else
+                hi = mid;
         }
-        lo = hi >= step ? hi - step + 1 : 0;
+        if (lo == 0)
+            return (long long)n; /* before every start: the instance's own first ticks */
+        last = &lv->runs[lo - 1];
+    }
+    size_t k = last->step ? (size_t)((t - last->first) / last->step) : 0;
+    if (k >= last->count)
+        k = last->count - 1;
+    return (long long)(n - (last->before + k + 1));
+}
+
+/* Records a start at tick t (greater than every earlier one). */
+static void add_start(level_t *lv, uint64_t t)
+{
+    struct run *r = lv->nruns ? &lv->runs[lv->nruns - 1] : 0;
+    if (r && r->count == 1) {
+        r->step = t - r->first;
+        r->count = 2;
+    } else if (r && t - (r->first + r->step * (r->count - 1)) == r->step) {
+        r->count++;
     } else {
-        lo = g + 1;
-        while (lo + step - 1 < n - 1) {
-            size_t q = lo + step - 1;
-            if (st[q] > t) {
-                hi = q;
-                break;
-            }
-            lo = q + 1;
-            step *= 2;
-        }
+        lv->runs = grow(lv->runs, &lv->capruns, lv->nruns + 1, sizeof *lv->runs);
+        r = &lv->runs[lv->nruns++];
+        r->first = t;
+        r->step = 0;
+        r->count = 1;
+        r->before = lv->nstarts;
     }
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (st[mid] <= t)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return (long long)(n - lo);
+    lv->nstarts++;
 }
 
 /* The level and distance of the last stamp checked, valid during one access
@@ -390,10 +401,14 @@ static void rebase(void)
         level_t *lv = &levels[i];
         lv->inst_start = REMAP(lv->inst_start);
         lv->iter_start = REMAP(lv->iter_start);
-        for (size_t k = 0; k < lv->nstarts; k++)
-            lv->starts[k] = REMAP(lv->starts[k]);
-        if (wipe) /* they all became 1; stamps from now on are newer anyway */
+        /* every start is inside the outermost instance, so at or after `base`: a shift,
+           which keeps each run's step */
+        for (size_t k = 0; k < lv->nruns; k++)
+            lv->runs[k].first = REMAP(lv->runs[k].first);
+        if (wipe) { /* they all became 1; stamps from now on are newer anyway */
             lv->nstarts = 0;
+            lv->nruns = 0;
+        }
     }
     __ww_tick = REMAP(__ww_tick);
 #undef REMAP
@@ -572,13 +587,14 @@ void __ww_enter(__ww_loop_t *l, unsigned long long call, unsigned long long *cou
     if (l->track) {
         size_t old = caplevels;
         levels = grow(levels, &caplevels, (size_t)__ww_tracking + 1, sizeof *levels);
-        if (caplevels > old) /* a new level has no starts array yet */
+        if (caplevels > old) /* a new level has no runs array yet */
             memset(levels + old, 0, (caplevels - old) * sizeof *levels);
         level_t *lv = &levels[__ww_tracking];
         lv->loop = l;
         lv->inst_start = next_tick();
         lv->iter_start = lv->inst_start;
         lv->nstarts = 0;
+        lv->nruns = 0;
         f->level = __ww_tracking++;
         set_bounds();
     }
@@ -616,8 +632,7 @@ void __ww_iter_slow(__ww_loop_t *l, unsigned long long call)
     if (t->level >= 0) {
         level_t *lv = &levels[t->level];
         lv->iter_start = next_tick();
-        lv->starts = grow(lv->starts, &lv->capstarts, lv->nstarts + 1, sizeof *lv->starts);
-        lv->starts[lv->nstarts++] = lv->iter_start;
+        add_start(lv, lv->iter_start);
         set_bounds();
     }
 }

@@ -50,7 +50,11 @@ typedef struct __ww_frame {
     long long t0;
     int level;
 } __ww_frame_t;
-/* One entry of the direct-mapped cache of shadow pages: page number, cells (two
+/* Shadow memory comes in blocks of 1 << __WW_BLOCK_BITS bytes of the program's memory,
+   made when first touched, so it follows the memory the tracked accesses touch (an
+   access every 4 KiB costs one block, not a page); __WW_CACHE blocks are cached. */
+enum { __WW_BLOCK_BITS = 10, __WW_CACHE = 1024 };
+/* One entry of the direct-mapped cache of shadow blocks: block number, cells (two
    stamps each, write then read) and log2 of the bytes one cell stands for. */
 typedef struct __ww_pref {
     unsigned long key;
@@ -60,7 +64,7 @@ typedef struct __ww_pref {
 extern __ww_frame_t *__ww_top;
 extern int __ww_tracking;
 extern unsigned long long __ww_calls;
-extern __ww_pref_t __ww_pcache[256];
+extern __ww_pref_t __ww_pcache[__WW_CACHE];
 /* Last tick handed out; stamps older than __ww_lo (start of the outermost tracked
    instance) or not older than __ww_hi (start of the innermost tracked iteration)
    cannot be carried by any active loop; __ww_cap bounds the ticks a stamp holds. */
@@ -86,13 +90,13 @@ static inline void __ww_iter(__ww_loop_t *l, unsigned long long call)
    `sizeof`, so most of the tests fold away. */
 static inline int __ww_fast(const volatile void *p, unsigned long n, __ww_site_t *s, int mode)
 {
-    unsigned long a = (unsigned long)p, key = a >> 12;
-    __ww_pref_t *e = &__ww_pcache[(key ^ (key >> 8)) & 255];
+    unsigned long a = (unsigned long)p, key = a >> __WW_BLOCK_BITS;
+    __ww_pref_t *e = &__ww_pcache[(key ^ (key >> 10)) & (__WW_CACHE - 1)];
     unsigned long long *c, w, r, wt, rt, now = __ww_tick + 1, id = s->id;
     if (e->key != key || n != 1ul << e->shift || (a & (n - 1)) != 0 || id == 0
         || now >= __ww_cap)
         return 0;
-    c = e->cells + 2 * ((a & 4095) >> e->shift);
+    c = e->cells + 2 * ((a & ((1ul << __WW_BLOCK_BITS) - 1)) >> e->shift);
     w = c[0];
     r = c[1];
     wt = w >> 24;

@@ -8,7 +8,7 @@ use frontend::unit::load_unit;
 use profile::apply::apply;
 use profile::driver::{build, run, BuildOptions, RunOptions};
 use profile::model::{normalize, LoopProfile, Profile};
-use profile::LoopSelection;
+use profile::{LoopSelection, Tracking};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -34,7 +34,9 @@ struct Run {
 }
 
 /// Builds `files` (relative to the samples or absolute), runs them with `args`, and returns
-/// the merged profile.
+/// the merged profile. `loops` is `--loops`'s value, or `every`: every loop with every
+/// access watched (`--loops all --full-tracking`, the reference mode), which the tests of
+/// the runtime's own detection use.
 fn profile_files(files: &[PathBuf], loops: &str, runs: &[&[&str]], timeout: Option<u64>) -> Run {
     let dir = scratch(&files[0].file_stem().unwrap().to_string_lossy());
     let inputs: Vec<TranslationUnitInput> = files.iter().map(TranslationUnitInput::new).collect();
@@ -44,7 +46,12 @@ fn profile_files(files: &[PathBuf], loops: &str, runs: &[&[&str]], timeout: Opti
             cc: "cc".into(),
             cflags: vec!["-O2".into()],
             ldflags: Vec::new(),
-            selection: LoopSelection::parse(loops),
+            selection: LoopSelection::parse(if loops == "every" { "all" } else { loops }),
+            tracking: if loops == "every" {
+                Tracking::Full
+            } else {
+                Tracking::Undecided
+            },
             work_dir: dir.join("work"),
         },
     )
@@ -110,7 +117,7 @@ fn trip_counts_and_inbounds() {
 
 #[test]
 fn prefix_sum_has_distance_one_flow_dependence() {
-    let p = sample("prefix_sum.c", "all", &[]);
+    let p = sample("prefix_sum.c", "every", &[]);
     let l = at(&p, "prefix_sum.c:28:5");
     check_counts(l, 1, 99_999);
     let blocking: Vec<_> = l.blocking().collect();
@@ -128,7 +135,7 @@ fn prefix_sum_has_distance_one_flow_dependence() {
 
 #[test]
 fn histogram_dependence_through_hist() {
-    let p = sample("histogram.c", "all", &[]);
+    let p = sample("histogram.c", "every", &[]);
     let l = at(&p, "histogram.c:34:5");
     check_counts(l, 1, 65_536);
     let kinds: Vec<&str> = l
@@ -147,23 +154,23 @@ fn histogram_dependence_through_hist() {
 
 #[test]
 fn independent_loops_show_none() {
-    let p = sample("matrix_add.c", "all", &[]);
+    let p = sample("matrix_add.c", "every", &[]);
     check_counts(at(&p, "matrix_add.c:38:5"), 1, 256);
     check_counts(at(&p, "matrix_add.c:39:9"), 256, 256);
     check_no_blocking(at(&p, "matrix_add.c:38:5"));
     check_no_blocking(at(&p, "matrix_add.c:39:9"));
-    let p = sample("conv2d_rgb.c", "all", &[]);
+    let p = sample("conv2d_rgb.c", "every", &[]);
     for id in [":63:5", ":64:9", ":68:13", ":71:17"] {
         check_no_blocking(at(&p, id));
     }
     check_counts(at(&p, ":71:17"), 15_360, 5);
-    let p = sample("signal_conv1d.c", "all", &[]);
+    let p = sample("signal_conv1d.c", "every", &[]);
     check_no_blocking(at(&p, "signal_conv1d.c:44:5"));
 }
 
 #[test]
 fn dot_product_is_a_reduction() {
-    let p = sample("dot_product.c", "all", &[]);
+    let p = sample("dot_product.c", "every", &[]);
     let l = at(&p, "dot_product.c:27:5");
     check_counts(l, 1, 100_000);
     check_no_blocking(l);
@@ -233,7 +240,7 @@ fn an_element_reduction_is_not_an_observed_dependence() {
     let before = reports.iter().find(|r| r.id == id).unwrap().clone();
     assert_eq!(before.verdict, Verdict::Friendly, "{before:#?}");
     assert_eq!(before.reductions[0].target, "B[i]");
-    let r = profile_files(&[file], "all", &[&["16"]], None);
+    let r = profile_files(&[file], "every", &[&["16"]], None);
     let l = &r.profile.loops[&id];
     assert!(l.blocking().any(|d| d.first.text == "B[i]"), "{l:#?}");
     apply(&mut reports, &r.profile);
@@ -407,7 +414,7 @@ int main(void)
 #[test]
 fn counts_survive_every_way_out_of_a_loop() {
     let file = write_program("ways_out", WAYS_OUT);
-    for loops in ["none", "all"] {
+    for loops in ["none", "all", "every"] {
         let r = profile_files(std::slice::from_ref(&file), loops, &[&[]], None);
         assert_eq!(r.status, 0);
         let p = &r.profile;
@@ -431,4 +438,99 @@ fn counts_survive_every_way_out_of_a_loop() {
         assert_eq!(trips("ways_out.c:49:5"), (1, 3, 3, 3), "{loops}");
         assert_eq!(trips("ways_out.c:56:5"), (1, 4, 4, 4), "{loops}");
     }
+}
+
+const REBASE: &str = r#"
+#include <stdio.h>
+int a[64];
+int main(void)
+{
+    for (int r = 0; r < 200; r++)
+        for (int i = 1; i < 40; i++)
+            a[i] = a[i - 1] + r;
+    printf("%d\n", a[39]);
+    return 0;
+}
+"#;
+
+/// The runtime renumbers its clock ticks when they run out (`rebase`): built with a limit
+/// of 1,000 ticks it renumbers every few instances of the tracked loop, and must observe
+/// exactly what the full 40-bit clock observes: the same dependence, count and distance.
+#[test]
+fn renumbered_ticks_observe_the_same_dependences() {
+    let file = write_program("rebase", REBASE);
+    let dir = scratch("rebase-build");
+    let built = build(
+        &[TranslationUnitInput::new(&file)],
+        &BuildOptions {
+            cc: "cc".into(),
+            cflags: vec!["-O1".into()],
+            ldflags: Vec::new(),
+            selection: LoopSelection::parse("rebase.c:7"),
+            tracking: Tracking::Full,
+            work_dir: dir.join("work"),
+        },
+    )
+    .unwrap();
+    assert_eq!(built.tracked.len(), 1, "{:?}", built.tracked);
+    // The same objects linked with a runtime whose clock wraps at 1,000 ticks.
+    let runtime = dir.join("work/runtime/warpwise_rt.c");
+    let small = dir.join("small");
+    let objects: Vec<PathBuf> = std::fs::read_dir(dir.join("work"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "o"))
+        .collect();
+    let status = std::process::Command::new("cc")
+        .args(["-O1", "-std=gnu99", "-w", "-DWW_TICK_LIMIT=1000"])
+        .arg(&runtime)
+        .args(&objects)
+        .arg("-o")
+        .arg(&small)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let observe = |exe: &Path, name: &str| {
+        let path = dir.join(name);
+        let status = run(
+            exe,
+            &RunOptions {
+                args: Vec::new(),
+                profile: path.clone(),
+                timeout: None,
+            },
+        )
+        .unwrap();
+        assert_eq!(status, 0);
+        let p = normalize(&path).unwrap();
+        let l = at(&p, "rebase.c:7:9").clone();
+        l
+    };
+    let full = observe(&built.exe, "full.yaml");
+    let wrapped = observe(&small, "small.yaml");
+    check_counts(&full, 200, 39);
+    let deps = |l: &LoopProfile| {
+        l.blocking()
+            .map(|d| {
+                (
+                    d.kind.clone(),
+                    d.first.text.clone(),
+                    d.second.text.clone(),
+                    d.count,
+                    d.distance,
+                )
+            })
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        deps(&full),
+        vec![(
+            "raw".to_string(),
+            "a[i]".to_string(),
+            "a[i - 1]".to_string(),
+            200 * 38,
+            Some(1)
+        )]
+    );
+    assert_eq!(deps(&wrapped), deps(&full));
 }
