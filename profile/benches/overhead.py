@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
 """Profiler overhead on PolyBench-style kernels at a realistic size (issue 16).
 
-    python3 profile/benches/overhead.py [--mini] [--modes=count,default,all] [KERNEL...]
+    python3 profile/benches/overhead.py [--mini] [--modes=count,default,all,full] [KERNEL...]
 
 Builds every kernel of profile/benches/kernels/ plain (`cc -O2`) and instrumented with
-`warpwise cc -O2` in three modes (WARPWISE_LOOPS=none: counting only; the default: the
-needs-profile loops tracked; all: every loop tracked), runs each binary three times and
+`warpwise cc -O2` in four modes (WARPWISE_LOOPS=none: counting only; the default: the
+needs-profile loops tracked; all: every loop tracked; full: the needs-profile loops with
+every access watched, as before the filter of issue 16), runs each binary three times and
 prints, per mode, the CPU time (user + system, build excluded) and the peak resident
 memory as ratios to the plain run's (best of three each). `WW` names the warpwise binary
 (default: the release build). Every run's output must equal the plain run's: a profiled
@@ -23,7 +24,10 @@ import tempfile
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 KERNELS = os.path.join(REPO, "profile", "benches", "kernels")
 WW = os.environ.get("WW", os.path.join(REPO, "target", "release", "warpwise"))
-MODES = [("count", "none"), ("default", ""), ("all", "all")]
+# mode: the environment of `warpwise cc` ("full": every access of the needs-profile loops
+# watched, the reference the default mode's filter is tested against).
+MODES = [("count", {"WARPWISE_LOOPS": "none"}), ("default", {}), ("all", {"WARPWISE_LOOPS": "all"}),
+         ("full", {"WARPWISE_FULL_TRACKING": "1"})]
 RUNS = 3
 
 
@@ -58,8 +62,8 @@ def main():
     mini = "--mini" in sys.argv
     size = ["-DMINI"] if mini else []
     wanted = next((a.split("=", 1)[1].split(",") for a in sys.argv if a.startswith("--modes=")),
-                  [m for m, _ in MODES])
-    modes = [(m, loops) for m, loops in MODES if m in wanted]
+                  ["count", "default", "all"])
+    modes = [(m, e) for m, e in MODES if m in wanted]
     names = args or sorted(os.path.basename(p)[:-2] for p in glob.glob(f"{KERNELS}/*.c"))
     tmp = tempfile.mkdtemp(prefix="ww-overhead-")
     base_env = {k: v for k, v in os.environ.items() if not k.startswith("WARPWISE_")}
@@ -73,9 +77,9 @@ def main():
                    WARPWISE_PROFILE=os.path.join(tmp, "p.yaml"))
         expected, cpu, mem = best(plain, env)
         row = f"{name:<12} {cpu:8.2f} {mem / 1024:9.1f}"
-        for mode, loops in modes:
+        for mode, extra in modes:
             binary = os.path.join(tmp, f"{name}.{mode}")
-            cc_env = dict(base_env, WARPWISE_LOOPS=loops) if loops else dict(base_env)
+            cc_env = dict(base_env, **extra)
             subprocess.run([WW, "cc", "-O2", *size, "-o", binary, src, "-lm"], check=True,
                            env=cc_env, stderr=subprocess.DEVNULL)
             out, c, m = best(binary, env)
