@@ -38,7 +38,7 @@ pub fn parse(pre: &Preprocessed) -> Result<TranslationUnit, Diagnostic> {
             offset + 1,
         ));
     }
-    let text = pre.text.clone();
+    let text = spell_universal_names(&pre.text);
     let worker = std::thread::Builder::new()
         .name("lang-c".into())
         .stack_size(PARSER_STACK)
@@ -51,7 +51,7 @@ pub fn parse(pre: &Preprocessed) -> Result<TranslationUnit, Diagnostic> {
         Ok(handle) => handle.join().unwrap_or_else(Err),
         // No thread available: parse here, trusting the nesting limit.
         Err(_) => catch_unwind(AssertUnwindSafe(|| {
-            parse_preprocessed(&Config::with_gcc(), pre.text.clone())
+            parse_preprocessed(&Config::with_gcc(), spell_universal_names(&pre.text))
         })),
     };
     match outcome {
@@ -70,6 +70,68 @@ pub fn parse(pre: &Preprocessed) -> Result<TranslationUnit, Diagnostic> {
             )
         }
     }
+}
+
+/// `pre.text` with every universal character name outside literals (`\u00e9`,
+/// `\U0001F600`) spelt `_u00e9`, `_U0001F600`: C99 allows them in identifiers, and gcc's
+/// preprocessor writes every non-ASCII identifier (`größe`) that way, but lang-c's lexer
+/// knows neither. The spelling has the same length, so every offset, and with it every
+/// span and diagnostic column, stays where it was; the identifiers stay distinct.
+pub fn spell_universal_names(text: &str) -> String {
+    let b = text.as_bytes();
+    if !b
+        .windows(2)
+        .any(|w| w[0] == b'\\' && (w[1] == b'u' || w[1] == b'U'))
+    {
+        return text.to_string();
+    }
+    let mut out = b.to_vec();
+    let mut i = 0;
+    let mut quote: Option<u8> = None;
+    let mut line_start = true;
+    while i < b.len() {
+        let c = b[i];
+        match quote {
+            Some(q) => {
+                if c == b'\\' {
+                    i += 2;
+                    continue;
+                }
+                if c == q || c == b'\n' {
+                    quote = None;
+                }
+            }
+            None => match c {
+                b'"' | b'\'' => quote = Some(c),
+                // Line markers (`# 12 "file.c"`) hold a file name, not code.
+                b'#' if line_start => {
+                    while i < b.len() && b[i] != b'\n' {
+                        i += 1;
+                    }
+                    continue;
+                }
+                b'\\' if i + 1 < b.len() && (b[i + 1] == b'u' || b[i + 1] == b'U') => {
+                    let digits = if b[i + 1] == b'u' { 4 } else { 8 };
+                    let hex = b.get(i + 2..i + 2 + digits);
+                    if hex.is_some_and(|h| h.iter().all(u8::is_ascii_hexdigit)) {
+                        out[i] = b'_';
+                        i += 2 + digits;
+                        line_start = false;
+                        continue;
+                    }
+                }
+                _ => {}
+            },
+        }
+        if c == b'\n' {
+            line_start = true;
+        } else if !c.is_ascii_whitespace() {
+            line_start = false;
+        }
+        i += 1;
+    }
+    // Only an ASCII backslash became an ASCII underscore: still UTF-8.
+    String::from_utf8(out).unwrap_or_else(|_| text.to_string())
 }
 
 /// Offset of the first bracket that opens one level too many.
@@ -163,4 +225,35 @@ fn offending_token(text: &str, offset: usize) -> Option<String> {
         first.len_utf8()
     };
     Some(rest[..len].chars().take(40).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::spell_universal_names;
+
+    fn check(input: &str, expected: &str) {
+        let got = spell_universal_names(input);
+        assert_eq!(got, expected);
+        assert_eq!(got.len(), input.len(), "offsets must not move");
+    }
+
+    #[test]
+    fn universal_names_are_spelt_in_place() {
+        check(r"int \u00e9t\u00e9 = 1;", r"int _u00e9t_u00e9 = 1;");
+        check(
+            r"gr\U000000f6\U000000dfe += i;",
+            r"gr_U000000f6_U000000dfe += i;",
+        );
+        // Literals and line markers keep theirs; a malformed name is left to the parser.
+        check(
+            r#"s = "\u00e9"; c = '\u00e9';"#,
+            r#"s = "\u00e9"; c = '\u00e9';"#,
+        );
+        check(
+            "# 1 \"d\\u00e9.c\"\nx\\u00e9;",
+            "# 1 \"d\\u00e9.c\"\nx_u00e9;",
+        );
+        check(r"a\u00g;", r"a\u00g;");
+        check("plain C", "plain C");
+    }
 }

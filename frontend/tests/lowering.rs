@@ -801,3 +801,21 @@ int main(void) {
         "3 2 -15\n5 5 1.107149\n3 4\n11\n",
     );
 }
+
+/// Identifiers beyond ASCII: UTF-8 (which gcc's preprocessor writes as universal character
+/// names) and universal character names written by hand lower and run like any other.
+#[test]
+fn non_ascii_identifiers() {
+    check(
+        "non_ascii",
+        "#include <stdio.h>\n\
+         int main(void) {\n\
+         \x20   int größe = 2, \\u00e9t\\u00e9 = 5, \\u00e9t = 7;\n\
+         \x20   for (int i = 0; i < 4; i++)\n\
+         \x20       größe += i * \\u00e9t\\u00e9;\n\
+         \x20   printf(\"%d %d\\n\", größe, ét);\n\
+         \x20   return 0;\n\
+         }\n",
+        "32 7\n",
+    );
+}
