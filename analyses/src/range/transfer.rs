@@ -6,6 +6,7 @@ use super::bound::{self, Bound, Side};
 use super::interval::Range;
 use super::RangeConfig;
 use crate::framework::{ForwardAnalysis, Lattice};
+use crate::pvec::PVec;
 use crate::reconstruct::Reconstruction;
 use crate::symbols::SymbolOrigin;
 use frontend::ir::{
@@ -16,7 +17,7 @@ use frontend::types::{IntRank, Type, TypeId};
 use num_bigint::BigInt;
 use num_rational::BigRational;
 use num_traits::{One, Zero};
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 use symbolic::{Expr, SignEnv, Var};
 
@@ -41,23 +42,25 @@ pub struct RangeState {
     reached: bool,
     /// Set when the solver gave up: every value is top.
     top: bool,
-    /// Shared, so that the per-edge copies the solver makes cost a reference count.
-    ranges: BTreeMap<Value, Arc<Range>>,
+    /// Persistent (and each range shared), so that the copies the solver makes per block
+    /// and per edge, and its joins, cost what the states differ in rather than the number
+    /// of values (a map per state made long functions quadratic in time and memory).
+    ranges: ValueMap,
     /// Branch constraints on values that are one symbolic point (`n` under `i < n`): the
     /// value stays `[n, n]`, which is exact, and the constraint (`n >= 1`) only feeds the
     /// signs used at this point. Absent means unconstrained.
-    facts: BTreeMap<Value, Arc<Range>>,
+    facts: ValueMap,
     /// Signs known for the whole function; joins and widenings compare bounds under it.
     env: Arc<SignEnv>,
 }
 
 impl RangeState {
-    fn new(reached: bool, top: bool, env: Arc<SignEnv>) -> RangeState {
+    fn new(reached: bool, top: bool, env: Arc<SignEnv>, empty: &ValueMap) -> RangeState {
         RangeState {
             reached,
             top,
-            ranges: BTreeMap::new(),
-            facts: BTreeMap::new(),
+            ranges: empty.clone(),
+            facts: empty.clone(),
             env,
         }
     }
@@ -75,7 +78,7 @@ impl RangeState {
     }
 
     /// Every value with a range here.
-    pub fn values(&self) -> impl Iterator<Item = (&Value, &Range)> {
+    pub fn values(&self) -> impl Iterator<Item = (Value, &Range)> {
         self.ranges.iter().map(|(v, r)| (v, &**r))
     }
 
@@ -108,41 +111,31 @@ impl RangeState {
             self.facts.clear();
             return true;
         }
-        let mut changed = false;
-        let before = self.facts.len();
-        self.facts.retain(|v, _| other.facts.contains_key(v));
-        changed |= self.facts.len() != before;
-        for (v, r) in self.facts.iter_mut() {
-            if let Some(o) = other.facts.get(v) {
-                // Equal ranges combine to themselves; most values are equal on both
-                // sides (SSA values from dominating blocks), and comparing is cheap.
-                if r == o {
-                    continue;
+        // Equal ranges combine to themselves; most values are equal on both sides (SSA
+        // values from dominating blocks), and the maps skip what both states share.
+        let facts = self
+            .facts
+            .0
+            .merge(&other.facts.0, |_, r, o| match (&r.0, &o.0) {
+                (Some(_), None) => Some(Slot(None)),
+                (Some(r), Some(o)) => {
+                    let new = f(r, o);
+                    (new != **r).then(|| Slot(Some(Arc::new(new))))
                 }
-                let new = f(r, o);
-                if new != **r {
-                    *r = Arc::new(new);
-                    changed = true;
-                }
-            }
-        }
-        for (v, r) in &other.ranges {
-            match self.ranges.get_mut(v) {
-                Some(old) if *old == *r => {}
-                Some(old) => {
+                _ => None,
+            });
+        let ranges = self
+            .ranges
+            .0
+            .merge(&other.ranges.0, |_, old, r| match (&old.0, &r.0) {
+                (Some(old), Some(r)) => {
                     let new = f(old, r);
-                    if new != **old {
-                        *old = Arc::new(new);
-                        changed = true;
-                    }
+                    (new != **old).then(|| Slot(Some(Arc::new(new))))
                 }
-                None => {
-                    self.ranges.insert(*v, r.clone());
-                    changed = true;
-                }
-            }
-        }
-        changed
+                (None, Some(r)) => Some(Slot(Some(r.clone()))),
+                _ => None,
+            });
+        facts | ranges
     }
 }
 
@@ -161,20 +154,60 @@ impl Lattice for RangeState {
         if !self.reached || !other.reached || self.top || other.top {
             return false;
         }
-        let mut changed = false;
-        for (v, old) in self.ranges.iter_mut() {
-            if let Some(new) = other.ranges.get(v) {
-                if old == new {
-                    continue;
+        self.ranges
+            .0
+            .merge(&other.ranges.0, |_, old, new| match (&old.0, &new.0) {
+                (Some(old), Some(new)) => {
+                    let n = old.narrow(new);
+                    (n != **old).then(|| Slot(Some(Arc::new(n))))
                 }
-                let n = old.narrow(new);
-                if n != **old {
-                    *old = Arc::new(n);
-                    changed = true;
-                }
-            }
+                _ => None,
+            })
+    }
+}
+
+/// Ranges by value: a persistent vector over the function's values, absent as `None`.
+#[derive(Clone, Debug, PartialEq)]
+struct ValueMap(PVec<Slot>);
+
+/// One value's range; equal when shared without comparing the bounds.
+#[derive(Clone, Debug)]
+struct Slot(Option<Arc<Range>>);
+
+impl PartialEq for Slot {
+    fn eq(&self, other: &Self) -> bool {
+        match (&self.0, &other.0) {
+            (Some(a), Some(b)) => Arc::ptr_eq(a, b) || a == b,
+            (None, None) => true,
+            _ => false,
         }
-        changed
+    }
+}
+
+impl ValueMap {
+    fn get(&self, v: &Value) -> Option<&Arc<Range>> {
+        self.0.get(v.index()).and_then(|s| s.0.as_ref())
+    }
+
+    fn insert(&mut self, v: Value, r: Arc<Range>) {
+        self.0.set(v.index(), Slot(Some(r)));
+    }
+
+    fn clear(&mut self) {
+        self.0.clear();
+    }
+
+    /// The present entries in value order.
+    fn iter(&self) -> impl Iterator<Item = (Value, &Arc<Range>)> {
+        self.0
+            .iter()
+            .filter_map(|(i, r)| Some((Value(i as u32), r.0.as_ref()?)))
+    }
+
+    /// Keeps the entries of the values `keep` accepts.
+    fn retain(&mut self, keep: impl Fn(Value) -> bool) {
+        self.0
+            .update(|i, _| (!keep(Value(i as u32))).then_some(Slot(None)));
     }
 }
 
@@ -227,6 +260,9 @@ pub(super) struct RangeAnalysis<'a> {
     counted: Vec<CountedLoop>,
     /// Values standing for a symbol whose refined range tells the symbol's sign.
     symbol_values: Vec<(Value, Var)>,
+    /// The empty map every state starts from, so that all of them share their untouched
+    /// parts.
+    empty: ValueMap,
 }
 
 impl<'a> RangeAnalysis<'a> {
@@ -249,6 +285,7 @@ impl<'a> RangeAnalysis<'a> {
             equivalent: HashMap::new(),
             counted: Vec::new(),
             symbol_values: Vec::new(),
+            empty: ValueMap(PVec::new(func.insts.len(), Slot(None))),
         };
         analysis.loads = analysis.load_ranges();
         analysis.equivalent = analysis.equivalence_classes();
@@ -1107,15 +1144,15 @@ impl ForwardAnalysis for RangeAnalysis<'_> {
     type State = RangeState;
 
     fn entry_state(&self, _: &Function) -> RangeState {
-        RangeState::new(true, false, self.env.clone())
+        RangeState::new(true, false, self.env.clone(), &self.empty)
     }
 
     fn bottom(&self, _: &Function) -> RangeState {
-        RangeState::new(false, false, self.env.clone())
+        RangeState::new(false, false, self.env.clone(), &self.empty)
     }
 
     fn top(&self, _: &Function) -> RangeState {
-        RangeState::new(true, true, self.env.clone())
+        RangeState::new(true, true, self.env.clone(), &self.empty)
     }
 
     fn transfer_block(&self, func: &Function, block: Block, state: &mut RangeState) {
@@ -1176,8 +1213,8 @@ impl ForwardAnalysis for RangeAnalysis<'_> {
             .iter()
             .find(|l| l.header == to && l.contains(from))
         {
-            state.ranges.retain(|v, _| !l.contains(func.inst(*v).block));
-            state.facts.retain(|v, _| !l.contains(func.inst(*v).block));
+            state.ranges.retain(|v| !l.contains(func.inst(v).block));
+            state.facts.retain(|v| !l.contains(func.inst(v).block));
         }
         for (v, r) in phis {
             state.set(v, r);
