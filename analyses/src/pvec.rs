@@ -176,18 +176,45 @@ impl<T: Clone + PartialEq> PVec<T> {
     /// Where the result equals `other` over a whole subtree, `self` takes `other`'s node:
     /// states that the solver computed along different paths become shared again, so the
     /// next join of the two skips them by pointer instead of comparing them slot by slot.
-    pub fn merge(
+    pub fn merge(&mut self, other: &PVec<T>, f: impl FnMut(usize, &T, &T) -> Option<T>) -> bool {
+        self.merge_impl(other, f, false)
+    }
+
+    /// [`PVec::merge`] for an `f` that keeps `self`'s slot wherever `other`'s is the
+    /// default (a join, where the default is bottom): the parts of `other` never written
+    /// are skipped by pointer. A block with many predecessors that each define values of
+    /// their own (the cases of a `switch`) then costs each join what its edge adds, not
+    /// everything the earlier ones added.
+    pub fn join_with(
+        &mut self,
+        other: &PVec<T>,
+        f: impl FnMut(usize, &T, &T) -> Option<T>,
+    ) -> bool {
+        self.merge_impl(other, f, true)
+    }
+
+    fn merge_impl(
         &mut self,
         other: &PVec<T>,
         mut f: impl FnMut(usize, &T, &T) -> Option<T>,
+        default_is_neutral: bool,
     ) -> bool {
         assert_eq!(
             self.depth, other.depth,
             "merging PVecs of different capacities"
         );
+        let neutral = default_is_neutral.then_some(other.defaults.as_slice());
         let mut changed = false;
-        if let Some(root) = merge_node(&self.root, &other.root, 0, self.depth, &mut f, &mut changed)
-        {
+        let merged = merge_node(
+            &self.root,
+            &other.root,
+            0,
+            self.depth,
+            &mut f,
+            neutral,
+            &mut changed,
+        );
+        if let Some(root) = merged {
             self.root = root;
         }
         changed
@@ -281,16 +308,18 @@ fn diff_node<T: PartialEq>(
 
 /// The node that replaces `a` when `b` is merged into it, or `None` to keep `a`: `b`
 /// itself where the result equals it, else a new node where anything changed. Sets
-/// `changed` when a slot's value changed.
+/// `changed` when a slot's value changed. With `neutral` (the all-default subtrees of
+/// `b`'s levels), a default subtree of `b` keeps `a` without a look.
 fn merge_node<T: Clone + PartialEq>(
     a: &Node<T>,
     b: &Node<T>,
     base: usize,
     level: u32,
     f: &mut impl FnMut(usize, &T, &T) -> Option<T>,
+    neutral: Option<&[Node<T>]>,
     changed: &mut bool,
 ) -> Option<Node<T>> {
-    if a.same(b) {
+    if a.same(b) || neutral.is_some_and(|d| b.same(&d[level as usize])) {
         return None;
     }
     match (a, b) {
@@ -298,7 +327,9 @@ fn merge_node<T: Clone + PartialEq>(
             let mut out: Option<[Node<T>; WIDTH]> = None;
             for k in 0..WIDTH {
                 let child_base = base + (k << (BITS * level));
-                if let Some(new) = merge_node(&ca[k], &cb[k], child_base, level - 1, f, changed) {
+                if let Some(new) =
+                    merge_node(&ca[k], &cb[k], child_base, level - 1, f, neutral, changed)
+                {
                     out.get_or_insert_with(|| (**ca).clone())[k] = new;
                 }
             }

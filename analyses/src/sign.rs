@@ -60,7 +60,8 @@ impl Lattice for SignState {
             *self = other.clone();
             return true;
         }
-        self.signs.merge(&other.signs, |_, a, b| {
+        // Empty (not computed on this path) is the union's identity.
+        self.signs.join_with(&other.signs, |_, a, b| {
             let u = a.union(*b);
             (u != *a).then_some(u)
         })
@@ -883,7 +884,12 @@ impl<'a> SignAnalysis<'a> {
             last = Some(position);
             let v = self.pure_order[position as usize];
             let old = state.get(v);
-            if old.is_empty()
+            // Intersecting a single sign leaves it or empties it, and neither is recorded:
+            // such a value needs no evaluation (every compare of a `switch` chain is one,
+            // and the scrutinee's refinement on each case edge reaches all of them).
+            let single = old == SignSet::NEG || old == SignSet::ZERO || old == SignSet::POS;
+            if single
+                || old.is_empty()
                 || self.injected.contains_key(&v)
                 || matches!(self.func.inst(v).kind, InstKind::Select { .. })
             {

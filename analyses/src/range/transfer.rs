@@ -17,9 +17,10 @@ use frontend::types::{IntRank, Type, TypeId};
 use num_bigint::BigInt;
 use num_rational::BigRational;
 use num_traits::{One, Zero};
+use std::cell::RefCell;
 use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
-use symbolic::{Expr, SignEnv, Var};
+use symbolic::{Expr, SignEnv, SignSet, Var};
 
 static TOP: Range = Range {
     lo: Bound::NegInf,
@@ -124,10 +125,12 @@ impl RangeState {
                 }
                 _ => None,
             });
+        // A value absent from `other` keeps its range (absent is bottom), so the parts of
+        // `other` never written are skipped.
         let ranges = self
             .ranges
             .0
-            .merge(&other.ranges.0, |_, old, r| match (&old.0, &r.0) {
+            .join_with(&other.ranges.0, |_, old, r| match (&old.0, &r.0) {
                 (Some(old), Some(r)) => {
                     let new = f(old, r);
                     (new != **old).then(|| Slot(Some(Arc::new(new))))
@@ -211,6 +214,10 @@ impl ValueMap {
     }
 }
 
+/// The signs of symbol values (by their index in `symbol_values`) that differ from the
+/// base environment at a point.
+type EnvOverrides = Vec<(usize, SignSet)>;
+
 /// A loop whose induction variables get their ranges from the trip count on the edge
 /// into the body.
 #[derive(Clone, Debug)]
@@ -263,6 +270,8 @@ pub(super) struct RangeAnalysis<'a> {
     /// The empty map every state starts from, so that all of them share their untouched
     /// parts.
     empty: ValueMap,
+    /// The environments `env_for` built, by their signs that differ from `env`.
+    envs: RefCell<HashMap<EnvOverrides, Arc<SignEnv>>>,
 }
 
 impl<'a> RangeAnalysis<'a> {
@@ -286,6 +295,7 @@ impl<'a> RangeAnalysis<'a> {
             counted: Vec::new(),
             symbol_values: Vec::new(),
             empty: ValueMap(PVec::new(func.insts.len(), Slot(None))),
+            envs: RefCell::new(HashMap::new()),
         };
         analysis.loads = analysis.load_ranges();
         analysis.equivalent = analysis.equivalence_classes();
@@ -330,12 +340,16 @@ impl<'a> RangeAnalysis<'a> {
 
     /// The base environment plus the signs that refined symbol values imply here (in a
     /// loop `for (i = 0; i < n; i++)` the body knows `n >= 1`).
-    fn env_for(&self, state: &RangeState) -> SignEnv {
-        let mut env = (*self.env).clone();
+    ///
+    /// Environments are shared by the signs that differ from the base: every block and
+    /// edge asks, and copying the base (one entry per symbol of the function) each time
+    /// made long functions quadratic.
+    fn env_for(&self, state: &RangeState) -> Arc<SignEnv> {
         if state.top {
-            return env;
+            return self.env.clone();
         }
-        for (v, var) in &self.symbol_values {
+        let mut overrides: EnvOverrides = Vec::new();
+        for (k, (v, var)) in self.symbol_values.iter().enumerate() {
             let Some(r) = state
                 .facts
                 .get(v)
@@ -350,9 +364,21 @@ impl<'a> RangeAnalysis<'a> {
             let known = self.env.get(var);
             let s = r.sign(&self.env).intersect(known);
             if s != known && !s.is_empty() {
-                env.set(var.clone(), s);
+                overrides.push((k, s));
             }
         }
+        if overrides.is_empty() {
+            return self.env.clone();
+        }
+        if let Some(env) = self.envs.borrow().get(&overrides) {
+            return env.clone();
+        }
+        let mut env = (*self.env).clone();
+        for &(k, s) in &overrides {
+            env.set(self.symbol_values[k].1.clone(), s);
+        }
+        let env = Arc::new(env);
+        self.envs.borrow_mut().insert(overrides, env.clone());
         env
     }
 
