@@ -11,7 +11,7 @@ use crate::model::{
     Reduction, ReductionKind, Role, Verdict,
 };
 use crate::space::{iv_range, Space};
-use analyses::invariant::{loop_invariants, AliasPolicy, Invariants};
+use analyses::invariant::{loop_invariants_in, AliasPolicy, FunctionInvariance, Invariants};
 use analyses::range::{range_analysis, RangeConfig, RangeFacts};
 use analyses::reconstruct::{reconstruct, ReconstructConfig, Reconstruction};
 use analyses::sign::{sign_analysis, SignFacts};
@@ -165,6 +165,8 @@ pub fn analyze_in_program(
                     .work_budget
                     .unwrap_or(crate::budget::DEFAULT_PAIR_TESTS),
             ),
+            invariance: FunctionInvariance::new(program, func),
+            invariants: Default::default(),
         };
         let mut facts: BTreeMap<LoopId, LoopFacts> = BTreeMap::new();
         for id in forest.ids() {
@@ -261,6 +263,11 @@ struct FunctionContext<'a> {
     aliasing_policy: Aliasing,
     /// The function's work budget, shared by its loops in the loop forest's order.
     budget: crate::budget::Budget,
+    /// What every loop's invariance needs from the whole function, computed once.
+    invariance: FunctionInvariance,
+    /// Each loop's invariants, computed on first use: the test, the report and the
+    /// variant symbols all ask, and recomputing cost the whole function each time.
+    invariants: std::cell::RefCell<HashMap<LoopId, std::rc::Rc<Invariants>>>,
 }
 
 /// What the friendliness test found for one loop as the parallel one.
@@ -555,15 +562,21 @@ impl<'a> FunctionContext<'a> {
     /// Loop-invariant analysis (thesis §8.6) for loop `id`. Distinct pointer parameters are
     /// assumed not to overlap for this purpose (the thesis' assumption), and the report
     /// says so when it mattered.
-    fn invariants(&self, id: LoopId) -> Invariants {
-        loop_invariants(
+    fn invariants(&self, id: LoopId) -> std::rc::Rc<Invariants> {
+        if let Some(known) = self.invariants.borrow().get(&id) {
+            return known.clone();
+        }
+        let computed = std::rc::Rc::new(loop_invariants_in(
+            &self.invariance,
             &self.unit.lowered.program,
             self.func,
             self.forest,
             id,
             self.rec,
             AliasPolicy::DistinctParameters,
-        )
+        ));
+        self.invariants.borrow_mut().insert(id, computed.clone());
+        computed
     }
 
     /// The iteration space of loop `id`, with the signs known at its header.

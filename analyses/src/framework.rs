@@ -131,9 +131,14 @@ pub fn solve<A: ForwardAnalysis>(
     for (i, b) in rpo.iter().enumerate() {
         order[b.index()] = i;
     }
-    let is_header: Vec<bool> = (0..n)
-        .map(|b| forest.loops.iter().any(|l| l.header.index() == b))
-        .collect();
+    // One pass over the loops, not one per block (a thousand loops in a row made it
+    // quadratic).
+    let mut is_header = vec![false; n];
+    for l in &forest.loops {
+        if let Some(h) = is_header.get_mut(l.header.index()) {
+            *h = true;
+        }
+    }
     let mut entry: Vec<A::State> = (0..n).map(|_| analysis.bottom(func)).collect();
     let mut exit: Vec<A::State> = (0..n).map(|_| analysis.bottom(func)).collect();
     let mut reached = vec![false; n];

@@ -138,6 +138,7 @@ impl Region {
 /// address reached through chains of phis (else-if ladders, pointers reassigned in many
 /// branches of a loop) costs no more than a straight one. Pointer increments that cycle
 /// back to their phi (`p = p + 1`) keep the phi's region, as they should.
+#[derive(Debug)]
 struct Regions {
     of: Vec<Option<Region>>,
 }
@@ -382,8 +383,45 @@ fn holds_pointers(types: &frontend::types::TypeTable, ty: frontend::types::TypeI
     }
 }
 
+/// What the invariance of every loop of one function needs from the whole function: where
+/// each address points, which slots escape, the reverse postorder. Computed once per
+/// function, not per loop (per loop, a function of a thousand loops in a row spent its
+/// time recomputing them).
+#[derive(Debug)]
+pub struct FunctionInvariance {
+    regions: Regions,
+    escaped: HashSet<Slot>,
+    rpo: Vec<frontend::ir::Block>,
+}
+
+impl FunctionInvariance {
+    pub fn new(program: &Program, func: &Function) -> FunctionInvariance {
+        let regions = Regions::new(func);
+        let escaped = escaped_slots(program, func, &regions);
+        FunctionInvariance {
+            regions,
+            escaped,
+            rpo: crate::framework::reverse_postorder(func),
+        }
+    }
+}
+
 /// Computes the invariant values of loop `loop_id`.
 pub fn loop_invariants(
+    program: &Program,
+    func: &Function,
+    forest: &LoopForest,
+    loop_id: LoopId,
+    rec: &Reconstruction,
+    policy: AliasPolicy,
+) -> Invariants {
+    let whole = FunctionInvariance::new(program, func);
+    loop_invariants_in(&whole, program, func, forest, loop_id, rec, policy)
+}
+
+/// [`loop_invariants`] with the function-wide facts computed beforehand.
+pub fn loop_invariants_in(
+    whole: &FunctionInvariance,
     program: &Program,
     func: &Function,
     forest: &LoopForest,
@@ -425,8 +463,8 @@ pub fn loop_invariants(
             }
         }
     }
-    let regions = Regions::new(func);
-    let escaped = escaped_slots(program, func, &regions);
+    let regions = &whole.regions;
+    let escaped = &whole.escaped;
     let mut assumed = BTreeSet::new();
     let param_name = |i: u32| {
         func.params
@@ -450,7 +488,7 @@ pub fn loop_invariants(
         }
         let mut needs = Vec::new();
         for args in &writing_calls {
-            match call_reaches(program, func, &regions, args, &lr) {
+            match call_reaches(program, func, regions, args, &lr) {
                 Reach::Assuming(names) if policy == AliasPolicy::DistinctParameters => {
                     needs.extend(names.into_iter().map(param_name));
                 }
@@ -491,8 +529,8 @@ pub fn loop_invariants(
         false
     };
 
-    let rpo = crate::framework::reverse_postorder(func);
-    let order: Vec<Value> = rpo
+    let order: Vec<Value> = whole
+        .rpo
         .iter()
         .filter(|b| l.contains(**b))
         .flat_map(|b| func.block(*b).insts.iter().copied())

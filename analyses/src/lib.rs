@@ -3,6 +3,7 @@
 pub mod annotate;
 pub mod framework;
 pub mod invariant;
+mod pvec;
 pub mod range;
 pub mod reconstruct;
 pub mod sign;

@@ -22,28 +22,25 @@
 //! symbol. Float values get sign rules only; NaN is not modelled.
 
 use crate::framework::{reverse_postorder, solve, ForwardAnalysis, Lattice, SolverConfig};
+use crate::pvec::PVec;
 use crate::reconstruct::Reconstruction;
 use frontend::ir::{BinOp, Block, Callee, Constant, Function, InstKind, Program, UnOp, Value};
 use frontend::loops::LoopForest;
 use frontend::types::{IntRank, Type, TypeId, TypeTable};
-use std::collections::HashMap;
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap};
 use symbolic::{sign_of, solve_signs, Equation, Expr, SignEnv, SignSet, Var};
 
 /// Signs of every value at one program point; `reachable == false` is the lattice bottom.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SignState {
     reachable: bool,
-    signs: Vec<SignSet>,
+    /// Persistent, so that the solver's copy per block and per edge shares everything the
+    /// states do not change (a vector per state made long functions quadratic).
+    signs: PVec<SignSet>,
 }
 
 impl SignState {
-    fn bottom(n: usize) -> SignState {
-        SignState {
-            reachable: false,
-            signs: vec![SignSet::EMPTY; n],
-        }
-    }
-
     /// The sign of `v` here (empty when not computed on any path to this point).
     pub fn get(&self, v: Value) -> SignSet {
         self.signs.get(v.index()).copied().unwrap_or(SignSet::EMPTY)
@@ -63,15 +60,11 @@ impl Lattice for SignState {
             *self = other.clone();
             return true;
         }
-        let mut changed = false;
-        for (a, b) in self.signs.iter_mut().zip(&other.signs) {
+        // Empty (not computed on this path) is the union's identity.
+        self.signs.join_with(&other.signs, |_, a, b| {
             let u = a.union(*b);
-            if u != *a {
-                *a = u;
-                changed = true;
-            }
-        }
-        changed
+            (u != *a).then_some(u)
+        })
     }
 }
 
@@ -308,7 +301,6 @@ pub fn sign_analysis(
 }
 
 struct SignAnalysis<'a> {
-    program: &'a Program,
     func: &'a Function,
     rec: &'a Reconstruction,
     injected: &'a HashMap<Value, SignSet>,
@@ -317,6 +309,16 @@ struct SignAnalysis<'a> {
     var_values: HashMap<Var, Vec<Value>>,
     /// Pure non-phi instructions in reverse postorder, for re-evaluation after refinement.
     pure_order: Vec<Value>,
+    /// Each value's pure users, as positions in `pure_order`: re-evaluation after a
+    /// refinement visits only what the refined values reach, not every instruction (a
+    /// walk over all of them per CFG edge made long functions quadratic).
+    pure_users: Vec<Vec<u32>>,
+    /// Each value's representation, computed once: re-evaluation asks for it on every
+    /// visit, and a type's size is not free.
+    reprs: Vec<Repr>,
+    /// The all-empty state vector every state starts from, so that all of them share
+    /// their untouched parts.
+    empty: PVec<SignSet>,
 }
 
 impl<'a> SignAnalysis<'a> {
@@ -333,13 +335,19 @@ impl<'a> SignAnalysis<'a> {
             }
         }
         let mut analysis = SignAnalysis {
-            program,
             func,
             rec,
             injected,
             exact: vec![false; func.insts.len()],
             var_values,
             pure_order: Vec::new(),
+            pure_users: vec![Vec::new(); func.insts.len()],
+            reprs: func
+                .insts
+                .iter()
+                .map(|i| repr(&program.types, i.ty))
+                .collect(),
+            empty: PVec::new(func.insts.len(), SignSet::EMPTY),
         };
         let rpo = reverse_postorder(func);
         for &b in &rpo {
@@ -355,6 +363,14 @@ impl<'a> SignAnalysis<'a> {
                         | InstKind::Select { .. }
                 );
                 if pure {
+                    let position = analysis.pure_order.len() as u32;
+                    for o in kind.operands() {
+                        if let Some(users) = analysis.pure_users.get_mut(o.index()) {
+                            if users.last() != Some(&position) {
+                                users.push(position);
+                            }
+                        }
+                    }
                     analysis.pure_order.push(v);
                 }
             }
@@ -363,7 +379,7 @@ impl<'a> SignAnalysis<'a> {
     }
 
     fn repr(&self, v: Value) -> Repr {
-        repr(&self.program.types, self.func.inst(v).ty)
+        self.reprs[v.index()]
     }
 
     fn compute_exact(&self, v: Value) -> bool {
@@ -684,7 +700,7 @@ impl<'a> SignAnalysis<'a> {
             Some(s) => *s,
             None => self.eval(v, state),
         };
-        state.signs[v.index()] = s;
+        state.signs.set(v.index(), s);
     }
 
     /// Refines `state` with `cond` being true (`taken`) or false; returns `false` when that
@@ -758,7 +774,7 @@ impl<'a> SignAnalysis<'a> {
             return false;
         }
         if new != old {
-            state.signs[v.index()] = new;
+            state.signs.set(v.index(), new);
             *changed = true;
         }
         if let InstKind::Cast(a) = self.func.inst(v).kind {
@@ -833,27 +849,60 @@ impl<'a> SignAnalysis<'a> {
 
     /// Recomputes pure values whose operands were refined (intersecting, never widening).
     /// Selects keep their sign: re-evaluating one would refine its condition again.
-    fn reevaluate(&self, state: &mut SignState, before: &[SignSet]) {
-        let mut dirty: Vec<bool> = state
-            .signs
-            .iter()
-            .zip(before)
-            .map(|(a, b)| a != b)
-            .collect();
-        for &v in &self.pure_order {
-            let inst = self.func.inst(v);
+    fn reevaluate(&self, state: &mut SignState, before: &PVec<SignSet>) {
+        // The same visits as one pass over `pure_order` that re-evaluates each instruction
+        // with an operand changed so far: a refined value reaches its users at any
+        // position, a re-evaluated one only the users after it. The refined values' users
+        // are one sorted list; later ones go to a heap; both are taken in position order.
+        let mut initial: Vec<u32> = Vec::new();
+        for changed in state.signs.diff(before) {
+            if let Some(users) = self.pure_users.get(changed) {
+                initial.extend_from_slice(users);
+            }
+        }
+        initial.sort_unstable();
+        initial.dedup();
+        let mut next_initial = 0;
+        let mut later: BinaryHeap<Reverse<u32>> = BinaryHeap::new();
+        let mut last: Option<u32> = None;
+        loop {
+            let from_initial = initial.get(next_initial).copied();
+            let from_later = later.peek().map(|r| r.0);
+            let position = match (from_initial, from_later) {
+                (Some(a), Some(b)) if b < a => later.pop().map(|r| r.0),
+                (Some(a), _) => {
+                    next_initial += 1;
+                    Some(a)
+                }
+                (None, Some(_)) => later.pop().map(|r| r.0),
+                (None, None) => None,
+            };
+            let Some(position) = position else { break };
+            if last == Some(position) {
+                continue;
+            }
+            last = Some(position);
+            let v = self.pure_order[position as usize];
             let old = state.get(v);
-            if old.is_empty()
+            // Intersecting a single sign leaves it or empties it, and neither is recorded:
+            // such a value needs no evaluation (every compare of a `switch` chain is one,
+            // and the scrutinee's refinement on each case edge reaches all of them).
+            let single = old == SignSet::NEG || old == SignSet::ZERO || old == SignSet::POS;
+            if single
+                || old.is_empty()
                 || self.injected.contains_key(&v)
-                || matches!(inst.kind, InstKind::Select { .. })
-                || !inst.kind.operands().iter().any(|o| dirty[o.index()])
+                || matches!(self.func.inst(v).kind, InstKind::Select { .. })
             {
                 continue;
             }
             let new = old.intersect(self.eval(v, state));
             if !new.is_empty() && new != old {
-                state.signs[v.index()] = new;
-                dirty[v.index()] = true;
+                state.signs.set(v.index(), new);
+                for &u in &self.pure_users[v.index()] {
+                    if u > position {
+                        later.push(Reverse(u));
+                    }
+                }
             }
         }
     }
@@ -905,21 +954,24 @@ fn cast_sign(s: SignSet, from: Repr, to: Repr) -> SignSet {
 impl ForwardAnalysis for SignAnalysis<'_> {
     type State = SignState;
 
-    fn entry_state(&self, func: &Function) -> SignState {
+    fn entry_state(&self, _: &Function) -> SignState {
         SignState {
             reachable: true,
-            signs: vec![SignSet::EMPTY; func.insts.len()],
+            signs: self.empty.clone(),
         }
     }
 
-    fn bottom(&self, func: &Function) -> SignState {
-        SignState::bottom(func.insts.len())
+    fn bottom(&self, _: &Function) -> SignState {
+        SignState {
+            reachable: false,
+            signs: self.empty.clone(),
+        }
     }
 
     fn top(&self, func: &Function) -> SignState {
         SignState {
             reachable: true,
-            signs: vec![SignSet::TOP; func.insts.len()],
+            signs: PVec::new(func.insts.len(), SignSet::TOP),
         }
     }
 
@@ -946,7 +998,7 @@ impl ForwardAnalysis for SignAnalysis<'_> {
         {
             // Both edges to the same block say nothing about the condition.
             if then_block != else_block && !self.refine_condition(state, cond, to == then_block) {
-                *state = SignState::bottom(func.insts.len());
+                *state = self.bottom(func);
                 return;
             }
         }
@@ -967,7 +1019,7 @@ impl ForwardAnalysis for SignAnalysis<'_> {
             })
             .collect();
         for (v, s) in phis {
-            state.signs[v.index()] = s;
+            state.signs.set(v.index(), s);
         }
     }
 }

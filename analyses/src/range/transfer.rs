@@ -6,6 +6,7 @@ use super::bound::{self, Bound, Side};
 use super::interval::Range;
 use super::RangeConfig;
 use crate::framework::{ForwardAnalysis, Lattice};
+use crate::pvec::PVec;
 use crate::reconstruct::Reconstruction;
 use crate::symbols::SymbolOrigin;
 use frontend::ir::{
@@ -16,9 +17,10 @@ use frontend::types::{IntRank, Type, TypeId};
 use num_bigint::BigInt;
 use num_rational::BigRational;
 use num_traits::{One, Zero};
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::cell::RefCell;
+use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
-use symbolic::{Expr, SignEnv, Var};
+use symbolic::{Expr, SignEnv, SignSet, Var};
 
 static TOP: Range = Range {
     lo: Bound::NegInf,
@@ -41,23 +43,25 @@ pub struct RangeState {
     reached: bool,
     /// Set when the solver gave up: every value is top.
     top: bool,
-    /// Shared, so that the per-edge copies the solver makes cost a reference count.
-    ranges: BTreeMap<Value, Arc<Range>>,
+    /// Persistent (and each range shared), so that the copies the solver makes per block
+    /// and per edge, and its joins, cost what the states differ in rather than the number
+    /// of values (a map per state made long functions quadratic in time and memory).
+    ranges: ValueMap,
     /// Branch constraints on values that are one symbolic point (`n` under `i < n`): the
     /// value stays `[n, n]`, which is exact, and the constraint (`n >= 1`) only feeds the
     /// signs used at this point. Absent means unconstrained.
-    facts: BTreeMap<Value, Arc<Range>>,
+    facts: ValueMap,
     /// Signs known for the whole function; joins and widenings compare bounds under it.
     env: Arc<SignEnv>,
 }
 
 impl RangeState {
-    fn new(reached: bool, top: bool, env: Arc<SignEnv>) -> RangeState {
+    fn new(reached: bool, top: bool, env: Arc<SignEnv>, empty: &ValueMap) -> RangeState {
         RangeState {
             reached,
             top,
-            ranges: BTreeMap::new(),
-            facts: BTreeMap::new(),
+            ranges: empty.clone(),
+            facts: empty.clone(),
             env,
         }
     }
@@ -75,7 +79,7 @@ impl RangeState {
     }
 
     /// Every value with a range here.
-    pub fn values(&self) -> impl Iterator<Item = (&Value, &Range)> {
+    pub fn values(&self) -> impl Iterator<Item = (Value, &Range)> {
         self.ranges.iter().map(|(v, r)| (v, &**r))
     }
 
@@ -108,41 +112,33 @@ impl RangeState {
             self.facts.clear();
             return true;
         }
-        let mut changed = false;
-        let before = self.facts.len();
-        self.facts.retain(|v, _| other.facts.contains_key(v));
-        changed |= self.facts.len() != before;
-        for (v, r) in self.facts.iter_mut() {
-            if let Some(o) = other.facts.get(v) {
-                // Equal ranges combine to themselves; most values are equal on both
-                // sides (SSA values from dominating blocks), and comparing is cheap.
-                if r == o {
-                    continue;
+        // Equal ranges combine to themselves; most values are equal on both sides (SSA
+        // values from dominating blocks), and the maps skip what both states share.
+        let facts = self
+            .facts
+            .0
+            .merge(&other.facts.0, |_, r, o| match (&r.0, &o.0) {
+                (Some(_), None) => Some(Slot(None)),
+                (Some(r), Some(o)) => {
+                    let new = f(r, o);
+                    (new != **r).then(|| Slot(Some(Arc::new(new))))
                 }
-                let new = f(r, o);
-                if new != **r {
-                    *r = Arc::new(new);
-                    changed = true;
-                }
-            }
-        }
-        for (v, r) in &other.ranges {
-            match self.ranges.get_mut(v) {
-                Some(old) if *old == *r => {}
-                Some(old) => {
+                _ => None,
+            });
+        // A value absent from `other` keeps its range (absent is bottom), so the parts of
+        // `other` never written are skipped.
+        let ranges = self
+            .ranges
+            .0
+            .join_with(&other.ranges.0, |_, old, r| match (&old.0, &r.0) {
+                (Some(old), Some(r)) => {
                     let new = f(old, r);
-                    if new != **old {
-                        *old = Arc::new(new);
-                        changed = true;
-                    }
+                    (new != **old).then(|| Slot(Some(Arc::new(new))))
                 }
-                None => {
-                    self.ranges.insert(*v, r.clone());
-                    changed = true;
-                }
-            }
-        }
-        changed
+                (None, Some(r)) => Some(Slot(Some(r.clone()))),
+                _ => None,
+            });
+        facts | ranges
     }
 }
 
@@ -161,22 +157,66 @@ impl Lattice for RangeState {
         if !self.reached || !other.reached || self.top || other.top {
             return false;
         }
-        let mut changed = false;
-        for (v, old) in self.ranges.iter_mut() {
-            if let Some(new) = other.ranges.get(v) {
-                if old == new {
-                    continue;
+        self.ranges
+            .0
+            .merge(&other.ranges.0, |_, old, new| match (&old.0, &new.0) {
+                (Some(old), Some(new)) => {
+                    let n = old.narrow(new);
+                    (n != **old).then(|| Slot(Some(Arc::new(n))))
                 }
-                let n = old.narrow(new);
-                if n != **old {
-                    *old = Arc::new(n);
-                    changed = true;
-                }
-            }
-        }
-        changed
+                _ => None,
+            })
     }
 }
+
+/// Ranges by value: a persistent vector over the function's values, absent as `None`.
+#[derive(Clone, Debug, PartialEq)]
+struct ValueMap(PVec<Slot>);
+
+/// One value's range; equal when shared without comparing the bounds.
+#[derive(Clone, Debug)]
+struct Slot(Option<Arc<Range>>);
+
+impl PartialEq for Slot {
+    fn eq(&self, other: &Self) -> bool {
+        match (&self.0, &other.0) {
+            (Some(a), Some(b)) => Arc::ptr_eq(a, b) || a == b,
+            (None, None) => true,
+            _ => false,
+        }
+    }
+}
+
+impl ValueMap {
+    fn get(&self, v: &Value) -> Option<&Arc<Range>> {
+        self.0.get(v.index()).and_then(|s| s.0.as_ref())
+    }
+
+    fn insert(&mut self, v: Value, r: Arc<Range>) {
+        self.0.set(v.index(), Slot(Some(r)));
+    }
+
+    fn clear(&mut self) {
+        self.0.clear();
+    }
+
+    /// The present entries in value order.
+    fn iter(&self) -> impl Iterator<Item = (Value, &Arc<Range>)> {
+        self.0
+            .iter()
+            .filter_map(|(i, r)| Some((Value(i as u32), r.0.as_ref()?)))
+    }
+
+    /// Keeps the entries of the values `keep` accepts.
+    fn retain(&mut self, keep: impl Fn(Value) -> bool) {
+        self.0
+            .update(|i, _| (!keep(Value(i as u32))).then_some(Slot(None)));
+    }
+}
+
+/// The signs of symbol values (by their index in `symbol_values`) that differ from the
+/// base environment at a point.
+type EnvOverrides = Vec<(usize, SignSet)>;
 
 /// A loop whose induction variables get their ranges from the trip count on the edge
 /// into the body.
@@ -227,6 +267,11 @@ pub(super) struct RangeAnalysis<'a> {
     counted: Vec<CountedLoop>,
     /// Values standing for a symbol whose refined range tells the symbol's sign.
     symbol_values: Vec<(Value, Var)>,
+    /// The empty map every state starts from, so that all of them share their untouched
+    /// parts.
+    empty: ValueMap,
+    /// The environments `env_for` built, by their signs that differ from `env`.
+    envs: RefCell<HashMap<EnvOverrides, Arc<SignEnv>>>,
 }
 
 impl<'a> RangeAnalysis<'a> {
@@ -249,6 +294,8 @@ impl<'a> RangeAnalysis<'a> {
             equivalent: HashMap::new(),
             counted: Vec::new(),
             symbol_values: Vec::new(),
+            empty: ValueMap(PVec::new(func.insts.len(), Slot(None))),
+            envs: RefCell::new(HashMap::new()),
         };
         analysis.loads = analysis.load_ranges();
         analysis.equivalent = analysis.equivalence_classes();
@@ -293,12 +340,16 @@ impl<'a> RangeAnalysis<'a> {
 
     /// The base environment plus the signs that refined symbol values imply here (in a
     /// loop `for (i = 0; i < n; i++)` the body knows `n >= 1`).
-    fn env_for(&self, state: &RangeState) -> SignEnv {
-        let mut env = (*self.env).clone();
+    ///
+    /// Environments are shared by the signs that differ from the base: every block and
+    /// edge asks, and copying the base (one entry per symbol of the function) each time
+    /// made long functions quadratic.
+    fn env_for(&self, state: &RangeState) -> Arc<SignEnv> {
         if state.top {
-            return env;
+            return self.env.clone();
         }
-        for (v, var) in &self.symbol_values {
+        let mut overrides: EnvOverrides = Vec::new();
+        for (k, (v, var)) in self.symbol_values.iter().enumerate() {
             let Some(r) = state
                 .facts
                 .get(v)
@@ -313,9 +364,21 @@ impl<'a> RangeAnalysis<'a> {
             let known = self.env.get(var);
             let s = r.sign(&self.env).intersect(known);
             if s != known && !s.is_empty() {
-                env.set(var.clone(), s);
+                overrides.push((k, s));
             }
         }
+        if overrides.is_empty() {
+            return self.env.clone();
+        }
+        if let Some(env) = self.envs.borrow().get(&overrides) {
+            return env.clone();
+        }
+        let mut env = (*self.env).clone();
+        for &(k, s) in &overrides {
+            env.set(self.symbol_values[k].1.clone(), s);
+        }
+        let env = Arc::new(env);
+        self.envs.borrow_mut().insert(overrides, env.clone());
         env
     }
 
@@ -1107,15 +1170,15 @@ impl ForwardAnalysis for RangeAnalysis<'_> {
     type State = RangeState;
 
     fn entry_state(&self, _: &Function) -> RangeState {
-        RangeState::new(true, false, self.env.clone())
+        RangeState::new(true, false, self.env.clone(), &self.empty)
     }
 
     fn bottom(&self, _: &Function) -> RangeState {
-        RangeState::new(false, false, self.env.clone())
+        RangeState::new(false, false, self.env.clone(), &self.empty)
     }
 
     fn top(&self, _: &Function) -> RangeState {
-        RangeState::new(true, true, self.env.clone())
+        RangeState::new(true, true, self.env.clone(), &self.empty)
     }
 
     fn transfer_block(&self, func: &Function, block: Block, state: &mut RangeState) {
@@ -1176,8 +1239,8 @@ impl ForwardAnalysis for RangeAnalysis<'_> {
             .iter()
             .find(|l| l.header == to && l.contains(from))
         {
-            state.ranges.retain(|v, _| !l.contains(func.inst(*v).block));
-            state.facts.retain(|v, _| !l.contains(func.inst(*v).block));
+            state.ranges.retain(|v| !l.contains(func.inst(v).block));
+            state.facts.retain(|v| !l.contains(func.inst(v).block));
         }
         for (v, r) in phis {
             state.set(v, r);
