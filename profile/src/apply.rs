@@ -88,9 +88,18 @@ pub fn apply(loops: &mut [LoopReport], profile: &Profile) {
             } else {
                 " besides its reductions"
             };
+            let resets = if p.shadow_resets == 0 {
+                String::new()
+            } else {
+                format!(
+                    " (the shadow memory reached its limit {} times and was cleared: a \
+                     dependence across those points was not observed)",
+                    p.shadow_resets
+                )
+            };
             report.assumptions.push(format!(
                 "friendly (observed): no loop-carried dependence{besides} in {} entries and {} \
-                 iterations of {runs}; dynamic evidence for those inputs, not a proof",
+                 iterations of {runs}{resets}; dynamic evidence for those inputs, not a proof",
                 p.entries, p.iterations
             ));
             // The profile's reductions stay in `observed`: they are not added to the loop's

@@ -29,6 +29,10 @@ pub struct Profile {
     pub loops: BTreeMap<String, LoopProfile>,
 }
 
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct LoopProfile {
     #[serde(default)]
@@ -44,6 +48,11 @@ pub struct LoopProfile {
     /// Dependences were tracked for this loop.
     #[serde(default)]
     pub tracked: bool,
+    /// How many times the shadow memory reached its limit (`WARPWISE_SHADOW_MB`) and was
+    /// cleared while this loop was tracked: a dependence whose two accesses lie on both
+    /// sides of such a point was not observed.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub shadow_resets: u64,
     /// Integer scalar inbounds at loop entry, by name.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub inbounds: BTreeMap<String, ValueStats>,
@@ -179,6 +188,7 @@ impl LoopProfile {
         self.iterations += o.iterations;
         self.time_ns += o.time_ns;
         self.tracked |= o.tracked;
+        self.shadow_resets += o.shadow_resets;
         if self.function.is_empty() {
             self.function = o.function;
         }

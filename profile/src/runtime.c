@@ -204,12 +204,37 @@ static page_t *find_page(uintptr_t key)
     return &pages[h];
 }
 
+/* Shadow bytes allocated, and the limit (WARPWISE_SHADOW_MB; 0: none). */
+static size_t shadow_bytes, shadow_limit;
+
+/* The shadow reached its limit: every block is freed and tracking goes on with an empty
+ * shadow.  A dependence whose earlier access came before this point is not observed, so
+ * every loop tracked now says how many times this happened (`shadow_resets`). */
+static void reset_shadow(void)
+{
+    for (size_t i = 0; i < cappages; i++)
+        free(pages[i].cells);
+    memset(pages, 0, cappages * sizeof *pages);
+    npages = 0;
+    shadow_bytes = 0;
+    for (size_t i = 0; i < CACHE; i++)
+        __ww_pcache[i].key = (unsigned long)-1;
+    for (int i = 0; i < __ww_tracking; i++)
+        levels[i].loop->shadow_resets++;
+}
+
 /* The page of `key`, created with `shift` if it is new. */
 static page_t *page_for(uintptr_t key, unsigned shift)
 {
     page_t *pg = find_page(key);
     if (pg && pg->cells)
         return pg;
+    size_t bytes = ((size_t)2 << (PAGE_BITS - shift)) * sizeof *pg->cells;
+    if (shadow_limit && shadow_bytes + bytes > shadow_limit && npages > 0) {
+        reset_shadow();
+        pg = find_page(key);
+    }
+    shadow_bytes += bytes;
     if ((npages + 1) * 2 > cappages) {
         size_t old = cappages;
         page_t *oldp = pages;
@@ -241,6 +266,7 @@ static page_t *page_for(uintptr_t key, unsigned shift)
 static void split(page_t *pg, unsigned shift)
 {
     size_t ncells = (size_t)1 << (PAGE_BITS - shift), k = (size_t)1 << (pg->shift - shift);
+    shadow_bytes += 2 * (ncells - ((size_t)1 << (PAGE_BITS - pg->shift))) * sizeof *pg->cells;
     unsigned long long *cells = malloc(2 * ncells * sizeof *cells);
     if (!cells)
         out_of_memory();
@@ -715,6 +741,7 @@ static int same_id(__ww_loop_t *a, __ww_loop_t *b)
 static void write_loop(FILE *f, __ww_loop_t *first)
 {
     unsigned long long entries = 0, iterations = 0, min_trip = 0, max_trip = 0, ticks = 0;
+    unsigned long long resets = 0;
     int track = 0, any_deps = 0;
     for (__ww_tu_t *tu = tus; tu; tu = tu->next) {
         for (int i = 0; i < tu->nloops; i++) {
@@ -728,6 +755,7 @@ static void write_loop(FILE *f, __ww_loop_t *first)
             entries += l->entries;
             iterations += l->iterations;
             ticks += l->time;
+            resets += l->shadow_resets;
             track |= l->track;
             any_deps |= l->deps != 0;
         }
@@ -741,6 +769,8 @@ static void write_loop(FILE *f, __ww_loop_t *first)
             "    max_trip: %llu\n    time_ns: %llu\n    tracked: %s\n",
             entries, iterations, min_trip, max_trip,
             (unsigned long long)((double)ticks * ns_per_tick()), track ? "true" : "false");
+    if (resets)
+        fprintf(f, "    shadow_resets: %llu\n", resets);
     if (first->nvals > 0) {
         fputs("    inbounds:\n", f);
         for (int k = 0; k < first->nvals; k++) {
@@ -977,6 +1007,9 @@ void __ww_register(__ww_tu_t *tu)
         sigemptyset(&sa.sa_mask);
         sigaction(sigs[i], &sa, 0);
     }
+    const char *mb = getenv("WARPWISE_SHADOW_MB");
+    if (mb && atol(mb) > 0)
+        shadow_limit = (size_t)atol(mb) << 20;
     const char *t = getenv("WARPWISE_TIMEOUT");
     if (t && atoi(t) > 0)
         alarm((unsigned)atoi(t));

@@ -32,6 +32,8 @@ typedef struct __ww_loop {
     __ww_vstat_t *vals;
     /* time: clock ticks spent in the loop (see now_ticks in runtime.c) */
     unsigned long long entries, iterations, min_trip, max_trip, time;
+    /* times the shadow was cleared at its limit while this loop was tracked */
+    unsigned long long shadow_resets;
     void *deps;
 } __ww_loop_t;
 typedef struct __ww_tu {

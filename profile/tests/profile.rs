@@ -534,3 +534,78 @@ fn renumbered_ticks_observe_the_same_dependences() {
     );
     assert_eq!(deps(&wrapped), deps(&full));
 }
+
+const BIG: &str = r#"
+#include <stdio.h>
+#include <stdlib.h>
+static void smooth(double *a, long n)
+{
+    for (long i = 1; i < n; i++)
+        a[i] = 0.5 * (a[i] + a[i - 1]);
+}
+int main(void)
+{
+    long n = 1L << 21; /* 16 MiB of doubles: 32 MiB of shadow */
+    double *a = malloc(n * sizeof *a);
+    if (!a)
+        return 1;
+    for (long i = 0; i < n; i++)
+        a[i] = (double)(i % 7);
+    smooth(a, n);
+    printf("%.3f\n", a[n - 1]);
+    free(a);
+    return 0;
+}
+"#;
+
+/// `WARPWISE_SHADOW_MB` bounds the shadow: at the limit it is cleared and tracking goes on;
+/// the profile says how many times (`shadow_resets`), a distance-1 dependence is still seen
+/// on both sides of every reset, and a loop settled friendly by such a run says so.
+#[test]
+fn shadow_limit_clears_and_says_so() {
+    let file = write_program("big", BIG);
+    let dir = scratch("big-build");
+    let built = build(
+        &[TranslationUnitInput::new(&file)],
+        &BuildOptions {
+            cc: "cc".into(),
+            cflags: vec!["-O1".into()],
+            ldflags: Vec::new(),
+            selection: LoopSelection::parse("big.c:6"),
+            tracking: Tracking::Full,
+            work_dir: dir.join("work"),
+        },
+    )
+    .unwrap();
+    let observe = |limit: Option<&str>, name: &str| {
+        let path = dir.join(name);
+        let mut cmd = std::process::Command::new(&built.exe);
+        cmd.env("WARPWISE_PROFILE", &path)
+            .env_remove("WARPWISE_SHADOW_MB")
+            .stdout(std::process::Stdio::null());
+        if let Some(mb) = limit {
+            cmd.env("WARPWISE_SHADOW_MB", mb);
+        }
+        assert!(cmd.status().unwrap().success());
+        at(&normalize(&path).unwrap(), "big.c:6:5").clone()
+    };
+    let free = observe(None, "free.yaml");
+    let bounded = observe(Some("4"), "bounded.yaml");
+    assert_eq!(free.shadow_resets, 0);
+    // 32 MiB of shadow through a 4 MiB limit: at least 7 resets.
+    assert!(bounded.shadow_resets >= 7, "{}", bounded.shadow_resets);
+    let raw = |l: &LoopProfile| {
+        l.blocking()
+            .filter(|d| d.kind == "raw" && d.distance == Some(1))
+            .map(|d| d.count)
+            .sum::<u64>()
+    };
+    assert_eq!(raw(&free), (1 << 21) - 2);
+    // Only the pairs straddling a reset are lost: one per reset at most.
+    assert!(
+        raw(&bounded) >= raw(&free) - bounded.shadow_resets,
+        "{}",
+        raw(&bounded)
+    );
+    assert!(raw(&bounded) < raw(&free));
+}
