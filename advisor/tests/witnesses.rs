@@ -884,3 +884,20 @@ fn a_dependence_that_hinges_on_layout_values_is_not_claimed() {
         &["write-after-read dependence on `y`"],
     );
 }
+
+#[test]
+fn no_witness_indexes_past_a_struct_member() {
+    // `m->first[4][0]` is `m->second[0][0]` by address, but i = 4 is past `first`'s 4
+    // rows (C99 6.5.6p8): the only executions where the two writes meet are invalid.
+    let unit = load(&fixture());
+    let reports = analyze_unit(&unit, &Filter::default());
+    for report in reports.iter().filter(|r| r.function == "member_rows") {
+        assert_ne!(
+            report.verdict,
+            Verdict::NotFriendly,
+            "{:#?}",
+            report.reasons
+        );
+        assert!(report.reasons.iter().all(|r| r.witness.is_none()));
+    }
+}
