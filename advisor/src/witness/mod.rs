@@ -12,6 +12,7 @@
 
 mod fast;
 mod search;
+mod solve;
 pub mod text;
 
 use crate::access::MemAccess;
