@@ -12,6 +12,7 @@
 
 mod fast;
 mod search;
+mod solve;
 pub mod text;
 
 use crate::access::MemAccess;
@@ -90,28 +91,38 @@ impl<'a> Context<'a> {
     }
 
     /// C99 6.5.6 for subscripts into fixed-size rows (`A[i][j]` with `double A[N][64]`:
-    /// `0 <= j < 64`), as the dependence tests use it.
+    /// `0 <= j < 64`), as the dependence tests use it, and into arrays that are struct
+    /// members (`dmat->distances[i][j]` with `float distances[20][20]`: `0 <= i < 20` too;
+    /// an index past the member would land in the next member, which C does not allow).
+    /// A bound only takes executions away from the search, never adds a witness.
     fn subscript_bounds(&self, access: &MemAccess) -> Vec<(Expr, u64)> {
         let types = &self.unit.lowered.program.types;
         let mut out = Vec::new();
         let mut addr = access.addr;
         for _ in 0..16 {
-            let InstKind::PtrAdd { base, index, .. } = self.func.inst(addr).kind else {
+            let InstKind::PtrAdd { base, index, scale } = self.func.inst(addr).kind else {
                 break;
             };
-            let extent = types
+            let array = types
                 .pointee(self.func.inst(base).ty)
                 .and_then(|p| match types.get(p) {
                     frontend::types::Type::Array {
+                        elem,
                         len: frontend::types::ArrayLen::Fixed(n),
-                        ..
-                    } => Some(*n),
+                    } => Some((*n, types.size_of(*elem))),
                     _ => None,
                 });
-            if let (Some(n), InstKind::PtrAdd { .. }, [e]) =
-                (extent, &self.func.inst(base).kind, self.rec.of(index))
-            {
-                out.push((e.clone(), n));
+            // The index steps through the array's own elements (a member's rows), not
+            // over whole arrays (`double (*p)[64]`, whose `p[i]` may go past the first).
+            let into_array = |element: Option<u64>| {
+                matches!(self.func.inst(base).kind, InstKind::PtrAdd { .. })
+                    || (element == Some(scale)
+                        && matches!(self.func.inst(base).kind, InstKind::FieldAddr { .. }))
+            };
+            if let (Some((n, element)), [e]) = (array, self.rec.of(index)) {
+                if into_array(element) {
+                    out.push((e.clone(), n));
+                }
             }
             addr = base;
         }

@@ -105,22 +105,22 @@ pub enum Outcome {
     },
 }
 
-struct Level {
-    var: usize,
-    init: Compiled,
-    trips: Compiled,
-    lo: Compiled,
-    hi: Compiled,
-    step: i128,
+pub(super) struct Level {
+    pub(super) var: usize,
+    pub(super) init: Compiled,
+    pub(super) trips: Compiled,
+    pub(super) lo: Compiled,
+    pub(super) hi: Compiled,
+    pub(super) step: i128,
 }
 
-struct Side {
-    offset: Compiled,
-    bytes: i128,
-    levels: Vec<Level>,
-    carrier: usize,
-    subscripts: Vec<(Compiled, i128)>,
-    object_bytes: Option<i128>,
+pub(super) struct Side {
+    pub(super) offset: Compiled,
+    pub(super) bytes: i128,
+    pub(super) levels: Vec<Level>,
+    pub(super) carrier: usize,
+    pub(super) subscripts: Vec<(Compiled, i128)>,
+    pub(super) object_bytes: Option<i128>,
     guards: Vec<(Compiled, Relation)>,
 }
 
@@ -385,6 +385,8 @@ struct Searcher<'p> {
     budget: usize,
     /// The budget ran out during an attempt.
     truncated: bool,
+    /// Attempts solve for the pair ([`super::solve`]) instead of enumerating the points.
+    solving: bool,
 }
 
 impl Searcher<'_> {
@@ -401,6 +403,9 @@ impl Searcher<'_> {
             .all(|(c, op)| c.eval_int(&vals).is_some_and(|v| op.holds(v)))
         {
             return Attempt::Excluded;
+        }
+        if self.solving {
+            return self.solve(assignment, &vals);
         }
         let (mut p1, mut p2) = (Vec::new(), Vec::new());
         let mut oob = false;
@@ -451,6 +456,33 @@ impl Searcher<'_> {
             second: name(&self.second.levels, &p2[b].ivs),
             second_offset: p2[b].offset,
         })
+    }
+
+    fn solve(&mut self, assignment: &[i128], vals: &[i128]) -> Attempt {
+        let symbols = self
+            .symbols
+            .iter()
+            .cloned()
+            .zip(assignment.iter().copied())
+            .collect();
+        let slots = &self.slots;
+        match super::solve::solve(
+            self.problem,
+            &self.first,
+            &self.second,
+            vals,
+            symbols,
+            &|k| var_of(slots, k),
+            &mut self.budget,
+        ) {
+            super::solve::Solved::Found(found) => Attempt::Found(found),
+            super::solve::Solved::OutOfBounds => Attempt::OutOfBounds,
+            super::solve::Solved::Nothing => Attempt::Nothing,
+            super::solve::Solved::Truncated => {
+                self.truncated = true;
+                Attempt::Nothing
+            }
+        }
     }
 
     /// Lowers each symbol's value in turn as far as a witness still exists, so the stated
@@ -513,6 +545,7 @@ pub fn search(problem: &Problem) -> Outcome {
         constraints,
         budget: problem.budget,
         truncated: false,
+        solving: false,
     };
     let mut any_oob = false;
     let mut tried = 0usize;
@@ -532,6 +565,22 @@ pub fn search(problem: &Problem) -> Outcome {
         if searcher.truncated {
             break;
         }
+    }
+    // The budget ran out before the points were all matched (a time-step loop around
+    // nests over a large grid): where the shape allows, the pair is solved for instead,
+    // the same budget again, in search nodes.
+    if searcher.truncated && super::solve::applies(problem) {
+        searcher.solving = true;
+        searcher.budget = problem.budget;
+        for assignment in assignments(&symbols, problem.signs, limit) {
+            if let Attempt::Found(found) = searcher.attempt(&assignment) {
+                return Outcome::Found(searcher.shrink(found));
+            }
+            if searcher.budget == 0 {
+                break;
+            }
+        }
+        searcher.truncated = true;
     }
     let exhaustive =
         (symbols.is_empty() && !searcher.truncated && !any_oob) || box_independent(problem);
