@@ -135,3 +135,29 @@ fn every_generated_sample_kernel_compiles_to_ptx() {
     );
     assert!(compiled >= 30, "only {compiled} kernels compiled");
 }
+
+/// A callee that calls the math library: the kernel gets a `__device__` copy of the callee
+/// and calls `sqrt` as device code has it (no port of `sqrt` is asked for or attempted),
+/// the recipe says so, and NVRTC compiles the kernel.
+#[test]
+fn a_callee_calling_the_math_library_is_ported_without_porting_sqrt() {
+    let file = "tests/fixtures/cuda/callee_math.c";
+    let recipe = Command::new(bin())
+        .current_dir(root())
+        .args(["analyze", file, "--format", "text"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&recipe.stdout);
+    assert!(
+        text.contains("norm2: defined in your program: add a `__device__` version\n"),
+        "{text}"
+    );
+    assert!(!text.contains("of sqrt"), "{text}");
+    if !nvrtc_available() {
+        return;
+    }
+    let out = emit(file, 10, &[]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(stderr.contains("NVRTC compiled"), "{stderr}");
+}

@@ -167,7 +167,7 @@ pub fn device_equivalent(name: &str) -> Option<&'static str> {
 }
 
 /// Whether device code can call `name` (itself or as its device equivalent).
-fn is_device_available(name: &str) -> bool {
+pub fn is_device_available(name: &str) -> bool {
     DEVICE_MATH.contains(&name)
         || DEVICE_MEMORY.contains(&name)
         || device_equivalent(name).is_some()

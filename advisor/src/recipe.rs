@@ -238,13 +238,29 @@ fn recipe(l: &LoopReport, report: &Report) -> String {
                     Some(how) => how.to_string(),
                     None => "a CUDA device function: nothing to do".to_string(),
                 },
-                "port" if c.callees.is_empty() => {
-                    "defined in your program: add a `__device__` version".to_string()
+                "port" => {
+                    // Its callees that device code already has need no port, only the
+                    // advice their device versions come with.
+                    let (builtin, ported): (Vec<&String>, Vec<&String>) = c
+                        .callees
+                        .iter()
+                        .partition(|n| crate::calls::is_device_available(n));
+                    let mut what = if ported.is_empty() {
+                        "defined in your program: add a `__device__` version".to_string()
+                    } else {
+                        let names: Vec<&str> = ported.iter().map(|n| n.as_str()).collect();
+                        format!(
+                            "defined in your program: add `__device__` versions of it and of {}",
+                            names.join(", ")
+                        )
+                    };
+                    for n in builtin {
+                        if let Some(how) = crate::calls::device_equivalent(n) {
+                            let _ = write!(what, "; it calls `{n}`: {how}");
+                        }
+                    }
+                    what
                 }
-                "port" => format!(
-                    "defined in your program: add `__device__` versions of it and of {}",
-                    c.callees.join(", ")
-                ),
                 "allocator" => {
                     "available on the device but slow: allocate before the kernel".to_string()
                 }

@@ -1548,7 +1548,8 @@ fn device_code(ctx: &Ctx<'_>, report: &LoopReport, plan: &mut KernelPlan) -> Res
     let mut names: Vec<String> = Vec::new();
     for c in report.calls.iter().filter(|c| c.device == "port") {
         for n in std::iter::once(&c.name).chain(c.callees.iter()) {
-            if !names.contains(n) {
+            // What device code already has (`sqrt`, `printf`) needs no port.
+            if !names.contains(n) && !advisor::calls::is_device_available(n) {
                 names.push(n.clone());
             }
         }
