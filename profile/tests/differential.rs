@@ -153,6 +153,18 @@ fn check(p: &Program) {
     }
 }
 
+/// The `.c` files of `dir`, by name, sorted.
+fn c_files(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".c"))
+        .collect();
+    names.sort();
+    names
+}
+
 fn sample(name: &str, args: &[&'static str]) -> Program {
     Program {
         file: root().join("samples").join(name),
@@ -171,13 +183,7 @@ fn kernel(name: &str) -> Program {
 
 #[test]
 fn samples_settle_as_the_reference() {
-    let mut names: Vec<String> = std::fs::read_dir(root().join("samples"))
-        .unwrap()
-        .filter_map(|e| e.ok())
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|n| n.ends_with(".c"))
-        .collect();
-    names.sort();
+    let names = c_files(&root().join("samples"));
     assert!(names.len() >= 20, "{names:?}");
     for name in &names {
         // Smaller inputs than the defaults where the default run is long under the
@@ -196,14 +202,7 @@ fn samples_settle_as_the_reference() {
 
 #[test]
 fn kernels_settle_as_the_reference() {
-    let dir = root().join("profile/benches/kernels");
-    let mut names: Vec<String> = std::fs::read_dir(&dir)
-        .unwrap()
-        .filter_map(|e| e.ok())
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|n| n.ends_with(".c"))
-        .collect();
-    names.sort();
+    let names = c_files(&root().join("profile/benches/kernels"));
     assert!(names.len() >= 5, "{names:?}");
     for name in &names {
         check(&kernel(name));

@@ -440,6 +440,22 @@ fn counts_survive_every_way_out_of_a_loop() {
     }
 }
 
+/// Builds `file` into `dir/work` with the loops `loops` tracked, every access watched.
+fn build_watching_in_full(file: &Path, loops: &str, dir: &Path) -> profile::driver::Built {
+    build(
+        &[TranslationUnitInput::new(file)],
+        &BuildOptions {
+            cc: "cc".into(),
+            cflags: vec!["-O1".into()],
+            ldflags: Vec::new(),
+            selection: LoopSelection::parse(loops),
+            tracking: Tracking::Full,
+            work_dir: dir.join("work"),
+        },
+    )
+    .unwrap()
+}
+
 const REBASE: &str = r#"
 #include <stdio.h>
 int a[64];
@@ -460,18 +476,7 @@ int main(void)
 fn renumbered_ticks_observe_the_same_dependences() {
     let file = write_program("rebase", REBASE);
     let dir = scratch("rebase-build");
-    let built = build(
-        &[TranslationUnitInput::new(&file)],
-        &BuildOptions {
-            cc: "cc".into(),
-            cflags: vec!["-O1".into()],
-            ldflags: Vec::new(),
-            selection: LoopSelection::parse("rebase.c:7"),
-            tracking: Tracking::Full,
-            work_dir: dir.join("work"),
-        },
-    )
-    .unwrap();
+    let built = build_watching_in_full(&file, "rebase.c:7", &dir);
     assert_eq!(built.tracked.len(), 1, "{:?}", built.tracked);
     // The same objects linked with a runtime whose clock wraps at 1,000 ticks.
     let runtime = dir.join("work/runtime/warpwise_rt.c");
@@ -565,18 +570,7 @@ int main(void)
 fn shadow_limit_clears_and_says_so() {
     let file = write_program("big", BIG);
     let dir = scratch("big-build");
-    let built = build(
-        &[TranslationUnitInput::new(&file)],
-        &BuildOptions {
-            cc: "cc".into(),
-            cflags: vec!["-O1".into()],
-            ldflags: Vec::new(),
-            selection: LoopSelection::parse("big.c:6"),
-            tracking: Tracking::Full,
-            work_dir: dir.join("work"),
-        },
-    )
-    .unwrap();
+    let built = build_watching_in_full(&file, "big.c:6", &dir);
     let observe = |limit: Option<&str>, name: &str| {
         let path = dir.join(name);
         let mut cmd = std::process::Command::new(&built.exe);
