@@ -454,16 +454,21 @@ enum Watch {
 /// the loop by line and text, and every access of the loop through the same base (a
 /// may-alias pair names one access per pointer; the others through those pointers can
 /// overlap just as well); a scalar pair, every access of the scalar in the loop. Any
-/// undecided reason without a pair, or a pair access not found in the loop (a callee's
-/// memory, a loop bound, an access printed from the IR), asks for everything.
+/// undecided reason without a pair (a callee whose effects are unknown, a nest that could
+/// not be compared), a needs-profile loop without pairs, or a pair access not found in the
+/// loop (a callee's memory, a loop bound, an access printed from the IR), asks for
+/// everything.
 fn undecided_watch(r: &LoopReport, l: &LoopSite, sites: &Sites, unit: &Unit) -> Watch {
+    // WW112 (a callee's effects unknown) has no pair: its accesses are somewhere in the
+    // callees.
     let undecided = r
         .reasons
         .iter()
-        .filter(|x| x.code == "WW110" || x.code == "WW111")
+        .filter(|x| matches!(x.code.as_str(), "WW110" | "WW111" | "WW112"))
         .count();
     if r.needs_evidence.is_empty() {
-        return if undecided == 0 {
+        // A needs-profile loop always has something to settle, pairs or not.
+        return if undecided == 0 && r.verdict != Verdict::NeedsProfile {
             Watch::Nothing
         } else {
             Watch::Everything

@@ -200,6 +200,19 @@ fn samples_settle_as_the_reference() {
     check(&sample("aliasing.c", &["disjoint"]));
 }
 
+/// A loop whose callees' effects are unknown (mutual recursion, WW112) has no pair to
+/// watch: it is watched in full, and settled both ways.
+#[test]
+fn unknown_callee_effects_are_watched() {
+    for args in [&[][..], &["one"][..]] {
+        check(&Program {
+            file: root().join("profile/tests/fixtures/unknown_callee.c"),
+            defines: Vec::new(),
+            args: args.to_vec(),
+        });
+    }
+}
+
 #[test]
 fn kernels_settle_as_the_reference() {
     let names = c_files(&root().join("profile/benches/kernels"));
