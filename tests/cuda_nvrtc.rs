@@ -66,21 +66,25 @@ fn emit(file: &str, line: u32, extra: &[String]) -> Output {
 }
 
 #[test]
-fn every_generated_sample_kernel_compiles_to_ptx() {
+fn every_generated_sample_and_fixture_kernel_compiles_to_ptx() {
     if !nvrtc_available() {
         return;
     }
     let mut compiled = 0;
     let mut refused = Vec::new();
     let mut with_reductions = Vec::new();
-    let mut samples: Vec<PathBuf> = std::fs::read_dir(root().join("samples"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "c"))
-        .collect();
+    let mut samples: Vec<String> = Vec::new();
+    for dir in ["samples", "tests/fixtures/cuda"] {
+        for entry in std::fs::read_dir(root().join(dir)).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_some_and(|e| e == "c") {
+                let name = path.file_name().unwrap().to_str().unwrap();
+                samples.push(format!("{dir}/{name}"));
+            }
+        }
+    }
     samples.sort();
-    for path in samples {
-        let file = format!("samples/{}", path.file_name().unwrap().to_str().unwrap());
+    for file in samples {
         let out = Command::new(bin())
             .current_dir(root())
             .args(["analyze", &file, "--format", "yaml"])

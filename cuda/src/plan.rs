@@ -12,13 +12,14 @@
 #![allow(clippy::result_large_err)]
 
 use super::ctext::{
-    code_tokens, declared_dims, expr_roots, flat_name, identifiers, name_tokens, replace_sequences,
-    rewrite_expr, strip_line_markers, to_wide, tok_text, token_strings, uses_of, Tok, TokKind,
+    code_tokens, declared_dims, expr_roots, flat_name, identifiers, is_keyword, name_tokens,
+    replace_sequences, rewrite_expr, strip_line_markers, to_wide, tok_text, token_strings, uses_of,
+    Tok, TokKind,
 };
 use advisor::model::{LoopReport, ParamKind, Role, SharedArea, Verdict};
 use frontend::access_sites::{access_sites, FunctionSite, LoopSite, Sites};
 use frontend::ir::{Function, Span};
-use frontend::types::{Type, TypeId, TypeTable};
+use frontend::types::{ArrayLen, Type, TypeId, TypeTable};
 use frontend::unit::Unit;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::PathBuf;
@@ -101,8 +102,9 @@ pub enum Shape {
     /// A pointer to rows of a variable-length array `T (*p)[pitch]`: passed as `T *` and a
     /// pitch in elements, indexed through `ww_rows<T>`.
     Rows { pitch: String },
-    /// A pointer to rows of a fixed length, `int (*p)[128]`: a C++ type as it is.
-    FixedRows { pitch: u64 },
+    /// A pointer to rows of fixed extents, `int (*p)[128]` or `double (*u)[64][5]` (the
+    /// extents after the first, outermost first): a C++ type as it is.
+    FixedRows { dims: Vec<u64> },
     /// A struct object (not a pointer), reached as `s.field`: passed by value.
     Object,
 }
@@ -601,6 +603,55 @@ pub fn cxx_name(s: &str) -> String {
     }
 }
 
+/// The report with each global arithmetic scalar that the loop only reads (listed as
+/// memory, `dt` of `static double dt`) turned into a scalar parameter: the kernel takes
+/// its value, as for a local. `None` when there is none.
+fn globals_by_value(ctx: &Ctx, report: &LoopReport) -> Option<LoopReport> {
+    let scalar_global = |p: &advisor::model::Parameter| {
+        p.storage.is_some()
+            && p.kind != ParamKind::Scalar
+            && p.role == Role::In
+            && ctx
+                .globals
+                .get(&p.name)
+                .is_some_and(|t| ctx.types.is_arithmetic(*t))
+    };
+    if !report.parameters.iter().any(scalar_global) {
+        return None;
+    }
+    let mut out = report.clone();
+    for p in out.parameters.iter_mut().filter(|p| scalar_global(p)) {
+        p.kind = ParamKind::Scalar;
+        p.c_type = ctx.display(ctx.globals[&p.name]);
+        p.bytes = None;
+    }
+    Some(out)
+}
+
+/// For an array type of fixed extents, its innermost element type and the extents after
+/// the first (`double [8][64][5]` -> `double`, `[64, 5]`); `None` when an extent is
+/// variable or missing after the first.
+fn fixed_rows(ctx: &Ctx, t: TypeId) -> Option<(String, Vec<u64>)> {
+    let Type::Array { elem, .. } = ctx.types.get(t) else {
+        return None;
+    };
+    let mut dims = Vec::new();
+    let mut at = *elem;
+    while let Type::Array { elem, len } = ctx.types.get(at) {
+        match len {
+            ArrayLen::Fixed(n) => dims.push(*n),
+            _ => return None,
+        }
+        at = *elem;
+    }
+    Some((ctx.display(at), dims))
+}
+
+/// `[64][5]` for `[64, 5]`.
+fn extents(dims: &[u64]) -> String {
+    dims.iter().map(|d| format!("[{d}]")).collect()
+}
+
 /// Parses `x=j,y=i` (also `x:j y:i`).
 fn parse_mapping(text: &str) -> Result<(String, Option<String>), EmitError> {
     let mut x = None;
@@ -685,22 +736,31 @@ pub fn plan(
     }
     let ctx = Ctx::new(unit, report)?;
     let refuse = |m: String| EmitError::refused(format!("{}: {m}", report.id));
+    let by_value;
+    let report = match globals_by_value(&ctx, report) {
+        Some(r) => {
+            by_value = r;
+            &by_value
+        }
+        None => report,
+    };
 
-    // A one-dimensional global array is copied like an array argument: the host function
-    // names the global where the loop was. Other globals (scalars, structs, arrays of
-    // arrays, whose kernel parameter would need a declarator) are not generated yet.
+    // A global array is copied like an array argument: the host function names the global
+    // where the loop was, and the kernel takes a pointer to its first element (to its
+    // first row for arrays of arrays of fixed extents). Other globals (structs, scalars the
+    // loop writes) are not generated yet; scalars it only reads are passed by value.
     for p in report.parameters.iter().filter(|p| p.storage.is_some()) {
-        let one_dimensional = ctx.globals.get(&p.name).is_some_and(|t| {
-            matches!(ctx.types.get(*t), Type::Array { elem, .. }
-                if !matches!(ctx.types.get(*elem), Type::Array { .. }))
+        let global = ctx.globals.get(&p.name).copied();
+        let supported = global.is_some_and(|t| match ctx.types.get(t) {
+            Type::Array { .. } => fixed_rows(&ctx, t).is_some(),
+            _ => p.kind == ParamKind::Scalar && p.role == Role::In,
         });
-        if !one_dimensional {
+        if !supported {
             return Err(refuse(format!(
-                "the loop uses the global `{}` ({}): globals other than one-dimensional arrays are not generated yet",
+                "the loop uses the global `{}` ({}): globals other than arrays of fixed extents and scalars it only reads are not generated yet",
                 p.name,
-                ctx.globals
-                    .get(&p.name)
-                    .map(|t| ctx.display(*t))
+                global
+                    .map(|t| ctx.display(t))
                     .unwrap_or_else(|| p.c_type.clone())
             )));
         }
@@ -935,6 +995,13 @@ pub fn plan(
         };
         let ir_type = if p.nested { None } else { ctx.type_of(&p.name) };
         let is_object = ir_type.is_some_and(|t| matches!(ctx.types.get(t), Type::Record(_)));
+        // A global array of arrays: its declared extents, not the report's text.
+        let global_rows = p
+            .storage
+            .as_ref()
+            .and_then(|_| ctx.globals.get(&p.name))
+            .and_then(|t| fixed_rows(&ctx, *t))
+            .filter(|(_, dims)| !dims.is_empty());
         let c_type = if p.c_type.trim() == "?" {
             match ir_type {
                 Some(t) => ctx.display(t),
@@ -946,6 +1013,9 @@ pub fn plan(
         let (shape, elem_type, host_type) = if is_object {
             let t = c_type.trim().trim_end_matches('*').trim().to_string();
             (Shape::Object, t.clone(), t)
+        } else if let Some((elem, dims)) = global_rows {
+            let host = format!("{elem} (*){}", extents(&dims));
+            (Shape::FixedRows { dims }, elem, host)
         } else if let Some(i) = c_type.find("(*)") {
             let elem = c_type[..i].trim().to_string();
             let dims = &c_type[i + 3..];
@@ -953,15 +1023,12 @@ pub fn plan(
                 .split(']')
                 .filter_map(|g| g.trim().strip_prefix('['))
                 .collect();
-            if groups.len() != 1 {
-                return Err(refuse(format!(
-                    "`{}` has type `{c_type}`; only one dimension after the first is supported",
-                    p.name
-                )));
-            }
-            match groups[0].trim().parse::<u64>() {
-                Ok(n) => (Shape::FixedRows { pitch: n }, elem, c_type.clone()),
-                Err(_) => {
+            let fixed: Option<Vec<u64>> = groups.iter().map(|g| g.trim().parse().ok()).collect();
+            match fixed {
+                Some(dims) if !dims.is_empty() => {
+                    (Shape::FixedRows { dims }, elem, c_type.clone())
+                }
+                _ if groups.len() == 1 => {
                     let pitch = vla_pitch(&ctx, fsite, &p.name).ok_or_else(|| {
                         refuse(format!(
                             "cannot find the declaration of the variable-length array `{}`",
@@ -969,6 +1036,12 @@ pub fn plan(
                         ))
                     })?;
                     (Shape::Rows { pitch }, elem, "void *".into())
+                }
+                _ => {
+                    return Err(refuse(format!(
+                        "`{}` has type `{c_type}`; a variable-length array with more than one extent after the first is not generated yet",
+                        p.name
+                    )))
                 }
             }
         } else {
@@ -1167,7 +1240,9 @@ pub fn plan(
     }
     // Kernel-side expressions decide which scalars the kernel needs.
     finish_kernel_params(&mut plan);
-    plan.locals = body_locals(&ctx, &plan)?;
+    let locals = body_locals(&ctx, &plan)?;
+    plan.locals = locals.declared;
+    plan.scalars.extend(locals.read_only);
     device_code(&ctx, report, &mut plan)?;
     plan.type_decls = type_decls(&ctx, fsite, outer_site.span.start);
     plan.host_params = host_params(&plan);
@@ -1438,9 +1513,12 @@ fn finish_kernel_params(plan: &mut KernelPlan) {
     }
 }
 
-/// Locals of the function the body uses but does not declare (a variable declared before
-/// the loop and assigned in each iteration, an inner loop's counter).
-fn body_locals(ctx: &Ctx<'_>, plan: &KernelPlan) -> Result<Vec<(String, String)>, EmitError> {
+/// Locals of the function the body uses but does not declare: those it writes (a variable
+/// declared before the loop and assigned in each iteration, an inner loop's counter) are
+/// declared in the kernel; arithmetic scalars it only reads are returned apart, to be
+/// passed by value. The report may not list the latter: a constant (`beta = 1.2` before
+/// the loop) is folded into its expressions, but the body's text still names it.
+fn body_locals(ctx: &Ctx<'_>, plan: &KernelPlan) -> Result<BodyLocals, EmitError> {
     let mut taken: BTreeSet<String> = plan
         .arrays
         .iter()
@@ -1457,7 +1535,7 @@ fn body_locals(ctx: &Ctx<'_>, plan: &KernelPlan) -> Result<Vec<(String, String)>
         .chain(plan.y)
         .map(|i| plan.nest[i].var.as_str())
         .collect();
-    let mut out = Vec::new();
+    let mut out = BodyLocals::default();
     for id in identifiers(&plan.body) {
         if taken.contains(&id) || mapped.contains(id.as_str()) {
             continue;
@@ -1474,25 +1552,102 @@ fn body_locals(ctx: &Ctx<'_>, plan: &KernelPlan) -> Result<Vec<(String, String)>
         if matches!(ctx.types.get(t), Type::Function { .. }) {
             continue;
         }
-        if ctx
-            .func
-            .params
-            .iter()
-            .any(|p| p.name.as_deref() == Some(&id))
-        {
-            // A parameter the report does not list is not read in the loop: declared
-            // inside the body or unused.
-            if !declared_in(&plan.body, &id) {
-                out.push((cxx_type(&ctx.display(t)), id));
-            }
-            continue;
-        }
         if declared_in(&plan.body, &id) {
             continue;
         }
-        out.push((cxx_type(&ctx.display(t)), id));
+        // A scalar the body only reads gets its value at the loop's entry; one it writes
+        // is private (the analysis called the loop friendly), so declaring it in the
+        // kernel is enough.
+        if ctx.types.is_arithmetic(t) && !written_in(&plan.body, &id) {
+            out.read_only.push(ScalarParam {
+                name: id.clone(),
+                ident: cxx_name(&id),
+                c_type: cxx_type(&ctx.display(t)),
+                extra: true,
+                in_kernel: true,
+            });
+            continue;
+        }
+        out.declared.push((cxx_type(&ctx.display(t)), id));
     }
     Ok(out)
+}
+
+/// What [`body_locals`] found.
+#[derive(Default)]
+struct BodyLocals {
+    /// `(type, name)` declared at the kernel's top.
+    declared: Vec<(String, String)>,
+    /// Scalars the body only reads, passed by value.
+    read_only: Vec<ScalarParam>,
+}
+
+/// True when `body` may change `name`: assigns it (`name = `, `name += `, `name.f = `,
+/// `name[k] = ` for an array), increments or decrements it, or takes its address.
+pub(crate) fn written_in(body: &str, name: &str) -> bool {
+    let toks = code_tokens(body);
+    let text = |k: usize| toks.get(k).map_or("", |t| tok_text(body, t));
+    for k in 0..toks.len() {
+        if text(k) != name || (k > 0 && matches!(text(k - 1), "." | "->")) {
+            continue;
+        }
+        if k > 0 && matches!(text(k - 1), "++" | "--") {
+            return true;
+        }
+        // `&name`, unless the `&` is a binary and (`mask & name`).
+        let operand_before = k >= 2
+            && match toks[k - 2].kind {
+                TokKind::Punct => matches!(text(k - 2), ")" | "]"),
+                TokKind::Ident => !is_keyword(text(k - 2)),
+                _ => true,
+            };
+        if k > 0 && text(k - 1) == "&" && !operand_before {
+            return true;
+        }
+        // Skip member and subscript chains: `name.f[2] = ...` writes `name`.
+        let mut j = k + 1;
+        loop {
+            match text(j) {
+                "." | "->" => j += 2,
+                "[" => {
+                    let mut depth = 0;
+                    while j < toks.len() {
+                        match text(j) {
+                            "[" => depth += 1,
+                            "]" => {
+                                depth -= 1;
+                                if depth == 0 {
+                                    break;
+                                }
+                            }
+                            _ => {}
+                        }
+                        j += 1;
+                    }
+                    j += 1;
+                }
+                _ => break,
+            }
+        }
+        if matches!(
+            text(j),
+            "=" | "+="
+                | "-="
+                | "*="
+                | "/="
+                | "%="
+                | "&="
+                | "|="
+                | "^="
+                | "<<="
+                | ">>="
+                | "++"
+                | "--"
+        ) {
+            return true;
+        }
+    }
+    false
 }
 
 /// True when the first use of `name` in `body` declares it (`int idx = ...`,
@@ -1511,12 +1666,30 @@ pub(crate) fn declared_in(body: &str, name: &str) -> bool {
     ) {
         return false;
     }
-    // The statement it is in starts with a type: a word followed by a word or `*`.
-    let start = (0..k)
+    // The statement it is in starts with a type: a word followed by a word or `*`. A `(`
+    // starts one only as the `for (` of a declaration in the loop's header; otherwise the
+    // name is inside an expression (`(scale * u[i] + shift)`).
+    let opening = (0..k)
         .rev()
-        .find(|&j| matches!(text(j), ";" | "{" | "}" | "("))
-        .map(|j| j + 1)
-        .unwrap_or(0);
+        .find(|&j| matches!(text(j), ";" | "{" | "}" | "("));
+    if let Some(j) = opening {
+        if text(j) == "(" && (j == 0 || text(j - 1) != "for") {
+            return false;
+        }
+    }
+    let start = opening.map(|j| j + 1).unwrap_or(0);
+    // Between the type and the name only declarator tokens: more names, `*`, extents and
+    // earlier declarators' initializers (`int a = 1, b;`), never an operator of an
+    // expression (`x + shift`).
+    let declarator = |j: usize| {
+        matches!(
+            toks[j].kind,
+            TokKind::Ident | TokKind::Number | TokKind::Literal
+        ) || matches!(text(j), "*" | "," | "[" | "]" | "=")
+    };
+    if !(start..k).all(declarator) {
+        return false;
+    }
     let word = |j: usize| {
         toks[j].kind == TokKind::Ident
             && !matches!(
@@ -1865,7 +2038,10 @@ fn stageable(plan: &mut KernelPlan, area: &SharedArea) -> Result<Staged, String>
     );
     let rows_pitch = match &a.shape {
         Shape::Rows { .. } => Some(format!("ww_{}_pitch", a.ident)),
-        Shape::FixedRows { pitch } => Some(pitch.to_string()),
+        Shape::FixedRows { dims } => match dims[..] {
+            [pitch] => Some(pitch.to_string()),
+            _ => return Err("it has more than two dimensions".into()),
+        },
         _ => None,
     };
     Ok(Staged {
@@ -1915,11 +2091,29 @@ mod tests {
     }
 
     #[test]
+    fn writes_in_bodies() {
+        let body =
+            "{ t = a[i] * beta; s.x += 1; ++n; m--; q[k][2] = 0; f(&r); u = v & w; return &z; }";
+        for w in ["t", "s", "n", "m", "q", "r", "u", "z"] {
+            assert!(written_in(body, w), "{w}");
+        }
+        for r in ["a", "beta", "i", "k", "f", "v", "w", "x"] {
+            assert!(!written_in(body, r), "{r}");
+        }
+    }
+
+    #[test]
     fn declarations_in_bodies() {
         let body = "{ int fx, fy; unsigned char *row = p; x = 0; a = b, c = d; }";
         assert!(declared_in(body, "fy"));
         assert!(declared_in(body, "row"));
         assert!(!declared_in(body, "x"));
         assert!(!declared_in(body, "c"));
+        // Names inside an expression in parentheses are uses, not declarations.
+        let body = "{ for (int c = 0; c < 5; c++) r[c] = dt * (scale * u[c] + shift) - g; }";
+        assert!(declared_in(body, "c"));
+        assert!(!declared_in(body, "shift"));
+        assert!(!declared_in(body, "u"));
+        assert!(!declared_in(body, "scale"));
     }
 }

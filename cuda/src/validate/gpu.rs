@@ -1,10 +1,11 @@
 //! The CUDA backend: the kernel's device code compiled with NVRTC for the probed GPU and
 //! launched through the driver with the snapshot's buffers and values, as
 //! [`super::launch::LaunchSpec`] lays them out. The generated host function is not run
-//! (there is no CUDA compiler for host code), so its copies and grid are not checked here;
-//! the CPU backend checks those.
+//! (there is no CUDA compiler for host code): its copies are reproduced from the plan
+//! (what it copies in and back, with poison guards around each buffer), its grid is not
+//! checked here; the CPU backend checks that.
 
-use super::launch::{LaunchArg, LaunchSpec};
+use super::launch::{LaunchArg, LaunchSpec, POISON};
 use super::snapshot::Section;
 use super::{Backend, ReplayJob, Replayed};
 use crate::gpu::device::{self, GpuInfo, KernelArg, Launch};
@@ -33,24 +34,83 @@ impl CudaBackend {
     }
 }
 
-/// The GPU layer's arguments for `spec`, in the kernel's parameter order: a buffer is
-/// passed `lo` bytes before its device copy, so the program's byte offsets `[lo, hi)` of
-/// the array land in the buffer; a value passes its bytes as they are (a scalar of the
+/// Poison bytes allocated on each side of every device buffer. A kernel that writes
+/// outside its section writes there and the replay says so, as the CPU backend's shim does
+/// with its guards; a kernel that reads there reads poison, which the comparison shows.
+pub const GUARD: usize = 256;
+
+/// The GPU layer's arguments for `spec`, in the kernel's parameter order: a buffer holds
+/// `GUARD` poison bytes, the bytes the host function copies of the section, poison up to
+/// the section's end, and `GUARD` poison bytes; it is passed so that the program's byte
+/// offsets `[lo, hi)` of the array land on the section. Every buffer is copied back, so
+/// that its guards can be checked. A value passes its bytes as they are (a scalar of the
 /// program's size, a whole struct, a `long long` bound).
 pub fn kernel_args(spec: &LaunchSpec) -> Result<Vec<KernelArg>, String> {
     spec.args
         .iter()
         .map(|arg| match arg {
-            LaunchArg::Buffer { lo, bytes, out, .. } => Ok(KernelArg::BufferAt {
-                bytes: bytes.clone(),
-                copy_back: *out,
-                offset: lo
-                    .checked_neg()
-                    .ok_or_else(|| format!("section start {lo} has no negation"))?,
-            }),
+            LaunchArg::Buffer {
+                lo, bytes, copied, ..
+            } => {
+                let copied = (*copied).min(bytes.len());
+                let mut device = vec![POISON; GUARD + bytes.len() + GUARD];
+                device[GUARD..GUARD + copied].copy_from_slice(&bytes[..copied]);
+                Ok(KernelArg::BufferAt {
+                    bytes: device,
+                    copy_back: true,
+                    offset: (GUARD as i64)
+                        .checked_sub(*lo)
+                        .ok_or_else(|| format!("section start {lo} is out of range"))?,
+                })
+            }
             LaunchArg::Value { bytes, .. } => Ok(KernelArg::Bytes(bytes.clone())),
         })
         .collect()
+}
+
+/// After a run: each outbound section as the host sees it once the host function copied
+/// its part back (the bytes it does not copy keep the host's values), and a failure for
+/// each buffer whose guards or uncopied tail the kernel wrote.
+pub fn read_back(spec: &LaunchSpec, args: &[KernelArg], replayed: &mut Replayed) {
+    for (launch_arg, arg) in spec.args.iter().zip(args) {
+        let (
+            LaunchArg::Buffer {
+                array,
+                lo,
+                bytes: entry,
+                out,
+                copied,
+            },
+            KernelArg::BufferAt { bytes: device, .. },
+        ) = (launch_arg, arg)
+        else {
+            continue;
+        };
+        let copied = (*copied).min(entry.len());
+        let inside = GUARD..GUARD + copied;
+        let written: Vec<usize> = device
+            .iter()
+            .enumerate()
+            .filter(|(i, b)| !inside.contains(i) && **b != POISON)
+            .map(|(i, _)| i)
+            .collect();
+        if let (Some(first), Some(last)) = (written.first(), written.last()) {
+            let at = |i: usize| lo + i as i64 - GUARD as i64;
+            replayed.failures.push(format!(
+                "the kernel wrote outside the device buffer of `{array}` ({copied} bytes): bytes [{}, {}) relative to `{array}`",
+                at(*first),
+                at(*last + 1)
+            ));
+        }
+        if *out {
+            let mut bytes = device[inside].to_vec();
+            bytes.extend_from_slice(&entry[copied..]);
+            let hi = lo + bytes.len() as i64;
+            replayed
+                .sections
+                .insert(array.clone(), Section { lo: *lo, hi, bytes });
+        }
+    }
 }
 
 /// What each argument of `spec` occupies as a kernel parameter, in bytes.
@@ -110,7 +170,8 @@ impl Backend for CudaBackend {
     fn describe(&self) -> String {
         format!(
             "the kernel compiled with NVRTC ({}) for {} ({}, compute capability {}.{}) and launched \
-             {REPETITIONS} times on the snapshot's sections; the host function is not run",
+             {REPETITIONS} times on the sections the host function copies, between poison guards; \
+             the host function itself is not run",
             self.nvrtc,
             self.gpu.name,
             self.gpu.nvrtc_arch(),
@@ -151,23 +212,7 @@ impl Backend for CudaBackend {
                 return Ok(replayed);
             }
         }
-        for (launch_arg, arg) in spec.args.iter().zip(args) {
-            if let (
-                LaunchArg::Buffer {
-                    array,
-                    lo,
-                    out: true,
-                    ..
-                },
-                KernelArg::BufferAt { bytes, .. },
-            ) = (launch_arg, arg)
-            {
-                let hi = lo + bytes.len() as i64;
-                replayed
-                    .sections
-                    .insert(array.clone(), Section { lo: *lo, hi, bytes });
-            }
-        }
+        read_back(spec, &args, &mut replayed);
         Ok(replayed)
     }
 }
@@ -188,12 +233,14 @@ mod tests {
                     lo: 40,
                     bytes: vec![1; 16],
                     out: false,
+                    copied: 16,
                 },
                 LaunchArg::Buffer {
                     array: "c".into(),
                     lo: -8,
-                    bytes: vec![0xA5; 24],
+                    bytes: vec![7; 24],
                     out: true,
+                    copied: 20,
                 },
                 LaunchArg::Value {
                     what: "n".into(),
@@ -207,27 +254,65 @@ mod tests {
         }
     }
 
+    /// `GUARD` poison bytes, then `body`, then `GUARD` poison bytes.
+    fn guarded(body: &[u8]) -> Vec<u8> {
+        let mut v = vec![POISON; GUARD];
+        v.extend_from_slice(body);
+        v.extend(std::iter::repeat_n(POISON, GUARD));
+        v
+    }
+
     #[test]
-    fn buffers_are_passed_lo_bytes_before_their_copy_and_values_as_raw_bytes() {
+    fn buffers_are_guarded_hold_what_the_host_copies_and_values_pass_as_raw_bytes() {
         let args = kernel_args(&spec()).unwrap();
+        let mut c = vec![7; 20];
+        c.extend([POISON; 4]);
         assert_eq!(
             args,
             vec![
                 KernelArg::BufferAt {
-                    bytes: vec![1; 16],
-                    copy_back: false,
-                    offset: -40
+                    bytes: guarded(&[1; 16]),
+                    copy_back: true,
+                    offset: GUARD as i64 - 40
                 },
                 KernelArg::BufferAt {
-                    bytes: vec![0xA5; 24],
+                    bytes: guarded(&c),
                     copy_back: true,
-                    offset: 8
+                    offset: GUARD as i64 + 8
                 },
                 KernelArg::Bytes(7i32.to_le_bytes().to_vec()),
                 KernelArg::Bytes(vec![2; 20]),
             ]
         );
         assert_eq!(param_sizes(&spec()), vec![8, 8, 4, 20]);
+    }
+
+    #[test]
+    fn read_back_keeps_the_host_bytes_it_does_not_copy_and_reports_writes_outside() {
+        let spec = spec();
+        let mut args = kernel_args(&spec).unwrap();
+        // The kernel wrote all 24 bytes of `c` (4 past the 20 the host copies) and one byte
+        // below `a`'s section.
+        if let KernelArg::BufferAt { bytes, .. } = &mut args[1] {
+            bytes[GUARD..GUARD + 24].fill(9);
+        }
+        if let KernelArg::BufferAt { bytes, .. } = &mut args[0] {
+            bytes[GUARD - 1] = 0;
+        }
+        let mut replayed = Replayed::default();
+        read_back(&spec, &args, &mut replayed);
+        let c = &replayed.sections["c"];
+        let mut want = vec![9; 20];
+        want.extend([7; 4]);
+        assert_eq!((c.lo, c.hi, &c.bytes), (-8, 16, &want));
+        assert!(!replayed.sections.contains_key("a"));
+        assert_eq!(
+            replayed.failures,
+            vec![
+                "the kernel wrote outside the device buffer of `a` (16 bytes): bytes [39, 40) relative to `a`",
+                "the kernel wrote outside the device buffer of `c` (20 bytes): bytes [12, 16) relative to `c`",
+            ]
+        );
     }
 
     #[test]

@@ -16,11 +16,15 @@ pub enum LaunchArg {
     /// A device buffer: allocate `bytes.len()` bytes, copy `bytes` in, and pass the device
     /// address minus `lo` (a pointer such that the program's byte offsets `[lo, hi)` land in
     /// the buffer). After the launch, `out` buffers are read back as the array's section.
+    /// `copied` is how many of the section's leading bytes the generated host function
+    /// copies (all of them, except under `--debug-shrink`): the device holds only those,
+    /// and only those come back.
     Buffer {
         array: String,
         lo: i64,
         bytes: Vec<u8>,
         out: bool,
+        copied: usize,
     },
     /// Passed by value: a scalar's bytes, a struct's bytes, or a `long long`.
     Value { what: String, bytes: Vec<u8> },
@@ -43,8 +47,9 @@ fn value(snapshot: &Snapshot, key: &str) -> Result<i64, String> {
         .ok_or_else(|| format!("the snapshot has no value `{key}`"))
 }
 
-/// The launch the plan asks for on this snapshot: the report's sections and bounds (the
-/// test-only `--debug-*` breakages change the generated code, not this).
+/// The launch the plan asks for on this snapshot: the report's sections and bounds, and
+/// what the generated host function copies of them (a test-only `--debug-shrink` copies
+/// one element less; `--debug-swap-bounds` changes only the generated code).
 pub fn launch_spec(plan: &KernelPlan, snapshot: &Snapshot) -> Result<LaunchSpec, String> {
     let (bx, by) = plan.launch_block();
     let trip_x = value(snapshot, "trip:x")?;
@@ -71,11 +76,15 @@ pub fn launch_spec(plan: &KernelPlan, snapshot: &Snapshot) -> Result<LaunchSpec,
                     .get(array)
                     .ok_or_else(|| format!("the snapshot has no section of `{array}`"))?;
                 let a = plan.array(array);
+                let shrunk = a
+                    .filter(|a| a.reported_hi.is_some())
+                    .map_or(0, |a| a.elem_bytes as usize);
                 args.push(LaunchArg::Buffer {
                     array: array.clone(),
                     lo: s.lo,
                     bytes: s.bytes.clone(),
                     out: a.is_some_and(|a| a.role != advisor::model::Role::In),
+                    copied: s.bytes.len().saturating_sub(shrunk),
                 });
             }
             KernelArg::Object { array, .. } => {
