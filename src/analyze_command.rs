@@ -105,11 +105,10 @@ pub fn run(args: &AnalyzeArgs) -> ExitCode {
         return ExitCode::from(2);
     }
     let Some(gpu) = advisor::gpus::gpu(&args.gpu) else {
-        let known: Vec<&str> = advisor::gpus::GPUS.iter().map(|g| g.name).collect();
         eprintln!(
             "error: unknown GPU `{}` (known: {})",
             args.gpu,
-            known.join(", ")
+            advisor::gpus::known()
         );
         return ExitCode::from(2);
     };

@@ -66,10 +66,9 @@ pub struct InstantiateArgs {
 /// Exit code 2 for bad options, 1 for unreadable inputs.
 pub fn options(args: &InstanceArgs, gpu: &str, block: (u64, u64)) -> Result<Options, (u8, String)> {
     let gpu = advisor::gpus::gpu(gpu).ok_or_else(|| {
-        let known: Vec<&str> = advisor::gpus::GPUS.iter().map(|g| g.name).collect();
         (
             2,
-            format!("unknown GPU `{gpu}` (known: {})", known.join(", ")),
+            format!("unknown GPU `{gpu}` (known: {})", advisor::gpus::known()),
         )
     })?;
     let mut set = Values::new();

@@ -17,7 +17,7 @@ pub struct Gpu {
     pub max_blocks_per_sm: u64,
     pub max_threads_per_block: u64,
     /// Peak device-memory bandwidth of the example card, bytes per second (vendor data
-    /// sheets: V100 SXM2 900 GB/s, A100 40 GB 1555 GB/s, H100 SXM 3350 GB/s).
+    /// sheets: V100 SXM2 900 GB/s, A100 40 GB 1555 GB/s, H100 SXM 3350 GB/s, H200 4800 GB/s).
     pub dram_bytes_per_s: u64,
 }
 
@@ -58,6 +58,20 @@ pub const GPUS: &[Gpu] = &[
         max_threads_per_block: 1024,
         dram_bytes_per_s: 3_350_000_000_000,
     },
+    // The same architecture with HBM3e: only the bandwidth differs. `sm_90` finds the H100
+    // above; `--gpu h200` this one.
+    Gpu {
+        name: "sm_90",
+        example: "H200",
+        shared_per_block: 227 * 1024,
+        shared_per_block_default: 48 * 1024,
+        shared_per_sm: 228 * 1024,
+        reserved_per_block: 1024,
+        max_threads_per_sm: 2048,
+        max_blocks_per_sm: 32,
+        max_threads_per_block: 1024,
+        dram_bytes_per_s: 4_800_000_000_000,
+    },
 ];
 
 /// The default target when `--gpu` is not given.
@@ -71,6 +85,23 @@ pub fn gpu(name: &str) -> Option<&'static Gpu> {
             || g.name.trim_start_matches("sm_") == wanted
             || g.example.to_ascii_lowercase() == wanted
     })
+}
+
+/// The names `--gpu` takes, for messages: `sm_70 (V100), ..., h200 (sm_90)`.
+pub fn known() -> String {
+    let mut seen = Vec::new();
+    GPUS.iter()
+        .map(|g| {
+            let text = if seen.contains(&g.name) {
+                format!("{} ({})", g.example.to_ascii_lowercase(), g.name)
+            } else {
+                format!("{} ({})", g.name, g.example)
+            };
+            seen.push(g.name);
+            text
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// Resident blocks per SM for a block of `threads` threads using `shared` bytes, and the
@@ -102,6 +133,15 @@ mod tests {
         assert_eq!(gpu("sm_80").map(|g| g.example), Some("A100"));
         assert_eq!(gpu("8.0").map(|g| g.name), Some("sm_80"));
         assert_eq!(gpu("h100").map(|g| g.name), Some("sm_90"));
+        assert_eq!(
+            known(),
+            "sm_70 (V100), sm_80 (A100), sm_90 (H100), h200 (sm_90)"
+        );
+        assert_eq!(gpu("sm_90").map(|g| g.example), Some("H100"));
+        assert_eq!(
+            gpu("H200").map(|g| (g.name, g.dram_bytes_per_s)),
+            Some(("sm_90", 4_800_000_000_000))
+        );
         let v100 = gpu("70").expect("sm_70");
         // 256 threads, 32 KiB: shared memory allows 3 blocks, threads 8.
         assert_eq!(
