@@ -567,6 +567,60 @@ fn global_arrays_of_fixed_extents_and_folded_constants_pass() {
 }
 
 #[test]
+fn arrays_held_in_locals_behind_struct_pointers_pass() {
+    // SUNDIALS' shape: `xd = NV_DATA(x)` through a cast of `x->content`, the loop indexing
+    // `xd`; the report names the array `x->content->data`. The kernel takes `xd`, and the
+    // program's `typedef struct vector {...} *N_Vector;` is copied whole.
+    let file = "tests/fixtures/cuda/nvector.c";
+    let mut failed = Vec::new();
+    for args in [&["100"][..], &["37"][..]] {
+        for line in [24, 32] {
+            let out = validate_file(file, line, &[], args);
+            let t = text(&out);
+            if out.status.code() != Some(0) || !t.contains("PASS") {
+                failed.push(format!("{file}:{line} {args:?}:\n{t}"));
+            }
+        }
+    }
+    assert!(failed.is_empty(), "{}", failed.join("\n"));
+}
+
+#[test]
+fn program_types_holding_library_types_pass_and_spell_them_for_nvrtc() {
+    // `struct image { FILE *log; size_t columns, rows; off_t offset; uint8_t *pixels; }`
+    // and `uint8_t` in the body: the replay holds the whole struct (the host function
+    // reads `image->columns` for the bounds), and the device code declares the C
+    // library's types for NVRTC, which has no headers.
+    let file = "tests/fixtures/cuda/system_types.c";
+    for args in [&["30"][..], &["13"][..]] {
+        let out = validate_file(file, 19, &[], args);
+        let t = text(&out);
+        assert!(
+            out.status.code() == Some(0) && t.contains("PASS"),
+            "{args:?}: {t}"
+        );
+    }
+    let dir = scratch("system-types");
+    let out = warpwise(&[
+        "emit",
+        file,
+        "--loop",
+        &format!("{file}:19"),
+        "-o",
+        dir.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let cu = std::fs::read_to_string(dir.join("invert_L19.cu")).unwrap();
+    let rtc = &cu[cu.find("#ifdef __CUDACC_RTC__").expect("an NVRTC block")..];
+    let rtc = &rtc[..rtc.find("#endif").unwrap()];
+    for want in ["FILE;", "uint8_t;", "size_t;", "__off_t;"] {
+        assert!(rtc.contains(want), "missing `{want}` in\n{rtc}");
+    }
+    // The program's own types follow, after the C spellings they may use.
+    assert!(cu.find("#define restrict").unwrap() < cu.find("typedef struct image").unwrap());
+}
+
+#[test]
 fn private_storage_is_declared_in_the_kernel() {
     // Arrays and structs declared in the body, and an array written before it is read in
     // every iteration, become the kernel's own locals; a lastprivate scalar is refused.

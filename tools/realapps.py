@@ -9,6 +9,8 @@ needs-profile and not-friendly, and the reasons of the others.
     python3 tools/realapps.py measure [APP...] # analyse them (release build of warpwise)
     python3 tools/realapps.py port [APP...]    # port the authors' friendly loops to OpenMP
                                                # offload and compile the ports (clang-16)
+    python3 tools/realapps.py port-cuda [APP...] # CUDA kernels for them, compiled by NVRTC
+                                               # (`emit --check`; WARPWISE_NVRTC as in the docs)
 
 `WW` names the warpwise binary to run, `WW_FLAGS` adds flags to `analyze` (for example
 `WW_FLAGS="--aliasing call-sites"`), `NR` how many reasons to print per loop.
@@ -331,8 +333,62 @@ def port(only):
           f"compile {totals['compiled']}")
 
 
+def port_cuda(only):
+    """`emit --target cuda --check` on each of the authors' friendly loops (one kernel per
+    loop): generated and compiled by NVRTC, or refused, with the refusals grouped by reason."""
+    import shutil
+    import tempfile
+    warpwise = os.environ.get("WW", os.path.join(REPO, "target", "release", "warpwise"))
+    totals = collections.Counter()
+    reasons = collections.Counter()
+    for name, domain, _, directory, pattern, flags in APPS:
+        if only and name not in only:
+            continue
+        cwd, files = app_files(directory, pattern)
+        try:
+            report = json.load(open(os.path.join(ROOT, f"{name}.report.json")))
+        except (OSError, ValueError):
+            print(f"== {name}: no report; run `measure {name}` first")
+            continue
+        flags = [f.replace("{cfg}", os.path.join(ROOT, "cfg")) for f in flags]
+        friendly = [l["id"] for l in report["loops"]
+                    if l["verdict"] == "friendly"
+                    and any(PARALLEL_FOR.search(p) for p in l.get("pragmas", []))]
+        compiled, refused, broken = 0, [], []
+        for loop in friendly:
+            out = tempfile.mkdtemp(prefix=f"warpwise-cuda-{name}-")
+            run = subprocess.run([warpwise, "emit", "--target", "cuda", "--check", *files, *flags,
+                                  "--loop", loop, "-o", out], cwd=cwd, capture_output=True,
+                                 text=True)
+            shutil.rmtree(out)
+            text = run.stderr
+            if run.returncode == 0 and "NVRTC compiled" in text:
+                compiled += 1
+            elif "does not compile" in text or run.returncode == 0:
+                broken.append(f"{loop}: {text.strip().splitlines()[-1][:200] if text.strip() else ''}")
+            else:
+                why = next((l for l in text.splitlines() if l.startswith("error")), text[-200:])
+                # Group by the reason without the loop id and names in backquotes.
+                key = re.sub(r"`[^`]*`", "`_`", re.sub(r"^error: (loop )?[^ ]*: ", "", why))[:110]
+                reasons[key] += 1
+                refused.append(f"{loop}: {why[:220]}")
+        totals.update(friendly=len(friendly), compiled=compiled, refused=len(refused),
+                      broken=len(broken))
+        print(f"== {name}: authors' friendly loops {len(friendly)}: CUDA generated and compiled "
+              f"{compiled}, refused {len(refused)}, generated but not compiling {len(broken)}")
+        for r in refused[:int(os.environ.get("NR", "5"))]:
+            print("   refused " + r)
+        for b in broken:
+            print("   DOES NOT COMPILE " + b)
+    print(f"TOTAL authors' friendly loops {totals['friendly']}: CUDA compiled {totals['compiled']}, "
+          f"refused {totals['refused']}, not compiling {totals['broken']}")
+    for why, n in reasons.most_common(12):
+        print(f"   {n:4d}  {why}")
+
+
 if __name__ == "__main__":
-    commands = {"fetch": lambda _: fetch(), "measure": measure, "port": port}
+    commands = {"fetch": lambda _: fetch(), "measure": measure, "port": port,
+                "port-cuda": port_cuda}
     if len(sys.argv) < 2 or sys.argv[1] not in commands:
         sys.exit(__doc__)
     commands[sys.argv[1]](set(sys.argv[2:]))

@@ -71,7 +71,8 @@ fn block_text(plan: &KernelPlan) -> String {
     format!("{x}x{y}")
 }
 
-const HELPERS: &str = r#"// C spellings C++ does not have.
+/// Before the program's types, which may use them (`Quantum * restrict color;`).
+const SPELLINGS: &str = r#"// C spellings C++ does not have.
 #ifndef restrict
 #define restrict __restrict__
 #endif
@@ -79,7 +80,9 @@ const HELPERS: &str = r#"// C spellings C++ does not have.
 #define _Bool bool
 #endif
 
-static __host__ __device__ inline long long ww_min(long long a, long long b) { return a < b ? a : b; }
+"#;
+
+const HELPERS: &str = r#"static __host__ __device__ inline long long ww_min(long long a, long long b) { return a < b ? a : b; }
 static __host__ __device__ inline long long ww_max(long long a, long long b) { return a > b ? a : b; }
 static __host__ __device__ inline long long ww_round_up(long long n, long long m) { return (n + m - 1) / m * m; }
 "#;
@@ -248,6 +251,19 @@ fn kernel_pointer_type(a: &super::plan::ArrayParam) -> String {
 
 fn device_part(plan: &mut KernelPlan) -> String {
     let mut out = String::new();
+    out.push_str(SPELLINGS);
+    if !plan.system_type_decls.is_empty() {
+        out.push_str(
+            "// Types of the C library that the program's types or the loop name: NVRTC has no\n\
+             // C library headers (nvcc and the CPU shim include the real ones).\n\
+             #ifdef __CUDACC_RTC__\n",
+        );
+        for d in &plan.system_type_decls {
+            out.push_str(d);
+            out.push('\n');
+        }
+        out.push_str("#endif\n\n");
+    }
     if !plan.type_decls.is_empty() {
         out.push_str("// Types from the program.\n");
         for d in &plan.type_decls {

@@ -244,6 +244,8 @@ pub struct KernelPlan {
     pub device_functions: Vec<String>,
     /// Type definitions (typedefs, structs, enums) of the user's files.
     pub type_decls: Vec<String>,
+    /// Type items of system headers that `type_decls` or the body name, for NVRTC only.
+    pub system_type_decls: Vec<String>,
     pub staged: Vec<Staged>,
     pub notes: Vec<String>,
     pub kernel_name: String,
@@ -603,18 +605,19 @@ pub fn cxx_name(s: &str) -> String {
     }
 }
 
-/// The report with each global arithmetic scalar that the loop only reads (listed as
-/// memory, `dt` of `static double dt`) turned into a scalar parameter: the kernel takes
-/// its value, as for a local. `None` when there is none.
+/// The report with each arithmetic variable in memory that the loop only reads (a global
+/// `static double dt`, a local whose address is taken elsewhere; reports list them as
+/// memory) turned into a scalar parameter: the kernel takes its value, as for any local.
+/// `None` when there is none.
 fn globals_by_value(ctx: &Ctx, report: &LoopReport) -> Option<LoopReport> {
+    // Address-taken locals (`sscanf(arg, "%lf", &gamma)`) are memory to the analysis too.
     let scalar_global = |p: &advisor::model::Parameter| {
-        p.storage.is_some()
+        !p.nested
             && p.kind != ParamKind::Scalar
             && p.role == Role::In
             && ctx
-                .globals
-                .get(&p.name)
-                .is_some_and(|t| ctx.types.is_arithmetic(*t))
+                .type_of(&p.name)
+                .is_some_and(|t| ctx.types.is_arithmetic(t))
     };
     if !report.parameters.iter().any(scalar_global) {
         return None;
@@ -622,10 +625,89 @@ fn globals_by_value(ctx: &Ctx, report: &LoopReport) -> Option<LoopReport> {
     let mut out = report.clone();
     for p in out.parameters.iter_mut().filter(|p| scalar_global(p)) {
         p.kind = ParamKind::Scalar;
-        p.c_type = ctx.display(ctx.globals[&p.name]);
+        p.c_type = ctx
+            .type_of(&p.name)
+            .map_or(p.c_type.clone(), |t| ctx.display(t));
         p.bytes = None;
     }
     Some(out)
+}
+
+/// The report with each nested array that a local pointer holds (`xd = NV_DATA_OMP(x)`,
+/// which reports name by its path `x->content->data`) named by that local, and the local
+/// no longer listed as a pointer scalar: the loop's text indexes `xd`, so the kernel's
+/// buffer must be `xd`, with the path's section. Only where [`loaded_locals`] shows the
+/// local holds that path's one load everywhere. `None` when there is none.
+fn arrays_by_local(ctx: &Ctx, report: &LoopReport) -> Option<LoopReport> {
+    let locals = loaded_locals_with(ctx.func, true);
+    let holder = |p: &advisor::model::Parameter| -> Option<String> {
+        if p.kind == ParamKind::Scalar || !p.nested {
+            return None;
+        }
+        let tokens: Vec<String> = token_strings(&p.name)
+            .into_iter()
+            .map(str::to_string)
+            .collect();
+        let local = &locals.iter().find(|(path, _)| *path == tokens)?.1;
+        // The report lists the local as a pointer the loop reads: the body uses it.
+        report
+            .parameters
+            .iter()
+            .any(|q| q.kind == ParamKind::Scalar && &q.name == local && q.c_type.contains('*'))
+            .then(|| local.clone())
+    };
+    let renamed: Vec<(usize, String)> = report
+        .parameters
+        .iter()
+        .enumerate()
+        .filter_map(|(k, p)| holder(p).map(|l| (k, l)))
+        .collect();
+    if renamed.is_empty() {
+        return None;
+    }
+    let mut out = report.clone();
+    for (k, local) in &renamed {
+        out.parameters[*k].name = local.clone();
+        out.parameters[*k].nested = false;
+    }
+    out.parameters
+        .retain(|q| !(q.kind == ParamKind::Scalar && renamed.iter().any(|(_, l)| *l == q.name)));
+    Some(out)
+}
+
+/// A pointer to one struct through which nested arrays are reached (`image` of
+/// `image->pixels`) gets the whole struct as its section: the host function reads the
+/// fields the bounds and sections name (`image->columns`), not only those the loop's
+/// accesses touch, and a replay must hold them. Only when the reported section lies inside
+/// one struct.
+fn widen_struct_roots(ctx: &Ctx, arrays: &mut [ArrayParam]) {
+    let roots: BTreeSet<String> = arrays
+        .iter()
+        .filter(|a| a.nested)
+        .filter_map(|a| expr_roots(&a.name).into_iter().next())
+        .collect();
+    for a in arrays
+        .iter_mut()
+        .filter(|a| !a.nested && roots.contains(&a.name))
+    {
+        let Some(t) = ctx.type_of(&a.name) else {
+            continue;
+        };
+        let Type::Pointer { pointee, .. } = ctx.types.get(t) else {
+            continue;
+        };
+        if !matches!(ctx.types.get(*pointee), Type::Record(_)) {
+            continue;
+        }
+        let Some(size) = ctx.types.size_of(*pointee) else {
+            continue;
+        };
+        let inside = |e: &str| e.trim().parse::<u64>().is_ok_and(|v| v <= size);
+        if inside(&a.lo) && inside(&a.hi) && a.reported_hi.is_none() {
+            a.lo = "0".into();
+            a.hi = size.to_string();
+        }
+    }
 }
 
 /// For an array type of fixed extents, its innermost element type and the extents after
@@ -741,6 +823,14 @@ pub fn plan(
         Some(r) => {
             by_value = r;
             &by_value
+        }
+        None => report,
+    };
+    let by_local;
+    let report = match arrays_by_local(&ctx, report) {
+        Some(r) => {
+            by_local = r;
+            &by_local
         }
         None => report,
     };
@@ -1088,6 +1178,7 @@ pub fn plan(
             },
         });
     }
+    widen_struct_roots(&ctx, &mut arrays);
     for s in &opts.debug.shrink {
         if !arrays.iter().any(|a| &a.name == s) {
             let names: Vec<&str> = arrays.iter().map(|a| a.name.as_str()).collect();
@@ -1206,6 +1297,7 @@ pub fn plan(
         device_prototypes: Vec::new(),
         device_functions: Vec::new(),
         type_decls: Vec::new(),
+        system_type_decls: Vec::new(),
         staged: Vec::new(),
         notes,
         kernel_name: String::new(),
@@ -1245,6 +1337,8 @@ pub fn plan(
     plan.scalars.extend(locals.read_only);
     device_code(&ctx, report, &mut plan)?;
     plan.type_decls = type_decls(&ctx, fsite, outer_site.span.start);
+    let device_text = format!("{}\n{}", plan.device_functions.join("\n"), plan.body);
+    plan.system_type_decls = system_type_decls(&ctx, &plan.type_decls, &device_text);
     plan.host_params = host_params(&plan);
     plan.kernel_args = kernel_args(&plan);
     Ok(plan)
@@ -1284,7 +1378,30 @@ pub(crate) fn dealias(ctx: &Ctx<'_>, report: &LoopReport, expr: &str) -> String 
 /// nowhere else (its other SSA values are merges of that one), so `N` has that value
 /// wherever the report's expression is evaluated.
 fn loaded_locals(func: &Function) -> Vec<(Vec<String>, String)> {
+    loaded_locals_with(func, false)
+}
+
+/// [`loaded_locals`], or with `ignore_constants` also locals given a constant elsewhere
+/// (`xd = yd = zd = NULL;` at the top of the function, the load later): only for
+/// [`arrays_by_local`], where the report itself shows that the loop's accesses go through
+/// the load (it names the array by the load's path; through a merge with NULL it would
+/// name something else).
+fn loaded_locals_with(func: &Function, ignore_constants: bool) -> Vec<(Vec<String>, String)> {
     use frontend::ir::InstKind;
+    // A constant, or a constant cast to the local's type (`NULL`: `(double *)(void *)0`).
+    let constant = |mut v: frontend::ir::Value| {
+        if !ignore_constants {
+            return false;
+        }
+        for _ in 0..4 {
+            match func.inst(v).kind {
+                InstKind::Const(_) => return true,
+                InstKind::Cast(c) => v = c,
+                _ => return false,
+            }
+        }
+        false
+    };
     let mut by_path: HashMap<String, Vec<frontend::ir::Value>> = HashMap::new();
     for v in func.values() {
         if matches!(func.inst(v).kind, InstKind::Load { .. }) {
@@ -1305,6 +1422,7 @@ fn loaded_locals(func: &Function) -> Vec<(Vec<String>, String)> {
         let named: Vec<frontend::ir::Value> = func
             .values()
             .filter(|v| func.inst(*v).origin.var_name.as_deref() == Some(local.as_str()))
+            .filter(|v| !constant(*v))
             .collect();
         let mut changed = true;
         while changed {
@@ -1314,7 +1432,10 @@ fn loaded_locals(func: &Function) -> Vec<(Vec<String>, String)> {
                     continue;
                 }
                 if let InstKind::Phi(args) = &func.inst(*v).kind {
-                    if args.iter().all(|(_, a)| values.contains(a) || a == v) {
+                    if args
+                        .iter()
+                        .all(|(_, a)| values.contains(a) || a == v || constant(*a))
+                    {
                         values.insert(*v);
                         changed = true;
                     }
@@ -1819,12 +1940,103 @@ fn type_decls(ctx: &Ctx<'_>, fsite: &FunctionSite, before: u32) -> Vec<String> {
     out.into_iter().map(|d| cxx_safe(&d)).collect()
 }
 
+/// Type items of system headers that the program's type declarations or the device code
+/// (the loop's body, ported callees) name, with what they name in turn, in the headers' order: NVRTC has no C library
+/// headers, so a program struct holding a `FILE *` or a body using `uint8_t` needs them
+/// spelled out. At most 200 items.
+fn system_type_decls(ctx: &Ctx<'_>, program: &[String], body: &str) -> Vec<String> {
+    let system = ctx.unit.preprocessed.source_map.system_ranges();
+    let in_system = |o: usize| system.iter().any(|&(a, b)| a <= o && o < b);
+    let text = &ctx.text;
+    let toks = code_tokens(text);
+    // Top-level type items of system headers and the names each declares.
+    let mut items: Vec<(String, BTreeSet<String>)> = Vec::new();
+    let mut depth = 0i32;
+    let mut item_start: Option<usize> = None;
+    for (k, t) in toks.iter().enumerate() {
+        let s = tok_text(text, t);
+        if depth == 0 && item_start.is_none() {
+            item_start = Some(k);
+        }
+        match s {
+            "{" | "(" | "[" => depth += 1,
+            "}" | ")" | "]" => depth -= 1,
+            _ => {}
+        }
+        let ends = depth == 0 && (s == ";" || (s == "}" && is_function_body_end(text, &toks, k)));
+        if !ends {
+            continue;
+        }
+        let Some(st) = item_start.take() else {
+            continue;
+        };
+        let item = &toks[st..=k];
+        let first = tok_text(text, &toks[st]);
+        if in_system(toks[st].start) && is_type_item(text, item, first) {
+            let names = declared_type_names(text, item);
+            if !names.is_empty() {
+                let source = strip_line_markers(&text[toks[st].start..t.end]);
+                items.push((source.trim().to_string(), names));
+            }
+        }
+    }
+    let mut wanted: Vec<String> = program
+        .iter()
+        .flat_map(|d| identifiers(d))
+        .chain(identifiers(body))
+        .collect();
+    let mut taken = vec![false; items.len()];
+    let mut count = 0;
+    while let Some(name) = wanted.pop() {
+        for (k, (source, names)) in items.iter().enumerate() {
+            if !taken[k] && names.contains(&name) && count < 200 {
+                taken[k] = true;
+                count += 1;
+                wanted.extend(identifiers(source));
+            }
+        }
+    }
+    items
+        .into_iter()
+        .zip(taken)
+        .filter(|(_, t)| *t)
+        .map(|((source, _), _)| cxx_safe(&source))
+        .collect()
+}
+
+/// The names a type item declares: a typedef's names (`FILE`, `uint8_t`, `handler` of
+/// `typedef void (*handler)(int);`) and a struct, union or enum tag it defines.
+fn declared_type_names(text: &str, item: &[Tok]) -> BTreeSet<String> {
+    let word = |k: usize| item.get(k).map_or("", |t| tok_text(text, t));
+    let mut names = BTreeSet::new();
+    let typedef = word(0) == "typedef";
+    let mut braces = 0;
+    for k in 0..item.len() {
+        match word(k) {
+            "{" => braces += 1,
+            "}" => braces -= 1,
+            _ => {}
+        }
+        if item[k].kind != TokKind::Ident || is_keyword(word(k)) {
+            continue;
+        }
+        let tag = k > 0 && matches!(word(k - 1), "struct" | "union" | "enum");
+        if tag && word(k + 1) == "{" && braces == 0 {
+            names.insert(word(k).to_string());
+        } else if typedef && braces == 0 && !tag && matches!(word(k + 1), ";" | "," | "[" | ")") {
+            names.insert(word(k).to_string());
+        }
+    }
+    names
+}
+
 fn is_function_body_end(text: &str, toks: &[Tok], k: usize) -> bool {
     // A `}` at depth 0 closes a function body unless a declarator or `;` follows
-    // (`struct s {...} x;`, `enum {...};`).
+    // (`struct s {...} x;`, `enum {...};`, `typedef struct v {...} *V;`, `} (*f)(void);`,
+    // `} __attribute__((packed)) p;`): no top-level item starts with `*` or `(`.
     !matches!(
         toks.get(k + 1).map(|t| tok_text(text, t)),
-        Some(";") | Some(",")
+        Some(";" | "," | "*" | "(" | "__attribute__" | "__attribute")
     ) && !toks.get(k + 1).is_some_and(|t| {
         t.kind == TokKind::Ident
             && toks
