@@ -2011,19 +2011,19 @@ fn declared_type_names(text: &str, item: &[Tok]) -> BTreeSet<String> {
     let mut names = BTreeSet::new();
     let typedef = word(0) == "typedef";
     let mut braces = 0;
-    for k in 0..item.len() {
+    for (k, tok) in item.iter().enumerate() {
         match word(k) {
             "{" => braces += 1,
             "}" => braces -= 1,
             _ => {}
         }
-        if item[k].kind != TokKind::Ident || is_keyword(word(k)) {
+        if tok.kind != TokKind::Ident || is_keyword(word(k)) || braces != 0 {
             continue;
         }
         let tag = k > 0 && matches!(word(k - 1), "struct" | "union" | "enum");
-        if tag && word(k + 1) == "{" && braces == 0 {
-            names.insert(word(k).to_string());
-        } else if typedef && braces == 0 && !tag && matches!(word(k + 1), ";" | "," | "[" | ")") {
+        let defines_tag = tag && word(k + 1) == "{";
+        let typedef_name = typedef && !tag && matches!(word(k + 1), ";" | "," | "[" | ")");
+        if defines_tag || typedef_name {
             names.insert(word(k).to_string());
         }
     }
