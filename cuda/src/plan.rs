@@ -999,11 +999,13 @@ pub fn plan(
         };
         let ir_type = if p.nested { None } else { ctx.type_of(&p.name) };
         let is_object = ir_type.is_some_and(|t| matches!(ctx.types.get(t), Type::Record(_)));
-        // A global array of arrays: its declared extents, not the report's text.
+        // A global or local array of arrays (`int hist[8][2]`): its declared extents, not
+        // the report's text; the host function takes a pointer to its rows.
         let global_rows = p
             .storage
             .as_ref()
             .and_then(|_| ctx.globals.get(&p.name))
+            .or(ir_type.as_ref())
             .and_then(|t| fixed_rows(&ctx, *t))
             .filter(|(_, dims)| !dims.is_empty());
         let c_type = if p.c_type.trim() == "?" {
