@@ -714,7 +714,7 @@ pub fn plan(
             }
             if !report.reductions.is_empty() {
                 msg.push_str(&format!(
-                    "\n  note: {}; reductions are not generated yet",
+                    "\n  note: its reductions ({}) are not what stops it: emit generates them in a friendly loop",
                     reduction_list(report)
                 ));
             }

@@ -212,6 +212,11 @@ pub fn check(report: &LoopReport) -> Result<Vec<(Reduction, RedOp, NumClass)>, E
                 r.strategy
             )));
         }
+        if r.operator == "=" {
+            return Err(refuse(format!(
+                "reductions are not generated yet: {what} is a flag that every assigning iteration sets to the same constant"
+            )));
+        }
         let Some(op) = RedOp::parse(&r.operator) else {
             return Err(refuse(format!(
                 "reductions are not generated yet: {what} (operator `{}`: only + * & | ^ && || min max are combined)",
@@ -451,7 +456,7 @@ struct ww_op_lor { template <typename T> __device__ T operator()(T a, T b) const
 struct ww_op_min { template <typename T> __device__ T operator()(T a, T b) const { return b < a ? b : a; } };
 struct ww_op_max { template <typename T> __device__ T operator()(T a, T b) const { return b > a ? b : a; } };
 
-template <typename T, typename Op> static __device__ inline void ww_atomic_cas(T *p, T v, Op op)
+template <typename T, typename Op> __device__ inline void ww_atomic_cas(T *p, T v, Op op)
 {
     if (sizeof(T) == sizeof(unsigned int)) {
         unsigned int *w = (unsigned int *)p;
@@ -481,13 +486,13 @@ template <typename T, typename Op> static __device__ inline void ww_atomic_cas(T
 }
 
 // Native atomics by type; the templates take what has none.
-static __device__ inline void ww_atomic_add_(int *p, int v) { atomicAdd(p, v); }
-static __device__ inline void ww_atomic_add_(unsigned int *p, unsigned int v) { atomicAdd(p, v); }
-static __device__ inline void ww_atomic_add_(unsigned long long *p, unsigned long long v) { atomicAdd(p, v); }
+__device__ inline void ww_atomic_add_(int *p, int v) { atomicAdd(p, v); }
+__device__ inline void ww_atomic_add_(unsigned int *p, unsigned int v) { atomicAdd(p, v); }
+__device__ inline void ww_atomic_add_(unsigned long long *p, unsigned long long v) { atomicAdd(p, v); }
 // Two's complement: a signed 64-bit sum is the unsigned one.
-static __device__ inline void ww_atomic_add_(long long *p, long long v) { atomicAdd((unsigned long long *)p, (unsigned long long)v); }
-static __device__ inline void ww_atomic_add_(float *p, float v) { atomicAdd(p, v); }
-static __device__ inline void ww_atomic_add_(double *p, double v)
+__device__ inline void ww_atomic_add_(long long *p, long long v) { atomicAdd((unsigned long long *)p, (unsigned long long)v); }
+__device__ inline void ww_atomic_add_(float *p, float v) { atomicAdd(p, v); }
+__device__ inline void ww_atomic_add_(double *p, double v)
 {
 #if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 600
     atomicAdd(p, v);
@@ -495,46 +500,46 @@ static __device__ inline void ww_atomic_add_(double *p, double v)
     ww_atomic_cas(p, v, ww_op_add());
 #endif
 }
-template <typename T> static __device__ inline void ww_atomic_add_(T *p, T v) { ww_atomic_cas(p, v, ww_op_add()); }
-static __device__ inline void ww_atomic_min_(int *p, int v) { atomicMin(p, v); }
-static __device__ inline void ww_atomic_min_(unsigned int *p, unsigned int v) { atomicMin(p, v); }
-static __device__ inline void ww_atomic_min_(long long *p, long long v) { atomicMin(p, v); }
-static __device__ inline void ww_atomic_min_(unsigned long long *p, unsigned long long v) { atomicMin(p, v); }
-template <typename T> static __device__ inline void ww_atomic_min_(T *p, T v) { ww_atomic_cas(p, v, ww_op_min()); }
-static __device__ inline void ww_atomic_max_(int *p, int v) { atomicMax(p, v); }
-static __device__ inline void ww_atomic_max_(unsigned int *p, unsigned int v) { atomicMax(p, v); }
-static __device__ inline void ww_atomic_max_(long long *p, long long v) { atomicMax(p, v); }
-static __device__ inline void ww_atomic_max_(unsigned long long *p, unsigned long long v) { atomicMax(p, v); }
-template <typename T> static __device__ inline void ww_atomic_max_(T *p, T v) { ww_atomic_cas(p, v, ww_op_max()); }
+template <typename T> __device__ inline void ww_atomic_add_(T *p, T v) { ww_atomic_cas(p, v, ww_op_add()); }
+__device__ inline void ww_atomic_min_(int *p, int v) { atomicMin(p, v); }
+__device__ inline void ww_atomic_min_(unsigned int *p, unsigned int v) { atomicMin(p, v); }
+__device__ inline void ww_atomic_min_(long long *p, long long v) { atomicMin(p, v); }
+__device__ inline void ww_atomic_min_(unsigned long long *p, unsigned long long v) { atomicMin(p, v); }
+template <typename T> __device__ inline void ww_atomic_min_(T *p, T v) { ww_atomic_cas(p, v, ww_op_min()); }
+__device__ inline void ww_atomic_max_(int *p, int v) { atomicMax(p, v); }
+__device__ inline void ww_atomic_max_(unsigned int *p, unsigned int v) { atomicMax(p, v); }
+__device__ inline void ww_atomic_max_(long long *p, long long v) { atomicMax(p, v); }
+__device__ inline void ww_atomic_max_(unsigned long long *p, unsigned long long v) { atomicMax(p, v); }
+template <typename T> __device__ inline void ww_atomic_max_(T *p, T v) { ww_atomic_cas(p, v, ww_op_max()); }
 // Bitwise operators act on the bits alike for signed and unsigned words.
-static __device__ inline void ww_atomic_and_(int *p, int v) { atomicAnd(p, v); }
-static __device__ inline void ww_atomic_and_(unsigned int *p, unsigned int v) { atomicAnd(p, v); }
-static __device__ inline void ww_atomic_and_(long long *p, long long v) { atomicAnd((unsigned long long *)p, (unsigned long long)v); }
-static __device__ inline void ww_atomic_and_(unsigned long long *p, unsigned long long v) { atomicAnd(p, v); }
-template <typename T> static __device__ inline void ww_atomic_and_(T *p, T v) { ww_atomic_cas(p, v, ww_op_and()); }
-static __device__ inline void ww_atomic_or_(int *p, int v) { atomicOr(p, v); }
-static __device__ inline void ww_atomic_or_(unsigned int *p, unsigned int v) { atomicOr(p, v); }
-static __device__ inline void ww_atomic_or_(long long *p, long long v) { atomicOr((unsigned long long *)p, (unsigned long long)v); }
-static __device__ inline void ww_atomic_or_(unsigned long long *p, unsigned long long v) { atomicOr(p, v); }
-template <typename T> static __device__ inline void ww_atomic_or_(T *p, T v) { ww_atomic_cas(p, v, ww_op_or()); }
-static __device__ inline void ww_atomic_xor_(int *p, int v) { atomicXor(p, v); }
-static __device__ inline void ww_atomic_xor_(unsigned int *p, unsigned int v) { atomicXor(p, v); }
-static __device__ inline void ww_atomic_xor_(long long *p, long long v) { atomicXor((unsigned long long *)p, (unsigned long long)v); }
-static __device__ inline void ww_atomic_xor_(unsigned long long *p, unsigned long long v) { atomicXor(p, v); }
-template <typename T> static __device__ inline void ww_atomic_xor_(T *p, T v) { ww_atomic_cas(p, v, ww_op_xor()); }
-template <typename T> static __device__ inline void ww_atomic_mul_(T *p, T v) { ww_atomic_cas(p, v, ww_op_mul()); }
-template <typename T> static __device__ inline void ww_atomic_land_(T *p, T v) { ww_atomic_cas(p, v, ww_op_land()); }
-template <typename T> static __device__ inline void ww_atomic_lor_(T *p, T v) { ww_atomic_cas(p, v, ww_op_lor()); }
+__device__ inline void ww_atomic_and_(int *p, int v) { atomicAnd(p, v); }
+__device__ inline void ww_atomic_and_(unsigned int *p, unsigned int v) { atomicAnd(p, v); }
+__device__ inline void ww_atomic_and_(long long *p, long long v) { atomicAnd((unsigned long long *)p, (unsigned long long)v); }
+__device__ inline void ww_atomic_and_(unsigned long long *p, unsigned long long v) { atomicAnd(p, v); }
+template <typename T> __device__ inline void ww_atomic_and_(T *p, T v) { ww_atomic_cas(p, v, ww_op_and()); }
+__device__ inline void ww_atomic_or_(int *p, int v) { atomicOr(p, v); }
+__device__ inline void ww_atomic_or_(unsigned int *p, unsigned int v) { atomicOr(p, v); }
+__device__ inline void ww_atomic_or_(long long *p, long long v) { atomicOr((unsigned long long *)p, (unsigned long long)v); }
+__device__ inline void ww_atomic_or_(unsigned long long *p, unsigned long long v) { atomicOr(p, v); }
+template <typename T> __device__ inline void ww_atomic_or_(T *p, T v) { ww_atomic_cas(p, v, ww_op_or()); }
+__device__ inline void ww_atomic_xor_(int *p, int v) { atomicXor(p, v); }
+__device__ inline void ww_atomic_xor_(unsigned int *p, unsigned int v) { atomicXor(p, v); }
+__device__ inline void ww_atomic_xor_(long long *p, long long v) { atomicXor((unsigned long long *)p, (unsigned long long)v); }
+__device__ inline void ww_atomic_xor_(unsigned long long *p, unsigned long long v) { atomicXor(p, v); }
+template <typename T> __device__ inline void ww_atomic_xor_(T *p, T v) { ww_atomic_cas(p, v, ww_op_xor()); }
+template <typename T> __device__ inline void ww_atomic_mul_(T *p, T v) { ww_atomic_cas(p, v, ww_op_mul()); }
+template <typename T> __device__ inline void ww_atomic_land_(T *p, T v) { ww_atomic_cas(p, v, ww_op_land()); }
+template <typename T> __device__ inline void ww_atomic_lor_(T *p, T v) { ww_atomic_cas(p, v, ww_op_lor()); }
 // The value converted to the element's type first, as `*p OP= v` would.
-template <typename T, typename V> static __device__ inline void ww_atomic_add(T *p, V v) { ww_atomic_add_(p, (T)v); }
-template <typename T, typename V> static __device__ inline void ww_atomic_mul(T *p, V v) { ww_atomic_mul_(p, (T)v); }
-template <typename T, typename V> static __device__ inline void ww_atomic_and(T *p, V v) { ww_atomic_and_(p, (T)v); }
-template <typename T, typename V> static __device__ inline void ww_atomic_or(T *p, V v) { ww_atomic_or_(p, (T)v); }
-template <typename T, typename V> static __device__ inline void ww_atomic_xor(T *p, V v) { ww_atomic_xor_(p, (T)v); }
-template <typename T, typename V> static __device__ inline void ww_atomic_land(T *p, V v) { ww_atomic_land_(p, (T)v); }
-template <typename T, typename V> static __device__ inline void ww_atomic_lor(T *p, V v) { ww_atomic_lor_(p, (T)v); }
-template <typename T, typename V> static __device__ inline void ww_atomic_min(T *p, V v) { ww_atomic_min_(p, (T)v); }
-template <typename T, typename V> static __device__ inline void ww_atomic_max(T *p, V v) { ww_atomic_max_(p, (T)v); }
+template <typename T, typename V> __device__ inline void ww_atomic_add(T *p, V v) { ww_atomic_add_(p, (T)v); }
+template <typename T, typename V> __device__ inline void ww_atomic_mul(T *p, V v) { ww_atomic_mul_(p, (T)v); }
+template <typename T, typename V> __device__ inline void ww_atomic_and(T *p, V v) { ww_atomic_and_(p, (T)v); }
+template <typename T, typename V> __device__ inline void ww_atomic_or(T *p, V v) { ww_atomic_or_(p, (T)v); }
+template <typename T, typename V> __device__ inline void ww_atomic_xor(T *p, V v) { ww_atomic_xor_(p, (T)v); }
+template <typename T, typename V> __device__ inline void ww_atomic_land(T *p, V v) { ww_atomic_land_(p, (T)v); }
+template <typename T, typename V> __device__ inline void ww_atomic_lor(T *p, V v) { ww_atomic_lor_(p, (T)v); }
+template <typename T, typename V> __device__ inline void ww_atomic_min(T *p, V v) { ww_atomic_min_(p, (T)v); }
+template <typename T, typename V> __device__ inline void ww_atomic_max(T *p, V v) { ww_atomic_max_(p, (T)v); }
 "#;
 
 /// The private accumulators, declared before the bounds guard so that every thread of the
