@@ -283,7 +283,13 @@ pub fn plan_body(
                     .map_err(|why| refuse(format!("the reduction {}: {why}", r.describe())))?;
                 (Shape::Histogram, String::new())
             }
-            ReductionKind::Argmin | ReductionKind::Argmax => unreachable!("refused by check"),
+            // `check` refuses these; a caller that skipped it gets the same answer.
+            ReductionKind::Argmin | ReductionKind::Argmax => {
+                return Err(refuse(format!(
+                    "reductions are not generated yet: {} is an arg-min/arg-max",
+                    r.describe()
+                )))
+            }
         };
         out.push(Planned {
             target: r.target.clone(),
@@ -561,17 +567,23 @@ pub fn private_decls(reductions: &[Planned]) -> String {
 /// memory, then thread 0 combines the block's value into the device copy or element.
 pub fn combine_code(reductions: &[Planned], threads: u32) -> String {
     let mut out = String::new();
-    let trees: Vec<(usize, &Planned)> = reductions
+    // Each reduction with a private accumulator and where its block's value goes.
+    let trees: Vec<(usize, &Planned, String)> = reductions
         .iter()
-        .filter(|r| r.shape != Shape::Histogram)
+        .filter_map(|r| match &r.shape {
+            Shape::Scalar { ident } => Some((r, ident.clone())),
+            Shape::Element { address } => Some((r, format!("&({address})"))),
+            Shape::Histogram => None,
+        })
         .enumerate()
+        .map(|(k, (r, dest))| (k, r, dest))
         .collect();
     if trees.is_empty() {
         return out;
     }
     out.push_str("    // The block's threads combine their parts pairwise in shared memory (any block\n    // size: the upper half folds onto the lower), then thread 0 adds the block's value.\n");
     out.push_str("    const unsigned ww_t = threadIdx.x + blockDim.x * threadIdx.y;\n");
-    for (k, r) in trees {
+    for (k, r, dest) in trees {
         let tree = format!("ww_tree_{k}");
         let _ = writeln!(out, "    static __shared__ {} {tree}[{threads}];", r.c_type);
         let _ = writeln!(out, "    {tree}[ww_t] = {};", r.private);
@@ -581,11 +593,6 @@ pub fn combine_code(reductions: &[Planned], threads: u32) -> String {
             "    for (unsigned ww_n = blockDim.x * blockDim.y; ww_n > 1;) {{\n        const unsigned ww_half = (ww_n + 1) / 2;\n        if (ww_t + ww_half < ww_n)\n            {tree}[ww_t] = {};\n        __syncthreads();\n        ww_n = ww_half;\n    }}",
             r.op.combine(&format!("{tree}[ww_t]"), &format!("{tree}[ww_t + ww_half]"))
         );
-        let dest = match &r.shape {
-            Shape::Scalar { ident } => ident.clone(),
-            Shape::Element { address } => format!("&({address})"),
-            Shape::Histogram => unreachable!("filtered"),
-        };
         let _ = writeln!(
             out,
             "    if (ww_t == 0)\n        ww_atomic_{}({dest}, {tree}[0]);",
