@@ -103,6 +103,17 @@ fn on_a_gpu_samples_pass_under_both_mappings_and_are_timed() {
         ("matrix_add.c", 38, &["--mapping", "x=j,y=i"], &["40"]),
         ("every_fourth_add.c", 43, &[], &["50"]),
         ("transpose.c", 37, &["--shared"], &[]),
+        // Reductions (issue 14): a scalar, an element, two at once, a histogram.
+        ("dot_product.c", 27, &[], &["100000"]),
+        ("matmul.c", 40, &[], &["13", "11", "7"]),
+        ("../tests/fixtures/cuda/reductions.c", 175, &[], &["1000"]),
+        ("../tests/fixtures/cuda/reductions.c", 258, &[], &["1000"]),
+        (
+            "../tests/fixtures/cuda/reductions.c",
+            49,
+            &["--block", "7x3"],
+            &["37"],
+        ),
     ];
     let mut failed = Vec::new();
     for (file, line, extra, args) in cases {
@@ -158,6 +169,17 @@ fn device_sources_compile_and_their_ptx_takes_the_launch_arguments() {
         // A pointer reached through a local struct (`in.pixmap`).
         ("conv2d_rgb.c", 100, None, false, &[]),
         ("signal_conv1d.c", 44, None, false, &["100", "5"]),
+        // Reductions: a scalar's device copy is one more buffer; an element and two
+        // scalars at once.
+        ("dot_product.c", 27, None, false, &["100"]),
+        ("matmul.c", 40, None, false, &["13", "11", "7"]),
+        (
+            "../tests/fixtures/cuda/reductions.c",
+            175,
+            None,
+            false,
+            &["37"],
+        ),
     ];
     let mut failed = Vec::new();
     for (file, line, mapping, shared, args) in cases {
@@ -191,6 +213,24 @@ fn device_sources_compile_and_their_ptx_takes_the_launch_arguments() {
             }
         };
         let e = &prepared.emitted;
+        // Each scalar reduction's variable travels as a one-element buffer read back.
+        for r in e
+            .plan
+            .reductions
+            .iter()
+            .filter(|r| r.scalar_ident().is_some())
+        {
+            let found = prepared.launch.args.iter().any(|a| {
+                matches!(a, cuda::validate::launch::LaunchArg::Buffer { array, lo: 0, out: true, bytes, copied }
+                    if array == &r.target && *copied == bytes.len() && !bytes.is_empty())
+            });
+            if !found {
+                failed.push(format!(
+                    "{file}:{line}: no read-back buffer for `{}` in {:?}",
+                    r.target, prepared.launch.args
+                ));
+            }
+        }
         let checked = gpu::compile(&e.device_source, &e.stem, Some("compute_80".into()))
             .and_then(|ptx| gpu::check_params(&ptx, &prepared.launch));
         if let Err(why) = checked {

@@ -7,6 +7,7 @@
 
 use super::ctext::{name_tokens, replace_sequences, to_wide, token_strings};
 use super::plan::{cxx_name, declare, kernel_expr, KernelArg, KernelPlan, Shape, StagedArea};
+use super::reduce;
 use advisor::model::Role;
 use std::fmt::Write;
 
@@ -78,6 +79,19 @@ const SPELLINGS: &str = r#"// C spellings C++ does not have.
 #endif
 #ifndef _Bool
 #define _Bool bool
+#endif
+#if defined(__CUDACC_RTC__)
+// NVRTC has no standard headers: the <stdint.h> types the program's code may name.
+typedef signed char int8_t;
+typedef unsigned char uint8_t;
+typedef short int16_t;
+typedef unsigned short uint16_t;
+typedef int int32_t;
+typedef unsigned int uint32_t;
+typedef long long int64_t;
+typedef unsigned long long uint64_t;
+typedef long intptr_t;
+typedef unsigned long uintptr_t;
 #endif
 
 "#;
@@ -228,6 +242,12 @@ fn kernel_param_decls(plan: &KernelPlan) -> Vec<String> {
                     if *hi { "hi" } else { "lo" }
                 ));
             }
+            KernelArg::Reduction { name, c_type } => {
+                out.push(declare(
+                    &format!("{c_type} *"),
+                    &reduction_ident(plan, name),
+                ));
+            }
         }
     }
     out
@@ -282,6 +302,9 @@ fn device_part(plan: &mut KernelPlan) -> String {
     }
     if !plan.staged.is_empty() {
         out.push_str(STAGING);
+    }
+    if !plan.reductions.is_empty() {
+        out.push_str(reduce::HELPERS);
     }
     if !plan.device_functions.is_empty() {
         out.push_str("\n// Functions the loop calls, for the device.\n");
@@ -397,6 +420,7 @@ fn kernel(plan: &mut KernelPlan) -> String {
         Some(yt) => format!("ww_kx < {x_trip} && ww_ky < {yt}"),
         None => format!("ww_kx < {x_trip}"),
     };
+    out.push_str(&reduce::private_decls(&plan.reductions));
     let _ = writeln!(out, "    if ({guard}) {{");
     let _ = writeln!(out, "        {x_decl}");
     if let Some((decl, _, _)) = &y_line {
@@ -424,8 +448,21 @@ fn kernel(plan: &mut KernelPlan) -> String {
     } else {
         let _ = writeln!(out, "        {body}");
     }
-    out.push_str("    }\n}\n");
+    out.push_str("    }\n");
+    let (bx, by) = plan.launch_block();
+    out.push_str(&reduce::combine_code(&plan.reductions, bx * by));
+    out.push_str("}\n");
     out
+}
+
+/// The kernel's and host function's name of a scalar reduction's device copy.
+fn reduction_ident(plan: &KernelPlan, name: &str) -> String {
+    plan.reductions
+        .iter()
+        .find(|r| r.target == name)
+        .and_then(|r| r.scalar_ident())
+        .map(str::to_string)
+        .unwrap_or_else(|| format!("ww_red_{}", cxx_name(name)))
 }
 
 /// Re-indents a body for the kernel: its lines keep their indentation relative to the line
@@ -687,6 +724,22 @@ fn host_part(plan: &mut KernelPlan) -> String {
             .collect();
         let _ = writeln!(out, "    char {};", names.join(", "));
     }
+    let reductions: Vec<&reduce::Planned> = plan
+        .reductions
+        .iter()
+        .filter(|r| r.scalar_ident().is_some())
+        .collect();
+    if !reductions.is_empty() {
+        let names: Vec<String> = reductions
+            .iter()
+            .map(|r| format!("*ww_d_{} = NULL", reduction_ident(plan, &r.target)))
+            .collect();
+        let _ = writeln!(
+            out,
+            "    char {}; // device copies of the reduction variables",
+            names.join(", ")
+        );
+    }
     out.push_str("    cudaError_t ww_err = cudaSuccess;\n");
     out.push_str(
         "    // Out sections are copied in as well: bytes of a section the loop does not write\n    // (a strided store) must come back unchanged.\n",
@@ -697,6 +750,14 @@ fn host_part(plan: &mut KernelPlan) -> String {
             "    if (ww_err == cudaSuccess)\n        ww_err = ww_to_device(&ww_d_{i}, {h}, ww_{i}_lo, ww_{i}_hi);",
             i = a.ident,
             h = host_pointer(a)
+        );
+    }
+    for r in &reductions {
+        let _ = writeln!(
+            out,
+            "    // `{t}` starts at its value at the loop's entry; each block combines into it.\n    if (ww_err == cudaSuccess)\n        ww_err = ww_to_device(&ww_d_{i}, {i}, 0, (long long)sizeof *{i});",
+            t = r.target,
+            i = reduction_ident(plan, &r.target)
         );
     }
     out.push_str("    if (ww_err == cudaSuccess) {\n");
@@ -726,6 +787,10 @@ fn host_part(plan: &mut KernelPlan) -> String {
                 let a = plan.array(&array).expect("planned array");
                 args.push(format!("ww_{}_{}", a.ident, if hi { "hi" } else { "lo" }));
             }
+            KernelArg::Reduction { name, c_type } => {
+                let i = reduction_ident(plan, &name);
+                args.push(format!("({c_type} *)ww_d_{i}"));
+            }
         }
     }
     let _ = writeln!(
@@ -747,8 +812,22 @@ fn host_part(plan: &mut KernelPlan) -> String {
             h = host_pointer(a).replace("(const void *)", "(void *)")
         );
     }
+    for r in &reductions {
+        let _ = writeln!(
+            out,
+            "    if (ww_err == cudaSuccess)\n        ww_err = ww_to_host({i}, ww_d_{i}, 0, (long long)sizeof *{i});",
+            i = reduction_ident(plan, &r.target)
+        );
+    }
     for a in &buffers {
         let _ = writeln!(out, "    cudaFree(ww_d_{});", a.ident);
+    }
+    for r in &reductions {
+        let _ = writeln!(
+            out,
+            "    cudaFree(ww_d_{});",
+            reduction_ident(plan, &r.target)
+        );
     }
     let _ = writeln!(
         out,
@@ -769,6 +848,22 @@ pub fn device_buffers(plan: &KernelPlan) -> Vec<&super::plan::ArrayParam> {
         .iter()
         .filter(|a| needs_device_buffer(a))
         .collect()
+}
+
+/// What each device buffer the host function allocates holds, in allocation order (the
+/// shim numbers buffers so): the arrays' names, then the scalar reductions' variables.
+pub fn device_buffer_names(plan: &KernelPlan) -> Vec<String> {
+    let mut out: Vec<String> = device_buffers(plan)
+        .iter()
+        .map(|a| a.name.clone())
+        .collect();
+    out.extend(
+        plan.reductions
+            .iter()
+            .filter(|r| r.scalar_ident().is_some())
+            .map(|r| r.target.clone()),
+    );
+    out
 }
 
 /// The host expression of an array's pointer in the host function.
@@ -869,6 +964,7 @@ fn note(plan: &KernelPlan, stem: &str) -> String {
                 .into(),
         );
     }
+    notes.extend(reduce::notes(&plan.reductions));
     notes.extend(plan.notes.iter().cloned());
     for r in &plan.forced_reasons {
         notes.push(format!("forced although not friendly: {r}"));

@@ -12,6 +12,7 @@ pub mod emit;
 pub mod gpu;
 pub mod openmp;
 pub mod plan;
+pub mod reduce;
 pub mod validate;
 
 pub use emit::{emit, Emitted, SHIM_NAME};

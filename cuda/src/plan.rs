@@ -16,7 +16,8 @@ use super::ctext::{
     replace_sequences, rewrite_expr, strip_line_markers, to_wide, tok_text, token_strings, uses_of,
     Tok, TokKind,
 };
-use advisor::model::{LoopReport, ParamKind, Role, SharedArea, Verdict};
+use super::reduce;
+use advisor::model::{LoopReport, ParamKind, ReductionKind, Role, SharedArea, Verdict};
 use frontend::access_sites::{access_sites, FunctionSite, LoopSite, Sites};
 use frontend::ir::{Function, Span};
 use frontend::types::{ArrayLen, Type, TypeId, TypeTable};
@@ -205,6 +206,9 @@ pub enum KernelArg {
     Derived { ident: String, expr: String },
     /// The `lo` or `hi` of an array's section (`long long`), for staging.
     SectionBound { array: String, hi: bool },
+    /// A scalar reduction's device copy: a one-element buffer holding the variable's value
+    /// at the loop's entry, read back after the launch.
+    Reduction { name: String, c_type: String },
 }
 
 #[derive(Clone, Debug)]
@@ -255,6 +259,8 @@ pub struct KernelPlan {
     pub kernel_args: Vec<KernelArg>,
     /// The original lines of the loop (for the patch note).
     pub original_lines: Vec<String>,
+    /// The reductions the kernel combines (issue 14).
+    pub reductions: Vec<reduce::Planned>,
 }
 
 impl KernelPlan {
@@ -790,7 +796,7 @@ pub fn plan(
             }
             if !report.reductions.is_empty() {
                 msg.push_str(&format!(
-                    "\n  note: {}; reductions are not generated yet",
+                    "\n  note: its reductions ({}) are not what stops it: emit generates them in a friendly loop",
                     reduction_list(report)
                 ));
             }
@@ -799,23 +805,21 @@ pub fn plan(
         forced_reasons = reasons;
     }
     // A friendly loop with reductions needs a reduction kernel (issue 14); a plain kernel
-    // would race on the accumulators.
-    if !report.reductions.is_empty() {
-        if !opts.debug.force {
-            let mut msg = format!(
-                "loop {}: reductions are not generated yet: {}",
-                report.id,
-                reduction_list(report)
-            );
-            for r in &report.reductions {
-                msg.push_str(&format!("\n  {}: {}", r.describe(), r.strategy));
-            }
-            return Err(EmitError::refused(msg));
+    // would race on the accumulators. `--debug-force` lets unsupported ones through as
+    // plain code, which races.
+    let checked = match reduce::check(report) {
+        Ok(c) => c,
+        Err(e) if !opts.debug.force => return Err(e),
+        Err(e) => {
+            forced_reasons.push(e.message);
+            Vec::new()
         }
-        if forced_reasons.is_empty() {
-            forced_reasons = verdict_reasons(report);
-        }
-    }
+    };
+    let scalar_reduction = |name: &str| {
+        checked
+            .iter()
+            .any(|(r, _, _)| r.kind == ReductionKind::Scalar && r.target == name)
+    };
     let ctx = Ctx::new(unit, report)?;
     let refuse = |m: String| EmitError::refused(format!("{}: {m}", report.id));
     let by_value;
@@ -856,7 +860,7 @@ pub fn plan(
         }
     }
     for p in &report.parameters {
-        if p.kind == ParamKind::Scalar && p.role != Role::In {
+        if p.kind == ParamKind::Scalar && p.role != Role::In && !scalar_reduction(&p.name) {
             return Err(refuse(format!(
                 "`{}` is computed in the loop and used after it; a kernel does not return it",
                 p.name
@@ -1085,11 +1089,13 @@ pub fn plan(
         };
         let ir_type = if p.nested { None } else { ctx.type_of(&p.name) };
         let is_object = ir_type.is_some_and(|t| matches!(ctx.types.get(t), Type::Record(_)));
-        // A global array of arrays: its declared extents, not the report's text.
+        // A global or local array of arrays (`int hist[8][2]`): its declared extents, not
+        // the report's text; the host function takes a pointer to its rows.
         let global_rows = p
             .storage
             .as_ref()
             .and_then(|_| ctx.globals.get(&p.name))
+            .or(ir_type.as_ref())
             .and_then(|t| fixed_rows(&ctx, *t))
             .filter(|(_, dims)| !dims.is_empty());
         let c_type = if p.c_type.trim() == "?" {
@@ -1207,6 +1213,16 @@ pub fn plan(
         body = replace_sequences(&body, &patterns).0;
     }
     body = cxx_safe(&body);
+    // The kernel's spelling of a report expression: nested pointers flattened as in the body.
+    let kernel_names = |e: &str| {
+        let e = if patterns.is_empty() {
+            e.to_string()
+        } else {
+            replace_sequences(e, &patterns).0
+        };
+        cxx_safe(&e)
+    };
+    let reductions = reduce::plan_body(&report.id, &checked, &mut body, &kernel_names)?;
     let body_ids = identifiers(&body);
     for a in &mut arrays {
         a.in_kernel = body_ids.contains(&a.ident);
@@ -1221,7 +1237,7 @@ pub fn plan(
     let mut scalars: Vec<ScalarParam> = report
         .parameters
         .iter()
-        .filter(|p| p.kind == ParamKind::Scalar)
+        .filter(|p| p.kind == ParamKind::Scalar && !scalar_reduction(&p.name))
         .map(|p| ScalarParam {
             name: p.name.clone(),
             ident: cxx_name(&p.name),
@@ -1305,6 +1321,7 @@ pub fn plan(
         host_params: Vec::new(),
         kernel_args: Vec::new(),
         original_lines: Vec::new(),
+        reductions,
     };
     let line = report.line;
     plan.kernel_name = format!("{}_L{line}_kernel", report.function);
@@ -1335,6 +1352,7 @@ pub fn plan(
     let locals = body_locals(&ctx, &plan)?;
     plan.locals = locals.declared;
     plan.scalars.extend(locals.read_only);
+    element_addresses_are_fixed(&plan)?;
     device_code(&ctx, report, &mut plan)?;
     plan.type_decls = type_decls(&ctx, fsite, outer_site.span.start);
     let device_text = format!("{}\n{}", plan.device_functions.join("\n"), plan.body);
@@ -1621,6 +1639,12 @@ fn finish_kernel_params(plan: &mut KernelPlan) {
             exprs.push(p.clone());
         }
     }
+    // Thread 0 combines into an element after the guard: its address needs its names.
+    for r in &plan.reductions {
+        if let reduce::Shape::Element { address } = &r.shape {
+            exprs.push(address.clone());
+        }
+    }
     for e in &exprs {
         used.extend(identifiers(e));
     }
@@ -1656,6 +1680,13 @@ fn body_locals(ctx: &Ctx<'_>, plan: &KernelPlan) -> Result<BodyLocals, EmitError
         .chain(plan.y)
         .map(|i| plan.nest[i].var.as_str())
         .collect();
+    // A scalar reduction's private accumulator is declared before the guard.
+    taken.extend(
+        plan.reductions
+            .iter()
+            .filter(|r| r.scalar_ident().is_some())
+            .map(|r| r.private.clone()),
+    );
     let mut out = BodyLocals::default();
     for id in identifiers(&plan.body) {
         if taken.contains(&id) || mapped.contains(id.as_str()) {
@@ -2081,7 +2112,49 @@ fn host_params(plan: &KernelPlan) -> Vec<(String, String)> {
     for s in &plan.scalars {
         out.push((declare(&s.c_type, &s.ident), s.name.clone()));
     }
+    // A scalar reduction's variable by address: the host function writes the result back.
+    for r in &plan.reductions {
+        if let Some(ident) = r.scalar_ident() {
+            out.push((
+                declare(&format!("{} *", r.c_type), ident),
+                format!("&{}", r.target),
+            ));
+        }
+    }
     out
+}
+
+/// Thread 0 of each block combines an element reduction after the guard, so the element's
+/// address must be the same for every thread: only the kernel's parameters, not the grid's
+/// indices nor the body's locals.
+fn element_addresses_are_fixed(plan: &KernelPlan) -> Result<(), EmitError> {
+    let mapped: Vec<&str> = std::iter::once(plan.x)
+        .chain(plan.y)
+        .map(|i| plan.nest[i].var.as_str())
+        .collect();
+    for r in &plan.reductions {
+        let reduce::Shape::Element { address } = &r.shape else {
+            continue;
+        };
+        for id in identifiers(address) {
+            let param = plan.arrays.iter().any(|a| a.in_kernel && a.ident == id)
+                || plan.scalars.iter().any(|s| s.in_kernel && s.ident == id);
+            if mapped.contains(&id.as_str()) || !param {
+                return Err(EmitError::refused(format!(
+                    "{}: the reduction `{}` ({}): its address uses `{id}`, which {}; one thread per block combines into it after the loop's body",
+                    plan.loop_id,
+                    r.target,
+                    r.operator,
+                    if mapped.contains(&id.as_str()) {
+                        "changes with the thread"
+                    } else {
+                        "is not a parameter of the kernel"
+                    }
+                )));
+            }
+        }
+    }
+    Ok(())
 }
 
 fn kernel_args(plan: &KernelPlan) -> Vec<KernelArg> {
@@ -2104,6 +2177,14 @@ fn kernel_args(plan: &KernelPlan) -> Vec<KernelArg> {
             _ => out.push(KernelArg::Buffer {
                 array: a.name.clone(),
             }),
+        }
+    }
+    for r in &plan.reductions {
+        if r.scalar_ident().is_some() {
+            out.push(KernelArg::Reduction {
+                name: r.target.clone(),
+                c_type: r.c_type.clone(),
+            });
         }
     }
     for s in plan.staged.iter() {

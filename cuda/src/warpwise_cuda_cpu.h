@@ -12,6 +12,8 @@
 //   barrier, then all continue, in the same reverse order.
 // - WW_CPU_REPORT=FILE makes the shim write what it saw (launches, guard and staging misses,
 //   errors) to FILE for `warpwise validate`.
+// - Atomics (atomicAdd, atomicMin/Max/And/Or/Xor, atomicCAS) for the types CUDA has them:
+//   threads of a block switch only at __syncthreads, so plain read-modify-writes are atomic.
 #ifndef WARPWISE_CUDA_CPU_H
 #define WARPWISE_CUDA_CPU_H
 
@@ -489,6 +491,64 @@ static void ww_cpu_run(dim3 grid, dim3 block, size_t shared, void (*body)(void *
     free(ww_cpu.fiber_tid);
     ww_cpu.fibers = 0;
 }
+
+// Atomics: a block's threads run one at a time (fibers switch only at __syncthreads), so a
+// read-modify-write is atomic as it is. Each returns the old value, as CUDA's do.
+#define WW_CPU_ATOMIC(name, T, expr) \
+    static inline T name(T *p, T v) \
+    { \
+        T old = *p; \
+        *p = (expr); \
+        return old; \
+    }
+WW_CPU_ATOMIC(atomicAdd, int, old + v)
+WW_CPU_ATOMIC(atomicAdd, unsigned int, old + v)
+WW_CPU_ATOMIC(atomicAdd, unsigned long long, old + v)
+WW_CPU_ATOMIC(atomicAdd, float, old + v)
+WW_CPU_ATOMIC(atomicAdd, double, old + v)
+WW_CPU_ATOMIC(atomicSub, int, old - v)
+WW_CPU_ATOMIC(atomicSub, unsigned int, old - v)
+WW_CPU_ATOMIC(atomicExch, int, v)
+WW_CPU_ATOMIC(atomicExch, unsigned int, v)
+WW_CPU_ATOMIC(atomicExch, unsigned long long, v)
+WW_CPU_ATOMIC(atomicExch, float, v)
+WW_CPU_ATOMIC(atomicMin, int, v < old ? v : old)
+WW_CPU_ATOMIC(atomicMin, unsigned int, v < old ? v : old)
+WW_CPU_ATOMIC(atomicMin, long long, v < old ? v : old)
+WW_CPU_ATOMIC(atomicMin, unsigned long long, v < old ? v : old)
+WW_CPU_ATOMIC(atomicMax, int, v > old ? v : old)
+WW_CPU_ATOMIC(atomicMax, unsigned int, v > old ? v : old)
+WW_CPU_ATOMIC(atomicMax, long long, v > old ? v : old)
+WW_CPU_ATOMIC(atomicMax, unsigned long long, v > old ? v : old)
+WW_CPU_ATOMIC(atomicAnd, int, old & v)
+WW_CPU_ATOMIC(atomicAnd, unsigned int, old & v)
+WW_CPU_ATOMIC(atomicAnd, unsigned long long, old & v)
+WW_CPU_ATOMIC(atomicOr, int, old | v)
+WW_CPU_ATOMIC(atomicOr, unsigned int, old | v)
+WW_CPU_ATOMIC(atomicOr, unsigned long long, old | v)
+WW_CPU_ATOMIC(atomicXor, int, old ^ v)
+WW_CPU_ATOMIC(atomicXor, unsigned int, old ^ v)
+WW_CPU_ATOMIC(atomicXor, unsigned long long, old ^ v)
+#undef WW_CPU_ATOMIC
+
+#define WW_CPU_CAS(T) \
+    static inline T atomicCAS(T *p, T compare, T v) \
+    { \
+        T old = *p; \
+        if (old == compare) \
+            *p = v; \
+        return old; \
+    }
+WW_CPU_CAS(int)
+WW_CPU_CAS(unsigned int)
+WW_CPU_CAS(unsigned long long)
+#undef WW_CPU_CAS
+
+// Reinterpretations of a value's bits (CUDA's intrinsics).
+static inline float __int_as_float(int i) { float f; memcpy(&f, &i, sizeof f); return f; }
+static inline int __float_as_int(float f) { int i; memcpy(&i, &f, sizeof i); return i; }
+static inline double __longlong_as_double(long long i) { double d; memcpy(&d, &i, sizeof d); return d; }
+static inline long long __double_as_longlong(double d) { long long i; memcpy(&i, &d, sizeof i); return i; }
 
 template <typename F> static void ww_cpu_thunk(void *f) { (*(F *)f)(); }
 

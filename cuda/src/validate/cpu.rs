@@ -4,7 +4,7 @@
 
 use super::snapshot::{read_records, run_captured, Record, Section};
 use super::{Backend, ReplayJob, Replayed};
-use crate::emit::device_buffers;
+use crate::emit::device_buffer_names;
 use crate::plan::{cxx_name, declare, KernelPlan, Shape};
 use crate::{CPU_SHIM, SHIM_NAME};
 use std::fmt::Write;
@@ -92,10 +92,30 @@ pub fn harness(plan: &KernelPlan, stem: &str) -> String {
             a.name
         );
     }
+    // A scalar reduction's variable: host memory holding its value at the loop's entry,
+    // between poison guards; its value after the call is the result.
+    let mut by_address = Vec::new();
+    for r in &plan.reductions {
+        if let Some(ident) = r.scalar_ident() {
+            let _ = writeln!(
+                out,
+                "    {} = ({} *)ww_replay_region(\"{}\");",
+                declare(&format!("{} *", r.c_type), ident),
+                r.c_type,
+                r.target
+            );
+            by_address.push((format!("&{}", r.target), ident.to_string()));
+        }
+    }
     let args: Vec<String> = plan
         .host_params
         .iter()
-        .map(|(_, name)| program_name(name))
+        .map(
+            |(_, name)| match by_address.iter().find(|(a, _)| a == name) {
+                Some((_, ident)) => ident.clone(),
+                None => program_name(name),
+            },
+        )
         .collect();
     let _ = writeln!(
         out,
@@ -162,10 +182,7 @@ impl Backend for CpuBackend {
             .env("WW_CPU_REPORT", &report);
         let run = run_captured(cmd, dir, "replay", job.timeout)?;
         let mut replayed = Replayed::default();
-        let buffers: Vec<String> = device_buffers(&e.plan)
-            .iter()
-            .map(|a| a.name.clone())
-            .collect();
+        let buffers = device_buffer_names(&e.plan);
         let lines = std::fs::read_to_string(&report).unwrap_or_default();
         for line in lines.lines() {
             let mut words = line.split_whitespace();

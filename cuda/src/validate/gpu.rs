@@ -316,6 +316,55 @@ mod tests {
     }
 
     #[test]
+    fn a_scalar_reductions_device_copy_starts_at_the_entry_value_and_is_read_back() {
+        // `sum` (long long) is passed as a one-element buffer holding its value at the
+        // loop's entry, between guards; after the kernel combined into it, its bytes are
+        // the section compared with the program's value at the exit.
+        let spec = LaunchSpec {
+            kernel: "k".into(),
+            grid: [2, 1, 1],
+            block: [96, 1, 1],
+            shared_bytes: 0,
+            args: vec![LaunchArg::Buffer {
+                array: "sum".into(),
+                lo: 0,
+                bytes: 5i64.to_le_bytes().to_vec(),
+                out: true,
+                copied: 8,
+            }],
+        };
+        let mut args = kernel_args(&spec).unwrap();
+        assert_eq!(
+            args,
+            vec![KernelArg::BufferAt {
+                bytes: guarded(&5i64.to_le_bytes()),
+                copy_back: true,
+                offset: GUARD as i64,
+            }]
+        );
+        assert_eq!(param_sizes(&spec), vec![8]);
+        if let KernelArg::BufferAt { bytes, .. } = &mut args[0] {
+            bytes[GUARD..GUARD + 8].copy_from_slice(&47i64.to_le_bytes());
+        }
+        let mut replayed = Replayed::default();
+        read_back(&spec, &args, &mut replayed);
+        let sum = &replayed.sections["sum"];
+        assert_eq!((sum.lo, sum.hi), (0, 8));
+        assert_eq!(sum.bytes, 47i64.to_le_bytes().to_vec());
+        assert!(replayed.failures.is_empty(), "{:?}", replayed.failures);
+        // An atomic on the wrong word (one past the variable) lands in the guard.
+        if let KernelArg::BufferAt { bytes, .. } = &mut args[0] {
+            bytes[GUARD + 8] = 0;
+        }
+        let mut replayed = Replayed::default();
+        read_back(&spec, &args, &mut replayed);
+        assert_eq!(
+            replayed.failures,
+            vec!["the kernel wrote outside the device buffer of `sum` (8 bytes): bytes [8, 9) relative to `sum`"]
+        );
+    }
+
+    #[test]
     fn ptx_parameters_are_checked_against_the_launch() {
         let ptx_text = ".visible .entry k(\n .param .u64 k_param_0,\n .param .u64 k_param_1,\n \
                         .param .u32 k_param_2,\n .param .align 4 .b8 k_param_3[20]\n)\n{\n ret;\n}\n";

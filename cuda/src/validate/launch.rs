@@ -118,6 +118,20 @@ pub fn launch_spec(plan: &KernelPlan, snapshot: &Snapshot) -> Result<LaunchSpec,
                     bytes: bytes.clone(),
                 });
             }
+            // The device copy of a reduction's variable: its value at the entry, read back.
+            KernelArg::Reduction { name, .. } => {
+                let s = snapshot
+                    .entry
+                    .get(name)
+                    .ok_or_else(|| format!("the snapshot has no value of `{name}` at the entry"))?;
+                args.push(LaunchArg::Buffer {
+                    array: name.clone(),
+                    lo: 0,
+                    bytes: s.bytes.clone(),
+                    out: true,
+                    copied: s.bytes.len(),
+                });
+            }
             KernelArg::Derived { ident, .. } => args.push(LaunchArg::Value {
                 what: ident.clone(),
                 bytes: value(snapshot, ident)?.to_le_bytes().to_vec(),

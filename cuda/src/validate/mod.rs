@@ -407,6 +407,32 @@ fn validate_mapping(
             opts.rtol,
         ));
     }
+    // A scalar reduction's variable after the loop, as the program and the kernel left it.
+    for r in plan
+        .reductions
+        .iter()
+        .filter(|r| r.scalar_ident().is_some())
+    {
+        let name = &r.target;
+        let Some(want) = snap.exit.get(name) else {
+            failures.push(format!("the snapshot has no value of `{name}` at the exit"));
+            continue;
+        };
+        let Some(got) = replayed.sections.get(name) else {
+            if !crashed {
+                failures.push(format!("the replay returned no value of `{name}`"));
+            }
+            continue;
+        };
+        arrays.push(compare::compare(
+            name,
+            (want.lo, want.hi),
+            (ElemKind::of(&r.c_type), want.bytes.len() as u64),
+            &want.bytes,
+            &got.bytes,
+            opts.rtol,
+        ));
+    }
     let mut notes: Vec<String> = plan.notes.clone();
     for a in plan.arrays.iter().filter(|a| a.reported_hi.is_some()) {
         if let Some(s) = snap.entry.get(&a.name) {

@@ -192,6 +192,14 @@ fn shared_expr(plan: &KernelPlan) -> Option<String> {
     Some(parts.join(" + "))
 }
 
+/// Records a variable's bytes as a section `[0, sizeof)` of its address.
+fn variable_bytes(tag: char, name: &str) -> String {
+    format!(
+        "__ww_snap_bytes('{tag}', {}, &({name}), 0, (long long)sizeof({name}));",
+        c_string(name)
+    )
+}
+
 /// The unit's preprocessed text with the loop wrapped in snapshot code.
 pub fn instrument(unit: &Unit, plan: &KernelPlan) -> Result<String, String> {
     let text = frontend::preprocess::blank_parser_shims(&unit.preprocessed.text);
@@ -211,6 +219,17 @@ pub fn instrument(unit: &Unit, plan: &KernelPlan) -> Result<String, String> {
             c_string(&sc.name),
             v = sc.name
         );
+    }
+    // A scalar reduction's variable: its value at the entry is the device copy's start, its
+    // value at the exit the reference.
+    let reduced: Vec<String> = plan
+        .reductions
+        .iter()
+        .filter(|r| r.scalar_ident().is_some())
+        .map(|r| r.target.clone())
+        .collect();
+    for v in &reduced {
+        let _ = write!(enter, "{} ", variable_bytes('I', v));
     }
     for (k, a) in plan.arrays.iter().enumerate() {
         let pointer = match a.shape {
@@ -252,6 +271,9 @@ pub fn instrument(unit: &Unit, plan: &KernelPlan) -> Result<String, String> {
                 c_string(&a.name)
             );
         }
+    }
+    for v in &reduced {
+        let _ = write!(leave, "{} ", variable_bytes('O', v));
     }
     leave.push_str("__ww_snap_done(); } }");
     let mut out = String::with_capacity(text.len() + enter.len() + 4096);

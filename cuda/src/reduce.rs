@@ -1,0 +1,701 @@
+//! Reductions in generated kernels (issue 14): which of a loop's reductions can be
+//! generated, the body rewrites they need (an element's accumulator, a histogram's atomic
+//! updates) and the device code that combines the threads' values: a private accumulator
+//! per thread, a shared-memory tree per block, one atomic per block.
+
+// `Diagnostic` is large, but errors are the cold path and the project-wide error type is fixed.
+#![allow(clippy::result_large_err)]
+
+use super::ctext::{code_tokens, name_tokens, replace_sequences, tok_text, Tok};
+use super::plan::{cxx_name, cxx_type, EmitError};
+use advisor::model::{LoopReport, Reduction, ReductionKind};
+use std::fmt::Write;
+
+/// A reduction operator that a kernel combines.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RedOp {
+    Add,
+    Mul,
+    And,
+    Or,
+    Xor,
+    LogAnd,
+    LogOr,
+    Min,
+    Max,
+}
+
+impl RedOp {
+    fn parse(op: &str) -> Option<RedOp> {
+        Some(match op {
+            "+" => RedOp::Add,
+            "*" => RedOp::Mul,
+            "&" => RedOp::And,
+            "|" => RedOp::Or,
+            "^" => RedOp::Xor,
+            "&&" => RedOp::LogAnd,
+            "||" => RedOp::LogOr,
+            "min" => RedOp::Min,
+            "max" => RedOp::Max,
+            _ => return None,
+        })
+    }
+
+    /// The suffix of the device helper that combines with it: `ww_atomic_add`.
+    pub fn helper(self) -> &'static str {
+        match self {
+            RedOp::Add => "add",
+            RedOp::Mul => "mul",
+            RedOp::And => "and",
+            RedOp::Or => "or",
+            RedOp::Xor => "xor",
+            RedOp::LogAnd => "land",
+            RedOp::LogOr => "lor",
+            RedOp::Min => "min",
+            RedOp::Max => "max",
+        }
+    }
+
+    /// `a OP b` as C: the tree's step.
+    fn combine(self, a: &str, b: &str) -> String {
+        match self {
+            RedOp::Add => format!("{a} + {b}"),
+            RedOp::Mul => format!("{a} * {b}"),
+            RedOp::And => format!("{a} & {b}"),
+            RedOp::Or => format!("{a} | {b}"),
+            RedOp::Xor => format!("{a} ^ {b}"),
+            RedOp::LogAnd => format!("{a} && {b}"),
+            RedOp::LogOr => format!("{a} || {b}"),
+            RedOp::Min => format!("{b} < {a} ? {b} : {a}"),
+            RedOp::Max => format!("{b} > {a} ? {b} : {a}"),
+        }
+    }
+
+    fn bitwise(self) -> bool {
+        matches!(self, RedOp::And | RedOp::Or | RedOp::Xor)
+    }
+}
+
+/// The accumulator types a kernel combines with atomics (LP64: `long` is 64 bits).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NumClass {
+    I32,
+    U32,
+    I64,
+    U64,
+    F32,
+    F64,
+}
+
+impl NumClass {
+    /// From a C type's spelling; `None` for what no atomic covers (`char`, `short`,
+    /// `_Bool`, `long double`, structs, pointers).
+    pub fn of(c_type: &str) -> Option<NumClass> {
+        let words: Vec<&str> = c_type
+            .split_whitespace()
+            .filter(|w| !matches!(*w, "const" | "volatile" | "signed"))
+            .collect();
+        Some(match words.as_slice() {
+            [] | ["int"] | ["int32_t"] => NumClass::I32,
+            ["unsigned"] | ["unsigned", "int"] | ["uint32_t"] => NumClass::U32,
+            ["long"] | ["long", "int"] | ["long", "long"] | ["long", "long", "int"] => {
+                NumClass::I64
+            }
+            ["int64_t"] | ["ssize_t"] | ["ptrdiff_t"] | ["intptr_t"] => NumClass::I64,
+            ["unsigned", "long"]
+            | ["unsigned", "long", "int"]
+            | ["unsigned", "long", "long"]
+            | ["unsigned", "long", "long", "int"] => NumClass::U64,
+            ["uint64_t"] | ["size_t"] | ["uintptr_t"] => NumClass::U64,
+            ["float"] => NumClass::F32,
+            ["double"] => NumClass::F64,
+            _ => return None,
+        })
+    }
+
+    fn is_float(self) -> bool {
+        matches!(self, NumClass::F32 | NumClass::F64)
+    }
+
+    fn largest(self) -> &'static str {
+        match self {
+            NumClass::I32 => "2147483647",
+            NumClass::U32 => "4294967295u",
+            NumClass::I64 => "9223372036854775807LL",
+            NumClass::U64 => "18446744073709551615ULL",
+            // +infinity: NVRTC has no <float.h>, and infinity is min's true identity.
+            NumClass::F32 => "__int_as_float(0x7f800000)",
+            NumClass::F64 => "__longlong_as_double(0x7ff0000000000000LL)",
+        }
+    }
+
+    fn smallest(self) -> &'static str {
+        match self {
+            NumClass::I32 => "(-2147483647 - 1)",
+            NumClass::U32 => "0u",
+            NumClass::I64 => "(-9223372036854775807LL - 1)",
+            NumClass::U64 => "0ULL",
+            NumClass::F32 => "__int_as_float((int)0xff800000u)",
+            NumClass::F64 => "__longlong_as_double((long long)0xfff0000000000000ULL)",
+        }
+    }
+}
+
+/// How a reduction is generated.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Shape {
+    /// A variable of the function: the host function takes its address; the kernel gets a
+    /// one-element device copy (`ident`) holding its value at the loop's entry.
+    Scalar { ident: String },
+    /// One element at an address the loop does not change (`C[i][j]` over `k`): `address`
+    /// is the element in the kernel's names; the array is an inout parameter already.
+    Element { address: String },
+    /// Elements chosen per iteration: each update in the body became an atomic.
+    Histogram,
+}
+
+/// One reduction the kernel generates.
+#[derive(Clone, Debug)]
+pub struct Planned {
+    /// As in the report: `sum`, `C[i][j]`, `hist`.
+    pub target: String,
+    pub operator: String,
+    pub op: RedOp,
+    /// The accumulator's C++ type.
+    pub c_type: String,
+    pub class: NumClass,
+    pub shape: Shape,
+    /// The thread's private accumulator (not for a histogram): the variable's own name for a
+    /// scalar, so the body runs unchanged on it.
+    pub private: String,
+}
+
+impl Planned {
+    /// The accumulator's starting value: the operator's identity.
+    pub fn identity(&self) -> String {
+        let t = &self.c_type;
+        match self.op {
+            RedOp::Add | RedOp::Or | RedOp::Xor | RedOp::LogOr => format!("({t})0"),
+            RedOp::Mul | RedOp::LogAnd => format!("({t})1"),
+            RedOp::And => format!("({t})~0ULL"),
+            RedOp::Min => format!("({t}){}", self.class.largest()),
+            RedOp::Max => format!("({t}){}", self.class.smallest()),
+        }
+    }
+
+    /// Float `+` and `*` come out in another order than the loop's.
+    pub fn reassociated(&self) -> bool {
+        self.class.is_float() && matches!(self.op, RedOp::Add | RedOp::Mul)
+    }
+
+    /// The scalar variable's device copy, if this is a scalar reduction.
+    pub fn scalar_ident(&self) -> Option<&str> {
+        match &self.shape {
+            Shape::Scalar { ident } => Some(ident),
+            _ => None,
+        }
+    }
+}
+
+/// What a loop's reductions need before the body is known: the supported ones with their
+/// operator and type, or the refusal naming the first that is not.
+pub fn check(report: &LoopReport) -> Result<Vec<(Reduction, RedOp, NumClass)>, EmitError> {
+    let refuse = |m: String| EmitError::refused(format!("loop {}: {m}", report.id));
+    let mut out = Vec::new();
+    for r in &report.reductions {
+        let what = r.describe();
+        if matches!(r.kind, ReductionKind::Argmin | ReductionKind::Argmax) {
+            return Err(refuse(format!(
+                "reductions are not generated yet: {what} is an arg-{} (the variables taken with the {} need a combine that carries them): {}",
+                if r.kind == ReductionKind::Argmin { "min" } else { "max" },
+                if r.kind == ReductionKind::Argmin { "minimum" } else { "maximum" },
+                r.strategy
+            )));
+        }
+        if r.operator == "=" {
+            return Err(refuse(format!(
+                "reductions are not generated yet: {what} is a flag that every assigning iteration sets to the same constant"
+            )));
+        }
+        let Some(op) = RedOp::parse(&r.operator) else {
+            return Err(refuse(format!(
+                "reductions are not generated yet: {what} (operator `{}`: only + * & | ^ && || min max are combined)",
+                r.operator
+            )));
+        };
+        let c_type = cxx_type(&r.c_type);
+        let Some(class) = NumClass::of(&c_type) else {
+            return Err(refuse(format!(
+                "the reduction {what} accumulates a `{}`: a kernel combines only int, unsigned, long, long long (signed or unsigned), float and double with atomics",
+                r.c_type
+            )));
+        };
+        if class.is_float() && op.bitwise() {
+            return Err(refuse(format!(
+                "the reduction {what} applies a bitwise operator to a `{}`",
+                r.c_type
+            )));
+        }
+        out.push((r.clone(), op, class));
+    }
+    Ok(out)
+}
+
+/// Plans the reductions on the kernel's body (nested names and C++ keywords already
+/// rewritten): an element's occurrences become its private accumulator, a histogram's
+/// updates atomics. `rename` maps a report expression to the kernel's names.
+pub fn plan_body(
+    loop_id: &str,
+    checked: &[(Reduction, RedOp, NumClass)],
+    body: &mut String,
+    rename: &dyn Fn(&str) -> String,
+) -> Result<Vec<Planned>, EmitError> {
+    let refuse = |m: String| EmitError::refused(format!("{loop_id}: {m}"));
+    let mut out = Vec::new();
+    for (k, (r, op, class)) in checked.iter().enumerate() {
+        let c_type = cxx_type(&r.c_type);
+        let (shape, private) = match r.kind {
+            ReductionKind::Scalar => {
+                let name = cxx_name(&r.target);
+                (
+                    Shape::Scalar {
+                        ident: format!("ww_red_{name}"),
+                    },
+                    name,
+                )
+            }
+            ReductionKind::Element => {
+                let address = rename(&r.target);
+                let private = format!("ww_acc_{k}");
+                let (text, hits) =
+                    replace_sequences(body, &[(name_tokens(&address), private.clone())]);
+                if hits.iter().sum::<usize>() == 0 {
+                    return Err(refuse(format!(
+                        "the reduction {} is not spelled `{address}` in the body",
+                        r.describe()
+                    )));
+                }
+                *body = text;
+                (Shape::Element { address }, private)
+            }
+            ReductionKind::Histogram => {
+                *body = atomic_updates(body, &rename(&r.target), &c_type)
+                    .map_err(|why| refuse(format!("the reduction {}: {why}", r.describe())))?;
+                (Shape::Histogram, String::new())
+            }
+            // `check` refuses these; a caller that skipped it gets the same answer.
+            ReductionKind::Argmin | ReductionKind::Argmax => {
+                return Err(refuse(format!(
+                    "reductions are not generated yet: {} is an arg-min/arg-max",
+                    r.describe()
+                )))
+            }
+        };
+        out.push(Planned {
+            target: r.target.clone(),
+            operator: r.operator.clone(),
+            op: *op,
+            c_type,
+            class: *class,
+            shape,
+            private,
+        });
+    }
+    Ok(out)
+}
+
+/// Skips the subscripts and members after token `k` (`[E][F]`, `.f`): the index past them.
+fn skip_selectors(text: &str, toks: &[Tok], mut j: usize) -> usize {
+    let t = |k: usize| toks.get(k).map_or("", |x| tok_text(text, x));
+    loop {
+        match t(j) {
+            "." | "->" => j += 2,
+            "[" => {
+                let mut depth = 0;
+                while j < toks.len() {
+                    match t(j) {
+                        "[" => depth += 1,
+                        "]" => {
+                            depth -= 1;
+                            if depth == 0 {
+                                break;
+                            }
+                        }
+                        _ => {}
+                    }
+                    j += 1;
+                }
+                j += 1;
+            }
+            _ => return j,
+        }
+    }
+}
+
+/// The helper that an update operator becomes, and whether its value is negated.
+fn update_helper(op: &str) -> Option<(&'static str, bool)> {
+    Some(match op {
+        "+=" | "++" => ("add", false),
+        "-=" | "--" => ("add", true),
+        "*=" => ("mul", false),
+        "&=" => ("and", false),
+        "|=" => ("or", false),
+        "^=" => ("xor", false),
+        _ => return None,
+    })
+}
+
+/// Rewrites every update of `array` in `body` (`hist[E] op= V;`, `hist[E]++;`, `++hist[E];`,
+/// statements of their own) into an atomic on that element. Any other use of the array (a
+/// read, `hist[k] = hist[k] + v`) is refused: it would race with other threads' updates.
+pub fn atomic_updates(body: &str, array: &str, c_type: &str) -> Result<String, String> {
+    let toks = code_tokens(body);
+    let t = |k: usize| toks.get(k).map_or("", |x| tok_text(body, x));
+    let statement_start = |k: usize| k == 0 || matches!(t(k - 1), ";" | "{" | "}" | ")" | "else");
+    let mut edits: Vec<(usize, usize, String)> = Vec::new();
+    let mut k = 0;
+    while k < toks.len() {
+        if t(k) != array || (k > 0 && matches!(t(k - 1), "." | "->")) {
+            k += 1;
+            continue;
+        }
+        let prefix = k > 0 && matches!(t(k - 1), "++" | "--");
+        let begin = if prefix { k - 1 } else { k };
+        let end = skip_selectors(body, &toks, k + 1);
+        let element = &body[toks[k].start..toks[end - 1].end];
+        let unsupported = || {
+            let line_end = toks[begin..]
+                .iter()
+                .position(|x| tok_text(body, x) == ";")
+                .map_or(toks.len() - 1, |p| begin + p);
+            format!(
+                "`{}` is not an update `{array}[...] op= value;` or `{array}[...]++;` of its own; only those become atomics",
+                &body[toks[begin].start..toks[line_end].end]
+            )
+        };
+        if end == k + 1 || !statement_start(begin) {
+            return Err(unsupported());
+        }
+        let (op, value_from) = if prefix {
+            (t(k - 1), end)
+        } else {
+            (t(end), end + 1)
+        };
+        let Some((helper, negate)) = update_helper(op) else {
+            return Err(unsupported());
+        };
+        // The statement's end: the `;` at depth 0.
+        let mut depth = 0i32;
+        let mut semi = value_from;
+        while semi < toks.len() {
+            match t(semi) {
+                "(" | "[" | "{" => depth += 1,
+                ")" | "]" | "}" => depth -= 1,
+                ";" if depth == 0 => break,
+                _ => {}
+            }
+            if depth < 0 {
+                break;
+            }
+            semi += 1;
+        }
+        if t(semi) != ";" {
+            return Err(unsupported());
+        }
+        let value = match op {
+            "++" | "--" => {
+                if semi != value_from {
+                    return Err(unsupported());
+                }
+                "1".to_string()
+            }
+            _ => {
+                if semi == value_from {
+                    return Err(unsupported());
+                }
+                body[toks[value_from].start..toks[semi - 1].end].to_string()
+            }
+        };
+        if toks[value_from..semi]
+            .iter()
+            .any(|x| tok_text(body, x) == array)
+        {
+            return Err(format!(
+                "the update `{}` reads `{array}` in its value",
+                &body[toks[begin].start..toks[semi].end]
+            ));
+        }
+        let value = if negate {
+            format!("-({value})")
+        } else {
+            format!("({value})")
+        };
+        edits.push((
+            toks[begin].start,
+            toks[semi - 1].end,
+            format!("ww_atomic_{helper}(&{element}, ({c_type}){value})"),
+        ));
+        k = semi + 1;
+    }
+    if edits.is_empty() {
+        return Err(format!("no update of `{array}` was found in the body"));
+    }
+    let mut out = body.to_string();
+    for (a, b, with) in edits.into_iter().rev() {
+        out.replace_range(a..b, &with);
+    }
+    Ok(out)
+}
+
+/// The device helpers: atomics for every operator and accumulator type, native where CUDA
+/// has them, else a compare-and-swap loop on the value's 32- or 64-bit word.
+pub const HELPERS: &str = r#"
+// Reductions: ww_atomic_OP(p, v) does *p = *p OP v atomically. CUDA's atomics where they
+// exist for the type, else a compare-and-swap loop on the value's 32- or 64-bit word.
+struct ww_op_add { template <typename T> __device__ T operator()(T a, T b) const { return a + b; } };
+struct ww_op_mul { template <typename T> __device__ T operator()(T a, T b) const { return a * b; } };
+struct ww_op_and { template <typename T> __device__ T operator()(T a, T b) const { return a & b; } };
+struct ww_op_or { template <typename T> __device__ T operator()(T a, T b) const { return a | b; } };
+struct ww_op_xor { template <typename T> __device__ T operator()(T a, T b) const { return a ^ b; } };
+struct ww_op_land { template <typename T> __device__ T operator()(T a, T b) const { return (T)(a && b); } };
+struct ww_op_lor { template <typename T> __device__ T operator()(T a, T b) const { return (T)(a || b); } };
+struct ww_op_min { template <typename T> __device__ T operator()(T a, T b) const { return b < a ? b : a; } };
+struct ww_op_max { template <typename T> __device__ T operator()(T a, T b) const { return b > a ? b : a; } };
+
+template <typename T, typename Op> __device__ inline void ww_atomic_cas(T *p, T v, Op op)
+{
+    if (sizeof(T) == sizeof(unsigned int)) {
+        unsigned int *w = (unsigned int *)p;
+        unsigned int old = *w, assumed;
+        do {
+            assumed = old;
+            T cur, next;
+            memcpy(&cur, &assumed, sizeof cur);
+            next = op(cur, v);
+            unsigned int want;
+            memcpy(&want, &next, sizeof want);
+            old = atomicCAS(w, assumed, want);
+        } while (old != assumed);
+    } else {
+        unsigned long long *w = (unsigned long long *)p;
+        unsigned long long old = *w, assumed;
+        do {
+            assumed = old;
+            T cur, next;
+            memcpy(&cur, &assumed, sizeof cur);
+            next = op(cur, v);
+            unsigned long long want;
+            memcpy(&want, &next, sizeof want);
+            old = atomicCAS(w, assumed, want);
+        } while (old != assumed);
+    }
+}
+
+// Native atomics by type; the templates take what has none.
+__device__ inline void ww_atomic_add_(int *p, int v) { atomicAdd(p, v); }
+__device__ inline void ww_atomic_add_(unsigned int *p, unsigned int v) { atomicAdd(p, v); }
+__device__ inline void ww_atomic_add_(unsigned long long *p, unsigned long long v) { atomicAdd(p, v); }
+// Two's complement: a signed 64-bit sum is the unsigned one.
+__device__ inline void ww_atomic_add_(long long *p, long long v) { atomicAdd((unsigned long long *)p, (unsigned long long)v); }
+__device__ inline void ww_atomic_add_(float *p, float v) { atomicAdd(p, v); }
+__device__ inline void ww_atomic_add_(double *p, double v)
+{
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 600
+    atomicAdd(p, v);
+#else
+    ww_atomic_cas(p, v, ww_op_add());
+#endif
+}
+template <typename T> __device__ inline void ww_atomic_add_(T *p, T v) { ww_atomic_cas(p, v, ww_op_add()); }
+__device__ inline void ww_atomic_min_(int *p, int v) { atomicMin(p, v); }
+__device__ inline void ww_atomic_min_(unsigned int *p, unsigned int v) { atomicMin(p, v); }
+__device__ inline void ww_atomic_min_(long long *p, long long v) { atomicMin(p, v); }
+__device__ inline void ww_atomic_min_(unsigned long long *p, unsigned long long v) { atomicMin(p, v); }
+template <typename T> __device__ inline void ww_atomic_min_(T *p, T v) { ww_atomic_cas(p, v, ww_op_min()); }
+__device__ inline void ww_atomic_max_(int *p, int v) { atomicMax(p, v); }
+__device__ inline void ww_atomic_max_(unsigned int *p, unsigned int v) { atomicMax(p, v); }
+__device__ inline void ww_atomic_max_(long long *p, long long v) { atomicMax(p, v); }
+__device__ inline void ww_atomic_max_(unsigned long long *p, unsigned long long v) { atomicMax(p, v); }
+template <typename T> __device__ inline void ww_atomic_max_(T *p, T v) { ww_atomic_cas(p, v, ww_op_max()); }
+// Bitwise operators act on the bits alike for signed and unsigned words.
+__device__ inline void ww_atomic_and_(int *p, int v) { atomicAnd(p, v); }
+__device__ inline void ww_atomic_and_(unsigned int *p, unsigned int v) { atomicAnd(p, v); }
+__device__ inline void ww_atomic_and_(long long *p, long long v) { atomicAnd((unsigned long long *)p, (unsigned long long)v); }
+__device__ inline void ww_atomic_and_(unsigned long long *p, unsigned long long v) { atomicAnd(p, v); }
+template <typename T> __device__ inline void ww_atomic_and_(T *p, T v) { ww_atomic_cas(p, v, ww_op_and()); }
+__device__ inline void ww_atomic_or_(int *p, int v) { atomicOr(p, v); }
+__device__ inline void ww_atomic_or_(unsigned int *p, unsigned int v) { atomicOr(p, v); }
+__device__ inline void ww_atomic_or_(long long *p, long long v) { atomicOr((unsigned long long *)p, (unsigned long long)v); }
+__device__ inline void ww_atomic_or_(unsigned long long *p, unsigned long long v) { atomicOr(p, v); }
+template <typename T> __device__ inline void ww_atomic_or_(T *p, T v) { ww_atomic_cas(p, v, ww_op_or()); }
+__device__ inline void ww_atomic_xor_(int *p, int v) { atomicXor(p, v); }
+__device__ inline void ww_atomic_xor_(unsigned int *p, unsigned int v) { atomicXor(p, v); }
+__device__ inline void ww_atomic_xor_(long long *p, long long v) { atomicXor((unsigned long long *)p, (unsigned long long)v); }
+__device__ inline void ww_atomic_xor_(unsigned long long *p, unsigned long long v) { atomicXor(p, v); }
+template <typename T> __device__ inline void ww_atomic_xor_(T *p, T v) { ww_atomic_cas(p, v, ww_op_xor()); }
+template <typename T> __device__ inline void ww_atomic_mul_(T *p, T v) { ww_atomic_cas(p, v, ww_op_mul()); }
+template <typename T> __device__ inline void ww_atomic_land_(T *p, T v) { ww_atomic_cas(p, v, ww_op_land()); }
+template <typename T> __device__ inline void ww_atomic_lor_(T *p, T v) { ww_atomic_cas(p, v, ww_op_lor()); }
+// The value converted to the element's type first, as `*p OP= v` would.
+template <typename T, typename V> __device__ inline void ww_atomic_add(T *p, V v) { ww_atomic_add_(p, (T)v); }
+template <typename T, typename V> __device__ inline void ww_atomic_mul(T *p, V v) { ww_atomic_mul_(p, (T)v); }
+template <typename T, typename V> __device__ inline void ww_atomic_and(T *p, V v) { ww_atomic_and_(p, (T)v); }
+template <typename T, typename V> __device__ inline void ww_atomic_or(T *p, V v) { ww_atomic_or_(p, (T)v); }
+template <typename T, typename V> __device__ inline void ww_atomic_xor(T *p, V v) { ww_atomic_xor_(p, (T)v); }
+template <typename T, typename V> __device__ inline void ww_atomic_land(T *p, V v) { ww_atomic_land_(p, (T)v); }
+template <typename T, typename V> __device__ inline void ww_atomic_lor(T *p, V v) { ww_atomic_lor_(p, (T)v); }
+template <typename T, typename V> __device__ inline void ww_atomic_min(T *p, V v) { ww_atomic_min_(p, (T)v); }
+template <typename T, typename V> __device__ inline void ww_atomic_max(T *p, V v) { ww_atomic_max_(p, (T)v); }
+"#;
+
+/// The private accumulators, declared before the bounds guard so that every thread of the
+/// block, inside the loop's range or not, takes part in the tree with the identity.
+pub fn private_decls(reductions: &[Planned]) -> String {
+    let mut out = String::new();
+    for r in reductions.iter().filter(|r| r.shape != Shape::Histogram) {
+        let _ = writeln!(
+            out,
+            "    // `{}` ({}): this thread's part, from the operator's identity.",
+            r.target, r.operator
+        );
+        let _ = writeln!(out, "    {} {} = {};", r.c_type, r.private, r.identity());
+    }
+    out
+}
+
+/// After the guard, which every thread reaches: each reduction's block tree in shared
+/// memory, then thread 0 combines the block's value into the device copy or element.
+pub fn combine_code(reductions: &[Planned], threads: u32) -> String {
+    let mut out = String::new();
+    // Each reduction with a private accumulator and where its block's value goes.
+    let trees: Vec<(usize, &Planned, String)> = reductions
+        .iter()
+        .filter_map(|r| match &r.shape {
+            Shape::Scalar { ident } => Some((r, ident.clone())),
+            Shape::Element { address } => Some((r, format!("&({address})"))),
+            Shape::Histogram => None,
+        })
+        .enumerate()
+        .map(|(k, (r, dest))| (k, r, dest))
+        .collect();
+    if trees.is_empty() {
+        return out;
+    }
+    out.push_str("    // The block's threads combine their parts pairwise in shared memory (any block\n    // size: the upper half folds onto the lower), then thread 0 adds the block's value.\n");
+    out.push_str("    const unsigned ww_t = threadIdx.x + blockDim.x * threadIdx.y;\n");
+    for (k, r, dest) in trees {
+        let tree = format!("ww_tree_{k}");
+        let _ = writeln!(out, "    static __shared__ {} {tree}[{threads}];", r.c_type);
+        let _ = writeln!(out, "    {tree}[ww_t] = {};", r.private);
+        out.push_str("    __syncthreads();\n");
+        let _ = writeln!(
+            out,
+            "    for (unsigned ww_n = blockDim.x * blockDim.y; ww_n > 1;) {{\n        const unsigned ww_half = (ww_n + 1) / 2;\n        if (ww_t + ww_half < ww_n)\n            {tree}[ww_t] = {};\n        __syncthreads();\n        ww_n = ww_half;\n    }}",
+            r.op.combine(&format!("{tree}[ww_t]"), &format!("{tree}[ww_t + ww_half]"))
+        );
+        let _ = writeln!(
+            out,
+            "    if (ww_t == 0)\n        ww_atomic_{}({dest}, {tree}[0]);",
+            r.op.helper()
+        );
+    }
+    out
+}
+
+/// What the note says about the reductions.
+pub fn notes(reductions: &[Planned]) -> Vec<String> {
+    let mut out = Vec::new();
+    for r in reductions {
+        let what = format!("`{}` ({})", r.target, r.operator);
+        out.push(match &r.shape {
+            Shape::Scalar { .. } => format!(
+                "Reduction {what}: each thread accumulates from the operator's identity, each block combines its threads' values in shared memory and thread 0 combines the block's value atomically into a device copy of `{t}` that starts at its value at the loop's entry; the host function takes `&{t}` and writes the result back.",
+                t = r.target
+            ),
+            Shape::Element { .. } => format!(
+                "Reduction {what}: each thread accumulates from the operator's identity, each block combines its threads' values in shared memory and thread 0 combines the block's value atomically into the element."
+            ),
+            Shape::Histogram => format!(
+                "Reduction {what}: each update of `{}` in the body is an atomic on its element.",
+                r.target
+            ),
+        });
+        if r.reassociated() {
+            out.push(format!(
+                "{what} is a floating-point {}: the kernel combines the values in another order than the loop, so the result may differ in the last bits.",
+                if r.op == RedOp::Add { "sum" } else { "product" }
+            ));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn histogram_updates_become_atomics() {
+        let body = "{ hist[data[i]]++; ++h2[a][b]; hist[k] -= w[i] * 2; }";
+        let out = atomic_updates(body, "hist", "int").unwrap();
+        assert_eq!(
+            out,
+            "{ ww_atomic_add(&hist[data[i]], (int)(1)); ++h2[a][b]; ww_atomic_add(&hist[k], (int)-(w[i] * 2)); }"
+        );
+        let out = atomic_updates("{ ++h2[a][b]; }", "h2", "long").unwrap();
+        assert_eq!(out, "{ ww_atomic_add(&h2[a][b], (long)(1)); }");
+        let out = atomic_updates("{ if (m[i]) f[k] |= 4u; }", "f", "unsigned").unwrap();
+        assert_eq!(out, "{ if (m[i]) ww_atomic_or(&f[k], (unsigned)(4u)); }");
+    }
+
+    #[test]
+    fn histogram_shapes_that_would_race_are_refused() {
+        for (body, why) in [
+            ("{ hist[k] = hist[k] + v; }", "is not an update"),
+            ("{ x = hist[k]; hist[k]++; }", "is not an update"),
+            ("{ hist[k] += hist[j]; }", "reads `hist` in its value"),
+            ("{ y = hist[k]++; }", "is not an update"),
+            ("{ x[i] = 0; }", "no update of `hist`"),
+        ] {
+            let e = atomic_updates(body, "hist", "int").unwrap_err();
+            assert!(e.contains(why), "{body}: {e}");
+        }
+    }
+
+    #[test]
+    fn identities_and_classes() {
+        let p = |op, c_type: &str| Planned {
+            target: "s".into(),
+            operator: String::new(),
+            op,
+            c_type: c_type.into(),
+            class: NumClass::of(c_type).unwrap(),
+            shape: Shape::Histogram,
+            private: String::new(),
+        };
+        assert_eq!(p(RedOp::Add, "long long").identity(), "(long long)0");
+        assert_eq!(p(RedOp::Mul, "double").identity(), "(double)1");
+        assert_eq!(
+            p(RedOp::And, "unsigned int").identity(),
+            "(unsigned int)~0ULL"
+        );
+        assert_eq!(p(RedOp::Min, "int").identity(), "(int)2147483647");
+        assert_eq!(
+            p(RedOp::Max, "float").identity(),
+            "(float)__int_as_float((int)0xff800000u)"
+        );
+        assert!(p(RedOp::Add, "float").reassociated());
+        assert!(!p(RedOp::Max, "double").reassociated());
+        assert_eq!(NumClass::of("unsigned long"), Some(NumClass::U64));
+        for t in [
+            "char",
+            "short",
+            "bool",
+            "long double",
+            "struct acc",
+            "int *",
+        ] {
+            assert_eq!(NumClass::of(t), None, "{t}");
+        }
+    }
+}
