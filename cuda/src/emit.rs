@@ -80,19 +80,6 @@ const SPELLINGS: &str = r#"// C spellings C++ does not have.
 #ifndef _Bool
 #define _Bool bool
 #endif
-#if defined(__CUDACC_RTC__)
-// NVRTC has no standard headers: the <stdint.h> types the program's code may name.
-typedef signed char int8_t;
-typedef unsigned char uint8_t;
-typedef short int16_t;
-typedef unsigned short uint16_t;
-typedef int int32_t;
-typedef unsigned int uint32_t;
-typedef long long int64_t;
-typedef unsigned long long uint64_t;
-typedef long intptr_t;
-typedef unsigned long uintptr_t;
-#endif
 
 "#;
 
