@@ -651,6 +651,26 @@ fn program_types_holding_library_types_pass_and_spell_them_for_nvrtc() {
 }
 
 #[test]
+fn bounds_over_array_elements_pass() {
+    // spglib's `i < mesh[0] * mesh[1] * (size_t)(mesh[2])` with `mesh` a parameter (a
+    // reduction counts), and the same product through a local `int mesh[3]` in `main`
+    // (whose elements the report once printed as addresses, `&mesh[0]`): the kernel gets
+    // the elements as values.
+    let file = "tests/fixtures/cuda/mesh.c";
+    let mut failed = Vec::new();
+    for args in [&[][..], &["37"][..]] {
+        for line in [9, 21] {
+            let out = validate_file(file, line, &[], args);
+            let t = text(&out);
+            if out.status.code() != Some(0) || !t.contains("PASS") {
+                failed.push(format!("{file}:{line} {args:?}:\n{t}"));
+            }
+        }
+    }
+    assert!(failed.is_empty(), "{}", failed.join("\n"));
+}
+
+#[test]
 fn private_storage_is_declared_in_the_kernel() {
     // Arrays and structs declared in the body, and an array written before it is read in
     // every iteration, become the kernel's own locals; a lastprivate scalar is refused.

@@ -424,13 +424,24 @@ impl Rewrite<'_> {
                     k = close + 1;
                     continue;
                 }
-                // The reference: the identifier and its `.f` / `->f` chain.
+                // The reference: the identifier and its `.f` / `->f` / `[2]` chain (a
+                // constant subscript names one element, as a member does: `mesh[0]`).
                 let mut end = k + 1;
-                while end + 1 < to
-                    && matches!(self.text(end), "." | "->")
-                    && toks[end + 1].kind == TokKind::Ident
-                {
-                    end += 2;
+                loop {
+                    if end + 1 < to
+                        && matches!(self.text(end), "." | "->")
+                        && toks[end + 1].kind == TokKind::Ident
+                    {
+                        end += 2;
+                    } else if end + 2 < to
+                        && self.text(end) == "["
+                        && toks[end + 1].kind == TokKind::Number
+                        && self.text(end + 2) == "]"
+                    {
+                        end += 3;
+                    } else {
+                        break;
+                    }
                 }
                 let chain = &expr[t.start..toks[end - 1].end];
                 let text = (self.rename)(chain).unwrap_or_else(|| chain.to_string());
@@ -568,6 +579,15 @@ mod tests {
         assert_eq!(
             e,
             "m(((long long)(a)), m(((long long)(b)) + 1LL, 8LL*((long long)(c))))"
+        );
+        // A constant subscript belongs to the reference (`mesh[0]` is one value); a
+        // variable one does not.
+        let e = to_wide("mesh[0]*s->dims[2] + a[i]", ("m", "M"), &|c| {
+            Some(format!("<{c}>"))
+        });
+        assert_eq!(
+            e,
+            "((long long)(<mesh[0]>))*((long long)(<s->dims[2]>)) + ((long long)(<a>))[((long long)(<i>))]"
         );
         let roots = expr_roots("8*block.x + max(in_image->width, n)");
         assert_eq!(

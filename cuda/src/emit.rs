@@ -559,7 +559,7 @@ fn staging_code(plan: &mut KernelPlan) -> String {
 fn host_expr(e: &str) -> String {
     let rename = |chain: &str| -> Option<String> {
         // Names C++ reserves were renamed in the host function's parameters too.
-        let root_end = chain.find(['.', '-']).unwrap_or(chain.len());
+        let root_end = chain.find(['.', '-', '[']).unwrap_or(chain.len());
         let root = &chain[..root_end];
         let new = cxx_name(root);
         (new != root).then(|| format!("{new}{}", &chain[root_end..]))

@@ -716,6 +716,32 @@ fn widen_struct_roots(ctx: &Ctx, arrays: &mut [ArrayParam]) {
     }
 }
 
+/// A whole array of fixed size as a host-only parameter (not a kernel buffer): what the
+/// host function needs to evaluate bounds that index it.
+fn host_only_array(ctx: &Ctx, name: &str, t: TypeId) -> Option<ArrayParam> {
+    let Type::Array { elem, .. } = ctx.types.get(t) else {
+        return None;
+    };
+    let size = ctx.types.size_of(t)?;
+    let elem_type = cxx_type(&ctx.display(*elem));
+    Some(ArrayParam {
+        name: name.to_string(),
+        ident: cxx_name(name),
+        role: Role::In,
+        kind: ParamKind::Array,
+        nested: false,
+        host_type: format!("{elem_type} *"),
+        elem_type,
+        elem_bytes: ctx.types.size_of(*elem).unwrap_or(1).max(1),
+        shape: Shape::Pointer,
+        lo: "0".into(),
+        hi: size.to_string(),
+        reported_hi: None,
+        in_kernel: false,
+        object_bytes: None,
+    })
+}
+
 /// For an array type of fixed extents, its innermost element type and the extents after
 /// the first (`double [8][64][5]` -> `double`, `[64, 5]`); `None` when an extent is
 /// variable or missing after the first.
@@ -1272,6 +1298,15 @@ pub fn plan(
                     report.function
                 )));
             };
+            // An array the expressions index (`mesh[0] * mesh[1]` of a local `int mesh[3]`)
+            // is not a value: the host function takes it as a pointer (the replay gets
+            // its bytes), and the kernel gets the elements as values (`ww_mesh_0`).
+            if let Some(host_only) = host_only_array(&ctx, &root, t) {
+                if !arrays.iter().any(|a| a.name == root) {
+                    arrays.push(host_only);
+                }
+                continue;
+            }
             scalars.push(ScalarParam {
                 name: root.clone(),
                 ident: cxx_name(&root),

@@ -819,3 +819,23 @@ fn non_ascii_identifiers() {
         "32 7\n",
     );
 }
+
+#[test]
+fn elements_of_local_arrays_print_as_elements_not_addresses() {
+    // `mesh[0]` read from a local array: the load's address is the slot's address plus an
+    // offset, which printed as `&mesh[0]` (so reports multiplied addresses).
+    let unit = load(
+        "local_array_elements",
+        "int f(void) { int mesh[3] = {1, 2, 3}; int s = 0;\n\
+         for (int i = 0; i < mesh[0] * mesh[2]; i++) s += i; return s; }\n",
+    );
+    let func = &unit.lowered.program.functions[0];
+    let rendered: Vec<String> = func
+        .values()
+        .filter(|v| matches!(func.inst(*v).kind, frontend::ir::InstKind::Load { .. }))
+        .map(|v| frontend::ir::print::render_value(func, v))
+        .collect();
+    assert!(rendered.contains(&"mesh[0]".to_string()), "{rendered:?}");
+    assert!(rendered.contains(&"mesh[2]".to_string()), "{rendered:?}");
+    assert!(!rendered.iter().any(|r| r.contains('&')), "{rendered:?}");
+}
