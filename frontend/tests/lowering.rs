@@ -838,4 +838,21 @@ fn elements_of_local_arrays_print_as_elements_not_addresses() {
     assert!(rendered.contains(&"mesh[0]".to_string()), "{rendered:?}");
     assert!(rendered.contains(&"mesh[2]".to_string()), "{rendered:?}");
     assert!(!rendered.iter().any(|r| r.contains('&')), "{rendered:?}");
+    // A field of an element of an array of structs: `nodes[k].n`, not `&nodes[k]->n`.
+    let unit = load(
+        "array_of_struct_fields",
+        "struct node { int n; double w; };\n\
+         double g(struct node *nodes, int k) { return nodes[k].n * nodes[k + 1].w; }\n",
+    );
+    let func = &unit.lowered.program.functions[0];
+    let rendered: Vec<String> = func
+        .values()
+        .filter(|v| matches!(func.inst(*v).kind, frontend::ir::InstKind::Load { .. }))
+        .map(|v| frontend::ir::print::render_value(func, v))
+        .collect();
+    assert!(rendered.contains(&"nodes[k].n".to_string()), "{rendered:?}");
+    assert!(
+        rendered.contains(&"nodes[k + 1].w".to_string()),
+        "{rendered:?}"
+    );
 }

@@ -127,7 +127,11 @@ fn render_place(func: &Function, addr: Value, depth: u32) -> String {
             .trim_start_matches('&')
             .to_string(),
         InstKind::FieldAddr { base, field, .. } => match &func.inst(*base).kind {
-            InstKind::SlotAddr(_) | InstKind::GlobalAddr(_) | InstKind::FieldAddr { .. } => {
+            // A field of an array element is `a[i].f`, not `&a[i]->f`.
+            InstKind::SlotAddr(_)
+            | InstKind::GlobalAddr(_)
+            | InstKind::FieldAddr { .. }
+            | InstKind::PtrAdd { .. } => {
                 format!("{}.{field}", render_place(func, *base, depth + 1))
             }
             _ => format!("{}->{field}", render(func, *base, 12, depth + 1)),
