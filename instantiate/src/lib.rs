@@ -429,6 +429,7 @@ fn instantiate_loop(
                 profile: p,
                 link: options.link,
                 dram_bytes_per_s: options.gpu.dram_bytes_per_s,
+                resident_warps: options.gpu.sms * options.gpu.max_threads_per_sm / 32,
                 gpu: options.gpu.example,
             }) {
                 Ok(o) => Some(o),

@@ -132,7 +132,7 @@ pub struct InstanceParameter {
 }
 
 /// Global-memory requests of one kernel launch under the chosen mapping.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct MemoryTraffic {
     pub mapping: String,
     pub accesses: Vec<AccessInstance>,
@@ -142,6 +142,17 @@ pub struct MemoryTraffic {
     /// `requests_per_launch * 128`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bytes_per_launch: Option<i64>,
+    /// The most iterations of its inner loops one thread runs (1 without inner loops): the
+    /// sequential steps the latency bound of the offload estimate counts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steps_per_thread: Option<f64>,
+    /// Warps of one launch.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warps: Option<i64>,
+    /// A thread's inner loops store to memory, so a later step's loads may wait for an
+    /// earlier step's store (they are not overlapped).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub stores_in_steps: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

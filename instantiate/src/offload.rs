@@ -37,7 +37,42 @@ pub struct OffloadInputs<'a> {
     pub profile: &'a LoopProfile,
     pub link: Link,
     pub dram_bytes_per_s: u64,
+    /// Warps resident on the whole GPU at once (SMs times warps per SM).
+    pub resident_warps: u64,
     pub gpu: &'a str,
+}
+
+/// `1.25 ms`, `310 µs`, `800 ns`.
+fn duration(ns: f64) -> String {
+    if ns >= 1e6 {
+        format!("{:.2} ms", ns / 1e6)
+    } else if ns >= 1e3 {
+        format!("{:.1} µs", ns / 1e3)
+    } else {
+        format!("{ns:.0} ns")
+    }
+}
+
+/// One step of a thread's inner loops: a memory round trip, or a share of one when the
+/// steps' loads overlap (no store in the steps for them to wait on).
+fn step_ns(m: &MemoryTraffic) -> f64 {
+    if m.stores_in_steps {
+        advisor::gpus::STEP_LATENCY_NS
+    } else {
+        advisor::gpus::STEP_LATENCY_NS / advisor::gpus::OVERLAPPED_STEPS
+    }
+}
+
+/// Waves of resident warps times a thread's sequential steps times one memory round trip:
+/// the least time a kernel takes when its steps wait on memory. `None` when the steps or
+/// the warps are not known.
+pub fn latency_bound_ns(memory: Option<&MemoryTraffic>, resident_warps: u64) -> Option<f64> {
+    let m = memory?;
+    // One step a thread is what the launch overhead and the bandwidth already cover.
+    let steps = m.steps_per_thread.filter(|s| *s > 1.0)?;
+    let warps = u64::try_from(m.warps?).ok()?;
+    let waves = warps.div_ceil(resident_warps.max(1)).max(1);
+    Some(waves as f64 * steps * step_ns(m))
 }
 
 /// The estimate, or why there is none.
@@ -89,8 +124,30 @@ pub fn estimate(inputs: &OffloadInputs<'_>) -> Result<Offload, String> {
     let link_bps = inputs.link.bytes_per_s.max(1) as f64;
     let transfer_ns = (to_device + to_host) as f64 / link_bps * 1e9
         + copies as f64 * inputs.link.latency_ns as f64;
-    let kernel_ns = kernel_bytes as f64 / inputs.dram_bytes_per_s.max(1) as f64 * 1e9
-        + inputs.link.launch_ns as f64;
+    let bandwidth_ns = kernel_bytes as f64 / inputs.dram_bytes_per_s.max(1) as f64 * 1e9;
+    // Little's law: with few threads, each running many steps of its inner loops, the
+    // GPU cannot keep enough requests in flight to reach its bandwidth, and every step
+    // waits for memory. Bound the time below by the waves of resident warps times the
+    // steps of a thread at one memory round trip each.
+    let latency_ns = latency_bound_ns(inputs.memory, inputs.resident_warps);
+    if let Some(l) = latency_ns.filter(|l| *l > bandwidth_ns) {
+        caveats.push(format!(
+            "latency-bound: too few threads to hide memory latency; each runs {} steps of its inner loops, at {:.0} ns a step{} the kernel takes {} (the bandwidth alone would allow {})",
+            inputs
+                .memory
+                .and_then(|m| m.steps_per_thread)
+                .map_or("?".into(), |s| format!("{s:.0}")),
+            inputs.memory.map_or(0.0, step_ns),
+            if inputs.memory.is_some_and(|m| m.stores_in_steps) {
+                " (a step's loads wait for the stores before them)"
+            } else {
+                " (loads of about 4 steps in flight)"
+            },
+            duration(l),
+            duration(bandwidth_ns)
+        ));
+    }
+    let kernel_ns = bandwidth_ns.max(latency_ns.unwrap_or(0.0)) + inputs.link.launch_ns as f64;
     let gpu_ns = transfer_ns + kernel_ns;
     let cpu_ns = p.time_ns as f64 / p.entries as f64;
     if p.tracked {
@@ -193,6 +250,7 @@ mod tests {
             profile: &profile,
             link,
             dram_bytes_per_s: 1_500_000_000_000,
+            resident_warps: 108 * 64,
             gpu: "sm_80",
         })
         .expect("estimate");
@@ -204,5 +262,70 @@ mod tests {
         assert!((o.speedup - 2_000_000.0 / 1_503_500.0).abs() < 1e-9);
         assert!(o.verdict.starts_with("worth porting"), "{}", o.verdict);
         assert_eq!(o.saved_ns, (2_000_000.0 - 1_503_500.0) * 2.0);
+    }
+
+    fn traffic(steps: f64, warps: i64, stores_in_steps: bool) -> MemoryTraffic {
+        MemoryTraffic {
+            mapping: "x=i".into(),
+            accesses: vec![],
+            requests_per_launch: Some(1000),
+            bytes_per_launch: Some(128_000),
+            steps_per_thread: Some(steps),
+            warps: Some(warps),
+            stores_in_steps,
+        }
+    }
+
+    #[test]
+    fn few_threads_with_long_inner_loops_are_latency_bound() {
+        // gemm's i loop on an H200: 1000 threads (32 warps, one wave) each running
+        // 1,320,000 steps whose loads wait on the stores before them: 594 ms (measured:
+        // 593 ms); the 128 KB the requests move would take 27 ns.
+        let resident = 132 * 64;
+        let t = traffic(1_320_000.0, 32, true);
+        assert_eq!(latency_bound_ns(Some(&t), resident), Some(594_000_000.0));
+        // Loads that do not wait overlap about four steps deep.
+        let t = traffic(1_320_000.0, 32, false);
+        assert_eq!(latency_bound_ns(Some(&t), resident), Some(148_500_000.0));
+        // More warps than fit at once: waves.
+        let t = traffic(100.0, 3 * 132 * 64 + 1, true);
+        assert_eq!(
+            latency_bound_ns(Some(&t), resident),
+            Some(4.0 * 100.0 * 450.0)
+        );
+        // One step a thread, or unknown steps: no bound.
+        assert_eq!(
+            latency_bound_ns(Some(&traffic(1.0, 32, true)), resident),
+            None
+        );
+        let mut t = traffic(10.0, 32, true);
+        t.steps_per_thread = None;
+        assert_eq!(latency_bound_ns(Some(&t), resident), None);
+
+        let profile = LoopProfile {
+            entries: 1,
+            time_ns: 574_000_000,
+            ..Default::default()
+        };
+        let t = traffic(1_320_000.0, 32, true);
+        let o = estimate(&OffloadInputs {
+            parameters: &[param("inout", 8_000_000)],
+            memory: Some(&t),
+            profile: &profile,
+            link: Link::default(),
+            dram_bytes_per_s: 4_800_000_000_000,
+            resident_warps: resident,
+            gpu: "H200",
+        })
+        .expect("estimate");
+        assert_eq!(o.kernel_ns, 594_000_000.0 + 5_000.0);
+        assert!(o.verdict.starts_with("not worth it"), "{}", o.verdict);
+        assert!(
+            o.caveats
+                .iter()
+                .any(|c| c.starts_with("latency-bound") && c.contains("594.00 ms")),
+            "{:?}",
+            o.caveats
+        );
     }
 }
