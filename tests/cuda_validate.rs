@@ -671,6 +671,21 @@ fn bounds_over_array_elements_pass() {
 }
 
 #[test]
+fn nan_and_infinity_macros_pass() {
+    // `NAN` and `INFINITY` are GCC built-ins after glibc's macros; the kernel spells them
+    // as device code does (NVRTC compiles it in `tests/cuda_nvrtc.rs`).
+    let file = "tests/fixtures/cuda/nan_inf.c";
+    for args in [&[][..], &["37"][..]] {
+        let out = validate_file(file, 9, &[], args);
+        let t = text(&out);
+        assert!(
+            out.status.code() == Some(0) && t.contains("`out` [0, ") && t.contains("PASS"),
+            "{args:?}: {t}"
+        );
+    }
+}
+
+#[test]
 fn private_storage_is_declared_in_the_kernel() {
     // Arrays and structs declared in the body, and an array written before it is read in
     // every iteration, become the kernel's own locals; a lastprivate scalar is refused.

@@ -120,6 +120,13 @@ const DEVICE_MATH: &[&str] = &[
     "__builtin_fabs",
     "__builtin_sqrt",
     "__builtin_unreachable",
+    // glibc's NAN and INFINITY macros expand to these; CUDA device code has them.
+    "__builtin_nan",
+    "__builtin_nanf",
+    "__builtin_inf",
+    "__builtin_inff",
+    "__builtin_huge_val",
+    "__builtin_huge_valf",
 ];
 
 /// C library functions on memory that CUDA provides in device code; their effects are the
