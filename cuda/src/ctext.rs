@@ -486,26 +486,42 @@ pub fn flat_name(name: &str) -> String {
     }
 }
 
+/// The index of the `]` that closes the `[` at token `open` (`toks.len()` when none does).
+pub fn closing_bracket(text: &str, toks: &[Tok], open: usize) -> usize {
+    let mut depth = 0;
+    for (j, t) in toks.iter().enumerate().skip(open) {
+        match tok_text(text, t) {
+            "[" => depth += 1,
+            "]" => {
+                depth -= 1;
+                if depth == 0 {
+                    return j;
+                }
+            }
+            _ => {}
+        }
+    }
+    toks.len()
+}
+
+/// Skips the subscripts and members from token `j` on (`[E][F]`, `.f`, `->g`): the index
+/// past them.
+pub fn skip_selectors(text: &str, toks: &[Tok], mut j: usize) -> usize {
+    loop {
+        match toks.get(j).map(|t| tok_text(text, t)) {
+            Some("." | "->") => j += 2,
+            Some("[") => j = closing_bracket(text, toks, j) + 1,
+            _ => return j,
+        }
+    }
+}
+
 /// The bracket groups (`[n]`, `[m + 1]`) right after token index `k`, as the texts inside.
 pub fn bracket_groups_after(text: &str, toks: &[Tok], mut k: usize) -> Vec<String> {
     let mut groups = Vec::new();
     while k < toks.len() && tok_text(text, &toks[k]) == "[" {
-        let mut depth = 0;
         let start = toks[k].end;
-        let mut j = k;
-        while j < toks.len() {
-            match tok_text(text, &toks[j]) {
-                "[" => depth += 1,
-                "]" => {
-                    depth -= 1;
-                    if depth == 0 {
-                        break;
-                    }
-                }
-                _ => {}
-            }
-            j += 1;
-        }
+        let j = closing_bracket(text, toks, k);
         if j >= toks.len() {
             break;
         }

@@ -13,8 +13,8 @@
 
 use super::ctext::{
     code_tokens, declared_dims, expr_roots, flat_name, identifiers, is_keyword, name_tokens,
-    replace_sequences, rewrite_expr, strip_line_markers, to_wide, tok_text, token_strings, uses_of,
-    Tok, TokKind,
+    replace_sequences, rewrite_expr, skip_selectors, strip_line_markers, to_wide, tok_text,
+    token_strings, uses_of, Tok, TokKind,
 };
 use super::reduce;
 use advisor::model::{LoopReport, ParamKind, ReductionKind, Role, SharedArea, Verdict};
@@ -1792,30 +1792,7 @@ pub(crate) fn written_in(body: &str, name: &str) -> bool {
             return true;
         }
         // Skip member and subscript chains: `name.f[2] = ...` writes `name`.
-        let mut j = k + 1;
-        loop {
-            match text(j) {
-                "." | "->" => j += 2,
-                "[" => {
-                    let mut depth = 0;
-                    while j < toks.len() {
-                        match text(j) {
-                            "[" => depth += 1,
-                            "]" => {
-                                depth -= 1;
-                                if depth == 0 {
-                                    break;
-                                }
-                            }
-                            _ => {}
-                        }
-                        j += 1;
-                    }
-                    j += 1;
-                }
-                _ => break,
-            }
-        }
+        let j = skip_selectors(body, &toks, k + 1);
         if matches!(
             text(j),
             "=" | "+="

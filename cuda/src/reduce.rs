@@ -6,7 +6,7 @@
 // `Diagnostic` is large, but errors are the cold path and the project-wide error type is fixed.
 #![allow(clippy::result_large_err)]
 
-use super::ctext::{code_tokens, name_tokens, replace_sequences, tok_text, Tok};
+use super::ctext::{code_tokens, name_tokens, replace_sequences, skip_selectors, tok_text};
 use super::plan::{cxx_name, cxx_type, EmitError};
 use advisor::model::{LoopReport, Reduction, ReductionKind};
 use std::fmt::Write;
@@ -302,34 +302,6 @@ pub fn plan_body(
         });
     }
     Ok(out)
-}
-
-/// Skips the subscripts and members after token `k` (`[E][F]`, `.f`): the index past them.
-fn skip_selectors(text: &str, toks: &[Tok], mut j: usize) -> usize {
-    let t = |k: usize| toks.get(k).map_or("", |x| tok_text(text, x));
-    loop {
-        match t(j) {
-            "." | "->" => j += 2,
-            "[" => {
-                let mut depth = 0;
-                while j < toks.len() {
-                    match t(j) {
-                        "[" => depth += 1,
-                        "]" => {
-                            depth -= 1;
-                            if depth == 0 {
-                                break;
-                            }
-                        }
-                        _ => {}
-                    }
-                    j += 1;
-                }
-                j += 1;
-            }
-            _ => return j,
-        }
-    }
 }
 
 /// The helper that an update operator becomes, and whether its value is negated.
