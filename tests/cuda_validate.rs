@@ -401,6 +401,14 @@ fn refusals_and_backends_are_explained() {
         "{}",
         text(&out)
     );
+    // A library file given alone: the linker's complaint, and what to do.
+    let out = validate_file("tests/fixtures/cuda/callee_math.c", 10, &[], &[]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(
+        text(&out).contains("none of the files given defines `main`"),
+        "{}",
+        text(&out)
+    );
 }
 
 #[test]

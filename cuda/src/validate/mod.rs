@@ -527,7 +527,15 @@ fn prepare_mapping(
     let text = snapshot::instrument(&located.unit, plan).map_err(err)?;
     let build_dir = work_dir.join("program");
     let exe = snapshot::build(inputs, located.input, &text, &opts.program, &build_dir)
-        .map_err(|e| err(format!("cannot build the instrumented program: {e}")))?;
+        .map_err(|e| {
+            // The linker's words for the commonest cause, a library file given alone.
+            let hint = if e.contains("undefined reference to `main'") {
+                "\nnone of the files given defines `main`: validate builds and runs the program, so give all of its files, the one with `main` too"
+            } else {
+                ""
+            };
+            err(format!("cannot build the instrumented program: {e}{hint}"))
+        })?;
     let snap = snapshot::take(&exe, &opts.program, &build_dir).map_err(err)?;
     let trips: Vec<i64> = ["trip:x", "trip:y"]
         .iter()
