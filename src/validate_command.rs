@@ -41,9 +41,10 @@ pub struct ValidateArgs {
     /// Where the kernel runs (`--target cuda`).
     #[arg(long, value_enum, default_value = "auto")]
     pub backend: Backend,
-    /// Which entry of the loop to snapshot (1 = the first time the program reaches it).
-    #[arg(long, value_name = "N", default_value_t = 1)]
-    pub entry: u64,
+    /// Which entry of the loop to snapshot (1 = the first time the program reaches it);
+    /// default: the first entry that runs at least one iteration.
+    #[arg(long, value_name = "N")]
+    pub entry: Option<u64>,
     /// Relative tolerance for float and double results (default 1e-5 float, 1e-12 double).
     #[arg(long, value_name = "X")]
     pub rtol: Option<f64>,
@@ -58,7 +59,7 @@ pub fn run(args: &ValidateArgs) -> ExitCode {
     let Some(inputs) = crate::inputs::collect_all(&args.paths, &args.cflags, "validate") else {
         return ExitCode::from(2);
     };
-    if args.entry == 0 {
+    if args.entry == Some(0) {
         eprintln!("error: `--entry` counts from 1");
         return ExitCode::from(2);
     }
@@ -107,7 +108,7 @@ pub fn run(args: &ValidateArgs) -> ExitCode {
                 .collect(),
             ldflags: args.program.libs.iter().map(|l| format!("-l{l}")).collect(),
             args: args.program.args.clone(),
-            entry: args.entry,
+            entry: args.entry.unwrap_or(0),
             timeout: Duration::from_secs(args.timeout.max(1)),
         },
         work_dir: work_dir.clone(),

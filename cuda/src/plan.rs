@@ -1384,7 +1384,8 @@ pub fn plan(
     }
     // Kernel-side expressions decide which scalars the kernel needs.
     finish_kernel_params(&mut plan);
-    let locals = body_locals(&ctx, &plan)?;
+    let before_loop = &ctx.text[fsite.body.start as usize..outer_site.span.start as usize];
+    let locals = body_locals(&ctx, &plan, before_loop)?;
     plan.locals = locals.declared;
     plan.scalars.extend(locals.read_only);
     element_addresses_are_fixed(&plan)?;
@@ -1698,7 +1699,11 @@ fn finish_kernel_params(plan: &mut KernelPlan) {
 /// declared in the kernel; arithmetic scalars it only reads are returned apart, to be
 /// passed by value. The report may not list the latter: a constant (`beta = 1.2` before
 /// the loop) is folded into its expressions, but the body's text still names it.
-fn body_locals(ctx: &Ctx<'_>, plan: &KernelPlan) -> Result<BodyLocals, EmitError> {
+fn body_locals(
+    ctx: &Ctx<'_>,
+    plan: &KernelPlan,
+    before_loop: &str,
+) -> Result<BodyLocals, EmitError> {
     let mut taken: BTreeSet<String> = plan
         .arrays
         .iter()
@@ -1734,6 +1739,19 @@ fn body_locals(ctx: &Ctx<'_>, plan: &KernelPlan) -> Result<BodyLocals, EmitError
                     plan.loop_id
                 )));
             }
+            // A copy the IR does not keep (`c = a;` before the loop, `a1 = a5 = k;`): the
+            // SSA has only `a`, the body's text names `c`. Its declaration gives the type.
+            if !written_in(&plan.body, &id) && !declared_in(&plan.body, &id) {
+                if let Some(c_type) = declared_scalar_type(before_loop, &id) {
+                    out.read_only.push(ScalarParam {
+                        name: id.clone(),
+                        ident: cxx_name(&id),
+                        c_type,
+                        extra: true,
+                        in_kernel: true,
+                    });
+                }
+            }
             continue;
         };
         if matches!(ctx.types.get(t), Type::Function { .. }) {
@@ -1758,6 +1776,63 @@ fn body_locals(ctx: &Ctx<'_>, plan: &KernelPlan) -> Result<BodyLocals, EmitError
         out.declared.push((cxx_type(&ctx.display(t)), id));
     }
     Ok(out)
+}
+
+/// The type of `name` when `text` (a function's body before the loop) declares it as a
+/// plain arithmetic scalar (`double a1, a2, c1;`, `unsigned long n = 3;`): the type's
+/// keywords without storage classes. `None` for pointers, arrays, typedef names.
+fn declared_scalar_type(text: &str, name: &str) -> Option<String> {
+    let toks = code_tokens(text);
+    let t = |k: usize| toks.get(k).map_or("", |x| tok_text(text, x));
+    let arithmetic = |w: &str| {
+        matches!(
+            w,
+            "char"
+                | "short"
+                | "int"
+                | "long"
+                | "float"
+                | "double"
+                | "signed"
+                | "unsigned"
+                | "_Bool"
+                | "const"
+                | "volatile"
+        )
+    };
+    for k in 0..toks.len() {
+        if t(k) != name || (k > 0 && matches!(t(k - 1), "." | "->" | "*")) {
+            continue;
+        }
+        if !matches!(t(k + 1), "," | ";" | "=") {
+            continue;
+        }
+        let start = (0..k)
+            .rev()
+            .find(|&j| matches!(t(j), ";" | "{" | "}"))
+            .map_or(0, |j| j + 1);
+        let words: Vec<&str> = (start..k)
+            .map(t)
+            .take_while(|w| arithmetic(w) || matches!(*w, "static" | "register" | "auto"))
+            .collect();
+        let type_words: Vec<&str> = words
+            .iter()
+            .copied()
+            .filter(|w| !matches!(*w, "static" | "register" | "auto" | "const" | "volatile"))
+            .collect();
+        if type_words.is_empty() {
+            continue;
+        }
+        // The rest up to the name: earlier declarators (`a1, a2 = 0.5,`), none with `*`,
+        // brackets or parentheses at the top level.
+        let rest = start + words.len()..k;
+        let plain = rest.clone().all(|j| !matches!(t(j), "*" | "[" | "(" | "{"))
+            && (rest.is_empty() || t(k - 1) == ",");
+        if plain {
+            return Some(type_words.join(" "));
+        }
+    }
+    None
 }
 
 /// What [`body_locals`] found.
@@ -2393,6 +2468,23 @@ mod tests {
         assert_eq!(declare("int (*)[128]", "A"), "int (*A)[128]");
         assert_eq!(declare("float *", "a"), "float *a");
         assert_eq!(declare("int", "n"), "int n");
+    }
+
+    #[test]
+    fn scalar_declarations_before_the_loop() {
+        let text = "{ double a1, a2 = 0.5, c1; static unsigned long n = 3; int *p, q; float v[4], w; k = a1 * 2; }";
+        assert_eq!(declared_scalar_type(text, "c1").as_deref(), Some("double"));
+        assert_eq!(declared_scalar_type(text, "a1").as_deref(), Some("double"));
+        assert_eq!(
+            declared_scalar_type(text, "n").as_deref(),
+            Some("unsigned long")
+        );
+        assert_eq!(declared_scalar_type(text, "p"), None);
+        assert_eq!(declared_scalar_type(text, "v"), None);
+        assert_eq!(declared_scalar_type(text, "k"), None);
+        // `int *p, q;`: q is an int, but the declarator list has a `*`: not claimed.
+        assert_eq!(declared_scalar_type(text, "q"), None);
+        assert_eq!(declared_scalar_type(text, "w"), None);
     }
 
     #[test]

@@ -6,7 +6,9 @@
 // `Diagnostic` is large, but errors are the cold path and the project-wide error type is fixed.
 #![allow(clippy::result_large_err)]
 
-use super::ctext::{code_tokens, name_tokens, replace_sequences, skip_selectors, tok_text};
+use super::ctext::{
+    code_tokens, name_tokens, replace_sequences, skip_selectors, tok_text, Tok, TokKind,
+};
 use super::plan::{cxx_name, cxx_type, EmitError};
 use advisor::model::{LoopReport, Reduction, ReductionKind};
 use std::fmt::Write;
@@ -317,9 +319,51 @@ fn update_helper(op: &str) -> Option<(&'static str, bool)> {
     })
 }
 
+/// True when the tokens from `from` to the statement's `;` have, at their top level, no
+/// operator binding looser than `+` (comparisons, bitwise, logical, `?:`, `,`,
+/// assignments), so that `x + REST` is `x + (REST)`.
+fn additive_rest(text: &str, toks: &[Tok], from: usize) -> bool {
+    let mut depth = 0i32;
+    for t in &toks[from.min(toks.len())..] {
+        match tok_text(text, t) {
+            "(" | "[" => depth += 1,
+            ")" | "]" => depth -= 1,
+            ";" if depth == 0 => return true,
+            "<" | ">" | "<=" | ">=" | "==" | "!=" | "&" | "|" | "^" | "&&" | "||" | "?" | ":"
+            | "," | "<<" | ">>" | "="
+                if depth == 0 =>
+            {
+                return false
+            }
+            _ => {}
+        }
+    }
+    false
+}
+
+/// True when REST of `x - REST` has no top-level `+` or `-` (`x - a + b` is not
+/// `x - (a + b)`).
+fn negatable_rest(text: &str, toks: &[Tok], from: usize) -> bool {
+    let mut depth = 0i32;
+    let mut previous_is_operand = false;
+    for t in &toks[from.min(toks.len())..] {
+        let s = tok_text(text, t);
+        match s {
+            "(" | "[" => depth += 1,
+            ")" | "]" => depth -= 1,
+            ";" if depth == 0 => return true,
+            // A binary `+`/`-` follows an operand; a unary one does not.
+            "+" | "-" if depth == 0 && previous_is_operand => return false,
+            _ => {}
+        }
+        previous_is_operand = matches!(s, ")" | "]") || !matches!(t.kind, TokKind::Punct);
+    }
+    false
+}
+
 /// Rewrites every update of `array` in `body` (`hist[E] op= V;`, `hist[E]++;`, `++hist[E];`,
-/// statements of their own) into an atomic on that element. Any other use of the array (a
-/// read, `hist[k] = hist[k] + v`) is refused: it would race with other threads' updates.
+/// `hist[E] = hist[E] + V;`, statements of their own) into an atomic on that element. Any
+/// other use of the array (a read) is refused: it would race with other threads' updates.
 pub fn atomic_updates(body: &str, array: &str, c_type: &str) -> Result<String, String> {
     let toks = code_tokens(body);
     let t = |k: usize| toks.get(k).map_or("", |x| tok_text(body, x));
@@ -348,11 +392,26 @@ pub fn atomic_updates(body: &str, array: &str, c_type: &str) -> Result<String, S
         if end == k + 1 || !statement_start(begin) {
             return Err(unsupported());
         }
-        let (op, value_from) = if prefix {
+        let (mut op, mut value_from) = if prefix {
             (t(k - 1), end)
         } else {
             (t(end), end + 1)
         };
+        // `hist[E] = hist[E] + V;` (PolyBench's atax and bicg) is `hist[E] += V;` when V
+        // has no operator that binds looser than `+` at its top level.
+        if op == "=" {
+            let again = skip_selectors(body, &toks, value_from + 1);
+            let same = t(value_from) == array
+                && again - value_from == end - k
+                && (0..end - k).all(|d| t(k + d) == t(value_from + d));
+            if same && matches!(t(again), "+" | "-") && additive_rest(body, &toks, again + 1) {
+                op = if t(again) == "+" { "+=" } else { "-=" };
+                value_from = again + 1;
+                if op == "-=" && !negatable_rest(body, &toks, value_from) {
+                    return Err(unsupported());
+                }
+            }
+        }
         let Some((helper, negate)) = update_helper(op) else {
             return Err(unsupported());
         };
@@ -618,12 +677,24 @@ mod tests {
         assert_eq!(out, "{ ww_atomic_add(&h2[a][b], (long)(1)); }");
         let out = atomic_updates("{ if (m[i]) f[k] |= 4u; }", "f", "unsigned").unwrap();
         assert_eq!(out, "{ if (m[i]) ww_atomic_or(&f[k], (unsigned)(4u)); }");
+        // PolyBench's atax and bicg: `y[j] = y[j] + ...`.
+        let out = atomic_updates("{ y[j] = y[j] + A[i][j] * tmp[i]; }", "y", "double").unwrap();
+        assert_eq!(out, "{ ww_atomic_add(&y[j], (double)(A[i][j] * tmp[i])); }");
+        let out = atomic_updates("{ s[j] = s[j] - r[i] * a; }", "s", "double").unwrap();
+        assert_eq!(out, "{ ww_atomic_add(&s[j], (double)-(r[i] * a)); }");
+        let out = atomic_updates("{ s[j] = s[j] + (a - b); }", "s", "int").unwrap();
+        assert_eq!(out, "{ ww_atomic_add(&s[j], (int)((a - b))); }");
     }
 
     #[test]
     fn histogram_shapes_that_would_race_are_refused() {
         for (body, why) in [
-            ("{ hist[k] = hist[k] + v; }", "is not an update"),
+            // Not `x = x + REST` with REST binding tighter than `+`, or not the same element.
+            ("{ hist[k] = hist[k] + v > 0; }", "is not an update"),
+            ("{ hist[k] = hist[k] - a + b; }", "is not an update"),
+            ("{ hist[k] = hist[j] + v; }", "is not an update"),
+            ("{ hist[k] = v + hist[k]; }", "is not an update"),
+            ("{ hist[k] = hist[k] * v; }", "is not an update"),
             ("{ x = hist[k]; hist[k]++; }", "is not an update"),
             ("{ hist[k] += hist[j]; }", "reads `hist` in its value"),
             ("{ y = hist[k]++; }", "is not an update"),

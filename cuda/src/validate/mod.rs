@@ -461,7 +461,12 @@ fn validate_mapping(
         backend: backend.name().to_string(),
         backend_description: backend.describe(),
         backend_note: None,
-        entry: opts.program.entry,
+        // The entry the runtime took (the first that runs an iteration by default).
+        entry: snap
+            .values
+            .get("entry")
+            .and_then(|v| u64::try_from(*v).ok())
+            .unwrap_or(opts.program.entry),
         inputs: plan
             .arrays
             .iter()
@@ -544,7 +549,10 @@ fn prepare_mapping(
     if trips.iter().any(|&t| t <= 0) {
         return Err(err(format!(
             "entry {} of the loop runs no iteration; choose another --entry or other arguments",
-            opts.program.entry
+            snap.values
+                .get("entry")
+                .copied()
+                .unwrap_or(opts.program.entry as i64)
         )));
     }
     let launch = launch::launch_spec(plan, &snap).map_err(err)?;

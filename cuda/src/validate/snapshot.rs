@@ -25,7 +25,7 @@ use std::time::{Duration, Instant};
 pub const SNAPSHOT_RT: &str = include_str!("snapshot_rt.c");
 
 const PRELUDE: &str = "\
-int __ww_snap_enter(void);\n\
+int __ww_snap_enter(long long trip);\n\
 void __ww_snap_bytes(int tag, const char *name, const void *base, long long lo, long long hi);\n\
 void __ww_snap_value(const char *name, long long value);\n\
 void __ww_snap_done(void);\n\
@@ -208,9 +208,19 @@ pub fn instrument(unit: &Unit, plan: &KernelPlan) -> Result<String, String> {
         return Err(format!("{}: the loop's text was not found", plan.loop_id));
     };
     let n = plan.arrays.len().max(1);
+    // The iterations the entry runs (at most; the least of the mapped loops' counts), so
+    // that the runtime can take the first entry that runs one.
+    let trip = match plan.y {
+        Some(y) => format!(
+            "__ww_min({}, {})",
+            program_expr(&plan.nest[plan.x].trip),
+            program_expr(&plan.nest[y].trip)
+        ),
+        None => program_expr(&plan.nest[plan.x].trip),
+    };
     let mut enter = format!(
         "{{ const void *__ww_p[{n}]; long long __ww_lo[{n}], __ww_hi[{n}]; \
-         int __ww_on = __ww_snap_enter(); if (__ww_on) {{ "
+         int __ww_on = __ww_snap_enter({trip}); if (__ww_on) {{ "
     );
     for sc in &plan.scalars {
         let _ = write!(
@@ -294,6 +304,7 @@ pub struct ProgramOptions {
     pub cflags: Vec<String>,
     pub ldflags: Vec<String>,
     pub args: Vec<String>,
+    /// Which entry of the loop to snapshot, from 1; 0: the first that runs an iteration.
     pub entry: u64,
     pub timeout: Duration,
 }
@@ -435,17 +446,19 @@ pub fn take(exe: &Path, opts: &ProgramOptions, dir: &Path) -> Result<Snapshot, S
         let entries = std::fs::read_to_string(&entries_path)
             .ok()
             .and_then(|t| t.trim().parse::<u64>().ok());
+        let which = match opts.entry {
+            0 => "an entry that runs an iteration".to_string(),
+            n => format!("entry {n}"),
+        };
         return Err(match entries {
             Some(n) => format!(
-                "the program entered the loop {n} time{} and finished (status {}) before entry {}; choose another --entry or other arguments{tail}",
+                "the program entered the loop {n} time{} and finished (status {}) before {which}; choose another --entry or other arguments{tail}",
                 if n == 1 { "" } else { "s" },
                 outcome.status.unwrap_or(-1),
-                opts.entry
             ),
             None => format!(
-                "the program stopped (status {}) before finishing entry {} of the loop{tail}",
+                "the program stopped (status {}) before finishing {which} of the loop{tail}",
                 outcome.status.unwrap_or(-1),
-                opts.entry
             ),
         });
     }

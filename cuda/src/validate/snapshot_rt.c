@@ -1,6 +1,7 @@
 /* warpwise snapshot runtime: linked into a program instrumented by `warpwise validate`.
  *
- * At the chosen entry of the loop (WARPWISE_SNAPSHOT_ENTRY, default 1) the instrumented
+ * At the chosen entry of the loop (WARPWISE_SNAPSHOT_ENTRY, default 1; 0: the first entry
+ * that runs an iteration, from the trip count the instrumented code passes) the instrumented
  * code records the inbound scalars and the bytes of every array's section, at the loop's
  * exit the outbound sections, into WARPWISE_SNAPSHOT; then the program stops. When the
  * program ends before that, WARPWISE_SNAPSHOT.entries says how often the loop was entered.
@@ -16,6 +17,7 @@
 
 static long long ww_entries;
 static long long ww_wanted = 1;
+static int ww_taken;
 static FILE *ww_out;
 
 static void ww_write_entries(void)
@@ -43,7 +45,9 @@ static void ww_fail(const char *what)
     _exit(112);
 }
 
-int __ww_snap_enter(void)
+void __ww_snap_value(const char *name, long long value);
+
+int __ww_snap_enter(long long trip)
 {
     static int init;
     if (!init) {
@@ -54,8 +58,11 @@ int __ww_snap_enter(void)
         atexit(ww_write_entries);
     }
     ww_entries++;
-    if (ww_entries != ww_wanted)
+    if (ww_taken)
         return 0;
+    if (ww_wanted == 0 ? trip <= 0 : ww_entries != ww_wanted)
+        return 0;
+    ww_taken = 1;
     const char *path = getenv("WARPWISE_SNAPSHOT");
     if (!path)
         ww_fail("WARPWISE_SNAPSHOT is not set");
@@ -63,6 +70,7 @@ int __ww_snap_enter(void)
     if (!ww_out)
         ww_fail("cannot write the snapshot file");
     fwrite("WWSNAP1\n", 1, 8, ww_out);
+    __ww_snap_value("entry", ww_entries);
     return 1;
 }
 
