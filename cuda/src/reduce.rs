@@ -375,10 +375,14 @@ pub fn atomic_updates(body: &str, array: &str, c_type: &str) -> Result<String, S
             k += 1;
             continue;
         }
-        let prefix = k > 0 && matches!(t(k - 1), "++" | "--");
-        let begin = if prefix { k - 1 } else { k };
-        let end = skip_selectors(body, &toks, k + 1);
-        let element = &body[toks[k].start..toks[end - 1].end];
+        // `(*B)[r][s]`: an array through a pointer to it (PolyBench's POLYBENCH_ARRAY).
+        let through_pointer = k >= 2 && t(k - 1) == "*" && t(k - 2) == "(" && t(k + 1) == ")";
+        let first = if through_pointer { k - 2 } else { k };
+        let after_name = if through_pointer { k + 2 } else { k + 1 };
+        let prefix = first > 0 && matches!(t(first - 1), "++" | "--");
+        let begin = if prefix { first - 1 } else { first };
+        let end = skip_selectors(body, &toks, after_name);
+        let element = &body[toks[first].start..toks[end - 1].end];
         let unsupported = || {
             let line_end = toks[begin..]
                 .iter()
@@ -389,21 +393,20 @@ pub fn atomic_updates(body: &str, array: &str, c_type: &str) -> Result<String, S
                 &body[toks[begin].start..toks[line_end].end]
             )
         };
-        if end == k + 1 || !statement_start(begin) {
+        if end == after_name || !statement_start(begin) {
             return Err(unsupported());
         }
         let (mut op, mut value_from) = if prefix {
-            (t(k - 1), end)
+            (t(begin), end)
         } else {
             (t(end), end + 1)
         };
         // `hist[E] = hist[E] + V;` (PolyBench's atax and bicg) is `hist[E] += V;` when V
         // has no operator that binds looser than `+` at its top level.
         if op == "=" {
-            let again = skip_selectors(body, &toks, value_from + 1);
-            let same = t(value_from) == array
-                && again - value_from == end - k
-                && (0..end - k).all(|d| t(k + d) == t(value_from + d));
+            let len = end - first;
+            let again = value_from + len;
+            let same = again <= toks.len() && (0..len).all(|d| t(first + d) == t(value_from + d));
             if same && matches!(t(again), "+" | "-") && additive_rest(body, &toks, again + 1) {
                 op = if t(again) == "+" { "+=" } else { "-=" };
                 value_from = again + 1;
@@ -684,6 +687,12 @@ mod tests {
         assert_eq!(out, "{ ww_atomic_add(&s[j], (double)-(r[i] * a)); }");
         let out = atomic_updates("{ s[j] = s[j] + (a - b); }", "s", "int").unwrap();
         assert_eq!(out, "{ ww_atomic_add(&s[j], (int)((a - b))); }");
+        // Through a pointer to the array (PolyBench's `(*B)[r][s]`).
+        let out = atomic_updates("{ (*B)[r][s] += A[r][t] * A[s][t]; }", "B", "double").unwrap();
+        assert_eq!(
+            out,
+            "{ ww_atomic_add(&(*B)[r][s], (double)(A[r][t] * A[s][t])); }"
+        );
     }
 
     #[test]
