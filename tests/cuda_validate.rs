@@ -721,6 +721,16 @@ fn the_first_entry_that_runs_an_iteration_is_taken_by_default() {
 }
 
 #[test]
+fn copies_the_ir_drops_are_passed_by_value() {
+    // `a1 = a5 = k;` before the loop: the kernel takes `a1` and `a5` from their
+    // declarations (PolyBench's deriche and adi did not compile).
+    let file = "tests/fixtures/openmp/chained_copies.c";
+    let out = validate_file(file, 16, &[], &[]);
+    let t = text(&out);
+    assert!(out.status.code() == Some(0) && t.contains("PASS"), "{t}");
+}
+
+#[test]
 fn private_storage_is_declared_in_the_kernel() {
     // Arrays and structs declared in the body, and an array written before it is read in
     // every iteration, become the kernel's own locals; a lastprivate scalar is refused.

@@ -152,6 +152,29 @@ fn globals_of_three_dimensions_with_runtime_bounds() {
 }
 
 #[test]
+fn copies_the_ir_drops_are_firstprivate() {
+    if !offload_available() {
+        return;
+    }
+    // `a1 = a5 = k;`: strict clauses name both (clang refused `a1` without a clause).
+    check(
+        &["tests/fixtures/openmp/chained_copies.c"],
+        &[],
+        0,
+        3,
+        &["PASS"],
+    );
+    let patch = emit_patch(
+        &["tests/fixtures/openmp/chained_copies.c", "--strict"],
+        "chained_copies.c",
+    );
+    assert!(
+        patch.contains("firstprivate(") && patch.contains("a1") && patch.contains("a5"),
+        "{patch}"
+    );
+}
+
+#[test]
 fn structs_by_value_through_pointers_and_in_arrays() {
     if !offload_available() {
         return;

@@ -1781,7 +1781,7 @@ fn body_locals(
 /// The type of `name` when `text` (a function's body before the loop) declares it as a
 /// plain arithmetic scalar (`double a1, a2, c1;`, `unsigned long n = 3;`): the type's
 /// keywords without storage classes. `None` for pointers, arrays, typedef names.
-fn declared_scalar_type(text: &str, name: &str) -> Option<String> {
+pub(crate) fn declared_scalar_type(text: &str, name: &str) -> Option<String> {
     let toks = code_tokens(text);
     let t = |k: usize| toks.get(k).map_or("", |x| tok_text(text, x));
     let arithmetic = |w: &str| {

@@ -4,7 +4,10 @@
 
 use super::sections::{covering, Section};
 use crate::ctext::expr_roots;
-use crate::plan::{dealias, declared_in, perfectly_nested_child, vla_pitch, Ctx, EmitError};
+use crate::plan::{
+    dealias, declared_in, declared_scalar_type, perfectly_nested_child, vla_pitch, written_in, Ctx,
+    EmitError,
+};
 use advisor::model::{LoopReport, ParamKind, ReductionKind, Role};
 use frontend::access_sites::{AccessMode, LoopSite};
 use frontend::types::{Type, TypeId};
@@ -379,10 +382,16 @@ pub fn plan_port(
     }
     // Scalars the loop's text reads that the report folded into constants (`n` set to
     // 1000 before the loop) are still variables there.
+    // A copy the IR drops (`a1 = a5 = k;` before the loop) has no type there: its
+    // declaration before the loop gives one.
+    let fsite = &ctx.sites.functions[site.function];
+    let before_loop = &ctx.text[fsite.body.start as usize..site.span.start as usize];
+    let loop_text = &ctx.text[site.span.start as usize..site.span.end as usize];
     for v in scalars_read_inside(&ctx, site) {
-        let scalar = ctx
-            .type_of(&v)
-            .is_some_and(|t| matches!(ctx.types.get(t), Type::Int { .. } | Type::Float(_)));
+        let scalar = match ctx.type_of(&v) {
+            Some(t) => matches!(ctx.types.get(t), Type::Int { .. } | Type::Float(_)),
+            None => declared_scalar_type(before_loop, &v).is_some() && !written_in(loop_text, &v),
+        };
         let handled = firstprivate.contains(&v)
             || private.contains(&v)
             || lastprivate.contains(&v)
