@@ -812,6 +812,49 @@ fn is_identifier(s: &str) -> bool {
 /// The update statements of an element or histogram reduction inside the loop: where
 /// `#pragma omp atomic update` goes (line, column of the statement's first token, and that
 /// token).
+/// True when `after` (the text after the lvalue `x`) is ` = x + e;` or ` = x - e;` with no
+/// operator in `e` binding looser than `*` at its top level, or ` = x * e;` with none
+/// looser than unary ones: the `x = x binop expr` form of `#pragma omp atomic update`.
+fn self_update(lvalue: &str, after: &str) -> bool {
+    let after = after.trim_start();
+    let Some(rhs) = after.strip_prefix('=').filter(|r| !r.starts_with('=')) else {
+        return false;
+    };
+    let rhs = &rhs[..rhs.find(';').unwrap_or(rhs.len())];
+    let lhs = crate::ctext::token_strings(lvalue);
+    let toks = crate::ctext::token_strings(rhs);
+    if toks.len() <= lhs.len() + 1 || toks[..lhs.len()] != lhs[..] {
+        return false;
+    }
+    let op = toks[lhs.len()];
+    let looser: &[&str] = match op {
+        "+" | "-" => &["+", "-"],
+        "*" => &["+", "-", "*", "/", "%"],
+        _ => return false,
+    };
+    let mut depth = 0i32;
+    let mut previous_is_operand = false;
+    for t in &toks[lhs.len() + 1..] {
+        match *t {
+            "(" | "[" => depth += 1,
+            ")" | "]" => depth -= 1,
+            "<<" | ">>" | "<" | ">" | "<=" | ">=" | "==" | "!=" | "&" | "^" | "|" | "&&" | "||"
+            | "?" | ":" | "," | "="
+                if depth == 0 =>
+            {
+                return false
+            }
+            t if depth == 0 && previous_is_operand && looser.contains(&t) => return false,
+            _ => {}
+        }
+        previous_is_operand = matches!(*t, ")" | "]")
+            || t.chars()
+                .next()
+                .is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '.');
+    }
+    depth == 0
+}
+
 fn atomic_updates(
     ctx: &Ctx<'_>,
     unit: &Unit,
@@ -822,10 +865,14 @@ fn atomic_updates(
     let roots = expr_roots(&r.target);
     let mut out = Vec::new();
     for a in &ctx.sites.accesses {
-        if a.mode != AccessMode::Update
-            || a.span.start < site.span.start
-            || a.span.end > site.span.end
-        {
+        if a.span.start < site.span.start || a.span.end > site.span.end {
+            continue;
+        }
+        // `x op= e;`, `x++;`, or `x = x + e;` (PolyBench's atax and bicg), which
+        // `#pragma omp atomic update` also takes.
+        let assigned_update = a.mode == AccessMode::Write
+            && self_update(ctx.slice(a.span), &ctx.text[a.span.end as usize..]);
+        if a.mode != AccessMode::Update && !assigned_update {
             continue;
         }
         let loc = map.locate(a.span.start as usize);
@@ -879,4 +926,23 @@ fn atomic_updates(
         out.push((line, col, token));
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::self_update;
+
+    #[test]
+    fn assignments_of_the_atomic_update_form() {
+        assert!(self_update("y[j]", " = y[j] + A[i][j] * tmp[i];"));
+        assert!(self_update("s", " = s - r[i] * (a + b);"));
+        assert!(self_update("p", " = p * -x[i];"));
+        // Not `x = x binop expr`: another operand first, a looser operator in expr, `==`.
+        assert!(!self_update("y[j]", " = A[i][j] + y[j];"));
+        assert!(!self_update("y[j]", " = y[j] + a - b;"));
+        assert!(!self_update("y[j]", " = y[j] * a + b;"));
+        assert!(!self_update("y[j]", " == y[j] + a;"));
+        assert!(!self_update("y[j]", " = y[k] + a;"));
+        assert!(self_update("y[j]", " = y[j] + (a > b);"));
+    }
 }
