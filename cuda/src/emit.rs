@@ -81,14 +81,16 @@ const SPELLINGS: &str = r#"// C spellings C++ does not have.
 #define _Bool bool
 #endif
 #if defined(__CUDACC_RTC__) || defined(__CUDA_ARCH__)
-// glibc's NAN, INFINITY and HUGE_VAL expand to GCC built-ins that device code spells
-// otherwise.
+// glibc's NAN, INFINITY, HUGE_VAL and isinf expand to GCC built-ins that device code
+// spells otherwise.
 #define __builtin_nanf(s) nanf(s)
 #define __builtin_nan(s) nan(s)
 #define __builtin_inff() __int_as_float(0x7f800000)
 #define __builtin_huge_valf() __int_as_float(0x7f800000)
 #define __builtin_inf() __longlong_as_double(0x7ff0000000000000LL)
 #define __builtin_huge_val() __longlong_as_double(0x7ff0000000000000LL)
+// glibc's isinf(x).
+#define __builtin_isinf_sign(x) (isinf(x) ? (signbit(x) ? -1 : 1) : 0)
 #endif
 
 "#;

@@ -1995,30 +1995,18 @@ fn type_decls(ctx: &Ctx<'_>, fsite: &FunctionSite, before: u32) -> Vec<String> {
     let text = &ctx.text;
     let toks = code_tokens(text);
     let mut out = Vec::new();
-    let mut depth = 0i32;
-    let mut item_start: Option<usize> = None;
-    for (k, t) in toks.iter().enumerate() {
-        if t.start >= fsite.span.start as usize {
+    for (st, k) in top_level_items(text, &toks) {
+        if toks[k].start >= fsite.span.start as usize {
             break;
         }
-        let s = tok_text(text, t);
-        if depth == 0 && item_start.is_none() {
-            item_start = Some(k);
-        }
-        match s {
-            "{" | "(" | "[" => depth += 1,
-            "}" | ")" | "]" => depth -= 1,
-            _ => {}
-        }
-        let ends = depth == 0 && (s == ";" || (s == "}" && is_function_body_end(text, &toks, k)));
-        if ends {
-            if let Some(st) = item_start.take() {
-                let first = tok_text(text, &toks[st]);
-                let offset = toks[st].start;
-                if !in_system(offset) && is_type_item(text, &toks[st..=k], first) {
-                    out.push(strip_line_markers(&text[offset..t.end]).trim().to_string());
-                }
-            }
+        let first = tok_text(text, &toks[st]);
+        let offset = toks[st].start;
+        if !in_system(offset) && is_type_item(text, &toks[st..=k], first) {
+            out.push(
+                strip_line_markers(&text[offset..toks[k].end])
+                    .trim()
+                    .to_string(),
+            );
         }
     }
     // Local type definitions of the function before the loop.
@@ -2069,31 +2057,13 @@ fn system_type_decls(ctx: &Ctx<'_>, program: &[String], body: &str) -> Vec<Strin
     let toks = code_tokens(text);
     // Top-level type items of system headers and the names each declares.
     let mut items: Vec<(String, BTreeSet<String>)> = Vec::new();
-    let mut depth = 0i32;
-    let mut item_start: Option<usize> = None;
-    for (k, t) in toks.iter().enumerate() {
-        let s = tok_text(text, t);
-        if depth == 0 && item_start.is_none() {
-            item_start = Some(k);
-        }
-        match s {
-            "{" | "(" | "[" => depth += 1,
-            "}" | ")" | "]" => depth -= 1,
-            _ => {}
-        }
-        let ends = depth == 0 && (s == ";" || (s == "}" && is_function_body_end(text, &toks, k)));
-        if !ends {
-            continue;
-        }
-        let Some(st) = item_start.take() else {
-            continue;
-        };
+    for (st, k) in top_level_items(text, &toks) {
         let item = &toks[st..=k];
         let first = tok_text(text, &toks[st]);
         if in_system(toks[st].start) && is_type_item(text, item, first) {
             let names = declared_type_names(text, item);
             if !names.is_empty() {
-                let source = strip_line_markers(&text[toks[st].start..t.end]);
+                let source = strip_line_markers(&text[toks[st].start..toks[k].end]);
                 items.push((source.trim().to_string(), names));
             }
         }
@@ -2120,6 +2090,32 @@ fn system_type_decls(ctx: &Ctx<'_>, program: &[String], body: &str) -> Vec<Strin
         .filter(|(_, t)| *t)
         .map(|((source, _), _)| cxx_safe(&source))
         .collect()
+}
+
+/// The top-level items of a unit's text as `(first token, last token)`: declarations ending
+/// in `;` and function definitions ending in their body's `}`.
+fn top_level_items(text: &str, toks: &[Tok]) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let mut depth = 0i32;
+    let mut item_start: Option<usize> = None;
+    for (k, t) in toks.iter().enumerate() {
+        let s = tok_text(text, t);
+        if depth == 0 && item_start.is_none() {
+            item_start = Some(k);
+        }
+        match s {
+            "{" | "(" | "[" => depth += 1,
+            "}" | ")" | "]" => depth -= 1,
+            _ => {}
+        }
+        let ends = depth == 0 && (s == ";" || (s == "}" && is_function_body_end(text, toks, k)));
+        if ends {
+            if let Some(st) = item_start.take() {
+                out.push((st, k));
+            }
+        }
+    }
+    out
 }
 
 /// The names a type item declares: a typedef's names (`FILE`, `uint8_t`, `handler` of
