@@ -731,6 +731,32 @@ fn copies_the_ir_drops_are_passed_by_value() {
 }
 
 #[test]
+fn emit_analyses_the_files_given_as_one_program() {
+    // The loop calls a helper defined in the other file: `analyze` calls it friendly, and
+    // so does `emit` (it analysed the loop's file alone and called it not-friendly, the
+    // helper's effects unknown); the kernel still needs the helper in the loop's file.
+    let main = "tests/fixtures/cuda/twofile/main.c";
+    let grid = "tests/fixtures/cuda/twofile/grid.c";
+    let dir = scratch("twofile");
+    let out = warpwise(&[
+        "emit",
+        main,
+        grid,
+        "--loop",
+        &format!("{main}:11"),
+        "-o",
+        dir.to_str().unwrap(),
+    ]);
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{t}");
+    assert!(!t.contains("not friendly"), "{t}");
+    assert!(
+        t.contains("`double_grid_address` needs a device version but its definition is not in this file"),
+        "{t}"
+    );
+}
+
+#[test]
 fn private_storage_is_declared_in_the_kernel() {
     // Arrays and structs declared in the body, and an array written before it is read in
     // every iteration, become the kernel's own locals; a lastprivate scalar is refused.

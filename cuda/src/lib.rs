@@ -35,9 +35,12 @@ pub struct Located {
     pub reports: Vec<LoopReport>,
 }
 
-/// Loads and analyses the inputs until one has the loop `wanted` (`FILE:LINE[:COL]`);
-/// inputs whose path matches the loop's file are tried first. `profile` settles
-/// `needs-profile` loops as `warpwise analyze --profile` does.
+/// Loads the inputs as one program and analyses them until one has the loop `wanted`
+/// (`FILE:LINE[:COL]`); inputs whose path matches the loop's file are tried first. As in
+/// `warpwise analyze`, a function defined in another of the files is a program function
+/// with a summary, not an unknown external (analysing the loop's file alone called 7 of
+/// the real applications' friendly loops not-friendly). `profile` settles `needs-profile`
+/// loops as `warpwise analyze --profile` does.
 pub fn locate(
     inputs: &[TranslationUnitInput],
     wanted: &str,
@@ -45,41 +48,57 @@ pub fn locate(
     profile: Option<&profile::Profile>,
 ) -> Result<Located, EmitError> {
     let file = loop_file(wanted);
-    let mut order: Vec<usize> = (0..inputs.len()).collect();
-    order.sort_by_key(|&i| !path_matches(&inputs[i].file, file));
     let target = advisor::mapping::Target {
         block: (block.0 as u64, block.1 as u64),
         ..Default::default()
     };
     let mut problems = Vec::new();
-    let mut all_ids = Vec::new();
-    for i in order {
-        let unit = match load_unit(&inputs[i]) {
-            Ok(u) => u,
-            Err(d) => {
-                problems.push(d.render(false));
-                continue;
+    let mut units = Vec::new();
+    let mut unit_inputs = Vec::new();
+    for (i, input) in inputs.iter().enumerate() {
+        match load_unit(input) {
+            Ok(u) => {
+                units.push(u);
+                unit_inputs.push(i);
             }
-        };
-        let mut reports = advisor::analyze::analyze_unit_for(
-            &unit,
-            &advisor::analyze::Filter::default(),
-            &target,
-        );
-        if let Some(p) = profile {
-            profile::apply::apply(&mut reports, p);
+            Err(d) => problems.push(d.render(false)),
         }
-        if reports
-            .iter()
-            .any(|r| advisor::analyze::loop_id_matches(&r.id, wanted))
-        {
-            return Ok(Located {
-                input: i,
-                unit,
-                reports,
-            });
+    }
+    let mut order: Vec<usize> = (0..units.len()).collect();
+    order.sort_by_key(|&u| !path_matches(&inputs[unit_inputs[u]].file, file));
+    let mut all_ids = Vec::new();
+    let mut found = None;
+    {
+        let view = advisor::program::ProgramView::new(&units);
+        let summaries = advisor::summaries::Summaries::new(&view);
+        for u in order {
+            let mut reports = advisor::analyze::analyze_in_program(
+                &summaries,
+                u,
+                &advisor::analyze::Filter::default(),
+                &target,
+                &std::collections::HashMap::new(),
+            );
+            if let Some(p) = profile {
+                profile::apply::apply(&mut reports, p);
+            }
+            if reports
+                .iter()
+                .any(|r| advisor::analyze::loop_id_matches(&r.id, wanted))
+            {
+                found = Some((u, reports));
+                break;
+            }
+            all_ids.extend(reports.iter().map(|r| r.id.clone()));
         }
-        all_ids.extend(reports.iter().map(|r| r.id.clone()));
+    }
+    if let Some((u, reports)) = found {
+        let input = unit_inputs[u];
+        return Ok(Located {
+            input,
+            unit: units.swap_remove(u),
+            reports,
+        });
     }
     let mut msg = format!("no loop at `{wanted}`");
     if !all_ids.is_empty() {
