@@ -751,7 +751,9 @@ fn emit_analyses_the_files_given_as_one_program() {
     assert_eq!(out.status.code(), Some(1), "{t}");
     assert!(!t.contains("not friendly"), "{t}");
     assert!(
-        t.contains("`double_grid_address` needs a device version but its definition is not in this file"),
+        t.contains(
+            "`double_grid_address` needs a device version but its definition is not in this file"
+        ),
         "{t}"
     );
 }

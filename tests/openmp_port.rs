@@ -175,6 +175,22 @@ fn copies_the_ir_drops_are_firstprivate() {
 }
 
 #[test]
+fn every_reduction_kind_of_the_cuda_fixture_is_ported() {
+    if !offload_available() {
+        return;
+    }
+    // The CUDA reductions fixture under OpenMP: the `long double` sum's atomic needs
+    // libatomic at the offloading link (it failed to link); float sums reassociate.
+    check(
+        &["tests/fixtures/cuda/reductions.c"],
+        &["--rtol", "1e-5"],
+        0,
+        25,
+        &["PASS", "within relative tolerance"],
+    );
+}
+
+#[test]
 fn structs_by_value_through_pointers_and_in_arrays() {
     if !offload_available() {
         return;

@@ -880,8 +880,10 @@ fn atomic_updates(
             continue;
         }
         let lvalue = ctx.slice(a.span);
+        // The array's name, also through a pointer to it: `(*B)[r][s]`.
         let first = crate::ctext::token_strings(lvalue)
-            .first()
+            .into_iter()
+            .find(|t| !matches!(*t, "(" | "*"))
             .map(|s| s.to_string())
             .unwrap_or_default();
         if !roots.contains(&first) && !roots.is_empty() {
@@ -921,7 +923,11 @@ fn atomic_updates(
             let l = map.locate(at);
             (l.line, l.col, ctx.text[at..at + 2].to_string())
         } else {
-            (loc.line, loc.col, first)
+            // The statement's first token as written (`(` of `(*B)[r][s]`).
+            let written = crate::ctext::token_strings(lvalue)
+                .first()
+                .map_or(first, |t| t.to_string());
+            (loc.line, loc.col, written)
         };
         out.push((line, col, token));
     }

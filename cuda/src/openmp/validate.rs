@@ -196,6 +196,11 @@ fn build(
         .arg(&exe)
         .args(&opts.ldflags)
         .arg("-lm");
+    if offload {
+        // An `atomic` on a 16-byte value (`long double`) calls libatomic in the target
+        // region's code, which the offloading link does not add by itself.
+        cmd.arg("-latomic");
+    }
     run_cc(cmd)?;
     Ok(exe)
 }
