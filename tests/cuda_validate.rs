@@ -557,22 +557,13 @@ fn validate_file(file: &str, line: u32, extra: &[&str], args: &[&str]) -> Output
     warpwise(&all)
 }
 
-#[test]
-fn global_arrays_of_fixed_extents_and_folded_constants_pass() {
-    // 2-D and 3-D globals, a global scalar the loop reads (`dt`) and constants the report
-    // folds (`scale`, `shift`) while the body names them; the whole grid and part of it.
-    let file = "tests/fixtures/cuda/globals.c";
+/// Validates every `(line, extra options)` of a file outside `samples/` with each set of
+/// program arguments, and reports all failures at once.
+fn all_pass_file(file: &str, arg_sets: &[&[&str]], cases: &[(u32, &[&str])]) {
     let mut failed = Vec::new();
-    for args in [&["12"][..], &["7"][..]] {
-        for (line, extra) in [
-            (22, &[][..]),
-            (28, &[][..]),
-            (28, &["--mapping", "x=i,y=j"][..]),
-            (29, &[][..]),
-            (32, &[][..]),
-            (32, &["--mapping", "x=i"][..]),
-        ] {
-            let out = validate_file(file, line, extra, args);
+    for args in arg_sets {
+        for (line, extra) in cases {
+            let out = validate_file(file, *line, extra, args);
             let t = text(&out);
             if out.status.code() != Some(0) || !t.contains("PASS") {
                 failed.push(format!("{file}:{line} {extra:?} {args:?}:\n{t}"));
@@ -580,6 +571,25 @@ fn global_arrays_of_fixed_extents_and_folded_constants_pass() {
         }
     }
     assert!(failed.is_empty(), "{}", failed.join("\n"));
+}
+
+#[test]
+fn global_arrays_of_fixed_extents_and_folded_constants_pass() {
+    // 2-D and 3-D globals, a global scalar the loop reads (`dt`) and constants the report
+    // folds (`scale`, `shift`) while the body names them; the whole grid and part of it.
+    let file = "tests/fixtures/cuda/globals.c";
+    all_pass_file(
+        file,
+        &[&["12"], &["7"]],
+        &[
+            (22, &[]),
+            (28, &[]),
+            (28, &["--mapping", "x=i,y=j"]),
+            (29, &[]),
+            (32, &[]),
+            (32, &["--mapping", "x=i"]),
+        ],
+    );
     // The kernel takes the globals as pointers to their rows and the constants by value.
     let dir = scratch("globals");
     let out = warpwise(&[
@@ -609,18 +619,11 @@ fn arrays_held_in_locals_behind_struct_pointers_pass() {
     // SUNDIALS' shape: `xd = NV_DATA(x)` through a cast of `x->content`, the loop indexing
     // `xd`; the report names the array `x->content->data`. The kernel takes `xd`, and the
     // program's `typedef struct vector {...} *N_Vector;` is copied whole.
-    let file = "tests/fixtures/cuda/nvector.c";
-    let mut failed = Vec::new();
-    for args in [&["100"][..], &["37"][..]] {
-        for line in [24, 32] {
-            let out = validate_file(file, line, &[], args);
-            let t = text(&out);
-            if out.status.code() != Some(0) || !t.contains("PASS") {
-                failed.push(format!("{file}:{line} {args:?}:\n{t}"));
-            }
-        }
-    }
-    assert!(failed.is_empty(), "{}", failed.join("\n"));
+    all_pass_file(
+        "tests/fixtures/cuda/nvector.c",
+        &[&["100"], &["37"]],
+        &[(24, &[]), (32, &[])],
+    );
 }
 
 #[test]
@@ -630,14 +633,7 @@ fn program_types_holding_library_types_pass_and_spell_them_for_nvrtc() {
     // reads `image->columns` for the bounds), and the device code declares the C
     // library's types for NVRTC, which has no headers.
     let file = "tests/fixtures/cuda/system_types.c";
-    for args in [&["30"][..], &["13"][..]] {
-        let out = validate_file(file, 19, &[], args);
-        let t = text(&out);
-        assert!(
-            out.status.code() == Some(0) && t.contains("PASS"),
-            "{args:?}: {t}"
-        );
-    }
+    all_pass_file(file, &[&["30"], &["13"]], &[(19, &[])]);
     let dir = scratch("system-types");
     let out = warpwise(&[
         "emit",
@@ -664,18 +660,11 @@ fn bounds_over_array_elements_pass() {
     // reduction counts), and the same product through a local `int mesh[3]` in `main`
     // (whose elements the report once printed as addresses, `&mesh[0]`): the kernel gets
     // the elements as values.
-    let file = "tests/fixtures/cuda/mesh.c";
-    let mut failed = Vec::new();
-    for args in [&[][..], &["37"][..]] {
-        for line in [9, 21] {
-            let out = validate_file(file, line, &[], args);
-            let t = text(&out);
-            if out.status.code() != Some(0) || !t.contains("PASS") {
-                failed.push(format!("{file}:{line} {args:?}:\n{t}"));
-            }
-        }
-    }
-    assert!(failed.is_empty(), "{}", failed.join("\n"));
+    all_pass_file(
+        "tests/fixtures/cuda/mesh.c",
+        &[&[], &["37"]],
+        &[(9, &[]), (21, &[])],
+    );
 }
 
 #[test]

@@ -275,16 +275,10 @@ def measure(only):
           f"not-friendly {total['not-friendly']}; all loops {dict(every)}")
 
 
-def port(only):
-    """`emit --target openmp --strict` on the authors' friendly loops (from `measure`'s
-    reports), then each ported file compiled with clang's offloading to the host: with
-    `defaultmap(none)` a variable the clauses miss is a compile error."""
-    import shutil
-    import tempfile
-    warpwise = os.environ.get("WW", os.path.join(REPO, "target", "release", "warpwise"))
-    cc = os.environ.get("WARPWISE_OFFLOAD_CC", "clang-16")
-    totals = collections.Counter()
-    for name, domain, _, directory, pattern, flags in APPS:
+def friendly_authors_loops(only):
+    """Each measured application (those in `only`, or all): its name, directory, files,
+    flags and the ids of the authors' parallel loops its last report calls friendly."""
+    for name, _, _, directory, pattern, flags in APPS:
         if only and name not in only:
             continue
         cwd, files = app_files(directory, pattern)
@@ -297,6 +291,19 @@ def port(only):
         friendly = [l["id"] for l in report["loops"]
                     if l["verdict"] == "friendly"
                     and any(PARALLEL_FOR.search(p) for p in l.get("pragmas", []))]
+        yield name, cwd, files, flags, friendly
+
+
+def port(only):
+    """`emit --target openmp --strict` on the authors' friendly loops (from `measure`'s
+    reports), then each ported file compiled with clang's offloading to the host: with
+    `defaultmap(none)` a variable the clauses miss is a compile error."""
+    import shutil
+    import tempfile
+    warpwise = os.environ.get("WW", os.path.join(REPO, "target", "release", "warpwise"))
+    cc = os.environ.get("WARPWISE_OFFLOAD_CC", "clang-16")
+    totals = collections.Counter()
+    for name, cwd, files, flags, friendly in friendly_authors_loops(only):
         if not friendly:
             print(f"== {name}: no friendly authors' loop")
             continue
@@ -341,19 +348,7 @@ def port_cuda(only):
     warpwise = os.environ.get("WW", os.path.join(REPO, "target", "release", "warpwise"))
     totals = collections.Counter()
     reasons = collections.Counter()
-    for name, domain, _, directory, pattern, flags in APPS:
-        if only and name not in only:
-            continue
-        cwd, files = app_files(directory, pattern)
-        try:
-            report = json.load(open(os.path.join(ROOT, f"{name}.report.json")))
-        except (OSError, ValueError):
-            print(f"== {name}: no report; run `measure {name}` first")
-            continue
-        flags = [f.replace("{cfg}", os.path.join(ROOT, "cfg")) for f in flags]
-        friendly = [l["id"] for l in report["loops"]
-                    if l["verdict"] == "friendly"
-                    and any(PARALLEL_FOR.search(p) for p in l.get("pragmas", []))]
+    for name, cwd, files, flags, friendly in friendly_authors_loops(only):
         compiled, refused, broken = 0, [], []
         for loop in friendly:
             out = tempfile.mkdtemp(prefix=f"warpwise-cuda-{name}-")

@@ -820,36 +820,34 @@ fn non_ascii_identifiers() {
     );
 }
 
+/// How the IR prints every load of the first function of `source`.
+fn rendered_loads(name: &str, source: &str) -> Vec<String> {
+    let unit = load(name, source);
+    let func = &unit.lowered.program.functions[0];
+    func.values()
+        .filter(|v| matches!(func.inst(*v).kind, frontend::ir::InstKind::Load { .. }))
+        .map(|v| frontend::ir::print::render_value(func, v))
+        .collect()
+}
+
 #[test]
 fn elements_of_local_arrays_print_as_elements_not_addresses() {
     // `mesh[0]` read from a local array: the load's address is the slot's address plus an
     // offset, which printed as `&mesh[0]` (so reports multiplied addresses).
-    let unit = load(
+    let rendered = rendered_loads(
         "local_array_elements",
         "int f(void) { int mesh[3] = {1, 2, 3}; int s = 0;\n\
          for (int i = 0; i < mesh[0] * mesh[2]; i++) s += i; return s; }\n",
     );
-    let func = &unit.lowered.program.functions[0];
-    let rendered: Vec<String> = func
-        .values()
-        .filter(|v| matches!(func.inst(*v).kind, frontend::ir::InstKind::Load { .. }))
-        .map(|v| frontend::ir::print::render_value(func, v))
-        .collect();
     assert!(rendered.contains(&"mesh[0]".to_string()), "{rendered:?}");
     assert!(rendered.contains(&"mesh[2]".to_string()), "{rendered:?}");
     assert!(!rendered.iter().any(|r| r.contains('&')), "{rendered:?}");
     // A field of an element of an array of structs: `nodes[k].n`, not `&nodes[k]->n`.
-    let unit = load(
+    let rendered = rendered_loads(
         "array_of_struct_fields",
         "struct node { int n; double w; };\n\
          double g(struct node *nodes, int k) { return nodes[k].n * nodes[k + 1].w; }\n",
     );
-    let func = &unit.lowered.program.functions[0];
-    let rendered: Vec<String> = func
-        .values()
-        .filter(|v| matches!(func.inst(*v).kind, frontend::ir::InstKind::Load { .. }))
-        .map(|v| frontend::ir::print::render_value(func, v))
-        .collect();
     assert!(rendered.contains(&"nodes[k].n".to_string()), "{rendered:?}");
     assert!(
         rendered.contains(&"nodes[k + 1].w".to_string()),
