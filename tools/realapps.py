@@ -42,6 +42,10 @@ OPENMP = ["-D_OPENMP=201511"]
 GM_FILES = ("analyze.c average.c cdl.c colorspace.c command.c decorate.c effect.c enhance.c fx.c "
             "gem.c gradient.c pixel_iterator.c render.c resize.c segment.c shear.c texture.c "
             "transform.c")
+# code_saturne's include directories (a sequential build with OpenMP, no MPI, no PETSc).
+SATURNE_INCLUDES = ["-DHAVE_CONFIG_H", "-I", "{cfg}/code_saturne", "-I", "../libple/src"] + [
+    flag for d in ("base alge bft fvm mesh cdo gui turb lagr pprt cogz comb elec atmo ctwr rayt "
+                   "cfbl darc meg mei apps").split() for flag in ("-I", d)]
 HYPRE_INCLUDES = ["-I", "{cfg}/hypre", "-I", ".", "-I", "utilities", "-I", "seq_mv",
                   "-I", "parcsr_mv", "-I", "lapack", "-I", "blas"]
 # name, domain, where the sources come from, directory (relative to ROOT), files (globs
@@ -69,6 +73,11 @@ APPS = [
     # The distance kernels are a header; `fetch` writes a .c that includes it.
     ("mdanalysis", "molecular dynamics", ("pypi", "MDAnalysis", "2.11.0"),
      "mdanalysis-2.11.0/MDAnalysis/lib/include", "calc_distances.c", OPENMP + ["-DPARALLEL"]),
+    # The linear algebra (matrices, Krylov solvers, multigrid, gradients, convection-
+    # diffusion) and the base layer of a finite-volume CFD code; PETSc's bindings excluded.
+    ("code_saturne", "CFD (finite volume)", ("deb", "code-saturne", "6.0.2"),
+     "code_saturne-6.0.2/src", "alge/*.c base/*.c bft/*.c !alge/cs_sles_petsc.c",
+     OPENMP + SATURNE_INCLUDES),
     ("graphicsmagick", "image processing", ("deb", "graphicsmagick", "1.3.40"),
      "GraphicsMagick-1.3.40/magick", GM_FILES, OPENMP + ["-I", "{cfg}/graphicsmagick", "-I", ".."]),
 ]
@@ -122,6 +131,16 @@ HYPRE_CONFIG = """#define HYPRE_RELEASE_NAME "hypre"
 #define HAVE_STDINT_H 1
 """
 
+# What code_saturne's configure writes for a sequential build with OpenMP (the parts
+# cs_defs.h reads).
+SATURNE_CONFIG = "".join(f"#define HAVE_{h} 1\n" for h in (
+    "OPENMP STDDEF_H STDINT_H INTTYPES_H STDBOOL_H SYS_TYPES_H SYS_STAT_H INT32_T INT64_T UINT32_T UINT64_T "
+    "PTRDIFF_T LONG_LONG LONG_GNUM DLOPEN").split()) + "".join(
+    f"#define SIZEOF_{t} {n}\n" for t, n in (("INT", 4), ("LONG", 8), ("LONG_LONG", 8),
+                                             ("VOID_P", 8), ("SIZE_T", 8))) + (
+    '#define PACKAGE_NAME "code_saturne"\n#define PACKAGE_VERSION "6.0.2"\n'
+    '#define CS_APP_NAME "code_saturne"\n#define CS_VERSION "6.0.2"\n')
+
 # What GraphicsMagick's configure writes on Linux with OpenMP, 16-bit quantum (Debian's Q16).
 GM_CONFIG = """#define HAVE_OPENMP 1
 #define QuantumDepth 16
@@ -148,6 +167,11 @@ GM_CONFIG = """#define HAVE_OPENMP 1
 GENERATED = {
     "cfg/sundials/sundials_config.h": SUNDIALS_CONFIG,
     "cfg/hypre/HYPRE_config.h": HYPRE_CONFIG,
+    "cfg/code_saturne/cs_config.h": SATURNE_CONFIG,
+    "cfg/code_saturne/cs_config_priv.h": "#define HAVE_UNISTD_H 1\n",
+    "cfg/code_saturne/ple_config.h": "/* what configure writes without MPI: nothing */\n",
+    "cfg/code_saturne/ple_config_priv.h": "".join(
+        f"#define HAVE_{h} 1\n" for h in "STDINT_H STDBOOL_H INT32_T INT64_T UINT32_T UINT64_T".split()),
     "cfg/graphicsmagick/magick/magick_config.h": GM_CONFIG,
     # What spglib's CMake writes from src/version.h.in for the 2.8.0 release.
     "cfg/spglib/version.h": '#define SPGLIB_MAJOR_VERSION 2\n#define SPGLIB_MINOR_VERSION 8\n'
@@ -220,8 +244,11 @@ def fetch():
 def app_files(directory, pattern):
     """An application's directory under ROOT and its files (relative to it), sorted."""
     cwd = os.path.join(ROOT, directory)
-    return cwd, sorted(os.path.relpath(f, cwd) for p in pattern.split()
-                       for f in glob.glob(os.path.join(cwd, p)))
+    # A pattern starting with `!` drops the files it names (sources the build leaves out).
+    dropped = {os.path.normpath(p[1:]) for p in pattern.split() if p.startswith("!")}
+    return cwd, sorted(rel for p in pattern.split() if not p.startswith("!")
+                       for f in glob.glob(os.path.join(cwd, p))
+                       if (rel := os.path.relpath(f, cwd)) not in dropped)
 
 
 def measure(only):

@@ -7,7 +7,7 @@ use analyses::reconstruct::{reconstruct, ReconstructConfig};
 use analyses::symbols::SymbolOrigin;
 use frontend::ir::{Callee, Function, InstKind, Program};
 use frontend::loops::analyze_loops;
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeSet, HashMap};
 
 /// Pairs of parameter indices that never alias, with the evidence.
 #[derive(Clone, Debug, Default)]
@@ -198,48 +198,6 @@ fn object_of(
         },
         _ => None,
     }
-}
-
-/// Whether `v` is the result of a call that returns a new object (`malloc`, `calloc`,
-/// `aligned_alloc`, ..., possibly through a cast): memory that existed before the call, such
-/// as what the function's parameters point to, cannot overlap it. `realloc` is excluded: it
-/// may return its argument.
-pub(crate) fn is_fresh_allocation(func: &Function, v: frontend::ir::Value) -> bool {
-    match &func.inst(v).kind {
-        InstKind::Call {
-            callee: Callee::Direct(name),
-            ..
-        } => is_allocator(name) && name != "realloc",
-        InstKind::Cast(inner) => is_fresh_allocation(func, *inner),
-        _ => false,
-    }
-}
-
-/// The allocation calls a pointer may come from when each of its possible values is a new
-/// allocation of this function or null (`p = NULL; if (c) p = malloc(..);`); `None` when
-/// some value may be anything else. Two such pointers with no call in common never overlap.
-pub(crate) fn fresh_sources(func: &Function, v: frontend::ir::Value) -> Option<BTreeSet<u32>> {
-    let mut sources = BTreeSet::new();
-    let mut seen = HashSet::new();
-    let mut stack = vec![v];
-    while let Some(x) = stack.pop() {
-        if !seen.insert(x) {
-            continue;
-        }
-        if seen.len() > 64 {
-            return None;
-        }
-        match &func.inst(x).kind {
-            InstKind::Cast(inner) => stack.push(*inner),
-            InstKind::Phi(args) => stack.extend(args.iter().map(|(_, a)| *a)),
-            InstKind::Const(frontend::ir::Constant::Int(0)) => {}
-            _ if is_fresh_allocation(func, x) => {
-                sources.insert(x.0);
-            }
-            _ => return None,
-        }
-    }
-    Some(sources)
 }
 
 fn is_allocator(name: &str) -> bool {

@@ -13,6 +13,32 @@ use std::collections::HashSet;
 pub const COPY_FUNCTIONS: &[(&str, &[usize])] =
     &[("memset", &[0]), ("memcpy", &[0, 1]), ("memmove", &[0, 1])];
 
+/// C library functions that use their pointer arguments only during the call and return
+/// none of them: printing one (`%p`) or the bytes it points to, comparing, sorting or
+/// freeing does not let another pointer reach the memory later.
+pub const LIBRARY_KEEPS_NOTHING: &[&str] = &[
+    "free",
+    "printf",
+    "fprintf",
+    "sprintf",
+    "snprintf",
+    "vprintf",
+    "vfprintf",
+    "vsprintf",
+    "vsnprintf",
+    "puts",
+    "fputs",
+    "fwrite",
+    "fread",
+    "strlen",
+    "strnlen",
+    "strcmp",
+    "strncmp",
+    "memcmp",
+    "qsort",
+    "__assert_fail",
+];
+
 /// Whether `name` is `memset`, `memcpy` or `memmove` with a pointer at argument `position`.
 pub fn is_copy_argument(name: &str, position: usize) -> bool {
     COPY_FUNCTIONS
@@ -61,7 +87,7 @@ fn captures(
     stack: &mut Vec<(usize, String)>,
 ) -> bool {
     let Some(r) = view.resolve(unit, name) else {
-        return true;
+        return !LIBRARY_KEEPS_NOTHING.contains(&name);
     };
     let f = view.function(r);
     let key = (r.unit, name.to_string());
@@ -92,59 +118,164 @@ fn follow(
     depth: u32,
     stack: &mut Vec<(usize, String)>,
 ) -> (HashSet<Value>, bool) {
+    let reach = reach(view, unit, func, roots, users, Merges::Escape, depth, stack);
+    let escapes = !reach.escapes.is_empty();
+    (reach.derived, escapes)
+}
+
+/// The way out of [`Reach`] for an address stored to memory.
+pub const STORED: &str = "stored to memory";
+
+/// What a phi or select that merges an address with other values is taken to be.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Merges {
+    /// A way out: the merged value is no longer followed (what privatization needs, where
+    /// every access to the object must be seen as one of the object's).
+    Escape,
+    /// Another value that may hold the address, followed like the address itself (what
+    /// aliasing needs: which values may point into the object).
+    Derive,
+}
+
+/// The values of a function that may hold an address derived from `roots`, and the ways
+/// the address gets out of them.
+#[derive(Clone, Debug, Default)]
+pub struct Reach {
+    pub derived: HashSet<Value>,
+    /// Where and why the address may be reached otherwise (`stored to memory`, `passed to
+    /// \`log_pointer\``, `returned`, ...), in the order found; empty when it never gets out.
+    pub escapes: Vec<(frontend::ir::Block, String)>,
+}
+
+impl Reach {
+    /// The first way out, if any.
+    pub fn escape(&self) -> Option<&str> {
+        self.escapes.first().map(|(_, why)| why.as_str())
+    }
+
+    /// The first way out that happens before some execution of `block`: an escape on a path
+    /// that reaches it. (After a loop, a pointer stored or freed cannot be what the loop's
+    /// own loads read, unless an enclosing loop comes back.)
+    pub fn escape_before(&self, func: &Function, block: frontend::ir::Block) -> Option<&str> {
+        self.escapes
+            .iter()
+            .find(|(from, _)| reaches_block(func, *from, block))
+            .map(|(_, why)| why.as_str())
+    }
+}
+
+/// Whether some path of the control-flow graph leads from `from` to `to` (or `from == to`).
+pub fn reaches_block(func: &Function, from: frontend::ir::Block, to: frontend::ir::Block) -> bool {
+    let mut seen = HashSet::from([from]);
+    let mut work = vec![from];
+    while let Some(b) = work.pop() {
+        if b == to {
+            return true;
+        }
+        for next in func.block(b).terminator.successors() {
+            if seen.insert(next) {
+                work.push(next);
+            }
+        }
+    }
+    false
+}
+
+/// [`Reach`] of `roots` in `func` (of unit `unit` of `view`: calls resolve program-wide).
+pub fn reach_of(
+    view: &ProgramView,
+    unit: usize,
+    func: &Function,
+    roots: Vec<Value>,
+    users: &[Vec<Value>],
+    merges: Merges,
+) -> Reach {
+    reach(view, unit, func, roots, users, merges, 0, &mut Vec::new())
+}
+
+#[allow(clippy::too_many_arguments)]
+fn reach(
+    view: &ProgramView,
+    unit: usize,
+    func: &Function,
+    roots: Vec<Value>,
+    users: &[Vec<Value>],
+    merges: Merges,
+    depth: u32,
+    stack: &mut Vec<(usize, String)>,
+) -> Reach {
     let types = &view.unit(unit).lowered.program.types;
     let mut derived: HashSet<Value> = roots.iter().copied().collect();
     let mut work = roots;
-    let mut escapes = false;
+    let mut escapes = Vec::new();
     while let Some(d) = work.pop() {
         for &u in &users[d.index()] {
             let inst = func.inst(u);
-            let keeps = match &inst.kind {
+            let mut note = |why: String| escapes.push((inst.block, why));
+            let follows = match &inst.kind {
                 InstKind::PtrAdd { base, index, .. } => {
                     if *index == d {
-                        true
-                    } else {
-                        if *base == d && derived.insert(u) {
-                            work.push(u);
-                        }
-                        false
+                        note("used as an integer".into());
                     }
+                    *base == d
                 }
-                InstKind::FieldAddr { .. } => {
-                    if derived.insert(u) {
-                        work.push(u);
-                    }
+                InstKind::FieldAddr { .. } => true,
+                InstKind::Cast(_) if types.is_pointer(inst.ty) => true,
+                InstKind::Cast(_) => {
+                    note("converted to an integer".into());
                     false
                 }
-                InstKind::Cast(_) if types.is_pointer(inst.ty) => {
-                    if derived.insert(u) {
-                        work.push(u);
-                    }
-                    false
-                }
+                InstKind::Phi(_) | InstKind::Select { .. } if merges == Merges::Derive => true,
                 InstKind::Load { .. } => false,
-                InstKind::Store { value, .. } => *value == d,
+                InstKind::Store { value, .. } => {
+                    if *value == d {
+                        note(STORED.into());
+                    }
+                    false
+                }
                 // Comparing addresses (`p != NULL`) does not let them out.
-                InstKind::Binary(op, ..) => !op.is_comparison(),
+                InstKind::Binary(op, ..) => {
+                    if !op.is_comparison() {
+                        note("used as an integer".into());
+                    }
+                    false
+                }
                 InstKind::Call {
                     callee: Callee::Direct(name),
                     args,
-                } => args.iter().enumerate().any(|(position, a)| {
-                    *a == d
-                        && !is_copy_argument(name, position)
-                        && captures(view, unit, name, position, depth + 1, stack)
-                }),
-                _ => true,
+                } => {
+                    let kept = args.iter().enumerate().any(|(position, a)| {
+                        *a == d
+                            && !is_copy_argument(name, position)
+                            && captures(view, unit, name, position, depth + 1, stack)
+                    });
+                    if kept {
+                        note(format!("passed to `{name}`"));
+                    }
+                    false
+                }
+                InstKind::Phi(_) | InstKind::Select { .. } => {
+                    note("merged with other values".into());
+                    false
+                }
+                _ => {
+                    note("used in a way not followed here".into());
+                    false
+                }
             };
-            escapes |= keeps;
+            if follows && derived.insert(u) {
+                work.push(u);
+            }
         }
     }
     for b in func.blocks() {
         if let Terminator::Return(Some(r)) = func.block(b).terminator {
-            escapes |= derived.contains(&r);
+            if derived.contains(&r) {
+                escapes.push((b, "returned".into()));
+            }
         }
     }
-    (derived, escapes)
+    Reach { derived, escapes }
 }
 
 /// Whether an object of type `ty` can hold a pointer (a callee given its address could

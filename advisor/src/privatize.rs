@@ -29,10 +29,10 @@ use crate::summaries::{
 };
 use analyses::reconstruct::Reconstruction;
 use analyses::symbols::SymbolOrigin;
-use frontend::ir::{Block, Callee, Function, GlobalId, InstKind, Program, Slot, Value};
+use frontend::ir::{Callee, Function, GlobalId, InstKind, Program, Slot, Value};
 use frontend::loops::{LoopForest, LoopId};
 use frontend::types::{Type, TypeId, TypeTable};
-use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use symbolic::{Expr, Var};
 
 /// The function being analysed.
@@ -687,27 +687,23 @@ impl Classifier<'_, '_> {
     /// slot: then its value after the loop matters.
     fn read_after_loop(&mut self, slot: Slot) -> bool {
         let addresses = self.slot_addresses(slot).derived.clone();
-        let func = self.func();
-        let l = self.loop_();
-        let mut seen: HashSet<Block> = HashSet::new();
-        let mut work: VecDeque<Block> = l.exits.iter().map(|(_, to)| *to).collect();
-        while let Some(b) = work.pop_front() {
-            if l.contains(b) || !seen.insert(b) {
-                continue;
-            }
-            for &v in &func.block(b).insts {
-                let reads = match &func.inst(v).kind {
-                    InstKind::Load { addr } => addresses.contains(addr),
-                    InstKind::Call { args, .. } => args.iter().any(|a| addresses.contains(a)),
-                    _ => false,
-                };
-                if reads {
-                    return true;
-                }
-            }
-            work.extend(func.block(b).terminator.successors());
-        }
-        false
+        let offset = |addr: Value| match self.targets(addr)?.as_slice() {
+            [(Object::Slot(s), offset)] if *s == slot => Some(offset.clone()),
+            _ => None,
+        };
+        let size = |v: Value| self.types().size_of(self.func().inst(v).ty);
+        let object = crate::liveness::Object {
+            addresses: &addresses,
+            offset: &offset,
+            size: &size,
+        };
+        crate::liveness::read_after_loop(
+            self.func(),
+            self.scope.forest,
+            self.scope.rec,
+            self.id,
+            &object,
+        )
     }
 
     /// Copies into private storage, and helpers that only touch private storage.

@@ -27,6 +27,10 @@ pub struct ProgramView<'a> {
     declarations: HashMap<String, (usize, frontend::ir::Span)>,
     /// Who calls whom with which arguments, made on first use (see [`CallIndex`]).
     calls: OnceLock<CallIndex>,
+    /// The functions that return new memory, found on first use.
+    allocators: OnceLock<HashMap<FuncRef, crate::fresh::ProgramAllocator>>,
+    /// The functions that return a pointer the program keeps in memory, found on first use.
+    lookups: OnceLock<HashSet<FuncRef>>,
 }
 
 /// Every direct call of the program by callee, and the functions whose address is taken.
@@ -68,6 +72,8 @@ impl<'a> ProgramView<'a> {
             local,
             declarations,
             calls: OnceLock::new(),
+            allocators: OnceLock::new(),
+            lookups: OnceLock::new(),
         }
     }
 
@@ -97,6 +103,19 @@ impl<'a> ProgramView<'a> {
             }
             index
         })
+    }
+
+    /// The program's functions that return new memory or null on every path (see
+    /// [`crate::fresh::program_allocators`]), found once.
+    pub fn allocators(&self) -> &HashMap<FuncRef, crate::fresh::ProgramAllocator> {
+        self.allocators
+            .get_or_init(|| crate::fresh::program_allocators(self))
+    }
+
+    /// The program's lookup functions (see [`crate::lookups::program_lookups`]), found once.
+    pub fn lookups(&self) -> &HashSet<FuncRef> {
+        self.lookups
+            .get_or_init(|| crate::lookups::program_lookups(self))
     }
 
     /// A program of one unit (what `analyze_unit` sees).

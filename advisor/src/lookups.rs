@@ -1,0 +1,126 @@
+//! Lookup functions: program functions whose returned pointer is one the program already
+//! keeps in memory (`return _fields[id];`, `return f->val;`), never an offset computed from
+//! another pointer or a pointer the caller passed in. Their results are memory the caller
+//! received, as a pointer it loads itself would be.
+
+use crate::program::{FuncRef, ProgramView};
+use frontend::ir::{Callee, Constant, Function, InstKind, Terminator, Value};
+use std::collections::{HashMap, HashSet};
+
+/// The program's lookup functions, found by iterating to a fixpoint (a lookup that returns
+/// what another lookup returned counts).
+pub fn program_lookups(view: &ProgramView) -> HashSet<FuncRef> {
+    let mut found: HashSet<FuncRef> = HashSet::new();
+    let candidates: Vec<FuncRef> = view
+        .functions()
+        .filter(|f| {
+            let func = view.function(*f);
+            view.unit(f.unit).lowered.program.types.is_pointer(func.ret)
+        })
+        .collect();
+    for _round in 0..6 {
+        let mut changed = false;
+        for &f in &candidates {
+            if found.contains(&f) {
+                continue;
+            }
+            let func = view.function(f);
+            let lookup = |name: &str| {
+                view.resolve(f.unit, name)
+                    .is_some_and(|g| g != f && found.contains(&g))
+            };
+            let mut returns_any = false;
+            let all = func.blocks().all(|b| match func.block(b).terminator {
+                Terminator::Return(Some(r)) => {
+                    returns_any = true;
+                    returns_stored_pointer(func, r, &lookup)
+                }
+                _ => true,
+            });
+            if returns_any && all {
+                found.insert(f);
+                changed = true;
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    found
+}
+
+/// Whether every value `v` may have is null or a pointer loaded from memory the function
+/// received (through casts and phis), or what a lookup returned.
+fn returns_stored_pointer(func: &Function, v: Value, lookup: &dyn Fn(&str) -> bool) -> bool {
+    let mut seen = HashSet::new();
+    let mut stack = vec![v];
+    while let Some(x) = stack.pop() {
+        if !seen.insert(x) {
+            continue;
+        }
+        if seen.len() > 64 {
+            return false;
+        }
+        match &func.inst(x).kind {
+            InstKind::Cast(inner) => stack.push(*inner),
+            InstKind::Phi(args) => stack.extend(args.iter().map(|(_, a)| *a)),
+            InstKind::Const(Constant::Int(0)) => {}
+            InstKind::Load { addr } if reaches_received(func, *addr, lookup) => {}
+            InstKind::Call {
+                callee: Callee::Direct(name),
+                ..
+            } if lookup(name) => {}
+            _ => return false,
+        }
+    }
+    true
+}
+
+/// Whether an address lies in memory the function was given: reached from a parameter, a
+/// global or a lookup's result through offsets, fields and loaded pointers.
+pub fn reaches_received(func: &Function, mut addr: Value, lookup: &dyn Fn(&str) -> bool) -> bool {
+    for _ in 0..64 {
+        match &func.inst(addr).kind {
+            InstKind::Param(_) | InstKind::GlobalAddr(_) => return true,
+            InstKind::Call {
+                callee: Callee::Direct(name),
+                ..
+            } => return lookup(name),
+            InstKind::PtrAdd { base, .. } | InstKind::FieldAddr { base, .. } => addr = *base,
+            InstKind::Cast(v) | InstKind::Load { addr: v } => addr = *v,
+            _ => return false,
+        }
+    }
+    false
+}
+
+/// Lookups by the names a unit's calls use.
+#[derive(Debug)]
+pub struct LookupNames<'a> {
+    view: &'a ProgramView<'a>,
+    unit: usize,
+    cache: std::cell::RefCell<HashMap<String, bool>>,
+}
+
+impl<'a> LookupNames<'a> {
+    pub fn new(view: &'a ProgramView<'a>, unit: usize) -> Self {
+        LookupNames {
+            view,
+            unit,
+            cache: Default::default(),
+        }
+    }
+
+    /// Whether a call to `name` from the unit returns a stored pointer.
+    pub fn is_lookup(&self, name: &str) -> bool {
+        if let Some(known) = self.cache.borrow().get(name) {
+            return *known;
+        }
+        let found = self
+            .view
+            .resolve(self.unit, name)
+            .is_some_and(|f| self.view.lookups().contains(&f));
+        self.cache.borrow_mut().insert(name.to_string(), found);
+        found
+    }
+}

@@ -1,0 +1,172 @@
+//! Which pointers cannot reach an array (issue 13: CFD codes allocate work arrays through a
+//! tracked wrapper, declare `restrict` parameters and fetch fields from a registry): new
+//! memory from an allocator wrapper whose address goes nowhere before the loop, a
+//! `restrict` parameter the function keeps to itself, and a lookup's result (a pointer the
+//! program keeps, assumed apart under the default policy). Each verdict is checked on
+//! compiled runs: the loop reversed gives the same output when it is friendly, and a
+//! different one in the negative fixtures, where the pointers really do meet.
+
+mod common;
+
+use advisor::model::{LoopReport, Verdict};
+use common::{check_with_runs, has_code};
+
+/// A registry of fields and a tracked allocator, as a CFD code's memory layer has them:
+/// `mem_malloc` records each address in a table (bookkeeping) and returns new memory.
+const PRELUDE: &str = r#"#include <stdio.h>
+#include <stdlib.h>
+typedef struct { int n; double *val; } field_t;
+static void *tracked[16];
+static int n_tracked;
+static void track(void *p) { tracked[n_tracked++ % 16] = p; }
+void *mem_malloc(size_t ni, size_t size) {
+  void *p = malloc(ni * size);
+  if (p == NULL)
+    return NULL;
+  track(p);
+  return p;
+}
+void *mem_free(void *p) { free(p); return NULL; }
+static field_t *fields[4];
+field_t *field_by_id(int id) { return fields[id]; }
+static field_t *new_field(int n) {
+  field_t *f = malloc(sizeof *f);
+  f->n = n;
+  f->val = malloc((n + 1) * sizeof(double));
+  for (int i = 0; i <= n; i++) f->val[i] = i * 0.5 + (i % 3);
+  return f;
+}
+"#;
+
+/// `PRELUDE`, the function under test, and a `main` that registers two fields of 32
+/// values, calls `body` and prints the fields.
+fn program(function: &str, body: &str) -> String {
+    format!(
+        "{PRELUDE}{function}\nint main(void) {{\n  fields[0] = new_field(32);\n  fields[1] = new_field(32);\n  {body}\n  for (int id = 0; id < 2; id++)\n    for (int i = 0; i <= 32; i++) printf(\"%g\\n\", fields[id]->val[i]);\n  return 0;\n}}\n"
+    )
+}
+
+fn assumes(report: &LoopReport, text: &str) -> bool {
+    report.assumptions.iter().any(|a| a.contains(text))
+}
+
+#[test]
+fn a_tracked_allocation_is_apart_from_a_field_until_it_is_freed() {
+    let source = program(
+        r#"double difference(field_t *f) {
+  double *t = mem_malloc(f->n, sizeof(double));
+  for (int i = 0; i < f->n; i++) /* LOOP */
+    t[i] = f->val[i + 1] - f->val[i];
+  double s = 0;
+  for (int i = 0; i < f->n; i++) s += t[i] * (i + 1);
+  t = mem_free(t);
+  return s;
+}"#,
+        r#"printf("%g\n", difference(fields[0]));"#,
+    );
+    let report = check_with_runs(&source, Verdict::Friendly, true);
+    assert!(!has_code(&report, "WW110"), "{report:#?}");
+    assert!(
+        assumes(
+            &report,
+            "`mem_malloc` returns new memory (its address is also passed to `track`"
+        ),
+        "the bookkeeping copy is stated: {:#?}",
+        report.assumptions
+    );
+    assert!(
+        !assumes(&report, "are the same array or do not overlap"),
+        "{report:#?}"
+    );
+}
+
+#[test]
+fn new_memory_stored_into_the_field_before_the_loop_may_be_what_it_reads() {
+    let source = program(
+        r#"void shift(field_t *f) {
+  double *t = mem_malloc(f->n + 1, sizeof(double));
+  for (int i = 0; i <= f->n; i++) t[i] = f->val[i];
+  f->val = t;
+  double *v = field_by_id(0)->val;
+  for (int i = 0; i < f->n; i++) /* LOOP */
+    t[i] = v[i + 1] - v[i];
+}"#,
+        r#"shift(fields[0]);"#,
+    );
+    let report = check_with_runs(&source, Verdict::NeedsProfile, false);
+    assert!(has_code(&report, "WW110"), "{report:#?}");
+}
+
+#[test]
+fn a_restrict_parameter_is_apart_from_every_pointer_not_derived_from_it() {
+    let source = program(
+        r#"void difference(double *restrict out, field_t *f) {
+  const double *v = f->val;
+  for (int i = 0; i < f->n; i++) /* LOOP */
+    out[i] = v[i + 1] - v[i];
+}"#,
+        r#"difference(fields[1]->val, fields[0]);"#,
+    );
+    let report = check_with_runs(&source, Verdict::Friendly, true);
+    assert!(
+        !assumes(&report, "`f->val` and `out`") && !assumes(&report, "`out` and"),
+        "restrict is a guarantee, not an assumption: {:#?}",
+        report.assumptions
+    );
+}
+
+#[test]
+fn a_restrict_parameter_stored_before_the_loop_may_be_reached_again() {
+    // `f->val` is loaded after `out` was stored there: it is based on `out`, and C allows
+    // the two to meet.
+    let source = program(
+        r#"void difference(double *restrict out, field_t *f) {
+  f->val = out;
+  const double *v = f->val;
+  for (int i = 0; i < f->n; i++) /* LOOP */
+    out[i] = v[i + 1] - v[i];
+}"#,
+        r#"difference(fields[1]->val, fields[0]);"#,
+    );
+    let report = check_with_runs(&source, Verdict::NeedsProfile, false);
+    assert!(has_code(&report, "WW110"), "{report:#?}");
+}
+
+#[test]
+fn fields_from_a_lookup_are_assumed_apart_and_the_report_says_so() {
+    let source = program(
+        r#"void difference(int dst, int src) {
+  double *out = field_by_id(dst)->val;
+  const double *v = field_by_id(src)->val;
+  for (int i = 0; i < 32; i++) /* LOOP */
+    out[i] = v[i + 1] - v[i];
+}"#,
+        r#"difference(1, 0);"#,
+    );
+    let report = check_with_runs(&source, Verdict::Friendly, true);
+    assert!(
+        assumes(
+            &report,
+            "do not overlap: no call site in the analysed files passes them"
+        ),
+        "{:#?}",
+        report.assumptions
+    );
+}
+
+#[test]
+fn a_row_computed_from_a_matrix_is_not_a_lookup() {
+    // `row` returns an offset into memory the caller also reaches: never assumed apart.
+    let source = program(
+        r#"double *row(field_t *f, int r) { return f->val + r; }
+void difference(field_t *f) {
+  double *out = row(f, 1);
+  const double *v = f->val;
+  for (int i = 0; i < 16; i++) /* LOOP */
+    out[i] = v[i + 2] - v[i];
+}"#,
+        r#"difference(fields[0]);"#,
+    );
+    let report = check_with_runs(&source, Verdict::NeedsProfile, false);
+    assert!(has_code(&report, "WW110"), "{report:#?}");
+}
