@@ -10,7 +10,8 @@ needs-profile and not-friendly, and the reasons of the others.
     python3 tools/realapps.py port [APP...]    # port the authors' friendly loops to OpenMP
                                                # offload and compile the ports (clang-16)
     python3 tools/realapps.py port-cuda [APP...] # CUDA kernels for them, compiled by NVRTC
-                                               # (`emit --check`; WARPWISE_NVRTC as in the docs)
+                                               # (`emit --check`; WARPWISE_NVRTC as in the docs;
+                                               # STRIDE=k samples every k-th loop)
 
 `WW` names the warpwise binary to run, `WW_FLAGS` adds flags to `analyze` (for example
 `WW_FLAGS="--aliasing call-sites"`), `NR` how many reasons to print per loop.
@@ -375,8 +376,12 @@ def port_cuda(only):
     warpwise = os.environ.get("WW", os.path.join(REPO, "target", "release", "warpwise"))
     totals = collections.Counter()
     reasons = collections.Counter()
+    # `STRIDE=k` takes every k-th loop: a sample, for applications whose whole-program
+    # analysis makes one `emit` per loop slow (code_saturne: 16 s each).
+    stride = int(os.environ.get("STRIDE", "1"))
     for name, cwd, files, flags, friendly in friendly_authors_loops(only):
         compiled, refused, broken = 0, [], []
+        friendly = friendly[::stride]
         for loop in friendly:
             out = tempfile.mkdtemp(prefix=f"warpwise-cuda-{name}-")
             run = subprocess.run([warpwise, "emit", "--target", "cuda", "--check", *files, *flags,

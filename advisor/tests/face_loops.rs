@@ -75,7 +75,10 @@ fn scratch_reused_by_the_next_loop_is_private_to_each_thread() {
         .iter()
         .find(|p| p.name == "fctb")
         .unwrap_or_else(|| panic!("fctb is private: {report:#?}"));
-    assert!(!fctb.last_value, "the next loop writes it before reading it");
+    assert!(
+        !fctb.last_value,
+        "the next loop writes it before reading it"
+    );
 }
 
 /// A cell array updated at face indices and also read at another index (`rhs[ii][3]`): not

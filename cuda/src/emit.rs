@@ -100,6 +100,53 @@ static __host__ __device__ inline long long ww_max(long long a, long long b) { r
 static __host__ __device__ inline long long ww_round_up(long long n, long long m) { return (n + m - 1) / m * m; }
 "#;
 
+/// C's one-argument `double` math functions: C converts an integer argument to `double`,
+/// while C++ (NVRTC has no `<cmath>` templates for integers) finds `cos(unsigned long)`
+/// ambiguous between the `float` and `double` overloads.
+const UNARY_MATH: &[&str] = &[
+    "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh",
+    "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", "cbrt", "fabs", "floor",
+    "ceil", "round", "trunc", "erf", "erfc", "tgamma", "lgamma",
+];
+
+/// Integer overloads of the one-argument math functions the device code calls, for NVRTC
+/// only (nvcc and the CPU shim have the C++ library's): empty when it calls none.
+fn integer_math_overloads(device_text: &str) -> String {
+    let toks = crate::ctext::code_tokens(device_text);
+    let callees: std::collections::BTreeSet<&str> = toks
+        .windows(2)
+        .filter(|w| crate::ctext::tok_text(device_text, &w[1]) == "(")
+        .map(|w| crate::ctext::tok_text(device_text, &w[0]))
+        .collect();
+    let called: Vec<&str> = UNARY_MATH
+        .iter()
+        .copied()
+        .filter(|f| callees.contains(f))
+        .collect();
+    if called.is_empty() {
+        return String::new();
+    }
+    let mut out = String::from(
+        "#ifdef __CUDACC_RTC__\n// C converts an integer argument of these to double.\n",
+    );
+    for f in called {
+        for t in [
+            "int",
+            "unsigned int",
+            "long",
+            "unsigned long",
+            "long long",
+            "unsigned long long",
+        ] {
+            out.push_str(&format!(
+                "static __device__ inline double {f}({t} x) {{ return {f}((double)x); }}\n"
+            ));
+        }
+    }
+    out.push_str("#endif\n");
+    out
+}
+
 const ROWS: &str = r#"
 // A pointer to rows of a variable-length array `T (*p)[pitch]`, which C++ cannot declare.
 template <typename T> struct ww_rows {
@@ -292,6 +339,11 @@ fn device_part(plan: &mut KernelPlan) -> String {
         out.push('\n');
     }
     out.push_str(HELPERS);
+    let device_text: String = std::iter::once(plan.body.as_str())
+        .chain(plan.device_functions.iter().map(String::as_str))
+        .collect::<Vec<_>>()
+        .join("\n");
+    out.push_str(&integer_math_overloads(&device_text));
     if plan
         .arrays
         .iter()

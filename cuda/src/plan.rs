@@ -509,10 +509,28 @@ fn pointee(c_type: &str) -> String {
 }
 
 /// `T *` and a name: `T *name`; a declarator with `(*)` gets the name inside.
+/// The position of the `)` that closes a pointer declarator group with qualifiers, as in
+/// `double (*restrict)[6]` or `int (* const)[4]`.
+fn qualified_pointer_group(t: &str) -> Option<usize> {
+    let open = t.find("(*")?;
+    let close = open + t[open..].find(')')?;
+    let inner = &t[open + 2..close];
+    let qualifiers = inner.split_whitespace().all(|w| {
+        matches!(
+            w,
+            "restrict" | "__restrict" | "__restrict__" | "const" | "volatile"
+        )
+    });
+    (qualifiers && !inner.trim().is_empty()).then_some(close)
+}
+
 pub fn declare(c_type: &str, name: &str) -> String {
     let t = c_type.trim();
     if let Some(i) = t.find("(*)") {
         format!("{}(*{name}){}", &t[..i], &t[i + 3..])
+    } else if let Some(close) = qualified_pointer_group(t) {
+        // `double (*restrict)[6]`: the name goes after the pointer's qualifiers.
+        format!("{} {name}{}", &t[..close], &t[close..])
     } else if let Some(i) = t.find('[') {
         // An array (a private copy declared in the kernel): `double tmp[3]`.
         let elem = t[..i].trim_end();
@@ -2043,7 +2061,32 @@ fn type_decls(ctx: &Ctx<'_>, fsite: &FunctionSite, before: u32) -> Vec<String> {
         }
         k += 1;
     }
-    out.into_iter().map(|d| cxx_safe(&d)).collect()
+    out.into_iter()
+        .map(|d| cxx_safe(&sized_flexible_members(&d)))
+        .collect()
+}
+
+/// A struct's flexible array member (`cs_field_t *p[];`, C99 6.7.2.1p16) as a one-element
+/// array: C++, which NVRTC compiles, has no flexible members. The members before it keep
+/// their offsets, which is what device code that reaches them through a pointer needs.
+fn sized_flexible_members(declaration: &str) -> String {
+    if !declaration.contains('{') {
+        return declaration.to_string();
+    }
+    let mut out = String::with_capacity(declaration.len());
+    let mut rest = declaration;
+    while let Some(at) = rest.find("[]") {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + 2..];
+        if after.trim_start().starts_with(';') {
+            out.push_str("[1]");
+        } else {
+            out.push_str("[]");
+        }
+        rest = after;
+    }
+    out.push_str(rest);
+    out
 }
 
 /// Type items of system headers that the program's type declarations or the device code
@@ -2088,8 +2131,21 @@ fn system_type_decls(ctx: &Ctx<'_>, program: &[String], body: &str) -> Vec<Strin
         .into_iter()
         .zip(taken)
         .filter(|(_, t)| *t)
-        .map(|((source, _), _)| cxx_safe(&source))
+        .filter_map(|((source, names), _)| nvrtc_variant(&source, &names))
         .collect()
+}
+
+/// A system header's type item as NVRTC takes it: `va_list` is built in there, and
+/// glibc's `typedef __builtin_va_list __gnuc_va_list;` names a GCC builtin NVRTC lacks, so
+/// `__gnuc_va_list` becomes NVRTC's own `va_list` and `va_list` is not declared again.
+fn nvrtc_variant(source: &str, names: &BTreeSet<String>) -> Option<String> {
+    if names.contains("va_list") {
+        return None;
+    }
+    if names.contains("__gnuc_va_list") {
+        return Some("typedef va_list __gnuc_va_list;".to_string());
+    }
+    Some(cxx_safe(source))
 }
 
 /// The top-level items of a unit's text as `(first token, last token)`: declarations ending
@@ -2460,8 +2516,25 @@ mod tests {
     }
 
     #[test]
+    fn flexible_members_get_one_element() {
+        assert_eq!(
+            sized_flexible_members("typedef struct { int n; cs_field_t *p[]; } arr_t;"),
+            "typedef struct { int n; cs_field_t *p[1]; } arr_t;"
+        );
+        assert_eq!(
+            sized_flexible_members("struct s { int (*f)(int a[]); double v[] ; };"),
+            "struct s { int (*f)(int a[]); double v[1] ; };"
+        );
+        assert_eq!(sized_flexible_members("extern int t[];"), "extern int t[];");
+    }
+
+    #[test]
     fn declarators_take_the_name_inside() {
         assert_eq!(declare("int (*)[128]", "A"), "int (*A)[128]");
+        assert_eq!(
+            declare("double (*__restrict__)[6]", "rhs"),
+            "double (*__restrict__ rhs)[6]"
+        );
         assert_eq!(declare("float *", "a"), "float *a");
         assert_eq!(declare("int", "n"), "int n");
     }
