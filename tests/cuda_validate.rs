@@ -615,6 +615,18 @@ fn global_arrays_of_fixed_extents_and_folded_constants_pass() {
 }
 
 #[test]
+fn cfd_shapes_pass_flexible_members_restrict_rows_and_integer_math() {
+    // code_saturne's shapes: a program type with a flexible array member (one element for
+    // C++), a `cs_real_6_t *restrict` parameter, `cos` and `sqrt` of integers (converted to
+    // double, as C does, where NVRTC found the call ambiguous).
+    all_pass_file(
+        "tests/fixtures/cuda/cfd_shapes.c",
+        &[&["50"], &["17"]],
+        &[(20, &[]), (27, &[])],
+    );
+}
+
+#[test]
 fn arrays_held_in_locals_behind_struct_pointers_pass() {
     // SUNDIALS' shape: `xd = NV_DATA(x)` through a cast of `x->content`, the loop indexing
     // `xd`; the report names the array `x->content->data`. The kernel takes `xd`, and the
