@@ -1475,7 +1475,28 @@ impl<'a> FunctionContext<'a> {
                 }
             }
             if self.assumed_distinct(sb, ob) || self.callee_memory_distinct(sb, ob, effects) {
-                assumed.push(format!("{} and {}", quoted(&pair.0), quoted(&pair.1)));
+                let mut lookups = self.lookups_behind(sb);
+                lookups.extend(self.lookups_behind(ob));
+                lookups.sort();
+                lookups.dedup();
+                if lookups.is_empty() {
+                    assumed.push(format!("{} and {}", quoted(&pair.0), quoted(&pair.1)));
+                } else {
+                    // The argument is not the call sites but the program's own tables.
+                    let text = format!(
+                        "{} and {} do not overlap: pointers the program keeps and hands out ({}) are assumed to be different arrays (`--aliasing call-sites` drops this assumption)",
+                        quoted(&pair.0),
+                        quoted(&pair.1),
+                        lookups
+                            .iter()
+                            .map(|n| format!("`{n}`"))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    );
+                    if !facts.assumptions.contains(&text) {
+                        facts.assumptions.push(text);
+                    }
+                }
                 continue;
             }
             let (store, other, _, _) = uses[0];
@@ -1639,6 +1660,45 @@ impl<'a> FunctionContext<'a> {
             }
             _ => false,
         }
+    }
+
+    /// The lookup functions a base pointer comes from (`cs_field_by_id` for
+    /// `cs_field_by_id(id)->val`), through casts, phis, fields, offsets and loads.
+    fn lookups_behind(&self, base: &Var) -> Vec<String> {
+        let Some(start) = self
+            .rec
+            .symbols
+            .info(base)
+            .and_then(|s| self.origin_value(&s.origin))
+        else {
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        let mut seen = HashSet::new();
+        let mut stack = vec![start];
+        while let Some(v) = stack.pop() {
+            if !seen.insert(v) || seen.len() > 64 {
+                continue;
+            }
+            match &self.func.inst(v).kind {
+                InstKind::Call {
+                    callee: frontend::ir::Callee::Direct(name),
+                    ..
+                } if self.lookups.is_lookup(name) => out.push(name.clone()),
+                InstKind::Cast(x) | InstKind::Load { addr: x } => stack.push(*x),
+                InstKind::PtrAdd { base, .. } | InstKind::FieldAddr { base, .. } => {
+                    stack.push(*base)
+                }
+                InstKind::Phi(args) => stack.extend(args.iter().map(|(_, a)| *a)),
+                InstKind::Select {
+                    then_value,
+                    else_value,
+                    ..
+                } => stack.extend([*then_value, *else_value]),
+                _ => {}
+            }
+        }
+        out
     }
 
     /// Whether an address lies in memory the function was given: reached from a parameter,
