@@ -1429,6 +1429,9 @@ impl<'a> FunctionContext<'a> {
         }
         // Pairs left to the aliasing policy's assumption, stated once for the loop.
         let mut assumed = Vec::new();
+        // Pairs assumed apart because a lookup handed out one of them, and the lookups.
+        let mut looked_up: Vec<String> = Vec::new();
+        let mut handed_out: BTreeSet<String> = BTreeSet::new();
         let mut tester: Option<Option<crate::dependence::CarriedTester>> = None;
         for (pair, uses) in candidates {
             // Harmless if the pointers coincide: no pair conflicts across iterations when
@@ -1477,25 +1480,13 @@ impl<'a> FunctionContext<'a> {
             if self.assumed_distinct(sb, ob) || self.callee_memory_distinct(sb, ob, effects) {
                 let mut lookups = self.lookups_behind(sb);
                 lookups.extend(self.lookups_behind(ob));
-                lookups.sort();
-                lookups.dedup();
+                let which = format!("{} and {}", quoted(&pair.0), quoted(&pair.1));
                 if lookups.is_empty() {
-                    assumed.push(format!("{} and {}", quoted(&pair.0), quoted(&pair.1)));
+                    assumed.push(which);
                 } else {
                     // The argument is not the call sites but the program's own tables.
-                    let text = format!(
-                        "{} and {} do not overlap: pointers the program keeps and hands out ({}) are assumed to be different arrays (`--aliasing call-sites` drops this assumption)",
-                        quoted(&pair.0),
-                        quoted(&pair.1),
-                        lookups
-                            .iter()
-                            .map(|n| format!("`{n}`"))
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    );
-                    if !facts.assumptions.contains(&text) {
-                        facts.assumptions.push(text);
-                    }
+                    looked_up.push(which);
+                    handed_out.extend(lookups);
                 }
                 continue;
             }
@@ -1522,6 +1513,17 @@ impl<'a> FunctionContext<'a> {
                 many => format!("the pairs {}", many.join("; ")),
             };
             facts.assumptions.push(distinct_assumption(&which));
+        }
+        if !looked_up.is_empty() {
+            let which = match looked_up.as_slice() {
+                [one] => one.clone(),
+                many => format!("the pairs {}", many.join("; ")),
+            };
+            let names: Vec<String> = handed_out.iter().map(|n| format!("`{n}`")).collect();
+            facts.assumptions.push(format!(
+                "{which} do not overlap: pointers the program keeps and hands out ({}) are assumed to be different arrays (`--aliasing call-sites` drops this assumption)",
+                names.join(", ")
+            ));
         }
     }
 

@@ -101,9 +101,20 @@ fn captures(
     }
     stack.push(key);
     let users = f.users();
-    let (_, escapes) = follow(view, r.unit, f, vec![param.value], &users, depth, stack);
+    // Only what the callee does with the address matters here: a phi or select merging it
+    // is followed (what the merged value then does counts), not taken as a way out.
+    let reach = reach(
+        view,
+        r.unit,
+        f,
+        vec![param.value],
+        &users,
+        Merges::Derive,
+        depth,
+        stack,
+    );
     stack.pop();
-    escapes
+    !reach.escapes.is_empty()
 }
 
 /// The closure of `roots` under address arithmetic, and whether some use of it lets the
@@ -251,6 +262,29 @@ fn reach(
                     });
                     if kept {
                         note(format!("passed to `{name}`"));
+                    }
+                    false
+                }
+                InstKind::Call {
+                    callee: Callee::Indirect(pointer),
+                    args,
+                } if *pointer != d => {
+                    // Through a pointer whose targets the program shows: each target's
+                    // parameter must not keep it.
+                    let targets = view
+                        .resolve(unit, &func.name)
+                        .and_then(|f| crate::indirect::targets(view, f, *pointer));
+                    let kept = match targets {
+                        Some(names) => args.iter().enumerate().any(|(position, a)| {
+                            *a == d
+                                && names.iter().any(|name| {
+                                    captures(view, unit, name, position, depth + 1, stack)
+                                })
+                        }),
+                        None => args.contains(&d),
+                    };
+                    if kept {
+                        note("passed through a function pointer".into());
                     }
                     false
                 }

@@ -55,8 +55,62 @@ pub fn targets(view: &ProgramView, f: FuncRef, pointer: Value) -> Option<Vec<Str
             }
             (!out.is_empty()).then(|| out.into_iter().collect())
         }
+        // `_cs_glob_dot(n, x, y)`: a file-scope function pointer the unit sets itself.
+        InstKind::Load { addr } => match func.inst(uncast(func, *addr)).kind {
+            InstKind::GlobalAddr(g) => global_targets(view, f.unit, g),
+            _ => None,
+        },
         _ => None,
     }
+}
+
+/// The functions a `static` function-pointer global may hold: every value its unit stores
+/// into it (and its initializer) is a named function, and its address goes nowhere else.
+/// `None` otherwise (an extern global, whose other units may store anything; an address
+/// passed to a call).
+fn global_targets(
+    view: &ProgramView,
+    unit: usize,
+    g: frontend::ir::GlobalId,
+) -> Option<Vec<String>> {
+    let program = &view.unit(unit).lowered.program;
+    let global = program.global(g);
+    if !global.is_static || global.local_to.is_some() {
+        return None;
+    }
+    let mut out = BTreeSet::new();
+    let functions = program
+        .functions
+        .iter()
+        .chain(global.init.as_deref())
+        .chain(program.globals.iter().filter_map(|o| o.init.as_deref()));
+    for func in functions {
+        let users = func.users();
+        for v in func.values() {
+            if func.inst(v).kind != InstKind::GlobalAddr(g) {
+                continue;
+            }
+            // Each use: a load of the pointer, or a store of a named function into it.
+            let mut uses = users[v.index()].clone();
+            while let Some(u) = uses.pop() {
+                match &func.inst(u).kind {
+                    InstKind::Cast(_) => uses.extend(users[u.index()].iter().copied()),
+                    InstKind::Load { .. } => {}
+                    InstKind::Store { addr, value } if uncast(func, *addr) == v => {
+                        match &func.inst(uncast(func, *value)).kind {
+                            InstKind::FuncAddr(name) => {
+                                out.insert(name.clone());
+                            }
+                            InstKind::Const(frontend::ir::Constant::Int(0)) => {}
+                            _ => return None,
+                        }
+                    }
+                    _ => return None,
+                }
+            }
+        }
+    }
+    (!out.is_empty()).then(|| out.into_iter().collect())
 }
 
 /// The names `f` calls: directly, and through pointers whose targets are known.

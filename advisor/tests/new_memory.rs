@@ -170,3 +170,62 @@ void difference(field_t *f) {
     let report = check_with_runs(&source, Verdict::NeedsProfile, false);
     assert!(has_code(&report, "WW110"), "{report:#?}");
 }
+
+/// A dot product chosen at run time through a file-scope function pointer, as
+/// code_saturne's `cs_dot` calls `_cs_glob_dot`: passing new memory to it keeps the memory
+/// unreached when no target keeps the pointer.
+const DOT: &str = r#"typedef double (dot_t)(int n, const double *x, const double *y);
+static const double *kept;
+static double dot_plain(int n, const double *x, const double *y) {
+  double s = 0;
+  for (int i = 0; i < n; i++) s += x[i] * y[i];
+  return s;
+}
+static double dot_pairs(int n, const double *x, const double *y) {
+  double s = 0;
+  for (int i = 0; i + 1 < n; i += 2) s += x[i] * y[i] + x[i + 1] * y[i + 1];
+  if (n % 2) s += x[n - 1] * y[n - 1];
+  return s;
+}
+double dot_keeping(int n, const double *x, const double *y) {
+  kept = x;
+  return dot_plain(n, x, y);
+}
+static dot_t *glob_dot = dot_plain;
+void set_dot(int k) {
+  if (k == 1)
+    glob_dot = dot_pairs;
+  else
+    glob_dot = KEEPING;
+}
+double dot(int n, const double *x, const double *y) { return glob_dot(n, x, y); }
+double smooth(field_t *f) {
+  double *t = mem_malloc(f->n, sizeof(double));
+  for (int i = 0; i < f->n; i++) t[i] = f->val[i];
+  double s = dot(f->n, t, t);
+  for (int i = 0; i < f->n; i++) /* LOOP */
+    t[i] = f->val[i + 1] - f->val[i] + s;
+  s = t[0];
+  t = mem_free(t);
+  return s;
+}"#;
+
+#[test]
+fn new_memory_passed_through_a_function_pointer_stays_unreached_when_no_target_keeps_it() {
+    let source = program(
+        &DOT.replace("KEEPING", "dot_plain"),
+        r#"set_dot(1); printf("%g\n", smooth(fields[0]));"#,
+    );
+    let report = check_with_runs(&source, Verdict::Friendly, true);
+    assert!(!has_code(&report, "WW110"), "{report:#?}");
+}
+
+#[test]
+fn a_function_pointer_target_that_keeps_the_pointer_lets_it_be_reached() {
+    let source = program(
+        &DOT.replace("KEEPING", "dot_keeping"),
+        r#"set_dot(1); printf("%g\n", smooth(fields[0]));"#,
+    );
+    let report = common::check(&source, Verdict::NeedsProfile);
+    assert!(has_code(&report, "WW110"), "{report:#?}");
+}
