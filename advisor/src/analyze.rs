@@ -1711,6 +1711,26 @@ impl<'a> FunctionContext<'a> {
         crate::lookups::reaches_received(self.func, addr, &|name| self.lookups.is_lookup(name))
     }
 
+    /// The parameters among a pointer's values (through casts and phis), whatever the
+    /// others are.
+    fn params_among(&self, v: Value) -> Vec<u32> {
+        let mut out = Vec::new();
+        let mut seen = HashSet::new();
+        let mut stack = vec![v];
+        while let Some(x) = stack.pop() {
+            if !seen.insert(x) || seen.len() > 64 {
+                continue;
+            }
+            match &self.func.inst(x).kind {
+                InstKind::Cast(inner) => stack.push(*inner),
+                InstKind::Phi(args) => stack.extend(args.iter().map(|(_, a)| *a)),
+                InstKind::Param(i) => out.push(*i),
+                _ => {}
+            }
+        }
+        out
+    }
+
     /// The parameters a pointer may be, when each of its values (through casts and phis) is
     /// a parameter, null, a pointer loaded from received memory or a lookup's result
     /// (`_pvar = pvar != NULL ? pvar : pvara`, `v = cs_field_by_id(id)->val`).
@@ -1744,6 +1764,47 @@ impl<'a> FunctionContext<'a> {
             }
         }
         Some(params)
+    }
+
+    /// A pointer that is new memory or a received one (`_aux_vectors = aux_vectors`, or a
+    /// fresh `BFT_MALLOC` when the caller's buffer is too small) against a pointer that
+    /// existed before any allocation (parameters, and phis of them): when it is the new
+    /// memory the two cannot meet, and when it is the received one the policy's assumption
+    /// applies as for any two received pointers.
+    fn received_or_new(&self, a: &Var, b: &Var) -> bool {
+        let sources = |v: &Var| -> Option<(bool, bool)> {
+            // (has new memory, has loaded pointers) over the pointer's values.
+            let start = match self.rec.symbols.info(v).map(|s| &s.origin)? {
+                SymbolOrigin::Param(_) => return Some((false, false)),
+                SymbolOrigin::Opaque(x) | SymbolOrigin::Phi(x) => *x,
+                _ => return None,
+            };
+            let (mut new, mut loaded) = (false, false);
+            let mut seen = HashSet::new();
+            let mut stack = vec![start];
+            while let Some(x) = stack.pop() {
+                if !seen.insert(x) || seen.len() > 64 {
+                    continue;
+                }
+                match &self.func.inst(x).kind {
+                    InstKind::Cast(inner) => stack.push(*inner),
+                    InstKind::Phi(args) => stack.extend(args.iter().map(|(_, a)| *a)),
+                    InstKind::Const(frontend::ir::Constant::Int(0)) | InstKind::Param(_) => {}
+                    InstKind::Load { addr } if self.reaches_received(*addr) => loaded = true,
+                    _ if self.fresh.is_allocation(x) => new = true,
+                    _ => return None,
+                }
+            }
+            Some((new, loaded))
+        };
+        match (sources(a), sources(b)) {
+            (Some((new_a, loaded_a)), Some((new_b, loaded_b))) => {
+                // New memory may be what a loaded pointer holds once its address is stored:
+                // only parameters (fixed at entry) on the other side.
+                (new_a || new_b) && !(new_a && (new_b || loaded_b)) && !(new_b && loaded_a)
+            }
+            _ => false,
+        }
     }
 
     /// Whether two base pointers that may alias are assumed not to overlap under the
@@ -1781,7 +1842,7 @@ impl<'a> FunctionContext<'a> {
         if policy != Aliasing::Distinct {
             return false;
         }
-        if !self.is_received(a) || !self.is_received(b) {
+        if !(self.is_received(a) && self.is_received(b)) && !self.received_or_new(a, b) {
             return false;
         }
         // A pointer the function itself stores to memory may be what it loads back
@@ -1792,9 +1853,9 @@ impl<'a> FunctionContext<'a> {
         // The parameters each side may be: no call site may pass any two into one object.
         let params = |v: &Var| match self.rec.symbols.info(v).map(|s| &s.origin) {
             Some(SymbolOrigin::Param(i)) => vec![*i],
-            Some(SymbolOrigin::Opaque(x) | SymbolOrigin::Phi(x)) => {
-                self.received_params(*x).unwrap_or_default()
-            }
+            Some(SymbolOrigin::Opaque(x) | SymbolOrigin::Phi(x)) => self
+                .received_params(*x)
+                .unwrap_or_else(|| self.params_among(*x)),
             _ => Vec::new(),
         };
         let (pa, pb) = (params(a), params(b));

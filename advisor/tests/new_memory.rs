@@ -229,3 +229,53 @@ fn a_function_pointer_target_that_keeps_the_pointer_lets_it_be_reached() {
     let report = common::check(&source, Verdict::NeedsProfile);
     assert!(has_code(&report, "WW110"), "{report:#?}");
 }
+
+#[test]
+fn a_work_buffer_the_caller_provides_or_the_function_allocates_is_apart_from_parameters() {
+    // code_saturne's Krylov solvers and spglib's `perm_argsort`: `_aux = aux ? aux :
+    // mem_malloc(..)`. New memory cannot be a parameter; the caller's buffer is assumed
+    // apart from the other parameters, as any two received pointers are.
+    let source = program(
+        r#"void axpy(int n, double *vx, const double *b, double *aux) {
+  double *work = aux;
+  if (work == NULL)
+    work = mem_malloc(n + 1, sizeof(double));
+  for (int i = 0; i <= n; i++) work[i] = b[i] * 0.5;
+  for (int i = 0; i < n; i++) /* LOOP */
+    vx[i] += 2.0 * work[i + 1];
+  if (aux == NULL)
+    work = mem_free(work);
+}"#,
+        r#"axpy(32, fields[1]->val, fields[0]->val, NULL);"#,
+    );
+    let report = check_with_runs(&source, Verdict::Friendly, true);
+    assert!(
+        assumes(
+            &report,
+            "do not overlap: no call site in the analysed files passes them"
+        ),
+        "{:#?}",
+        report.assumptions
+    );
+}
+
+#[test]
+fn a_provided_or_new_buffer_is_not_assumed_apart_from_a_pointer_loaded_later() {
+    // The other pointer is loaded from memory after the new buffer's address was stored
+    // there: it may be the buffer.
+    let source = program(
+        r#"void shift(field_t *f, double *aux) {
+  double *work = aux;
+  if (work == NULL)
+    work = mem_malloc(f->n + 1, sizeof(double));
+  for (int i = 0; i <= f->n; i++) work[i] = f->val[i];
+  f->val = work;
+  double *v = field_by_id(0)->val;
+  for (int i = 0; i < f->n; i++) /* LOOP */
+    work[i] = v[i + 1] - v[i];
+}"#,
+        r#"shift(fields[0], NULL);"#,
+    );
+    let report = check_with_runs(&source, Verdict::NeedsProfile, false);
+    assert!(has_code(&report, "WW110"), "{report:#?}");
+}
