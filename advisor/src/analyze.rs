@@ -1842,7 +1842,8 @@ impl<'a> FunctionContext<'a> {
         if policy != Aliasing::Distinct {
             return false;
         }
-        if !(self.is_received(a) && self.is_received(b)) && !self.received_or_new(a, b) {
+        let received = self.is_received(a) && self.is_received(b);
+        if !received && !self.received_or_new(a, b) {
             return false;
         }
         // A pointer the function itself stores to memory may be what it loads back
