@@ -1714,21 +1714,14 @@ impl<'a> FunctionContext<'a> {
     /// The parameters among a pointer's values (through casts and phis), whatever the
     /// others are.
     fn params_among(&self, v: Value) -> Vec<u32> {
-        let mut out = Vec::new();
-        let mut seen = HashSet::new();
-        let mut stack = vec![v];
-        while let Some(x) = stack.pop() {
-            if !seen.insert(x) || seen.len() > 64 {
-                continue;
-            }
-            match &self.func.inst(x).kind {
-                InstKind::Cast(inner) => stack.push(*inner),
-                InstKind::Phi(args) => stack.extend(args.iter().map(|(_, a)| *a)),
-                InstKind::Param(i) => out.push(*i),
-                _ => {}
-            }
-        }
-        out
+        crate::merged::leaves(self.func, v)
+            .unwrap_or_default()
+            .into_iter()
+            .filter_map(|x| match self.func.inst(x).kind {
+                InstKind::Param(i) => Some(i),
+                _ => None,
+            })
+            .collect()
     }
 
     /// The parameters a pointer may be, when each of its values (through casts and phis) is
@@ -1736,30 +1729,15 @@ impl<'a> FunctionContext<'a> {
     /// (`_pvar = pvar != NULL ? pvar : pvara`, `v = cs_field_by_id(id)->val`).
     fn received_params(&self, v: Value) -> Option<Vec<u32>> {
         let mut params = Vec::new();
-        let mut seen = HashSet::new();
-        let mut stack = vec![v];
-        while let Some(x) = stack.pop() {
-            if !seen.insert(x) {
-                continue;
-            }
-            if seen.len() > 64 {
-                return None;
-            }
+        for x in crate::merged::leaves(self.func, v)? {
             match &self.func.inst(x).kind {
-                InstKind::Cast(inner) => stack.push(*inner),
-                InstKind::Phi(args) => stack.extend(args.iter().map(|(_, a)| *a)),
-                InstKind::Select {
-                    then_value,
-                    else_value,
-                    ..
-                } => stack.extend([*then_value, *else_value]),
-                InstKind::Const(frontend::ir::Constant::Int(0)) => {}
                 InstKind::Param(i) => params.push(*i),
                 InstKind::Load { addr } if self.reaches_received(*addr) => {}
                 InstKind::Call {
                     callee: frontend::ir::Callee::Direct(name),
                     ..
                 } if self.lookups.is_lookup(name) => {}
+                _ if crate::merged::is_null(self.func, x) => {}
                 _ => return None,
             }
         }
@@ -1780,18 +1758,12 @@ impl<'a> FunctionContext<'a> {
                 _ => return None,
             };
             let (mut new, mut loaded) = (false, false);
-            let mut seen = HashSet::new();
-            let mut stack = vec![start];
-            while let Some(x) = stack.pop() {
-                if !seen.insert(x) || seen.len() > 64 {
-                    continue;
-                }
+            for x in crate::merged::leaves(self.func, start)? {
                 match &self.func.inst(x).kind {
-                    InstKind::Cast(inner) => stack.push(*inner),
-                    InstKind::Phi(args) => stack.extend(args.iter().map(|(_, a)| *a)),
-                    InstKind::Const(frontend::ir::Constant::Int(0)) | InstKind::Param(_) => {}
+                    InstKind::Param(_) => {}
                     InstKind::Load { addr } if self.reaches_received(*addr) => loaded = true,
                     _ if self.fresh.is_allocation(x) => new = true,
+                    _ if crate::merged::is_null(self.func, x) => {}
                     _ => return None,
                 }
             }

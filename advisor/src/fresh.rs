@@ -3,8 +3,8 @@
 //! `mem_malloc`), and the pointers of a function that can only hold it.
 
 use crate::program::{FuncRef, ProgramView};
-use frontend::ir::{Callee, Constant, Function, InstKind, Terminator, Value};
-use std::collections::{BTreeSet, HashMap, HashSet};
+use frontend::ir::{Callee, Function, InstKind, Terminator, Value};
+use std::collections::{BTreeSet, HashMap};
 
 /// C library functions that return a new object (or null). `realloc` is not one: it may
 /// return its argument.
@@ -98,7 +98,7 @@ pub fn program_allocators(view: &ProgramView) -> HashMap<FuncRef, ProgramAllocat
 }
 
 /// The allocation calls a pointer may come from when each of its possible values is such a
-/// call (as `is_allocation` tells) or null, through casts and phis; `None` when some value
+/// call (as `is_allocation` tells) or null, through casts, phis and selects; `None` when some value
 /// may be anything else.
 pub fn sources(
     func: &Function,
@@ -106,24 +106,14 @@ pub fn sources(
     is_allocation: &dyn Fn(Value) -> bool,
 ) -> Option<BTreeSet<u32>> {
     let mut found = BTreeSet::new();
-    let mut seen = HashSet::new();
-    let mut stack = vec![v];
-    while let Some(x) = stack.pop() {
-        if !seen.insert(x) {
+    for x in crate::merged::leaves(func, v)? {
+        if crate::merged::is_null(func, x) {
             continue;
         }
-        if seen.len() > 64 {
+        if !is_allocation(x) {
             return None;
         }
-        match &func.inst(x).kind {
-            InstKind::Cast(inner) => stack.push(*inner),
-            InstKind::Phi(args) => stack.extend(args.iter().map(|(_, a)| *a)),
-            InstKind::Const(Constant::Int(0)) => {}
-            _ if is_allocation(x) => {
-                found.insert(x.0);
-            }
-            _ => return None,
-        }
+        found.insert(x.0);
     }
     Some(found)
 }

@@ -19,6 +19,7 @@ pub mod indirect;
 pub mod liveness;
 pub mod lookups;
 pub mod mapping;
+pub mod merged;
 pub mod model;
 pub mod mustwrite;
 pub mod overlap;

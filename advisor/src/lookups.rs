@@ -4,7 +4,7 @@
 //! received, as a pointer it loads itself would be.
 
 use crate::program::{FuncRef, ProgramView};
-use frontend::ir::{Callee, Constant, Function, InstKind, Terminator, Value};
+use frontend::ir::{Callee, Function, InstKind, Terminator, Value};
 use std::collections::{HashMap, HashSet};
 
 /// The program's lookup functions, found by iterating to a fixpoint (a lookup that returns
@@ -52,28 +52,16 @@ pub fn program_lookups(view: &ProgramView) -> HashSet<FuncRef> {
 /// Whether every value `v` may have is null or a pointer loaded from memory the function
 /// received (through casts and phis), or what a lookup returned.
 fn returns_stored_pointer(func: &Function, v: Value, lookup: &dyn Fn(&str) -> bool) -> bool {
-    let mut seen = HashSet::new();
-    let mut stack = vec![v];
-    while let Some(x) = stack.pop() {
-        if !seen.insert(x) {
-            continue;
-        }
-        if seen.len() > 64 {
-            return false;
-        }
-        match &func.inst(x).kind {
-            InstKind::Cast(inner) => stack.push(*inner),
-            InstKind::Phi(args) => stack.extend(args.iter().map(|(_, a)| *a)),
-            InstKind::Const(Constant::Int(0)) => {}
-            InstKind::Load { addr } if reaches_received(func, *addr, lookup) => {}
+    crate::merged::leaves(func, v).is_some_and(|leaves| {
+        leaves.into_iter().all(|x| match &func.inst(x).kind {
+            InstKind::Load { addr } => reaches_received(func, *addr, lookup),
             InstKind::Call {
                 callee: Callee::Direct(name),
                 ..
-            } if lookup(name) => {}
-            _ => return false,
-        }
-    }
-    true
+            } => lookup(name),
+            _ => crate::merged::is_null(func, x),
+        })
+    })
 }
 
 /// Whether an address lies in memory the function was given: reached from a parameter, a
