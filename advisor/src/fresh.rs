@@ -27,74 +27,51 @@ pub struct ProgramAllocator {
 /// The program's allocator functions, by function: found by iterating to a fixpoint, so a
 /// wrapper of a wrapper counts (up to a few levels).
 pub fn program_allocators(view: &ProgramView) -> HashMap<FuncRef, ProgramAllocator> {
-    let mut found: HashMap<FuncRef, ProgramAllocator> = HashMap::new();
-    let candidates: Vec<FuncRef> = view
-        .functions()
-        .filter(|f| {
-            let func = view.function(*f);
-            view.unit(f.unit).lowered.program.types.is_pointer(func.ret)
-        })
-        .collect();
-    for _round in 0..6 {
-        let mut changed = false;
-        for &f in &candidates {
-            if found.contains_key(&f) {
-                continue;
+    view.pointer_function_fixpoint(|f, found| {
+        let func = view.function(f);
+        let is_allocation = |v: Value| match &func.inst(v).kind {
+            InstKind::Call {
+                callee: Callee::Direct(name),
+                ..
+            } => {
+                is_c_allocator(name)
+                    || view
+                        .resolve(f.unit, name)
+                        .is_some_and(|g| g != f && found.contains_key(&g))
             }
-            let func = view.function(f);
-            let is_allocation = |v: Value| match &func.inst(v).kind {
-                InstKind::Call {
-                    callee: Callee::Direct(name),
-                    ..
-                } => {
-                    is_c_allocator(name)
-                        || view
-                            .resolve(f.unit, name)
-                            .is_some_and(|g| g != f && found.contains_key(&g))
-                }
-                _ => false,
-            };
-            let mut allocations = BTreeSet::new();
-            let mut returns_any = false;
-            let mut all_fresh = true;
-            for b in func.blocks() {
-                if let Terminator::Return(Some(r)) = func.block(b).terminator {
-                    returns_any = true;
-                    match sources(func, r, &is_allocation) {
-                        Some(s) => allocations.extend(s),
-                        None => all_fresh = false,
-                    }
-                }
+            _ => false,
+        };
+        let mut allocations = BTreeSet::new();
+        let mut returns_any = false;
+        for b in func.blocks() {
+            if let Terminator::Return(Some(r)) = func.block(b).terminator {
+                returns_any = true;
+                allocations.extend(sources(func, r, &is_allocation)?);
             }
-            if !returns_any || !all_fresh || allocations.is_empty() {
-                continue;
-            }
-            let users = func.users();
-            let roots = allocations.iter().map(|&v| Value(v)).collect();
-            let reach = crate::escape::reach_of(
-                view,
-                f.unit,
-                func,
-                roots,
-                &users,
-                crate::escape::Merges::Derive,
-            );
-            let mut keeps_copy: Vec<String> = reach
-                .escapes
-                .iter()
-                .filter(|(_, why)| why != "returned")
-                .map(|(_, why)| why.clone())
-                .collect();
-            keeps_copy.sort();
-            keeps_copy.dedup();
-            found.insert(f, ProgramAllocator { keeps_copy });
-            changed = true;
         }
-        if !changed {
-            break;
+        if !returns_any || allocations.is_empty() {
+            return None;
         }
-    }
-    found
+        let users = func.users();
+        let roots = allocations.iter().map(|&v| Value(v)).collect();
+        let reach = crate::escape::reach_of(
+            view,
+            f.unit,
+            func,
+            roots,
+            &users,
+            crate::escape::Merges::Derive,
+        );
+        let mut keeps_copy: Vec<String> = reach
+            .escapes
+            .iter()
+            .filter(|(_, why)| why != "returned")
+            .map(|(_, why)| why.clone())
+            .collect();
+        keeps_copy.sort();
+        keeps_copy.dedup();
+        Some(ProgramAllocator { keeps_copy })
+    })
 }
 
 /// The allocation calls a pointer may come from when each of its possible values is such a

@@ -5,48 +5,27 @@
 
 use crate::program::{FuncRef, ProgramView};
 use frontend::ir::{Callee, Function, InstKind, Terminator, Value};
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 /// The program's lookup functions, found by iterating to a fixpoint (a lookup that returns
 /// what another lookup returned counts).
-pub fn program_lookups(view: &ProgramView) -> HashSet<FuncRef> {
-    let mut found: HashSet<FuncRef> = HashSet::new();
-    let candidates: Vec<FuncRef> = view
-        .functions()
-        .filter(|f| {
-            let func = view.function(*f);
-            view.unit(f.unit).lowered.program.types.is_pointer(func.ret)
-        })
-        .collect();
-    for _round in 0..6 {
-        let mut changed = false;
-        for &f in &candidates {
-            if found.contains(&f) {
-                continue;
+pub fn program_lookups(view: &ProgramView) -> HashMap<FuncRef, ()> {
+    view.pointer_function_fixpoint(|f, found| {
+        let func = view.function(f);
+        let lookup = |name: &str| {
+            view.resolve(f.unit, name)
+                .is_some_and(|g| g != f && found.contains_key(&g))
+        };
+        let mut returns_any = false;
+        let all = func.blocks().all(|b| match func.block(b).terminator {
+            Terminator::Return(Some(r)) => {
+                returns_any = true;
+                returns_stored_pointer(func, r, &lookup)
             }
-            let func = view.function(f);
-            let lookup = |name: &str| {
-                view.resolve(f.unit, name)
-                    .is_some_and(|g| g != f && found.contains(&g))
-            };
-            let mut returns_any = false;
-            let all = func.blocks().all(|b| match func.block(b).terminator {
-                Terminator::Return(Some(r)) => {
-                    returns_any = true;
-                    returns_stored_pointer(func, r, &lookup)
-                }
-                _ => true,
-            });
-            if returns_any && all {
-                found.insert(f);
-                changed = true;
-            }
-        }
-        if !changed {
-            break;
-        }
-    }
-    found
+            _ => true,
+        });
+        (returns_any && all).then_some(())
+    })
 }
 
 /// Whether every value `v` may have is null or a pointer loaded from memory the function
@@ -107,7 +86,7 @@ impl<'a> LookupNames<'a> {
         let found = self
             .view
             .resolve(self.unit, name)
-            .is_some_and(|f| self.view.lookups().contains(&f));
+            .is_some_and(|f| self.view.lookups().contains_key(&f));
         self.cache.borrow_mut().insert(name.to_string(), found);
         found
     }

@@ -30,7 +30,7 @@ pub struct ProgramView<'a> {
     /// The functions that return new memory, found on first use.
     allocators: OnceLock<HashMap<FuncRef, crate::fresh::ProgramAllocator>>,
     /// The functions that return a pointer the program keeps in memory, found on first use.
-    lookups: OnceLock<HashSet<FuncRef>>,
+    lookups: OnceLock<HashMap<FuncRef, ()>>,
 }
 
 /// Every direct call of the program by callee, and the functions whose address is taken.
@@ -105,6 +105,39 @@ impl<'a> ProgramView<'a> {
         })
     }
 
+    /// The functions returning a pointer that `decide` accepts, given those accepted so far
+    /// (by `FuncRef`), repeated until nothing changes, at most six rounds: a wrapper of a
+    /// wrapper counts. What the allocators and the lookups are found by.
+    pub fn pointer_function_fixpoint<T>(
+        &self,
+        mut decide: impl FnMut(FuncRef, &HashMap<FuncRef, T>) -> Option<T>,
+    ) -> HashMap<FuncRef, T> {
+        let mut found: HashMap<FuncRef, T> = HashMap::new();
+        let candidates: Vec<FuncRef> = self
+            .functions()
+            .filter(|f| {
+                let func = self.function(*f);
+                self.unit(f.unit).lowered.program.types.is_pointer(func.ret)
+            })
+            .collect();
+        for _round in 0..6 {
+            let mut changed = false;
+            for &f in &candidates {
+                if found.contains_key(&f) {
+                    continue;
+                }
+                if let Some(t) = decide(f, &found) {
+                    found.insert(f, t);
+                    changed = true;
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+        found
+    }
+
     /// The program's functions that return new memory or null on every path (see
     /// [`crate::fresh::program_allocators`]), found once.
     pub fn allocators(&self) -> &HashMap<FuncRef, crate::fresh::ProgramAllocator> {
@@ -113,7 +146,7 @@ impl<'a> ProgramView<'a> {
     }
 
     /// The program's lookup functions (see [`crate::lookups::program_lookups`]), found once.
-    pub fn lookups(&self) -> &HashSet<FuncRef> {
+    pub fn lookups(&self) -> &HashMap<FuncRef, ()> {
         self.lookups
             .get_or_init(|| crate::lookups::program_lookups(self))
     }
