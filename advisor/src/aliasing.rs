@@ -54,22 +54,26 @@ enum Object {
     Named(String, u32),
 }
 
-/// The callers' reconstructions [`param_aliasing`] needs, kept across the functions of a
-/// program: a caller of many analysed functions is reconstructed once, not once per callee.
-#[derive(Debug, Default)]
-pub struct CallerCache {
-    reconstructions: HashMap<usize, analyses::reconstruct::Reconstruction>,
-}
-
 pub fn param_aliasing(program: &Program, func: &Function) -> ParamAliasing {
-    param_aliasing_cached(program, func, &mut CallerCache::default())
+    param_aliasing_with(program, func, &|caller| {
+        let caller = &program.functions[caller];
+        let forest = analyze_loops(caller);
+        std::rc::Rc::new(reconstruct(
+            program,
+            caller,
+            &forest,
+            &ReconstructConfig::default(),
+        ))
+    })
 }
 
-/// [`param_aliasing`] with the callers' reconstructions taken from (and added to) `cache`.
-pub fn param_aliasing_cached(
+/// [`param_aliasing`] with each caller's reconstruction (by index in `program`) from
+/// `caller_rec`: a caller of many analysed functions is reconstructed once, not once per
+/// callee.
+pub fn param_aliasing_with(
     program: &Program,
     func: &Function,
-    cache: &mut CallerCache,
+    caller_rec: &dyn Fn(usize) -> std::rc::Rc<analyses::reconstruct::Reconstruction>,
 ) -> ParamAliasing {
     let mut result = ParamAliasing::default();
     for (i, p) in func.params.iter().enumerate() {
@@ -98,13 +102,7 @@ pub fn param_aliasing_cached(
                 continue;
             }
             result.call_sites += 1;
-            let rec: &analyses::reconstruct::Reconstruction = cache
-                .reconstructions
-                .entry(caller_index)
-                .or_insert_with(|| {
-                    let forest = analyze_loops(caller);
-                    reconstruct(program, caller, &forest, &ReconstructConfig::default())
-                });
+            let rec = &*caller_rec(caller_index);
             let objects: HashMap<usize, Option<Object>> = pointer_params
                 .iter()
                 .map(|&i| (i, args.get(i).and_then(|a| object_of(caller, rec, *a))))

@@ -96,29 +96,94 @@ pub fn analyze_units_reporting(
     target: &crate::mapping::Target,
     done: &(dyn Fn(&Unit) + Sync),
 ) -> Vec<LoopReport> {
-    use rayon::prelude::*;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Mutex;
     let view = crate::program::ProgramView::new(units);
-    // Units in parallel, each worker with its own cache of callee summaries (a summary is
-    // a function of the program alone, so which worker computes it first does not matter);
-    // the reports keep the units' order.
-    let per_unit: Vec<Vec<LoopReport>> = (0..units.len())
-        .into_par_iter()
-        .map_init(
-            || crate::summaries::Summaries::new(&view),
-            |summaries, u| {
-                let reports = analyze_in_program(summaries, u, filter, target, &HashMap::new());
-                done(&units[u]);
-                reports
-            },
-        )
+    // The functions of every unit are the work: one large file (sqlite3.c) is as parallel
+    // as many small ones. Largest first, so no worker is left with a long function at the
+    // end; results are put back in the units' and functions' order.
+    let mut items: Vec<(usize, usize)> = Vec::new();
+    for (u, unit) in units.iter().enumerate() {
+        for (index, func) in unit.lowered.program.functions.iter().enumerate() {
+            if filter.function.as_deref().is_none_or(|f| f == func.name) {
+                items.push((u, index));
+            }
+        }
+    }
+    let size = |&(u, index): &(usize, usize)| units[u].lowered.program.functions[index].insts.len();
+    let mut order: Vec<usize> = (0..items.len()).collect();
+    order.sort_by_key(|&k| std::cmp::Reverse(size(&items[k])));
+    let results: Vec<Mutex<Vec<LoopReport>>> = items.iter().map(|_| Mutex::default()).collect();
+    let remaining: Vec<AtomicUsize> = units
+        .iter()
+        .enumerate()
+        .map(|(u, _)| AtomicUsize::new(items.iter().filter(|(v, _)| *v == u).count()))
         .collect();
-    per_unit.into_iter().flatten().collect()
+    for (u, left) in remaining.iter().enumerate() {
+        if left.load(Ordering::Relaxed) == 0 {
+            done(&units[u]);
+        }
+    }
+    let next = AtomicUsize::new(0);
+    let workers = rayon::current_num_threads().clamp(1, items.len().max(1));
+    std::thread::scope(|scope| {
+        for _ in 0..workers {
+            scope.spawn(|| {
+                // Each worker keeps its own callee summaries and reconstructions (they hold
+                // `Rc`s); a summary is a function of the program alone, so which worker
+                // computes it first does not matter.
+                let summaries = crate::summaries::Summaries::new(&view);
+                loop {
+                    let k = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(&item) = order.get(k) else { break };
+                    let (u, index) = items[item];
+                    let reports = analyze_function_in_program(
+                        &summaries,
+                        u,
+                        index,
+                        filter,
+                        target,
+                        &HashMap::new(),
+                    );
+                    *results[item].lock().unwrap_or_else(|e| e.into_inner()) = reports;
+                    if remaining[u].fetch_sub(1, Ordering::AcqRel) == 1 {
+                        done(&units[u]);
+                    }
+                }
+            });
+        }
+    });
+    results
+        .into_iter()
+        .flat_map(|r| r.into_inner().unwrap_or_else(|e| e.into_inner()))
+        .collect()
 }
 
 /// Analyses the loops of unit `unit_index` of a program (see [`analyze_unit_injected`]).
 pub fn analyze_in_program(
     summaries: &crate::summaries::Summaries,
     unit_index: usize,
+    filter: &Filter,
+    target: &crate::mapping::Target,
+    injected: &HashMap<String, i64>,
+) -> Vec<LoopReport> {
+    let program = &summaries.view().unit(unit_index).lowered.program;
+    let mut reports = Vec::new();
+    for (index, func) in program.functions.iter().enumerate() {
+        if filter.function.as_deref().is_none_or(|f| f == func.name) {
+            reports.extend(analyze_function_in_program(
+                summaries, unit_index, index, filter, target, injected,
+            ));
+        }
+    }
+    reports
+}
+
+/// Analyses the loops of function `index` of unit `unit_index` of a program.
+fn analyze_function_in_program(
+    summaries: &crate::summaries::Summaries,
+    unit_index: usize,
+    index: usize,
     filter: &Filter,
     target: &crate::mapping::Target,
     injected: &HashMap<String, i64>,
@@ -133,66 +198,79 @@ pub fn analyze_in_program(
         range_config = range_config.inject(name, *value);
     }
     let program = &unit.lowered.program;
+    let func = &program.functions[index];
     let mut reports = Vec::new();
-    let mut callers = crate::aliasing::CallerCache::default();
-    for func in &program.functions {
-        if filter.function.as_deref().is_some_and(|f| f != func.name) {
-            continue;
-        }
-        let forest = analyze_loops(func);
-        if forest.loops.is_empty() {
-            continue;
-        }
-        let rec = reconstruct(program, func, &forest, &reconstruct_config);
-        let aliasing = crate::aliasing::param_aliasing_cached(program, func, &mut callers);
-        let signs = sign_analysis(program, func, &forest, &rec, &HashMap::new());
-        let entry_signs = signs.env_for(func.entry, &rec);
-        let ranges = range_analysis(program, func, &forest, &rec, &entry_signs, &range_config);
-        let context = FunctionContext {
-            unit,
-            unit_index,
-            summaries,
-            func,
-            forest: &forest,
-            rec: &rec,
-            aliasing: &aliasing,
-            signs: &signs,
-            ranges: &ranges,
-            target,
-            aliasing_policy: filter.aliasing,
-            budget: crate::budget::Budget::new(
-                filter
-                    .work_budget
-                    .unwrap_or(crate::budget::DEFAULT_PAIR_TESTS),
-            ),
-            invariance: FunctionInvariance::new(program, func),
-            invariants: Default::default(),
-            fresh: crate::fresh::FreshInFunction::new(
-                summaries.view(),
-                unit_index,
-                func,
-                summaries.view().allocators(),
-            ),
-            lookups: crate::lookups::LookupNames::new(summaries.view(), unit_index),
+    let reconstructed = |index: usize| {
+        summaries.reconstructed(crate::program::FuncRef {
+            unit: unit_index,
+            index,
+        })
+    };
+    let forest = analyze_loops(func);
+    if forest.loops.is_empty() {
+        return reports;
+    }
+    // Without injected values, the reconstruction the summaries and callers share.
+    let own = if injected.is_empty() {
+        let f = crate::program::FuncRef {
+            unit: unit_index,
+            index,
         };
-        let mut facts: BTreeMap<LoopId, LoopFacts> = BTreeMap::new();
-        for id in forest.ids() {
-            if forest.loop_(id).source.is_none() {
+        summaries.reconstructed_from(f, Some(forest))
+    } else {
+        let rec = std::rc::Rc::new(reconstruct(program, func, &forest, &reconstruct_config));
+        std::rc::Rc::new(crate::summaries::Reconstructed { forest, rec })
+    };
+    let (forest, rec) = (&own.forest, &*own.rec);
+    let aliasing =
+        crate::aliasing::param_aliasing_with(program, func, &|i| reconstructed(i).rec.clone());
+    let signs = sign_analysis(program, func, forest, rec, &HashMap::new());
+    let entry_signs = signs.env_for(func.entry, rec);
+    let ranges = range_analysis(program, func, forest, rec, &entry_signs, &range_config);
+    let context = FunctionContext {
+        unit,
+        unit_index,
+        summaries,
+        func,
+        forest,
+        rec,
+        aliasing: &aliasing,
+        signs: &signs,
+        ranges: &ranges,
+        target,
+        aliasing_policy: filter.aliasing,
+        budget: crate::budget::Budget::new(
+            filter
+                .work_budget
+                .unwrap_or(crate::budget::DEFAULT_PAIR_TESTS),
+        ),
+        invariance: FunctionInvariance::new(program, func),
+        invariants: Default::default(),
+        fresh: crate::fresh::FreshInFunction::new(
+            summaries.view(),
+            unit_index,
+            func,
+            summaries.view().allocators(),
+        ),
+        lookups: crate::lookups::LookupNames::new(summaries.view(), unit_index),
+    };
+    let mut facts: BTreeMap<LoopId, LoopFacts> = BTreeMap::new();
+    for id in forest.ids() {
+        if forest.loop_(id).source.is_none() {
+            continue;
+        }
+        facts.insert(id, context.loop_facts(id));
+    }
+    let mut ordered: Vec<LoopId> = facts.keys().copied().collect();
+    ordered.sort_by_key(|id| source_position(func, forest, *id));
+    for id in ordered {
+        let report = context.report(id, &facts);
+        if let Some(wanted) = &filter.loop_id {
+            if !loop_id_matches(&report.id, wanted) {
                 continue;
             }
-            facts.insert(id, context.loop_facts(id));
         }
-        let mut ordered: Vec<LoopId> = facts.keys().copied().collect();
-        ordered.sort_by_key(|id| source_position(func, &forest, *id));
-        for id in ordered {
-            let report = context.report(id, &facts);
-            if let Some(wanted) = &filter.loop_id {
-                if !loop_id_matches(&report.id, wanted) {
-                    continue;
-                }
-            }
-            reports.push(report);
-        }
+        reports.push(report);
     }
     reports
 }

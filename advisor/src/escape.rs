@@ -3,7 +3,7 @@
 //! function of the program that does not keep it, cannot be reached through any other
 //! pointer, so every access to it is one the IR shows structurally.
 
-use crate::program::ProgramView;
+use crate::program::{FuncRef, ProgramView};
 use frontend::ir::{Callee, Function, InstKind, Slot, Terminator, Value};
 use std::collections::HashSet;
 
@@ -67,7 +67,7 @@ pub fn slot_addresses(
         .values()
         .filter(|v| func.inst(*v).kind == InstKind::SlotAddr(slot))
         .collect();
-    let (derived, escapes) = follow(view, unit, func, roots, users, 0, &mut Vec::new());
+    let (derived, escapes) = follow(view, unit, func, roots, users);
     SlotAddresses { derived, escapes }
 }
 
@@ -75,32 +75,78 @@ pub fn slot_addresses(
 /// argument `position` when called from unit `unit`, or pass it somewhere that might.
 /// Unknown functions may.
 pub fn callee_captures(view: &ProgramView, unit: usize, name: &str, position: usize) -> bool {
-    captures(view, unit, name, position, 0, &mut Vec::new())
-}
-
-fn captures(
-    view: &ProgramView,
-    unit: usize,
-    name: &str,
-    position: usize,
-    depth: u32,
-    stack: &mut Vec<(usize, String)>,
-) -> bool {
-    let Some(r) = view.resolve(unit, name) else {
+    let Some(start) = view.resolve(unit, name) else {
         return !LIBRARY_KEEPS_NOTHING.contains(&name);
     };
+    if let Some(known) = view.remembered_capture(start, position) {
+        return known;
+    }
+    // Whether a parameter that may keep the address is reachable from `start` through the
+    // parameters each one passes it to: a search over the program's (function, parameter)
+    // graph, each node's own uses found once program-wide ([`ParamFlow`]). A cycle of
+    // calls that only pass the address around keeps nothing.
+    let mut seen = HashSet::from([(start, position)]);
+    let mut work = vec![(start, position)];
+    let mut kept = false;
+    'search: while let Some((f, p)) = work.pop() {
+        let flow = view.param_flow(f, p, || param_flow(view, f, p));
+        if flow.keeps {
+            kept = true;
+            break;
+        }
+        for (name, q) in &flow.passes {
+            match view.resolve(f.unit, name) {
+                Some(g) => {
+                    if seen.insert((g, *q)) {
+                        work.push((g, *q));
+                    }
+                }
+                None if LIBRARY_KEEPS_NOTHING.contains(&name.as_str()) => {}
+                None => {
+                    kept = true;
+                    break 'search;
+                }
+            }
+        }
+    }
+    // Nothing reachable from a parameter that keeps nothing keeps anything.
+    if kept {
+        view.remember_capture(start, position, true);
+    } else {
+        for (f, p) in seen {
+            view.remember_capture(f, p, false);
+        }
+    }
+    kept
+}
+
+/// What a function does with the address it receives as parameter `position`, leaving
+/// its callees aside: whether it keeps it itself, and the callees' parameters it passes it
+/// to (by name, resolved in the function's unit).
+#[derive(Clone, Debug, Default)]
+pub struct ParamFlow {
+    pub keeps: bool,
+    pub passes: Vec<(String, usize)>,
+}
+
+fn param_flow(view: &ProgramView, r: FuncRef, position: usize) -> ParamFlow {
     let f = view.function(r);
-    let key = (r.unit, name.to_string());
     let Some(param) = f.params.get(position) else {
         // A variadic argument: the callee reads it with `va_arg`, untracked here.
-        return true;
+        return ParamFlow {
+            keeps: true,
+            passes: Vec::new(),
+        };
     };
     // A parameter spilled to a slot has its address taken: its value lives in memory.
-    if param.slot.is_some() || depth > 8 || stack.contains(&key) {
-        return true;
+    if param.slot.is_some() {
+        return ParamFlow {
+            keeps: true,
+            passes: Vec::new(),
+        };
     }
-    stack.push(key);
     let users = f.users();
+    let mut passes = Vec::new();
     // Only what the callee does with the address matters here: a phi or select merging it
     // is followed (what the merged value then does counts), not taken as a way out.
     let reach = reach(
@@ -110,11 +156,17 @@ fn captures(
         vec![param.value],
         &users,
         Merges::Derive,
-        depth,
-        stack,
+        &mut |name: &str, q: usize| {
+            passes.push((name.to_string(), q));
+            false
+        },
     );
-    stack.pop();
-    !reach.escapes.is_empty()
+    passes.sort();
+    passes.dedup();
+    ParamFlow {
+        keeps: !reach.escapes.is_empty(),
+        passes,
+    }
 }
 
 /// The closure of `roots` under address arithmetic, and whether some use of it lets the
@@ -126,10 +178,16 @@ fn follow(
     func: &Function,
     roots: Vec<Value>,
     users: &[Vec<Value>],
-    depth: u32,
-    stack: &mut Vec<(usize, String)>,
 ) -> (HashSet<Value>, bool) {
-    let reach = reach(view, unit, func, roots, users, Merges::Escape, depth, stack);
+    let reach = reach(
+        view,
+        unit,
+        func,
+        roots,
+        users,
+        Merges::Escape,
+        &mut |name, q| callee_captures(view, unit, name, q),
+    );
     let escapes = !reach.escapes.is_empty();
     (reach.derived, escapes)
 }
@@ -201,10 +259,13 @@ pub fn reach_of(
     users: &[Vec<Value>],
     merges: Merges,
 ) -> Reach {
-    reach(view, unit, func, roots, users, merges, 0, &mut Vec::new())
+    reach(view, unit, func, roots, users, merges, &mut |name, q| {
+        callee_captures(view, unit, name, q)
+    })
 }
 
-#[allow(clippy::too_many_arguments)]
+/// The closure of `roots` in `func`; `keeps(name, position)` tells whether the function
+/// called `name` (in `unit`) may keep the address passed as its argument `position`.
 fn reach(
     view: &ProgramView,
     unit: usize,
@@ -212,8 +273,7 @@ fn reach(
     roots: Vec<Value>,
     users: &[Vec<Value>],
     merges: Merges,
-    depth: u32,
-    stack: &mut Vec<(usize, String)>,
+    keeps: &mut dyn FnMut(&str, usize) -> bool,
 ) -> Reach {
     let types = &view.unit(unit).lowered.program.types;
     let mut derived: HashSet<Value> = roots.iter().copied().collect();
@@ -256,9 +316,7 @@ fn reach(
                     args,
                 } => {
                     let kept = args.iter().enumerate().any(|(position, a)| {
-                        *a == d
-                            && !is_copy_argument(name, position)
-                            && captures(view, unit, name, position, depth + 1, stack)
+                        *a == d && !is_copy_argument(name, position) && keeps(name, position)
                     });
                     if kept {
                         note(format!("passed to `{name}`"));
@@ -276,10 +334,7 @@ fn reach(
                         .and_then(|f| crate::indirect::targets(view, f, *pointer));
                     let kept = match targets {
                         Some(names) => args.iter().enumerate().any(|(position, a)| {
-                            *a == d
-                                && names.iter().any(|name| {
-                                    captures(view, unit, name, position, depth + 1, stack)
-                                })
+                            *a == d && names.iter().any(|name| keeps(name, position))
                         }),
                         None => args.contains(&d),
                     };
@@ -393,6 +448,37 @@ mod tests {
     fn an_unknown_callee_may_keep_the_pointer() {
         let src = "void ext(double *a);\nvoid f(void) { double t[2]; ext(t); }";
         check(src, "f", "t", true);
+    }
+
+    /// Recursion that only passes the address down (a tree walk with a scratch buffer)
+    /// keeps nothing; the same cycle with one store in it keeps it. Before the search over
+    /// (function, parameter) pairs, any cycle was assumed to keep the address.
+    #[test]
+    fn calls_in_a_cycle_keep_the_address_only_if_one_of_them_does() {
+        let walk = "static double down(double *a, int n);\n\
+                    static double up(double *a, int n) { return n ? down(a, n - 1) : a[0]; }\n\
+                    static double down(double *a, int n) { a[n % 2] += 1; return up(a, n); }\n\
+                    double f(int n) { double t[2] = {0}; return up(t, n); }";
+        check(walk, "f", "t", false);
+        let stores = "double *kept;\nstatic double down(double *a, int n);\n\
+                      static double up(double *a, int n) { return n ? down(a, n - 1) : a[0]; }\n\
+                      static double down(double *a, int n) { kept = a; return up(a, n); }\n\
+                      double f(int n) { double t[2] = {0}; return up(t, n); }";
+        check(stores, "f", "t", true);
+    }
+
+    /// A chain of calls deeper than the old search's depth limit (8) is followed to its end.
+    #[test]
+    fn a_long_chain_of_calls_is_followed_to_its_end() {
+        let mut src = String::from("static double g0(double *a) { return a[0]; }\n");
+        for k in 1..12 {
+            src.push_str(&format!(
+                "static double g{k}(double *a) {{ return g{}(a); }}\n",
+                k - 1
+            ));
+        }
+        src.push_str("double f(void) { double t[2] = {0}; return g11(t); }");
+        check(&src, "f", "t", false);
     }
 
     #[test]

@@ -6,7 +6,7 @@
 use frontend::ir::{Callee, Function, InstKind, Value};
 use frontend::unit::Unit;
 use std::collections::{HashMap, HashSet};
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock};
 
 /// A function of the program: the unit it is defined in and its index there.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -31,6 +31,10 @@ pub struct ProgramView<'a> {
     allocators: OnceLock<HashMap<FuncRef, crate::fresh::ProgramAllocator>>,
     /// The functions that return a pointer the program keeps in memory, found on first use.
     lookups: OnceLock<HashMap<FuncRef, ()>>,
+    /// Whether a function keeps the pointer it receives at a position (answers of
+    /// `escape::callee_captures`), and what each parameter does itself, found on first use.
+    captures: Mutex<HashMap<(FuncRef, usize), bool>>,
+    param_flows: Mutex<HashMap<(FuncRef, usize), std::sync::Arc<crate::escape::ParamFlow>>>,
 }
 
 /// Every direct call of the program by callee, and the functions whose address is taken.
@@ -74,7 +78,37 @@ impl<'a> ProgramView<'a> {
             calls: OnceLock::new(),
             allocators: OnceLock::new(),
             lookups: OnceLock::new(),
+            captures: Mutex::default(),
+            param_flows: Mutex::default(),
         }
+    }
+
+    /// A remembered answer of `escape::callee_captures` for argument `position` of `f`.
+    pub(crate) fn remembered_capture(&self, f: FuncRef, position: usize) -> Option<bool> {
+        let known = self.captures.lock().unwrap_or_else(|e| e.into_inner());
+        known.get(&(f, position)).copied()
+    }
+
+    /// Remembers an answer of `escape::callee_captures`.
+    pub(crate) fn remember_capture(&self, f: FuncRef, position: usize, kept: bool) {
+        let mut known = self.captures.lock().unwrap_or_else(|e| e.into_inner());
+        known.insert((f, position), kept);
+    }
+
+    /// What parameter `position` of `f` does with its address, computed by `compute` once.
+    pub(crate) fn param_flow(
+        &self,
+        f: FuncRef,
+        position: usize,
+        compute: impl FnOnce() -> crate::escape::ParamFlow,
+    ) -> std::sync::Arc<crate::escape::ParamFlow> {
+        let lock = || self.param_flows.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(known) = lock().get(&(f, position)) {
+            return known.clone();
+        }
+        // Computed outside the lock: two workers may both compute it, with the same result.
+        let flow = std::sync::Arc::new(compute());
+        lock().entry((f, position)).or_insert(flow).clone()
     }
 
     /// The program's calls by callee (built once, on first use).

@@ -282,7 +282,17 @@ pub struct Summaries<'v> {
     recursive: HashSet<usize>,
     edges: HashMap<FuncRef, Vec<FuncRef>>,
     cache: RefCell<HashMap<FuncRef, Rc<Summary>>>,
-    config: ReconstructConfig,
+    /// Each function's loops and reconstruction (default configuration), made once: a
+    /// function is reconstructed for its own loops, as a callee to summarize and as a
+    /// caller whose arguments tell its callee's parameters apart.
+    reconstructed: RefCell<HashMap<FuncRef, Rc<Reconstructed>>>,
+}
+
+/// A function's loop forest and its reconstruction under the default configuration.
+#[derive(Debug)]
+pub struct Reconstructed {
+    pub forest: LoopForest,
+    pub rec: Rc<Reconstruction>,
 }
 
 impl std::fmt::Debug for Summaries<'_> {
@@ -339,12 +349,38 @@ impl<'v> Summaries<'v> {
             recursive,
             edges,
             cache: RefCell::new(HashMap::new()),
-            config: ReconstructConfig::default(),
+            reconstructed: RefCell::new(HashMap::new()),
         }
     }
 
     pub fn view(&self) -> &'v ProgramView<'v> {
         self.view
+    }
+
+    /// The loops and reconstruction of `f` (default configuration), made on first use.
+    pub fn reconstructed(&self, f: FuncRef) -> Rc<Reconstructed> {
+        self.reconstructed_from(f, None)
+    }
+
+    /// [`Self::reconstructed`], given `f`'s loop forest when the caller has it already.
+    pub fn reconstructed_from(&self, f: FuncRef, forest: Option<LoopForest>) -> Rc<Reconstructed> {
+        if let Some(r) = self.reconstructed.borrow().get(&f) {
+            return r.clone();
+        }
+        let func = self.view.function(f);
+        let forest = forest.unwrap_or_else(|| analyze_loops(func));
+        let rec = reconstruct(
+            self.view.program(f),
+            func,
+            &forest,
+            &ReconstructConfig::default(),
+        );
+        let made = Rc::new(Reconstructed {
+            forest,
+            rec: Rc::new(rec),
+        });
+        self.reconstructed.borrow_mut().insert(f, made.clone());
+        made
     }
 
     /// The summary of `f`, computing it (and those of everything it calls) when needed.
@@ -438,15 +474,14 @@ impl<'v> Summaries<'v> {
     /// The summary of one function whose callees (outside `skip`) are summarized already.
     fn build(&self, f: FuncRef, skip: &HashSet<FuncRef>) -> Summary {
         let func = self.view.function(f);
-        let program = self.view.program(f);
-        let forest = analyze_loops(func);
-        let rec = reconstruct(program, func, &forest, &self.config);
+        let made = self.reconstructed(f);
+        let (forest, rec) = (&made.forest, &made.rec);
         let mut b = Builder {
             summaries: self,
             f,
             func,
-            forest: &forest,
-            rec: &rec,
+            forest,
+            rec,
             ranges_of_loop: HashMap::new(),
             exact: HashMap::new(),
             summary: Summary {

@@ -854,3 +854,85 @@ fn elements_of_local_arrays_print_as_elements_not_addresses() {
         "{rendered:?}"
     );
 }
+
+/// The compiler declares its builtins (`__builtin_*`, `__atomic_*`, `__sync_*`): calls to
+/// them are not implicit declarations, and their results have the manual's types. A name
+/// nobody declares still is one.
+#[test]
+fn compiler_builtins_are_not_implicit_declarations() {
+    use frontend::ir::{Callee, InstKind};
+    use frontend::types::{FloatKind, IntRank, Type};
+    let unit = load(
+        "builtins",
+        r#"
+        #include <stdarg.h>
+        static int flag;
+        double first(int n, ...) {
+            va_list ap;
+            va_start(ap, n);
+            double d = va_arg(ap, double);
+            va_end(ap);
+            return d;
+        }
+        unsigned long f(unsigned short h, unsigned int w, unsigned long long x, long *counter) {
+            unsigned long r = __builtin_bswap16(h) + __builtin_bswap32(w) + __builtin_bswap64(x);
+            r += __builtin_clzll(x) + __builtin_popcount(w);
+            long old = __atomic_load_n(counter, __ATOMIC_RELAXED);
+            __atomic_store_n(&flag, 1, __ATOMIC_RELEASE);
+            __sync_synchronize();
+            long sum;
+            if (__builtin_add_overflow(old, 1L, &sum)) return 0;
+            float inf = __builtin_inff();
+            return r + (unsigned long)sum + (inf > 0) + frobnicate(r);
+        }
+        "#,
+    );
+    let implicit: Vec<&str> = unit
+        .lowered
+        .warnings
+        .iter()
+        .map(|w| w.message.as_str())
+        .filter(|m| m.contains("implicit declaration"))
+        .collect();
+    assert_eq!(
+        implicit,
+        ["implicit declaration of function `frobnicate`"],
+        "only the undeclared function is an implicit declaration"
+    );
+    let program = &unit.lowered.program;
+    let f = program.functions.iter().find(|f| f.name == "f").unwrap();
+    let result_of = |name: &str| {
+        let inst = f
+            .insts
+            .iter()
+            .find(|i| matches!(&i.kind, InstKind::Call { callee: Callee::Direct(n), .. } if n == name))
+            .unwrap_or_else(|| panic!("a call of {name}"));
+        program.types.get(inst.ty).clone()
+    };
+    let unsigned = |rank| Type::Int {
+        rank,
+        signed: false,
+    };
+    assert_eq!(result_of("__builtin_bswap16"), unsigned(IntRank::Short));
+    assert_eq!(result_of("__builtin_bswap32"), unsigned(IntRank::Int));
+    assert_eq!(result_of("__builtin_bswap64"), unsigned(IntRank::Long));
+    assert_eq!(
+        result_of("__builtin_clzll"),
+        Type::Int {
+            rank: IntRank::Int,
+            signed: true
+        }
+    );
+    assert_eq!(
+        result_of("__atomic_load_n"),
+        Type::Int {
+            rank: IntRank::Long,
+            signed: true
+        },
+        "the counter's type"
+    );
+    assert_eq!(result_of("__atomic_store_n"), Type::Void);
+    assert_eq!(result_of("__sync_synchronize"), Type::Void);
+    assert_eq!(result_of("__builtin_add_overflow"), unsigned(IntRank::Bool));
+    assert_eq!(result_of("__builtin_inff"), Type::Float(FloatKind::Float));
+}

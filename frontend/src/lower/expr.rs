@@ -1182,6 +1182,7 @@ impl<'a> Lowerer<'a> {
 
     fn call(&mut self, call: &Node<ast::CallExpression>, span: Span) -> LResult<Operand> {
         let callee_expr = &call.node.callee;
+        let mut compiler_builtin = None;
         let (callee, fn_ty) = match &callee_expr.node {
             ast::Expression::Identifier(id) => match self.scopes.lookup(&id.node.name).cloned() {
                 Some(Binding::Function { name, ty }) => {
@@ -1199,10 +1200,15 @@ impl<'a> Lowerer<'a> {
                     if let Some(result) = self.builtin(&name, call, span)? {
                         return Ok(result);
                     }
-                    self.warn(
-                        id.span,
-                        format!("implicit declaration of function `{name}`"),
-                    );
+                    // The compiler declares its own builtins: no header does, and no
+                    // warning is due (sqlite3.c alone gave 113).
+                    compiler_builtin = builtin_result(&name);
+                    if compiler_builtin.is_none() {
+                        self.warn(
+                            id.span,
+                            format!("implicit declaration of function `{name}`"),
+                        );
+                    }
                     (Callee::Direct(name), None)
                 }
             },
@@ -1214,13 +1220,16 @@ impl<'a> Lowerer<'a> {
                 }
             }
         };
-        let (ret, params) = match fn_ty.map(|t| self.program.types.get(t).clone()) {
+        let (mut ret, params) = match fn_ty.map(|t| self.program.types.get(t).clone()) {
             Some(Type::Function { ret, params, .. }) => (ret, params),
             _ => (self.program.types.int(), Vec::new()),
         };
         let mut args = Vec::with_capacity(call.node.arguments.len());
         for (i, arg) in call.node.arguments.iter().enumerate() {
             let value = self.rvalue(arg)?;
+            if let Some(result) = compiler_builtin.take() {
+                ret = self.builtin_type(result, Some(value.ty));
+            }
             let value = match params.get(i) {
                 Some(&pty) => self.convert(value, pty, arg.span.into()),
                 None => {
@@ -1235,8 +1244,28 @@ impl<'a> Lowerer<'a> {
             };
             args.push(value.value);
         }
+        if let Some(result) = compiler_builtin {
+            ret = self.builtin_type(result, None);
+        }
         let value = self.fb.emit(InstKind::Call { callee, args }, ret, span);
         Ok(Operand { value, ty: ret })
+    }
+
+    /// The type a compiler builtin's call has, given its first argument's type.
+    fn builtin_type(&mut self, result: BuiltinResult, first: Option<TypeId>) -> TypeId {
+        let types = &mut self.program.types;
+        let int = |rank, signed| Type::Int { rank, signed };
+        match result {
+            BuiltinResult::Void => types.void(),
+            BuiltinResult::Bool => types.bool(),
+            BuiltinResult::Int => types.int(),
+            BuiltinResult::Unsigned(rank) => types.intern(int(rank, false)),
+            BuiltinResult::Float(kind) => types.intern(Type::Float(kind)),
+            BuiltinResult::Pointee => match first.and_then(|t| types.pointee(t)) {
+                Some(t) => t,
+                None => types.int(),
+            },
+        }
     }
 
     fn function_type_of(&self, ty: TypeId) -> Option<TypeId> {
@@ -1367,7 +1396,7 @@ impl<'a> Lowerer<'a> {
         Ok(Some(Operand { value, ty }))
     }
 
-    /// GCC builtins that have no declaration in any header.
+    /// GCC builtins that have no declaration in any header and need lowering of their own.
     fn builtin(
         &mut self,
         name: &str,
@@ -1816,4 +1845,68 @@ fn pure_within(e: &ast::Expression, budget: &mut u32) -> bool {
         }
         _ => false,
     }
+}
+
+/// What a call of a compiler builtin (GCC's and clang's `__builtin_*`, `__atomic_*`,
+/// `__sync_*`) returns, by the GCC manual's prototypes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum BuiltinResult {
+    Void,
+    Bool,
+    Int,
+    Unsigned(IntRank),
+    Float(FloatKind),
+    /// The type the first argument points to (`__atomic_load_n(&x, order)` is an `x`).
+    Pointee,
+}
+
+/// [`BuiltinResult`] of the builtin `name`; `None` for a name that is not one.
+fn builtin_result(name: &str) -> Option<BuiltinResult> {
+    use BuiltinResult::*;
+    let bits = |rest: &str| match rest {
+        "" | "l" | "ll" => Some(Int),
+        _ => None,
+    };
+    if let Some(op) = name.strip_prefix("__builtin_") {
+        for stem in ["clz", "ctz", "popcount", "parity", "ffs", "clrsb"] {
+            if let Some(result) = op.strip_prefix(stem).and_then(bits) {
+                return Some(result);
+            }
+        }
+        return Some(match op {
+            "bswap16" => Unsigned(IntRank::Short),
+            "bswap32" => Unsigned(IntRank::Int),
+            "bswap64" => Unsigned(IntRank::Long),
+            "inff" | "huge_valf" | "nanf" => Float(FloatKind::Float),
+            "inf" | "huge_val" | "nan" => Float(FloatKind::Double),
+            "infl" | "huge_vall" | "nanl" => Float(FloatKind::LongDouble),
+            "va_start" | "va_end" | "va_copy" | "prefetch" => Void,
+            "add_overflow" | "sub_overflow" | "mul_overflow" => Bool,
+            // Other builtins are library functions under another name (`__builtin_memcpy`)
+            // or compiler queries; their headers' declarations are not needed to analyse.
+            _ => Int,
+        });
+    }
+    if name.starts_with("__atomic_") || name.starts_with("__sync_") {
+        return Some(match name {
+            "__atomic_store_n"
+            | "__atomic_store"
+            | "__atomic_load"
+            | "__atomic_exchange"
+            | "__atomic_thread_fence"
+            | "__atomic_signal_fence"
+            | "__atomic_clear"
+            | "__sync_synchronize"
+            | "__sync_lock_release" => Void,
+            "__atomic_compare_exchange_n"
+            | "__atomic_compare_exchange"
+            | "__atomic_test_and_set"
+            | "__atomic_always_lock_free"
+            | "__atomic_is_lock_free"
+            | "__sync_bool_compare_and_swap" => Bool,
+            // Loads, exchanges and read-modify-writes return the object's value.
+            _ => Pointee,
+        });
+    }
+    None
 }
