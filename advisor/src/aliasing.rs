@@ -58,7 +58,7 @@ pub fn param_aliasing(program: &Program, func: &Function) -> ParamAliasing {
     param_aliasing_with(program, func, &|caller| {
         let caller = &program.functions[caller];
         let forest = analyze_loops(caller);
-        std::rc::Rc::new(reconstruct(
+        std::sync::Arc::new(reconstruct(
             program,
             caller,
             &forest,
@@ -73,7 +73,7 @@ pub fn param_aliasing(program: &Program, func: &Function) -> ParamAliasing {
 pub fn param_aliasing_with(
     program: &Program,
     func: &Function,
-    caller_rec: &dyn Fn(usize) -> std::rc::Rc<analyses::reconstruct::Reconstruction>,
+    caller_rec: &dyn Fn(usize) -> std::sync::Arc<analyses::reconstruct::Reconstruction>,
 ) -> ParamAliasing {
     let mut result = ParamAliasing::default();
     for (i, p) in func.params.iter().enumerate() {

@@ -126,29 +126,61 @@ pub fn analyze_units_reporting(
     }
     let next = AtomicUsize::new(0);
     let workers = rayon::current_num_threads().clamp(1, items.len().max(1));
+    // One cache of callee summaries and reconstructions for all workers: each is a
+    // function of the program alone, so which worker makes it first does not matter (two
+    // may make the same one at once; either copy will do).
+    let summaries = crate::summaries::Summaries::new(&view);
+    // The functions called in loops first, in parallel along the call graph: summarized
+    // on demand, the workers would wait for each other's callees in turn.
+    let called_in_loops: Vec<crate::program::FuncRef> = {
+        use rayon::prelude::*;
+        let mut found: Vec<crate::program::FuncRef> = items
+            .par_iter()
+            .flat_map_iter(|&(u, index)| {
+                let func = &units[u].lowered.program.functions[index];
+                let forest = analyze_loops(func);
+                let in_loops: BTreeSet<frontend::ir::Block> = forest
+                    .loops
+                    .iter()
+                    .flat_map(|l| l.blocks.iter().copied())
+                    .collect();
+                let mut callees = Vec::new();
+                for b in in_loops {
+                    for &v in &func.block(b).insts {
+                        if let InstKind::Call {
+                            callee: Callee::Direct(name),
+                            ..
+                        } = &func.inst(v).kind
+                        {
+                            callees.extend(view.resolve(u, name));
+                        }
+                    }
+                }
+                callees
+            })
+            .collect();
+        found.sort();
+        found.dedup();
+        found
+    };
+    summaries.prepare(&called_in_loops);
     std::thread::scope(|scope| {
         for _ in 0..workers {
-            scope.spawn(|| {
-                // Each worker keeps its own callee summaries and reconstructions (they hold
-                // `Rc`s); a summary is a function of the program alone, so which worker
-                // computes it first does not matter.
-                let summaries = crate::summaries::Summaries::new(&view);
-                loop {
-                    let k = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(&item) = order.get(k) else { break };
-                    let (u, index) = items[item];
-                    let reports = analyze_function_in_program(
-                        &summaries,
-                        u,
-                        index,
-                        filter,
-                        target,
-                        &HashMap::new(),
-                    );
-                    *results[item].lock().unwrap_or_else(|e| e.into_inner()) = reports;
-                    if remaining[u].fetch_sub(1, Ordering::AcqRel) == 1 {
-                        done(&units[u]);
-                    }
+            scope.spawn(|| loop {
+                let k = next.fetch_add(1, Ordering::Relaxed);
+                let Some(&item) = order.get(k) else { break };
+                let (u, index) = items[item];
+                let reports = analyze_function_in_program(
+                    &summaries,
+                    u,
+                    index,
+                    filter,
+                    target,
+                    &HashMap::new(),
+                );
+                *results[item].lock().unwrap_or_else(|e| e.into_inner()) = reports;
+                if remaining[u].fetch_sub(1, Ordering::AcqRel) == 1 {
+                    done(&units[u]);
                 }
             });
         }
@@ -218,8 +250,8 @@ fn analyze_function_in_program(
         };
         summaries.reconstructed_from(f, Some(forest))
     } else {
-        let rec = std::rc::Rc::new(reconstruct(program, func, &forest, &reconstruct_config));
-        std::rc::Rc::new(crate::summaries::Reconstructed { forest, rec })
+        let rec = std::sync::Arc::new(reconstruct(program, func, &forest, &reconstruct_config));
+        std::sync::Arc::new(crate::summaries::Reconstructed { forest, rec })
     };
     let (forest, rec) = (&own.forest, &*own.rec);
     let aliasing =

@@ -18,7 +18,6 @@ use frontend::ir::{Callee, Function, InstKind, Value};
 use frontend::loops::{LoopForest, LoopId};
 use frontend::types::{IntRank, Type, TypeId};
 use std::collections::{HashMap, HashSet};
-use std::rc::Rc;
 use symbolic::{Expr, SignSet, Var};
 
 /// Most callee accesses added to one loop (see the merge in [`loop_effects`]).
@@ -164,8 +163,8 @@ pub fn loop_effects(site: &LoopSite) -> LoopEffects {
             if name.starts_with("__builtin_") || name == "memset" && inst.origin.span.is_none() {
                 continue;
             }
-            let summary: Rc<Summary> = match library_summary(name) {
-                Some(s) => Rc::new(s),
+            let summary: std::sync::Arc<Summary> = match library_summary(name) {
+                Some(s) => std::sync::Arc::new(s),
                 None => match view.resolve(site.unit, name) {
                     Some(g) => site.summaries.of(g),
                     None => continue,

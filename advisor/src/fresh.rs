@@ -104,6 +104,8 @@ pub struct FreshInFunction<'a> {
     allocators: &'a HashMap<FuncRef, ProgramAllocator>,
     users: std::cell::OnceCell<Vec<Vec<Value>>>,
     reach: std::cell::RefCell<HashMap<Vec<Value>, std::rc::Rc<crate::escape::Reach>>>,
+    /// [`Self::sources`] by value: asked for both pointers of every pair of every loop.
+    sources: std::cell::RefCell<HashMap<Value, Option<BTreeSet<u32>>>>,
 }
 
 impl<'a> FreshInFunction<'a> {
@@ -120,6 +122,7 @@ impl<'a> FreshInFunction<'a> {
             allocators,
             users: Default::default(),
             reach: Default::default(),
+            sources: Default::default(),
         }
     }
 
@@ -151,7 +154,12 @@ impl<'a> FreshInFunction<'a> {
 
     /// The allocation calls `v` may hold (see [`sources`]).
     pub fn sources(&self, v: Value) -> Option<BTreeSet<u32>> {
-        sources(self.func, v, &|x| self.is_allocation(x))
+        if let Some(known) = self.sources.borrow().get(&v) {
+            return known.clone();
+        }
+        let found = sources(self.func, v, &|x| self.is_allocation(x));
+        self.sources.borrow_mut().insert(v, found.clone());
+        found
     }
 
     /// The values that may hold an address into the allocations `sources`, and whether the

@@ -26,9 +26,8 @@ use frontend::ir::{BinOp, Block, Callee, Function, InstKind, Terminator, Value};
 use frontend::loops::{analyze_loops, LoopForest, LoopId};
 use frontend::types::{Type, TypeId};
 use num_bigint::BigInt;
-use std::cell::RefCell;
 use std::collections::{BTreeSet, HashMap, HashSet};
-use std::rc::Rc;
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use symbolic::{Expr, SignEnv, SignSet, Var};
 
 /// Most effects kept per summary; past it, the accesses to each object are merged into one
@@ -281,25 +280,33 @@ pub struct Summaries<'v> {
     /// Components where a function calls itself, directly or through others.
     recursive: HashSet<usize>,
     edges: HashMap<FuncRef, Vec<FuncRef>>,
-    cache: RefCell<HashMap<FuncRef, Rc<Summary>>>,
+    cache: Mutex<HashMap<FuncRef, Arc<Summary>>>,
+    /// Per component, set once its members' summaries are in `cache`.
+    made: Vec<OnceLock<()>>,
     /// Each function's loops and reconstruction (default configuration), made once: a
     /// function is reconstructed for its own loops, as a callee to summarize and as a
     /// caller whose arguments tell its callee's parameters apart.
-    reconstructed: RefCell<HashMap<FuncRef, Rc<Reconstructed>>>,
+    reconstructed: Mutex<HashMap<FuncRef, Arc<Reconstructed>>>,
+}
+
+/// The value behind `m`, whether or not a worker panicked while holding it (the maps
+/// only ever gain complete entries).
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// A function's loop forest and its reconstruction under the default configuration.
 #[derive(Debug)]
 pub struct Reconstructed {
     pub forest: LoopForest,
-    pub rec: Rc<Reconstruction>,
+    pub rec: Arc<Reconstruction>,
 }
 
 impl std::fmt::Debug for Summaries<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Summaries")
             .field("functions", &self.component_of.len())
-            .field("computed", &self.cache.borrow().len())
+            .field("computed", &lock(&self.cache).len())
             .finish()
     }
 }
@@ -344,12 +351,13 @@ impl<'v> Summaries<'v> {
         }
         Summaries {
             view,
+            made: (0..components.len()).map(|_| OnceLock::new()).collect(),
             components,
             component_of,
             recursive,
             edges,
-            cache: RefCell::new(HashMap::new()),
-            reconstructed: RefCell::new(HashMap::new()),
+            cache: Mutex::default(),
+            reconstructed: Mutex::default(),
         }
     }
 
@@ -358,13 +366,13 @@ impl<'v> Summaries<'v> {
     }
 
     /// The loops and reconstruction of `f` (default configuration), made on first use.
-    pub fn reconstructed(&self, f: FuncRef) -> Rc<Reconstructed> {
+    pub fn reconstructed(&self, f: FuncRef) -> Arc<Reconstructed> {
         self.reconstructed_from(f, None)
     }
 
     /// [`Self::reconstructed`], given `f`'s loop forest when the caller has it already.
-    pub fn reconstructed_from(&self, f: FuncRef, forest: Option<LoopForest>) -> Rc<Reconstructed> {
-        if let Some(r) = self.reconstructed.borrow().get(&f) {
+    pub fn reconstructed_from(&self, f: FuncRef, forest: Option<LoopForest>) -> Arc<Reconstructed> {
+        if let Some(r) = lock(&self.reconstructed).get(&f) {
             return r.clone();
         }
         let func = self.view.function(f);
@@ -375,22 +383,50 @@ impl<'v> Summaries<'v> {
             &forest,
             &ReconstructConfig::default(),
         );
-        let made = Rc::new(Reconstructed {
+        let made = Arc::new(Reconstructed {
             forest,
-            rec: Rc::new(rec),
+            rec: Arc::new(rec),
         });
-        self.reconstructed.borrow_mut().insert(f, made.clone());
-        made
+        // Another worker may have made it meanwhile: the same, so either copy will do.
+        lock(&self.reconstructed).entry(f).or_insert(made).clone()
     }
 
-    /// The summary of `f`, computing it (and those of everything it calls) when needed.
-    pub fn of(&self, f: FuncRef) -> Rc<Summary> {
-        if let Some(s) = self.cache.borrow().get(&f) {
-            return s.clone();
+    /// Summarizes every function that `roots` reach, in parallel: the call graph's
+    /// components level by level (a component's callees are in lower levels), each level's
+    /// components at once. [`Self::of`] then finds them made.
+    pub fn prepare(&self, roots: &[FuncRef]) {
+        use rayon::prelude::*;
+        let reach = self.reachable(roots.iter().copied());
+        let mut level = vec![0usize; self.components.len()];
+        let mut levels: Vec<Vec<usize>> = Vec::new();
+        // Components come callees first, so each one's callees have their levels already.
+        for (k, component) in self.components.iter().enumerate() {
+            if !component.iter().any(|g| reach.contains(g)) {
+                continue;
+            }
+            let below = component
+                .iter()
+                .flat_map(|g| self.edges.get(g).into_iter().flatten())
+                .filter_map(|h| self.component_of.get(h))
+                .filter(|&&c| c != k)
+                .map(|&c| level[c] + 1)
+                .max()
+                .unwrap_or(0);
+            level[k] = below;
+            if levels.len() <= below {
+                levels.resize(below + 1, Vec::new());
+            }
+            levels[below].push(k);
         }
-        // Everything `f` reaches, then each component in callees-first order.
-        let mut reach = HashSet::from([f]);
-        let mut stack = vec![f];
+        for components in &levels {
+            components.par_iter().for_each(|&k| self.make(k));
+        }
+    }
+
+    /// The functions `roots` reach through direct calls, `roots` included.
+    fn reachable(&self, roots: impl Iterator<Item = FuncRef>) -> HashSet<FuncRef> {
+        let mut reach: HashSet<FuncRef> = roots.collect();
+        let mut stack: Vec<FuncRef> = reach.iter().copied().collect();
         while let Some(g) = stack.pop() {
             for h in self.edges.get(&g).into_iter().flatten() {
                 if reach.insert(*h) {
@@ -398,30 +434,42 @@ impl<'v> Summaries<'v> {
                 }
             }
         }
-        for (k, component) in self.components.iter().enumerate() {
-            if !component.iter().any(|g| reach.contains(g)) {
-                continue;
-            }
-            if component
-                .iter()
-                .all(|g| self.cache.borrow().contains_key(g))
-            {
-                continue;
-            }
+        reach
+    }
+
+    /// Summarizes component `k`, whose callees are summarized, unless done already. One
+    /// worker makes a component; another that needs it meanwhile waits for it rather than
+    /// making it again (no wait happens while a component is being made).
+    fn make(&self, k: usize) {
+        self.made[k].get_or_init(|| {
+            let component = &self.components[k];
             if self.recursive.contains(&k) {
                 self.summarize_recursive(component);
             } else {
                 for g in component {
                     let s = self.build(*g, &HashSet::new());
-                    self.cache.borrow_mut().insert(*g, Rc::new(s));
+                    lock(&self.cache).insert(*g, Arc::new(s));
                 }
             }
+        });
+    }
+
+    /// The summary of `f`, computing it (and those of everything it calls) when needed.
+    pub fn of(&self, f: FuncRef) -> Arc<Summary> {
+        if let Some(s) = lock(&self.cache).get(&f) {
+            return s.clone();
         }
-        self.cache
-            .borrow()
+        // Everything `f` reaches, then each component in callees-first order.
+        let reach = self.reachable(std::iter::once(f));
+        for (k, component) in self.components.iter().enumerate() {
+            if component.iter().any(|g| reach.contains(g)) {
+                self.make(k);
+            }
+        }
+        lock(&self.cache)
             .get(&f)
             .cloned()
-            .unwrap_or_else(|| Rc::new(Summary::default()))
+            .unwrap_or_else(|| Arc::new(Summary::default()))
     }
 
     /// A recursive component: pure when no member touches memory outside its frame (the
@@ -429,10 +477,16 @@ impl<'v> Summaries<'v> {
     /// every depth ([`crate::recursion`]); otherwise unknown.
     fn summarize_recursive(&self, component: &[FuncRef]) {
         let members: HashSet<FuncRef> = component.iter().copied().collect();
-        let built: Vec<(FuncRef, Summary)> = component
-            .iter()
-            .map(|g| (*g, self.build(*g, &members)))
-            .collect();
+        // Members are built independently (calls among them are skipped): in parallel, as a
+        // large program's one big cycle (sqlite3's parser and code generator: hundreds of
+        // functions) would otherwise be made by one worker.
+        let built: Vec<(FuncRef, Summary)> = {
+            use rayon::prelude::*;
+            component
+                .par_iter()
+                .map(|g| (*g, self.build(*g, &members)))
+                .collect()
+        };
         let pure = built.iter().all(|(_, s)| s.is_pure());
         if let ([f], [(_, direct)], false) = (component, built.as_slice(), pure) {
             let is_self = |name: &str| self.view.resolve(f.unit, name) == Some(*f);
@@ -445,7 +499,7 @@ impl<'v> Summaries<'v> {
                 }
                 s.recursive.sort();
                 s.recursive.dedup();
-                self.cache.borrow_mut().insert(*f, Rc::new(s));
+                lock(&self.cache).insert(*f, Arc::new(s));
                 return;
             }
         }
@@ -467,7 +521,7 @@ impl<'v> Summaries<'v> {
                 };
                 s.unknown = vec![why];
             }
-            self.cache.borrow_mut().insert(g, Rc::new(s));
+            lock(&self.cache).insert(g, Arc::new(s));
         }
     }
 
@@ -1506,8 +1560,8 @@ impl Builder<'_, '_> {
             return;
         }
         let view = self.summaries.view;
-        let summary: Rc<Summary> = if let Some(lib) = library_summary(name) {
-            Rc::new(lib)
+        let summary: Arc<Summary> = if let Some(lib) = library_summary(name) {
+            Arc::new(lib)
         } else if let Some(g) = view.resolve(self.f.unit, name) {
             if skip.contains(&g) {
                 // A call inside the recursive component being summarized.

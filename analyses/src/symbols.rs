@@ -46,6 +46,13 @@ pub struct Symbols {
     info: HashMap<Var, Symbol>,
     /// Loads keyed by a canonical text of their address, so equal addresses share a symbol.
     by_address: HashMap<String, Var>,
+    /// Per base name, the suffix below which every `base#k` is taken: a name loaded a
+    /// thousand times (`pOp->p1` in sqlite3's interpreter loop) is not probed from `#2`
+    /// each time. Names are never released, so the hint stays true.
+    next_suffix: HashMap<String, u32>,
+    /// The casts of each value (a call result kept in a local is named after the local
+    /// its cast is stored to), found in one pass when first needed.
+    casts: Option<HashMap<Value, Vec<Value>>>,
 }
 
 /// A symbol named after an expression (`i * 7919 % m`) is parenthesized, so that printed in
@@ -104,7 +111,9 @@ impl Symbols {
             // A call result kept in a local (`int *a = malloc(...)`) reads as that local,
             // and so does a value chosen by a condition (`n = argc > 1 ? atoi(..) : 100`).
             SymbolOrigin::Opaque(_) | SymbolOrigin::Phi(_) => {
-                local_name(func, v).unwrap_or_else(|| frontend::ir::print::render_value(func, v))
+                let casts = self.casts.get_or_insert_with(|| casts_of(func));
+                local_name(func, casts, v)
+                    .unwrap_or_else(|| frontend::ir::print::render_value(func, v))
             }
             _ => frontend::ir::print::render_value(func, v),
         };
@@ -165,7 +174,7 @@ impl Symbols {
         var
     }
 
-    fn unique_name(&self, base: &str, v: Value) -> String {
+    fn unique_name(&mut self, base: &str, v: Value) -> String {
         let base = if base.is_empty() {
             format!("{v}")
         } else {
@@ -174,9 +183,11 @@ impl Symbols {
         if !self.by_name.contains_key(&base) {
             return base;
         }
-        for k in 2.. {
+        let from = self.next_suffix.get(&base).copied().unwrap_or(2);
+        for k in from.. {
             let candidate = format!("{base}#{k}");
             if !self.by_name.contains_key(&candidate) {
+                self.next_suffix.insert(base, k + 1);
                 return candidate;
             }
         }
@@ -218,8 +229,9 @@ impl Symbols {
     }
 }
 
-/// The name of the local variable that holds `v`, directly or through one cast.
-fn local_name(func: &Function, v: Value) -> Option<String> {
+/// The name of the local variable that holds `v`, directly or through one cast (the first
+/// named one).
+fn local_name(func: &Function, casts: &HashMap<Value, Vec<Value>>, v: Value) -> Option<String> {
     let named = |x: Value| {
         func.inst(x)
             .origin
@@ -230,11 +242,16 @@ fn local_name(func: &Function, v: Value) -> Option<String> {
     if let Some(name) = named(v) {
         return Some(name);
     }
-    func.insts
-        .iter()
-        .enumerate()
-        .find_map(|(i, inst)| match inst.kind {
-            frontend::ir::InstKind::Cast(inner) if inner == v => named(Value(i as u32)),
-            _ => None,
-        })
+    casts.get(&v)?.iter().find_map(|&c| named(c))
+}
+
+/// Each value's casts, in instruction order.
+fn casts_of(func: &Function) -> HashMap<Value, Vec<Value>> {
+    let mut casts: HashMap<Value, Vec<Value>> = HashMap::new();
+    for (i, inst) in func.insts.iter().enumerate() {
+        if let frontend::ir::InstKind::Cast(inner) = inst.kind {
+            casts.entry(inner).or_default().push(Value(i as u32));
+        }
+    }
+    casts
 }
