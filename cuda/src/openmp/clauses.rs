@@ -58,6 +58,9 @@ pub struct ArrayMap {
     pub name: String,
     /// The section mapped; `None`: the whole array (a declared array's own type).
     pub section: Option<Section>,
+    /// The bytes `[lo, hi)` the section covers and the unit it counts in (report
+    /// expressions): sections of one array are united there, where bounds compare.
+    pub bytes: Option<(String, String, String)>,
     /// The loop reads it (`to` or `tofrom`).
     pub read: bool,
     /// The loop writes it (`tofrom`).
@@ -284,9 +287,10 @@ pub fn plan_port(
     let mapped_aliases: Vec<&String> = aliases.values().collect();
     let mut firstprivate: Vec<String> = Vec::new();
     let mut arrays: Vec<ArrayMap> = Vec::new();
-    let array_map = |name: &str, section: Option<Section>, role: Role| ArrayMap {
+    let array_map = |name: &str, section: Option<Section>, bytes, role: Role| ArrayMap {
         name: name.to_string(),
         section,
+        bytes,
         read: role != Role::Out,
         written: role != Role::In,
     };
@@ -373,7 +377,7 @@ pub fn plan_port(
             }
             Some(Type::Array { .. }) if p.bytes.is_none() => {
                 maps.entry(dir).or_default().push(p.name.clone());
-                arrays.push(array_map(&p.name, None, p.role));
+                arrays.push(array_map(&p.name, None, None, p.role));
                 continue;
             }
             _ => {}
@@ -381,11 +385,13 @@ pub fn plan_port(
         let (lo, hi) = byte_section(&ctx, report, p, &refuse, &mut notes)?;
         let unit_bytes = map_unit(&ctx, report, &p.name).map_err(&refuse)?;
         let mut section: Section = covering(&lo, &hi, &unit_bytes);
+        let mut bytes = Some((lo, hi, unit_bytes));
         if options.shrink.contains(&p.name) {
             section.length = format!("{} - 1", section.length);
+            bytes = None;
         }
         maps.entry(dir).or_default().push(section.render(&p.name));
-        arrays.push(array_map(&p.name, Some(section), p.role));
+        arrays.push(array_map(&p.name, Some(section), bytes, p.role));
     }
     for (root, dir) in &struct_pointers {
         // The struct a member pointer is reached through must be on the device too for

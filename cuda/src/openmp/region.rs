@@ -11,7 +11,7 @@
 //! pointer leaves the loop without a region, with why.
 
 use super::clauses::{ArrayMap, LoopPort};
-use super::sections::{union, Section};
+use super::sections::{covering, union, union_bytes, Section};
 use crate::ctext::expr_roots;
 use crate::plan::Ctx;
 use frontend::access_sites::{AccessMode, AccessSite, LoopSite, Sites};
@@ -513,6 +513,18 @@ fn merge(ports: &[&LoopPort]) -> Result<BTreeMap<String, ArrayMap>, String> {
                     m.written |= a.written;
                     m.section = match (&m.section, &a.section) {
                         (Some(x), Some(y)) => Some(union(x, y)),
+                        _ => None,
+                    };
+                    // The same union in bytes, where bounds compare better than after the
+                    // division into rows.
+                    m.bytes = match (&m.bytes, &a.bytes) {
+                        (Some((lo_m, hi_m, unit)), Some((lo_a, hi_a, unit_a)))
+                            if unit == unit_a && m.section.is_some() =>
+                        {
+                            let (lo, hi) = union_bytes((lo_m, hi_m), (lo_a, hi_a));
+                            m.section = Some(covering(&lo, &hi, unit));
+                            Some((lo, hi, unit.clone()))
+                        }
                         _ => None,
                     };
                 }

@@ -68,6 +68,30 @@ pub fn union(a: &Section, b: &Section) -> Section {
     }
 }
 
+/// The byte range `[lo, hi)` holding both `[lo_a, hi_a)` and `[lo_b, hi_b)` (report
+/// expressions, `min`/`max` allowed): the symbolic getMin/getMax where it decides, else
+/// `min(..)`/`max(..)` left to run time.
+pub fn union_bytes(a: (&str, &str), b: (&str, &str)) -> (String, String) {
+    let pick = |x: &str, y: &str, max: bool| -> String {
+        if x == y {
+            return x.to_string();
+        }
+        // Decided only when the two differ by a constant: the variables' signs are not
+        // known here (a size may be anything when the loop does not run).
+        let difference = parse_expr(x)
+            .ok()
+            .zip(parse_expr(y).ok())
+            .and_then(|(x, y)| x.checked_sub(&y).ok())
+            .and_then(|d| d.as_constant());
+        match difference {
+            Some(d) if (d > BigRational::zero()) == max => x.to_string(),
+            Some(_) => y.to_string(),
+            None => format!("{}({x}, {y})", if max { "max" } else { "min" }),
+        }
+    };
+    (pick(a.0, b.0, false), pick(a.1, b.1, true))
+}
+
 /// `a + b`, simplified when both parse.
 fn sum(a: &str, b: &str) -> String {
     match (parse_expr(a), parse_expr(b)) {
@@ -211,6 +235,20 @@ mod tests {
 
     fn check(lo: &str, hi: &str, unit: &str, expected: &str) {
         assert_eq!(covering(lo, hi, unit).render("a"), expected);
+    }
+
+    #[test]
+    fn unions_of_byte_ranges() {
+        // Jacobi-1d's sweeps: all of A read, its inside written.
+        let (lo, hi) = union_bytes(("0", "8*n"), ("8", "8*n - 8"));
+        assert_eq!(covering(&lo, &hi, "8").render("A"), "A[0:n]");
+        // Bounds that differ by a multiple of a variable: n may be anything (negative when
+        // the loops do not run), so the choice is made at run time.
+        let (lo, hi) = union_bytes(("8*n + 8", "8*n*n - 8*n - 8"), ("8", "8*n*n - 8"));
+        assert_eq!(lo, "min(8*n + 8, 8)");
+        assert_eq!(hi, "max(8*n*n - 8*n - 8, 8*n*n - 8)");
+        let (lo, hi) = union_bytes(("0", "8*n"), ("0", "8*m"));
+        assert_eq!((lo.as_str(), hi.as_str()), ("0", "max(8*n, 8*m)"));
     }
 
     #[test]
