@@ -9,6 +9,10 @@
 //! array inside the loop is seen (an element access through the array's own name); a call
 //! that may touch memory, a pointer use of a mapped array, or an access through another
 //! pointer leaves the loop without a region, with why.
+//!
+//! An array a kernel writes is mapped `tofrom`, never `from`: a written section is the
+//! envelope of the stores (holes of a strided section, the border a stencil leaves), and a
+//! `from` region would copy back device memory nobody initialized there.
 
 use super::clauses::{ArrayMap, LoopPort};
 use super::sections::{covering, union, union_bytes, Section};
