@@ -717,3 +717,39 @@ fn no_data_region_when_sections_move_or_host_calls_may_touch_the_arrays() {
     let (printed, _) = run_counting_transfers("no_region_port", &port, &args);
     assert_eq!(printed, original);
 }
+
+#[test]
+fn host_writes_fetch_first_and_send_before_a_jump() {
+    let file = "tests/fixtures/openmp/time_steps_host_writes.c";
+    let (port, _) = emit_port(file);
+    assert_eq!(port.matches("#pragma omp target data").count(), 1, "{port}");
+    // The write of A[0] comes after the first sweep wrote A's inside on the device: the
+    // section comes back first, and goes out again before the `continue`.
+    assert!(
+        port.contains(
+            "        #pragma omp target update from(A[0:n])\n        if (t == 2) { A[0] = 9.0;\n        #pragma omp target update to(A[0:n])\n        continue; }"
+        ),
+        "{port}"
+    );
+    assert!(
+        port.contains(
+            "        #pragma omp target update from(A[0:n], B[0:n])\n        if (t == 5) { B[0] = A[3];\n        #pragma omp target update to(B[0:n])\n        break; }"
+        ),
+        "{port}"
+    );
+    if !offload_available() {
+        return;
+    }
+    check(&[file], &[], 0, 2, &["PASS"]);
+    let args = ["1000", "10"];
+    let original = run_original("host_writes_original", file, &args);
+    let (printed, _) = run_counting_transfers("host_writes_port", &port, &args);
+    assert_eq!(printed, original);
+    // Sending B's section without fetching it first overwrites the sweep's values.
+    let (printed, _) = run_counting_transfers(
+        "host_writes_no_fetch",
+        &port.replace("from(A[0:n], B[0:n])", "from(A[0:n])"),
+        &args,
+    );
+    assert_ne!(printed, original, "fetching B made no difference");
+}

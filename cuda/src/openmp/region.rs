@@ -122,7 +122,7 @@ struct Planner<'a> {
 /// What the host code needs around one statement inside the region.
 #[derive(Default)]
 struct Around {
-    /// Arrays to bring back before it (it reads them, a kernel writes them).
+    /// Arrays to bring back before it (it reads or writes them, a kernel writes them).
     from: BTreeSet<String>,
     /// Arrays to send after it (it writes them).
     to: BTreeSet<String>,
@@ -322,25 +322,38 @@ impl Planner<'_> {
                     self.slice(a.span)
                 ));
             };
-            let item = self.statement(a.span, site, ports).ok_or_else(|| {
-                format!(
-                    "`{}` at line {line} is evaluated in a statement around a ported loop (a loop header or condition), where no `target update` can go",
-                    self.slice(a.span)
-                )
-            })?;
-            let stmt = self.slice(item);
-            let first = crate::ctext::token_strings(stmt);
-            if matches!(first.first(), Some(&"case" | &"default")) || first.get(1) == Some(&":") {
-                return Err(format!(
-                    "the host access at line {line} is in a labeled statement, before which an update would be skipped"
-                ));
-            }
-            let e = around.entry((item.start, item.end)).or_default();
-            if a.mode != AccessMode::Write && m.written {
-                e.from.insert(root.to_string());
+            let what = self.slice(a.span);
+            let item = self
+                .statement(a.span, site, ports, false)
+                .ok_or_else(|| {
+                    format!(
+                        "`{what}` at line {line} is evaluated in a statement around a ported loop (a loop header or condition), where no `target update` can go"
+                    )
+                })?;
+            // Before a read of what a kernel wrote, and before a write too: the `update to`
+            // after it sends the whole section, which must hold the kernels' values.
+            if m.written {
+                self.check_unlabeled(item, line)?;
+                around
+                    .entry((item.start, item.end))
+                    .or_default()
+                    .from
+                    .insert(root.to_string());
             }
             if a.mode != AccessMode::Read {
-                e.to.insert(root.to_string());
+                // After a statement that control cannot leave sideways: a `break` or
+                // `continue` would skip the update.
+                let item = self.statement(a.span, site, ports, true).ok_or_else(|| {
+                    format!(
+                        "`{what}` at line {line} is written in a statement that a `break` or `continue` may leave before a `target update` after it"
+                    )
+                })?;
+                self.check_unlabeled(item, line)?;
+                around
+                    .entry((item.start, item.end))
+                    .or_default()
+                    .to
+                    .insert(root.to_string());
             }
         }
 
@@ -483,14 +496,38 @@ impl Planner<'_> {
         around.retain(|_, a| !a.from.is_empty() || !a.to.is_empty());
     }
 
-    /// The outermost statement inside `site`'s body that holds `span` and no ported loop:
-    /// where a `target update` for the access goes.
-    fn statement(&self, span: Span, site: &LoopSite, ports: &[&LoopPort]) -> Option<Span> {
+    /// An update before a labeled statement would be skipped by a jump to the label.
+    fn check_unlabeled(&self, item: Span, line: u32) -> Result<(), String> {
+        let toks = crate::ctext::token_strings(self.slice(item));
+        if matches!(toks.first(), Some(&"case" | &"default")) || toks.get(1) == Some(&":") {
+            return Err(format!(
+                "the host access at line {line} is in a labeled statement, before which an update would be skipped"
+            ));
+        }
+        Ok(())
+    }
+
+    /// The outermost statement inside `site`'s body that holds `span` and no ported loop
+    /// (nor, with `no_jumps`, a `break` or `continue`): where a `target update` for the
+    /// access goes.
+    fn statement(
+        &self,
+        span: Span,
+        site: &LoopSite,
+        ports: &[&LoopPort],
+        no_jumps: bool,
+    ) -> Option<Span> {
         self.sites
             .block_items
             .iter()
             .filter(|b| within(**b, site.body) && within(span, **b))
             .filter(|b| !ports.iter().any(|p| overlaps(p.span, **b)))
+            .filter(|b| {
+                !no_jumps
+                    || !crate::ctext::token_strings(self.slice(**b))
+                        .iter()
+                        .any(|t| matches!(*t, "break" | "continue"))
+            })
             .min_by_key(|b| (b.start, std::cmp::Reverse(b.end)))
             .copied()
     }

@@ -288,7 +288,20 @@ fn insert_update(lines: &mut Vec<String>, at: usize, col0: usize, directive: &st
         lines[at] = new;
         return;
     }
-    insert_directive(lines, at, col0, directive);
+    // After a statement with more code on its line (`{ a[0] = 1; continue; }`): the code
+    // after the directive starts its own line, without the blank that followed the `;`.
+    let indent = indentation(&text);
+    let (before, rest) = text.split_at(col0);
+    if before.trim().is_empty() {
+        insert_directive(lines, at, col0, directive);
+        return;
+    }
+    let mut new = before.trim_end().to_string();
+    new.push('\n');
+    new.push_str(&indent_block(directive, &indent));
+    new.push_str(&indent);
+    new.push_str(rest.trim_start_matches([' ', '\t']));
+    lines[at] = new;
 }
 
 /// Whether `port`'s edits can be made in `lines` (the original text).
