@@ -499,6 +499,51 @@ mod tests {
         assert!(e.contains("expected `for`"), "{e}");
     }
 
+    fn region(ports: &[&LoopPort], updates: Vec<(u32, u32, String)>) -> DataRegion {
+        DataRegion {
+            loop_id: "f.c:1:1".into(),
+            function: "f".into(),
+            file: "f.c".into(),
+            line: 1,
+            col: 1,
+            keyword: "for".into(),
+            pragma: "#pragma omp target data map(tofrom: a[0:n])".into(),
+            updates,
+            arrays: vec!["a".into()],
+            ports: ports.iter().map(|p| p.loop_id.clone()).collect(),
+        }
+    }
+
+    #[test]
+    fn a_data_region_and_its_updates() {
+        let k1 = port(2, 3, "#pragma omp target teams distribute parallel for");
+        let k2 = port(4, 3, "#pragma omp target teams distribute parallel for");
+        let original = "for (t = 0; t < 9; t++) {\n  for (i = 0; i < n; i++) a[i]++;\n  if (t) { a[0] = 1; continue; }\n  for (i = 0; i < n; i++) a[i]++;\n}\n";
+        let updates = vec![
+            (3, 3, "#pragma omp target update from(a[0:n])".to_string()),
+            (3, 21, "#pragma omp target update to(a[0:n])".to_string()),
+        ];
+        let r = region(&[&k1, &k2], updates);
+        let out = port_file(Path::new("f.c"), original, &[&k1, &k2], &[&r], &[], false).unwrap();
+        assert_eq!(out.regions, vec!["f.c:1:1".to_string()]);
+        assert_eq!(
+            out.ported,
+            "/* warpwise: a stays on the device across this loop's iterations */\n#pragma omp target data map(tofrom: a[0:n])\nfor (t = 0; t < 9; t++) {\n  #pragma omp target teams distribute parallel for\n  for (i = 0; i < n; i++) a[i]++;\n  #pragma omp target update from(a[0:n])\n  if (t) { a[0] = 1;\n  #pragma omp target update to(a[0:n])\n  continue; }\n  #pragma omp target teams distribute parallel for\n  for (i = 0; i < n; i++) a[i]++;\n}\n"
+        );
+        // A region whose kernel is not ported is not written: the kernel's loop would run
+        // on the host with the device's copy of `a` the newer one.
+        let bad = port(4, 1, "#pragma omp target teams distribute parallel for");
+        let r = region(&[&k1, &bad], Vec::new());
+        let out = port_file(Path::new("f.c"), original, &[&k1, &bad], &[&r], &[], false).unwrap();
+        assert!(out.regions.is_empty());
+        assert!(
+            out.failed_regions[0].1.contains("is not ported"),
+            "{:?}",
+            out.failed_regions
+        );
+        assert!(!out.ported.contains("target data"));
+    }
+
     #[test]
     fn a_loop_that_cannot_be_edited_does_not_stop_the_others() {
         let bad = port(1, 1, "#pragma omp target teams distribute parallel for");
