@@ -249,13 +249,18 @@ fn check_region(
             region.keyword
         ));
     }
-    // A pragma right above the loop applies to it; the region's would come between.
+    // A pragma right above the loop applies to it; the region's would come between. The
+    // polyhedral tools' `#pragma scop` only marks where a region starts.
     let above = lines[..at]
         .iter()
         .rev()
         .map(|l| l.trim())
         .find(|l| !l.is_empty());
-    if text[..col0].trim().is_empty() && above.is_some_and(|l| l.starts_with("#pragma")) {
+    let applies = |l: &str| {
+        let words: Vec<&str> = l.trim_start_matches('#').split_whitespace().collect();
+        words.first() == Some(&"pragma") && words.get(1) != Some(&"scop")
+    };
+    if text[..col0].trim().is_empty() && above.is_some_and(applies) {
         return Err(format!(
             "line {}: a `#pragma` applies to the loop; the data region would separate them",
             region.line - 1
