@@ -63,6 +63,12 @@ pub fn report(outcome: &Outcome) -> Option<ExitCode> {
             eprintln!("  note: {n}");
         }
     }
+    for r in &outcome.regions {
+        eprintln!("{}", r.describe());
+    }
+    for d in &outcome.declined_regions {
+        eprintln!("{d}");
+    }
     for (id, e) in &outcome.refused {
         let message = e
             .message

@@ -454,3 +454,302 @@ fn matmul_patch() {
     let patch = emit_patch(&["samples/matmul.c"], "matmul.c");
     insta::assert_snapshot!("matmul_openmp_patch", patch);
 }
+
+/// `emit --target openmp FILE -o DIR`: the ported text of FILE and what emit printed.
+fn emit_port(file: &str) -> (String, String) {
+    let dir = scratch("emit-port");
+    let d = dir.to_string_lossy().to_string();
+    let out = warpwise(&["emit", "--target", "openmp", file, "-o", &d]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let name = Path::new(file).file_name().unwrap();
+    (std::fs::read_to_string(dir.join(name)).unwrap(), text(&out))
+}
+
+/// What a program prints (stdout) and the host<->device copies libomptarget made, by array
+/// and direction: (array, "to device" | "to host") -> count. `source` is built with `-g`
+/// (libomptarget names each copy after its map clause's item only then) and run with
+/// `OMP_TARGET_OFFLOAD=MANDATORY LIBOMPTARGET_INFO=32` (the data-transfer bit).
+fn run_counting_transfers(
+    name: &str,
+    source: &str,
+    args: &[&str],
+) -> (
+    String,
+    std::collections::BTreeMap<(String, &'static str), usize>,
+) {
+    let cc = std::env::var("WARPWISE_OFFLOAD_CC").unwrap_or_else(|_| "clang-16".into());
+    let dir = scratch(name);
+    let src = dir.join(format!("{name}.c"));
+    std::fs::write(&src, source).unwrap();
+    let exe = dir.join(name);
+    let built = Command::new(&cc)
+        .args([
+            "-g",
+            "-O1",
+            "-fopenmp",
+            "-fopenmp-targets=x86_64-pc-linux-gnu",
+        ])
+        .arg(&src)
+        .arg("-o")
+        .arg(&exe)
+        .output()
+        .unwrap();
+    assert!(built.status.success(), "{name}:\n{}", text(&built));
+    let run = Command::new(&exe)
+        .args(args)
+        .env("OMP_TARGET_OFFLOAD", "MANDATORY")
+        .env("LIBOMPTARGET_INFO", "32")
+        .output()
+        .unwrap();
+    assert!(run.status.success(), "{name}:\n{}", text(&run));
+    let mut copies = std::collections::BTreeMap::new();
+    // `Libomptarget device 0 info: Copying data from host to device, HstPtr=..., TgtPtr=...,
+    // Size=8000, Name=A[0:n]`
+    for line in String::from_utf8_lossy(&run.stderr).lines() {
+        let direction = if line.contains("Copying data from host to device") {
+            "to device"
+        } else if line.contains("Copying data from device to host") {
+            "to host"
+        } else {
+            continue;
+        };
+        let item = line.rsplit_once("Name=").map_or("", |(_, n)| n);
+        let array: String = item
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect();
+        *copies.entry((array, direction)).or_insert(0) += 1;
+    }
+    (String::from_utf8_lossy(&run.stdout).to_string(), copies)
+}
+
+/// The same program built without OpenMP: what the original prints.
+fn run_original(name: &str, file: &str, args: &[&str]) -> String {
+    let cc = std::env::var("WARPWISE_OFFLOAD_CC").unwrap_or_else(|_| "clang-16".into());
+    let dir = scratch(name);
+    let exe = dir.join(name);
+    let built = Command::new(&cc)
+        .args(["-O1"])
+        .arg(root().join(file))
+        .arg("-o")
+        .arg(&exe)
+        .output()
+        .unwrap();
+    assert!(built.status.success(), "{name}:\n{}", text(&built));
+    let run = Command::new(&exe).args(args).output().unwrap();
+    assert!(run.status.success(), "{name}:\n{}", text(&run));
+    String::from_utf8_lossy(&run.stdout).to_string()
+}
+
+/// The port's text without the lines that start with `directive` (a `#pragma` that fits on
+/// one line).
+fn without(port: &str, directive: &str) -> String {
+    port.lines()
+        .filter(|l| !l.trim_start().starts_with(directive))
+        .map(|l| format!("{l}\n"))
+        .collect()
+}
+
+#[test]
+fn a_time_loop_around_two_stencils_keeps_the_arrays_on_the_device() {
+    let file = "tests/fixtures/openmp/time_steps.c";
+    let (port, said) = emit_port(file);
+    assert_eq!(port.matches("#pragma omp target data").count(), 1, "{port}");
+    // Around the time loop, mapping the union of the two sweeps' sections: all of A and B,
+    // both written by a sweep.
+    assert!(
+        port.contains(
+            "    #pragma omp target data map(tofrom: A[0:n], B[0:n])\n    for (t = 0; t < tsteps; t++) {"
+        ),
+        "{port}"
+    );
+    assert!(!port.contains("target update"), "{port}");
+    // The sweeps keep their own maps (present data is not copied again).
+    assert_eq!(
+        port.matches("#pragma omp target teams distribute parallel for")
+            .count(),
+        2,
+        "{port}"
+    );
+    assert!(
+        said.contains("data region around the loop at tests/fixtures/openmp/time_steps.c:11:5: A, B stay on the device"),
+        "{said}"
+    );
+    let patch = emit_patch(&[file], "time_steps.c");
+    assert!(
+        patch.contains("+    /* warpwise: A, B stay on the device across this loop's iterations */\n+    #pragma omp target data map(tofrom: A[0:n], B[0:n])\n"),
+        "{patch}"
+    );
+    if !offload_available() {
+        return;
+    }
+    check(&[file], &[], 0, 2, &["PASS"]);
+    // 10 time steps, two sweeps each.
+    let steps = 10;
+    let args = ["1000", "10"];
+    let original = run_original("time_steps_original", file, &args);
+    let (printed, copies) = run_counting_transfers("time_steps_port", &port, &args);
+    assert_eq!(printed, original);
+    for array in ["A", "B"] {
+        for direction in ["to device", "to host"] {
+            assert_eq!(
+                copies.get(&(array.to_string(), direction)),
+                Some(&1),
+                "{array} copied {direction} once over {steps} steps: {copies:?}"
+            );
+        }
+    }
+    assert_eq!(copies.len(), 4, "{copies:?}");
+    // Without the region each sweep maps its arrays in and out at every step: a sweep reads
+    // A in and writes B back, the other reads B in and writes A back.
+    let per_kernel = without(&port, "#pragma omp target data");
+    let (printed, copies) = run_counting_transfers("time_steps_per_kernel", &per_kernel, &args);
+    assert_eq!(printed, original);
+    for array in ["A", "B"] {
+        assert_eq!(
+            copies.get(&(array.to_string(), "to device")),
+            Some(&(2 * steps)),
+            "{copies:?}"
+        );
+        assert_eq!(
+            copies.get(&(array.to_string(), "to host")),
+            Some(&steps),
+            "{copies:?}"
+        );
+    }
+}
+
+#[test]
+fn host_code_between_the_kernels_gets_target_updates() {
+    let file = "tests/fixtures/openmp/time_steps_host_reads.c";
+    let (port, said) = emit_port(file);
+    assert_eq!(port.matches("#pragma omp target data").count(), 1, "{port}");
+    // A[0] and B[n / 2] are read after the first sweep wrote B: both come back once before
+    // the first host statement (the next two statements need no second copy), and A goes
+    // back to the device after the host wrote A[0], before the second sweep reads it.
+    assert!(
+        port.contains(
+            "        #pragma omp target update from(A[0:n], B[0:n])\n        probe += A[0] + B[n / 2];\n        printf("
+        ),
+        "{port}"
+    );
+    assert!(
+        port.contains(
+            "        A[0] = A[0] * 0.5 + 1.0;\n        #pragma omp target update to(A[0:n])\n        #pragma omp target teams"
+        ),
+        "{port}"
+    );
+    assert_eq!(
+        port.matches("#pragma omp target update").count(),
+        2,
+        "{port}"
+    );
+    assert!(
+        said.contains("2 `target update` for the host code between them"),
+        "{said}"
+    );
+    if !offload_available() {
+        return;
+    }
+    check(&[file], &[], 0, 2, &["PASS"]);
+    let args = ["1000", "10"];
+    let original = run_original("host_reads_original", file, &args);
+    let (printed, copies) = run_counting_transfers("host_reads_port", &port, &args);
+    assert_eq!(printed, original);
+    // Once in at the region's start, once per step by the update; back once per step and
+    // at the region's end.
+    assert_eq!(
+        copies.get(&("A".into(), "to device")),
+        Some(&11),
+        "{copies:?}"
+    );
+    assert_eq!(
+        copies.get(&("B".into(), "to device")),
+        Some(&1),
+        "{copies:?}"
+    );
+    assert_eq!(
+        copies.get(&("A".into(), "to host")),
+        Some(&11),
+        "{copies:?}"
+    );
+    assert_eq!(
+        copies.get(&("B".into(), "to host")),
+        Some(&11),
+        "{copies:?}"
+    );
+    // The updates are what keeps it right: without them the device computes with stale
+    // values.
+    let (printed, _) = run_counting_transfers(
+        "host_reads_no_updates",
+        &without(&port, "#pragma omp target update"),
+        &args,
+    );
+    assert_ne!(printed, original, "the updates made no difference");
+}
+
+#[test]
+fn no_data_region_when_sections_move_or_host_calls_may_touch_the_arrays() {
+    let file = "tests/fixtures/openmp/time_steps_no_region.c";
+    let (port, said) = emit_port(file);
+    assert!(!port.contains("target data"), "{port}");
+    assert!(!port.contains("target update"), "{port}");
+    assert_eq!(
+        port.matches("#pragma omp target teams distribute parallel for")
+            .count(),
+        4,
+        "{port}"
+    );
+    assert!(
+        said.contains("no data region around the loop at tests/fixtures/openmp/time_steps_no_region.c:13:5 (2 ported loops inside): the section of `A[0:n - t]` depends on `t`, which is assigned inside it"),
+        "{said}"
+    );
+    assert!(
+        said.contains("no data region around the loop at tests/fixtures/openmp/time_steps_no_region.c:27:5 (2 ported loops inside): the host code calls `perturb` at line 30, which may touch the mapped arrays"),
+        "{said}"
+    );
+    if !offload_available() {
+        return;
+    }
+    check(&[file], &[], 0, 4, &["PASS"]);
+    let args = ["1000", "10"];
+    let original = run_original("no_region_original", file, &args);
+    let (printed, _) = run_counting_transfers("no_region_port", &port, &args);
+    assert_eq!(printed, original);
+}
+
+#[test]
+fn host_writes_fetch_first_and_send_before_a_jump() {
+    let file = "tests/fixtures/openmp/time_steps_host_writes.c";
+    let (port, _) = emit_port(file);
+    assert_eq!(port.matches("#pragma omp target data").count(), 1, "{port}");
+    // The write of A[0] comes after the first sweep wrote A's inside on the device: the
+    // section comes back first, and goes out again before the `continue`.
+    assert!(
+        port.contains(
+            "        #pragma omp target update from(A[0:n])\n        if (t == 2) { A[0] = 9.0;\n        #pragma omp target update to(A[0:n])\n        continue; }"
+        ),
+        "{port}"
+    );
+    assert!(
+        port.contains(
+            "        #pragma omp target update from(A[0:n], B[0:n])\n        if (t == 5) { B[0] = A[3];\n        #pragma omp target update to(B[0:n])\n        break; }"
+        ),
+        "{port}"
+    );
+    if !offload_available() {
+        return;
+    }
+    check(&[file], &[], 0, 2, &["PASS"]);
+    let args = ["1000", "10"];
+    let original = run_original("host_writes_original", file, &args);
+    let (printed, _) = run_counting_transfers("host_writes_port", &port, &args);
+    assert_eq!(printed, original);
+    // Sending B's section without fetching it first overwrites the sweep's values.
+    let (printed, _) = run_counting_transfers(
+        "host_writes_no_fetch",
+        &port.replace("from(A[0:n], B[0:n])", "from(A[0:n])"),
+        &args,
+    );
+    assert_ne!(printed, original, "fetching B made no difference");
+}

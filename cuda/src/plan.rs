@@ -366,13 +366,16 @@ pub(crate) struct Ctx<'a> {
 impl<'a> Ctx<'a> {
     /// The function of `report` in `unit` and the unit's source sites.
     pub(crate) fn new(unit: &'a Unit, report: &LoopReport) -> Result<Ctx<'a>, EmitError> {
+        Ctx::for_function(unit, &report.function)
+            .map_err(|e| EmitError::refused(format!("{}: {}", report.id, e.message)))
+    }
+
+    /// Function `name` of `unit` and the unit's source sites.
+    pub(crate) fn for_function(unit: &'a Unit, name: &str) -> Result<Ctx<'a>, EmitError> {
         let program = &unit.lowered.program;
-        let func = program.function(&report.function).ok_or_else(|| {
-            EmitError::refused(format!(
-                "{}: function `{}` was not lowered",
-                report.id, report.function
-            ))
-        })?;
+        let func = program
+            .function(name)
+            .ok_or_else(|| EmitError::refused(format!("function `{name}` was not lowered")))?;
         let pre = &unit.preprocessed;
         let sites = access_sites(pre).map_err(|d| EmitError::refused(d.to_string()))?;
         Ok(Ctx {

@@ -22,6 +22,9 @@ pub struct Sites {
     pub functions: Vec<FunctionSite>,
     pub loops: Vec<LoopSite>,
     pub accesses: Vec<AccessSite>,
+    /// The items of every compound statement inside a function (statements and
+    /// declarations), in text order: where a directive can stand on its own.
+    pub block_items: Vec<Span>,
 }
 
 #[derive(Clone, Debug)]
@@ -296,6 +299,7 @@ impl Walker {
             S::Compound(items) => {
                 self.scopes.push(HashMap::new());
                 for item in items {
+                    self.sites.block_items.push(span_of(item));
                     match &item.node {
                         ast::BlockItem::Declaration(d) => self.declaration(d, true),
                         ast::BlockItem::Statement(st) => self.statement(st),

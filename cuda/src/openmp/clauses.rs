@@ -10,6 +10,7 @@ use crate::plan::{
 };
 use advisor::model::{LoopReport, ParamKind, ReductionKind, Role};
 use frontend::access_sites::{AccessMode, LoopSite};
+use frontend::ir::Span;
 use frontend::types::{Type, TypeId};
 use frontend::unit::Unit;
 use std::collections::BTreeMap;
@@ -27,6 +28,8 @@ pub struct LoopPort {
     pub col: u32,
     /// The loop statement's last line.
     pub last_line: u32,
+    /// The loop statement in the unit's preprocessed text.
+    pub span: Span,
     /// `#pragma omp target teams distribute parallel for ...`, clauses on continuation
     /// lines (`\` then a newline) when it is long.
     pub pragma: String,
@@ -41,7 +44,27 @@ pub struct LoopPort {
     /// Program functions the loop calls, directly or not: compiled for the device (those
     /// defined in another file get `#pragma omp declare target` there).
     pub device_functions: Vec<String>,
+    /// The plain arrays the `map` clauses name, for a data region around several ports.
+    pub arrays: Vec<ArrayMap>,
+    /// Whether the `map` clauses also name structs or their members, which a data region
+    /// does not merge.
+    pub maps_structs: bool,
     pub notes: Vec<String>,
+}
+
+/// One array of a port's `map` clauses: a variable in scope at the loop.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ArrayMap {
+    pub name: String,
+    /// The section mapped; `None`: the whole array (a declared array's own type).
+    pub section: Option<Section>,
+    /// The bytes `[lo, hi)` the section covers and the unit it counts in (report
+    /// expressions): sections of one array are united there, where bounds compare.
+    pub bytes: Option<(String, String, String)>,
+    /// The loop reads it (`to` or `tofrom`).
+    pub read: bool,
+    /// The loop writes it (`tofrom`).
+    pub written: bool,
 }
 
 /// Direction of a `map` clause.
@@ -263,6 +286,14 @@ pub fn plan_port(
         .collect();
     let mapped_aliases: Vec<&String> = aliases.values().collect();
     let mut firstprivate: Vec<String> = Vec::new();
+    let mut arrays: Vec<ArrayMap> = Vec::new();
+    let array_map = |name: &str, section: Option<Section>, bytes, role: Role| ArrayMap {
+        name: name.to_string(),
+        section,
+        bytes,
+        read: role != Role::Out,
+        written: role != Role::In,
+    };
     for p in &parameters {
         if p.kind == ParamKind::Scalar {
             let written = p.role != Role::In;
@@ -346,6 +377,7 @@ pub fn plan_port(
             }
             Some(Type::Array { .. }) if p.bytes.is_none() => {
                 maps.entry(dir).or_default().push(p.name.clone());
+                arrays.push(array_map(&p.name, None, None, p.role));
                 continue;
             }
             _ => {}
@@ -353,10 +385,13 @@ pub fn plan_port(
         let (lo, hi) = byte_section(&ctx, report, p, &refuse, &mut notes)?;
         let unit_bytes = map_unit(&ctx, report, &p.name).map_err(&refuse)?;
         let mut section: Section = covering(&lo, &hi, &unit_bytes);
+        let mut bytes = Some((lo, hi, unit_bytes));
         if options.shrink.contains(&p.name) {
             section.length = format!("{} - 1", section.length);
+            bytes = None;
         }
         maps.entry(dir).or_default().push(section.render(&p.name));
+        arrays.push(array_map(&p.name, Some(section), bytes, p.role));
     }
     for (root, dir) in &struct_pointers {
         // The struct a member pointer is reached through must be on the device too for
@@ -427,7 +462,8 @@ pub fn plan_port(
         line: start.line,
         col: start.col,
         last_line: end.line,
-        pragma: pragma_text(&clauses),
+        span: site.span,
+        pragma: pragma_text("#pragma omp target teams distribute parallel for", &clauses),
         atomics,
         device_functions,
         strict_clauses: std::iter::once("defaultmap(none)".to_string())
@@ -436,14 +472,15 @@ pub fn plan_port(
                     .then(|| format!("firstprivate({})", firstprivate.join(", "))),
             )
             .collect(),
+        maps_structs: !struct_members.is_empty() || !struct_pointers.is_empty(),
+        arrays,
         notes,
     })
 }
 
-/// `#pragma omp target teams distribute parallel for` and its clauses, continued on
-/// further lines when the whole would pass 100 columns.
-fn pragma_text(clauses: &[String]) -> String {
-    let head = "#pragma omp target teams distribute parallel for";
+/// A directive (`head`, `#pragma omp target teams distribute parallel for`) and its
+/// clauses, continued on further lines when the whole would pass 100 columns.
+pub(crate) fn pragma_text(head: &str, clauses: &[String]) -> String {
     let one_line = std::iter::once(head.to_string())
         .chain(clauses.iter().cloned())
         .collect::<Vec<_>>()

@@ -2,16 +2,20 @@
 //! `#pragma omp target teams distribute parallel for` whose `map`, `private` and
 //! `reduction` clauses come from the kernel report, written into a copy of the user's file
 //! together with a unified diff against the original. The original is never touched.
+//! A sequential loop around several ports gets a `target data` region (`region`), so its
+//! iterations do not copy the arrays to the device and back each time.
 
 // `Diagnostic` is large, but errors are the cold path and the project-wide error type is fixed.
 #![allow(clippy::result_large_err)]
 
 pub mod clauses;
+pub mod region;
 pub mod rewrite;
 pub mod sections;
 pub mod validate;
 
-pub use clauses::{plan_port, LoopPort};
+pub use clauses::{plan_port, ArrayMap, LoopPort};
+pub use region::{plan_regions, DataRegion};
 pub use rewrite::{port_file, DeviceFunction, PortedFile};
 
 use crate::plan::EmitError;
@@ -120,6 +124,10 @@ pub(crate) fn require_friendly(report: &LoopReport) -> Result<(), EmitError> {
 pub struct Outcome {
     pub files: Vec<PortedFile>,
     pub ports: Vec<LoopPort>,
+    /// The data regions written.
+    pub regions: Vec<DataRegion>,
+    /// Loops around several ports that got no data region, and why (one line each).
+    pub declined_regions: Vec<String>,
     /// Loops that were chosen (or asked for) and could not be ported, with why.
     pub refused: Vec<(String, EmitError)>,
     /// Inputs that did not load (their diagnostics).
@@ -181,6 +189,14 @@ pub fn port_inputs(
                 p.file = dir.join(&p.file);
             }
         }
+        let mut regions = region::plan_regions(unit, &ports);
+        if let Some(dir) = &input.working_dir {
+            for r in regions.regions.iter_mut().filter(|r| r.file.is_relative()) {
+                r.file = dir.join(&r.file);
+            }
+        }
+        out.regions.extend(regions.regions);
+        out.declined_regions.extend(regions.declined);
         out.ports.extend(ports);
         out.refused.extend(refused);
     }
@@ -241,15 +257,21 @@ pub fn port_inputs(
     files.dedup();
     for file in files {
         let ports: Vec<&LoopPort> = out.ports.iter().filter(|p| p.file == file).collect();
+        let regions: Vec<&DataRegion> = out.regions.iter().filter(|r| r.file == file).collect();
         let functions = declare.get(&file).map(Vec::as_slice).unwrap_or(&[]);
         let result = std::fs::read_to_string(&file)
             .map_err(|e| format!("cannot read `{}`: {e}", file.display()))
-            .and_then(|text| port_file(&file, &text, &ports, functions, options.strict));
+            .and_then(|text| port_file(&file, &text, &ports, &regions, functions, options.strict));
         match result {
             Ok(f) => {
                 for (id, e) in &f.failed {
                     out.refused
                         .push((id.clone(), EmitError::refused(e.clone())));
+                }
+                for (id, e) in &f.failed_regions {
+                    out.declined_regions.push(format!(
+                        "no data region around the loop at {id}: {e}; each ported loop maps its own data"
+                    ));
                 }
                 if !f.loops.is_empty() || !functions.is_empty() {
                     out.files.push(f);
@@ -266,5 +288,8 @@ pub fn port_inputs(
     let written: Vec<&String> = out.files.iter().flat_map(|f| &f.loops).collect();
     let written: std::collections::BTreeSet<String> = written.into_iter().cloned().collect();
     out.ports.retain(|p| written.contains(&p.loop_id));
+    let written: std::collections::BTreeSet<&String> =
+        out.files.iter().flat_map(|f| &f.regions).collect();
+    out.regions.retain(|r| written.contains(&r.loop_id));
     out
 }

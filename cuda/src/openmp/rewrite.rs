@@ -1,8 +1,10 @@
 //! Writes OpenMP ports into a copy of the user's file: each loop's pragma above its `for`
 //! (replacing the authors' `#pragma omp parallel for`, kept inside its `#ifdef`), `atomic`
-//! above reduction updates, and the unified diff against the original.
+//! above reduction updates, `target data` around loops that hold several ports (with their
+//! `target update`s), and the unified diff against the original.
 
 use super::clauses::LoopPort;
+use super::region::DataRegion;
 use super::sections::helper_macros;
 use std::path::{Path, PathBuf};
 
@@ -20,6 +22,10 @@ pub struct PortedFile {
     pub device_functions: Vec<String>,
     /// Loops whose edits could not be made here, and why (the others are ported).
     pub failed: Vec<(String, String)>,
+    /// The data regions written (loop ids of the enclosing loops).
+    pub regions: Vec<String>,
+    /// Data regions not written, and why.
+    pub failed_regions: Vec<(String, String)>,
 }
 
 enum Edit<'a> {
@@ -29,6 +35,11 @@ enum Edit<'a> {
     EndDeclareTarget,
     /// `#pragma omp declare target` before this line.
     DeclareTarget,
+    /// `#pragma omp target data` (and a comment saying what stays) before the loop.
+    Region(&'a DataRegion),
+    /// `target update` directives before this column (after a statement when the rest of
+    /// the line is blank).
+    Update(&'a str),
 }
 
 /// A function definition (first and last line) compiled for the device from this file.
@@ -39,12 +50,13 @@ pub struct DeviceFunction {
     pub last_line: u32,
 }
 
-/// Applies `ports` (all in `path`) to its text `original`; `strict` adds each port's
-/// [`LoopPort::strict_clauses`].
+/// Applies `ports` and `regions` (all in `path`) to its text `original`; `strict` adds each
+/// port's [`LoopPort::strict_clauses`]. A region is written only when all its ports are.
 pub fn port_file(
     path: &Path,
     original: &str,
     ports: &[&LoopPort],
+    regions: &[&DataRegion],
     device_functions: &[DeviceFunction],
     strict: bool,
 ) -> Result<PortedFile, String> {
@@ -63,7 +75,25 @@ pub fn port_file(
             }
         })
         .collect();
+    let mut failed_regions = Vec::new();
+    let regions: Vec<&DataRegion> = regions
+        .iter()
+        .copied()
+        .filter(|r| match check_region(path, &lines, r, &ports) {
+            Ok(()) => true,
+            Err(e) => {
+                failed_regions.push((r.loop_id.clone(), e));
+                false
+            }
+        })
+        .collect();
     let mut edits: Vec<(u32, u32, Edit)> = Vec::new();
+    for r in &regions {
+        edits.push((r.line, r.col, Edit::Region(r)));
+        for (l, c, text) in &r.updates {
+            edits.push((*l, *c, Edit::Update(text)));
+        }
+    }
     for f in device_functions {
         edits.push((f.first_line, 0, Edit::DeclareTarget));
         edits.push((f.last_line, u32::MAX, Edit::EndDeclareTarget));
@@ -97,10 +127,17 @@ pub fn port_file(
             _ => {}
         }
         let col0 = (*col as usize).saturating_sub(1);
+        if let Edit::Update(text) = edit {
+            insert_update(&mut lines, at, col0, text);
+            continue;
+        }
         let expected = match edit {
             Edit::Loop(_) => "for",
             Edit::Atomic(tok) => tok,
-            Edit::DeclareTarget | Edit::EndDeclareTarget => unreachable!("handled above"),
+            Edit::Region(r) => &r.keyword,
+            Edit::DeclareTarget | Edit::EndDeclareTarget | Edit::Update(_) => {
+                unreachable!("handled above")
+            }
         };
         if !text
             .get(col0..)
@@ -113,7 +150,16 @@ pub fn port_file(
         }
         match edit {
             Edit::Atomic(_) => insert_directive(&mut lines, at, col0, "#pragma omp atomic update"),
-            Edit::DeclareTarget | Edit::EndDeclareTarget => {}
+            Edit::Region(r) => {
+                let text = format!(
+                    "/* warpwise: {} stay{} on the device across this loop's iterations */\n{}",
+                    r.arrays.join(", "),
+                    if r.arrays.len() == 1 { "s" } else { "" },
+                    r.pragma
+                );
+                insert_directive(&mut lines, at, col0, &text)
+            }
+            Edit::DeclareTarget | Edit::EndDeclareTarget | Edit::Update(_) => {}
             Edit::Loop(p) => {
                 let pragma = if strict {
                     let mut t = p.pragma.clone();
@@ -165,7 +211,102 @@ pub fn port_file(
         loops: ports.iter().map(|p| p.loop_id.clone()).collect(),
         device_functions: device_functions.iter().map(|f| f.name.clone()).collect(),
         failed,
+        regions: regions.iter().map(|r| r.loop_id.clone()).collect(),
+        failed_regions,
     })
+}
+
+/// Whether `region` can be written in `lines` (the original text) around `ports`, those of
+/// the file that are written.
+fn check_region(
+    path: &Path,
+    lines: &[String],
+    region: &DataRegion,
+    ports: &[&LoopPort],
+) -> Result<(), String> {
+    // A kernel left on the host would touch the mapped arrays with no update around it.
+    if let Some(id) = region
+        .ports
+        .iter()
+        .find(|id| !ports.iter().any(|p| &p.loop_id == *id))
+    {
+        return Err(format!("{id} inside it is not ported"));
+    }
+    let at = region.line as usize - 1;
+    let text = lines
+        .get(at)
+        .ok_or_else(|| format!("{}:{}: no such line", path.display(), region.line))?;
+    let col0 = (region.col as usize).saturating_sub(1);
+    if !text
+        .get(col0..)
+        .is_some_and(|rest| rest.starts_with(&region.keyword))
+    {
+        return Err(format!(
+            "{}:{}:{}: expected `{}` there (written by a macro?)",
+            path.display(),
+            region.line,
+            region.col,
+            region.keyword
+        ));
+    }
+    // A pragma right above the loop applies to it; the region's would come between. The
+    // polyhedral tools' `#pragma scop` only marks where a region starts.
+    let above = lines[..at]
+        .iter()
+        .rev()
+        .map(|l| l.trim())
+        .find(|l| !l.is_empty());
+    let applies = |l: &str| {
+        let words: Vec<&str> = l.trim_start_matches('#').split_whitespace().collect();
+        words.first() == Some(&"pragma") && words.get(1) != Some(&"scop")
+    };
+    if text[..col0].trim().is_empty() && above.is_some_and(applies) {
+        return Err(format!(
+            "line {}: a `#pragma` applies to the loop; the data region would separate them",
+            region.line - 1
+        ));
+    }
+    for (line, _, _) in &region.updates {
+        if lines.get(*line as usize - 1).is_none() {
+            return Err(format!("{}:{line}: no such line", path.display()));
+        }
+    }
+    Ok(())
+}
+
+/// Puts `directive` right before column `col0` of line `at`, on lines of its own: after the
+/// line when only blanks follow the column (the end of a statement), above it when only
+/// blanks precede it, else the line is split there.
+fn insert_update(lines: &mut Vec<String>, at: usize, col0: usize, directive: &str) {
+    let text = lines[at].clone();
+    let first_line_end = text.find('\n').unwrap_or(text.len());
+    if text[col0.min(first_line_end)..first_line_end]
+        .trim()
+        .is_empty()
+    {
+        // After this line, before what earlier edits put below it in the same entry.
+        let (head, tail) = text.split_at(first_line_end);
+        let mut new = head.to_string();
+        new.push('\n');
+        new.push_str(&indent_block(directive, &indentation(&text)));
+        new.push_str(tail.strip_prefix('\n').unwrap_or(tail));
+        lines[at] = new;
+        return;
+    }
+    // After a statement with more code on its line (`{ a[0] = 1; continue; }`): the code
+    // after the directive starts its own line, without the blank that followed the `;`.
+    let indent = indentation(&text);
+    let (before, rest) = text.split_at(col0);
+    if before.trim().is_empty() {
+        insert_directive(lines, at, col0, directive);
+        return;
+    }
+    let mut new = before.trim_end().to_string();
+    new.push('\n');
+    new.push_str(&indent_block(directive, &indent));
+    new.push_str(&indent);
+    new.push_str(rest.trim_start_matches([' ', '\t']));
+    lines[at] = new;
 }
 
 /// Whether `port`'s edits can be made in `lines` (the original text).
@@ -292,16 +433,19 @@ mod tests {
             line,
             col,
             last_line: line + 1,
+            span: frontend::ir::Span::new(0, 0),
             pragma: pragma.into(),
             atomics: Vec::new(),
             strict_clauses: Vec::new(),
             device_functions: Vec::new(),
+            arrays: Vec::new(),
+            maps_structs: false,
             notes: Vec::new(),
         }
     }
 
     fn check(original: &str, p: LoopPort, expected: &str) {
-        let out = port_file(Path::new("f.c"), original, &[&p], &[], false).unwrap();
+        let out = port_file(Path::new("f.c"), original, &[&p], &[], &[], false).unwrap();
         assert_eq!(out.ported, expected);
         assert!(
             out.patch.starts_with("--- a/f.c\n+++ b/f.c\n"),
@@ -339,7 +483,7 @@ mod tests {
 
     /// Why `port_file` left the one loop of `original` out (the file itself is written).
     fn refusal(original: &str, p: &LoopPort) -> String {
-        let out = port_file(Path::new("f.c"), original, &[p], &[], false).unwrap();
+        let out = port_file(Path::new("f.c"), original, &[p], &[], &[], false).unwrap();
         assert!(out.loops.is_empty(), "{:?}", out.loops);
         assert_eq!(out.ported, original, "nothing edited");
         let [(id, why)] = &out.failed[..] else {
@@ -360,12 +504,57 @@ mod tests {
         assert!(e.contains("expected `for`"), "{e}");
     }
 
+    fn region(ports: &[&LoopPort], updates: Vec<(u32, u32, String)>) -> DataRegion {
+        DataRegion {
+            loop_id: "f.c:1:1".into(),
+            function: "f".into(),
+            file: "f.c".into(),
+            line: 1,
+            col: 1,
+            keyword: "for".into(),
+            pragma: "#pragma omp target data map(tofrom: a[0:n])".into(),
+            updates,
+            arrays: vec!["a".into()],
+            ports: ports.iter().map(|p| p.loop_id.clone()).collect(),
+        }
+    }
+
+    #[test]
+    fn a_data_region_and_its_updates() {
+        let k1 = port(2, 3, "#pragma omp target teams distribute parallel for");
+        let k2 = port(4, 3, "#pragma omp target teams distribute parallel for");
+        let original = "for (t = 0; t < 9; t++) {\n  for (i = 0; i < n; i++) a[i]++;\n  if (t) { a[0] = 1; continue; }\n  for (i = 0; i < n; i++) a[i]++;\n}\n";
+        let updates = vec![
+            (3, 3, "#pragma omp target update from(a[0:n])".to_string()),
+            (3, 21, "#pragma omp target update to(a[0:n])".to_string()),
+        ];
+        let r = region(&[&k1, &k2], updates);
+        let out = port_file(Path::new("f.c"), original, &[&k1, &k2], &[&r], &[], false).unwrap();
+        assert_eq!(out.regions, vec!["f.c:1:1".to_string()]);
+        assert_eq!(
+            out.ported,
+            "/* warpwise: a stays on the device across this loop's iterations */\n#pragma omp target data map(tofrom: a[0:n])\nfor (t = 0; t < 9; t++) {\n  #pragma omp target teams distribute parallel for\n  for (i = 0; i < n; i++) a[i]++;\n  #pragma omp target update from(a[0:n])\n  if (t) { a[0] = 1;\n  #pragma omp target update to(a[0:n])\n  continue; }\n  #pragma omp target teams distribute parallel for\n  for (i = 0; i < n; i++) a[i]++;\n}\n"
+        );
+        // A region whose kernel is not ported is not written: the kernel's loop would run
+        // on the host with the device's copy of `a` the newer one.
+        let bad = port(4, 1, "#pragma omp target teams distribute parallel for");
+        let r = region(&[&k1, &bad], Vec::new());
+        let out = port_file(Path::new("f.c"), original, &[&k1, &bad], &[&r], &[], false).unwrap();
+        assert!(out.regions.is_empty());
+        assert!(
+            out.failed_regions[0].1.contains("is not ported"),
+            "{:?}",
+            out.failed_regions
+        );
+        assert!(!out.ported.contains("target data"));
+    }
+
     #[test]
     fn a_loop_that_cannot_be_edited_does_not_stop_the_others() {
         let bad = port(1, 1, "#pragma omp target teams distribute parallel for");
         let good = port(3, 1, "#pragma omp target teams distribute parallel for");
         let original = "FOR_EACH(i) ;\nint x;\nfor (i = 0; i < n; i++) ;\n";
-        let out = port_file(Path::new("f.c"), original, &[&bad, &good], &[], false).unwrap();
+        let out = port_file(Path::new("f.c"), original, &[&bad, &good], &[], &[], false).unwrap();
         assert_eq!(out.loops, vec!["f.c:3:1".to_string()]);
         assert_eq!(out.failed.len(), 1);
         assert!(

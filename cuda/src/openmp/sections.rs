@@ -51,6 +51,82 @@ pub fn covering(lo: &str, hi: &str, unit: &str) -> Section {
     }
 }
 
+/// The smallest section holding both `a` and `b` (of the same array, in the same unit):
+/// from the lower start to the higher end, chosen symbolically when the two differ by a
+/// constant, else by `WW_MIN`/`WW_MAX` at run time.
+pub fn union(a: &Section, b: &Section) -> Section {
+    if a == b {
+        return a.clone();
+    }
+    let end = |s: &Section| sum(&s.start, &s.length);
+    let (end_a, end_b) = (end(a), end(b));
+    let start = extreme(&a.start, &b.start, false);
+    let end = extreme(&end_a, &end_b, true);
+    Section {
+        length: difference(&end, &start),
+        start,
+    }
+}
+
+/// The byte range `[lo, hi)` holding both `[lo_a, hi_a)` and `[lo_b, hi_b)` (report
+/// expressions, `min`/`max` allowed): the symbolic getMin/getMax where it decides, else
+/// `min(..)`/`max(..)` left to run time.
+pub fn union_bytes(a: (&str, &str), b: (&str, &str)) -> (String, String) {
+    let pick = |x: &str, y: &str, max: bool| -> String {
+        if x == y {
+            return x.to_string();
+        }
+        // Decided only when the two differ by a constant: the variables' signs are not
+        // known here (a size may be anything when the loop does not run).
+        let difference = parse_expr(x)
+            .ok()
+            .zip(parse_expr(y).ok())
+            .and_then(|(x, y)| x.checked_sub(&y).ok())
+            .and_then(|d| d.as_constant());
+        match difference {
+            Some(d) if (d > BigRational::zero()) == max => x.to_string(),
+            Some(_) => y.to_string(),
+            None => format!("{}({x}, {y})", if max { "max" } else { "min" }),
+        }
+    };
+    (pick(a.0, b.0, false), pick(a.1, b.1, true))
+}
+
+/// `a + b`, simplified when both parse.
+fn sum(a: &str, b: &str) -> String {
+    match (parse_expr(a), parse_expr(b)) {
+        (Ok(x), Ok(y)) => match x.checked_add(&y) {
+            Ok(s) => c(&s.to_c()),
+            Err(_) => format!("({a}) + ({b})"),
+        },
+        _ => format!("({a}) + ({b})"),
+    }
+}
+
+/// The larger (`max`) or smaller of two bounds: one of them when their difference is a
+/// constant, else the helper macro.
+fn extreme(a: &str, b: &str, max: bool) -> String {
+    if a == b {
+        return a.to_string();
+    }
+    let d = parse_expr(a)
+        .ok()
+        .zip(parse_expr(b).ok())
+        .and_then(|(x, y)| x.checked_sub(&y).ok())
+        .and_then(|d| d.as_constant());
+    match d {
+        Some(d) => {
+            let a_larger = d > BigRational::zero();
+            if a_larger == max {
+                a.to_string()
+            } else {
+                b.to_string()
+            }
+        }
+        None => format!("{}({a}, {b})", if max { "WW_MAX" } else { "WW_MIN" }),
+    }
+}
+
 fn constant(text: &str) -> Option<i64> {
     text.trim().parse().ok()
 }
@@ -159,6 +235,37 @@ mod tests {
 
     fn check(lo: &str, hi: &str, unit: &str, expected: &str) {
         assert_eq!(covering(lo, hi, unit).render("a"), expected);
+    }
+
+    #[test]
+    fn unions_of_byte_ranges() {
+        // Jacobi-1d's sweeps: all of A read, its inside written.
+        let (lo, hi) = union_bytes(("0", "8*n"), ("8", "8*n - 8"));
+        assert_eq!(covering(&lo, &hi, "8").render("A"), "A[0:n]");
+        // Bounds that differ by a multiple of a variable: n may be anything (negative when
+        // the loops do not run), so the choice is made at run time.
+        let (lo, hi) = union_bytes(("8*n + 8", "8*n*n - 8*n - 8"), ("8", "8*n*n - 8"));
+        assert_eq!(lo, "min(8*n + 8, 8)");
+        assert_eq!(hi, "max(8*n*n - 8*n - 8, 8*n*n - 8)");
+        let (lo, hi) = union_bytes(("0", "8*n"), ("0", "8*m"));
+        assert_eq!((lo.as_str(), hi.as_str()), ("0", "max(8*n, 8*m)"));
+    }
+
+    #[test]
+    fn unions_of_sections() {
+        let s = |start: &str, length: &str| Section {
+            start: start.into(),
+            length: length.into(),
+        };
+        // Jacobi's two sweeps: all of A read by one, its inside written by the other.
+        assert_eq!(union(&s("0", "n"), &s("1", "n - 2")).render("A"), "A[0:n]");
+        assert_eq!(union(&s("1", "n - 2"), &s("0", "n")).render("A"), "A[0:n]");
+        assert_eq!(union(&s("2", "n"), &s("0", "n")).render("A"), "A[0:n + 2]");
+        assert_eq!(
+            union(&s("0", "n"), &s("0", "m")).render("A"),
+            "A[0:WW_MAX(n, m)]"
+        );
+        assert_eq!(union(&s("k", "n"), &s("k", "n")).render("A"), "A[k:n]");
     }
 
     #[test]

@@ -1,0 +1,628 @@
+//! `#pragma omp target data` around a sequential loop (a time-step or sweep loop) that holds
+//! two or more ported loops of one function, so their arrays stay on the device for all its
+//! iterations instead of crossing at every target region; `target update` directives where
+//! the host code between the kernels reads or writes a mapped array.
+//!
+//! The kernels keep their own `map` clauses: inside the region the data is present and
+//! OpenMP's reference counting transfers nothing at their entry or exit, so correctness
+//! never depends on editing them. A region is only made where every host access to a mapped
+//! array inside the loop is seen (an element access through the array's own name); a call
+//! that may touch memory, a pointer use of a mapped array, or an access through another
+//! pointer leaves the loop without a region, with why.
+//!
+//! An array a kernel writes is mapped `tofrom`, never `from`: a written section is the
+//! envelope of the stores (holes of a strided section, the border a stencil leaves), and a
+//! `from` region would copy back device memory nobody initialized there.
+
+use super::clauses::{ArrayMap, LoopPort};
+use super::sections::{covering, union, union_bytes, Section};
+use crate::ctext::expr_roots;
+use crate::plan::Ctx;
+use frontend::access_sites::{AccessMode, AccessSite, LoopSite, Sites};
+use frontend::ir::Span;
+use frontend::types::Type;
+use frontend::unit::Unit;
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::PathBuf;
+
+/// A data region to write around one loop.
+#[derive(Clone, Debug)]
+pub struct DataRegion {
+    /// `file:line:col` of the enclosing loop's keyword.
+    pub loop_id: String,
+    pub function: String,
+    pub file: PathBuf,
+    pub line: u32,
+    pub col: u32,
+    /// `for`, `while` or `do`: what the rewrite expects at `line:col`.
+    pub keyword: String,
+    /// `#pragma omp target data map(...)`, continued on further lines when long.
+    pub pragma: String,
+    /// `target update` directives: where each goes (before line:col), in the order to write.
+    pub updates: Vec<(u32, u32, String)>,
+    /// The arrays that stay on the device.
+    pub arrays: Vec<String>,
+    /// The ported loops inside.
+    pub ports: Vec<String>,
+}
+
+impl DataRegion {
+    /// What emit says about it.
+    pub fn describe(&self) -> String {
+        let updates = self.updates.len();
+        format!(
+            "data region around the loop at {}: {} stay{} on the device across its iterations ({} ported loops inside{})",
+            self.loop_id,
+            self.arrays.join(", "),
+            if self.arrays.len() == 1 { "s" } else { "" },
+            self.ports.len(),
+            if updates == 0 {
+                String::new()
+            } else {
+                format!(
+                    ", {updates} `target update` for the host code between them"
+                )
+            }
+        )
+    }
+}
+
+/// The regions of one unit's ports, and why loops around several ports got none.
+#[derive(Debug, Default)]
+pub struct Regions {
+    pub regions: Vec<DataRegion>,
+    pub declined: Vec<String>,
+}
+
+/// For each loop of `unit` that no port is and that holds two or more of `ports` of its
+/// function, outermost first: a data region when one is valid there, else the same question
+/// for the loops inside it.
+pub fn plan_regions(unit: &Unit, ports: &[LoopPort]) -> Regions {
+    let mut out = Regions::default();
+    if ports.len() < 2 {
+        return out;
+    }
+    let Ok(sites) = frontend::access_sites::access_sites(&unit.preprocessed) else {
+        return out;
+    };
+    let text = frontend::preprocess::blank_parser_shims(&unit.preprocessed.text);
+    // Each port's loop site.
+    let placed: Vec<(usize, &LoopPort)> = ports
+        .iter()
+        .filter_map(|p| {
+            sites
+                .loops
+                .iter()
+                .position(|l| l.span == p.span)
+                .map(|k| (k, p))
+        })
+        .collect();
+    let planner = Planner {
+        unit,
+        sites: &sites,
+        text: &text,
+        placed: &placed,
+    };
+    let roots: Vec<usize> = (0..sites.loops.len())
+        .filter(|&k| sites.loops[k].parent.is_none())
+        .collect();
+    for k in roots {
+        planner.visit(k, &mut out);
+    }
+    out
+}
+
+struct Planner<'a> {
+    unit: &'a Unit,
+    sites: &'a Sites,
+    text: &'a str,
+    placed: &'a [(usize, &'a LoopPort)],
+}
+
+/// What the host code needs around one statement inside the region.
+#[derive(Default)]
+struct Around {
+    /// Arrays to bring back before it (it reads or writes them, a kernel writes them).
+    from: BTreeSet<String>,
+    /// Arrays to send after it (it writes them).
+    to: BTreeSet<String>,
+}
+
+impl Planner<'_> {
+    fn inside(&self, outer: usize, inner: usize) -> bool {
+        let mut p = self.sites.loops[inner].parent;
+        while let Some(k) = p {
+            if k == outer {
+                return true;
+            }
+            p = self.sites.loops[k].parent;
+        }
+        false
+    }
+
+    fn id(&self, span: Span) -> String {
+        self.unit
+            .resolve(span)
+            .map(|r| r.to_string())
+            .unwrap_or_else(|| "?".into())
+    }
+
+    fn line(&self, offset: u32) -> u32 {
+        self.unit
+            .preprocessed
+            .source_map
+            .locate(offset as usize)
+            .line
+    }
+
+    fn slice(&self, span: Span) -> &str {
+        self.text
+            .get(span.start as usize..span.end as usize)
+            .unwrap_or("")
+    }
+
+    fn visit(&self, k: usize, out: &mut Regions) {
+        if self.placed.iter().any(|(s, _)| *s == k) {
+            return; // a port: its inner loops are in its target region
+        }
+        let inner: Vec<&LoopPort> = self
+            .placed
+            .iter()
+            .filter(|(s, _)| self.inside(k, *s))
+            .map(|(_, p)| *p)
+            .collect();
+        if inner.len() < 2 {
+            return;
+        }
+        match self.region(k, &inner) {
+            Ok(r) => {
+                out.regions.push(r);
+                return;
+            }
+            Err(why) => out.declined.push(format!(
+                "no data region around the loop at {} ({} ported loops inside): {why}; each ported loop maps its own data",
+                self.id(self.sites.loops[k].keyword),
+                inner.len()
+            )),
+        }
+        let children: Vec<usize> = (0..self.sites.loops.len())
+            .filter(|&c| self.sites.loops[c].parent == Some(k))
+            .collect();
+        for c in children {
+            self.visit(c, out);
+        }
+    }
+
+    /// The region around loop `k` holding `ports`, or why there is none.
+    fn region(&self, k: usize, ports: &[&LoopPort]) -> Result<DataRegion, String> {
+        let site = &self.sites.loops[k];
+        let function = &ports[0].function;
+        if let Some(p) = ports.iter().find(|p| p.maps_structs) {
+            return Err(format!(
+                "the port of {} maps structs or their members, which a data region does not merge",
+                p.loop_id
+            ));
+        }
+        if self.sites.functions[site.function]
+            .returns
+            .iter()
+            .any(|r| within(*r, site.span))
+        {
+            return Err(
+                "a `return` inside it would leave the region without copying the data back".into(),
+            );
+        }
+        if crate::ctext::token_strings(self.slice(site.span)).contains(&"goto") {
+            return Err("a `goto` inside it may leave the region".into());
+        }
+        let arrays = merge(ports)?;
+        let ctx = Ctx::for_function(self.unit, function).map_err(|e| e.message)?;
+
+        // Names the loop assigns or declares: not known before it.
+        let accesses: Vec<&AccessSite> = self
+            .sites
+            .accesses
+            .iter()
+            .filter(|a| within(a.span, site.span))
+            .collect();
+        let mut assigned: BTreeMap<String, u32> = BTreeMap::new();
+        for a in &accesses {
+            let Some(v) = &a.variable else { continue };
+            let declared_inside = v
+                .local_decl
+                .is_some_and(|d| site.span.start <= d && d < site.span.end);
+            if a.mode != AccessMode::Read || declared_inside {
+                assigned
+                    .entry(v.name.clone())
+                    .or_insert_with(|| self.line(a.span.start));
+            }
+        }
+        for (name, m) in &arrays {
+            if let Some(line) = assigned.get(name) {
+                return Err(format!(
+                    "`{name}` itself is assigned or declared inside it (line {line})"
+                ));
+            }
+            let Some(s) = &m.section else { continue };
+            let roots = expr_roots(&s.start)
+                .into_iter()
+                .chain(expr_roots(&s.length));
+            for r in roots.filter(|r| r != "WW_MIN" && r != "WW_MAX") {
+                if let Some(line) = assigned.get(&r) {
+                    return Err(format!(
+                        "the section of `{}` depends on `{r}`, which is assigned inside it (line {line}): the section is not known before the loop",
+                        s.render(name)
+                    ));
+                }
+            }
+        }
+
+        // The host code inside the loop, outside the kernels.
+        let host: Vec<&AccessSite> = accesses
+            .iter()
+            .copied()
+            .filter(|a| !ports.iter().any(|p| within(a.span, p.span)))
+            .collect();
+        let element_bases: BTreeSet<(u32, u32)> = self
+            .sites
+            .accesses
+            .iter()
+            .filter(|a| a.variable.is_none())
+            .map(|a| (a.base.start, a.base.end))
+            .collect();
+        let mut around: BTreeMap<(u32, u32), Around> = BTreeMap::new();
+        for a in &host {
+            let line = self.line(a.span.start);
+            let after = self.text[a.span.end as usize..].trim_start();
+            if let Some(v) = &a.variable {
+                if after.starts_with('(') && !v.name.is_empty() {
+                    if !host_safe_call(&v.name) {
+                        return Err(format!(
+                            "the host code calls `{}` at line {line}, which may touch the mapped arrays",
+                            v.name
+                        ));
+                    }
+                    continue;
+                }
+                // A pointer or array used as a value (passed to a call, copied, offset) and
+                // not as the base of an element access: what it reaches is not followed.
+                let pointer = arrays.contains_key(&v.name)
+                    || ctx.type_of(&v.name).is_some_and(|t| {
+                        matches!(ctx.types.get(t), Type::Pointer { .. } | Type::Array { .. })
+                    });
+                if pointer && !element_bases.contains(&(a.span.start, a.span.end)) {
+                    return Err(format!(
+                        "the host code uses the pointer `{}` itself at line {line} (passed, copied or offset): what it reaches is not known",
+                        v.name
+                    ));
+                }
+                continue;
+            }
+            if after.starts_with('(') {
+                return Err(format!(
+                    "the host code calls through a pointer at line {line}"
+                ));
+            }
+            let base = self.slice(a.base).trim();
+            let root = base
+                .trim_start_matches(['(', '*', ' '])
+                .trim_end_matches([')', ' ']);
+            if !is_identifier(root) {
+                return Err(format!(
+                    "the host code accesses `{}` at line {line}, and which array that reaches is not known",
+                    self.slice(a.span)
+                ));
+            }
+            let Some(m) = arrays.get(root) else {
+                if distinct_object(&ctx, self.sites, site.function, root, &element_bases) {
+                    continue;
+                }
+                return Err(format!(
+                    "the host code accesses `{}` at line {line} through `{root}`, which may point into a mapped array",
+                    self.slice(a.span)
+                ));
+            };
+            let what = self.slice(a.span);
+            let item = self
+                .statement(a.span, site, ports, false)
+                .ok_or_else(|| {
+                    format!(
+                        "`{what}` at line {line} is evaluated in a statement around a ported loop (a loop header or condition), where no `target update` can go"
+                    )
+                })?;
+            // Before a read of what a kernel wrote, and before a write too: the `update to`
+            // after it sends the whole section, which must hold the kernels' values.
+            if m.written {
+                self.check_unlabeled(item, line)?;
+                around
+                    .entry((item.start, item.end))
+                    .or_default()
+                    .from
+                    .insert(root.to_string());
+            }
+            if a.mode != AccessMode::Read {
+                // After a statement that control cannot leave sideways: a `break` or
+                // `continue` would skip the update.
+                let item = self.statement(a.span, site, ports, true).ok_or_else(|| {
+                    format!(
+                        "`{what}` at line {line} is written in a statement that a `break` or `continue` may leave before a `target update` after it"
+                    )
+                })?;
+                self.check_unlabeled(item, line)?;
+                around
+                    .entry((item.start, item.end))
+                    .or_default()
+                    .to
+                    .insert(root.to_string());
+            }
+        }
+
+        self.drop_repeated_updates(site, ports, &mut around);
+
+        let map = &self.unit.preprocessed.source_map;
+        let start = map.locate(site.keyword.start as usize);
+        let end = map.locate(site.span.end.saturating_sub(1) as usize);
+        if map.is_system_header(start.file) || start.file != end.file {
+            return Err("the loop is written by a macro or in a system header".into());
+        }
+        let file = map.path(start.file).to_path_buf();
+        // Directives by position; at one position the `to` after a statement comes before
+        // the `from` before the next one (the host's write must reach the device first).
+        let mut placed: BTreeMap<(u32, u32), Vec<(u8, String)>> = BTreeMap::new();
+        let item_text = |names: &BTreeSet<String>| -> String {
+            names
+                .iter()
+                .map(|n| render(n, &arrays[n]))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        for ((s, e), what) in &around {
+            for (offset, order, dir, names) in
+                [(*s, 1u8, "from", &what.from), (*e, 0u8, "to", &what.to)]
+            {
+                if names.is_empty() {
+                    continue;
+                }
+                let loc = if dir == "from" {
+                    map.locate(offset as usize)
+                } else {
+                    let last = map.locate(offset.saturating_sub(1) as usize);
+                    frontend::source_map::Location {
+                        col: last.col + 1,
+                        ..last
+                    }
+                };
+                if loc.file != start.file {
+                    return Err("host code in it is written by a macro or in another file".into());
+                }
+                placed.entry((loc.line, loc.col)).or_default().push((
+                    order,
+                    format!("#pragma omp target update {dir}({})", item_text(names)),
+                ));
+            }
+        }
+        let updates = placed
+            .into_iter()
+            .map(|((l, c), mut v)| {
+                v.sort();
+                let text = v.into_iter().map(|(_, t)| t).collect::<Vec<_>>().join("\n");
+                (l, c, text)
+            })
+            .collect();
+
+        let mut to = Vec::new();
+        let mut tofrom = Vec::new();
+        for (name, m) in &arrays {
+            if m.written {
+                tofrom.push(render(name, m));
+            } else {
+                to.push(render(name, m));
+            }
+        }
+        let mut clauses = Vec::new();
+        if !to.is_empty() {
+            clauses.push(format!("map(to: {})", to.join(", ")));
+        }
+        if !tofrom.is_empty() {
+            clauses.push(format!("map(tofrom: {})", tofrom.join(", ")));
+        }
+        Ok(DataRegion {
+            loop_id: self.id(site.keyword),
+            function: function.clone(),
+            file,
+            line: start.line,
+            col: start.col,
+            keyword: self.slice(site.keyword).to_string(),
+            pragma: super::clauses::pragma_text("#pragma omp target data", &clauses),
+            updates,
+            arrays: arrays.keys().cloned().collect(),
+            ports: ports.iter().map(|p| p.loop_id.clone()).collect(),
+        })
+    }
+
+    /// Leaves out a `target update from` of an array that an earlier statement of the same
+    /// run already brought back: statements that follow one another in one block with no
+    /// ported loop, label or other text between them run in that order, and only a kernel
+    /// makes the host's copy stale again (a host write makes it newer, and is sent after).
+    fn drop_repeated_updates(
+        &self,
+        site: &LoopSite,
+        ports: &[&LoopPort],
+        around: &mut BTreeMap<(u32, u32), Around>,
+    ) {
+        let items: Vec<Span> = self
+            .sites
+            .block_items
+            .iter()
+            .copied()
+            .filter(|b| within(*b, site.body))
+            .collect();
+        // The innermost item strictly around each item: siblings share it.
+        let parent = |b: Span| {
+            items
+                .iter()
+                .filter(|o| **o != b && within(b, **o))
+                .max_by_key(|o| o.start)
+                .map(|o| (o.start, o.end))
+        };
+        let mut groups: BTreeMap<Option<(u32, u32)>, Vec<Span>> = BTreeMap::new();
+        for b in &items {
+            groups.entry(parent(*b)).or_default().push(*b);
+        }
+        for siblings in groups.values_mut() {
+            siblings.sort_by_key(|b| b.start);
+            let mut fresh: BTreeSet<String> = BTreeSet::new();
+            let mut previous_end: Option<u32> = None;
+            for b in siblings.iter() {
+                let gap = previous_end.map_or("", |e| &self.text[e as usize..b.start as usize]);
+                let toks = crate::ctext::token_strings(self.slice(*b));
+                let labeled =
+                    matches!(toks.first(), Some(&"case" | &"default")) || toks.get(1) == Some(&":");
+                let joined = previous_end.is_some() && crate::ctext::code_tokens(gap).is_empty();
+                if !joined || labeled || ports.iter().any(|p| overlaps(p.span, *b)) {
+                    fresh.clear();
+                }
+                previous_end = Some(b.end);
+                if ports.iter().any(|p| overlaps(p.span, *b)) {
+                    continue;
+                }
+                if let Some(a) = around.get_mut(&(b.start, b.end)) {
+                    let wanted = std::mem::take(&mut a.from);
+                    a.from = wanted.difference(&fresh).cloned().collect();
+                    fresh.extend(wanted);
+                }
+            }
+        }
+        around.retain(|_, a| !a.from.is_empty() || !a.to.is_empty());
+    }
+
+    /// An update before a labeled statement would be skipped by a jump to the label.
+    fn check_unlabeled(&self, item: Span, line: u32) -> Result<(), String> {
+        let toks = crate::ctext::token_strings(self.slice(item));
+        if matches!(toks.first(), Some(&"case" | &"default")) || toks.get(1) == Some(&":") {
+            return Err(format!(
+                "the host access at line {line} is in a labeled statement, before which an update would be skipped"
+            ));
+        }
+        Ok(())
+    }
+
+    /// The outermost statement inside `site`'s body that holds `span` and no ported loop
+    /// (nor, with `no_jumps`, a `break` or `continue`): where a `target update` for the
+    /// access goes.
+    fn statement(
+        &self,
+        span: Span,
+        site: &LoopSite,
+        ports: &[&LoopPort],
+        no_jumps: bool,
+    ) -> Option<Span> {
+        self.sites
+            .block_items
+            .iter()
+            .filter(|b| within(**b, site.body) && within(span, **b))
+            .filter(|b| !ports.iter().any(|p| overlaps(p.span, **b)))
+            .filter(|b| {
+                !no_jumps
+                    || !crate::ctext::token_strings(self.slice(**b))
+                        .iter()
+                        .any(|t| matches!(*t, "break" | "continue"))
+            })
+            .min_by_key(|b| (b.start, std::cmp::Reverse(b.end)))
+            .copied()
+    }
+}
+
+/// The arrays of `ports` with their sections united and their directions joined; refused
+/// when a port maps something other than a plain variable.
+fn merge(ports: &[&LoopPort]) -> Result<BTreeMap<String, ArrayMap>, String> {
+    let mut out: BTreeMap<String, ArrayMap> = BTreeMap::new();
+    for p in ports {
+        for a in &p.arrays {
+            if !is_identifier(&a.name) {
+                return Err(format!(
+                    "the port of {} maps `{}`, which is not a plain variable",
+                    p.loop_id, a.name
+                ));
+            }
+            match out.get_mut(&a.name) {
+                None => {
+                    out.insert(a.name.clone(), a.clone());
+                }
+                Some(m) => {
+                    m.read |= a.read;
+                    m.written |= a.written;
+                    m.section = match (&m.section, &a.section) {
+                        (Some(x), Some(y)) => Some(union(x, y)),
+                        _ => None,
+                    };
+                    // The same union in bytes, where bounds compare better than after the
+                    // division into rows.
+                    m.bytes = match (&m.bytes, &a.bytes) {
+                        (Some((lo_m, hi_m, unit)), Some((lo_a, hi_a, unit_a)))
+                            if unit == unit_a && m.section.is_some() =>
+                        {
+                            let (lo, hi) = union_bytes((lo_m, hi_m), (lo_a, hi_a));
+                            m.section = Some(covering(&lo, &hi, unit));
+                            Some((lo, hi, unit.clone()))
+                        }
+                        _ => None,
+                    };
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn render(name: &str, m: &ArrayMap) -> String {
+    m.section
+        .as_ref()
+        .map_or_else(|| name.to_string(), |s: &Section| s.render(name))
+}
+
+/// Whether `root` is an array object of its own (declared as an array, never used as a
+/// pointer in the function): no mapped pointer can reach it.
+fn distinct_object(
+    ctx: &Ctx<'_>,
+    sites: &Sites,
+    function: usize,
+    root: &str,
+    element_bases: &BTreeSet<(u32, u32)>,
+) -> bool {
+    let array = ctx
+        .type_of(root)
+        .is_some_and(|t| matches!(ctx.types.get(t), Type::Array { .. }));
+    let decays = sites.accesses.iter().any(|a| {
+        a.function == function
+            && a.variable.as_ref().is_some_and(|v| v.name == root)
+            && !element_bases.contains(&(a.span.start, a.span.end))
+    });
+    array && !decays
+}
+
+/// Library functions a host statement may call without touching the program's arrays
+/// (other than through arguments, which are accesses of their own).
+fn host_safe_call(name: &str) -> bool {
+    const OUTPUT: [&str; 6] = ["printf", "fprintf", "puts", "putchar", "fputs", "fflush"];
+    const MATH: [&str; 22] = [
+        "sqrt", "fabs", "abs", "labs", "exp", "log", "log10", "pow", "sin", "cos", "tan", "atan",
+        "atan2", "floor", "ceil", "fmin", "fmax", "fmod", "sqrtf", "fabsf", "expf", "round",
+    ];
+    OUTPUT.contains(&name) || MATH.contains(&name)
+}
+
+fn within(inner: Span, outer: Span) -> bool {
+    outer.start <= inner.start && inner.end <= outer.end
+}
+
+fn overlaps(a: Span, b: Span) -> bool {
+    a.start < b.end && b.start < a.end
+}
+
+fn is_identifier(s: &str) -> bool {
+    s.chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
