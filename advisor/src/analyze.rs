@@ -433,6 +433,7 @@ impl<'a> FunctionContext<'a> {
             lines,
             help,
             witness: None,
+            instances: Vec::new(),
         }
     }
 
@@ -2233,7 +2234,7 @@ impl<'a> FunctionContext<'a> {
             line,
             induction,
             verdict: facts.verdict,
-            reasons: facts.reasons.clone(),
+            reasons: crate::findings::group(facts.reasons.clone()),
             nest,
             parameters,
             calls: self.calls(id, &facts.privacy),

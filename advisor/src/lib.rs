@@ -12,6 +12,7 @@ pub mod codes;
 pub mod dependence;
 pub mod divergence;
 pub mod escape;
+pub mod findings;
 pub mod fresh;
 pub mod globals;
 pub mod gpus;

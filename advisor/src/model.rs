@@ -58,6 +58,10 @@ pub struct Reason {
     /// the element both touch, checked by evaluation.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub witness: Option<Witness>,
+    /// For a finding that stands for several of one cause (see `findings::group`): each
+    /// of them, in the order found; empty for a single finding.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub instances: Vec<Reason>,
 }
 
 /// Two iterations of a loop that touch the same element, under stated values of the

@@ -44,8 +44,8 @@ pub fn render(report: &Report, units: &[Unit], verbose: bool) -> String {
 pub fn loop_text(l: &LoopReport, report: &Report, units: &[Unit], verbose: bool) -> String {
     match l.verdict {
         Verdict::Friendly => recipe(l, report),
-        _ if verbose => findings(l, units) + &recipe(l, report),
-        _ => findings(l, units),
+        _ if verbose => findings(l, units, true) + &recipe(l, report),
+        _ => findings(l, units, false),
     }
 }
 
@@ -58,8 +58,9 @@ fn loop_title(l: &LoopReport) -> String {
     format!("{}: loop in `{}`{vars}", l.id, l.function)
 }
 
-/// One diagnostic per reason, located at the loop and its lines.
-fn findings(l: &LoopReport, units: &[Unit]) -> String {
+/// One diagnostic per reason, located at the loop and its lines; with `verbose`, each
+/// finding a grouped reason stands for as a note.
+fn findings(l: &LoopReport, units: &[Unit], verbose: bool) -> String {
     let mut out = String::new();
     let what = match l.verdict {
         Verdict::NeedsProfile => "needs run-time evidence before it can be ported",
@@ -82,6 +83,12 @@ fn findings(l: &LoopReport, units: &[Unit]) -> String {
         }
         if let Some(help) = &reason.help {
             d = d.with_help(help.clone());
+        }
+        if verbose {
+            for each in &reason.instances {
+                let at: Vec<String> = each.lines.iter().map(u32::to_string).collect();
+                d = d.with_note(format!("line {}: {}", at.join(", "), each.message));
+            }
         }
         out.push_str(&d.render(false));
     }

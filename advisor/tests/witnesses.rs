@@ -573,6 +573,18 @@ fn check_witness_with(
     Ok(())
 }
 
+/// Every finding of a report: a finding that stands for several gives each of them (its
+/// own witness is its first member's).
+fn each_finding(report: &LoopReport) -> impl Iterator<Item = &Reason> {
+    report.reasons.iter().flat_map(|r| {
+        if r.instances.is_empty() {
+            std::slice::from_ref(r)
+        } else {
+            r.instances.as_slice()
+        }
+    })
+}
+
 /// Checks every witness in a file's reports; returns how many there were and the claims
 /// (WW101/WW103) that had none.
 fn check_file(path: &Path) -> (usize, Vec<String>) {
@@ -581,7 +593,7 @@ fn check_file(path: &Path) -> (usize, Vec<String>) {
     let mut checked = 0;
     let mut without = Vec::new();
     for report in &reports {
-        for reason in &report.reasons {
+        for reason in each_finding(report) {
             match (&reason.witness, reason.code.as_str()) {
                 (Some(w), _) => {
                     if let Err(why) = check_witness(path, &unit, report, reason, w) {
@@ -641,7 +653,11 @@ fn check_loop(function: &str, nth: usize, verdict: Verdict, texts: &[&str]) {
     assert_eq!(report.verdict, verdict, "{function}: {:#?}", report.reasons);
     for text in texts {
         assert!(
-            report.reasons.iter().any(|r| r.message.contains(text)),
+            report
+                .reasons
+                .iter()
+                .flat_map(|r| std::iter::once(r).chain(&r.instances))
+                .any(|r| r.message.contains(text)),
             "{function}: no reason says `{text}`: {:#?}",
             report.reasons
         );
@@ -892,7 +908,7 @@ fn replayed(function: &str) -> usize {
     let reports = analyze_unit(&unit, &Filter::default());
     let mut checked = 0;
     for report in reports.iter().filter(|r| r.function == function) {
-        for reason in &report.reasons {
+        for reason in each_finding(report) {
             if let Some(w) = &reason.witness {
                 if let Err(why) = check_witness(&path, &unit, report, reason, w) {
                     panic!("{function}: `{}` does not hold: {why}", reason.message);

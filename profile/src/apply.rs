@@ -134,6 +134,7 @@ pub fn apply(loops: &mut [LoopReport], profile: &Profile) {
                         .into(),
                 ),
                 witness: None,
+                instances: Vec::new(),
             });
         }
     }

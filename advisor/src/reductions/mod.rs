@@ -466,6 +466,7 @@ impl Describe<'_> {
                 lines,
                 help: Some(format!("port it as a parallel reduction: {strategy}")),
                 witness: None,
+                instances: Vec::new(),
             },
             reduction,
             assumptions,
