@@ -259,6 +259,7 @@ fn analyze_function_in_program(
     let signs = sign_analysis(program, func, forest, rec, &HashMap::new());
     let entry_signs = signs.env_for(func.entry, rec);
     let ranges = range_analysis(program, func, forest, rec, &entry_signs, &range_config);
+    let users = func.users();
     let context = FunctionContext {
         unit,
         unit_index,
@@ -285,6 +286,8 @@ fn analyze_function_in_program(
             summaries.view().allocators(),
         ),
         lookups: crate::lookups::LookupNames::new(summaries.view(), unit_index),
+        private_allocations: crate::summaries::private_allocations(func, &users),
+        users,
     };
     let mut facts: BTreeMap<LoopId, LoopFacts> = BTreeMap::new();
     for id in forest.ids() {
@@ -382,6 +385,10 @@ struct FunctionContext<'a> {
     fresh: crate::fresh::FreshInFunction<'a>,
     /// Which of the functions it calls are lookups (return a pointer the program keeps).
     lookups: crate::lookups::LookupNames<'a>,
+    /// Each value's users (`Function::users`), made once for all the loops.
+    users: Vec<Vec<Value>>,
+    /// `summaries::private_allocations` of the function, made once for all the loops.
+    private_allocations: HashSet<Value>,
     /// Each loop's invariants, computed on first use: the test, the report and the
     /// variant symbols all ask, and recomputing cost the whole function each time.
     invariants: std::cell::RefCell<HashMap<LoopId, std::rc::Rc<Invariants>>>,
@@ -872,7 +879,8 @@ impl<'a> FunctionContext<'a> {
         }
 
         // Scalars carried from one iteration to the next: reductions or dependences.
-        let scalars = crate::reductions::scalar_reductions(program, self.func, self.forest, id);
+        let scalars =
+            crate::reductions::scalar_reductions(program, self.func, self.forest, id, &self.users);
         for r in &scalars.reductions {
             let described = crate::reductions::describe_scalar(self.func, &program.types, r);
             facts.note_reduction(described.note(&|s| self.line(s)));
@@ -1051,6 +1059,7 @@ impl<'a> FunctionContext<'a> {
             func: self.func,
             forest: self.forest,
             rec: self.rec,
+            users: &self.users,
         };
         let space = self.space(id, true).ok();
         let variant = self.variant_symbols(id);
@@ -1068,6 +1077,7 @@ impl<'a> FunctionContext<'a> {
             loop_id: id,
             rec: self.rec,
             variant: &variant,
+            private_allocations: &self.private_allocations,
         })
     }
 
@@ -1149,7 +1159,8 @@ impl<'a> FunctionContext<'a> {
         );
         // Read-modify-writes whose only carried dependence is on themselves are reductions.
         let program = &self.unit.lowered.program;
-        let updates = crate::reductions::memory_updates(program, self.func, self.forest, id);
+        let updates =
+            crate::reductions::memory_updates(program, self.func, self.forest, id, &self.users);
         let invariants = self.invariants(id);
         let settled = crate::reductions::settle(&updates, accesses, &results, &|addr| {
             invariants.is_invariant(addr)
@@ -2568,7 +2579,7 @@ impl<'a> FunctionContext<'a> {
                 self.scalar_inbound(id, op, &array_names, &mut scalars);
             }
         }
-        let users = self.func.users();
+        let users = &self.users;
         for &block in &l.blocks {
             for &v in &self.func.block(block).insts {
                 let inst = self.func.inst(v);

@@ -111,6 +111,8 @@ pub struct LoopSite<'a> {
     pub rec: &'a Reconstruction,
     /// Symbols that change between iterations of the loop (see `analyze`).
     pub variant: &'a HashSet<Var>,
+    /// The function's `summaries::private_allocations`, made once per function.
+    pub private_allocations: &'a HashSet<Value>,
 }
 
 /// The effects of every call in the loop (inner loops included).
@@ -125,8 +127,10 @@ pub fn loop_effects(site: &LoopSite) -> LoopEffects {
     let mut deref_holders: Vec<(usize, Option<Var>)> = Vec::new();
     // Allocations made inside the loop that never escape: a new object every iteration,
     // so a callee's accesses through them are private to the iteration.
-    let allocated_here: HashSet<Value> = crate::summaries::private_allocations(site.func)
-        .into_iter()
+    let allocated_here: HashSet<Value> = site
+        .private_allocations
+        .iter()
+        .copied()
         .filter(|v| l.contains(site.func.inst(*v).block))
         .collect();
     let per_iteration = |base: &Option<Var>| {

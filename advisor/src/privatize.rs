@@ -45,6 +45,8 @@ pub struct Scope<'a> {
     pub func: &'a Function,
     pub forest: &'a LoopForest,
     pub rec: &'a Reconstruction,
+    /// The function's users of each value (`Function::users`), made once per function.
+    pub users: &'a [Vec<Value>],
 }
 
 /// The data-sharing classification of one loop.
@@ -131,7 +133,7 @@ struct Classifier<'s, 'a> {
     accesses: &'s [MemAccess],
     space: Option<&'s Space>,
     variant: &'s HashSet<Var>,
-    users: Vec<Vec<Value>>,
+    users: &'a [Vec<Value>],
     /// Objects declared in the loop body.
     fresh: HashSet<Slot>,
     /// Objects found private by the must-write analysis, with whether their last value is
@@ -156,7 +158,7 @@ pub fn classify(
         accesses,
         space,
         variant,
-        users: scope.func.users(),
+        users: scope.users,
         fresh: HashSet::new(),
         private: BTreeMap::new(),
         addresses: HashMap::new(),

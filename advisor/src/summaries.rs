@@ -548,7 +548,7 @@ impl<'v> Summaries<'v> {
                 ..Summary::default()
             },
             fresh: Fresh::default(),
-            private: private_allocations(func),
+            private: private_allocations(func, &func.users()),
             quotients: HashSet::new(),
             exit_bounds: HashMap::new(),
             exit_vars: HashMap::new(),
@@ -653,8 +653,7 @@ fn collapse(effects: &mut Vec<Effect>) {
 
 /// Values that hold the result of an allocation (`malloc`) that never leaves the function:
 /// not stored to memory, not returned. Memory reached through them is private to one call.
-pub fn private_allocations(func: &Function) -> HashSet<Value> {
-    let users = func.users();
+pub fn private_allocations(func: &Function, users: &[Vec<Value>]) -> HashSet<Value> {
     let mut out = HashSet::new();
     for v in func.values() {
         let InstKind::Call {

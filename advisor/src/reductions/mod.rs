@@ -149,16 +149,16 @@ pub fn scalar_reductions(
     func: &Function,
     forest: &LoopForest,
     id: LoopId,
+    users: &[Vec<Value>],
 ) -> Scalars {
     let l = forest.loop_(id);
-    let users = func.users();
     let order = equiv::Order::new(program, func);
     let env = Env {
         program,
         func,
         forest,
         l,
-        users: &users,
+        users,
         order: &order,
     };
     let ivs: HashSet<Value> = l.induction_variables.iter().map(|iv| iv.phi).collect();
@@ -203,7 +203,7 @@ pub fn scalar_reductions(
                     ties = Some(d.ties);
                 }
             }
-            ok &= region::only_feeds(program, func, &d.region, &allowed, &users);
+            ok &= region::only_feeds(program, func, &d.region, &allowed, users);
         }
         // Another carried variable must not feed it (`t += s`, a count under a max's branch).
         ok &= influence.iter().all(|(q, reach)| {
@@ -268,16 +268,16 @@ pub fn memory_updates(
     func: &Function,
     forest: &LoopForest,
     id: LoopId,
+    users: &[Vec<Value>],
 ) -> Vec<MemoryUpdate> {
     let l = forest.loop_(id);
-    let users = func.users();
     let order = equiv::Order::new(program, func);
     let env = Env {
         program,
         func,
         forest,
         l,
-        users: &users,
+        users,
         order: &order,
     };
     let ivs: HashSet<Value> = l.induction_variables.iter().map(|iv| iv.phi).collect();
@@ -350,7 +350,7 @@ pub fn memory_updates(
                 continue;
             };
             let pure = chain.decided.iter().all(|d| {
-                region::only_feeds(program, func, &d.region, &HashSet::from([d.phi]), &users)
+                region::only_feeds(program, func, &d.region, &HashSet::from([d.phi]), users)
             }) && chain.versions.iter().all(|v| !influenced.contains(v))
                 && !influenced.contains(&store);
             if pure {
