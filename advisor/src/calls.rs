@@ -322,6 +322,8 @@ pub fn host_only_reason(program: &Program, name: &str) -> Option<String> {
 fn host_only_kind(name: &str) -> &'static str {
     if name.starts_with("_mm") || name.starts_with("__builtin_ia32_") {
         "an x86 SIMD intrinsic"
+    } else if name == "__asm__" {
+        "inline assembly for the host processor"
     } else {
         "a host library function"
     }

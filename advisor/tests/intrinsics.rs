@@ -1,5 +1,5 @@
 //! Loops that call x86 SIMD intrinsics (`_mm_*` from `<xmmintrin.h>`) are host-only with a
-//! reason that names them as intrinsics; the rest of the file is analysed as usual.
+//! reason that names them as intrinsics (and inline assembly as such); the rest of the file is analysed as usual.
 
 use advisor::analyze::{analyze_unit, Filter};
 use advisor::model::{LoopReport, Verdict};
@@ -15,6 +15,9 @@ static void store_sum(float *out, __m128 v) { _mm_storeu_ps(out, _mm_add_ps(v, v
 void via_helper(float *out, int n) {
     for (int i = 0; i < n; i++)
         store_sum(out + 4 * i, _mm_set1_ps((float)i));
+}
+void fenced(float *out, int n) {
+    for (int i = 0; i < n; i++) { __asm__ volatile("" ::: "memory"); out[i] = 0.0f; }
 }
 void scalar(const float *a, float *out, int n) {
     for (int i = 0; i < n; i++)
@@ -65,6 +68,14 @@ fn an_intrinsic_behind_a_helper_is_named() {
     check(
         "via_helper",
         "`store_sum` calls `_mm_add_ps`, an x86 SIMD intrinsic with no device version",
+    );
+}
+
+#[test]
+fn inline_assembly_is_named() {
+    check(
+        "fenced",
+        "`__asm__` is inline assembly for the host processor with no device version",
     );
 }
 
