@@ -335,9 +335,9 @@ fn panel(k: usize, l: &LoopReport, report: &Report, units: &[Unit]) -> String {
     }
     for m in &l.mappings {
         let best = l.recommended_mapping.as_ref() == Some(&m.mapping);
-        let label = match &m.mapping.y {
-            Some(y) => format!("x = {}, y = {}", m.mapping.x, y),
-            None => format!("x = {}", m.mapping.x),
+        let label = match m.mapping.y_text() {
+            Some(y) => format!("x = {}, y = {y}", m.mapping.x_text()),
+            None => format!("x = {}", m.mapping.x_text()),
         };
         let _ = write!(
             out,

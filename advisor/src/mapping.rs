@@ -142,7 +142,18 @@ impl<'a> Nest<'a> {
         GridMapping {
             x: self.var_name(c.x),
             y: c.y.map(|y| self.var_name(y)),
+            x_loop: self.loop_id(c.x),
+            y_loop: c.y.map(|y| self.loop_id(y)),
         }
+    }
+
+    /// The `file:line:col` id of loop `id` (empty for a loop without a source loop).
+    fn loop_id(&self, id: LoopId) -> String {
+        self.forest
+            .loop_(id)
+            .source
+            .map(|s| self.unit.loop_id(self.func.source_loop(s)))
+            .unwrap_or_default()
     }
 
     /// Substitution that writes an offset in terms of the thread index `#tx`: the x loop's

@@ -403,12 +403,43 @@ pub struct LoopReport {
     pub divergence: Vec<DivergentBranch>,
 }
 
-/// Which loop variable runs along the grid's x (consecutive threads of a warp) and y.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+/// Which loop variable runs along the grid's x (consecutive threads of a warp) and y, and
+/// which loops those are: a nest with two inner loops over `j` has two candidates that
+/// differ only in `x_loop`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct GridMapping {
     pub x: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub y: Option<String>,
+    /// The id (`file:line:col`) of the loop along x; empty in reports written before it.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub x_loop: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub y_loop: Option<String>,
+}
+
+impl GridMapping {
+    /// "`j` (line 93)" for the x loop, or "`j`" when the loop is not known.
+    pub fn x_text(&self) -> String {
+        loop_text(&self.x, &self.x_loop)
+    }
+
+    /// [`Self::x_text`] for the y loop.
+    pub fn y_text(&self) -> Option<String> {
+        let y = self.y.as_ref()?;
+        Some(loop_text(y, self.y_loop.as_deref().unwrap_or("")))
+    }
+}
+
+/// A loop variable with the line of its loop (from the `file:line:col` id): what tells two
+/// loops over variables of one name apart in text.
+fn loop_text(var: &str, loop_id: &str) -> String {
+    let mut parts = loop_id.rsplitn(3, ':');
+    let (_col, line) = (parts.next(), parts.next());
+    match line {
+        Some(line) if !line.is_empty() => format!("`{var}` (line {line})"),
+        _ => format!("`{var}`"),
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

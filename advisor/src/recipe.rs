@@ -474,9 +474,9 @@ fn paren(e: &str) -> String {
 }
 
 fn mapping_text(m: &GridMapping) -> String {
-    match &m.y {
-        Some(y) => format!("map `{}` to x and `{y}` to y", m.x),
-        None => format!("map `{}` to x", m.x),
+    match m.y_text() {
+        Some(y) => format!("map {} to x and {y} to y", m.x_text()),
+        None => format!("map {} to x", m.x_text()),
     }
 }
 

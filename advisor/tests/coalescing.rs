@@ -54,11 +54,14 @@ fn eval(text: &str, values: &[(&str, i64)]) -> i64 {
         .expect("small")
 }
 
-fn mapping(x: &str, y: Option<&str>) -> GridMapping {
-    GridMapping {
-        x: x.into(),
-        y: y.map(Into::into),
-    }
+/// The variables of a mapping, to compare with `mapping(...)` (the loop ids are checked in
+/// `every_mapping_names_its_loops`).
+fn mapping(x: &str, y: Option<&str>) -> (String, Option<String>) {
+    (x.into(), y.map(Into::into))
+}
+
+fn vars(m: &GridMapping) -> (String, Option<String>) {
+    (m.x.clone(), m.y.clone())
 }
 
 #[test]
@@ -66,7 +69,7 @@ fn matrix_add_natural_n_over_4_clamped_reversed_1() {
     let reports = analyze_unit(&unit("matrix_add.c"), &Filter::default());
     let l = find(&reports, "add", 38);
     let natural = &l.mappings[0];
-    assert_eq!(natural.mapping, mapping("i", Some("j")));
+    assert_eq!(vars(&natural.mapping), mapping("i", Some("j")));
     for a in &natural.accesses {
         assert_eq!(a.requests_per_warp, "min(32, N)", "{a:?}");
         // In 32-byte sectors the warp spans `32 * 4*N` bytes: `4*N` sectors up to 32.
@@ -76,7 +79,7 @@ fn matrix_add_natural_n_over_4_clamped_reversed_1() {
         assert_eq!(a.stride_bytes.as_deref(), Some("4*N"));
     }
     let reversed = &l.mappings[1];
-    assert_eq!(reversed.mapping, mapping("j", Some("i")));
+    assert_eq!(vars(&reversed.mapping), mapping("j", Some("i")));
     // Coalesced: one 128-byte request, moved as four sectors.
     assert!(reversed
         .accesses
@@ -84,7 +87,10 @@ fn matrix_add_natural_n_over_4_clamped_reversed_1() {
         .all(|a| a.requests_per_warp == "1" && a.sectors_per_warp == "4" && a.exact));
     assert_eq!(reversed.total_requests_per_warp, "3");
     assert_eq!(reversed.total_sectors_per_warp, "12");
-    assert_eq!(l.recommended_mapping, Some(mapping("j", Some("i"))));
+    assert_eq!(
+        l.recommended_mapping.as_ref().map(vars),
+        Some(mapping("j", Some("i")))
+    );
     let gain = l.mapping_gain.as_ref().expect("gain");
     assert_eq!(gain.natural_requests_per_warp, "3*min(32, N)");
 }
@@ -95,7 +101,7 @@ fn convolution_reproduces_table_9_1() {
     let l = find(&reports, "convolve", 63);
     // Coalescing: the thesis' mapping (Grid.x = y) is uncoalesced, reversing fixes it.
     let natural = &l.mappings[0];
-    assert_eq!(natural.mapping, mapping("y", Some("x")));
+    assert_eq!(vars(&natural.mapping), mapping("y", Some("x")));
     let row = |m: &advisor::model::MappingReport, text: &str| {
         m.accesses
             .iter()
@@ -111,7 +117,10 @@ fn convolution_reproduces_table_9_1() {
         assert_eq!(eval(&n, &[("w", 64)]), 32);
         assert_eq!(eval(&n, &[("w", 16)]), 12);
     }
-    assert_eq!(l.recommended_mapping, Some(mapping("x", Some("y"))));
+    assert_eq!(
+        l.recommended_mapping.as_ref().map(vars),
+        Some(mapping("x", Some("y")))
+    );
     let best = &l.mappings[1];
     for text in ["in_row[px + 0]", "out_row[x + 2]"] {
         let a = row(best, text);
@@ -176,7 +185,10 @@ fn convolution_reproduces_table_9_1() {
 fn srad_clamp_is_divergent_with_min_max_advice() {
     let reports = analyze_unit(&unit("srad_clamp.c"), &Filter::default());
     let l = find(&reports, "diffusion_coeff", 39);
-    assert_eq!(l.recommended_mapping, Some(mapping("j", Some("i"))));
+    assert_eq!(
+        l.recommended_mapping.as_ref().map(vars),
+        Some(mapping("j", Some("i")))
+    );
     let first = l.divergence.iter().find(|d| d.line == 43).expect("line 43");
     assert_eq!(first.ratio[1], "1");
     assert!(!first.exact);
@@ -230,7 +242,7 @@ fn fan2_recommends_threads_over_columns() {
     assert_eq!(cands.len(), 2);
     let evals: Vec<_> = cands.iter().map(|c| nest.evaluate(c)).collect();
     let (best, _) = advisor::mapping::recommend(&evals, &nest.space.env).expect("best");
-    assert_eq!(evals[best].report.mapping, mapping("y", Some("x")));
+    assert_eq!(vars(&evals[best].report.mapping), mapping("y", Some("x")));
     let natural = &evals[0].report;
     let axy = natural
         .accesses
@@ -614,4 +626,45 @@ fn every_factor_agrees_with_a_brute_force_count() {
     eprintln!("{tally:?}");
     assert!(tally.exact_agreements > 500, "{tally:?}");
     assert!(tally.exact_sectors > 500, "{tally:?}");
+}
+
+/// Two inner loops over variables both called `j`: their candidates differ by the loop
+/// they map (`x_loop`), and the text says which line each is on.
+#[test]
+fn every_mapping_names_its_loops() {
+    let dir = std::env::temp_dir().join(format!("warpwise-mappings-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("two_js.c");
+    std::fs::write(
+        &file,
+        "void f(int n, double *a, double *b) {\n\
+         \x20 for (int i = 0; i < n; i++) {\n\
+         \x20   for (int j = 0; j < n; j++) a[i * n + j] = 1.0;\n\
+         \x20   for (int j = 0; j < n; j++) b[i * n + j] = 2.0;\n\
+         \x20 }\n\
+         }\n",
+    )
+    .unwrap();
+    let unit = load_unit(&TranslationUnitInput::new(&file)).expect("loads");
+    let reports = analyze_unit(&unit, &Filter::default());
+    let _ = std::fs::remove_dir_all(&dir);
+    let outer = find(&reports, "f", 2);
+    let labels: Vec<(String, String)> = outer
+        .mappings
+        .iter()
+        .map(|m| (m.mapping.x.clone(), m.mapping.x_loop.clone()))
+        .collect();
+    let js: Vec<&(String, String)> = labels.iter().filter(|(x, _)| x.starts_with('j')).collect();
+    assert_eq!(js.len(), 2, "{labels:?}");
+    let mut lines: Vec<&str> = js
+        .iter()
+        .map(|(_, l)| l.rsplit(':').nth(1).unwrap())
+        .collect();
+    lines.sort();
+    assert_eq!(lines, ["3", "4"], "{labels:?}");
+    let unique: std::collections::HashSet<_> = outer.mappings.iter().map(|m| &m.mapping).collect();
+    assert_eq!(unique.len(), outer.mappings.len(), "{labels:?}");
+    let texts: Vec<String> = outer.mappings.iter().map(|m| m.mapping.x_text()).collect();
+    assert!(texts.iter().any(|t| t.ends_with("(line 3)")), "{texts:?}");
+    assert!(texts.iter().any(|t| t.ends_with("(line 4)")), "{texts:?}");
 }

@@ -98,9 +98,9 @@ pub fn chosen_mapping(report: &LoopReport) -> Option<&MappingReport> {
 }
 
 pub fn mapping_text(m: &MappingReport) -> String {
-    match &m.mapping.y {
-        Some(y) => format!("x={}, y={}", m.mapping.x, y),
-        None => format!("x={}", m.mapping.x),
+    match m.mapping.y_text() {
+        Some(y) => format!("x={}, y={y}", m.mapping.x_text()),
+        None => format!("x={}", m.mapping.x_text()),
     }
 }
 
