@@ -500,8 +500,7 @@ fn kernel(plan: &mut KernelPlan) -> String {
         let _ = writeln!(out, "        {body}");
     }
     out.push_str("    }\n");
-    let (bx, by) = plan.launch_block();
-    out.push_str(&reduce::combine_code(&plan.reductions, bx * by));
+    out.push_str(&reduce::combine_code(&plan.reductions));
     out.push_str("}\n");
     out
 }

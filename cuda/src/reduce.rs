@@ -1,7 +1,8 @@
 //! Reductions in generated kernels (issue 14): which of a loop's reductions can be
 //! generated, the body rewrites they need (an element's accumulator, a histogram's atomic
 //! updates) and the device code that combines the threads' values: a private accumulator
-//! per thread, a shared-memory tree per block, one atomic per block.
+//! per thread, warp shuffles within each warp, the warps' values through shared memory,
+//! one atomic per block.
 
 // `Diagnostic` is large, but errors are the cold path and the project-wide error type is fixed.
 #![allow(clippy::result_large_err)]
@@ -597,9 +598,10 @@ pub fn private_decls(reductions: &[Planned]) -> String {
     out
 }
 
-/// After the guard, which every thread reaches: each reduction's block tree in shared
-/// memory, then thread 0 combines the block's value into the device copy or element.
-pub fn combine_code(reductions: &[Planned], threads: u32) -> String {
+/// After the guard, which every thread reaches: each reduction's warps combine by shuffles,
+/// then thread 0 combines the warps' values and the block's value into the device copy or
+/// element.
+pub fn combine_code(reductions: &[Planned]) -> String {
     let mut out = String::new();
     // Each reduction with a private accumulator and where its block's value goes.
     let trees: Vec<(usize, &Planned, String)> = reductions
@@ -615,21 +617,43 @@ pub fn combine_code(reductions: &[Planned], threads: u32) -> String {
     if trees.is_empty() {
         return out;
     }
-    out.push_str("    // The block's threads combine their parts pairwise in shared memory (any block\n    // size: the upper half folds onto the lower), then thread 0 adds the block's value.\n");
+    out.push_str(
+        "    // Each warp combines its threads' parts by shuffles (a partial last warp only its\n    \
+         // own lanes), lane 0 leaves the warp's value in shared memory, and thread 0 combines\n    \
+         // the warps' values and then the block's value atomically.\n",
+    );
     out.push_str("    const unsigned ww_t = threadIdx.x + blockDim.x * threadIdx.y;\n");
+    out.push_str("    const unsigned ww_n = blockDim.x * blockDim.y;\n");
+    out.push_str("    const unsigned ww_lane = ww_t % 32u;\n");
+    out.push_str(
+        "    const unsigned ww_lanes = ww_n - (ww_t - ww_lane) < 32u ? ww_n - (ww_t - ww_lane) : 32u;\n",
+    );
+    out.push_str(
+        "    const unsigned ww_mask = ww_lanes == 32u ? 0xffffffffu : (1u << ww_lanes) - 1u;\n",
+    );
     for (k, r, dest) in trees {
-        let tree = format!("ww_tree_{k}");
-        let _ = writeln!(out, "    static __shared__ {} {tree}[{threads}];", r.c_type);
-        let _ = writeln!(out, "    {tree}[ww_t] = {};", r.private);
+        let (part, warps, other) = (
+            format!("ww_part_{k}"),
+            format!("ww_warps_{k}"),
+            format!("ww_other_{k}"),
+        );
+        let _ = writeln!(out, "    {} {part} = {};", r.c_type, r.private);
+        let _ = writeln!(
+            out,
+            "    for (unsigned ww_d = 16; ww_d > 0; ww_d /= 2) {{\n        const {ty} {other} = __shfl_down_sync(ww_mask, {part}, ww_d);\n        if (ww_lane + ww_d < ww_lanes)\n            {part} = {};\n    }}",
+            r.op.combine(&part, &other),
+            ty = r.c_type,
+        );
+        let _ = writeln!(out, "    static __shared__ {} {warps}[32];", r.c_type);
+        let _ = writeln!(
+            out,
+            "    if (ww_lane == 0)\n        {warps}[ww_t / 32u] = {part};"
+        );
         out.push_str("    __syncthreads();\n");
         let _ = writeln!(
             out,
-            "    for (unsigned ww_n = blockDim.x * blockDim.y; ww_n > 1;) {{\n        const unsigned ww_half = (ww_n + 1) / 2;\n        if (ww_t + ww_half < ww_n)\n            {tree}[ww_t] = {};\n        __syncthreads();\n        ww_n = ww_half;\n    }}",
-            r.op.combine(&format!("{tree}[ww_t]"), &format!("{tree}[ww_t + ww_half]"))
-        );
-        let _ = writeln!(
-            out,
-            "    if (ww_t == 0)\n        ww_atomic_{}({dest}, {tree}[0]);",
+            "    if (ww_t == 0) {{\n        for (unsigned ww_w = 1; ww_w < (ww_n + 31u) / 32u; ww_w++)\n            {part} = {};\n        ww_atomic_{}({dest}, {part});\n    }}",
+            r.op.combine(&part, &format!("{warps}[ww_w]")),
             r.op.helper()
         );
     }
@@ -643,11 +667,11 @@ pub fn notes(reductions: &[Planned]) -> Vec<String> {
         let what = format!("`{}` ({})", r.target, r.operator);
         out.push(match &r.shape {
             Shape::Scalar { .. } => format!(
-                "Reduction {what}: each thread accumulates from the operator's identity, each block combines its threads' values in shared memory and thread 0 combines the block's value atomically into a device copy of `{t}` that starts at its value at the loop's entry; the host function takes `&{t}` and writes the result back.",
+                "Reduction {what}: each thread accumulates from the operator's identity, each warp combines its threads' values by shuffles, thread 0 combines the warps' values and then the block's value atomically into a device copy of `{t}` that starts at its value at the loop's entry; the host function takes `&{t}` and writes the result back.",
                 t = r.target
             ),
             Shape::Element { .. } => format!(
-                "Reduction {what}: each thread accumulates from the operator's identity, each block combines its threads' values in shared memory and thread 0 combines the block's value atomically into the element."
+                "Reduction {what}: each thread accumulates from the operator's identity, each warp combines its threads' values by shuffles, thread 0 combines the warps' values and then the block's value atomically into the element."
             ),
             Shape::Histogram => format!(
                 "Reduction {what}: each update of `{}` in the body is an atomic on its element.",

@@ -14,6 +14,7 @@
 //   errors) to FILE for `warpwise validate`.
 // - Atomics (atomicAdd, atomicMin/Max/And/Or/Xor, atomicCAS) for the types CUDA has them:
 //   threads of a block switch only at __syncthreads, so plain read-modify-writes are atomic.
+// - __shfl_down_sync through per-thread slots and two block barriers (see there).
 #ifndef WARPWISE_CUDA_CPU_H
 #define WARPWISE_CUDA_CPU_H
 
@@ -405,6 +406,32 @@ static inline void __syncthreads(void)
         swapcontext(&ww_cpu.fibers[ww_cpu.current], &ww_cpu.scheduler);
         break;
     }
+}
+
+// Warp shuffles: each thread of the block leaves its value in its slot, all meet at a
+// barrier, each reads the slot `delta` lanes up in its warp (its own value past the warp's
+// width or the block's end), and all meet again before the slots are reused. Right for the
+// reductions warpwise generates, where every thread of the block runs the same shuffles;
+// the mask is not checked.
+static unsigned char ww_cpu_shfl_slots[1024][16];
+
+template <typename T> static inline T __shfl_down_sync(unsigned mask, T v, unsigned delta, int width = 32)
+{
+    static_assert(sizeof(T) <= sizeof ww_cpu_shfl_slots[0], "a shuffled value fits a slot");
+    (void)mask;
+    const unsigned n = blockDim.x * blockDim.y * blockDim.z;
+    const unsigned t = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+    if (n > 1024) {
+        ww_cpu_fail("__shfl_down_sync in a block of more than 1024 threads");
+        return v;
+    }
+    memcpy(ww_cpu_shfl_slots[t], &v, sizeof v);
+    __syncthreads();
+    T out = v;
+    if (t % (unsigned)width + delta < (unsigned)width && t + delta < n)
+        memcpy(&out, ww_cpu_shfl_slots[t + delta], sizeof out);
+    __syncthreads();
+    return out;
 }
 
 // Runs one block: its first thread probes whether the kernel synchronizes.
