@@ -12,10 +12,15 @@
 //!   from that directory are reported as system headers by the [`SourceMap`].
 //! * **glibc** — stdio, stdlib, string, math, stdint, stdbool, complex, time, assert, limits,
 //!   float, sys/time, unistd, pthread (and stdarg, ctype, errno, fcntl, signal, setjmp,
-//!   inttypes, wchar, tgmath, stdatomic, threads, sys/mman) all parse as they are, with and
+//!   inttypes, wchar, tgmath, threads, sys/mman) all parse as they are, with and
 //!   without `-std=c99`, `-D_GNU_SOURCE`, `-O2`, `-D_FORTIFY_SOURCE=2`, `-fopenmp`. No
 //!   `-D__extension__=`-style keyword erasure is needed, so none is added (each one would also
 //!   change what the user's code means).
+//! * **`stdatomic.h`** — the header parses, but its generic macros (`atomic_store_explicit`,
+//!   `atomic_load`, ...) expand to statement expressions declaring `__auto_type` temporaries,
+//!   which lang-c rejects. `fake_headers/stdatomic.h` (in the same directory as `omp.h`)
+//!   includes the real header with `#include_next` and redefines them as the `__atomic_*`
+//!   builtins they stand for.
 //! * **`__int128`, `__int128_t`, `__uint128_t`** — GCC knows them without a declaration, lang-c
 //!   does not: `fake_headers/warpwise_builtins.h` declares them and is forced-included (`-include`)
 //!   before the user's file. `unsigned __int128` is rewritten to `__uint128_t` (see below).
@@ -437,6 +442,8 @@ fn shell_split(cmd: &str) -> Option<Vec<String>> {
 }
 
 const FAKE_OMP_H: &str = include_str!("fake_headers/omp.h");
+/// `<stdatomic.h>` with its generic macros written without `__auto_type` (see the file).
+const FAKE_STDATOMIC_H: &str = include_str!("fake_headers/stdatomic.h");
 /// Forced-included before every file: typedefs for `__int128` and friends (see the file).
 const FAKE_BUILTINS_H: &str = include_str!("fake_headers/warpwise_builtins.h");
 
@@ -448,6 +455,7 @@ fn fake_header_dir() -> Result<&'static Path, Diagnostic> {
         let hash = FAKE_OMP_H
             .bytes()
             .chain(FAKE_BUILTINS_H.bytes())
+            .chain(FAKE_STDATOMIC_H.bytes())
             .fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
                 (h ^ b as u64).wrapping_mul(0x0100_0000_01b3)
             });
@@ -462,6 +470,7 @@ fn fake_header_dir() -> Result<&'static Path, Diagnostic> {
         };
         write_atomic(&dir, "omp.h", FAKE_OMP_H)
             .and_then(|()| write_atomic(&dir, "warpwise_builtins.h", FAKE_BUILTINS_H))
+            .and_then(|()| write_atomic(&dir, "stdatomic.h", FAKE_STDATOMIC_H))
             .map_err(|e| {
                 format!(
                     "cannot write warpwise's replacement headers to `{}`: {e}",

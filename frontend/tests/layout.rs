@@ -1,6 +1,7 @@
 //! Struct and union layout against the C compiler: `sizeof`, `_Alignof` and `offsetof` of
 //! records with mixed members, nesting, arrays, bit-fields, anonymous members, `long double`,
-//! enums and flexible array members, as `cc` computes them versus `TypeTable`.
+//! enums, flexible array members and `__attribute__((packed))`, as `cc` computes them versus
+//! `TypeTable`.
 
 use frontend::preprocess::TranslationUnitInput;
 use frontend::types::{Type, TypeId};
@@ -25,6 +26,10 @@ typedef struct { short s; char c : 2; } SmallBits;
 typedef struct { int kind; union { int i; double d; }; struct { char a, b; }; int after; } Anonymous;
 typedef struct { char c; Mixed m[3]; U u; int last; } ArrayOfRecords;
 typedef struct { _Bool b; long long ll; float f[3]; unsigned char uc; } Scalars;
+typedef struct { char c; int i; double d; short s; } __attribute__((packed)) Packed;
+struct PackedTag { char c; long l; struct { char a; int b; } inner; } __attribute__((__packed__));
+typedef struct PackedTag PackedTagged;
+typedef struct { char c; Packed p; int i; } HoldsPacked;
 "#;
 
 /// (typedef name, fields whose offsets are compared; bit-fields are compared by layout only).
@@ -43,6 +48,10 @@ const RECORDS: &[(&str, &[&str])] = &[
     ("Anonymous", &["kind", "i", "d", "a", "b", "after"]),
     ("ArrayOfRecords", &["c", "m", "u", "last"]),
     ("Scalars", &["b", "ll", "f", "uc"]),
+    ("Packed", &["c", "i", "d", "s"]),
+    // Only the record the attribute is on is packed, not the one nested in it.
+    ("PackedTagged", &["c", "l", "inner"]),
+    ("HoldsPacked", &["c", "p", "i"]),
 ];
 
 fn scratch(name: &str) -> std::path::PathBuf {

@@ -936,3 +936,50 @@ fn compiler_builtins_are_not_implicit_declarations() {
     assert_eq!(result_of("__builtin_add_overflow"), unsigned(IntRank::Bool));
     assert_eq!(result_of("__builtin_inff"), Type::Float(FloatKind::Float));
 }
+
+/// C11 atomics through `<stdatomic.h>`: GCC's generic macros declare `__auto_type`
+/// temporaries lang-c cannot parse; warpwise's wrapper header makes them the builtins they
+/// stand for, so the file parses and the calls are what the program does.
+#[test]
+fn stdatomic_generic_functions_parse_as_their_builtins() {
+    use frontend::ir::{Callee, InstKind};
+    let unit = load(
+        "stdatomic",
+        r#"
+        #include <stdatomic.h>
+        static atomic_int flag;
+        static _Atomic long counter;
+        long f(int v) {
+            atomic_init(&counter, 0);
+            atomic_store_explicit(&flag, v, memory_order_release);
+            long seen = atomic_load(&counter);
+            int expected = 0;
+            atomic_compare_exchange_strong(&flag, &expected, 1);
+            return seen + atomic_fetch_add_explicit(&counter, 2, memory_order_relaxed);
+        }
+        "#,
+    );
+    assert!(unit.lowered.errors.is_empty(), "{:?}", unit.lowered.errors);
+    let f = unit.lowered.program.function("f").expect("f lowered");
+    let called: Vec<&str> = f
+        .insts
+        .iter()
+        .filter_map(|i| match &i.kind {
+            InstKind::Call {
+                callee: Callee::Direct(n),
+                ..
+            } => Some(n.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        called,
+        [
+            "__atomic_store_n",
+            "__atomic_store_n",
+            "__atomic_load_n",
+            "__atomic_compare_exchange_n",
+            "__atomic_fetch_add"
+        ]
+    );
+}

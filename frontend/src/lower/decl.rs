@@ -72,7 +72,14 @@ impl<'a> Lowerer<'a> {
                 _ => {}
             }
         }
-        base.ty = self.type_from_specifiers(&type_specs, span)?;
+        // `struct P { ... } __attribute__((packed));`: the attribute sits among the
+        // declaration's specifiers, the layout belongs to the struct they define.
+        self.packed_record = extensions.iter().any(|e| {
+            matches!(&e.node, ast::Extension::Attribute(a) if a.name.node.trim_matches('_') == "packed")
+        });
+        let ty = self.type_from_specifiers(&type_specs, span);
+        self.packed_record = false;
+        base.ty = ty?;
         if !extensions.is_empty() {
             let extensions: Vec<_> = extensions.into_iter().cloned().collect();
             base.ty = self.apply_vector_attribute(base.ty, &extensions, None)?;
@@ -203,6 +210,8 @@ impl<'a> Lowerer<'a> {
     }
 
     fn struct_type(&mut self, st: &Node<ast::StructType>) -> LResult<TypeId> {
+        // Only this record is packed, not the records its members declare.
+        let packed = std::mem::take(&mut self.packed_record);
         let is_union = matches!(st.node.kind.node, ast::StructKind::Union);
         let tag = st.node.identifier.as_ref().map(|i| i.node.name.clone());
         let record = match (&tag, &st.node.declarations) {
@@ -253,7 +262,7 @@ impl<'a> Lowerer<'a> {
                     members.push((name, ty, bit_width));
                 }
             }
-            self.program.types.define_record(record, members, false);
+            self.program.types.define_record(record, members, packed);
         }
         Ok(self.program.types.intern(Type::Record(record)))
     }

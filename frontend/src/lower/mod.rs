@@ -180,6 +180,9 @@ pub(crate) struct Lowerer<'a> {
     /// Where each function was first declared (its name in the declarator).
     pub declared_at: HashMap<String, Span>,
     pub in_function: Option<String>,
+    /// The declaration being lowered carries `__attribute__((packed))`: the record its
+    /// specifiers define is laid out without padding (taken by that record only).
+    pub packed_record: bool,
     pub functions_attempted: usize,
     /// `FieldAddr` values of the current function that address a bit-field's storage unit:
     /// (first bit, width). Loads and stores through them extract and insert the bits.
@@ -282,6 +285,7 @@ fn lower_translation_unit_here(unit: &ast::TranslationUnit, input: &LowerInput) 
         defined: HashSet::new(),
         declared_at: HashMap::new(),
         in_function: None,
+        packed_record: false,
         functions_attempted: 0,
         bit_fields: HashMap::new(),
         vector_types: HashMap::new(),
