@@ -485,7 +485,8 @@ fn emit_writes_the_kernel_the_note_and_the_shim() {
     for want in [
         "long long sum = (long long)0;",
         "__syncthreads();",
-        "ww_atomic_add(ww_red_sum, ww_tree_0[0]);",
+        "__shfl_down_sync(ww_mask, ww_part_0, ww_d)",
+        "ww_atomic_add(ww_red_sum, ww_part_0);",
         "extern \"C\" int main_L54_gpu(int *hist, long long *ww_red_sum)",
     ] {
         assert!(cu.contains(want), "missing `{want}` in\n{cu}");
