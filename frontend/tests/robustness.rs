@@ -111,3 +111,45 @@ fn long_ternary_chain() {
     let unit = lowers_or_one_error("ternary", &text);
     assert_all_lower(&unit);
 }
+
+/// A nest of `depth` loops around one statement, in a function `deep`, then a function
+/// `flat` with one loop.
+fn nested_loops(depth: usize) -> String {
+    let mut text = String::from("void deep(double *a) {\n");
+    for k in 0..depth {
+        text.push_str(&format!("  for (int i{k} = 0; i{k} < 2; i{k}++)\n"));
+    }
+    text.push_str(&format!("    a[i{}] += 1;\n}}\n", depth - 1));
+    text.push_str("void flat(double *a, int n) { for (int i = 0; i < n; i++) a[i] = 0; }\n");
+    text
+}
+
+/// Loops nested past the limit: the function is refused with one error at the loop that
+/// goes one level too deep (1,000 nested loops took minutes in SSA construction), and the
+/// rest of the file is lowered; at the limit the function lowers.
+#[test]
+fn loops_nested_past_the_limit_refuse_their_function_only() {
+    let limit = frontend::lower::MAX_LOOP_NESTING;
+    let at = load("nest-at-limit", &nested_loops(limit));
+    assert_all_lower(&at);
+    for depth in [limit + 1, 1000] {
+        let unit = load(&format!("nest-{depth}"), &nested_loops(depth));
+        assert_eq!(unit.lowered.errors.len(), 1, "{:?}", unit.lowered.errors);
+        let error = &unit.lowered.errors[0];
+        assert!(
+            error
+                .message
+                .contains(&format!("loops nested more than {limit} deep")),
+            "{}",
+            error.message
+        );
+        let names: Vec<&str> = unit
+            .lowered
+            .program
+            .functions
+            .iter()
+            .map(|f| f.name.as_str())
+            .collect();
+        assert_eq!(names, ["flat"]);
+    }
+}

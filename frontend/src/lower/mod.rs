@@ -13,6 +13,7 @@ mod decl;
 mod expr;
 mod kr;
 mod stmt;
+pub use stmt::MAX_LOOP_NESTING;
 mod vector;
 
 use crate::ir::{ExternalFunction, Function, Global, GlobalId, Program, Span};
@@ -183,6 +184,8 @@ pub(crate) struct Lowerer<'a> {
     /// The declaration being lowered carries `__attribute__((packed))`: the record its
     /// specifiers define is laid out without padding (taken by that record only).
     pub packed_record: bool,
+    /// Loops enclosing the statement being lowered (see `stmt::MAX_LOOP_NESTING`).
+    pub loop_depth: usize,
     pub functions_attempted: usize,
     /// `FieldAddr` values of the current function that address a bit-field's storage unit:
     /// (first bit, width). Loads and stores through them extract and insert the bits.
@@ -286,6 +289,7 @@ fn lower_translation_unit_here(unit: &ast::TranslationUnit, input: &LowerInput) 
         declared_at: HashMap::new(),
         in_function: None,
         packed_record: false,
+        loop_depth: 0,
         functions_attempted: 0,
         bit_fields: HashMap::new(),
         vector_types: HashMap::new(),
