@@ -114,11 +114,11 @@ pub fn analyze_units_reporting(
     let mut order: Vec<usize> = (0..items.len()).collect();
     order.sort_by_key(|&k| std::cmp::Reverse(size(&items[k])));
     let results: Vec<Mutex<Vec<LoopReport>>> = items.iter().map(|_| Mutex::default()).collect();
-    let remaining: Vec<AtomicUsize> = units
-        .iter()
-        .enumerate()
-        .map(|(u, _)| AtomicUsize::new(items.iter().filter(|(v, _)| *v == u).count()))
-        .collect();
+    // Functions left per unit (one pass: a count per unit by filtering was units x items).
+    let remaining: Vec<AtomicUsize> = units.iter().map(|_| AtomicUsize::new(0)).collect();
+    for &(u, _) in &items {
+        remaining[u].fetch_add(1, Ordering::Relaxed);
+    }
     for (u, left) in remaining.iter().enumerate() {
         if left.load(Ordering::Relaxed) == 0 {
             done(&units[u]);
