@@ -183,6 +183,22 @@ pub fn run(args: &AnalyzeArgs) -> ExitCode {
             progress.done(&unit.path.display().to_string())
         }));
     progress.finish();
+    // Every report is checked before it is written (docs/report-format.md, "Names"): a
+    // broken rule is a bug of warpwise, which debug builds (the tests) stop at and release
+    // builds name on stderr.
+    let problems = advisor::model::verify(&report);
+    debug_assert!(
+        problems.is_empty(),
+        "the report breaks its rules:\n{}",
+        problems
+            .iter()
+            .map(|p| p.to_string())
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+    for p in &problems {
+        eprintln!("warning: report check: {p} (a bug of warpwise; the rest of the report stands)");
+    }
     if let Some(e) = unmatched_selection(&units, &filter, &target, report.loops.is_empty()) {
         eprintln!("error: {e}");
         return ExitCode::from(2);

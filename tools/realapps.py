@@ -290,6 +290,11 @@ def measure(only):
               f"{elapsed:.1f} s")
         for skipped in report.get("skipped", []):
             print("   skipped:", skipped[:200])
+        # The report verifier's findings (issue 17): each is a bug of warpwise.
+        checks = [l for l in run.stderr.splitlines() if l.startswith("warning: report check")]
+        print(f"   report checks failed: {len(checks)}")
+        for c in checks[:3]:
+            print("   ", c[:300])
         for l in marked:
             if l["verdict"] == "friendly":
                 continue

@@ -436,7 +436,7 @@ impl<'a> FunctionContext<'a> {
         lines.retain(|l| *l != 0);
         Reason {
             code: code.code.to_string(),
-            message: self.source_names(&message),
+            message,
             lines,
             help,
             witness: None,
@@ -444,32 +444,47 @@ impl<'a> FunctionContext<'a> {
         }
     }
 
-    /// The line that computes `v`; for a phi (which has no span of its own), the line of the
-    /// loop whose header it is in, else the first line among the values it merges.
-    fn defining_line(&self, v: Value) -> u32 {
+    /// Where the program computes `v` (line, column); for a phi (which has no span of its
+    /// own), the loop whose header it is in, else the first of the values it merges.
+    fn defining_place(&self, v: Value) -> Option<(u32, u32)> {
+        let place = |span: Span| {
+            self.unit
+                .resolve(span)
+                .map(|r| (r.line, r.col))
+                .filter(|(line, _)| *line != 0)
+        };
         let inst = self.func.inst(v);
-        let own = self.line(inst.origin.span);
-        if own != 0 {
-            return own;
+        if let Some(own) = place(inst.origin.span) {
+            return Some(own);
         }
         if !inst.kind.is_phi() {
-            return 0;
+            return None;
         }
-        // A loop's variable: the line of the loop (`k@6`: `k` as the loop at line 6 sees it).
+        // A loop's variable: the place of the loop (`k@6`: `k` as the loop at line 6 sees it).
         if let Some(l) = self.forest.loops.iter().find(|l| l.header == inst.block) {
             if let Some(source) = l.source.map(|s| self.func.source_loop(s)) {
-                return self.line(source.keyword_span);
+                return place(source.keyword_span);
             }
         }
         match &inst.kind {
             InstKind::Phi(args) => args
                 .iter()
-                .map(|(_, a)| self.line(self.func.inst(*a).origin.span))
-                .filter(|l| *l != 0)
-                .min()
-                .unwrap_or(0),
-            _ => 0,
+                .filter_map(|(_, a)| place(self.func.inst(*a).origin.span))
+                .min(),
+            _ => None,
         }
+    }
+
+    /// Report text names values as the source does (`crate::present`): this places the
+    /// function's symbols for it.
+    fn present(&self, report: &mut LoopReport) {
+        let locate = |name: &str| {
+            self.rec
+                .symbols
+                .value_of(&Var::new(name))
+                .and_then(|v| self.defining_place(v))
+        };
+        crate::present::present(report, &locate);
     }
 
     /// Whether `v` is the same in every iteration: invariant, a load already shown
@@ -507,82 +522,6 @@ impl<'a> FunctionContext<'a> {
             InstKind::Const(_) => true,
             _ => false,
         }
-    }
-
-    /// The analyses number the versions of one variable (`wpsi#3`, `A->rownnz[i]#12`); a
-    /// message names them as the source does, qualified by the line that defines the value
-    /// (`wpsi@118`, docs/report-format.md). A name whose definition has no line, or two
-    /// versions defined on one line, keep their number.
-    fn source_names(&self, message: &str) -> String {
-        let chars: Vec<char> = message.chars().collect();
-        // (start, end) of each `name#digits` token, and its replacement.
-        let mut found: Vec<(usize, usize, String, String)> = Vec::new();
-        let mut k = 0;
-        while k < chars.len() {
-            if chars[k] != '#' || !chars.get(k + 1).is_some_and(|c| c.is_ascii_digit()) {
-                k += 1;
-                continue;
-            }
-            let mut end = k + 1;
-            while end < chars.len() && chars[end].is_ascii_digit() {
-                end += 1;
-            }
-            // Back over the name: identifier characters, `->`, `.`, balanced brackets.
-            let mut start = k;
-            let mut depth = 0i32;
-            while start > 0 {
-                let c = chars[start - 1];
-                let ok = match c {
-                    ']' => {
-                        depth += 1;
-                        true
-                    }
-                    '[' if depth > 0 => {
-                        depth -= 1;
-                        true
-                    }
-                    '>' => start >= 2 && chars[start - 2] == '-',
-                    '-' => chars.get(start) == Some(&'>'),
-                    c => c.is_ascii_alphanumeric() || c == '_' || c == '.' || depth > 0,
-                };
-                if !ok {
-                    break;
-                }
-                start -= 1;
-            }
-            let name: String = chars[start..k].iter().collect();
-            let full: String = chars[start..end].iter().collect();
-            let line = self
-                .rec
-                .symbols
-                .value_of(&Var::new(&full))
-                .map(|v| self.defining_line(v))
-                .filter(|l| *l != 0);
-            if let (false, Some(line)) = (name.is_empty(), line) {
-                found.push((start, end, full, format!("{name}@{line}")));
-            }
-            k = end;
-        }
-        if found.is_empty() {
-            return message.to_string();
-        }
-        // Two different versions that would read the same keep their numbers.
-        let clashes = |f: &(usize, usize, String, String)| {
-            found.iter().any(|g| g.3 == f.3 && g.2 != f.2)
-                || self.rec.symbols.value_of(&Var::new(&f.3)).is_some()
-        };
-        let mut out = String::new();
-        let mut at = 0;
-        for f in &found {
-            if clashes(f) {
-                continue;
-            }
-            out.extend(&chars[at..f.0]);
-            out.push_str(&f.3);
-            at = f.1;
-        }
-        out.extend(&chars[at..]);
-        out
     }
 
     fn access_text(&self, access: &MemAccess) -> Access {
@@ -1310,11 +1249,23 @@ impl<'a> FunctionContext<'a> {
                     // iteration (a face range `group_index[2*t]`, a row start `ptr[i]`)
                     // shows a conflict only for data chosen to make one: whether the
                     // program's data ever does is for a profile to tell.
+                    // The loop's own bounds are not such data: a normalizable loop's
+                    // bounds hold for all its iterations (the report states what that
+                    // assumes), and choosing how often the loop runs is what every witness
+                    // does. Names compare symbols, not report text (`start[i + 1]#2`).
+                    let own_bounds: HashSet<Var> = space
+                        .of_loop(id)
+                        .map(|r| r.init.vars().into_iter().chain(r.bound.vars()).collect())
+                        .unwrap_or_default();
                     let chosen_data: Vec<&str> = built
                         .witness
                         .values
                         .keys()
-                        .filter(|k| variant.iter().any(|v| v.name() == k.as_str()))
+                        .filter(|k| {
+                            variant
+                                .iter()
+                                .any(|v| v.name() == k.as_str() && !own_bounds.contains(v))
+                        })
                         .map(|k| k.as_str())
                         .collect();
                     if !chosen_data.is_empty() {
@@ -2263,7 +2214,6 @@ impl<'a> FunctionContext<'a> {
             divergence: Vec::new(),
             observed: None,
         };
-        tidy_names(&mut report);
         if facts.verdict != Verdict::NotFriendly {
             // A loop with reductions is not a plain grid dimension: it needs a reduction
             // kernel. Memory updates under a condition may happen in one iteration only
@@ -2293,6 +2243,7 @@ impl<'a> FunctionContext<'a> {
                 &mut report,
             );
         }
+        self.present(&mut report);
         report
     }
 
@@ -2673,87 +2624,6 @@ impl<'a> FunctionContext<'a> {
 fn is_immediate_child(func: &Function, forest: &LoopForest, outer: LoopId, inner: LoopId) -> bool {
     let _ = func;
     forest.loop_(inner).parent == Some(outer)
-}
-
-/// Symbols are unique per function (`i`, `i#2` for a second loop over `i`). Within one
-/// loop's report a suffix is dropped when no other symbol of the same name appears, so
-/// expressions read as the source does.
-fn tidy_names(report: &mut LoopReport) {
-    let mut texts: Vec<&mut String> = Vec::new();
-    if let Some(ind) = report.induction.as_mut() {
-        texts.extend([
-            &mut ind.var,
-            &mut ind.lower,
-            &mut ind.upper,
-            &mut ind.trip_count,
-        ]);
-    }
-    for p in report.parameters.iter_mut() {
-        texts.push(&mut p.name);
-        if let Some(b) = p.bytes.as_mut() {
-            texts.extend([&mut b.lo, &mut b.hi, &mut b.size]);
-        }
-    }
-    for a in report.assumptions.iter_mut() {
-        texts.push(a);
-    }
-    for r in report.reductions.iter_mut() {
-        texts.push(&mut r.target);
-        texts.extend(r.index.iter_mut());
-    }
-    let mut variants: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-    for t in texts.iter() {
-        for token in identifiers(t) {
-            let base = token.split('#').next().unwrap_or(&token).to_string();
-            variants.entry(base).or_default().insert(token);
-        }
-    }
-    for t in texts {
-        let mut result = String::with_capacity(t.len());
-        let mut rest = t.as_str();
-        while let Some(pos) = rest.find('#') {
-            let (before, after) = rest.split_at(pos);
-            let start = before
-                .rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-                .map(|i| i + 1)
-                .unwrap_or(0);
-            let base = &before[start..];
-            let digits: String = after[1..]
-                .chars()
-                .take_while(|c| c.is_ascii_digit())
-                .collect();
-            result.push_str(before);
-            let unique = variants.get(base).is_some_and(|v| v.len() == 1);
-            if !unique || digits.is_empty() {
-                // Still ambiguous: keep it distinct but a valid C identifier (`i_2`).
-                result.push('_');
-                result.push_str(&digits);
-            }
-            rest = &after[1 + digits.len()..];
-        }
-        result.push_str(rest);
-        *t = result;
-    }
-}
-
-fn identifiers(text: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut current = String::new();
-    for c in text.chars().chain(std::iter::once(' ')) {
-        if c.is_ascii_alphanumeric() || c == '_' || c == '#' {
-            current.push(c);
-        } else if !current.is_empty() {
-            if current
-                .chars()
-                .next()
-                .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-            {
-                out.push(current.clone());
-            }
-            current.clear();
-        }
-    }
-    out
 }
 
 /// What the stores of a loop may do to the memory a bound reads (see

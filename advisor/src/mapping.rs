@@ -158,7 +158,7 @@ impl<'a> Nest<'a> {
 
     /// Substitution that writes an offset in terms of the thread index `#tx`: the x loop's
     /// variable is `init + step*#tx`, and an inner loop whose start depends on it (a
-    /// triangular loop) is `init(#tx) + step*#k_v`, `#k_v` being the same in every thread.
+    /// triangular loop) is `init(#tx) + step*k@v`, `k@v` (its iteration number, docs/report-format.md) being the same in every thread.
     pub fn thread_substitution(&self, c: &Candidate) -> Option<HashMap<Var, Expr>> {
         let x = self.iv(c.x)?;
         let tx = Expr::from(thread_var())
@@ -171,7 +171,7 @@ impl<'a> Nest<'a> {
                 continue;
             }
             let init = r.init.substitute(&map).ok()?;
-            let k = Expr::var(&format!("#k_{}", r.var.name()))
+            let k = Expr::var(&format!("k@{}", r.var.name()))
                 .checked_mul(&Expr::integer(BigInt::from(r.step)))
                 .ok()?;
             map.insert(r.var.clone(), init.checked_add(&k).ok()?);
@@ -283,7 +283,9 @@ impl<'a> Nest<'a> {
                 text,
                 kind: if a.is_store { "store" } else { "load" }.into(),
                 base: a.base().map(|b| b.name().to_string()),
-                offset_bytes: offsets.join(" | "),
+                // An access through a pointer chosen at run time has one offset per
+                // possible base: `A or B` (C's `|` would read as an expression).
+                offset_bytes: offsets.join(" or "),
                 inner_loop: self.inner_loop(a, c),
                 stride_bytes: f.stride.as_ref().map(Expr::to_c),
                 requests_per_warp: f.requests.to_c(),
@@ -450,126 +452,4 @@ pub fn attach(
     report.shared_memory = areas;
     report.occupancy = occupancy;
     report.divergence = crate::divergence::analyze(&nest, &evals[best].candidate, target);
-    tidy(report);
-}
-
-/// Symbols are unique per function (`i`, `i#2`); as in the rest of the report, a suffix is
-/// dropped where the base name is unambiguous within this loop's new sections.
-fn tidy(report: &mut crate::model::LoopReport) {
-    let mut texts: Vec<&mut String> = Vec::new();
-    for m in report.mappings.iter_mut() {
-        texts.push(&mut m.mapping.x);
-        if let Some(y) = m.mapping.y.as_mut() {
-            texts.push(y);
-        }
-        texts.push(&mut m.total_requests_per_warp);
-        for a in m.accesses.iter_mut() {
-            texts.extend([&mut a.offset_bytes, &mut a.requests_per_warp]);
-            texts.extend(a.stride_bytes.iter_mut());
-            texts.extend(a.min_requests_per_warp.iter_mut());
-            texts.extend(a.unaligned_requests_per_warp.iter_mut());
-            texts.extend(a.assumptions.iter_mut());
-        }
-    }
-    if let Some(r) = report.recommended_mapping.as_mut() {
-        texts.push(&mut r.x);
-        texts.extend(r.y.iter_mut());
-    }
-    if let Some(g) = report.mapping_gain.as_mut() {
-        texts.push(&mut g.natural.x);
-        texts.extend(g.natural.y.iter_mut());
-        texts.extend([
-            &mut g.natural_requests_per_warp,
-            &mut g.recommended_requests_per_warp,
-        ]);
-    }
-    for s in report.shared_memory.iter_mut() {
-        texts.extend([
-            &mut s.message,
-            &mut s.bytes_per_block,
-            &mut s.bytes_for_block,
-        ]);
-        texts.extend(s.overlap_x_bytes.iter_mut());
-        texts.extend(s.overlap_y_bytes.iter_mut());
-        if let Some(b) = s.block_section.as_mut() {
-            texts.extend([&mut b.lo, &mut b.hi, &mut b.size]);
-        }
-        if let Some(t) = s.tile.as_mut() {
-            texts.extend([
-                &mut t.row_pitch_bytes,
-                &mut t.row_lo,
-                &mut t.row_hi,
-                &mut t.rows,
-                &mut t.col_lo,
-                &mut t.col_hi,
-                &mut t.row_bytes,
-            ]);
-        }
-    }
-    if let Some(o) = report.occupancy.as_mut() {
-        texts.extend([&mut o.shared_bytes_per_block, &mut o.message]);
-    }
-    for d in report.divergence.iter_mut() {
-        texts.push(&mut d.warps_per_row);
-        texts.extend(d.ratio.iter_mut());
-        texts.extend(d.diverging_warps_per_row.iter_mut());
-    }
-    let mut variants: HashMap<String, std::collections::BTreeSet<String>> = HashMap::new();
-    for t in texts.iter() {
-        for token in suffixed(t) {
-            let base = token.split('#').next().unwrap_or_default().to_string();
-            variants.entry(base).or_default().insert(token);
-        }
-    }
-    for t in texts {
-        for token in suffixed(t) {
-            let base = token.split('#').next().unwrap_or_default();
-            if variants.get(base).is_some_and(|v| v.len() == 1) {
-                *t = replace_token(t, &token, base);
-            }
-        }
-    }
-}
-
-/// Identifiers with a `#N` suffix in `text`.
-fn suffixed(text: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let chars: Vec<char> = text.chars().collect();
-    let mut i = 0;
-    while i < chars.len() {
-        if chars[i].is_ascii_alphabetic() || chars[i] == '_' {
-            let start = i;
-            while i < chars.len() && (chars[i].is_ascii_alphanumeric() || chars[i] == '_') {
-                i += 1;
-            }
-            if i + 1 < chars.len() && chars[i] == '#' && chars[i + 1].is_ascii_digit() {
-                i += 1;
-                while i < chars.len() && chars[i].is_ascii_digit() {
-                    i += 1;
-                }
-                out.push(chars[start..i].iter().collect());
-            }
-        } else {
-            i += 1;
-        }
-    }
-    out
-}
-
-fn replace_token(text: &str, token: &str, by: &str) -> String {
-    let mut out = String::new();
-    let mut rest = text;
-    while let Some(pos) = rest.find(token) {
-        let before_ok = rest[..pos]
-            .chars()
-            .last()
-            .is_none_or(|c| !(c.is_ascii_alphanumeric() || c == '_'));
-        let after = &rest[pos + token.len()..];
-        let after_ok = after.chars().next().is_none_or(|c| !c.is_ascii_digit());
-        out.push_str(&rest[..pos]);
-        out.push_str(if before_ok && after_ok { by } else { token });
-        rest = after;
-    }
-    out.push_str(rest);
-    out
 }

@@ -519,7 +519,7 @@ fn check_candidate(
                     if let Some(init) = value_of(&r.init.substitute(&map).unwrap_or_default(), &ctx)
                     {
                         let k = (i.to_integer().to_i64().unwrap_or(0) - init) / r.step as i64;
-                        ctx.insert(Var::new(&format!("#k_{}", r.var.name())), q(k));
+                        ctx.insert(Var::new(&format!("k@{}", r.var.name())), q(k));
                     }
                 }
             }

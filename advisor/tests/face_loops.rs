@@ -110,3 +110,33 @@ fn an_update_at_a_cell_chosen_by_data_needs_a_profile() {
     let report = check_with_runs(SHARED_CELLS, Verdict::NeedsProfile, true);
     assert!(!has_code(&report, "WW101"), "{report:#?}");
 }
+
+/// Row ranges read from an array the function read before (so the analyses number the
+/// range's values: `start[i + 1]#2`): a witness that picks them is still one the data
+/// must make, not a dependence. Warpwise claimed WW101 here while the chosen values were
+/// compared by report name instead of by symbol.
+const RANGES_READ_TWICE: &str = r#"#include <stdio.h>
+static const int start[4] = {0, 2, 3, 6};
+static void scatter(int n, double *buf, const double *w) {
+  for (int i = 0; i < n; i++)
+    buf[start[i]] += w[start[i + 1] - 1];
+  for (int i = 0; i < n; i++) { /* LOOP */
+    for (int c = start[i]; c < start[i + 1]; c++)
+      buf[c] = w[i] * (c + 1);
+  }
+}
+int main(void) {
+  double buf[6] = {0}, w[6] = {1, 2, 3, 4, 5, 6};
+  scatter(3, buf, w);
+  for (int c = 0; c < 6; c++) printf("%.17g\n", buf[c]);
+  return 0;
+}
+"#;
+
+#[test]
+fn ranges_whose_values_the_function_read_before_still_need_a_profile() {
+    let report = check_with_runs(RANGES_READ_TWICE, Verdict::NeedsProfile, true);
+    assert!(!has_code(&report, "WW101"), "{report:#?}");
+    // The loop's index is named as the source names it.
+    assert_eq!(report.induction.as_ref().map(|i| i.var.as_str()), Some("i"));
+}

@@ -31,6 +31,18 @@ fn reports_and_recipes_of_every_sample() {
             loops: analyze_unit(&unit, &Filter::default()),
             skipped: Vec::new(),
         };
+        let problems = advisor::model::verify(&report);
+        assert!(problems.is_empty(), "{name}: {problems:#?}");
+        // Every name an expression uses is one the source writes.
+        let source =
+            std::fs::read_to_string(PathBuf::from("../samples").join(&name)).expect("sample reads");
+        let words: std::collections::HashSet<&str> = source
+            .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .collect();
+        for l in &report.loops {
+            let unknown = advisor::verify::unknown_identifiers(l, &|w| words.contains(w));
+            assert!(unknown.is_empty(), "{}: names {unknown:?}", l.id);
+        }
         let stem = name.trim_end_matches(".c");
         let yaml = serde_yaml::to_string(&report).expect("serializable");
         insta::assert_snapshot!(format!("{stem}_report"), yaml);

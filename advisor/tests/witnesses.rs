@@ -121,11 +121,18 @@ fn line_of(unit: &Unit, func: &Function, v: Value) -> u32 {
         .unwrap_or(0)
 }
 
-/// Whether a witness name (`i`, `i_2`) names a symbol (`i`, `i#2`).
-fn names(witness_name: &str, symbol: &str) -> bool {
-    witness_name == symbol
-        || witness_name == symbol.replace('#', "_")
-        || symbol.split('#').next() == Some(witness_name)
+/// Whether a witness name (`i`, or `i@164` for one of several values of `i`: the value
+/// computed on line 164, docs/report-format.md) names a symbol (`i`, `i#2`) whose value is
+/// computed on `line` (a loop's variable: the loop's line; 0 when not known).
+fn names(witness_name: &str, symbol: &str, line: u32) -> bool {
+    let base = symbol.split('#').next().unwrap_or(symbol);
+    match witness_name.split_once('@') {
+        None => witness_name == symbol || witness_name == base,
+        Some((name, place)) => {
+            let stated = place.split(':').next().and_then(|l| l.parse::<u32>().ok());
+            name == base && (line == 0 || stated == Some(line))
+        }
+    }
 }
 
 /// How to run a function with the witness's values.
@@ -369,12 +376,18 @@ fn check_witness_with(
     }
     // Induction variables of the loops around the loop and inside it, by witness name.
     let mut ivs: Vec<Value> = Vec::new();
-    let mut iv_names: Vec<String> = Vec::new();
+    let mut iv_names: Vec<(String, u32)> = Vec::new();
     for l in forest.ids() {
         if let Some(iv) = forest.loop_(l).primary_iv() {
             if let Some(var) = rec.symbols.var_of(iv.phi) {
+                let line = forest
+                    .loop_(l)
+                    .source
+                    .and_then(|s| unit.resolve(func.source_loop(s).keyword_span))
+                    .map(|r| r.line)
+                    .unwrap_or(0);
                 ivs.push(iv.phi);
-                iv_names.push(var.name().to_string());
+                iv_names.push((var.name().to_string(), line));
             }
         }
     }
@@ -449,10 +462,9 @@ fn check_witness_with(
     let trace = trace.borrow();
     // The run had the witness's values.
     for (name, v) in &witness.values {
-        let symbol = rec
-            .symbols
-            .iter()
-            .find(|s| names(name, s.var.name()) && !matches!(s.origin, SymbolOrigin::Induction(_)));
+        let symbol = rec.symbols.iter().find(|s| {
+            names(name, s.var.name(), 0) && !matches!(s.origin, SymbolOrigin::Induction(_))
+        });
         if let Some(value) = symbol.and_then(|s| rec.symbols.value_of(&s.var)) {
             if let Some(seen) = trace.first.get(&value) {
                 if seen.as_int() != Some(i128::from(*v)) {
@@ -463,8 +475,8 @@ fn check_witness_with(
     }
     let at_iteration = |e: &Event, side: &WitnessAccess| {
         side.iteration.iter().all(|(name, v)| {
-            iv_names.iter().zip(&e.ivs).any(|(n, x)| {
-                names(name, n) && x.as_ref().and_then(Val::as_int) == Some(i128::from(*v))
+            iv_names.iter().zip(&e.ivs).any(|((n, line), x)| {
+                names(name, n, *line) && x.as_ref().and_then(Val::as_int) == Some(i128::from(*v))
             })
         })
     };
@@ -922,19 +934,19 @@ fn replayed(function: &str) -> usize {
 
 #[test]
 fn time_loops_carry_dependences_between_their_inner_nests() {
-    // Each nest has its own `i` and `j` (named `i`, `j_2` in the first nest and `i_2`, `j`
-    // in the second by the symbol table); the nests are too large to enumerate, so the
+    // Each nest has its own `i` and `j`: the values the report tells apart are qualified
+    // by their loop's line (`j@162` in the first nest, `i@164` in the second); the nests are too large to enumerate, so the
     // pair is solved for: one step reads what the next step's other nest writes.
     check(
         "jacobi_steps",
         Verdict::NotFriendly,
         &[
-            "write-after-read dependence on `JA`: `JA[i][j]` (line 163) and `JA[i][j]` (line 166) in different iterations: t = 0, i = 1, j_2 = 1 reads JA[1][1]; t = 1, i_2 = 1, j = 1 writes JA[1][1] (tsteps = 2)",
+            "write-after-read dependence on `JA`: `JA[i][j]` (line 163) and `JA[i][j]` (line 166) in different iterations: t = 0, i = 1, j@162 = 1 reads JA[1][1]; t = 1, i@164 = 1, j = 1 writes JA[1][1] (tsteps = 2)",
             // The column solved from the row's: j - 1 = 1.
-            "t = 0, i = 1, j_2 = 2 reads JA[1][1]; t = 1, i_2 = 1, j = 1 writes JA[1][1] (tsteps = 2)",
+            "t = 0, i = 1, j@162 = 2 reads JA[1][1]; t = 1, i@164 = 1, j = 1 writes JA[1][1] (tsteps = 2)",
             // The row solved: i - 1 = 1.
-            "t = 0, i = 2, j_2 = 1 reads JA[1][1]; t = 1, i_2 = 1, j = 1 writes JA[1][1] (tsteps = 2)",
-            "read-after-write dependence on `JB`: `JB[i][j]` (line 163) and `JB[i + 1][j]` (line 166) in different iterations: t = 0, i = 2, j_2 = 1 writes JB[2][1]; t = 1, i_2 = 1, j = 1 reads JB[2][1] (tsteps = 2)",
+            "t = 0, i = 2, j@162 = 1 reads JA[1][1]; t = 1, i@164 = 1, j = 1 writes JA[1][1] (tsteps = 2)",
+            "read-after-write dependence on `JB`: `JB[i][j]` (line 163) and `JB[i + 1][j]` (line 166) in different iterations: t = 0, i = 2, j@162 = 1 writes JB[2][1]; t = 1, i@164 = 1, j = 1 reads JB[2][1] (tsteps = 2)",
         ],
     );
     assert_eq!(replayed("jacobi_steps"), 12);
@@ -943,7 +955,7 @@ fn time_loops_carry_dependences_between_their_inner_nests() {
     check(
         "swap_steps",
         Verdict::NotFriendly,
-        &["write-after-read dependence on `sb`: `sb[i]` (line 179) and `sb[i]` (line 181) in different iterations: t = 0, i = 0 reads sb[0]; t = 1, i_2 = 0 writes sb[0] (tsteps = 2)"],
+        &["write-after-read dependence on `sb`: `sb[i]` (line 179) and `sb[i]` (line 181) in different iterations: t = 0, i = 0 reads sb[0]; t = 1, i@180 = 0 writes sb[0] (tsteps = 2)"],
     );
     assert_eq!(replayed("swap_steps"), 2);
 }

@@ -227,6 +227,22 @@ fn offending_token(text: &str, offset: usize) -> Option<String> {
     Some(rest[..len].chars().take(40).collect())
 }
 
+/// Whether `text` is one C expression (GNU dialect), as lang-c reads it: what a report's
+/// expressions that quote the program (`8*(getNucleotide(i - 1, seq))`, `(*factors)`)
+/// must be.
+pub fn is_c_expression(text: &str) -> bool {
+    // lang-c parses translation units only: the expression becomes a statement's.
+    if text.contains([';', '{', '}']) {
+        return false;
+    }
+    let unit = format!("void warpwise_expression(void) {{ (void)({text}); }}\n");
+    let config = Config {
+        flavor: lang_c::driver::Flavor::GnuC11,
+        ..Config::default()
+    };
+    parse_preprocessed(&config, unit).is_ok()
+}
+
 #[cfg(test)]
 mod tests {
     use super::spell_universal_names;

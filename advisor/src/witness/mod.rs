@@ -462,12 +462,13 @@ impl<'a> Context<'a> {
         base: &Var,
         base_name: &str,
         ctx: &[(Var, i128)],
-        names: &HashMap<Var, String>,
         offset: i128,
     ) -> String {
+        let vars: Vec<&Var> = ctx.iter().map(|(v, _)| v).collect();
+        let source = text::source_names(&vars);
         let by_name: HashMap<String, i64> = ctx
             .iter()
-            .filter_map(|(v, x)| Some((names.get(v)?.clone(), i64::try_from(*x).ok()?)))
+            .filter_map(|(v, x)| Some((source.get(v)?.clone(), i64::try_from(*x).ok()?)))
             .collect();
         // The address as a chain of `ptr_add`s from the base, outermost first.
         let mut chain = Vec::new();
@@ -702,7 +703,7 @@ pub fn memory(
     let side_of = |access: &MemAccess, ivs: &[(Var, i128)], offset: i128| {
         let mut ctx = found.values.clone();
         ctx.extend(ivs.iter().cloned());
-        let element = cx.element(access, base_f, &base_name, &ctx, &names, offset);
+        let element = cx.element(access, base_f, &base_name, &ctx, offset);
         let (kind, verb) = kind_word(access.is_store);
         let side = WitnessAccess {
             iteration: to_map(ivs, &names),

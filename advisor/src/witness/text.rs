@@ -2,7 +2,7 @@
 //! evaluated at concrete values (`a[i + 1]` at `i = 3` is `a[4]`), and variable names.
 
 use num_traits::ToPrimitive;
-use std::collections::{BTreeSet, HashMap};
+use std::collections::HashMap;
 use symbolic::Var;
 
 /// The lvalue an access's source text names: `B[i]` of `B[i] += A[j]`, `h[k]` of `h[k]++`.
@@ -138,26 +138,25 @@ pub fn eval(text: &str, values: &HashMap<String, i64>) -> Option<i64> {
     v.to_integer().to_i64()
 }
 
-/// Display names: `i#2` is shown as `i` unless another name of the same witness has the
-/// same base (then `i_2`, as the reports spell it).
+/// The names a witness's text and data give its variables: the analyses' own (`i#2`), which
+/// the report's presentation (`crate::present`) renames with the rest of the loop's text.
 pub fn display_names(vars: &[&Var]) -> HashMap<Var, String> {
+    vars.iter()
+        .map(|v| ((*v).clone(), v.name().to_string()))
+        .collect()
+}
+
+/// The names the source text uses for `vars`, to evaluate its subscripts: `i#2` is `i`
+/// unless another of `vars` has that name too (then it has none: the text is ambiguous).
+pub fn source_names(vars: &[&Var]) -> HashMap<Var, String> {
     let base = |v: &Var| v.name().split('#').next().unwrap_or(v.name()).to_string();
-    let mut seen: HashMap<String, BTreeSet<String>> = HashMap::new();
+    let mut count: HashMap<String, usize> = HashMap::new();
     for v in vars {
-        seen.entry(base(v))
-            .or_default()
-            .insert(v.name().to_string());
+        *count.entry(base(v)).or_default() += 1;
     }
     vars.iter()
-        .map(|v| {
-            let b = base(v);
-            let shown = if seen[&b].len() == 1 {
-                b
-            } else {
-                v.name().replace('#', "_")
-            };
-            ((*v).clone(), shown)
-        })
+        .filter(|v| count[&base(v)] == 1)
+        .map(|v| ((*v).clone(), base(v)))
         .collect()
 }
 

@@ -1,0 +1,597 @@
+//! Report text as the user reads it: the analyses' numbered symbols (`i#3`,
+//! `A->rownnz[i]#12`) become source names, decided once per loop over every text of its
+//! report (docs/report-format.md, "Names").
+//!
+//! The analyses give each value of a source variable its own symbol; a report names the
+//! variable. Within one loop's report a value is shown by its source name when it is the
+//! only value of that name there, and qualified by where the program computes it otherwise:
+//! `i@63` (line 63), `i@63:18` (line and column, when two values share a line). A value the
+//! analyses cannot place gets an ordinal, `i@?2`: never SSA numbering, never a name that
+//! collides with another value's.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+use crate::model::{LoopReport, Reason};
+
+/// Where the program computes the value a symbol stands for, `(line, column)`; `None` when
+/// the symbol is not one of the loop's function (a callee's variable) or has no position.
+pub type Locate<'a> = dyn Fn(&str) -> Option<(u32, u32)> + 'a;
+
+/// Renames every numbered symbol in `report`'s texts (see the module documentation).
+pub fn present(report: &mut LoopReport, locate: &Locate) {
+    let mut seen: Vec<String> = texts_mut(report)
+        .into_iter()
+        .filter(|(_, t)| t.contains('#'))
+        .map(|(_, t)| t.clone())
+        .collect();
+    if seen.is_empty() && !any_witness_key(&report.reasons) {
+        present_effects(report);
+        return;
+    }
+    // The plain identifiers of the expressions: a value shown unqualified (`n`) makes
+    // another value of that variable (`n#2`) need a qualifier. Prose is left out: it quotes
+    // the source (`x[i]`), whose names are not values.
+    let mut plain = BTreeSet::new();
+    for (kind, t) in texts_mut(report) {
+        if kind == Kind::Expression {
+            plain_identifiers(t, &mut plain);
+        }
+    }
+    let mut keys = Vec::new();
+    witness_keys(&report.reasons, &mut keys);
+    for key in &keys {
+        plain_identifiers(key, &mut plain);
+    }
+    seen.extend(keys);
+    let names = Names::decide(&seen, &plain, locate);
+    // Names a port writes as C identifiers (the loop's variable, parameters, private
+    // variables, reduction targets, counters) are the source's, never qualified.
+    if let Some(i) = report.induction.as_mut() {
+        i.var = names.rewrite_plain(&i.var);
+    }
+    for (kind, t) in texts_mut(report) {
+        if t.contains('#') {
+            *t = match kind {
+                Kind::Source => names.rewrite_plain(t),
+                _ => names.rewrite(t),
+            };
+        }
+    }
+    for r in report.reasons.iter_mut() {
+        rename_witness_keys(r, &names);
+    }
+    present_effects(report);
+}
+
+/// A callee's effects are in its own terms: its variables are named within its summary.
+fn present_effects(report: &mut LoopReport) {
+    for c in report.calls.iter_mut() {
+        if c.effects.iter().any(|e| e.contains('#')) {
+            let names = Names::decide(&c.effects, &BTreeSet::new(), &|_| None);
+            for e in c.effects.iter_mut() {
+                *e = names.rewrite(e);
+            }
+        }
+    }
+}
+
+/// The display name of each numbered symbol of one loop's report.
+struct Names {
+    shown: HashMap<String, String>,
+}
+
+impl Names {
+    fn decide(texts: &[String], plain: &BTreeSet<String>, locate: &Locate) -> Names {
+        let mut tokens: BTreeSet<String> = BTreeSet::new();
+        for t in texts {
+            for (start, end) in numbered_tokens(t) {
+                tokens.insert(t[start..end].to_string());
+            }
+        }
+        // Inner symbols first (`i#3` of `row_index[i#3 + 1]#2`): a stem reads with its
+        // inner names already shown.
+        let mut ordered: Vec<String> = tokens.into_iter().collect();
+        ordered.sort_by_key(|t| t.len());
+        let mut names = Names {
+            shown: HashMap::new(),
+        };
+        let mut by_stem: BTreeMap<String, Vec<String>> = BTreeMap::new();
+        for token in ordered {
+            let hash = token.rfind('#').unwrap_or(token.len());
+            let stem = names.rewrite(&token[..hash]);
+            by_stem.entry(stem).or_default().push(token);
+        }
+        for (stem, versions) in by_stem {
+            // A phrase describes an unknown value; it has no variable to tell apart.
+            let phrase = stem.contains(' ');
+            if phrase || (versions.len() == 1 && !plain.contains(&stem)) {
+                for v in versions {
+                    names.shown.insert(v, stem.clone());
+                }
+                continue;
+            }
+            let places: Vec<Option<(u32, u32)>> = versions
+                .iter()
+                .map(|v| locate(v).filter(|(line, _)| *line != 0))
+                .collect();
+            // How many versions share a line, or a line and column.
+            let on_line = |line: u32| places.iter().flatten().filter(|p| p.0 == line).count();
+            let at = |place: (u32, u32)| places.iter().flatten().filter(|p| **p == place).count();
+            let mut unplaced = 0;
+            for (version, place) in versions.iter().zip(&places) {
+                let qualifier = match place {
+                    Some(p) if on_line(p.0) == 1 => format!("{}", p.0),
+                    Some(p) if at(*p) == 1 => format!("{}:{}", p.0, p.1),
+                    _ => {
+                        unplaced += 1;
+                        format!("?{unplaced}")
+                    }
+                };
+                names
+                    .shown
+                    .insert(version.clone(), format!("{stem}@{qualifier}"));
+            }
+        }
+        names
+    }
+
+    /// `text` with each numbered symbol replaced by its source name, unqualified.
+    fn rewrite_plain(&self, text: &str) -> String {
+        let mut out = String::with_capacity(text.len());
+        let mut at = 0;
+        for (start, end) in outermost(numbered_tokens(text)) {
+            out.push_str(&text[at..start]);
+            let token = &text[start..end];
+            let hash = token.rfind('#').unwrap_or(token.len());
+            out.push_str(&self.rewrite_plain(&token[..hash]));
+            at = end;
+        }
+        out.push_str(&text[at..]);
+        out
+    }
+
+    /// `text` with each numbered symbol replaced by its display name (outermost first: the
+    /// display name of `row_index[i#3 + 1]#2` already shows its inner `i`).
+    fn rewrite(&self, text: &str) -> String {
+        let mut out = String::with_capacity(text.len());
+        let mut at = 0;
+        for (start, end) in outermost(numbered_tokens(text)) {
+            out.push_str(&text[at..start]);
+            let token = &text[start..end];
+            match self.shown.get(token) {
+                Some(shown) => out.push_str(shown),
+                // Not decided (a text outside the loop's): drop the number all the same.
+                None => {
+                    let hash = token.rfind('#').unwrap_or(token.len());
+                    out.push_str(&self.rewrite(&token[..hash]));
+                }
+            }
+            at = end;
+        }
+        out.push_str(&text[at..]);
+        out
+    }
+}
+
+/// Byte ranges of the numbered symbols of `text`: a name (identifier characters, `.`, `->`,
+/// balanced brackets, a callee qualifier `@f`) followed by `#` and digits, inner ones too.
+pub(crate) fn numbered_tokens(text: &str) -> Vec<(usize, usize)> {
+    let b = text.as_bytes();
+    let mut out = Vec::new();
+    let mut k = 0;
+    while k < b.len() {
+        if b[k] != b'#' || !b.get(k + 1).is_some_and(u8::is_ascii_digit) {
+            k += 1;
+            continue;
+        }
+        let mut end = k + 1;
+        while end < b.len() && b[end].is_ascii_digit() {
+            end += 1;
+        }
+        let start = phrase_start(b, k, end).unwrap_or_else(|| name_start(b, k));
+        if start < k && (is_name_start(b[start]) || b[start] == b'(') {
+            out.push((start, end));
+        }
+        k = end;
+    }
+    out
+}
+
+/// Where a quoted phrase that the analyses numbered (`` `an offset in f#3` ``: an unknown
+/// value they describe rather than name) begins, when the number ends a quotation.
+fn phrase_start(b: &[u8], hash: usize, end: usize) -> Option<usize> {
+    if b.get(end) != Some(&b'`') {
+        return None;
+    }
+    let open = b[..hash].iter().rposition(|c| *c == b'`')?;
+    let inner = &b[open + 1..hash];
+    let phrase = inner.contains(&b' ')
+        && inner
+            .iter()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, b' ' | b'_' | b'-' | b'>' | b'.'));
+    phrase.then_some(open + 1)
+}
+
+/// Where the name that ends at `end` begins: back over identifier characters, `.`, `->`,
+/// `@` and balanced brackets.
+fn name_start(b: &[u8], end: usize) -> usize {
+    let mut start = end;
+    let mut depth = 0usize;
+    while start > 0 {
+        let c = b[start - 1];
+        let ok = match c {
+            b']' | b')' => {
+                depth += 1;
+                true
+            }
+            b'[' | b'(' if depth > 0 => {
+                depth -= 1;
+                true
+            }
+            _ if depth > 0 => true,
+            b'>' => start >= 2 && b[start - 2] == b'-',
+            b'-' => b.get(start) == Some(&b'>'),
+            c => c.is_ascii_alphanumeric() || c == b'_' || c == b'.' || c == b'@',
+        };
+        if !ok {
+            break;
+        }
+        start -= 1;
+    }
+    // Brackets left open (`a[i#2` inside a longer text) are not part of the name.
+    while depth > 0 && start < end {
+        if matches!(b[start], b']' | b')') {
+            depth -= 1;
+        }
+        start += 1;
+    }
+    // A value named by the program's text may be parenthesized: `(strlen(&line))#2`.
+    while start < end && !is_name_start(b[start]) && b[start] != b'(' {
+        start += 1;
+    }
+    start
+}
+
+fn is_name_start(c: u8) -> bool {
+    c.is_ascii_alphabetic() || c == b'_'
+}
+
+/// The ranges not inside another one.
+fn outermost(mut ranges: Vec<(usize, usize)>) -> Vec<(usize, usize)> {
+    ranges.sort_by_key(|&(s, e)| (s, std::cmp::Reverse(e)));
+    let mut out: Vec<(usize, usize)> = Vec::new();
+    for r in ranges {
+        match out.last() {
+            Some(last) if r.0 < last.1 => {}
+            _ => out.push(r),
+        }
+    }
+    out
+}
+
+/// The identifiers of `text` not followed by a number (`n` in `8*n + n#2`), outside
+/// subscripts and member names: `i` in `start[i + 1]` is part of that value's name.
+fn plain_identifiers(text: &str, out: &mut BTreeSet<String>) {
+    let b = text.as_bytes();
+    let mut depth = 0usize;
+    let mut k = 0;
+    while k < b.len() {
+        let c = b[k];
+        let starts_word = k == 0 || !(b[k - 1].is_ascii_alphanumeric() || b[k - 1] == b'_');
+        if !(is_name_start(c) && starts_word) {
+            match c {
+                b'[' => depth += 1,
+                b']' => depth = depth.saturating_sub(1),
+                _ => {}
+            }
+            k += 1;
+            continue;
+        }
+        let member = k > 0 && matches!(b[k - 1], b'.' | b'>' | b'@');
+        let start = k;
+        while k < b.len() && (b[k].is_ascii_alphanumeric() || b[k] == b'_') {
+            k += 1;
+        }
+        if depth == 0 && !member && b.get(k) != Some(&b'#') {
+            out.insert(text[start..k].to_string());
+        }
+    }
+}
+
+fn any_witness_key(reasons: &[Reason]) -> bool {
+    reasons.iter().any(|r| {
+        r.witness.as_ref().is_some_and(|w| {
+            w.values
+                .keys()
+                .chain(w.first.iteration.keys())
+                .chain(w.second.iteration.keys())
+                .any(|k| k.contains('#'))
+        }) || any_witness_key(&r.instances)
+    })
+}
+
+/// The names a witness gives values (its variables are the analyses' symbols).
+fn witness_keys(reasons: &[Reason], out: &mut Vec<String>) {
+    for r in reasons {
+        if let Some(w) = &r.witness {
+            out.extend(
+                w.values
+                    .keys()
+                    .chain(w.first.iteration.keys())
+                    .chain(w.second.iteration.keys())
+                    .cloned(),
+            );
+        }
+        witness_keys(&r.instances, out);
+    }
+}
+
+fn rename_witness_keys(reason: &mut Reason, names: &Names) {
+    if let Some(w) = reason.witness.as_mut() {
+        for map in [
+            &mut w.values,
+            &mut w.first.iteration,
+            &mut w.second.iteration,
+        ] {
+            if map.keys().any(|k| k.contains('#')) {
+                *map = std::mem::take(map)
+                    .into_iter()
+                    .map(|(k, v)| (names.rewrite(&k), v))
+                    .collect();
+            }
+        }
+    }
+    for r in reason.instances.iter_mut() {
+        rename_witness_keys(r, names);
+    }
+}
+
+/// What a text of a report is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// An expression over the analyses' symbols (a section, a count, a loop variable).
+    Expression,
+    /// The name of a source variable or object (a parameter, a private variable): it names
+    /// the variable, not one of its values.
+    Source,
+    /// Prose, which may quote the source (`x[i]`), and C types.
+    Prose,
+}
+
+/// Every text of `report` the analyses wrote in the loop's terms (names, expressions,
+/// messages); not the source's own text (accesses as written, pragmas, loop ids), nor the
+/// callees' effects, which are in each callee's terms.
+pub fn texts_mut(report: &mut LoopReport) -> Vec<(Kind, &mut String)> {
+    let mut e: Vec<&mut String> = Vec::new();
+    let mut n: Vec<&mut String> = Vec::new();
+    let mut p: Vec<&mut String> = Vec::new();
+    if let Some(i) = report.induction.as_mut() {
+        e.extend([
+            &mut i.var,
+            &mut i.lower,
+            &mut i.upper,
+            &mut i.step,
+            &mut i.trip_count,
+        ]);
+    }
+    reason_texts(&mut report.reasons, &mut p);
+    for x in report.parameters.iter_mut() {
+        n.push(&mut x.name);
+        p.push(&mut x.c_type);
+        if let Some(b) = x.bytes.as_mut() {
+            e.extend([&mut b.lo, &mut b.hi, &mut b.size]);
+        }
+        p.extend(x.notes.iter_mut());
+    }
+    for r in report.reductions.iter_mut() {
+        n.push(&mut r.target);
+        p.push(&mut r.c_type);
+        n.extend(r.index.iter_mut());
+        p.push(&mut r.strategy);
+    }
+    for x in report.private.iter_mut() {
+        n.push(&mut x.name);
+        p.push(&mut x.why);
+    }
+    for c in report.counters.iter_mut() {
+        n.push(&mut c.name);
+    }
+    for d in report.needs_evidence.iter_mut() {
+        e.push(&mut d.array);
+        e.extend(d.distance.iter_mut());
+    }
+    p.extend(report.assumptions.iter_mut());
+    for m in report.mappings.iter_mut() {
+        e.push(&mut m.mapping.x);
+        e.extend(m.mapping.y.iter_mut());
+        e.extend([
+            &mut m.total_requests_per_warp,
+            &mut m.total_sectors_per_warp,
+        ]);
+        for a in m.accesses.iter_mut() {
+            e.extend(a.base.iter_mut());
+            e.extend([
+                &mut a.offset_bytes,
+                &mut a.requests_per_warp,
+                &mut a.sectors_per_warp,
+            ]);
+            e.extend(a.stride_bytes.iter_mut());
+            e.extend(a.min_requests_per_warp.iter_mut());
+            e.extend(a.unaligned_requests_per_warp.iter_mut());
+            p.extend(a.assumptions.iter_mut());
+        }
+    }
+    if let Some(m) = report.recommended_mapping.as_mut() {
+        e.push(&mut m.x);
+        e.extend(m.y.iter_mut());
+    }
+    if let Some(g) = report.mapping_gain.as_mut() {
+        e.push(&mut g.natural.x);
+        e.extend(g.natural.y.iter_mut());
+        e.extend([
+            &mut g.natural_requests_per_warp,
+            &mut g.recommended_requests_per_warp,
+        ]);
+        p.push(&mut g.compared);
+    }
+    for s in report.shared_memory.iter_mut() {
+        e.extend([&mut s.array, &mut s.bytes_per_block, &mut s.bytes_for_block]);
+        p.push(&mut s.message);
+        e.extend(s.overlap_x_bytes.iter_mut());
+        e.extend(s.overlap_y_bytes.iter_mut());
+        p.extend(s.grouping.iter_mut());
+        if let Some(b) = s.block_section.as_mut() {
+            e.extend([&mut b.lo, &mut b.hi, &mut b.size]);
+        }
+        if let Some(tile) = s.tile.as_mut() {
+            e.extend([
+                &mut tile.row_pitch_bytes,
+                &mut tile.row_lo,
+                &mut tile.row_hi,
+                &mut tile.rows,
+                &mut tile.col_lo,
+                &mut tile.col_hi,
+                &mut tile.row_bytes,
+            ]);
+        }
+        if let Some(b) = s.bank_conflicts.as_mut() {
+            e.push(&mut b.degree);
+            p.push(&mut b.pattern);
+            p.extend(b.padding.iter_mut());
+        }
+    }
+    if let Some(o) = report.occupancy.as_mut() {
+        e.push(&mut o.shared_bytes_per_block);
+        p.push(&mut o.message);
+        p.extend(o.limited_by.iter_mut());
+    }
+    for d in report.divergence.iter_mut() {
+        let [lo, hi] = &mut d.ratio;
+        let [dlo, dhi] = &mut d.diverging_warps_per_row;
+        e.extend([lo, hi, dlo, dhi, &mut d.warps_per_row]);
+        p.push(&mut d.message);
+        p.extend(d.help.iter_mut());
+    }
+    e.into_iter()
+        .map(|t| (Kind::Expression, t))
+        .chain(n.into_iter().map(|t| (Kind::Source, t)))
+        .chain(p.into_iter().map(|t| (Kind::Prose, t)))
+        .collect()
+}
+
+fn reason_texts<'a>(reasons: &'a mut [Reason], t: &mut Vec<&'a mut String>) {
+    for r in reasons {
+        t.push(&mut r.message);
+        t.extend(r.help.iter_mut());
+        if let Some(w) = r.witness.as_mut() {
+            t.extend(w.condition.iter_mut());
+            t.extend([&mut w.first.element, &mut w.second.element]);
+        }
+        reason_texts(&mut r.instances, t);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `texts` renamed together, with symbols placed by `places`.
+    fn check(texts: &[&str], places: &[(&str, (u32, u32))], expected: &[&str]) {
+        let places: HashMap<String, (u32, u32)> =
+            places.iter().map(|(n, p)| (n.to_string(), *p)).collect();
+        let locate = |name: &str| places.get(name).copied();
+        let owned: Vec<String> = texts.iter().map(|t| t.to_string()).collect();
+        let mut plain = BTreeSet::new();
+        for t in &owned {
+            plain_identifiers(t, &mut plain);
+        }
+        let names = Names::decide(&owned, &plain, &locate);
+        let got: Vec<String> = owned.iter().map(|t| names.rewrite(t)).collect();
+        assert_eq!(got, expected, "{texts:?}");
+    }
+
+    #[test]
+    fn a_lone_value_reads_as_its_variable() {
+        check(
+            &["8*n#2 + 8", "`x#3`: reads"],
+            &[],
+            &["8*n + 8", "`x`: reads"],
+        );
+    }
+
+    #[test]
+    fn two_values_of_one_variable_are_qualified_by_line() {
+        check(
+            &["8*j + 8*j#2", "i#6 - i#7"],
+            &[("j#2", (93, 9)), ("i#6", (10, 3)), ("i#7", (12, 3))],
+            &["8*j + 8*j@93", "i@10 - i@12"],
+        );
+    }
+
+    #[test]
+    fn values_on_one_line_are_qualified_by_column() {
+        check(
+            &["k#2 + k#3"],
+            &[("k#2", (5, 8)), ("k#3", (5, 20))],
+            &["k@5:8 + k@5:20"],
+        );
+    }
+
+    #[test]
+    fn values_without_a_place_get_an_ordinal() {
+        check(&["k#2 + k#3"], &[], &["k@?1 + k@?2"]);
+    }
+
+    #[test]
+    fn paths_and_inner_symbols() {
+        check(
+            &[
+                "max(4, -4*j#2 + 4*row_index[i#3 + 1]#2 - 4*row_index[i#3]#2)",
+                "`A->rownnz[i]#12`",
+                "4*c_count[ma->g_rc_id[i * 2] - &ma->l_range[0]]#3 + 1",
+                "`s[t ? 0 : -1]#2`",
+                "(strlen(&line))#2 - 1",
+            ],
+            &[],
+            &[
+                "max(4, -4*j + 4*row_index[i + 1] - 4*row_index[i])",
+                "`A->rownnz[i]`",
+                "4*c_count[ma->g_rc_id[i * 2] - &ma->l_range[0]] + 1",
+                "`s[t ? 0 : -1]`",
+                "(strlen(&line)) - 1",
+            ],
+        );
+    }
+
+    #[test]
+    fn callee_qualifiers_stay() {
+        check(
+            &["the index depends on `ii@set_g#4`, `an offset in cs_field_by_id#1`"],
+            &[],
+            &["the index depends on `ii@set_g`, `an offset in cs_field_by_id`"],
+        );
+    }
+
+    #[test]
+    fn text_without_symbols_is_unchanged() {
+        check(
+            &["printf(\"#1\")", "a # 2", "x#"],
+            &[],
+            &["printf(\"#1\")", "a # 2", "x#"],
+        );
+    }
+
+    #[test]
+    fn names_inside_subscripts_are_not_values() {
+        check(
+            &["start[i + 1]#3 - start[i]#4", "i#2"],
+            &[],
+            &["start[i + 1] - start[i]", "i"],
+        );
+    }
+
+    #[test]
+    fn primes_follow_the_name() {
+        check(&["j#5' - j#5"], &[], &["j' - j"]);
+    }
+}

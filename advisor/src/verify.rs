@@ -1,0 +1,336 @@
+//! The report verifier: what every report must satisfy before a user reads it (no internal
+//! names, expressions that parse back, mapping labels a reader can tell apart). Run on every
+//! report in debug builds (`analyze`), and by the tests over the samples and PolyBench.
+
+use std::collections::HashSet;
+
+use crate::model::{LoopReport, Report};
+use crate::present::{numbered_tokens, texts_mut, Kind};
+
+/// One broken rule, with the loop it was found in.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Problem {
+    pub loop_id: String,
+    pub what: String,
+}
+
+impl std::fmt::Display for Problem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.loop_id, self.what)
+    }
+}
+
+/// Every problem of `report` (empty when it is well formed).
+pub fn verify(report: &Report) -> Vec<Problem> {
+    report.loops.iter().flat_map(verify_loop).collect()
+}
+
+/// Every problem of one loop's report.
+pub fn verify_loop(report: &LoopReport) -> Vec<Problem> {
+    let mut out = Vec::new();
+    let mut problem = |what: String| {
+        out.push(Problem {
+            loop_id: report.id.clone(),
+            what,
+        })
+    };
+    let mut copy = report.clone();
+    for (_, text) in texts_mut(&mut copy) {
+        if let Some(&(start, end)) = numbered_tokens(text).first() {
+            problem(format!("internal name `{}` in `{text}`", &text[start..end]));
+        }
+    }
+    for effect in report.calls.iter().flat_map(|c| &c.effects) {
+        if let Some(&(start, end)) = numbered_tokens(effect).first() {
+            problem(format!(
+                "internal name `{}` in `{effect}`",
+                &effect[start..end]
+            ));
+        }
+    }
+    witness_keys(&report.reasons, &mut |key| {
+        if !numbered_tokens(key).is_empty() {
+            problem(format!("internal name `{key}` in a witness"));
+        }
+    });
+    // An offset may list one alternative per possible base (`A or B`).
+    for text in expressions(report) {
+        for part in text.split(" or ") {
+            if let Err(e) = parses_back(part) {
+                problem(format!("`{text}` does not parse back: {e}"));
+            }
+        }
+    }
+    let mut labels = HashSet::new();
+    let mut texts = HashSet::new();
+    for m in &report.mappings {
+        let g = &m.mapping;
+        if !labels.insert((&g.x, &g.x_loop, &g.y, &g.y_loop)) {
+            problem(format!("two mappings labelled {g:?}"));
+        }
+        if !texts.insert((g.x_text(), g.y_text())) {
+            problem(format!(
+                "two mappings read as {} / {:?}",
+                g.x_text(),
+                g.y_text()
+            ));
+        }
+    }
+    out
+}
+
+/// The identifiers of `report`'s expressions that `is_source` does not know and that are
+/// not documented builtins: what a report must not name (its names are the program's).
+pub fn unknown_identifiers(report: &LoopReport, is_source: &dyn Fn(&str) -> bool) -> Vec<String> {
+    // `or` separates the offsets of an access with several possible bases.
+    const BUILTINS: [&str; 9] = [
+        "or",
+        "min",
+        "max",
+        "floor_div",
+        "floor_mod",
+        "block",
+        "blockDim",
+        "x",
+        "y",
+    ];
+    let mut copy = report.clone();
+    let mut unknown = Vec::new();
+    for (kind, text) in texts_mut(&mut copy) {
+        if kind == Kind::Prose {
+            continue;
+        }
+        for name in roots(text) {
+            if !BUILTINS.contains(&name) && !is_source(name) && !unknown.iter().any(|u| u == name) {
+                unknown.push(name.to_string());
+            }
+        }
+    }
+    unknown
+}
+
+/// The first identifier of each name in `text` (`c` of `c->data[i]@12`), skipping members
+/// after `.`/`->` and qualifiers after `@`.
+fn roots(text: &str) -> Vec<&str> {
+    let b = text.as_bytes();
+    let mut out = Vec::new();
+    let mut k = 0;
+    while k < b.len() {
+        let c = b[k];
+        let after_member = k > 0 && (b[k - 1] == b'.' || b[k - 1] == b'@' || b[k - 1] == b'>');
+        if (c.is_ascii_alphabetic() || c == b'_')
+            && (k == 0 || !(b[k - 1].is_ascii_alphanumeric() || b[k - 1] == b'_'))
+        {
+            let start = k;
+            while k < b.len() && (b[k].is_ascii_alphanumeric() || b[k] == b'_') {
+                k += 1;
+            }
+            if !after_member {
+                out.push(&text[start..k]);
+            }
+        } else {
+            k += 1;
+        }
+    }
+    out
+}
+
+fn witness_keys(reasons: &[crate::model::Reason], f: &mut dyn FnMut(&str)) {
+    for r in reasons {
+        if let Some(w) = &r.witness {
+            for key in w
+                .values
+                .keys()
+                .chain(w.first.iteration.keys())
+                .chain(w.second.iteration.keys())
+            {
+                f(key);
+            }
+        }
+        witness_keys(&r.instances, f);
+    }
+}
+
+/// The fields of a loop report that are C expressions.
+fn expressions(r: &LoopReport) -> Vec<&str> {
+    let mut e: Vec<&String> = Vec::new();
+    if let Some(i) = &r.induction {
+        e.extend([&i.lower, &i.upper, &i.step, &i.trip_count]);
+    }
+    for p in &r.parameters {
+        if let Some(b) = &p.bytes {
+            e.extend([&b.lo, &b.hi, &b.size]);
+        }
+    }
+    for m in &r.mappings {
+        e.extend([&m.total_requests_per_warp, &m.total_sectors_per_warp]);
+        for a in &m.accesses {
+            e.extend([&a.offset_bytes, &a.requests_per_warp, &a.sectors_per_warp]);
+            e.extend(&a.stride_bytes);
+            e.extend(&a.min_requests_per_warp);
+            e.extend(&a.unaligned_requests_per_warp);
+        }
+    }
+    if let Some(g) = &r.mapping_gain {
+        e.extend([
+            &g.natural_requests_per_warp,
+            &g.recommended_requests_per_warp,
+        ]);
+    }
+    for s in &r.shared_memory {
+        e.extend([&s.bytes_per_block, &s.bytes_for_block]);
+        e.extend(&s.overlap_x_bytes);
+        e.extend(&s.overlap_y_bytes);
+        if let Some(b) = &s.block_section {
+            e.extend([&b.lo, &b.hi, &b.size]);
+        }
+        if let Some(t) = &s.tile {
+            e.extend([
+                &t.row_pitch_bytes,
+                &t.row_lo,
+                &t.row_hi,
+                &t.rows,
+                &t.col_lo,
+                &t.col_hi,
+                &t.row_bytes,
+            ]);
+        }
+    }
+    if let Some(o) = &r.occupancy {
+        e.push(&o.shared_bytes_per_block);
+    }
+    // A divergence ratio is real division (`d/W`), not an expression of the engine.
+    for d in &r.divergence {
+        e.extend(d.diverging_warps_per_row.iter());
+        e.push(&d.warps_per_row);
+    }
+    e.into_iter().map(String::as_str).collect()
+}
+
+/// Whether `text` is an expression the symbolic engine reads, once each name (a path such as
+/// `c->data[i]`, a qualified `i@63`) stands for one variable.
+/// An expression the engine cannot read (C's division by a variable, `n / factor`; a value
+/// the analyses name by the program's own text, `(*factors)`, `8*(f(i, s))`) must still be
+/// one C expression over names the report defines.
+fn parses_back(text: &str) -> Result<(), String> {
+    let masked = mask_names(text);
+    symbolic::parse_expr(&masked).map(|_| ()).or_else(|e| {
+        if frontend::parse::is_c_expression(&qualifiers_as_identifiers(text)) {
+            Ok(())
+        } else {
+            Err(e.to_string())
+        }
+    })
+}
+
+/// `i@63:18`, `i@?2`, `k@j` as single C identifiers, so a qualified name reads as C.
+fn qualifiers_as_identifiers(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '@' {
+            out.push(c);
+            continue;
+        }
+        out.push_str("_at_");
+        while let Some(&q) = chars.peek() {
+            if q.is_ascii_alphanumeric() || q == '_' {
+                out.push(q);
+            } else if q == '?' || q == ':' {
+                out.push('_');
+            } else {
+                break;
+            }
+            chars.next();
+        }
+    }
+    out
+}
+
+/// `text` with each name replaced by `v`; function calls (`min(`) stay.
+fn mask_names(text: &str) -> String {
+    let b = text.as_bytes();
+    let mut out = String::with_capacity(text.len());
+    let mut k = 0;
+    while k < b.len() {
+        let c = b[k];
+        if !(c.is_ascii_alphabetic() || c == b'_') {
+            let ch = text[k..].chars().next().unwrap_or(' ');
+            out.push(ch);
+            k += ch.len_utf8();
+            continue;
+        }
+        let start = k;
+        while k < b.len() && (b[k].is_ascii_alphanumeric() || b[k] == b'_') {
+            k += 1;
+        }
+        if b.get(k) == Some(&b'(') {
+            out.push_str(&text[start..k]);
+            continue;
+        }
+        // Members, subscripts and qualifiers continue the name.
+        loop {
+            match b.get(k) {
+                Some(b'.') | Some(b'@') => {
+                    k += 1;
+                    while k < b.len()
+                        && (b[k].is_ascii_alphanumeric() || matches!(b[k], b'_' | b'?' | b':'))
+                    {
+                        k += 1;
+                    }
+                }
+                Some(b'-') if b.get(k + 1) == Some(&b'>') => {
+                    k += 2;
+                    while k < b.len() && (b[k].is_ascii_alphanumeric() || b[k] == b'_') {
+                        k += 1;
+                    }
+                }
+                Some(b'[') => {
+                    let mut depth = 0;
+                    while k < b.len() {
+                        match b[k] {
+                            b'[' => depth += 1,
+                            b']' => depth -= 1,
+                            _ => {}
+                        }
+                        k += 1;
+                        if depth == 0 {
+                            break;
+                        }
+                    }
+                }
+                _ => break,
+            }
+        }
+        out.push('v');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn masked_names_parse() {
+        assert_eq!(
+            mask_names("8*c->data[i + 1]@12 - min(n@?1, 3)"),
+            "8*v - min(v, 3)"
+        );
+        assert!(parses_back("4*row_index[i + 1] - 4*i@63:18 + floor_div(n, 2)").is_ok());
+        assert!(parses_back("8*i#2").is_err());
+        assert!(parses_back("32*#k_ii").is_err());
+        // C the engine does not read, over names of the program.
+        assert!(parses_back("(n - 1) / factor + i@12:4 - k@j").is_ok());
+        assert!(parses_back("8*(getNucleotide(i - 1, seq)) + (*factors)").is_ok());
+        assert!(parses_back("4*(a +").is_err());
+    }
+
+    #[test]
+    fn roots_skip_members_and_qualifiers() {
+        assert_eq!(
+            roots("8*c->data[k] + s.n@12 + i@set_g"),
+            vec!["c", "k", "s", "i"]
+        );
+    }
+}
