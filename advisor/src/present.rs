@@ -24,7 +24,8 @@ pub fn present(report: &mut LoopReport, locate: &Locate) {
         .filter(|(_, t)| t.contains('#'))
         .map(|(_, t)| t.clone())
         .collect();
-    if seen.is_empty() && !any_witness_key(&report.reasons) {
+    let keys = witness_keys(&report.reasons);
+    if seen.is_empty() && !keys.iter().any(|k| k.contains('#')) {
         present_effects(report);
         return;
     }
@@ -37,8 +38,6 @@ pub fn present(report: &mut LoopReport, locate: &Locate) {
             plain_identifiers(t, &mut plain);
         }
     }
-    let mut keys = Vec::new();
-    witness_keys(&report.reasons, &mut keys);
     for key in &keys {
         plain_identifiers(key, &mut plain);
     }
@@ -298,20 +297,10 @@ fn plain_identifiers(text: &str, out: &mut BTreeSet<String>) {
     }
 }
 
-fn any_witness_key(reasons: &[Reason]) -> bool {
-    reasons.iter().any(|r| {
-        r.witness.as_ref().is_some_and(|w| {
-            w.values
-                .keys()
-                .chain(w.first.iteration.keys())
-                .chain(w.second.iteration.keys())
-                .any(|k| k.contains('#'))
-        }) || any_witness_key(&r.instances)
-    })
-}
-
-/// The names a witness gives values (its variables are the analyses' symbols).
-fn witness_keys(reasons: &[Reason], out: &mut Vec<String>) {
+/// The names a loop's witnesses give values, instances included (their variables are the
+/// analyses' symbols).
+pub(crate) fn witness_keys(reasons: &[Reason]) -> Vec<String> {
+    let mut out = Vec::new();
     for r in reasons {
         if let Some(w) = &r.witness {
             out.extend(
@@ -322,8 +311,9 @@ fn witness_keys(reasons: &[Reason], out: &mut Vec<String>) {
                     .cloned(),
             );
         }
-        witness_keys(&r.instances, out);
+        out.extend(witness_keys(&r.instances));
     }
+    out
 }
 
 fn rename_witness_keys(reason: &mut Reason, names: &Names) {

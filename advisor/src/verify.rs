@@ -5,7 +5,7 @@
 use std::collections::HashSet;
 
 use crate::model::{LoopReport, Report};
-use crate::present::{numbered_tokens, texts_mut, Kind};
+use crate::present::{numbered_tokens, texts_mut, witness_keys, Kind};
 
 /// One broken rule, with the loop it was found in.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -48,11 +48,11 @@ pub fn verify_loop(report: &LoopReport) -> Vec<Problem> {
             ));
         }
     }
-    witness_keys(&report.reasons, &mut |key| {
-        if !numbered_tokens(key).is_empty() {
+    for key in witness_keys(&report.reasons) {
+        if !numbered_tokens(&key).is_empty() {
             problem(format!("internal name `{key}` in a witness"));
         }
-    });
+    }
     // An offset may list one alternative per possible base (`A or B`).
     for text in expressions(report) {
         for part in text.split(" or ") {
@@ -133,22 +133,6 @@ fn roots(text: &str) -> Vec<&str> {
         }
     }
     out
-}
-
-fn witness_keys(reasons: &[crate::model::Reason], f: &mut dyn FnMut(&str)) {
-    for r in reasons {
-        if let Some(w) = &r.witness {
-            for key in w
-                .values
-                .keys()
-                .chain(w.first.iteration.keys())
-                .chain(w.second.iteration.keys())
-            {
-                f(key);
-            }
-        }
-        witness_keys(&r.instances, f);
-    }
 }
 
 /// The fields of a loop report that are C expressions.
