@@ -294,7 +294,7 @@ def measure(only):
         checks = [l for l in run.stderr.splitlines() if l.startswith("warning: report check")]
         print(f"   report checks failed: {len(checks)}")
         for c in checks[:3]:
-            print("   ", c[:300])
+            print("   ", c[:200], "...", c[-160:] if len(c) > 360 else "")
         for l in marked:
             if l["verdict"] == "friendly":
                 continue

@@ -445,7 +445,7 @@ impl<'a> FunctionContext<'a> {
     }
 
     /// Where the program computes `v` (line, column); for a phi (which has no span of its
-    /// own), the loop whose header it is in, else the first of the values it merges.
+    /// own), the loop whose header it is in, else the first statement after the merge.
     fn defining_place(&self, v: Value) -> Option<(u32, u32)> {
         let place = |span: Span| {
             self.unit
@@ -466,13 +466,20 @@ impl<'a> FunctionContext<'a> {
                 return place(source.keyword_span);
             }
         }
-        match &inst.kind {
-            InstKind::Phi(args) => args
-                .iter()
-                .filter_map(|(_, a)| place(self.func.inst(*a).origin.span))
-                .min(),
-            _ => None,
-        }
+        // A merge after a branch (`if (flag) m = 3;`): where the merged value is first
+        // used, the first statement of its block; else the last of the values it merges.
+        let block = self.func.block(inst.block);
+        block
+            .insts
+            .iter()
+            .find_map(|v| place(self.func.inst(*v).origin.span))
+            .or_else(|| match &inst.kind {
+                InstKind::Phi(args) => args
+                    .iter()
+                    .filter_map(|(_, a)| place(self.func.inst(*a).origin.span))
+                    .max(),
+                _ => None,
+            })
     }
 
     /// Report text names values as the source does (`crate::present`): this places the

@@ -180,6 +180,12 @@ pub fn loop_effects(site: &LoopSite) -> LoopEffects {
                     .push((v, name.clone(), summary.allocators.clone()));
             }
             let args: Vec<Vec<Expr>> = args.iter().map(|a| site.rec.of(*a).to_vec()).collect();
+            let line = view
+                .unit(site.unit)
+                .resolve(site.func.inst(v).origin.span)
+                .map(|r| r.line)
+                .unwrap_or(0);
+            fresh.at_call_line(line);
             let instance = instantiate(&summary, name, &args, &mut fresh);
             out.unknown
                 .extend(instance.unknown.iter().map(|u| (v, u.clone())));

@@ -511,7 +511,7 @@ pub struct SharedArea {
     /// same area) or `uncoalesced` (stage through shared memory to coalesce the global access).
     pub kind: String,
     pub message: String,
-    /// Bytes that x-adjacent / y-adjacent threads both read.
+    /// Bytes that x-adjacent / y-adjacent threads both read (the most over the block).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub overlap_x_bytes: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -62,14 +62,21 @@ pub fn present(report: &mut LoopReport, locate: &Locate) {
     present_effects(report);
 }
 
-/// A callee's effects are in its own terms: its variables are named within its summary.
+/// A callee's effects are in its own terms: each names the callee's variable as the callee
+/// writes it, and a variable the callee reassigns (`q = q->next`) is one name: effects that
+/// then read the same are listed once.
 fn present_effects(report: &mut LoopReport) {
+    let names = Names {
+        shown: HashMap::new(),
+    };
     for c in report.calls.iter_mut() {
         if c.effects.iter().any(|e| e.contains('#')) {
-            let names = Names::decide(&c.effects, &BTreeSet::new(), &|_| None);
-            for e in c.effects.iter_mut() {
-                *e = names.rewrite(e);
-            }
+            let mut seen = BTreeSet::new();
+            c.effects = std::mem::take(&mut c.effects)
+                .into_iter()
+                .map(|e| names.rewrite_plain(&e))
+                .filter(|e| seen.insert(e.clone()))
+                .collect();
         }
     }
 }
@@ -203,11 +210,10 @@ fn phrase_start(b: &[u8], hash: usize, end: usize) -> Option<usize> {
         return None;
     }
     let open = b[..hash].iter().rposition(|c| *c == b'`')?;
-    let inner = &b[open + 1..hash];
-    let phrase = inner.contains(&b' ')
-        && inner
-            .iter()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, b' ' | b'_' | b'-' | b'>' | b'.'));
+    let inner = std::str::from_utf8(&b[open + 1..hash]).ok()?;
+    // The forms `callsites` names unknown values by (`summaries::Fresh::named`).
+    let phrase =
+        inner.contains(" in ") || inner.starts_with("an ") || inner.starts_with("the pointer ");
     phrase.then_some(open + 1)
 }
 
@@ -230,6 +236,8 @@ fn name_start(b: &[u8], end: usize) -> usize {
             _ if depth > 0 => true,
             b'>' => start >= 2 && b[start - 2] == b'-',
             b'-' => b.get(start) == Some(&b'>'),
+            // A callee's variable as one call sees it: `k@get_dm:118`.
+            b':' => b.get(start).is_some_and(u8::is_ascii_digit),
             c => c.is_ascii_alphanumeric() || c == b'_' || c == b'.' || c == b'@',
         };
         if !ok {
@@ -541,6 +549,7 @@ mod tests {
                 "4*c_count[ma->g_rc_id[i * 2] - &ma->l_range[0]]#3 + 1",
                 "`s[t ? 0 : -1]#2`",
                 "(strlen(&line))#2 - 1",
+                "`(*p) in f#3` and `p[1] in f#4`",
             ],
             &[],
             &[
@@ -549,6 +558,7 @@ mod tests {
                 "4*c_count[ma->g_rc_id[i * 2] - &ma->l_range[0]] + 1",
                 "`s[t ? 0 : -1]`",
                 "(strlen(&line)) - 1",
+                "`(*p) in f` and `p[1] in f`",
             ],
         );
     }
@@ -560,6 +570,7 @@ mod tests {
             &[],
             &["the index depends on `ii@set_g`, `an offset in cs_field_by_id`"],
         );
+        check(&["ii@f:12#1 + ii@f:14#2"], &[], &["ii@f:12 + ii@f:14"]);
     }
 
     #[test]

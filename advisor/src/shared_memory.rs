@@ -363,6 +363,22 @@ impl Ctx {
         })
     }
 
+    /// A per-thread amount (the bytes a thread shares with the next one) as the most any
+    /// thread of the block has, in C: it may depend on the thread (`8*#tx + 4` for rows
+    /// that grow), which a report cannot name. Absent when that is not monotonic in the
+    /// thread.
+    fn most_in_block(&self, e: &Expr) -> Option<String> {
+        let grid = [thread_var(), row_var()];
+        if !e.vars().iter().any(|v| grid.contains(v)) {
+            return Some(e.to_c());
+        }
+        let r = Range {
+            lo: e.clone(),
+            hi: e.clone(),
+        };
+        self.block_range(&r).map(|r| r.hi.to_c())
+    }
+
     fn shape(&self, e: &Expr) -> Option<Expr> {
         let (bx, by) = self.target.block;
         let map = HashMap::from([
@@ -405,6 +421,11 @@ impl Ctx {
                 });
             }
             let (lo, hi) = (lo?, hi?);
+            // Inner loops whose bounds follow the thread (`j <= i`) give each thread its own
+            // area: adjacent threads share part of it, which is reuse, not a broadcast.
+            if depends_on_grid(&lo) || depends_on_grid(&hi) {
+                return self.linear_area(array, patterns, accesses);
+            }
             let size = sub(&hi, &lo)?;
             let elem = patterns[0].elem;
             return Some((SharedArea {
@@ -625,8 +646,8 @@ impl Ctx {
                 accesses,
                 kind: kind.into(),
                 message,
-                overlap_x_bytes: Some(ox.to_c()),
-                overlap_y_bytes: oy.map(|o| o.to_c()),
+                overlap_x_bytes: self.most_in_block(&ox),
+                overlap_y_bytes: oy.and_then(|o| self.most_in_block(&o)),
                 block_section: None,
                 tile: Some(Tile {
                     row_pitch_bytes: pitch.to_c(),
@@ -710,8 +731,8 @@ impl Ctx {
             message: format!(
                 "adjacent threads read overlapping bytes of `{array}`: stage the block's section in shared memory"
             ),
-            overlap_x_bytes: Some(ox.to_c()),
-            overlap_y_bytes: oy.map(|o| o.to_c()),
+            overlap_x_bytes: self.most_in_block(&ox),
+            overlap_y_bytes: oy.and_then(|o| self.most_in_block(&o)),
             block_section: Some(Bytes {
                 lo: lo.to_c(),
                 hi: hi.to_c(),

@@ -874,20 +874,33 @@ pub struct Instance {
 
 /// Fresh variable names for one scope (a function being summarized, a loop being analysed):
 /// `k@get_dm#3`. `@` never occurs in a program's symbols, so they cannot collide.
+/// Given the line of the call being instantiated, a callee's variable names it too,
+/// `k@get_dm:118`, so a report tells two calls' copies apart by the source.
 #[derive(Debug, Default)]
-pub struct Fresh(usize);
+pub struct Fresh {
+    count: usize,
+    call_line: Option<u32>,
+}
 
 impl Fresh {
     pub fn var(&mut self, stem: &str, callee: &str) -> Var {
-        self.0 += 1;
+        self.count += 1;
         let stem = stem.split(['@', '#']).next().unwrap_or(stem);
-        Var::new(&format!("{stem}@{callee}#{}", self.0))
+        match self.call_line {
+            Some(line) => Var::new(&format!("{stem}@{callee}:{line}#{}", self.count)),
+            None => Var::new(&format!("{stem}@{callee}#{}", self.count)),
+        }
+    }
+
+    /// The line of the call whose callee's variables come next (0: not known).
+    pub fn at_call_line(&mut self, line: u32) {
+        self.call_line = (line != 0).then_some(line);
     }
 
     /// A fresh variable that reads as `text` (with a number to keep it unique).
     pub fn named(&mut self, text: &str) -> Var {
-        self.0 += 1;
-        Var::new(&format!("{text}#{}", self.0))
+        self.count += 1;
+        Var::new(&format!("{text}#{}", self.count))
     }
 }
 

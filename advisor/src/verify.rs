@@ -199,36 +199,12 @@ fn expressions(r: &LoopReport) -> Vec<&str> {
 fn parses_back(text: &str) -> Result<(), String> {
     let masked = mask_names(text);
     symbolic::parse_expr(&masked).map(|_| ()).or_else(|e| {
-        if frontend::parse::is_c_expression(&qualifiers_as_identifiers(text)) {
+        if frontend::parse::is_c_expression(&masked) {
             Ok(())
         } else {
             Err(e.to_string())
         }
     })
-}
-
-/// `i@63:18`, `i@?2`, `k@j` as single C identifiers, so a qualified name reads as C.
-fn qualifiers_as_identifiers(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut chars = text.chars().peekable();
-    while let Some(c) = chars.next() {
-        if c != '@' {
-            out.push(c);
-            continue;
-        }
-        out.push_str("_at_");
-        while let Some(&q) = chars.peek() {
-            if q.is_ascii_alphanumeric() || q == '_' {
-                out.push(q);
-            } else if q == '?' || q == ':' {
-                out.push('_');
-            } else {
-                break;
-            }
-            chars.next();
-        }
-    }
-    out
 }
 
 /// `text` with each name replaced by `v`; function calls (`min(`) stay.
@@ -308,6 +284,7 @@ mod tests {
         assert!(parses_back("(n - 1) / factor + i@12:4 - k@j").is_ok());
         assert!(parses_back("8*(getNucleotide(i - 1, seq)) + (*factors)").is_ok());
         assert!(parses_back("4*(a +").is_err());
+        assert!(parses_back("4*S->diag->j[j]@815 - 4*(A->n / t)*k").is_ok());
     }
 
     #[test]
