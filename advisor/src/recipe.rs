@@ -152,10 +152,15 @@ fn recipe(l: &LoopReport, report: &Report) -> String {
         .and_then(|r| r.induction.as_ref());
     match (induction, two_d) {
         (Some(ind), false) => {
+            // The thread's index must not be the loop's own variable (`k = ...; k = k;`).
+            let k = index_name(
+                &["k", "tid", "thread_k"],
+                &[&ind.var, &ind.lower, &ind.step, &ind.trip_count],
+            );
             let _ = writeln!(
                 out,
-                "  2. Map iterations to threads: k = blockIdx.x*blockDim.x + threadIdx.x; {}; return if k >= {}.\n     Launch {kernel}<<<({} + 255)/256, 256>>>(...).",
-                step_text(&ind.var, &ind.lower, &ind.step, "k"),
+                "  2. Map iterations to threads: {k} = blockIdx.x*blockDim.x + threadIdx.x; {}; return if {k} >= {}.\n     Launch {kernel}<<<({} + 255)/256, 256>>>(...).",
+                step_text(&ind.var, &ind.lower, &ind.step, k),
                 ind.trip_count,
                 ind.trip_count
             );
@@ -566,5 +571,36 @@ fn performance(l: &LoopReport, mut step: usize, out: &mut String) {
             let _ = writeln!(out, "     help: {help}");
         }
         step += 1;
+    }
+}
+
+/// The first of `candidates` that is no identifier of `texts`: a name for the thread's index
+/// that cannot be mistaken for a variable of the loop.
+fn index_name<'a>(candidates: &[&'a str], texts: &[&str]) -> &'a str {
+    let used = |name: &str| {
+        texts.iter().any(|t| {
+            t.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .any(|w| w == name)
+        })
+    };
+    candidates
+        .iter()
+        .copied()
+        .find(|c| !used(c))
+        .unwrap_or(candidates[candidates.len() - 1])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::index_name;
+
+    #[test]
+    fn the_thread_index_is_not_a_name_of_the_loop() {
+        let candidates = ["k", "tid", "thread_k"];
+        assert_eq!(index_name(&candidates, &["i", "0", "1", "n"]), "k");
+        assert_eq!(index_name(&candidates, &["k", "i - slice", "1", "2*slice"]), "tid");
+        assert_eq!(index_name(&candidates, &["k", "tid + 1", "1", "nk"]), "thread_k");
+        // A name inside another (`kx`, `nk`) is not the name.
+        assert_eq!(index_name(&candidates, &["j", "kx", "1", "nk"]), "k");
     }
 }
