@@ -126,7 +126,9 @@ fn recipe(l: &LoopReport, report: &Report) -> String {
         .iter()
         .filter(|p| p.kind == ParamKind::Scalar && p.role == Role::In)
         .collect();
-    let kernel = format!("{}_kernel", l.function);
+    // Named by function and line, as `warpwise emit` names it: a function with several
+    // loops gets a kernel per loop.
+    let kernel = format!("{}_L{}_kernel", l.function, l.line);
 
     // 1. Signature.
     let mut params: Vec<String> = arrays.iter().map(|p| device_param(p)).collect();
