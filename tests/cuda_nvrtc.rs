@@ -164,3 +164,114 @@ fn a_callee_calling_the_math_library_is_ported_without_porting_sqrt() {
     assert_eq!(out.status.code(), Some(0), "{stderr}");
     assert!(stderr.contains("NVRTC compiled"), "{stderr}");
 }
+
+/// The recipe of every sample prints C a user can paste (issue 17): each kernel signature
+/// compiles with NVRTC (the program's own type names stand for opaque types), and each
+/// launch's grid, `cudaMalloc` and `cudaMemcpy` reads as a C expression.
+#[test]
+fn every_sample_recipe_prints_kernels_nvrtc_compiles_and_c_copies() {
+    if !nvrtc_available() {
+        return;
+    }
+    let mut samples: Vec<PathBuf> = std::fs::read_dir(root().join("samples"))
+        .unwrap()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "c"))
+        .collect();
+    samples.sort();
+    let mut kernels = 0;
+    for sample in &samples {
+        let out = Command::new(bin())
+            .current_dir(root())
+            .args(["analyze", &sample.to_string_lossy(), "--format", "text"])
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        let mut typedefs = std::collections::BTreeSet::new();
+        let mut source = String::new();
+        for line in text.lines().map(str::trim) {
+            if let Some(signature) = line.strip_prefix("__global__ void ") {
+                for name in program_type_names(signature) {
+                    typedefs.insert(format!("typedef long {name};\n"));
+                }
+                source.push_str(&format!("extern \"C\" __global__ void {signature} {{}}\n"));
+                kernels += 1;
+            }
+            for call in ["cudaMalloc(", "cudaMemcpy("] {
+                if line.starts_with(call) {
+                    let expr = line.trim_end_matches(';');
+                    assert!(
+                        frontend::parse::is_c_expression(expr),
+                        "{}: `{expr}` is not C",
+                        sample.display()
+                    );
+                }
+            }
+            if let Some(launch) = line.strip_prefix("Launch ") {
+                if let Some((_, rest)) = launch.split_once("<<<") {
+                    let grid = rest.split(">>>").next().unwrap_or_default();
+                    let grid = grid.rsplit_once(',').map_or(grid, |(g, _)| g);
+                    assert!(
+                        frontend::parse::is_c_expression(grid),
+                        "{}: launch grid `{grid}` is not C",
+                        sample.display()
+                    );
+                }
+            }
+        }
+        if source.is_empty() {
+            continue;
+        }
+        let program: String = typedefs.into_iter().collect::<String>() + &source;
+        if let Err(e) = cuda::gpu::nvrtc::compile_to_ptx(
+            &program,
+            "recipe.cu",
+            &cuda::gpu::nvrtc::CompileOptions::default(),
+        ) {
+            panic!(
+                "{}: the recipe's kernels do not compile: {e}\n{program}",
+                sample.display()
+            );
+        }
+    }
+    assert!(
+        kernels > 50,
+        "only {kernels} kernel signatures in the recipes"
+    );
+}
+
+/// Identifiers of a kernel signature that name types of the program (`image_t`), not C's
+/// own types, qualifiers or the parameters' names.
+fn program_type_names(signature: &str) -> Vec<String> {
+    const C_WORDS: [&str; 16] = [
+        "const", "volatile", "restrict", "unsigned", "signed", "char", "short", "int", "long",
+        "float", "double", "void", "_Bool", "struct", "union", "enum",
+    ];
+    let inner = signature
+        .split_once('(')
+        .map(|(_, rest)| rest.trim_end_matches(')'))
+        .unwrap_or_default();
+    let mut out = Vec::new();
+    for param in inner.split(',') {
+        // Drop comments, then the declarator's name (the last identifier before any `[`).
+        let param = match param.find("/*") {
+            Some(at) => &param[..at],
+            None => param,
+        };
+        let words: Vec<&str> = param
+            .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .filter(|w| !w.is_empty() && !w.starts_with(|c: char| c.is_ascii_digit()))
+            .collect();
+        let Some((_, types)) = words.split_last() else {
+            continue;
+        };
+        let mut after_tag = false;
+        for w in types {
+            if !C_WORDS.contains(w) && !after_tag {
+                out.push(w.to_string());
+            }
+            after_tag = matches!(*w, "struct" | "union" | "enum");
+        }
+    }
+    out
+}

@@ -443,6 +443,33 @@ fn device_param(p: &Parameter) -> String {
             format!("{constness}{elem} (*{name}){dims}")
         };
     }
+    // A pointer to arrays written `int [128] *` (a struct's member array reached through
+    // a pointer): C's declarator is `int (*d_a)[128]`.
+    if let Some(at) = ty.find('[').filter(|_| ty.ends_with('*')) {
+        let constness = if p.role == Role::In && !ty.starts_with("const") {
+            "const "
+        } else {
+            ""
+        };
+        let dims = ty[at..].trim_end_matches('*').trim();
+        return format!("{constness}{} (*{name}){dims}", ty[..at].trim());
+    }
+    // An array object (`int [128]`, a struct's member array): the kernel receives a pointer
+    // to its first element, `int *d_a`, or to its first row, `int (*d_a)[16]`.
+    if let Some(at) = ty.find('[').filter(|_| ty.ends_with(']')) {
+        let constness = if p.role == Role::In && !ty.starts_with("const") {
+            "const "
+        } else {
+            ""
+        };
+        let elem = ty[..at].trim();
+        let rows = ty[at..].find(']').map(|e| &ty[at + e + 1..]).unwrap_or("");
+        return if rows.is_empty() {
+            format!("{constness}{elem} *{name}")
+        } else {
+            format!("{constness}{elem} (*{name}){rows}")
+        };
+    }
     if p.role == Role::In && ty.ends_with('*') && !ty.starts_with("const") {
         format!("const {ty}{name}")
     } else if ty.ends_with('*') {
@@ -597,11 +624,49 @@ mod tests {
     use super::index_name;
 
     #[test]
+    fn array_objects_are_passed_as_pointers_to_their_first_element() {
+        let param = |c_type: &str, role| super::Parameter {
+            name: "A.data".into(),
+            nested: true,
+            role,
+            kind: super::ParamKind::Array,
+            c_type: c_type.into(),
+            elem_bytes: Some(4),
+            bytes: None,
+            notes: Vec::new(),
+            storage: None,
+        };
+        use super::{device_param, Role};
+        assert_eq!(
+            device_param(&param("int [128]", Role::Out)),
+            "int *d_A_data"
+        );
+        assert_eq!(
+            device_param(&param("float [8][16]", Role::In)),
+            "const float (*d_A_data)[16]"
+        );
+        assert_eq!(
+            device_param(&param("double *", Role::In)),
+            "const double *d_A_data"
+        );
+        assert_eq!(
+            device_param(&param("int [128] *", Role::Out)),
+            "int (*d_A_data)[128]"
+        );
+    }
+
+    #[test]
     fn the_thread_index_is_not_a_name_of_the_loop() {
         let candidates = ["k", "tid", "thread_k"];
         assert_eq!(index_name(&candidates, &["i", "0", "1", "n"]), "k");
-        assert_eq!(index_name(&candidates, &["k", "i - slice", "1", "2*slice"]), "tid");
-        assert_eq!(index_name(&candidates, &["k", "tid + 1", "1", "nk"]), "thread_k");
+        assert_eq!(
+            index_name(&candidates, &["k", "i - slice", "1", "2*slice"]),
+            "tid"
+        );
+        assert_eq!(
+            index_name(&candidates, &["k", "tid + 1", "1", "nk"]),
+            "thread_k"
+        );
         // A name inside another (`kx`, `nk`) is not the name.
         assert_eq!(index_name(&candidates, &["j", "kx", "1", "nk"]), "k");
     }
