@@ -2413,8 +2413,8 @@ impl<'a> FunctionContext<'a> {
                     let ty = self.func.inst(*v).ty;
                     let object = types.pointee(ty).unwrap_or(ty);
                     let shown = match types.array_elem(object) {
-                        Some(elem) => format!("{} *", types.display(elem)),
-                        None => format!("{} *", types.display(object)),
+                        Some(elem) => types.display_pointer_to(elem),
+                        None => types.display_pointer_to(object),
                     };
                     (false, shown, ParamKind::Array)
                 }
@@ -2438,7 +2438,7 @@ impl<'a> FunctionContext<'a> {
                                 _ => accesses
                                     .iter()
                                     .find(|a| a.base() == Some(var))
-                                    .map(|a| format!("{} *", types.display(a.ty)))
+                                    .map(|a| types.display_pointer_to(a.ty))
                                     .unwrap_or_else(|| "?".into()),
                             };
                             (false, shown, ParamKind::Array)

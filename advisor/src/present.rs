@@ -44,9 +44,31 @@ pub fn present(report: &mut LoopReport, locate: &Locate) {
     seen.extend(keys);
     let names = Names::decide(&seen, &plain, locate);
     // Names a port writes as C identifiers (the loop's variable, parameters, private
-    // variables, reduction targets, counters) are the source's, never qualified.
+    // variables, reduction targets, counters) are the source's, never qualified, except
+    // where two parameters would then read the same (a global pointer and the value
+    // loaded from it): those keep their qualifiers, and a port refuses them by name.
     if let Some(i) = report.induction.as_mut() {
         i.var = names.rewrite_plain(&i.var);
+    }
+    let mut plain_params: HashMap<String, usize> = HashMap::new();
+    for p in &report.parameters {
+        *plain_params
+            .entry(names.rewrite_plain(&p.name))
+            .or_default() += 1;
+    }
+    let mut taken: HashMap<String, usize> = HashMap::new();
+    for p in report.parameters.iter_mut() {
+        if p.name.contains('#') && plain_params[&names.rewrite_plain(&p.name)] > 1 {
+            let qualified = names.qualify(&p.name);
+            // A value the analyses cannot place is told apart by an ordinal.
+            let n = taken.entry(qualified.clone()).or_default();
+            *n += 1;
+            p.name = if qualified.contains('@') {
+                qualified
+            } else {
+                format!("{qualified}@?{n}")
+            };
+        }
     }
     for (kind, t) in texts_mut(report) {
         if t.contains('#') {
@@ -68,6 +90,7 @@ pub fn present(report: &mut LoopReport, locate: &Locate) {
 fn present_effects(report: &mut LoopReport) {
     let names = Names {
         shown: HashMap::new(),
+        qualified: HashMap::new(),
     };
     for c in report.calls.iter_mut() {
         if c.effects.iter().any(|e| e.contains('#')) {
@@ -81,9 +104,11 @@ fn present_effects(report: &mut LoopReport) {
     }
 }
 
-/// The display name of each numbered symbol of one loop's report.
+/// The display name of each numbered symbol of one loop's report, and its name qualified
+/// by place whatever the other names (for two parameters that would read the same).
 struct Names {
     shown: HashMap<String, String>,
+    qualified: HashMap<String, String>,
 }
 
 impl Names {
@@ -100,6 +125,7 @@ impl Names {
         ordered.sort_by_key(|t| t.len());
         let mut names = Names {
             shown: HashMap::new(),
+            qualified: HashMap::new(),
         };
         let mut by_stem: BTreeMap<String, Vec<String>> = BTreeMap::new();
         for token in ordered {
@@ -112,6 +138,9 @@ impl Names {
             let phrase = stem.contains(' ');
             if phrase || (versions.len() == 1 && !plain.contains(&stem)) {
                 for v in versions {
+                    if let Some((line, _)) = locate(&v).filter(|(line, _)| *line != 0) {
+                        names.qualified.insert(v.clone(), format!("{stem}@{line}"));
+                    }
                     names.shown.insert(v, stem.clone());
                 }
                 continue;
@@ -133,12 +162,29 @@ impl Names {
                         format!("?{unplaced}")
                     }
                 };
-                names
-                    .shown
-                    .insert(version.clone(), format!("{stem}@{qualifier}"));
+                let name = format!("{stem}@{qualifier}");
+                names.qualified.insert(version.clone(), name.clone());
+                names.shown.insert(version.clone(), name);
             }
         }
         names
+    }
+
+    /// `text` with each numbered symbol qualified by its place where it has one.
+    fn qualify(&self, text: &str) -> String {
+        let mut out = String::with_capacity(text.len());
+        let mut at = 0;
+        for (start, end) in outermost(numbered_tokens(text)) {
+            out.push_str(&text[at..start]);
+            let token = &text[start..end];
+            match self.qualified.get(token).or_else(|| self.shown.get(token)) {
+                Some(name) => out.push_str(name),
+                None => out.push_str(&self.rewrite(token)),
+            }
+            at = end;
+        }
+        out.push_str(&text[at..]);
+        out
     }
 
     /// `text` with each numbered symbol replaced by its source name, unqualified.

@@ -443,17 +443,6 @@ fn device_param(p: &Parameter) -> String {
             format!("{constness}{elem} (*{name}){dims}")
         };
     }
-    // A pointer to arrays written `int [128] *` (a struct's member array reached through
-    // a pointer): C's declarator is `int (*d_a)[128]`.
-    if let Some(at) = ty.find('[').filter(|_| ty.ends_with('*')) {
-        let constness = if p.role == Role::In && !ty.starts_with("const") {
-            "const "
-        } else {
-            ""
-        };
-        let dims = ty[at..].trim_end_matches('*').trim();
-        return format!("{constness}{} (*{name}){dims}", ty[..at].trim());
-    }
     // An array object (`int [128]`, a struct's member array): the kernel receives a pointer
     // to its first element, `int *d_a`, or to its first row, `int (*d_a)[16]`.
     if let Some(at) = ty.find('[').filter(|_| ty.ends_with(']')) {
@@ -650,7 +639,7 @@ mod tests {
             "const double *d_A_data"
         );
         assert_eq!(
-            device_param(&param("int [128] *", Role::Out)),
+            device_param(&param("int (*)[128]", Role::Out)),
             "int (*d_A_data)[128]"
         );
     }

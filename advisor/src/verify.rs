@@ -61,6 +61,12 @@ pub fn verify_loop(report: &LoopReport) -> Vec<Problem> {
             }
         }
     }
+    let mut parameters = HashSet::new();
+    for p in &report.parameters {
+        if !parameters.insert(&p.name) {
+            problem(format!("two parameters named `{}`", p.name));
+        }
+    }
     let mut labels = HashSet::new();
     let mut texts = HashSet::new();
     for m in &report.mappings {

@@ -487,6 +487,18 @@ impl TypeTable {
         out
     }
 
+    /// Renders a pointer to `pointee` in C syntax without interning it: `int *`,
+    /// `int (*)[128]` for a pointer to arrays.
+    pub fn display_pointer_to(&self, pointee: TypeId) -> String {
+        let decl = match self.get(pointee) {
+            Type::Array { .. } | Type::Function { .. } => "(*)".to_string(),
+            _ => "*".to_string(),
+        };
+        let mut out = String::new();
+        self.write_decl(pointee, decl, &mut out);
+        out
+    }
+
     fn write_decl(&self, id: TypeId, inner: String, out: &mut String) {
         match self.get(id) {
             Type::Pointer {
@@ -600,5 +612,28 @@ fn round_up(value: u64, align: u64) -> u64 {
 impl fmt::Display for TypeId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "t{}", self.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pointers_to_arrays_print_as_c_declarators() {
+        let mut types = TypeTable::new();
+        let int = types.intern(Type::Int {
+            rank: IntRank::Int,
+            signed: true,
+        });
+        let row = types.intern(Type::Array {
+            elem: int,
+            len: ArrayLen::Fixed(128),
+        });
+        assert_eq!(types.display_pointer_to(int), "int *");
+        assert_eq!(types.display_pointer_to(row), "int (*)[128]");
+        // The same text as interning the pointer type and printing it.
+        let pointer = types.pointer_to(row);
+        assert_eq!(types.display(pointer), types.display_pointer_to(row));
     }
 }
