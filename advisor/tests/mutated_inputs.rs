@@ -183,6 +183,11 @@ proptest! {
         let dir = tempfile::tempdir().expect("temp dir");
         let path = dir.path().join(name);
         std::fs::write(&path, &text).expect("write");
+        // An abort (a stack overflow) leaves proptest no failure to shrink or save:
+        // `WARPWISE_KEEP_LAST_INPUT=path` keeps the input being analysed.
+        if let Some(keep) = std::env::var_os("WARPWISE_KEEP_LAST_INPUT") {
+            std::fs::write(keep, &text).expect("keep the input");
+        }
         // A failure to load is a diagnostic (with a location), never a panic.
         if let Ok(unit) = load_unit(&TranslationUnitInput::new(path)) {
             let reports = analyze_unit(&unit, &Filter::default());

@@ -153,3 +153,41 @@ fn loops_nested_past_the_limit_refuse_their_function_only() {
         assert_eq!(names, ["flat"]);
     }
 }
+
+/// Dead code after `break` or `goto` holding a loop: the loop's header is entered only by
+/// its own back edge, a cycle of single-predecessor blocks that SSA construction followed
+/// forever (a stack overflow, which aborts the process; found by tests/mutated_inputs.rs).
+#[test]
+fn a_loop_only_its_back_edge_enters_lowers() {
+    let unit = load(
+        "dead-loop",
+        "int f(int n, int m) {\n  int sum = 0;\n  for (int i = 0; i < n; i++) {\n    break;\n    for (int j = 0; j < m; j++)\n      sum = sum + j;\n  }\n  return sum;\n}\n\
+         int g(int n, int m) {\n  int sum = 0;\n  for (int i = 0; i < n; i++) {\n    goto L;\n    for (int j = 0; j < m; j++)\n      sum = sum + j;\n    L: ;\n  }\n  return sum;\n}\n",
+    );
+    assert_all_lower(&unit);
+}
+
+/// A `goto` to a label the function does not define is C's constraint violation: one
+/// error at the `goto`, and the file's other functions are lowered.
+#[test]
+fn a_goto_to_no_label_is_an_error_at_the_goto() {
+    let unit = load(
+        "goto-nowhere",
+        "int f(int n) {\n  for (int i = 0; i < n; i++) { goto L; }\n  return n;\n}\nint ok(int n) { return n; }\n",
+    );
+    assert_eq!(unit.lowered.errors.len(), 1, "{:?}", unit.lowered.errors);
+    let message = unit.diagnostics()[0].render(false);
+    assert!(
+        message.contains("the function has no label `L`"),
+        "{message}"
+    );
+    assert!(message.contains("main.c:2:33"), "{message}");
+    let names: Vec<&str> = unit
+        .lowered
+        .program
+        .functions
+        .iter()
+        .map(|f| f.name.as_str())
+        .collect();
+    assert_eq!(names, ["ok"]);
+}

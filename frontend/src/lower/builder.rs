@@ -37,6 +37,9 @@ pub(crate) struct FunctionBuilder {
     aliases: HashMap<Value, Value>,
     /// Whether control can reach the end of the current block (false after return/break).
     reachable: Vec<bool>,
+    /// The (variable, block) reads in progress through single predecessors: a loop that
+    /// only its own back edge enters (dead code after `break`) is a cycle of such blocks.
+    reading: std::collections::HashSet<(VarId, Block)>,
     void_ty: TypeId,
 }
 
@@ -51,6 +54,7 @@ impl FunctionBuilder {
             incomplete_phis: Vec::new(),
             aliases: HashMap::new(),
             reachable: Vec::new(),
+            reading: std::collections::HashSet::new(),
             void_ty,
         };
         let entry = builder.new_block();
@@ -207,7 +211,14 @@ impl FunctionBuilder {
                     self.insert_at_front(block, undef);
                     undef
                 }
-                [single] => self.read_var(var, *single),
+                [single] if !self.reading.contains(&(var, block)) => {
+                    self.reading.insert((var, block));
+                    let value = self.read_var(var, *single);
+                    self.reading.remove(&(var, block));
+                    value
+                }
+                // Back at a block whose read is in progress: a cycle, broken by a phi as
+                // at a loop header.
                 _ => {
                     // Break cycles through loops: define the phi before reading operands.
                     let phi = self.new_phi(var, block);

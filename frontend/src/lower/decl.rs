@@ -694,6 +694,8 @@ impl<'a> Lowerer<'a> {
         func.name_span = declared.name_span;
         self.fb = FunctionBuilder::new(func, void);
         self.labels.clear();
+        self.defined_labels.clear();
+        self.gotos.clear();
         self.bit_fields.clear();
         self.vla_lengths.clear();
         self.pending_vla.clear();
@@ -734,6 +736,17 @@ impl<'a> Lowerer<'a> {
         }
 
         self.lower_statement(&def.node.statement)?;
+        // A jump to nowhere: C rejects it, and its block would have no place in the CFG.
+        if let Some((label, span)) = self
+            .gotos
+            .iter()
+            .find(|(label, _)| !self.defined_labels.contains(label))
+        {
+            return err(
+                *span,
+                format!("`goto {label}`: the function has no label `{label}`"),
+            );
+        }
         if self.fb.is_open() {
             // Falling off the end: `main` returns 0 (C99 5.1.2.2.3), others return nothing.
             let value = if name == "main" {

@@ -170,6 +170,10 @@ pub(crate) struct Lowerer<'a> {
     pub address_taken: HashSet<String>,
     pub jumps: Vec<JumpTargets>,
     pub labels: HashMap<String, crate::ir::Block>,
+    /// The labels of the current function that a statement defines, and the first `goto`
+    /// of each label (a `goto` to a label never defined is an error, C99 6.8.6.1).
+    pub defined_labels: HashSet<String>,
+    pub gotos: Vec<(String, Span)>,
     /// Case blocks of the innermost switch, keyed by the label statement's span start.
     pub case_blocks: Vec<HashMap<usize, crate::ir::Block>>,
     /// Run-time lengths of VLA dimensions, by their type tag.
@@ -282,6 +286,8 @@ fn lower_translation_unit_here(unit: &ast::TranslationUnit, input: &LowerInput) 
         address_taken: HashSet::new(),
         jumps: Vec::new(),
         labels: HashMap::new(),
+        defined_labels: HashSet::new(),
+        gotos: Vec::new(),
         case_blocks: Vec::new(),
         vla_lengths: HashMap::new(),
         pending_vla: Vec::new(),

@@ -35,6 +35,7 @@ impl<'a> Lowerer<'a> {
             S::Switch(sw) => self.lower_switch(sw, span),
             S::Labeled(l) => self.lower_labeled(l, span),
             S::Goto(label) => {
+                self.gotos.push((label.node.name.clone(), span));
                 let target = self.label_block(&label.node.name);
                 self.fb.jump(target, span);
                 Ok(())
@@ -408,7 +409,10 @@ impl<'a> Lowerer<'a> {
 
     fn lower_labeled(&mut self, l: &Node<ast::LabeledStatement>, span: Span) -> LResult<()> {
         let target = match &l.node.label.node {
-            ast::Label::Identifier(id) => self.label_block(&id.node.name),
+            ast::Label::Identifier(id) => {
+                self.defined_labels.insert(id.node.name.clone());
+                self.label_block(&id.node.name)
+            }
             ast::Label::Case(_) | ast::Label::CaseRange(_) | ast::Label::Default => {
                 let key = span.start as usize;
                 match self.case_blocks.last().and_then(|m| m.get(&key)) {
