@@ -129,8 +129,7 @@ impl Names {
         };
         let mut by_stem: BTreeMap<String, Vec<String>> = BTreeMap::new();
         for token in ordered {
-            let hash = token.rfind('#').unwrap_or(token.len());
-            let stem = names.rewrite(&token[..hash]);
+            let stem = names.rewrite(without_number(&token));
             by_stem.entry(stem).or_default().push(token);
         }
         for (stem, versions) in by_stem {
@@ -172,57 +171,49 @@ impl Names {
 
     /// `text` with each numbered symbol qualified by its place where it has one.
     fn qualify(&self, text: &str) -> String {
-        let mut out = String::with_capacity(text.len());
-        let mut at = 0;
-        for (start, end) in outermost(numbered_tokens(text)) {
-            out.push_str(&text[at..start]);
-            let token = &text[start..end];
-            match self.qualified.get(token).or_else(|| self.shown.get(token)) {
-                Some(name) => out.push_str(name),
-                None => out.push_str(&self.rewrite(token)),
-            }
-            at = end;
-        }
-        out.push_str(&text[at..]);
-        out
+        replace_tokens(text, &|token| match self
+            .qualified
+            .get(token)
+            .or_else(|| self.shown.get(token))
+        {
+            Some(name) => name.clone(),
+            None => self.rewrite(token),
+        })
     }
 
     /// `text` with each numbered symbol replaced by its source name, unqualified.
     fn rewrite_plain(&self, text: &str) -> String {
-        let mut out = String::with_capacity(text.len());
-        let mut at = 0;
-        for (start, end) in outermost(numbered_tokens(text)) {
-            out.push_str(&text[at..start]);
-            let token = &text[start..end];
-            let hash = token.rfind('#').unwrap_or(token.len());
-            out.push_str(&self.rewrite_plain(&token[..hash]));
-            at = end;
-        }
-        out.push_str(&text[at..]);
-        out
+        replace_tokens(text, &|token| self.rewrite_plain(without_number(token)))
     }
 
     /// `text` with each numbered symbol replaced by its display name (outermost first: the
     /// display name of `row_index[i#3 + 1]#2` already shows its inner `i`).
     fn rewrite(&self, text: &str) -> String {
-        let mut out = String::with_capacity(text.len());
-        let mut at = 0;
-        for (start, end) in outermost(numbered_tokens(text)) {
-            out.push_str(&text[at..start]);
-            let token = &text[start..end];
-            match self.shown.get(token) {
-                Some(shown) => out.push_str(shown),
-                // Not decided (a text outside the loop's): drop the number all the same.
-                None => {
-                    let hash = token.rfind('#').unwrap_or(token.len());
-                    out.push_str(&self.rewrite(&token[..hash]));
-                }
-            }
-            at = end;
-        }
-        out.push_str(&text[at..]);
-        out
+        replace_tokens(text, &|token| match self.shown.get(token) {
+            Some(shown) => shown.clone(),
+            // Not decided (a text outside the loop's): drop the number all the same.
+            None => self.rewrite(without_number(token)),
+        })
     }
+}
+
+/// `text` with each outermost numbered symbol replaced by `by(symbol)`.
+fn replace_tokens(text: &str, by: &dyn Fn(&str) -> String) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut at = 0;
+    for (start, end) in outermost(numbered_tokens(text)) {
+        out.push_str(&text[at..start]);
+        out.push_str(&by(&text[start..end]));
+        at = end;
+    }
+    out.push_str(&text[at..]);
+    out
+}
+
+/// A numbered symbol's name without its number: `row_index[i#3 + 1]` of
+/// `row_index[i#3 + 1]#2`.
+fn without_number(token: &str) -> &str {
+    &token[..token.rfind('#').unwrap_or(token.len())]
 }
 
 /// Byte ranges of the numbered symbols of `text`: a name (identifier characters, `.`, `->`,

@@ -28,6 +28,16 @@ fn load(name: &str, text: &str) -> Unit {
 }
 
 /// Every function lowers without an error.
+/// The names of the functions a unit lowered.
+fn function_names(unit: &Unit) -> Vec<&str> {
+    unit.lowered
+        .program
+        .functions
+        .iter()
+        .map(|f| f.name.as_str())
+        .collect()
+}
+
 fn assert_all_lower(unit: &Unit) {
     let messages: Vec<String> = unit.diagnostics().iter().map(|d| d.render(false)).collect();
     assert!(unit.lowered.errors.is_empty(), "{}", messages.join("\n"));
@@ -143,14 +153,7 @@ fn loops_nested_past_the_limit_refuse_their_function_only() {
             "{}",
             error.message
         );
-        let names: Vec<&str> = unit
-            .lowered
-            .program
-            .functions
-            .iter()
-            .map(|f| f.name.as_str())
-            .collect();
-        assert_eq!(names, ["flat"]);
+        assert_eq!(function_names(&unit), ["flat"]);
     }
 }
 
@@ -182,12 +185,5 @@ fn a_goto_to_no_label_is_an_error_at_the_goto() {
         "{message}"
     );
     assert!(message.contains("main.c:2:33"), "{message}");
-    let names: Vec<&str> = unit
-        .lowered
-        .program
-        .functions
-        .iter()
-        .map(|f| f.name.as_str())
-        .collect();
-    assert_eq!(names, ["ok"]);
+    assert_eq!(function_names(&unit), ["ok"]);
 }
