@@ -30,6 +30,9 @@ pub struct MemAccess {
     /// For an access made inside a called function (see `crate::callsites`): that
     /// function's name; `inst`, `addr` and `span` are then the call's.
     pub callee: Option<String>,
+    /// The `restrict`-qualified local pointer the address is based on (`p[i]`, `p[i][j]`,
+    /// `p->x`), as an index into the function's `restrict_pointers`.
+    pub restrict: Option<u32>,
 }
 
 impl MemAccess {
@@ -77,10 +80,28 @@ pub fn collect_accesses(
                 span: inst.origin.span,
                 alternatives,
                 callee: None,
+                restrict: restrict_root(func, addr),
             });
         }
     }
     out
+}
+
+/// The `restrict` pointer an address is based on: the one the lowering noted on the
+/// address, or on the address it offsets (`p[i][j]` offsets `p[i]`).
+pub fn restrict_root(func: &Function, mut addr: frontend::ir::Value) -> Option<u32> {
+    // Bounded: the chain of offsets is as deep as the subscripts of one expression.
+    for _ in 0..32 {
+        let inst = func.inst(addr);
+        if let Some(root) = inst.origin.restrict {
+            return Some(root);
+        }
+        addr = match inst.kind {
+            InstKind::PtrAdd { base, .. } | InstKind::FieldAddr { base, .. } => base,
+            _ => return None,
+        };
+    }
+    None
 }
 
 /// Splits an address into its base pointer symbol and the byte offset from it.

@@ -1094,7 +1094,7 @@ impl<'a> FunctionContext<'a> {
         variant: &HashSet<Var>,
         facts: &mut LoopFacts,
     ) {
-        let results = carried_dependences(
+        let mut results = carried_dependences(
             accesses,
             space,
             id,
@@ -1103,6 +1103,15 @@ impl<'a> FunctionContext<'a> {
             &mut facts.assumptions,
             &self.budget,
         );
+        results.retain(|r| {
+            let promise = self.restrict_apart(id, &accesses[r.first], &accesses[r.second]);
+            if let Some(promise) = &promise {
+                if !facts.assumptions.contains(promise) {
+                    facts.assumptions.push(promise.clone());
+                }
+            }
+            promise.is_none()
+        });
         // Read-modify-writes whose only carried dependence is on themselves are reductions.
         let program = &self.unit.lowered.program;
         let updates =
@@ -1473,6 +1482,12 @@ impl<'a> FunctionContext<'a> {
             for other in accesses {
                 let Some(ob) = other.base() else { continue };
                 if sb == ob {
+                    continue;
+                }
+                if let Some(promise) = self.restrict_apart(id, store, other) {
+                    if !facts.assumptions.contains(&promise) {
+                        facts.assumptions.push(promise);
+                    }
                     continue;
                 }
                 let header = self.forest.loop_(id).header;
@@ -1927,6 +1942,38 @@ impl<'a> FunctionContext<'a> {
     }
 
     /// Whether a base pointer points to a struct (its accesses read fields).
+    /// Whether accesses `a` and `b` go through two different `restrict`-qualified pointers
+    /// declared in one block outside the body of loop `id`: the whole loop then runs in
+    /// one execution of that block, where (C99 6.7.3.1) an object modified through one of
+    /// them is accessed through no other pointer, and neither may be based on the other
+    /// (p4). Returns the promise to state, as the loop's verdict depends on it.
+    fn restrict_apart(&self, id: LoopId, a: &MemAccess, b: &MemAccess) -> Option<String> {
+        let (ra, rb) = (a.restrict?, b.restrict?);
+        if ra == rb {
+            return None;
+        }
+        let table = &self.func.restrict_pointers;
+        let (pa, pb) = (table.get(ra as usize)?, table.get(rb as usize)?);
+        if pa.scope != pb.scope {
+            return None;
+        }
+        let body = self
+            .func
+            .source_loop(self.forest.loop_(id).source?)
+            .body_span;
+        let inside = |s: Span| s.start >= body.start && s.end <= body.end;
+        if inside(pa.decl) || inside(pb.decl) {
+            return None;
+        }
+        let (x, y) = (
+            pa.name.as_str().min(&pb.name),
+            pa.name.as_str().max(&pb.name),
+        );
+        Some(format!(
+            "`{x}` and `{y}` do not overlap where the loop writes through either, as their `restrict` qualifiers promise"
+        ))
+    }
+
     fn is_struct_pointer(&self, base: &Var) -> bool {
         let types = &self.unit.lowered.program.types;
         let ty = match self.rec.symbols.info(base).map(|s| &s.origin) {

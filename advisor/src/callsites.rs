@@ -353,6 +353,7 @@ pub fn loop_effects(site: &LoopSite) -> LoopEffects {
                     span: inst.origin.span,
                     alternatives,
                     callee: Some(callee_name),
+                    restrict: None,
                 });
                 if let Some(holder) = holder {
                     deref_holders.push((out.accesses.len() - 1, holder));

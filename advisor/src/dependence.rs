@@ -743,6 +743,32 @@ fn magnitude(c: &Expr, env: &SignEnv) -> Option<Expr> {
     }
 }
 
+/// `|c|` for a coefficient whose sign the environment knows, or that is a positive
+/// multiple of the carrier's trip count (`num_band1*num_band2` in a loop over
+/// `b12 < num_band1*num_band2`): a product of symbols of unknown signs, positive since the
+/// carrier runs whenever it carries a dependence.
+fn magnitude_in(c: &Expr, renamed: &RenamedSpace, env: &SignEnv) -> Option<Expr> {
+    magnitude(c, env).or_else(|| positive_multiple(c, &renamed.carrier.trips).then(|| c.clone()))
+}
+
+/// Whether `c == k*t` for a positive rational `k`.
+fn positive_multiple(c: &Expr, t: &Expr) -> bool {
+    let (Some(cp), Some(tp)) = (c.as_poly(), t.as_poly()) else {
+        return false;
+    };
+    let (Some((monomial, ct)), false) = (cp.terms().first(), tp.is_constant()) else {
+        return false;
+    };
+    let Some((_, tt)) = tp.terms().iter().find(|(m, _)| m == monomial) else {
+        return false;
+    };
+    let k = ct / tt;
+    k.is_positive()
+        && t.checked_mul(&Expr::rational(k))
+            .and_then(|kt| c.checked_sub(&kt))
+            .is_ok_and(|rest| rest.as_constant().is_some_and(|r| r.is_zero()))
+}
+
 /// Whether `margin >= window`. When that depends only on the signs of symbols with no
 /// known sign, they are assumed non-negative (reported), as the thesis' coalescing analysis
 /// increases precision by assumptions.
@@ -798,7 +824,7 @@ fn distance_dominates(
         return false;
     }
     let c = Expr::Poly(c);
-    let Some(c_magnitude) = magnitude(&c, env).or_else(|| {
+    let Some(c_magnitude) = magnitude_in(&c, renamed, env).or_else(|| {
         // The coefficient's sign is unknown only through a symbol: assume it positive,
         // as the monotonicity analysis does, and say so.
         let vars: Vec<Var> = c.vars().into_iter().collect();
@@ -895,7 +921,7 @@ fn drop_dominant_pairs(
         if c.is_zero() || c2 != c.neg() {
             continue;
         }
-        let Some(c_magnitude) = magnitude(&Expr::Poly(c), env) else {
+        let Some(c_magnitude) = magnitude_in(&Expr::Poly(c), renamed, env) else {
             continue;
         };
         let rest = Expr::Poly(rest);

@@ -177,3 +177,40 @@ fn rows_and_columns_that_collide_are_not_called_friendly() {
         false,
     );
 }
+
+#[test]
+fn a_collapsed_pair_of_bands_writes_one_column_per_iteration() {
+    // phono3py's triplet_iw.c: `b12` runs over `num_band1*num_band2`, and every `j` of the
+    // inner loop writes `iw[j*num_band1*num_band2 + b12]`: rows `j` are `b12`'s trip count
+    // apart, a product of two symbols of unknown signs that is positive because the loop
+    // runs.
+    check_linearized(
+        "static void kernel(double *iw, const double *g, long n) {\n\
+             long num_band1 = n / 2, num_band2 = n / 3;\n\
+             for (long b12 = 0; b12 < num_band1 * num_band2; b12++) { /* LOOP */\n\
+                 long b1 = b12 / num_band2, b2 = b12 % num_band2;\n\
+                 for (long j = 0; j < n; j++)\n\
+                     iw[j * num_band1 * num_band2 + b1 * num_band2 + b2] = g[j] * 2 + b12;\n\
+             }\n\
+         }",
+        Verdict::Friendly,
+        true,
+    );
+}
+
+#[test]
+fn columns_one_short_of_the_trip_count_overlap() {
+    // The same loop with rows one element shorter than the trip count: row `j + 1` of
+    // iteration `b12` is row `j` of iteration `b12 + ...`, which the reversed run shows.
+    check_linearized(
+        "static void kernel(double *iw, const double *g, long n) {\n\
+             long num_band1 = n / 2, num_band2 = n / 3;\n\
+             for (long b12 = 0; b12 < num_band1 * num_band2; b12++) { /* LOOP */\n\
+                 for (long j = 0; j < 5; j++)\n\
+                     iw[j * (num_band1 * num_band2 - 1) + b12] = g[j] * 2 + b12;\n\
+             }\n\
+         }",
+        Verdict::NotFriendly,
+        false,
+    );
+}

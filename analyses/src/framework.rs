@@ -361,6 +361,7 @@ mod tests {
             loops: Vec::new(),
             ifs: Vec::new(),
             local_statics: Vec::new(),
+            restrict_pointers: Vec::new(),
         }
     }
 

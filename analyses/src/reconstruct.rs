@@ -270,6 +270,30 @@ impl<'a> Builder<'a> {
             && !self.loop_blocks.contains(&inst.block)
     }
 
+    /// A named integer local chosen by a condition inside a loop, from values that are not
+    /// induction variables (`stride = blocked ? db[1] : 1` in the body of a sweep over
+    /// fill types): the loops it encloses are reported over it, so their bounds, addresses
+    /// and sections all read one symbol (`ii*sd + kk` with `kk < sd`) instead of one
+    /// alternative each, which no test could relate. Choices between induction variables
+    /// (`i` or `i + 1`) stay alternatives, as do pointers, whose alternatives name the
+    /// objects they may point into.
+    fn is_named_integer_choice(&self, v: Value, alternatives: &[Expr]) -> bool {
+        let inst = self.func.inst(v);
+        inst.origin
+            .var_name
+            .as_deref()
+            .is_some_and(|n| !n.starts_with('&'))
+            && self.program.types.is_integer(inst.ty)
+            && alternatives.iter().all(|e| {
+                e.vars().iter().all(|var| {
+                    !matches!(
+                        self.symbols.info(var).map(|s| &s.origin),
+                        Some(SymbolOrigin::Induction(_))
+                    )
+                })
+            })
+    }
+
     fn symbol(&mut self, v: Value, origin: SymbolOrigin) -> Expr {
         let var = self
             .symbols
@@ -383,7 +407,9 @@ impl<'a> Builder<'a> {
                     }
                 }
                 if out.len() > self.config.max_alternatives
-                    || (out.len() > 1 && self.is_named_outside_loops(v))
+                    || (out.len() > 1
+                        && (self.is_named_outside_loops(v)
+                            || self.is_named_integer_choice(v, &out)))
                 {
                     return vec![self.symbol(v, SymbolOrigin::Phi(v))];
                 }

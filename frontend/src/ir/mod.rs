@@ -329,6 +329,23 @@ pub struct Origin {
     pub span: Span,
     /// For SSA values of named locals: the variable name (`i`, `sum`), for printing.
     pub var_name: Option<String>,
+    /// For an address computed from a `restrict`-qualified local pointer (`p[i]`,
+    /// `p->x`): that pointer, as an index into [`Function::restrict_pointers`].
+    pub restrict: Option<u32>,
+}
+
+/// A `restrict`-qualified pointer variable that some access of the function goes through.
+/// C99 6.7.3.1: while the block declaring it runs, an object modified through it is
+/// accessed only through it; two such pointers declared in one block are never based on
+/// each other (6.7.3.1p4), so what one of them modifies the other does not touch.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RestrictPointer {
+    pub name: String,
+    /// The block that declares it (a number per scope of the unit).
+    pub scope: u32,
+    /// The declaration: a loop whose body contains it gets a new pointer per iteration,
+    /// and the promise then holds within one iteration only.
+    pub decl: Span,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -457,6 +474,8 @@ pub struct Function {
     pub ifs: Vec<IfRegion>,
     /// Local `static` variables: written-to static storage inside a kernel matters (§4.1).
     pub local_statics: Vec<GlobalId>,
+    /// The `restrict` pointers that [`Origin::restrict`] refers to.
+    pub restrict_pointers: Vec<RestrictPointer>,
 }
 
 impl Function {

@@ -131,6 +131,7 @@ impl FunctionBuilder {
             Origin {
                 span,
                 var_name: None,
+                restrict: None,
             },
         );
         self.func.blocks[block.index()].insts.push(value);
@@ -206,6 +207,7 @@ impl FunctionBuilder {
                     let origin = Origin {
                         span: Span::NONE,
                         var_name: self.vars[var.0 as usize].name.clone(),
+                        restrict: None,
                     };
                     let undef = self.push_inst(InstKind::Undef, ty, block, origin);
                     self.insert_at_front(block, undef);
@@ -236,6 +238,7 @@ impl FunctionBuilder {
         let origin = Origin {
             span: Span::NONE,
             var_name: info.name.clone(),
+            restrict: None,
         };
         let ty = info.ty;
         let phi = self.push_inst(InstKind::Phi(Vec::new()), ty, block, origin);

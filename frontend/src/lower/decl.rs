@@ -808,6 +808,7 @@ impl<'a> Lowerer<'a> {
                     Binding::Local {
                         storage: LocalStorage::Slot(slot),
                         ty,
+                        decl: span,
                     },
                 );
             } else {
@@ -818,6 +819,7 @@ impl<'a> Lowerer<'a> {
                     Binding::Local {
                         storage: LocalStorage::Ssa(var),
                         ty,
+                        decl: span,
                     },
                 );
             }
@@ -964,6 +966,7 @@ impl<'a> Lowerer<'a> {
                     Binding::Local {
                         storage: LocalStorage::Slot(slot),
                         ty,
+                        decl: span,
                     },
                 );
                 if let Some(initializer) = &init.node.initializer {
@@ -977,6 +980,7 @@ impl<'a> Lowerer<'a> {
                     Binding::Local {
                         storage: LocalStorage::Ssa(var),
                         ty,
+                        decl: span,
                     },
                 );
                 match &init.node.initializer {

@@ -468,6 +468,43 @@ impl<'a> Lowerer<'a> {
         Some(op)
     }
 
+    /// Marks `addr`, when this lowering created it (its index is `fresh` or later), as
+    /// based on the `restrict`-qualified local pointer that `pointer` names, if it names
+    /// one. An address the lowering reused (`p[0]` is `p` itself) stays unmarked: it may
+    /// be shared with accesses through other names.
+    fn note_restrict(&mut self, addr: Value, fresh: usize, pointer: &Node<ast::Expression>) {
+        if addr.index() < fresh {
+            return;
+        }
+        let ast::Expression::Identifier(id) = &pointer.node else {
+            return;
+        };
+        let Some((Binding::Local { ty, decl, .. }, scope)) =
+            self.scopes.lookup_scoped(&id.node.name)
+        else {
+            return;
+        };
+        if !matches!(
+            self.program.types.get(*ty),
+            Type::Pointer { restrict: true, .. }
+        ) {
+            return;
+        }
+        let (name, decl) = (id.node.name.clone(), *decl);
+        let table = &mut self.fb.func.restrict_pointers;
+        let index = match table
+            .iter()
+            .position(|p| p.name == name && p.scope == scope)
+        {
+            Some(i) => i,
+            None => {
+                table.push(crate::ir::RestrictPointer { name, scope, decl });
+                table.len() - 1
+            }
+        };
+        self.fb.func.insts[addr.index()].origin.restrict = Some(index as u32);
+    }
+
     /// The place an lvalue expression designates.
     pub fn lvalue(&mut self, e: &Node<ast::Expression>) -> LResult<Place> {
         use ast::Expression as E;
@@ -477,6 +514,7 @@ impl<'a> Lowerer<'a> {
                 Some(Binding::Local {
                     storage: LocalStorage::Ssa(var),
                     ty,
+                    ..
                 }) => Ok(Place {
                     kind: PlaceKind::Ssa(var),
                     ty,
@@ -484,6 +522,7 @@ impl<'a> Lowerer<'a> {
                 Some(Binding::Local {
                     storage: LocalStorage::Slot(slot),
                     ty,
+                    ..
                 }) => {
                     let addr = self.slot_addr(slot, ty, span);
                     Ok(Place {
@@ -530,10 +569,10 @@ impl<'a> Lowerer<'a> {
             E::BinaryOperator(b) if matches!(b.node.operator.node, ast::BinaryOperator::Index) => {
                 let lhs = self.rvalue(&b.node.lhs)?;
                 let rhs = self.rvalue(&b.node.rhs)?;
-                let (ptr, index) = if self.program.types.is_pointer(lhs.ty) {
-                    (lhs, rhs)
+                let (ptr, index, pointer_expr) = if self.program.types.is_pointer(lhs.ty) {
+                    (lhs, rhs, &b.node.lhs)
                 } else {
-                    (rhs, lhs)
+                    (rhs, lhs, &b.node.rhs)
                 };
                 let Some(pointee) = self.program.types.pointee(ptr.ty) else {
                     return err(
@@ -541,7 +580,9 @@ impl<'a> Lowerer<'a> {
                         "subscript of a value that is neither array nor pointer",
                     );
                 };
+                let fresh = self.fb.func.insts.len();
                 let addr = self.pointer_offset(ptr, index, false, span)?;
+                self.note_restrict(addr.value, fresh, pointer_expr);
                 Ok(Place {
                     kind: PlaceKind::Mem(addr.value),
                     ty: pointee,
@@ -566,6 +607,7 @@ impl<'a> Lowerer<'a> {
                         }
                     }
                 };
+                let fresh = self.fb.func.insts.len();
                 let Type::Record(record) = self.program.types.get(record_ty).clone() else {
                     return err(
                         span,
@@ -591,6 +633,9 @@ impl<'a> Lowerer<'a> {
                 );
                 if let Some(bits) = field.bit_field {
                     self.bit_fields.insert(addr, bits);
+                }
+                if m.node.operator.node == ast::MemberOperator::Indirect {
+                    self.note_restrict(addr, fresh, &m.node.expression);
                 }
                 Ok(Place {
                     kind: PlaceKind::Mem(addr),

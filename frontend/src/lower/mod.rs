@@ -92,9 +92,20 @@ pub(crate) enum LocalStorage {
 /// What an ordinary identifier means in the current scope.
 #[derive(Clone, Debug)]
 pub(crate) enum Binding {
-    Local { storage: LocalStorage, ty: TypeId },
-    Global { id: GlobalId, ty: TypeId },
-    Function { name: String, ty: TypeId },
+    /// `decl`: where the declaration is, which tells whether a loop encloses it.
+    Local {
+        storage: LocalStorage,
+        ty: TypeId,
+        decl: Span,
+    },
+    Global {
+        id: GlobalId,
+        ty: TypeId,
+    },
+    Function {
+        name: String,
+        ty: TypeId,
+    },
     EnumConst(i128),
     Typedef(TypeId),
 }
@@ -105,10 +116,14 @@ pub(crate) enum Tag {
     Enum,
 }
 
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(crate) struct Scopes {
     ordinary: Vec<HashMap<String, Binding>>,
     tags: Vec<HashMap<String, Tag>>,
+    /// A number per open scope, never reused within a unit: two declarations with the
+    /// same number are in the same block (what `restrict` needs, C99 6.7.3.1p4).
+    ids: Vec<u32>,
+    next_id: u32,
 }
 
 impl Scopes {
@@ -116,17 +131,30 @@ impl Scopes {
         Scopes {
             ordinary: vec![HashMap::new()],
             tags: vec![HashMap::new()],
+            ids: vec![0],
+            next_id: 1,
         }
     }
     pub fn push(&mut self) {
         self.ordinary.push(HashMap::new());
         self.tags.push(HashMap::new());
+        self.ids.push(self.next_id);
+        self.next_id += 1;
     }
     pub fn pop(&mut self) {
         if self.ordinary.len() > 1 {
             self.ordinary.pop();
             self.tags.pop();
+            self.ids.pop();
         }
+    }
+    /// The binding of `name` and the number of the scope that declares it.
+    pub fn lookup_scoped(&self, name: &str) -> Option<(&Binding, u32)> {
+        self.ordinary
+            .iter()
+            .zip(&self.ids)
+            .rev()
+            .find_map(|(s, id)| s.get(name).map(|b| (b, *id)))
     }
     pub fn bind(&mut self, name: &str, binding: Binding) {
         if let Some(scope) = self.ordinary.last_mut() {
@@ -368,6 +396,7 @@ fn empty_function(program: &mut Program, void: TypeId) -> Function {
         loops: Vec::new(),
         ifs: Vec::new(),
         local_statics: Vec::new(),
+        restrict_pointers: Vec::new(),
     }
 }
 
