@@ -1484,15 +1484,17 @@ impl<'a> FunctionContext<'a> {
                 if sb == ob {
                     continue;
                 }
-                if let Some(promise) = self.restrict_apart(id, store, other) {
-                    if !facts.assumptions.contains(&promise) {
-                        facts.assumptions.push(promise);
-                    }
-                    continue;
-                }
                 let header = self.forest.loop_(id).header;
                 if !self.may_alias_in(sb, ob, Some(effects), Some(header)) {
-                    for caveat in self.no_alias_caveats(sb, ob) {
+                    // Apart by an assumption of the aliasing policy: `restrict`, where the
+                    // program declares it, makes it a promise of the program's instead.
+                    let mut caveats = self.no_alias_caveats(sb, ob);
+                    if !caveats.is_empty() {
+                        if let Some(promise) = self.restrict_apart(id, store, other) {
+                            caveats = vec![promise];
+                        }
+                    }
+                    for caveat in caveats {
                         if !facts.assumptions.contains(&caveat) {
                             facts.assumptions.push(caveat);
                         }
@@ -1502,6 +1504,12 @@ impl<'a> FunctionContext<'a> {
                 if effects.distinct_objects(sb, ob, &self.rec.symbols)
                     || !crate::access::types_may_alias(self.unit, store.ty, other.ty)
                 {
+                    continue;
+                }
+                if let Some(promise) = self.restrict_apart(id, store, other) {
+                    if !facts.assumptions.contains(&promise) {
+                        facts.assumptions.push(promise);
+                    }
                     continue;
                 }
                 // A field of a struct (`in_image->width`) is not expected to live inside a
@@ -2546,17 +2554,64 @@ impl<'a> FunctionContext<'a> {
                 storage: crate::globals::storage(self.func, self.rec, var),
             });
         }
+        // Accesses with no single base pointer, one parameter per pointer the source
+        // subscripts (`index` of `index[2*i]` and `index[2*i + 1]`, chosen by a branch
+        // between two arrays), or per access text when no named pointer is behind it.
+        let mut unbased_params: BTreeMap<String, (bool, bool, u64, BTreeSet<String>)> =
+            BTreeMap::new();
         for access in unbased {
-            let text = self.unit.snippet(access.span);
+            let name = self
+                .subscripted_pointer(access.addr)
+                .unwrap_or_else(|| self.unit.snippet(access.span));
+            let entry = unbased_params.entry(name).or_insert((
+                false,
+                false,
+                access.elem_bytes,
+                BTreeSet::new(),
+            ));
+            if access.is_store {
+                entry.1 = true;
+            } else {
+                entry.0 = true;
+            }
+            entry.2 = entry.2.min(access.elem_bytes);
+            for (base, _) in &access.alternatives {
+                if let Some(base) = base {
+                    entry.3.insert(base.name().to_string());
+                }
+            }
+        }
+        for (name, (reads, writes, elem, bases)) in unbased_params {
+            let mut note = "the address has no single base pointer".to_string();
+            if bases.len() > 1 {
+                let listed: Vec<String> = bases.iter().map(|b| format!("`{b}`")).collect();
+                note.push_str(&format!(": it points into {}", listed.join(" or ")));
+            }
+            let role = match (reads, writes) {
+                (true, true) => Role::Inout,
+                (false, true) => Role::Out,
+                _ => Role::In,
+            };
+            array_names.insert(name.clone());
+            // The same pointer is also a single base elsewhere in the loop (`_nodes` before
+            // a branch reassigns it): one parameter, whose section is then not known.
+            if let Some(known) = out.iter_mut().find(|p| p.name == name) {
+                if known.role != role {
+                    known.role = Role::Inout;
+                }
+                known.bytes = None;
+                known.notes.push(note);
+                continue;
+            }
             out.push(Parameter {
-                name: text.clone(),
+                name,
                 nested: false,
-                role: if access.is_store { Role::Out } else { Role::In },
+                role,
                 kind: ParamKind::Array,
                 c_type: "?".into(),
-                elem_bytes: Some(access.elem_bytes),
+                elem_bytes: Some(elem),
                 bytes: None,
-                notes: vec!["the address has no single base pointer".into()],
+                notes: vec![note],
                 storage: None,
             });
         }
@@ -2618,6 +2673,13 @@ impl<'a> FunctionContext<'a> {
                 }
             }
         }
+        // A pointer the loop advances (`node = node->next`, `p++`) is a scalar it writes and
+        // the base of the memory it reads: the memory is `*node`, the pointer `node`.
+        for memory in out.iter_mut() {
+            if scalars.contains_key(&memory.name) {
+                memory.name = format!("*{}", memory.name);
+            }
+        }
         for (name, (role, c_type)) in scalars {
             out.push(Parameter {
                 name,
@@ -2632,6 +2694,27 @@ impl<'a> FunctionContext<'a> {
             });
         }
         out
+    }
+
+    /// The named pointer an address subscripts or dereferences (`index` in `index[2*i]`,
+    /// `p` in `p->x`), when the source names one.
+    fn subscripted_pointer(&self, mut addr: Value) -> Option<String> {
+        for _ in 0..32 {
+            let inst = self.func.inst(addr);
+            if let Some(name) = inst
+                .origin
+                .var_name
+                .as_ref()
+                .filter(|n| !n.starts_with('&'))
+            {
+                return Some(name.clone());
+            }
+            addr = match inst.kind {
+                InstKind::PtrAdd { base, .. } | InstKind::FieldAddr { base, .. } => base,
+                _ => return None,
+            };
+        }
+        None
     }
 
     fn scalar_inbound(

@@ -56,15 +56,25 @@ pub fn present(report: &mut LoopReport, locate: &Locate) {
             .entry(names.rewrite_plain(&p.name))
             .or_default() += 1;
     }
+    let clashing = |p: &crate::model::Parameter| {
+        p.name.contains('#') && plain_params[&names.rewrite_plain(&p.name)] > 1
+    };
+    let mut qualified_count: HashMap<String, usize> = HashMap::new();
+    for p in report.parameters.iter().filter(|p| clashing(p)) {
+        *qualified_count.entry(names.qualify(&p.name)).or_default() += 1;
+    }
     let mut taken: HashMap<String, usize> = HashMap::new();
     for p in report.parameters.iter_mut() {
-        if p.name.contains('#') && plain_params[&names.rewrite_plain(&p.name)] > 1 {
+        if clashing(p) {
             let qualified = names.qualify(&p.name);
-            // A value the analyses cannot place is told apart by an ordinal.
+            // A value the analyses cannot place, or two values one place computes (the
+            // loads of one macro expansion), are told apart by an ordinal.
             let n = taken.entry(qualified.clone()).or_default();
             *n += 1;
-            p.name = if qualified.contains('@') {
+            p.name = if qualified.contains('@') && qualified_count[&qualified] == 1 {
                 qualified
+            } else if qualified.contains('@') {
+                format!("{qualified}?{n}")
             } else {
                 format!("{qualified}@?{n}")
             };

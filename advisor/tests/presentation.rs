@@ -94,3 +94,107 @@ void prefix(int n, const double *a, double *out) {
         Some("8*block.x + 8*blockDim.x")
     );
 }
+
+/// The parameter names of the marked loop's report, in order.
+fn parameter_names(source: &str) -> Vec<(String, String)> {
+    verified(source)
+        .parameters
+        .iter()
+        .map(|p| (p.name.clone(), format!("{:?}", p.kind)))
+        .collect()
+}
+
+#[test]
+fn a_pointer_chosen_between_two_arrays_is_one_parameter() {
+    // code_saturne's halo dump (cs_halo.c): in each sweep `index` is the send index or the
+    // halo index; its three accesses are one array the loop reads, not three parameters
+    // named by their text.
+    let names = parameter_names(
+        r#"
+struct halo { int *send_index, *index; };
+int dump(const struct halo *h, int n) {
+  int s = 0;
+  for (int which = 0; which < 2; which++) {
+    int *index = which ? h->send_index : h->index;
+    for (int i = 0; i < n; i++) /* LOOP */
+      s += index[2*i] + index[2*i + 1] + index[2*i + 2];
+  }
+  return s;
+}
+"#,
+    );
+    let arrays: Vec<&(String, String)> = names.iter().filter(|(_, k)| k == "Array").collect();
+    assert_eq!(arrays.len(), 1, "{names:?}");
+    assert_eq!(arrays[0].0, "index", "{names:?}");
+    check(
+        r#"
+struct halo { int *send_index, *index; };
+int dump(const struct halo *h, int n) {
+  int s = 0;
+  for (int which = 0; which < 2; which++) {
+    int *index = which ? h->send_index : h->index;
+    for (int i = 0; i < n; i++) /* LOOP */
+      s += index[2*i] + index[2*i + 1] + index[2*i + 2];
+  }
+  return s;
+}
+"#,
+        &["it points into `h->index` or `h->send_index`"],
+        &[],
+    );
+}
+
+#[test]
+fn a_pointer_the_loop_advances_is_a_scalar_and_the_memory_it_points_to() {
+    // velvet's graph walks (concatenatedGraph.c): `node` is written (the walk's end is
+    // used after the loop) and what it points to is read: `node` and `*node`.
+    let names = parameter_names(
+        r#"
+struct node { struct node *next; int length; };
+int walk(struct node *start, int steps) {
+  struct node *node = start;
+  int total = 0;
+  for (int k = 0; k < steps; k++) { /* LOOP */
+    total += node->length;
+    node = node->next;
+  }
+  return total + node->length;
+}
+"#,
+    );
+    assert!(
+        names.iter().any(|(n, k)| n == "node" && k == "Scalar"),
+        "{names:?}"
+    );
+    assert!(
+        names.iter().any(|(n, k)| n == "*node" && k != "Scalar"),
+        "{names:?}"
+    );
+}
+
+#[test]
+fn an_element_of_a_member_array_prints_without_an_address_of() {
+    // GraphicsMagick's median filter (effect.c): `list = pixel_list->lists + channel`, then
+    // `list->nodes[color].next[0]` is `pixel_list->lists[channel].nodes[color].next[0]`.
+    check(
+        r#"
+struct node { unsigned short next[9]; unsigned int count; };
+struct list { struct node nodes[65537]; };
+struct plist { struct list lists[4]; unsigned long center; };
+void median(struct plist *pixel_list, unsigned short *channels) {
+  unsigned long center = pixel_list->center;
+  for (int channel = 0; channel < 4; channel++) { /* LOOP */
+    struct list *list = pixel_list->lists + channel;
+    unsigned long color = 65536L, count = 0;
+    do {
+      color = list->nodes[color].next[0];
+      count += list->nodes[color].count;
+    } while (count <= center);
+    channels[channel] = color;
+  }
+}
+"#,
+        &["pixel_list->lists[channel].nodes[color].next[0]"],
+        &["&pixel_list", "(&"],
+    );
+}

@@ -152,9 +152,12 @@ fn render_place(func: &Function, addr: Value, depth: u32) -> String {
                     render(func, *index, 10, depth + 1)
                 )
             }
-            // An element of a local or global array: `mesh[0]`, not the address `&mesh[0]`
-            // (the array's name is its first element's address in C).
-            InstKind::PtrAdd { .. } | InstKind::SlotAddr(_) | InstKind::GlobalAddr(_) => format!(
+            // An element of a local, global or member array: `mesh[0]`, `s->lists[c]`, not
+            // the address `&mesh[0]` (the array's name is its first element's address in C).
+            InstKind::PtrAdd { .. }
+            | InstKind::SlotAddr(_)
+            | InstKind::GlobalAddr(_)
+            | InstKind::FieldAddr { .. } => format!(
                 "{}[{}]",
                 render_place(func, *base, depth + 1),
                 render(func, *index, 0, depth + 1)
