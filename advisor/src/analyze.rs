@@ -1215,7 +1215,14 @@ impl<'a> FunctionContext<'a> {
                 .or(second.base())
                 .map(|v| v.name().to_string())
                 .unwrap_or_else(|| "memory".into());
-            let key = (first.inst.min(second.inst), first.inst.max(second.inst));
+            // One finding per pair of instructions and array: accesses made inside a called
+            // function are the call's instruction, and two calls may conflict on several
+            // arrays (`fan2(M, A, B, ..)` on `A` and on `B`), each a pair to settle.
+            let key = (
+                first.inst.min(second.inst),
+                first.inst.max(second.inst),
+                array.clone(),
+            );
             if !seen.insert(key) {
                 continue;
             }
@@ -1481,7 +1488,7 @@ impl<'a> FunctionContext<'a> {
             let Some(sb) = store.base() else { continue };
             for other in accesses {
                 let Some(ob) = other.base() else { continue };
-                if sb == ob {
+                if sb == ob || self.is_const_object(ob) {
                     continue;
                 }
                 let header = self.forest.loop_(id).header;
@@ -1950,6 +1957,24 @@ impl<'a> FunctionContext<'a> {
     }
 
     /// Whether a base pointer points to a struct (its accesses read fields).
+    /// Whether `base` is a global defined with a `const`-qualified type that holds no pointer
+    /// (`const double cs_math_epzero = 1e-12;`, `static const int w[3]`): no store of a
+    /// correct program modifies it (C99 6.7.3p5), whatever pointer it goes through.
+    fn is_const_object(&self, base: &Var) -> bool {
+        let Some(g) = crate::globals::global_of(self.func, self.rec, base) else {
+            return false;
+        };
+        let program = &self.unit.lowered.program;
+        let global = program.global(g);
+        let types = &program.types;
+        let mut ty = global.ty;
+        while let Some(elem) = types.array_elem(ty) {
+            ty = elem;
+        }
+        // The specifiers' `const` of `const double *p` is the pointee's, not `p`'s.
+        global.is_const && !global.is_volatile && !types.is_pointer(ty)
+    }
+
     /// Whether accesses `a` and `b` go through two different `restrict`-qualified pointers
     /// declared in one block outside the body of loop `id`: the whole loop then runs in
     /// one execution of that block, where (C99 6.7.3.1) an object modified through one of

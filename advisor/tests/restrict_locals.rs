@@ -8,6 +8,9 @@
 //!   relies on the qualifiers. Not when the pointers are new in every iteration (declared
 //!   in the loop's body) or declared in different blocks, where one may be based on the
 //!   other.
+//! - a global defined `const` (`const double epzero = 1e-12;`) is modified by no store of a
+//!   correct program (C99 6.7.3p5), so a loop storing through a pointer it received does
+//!   not make it a may-alias pair, while a global that is not `const` stays one;
 //! - a named integer chosen by a condition inside an outer loop (`stride = blocked ? b[1] :
 //!   1`) is one symbol for the loops it encloses, so `x[ii*stride + kk]` with
 //!   `kk < stride` is one block of elements per iteration.
@@ -162,4 +165,39 @@ fn a_stride_chosen_in_an_outer_loop_is_one_symbol_for_the_loops_inside() {
         .expect("`da` is a parameter");
     let bytes = da.bytes.as_ref().expect("a section for `da`");
     assert_eq!(bytes.hi, "8*n*stride*stride", "{da:#?}");
+}
+
+/// A loop clamping `v` against a global threshold, called on a local array.
+fn clamp(declaration: &str) -> String {
+    format!(
+        "#include <stdio.h>\n\
+         {declaration}\n\
+         static void kernel(double *v, int n) {{\n\
+           for (int i = 0; i < n; i++) /* LOOP */\n\
+             v[i] = v[i] > epzero ? v[i] - epzero : 0.0;\n\
+         }}\n\
+         int main(void) {{\n\
+           double v[16];\n\
+           for (int k = 0; k < 16; k++) v[k] = k * 0.25 - 1;\n\
+           kernel(v, 16);\n\
+           for (int k = 0; k < 16; k++) printf(\"%g\\n\", v[k]);\n\
+           return 0;\n\
+         }}\n"
+    )
+}
+
+#[test]
+fn a_const_global_is_not_modified_by_the_loop_s_stores() {
+    check(
+        &clamp("const double epzero = 0.5;"),
+        Verdict::Friendly,
+        true,
+        &[],
+    );
+}
+
+#[test]
+fn a_global_that_is_not_const_may_be_what_a_received_pointer_reaches() {
+    let report = check_with_runs(&clamp("double epzero = 0.5;"), Verdict::NeedsProfile, true);
+    assert!(has_code(&report, "WW110"), "{:#?}", report.reasons);
 }

@@ -976,3 +976,12 @@ fn no_witness_indexes_past_a_struct_member() {
         assert!(report.reasons.iter().all(|r| r.witness.is_none()));
     }
 }
+
+#[test]
+fn pointer_arithmetic_on_one_element_type_is_one_subscript() {
+    check(
+        "shifted_pointer",
+        Verdict::NotFriendly,
+        &["ii = 0 reads aux[1]; ii = 1 writes aux[1] (n = 2)"],
+    );
+}

@@ -97,9 +97,19 @@ pub fn apply(loops: &mut [LoopReport], profile: &Profile) {
                     p.shadow_resets
                 )
             };
+            let sampled = if p.sampled_out == 0 {
+                String::new()
+            } else {
+                format!(
+                    " (sampled: past the tracking budget, {} stretches of the loop ran \
+                     untracked, and a dependence within or across them was not observed)",
+                    p.sampled_out
+                )
+            };
             report.assumptions.push(format!(
                 "friendly (observed): no loop-carried dependence{besides} in {} entries and {} \
-                 iterations of {runs}{resets}; dynamic evidence for those inputs, not a proof",
+                 iterations of {runs}{resets}{sampled}; dynamic evidence for those inputs, not \
+                 a proof",
                 p.entries, p.iterations
             ));
             // The profile's reductions stay in `observed`: they are not added to the loop's

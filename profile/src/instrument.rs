@@ -461,11 +461,13 @@ enum Watch {
 fn undecided_watch(r: &LoopReport, l: &LoopSite, sites: &Sites, unit: &Unit) -> Watch {
     // WW112 (a callee's effects unknown) has no pair: its accesses are somewhere in the
     // callees.
-    let undecided = r
+    // Findings of one cause are grouped, the pairs listed under `instances`.
+    let undecided: usize = r
         .reasons
         .iter()
         .filter(|x| matches!(x.code.as_str(), "WW110" | "WW111" | "WW112"))
-        .count();
+        .map(|x| x.instances.len().max(1))
+        .sum();
     if r.needs_evidence.is_empty() {
         // A needs-profile loop always has something to settle, pairs or not.
         return if undecided == 0 && r.verdict != Verdict::NeedsProfile {
@@ -487,6 +489,8 @@ fn undecided_watch(r: &LoopReport, l: &LoopSite, sites: &Sites, unit: &Unit) -> 
         .collect();
     let mut bases: HashSet<String> = HashSet::new();
     let mut scalars: HashSet<&str> = HashSet::new();
+    // Accesses of called functions, through the parameters a pair's array is passed as.
+    let mut in_callees: Vec<usize> = Vec::new();
     for pair in &r.needs_evidence {
         for side in [&pair.first, &pair.second] {
             let text = squeeze(&side.text);
@@ -499,7 +503,13 @@ fn undecided_watch(r: &LoopReport, l: &LoopSite, sites: &Sites, unit: &Unit) -> 
                 .map(|(_, a)| *a)
                 .collect();
             if found.is_empty() {
-                return Watch::Everything;
+                match callee_accesses(&side.text, &pair.array, sites, unit) {
+                    Some(accesses) => {
+                        in_callees.extend(accesses);
+                        continue;
+                    }
+                    None => return Watch::Everything,
+                }
             }
             for a in found {
                 match &a.variable {
@@ -509,16 +519,93 @@ fn undecided_watch(r: &LoopReport, l: &LoopSite, sites: &Sites, unit: &Unit) -> 
             }
         }
     }
-    Watch::Accesses(
-        in_loop
+    let mut watched: Vec<usize> = in_loop
+        .iter()
+        .filter(|(_, a)| match &a.variable {
+            Some(v) => scalars.contains(v.name.as_str()),
+            None => bases.contains(&squeeze(&unit.snippet(a.base))),
+        })
+        .map(|(i, _)| *i)
+        .collect();
+    watched.extend(in_callees);
+    watched.sort_unstable();
+    watched.dedup();
+    Watch::Accesses(watched)
+}
+
+/// For a pair side that is a call in the loop (`permute(N, idx, a, b)`, the undecided pair
+/// being about `array` = `a`): the accesses of the called function through the parameters
+/// `array` is passed as (`src`, when `a` is the third argument), which are the accesses
+/// the pair stands for. `None` (watch everything) when the call is not one of this file's
+/// functions, `array` is not an argument as written, or the function calls another
+/// function of the program (which might reach the array too).
+fn callee_accesses(call: &str, array: &str, sites: &Sites, unit: &Unit) -> Option<Vec<usize>> {
+    let open = call.find('(')?;
+    let name = call[..open].trim();
+    let inner = call[open + 1..].trim_end().strip_suffix(')')?;
+    let callee = sites.functions.iter().position(|f| f.name == name)?;
+    let program = &unit.lowered.program;
+    let function = program.functions.iter().find(|f| f.name == name)?;
+    let calls_program_function = function.insts.iter().any(|i| {
+        matches!(&i.kind, frontend::ir::InstKind::Call { callee: frontend::ir::Callee::Direct(f), .. }
+            if program.functions.iter().any(|g| &g.name == f))
+    }) || function.insts.iter().any(|i| {
+        matches!(
+            &i.kind,
+            frontend::ir::InstKind::Call {
+                callee: frontend::ir::Callee::Indirect(_),
+                ..
+            }
+        )
+    });
+    if calls_program_function {
+        return None;
+    }
+    let squeeze = |t: &str| t.split_whitespace().collect::<String>();
+    // A may-alias pair names both arrays (`p / q`): either may be the one passed.
+    let arrays: Vec<String> = array.split(" / ").map(squeeze).collect();
+    let params: Vec<String> = top_level_arguments(inner)
+        .iter()
+        .enumerate()
+        .filter(|(_, arg)| arrays.contains(&squeeze(arg)))
+        .filter_map(|(k, _)| function.params.get(k).and_then(|p| p.name.clone()))
+        .collect();
+    if params.is_empty() {
+        return None;
+    }
+    Some(
+        sites
+            .accesses
             .iter()
-            .filter(|(_, a)| match &a.variable {
-                Some(v) => scalars.contains(v.name.as_str()),
-                None => bases.contains(&squeeze(&unit.snippet(a.base))),
+            .enumerate()
+            .filter(|(_, a)| {
+                a.function == callee
+                    && a.variable.is_none()
+                    && params.contains(&squeeze(&unit.snippet(a.base)))
             })
-            .map(|(i, _)| *i)
+            .map(|(i, _)| i)
             .collect(),
     )
+}
+
+/// The arguments of a call's text, split at the commas outside parentheses, brackets and
+/// braces.
+fn top_level_arguments(inner: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let (mut depth, mut start) = (0i32, 0usize);
+    for (i, c) in inner.char_indices() {
+        match c {
+            '(' | '[' | '{' => depth += 1,
+            ')' | ']' | '}' => depth -= 1,
+            ',' if depth == 0 => {
+                out.push(inner[start..i].trim());
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    out.push(inner[start..].trim());
+    out
 }
 
 #[allow(clippy::too_many_arguments)]

@@ -53,6 +53,12 @@ pub struct LoopProfile {
     /// sides of such a point was not observed.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub shadow_resets: u64,
+    /// How many times tracking was paused while this loop was tracked: past the tracking
+    /// budget (`WARPWISE_TRACK_BUDGET` watched accesses) an instance of a tracked loop runs
+    /// untracked unless it is that loop's 1st, 2nd, 4th, 8th... instance. A dependence
+    /// within such a stretch, or between accesses on both sides of it, was not observed.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub sampled_out: u64,
     /// Integer scalar inbounds at loop entry, by name.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub inbounds: BTreeMap<String, ValueStats>,
@@ -189,6 +195,7 @@ impl LoopProfile {
         self.time_ns += o.time_ns;
         self.tracked |= o.tracked;
         self.shadow_resets += o.shadow_resets;
+        self.sampled_out += o.sampled_out;
         if self.function.is_empty() {
             self.function = o.function;
         }

@@ -45,6 +45,7 @@ enum { SITE_BITS = 24 };
 
 __ww_frame_t *__ww_top;
 int __ww_tracking;
+int __ww_paused;
 unsigned long long __ww_calls;
 __ww_pref_t __ww_pcache[__WW_CACHE];
 unsigned long long __ww_tick, __ww_lo, __ww_hi, __ww_cap = WW_TICK_LIMIT;
@@ -155,11 +156,15 @@ static void *grow(void *p, size_t *cap, size_t need, size_t elem)
     return q;
 }
 
+/* Stamps older than this are forgotten, as if the shadow had been cleared: set where an
+ * instance that ran untracked ends (sampling, see __ww_enter). */
+static uint64_t floor_tick;
+
 /* The bounds the inline path tests stamps against (see runtime.h). */
 static void set_bounds(void)
 {
     if (__ww_tracking > 0) {
-        __ww_lo = levels[0].inst_start;
+        __ww_lo = levels[0].inst_start > floor_tick ? levels[0].inst_start : floor_tick;
         __ww_hi = levels[__ww_tracking - 1].iter_start;
     }
 }
@@ -207,18 +212,29 @@ static page_t *find_page(uintptr_t key)
 /* Shadow bytes allocated, and the limit (WARPWISE_SHADOW_MB; 0: none). */
 static size_t shadow_bytes, shadow_limit;
 
+/* The tracking budget (WARPWISE_TRACK_BUDGET, in watched accesses; 0: none) and the
+ * ticks taken away by rebase(): `rebased + __ww_tick` is every watched access so far. */
+static unsigned long long track_budget = 1ULL << 26, rebased;
+
+/* Every shadow block freed: no access before this point is remembered. */
+static void free_shadow(void)
+{
+    for (size_t i = 0; i < cappages; i++)
+        free(pages[i].cells);
+    if (pages)
+        memset(pages, 0, cappages * sizeof *pages);
+    npages = 0;
+    shadow_bytes = 0;
+    for (size_t i = 0; i < CACHE; i++)
+        __ww_pcache[i].key = (unsigned long)-1;
+}
+
 /* The shadow reached its limit: every block is freed and tracking goes on with an empty
  * shadow.  A dependence whose earlier access came before this point is not observed, so
  * every loop tracked now says how many times this happened (`shadow_resets`). */
 static void reset_shadow(void)
 {
-    for (size_t i = 0; i < cappages; i++)
-        free(pages[i].cells);
-    memset(pages, 0, cappages * sizeof *pages);
-    npages = 0;
-    shadow_bytes = 0;
-    for (size_t i = 0; i < CACHE; i++)
-        __ww_pcache[i].key = (unsigned long)-1;
+    free_shadow();
     for (int i = 0; i < __ww_tracking; i++)
         levels[i].loop->shadow_resets++;
 }
@@ -436,6 +452,8 @@ static void rebase(void)
             lv->nruns = 0;
         }
     }
+    floor_tick = REMAP(floor_tick);
+    rebased += __ww_tick - REMAP(__ww_tick);
     __ww_tick = REMAP(__ww_tick);
 #undef REMAP
     memo_tick = 0; /* ticks are reused from now on */
@@ -570,6 +588,13 @@ static void close_top(long long now, int live)
     if (f->iterations > l->max_trip)
         l->max_trip = f->iterations;
     l->time += (unsigned long long)(now - f->t0);
+    if (f->paused) {
+        /* What ran untracked wrote nothing to the shadow: stamps from before it would
+           pair with accesses after it as if nothing had happened in between, so they are
+           all forgotten (in constant time: older than the floor). */
+        __ww_paused = 0;
+        floor_tick = __ww_tick + 1;
+    }
     if (f->level >= 0) {
         __ww_tracking = f->level;
         set_bounds();
@@ -610,6 +635,21 @@ void __ww_enter(__ww_loop_t *l, unsigned long long call, unsigned long long *cou
         *counter = 0;
     f->t0 = now;
     f->level = -1;
+    f->paused = 0;
+    if (l->track && !__ww_paused && track_budget && rebased + __ww_tick >= track_budget) {
+        /* Past the budget, sampling: the loop's first, second, fourth, eighth... instance
+           is watched, the others run untracked, and every loop tracked around them (this
+           one included) says so in `sampled_out`. */
+        unsigned long long k = l->entries + 1;
+        if ((k & (k - 1)) != 0) {
+            __ww_paused = 1;
+            f->paused = 1;
+            l->sampled_out++;
+            for (int i = 0; i < __ww_tracking; i++)
+                if (levels[i].loop != l)
+                    levels[i].loop->sampled_out++;
+        }
+    }
     if (l->track) {
         size_t old = caplevels;
         levels = grow(levels, &caplevels, (size_t)__ww_tracking + 1, sizeof *levels);
@@ -741,7 +781,7 @@ static int same_id(__ww_loop_t *a, __ww_loop_t *b)
 static void write_loop(FILE *f, __ww_loop_t *first)
 {
     unsigned long long entries = 0, iterations = 0, min_trip = 0, max_trip = 0, ticks = 0;
-    unsigned long long resets = 0;
+    unsigned long long resets = 0, sampled_out = 0;
     int track = 0, any_deps = 0;
     for (__ww_tu_t *tu = tus; tu; tu = tu->next) {
         for (int i = 0; i < tu->nloops; i++) {
@@ -756,6 +796,7 @@ static void write_loop(FILE *f, __ww_loop_t *first)
             iterations += l->iterations;
             ticks += l->time;
             resets += l->shadow_resets;
+            sampled_out += l->sampled_out;
             track |= l->track;
             any_deps |= l->deps != 0;
         }
@@ -771,6 +812,8 @@ static void write_loop(FILE *f, __ww_loop_t *first)
             (unsigned long long)((double)ticks * ns_per_tick()), track ? "true" : "false");
     if (resets)
         fprintf(f, "    shadow_resets: %llu\n", resets);
+    if (sampled_out)
+        fprintf(f, "    sampled_out: %llu\n", sampled_out);
     if (first->nvals > 0) {
         fputs("    inbounds:\n", f);
         for (int k = 0; k < first->nvals; k++) {
@@ -1010,6 +1053,9 @@ void __ww_register(__ww_tu_t *tu)
     const char *mb = getenv("WARPWISE_SHADOW_MB");
     if (mb && atol(mb) > 0)
         shadow_limit = (size_t)atol(mb) << 20;
+    const char *budget = getenv("WARPWISE_TRACK_BUDGET");
+    if (budget && *budget)
+        track_budget = strtoull(budget, 0, 10);
     const char *t = getenv("WARPWISE_TIMEOUT");
     if (t && atoi(t) > 0)
         alarm((unsigned)atoi(t));

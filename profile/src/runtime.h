@@ -34,6 +34,10 @@ typedef struct __ww_loop {
     unsigned long long entries, iterations, min_trip, max_trip, time;
     /* times the shadow was cleared at its limit while this loop was tracked */
     unsigned long long shadow_resets;
+    /* times tracking was paused while this loop was tracked: past the tracking budget an
+       instance of a tracked loop runs untracked unless it is the loop's first, second,
+       fourth, eighth... (see __ww_enter in runtime.c) */
+    unsigned long long sampled_out;
     void *deps;
 } __ww_loop_t;
 typedef struct __ww_tu {
@@ -51,6 +55,8 @@ typedef struct __ww_frame {
     unsigned long long *counter;
     long long t0;
     int level;
+    /* this frame paused tracking (an instance left out past the tracking budget) */
+    int paused;
 } __ww_frame_t;
 /* Shadow memory comes in blocks of 1 << __WW_BLOCK_BITS bytes of the program's memory,
    made when first touched, so it follows the memory the tracked accesses touch (an
@@ -65,6 +71,8 @@ typedef struct __ww_pref {
 } __ww_pref_t;
 extern __ww_frame_t *__ww_top;
 extern int __ww_tracking;
+/* Nonzero while an instance left out by sampling runs: accesses are not watched. */
+extern int __ww_paused;
 extern unsigned long long __ww_calls;
 extern __ww_pref_t __ww_pcache[__WW_CACHE];
 /* Last tick handed out; stamps older than __ww_lo (start of the outermost tracked
@@ -122,16 +130,16 @@ static inline int __ww_fast(const volatile void *p, unsigned long n, __ww_site_t
 }
 static inline void __ww_rd(const volatile void *p, unsigned long n, __ww_site_t *s)
 {
-    if (__ww_tracking != 0 && !__ww_fast(p, n, s, 1))
+    if (__ww_tracking != 0 && !__ww_paused && !__ww_fast(p, n, s, 1))
         __ww_access(p, n, s, 1);
 }
 static inline void __ww_wr(const volatile void *p, unsigned long n, __ww_site_t *s)
 {
-    if (__ww_tracking != 0 && !__ww_fast(p, n, s, 2))
+    if (__ww_tracking != 0 && !__ww_paused && !__ww_fast(p, n, s, 2))
         __ww_access(p, n, s, 2);
 }
 static inline void __ww_rw(const volatile void *p, unsigned long n, __ww_site_t *s)
 {
-    if (__ww_tracking != 0 && !__ww_fast(p, n, s, 3))
+    if (__ww_tracking != 0 && !__ww_paused && !__ww_fast(p, n, s, 3))
         __ww_access(p, n, s, 3);
 }

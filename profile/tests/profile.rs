@@ -603,3 +603,219 @@ fn shadow_limit_clears_and_says_so() {
     );
     assert!(raw(&bounded) < raw(&free));
 }
+
+const SAMPLED: &str = r#"
+#include <stdio.h>
+#include <stdlib.h>
+static void step(double *a, const double *b, int n)
+{
+    for (int i = 0; i < n; i++)
+        a[i] = b[i] * 0.5 + 1.0;
+}
+int main(void)
+{
+    int n = 1000;
+    double *x = calloc(n, sizeof *x), *y = calloc(n, sizeof *y);
+    if (!x || !y)
+        return 1;
+    for (int r = 0; r < 64; r++) {
+        step(y, x, n);
+        step(x, y, n);
+    }
+    printf("%f\n", x[0]);
+    free(x);
+    free(y);
+    return 0;
+}
+"#;
+
+/// Past the tracking budget (`WARPWISE_TRACK_BUDGET` watched accesses) a tracked loop's
+/// instances are sampled: its 1st, 2nd, 4th, 8th... run watched, the others untracked.
+/// The profile says so (`sampled_out`) for the loop and the loops tracked around it, what
+/// ran untracked leaves no stale stamps (every dependence still observed is one the full
+/// run observes, at its true distance), and a loop settled friendly says it was sampled.
+#[test]
+fn a_tracking_budget_samples_instances_and_says_so() {
+    let file = write_program("sampled", SAMPLED);
+    let dir = scratch("sampled-build");
+    let built = build_watching_in_full(&file, "sampled.c:6,sampled.c:15", &dir);
+    let observe = |budget: &str, name: &str| {
+        let path = dir.join(name);
+        let status = std::process::Command::new(&built.exe)
+            .env("WARPWISE_PROFILE", &path)
+            .env("WARPWISE_TRACK_BUDGET", budget)
+            .stdout(std::process::Stdio::null())
+            .status()
+            .unwrap();
+        assert!(status.success());
+        normalize(&path).unwrap()
+    };
+    let full = observe("0", "full.yaml");
+    let sampled = observe("20000", "sampled.yaml");
+    let (inner, outer) = ("sampled.c:6:5", "sampled.c:15:5");
+    assert_eq!(at(&full, inner).sampled_out, 0);
+    assert_eq!(at(&full, outer).sampled_out, 0);
+    // 128 instances of the inner loop, 2,000 watched accesses each: past 20,000 only the
+    // 16th, 32nd, 64th and 128th are watched.
+    let skipped = at(&sampled, inner).sampled_out;
+    assert!((100..=120).contains(&skipped), "{skipped}");
+    assert_eq!(at(&sampled, outer).sampled_out, skipped);
+    assert_eq!(at(&sampled, inner).entries, 128);
+    // The outer loop's dependences: the same pairs, fewer occurrences, true distances.
+    let pairs = |l: &LoopProfile| -> Vec<(String, String, String, Option<i64>)> {
+        l.blocking()
+            .map(|d| {
+                (
+                    d.kind.clone(),
+                    d.first.text.clone(),
+                    d.second.text.clone(),
+                    d.distance,
+                )
+            })
+            .collect()
+    };
+    assert!(!pairs(at(&full, outer)).is_empty());
+    for p in pairs(at(&sampled, outer)) {
+        assert!(
+            pairs(at(&full, outer)).contains(&p),
+            "{p:?} not in the full run"
+        );
+    }
+    check_no_blocking(at(&sampled, inner));
+    // Settled friendly, with the caveat.
+    let unit = load_unit(&TranslationUnitInput::new(&file)).unwrap();
+    let mut reports: Vec<_> = analyze_unit(&unit, &Filter::default())
+        .into_iter()
+        .filter(|r| r.id.ends_with(inner))
+        .collect();
+    assert_eq!(reports.len(), 1);
+    // As if the static analysis had left it to the profile.
+    reports[0].verdict = Verdict::NeedsProfile;
+    apply(&mut reports, &sampled);
+    assert!(
+        reports[0]
+            .assumptions
+            .iter()
+            .any(|a| a.contains("sampled:")),
+        "{:#?}",
+        reports[0]
+    );
+}
+
+/// A loop whose undecided pairs are inside a called function (`permute(N, idx, a, b)` and
+/// `permute(N, idx, b, a)` on `a`) watches that function's accesses through the parameters
+/// the pair's arrays are passed as (`src`, `dst`), not everything: the index array, which
+/// nothing writes, costs no shadow (issue 16: scatter's memory went from 3.45x to 2.63x).
+#[test]
+fn pairs_inside_a_callee_watch_the_parameters_they_are_passed_as() {
+    let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/kernels/scatter.c");
+    let dir = scratch("scatter-build");
+    let watched = |tracking: Tracking, loops: &str, tag: &str| {
+        let input = TranslationUnitInput {
+            flags: frontend::preprocess::CompileFlags::from_args(&["-DMINI".to_string()]).0,
+            ..TranslationUnitInput::new(&file)
+        };
+        build(
+            &[input],
+            &BuildOptions {
+                cc: "cc".into(),
+                cflags: vec!["-O1".into(), "-DMINI".into()],
+                ldflags: Vec::new(),
+                selection: LoopSelection::parse(loops),
+                tracking,
+                work_dir: dir.join(tag),
+            },
+        )
+        .unwrap()
+    };
+    let filtered = watched(Tracking::Undecided, "needs-profile", "filtered");
+    let full = watched(Tracking::Full, "needs-profile", "full");
+    assert!(filtered
+        .tracked
+        .iter()
+        .any(|id| id.ends_with("scatter.c:30:5")));
+    // `dst[idx[i]]` and `src[i]`; not `idx[i]`, nor `main`'s own accesses.
+    assert_eq!(filtered.accesses, 2, "{filtered:?}");
+    assert!(full.accesses > filtered.accesses);
+}
+
+const STRIDED: &str = r#"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+static void bump(long n, double *a, const int *step)
+{
+    for (long p = 0; p < n; p++)
+        a[p * 512 + step[p & 7]] += 1.0;
+}
+static long peak_kib(void)
+{
+    char line[256];
+    long kib = -1;
+    FILE *f = fopen("/proc/self/status", "r");
+    if (!f)
+        return -1;
+    while (fgets(line, sizeof line, f))
+        if (strncmp(line, "VmHWM:", 6) == 0)
+            kib = atol(line + 6);
+    fclose(f);
+    return kib;
+}
+int main(void)
+{
+    long pages = 16384;
+    double *a = calloc((size_t)pages * 512, sizeof(double));
+    int step[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    if (!a)
+        return 1;
+    for (int r = 0; r < 4; r++)
+        bump(pages, a, step);
+    printf("%ld %.1f\n", peak_kib(), a[512]);
+    free(a);
+    return 0;
+}
+"#;
+
+/// One double touched in every 4 KiB page of a 64 MiB array: the shadow follows the memory
+/// the tracked accesses touch (1 KiB blocks made when touched), not the address range
+/// spanned, so the watched run's peak memory stays within 3x the plain run's (issue 16).
+/// The program reports its own peak (`VmHWM`), shadow included.
+#[test]
+fn a_page_strided_loop_stays_within_three_times_the_memory() {
+    if !Path::new("/proc/self/status").exists() {
+        eprintln!("skipped: no /proc/self/status to read the peak memory from");
+        return;
+    }
+    let file = write_program("strided", STRIDED);
+    let dir = scratch("strided-build");
+    let plain = dir.join("plain");
+    let compiled = std::process::Command::new("cc")
+        .args(["-O1", "-o"])
+        .arg(&plain)
+        .arg(&file)
+        .status()
+        .unwrap();
+    assert!(compiled.success());
+    let watched = build_watching_in_full(&file, "strided.c:7", &dir);
+    let peak = |exe: &Path| -> u64 {
+        let out = std::process::Command::new(exe)
+            .env("WARPWISE_PROFILE", dir.join("strided.yaml"))
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        let text = String::from_utf8(out.stdout).unwrap();
+        assert!(text.ends_with(" 4.0\n"), "{text}");
+        text.split_whitespace().next().unwrap().parse().unwrap()
+    };
+    let (plain_kib, watched_kib) = (peak(&plain), peak(&watched.exe));
+    assert!(
+        plain_kib > 60 * 1024,
+        "{plain_kib} KiB: the pages were not touched"
+    );
+    assert!(
+        watched_kib <= 3 * plain_kib,
+        "{watched_kib} KiB watched against {plain_kib} KiB plain"
+    );
+    let profile = normalize(&dir.join("strided.yaml")).unwrap();
+    assert!(at(&profile, "strided.c:7:5").tracked);
+}

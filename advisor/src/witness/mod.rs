@@ -528,13 +528,21 @@ impl<'a> Context<'a> {
         let base_name = text::substitute(base_name, &by_name);
         if let (Some(contributions), true, false) = (&contributions, plain, chain.is_empty()) {
             if contributions.iter().sum::<i128>() == offset {
-                let name = base_name.clone();
-                let subs: String = contributions
+                // Pointer arithmetic on one element type (`q = aux + ii + 1; q[0]`) is one
+                // subscript, `aux[1]`; a new one starts where the step changes (a row).
+                let mut levels: Vec<(i128, i128)> = Vec::new();
+                for (c, (_, scale)) in contributions.iter().zip(&chain) {
+                    let scale = i128::from(*scale);
+                    match levels.last_mut() {
+                        Some((sum, s)) if *s == scale => *sum += c,
+                        _ => levels.push((*c, scale)),
+                    }
+                }
+                let subs: String = levels
                     .iter()
-                    .zip(&chain)
-                    .map(|(c, (_, scale))| format!("[{}]", c / i128::from(*scale)))
+                    .map(|(c, scale)| format!("[{}]", c / scale))
                     .collect();
-                return format!("{name}{subs}");
+                return format!("{base_name}{subs}");
             }
         }
         let size = i128::from(access.elem_bytes);
