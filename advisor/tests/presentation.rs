@@ -104,13 +104,9 @@ fn parameter_names(source: &str) -> Vec<(String, String)> {
         .collect()
 }
 
-#[test]
-fn a_pointer_chosen_between_two_arrays_is_one_parameter() {
-    // code_saturne's halo dump (cs_halo.c): in each sweep `index` is the send index or the
-    // halo index; its three accesses are one array the loop reads, not three parameters
-    // named by their text.
-    let names = parameter_names(
-        r#"
+/// code_saturne's halo dump (cs_halo.c): in each sweep `index` is the send index or the
+/// halo index.
+const HALO_DUMP: &str = r#"
 struct halo { int *send_index, *index; };
 int dump(const struct halo *h, int n) {
   int s = 0;
@@ -121,24 +117,18 @@ int dump(const struct halo *h, int n) {
   }
   return s;
 }
-"#,
-    );
+"#;
+
+#[test]
+fn a_pointer_chosen_between_two_arrays_is_one_parameter() {
+    // Its three accesses are one array the loop reads, not three parameters named by
+    // their text.
+    let names = parameter_names(HALO_DUMP);
     let arrays: Vec<&(String, String)> = names.iter().filter(|(_, k)| k == "Array").collect();
     assert_eq!(arrays.len(), 1, "{names:?}");
     assert_eq!(arrays[0].0, "index", "{names:?}");
     check(
-        r#"
-struct halo { int *send_index, *index; };
-int dump(const struct halo *h, int n) {
-  int s = 0;
-  for (int which = 0; which < 2; which++) {
-    int *index = which ? h->send_index : h->index;
-    for (int i = 0; i < n; i++) /* LOOP */
-      s += index[2*i] + index[2*i + 1] + index[2*i + 2];
-  }
-  return s;
-}
-"#,
+        HALO_DUMP,
         &["it points into `h->index` or `h->send_index`"],
         &[],
     );

@@ -62,19 +62,25 @@ fn program(body: &str) -> String {
     )
 }
 
-#[test]
-fn work_vectors_of_one_buffer_are_apart_when_declared_restrict() {
-    // code_saturne's conjugate gradient (cs_sles_it.c): three vectors of one allocation.
-    let source = program(
-        "  double *restrict rk, *restrict dk, *restrict gk;\n\
+/// Three vectors of one buffer, declared with `qualifier` (`restrict` or nothing), and a
+/// loop updating two of them from the third.
+fn work_vectors(qualifier: &str) -> String {
+    program(&format!(
+        "  double *{qualifier} rk, *{qualifier} dk, *{qualifier} gk;\n\
            rk = aux;\n\
            dk = aux + m;\n\
            gk = aux + 2*m;\n\
-           for (int ii = 0; ii < n; ii++) { /* LOOP */\n\
+           for (int ii = 0; ii < n; ii++) {{ /* LOOP */\n\
              rk[ii] = gk[ii] - 0.5 * dk[ii];\n\
              dk[ii] = rk[ii] + dk[ii];\n\
-           }",
-    );
+           }}"
+    ))
+}
+
+#[test]
+fn work_vectors_of_one_buffer_are_apart_when_declared_restrict() {
+    // code_saturne's conjugate gradient (cs_sles_it.c): three vectors of one allocation.
+    let source = work_vectors("restrict");
     check(
         &source,
         Verdict::Friendly,
@@ -85,16 +91,7 @@ fn work_vectors_of_one_buffer_are_apart_when_declared_restrict() {
 
 #[test]
 fn without_the_qualifiers_the_same_loop_is_not_taken_on_trust() {
-    let source = program(
-        "  double *rk, *dk, *gk;\n\
-           rk = aux;\n\
-           dk = aux + m;\n\
-           gk = aux + 2*m;\n\
-           for (int ii = 0; ii < n; ii++) { /* LOOP */\n\
-             rk[ii] = gk[ii] - 0.5 * dk[ii];\n\
-             dk[ii] = rk[ii] + dk[ii];\n\
-           }",
-    );
+    let source = work_vectors("");
     let report = check_with_runs(&source, Verdict::NeedsProfile, true);
     assert!(
         !report.assumptions.iter().any(|a| a.contains("restrict")),
