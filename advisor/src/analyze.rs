@@ -1956,7 +1956,6 @@ impl<'a> FunctionContext<'a> {
         }
     }
 
-    /// Whether a base pointer points to a struct (its accesses read fields).
     /// Whether `base` is a global defined with a `const`-qualified type that holds no pointer
     /// (`const double cs_math_epzero = 1e-12;`, `static const int w[3]`): no store of a
     /// correct program modifies it (C99 6.7.3p5), whatever pointer it goes through.
@@ -2007,6 +2006,7 @@ impl<'a> FunctionContext<'a> {
         ))
     }
 
+    /// Whether a base pointer points to a struct (its accesses read fields).
     fn is_struct_pointer(&self, base: &Var) -> bool {
         let types = &self.unit.lowered.program.types;
         let ty = match self.rec.symbols.info(base).map(|s| &s.origin) {
