@@ -1488,7 +1488,7 @@ impl<'a> FunctionContext<'a> {
             let Some(sb) = store.base() else { continue };
             for other in accesses {
                 let Some(ob) = other.base() else { continue };
-                if sb == ob || self.is_const_object(ob) {
+                if sb == ob || self.is_const_object(ob, effects) {
                     continue;
                 }
                 let header = self.forest.loop_(id).header;
@@ -1956,22 +1956,15 @@ impl<'a> FunctionContext<'a> {
         }
     }
 
-    /// Whether `base` is a global defined with a `const`-qualified type that holds no pointer
-    /// (`const double cs_math_epzero = 1e-12;`, `static const int w[3]`): no store of a
-    /// correct program modifies it (C99 6.7.3p5), whatever pointer it goes through.
-    fn is_const_object(&self, base: &Var) -> bool {
-        let Some(g) = crate::globals::global_of(self.func, self.rec, base) else {
-            return false;
-        };
-        let program = &self.unit.lowered.program;
-        let global = program.global(g);
-        let types = &program.types;
-        let mut ty = global.ty;
-        while let Some(elem) = types.array_elem(ty) {
-            ty = elem;
+    /// Whether `base` is a global no store of a correct program modifies (C99 6.7.3p5, see
+    /// `globals::unmodifiable`): one of this function's, or one only its callees name.
+    fn is_const_object(&self, base: &Var, effects: &crate::callsites::LoopEffects) -> bool {
+        if effects.const_globals.contains(base) {
+            return true;
         }
-        // The specifiers' `const` of `const double *p` is the pointee's, not `p`'s.
-        global.is_const && !global.is_volatile && !types.is_pointer(ty)
+        let program = &self.unit.lowered.program;
+        crate::globals::global_of(self.func, self.rec, base)
+            .is_some_and(|g| crate::globals::unmodifiable(program, program.global(g)))
     }
 
     /// Whether accesses `a` and `b` go through two different `restrict`-qualified pointers

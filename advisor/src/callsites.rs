@@ -41,6 +41,8 @@ pub struct LoopEffects {
     pub global_writes: Vec<(Value, String, String)>,
     /// Variables standing for globals the caller does not name itself.
     pub globals: HashSet<Var>,
+    /// Those of them defined `const` (see `globals::unmodifiable`): no store changes them.
+    pub const_globals: HashSet<Var>,
     /// What the callees' summaries assume, in the caller's terms.
     pub assumptions: Vec<String>,
     /// Calls of functions that allocate or free memory: (call, callee, allocators).
@@ -259,6 +261,14 @@ pub fn loop_effects(site: &LoopSite) -> LoopEffects {
                     }
                     Place::Global { name: global, unit } => {
                         let var = global_var(site, global, *unit, &mut objects, &mut out.globals);
+                        let program = &view.unit(unit.unwrap_or(site.unit)).lowered.program;
+                        if program.globals.iter().any(|g| {
+                            &g.name == global
+                                && g.local_to.is_none()
+                                && crate::globals::unmodifiable(program, g)
+                        }) {
+                            out.const_globals.insert(var.clone());
+                        }
                         if e.is_store {
                             out.global_writes
                                 .push((v, callee_name.clone(), global.clone()));

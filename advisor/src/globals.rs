@@ -21,6 +21,19 @@ pub fn global_of(func: &Function, rec: &Reconstruction, base: &Var) -> Option<Gl
     }
 }
 
+/// Whether `global` is defined with a `const`-qualified type that holds no pointer
+/// (`const double cs_math_epzero = 1e-12;`, `static const int w[3]`): no store of a correct
+/// program modifies it (C99 6.7.3p5), whatever pointer it goes through. The specifiers'
+/// `const` of `const double *p` is the pointee's, not `p`'s, so pointers do not count.
+pub fn unmodifiable(program: &Program, global: &frontend::ir::Global) -> bool {
+    let types = &program.types;
+    let mut ty = global.ty;
+    while let Some(elem) = types.array_elem(ty) {
+        ty = elem;
+    }
+    global.is_const && !global.is_volatile && !types.is_pointer(ty)
+}
+
 /// `Some(Storage::Global)` when `base` is a global or static variable.
 pub fn storage(func: &Function, rec: &Reconstruction, base: &Var) -> Option<Storage> {
     global_of(func, rec, base).map(|_| Storage::Global)

@@ -198,3 +198,20 @@ fn a_global_that_is_not_const_may_be_what_a_received_pointer_reaches() {
     let report = check_with_runs(&clamp("double epzero = 0.5;"), Verdict::NeedsProfile, true);
     assert!(has_code(&report, "WW110"), "{:#?}", report.reasons);
 }
+
+#[test]
+fn a_const_global_read_in_a_helper_is_not_modified_either() {
+    // code_saturne's limiters read `cs_math_epzero` inside inline helpers of a header.
+    let source = clamp(
+        "const double epzero = 0.5;\n\
+                        static double above(double x) { return x > epzero ? x - epzero : 0.0; }",
+    )
+    .replace("v[i] > epzero ? v[i] - epzero : 0.0", "above(v[i])");
+    check(&source, Verdict::Friendly, true, &[]);
+    let report = check_with_runs(
+        &source.replace("const double epzero", "double epzero"),
+        Verdict::NeedsProfile,
+        true,
+    );
+    assert!(has_code(&report, "WW110"), "{:#?}", report.reasons);
+}
