@@ -2186,11 +2186,41 @@ impl<'a> FunctionContext<'a> {
         if let Some(theirs) = self.fresh_sources(other) {
             return theirs.is_disjoint(sources);
         }
+        if self
+            .origin_value(other)
+            .is_some_and(|v| self.obtained_before(v, sources))
+        {
+            return true;
+        }
         let reach = self.fresh.reach(sources);
         self.unreached(&reach, header)
             && self
                 .origin_value(other)
                 .is_some_and(|v| !reach.derived.contains(&v))
+    }
+
+    /// Whether value `v` is computed before every allocation call in `sources`, all of them
+    /// outside every loop of the function (so no later execution of `v` can come between an
+    /// allocation and the loop): a pointer the function held before a block existed cannot
+    /// point into it, whatever happens to the block's address afterwards (a pointer into a
+    /// freed block the allocator reuses is indeterminate, C99 6.2.4p2). code_saturne's
+    /// `v_slope_test = _get_v_slope_test(..)` before `BFT_MALLOC(grad, ..)`.
+    fn obtained_before(&self, v: Value, sources: &std::collections::BTreeSet<u32>) -> bool {
+        let at = self.func.inst(v).block;
+        if self.forest.innermost(at).is_some() {
+            return false;
+        }
+        sources.iter().all(|&s| {
+            let s = Value(s);
+            let block = self.func.inst(s).block;
+            self.forest.innermost(block).is_none()
+                && if block == at {
+                    // Values are numbered in block order.
+                    v.index() < s.index()
+                } else {
+                    self.forest.dominates(at, block)
+                }
+        })
     }
 
     /// The IR value a symbol stands for.

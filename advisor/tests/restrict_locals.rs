@@ -11,6 +11,9 @@
 //! - a global defined `const` (`const double epzero = 1e-12;`) is modified by no store of a
 //!   correct program (C99 6.7.3p5), so a loop storing through a pointer it received does
 //!   not make it a may-alias pair, while a global that is not `const` stays one;
+//! - a pointer the function obtained before an allocation cannot point into the new block
+//!   (C99 6.2.4p2: a pointer into a block freed and reused is indeterminate), even when the
+//!   block's address is then handed to a function that may keep it;
 //! - a named integer chosen by a condition inside an outer loop (`stride = blocked ? b[1] :
 //!   1`) is one symbol for the loops it encloses, so `x[ii*stride + kk]` with
 //!   `kk < stride` is one block of elements per iteration.
@@ -213,5 +216,48 @@ fn a_const_global_read_in_a_helper_is_not_modified_either() {
         Verdict::NeedsProfile,
         true,
     );
+    assert!(has_code(&report, "WW110"), "{:#?}", report.reasons);
+}
+
+/// `kernel` adds a shifted copy of new memory `g` to `v`, a pointer from a table; where `v`
+/// is looked up (`before` or after the allocation) is the question.
+fn looked_up(before: bool) -> String {
+    let lookup = "double *v = lookup(id);";
+    let (first, second) = if before { (lookup, "") } else { ("", lookup) };
+    format!(
+        "#include <stdio.h>\n\
+         #include <stdlib.h>\n\
+         static double table[64];\n\
+         static double *kept;\n\
+         static double *lookup(int id) {{ return table + 16 * id; }}\n\
+         static void keep(double *p) {{ kept = p; }}\n\
+         static void kernel(int n, int id) {{\n\
+           {first}\n\
+           double *g = malloc((n + 1) * sizeof *g);\n\
+           if (!g) return;\n\
+           for (int k = 0; k <= n; k++) g[k] = k * 0.5;\n\
+           keep(g);\n\
+           {second}\n\
+           for (int i = 0; i < n; i++) /* LOOP */\n\
+             v[i] += g[i + 1];\n\
+           free(g);\n\
+         }}\n\
+         int main(void) {{\n\
+           for (int k = 0; k < 64; k++) table[k] = k;\n\
+           kernel(16, 1);\n\
+           for (int k = 0; k < 64; k++) printf(\"%g\\n\", table[k]);\n\
+           return kept == 0;\n\
+         }}\n"
+    )
+}
+
+#[test]
+fn a_pointer_obtained_before_an_allocation_does_not_reach_it() {
+    check(&looked_up(true), Verdict::Friendly, true, &[]);
+}
+
+#[test]
+fn a_pointer_obtained_after_the_allocation_was_handed_out_may_reach_it() {
+    let report = check_with_runs(&looked_up(false), Verdict::NeedsProfile, true);
     assert!(has_code(&report, "WW110"), "{:#?}", report.reasons);
 }
