@@ -89,19 +89,22 @@ pub fn collect_accesses(
 
 /// The `restrict` pointer an address is based on: the one the lowering noted on the
 /// address, or on the address it offsets (`p[i][j]` offsets `p[i]`).
-pub fn restrict_root(func: &Function, mut addr: frontend::ir::Value) -> Option<u32> {
-    // Bounded: the chain of offsets is as deep as the subscripts of one expression.
-    for _ in 0..32 {
-        let inst = func.inst(addr);
-        if let Some(root) = inst.origin.restrict {
-            return Some(root);
-        }
-        addr = match inst.kind {
-            InstKind::PtrAdd { base, .. } | InstKind::FieldAddr { base, .. } => base,
-            _ => return None,
-        };
-    }
-    None
+pub fn restrict_root(func: &Function, addr: frontend::ir::Value) -> Option<u32> {
+    address_chain(func, addr).find_map(|v| func.inst(v).origin.restrict)
+}
+
+/// `addr` and the addresses it offsets, innermost first (`p[i][j]`, `p[i]`, `p`): the
+/// `PtrAdd`/`FieldAddr` chain down to the first value that is neither. Bounded: the chain
+/// is as deep as the subscripts of one expression.
+pub fn address_chain(
+    func: &Function,
+    addr: frontend::ir::Value,
+) -> impl Iterator<Item = frontend::ir::Value> + '_ {
+    std::iter::successors(Some(addr), move |&v| match func.inst(v).kind {
+        InstKind::PtrAdd { base, .. } | InstKind::FieldAddr { base, .. } => Some(base),
+        _ => None,
+    })
+    .take(32)
 }
 
 /// Splits an address into its base pointer symbol and the byte offset from it.

@@ -2746,23 +2746,11 @@ impl<'a> FunctionContext<'a> {
 
     /// The named pointer an address subscripts or dereferences (`index` in `index[2*i]`,
     /// `p` in `p->x`), when the source names one.
-    fn subscripted_pointer(&self, mut addr: Value) -> Option<String> {
-        for _ in 0..32 {
-            let inst = self.func.inst(addr);
-            if let Some(name) = inst
-                .origin
-                .var_name
-                .as_ref()
-                .filter(|n| !n.starts_with('&'))
-            {
-                return Some(name.clone());
-            }
-            addr = match inst.kind {
-                InstKind::PtrAdd { base, .. } | InstKind::FieldAddr { base, .. } => base,
-                _ => return None,
-            };
-        }
-        None
+    fn subscripted_pointer(&self, addr: Value) -> Option<String> {
+        crate::access::address_chain(self.func, addr).find_map(|v| {
+            let name = self.func.inst(v).origin.var_name.as_ref()?;
+            (!name.starts_with('&')).then(|| name.clone())
+        })
     }
 
     fn scalar_inbound(

@@ -216,25 +216,18 @@ static size_t shadow_bytes, shadow_limit;
  * ticks taken away by rebase(): `rebased + __ww_tick` is every watched access so far. */
 static unsigned long long track_budget = 1ULL << 26, rebased;
 
-/* Every shadow block freed: no access before this point is remembered. */
-static void free_shadow(void)
-{
-    for (size_t i = 0; i < cappages; i++)
-        free(pages[i].cells);
-    if (pages)
-        memset(pages, 0, cappages * sizeof *pages);
-    npages = 0;
-    shadow_bytes = 0;
-    for (size_t i = 0; i < CACHE; i++)
-        __ww_pcache[i].key = (unsigned long)-1;
-}
-
 /* The shadow reached its limit: every block is freed and tracking goes on with an empty
  * shadow.  A dependence whose earlier access came before this point is not observed, so
  * every loop tracked now says how many times this happened (`shadow_resets`). */
 static void reset_shadow(void)
 {
-    free_shadow();
+    for (size_t i = 0; i < cappages; i++)
+        free(pages[i].cells);
+    memset(pages, 0, cappages * sizeof *pages);
+    npages = 0;
+    shadow_bytes = 0;
+    for (size_t i = 0; i < CACHE; i++)
+        __ww_pcache[i].key = (unsigned long)-1;
     for (int i = 0; i < __ww_tracking; i++)
         levels[i].loop->shadow_resets++;
 }
