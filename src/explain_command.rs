@@ -1,5 +1,5 @@
-//! `warpwise explain CODE`: what a finding code means, why it matters for a GPU port and
-//! how to deal with it, from the code table every report uses.
+//! `warpwise explain CODE`: what a finding code means, why it matters for a GPU port, how
+//! to deal with it and a loop that shows it, from the rule registry every report uses.
 
 use clap::Args;
 use std::process::ExitCode;
@@ -11,12 +11,8 @@ pub struct ExplainArgs {
 }
 
 pub fn run(args: &ExplainArgs) -> ExitCode {
-    let Some(code) = advisor::codes::find(&args.code) else {
-        let known: Vec<&str> = advisor::codes::ALL
-            .iter()
-            .map(|c| c.code)
-            .chain([advisor::codes::FRIENDLY.code])
-            .collect();
+    let Some(code) = advisor::rules::find(&args.code) else {
+        let known: Vec<&str> = advisor::rules::every().map(|c| c.code).collect();
         eprintln!(
             "error: `{}` is not a warpwise code (known: {})",
             args.code,
@@ -27,7 +23,18 @@ pub fn run(args: &ExplainArgs) -> ExitCode {
     println!("{}: {}\n", code.code, code.name);
     println!("What: {}.\n", sentence(code.explanation));
     println!("Why it matters on a GPU: {}.\n", sentence(code.gpu));
-    println!("What to do: {}.", sentence(code.fix));
+    println!("What to do: {}.\n", sentence(code.fix));
+    let example = &code.example;
+    let how = if code.code == advisor::rules::ww130_observed_dependence::RULE.code {
+        "`warpwise profile` then `warpwise analyze --profile`"
+    } else {
+        "`warpwise analyze`"
+    };
+    println!(
+        "Example ({how} reports the loop marked /* LOOP */ as {}):\n",
+        example.verdict.as_str()
+    );
+    print!("{}", example.source);
     ExitCode::SUCCESS
 }
 

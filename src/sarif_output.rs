@@ -13,8 +13,8 @@
 //! finding without its line numbers (file, function, code, message with digits removed), so
 //! that an edit above it does not make a re-run report it as new.
 
-use advisor::codes::{Code, ALL, FRIENDLY};
 use advisor::model::{LoopReport, Reason, Report, Verdict};
+use advisor::rules::{self, Rule};
 use frontend::unit::Unit;
 use serde_sarif::sarif;
 use std::collections::{BTreeMap, HashMap};
@@ -24,7 +24,11 @@ const SRCROOT: &str = "%SRCROOT%";
 
 /// The SARIF log of `report` (the loops of `units`), as pretty JSON.
 pub fn render(report: &Report, units: &[Unit]) -> String {
-    let rules: Vec<&Code> = ALL.iter().copied().chain([&FRIENDLY]).collect();
+    let rules: Vec<&Rule> = rules::ALL
+        .iter()
+        .copied()
+        .chain([rules::FRIENDLY])
+        .collect();
     let rule_index: HashMap<&str, i64> = rules
         .iter()
         .enumerate()
@@ -48,7 +52,7 @@ pub fn render(report: &Report, units: &[Unit]) -> String {
         }
         for reason in &l.reasons {
             let mut result = finding(l, &site, reason, &rule_index);
-            if reason.code == advisor::codes::MAY_ALIAS.code {
+            if reason.code == rules::ww110_may_alias::RULE.code {
                 result.fixes = restricts.fix(l).map(|f| vec![f]);
             }
             results.push(result);
@@ -124,7 +128,7 @@ fn message(s: String) -> sarif::Message {
     sarif::Message::builder().text(s).build()
 }
 
-fn rule(c: &Code) -> sarif::ReportingDescriptor {
+fn rule(c: &Rule) -> sarif::ReportingDescriptor {
     sarif::ReportingDescriptor::builder()
         .id(c.code)
         .name(pascal(c.name))
@@ -280,13 +284,13 @@ fn friendly_result(
         site.file
     );
     let mut result = sarif::Result::builder()
-        .rule_id(FRIENDLY.code)
+        .rule_id(rules::FRIENDLY.code)
         .level(sarif::ResultLevel::Note)
         .message(message(text))
         .locations(vec![location(&site.file, site.line, Some(site.col), None)])
-        .partial_fingerprints(fingerprint(site, l, FRIENDLY.code, ""))
+        .partial_fingerprints(fingerprint(site, l, rules::FRIENDLY.code, ""))
         .build();
-    result.rule_index = rules.get(FRIENDLY.code).copied();
+    result.rule_index = rules.get(rules::FRIENDLY.code).copied();
     result.fixes = pragma.map(|fix| vec![fix.to_sarif(&site.file)]);
     result
 }

@@ -1,4 +1,5 @@
-//! `warpwise explain CODE` for every code of the table, and the documentation listing each.
+//! `warpwise explain CODE` for every rule of the registry (with its example), and the
+//! documentation listing each.
 
 use std::process::Command;
 
@@ -15,11 +16,7 @@ fn every_code_is_explained_and_documented() {
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/report-format.md"),
     )
     .expect("docs");
-    for code in advisor::codes::ALL
-        .iter()
-        .copied()
-        .chain([&advisor::codes::FRIENDLY])
-    {
+    for code in advisor::rules::every() {
         let out = explain(code.code);
         assert!(out.status.success(), "{}", code.code);
         let text = String::from_utf8_lossy(&out.stdout);
@@ -30,6 +27,16 @@ fn every_code_is_explained_and_documented() {
         for part in ["What: ", "Why it matters on a GPU: ", "What to do: "] {
             assert!(text.contains(part), "{}: no `{part}` in {text}", code.code);
         }
+        // The example the rule's own test analyses, whole, with the verdict it gets.
+        assert!(
+            text.contains(code.example.source)
+                && text.contains(&format!(
+                    "reports the loop marked /* LOOP */ as {}",
+                    code.example.verdict.as_str()
+                )),
+            "{}: no example in {text}",
+            code.code
+        );
         assert!(
             docs.contains(&format!("| {} |", code.code)),
             "{} is missing from docs/report-format.md's table",

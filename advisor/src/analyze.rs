@@ -4,12 +4,12 @@
 use crate::access::{collect_accesses, section, MemAccess};
 use crate::aliasing::ParamAliasing;
 use crate::calls::{classify_in, CallKind};
-use crate::codes::{self, Code};
 use crate::dependence::{carried_dependences, Outcome};
 use crate::model::{
     Access, Bytes, Call, DependencePair, Induction, LoopReport, ParamKind, Parameter, Reason,
     Reduction, ReductionKind, Role, Verdict,
 };
+use crate::rules::{self, ww111_undecided_dependence as undecided, Finding};
 use crate::space::{iv_range, Space};
 use analyses::invariant::{loop_invariants_in, AliasPolicy, FunctionInvariance, Invariants};
 use analyses::range::{range_analysis, RangeConfig, RangeFacts};
@@ -279,6 +279,11 @@ fn analyze_function_in_program(
         ),
         invariance: FunctionInvariance::new(program, func),
         invariants: Default::default(),
+        defined_symbols: Default::default(),
+        primary_ivs: Default::default(),
+        order: Default::default(),
+        nest_symbols: Default::default(),
+        variant: Default::default(),
         fresh: crate::fresh::FreshInFunction::new(
             summaries.view(),
             unit_index,
@@ -392,6 +397,18 @@ struct FunctionContext<'a> {
     /// Each loop's invariants, computed on first use: the test, the report and the
     /// variant symbols all ask, and recomputing cost the whole function each time.
     invariants: std::cell::RefCell<HashMap<LoopId, std::rc::Rc<Invariants>>>,
+    /// The symbols a value defines (a load, a phi, an opaque result, an induction variable
+    /// other than a loop's index), by the block defining it: a loop's variant symbols are
+    /// found among those of its own blocks, not among the whole function's.
+    defined_symbols: std::cell::OnceCell<HashMap<frontend::ir::Block, Vec<(Var, Value)>>>,
+    /// See [`FunctionContext::nest_symbols`], by outermost loop.
+    nest_symbols: std::cell::RefCell<HashMap<LoopId, std::rc::Rc<HashSet<Var>>>>,
+    /// The order of the function's instructions and memory writes (for reductions).
+    order: std::cell::OnceCell<crate::reductions::Order>,
+    /// See [`FunctionContext::primary_ivs`].
+    primary_ivs: std::cell::OnceCell<HashSet<Value>>,
+    /// Each loop's variant symbols, computed on first use (asked several times per loop).
+    variant: std::cell::RefCell<HashMap<LoopId, std::rc::Rc<HashSet<Var>>>>,
 }
 
 /// What the friendliness test found for one loop as the parallel one.
@@ -413,35 +430,20 @@ impl LoopFacts {
     /// A reduction is a note, not a finding against the loop: the verdict stays.
     fn note_reduction(&mut self, noted: crate::reductions::Noted) {
         self.reductions.push(noted.reduction);
-        self.reasons.push(noted.reason);
+        self.add(noted.finding);
         self.assumptions.extend(noted.assumptions);
+    }
+
+    /// A finding joins the loop's reasons; the verdict becomes the worse of the two.
+    fn add(&mut self, finding: Finding) {
+        self.verdict = self.verdict.max(finding.verdict);
+        self.reasons.push(finding.reason);
     }
 }
 
 impl<'a> FunctionContext<'a> {
     fn line(&self, span: Span) -> u32 {
         self.unit.resolve(span).map(|r| r.line).unwrap_or(0)
-    }
-
-    fn reason(
-        &self,
-        code: &Code,
-        message: String,
-        lines: Vec<u32>,
-        help: Option<String>,
-    ) -> Reason {
-        let mut lines = lines;
-        lines.sort();
-        lines.dedup();
-        lines.retain(|l| *l != 0);
-        Reason {
-            code: code.code.to_string(),
-            message,
-            lines,
-            help,
-            witness: None,
-            instances: Vec::new(),
-        }
     }
 
     /// Where the program computes `v` (line, column); for a phi (which has no span of its
@@ -551,53 +553,123 @@ impl<'a> FunctionContext<'a> {
         }
     }
 
-    /// Values defined inside the loop (any block of it).
-    fn defined_in(&self, id: LoopId, v: Value) -> bool {
-        self.forest.loop_(id).contains(self.func.inst(v).block)
-    }
-
     /// Symbols whose value may change between iterations of loop `id`, other than the
     /// induction variables of the loops of the nest (which the dependence test renames).
     fn variant_symbols(&self, id: LoopId) -> HashSet<Var> {
+        if let Some(known) = self.variant.borrow().get(&id) {
+            return (**known).clone();
+        }
+        let computed = self.compute_variant_symbols(id);
+        self.variant
+            .borrow_mut()
+            .insert(id, std::rc::Rc::new(computed.clone()));
+        computed
+    }
+
+    fn compute_variant_symbols(&self, id: LoopId) -> HashSet<Var> {
         let invariants = self.invariants(id);
-        // Once per call, not per symbol: a function with a thousand loops has a thousand
-        // induction variables.
-        let mut primary_ivs: HashSet<Value> = self
-            .forest
-            .loops
-            .iter()
-            .filter_map(|l| l.primary_iv().map(|iv| iv.phi))
-            .collect();
         // An inner loop without a range (an early exit) is not in the iteration space: its
         // counter is not renamed by the test, so it is a value that varies like any other.
-        for (inner, _) in crate::space::unranged_inner_loops(self.forest, id, self.rec) {
-            for iv in &self.forest.loop_(inner).induction_variables {
-                primary_ivs.remove(&iv.phi);
-            }
-        }
+        let unranged: HashSet<Value> =
+            crate::space::unranged_inner_loops(self.forest, id, self.rec)
+                .into_iter()
+                .flat_map(|(inner, _)| {
+                    self.forest
+                        .loop_(inner)
+                        .induction_variables
+                        .iter()
+                        .map(|iv| iv.phi)
+                })
+                .collect();
+        let defined = self.defined_symbols.get_or_init(|| self.symbols_by_block());
         let mut variant = HashSet::new();
-        for symbol in self.rec.symbols.iter() {
-            let defining = match &symbol.origin {
-                SymbolOrigin::Load { load, .. } => Some(*load),
-                SymbolOrigin::Phi(v) | SymbolOrigin::Opaque(v) => Some(*v),
-                SymbolOrigin::Induction(v) => {
-                    // The index of a loop of the nest is renamed by the dependence test;
-                    // a second counter (`tmp++` next to `i += 4`) just varies.
-                    if primary_ivs.contains(v) {
-                        None
-                    } else {
-                        Some(*v)
-                    }
-                }
-                _ => None,
-            };
-            if let Some(v) = defining {
-                if self.defined_in(id, v) && !invariants.is_invariant(v) {
-                    variant.insert(symbol.var.clone());
+        for block in &self.forest.loop_(id).blocks {
+            for (var, v) in defined.get(block).into_iter().flatten() {
+                let is_index = self.primary_ivs().contains(v) && !unranged.contains(v);
+                if !is_index && !invariants.is_invariant(*v) {
+                    variant.insert(var.clone());
                 }
             }
         }
         variant
+    }
+
+    /// The symbols the expressions of loop `id`'s nest can name: those of the values its
+    /// outermost loop computes with, found by walking operands back from every
+    /// instruction and branch of that loop to the values that are symbols (a load also
+    /// names what the reconstruction forwarded into it). Computed once per nest.
+    fn nest_symbols(&self, id: LoopId) -> std::rc::Rc<HashSet<Var>> {
+        let mut outermost = id;
+        while let Some(parent) = self.forest.loop_(outermost).parent {
+            outermost = parent;
+        }
+        if let Some(known) = self.nest_symbols.borrow().get(&outermost) {
+            return known.clone();
+        }
+        let mut symbols = HashSet::new();
+        let mut seen = HashSet::new();
+        let mut work: Vec<Value> = Vec::new();
+        for &b in &self.forest.loop_(outermost).blocks {
+            work.extend(self.func.block(b).insts.iter().copied());
+            work.extend(self.func.terminator_uses(b));
+        }
+        while let Some(v) = work.pop() {
+            if !seen.insert(v) {
+                continue;
+            }
+            if let Some(var) = self.rec.symbol(v) {
+                symbols.insert(var.clone());
+            }
+            let kind = &self.func.inst(v).kind;
+            if matches!(kind, InstKind::Load { .. } | InstKind::Phi(_)) {
+                for e in self.rec.of(v) {
+                    symbols.extend(e.vars());
+                }
+            }
+            work.extend(kind.operands());
+        }
+        let symbols = std::rc::Rc::new(symbols);
+        self.nest_symbols
+            .borrow_mut()
+            .insert(outermost, symbols.clone());
+        symbols
+    }
+
+    /// The order of the function's instructions and writes, made once per function.
+    fn order(&self) -> &crate::reductions::Order {
+        self.order
+            .get_or_init(|| crate::reductions::Order::new(&self.unit.lowered.program, self.func))
+    }
+
+    /// The index variables (primary induction variables) of every loop of the function,
+    /// made once per function: a function with a thousand loops has a thousand of them.
+    fn primary_ivs(&self) -> &HashSet<Value> {
+        self.primary_ivs.get_or_init(|| {
+            self.forest
+                .loops
+                .iter()
+                .filter_map(|l| l.primary_iv().map(|iv| iv.phi))
+                .collect()
+        })
+    }
+
+    /// The symbols that can vary, by the block of the value defining each. The index of a
+    /// loop of the nest is renamed by the dependence test, but a second counter (`tmp++`
+    /// next to `i += 4`) just varies: induction variables are kept, and the caller leaves
+    /// out the loops' indices.
+    fn symbols_by_block(&self) -> HashMap<frontend::ir::Block, Vec<(Var, Value)>> {
+        let mut out: HashMap<frontend::ir::Block, Vec<(Var, Value)>> = HashMap::new();
+        for symbol in self.rec.symbols.iter() {
+            let defining = match &symbol.origin {
+                SymbolOrigin::Load { load, .. } => *load,
+                SymbolOrigin::Phi(v) | SymbolOrigin::Opaque(v) | SymbolOrigin::Induction(v) => *v,
+                _ => continue,
+            };
+            out.entry(self.func.inst(defining).block)
+                .or_default()
+                .push((symbol.var.clone(), defining));
+        }
+        out
     }
 
     /// The function's integer divisions by a value that is not a constant (`ij / n`), by
@@ -653,7 +725,9 @@ impl<'a> FunctionContext<'a> {
     /// The iteration space of loop `id`, with the signs known at its header.
     fn space(&self, id: LoopId, with_context: bool) -> Result<Space, crate::space::NotAffine> {
         let header = self.forest.loop_(id).header;
-        let known = self.signs.env_for(header, self.rec);
+        let known = self
+            .signs
+            .env_for_symbols(header, self.nest_symbols(id).iter());
         crate::space::iteration_space_with_signs(
             self.func,
             self.forest,
@@ -775,11 +849,11 @@ impl<'a> FunctionContext<'a> {
                                 continue;
                             }
                             let written = self.access_text(store);
-                            facts.reasons.push(self.reason(
-                                &codes::MAY_ALIAS,
-                                format!("the loop bound reads `{bound}`, which `{}` (line {}) writes if `{pointer}` points into the same object; the aliasing policy does not assume they are distinct", written.text, written.line),
-                                vec![keyword_line, written.line],
-                                Some("copy the bound into a local variable before the loop, declare the pointers `restrict`, or run `warpwise profile`".into()),
+                            facts.add(rules::ww110_may_alias::bound(
+                                &bound,
+                                keyword_line,
+                                &written,
+                                pointer,
                             ));
                             facts.needs_evidence.push(DependencePair {
                                 kind: "may-alias".into(),
@@ -790,9 +864,6 @@ impl<'a> FunctionContext<'a> {
                             });
                         }
                     }
-                    if !undecided.is_empty() {
-                        facts.verdict = facts.verdict.max(Verdict::NeedsProfile);
-                    }
                 } else {
                     variant.extend(undecided.iter().map(|(v, _)| *v));
                 }
@@ -801,32 +872,29 @@ impl<'a> FunctionContext<'a> {
                         .iter()
                         .map(|v| format!("`{}`", frontend::ir::print::render_value(self.func, **v)))
                         .collect();
-                    facts.reasons.push(self.reason(
-                        &codes::NOT_NORMALIZABLE,
-                        format!(
-                            "the loop bound reads {} which may change inside the loop",
-                            names.join(", ")
-                        ),
-                        vec![keyword_line],
-                        Some("copy the bound into a local variable before the loop".into()),
+                    facts.add(rules::ww107_not_normalizable::bound_changes(
+                        &names,
+                        keyword_line,
                     ));
-                    facts.verdict = Verdict::NotFriendly;
                 }
             }
             Normalizable::No { reason } => {
-                facts.reasons.push(self.reason(
-                    &codes::NOT_NORMALIZABLE,
+                facts.add(rules::ww107_not_normalizable::shape(
                     reason.clone(),
-                    vec![keyword_line],
-                    None,
+                    keyword_line,
                 ));
-                facts.verdict = Verdict::NotFriendly;
             }
         }
 
         // Scalars carried from one iteration to the next: reductions or dependences.
-        let scalars =
-            crate::reductions::scalar_reductions(program, self.func, self.forest, id, &self.users);
+        let scalars = crate::reductions::scalar_reductions(
+            program,
+            self.func,
+            self.forest,
+            id,
+            &self.users,
+            self.order(),
+        );
         for r in &scalars.reductions {
             let described = crate::reductions::describe_scalar(self.func, &program.types, r);
             facts.note_reduction(described.note(&|s| self.line(s)));
@@ -871,14 +939,10 @@ impl<'a> FunctionContext<'a> {
             }
             Err(why) => {
                 if !matches!(l.normalizable, Normalizable::No { .. }) {
-                    let message = format!("the accesses cannot be compared statically: {}", why.0);
-                    facts.reasons.push(self.reason(
-                        &codes::UNDECIDED_DEPENDENCE,
-                        message,
-                        vec![keyword_line],
-                        None,
+                    facts.add(rules::ww111_undecided_dependence::incomparable(
+                        &why.0,
+                        keyword_line,
                     ));
-                    facts.verdict = facts.verdict.max(Verdict::NeedsProfile);
                 }
             }
         }
@@ -895,28 +959,16 @@ impl<'a> FunctionContext<'a> {
             if let Some((why, span)) =
                 crate::globals::unsupported(program, self.func, self.rec, access)
             {
-                facts.reasons.push(
-                    self.reason(
-                        &codes::GLOBAL_WRITE,
-                        why,
-                        vec![self.line(span)],
-                        Some(
-                            "keep this variable out of the loop, or pass its value as a parameter"
-                                .into(),
-                        ),
-                    ),
-                );
-                facts.verdict = facts.verdict.max(Verdict::NotFriendly);
+                facts.add(rules::ww104_global::unsupported(why, self.line(span)));
             }
         }
 
         for (call, callee, allocators) in &effects.allocating {
             let names: Vec<String> = allocators.iter().map(|a| format!("`{a}`")).collect();
-            facts.reasons.push(self.reason(
-                &codes::ALLOCATION,
-                format!("`{callee}` calls {} in the loop", names.join(", ")),
-                vec![self.line(self.func.inst(*call).origin.span)],
-                Some("allocate once before the kernel".into()),
+            facts.add(rules::ww120_allocation::in_callee(
+                callee,
+                &names,
+                self.line(self.func.inst(*call).origin.span),
             ));
         }
         // Device code may recurse (CUDA since sm_20, OpenMP target regions), but each
@@ -929,13 +981,11 @@ impl<'a> FunctionContext<'a> {
         let mut seen_globals = BTreeSet::new();
         for (call, callee, global) in &effects.global_writes {
             if seen_globals.insert((callee, global)) {
-                facts.reasons.push(self.reason(
-                    &codes::GLOBAL_WRITE,
-                    format!("`{callee}` writes the global variable `{global}`"),
-                    vec![self.line(self.func.inst(*call).origin.span)],
-                    Some("pass it to the function as a parameter (a device array) instead".into()),
+                facts.add(rules::ww104_global::written_by_callee(
+                    callee,
+                    global,
+                    self.line(self.func.inst(*call).origin.span),
                 ));
-                facts.verdict = facts.verdict.max(Verdict::NotFriendly);
             }
         }
 
@@ -948,8 +998,7 @@ impl<'a> FunctionContext<'a> {
                 let line = self.line(self.func.inst(v).origin.span);
                 match callee {
                     Callee::Indirect(_) => {
-                        facts.reasons.push(self.reason(&codes::FUNCTION_POINTER, "calls through a function pointer".into(), vec![line], Some("call the function directly, or port every possible target as `__device__`".into())));
-                        facts.verdict = facts.verdict.max(Verdict::NotFriendly);
+                        facts.add(rules::ww106_function_pointer::call(line));
                     }
                     Callee::Direct(name) => {
                         if name.starts_with("__builtin_")
@@ -962,29 +1011,17 @@ impl<'a> FunctionContext<'a> {
                         if let Some(why) =
                             crate::calls::host_only_reason_in(view, self.unit_index, name)
                         {
-                            facts.reasons.push(self.reason(&codes::HOST_CALL, why, vec![line], Some("move the call out of the loop, or replace it with device code".into())));
-                            facts.verdict = facts.verdict.max(Verdict::NotFriendly);
+                            facts.add(rules::ww105_host_call::call(why, line));
                         } else if let Some(why) = effects
                             .unknown_reason(v)
                             .filter(|_| !privacy.contained_calls.contains(&v))
                         {
-                            facts.reasons.push(self.reason(
-                                &codes::CALLEE_EFFECTS,
-                                why,
-                                vec![line],
-                                Some("port the callee and check its accesses, or run `warpwise profile` (it tracks accesses inside callees)".into()),
-                            ));
-                            facts.verdict = facts.verdict.max(Verdict::NeedsProfile);
+                            facts.add(rules::ww112_callee_effects::call(why, line));
                         } else if matches!(
                             classify_in(view, self.unit_index, name),
                             CallKind::Allocator
                         ) {
-                            facts.reasons.push(self.reason(
-                                &codes::ALLOCATION,
-                                format!("calls `{name}` in the loop"),
-                                vec![line],
-                                Some("allocate once before the kernel".into()),
-                            ));
+                            facts.add(rules::ww120_allocation::call(name, line));
                         }
                     }
                 }
@@ -1114,8 +1151,14 @@ impl<'a> FunctionContext<'a> {
         });
         // Read-modify-writes whose only carried dependence is on themselves are reductions.
         let program = &self.unit.lowered.program;
-        let updates =
-            crate::reductions::memory_updates(program, self.func, self.forest, id, &self.users);
+        let updates = crate::reductions::memory_updates(
+            program,
+            self.func,
+            self.forest,
+            id,
+            &self.users,
+            self.order(),
+        );
         let invariants = self.invariants(id);
         let settled = crate::reductions::settle(&updates, accesses, &results, &|addr| {
             invariants.is_invariant(addr)
@@ -1255,15 +1298,15 @@ impl<'a> FunctionContext<'a> {
                 Outcome::Independent => {}
                 Outcome::Dependent { distance } => {
                     if let (Some(Ok(_)), Some(note)) = (&witness, &maybe_private) {
-                        let message = format!("a dependence is likely but could not be shown with two iterations: {} on `{array}` between `{}` (line {}) and `{}` (line {}): {note}", r.kind.as_str(), a.text, a.line, b.text, b.line);
-                        self.needs_evidence(message, r.kind.as_str(), &array, a, b, facts);
+                        let finding = undecided::likely(r.kind.as_str(), &array, &a, &b, note);
+                        self.needs_evidence(finding, r.kind.as_str(), &array, a, b, facts);
                         continue;
                     }
                     let built = match witness {
                         Some(Ok(built)) => built,
                         Some(Err(crate::witness::Missing::NotShown(why))) => {
-                            let message = format!("a dependence is likely but could not be shown with two iterations: {} on `{array}` between `{}` (line {}) and `{}` (line {}): {why}", r.kind.as_str(), a.text, a.line, b.text, b.line);
-                            self.needs_evidence(message, r.kind.as_str(), &array, a, b, facts);
+                            let finding = undecided::likely(r.kind.as_str(), &array, &a, &b, &why);
+                            self.needs_evidence(finding, r.kind.as_str(), &array, a, b, facts);
                             continue;
                         }
                         _ => continue,
@@ -1292,26 +1335,26 @@ impl<'a> FunctionContext<'a> {
                         .map(|k| k.as_str())
                         .collect();
                     if !chosen_data.is_empty() {
-                        let message = format!("{} on `{array}` between `{}` (line {}) and `{}` (line {}) if the data the loop reads take these values: {} (`{}` differ from iteration to iteration)", r.kind.as_str(), a.text, a.line, b.text, b.line, built.text, chosen_data.join("`, `"));
-                        self.needs_evidence(message, r.kind.as_str(), &array, a, b, facts);
+                        let finding = undecided::if_data(
+                            r.kind.as_str(),
+                            &array,
+                            &a,
+                            &b,
+                            &built.text,
+                            &chosen_data,
+                        );
+                        self.needs_evidence(finding, r.kind.as_str(), &array, a, b, facts);
                         continue;
                     }
-                    let distance_text = distance
-                        .map(|d| format!(" at distance {d}"))
-                        .unwrap_or_default();
-                    let mut reason = self.reason(
-                        &codes::CARRIED_DEPENDENCE,
-                        format!("{} dependence on `{array}`{distance_text}: `{}` (line {}) and `{}` (line {}) in different iterations: {}", r.kind.as_str(), a.text, a.line, b.text, b.line, built.text),
-                        vec![a.line, b.line],
-                        if *distance == Some(1) && r.kind == crate::dependence::DependenceKind::Flow {
-                            Some("a recurrence like this (e.g. a prefix sum) needs a parallel scan algorithm".into())
-                        } else {
-                            None
-                        },
-                    );
-                    reason.witness = Some(built.witness);
-                    facts.reasons.push(reason);
-                    facts.verdict = facts.verdict.max(Verdict::NotFriendly);
+                    facts.add(rules::ww101_carried_dependence::memory(
+                        r.kind.as_str(),
+                        &array,
+                        *distance,
+                        &a,
+                        &b,
+                        &built.text,
+                        built.witness,
+                    ));
                 }
                 Outcome::Unknown {
                     why,
@@ -1342,14 +1385,12 @@ impl<'a> FunctionContext<'a> {
                             variant,
                             &facts.assumptions,
                         );
-                        let mut reason = self.reason(
-                            &codes::INDIRECT_UPDATE,
-                            format!("`{}` is read and written back at an index chosen by data: iterations with equal indices update the same element of `{array}`{}", b.text, built.as_ref().map(|w| format!(": {}", w.text)).unwrap_or_default()),
+                        facts.add(rules::ww103_indirect_update::conditional(
+                            &b.text,
+                            &array,
                             vec![a.line, b.line],
-                            Some("use atomicAdd (or per-block private copies merged at the end)".into()),
-                        );
-                        reason.witness = built.map(|w| w.witness);
-                        facts.reasons.push(reason);
+                            built.map(|w| (w.text, w.witness)),
+                        ));
                         // Whether indices repeat is a property of the data (a mesh's face
                         // numbering may guarantee they never do across iterations): the
                         // witness is conditional, so the loop needs run-time evidence, not a
@@ -1361,36 +1402,27 @@ impl<'a> FunctionContext<'a> {
                             second: b,
                             distance: None,
                         });
-                        facts.verdict = facts.verdict.max(Verdict::NeedsProfile);
                     } else {
-                        let message = format!(
-                            "`{}` and `{}` may touch the same element of `{array}`: {why}",
-                            a.text, b.text
-                        );
-                        self.needs_evidence(message, r.kind.as_str(), &array, a, b, facts);
+                        let finding = undecided::may_touch(&array, &a, &b, why);
+                        self.needs_evidence(finding, r.kind.as_str(), &array, a, b, facts);
                     }
                 }
             }
         }
     }
 
-    /// A pair whose dependence a profile must settle: WW111 and the pair under
-    /// `needs_evidence`.
+    /// A pair whose dependence a profile must settle: its finding (WW111) and the pair
+    /// under `needs_evidence`.
     fn needs_evidence(
         &self,
-        message: String,
+        finding: Finding,
         kind: &str,
         array: &str,
         a: Access,
         b: Access,
         facts: &mut LoopFacts,
     ) {
-        facts.reasons.push(self.reason(
-            &codes::UNDECIDED_DEPENDENCE,
-            message,
-            vec![a.line, b.line],
-            Some("run `warpwise profile` to observe whether they do".into()),
-        ));
+        facts.add(finding);
         facts.needs_evidence.push(DependencePair {
             kind: kind.into(),
             array: array.to_string(),
@@ -1398,7 +1430,6 @@ impl<'a> FunctionContext<'a> {
             second: b,
             distance: None,
         });
-        facts.verdict = facts.verdict.max(Verdict::NeedsProfile);
     }
 
     fn witness_context(&self) -> crate::witness::Context<'_> {
@@ -1442,18 +1473,12 @@ impl<'a> FunctionContext<'a> {
         };
         match built {
             Ok(built) => {
-                let mut reason = self.reason(
-                    &codes::CARRIED_DEPENDENCE,
-                    format!(
-                        "`{name}` carries a value from one iteration to the next: {}",
-                        built.text
-                    ),
+                facts.add(rules::ww101_carried_dependence::scalar(
+                    name,
                     update_lines,
-                    None,
-                );
-                reason.witness = Some(built.witness);
-                facts.reasons.push(reason);
-                facts.verdict = facts.verdict.max(Verdict::NotFriendly);
+                    &built.text,
+                    built.witness,
+                ));
             }
             Err(why) => {
                 let line = update_lines.first().copied().unwrap_or(0);
@@ -1461,8 +1486,8 @@ impl<'a> FunctionContext<'a> {
                     line,
                     text: name.to_string(),
                 };
-                let message = format!("a dependence is likely but could not be shown with two iterations: `{name}` may carry a value from one iteration to the next: {why}");
-                self.needs_evidence(message, "read-after-write", name, at.clone(), at, facts);
+                let finding = undecided::likely_scalar(name, line, &why);
+                self.needs_evidence(finding, "read-after-write", name, at.clone(), at, facts);
             }
         }
     }
@@ -1602,11 +1627,11 @@ impl<'a> FunctionContext<'a> {
             }
             let (store, other, _, _) = uses[0];
             let (a, b) = (self.access_text(store), self.access_text(other));
-            facts.reasons.push(self.reason(
-                &codes::MAY_ALIAS,
-                format!("{} and {} may point into the same array: `{}` (line {}) writes what `{}` (line {}) may access", quoted(&pair.0), quoted(&pair.1), a.text, a.line, b.text, b.line),
-                vec![a.line, b.line],
-                Some("declare the pointer parameters `restrict` if they never overlap, or run `warpwise profile`".into()),
+            facts.add(rules::ww110_may_alias::pointers(
+                &quoted(&pair.0),
+                &quoted(&pair.1),
+                &a,
+                &b,
             ));
             facts.needs_evidence.push(DependencePair {
                 kind: "may-alias".into(),
@@ -1615,7 +1640,6 @@ impl<'a> FunctionContext<'a> {
                 second: b,
                 distance: None,
             });
-            facts.verdict = facts.verdict.max(Verdict::NeedsProfile);
         }
         if !assumed.is_empty() {
             let which = match assumed.as_slice() {

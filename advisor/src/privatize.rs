@@ -4,6 +4,11 @@
 //! - **Per-iteration**: a local object declared inside the loop body is a new object in
 //!   every iteration (C99 6.2.4p5: its lifetime is one execution of the block), whatever
 //!   the iteration does with it, including passing its address to a helper.
+//! - **Allocated per iteration**: a block a call in the loop body allocates (`malloc`, a
+//!   program allocator) whose address never leaves the SSA values that hold it (not
+//!   stored, merged, returned or passed to a function that keeps it): every iteration gets
+//!   a new block (C99 7.20.3; a freed block's address may come back, but with contents no
+//!   earlier iteration wrote), and nothing else in the loop can reach it.
 //! - **Private**: an object declared outside whose bytes every iteration writes before it
 //!   reads them, on every path ([`crate::mustwrite`]); for a local, only when its address
 //!   never escapes, so that every access to it is visible here; for a global, only when
@@ -136,6 +141,10 @@ struct Classifier<'s, 'a> {
     users: &'a [Vec<Value>],
     /// Objects declared in the loop body.
     fresh: HashSet<Slot>,
+    /// Allocation calls in the loop body whose address never gets out, and every value
+    /// derived from them.
+    allocations: HashSet<Value>,
+    allocated: HashSet<Value>,
     /// Objects found private by the must-write analysis, with whether their last value is
     /// needed.
     private: BTreeMap<Object, bool>,
@@ -160,6 +169,8 @@ pub fn classify(
         variant,
         users: scope.users,
         fresh: HashSet::new(),
+        allocations: HashSet::new(),
+        allocated: HashSet::new(),
         private: BTreeMap::new(),
         addresses: HashMap::new(),
     };
@@ -168,6 +179,7 @@ pub fn classify(
         return out;
     }
     c.fresh = c.declared_in_body();
+    c.allocated_in_body();
     for slot in c.fresh.clone() {
         c.slot_addresses(slot);
     }
@@ -243,6 +255,46 @@ impl Classifier<'_, '_> {
             .collect()
     }
 
+    /// Fills `allocations` and `allocated`: the loop body's allocation calls whose address
+    /// never gets out of the values derived from it (a merge counts as a way out, so no
+    /// value carries one iteration's block into the next).
+    fn allocated_in_body(&mut self) {
+        let (view, unit, func) = (
+            self.scope.summaries.view(),
+            self.scope.unit,
+            self.scope.func,
+        );
+        let fresh = crate::fresh::FreshInFunction::new(view, unit, func, view.allocators());
+        let forest = self.scope.forest;
+        for &b in &forest.loop_(self.id).blocks {
+            for &v in &func.block(b).insts {
+                if !fresh.is_allocation(v) {
+                    continue;
+                }
+                let reach = crate::escape::reach_of(
+                    view,
+                    unit,
+                    func,
+                    vec![v],
+                    self.users,
+                    crate::escape::Merges::Escape,
+                );
+                if reach.escapes.is_empty() {
+                    self.allocations.insert(v);
+                    self.allocated.extend(reach.derived);
+                }
+            }
+        }
+    }
+
+    /// Whether symbol `var` stands for the block of an allocation in `allocations`.
+    fn is_allocated_here(&self, var: &Var) -> bool {
+        matches!(
+            self.scope.rec.symbols.info(var).map(|s| &s.origin),
+            Some(SymbolOrigin::Opaque(v)) if self.allocations.contains(v)
+        )
+    }
+
     fn slot_addresses(&mut self, slot: Slot) -> &SlotAddresses {
         let (view, unit, func) = (
             self.scope.summaries.view(),
@@ -292,6 +344,9 @@ impl Classifier<'_, '_> {
 
     /// Whether an address points only into private storage.
     fn private_address(&self, addr: Value) -> bool {
+        if self.allocated.contains(&addr) {
+            return true;
+        }
         if self.fresh.iter().any(|s| {
             self.addresses
                 .get(s)
@@ -307,9 +362,10 @@ impl Classifier<'_, '_> {
         self.private_address(a.addr)
             || (!a.alternatives.is_empty()
                 && a.alternatives.iter().all(|(b, _)| {
-                    b.as_ref()
-                        .and_then(|b| self.object_of(b))
-                        .is_some_and(|o| self.is_private_object(o))
+                    b.as_ref().is_some_and(|b| {
+                        self.is_allocated_here(b)
+                            || self.object_of(b).is_some_and(|o| self.is_private_object(o))
+                    })
                 }))
     }
 
@@ -763,6 +819,11 @@ impl Classifier<'_, '_> {
                 if let Some(var) = rec.symbol(v) {
                     out.objects.insert(var.clone());
                 }
+            }
+        }
+        for v in &self.allocations {
+            if let Some(var) = rec.symbol(*v) {
+                out.objects.insert(var.clone());
             }
         }
         for (v, _, args) in self.calls() {

@@ -244,9 +244,20 @@ impl SignFacts {
     /// values' signs there, or at their definition when not yet computed at that point
     /// (loads later in the block). Symbols shared by several values get the union.
     pub fn env_for(&self, block: Block, rec: &Reconstruction) -> SignEnv {
+        self.env_for_symbols(block, rec.symbols.iter().map(|s| &s.var))
+    }
+
+    /// [`Self::env_for`] of the given symbols only: the expressions of one loop of a long
+    /// function name few of its symbols, and an environment of all of them per loop made
+    /// a thousand loops in a row quadratic. A symbol left out has no known sign.
+    pub fn env_for_symbols<'v>(
+        &self,
+        block: Block,
+        symbols: impl IntoIterator<Item = &'v Var>,
+    ) -> SignEnv {
         let mut env = SignEnv::new();
-        for symbol in rec.symbols.iter() {
-            let Some(values) = self.var_values.get(&symbol.var) else {
+        for var in symbols {
+            let Some(values) = self.var_values.get(var) else {
                 continue;
             };
             let mut s = SignSet::EMPTY;
@@ -255,7 +266,7 @@ impl SignFacts {
                 s = s.union(if here.is_empty() { self.of(v) } else { here });
             }
             if !s.is_empty() && !s.is_top() {
-                env.set(symbol.var.clone(), s);
+                env.set(var.clone(), s);
             }
         }
         env

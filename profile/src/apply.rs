@@ -118,34 +118,18 @@ pub fn apply(loops: &mut [LoopReport], profile: &Profile) {
             // `not-friendly` and never settled here); a scalar the profile saw accumulate
             // inside an inner loop (`red` of the convolution) is private to each iteration.
         } else {
-            let mut lines: Vec<u32> = blocking
+            let lines: Vec<u32> = blocking
                 .iter()
                 .flat_map(|d| [d.first.line, d.second.line])
                 .collect();
-            lines.sort_unstable();
-            lines.dedup();
-            let list: Vec<String> = lines.iter().map(u32::to_string).collect();
-            report.verdict = Verdict::NotFriendly;
-            report.reasons.push(Reason {
-                code: "observed-dependence".into(),
-                message: format!(
-                    "not-friendly (observed dependence at lines {}): {} (dynamic evidence from {runs})",
-                    list.join(", "),
-                    blocking
-                        .iter()
-                        .map(|d| describe(d))
-                        .collect::<Vec<_>>()
-                        .join("; ")
-                ),
+            let observed: Vec<String> = blocking.iter().map(|d| describe(d)).collect();
+            let finding = advisor::rules::ww130_observed_dependence::observed(
                 lines,
-                help: Some(
-                    "the profiled run really carried a value between iterations; restructure \
-                     the loop (scan, atomics, privatization) before porting it"
-                        .into(),
-                ),
-                witness: None,
-                instances: Vec::new(),
-            });
+                &observed.join("; "),
+                &runs,
+            );
+            report.verdict = report.verdict.max(finding.verdict);
+            report.reasons.push(finding.reason);
         }
     }
     let time = |r: &LoopReport| r.observed.as_ref().map(|o| o.time_ns);

@@ -218,11 +218,9 @@ fn aliasing_settled_both_ways() {
                 (d.first.text.as_str(), d.second.text.as_str()),
                 ("dst[i]", "src[i]")
             );
-            assert!(report
-                .reasons
-                .iter()
-                .any(|r| r.code == "observed-dependence"
-                    && r.message.contains("observed dependence at lines 40")));
+            assert!(report.reasons.iter().any(
+                |r| r.code == "WW130" && r.message.contains("observed dependence at lines 40")
+            ));
         }
     }
 }
@@ -818,4 +816,34 @@ fn a_page_strided_loop_stays_within_three_times_the_memory() {
     );
     let profile = normalize(&dir.join("strided.yaml")).unwrap();
     assert!(at(&profile, "strided.c:7:5").tracked);
+}
+
+#[test]
+fn the_observed_dependence_rules_example_is_observed() {
+    // WW130's example in `warpwise explain`: statically undecided (WW111), and its run
+    // repeats an index, which the profile sees and reports as WW130.
+    let rule = &advisor::rules::ww130_observed_dependence::RULE;
+    let file = scratch("ww130").join("ww130.c");
+    std::fs::write(&file, rule.example.source).unwrap();
+    let line = rule
+        .example
+        .source
+        .lines()
+        .position(|l| l.contains("/* LOOP */"))
+        .unwrap() as u32
+        + 1;
+    let unit = load_unit(&TranslationUnitInput::new(&file)).unwrap();
+    let mut reports = analyze_unit(&unit, &Filter::default());
+    let r = profile_files(std::slice::from_ref(&file), "needs-profile", &[&[]], None);
+    assert_eq!(r.status, 0);
+    apply(&mut reports, &r.profile);
+    let report = reports.iter().find(|x| x.line == line).unwrap();
+    assert_eq!(report.verdict, rule.example.verdict, "{report:#?}");
+    let finding = report.reasons.iter().find(|x| x.code == rule.code);
+    let finding = finding.unwrap_or_else(|| panic!("no {}: {report:#?}", rule.code));
+    assert!(
+        finding.message.contains("waw out: line 8 `out[perm[i]]`"),
+        "{}",
+        finding.message
+    );
 }

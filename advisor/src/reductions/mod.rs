@@ -13,12 +13,15 @@
 
 mod chain;
 mod equiv;
+
+pub(crate) use equiv::Order;
 mod memory;
 mod region;
 
 pub use memory::{settle, Settled};
 
-use crate::model::{Reason, Reduction, ReductionKind};
+use crate::model::{Reduction, ReductionKind};
+use crate::rules::{self, ww102_reduction::Accumulates, Finding};
 use chain::{analyze, Env};
 use frontend::ir::{Function, InstKind, Program, Span, Value};
 use frontend::loops::{LoopForest, LoopId};
@@ -144,22 +147,22 @@ fn back_values(func: &Function, l: &frontend::loops::Loop, phi: Value) -> Vec<Va
 }
 
 /// Classifies the scalars loop `id` carries (its header phis other than induction variables).
-pub fn scalar_reductions(
+pub(crate) fn scalar_reductions(
     program: &Program,
     func: &Function,
     forest: &LoopForest,
     id: LoopId,
     users: &[Vec<Value>],
+    order: &Order,
 ) -> Scalars {
     let l = forest.loop_(id);
-    let order = equiv::Order::new(program, func);
     let env = Env {
         program,
         func,
         forest,
         l,
         users,
-        order: &order,
+        order,
     };
     let ivs: HashSet<Value> = l.induction_variables.iter().map(|iv| iv.phi).collect();
     let phis: Vec<Value> = func
@@ -263,22 +266,22 @@ fn partner(
 
 /// The read-modify-writes of loop `id`: a load and a store of equivalent addresses in one
 /// iteration, the stored value a version of the loaded one.
-pub fn memory_updates(
+pub(crate) fn memory_updates(
     program: &Program,
     func: &Function,
     forest: &LoopForest,
     id: LoopId,
     users: &[Vec<Value>],
+    order: &Order,
 ) -> Vec<MemoryUpdate> {
     let l = forest.loop_(id);
-    let order = equiv::Order::new(program, func);
     let env = Env {
         program,
         func,
         forest,
         l,
         users,
-        order: &order,
+        order,
     };
     let ivs: HashSet<Value> = l.induction_variables.iter().map(|iv| iv.phi).collect();
     // What the loop's carried scalars decide: an update computed from one is not a
@@ -328,7 +331,7 @@ pub fn memory_updates(
                 .into_iter()
                 .flatten()
                 .copied()
-                .filter(|t| *t != load && equiv::equivalent(program, func, &order, load, *t))
+                .filter(|t| *t != load && equiv::equivalent(program, func, order, load, *t))
                 .collect();
             // One update per group of twins: the first load in program order stands for it.
             if twins.iter().any(|t| t.index() < load.index()) {
@@ -340,7 +343,7 @@ pub fn memory_updates(
             }
             let store = derived.iter().copied().find(|s| {
                 matches!(func.inst(*s).kind, InstKind::Store { addr: a, .. }
-                    if !derived.contains(&a) && equiv::equivalent(program, func, &order, addr, a))
+                    if !derived.contains(&a) && equiv::equivalent(program, func, order, addr, a))
             });
             let Some(store) = store else { continue };
             let InstKind::Store { value, .. } = func.inst(store).kind else {
@@ -372,7 +375,7 @@ pub fn memory_updates(
 #[derive(Clone, Debug)]
 pub struct Noted {
     pub reduction: Reduction,
-    pub reason: Reason,
+    pub finding: Finding,
     pub assumptions: Vec<String>,
 }
 
@@ -409,44 +412,25 @@ impl Describe<'_> {
             lines: lines.clone(),
         };
         let name = reduction.describe();
-        let (code, message) = match self.kind {
-            ReductionKind::Scalar if self.op == Op::Assign => (
-                &crate::codes::REDUCTION,
-                format!(
-                    "{name} is a constant-assignment reduction: the iterations that assign it all assign the same value, so their order does not matter"
-                ),
-            ),
-            ReductionKind::Scalar => (
-                &crate::codes::REDUCTION,
-                format!(
-                    "{name} is a {} reduction: the iterations combine into it in any order",
-                    self.op.name()
-                ),
-            ),
-            ReductionKind::Element => (
-                &crate::codes::REDUCTION,
-                format!(
-                    "{name} is a {} reduction into one element: every iteration updates the same address, nothing else touches it",
-                    self.op.name()
-                ),
-            ),
-            ReductionKind::Histogram => (
-                &crate::codes::INDIRECT_UPDATE,
-                format!(
-                    "{name} is a histogram reduction: iterations read, combine and write back elements chosen per iteration, and nothing else in the loop touches `{}`",
-                    self.target
-                ),
-            ),
-            ReductionKind::Argmin | ReductionKind::Argmax => (
-                &crate::codes::REDUCTION,
-                format!(
-                    "{name} is an arg-{} reduction: `{}` comes from the iteration holding the {} `{}`",
-                    self.op.symbol(),
-                    self.index.join("`, `"),
-                    self.op.name(),
-                    self.target
-                ),
-            ),
+        let finding = match self.kind {
+            ReductionKind::Histogram => {
+                rules::ww103_indirect_update::histogram(&name, &self.target, lines, &strategy)
+            }
+            kind => {
+                let what = match kind {
+                    ReductionKind::Scalar if self.op == Op::Assign => {
+                        Accumulates::ConstantAssignment
+                    }
+                    ReductionKind::Element => Accumulates::Element(self.op.name()),
+                    ReductionKind::Argmin | ReductionKind::Argmax => Accumulates::Arg {
+                        op: self.op.symbol(),
+                        compared: &self.target,
+                        carried: &self.index,
+                    },
+                    _ => Accumulates::Scalar(self.op.name()),
+                };
+                rules::ww102_reduction::note(&name, what, lines, &strategy)
+            }
         };
         let mut assumptions = Vec::new();
         match self.op {
@@ -460,14 +444,7 @@ impl Describe<'_> {
             _ => {}
         }
         Noted {
-            reason: Reason {
-                code: code.code.to_string(),
-                message,
-                lines,
-                help: Some(format!("port it as a parallel reduction: {strategy}")),
-                witness: None,
-                instances: Vec::new(),
-            },
+            finding,
             reduction,
             assumptions,
         }

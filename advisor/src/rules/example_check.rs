@@ -1,0 +1,62 @@
+//! The fixture test every rule runs on its own example: the loop marked `/* LOOP */` gets
+//! the example's verdict and carries the rule's code, and its report passes the verifier.
+
+use super::Rule;
+use crate::analyze::{analyze_unit, Filter};
+use crate::model::{LoopReport, Verdict};
+use frontend::preprocess::TranslationUnitInput;
+use frontend::unit::load_unit;
+
+/// Analyses `rule`'s example and checks what it must show.
+pub fn shows(rule: &Rule) {
+    let report = marked_loop(rule);
+    let problems = crate::verify::verify_loop(&report);
+    assert!(problems.is_empty(), "{}: {problems:?}", rule.code);
+    let codes: Vec<&str> = report.reasons.iter().map(|r| r.code.as_str()).collect();
+    match rule.code {
+        "WW001" => {
+            assert!(
+                codes.is_empty(),
+                "a friendly example with findings: {codes:?}"
+            );
+        }
+        // A dependence only a run shows: statically the loop is the question a profile
+        // answers (WW111); `profile/tests` profiles the example and checks WW130.
+        "WW130" => {
+            assert_eq!(report.verdict, Verdict::NeedsProfile, "{report:#?}");
+            assert_eq!(codes, ["WW111"], "{report:#?}");
+            return;
+        }
+        code => assert!(
+            codes.contains(&code),
+            "{code}'s example does not show it: {report:#?}"
+        ),
+    }
+    assert_eq!(report.verdict, rule.example.verdict, "{report:#?}");
+    // The example is about its rule: other findings would muddle the explanation.
+    assert!(
+        codes.iter().all(|c| *c == rule.code),
+        "{}'s example also carries {codes:?}",
+        rule.code
+    );
+}
+
+/// The report of the example's loop marked `/* LOOP */`.
+fn marked_loop(rule: &Rule) -> LoopReport {
+    let source = rule.example.source;
+    let line = source
+        .lines()
+        .position(|l| l.contains("/* LOOP */"))
+        .unwrap_or_else(|| panic!("{}'s example marks no loop", rule.code)) as u32
+        + 1;
+    let dir = tempfile::tempdir().expect("a scratch directory");
+    let file = dir
+        .path()
+        .join(format!("{}.c", rule.code.to_ascii_lowercase()));
+    std::fs::write(&file, source).expect("the example is written");
+    let unit = load_unit(&TranslationUnitInput::new(file)).expect("the example loads");
+    analyze_unit(&unit, &Filter::default())
+        .into_iter()
+        .find(|r| r.line == line)
+        .unwrap_or_else(|| panic!("{}: no loop at line {line}", rule.code))
+}

@@ -1,0 +1,55 @@
+//! WW110 pointers may alias: two pointers may point into one array, and if they do the
+//! loop carries a dependence; a `restrict` or a profile settles it.
+
+use super::{Example, Finding, Rule};
+use crate::model::{Access, Verdict};
+
+pub const RULE: Rule = Rule {
+    code: "WW110",
+    name: "pointers may alias",
+    explanation:
+        "two pointers may point into the same array; a `restrict` or a profile settles it",
+    gpu: "if the two pointers overlap, iterations writing through one change what others read through the other, and the threads race",
+    fix: "declare the parameters `restrict` when they never overlap, or run `warpwise profile` to observe whether the program's runs make them overlap",
+    example: Example {
+        source: include_str!("examples/ww110.c"),
+        verdict: Verdict::NeedsProfile,
+    },
+};
+
+/// `store` writes through `first` what `other` may access through `second`.
+pub fn pointers(first: &str, second: &str, store: &Access, other: &Access) -> Finding {
+    Finding::new(
+        &RULE,
+        Verdict::NeedsProfile,
+        format!(
+            "{first} and {second} may point into the same array: `{}` (line {}) writes what `{}` (line {}) may access",
+            store.text, store.line, other.text, other.line
+        ),
+        vec![store.line, other.line],
+        Some("declare the pointer parameters `restrict` if they never overlap, or run `warpwise profile`".into()),
+    )
+}
+
+/// The loop bound (read at the keyword's `line`) is `bound`, which `store` writes if
+/// `pointer` points into the same object.
+pub fn bound(bound: &str, line: u32, store: &Access, pointer: &str) -> Finding {
+    Finding::new(
+        &RULE,
+        Verdict::NeedsProfile,
+        format!(
+            "the loop bound reads `{bound}`, which `{}` (line {}) writes if `{pointer}` points into the same object; the aliasing policy does not assume they are distinct",
+            store.text, store.line
+        ),
+        vec![line, store.line],
+        Some("copy the bound into a local variable before the loop, declare the pointers `restrict`, or run `warpwise profile`".into()),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_example_shows_the_finding() {
+        super::super::example_check::shows(&super::RULE);
+    }
+}
