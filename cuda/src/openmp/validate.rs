@@ -180,7 +180,7 @@ fn build(
         if let Some(wd) = &input.working_dir {
             cmd.current_dir(wd);
         }
-        run_cc(cmd)?;
+        run_cc(cmd).map_err(|e| e.to_string())?;
         objects.push(object);
     }
     let exe = dir.join("program");
@@ -201,7 +201,7 @@ fn build(
         // region's code, which the offloading link does not add by itself.
         cmd.arg("-latomic");
     }
-    run_cc(cmd)?;
+    run_cc(cmd).map_err(|e| e.to_string())?;
     Ok(exe)
 }
 

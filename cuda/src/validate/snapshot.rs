@@ -340,7 +340,7 @@ pub fn build(
         if let Some(wd) = &input.working_dir {
             cmd.current_dir(wd);
         }
-        run_cc(cmd)?;
+        run_cc(cmd).map_err(|e| e.to_string())?;
         objects.push(object);
     }
     let rt = dir.join("warpwise_snapshot.c");
@@ -352,7 +352,7 @@ pub fn build(
         .arg(&rt)
         .arg("-o")
         .arg(&rt_object);
-    run_cc(cmd)?;
+    run_cc(cmd).map_err(|e| e.to_string())?;
     objects.push(rt_object);
     let exe = dir.join("program");
     let mut cmd = tool(&opts.cc);
@@ -362,7 +362,7 @@ pub fn build(
         .arg(&exe)
         .args(&opts.ldflags)
         .arg("-lm");
-    run_cc(cmd)?;
+    run_cc(cmd).map_err(|e| e.to_string())?;
     Ok(exe)
 }
 
