@@ -193,7 +193,7 @@ pub fn run(args: &InstantiateArgs) -> ExitCode {
     let profile = match &args.profile {
         Some(p) => match profile::read_profile(p) {
             Ok(p) => Some(p),
-            Err(e) => return fail(1, &e),
+            Err(e) => return fail(1, &e.to_string()),
         },
         None => None,
     };

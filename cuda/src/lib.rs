@@ -148,15 +148,38 @@ pub fn output_files(emitted: &Emitted) -> Vec<(String, &str)> {
     ]
 }
 
+/// Why [`write`] could not write the generated files.
+#[derive(Debug, thiserror::Error)]
+pub enum WriteError {
+    /// The output directory could not be created.
+    #[error("cannot create `{}`: {source}", path.display())]
+    CreateDir {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    /// A file could not be written.
+    #[error("cannot write `{}`: {source}", path.display())]
+    Write {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
 /// Writes [`output_files`] into `dir` (each replaces what is at its path, a symlink
 /// included, instead of writing through it); returns the paths written.
-pub fn write(emitted: &Emitted, dir: &Path) -> Result<Vec<PathBuf>, String> {
-    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create `{}`: {e}", dir.display()))?;
+pub fn write(emitted: &Emitted, dir: &Path) -> Result<Vec<PathBuf>, WriteError> {
+    std::fs::create_dir_all(dir).map_err(|source| WriteError::CreateDir {
+        path: dir.to_path_buf(),
+        source,
+    })?;
     let mut out = Vec::new();
     for (name, text) in output_files(emitted) {
         let path = dir.join(name);
-        frontend::files::write_output(&path, text.as_bytes())
-            .map_err(|e| format!("cannot write `{}`: {e}", path.display()))?;
+        if let Err(source) = frontend::files::write_output(&path, text.as_bytes()) {
+            return Err(WriteError::Write { path, source });
+        }
         out.push(path);
     }
     Ok(out)

@@ -61,6 +61,8 @@ impl std::fmt::Display for EmitError {
     }
 }
 
+impl std::error::Error for EmitError {}
+
 /// Options of `warpwise emit` (and of `validate`, which emits first).
 #[derive(Clone, Debug, Default)]
 pub struct EmitOptions {
@@ -2389,32 +2391,62 @@ fn stage(report: &LoopReport, plan: &mut KernelPlan) {
     }
 }
 
-fn stageable(plan: &mut KernelPlan, area: &SharedArea) -> Result<Staged, String> {
+/// Why `--shared` does not stage an area the report advises.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+enum NotStaged {
+    /// The array is not among the kernel's parameters.
+    #[error("it is not a parameter of the kernel")]
+    NotAParameter,
+    /// The loop writes the array.
+    #[error("the loop writes it, so a staged copy would go stale")]
+    Written,
+    /// A struct passed by value.
+    #[error("it is a struct object")]
+    StructObject,
+    /// The body never names the array; `accesses` are the report's texts of its accesses.
+    #[error(
+        "the body reaches it through another pointer ({})",
+        accesses.iter().map(|x| format!("`{x}`")).collect::<Vec<_>>().join(", ")
+    )]
+    OtherPointer { accesses: Vec<String> },
+    /// The body takes the array's address or uses it other than by a subscript.
+    #[error("the body uses it other than by subscripts")]
+    NotSubscripted,
+    /// The tile's rows or row bytes depend on `blockIdx`.
+    #[error("the tile's size depends on the block's position")]
+    TileMoves,
+    /// The section's size depends on `blockIdx`.
+    #[error("the area's size depends on the block's position")]
+    AreaMoves,
+    /// The report's area has neither shape.
+    #[error("the report gives neither a tile nor a section")]
+    NoArea,
+    /// Staging handles one or two dimensions.
+    #[error("it has more than two dimensions")]
+    TooManyDimensions,
+}
+
+fn stageable(plan: &mut KernelPlan, area: &SharedArea) -> Result<Staged, NotStaged> {
     let Some(a) = plan.arrays.iter().find(|a| a.name == area.array).cloned() else {
-        return Err("it is not a parameter of the kernel".into());
+        return Err(NotStaged::NotAParameter);
     };
     if a.role != Role::In {
-        return Err("the loop writes it, so a staged copy would go stale".into());
+        return Err(NotStaged::Written);
     }
     if matches!(a.shape, Shape::Object) {
-        return Err("it is a struct object".into());
+        return Err(NotStaged::StructObject);
     }
     let uses = uses_of(&plan.body, &a.ident);
     if uses.is_empty() {
-        return Err(format!(
-            "the body reaches it through another pointer ({})",
-            area.accesses
-                .iter()
-                .map(|x| format!("`{}`", x.text))
-                .collect::<Vec<_>>()
-                .join(", ")
-        ));
+        return Err(NotStaged::OtherPointer {
+            accesses: area.accesses.iter().map(|x| x.text.clone()).collect(),
+        });
     }
     if uses
         .iter()
         .any(|(before, after)| *after != Some("[") || matches!(before, Some("&")))
     {
-        return Err("the body uses it other than by subscripts".into());
+        return Err(NotStaged::NotSubscripted);
     }
     let mentions_block = |e: &str| {
         let r = expr_roots(e);
@@ -2423,7 +2455,7 @@ fn stageable(plan: &mut KernelPlan, area: &SharedArea) -> Result<Staged, String>
     let (area_kind, size) = match (&area.tile, &area.block_section) {
         (Some(t), _) => {
             if mentions_block(&t.rows) || mentions_block(&t.row_bytes) {
-                return Err("the tile's size depends on the block's position".into());
+                return Err(NotStaged::TileMoves);
             }
             let rb = kernel_expr(plan, &t.row_bytes, true);
             let rows = kernel_expr(plan, &t.rows, true);
@@ -2440,7 +2472,7 @@ fn stageable(plan: &mut KernelPlan, area: &SharedArea) -> Result<Staged, String>
         }
         (None, Some(s)) => {
             if mentions_block(&s.size) {
-                return Err("the area's size depends on the block's position".into());
+                return Err(NotStaged::AreaMoves);
             }
             (
                 StagedArea::Linear {
@@ -2450,7 +2482,7 @@ fn stageable(plan: &mut KernelPlan, area: &SharedArea) -> Result<Staged, String>
                 ("1".to_string(), s.size.clone()),
             )
         }
-        (None, None) => return Err("the report gives neither a tile nor a section".into()),
+        (None, None) => return Err(NotStaged::NoArea),
     };
     let elem = a.elem_bytes.max(1);
     // Rows are padded to the element size so every staged element stays aligned.
@@ -2475,7 +2507,7 @@ fn stageable(plan: &mut KernelPlan, area: &SharedArea) -> Result<Staged, String>
         Shape::Rows { .. } => Some(format!("ww_{}_pitch", a.ident)),
         Shape::FixedRows { dims } => match dims[..] {
             [pitch] => Some(pitch.to_string()),
-            _ => return Err("it has more than two dimensions".into()),
+            _ => return Err(NotStaged::TooManyDimensions),
         },
         _ => None,
     };

@@ -362,10 +362,27 @@ fn negatable_rest(text: &str, toks: &[Tok], from: usize) -> bool {
     false
 }
 
+/// Why a histogram's updates cannot all become atomics.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum NotAtomic {
+    /// A use of the array that is not an update statement of its own (a read, an update
+    /// inside an expression, an operator with no atomic).
+    #[error(
+        "`{statement}` is not an update `{array}[...] op= value;` or `{array}[...]++;` of its own; only those become atomics"
+    )]
+    NotAnUpdate { statement: String, array: String },
+    /// An update whose value reads the array: that read would race with other updates.
+    #[error("the update `{update}` reads `{array}` in its value")]
+    ReadsItself { update: String, array: String },
+    /// The body has no update of the array at all.
+    #[error("no update of `{array}` was found in the body")]
+    NoUpdate { array: String },
+}
+
 /// Rewrites every update of `array` in `body` (`hist[E] op= V;`, `hist[E]++;`, `++hist[E];`,
 /// `hist[E] = hist[E] + V;`, statements of their own) into an atomic on that element. Any
 /// other use of the array (a read) is refused: it would race with other threads' updates.
-pub fn atomic_updates(body: &str, array: &str, c_type: &str) -> Result<String, String> {
+pub fn atomic_updates(body: &str, array: &str, c_type: &str) -> Result<String, NotAtomic> {
     let toks = code_tokens(body);
     let t = |k: usize| toks.get(k).map_or("", |x| tok_text(body, x));
     let statement_start = |k: usize| k == 0 || matches!(t(k - 1), ";" | "{" | "}" | ")" | "else");
@@ -389,10 +406,10 @@ pub fn atomic_updates(body: &str, array: &str, c_type: &str) -> Result<String, S
                 .iter()
                 .position(|x| tok_text(body, x) == ";")
                 .map_or(toks.len() - 1, |p| begin + p);
-            format!(
-                "`{}` is not an update `{array}[...] op= value;` or `{array}[...]++;` of its own; only those become atomics",
-                &body[toks[begin].start..toks[line_end].end]
-            )
+            NotAtomic::NotAnUpdate {
+                statement: body[toks[begin].start..toks[line_end].end].to_string(),
+                array: array.to_string(),
+            }
         };
         if end == after_name || !statement_start(begin) {
             return Err(unsupported());
@@ -455,10 +472,10 @@ pub fn atomic_updates(body: &str, array: &str, c_type: &str) -> Result<String, S
             .iter()
             .any(|x| tok_text(body, x) == array)
         {
-            return Err(format!(
-                "the update `{}` reads `{array}` in its value",
-                &body[toks[begin].start..toks[semi].end]
-            ));
+            return Err(NotAtomic::ReadsItself {
+                update: body[toks[begin].start..toks[semi].end].to_string(),
+                array: array.to_string(),
+            });
         }
         let value = if negate {
             format!("-({value})")
@@ -473,7 +490,9 @@ pub fn atomic_updates(body: &str, array: &str, c_type: &str) -> Result<String, S
         k = semi + 1;
     }
     if edits.is_empty() {
-        return Err(format!("no update of `{array}` was found in the body"));
+        return Err(NotAtomic::NoUpdate {
+            array: array.to_string(),
+        });
     }
     let mut out = body.to_string();
     for (a, b, with) in edits.into_iter().rev() {
@@ -733,7 +752,7 @@ mod tests {
             ("{ y = hist[k]++; }", "is not an update"),
             ("{ x[i] = 0; }", "no update of `hist`"),
         ] {
-            let e = atomic_updates(body, "hist", "int").unwrap_err();
+            let e = atomic_updates(body, "hist", "int").unwrap_err().to_string();
             assert!(e.contains(why), "{body}: {e}");
         }
     }

@@ -21,6 +21,7 @@ use profile::model::{LoopProfile, Profile};
 use std::collections::{BTreeMap, BTreeSet};
 
 pub use model::InstanceReport;
+pub use offload::EstimateError;
 
 /// What instantiation needs besides the report and the profile.
 #[derive(Clone, Debug)]
@@ -34,15 +35,17 @@ pub struct Options {
 }
 
 /// Analyses one loop again with values injected (§6.2); `None` when the sources are not at
-/// hand. Supplied by the caller, which knows how to load the translation unit.
-pub type Reanalyze<'a> = dyn Fn(&LoopReport, &Values) -> Result<LoopReport, String> + 'a;
+/// hand. Supplied by the caller, which knows how to load the translation unit; its error
+/// type is the caller's too (reading files, parsing them), since instantiation only prints
+/// it in the loop's notes.
+pub type Reanalyze<'a, E> = dyn Fn(&LoopReport, &Values) -> Result<LoopReport, E> + 'a;
 
 /// Instantiates every loop of `report`.
-pub fn instantiate(
+pub fn instantiate<E: std::fmt::Display>(
     report: &Report,
     profile: Option<&Profile>,
     options: &Options,
-    reanalyze: Option<&Reanalyze<'_>>,
+    reanalyze: Option<&Reanalyze<'_, E>>,
 ) -> InstanceReport {
     // A report written without the profile: let the profile settle `needs-profile` loops
     // first, as `analyze --profile` would.
@@ -189,12 +192,12 @@ fn is_loop_var(name: &str, ivs: &BTreeSet<String>) -> bool {
         })
 }
 
-fn instantiate_loop(
+fn instantiate_loop<E: std::fmt::Display>(
     l: &LoopReport,
     all: &[LoopReport],
     profile: Option<&Profile>,
     options: &Options,
-    reanalyze: Option<&Reanalyze<'_>>,
+    reanalyze: Option<&Reanalyze<'_, E>>,
 ) -> InstanceLoop {
     let related = related(l, all);
     let mut ivs: BTreeSet<String> = related

@@ -75,11 +75,30 @@ pub fn latency_bound_ns(memory: Option<&MemoryTraffic>, resident_warps: u64) -> 
     Some(waves as f64 * steps * step_ns(m))
 }
 
+/// Why a loop gets no offload estimate; the instance report prints it after "no offload
+/// estimate: ".
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum EstimateError {
+    /// The profile has the loop, but no run entered it: there is no CPU time to compare.
+    #[error("the loop was never entered in the profiled runs")]
+    NeverEntered,
+    /// A parameter's section has no size expression: the transfers cannot be counted.
+    #[error("the section of `{parameter}` is not known")]
+    UnknownSection { parameter: String },
+    /// A parameter's section size did not evaluate to a number with the values at hand.
+    #[error("the section of `{parameter}` has no value: {}", .why.as_deref().unwrap_or("?"))]
+    NoSectionValue {
+        parameter: String,
+        /// Why the evaluation gave no number, when the evaluator said.
+        why: Option<String>,
+    },
+}
+
 /// The estimate, or why there is none.
-pub fn estimate(inputs: &OffloadInputs<'_>) -> Result<Offload, String> {
+pub fn estimate(inputs: &OffloadInputs<'_>) -> Result<Offload, EstimateError> {
     let p = inputs.profile;
     if p.entries == 0 {
-        return Err("the loop was never entered in the profiled runs".into());
+        return Err(EstimateError::NeverEntered);
     }
     let mut to_device = 0i64;
     let mut to_host = 0i64;
@@ -87,14 +106,15 @@ pub fn estimate(inputs: &OffloadInputs<'_>) -> Result<Offload, String> {
     let mut section_bytes = 0i64;
     for param in inputs.parameters {
         let Some(size) = param.size.as_ref() else {
-            return Err(format!("the section of `{}` is not known", param.name));
+            return Err(EstimateError::UnknownSection {
+                parameter: param.name.clone(),
+            });
         };
         let Some(bytes) = size.value else {
-            return Err(format!(
-                "the section of `{}` has no value: {}",
-                param.name,
-                size.why.as_deref().unwrap_or("?")
-            ));
+            return Err(EstimateError::NoSectionValue {
+                parameter: param.name.clone(),
+                why: size.why.clone(),
+            });
         };
         let bytes = bytes.max(0);
         section_bytes += bytes;

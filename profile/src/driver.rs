@@ -4,6 +4,7 @@
 // `Diagnostic` is large, but errors are the cold path and the project-wide error type is fixed.
 #![allow(clippy::result_large_err)]
 
+use super::error::{CompileError, DriverError};
 use super::instrument::{
     instrument_with, Instrumented, LoopSelection, Tracking, RUNTIME_C, RUNTIME_H,
 };
@@ -62,27 +63,39 @@ fn stem(file: &Path, n: usize) -> String {
 }
 
 /// Runs a compiler command; its stderr becomes the error when it fails.
-pub fn run_cc(mut cmd: Command) -> Result<(), String> {
+pub fn run_cc(mut cmd: Command) -> Result<(), CompileError> {
     let shown = format!("{cmd:?}");
-    let out = cmd
-        .output()
-        .map_err(|e| format!("cannot run the C compiler ({shown}): {e}"))?;
+    let out = match cmd.output() {
+        Ok(out) => out,
+        Err(source) => {
+            return Err(CompileError::Spawn {
+                command: shown,
+                source,
+            })
+        }
+    };
     if out.status.success() {
         Ok(())
     } else {
-        Err(format!(
-            "the C compiler failed: {shown}\n{}",
-            String::from_utf8_lossy(&out.stderr)
-        ))
+        Err(CompileError::Failed {
+            command: shown,
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        })
     }
 }
 
 /// Compiles the runtime into `dir` and returns the object file.
-pub fn compile_runtime(cc: &str, dir: &Path) -> Result<PathBuf, String> {
-    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create `{}`: {e}", dir.display()))?;
+pub fn compile_runtime(cc: &str, dir: &Path) -> Result<PathBuf, DriverError> {
+    std::fs::create_dir_all(dir).map_err(|source| DriverError::CreateDir {
+        path: dir.to_path_buf(),
+        source,
+    })?;
     std::fs::write(dir.join("warpwise_rt.h"), RUNTIME_H)
         .and_then(|_| std::fs::write(dir.join("warpwise_rt.c"), RUNTIME_C))
-        .map_err(|e| format!("cannot write the runtime to `{}`: {e}", dir.display()))?;
+        .map_err(|source| DriverError::WriteRuntime {
+            dir: dir.to_path_buf(),
+            source,
+        })?;
     let object = dir.join("warpwise_rt.o");
     let mut cmd = command(cc);
     cmd.args(["-O2", "-std=gnu99", "-w", "-c"])
@@ -116,9 +129,11 @@ pub struct Built {
 }
 
 /// Instruments, compiles and links `inputs` into `work_dir/program`.
-pub fn build(inputs: &[TranslationUnitInput], opts: &BuildOptions) -> Result<Built, String> {
-    std::fs::create_dir_all(&opts.work_dir)
-        .map_err(|e| format!("cannot create `{}`: {e}", opts.work_dir.display()))?;
+pub fn build(inputs: &[TranslationUnitInput], opts: &BuildOptions) -> Result<Built, DriverError> {
+    std::fs::create_dir_all(&opts.work_dir).map_err(|source| DriverError::CreateDir {
+        path: opts.work_dir.clone(),
+        source,
+    })?;
     let mut objects = Vec::new();
     let mut built = Built {
         exe: opts.work_dir.join("program"),
@@ -128,13 +143,15 @@ pub fn build(inputs: &[TranslationUnitInput], opts: &BuildOptions) -> Result<Bui
         diagnostics: Vec::new(),
     };
     for (n, input) in inputs.iter().enumerate() {
-        let (done, diagnostics) =
-            instrument_input(input, &opts.selection, opts.tracking).map_err(|d| d.render(false))?;
+        let (done, diagnostics) = instrument_input(input, &opts.selection, opts.tracking)
+            .map_err(|d| DriverError::Instrument(Box::new(d)))?;
         built.diagnostics.extend(diagnostics);
         let name = format!("{n}_{}", stem(&input.file, n));
         let source = opts.work_dir.join(format!("{name}.i"));
-        std::fs::write(&source, &done.text)
-            .map_err(|e| format!("cannot write `{}`: {e}", source.display()))?;
+        std::fs::write(&source, &done.text).map_err(|e| DriverError::Write {
+            path: source.clone(),
+            source: e,
+        })?;
         let object = opts.work_dir.join(format!("{name}.o"));
         let mut cmd = command(&opts.cc);
         cmd.args(&opts.cflags)
@@ -192,15 +209,16 @@ pub struct RunOptions {
 
 /// Runs a profiled program with the user's stdin/stdout/stderr; returns its exit status
 /// (128 + signal number when killed by a signal, as shells report it).
-pub fn run(exe: &Path, opts: &RunOptions) -> Result<i32, String> {
+pub fn run(exe: &Path, opts: &RunOptions) -> Result<i32, DriverError> {
     let mut cmd = Command::new(exe);
     cmd.args(&opts.args).env("WARPWISE_PROFILE", &opts.profile);
     if let Some(t) = opts.timeout {
         cmd.env("WARPWISE_TIMEOUT", t.max(1).to_string());
     }
-    let mut child = cmd
-        .spawn()
-        .map_err(|e| format!("cannot run `{}`: {e}", exe.display()))?;
+    let mut child = cmd.spawn().map_err(|source| DriverError::Spawn {
+        exe: exe.to_path_buf(),
+        source,
+    })?;
     let started = Instant::now();
     // The runtime stops the program itself at the timeout (SIGALRM). For a program that
     // ignores or blocks SIGALRM the driver enforces it from outside: SIGTERM two seconds
@@ -213,7 +231,7 @@ pub fn run(exe: &Path, opts: &RunOptions) -> Result<i32, String> {
         match child.try_wait() {
             Ok(Some(status)) => break status,
             Ok(None) => {}
-            Err(e) => return Err(format!("cannot wait for the program: {e}")),
+            Err(e) => return Err(DriverError::Wait(e)),
         }
         if !terminated && term_at.is_some_and(|t| started.elapsed() > t) {
             terminated = true;
@@ -225,7 +243,7 @@ pub fn run(exe: &Path, opts: &RunOptions) -> Result<i32, String> {
         }
         if kill_at.is_some_and(|k| started.elapsed() > k) {
             let _ = child.kill();
-            break child.wait().map_err(|e| e.to_string())?;
+            break child.wait().map_err(DriverError::Reap)?;
         }
         std::thread::sleep(Duration::from_millis(5));
     };

@@ -4,9 +4,11 @@
 
 pub mod apply;
 pub mod driver;
+pub mod error;
 pub mod instrument;
 pub mod model;
 pub mod yaml_guard;
 
+pub use error::{CompileError, DriverError, ParseError, ProfileError};
 pub use instrument::{instrument, instrument_with, Instrumented, LoopSelection, Tracking};
 pub use model::{read_profile, Profile};

@@ -6,6 +6,7 @@
 //! document. Readers merge whatever they find, plus the `FILE.<pid>.part` snapshots left
 //! by runs that were killed before they could append.
 
+use crate::error::{ParseError, ProfileError};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -340,12 +341,13 @@ pub fn part_files(path: &Path) -> Vec<(PathBuf, u32)> {
 }
 
 /// Parses a stream of profile documents and merges them.
-pub fn parse_profile(text: &str) -> Result<Profile, String> {
+pub fn parse_profile(text: &str) -> Result<Profile, ParseError> {
     if let Some((line, col)) = crate::yaml_guard::too_deep(text, crate::yaml_guard::MAX_NESTING) {
-        return Err(format!(
-            "{line}:{col}: nested more than {} levels deep: not a profile",
-            crate::yaml_guard::MAX_NESTING
-        ));
+        return Err(ParseError::TooDeep {
+            line,
+            col,
+            max: crate::yaml_guard::MAX_NESTING,
+        });
     }
     let mut total = Profile::empty();
     for (first_line, doc) in documents(text) {
@@ -355,24 +357,33 @@ pub fn parse_profile(text: &str) -> Result<Profile, String> {
                 // serde_yaml's own position is within the document: replace it.
                 let message = e.to_string();
                 let own = format!(" at line {} column {}", l.line(), l.column());
-                let message = message.strip_suffix(&own).unwrap_or(&message);
-                format!("{}:{}: {message}", first_line + l.line() - 1, l.column())
+                let message = message.strip_suffix(&own).unwrap_or(&message).to_string();
+                ParseError::Syntax {
+                    line: first_line + l.line() - 1,
+                    col: l.column(),
+                    message,
+                    source: e,
+                }
             }
-            None => format!("{first_line}: {e}"),
+            None => ParseError::Document {
+                line: first_line,
+                source: e,
+            },
         };
         let parsed: Option<Profile> = serde_yaml::from_str(doc).map_err(located)?;
         let Some(p) = parsed else { continue };
         if p.schema != PROFILE_SCHEMA {
-            return Err(format!(
-                "{first_line}: unsupported profile schema `{}` (expected `{PROFILE_SCHEMA}`)",
-                p.schema
-            ));
+            return Err(ParseError::Schema {
+                line: first_line,
+                schema: p.schema,
+            });
         }
         if p.incomplete_runs > p.runs {
-            return Err(format!(
-                "{first_line}: {} incomplete runs of {} runs in all",
-                p.incomplete_runs, p.runs
-            ));
+            return Err(ParseError::IncompleteRuns {
+                line: first_line,
+                incomplete: p.incomplete_runs,
+                runs: p.runs,
+            });
         }
         total.merge(p);
     }
@@ -400,13 +411,18 @@ fn documents(text: &str) -> Vec<(usize, &str)> {
 }
 
 /// Reads a profile file and the snapshots of killed runs next to it.
-pub fn read_profile(path: &Path) -> Result<Profile, String> {
+pub fn read_profile(path: &Path) -> Result<Profile, ProfileError> {
     let mut total = Profile::empty();
     let mut found = false;
     if path.exists() {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| format!("cannot read `{}`: {e}", path.display()))?;
-        total.merge(parse_profile(&text).map_err(|e| format!("{}:{e}", path.display()))?);
+        let text = std::fs::read_to_string(path).map_err(|source| ProfileError::Read {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        total.merge(parse_profile(&text).map_err(|source| ProfileError::Parse {
+            path: path.to_path_buf(),
+            source,
+        })?);
         found = true;
     }
     for (part, _) in part_files(path) {
@@ -419,7 +435,9 @@ pub fn read_profile(path: &Path) -> Result<Profile, String> {
         }
     }
     if !found {
-        return Err(format!("no profile at `{}`", path.display()));
+        return Err(ProfileError::Missing {
+            path: path.to_path_buf(),
+        });
     }
     total.finish();
     Ok(total)
@@ -427,7 +445,7 @@ pub fn read_profile(path: &Path) -> Result<Profile, String> {
 
 /// Rewrites `path` as one merged document, consuming the snapshots of processes that are
 /// gone.
-pub fn normalize(path: &Path) -> Result<Profile, String> {
+pub fn normalize(path: &Path) -> Result<Profile, ProfileError> {
     let profile = read_profile(path)?;
     write_profile(path, &profile)?;
     for (part, pid) in part_files(path) {
@@ -438,10 +456,14 @@ pub fn normalize(path: &Path) -> Result<Profile, String> {
     Ok(profile)
 }
 
-pub fn write_profile(path: &Path, profile: &Profile) -> Result<(), String> {
-    let text = serde_yaml::to_string(profile).map_err(|e| e.to_string())?;
-    frontend::files::write_output(path, format!("---\n{text}").as_bytes())
-        .map_err(|e| format!("cannot write `{}`: {e}", path.display()))
+pub fn write_profile(path: &Path, profile: &Profile) -> Result<(), ProfileError> {
+    let text = serde_yaml::to_string(profile).map_err(ProfileError::Serialize)?;
+    frontend::files::write_output(path, format!("---\n{text}").as_bytes()).map_err(|source| {
+        ProfileError::Write {
+            path: path.to_path_buf(),
+            source,
+        }
+    })
 }
 
 /// Whether two loop ids `path:line:col` name the same loop, one path being a suffix of the
@@ -477,7 +499,7 @@ mod tests {
 
     /// `text` must fail with a message that starts with `expected_at` and contains `says`.
     fn check(text: &str, expected_at: &str, says: &str) {
-        let e = parse_profile(text).unwrap_err();
+        let e = parse_profile(text).unwrap_err().to_string();
         assert!(
             e.starts_with(expected_at),
             "`{e}` does not start with `{expected_at}`"

@@ -1,6 +1,6 @@
 //! The GPU itself: what device 0 is, and running one PTX kernel on it with timing.
 //!
-//! Every function returns `Err(reason)` when there is no driver, no GPU or the driver
+//! Every function returns a [`GpuError`] when there is no driver, no GPU or the driver
 //! refuses something; none panics. Each call retains device 0's primary context and
 //! releases it on return, so that after a kernel fault (which poisons the context) a later
 //! call can start from a fresh one; the driver may still refuse work in that process, so a
@@ -14,6 +14,7 @@ use cudarc::driver::sys::{CUdevice_attribute, CUfunction_attribute};
 use cudarc::driver::{CudaContext, CudaSlice, CudaStream, DriverError, LaunchConfig};
 use cudarc::nvrtc::Ptx as CudarcPtx;
 
+use super::error::GpuError;
 use super::sys::{self, DeviceArg};
 use super::{no_panic, ptx};
 
@@ -42,8 +43,8 @@ impl GpuInfo {
 }
 
 /// Describes device 0, or says why there is none (no driver library, no device, ...).
-pub fn probe() -> Result<GpuInfo, String> {
-    sys::driver().map_err(|why| format!("no GPU: {why}"))?;
+pub fn probe() -> Result<GpuInfo, GpuError> {
+    sys::driver().map_err(GpuError::DriverMissing)?;
     let driver_cuda_version = sys::driver_version()?;
     no_panic("probing the GPU", || {
         let context = context()?;
@@ -137,7 +138,7 @@ pub fn run_kernel(
     grid: [u32; 3],
     block: [u32; 3],
     shared_bytes: u32,
-) -> Result<RunStats, String> {
+) -> Result<RunStats, GpuError> {
     let launch = Launch {
         grid,
         block,
@@ -159,38 +160,38 @@ pub fn run_kernel_with(
     kernel: &str,
     args: &mut [KernelArg],
     launch: &Launch,
-) -> Result<RunStats, String> {
+) -> Result<RunStats, GpuError> {
     check_launch(launch)?;
     if ptx.contains('\0') || kernel.contains('\0') {
-        return Err("the PTX or the kernel name contains a NUL byte".into());
+        return Err(GpuError::NulByte);
     }
     let param_sizes: Vec<usize> = ptx::entry_params(ptx, kernel)?
         .iter()
         .map(|p| p.bytes)
         .collect();
     check_args(kernel, &param_sizes, args)?;
-    sys::driver().map_err(|why| format!("no GPU: {why}"))?;
+    sys::driver().map_err(GpuError::DriverMissing)?;
     no_panic("running the kernel", || {
         run_on_device(ptx, kernel, args, launch, &param_sizes)
     })
 }
 
-fn check_launch(launch: &Launch) -> Result<(), String> {
+fn check_launch(launch: &Launch) -> Result<(), GpuError> {
     if launch.grid.contains(&0) || launch.block.contains(&0) {
-        return Err(format!(
-            "grid {:?} and block {:?} must have no zero dimension",
-            launch.grid, launch.block
-        ));
+        return Err(GpuError::ZeroDimension {
+            grid: launch.grid,
+            block: launch.block,
+        });
     }
     let threads: u64 = launch.block.iter().map(|&d| u64::from(d)).product();
     if threads > 1024 {
-        return Err(format!(
-            "block {:?} has {threads} threads; CUDA allows at most 1024",
-            launch.block
-        ));
+        return Err(GpuError::TooManyThreads {
+            block: launch.block,
+            threads,
+        });
     }
     if launch.repetitions == 0 {
-        return Err("repetitions must be at least 1".into());
+        return Err(GpuError::NoRepetitions);
     }
     Ok(())
 }
@@ -239,49 +240,40 @@ fn describe(arg: &KernelArg) -> String {
     }
 }
 
-fn check_args(kernel: &str, param_sizes: &[usize], args: &[KernelArg]) -> Result<(), String> {
+fn check_args(kernel: &str, param_sizes: &[usize], args: &[KernelArg]) -> Result<(), GpuError> {
     if param_sizes.len() != args.len() {
-        return Err(format!(
-            "kernel `{kernel}` takes {} parameters but {} arguments were given",
-            param_sizes.len(),
-            args.len()
-        ));
+        return Err(GpuError::ArgumentCount {
+            kernel: kernel.to_string(),
+            params: param_sizes.len(),
+            args: args.len(),
+        });
     }
     for (index, (&param, arg)) in param_sizes.iter().zip(args).enumerate() {
         if param != arg_size(arg) {
-            return Err(format!(
-                "argument {index} of `{kernel}` is {} ({} bytes) but the parameter is {param} bytes",
-                describe(arg),
-                arg_size(arg)
-            ));
+            return Err(GpuError::ArgumentSize {
+                kernel: kernel.to_string(),
+                index,
+                argument: describe(arg),
+                argument_bytes: arg_size(arg),
+                param_bytes: param,
+            });
         }
     }
     Ok(())
 }
 
-fn driver_error(what: &str, error: DriverError) -> String {
-    let hint = match error.0 {
-        cudarc::driver::sys::CUresult::CUDA_ERROR_UNSUPPORTED_PTX_VERSION => {
-            " (the PTX comes from a newer NVRTC than the driver supports: install the \
-             nvidia-cuda-nvrtc-cu12 matching the driver's CUDA version)"
-        }
-        cudarc::driver::sys::CUresult::CUDA_ERROR_ILLEGAL_ADDRESS => {
-            " (the kernel accessed memory outside its buffers)"
-        }
-        _ => "",
-    };
-    format!("{what}: {error}{hint}")
+/// A failed driver call, `what` saying which.
+fn driver_error(what: impl Into<String>, error: DriverError) -> GpuError {
+    GpuError::Call {
+        what: what.into(),
+        source: error,
+    }
 }
 
-fn context() -> Result<Arc<CudaContext>, String> {
+fn context() -> Result<Arc<CudaContext>, GpuError> {
     // The driver is there but may have no device (CUDA_ERROR_NO_DEVICE) or a broken
     // install: for callers that is still "no GPU".
-    CudaContext::new(0).map_err(|e| {
-        format!(
-            "no GPU: {}",
-            driver_error("creating a CUDA context on device 0", e)
-        )
-    })
+    CudaContext::new(0).map_err(|source| GpuError::NoDevice { source })
 }
 
 fn run_on_device(
@@ -290,7 +282,7 @@ fn run_on_device(
     args: &mut [KernelArg],
     launch: &Launch,
     param_sizes: &[usize],
-) -> Result<RunStats, String> {
+) -> Result<RunStats, GpuError> {
     let context = context()?;
     let device = context.name().unwrap_or_else(|_| "device 0".into());
     let stream = context.default_stream();
@@ -301,7 +293,7 @@ fn run_on_device(
         .map_err(|e| driver_error("loading the PTX", e))?;
     let function = module
         .load_function(kernel)
-        .map_err(|e| driver_error(&format!("finding kernel `{kernel}`"), e))?;
+        .map_err(|e| driver_error(format!("finding kernel `{kernel}`"), e))?;
     if launch.shared_bytes > 48 * 1024 {
         // Above 48 KiB a kernel must opt in to dynamic shared memory.
         function
@@ -339,7 +331,7 @@ fn run_on_device(
         // elapsed_ms waits for the end event, so a fault in the kernel surfaces here.
         let ms = start
             .elapsed_ms(&end)
-            .map_err(|e| driver_error(&format!("running kernel `{kernel}`"), e))?;
+            .map_err(|e| driver_error(format!("running kernel `{kernel}`"), e))?;
         kernel_ms_each.push(f64::from(ms));
     }
     sync(&stream)?;
@@ -381,20 +373,20 @@ fn run_on_device(
 
 /// A device copy of `bytes`. An empty buffer still gets a (1-byte) allocation: the driver
 /// rejects size 0 and the kernel still needs a valid pointer.
-fn upload(stream: &Arc<CudaStream>, bytes: &[u8]) -> Result<CudaSlice<u8>, String> {
+fn upload(stream: &Arc<CudaStream>, bytes: &[u8]) -> Result<CudaSlice<u8>, GpuError> {
     let result = if bytes.is_empty() {
         stream.alloc_zeros::<u8>(1)
     } else {
         stream.clone_htod(bytes)
     };
-    result.map_err(|e| driver_error(&format!("copying {} bytes to the device", bytes.len()), e))
+    result.map_err(|e| driver_error(format!("copying {} bytes to the device", bytes.len()), e))
 }
 
 fn restore(
     stream: &Arc<CudaStream>,
     args: &[KernelArg],
     buffers: &mut [Option<CudaSlice<u8>>],
-) -> Result<(), String> {
+) -> Result<(), GpuError> {
     for (arg, buffer) in args.iter().zip(buffers.iter_mut()) {
         if let (Some((bytes, ..)), Some(buffer)) = (buffer_parts(arg), buffer) {
             if !bytes.is_empty() {
@@ -410,7 +402,7 @@ fn restore(
 fn device_args<'a>(
     args: &'a [KernelArg],
     buffers: &'a [Option<CudaSlice<u8>>],
-) -> Result<Vec<DeviceArg<'a>>, String> {
+) -> Result<Vec<DeviceArg<'a>>, GpuError> {
     args.iter()
         .zip(buffers)
         .map(|(arg, buffer)| {
@@ -420,7 +412,9 @@ fn device_args<'a>(
                     DeviceArg::BufferAt(buffer, *offset)
                 }
                 (KernelArg::Buffer { .. } | KernelArg::BufferAt { .. }, None) => {
-                    return Err("internal: a buffer argument has no device allocation".into())
+                    return Err(GpuError::Internal(
+                        "a buffer argument has no device allocation",
+                    ))
                 }
                 (KernelArg::Bytes(bytes), _) => DeviceArg::Bytes(bytes),
                 (KernelArg::I32(v), _) => DeviceArg::I32(*v),
@@ -434,7 +428,7 @@ fn device_args<'a>(
         .collect()
 }
 
-fn sync(stream: &Arc<CudaStream>) -> Result<(), String> {
+fn sync(stream: &Arc<CudaStream>) -> Result<(), GpuError> {
     stream
         .synchronize()
         .map_err(|e| driver_error("synchronizing the stream", e))
@@ -476,7 +470,7 @@ mod tests {
             KernelArg::I32(3),
         ];
         assert!(check_args("k", &[8, 24, 4], &args).is_ok());
-        let wrong = check_args("k", &[8, 16, 4], &args).unwrap_err();
+        let wrong = check_args("k", &[8, 16, 4], &args).unwrap_err().to_string();
         assert!(wrong.contains("24 raw bytes by value"), "{wrong}");
         assert_eq!(buffer_parts(&args[0]), Some((&vec![0; 12], true, -40)));
         assert_eq!(buffer_parts(&args[1]), None);
@@ -490,7 +484,10 @@ mod tests {
             shared_bytes: 0,
             repetitions: 1,
         };
-        assert!(check_launch(&launch).unwrap_err().contains("2048 threads"));
+        assert!(check_launch(&launch)
+            .unwrap_err()
+            .to_string()
+            .contains("2048 threads"));
         launch.block = [0, 1, 1];
         assert!(check_launch(&launch).is_err());
         launch.block = [256, 1, 1];

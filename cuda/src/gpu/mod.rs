@@ -12,11 +12,15 @@
 //! - [`device`]: [`device::probe`] and [`device::run_kernel`].
 //! - [`ptx`]: kernel signatures read from PTX, which the launch checks its arguments against.
 //! - `sys` (private): the only unsafe code in the workspace.
+//! - [`error`]: why something failed ([`GpuError`], [`LoadError`], [`PtxError`]).
 
 pub mod device;
+pub mod error;
 pub mod nvrtc;
 pub mod ptx;
 mod sys;
+
+pub use error::{GpuError, LoadError, Panicked, PtxError};
 
 use std::any::Any;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -36,7 +40,15 @@ fn panic_text(payload: &Box<dyn Any + Send>) -> String {
 /// missing symbol and a few of its safe wrappers `unwrap` library results; the checks in
 /// `sys` rule out the common causes first, this is the backstop. (It cannot help in a
 /// `panic = "abort"` build, which warpwise does not use.)
-fn no_panic<T>(what: &str, f: impl FnOnce() -> Result<T, String>) -> Result<T, String> {
-    catch_unwind(AssertUnwindSafe(f))
-        .unwrap_or_else(|payload| Err(format!("{what}: cudarc panicked: {}", panic_text(&payload))))
+fn no_panic<T, E: From<Panicked>>(
+    what: &'static str,
+    f: impl FnOnce() -> Result<T, E>,
+) -> Result<T, E> {
+    catch_unwind(AssertUnwindSafe(f)).unwrap_or_else(|payload| {
+        Err(Panicked {
+            what,
+            message: panic_text(&payload),
+        }
+        .into())
+    })
 }

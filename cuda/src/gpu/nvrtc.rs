@@ -6,6 +6,7 @@ use cudarc::nvrtc::result::NvrtcError as RawNvrtcError;
 use cudarc::nvrtc::sys::nvrtcResult;
 use cudarc::nvrtc::CompileError;
 
+use super::error::{LoadError, Panicked};
 use super::{no_panic, sys};
 
 /// PTX assembly text, ready for [`super::device::run_kernel`].
@@ -38,7 +39,7 @@ impl CompileOptions {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum NvrtcError {
     /// NVRTC could not be loaded; the reason says what was tried.
-    Unavailable(String),
+    Unavailable(LoadError),
     /// NVRTC rejected the program: its log has `program_name(LINE): error: ...` lines.
     Compile {
         /// NVRTC's status, e.g. `NVRTC_ERROR_COMPILATION`.
@@ -76,7 +77,14 @@ impl fmt::Display for NvrtcError {
     }
 }
 
-impl std::error::Error for NvrtcError {}
+impl std::error::Error for NvrtcError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            NvrtcError::Unavailable(why) => Some(why),
+            NvrtcError::Compile { .. } | NvrtcError::Failed(_) => None,
+        }
+    }
+}
 
 /// Where NVRTC was loaded from (`/path/libnvrtc.so.12 (from WARPWISE_NVRTC)`), loading it
 /// on the first call.
@@ -87,7 +95,7 @@ pub fn library() -> Result<&'static str, NvrtcError> {
 /// NVRTC's version, `(major, minor)`.
 pub fn version() -> Result<(u32, u32), NvrtcError> {
     library()?;
-    sys::nvrtc_version().map_err(NvrtcError::Failed)
+    sys::nvrtc_version()
 }
 
 /// Compiles CUDA C++ `source` to PTX. `program_name` names the source in the log
@@ -112,10 +120,10 @@ pub fn compile_to_ptx(
         options: options.to_args(),
         ..Default::default()
     };
-    let compiled = no_panic("NVRTC", || {
+    let compiled = no_panic::<_, Panicked>("NVRTC", || {
         Ok(cudarc::nvrtc::compile_ptx_with_opts(source, cudarc_options).map(|ptx| ptx.to_src()))
     })
-    .map_err(NvrtcError::Failed)?;
+    .map_err(|panicked| NvrtcError::Failed(panicked.to_string()))?;
     compiled.map_err(from_cudarc)
 }
 

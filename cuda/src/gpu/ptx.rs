@@ -4,6 +4,8 @@
 //! through the pointers it is given; it cannot know how many were passed. Reading the
 //! `.entry` line of the PTX that is loaded tells us, without a GPU.
 
+use super::error::PtxError;
+
 /// One parameter of a PTX `.entry`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PtxParam {
@@ -21,16 +23,14 @@ pub fn entries(ptx: &str) -> Vec<String> {
 }
 
 /// The parameters of kernel `kernel` in `ptx`.
-pub fn entry_params(ptx: &str, kernel: &str) -> Result<Vec<PtxParam>, String> {
+pub fn entry_params(ptx: &str, kernel: &str) -> Result<Vec<PtxParam>, PtxError> {
     let Some((_, params)) = entry_headers(ptx).find(|(name, _)| *name == kernel) else {
         let found = entries(ptx);
+        let kernel = kernel.to_string();
         return Err(if found.is_empty() {
-            format!("no kernel `{kernel}` in the PTX: it has no .entry at all")
+            PtxError::NoEntries { kernel }
         } else {
-            format!(
-                "no kernel `{kernel}` in the PTX; its kernels are: {} (a C++ kernel has a mangled name unless declared extern \"C\")",
-                found.join(", ")
-            )
+            PtxError::NoSuchKernel { kernel, found }
         });
     };
     let params = params?;
@@ -44,7 +44,7 @@ pub fn entry_params(ptx: &str, kernel: &str) -> Result<Vec<PtxParam>, String> {
 
 /// Each `.entry NAME ( PARAMS )`: the name and the text between the parentheses (empty
 /// when the kernel has no parameter list), or an error for an unterminated list.
-fn entry_headers(ptx: &str) -> impl Iterator<Item = (&str, Result<String, String>)> {
+fn entry_headers(ptx: &str) -> impl Iterator<Item = (&str, Result<String, PtxError>)> {
     let mut rest = ptx;
     std::iter::from_fn(move || loop {
         let at = find_directive(rest, ".entry")?;
@@ -63,9 +63,9 @@ fn entry_headers(ptx: &str) -> impl Iterator<Item = (&str, Result<String, String
             None => Ok(String::new()),
             Some(list) => match list.find(')') {
                 Some(close) => Ok(strip_comments(&list[..close])),
-                None => Err(format!(
-                    "the parameter list of `{name}` in the PTX is not closed"
-                )),
+                None => Err(PtxError::UnclosedParams {
+                    kernel: name.to_string(),
+                }),
             },
         };
         return Some((name, params));
@@ -99,8 +99,10 @@ fn strip_comments(text: &str) -> String {
 
 /// `.param .u64 .ptr .global .align 4 k_param_0`, `.param .f32 k_param_1`,
 /// `.param .align 8 .b8 k_param_2[16]`.
-fn parse_param(text: &str) -> Result<PtxParam, String> {
-    let bad = || format!("cannot read the PTX kernel parameter `{text}`");
+fn parse_param(text: &str) -> Result<PtxParam, PtxError> {
+    let bad = || PtxError::BadParam {
+        text: text.to_string(),
+    };
     let mut tokens = text.split_whitespace().peekable();
     if tokens.next() != Some(".param") {
         return Err(bad());
@@ -182,7 +184,7 @@ mod tests {
     #[test]
     fn lists_entries_and_names_them_when_one_is_missing() {
         assert_eq!(entries(PTX), ["vec_add", "empty", "by_value"]);
-        let err = entry_params(PTX, "vecAdd").unwrap_err();
+        let err = entry_params(PTX, "vecAdd").unwrap_err().to_string();
         assert!(err.contains("vec_add, empty, by_value"), "{err}");
     }
 

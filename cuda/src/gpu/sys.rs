@@ -13,6 +13,8 @@ use cudarc::driver::{
 };
 use libloading::Library;
 
+use super::error::{GpuError, LoadError};
+use super::nvrtc::NvrtcError;
 use super::panic_text;
 
 /// A library opened once per process, and where it came from. The handles stay open for
@@ -31,15 +33,15 @@ struct Loaded {
 /// `dlopen` of a bare name returns an already loaded object whose SONAME matches, so
 /// cudarc's `libnvrtc.so.12` then resolves to our file. Setting `LD_LIBRARY_PATH` from
 /// inside the process would not work: the loader reads it once, at start-up.
-pub(crate) fn nvrtc() -> Result<&'static str, String> {
-    static STATE: OnceLock<Result<Loaded, String>> = OnceLock::new();
+pub(crate) fn nvrtc() -> Result<&'static str, LoadError> {
+    static STATE: OnceLock<Result<Loaded, LoadError>> = OnceLock::new();
     match STATE.get_or_init(load_nvrtc) {
         Ok(loaded) => Ok(&loaded.description),
         Err(why) => Err(why.clone()),
     }
 }
 
-fn load_nvrtc() -> Result<Loaded, String> {
+fn load_nvrtc() -> Result<Loaded, LoadError> {
     let mut handles = Vec::new();
     // The file WARPWISE_NVRTC names and the address of its nvrtcVersion.
     let mut preloaded = None;
@@ -54,18 +56,16 @@ fn load_nvrtc() -> Result<Loaded, String> {
         }
         let library = open_path(&path)?;
         let address = symbol_address(&library, "nvrtcVersion")
-            .ok_or_else(|| format!("{} has no nvrtcVersion: not a libnvrtc", path.display()))?;
+            .ok_or_else(|| LoadError::NotNvrtc(path.clone()))?;
         handles.push(library);
         preloaded = Some((path, address));
     }
 
     let (name, probe) = open_first("nvrtc").map_err(|why| match &preloaded {
-        Some((path, _)) => format!(
-            "WARPWISE_NVRTC={} was opened, but its SONAME is none of the names cudarc, \
-             built for CUDA 12, opens ({}); point it at a CUDA 12 libnvrtc.so.12",
-            path.display(),
-            tried("nvrtc")
-        ),
+        Some((path, _)) => LoadError::SonameMismatch {
+            path: path.clone(),
+            tried: tried("nvrtc"),
+        },
         None => why,
     })?;
     handles.push(probe);
@@ -75,7 +75,10 @@ fn load_nvrtc() -> Result<Loaded, String> {
         // SAFETY: opens the same library by the same name as the probe above did.
         unsafe { cudarc::nvrtc::sys::culib() }
     })
-    .map_err(|payload| format!("cudarc could not open {name}: {}", panic_text(&payload)))?;
+    .map_err(|payload| LoadError::CudarcPanicked {
+        name: name.clone(),
+        message: panic_text(&payload),
+    })?;
 
     let description = match preloaded {
         // Equal addresses mean cudarc's handle is our file and not another libnvrtc that
@@ -83,15 +86,7 @@ fn load_nvrtc() -> Result<Loaded, String> {
         Some((path, ours)) if symbol_address(culib, "nvrtcVersion") == Some(ours) => {
             format!("{} (from WARPWISE_NVRTC)", path.display())
         }
-        Some((path, _)) => {
-            return Err(format!(
-                "WARPWISE_NVRTC={} was opened, but cudarc, which opens libraries by name \
-                 and is built for CUDA 12, found the name {name} as another file on the \
-                 library search path first; point WARPWISE_NVRTC at a CUDA 12 \
-                 libnvrtc.so.12, or take the other libnvrtc off LD_LIBRARY_PATH",
-                path.display(),
-            ))
-        }
+        Some((path, _)) => return Err(LoadError::Shadowed { path, name }),
         None => format!("{name} (from the library search path)"),
     };
     Ok(Loaded {
@@ -101,7 +96,7 @@ fn load_nvrtc() -> Result<Loaded, String> {
 }
 
 /// `WARPWISE_NVRTC` may name the library or the directory holding it.
-fn nvrtc_file(value: &Path) -> Result<PathBuf, String> {
+fn nvrtc_file(value: &Path) -> Result<PathBuf, LoadError> {
     if value.is_dir() {
         for name in ["libnvrtc.so.12", "libnvrtc.so"] {
             let candidate = value.join(name);
@@ -109,13 +104,10 @@ fn nvrtc_file(value: &Path) -> Result<PathBuf, String> {
                 return Ok(candidate);
             }
         }
-        return Err(format!(
-            "WARPWISE_NVRTC={} is a directory without libnvrtc.so.12 or libnvrtc.so",
-            value.display()
-        ));
+        return Err(LoadError::NvrtcDirEmpty(value.to_path_buf()));
     }
     if !value.exists() {
-        return Err(format!("WARPWISE_NVRTC={} does not exist", value.display()));
+        return Err(LoadError::NvrtcPathMissing(value.to_path_buf()));
     }
     Ok(value.to_path_buf())
 }
@@ -141,14 +133,16 @@ fn builtins_next_to(nvrtc: &Path) -> Vec<PathBuf> {
     found
 }
 
-fn open_path(path: &Path) -> Result<Library, String> {
+fn open_path(path: &Path) -> Result<Library, LoadError> {
     let Some(text) = path.to_str() else {
-        return Err(format!("{} is not a UTF-8 path", path.display()));
+        return Err(LoadError::NotUtf8(path.to_path_buf()));
     };
     // SAFETY: the file is a CUDA library (we were told so); its initialisers only set up
     // its own state.
-    unsafe { Library::new(text) }
-        .map_err(|e| format!("cannot open {}: {}", path.display(), dl_error(&e)))
+    unsafe { Library::new(text) }.map_err(|e| LoadError::Open {
+        path: path.to_path_buf(),
+        dlerror: dl_error(&e),
+    })
 }
 
 /// The names cudarc tries for `lib`, in its order, without repeats.
@@ -185,7 +179,7 @@ fn dl_error(error: &libloading::Error) -> String {
 
 /// Opens the first of cudarc's candidate names that opens, which is the library cudarc
 /// itself will pick: same names, same order, same `dlopen`.
-fn open_first(lib: &str) -> Result<(String, Library), String> {
+fn open_first(lib: &str) -> Result<(String, Library), LoadError> {
     let mut last_error = String::new();
     for name in candidates(lib) {
         // SAFETY: as in `open_path`; these are the names cudarc opens.
@@ -194,10 +188,10 @@ fn open_first(lib: &str) -> Result<(String, Library), String> {
             Err(e) => last_error = dl_error(&e),
         }
     }
-    Err(format!(
-        "no library named {} on the library search path ({last_error})",
-        tried(lib)
-    ))
+    Err(LoadError::NotFound {
+        tried: tried(lib),
+        dlerror: last_error,
+    })
 }
 
 fn symbol_address(library: &Library, symbol: &str) -> Option<usize> {
@@ -207,29 +201,33 @@ fn symbol_address(library: &Library, symbol: &str) -> Option<usize> {
 }
 
 /// NVRTC's version, `(major, minor)`.
-pub(crate) fn nvrtc_version() -> Result<(u32, u32), String> {
-    nvrtc()?;
+pub(crate) fn nvrtc_version() -> Result<(u32, u32), NvrtcError> {
+    nvrtc().map_err(NvrtcError::Unavailable)?;
     let (mut major, mut minor) = (0, 0);
     // SAFETY: NVRTC is loaded (checked above) and nvrtcVersion exists in every release;
     // it writes two ints through the pointers, which point at live locals.
     let status = unsafe { cudarc::nvrtc::sys::nvrtcVersion(&mut major, &mut minor) };
     if status != cudarc::nvrtc::sys::nvrtcResult::NVRTC_SUCCESS {
-        return Err(format!("nvrtcVersion failed: {status:?}"));
+        return Err(NvrtcError::Failed(format!(
+            "nvrtcVersion failed: {status:?}"
+        )));
     }
     Ok((major as u32, minor as u32))
 }
 
 /// Opens the CUDA driver library (`libcuda`) once per process, or says why it could not.
-pub(crate) fn driver() -> Result<&'static str, String> {
-    static STATE: OnceLock<Result<Loaded, String>> = OnceLock::new();
+pub(crate) fn driver() -> Result<&'static str, LoadError> {
+    static STATE: OnceLock<Result<Loaded, LoadError>> = OnceLock::new();
     let state = STATE.get_or_init(|| {
-        let (name, probe) =
-            open_first("cuda").map_err(|why| format!("CUDA driver not available: {why}"))?;
+        let (name, probe) = open_first("cuda").map_err(|why| LoadError::NoDriver(Box::new(why)))?;
         catch_unwind(|| {
             // SAFETY: opens the same library by the same name as the probe above did.
             unsafe { cudarc::driver::sys::culib() };
         })
-        .map_err(|payload| format!("cudarc could not open {name}: {}", panic_text(&payload)))?;
+        .map_err(|payload| LoadError::CudarcPanicked {
+            name: name.clone(),
+            message: panic_text(&payload),
+        })?;
         Ok(Loaded {
             description: name,
             _handles: vec![probe],
@@ -242,14 +240,14 @@ pub(crate) fn driver() -> Result<&'static str, String> {
 }
 
 /// The CUDA version the installed driver supports, `(major, minor)`.
-pub(crate) fn driver_version() -> Result<(u32, u32), String> {
-    driver()?;
+pub(crate) fn driver_version() -> Result<(u32, u32), GpuError> {
+    driver().map_err(GpuError::DriverMissing)?;
     let mut version = 0;
     // SAFETY: the driver is loaded (checked above); cuDriverGetVersion exists in every
     // release and writes one int through a pointer to a live local.
     let status = unsafe { cudarc::driver::sys::cuDriverGetVersion(&mut version) };
     if status != cudarc::driver::sys::CUresult::CUDA_SUCCESS {
-        return Err(format!("cuDriverGetVersion failed: {status:?}"));
+        return Err(GpuError::DriverVersion(status));
     }
     Ok(((version / 1000) as u32, ((version % 1000) / 10) as u32))
 }
@@ -296,18 +294,19 @@ pub(crate) fn launch(
     args: &[DeviceArg<'_>],
     param_sizes: &[usize],
     config: LaunchConfig,
-) -> Result<(CudaEvent, CudaEvent), String> {
+) -> Result<(CudaEvent, CudaEvent), GpuError> {
     let arg_sizes: Vec<usize> = args.iter().map(DeviceArg::size).collect();
     if arg_sizes != param_sizes {
-        return Err(format!(
-            "kernel parameters take {param_sizes:?} bytes but the arguments are {arg_sizes:?} bytes"
-        ));
+        return Err(GpuError::SizeMismatch {
+            params: param_sizes.to_vec(),
+            args: arg_sizes,
+        });
     }
     if args
         .iter()
         .any(|a| matches!(a, DeviceArg::Bytes(b) if b.is_empty()))
     {
-        return Err("a by-value argument has no bytes".into());
+        return Err(GpuError::EmptyBytes);
     }
     // Offset pointers and raw bytes are passed as values the driver copies from host
     // memory: they must outlive the builder, so they are made here, before it. Raw bytes
@@ -340,12 +339,12 @@ pub(crate) fn launch(
             DeviceArg::Buffer(buffer) => builder.arg(*buffer),
             DeviceArg::BufferAt(..) => match next_pointer.next() {
                 Some(p) => builder.arg(p),
-                None => return Err("internal: an offset pointer is missing".into()),
+                None => return Err(GpuError::Internal("an offset pointer is missing")),
             },
             DeviceArg::Bytes(_) => match next_words.next().and_then(|w| w.first()) {
                 // The driver reads the parameter's size from this address: the whole Vec.
                 Some(first) => builder.arg(first),
-                None => return Err("internal: by-value bytes are missing".into()),
+                None => return Err(GpuError::Internal("by-value bytes are missing")),
             },
             DeviceArg::I32(v) => builder.arg(v),
             DeviceArg::I64(v) => builder.arg(v),
@@ -368,9 +367,8 @@ pub(crate) fn launch(
     // back inside the buffer. What the kernel
     // does to device memory cannot corrupt host memory; a fault there comes back as an
     // error from the next synchronisation.
-    let events =
-        unsafe { builder.launch(config) }.map_err(|e| format!("kernel launch failed: {e}"))?;
+    let events = unsafe { builder.launch(config) }.map_err(GpuError::LaunchFailed)?;
     // The guards record the buffers' use on the stream after the launch is queued.
     drop(guards);
-    events.ok_or_else(|| "kernel launch recorded no timing events".to_string())
+    events.ok_or(GpuError::NoEvents)
 }

@@ -2,6 +2,7 @@
 //! collapsed, what is mapped in which direction, what is private, what is reduced, and
 //! which updates become `atomic`.
 
+use super::error::UnitError;
 use super::sections::{covering, Section};
 use crate::ctext::expr_roots;
 use crate::plan::{
@@ -334,7 +335,7 @@ pub fn plan_port(
                 )));
             }
             let (lo, hi) = byte_section(&ctx, report, p, &refuse, &mut notes)?;
-            let unit_bytes = map_unit(&ctx, report, &p.name).map_err(&refuse)?;
+            let unit_bytes = map_unit(&ctx, report, &p.name).map_err(|e| refuse(e.to_string()))?;
             let item = covering(&lo, &hi, &unit_bytes).render(&p.name);
             if arrow {
                 struct_pointers.entry(root.to_string()).or_insert(Dir::To);
@@ -383,7 +384,7 @@ pub fn plan_port(
             _ => {}
         }
         let (lo, hi) = byte_section(&ctx, report, p, &refuse, &mut notes)?;
-        let unit_bytes = map_unit(&ctx, report, &p.name).map_err(&refuse)?;
+        let unit_bytes = map_unit(&ctx, report, &p.name).map_err(|e| refuse(e.to_string()))?;
         let mut section: Section = covering(&lo, &hi, &unit_bytes);
         let mut bytes = Some((lo, hi, unit_bytes));
         if options.shrink.contains(&p.name) {
@@ -593,13 +594,14 @@ fn declared_type(ctx: &Ctx<'_>, name: &str) -> Option<TypeId> {
 /// declared type points to or holds, which for an array of arrays (`double A[n][m]`,
 /// `double (*A)[m]`, `static double u[N][N][5]`) is a whole row. An OpenMP section
 /// `a[s:l]` counts in that type whatever the loop's accesses read through casts.
-fn map_unit(ctx: &Ctx<'_>, report: &LoopReport, name: &str) -> Result<String, String> {
-    let t = declared_type(ctx, name)
-        .ok_or_else(|| format!("the declared type of `{name}` is not known"))?;
+fn map_unit(ctx: &Ctx<'_>, report: &LoopReport, name: &str) -> Result<String, UnitError> {
+    let name_owned = || name.to_string();
+    let t =
+        declared_type(ctx, name).ok_or_else(|| UnitError::UnknownType { name: name_owned() })?;
     let row = match ctx.types.get(t) {
         Type::Array { elem, .. } => *elem,
         Type::Pointer { pointee, .. } => *pointee,
-        _ => return Err(format!("`{name}` is neither an array nor a pointer")),
+        _ => return Err(UnitError::NotArrayOrPointer { name: name_owned() }),
     };
     if let Some(n) = ctx.types.size_of(row).filter(|n| *n > 0) {
         return Ok(n.to_string());
@@ -614,9 +616,7 @@ fn map_unit(ctx: &Ctx<'_>, report: &LoopReport, name: &str) -> Result<String, St
         .and_then(|f| vla_pitch(ctx, f, name));
     match (elem_bytes, pitch) {
         (Some(e), Some(p)) => Ok(format!("{e}*({p})")),
-        _ => Err(format!(
-            "`{name}` is an array of arrays whose row size warpwise cannot write (more than one variable dimension)"
-        )),
+        _ => Err(UnitError::VariableRows { name: name_owned() }),
     }
 }
 

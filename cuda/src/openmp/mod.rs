@@ -9,12 +9,14 @@
 #![allow(clippy::result_large_err)]
 
 pub mod clauses;
+pub mod error;
 pub mod region;
 pub mod rewrite;
 pub mod sections;
 pub mod validate;
 
 pub use clauses::{plan_port, ArrayMap, LoopPort};
+pub use error::{OffloadError, PortError, RegionError, UnitError};
 pub use region::{plan_regions, DataRegion};
 pub use rewrite::{port_file, DeviceFunction, PortedFile};
 
@@ -259,14 +261,20 @@ pub fn port_inputs(
         let ports: Vec<&LoopPort> = out.ports.iter().filter(|p| p.file == file).collect();
         let regions: Vec<&DataRegion> = out.regions.iter().filter(|r| r.file == file).collect();
         let functions = declare.get(&file).map(Vec::as_slice).unwrap_or(&[]);
-        let result = std::fs::read_to_string(&file)
-            .map_err(|e| format!("cannot read `{}`: {e}", file.display()))
-            .and_then(|text| port_file(&file, &text, &ports, &regions, functions, options.strict));
+        // A file that cannot be read or edited refuses all its loops with the same reason.
+        let result = match std::fs::read_to_string(&file) {
+            Ok(text) => port_file(&file, &text, &ports, &regions, functions, options.strict)
+                .map_err(|e| EmitError::refused(e.to_string())),
+            Err(e) => Err(EmitError::refused(format!(
+                "cannot read `{}`: {e}",
+                file.display()
+            ))),
+        };
         match result {
             Ok(f) => {
                 for (id, e) in &f.failed {
                     out.refused
-                        .push((id.clone(), EmitError::refused(e.clone())));
+                        .push((id.clone(), EmitError::refused(e.to_string())));
                 }
                 for (id, e) in &f.failed_regions {
                     out.declined_regions.push(format!(
@@ -279,8 +287,7 @@ pub fn port_inputs(
             }
             Err(e) => {
                 for p in &ports {
-                    out.refused
-                        .push((p.loop_id.clone(), EmitError::refused(e.clone())));
+                    out.refused.push((p.loop_id.clone(), e.clone()));
                 }
             }
         }

@@ -15,6 +15,7 @@
 //! `from` region would copy back device memory nobody initialized there.
 
 use super::clauses::{ArrayMap, LoopPort};
+use super::error::RegionError;
 use super::sections::{covering, union, union_bytes, Section};
 use crate::ctext::expr_roots;
 use crate::plan::Ctx;
@@ -194,29 +195,26 @@ impl Planner<'_> {
     }
 
     /// The region around loop `k` holding `ports`, or why there is none.
-    fn region(&self, k: usize, ports: &[&LoopPort]) -> Result<DataRegion, String> {
+    fn region(&self, k: usize, ports: &[&LoopPort]) -> Result<DataRegion, RegionError> {
         let site = &self.sites.loops[k];
         let function = &ports[0].function;
         if let Some(p) = ports.iter().find(|p| p.maps_structs) {
-            return Err(format!(
-                "the port of {} maps structs or their members, which a data region does not merge",
-                p.loop_id
-            ));
+            return Err(RegionError::MapsStructs {
+                port: p.loop_id.clone(),
+            });
         }
         if self.sites.functions[site.function]
             .returns
             .iter()
             .any(|r| within(*r, site.span))
         {
-            return Err(
-                "a `return` inside it would leave the region without copying the data back".into(),
-            );
+            return Err(RegionError::Return);
         }
         if crate::ctext::token_strings(self.slice(site.span)).contains(&"goto") {
-            return Err("a `goto` inside it may leave the region".into());
+            return Err(RegionError::Goto);
         }
         let arrays = merge(ports)?;
-        let ctx = Ctx::for_function(self.unit, function).map_err(|e| e.message)?;
+        let ctx = Ctx::for_function(self.unit, function).map_err(RegionError::Context)?;
 
         // Names the loop assigns or declares: not known before it.
         let accesses: Vec<&AccessSite> = self
@@ -239,9 +237,10 @@ impl Planner<'_> {
         }
         for (name, m) in &arrays {
             if let Some(line) = assigned.get(name) {
-                return Err(format!(
-                    "`{name}` itself is assigned or declared inside it (line {line})"
-                ));
+                return Err(RegionError::AssignedInside {
+                    name: name.clone(),
+                    line: *line,
+                });
             }
             let Some(s) = &m.section else { continue };
             let roots = expr_roots(&s.start)
@@ -249,10 +248,11 @@ impl Planner<'_> {
                 .chain(expr_roots(&s.length));
             for r in roots.filter(|r| r != "WW_MIN" && r != "WW_MAX") {
                 if let Some(line) = assigned.get(&r) {
-                    return Err(format!(
-                        "the section of `{}` depends on `{r}`, which is assigned inside it (line {line}): the section is not known before the loop",
-                        s.render(name)
-                    ));
+                    return Err(RegionError::SectionChanges {
+                        section: s.render(name),
+                        variable: r,
+                        line: *line,
+                    });
                 }
             }
         }
@@ -277,10 +277,10 @@ impl Planner<'_> {
             if let Some(v) = &a.variable {
                 if after.starts_with('(') && !v.name.is_empty() {
                     if !host_safe_call(&v.name) {
-                        return Err(format!(
-                            "the host code calls `{}` at line {line}, which may touch the mapped arrays",
-                            v.name
-                        ));
+                        return Err(RegionError::UnsafeCall {
+                            function: v.name.clone(),
+                            line,
+                        });
                     }
                     continue;
                 }
@@ -291,45 +291,43 @@ impl Planner<'_> {
                         matches!(ctx.types.get(t), Type::Pointer { .. } | Type::Array { .. })
                     });
                 if pointer && !element_bases.contains(&(a.span.start, a.span.end)) {
-                    return Err(format!(
-                        "the host code uses the pointer `{}` itself at line {line} (passed, copied or offset): what it reaches is not known",
-                        v.name
-                    ));
+                    return Err(RegionError::PointerUsed {
+                        name: v.name.clone(),
+                        line,
+                    });
                 }
                 continue;
             }
             if after.starts_with('(') {
-                return Err(format!(
-                    "the host code calls through a pointer at line {line}"
-                ));
+                return Err(RegionError::CallThroughPointer { line });
             }
             let base = self.slice(a.base).trim();
             let root = base
                 .trim_start_matches(['(', '*', ' '])
                 .trim_end_matches([')', ' ']);
             if !is_identifier(root) {
-                return Err(format!(
-                    "the host code accesses `{}` at line {line}, and which array that reaches is not known",
-                    self.slice(a.span)
-                ));
+                return Err(RegionError::UnknownArray {
+                    access: self.slice(a.span).to_string(),
+                    line,
+                });
             }
             let Some(m) = arrays.get(root) else {
                 if distinct_object(&ctx, self.sites, site.function, root, &element_bases) {
                     continue;
                 }
-                return Err(format!(
-                    "the host code accesses `{}` at line {line} through `{root}`, which may point into a mapped array",
-                    self.slice(a.span)
-                ));
+                return Err(RegionError::MayAlias {
+                    access: self.slice(a.span).to_string(),
+                    line,
+                    root: root.to_string(),
+                });
             };
             let what = self.slice(a.span);
-            let item = self
-                .statement(a.span, site, ports, false)
-                .ok_or_else(|| {
-                    format!(
-                        "`{what}` at line {line} is evaluated in a statement around a ported loop (a loop header or condition), where no `target update` can go"
-                    )
-                })?;
+            let item = self.statement(a.span, site, ports, false).ok_or_else(|| {
+                RegionError::NoUpdatePlace {
+                    access: what.to_string(),
+                    line,
+                }
+            })?;
             // Before a read of what a kernel wrote, and before a write too: the `update to`
             // after it sends the whole section, which must hold the kernels' values.
             if m.written {
@@ -344,9 +342,10 @@ impl Planner<'_> {
                 // After a statement that control cannot leave sideways: a `break` or
                 // `continue` would skip the update.
                 let item = self.statement(a.span, site, ports, true).ok_or_else(|| {
-                    format!(
-                        "`{what}` at line {line} is written in a statement that a `break` or `continue` may leave before a `target update` after it"
-                    )
+                    RegionError::JumpsPastUpdate {
+                        access: what.to_string(),
+                        line,
+                    }
                 })?;
                 self.check_unlabeled(item, line)?;
                 around
@@ -363,7 +362,7 @@ impl Planner<'_> {
         let start = map.locate(site.keyword.start as usize);
         let end = map.locate(site.span.end.saturating_sub(1) as usize);
         if map.is_system_header(start.file) || start.file != end.file {
-            return Err("the loop is written by a macro or in a system header".into());
+            return Err(RegionError::LoopInMacro);
         }
         let file = map.path(start.file).to_path_buf();
         // Directives by position; at one position the `to` after a statement comes before
@@ -393,7 +392,7 @@ impl Planner<'_> {
                     }
                 };
                 if loc.file != start.file {
-                    return Err("host code in it is written by a macro or in another file".into());
+                    return Err(RegionError::HostCodeInMacro);
                 }
                 placed.entry((loc.line, loc.col)).or_default().push((
                     order,
@@ -497,12 +496,10 @@ impl Planner<'_> {
     }
 
     /// An update before a labeled statement would be skipped by a jump to the label.
-    fn check_unlabeled(&self, item: Span, line: u32) -> Result<(), String> {
+    fn check_unlabeled(&self, item: Span, line: u32) -> Result<(), RegionError> {
         let toks = crate::ctext::token_strings(self.slice(item));
         if matches!(toks.first(), Some(&"case" | &"default")) || toks.get(1) == Some(&":") {
-            return Err(format!(
-                "the host access at line {line} is in a labeled statement, before which an update would be skipped"
-            ));
+            return Err(RegionError::Labeled { line });
         }
         Ok(())
     }
@@ -535,15 +532,15 @@ impl Planner<'_> {
 
 /// The arrays of `ports` with their sections united and their directions joined; refused
 /// when a port maps something other than a plain variable.
-fn merge(ports: &[&LoopPort]) -> Result<BTreeMap<String, ArrayMap>, String> {
+fn merge(ports: &[&LoopPort]) -> Result<BTreeMap<String, ArrayMap>, RegionError> {
     let mut out: BTreeMap<String, ArrayMap> = BTreeMap::new();
     for p in ports {
         for a in &p.arrays {
             if !is_identifier(&a.name) {
-                return Err(format!(
-                    "the port of {} maps `{}`, which is not a plain variable",
-                    p.loop_id, a.name
-                ));
+                return Err(RegionError::NotPlainVariable {
+                    port: p.loop_id.clone(),
+                    name: a.name.clone(),
+                });
             }
             match out.get_mut(&a.name) {
                 None => {

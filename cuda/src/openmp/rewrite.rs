@@ -4,6 +4,7 @@
 //! `target update`s), and the unified diff against the original.
 
 use super::clauses::LoopPort;
+use super::error::{PortError, RegionError};
 use super::region::DataRegion;
 use super::sections::helper_macros;
 use std::path::{Path, PathBuf};
@@ -21,11 +22,11 @@ pub struct PortedFile {
     /// The functions it compiles for the device (`declare target`).
     pub device_functions: Vec<String>,
     /// Loops whose edits could not be made here, and why (the others are ported).
-    pub failed: Vec<(String, String)>,
+    pub failed: Vec<(String, PortError)>,
     /// The data regions written (loop ids of the enclosing loops).
     pub regions: Vec<String>,
     /// Data regions not written, and why.
-    pub failed_regions: Vec<(String, String)>,
+    pub failed_regions: Vec<(String, RegionError)>,
 }
 
 enum Edit<'a> {
@@ -59,7 +60,7 @@ pub fn port_file(
     regions: &[&DataRegion],
     device_functions: &[DeviceFunction],
     strict: bool,
-) -> Result<PortedFile, String> {
+) -> Result<PortedFile, PortError> {
     let mut lines: Vec<String> = original.split_inclusive('\n').map(str::to_string).collect();
     // Check every port against the original first: one loop written by a macro or under
     // an orphaned `omp for` must not keep the file's other loops from being ported.
@@ -109,9 +110,10 @@ pub fn port_file(
     edits.dedup_by(|a, b| a.0 == b.0 && a.1 == b.1);
     for (line, col, edit) in &edits {
         let at = *line as usize - 1;
-        let text = lines
-            .get(at)
-            .ok_or_else(|| format!("{}:{line}: no such line", path.display()))?;
+        let text = lines.get(at).ok_or_else(|| PortError::NoSuchLine {
+            path: path.to_path_buf(),
+            line: *line,
+        })?;
         match edit {
             Edit::DeclareTarget => {
                 lines.insert(at, "#pragma omp declare target\n".into());
@@ -143,10 +145,12 @@ pub fn port_file(
             .get(col0..)
             .is_some_and(|rest| rest.starts_with(expected))
         {
-            return Err(format!(
-                "{}:{line}:{col}: expected `{expected}` there (the loop is written by a macro?); the port is not written",
-                path.display()
-            ));
+            return Err(PortError::EditNotAtToken {
+                path: path.to_path_buf(),
+                line: *line,
+                col: *col,
+                token: expected.to_string(),
+            });
         }
         match edit {
             Edit::Atomic(_) => insert_directive(&mut lines, at, col0, "#pragma omp atomic update"),
@@ -223,31 +227,31 @@ fn check_region(
     lines: &[String],
     region: &DataRegion,
     ports: &[&LoopPort],
-) -> Result<(), String> {
+) -> Result<(), RegionError> {
     // A kernel left on the host would touch the mapped arrays with no update around it.
     if let Some(id) = region
         .ports
         .iter()
         .find(|id| !ports.iter().any(|p| &p.loop_id == *id))
     {
-        return Err(format!("{id} inside it is not ported"));
+        return Err(RegionError::PortNotWritten { port: id.clone() });
     }
     let at = region.line as usize - 1;
-    let text = lines
-        .get(at)
-        .ok_or_else(|| format!("{}:{}: no such line", path.display(), region.line))?;
+    let text = lines.get(at).ok_or_else(|| RegionError::NoSuchLine {
+        path: path.to_path_buf(),
+        line: region.line,
+    })?;
     let col0 = (region.col as usize).saturating_sub(1);
     if !text
         .get(col0..)
         .is_some_and(|rest| rest.starts_with(&region.keyword))
     {
-        return Err(format!(
-            "{}:{}:{}: expected `{}` there (written by a macro?)",
-            path.display(),
-            region.line,
-            region.col,
-            region.keyword
-        ));
+        return Err(RegionError::NotAtKeyword {
+            path: path.to_path_buf(),
+            line: region.line,
+            col: region.col,
+            keyword: region.keyword.clone(),
+        });
     }
     // A pragma right above the loop applies to it; the region's would come between. The
     // polyhedral tools' `#pragma scop` only marks where a region starts.
@@ -261,14 +265,16 @@ fn check_region(
         words.first() == Some(&"pragma") && words.get(1) != Some(&"scop")
     };
     if text[..col0].trim().is_empty() && above.is_some_and(applies) {
-        return Err(format!(
-            "line {}: a `#pragma` applies to the loop; the data region would separate them",
-            region.line - 1
-        ));
+        return Err(RegionError::PragmaAbove {
+            line: region.line - 1,
+        });
     }
     for (line, _, _) in &region.updates {
         if lines.get(*line as usize - 1).is_none() {
-            return Err(format!("{}:{line}: no such line", path.display()));
+            return Err(RegionError::NoSuchLine {
+                path: path.to_path_buf(),
+                line: *line,
+            });
         }
     }
     Ok(())
@@ -310,19 +316,25 @@ fn insert_update(lines: &mut Vec<String>, at: usize, col0: usize, directive: &st
 }
 
 /// Whether `port`'s edits can be made in `lines` (the original text).
-fn check_port(path: &Path, lines: &[String], port: &LoopPort) -> Result<(), String> {
-    let expect = |line: u32, col: u32, token: &str| -> Result<(), String> {
-        let text = lines
-            .get((line as usize).wrapping_sub(1))
-            .ok_or_else(|| format!("{}:{line}: no such line", path.display()))?;
+fn check_port(path: &Path, lines: &[String], port: &LoopPort) -> Result<(), PortError> {
+    let expect = |line: u32, col: u32, token: &str| -> Result<(), PortError> {
+        let text =
+            lines
+                .get((line as usize).wrapping_sub(1))
+                .ok_or_else(|| PortError::NoSuchLine {
+                    path: path.to_path_buf(),
+                    line,
+                })?;
         let col0 = (col as usize).saturating_sub(1);
         if text.get(col0..).is_some_and(|rest| rest.starts_with(token)) {
             Ok(())
         } else {
-            Err(format!(
-                "{}:{line}:{col}: expected `{token}` there (written by a macro?); the loop is not ported",
-                path.display()
-            ))
+            Err(PortError::NotAtToken {
+                path: path.to_path_buf(),
+                line,
+                col,
+                token: token.to_string(),
+            })
         }
     };
     expect(port.line, port.col, "for")?;
@@ -371,7 +383,7 @@ fn insert_directive(lines: &mut Vec<String>, at: usize, col0: usize, directive: 
 /// and other preprocessor lines such as `#ifdef _OPENMP` may sit between): its first and
 /// last line (continuations included). `omp for` inside a `parallel` region, or a loop
 /// already offloaded, cannot be replaced by a target region.
-fn existing_pragma(lines: &[String], at: usize) -> Result<Option<(usize, usize)>, String> {
+fn existing_pragma(lines: &[String], at: usize) -> Result<Option<(usize, usize)>, PortError> {
     let mut k = at;
     while k > 0 {
         k -= 1;
@@ -395,17 +407,17 @@ fn existing_pragma(lines: &[String], at: usize) -> Result<Option<(usize, usize)>
                 .collect();
             if words.first() == Some(&"pragma") && words.get(1) == Some(&"omp") {
                 if words.contains(&"target") {
-                    return Err(format!(
-                        "line {}: the loop is already offloaded (`{directive}`)",
-                        first + 1
-                    ));
+                    return Err(PortError::AlreadyOffloaded {
+                        line: first + 1,
+                        directive,
+                    });
                 }
                 if words.contains(&"for") {
                     if !words.contains(&"parallel") {
-                        return Err(format!(
-                            "line {}: `{directive}` shares the loop among the threads of an enclosing `parallel` region (here or in a caller); a target region there would run once per thread: port the region by hand",
-                            first + 1
-                        ));
+                        return Err(PortError::Worksharing {
+                            line: first + 1,
+                            directive,
+                        });
                     }
                     return Ok(Some((first, k)));
                 }
@@ -490,7 +502,7 @@ mod tests {
             panic!("one refusal expected: {:?}", out.failed)
         };
         assert_eq!(id, &p.loop_id);
-        why.clone()
+        why.to_string()
     }
 
     #[test]
@@ -542,7 +554,10 @@ mod tests {
         let out = port_file(Path::new("f.c"), original, &[&k1, &bad], &[&r], &[], false).unwrap();
         assert!(out.regions.is_empty());
         assert!(
-            out.failed_regions[0].1.contains("is not ported"),
+            out.failed_regions[0]
+                .1
+                .to_string()
+                .contains("is not ported"),
             "{:?}",
             out.failed_regions
         );
@@ -558,7 +573,7 @@ mod tests {
         assert_eq!(out.loops, vec!["f.c:3:1".to_string()]);
         assert_eq!(out.failed.len(), 1);
         assert!(
-            out.failed[0].1.contains("expected `for`"),
+            out.failed[0].1.to_string().contains("expected `for`"),
             "{:?}",
             out.failed
         );

@@ -4,6 +4,7 @@
 //! regions run in a separate device data environment there, so a missing or short `map`
 //! clause gives wrong results exactly as on a GPU.
 
+use super::error::OffloadError;
 use super::rewrite::PortedFile;
 use crate::validate::snapshot::{run_captured, RunOutcome};
 use frontend::preprocess::TranslationUnitInput;
@@ -31,19 +32,22 @@ pub struct Options {
 }
 
 /// A clang that compiles and links an OpenMP offload program for the host, or why none.
-pub fn find_offload_compiler() -> Result<String, String> {
+pub fn find_offload_compiler() -> Result<String, OffloadError> {
     let candidates: Vec<String> = match std::env::var("WARPWISE_OFFLOAD_CC") {
         Ok(c) if !c.trim().is_empty() => vec![c],
         _ => OFFLOAD_COMPILERS.iter().map(|s| s.to_string()).collect(),
     };
     let dir = frontend::files::private_tempdir("warpwise-offload-probe")
-        .map_err(|e| format!("cannot create a temporary directory: {e}"))?;
+        .map_err(OffloadError::TempDir)?;
     let src = dir.path().join("probe.c");
     std::fs::write(
         &src,
         "int main(void) { int x = 0;\n#pragma omp target map(tofrom: x)\n x = 1;\n return !x; }\n",
     )
-    .map_err(|e| format!("cannot write `{}`: {e}", src.display()))?;
+    .map_err(|source| OffloadError::Write {
+        path: src.clone(),
+        source,
+    })?;
     for cc in &candidates {
         let mut cmd = tool(cc);
         cmd.args(offload_flags())
@@ -54,10 +58,7 @@ pub fn find_offload_compiler() -> Result<String, String> {
             return Ok(cc.clone());
         }
     }
-    Err(format!(
-        "no compiler among `{}` builds an OpenMP offload program; {OFFLOAD_HELP}",
-        candidates.join("`, `")
-    ))
+    Err(OffloadError::NoCompiler { candidates })
 }
 
 fn offload_flags() -> [&'static str; 2] {
@@ -81,7 +82,7 @@ pub fn validate(
     ported: &[PortedFile],
     opts: &Options,
     dir: &Path,
-) -> Result<Comparison, String> {
+) -> Result<Comparison, OffloadError> {
     let original = build(inputs, &[], opts, &dir.join("original"), false)?;
     let port = match build(inputs, ported, opts, &dir.join("ported"), true) {
         Ok(p) => p,
@@ -101,12 +102,12 @@ pub fn validate(
             });
         }
     };
-    let run = |exe: &Path, name: &str| -> Result<RunOutcome, String> {
+    let run = |exe: &Path, name: &str| -> Result<RunOutcome, OffloadError> {
         let mut cmd = Command::new(exe);
         cmd.args(&opts.args)
             .env("OMP_TARGET_OFFLOAD", "MANDATORY")
             .current_dir(dir);
-        run_captured(cmd, dir, name, opts.timeout)
+        Ok(run_captured(cmd, dir, name, opts.timeout)?)
     };
     let a = run(&original, "original")?;
     let b = run(&port, "ported")?;
@@ -141,8 +142,11 @@ fn build(
     opts: &Options,
     dir: &Path,
     offload: bool,
-) -> Result<PathBuf, String> {
-    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create `{}`: {e}", dir.display()))?;
+) -> Result<PathBuf, OffloadError> {
+    std::fs::create_dir_all(dir).map_err(|source| OffloadError::CreateDir {
+        path: dir.to_path_buf(),
+        source,
+    })?;
     let mut objects = Vec::new();
     for (n, input) in inputs.iter().enumerate() {
         let path = match &input.working_dir {
@@ -162,11 +166,15 @@ fn build(
         let source = match port {
             Some(p) => {
                 let sub = dir.join(format!("unit{n}"));
-                std::fs::create_dir_all(&sub)
-                    .map_err(|e| format!("cannot create `{}`: {e}", sub.display()))?;
+                std::fs::create_dir_all(&sub).map_err(|source| OffloadError::CreateDir {
+                    path: sub.clone(),
+                    source,
+                })?;
                 let copy = sub.join(path.file_name().unwrap_or_default());
-                std::fs::write(&copy, &p.ported)
-                    .map_err(|e| format!("cannot write `{}`: {e}", copy.display()))?;
+                std::fs::write(&copy, &p.ported).map_err(|source| OffloadError::Write {
+                    path: copy.clone(),
+                    source,
+                })?;
                 // `#include "x.h"` finds the original's neighbours.
                 if let Some(parent) = absolute(&path).parent() {
                     cmd.arg("-iquote").arg(parent);

@@ -2,6 +2,7 @@
 //! CUDA shim, driven by a replay harness that calls the generated host function on the
 //! snapshot, so the host code (sections, copies, grid) is checked along with the kernel.
 
+use super::error::ReplayError;
 use super::snapshot::{read_records, run_captured, Record, Section};
 use super::{Backend, ReplayJob, Replayed};
 use crate::emit::device_buffer_names;
@@ -126,9 +127,11 @@ pub fn harness(plan: &KernelPlan, stem: &str) -> String {
     out
 }
 
-fn write(dir: &Path, name: &str, text: &str) -> Result<(), String> {
-    std::fs::write(dir.join(name), text)
-        .map_err(|e| format!("cannot write `{}`: {e}", dir.join(name).display()))
+fn write(dir: &Path, name: &str, text: &str) -> Result<(), ReplayError> {
+    std::fs::write(dir.join(name), text).map_err(|source| ReplayError::Write {
+        path: dir.join(name),
+        source,
+    })
 }
 
 impl Backend for CpuBackend {
@@ -142,10 +145,12 @@ impl Backend for CpuBackend {
             .to_string()
     }
 
-    fn replay(&self, job: &ReplayJob<'_>) -> Result<Replayed, String> {
+    fn replay(&self, job: &ReplayJob<'_>) -> Result<Replayed, ReplayError> {
         let dir = job.dir;
-        std::fs::create_dir_all(dir)
-            .map_err(|e| format!("cannot create `{}`: {e}", dir.display()))?;
+        std::fs::create_dir_all(dir).map_err(|source| ReplayError::CreateDir {
+            path: dir.to_path_buf(),
+            source,
+        })?;
         let e = job.emitted;
         write(dir, &format!("{}.cu", e.stem), &e.cu)?;
         write(dir, SHIM_NAME, CPU_SHIM)?;
@@ -163,14 +168,20 @@ impl Backend for CpuBackend {
             .arg(&exe)
             .arg("-lm");
         let shown = format!("{cmd:?}");
-        let built = cmd
-            .output()
-            .map_err(|err| format!("cannot run the C++ compiler ({shown}): {err}"))?;
+        let built = match cmd.output() {
+            Ok(built) => built,
+            Err(source) => {
+                return Err(ReplayError::CxxSpawn {
+                    command: shown,
+                    source,
+                })
+            }
+        };
         if !built.status.success() {
-            return Err(format!(
-                "the generated code does not compile with the CPU shim ({shown}):\n{}",
-                String::from_utf8_lossy(&built.stderr).trim_end()
-            ));
+            return Err(ReplayError::ShimCompile {
+                command: shown,
+                stderr: String::from_utf8_lossy(&built.stderr).into_owned(),
+            });
         }
         let results = dir.join("results.bin");
         let report = dir.join("cpu-report.txt");
@@ -250,11 +261,10 @@ impl Backend for CpuBackend {
                 run.output_tail.trim()
             )),
             other => {
-                return Err(format!(
-                    "the replay harness stopped with status {}: {}",
-                    other.unwrap_or(-1),
-                    run.output_tail.trim()
-                ))
+                return Err(ReplayError::Harness {
+                    status: other.unwrap_or(-1),
+                    output: run.output_tail,
+                })
             }
         }
         for Record {

@@ -5,6 +5,7 @@
 //! (what it copies in and back, with poison guards around each buffer), its grid is not
 //! checked here; the CPU backend checks that.
 
+use super::error::{BackendError, ReplayError};
 use super::launch::{LaunchArg, LaunchSpec, POISON};
 use super::snapshot::Section;
 use super::{Backend, ReplayJob, Replayed};
@@ -24,9 +25,9 @@ pub struct CudaBackend {
 
 impl CudaBackend {
     /// The backend when device 0 answers and NVRTC loads, else why not.
-    pub fn new() -> Result<CudaBackend, String> {
-        let gpu = device::probe()?;
-        let nvrtc = nvrtc::library().map_err(|e| e.to_string())?;
+    pub fn new() -> Result<CudaBackend, BackendError> {
+        let gpu = device::probe().map_err(|source| BackendError::NoGpu { source, seen: None })?;
+        let nvrtc = nvrtc::library()?;
         Ok(CudaBackend {
             gpu,
             nvrtc: nvrtc.to_string(),
@@ -45,7 +46,7 @@ pub const GUARD: usize = 256;
 /// offsets `[lo, hi)` of the array land on the section. Every buffer is copied back, so
 /// that its guards can be checked. A value passes its bytes as they are (a scalar of the
 /// program's size, a whole struct, a `long long` bound).
-pub fn kernel_args(spec: &LaunchSpec) -> Result<Vec<KernelArg>, String> {
+pub fn kernel_args(spec: &LaunchSpec) -> Result<Vec<KernelArg>, ReplayError> {
     spec.args
         .iter()
         .map(|arg| match arg {
@@ -60,7 +61,7 @@ pub fn kernel_args(spec: &LaunchSpec) -> Result<Vec<KernelArg>, String> {
                     copy_back: true,
                     offset: (GUARD as i64)
                         .checked_sub(*lo)
-                        .ok_or_else(|| format!("section start {lo} is out of range"))?,
+                        .ok_or(ReplayError::SectionOutOfRange { lo: *lo })?,
                 })
             }
             LaunchArg::Value { bytes, .. } => Ok(KernelArg::Bytes(bytes.clone())),
@@ -126,16 +127,15 @@ pub fn param_sizes(spec: &LaunchSpec) -> Vec<usize> {
 
 /// Checks `spec`'s arguments against the kernel's parameters in `ptx` (count and sizes),
 /// naming the first that differs: the check a launch makes before the driver reads them.
-pub fn check_params(ptx_text: &str, spec: &LaunchSpec) -> Result<(), String> {
+pub fn check_params(ptx_text: &str, spec: &LaunchSpec) -> Result<(), ReplayError> {
     let params = ptx::entry_params(ptx_text, &spec.kernel)?;
     let want = param_sizes(spec);
     if params.len() != want.len() {
-        return Err(format!(
-            "kernel `{}` has {} parameters in the PTX but the launch passes {}",
-            spec.kernel,
-            params.len(),
-            want.len()
-        ));
+        return Err(ReplayError::ParamCount {
+            kernel: spec.kernel.clone(),
+            params: params.len(),
+            args: want.len(),
+        });
     }
     for ((param, size), arg) in params.iter().zip(&want).zip(&spec.args) {
         if param.bytes != *size {
@@ -143,23 +143,30 @@ pub fn check_params(ptx_text: &str, spec: &LaunchSpec) -> Result<(), String> {
                 LaunchArg::Buffer { array, .. } => format!("the pointer to `{array}`"),
                 LaunchArg::Value { what, .. } => format!("`{what}`"),
             };
-            return Err(format!(
-                "kernel `{}`: parameter {} is {} bytes in the PTX but {what} is {size} bytes",
-                spec.kernel, param.name, param.bytes
-            ));
+            return Err(ReplayError::ParamSize {
+                kernel: spec.kernel.clone(),
+                param: param.name.clone(),
+                param_bytes: param.bytes,
+                argument: what,
+                argument_bytes: *size,
+            });
         }
     }
     Ok(())
 }
 
 /// Compiles `device_source` to PTX for `arch` (`None`: NVRTC's default).
-pub fn compile(device_source: &str, stem: &str, arch: Option<String>) -> Result<String, String> {
+pub fn compile(
+    device_source: &str,
+    stem: &str,
+    arch: Option<String>,
+) -> Result<String, ReplayError> {
     let options = nvrtc::CompileOptions {
         arch,
         extra: Vec::new(),
     };
     nvrtc::compile_to_ptx(device_source, &format!("{stem}.cu"), &options)
-        .map_err(|e| format!("the generated device code does not compile: {e}"))
+        .map_err(ReplayError::DeviceCode)
 }
 
 impl Backend for CudaBackend {
@@ -180,7 +187,7 @@ impl Backend for CudaBackend {
         )
     }
 
-    fn replay(&self, job: &ReplayJob<'_>) -> Result<Replayed, String> {
+    fn replay(&self, job: &ReplayJob<'_>) -> Result<Replayed, ReplayError> {
         let spec = job.launch;
         let e = job.emitted;
         let ptx_text = compile(&e.device_source, &e.stem, Some(self.gpu.nvrtc_arch()))?;
@@ -194,7 +201,7 @@ impl Backend for CudaBackend {
             grid: spec.grid,
             block: spec.block,
             shared_bytes: u32::try_from(spec.shared_bytes)
-                .map_err(|_| format!("{} bytes of shared memory", spec.shared_bytes))?,
+                .map_err(|_| ReplayError::SharedTooLarge(spec.shared_bytes))?,
             repetitions: REPETITIONS,
         };
         let mut replayed = Replayed::default();
@@ -374,7 +381,7 @@ mod tests {
             what: "in".into(),
             bytes: vec![2; 24],
         };
-        let e = check_params(ptx_text, &s).unwrap_err();
+        let e = check_params(ptx_text, &s).unwrap_err().to_string();
         assert!(
             e.contains("k_param_3 is 20 bytes") && e.contains("`in` is 24"),
             "{e}"
@@ -382,6 +389,7 @@ mod tests {
         s.args.pop();
         assert!(check_params(ptx_text, &s)
             .unwrap_err()
+            .to_string()
             .contains("4 parameters in the PTX but the launch passes 3"));
     }
 }

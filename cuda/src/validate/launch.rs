@@ -5,7 +5,8 @@
 //! host code) needs; the CPU backend runs the generated host function instead and checks
 //! that it launched this same grid.
 
-use super::snapshot::Snapshot;
+use super::error::LaunchError;
+use super::snapshot::{Section, Snapshot};
 use crate::plan::{KernelArg, KernelPlan};
 
 /// Fill byte of device memory outside the copied sections.
@@ -39,18 +40,30 @@ pub struct LaunchSpec {
     pub args: Vec<LaunchArg>,
 }
 
-fn value(snapshot: &Snapshot, key: &str) -> Result<i64, String> {
+fn value(snapshot: &Snapshot, key: &str) -> Result<i64, LaunchError> {
     snapshot
         .values
         .get(key)
         .copied()
-        .ok_or_else(|| format!("the snapshot has no value `{key}`"))
+        .ok_or_else(|| LaunchError::MissingValue {
+            key: key.to_string(),
+        })
+}
+
+/// The snapshot's section of `array` at the loop's entry.
+fn section<'a>(snapshot: &'a Snapshot, array: &str) -> Result<&'a Section, LaunchError> {
+    snapshot
+        .entry
+        .get(array)
+        .ok_or_else(|| LaunchError::MissingSection {
+            array: array.to_string(),
+        })
 }
 
 /// The launch the plan asks for on this snapshot: the report's sections and bounds, and
 /// what the generated host function copies of them (a test-only `--debug-shrink` copies
 /// one element less; `--debug-swap-bounds` changes only the generated code).
-pub fn launch_spec(plan: &KernelPlan, snapshot: &Snapshot) -> Result<LaunchSpec, String> {
+pub fn launch_spec(plan: &KernelPlan, snapshot: &Snapshot) -> Result<LaunchSpec, LaunchError> {
     let (bx, by) = plan.launch_block();
     let trip_x = value(snapshot, "trip:x")?;
     let trip_y = if plan.y.is_some() {
@@ -58,9 +71,9 @@ pub fn launch_spec(plan: &KernelPlan, snapshot: &Snapshot) -> Result<LaunchSpec,
     } else {
         1
     };
-    let blocks = |trip: i64, b: u32| -> Result<u32, String> {
+    let blocks = |trip: i64, b: u32| -> Result<u32, LaunchError> {
         u32::try_from((trip.max(0) + b as i64 - 1) / b as i64)
-            .map_err(|_| format!("{trip} iterations need more blocks than a grid has"))
+            .map_err(|_| LaunchError::TooManyBlocks { trip })
     };
     let shared_bytes = if plan.staged.is_empty() {
         0
@@ -71,10 +84,7 @@ pub fn launch_spec(plan: &KernelPlan, snapshot: &Snapshot) -> Result<LaunchSpec,
     for arg in &plan.kernel_args {
         match arg {
             KernelArg::Buffer { array } => {
-                let s = snapshot
-                    .entry
-                    .get(array)
-                    .ok_or_else(|| format!("the snapshot has no section of `{array}`"))?;
+                let s = section(snapshot, array)?;
                 let a = plan.array(array);
                 let shrunk = a
                     .filter(|a| a.reported_hi.is_some())
@@ -88,19 +98,22 @@ pub fn launch_spec(plan: &KernelPlan, snapshot: &Snapshot) -> Result<LaunchSpec,
                 });
             }
             KernelArg::Object { array, .. } => {
-                let s = snapshot
-                    .entry
-                    .get(array)
-                    .ok_or_else(|| format!("the snapshot has no section of `{array}`"))?;
+                let s = section(snapshot, array)?;
                 let size = plan
                     .array(array)
                     .and_then(|a| a.object_bytes)
-                    .ok_or_else(|| format!("the size of `{array}` is unknown"))?;
+                    .ok_or_else(|| LaunchError::UnknownSize {
+                        array: array.clone(),
+                    })?;
                 let mut bytes = vec![POISON; size as usize];
-                let lo = usize::try_from(s.lo).map_err(|_| format!("`{array}`: bad section"))?;
+                let lo = usize::try_from(s.lo).map_err(|_| LaunchError::BadSection {
+                    array: array.clone(),
+                })?;
                 let end = lo + s.bytes.len();
                 if end > bytes.len() {
-                    return Err(format!("`{array}`: the section exceeds the object"));
+                    return Err(LaunchError::SectionExceedsObject {
+                        array: array.clone(),
+                    });
                 }
                 bytes[lo..end].copy_from_slice(&s.bytes);
                 args.push(LaunchArg::Value {
@@ -112,7 +125,7 @@ pub fn launch_spec(plan: &KernelPlan, snapshot: &Snapshot) -> Result<LaunchSpec,
                 let bytes = snapshot
                     .scalars
                     .get(name)
-                    .ok_or_else(|| format!("the snapshot has no value of `{name}`"))?;
+                    .ok_or_else(|| LaunchError::MissingScalar { name: name.clone() })?;
                 args.push(LaunchArg::Value {
                     what: name.clone(),
                     bytes: bytes.clone(),
@@ -123,7 +136,7 @@ pub fn launch_spec(plan: &KernelPlan, snapshot: &Snapshot) -> Result<LaunchSpec,
                 let s = snapshot
                     .entry
                     .get(name)
-                    .ok_or_else(|| format!("the snapshot has no value of `{name}` at the entry"))?;
+                    .ok_or_else(|| LaunchError::MissingEntryValue { name: name.clone() })?;
                 args.push(LaunchArg::Buffer {
                     array: name.clone(),
                     lo: 0,
@@ -137,10 +150,7 @@ pub fn launch_spec(plan: &KernelPlan, snapshot: &Snapshot) -> Result<LaunchSpec,
                 bytes: value(snapshot, ident)?.to_le_bytes().to_vec(),
             }),
             KernelArg::SectionBound { array, hi } => {
-                let s = snapshot
-                    .entry
-                    .get(array)
-                    .ok_or_else(|| format!("the snapshot has no section of `{array}`"))?;
+                let s = section(snapshot, array)?;
                 let v = if *hi { s.hi } else { s.lo };
                 args.push(LaunchArg::Value {
                     what: format!("{array}:{}", if *hi { "hi" } else { "lo" }),

@@ -12,11 +12,17 @@
 
 pub mod compare;
 pub mod cpu;
+pub mod error;
 pub mod gpu;
 pub mod launch;
 pub mod snapshot;
 
-use crate::{EmitErrorKind, EmitOptions, Emitted};
+pub use error::{
+    BackendError, LaunchError, NotTimed, RecordError, ReplayError, RunError, SnapshotError,
+    ValidateError,
+};
+
+use crate::{EmitOptions, Emitted};
 use advisor::model::Role;
 use compare::{ArrayCompare, ElemKind};
 use frontend::preprocess::TranslationUnitInput;
@@ -61,7 +67,7 @@ pub trait Backend {
     /// How it runs the kernel, for the report.
     fn describe(&self) -> String;
     /// `Err` is an error of the tool chain (exit 2), not of the kernel.
-    fn replay(&self, job: &ReplayJob<'_>) -> Result<Replayed, String>;
+    fn replay(&self, job: &ReplayJob<'_>) -> Result<Replayed, ReplayError>;
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -88,15 +94,20 @@ pub fn gpu_present() -> Option<String> {
 
 /// The CUDA backend, or why it cannot run: the driver's or NVRTC's reason, and whether
 /// the system shows a GPU all the same (a driver library missing or too old).
-fn cuda_backend() -> Result<gpu::CudaBackend, String> {
-    gpu::CudaBackend::new().map_err(|why| match gpu_present() {
-        Some(seen) if !why.contains("NVRTC") => format!("{why} (although {seen} exist)"),
-        _ => why,
+fn cuda_backend() -> Result<gpu::CudaBackend, BackendError> {
+    gpu::CudaBackend::new().map_err(|why| match why {
+        BackendError::NoGpu { source, .. } => BackendError::NoGpu {
+            source,
+            seen: gpu_present(),
+        },
+        why => why,
     })
 }
 
 /// The backend for `choice`, with a note saying which ran and why when `auto` chose.
-pub fn select_backend(choice: BackendChoice) -> Result<(Box<dyn Backend>, Option<String>), String> {
+pub fn select_backend(
+    choice: BackendChoice,
+) -> Result<(Box<dyn Backend>, Option<String>), ValidateError> {
     match choice {
         BackendChoice::Cpu => Ok((Box::new(cpu::CpuBackend), None)),
         BackendChoice::Auto => Ok(match cuda_backend() {
@@ -111,7 +122,7 @@ pub fn select_backend(choice: BackendChoice) -> Result<(Box<dyn Backend>, Option
         }),
         BackendChoice::Cuda => match cuda_backend() {
             Ok(b) => Ok((Box::new(b), None)),
-            Err(why) => Err(format!("--backend cuda: {why}")),
+            Err(why) => Err(ValidateError::Backend(why)),
         },
     }
 }
@@ -129,18 +140,8 @@ pub struct ValidateOptions {
     pub profile: Option<profile::Profile>,
 }
 
-/// Why validation could not be done (exit 2).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ValidateError(pub String);
-
-impl std::fmt::Display for ValidateError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
 /// The result of a validation.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct Validation {
     pub loop_id: String,
     pub function: String,
@@ -164,11 +165,11 @@ pub struct Validation {
 }
 
 /// The natural mapping's kernel, replayed on its own snapshot and timed like the recommended one.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct MappingComparison {
     pub natural: String,
     /// Its median time, or why it could not be measured.
-    pub natural_ms: Result<f64, String>,
+    pub natural_ms: Result<f64, NotTimed>,
     /// Whether its results matched the program's too.
     pub natural_passed: bool,
 }
@@ -287,15 +288,14 @@ pub fn validate(
     inputs: &[TranslationUnitInput],
     opts: &ValidateOptions,
 ) -> Result<Validation, ValidateError> {
-    let err = |m: String| ValidateError(m);
-    let (backend, backend_note) = select_backend(opts.backend).map_err(err)?;
+    let (backend, backend_note) = select_backend(opts.backend)?;
     let located = crate::locate(
         inputs,
         &opts.loop_id,
         opts.emit.block,
         opts.profile.as_ref(),
     )
-    .map_err(|e| err(e.message))?;
+    .map_err(ValidateError::Locate)?;
     let mut v = validate_mapping(
         inputs,
         &located,
@@ -326,14 +326,12 @@ pub fn validate(
             Ok(n) if n.mapping == v.mapping => None,
             Ok(n) => Some(MappingComparison {
                 natural_passed: n.passed(),
-                natural_ms: n
-                    .kernel_ms
-                    .ok_or_else(|| "the kernel did not run".to_string()),
+                natural_ms: n.kernel_ms.ok_or(NotTimed::DidNotRun),
                 natural: n.mapping,
             }),
             Err(e) => Some(MappingComparison {
                 natural: format!("{{{}}}", text.replace('=', ": ").replace(',', ", ")),
-                natural_ms: Err(e.0),
+                natural_ms: Err(NotTimed::Failed(Box::new(e))),
                 natural_passed: false,
             }),
         };
@@ -351,7 +349,6 @@ fn validate_mapping(
     backend: &dyn Backend,
     work_dir: &Path,
 ) -> Result<Validation, ValidateError> {
-    let err = |m: String| ValidateError(m);
     let Prepared {
         emitted,
         snapshot: snap,
@@ -368,7 +365,7 @@ fn validate_mapping(
         dir: &replay_dir,
         timeout: opts.program.timeout,
     };
-    let replayed = backend.replay(&job).map_err(err)?;
+    let replayed = backend.replay(&job)?;
 
     let mut failures = replayed.failures.clone();
     if let Some((grid, block, shared)) = replayed.launched {
@@ -508,7 +505,7 @@ pub fn prepare(
         opts.emit.block,
         opts.profile.as_ref(),
     )
-    .map_err(|e| ValidateError(e.message))?;
+    .map_err(ValidateError::Locate)?;
     prepare_mapping(inputs, &located, opts, &opts.emit, &opts.work_dir)
 }
 
@@ -519,43 +516,31 @@ fn prepare_mapping(
     emit: &EmitOptions,
     work_dir: &Path,
 ) -> Result<Prepared, ValidateError> {
-    let err = |m: String| ValidateError(m);
-    let emitted = crate::emit_loop(located, &opts.loop_id, emit).map_err(|e| {
-        err(match e.kind {
-            EmitErrorKind::Refused => format!("cannot validate: {}", e.message),
-            EmitErrorKind::Usage => e.message,
-        })
-    })?;
+    let emitted = crate::emit_loop(located, &opts.loop_id, emit).map_err(ValidateError::Emit)?;
     let plan = &emitted.plan;
-    std::fs::create_dir_all(work_dir)
-        .map_err(|e| err(format!("cannot create `{}`: {e}", work_dir.display())))?;
-    let text = snapshot::instrument(&located.unit, plan).map_err(err)?;
+    std::fs::create_dir_all(work_dir).map_err(|source| ValidateError::CreateDir {
+        path: work_dir.to_path_buf(),
+        source,
+    })?;
+    let text = snapshot::instrument(&located.unit, plan)?;
     let build_dir = work_dir.join("program");
     let exe = snapshot::build(inputs, located.input, &text, &opts.program, &build_dir)
-        .map_err(|e| {
-            // The linker's words for the commonest cause, a library file given alone.
-            let hint = if e.contains("undefined reference to `main'") {
-                "\nnone of the files given defines `main`: validate builds and runs the program, so give all of its files, the one with `main` too"
-            } else {
-                ""
-            };
-            err(format!("cannot build the instrumented program: {e}{hint}"))
-        })?;
-    let snap = snapshot::take(&exe, &opts.program, &build_dir).map_err(err)?;
+        .map_err(|source| ValidateError::Build { source })?;
+    let snap = snapshot::take(&exe, &opts.program, &build_dir)?;
     let trips: Vec<i64> = ["trip:x", "trip:y"]
         .iter()
         .filter_map(|k| snap.values.get(*k).copied())
         .collect();
     if trips.iter().any(|&t| t <= 0) {
-        return Err(err(format!(
-            "entry {} of the loop runs no iteration; choose another --entry or other arguments",
-            snap.values
+        return Err(ValidateError::NoIteration {
+            entry: snap
+                .values
                 .get("entry")
                 .copied()
-                .unwrap_or(opts.program.entry as i64)
-        )));
+                .unwrap_or(opts.program.entry as i64),
+        });
     }
-    let launch = launch::launch_spec(plan, &snap).map_err(err)?;
+    let launch = launch::launch_spec(plan, &snap)?;
     Ok(Prepared {
         emitted,
         snapshot: snap,

@@ -10,6 +10,7 @@
 // `Diagnostic` is large, but errors are the cold path and the project-wide error type is fixed.
 #![allow(clippy::result_large_err)]
 
+use super::error::{RecordError, RunError, SnapshotError};
 use crate::ctext::to_wide;
 use crate::plan::{snapshot_values, KernelPlan, Shape};
 use advisor::model::Role;
@@ -67,15 +68,18 @@ pub struct Record {
 }
 
 /// The record file format shared by the snapshot runtime and the replay harness.
-pub fn read_records(path: &Path) -> Result<Vec<Record>, String> {
-    let data = std::fs::read(path).map_err(|e| format!("cannot read `{}`: {e}", path.display()))?;
+pub fn read_records(path: &Path) -> Result<Vec<Record>, RecordError> {
+    let data = std::fs::read(path).map_err(|source| RecordError::Read {
+        path: path.to_path_buf(),
+        source,
+    })?;
     if data.len() < 8 || &data[..7] != b"WWSNAP1" {
-        return Err(format!("`{}` is not a warpwise snapshot", path.display()));
+        return Err(RecordError::NotASnapshot(path.to_path_buf()));
     }
     let mut pos = 8;
     let mut out = Vec::new();
-    let bad = || format!("`{}` is truncated", path.display());
-    let take = |pos: &mut usize, n: usize| -> Result<&[u8], String> {
+    let bad = || RecordError::Truncated(path.to_path_buf());
+    let take = |pos: &mut usize, n: usize| -> Result<&[u8], RecordError> {
         let end = pos
             .checked_add(n)
             .filter(|&e| e <= data.len())
@@ -106,7 +110,7 @@ pub fn read_records(path: &Path) -> Result<Vec<Record>, String> {
 }
 
 impl Snapshot {
-    pub fn read(path: &Path) -> Result<Snapshot, String> {
+    pub fn read(path: &Path) -> Result<Snapshot, RecordError> {
         let mut s = Snapshot::default();
         for Record {
             tag,
@@ -130,11 +134,10 @@ impl Snapshot {
                     s.values.insert(name, lo);
                 }
                 other => {
-                    return Err(format!(
-                        "`{}`: unknown record `{}`",
-                        path.display(),
-                        other as char
-                    ))
+                    return Err(RecordError::UnknownRecord {
+                        path: path.to_path_buf(),
+                        tag: other as char,
+                    })
                 }
             }
         }
@@ -201,11 +204,13 @@ fn variable_bytes(tag: char, name: &str) -> String {
 }
 
 /// The unit's preprocessed text with the loop wrapped in snapshot code.
-pub fn instrument(unit: &Unit, plan: &KernelPlan) -> Result<String, String> {
+pub fn instrument(unit: &Unit, plan: &KernelPlan) -> Result<String, SnapshotError> {
     let text = frontend::preprocess::blank_parser_shims(&unit.preprocessed.text);
     let (s, e) = (plan.loop_span.start as usize, plan.loop_span.end as usize);
     let Some(loop_text) = text.get(s..e) else {
-        return Err(format!("{}: the loop's text was not found", plan.loop_id));
+        return Err(SnapshotError::LoopTextMissing {
+            loop_id: plan.loop_id.clone(),
+        });
     };
     let n = plan.arrays.len().max(1);
     // The iterations the entry runs (at most; the least of the mapped loops' counts), so
@@ -316,19 +321,25 @@ pub fn build(
     instrumented: &str,
     opts: &ProgramOptions,
     dir: &Path,
-) -> Result<PathBuf, String> {
-    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create `{}`: {e}", dir.display()))?;
+) -> Result<PathBuf, SnapshotError> {
+    std::fs::create_dir_all(dir).map_err(|source| SnapshotError::CreateDir {
+        path: dir.to_path_buf(),
+        source,
+    })?;
     let mut objects = Vec::new();
     for (n, input) in inputs.iter().enumerate() {
         let text = if n == target {
             instrumented.to_string()
         } else {
-            let pre = frontend::preprocess::preprocess(input).map_err(|d| d.render(false))?;
+            let pre = frontend::preprocess::preprocess(input)
+                .map_err(|d| SnapshotError::Preprocess(Box::new(d)))?;
             frontend::preprocess::blank_parser_shims(&pre.text)
         };
         let source = dir.join(format!("unit{n}.i"));
-        std::fs::write(&source, text)
-            .map_err(|e| format!("cannot write `{}`: {e}", source.display()))?;
+        std::fs::write(&source, text).map_err(|e| SnapshotError::Write {
+            path: source.clone(),
+            source: e,
+        })?;
         let object = dir.join(format!("unit{n}.o"));
         let mut cmd = tool(&opts.cc);
         cmd.args(&opts.cflags)
@@ -344,8 +355,10 @@ pub fn build(
         objects.push(object);
     }
     let rt = dir.join("warpwise_snapshot.c");
-    std::fs::write(&rt, SNAPSHOT_RT)
-        .map_err(|e| format!("cannot write `{}`: {e}", rt.display()))?;
+    std::fs::write(&rt, SNAPSHOT_RT).map_err(|source| SnapshotError::Write {
+        path: rt.clone(),
+        source,
+    })?;
     let rt_object = dir.join("warpwise_snapshot.o");
     let mut cmd = tool(&opts.cc);
     cmd.args(["-O2", "-w", "-c"])
@@ -380,30 +393,42 @@ pub fn run_captured(
     dir: &Path,
     name: &str,
     timeout: Duration,
-) -> Result<RunOutcome, String> {
+) -> Result<RunOutcome, RunError> {
     let out_path = dir.join(format!("{name}.out"));
-    let out = std::fs::File::create(&out_path)
-        .map_err(|e| format!("cannot create `{}`: {e}", out_path.display()))?;
-    let err = out
-        .try_clone()
-        .map_err(|e| format!("cannot create `{}`: {e}", out_path.display()))?;
+    let output_error = |source| RunError::Output {
+        path: out_path.clone(),
+        source,
+    };
+    let out = std::fs::File::create(&out_path).map_err(output_error)?;
+    let err = out.try_clone().map_err(output_error)?;
     cmd.stdin(Stdio::null()).stdout(out).stderr(err);
     let shown = format!("{cmd:?}");
-    let mut child = cmd
-        .spawn()
-        .map_err(|e| format!("cannot run {shown}: {e}"))?;
+    let mut child = match cmd.spawn() {
+        Ok(child) => child,
+        Err(source) => {
+            return Err(RunError::Spawn {
+                command: shown,
+                source,
+            })
+        }
+    };
     let started = Instant::now();
     let mut timed_out = false;
     let status = loop {
         match child.try_wait() {
             Ok(Some(s)) => break s,
             Ok(None) => {}
-            Err(e) => return Err(format!("cannot wait for {shown}: {e}")),
+            Err(source) => {
+                return Err(RunError::Wait {
+                    command: shown,
+                    source,
+                })
+            }
         }
         if started.elapsed() > timeout {
             let _ = child.kill();
             timed_out = true;
-            break child.wait().map_err(|e| e.to_string())?;
+            break child.wait().map_err(RunError::Reap)?;
         }
         std::thread::sleep(Duration::from_millis(2));
     };
@@ -418,7 +443,7 @@ pub fn run_captured(
 }
 
 /// Runs the instrumented program and reads the snapshot it leaves.
-pub fn take(exe: &Path, opts: &ProgramOptions, dir: &Path) -> Result<Snapshot, String> {
+pub fn take(exe: &Path, opts: &ProgramOptions, dir: &Path) -> Result<Snapshot, SnapshotError> {
     let path = dir.join("snapshot.bin");
     let entries_path = dir.join("snapshot.bin.entries");
     let _ = std::fs::remove_file(&path);
@@ -428,45 +453,35 @@ pub fn take(exe: &Path, opts: &ProgramOptions, dir: &Path) -> Result<Snapshot, S
         .env("WARPWISE_SNAPSHOT", &path)
         .env("WARPWISE_SNAPSHOT_ENTRY", opts.entry.to_string());
     let outcome = run_captured(cmd, dir, "program", opts.timeout)?;
-    let tail = if outcome.output_tail.trim().is_empty() {
-        String::new()
-    } else {
-        format!(
-            "\nits output ended with:\n{}",
-            outcome.output_tail.trim_end()
-        )
-    };
+    let status = outcome.status.unwrap_or(-1);
+    let output = outcome.output_tail;
     if outcome.timed_out {
-        return Err(format!(
-            "the program did not reach the loop's exit within {} s{tail}",
-            opts.timeout.as_secs()
-        ));
+        return Err(SnapshotError::TimedOut {
+            seconds: opts.timeout.as_secs(),
+            output,
+        });
     }
     if !path.exists() {
         let entries = std::fs::read_to_string(&entries_path)
             .ok()
             .and_then(|t| t.trim().parse::<u64>().ok());
-        let which = match opts.entry {
-            0 => "an entry that runs an iteration".to_string(),
-            n => format!("entry {n}"),
-        };
+        let entry = opts.entry;
         return Err(match entries {
-            Some(n) => format!(
-                "the program entered the loop {n} time{} and finished (status {}) before {which}; choose another --entry or other arguments{tail}",
-                if n == 1 { "" } else { "s" },
-                outcome.status.unwrap_or(-1),
-            ),
-            None => format!(
-                "the program stopped (status {}) before finishing {which} of the loop{tail}",
-                outcome.status.unwrap_or(-1),
-            ),
+            Some(entries) => SnapshotError::EntryNotReached {
+                entries,
+                status,
+                entry,
+                output,
+            },
+            None => SnapshotError::Stopped {
+                status,
+                entry,
+                output,
+            },
         });
     }
     if outcome.status != Some(0) {
-        return Err(format!(
-            "the program stopped with status {} while taking the snapshot{tail}",
-            outcome.status.unwrap_or(-1)
-        ));
+        return Err(SnapshotError::Failed { status, output });
     }
-    Snapshot::read(&path)
+    Ok(Snapshot::read(&path)?)
 }
