@@ -11,6 +11,7 @@
 //! lowered as control flow and [`SourceLoop`]s for every `for`/`while`/`do`, both pointing at
 //! blocks; the loop forest itself is computed from the CFG by [`crate::loops`].
 
+pub mod dominators;
 pub mod print;
 pub mod verify;
 
