@@ -3,7 +3,8 @@
 use crate::compare::{build_max, build_min};
 use crate::error::{EvalError, SymError};
 use crate::poly::{self, Atom, Poly};
-use crate::sign::{sign_of, SignEnv, SignSet};
+use crate::sign::{SignEnv, SignSet};
+use crate::substitution::sign_of;
 use crate::var::Var;
 use num_bigint::BigInt;
 use num_rational::BigRational;
