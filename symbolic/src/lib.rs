@@ -5,6 +5,7 @@
 //! C's integer `/` and `%` are modelled faithfully as atoms (truncating division and remainder),
 //! next to floor division/modulo which `>>` and `&` masks map to; see [`Atom`].
 
+mod arith;
 mod coeff;
 pub mod compare;
 pub mod error;
