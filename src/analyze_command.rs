@@ -1,6 +1,7 @@
 //! `warpwise analyze`: find GPU-friendly loops and write kernel reports or porting recipes.
 
 use crate::inputs::{collect, CFlags};
+use crate::output::Format;
 use crate::progress::Progress;
 use advisor::analyze::{analyze_units, analyze_units_reporting, Aliasing, Filter};
 use advisor::model::{Report, SCHEMA};
@@ -68,17 +69,6 @@ pub struct AnalyzeArgs {
 pub enum AliasingArg {
     Distinct,
     CallSites,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum Format {
-    Text,
-    Yaml,
-    Json,
-    /// SARIF 2.1.0 (code scanning, editors), `analyze` only.
-    Sarif,
-    /// One self-contained HTML page (`-o report.html`), `analyze` only.
-    Html,
 }
 
 pub fn run(args: &AnalyzeArgs) -> ExitCode {

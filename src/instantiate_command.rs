@@ -2,8 +2,8 @@
 //! variables solved from loop counts, sections in bytes, requests per launch, an offload
 //! estimate (thesis §6; formulas in docs/instantiation.md).
 
-use crate::analyze_command::Format;
 use crate::inputs::{collect, CFlags};
+use crate::output::Format;
 use advisor::analyze::{analyze_unit_injected, loop_id_matches, Filter};
 use advisor::mapping::Target;
 use advisor::model::{LoopReport, Report};

@@ -3,7 +3,7 @@
 use crate::inputs::{collect, CFlags};
 use analyses::annotate::{annotate_function, Annotation};
 use clap::{Args, ValueEnum};
-use frontend::ir::print::{print_dot, print_function_annotated};
+use frontend::listing::{print_dot, print_function_annotated};
 use frontend::loops::analyze_loops;
 use frontend::unit::load_unit;
 use std::io::Write;

@@ -13,6 +13,7 @@ mod html_output;
 mod inputs;
 mod instantiate_command;
 mod ir_command;
+mod kernel_args;
 mod openmp_command;
 mod output;
 mod profile_command;

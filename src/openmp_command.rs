@@ -1,6 +1,8 @@
 //! `warpwise emit --target openmp` (and `validate --target openmp`'s first step): ports the
 //! friendly loops of the program's files and writes the copies and their patches.
 
+use crate::inputs::ProgramArgs;
+use crate::kernel_args::KernelArgs;
 use cuda::openmp::{self, Outcome};
 use frontend::preprocess::TranslationUnitInput;
 use std::path::{Path, PathBuf};
@@ -11,7 +13,7 @@ use std::process::ExitCode;
 /// and output errors.
 pub fn emit(
     inputs: &[TranslationUnitInput],
-    kernel: &crate::emit_command::KernelArgs,
+    kernel: &KernelArgs,
     profile: Option<&profile::Profile>,
     dir: &Path,
     strict: bool,
@@ -38,7 +40,7 @@ pub fn emit(
     ExitCode::SUCCESS
 }
 
-fn port_options(kernel: &crate::emit_command::KernelArgs, strict: bool) -> openmp::PortOptions {
+fn port_options(kernel: &KernelArgs, strict: bool) -> openmp::PortOptions {
     openmp::PortOptions {
         strict,
         shrink: kernel.debug_shrink.clone(),
@@ -130,12 +132,17 @@ pub fn write(
 /// `validate --target openmp`: ports the program, builds the original and the port with
 /// clang's host offloading, runs both and compares their output. Exit 0 the same (numbers
 /// within the tolerance), 1 different or nothing to port, 2 validation could not be done.
+/// Takes `validate`'s options one by one, not its argument struct, so that this module
+/// stays below the command that calls it.
 pub fn validate(
-    args: &crate::validate_command::ValidateArgs,
+    kernel: &KernelArgs,
+    program: &ProgramArgs,
+    rtol: Option<f64>,
+    timeout_secs: u64,
     inputs: &[TranslationUnitInput],
 ) -> ExitCode {
     use cuda::openmp::validate as v;
-    let profile = match args.kernel.read_profile() {
+    let profile = match kernel.read_profile() {
         Ok(p) => p,
         Err(e) => {
             eprintln!("error: {e}");
@@ -153,36 +160,35 @@ pub fn validate(
     // under host offloading an unmapped pointer would otherwise keep working.
     let outcome = openmp::port_inputs(
         inputs,
-        &args.kernel.loop_ids,
+        &kernel.loop_ids,
         profile.as_ref(),
-        &port_options(&args.kernel, true),
+        &port_options(kernel, true),
     );
     if let Some(code) = report(&outcome) {
         return code;
     }
-    let (work_dir, _removed_on_exit) = match args.program.work_dir("validate") {
+    let (work_dir, _removed_on_exit) = match program.work_dir("validate") {
         Ok(w) => w,
         Err(e) => {
             eprintln!("error: {e}");
             return ExitCode::from(2);
         }
     };
-    let rtol = args.rtol.unwrap_or(1e-9);
+    let rtol = rtol.unwrap_or(1e-9);
     let opts = v::Options {
         compiler: compiler.clone(),
-        cflags: args
-            .program
+        cflags: program
             .codegen
             .split_whitespace()
             .map(str::to_string)
             .collect(),
-        ldflags: args.program.libs.iter().map(|l| format!("-l{l}")).collect(),
-        args: args.program.args.clone(),
-        timeout: std::time::Duration::from_secs(args.timeout.max(1)),
+        ldflags: program.libs.iter().map(|l| format!("-l{l}")).collect(),
+        args: program.args.clone(),
+        timeout: std::time::Duration::from_secs(timeout_secs.max(1)),
         rtol,
     };
     let validating = crate::progress::Progress::spinner(
-        crate::progress::Mode::detect(args.program.quiet),
+        crate::progress::Mode::detect(program.quiet),
         &format!("building the original and the port with {compiler}, running both"),
     );
     let compared = v::validate(inputs, &outcome.files, &opts, &work_dir);
@@ -201,7 +207,7 @@ pub fn validate(
                             String::new()
                         }
                     );
-                    if !args.kernel.loop_ids.is_empty() && !outcome.refused.is_empty() {
+                    if !kernel.loop_ids.is_empty() && !outcome.refused.is_empty() {
                         return ExitCode::from(1);
                     }
                     ExitCode::SUCCESS

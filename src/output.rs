@@ -1,10 +1,22 @@
 //! Where results go: the output format (text on a terminal, YAML otherwise), serialization
 //! and writing to stdout or `-o FILE`.
 
-use crate::analyze_command::Format;
+use clap::ValueEnum;
 use serde::Serialize;
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
+
+/// The formats of `--format` (`analyze`, `instantiate`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    Text,
+    Yaml,
+    Json,
+    /// SARIF 2.1.0 (code scanning, editors), `analyze` only.
+    Sarif,
+    /// One self-contained HTML page (`-o report.html`), `analyze` only.
+    Html,
+}
 
 /// The format asked for, else text on a terminal and YAML in a pipe or file.
 pub fn resolve_format(format: Option<Format>, output: Option<&Path>) -> Format {

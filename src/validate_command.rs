@@ -5,8 +5,8 @@
 //! report names the array, the bytes and the values); 2 validation could not be done (the
 //! loop was refused, the program did not build or reach the loop, no backend).
 
-use crate::emit_command::KernelArgs;
 use crate::inputs::CFlags;
+use crate::kernel_args::{KernelArgs, Target};
 use clap::{Args, ValueEnum};
 use cuda::validate::snapshot::ProgramOptions;
 use cuda::validate::{validate, BackendChoice, ValidateOptions};
@@ -37,7 +37,7 @@ pub struct ValidateArgs {
     /// port of the program (the original and the ported program built with clang's host
     /// offloading, their outputs compared).
     #[arg(long, value_enum, default_value = "cuda")]
-    pub target: crate::emit_command::Target,
+    pub target: Target,
     /// Where the kernel runs (`--target cuda`).
     #[arg(long, value_enum, default_value = "auto")]
     pub backend: Backend,
@@ -67,8 +67,14 @@ pub fn run(args: &ValidateArgs) -> ExitCode {
         eprintln!("error: `--rtol` must be in [0, 1)");
         return ExitCode::from(2);
     }
-    if args.target == crate::emit_command::Target::Openmp {
-        return crate::openmp_command::validate(args, &inputs);
+    if args.target == Target::Openmp {
+        return crate::openmp_command::validate(
+            &args.kernel,
+            &args.program,
+            args.rtol,
+            args.timeout,
+            &inputs,
+        );
     }
     let (emit, profile) = match (args.kernel.options(), args.kernel.read_profile()) {
         (Ok(o), Ok(p)) => (o, p),

@@ -1,6 +1,6 @@
-//! A small lexer over preprocessed C, for the textual fixes made before lang-c parses it
-//! ([`crate::gnu_compat`], [`crate::implicit_int`]): tokens with their byte ranges and
-//! whether they come from a system header.
+//! A small lexer over preprocessed C, for the textual fixes `gnu_compat` and `implicit_int`
+//! make before lang-c parses it (named, not linked: the lexer depends on neither): tokens
+//! with their byte ranges and whether they come from a system header.
 //!
 //! Preprocessed text has no comments or macros; what remains are identifiers, numbers,
 //! string and character literals, punctuators, and directive lines (line markers, pragmas),

@@ -10,6 +10,7 @@ mod gnu_compat;
 mod implicit_int;
 pub mod interp;
 pub mod ir;
+pub mod listing;
 pub mod loops;
 pub mod lower;
 pub mod parse;

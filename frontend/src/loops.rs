@@ -9,9 +9,8 @@
 //! loop-invariant, which memory analysis decides later: such loops are reported as
 //! [`Normalizable::IfInvariant`] with the loads in question.
 
+use crate::ir::dominators::Dominators;
 use crate::ir::{BinOp, Block, Function, InstKind, SourceLoopId, Terminator, Value};
-use petgraph::algo::dominators::{simple_fast, Dominators};
-use petgraph::graph::{DiGraph, NodeIndex};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
@@ -145,27 +144,8 @@ impl LoopForest {
 
 /// Computes the loop forest of a function.
 pub fn analyze_loops(func: &Function) -> LoopForest {
-    let mut graph: DiGraph<(), ()> =
-        DiGraph::with_capacity(func.blocks.len(), func.blocks.len() * 2);
-    let nodes: Vec<NodeIndex> = func.blocks().map(|_| graph.add_node(())).collect();
-    for b in func.blocks() {
-        for s in func.block(b).terminator.successors() {
-            graph.add_edge(nodes[b.index()], nodes[s.index()], ());
-        }
-    }
-    let entry = nodes[func.entry.index()];
-    let doms: Dominators<NodeIndex> = simple_fast(&graph, entry);
-    let idom: Vec<Option<Block>> = func
-        .blocks()
-        .map(|b| {
-            doms.immediate_dominator(nodes[b.index()])
-                .map(|n| Block(n.index() as u32))
-        })
-        .collect();
-    let dominates = |a: Block, b: Block| -> bool {
-        doms.dominators(nodes[b.index()])
-            .is_some_and(|mut it| it.any(|d| d.index() == a.index()))
-    };
+    let doms = Dominators::of(func);
+    let idom = doms.immediate();
 
     // Back edges (target dominates source) grouped by header; other retreating edges make
     // the CFG irreducible.
@@ -179,7 +159,7 @@ pub fn analyze_loops(func: &Function) -> LoopForest {
             if !order.is_retreating(b, s) {
                 continue;
             }
-            if dominates(s, b) {
+            if doms.dominates(s, b) {
                 latches.entry(s).or_default().push(b);
             } else {
                 irreducible = Some(format!("irreducible control flow: the edge {b} -> {s} enters a cycle not through its header"));

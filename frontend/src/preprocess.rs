@@ -205,7 +205,8 @@ impl TranslationUnitInput {
     }
 }
 
-/// Preprocessed translation unit, ready for [`crate::parse::parse`].
+/// Preprocessed translation unit, ready for `parse::parse` (named, not linked: the
+/// preprocessor does not depend on the parser).
 #[derive(Debug, Clone)]
 pub struct Preprocessed {
     /// What lang-c parses: the compiler's output with `#pragma` lines blanked.

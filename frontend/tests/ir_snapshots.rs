@@ -2,8 +2,8 @@
 //! with its loop forest (phis, induction variables, trip counts), reviewed against the known
 //! answers in the samples' header comments.
 
-use frontend::ir::print::print_function;
 use frontend::ir::verify::verify_function;
+use frontend::listing::print_function;
 use frontend::loops::analyze_loops;
 use frontend::preprocess::TranslationUnitInput;
 use frontend::unit::load_unit;

@@ -4,7 +4,8 @@
 use crate::error::SymError;
 use crate::expr::{Expr, MAX_MINMAX};
 use crate::poly::Poly;
-use crate::sign::{sign_of, SignEnv, SignSet};
+use crate::sign::{SignEnv, SignSet};
+use crate::substitution::sign_of;
 
 /// Outcome of comparing `a` with `b`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

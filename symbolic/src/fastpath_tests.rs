@@ -4,7 +4,8 @@
 use crate::monotonicity::Monotonicity;
 use crate::monotonicity::{poly_monotonicity_fast, poly_monotonicity_slow};
 use crate::poly::Poly;
-use crate::sign::{bound_chains, extreme, SignEnv, SignSet, Signs};
+use crate::sign::{extreme, SignEnv, SignSet, Signs};
+use crate::substitution::bound_chains;
 use crate::term::{BinOp, Term};
 use crate::var::Var;
 use num_bigint::BigInt;

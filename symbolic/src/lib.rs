@@ -5,6 +5,7 @@
 //! C's integer `/` and `%` are modelled faithfully as atoms (truncating division and remainder),
 //! next to floor division/modulo which `>>` and `&` masks map to; see [`Atom`].
 
+mod arith;
 mod coeff;
 pub mod compare;
 pub mod error;
@@ -18,6 +19,7 @@ pub mod print;
 pub mod rewrite;
 pub mod sign;
 pub mod solve;
+pub mod substitution;
 pub mod term;
 pub mod var;
 
@@ -30,7 +32,8 @@ pub use monotonicity::{
 pub use parse::{parse_equation, parse_expr, parse_signs, parse_term, parse_values};
 pub use poly::{Atom, Monomial, Poly};
 pub use rewrite::{prove_equal, simplify, simplify_expr, simplify_report, SimplifyReport};
-pub use sign::{sign_by_rules, sign_by_substitution, sign_of, SignEnv, SignSet};
+pub use sign::{sign_by_rules, SignEnv, SignSet};
 pub use solve::{solve, solve_signs, Alternative, Equation, IntegerRange, Semantics, Solution};
+pub use substitution::{sign_by_substitution, sign_of};
 pub use term::{BinOp, Term};
 pub use var::Var;

@@ -9,7 +9,8 @@ use crate::compare::{compare, get_max, get_min};
 use crate::error::SymError;
 use crate::expr::{Expr, MAX_SHIFT};
 use crate::parse::parse_term;
-use crate::sign::{sign_of, SignEnv, SignSet};
+use crate::sign::{SignEnv, SignSet};
+use crate::substitution::sign_of;
 use crate::term::{lower_mask, BinOp, Term};
 use crate::var::Var;
 use egg::{

@@ -457,7 +457,7 @@ fn verify(
 ) -> Verdict {
     let map: HashMap<Var, Expr> = values.iter().map(|(v, e)| (v.clone(), e.clone())).collect();
     for (v, e) in values {
-        let s = crate::sign::sign_of(e, env);
+        let s = crate::substitution::sign_of(e, env);
         if s.intersect(env.get(v)).is_empty() {
             return Verdict::Fails(format!("{v} = {e} contradicts the sign of {v}"));
         }

@@ -9,8 +9,10 @@
 //!
 //! Control structure is kept explicit alongside the CFG: [`IfRegion`]s for every `if`/`?:`
 //! lowered as control flow and [`SourceLoop`]s for every `for`/`while`/`do`, both pointing at
-//! blocks; the loop forest itself is computed from the CFG by [`crate::loops`].
+//! blocks; the loop forest itself is computed from the CFG by `loops` (named, not linked: the
+//! IR does not depend on it).
 
+pub mod dominators;
 pub mod print;
 pub mod verify;
 

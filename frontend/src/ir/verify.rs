@@ -6,8 +6,8 @@
 //! - a value's definition dominates each use (for phi arguments: the end of the incoming
 //!   predecessor).
 
+use super::dominators::Dominators;
 use super::{Function, InstKind, Terminator, Value};
-use crate::loops::analyze_loops;
 
 /// Checks the function; returns one message per violation.
 pub fn verify_function(func: &Function) -> Vec<String> {
@@ -72,7 +72,7 @@ pub fn verify_function(func: &Function) -> Vec<String> {
     if !errors.is_empty() {
         return errors;
     }
-    let forest = analyze_loops(func);
+    let dominators = Dominators::of(func);
     let dominates_use = |def: Value, use_block: super::Block, use_index: Option<usize>| -> bool {
         let Some((def_block, def_index)) = position[def.index()] else {
             return false;
@@ -80,7 +80,7 @@ pub fn verify_function(func: &Function) -> Vec<String> {
         if def_block == use_block {
             return use_index.is_none_or(|u| def_index < u);
         }
-        forest.dominates(def_block, use_block)
+        dominators.dominates(def_block, use_block)
     };
     for b in func.blocks() {
         for (i, &v) in func.block(b).insts.iter().enumerate() {
