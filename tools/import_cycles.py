@@ -3,7 +3,8 @@
 
     python3 tools/import_cycles.py CRATE_DIR...   # e.g. frontend symbolic . (the binary)
 
-A module refers to another when its text, outside its `#[cfg(test)]` part, names
+A module refers to another when its text, outside its `#[cfg(test)]` part (and outside
+files of modules declared behind `#[cfg(test)]`), names
 `crate::OTHER` (a `use`, a path, or a doc link: each says the module is written on top of
 OTHER). Submodules count as their top-level module. Prints, per crate, the strongly
 connected components of more than one module (`frontend []` when there are none) and exits
@@ -41,7 +42,16 @@ def references(crate):
     mods = modules(crate)
     names = set(top(m) for m in mods if m)
     graph = defaultdict(set)
+    # Files of modules declared behind `#[cfg(test)]` (`#[cfg(test)] mod example_check;`)
+    # are tests too.
+    test_only = set()
     for module, path in mods.items():
+        with open(path) as f:
+            for child in re.findall(r"#\[cfg\(test\)\]\s*(?:pub(?:\(crate\))?\s+)?mod\s+(\w+)\s*;", f.read()):
+                test_only.add(f"{module}::{child}" if module else child)
+    for module, path in mods.items():
+        if module in test_only:
+            continue
         with open(path) as f:
             text = f.read()
         # What follows `#[cfg(test)]` is the module's tests, which may use anything.

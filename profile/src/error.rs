@@ -9,7 +9,6 @@ use std::path::PathBuf;
 
 use frontend::diagnostic::Diagnostic;
 
-use crate::model::PROFILE_SCHEMA;
 
 /// Why a profile text does not parse. Every variant starts with the line in the text
 /// (`LINE:COL: ` or `LINE: `), so that a caller can put the file name in front.
@@ -38,11 +37,13 @@ pub enum ParseError {
         source: serde_yaml::Error,
     },
     /// A document of another profile schema (another version of warpwise wrote it).
-    #[error(
-        "{line}: unsupported profile schema `{schema}` (expected `{}`)",
-        PROFILE_SCHEMA
-    )]
-    Schema { line: usize, schema: String },
+    #[error("{line}: unsupported profile schema `{schema}` (expected `{expected}`)")]
+    Schema {
+        line: usize,
+        schema: String,
+        /// The schema this version reads (`model::PROFILE_SCHEMA`).
+        expected: &'static str,
+    },
     /// A document that counts more incomplete runs than runs.
     #[error("{line}: {incomplete} incomplete runs of {runs} runs in all")]
     IncompleteRuns {

@@ -376,6 +376,7 @@ pub fn parse_profile(text: &str) -> Result<Profile, ParseError> {
             return Err(ParseError::Schema {
                 line: first_line,
                 schema: p.schema,
+                expected: PROFILE_SCHEMA,
             });
         }
         if p.incomplete_runs > p.runs {

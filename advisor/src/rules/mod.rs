@@ -19,9 +19,6 @@ pub mod ww112_callee_effects;
 pub mod ww120_allocation;
 pub mod ww130_observed_dependence;
 
-#[cfg(test)]
-mod example_check;
-
 use crate::model::{Reason, Verdict, Witness};
 
 /// A finding's code, its short name, the one-line explanation used in docs, why it matters
@@ -115,3 +112,6 @@ impl Finding {
         self
     }
 }
+
+#[cfg(test)]
+mod example_check;
