@@ -146,12 +146,15 @@ pub fn loop_effects(site: &LoopSite) -> LoopEffects {
     // Variables whose value differs between iterations: the nest's induction variables
     // (the loop's and inner ones), loads that vary, and the callees' range variables.
     let mut moving: HashSet<Var> = site.variant.clone();
-    for id in site.forest.ids() {
-        if site.forest.loop_(id).blocks.is_subset(&l.blocks) {
-            for iv in &site.forest.loop_(id).induction_variables {
-                if let Some(v) = site.rec.symbol(iv.phi) {
-                    moving.insert(v.clone());
-                }
+    // The loop and the loops inside it, through the forest's children (testing every loop
+    // of the function for being inside made a thousand loops in a row quadratic).
+    let mut nest = vec![site.loop_id];
+    while let Some(id) = nest.pop() {
+        let inner = site.forest.loop_(id);
+        nest.extend(inner.children.iter().copied());
+        for iv in &inner.induction_variables {
+            if let Some(v) = site.rec.symbol(iv.phi) {
+                moving.insert(v.clone());
             }
         }
     }

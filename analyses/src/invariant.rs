@@ -17,7 +17,7 @@ use crate::reconstruct::Reconstruction;
 use crate::sign::pure_library_function;
 use frontend::ir::{Callee, Function, GlobalId, InstKind, Program, Slot, Value};
 use frontend::loops::{LoopForest, LoopId};
-use std::collections::{BTreeSet, HashSet};
+use std::collections::{BTreeSet, HashMap, HashSet};
 
 /// How pointers that C allows to alias are treated.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -54,7 +54,12 @@ impl Inv {
 #[derive(Clone, Debug)]
 pub struct Invariants {
     pub loop_id: LoopId,
-    state: Vec<Inv>,
+    /// The state of the values the loop computes; every other value of the function is
+    /// invariant. Only the loop's own: a table of the whole function per loop made a
+    /// thousand loops in a row quadratic in time and memory.
+    state: HashMap<Value, Inv>,
+    /// The function's number of values (a value past it is not the function's).
+    values: usize,
     loads: Vec<Value>,
     /// Pointer parameters whose memory was assumed disjoint to prove some load invariant
     /// (only with [`AliasPolicy::DistinctParameters`]).
@@ -65,14 +70,14 @@ impl Invariants {
     /// Whether `value` has the same value in every iteration of the loop (values defined
     /// outside the loop are).
     pub fn is_invariant(&self, value: Value) -> bool {
-        self.state.get(value.index()) == Some(&Inv::Invariant)
+        self.get(value) == Inv::Invariant
     }
 
     pub fn get(&self, value: Value) -> Inv {
-        self.state
-            .get(value.index())
-            .copied()
-            .unwrap_or(Inv::Uninitialized)
+        if value.index() >= self.values {
+            return Inv::Uninitialized;
+        }
+        self.state.get(&value).copied().unwrap_or(Inv::Invariant)
     }
 
     /// Loads inside the loop that read the same value in every iteration.
@@ -391,17 +396,22 @@ fn holds_pointers(types: &frontend::types::TypeTable, ty: frontend::types::TypeI
 pub struct FunctionInvariance {
     regions: Regions,
     escaped: HashSet<Slot>,
-    rpo: Vec<frontend::ir::Block>,
+    /// Each block's position in reverse postorder (`usize::MAX` when unreachable).
+    rpo_position: Vec<usize>,
 }
 
 impl FunctionInvariance {
     pub fn new(program: &Program, func: &Function) -> FunctionInvariance {
         let regions = Regions::new(func);
         let escaped = escaped_slots(program, func, &regions);
+        let mut rpo_position = vec![usize::MAX; func.blocks.len()];
+        for (k, b) in crate::framework::reverse_postorder(func).iter().enumerate() {
+            rpo_position[b.index()] = k;
+        }
         FunctionInvariance {
             regions,
             escaped,
-            rpo: crate::framework::reverse_postorder(func),
+            rpo_position,
         }
     }
 }
@@ -430,16 +440,11 @@ pub fn loop_invariants_in(
     policy: AliasPolicy,
 ) -> Invariants {
     let l = forest.loop_(loop_id);
-    let in_loop = |v: Value| l.contains(func.inst(v).block);
-    let mut state: Vec<Inv> = func
-        .values()
-        .map(|v| {
-            if in_loop(v) {
-                Inv::Uninitialized
-            } else {
-                Inv::Invariant
-            }
-        })
+    let mut state: HashMap<Value, Inv> = l
+        .blocks
+        .iter()
+        .flat_map(|b| func.block(*b).insts.iter())
+        .map(|v| (*v, Inv::Uninitialized))
         .collect();
 
     // Memory effects of the loop.
@@ -529,17 +534,22 @@ pub fn loop_invariants_in(
         false
     };
 
-    let order: Vec<Value> = whole
-        .rpo
+    let mut blocks: Vec<frontend::ir::Block> = l
+        .blocks
         .iter()
-        .filter(|b| l.contains(**b))
+        .copied()
+        .filter(|b| whole.rpo_position[b.index()] != usize::MAX)
+        .collect();
+    blocks.sort_by_key(|b| whole.rpo_position[b.index()]);
+    let order: Vec<Value> = blocks
+        .iter()
         .flat_map(|b| func.block(*b).insts.iter().copied())
         .collect();
     let mut load_assumptions: Vec<(Value, BTreeSet<String>)> = Vec::new();
     for _ in 0..order.len() + 2 {
         let mut changed = false;
         for &v in &order {
-            let get = |w: Value| state[w.index()];
+            let get = |w: Value| state.get(&w).copied().unwrap_or(Inv::Invariant);
             let new = match &func.inst(v).kind {
                 InstKind::Const(_)
                 | InstKind::SlotAddr(_)
@@ -588,8 +598,7 @@ pub fn loop_invariants_in(
                     .iter()
                     .fold(Inv::Invariant, |acc, a| acc.and(get(*a))),
             };
-            if new != state[v.index()] {
-                state[v.index()] = new;
+            if state.insert(v, new) != Some(new) {
                 changed = true;
             }
         }
@@ -599,26 +608,26 @@ pub fn loop_invariants_in(
     }
     // What stays uninitialized sits on a cycle of phis with no invariant entry.
     for v in &order {
-        if state[v.index()] == Inv::Uninitialized {
-            state[v.index()] = Inv::Variant;
+        if state[v] == Inv::Uninitialized {
+            state.insert(*v, Inv::Variant);
         }
     }
     let loads: Vec<Value> = order
         .iter()
         .copied()
         .filter(|v| {
-            matches!(func.inst(*v).kind, InstKind::Load { .. })
-                && state[v.index()] == Inv::Invariant
+            matches!(func.inst(*v).kind, InstKind::Load { .. }) && state[v] == Inv::Invariant
         })
         .collect();
     for (v, needs) in load_assumptions {
-        if state[v.index()] == Inv::Invariant {
+        if state[&v] == Inv::Invariant {
             assumed.extend(needs);
         }
     }
     Invariants {
         loop_id,
         state,
+        values: func.insts.len(),
         loads,
         assumed_distinct: assumed,
     }

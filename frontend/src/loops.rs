@@ -107,6 +107,8 @@ pub struct LoopForest {
     pub irreducible: Option<String>,
     /// Immediate dominator of every reachable block.
     pub idom: Vec<Option<Block>>,
+    /// [`LoopForest::innermost`] of every block.
+    innermost: Vec<Option<LoopId>>,
 }
 
 impl LoopForest {
@@ -121,9 +123,7 @@ impl LoopForest {
     }
     /// The innermost loop containing `block`.
     pub fn innermost(&self, block: Block) -> Option<LoopId> {
-        self.ids()
-            .filter(|l| self.loop_(*l).contains(block))
-            .max_by_key(|l| self.loop_(*l).depth)
+        self.innermost.get(block.index()).copied().flatten()
     }
     /// The loop created for a source loop.
     pub fn of_source(&self, source: SourceLoopId) -> Option<LoopId> {
@@ -244,11 +244,29 @@ pub fn analyze_loops(func: &Function) -> LoopForest {
         }
         l.normalizable = normalizability(func, l);
     }
+    let innermost = innermost_loops(func, &loops);
     LoopForest {
         loops,
         irreducible,
         idom,
+        innermost,
     }
+}
+
+/// The deepest loop containing each block: asked for every access of every loop, a scan of
+/// all loops per question made a thousand loops in a row quadratic.
+fn innermost_loops(func: &Function, loops: &[Loop]) -> Vec<Option<LoopId>> {
+    let mut innermost: Vec<Option<LoopId>> = vec![None; func.blocks.len()];
+    for (k, l) in loops.iter().enumerate() {
+        for b in &l.blocks {
+            if let Some(slot) = innermost.get_mut(b.index()) {
+                if slot.is_none_or(|m| loops[m.0 as usize].depth <= l.depth) {
+                    *slot = Some(LoopId(k as u32));
+                }
+            }
+        }
+    }
+    innermost
 }
 
 /// The header lowering creates for a source loop.

@@ -9,7 +9,6 @@ use std::path::PathBuf;
 
 use frontend::diagnostic::Diagnostic;
 
-
 /// Why a profile text does not parse. Every variant starts with the line in the text
 /// (`LINE:COL: ` or `LINE: `), so that a caller can put the file name in front.
 #[derive(Debug, thiserror::Error)]

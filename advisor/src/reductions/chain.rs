@@ -215,15 +215,17 @@ pub(crate) fn analyze(
             return None;
         }
     }
-    for b in env.func.blocks().filter(|b| !env.l.contains(*b)) {
-        if env
-            .func
-            .terminator_uses(b)
-            .iter()
-            .any(|v| derived.contains(v) && !final_value(*v))
-        {
-            return None;
-        }
+    // (Through the function's branch users of each value: a scan of every block outside
+    // the loop per candidate made a thousand loops in a row quadratic.)
+    if derived.iter().any(|v| {
+        !final_value(*v)
+            && env
+                .order
+                .branch_users(*v)
+                .iter()
+                .any(|b| !env.l.contains(*b))
+    }) {
+        return None;
     }
     let mut versions: HashSet<Value> = w
         .memo

@@ -22,6 +22,8 @@ pub(crate) struct Order {
     pos: Vec<usize>,
     writes_before: Vec<usize>,
     block_writes: Vec<usize>,
+    /// The blocks whose terminator uses each value (a branch condition, a returned value).
+    branch_users: std::collections::HashMap<Value, Vec<frontend::ir::Block>>,
 }
 
 impl Order {
@@ -40,11 +42,24 @@ impl Order {
             }
             block_writes[b] = writes;
         }
+        let mut branch_users: std::collections::HashMap<Value, Vec<frontend::ir::Block>> =
+            std::collections::HashMap::new();
+        for b in func.blocks() {
+            for v in func.terminator_uses(b) {
+                branch_users.entry(v).or_default().push(b);
+            }
+        }
         Order {
             pos,
             writes_before,
             block_writes,
+            branch_users,
         }
+    }
+
+    /// The blocks whose terminator uses `v`.
+    pub(crate) fn branch_users(&self, v: Value) -> &[frontend::ir::Block] {
+        self.branch_users.get(&v).map_or(&[], Vec::as_slice)
     }
 }
 
