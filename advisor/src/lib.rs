@@ -23,6 +23,7 @@ pub mod merged;
 pub mod model;
 pub mod mustwrite;
 pub mod overlap;
+pub mod performance;
 pub mod present;
 pub mod privatize;
 pub mod program;
