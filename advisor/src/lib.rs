@@ -8,6 +8,7 @@ pub mod budget;
 pub mod calls;
 pub mod callsites;
 pub mod coalescing;
+pub mod coefficient;
 pub mod dependence;
 pub mod divergence;
 pub mod escape;
