@@ -29,7 +29,6 @@ pub mod present;
 pub mod privatize;
 pub mod program;
 pub mod recipe;
-pub mod recursion;
 pub mod reductions;
 pub mod rules;
 pub mod shared_memory;
