@@ -28,6 +28,7 @@ pub mod performance;
 pub mod present;
 pub mod privatize;
 pub mod program;
+pub mod program_facts;
 pub mod recipe;
 pub mod reductions;
 pub mod rules;
