@@ -176,7 +176,7 @@ pub fn run(args: &AnalyzeArgs) -> ExitCode {
     // Every report is checked before it is written (docs/report-format.md, "Names"): a
     // broken rule is a bug of warpwise, which debug builds (the tests) stop at and release
     // builds name on stderr.
-    let problems = advisor::model::verify(&report);
+    let problems = advisor::verify::verify(&report);
     debug_assert!(
         problems.is_empty(),
         "the report breaks its rules:\n{}",

@@ -27,7 +27,7 @@ pub struct MemAccess {
     /// Possible `(base, offset in bytes)` pairs; `base` is `None` when no single base
     /// pointer could be identified.
     pub alternatives: Vec<(Option<Var>, Expr)>,
-    /// For an access made inside a called function (see `crate::callsites`): that
+    /// For an access made inside a called function (see `callsites`): that
     /// function's name; `inst`, `addr` and `span` are then the call's.
     pub callee: Option<String>,
     /// The `restrict`-qualified local pointer the address is based on (`p[i]`, `p[i][j]`,

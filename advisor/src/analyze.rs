@@ -2365,7 +2365,7 @@ impl<'a> FunctionContext<'a> {
                         all.get(&d).map(|f| &f.privacy),
                     )
             };
-            crate::mapping::attach(
+            crate::performance::attach(
                 self.unit,
                 self.func,
                 self.forest,

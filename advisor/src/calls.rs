@@ -130,7 +130,7 @@ const DEVICE_MATH: &[&str] = &[
 ];
 
 /// C library functions on memory that CUDA provides in device code; their effects are the
-/// byte sections of their arguments (`crate::summaries` models them).
+/// byte sections of their arguments (`summaries` models them).
 pub const DEVICE_MEMORY: &[&str] = &["memcpy", "memmove", "memset"];
 
 /// Library functions device code has under another spelling: the loop may call them, and
@@ -279,27 +279,13 @@ fn transitive_callees(program: &Program, name: &str, seen: &mut BTreeSet<String>
     let Some(func) = program.function(name) else {
         return;
     };
-    for callee in direct_callees(func) {
+    for callee in crate::indirect::direct_callees(func) {
         if program.function(&callee).is_some() {
             transitive_callees(program, &callee, seen, depth + 1);
         } else {
             seen.insert(callee);
         }
     }
-}
-
-/// Names called directly by a function.
-pub fn direct_callees(func: &Function) -> BTreeSet<String> {
-    func.insts
-        .iter()
-        .filter_map(|i| match &i.kind {
-            InstKind::Call {
-                callee: Callee::Direct(name),
-                ..
-            } => Some(name.clone()),
-            _ => None,
-        })
-        .collect()
 }
 
 /// Whether a call to `name` cannot run on the device, directly or through a callee.

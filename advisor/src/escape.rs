@@ -4,6 +4,7 @@
 //! pointer, so every access to it is one the IR shows structurally.
 
 use crate::program::{FuncRef, ProgramView};
+use crate::program_facts::ParamFlow;
 use frontend::ir::{Callee, Function, InstKind, Slot, Terminator, Value};
 use std::collections::HashSet;
 
@@ -118,15 +119,6 @@ pub fn callee_captures(view: &ProgramView, unit: usize, name: &str, position: us
         }
     }
     kept
-}
-
-/// What a function does with the address it receives as parameter `position`, leaving
-/// its callees aside: whether it keeps it itself, and the callees' parameters it passes it
-/// to (by name, resolved in the function's unit).
-#[derive(Clone, Debug, Default)]
-pub struct ParamFlow {
-    pub keeps: bool,
-    pub passes: Vec<(String, usize)>,
 }
 
 fn param_flow(view: &ProgramView, r: FuncRef, position: usize) -> ParamFlow {

@@ -3,6 +3,7 @@
 //! `mem_malloc`), and the pointers of a function that can only hold it.
 
 use crate::program::{FuncRef, ProgramView};
+use crate::program_facts::ProgramAllocator;
 use frontend::ir::{Callee, Function, InstKind, Terminator, Value};
 use std::collections::{BTreeSet, HashMap};
 
@@ -15,13 +16,13 @@ pub fn is_c_allocator(name: &str) -> bool {
     )
 }
 
-/// A function of the program that returns new memory or null on every path.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct ProgramAllocator {
-    /// Where it also lets the new address go besides returning it (`passed to
-    /// \`_mem_block_add\``, `stored to memory`): a tracking table or a log, assumed never used
-    /// to reach the memory. Empty when the address goes nowhere else.
-    pub keeps_copy: Vec<String>,
+impl ProgramView<'_> {
+    /// The program's functions that return new memory or null on every path (see
+    /// [`program_allocators`]), found once. Defined here rather than in `program` because
+    /// the view, which keeps the answer, is written below the analysis that finds it.
+    pub fn allocators(&self) -> &HashMap<FuncRef, ProgramAllocator> {
+        self.allocators_found_by(|| program_allocators(self))
+    }
 }
 
 /// The program's allocator functions, by function: found by iterating to a fixpoint, so a

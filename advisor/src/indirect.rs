@@ -113,10 +113,24 @@ fn global_targets(
     (!out.is_empty()).then(|| out.into_iter().collect())
 }
 
+/// Names called directly by a function.
+pub fn direct_callees(func: &Function) -> BTreeSet<String> {
+    func.insts
+        .iter()
+        .filter_map(|i| match &i.kind {
+            InstKind::Call {
+                callee: Callee::Direct(name),
+                ..
+            } => Some(name.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
 /// The names `f` calls: directly, and through pointers whose targets are known.
 pub fn resolved_callees(view: &ProgramView, f: FuncRef) -> BTreeSet<String> {
     let func = view.function(f);
-    let mut out = crate::calls::direct_callees(func);
+    let mut out = direct_callees(func);
     for inst in &func.insts {
         if let InstKind::Call {
             callee: Callee::Indirect(pointer),

@@ -7,6 +7,15 @@ use crate::program::{FuncRef, ProgramView};
 use frontend::ir::{Callee, Function, InstKind, Terminator, Value};
 use std::collections::HashMap;
 
+impl ProgramView<'_> {
+    /// The program's lookup functions (see [`program_lookups`]), found once. Defined here
+    /// rather than in `program` because the view, which keeps the answer, is written below
+    /// the analysis that finds it.
+    pub fn lookups(&self) -> &HashMap<FuncRef, ()> {
+        self.lookups_found_by(|| program_lookups(self))
+    }
+}
+
 /// The program's lookup functions, found by iterating to a fixpoint (a lookup that returns
 /// what another lookup returned counts).
 pub fn program_lookups(view: &ProgramView) -> HashMap<FuncRef, ()> {

@@ -7,10 +7,6 @@ use serde::{Deserialize, Serialize};
 
 pub const SCHEMA: &str = "warpwise/kernel-report/v1";
 
-/// What every report must satisfy (`crate::verify`): no internal names, expressions that
-/// parse back, distinct mapping labels.
-pub use crate::verify::verify;
-
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Report {
     pub schema: String,

@@ -3,6 +3,7 @@
 //! visible from every unit (C's external linkage), so a call resolves to the caller's own
 //! unit first and then to a non-static definition elsewhere.
 
+use crate::program_facts::{ParamFlow, ProgramAllocator};
 use frontend::ir::{Callee, Function, InstKind, Value};
 use frontend::unit::Unit;
 use std::collections::{HashMap, HashSet};
@@ -27,14 +28,16 @@ pub struct ProgramView<'a> {
     declarations: HashMap<String, (usize, frontend::ir::Span)>,
     /// Who calls whom with which arguments, made on first use (see [`CallIndex`]).
     calls: OnceLock<CallIndex>,
-    /// The functions that return new memory, found on first use.
-    allocators: OnceLock<HashMap<FuncRef, crate::fresh::ProgramAllocator>>,
-    /// The functions that return a pointer the program keeps in memory, found on first use.
+    /// The functions that return new memory, found on first use (by `fresh`, which defines
+    /// `ProgramView::allocators`).
+    allocators: OnceLock<HashMap<FuncRef, ProgramAllocator>>,
+    /// The functions that return a pointer the program keeps in memory, found on first use
+    /// (by `lookups`, which defines `ProgramView::lookups`).
     lookups: OnceLock<HashMap<FuncRef, ()>>,
     /// Whether a function keeps the pointer it receives at a position (answers of
     /// `escape::callee_captures`), and what each parameter does itself, found on first use.
     captures: Mutex<HashMap<(FuncRef, usize), bool>>,
-    param_flows: Mutex<HashMap<(FuncRef, usize), std::sync::Arc<crate::escape::ParamFlow>>>,
+    param_flows: Mutex<HashMap<(FuncRef, usize), std::sync::Arc<ParamFlow>>>,
 }
 
 /// Every direct call of the program by callee, and the functions whose address is taken.
@@ -100,8 +103,8 @@ impl<'a> ProgramView<'a> {
         &self,
         f: FuncRef,
         position: usize,
-        compute: impl FnOnce() -> crate::escape::ParamFlow,
-    ) -> std::sync::Arc<crate::escape::ParamFlow> {
+        compute: impl FnOnce() -> ParamFlow,
+    ) -> std::sync::Arc<ParamFlow> {
         let lock = || self.param_flows.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(known) = lock().get(&(f, position)) {
             return known.clone();
@@ -172,17 +175,23 @@ impl<'a> ProgramView<'a> {
         found
     }
 
-    /// The program's functions that return new memory or null on every path (see
-    /// [`crate::fresh::program_allocators`]), found once.
-    pub fn allocators(&self) -> &HashMap<FuncRef, crate::fresh::ProgramAllocator> {
-        self.allocators
-            .get_or_init(|| crate::fresh::program_allocators(self))
+    /// The program's functions that return new memory or null on every path, found by
+    /// `find` on first use. `fresh`, written on this view, passes its search in
+    /// (`ProgramView::allocators`), as `escape` passes each flow's to `param_flow`.
+    pub(crate) fn allocators_found_by(
+        &self,
+        find: impl FnOnce() -> HashMap<FuncRef, ProgramAllocator>,
+    ) -> &HashMap<FuncRef, ProgramAllocator> {
+        self.allocators.get_or_init(find)
     }
 
-    /// The program's lookup functions (see [`crate::lookups::program_lookups`]), found once.
-    pub fn lookups(&self) -> &HashMap<FuncRef, ()> {
-        self.lookups
-            .get_or_init(|| crate::lookups::program_lookups(self))
+    /// The program's lookup functions, found by `find` on first use: `lookups` finds them
+    /// (`ProgramView::lookups`).
+    pub(crate) fn lookups_found_by(
+        &self,
+        find: impl FnOnce() -> HashMap<FuncRef, ()>,
+    ) -> &HashMap<FuncRef, ()> {
+        self.lookups.get_or_init(find)
     }
 
     /// A program of one unit (what `analyze_unit` sees).

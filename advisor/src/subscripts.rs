@@ -133,7 +133,7 @@ fn without_common_base(f: &Expr, g: &Expr, renamed: &HashSet<&Var>) -> Option<(E
 
 /// `e = n*X + Y` with neither part mentioning `n`.
 fn split(e: &Expr, n: &Var) -> Option<(Expr, Expr)> {
-    let (x, y) = crate::dependence::symbolic_coefficient(e.as_poly()?, n)?;
+    let (x, y) = crate::coefficient::symbolic_coefficient(e.as_poly()?, n)?;
     Some((Expr::Poly(x), Expr::Poly(y)))
 }
 

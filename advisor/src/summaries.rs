@@ -12,10 +12,14 @@
 //! write through a pointer the function reads from memory, mutual recursion, a recursive
 //! write through a pointer the recursion moves, or a call through a function pointer make
 //! the summary `unknown` with the reason. A function calling itself is summarized over every
-//! depth through the parameters its recursive calls pass on unchanged ([`crate::recursion`]).
+//! depth through the parameters its recursive calls pass on unchanged ([`recursion`]).
 //!
 //! Accesses to the function's own locals (stack slots, and `malloc` results that do not
 //! escape) are private to one call and left out.
+
+// A self-recursive function's summary: a step of making summaries, on their types (so a
+// submodule: the two are one layer).
+pub mod recursion;
 
 use crate::access::split_base;
 use crate::program::{FuncRef, ProgramView};
@@ -112,7 +116,7 @@ pub struct Summary {
     /// The allocation functions (`malloc`, `free`) it calls, directly or through callees.
     pub allocators: Vec<String>,
     /// The recursive functions it is or calls, whose effects are summarized over every depth
-    /// (see [`crate::recursion`]): a GPU thread running it needs stack for the deepest one.
+    /// (see [`recursion`]): a GPU thread running it needs stack for the deepest one.
     pub recursive: Vec<String>,
     /// Expressions over the parameters assumed positive, with why: a divisor whose
     /// quotients are ranges (`n` in `ij % n`), the trip count of a loop whose accesses count
@@ -474,7 +478,7 @@ impl<'v> Summaries<'v> {
 
     /// A recursive component: pure when no member touches memory outside its frame (the
     /// recursive calls then do not either); a function calling itself, the accesses of
-    /// every depth ([`crate::recursion`]); otherwise unknown.
+    /// every depth ([`recursion`]); otherwise unknown.
     fn summarize_recursive(&self, component: &[FuncRef]) {
         let members: HashSet<FuncRef> = component.iter().copied().collect();
         // Members are built independently (calls among them are skipped): in parallel, as a
@@ -490,8 +494,7 @@ impl<'v> Summaries<'v> {
         let pure = built.iter().all(|(_, s)| s.is_pure());
         if let ([f], [(_, direct)], false) = (component, built.as_slice(), pure) {
             let is_self = |name: &str| self.view.resolve(f.unit, name) == Some(*f);
-            if let Some(mut s) =
-                crate::recursion::self_recursive(self.view.function(*f), is_self, direct)
+            if let Some(mut s) = recursion::self_recursive(self.view.function(*f), is_self, direct)
             {
                 dedup(&mut s.effects);
                 if s.effects.len() > MAX_EFFECTS {

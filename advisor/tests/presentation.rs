@@ -1,7 +1,7 @@
 //! Report text as users read it (issue 17): names the source writes, qualified by line where
 //! a loop's report shows two values of one variable, and expressions free of the analyses'
 //! own variables (thread indices, version numbers). Every report here also passes
-//! `model::verify`.
+//! `verify::verify`.
 
 mod common;
 
@@ -11,7 +11,7 @@ use common::marked_report;
 /// The marked loop's report, checked by the verifier.
 fn verified(source: &str) -> LoopReport {
     let report = marked_report(source);
-    let problems = advisor::model::verify(&Report {
+    let problems = advisor::verify::verify(&Report {
         schema: SCHEMA.into(),
         loops: vec![report.clone()],
         skipped: Vec::new(),

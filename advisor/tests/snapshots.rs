@@ -31,7 +31,7 @@ fn reports_and_recipes_of_every_sample() {
             loops: analyze_unit(&unit, &Filter::default()),
             skipped: Vec::new(),
         };
-        let problems = advisor::model::verify(&report);
+        let problems = advisor::verify::verify(&report);
         assert!(problems.is_empty(), "{name}: {problems:#?}");
         // Every name an expression uses is one the source writes.
         let source =

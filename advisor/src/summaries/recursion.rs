@@ -17,7 +17,7 @@
 //! This is what a k-d tree search needs (`search(node->left, query, k, out)` writes `out[0,
 //! k)` at every depth) and what the thesis' §8.7 expansion, which stops at recursion, lacks.
 
-use crate::summaries::{Base, Effect, Summary};
+use super::{Base, Effect, Summary};
 use frontend::ir::{Callee, Function, InstKind};
 use std::collections::HashSet;
 use symbolic::Var;
