@@ -4,7 +4,8 @@
     python3 tools/pathological.py [DIR]   # writes the files to DIR (default: a temp dir)
 
 Each case is one generated C file: a loop body of 1,000 / 2,000 statements, an else-if chain
-of 500 branches, a 5,000-case switch, 1,000 loops in a row, 100 nested loops, sums of 5,000
+of 500 branches, a 5,000-case switch, 1,000 and 10,000 loops in a row, one line holding a
+loop body of 10,000 / 40,000 statements, 100 nested loops, sums of 5,000
 and 20,000 terms, 1,000 nested ifs and 2,000 nested `?:` (these two are refused by the
 parser's nesting limit with one diagnostic). `WW` names the warpwise binary (default: the
 release build). Prints wall time and peak memory of each; a run is stopped after 300 s.
@@ -29,8 +30,15 @@ def cases():
     cases_ = "\n".join(f"    case {k}: a[i] = {k}; break;" for k in range(5000))
     yield "switch5000", (f"void f(double *a, const int *c, int n) {{\n  for (int i = 0; i < n; i++) {{\n"
                          f"   switch (c[i]) {{\n{cases_}\n    }}\n  }}\n}}\n")
-    loops = "\n".join(f"  for (int i{k} = 0; i{k} < n; i{k}++) a[i{k}] += {k};" for k in range(1000))
-    yield "loops1000", f"void f(double *a, int n) {{\n{loops}\n}}\n"
+    for n in (1000, 10000):
+        loops = "\n".join(f"  for (int i{k} = 0; i{k} < n; i{k}++) a[i{k}] += {k};" for k in range(n))
+        yield f"loops{n}", f"void f(double *a, int n) {{\n{loops}\n}}\n"
+    # One long line: a loop body of `a[i] += b[i + k];` statements (issue 15's 4.4 MB line
+    # holds 400,000 of them).
+    for n in (10000, 40000):
+        body = " ".join(f"a[i] += b[i + {k % 7}];" for k in range(n))
+        yield f"line{n}", (f"void f(double *a, const double *b, int n) {{ "
+                           f"for (int i = 0; i < n; i++) {{ {body} }} }}\n")
     opens = "".join(f"for (int i{k} = 0; i{k} < 2; i{k}++) " for k in range(100))
     yield "nest100", f"void f(double *a) {{\n  {opens} a[i99] += 1;\n}}\n"
     for n in (5000, 20000):

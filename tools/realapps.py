@@ -12,6 +12,9 @@ needs-profile and not-friendly, and the reasons of the others.
     python3 tools/realapps.py port-cuda [APP...] # CUDA kernels for them, compiled by NVRTC
                                                # (`emit --check`; WARPWISE_NVRTC as in the docs;
                                                # STRIDE=k samples every k-th loop)
+    python3 tools/realapps.py speed [APP...]   # warpwise `analyze` against `gcc -O2 -c`, file
+                                               # by file: CPU time (best of 3) and peak RSS;
+                                               # per-file numbers in $WARPWISE_REALAPPS/speed.json
 
 `WW` names the warpwise binary to run, `WW_FLAGS` adds flags to `analyze` (for example
 `WW_FLAGS="--aliasing call-sites"`), `NR` how many reasons to print per loop.
@@ -26,10 +29,13 @@ import glob
 import json
 import os
 import re
+import signal
+import statistics
 import subprocess
 import sys
 import sysconfig
 import tarfile
+import tempfile
 import time
 import urllib.parse
 import urllib.request
@@ -252,18 +258,28 @@ def app_files(directory, pattern):
                        if (rel := os.path.relpath(f, cwd)) not in dropped)
 
 
-def measure(only):
-    warpwise = os.environ.get("WW", os.path.join(REPO, "target", "release", "warpwise"))
-    total, every = collections.Counter(), collections.Counter()
-    verbose = int(os.environ.get("NR", "2"))
+def selected_apps(only):
+    """The applications named in `only` (all when empty): name, domain, the directory the
+    tools run in, the files (relative to it) and the flags, `{cfg}` filled in."""
     for name, domain, _, directory, pattern, flags in APPS:
         if only and name not in only:
             continue
         cwd, files = app_files(directory, pattern)
+        yield name, domain, cwd, files, [f.replace("{cfg}", os.path.join(ROOT, "cfg")) for f in flags]
+
+
+def warpwise_binary():
+    return os.environ.get("WW", os.path.join(REPO, "target", "release", "warpwise"))
+
+
+def measure(only):
+    warpwise = warpwise_binary()
+    total, every = collections.Counter(), collections.Counter()
+    verbose = int(os.environ.get("NR", "2"))
+    for name, domain, cwd, files, flags in selected_apps(only):
         if not files:
             print(f"== {name}: not fetched ({cwd})")
             continue
-        flags = [f.replace("{cfg}", os.path.join(ROOT, "cfg")) for f in flags]
         tag = "-".join(f.strip("-") for f in os.environ.get("WW_FLAGS", "").split())
         out = os.path.join(ROOT, f"{name}{'.' + tag if tag else ''}.report.json")
         extra = os.environ.get("WW_FLAGS", "").split()
@@ -311,16 +327,12 @@ def measure(only):
 def friendly_authors_loops(only):
     """Each measured application (those in `only`, or all): its name, directory, files,
     flags and the ids of the authors' parallel loops its last report calls friendly."""
-    for name, _, _, directory, pattern, flags in APPS:
-        if only and name not in only:
-            continue
-        cwd, files = app_files(directory, pattern)
+    for name, _, cwd, files, flags in selected_apps(only):
         try:
             report = json.load(open(os.path.join(ROOT, f"{name}.report.json")))
         except (OSError, ValueError):
             print(f"== {name}: no report; run `measure {name}` first")
             continue
-        flags = [f.replace("{cfg}", os.path.join(ROOT, "cfg")) for f in flags]
         friendly = [l["id"] for l in report["loops"]
                     if l["verdict"] == "friendly"
                     and any(PARALLEL_FOR.search(p) for p in l.get("pragmas", []))]
@@ -333,7 +345,7 @@ def port(only):
     `defaultmap(none)` a variable the clauses miss is a compile error."""
     import shutil
     import tempfile
-    warpwise = os.environ.get("WW", os.path.join(REPO, "target", "release", "warpwise"))
+    warpwise = warpwise_binary()
     cc = os.environ.get("WARPWISE_OFFLOAD_CC", "clang-16")
     totals = collections.Counter()
     for name, cwd, files, flags, friendly in friendly_authors_loops(only):
@@ -378,7 +390,7 @@ def port_cuda(only):
     loop): generated and compiled by NVRTC, or refused, with the refusals grouped by reason."""
     import shutil
     import tempfile
-    warpwise = os.environ.get("WW", os.path.join(REPO, "target", "release", "warpwise"))
+    warpwise = warpwise_binary()
     totals = collections.Counter()
     reasons = collections.Counter()
     # `STRIDE=k` takes every k-th loop: a sample, for applications whose whole-program
@@ -418,9 +430,177 @@ def port_cuda(only):
         print(f"   {n:4d}  {why}")
 
 
+TIMEOUT = 300  # seconds of wall time per run of `speed`
+RUNS = 3       # runs per tool and file; the least CPU time counts
+
+
+# Runs one command for `speed` and prints its CPU time (user + system, its waited-for
+# children included), peak RSS (KiB) and exit code. A child's ru_maxrss starts at the peak
+# RSS of the process that spawned it (vfork, as subprocess and posix_spawn do): spawned by
+# this script it would read 80 MiB once a few reports were loaded, spawned by this small
+# fresh interpreter about 8 MiB (`speed` prints the exact floor).
+MEASURE = """import os, sys
+pid = os.posix_spawnp(sys.argv[1], sys.argv[1:], os.environ,
+                      file_actions=[(os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0)])
+_, status, usage = os.wait4(pid, 0)
+print(usage.ru_utime + usage.ru_stime, usage.ru_maxrss, os.waitstatus_to_exitcode(status))
+"""
+
+
+def run_child(argv, cwd):
+    """Run argv once: its CPU time (from wait4, not wall time: other builds load the
+    machine), its peak RSS in KiB, its exit code (negative: a signal), whether it ran past
+    TIMEOUT, and the end of its stderr."""
+    with tempfile.TemporaryFile() as err:
+        child = subprocess.Popen([sys.executable, "-S", "-I", "-c", MEASURE, *argv], cwd=cwd,
+                                 stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=err,
+                                 start_new_session=True)
+        try:
+            out, timed_out = child.communicate(timeout=TIMEOUT)[0], False
+        except subprocess.TimeoutExpired:
+            os.killpg(child.pid, signal.SIGKILL)
+            out, timed_out = child.communicate()[0], True
+        err.seek(0)
+        tail = err.read()[-2000:].decode(errors="replace")
+    try:
+        cpu, rss, code = out.split()
+    except ValueError:  # killed, or the measuring interpreter failed
+        cpu, rss, code = 0, 0, child.returncode
+    return {"cpu": float(cpu), "rss_kib": int(rss), "exit": int(code), "timed_out": timed_out,
+            "stderr": tail}
+
+
+def best_of(argv, cwd):
+    """RUNS runs of argv (stopping at the first failure): the least CPU time, the largest
+    peak RSS, every run's CPU time, and the failing run's exit and stderr, if one failed."""
+    runs = []
+    for _ in range(RUNS):
+        runs.append(run_child(argv, cwd))
+        if runs[-1]["exit"] != 0 or runs[-1]["timed_out"]:
+            break
+    last = runs[-1]
+    failed = last["exit"] != 0 or last["timed_out"]
+    return {"cpu": min(r["cpu"] for r in runs), "rss_kib": max(r["rss_kib"] for r in runs),
+            "runs": [round(r["cpu"], 4) for r in runs], "exit": last["exit"],
+            "timed_out": last["timed_out"],
+            "error": (last["stderr"] or "(nothing on stderr)") if failed else None}
+
+
+def speed_file(cwd, path, flags, warpwise, extra):
+    """One file: gcc -O2 -c, then warpwise analyze on it alone with the same flags (its JSON
+    report in a fresh temporary file, read back for the loops and the skipped functions).
+    Analyze exits 0 when it analysed something, 1 when nothing, 2 on usage errors, 128 + N
+    on signal N: all but 0 are failures. None of warpwise's numbers when gcc fails."""
+    gcc = best_of(["gcc", "-O2", "-c", path, "-o", os.devnull, *flags], cwd)
+    entry = {"file": path, "gcc": gcc}
+    if gcc["error"] is not None:
+        return entry
+    fd, out = tempfile.mkstemp(prefix="warpwise-speed-", suffix=".json")
+    os.close(fd)
+    try:
+        ww = best_of([warpwise, "analyze", path, *flags, *extra, "--format", "json", "-o", out],
+                     cwd)
+        try:
+            report = json.load(open(out))
+            ww["loops"], ww["skipped"] = len(report["loops"]), report.get("skipped", [])
+        except (OSError, ValueError, KeyError) as e:
+            ww["error"] = ww["error"] or f"no report ({e})"
+    finally:
+        os.unlink(out)
+    entry["warpwise"] = ww
+    if ww["error"] is None:
+        entry["ratio"] = ww["cpu"] / max(gcc["cpu"], 1e-3)
+    return entry
+
+
+def failure(result):
+    if result["timed_out"]:
+        return f"timed out after {TIMEOUT} s"
+    lines = [l for l in (result["error"] or "").splitlines() if l.strip()]
+    return f"exit {result['exit']}: {' | '.join(lines[-3:])[:300]}"
+
+
+def speed_app(name, cwd, files, flags, warpwise, extra):
+    """Every file of one application, printed as it goes, then its summary; its entries."""
+    entries = []
+    for path in files:
+        entry = speed_file(cwd, path, flags, warpwise, extra)
+        entry["app"] = name
+        entries.append(entry)
+        gcc, ww = entry["gcc"], entry.get("warpwise")
+        if gcc["error"] is not None:
+            print(f"   gcc fails, skipped: {path}: {failure(gcc)}", flush=True)
+        elif ww["error"] is not None:
+            print(f"   WARPWISE FAILS: {path}: {failure(ww)}", flush=True)
+        else:
+            note = f", {len(ww['skipped'])} skipped" if ww["skipped"] else ""
+            print(f"   {path}: gcc {gcc['cpu']:.2f} s {gcc['rss_kib'] // 1024} MiB, warpwise "
+                  f"{ww['cpu']:.2f} s {ww['rss_kib'] // 1024} MiB, {entry['ratio']:.2f}x "
+                  f"({ww['loops']} loops{note})", flush=True)
+            for s in ww["skipped"]:
+                print("      skipped:", str(s)[:200])
+    timed = [e for e in entries if "ratio" in e]
+    worst = max(timed, key=lambda e: e["ratio"], default=None)
+    print(f"== {name}: {len(files)} files ({len(timed)} timed, "
+          f"{sum(e['gcc']['error'] is not None for e in entries)} gcc failures, "
+          f"{sum('warpwise' in e and 'ratio' not in e for e in entries)} warpwise failures); "
+          + (f"warpwise/gcc CPU median {statistics.median(e['ratio'] for e in timed):.2f}x, "
+             f"max {worst['ratio']:.2f}x ({worst['file']}), "
+             f"over 1x {sum(e['ratio'] > 1 for e in timed)}; "
+             f"total gcc {sum(e['gcc']['cpu'] for e in timed):.1f} s, "
+             f"warpwise {sum(e['warpwise']['cpu'] for e in timed):.1f} s" if timed else "nothing timed"),
+          flush=True)
+    return entries
+
+
+def speed(only):
+    """warpwise analyze against gcc -O2 -c on each file of each application (one file at a
+    time, the flags and directory `measure` uses), sequentially: CPU times and peak RSS."""
+    unknown = only - {a[0] for a in APPS}
+    if unknown:
+        sys.exit(f"unknown applications: {' '.join(sorted(unknown))}")
+    warpwise = warpwise_binary()
+    extra = os.environ.get("WW_FLAGS", "").split()
+    floor = run_child(["true"], ROOT)["rss_kib"]
+    print(f"peak RSS of `true`, the floor of every peak RSS here: {floor / 1024:.1f} MiB")
+    entries = []
+    for name, _, cwd, files, flags in selected_apps(only):
+        if not files:
+            print(f"== {name}: not fetched ({cwd})")
+            continue
+        entries += speed_app(name, cwd, files, flags, warpwise, extra)
+    timed = [e for e in entries if "ratio" in e]
+    failed = [e for e in entries if "warpwise" in e and "ratio" not in e]
+    gcc_failed = [e for e in entries if e["gcc"]["error"] is not None]
+    print(f"TOTAL {len(entries)} files: {len(timed)} timed, {len(gcc_failed)} skipped (gcc fails), "
+          f"{len(failed)} warpwise failures")
+    for e in gcc_failed:
+        print(f"   gcc fails: {e['app']} {e['file']}: {failure(e['gcc'])}")
+    for e in failed:
+        print(f"   WARPWISE FAILS: {e['app']} {e['file']}: {failure(e['warpwise'])}")
+    if timed:
+        print(f"   warpwise/gcc CPU time: median {statistics.median(e['ratio'] for e in timed):.2f}x; "
+              f"total gcc {sum(e['gcc']['cpu'] for e in timed):.1f} s, "
+              f"warpwise {sum(e['warpwise']['cpu'] for e in timed):.1f} s")
+        over = sorted((e for e in timed if e["ratio"] > 1), key=lambda e: -e["ratio"])
+        print(f"   over 1x: {len(over)}")
+        for e in over:
+            print(f"      {e['ratio']:6.2f}x  {e['app']} {e['file']}: warpwise "
+                  f"{e['warpwise']['cpu']:.2f} s, gcc {e['gcc']['cpu']:.2f} s")
+        for tool in ("gcc", "warpwise"):
+            top = max(timed, key=lambda e: e[tool]["rss_kib"])
+            print(f"   peak RSS {tool}: {top[tool]['rss_kib'] / 1024:.0f} MiB "
+                  f"({top['app']} {top['file']})")
+    out = os.path.join(ROOT, "speed.json")
+    with open(out, "w") as f:
+        json.dump({"warpwise": warpwise, "flags": extra, "runs": RUNS, "timeout_s": TIMEOUT,
+                   "rss_floor_kib": floor, "files": entries}, f, indent=1)
+    print(f"per-file numbers: {out}")
+
+
 if __name__ == "__main__":
     commands = {"fetch": lambda _: fetch(), "measure": measure, "port": port,
-                "port-cuda": port_cuda}
+                "port-cuda": port_cuda, "speed": speed}
     if len(sys.argv) < 2 or sys.argv[1] not in commands:
         sys.exit(__doc__)
     commands[sys.argv[1]](set(sys.argv[2:]))

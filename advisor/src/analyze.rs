@@ -281,6 +281,8 @@ fn analyze_function_in_program(
         invariants: Default::default(),
         defined_symbols: Default::default(),
         primary_ivs: Default::default(),
+        quotients: Default::default(),
+        object_addresses: Default::default(),
         order: Default::default(),
         nest_symbols: Default::default(),
         variant: Default::default(),
@@ -407,6 +409,11 @@ struct FunctionContext<'a> {
     order: std::cell::OnceCell<crate::reductions::Order>,
     /// See [`FunctionContext::primary_ivs`].
     primary_ivs: std::cell::OnceCell<HashSet<Value>>,
+    /// See [`FunctionContext::quotients`].
+    quotients: std::cell::OnceCell<crate::dependence::Quotients>,
+    /// The addresses of named objects (`&x`, `&global`) that have a symbol, for the
+    /// private-object symbols of each loop (a scan of the function per loop before).
+    object_addresses: std::cell::OnceCell<Vec<Value>>,
     /// Each loop's variant symbols, computed on first use (asked several times per loop).
     variant: std::cell::RefCell<HashMap<LoopId, std::rc::Rc<HashSet<Var>>>>,
 }
@@ -674,8 +681,12 @@ impl<'a> FunctionContext<'a> {
 
     /// The function's integer divisions by a value that is not a constant (`ij / n`), by
     /// the symbol the reconstruction gave each: what the dependence test needs to see a
-    /// loop linearized by hand as the nest it stands for.
-    fn quotients(&self) -> crate::dependence::Quotients {
+    /// loop linearized by hand as the nest it stands for. Made once per function.
+    fn quotients(&self) -> &crate::dependence::Quotients {
+        self.quotients.get_or_init(|| self.find_quotients())
+    }
+
+    fn find_quotients(&self) -> crate::dependence::Quotients {
         let types = &self.unit.lowered.program.types;
         let mut out = crate::dependence::Quotients::new();
         for symbol in self.rec.symbols.iter() {
@@ -1043,6 +1054,18 @@ impl<'a> FunctionContext<'a> {
             forest: self.forest,
             rec: self.rec,
             users: &self.users,
+            order: self.order(),
+            object_addresses: self.object_addresses.get_or_init(|| {
+                self.func
+                    .values()
+                    .filter(|v| {
+                        matches!(
+                            self.func.inst(*v).kind,
+                            InstKind::SlotAddr(_) | InstKind::GlobalAddr(_)
+                        ) && self.rec.symbol(*v).is_some()
+                    })
+                    .collect()
+            }),
         };
         let space = self.space(id, true).ok();
         let variant = self.variant_symbols(id);
@@ -1136,7 +1159,7 @@ impl<'a> FunctionContext<'a> {
             space,
             id,
             variant,
-            &self.quotients(),
+            self.quotients(),
             &mut facts.assumptions,
             &self.budget,
         );
@@ -1440,6 +1463,7 @@ impl<'a> FunctionContext<'a> {
             rec: self.rec,
             ranges: self.ranges,
             cache: Default::default(),
+            searches: Default::default(),
         }
     }
 
@@ -1509,9 +1533,14 @@ impl<'a> FunctionContext<'a> {
         // grouped by the two pointers (sorted by name).
         type Uses<'x> = Vec<(&'x MemAccess, &'x MemAccess, &'x Var, &'x Var)>;
         let mut candidates: BTreeMap<(String, String), Uses> = BTreeMap::new();
-        for store in accesses.iter().filter(|a| a.is_store) {
+        // Accesses that agree on all a pair's checks read (addresses, size, direction,
+        // type, `restrict`) give the same answers: one of each, the first, stands for the
+        // others, so the pairs are those of distinct accesses (a body of 10,000
+        // `a[i] += b[i + k]` made 10^8 pairs of 2 distinct ones).
+        let distinct = distinct_accesses(accesses);
+        for store in distinct.iter().copied().filter(|a| a.is_store) {
             let Some(sb) = store.base() else { continue };
-            for other in accesses {
+            for other in distinct.iter().copied() {
                 let Some(ob) = other.base() else { continue };
                 if sb == ob || self.is_const_object(ob, effects) {
                     continue;
@@ -2724,10 +2753,7 @@ impl<'a> FunctionContext<'a> {
                 let used_outside = users[v.index()]
                     .iter()
                     .any(|u| !l.contains(self.func.inst(*u).block))
-                    || self
-                        .func
-                        .blocks()
-                        .any(|b| !l.contains(b) && self.func.terminator_uses(b).contains(&v));
+                    || self.order().branch_users(v).iter().any(|b| !l.contains(*b));
                 if used_outside
                     && !self
                         .forest
@@ -2854,4 +2880,22 @@ fn reads_as_an_expression(text: &str) -> bool {
         && t.chars().any(|c| c.is_ascii_alphanumeric() || c == '_')
         && !t.starts_with(',')
         && !t.ends_with(',')
+}
+
+/// The first of each group of accesses that agree on their addresses, size, direction,
+/// type and `restrict` pointer, in the order of the accesses.
+fn distinct_accesses(accesses: &[MemAccess]) -> Vec<&MemAccess> {
+    let mut seen = HashSet::new();
+    accesses
+        .iter()
+        .filter(|a| {
+            seen.insert((
+                a.alternatives.as_slice(),
+                a.elem_bytes,
+                a.is_store,
+                a.ty,
+                a.restrict,
+            ))
+        })
+        .collect()
 }

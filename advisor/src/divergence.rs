@@ -31,7 +31,23 @@ enum Dependence {
 pub fn analyze(nest: &Nest, c: &Candidate, target: &Target) -> Vec<DivergentBranch> {
     let func = nest.func;
     let l = nest.forest.loop_(nest.outer);
-    let cond_blocks: HashSet<_> = func.loops.iter().map(|s| s.cond_block).collect();
+    // The loop tests inside this nest (a function may have thousands of loops: the
+    // cheap range check on block numbers comes before the set lookup).
+    let (first, last) = match (l.blocks.first(), l.blocks.last()) {
+        (Some(first), Some(last)) => (*first, *last),
+        _ => return Vec::new(),
+    };
+    let cond_blocks: HashSet<_> = func
+        .loops
+        .iter()
+        .map(|s| s.cond_block)
+        .filter(|b| (first..=last).contains(b) && l.contains(*b))
+        .collect();
+    let is_header = |b| {
+        nest.forest
+            .innermost(b)
+            .is_some_and(|id| nest.forest.loop_(id).header == b)
+    };
     let Some(x) = nest.iv(c.x) else {
         return Vec::new();
     };
@@ -44,7 +60,7 @@ pub fn analyze(nest: &Nest, c: &Candidate, target: &Target) -> Vec<DivergentBran
         .unwrap_or_else(|| "?".into());
     let mut out = Vec::new();
     for &b in &l.blocks {
-        if cond_blocks.contains(&b) || nest.forest.loops.iter().any(|lp| lp.header == b) {
+        if cond_blocks.contains(&b) || is_header(b) {
             continue;
         }
         let Terminator::Branch { cond, .. } = func.block(b).terminator else {

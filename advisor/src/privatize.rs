@@ -52,6 +52,10 @@ pub struct Scope<'a> {
     pub rec: &'a Reconstruction,
     /// The function's users of each value (`Function::users`), made once per function.
     pub users: &'a [Vec<Value>],
+    /// The function's instruction order and branch users, made once per function.
+    pub(crate) order: &'a crate::reductions::Order,
+    /// The function's `SlotAddr`/`GlobalAddr` values that have a symbol.
+    pub object_addresses: &'a [Value],
 }
 
 /// The data-sharing classification of one loop.
@@ -809,7 +813,7 @@ impl Classifier<'_, '_> {
     fn private_objects(&self, out: &mut Privacy) {
         let func = self.func();
         let rec = self.scope.rec;
-        for v in func.values() {
+        for &v in self.scope.object_addresses {
             let object = match func.inst(v).kind {
                 InstKind::SlotAddr(s) => Object::Slot(s),
                 InstKind::GlobalAddr(g) => Object::Global(g),
@@ -853,9 +857,12 @@ impl Classifier<'_, '_> {
                 self.users[v.index()]
                     .iter()
                     .any(|u| l.contains(func.inst(*u).block) == inside)
-                    || func
-                        .blocks()
-                        .any(|b| l.contains(b) == inside && func.terminator_uses(b).contains(&v))
+                    || self
+                        .scope
+                        .order
+                        .branch_users(v)
+                        .iter()
+                        .any(|b| l.contains(*b) == inside)
             };
             if used_in(true) {
                 continue;

@@ -220,56 +220,6 @@ impl<T: Clone + PartialEq> PVec<T> {
         changed
     }
 
-    /// Replaces each slot that differs from the default with `f(i, &self[i])` where that
-    /// is `Some`; says whether any slot changed.
-    pub fn update(&mut self, mut f: impl FnMut(usize, &T) -> Option<T>) -> bool {
-        match self.update_node(&self.root, 0, self.depth, &mut f) {
-            Some(root) => {
-                self.root = root;
-                true
-            }
-            None => false,
-        }
-    }
-
-    fn update_node(
-        &self,
-        node: &Node<T>,
-        base: usize,
-        level: u32,
-        f: &mut impl FnMut(usize, &T) -> Option<T>,
-    ) -> Option<Node<T>> {
-        if node.same(&self.defaults[level as usize]) {
-            return None;
-        }
-        match node {
-            Node::Inner(children) => {
-                let mut out: Option<[Node<T>; WIDTH]> = None;
-                for (k, child) in children.iter().enumerate() {
-                    let b = base + (k << (BITS * level));
-                    if let Some(new) = self.update_node(child, b, level - 1, f) {
-                        out.get_or_insert_with(|| (**children).clone())[k] = new;
-                    }
-                }
-                out.map(|c| Node::Inner(Arc::new(c)))
-            }
-            Node::Leaf(slots) => {
-                let mut out: Option<[T; WIDTH]> = None;
-                for (k, slot) in slots.iter().enumerate() {
-                    if *slot == self.default {
-                        continue;
-                    }
-                    if let Some(new) = f(base + k, slot) {
-                        if new != *slot {
-                            out.get_or_insert_with(|| (**slots).clone())[k] = new;
-                        }
-                    }
-                }
-                out.map(|s| Node::Leaf(Arc::new(s)))
-            }
-        }
-    }
-
     /// The indices whose slots differ between `self` and `other` (same capacity), in
     /// index order; shared subtrees are skipped.
     pub fn diff(&self, other: &PVec<T>) -> Vec<usize> {
@@ -407,7 +357,7 @@ mod tests {
     }
 
     #[test]
-    fn merge_and_update() {
+    fn merge_and_reset() {
         let mut a = PVec::new(100, 0u8);
         a.set(3, 1);
         let mut b = a.clone();
@@ -418,7 +368,7 @@ mod tests {
         assert_eq!(a.get(3), Some(&3));
         assert_eq!(a.get(70), Some(&4));
         assert!(!a.merge(&a.clone(), |_, _, _| Some(9)));
-        assert!(a.update(|i, _| (i == 70).then_some(0)));
+        a.set(70, 0);
         assert_eq!(a.iter().collect::<Vec<_>>(), vec![(3, &3)]);
         a.clear();
         assert_eq!(a.iter().count(), 0);

@@ -21,7 +21,7 @@
 //! wrap-around, sign-changing casts, or the difference between two loads that share one
 //! symbol. Float values get sign rules only; NaN is not modelled.
 
-use crate::framework::{reverse_postorder, solve, ForwardAnalysis, Lattice, SolverConfig};
+use crate::framework::{loop_reverse_postorder, solve, ForwardAnalysis, Lattice, SolverConfig};
 use crate::pvec::PVec;
 use crate::reconstruct::Reconstruction;
 use frontend::ir::{BinOp, Block, Callee, Constant, Function, InstKind, Program, UnOp, Value};
@@ -282,7 +282,7 @@ pub fn sign_analysis(
     rec: &Reconstruction,
     injected: &HashMap<Value, SignSet>,
 ) -> SignFacts {
-    let analysis = SignAnalysis::new(program, func, rec, injected);
+    let analysis = SignAnalysis::new(program, func, forest, rec, injected);
     let solution = solve(&analysis, func, forest, SolverConfig::default());
     let mut at_def = vec![SignSet::EMPTY; func.insts.len()];
     for b in func.blocks() {
@@ -318,7 +318,8 @@ struct SignAnalysis<'a> {
     /// Whether the reconstruction of each value is exact for sign reasoning.
     exact: Vec<bool>,
     var_values: HashMap<Var, Vec<Value>>,
-    /// Pure non-phi instructions in reverse postorder, for re-evaluation after refinement.
+    /// Pure non-phi instructions in reverse postorder (loops contiguous), for
+    /// re-evaluation after refinement.
     pure_order: Vec<Value>,
     /// Each value's pure users, as positions in `pure_order`: re-evaluation after a
     /// refinement visits only what the refined values reach, not every instruction (a
@@ -330,12 +331,61 @@ struct SignAnalysis<'a> {
     /// The all-empty state vector every state starts from, so that all of them share
     /// their untouched parts.
     empty: PVec<SignSet>,
+    /// Per block, the end of the positions in `pure_order` whose values may be defined in
+    /// a state leaving the block (the end of its region, see [`regions`]): re-evaluation
+    /// after a refinement skips the users past it, which are not defined there (in a
+    /// function of a thousand loops, the users of `n` in the loops that follow).
+    reach_end: Vec<u32>,
+    /// Per block, the first index in the loop-contiguous order of its region, and per
+    /// position in `pure_order`, the last index of the regions of its value's uses: a
+    /// value whose uses all end before a block's region is dead there and after, and
+    /// re-evaluation skips it (the users of `n` in the loops before).
+    live_from: Vec<u32>,
+    live_until: Vec<u32>,
+}
+
+/// Where values can be live, from a reverse postorder `order` in which every loop's blocks
+/// are contiguous. Then a path that goes from a block back to an earlier one takes a back
+/// edge, and the loop of its header holds both blocks; so what a block can reach again, or
+/// be reached from later, lies in its *region*: its outermost loop's range of `order`, or
+/// the block alone outside loops. `None` when some loop is not contiguous in `order` or
+/// the CFG is irreducible: no bounds then.
+fn regions(forest: &LoopForest, order: &[Block], n_blocks: usize) -> Option<Vec<(u32, u32)>> {
+    if forest.irreducible.is_some() {
+        return None;
+    }
+    let mut index = vec![u32::MAX; n_blocks];
+    for (k, b) in order.iter().enumerate() {
+        index[b.index()] = k as u32;
+    }
+    let mut region: Vec<(u32, u32)> = index.iter().map(|&k| (k, k)).collect();
+    for l in &forest.loops {
+        let (mut lo, mut hi) = (u32::MAX, 0);
+        for b in &l.blocks {
+            let k = index[b.index()];
+            if k == u32::MAX {
+                return None;
+            }
+            lo = lo.min(k);
+            hi = hi.max(k);
+        }
+        if (hi + 1 - lo) as usize != l.blocks.len() {
+            return None;
+        }
+        if l.parent.is_none() {
+            for b in &l.blocks {
+                region[b.index()] = (lo, hi);
+            }
+        }
+    }
+    Some(region)
 }
 
 impl<'a> SignAnalysis<'a> {
     fn new(
         program: &'a Program,
         func: &'a Function,
+        forest: &LoopForest,
         rec: &'a Reconstruction,
         injected: &'a HashMap<Value, SignSet>,
     ) -> Self {
@@ -359,8 +409,12 @@ impl<'a> SignAnalysis<'a> {
                 .map(|i| repr(&program.types, i.ty))
                 .collect(),
             empty: PVec::new(func.insts.len(), SignSet::EMPTY),
+            reach_end: Vec::new(),
+            live_from: Vec::new(),
+            live_until: Vec::new(),
         };
-        let rpo = reverse_postorder(func);
+        let rpo = loop_reverse_postorder(func, forest);
+        let mut block_end = vec![0; func.blocks.len()];
         for &b in &rpo {
             for &v in &func.block(b).insts {
                 let e = analysis.compute_exact(v);
@@ -385,8 +439,59 @@ impl<'a> SignAnalysis<'a> {
                     analysis.pure_order.push(v);
                 }
             }
+            block_end[b.index()] = analysis.pure_order.len() as u32;
         }
+        analysis.bound_liveness(forest, &rpo, &block_end);
         analysis
+    }
+
+    /// Fills `reach_end`, `live_from` and `live_until` (unbounded without regions).
+    fn bound_liveness(&mut self, forest: &LoopForest, order: &[Block], block_end: &[u32]) {
+        let func = self.func;
+        let n = func.blocks.len();
+        let Some(region) = regions(forest, order, n) else {
+            self.reach_end = vec![u32::MAX; n];
+            self.live_from = vec![0; n];
+            self.live_until = vec![u32::MAX; self.pure_order.len()];
+            return;
+        };
+        self.reach_end = region
+            .iter()
+            .map(|&(_, hi)| {
+                order
+                    .get(hi as usize)
+                    .map_or(u32::MAX, |b| block_end[b.index()])
+            })
+            .collect();
+        self.live_from = region.iter().map(|&(lo, _)| lo).collect();
+        // The last region index of each value's uses; a phi argument is used at the end of
+        // its predecessor.
+        let mut until = vec![0u32; func.insts.len()];
+        let mut used = |v: Value, at: Block| {
+            if let Some(u) = until.get_mut(v.index()) {
+                *u = (*u).max(region[at.index()].1);
+            }
+        };
+        for b in func.blocks() {
+            for &w in &func.block(b).insts {
+                match &func.inst(w).kind {
+                    InstKind::Phi(args) => {
+                        for &(pred, a) in args {
+                            used(a, pred);
+                        }
+                    }
+                    kind => {
+                        for o in kind.operands() {
+                            used(o, b);
+                        }
+                    }
+                }
+            }
+            for v in func.terminator_uses(b) {
+                used(v, b);
+            }
+        }
+        self.live_until = self.pure_order.iter().map(|v| until[v.index()]).collect();
     }
 
     fn repr(&self, v: Value) -> Repr {
@@ -697,7 +802,7 @@ impl<'a> SignAnalysis<'a> {
         let mut s = SignSet::EMPTY;
         for (arm, taken) in [(x, true), (y, false)] {
             let mut refined = state.clone();
-            if !self.refine_condition(&mut refined, cond, taken) {
+            if !self.refine_condition(&mut refined, cond, taken, None) {
                 continue;
             }
             s = s.union(refined.get(arm));
@@ -716,7 +821,15 @@ impl<'a> SignAnalysis<'a> {
 
     /// Refines `state` with `cond` being true (`taken`) or false; returns `false` when that
     /// is impossible given the signs (the edge is infeasible).
-    fn refine_condition(&self, state: &mut SignState, cond: Value, taken: bool) -> bool {
+    /// Refines the signs under `cond` being `taken`, in the state leaving block `at` when
+    /// it is known: re-evaluation then visits only the users defined and live there.
+    fn refine_condition(
+        &self,
+        state: &mut SignState,
+        cond: Value,
+        taken: bool,
+        at: Option<Block>,
+    ) -> bool {
         let before = state.signs.clone();
         let mut changed = false;
         let mut c = cond;
@@ -768,7 +881,7 @@ impl<'a> SignAnalysis<'a> {
             }
         }
         if changed {
-            self.reevaluate(state, &before);
+            self.reevaluate(state, &before, at);
         }
         true
     }
@@ -860,7 +973,13 @@ impl<'a> SignAnalysis<'a> {
 
     /// Recomputes pure values whose operands were refined (intersecting, never widening).
     /// Selects keep their sign: re-evaluating one would refine its condition again.
-    fn reevaluate(&self, state: &mut SignState, before: &PVec<SignSet>) {
+    fn reevaluate(&self, state: &mut SignState, before: &PVec<SignSet>, at: Option<Block>) {
+        let (limit, live_from) = match at {
+            Some(b) => (self.reach_end[b.index()], self.live_from[b.index()]),
+            None => (u32::MAX, 0),
+        };
+        // Dead values keep their sign: nothing after this point reads it.
+        let live = |u: u32| self.live_until[u as usize] >= live_from;
         // The same visits as one pass over `pure_order` that re-evaluates each instruction
         // with an operand changed so far: a refined value reaches its users at any
         // position, a re-evaluated one only the users after it. The refined values' users
@@ -868,7 +987,9 @@ impl<'a> SignAnalysis<'a> {
         let mut initial: Vec<u32> = Vec::new();
         for changed in state.signs.diff(before) {
             if let Some(users) = self.pure_users.get(changed) {
-                initial.extend_from_slice(users);
+                // Sorted: the users past `limit` are a suffix.
+                let users = &users[..users.partition_point(|&u| u < limit)];
+                initial.extend(users.iter().copied().filter(|&u| live(u)));
             }
         }
         initial.sort_unstable();
@@ -910,7 +1031,7 @@ impl<'a> SignAnalysis<'a> {
             if !new.is_empty() && new != old {
                 state.signs.set(v.index(), new);
                 for &u in &self.pure_users[v.index()] {
-                    if u > position {
+                    if u > position && u < limit && live(u) {
                         later.push(Reverse(u));
                     }
                 }
@@ -1008,7 +1129,9 @@ impl ForwardAnalysis for SignAnalysis<'_> {
         } = func.block(from).terminator
         {
             // Both edges to the same block say nothing about the condition.
-            if then_block != else_block && !self.refine_condition(state, cond, to == then_block) {
+            if then_block != else_block
+                && !self.refine_condition(state, cond, to == then_block, Some(from))
+            {
                 *state = self.bottom(func);
                 return;
             }

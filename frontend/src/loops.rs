@@ -206,18 +206,34 @@ pub fn analyze_loops(func: &Function) -> LoopForest {
         });
     }
 
-    // Nesting: the parent is the smallest other loop containing the header.
+    // Nesting: the parent is the smallest larger loop containing the header (the first
+    // in loop order among equals). Loops are visited by decreasing size, each block
+    // remembering the smallest loop seen so far that holds it: linear in the loops' sizes
+    // (a search of every loop per loop made a thousand loops in a row quadratic).
     let count = loops.len();
-    for i in 0..count {
-        let header = loops[i].header;
-        let parent = (0..count)
-            .filter(|&j| {
-                j != i
-                    && loops[j].blocks.contains(&header)
-                    && loops[j].blocks.len() > loops[i].blocks.len()
-            })
-            .min_by_key(|&j| loops[j].blocks.len());
-        loops[i].parent = parent.map(|p| LoopId(p as u32));
+    let mut by_size: Vec<usize> = (0..count).collect();
+    by_size.sort_by_key(|&i| std::cmp::Reverse(loops[i].blocks.len()));
+    let mut owner: Vec<Option<usize>> = vec![None; func.blocks.len()];
+    let mut start = 0;
+    while start < by_size.len() {
+        let size = loops[by_size[start]].blocks.len();
+        let end = start + by_size[start..].partition_point(|&i| loops[i].blocks.len() == size);
+        let group = &by_size[start..end];
+        for &i in group {
+            let parent = owner.get(loops[i].header.index()).copied().flatten();
+            loops[i].parent = parent.map(|p| LoopId(p as u32));
+        }
+        // Lower indices last, so that they win among loops of one size.
+        let mut group = group.to_vec();
+        group.sort_unstable_by_key(|&i| std::cmp::Reverse(i));
+        for i in group {
+            for b in &loops[i].blocks {
+                if let Some(slot) = owner.get_mut(b.index()) {
+                    *slot = Some(i);
+                }
+            }
+        }
+        start = end;
     }
     for i in 0..count {
         if let Some(p) = loops[i].parent {

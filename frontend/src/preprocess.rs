@@ -577,16 +577,23 @@ pub fn preprocess(input: &TranslationUnitInput) -> Result<Preprocessed, Diagnost
         return Err(compiler_error(&stderr, &cwd, &words[0]));
     }
 
-    let mut text = String::from_utf8(output.stdout)
+    let text = String::from_utf8(output.stdout)
         .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+    Ok(from_compiler_output(text, &cwd, &[fake_dir.to_path_buf()]))
+}
+
+/// Prepares the preprocessor's output `text` for lang-c: GNU spellings rewritten, implicit
+/// `int` inserted, pragmas taken out and remembered, the source map built. `cwd` resolves
+/// the relative paths of line markers; headers under `own_headers` (warpwise's parser-only
+/// replacements) count as system headers.
+pub fn from_compiler_output(mut text: String, cwd: &Path, own_headers: &[PathBuf]) -> Preprocessed {
     // Length-preserving first (GNU spellings in GCC's headers), then the one rewrite that
     // inserts text; the pragmas are found in the final text, so their offsets hold.
-    let own_dirs = [fake_dir.to_path_buf()];
-    crate::gnu_compat::rewrite(&mut text, &own_dirs);
-    crate::implicit_int::insert(&mut text, &own_dirs);
-    let raw_pragmas = blank_pragmas(&mut text, &own_dirs);
+    crate::gnu_compat::rewrite(&mut text, own_headers);
+    crate::implicit_int::insert(&mut text, own_headers);
+    let raw_pragmas = blank_pragmas(&mut text, own_headers);
     blank_fallthrough(&mut text);
-    let source_map = SourceMap::new(text.clone(), Some(&cwd), &[fake_dir.to_path_buf()]);
+    let source_map = SourceMap::new(text.clone(), Some(cwd), own_headers);
     let pragmas = raw_pragmas
         .into_iter()
         .map(|(offset, text)| {
@@ -602,11 +609,11 @@ pub fn preprocess(input: &TranslationUnitInput) -> Result<Preprocessed, Diagnost
             }
         })
         .collect();
-    Ok(Preprocessed {
+    Preprocessed {
         text,
         source_map,
         pragmas,
-    })
+    }
 }
 
 /// Replaces each `#pragma` line by spaces (offsets stay put) and returns (line offset, text).

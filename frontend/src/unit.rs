@@ -43,10 +43,6 @@ impl std::fmt::Display for Resolved {
 #[allow(clippy::result_large_err)]
 pub fn load_unit(input: &TranslationUnitInput) -> Result<Unit, Diagnostic> {
     let preprocessed = preprocess(input)?;
-    let ast = crate::parse::parse(&preprocessed)?;
-    let lower_input = lower_input(&preprocessed);
-    let lowered = lower_translation_unit(&ast, &lower_input);
-    drop_deep(ast);
     let strict_aliasing = input
         .flags
         .extra
@@ -58,8 +54,60 @@ pub fn load_unit(input: &TranslationUnitInput) -> Result<Unit, Diagnostic> {
             _ => None,
         })
         .unwrap_or(true);
+    unit_from(input.file.clone(), preprocessed, strict_aliasing)
+}
+
+/// Parses and lowers `text`, taken as the C preprocessor's output for `path` (line markers
+/// included), without running a preprocessor: for tools that already have that text, and
+/// for the fuzz targets (fuzz/), which feed arbitrary text to everything after `cc -E`.
+#[allow(clippy::result_large_err)]
+pub fn load_preprocessed(path: &Path, text: String) -> Result<Unit, Diagnostic> {
+    let cwd = path.parent().unwrap_or(Path::new("."));
+    let preprocessed = crate::preprocess::from_compiler_output(text, cwd, &[]);
+    unit_from(path.to_path_buf(), preprocessed, true)
+}
+
+#[allow(clippy::result_large_err)]
+fn unit_from(
+    path: PathBuf,
+    preprocessed: crate::preprocess::Preprocessed,
+    strict_aliasing: bool,
+) -> Result<Unit, Diagnostic> {
+    let (ast, oversized) = crate::parse::parse_bounded(&preprocessed)?;
+    let lower_input = lower_input(&preprocessed);
+    let mut lowered = lower_translation_unit(&ast, &lower_input);
+    drop_deep(ast);
+    // Bodies over the size budget were parsed empty: their functions are not analysed, and
+    // are dropped, so that callers see a function no analysed file defines (unknown
+    // effects), not one that does nothing.
+    for body in oversized {
+        let open = body.open as u32;
+        let holds = |f: &crate::ir::Function| {
+            f.span.start <= open && open <= f.span.end || body.name.as_deref() == Some(&f.name)
+        };
+        let name = lowered
+            .program
+            .functions
+            .iter()
+            .find(|f| holds(f))
+            .map(|f| f.name.clone())
+            .or(body.name.clone());
+        lowered.program.functions.retain(|f| !holds(f));
+        lowered.errors.push(crate::lower::LowerError {
+            span: crate::ir::Span {
+                start: body.open as u32,
+                end: body.open as u32 + 1,
+            },
+            message: format!(
+                "its body is {} bytes of preprocessed text, more than the {} analysed per function (the analysis budget): its loops are not analysed",
+                body.close - body.open + 1,
+                crate::parse::MAX_BODY_BYTES
+            ),
+            function: name,
+        });
+    }
     Ok(Unit {
-        path: input.file.clone(),
+        path,
         preprocessed,
         lowered,
         strict_aliasing,

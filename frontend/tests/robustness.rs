@@ -187,3 +187,47 @@ fn a_goto_to_no_label_is_an_error_at_the_goto() {
     assert!(message.contains("main.c:2:33"), "{message}");
     assert_eq!(function_names(&unit), ["ok"]);
 }
+
+#[test]
+fn a_function_body_over_the_size_budget_is_left_out_with_one_error() {
+    // Issue 15's one-line body of 400,000 statements: parsing and lowering it alone took
+    // 26 s and 1.8 GB. A body over `MAX_BODY_BYTES` is not parsed; its function is dropped
+    // (callers see unknown effects, not an empty function) and named in one error.
+    let statements = frontend::parse::MAX_BODY_BYTES / 10;
+    let body = "a[i] += b[i + 3]; ".repeat(statements);
+    let text = format!(
+        "void huge(double *a, const double *b, int n) {{ for (int i = 0; i < n; i++) {{ {body} }} }}\n\
+         void caller(double *a, const double *b, int n) {{ for (int k = 0; k < n; k++) huge(a, b, k); }}\n"
+    );
+    let unit = load("oversized-body", &text);
+    assert_eq!(function_names(&unit), ["caller"]);
+    let errors: Vec<String> = unit.diagnostics().iter().map(|d| d.render(false)).collect();
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert!(
+        errors[0].contains("cannot analyse function `huge`") && errors[0].contains("main.c:1:"),
+        "{}",
+        errors[0]
+    );
+    assert!(errors[0].contains("analysis budget"), "{}", errors[0]);
+}
+
+#[test]
+fn preprocessed_text_loads_without_a_preprocessor_and_keeps_its_line_markers() {
+    // What the fuzz targets (fuzz/) feed: the preprocessor's output, line markers included.
+    // The loop's location comes from the marker (the user's file `src/k.c`, line 40), the
+    // pragma is taken out as `preprocess` takes it out, and a header's declarations count.
+    let text = "# 1 \"/usr/include/h.h\" 1 3 4\nextern double scale;\n\
+                # 40 \"src/k.c\"\n\
+                void k(double *a, int n) {\n\
+                #pragma omp parallel for\n\
+                  for (int i = 0; i < n; i++) a[i] *= scale;\n}\n";
+    let unit = frontend::unit::load_preprocessed(Path::new("src/k.c"), text.to_string())
+        .unwrap_or_else(|d| panic!("{}", d.render(false)));
+    assert!(unit.diagnostics().is_empty(), "{:?}", unit.diagnostics());
+    assert_eq!(function_names(&unit), ["k"]);
+    assert_eq!(unit.preprocessed.pragmas.len(), 1);
+    let function = unit.user_functions().next().unwrap();
+    let (_, source_loop) = function.source_loops().next().expect("the loop");
+    let at = unit.resolve(source_loop.span).expect("a location");
+    assert_eq!((at.path.as_path(), at.line), (Path::new("src/k.c"), 42));
+}

@@ -2,7 +2,8 @@
 //! same side-effect-free operation on equivalent operands, where two loads count only when
 //! no store or call can run between them. `if (a[i] > m) m = a[i];` loads `a[i]` twice.
 
-use frontend::ir::{Callee, Function, InstKind, Program, Value};
+use frontend::ir::{Block, Callee, Function, InstKind, Program, Value};
+use std::collections::HashMap;
 
 /// Structural equality is bounded: deeper expressions are simply not proven equal.
 const DEPTH: u32 = 10;
@@ -18,6 +19,7 @@ pub(crate) fn pure_math(program: &Program, name: &str) -> bool {
 /// Where each instruction sits in its block and how many instructions that may write
 /// memory come before it there: with them, "nothing writes between two loads" costs a
 /// lookup per block instead of a scan of the block.
+#[derive(Debug)]
 pub(crate) struct Order {
     pos: Vec<usize>,
     writes_before: Vec<usize>,
@@ -260,6 +262,71 @@ fn equiv(
                 && a1.iter().zip(a2).all(|(p, q)| same(*p, *q))
         }
         _ => false,
+    }
+}
+
+/// Where the walk of [`nothing_writes_between`] back from `v` meets its first write: the
+/// block and the number of writes before that point in it, or the top of the chain of
+/// single-predecessor blocks with no write (count 0). Two loads with nothing written
+/// between them have the same epoch, unless the walk from one of them runs out of steps
+/// first (`None`).
+fn write_epoch(func: &Function, order: &Order, v: Value) -> Option<(Block, usize)> {
+    let mut block = func.inst(v).block;
+    let mut writes = order.writes_before[v.index()];
+    for _ in 0..16 {
+        if writes > 0 {
+            return Some((block, writes));
+        }
+        let [pred] = func.block(block).preds.as_slice() else {
+            return Some((block, 0));
+        };
+        block = *pred;
+        writes = order.block_writes[block.index()];
+    }
+    None
+}
+
+/// The loads of one shape by write epoch: the candidates to be a load's twin.
+pub(crate) struct Epochs {
+    by_epoch: HashMap<(Block, usize), Vec<usize>>,
+    unknown: Vec<usize>,
+    len: usize,
+}
+
+impl Epochs {
+    pub(crate) fn new(func: &Function, order: &Order, group: &[Value]) -> Epochs {
+        let mut by_epoch: HashMap<(Block, usize), Vec<usize>> = HashMap::new();
+        let mut unknown = Vec::new();
+        for (k, &v) in group.iter().enumerate() {
+            match write_epoch(func, order, v) {
+                Some(e) => by_epoch.entry(e).or_default().push(k),
+                None => unknown.push(k),
+            }
+        }
+        Epochs {
+            by_epoch,
+            unknown,
+            len: group.len(),
+        }
+    }
+
+    /// The positions in the group of the loads that may be equivalent to `v` (`v` among
+    /// them), in the group's order: those of its epoch and those of unknown epoch, or
+    /// all of them when its own epoch is unknown.
+    pub(crate) fn candidates(&self, func: &Function, order: &Order, v: Value) -> Vec<usize> {
+        let Some(epoch) = write_epoch(func, order, v) else {
+            return (0..self.len).collect();
+        };
+        let mut out: Vec<usize> = self
+            .by_epoch
+            .get(&epoch)
+            .into_iter()
+            .flatten()
+            .chain(&self.unknown)
+            .copied()
+            .collect();
+        out.sort_unstable();
+        out
     }
 }
 

@@ -36,7 +36,20 @@ pub fn settle(
     results: &[PairResult],
     invariant: &dyn Fn(Value) -> bool,
 ) -> Vec<Settled> {
-    let index = |inst: Value| accesses.iter().position(|a| a.inst == inst);
+    // Looked up, not searched: a body of thousands of statements has thousands of
+    // updates and of accesses.
+    let positions: std::collections::HashMap<Value, usize> = accesses
+        .iter()
+        .enumerate()
+        .rev()
+        .map(|(k, a)| (a.inst, k))
+        .collect();
+    let index = |inst: Value| positions.get(&inst).copied();
+    let mut dependent: std::collections::HashMap<usize, Vec<usize>> =
+        std::collections::HashMap::new();
+    for r in results.iter().filter(|r| r.outcome != Outcome::Independent) {
+        dependent.entry(r.first).or_default().push(r.second);
+    }
     let mut candidates: Vec<Candidate> = Vec::new();
     for u in updates {
         let (Some(l), Some(s)) = (index(u.load), index(u.store)) else {
@@ -46,8 +59,10 @@ pub fn settle(
         mine.extend(u.twins.iter().filter_map(|t| index(*t)));
         // Only an update that carries a dependence needs to be a reduction (`a[i] += b[i]`
         // does not).
-        let carried = results.iter().any(|r| {
-            mine.contains(&r.first) && mine.contains(&r.second) && r.outcome != Outcome::Independent
+        let carried = mine.iter().any(|f| {
+            dependent
+                .get(f)
+                .is_some_and(|seconds| seconds.iter().any(|s| mine.contains(s)))
         });
         if carried {
             candidates.push(Candidate {

@@ -308,6 +308,14 @@ pub(crate) fn memory_updates(
             .or_default()
             .push(load);
     }
+    // Within a shape, twins also share their write epoch (see `equiv::write_epoch`):
+    // each load is compared with those of its epoch and those whose epoch is unknown,
+    // not with every load of its shape (10,000 statements `a[i] += ...` made 10^8
+    // comparisons).
+    let epochs: HashMap<u64, equiv::Epochs> = by_shape
+        .iter()
+        .map(|(shape, group)| (*shape, equiv::Epochs::new(func, order, group)))
+        .collect();
     let stored_shapes: HashSet<u64> = l
         .blocks
         .iter()
@@ -326,13 +334,16 @@ pub(crate) fn memory_updates(
             if !stored_shapes.contains(&equiv::shape(program, func, addr)) {
                 continue;
             }
-            let twins: Vec<Value> = by_shape
-                .get(&equiv::shape(program, func, load))
-                .into_iter()
-                .flatten()
-                .copied()
-                .filter(|t| *t != load && equiv::equivalent(program, func, order, load, *t))
-                .collect();
+            let shape = equiv::shape(program, func, load);
+            let twins: Vec<Value> = match (by_shape.get(&shape), epochs.get(&shape)) {
+                (Some(group), Some(epochs)) => epochs
+                    .candidates(func, order, load)
+                    .into_iter()
+                    .map(|k| group[k])
+                    .filter(|t| *t != load && equiv::equivalent(program, func, order, load, *t))
+                    .collect(),
+                _ => Vec::new(),
+            };
             // One update per group of twins: the first load in program order stands for it.
             if twins.iter().any(|t| t.index() < load.index()) {
                 continue;

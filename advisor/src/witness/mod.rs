@@ -42,6 +42,25 @@ pub struct Context<'a> {
     /// The constraints of the last loop asked for, with the number of assumptions they were
     /// read from (every pair of a loop needs the same).
     pub cache: std::cell::RefCell<Option<(LoopId, usize, Vec<Constraint>)>>,
+    /// The searches done, by the problem's full text: a loop body that repeats the same
+    /// pair of accesses in many statements (phonopy's symmetrization writes `fc[m]` and
+    /// `fc[n]` in eight) asks the same bounded search once, not once per pair of
+    /// statements. The text holds everything the search reads, so equal texts are equal
+    /// problems.
+    pub searches: std::cell::RefCell<HashMap<String, Outcome>>,
+}
+
+impl Context<'_> {
+    /// [`search::search`], once per distinct problem.
+    fn search(&self, problem: &search::Problem) -> Outcome {
+        let key = format!("{problem:?}");
+        if let Some(known) = self.searches.borrow().get(&key) {
+            return known.clone();
+        }
+        let outcome = search::search(problem);
+        self.searches.borrow_mut().insert(key, outcome.clone());
+        outcome
+    }
 }
 
 /// A witness and its one-line text for the reason message.
@@ -648,7 +667,7 @@ pub fn memory(
     {
         return not_shown("the offset depends on a pointer value");
     }
-    let found = match search::search(&problem) {
+    let found = match cx.search(&problem) {
         Outcome::Found(found) => found,
         Outcome::NotFound {
             exhaustive: true, ..
@@ -678,7 +697,7 @@ pub fn memory(
                 op: search::Relation::Eq,
             });
         }
-        if !matches!(search::search(&generic), Outcome::Found(_)) {
+        if !matches!(cx.search(&generic), Outcome::Found(_)) {
             let shown = |values: &mut dyn Iterator<Item = (&Var, i128)>| {
                 values
                     .map(|(v, x)| format!("{} = {x}", v.name()))
@@ -844,7 +863,7 @@ pub fn indirect(
         extra: Vec::new(),
         budget: search::POINT_BUDGET,
     };
-    let Outcome::Found(found) = search::search(&problem) else {
+    let Outcome::Found(found) = cx.search(&problem) else {
         return None;
     };
     if !verify(&found, &problem) {
@@ -1140,7 +1159,7 @@ pub fn scalar(
         extra,
         budget: search::POINT_BUDGET,
     };
-    let found = match search::search(&problem) {
+    let found = match cx.search(&problem) {
         Outcome::Found(found) if verify(&found, &problem) => found,
         _ => return Err("no values were found for which the loop runs twice".into()),
     };

@@ -19,7 +19,7 @@ pub const POINT_BUDGET: usize = 60_000;
 const MAX_VALUE: i128 = 64;
 
 /// One access of the pair, as the search sees it.
-#[derive(Clone)]
+#[derive(Clone, Debug)]
 pub struct SideInput<'a> {
     /// Byte offset from the common base.
     pub offset: &'a Expr,
@@ -64,7 +64,7 @@ impl Relation {
     }
 }
 
-#[derive(Clone)]
+#[derive(Clone, Debug)]
 pub struct Problem<'a> {
     /// The carrier loop's variable: its level in both sides' `levels`.
     pub carrier: &'a Var,

@@ -18,7 +18,7 @@ use num_bigint::BigInt;
 use num_rational::BigRational;
 use num_traits::{One, Zero};
 use std::cell::RefCell;
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::sync::Arc;
 use symbolic::{Expr, SignEnv, SignSet, Var};
 
@@ -207,10 +207,9 @@ impl ValueMap {
             .filter_map(|(i, r)| Some((Value(i as u32), r.0.as_ref()?)))
     }
 
-    /// Keeps the entries of the values `keep` accepts.
-    fn retain(&mut self, keep: impl Fn(Value) -> bool) {
-        self.0
-            .update(|i, _| (!keep(Value(i as u32))).then_some(Slot(None)));
+    /// Forgets `v`'s entry (copies nothing when it has none).
+    fn remove(&mut self, v: Value) {
+        self.0.set(v.index(), Slot(None));
     }
 }
 
@@ -236,20 +235,34 @@ enum Write {
     Through(BTreeSet<Var>),
 }
 
-impl Write {
-    fn may_write(&self, bases: &BTreeSet<Var>) -> bool {
-        match self {
-            Write::Anything => true,
-            Write::Through(b) => !b.is_disjoint(bases),
-        }
-    }
+/// The writing instructions of a function, and of each loop (by the loop's index in the
+/// forest), indexed by the bases they write through: whether some write may reach a load's
+/// bases is a lookup per base, not a pass over the writes (a loop body of 10,000 loads
+/// and 10,000 stores made it quadratic).
+struct Writes {
+    /// The function's writes through anything (calls, unknown addresses), and through
+    /// each base.
+    anything: Vec<Value>,
+    through: HashMap<Var, Vec<Value>>,
+    /// Per loop: whether it writes through anything, and the bases it writes through.
+    loop_anything: Vec<bool>,
+    loop_through: Vec<HashSet<Var>>,
 }
 
-/// The writing instructions of a function, and of each loop (indices into `by_inst`, by
-/// the loop's index in the forest).
-struct Writes {
-    by_inst: Vec<(Value, Write)>,
-    by_loop: Vec<Vec<usize>>,
+impl Writes {
+    /// Whether a write of the function other than `except` may write through `bases`.
+    fn other_may_write(&self, bases: &BTreeSet<Var>, except: Option<Value>) -> bool {
+        let other = |writers: &[Value]| writers.iter().any(|w| Some(*w) != except);
+        other(&self.anything)
+            || bases
+                .iter()
+                .any(|b| self.through.get(b).is_some_and(|w| other(w)))
+    }
+
+    /// Whether a write of loop `index` may write through `bases`.
+    fn loop_may_write(&self, index: usize, bases: &BTreeSet<Var>) -> bool {
+        self.loop_anything[index] || bases.iter().any(|b| self.loop_through[index].contains(b))
+    }
 }
 
 pub(super) struct RangeAnalysis<'a> {
@@ -263,8 +276,9 @@ pub(super) struct RangeAnalysis<'a> {
     loads: HashMap<Value, Range>,
     /// Values known to be equal to each other (identical phis of one block,
     /// value-preserving casts), each class listed under every member.
-    equivalent: HashMap<Value, Vec<Value>>,
-    counted: Vec<CountedLoop>,
+    equivalent: HashMap<Value, Arc<[Value]>>,
+    /// The counted loops by the edge into their body (test block, body).
+    counted: HashMap<(Block, Block), Vec<CountedLoop>>,
     /// Values standing for a symbol whose refined range tells the symbol's sign.
     symbol_values: Vec<(Value, Var)>,
     /// The empty map every state starts from, so that all of them share their untouched
@@ -292,14 +306,20 @@ impl<'a> RangeAnalysis<'a> {
             env: Arc::new(signs.clone()),
             loads: HashMap::new(),
             equivalent: HashMap::new(),
-            counted: Vec::new(),
+            counted: HashMap::new(),
             symbol_values: Vec::new(),
             empty: ValueMap(PVec::new(func.insts.len(), Slot(None))),
             envs: RefCell::new(HashMap::new()),
         };
         analysis.loads = analysis.load_ranges();
         analysis.equivalent = analysis.equivalence_classes();
-        analysis.counted = analysis.counted_loops();
+        for cl in analysis.counted_loops() {
+            analysis
+                .counted
+                .entry((cl.test_block, cl.body))
+                .or_default()
+                .push(cl);
+        }
         for p in &func.params {
             if let Some(var) = rec.symbol(p.value) {
                 analysis.symbol_values.push((p.value, var.clone()));
@@ -392,6 +412,8 @@ impl<'a> RangeAnalysis<'a> {
         let func = self.func;
         let mut by_inst = Vec::new();
         let mut index_of = HashMap::new();
+        let mut anything = Vec::new();
+        let mut through: HashMap<Var, Vec<Value>> = HashMap::new();
         for v in func.values() {
             let write = match &func.inst(v).kind {
                 InstKind::Store { addr, .. } => match self.bases(*addr) {
@@ -405,22 +427,40 @@ impl<'a> RangeAnalysis<'a> {
                 InstKind::Call { .. } => Write::Anything,
                 _ => continue,
             };
+            match &write {
+                Write::Anything => anything.push(v),
+                Write::Through(bases) => {
+                    for b in bases {
+                        through.entry(b.clone()).or_default().push(v);
+                    }
+                }
+            }
             index_of.insert(v, by_inst.len());
-            by_inst.push((v, write));
+            by_inst.push(write);
         }
-        let by_loop = self
-            .forest
-            .loops
-            .iter()
-            .map(|l| {
-                l.blocks
-                    .iter()
-                    .flat_map(|&b| func.block(b).insts.iter())
-                    .filter_map(|i| index_of.get(i).copied())
-                    .collect()
-            })
-            .collect();
-        Writes { by_inst, by_loop }
+        let mut loop_anything = Vec::with_capacity(self.forest.loops.len());
+        let mut loop_through = Vec::with_capacity(self.forest.loops.len());
+        for l in &self.forest.loops {
+            let mut any = false;
+            let mut bases = HashSet::new();
+            for &b in &l.blocks {
+                for i in &func.block(b).insts {
+                    match index_of.get(i).map(|&k| &by_inst[k]) {
+                        Some(Write::Anything) => any = true,
+                        Some(Write::Through(through)) => bases.extend(through.iter().cloned()),
+                        None => {}
+                    }
+                }
+            }
+            loop_anything.push(any);
+            loop_through.push(bases);
+        }
+        Writes {
+            anything,
+            through,
+            loop_anything,
+            loop_through,
+        }
     }
 
     fn load_ranges(&self) -> HashMap<Value, Range> {
@@ -501,20 +541,18 @@ impl<'a> RangeAnalysis<'a> {
             return false;
         };
         let block = func.inst(load).block;
-        let enclosing: Vec<(usize, &frontend::loops::Loop)> = self
-            .forest
-            .loops
-            .iter()
-            .enumerate()
-            .filter(|(_, l)| l.contains(block))
-            .collect();
+        // The loops holding the block, in the forest's order: the innermost one and its
+        // ancestors (a filter over every loop per load was quadratic in a long function).
+        let mut enclosing: Vec<(usize, &frontend::loops::Loop)> = Vec::new();
+        let mut current = self.forest.innermost(block);
+        while let Some(id) = current {
+            let l = self.forest.loop_(id);
+            enclosing.push((id.0 as usize, l));
+            current = l.parent;
+        }
+        enclosing.sort_by_key(|(index, _)| *index);
         let shared = self.rec.symbols.value_of(var) != Some(load);
-        if shared
-            && writes
-                .by_inst
-                .iter()
-                .any(|(v, w)| self.rec.symbols.value_of(var) != Some(*v) && w.may_write(&bases))
-        {
+        if shared && writes.other_may_write(&bases, self.rec.symbols.value_of(var)) {
             return false;
         }
         let exprs = self.rec.of(addr).to_vec();
@@ -544,10 +582,7 @@ impl<'a> RangeAnalysis<'a> {
                     }
                 }
             }
-            if writes.by_loop[index]
-                .iter()
-                .any(|&w| writes.by_inst[w].1.may_write(&bases))
-            {
+            if writes.loop_may_write(index, &bases) {
                 return false;
             }
         }
@@ -587,7 +622,7 @@ impl<'a> RangeAnalysis<'a> {
     /// arguments anywhere; that is unsound for phis at different merges (`if (p) x = b;
     /// else x = c;` and `if (q) y = b; else y = c;` give `x != y`), so only phis of one
     /// block with the same incoming value per predecessor are merged.
-    fn equivalence_classes(&self) -> HashMap<Value, Vec<Value>> {
+    fn equivalence_classes(&self) -> HashMap<Value, Arc<[Value]>> {
         let func = self.func;
         let n = func.insts.len();
         let mut parent: Vec<usize> = (0..n).collect();
@@ -630,11 +665,14 @@ impl<'a> RangeAnalysis<'a> {
             let root = find(&mut parent, i);
             classes.entry(root).or_default().push(Value(i as u32));
         }
+        // One shared list per class: a copy per member made a class of 40,000 equal loads
+        // (a long body reading `a[i]` in every statement) 6 GB.
         let mut out = HashMap::new();
         for members in classes.into_values() {
             if members.len() > 1 {
-                for &m in &members {
-                    out.insert(m, members.clone());
+                let shared: Arc<[Value]> = members.into();
+                for &m in shared.iter() {
+                    out.insert(m, shared.clone());
                 }
             }
         }
@@ -786,15 +824,18 @@ impl<'a> RangeAnalysis<'a> {
         let lo = if r.lo.is_finite() { r.lo } else { old.lo };
         let hi = if r.hi.is_finite() { r.hi } else { old.hi };
         let new = Range::new(lo, hi);
-        for m in self.class(v) {
+        for &m in self.class(v).iter() {
             if state.get(m).is_some() {
                 state.set(m, new.clone());
             }
         }
     }
 
-    fn class(&self, v: Value) -> Vec<Value> {
-        self.equivalent.get(&v).cloned().unwrap_or_else(|| vec![v])
+    fn class(&self, v: Value) -> Arc<[Value]> {
+        self.equivalent
+            .get(&v)
+            .cloned()
+            .unwrap_or_else(|| Arc::from([v]))
     }
 
     // ---- branch constraints ------------------------------------------------------------
@@ -917,7 +958,7 @@ impl<'a> RangeAnalysis<'a> {
         }
         if point {
             if refined != current {
-                for m in self.class(x) {
+                for &m in self.class(x).iter() {
                     if state.get(m).is_some() {
                         let r = match state.facts.get(&m) {
                             Some(f) if m != x => f.intersect(&limit, env),
@@ -928,7 +969,7 @@ impl<'a> RangeAnalysis<'a> {
                 }
             }
         } else if refined != current {
-            for m in self.class(x) {
+            for &m in self.class(x).iter() {
                 if let Some(r) = state.get(m).cloned() {
                     let r = if m == x {
                         refined.clone()
@@ -1214,10 +1255,8 @@ impl ForwardAnalysis for RangeAnalysis<'_> {
                 }
             }
         }
-        for cl in &self.counted {
-            if cl.test_block == from && cl.body == to {
-                self.enter_counted_loop(cl, state);
-            }
+        for cl in self.counted.get(&(from, to)).into_iter().flatten() {
+            self.enter_counted_loop(cl, state);
         }
         // Phis read their arguments in the predecessor, all at once.
         let mut phis = Vec::new();
@@ -1233,14 +1272,26 @@ impl ForwardAnalysis for RangeAnalysis<'_> {
         }
         // Along a back edge, values of the loop body belong to the finished iteration; the
         // header must not join them with the next one.
-        if let Some(l) = self
-            .forest
-            .loops
-            .iter()
-            .find(|l| l.header == to && l.contains(from))
-        {
-            state.ranges.retain(|v| !l.contains(func.inst(v).block));
-            state.facts.retain(|v| !l.contains(func.inst(v).block));
+        // The loops headed by `to` are `to`'s innermost loop and the ancestors sharing its
+        // header (looked up, not searched: a function may have thousands of loops).
+        let mut headed = self.forest.innermost(to);
+        while let Some(id) = headed {
+            let l = self.forest.loop_(id);
+            if l.header != to {
+                break;
+            }
+            if l.contains(from) {
+                // Only the loop's own values are forgotten: a walk over its instructions,
+                // not over every value the state holds.
+                for &b in &l.blocks {
+                    for &v in &func.block(b).insts {
+                        state.ranges.remove(v);
+                        state.facts.remove(v);
+                    }
+                }
+                break;
+            }
+            headed = l.parent;
         }
         for (v, r) in phis {
             state.set(v, r);
