@@ -122,6 +122,12 @@ pub(super) struct Side {
     pub(super) subscripts: Vec<(Compiled, i128)>,
     pub(super) object_bytes: Option<i128>,
     guards: Vec<(Compiled, Relation)>,
+    /// For each level above the carrier, the guards whose variables are all set on entering
+    /// it (symbols only at level 0): a guard that is false there is false at the carrier for
+    /// every point below, so the subtree is skipped rather than walked to the carrier
+    /// (`if (atom_list[i] != map_atoms[atom_list[i]])` around a six-deep nest was 7 million
+    /// visits for no point).
+    early_guards: Vec<Vec<usize>>,
 }
 
 /// A point: values of the side's levels, the carrier's iteration number and the offset.
@@ -194,7 +200,27 @@ fn compile_side(
             .iter()
             .map(|g| Some((compile(&g.expr, slots)?, g.op)))
             .collect::<Option<Vec<_>>>()?,
+        early_guards: early_guards(input, carrier_level?, guards),
     })
+}
+
+/// [`Side::early_guards`]: each guard at the first level whose entry sets all its variables
+/// (one past the deepest level variable it reads); guards that need the carrier's own
+/// enclosing values in full stay at the carrier only.
+fn early_guards(input: &SideInput, carrier: usize, guards: &[Constraint]) -> Vec<Vec<usize>> {
+    let mut early = vec![Vec::new(); carrier];
+    for (g, guard) in guards.iter().enumerate() {
+        let vars = guard.expr.vars();
+        let needs = input
+            .levels
+            .iter()
+            .rposition(|l| vars.contains(&l.var))
+            .map_or(0, |deepest| deepest + 1);
+        if needs < carrier {
+            early[needs].push(g);
+        }
+    }
+    early
 }
 
 /// Enumerates the points of `side` under the symbol values already in `vals`; `false`
@@ -233,6 +259,16 @@ fn enumerate(
             offset,
         });
         return true;
+    }
+    // A guard already false here is false at the carrier for every point below. One that
+    // cannot be evaluated yet is left to the carrier, which decides as before.
+    if let Some(early) = side.early_guards.get(level) {
+        for &g in early {
+            let (guard, op) = &side.guards[g];
+            if guard.eval_int(vals).is_some_and(|v| !op.holds(v)) {
+                return true;
+            }
+        }
     }
     // The enclosing loops' values are all set: the carrier is reached only under its guards.
     if level == side.carrier {
@@ -299,8 +335,11 @@ fn assignments(symbols: &[Var], signs: &symbolic::SignEnv, limit: usize) -> Vec<
         }
     };
     let mut out: Vec<Vec<i128>> = Vec::new();
-    let push = |a: Vec<i128>, out: &mut Vec<Vec<i128>>| {
-        if !out.contains(&a) {
+    // Seen assignments, so that each is tried once (a scan of `out` was quadratic in the
+    // limit: 2,000 assignments, 2 million comparisons per search).
+    let mut seen: std::collections::HashSet<Vec<i128>> = std::collections::HashSet::new();
+    let mut push = |a: Vec<i128>, out: &mut Vec<Vec<i128>>| {
+        if seen.insert(a.clone()) {
             out.push(a);
         }
     };
@@ -717,6 +756,7 @@ fn box_independent(problem: &Problem) -> bool {
         subscripts: Vec::new(),
         object_bytes: None,
         guards: Vec::new(),
+        early_guards: Vec::new(),
     };
     let (s1, s2) = (
         side(&b1, problem.first.bytes),
