@@ -10,6 +10,7 @@ mod coeff;
 pub mod compare;
 pub mod error;
 pub mod expr;
+pub mod fast_eval;
 #[cfg(test)]
 mod fastpath_tests;
 pub mod monotonicity;

@@ -10,7 +10,6 @@
 //! A pair for which no witness is found is left to a profile (`needs-profile`), or dropped
 //! when the search covered the whole space and found the accesses never meet.
 
-mod fast;
 mod search;
 mod solve;
 pub mod text;

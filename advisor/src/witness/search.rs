@@ -7,9 +7,9 @@
 //! second's, in a later iteration of the carrier. Everything is bounded: a budget of points
 //! and of symbol assignments, and small values first, so a witness found is a small one.
 
-use super::fast::{compile, Compiled, Slots};
 use crate::space::IvRange;
 use std::collections::{BTreeMap, HashMap};
+use symbolic::fast_eval::{compile, Compiled, Slots};
 use symbolic::{Expr, SignSet, Var};
 
 /// Points enumerated per search, over all assignments, for a pair the static tests found
@@ -112,6 +112,9 @@ pub(super) struct Level {
     pub(super) lo: Compiled,
     pub(super) hi: Compiled,
     pub(super) step: i128,
+    /// Its bounds read no loop variable of the side (`n`, not `i + 1`): one value per
+    /// assignment of the symbols.
+    pub(super) closed: bool,
 }
 
 pub(super) struct Side {
@@ -128,6 +131,16 @@ pub(super) struct Side {
     /// (`if (atom_list[i] != map_atoms[atom_list[i]])` around a six-deep nest was 7 million
     /// visits for no point).
     early_guards: Vec<Vec<usize>>,
+}
+
+impl Side {
+    /// Whether a closed level (bounds free of the side's loop variables) runs no iteration
+    /// under the symbols' values in `vals`.
+    fn closed_empty(&self, vals: &[i128]) -> bool {
+        self.levels
+            .iter()
+            .any(|l| l.closed && l.trips.eval_int(vals).is_some_and(|t| t <= 0))
+    }
 }
 
 /// A point: values of the side's levels, the carrier's iteration number and the offset.
@@ -176,7 +189,12 @@ fn compile_side(
         if &l.var == carrier {
             carrier_level = Some(k);
         }
+        let closed = [&l.init, &l.trips, &l.lo, &l.hi].iter().all(|e| {
+            let vars = e.vars();
+            input.levels.iter().all(|other| !vars.contains(&other.var))
+        });
         levels.push(Level {
+            closed,
             var: slots.slot(&l.var),
             init: compile(&l.init, slots)?,
             trips: compile(&l.trips, slots)?,
@@ -445,6 +463,12 @@ impl Searcher<'_> {
         }
         if self.solving {
             return self.solve(assignment, &vals);
+        }
+        // A loop whose trip count is the same for every iteration around it, and not
+        // positive, leaves its side without points: nothing to enumerate. (Walking the
+        // loops around it found nothing either, at up to 64^k visits per assignment.)
+        if self.first.closed_empty(&vals) || self.second.closed_empty(&vals) {
+            return Attempt::Nothing;
         }
         let (mut p1, mut p2) = (Vec::new(), Vec::new());
         let mut oob = false;

@@ -23,8 +23,8 @@
 //! extremes of separable affine forms. A solution is a candidate only: the caller still
 //! verifies it with exact evaluation, and the analysis' tests replay it in the interpreter.
 
-use super::fast::Compiled;
 use super::search::{Found, Problem, Side};
+use symbolic::fast_eval::Compiled;
 use symbolic::{Atom, Expr, Var};
 
 /// Whether `e` is separable affine in `ivs`: each product holds at most one of them, to the

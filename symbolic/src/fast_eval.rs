@@ -1,14 +1,14 @@
-//! Exact evaluation of symbolic expressions over `i128` rationals, for the witness search.
+//! Exact evaluation of symbolic expressions over `i128` rationals, for code that evaluates
+//! the same expression at many points (the advisor's witness search: two offsets and the
+//! loop bounds; sampled monotonicity).
 //!
-//! The search evaluates the same few expressions (two offsets, the loop bounds) at many
-//! points; [`symbolic::Expr::eval`] works in big rationals and hash maps, which is too slow
-//! for that. An expression is compiled once against a numbering of its variables; every
+//! [`crate::Expr::eval`] works in big rationals and hash maps, which is too slow for that. An expression is compiled once against a numbering of its variables; every
 //! operation is checked, so an overflow is "no value" rather than a wrong one.
 
+use crate::{Atom, Expr, Poly, Var};
 use num_bigint::BigInt;
 use num_traits::ToPrimitive;
 use std::collections::HashMap;
-use symbolic::{Atom, Expr, Poly, Var};
 
 /// An exact rational `num / den`, `den > 0`, in lowest terms.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -64,7 +64,8 @@ impl Rat {
         (self.den == 1).then_some(self.num)
     }
 
-    fn less(self, o: Rat) -> Option<bool> {
+    /// `self < o`; `None` on overflow.
+    pub fn less(self, o: Rat) -> Option<bool> {
         Some(self.num.checked_mul(o.den)? < o.num.checked_mul(self.den)?)
     }
 }
@@ -311,8 +312,8 @@ impl Compiled {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::parse_expr;
     use num_rational::BigRational;
-    use symbolic::parse_expr;
 
     /// The compiled value agrees with the engine's exact evaluation.
     fn check(text: &str, values: &[(&str, i64)]) {
