@@ -16,6 +16,13 @@
 //!   `__has_c_attribute(deprecated)` even in `gnu17` mode, so headers that test it (spglib's)
 //!   use the syntax, and lang-c does not know it. `[[` cannot start anything else in C.
 //!   None of these attributes changes what the program computes.
+//! * `struct __attribute__((packed)) P { ... }` (attributes between `struct`/`union` and
+//!   the tag, as GCC allows) becomes `struct P { ... }__attribute__((packed))`: lang-c takes
+//!   attributes only after the closing brace, and read the first form as a function `P`.
+//!   The segment from the attribute to the closing brace is rotated, so its length, and
+//!   every offset outside it, stays; the lines stay too (only a one-line attribute moves).
+//!   Before a tag without a body (`struct __attribute__((packed)) P *p;`), where GCC ignores
+//!   it, the attribute is erased.
 
 use std::path::PathBuf;
 
@@ -70,6 +77,7 @@ pub(crate) fn rewrite(text: &mut String, system_dirs: &[PathBuf]) {
             _ => k += 1,
         }
     }
+    let rotations = record_attributes(&toks, text, &mut blank);
     for (start, end) in blank {
         // Byte by byte, so a multi-byte character in a string argument keeps its length.
         let spaces: String = text.as_bytes()[start..end]
@@ -83,6 +91,67 @@ pub(crate) fn rewrite(text: &mut String, system_dirs: &[PathBuf]) {
         let padded = format!("{with:<width$}", width = end - start);
         text.replace_range(start..end, &padded);
     }
+    // Last: the other rewrites kept every offset, so the tokens' positions still hold.
+    for (attribute_start, attribute_end, body_end) in rotations {
+        let rotated = format!(
+            "{}{}",
+            &text[attribute_end..body_end],
+            &text[attribute_start..attribute_end]
+        );
+        text.replace_range(attribute_start..body_end, &rotated);
+    }
+}
+
+/// Attributes between `struct`/`union` and the tag: (attribute start, attribute end, end of
+/// the closing brace) for those to move after the body; those before a tag without a body
+/// are added to `blank`. Nested ones inside a moved body are left as they are.
+fn record_attributes(
+    toks: &[crate::ctokens::Tok],
+    text: &str,
+    blank: &mut Vec<(usize, usize)>,
+) -> Vec<(usize, usize, usize)> {
+    let mut rotations: Vec<(usize, usize, usize)> = Vec::new();
+    let mut k = 0;
+    while k + 1 < toks.len() {
+        let record =
+            toks[k].kind == TokKind::Ident && matches!(toks[k].text(text), "struct" | "union");
+        if !record || !is_attribute(&toks[k + 1], text) {
+            k += 1;
+            continue;
+        }
+        // One or more `__attribute__((...))` in a row.
+        let mut next = k + 1;
+        while next < toks.len() && is_attribute(&toks[next], text) {
+            match toks
+                .get(next + 1)
+                .filter(|t| t.is(text, "("))
+                .and_then(|_| matching_close(toks, text, next + 1))
+            {
+                Some(close) => next = close + 1,
+                None => return rotations,
+            }
+        }
+        let (start, end) = (toks[k + 1].start, toks[next - 1].end);
+        let tag = usize::from(toks.get(next).is_some_and(|t| t.kind == TokKind::Ident));
+        let body = toks.get(next + tag).filter(|t| t.is(text, "{"));
+        let close = body.and_then(|_| matching_close(toks, text, next + tag));
+        let inside_moved = rotations.last().is_some_and(|&(_, _, e)| start < e);
+        match close {
+            _ if inside_moved => {}
+            Some(close) if !text[start..end].contains('\n') => {
+                rotations.push((start, end, toks[close].end));
+            }
+            Some(_) => {}
+            None if body.is_none() => blank.push((start, end)),
+            None => {}
+        }
+        k = next;
+    }
+    rotations
+}
+
+fn is_attribute(t: &crate::ctokens::Tok, text: &str) -> bool {
+    t.kind == TokKind::Ident && matches!(t.text(text), "__attribute__" | "__attribute")
 }
 
 #[cfg(test)]
@@ -134,5 +203,31 @@ mod tests {
         );
         // Subscripts are not attributes.
         check("a[b[0]] = m[i][j];", "a[b[0]] = m[i][j];");
+    }
+
+    #[test]
+    fn record_attributes_before_the_tag_move_after_the_body() {
+        check(
+            "struct __attribute__((packed)) P { char c; int x; } p;",
+            "struct  P { char c; int x; }__attribute__((packed)) p;",
+        );
+        check(
+            "typedef union __attribute__((aligned(8))) __attribute__((packed)) {\n int a;\n} U;",
+            "typedef union  {\n int a;\n}__attribute__((aligned(8))) __attribute__((packed)) U;",
+        );
+        // Without a body GCC ignores it: erased.
+        check(
+            "struct __attribute__((packed)) P *p;",
+            "struct                         P *p;",
+        );
+        // Already after the body, or not a record: left alone.
+        check(
+            "struct P { int a; } __attribute__((packed));",
+            "struct P { int a; } __attribute__((packed));",
+        );
+        check(
+            "int __attribute__((unused)) x;",
+            "int __attribute__((unused)) x;",
+        );
     }
 }

@@ -19,6 +19,13 @@ const PARSER_STACK: usize = 512 << 20;
 /// process where a panic could be caught. Real code stays far below it.
 const MAX_NESTING: usize = 1000;
 
+/// A run of more `+` or `-` signs than this is refused before parsing. lang-c's lexer is
+/// part of its PEG grammar, and when a statement fails it retries every way of splitting
+/// the run into `++`/`+` (`--`/`-`) tokens: a run of 32 took 2.4 s, of 78 hours (found by
+/// fuzzing). No C program has one: maximal munch makes any run of four or more an operator
+/// applied to something that is not an lvalue (`++ ++x`), which C forbids.
+const MAX_SIGN_RUN: usize = 16;
+
 /// Function bodies longer than this (bytes of preprocessed text) are not parsed: their text
 /// is blanked before lang-c sees it, and the function is reported as not analysed. Work and
 /// memory after parsing grow with a function's size (a one-line body of 400,000 statements
@@ -57,6 +64,17 @@ pub fn parse_bounded(pre: &Preprocessed) -> Result<(TranslationUnit, Vec<Oversiz
             &pre.source_map,
             offset,
             offset + 1,
+        ));
+    }
+    if let Some((offset, len, sign)) = long_sign_run(&pre.text, MAX_SIGN_RUN) {
+        return Err(located(
+            Diagnostic::error(format!(
+                "syntax error: {len} `{sign}` signs in a row are not C (at most three can \
+                 form tokens that apply to an operand)"
+            )),
+            &pre.source_map,
+            offset,
+            offset + len,
         ));
     }
     let oversized = oversized_bodies(&pre.text, MAX_BODY_BYTES);
@@ -249,6 +267,48 @@ fn blank_bodies(text: &str, bodies: &[Oversized]) -> String {
     String::from_utf8(out).unwrap_or_else(|_| text.to_string())
 }
 
+/// The first run of more than `limit` `+` or `-` signs outside literals and directive
+/// lines: its offset, length and sign.
+fn long_sign_run(text: &str, limit: usize) -> Option<(usize, usize, char)> {
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    let mut line_start = true;
+    while i < bytes.len() {
+        let b = bytes[i];
+        match b {
+            b'\n' => {
+                line_start = true;
+                i += 1;
+                continue;
+            }
+            // Line markers and the pragmas kept for system headers are not C tokens.
+            b'#' if line_start => {
+                i = text[i..].find('\n').map_or(bytes.len(), |n| i + n);
+                continue;
+            }
+            b'"' | b'\'' => {
+                let mut j = i + 1;
+                while j < bytes.len() && bytes[j] != b && bytes[j] != b'\n' {
+                    j += if bytes[j] == b'\\' { 2 } else { 1 };
+                }
+                i = j + 1;
+            }
+            b'+' | b'-' => {
+                let run = bytes[i..].iter().take_while(|&&c| c == b).count();
+                if run > limit {
+                    return Some((i, run, b as char));
+                }
+                i += run;
+            }
+            _ => i += 1,
+        }
+        if !b.is_ascii_whitespace() {
+            line_start = false;
+        }
+    }
+    None
+}
+
 /// Offset of the first bracket that opens one level too many.
 fn too_deep(text: &str) -> Option<usize> {
     let mut depth = 0usize;
@@ -360,7 +420,7 @@ pub fn is_c_expression(text: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::{blank_bodies, oversized_bodies, spell_universal_names};
+    use super::{blank_bodies, long_sign_run, oversized_bodies, spell_universal_names};
 
     /// The bodies over `limit` bytes, as (function name, body text).
     fn oversized(text: &str, limit: usize) -> Vec<(Option<String>, String)> {
@@ -391,6 +451,23 @@ mod tests {
         assert!(got[2].1.ends_with("string }\"; }"), "{:?}", got[2].1);
         // The whole file under the limit: nothing is left out.
         assert!(oversized(text, text.len()).is_empty());
+    }
+
+    #[test]
+    fn long_runs_of_signs_are_found_outside_literals_and_directives() {
+        assert_eq!(long_sign_run("x = a+++b - --c;", 3), None);
+        let run = format!("int f(void) {{ return 0; {}}}", "+".repeat(20));
+        assert_eq!(long_sign_run(&run, 16), Some((24, 20, '+')));
+        let quoted = format!(
+            "char *s = \"{0}\"; char c = '-';\n# 1 \"{0}\"\n",
+            "-".repeat(40)
+        );
+        assert_eq!(long_sign_run(&quoted, 16), None);
+        let escaped = format!("char *s = \"\\\"\"; int x = 1 {};", "-".repeat(17));
+        assert_eq!(
+            long_sign_run(&escaped, 16).map(|(_, n, c)| (n, c)),
+            Some((17, '-'))
+        );
     }
 
     #[test]

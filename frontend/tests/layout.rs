@@ -30,6 +30,10 @@ typedef struct { char c; int i; double d; short s; } __attribute__((packed)) Pac
 struct PackedTag { char c; long l; struct { char a; int b; } inner; } __attribute__((__packed__));
 typedef struct PackedTag PackedTagged;
 typedef struct { char c; Packed p; int i; } HoldsPacked;
+struct __attribute__((packed)) BeforeTag { char c; double d; int i; };
+typedef struct BeforeTag PackedBeforeTag;
+typedef union __attribute__((__packed__)) { char c[5]; int i; } PackedUnionBeforeBody;
+typedef struct { char c; PackedUnionBeforeBody u; long l; } HoldsPackedUnion;
 "#;
 
 /// (typedef name, fields whose offsets are compared; bit-fields are compared by layout only).
@@ -52,6 +56,10 @@ const RECORDS: &[(&str, &[&str])] = &[
     // Only the record the attribute is on is packed, not the one nested in it.
     ("PackedTagged", &["c", "l", "inner"]),
     ("HoldsPacked", &["c", "p", "i"]),
+    // The attribute between `struct`/`union` and the tag or body (GCC's other spelling).
+    ("PackedBeforeTag", &["c", "d", "i"]),
+    ("PackedUnionBeforeBody", &["c", "i"]),
+    ("HoldsPackedUnion", &["c", "u", "l"]),
 ];
 
 fn scratch(name: &str) -> std::path::PathBuf {

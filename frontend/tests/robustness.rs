@@ -231,3 +231,20 @@ fn preprocessed_text_loads_without_a_preprocessor_and_keeps_its_line_markers() {
     let at = unit.resolve(source_loop.span).expect("a location");
     assert_eq!((at.path.as_path(), at.line), (Path::new("src/k.c"), 42));
 }
+
+#[test]
+fn a_long_run_of_plus_signs_is_one_syntax_error_not_a_hang() {
+    // Found by the fuzz target `c_pipeline`: lang-c retried every split of the run into
+    // `++` and `+` (hours for this input). It is refused before parsing, at its location.
+    let text = format!("int main(void)\n{{\n    return 0;\n{}}}\n", "+".repeat(78));
+    let dir = scratch("sign-run");
+    std::fs::write(dir.join("main.c"), &text).unwrap();
+    let input = TranslationUnitInput {
+        file: "main.c".into(),
+        working_dir: Some(dir),
+        ..Default::default()
+    };
+    let error = load_unit(&input).expect_err("not C").render(false);
+    assert!(error.contains("78 `+` signs in a row"), "{error}");
+    assert!(error.contains("main.c:4:1"), "{error}");
+}
