@@ -19,6 +19,10 @@ const PARSER_STACK: usize = 512 << 20;
 /// process where a panic could be caught. Real code stays far below it.
 const MAX_NESTING: usize = 1000;
 
+/// Brackets nested deeper than this in one expression of a report are not taken for C
+/// ([`is_c_expression`] runs lang-c on the caller's stack).
+const MAX_EXPRESSION_NESTING: usize = 200;
+
 /// A run of more `+` or `-` signs than this is refused before parsing. lang-c's lexer is
 /// part of its PEG grammar, and when a statement fails it retries every way of splitting
 /// the run into `++`/`+` (`--`/`-`) tokens: a run of 32 took 2.4 s, of 78 hours (found by
@@ -56,7 +60,7 @@ pub fn parse(pre: &Preprocessed) -> Result<TranslationUnit, Diagnostic> {
 
 /// [`parse`], with the function bodies it left out.
 pub fn parse_bounded(pre: &Preprocessed) -> Result<(TranslationUnit, Vec<Oversized>), Diagnostic> {
-    if let Some(offset) = too_deep(&pre.text) {
+    if let Some(offset) = too_deep(&pre.text, MAX_NESTING) {
         return Err(located(
             Diagnostic::error(format!(
                 "brackets nested more than {MAX_NESTING} deep; warpwise cannot parse this"
@@ -309,14 +313,14 @@ fn long_sign_run(text: &str, limit: usize) -> Option<(usize, usize, char)> {
     None
 }
 
-/// Offset of the first bracket that opens one level too many.
-fn too_deep(text: &str) -> Option<usize> {
+/// Offset of the first bracket that opens more than `limit` levels.
+fn too_deep(text: &str, limit: usize) -> Option<usize> {
     let mut depth = 0usize;
     for (i, b) in text.bytes().enumerate() {
         match b {
             b'(' | b'[' | b'{' => {
                 depth += 1;
-                if depth > MAX_NESTING {
+                if depth > limit {
                     return Some(i);
                 }
             }
@@ -410,6 +414,16 @@ pub fn is_c_expression(text: &str) -> bool {
     if text.contains([';', '{', '}']) {
         return false;
     }
+    // The text comes from a report a user hands back (`instantiate`), so lang-c's two worst
+    // cases are refused before it sees them: a long run of signs (its backtracking is
+    // exponential in it; found by the fuzz target `report_profile`) and deep nesting (it
+    // recurses on this thread's stack, not the parser thread's). Neither is a C expression
+    // a report holds.
+    if long_sign_run(text, MAX_SIGN_RUN).is_some()
+        || too_deep(text, MAX_EXPRESSION_NESTING).is_some()
+    {
+        return false;
+    }
     let unit = format!("void warpwise_expression(void) {{ (void)({text}); }}\n");
     let config = Config {
         flavor: lang_c::driver::Flavor::GnuC11,
@@ -451,6 +465,19 @@ mod tests {
         assert!(got[2].1.ends_with("string }\"; }"), "{:?}", got[2].1);
         // The whole file under the limit: nothing is left out.
         assert!(oversized(text, text.len()).is_empty());
+    }
+
+    #[test]
+    fn expressions_lang_c_cannot_take_quickly_are_not_c_expressions() {
+        assert!(super::is_c_expression("(a + b) * c[i - 1]"));
+        assert!(super::is_c_expression("a---b"));
+        // The fuzzer's report field: lang-c ran for minutes on it.
+        assert!(!super::is_c_expression(&format!("{}0", "+".repeat(80))));
+        // Within the limit, on a test thread's 2 MiB stack.
+        let nested = format!("{}x{}", "(".repeat(200), ")".repeat(200));
+        assert!(super::is_c_expression(&nested));
+        let deep = format!("{}x{}", "(".repeat(5000), ")".repeat(5000));
+        assert!(!super::is_c_expression(&deep));
     }
 
     #[test]
