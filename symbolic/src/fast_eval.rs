@@ -135,26 +135,18 @@ fn compile_poly(p: &Poly, slots: &mut Slots) -> Option<CPoly> {
         for (atom, e) in monomial.factors() {
             let a = match atom {
                 Atom::Var(v) => CAtom::Var(slots.slot(v)),
-                Atom::TruncDiv(q, d) => CAtom::Div(
-                    Box::new(compile_poly(q, slots)?),
-                    to_i128(d)?,
-                    DivKind::Trunc,
-                ),
-                Atom::TruncRem(q, d) => CAtom::Div(
-                    Box::new(compile_poly(q, slots)?),
-                    to_i128(d)?,
-                    DivKind::TruncRem,
-                ),
-                Atom::FloorDiv(q, d) => CAtom::Div(
-                    Box::new(compile_poly(q, slots)?),
-                    to_i128(d)?,
-                    DivKind::Floor,
-                ),
-                Atom::FloorMod(q, d) => CAtom::Div(
-                    Box::new(compile_poly(q, slots)?),
-                    to_i128(d)?,
-                    DivKind::FloorMod,
-                ),
+                Atom::TruncDiv(q, d)
+                | Atom::TruncRem(q, d)
+                | Atom::FloorDiv(q, d)
+                | Atom::FloorMod(q, d) => {
+                    let kind = match atom {
+                        Atom::TruncDiv(..) => DivKind::Trunc,
+                        Atom::TruncRem(..) => DivKind::TruncRem,
+                        Atom::FloorDiv(..) => DivKind::Floor,
+                        _ => DivKind::FloorMod,
+                    };
+                    CAtom::Div(Box::new(compile_poly(q, slots)?), to_i128(d)?, kind)
+                }
             };
             factors.push((a, *e));
         }
