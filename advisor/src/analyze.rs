@@ -260,6 +260,13 @@ fn analyze_function_in_program(
     let entry_signs = signs.env_for(func.entry, rec);
     let ranges = range_analysis(program, func, forest, rec, &entry_signs, &range_config);
     let users = func.users();
+    let fresh = crate::fresh::FreshInFunction::new(
+        summaries.view(),
+        unit_index,
+        func,
+        summaries.view().allocators(),
+    );
+    let invariance = FunctionInvariance::with_fresh(program, func, fresh.allocation_blocks());
     let context = FunctionContext {
         unit,
         unit_index,
@@ -277,7 +284,7 @@ fn analyze_function_in_program(
                 .work_budget
                 .unwrap_or(crate::budget::DEFAULT_PAIR_TESTS),
         ),
-        invariance: FunctionInvariance::new(program, func),
+        invariance,
         invariants: Default::default(),
         defined_symbols: Default::default(),
         primary_ivs: Default::default(),
@@ -286,12 +293,7 @@ fn analyze_function_in_program(
         order: Default::default(),
         nest_symbols: Default::default(),
         variant: Default::default(),
-        fresh: crate::fresh::FreshInFunction::new(
-            summaries.view(),
-            unit_index,
-            func,
-            summaries.view().allocators(),
-        ),
+        fresh,
         lookups: crate::lookups::LookupNames::new(summaries.view(), unit_index),
         private_allocations: crate::summaries::private_allocations(func, &users),
         users,
@@ -799,6 +801,9 @@ impl<'a> FunctionContext<'a> {
                 facts.assumptions.push(assumption);
             }
         }
+        facts
+            .assumptions
+            .extend(invariants.fresh_caveats.iter().cloned());
 
         // Normalizable (§4.1).
         match &l.normalizable {

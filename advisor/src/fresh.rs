@@ -188,6 +188,34 @@ impl<'a> FreshInFunction<'a> {
         computed
     }
 
+    /// Every allocation call of the function, with where its address gets out (stored,
+    /// merged with another pointer, converted to an integer, returned or passed to a
+    /// function that may keep it) and its caveats: until then no other pointer reaches
+    /// the new memory, which the loop-invariance analysis uses.
+    pub fn allocation_blocks(&self) -> analyses::invariant::FreshAllocations {
+        let users = self.users.get_or_init(|| self.func.users());
+        let mut out = analyses::invariant::FreshAllocations::new();
+        for v in self.func.values() {
+            if !self.is_allocation(v) {
+                continue;
+            }
+            let reach = crate::escape::reach_of(
+                self.view,
+                self.unit,
+                self.func,
+                vec![v],
+                users,
+                crate::escape::Merges::Escape,
+            );
+            let block = analyses::invariant::FreshBlock {
+                caveats: self.caveats(&BTreeSet::from([v.0])),
+                escapes: reach.escapes.iter().map(|(b, _)| *b).collect(),
+            };
+            out.insert(v, block);
+        }
+        out
+    }
+
     /// What the report must assume for `sources` to be new memory: each program allocator
     /// that keeps a copy of the address somewhere, with where.
     pub fn caveats(&self, sources: &BTreeSet<u32>) -> Vec<String> {

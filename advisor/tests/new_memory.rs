@@ -279,3 +279,94 @@ fn a_provided_or_new_buffer_is_not_assumed_apart_from_a_pointer_loaded_later() {
     let report = check_with_runs(&source, Verdict::NeedsProfile, false);
     assert!(has_code(&report, "WW110"), "{report:#?}");
 }
+
+#[test]
+fn a_store_into_new_memory_leaves_a_bound_of_the_same_type_unchanged() {
+    // spglib's kpoint.c: an `int` scratch array filled up to an `int` count read through
+    // another structure in every iteration. C's type rule cannot tell the two apart; the
+    // new memory can.
+    let source = program(
+        r#"typedef struct { int size; int (*mat)[3]; } counts_t;
+static counts_t *new_counts(int size) {
+  counts_t *c = malloc(sizeof *c);
+  c->size = size;
+  c->mat = NULL;
+  return c;
+}
+double mark(field_t *f) {
+  counts_t *r = new_counts(f->n);
+  int *unique = malloc(sizeof(int) * r->size);
+  for (int i = 0; i < r->size; i++) /* LOOP */
+    unique[i] = i % 3 - 1;
+  double s = 0;
+  for (int i = 0; i < r->size; i++) s += unique[i] * f->val[i];
+  free(unique);
+  free(r);
+  return s;
+}"#,
+        r#"printf("%g\n", mark(fields[0]));"#,
+    );
+    let report = check_with_runs(&source, Verdict::Friendly, true);
+    assert!(!has_code(&report, "WW107"), "{report:#?}");
+}
+
+#[test]
+fn a_tracked_scratch_array_leaves_an_offset_read_through_a_parameter_unchanged() {
+    // code_saturne's cs_grid.c: a work array from the tracked allocator, freed after the
+    // loop nest, indexed with block sizes read through the parameter in every iteration.
+    // Before, the store into the work array made `db_size[2]` a value that changes from
+    // iteration to iteration; the reason now names the real obstacle, block sizes that
+    // cannot be compared (rows of `db_size[3]` elements, `db_size[0]` of them written).
+    let source = program(
+        r#"typedef struct { int db_size[4]; double *val; } grid_t;
+double scaled(grid_t *g, int n) {
+  const int *db_size = g->db_size;
+  double *w = mem_malloc(n * db_size[3] + 4, sizeof(double));
+  for (int i = 0; i < n; i++) /* LOOP */
+    for (int j = 0; j < db_size[0]; j++)
+      w[i * db_size[3] + j + db_size[2]] = g->val[i] * 2 + j;
+  double s = 0;
+  for (int i = 0; i < n * db_size[3]; i++) s += w[i] * (i + 1);
+  w = mem_free(w);
+  return s;
+}"#,
+        r#"grid_t g = { { 2, 1, 3, 2 }, fields[0]->val };
+  printf("%g\n", scaled(&g, 8));"#,
+    );
+    let report = check_with_runs(&source, Verdict::NeedsProfile, true);
+    let reasons: Vec<&str> = report.reasons.iter().map(|r| r.message.as_str()).collect();
+    assert!(
+        reasons
+            .iter()
+            .all(|r| !r.contains("changes from iteration to iteration")),
+        "{reasons:#?}"
+    );
+    assert!(
+        reasons
+            .iter()
+            .any(|r| r.contains("cannot bound the address difference")),
+        "{reasons:#?}"
+    );
+}
+
+#[test]
+fn new_memory_whose_address_got_out_before_the_loop_may_hold_the_bound() {
+    // `fields[2]` is the new block itself: the loop's store changes its own bound.
+    let source = program(
+        r#"int grow(field_t *f) {
+  field_t *g = malloc(sizeof *g);
+  g->n = 4;
+  g->val = f->val;
+  fields[2] = g;
+  int count = 0;
+  for (int i = 0; i < fields[2]->n; i++) /* LOOP */ {
+    g->n = 8;
+    count += i;
+  }
+  return count;
+}"#,
+        r#"printf("%d\n", grow(fields[0]));"#,
+    );
+    let report = check_with_runs(&source, Verdict::NotFriendly, false);
+    assert!(has_code(&report, "WW107"), "{report:#?}");
+}

@@ -11,7 +11,10 @@
 //! can only write memory reachable from its pointer arguments and from globals: a local
 //! whose address never escapes (a by-value struct parameter such as `in.lookups`) is out
 //! of its reach, and so is the memory of a pointer parameter none of the arguments
-//! derives from, under [`AliasPolicy::DistinctParameters`].
+//! derives from, under [`AliasPolicy::DistinctParameters`]. New memory the function
+//! allocates and whose address never leaves it ([`FreshAllocations`], found by the caller
+//! that sees the whole program) is distinct from every other object: a store into a
+//! `malloc`ed scratch array does not make `grid->size[2]` variant.
 
 use crate::reconstruct::Reconstruction;
 use crate::sign::pure_library_function;
@@ -64,6 +67,18 @@ pub struct Invariants {
     /// Pointer parameters whose memory was assumed disjoint to prove some load invariant
     /// (only with [`AliasPolicy::DistinctParameters`]).
     pub assumed_distinct: BTreeSet<String>,
+    /// What treating allocations as new memory assumed, where a proof relied on it (see
+    /// [`FreshAllocations`]).
+    pub fresh_caveats: BTreeSet<String>,
+}
+
+/// What keeping one load invariant assumed.
+#[derive(Debug, Default)]
+struct Needs {
+    /// Pointer parameters taken to be disjoint.
+    distinct: BTreeSet<String>,
+    /// Caveats of the new memory relied on.
+    fresh: BTreeSet<String>,
 }
 
 impl Invariants {
@@ -110,7 +125,34 @@ enum Base {
     Local(Slot),
     Global(GlobalId),
     Param(u32),
+    /// The block an allocation call (this value) returned.
+    Fresh(Value),
     Unknown,
+}
+
+/// The allocation calls of a function that return new memory (C's allocators, the
+/// program's wrappers of them), by call: no pointer other than those derived from the
+/// call can reach such a block until its address gets out (stored, merged with another
+/// pointer, converted to an integer, returned or passed to a function that may keep it),
+/// so in a loop no way out reaches, its accesses and everything else's never overlap.
+pub type FreshAllocations = HashMap<Value, FreshBlock>;
+
+/// One allocation call's new memory.
+#[derive(Clone, Debug, Default)]
+pub struct FreshBlock {
+    /// What treating it as new memory assumes (a program allocator that keeps a copy of
+    /// the address for its bookkeeping), for the report.
+    pub caveats: Vec<String>,
+    /// The blocks where its address gets out.
+    pub escapes: Vec<frontend::ir::Block>,
+}
+
+/// A [`FreshBlock`] with the blocks its escapes reach (a loop whose header is one of them
+/// may meet the address through another pointer).
+#[derive(Debug)]
+struct FreshFacts {
+    caveats: Vec<String>,
+    after_escape: Vec<bool>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -128,7 +170,7 @@ impl Region {
     /// Pointers stored in locals and globals may point anywhere.
     fn normalized(self) -> Region {
         match self.base {
-            Base::Local(_) | Base::Global(_) if self.depth > 0 => Region::UNKNOWN,
+            Base::Local(_) | Base::Global(_) | Base::Fresh(_) if self.depth > 0 => Region::UNKNOWN,
             // Unknown memory stays unknown however many loads follow (and the fixpoint
             // stays finite).
             Base::Unknown => Region::UNKNOWN,
@@ -149,7 +191,7 @@ struct Regions {
 }
 
 impl Regions {
-    fn new(func: &Function) -> Self {
+    fn new(func: &Function, fresh: &FreshAllocations) -> Self {
         let values: Vec<Value> = func.values().collect();
         let slots = values.iter().map(|v| v.index() + 1).max().unwrap_or(0);
         let mut regions = Regions {
@@ -158,7 +200,7 @@ impl Regions {
         loop {
             let mut changed = false;
             for &v in &values {
-                if let Some(r) = regions.transfer(func, v) {
+                if let Some(r) = regions.transfer(func, fresh, v) {
                     if regions.of[v.index()].as_ref() != Some(&r) {
                         regions.of[v.index()] = Some(r);
                         changed = true;
@@ -181,9 +223,13 @@ impl Regions {
     }
 
     /// The region of `v` from its operands' current regions; `None` while they have none.
-    fn transfer(&self, func: &Function, v: Value) -> Option<Region> {
+    fn transfer(&self, func: &Function, fresh: &FreshAllocations, v: Value) -> Option<Region> {
         let known = |a: Value| self.of.get(a.index()).cloned().flatten();
         match &func.inst(v).kind {
+            InstKind::Call { .. } if fresh.contains_key(&v) => Some(Region {
+                base: Base::Fresh(v),
+                depth: 0,
+            }),
             InstKind::PtrAdd { base, .. }
             | InstKind::FieldAddr { base, .. }
             | InstKind::Cast(base) => known(*base),
@@ -296,7 +342,7 @@ fn call_may_write(program: &Program, callee: &Callee, depth: u32, stack: &mut Ve
         return true;
     }
     stack.push(name.clone());
-    let regions = Regions::new(f);
+    let regions = Regions::new(f, &FreshAllocations::new());
     let writes = f.values().any(|v| match &f.inst(v).kind {
         InstKind::Store { addr, .. } => !matches!(
             regions.of(*addr),
@@ -395,14 +441,36 @@ fn holds_pointers(types: &frontend::types::TypeTable, ty: frontend::types::TypeI
 #[derive(Debug)]
 pub struct FunctionInvariance {
     regions: Regions,
+    fresh: HashMap<Value, FreshFacts>,
     escaped: HashSet<Slot>,
     /// Each block's position in reverse postorder (`usize::MAX` when unreachable).
     rpo_position: Vec<usize>,
 }
 
 impl FunctionInvariance {
+    /// The facts of `func` with no allocation taken for new memory.
     pub fn new(program: &Program, func: &Function) -> FunctionInvariance {
-        let regions = Regions::new(func);
+        FunctionInvariance::with_fresh(program, func, FreshAllocations::new())
+    }
+
+    /// The facts of `func`, whose allocation calls `fresh` return new memory that never
+    /// leaves the function (the caller vouches for that: it needs the program's callees).
+    pub fn with_fresh(
+        program: &Program,
+        func: &Function,
+        fresh: FreshAllocations,
+    ) -> FunctionInvariance {
+        let regions = Regions::new(func, &fresh);
+        let fresh = fresh
+            .into_iter()
+            .map(|(v, block)| {
+                let facts = FreshFacts {
+                    after_escape: reached_from(func, &block.escapes),
+                    caveats: block.caveats,
+                };
+                (v, facts)
+            })
+            .collect();
         let escaped = escaped_slots(program, func, &regions);
         let mut rpo_position = vec![usize::MAX; func.blocks.len()];
         for (k, b) in crate::framework::reverse_postorder(func).iter().enumerate() {
@@ -410,6 +478,7 @@ impl FunctionInvariance {
         }
         FunctionInvariance {
             regions,
+            fresh,
             escaped,
             rpo_position,
         }
@@ -471,6 +540,7 @@ pub fn loop_invariants_in(
     let regions = &whole.regions;
     let escaped = &whole.escaped;
     let mut assumed = BTreeSet::new();
+    let mut fresh_caveats = BTreeSet::new();
     let param_name = |i: u32| {
         func.params
             .get(i as usize)
@@ -478,9 +548,9 @@ pub fn loop_invariants_in(
             .unwrap_or_else(|| format!("arg{i}"))
     };
 
-    // Whether a store in the loop may write what `load` reads; records the assumption
-    // when only DistinctParameters rules it out.
-    let killed = |load: Value, addr: Value, assumed: &mut BTreeSet<String>| -> bool {
+    // Whether a store in the loop may write what `load` reads; records the assumptions
+    // that rule it out (DistinctParameters, new memory of a program allocator).
+    let killed = |load: Value, addr: Value, assumed: &mut Needs| -> bool {
         let lr = regions.of(addr);
         if let Base::Local(s) = lr.base {
             if lr.depth == 0 && !escaped.contains(&s) {
@@ -492,6 +562,7 @@ pub fn loop_invariants_in(
             }
         }
         let mut needs = Vec::new();
+        let mut caveats: Vec<&String> = Vec::new();
         for args in &writing_calls {
             match call_reaches(program, func, regions, args, &lr) {
                 Reach::Assuming(names) if policy == AliasPolicy::DistinctParameters => {
@@ -506,6 +577,27 @@ pub fn loop_invariants_in(
                 if !disjoint_offsets(program, func, rec, load, addr, st, sa) {
                     return true;
                 }
+                continue;
+            }
+            // New memory no other pointer reaches here is distinct from everything else;
+            // once its address got out, it is memory any pointer may reach.
+            let fresh: Vec<Option<&FreshFacts>> = [&lr, &sr]
+                .iter()
+                .filter_map(|r| match r.base {
+                    Base::Fresh(a) => Some(
+                        whole
+                            .fresh
+                            .get(&a)
+                            .filter(|f| !f.after_escape[l.header.index()]),
+                    ),
+                    _ => None,
+                })
+                .collect();
+            if fresh.iter().any(Option::is_none) {
+                return true;
+            }
+            if !fresh.is_empty() {
+                caveats.extend(fresh.into_iter().flatten().flat_map(|f| &f.caveats));
                 continue;
             }
             let distinct_objects = match (&lr.base, &sr.base) {
@@ -530,7 +622,8 @@ pub fn loop_invariants_in(
             }
             return true;
         }
-        assumed.extend(needs);
+        assumed.distinct.extend(needs);
+        assumed.fresh.extend(caveats.into_iter().cloned());
         false
     };
 
@@ -545,7 +638,7 @@ pub fn loop_invariants_in(
         .iter()
         .flat_map(|b| func.block(*b).insts.iter().copied())
         .collect();
-    let mut load_assumptions: Vec<(Value, BTreeSet<String>)> = Vec::new();
+    let mut load_assumptions: Vec<(Value, Needs)> = Vec::new();
     for _ in 0..order.len() + 2 {
         let mut changed = false;
         for &v in &order {
@@ -572,11 +665,12 @@ pub fn loop_invariants_in(
                 }
                 InstKind::Load { addr } => match get(*addr) {
                     Inv::Invariant => {
-                        let mut needs = BTreeSet::new();
+                        let mut needs = Needs::default();
                         if killed(v, *addr, &mut needs) {
                             Inv::Variant
                         } else {
-                            if !needs.is_empty() && !load_assumptions.iter().any(|(w, _)| *w == v) {
+                            let needed = !needs.distinct.is_empty() || !needs.fresh.is_empty();
+                            if needed && !load_assumptions.iter().any(|(w, _)| *w == v) {
                                 load_assumptions.push((v, needs));
                             }
                             Inv::Invariant
@@ -621,7 +715,8 @@ pub fn loop_invariants_in(
         .collect();
     for (v, needs) in load_assumptions {
         if state[&v] == Inv::Invariant {
-            assumed.extend(needs);
+            assumed.extend(needs.distinct);
+            fresh_caveats.extend(needs.fresh);
         }
     }
     Invariants {
@@ -630,7 +725,21 @@ pub fn loop_invariants_in(
         values: func.insts.len(),
         loads,
         assumed_distinct: assumed,
+        fresh_caveats,
     }
+}
+
+/// The blocks some path from one of `from` reaches (`from` included), by block index.
+fn reached_from(func: &Function, from: &[frontend::ir::Block]) -> Vec<bool> {
+    let mut seen = vec![false; func.blocks.len()];
+    let mut work: Vec<frontend::ir::Block> = from.to_vec();
+    while let Some(b) = work.pop() {
+        if std::mem::replace(&mut seen[b.index()], true) {
+            continue;
+        }
+        work.extend(func.block(b).terminator.successors());
+    }
+    seen
 }
 
 /// Whether the bytes `load` reads at `la` and `store` writes at `sa` cannot overlap because
