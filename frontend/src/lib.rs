@@ -15,6 +15,7 @@ pub mod loops;
 pub mod lower;
 pub mod parse;
 pub mod preprocess;
+mod prune;
 pub mod source_map;
 pub mod types;
 pub mod unit;

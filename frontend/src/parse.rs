@@ -82,7 +82,25 @@ pub fn parse_bounded(pre: &Preprocessed) -> Result<(TranslationUnit, Vec<Oversiz
         ));
     }
     let oversized = oversized_bodies(&pre.text, MAX_BODY_BYTES);
-    let text = spell_universal_names(&blank_bodies(&pre.text, &oversized));
+    let whole = blank_bodies(&pre.text, &oversized);
+    let pruned =
+        crate::prune::without_unused_system_declarations(&whole, &pre.source_map.system_ranges());
+    // The pruned text parses unless the pruning misread a header; then the whole one is
+    // parsed, so a doubt costs time, never a result.
+    match run_parser(spell_universal_names(&pruned)) {
+        Ok(Ok(parse)) => return Ok((parse.unit, oversized)),
+        outcome if pruned == whole => return finish(outcome, oversized, pre),
+        _ => {}
+    }
+    finish(run_parser(spell_universal_names(&whole)), oversized, pre)
+}
+
+type ParserOutcome =
+    std::thread::Result<Result<lang_c::driver::Parse, lang_c::driver::SyntaxError>>;
+
+/// Runs lang-c on `text` on a thread with a large stack, catching its panics.
+fn run_parser(text: String) -> ParserOutcome {
+    let fallback = text.clone();
     let worker = std::thread::Builder::new()
         .name("lang-c".into())
         .stack_size(PARSER_STACK)
@@ -91,16 +109,21 @@ pub fn parse_bounded(pre: &Preprocessed) -> Result<(TranslationUnit, Vec<Oversiz
                 parse_preprocessed(&Config::with_gcc(), text)
             }))
         });
-    let outcome = match worker {
+    match worker {
         Ok(handle) => handle.join().unwrap_or_else(Err),
         // No thread available: parse here, trusting the nesting limit.
         Err(_) => catch_unwind(AssertUnwindSafe(|| {
-            parse_preprocessed(
-                &Config::with_gcc(),
-                spell_universal_names(&blank_bodies(&pre.text, &oversized)),
-            )
+            parse_preprocessed(&Config::with_gcc(), fallback)
         })),
-    };
+    }
+}
+
+/// The parse, or the diagnostic for its syntax error or its crash.
+fn finish(
+    outcome: ParserOutcome,
+    oversized: Vec<Oversized>,
+    pre: &Preprocessed,
+) -> Result<(TranslationUnit, Vec<Oversized>), Diagnostic> {
     match outcome {
         Ok(Ok(parse)) => Ok((parse.unit, oversized)),
         Ok(Err(err)) => Err(syntax_error(&err, &pre.source_map)),

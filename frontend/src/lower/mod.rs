@@ -367,6 +367,10 @@ fn lower_translation_unit_here(unit: &ast::TranslationUnit, input: &LowerInput) 
         }
     }
     lowerer.program.externals = externals;
+    // Library effects (memcpy's bytes) are char accesses: the type exists even in a unit
+    // whose remaining declarations never name it (unused system declarations are not
+    // parsed). Interned last, so no other type's id moves.
+    lowerer.program.types.char();
     Lowered {
         program: lowerer.program,
         errors: lowerer.errors,

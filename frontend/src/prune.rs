@@ -1,0 +1,529 @@
+//! Leaves out of lang-c's input the system-header declarations the file never needs.
+//!
+//! A file including `<stdio.h>`, `<stdlib.h>` and `<math.h>` hands lang-c about a
+//! thousand declarations, of which it uses a dozen; parsing and lowering the rest was a
+//! large part of the time spent on small files. A top-level declaration of a system header
+//! is kept when some kept text names what it declares, starting from everything outside
+//! system headers; the others are blanked (newlines kept, so offsets and lines stay put).
+//!
+//! The project's own headers are left whole: the program view relates units through
+//! their declarations (a global's `const`, a struct's fields seen from a caller's unit), so
+//! dropping an unused one there changed findings (tried on the real applications: 22 loops'
+//! alias findings changed).
+//!
+//! What a declaration declares is over-approximated: every identifier of it except C's
+//! keywords, the typedef names declared before it (they are what it uses, unless they
+//! follow `struct`, `union` or `enum`, a tag of its own), attribute contents and the
+//! parameter names of its prototypes. Keeping too much costs time only; keeping too little
+//! would change the analysis, so every doubt keeps. What a kept declaration names is
+//! every identifier in it except those parameter names and attribute names (`__nonnull__`).
+//! Function bodies of system headers (never lowered) name, but declare only their
+//! function.
+
+use crate::ctokens::{lex, Tok, TokKind};
+use std::collections::HashMap;
+
+/// C99/C11 keywords and GCC's alternate spellings of them: never declared by a header.
+const KEYWORDS: &[&str] = &[
+    "auto",
+    "break",
+    "case",
+    "char",
+    "const",
+    "continue",
+    "default",
+    "do",
+    "double",
+    "else",
+    "enum",
+    "extern",
+    "float",
+    "for",
+    "goto",
+    "if",
+    "inline",
+    "int",
+    "long",
+    "register",
+    "restrict",
+    "return",
+    "short",
+    "signed",
+    "sizeof",
+    "static",
+    "struct",
+    "switch",
+    "typedef",
+    "union",
+    "unsigned",
+    "void",
+    "volatile",
+    "while",
+    "_Alignas",
+    "_Alignof",
+    "_Atomic",
+    "_Bool",
+    "_Complex",
+    "_Generic",
+    "_Imaginary",
+    "_Noreturn",
+    "_Static_assert",
+    "_Thread_local",
+    "__alignof",
+    "__alignof__",
+    "__asm",
+    "__asm__",
+    "__attribute",
+    "__attribute__",
+    "__const",
+    "__const__",
+    "__extension__",
+    "__inline",
+    "__inline__",
+    "__restrict",
+    "__restrict__",
+    "__signed",
+    "__signed__",
+    "__thread",
+    "__typeof",
+    "__typeof__",
+    "__volatile",
+    "__volatile__",
+    "asm",
+    "typeof",
+];
+
+/// Words whose parenthesized argument is an attribute or assembler text, not a declarator.
+const ATTRIBUTE_WORDS: &[&str] = &["__attribute__", "__attribute", "__asm__", "__asm", "asm"];
+
+/// Words after which a `(` opens an expression or a type name, never a parameter list.
+const NOT_PARAMETERS: &[&str] = &[
+    "sizeof",
+    "_Alignof",
+    "__alignof",
+    "__alignof__",
+    "typeof",
+    "__typeof",
+    "__typeof__",
+    "_Static_assert",
+    "_Alignas",
+    "_Atomic",
+    "_Generic",
+    "if",
+    "while",
+    "for",
+    "switch",
+    "return",
+];
+
+/// `text` with the top-level declarations of system headers that nothing kept names
+/// blanked; `system` holds the byte ranges of system headers, sorted.
+pub(crate) fn without_unused_system_declarations(text: &str, system: &[(usize, usize)]) -> String {
+    if system.is_empty() {
+        return text.to_string();
+    }
+    let toks = lex(text, &[]);
+    let in_system = system_flags(&toks, system);
+    let chunks = chunks(&toks, text);
+    let mut names = Names::default();
+    let mut typedefs: Vec<bool> = Vec::new();
+    let mut facts: Vec<ChunkFacts> = Vec::with_capacity(chunks.len());
+    for chunk in &chunks {
+        let droppable = chunk.well_formed && (chunk.first..=chunk.last).all(|k| in_system[k]);
+        let f = chunk_facts(&toks, text, chunk, droppable, &mut names, &mut typedefs);
+        facts.push(f);
+    }
+    let kept = keep(&facts, names.count());
+    let mut out = text.as_bytes().to_vec();
+    let mut blanked = false;
+    for (chunk, keep) in chunks.iter().zip(&kept) {
+        if *keep {
+            continue;
+        }
+        for byte in &mut out[toks[chunk.first].start..toks[chunk.last].end] {
+            if *byte != b'\n' {
+                *byte = b' ';
+            }
+        }
+        blanked = true;
+    }
+    if !blanked {
+        return text.to_string();
+    }
+    // Whole tokens became spaces: the text is still UTF-8.
+    String::from_utf8(out).unwrap_or_else(|_| text.to_string())
+}
+
+/// Whether each token lies in a system header.
+fn system_flags(toks: &[Tok], system: &[(usize, usize)]) -> Vec<bool> {
+    let mut out = Vec::with_capacity(toks.len());
+    let mut r = 0;
+    for t in toks {
+        while r < system.len() && system[r].1 <= t.start {
+            r += 1;
+        }
+        out.push(r < system.len() && system[r].0 <= t.start && t.end <= system[r].1);
+    }
+    out
+}
+
+/// One top-level declaration or function definition: tokens `first..=last`.
+#[derive(Debug)]
+struct Chunk {
+    first: usize,
+    last: usize,
+    /// Ends with a `;` or a function body at depth 0, brackets balanced: a piece that can
+    /// go without breaking its neighbours.
+    well_formed: bool,
+    /// The token index of the function body's `{`, if it is a definition.
+    body: Option<usize>,
+}
+
+fn chunks(toks: &[Tok], text: &str) -> Vec<Chunk> {
+    let mut out = Vec::new();
+    let mut first = 0;
+    let mut depth = 0usize;
+    let mut balanced = true;
+    let mut body: Option<usize> = None;
+    let mut k = 0;
+    while k < toks.len() {
+        let t = &toks[k];
+        let mut end = false;
+        if t.kind == TokKind::Punct {
+            match t.text(text) {
+                "(" | "[" => depth += 1,
+                "{" => {
+                    if depth == 0 && k > first && toks[k - 1].is(text, ")") {
+                        body = Some(k);
+                    }
+                    depth += 1;
+                }
+                ")" | "]" => {
+                    if depth == 0 {
+                        balanced = false;
+                    }
+                    depth = depth.saturating_sub(1);
+                }
+                "}" => {
+                    if depth == 0 {
+                        balanced = false;
+                        end = true;
+                    }
+                    depth = depth.saturating_sub(1);
+                    // A body ends the definition; a `;` after the braces (a compound
+                    // literal's initializer) belongs to it.
+                    let semicolon = toks.get(k + 1).is_some_and(|n| n.is(text, ";"));
+                    end |= depth == 0 && body.is_some() && !semicolon;
+                }
+                ";" => end = depth == 0,
+                _ => {}
+            }
+        }
+        if end {
+            out.push(Chunk {
+                first,
+                last: k,
+                well_formed: balanced,
+                body,
+            });
+            first = k + 1;
+            balanced = true;
+            body = None;
+        }
+        k += 1;
+    }
+    if first < toks.len() {
+        out.push(Chunk {
+            first,
+            last: toks.len() - 1,
+            well_formed: false,
+            body: None,
+        });
+    }
+    out
+}
+
+/// Identifiers interned as small numbers.
+#[derive(Default)]
+struct Names<'t> {
+    ids: HashMap<&'t str, u32>,
+}
+
+impl<'t> Names<'t> {
+    fn id(&mut self, name: &'t str) -> u32 {
+        let next = self.ids.len() as u32;
+        *self.ids.entry(name).or_insert(next)
+    }
+
+    fn count(&self) -> usize {
+        self.ids.len()
+    }
+}
+
+/// What one chunk may declare and what it names.
+struct ChunkFacts {
+    droppable: bool,
+    declares: Vec<u32>,
+    names: Vec<u32>,
+}
+
+/// The kind of an open bracket while walking a chunk.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Group {
+    Parameters,
+    Attribute,
+    Other,
+}
+
+fn chunk_facts<'t>(
+    toks: &[Tok],
+    text: &'t str,
+    chunk: &Chunk,
+    droppable: bool,
+    names: &mut Names<'t>,
+    typedefs: &mut Vec<bool>,
+) -> ChunkFacts {
+    let mut declares = Vec::new();
+    let mut named = Vec::new();
+    let mut groups: Vec<Group> = Vec::new();
+    let is_typedef_name = |typedefs: &Vec<bool>, id: u32| typedefs.get(id as usize) == Some(&true);
+    let word = |k: usize| -> Option<&'t str> {
+        let t = toks.get(k)?;
+        (t.kind == TokKind::Ident).then(|| t.text(text))
+    };
+    let punct = |k: usize, p: &str| {
+        toks.get(k)
+            .is_some_and(|t| t.kind == TokKind::Punct && t.is(text, p))
+    };
+    let mut in_body = false;
+    for (k, t) in toks.iter().enumerate().take(chunk.last + 1).skip(chunk.first) {
+        if Some(k) == chunk.body {
+            in_body = true;
+        }
+        if t.kind == TokKind::Punct {
+            match t.text(text) {
+                "(" => {
+                    let before = if k > chunk.first { word(k - 1) } else { None };
+                    let group = if groups.last() == Some(&Group::Attribute)
+                        || before.is_some_and(|w| ATTRIBUTE_WORDS.contains(&w))
+                    {
+                        Group::Attribute
+                    } else if !in_body
+                        && k > chunk.first
+                        && (before.is_some_and(|w| {
+                            !NOT_PARAMETERS.contains(&w) && !KEYWORDS.contains(&w)
+                        }) || punct(k - 1, ")"))
+                    {
+                        Group::Parameters
+                    } else {
+                        Group::Other
+                    };
+                    groups.push(group);
+                }
+                "[" | "{" => groups.push(if groups.last() == Some(&Group::Attribute) {
+                    Group::Attribute
+                } else {
+                    Group::Other
+                }),
+                ")" | "]" | "}" => {
+                    groups.pop();
+                }
+                _ => {}
+            }
+            continue;
+        }
+        if t.kind != TokKind::Ident {
+            continue;
+        }
+        let w = t.text(text);
+        if KEYWORDS.contains(&w) {
+            continue;
+        }
+        let id = names.id(w);
+        if groups.last() == Some(&Group::Attribute) {
+            // Attribute names (`__nonnull__`) name nothing a header declares; an argument
+            // may (`cleanup(f)`, `format(printf, 1, 2)`).
+            if !(w.len() > 4 && w.starts_with("__") && w.ends_with("__")) {
+                named.push(id);
+            }
+            continue;
+        }
+        let tag = k > chunk.first && matches!(word(k - 1), Some("struct" | "union" | "enum"));
+        if in_body {
+            named.push(id);
+            continue;
+        }
+        if !tag && is_typedef_name(typedefs, id) {
+            named.push(id);
+            continue;
+        }
+        let parameter_name = groups.last() == Some(&Group::Parameters)
+            && !tag
+            && k > chunk.first
+            && (word(k - 1).is_some_and(|p| !matches!(p, "struct" | "union" | "enum"))
+                || punct(k - 1, "*"))
+            && (punct(k + 1, ",") || punct(k + 1, ")") || punct(k + 1, "["));
+        if parameter_name {
+            continue;
+        }
+        declares.push(id);
+        named.push(id);
+    }
+    // Typedef names it declares (an under-approximation: a missed one only keeps more).
+    let first_word = (chunk.first..=chunk.last)
+        .map(|k| toks[k].text(text))
+        .find(|w| *w != "__extension__");
+    if first_word == Some("typedef") {
+        let mut depth = 0usize;
+        for (k, t) in toks.iter().enumerate().take(chunk.last + 1).skip(chunk.first) {
+            if t.kind == TokKind::Punct {
+                match t.text(text) {
+                    "(" | "[" | "{" => depth += 1,
+                    ")" | "]" | "}" => depth = depth.saturating_sub(1),
+                    _ => {}
+                }
+                continue;
+            }
+            if t.kind != TokKind::Ident || KEYWORDS.contains(&t.text(text)) {
+                continue;
+            }
+            let plain = depth == 0 && (punct(k + 1, ";") || punct(k + 1, ",") || punct(k + 1, "["));
+            let pointer =
+                depth == 1 && k >= 2 && punct(k - 1, "*") && punct(k - 2, "(") && punct(k + 1, ")");
+            if plain || pointer {
+                let id = names.id(t.text(text));
+                if typedefs.len() <= id as usize {
+                    typedefs.resize(id as usize + 1, false);
+                }
+                typedefs[id as usize] = true;
+            }
+        }
+    }
+    ChunkFacts {
+        droppable,
+        declares,
+        names: named,
+    }
+}
+
+/// Which chunks to keep: every one that is not droppable, and every droppable one that
+/// declares something a kept one names, to a fixpoint (linear: each name is taken once).
+fn keep(facts: &[ChunkFacts], count: usize) -> Vec<bool> {
+    let mut declared_by: Vec<Vec<u32>> = vec![Vec::new(); count];
+    for (c, f) in facts.iter().enumerate() {
+        if f.droppable {
+            for &id in &f.declares {
+                if declared_by[id as usize].last() != Some(&(c as u32)) {
+                    declared_by[id as usize].push(c as u32);
+                }
+            }
+        }
+    }
+    let mut kept: Vec<bool> = facts.iter().map(|f| !f.droppable).collect();
+    let mut named = vec![false; count];
+    let mut work: Vec<u32> = Vec::new();
+    let take = |f: &ChunkFacts, named: &mut Vec<bool>, work: &mut Vec<u32>| {
+        for &id in &f.names {
+            if !std::mem::replace(&mut named[id as usize], true) {
+                work.push(id);
+            }
+        }
+    };
+    for f in facts.iter().filter(|f| !f.droppable) {
+        take(f, &mut named, &mut work);
+    }
+    while let Some(id) = work.pop() {
+        for &c in &declared_by[id as usize] {
+            if !std::mem::replace(&mut kept[c as usize], true) {
+                take(&facts[c as usize], &mut named, &mut work);
+            }
+        }
+    }
+    kept
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `system` (a system header's text) followed by the file's own text, pruned.
+    fn pruned(system: &str, own: &str) -> String {
+        let text = format!("{system}{own}");
+        without_unused_system_declarations(&text, &[(0, system.len())])
+    }
+
+    fn kept(out: &str, what: &str) -> bool {
+        out.contains(what)
+    }
+
+    #[test]
+    fn a_compound_literal_initializer_is_one_declaration() {
+        let system = "static const struct { int a; } unused = (struct { int a; }){ 1 };\n";
+        let out = pruned(system, "int z;\n");
+        assert!(!out.contains(';') || out.trim() == "int z;", "{out}");
+    }
+
+    #[test]
+    fn unused_declarations_go_and_used_ones_stay_with_what_they_name() {
+        let system = "typedef unsigned long size_t;\ntypedef struct _IO_FILE FILE;\nstruct _IO_FILE { int _flags; };\nextern size_t strlen(const char *__s) __attribute__((__nonnull__(1)));\nextern int puts(const char *__s);\nextern FILE *stdin;\nenum { A_ONE = 1, A_TWO };\n";
+        let own = "int f(const char *s) { return strlen(s) + A_TWO; }\n";
+        let out = pruned(system, own);
+        assert!(kept(&out, "typedef unsigned long size_t;"), "{out}");
+        assert!(kept(&out, "extern size_t strlen"), "{out}");
+        assert!(kept(&out, "enum { A_ONE = 1, A_TWO };"), "{out}");
+        assert!(!kept(&out, "puts"), "{out}");
+        assert!(!kept(&out, "stdin"), "{out}");
+        assert!(!kept(&out, "_IO_FILE"), "{out}");
+        assert_eq!(out.len(), system.len() + own.len());
+        assert_eq!(out.matches('\n').count(), 8);
+        assert!(out.ends_with(own));
+    }
+
+    #[test]
+    fn a_tag_stays_when_only_its_typedef_is_named() {
+        let system = "typedef struct foo foo_t;\nstruct foo { int a; };\ntypedef struct foo foo;\n";
+        let out = pruned(system, "unsigned long n = sizeof(foo);\n");
+        assert!(kept(&out, "struct foo { int a; };"), "{out}");
+        assert!(kept(&out, "typedef struct foo foo;"), "{out}");
+    }
+
+    #[test]
+    fn parameter_names_and_attribute_names_name_nothing() {
+        // `__n` is a parameter name of the kept prototype and a global of the header.
+        let system = "extern int __n;\nextern void *memset(void *__s, int __c, unsigned long __n) __attribute__((__nonnull__(1)));\nextern int __nonnull__;\n";
+        let out = pruned(system, "void g(char *p) { memset(p, 0, 4); }\n");
+        assert!(kept(&out, "memset"), "{out}");
+        assert!(!kept(&out, "extern int __n;"), "{out}");
+        assert!(!kept(&out, "extern int __nonnull__;"), "{out}");
+    }
+
+    #[test]
+    fn a_function_pointer_typedef_is_a_typedef_name() {
+        let system = "typedef void (*handler_t)(int);\nextern handler_t signal_like(int __sig, handler_t __h);\nextern int other(handler_t __h);\n";
+        let out = pruned(system, "void h(void) { signal_like(1, 0); }\n");
+        assert!(kept(&out, "typedef void (*handler_t)(int);"), "{out}");
+        assert!(!kept(&out, "other"), "{out}");
+    }
+
+    #[test]
+    fn a_piece_that_is_not_a_whole_declaration_stays() {
+        // An unbalanced piece at the end of the header text: never cut.
+        let system = "extern int used;\nextern int (unused;\n";
+        let out = pruned(system, "int k(void) { return used; }\n");
+        assert!(kept(&out, "extern int (unused;"), "{out}");
+    }
+
+    #[test]
+    fn without_system_headers_the_text_is_unchanged() {
+        let text = "int x; int f(void) { return x; }\n";
+        assert_eq!(without_unused_system_declarations(text, &[]), text);
+    }
+
+    #[test]
+    fn an_unused_inline_function_of_a_system_header_goes_and_a_used_one_stays() {
+        let system = "static inline int twice(int __x) { return 2 * __x; }\nstatic inline int thrice(int __x) { return 3 * __x; }\n";
+        let out = pruned(system, "int k(int v) { return twice(v); }\n");
+        assert!(out.contains("static inline int twice"), "{out}");
+        assert!(!out.contains("thrice"), "{out}");
+    }
+}
