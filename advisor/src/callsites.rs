@@ -264,12 +264,7 @@ pub fn loop_effects(site: &LoopSite) -> LoopEffects {
                     }
                     Place::Global { name: global, unit } => {
                         let var = global_var(site, global, *unit, &mut objects, &mut out.globals);
-                        let program = &view.unit(unit.unwrap_or(site.unit)).lowered.program;
-                        if program.globals.iter().any(|g| {
-                            &g.name == global
-                                && g.local_to.is_none()
-                                && crate::globals::unmodifiable(program, g)
-                        }) {
+                        if global_unmodifiable(view, site.unit, global, *unit) {
                             out.const_globals.insert(var.clone());
                         }
                         if e.is_store {
@@ -461,6 +456,37 @@ pub fn describe_callee(summaries: &Summaries, unit: usize, name: &str) -> Vec<St
 
 /// The caller's symbol of a global when it has one (then the callee's accesses share the
 /// caller's base), else one variable per global named after it.
+/// Whether the global `name` the callee reaches (a static of unit `unit`, or an external
+/// one when `None`) is `const` and holds no pointer (`globals::unmodifiable`). An external
+/// global is looked up in the caller's unit, then in every unit of the program: the
+/// caller's file need not declare what only its callees name (C requires every
+/// declaration of one object to have a compatible type, qualifiers included).
+fn global_unmodifiable(view: &ProgramView, caller: usize, name: &str, unit: Option<usize>) -> bool {
+    let declared = |u: usize| {
+        let program = &view.unit(u).lowered.program;
+        let mut found = program
+            .globals
+            .iter()
+            .filter(|g| g.name == name && g.local_to.is_none())
+            .filter(|g| unit.is_some() || u == caller || !g.is_static)
+            .peekable();
+        found
+            .peek()
+            .is_some()
+            .then(|| found.any(|g| crate::globals::unmodifiable(program, g)))
+    };
+    match unit {
+        Some(u) => declared(u).unwrap_or(false),
+        None => declared(caller)
+            .or_else(|| {
+                (0..view.units().len())
+                    .filter(|&u| u != caller)
+                    .find_map(declared)
+            })
+            .unwrap_or(false),
+    }
+}
+
 fn global_var(
     site: &LoopSite,
     name: &str,

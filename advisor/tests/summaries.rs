@@ -1422,3 +1422,28 @@ fn messages_name_versions_of_a_variable_by_the_line_that_defines_them() {
         reports.iter().flat_map(|r| &r.reasons).collect::<Vec<_>>()
     );
 }
+
+#[test]
+fn a_const_global_only_the_callee_names_is_not_modified_by_the_loop() {
+    // The caller's file does not declare `epzero`: only the callee's file does (C requires
+    // every declaration of one object to agree on `const`), so the callee's read of it is
+    // no may-alias pair with the stores through `v`.
+    check(&Case {
+        files: &[
+            (
+                "limits.c",
+                "const double epzero = 0.5;\nvoid clip(double *v, int i) { v[i] = v[i] > epzero ? v[i] - epzero : 0.0; }\n",
+            ),
+            (
+                "sweep.c",
+                "void clip(double *v, int i);\nvoid sweep(double *v, int n)\n{\n    for (int i = 0; i < n; i++)\n        clip(v, i);\n}\n",
+            ),
+        ],
+        kernel: "sweep",
+        line: 4,
+        verdict: Verdict::Friendly,
+        sections: &[("v", Some((0, 64)))],
+        args: &[Arg::Doubles(8), Arg::Int(8)],
+        conflict: false,
+    });
+}

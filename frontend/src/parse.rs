@@ -84,7 +84,7 @@ pub fn parse_bounded(pre: &Preprocessed) -> Result<(TranslationUnit, Vec<Oversiz
     let oversized = oversized_bodies(&pre.text, MAX_BODY_BYTES);
     let whole = blank_bodies(&pre.text, &oversized);
     let pruned =
-        crate::prune::without_unused_system_declarations(&whole, &pre.source_map.system_ranges());
+        crate::prune::without_unused_header_declarations(&whole, &pre.source_map.header_ranges());
     // The pruned text parses unless the pruning misread a header; then the whole one is
     // parsed, so a doubt costs time, never a result.
     match run_parser(spell_universal_names(&pruned)) {

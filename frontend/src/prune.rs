@@ -1,15 +1,13 @@
-//! Leaves out of lang-c's input the system-header declarations the file never needs.
+//! Leaves out of lang-c's input the header declarations the file never needs.
 //!
 //! A file including `<stdio.h>`, `<stdlib.h>` and `<math.h>` hands lang-c about a
-//! thousand declarations, of which it uses a dozen; parsing and lowering the rest was a
-//! large part of the time spent on small files. A top-level declaration of a system header
-//! is kept when some kept text names what it declares, starting from everything outside
-//! system headers; the others are blanked (newlines kept, so offsets and lines stay put).
-//!
-//! The project's own headers are left whole: the program view relates units through
-//! their declarations (a global's `const`, a struct's fields seen from a caller's unit), so
-//! dropping an unused one there changed findings (tried on the real applications: 22 loops'
-//! alias findings changed).
+//! thousand declarations, of which it uses a dozen, and a project's own headers add
+//! hundreds of prototypes (hypre's `_hypre_utilities.h`); parsing and lowering the rest
+//! was most of the time spent on small files. A top-level declaration of a header is kept
+//! when some kept text names what it declares, starting from the main file and the
+//! function definitions of the project's headers (lowered, their loops analysed); the
+//! others are blanked (newlines kept, so offsets and lines stay put). Function definitions
+//! of system headers are never lowered, so they go too when nothing names them.
 //!
 //! What a declaration declares is over-approximated: every identifier of it except C's
 //! keywords, the typedef names declared before it (they are what it uses, unless they
@@ -116,20 +114,37 @@ const NOT_PARAMETERS: &[&str] = &[
     "return",
 ];
 
-/// `text` with the top-level declarations of system headers that nothing kept names
-/// blanked; `system` holds the byte ranges of system headers, sorted.
-pub(crate) fn without_unused_system_declarations(text: &str, system: &[(usize, usize)]) -> String {
-    if system.is_empty() {
+/// `text` with the top-level declarations of headers that nothing kept names blanked;
+/// `headers` holds the byte ranges of headers, sorted, each with whether it is a system
+/// header.
+pub(crate) fn without_unused_header_declarations(
+    text: &str,
+    headers: &[(usize, usize, bool)],
+) -> String {
+    if headers.is_empty() {
         return text.to_string();
     }
     let toks = lex(text, &[]);
-    let in_system = system_flags(&toks, system);
+    let all: Vec<(usize, usize)> = headers.iter().map(|&(s, e, _)| (s, e)).collect();
+    let system: Vec<(usize, usize)> = headers
+        .iter()
+        .filter(|h| h.2)
+        .map(|&(s, e, _)| (s, e))
+        .collect();
+    let in_header = within(&toks, &all);
+    let in_system = within(&toks, &system);
     let chunks = chunks(&toks, text);
     let mut names = Names::default();
     let mut typedefs: Vec<bool> = Vec::new();
     let mut facts: Vec<ChunkFacts> = Vec::with_capacity(chunks.len());
     for chunk in &chunks {
-        let droppable = chunk.well_formed && (chunk.first..=chunk.last).all(|k| in_system[k]);
+        // A definition in a project header is lowered and analysed: it stays.
+        let inside = if chunk.body.is_some() {
+            &in_system
+        } else {
+            &in_header
+        };
+        let droppable = chunk.well_formed && (chunk.first..=chunk.last).all(|k| inside[k]);
         let f = chunk_facts(&toks, text, chunk, droppable, &mut names, &mut typedefs);
         facts.push(f);
     }
@@ -154,15 +169,15 @@ pub(crate) fn without_unused_system_declarations(text: &str, system: &[(usize, u
     String::from_utf8(out).unwrap_or_else(|_| text.to_string())
 }
 
-/// Whether each token lies in a system header.
-fn system_flags(toks: &[Tok], system: &[(usize, usize)]) -> Vec<bool> {
+/// Whether each token lies in one of `ranges` (sorted, disjoint).
+fn within(toks: &[Tok], ranges: &[(usize, usize)]) -> Vec<bool> {
     let mut out = Vec::with_capacity(toks.len());
     let mut r = 0;
     for t in toks {
-        while r < system.len() && system[r].1 <= t.start {
+        while r < ranges.len() && ranges[r].1 <= t.start {
             r += 1;
         }
-        out.push(r < system.len() && system[r].0 <= t.start && t.end <= system[r].1);
+        out.push(r < ranges.len() && ranges[r].0 <= t.start && t.end <= ranges[r].1);
     }
     out
 }
@@ -296,7 +311,12 @@ fn chunk_facts<'t>(
             .is_some_and(|t| t.kind == TokKind::Punct && t.is(text, p))
     };
     let mut in_body = false;
-    for (k, t) in toks.iter().enumerate().take(chunk.last + 1).skip(chunk.first) {
+    for (k, t) in toks
+        .iter()
+        .enumerate()
+        .take(chunk.last + 1)
+        .skip(chunk.first)
+    {
         if Some(k) == chunk.body {
             in_body = true;
         }
@@ -375,7 +395,12 @@ fn chunk_facts<'t>(
         .find(|w| *w != "__extension__");
     if first_word == Some("typedef") {
         let mut depth = 0usize;
-        for (k, t) in toks.iter().enumerate().take(chunk.last + 1).skip(chunk.first) {
+        for (k, t) in toks
+            .iter()
+            .enumerate()
+            .take(chunk.last + 1)
+            .skip(chunk.first)
+        {
             if t.kind == TokKind::Punct {
                 match t.text(text) {
                     "(" | "[" | "{" => depth += 1,
@@ -449,7 +474,7 @@ mod tests {
     /// `system` (a system header's text) followed by the file's own text, pruned.
     fn pruned(system: &str, own: &str) -> String {
         let text = format!("{system}{own}");
-        without_unused_system_declarations(&text, &[(0, system.len())])
+        without_unused_header_declarations(&text, &[(0, system.len(), true)])
     }
 
     fn kept(out: &str, what: &str) -> bool {
@@ -516,7 +541,23 @@ mod tests {
     #[test]
     fn without_system_headers_the_text_is_unchanged() {
         let text = "int x; int f(void) { return x; }\n";
-        assert_eq!(without_unused_system_declarations(text, &[]), text);
+        assert_eq!(without_unused_header_declarations(text, &[]), text);
+    }
+
+    #[test]
+    fn a_project_header_keeps_its_function_definitions_and_drops_unused_prototypes() {
+        // The project's header: an unused inline function (its loop is analysed), an
+        // unused prototype, and a prototype the file calls.
+        let header = "static inline void fill(double *a, int n) { for (int i = 0; i < n; i++) a[i] = 0; }\nint unused_proto(int x);\nint used_proto(int y);\n";
+        let own = "int main(void) { return used_proto(1); }\n";
+        let text = format!("{header}{own}");
+        let out = without_unused_header_declarations(&text, &[(0, header.len(), false)]);
+        assert!(out.contains("static inline void fill"), "{out}");
+        assert!(out.contains("int used_proto(int y);"), "{out}");
+        assert!(!out.contains("unused_proto"), "{out}");
+        // The same inline function in a system header goes: its body is never lowered.
+        let out = without_unused_header_declarations(&text, &[(0, header.len(), true)]);
+        assert!(!out.contains("fill"), "{out}");
     }
 
     #[test]

@@ -310,6 +310,28 @@ impl SourceMap {
         ranges
     }
 
+    /// Byte ranges of the preprocessed text that come from headers (every file but the
+    /// main one), merged, each with whether it is a system header.
+    pub fn header_ranges(&self) -> Vec<(usize, usize, bool)> {
+        let mut ranges: Vec<(usize, usize, bool)> = Vec::new();
+        for (idx, line) in self.lines.iter().enumerate() {
+            if self.is_main_file(line.file) {
+                continue;
+            }
+            let system = self.is_system_header(line.file);
+            let end = self
+                .lines
+                .get(idx + 1)
+                .map(|l| l.start)
+                .unwrap_or(self.text.len());
+            match ranges.last_mut() {
+                Some(last) if last.1 == line.start && last.2 == system => last.1 = end,
+                _ => ranges.push((line.start, end, system)),
+            }
+        }
+        ranges
+    }
+
     /// Original location of a byte offset in the preprocessed text. Offsets in whitespace map
     /// to the next token on the line.
     pub fn locate(&self, offset: usize) -> Location {

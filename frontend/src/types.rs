@@ -180,6 +180,28 @@ impl TypeTable {
             signed: true,
         })
     }
+    /// Interns every integer (each rank, signed and unsigned) and floating type, plain
+    /// `char` first.
+    pub fn intern_arithmetic_types(&mut self) {
+        self.char();
+        for rank in [
+            IntRank::Bool,
+            IntRank::Char,
+            IntRank::Short,
+            IntRank::Int,
+            IntRank::Long,
+            IntRank::LongLong,
+            IntRank::Int128,
+        ] {
+            for signed in [true, false] {
+                self.intern(Type::Int { rank, signed });
+            }
+        }
+        for kind in [FloatKind::Float, FloatKind::Double, FloatKind::LongDouble] {
+            self.intern(Type::Float(kind));
+        }
+    }
+
     pub fn double(&mut self) -> TypeId {
         self.intern(Type::Float(FloatKind::Double))
     }

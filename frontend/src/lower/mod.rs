@@ -367,10 +367,11 @@ fn lower_translation_unit_here(unit: &ast::TranslationUnit, input: &LowerInput) 
         }
     }
     lowerer.program.externals = externals;
-    // Library effects (memcpy's bytes) are char accesses: the type exists even in a unit
-    // whose remaining declarations never name it (unused system declarations are not
-    // parsed). Interned last, so no other type's id moves.
-    lowerer.program.types.char();
+    // Every arithmetic type exists in every unit: a callee's effects (memcpy's bytes are
+    // chars; another file's `unsigned` enum element) are mapped into the caller's unit by
+    // type, and the caller's file need not name the type itself (unused header
+    // declarations are not parsed). Interned last, so no other type's id moves.
+    lowerer.program.types.intern_arithmetic_types();
     Lowered {
         program: lowerer.program,
         errors: lowerer.errors,
