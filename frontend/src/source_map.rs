@@ -292,22 +292,11 @@ impl SourceMap {
 
     /// Byte ranges of the preprocessed text that come from system headers, merged.
     pub fn system_ranges(&self) -> Vec<(usize, usize)> {
-        let mut ranges: Vec<(usize, usize)> = Vec::new();
-        for (idx, line) in self.lines.iter().enumerate() {
-            if !self.is_system_header(line.file) {
-                continue;
-            }
-            let end = self
-                .lines
-                .get(idx + 1)
-                .map(|l| l.start)
-                .unwrap_or(self.text.len());
-            match ranges.last_mut() {
-                Some(last) if last.1 == line.start => last.1 = end,
-                _ => ranges.push((line.start, end)),
-            }
-        }
-        ranges
+        self.header_ranges()
+            .into_iter()
+            .filter(|&(_, _, system)| system)
+            .map(|(start, end, _)| (start, end))
+            .collect()
     }
 
     /// Byte ranges of the preprocessed text that come from headers (every file but the
