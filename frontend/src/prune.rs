@@ -21,7 +21,9 @@
 use crate::ctokens::{lex, Tok, TokKind};
 use std::collections::HashMap;
 
-/// C99/C11 keywords and GCC's alternate spellings of them: never declared by a header.
+/// C99/C11 keywords and GCC's alternate spellings of them: never declared by a header. A
+/// `(` after one (`sizeof`, `__typeof__`, `_Static_assert`, `if`) never opens a parameter
+/// list.
 const KEYWORDS: &[&str] = &[
     "auto",
     "break",
@@ -93,26 +95,6 @@ const KEYWORDS: &[&str] = &[
 
 /// Words whose parenthesized argument is an attribute or assembler text, not a declarator.
 const ATTRIBUTE_WORDS: &[&str] = &["__attribute__", "__attribute", "__asm__", "__asm", "asm"];
-
-/// Words after which a `(` opens an expression or a type name, never a parameter list.
-const NOT_PARAMETERS: &[&str] = &[
-    "sizeof",
-    "_Alignof",
-    "__alignof",
-    "__alignof__",
-    "typeof",
-    "__typeof",
-    "__typeof__",
-    "_Static_assert",
-    "_Alignas",
-    "_Atomic",
-    "_Generic",
-    "if",
-    "while",
-    "for",
-    "switch",
-    "return",
-];
 
 /// `text` with the top-level declarations of headers that nothing kept names blanked;
 /// `headers` holds the byte ranges of headers, sorted, each with whether it is a system
@@ -330,9 +312,7 @@ fn chunk_facts<'t>(
                         Group::Attribute
                     } else if !in_body
                         && k > chunk.first
-                        && (before.is_some_and(|w| {
-                            !NOT_PARAMETERS.contains(&w) && !KEYWORDS.contains(&w)
-                        }) || punct(k - 1, ")"))
+                        && (before.is_some_and(|w| !KEYWORDS.contains(&w)) || punct(k - 1, ")"))
                     {
                         Group::Parameters
                     } else {
