@@ -20,7 +20,8 @@ pub struct AnalyzeArgs {
     /// Only loops of this function.
     #[arg(long, value_name = "NAME")]
     pub function: Option<String>,
-    /// Only this loop (`FILE:LINE` or `FILE:LINE:COL`).
+    /// Only this loop (`FILE:LINE` or `FILE:LINE:COL`; `FILE:LINE:COL#K` for the K-th loop
+    /// of one macro expansion, as reports name it).
     #[arg(long = "loop", value_name = "FILE:LINE")]
     pub loop_id: Option<String>,
     /// What to assume of two pointers a function receives when no call site in the
@@ -155,7 +156,10 @@ pub fn run(args: &AnalyzeArgs) -> ExitCode {
                     }
                     progress.print(&d.render(false));
                 }
-                if !unit.lowered.program.functions.is_empty() {
+                // A file without function definitions (declarations only, or code its
+                // macros leave out) is analysed and has no loops; one whose every function
+                // failed to lower is not.
+                if !unit.lowered.program.functions.is_empty() || unit.lowered.errors.is_empty() {
                     analysed += 1;
                 }
                 units.push(unit);

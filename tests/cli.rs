@@ -297,3 +297,65 @@ fn files_given_together_are_one_program() {
     let report: serde_json::Value = serde_json::from_slice(&alone.stdout).expect("json");
     assert_eq!(report["loops"][0]["verdict"], "not-friendly");
 }
+
+#[test]
+fn a_header_function_loop_is_reported_once_and_only_where_it_is_compiled() {
+    // `util.h` defines two static inline functions with a loop each; `a.c` and `b.c` call
+    // `scale`, nobody calls `clear`, so gcc compiles `scale` into both files and `clear`
+    // into neither. `grid.h`, `grid.c`'s own header, keeps its unused `reset`.
+    let dir = temp_dir("header-loops");
+    write(
+        &dir,
+        "util.h",
+        "static inline void scale(double *a, int n) { for (int i = 0; i < n; i++) a[i] *= 2; }\n\
+         static inline void clear(double *a, int n) { for (int i = 0; i < n; i++) a[i] = 0; }\n",
+    );
+    write(
+        &dir,
+        "grid.h",
+        "static inline void reset(int *g, int n) { for (int i = 0; i < n; i++) g[i] = -1; }\n",
+    );
+    let a = write(
+        &dir,
+        "a.c",
+        "#include \"util.h\"\nvoid fa(double *x) { scale(x, 8); }\n",
+    );
+    let b = write(
+        &dir,
+        "b.c",
+        "#include \"util.h\"\nvoid fb(double *y) { scale(y, 4); }\n",
+    );
+    let grid = write(&dir, "grid.c", "#include \"grid.h\"\nint g_size = 4;\n");
+    let ids = |args: &[&str]| -> Vec<String> {
+        let out = check(args, 0, &[]);
+        let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+        let mut ids: Vec<String> = report["loops"]
+            .as_array()
+            .expect("loops")
+            .iter()
+            .map(|l| {
+                let id = l["id"].as_str().expect("id");
+                Path::new(id)
+                    .file_name()
+                    .unwrap()
+                    .to_string_lossy()
+                    .into_owned()
+            })
+            .collect();
+        ids.sort();
+        ids
+    };
+    assert_eq!(
+        ids(&["analyze", &a, &b, "--format", "json"]),
+        ["util.h:1:46"]
+    );
+    assert_eq!(ids(&["analyze", &b, "--format", "json"]), ["util.h:1:46"]);
+    assert_eq!(
+        ids(&["analyze", &grid, "--format", "json"]),
+        ["grid.h:1:43"]
+    );
+    // A file that calls nothing of `util.h` and defines no function (hypre's CUDA files
+    // without CUDA) is analysed, with no loops: exit 0, not "nothing could be analysed".
+    let empty = write(&dir, "empty.c", "#include \"util.h\"\nint unused_global;\n");
+    assert!(ids(&["analyze", &empty, "--format", "json"]).is_empty());
+}

@@ -185,10 +185,27 @@ pub fn analyze_units_reporting(
             });
         }
     });
-    results
+    let reports = results
         .into_iter()
-        .flat_map(|r| r.into_inner().unwrap_or_else(|e| e.into_inner()))
-        .collect()
+        .flat_map(|r| r.into_inner().unwrap_or_else(|e| e.into_inner()));
+    without_repeats(reports)
+}
+
+/// The reports with each loop once: a function defined in a header that several files
+/// include and call is analysed in each, and gives the same report each time. Reports of
+/// one loop that differ (the files give it different callers or macros) all stay.
+fn without_repeats(reports: impl Iterator<Item = LoopReport>) -> Vec<LoopReport> {
+    let mut out: Vec<LoopReport> = Vec::new();
+    let mut by_id: HashMap<String, Vec<usize>> = HashMap::new();
+    for report in reports {
+        let same = by_id.entry(report.id.clone()).or_default();
+        if same.iter().any(|&k| out[k] == report) {
+            continue;
+        }
+        same.push(out.len());
+        out.push(report);
+    }
+    out
 }
 
 /// Analyses the loops of unit `unit_index` of a program (see [`analyze_unit_injected`]).

@@ -4,10 +4,13 @@
 //! thousand declarations, of which it uses a dozen, and a project's own headers add
 //! hundreds of prototypes (hypre's `_hypre_utilities.h`); parsing and lowering the rest
 //! was most of the time spent on small files. A top-level declaration of a header is kept
-//! when some kept text names what it declares, starting from the main file and the
-//! function definitions of the project's headers (lowered, their loops analysed); the
-//! others are blanked (newlines kept, so offsets and lines stay put). Function definitions
-//! of system headers are never lowered, so they go too when nothing names them.
+//! when some kept text names what it declares, starting from the main file, the external
+//! function definitions of the project's headers and the `static` ones of the file's own
+//! header (lowered, their loops analysed); the others are blanked (newlines kept, so
+//! offsets and lines stay put). A `static` function of another header is compiled only
+//! where it is called (hypre's `_hypre_utilities.h` defines 32 loops that most files never
+//! call), and function definitions of system headers are never lowered, so they go too
+//! when nothing names them.
 //!
 //! What a declaration declares is over-approximated: every identifier of it except C's
 //! keywords, the typedef names declared before it (they are what it uses, unless they
@@ -19,6 +22,7 @@
 //! function.
 
 use crate::ctokens::{lex, Tok, TokKind};
+use crate::source_map::HeaderKind;
 use std::collections::HashMap;
 
 /// C99/C11 keywords and GCC's alternate spellings of them: never declared by a header. A
@@ -97,34 +101,39 @@ const KEYWORDS: &[&str] = &[
 const ATTRIBUTE_WORDS: &[&str] = &["__attribute__", "__attribute", "__asm__", "__asm", "asm"];
 
 /// `text` with the top-level declarations of headers that nothing kept names blanked;
-/// `headers` holds the byte ranges of headers, sorted, each with whether it is a system
-/// header.
+/// `headers` holds the byte ranges of headers, sorted, each with its kind.
 pub(crate) fn without_unused_header_declarations(
     text: &str,
-    headers: &[(usize, usize, bool)],
+    headers: &[(usize, usize, HeaderKind)],
 ) -> String {
     if headers.is_empty() {
         return text.to_string();
     }
     let toks = lex(text, &[]);
-    let all: Vec<(usize, usize)> = headers.iter().map(|&(s, e, _)| (s, e)).collect();
-    let system: Vec<(usize, usize)> = headers
-        .iter()
-        .filter(|h| h.2)
-        .map(|&(s, e, _)| (s, e))
-        .collect();
-    let in_header = within(&toks, &all);
-    let in_system = within(&toks, &system);
+    let ranges = |keep: &dyn Fn(HeaderKind) -> bool| -> Vec<bool> {
+        let chosen: Vec<(usize, usize)> = headers
+            .iter()
+            .filter(|h| keep(h.2))
+            .map(|&(s, e, _)| (s, e))
+            .collect();
+        within(&toks, &chosen)
+    };
+    let in_header = ranges(&|_| true);
+    let in_system = ranges(&|kind| kind == HeaderKind::System);
+    let in_others = ranges(&|kind| kind != HeaderKind::Own);
     let chunks = chunks(&toks, text);
     let mut names = Names::default();
     let mut typedefs: Vec<bool> = Vec::new();
     let mut facts: Vec<ChunkFacts> = Vec::with_capacity(chunks.len());
     for chunk in &chunks {
-        // A definition in a project header is lowered and analysed: it stays.
-        let inside = if chunk.body.is_some() {
-            &in_system
-        } else {
-            &in_header
+        // An external definition in a project header is compiled into this file: it is
+        // lowered and analysed, so it stays. A `static` one nothing here calls is not
+        // compiled (gcc drops it) and its loops belong to the files that call it, unless
+        // it is in the file's own header (`grid.h` for `grid.c`).
+        let inside = match chunk.body {
+            Some(body) if is_static(&toks, text, chunk.first, body) => &in_others,
+            Some(_) => &in_system,
+            None => &in_header,
         };
         let droppable = chunk.well_formed && (chunk.first..=chunk.last).all(|k| inside[k]);
         let f = chunk_facts(&toks, text, chunk, droppable, &mut names, &mut typedefs);
@@ -149,6 +158,22 @@ pub(crate) fn without_unused_header_declarations(
     }
     // Whole tokens became spaces: the text is still UTF-8.
     String::from_utf8(out).unwrap_or_else(|_| text.to_string())
+}
+
+/// Whether the definition whose body opens at token `body` has storage class `static`:
+/// the word outside every bracket before the body (a `static` in an array parameter,
+/// `a[static 4]`, is inside one).
+fn is_static(toks: &[Tok], text: &str, first: usize, body: usize) -> bool {
+    let mut depth = 0usize;
+    for t in &toks[first..body] {
+        match t.kind {
+            TokKind::Punct if t.is(text, "(") || t.is(text, "[") => depth += 1,
+            TokKind::Punct if t.is(text, ")") || t.is(text, "]") => depth = depth.saturating_sub(1),
+            TokKind::Ident if depth == 0 && t.is(text, "static") => return true,
+            _ => {}
+        }
+    }
+    false
 }
 
 /// Whether each token lies in one of `ranges` (sorted, disjoint).
@@ -454,7 +479,7 @@ mod tests {
     /// `system` (a system header's text) followed by the file's own text, pruned.
     fn pruned(system: &str, own: &str) -> String {
         let text = format!("{system}{own}");
-        without_unused_header_declarations(&text, &[(0, system.len(), true)])
+        without_unused_header_declarations(&text, &[(0, system.len(), HeaderKind::System)])
     }
 
     fn kept(out: &str, what: &str) -> bool {
@@ -525,19 +550,48 @@ mod tests {
     }
 
     #[test]
-    fn a_project_header_keeps_its_function_definitions_and_drops_unused_prototypes() {
-        // The project's header: an unused inline function (its loop is analysed), an
-        // unused prototype, and a prototype the file calls.
-        let header = "static inline void fill(double *a, int n) { for (int i = 0; i < n; i++) a[i] = 0; }\nint unused_proto(int x);\nint used_proto(int y);\n";
+    fn a_project_header_keeps_its_external_definitions_and_drops_unused_prototypes() {
+        // The project's header: an unused external function (compiled into every file
+        // that includes it: its loop is analysed), an unused prototype, and a prototype
+        // the file calls.
+        let header = "void fill(double *a, int n) { for (int i = 0; i < n; i++) a[i] = 0; }\nint unused_proto(int x);\nint used_proto(int y);\n";
         let own = "int main(void) { return used_proto(1); }\n";
         let text = format!("{header}{own}");
-        let out = without_unused_header_declarations(&text, &[(0, header.len(), false)]);
-        assert!(out.contains("static inline void fill"), "{out}");
+        let out =
+            without_unused_header_declarations(&text, &[(0, header.len(), HeaderKind::Project)]);
+        assert!(out.contains("void fill"), "{out}");
         assert!(out.contains("int used_proto(int y);"), "{out}");
         assert!(!out.contains("unused_proto"), "{out}");
-        // The same inline function in a system header goes: its body is never lowered.
-        let out = without_unused_header_declarations(&text, &[(0, header.len(), true)]);
+        // The same function in a system header goes: its body is never lowered.
+        let out =
+            without_unused_header_declarations(&text, &[(0, header.len(), HeaderKind::System)]);
         assert!(!out.contains("fill"), "{out}");
+    }
+
+    #[test]
+    fn a_static_function_of_a_project_header_stays_where_it_is_called_or_its_own() {
+        let header = "static inline void fill(double *a, int n) { for (int i = 0; i < n; i++) a[i] = 0; }\n__attribute__((unused)) static void zero(double *a) { a[0] = 0; }\nstatic inline int pick(int a[static 2]) { return a[1]; }\n";
+        let calls = "void g(double *a) { fill(a, 4); }\n";
+        let ranges = |kind| [(0, header.len(), kind)];
+        // Called: compiled here, it stays.
+        let text = format!("{header}{calls}");
+        let out = without_unused_header_declarations(&text, &ranges(HeaderKind::Project));
+        assert!(out.contains("static inline void fill"), "{out}");
+        assert!(!out.contains("zero") && !out.contains("pick"), "{out}");
+        // Not called: not compiled here (gcc drops it), it goes; in the file's own header
+        // it is the file's own and stays.
+        let text = format!("{header}int main(void) {{ return 0; }}\n");
+        let out = without_unused_header_declarations(&text, &ranges(HeaderKind::Project));
+        assert!(!out.contains("fill") && !out.contains("zero"), "{out}");
+        let out = without_unused_header_declarations(&text, &ranges(HeaderKind::Own));
+        assert_eq!(out, text);
+        // `static` inside a parameter's brackets is not a storage class.
+        assert!(!is_static(
+            &lex("int f(int a[static 2]) {", &[]),
+            "int f(int a[static 2]) {",
+            0,
+            10
+        ));
     }
 
     #[test]

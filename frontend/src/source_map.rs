@@ -99,6 +99,18 @@ struct LineAlign {
     tokens: Vec<MappedToken>,
 }
 
+/// What a header is to the file being analysed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HeaderKind {
+    /// A system header (line-marker flag 3) or one of warpwise's replacement headers.
+    System,
+    /// A header of the project.
+    Project,
+    /// The file's own module header: a project header with the file's stem (`grid.h` for
+    /// `grid.c`), whose `static` functions are the file's own.
+    Own,
+}
+
 /// Offset → original location, for one preprocessed translation unit.
 #[derive(Clone)]
 pub struct SourceMap {
@@ -294,28 +306,44 @@ impl SourceMap {
     pub fn system_ranges(&self) -> Vec<(usize, usize)> {
         self.header_ranges()
             .into_iter()
-            .filter(|&(_, _, system)| system)
+            .filter(|&(_, _, kind)| kind == HeaderKind::System)
             .map(|(start, end, _)| (start, end))
             .collect()
     }
 
+    /// Which kind of header `file` is (`None` for the main file).
+    pub fn header_kind(&self, file: FileId) -> Option<HeaderKind> {
+        if self.is_main_file(file) {
+            return None;
+        }
+        if self.is_system_header(file) {
+            return Some(HeaderKind::System);
+        }
+        let stem = |f: FileId| self.files[f.index()].path.file_stem().map(|s| s.to_owned());
+        let own = self.main.is_some_and(|main| stem(main) == stem(file));
+        Some(if own {
+            HeaderKind::Own
+        } else {
+            HeaderKind::Project
+        })
+    }
+
     /// Byte ranges of the preprocessed text that come from headers (every file but the
-    /// main one), merged, each with whether it is a system header.
-    pub fn header_ranges(&self) -> Vec<(usize, usize, bool)> {
-        let mut ranges: Vec<(usize, usize, bool)> = Vec::new();
+    /// main one), merged, each with its kind.
+    pub fn header_ranges(&self) -> Vec<(usize, usize, HeaderKind)> {
+        let mut ranges: Vec<(usize, usize, HeaderKind)> = Vec::new();
         for (idx, line) in self.lines.iter().enumerate() {
-            if self.is_main_file(line.file) {
+            let Some(kind) = self.header_kind(line.file) else {
                 continue;
-            }
-            let system = self.is_system_header(line.file);
+            };
             let end = self
                 .lines
                 .get(idx + 1)
                 .map(|l| l.start)
                 .unwrap_or(self.text.len());
             match ranges.last_mut() {
-                Some(last) if last.1 == line.start && last.2 == system => last.1 = end,
-                _ => ranges.push((line.start, end, system)),
+                Some(last) if last.1 == line.start && last.2 == kind => last.1 = end,
+                _ => ranges.push((line.start, end, kind)),
             }
         }
         ranges
