@@ -10,8 +10,9 @@ use std::path::PathBuf;
 /// Options shared by `emit` and `validate`: which loop and how to map it.
 #[derive(Args, Debug, Clone)]
 pub struct KernelArgs {
-    /// The loop: `FILE:LINE` or `FILE:LINE:COL` (CUDA: exactly one; OpenMP: any number,
-    /// none for every outermost friendly loop).
+    /// The loop: `FILE:LINE` or `FILE:LINE:COL` (`#K` after it for the K-th loop of one
+    /// macro expansion; CUDA: exactly one; OpenMP: any number, none for every outermost
+    /// friendly loop).
     #[arg(long = "loop", value_name = "FILE:LINE[:COL]")]
     pub loop_ids: Vec<String>,
     /// Loops to grid axes, `x=j,y=i` (default: the report's recommended mapping).

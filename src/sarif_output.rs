@@ -101,7 +101,7 @@ struct LoopSite {
 impl LoopSite {
     fn of(l: &LoopReport, all: &[LoopReport]) -> Option<LoopSite> {
         let mut parts = l.id.rsplitn(3, ':');
-        let col = parts.next()?.parse().ok()?;
+        let col = i64::from(frontend::unit::loop_id_column(parts.next()?)?);
         let line = parts.next()?.parse().ok()?;
         let file = parts.next()?.to_string();
         let rank = all

@@ -4,17 +4,18 @@
 use advisor::analyze::loop_id_matches;
 use frontend::unit::Unit;
 
-/// `(file, line, column)` of a loop id `FILE:LINE` or `FILE:LINE:COL` (lines and columns
-/// count from 1); `None` for anything else.
+/// `(file, line, column)` of a loop id `FILE:LINE`, `FILE:LINE:COL` or `FILE:LINE:COL#K`
+/// (lines and columns count from 1); `None` for anything else.
 fn parse_id(id: &str) -> Option<(&str, u32, Option<u32>)> {
     let (head, last) = id.rsplit_once(':')?;
-    let last = last.parse::<u32>().ok().filter(|n| *n > 0)?;
     if let Some((file, line)) = head.rsplit_once(':') {
         if let Ok(line) = line.parse::<u32>() {
-            return (line > 0 && !file.is_empty()).then_some((file, line, Some(last)));
+            let column = frontend::unit::loop_id_column(last).filter(|n| *n > 0)?;
+            return (line > 0 && !file.is_empty()).then_some((file, line, Some(column)));
         }
     }
-    (!head.is_empty()).then_some((head, last, None))
+    let line = last.parse::<u32>().ok().filter(|n| *n > 0)?;
+    (!head.is_empty()).then_some((head, line, None))
 }
 
 /// Whether `wanted` has the shape of a loop id, `FILE:LINE` or `FILE:LINE:COL`.

@@ -170,3 +170,62 @@ fn profiles_survive_sigpipe_stack_overflow_and_ignored_timeouts() {
         );
     }
 }
+
+#[test]
+fn loops_of_one_macro_expansion_are_profiled_apart() {
+    // `TWO` expands to a `do`-`while (0)` around two loops, all at the macro's place
+    // (6:3): they used to share that id, and the profile added the `do`'s one iteration to
+    // the first `for`'s ten (2 entries, trip 1..10). Each now has its own id and counts.
+    let dir = scratch("macro-loops");
+    std::fs::write(
+        dir.join("mac.c"),
+        "#include <stdio.h>\n\
+         #define TWO(a, n) do { for (int i = 0; i < (n); i++) (a)[i] = i; \\\n    \
+         for (int j = 0; j < (n); j++) (a)[j] += 1; } while (0)\n\
+         double buf[100];\n\
+         int main(void)\n{\n  TWO(buf, 10);\n  printf(\"%g\\n\", buf[7]);\n  return 0;\n}\n",
+    )
+    .unwrap();
+    let out = Command::new(bin())
+        .current_dir(&dir)
+        .args(["profile", "mac.c", "-o", "p.yaml"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let profile: serde_yaml::Value =
+        serde_yaml::from_str(&std::fs::read_to_string(dir.join("p.yaml")).unwrap()).unwrap();
+    let counts = |id: &str| {
+        let l = &profile["loops"][id];
+        (l["entries"].as_u64(), l["iterations"].as_u64())
+    };
+    assert_eq!(counts("mac.c:7:3"), (Some(1), Some(1)), "{profile:?}");
+    assert_eq!(counts("mac.c:7:3#2"), (Some(1), Some(10)), "{profile:?}");
+    // The report names the loops alike, and `--loop` takes the rank.
+    let report = Command::new(bin())
+        .current_dir(&dir)
+        .args([
+            "analyze",
+            "mac.c",
+            "--loop",
+            "mac.c:7:3#2",
+            "--profile",
+            "p.yaml",
+        ])
+        .args(["--format", "json"])
+        .output()
+        .unwrap();
+    assert!(
+        report.status.success(),
+        "{}",
+        String::from_utf8_lossy(&report.stderr)
+    );
+    let report: serde_json::Value = serde_json::from_slice(&report.stdout).unwrap();
+    let loops = report["loops"].as_array().unwrap();
+    assert_eq!(loops.len(), 1, "{report:#}");
+    assert_eq!(loops[0]["id"], "mac.c:7:3#2");
+    assert_eq!(loops[0]["induction"]["trip_count"], "10");
+}

@@ -116,7 +116,7 @@ fn loop_file(wanted: &str) -> &str {
     let mut file = wanted;
     for _ in 0..2 {
         match file.rsplit_once(':') {
-            Some((head, tail)) if tail.parse::<u32>().is_ok() => file = head,
+            Some((head, tail)) if frontend::unit::loop_id_column(tail).is_some() => file = head,
             _ => break,
         }
     }

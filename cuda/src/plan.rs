@@ -400,11 +400,10 @@ impl Ctx<'_> {
     }
 
     pub(crate) fn loop_site(&self, id: &str) -> Option<&LoopSite> {
-        self.sites.loops.iter().find(|l| {
-            self.unit
-                .resolve(l.keyword)
-                .is_some_and(|r| r.to_string() == id)
-        })
+        self.sites
+            .loops
+            .iter()
+            .find(|l| self.unit.loop_id_at(l.keyword) == id)
     }
 
     pub(crate) fn function_site(&self, name: &str) -> Option<&FunctionSite> {
@@ -998,7 +997,7 @@ pub fn plan(
     // mapping asks for it and a profile made it friendly.
     let inner_site = perfectly_nested_child(&ctx, outer_site);
     let inner_report = inner_site.and_then(|site| {
-        let id = unit.resolve(site.keyword)?.to_string();
+        let id = unit.loop_id_at(site.keyword);
         reports.iter().find(|r| r.id == id)
     });
     let requested = match &opts.mapping {

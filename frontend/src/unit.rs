@@ -18,6 +18,10 @@ pub struct Unit {
     /// incompatible types never overlap: false when its flags say `-fno-strict-aliasing`
     /// (the last of `-f[no-]strict-aliasing` wins, as with gcc).
     pub strict_aliasing: bool,
+    /// For each loop keyword sharing its `file:line:col` with an earlier loop of the unit
+    /// (one macro expanding to several loops), its rank among them (2, 3, ...); made on
+    /// first use.
+    loop_ranks: std::sync::OnceLock<std::collections::HashMap<u32, u32>>,
 }
 
 /// A span resolved to the user's file.
@@ -111,7 +115,21 @@ fn unit_from(
         preprocessed,
         lowered,
         strict_aliasing,
+        loop_ranks: std::sync::OnceLock::new(),
     })
+}
+
+/// The column of a loop id's last part, `3` or `3#2` (the second loop at that place, see
+/// [`Unit::loop_id_at`]); `None` if it is neither.
+pub fn loop_id_column(last: &str) -> Option<u32> {
+    let column = match last.split_once('#') {
+        Some((column, rank)) => {
+            rank.parse::<u32>().ok().filter(|r| *r >= 2)?;
+            column
+        }
+        None => last,
+    };
+    column.parse().ok()
 }
 
 /// Drops a syntax tree on a thread with a large stack: dropping recurses as deep as the
@@ -215,9 +233,46 @@ impl Unit {
 
     /// The loop id used everywhere: `file:line:col` of the loop keyword.
     pub fn loop_id(&self, source_loop: &SourceLoop) -> String {
-        self.resolve(source_loop.keyword_span)
-            .map(|r| r.to_string())
-            .unwrap_or_else(|| format!("{}:?", self.path.display()))
+        self.loop_id_at(source_loop.keyword_span)
+    }
+
+    /// The id of the loop whose keyword is at `keyword`: `file:line:col`, and `#k` after it
+    /// for the k-th loop of the unit at that place. A macro's expansion sits where the macro
+    /// is named, so every loop it holds has that place (GraphicsMagick's
+    /// `FindHistogramBounds`, two loops; kseq.h's functions); without the rank they would
+    /// share an id, and a profile would add their counts together.
+    pub fn loop_id_at(&self, keyword: Span) -> String {
+        let Some(at) = self.resolve(keyword) else {
+            return format!("{}:?", self.path.display());
+        };
+        match self.loop_ranks().get(&keyword.start) {
+            Some(rank) => format!("{at}#{rank}"),
+            None => at.to_string(),
+        }
+    }
+
+    fn loop_ranks(&self) -> &std::collections::HashMap<u32, u32> {
+        self.loop_ranks.get_or_init(|| {
+            let mut at: std::collections::HashMap<String, Vec<u32>> = Default::default();
+            for func in &self.lowered.program.functions {
+                for l in &func.loops {
+                    if let Some(place) = self.resolve(l.keyword_span) {
+                        at.entry(place.to_string())
+                            .or_default()
+                            .push(l.keyword_span.start);
+                    }
+                }
+            }
+            let mut ranks = std::collections::HashMap::new();
+            for mut starts in at.into_values().filter(|s| s.len() > 1) {
+                starts.sort_unstable();
+                starts.dedup();
+                for (k, start) in starts.into_iter().enumerate().skip(1) {
+                    ranks.insert(start, k as u32 + 1);
+                }
+            }
+            ranks
+        })
     }
 
     /// A label for a span, for diagnostics.
@@ -275,4 +330,18 @@ impl Unit {
 
 fn label_in_system(unit: &Unit, span: Span) -> bool {
     unit.resolve(span).is_some_and(|r| r.in_system_header)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_loop_id_column_may_carry_its_rank() {
+        assert_eq!(loop_id_column("3"), Some(3));
+        assert_eq!(loop_id_column("3#2"), Some(3));
+        assert_eq!(loop_id_column("3#1"), None, "the first loop has no rank");
+        assert_eq!(loop_id_column("3#"), None);
+        assert_eq!(loop_id_column("x"), None);
+    }
 }

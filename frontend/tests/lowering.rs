@@ -983,3 +983,35 @@ fn stdatomic_generic_functions_parse_as_their_builtins() {
         ]
     );
 }
+
+#[test]
+fn loops_of_one_macro_expansion_get_ranked_ids() {
+    // The loops of `TWO`'s expansion map to the macro's place, 5:3, or to a token of its
+    // arguments (`a` at 5:8: the second `for`'s first token there): the `do` keeps the
+    // plain id, the first `for` gets `#2`; the loop after keeps its own place.
+    let source = "#define TWO(a, n) do { for (int i = 0; i < (n); i++) (a)[i] = 0; \\\n    \
+                  for (int j = 0; j < (n); j++) (a)[j] += 1; } while (0)\n\
+                  void f(double *a, int n)\n{\n  TWO(a, n);\n  for (int k = 0; k < n; k++) a[k] *= 2;\n}\n";
+    let unit = load("macro_loops", source);
+    let func = &unit.lowered.program.functions[0];
+    let ids: Vec<String> = func
+        .loops
+        .iter()
+        .map(|l| {
+            let id = unit.loop_id(l);
+            id.rsplit('/').next().unwrap_or(&id).to_string()
+        })
+        .collect();
+    let mut sorted = ids.clone();
+    sorted.sort();
+    assert_eq!(
+        sorted,
+        [
+            "macro_loops.c:5:3",
+            "macro_loops.c:5:3#2",
+            "macro_loops.c:5:8",
+            "macro_loops.c:6:3"
+        ],
+        "{ids:?}"
+    );
+}

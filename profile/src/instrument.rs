@@ -82,7 +82,9 @@ pub fn id_matches(id: &str, want: &str) -> bool {
         return false;
     };
     match wparts.as_slice() {
-        [wcol, wline, wfile] if wcol.parse::<u32>().is_ok() && wline.parse::<u32>().is_ok() => {
+        [wcol, wline, wfile]
+            if frontend::unit::loop_id_column(wcol).is_some() && wline.parse::<u32>().is_ok() =>
+        {
             *wcol == col && *wline == line && file.ends_with(wfile)
         }
         [wline, wfile, ..] => {
@@ -181,11 +183,7 @@ pub fn instrument_with(
     }
     let ids: Vec<String> = table
         .iter()
-        .map(|&i| {
-            unit.resolve(sites.loops[i].keyword)
-                .map(|r| r.to_string())
-                .unwrap_or_else(|| format!("{}:?", unit.path.display()))
-        })
+        .map(|&i| unit.loop_id_at(sites.loops[i].keyword))
         .collect();
     let reports_of: Vec<Option<&LoopReport>> = ids
         .iter()
@@ -670,9 +668,7 @@ fn is_induction(
     reports: &HashMap<&str, &LoopReport>,
     unit: &Unit,
 ) -> bool {
-    let Some(id) = unit.resolve(l.keyword).map(|r| r.to_string()) else {
-        return false;
-    };
+    let id = unit.loop_id_at(l.keyword);
     reports
         .get(id.as_str())
         .and_then(|r| r.induction.as_ref())

@@ -656,9 +656,7 @@ fn collapse(
     if ctx.slice(child.keyword) != "for" {
         return vars;
     }
-    let Some(id) = unit.resolve(child.keyword).map(|r| r.to_string()) else {
-        return vars;
-    };
+    let id = unit.loop_id_at(child.keyword);
     if report.nest.get(1) != Some(&id) {
         return vars;
     }

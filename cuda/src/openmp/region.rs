@@ -142,10 +142,7 @@ impl Planner<'_> {
     }
 
     fn id(&self, span: Span) -> String {
-        self.unit
-            .resolve(span)
-            .map(|r| r.to_string())
-            .unwrap_or_else(|| "?".into())
+        self.unit.loop_id_at(span)
     }
 
     fn line(&self, offset: u32) -> u32 {
