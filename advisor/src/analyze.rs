@@ -365,6 +365,12 @@ fn distinct_assumption(which: &str) -> String {
     )
 }
 
+/// The assumption that a store through `stored` (a data pointer) leaves the fields of the
+/// struct `*object` alone.
+fn struct_field_assumption(stored: &Var, object: &Var) -> String {
+    format!("stores through `{stored}` do not modify the struct `*{object}`")
+}
+
 fn source_position(func: &Function, forest: &LoopForest, id: LoopId) -> u32 {
     forest
         .loop_(id)
@@ -860,8 +866,10 @@ impl<'a> FunctionContext<'a> {
                 for v in pending {
                     match self.unwritten_in_loop(*v, &invariants, &accesses, &effects) {
                         BoundWrites::None { assumed } => {
-                            for pair in assumed {
-                                facts.assumptions.push(distinct_assumption(&pair));
+                            for assumption in assumed {
+                                if !facts.assumptions.contains(&assumption) {
+                                    facts.assumptions.push(assumption);
+                                }
                             }
                         }
                         BoundWrites::IfDistinct { stores } => undecided.push((v, stores)),
@@ -1598,9 +1606,10 @@ impl<'a> FunctionContext<'a> {
                 // A field of a struct (`in_image->width`) is not expected to live inside a
                 // data array written by the loop; assumed, and said so.
                 if !other.is_store && self.is_struct_pointer(ob) && !self.is_struct_pointer(sb) {
-                    facts.assumptions.push(format!(
-                        "stores through `{sb}` do not modify the struct `*{ob}`"
-                    ));
+                    let assumption = struct_field_assumption(sb, ob);
+                    if !facts.assumptions.contains(&assumption) {
+                        facts.assumptions.push(assumption);
+                    }
                     continue;
                 }
                 let pair = (
@@ -1754,9 +1763,26 @@ impl<'a> FunctionContext<'a> {
             }
             if self.may_alias(&base, other) {
                 if self.assumed_distinct(&base, other) {
-                    assumed.push(format!("`{}` and `{}`", base.name(), other.name()));
+                    assumed.push(distinct_assumption(&format!(
+                        "`{}` and `{}`",
+                        base.name(),
+                        other.name()
+                    )));
                 } else if self.distinct_by_policy(&base, other, Aliasing::Distinct) {
                     stores.push((store.clone(), other.name().to_string()));
+                } else if !crate::access::types_may_alias(
+                    self.unit,
+                    store.ty,
+                    self.func.inst(load).ty,
+                ) {
+                    // C's effective-type rule, as in the dependence test (a `double` store
+                    // never changes an `int` field).
+                } else if self.is_struct_pointer(&base) && !self.is_struct_pointer(other) {
+                    // The bound is a field of a struct (`primitive->size`), the store goes
+                    // into a data array: the assumption the dependence test makes for the
+                    // same pair (`memory_dependences`), so the report does not assume the
+                    // field unchanged there and call the bound variant here.
+                    assumed.push(struct_field_assumption(other, &base));
                 } else {
                     return BoundWrites::May;
                 }
@@ -2874,7 +2900,8 @@ fn is_immediate_child(func: &Function, forest: &LoopForest, outer: LoopId, inner
 /// What the stores of a loop may do to the memory a bound reads (see
 /// `FunctionContext::unwritten_in_loop`).
 enum BoundWrites {
-    /// Nothing writes it; `assumed` are the pointer pairs the aliasing policy assumes apart.
+    /// Nothing writes it, under the `assumed` statements (pointer pairs the aliasing policy
+    /// assumes apart, data stores that leave a struct's fields alone).
     None { assumed: Vec<String> },
     /// Only these stores (with their pointers) could, if the pointers overlapped, which the
     /// default policy would assume they do not.

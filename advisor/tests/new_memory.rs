@@ -370,3 +370,58 @@ fn new_memory_whose_address_got_out_before_the_loop_may_hold_the_bound() {
     let report = check_with_runs(&source, Verdict::NotFriendly, false);
     assert!(has_code(&report, "WW107"), "{report:#?}");
 }
+
+#[test]
+fn a_bound_in_a_received_struct_stays_put_while_a_new_structs_arrays_fill() {
+    // spglib's refinement.c and code_saturne's `_coarse_init`: a constructor returns a
+    // struct whose arrays it allocates, and the loop fills them up to a count read through
+    // the struct it was given. The dependence test assumed the data stores leave
+    // `*src`'s fields alone, yet the bound check called `src->n` variant: one assumption,
+    // now made (and stated) by both.
+    let source = program(
+        r#"typedef struct { int n; int *kind; double (*pos)[3]; } cell_t;
+static cell_t *new_cell(int n) {
+  cell_t *c = malloc(sizeof *c);
+  c->n = n;
+  c->kind = malloc(sizeof(int) * n);
+  c->pos = malloc(sizeof(double[3]) * n);
+  return c;
+}
+cell_t *shifted(const cell_t *src, double dx) {
+  cell_t *c = new_cell(src->n);
+  for (int i = 0; i < src->n; i++) { /* LOOP */
+    c->kind[i] = src->kind[i] + 1;
+    for (int j = 0; j < 3; j++) c->pos[i][j] = src->pos[i][j] + dx;
+  }
+  return c;
+}
+double cell_sum(field_t *f) {
+  cell_t *a = new_cell(f->n);
+  for (int i = 0; i < f->n; i++) {
+    a->kind[i] = i % 4;
+    for (int j = 0; j < 3; j++) a->pos[i][j] = f->val[i] * (j + 1);
+  }
+  cell_t *b = shifted(a, 0.25);
+  double s = 0;
+  for (int i = 0; i < b->n; i++) s += b->kind[i] + b->pos[i][0] - b->pos[i][2];
+  return s;
+}"#,
+        r#"printf("%g\n", cell_sum(fields[0]));"#,
+    );
+    let report = check_with_runs(&source, Verdict::Friendly, true);
+    assert!(!has_code(&report, "WW107"), "{report:#?}");
+    assert!(
+        assumes(
+            &report,
+            "stores through `c->kind` do not modify the struct `*src`"
+        ),
+        "{:#?}",
+        report.assumptions
+    );
+    // A `double` store cannot change the `int` count (C's type rule): no statement for it.
+    assert!(
+        !assumes(&report, "stores through `c->pos`"),
+        "{:#?}",
+        report.assumptions
+    );
+}
