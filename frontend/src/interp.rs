@@ -216,6 +216,17 @@ impl<'p> Interpreter<'p> {
             interp.globals.insert(GlobalId(i as u32), id);
         }
         for g in &program.globals {
+            if g.values_elided {
+                interp.init_error.get_or_insert(InterpError {
+                    message: format!(
+                        "the values of the table `{}` were left out of the parse (over {} bytes of numbers): it cannot be run",
+                        g.name,
+                        crate::tables::MIN_TABLE_BYTES
+                    ),
+                    function: None,
+                });
+                continue;
+            }
             if let Some(init) = &g.init {
                 if let Err(stop) = interp.call_function(init, Vec::new()) {
                     interp

@@ -17,5 +17,6 @@ pub mod parse;
 pub mod preprocess;
 mod prune;
 pub mod source_map;
+pub mod tables;
 pub mod types;
 pub mod unit;

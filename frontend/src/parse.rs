@@ -46,6 +46,15 @@ pub struct Oversized {
     pub name: Option<String>,
 }
 
+/// What the parse left out of the text: function bodies over [`MAX_BODY_BYTES`], and the
+/// values of large numeric tables (`tables`: the offsets of their initializers' `{`, in
+/// order).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct LeftOut {
+    pub oversized: Vec<Oversized>,
+    pub tables: Vec<crate::tables::ElidedTable>,
+}
+
 /// Closers and separators: what a user most often forgot.
 const PRIORITY: &[&str] = &[";", ")", "]", "}", ",", "=", "(", "{"];
 
@@ -53,13 +62,14 @@ const PRIORITY: &[&str] = &[";", ")", "]", "}", ",", "=", "(", "{"];
 const MAX_EXPECTED: usize = 8;
 
 /// Parses `pre.text` as GNU C11. Never panics: parser panics become an internal-error
-/// diagnostic. Function bodies over [`MAX_BODY_BYTES`] are parsed empty.
+/// diagnostic. Function bodies over [`MAX_BODY_BYTES`] are parsed empty, and large numeric
+/// tables keep their lengths, not their values (`tables`).
 pub fn parse(pre: &Preprocessed) -> Result<TranslationUnit, Diagnostic> {
     parse_bounded(pre).map(|(unit, _)| unit)
 }
 
-/// [`parse`], with the function bodies it left out.
-pub fn parse_bounded(pre: &Preprocessed) -> Result<(TranslationUnit, Vec<Oversized>), Diagnostic> {
+/// [`parse`], with what it left out.
+pub fn parse_bounded(pre: &Preprocessed) -> Result<(TranslationUnit, LeftOut), Diagnostic> {
     if let Some(offset) = too_deep(&pre.text, MAX_NESTING) {
         return Err(located(
             Diagnostic::error(format!(
@@ -83,16 +93,19 @@ pub fn parse_bounded(pre: &Preprocessed) -> Result<(TranslationUnit, Vec<Oversiz
     }
     let oversized = oversized_bodies(&pre.text, MAX_BODY_BYTES);
     let whole = blank_bodies(&pre.text, &oversized);
+    let (whole, tables) =
+        crate::tables::without_table_values(&whole).unwrap_or((whole, Vec::new()));
+    let left_out = LeftOut { oversized, tables };
     let pruned =
         crate::prune::without_unused_header_declarations(&whole, &pre.source_map.header_ranges());
     // The pruned text parses unless the pruning misread a header; then the whole one is
     // parsed, so a doubt costs time, never a result.
     match run_parser(spell_universal_names(&pruned)) {
-        Ok(Ok(parse)) => return Ok((parse.unit, oversized)),
-        outcome if pruned == whole => return finish(outcome, oversized, pre),
+        Ok(Ok(parse)) => return Ok((parse.unit, left_out)),
+        outcome if pruned == whole => return finish(outcome, left_out, pre),
         _ => {}
     }
-    finish(run_parser(spell_universal_names(&whole)), oversized, pre)
+    finish(run_parser(spell_universal_names(&whole)), left_out, pre)
 }
 
 type ParserOutcome =
@@ -121,11 +134,11 @@ fn run_parser(text: String) -> ParserOutcome {
 /// The parse, or the diagnostic for its syntax error or its crash.
 fn finish(
     outcome: ParserOutcome,
-    oversized: Vec<Oversized>,
+    left_out: LeftOut,
     pre: &Preprocessed,
-) -> Result<(TranslationUnit, Vec<Oversized>), Diagnostic> {
+) -> Result<(TranslationUnit, LeftOut), Diagnostic> {
     match outcome {
-        Ok(Ok(parse)) => Ok((parse.unit, oversized)),
+        Ok(Ok(parse)) => Ok((parse.unit, left_out)),
         Ok(Err(err)) => Err(syntax_error(&err, &pre.source_map)),
         Err(payload) => {
             let what = payload

@@ -77,10 +77,20 @@ fn unit_from(
     preprocessed: crate::preprocess::Preprocessed,
     strict_aliasing: bool,
 ) -> Result<Unit, Diagnostic> {
-    let (ast, oversized) = crate::parse::parse_bounded(&preprocessed)?;
+    let (ast, left_out) = crate::parse::parse_bounded(&preprocessed)?;
     let lower_input = lower_input(&preprocessed);
     let mut lowered = lower_translation_unit(&ast, &lower_input);
     drop_deep(ast);
+    // lang-c's initializer span may begin at the `=`: the table's `{` lies within it.
+    for global in &mut lowered.program.globals {
+        let span = global.init.as_ref().map(|init| init.span);
+        global.values_elided = span.is_some_and(|s| {
+            let (start, end) = (s.start as usize, s.end as usize);
+            let first = left_out.tables.partition_point(|&at| at < start);
+            left_out.tables.get(first).is_some_and(|&at| at <= end)
+        });
+    }
+    let oversized = left_out.oversized;
     // Bodies over the size budget were parsed empty: their functions are not analysed, and
     // are dropped, so that callers see a function no analysed file defines (unknown
     // effects), not one that does nothing.

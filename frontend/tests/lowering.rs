@@ -1015,3 +1015,40 @@ fn loops_of_one_macro_expansion_get_ranked_ids() {
         "{ids:?}"
     );
 }
+
+#[test]
+fn a_large_numeric_table_keeps_its_length_and_says_its_values_are_gone() {
+    // 20,000 numbers (over 64 KiB of text) in a flat table and 4,000 braced rows: lengths
+    // (and with them `sizeof`) stay, the values are left out of the parse, and the
+    // interpreter refuses to run on zeros.
+    let flat: Vec<String> = (0..20_000).map(|k| format!("{}", k * 7 - 3)).collect();
+    let rows: Vec<String> = (0..4_000)
+        .map(|k| format!("{{{k}, -{k}, 0x{k:x}}}"))
+        .collect();
+    let source = format!(
+        "static const int ops[] = {{\n{}\n}};\nstatic const long rows[][3] = {{\n{}\n}};\n\
+         int main(void) {{ return (int)(sizeof ops / sizeof ops[0] + sizeof rows / sizeof rows[0]) - 24000; }}\n",
+        flat.join(",\n"),
+        rows.join(",\n")
+    );
+    let unit = load("numeric_tables", &source);
+    let program = &unit.lowered.program;
+    for (name, bytes) in [("ops", 4 * 20_000), ("rows", 8 * 3 * 4_000)] {
+        let g = program
+            .globals
+            .iter()
+            .find(|g| g.name == name)
+            .expect("the table");
+        assert!(g.values_elided, "{name}");
+        assert_eq!(program.types.size_of(g.ty), Some(bytes), "{name}");
+    }
+    let refused = Interpreter::new(program)
+        .run_main(&[])
+        .expect_err("no run on zeros");
+    assert!(
+        refused.message.contains("the values of the table `ops`"),
+        "{refused}"
+    );
+    // Compiled, the program agrees on the lengths.
+    assert_eq!(native("numeric_tables", &source).1, 0);
+}

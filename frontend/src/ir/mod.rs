@@ -551,6 +551,9 @@ pub struct Global {
     /// The static initializer, lowered as a parameterless function that stores the initial
     /// value through `GlobalAddr` of this global (constant computations only). `None`: zero.
     pub init: Option<Box<Function>>,
+    /// A large numeric table whose values the parse left out (`frontend::tables`): `init`
+    /// gives it its length only, and stores one zero.
+    pub values_elided: bool,
 }
 
 /// A function that is declared (e.g. in a header) but not defined in this unit.

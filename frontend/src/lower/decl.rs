@@ -554,6 +554,7 @@ impl<'a> Lowerer<'a> {
                 local_to: None,
                 span: declared.name_span,
                 init: None,
+                values_elided: false,
             });
             self.scopes.bind(&name, Binding::Global { id, ty });
             self.lower_global_initializer(id, init.node.initializer.as_ref());
@@ -928,6 +929,7 @@ impl<'a> Lowerer<'a> {
                             local_to: None,
                             span,
                             init: None,
+                            values_elided: false,
                         });
                         Binding::Global { id, ty }
                     }
@@ -947,6 +949,7 @@ impl<'a> Lowerer<'a> {
                     local_to: self.in_function.clone(),
                     span,
                     init: None,
+                    values_elided: false,
                 });
                 self.fb.func.local_statics.push(id);
                 self.scopes.bind(&name, Binding::Global { id, ty });
