@@ -38,6 +38,14 @@ pub fn unknown_function(wanted: &str, units: &[Unit]) -> Option<String> {
     if names.contains(&wanted) {
         return None;
     }
+    if let Some(at) = units
+        .iter()
+        .find_map(|u| uncalled_header_definition(u, wanted))
+    {
+        return Some(format!(
+            "`--function {wanted}`: `{wanted}` is a `static` function of {at} that no analysed file calls, so it is not compiled with them (gcc leaves it out too); analyse a file that calls it, or the header itself"
+        ));
+    }
     let mut ranked: Vec<(usize, &str)> = names
         .iter()
         .map(|n| (edit_distance(wanted, n), *n))
@@ -57,6 +65,43 @@ pub fn unknown_function(wanted: &str, units: &[Unit]) -> Option<String> {
             close.join(", ")
         )
     })
+}
+
+/// Where `name` is defined in a header of `unit` (`file:line`) when the unit has no function
+/// of that name: a `static` function of another header that the file never calls, left out
+/// of the parse as gcc leaves it out of the object (see `frontend::prune`).
+fn uncalled_header_definition(unit: &Unit, name: &str) -> Option<String> {
+    let text = &unit.preprocessed.text;
+    let ident = |c: u8| c.is_ascii_alphanumeric() || c == b'_' || c == b'$';
+    let mut from = 0;
+    while let Some(found) = text[from..].find(name) {
+        let start = from + found;
+        let end = start + name.len();
+        from = end;
+        let b = text.as_bytes();
+        if start > 0 && ident(b[start - 1]) || b.get(end).copied().is_some_and(ident) {
+            continue;
+        }
+        let rest = text[end..].trim_start();
+        // A definition: `name(...)` then its body's `{` before any `;`.
+        if !rest.starts_with('(') {
+            continue;
+        }
+        let header_end = rest.find([';', '{']).unwrap_or(0);
+        if !rest[header_end..].starts_with('{') {
+            continue;
+        }
+        let span = frontend::ir::Span {
+            start: start as u32,
+            end: end as u32,
+        };
+        let at = unit.resolve(span)?;
+        if at.path == unit.path {
+            return None;
+        }
+        return Some(format!("`{}:{}`", at.path.display(), at.line));
+    }
+    None
 }
 
 /// The error for a `--loop` that matched none of `ids` (every loop id of the selection

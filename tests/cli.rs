@@ -354,6 +354,16 @@ fn a_header_function_loop_is_reported_once_and_only_where_it_is_compiled() {
         ids(&["analyze", &grid, "--format", "json"]),
         ["grid.h:1:43"]
     );
+    // Asking for `clear` in a file that never calls it says why it is not there.
+    check(
+        &["analyze", &a, "--function", "clear"],
+        2,
+        &[
+            "`clear` is a `static` function of",
+            "util.h:2`",
+            "no analysed file calls",
+        ],
+    );
     // A file that calls nothing of `util.h` and defines no function (hypre's CUDA files
     // without CUDA) is analysed, with no loops: exit 0, not "nothing could be analysed".
     let empty = write(&dir, "empty.c", "#include \"util.h\"\nint unused_global;\n");
