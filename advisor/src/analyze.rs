@@ -365,12 +365,6 @@ fn distinct_assumption(which: &str) -> String {
     )
 }
 
-/// The assumption that a store through `stored` (a data pointer) leaves the fields of the
-/// struct `*object` alone.
-fn struct_field_assumption(stored: &Var, object: &Var) -> String {
-    format!("stores through `{stored}` do not modify the struct `*{object}`")
-}
-
 fn source_position(func: &Function, forest: &LoopForest, id: LoopId) -> u32 {
     forest
         .loop_(id)
@@ -1603,10 +1597,10 @@ impl<'a> FunctionContext<'a> {
                     }
                     continue;
                 }
-                // A field of a struct (`in_image->width`) is not expected to live inside a
-                // data array written by the loop; assumed, and said so.
-                if !other.is_store && self.is_struct_pointer(ob) && !self.is_struct_pointer(sb) {
-                    let assumption = struct_field_assumption(sb, ob);
+                if let Some(assumption) = (!other.is_store)
+                    .then(|| self.fields_apart_from_data(ob, sb))
+                    .flatten()
+                {
                     if !facts.assumptions.contains(&assumption) {
                         facts.assumptions.push(assumption);
                     }
@@ -1777,12 +1771,10 @@ impl<'a> FunctionContext<'a> {
                 ) {
                     // C's effective-type rule, as in the dependence test (a `double` store
                     // never changes an `int` field).
-                } else if self.is_struct_pointer(&base) && !self.is_struct_pointer(other) {
-                    // The bound is a field of a struct (`primitive->size`), the store goes
-                    // into a data array: the assumption the dependence test makes for the
-                    // same pair (`memory_dependences`), so the report does not assume the
-                    // field unchanged there and call the bound variant here.
-                    assumed.push(struct_field_assumption(other, &base));
+                } else if let Some(assumption) = self.fields_apart_from_data(&base, other) {
+                    // The bound is a field of a struct (`primitive->size`) and the store goes
+                    // into a data array: the dependence test's assumption for the same pair.
+                    assumed.push(assumption);
                 } else {
                     return BoundWrites::May;
                 }
@@ -2101,6 +2093,16 @@ impl<'a> FunctionContext<'a> {
     }
 
     /// Whether a base pointer points to a struct (its accesses read fields).
+    /// The assumption that stores through `data`, a pointer to data (not to a struct), leave
+    /// the fields of the struct `*object` alone: a field (`in_image->width`) is not expected
+    /// to live inside a data array. Assumed, and said so; `None` when the pointers are not
+    /// of those kinds. The dependence test and the bound check make it alike, so a report
+    /// never assumes a field unchanged in one place and calls it variant in the other.
+    fn fields_apart_from_data(&self, object: &Var, data: &Var) -> Option<String> {
+        (self.is_struct_pointer(object) && !self.is_struct_pointer(data))
+            .then(|| format!("stores through `{data}` do not modify the struct `*{object}`"))
+    }
+
     fn is_struct_pointer(&self, base: &Var) -> bool {
         let types = &self.unit.lowered.program.types;
         let ty = match self.rec.symbols.info(base).map(|s| &s.origin) {
