@@ -965,3 +965,17 @@ fn a_packed_triangle_passes_and_its_shrunk_section_fails() {
         &["copies `distances` [0, 5320) instead of the reported [0, 5328)"],
     );
 }
+
+#[test]
+fn min_max_histograms_and_elements_validate() {
+    // `vmax[c[f]] = MAX(vmax[c[f]], v)` twice per face on a global (atomics on the
+    // elements), `*rowmin = c < *rowmin ? c : *rowmin` (one element, combined per block).
+    let file = "tests/fixtures/openmp/minmax.c";
+    all_pass_file(file, &[&[]], &[(17, &[]), (26, &[])]);
+    let out = validate_file(file, 17, &[], &[]);
+    assert!(
+        text(&out).contains("`vmax` [0, 296): pass (37 doubles"),
+        "{}",
+        text(&out)
+    );
+}

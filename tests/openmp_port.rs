@@ -180,12 +180,13 @@ fn every_reduction_kind_of_the_cuda_fixture_is_ported() {
         return;
     }
     // The CUDA reductions fixture under OpenMP: the `long double` sum's atomic needs
-    // libatomic at the offloading link (it failed to link); float sums reassociate.
+    // libatomic at the offloading link (it failed to link); float sums reassociate; the
+    // flag takes `atomic write`. The arg-min is refused.
     check(
         &["tests/fixtures/cuda/reductions.c"],
         &["--rtol", "1e-5"],
         0,
-        25,
+        26,
         &["PASS", "within relative tolerance"],
     );
 }
@@ -261,6 +262,73 @@ fn reductions_become_clauses_and_atomics() {
         3,
         "hist, whist, acc.sum:\n{patch}"
     );
+}
+
+#[test]
+fn min_max_updates_become_atomic_compare_and_flags_atomic_writes() {
+    if !offload_available() {
+        return;
+    }
+    // Histograms of maxima (a macro, two per face, on a global) and minima (`fmin`), an
+    // element through a pointer written as a conditional, and a flag.
+    check(&["tests/fixtures/openmp/minmax.c"], &[], 0, 8, &["PASS"]);
+    let patch = emit_patch(&["tests/fixtures/openmp/minmax.c"], "minmax.c");
+    assert_eq!(
+        patch.matches("#pragma omp atomic compare").count(),
+        5,
+        "vmax twice, vmin, *rowmin, *rowmax:\n{patch}"
+    );
+    for needle in [
+        "+        if (ww_atomic_value > vmax[c1[f]]) { vmax[c1[f]] = ww_atomic_value; } }",
+        "+        { double ww_atomic_value = (-v[f]);",
+        "+        if (ww_atomic_value < *rowmin) { *rowmin = ww_atomic_value; } }",
+        "+            if (ww_atomic_value < vmin[key[i]]) { vmin[key[i]] = ww_atomic_value; } }",
+        "map(tofrom: rowmax[0:1], rowmin[0:1])",
+        "map(tofrom: vmin, found)",
+        "+            #pragma omp atomic write\n             found = 1;",
+    ] {
+        assert!(patch.contains(needle), "no `{needle}` in:\n{patch}");
+    }
+}
+
+#[test]
+fn shapes_of_real_applications_compile_or_are_refused() {
+    if !offload_available() {
+        return;
+    }
+    // Every port compiles under `defaultmap(none)` and prints what the original prints.
+    check(
+        &["tests/fixtures/openmp/real_shapes.c"],
+        &[],
+        0,
+        12,
+        &[
+            "PASS",
+            "`out[i]` is another row in each iteration (`i` changes in the loop)",
+            "the loop's initialization `i = 0, found = 0` also sets `found = 0`",
+            "the loop has no initialization",
+        ],
+    );
+    let patch = emit_patch(
+        &["tests/fixtures/openmp/real_shapes.c", "--strict"],
+        "real_shapes.c",
+    );
+    for needle in [
+        // A row of an array of pointers while its subscript holds still.
+        "map(to: in[i:1], in[i][0:n], out[i:1])",
+        "map(tofrom: out[i][0:n])",
+        // The start's reads: an element widens the array's section, a struct through a
+        // pointer is mapped, one by value is copied.
+        "map(to: row_start[i:2])",
+        "map(to: settings[0:1])",
+        "map(to: r) map(tofrom: v[r.first:r.count])",
+        // The value of a variable whose address a call takes, named as the variable.
+        "map(to: d[0:m*m]) reduction(+: dsum)",
+        // A complex value is one variable.
+        "firstprivate(zero, n)",
+    ] {
+        assert!(patch.contains(needle), "no `{needle}` in:\n{patch}");
+    }
 }
 
 #[test]

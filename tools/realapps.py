@@ -8,7 +8,8 @@ needs-profile and not-friendly, and the reasons of the others.
     python3 tools/realapps.py fetch            # download the sources (Debian, PyPI)
     python3 tools/realapps.py measure [APP...] # analyse them (release build of warpwise)
     python3 tools/realapps.py port [APP...]    # port the authors' friendly loops to OpenMP
-                                               # offload and compile the ports (clang-16)
+                                               # offload and compile the ports (clang-16);
+                                               # ALL_LOOPS=1: every outermost friendly loop
     python3 tools/realapps.py port-cuda [APP...] # CUDA kernels for them, compiled by NVRTC
                                                # (`emit --check`; WARPWISE_NVRTC as in the docs;
                                                # STRIDE=k samples every k-th loop)
@@ -348,23 +349,32 @@ def port(only):
     warpwise = warpwise_binary()
     cc = os.environ.get("WARPWISE_OFFLOAD_CC", "clang-16")
     totals = collections.Counter()
+    reasons = collections.Counter()
     for name, cwd, files, flags, friendly in friendly_authors_loops(only):
-        if not friendly:
+        if not friendly and os.environ.get("ALL_LOOPS") != "1":
             print(f"== {name}: no friendly authors' loop")
             continue
         out = tempfile.mkdtemp(prefix=f"warpwise-port-{name}-")
-        loops = [a for l in friendly for a in ("--loop", l)]
+        # `ALL_LOOPS=1`: every outermost friendly loop, not only the authors'.
+        every = os.environ.get("ALL_LOOPS") == "1"
+        loops = [] if every else [a for l in friendly for a in ("--loop", l)]
         run = subprocess.run([warpwise, "emit", "--target", "openmp", "--strict", *files, *flags,
                               *loops, "-o", out], cwd=cwd, capture_output=True, text=True)
         ported = [l.split()[1] for l in run.stderr.splitlines() if l.startswith("ported ")]
         refused = [l for l in run.stderr.splitlines() if l.startswith("not ported ")]
+        if every:
+            friendly = ported + refused
+        for r in refused:
+            why = re.sub(r"^not ported [^ ]*: ", "", r)
+            reasons[re.sub(r"`[^`]*`", "`_`", re.sub(r"\([^()]*\)", "", why))[:100]] += 1
         compiled, failed = 0, []
         for f in sorted(os.listdir(out)):
             if not f.endswith(".c"):
                 continue
             original = next((os.path.join(cwd, g) for g in files if os.path.basename(g) == f), None)
             inc = ["-iquote", os.path.dirname(original)] if original else []
-            c = subprocess.run([cc, "-fopenmp", "-fopenmp-targets=x86_64-pc-linux-gnu", "-w",
+            c = subprocess.run([cc, "-fopenmp", "-fopenmp-version=51",
+                                "-fopenmp-targets=x86_64-pc-linux-gnu", "-w",
                                 "-c", os.path.join(out, f), "-o", os.devnull, *inc, *flags],
                                cwd=cwd, capture_output=True, text=True)
             here = [l for l in ported if os.path.basename(l.split(":")[0]) == f]
@@ -377,12 +387,15 @@ def port(only):
         totals.update(friendly=len(friendly), ported=len(ported), compiled=compiled)
         print(f"== {name}: authors' friendly loops {len(friendly)}: ported {len(ported)}, "
               f"compile under {cc} offloading {compiled}")
-        for r in refused:
+        for r in refused[:int(os.environ.get("NR", "1000"))]:
             print("   " + r[:260])
         for f in failed:
             print("   compile error: " + f)
-    print(f"TOTAL authors' friendly loops {totals['friendly']}: ported {totals['ported']}, "
+    print(f"TOTAL {'outermost' if os.environ.get('ALL_LOOPS') == '1' else 'authors'} "
+          f"friendly loops {totals['friendly']}: ported {totals['ported']}, "
           f"compile {totals['compiled']}")
+    for why, n in reasons.most_common(15):
+        print(f"   {n:5} {why}")
 
 
 def port_cuda(only):

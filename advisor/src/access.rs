@@ -168,6 +168,16 @@ pub fn section(
                     offset.to_c()
                 )
             })?;
+            // A bound read from memory at an inner loop's subscript (`gi[(t*ng + g)*2]`
+            // bounds the `k` loop inside `t`): its value changes inside the loop too, and
+            // no extreme over the space removes it.
+            for bound in [&min, &max] {
+                if let Some(v) = reads_with_loop_variable(bound, space, base) {
+                    return Err(format!(
+                        "the offset depends on `{v}`, a value read inside the loop"
+                    ));
+                }
+            }
             let end = max
                 .checked_add(&Expr::integer(BigInt::from(access.elem_bytes)))
                 .map_err(|e| e.to_string())?;
@@ -185,6 +195,34 @@ pub fn section(
         (Some(lo), Some(hi)) => Ok((lo, hi)),
         _ => Err("no access through this pointer".into()),
     }
+}
+
+/// A memory read in `e` whose subscript or member path names one of the space's loop
+/// variables (`gi[(t * ng + g) * 2]`): its name. Variables the array's own name indexes
+/// by (`trans[i]->vec`, whose section is a row's, for each `i`) are not counted.
+fn reads_with_loop_variable(e: &Expr, space: &Space, base: &Var) -> Option<String> {
+    // A read's name spells its subscripts with display names (`t_id`) while the loop
+    // variable may be numbered (`t_id#2`): compared by stem, erring toward "variant".
+    let stem = |n: &str| n.split('#').next().unwrap_or(n).to_string();
+    let tokens = |n: &str| -> Vec<String> {
+        n.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '#'))
+            .filter(|t| !t.is_empty())
+            .map(stem)
+            .collect()
+    };
+    let per_row = tokens(base.name());
+    let stems: Vec<String> = space
+        .ivs
+        .iter()
+        .map(|r| stem(r.var.name()))
+        .filter(|s| !per_row.contains(s))
+        .collect();
+    e.vars().into_iter().find_map(|v| {
+        let name = v.name();
+        // A plain variable is a value at the loop's entry, never a read inside it.
+        let read = name.contains(['[', '.', '(']) || name.contains("->");
+        (read && tokens(name).iter().any(|t| stems.contains(t))).then(|| name.to_string())
+    })
 }
 
 /// C99 6.5p7 (strict aliasing): an object is only accessed through its own type (ignoring

@@ -140,3 +140,101 @@ fn ranges_whose_values_the_function_read_before_still_need_a_profile() {
     // The loop's index is named as the source names it.
     assert_eq!(report.induction.as_ref().map(|i| i.var.as_str()), Some("i"));
 }
+
+/// code_saturne's group and thread loops around a face loop whose range is read from the
+/// numbering at the thread's subscript: only the face loop has a section in closed form;
+/// the outer loops' sections depend on values read inside them.
+const GROUPS: &str = r#"
+static void scale(int n_groups, int n_threads, const int *restrict group_index,
+                  double *restrict flux) {
+  for (int g_id = 0; g_id < n_groups; g_id++) { /* LOOP */
+    for (int t_id = 0; t_id < n_threads; t_id++) {
+      for (int face_id = group_index[(t_id * n_groups + g_id) * 2];
+           face_id < group_index[(t_id * n_groups + g_id) * 2 + 1]; face_id++)
+        flux[face_id] *= 2;
+    }
+  }
+}
+int main(void) {
+  int group_index[8] = {0, 2, 4, 6, 2, 4, 6, 8};
+  double flux[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+  scale(2, 2, group_index, flux);
+  return (int)flux[7];
+}
+"#;
+
+#[test]
+fn a_section_read_at_an_inner_loops_subscript_is_not_the_outer_loops() {
+    let unit = common::load(GROUPS);
+    let reports = advisor::analyze::analyze_unit(&unit, &advisor::analyze::Filter::default());
+    let flux = |line: u32| {
+        let r = reports
+            .iter()
+            .find(|r| r.line == line)
+            .unwrap_or_else(|| panic!("no loop at line {line}: {reports:#?}"));
+        r.parameters
+            .iter()
+            .find(|p| p.name == "flux")
+            .cloned()
+            .expect("flux")
+    };
+    // The group and thread loops: one face range is not their section.
+    for line in [4, 5] {
+        let p = flux(line);
+        assert!(p.bytes.is_none(), "line {line}: {p:#?}");
+        assert!(
+            p.notes
+                .iter()
+                .any(|n| n.contains("a value read inside the loop")),
+            "line {line}: {p:#?}"
+        );
+    }
+    // The face loop: the range its thread reads.
+    let b = flux(6).bytes.expect("the face loop's section");
+    assert_eq!(
+        (b.lo.as_str(), b.hi.as_str()),
+        (
+            "8*group_index[(t_id * n_groups + g_id) * 2]",
+            "8*group_index[(t_id * n_groups + g_id) * 2 + 1]"
+        )
+    );
+}
+
+/// What keeps its section: a row of an array of structs' pointers, for each `i` the row's
+/// own extent (`rows[i]->v` over `rows[i]->n`), and a counter's entry value (`k`).
+const ROWS: &str = r#"
+typedef struct { int n; double *v; } row_t;
+static void zero(int m, row_t **rows, int k, int n, int *out) {
+  for (int i = 0; i < m; i++)
+    for (int j = 0; j < rows[i]->n; j++)
+      rows[i]->v[j] = 0;
+  while (n-- > 0)
+    out[k++] = 1;
+}
+int main(void) {
+  double a[3] = {1, 2, 3}, b[2] = {4, 5};
+  row_t r0 = {3, a}, r1 = {2, b};
+  row_t *rows[2] = {&r0, &r1};
+  int out[8] = {0};
+  zero(2, rows, 2, 4, out);
+  return (int)(a[0] + b[1]) + out[5];
+}
+"#;
+
+#[test]
+fn a_rows_extent_and_a_counters_entry_value_keep_their_sections() {
+    let unit = common::load(ROWS);
+    let reports = advisor::analyze::analyze_unit(&unit, &advisor::analyze::Filter::default());
+    let bytes = |line: u32, name: &str| {
+        let r = reports
+            .iter()
+            .find(|r| r.line == line)
+            .unwrap_or_else(|| panic!("no loop at line {line}: {reports:#?}"));
+        let p = r.parameters.iter().find(|p| p.name == name);
+        let b = p.and_then(|p| p.bytes.clone());
+        b.map(|b| (b.lo, b.hi))
+            .unwrap_or_else(|| panic!("line {line}: no section of {name}: {r:#?}"))
+    };
+    assert_eq!(bytes(4, "rows[i]->v"), ("0".into(), "8*rows[i]->n".into()));
+    assert_eq!(bytes(7, "out"), ("4*k".into(), "4*k + 4*n".into()));
+}

@@ -10,6 +10,7 @@
 pub mod ctext;
 pub mod emit;
 pub mod gpu;
+pub mod minmax;
 pub mod openmp;
 pub mod plan;
 pub mod reduce;

@@ -281,8 +281,18 @@ pub fn plan_body(
                 *body = text;
                 (Shape::Element { address }, private)
             }
+            // The report lists one histogram per update line; the first rewrite took
+            // every update of the array.
+            ReductionKind::Histogram
+                if out
+                    .iter()
+                    .any(|p: &Planned| p.shape == Shape::Histogram && p.target == r.target) =>
+            {
+                continue
+            }
             ReductionKind::Histogram => {
-                *body = atomic_updates(body, &rename(&r.target), &c_type)
+                let min_max = matches!(op, RedOp::Min | RedOp::Max).then(|| op.helper());
+                *body = atomic_updates(body, &rename(&r.target), &c_type, min_max)
                     .map_err(|why| refuse(format!("the reduction {}: {why}", r.describe())))?;
                 (Shape::Histogram, String::new())
             }
@@ -382,7 +392,15 @@ pub enum NotAtomic {
 /// Rewrites every update of `array` in `body` (`hist[E] op= V;`, `hist[E]++;`, `++hist[E];`,
 /// `hist[E] = hist[E] + V;`, statements of their own) into an atomic on that element. Any
 /// other use of the array (a read) is refused: it would race with other threads' updates.
-pub fn atomic_updates(body: &str, array: &str, c_type: &str) -> Result<String, NotAtomic> {
+/// `min_max` (`"min"`, `"max"`) takes the updates of a min/max histogram instead:
+/// `hist[E] = MAX(hist[E], V);` and the conditional spellings become
+/// `ww_atomic_max(&hist[E], (T)(V))`.
+pub fn atomic_updates(
+    body: &str,
+    array: &str,
+    c_type: &str,
+    min_max: Option<&str>,
+) -> Result<String, NotAtomic> {
     let toks = code_tokens(body);
     let t = |k: usize| toks.get(k).map_or("", |x| tok_text(body, x));
     let statement_start = |k: usize| k == 0 || matches!(t(k - 1), ";" | "{" | "}" | ")" | "else");
@@ -413,6 +431,32 @@ pub fn atomic_updates(body: &str, array: &str, c_type: &str) -> Result<String, N
         };
         if end == after_name || !statement_start(begin) {
             return Err(unsupported());
+        }
+        if let (Some(helper), "=", false) = (min_max, t(end), prefix) {
+            let from = toks[begin].start;
+            let update = crate::minmax::min_max_update(&body[from..]).map_err(|_| unsupported())?;
+            let value = &body[from + update.value.start..from + update.value.end];
+            if code_tokens(value)
+                .iter()
+                .any(|x| tok_text(value, x) == array)
+            {
+                return Err(NotAtomic::ReadsItself {
+                    update: body[from..from + update.end].to_string(),
+                    array: array.to_string(),
+                });
+            }
+            // The `;` stays: the helper's call is the statement.
+            edits.push((
+                from,
+                from + update.end - 1,
+                format!("ww_atomic_{helper}(&{element}, ({c_type})({value}))"),
+            ));
+            let end_at = from + update.end;
+            k = toks
+                .iter()
+                .position(|x| x.start >= end_at)
+                .unwrap_or(toks.len());
+            continue;
         }
         let (mut op, mut value_from) = if prefix {
             (t(begin), end)
@@ -712,26 +756,44 @@ mod tests {
     use super::*;
 
     #[test]
+    fn min_max_histogram_updates_become_atomics() {
+        let body = "{ vmax[c1[f]] = MAX(vmax[c1[f]], v[f]); if (a) vmax[c2[f]] = -v[f] > vmax[c2[f]] ? -v[f] : vmax[c2[f]]; }";
+        assert_eq!(
+            atomic_updates(body, "vmax", "double", Some("max")).unwrap(),
+            "{ ww_atomic_max(&vmax[c1[f]], (double)(v[f])); if (a) ww_atomic_max(&vmax[c2[f]], (double)(-v[f])); }"
+        );
+        // Without the operator an assignment is not an update; a value reading the
+        // array races.
+        assert!(atomic_updates(body, "vmax", "double", None).is_err());
+        let e = atomic_updates("{ m[k] = MAX(m[k], m[j]); }", "m", "int", Some("max"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("reads `m`"), "{e}");
+    }
+
+    #[test]
     fn histogram_updates_become_atomics() {
         let body = "{ hist[data[i]]++; ++h2[a][b]; hist[k] -= w[i] * 2; }";
-        let out = atomic_updates(body, "hist", "int").unwrap();
+        let out = atomic_updates(body, "hist", "int", None).unwrap();
         assert_eq!(
             out,
             "{ ww_atomic_add(&hist[data[i]], (int)(1)); ++h2[a][b]; ww_atomic_add(&hist[k], (int)-(w[i] * 2)); }"
         );
-        let out = atomic_updates("{ ++h2[a][b]; }", "h2", "long").unwrap();
+        let out = atomic_updates("{ ++h2[a][b]; }", "h2", "long", None).unwrap();
         assert_eq!(out, "{ ww_atomic_add(&h2[a][b], (long)(1)); }");
-        let out = atomic_updates("{ if (m[i]) f[k] |= 4u; }", "f", "unsigned").unwrap();
+        let out = atomic_updates("{ if (m[i]) f[k] |= 4u; }", "f", "unsigned", None).unwrap();
         assert_eq!(out, "{ if (m[i]) ww_atomic_or(&f[k], (unsigned)(4u)); }");
         // PolyBench's atax and bicg: `y[j] = y[j] + ...`.
-        let out = atomic_updates("{ y[j] = y[j] + A[i][j] * tmp[i]; }", "y", "double").unwrap();
+        let out =
+            atomic_updates("{ y[j] = y[j] + A[i][j] * tmp[i]; }", "y", "double", None).unwrap();
         assert_eq!(out, "{ ww_atomic_add(&y[j], (double)(A[i][j] * tmp[i])); }");
-        let out = atomic_updates("{ s[j] = s[j] - r[i] * a; }", "s", "double").unwrap();
+        let out = atomic_updates("{ s[j] = s[j] - r[i] * a; }", "s", "double", None).unwrap();
         assert_eq!(out, "{ ww_atomic_add(&s[j], (double)-(r[i] * a)); }");
-        let out = atomic_updates("{ s[j] = s[j] + (a - b); }", "s", "int").unwrap();
+        let out = atomic_updates("{ s[j] = s[j] + (a - b); }", "s", "int", None).unwrap();
         assert_eq!(out, "{ ww_atomic_add(&s[j], (int)((a - b))); }");
         // Through a pointer to the array (PolyBench's `(*B)[r][s]`).
-        let out = atomic_updates("{ (*B)[r][s] += A[r][t] * A[s][t]; }", "B", "double").unwrap();
+        let out =
+            atomic_updates("{ (*B)[r][s] += A[r][t] * A[s][t]; }", "B", "double", None).unwrap();
         assert_eq!(
             out,
             "{ ww_atomic_add(&(*B)[r][s], (double)(A[r][t] * A[s][t])); }"
@@ -752,7 +814,9 @@ mod tests {
             ("{ y = hist[k]++; }", "is not an update"),
             ("{ x[i] = 0; }", "no update of `hist`"),
         ] {
-            let e = atomic_updates(body, "hist", "int").unwrap_err().to_string();
+            let e = atomic_updates(body, "hist", "int", None)
+                .unwrap_err()
+                .to_string();
             assert!(e.contains(why), "{body}: {e}");
         }
     }

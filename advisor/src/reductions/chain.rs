@@ -334,7 +334,12 @@ impl Walker<'_, '_> {
                 } else if let Some(k) = self.flag_value(v, &args) {
                     // `if (c) flag = K;`: the other arguments are versions.
                     self.ops.push(Op::Assign);
-                    self.updates.push(v);
+                    // The constant written in the loop (`flag = 1`) carries the
+                    // assignment's line; the join has none.
+                    let func = self.env.func;
+                    let literal =
+                        matches!(func.inst(k).kind, InstKind::Const(_)) && self.env.in_loop(k);
+                    self.updates.push(if literal { k } else { v });
                     self.assigned.push(k);
                     args.iter()
                         .filter(|(_, a)| *a != k)

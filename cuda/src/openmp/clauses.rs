@@ -2,6 +2,7 @@
 //! collapsed, what is mapped in which direction, what is private, what is reduced, and
 //! which updates become `atomic`.
 
+use super::atomic::{AtomicForm, AtomicSite};
 use super::error::UnitError;
 use super::sections::{covering, Section};
 use crate::ctext::expr_roots;
@@ -14,7 +15,7 @@ use frontend::access_sites::{AccessMode, LoopSite};
 use frontend::ir::Span;
 use frontend::types::{Type, TypeId};
 use frontend::unit::Unit;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
 /// One loop's port: where the pragma goes and what it says.
@@ -34,9 +35,8 @@ pub struct LoopPort {
     /// `#pragma omp target teams distribute parallel for ...`, clauses on continuation
     /// lines (`\` then a newline) when it is long.
     pub pragma: String,
-    /// Where an update statement gets `#pragma omp atomic update`: line, column, and the
-    /// text the statement starts with there (checked before inserting).
-    pub atomics: Vec<(u32, u32, String)>,
+    /// The reductions' update statements made atomic.
+    pub atomics: Vec<AtomicSite>,
     /// Clauses that make the compiler check the data clauses are complete
     /// (`defaultmap(none)` and the scalars' `firstprivate`, which is their default anyway):
     /// added for validation builds, where a variable left out is a compile error rather
@@ -137,6 +137,33 @@ pub fn plan_port(
             induction.var, induction.lower, induction.var, induction.upper, induction.var, induction.step
         )));
     }
+    if let Some(init) = for_init(ctx.slice(site.span)) {
+        if init.trim().is_empty() {
+            return Err(refuse(format!(
+                "the loop has no initialization: OpenMP's canonical loop form starts `for ({} = ...;`; write the start there",
+                induction.var
+            )));
+        }
+        let toks = crate::ctext::code_tokens(init);
+        let mut depth = 0i32;
+        let comma = toks.iter().position(|t| {
+            match crate::ctext::tok_text(init, t) {
+                "(" | "[" | "{" => depth += 1,
+                ")" | "]" | "}" => depth -= 1,
+                "," => return depth == 0,
+                _ => {}
+            }
+            false
+        });
+        if let Some(c) = comma {
+            return Err(refuse(format!(
+                "the loop's initialization `{}` also sets `{}`: OpenMP's canonical loop form takes `{} = ...` alone; assign the rest before the loop",
+                init.trim(),
+                init[toks[c].end..].trim(),
+                induction.var
+            )));
+        }
+    }
     let start = map.locate(site.keyword.start as usize);
     let end = map.locate(site.span.end.saturating_sub(1) as usize);
     if map.is_system_header(start.file) || end.file != start.file {
@@ -157,8 +184,29 @@ pub fn plan_port(
 
     // Reductions first: their targets are neither mapped nor private.
     let mut reduced: Vec<(String, String)> = Vec::new();
+    // `=` reductions: flags every assigning iteration sets to the same value, mapped
+    // `tofrom` and stored atomically.
+    let mut flags: Vec<String> = Vec::new();
     let mut atomics = Vec::new();
+    let mut needs_openmp_51 = false;
     for r in &report.reductions {
+        let lines = || {
+            r.lines
+                .iter()
+                .map(|l| l.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        if r.operator == "=" && r.kind == ReductionKind::Scalar {
+            atomics.extend(atomic_sites(&ctx, unit, site, r, AtomicForm::Write)?);
+            flags.push(r.target.clone());
+            notes.push(format!(
+                "{} is stored with `#pragma omp atomic write` (lines {}) and mapped `tofrom`: the iterations that assign it store the same value",
+                r.describe(),
+                lines()
+            ));
+            continue;
+        }
         let op = omp_operator(&r.operator).ok_or_else(|| {
             refuse(format!(
                 "{} is a reduction with `{}`, which OpenMP has no reduction for",
@@ -173,32 +221,37 @@ pub fn plan_port(
             ReductionKind::Element | ReductionKind::Histogram
                 if matches!(op, "+" | "*" | "&" | "|" | "^") =>
             {
-                let found = atomic_updates(&ctx, unit, site, r)?;
-                if found.is_empty() {
-                    return Err(refuse(format!(
-                        "{}: its update statement was not found for `#pragma omp atomic`",
-                        r.describe()
-                    )));
-                }
-                atomics.extend(found);
+                atomics.extend(atomic_sites(&ctx, unit, site, r, AtomicForm::Update)?);
                 notes.push(format!(
                     "{} is updated with `#pragma omp atomic update` (lines {})",
                     r.describe(),
-                    r.lines
-                        .iter()
-                        .map(|l| l.to_string())
-                        .collect::<Vec<_>>()
-                        .join(", ")
+                    lines()
+                ));
+            }
+            ReductionKind::Element | ReductionKind::Histogram if matches!(op, "min" | "max") => {
+                let form = AtomicForm::Compare {
+                    max: op == "max",
+                    c_type: r.c_type.clone(),
+                };
+                atomics.extend(atomic_sites(&ctx, unit, site, r, form)?);
+                needs_openmp_51 = true;
+                notes.push(format!(
+                    "{} is updated with `#pragma omp atomic compare` (lines {})",
+                    r.describe(),
+                    lines()
                 ));
             }
             _ => {
                 return Err(refuse(format!(
-                    "{} ({:?}): this reduction kind is not generated for OpenMP yet (an arg-min/arg-max needs a `declare reduction`, a min/max of an element an `atomic compare`)",
+                    "{} ({:?}): this reduction kind is not generated for OpenMP yet (an arg-min/arg-max needs a `declare reduction` that carries the variables taken with the extremum)",
                     r.describe(),
                     r.kind
                 )))
             }
         }
+    }
+    if needs_openmp_51 {
+        notes.push("`atomic compare` is OpenMP 5.1: build with `-fopenmp-version=51` where the compiler's default is older (clang 16)".into());
     }
     let floating = report.reductions.iter().any(|r| {
         matches!(r.operator.as_str(), "+" | "-" | "*")
@@ -208,7 +261,7 @@ pub fn plan_port(
         notes.push("the floating-point reduction is reassociated: its rounding may differ from the sequential loop's".into());
     }
     // Scalar accumulators are the reduction clause's; arrays updated atomically are mapped.
-    let is_reduced = |n: &str| reduced.iter().any(|(_, t)| t == n);
+    let is_reduced = |n: &str| reduced.iter().any(|(_, t)| t == n) || flags.iter().any(|f| f == n);
 
     // Private copies.
     let mut private: Vec<String> = Vec::new();
@@ -231,7 +284,21 @@ pub fn plan_port(
         })
         .collect();
     for p in &privates {
-        if loop_vars.contains(&p.name) || is_reduced(&p.name) {
+        // A phrase (`compound literal`) names an object of the body, private already.
+        // A variable declared in the body (`double hue;` whose address a call takes) is
+        // private already, and not in scope at the pragma.
+        let declared_inside = ctx.sites.accesses.iter().any(|a| {
+            a.span.start >= site.span.start
+                && a.span.end <= site.span.end
+                && a.variable.as_ref().is_some_and(|v| {
+                    v.name == p.name && v.local_decl.is_some_and(|d| d >= site.span.start)
+                })
+        });
+        if loop_vars.contains(&p.name)
+            || is_reduced(&p.name)
+            || !is_identifier(&p.name)
+            || declared_inside
+        {
             continue;
         }
         if p.last_value {
@@ -285,6 +352,28 @@ pub fn plan_port(
             None => p,
         })
         .collect();
+    // The loop's start is computed on the device too (`j = A_diag_i[i]`,
+    // `i = settings->psi_2e`): the memory it reads before the first iteration, which the
+    // report's sections (the iterations' accesses) do not cover. An element of an array
+    // the loop also reads widens that array's section.
+    let init_reads =
+        init_reads(for_init(ctx.slice(site.span)).unwrap_or_default()).map_err(&refuse)?;
+    let parameters: Vec<advisor::model::Parameter> = parameters
+        .into_iter()
+        .map(|mut p| {
+            let element = init_reads.iter().find_map(|r| match r {
+                InitRead::Element { array, index } if *array == p.name => Some(index),
+                _ => None,
+            });
+            if let (Some(index), Some(b), Some(size)) = (element, p.bytes.as_mut(), p.elem_bytes) {
+                let first = format!("{size}*({index})");
+                let end = format!("{size}*({index}) + {size}");
+                b.lo = widened(&format!("min({}, {first})", b.lo));
+                b.hi = widened(&format!("max({}, {end})", b.hi));
+            }
+            p
+        })
+        .collect();
     let mapped_aliases: Vec<&String> = aliases.values().collect();
     let mut firstprivate: Vec<String> = Vec::new();
     let mut arrays: Vec<ArrayMap> = Vec::new();
@@ -327,6 +416,36 @@ pub fn plan_port(
         if options.drop.contains(&p.name) {
             continue;
         }
+        // The report's type, not the IR's: a pointer first set to `NULL` has a `void *`
+        // value there whatever its declaration.
+        let pointee_void = {
+            let words: Vec<&str> = p
+                .c_type
+                .split(|c: char| c.is_whitespace() || c == '*')
+                .filter(|w| !w.is_empty() && !matches!(*w, "const" | "volatile" | "restrict"))
+                .collect();
+            words == ["void"] && p.c_type.matches('*').count() == 1
+        };
+        if pointee_void {
+            return Err(refuse(format!(
+                "`{}` is a `void *`: an OpenMP section counts elements of a type; copy it into a typed pointer before the loop",
+                p.name
+            )));
+        }
+        // `out[i]` for an array of pointers: a row the port can map only while the
+        // subscript holds still.
+        if let Some(open) = p.name.find('[') {
+            let loop_text = ctx.slice(site.span);
+            let moving = expr_roots(&p.name[open..])
+                .into_iter()
+                .find(|v| loop_vars.contains(v) || written_in(loop_text, v));
+            if let Some(v) = moving {
+                return Err(refuse(format!(
+                    "`{}` is another row in each iteration (`{v}` changes in the loop): one `map` clause cannot name the rows of an array of pointers; copy them into one contiguous array, or map each row by hand",
+                    p.name
+                )));
+            }
+        }
         if let Some((root, arrow, member)) = split_member(&p.name) {
             if member.contains(['.', '-', '[']) {
                 return Err(refuse(format!(
@@ -350,6 +469,18 @@ pub fn plan_port(
             continue;
         }
         let ty = ctx.type_of(&p.name).map(|t| ctx.types.get(t).clone());
+        // A `_Complex` scalar, which the analyses see as two components: its value is one
+        // variable for OpenMP, not an array to take a section of.
+        if complex_scalar(&ctx, &p.name) {
+            if dir != Dir::To {
+                return Err(refuse(format!(
+                    "the complex `{}` is written in the loop and is not private nor a reduction",
+                    p.name
+                )));
+            }
+            firstprivate.push(p.name.clone());
+            continue;
+        }
         if matches!(ty, Some(Type::Int { .. } | Type::Float(_))) {
             // A global scalar: read-only here (a written one is private or a reduction).
             if dir == Dir::ToFrom {
@@ -394,6 +525,37 @@ pub fn plan_port(
         maps.entry(dir).or_default().push(section.render(&p.name));
         arrays.push(array_map(&p.name, Some(section), bytes, p.role));
     }
+    for f in &flags {
+        maps.entry(Dir::ToFrom).or_default().push(f.clone());
+    }
+    // The start's other reads: a struct it reaches into, an array the loop does not read.
+    let mapped = |maps: &BTreeMap<Dir, Vec<String>>, name: &str| {
+        maps.values().flatten().any(|item| {
+            item.split(", ")
+                .any(|i| i == name || i.starts_with(&format!("{name}[")))
+        })
+    };
+    for read in init_reads {
+        match read {
+            InitRead::Member { root, arrow: true } => {
+                if !mapped(&maps, &root) && !struct_members.contains_key(&root) {
+                    struct_pointers.entry(root).or_insert(Dir::To);
+                }
+            }
+            InitRead::Member { root, arrow: false } => {
+                if !struct_members.contains_key(&root) && !firstprivate.contains(&root) {
+                    firstprivate.push(root);
+                }
+            }
+            InitRead::Element { array, index } => {
+                if !mapped(&maps, &array) && !struct_members.contains_key(&array) {
+                    maps.entry(Dir::To)
+                        .or_default()
+                        .push(format!("{array}[{index}:1]"));
+                }
+            }
+        }
+    }
     for (root, dir) in &struct_pointers {
         // The struct a member pointer is reached through must be on the device too for
         // clang to attach the member's section (a member section alone is not enough).
@@ -426,14 +588,25 @@ pub fn plan_port(
     for v in scalars_read_inside(&ctx, site) {
         let scalar = match ctx.type_of(&v) {
             Some(t) => matches!(ctx.types.get(t), Type::Int { .. } | Type::Float(_)),
-            None => declared_scalar_type(before_loop, &v).is_some() && !written_in(loop_text, &v),
+            None => {
+                (declared_scalar_type(before_loop, &v).is_some()
+                    || declared_with_arithmetic_typedef(&ctx, before_loop, &v))
+                    && !written_in(loop_text, &v)
+            }
         };
         let handled = firstprivate.contains(&v)
             || private.contains(&v)
             || lastprivate.contains(&v)
             || loop_vars.contains(&v)
             || is_reduced(&v);
-        if scalar && !handled {
+        // A struct the loop reads by value (`fc3[i] = comp_zero;`): each thread's copy.
+        let read_struct = ctx
+            .type_of(&v)
+            .is_some_and(|t| matches!(ctx.types.get(t), Type::Record(_)))
+            && !written_in(loop_text, &v)
+            && !struct_members.contains_key(&v)
+            && !mapped(&maps, &v);
+        if (scalar || read_struct) && !handled {
             firstprivate.push(v);
         }
     }
@@ -547,6 +720,7 @@ fn byte_section(
     })?;
     let lo = dealias(ctx, report, &b.lo);
     let hi = dealias(ctx, report, &b.hi);
+    let (lo, hi) = unqualified_section(ctx, report, &p.name, &lo, &hi).map_err(refuse)?;
     let lo = if may_be_negative(&lo) {
         notes.push(format!(
             "the section of `{}` may start below it (byte `{lo}`): the report's section is the envelope of the addresses and does not use the guards in the loop; the port maps from `{}[0]`, which is right when the accesses below are guarded or happen only when the loop does not run. If the loop really reads before `{}`, map it by hand; `warpwise validate --target openmp` checks a run",
@@ -556,10 +730,28 @@ fn byte_section(
     } else {
         lo
     };
+    // `matrix->structure->row_index` where `structure` is a `const void *` (the analysis
+    // followed the cast the code made into a local): C cannot write it at the loop.
+    for chain in member_chains(&lo).into_iter().chain(member_chains(&hi)) {
+        if declared_type(ctx, &chain).is_none() {
+            return Err(refuse(format!(
+                "the section of `{}` ([{lo}, {hi}) bytes) names `{chain}`, which C cannot write at the loop (a member of what a `void *` or an unknown type points to)",
+                p.name
+            )));
+        }
+    }
     for root in expr_roots(&lo).into_iter().chain(expr_roots(&hi)) {
-        if ctx.type_of(&root).is_none() {
+        let Some(t) = ctx.type_of(&root) else {
             return Err(refuse(format!(
                 "the section of `{}` ([{lo}, {hi}) bytes) names `{root}`, which is not a variable in scope at the loop",
+                p.name
+            )));
+        };
+        // `(max_tau - min_tau) / delta_tau` divides as doubles; a section's bounds are
+        // integers, and rounding them here could leave out the last element.
+        if matches!(ctx.types.get(t), Type::Float(_)) {
+            return Err(refuse(format!(
+                "the section of `{}` ([{lo}, {hi}) bytes) depends on the floating-point `{root}`: map it by hand",
                 p.name
             )));
         }
@@ -567,27 +759,362 @@ fn byte_section(
     Ok((lo, hi))
 }
 
-/// The declared type of `name`: a variable, or one member below it (`s.f`, `p->f`).
-fn declared_type(ctx: &Ctx<'_>, name: &str) -> Option<TypeId> {
-    let Some((root, arrow, member)) = split_member(name) else {
-        return ctx.type_of(name);
+/// The initialization clause of a `for` statement's text: what lies between its `(` and
+/// its first `;` at that depth.
+fn for_init(stmt: &str) -> Option<&str> {
+    let toks = crate::ctext::code_tokens(stmt);
+    let t = |k: usize| toks.get(k).map(|x| crate::ctext::tok_text(stmt, x));
+    if t(0)? != "for" || t(1)? != "(" {
+        return None;
+    }
+    let mut depth = 0i32;
+    for (k, tok) in toks.iter().enumerate().skip(2) {
+        match crate::ctext::tok_text(stmt, tok) {
+            "(" | "[" | "{" => depth += 1,
+            ")" | "]" | "}" => depth -= 1,
+            ";" if depth == 0 => return Some(&stmt[toks[1].end..toks[k].start]),
+            _ => {}
+        }
+    }
+    None
+}
+
+/// The references with members in `expr` (`m->b->idx[k]`, `s.n`), outermost only.
+fn member_chains(expr: &str) -> Vec<String> {
+    use crate::ctext::{closing_bracket, tok_text, TokKind};
+    let toks = crate::ctext::code_tokens(expr);
+    let t = |k: usize| toks.get(k).map_or("", |x| tok_text(expr, x));
+    let mut out = Vec::new();
+    let mut k = 0;
+    while k < toks.len() {
+        let root = toks[k].kind == TokKind::Ident && !matches!(t(k.wrapping_sub(1)), "." | "->");
+        if !root || t(k + 1) == "(" {
+            k += 1;
+            continue;
+        }
+        let mut end = k + 1;
+        let mut members = false;
+        loop {
+            match t(end) {
+                "." | "->" if toks.get(end + 1).is_some_and(|x| x.kind == TokKind::Ident) => {
+                    members = true;
+                    end += 2;
+                }
+                "[" => end = closing_bracket(expr, &toks, end).saturating_add(1),
+                _ => break,
+            }
+        }
+        if members && end <= toks.len() {
+            out.push(expr[toks[k].start..toks[end - 1].end].to_string());
+        }
+        k = end.max(k + 1);
+    }
+    out
+}
+
+/// Whether `text` (a function's body before the loop) declares `name` with a typedef name
+/// that stands for an arithmetic type (`const cs_lnum_t c_n_cells = n_coarse_rows;`): a
+/// copy the IR drops has no type there.
+fn declared_with_arithmetic_typedef(ctx: &Ctx<'_>, text: &str, name: &str) -> bool {
+    use crate::ctext::tok_text;
+    let toks = crate::ctext::code_tokens(text);
+    let t = |k: usize| toks.get(k).map_or("", |x| tok_text(text, x));
+    let qualifier = |w: &str| matches!(w, "const" | "volatile" | "static" | "register" | "auto");
+    (0..toks.len()).any(|k| {
+        if t(k) != name || !matches!(t(k + 1), "," | ";" | "=") {
+            return false;
+        }
+        let start = (0..k)
+            .rev()
+            .find(|&j| matches!(t(j), ";" | "{" | "}"))
+            .map_or(0, |j| j + 1);
+        let words: Vec<&str> = (start..k).map(t).filter(|w| !qualifier(w)).collect();
+        matches!(words.as_slice(), [w] if arithmetic_typedef(ctx.text.as_str(), w, 4))
+    })
+}
+
+/// Whether the unit's text defines `name` as a typedef of an arithmetic type, directly or
+/// through at most `depth` other typedef names (`typedef int32_t cs_lnum_t;`).
+fn arithmetic_typedef(text: &str, name: &str, depth: u32) -> bool {
+    use crate::ctext::tok_text;
+    const ARITHMETIC: [&str; 9] = [
+        "char", "short", "int", "long", "float", "double", "signed", "unsigned", "_Bool",
+    ];
+    if depth == 0 {
+        return false;
+    }
+    let toks = crate::ctext::code_tokens(text);
+    let t = |k: usize| toks.get(k).map_or("", |x| tok_text(text, x));
+    (0..toks.len()).any(|k| {
+        if t(k) != "typedef" {
+            return false;
+        }
+        let end = (k + 1..toks.len().min(k + 12)).find(|&j| t(j) == ";");
+        let Some(end) = end else {
+            return false;
+        };
+        if end < k + 3 || t(end - 1) != name {
+            return false;
+        }
+        let words: Vec<&str> = (k + 1..end - 1)
+            .map(t)
+            .filter(|w| !matches!(*w, "const" | "volatile"))
+            .collect();
+        match words.as_slice() {
+            [] => false,
+            [w] if !ARITHMETIC.contains(w) => arithmetic_typedef(text, w, depth - 1),
+            ws => ws.iter().all(|w| ARITHMETIC.contains(w)),
+        }
+    })
+}
+
+/// Whether `name` is declared `_Complex` (`double _Complex z`, a macro's expansion
+/// included): its type reads as two floating components.
+fn complex_scalar(ctx: &Ctx<'_>, name: &str) -> bool {
+    use crate::ctext::tok_text;
+    let two_floats = ctx.type_of(name).is_some_and(|t| {
+        matches!(ctx.types.get(t), Type::Array { elem, len: frontend::types::ArrayLen::Fixed(2) }
+            if matches!(ctx.types.get(*elem), Type::Float(_)))
+    });
+    if !two_floats {
+        return false;
+    }
+    let text = ctx.text.as_str();
+    let toks = crate::ctext::code_tokens(text);
+    toks.iter().enumerate().any(|(k, t)| {
+        if tok_text(text, t) != "_Complex" {
+            return false;
+        }
+        // The declarators after it, to the end of the declaration: a pointer (`*`) or an
+        // array (`[`) is not a complex value; initializers are skipped.
+        let mut pointer = false;
+        let mut initializer = false;
+        let mut depth = 0i32;
+        let mut j = k + 1;
+        while let Some(x) = toks.get(j) {
+            match tok_text(text, x) {
+                "(" | "[" | "{" if initializer => depth += 1,
+                ")" | "]" | "}" if initializer => depth -= 1,
+                "=" if !initializer => initializer = true,
+                "," if depth == 0 => {
+                    initializer = false;
+                    pointer = false;
+                }
+                ";" => return false,
+                _ if initializer => {}
+                "(" | ")" | "{" | "}" => return false,
+                "*" => pointer = true,
+                s if s == name => {
+                    return !pointer
+                        && !matches!(toks.get(j + 1).map(|n| tok_text(text, n)), Some("(" | "["));
+                }
+                _ => {}
+            }
+            j += 1;
+        }
+        false
+    })
+}
+
+/// A section bound with `min`/`max` simplified where the symbolic engine can
+/// (`min(4*i + 4, 4*i)` is `4*i`); as written otherwise.
+fn widened(bound: &str) -> String {
+    match symbolic::parse_term(bound) {
+        Ok(t) => symbolic::simplify(&t, &symbolic::SignEnv::new())
+            .map(|e| e.to_c())
+            .unwrap_or_else(|_| bound.to_string()),
+        Err(_) => bound.to_string(),
+    }
+}
+
+/// Memory a `for` statement's initialization reads.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum InitRead {
+    /// `p->f` (`arrow`) or `s.f`.
+    Member { root: String, arrow: bool },
+    /// `a[e]`.
+    Element { array: String, index: String },
+}
+
+/// The memory reads of a loop's initialization (`j = A_diag_i[i]`, `i = s->first`,
+/// `j = r.e`): one member or one subscript of a variable. Deeper ones (`p->a[k]`) are
+/// refused: the port would have to map what they point to.
+fn init_reads(init: &str) -> Result<Vec<InitRead>, String> {
+    use crate::ctext::{closing_bracket, tok_text, TokKind};
+    let toks = crate::ctext::code_tokens(init);
+    let t = |k: usize| toks.get(k).map_or("", |x| tok_text(init, x));
+    let Some(assign) = (0..toks.len()).find(|&k| t(k) == "=") else {
+        return Ok(Vec::new());
     };
-    let mut t = ctx.type_of(root)?;
-    if arrow {
-        let Type::Pointer { pointee, .. } = ctx.types.get(t) else {
+    let mut out = Vec::new();
+    let mut k = assign + 1;
+    while k < toks.len() {
+        let root = t(k);
+        let plain = toks[k].kind == TokKind::Ident
+            && !crate::ctext::is_keyword(root)
+            && !matches!(t(k.wrapping_sub(1)), "." | "->");
+        if !plain {
+            k += 1;
+            continue;
+        }
+        let read = match t(k + 1) {
+            "->" | "." if toks.get(k + 2).is_some_and(|x| x.kind == TokKind::Ident) => (
+                k + 3,
+                InitRead::Member {
+                    root: root.to_string(),
+                    arrow: t(k + 1) == "->",
+                },
+            ),
+            "[" => {
+                let close = closing_bracket(init, &toks, k + 1);
+                let index = init[toks[k + 1].end..toks[close.min(toks.len() - 1)].start].trim();
+                (
+                    close + 1,
+                    InitRead::Element {
+                        array: root.to_string(),
+                        index: index.to_string(),
+                    },
+                )
+            }
+            _ => {
+                k += 1;
+                continue;
+            }
+        };
+        if matches!(t(read.0), "." | "->" | "[") {
+            return Err(format!(
+                "the loop's start `{}` reads memory more than one step from a variable; assign it to a variable before the loop",
+                init[toks[assign + 1].start..].trim()
+            ));
+        }
+        out.push(read.1);
+        k = read.0;
+    }
+    Ok(out)
+}
+
+/// A section with its place-qualified values (`blockSize@4346`: the report tells the value
+/// loaded there from the variable `blockSize` apart from the variable itself, which it lists
+/// as a parameter when its address is taken) written as the variable: a clause at the loop
+/// reads it at the loop's entry, which is the same value, since the report's section is
+/// built from the loop's own loads. Two values of one variable, or a variable the loop
+/// assigns, have no such spelling: refused.
+fn unqualified_section(
+    ctx: &Ctx<'_>,
+    report: &LoopReport,
+    array: &str,
+    lo: &str,
+    hi: &str,
+) -> Result<(String, String), String> {
+    let (lo, mut found) = strip_qualifiers(lo);
+    let (hi, more) = strip_qualifiers(hi);
+    found.extend(more);
+    let mut stems: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
+    for (stem, qualifier) in &found {
+        stems.entry(stem).or_default().insert(qualifier);
+    }
+    let loop_text = ctx
+        .loop_site(&report.id)
+        .map(|site| ctx.slice(site.span))
+        .unwrap_or_default();
+    for (stem, qualifiers) in &stems {
+        let named = |q: &str| format!("`{stem}@{q}`");
+        let all: Vec<String> = qualifiers.iter().map(|q| named(q)).collect();
+        if qualifiers.len() > 1 {
+            return Err(format!(
+                "the section of `{array}` names {} values of `{stem}` ({}); a clause at the loop can name only the one it holds there",
+                qualifiers.len(),
+                all.join(", ")
+            ));
+        }
+        let root = expr_roots(stem).into_iter().next().unwrap_or_default();
+        if ctx.type_of(&root).is_none() || written_in(loop_text, &root) {
+            return Err(format!(
+                "the section of `{array}` names {}, the value `{stem}` had at that place, which a clause at the loop cannot name",
+                all.join(", ")
+            ));
+        }
+    }
+    Ok((lo, hi))
+}
+
+/// `expr` with `name@LINE`, `name@LINE:COL` and `name@?K` written `name`, and the
+/// qualified names found (stem, qualifier).
+fn strip_qualifiers(expr: &str) -> (String, Vec<(String, String)>) {
+    let toks = crate::ctext::code_tokens(expr);
+    let t = |k: usize| toks.get(k).map_or("", |x| crate::ctext::tok_text(expr, x));
+    let mut out = String::new();
+    let mut found = Vec::new();
+    let mut at = 0;
+    let mut k = 0;
+    while k < toks.len() {
+        if t(k) != "@" || k == 0 {
+            k += 1;
+            continue;
+        }
+        // The stem: the identifier before, with its member chain (`c->n`).
+        let mut first = k - 1;
+        while first >= 2 && matches!(t(first - 1), "." | "->") {
+            first -= 2;
+        }
+        let mut last = k + 1;
+        if t(last) == "?" {
+            last += 1;
+        } else if t(last + 1) == ":" {
+            last += 2;
+        }
+        let stem = expr[toks[first].start..toks[k - 1].end].to_string();
+        let qualifier = expr[toks[k].end..toks.get(last).map_or(expr.len(), |x| x.end)].to_string();
+        out.push_str(&expr[at..toks[k - 1].end]);
+        at = toks.get(last).map_or(expr.len(), |x| x.end);
+        found.push((stem, qualifier));
+        k = last + 1;
+    }
+    out.push_str(&expr[at..]);
+    (out, found)
+}
+
+/// The declared type of `name`: a variable with its selectors (`s.f`, `p->f`, `in[i]`,
+/// `c->rows[k].data`), each member or subscript taken on the type before it.
+fn declared_type(ctx: &Ctx<'_>, name: &str) -> Option<TypeId> {
+    use crate::ctext::{closing_bracket, tok_text, TokKind};
+    let toks = crate::ctext::code_tokens(name);
+    let t = |k: usize| toks.get(k).map_or("", |x| tok_text(name, x));
+    let mut ty = ctx.type_of(t(0))?;
+    let field = |ty: TypeId, member: &str| {
+        let Type::Record(r) = ctx.types.get(ty) else {
             return None;
         };
-        t = *pointee;
-    }
-    let Type::Record(r) = ctx.types.get(t) else {
-        return None;
+        ctx.types
+            .record(*r)
+            .fields
+            .iter()
+            .find(|f| f.name.as_deref() == Some(member))
+            .map(|f| f.ty)
     };
-    ctx.types
-        .record(*r)
-        .fields
-        .iter()
-        .find(|f| f.name.as_deref() == Some(member))
-        .map(|f| f.ty)
+    let element = |ty: TypeId| match ctx.types.get(ty) {
+        Type::Pointer { pointee, .. } => Some(*pointee),
+        Type::Array { elem, .. } => Some(*elem),
+        _ => None,
+    };
+    let mut k = 1;
+    while k < toks.len() {
+        match t(k) {
+            "." | "->" if toks.get(k + 1).is_some_and(|x| x.kind == TokKind::Ident) => {
+                if t(k) == "->" {
+                    ty = element(ty)?;
+                }
+                ty = field(ty, t(k + 1))?;
+                k += 2;
+            }
+            "[" => {
+                ty = element(ty)?;
+                k = closing_bracket(name, &toks, k) + 1;
+            }
+            _ => return None,
+        }
+    }
+    Some(ty)
 }
 
 /// The unit an OpenMP section of `name` counts in, in bytes (C text): the element its
@@ -753,6 +1280,13 @@ fn source_bases(ctx: &Ctx<'_>, report: &LoopReport) -> BTreeMap<String, String> 
     let Some(mapping) = report.mappings.first() else {
         return BTreeMap::new();
     };
+    // A name the report gives its own array is no other array's copy (`v[i] = zero;`
+    // copies a struct: the read of `zero` has the text `v[i]`).
+    let bases: BTreeSet<&str> = mapping
+        .accesses
+        .iter()
+        .filter_map(|a| a.base.as_deref())
+        .collect();
     for a in &mapping.accesses {
         let Some(base) = &a.base else {
             continue;
@@ -767,8 +1301,22 @@ fn source_bases(ctx: &Ctx<'_>, report: &LoopReport) -> BTreeMap<String, String> 
         let pointer = ctx
             .type_of(&root)
             .is_some_and(|t| matches!(ctx.types.get(t), Type::Pointer { .. } | Type::Array { .. }));
-        let candidate = (is_identifier(&root) && &root != base && pointer && rest.starts_with('['))
-            .then_some(root);
+        // `in[i][j]` reaches the base `in[i]` through its own name, not through a copy;
+        // `Fmatrix[i]` reaches `Fmatrix@601`, the report's qualified name of it.
+        let base_root: String = base
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect();
+        let qualified_self = base
+            .strip_prefix(root.as_str())
+            .is_some_and(|q| q.starts_with('@'));
+        let copy = !bases.contains(root.as_str()) && root != base_root;
+        let candidate = (is_identifier(&root)
+            && &root != base
+            && (qualified_self || copy)
+            && pointer
+            && rest.starts_with('['))
+        .then_some(root);
         let e = seen.entry(base.clone()).or_insert(candidate.clone());
         if *e != candidate {
             *e = None;
@@ -890,12 +1438,17 @@ fn self_update(lvalue: &str, after: &str) -> bool {
     depth == 0
 }
 
-fn atomic_updates(
+/// The statements of `r`'s updates inside the loop, each made atomic in `form`: where
+/// each starts in the original file and the token it starts with. `x op= e;`, `x++;` and
+/// `x = x + e;` for an update, `x = e;` for a write or a compare (whose right side the
+/// rewrite takes apart). An update inside a larger expression is refused.
+fn atomic_sites(
     ctx: &Ctx<'_>,
     unit: &Unit,
     site: &LoopSite,
     r: &advisor::model::Reduction,
-) -> Result<Vec<(u32, u32, String)>, EmitError> {
+    form: AtomicForm,
+) -> Result<Vec<AtomicSite>, EmitError> {
     let map = &unit.preprocessed.source_map;
     let roots = expr_roots(&r.target);
     let mut out = Vec::new();
@@ -903,11 +1456,17 @@ fn atomic_updates(
         if a.span.start < site.span.start || a.span.end > site.span.end {
             continue;
         }
-        // `x op= e;`, `x++;`, or `x = x + e;` (PolyBench's atax and bicg), which
-        // `#pragma omp atomic update` also takes.
-        let assigned_update = a.mode == AccessMode::Write
-            && self_update(ctx.slice(a.span), &ctx.text[a.span.end as usize..]);
-        if a.mode != AccessMode::Update && !assigned_update {
+        let wanted = match form {
+            // `x op= e;`, `x++;`, or `x = x + e;` (PolyBench's atax and bicg), which
+            // `#pragma omp atomic update` also takes.
+            AtomicForm::Update => {
+                a.mode == AccessMode::Update
+                    || (a.mode == AccessMode::Write
+                        && self_update(ctx.slice(a.span), &ctx.text[a.span.end as usize..]))
+            }
+            AtomicForm::Write | AtomicForm::Compare { .. } => a.mode == AccessMode::Write,
+        };
+        if !wanted {
             continue;
         }
         let loc = map.locate(a.span.start as usize);
@@ -935,11 +1494,15 @@ fn atomic_updates(
             || before.ends_with("else")
             || before.ends_with("do");
         let after = ctx.text[a.span.end as usize..].trim_start();
-        let ends_statement = {
-            let stmt_end = after.find(';').unwrap_or(after.len());
-            let rest = &after[..stmt_end];
-            // One update, nothing chained (`x += y = 3` or `x++, y++` is not atomic-able).
-            !rest.contains(',') && rest.matches('=').count() <= 1
+        let ends_statement = match form {
+            // The rewrite parses the statement (`x = MAX(x, e);` has commas).
+            AtomicForm::Compare { .. } => true,
+            _ => {
+                let stmt_end = after.find(';').unwrap_or(after.len());
+                let rest = &after[..stmt_end];
+                // One update, nothing chained (`x += y = 3` or `x++, y++` is not atomic-able).
+                !rest.contains(',') && rest.matches('=').count() <= 1
+            }
         };
         if !starts_statement || !ends_statement {
             return Err(EmitError::refused(format!(
@@ -964,14 +1527,43 @@ fn atomic_updates(
                 .map_or(first, |t| t.to_string());
             (loc.line, loc.col, written)
         };
-        out.push((line, col, token));
+        out.push(AtomicSite {
+            line,
+            col,
+            token,
+            form: form.clone(),
+        });
+    }
+    if out.is_empty() {
+        return Err(EmitError::refused(format!(
+            "{}: its update statement was not found for `#pragma omp atomic`",
+            r.describe()
+        )));
     }
     Ok(out)
 }
 
 #[cfg(test)]
 mod tests {
-    use super::self_update;
+    use super::{self_update, strip_qualifiers};
+
+    #[test]
+    fn member_chains_are_the_outermost_references() {
+        assert_eq!(
+            super::member_chains("8*m->b->idx[(t * s.n + g) * 2] + 8*k + x.f"),
+            ["m->b->idx[(t * s.n + g) * 2]", "x.f"]
+        );
+        assert!(super::member_chains("8*a[i] + n").is_empty());
+    }
+
+    #[test]
+    fn qualified_values_are_written_as_their_variables() {
+        let (text, found) = strip_qualifiers("-8*bs@4346 + 8*s@4586*c->n@?2 + x@12:5");
+        assert_eq!(text, "-8*bs + 8*s*c->n + x");
+        let found: Vec<String> = found.iter().map(|(s, q)| format!("{s}@{q}")).collect();
+        assert_eq!(found, ["bs@4346", "s@4586", "c->n@?2", "x@12:5"]);
+        assert_eq!(strip_qualifiers("8*n").0, "8*n");
+    }
 
     #[test]
     fn assignments_of_the_atomic_update_form() {

@@ -43,6 +43,17 @@ pub enum PortError {
         col: u32,
         token: String,
     },
+    /// A min/max update whose text `atomic compare` cannot take as written.
+    #[error(
+        "{}:{line}:{col}: the update cannot become `#pragma omp atomic compare`: {why}; the loop is not ported",
+        path.display()
+    )]
+    CompareShape {
+        path: PathBuf,
+        line: u32,
+        col: u32,
+        why: String,
+    },
     /// A `target` pragma is already on the loop (`line` is the pragma's).
     #[error("line {line}: the loop is already offloaded (`{directive}`)")]
     AlreadyOffloaded { line: usize, directive: String },

@@ -3,6 +3,7 @@
 //! above reduction updates, `target data` around loops that hold several ports (with their
 //! `target update`s), and the unified diff against the original.
 
+use super::atomic::{compare_rewrite, AtomicForm, AtomicSite};
 use super::clauses::LoopPort;
 use super::error::{PortError, RegionError};
 use super::region::DataRegion;
@@ -31,7 +32,7 @@ pub struct PortedFile {
 
 enum Edit<'a> {
     Loop(&'a LoopPort),
-    Atomic(&'a str),
+    Atomic(&'a AtomicSite),
     /// `#pragma omp end declare target` after this line.
     EndDeclareTarget,
     /// `#pragma omp declare target` before this line.
@@ -101,8 +102,8 @@ pub fn port_file(
     }
     for p in &ports {
         edits.push((p.line, p.col, Edit::Loop(p)));
-        for (l, c, tok) in &p.atomics {
-            edits.push((*l, *c, Edit::Atomic(tok)));
+        for a in &p.atomics {
+            edits.push((a.line, a.col, Edit::Atomic(a)));
         }
     }
     // Bottom-up, so earlier line numbers stay valid.
@@ -135,7 +136,7 @@ pub fn port_file(
         }
         let expected = match edit {
             Edit::Loop(_) => "for",
-            Edit::Atomic(tok) => tok,
+            Edit::Atomic(a) => &a.token,
             Edit::Region(r) => &r.keyword,
             Edit::DeclareTarget | Edit::EndDeclareTarget | Edit::Update(_) => {
                 unreachable!("handled above")
@@ -153,7 +154,23 @@ pub fn port_file(
             });
         }
         match edit {
-            Edit::Atomic(_) => insert_directive(&mut lines, at, col0, "#pragma omp atomic update"),
+            Edit::Atomic(a) => match &a.form {
+                AtomicForm::Compare { max, c_type } => {
+                    let r = compare_rewrite(&lines, at, col0, *max, c_type).map_err(|why| {
+                        PortError::CompareShape {
+                            path: path.to_path_buf(),
+                            line: *line,
+                            col: *col,
+                            why,
+                        }
+                    })?;
+                    lines.splice(at..=r.last_line, [r.replacement]);
+                }
+                form => {
+                    let directive = form.directive().unwrap_or("#pragma omp atomic update");
+                    insert_directive(&mut lines, at, col0, directive)
+                }
+            },
             Edit::Region(r) => {
                 let text = format!(
                     "/* warpwise: {} stay{} on the device across this loop's iterations */\n{}",
@@ -338,8 +355,19 @@ fn check_port(path: &Path, lines: &[String], port: &LoopPort) -> Result<(), Port
         }
     };
     expect(port.line, port.col, "for")?;
-    for (l, c, token) in &port.atomics {
-        expect(*l, *c, token)?;
+    for a in &port.atomics {
+        expect(a.line, a.col, &a.token)?;
+        if let AtomicForm::Compare { max, c_type } = &a.form {
+            let col0 = (a.col as usize).saturating_sub(1);
+            compare_rewrite(lines, a.line as usize - 1, col0, *max, c_type).map_err(|why| {
+                PortError::CompareShape {
+                    path: path.to_path_buf(),
+                    line: a.line,
+                    col: a.col,
+                    why,
+                }
+            })?;
+        }
     }
     existing_pragma(lines, port.line as usize - 1).map(|_| ())
 }
@@ -421,6 +449,11 @@ fn existing_pragma(lines: &[String], at: usize) -> Result<Option<(usize, usize)>
                     }
                     return Ok(Some((first, k)));
                 }
+                // `#pragma omp simd` on the loop: a target region inside a simd loop is
+                // not allowed; the port's pragma takes its place.
+                if words.contains(&"simd") {
+                    return Ok(Some((first, k)));
+                }
             }
             k = first;
             continue;
@@ -472,6 +505,15 @@ mod tests {
             "void f(void) {\n    for (i = 0; i < n; i++)\n        a[i] = 0;\n}\n",
             port(2, 5, "#pragma omp target teams distribute parallel for"),
             "void f(void) {\n    #pragma omp target teams distribute parallel for\n    for (i = 0; i < n; i++)\n        a[i] = 0;\n}\n",
+        );
+    }
+
+    #[test]
+    fn replaces_the_authors_simd_pragma() {
+        check(
+            "void f(void) {\n# pragma omp simd\n  for (i = 0; i < n; i++)\n    a[i] = 0;\n}\n",
+            port(3, 3, "#pragma omp target teams distribute parallel for"),
+            "void f(void) {\n#pragma omp target teams distribute parallel for\n  for (i = 0; i < n; i++)\n    a[i] = 0;\n}\n",
         );
     }
 
