@@ -812,6 +812,24 @@ fn member_chains(expr: &str) -> Vec<String> {
     out
 }
 
+/// Whether `text` (a function's body before the loop) declares `name` a pointer
+/// (`const cs_real_t *restrict _c_var = c_var;`).
+fn declared_pointer(text: &str, name: &str) -> bool {
+    use crate::ctext::tok_text;
+    let toks = crate::ctext::code_tokens(text);
+    let t = |k: usize| toks.get(k).map_or("", |x| tok_text(text, x));
+    (1..toks.len()).any(|k| {
+        if t(k) != name || !matches!(t(k + 1), "," | ";" | "=") {
+            return false;
+        }
+        let mut j = k - 1;
+        while j > 0 && matches!(t(j), "const" | "restrict" | "__restrict" | "__restrict__") {
+            j -= 1;
+        }
+        t(j) == "*"
+    })
+}
+
 /// Whether `text` (a function's body before the loop) declares `name` with a typedef name
 /// that stands for an arithmetic type (`const cs_lnum_t c_n_cells = n_coarse_rows;`): a
 /// copy the IR drops has no type there.
@@ -1280,6 +1298,13 @@ fn source_bases(ctx: &Ctx<'_>, report: &LoopReport) -> BTreeMap<String, String> 
     let Some(mapping) = report.mappings.first() else {
         return BTreeMap::new();
     };
+    let before_loop = ctx
+        .loop_site(&report.id)
+        .map(|site| {
+            let f = &ctx.sites.functions[site.function];
+            &ctx.text[f.body.start as usize..site.span.start as usize]
+        })
+        .unwrap_or_default();
     // A name the report gives its own array is no other array's copy (`v[i] = zero;`
     // copies a struct: the read of `zero` has the text `v[i]`).
     let bases: BTreeSet<&str> = mapping
@@ -1298,9 +1323,12 @@ fn source_bases(ctx: &Ctx<'_>, report: &LoopReport) -> BTreeMap<String, String> 
             .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
             .collect();
         let rest = text[root.len()..].trim_start();
-        let pointer = ctx
-            .type_of(&root)
-            .is_some_and(|t| matches!(ctx.types.get(t), Type::Pointer { .. } | Type::Array { .. }));
+        // A copy the IR drops (`const cs_real_t *_c_var = c_var;`) has no type there: its
+        // declaration says it is a pointer.
+        let pointer = match ctx.type_of(&root) {
+            Some(t) => matches!(ctx.types.get(t), Type::Pointer { .. } | Type::Array { .. }),
+            None => declared_pointer(before_loop, &root),
+        };
         // `in[i][j]` reaches the base `in[i]` through its own name, not through a copy;
         // `Fmatrix[i]` reaches `Fmatrix@601`, the report's qualified name of it.
         let base_root: String = base
@@ -1315,7 +1343,7 @@ fn source_bases(ctx: &Ctx<'_>, report: &LoopReport) -> BTreeMap<String, String> 
             && &root != base
             && (qualified_self || copy)
             && pointer
-            && rest.starts_with('['))
+            && (rest.starts_with('[') || rest.starts_with("->")))
         .then_some(root);
         let e = seen.entry(base.clone()).or_insert(candidate.clone());
         if *e != candidate {
