@@ -1343,7 +1343,7 @@ fn source_bases(ctx: &Ctx<'_>, report: &LoopReport) -> BTreeMap<String, String> 
             && &root != base
             && (qualified_self || copy)
             && pointer
-            && (rest.starts_with('[') || rest.starts_with("->")))
+            && rest.starts_with('['))
         .then_some(root);
         let e = seen.entry(base.clone()).or_insert(candidate.clone());
         if *e != candidate {
