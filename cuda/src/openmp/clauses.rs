@@ -164,6 +164,16 @@ pub fn plan_port(
             )));
         }
     }
+    // A second counter (`i++, k++`) gets its own advice below.
+    if let Some(step) = for_increment(ctx.slice(site.span)).filter(|_| report.counters.is_empty()) {
+        if !canonical_increment(step, &induction.var) {
+            return Err(refuse(format!(
+                "the loop's increment `{}` is not OpenMP's canonical `{v}++` or `{v} += step`: move the rest into the body",
+                step.trim(),
+                v = induction.var
+            )));
+        }
+    }
     let start = map.locate(site.keyword.start as usize);
     let end = map.locate(site.span.end.saturating_sub(1) as usize);
     if map.is_system_header(start.file) || end.file != start.file {
@@ -1011,6 +1021,51 @@ fn init_reads(init: &str) -> Result<Vec<InitRead>, String> {
     Ok(out)
 }
 
+/// The increment clause of a `for` statement's text: between its second `;` and the `)`
+/// that closes its header.
+fn for_increment(stmt: &str) -> Option<&str> {
+    let toks = crate::ctext::code_tokens(stmt);
+    let t = |k: usize| toks.get(k).map(|x| crate::ctext::tok_text(stmt, x));
+    if t(0)? != "for" || t(1)? != "(" {
+        return None;
+    }
+    let mut depth = 0i32;
+    let mut semis: Vec<usize> = Vec::new();
+    for (k, tok) in toks.iter().enumerate().skip(2) {
+        match crate::ctext::tok_text(stmt, tok) {
+            "(" | "[" | "{" => depth += 1,
+            ")" if depth == 0 => {
+                let from = toks[*semis.get(1)?].end;
+                return Some(&stmt[from..tok.start]);
+            }
+            ")" | "]" | "}" => depth -= 1,
+            ";" if depth == 0 => semis.push(k),
+            _ => {}
+        }
+    }
+    None
+}
+
+/// Whether `step` is an increment OpenMP takes for the loop variable `var`: `v++`, `++v`,
+/// `v--`, `--v`, `v += e`, `v -= e`, `v = v + e`, `v = e + v`, `v = v - e`, with `e` not
+/// assigning anything.
+fn canonical_increment(step: &str, var: &str) -> bool {
+    let toks = crate::ctext::token_strings(step);
+    let assigns = |rest: &[&str]| {
+        rest.iter()
+            .any(|t| matches!(*t, "=" | "++" | "--" | "+=" | "-=" | "*=" | "/=" | ","))
+    };
+    match toks.as_slice() {
+        [v, "++" | "--"] | ["++" | "--", v] => *v == var,
+        [v, "+=" | "-=", rest @ ..] => *v == var && !rest.is_empty() && !assigns(rest),
+        [v, "=", w, "+" | "-", rest @ ..] if v == w => {
+            *v == var && !rest.is_empty() && !assigns(rest)
+        }
+        [v, "=", rest @ .., "+", w] if v == w => *v == var && !rest.is_empty() && !assigns(rest),
+        _ => false,
+    }
+}
+
 /// A section with its place-qualified values (`blockSize@4346`: the report tells the value
 /// loaded there from the variable `blockSize` apart from the variable itself, which it lists
 /// as a parameter when its address is taken) written as the variable: a clause at the loop
@@ -1574,6 +1629,33 @@ fn atomic_sites(
 #[cfg(test)]
 mod tests {
     use super::{self_update, strip_qualifiers};
+
+    #[test]
+    fn increments_of_the_canonical_form() {
+        use super::{canonical_increment, for_increment};
+        for ok in [
+            "i++",
+            "++i",
+            "i--",
+            "i += 2",
+            "i -= s",
+            "i = i + k*2",
+            "i = 2 + i",
+        ] {
+            assert!(canonical_increment(ok, "i"), "{ok}");
+        }
+        for bad in ["da[i++] = 0.0", "i++, k++", "j++", "i += k++", "i = j + 1"] {
+            assert!(!canonical_increment(bad, "i"), "{bad}");
+        }
+        assert_eq!(
+            for_increment("for (ii = 0; ii < n; da[ii++] = 0.0);"),
+            Some(" da[ii++] = 0.0")
+        );
+        assert_eq!(
+            for_increment("for (i = f(a, b); i < g(c); i++) x;"),
+            Some(" i++")
+        );
+    }
 
     #[test]
     fn member_chains_are_the_outermost_references() {
