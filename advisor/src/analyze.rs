@@ -2470,7 +2470,7 @@ impl<'a> FunctionContext<'a> {
             .into_iter()
             .filter_map(|iv| {
                 let name = iv.name.clone()?;
-                let step = i64::try_from(iv.step).ok()?;
+                let step = i64::try_from(self.counter_step(iv)?).ok()?;
                 // Read after the loop: some instruction outside it uses the counter.
                 let last_value = self.func.values().any(|v| {
                     let inst = self.func.inst(v);
@@ -2488,6 +2488,19 @@ impl<'a> FunctionContext<'a> {
                 })
             })
             .collect()
+    }
+
+    /// A counter's step as the source writes it: in elements for a pointer (`p++` advances
+    /// the IR's value by the pointee's size), none when the pointee has no size or the byte
+    /// step is not a whole number of elements.
+    fn counter_step(&self, iv: &frontend::loops::InductionVariable) -> Option<i128> {
+        let types = &self.unit.lowered.program.types;
+        let ty = self.func.inst(iv.phi).ty;
+        if !types.is_pointer(ty) {
+            return Some(iv.step);
+        }
+        let size = i128::from(types.size_of(types.pointee(ty)?)?);
+        (size > 0 && iv.step % size == 0).then(|| iv.step / size)
     }
 
     fn calls(&self, id: LoopId, privacy: &crate::privatize::Privacy) -> Vec<Call> {

@@ -165,3 +165,84 @@ fn a_running_position_across_rows_is_not_friendly() {
     assert_ne!(report.verdict, Verdict::Friendly, "{report:#?}");
     differs_in_reverse(RUNNING_POSITION);
 }
+
+/// The loops of `fixtures/pointer_walks.c`, by function: every one is friendly, with these
+/// sections (`[lo, hi)` in bytes) and these counters (name, step in elements).
+fn check_walk(
+    reports: &[advisor::model::LoopReport],
+    function: &str,
+    sections: &[(&str, &str, &str)],
+    counters: &[(&str, i64)],
+) {
+    let report = reports
+        .iter()
+        .find(|r| r.function == function)
+        .unwrap_or_else(|| panic!("no loop in {function}"));
+    assert_eq!(report.verdict, Verdict::Friendly, "{report:#?}");
+    let arrays: Vec<(&str, &str, &str)> = report
+        .parameters
+        .iter()
+        .filter_map(|p| {
+            let b = p.bytes.as_ref()?;
+            Some((p.name.as_str(), b.lo.as_str(), b.hi.as_str()))
+        })
+        .collect();
+    assert_eq!(arrays, sections, "{function}: {report:#?}");
+    let named: Vec<(&str, i64)> = report
+        .counters
+        .iter()
+        .map(|c| (c.name.as_str(), c.step))
+        .collect();
+    assert_eq!(named, counters, "{function}");
+}
+
+/// A pointer advanced beside the index (`s += *p; p++;`, `*q++ = v;`, `p += 3`, `p--`) is a
+/// counter expressed through the index: its accesses address the array it started in over
+/// the whole trip. Before, `p` was an array of its own with an 8-byte section (`[0, 8)`), the
+/// array it walks was missing from the parameters, and a port copied one element. The
+/// sections are checked against interpreted runs in `soundness.rs`.
+#[test]
+fn pointers_advanced_beside_the_index_are_counters_over_the_arrays_they_walk() {
+    let source = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/pointer_walks.c"),
+    )
+    .unwrap();
+    let unit = load(&source);
+    let reports = advisor::analyze::analyze_unit(&unit, &advisor::analyze::Filter::default());
+    check_walk(&reports, "sum_walk", &[("kernel", "0", "8*n")], &[("p", 1)]);
+    check_walk(
+        &reports,
+        "scale_walk",
+        &[("dst", "0", "8*n"), ("src", "0", "8*n")],
+        &[("q", 1), ("r", 1)],
+    );
+    check_walk(
+        &reports,
+        "fill_walk",
+        &[("highlight", "0", "32"), ("pixels", "0", "32*n")],
+        &[("q", 1)],
+    );
+    check_walk(
+        &reports,
+        "convolve_row",
+        &[
+            ("kernel", "0", "8*columns"),
+            ("source", "0", "32*columns - 24"),
+        ],
+        &[("p", 1), ("q", 1)],
+    );
+    check_walk(
+        &reports,
+        "rgb_to_gray",
+        &[("gray", "0", "n"), ("rgb", "0", "3*n")],
+        &[("p", 3)],
+    );
+    check_walk(
+        &reports,
+        "reverse_copy",
+        &[("dst", "0", "8*n"), ("src", "0", "8*n")],
+        &[("p", -1)],
+    );
+    // The program the fixture is: it runs and prints its checksum.
+    assert!(!run(&source).trim().is_empty());
+}

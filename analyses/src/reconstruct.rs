@@ -112,10 +112,12 @@ struct Counter {
     primary_step: i128,
 }
 
-/// The integer induction variables of `l` other than the one its exit tests, whose step is a
-/// multiple of the tested one's: after `k` iterations the counter is `init + k*step` and the
-/// primary `primary_init + k*primary_step`, so one is a polynomial of the other. The
-/// reconstruction expresses these through the primary; reports list them as counters.
+/// The induction variables of `l` other than the one its exit tests, integers or pointers
+/// (`p++` beside `i++`, a byte step), whose step is a multiple of the tested one's: after `k`
+/// iterations the counter is `init + k*step` and the primary `primary_init + k*primary_step`,
+/// so one is a polynomial of the other. The reconstruction expresses these through the
+/// primary, so a pointer walked beside the index addresses the array it started in
+/// (`kernel + 8*i`), not an 8-byte object of its own; reports list them as counters.
 pub fn expressed_counters<'l>(
     program: &Program,
     func: &Function,
@@ -130,7 +132,10 @@ pub fn expressed_counters<'l>(
     }
     l.induction_variables
         .iter()
-        .filter(|iv| iv.phi != primary.phi && types.is_integer(func.inst(iv.phi).ty))
+        .filter(|iv| {
+            let ty = func.inst(iv.phi).ty;
+            iv.phi != primary.phi && (types.is_integer(ty) || types.is_pointer(ty))
+        })
         .filter(|iv| iv.step % primary.step == 0)
         .collect()
 }

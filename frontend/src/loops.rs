@@ -10,7 +10,7 @@
 //! [`Normalizable::IfInvariant`] with the loads in question.
 
 use crate::ir::dominators::Dominators;
-use crate::ir::{BinOp, Block, Function, InstKind, SourceLoopId, Terminator, Value};
+use crate::ir::{BinOp, Block, Function, InstKind, SourceLoopId, Terminator, UnOp, Value};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
@@ -396,13 +396,23 @@ fn step_of(func: &Function, phi: Value, update: Value) -> Option<i128> {
         InstKind::Binary(BinOp::Sub, a, b) if strip_casts(func, a) == phi => {
             func.const_int(strip_casts(func, b)).map(|c| -c)
         }
-        // Pointer induction `p++`: a byte step of `scale * c`.
-        InstKind::PtrAdd { base, index, scale } if strip_casts(func, base) == phi => func
-            .const_int(strip_casts(func, index))
-            .map(|c| c * i128::from(scale)),
+        // Pointer induction `p++`, `p--`: a byte step of `scale * c`.
+        InstKind::PtrAdd { base, index, scale } if strip_casts(func, base) == phi => {
+            signed_constant(func, index).map(|c| c * i128::from(scale))
+        }
         _ => None,
     }
     .filter(|s| *s != 0)
+}
+
+/// `v` as an integer constant, through casts and a negation: `p--` lowers its index as
+/// `neg 1`, which no other pass folds.
+fn signed_constant(func: &Function, v: Value) -> Option<i128> {
+    let v = strip_casts(func, v);
+    match func.inst(v).kind {
+        InstKind::Unary(UnOp::Neg, a) => func.const_int(strip_casts(func, a))?.checked_neg(),
+        _ => func.const_int(v),
+    }
 }
 
 fn exit_test(func: &Function, l: &Loop) -> Option<ExitTest> {
