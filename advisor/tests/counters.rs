@@ -166,8 +166,9 @@ fn a_running_position_across_rows_is_not_friendly() {
     differs_in_reverse(RUNNING_POSITION);
 }
 
-/// The loops of `fixtures/pointer_walks.c`, by function: every one is friendly, with these
-/// sections (`[lo, hi)` in bytes) and these counters (name, step in elements).
+/// The loops of the counters fixture (`tests/fixtures/openmp/walks.c`), by function: every
+/// one is friendly, with these sections (`[lo, hi)` in bytes) and these counters (name, step
+/// in elements).
 fn check_walk(
     reports: &[advisor::model::LoopReport],
     function: &str,
@@ -196,34 +197,33 @@ fn check_walk(
     assert_eq!(named, counters, "{function}");
 }
 
-/// A pointer advanced beside the index (`s += *p; p++;`, `*q++ = v;`, `p += 3`, `p--`) is a
-/// counter expressed through the index: its accesses address the array it started in over
-/// the whole trip. Before, `p` was an array of its own with an 8-byte section (`[0, 8)`), the
-/// array it walks was missing from the parameters, and a port copied one element. The
-/// sections are checked against interpreted runs in `soundness.rs`.
+/// A pointer advanced beside the index (`s += *p; p++;`, `*q++ = v;`, `p += 3`, `p--`,
+/// `*--q`) is a counter expressed through the index: its accesses address the array it
+/// started in over the whole trip. Before, `p` was an array of its own with an 8-byte
+/// section (`[0, 8)`), the array it walks was missing from the parameters, and a port copied
+/// one element. `soundness.rs` checks every touched byte of these loops against interpreted
+/// runs; `tests/openmp_port.rs` runs their ports under a separate device data environment.
 #[test]
 fn pointers_advanced_beside_the_index_are_counters_over_the_arrays_they_walk() {
     let source = std::fs::read_to_string(
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/pointer_walks.c"),
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/openmp/walks.c"),
     )
     .unwrap();
     let unit = load(&source);
     let reports = advisor::analyze::analyze_unit(&unit, &advisor::analyze::Filter::default());
-    check_walk(&reports, "sum_walk", &[("kernel", "0", "8*n")], &[("p", 1)]);
-    check_walk(
-        &reports,
+    let walk = |function, sections, counters| check_walk(&reports, function, sections, counters);
+    walk(
+        "interleave",
+        &[("im", "0", "4*n"), ("out", "0", "8*n"), ("re", "0", "4*n")],
+        &[("k", 2)],
+    );
+    walk("sum_walk", &[("kernel", "0", "8*n")], &[("p", 1)]);
+    walk(
         "scale_walk",
         &[("dst", "0", "8*n"), ("src", "0", "8*n")],
         &[("q", 1), ("r", 1)],
     );
-    check_walk(
-        &reports,
-        "fill_walk",
-        &[("highlight", "0", "32"), ("pixels", "0", "32*n")],
-        &[("q", 1)],
-    );
-    check_walk(
-        &reports,
+    walk(
         "convolve_row",
         &[
             ("kernel", "0", "8*columns"),
@@ -231,17 +231,38 @@ fn pointers_advanced_beside_the_index_are_counters_over_the_arrays_they_walk() {
         ],
         &[("p", 1), ("q", 1)],
     );
-    check_walk(
-        &reports,
-        "rgb_to_gray",
-        &[("gray", "0", "n"), ("rgb", "0", "3*n")],
-        &[("p", 3)],
-    );
-    check_walk(
-        &reports,
+    walk(
         "reverse_copy",
         &[("dst", "0", "8*n"), ("src", "0", "8*n")],
         &[("p", -1)],
+    );
+    walk(
+        "fill",
+        &[("highlight", "0", "32"), ("pixels", "0", "32*n")],
+        &[("q", 1)],
+    );
+    walk(
+        "gray_bytes",
+        &[("gray", "0", "n"), ("rgb", "0", "3*n")],
+        &[("p", 3)],
+    );
+    walk(
+        "pair_sums",
+        &[("a", "0", "8*n + 8"), ("sums", "0", "8*n")],
+        &[("p", 1)],
+    );
+    walk(
+        "backwards",
+        &[("a", "0", "8*n"), ("out", "0", "8*n")],
+        &[("q", -1)],
+    );
+    walk(
+        "every_other",
+        &[
+            ("a", "8*lo", "8*lo + 16*((-lo + n + 1) / 2) - 8"),
+            ("out", "0", "8*((-lo + n + 1) / 2)"),
+        ],
+        &[("q", 1)],
     );
     // The program the fixture is: it runs and prints its checksum.
     assert!(!run(&source).trim().is_empty());

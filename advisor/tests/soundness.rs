@@ -228,7 +228,7 @@ fn every_touched_byte_lies_in_its_reported_section() {
         "reconstruction_example.c",
         "signal_conv1d.c",
         // Pointers advanced beside the index (tests/counters.rs).
-        "../advisor/tests/fixtures/pointer_walks.c",
+        "../tests/fixtures/openmp/walks.c",
     ] {
         let checked = check_sample(file);
         eprintln!("{file}: {checked} accesses checked");

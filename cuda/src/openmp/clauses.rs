@@ -3,6 +3,7 @@
 //! which updates become `atomic`.
 
 use super::atomic::{AtomicForm, AtomicSite};
+use super::counters::TextEdit;
 use super::error::UnitError;
 use super::sections::{covering, Section};
 use crate::ctext::expr_roots;
@@ -37,6 +38,8 @@ pub struct LoopPort {
     pub pragma: String,
     /// The reductions' update statements made atomic.
     pub atomics: Vec<AtomicSite>,
+    /// Text the port replaces in the loop (its counters computed from the index).
+    pub edits: Vec<TextEdit>,
     /// Clauses that make the compiler check the data clauses are complete
     /// (`defaultmap(none)` and the scalars' `firstprivate`, which is their default anyway):
     /// added for validation builds, where a variable left out is a compile error rather
@@ -164,8 +167,21 @@ pub fn plan_port(
             )));
         }
     }
-    // A second counter (`i++, k++`) gets its own advice below.
-    if let Some(step) = for_increment(ctx.slice(site.span)).filter(|_| report.counters.is_empty()) {
+    // Second counters (`p++`, `k += 2` beside `i++`) are computed from the index in the
+    // body; the increment is checked as it is once their updates are dropped.
+    let counters =
+        super::counters::plan_counters(&ctx, unit, site, report, induction).map_err(|why| {
+            refuse(format!(
+                "{why}; or compute it from `{}` yourself",
+                induction.var
+            ))
+        })?;
+    notes.extend(counters.notes.iter().cloned());
+    if let Some(step) = counters
+        .increment
+        .as_deref()
+        .or_else(|| for_increment(ctx.slice(site.span)))
+    {
         if !canonical_increment(step, &induction.var) {
             return Err(refuse(format!(
                 "the loop's increment `{}` is not OpenMP's canonical `{v}++` or `{v} += step`: move the rest into the body",
@@ -329,16 +345,9 @@ pub fn plan_port(
         }
     }
 
-    // A second counter (`k += 2` beside `i++`) has no canonical OpenMP form: clang 16
-    // accepts neither `linear` on the combined target construct nor a comma in the loop's
-    // increment. The person rewrites it from the index, which the report gives.
-    if let Some(c) = report.counters.first() {
-        let c = advisor::model::Counter {
-            name: renamed(&c.name),
-            ..c.clone()
-        };
-        return Err(refuse(c.refusal(report, "port again")));
-    }
+    // A counter's body copy is private already; the variable keeps its entry value.
+    let is_counter = |v: &str| report.counters.iter().any(|c| c.name == v);
+    private.retain(|v| !is_counter(v));
 
     // Data.
     let mut maps: BTreeMap<Dir, Vec<String>> = BTreeMap::new();
@@ -385,7 +394,7 @@ pub fn plan_port(
         })
         .collect();
     let mapped_aliases: Vec<&String> = aliases.values().collect();
-    let mut firstprivate: Vec<String> = Vec::new();
+    let mut firstprivate: Vec<String> = counters.integers.clone();
     let mut arrays: Vec<ArrayMap> = Vec::new();
     let array_map = |name: &str, section: Option<Section>, bytes, role: Role| ArrayMap {
         name: name.to_string(),
@@ -620,6 +629,13 @@ pub fn plan_port(
             firstprivate.push(v);
         }
     }
+    // A pointer counter's entry value becomes the device address of the array it points
+    // into, which the clauses above map (a zero-length section maps nothing itself).
+    for p in &counters.pointers {
+        if !mapped(&maps, p) {
+            maps.entry(Dir::To).or_default().push(format!("{p}[0:0]"));
+        }
+    }
     for (dir, items) in &maps {
         clauses.push(format!("map({}: {})", dir.keyword(), items.join(", ")));
     }
@@ -649,6 +665,7 @@ pub fn plan_port(
         span: site.span,
         pragma: pragma_text("#pragma omp target teams distribute parallel for", &clauses),
         atomics,
+        edits: counters.edits,
         device_functions,
         strict_clauses: std::iter::once("defaultmap(none)".to_string())
             .chain(

@@ -10,6 +10,7 @@
 
 pub mod atomic;
 pub mod clauses;
+pub mod counters;
 pub mod error;
 pub mod region;
 pub mod rewrite;

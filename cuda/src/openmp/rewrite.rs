@@ -5,6 +5,7 @@
 
 use super::atomic::{compare_rewrite, AtomicForm, AtomicSite};
 use super::clauses::LoopPort;
+use super::counters::TextEdit;
 use super::error::{PortError, RegionError};
 use super::region::DataRegion;
 use super::sections::helper_macros;
@@ -42,6 +43,8 @@ enum Edit<'a> {
     /// `target update` directives before this column (after a statement when the rest of
     /// the line is blank).
     Update(&'a str),
+    /// Text of the loop replaced (its counters computed from the index).
+    Text(&'a TextEdit),
 }
 
 /// A function definition (first and last line) compiled for the device from this file.
@@ -105,10 +108,20 @@ pub fn port_file(
         for a in &p.atomics {
             edits.push((a.line, a.col, Edit::Atomic(a)));
         }
+        for t in &p.edits {
+            edits.push((t.line, t.col, Edit::Text(t)));
+        }
     }
     // Bottom-up, so earlier line numbers stay valid.
     edits.sort_by_key(|e| std::cmp::Reverse((e.0, e.1)));
-    edits.dedup_by(|a, b| a.0 == b.0 && a.1 == b.1);
+    // An edit of one kind at one place is made once; a text edit is never dropped for
+    // another edit that starts where it does (the counters check they do not overlap).
+    edits.dedup_by(|a, b| {
+        a.0 == b.0
+            && a.1 == b.1
+            && std::mem::discriminant(&a.2) == std::mem::discriminant(&b.2)
+            && !matches!(a.2, Edit::Text(_))
+    });
     for (line, col, edit) in &edits {
         let at = *line as usize - 1;
         let text = lines.get(at).ok_or_else(|| PortError::NoSuchLine {
@@ -138,6 +151,7 @@ pub fn port_file(
             Edit::Loop(_) => "for",
             Edit::Atomic(a) => &a.token,
             Edit::Region(r) => &r.keyword,
+            Edit::Text(t) => &t.original,
             Edit::DeclareTarget | Edit::EndDeclareTarget | Edit::Update(_) => {
                 unreachable!("handled above")
             }
@@ -181,6 +195,10 @@ pub fn port_file(
                 insert_directive(&mut lines, at, col0, &text)
             }
             Edit::DeclareTarget | Edit::EndDeclareTarget | Edit::Update(_) => {}
+            Edit::Text(t) => {
+                let line = &mut lines[at];
+                line.replace_range(col0..col0 + t.original.len(), &t.replacement);
+            }
             Edit::Loop(p) => {
                 let pragma = if strict {
                     let mut t = p.pragma.clone();
