@@ -947,7 +947,7 @@ fn a_packed_triangle_passes_and_its_shrunk_section_fails() {
     // MDAnalysis' shape: row `i` of the packed upper triangle starts at `i*(2n - i - 1)/2`
     // and an inner counter runs along it; the section is the whole triangle.
     let file = "tests/fixtures/openmp/counters.c";
-    let id = format!("{file}:9");
+    let id = format!("{file}:8");
     let run = |extra: &[&str]| {
         let mut all = vec!["validate", file, "--loop", &id, "--backend", backend()];
         all.extend_from_slice(extra);
@@ -975,6 +975,31 @@ fn min_max_histograms_and_elements_validate() {
     let out = validate_file(file, 17, &[], &[]);
     assert!(
         text(&out).contains("`vmax` [0, 296): pass (37 doubles"),
+        "{}",
+        text(&out)
+    );
+}
+
+/// Integer counters beside the index (`i++, k += 2`; `k++` in a loop that runs down) are
+/// computed from the index at the top of the kernel's body; a pointer counter is refused
+/// with what to do (the OpenMP target ports it).
+#[test]
+fn integer_counters_are_computed_from_the_index_and_pointer_walks_are_refused() {
+    let file = "tests/fixtures/openmp/walks.c";
+    all_pass_file(file, &[&[]], &[(17, &[]), (123, &[])]);
+    let dir = scratch("counters");
+    let d = dir.to_string_lossy().to_string();
+    let out = warpwise(&["emit", file, "--loop", &format!("{file}:17"), "-o", &d]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let kernel = std::fs::read_to_string(dir.join("interleave_L17.cu")).unwrap();
+    assert!(
+        kernel.contains("{ auto ww_k = k + 2 * (i - (0));\n            out[ww_k] = re[i];"),
+        "{kernel}"
+    );
+    let out = warpwise(&["emit", file, "--loop", &format!("{file}:27"), "-o", &d]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(
+        text(&out).contains("pointer `p` is advanced beside the index: the kernel does not compute its device address yet"),
         "{}",
         text(&out)
     );

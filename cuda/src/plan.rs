@@ -938,11 +938,6 @@ pub fn plan(
             )));
         }
     }
-    // A thread runs one iteration: a counter advanced beside the index would start from
-    // its entry value in every thread.
-    if let Some(c) = report.counters.first() {
-        return Err(refuse(c.refusal(report, "generate again")));
-    }
     if let Some(p) = report.private.iter().find(|p| p.last_value) {
         return Err(refuse(format!(
             "`{}` is lastprivate (its last value is read after the loop): copying it out is not generated yet",
@@ -1104,6 +1099,36 @@ pub fn plan(
         outer_site
     };
     let (mut body, body_from_source, body_indent) = source_text(&ctx, body_site.body);
+    // A thread runs one iteration: a counter advanced beside the index is computed from it
+    // at the top of the body (`auto ww_k = k + 2 * (i - (0));`) and its update dropped.
+    if let Some(c) = report.counters.first() {
+        let induction = report
+            .induction
+            .as_ref()
+            .ok_or_else(|| refuse(c.refusal(report, "generate again")))?;
+        if nest.len() == 2 {
+            return Err(refuse(format!(
+                "{} (the kernel's body is the inner loop's, which does not see it)",
+                c.refusal(report, "generate again")
+            )));
+        }
+        let rewrite = crate::counters::rewrite_counters(
+            &ctx,
+            outer_site,
+            report,
+            induction,
+            crate::counters::Dialect::Cxx,
+        )
+        .map_err(|why| refuse(format!("{why}; or {}", c.refusal(report, "generate again"))))?;
+        if let Some((p, _)) = rewrite.pointers.first() {
+            return Err(refuse(format!(
+                "pointer `{p}` is advanced beside the index: the kernel does not compute its device address yet (the OpenMP target does); index the array it walks with `{}` instead",
+                induction.var
+            )));
+        }
+        body = crate::counters::rewrite_body(&body, &rewrite).map_err(&refuse)?;
+        notes.push(crate::counters::note(report, induction));
+    }
     // Loop variables declared outside their `for` live on after the loop.
     let mut outliving = Vec::new();
     for (l, site) in nest.iter().zip([Some(outer_site), inner_site]) {

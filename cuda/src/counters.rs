@@ -1,0 +1,480 @@
+//! Second counters in ports: a variable the loop advances beside its index (`p++` next to
+//! `i++`, `k += 2`, `*q++ = v`) is computed from the index at the top of the body,
+//! `ww_p = p + 1 * (i - 0);`, the body's uses read `ww_p` (the advanced value after the
+//! update) and the update is dropped. The variable itself then only holds its value at the
+//! loop's entry, which every thread reads. This plans the rewrite on the loop statement's
+//! tokens; the OpenMP target turns it into edits of the original file, the CUDA one applies
+//! it to the kernel's body.
+
+use crate::ctext::{code_tokens, tok_text, Tok, TokKind};
+use crate::plan::Ctx;
+use advisor::model::{Counter, Induction, LoopReport};
+use frontend::access_sites::LoopSite;
+
+/// The rewrite of a loop's counters.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct CounterRewrite {
+    /// Replacements of the loop statement's tokens `first..=last`, in order, disjoint.
+    pub replaced: Vec<(usize, usize, String)>,
+    /// The index of the body's first token.
+    pub body_start: usize,
+    /// The loop's increment once the counters' updates are dropped from it (`i++` of
+    /// `i++, p++`).
+    pub increment: String,
+    /// Integer counters.
+    pub integers: Vec<String>,
+    /// Pointer counters, and whether the first iteration dereferences each at its entry
+    /// value (which is then inside the section of the array it walks).
+    pub pointers: Vec<(String, bool)>,
+}
+
+/// The prefix of the per-iteration copy of counter `name`.
+const PREFIX: &str = "ww_";
+
+/// Plans the rewrite of `report`'s counters in the `for` loop at `site` (which has some);
+/// an error says why the loop cannot be rewritten (the port is then refused with it).
+pub(crate) fn rewrite_counters(
+    ctx: &Ctx<'_>,
+    site: &LoopSite,
+    report: &LoopReport,
+    induction: &Induction,
+    dialect: Dialect,
+) -> Result<CounterRewrite, String> {
+    let stmt = ctx.slice(site.span);
+    let toks = code_tokens(stmt);
+    let text = |k: usize| toks.get(k).map_or("", |t| tok_text(stmt, t));
+    let shape = LoopShape::of(stmt, &toks).ok_or("the loop's header was not found")?;
+    let iteration = iteration_number(ctx, site, stmt, &toks, &shape, induction)?;
+    // Token index -> its replacement; merged with the body's opening below.
+    let mut replaced: Vec<(usize, usize, String)> = Vec::new();
+    let mut declarations = Vec::new();
+    let (mut integers, mut pointers) = (Vec::new(), Vec::new());
+    for c in &report.counters {
+        let name = c.name.as_str();
+        if c.last_value {
+            return Err(format!(
+                "`{name}` (advanced by {} per iteration beside `{}`) is read after the loop: a port would have to compute its final value there",
+                c.step, induction.var
+            ));
+        }
+        if declared_inside(ctx, site, name) {
+            return Err(format!(
+                "a variable declared in the loop is also named `{name}`"
+            ));
+        }
+        let uses: Vec<usize> = (1..toks.len())
+            .filter(|&k| text(k) == name && !matches!(text(k - 1), "." | "->"))
+            .collect();
+        if uses.iter().any(|&k| k <= shape.cond_end) {
+            return Err(format!(
+                "`{name}` is used in the loop's initialization or condition: rewrite the loop over `{}` alone",
+                induction.var
+            ));
+        }
+        let updates: Vec<(usize, Update)> = uses
+            .iter()
+            .filter_map(|&k| Update::at(&toks, stmt, k, &shape).map(|u| (k, u)))
+            .collect();
+        let [(at, update)] = updates.as_slice() else {
+            return Err(format!(
+                "`{name}` is advanced in {} places of the loop's text (or through a macro): rewrite it as one update per iteration",
+                updates.len()
+            ));
+        };
+        let copy = format!("{PREFIX}{name}");
+        let advanced = format!("({copy} + {})", c.step);
+        let (mut first, mut last) = (update.first_token(*at), update.last_token(*at));
+        let replacement = update.replacement(&copy, &advanced);
+        // `i++, p++` loses `, p++`; `p++, i++` loses `p++, `; `p++;` in the body goes.
+        if replacement.is_empty() {
+            if !shape.in_increment(*at) || text(first - 1) != "," {
+                last += 1;
+            } else {
+                first -= 1;
+            }
+        }
+        replaced.push((first, last, replacement));
+        for &k in &uses {
+            if k == *at {
+                continue;
+            }
+            // The increment runs after the body.
+            let before = k > shape.close && (shape.in_increment(*at) || k < *at);
+            if before {
+                replaced.push((k, k, copy.clone()));
+            } else if k > *at && !shape.in_increment(k) {
+                // Read after the update in the same iteration: the advanced value.
+                replaced.push((k, k, advanced.clone()));
+            } else {
+                return Err(format!(
+                    "`{name}` is used in the loop's increment beside its update"
+                ));
+            }
+        }
+        declarations.push(dialect.declaration(c, &copy, &iteration));
+        if pointer(ctx, name) {
+            // Whether the first iteration dereferences the pointer at its entry value,
+            // which is then inside the array's section.
+            let entry = shape.close + 1;
+            let dereferenced = uses.iter().any(|&k| {
+                let postfix = matches!(update, Update::Postfix { .. });
+                (k < *at || (k == *at && postfix) || shape.in_increment(*at))
+                    && dereference(&toks, stmt, entry, k)
+                    && unconditional(&toks, stmt, entry, k)
+            });
+            pointers.push((name.to_string(), dereferenced));
+        } else {
+            integers.push(name.to_string());
+        }
+    }
+    // The copies are declared first in the body: after its `{`, or in a block made around
+    // a body that is one statement.
+    let open = shape.close + 1;
+    let declared = declarations.join(" ");
+    let last = toks.len() - 1;
+    if text(open) == "{" {
+        replaced.push((open, open, format!("{{ {declared}")));
+    } else {
+        prefix_token(&mut replaced, open, &format!("{{ {declared} "), text(open));
+        suffix_token(&mut replaced, last, " }", text(last));
+    }
+    replaced.sort_by_key(|(first, _, _)| *first);
+    if replaced.windows(2).any(|w| w[0].1 >= w[1].0) {
+        return Err("two rewrites of the counters overlap in the loop's text".into());
+    }
+    let kept: Vec<&str> = (shape.cond_end + 1..shape.close)
+        .filter(|&k| {
+            !replaced
+                .iter()
+                .any(|(first, last, _)| (*first..=*last).contains(&k))
+        })
+        .map(text)
+        .collect();
+    Ok(CounterRewrite {
+        replaced,
+        body_start: open,
+        increment: kept.join(" "),
+        integers,
+        pointers,
+    })
+}
+
+/// Says what the rewrite of `report`'s counters did.
+pub(crate) fn note(report: &LoopReport, induction: &Induction) -> String {
+    let names: Vec<String> = report
+        .counters
+        .iter()
+        .map(|c| format!("`{}`", c.name))
+        .collect();
+    format!(
+        "{} {} computed from `{}` at the top of the body (`{PREFIX}` copies) and {} update dropped: the iterations no longer carry {}",
+        names.join(", "),
+        if names.len() == 1 { "is" } else { "are" },
+        induction.var,
+        if names.len() == 1 { "its" } else { "their" },
+        if names.len() == 1 { "it" } else { "them" },
+    )
+}
+
+/// `body` (the text of the loop's body statement, whose tokens are those of the loop
+/// statement from `rewrite.body_start` on) with the rewrite applied.
+pub(crate) fn rewrite_body(body: &str, rewrite: &CounterRewrite) -> Result<String, String> {
+    let toks = code_tokens(body);
+    let mut out = String::with_capacity(body.len() + 200);
+    let mut at = 0;
+    for (first, last, replacement) in &rewrite.replaced {
+        let (Some(first), Some(last)) = (
+            first.checked_sub(rewrite.body_start),
+            last.checked_sub(rewrite.body_start),
+        ) else {
+            continue; // in the loop's header
+        };
+        let (Some(a), Some(b)) = (toks.get(first), toks.get(last)) else {
+            return Err("the body's text does not match the loop's".into());
+        };
+        out.push_str(&body[at..a.start]);
+        out.push_str(replacement);
+        at = b.end;
+    }
+    out.push_str(&body[at..]);
+    Ok(out)
+}
+/// The language a counter's per-iteration copy is declared in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Dialect {
+    /// `__typeof__(p) ww_p = p + step * (iteration);` (GNU C, which clang compiles).
+    C,
+    /// `auto ww_p = p + step * (iteration);` (CUDA C++).
+    Cxx,
+}
+
+impl Dialect {
+    fn declaration(self, c: &Counter, copy: &str, iteration: &str) -> String {
+        let name = &c.name;
+        let ty = match self {
+            Dialect::C => format!("__typeof__({name})"),
+            Dialect::Cxx => "auto".to_string(),
+        };
+        format!("{ty} {copy} = {name} + {} * ({iteration});", c.step)
+    }
+}
+
+/// Where the parts of a `for` statement's tokens are.
+struct LoopShape {
+    /// The `;` after the condition (the increment follows it).
+    cond_end: usize,
+    /// The `)` closing the header.
+    close: usize,
+}
+
+impl LoopShape {
+    fn of(stmt: &str, toks: &[Tok]) -> Option<LoopShape> {
+        if toks.first().map(|t| tok_text(stmt, t)) != Some("for") {
+            return None;
+        }
+        let mut depth = 0i32;
+        let mut semis = Vec::new();
+        for (k, t) in toks.iter().enumerate().skip(1) {
+            match tok_text(stmt, t) {
+                "(" | "[" | "{" => depth += 1,
+                ")" if depth == 1 => {
+                    return Some(LoopShape {
+                        cond_end: *semis.get(1)?,
+                        close: k,
+                    })
+                }
+                ")" | "]" | "}" => depth -= 1,
+                ";" if depth == 1 => semis.push(k),
+                _ => {}
+            }
+        }
+        None
+    }
+
+    fn in_increment(&self, k: usize) -> bool {
+        k > self.cond_end && k < self.close
+    }
+}
+
+/// How an occurrence of a counter updates it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Update {
+    /// `p++` or `p--`; `statement`: nothing else is done with the value.
+    Postfix { statement: bool },
+    /// `++p` or `--p`.
+    Prefix { statement: bool },
+    /// `p += e` or `p -= e` as a statement of its own (or a part of the increment), up to
+    /// token `end` (exclusive).
+    Compound { end: usize },
+}
+
+impl Update {
+    /// The update made by the occurrence of the counter at token `k`, if any.
+    fn at(toks: &[Tok], stmt: &str, k: usize, shape: &LoopShape) -> Option<Update> {
+        let text = |i: usize| toks.get(i).map_or("", |t| tok_text(stmt, t));
+        let in_header = shape.in_increment(k);
+        // Whether the expression at tokens `from..=to` is all of its statement (or of one
+        // comma-separated part of the increment).
+        let alone = |from: usize, to: usize| {
+            let before = text(from.wrapping_sub(1));
+            let after = text(to + 1);
+            if in_header {
+                matches!(before, ";" | ",") && matches!(after, ")" | ",")
+            } else {
+                matches!(before, ";" | "{" | "}") && after == ";"
+            }
+        };
+        match text(k + 1) {
+            "++" | "--" => {
+                return Some(Update::Postfix {
+                    statement: alone(k, k + 1),
+                })
+            }
+            "+=" | "-=" => {
+                let mut depth = 0i32;
+                let mut end = k + 2;
+                while end < toks.len() {
+                    match text(end) {
+                        "(" | "[" | "{" => depth += 1,
+                        ")" | "]" | "}" if depth > 0 => depth -= 1,
+                        ")" | "]" | "}" | ";" | "," if depth == 0 => break,
+                        _ => {}
+                    }
+                    end += 1;
+                }
+                // An embedded `x = (p += 3)` is not rewritten: `end` is then not the end
+                // of a statement, and `at` reports no update, so the counter has none.
+                return alone(k, end - 1).then_some(Update::Compound { end });
+            }
+            _ => {}
+        }
+        if matches!(text(k.wrapping_sub(1)), "++" | "--") {
+            return Some(Update::Prefix {
+                statement: alone(k - 1, k),
+            });
+        }
+        None
+    }
+
+    fn first_token(self, k: usize) -> usize {
+        match self {
+            Update::Prefix { .. } => k - 1,
+            _ => k,
+        }
+    }
+
+    fn last_token(self, k: usize) -> usize {
+        match self {
+            Update::Postfix { .. } => k + 1,
+            Update::Prefix { .. } => k,
+            Update::Compound { end } => end - 1,
+        }
+    }
+
+    /// The text the update becomes: nothing when it is a statement of its own, else the
+    /// value the expression had (`copy` before the update, `advanced` after it).
+    fn replacement(self, copy: &str, advanced: &str) -> String {
+        match self {
+            Update::Postfix { statement: true }
+            | Update::Prefix { statement: true }
+            | Update::Compound { .. } => String::new(),
+            Update::Postfix { statement: false } => copy.to_string(),
+            Update::Prefix { statement: false } => advanced.to_string(),
+        }
+    }
+}
+
+/// The number of the iteration, from the index as the source names it and the start the
+/// loop's initialization gives it: `i - (lo)`, `(lo) - i`, `(i - (lo)) / 2`.
+fn iteration_number(
+    ctx: &Ctx<'_>,
+    site: &LoopSite,
+    stmt: &str,
+    toks: &[Tok],
+    shape: &LoopShape,
+    induction: &Induction,
+) -> Result<String, String> {
+    let text = |i: usize| toks.get(i).map_or("", |t| tok_text(stmt, t));
+    // `for (i = lo;` or `for (T i = lo;`: the start as written.
+    let init_end = (2..shape.cond_end)
+        .find(|&k| text(k) == ";")
+        .ok_or("the loop has no initialization")?;
+    let eq = (2..init_end)
+        .find(|&k| text(k) == "=")
+        .filter(|&k| text(k - 1) == induction.var)
+        .ok_or_else(|| format!("the loop's initialization does not set `{}`", induction.var))?;
+    let lower = stmt[toks[eq + 1].start..toks[init_end - 1].end].trim();
+    let body = ctx.slice(site.body);
+    let written = toks[eq + 1..init_end]
+        .iter()
+        .any(|t| t.kind == TokKind::Ident && crate::plan::written_in(body, tok_text(stmt, t)));
+    // No call and no assignment: the start is evaluated again in every thread.
+    let simple = toks[eq + 1..init_end].iter().all(|t| {
+        let s = tok_text(stmt, t);
+        !matches!(s, "=" | "++" | "--" | "+=" | "-=" | "," | "(")
+    });
+    if !simple || written {
+        return Err(format!(
+            "the loop's start `{lower}` is not a plain expression the iterations leave alone: compute the counters from `{}` by hand",
+            induction.var
+        ));
+    }
+    let step: i64 = induction
+        .step
+        .parse()
+        .map_err(|_| format!("the index steps by `{}`, not a constant", induction.step))?;
+    let var = &induction.var;
+    Ok(match step {
+        1 => format!("{var} - ({lower})"),
+        -1 => format!("({lower}) - {var}"),
+        s => format!("({var} - ({lower})) / {s}"),
+    })
+}
+
+/// Whether the occurrence of a pointer at token `k` is dereferenced at offset zero: `*p`,
+/// `p->f`, `p[0]` (`entry`: the body's first token, where a `*` is unary).
+fn dereference(toks: &[Tok], stmt: &str, entry: usize, k: usize) -> bool {
+    let text = |i: usize| toks.get(i).map_or("", |t| tok_text(stmt, t));
+    let unary_star = text(k - 1) == "*"
+        && (k - 1 == entry
+            || (matches!(toks[k - 2].kind, TokKind::Punct) && !matches!(text(k - 2), ")" | "]")));
+    unary_star
+        || text(k + 1) == "->"
+        || (text(k + 1) == "[" && text(k + 2) == "0" && text(k + 3) == "]")
+}
+
+/// Whether token `k` is in a statement of the body's top level (from token `entry`) that
+/// runs in every iteration: no enclosing block, no condition or short circuit before it in
+/// its statement.
+fn unconditional(toks: &[Tok], stmt: &str, entry: usize, k: usize) -> bool {
+    let text = |i: usize| toks.get(i).map_or("", |t| tok_text(stmt, t));
+    let top = usize::from(text(entry) == "{");
+    let mut depth = 0usize;
+    let mut start = entry + top;
+    for i in entry..k {
+        match text(i) {
+            "{" => depth += 1,
+            "}" => {
+                depth = depth.saturating_sub(1);
+                if depth == top {
+                    start = i + 1;
+                }
+            }
+            ";" if depth == top => start = i + 1,
+            _ => {}
+        }
+    }
+    depth == top
+        && !(start..k).any(|i| {
+            matches!(
+                text(i),
+                "if" | "while"
+                    | "for"
+                    | "switch"
+                    | "do"
+                    | "else"
+                    | "case"
+                    | "?"
+                    | "&&"
+                    | "||"
+                    | "goto"
+                    | "return"
+                    | "break"
+                    | "continue"
+            )
+        })
+        && !(entry..k).any(|i| matches!(text(i), "continue" | "break" | "return" | "goto"))
+}
+
+/// Whether `name` has a pointer type where the loop is.
+fn pointer(ctx: &Ctx<'_>, name: &str) -> bool {
+    ctx.type_of(name)
+        .is_some_and(|t| matches!(ctx.types.get(t), frontend::types::Type::Pointer { .. }))
+}
+
+/// Whether a variable declared in the loop's text is named `name`.
+fn declared_inside(ctx: &Ctx<'_>, site: &LoopSite, name: &str) -> bool {
+    ctx.sites.accesses.iter().any(|a| {
+        a.span.start >= site.span.start
+            && a.span.end <= site.span.end
+            && a.variable.as_ref().is_some_and(|v| {
+                v.name == name && v.local_decl.is_some_and(|d| d >= site.span.start)
+            })
+    })
+}
+
+/// Puts `prefix` before token `k`, merged with a replacement of it already planned.
+fn prefix_token(replaced: &mut Vec<(usize, usize, String)>, k: usize, prefix: &str, token: &str) {
+    match replaced.iter_mut().find(|(first, _, _)| *first == k) {
+        Some((_, _, r)) => r.insert_str(0, prefix),
+        None => replaced.push((k, k, format!("{prefix}{token}"))),
+    }
+}
+
+/// Puts `suffix` after token `k`, merged with a replacement ending there.
+fn suffix_token(replaced: &mut Vec<(usize, usize, String)>, k: usize, suffix: &str, token: &str) {
+    match replaced.iter_mut().find(|(_, last, _)| *last == k) {
+        Some((_, _, r)) => r.push_str(suffix),
+        None => replaced.push((k, k, format!("{token}{suffix}"))),
+    }
+}
