@@ -9,6 +9,7 @@ use crate::model::{
     Access, Bytes, Call, DependencePair, Induction, LoopReport, ParamKind, Parameter, Reason,
     Reduction, ReductionKind, Role, Verdict,
 };
+use crate::rebase::EntryOffset;
 use crate::rules::{self, ww111_undecided_dependence as undecided, Finding};
 use crate::space::{iv_range, Space};
 use analyses::invariant::{loop_invariants_in, AliasPolicy, FunctionInvariance, Invariants};
@@ -2604,6 +2605,7 @@ impl<'a> FunctionContext<'a> {
             }
         }
         let mut array_names = HashSet::new();
+        let mut dominators = None;
         for (name, (var, reads, writes, elem)) in &bases {
             let symbol = self.rec.symbols.info(var);
             let (nested, c_type, kind) = match symbol.map(|s| &s.origin) {
@@ -2685,6 +2687,52 @@ impl<'a> FunctionContext<'a> {
                             .unwrap_or((None, None));
                         let lo = crate::access::tighter(lo, rlo, false, &space.env);
                         let hi = crate::access::tighter(hi, rhi, true, &space.env);
+                        // Named after a variable: relative to it as the loop finds it.
+                        let rebased = match crate::rebase::entry_offset(
+                            self.func,
+                            self.rec,
+                            l,
+                            name,
+                            var,
+                            &mut dominators,
+                        ) {
+                            EntryOffset::Same => Ok((lo, hi)),
+                            EntryOffset::Moved(offset) => {
+                                match (lo.checked_sub(&offset), hi.checked_sub(&offset)) {
+                                    (Ok(lo), Ok(hi)) => {
+                                        notes.push(format!(
+                                            "relative to `{name}` where the loop starts, {} bytes past the value the accesses are expressed from",
+                                            offset.to_c()
+                                        ));
+                                        Ok((lo, hi))
+                                    }
+                                    _ => Err(format!(
+                                        "`{name}` moved {} bytes before the loop, which the engine cannot subtract",
+                                        offset.to_c()
+                                    )),
+                                }
+                            }
+                            EntryOffset::Unknown(why) => Err(why),
+                        };
+                        let (lo, hi) = match rebased {
+                            Ok(section) => section,
+                            Err(why) => {
+                                notes.push(format!("section unknown statically: {why}"));
+                                array_names.insert(name.clone());
+                                out.push(Parameter {
+                                    name: name.clone(),
+                                    nested,
+                                    role,
+                                    kind,
+                                    c_type: c_type.clone(),
+                                    elem_bytes: Some(*elem),
+                                    bytes: None,
+                                    notes,
+                                    storage: crate::globals::storage(self.func, self.rec, var),
+                                });
+                                continue;
+                            }
+                        };
                         let size = hi
                             .checked_sub(&lo)
                             .map(|e| e.to_c())

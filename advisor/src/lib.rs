@@ -29,6 +29,7 @@ pub mod present;
 pub mod privatize;
 pub mod program;
 pub mod program_facts;
+pub mod rebase;
 pub mod recipe;
 pub mod reductions;
 pub mod rules;

@@ -205,6 +205,7 @@ fn check_walk(
 /// runs; `tests/openmp_port.rs` runs their ports under a separate device data environment.
 #[test]
 fn pointers_advanced_beside_the_index_are_counters_over_the_arrays_they_walk() {
+    let run_program = run;
     let source = std::fs::read_to_string(
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/openmp/walks.c"),
     )
@@ -264,6 +265,28 @@ fn pointers_advanced_beside_the_index_are_counters_over_the_arrays_they_walk() {
         ],
         &[("q", 1)],
     );
+    walk("shifted", &[("q", "0", "8*n")], &[]);
+    // Three runs of a row, each starting where the last stopped: each run's section is
+    // relative to `q` as the run finds it (before, the second was `[32*x, 32*width + 32*x)`
+    // from the function's `q`, with the first run's `x`, a variable out of scope there).
+    let runs: Vec<(String, String, bool)> = reports
+        .iter()
+        .filter(|r| r.function == "frame_row")
+        .map(|r| {
+            let q = r.parameters.iter().find(|p| p.name == "q").unwrap();
+            let b = q.bytes.as_ref().expect("a section for `q`");
+            (b.lo.clone(), b.hi.clone(), r.counters[0].last_value)
+        })
+        .collect();
+    let run = |lo: &str, hi: &str, last| (lo.to_string(), hi.to_string(), last);
+    assert_eq!(
+        runs,
+        vec![
+            run("0", "32*border", true),
+            run("0", "32*width", true),
+            run("0", "32*border", false)
+        ]
+    );
     // The program the fixture is: it runs and prints its checksum.
-    assert!(!run(&source).trim().is_empty());
+    assert!(!run_program(&source).trim().is_empty());
 }

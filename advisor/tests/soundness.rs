@@ -159,6 +159,27 @@ fn check_loop(
                 _ => {}
             }
         }
+        // A section named after a variable is relative to that variable as the loop finds
+        // it (a counter's entry value, a pointer moved before the loop): its address in
+        // this call, from the run. A counter's is its header phi's first value; the
+        // definition `value_at_entry` picks runs once before the (outermost) loop.
+        let mut dominators = None;
+        let l = forest.loop_(loop_id);
+        for (name, var) in rec.symbols.iter().map(|s| (s.var.name(), &s.var)) {
+            let counter = l
+                .induction_variables
+                .iter()
+                .find(|iv| iv.name.as_deref() == Some(name))
+                .map(|iv| iv.phi);
+            let at_entry = counter.or_else(|| {
+                advisor::rebase::value_at_entry(func, &rec, l, name, var, &mut dominators)
+            });
+            if let Some(Val::Ptr { alloc, offset }) =
+                at_entry.and_then(|v| trace.values.get(&(func.name.clone(), epoch, v)))
+            {
+                pointers.insert(name.to_string(), (*alloc, *offset));
+            }
+        }
         for p in &report.parameters {
             let Some(bytes) = &p.bytes else { continue };
             let Some(&(alloc, base)) = pointers.get(&p.name) else {

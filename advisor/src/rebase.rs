@@ -1,0 +1,117 @@
+//! Sections named by a variable the function moved before the loop: the reconstruction
+//! builds every address from the value a base had where it was made (a parameter at the
+//! function's entry, the pointer a call returned), so after `q += off;`, or in the second
+//! of two loops that each advance `q`, the section of `q` is `[8*off, ...)` from that value.
+//! A reader and a port take `q` to be the variable as the loop finds it, so the section is
+//! given relative to that value instead (`[0, 8*n)`), or withheld when the variable holds
+//! something the base does not express.
+
+use analyses::reconstruct::Reconstruction;
+use frontend::ir::dominators::Dominators;
+use frontend::ir::{Function, Value};
+use frontend::loops::Loop;
+use symbolic::{Expr, Var};
+
+/// Where the variable a section is named after points when the loop starts, against the
+/// base value the section is expressed from.
+#[derive(Clone, Debug, PartialEq)]
+pub enum EntryOffset {
+    /// At the base itself (or the name is not a variable of the function).
+    Same,
+    /// This many bytes past it.
+    Moved(Expr),
+    /// Somewhere the base does not express, and why.
+    Unknown(String),
+}
+
+/// How far the variable `name`, as loop `l` finds it, is from `base`, the value the
+/// reconstruction expresses the loop's accesses through it from. `dominators` is computed
+/// on first use (only a variable assigned more than once needs it).
+pub fn entry_offset(
+    func: &Function,
+    rec: &Reconstruction,
+    l: &Loop,
+    name: &str,
+    base: &Var,
+    dominators: &mut Option<Dominators>,
+) -> EntryOffset {
+    let Some(value) = value_at_entry(func, rec, l, name, base, dominators) else {
+        return EntryOffset::Same;
+    };
+    let Some(expr) = rec.single(value) else {
+        return EntryOffset::Unknown(format!(
+            "`{name}` holds one of several values where the loop starts, and the section is expressed from another"
+        ));
+    };
+    match expr.checked_sub(&Expr::var(base.name())) {
+        Ok(offset) if !offset.vars().contains(base) => match offset.as_constant() {
+            Some(c) if c == num_rational::BigRational::from_integer(0.into()) => {
+                EntryOffset::Same
+            }
+            _ => EntryOffset::Moved(offset),
+        },
+        _ => EntryOffset::Unknown(format!(
+            "`{name}` points into another object where the loop starts than the value the section is expressed from"
+        )),
+    }
+}
+
+/// The value the variable `name` holds when `l` starts, when it may differ from `base`'s:
+/// the entry value of a counter of `l`, else the definition of `name` outside `l` that
+/// dominates its header most closely. `None` when `name` is defined once (by `base`).
+pub fn value_at_entry(
+    func: &Function,
+    rec: &Reconstruction,
+    l: &Loop,
+    name: &str,
+    base: &Var,
+    dominators: &mut Option<Dominators>,
+) -> Option<Value> {
+    if let Some(iv) = l
+        .induction_variables
+        .iter()
+        .find(|iv| iv.name.as_deref() == Some(name))
+    {
+        return Some(iv.init);
+    }
+    let defs: Vec<Value> = func
+        .values()
+        .filter(|&v| {
+            let inst = func.inst(v);
+            inst.origin.var_name.as_deref() == Some(name) && !l.blocks.contains(&inst.block)
+        })
+        .collect();
+    if defs.iter().all(|&v| rec.symbol(v) == Some(base)) {
+        return None;
+    }
+    let dominators = dominators.get_or_insert_with(|| Dominators::of(func));
+    let mut best: Option<Value> = None;
+    for &v in &defs {
+        let block = func.inst(v).block;
+        if !dominators.dominates(block, l.header) {
+            continue;
+        }
+        best = match best {
+            None => Some(v),
+            Some(b) => {
+                let other = func.inst(b).block;
+                let later = if block == other {
+                    position(func, v) > position(func, b)
+                } else {
+                    dominators.dominates(other, block)
+                };
+                Some(if later { v } else { b })
+            }
+        };
+    }
+    best
+}
+
+fn position(func: &Function, v: Value) -> usize {
+    let block = func.inst(v).block;
+    func.block(block)
+        .insts
+        .iter()
+        .position(|&x| x == v)
+        .unwrap_or(0)
+}
