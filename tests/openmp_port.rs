@@ -365,8 +365,9 @@ fn a_packed_triangle_is_ported() {
 }
 
 /// Counters beside the index (`p++`, `*q++ = v`, `p += 3`, `p--`, `i++, k += 2`, an index
-/// from `lo` by 2 or running down) are computed from the index in the body; the ports print
-/// what the original prints under a separate device data environment.
+/// from `lo` by 2 or running down) are computed from the index in the body, and one read
+/// after the loop gets its final value there; the ports print what the original prints
+/// under a separate device data environment.
 #[test]
 fn counters_are_computed_from_the_index_and_pointer_walks_reach_their_arrays() {
     if !offload_available() {
@@ -377,11 +378,11 @@ fn counters_are_computed_from_the_index_and_pointer_walks_reach_their_arrays() {
         &[file],
         &[],
         0,
-        19,
+        24,
         &[
             "PASS",
             "not ported tests/fixtures/openmp/walks.c:110:5: pointer `q` is not dereferenced at its entry value",
-            "not ported tests/fixtures/openmp/walks.c:133:5: `q` (advanced by 1 per iteration beside `i`) is read after the loop",
+            "after the loop, `q += 1 * ((width) > (0) ? (width) - (0) : 0);` gives the value the sequential loop leaves",
         ],
     );
     let (port, _) = emit_port(file);
@@ -395,6 +396,12 @@ fn counters_are_computed_from_the_index_and_pointer_walks_reach_their_arrays() {
         "sums[i] = first + *(ww_p + 1);",
         "__typeof__(q) ww_q = q + 1 * ((i - (lo)) / 2);",
         "__typeof__(k) ww_k = k + 1 * ((n - 1) - i);",
+        // Each run of a row maps from where `q` is when it starts.
+        "map(tofrom: q[0:border])",
+        "map(tofrom: q[0:width])",
+        "*ww_q = inside; } q += 1 * ((width) > (0) ? (width) - (0) : 0);",
+        // Moved before the loop: mapped from where it points then.
+        "map(tofrom: q[0:n])\n    for (int i = 0; i < n; i++)\n        q[i] = i * 0.25;",
     ] {
         assert!(port.contains(expected), "no `{expected}` in:\n{port}");
     }
@@ -415,6 +422,14 @@ fn counters_are_computed_from_the_index_and_pointer_walks_reach_their_arrays() {
     assert_ne!(
         forced, original,
         "a pointer one past its array went unnoticed"
+    );
+    // Without its final value, the next run of the row starts where the last one did.
+    let unfinished = port.replacen(" q += 1 * ((border) > (0) ? (border) - (0) : 0);", "", 1);
+    assert_ne!(unfinished, port);
+    let (unfinished, _) = run_counting_transfers("walks-unfinished", &unfinished, &[]);
+    assert_ne!(
+        unfinished, original,
+        "a counter's final value went unnoticed"
     );
 }
 

@@ -26,6 +26,9 @@ pub(crate) struct CounterRewrite {
     /// Pointer counters, and whether the first iteration dereferences each at its entry
     /// value (which is then inside the section of the array it walks).
     pub pointers: Vec<(String, bool)>,
+    /// For counters read after the loop: the statements that give them their final value
+    /// there (`q += 1 * (n > 0 ? n - 0 : 0);`), from the loop's bounds as written.
+    pub finals: Vec<String>,
 }
 
 /// The prefix of the per-iteration copy of counter `name`.
@@ -44,7 +47,9 @@ pub(crate) fn rewrite_counters(
     let toks = code_tokens(stmt);
     let text = |k: usize| toks.get(k).map_or("", |t| tok_text(stmt, t));
     let shape = LoopShape::of(stmt, &toks).ok_or("the loop's header was not found")?;
-    let iteration = iteration_number(ctx, site, stmt, &toks, &shape, induction)?;
+    let index = Index::of(ctx, site, stmt, &toks, &shape, induction)?;
+    let iteration = index.iteration();
+    let mut finals = Vec::new();
     // Token index -> its replacement; merged with the body's opening below.
     let mut replaced: Vec<(usize, usize, String)> = Vec::new();
     let mut declarations = Vec::new();
@@ -52,10 +57,13 @@ pub(crate) fn rewrite_counters(
     for c in &report.counters {
         let name = c.name.as_str();
         if c.last_value {
-            return Err(format!(
-                "`{name}` (advanced by {} per iteration beside `{}`) is read after the loop: a port would have to compute its final value there",
-                c.step, induction.var
-            ));
+            let trip = trip_count(ctx, site, stmt, &toks, &shape, &index).map_err(|why| {
+                format!(
+                    "`{name}` (advanced by {} per iteration beside `{}`) is read after the loop and {why}: a port would have to compute its final value there",
+                    c.step, induction.var
+                )
+            })?;
+            finals.push(format!("{name} += {} * {trip};", c.step));
         }
         if declared_inside(ctx, site, name) {
             return Err(format!(
@@ -156,6 +164,7 @@ pub(crate) fn rewrite_counters(
         increment: kept.join(" "),
         integers,
         pointers,
+        finals,
     })
 }
 
@@ -344,50 +353,136 @@ impl Update {
     }
 }
 
-/// The number of the iteration, from the index as the source names it and the start the
-/// loop's initialization gives it: `i - (lo)`, `(lo) - i`, `(i - (lo)) / 2`.
-fn iteration_number(
+/// The loop's index as the source writes it: its name, the start its initialization gives
+/// it and its constant step.
+struct Index {
+    var: String,
+    lower: String,
+    step: i64,
+    /// The token after the initialization's `;`.
+    cond_start: usize,
+}
+
+impl Index {
+    fn of(
+        ctx: &Ctx<'_>,
+        site: &LoopSite,
+        stmt: &str,
+        toks: &[Tok],
+        shape: &LoopShape,
+        induction: &Induction,
+    ) -> Result<Index, String> {
+        let text = |i: usize| toks.get(i).map_or("", |t| tok_text(stmt, t));
+        // `for (i = lo;` or `for (T i = lo;`: the start as written.
+        let init_end = (2..shape.cond_end)
+            .find(|&k| text(k) == ";")
+            .ok_or("the loop has no initialization")?;
+        let eq = (2..init_end)
+            .find(|&k| text(k) == "=")
+            .filter(|&k| text(k - 1) == induction.var)
+            .ok_or_else(|| format!("the loop's initialization does not set `{}`", induction.var))?;
+        let lower = stmt[toks[eq + 1].start..toks[init_end - 1].end].trim();
+        // The start is evaluated again in every thread, and after the loop.
+        if !plain(ctx, site, stmt, &toks[eq + 1..init_end]) {
+            return Err(format!(
+                "the loop's start `{lower}` is not a plain expression the iterations leave alone: compute the counters from `{}` by hand",
+                induction.var
+            ));
+        }
+        let step: i64 = induction
+            .step
+            .parse()
+            .map_err(|_| format!("the index steps by `{}`, not a constant", induction.step))?;
+        Ok(Index {
+            var: induction.var.clone(),
+            lower: lower.to_string(),
+            step,
+            cond_start: init_end + 1,
+        })
+    }
+
+    /// The number of the iteration: `i - (lo)`, `(lo) - i`, `(i - (lo)) / 2`.
+    fn iteration(&self) -> String {
+        let (var, lower) = (&self.var, &self.lower);
+        match self.step {
+            1 => format!("{var} - ({lower})"),
+            -1 => format!("({lower}) - {var}"),
+            s => format!("({var} - ({lower})) / {s}"),
+        }
+    }
+}
+
+/// Whether `toks` (an expression of the loop's header) assign nothing, call nothing and
+/// read no variable the loop's body writes: it has the same value before, in and after the
+/// loop.
+fn plain(ctx: &Ctx<'_>, site: &LoopSite, stmt: &str, toks: &[Tok]) -> bool {
+    let body = ctx.slice(site.body);
+    toks.iter().enumerate().all(|(k, t)| {
+        let s = tok_text(stmt, t);
+        let call = t.kind == TokKind::Ident
+            && s != "sizeof"
+            && toks.get(k + 1).is_some_and(|n| tok_text(stmt, n) == "(")
+            && !crate::ctext::is_keyword(s);
+        !matches!(s, "=" | "++" | "--" | "+=" | "-=" | ",")
+            && !call
+            && !(t.kind == TokKind::Ident && crate::plan::written_in(body, s))
+    })
+}
+
+/// How many times the loop runs, as C over the header's bounds as written (0 when it does
+/// not): `(n > (0) ? n - (0) : 0)`; an error says why there is no such expression.
+fn trip_count(
     ctx: &Ctx<'_>,
     site: &LoopSite,
     stmt: &str,
     toks: &[Tok],
     shape: &LoopShape,
-    induction: &Induction,
+    index: &Index,
 ) -> Result<String, String> {
-    let text = |i: usize| toks.get(i).map_or("", |t| tok_text(stmt, t));
-    // `for (i = lo;` or `for (T i = lo;`: the start as written.
-    let init_end = (2..shape.cond_end)
-        .find(|&k| text(k) == ";")
-        .ok_or("the loop has no initialization")?;
-    let eq = (2..init_end)
-        .find(|&k| text(k) == "=")
-        .filter(|&k| text(k - 1) == induction.var)
-        .ok_or_else(|| format!("the loop's initialization does not set `{}`", induction.var))?;
-    let lower = stmt[toks[eq + 1].start..toks[init_end - 1].end].trim();
-    let body = ctx.slice(site.body);
-    let written = toks[eq + 1..init_end]
-        .iter()
-        .any(|t| t.kind == TokKind::Ident && crate::plan::written_in(body, tok_text(stmt, t)));
-    // No call and no assignment: the start is evaluated again in every thread.
-    let simple = toks[eq + 1..init_end].iter().all(|t| {
-        let s = tok_text(stmt, t);
-        !matches!(s, "=" | "++" | "--" | "+=" | "-=" | "," | "(")
-    });
-    if !simple || written {
-        return Err(format!(
-            "the loop's start `{lower}` is not a plain expression the iterations leave alone: compute the counters from `{}` by hand",
-            induction.var
-        ));
+    let cond = &toks[index.cond_start..shape.cond_end];
+    let text = |t: &Tok| tok_text(stmt, t);
+    let flip = |op: &str| {
+        match op {
+            "<" => ">",
+            ">" => "<",
+            "<=" => ">=",
+            ">=" => "<=",
+            other => other,
+        }
+        .to_string()
+    };
+    // `i < hi` or `hi > i`.
+    let (op, bound) = match cond {
+        [v, op, rest @ ..] if text(v) == index.var && !rest.is_empty() => {
+            (text(op).to_string(), rest)
+        }
+        [rest @ .., op, v] if text(v) == index.var && !rest.is_empty() => (flip(text(op)), rest),
+        _ => return Err("its condition is not `index < bound`".into()),
+    };
+    if !plain(ctx, site, stmt, bound) {
+        return Err("its bound is not a plain expression".into());
     }
-    let step: i64 = induction
-        .step
-        .parse()
-        .map_err(|_| format!("the index steps by `{}`, not a constant", induction.step))?;
-    let var = &induction.var;
-    Ok(match step {
-        1 => format!("{var} - ({lower})"),
-        -1 => format!("({lower}) - {var}"),
-        s => format!("({var} - ({lower})) / {s}"),
+    let hi = format!(
+        "({})",
+        stmt[bound[0].start..bound[bound.len() - 1].end].trim()
+    );
+    let lo = format!("({})", index.lower);
+    let (s, abs) = (index.step, index.step.unsigned_abs());
+    let (first, second, inclusive) = match op.as_str() {
+        "<" if s > 0 => (&hi, &lo, false),
+        "<=" if s > 0 => (&hi, &lo, true),
+        ">" if s < 0 => (&lo, &hi, false),
+        ">=" if s < 0 => (&lo, &hi, true),
+        _ => return Err(format!("its condition `{op}` does not bound a step of {s}")),
+    };
+    Ok(match (inclusive, abs) {
+        (false, 1) => format!("({first} > {second} ? {first} - {second} : 0)"),
+        (false, a) => format!(
+            "({first} > {second} ? ({first} - {second} + {}) / {a} : 0)",
+            a - 1
+        ),
+        (true, 1) => format!("({first} >= {second} ? {first} - {second} + 1 : 0)"),
+        (true, a) => format!("({first} >= {second} ? ({first} - {second}) / {a} + 1 : 0)"),
     })
 }
 

@@ -1120,6 +1120,13 @@ pub fn plan(
             crate::counters::Dialect::Cxx,
         )
         .map_err(|why| refuse(format!("{why}; or {}", c.refusal(report, "generate again"))))?;
+        if let Some(c) = report.counters.iter().find(|c| c.last_value) {
+            return Err(refuse(format!(
+                "`{}` is read after the loop: the host function does not give it its final value yet (the OpenMP target does); {}",
+                c.name,
+                c.refusal(report, "generate again")
+            )));
+        }
         if let Some((p, _)) = rewrite.pointers.first() {
             return Err(refuse(format!(
                 "pointer `{p}` is advanced beside the index: the kernel does not compute its device address yet (the OpenMP target does); index the array it walks with `{}` instead",

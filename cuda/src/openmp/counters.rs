@@ -59,10 +59,31 @@ pub(crate) fn plan_counters(
     let stmt = ctx.slice(site.span);
     let base = site.span.start as usize;
     let toks = crate::ctext::code_tokens(stmt);
+    let mut replaced = rewrite.replaced.clone();
+    // A counter read after the loop gets its final value right after it, on the host.
+    if !rewrite.finals.is_empty() {
+        if !statement_of_a_block(ctx, site) {
+            return Err(format!(
+                "{} read after the loop, which is the body of another statement: the statement that sets {} final value has no place",
+                rewrite.finals.len(),
+                if rewrite.finals.len() == 1 { "its" } else { "their" }
+            ));
+        }
+        let last = toks.len() - 1;
+        let finals = format!(" {}", rewrite.finals.join(" "));
+        match replaced.iter_mut().find(|(_, l, _)| *l == last) {
+            Some((_, _, r)) => r.push_str(&finals),
+            None => replaced.push((
+                last,
+                last,
+                format!("{}{finals}", crate::ctext::tok_text(stmt, &toks[last])),
+            )),
+        }
+    }
     let map = &unit.preprocessed.source_map;
     let file = map.locate(site.keyword.start as usize).file;
     let mut edits = Vec::new();
-    for (first, last, replacement) in &rewrite.replaced {
+    for (first, last, replacement) in &replaced {
         let (from, to) = (base + toks[*first].start, base + toks[*last].end);
         let original = &ctx.text[from..to];
         let loc = map.locate(from);
@@ -83,6 +104,23 @@ pub(crate) fn plan_counters(
         integers: rewrite.integers,
         pointers: rewrite.pointers.into_iter().map(|(p, _)| p).collect(),
         increment: Some(rewrite.increment),
-        notes: vec![note(report, induction)],
+        notes: std::iter::once(note(report, induction))
+            .chain((!rewrite.finals.is_empty()).then(|| {
+                format!(
+                    "after the loop, `{}` gives the value the sequential loop leaves",
+                    rewrite.finals.join(" ")
+                )
+            }))
+            .collect(),
     })
+}
+
+/// Whether the loop statement stands in a block of its own (after `;`, `{` or `}`), where a
+/// statement after it runs exactly when the loop does.
+fn statement_of_a_block(ctx: &Ctx<'_>, site: &LoopSite) -> bool {
+    let function = &ctx.sites.functions[site.function];
+    let before = &ctx.text[function.body.start as usize..site.span.start as usize];
+    let toks = crate::ctext::code_tokens(before);
+    toks.last()
+        .is_some_and(|t| matches!(crate::ctext::tok_text(before, t), ";" | "{" | "}"))
 }

@@ -499,6 +499,7 @@ mod tests {
             span: frontend::ir::Span::new(0, 0),
             pragma: pragma.into(),
             atomics: Vec::new(),
+            edits: Vec::new(),
             strict_clauses: Vec::new(),
             device_functions: Vec::new(),
             arrays: Vec::new(),
@@ -524,6 +525,42 @@ mod tests {
             port(2, 5, "#pragma omp target teams distribute parallel for"),
             "void f(void) {\n    #pragma omp target teams distribute parallel for\n    for (i = 0; i < n; i++)\n        a[i] = 0;\n}\n",
         );
+    }
+
+    fn edit(line: u32, col: u32, original: &str, replacement: &str) -> TextEdit {
+        TextEdit {
+            line,
+            col,
+            original: original.into(),
+            replacement: replacement.into(),
+        }
+    }
+
+    #[test]
+    fn text_edits_on_one_line_replace_their_checked_text_from_the_right() {
+        let mut p = port(1, 1, "#pragma omp target");
+        // `i++, p++` loses `, p++`; the body's `{` opens with the copy; `*p` reads it.
+        p.edits = vec![
+            edit(1, 23, ", p++", ""),
+            edit(1, 30, "{", "{ T c = p + i;"),
+            edit(1, 33, "p", "c"),
+        ];
+        check(
+            "for (i = 0; i < n; i++, p++) { *p = 0; }\n",
+            p.clone(),
+            "#pragma omp target\nfor (i = 0; i < n; i++) { T c = p + i; *c = 0; }\n",
+        );
+        // Text that is not where the edit says (a macro wrote it) refuses the loop.
+        p.edits = vec![edit(1, 33, "q", "c")];
+        let out = port_file(
+            Path::new("f.c"),
+            "for (i = 0; i < n; i++, p++) { *p = 0; }\n",
+            &[&p],
+            &[],
+            &[],
+            false,
+        );
+        assert!(out.is_err(), "{:?}", out.map(|o| o.ported));
     }
 
     #[test]
