@@ -38,6 +38,17 @@ pub fn entry_offset(
     let Some(value) = value_at_entry(func, rec, l, name, base, dominators) else {
         return EntryOffset::Same;
     };
+    // The base is the variable's value in each iteration: no offset relates it to the
+    // loop's start.
+    if rec
+        .symbols
+        .value_of(base)
+        .is_some_and(|v| func.inst(v).block == l.header)
+    {
+        return EntryOffset::Unknown(format!(
+            "`{name}` changes from iteration to iteration in a way the index does not express, so its accesses are known only relative to each iteration's value"
+        ));
+    }
     let Some(expr) = rec.single(value) else {
         return EntryOffset::Unknown(format!(
             "`{name}` holds one of several values where the loop starts, and the section is expressed from another"
@@ -51,7 +62,7 @@ pub fn entry_offset(
             _ => EntryOffset::Moved(offset),
         },
         _ => EntryOffset::Unknown(format!(
-            "`{name}` points into another object where the loop starts than the value the section is expressed from"
+            "where `{name}` points when the loop starts is not the pointer its accesses are expressed from"
         )),
     }
 }
