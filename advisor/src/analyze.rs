@@ -308,6 +308,7 @@ fn analyze_function_in_program(
         primary_ivs: Default::default(),
         quotients: Default::default(),
         object_addresses: Default::default(),
+        variable_definitions: Default::default(),
         order: Default::default(),
         nest_symbols: Default::default(),
         variant: Default::default(),
@@ -434,6 +435,8 @@ struct FunctionContext<'a> {
     /// The addresses of named objects (`&x`, `&global`) that have a symbol, for the
     /// private-object symbols of each loop (a scan of the function per loop before).
     object_addresses: std::cell::OnceCell<Vec<Value>>,
+    /// Each named variable's definitions and the dominator tree, for `rebase`, made once.
+    variable_definitions: std::cell::OnceCell<crate::rebase::Definitions>,
     /// Each loop's variant symbols, computed on first use (asked several times per loop).
     variant: std::cell::RefCell<HashMap<LoopId, std::rc::Rc<HashSet<Var>>>>,
 }
@@ -2605,7 +2608,9 @@ impl<'a> FunctionContext<'a> {
             }
         }
         let mut array_names = HashSet::new();
-        let mut dominators = None;
+        let definitions = self
+            .variable_definitions
+            .get_or_init(|| crate::rebase::Definitions::of(self.func));
         for (name, (var, reads, writes, elem)) in &bases {
             let symbol = self.rec.symbols.info(var);
             let (nested, c_type, kind) = match symbol.map(|s| &s.origin) {
@@ -2691,10 +2696,10 @@ impl<'a> FunctionContext<'a> {
                         let rebased = match crate::rebase::entry_offset(
                             self.func,
                             self.rec,
+                            definitions,
                             l,
                             name,
                             var,
-                            &mut dominators,
                         ) {
                             EntryOffset::Same => Ok((lo, hi)),
                             EntryOffset::Moved(offset) => {

@@ -10,7 +10,33 @@ use analyses::reconstruct::Reconstruction;
 use frontend::ir::dominators::Dominators;
 use frontend::ir::{Function, Value};
 use frontend::loops::Loop;
+use std::cell::OnceCell;
+use std::collections::HashMap;
 use symbolic::{Expr, Var};
+
+/// A function's definitions of each named variable (the values the IR names after it), and
+/// its dominator tree on first use (only a variable assigned more than once needs it): made
+/// once for all of the function's loops.
+#[derive(Debug)]
+pub struct Definitions {
+    by_name: HashMap<String, Vec<Value>>,
+    dominators: OnceCell<Dominators>,
+}
+
+impl Definitions {
+    pub fn of(func: &Function) -> Definitions {
+        let mut by_name: HashMap<String, Vec<Value>> = HashMap::new();
+        for v in func.values() {
+            if let Some(name) = &func.inst(v).origin.var_name {
+                by_name.entry(name.clone()).or_default().push(v);
+            }
+        }
+        Definitions {
+            by_name,
+            dominators: OnceCell::new(),
+        }
+    }
+}
 
 /// Where the variable a section is named after points when the loop starts, against the
 /// base value the section is expressed from.
@@ -25,17 +51,16 @@ pub enum EntryOffset {
 }
 
 /// How far the variable `name`, as loop `l` finds it, is from `base`, the value the
-/// reconstruction expresses the loop's accesses through it from. `dominators` is computed
-/// on first use (only a variable assigned more than once needs it).
+/// reconstruction expresses the loop's accesses through it from.
 pub fn entry_offset(
     func: &Function,
     rec: &Reconstruction,
+    definitions: &Definitions,
     l: &Loop,
     name: &str,
     base: &Var,
-    dominators: &mut Option<Dominators>,
 ) -> EntryOffset {
-    let Some(value) = value_at_entry(func, rec, l, name, base, dominators) else {
+    let Some(value) = value_at_entry(func, rec, definitions, l, name, base) else {
         return EntryOffset::Same;
     };
     // The base is the variable's value in each iteration: no offset relates it to the
@@ -73,10 +98,10 @@ pub fn entry_offset(
 pub fn value_at_entry(
     func: &Function,
     rec: &Reconstruction,
+    definitions: &Definitions,
     l: &Loop,
     name: &str,
     base: &Var,
-    dominators: &mut Option<Dominators>,
 ) -> Option<Value> {
     if let Some(iv) = l
         .induction_variables
@@ -85,17 +110,17 @@ pub fn value_at_entry(
     {
         return Some(iv.init);
     }
-    let defs: Vec<Value> = func
-        .values()
-        .filter(|&v| {
-            let inst = func.inst(v);
-            inst.origin.var_name.as_deref() == Some(name) && !l.blocks.contains(&inst.block)
-        })
+    let defs: Vec<Value> = definitions
+        .by_name
+        .get(name)?
+        .iter()
+        .copied()
+        .filter(|&v| !l.blocks.contains(&func.inst(v).block))
         .collect();
     if defs.iter().all(|&v| rec.symbol(v) == Some(base)) {
         return None;
     }
-    let dominators = dominators.get_or_insert_with(|| Dominators::of(func));
+    let dominators = definitions.dominators.get_or_init(|| Dominators::of(func));
     let mut best: Option<Value> = None;
     for &v in &defs {
         let block = func.inst(v).block;

@@ -163,7 +163,7 @@ fn check_loop(
         // it (a counter's entry value, a pointer moved before the loop): its address in
         // this call, from the run. A counter's is its header phi's first value; the
         // definition `value_at_entry` picks runs once before the (outermost) loop.
-        let mut dominators = None;
+        let definitions = advisor::rebase::Definitions::of(func);
         let l = forest.loop_(loop_id);
         for (name, var) in rec.symbols.iter().map(|s| (s.var.name(), &s.var)) {
             let counter = l
@@ -172,7 +172,7 @@ fn check_loop(
                 .find(|iv| iv.name.as_deref() == Some(name))
                 .map(|iv| iv.phi);
             let at_entry = counter.or_else(|| {
-                advisor::rebase::value_at_entry(func, &rec, l, name, var, &mut dominators)
+                advisor::rebase::value_at_entry(func, &rec, &definitions, l, name, var)
             });
             if let Some(Val::Ptr { alloc, offset }) =
                 at_entry.and_then(|v| trace.values.get(&(func.name.clone(), epoch, v)))
