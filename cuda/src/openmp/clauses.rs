@@ -519,13 +519,6 @@ pub fn plan_port(
                 e.0 = e.0.max(dir);
                 continue;
             }
-            Some(Type::Pointer { pointee, .. })
-                if matches!(ctx.types.get(pointee), Type::Record(_)) && p.bytes.is_none() =>
-            {
-                let e = struct_pointers.entry(p.name.clone()).or_insert(dir);
-                *e = (*e).max(dir);
-                continue;
-            }
             Some(Type::Array { .. }) if p.bytes.is_none() => {
                 maps.entry(dir).or_default().push(p.name.clone());
                 arrays.push(array_map(&p.name, None, None, p.role));
