@@ -423,9 +423,9 @@ fn plain(ctx: &Ctx<'_>, site: &LoopSite, stmt: &str, toks: &[Tok]) -> bool {
             && s != "sizeof"
             && toks.get(k + 1).is_some_and(|n| tok_text(stmt, n) == "(")
             && !crate::ctext::is_keyword(s);
-        !matches!(s, "=" | "++" | "--" | "+=" | "-=" | ",")
-            && !call
-            && !(t.kind == TokKind::Ident && crate::plan::written_in(body, s))
+        let assigns = matches!(s, "=" | "++" | "--" | "+=" | "-=" | ",");
+        let written = t.kind == TokKind::Ident && crate::plan::written_in(body, s);
+        !(assigns || call || written)
     })
 }
 
