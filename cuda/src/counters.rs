@@ -6,10 +6,20 @@
 //! tokens; the OpenMP target turns it into edits of the original file, the CUDA one applies
 //! it to the kernel's body.
 
-use crate::ctext::{code_tokens, tok_text, Tok, TokKind};
-use crate::plan::Ctx;
+use crate::ctext::{code_tokens, tok_text, written_in, Tok, TokKind};
 use advisor::model::{Counter, Induction, LoopReport};
-use frontend::access_sites::LoopSite;
+
+/// What the rewrite reads of a loop: its text and two facts about its counters' names.
+#[derive(Clone, Debug)]
+pub(crate) struct LoopText<'a> {
+    /// The loop statement and its body statement, in the unit's preprocessed text.
+    pub stmt: &'a str,
+    pub body: &'a str,
+    /// The counters the source declares as pointers.
+    pub pointers: Vec<String>,
+    /// The counters a declaration inside the loop shadows.
+    pub shadowed: Vec<String>,
+}
 
 /// The rewrite of a loop's counters.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -34,20 +44,19 @@ pub(crate) struct CounterRewrite {
 /// The prefix of the per-iteration copy of counter `name`.
 const PREFIX: &str = "ww_";
 
-/// Plans the rewrite of `report`'s counters in the `for` loop at `site` (which has some);
-/// an error says why the loop cannot be rewritten (the port is then refused with it).
+/// Plans the rewrite of `report`'s counters in the `for` loop `source` (which has some); an
+/// error says why the loop cannot be rewritten (the port is then refused with it).
 pub(crate) fn rewrite_counters(
-    ctx: &Ctx<'_>,
-    site: &LoopSite,
+    source: &LoopText<'_>,
     report: &LoopReport,
     induction: &Induction,
     dialect: Dialect,
 ) -> Result<CounterRewrite, String> {
-    let stmt = ctx.slice(site.span);
+    let stmt = source.stmt;
     let toks = code_tokens(stmt);
     let text = |k: usize| toks.get(k).map_or("", |t| tok_text(stmt, t));
     let shape = LoopShape::of(stmt, &toks).ok_or("the loop's header was not found")?;
-    let index = Index::of(ctx, site, stmt, &toks, &shape, induction)?;
+    let index = Index::of(source.body, stmt, &toks, &shape, induction)?;
     let iteration = index.iteration();
     let mut finals = Vec::new();
     // Token index -> its replacement; merged with the body's opening below.
@@ -57,7 +66,7 @@ pub(crate) fn rewrite_counters(
     for c in &report.counters {
         let name = c.name.as_str();
         if c.last_value {
-            let trip = trip_count(ctx, site, stmt, &toks, &shape, &index).map_err(|why| {
+            let trip = trip_count(source.body, stmt, &toks, &shape, &index).map_err(|why| {
                 format!(
                     "`{name}` (advanced by {} per iteration beside `{}`) is read after the loop and {why}: a port would have to compute its final value there",
                     c.step, induction.var
@@ -65,7 +74,7 @@ pub(crate) fn rewrite_counters(
             })?;
             finals.push(format!("{name} += {} * {trip};", c.step));
         }
-        if declared_inside(ctx, site, name) {
+        if source.shadowed.iter().any(|s| s == name) {
             return Err(format!(
                 "a variable declared in the loop is also named `{name}`"
             ));
@@ -120,7 +129,7 @@ pub(crate) fn rewrite_counters(
             }
         }
         declarations.push(dialect.declaration(c, &copy, &iteration));
-        if pointer(ctx, name) {
+        if source.pointers.iter().any(|p| p == name) {
             // Whether the first iteration dereferences the pointer at its entry value,
             // which is then inside the array's section.
             let entry = shape.close + 1;
@@ -365,8 +374,7 @@ struct Index {
 
 impl Index {
     fn of(
-        ctx: &Ctx<'_>,
-        site: &LoopSite,
+        body: &str,
         stmt: &str,
         toks: &[Tok],
         shape: &LoopShape,
@@ -383,7 +391,7 @@ impl Index {
             .ok_or_else(|| format!("the loop's initialization does not set `{}`", induction.var))?;
         let lower = stmt[toks[eq + 1].start..toks[init_end - 1].end].trim();
         // The start is evaluated again in every thread, and after the loop.
-        if !plain(ctx, site, stmt, &toks[eq + 1..init_end]) {
+        if !plain(body, stmt, &toks[eq + 1..init_end]) {
             return Err(format!(
                 "the loop's start `{lower}` is not a plain expression the iterations leave alone: compute the counters from `{}` by hand",
                 induction.var
@@ -415,8 +423,7 @@ impl Index {
 /// Whether `toks` (an expression of the loop's header) assign nothing, call nothing and
 /// read no variable the loop's body writes: it has the same value before, in and after the
 /// loop.
-fn plain(ctx: &Ctx<'_>, site: &LoopSite, stmt: &str, toks: &[Tok]) -> bool {
-    let body = ctx.slice(site.body);
+fn plain(body: &str, stmt: &str, toks: &[Tok]) -> bool {
     toks.iter().enumerate().all(|(k, t)| {
         let s = tok_text(stmt, t);
         let call = t.kind == TokKind::Ident
@@ -424,7 +431,7 @@ fn plain(ctx: &Ctx<'_>, site: &LoopSite, stmt: &str, toks: &[Tok]) -> bool {
             && toks.get(k + 1).is_some_and(|n| tok_text(stmt, n) == "(")
             && !crate::ctext::is_keyword(s);
         let assigns = matches!(s, "=" | "++" | "--" | "+=" | "-=" | ",");
-        let written = t.kind == TokKind::Ident && crate::plan::written_in(body, s);
+        let written = t.kind == TokKind::Ident && written_in(body, s);
         !(assigns || call || written)
     })
 }
@@ -432,8 +439,7 @@ fn plain(ctx: &Ctx<'_>, site: &LoopSite, stmt: &str, toks: &[Tok]) -> bool {
 /// How many times the loop runs, as C over the header's bounds as written (0 when it does
 /// not): `(n > (0) ? n - (0) : 0)`; an error says why there is no such expression.
 fn trip_count(
-    ctx: &Ctx<'_>,
-    site: &LoopSite,
+    body: &str,
     stmt: &str,
     toks: &[Tok],
     shape: &LoopShape,
@@ -459,7 +465,7 @@ fn trip_count(
         [rest @ .., op, v] if text(v) == index.var && !rest.is_empty() => (flip(text(op)), rest),
         _ => return Err("its condition is not `index < bound`".into()),
     };
-    if !plain(ctx, site, stmt, bound) {
+    if !plain(body, stmt, bound) {
         return Err("its bound is not a plain expression".into());
     }
     let hi = format!(
@@ -539,23 +545,6 @@ fn unconditional(toks: &[Tok], stmt: &str, entry: usize, k: usize) -> bool {
             )
         })
         && !(entry..k).any(|i| matches!(text(i), "continue" | "break" | "return" | "goto"))
-}
-
-/// Whether `name` has a pointer type where the loop is.
-fn pointer(ctx: &Ctx<'_>, name: &str) -> bool {
-    ctx.type_of(name)
-        .is_some_and(|t| matches!(ctx.types.get(t), frontend::types::Type::Pointer { .. }))
-}
-
-/// Whether a variable declared in the loop's text is named `name`.
-fn declared_inside(ctx: &Ctx<'_>, site: &LoopSite, name: &str) -> bool {
-    ctx.sites.accesses.iter().any(|a| {
-        a.span.start >= site.span.start
-            && a.span.end <= site.span.end
-            && a.variable.as_ref().is_some_and(|v| {
-                v.name == name && v.local_decl.is_some_and(|d| d >= site.span.start)
-            })
-    })
 }
 
 /// Puts `prefix` before token `k`, merged with a replacement of it already planned.

@@ -237,6 +237,51 @@ pub fn uses_of<'a>(text: &'a str, name: &str) -> Vec<(Option<&'a str>, Option<&'
         .collect()
 }
 
+/// True when `body` may change `name`: assigns it (`name = `, `name += `, `name.f = `,
+/// `name[k] = ` for an array), increments or decrements it, or takes its address.
+pub fn written_in(body: &str, name: &str) -> bool {
+    let toks = code_tokens(body);
+    let text = |k: usize| toks.get(k).map_or("", |t| tok_text(body, t));
+    for k in 0..toks.len() {
+        if text(k) != name || (k > 0 && matches!(text(k - 1), "." | "->")) {
+            continue;
+        }
+        if k > 0 && matches!(text(k - 1), "++" | "--") {
+            return true;
+        }
+        // `&name`, unless the `&` is a binary and (`mask & name`).
+        let operand_before = k >= 2
+            && match toks[k - 2].kind {
+                TokKind::Punct => matches!(text(k - 2), ")" | "]"),
+                TokKind::Ident => !is_keyword(text(k - 2)),
+                _ => true,
+            };
+        if k > 0 && text(k - 1) == "&" && !operand_before {
+            return true;
+        }
+        // Skip member and subscript chains: `name.f[2] = ...` writes `name`.
+        let j = skip_selectors(body, &toks, k + 1);
+        if matches!(
+            text(j),
+            "=" | "+="
+                | "-="
+                | "*="
+                | "/="
+                | "%="
+                | "&="
+                | "|="
+                | "^="
+                | "<<="
+                | ">>="
+                | "++"
+                | "--"
+        ) {
+            return true;
+        }
+    }
+    false
+}
+
 pub fn is_keyword(s: &str) -> bool {
     matches!(
         s,

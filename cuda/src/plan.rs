@@ -11,10 +11,11 @@
 // `Diagnostic` is large, but errors are the cold path and the project-wide error type is fixed.
 #![allow(clippy::result_large_err)]
 
+pub(crate) use super::ctext::written_in;
 use super::ctext::{
     code_tokens, declared_dims, expr_roots, flat_name, identifiers, is_keyword, name_tokens,
-    replace_sequences, rewrite_expr, skip_selectors, strip_line_markers, to_wide, tok_text,
-    token_strings, uses_of, Tok, TokKind,
+    replace_sequences, rewrite_expr, strip_line_markers, to_wide, tok_text, token_strings, uses_of,
+    Tok, TokKind,
 };
 use super::reduce;
 use advisor::model::{LoopReport, ParamKind, ReductionKind, Role, SharedArea, Verdict};
@@ -1113,8 +1114,7 @@ pub fn plan(
             )));
         }
         let rewrite = crate::counters::rewrite_counters(
-            &ctx,
-            outer_site,
+            &counter_text(&ctx, outer_site, report),
             report,
             induction,
             crate::counters::Dialect::Cxx,
@@ -1450,6 +1450,35 @@ pub fn plan(
     plan.host_params = host_params(&plan);
     plan.kernel_args = kernel_args(&plan);
     Ok(plan)
+}
+
+/// The loop at `site` as the counters' rewrite reads it: its text, and which of `report`'s
+/// counters are pointers or shadowed by a declaration inside the loop.
+pub(crate) fn counter_text<'a>(
+    ctx: &'a Ctx<'_>,
+    site: &LoopSite,
+    report: &LoopReport,
+) -> crate::counters::LoopText<'a> {
+    let names = || report.counters.iter().map(|c| c.name.clone());
+    let pointer = |name: &str| {
+        ctx.type_of(name)
+            .is_some_and(|t| matches!(ctx.types.get(t), Type::Pointer { .. }))
+    };
+    let shadowed = |name: &str| {
+        ctx.sites.accesses.iter().any(|a| {
+            a.span.start >= site.span.start
+                && a.span.end <= site.span.end
+                && a.variable.as_ref().is_some_and(|v| {
+                    v.name == name && v.local_decl.is_some_and(|d| d >= site.span.start)
+                })
+        })
+    };
+    crate::counters::LoopText {
+        stmt: ctx.slice(site.span),
+        body: ctx.slice(site.body),
+        pointers: names().filter(|n| pointer(n)).collect(),
+        shadowed: names().filter(|n| shadowed(n)).collect(),
+    }
 }
 
 /// The report names a variable that two declarations share `i_2` when it is ambiguous in
@@ -1896,51 +1925,6 @@ struct BodyLocals {
     declared: Vec<(String, String)>,
     /// Scalars the body only reads, passed by value.
     read_only: Vec<ScalarParam>,
-}
-
-/// True when `body` may change `name`: assigns it (`name = `, `name += `, `name.f = `,
-/// `name[k] = ` for an array), increments or decrements it, or takes its address.
-pub(crate) fn written_in(body: &str, name: &str) -> bool {
-    let toks = code_tokens(body);
-    let text = |k: usize| toks.get(k).map_or("", |t| tok_text(body, t));
-    for k in 0..toks.len() {
-        if text(k) != name || (k > 0 && matches!(text(k - 1), "." | "->")) {
-            continue;
-        }
-        if k > 0 && matches!(text(k - 1), "++" | "--") {
-            return true;
-        }
-        // `&name`, unless the `&` is a binary and (`mask & name`).
-        let operand_before = k >= 2
-            && match toks[k - 2].kind {
-                TokKind::Punct => matches!(text(k - 2), ")" | "]"),
-                TokKind::Ident => !is_keyword(text(k - 2)),
-                _ => true,
-            };
-        if k > 0 && text(k - 1) == "&" && !operand_before {
-            return true;
-        }
-        // Skip member and subscript chains: `name.f[2] = ...` writes `name`.
-        let j = skip_selectors(body, &toks, k + 1);
-        if matches!(
-            text(j),
-            "=" | "+="
-                | "-="
-                | "*="
-                | "/="
-                | "%="
-                | "&="
-                | "|="
-                | "^="
-                | "<<="
-                | ">>="
-                | "++"
-                | "--"
-        ) {
-            return true;
-        }
-    }
-    false
 }
 
 /// True when the first use of `name` in `body` declares it (`int idx = ...`,

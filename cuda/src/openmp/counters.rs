@@ -50,7 +50,8 @@ pub(crate) fn plan_counters(
     if report.counters.is_empty() {
         return Ok(CounterPort::default());
     }
-    let rewrite = rewrite_counters(ctx, site, report, induction, Dialect::C)?;
+    let source = crate::plan::counter_text(ctx, site, report);
+    let rewrite = rewrite_counters(&source, report, induction, Dialect::C)?;
     if let Some((name, _)) = rewrite.pointers.iter().find(|(_, entry)| !entry) {
         return Err(format!(
             "pointer `{name}` is not dereferenced at its entry value in every iteration before its update (`*--{name}`, `{name}[-1]` or a guarded access): the device address of where it starts is not known"
