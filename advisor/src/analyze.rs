@@ -2719,34 +2719,23 @@ impl<'a> FunctionContext<'a> {
                             }
                             EntryOffset::Unknown(why) => Err(why),
                         };
-                        let (lo, hi) = match rebased {
-                            Ok(section) => section,
+                        match rebased {
+                            Ok((lo, hi)) => {
+                                let size =
+                                    hi.checked_sub(&lo).map(|e| e.to_c()).unwrap_or_else(|_| {
+                                        format!("({}) - ({})", hi.to_c(), lo.to_c())
+                                    });
+                                Some(Bytes {
+                                    lo: lo.to_c(),
+                                    hi: hi.to_c(),
+                                    size,
+                                })
+                            }
                             Err(why) => {
                                 notes.push(format!("section unknown statically: {why}"));
-                                array_names.insert(name.clone());
-                                out.push(Parameter {
-                                    name: name.clone(),
-                                    nested,
-                                    role,
-                                    kind,
-                                    c_type: c_type.clone(),
-                                    elem_bytes: Some(*elem),
-                                    bytes: None,
-                                    notes,
-                                    storage: crate::globals::storage(self.func, self.rec, var),
-                                });
-                                continue;
+                                None
                             }
-                        };
-                        let size = hi
-                            .checked_sub(&lo)
-                            .map(|e| e.to_c())
-                            .unwrap_or_else(|_| format!("({}) - ({})", hi.to_c(), lo.to_c()));
-                        Some(Bytes {
-                            lo: lo.to_c(),
-                            hi: hi.to_c(),
-                            size,
-                        })
+                        }
                     }
                     Err(why) => {
                         notes.push(format!("section unknown statically: {why}; `warpwise instantiate` computes it for a profiled run"));
