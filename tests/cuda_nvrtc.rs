@@ -165,6 +165,21 @@ fn a_callee_calling_the_math_library_is_ported_without_porting_sqrt() {
     assert!(stderr.contains("NVRTC compiled"), "{stderr}");
 }
 
+/// Kernels whose integer counters are computed from the index (`i++, k += 2`; `k++` in a
+/// loop that runs down) compile: the copy is declared `auto`.
+#[test]
+fn kernels_computing_counters_from_the_index_compile() {
+    if !nvrtc_available() {
+        return;
+    }
+    for line in [17, 123] {
+        let out = emit("tests/fixtures/openmp/walks.c", line, &[]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{line}: {stderr}");
+        assert!(stderr.contains("NVRTC compiled"), "{line}: {stderr}");
+    }
+}
+
 /// The recipe of every sample prints C a user can paste (issue 17): each kernel signature
 /// compiles with NVRTC (the program's own type names stand for opaque types), and each
 /// launch's grid, `cudaMalloc` and `cudaMemcpy` reads as a C expression.
