@@ -378,7 +378,7 @@ fn counters_are_computed_from_the_index_and_pointer_walks_reach_their_arrays() {
         &[file],
         &[],
         0,
-        24,
+        25,
         &[
             "PASS",
             "not ported tests/fixtures/openmp/walks.c:110:5: pointer `q` is not dereferenced at its entry value",
@@ -394,6 +394,8 @@ fn counters_are_computed_from_the_index_and_pointer_walks_reach_their_arrays() {
         "{ __typeof__(q) ww_q = q + 1 * (i - (0)); *ww_q = highlight; }",
         // Read after its update in the same iteration: the advanced value.
         "sums[i] = first + *(ww_p + 1);",
+        // Two updates per iteration: the second reads one element further.
+        "__typeof__(p) ww_p = p + 2 * (i - (0));\n        double first = *ww_p;\n        double second = *(ww_p + 1);",
         "__typeof__(q) ww_q = q + 1 * ((i - (lo)) / 2);",
         "__typeof__(k) ww_k = k + 1 * ((n - 1) - i);",
         // Each run of a row maps from where `q` is when it starts.

@@ -266,6 +266,12 @@ fn pointers_advanced_beside_the_index_are_counters_over_the_arrays_they_walk() {
         &[("q", 1)],
     );
     walk("shifted", &[("q", "0", "8*n")], &[]);
+    // Advanced twice per iteration (`*p++` twice): one counter of step 2.
+    walk(
+        "pair_products",
+        &[("pairs", "0", "16*n"), ("products", "0", "8*n")],
+        &[("p", 2)],
+    );
     // Three runs of a row, each starting where the last stopped: each run's section is
     // relative to `q` as the run finds it (before, the second was `[32*x, 32*width + 32*x)`
     // from the function's `q`, with the first run's `x`, a variable out of scope there).

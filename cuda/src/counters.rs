@@ -88,57 +88,71 @@ pub(crate) fn rewrite_counters(
                 induction.var
             ));
         }
-        let updates: Vec<(usize, Update)> = uses
+        // The uses in the order they run: the body's, then the increment's.
+        let ordered: Vec<usize> = uses
             .iter()
-            .filter_map(|&k| Update::at(&toks, stmt, k, &shape).map(|u| (k, u)))
+            .copied()
+            .filter(|&k| k > shape.close)
+            .chain(uses.iter().copied().filter(|&k| shape.in_increment(k)))
             .collect();
-        let [(at, update)] = updates.as_slice() else {
-            return Err(format!(
-                "`{name}` is advanced in {} places of the loop's text (or through a macro): rewrite it as one update per iteration",
-                updates.len()
-            ));
-        };
         let copy = format!("{PREFIX}{name}");
-        let advanced = format!("({copy} + {})", c.step);
-        let (mut first, mut last) = (update.first_token(*at), update.last_token(*at));
-        let replacement = update.replacement(&copy, &advanced);
-        // `i++, p++` loses `, p++`; `p++, i++` loses `p++, `; `p++;` in the body goes.
-        if replacement.is_empty() {
-            if !shape.in_increment(*at) || text(first - 1) != "," {
-                last += 1;
-            } else {
-                first -= 1;
-            }
-        }
-        replaced.push((first, last, replacement));
-        for &k in &uses {
-            if k == *at {
+        // The copy plus the elements the updates before have advanced it by.
+        let at = |advanced: i64| match advanced {
+            0 => copy.clone(),
+            a => format!("({copy} + {a})"),
+        };
+        let entry = shape.close + 1;
+        let (mut advanced, mut updates, mut dereferenced) = (0i64, 0usize, false);
+        for &k in &ordered {
+            let Some(update) = Update::at(&toks, stmt, k, &shape) else {
+                if shape.in_increment(k) {
+                    return Err(format!(
+                        "`{name}` is used in the loop's increment beside its update"
+                    ));
+                }
+                dereferenced |= advanced == 0
+                    && dereference(&toks, stmt, entry, k)
+                    && unconditional(&toks, stmt, entry, k);
+                replaced.push((k, k, at(advanced)));
                 continue;
+            };
+            updates += 1;
+            let step = update.step(&toks, stmt, k).ok_or_else(|| {
+                format!("`{name}` is advanced by an amount that is not a constant")
+            })?;
+            let (mut first, mut last) = (update.first_token(k), update.last_token(k));
+            let replacement = match update {
+                Update::Postfix { statement: false } => {
+                    dereferenced |= advanced == 0
+                        && dereference(&toks, stmt, entry, k)
+                        && unconditional(&toks, stmt, entry, k);
+                    at(advanced)
+                }
+                Update::Prefix { statement: false } => at(advanced + step),
+                _ => String::new(),
+            };
+            advanced += step;
+            // `i++, p++` loses `, p++`; `p++, i++` loses `p++, `; `p++;` in the body goes.
+            if replacement.is_empty() {
+                if !shape.in_increment(k) || text(first - 1) != "," {
+                    last += 1;
+                } else {
+                    first -= 1;
+                }
             }
-            // The increment runs after the body.
-            let before = k > shape.close && (shape.in_increment(*at) || k < *at);
-            if before {
-                replaced.push((k, k, copy.clone()));
-            } else if k > *at && !shape.in_increment(k) {
-                // Read after the update in the same iteration: the advanced value.
-                replaced.push((k, k, advanced.clone()));
-            } else {
-                return Err(format!(
-                    "`{name}` is used in the loop's increment beside its update"
-                ));
-            }
+            replaced.push((first, last, replacement));
+        }
+        // The updates the analysis counted are the ones in the text (none through a macro).
+        if updates == 0 || advanced != c.step {
+            return Err(format!(
+                "`{name}` is advanced by {} per iteration, but its updates in the loop's text add up to {advanced}: rewrite them by hand",
+                c.step
+            ));
         }
         declarations.push(dialect.declaration(c, &copy, &iteration));
         if source.pointers.iter().any(|p| p == name) {
             // Whether the first iteration dereferences the pointer at its entry value,
             // which is then inside the array's section.
-            let entry = shape.close + 1;
-            let dereferenced = uses.iter().any(|&k| {
-                let postfix = matches!(update, Update::Postfix { .. });
-                (k < *at || (k == *at && postfix) || shape.in_increment(*at))
-                    && dereference(&toks, stmt, entry, k)
-                    && unconditional(&toks, stmt, entry, k)
-            });
             pointers.push((name.to_string(), dereferenced));
         } else {
             integers.push(name.to_string());
@@ -334,6 +348,23 @@ impl Update {
         None
     }
 
+    /// How many elements (or units) the update at token `k` advances the counter by.
+    fn step(self, toks: &[Tok], stmt: &str, k: usize) -> Option<i64> {
+        let text = |i: usize| toks.get(i).map_or("", |t| tok_text(stmt, t));
+        let op = match self {
+            Update::Postfix { .. } => text(k + 1),
+            Update::Prefix { .. } => text(k - 1),
+            Update::Compound { end } => {
+                let amount: i64 = match &toks[k + 2..end] {
+                    [n] => parse_integer(tok_text(stmt, n))?,
+                    _ => return None,
+                };
+                return Some(if text(k + 1) == "-=" { -amount } else { amount });
+            }
+        };
+        Some(if op == "--" { -1 } else { 1 })
+    }
+
     fn first_token(self, k: usize) -> usize {
         match self {
             Update::Prefix { .. } => k - 1,
@@ -348,17 +379,20 @@ impl Update {
             Update::Compound { end } => end - 1,
         }
     }
+}
 
-    /// The text the update becomes: nothing when it is a statement of its own, else the
-    /// value the expression had (`copy` before the update, `advanced` after it).
-    fn replacement(self, copy: &str, advanced: &str) -> String {
-        match self {
-            Update::Postfix { statement: true }
-            | Update::Prefix { statement: true }
-            | Update::Compound { .. } => String::new(),
-            Update::Postfix { statement: false } => copy.to_string(),
-            Update::Prefix { statement: false } => advanced.to_string(),
-        }
+/// A C integer literal's value (decimal, hex or octal, with any suffix).
+fn parse_integer(literal: &str) -> Option<i64> {
+    let digits = literal.trim_end_matches(['u', 'U', 'l', 'L']);
+    if let Some(hex) = digits
+        .strip_prefix("0x")
+        .or_else(|| digits.strip_prefix("0X"))
+    {
+        i64::from_str_radix(hex, 16).ok()
+    } else if digits.len() > 1 && digits.starts_with('0') {
+        i64::from_str_radix(&digits[1..], 8).ok()
+    } else {
+        digits.parse().ok()
     }
 }
 

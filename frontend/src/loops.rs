@@ -379,30 +379,48 @@ fn induction_variables(func: &Function, l: &Loop) -> Vec<InductionVariable> {
     ivs
 }
 
-/// `step` when `update` is `phi + step` or `phi - c` (possibly through casts).
+/// `step` when `update` is `phi` advanced by constants (through casts): `phi + c`,
+/// `phi - c`, `p++` (a byte step of `scale * c`), or a chain of those within one iteration
+/// (`ii = *p++; jj = *p++;` advances `p` by two elements), whose steps add up.
 fn step_of(func: &Function, phi: Value, update: Value) -> Option<i128> {
-    let update = strip_casts(func, update);
-    match func.inst(update).kind {
+    // Longer chains are not written by hand; the bound keeps a hostile one cheap.
+    const LONGEST_CHAIN: usize = 64;
+    let mut total: i128 = 0;
+    let mut v = update;
+    for _ in 0..LONGEST_CHAIN {
+        let (base, step) = constant_step(func, v)?;
+        total = total.checked_add(step)?;
+        if base == phi {
+            return Some(total).filter(|s| *s != 0);
+        }
+        v = base;
+    }
+    None
+}
+
+/// `v` as `base + step` with a constant step (through casts): `(base, step)`.
+fn constant_step(func: &Function, v: Value) -> Option<(Value, i128)> {
+    let v = strip_casts(func, v);
+    match func.inst(v).kind {
         InstKind::Binary(BinOp::Add, a, b) => {
             let (a, b) = (strip_casts(func, a), strip_casts(func, b));
-            if a == phi {
-                func.const_int(b)
-            } else if b == phi {
-                func.const_int(a)
-            } else {
-                None
+            match (func.const_int(a), func.const_int(b)) {
+                (None, Some(c)) => Some((a, c)),
+                (Some(c), None) => Some((b, c)),
+                _ => None,
             }
         }
-        InstKind::Binary(BinOp::Sub, a, b) if strip_casts(func, a) == phi => {
-            func.const_int(strip_casts(func, b)).map(|c| -c)
+        InstKind::Binary(BinOp::Sub, a, b) => {
+            let c = func.const_int(strip_casts(func, b))?;
+            Some((strip_casts(func, a), c.checked_neg()?))
         }
         // Pointer induction `p++`, `p--`: a byte step of `scale * c`.
-        InstKind::PtrAdd { base, index, scale } if strip_casts(func, base) == phi => {
-            signed_constant(func, index).map(|c| c * i128::from(scale))
+        InstKind::PtrAdd { base, index, scale } => {
+            let c = signed_constant(func, index)?.checked_mul(i128::from(scale))?;
+            Some((strip_casts(func, base), c))
         }
         _ => None,
     }
-    .filter(|s| *s != 0)
 }
 
 /// `v` as an integer constant, through casts and a negation: `p--` lowers its index as
