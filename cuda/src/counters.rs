@@ -590,7 +590,12 @@ fn prefix_token(replaced: &mut Vec<(usize, usize, String)>, k: usize, prefix: &s
 }
 
 /// Puts `suffix` after token `k`, merged with a replacement ending there.
-fn suffix_token(replaced: &mut Vec<(usize, usize, String)>, k: usize, suffix: &str, token: &str) {
+pub(crate) fn suffix_token(
+    replaced: &mut Vec<(usize, usize, String)>,
+    k: usize,
+    suffix: &str,
+    token: &str,
+) {
     match replaced.iter_mut().find(|(_, last, _)| *last == k) {
         Some((_, _, r)) => r.push_str(suffix),
         None => replaced.push((k, k, format!("{token}{suffix}"))),

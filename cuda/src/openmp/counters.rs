@@ -7,7 +7,7 @@
 //! neither `linear` on the combined construct nor a comma in the canonical loop's
 //! increment.
 
-use crate::counters::{note, rewrite_counters, Dialect};
+use crate::counters::{note, rewrite_counters, suffix_token, Dialect};
 use crate::plan::Ctx;
 use advisor::model::{Induction, LoopReport};
 use frontend::access_sites::LoopSite;
@@ -72,14 +72,8 @@ pub(crate) fn plan_counters(
         }
         let last = toks.len() - 1;
         let finals = format!(" {}", rewrite.finals.join(" "));
-        match replaced.iter_mut().find(|(_, l, _)| *l == last) {
-            Some((_, _, r)) => r.push_str(&finals),
-            None => replaced.push((
-                last,
-                last,
-                format!("{}{finals}", crate::ctext::tok_text(stmt, &toks[last])),
-            )),
-        }
+        let token = crate::ctext::tok_text(stmt, &toks[last]);
+        suffix_token(&mut replaced, last, &finals, token);
     }
     let map = &unit.preprocessed.source_map;
     let file = map.locate(site.keyword.start as usize).file;
