@@ -181,12 +181,12 @@ fn every_reduction_kind_of_the_cuda_fixture_is_ported() {
     }
     // The CUDA reductions fixture under OpenMP: the `long double` sum's atomic needs
     // libatomic at the offloading link (it failed to link); float sums reassociate; the
-    // flag takes `atomic write`. The arg-min is refused.
+    // flag takes `atomic write`; the arg-min a `declare reduction`.
     check(
         &["tests/fixtures/cuda/reductions.c"],
         &["--rtol", "1e-5"],
         0,
-        26,
+        27,
         &["PASS", "within relative tolerance"],
     );
 }
@@ -262,6 +262,40 @@ fn reductions_become_clauses_and_atomics() {
         3,
         "hist, whist, acc.sum:\n{patch}"
     );
+}
+
+#[test]
+fn arg_min_and_arg_max_carry_their_partners_and_keep_the_earliest_tie() {
+    let patch = emit_patch(&["tests/fixtures/openmp/argext.c"], "argext.c");
+    for needle in [
+        "#pragma omp declare reduction(ww_argmin_best : ww_arg_best_t",
+        "reduction(ww_argmin_best : ww_arg_best)",
+        "firstprivate(ww_arg_best_0)",
+        "ww_arg_top_t ww_arg_top = { top, -1, top_at, top_key };",
+        // Counting down numbers the iterations from the start as written.
+        "(long long)((n - 1) - i)",
+        "} while (0); if (best < ww_arg_best.v || (best == ww_arg_best.v && (long long)(i - (0)) < ww_arg_best.r))",
+        "best = ww_arg_best.v; at = ww_arg_best.p0; }",
+    ] {
+        assert!(patch.contains(needle), "no `{needle}` in:\n{patch}");
+    }
+    if !offload_available() {
+        return;
+    }
+    // The values repeat, the entry value ties with the minimum of `k` and one loop counts
+    // down: the printed indices are those of the sequential loop only with its tie rule.
+    for n in ["1000", "37"] {
+        check(
+            &["tests/fixtures/openmp/argext.c", "--", n],
+            &[],
+            0,
+            6,
+            &[
+                "PASS",
+                "not ported tests/fixtures/openmp/argext.c:80:5: `last` (min) with `last_at`: ties keep the latest iteration (`<=`)",
+            ],
+        );
+    }
 }
 
 #[test]

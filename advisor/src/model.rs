@@ -260,9 +260,21 @@ pub struct Reduction {
     /// holds the minimum (`idx`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub index: Vec<String>,
+    /// For arg-min/arg-max: which iteration wins a tie, `first` (`<`, `>`: the earliest
+    /// keeps the extremum) or `last` (`<=`, `>=`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ties: Option<TieBreak>,
     /// The lines of the updates.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub lines: Vec<u32>,
+}
+
+/// Which of the iterations holding the same extremum an arg-min/arg-max keeps.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TieBreak {
+    First,
+    Last,
 }
 
 /// Reports written before reductions were objects list only the names (`reductions: [sum]`);
@@ -280,6 +292,8 @@ impl<'de> Deserialize<'de> for Reduction {
             #[serde(default)]
             index: Vec<String>,
             #[serde(default)]
+            ties: Option<TieBreak>,
+            #[serde(default)]
             lines: Vec<u32>,
         }
         #[derive(Deserialize)]
@@ -296,6 +310,7 @@ impl<'de> Deserialize<'de> for Reduction {
                 c_type: "?".into(),
                 strategy: String::new(),
                 index: Vec::new(),
+                ties: None,
                 lines: Vec::new(),
             },
             Either::Full(f) => Reduction {
@@ -305,6 +320,7 @@ impl<'de> Deserialize<'de> for Reduction {
                 c_type: f.c_type,
                 strategy: f.strategy,
                 index: f.index,
+                ties: f.ties,
                 lines: f.lines,
             },
         })

@@ -9,7 +9,7 @@
 //! friendly; one shows the execution check fails when the operator is wrong.
 
 use advisor::analyze::{analyze_unit, Filter};
-use advisor::model::{LoopReport, Reduction, ReductionKind, Verdict};
+use advisor::model::{LoopReport, Reduction, ReductionKind, TieBreak, Verdict};
 use frontend::preprocess::TranslationUnitInput;
 use frontend::unit::load_unit;
 use std::path::PathBuf;
@@ -745,6 +745,7 @@ fn arg_min_and_arg_max_pairs_with_ties() {
         &[("best", "min", ReductionKind::Argmin, &["idx"])],
     );
     assert!(r[0].strategy.contains("earliest"), "{:?}", r[0].strategy);
+    assert_eq!(r[0].ties, Some(TieBreak::First));
     run_check(ARGMIN, &r);
     let r = check(
         ARGMIN,
@@ -754,6 +755,7 @@ fn arg_min_and_arg_max_pairs_with_ties() {
         &[("best", "min", ReductionKind::Argmin, &["idx"])],
     );
     assert!(r[0].strategy.contains("latest"), "{:?}", r[0].strategy);
+    assert_eq!(r[0].ties, Some(TieBreak::Last));
     run_check(ARGMIN, &renamed(r, "last"));
     let r = check(
         ARGMIN,
@@ -1187,6 +1189,7 @@ fn the_execution_check_rejects_a_wrong_operator() {
         c_type: "double".into(),
         strategy: String::new(),
         index: Vec::new(),
+        ties: None,
         lines: Vec::new(),
     };
     let (seq, par) = execute(AFFINE_RUN, &wrong, "+");

@@ -191,6 +191,20 @@ pub(crate) fn rewrite_counters(
     })
 }
 
+/// The `for` loop `source`'s body and its iteration number: the index of the body's first
+/// token in the statement's code tokens, and the number as C over the index and the start
+/// as written (`i - (lo)`), evaluated in the body. An error says why there is none.
+pub(crate) fn body_and_iteration(
+    source: &LoopText<'_>,
+    induction: &Induction,
+) -> Result<(usize, String), String> {
+    let stmt = source.stmt;
+    let toks = code_tokens(stmt);
+    let shape = LoopShape::of(stmt, &toks).ok_or("the loop's header was not found")?;
+    let index = Index::of(source.body, stmt, &toks, &shape, induction)?;
+    Ok((shape.close + 1, index.iteration()))
+}
+
 /// Says what the rewrite of `report`'s counters did.
 pub(crate) fn note(report: &LoopReport, induction: &Induction) -> String {
     let names: Vec<String> = report
@@ -582,7 +596,12 @@ fn unconditional(toks: &[Tok], stmt: &str, entry: usize, k: usize) -> bool {
 }
 
 /// Puts `prefix` before token `k`, merged with a replacement of it already planned.
-fn prefix_token(replaced: &mut Vec<(usize, usize, String)>, k: usize, prefix: &str, token: &str) {
+pub(crate) fn prefix_token(
+    replaced: &mut Vec<(usize, usize, String)>,
+    k: usize,
+    prefix: &str,
+    token: &str,
+) {
     match replaced.iter_mut().find(|(first, _, _)| *first == k) {
         Some((_, _, r)) => r.insert_str(0, prefix),
         None => replaced.push((k, k, format!("{prefix}{token}"))),

@@ -7,6 +7,7 @@
 // `Diagnostic` is large, but errors are the cold path and the project-wide error type is fixed.
 #![allow(clippy::result_large_err)]
 
+pub mod argext;
 pub mod counters;
 pub mod ctext;
 pub mod emit;

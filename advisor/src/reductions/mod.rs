@@ -20,7 +20,7 @@ mod region;
 
 pub use memory::{settle, Settled};
 
-use crate::model::{Reduction, ReductionKind};
+use crate::model::{Reduction, ReductionKind, TieBreak};
 use crate::rules::{self, ww102_reduction::Accumulates, Finding};
 use chain::{analyze, Env};
 use frontend::ir::{Function, InstKind, Program, Span, Value};
@@ -420,6 +420,10 @@ impl Describe<'_> {
             c_type,
             strategy: strategy.clone(),
             index: self.index.clone(),
+            ties: (!self.index.is_empty()).then_some(match self.ties {
+                Some(Ties::Last) => TieBreak::Last,
+                _ => TieBreak::First,
+            }),
             lines: lines.clone(),
         };
         let name = reduction.describe();

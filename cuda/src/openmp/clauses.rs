@@ -38,8 +38,12 @@ pub struct LoopPort {
     pub pragma: String,
     /// The reductions' update statements made atomic.
     pub atomics: Vec<AtomicSite>,
-    /// Text the port replaces in the loop (its counters computed from the index).
+    /// Text the port replaces in the loop (its counters computed from the index, its body
+    /// wrapped for an arg-min/arg-max).
     pub edits: Vec<TextEdit>,
+    /// Lines written before the pragma, which open a block the edits close after the loop
+    /// (an arg-min/arg-max's struct, `declare reduction` and variables).
+    pub preamble: Option<String>,
     /// Clauses that make the compiler check the data clauses are complete
     /// (`defaultmap(none)` and the scalars' `firstprivate`, which is their default anyway):
     /// added for validation builds, where a variable left out is a compile error rather
@@ -200,7 +204,16 @@ pub fn plan_port(
     let file = map.path(start.file).to_path_buf();
 
     let mut clauses = Vec::new();
-    let collapsed = collapse(&ctx, unit, reports, report, site, &mut notes);
+    let mut collapsed = collapse(&ctx, unit, reports, report, site, &mut notes);
+    // An arg-min/arg-max numbers the outer loop's iterations; the inner loop runs inside one.
+    let arg_reduction = report
+        .reductions
+        .iter()
+        .any(|r| matches!(r.kind, ReductionKind::Argmin | ReductionKind::Argmax));
+    if arg_reduction && collapsed.len() > 1 {
+        collapsed.truncate(1);
+        notes.push("not collapsed: the arg-min/arg-max numbers the outer loop's iterations".into());
+    }
     if collapsed.len() > 1 {
         clauses.push(format!("collapse({})", collapsed.len()));
     }
@@ -215,6 +228,7 @@ pub fn plan_port(
     let mut flags: Vec<String> = Vec::new();
     let mut atomics = Vec::new();
     let mut needs_openmp_51 = false;
+    let mut args: Vec<crate::argext::ArgExtremum> = Vec::new();
     for r in &report.reductions {
         let lines = || {
             r.lines
@@ -267,9 +281,14 @@ pub fn plan_port(
                     lines()
                 ));
             }
+            ReductionKind::Argmin | ReductionKind::Argmax => {
+                args.push(
+                    crate::argext::check(r, &|n: &str| source_name(&ctx, n)).map_err(&refuse)?,
+                );
+            }
             _ => {
                 return Err(refuse(format!(
-                    "{} ({:?}): this reduction kind is not generated for OpenMP yet (an arg-min/arg-max needs a `declare reduction` that carries the variables taken with the extremum)",
+                    "{} ({:?}): this reduction kind is not generated for OpenMP",
                     r.describe(),
                     r.kind
                 )))
@@ -286,8 +305,40 @@ pub fn plan_port(
     if floating && !report.assumptions.iter().any(|a| a.contains("reassociat")) {
         notes.push("the floating-point reduction is reassociated: its rounding may differ from the sequential loop's".into());
     }
+    // An arg-min/arg-max's variables are copied in the body and combined by the port's own
+    // `declare reduction`.
+    let args_port = if args.is_empty() {
+        None
+    } else {
+        if !report.counters.is_empty() {
+            return Err(refuse(format!(
+                "an arg-{} beside counters (`{}`) is not generated: compute the counters from `{}` first",
+                args[0].op(),
+                report
+                    .counters
+                    .iter()
+                    .map(|c| c.name.as_str())
+                    .collect::<Vec<_>>()
+                    .join("`, `"),
+                induction.var
+            )));
+        }
+        let port = super::argext::plan_args(&ctx, unit, site, report, induction, &args)
+            .map_err(|why| refuse(format!("an arg-{}: {why}", args[0].op())))?;
+        notes.extend(port.notes.iter().cloned());
+        Some(port)
+    };
+    let arg_variables: Vec<&str> = args
+        .iter()
+        .flat_map(|a| std::iter::once(&a.target).chain(&a.partners))
+        .map(String::as_str)
+        .collect();
     // Scalar accumulators are the reduction clause's; arrays updated atomically are mapped.
-    let is_reduced = |n: &str| reduced.iter().any(|(_, t)| t == n) || flags.iter().any(|f| f == n);
+    let is_reduced = |n: &str| {
+        reduced.iter().any(|(_, t)| t == n)
+            || flags.iter().any(|f| f == n)
+            || arg_variables.contains(&n)
+    };
 
     // Private copies.
     let mut private: Vec<String> = Vec::new();
@@ -645,6 +696,11 @@ pub fn plan_port(
     for (op, targets) in by_op {
         clauses.push(format!("reduction({op}: {})", targets.join(", ")));
     }
+    let mut edits = counters.edits;
+    if let Some(a) = &args_port {
+        clauses.extend(a.clauses.iter().cloned());
+        edits.extend(a.edits.iter().cloned());
+    }
     for a in &report.assumptions {
         notes.push(format!("assumes {a}"));
     }
@@ -658,7 +714,8 @@ pub fn plan_port(
         span: site.span,
         pragma: pragma_text("#pragma omp target teams distribute parallel for", &clauses),
         atomics,
-        edits: counters.edits,
+        edits,
+        preamble: args_port.map(|a| a.preamble),
         device_functions,
         strict_clauses: std::iter::once("defaultmap(none)".to_string())
             .chain(

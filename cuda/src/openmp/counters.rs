@@ -58,7 +58,6 @@ pub(crate) fn plan_counters(
         ));
     }
     let stmt = ctx.slice(site.span);
-    let base = site.span.start as usize;
     let toks = crate::ctext::code_tokens(stmt);
     let mut replaced = rewrite.replaced.clone();
     // A counter read after the loop gets its final value right after it, on the host.
@@ -75,25 +74,8 @@ pub(crate) fn plan_counters(
         let token = crate::ctext::tok_text(stmt, &toks[last]);
         suffix_token(&mut replaced, last, &finals, token);
     }
-    let map = &unit.preprocessed.source_map;
-    let file = map.locate(site.keyword.start as usize).file;
-    let mut edits = Vec::new();
-    for (first, last, replacement) in &replaced {
-        let (from, to) = (base + toks[*first].start, base + toks[*last].end);
-        let original = &ctx.text[from..to];
-        let loc = map.locate(from);
-        if loc.file != file || original.contains('\n') {
-            return Err(format!(
-                "`{original}` is written by a macro or over several lines: rewrite the counters by hand"
-            ));
-        }
-        edits.push(TextEdit {
-            line: loc.line,
-            col: loc.col,
-            original: original.to_string(),
-            replacement: replacement.clone(),
-        });
-    }
+    let edits = text_edits(ctx, unit, site, &replaced)
+        .map_err(|original| format!("{original}: rewrite the counters by hand"))?;
     Ok(CounterPort {
         edits,
         integers: rewrite.integers,
@@ -110,9 +92,43 @@ pub(crate) fn plan_counters(
     })
 }
 
+/// Replacements of the loop statement's code tokens `first..=last` as edits of the original
+/// file; an error quotes the text that is written by a macro or over several lines there
+/// (`` `p++` is written by a macro or over several lines ``).
+pub(crate) fn text_edits(
+    ctx: &Ctx<'_>,
+    unit: &Unit,
+    site: &LoopSite,
+    replaced: &[(usize, usize, String)],
+) -> Result<Vec<TextEdit>, String> {
+    let stmt = ctx.slice(site.span);
+    let base = site.span.start as usize;
+    let toks = crate::ctext::code_tokens(stmt);
+    let map = &unit.preprocessed.source_map;
+    let file = map.locate(site.keyword.start as usize).file;
+    let mut edits = Vec::new();
+    for (first, last, replacement) in replaced {
+        let (from, to) = (base + toks[*first].start, base + toks[*last].end);
+        let original = &ctx.text[from..to];
+        let loc = map.locate(from);
+        if loc.file != file || original.contains('\n') {
+            return Err(format!(
+                "`{original}` is written by a macro or over several lines"
+            ));
+        }
+        edits.push(TextEdit {
+            line: loc.line,
+            col: loc.col,
+            original: original.to_string(),
+            replacement: replacement.clone(),
+        });
+    }
+    Ok(edits)
+}
+
 /// Whether the loop statement stands in a block of its own (after `;`, `{` or `}`), where a
 /// statement after it runs exactly when the loop does.
-fn statement_of_a_block(ctx: &Ctx<'_>, site: &LoopSite) -> bool {
+pub(crate) fn statement_of_a_block(ctx: &Ctx<'_>, site: &LoopSite) -> bool {
     let function = &ctx.sites.functions[site.function];
     let before = &ctx.text[function.body.start as usize..site.span.start as usize];
     let toks = crate::ctext::code_tokens(before);

@@ -8,6 +8,7 @@
 // `Diagnostic` is large, but errors are the cold path and the project-wide error type is fixed.
 #![allow(clippy::result_large_err)]
 
+pub mod argext;
 pub mod atomic;
 pub mod clauses;
 pub mod counters;

@@ -210,13 +210,29 @@ pub fn port_file(
                 } else {
                     p.pragma.clone()
                 };
-                match existing_pragma(&lines, at)? {
-                    Some((first, last)) => {
+                match (existing_pragma(&lines, at)?, &p.preamble) {
+                    (Some((first, last)), None) => {
                         let indent = indentation(&lines[first]);
                         let new = indent_block(&pragma, &indent);
                         lines.splice(first..=last, [new]);
                     }
-                    None => insert_directive(&mut lines, at, col0, &pragma),
+                    // The block the preamble opens holds the loop: the authors' pragma
+                    // (perhaps inside `#ifdef _OPENMP`) gives way to the port's, which
+                    // goes right above the loop.
+                    (Some((first, last)), Some(preamble)) => {
+                        insert_directive(&mut lines, at, col0, &format!("{preamble}{pragma}"));
+                        let indent = indentation(&lines[first]);
+                        lines.splice(
+                            first..=last,
+                            [format!("{indent}/* warpwise: the target region below replaces this loop's OpenMP pragma */\n")],
+                        );
+                    }
+                    (None, preamble) => insert_directive(
+                        &mut lines,
+                        at,
+                        col0,
+                        &format!("{}{pragma}", preamble.as_deref().unwrap_or("")),
+                    ),
                 }
             }
         }
@@ -500,6 +516,7 @@ mod tests {
             pragma: pragma.into(),
             atomics: Vec::new(),
             edits: Vec::new(),
+            preamble: None,
             strict_clauses: Vec::new(),
             device_functions: Vec::new(),
             arrays: Vec::new(),
