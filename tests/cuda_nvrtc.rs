@@ -180,6 +180,21 @@ fn kernels_computing_counters_from_the_index_compile() {
     }
 }
 
+/// Arg-min/arg-max kernels compile: shuffles of the value, the iteration and each
+/// partner, a lock in the state buffer, the entry values copied out of it.
+#[test]
+fn arg_min_and_arg_max_kernels_compile() {
+    if !nvrtc_available() {
+        return;
+    }
+    for line in [29, 39, 49, 59] {
+        let out = emit("tests/fixtures/openmp/argext.c", line, &[]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{line}: {stderr}");
+        assert!(stderr.contains("NVRTC compiled"), "{line}: {stderr}");
+    }
+}
+
 /// The recipe of every sample prints C a user can paste (issue 17): each kernel signature
 /// compiles with NVRTC (the program's own type names stand for opaque types), and each
 /// launch's grid, `cudaMalloc` and `cudaMemcpy` reads as a C expression.

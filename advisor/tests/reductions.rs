@@ -765,7 +765,7 @@ fn arg_min_and_arg_max_pairs_with_ties() {
         &[("best", "max", ReductionKind::Argmax, &["idx"])],
     );
     assert!(
-        r[0].strategy.contains("packed (value, index) key"),
+        r[0].strategy.contains("(value, iteration) maxima"),
         "{:?}",
         r[0].strategy
     );

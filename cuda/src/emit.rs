@@ -294,9 +294,22 @@ fn kernel_param_decls(plan: &KernelPlan) -> Vec<String> {
                     &reduction_ident(plan, name),
                 ));
             }
+            KernelArg::ArgState { target, .. } => {
+                out.push(format!("long long *{}", arg_state_ident(plan, target)));
+            }
         }
     }
     out
+}
+
+/// The kernel's and host function's name of an arg-min/arg-max's state.
+fn arg_state_ident(plan: &KernelPlan, target: &str) -> String {
+    plan.reductions
+        .iter()
+        .find(|r| r.target == target)
+        .and_then(|r| r.arg_state())
+        .map(str::to_string)
+        .unwrap_or_else(|| format!("ww_arg_{}", cxx_name(target)))
 }
 
 /// The pointer type of an array on the device (a struct parameter stays `T *`).
@@ -499,6 +512,7 @@ fn kernel(plan: &mut KernelPlan) -> String {
     } else {
         let _ = writeln!(out, "        {body}");
     }
+    out.push_str(&reduce::after_body(&plan.reductions, "ww_kx"));
     out.push_str("    }\n");
     out.push_str(&reduce::combine_code(&plan.reductions));
     out.push_str("}\n");
@@ -790,6 +804,19 @@ fn host_part(plan: &mut KernelPlan) -> String {
             names.join(", ")
         );
     }
+    let states: Vec<&str> = plan
+        .reductions
+        .iter()
+        .filter_map(|r| r.arg_state())
+        .collect();
+    if !states.is_empty() {
+        let names: Vec<String> = states.iter().map(|s| format!("*ww_d_{s} = NULL")).collect();
+        let _ = writeln!(
+            out,
+            "    char {}; // arg-min/arg-max states",
+            names.join(", ")
+        );
+    }
     out.push_str("    cudaError_t ww_err = cudaSuccess;\n");
     out.push_str(
         "    // Out sections are copied in as well: bytes of a section the loop does not write\n    // (a strided store) must come back unchanged.\n",
@@ -808,6 +835,31 @@ fn host_part(plan: &mut KernelPlan) -> String {
             "    // `{t}` starts at its value at the loop's entry; each block combines into it.\n    if (ww_err == cudaSuccess)\n        ww_err = ww_to_device(&ww_d_{i}, {i}, 0, (long long)sizeof *{i});",
             t = r.target,
             i = reduction_ident(plan, &r.target)
+        );
+    }
+    for r in &plan.reductions {
+        let reduce::Shape::Arg {
+            state, partners, ..
+        } = &r.shape
+        else {
+            continue;
+        };
+        let _ = writeln!(
+            out,
+            "    // The combine's lock, the winning iteration (-1: the entry's values) and the entry\n    // values the threads start from, which the combine leaves alone.\n    long long ww_h_{state}[{}] = {{0, -1}};",
+            3 + partners.len()
+        );
+        for (k, v) in std::iter::once(&r.target).chain(partners).enumerate() {
+            let i = reduction_ident(plan, v);
+            let _ = writeln!(
+                out,
+                "    memcpy(&ww_h_{state}[{}], {i}, sizeof *{i});",
+                2 + k
+            );
+        }
+        let _ = writeln!(
+            out,
+            "    if (ww_err == cudaSuccess)\n        ww_err = ww_to_device(&ww_d_{state}, ww_h_{state}, 0, (long long)sizeof ww_h_{state});"
         );
     }
     out.push_str("    if (ww_err == cudaSuccess) {\n");
@@ -840,6 +892,12 @@ fn host_part(plan: &mut KernelPlan) -> String {
             KernelArg::Reduction { name, c_type } => {
                 let i = reduction_ident(plan, &name);
                 args.push(format!("({c_type} *)ww_d_{i}"));
+            }
+            KernelArg::ArgState { target, .. } => {
+                args.push(format!(
+                    "(long long *)ww_d_{}",
+                    arg_state_ident(plan, &target)
+                ));
             }
         }
     }
@@ -879,6 +937,9 @@ fn host_part(plan: &mut KernelPlan) -> String {
             reduction_ident(plan, &r.target)
         );
     }
+    for state in &states {
+        let _ = writeln!(out, "    cudaFree(ww_d_{state});");
+    }
     let _ = writeln!(
         out,
         "    if (ww_err != cudaSuccess)\n        fprintf(stderr, \"{}: %s\\n\", cudaGetErrorString(ww_err));\n    return (int)ww_err;\n}}",
@@ -912,6 +973,12 @@ pub fn device_buffer_names(plan: &KernelPlan) -> Vec<String> {
             .iter()
             .filter(|r| r.scalar_ident().is_some())
             .map(|r| r.target.clone()),
+    );
+    out.extend(
+        plan.reductions
+            .iter()
+            .filter(|r| r.arg_state().is_some())
+            .map(|r| format!("the arg-{} state of `{}`", r.op.helper(), r.target)),
     );
     out
 }

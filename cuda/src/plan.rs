@@ -212,6 +212,13 @@ pub enum KernelArg {
     /// A scalar reduction's device copy: a one-element buffer holding the variable's value
     /// at the loop's entry, read back after the launch.
     Reduction { name: String, c_type: String },
+    /// An arg-min/arg-max's state (`long long` words: the combine's lock, 0; the winning
+    /// iteration, -1 for the entry's values; the entry values of `target` and of each of
+    /// `partners`, a word each), not read back.
+    ArgState {
+        target: String,
+        partners: Vec<String>,
+    },
 }
 
 #[derive(Clone, Debug)]
@@ -864,10 +871,15 @@ pub fn plan(
             Vec::new()
         }
     };
+    // A scalar reduction's variable, or an arg-min/arg-max's (the extremum or a partner).
     let scalar_reduction = |name: &str| {
-        checked
-            .iter()
-            .any(|(r, _, _)| r.kind == ReductionKind::Scalar && r.target == name)
+        checked.iter().any(|(r, _, _)| match r.kind {
+            ReductionKind::Scalar => r.target == name,
+            ReductionKind::Argmin | ReductionKind::Argmax => {
+                r.target == name || r.index.iter().any(|p| p == name)
+            }
+            _ => false,
+        })
     };
     let ctx = Ctx::new(unit, report)?;
     let refuse = |m: String| EmitError::refused(format!("{}: {m}", report.id));
@@ -1302,7 +1314,14 @@ pub fn plan(
         };
         cxx_safe(&e)
     };
-    let reductions = reduce::plan_body(&report.id, &checked, &mut body, &kernel_names)?;
+    let variable_type = |name: &str| ctx.type_of(name).map(|t| ctx.display(t));
+    let reductions = reduce::plan_body(
+        &report.id,
+        &checked,
+        &mut body,
+        &kernel_names,
+        &variable_type,
+    )?;
     let body_ids = identifiers(&body);
     for a in &mut arrays {
         a.in_kernel = body_ids.contains(&a.ident);
@@ -1443,6 +1462,7 @@ pub fn plan(
     plan.locals = locals.declared;
     plan.scalars.extend(locals.read_only);
     element_addresses_are_fixed(&plan)?;
+    arg_reductions_number_the_outer_loop(&plan)?;
     device_code(&ctx, report, &mut plan)?;
     plan.type_decls = type_decls(&ctx, fsite, outer_site.span.start);
     let device_text = format!("{}\n{}", plan.device_functions.join("\n"), plan.body);
@@ -2316,6 +2336,25 @@ fn element_addresses_are_fixed(plan: &KernelPlan) -> Result<(), EmitError> {
     Ok(())
 }
 
+/// An arg-min/arg-max numbers its candidates by the grid's x index, which counts the
+/// reported loop's iterations only when that loop is on x and nothing is on y.
+fn arg_reductions_number_the_outer_loop(plan: &KernelPlan) -> Result<(), EmitError> {
+    let Some(r) = plan.reductions.iter().find(|r| r.arg_state().is_some()) else {
+        return Ok(());
+    };
+    if plan.x != 0 || plan.y.is_some() {
+        return Err(EmitError::refused(format!(
+            "{}: the arg-{} of `{}` numbers its candidates by the loop's iterations: map the loop `{}` alone to the grid (`--mapping x={}`)",
+            plan.loop_id,
+            r.op.helper(),
+            r.target,
+            plan.nest[0].var,
+            plan.nest[0].var
+        )));
+    }
+    Ok(())
+}
+
 fn kernel_args(plan: &KernelPlan) -> Vec<KernelArg> {
     let mut out = Vec::new();
     for a in plan.arrays.iter().filter(|a| a.in_kernel) {
@@ -2343,6 +2382,14 @@ fn kernel_args(plan: &KernelPlan) -> Vec<KernelArg> {
             out.push(KernelArg::Reduction {
                 name: r.target.clone(),
                 c_type: r.c_type.clone(),
+            });
+        }
+    }
+    for r in &plan.reductions {
+        if let reduce::Shape::Arg { partners, .. } = &r.shape {
+            out.push(KernelArg::ArgState {
+                target: r.target.clone(),
+                partners: partners.clone(),
             });
         }
     }

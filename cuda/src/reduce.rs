@@ -155,6 +155,19 @@ pub enum Shape {
     Element { address: String },
     /// Elements chosen per iteration: each update in the body became an atomic.
     Histogram,
+    /// An arg-min/arg-max's extremum (`crate::argext`): a device copy like a scalar's, which
+    /// the combine writes, with `state` (`long long` words: the combine's lock, 0 at the
+    /// launch; the winning iteration, -1; then the entry values of the extremum and of each
+    /// partner, a word each, which the threads start from and nothing writes) and its
+    /// partners' entries (their targets).
+    Arg {
+        ident: String,
+        state: String,
+        max: bool,
+        partners: Vec<String>,
+    },
+    /// A variable taken with the arg-min/arg-max of `of`: a device copy like a scalar's.
+    Partner { ident: String, of: String },
 }
 
 /// One reduction the kernel generates.
@@ -191,10 +204,21 @@ impl Planned {
         self.class.is_float() && matches!(self.op, RedOp::Add | RedOp::Mul)
     }
 
-    /// The scalar variable's device copy, if this is a scalar reduction.
+    /// The scalar variable's device copy, if this is a scalar reduction (or an
+    /// arg-min/arg-max's variable).
     pub fn scalar_ident(&self) -> Option<&str> {
         match &self.shape {
-            Shape::Scalar { ident } => Some(ident),
+            Shape::Scalar { ident } | Shape::Arg { ident, .. } | Shape::Partner { ident, .. } => {
+                Some(ident)
+            }
+            _ => None,
+        }
+    }
+
+    /// An arg-min/arg-max's device state (lock and winning iteration), if this is one.
+    pub fn arg_state(&self) -> Option<&str> {
+        match &self.shape {
+            Shape::Arg { state, .. } => Some(state),
             _ => None,
         }
     }
@@ -208,12 +232,7 @@ pub fn check(report: &LoopReport) -> Result<Vec<(Reduction, RedOp, NumClass)>, E
     for r in &report.reductions {
         let what = r.describe();
         if matches!(r.kind, ReductionKind::Argmin | ReductionKind::Argmax) {
-            return Err(refuse(format!(
-                "reductions are not generated yet: {what} is an arg-{} (the variables taken with the {} need a combine that carries them): {}",
-                if r.kind == ReductionKind::Argmin { "min" } else { "max" },
-                if r.kind == ReductionKind::Argmin { "minimum" } else { "maximum" },
-                r.strategy
-            )));
+            crate::argext::check(r, &|n: &str| n.to_string()).map_err(&refuse)?;
         }
         if r.operator == "=" {
             return Err(refuse(format!(
@@ -252,6 +271,7 @@ pub fn plan_body(
     checked: &[(Reduction, RedOp, NumClass)],
     body: &mut String,
     rename: &dyn Fn(&str) -> String,
+    type_of: &dyn Fn(&str) -> Option<String>,
 ) -> Result<Vec<Planned>, EmitError> {
     let refuse = |m: String| EmitError::refused(format!("{loop_id}: {m}"));
     let mut out = Vec::new();
@@ -296,12 +316,51 @@ pub fn plan_body(
                     .map_err(|why| refuse(format!("the reduction {}: {why}", r.describe())))?;
                 (Shape::Histogram, String::new())
             }
-            // `check` refuses these; a caller that skipped it gets the same answer.
             ReductionKind::Argmin | ReductionKind::Argmax => {
-                return Err(refuse(format!(
-                    "reductions are not generated yet: {} is an arg-min/arg-max",
-                    r.describe()
-                )))
+                let name = cxx_name(&r.target);
+                let mut partners = Vec::new();
+                for p in &r.index {
+                    let ty = type_of(p).map(|t| cxx_type(&t)).ok_or_else(|| {
+                        refuse(format!(
+                            "the type of `{p}`, taken with {}, is not known",
+                            r.describe()
+                        ))
+                    })?;
+                    let class = NumClass::of(&ty).ok_or_else(|| {
+                        refuse(format!(
+                            "`{p}` ({ty}) is taken with {}: a warp exchanges only int, unsigned, long, long long (signed or unsigned), float and double by shuffles",
+                            r.describe()
+                        ))
+                    })?;
+                    partners.push(Planned {
+                        target: p.clone(),
+                        operator: r.operator.clone(),
+                        op: *op,
+                        c_type: ty,
+                        class,
+                        shape: Shape::Partner {
+                            ident: format!("ww_red_{}", cxx_name(p)),
+                            of: r.target.clone(),
+                        },
+                        private: cxx_name(p),
+                    });
+                }
+                out.push(Planned {
+                    target: r.target.clone(),
+                    operator: r.operator.clone(),
+                    op: *op,
+                    c_type,
+                    class: *class,
+                    shape: Shape::Arg {
+                        ident: format!("ww_red_{name}"),
+                        state: format!("ww_arg_{name}"),
+                        max: r.kind == ReductionKind::Argmax,
+                        partners: r.index.clone(),
+                    },
+                    private: name,
+                });
+                out.extend(partners);
+                continue;
             }
         };
         out.push(Planned {
@@ -650,13 +709,70 @@ template <typename T, typename V> __device__ inline void ww_atomic_max(T *p, V v
 /// block, inside the loop's range or not, takes part in the tree with the identity.
 pub fn private_decls(reductions: &[Planned]) -> String {
     let mut out = String::new();
-    for r in reductions.iter().filter(|r| r.shape != Shape::Histogram) {
-        let _ = writeln!(
-            out,
-            "    // `{}` ({}): this thread's part, from the operator's identity.",
-            r.target, r.operator
-        );
-        let _ = writeln!(out, "    {} {} = {};", r.c_type, r.private, r.identity());
+    for r in reductions {
+        match &r.shape {
+            Shape::Histogram => {}
+            Shape::Arg {
+                ident,
+                partners,
+                state,
+                ..
+            } => {
+                let _ = writeln!(
+                    out,
+                    "    // `{}` ({}) with `{}`: this thread's candidate, from the values at the loop's\n    // entry (iteration -1: the entry's own).",
+                    r.target,
+                    r.operator,
+                    partners.join("`, `")
+                );
+                let _ = ident;
+                let _ = writeln!(
+                    out,
+                    "    {t} {v};\n    memcpy(&{v}, &{state}[2], sizeof {v});",
+                    t = r.c_type,
+                    v = r.private
+                );
+                let _ = writeln!(out, "    long long {state}_rank = -1;");
+            }
+            Shape::Partner { of, .. } => {
+                let Some((state, k)) = reductions.iter().find_map(|a| match &a.shape {
+                    Shape::Arg {
+                        state, partners, ..
+                    } if a.target == *of => partners
+                        .iter()
+                        .position(|p| *p == r.target)
+                        .map(|k| (state, k)),
+                    _ => None,
+                }) else {
+                    continue;
+                };
+                let _ = writeln!(
+                    out,
+                    "    {t} {v};\n    memcpy(&{v}, &{state}[{w}], sizeof {v});",
+                    t = r.c_type,
+                    v = r.private,
+                    w = 3 + k
+                );
+            }
+            Shape::Scalar { .. } | Shape::Element { .. } => {
+                let _ = writeln!(
+                    out,
+                    "    // `{}` ({}): this thread's part, from the operator's identity.",
+                    r.target, r.operator
+                );
+                let _ = writeln!(out, "    {} {} = {};", r.c_type, r.private, r.identity());
+            }
+        }
+    }
+    out
+}
+
+/// Inside the guard, after the body: an arg-min/arg-max's candidate is this iteration's,
+/// `iteration` its number.
+pub fn after_body(reductions: &[Planned], iteration: &str) -> String {
+    let mut out = String::new();
+    for state in reductions.iter().filter_map(Planned::arg_state) {
+        let _ = writeln!(out, "        {state}_rank = {iteration};");
     }
     out
 }
@@ -672,12 +788,13 @@ pub fn combine_code(reductions: &[Planned]) -> String {
         .filter_map(|r| match &r.shape {
             Shape::Scalar { ident } => Some((r, ident.clone())),
             Shape::Element { address } => Some((r, format!("&({address})"))),
-            Shape::Histogram => None,
+            _ => None,
         })
         .enumerate()
         .map(|(k, (r, dest))| (k, r, dest))
         .collect();
-    if trees.is_empty() {
+    let args = reductions.iter().any(|r| r.arg_state().is_some());
+    if trees.is_empty() && !args {
         return out;
     }
     out.push_str(
@@ -720,6 +837,124 @@ pub fn combine_code(reductions: &[Planned]) -> String {
             r.op.helper()
         );
     }
+    for r in reductions {
+        if let Shape::Arg {
+            ident,
+            state,
+            max,
+            partners,
+        } = &r.shape
+        {
+            let partners: Vec<&Planned> = partners
+                .iter()
+                .filter_map(|p| {
+                    reductions.iter().find(|q| {
+                        matches!(&q.shape, Shape::Partner { of, .. } if *of == r.target)
+                            && q.target == *p
+                    })
+                })
+                .collect();
+            out.push_str(&arg_combine(r, ident, state, *max, &partners));
+        }
+    }
+    out
+}
+
+/// An arg-min/arg-max's combine, after the guard: each warp keeps its best candidate by
+/// shuffles of the value, the iteration and the partners (of equal values the earliest
+/// iteration), lane 0 leaves it in shared memory, thread 0 takes the block's best and
+/// offers it to the device copies under a lock in `state`, whose second word holds the
+/// winning iteration (-1: the entry's values). Blocks offer in any order: the rule picks
+/// one candidate whatever the order.
+fn arg_combine(r: &Planned, ident: &str, state: &str, max: bool, partners: &[&Planned]) -> String {
+    let cmp = if max { ">" } else { "<" };
+    let better = |v: &str, k: &str, kv: &str, kk: &str| {
+        format!("({v} {cmp} {kv} || ({v} == {kv} && {k} < {kk}))")
+    };
+    // (type, this thread's part, the value it starts from)
+    let mut fields: Vec<(String, String, String)> = vec![
+        (r.c_type.clone(), format!("{state}_v"), r.private.clone()),
+        (
+            "long long".into(),
+            format!("{state}_r"),
+            format!("{state}_rank"),
+        ),
+    ];
+    for (k, p) in partners.iter().enumerate() {
+        fields.push((p.c_type.clone(), format!("{state}_p{k}"), p.private.clone()));
+    }
+    let (v, rk) = (&fields[0].1, &fields[1].1);
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "    // `{}` ({}): the warp's best candidate by shuffles, the block's through shared memory,\n    // then thread 0 offers it to the device copies under the lock in `{state}`.",
+        r.target, r.operator
+    );
+    for (t, part, from) in &fields {
+        let _ = writeln!(out, "    {t} {part} = {from};");
+    }
+    out.push_str("    for (unsigned ww_d = 16; ww_d > 0; ww_d /= 2) {\n");
+    for (t, part, _) in &fields {
+        let _ = writeln!(
+            out,
+            "        const {t} {part}_o = __shfl_down_sync(ww_mask, {part}, ww_d);"
+        );
+    }
+    let take: Vec<String> = fields
+        .iter()
+        .map(|(_, part, _)| format!("{part} = {part}_o;"))
+        .collect();
+    let _ = writeln!(
+        out,
+        "        if (ww_lane + ww_d < ww_lanes && {}) {{ {} }}\n    }}",
+        better(&format!("{v}_o"), &format!("{rk}_o"), v, rk),
+        take.join(" ")
+    );
+    for (t, part, _) in &fields {
+        let _ = writeln!(out, "    static __shared__ {t} {part}_w[32];");
+    }
+    let store: Vec<String> = fields
+        .iter()
+        .map(|(_, part, _)| format!("{part}_w[ww_t / 32u] = {part};"))
+        .collect();
+    let _ = writeln!(out, "    if (ww_lane == 0) {{ {} }}", store.join(" "));
+    out.push_str("    __syncthreads();\n    if (ww_t == 0) {\n");
+    let from_warp: Vec<String> = fields
+        .iter()
+        .map(|(_, part, _)| format!("{part} = {part}_w[ww_w];"))
+        .collect();
+    let _ = writeln!(
+        out,
+        "        for (unsigned ww_w = 1; ww_w < (ww_n + 31u) / 32u; ww_w++)\n            if ({}) {{ {} }}",
+        better(&format!("{v}_w[ww_w]"), &format!("{rk}_w[ww_w]"), v, rk),
+        from_warp.join(" ")
+    );
+    let _ = writeln!(
+        out,
+        "        while (atomicCAS((unsigned long long *)&{state}[0], 0ULL, 1ULL) != 0ULL) {{\n        }}\n        __threadfence();"
+    );
+    let _ = writeln!(
+        out,
+        "        volatile {t} *ww_kept_v = {ident};\n        volatile long long *ww_kept_r = &{state}[1];",
+        t = r.c_type
+    );
+    let mut offer = vec![format!("*ww_kept_v = {v};"), format!("*ww_kept_r = {rk};")];
+    for (k, p) in partners.iter().enumerate() {
+        let Shape::Partner { ident, .. } = &p.shape else {
+            continue;
+        };
+        offer.push(format!("*(volatile {} *){ident} = {state}_p{k};", p.c_type));
+    }
+    let _ = writeln!(
+        out,
+        "        if ({}) {{ {} }}",
+        better(v, rk, "*ww_kept_v", "*ww_kept_r"),
+        offer.join(" ")
+    );
+    let _ = writeln!(
+        out,
+        "        __threadfence();\n        atomicExch((unsigned long long *)&{state}[0], 0ULL);\n    }}"
+    );
     out
 }
 
@@ -740,6 +975,14 @@ pub fn notes(reductions: &[Planned]) -> Vec<String> {
                 "Reduction {what}: each update of `{}` in the body is an atomic on its element.",
                 r.target
             ),
+            Shape::Arg { partners, .. } => format!(
+                "Reduction {what} with `{p}` (arg-{op}): each thread runs its iteration on copies of `{t}` and `{p}` that start from their values at the loop's entry; each warp keeps its best (value, iteration) by shuffles, of equal values the earliest iteration, and thread 0 of each block offers the block's best to the device copies under a lock, beside the winning iteration (-1 for the entry's values): the sequential loop's answer, whose strict comparison keeps the earliest iteration. The host function takes `&{t}`, `&{a}` and writes the results back.",
+                t = r.target,
+                p = partners.join("`, `"),
+                a = partners.join("`, `&"),
+                op = r.op.helper(),
+            ),
+            Shape::Partner { .. } => continue,
         });
         if r.reassociated() {
             out.push(format!(

@@ -12,7 +12,8 @@
 //   barrier, then all continue, in the same reverse order.
 // - WW_CPU_REPORT=FILE makes the shim write what it saw (launches, guard and staging misses,
 //   errors) to FILE for `warpwise validate`.
-// - Atomics (atomicAdd, atomicMin/Max/And/Or/Xor, atomicCAS) for the types CUDA has them:
+// - Atomics (atomicAdd, atomicMin/Max/And/Or/Xor, atomicCAS, atomicExch) for the types CUDA
+//   has them, and __threadfence (a no-op):
 //   threads of a block switch only at __syncthreads, so plain read-modify-writes are atomic.
 // - __shfl_down_sync through per-thread slots and two block barriers (see there).
 #ifndef WARPWISE_CUDA_CPU_H
@@ -570,6 +571,9 @@ WW_CPU_CAS(int)
 WW_CPU_CAS(unsigned int)
 WW_CPU_CAS(unsigned long long)
 #undef WW_CPU_CAS
+
+// A block's writes are visible to the next block as they are: blocks run one after another.
+static inline void __threadfence(void) {}
 
 // Reinterpretations of a value's bits (CUDA's intrinsics).
 static inline float __int_as_float(int i) { float f; memcpy(&f, &i, sizeof f); return f; }

@@ -478,19 +478,18 @@ impl Describe<'_> {
                 format!("{atomic} (per-block privatized bins in shared memory when they fit)")
             }
             ReductionKind::Argmin | ReductionKind::Argmax => {
-                let ties = match self.ties {
-                    Some(Ties::Last) => "ties keep the latest iteration",
-                    _ => "ties keep the earliest iteration",
-                };
-                let atomic = if self.op == Op::Min {
-                    "atomicMin"
+                let extrema = if self.op == Op::Min {
+                    "minima"
                 } else {
-                    "atomicMax"
+                    "maxima"
                 };
-                if self.types.size_of(self.ty).is_some_and(|s| s <= 4) {
-                    format!("packed (value, index) key with {atomic}; {ties}")
-                } else {
-                    format!("two-pass: per-block (value, iteration) {}, then one block combines them; {ties}", if self.op == Op::Min { "minima" } else { "maxima" })
+                match self.ties {
+                    Some(Ties::Last) => format!(
+                        "per-block (value, iteration) {extrema} by warp shuffles and shared memory, then one combine under a lock; ties keep the latest iteration, which a port cannot tell from an iteration that did not take the value (write the comparison strictly to port it)"
+                    ),
+                    _ => format!(
+                        "each iteration on copies from the entry values; per-block (value, iteration) {extrema} by warp shuffles and shared memory, then one combine under a lock; ties keep the earliest iteration"
+                    ),
                 }
             }
         }

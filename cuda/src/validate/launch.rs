@@ -145,6 +145,29 @@ pub fn launch_spec(plan: &KernelPlan, snapshot: &Snapshot) -> Result<LaunchSpec,
                     copied: s.bytes.len(),
                 });
             }
+            // An arg-min/arg-max's lock (0), winning iteration (-1) and entry values, a
+            // word each, not read back.
+            KernelArg::ArgState { target, partners } => {
+                let mut bytes: Vec<u8> =
+                    [0i64, -1i64].iter().flat_map(|w| w.to_le_bytes()).collect();
+                for v in std::iter::once(target).chain(partners) {
+                    let s = snapshot
+                        .entry
+                        .get(v)
+                        .ok_or_else(|| LaunchError::MissingEntryValue { name: v.clone() })?;
+                    let mut word = [0u8; 8];
+                    let n = s.bytes.len().min(8);
+                    word[..n].copy_from_slice(&s.bytes[..n]);
+                    bytes.extend_from_slice(&word);
+                }
+                args.push(LaunchArg::Buffer {
+                    array: format!("{target}:arg-state"),
+                    lo: 0,
+                    copied: bytes.len(),
+                    bytes,
+                    out: false,
+                });
+            }
             KernelArg::Derived { ident, .. } => args.push(LaunchArg::Value {
                 what: ident.clone(),
                 bytes: value(snapshot, ident)?.to_le_bytes().to_vec(),
