@@ -695,10 +695,16 @@ fn a_flag_every_iteration_sets_to_one_constant_is_a_reduction() {
 const ARGMIN: &str = r#"
 #define N 91
 #define INIT_IDX -1
+#define M 5
 static double d[N];
 static int v[N];
+static int ok[N];
+static double g[N][M];
 static void setup(void) {
-    for (int j = 0; j < N; j++) { d[j] = (j * 7 % 10) + 5; v[j] = (j * 13 % 9); }
+    for (int j = 0; j < N; j++) {
+        d[j] = (j * 7 % 10) + 5; v[j] = (j * 13 % 9); ok[j] = j % 3 != 1;
+        for (int k = 0; k < M; k++) g[j][k] = (j * M + k) * 11 % 17;
+    }
 }
 void nearest(double best, int idx, const double *d, int lo, int hi, double *ob, int *oi)
 {
@@ -729,7 +735,60 @@ void largest(int best, int idx, const int *v, int lo, int hi, int *ob, int *oi)
     }
     *ob = best; *oi = idx;
 }
+/* The decision under a mask, after a `continue`, and repeated by an inner loop: still one
+   comparison per iteration (of the outer loop), taken or not. */
+void masked_nearest(double best, int idx, const double *d, int lo, int hi, double *ob, int *oi)
+{
+    for (int j = lo; j < hi; j++) {
+        if (ok[j]) {
+            if (d[j] < best) {
+                best = d[j];
+                idx = j;
+            }
+        }
+    }
+    *ob = best; *oi = idx;
+}
+void skip_nearest(double best, int idx, const double *d, int lo, int hi, double *ob, int *oi)
+{
+    for (int j = lo; j < hi; j++) {
+        if (d[j] > 11)
+            continue;
+        if (d[j] < best) {
+            best = d[j];
+            idx = j;
+        }
+    }
+    *ob = best; *oi = idx;
+}
+void nest_nearest(double best, int idx, int lo, int hi, double *ob, int *oi)
+{
+    for (int j = lo; j < hi; j++)
+        for (int k = 0; k < M; k++)
+            if (g[j][k] < best) {
+                best = g[j][k];
+                idx = j * M + k;
+            }
+    *ob = best; *oi = idx;
+}
+/* The index is also set outside the decision: the last such iteration's value wins. */
+void overwritten(double best, int idx, const double *d, int lo, int hi, double *ob, int *oi)
+{
+    for (int j = lo; j < hi; j++) {
+        if (ok[j]) {
+            if (d[j] < best) {
+                best = d[j];
+                idx = j;
+            }
+        } else
+            idx = 0;
+    }
+    *ob = best; *oi = idx;
+}
 static void run_best(double b, int i, int lo, int hi, double *ob, int *oi) { nearest(b, i, d, lo, hi, ob, oi); }
+static void run_mbest(double b, int i, int lo, int hi, double *ob, int *oi) { masked_nearest(b, i, d, lo, hi, ob, oi); }
+static void run_sbest(double b, int i, int lo, int hi, double *ob, int *oi) { skip_nearest(b, i, d, lo, hi, ob, oi); }
+static void run_gbest(double b, int i, int lo, int hi, double *ob, int *oi) { nest_nearest(b, i, lo, hi, ob, oi); }
 static void run_last(double b, int i, int lo, int hi, double *ob, int *oi) { last_nearest(b, i, d, lo, hi, ob, oi); }
 static void run_vbest(int b, int i, int lo, int hi, int *ob, int *oi) { largest(b, i, v, lo, hi, ob, oi); }
 "#;
@@ -770,6 +829,22 @@ fn arg_min_and_arg_max_pairs_with_ties() {
         r[0].strategy
     );
     run_check(ARGMIN, &renamed(r, "vbest"));
+    for (function, run) in [
+        ("masked_nearest", "mbest"),
+        ("skip_nearest", "sbest"),
+        ("nest_nearest", "gbest"),
+    ] {
+        let r = check(
+            ARGMIN,
+            function,
+            "j",
+            Verdict::Friendly,
+            &[("best", "min", ReductionKind::Argmin, &["idx"])],
+        );
+        assert_eq!(r[0].ties, Some(TieBreak::First), "{function}");
+        run_check(ARGMIN, &renamed(r, run));
+    }
+    check_not(ARGMIN, "overwritten", "j");
 }
 
 const OUTER: &str = r#"

@@ -187,17 +187,22 @@ pub(crate) fn scalar_reductions(
         let mut ok = true;
         for d in &chain.decided {
             let mut allowed: HashSet<Value> = HashSet::from([d.phi]);
-            // `if (d < best) { best = d; idx = j; }`: the whole update is one decision.
-            let arg_shape = matches!(chain.op, Op::Min | Op::Max)
-                && chain.decided.len() == 1
-                && backs == [d.phi]
-                && d.kept == p;
-            if arg_shape {
+            // `if (d < best) { best = d; idx = j; }`: the whole update is one decision, which
+            // a mask may guard (`if (ok[j]) { if (d < best) ... }`, a `continue` before it)
+            // and an inner loop may repeat (the arg-min of a nest).
+            let through = match backs.as_slice() {
+                [b] if matches!(chain.op, Op::Min | Op::Max) && chain.decided.len() == 1 => {
+                    PassThrough::of(func, l, p, d.phi, &[*b, d.kept])
+                }
+                _ => None,
+            };
+            if let Some(through) = &through {
                 for &psi in &func.block(d.region.join).insts {
                     if psi == d.phi || !func.inst(psi).kind.is_phi() {
                         continue;
                     }
-                    if let Some(q) = partner(&env, &phis, d, &chain.derived, psi) {
+                    if let Some(q) = partner(&env, &phis, d, &chain.derived, psi, through, backs[0])
+                    {
                         partners.push(q);
                         allowed.insert(psi);
                     }
@@ -230,38 +235,158 @@ pub(crate) fn scalar_reductions(
     out
 }
 
-/// The header phi `q` whose next value is `psi`, a phi at the join of the min/max decision
-/// `d`: `q` keeps its value when the minimum does and takes a value that reads neither the
-/// minimum nor `q` when it changes, and is read nowhere else in the loop.
+/// The versions of an arg-min/arg-max's extremum `root` between the decision's phi and the
+/// loop's back edge: phis of the loop's body (not its header) whose every argument is
+/// `root`, the decision's phi or another of them: the join of a mask around the decision,
+/// the latch after a `continue`, an inner loop's header.
+struct PassThrough {
+    root: Value,
+    decided: Value,
+    phis: Vec<Value>,
+}
+
+impl PassThrough {
+    /// The pass-through phis that `starts` reach, if every value they reach is one, the
+    /// root or the decision's phi (at most 64 phis).
+    fn of(
+        func: &Function,
+        l: &frontend::loops::Loop,
+        root: Value,
+        decided: Value,
+        starts: &[Value],
+    ) -> Option<PassThrough> {
+        let mut phis: Vec<Value> = Vec::new();
+        let mut stack: Vec<Value> = starts.to_vec();
+        while let Some(v) = stack.pop() {
+            if v == root || v == decided || phis.contains(&v) {
+                continue;
+            }
+            let inst = func.inst(v);
+            let InstKind::Phi(args) = &inst.kind else {
+                return None;
+            };
+            if inst.block == l.header || !l.contains(inst.block) || phis.len() >= 64 {
+                return None;
+            }
+            phis.push(v);
+            stack.extend(args.iter().map(|(_, a)| *a));
+        }
+        Some(PassThrough {
+            root,
+            decided,
+            phis,
+        })
+    }
+
+    /// The partner's versions that match these: `q` for the root, `psi` for the decision's
+    /// phi, and for each pass-through phi the phi of its block whose argument on every edge
+    /// is the match of the extremum's there. `None` when some has no such phi.
+    fn matched(&self, func: &Function, q: Value, psi: Value) -> Option<HashMap<Value, Value>> {
+        let mut map: HashMap<Value, Value> = HashMap::from([(self.root, q), (self.decided, psi)]);
+        let args = |v: Value| match &func.inst(v).kind {
+            InstKind::Phi(a) => a.clone(),
+            _ => Vec::new(),
+        };
+        // Each round matches the phis whose mapped arguments single out one phi of their
+        // block; a round without progress ends the search.
+        loop {
+            let pending: Vec<Value> = self
+                .phis
+                .iter()
+                .copied()
+                .filter(|x| !map.contains_key(x))
+                .collect();
+            if pending.is_empty() {
+                break;
+            }
+            let mut progress = false;
+            for x in pending {
+                let xa = args(x);
+                let block = func.inst(x).block;
+                let fits = |y: Value| {
+                    let ya = args(y);
+                    ya.len() == xa.len()
+                        && xa.iter().any(|(_, a)| map.contains_key(a))
+                        && xa.iter().all(|(b, a)| {
+                            map.get(a)
+                                .is_none_or(|want| ya.iter().any(|(yb, yv)| yb == b && yv == want))
+                        })
+                };
+                let candidates: Vec<Value> = func
+                    .block(block)
+                    .insts
+                    .iter()
+                    .copied()
+                    .filter(|y| *y != x && func.inst(*y).kind.is_phi() && !self.phis.contains(y))
+                    .filter(|y| fits(*y))
+                    .collect();
+                if let [y] = candidates.as_slice() {
+                    map.insert(x, *y);
+                    progress = true;
+                }
+            }
+            if !progress {
+                return None;
+            }
+        }
+        // Every edge of every pass-through phi matches.
+        for &x in &self.phis {
+            let y = map[&x];
+            let (xa, ya) = (args(x), args(y));
+            let all = xa
+                .iter()
+                .all(|(b, a)| ya.iter().any(|(yb, yv)| yb == b && map.get(a) == Some(yv)));
+            if !all {
+                return None;
+            }
+        }
+        Some(map)
+    }
+}
+
+/// The header phi `q` whose versions match the extremum's (`through`) with `psi`, a phi at
+/// the join of the min/max decision `d`, for the decision's phi: `q` keeps its value when
+/// the extremum does and takes a value that reads neither the extremum nor `q` when it
+/// changes, and is read nowhere else in the loop.
 fn partner(
     env: &Env,
     phis: &[Value],
     d: &chain::Decided,
     minimum: &HashSet<Value>,
     psi: Value,
+    through: &PassThrough,
+    back: Value,
 ) -> Option<Value> {
     let func = env.func;
-    let q = *phis
-        .iter()
-        .find(|q| back_values(func, env.l, **q) == [psi])?;
     let sides = d.region.side_values(func, psi)?;
     let ([kept], [cand]) = (sides[1 - d.take].as_slice(), sides[d.take].as_slice()) else {
         return None;
     };
-    let derived = env.derived(q);
-    let only = derived.len() == 2 && derived.contains(&psi);
-    let branch_free = env.l.blocks.iter().all(|b| {
-        func.terminator_uses(*b)
-            .iter()
-            .all(|v| !derived.contains(v))
-    });
-    (*kept == q
-        && *cand != q
-        && !minimum.contains(cand)
-        && !derived.contains(cand)
-        && only
-        && branch_free)
-        .then_some(q)
+    phis.iter().copied().find(|&q| {
+        if q == through.root {
+            return false;
+        }
+        let Some(map) = through.matched(func, q, psi) else {
+            return false;
+        };
+        if back_values(func, env.l, q) != [map[&back]] || map.get(&d.kept) != Some(kept) {
+            return false;
+        }
+        let versions: HashSet<Value> = map.values().copied().collect();
+        let derived = env.derived(q);
+        let only = derived.iter().all(|v| versions.contains(v));
+        let branch_free = env.l.blocks.iter().all(|b| {
+            func.terminator_uses(*b)
+                .iter()
+                .all(|v| !derived.contains(v))
+        });
+        *cand != q
+            && !versions.contains(cand)
+            && !minimum.contains(cand)
+            && !derived.contains(cand)
+            && only
+            && branch_free
+    })
 }
 
 /// The read-modify-writes of loop `id`: a load and a store of equivalent addresses in one
