@@ -304,12 +304,22 @@ fn kernel_param_decls(plan: &KernelPlan) -> Vec<String> {
 
 /// The kernel's and host function's name of an arg-min/arg-max's state.
 fn arg_state_ident(plan: &KernelPlan, target: &str) -> String {
+    planned_ident(plan, target, reduce::Planned::arg_state, "ww_arg_")
+}
+
+/// The name `pick` gives the reduction of `target`, else `prefix` and the target's name.
+fn planned_ident(
+    plan: &KernelPlan,
+    target: &str,
+    pick: fn(&reduce::Planned) -> Option<&str>,
+    prefix: &str,
+) -> String {
     plan.reductions
         .iter()
         .find(|r| r.target == target)
-        .and_then(|r| r.arg_state())
+        .and_then(pick)
         .map(str::to_string)
-        .unwrap_or_else(|| format!("ww_arg_{}", cxx_name(target)))
+        .unwrap_or_else(|| format!("{prefix}{}", cxx_name(target)))
 }
 
 /// The pointer type of an array on the device (a struct parameter stays `T *`).
@@ -521,12 +531,7 @@ fn kernel(plan: &mut KernelPlan) -> String {
 
 /// The kernel's and host function's name of a scalar reduction's device copy.
 fn reduction_ident(plan: &KernelPlan, name: &str) -> String {
-    plan.reductions
-        .iter()
-        .find(|r| r.target == name)
-        .and_then(|r| r.scalar_ident())
-        .map(str::to_string)
-        .unwrap_or_else(|| format!("ww_red_{}", cxx_name(name)))
+    planned_ident(plan, name, reduce::Planned::scalar_ident, "ww_red_")
 }
 
 /// Re-indents a body for the kernel: its lines keep their indentation relative to the line

@@ -900,34 +900,34 @@ fn arg_combine(r: &Planned, ident: &str, state: &str, max: bool, partners: &[&Pl
             "        const {t} {part}_o = __shfl_down_sync(ww_mask, {part}, ww_d);"
         );
     }
-    let take: Vec<String> = fields
-        .iter()
-        .map(|(_, part, _)| format!("{part} = {part}_o;"))
-        .collect();
+    // One statement per field, joined: `ww_arg_best_v = ww_arg_best_v_o; ...`.
+    let each = |statement: &dyn Fn(&str) -> String| {
+        fields
+            .iter()
+            .map(|(_, part, _)| statement(part))
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
     let _ = writeln!(
         out,
         "        if (ww_lane + ww_d < ww_lanes && {}) {{ {} }}\n    }}",
         better(&format!("{v}_o"), &format!("{rk}_o"), v, rk),
-        take.join(" ")
+        each(&|part| format!("{part} = {part}_o;"))
     );
     for (t, part, _) in &fields {
         let _ = writeln!(out, "    static __shared__ {t} {part}_w[32];");
     }
-    let store: Vec<String> = fields
-        .iter()
-        .map(|(_, part, _)| format!("{part}_w[ww_t / 32u] = {part};"))
-        .collect();
-    let _ = writeln!(out, "    if (ww_lane == 0) {{ {} }}", store.join(" "));
+    let _ = writeln!(
+        out,
+        "    if (ww_lane == 0) {{ {} }}",
+        each(&|part| format!("{part}_w[ww_t / 32u] = {part};"))
+    );
     out.push_str("    __syncthreads();\n    if (ww_t == 0) {\n");
-    let from_warp: Vec<String> = fields
-        .iter()
-        .map(|(_, part, _)| format!("{part} = {part}_w[ww_w];"))
-        .collect();
     let _ = writeln!(
         out,
         "        for (unsigned ww_w = 1; ww_w < (ww_n + 31u) / 32u; ww_w++)\n            if ({}) {{ {} }}",
         better(&format!("{v}_w[ww_w]"), &format!("{rk}_w[ww_w]"), v, rk),
-        from_warp.join(" ")
+        each(&|part| format!("{part} = {part}_w[ww_w];"))
     );
     let _ = writeln!(
         out,
