@@ -277,6 +277,8 @@ pub fn plan_body(
     let mut out = Vec::new();
     for (k, (r, op, class)) in checked.iter().enumerate() {
         let c_type = cxx_type(&r.c_type);
+        // An arg-min/arg-max's partners, planned after it.
+        let mut partners = Vec::new();
         let (shape, private) = match r.kind {
             ReductionKind::Scalar => {
                 let name = cxx_name(&r.target);
@@ -318,7 +320,6 @@ pub fn plan_body(
             }
             ReductionKind::Argmin | ReductionKind::Argmax => {
                 let name = cxx_name(&r.target);
-                let mut partners = Vec::new();
                 for p in &r.index {
                     let ty = type_of(p).map(|t| cxx_type(&t)).ok_or_else(|| {
                         refuse(format!(
@@ -345,22 +346,15 @@ pub fn plan_body(
                         private: cxx_name(p),
                     });
                 }
-                out.push(Planned {
-                    target: r.target.clone(),
-                    operator: r.operator.clone(),
-                    op: *op,
-                    c_type,
-                    class: *class,
-                    shape: Shape::Arg {
+                (
+                    Shape::Arg {
                         ident: format!("ww_red_{name}"),
                         state: format!("ww_arg_{name}"),
                         max: r.kind == ReductionKind::Argmax,
                         partners: r.index.clone(),
                     },
-                    private: name,
-                });
-                out.extend(partners);
-                continue;
+                    name,
+                )
             }
         };
         out.push(Planned {
@@ -372,6 +366,7 @@ pub fn plan_body(
             shape,
             private,
         });
+        out.extend(partners);
     }
     Ok(out)
 }
