@@ -933,9 +933,11 @@ fn arg_min_and_arg_max_validate_with_their_partners() {
         (39, &["top", "top_at", "top_key"][..]),
         (49, &["low", "low_at"][..]),
         (59, &["down", "down_at"][..]),
-        // The outer loop of a nest; a `continue` and a mask before the comparison.
+        // The outer loop of a nest; a `continue` and a mask before the comparison; a mask
+        // after it in the same condition.
         (69, &["gmax", "gi", "gj"][..]),
         (90, &["masked", "masked_at"][..]),
+        (104, &["anded", "anded_at"][..]),
     ] {
         for args in [&["1000"][..], &["37"][..]] {
             let out = validate_file(ARGEXT, line, &[], args);

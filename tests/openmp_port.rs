@@ -289,7 +289,7 @@ fn arg_min_and_arg_max_carry_their_partners_and_keep_the_earliest_tie() {
             &["tests/fixtures/openmp/argext.c", "--", n],
             &[],
             0,
-            7,
+            8,
             &[
                 "PASS",
                 "not ported tests/fixtures/openmp/argext.c:80:5: `last` (min) with `last_at`: ties keep the latest iteration (`<=`)",

@@ -771,6 +771,33 @@ void nest_nearest(double best, int idx, int lo, int hi, double *ob, int *oi)
             }
     *ob = best; *oi = idx;
 }
+/* A mask after the comparison, in the same condition. */
+void and_nearest(double best, int idx, const double *d, int lo, int hi, double *ob, int *oi)
+{
+    for (int j = lo; j < hi; j++)
+        if (d[j] < best && ok[j]) {
+            best = d[j];
+            idx = j;
+        }
+    *ob = best; *oi = idx;
+}
+double and_min(double am, int lo, int hi)
+{
+    for (int j = lo; j < hi; j++)
+        if (d[j] < am && ok[j])
+            am = d[j];
+    return am;
+}
+/* `||`: the candidate is also taken where it is not smaller: no minimum. */
+void or_nearest(double best, int idx, const double *d, int lo, int hi, double *ob, int *oi)
+{
+    for (int j = lo; j < hi; j++)
+        if (d[j] < best || ok[j]) {
+            best = d[j];
+            idx = j;
+        }
+    *ob = best; *oi = idx;
+}
 /* The index is also set outside the decision: the last such iteration's value wins. */
 void overwritten(double best, int idx, const double *d, int lo, int hi, double *ob, int *oi)
 {
@@ -789,6 +816,8 @@ static void run_best(double b, int i, int lo, int hi, double *ob, int *oi) { nea
 static void run_mbest(double b, int i, int lo, int hi, double *ob, int *oi) { masked_nearest(b, i, d, lo, hi, ob, oi); }
 static void run_sbest(double b, int i, int lo, int hi, double *ob, int *oi) { skip_nearest(b, i, d, lo, hi, ob, oi); }
 static void run_gbest(double b, int i, int lo, int hi, double *ob, int *oi) { nest_nearest(b, i, lo, hi, ob, oi); }
+static void run_abest(double b, int i, int lo, int hi, double *ob, int *oi) { and_nearest(b, i, d, lo, hi, ob, oi); }
+static double run_am(double init, int lo, int hi) { return and_min(init, lo, hi); }
 static void run_last(double b, int i, int lo, int hi, double *ob, int *oi) { last_nearest(b, i, d, lo, hi, ob, oi); }
 static void run_vbest(int b, int i, int lo, int hi, int *ob, int *oi) { largest(b, i, v, lo, hi, ob, oi); }
 "#;
@@ -833,6 +862,7 @@ fn arg_min_and_arg_max_pairs_with_ties() {
         ("masked_nearest", "mbest"),
         ("skip_nearest", "sbest"),
         ("nest_nearest", "gbest"),
+        ("and_nearest", "abest"),
     ] {
         let r = check(
             ARGMIN,
@@ -845,6 +875,15 @@ fn arg_min_and_arg_max_pairs_with_ties() {
         run_check(ARGMIN, &renamed(r, run));
     }
     check_not(ARGMIN, "overwritten", "j");
+    check_not(ARGMIN, "or_nearest", "j");
+    let r = check(
+        ARGMIN,
+        "and_min",
+        "j",
+        Verdict::Friendly,
+        &[("am", "min", ReductionKind::Scalar, &[])],
+    );
+    run_check(ARGMIN, &r);
 }
 
 const OUTER: &str = r#"

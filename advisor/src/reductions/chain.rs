@@ -89,8 +89,6 @@ impl Env<'_> {
 pub(crate) struct Decided {
     pub region: Region,
     pub phi: Value,
-    /// The side (0: the condition holds) on which the phi takes the new candidate.
-    pub take: usize,
     /// The accumulator version the decision tests and the other side passes on.
     pub kept: Value,
     pub ties: Ties,
@@ -456,18 +454,28 @@ impl Walker<'_, '_> {
             self.decided.push(Decided {
                 region,
                 phi,
-                take: truthy,
                 kept: tested,
                 ties: Ties::First,
             });
             return self.version(tested);
         }
-        let ([t], [e]) = (sides[0].as_slice(), sides[1].as_slice()) else {
-            return false;
-        };
-        let (kept, cand, take) = match (self.reads_root(*t), self.reads_root(*e)) {
-            (true, false) => (*t, *e, 1),
-            (false, true) => (*e, *t, 0),
+        let (kept, cand, take) = match (sides[0].as_slice(), sides[1].as_slice()) {
+            ([t], [e]) => match (self.reads_root(*t), self.reads_root(*e)) {
+                (true, false) => (*t, *e, 1),
+                (false, true) => (*e, *t, 0),
+                _ => return false,
+            },
+            // A mask after the comparison (`x < m && ok[i]`): the side on which the
+            // comparison holds also keeps the accumulator where the mask fails. The other
+            // side never takes the candidate (`x < m || f` would not be a minimum).
+            (two, [k]) | ([k], two) if two.len() == 2 && two.contains(k) => {
+                let take = usize::from(sides[0].len() == 1);
+                let c = if two[0] == *k { two[1] } else { two[0] };
+                if !self.reads_root(*k) || self.reads_root(c) {
+                    return false;
+                }
+                (*k, c, take)
+            }
             _ => return false,
         };
         let Some((op, ties)) = self.min_max(region.cond, kept, cand, take == 0) else {
@@ -478,7 +486,6 @@ impl Walker<'_, '_> {
         self.decided.push(Decided {
             region,
             phi,
-            take,
             kept,
             ties,
         });

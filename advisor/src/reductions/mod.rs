@@ -358,10 +358,30 @@ fn partner(
     back: Value,
 ) -> Option<Value> {
     let func = env.func;
-    let sides = d.region.side_values(func, psi)?;
-    let ([kept], [cand]) = (sides[1 - d.take].as_slice(), sides[d.take].as_slice()) else {
+    // Edge by edge at the decision's join, the partner keeps its value where the extremum
+    // does and takes one candidate where the extremum takes its own (a mask after the
+    // comparison keeps on some edges of the taking side).
+    let (InstKind::Phi(extremum), InstKind::Phi(own)) =
+        (&func.inst(d.phi).kind, &func.inst(psi).kind)
+    else {
         return None;
     };
+    let at = |b: frontend::ir::Block| own.iter().find(|(p, _)| *p == b).map(|(_, v)| *v);
+    let kept_edges: Vec<Value> = extremum
+        .iter()
+        .filter(|(_, v)| *v == d.kept)
+        .map(|(b, _)| at(*b))
+        .collect::<Option<_>>()?;
+    let taken: Vec<Value> = extremum
+        .iter()
+        .filter(|(_, v)| *v != d.kept)
+        .map(|(b, _)| at(*b))
+        .collect::<Option<_>>()?;
+    let (&kept, &cand) = (kept_edges.first()?, taken.first()?);
+    if kept_edges.iter().any(|v| *v != kept) || taken.iter().any(|v| *v != cand) {
+        return None;
+    }
+    let (kept, cand) = (&kept, &cand);
     phis.iter().copied().find(|&q| {
         if q == through.root {
             return false;
