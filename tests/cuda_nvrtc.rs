@@ -187,7 +187,7 @@ fn arg_min_and_arg_max_kernels_compile() {
     if !nvrtc_available() {
         return;
     }
-    for line in [29, 39, 49, 59, 69, 90, 104] {
+    for line in [29, 39, 49, 59, 69, 90, 104, 114] {
         let out = emit("tests/fixtures/openmp/argext.c", line, &[]);
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(0), "{line}: {stderr}");

@@ -938,6 +938,8 @@ fn arg_min_and_arg_max_validate_with_their_partners() {
         (69, &["gmax", "gi", "gj"][..]),
         (90, &["masked", "masked_at"][..]),
         (104, &["anded", "anded_at"][..]),
+        // Beside a counter computed from the index.
+        (114, &["walked", "walked_at"][..]),
     ] {
         for args in [&["1000"][..], &["37"][..]] {
             let out = validate_file(ARGEXT, line, &[], args);

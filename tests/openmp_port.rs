@@ -276,6 +276,8 @@ fn arg_min_and_arg_max_carry_their_partners_and_keep_the_earliest_tie() {
         "(long long)((n - 1) - i)",
         "} while (0); if (best < ww_arg_best.v || (best == ww_arg_best.v && (long long)(i - (0)) < ww_arg_best.r))",
         "best = ww_arg_best.v; at = ww_arg_best.p0; }",
+        // Beside a counter: its copy is declared inside the `do { } while (0)`.
+        "do { { __typeof__(w) ww_w = w + -1 * (i - (0));",
     ] {
         assert!(patch.contains(needle), "no `{needle}` in:\n{patch}");
     }
@@ -289,7 +291,7 @@ fn arg_min_and_arg_max_carry_their_partners_and_keep_the_earliest_tie() {
             &["tests/fixtures/openmp/argext.c", "--", n],
             &[],
             0,
-            8,
+            9,
             &[
                 "PASS",
                 "not ported tests/fixtures/openmp/argext.c:80:5: `last` (min) with `last_at`: ties keep the latest iteration (`<=`)",

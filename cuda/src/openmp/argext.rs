@@ -39,8 +39,10 @@ pub struct ArgPort {
     pub notes: Vec<String>,
 }
 
-/// Plans the rewrite of the loop at `site` for `args` (none with counters beside them: the
-/// caller refuses those).
+/// Plans the rewrite of the loop at `site` for `args`, merged with `replaced`, the
+/// counters' rewrite of the same tokens (whose copies are then declared inside the
+/// `do { } while (0)`, and which must put no statement after the loop: the caller refuses
+/// that). The port's edits are the merged ones.
 pub(crate) fn plan_args(
     ctx: &Ctx<'_>,
     unit: &Unit,
@@ -48,6 +50,7 @@ pub(crate) fn plan_args(
     report: &LoopReport,
     induction: &Induction,
     args: &[ArgExtremum],
+    replaced: &[(usize, usize, String)],
 ) -> Result<ArgPort, String> {
     let source = crate::plan::counter_text(ctx, site, report);
     let (open, iteration) = body_and_iteration(&source, induction)?;
@@ -110,7 +113,7 @@ pub(crate) fn plan_args(
     }
     // `continue` leaves the `do { } while (0)` for the offer; a friendly loop has no
     // `break`, `return` or `goto` out of it.
-    let mut replaced = Vec::new();
+    let mut replaced = replaced.to_vec();
     prefix_token(
         &mut replaced,
         open,
@@ -128,19 +131,7 @@ pub(crate) fn plan_args(
         ),
         text(last),
     );
-    if open == last {
-        // `for (...) ;`: one token takes both.
-        replaced = vec![(
-            open,
-            open,
-            format!(
-                "{{ {} do {{ ; }} while (0); {} }} {} }}",
-                shadows.join(" "),
-                offers.join(" "),
-                finals.join(" ")
-            ),
-        )];
-    }
+    replaced.sort_by_key(|(first, _, _)| *first);
     let edits = text_edits(ctx, unit, site, &replaced).map_err(|original| {
         format!("{original}: the port cannot wrap the loop's body for the arg-min/arg-max")
     })?;

@@ -310,21 +310,23 @@ pub fn plan_port(
     let args_port = if args.is_empty() {
         None
     } else {
-        if !report.counters.is_empty() {
+        if counters.finals {
             return Err(refuse(format!(
-                "an arg-{} beside counters (`{}`) is not generated: compute the counters from `{}` first",
+                "an arg-{} beside a counter read after the loop is not generated: the counter's final value would have to follow the combined values; compute the counter from `{}` after the loop yourself",
                 args[0].op(),
-                report
-                    .counters
-                    .iter()
-                    .map(|c| c.name.as_str())
-                    .collect::<Vec<_>>()
-                    .join("`, `"),
                 induction.var
             )));
         }
-        let port = super::argext::plan_args(&ctx, unit, site, report, induction, &args)
-            .map_err(|why| refuse(format!("an arg-{}: {why}", args[0].op())))?;
+        let port = super::argext::plan_args(
+            &ctx,
+            unit,
+            site,
+            report,
+            induction,
+            &args,
+            &counters.replaced,
+        )
+        .map_err(|why| refuse(format!("an arg-{}: {why}", args[0].op())))?;
         notes.extend(port.notes.iter().cloned());
         Some(port)
     };
@@ -696,10 +698,11 @@ pub fn plan_port(
     for (op, targets) in by_op {
         clauses.push(format!("reduction({op}: {})", targets.join(", ")));
     }
+    // The arg-min's edits already hold the counters' (one merged rewrite of the loop).
     let mut edits = counters.edits;
     if let Some(a) = &args_port {
         clauses.extend(a.clauses.iter().cloned());
-        edits.extend(a.edits.iter().cloned());
+        edits = a.edits.clone();
     }
     for a in &report.assumptions {
         notes.push(format!("assumes {a}"));

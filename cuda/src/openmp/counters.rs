@@ -35,6 +35,11 @@ pub struct CounterPort {
     /// The loop's increment once the counters' updates are dropped from it (`i++` of
     /// `i++, p++`); `None` when the loop has no counter.
     pub increment: Option<String>,
+    /// The replacements of the loop statement's code tokens that `edits` make, for another
+    /// rewrite of the body to merge with (an arg-min's).
+    pub replaced: Vec<(usize, usize, String)>,
+    /// Whether statements after the loop give counters their final values.
+    pub finals: bool,
     pub notes: Vec<String>,
 }
 
@@ -78,6 +83,8 @@ pub(crate) fn plan_counters(
         .map_err(|original| format!("{original}: rewrite the counters by hand"))?;
     Ok(CounterPort {
         edits,
+        replaced,
+        finals: !rewrite.finals.is_empty(),
         integers: rewrite.integers,
         pointers: rewrite.pointers.into_iter().map(|(p, _)| p).collect(),
         increment: Some(rewrite.increment),
