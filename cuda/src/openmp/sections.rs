@@ -132,14 +132,29 @@ fn constant(text: &str) -> Option<i64> {
 }
 
 /// `a - b`, simplified when both parse.
+/// A section's length `a - b`. The sections hold when the loop runs; the clause is
+/// evaluated when it does not as well, where `hi - lo` may be negative (`x[1:n - 1]` with
+/// `n = 0`, an empty clamped window `MIN(hi, n) - MAX(lo, 0)`), which OpenMP rejects: a
+/// length that may be negative is `WW_MAX(0, ...)`. One whose terms are all non-negative
+/// (`n`, `ni*nk`) is left as it is: a negative size is no loop's.
 fn difference(a: &str, b: &str) -> String {
+    let guarded = |text: String| format!("WW_MAX(0, {text})");
     match (parse_expr(a), parse_expr(b)) {
         (Ok(x), Ok(y)) => match x.checked_sub(&y) {
-            Ok(d) => c(&d.to_c()),
-            Err(_) => format!("({a}) - ({b})"),
+            Ok(d) => {
+                let non_negative = d
+                    .as_poly()
+                    .is_some_and(|p| p.terms().iter().all(|(_, k)| *k >= BigRational::zero()));
+                if non_negative {
+                    c(&d.to_c())
+                } else {
+                    guarded(c(&d.to_c()))
+                }
+            }
+            Err(_) => guarded(format!("({a}) - ({b})")),
         },
         _ if b == "0" => a.to_string(),
-        _ => format!("({a}) - ({b})"),
+        _ => guarded(format!("({a}) - ({b})")),
     }
 }
 
@@ -273,9 +288,9 @@ mod tests {
         check("0", "8*n", "8", "a[0:n]");
         check("8", "16", "16", "a[0:1]");
         check("4", "15", "4", "a[1:3]");
-        check("8", "8*n", "8", "a[1:n - 1]");
+        check("8", "8*n", "8", "a[1:WW_MAX(0, n - 1)]");
         check("0", "8*ni*nk", "8*nk", "a[0:ni]");
-        check("8*nk", "8*ni*nk", "8*nk", "a[1:ni - 1]");
+        check("8*nk", "8*ni*nk", "8*nk", "a[1:WW_MAX(0, ni - 1)]");
         check("0", "4*n + 2", "4", "a[0:(4*n + 5) / 4]");
         check("0", "8*min(n, m)", "8", "a[0:WW_MIN(m, n)]");
         check(
