@@ -921,6 +921,21 @@ fn every_supported_reduction_of_the_fixture_validates() {
     assert!(passed >= 2 * 25, "only {passed} validations of {loops:?}");
 }
 
+#[test]
+fn clamped_windows_validate() {
+    // `i = MAX(lo, 0); i < MIN(hi, n)` up and down: the host computes the trip count and
+    // sections with ww_min/ww_max.
+    let file = "tests/fixtures/openmp/minmax_bounds.c";
+    for line in [18, 24] {
+        for args in [&["200"][..], &["37"][..]] {
+            let out = validate_file(file, line, &[], args);
+            let t = text(&out);
+            assert_eq!(out.status.code(), Some(0), "{line} {args:?}: {t}");
+            assert!(t.contains("PASS"), "{line} {args:?}: {t}");
+        }
+    }
+}
+
 const ARGEXT: &str = "tests/fixtures/openmp/argext.c";
 
 #[test]

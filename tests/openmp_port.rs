@@ -140,11 +140,11 @@ fn globals_of_three_dimensions_with_runtime_bounds() {
     // Whole rows of `u[N][N][5]` (N*5 doubles, 960 bytes each) that cover the bytes the
     // loop touches.
     assert!(
-        patch.contains("map(to: coeff[1:ny - 2], u[0:(960*nx + 40*ny - 41) / 960])"),
+        patch.contains("map(to: coeff[1:WW_MAX(0, ny - 2)], u[0:(960*nx + 40*ny - 41) / 960])"),
         "{patch}"
     );
     assert!(
-        patch.contains("map(tofrom: rhs[1:((960*nx + 40*ny - 1001) / 960) - 1])"),
+        patch.contains("map(tofrom: rhs[1:WW_MAX(0, ((960*nx + 40*ny - 1001) / 960) - 1)])"),
         "{patch}"
     );
     assert!(patch.contains("collapse(2)"), "{patch}");
@@ -301,6 +301,34 @@ fn arg_min_and_arg_max_carry_their_partners_and_keep_the_earliest_tie() {
 }
 
 #[test]
+fn clamped_windows_map_their_min_max_sections_and_empty_ones_map_nothing() {
+    let patch = emit_patch(
+        &["tests/fixtures/openmp/minmax_bounds.c"],
+        "minmax_bounds.c",
+    );
+    // The length of a window that may be empty is clamped at 0: OpenMP rejects a negative
+    // one even when the loop runs no iteration.
+    assert!(
+        patch
+            .contains("map(tofrom: y[WW_MAX(0, lo):WW_MAX(0, (WW_MIN(hi, n)) - (WW_MAX(0, lo)))])"),
+        "{patch}"
+    );
+    if !offload_available() {
+        return;
+    }
+    // Windows inside, across and past the arrays; at n = 5 most are empty.
+    for n in ["200", "5"] {
+        check(
+            &["tests/fixtures/openmp/minmax_bounds.c", "--", n],
+            &[],
+            0,
+            4,
+            &["PASS"],
+        );
+    }
+}
+
+#[test]
 fn min_max_updates_become_atomic_compare_and_flags_atomic_writes() {
     if !offload_available() {
         return;
@@ -395,7 +423,7 @@ fn a_packed_triangle_is_ported() {
     let patch = emit_patch(&["tests/fixtures/openmp/counters.c"], "counters.c");
     // The exact division maps the whole triangle, as C that computes it.
     assert!(
-        patch.contains("map(tofrom: distances[0:(-n + n*n) / 2])"),
+        patch.contains("map(tofrom: distances[0:WW_MAX(0, (-n + n*n) / 2)])"),
         "{patch}"
     );
 }
@@ -864,7 +892,7 @@ fn no_data_region_when_sections_move_or_host_calls_may_touch_the_arrays() {
         "{port}"
     );
     assert!(
-        said.contains("no data region around the loop at tests/fixtures/openmp/time_steps_no_region.c:13:5 (2 ported loops inside): the section of `A[0:n - t]` depends on `t`, which is assigned inside it"),
+        said.contains("no data region around the loop at tests/fixtures/openmp/time_steps_no_region.c:13:5 (2 ported loops inside): the section of `A[0:WW_MAX(0, n - t)]` depends on `t`, which is assigned inside it"),
         "{said}"
     );
     assert!(

@@ -107,20 +107,33 @@ pub fn address_chain(
     .take(32)
 }
 
-/// Splits an address into its base pointer symbol and the byte offset from it.
+/// Splits an address into its base pointer symbol and the byte offset from it. A min or
+/// max of addresses that all have the same base (`_aux + 8*max(k, n)`, distributed as
+/// `max(_aux + 8*k, _aux + 8*n)`) has that base and the min or max of the offsets.
 pub fn split_base(address: &Expr, symbols: &Symbols) -> (Option<Var>, Expr) {
-    let Some(poly) = address.as_poly() else {
-        return (None, address.clone());
+    let polys: Vec<&symbolic::Poly> = match address {
+        Expr::Poly(p) => vec![p],
+        Expr::Min(ps) | Expr::Max(ps) => ps.iter().collect(),
     };
-    let mut bases = Vec::new();
-    for (monomial, coefficient) in poly.terms() {
-        if let [(symbolic::Atom::Var(var), 1)] = monomial.factors() {
-            if symbols.is_pointer(var)
-                && coefficient == &num_rational::BigRational::from_integer(BigInt::from(1))
-            {
-                bases.push(var.clone());
+    let bases_of = |poly: &symbolic::Poly| {
+        let mut bases = Vec::new();
+        for (monomial, coefficient) in poly.terms() {
+            if let [(symbolic::Atom::Var(var), 1)] = monomial.factors() {
+                if symbols.is_pointer(var)
+                    && coefficient == &num_rational::BigRational::from_integer(BigInt::from(1))
+                {
+                    bases.push(var.clone());
+                }
             }
         }
+        bases
+    };
+    let Some((first, rest)) = polys.split_first() else {
+        return (None, address.clone());
+    };
+    let bases = bases_of(first);
+    if rest.iter().any(|p| bases_of(p) != bases) {
+        return (None, address.clone());
     }
     match bases.as_slice() {
         [base] => {

@@ -168,7 +168,17 @@ fn range_of(
         }
     };
     let step_expr = Expr::integer(BigInt::from(step));
-    let last = add(&init, &mul(&step_expr, &sub(&trips, &one)?)?)?;
+    // With a unit step the last value is read off the bound (the same polynomial as
+    // `init + step*(trips - 1)`), which also keeps `i < min(hi, n)` from `i = max(lo, 0)`
+    // in normal form: a max plus a min has none.
+    let last = if step.abs() == 1 {
+        match test.cmp {
+            BinOp::Le | BinOp::Ge => bound.clone(),
+            _ => sub(&bound, &step_expr)?,
+        }
+    } else {
+        add(&init, &mul(&step_expr, &sub(&trips, &one)?)?)?
+    };
     let (lo, hi) = if step > 0 {
         (init.clone(), last)
     } else {

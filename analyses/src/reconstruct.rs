@@ -185,6 +185,9 @@ struct Builder<'a> {
     loop_blocks: HashSet<frontend::ir::Block>,
     recurrences: HashMap<Value, Vec<Expr>>,
     inexact: HashSet<Value>,
+    /// Two-way phis of integers whose choice is decided by comparing two values
+    /// (`a < b ? a : b`, `MIN(a, b)`): the comparison and the arguments each side takes.
+    choices: HashMap<Value, Choice>,
     /// Function names on the current inlining stack (recursion guard).
     call_stack: Vec<String>,
     call_depth: u32,
@@ -210,6 +213,7 @@ impl<'a> Builder<'a> {
             loop_blocks: HashSet::new(),
             recurrences: HashMap::new(),
             inexact: HashSet::new(),
+            choices: HashMap::new(),
             call_stack,
             call_depth,
         }
@@ -228,6 +232,7 @@ impl<'a> Builder<'a> {
             self.loop_blocks.extend(l.blocks.iter().copied());
             self.counters.extend(second_counters(self.program, func, l));
         }
+        self.choices = choices(self.program, func, forest);
         for block in crate::framework::reverse_postorder(func) {
             for &v in &func.block(block).insts {
                 let set = self.compute(v);
@@ -266,6 +271,36 @@ impl<'a> Builder<'a> {
 
     /// A named local chosen by a condition outside every loop (`n = argc > 1 ? .. : 100`)
     /// is an inbound of every loop: loops are reported over it, not over its alternatives.
+    /// The phi `v` as `min(a, b)` or `max(a, b)` when it is a [`Choice`] whose arguments
+    /// are the compared values (as expressions: a value loaded again for the arm is the
+    /// same expression): `a < b ? a : b` is the minimum whichever way ties go.
+    fn min_max(&mut self, v: Value) -> Option<Expr> {
+        let c = self.choices.get(&v).cloned()?;
+        self.min_max_of(&c)
+    }
+
+    /// `min(x, y)` or `max(x, y)` for `c`, when its arguments are the compared values.
+    fn min_max_of(&mut self, c: &Choice) -> Option<Expr> {
+        let one = |b: &mut Self, x: Value| <[Expr; 1]>::try_from(b.operand(x)).ok().map(|[e]| e);
+        let (x, y) = (one(self, c.x)?, one(self, c.y)?);
+        let (taken, other) = (one(self, c.when_true)?, one(self, c.when_false)?);
+        // `x < y`: taking x when it holds is the minimum; `x > y`: the maximum.
+        let smaller_first = matches!(c.op, BinOp::Lt | BinOp::Le);
+        let min = if taken == x && other == y {
+            smaller_first
+        } else if taken == y && other == x {
+            !smaller_first
+        } else {
+            return None;
+        };
+        let env = symbolic::sign::SignEnv::new();
+        if min {
+            symbolic::get_min(&x, &y, &env).ok()
+        } else {
+            symbolic::get_max(&x, &y, &env).ok()
+        }
+    }
+
     fn is_named_outside_loops(&self, v: Value) -> bool {
         let inst = self.func.inst(v);
         inst.origin
@@ -418,6 +453,11 @@ impl<'a> Builder<'a> {
                 {
                     return vec![self.symbol(v, SymbolOrigin::Phi(v))];
                 }
+                if out.len() == 2 {
+                    if let Some(e) = self.min_max(v) {
+                        return vec![e];
+                    }
+                }
                 out
             }
             InstKind::Binary(op, a, b) => {
@@ -501,10 +541,27 @@ impl<'a> Builder<'a> {
                 self.operand(*a)
             }
             InstKind::Select {
+                cond,
                 then_value,
                 else_value,
-                ..
             } => {
+                // `a < b ? a : b` (MIN, MAX) over integers is one expression, even when
+                // named (`int i = MAX(lo, 0)` names the select after the loop's variable).
+                if let InstKind::Binary(op, x, y) = func.inst(*cond).kind {
+                    let comparison = matches!(op, BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge);
+                    if comparison && types.is_integer(inst.ty) {
+                        let choice = Choice {
+                            op,
+                            x,
+                            y,
+                            when_true: *then_value,
+                            when_false: *else_value,
+                        };
+                        if let Some(e) = self.min_max_of(&choice) {
+                            return vec![e];
+                        }
+                    }
+                }
                 let mut out = self.operand(*then_value);
                 for e in self.operand(*else_value) {
                     push_unique(&mut out, e);
@@ -656,4 +713,82 @@ fn constant_of(set: &[Expr]) -> Option<BigInt> {
         [e] => e.as_integer(),
         _ => None,
     }
+}
+
+/// A two-way phi decided by a comparison (see [`choices`]).
+#[derive(Clone, Debug)]
+struct Choice {
+    op: BinOp,
+    x: Value,
+    y: Value,
+    when_true: Value,
+    when_false: Value,
+}
+
+/// The integer phis of `func` with two arguments at the join of a branch on `x OP y` (`OP`
+/// one of `< <= > >=`) that dominates it, each argument arriving from one side.
+fn choices(program: &Program, func: &Function, forest: &LoopForest) -> HashMap<Value, Choice> {
+    let mut out = HashMap::new();
+    for join in func.blocks() {
+        let Some(decision) = forest.idom.get(join.index()).copied().flatten() else {
+            continue;
+        };
+        let Terminator::Branch {
+            cond,
+            then_block,
+            else_block,
+        } = func.block(decision).terminator
+        else {
+            continue;
+        };
+        let InstKind::Binary(op, x, y) = func.inst(cond).kind else {
+            continue;
+        };
+        if !matches!(op, BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge) {
+            continue;
+        }
+        // Which side a predecessor of the join is on: the decision itself when a side goes
+        // straight to the join, else the side's first block must dominate it.
+        let side = |pred: frontend::ir::Block| {
+            let on = |start: frontend::ir::Block| {
+                if start == join {
+                    pred == decision
+                } else {
+                    forest.dominates(start, pred)
+                }
+            };
+            match (on(then_block), on(else_block)) {
+                (true, false) => Some(true),
+                (false, true) => Some(false),
+                _ => None,
+            }
+        };
+        for &v in &func.block(join).insts {
+            let InstKind::Phi(args) = &func.inst(v).kind else {
+                continue;
+            };
+            if !program.types.is_integer(func.inst(v).ty) {
+                continue;
+            }
+            let [(p0, a0), (p1, a1)] = args.as_slice() else {
+                continue;
+            };
+            let (when_true, when_false) = match (side(*p0), side(*p1)) {
+                (Some(true), Some(false)) => (*a0, *a1),
+                (Some(false), Some(true)) => (*a1, *a0),
+                _ => continue,
+            };
+            out.insert(
+                v,
+                Choice {
+                    op,
+                    x,
+                    y,
+                    when_true,
+                    when_false,
+                },
+            );
+        }
+    }
+    out
 }

@@ -96,7 +96,22 @@ pub fn reversed(source: &str) -> String {
     let mut lines: Vec<String> = source.lines().map(String::from).collect();
     let text = &lines[line - 1];
     let start = text.find("for (").expect("a for loop on the marked line") + 5;
-    let end = start + text[start..].find(')').expect("the loop header's `)`");
+    // The header's own `)`: the one that closes `for (` (a bound may be `MIN(hi, n)`).
+    let mut depth = 0i32;
+    let end = start
+        + text[start..]
+            .char_indices()
+            .find(|&(_, ch)| {
+                match ch {
+                    '(' => depth += 1,
+                    ')' if depth == 0 => return true,
+                    ')' => depth -= 1,
+                    _ => {}
+                }
+                false
+            })
+            .map(|(k, _)| k)
+            .expect("the loop header's `)`");
     let header: Vec<&str> = text[start..end].split(';').map(str::trim).collect();
     let [init, cond, step] = header.as_slice() else {
         panic!("not a for header: {text}")
