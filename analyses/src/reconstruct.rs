@@ -301,6 +301,17 @@ impl<'a> Builder<'a> {
         }
     }
 
+    /// Whether `v` is the initial value of a loop-header phi of the same name: the
+    /// initializer of `for (int i = MAX(lo, 0); ...)`, named `i` by the lowering.
+    fn starts_its_namesake(&self, v: Value) -> bool {
+        let name = &self.func.inst(v).origin.var_name;
+        name.is_some() && self.header_phis.iter().any(|&phi| {
+            let inst = self.func.inst(phi);
+            inst.origin.var_name == *name
+                && matches!(&inst.kind, InstKind::Phi(args) if args.iter().any(|(_, a)| *a == v))
+        })
+    }
+
     fn is_named_outside_loops(&self, v: Value) -> bool {
         let inst = self.func.inst(v);
         inst.origin
@@ -545,8 +556,16 @@ impl<'a> Builder<'a> {
                 then_value,
                 else_value,
             } => {
-                // `a < b ? a : b` (MIN, MAX) over integers is one expression, even when
-                // named (`int i = MAX(lo, 0)` names the select after the loop's variable).
+                let mut out = self.operand(*then_value);
+                for e in self.operand(*else_value) {
+                    push_unique(&mut out, e);
+                }
+                if out.len() > 1 && self.is_named_outside_loops(v) && !self.starts_its_namesake(v) {
+                    return vec![self.symbol(v, SymbolOrigin::Phi(v))];
+                }
+                // `a < b ? a : b` (MIN, MAX) over integers is one expression; a named
+                // variable keeps its symbol (`length` reads better than its min, and
+                // cancels), except the start of the loop it names (`int i = MAX(lo, 0)`).
                 if let InstKind::Binary(op, x, y) = func.inst(*cond).kind {
                     let comparison = matches!(op, BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge);
                     if comparison && types.is_integer(inst.ty) {
@@ -561,13 +580,6 @@ impl<'a> Builder<'a> {
                             return vec![e];
                         }
                     }
-                }
-                let mut out = self.operand(*then_value);
-                for e in self.operand(*else_value) {
-                    push_unique(&mut out, e);
-                }
-                if out.len() > 1 && self.is_named_outside_loops(v) {
-                    return vec![self.symbol(v, SymbolOrigin::Phi(v))];
                 }
                 out
             }
