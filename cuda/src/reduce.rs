@@ -26,6 +26,8 @@ pub enum RedOp {
     LogOr,
     Min,
     Max,
+    /// `=`: a flag every assigning iteration sets to the same constant; nothing combines.
+    Assign,
 }
 
 impl RedOp {
@@ -40,6 +42,7 @@ impl RedOp {
             "||" => RedOp::LogOr,
             "min" => RedOp::Min,
             "max" => RedOp::Max,
+            "=" => RedOp::Assign,
             _ => return None,
         })
     }
@@ -56,6 +59,7 @@ impl RedOp {
             RedOp::LogOr => "lor",
             RedOp::Min => "min",
             RedOp::Max => "max",
+            RedOp::Assign => "assign",
         }
     }
 
@@ -71,6 +75,7 @@ impl RedOp {
             RedOp::LogOr => format!("{a} || {b}"),
             RedOp::Min => format!("{b} < {a} ? {b} : {a}"),
             RedOp::Max => format!("{b} > {a} ? {b} : {a}"),
+            RedOp::Assign => b.to_string(),
         }
     }
 
@@ -168,6 +173,9 @@ pub enum Shape {
     },
     /// A variable taken with the arg-min/arg-max of `of`: a device copy like a scalar's.
     Partner { ident: String, of: String },
+    /// A `=` flag (`if (v[i] == 7) found = 1;`): the body stores into the device copy,
+    /// which starts at the entry value; every storing thread stores the same value.
+    Flag { ident: String },
 }
 
 /// One reduction the kernel generates.
@@ -191,7 +199,9 @@ impl Planned {
     pub fn identity(&self) -> String {
         let t = &self.c_type;
         match self.op {
-            RedOp::Add | RedOp::Or | RedOp::Xor | RedOp::LogOr => format!("({t})0"),
+            RedOp::Add | RedOp::Or | RedOp::Xor | RedOp::LogOr | RedOp::Assign => {
+                format!("({t})0")
+            }
             RedOp::Mul | RedOp::LogAnd => format!("({t})1"),
             RedOp::And => format!("({t})~0ULL"),
             RedOp::Min => format!("({t}){}", self.class.largest()),
@@ -208,9 +218,10 @@ impl Planned {
     /// arg-min/arg-max's variable).
     pub fn scalar_ident(&self) -> Option<&str> {
         match &self.shape {
-            Shape::Scalar { ident } | Shape::Arg { ident, .. } | Shape::Partner { ident, .. } => {
-                Some(ident)
-            }
+            Shape::Scalar { ident }
+            | Shape::Arg { ident, .. }
+            | Shape::Partner { ident, .. }
+            | Shape::Flag { ident } => Some(ident),
             _ => None,
         }
     }
@@ -234,9 +245,9 @@ pub fn check(report: &LoopReport) -> Result<Vec<(Reduction, RedOp, NumClass)>, E
         if matches!(r.kind, ReductionKind::Argmin | ReductionKind::Argmax) {
             crate::argext::check(r, &|n: &str| n.to_string()).map_err(&refuse)?;
         }
-        if r.operator == "=" {
+        if r.operator == "=" && r.kind != ReductionKind::Scalar {
             return Err(refuse(format!(
-                "reductions are not generated yet: {what} is a flag that every assigning iteration sets to the same constant"
+                "reductions are not generated yet: {what} is a flag stored into an element"
             )));
         }
         let Some(op) = RedOp::parse(&r.operator) else {
@@ -280,6 +291,22 @@ pub fn plan_body(
         // An arg-min/arg-max's partners, planned after it.
         let mut partners = Vec::new();
         let (shape, private) = match r.kind {
+            // The body's stores go to the device copy itself: `found` becomes
+            // `(*ww_red_found)` (the analysis saw no read of it in the loop).
+            ReductionKind::Scalar if *op == RedOp::Assign => {
+                let name = cxx_name(&r.target);
+                let ident = format!("ww_red_{name}");
+                let (text, hits) =
+                    replace_sequences(body, &[(vec![name.clone()], format!("(*{ident})"))]);
+                if hits.iter().sum::<usize>() == 0 {
+                    return Err(refuse(format!(
+                        "the flag {} is not spelled `{name}` in the body",
+                        r.describe()
+                    )));
+                }
+                *body = text;
+                (Shape::Flag { ident }, String::new())
+            }
             ReductionKind::Scalar => {
                 let name = cxx_name(&r.target);
                 (
@@ -706,7 +733,7 @@ pub fn private_decls(reductions: &[Planned]) -> String {
     let mut out = String::new();
     for r in reductions {
         match &r.shape {
-            Shape::Histogram => {}
+            Shape::Histogram | Shape::Flag { .. } => {}
             Shape::Arg {
                 ident,
                 partners,
@@ -978,6 +1005,10 @@ pub fn notes(reductions: &[Planned]) -> Vec<String> {
                 op = r.op.helper(),
             ),
             Shape::Partner { .. } => continue,
+            Shape::Flag { .. } => format!(
+                "Reduction {what}: every thread that assigns `{t}` stores the same value into its device copy, which starts at the value at the loop's entry (a benign race, no combine); the host function takes `&{t}` and writes the result back.",
+                t = r.target
+            ),
         });
         if r.reassociated() {
             out.push(format!(
