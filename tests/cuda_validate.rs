@@ -936,6 +936,25 @@ fn clamped_windows_validate() {
     }
 }
 
+#[test]
+fn a_min3_bound_validates_and_a_called_bound_is_refused_with_its_reason() {
+    let file = "tests/fixtures/openmp/call_bounds.c";
+    for args in [&["200"][..], &["9"][..]] {
+        let out = validate_file(file, 59, &[], args);
+        let t = text(&out);
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {t}");
+        assert!(t.contains("PASS"), "{args:?}: {t}");
+    }
+    // The generated host function computes the trip count from its parameters alone.
+    let out = validate_file(file, 41, &[], &["200"]);
+    let t = text(&out);
+    assert_ne!(out.status.code(), Some(0), "{t}");
+    assert!(
+        t.contains("calls `getNodeLength`, which the generated host function cannot: copy the value into a local before the loop"),
+        "{t}"
+    );
+}
+
 const ARGEXT: &str = "tests/fixtures/openmp/argext.c";
 
 #[test]

@@ -329,6 +329,31 @@ fn clamped_windows_map_their_min_max_sections_and_empty_ones_map_nothing() {
 }
 
 #[test]
+fn bounds_that_call_functions_or_nest_conditionals_are_ported() {
+    let file = "tests/fixtures/openmp/call_bounds.c";
+    let patch = emit_patch(&[file], "call_bounds.c");
+    // The host calls the bound's function again for the clause; the nested `?:` of MIN3 is
+    // one min, clamped at 0 where the window may be empty.
+    for needle in [
+        "node->data[0:WW_MAX(0, ((8*(getNodeLength(node))) + (8) - 1) / (8))]",
+        "map(tofrom: full[0:WW_MAX(0, WW_MIN(-cbs + width - 1, WW_MIN(-cbs + ces, -cbs + l2)))])",
+    ] {
+        assert!(patch.contains(needle), "no `{needle}` in:\n{patch}");
+    }
+    // The loop whose body shortens the node is not ported.
+    assert!(
+        !patch.contains("+    #pragma omp target teams distribute parallel for\n     for (int i = 0; i < getNodeLength(node); i++) {"),
+        "{patch}"
+    );
+    if !offload_available() {
+        return;
+    }
+    for n in ["200", "9"] {
+        check(&[file, "--", n], &[], 0, 7, &["PASS"]);
+    }
+}
+
+#[test]
 fn min_max_updates_become_atomic_compare_and_flags_atomic_writes() {
     if !offload_available() {
         return;

@@ -1,6 +1,9 @@
 //! The advisor's driver: for every loop of every function, the GPU-friendliness test
 //! (thesis §4.1), the kernel parameters with byte sections (§4.2), and the 2D nests.
 
+// Whether a loop's bound is invariant: a step of the friendliness test, on its context.
+mod bound;
+
 use crate::access::{collect_accesses, section, MemAccess};
 use crate::aliasing::ParamAliasing;
 use crate::calls::{classify_in, CallKind};
@@ -829,93 +832,16 @@ impl<'a> FunctionContext<'a> {
         // Normalizable (§4.1).
         match &l.normalizable {
             Normalizable::Yes => {}
-            Normalizable::IfInvariant { loads } => {
-                let mut variant: Vec<&Value> = Vec::new();
-                // Bounds that stay put unless two pointers overlap, which the aliasing
-                // policy does not assume away: a profile settles it (WW110), no claim.
-                let mut undecided: Vec<(&Value, Vec<(MemAccess, String)>)> = Vec::new();
-                // Loads shown unchanged by type, innermost first, so that a load through a
-                // pointer loaded in the loop (`p->a[p->n]`) can follow its pointer.
-                let mut cleared: HashSet<Value> = HashSet::new();
-                let mut pending: Vec<&Value> = loads
-                    .iter()
-                    .filter(|v| !invariants.is_invariant(**v))
-                    .collect();
-                loop {
-                    let before = cleared.len();
-                    pending.retain(|v| {
-                        let ok = self.untouched_by_type(
-                            id,
-                            **v,
-                            &invariants,
-                            &cleared,
-                            &effects,
-                            &mut facts,
-                        );
-                        if ok {
-                            cleared.insert(**v);
-                        }
-                        !ok
-                    });
-                    if cleared.len() == before {
-                        break;
-                    }
-                }
-                for v in pending {
-                    match self.unwritten_in_loop(*v, &invariants, &accesses, &effects) {
-                        BoundWrites::None { assumed } => {
-                            for assumption in assumed {
-                                if !facts.assumptions.contains(&assumption) {
-                                    facts.assumptions.push(assumption);
-                                }
-                            }
-                        }
-                        BoundWrites::IfDistinct { stores } => undecided.push((v, stores)),
-                        BoundWrites::May => variant.push(v),
-                    }
-                }
-                if variant.is_empty() {
-                    for (load, stores) in &undecided {
-                        let bound = frontend::ir::print::render_value(self.func, **load);
-                        let at = Access {
-                            line: keyword_line,
-                            text: bound.clone(),
-                        };
-                        // One reason per pointer: its first store stands for the others.
-                        let mut seen = HashSet::new();
-                        for (store, pointer) in stores {
-                            if !seen.insert(pointer) {
-                                continue;
-                            }
-                            let written = self.access_text(store);
-                            facts.add(rules::ww110_may_alias::bound(
-                                &bound,
-                                keyword_line,
-                                &written,
-                                pointer,
-                            ));
-                            facts.needs_evidence.push(DependencePair {
-                                kind: "may-alias".into(),
-                                array: format!("{bound} / {pointer}"),
-                                first: at.clone(),
-                                second: written,
-                                distance: None,
-                            });
-                        }
-                    }
-                } else {
-                    variant.extend(undecided.iter().map(|(v, _)| *v));
-                }
-                if !variant.is_empty() {
-                    let names: Vec<String> = variant
-                        .iter()
-                        .map(|v| format!("`{}`", frontend::ir::print::render_value(self.func, **v)))
-                        .collect();
-                    facts.add(rules::ww107_not_normalizable::bound_changes(
-                        &names,
-                        keyword_line,
-                    ));
-                }
+            Normalizable::IfInvariant { reads } => {
+                self.bound_reads_unchanged(
+                    id,
+                    reads,
+                    &invariants,
+                    &accesses,
+                    &effects,
+                    keyword_line,
+                    &mut facts,
+                );
             }
             Normalizable::No { reason } => {
                 facts.add(rules::ww107_not_normalizable::shape(
@@ -1717,145 +1643,6 @@ impl<'a> FunctionContext<'a> {
                 names.join(", ")
             ));
         }
-    }
-
-    /// Whether a load of the loop bound that the invariance analysis could not clear (it
-    /// passes its pointer to calls, say) reads memory nothing in the loop writes: its address
-    /// is invariant, every call's effects are summarized, and no store of the loop or of its
-    /// callees goes through a pointer that may point into the same object (spglib's
-    /// `mesh[0]`, read by the helpers the loop calls). Where only the aliasing policy keeps
-    /// a store away, says so: [`BoundWrites::None`] with the pairs assumed distinct under
-    /// [`Aliasing::Distinct`], [`BoundWrites::IfDistinct`] with the stores otherwise.
-    fn unwritten_in_loop(
-        &self,
-        load: Value,
-        invariants: &Invariants,
-        accesses: &[MemAccess],
-        effects: &crate::callsites::LoopEffects,
-    ) -> BoundWrites {
-        let InstKind::Load { addr } = self.func.inst(load).kind else {
-            return BoundWrites::May;
-        };
-        if !invariants.is_invariant(addr) || !effects.unknown.is_empty() {
-            return BoundWrites::May;
-        }
-        let [expr] = self.rec.of(addr) else {
-            return BoundWrites::May;
-        };
-        let Some(base) = crate::access::split_base(expr, &self.rec.symbols).0 else {
-            return BoundWrites::May;
-        };
-        // Memory the function was given: never the loop's private storage (locals and
-        // globals), whose stores are no longer among `accesses`.
-        if !self.is_received(&base) {
-            return BoundWrites::May;
-        }
-        let mut assumed = Vec::new();
-        let mut stores = Vec::new();
-        for store in accesses.iter().filter(|a| a.is_store) {
-            let Some(other) = store.base() else {
-                return BoundWrites::May;
-            };
-            if *other == base {
-                return BoundWrites::May;
-            }
-            if self.may_alias(&base, other) {
-                if self.assumed_distinct(&base, other) {
-                    assumed.push(distinct_assumption(&format!(
-                        "`{}` and `{}`",
-                        base.name(),
-                        other.name()
-                    )));
-                } else if self.distinct_by_policy(&base, other, Aliasing::Distinct) {
-                    stores.push((store.clone(), other.name().to_string()));
-                } else if !crate::access::types_may_alias(
-                    self.unit,
-                    store.ty,
-                    self.func.inst(load).ty,
-                ) {
-                    // C's effective-type rule, as in the dependence test (a `double` store
-                    // never changes an `int` field).
-                } else if let Some(assumption) = self.fields_apart_from_data(&base, other) {
-                    // The bound is a field of a struct (`primitive->size`) and the store goes
-                    // into a data array: the dependence test's assumption for the same pair.
-                    assumed.push(assumption);
-                } else {
-                    return BoundWrites::May;
-                }
-            }
-        }
-        if !stores.is_empty() {
-            return BoundWrites::IfDistinct { stores };
-        }
-        assumed.sort();
-        assumed.dedup();
-        BoundWrites::None { assumed }
-    }
-
-    /// Whether no store of the loop can modify a load of its bound by C's effective-type
-    /// rule (C99 6.5p7): `sine_map[x] = ...` stores a `float`, which never changes
-    /// `wave_image->columns`, an `unsigned long`, whatever `sine_map` points to. Every store
-    /// counts, the loop's own (private storage included) and its callees' (all summarized;
-    /// no host-only or indirect call, no `memset`/`memcpy`, whose bytes may be anything).
-    /// The address must be invariant. Stated as an assumption: a program built with
-    /// `-fno-strict-aliasing` may break the rule.
-    fn untouched_by_type(
-        &self,
-        id: LoopId,
-        load: Value,
-        invariants: &Invariants,
-        cleared: &HashSet<Value>,
-        effects: &crate::callsites::LoopEffects,
-        facts: &mut LoopFacts,
-    ) -> bool {
-        let InstKind::Load { addr } = self.func.inst(load).kind else {
-            return false;
-        };
-        if !self.invariant_given(addr, invariants, cleared, 16) || !effects.unknown.is_empty() {
-            return false;
-        }
-        let types = &self.unit.lowered.program.types;
-        let loaded = self.func.inst(load).ty;
-        let view = self.summaries.view();
-        let mut stored = Vec::new();
-        for &block in &self.forest.loop_(id).blocks {
-            for &v in &self.func.block(block).insts {
-                let inst = self.func.inst(v);
-                match &inst.kind {
-                    InstKind::Store { .. } => stored.push(inst.ty),
-                    InstKind::Call {
-                        callee: Callee::Direct(name),
-                        ..
-                    } => {
-                        let byte_copy = name.starts_with("__builtin_")
-                            || ["memset", "memcpy", "memmove", "bzero"].contains(&name.as_str());
-                        if byte_copy
-                            || matches!(
-                                classify_in(view, self.unit_index, name),
-                                CallKind::HostOnly
-                            )
-                        {
-                            return false;
-                        }
-                    }
-                    InstKind::Call { .. } => return false,
-                    _ => {}
-                }
-            }
-        }
-        stored.extend(effects.accesses.iter().filter(|a| a.is_store).map(|a| a.ty));
-        if stored
-            .iter()
-            .any(|&t| crate::access::types_may_alias(self.unit, t, loaded))
-        {
-            return false;
-        }
-        facts.assumptions.push(format!(
-            "the program follows C's effective-type rule (C99 6.5p7): no store of the loop has a type that can modify `{}` (`{}`), so the bound does not change",
-            frontend::ir::print::render_value(self.func, load),
-            types.display(loaded)
-        ));
-        true
     }
 
     /// Whether a base pointer is one the function received: a parameter, or a pointer
@@ -2952,19 +2739,6 @@ impl<'a> FunctionContext<'a> {
 fn is_immediate_child(func: &Function, forest: &LoopForest, outer: LoopId, inner: LoopId) -> bool {
     let _ = func;
     forest.loop_(inner).parent == Some(outer)
-}
-
-/// What the stores of a loop may do to the memory a bound reads (see
-/// `FunctionContext::unwritten_in_loop`).
-enum BoundWrites {
-    /// Nothing writes it, under the `assumed` statements (pointer pairs the aliasing policy
-    /// assumes apart, data stores that leave a struct's fields alone).
-    None { assumed: Vec<String> },
-    /// Only these stores (with their pointers) could, if the pointers overlapped, which the
-    /// default policy would assume they do not.
-    IfDistinct { stores: Vec<(MemAccess, String)> },
-    /// Something may.
-    May,
 }
 
 /// Whether a source snippet is a whole expression: it names something and its parentheses

@@ -253,6 +253,8 @@ fn every_touched_byte_lies_in_its_reported_section() {
         // Starts and bounds written MAX(lo, 0) / MIN(hi, n), windows inside, across and
         // outside the arrays.
         "../tests/fixtures/openmp/minmax_bounds.c",
+        // Bounds that call functions reading memory, and a MIN3 bound.
+        "../tests/fixtures/openmp/call_bounds.c",
     ] {
         let checked = check_sample(file);
         eprintln!("{file}: {checked} accesses checked");

@@ -402,6 +402,7 @@ mod tests {
             ifs: Vec::new(),
             local_statics: Vec::new(),
             restrict_pointers: Vec::new(),
+            truncations: Default::default(),
         }
     }
 

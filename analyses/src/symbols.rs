@@ -8,7 +8,7 @@
 //! reconstructions agree. Names are unique per function: a second, different value that
 //! would print the same gets a `#2` suffix.
 
-use frontend::ir::{Function, Value};
+use frontend::ir::{Function, InstKind, Value};
 use std::collections::HashMap;
 use symbolic::Var;
 
@@ -112,8 +112,10 @@ impl Symbols {
             // and so does a value chosen by a condition (`n = argc > 1 ? atoi(..) : 100`).
             SymbolOrigin::Opaque(_) | SymbolOrigin::Phi(_) => {
                 let casts = self.casts.get_or_insert_with(|| casts_of(func));
-                local_name(func, casts, v)
-                    .unwrap_or_else(|| frontend::ir::print::render_value(func, v))
+                local_name(func, casts, v).unwrap_or_else(|| {
+                    truncation(func, program_types, v)
+                        .unwrap_or_else(|| frontend::ir::print::render_value(func, v))
+                })
             }
             _ => frontend::ir::print::render_value(func, v),
         };
@@ -254,4 +256,20 @@ fn casts_of(func: &Function) -> HashMap<Value, Vec<Value>> {
         }
     }
     casts
+}
+
+/// A conversion of a floating-point value to an integer type written out, `(int)(sqrt(x))`:
+/// the rendering of values leaves casts out, and this one truncates.
+fn truncation(func: &Function, types: &frontend::types::TypeTable, v: Value) -> Option<String> {
+    let InstKind::Cast(inner) = func.inst(v).kind else {
+        return None;
+    };
+    let to = func.inst(v).ty;
+    (types.is_float(func.inst(inner).ty) && types.is_integer(to)).then(|| {
+        format!(
+            "({})({})",
+            types.display(to),
+            frontend::ir::print::render_value(func, inner)
+        )
+    })
 }

@@ -431,6 +431,19 @@ impl Ctx<'_> {
             .copied()
     }
 
+    /// The return type of a function the unit defines or declares, by name.
+    pub(crate) fn return_type(&self, name: &str) -> Option<TypeId> {
+        let program = &self.unit.lowered.program;
+        if let Some(f) = program.function(name) {
+            return Some(f.ret);
+        }
+        let external = program.externals.iter().find(|e| e.name == name)?;
+        match self.types.get(external.ty) {
+            frontend::types::Type::Function { ret, .. } => Some(*ret),
+            _ => None,
+        }
+    }
+
     pub(crate) fn display(&self, ty: TypeId) -> String {
         self.types.display(ty)
     }
@@ -1366,6 +1379,13 @@ pub fn plan(
                 continue;
             }
             let Some(t) = ctx.type_of(&root) else {
+                // The host function computes trip counts and sections from its parameters
+                // alone; the program's functions are not in the generated file.
+                if ctx.return_type(&root).is_some() {
+                    return Err(refuse(format!(
+                        "the expression `{e}` calls `{root}`, which the generated host function cannot: copy the value into a local before the loop"
+                    )));
+                }
                 return Err(refuse(format!(
                     "the expression `{e}` names `{root}`, which is not a variable of `{}`",
                     report.function

@@ -141,12 +141,12 @@ fn print_loops(out: &mut String, func: &Function, forest: &LoopForest, locate: L
         }
         match &l.normalizable {
             Normalizable::Yes => {}
-            Normalizable::IfInvariant { loads } => {
-                let loads: Vec<String> = loads.iter().map(|v| render_value(func, *v)).collect();
+            Normalizable::IfInvariant { reads } => {
+                let reads: Vec<String> = reads.iter().map(|v| render_value(func, *v)).collect();
                 let _ = writeln!(
                     out,
                     "{indent}  normalizable if invariant: {}",
-                    loads.join(", ")
+                    reads.join(", ")
                 );
             }
             Normalizable::No { reason } => {

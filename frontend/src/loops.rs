@@ -4,13 +4,13 @@
 //!
 //! A loop is *normalizable* when it has one exit, taken by a test that compares a basic
 //! induction variable (one phi at the header, updated by a constant step on every path to
-//! the latch and nowhere else) against a bound computed outside the loop. Bounds that are
-//! loads inside the loop (`y < image->height`) are normalizable only if those loads are
-//! loop-invariant, which memory analysis decides later: such loops are reported as
-//! [`Normalizable::IfInvariant`] with the loads in question.
+//! the latch and nowhere else) against a bound computed outside the loop. Bounds that read
+//! memory inside the loop (`y < image->height`, `i < nodeCount(graph)`) are normalizable
+//! only if what they read is loop-invariant, which memory analysis decides later: such loops
+//! are reported as [`Normalizable::IfInvariant`] with the loads and calls in question.
 
 use crate::ir::dominators::Dominators;
-use crate::ir::{BinOp, Block, Function, InstKind, SourceLoopId, Terminator, UnOp, Value};
+use crate::ir::{BinOp, Block, Callee, Function, InstKind, SourceLoopId, Terminator, UnOp, Value};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
@@ -54,9 +54,11 @@ pub struct ExitTest {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Normalizable {
     Yes,
-    /// Yes, provided these loads inside the loop read the same value every iteration.
+    /// Yes, provided these loads and calls of functions (with invariant arguments) inside
+    /// the loop give the same value every iteration: a call does when the function only
+    /// reads memory that the loop does not write.
     IfInvariant {
-        loads: Vec<Value>,
+        reads: Vec<Value>,
     },
     No {
         reason: String,
@@ -258,7 +260,7 @@ pub fn analyze_loops(func: &Function) -> LoopForest {
         if l.exit_test.is_none() && header_exits {
             l.header_test = block_test(func, l, l.header);
         }
-        l.normalizable = normalizability(func, l);
+        l.normalizable = normalizability(func, l, &idom);
     }
     let innermost = innermost_loops(func, &loops);
     LoopForest {
@@ -336,6 +338,8 @@ fn dfs_order(func: &Function) -> DfsOrder {
 pub fn strip_casts(func: &Function, mut v: Value) -> Value {
     for _ in 0..8 {
         match func.inst(v).kind {
+            // `i < (int)sqrt(x)` is not `i < sqrt(x)`.
+            InstKind::Cast(_) if func.truncations.contains_key(&v) => break,
             InstKind::Cast(inner) => v = inner,
             _ => break,
         }
@@ -485,7 +489,7 @@ fn block_test(func: &Function, l: &Loop, block: Block) -> Option<ExitTest> {
     None
 }
 
-fn normalizability(func: &Function, l: &Loop) -> Normalizable {
+fn normalizability(func: &Function, l: &Loop, idom: &[Option<Block>]) -> Normalizable {
     let no = |reason: String| Normalizable::No { reason };
     let exiting: BTreeSet<Block> = l.exits.iter().map(|(b, _)| *b).collect();
     if exiting.len() > 1 {
@@ -529,54 +533,139 @@ fn normalizability(func: &Function, l: &Loop) -> Normalizable {
     }
     // A write to the induction variable in the body shows up in SSA as a back-edge value
     // that is not `iv + step`, which `induction_variables` already rejected.
-    let mut loads = Vec::new();
-    if !invariant_in_loop(func, l, test.bound, &mut loads, 0)
-        || !invariant_in_loop(func, l, iv.init, &mut loads, 0)
-    {
-        return no("the loop bound is computed in the loop from values that change".into());
+    let mut reads = Vec::new();
+    let within = Within { func, l, idom };
+    for (what, v) in [("bound", test.bound), ("start", iv.init)] {
+        if let Err(culprit) = within.invariant(v, &mut reads, 0) {
+            return no(within.explain(what, culprit));
+        }
     }
-    if loads.is_empty() {
+    if reads.is_empty() {
         Normalizable::Yes
     } else {
-        Normalizable::IfInvariant { loads }
+        Normalizable::IfInvariant { reads }
     }
 }
 
-/// Whether `v` is computed from values defined outside the loop; loads inside the loop are
-/// collected, since only memory analysis can tell whether they are invariant.
-fn invariant_in_loop(
-    func: &Function,
-    l: &Loop,
-    v: Value,
-    loads: &mut Vec<Value>,
-    depth: u32,
-) -> bool {
-    if depth > 32 {
-        return false;
-    }
-    let inst = func.inst(v);
-    if !l.contains(inst.block) {
-        return true;
-    }
-    match &inst.kind {
-        InstKind::Const(_)
-        | InstKind::SlotAddr(_)
-        | InstKind::GlobalAddr(_)
-        | InstKind::FuncAddr(_)
-        | InstKind::StringAddr(_) => true,
-        InstKind::Load { addr } => {
-            loads.push(v);
-            invariant_in_loop(func, l, *addr, loads, depth + 1)
+/// A loop of a function, with the function's immediate dominators: what the invariance of
+/// a bound is decided in.
+struct Within<'a> {
+    func: &'a Function,
+    l: &'a Loop,
+    idom: &'a [Option<Block>],
+}
+
+/// Most blocks between a join and its immediate dominator whose branches are inspected.
+const MAX_JOIN_REGION: usize = 64;
+
+/// Why a value is not invariant: the first value found to change, or `None` when the
+/// search gave up (too deep, or too many blocks to inspect).
+type Culprit = Option<Value>;
+
+impl Within<'_> {
+    /// Whether `v` is computed from values defined outside the loop; loads and calls inside
+    /// the loop are collected, since only memory analysis can tell whether they are
+    /// invariant. `Err` holds the value that changes.
+    fn invariant(&self, v: Value, reads: &mut Vec<Value>, depth: u32) -> Result<(), Culprit> {
+        if depth > 32 {
+            return Err(None);
         }
-        InstKind::Phi(_)
-        | InstKind::Call { .. }
-        | InstKind::Store { .. }
-        | InstKind::Param(_)
-        | InstKind::Undef => false,
-        other => other
-            .operands()
-            .into_iter()
-            .all(|op| invariant_in_loop(func, l, op, loads, depth + 1)),
+        let inst = self.func.inst(v);
+        if !self.l.contains(inst.block) {
+            return Ok(());
+        }
+        match &inst.kind {
+            InstKind::Const(_)
+            | InstKind::SlotAddr(_)
+            | InstKind::GlobalAddr(_)
+            | InstKind::FuncAddr(_)
+            | InstKind::StringAddr(_) => Ok(()),
+            InstKind::Load { addr } => {
+                reads.push(v);
+                self.invariant(*addr, reads, depth + 1)
+            }
+            // `i < nodeCount(graph)`: the same result every iteration if the function only
+            // reads memory the loop does not write, which the summaries of the program's
+            // functions tell.
+            InstKind::Call {
+                callee: Callee::Direct(_),
+                args,
+            } => {
+                reads.push(v);
+                args.iter()
+                    .try_for_each(|a| self.invariant(*a, reads, depth + 1))
+            }
+            // The join of a conditional expression in the bound (`MIN3(a, b, c)` expands to
+            // nested `?:`): the same value on every iteration when every value it joins is,
+            // and every branch deciding which of them arrives is.
+            InstKind::Phi(args) if inst.block != self.l.header => {
+                args.iter()
+                    .try_for_each(|(_, a)| self.invariant(*a, reads, depth + 1))?;
+                self.decided_invariantly(inst.block, reads, depth)
+            }
+            InstKind::Phi(_)
+            | InstKind::Call { .. }
+            | InstKind::Store { .. }
+            | InstKind::Param(_)
+            | InstKind::Undef => Err(Some(v)),
+            other => other
+                .operands()
+                .into_iter()
+                .try_for_each(|op| self.invariant(op, reads, depth + 1)),
+        }
+    }
+
+    /// Whether every branch between `join`'s immediate dominator and `join` tests an
+    /// invariant condition: then every iteration that reaches the dominator takes the same
+    /// path from it to `join`, and arrives by the same edge.
+    fn decided_invariantly(
+        &self,
+        join: Block,
+        reads: &mut Vec<Value>,
+        depth: u32,
+    ) -> Result<(), Culprit> {
+        let Some(Some(top)) = self.idom.get(join.index()).copied() else {
+            return Err(None);
+        };
+        let mut region = BTreeSet::from([top]);
+        let mut stack: Vec<Block> = self.func.block(join).preds.clone();
+        while let Some(b) = stack.pop() {
+            if !self.l.contains(b) || region.len() > MAX_JOIN_REGION {
+                return Err(None);
+            }
+            if region.insert(b) {
+                stack.extend(self.func.block(b).preds.iter().copied());
+            }
+        }
+        region
+            .iter()
+            .try_for_each(|&b| match self.func.block(b).terminator {
+                Terminator::Branch { cond, .. } => self.invariant(cond, reads, depth + 1),
+                _ => Ok(()),
+            })
+    }
+
+    /// The reason a loop is not normalizable because its bound (or its start: `what`)
+    /// changes, naming what changes where it can.
+    fn explain(&self, what: &str, culprit: Culprit) -> String {
+        let generic = format!("the loop {what} is computed in the loop from values that change");
+        let Some(v) = culprit else {
+            return generic;
+        };
+        let inst = self.func.inst(v);
+        match &inst.kind {
+            InstKind::Phi(_) if inst.block == self.l.header => match &inst.origin.var_name {
+                Some(name) => format!("the loop {what} reads `{name}`, which the loop assigns"),
+                None => generic,
+            },
+            InstKind::Phi(_) => format!(
+                "the loop {what} is chosen by a condition that changes from iteration to iteration"
+            ),
+            InstKind::Call { .. } => {
+                format!("the loop {what} calls a function through a pointer on every iteration")
+            }
+            _ => generic,
+        }
     }
 }
 

@@ -31,14 +31,21 @@ pub fn pointers(first: &str, second: &str, store: &Access, other: &Access) -> Fi
     )
 }
 
-/// The loop bound (read at the keyword's `line`) is `bound`, which `store` writes if
-/// `pointer` points into the same object.
-pub fn bound(bound: &str, line: u32, store: &Access, pointer: &str) -> Finding {
+/// A store that changes the loop's bound (read at the keyword's `line`) if its pointer
+/// points into the object the bound reads: `escaped` when that object is a local or an allocation of the function whose
+/// address was taken before the loop (the pointer may hold it), else a pointer pair the
+/// aliasing policy leaves undecided.
+pub fn bound(bound: &str, line: u32, store: &Access, pointer: &str, escaped: bool) -> Finding {
+    let why = if escaped {
+        "its address was taken before the loop, and the pointer, read from memory or returned by a call, may hold it"
+    } else {
+        "the aliasing policy does not assume they are distinct"
+    };
     Finding::new(
         &RULE,
         Verdict::NeedsProfile,
         format!(
-            "the loop bound reads `{bound}`, which `{}` (line {}) writes if `{pointer}` points into the same object; the aliasing policy does not assume they are distinct",
+            "the loop bound reads `{bound}`, which `{}` (line {}) writes if `{pointer}` points into the same object; {why}",
             store.text, store.line
         ),
         vec![line, store.line],

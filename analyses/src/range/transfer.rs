@@ -690,7 +690,7 @@ impl<'a> RangeAnalysis<'a> {
             }
             let ok = match &l.normalizable {
                 Normalizable::Yes => true,
-                Normalizable::IfInvariant { loads } => loads.iter().all(|v| {
+                Normalizable::IfInvariant { reads } => reads.iter().all(|v| {
                     self.loads
                         .get(v)
                         .is_some_and(|r| r.as_singleton().is_some())

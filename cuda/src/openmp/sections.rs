@@ -139,12 +139,15 @@ fn constant(text: &str) -> Option<i64> {
 /// (`n`, `ni*nk`) is left as it is: a negative size is no loop's.
 fn difference(a: &str, b: &str) -> String {
     let guarded = |text: String| format!("WW_MAX(0, {text})");
+    let no_negative_term =
+        |p: &symbolic::Poly| p.terms().iter().all(|(_, k)| *k >= BigRational::zero());
     match (parse_expr(a), parse_expr(b)) {
         (Ok(x), Ok(y)) => match x.checked_sub(&y) {
             Ok(d) => {
-                let non_negative = d
-                    .as_poly()
-                    .is_some_and(|p| p.terms().iter().all(|(_, k)| *k >= BigRational::zero()));
+                let non_negative = match &d {
+                    Expr::Poly(p) => no_negative_term(p),
+                    Expr::Min(ps) | Expr::Max(ps) => ps.iter().all(no_negative_term),
+                };
                 if non_negative {
                     c(&d.to_c())
                 } else {
@@ -153,7 +156,10 @@ fn difference(a: &str, b: &str) -> String {
             }
             Err(_) => guarded(format!("({a}) - ({b})")),
         },
-        _ if b == "0" => a.to_string(),
+        // Text the parser does not take (`WW_MIN(...)`, a call): guarded unless nothing in
+        // it subtracts.
+        _ if b == "0" && !a.contains('-') => a.to_string(),
+        _ if b == "0" => guarded(a.to_string()),
         _ => guarded(format!("({a}) - ({b})")),
     }
 }

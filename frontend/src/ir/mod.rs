@@ -478,6 +478,10 @@ pub struct Function {
     pub local_statics: Vec<GlobalId>,
     /// The `restrict` pointers that [`Origin::restrict`] refers to.
     pub restrict_pointers: Vec<RestrictPointer>,
+    /// The casts that convert a floating-point value to an integer type (they truncate),
+    /// with the integer type's C name: what sees through casts without the type table (a
+    /// loop's bound, the printer) must stop there.
+    pub truncations: std::collections::BTreeMap<Value, String>,
 }
 
 impl Function {

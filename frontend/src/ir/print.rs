@@ -56,7 +56,10 @@ fn render(func: &Function, v: Value, parent_precedence: u8, depth: u32) -> Strin
             .get(*i as usize)
             .and_then(|p| p.name.clone())
             .unwrap_or_else(|| format!("arg{i}")),
-        InstKind::Cast(inner) => render(func, *inner, parent_precedence, depth + 1),
+        InstKind::Cast(inner) => match func.truncations.get(&v) {
+            Some(to) => format!("({to})({})", render(func, *inner, 0, depth + 1)),
+            None => render(func, *inner, parent_precedence, depth + 1),
+        },
         InstKind::Unary(op, a) => {
             let sym = match op {
                 UnOp::Neg => "-",
@@ -253,6 +256,7 @@ fn linear(func: &Function, v: Value, depth: u32) -> Option<LinearForm> {
             terms: BTreeMap::new(),
             constant: *c,
         }),
+        InstKind::Cast(_) if func.truncations.contains_key(&v) => Some(atom(render_value(func, v))),
         InstKind::Cast(inner) => linear(func, *inner, depth + 1),
         InstKind::Unary(UnOp::Neg, a) => Some(linear(func, *a, depth + 1)?.scale(-1)),
         InstKind::Binary(BinOp::Add, a, b) => {

@@ -444,6 +444,10 @@ fn compact(mut func: Function, _void_ty: TypeId) -> Function {
     for slot in &mut func.slots {
         slot.vla_size = slot.vla_size.map(map_value);
     }
+    func.truncations = std::mem::take(&mut func.truncations)
+        .into_iter()
+        .filter_map(|(v, to)| Some((value_map[v.index()]?, to)))
+        .collect();
     func.loops = std::mem::take(&mut func.loops)
         .into_iter()
         .filter_map(|l| {

@@ -131,6 +131,10 @@ impl<'a> Lowerer<'a> {
             return self.const_of(v, to, span);
         }
         let value = self.fb.emit(InstKind::Cast(op.value), to, span);
+        if types.is_float(op.ty) && types.is_integer(to) {
+            let name = types.display(to);
+            self.fb.func.truncations.insert(value, name);
+        }
         Operand { value, ty: to }
     }
 

@@ -402,6 +402,7 @@ fn empty_function(program: &mut Program, void: TypeId) -> Function {
         ifs: Vec::new(),
         local_statics: Vec::new(),
         restrict_pointers: Vec::new(),
+        truncations: Default::default(),
     }
 }
 
