@@ -335,7 +335,7 @@ fn bounds_that_call_functions_or_nest_conditionals_are_ported() {
     // The host calls the bound's function again for the clause; the nested `?:` of MIN3 is
     // one min, clamped at 0 where the window may be empty.
     for needle in [
-        "node->data[0:WW_MAX(0, ((8*(getNodeLength(node))) + (8) - 1) / (8))]",
+        "node->data[0:((8*(getNodeLength(node))) + (8) - 1) / (8)]",
         "map(tofrom: full[0:WW_MAX(0, WW_MIN(-cbs + width - 1, WW_MIN(-cbs + ces, -cbs + l2)))])",
     ] {
         assert!(patch.contains(needle), "no `{needle}` in:\n{patch}");
@@ -350,6 +350,33 @@ fn bounds_that_call_functions_or_nest_conditionals_are_ported() {
     }
     for n in ["200", "9"] {
         check(&[file, "--", n], &[], 0, 7, &["PASS"]);
+    }
+}
+
+#[test]
+fn sections_name_variables_as_the_loop_finds_them() {
+    let file = "tests/fixtures/openmp/stale_names.c";
+    let patch = emit_patch(&[file], "stale_names.c");
+    // After `n = n - 1;` the loop writes a[0..n): the old `n - 1` mapped one short; after
+    // `k++;` it starts at b[k]. The walk's bound is a value written with the moved counter:
+    // refused, not mapped.
+    for needle in ["map(tofrom: a[0:n])", "map(tofrom: b[k:WW_MAX(0, -k + n)])"] {
+        assert!(patch.contains(needle), "no `{needle}` in:\n{patch}");
+    }
+    if !offload_available() {
+        return;
+    }
+    for n in ["200", "9"] {
+        check(
+            &[file, "--", n],
+            &[],
+            0,
+            5,
+            &[
+                "PASS",
+                "written with a variable the function changes before the loop",
+            ],
+        );
     }
 }
 

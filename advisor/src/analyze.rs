@@ -2247,8 +2247,44 @@ impl<'a> FunctionContext<'a> {
                 &mut report,
             );
         }
+        self.names_at_loop(id, &mut report);
         self.present(&mut report);
         report
+    }
+
+    /// Rewrites the report's bounds and sections where they name a variable whose value at
+    /// the loop's start is not the one meant (see [`crate::stale`]).
+    fn names_at_loop(&self, id: LoopId, report: &mut LoopReport) {
+        let definitions = self
+            .variable_definitions
+            .get_or_init(|| crate::rebase::Definitions::of(self.func));
+        let line = |v: Value| self.line(self.func.inst(v).origin.span);
+        let at_loop = crate::stale::AtLoop::of(
+            self.func,
+            self.rec,
+            definitions,
+            self.forest.loop_(id),
+            &line,
+        );
+        if at_loop.is_empty() {
+            return;
+        }
+        if let Some(induction) = &mut report.induction {
+            for text in [
+                &mut induction.lower,
+                &mut induction.upper,
+                &mut induction.trip_count,
+            ] {
+                *text = at_loop.text(text);
+            }
+        }
+        for p in &mut report.parameters {
+            if let Some(bytes) = &mut p.bytes {
+                for text in [&mut bytes.lo, &mut bytes.hi, &mut bytes.size] {
+                    *text = at_loop.text(text);
+                }
+            }
+        }
     }
 
     /// The loop's second counters that the reconstruction expressed through its index

@@ -35,6 +35,7 @@ pub mod reductions;
 pub mod rules;
 pub mod shared_memory;
 pub mod space;
+pub mod stale;
 pub mod subscripts;
 pub mod summaries;
 pub mod verify;

@@ -220,6 +220,16 @@ fn mask_names(text: &str) -> String {
     let mut k = 0;
     while k < b.len() {
         let c = b[k];
+        // A qualifier after a parenthesized name (`(*factors)@L246`, see `stale`).
+        if c == b'@' {
+            k += 1;
+            while k < b.len()
+                && (b[k].is_ascii_alphanumeric() || matches!(b[k], b'_' | b'?' | b':'))
+            {
+                k += 1;
+            }
+            continue;
+        }
         if !(c.is_ascii_alphabetic() || c == b'_') {
             let ch = text[k..].chars().next().unwrap_or(' ');
             out.push(ch);
@@ -291,6 +301,7 @@ mod tests {
         assert!(parses_back("8*(getNucleotide(i - 1, seq)) + (*factors)").is_ok());
         assert!(parses_back("4*(a +").is_err());
         assert!(parses_back("4*S->diag->j[j]@815 - 4*(A->n / t)*k").is_ok());
+        assert!(parses_back("(*factors)@L246 - 1").is_ok());
     }
 
     #[test]

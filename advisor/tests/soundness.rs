@@ -255,6 +255,8 @@ fn every_touched_byte_lies_in_its_reported_section() {
         "../tests/fixtures/openmp/minmax_bounds.c",
         // Bounds that call functions reading memory, and a MIN3 bound.
         "../tests/fixtures/openmp/call_bounds.c",
+        // Bounds and sections after `n = n - 1;`, `k++;` and a counter moved by a read.
+        "../tests/fixtures/openmp/stale_names.c",
     ] {
         let checked = check_sample(file);
         eprintln!("{file}: {checked} accesses checked");

@@ -1165,6 +1165,14 @@ fn unqualified_section(
     for (stem, qualifiers) in &stems {
         let named = |q: &str| format!("`{stem}@{q}`");
         let all: Vec<String> = qualifiers.iter().map(|q| named(q)).collect();
+        // `n@L3`: the value `n` had at line 3, which the function changed before the loop.
+        if let Some(q) = qualifiers.iter().find(|q| q.starts_with('L')) {
+            return Err(format!(
+                "the section of `{array}` names {}: `{stem}` as it was at line {}, written with a variable the function changes before the loop; a clause at the loop cannot name it",
+                named(q),
+                &q[1..]
+            ));
+        }
         if qualifiers.len() > 1 {
             return Err(format!(
                 "the section of `{array}` names {} values of `{stem}` ({}); a clause at the loop can name only the one it holds there",
@@ -1197,10 +1205,49 @@ fn strip_qualifiers(expr: &str) -> (String, Vec<(String, String)>) {
             k += 1;
             continue;
         }
-        // The stem: the identifier before, with its member chain (`c->n`).
+        // The stem: the identifier before, with its member chain and subscripts (`c->n`,
+        // `children[stack[k - 1]].count`).
         let mut first = k - 1;
-        while first >= 2 && matches!(t(first - 1), "." | "->") {
-            first -= 2;
+        loop {
+            if matches!(t(first), "]" | ")") {
+                let (close, open) = if t(first) == "]" {
+                    ("]", "[")
+                } else {
+                    (")", "(")
+                };
+                let mut depth = 0usize;
+                let mut at = first;
+                let opened = loop {
+                    match t(at) {
+                        x if x == close => depth += 1,
+                        x if x == open => {
+                            depth -= 1;
+                            if depth == 0 {
+                                break Some(at);
+                            }
+                        }
+                        _ => {}
+                    }
+                    if at == 0 {
+                        break None;
+                    }
+                    at -= 1;
+                };
+                match opened {
+                    Some(o) if o > 0 && open == "[" => first = o - 1,
+                    Some(o) => {
+                        first = o;
+                        break;
+                    }
+                    None => break,
+                }
+                continue;
+            }
+            if first >= 2 && matches!(t(first - 1), "." | "->") {
+                first -= 2;
+                continue;
+            }
+            break;
         }
         let mut last = k + 1;
         if t(last) == "?" {

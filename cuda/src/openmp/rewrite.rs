@@ -115,12 +115,17 @@ pub fn port_file(
     // Bottom-up, so earlier line numbers stay valid.
     edits.sort_by_key(|e| std::cmp::Reverse((e.0, e.1)));
     // An edit of one kind at one place is made once; a text edit is never dropped for
-    // another edit that starts where it does (the counters check they do not overlap).
+    // another edit that starts where it does (the counters check they do not overlap),
+    // unless it is the same edit: a macro that expands its argument twice (glibc's
+    // `assert(stack_size < n)`) puts two uses of the counter at one place in the file.
     edits.dedup_by(|a, b| {
         a.0 == b.0
             && a.1 == b.1
             && std::mem::discriminant(&a.2) == std::mem::discriminant(&b.2)
-            && !matches!(a.2, Edit::Text(_))
+            && match (&a.2, &b.2) {
+                (Edit::Text(x), Edit::Text(y)) => x == y,
+                _ => true,
+            }
     });
     for (line, col, edit) in &edits {
         let at = *line as usize - 1;
@@ -389,6 +394,11 @@ fn check_port(path: &Path, lines: &[String], port: &LoopPort) -> Result<(), Port
         }
     };
     expect(port.line, port.col, "for")?;
+    // A counter or a body name replaced inside a macro's expansion (`assert(stack_size <
+    // n)`) is not in the file's text: the loop is left out, not the file.
+    for e in &port.edits {
+        expect(e.line, e.col, &e.original)?;
+    }
     for a in &port.atomics {
         expect(a.line, a.col, &a.token)?;
         if let AtomicForm::Compare { max, c_type } = &a.form {
@@ -567,7 +577,8 @@ mod tests {
             p.clone(),
             "#pragma omp target\nfor (i = 0; i < n; i++) { T c = p + i; *c = 0; }\n",
         );
-        // Text that is not where the edit says (a macro wrote it) refuses the loop.
+        // Text that is not where the edit says (a macro wrote it) refuses the loop, found
+        // before any edit: the file is written without it.
         p.edits = vec![edit(1, 33, "q", "c")];
         let out = port_file(
             Path::new("f.c"),
@@ -576,8 +587,14 @@ mod tests {
             &[],
             &[],
             false,
+        )
+        .expect("the file is written");
+        assert!(out.loops.is_empty(), "{:?}", out.loops);
+        assert!(
+            matches!(out.failed.as_slice(), [(_, PortError::NotAtToken { token, .. })] if token == "q"),
+            "{:?}",
+            out.failed
         );
-        assert!(out.is_err(), "{:?}", out.map(|o| o.ported));
     }
 
     #[test]

@@ -156,9 +156,9 @@ fn difference(a: &str, b: &str) -> String {
             }
             Err(_) => guarded(format!("({a}) - ({b})")),
         },
-        // Text the parser does not take (`WW_MIN(...)`, a call): guarded unless nothing in
-        // it subtracts.
-        _ if b == "0" && !a.contains('-') => a.to_string(),
+        // Text the parser does not take (`WW_MIN(...)`, a call, a division by a variable):
+        // guarded unless nothing in it subtracts but the rounding up of `covering`.
+        _ if b == "0" && !a.replace(") - 1) / (", "").contains('-') => a.to_string(),
         _ if b == "0" => guarded(a.to_string()),
         _ => guarded(format!("({a}) - ({b})")),
     }

@@ -1,0 +1,261 @@
+//! Names a report writes that the loop does not see with the value meant: the
+//! reconstruction names a symbol after the variable that held its value where it was made
+//! (a parameter at the function's entry, a counter before `--stack_size`), so after `n = n -
+//! 1;` the bound of `for (i = 0; i < n; i++)` is `n - 1` in terms of the old `n`. A reader,
+//! and a port that writes `map(a[0:n - 1])` at the loop, takes `n` to be the variable as
+//! the loop finds it, which is one less.
+//!
+//! At each loop, a symbol named after a variable whose value at the loop's start is another
+//! is stale. When the variable's value there is the symbol's plus a constant (`n - 1`,
+//! `k + 1`, a counter's entry), the symbol is rewritten in terms of the variable as the loop
+//! finds it (`n` for the old `n - 1`); otherwise it is given the line its value comes from
+//! (`n@L3`), which no port takes for a variable in scope. A symbol whose name only embeds a
+//! stale variable (`children[stack[stack_size - 1]].nChild`) is marked the same way.
+
+use crate::rebase::{value_at_entry, Definitions};
+use analyses::reconstruct::Reconstruction;
+use frontend::ir::Function;
+use frontend::loops::Loop;
+use std::collections::HashMap;
+use symbolic::{parse_expr, Expr, Var};
+
+/// How a loop's report rewrites stale symbols: each to an expression over names the loop
+/// sees with the value meant.
+#[derive(Debug, Default)]
+pub struct AtLoop {
+    rewrite: HashMap<Var, Expr>,
+    /// The names of the function's symbols that are not plain identifiers (`s->n`,
+    /// `a[k].len`), longest first: what a text that does not parse is read as.
+    compound: Vec<String>,
+}
+
+impl AtLoop {
+    /// The stale symbols of the loop `l`'s expressions; `line` gives a value's source line.
+    pub fn of(
+        func: &Function,
+        rec: &Reconstruction,
+        definitions: &Definitions,
+        l: &Loop,
+        line: &dyn Fn(frontend::ir::Value) -> u32,
+    ) -> AtLoop {
+        let mut rewrite = HashMap::new();
+        // Plain variables first: a compound name is stale when it embeds one of them.
+        let mut stale_names: Vec<String> = Vec::new();
+        for symbol in rec.symbols.iter() {
+            let name = symbol.var.name();
+            if !is_identifier(name) {
+                continue;
+            }
+            let Some(value) = rec.symbols.value_of(&symbol.var) else {
+                continue;
+            };
+            // Values of the loop's own iterations (its counters, what its body loads) are
+            // what the report means by their names.
+            if l.contains(func.inst(value).block) {
+                continue;
+            }
+            let Some(entry) = value_at_entry(func, rec, definitions, l, name, &symbol.var) else {
+                continue;
+            };
+            let Some(at_entry) = rec.single(entry) else {
+                stale_names.push(name.to_string());
+                rewrite.insert(symbol.var.clone(), marked(name, line(value)));
+                continue;
+            };
+            let own = Expr::var(name);
+            if *at_entry == own {
+                continue;
+            }
+            stale_names.push(name.to_string());
+            // at_entry = own + c: the old value is the variable's minus c.
+            let shift = at_entry
+                .checked_sub(&own)
+                .ok()
+                .filter(|c| !c.vars().contains(&symbol.var) && c.vars().is_empty());
+            let replacement = match shift {
+                Some(c) => own.checked_sub(&c).ok(),
+                None => None,
+            };
+            rewrite.insert(
+                symbol.var.clone(),
+                replacement.unwrap_or_else(|| marked(name, line(value))),
+            );
+        }
+        if !stale_names.is_empty() {
+            for symbol in rec.symbols.iter() {
+                let name = symbol.var.name();
+                if is_identifier(name) || rewrite.contains_key(&symbol.var) {
+                    continue;
+                }
+                if stale_names.iter().any(|s| mentions(name, s)) {
+                    let value = rec.symbols.value_of(&symbol.var);
+                    // The local the value was stored in names it well (`p` for
+                    // `p = *factors++`), when the loop finds that value in it.
+                    let holder = value.and_then(|v| {
+                        let held = func.inst(v).origin.var_name.clone()?;
+                        let valid = is_identifier(&held)
+                            && !stale_names.contains(&held)
+                            && value_at_entry(func, rec, definitions, l, &held, &symbol.var)
+                                .is_none_or(|x| x == v);
+                        valid.then(|| Expr::var(&held))
+                    });
+                    let at = value.map(line).unwrap_or(0);
+                    rewrite.insert(
+                        symbol.var.clone(),
+                        holder.unwrap_or_else(|| marked(name, at)),
+                    );
+                }
+            }
+        }
+        let mut compound: Vec<String> = if rewrite.is_empty() {
+            Vec::new()
+        } else {
+            rec.symbols
+                .iter()
+                .map(|s| s.var.name().to_string())
+                .filter(|n| !is_identifier(n))
+                .collect()
+        };
+        compound.sort_by_key(|n| std::cmp::Reverse(n.len()));
+        AtLoop { rewrite, compound }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.rewrite.is_empty()
+    }
+
+    /// A report expression with the stale symbols rewritten; as it is when it names none.
+    pub fn text(&self, text: &str) -> String {
+        if self.rewrite.is_empty() {
+            return text.to_string();
+        }
+        match parse_expr(text) {
+            Ok(expr) => {
+                if !expr.vars().iter().any(|v| self.rewrite.contains_key(v)) {
+                    return text.to_string();
+                }
+                match expr.substitute(&self.rewrite) {
+                    Ok(e) => e.to_c(),
+                    Err(_) => self.by_names(text),
+                }
+            }
+            // Names with brackets (`stack[k - 1]`) are beyond the parser: by their text.
+            Err(_) => self.by_names(text),
+        }
+    }
+
+    /// [`Self::text`] on the text: every compound symbol name found in it is one name (a
+    /// stale one is replaced by its marked form, the others kept whole), and a stale plain
+    /// name elsewhere becomes its rewriting in parentheses.
+    fn by_names(&self, text: &str) -> String {
+        let mut kept: Vec<String> = Vec::new();
+        let mut out = text.to_string();
+        for name in &self.compound {
+            if !out.contains(name.as_str()) {
+                continue;
+            }
+            let whole = match self.rewrite.get(&Var::new(name)) {
+                Some(marked) => marked.to_c(),
+                None => name.clone(),
+            };
+            out = out.replace(name.as_str(), &format!("\u{1}{}\u{1}", kept.len()));
+            kept.push(whole);
+        }
+        for (var, replacement) in &self.rewrite {
+            let name = var.name();
+            if is_identifier(name) {
+                out = replace_word(&out, name, &format!("({})", replacement.to_c()));
+            }
+        }
+        for (k, whole) in kept.iter().enumerate() {
+            out = out.replace(&format!("\u{1}{k}\u{1}"), whole);
+        }
+        out
+    }
+}
+
+/// `text` with every whole-word use of the variable `name` (not a member, not part of a
+/// longer name) replaced by `by`.
+fn replace_word(text: &str, name: &str, by: &str) -> String {
+    let mut out = String::new();
+    let mut from = 0;
+    while let Some(k) = text[from..].find(name) {
+        let start = from + k;
+        let end = start + name.len();
+        out.push_str(&text[from..start]);
+        if is_use(text, start, end) {
+            out.push_str(by);
+        } else {
+            out.push_str(name);
+        }
+        from = end;
+    }
+    out.push_str(&text[from..]);
+    out
+}
+
+/// Whether `text[start..end]` is a use of a variable: a whole word, not a member.
+fn is_use(text: &str, start: usize, end: usize) -> bool {
+    // `i#2` and `n@6` are names of their own (numbered and qualified symbols).
+    let word = |c: Option<char>| c.is_some_and(|c| c.is_ascii_alphanumeric() || "_#@".contains(c));
+    let member = text[..start].ends_with('.') || text[..start].ends_with("->");
+    !word(text[..start].chars().next_back()) && !word(text[end..].chars().next()) && !member
+}
+
+/// The symbol `name` as the value it had at `line` before the loop changed it: `n@L3`, a
+/// name no C scope declares and no port writes as `n` (unlike `n@3`, a value the loop
+/// itself computes at line 3, see `present`).
+fn marked(name: &str, line: u32) -> Expr {
+    Expr::var(&format!("{name}@L{line}"))
+}
+
+fn is_identifier(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// Whether the C text `text` uses the variable `name` (not a member or a longer name).
+fn mentions(text: &str, name: &str) -> bool {
+    let mut from = 0;
+    while let Some(k) = text[from..].find(name) {
+        let start = from + k;
+        let end = start + name.len();
+        if is_use(text, start, end) {
+            return true;
+        }
+        from = end;
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{mentions, replace_word};
+
+    #[test]
+    fn a_name_is_mentioned_as_a_whole_word_and_not_as_a_member() {
+        assert!(mentions(
+            "children[stack[stack_size - 1]].nChild",
+            "stack_size"
+        ));
+        assert!(mentions("children[stack[stack_size - 1]].nChild", "stack"));
+        assert!(!mentions(
+            "children[stack[stack_size - 1]].nChild",
+            "nChild"
+        ));
+        assert!(!mentions("s->n", "n"));
+        assert!(!mentions("nodes[k]", "node"));
+        assert!(!mentions("512*i#2", "i"));
+    }
+
+    #[test]
+    fn a_stale_name_is_replaced_where_it_is_a_variable() {
+        assert_eq!(
+            replace_word("4*n + s->n + nn + n", "n", "(n + 1)"),
+            "4*(n + 1) + s->n + nn + (n + 1)"
+        );
+    }
+}
