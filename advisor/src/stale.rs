@@ -87,8 +87,16 @@ impl AtLoop {
                 if is_identifier(name) || rewrite.contains_key(&symbol.var) {
                     continue;
                 }
+                let Some(v) = rec.symbols.value_of(&symbol.var) else {
+                    continue;
+                };
+                // A value of the loop's own iterations names the loop's variables
+                // (`H->i[i + 1]` with the loop's `i`).
+                if l.contains(func.inst(v).block) {
+                    continue;
+                }
                 if stale_names.iter().any(|s| mentions(name, s)) {
-                    let value = rec.symbols.value_of(&symbol.var);
+                    let value = Some(v);
                     // The local the value was stored in names it well (`p` for
                     // `p = *factors++`), when the loop finds that value in it.
                     let holder = value.and_then(|v| {

@@ -203,7 +203,13 @@ fn expressions(r: &LoopReport) -> Vec<&str> {
 /// the analyses name by the program's own text, `(*factors)`, `8*(f(i, s))`) must still be
 /// one C expression over names the report defines.
 fn parses_back(text: &str) -> Result<(), String> {
-    let masked = mask_names(text);
+    // A truncating conversion is written with its type (`(unsigned long)(x / d)`, see
+    // `Function::truncations`): one word is enough for the cast to read as C.
+    let text = text
+        .replace("(unsigned ", "(")
+        .replace("(signed ", "(")
+        .replace("(long long)", "(long)");
+    let masked = mask_names(&text);
     symbolic::parse_expr(&masked).map(|_| ()).or_else(|e| {
         if frontend::parse::is_c_expression(&masked) {
             Ok(())
@@ -302,6 +308,7 @@ mod tests {
         assert!(parses_back("4*(a +").is_err());
         assert!(parses_back("4*S->diag->j[j]@815 - 4*(A->n / t)*k").is_ok());
         assert!(parses_back("(*factors)@L246 - 1").is_ok());
+        assert!(parses_back("2568*((unsigned long)((max_tau - min_tau) / delta_tau)) + 2").is_ok());
     }
 
     #[test]
