@@ -41,6 +41,8 @@ impl AtLoop {
         let mut rewrite = HashMap::new();
         // Plain variables first: a compound name is stale when it embeds one of them.
         let mut stale_names: Vec<String> = Vec::new();
+        // (symbol, its value, the variable's value at the loop's start when known)
+        let mut stale: Vec<(Var, frontend::ir::Value, Option<Expr>)> = Vec::new();
         for symbol in rec.symbols.iter() {
             let name = symbol.var.name();
             if !is_identifier(name) {
@@ -57,28 +59,29 @@ impl AtLoop {
             let Some(entry) = value_at_entry(func, rec, definitions, l, name, &symbol.var) else {
                 continue;
             };
-            let Some(at_entry) = rec.single(entry) else {
-                stale_names.push(name.to_string());
-                rewrite.insert(symbol.var.clone(), marked(name, line(value)));
-                continue;
-            };
-            let own = Expr::var(name);
-            if *at_entry == own {
+            let at_entry = rec.single(entry);
+            if at_entry == Some(&Expr::var(name)) {
                 continue;
             }
             stale_names.push(name.to_string());
-            // at_entry = own + c: the old value is the variable's minus c.
-            let shift = at_entry
-                .checked_sub(&own)
-                .ok()
-                .filter(|c| !c.vars().contains(&symbol.var) && c.vars().is_empty());
-            let replacement = match shift {
-                Some(c) => own.checked_sub(&c).ok(),
-                None => None,
-            };
+            stale.push((symbol.var.clone(), value, at_entry.cloned()));
+        }
+        let stale_vars: std::collections::HashSet<&Var> = stale.iter().map(|(v, _, _)| v).collect();
+        for (var, value, at_entry) in &stale {
+            // at_entry = own + c, with c over names the loop sees as meant (an enclosing
+            // loop's counter: `wpsi_start + ri - p.ri3`): the old value is own - c.
+            let own = Expr::var(var.name());
+            let replacement = at_entry.as_ref().and_then(|e| {
+                let c = e.checked_sub(&own).ok()?;
+                let vars = c.vars();
+                if vars.iter().any(|v| v == var || stale_vars.contains(v)) {
+                    return None;
+                }
+                own.checked_sub(&c).ok()
+            });
             rewrite.insert(
-                symbol.var.clone(),
-                replacement.unwrap_or_else(|| marked(name, line(value))),
+                var.clone(),
+                replacement.unwrap_or_else(|| marked(var.name(), line(*value))),
             );
         }
         if !stale_names.is_empty() {
@@ -90,29 +93,25 @@ impl AtLoop {
                 let Some(v) = rec.symbols.value_of(&symbol.var) else {
                     continue;
                 };
-                // A value of the loop's own iterations names the loop's variables
-                // (`H->i[i + 1]` with the loop's `i`).
-                if l.contains(func.inst(v).block) {
+                if !stale_names.iter().any(|s| mentions(name, s))
+                    || !embeds_stale(func, rec, definitions, l, v)
+                {
                     continue;
                 }
-                if stale_names.iter().any(|s| mentions(name, s)) {
-                    let value = Some(v);
-                    // The local the value was stored in names it well (`p` for
-                    // `p = *factors++`), when the loop finds that value in it.
-                    let holder = value.and_then(|v| {
-                        let held = func.inst(v).origin.var_name.clone()?;
-                        let valid = is_identifier(&held)
-                            && !stale_names.contains(&held)
-                            && value_at_entry(func, rec, definitions, l, &held, &symbol.var)
-                                .is_none_or(|x| x == v);
-                        valid.then(|| Expr::var(&held))
-                    });
-                    let at = value.map(line).unwrap_or(0);
-                    rewrite.insert(
-                        symbol.var.clone(),
-                        holder.unwrap_or_else(|| marked(name, at)),
-                    );
-                }
+                // The local the value was stored in names it well (`p` for
+                // `p = *factors++`), when the loop finds that value in it.
+                let holder = func.inst(v).origin.var_name.clone().filter(|held| {
+                    is_identifier(held)
+                        && !stale_names.contains(held)
+                        && value_at_entry(func, rec, definitions, l, held, &symbol.var)
+                            .is_none_or(|x| x == v)
+                });
+                rewrite.insert(
+                    symbol.var.clone(),
+                    holder
+                        .map(|h| Expr::var(&h))
+                        .unwrap_or_else(|| marked(name, line(v))),
+                );
             }
         }
         let mut compound: Vec<String> = if rewrite.is_empty() {
@@ -144,11 +143,11 @@ impl AtLoop {
                 }
                 match expr.substitute(&self.rewrite) {
                     Ok(e) => e.to_c(),
-                    Err(_) => self.by_names(text),
+                    Err(_) => simplified(self.by_names(text)),
                 }
             }
             // Names with brackets (`stack[k - 1]`) are beyond the parser: by their text.
-            Err(_) => self.by_names(text),
+            Err(_) => simplified(self.by_names(text)),
         }
     }
 
@@ -182,6 +181,11 @@ impl AtLoop {
     }
 }
 
+/// `text` as the engine writes it when it parses (`n - 1 + (1 - n + k)` is `k`).
+fn simplified(text: String) -> String {
+    parse_expr(&text).map(|e| e.to_c()).unwrap_or(text)
+}
+
 /// `text` with every whole-word use of the variable `name` (not a member, not part of a
 /// longer name) replaced by `by`.
 fn replace_word(text: &str, name: &str, by: &str) -> String {
@@ -209,6 +213,51 @@ fn is_use(text: &str, start: usize, end: usize) -> bool {
     let member = text[..start].ends_with('.') || text[..start].ends_with("->");
     !word(text[..start].chars().next_back()) && !word(text[end..].chars().next()) && !member
 }
+
+/// Whether the value `v` (a load, say) is computed from a named variable's value that is
+/// not the one the variable holds when `l` starts: the name in its text would then be read
+/// as another value. The operands are followed through the computation of its address
+/// (at most [`MAX_OPERANDS`] values).
+fn embeds_stale(
+    func: &Function,
+    rec: &Reconstruction,
+    definitions: &Definitions,
+    l: &Loop,
+    v: frontend::ir::Value,
+) -> bool {
+    let mut stack = func.inst(v).kind.operands();
+    let mut seen = std::collections::HashSet::new();
+    while let Some(x) = stack.pop() {
+        if !seen.insert(x) || seen.len() > MAX_OPERANDS {
+            // Too large to tell: named as it is (what the report did before).
+            return false;
+        }
+        let inst = func.inst(x);
+        // A value of the loop's own iterations is what its name means in the loop
+        // (`H->i[i + 1]` with the loop's `i`).
+        let outside = !l.contains(inst.block);
+        if let Some(name) = inst
+            .origin
+            .var_name
+            .as_deref()
+            .filter(|n| outside && is_identifier(n))
+        {
+            let own = rec.symbol(x).cloned().unwrap_or_else(|| Var::new(""));
+            if let Some(entry) = value_at_entry(func, rec, definitions, l, name, &own) {
+                if entry != x && rec.single(entry) != rec.single(x) {
+                    return true;
+                }
+            }
+        }
+        if !matches!(inst.kind, frontend::ir::InstKind::Phi(_)) {
+            stack.extend(inst.kind.operands());
+        }
+    }
+    false
+}
+
+/// Most values [`embeds_stale`] follows.
+const MAX_OPERANDS: usize = 64;
 
 /// The symbol `name` as the value it had at `line` before the loop changed it: `n@L3`, a
 /// name no C scope declares and no port writes as `n` (unlike `n@3`, a value the loop

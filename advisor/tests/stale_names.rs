@@ -108,3 +108,25 @@ void walk(const node_t *nodes, int *stack, int root, int leaves) {
     let bytes = nodes.bytes.as_ref().expect("a section");
     assert_eq!(bytes.lo, "20*node + 4", "{report:#?}");
 }
+
+#[test]
+fn an_earlier_loop_over_the_same_variable_leaves_the_names_of_a_nest_alone() {
+    // hypre's par_make_system.c: a first loop over `i`, then a nest whose inner bound reads
+    // `H->i[i + 1]` with the outer loop's `i`, which the inner loop sees as it is.
+    let report = marked_report(
+        r#"
+typedef struct { int *i; int *j; } csr;
+void f(const csr *H, double *out, int rows, double *t) {
+    int i, k;
+    for (i = 0; i < 2; i++)
+        t[i] = 0;
+    for (i = 0; i < rows; i++)
+        for (k = H->i[i]; k < H->i[i + 1]; k++) /* LOOP */
+            out[k] = H->j[k] * 2.0;
+}
+"#,
+    );
+    let yaml = serde_yaml::to_string(&report).unwrap();
+    assert!(!yaml.contains("@L"), "{yaml}");
+    assert_eq!(report.induction.unwrap().upper, "H->i[i + 1]");
+}

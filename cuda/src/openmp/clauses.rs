@@ -137,6 +137,11 @@ pub fn plan_port(
         .loop_site(&report.id)
         .ok_or_else(|| refuse("the loop's text was not found".into()))?;
     let map = &unit.preprocessed.source_map;
+    if let Some(access) = member_through_address(ctx.slice(site.span)) {
+        return Err(refuse(format!(
+            "the body reads a member through an address it takes, `{access}` (a macro's `(&p[i])->red`, say): clang 16 rejects it in a target region (\"expected addressable lvalue in 'map' clause\"); write it `p[i].red`"
+        )));
+    }
     let keyword = ctx.slice(site.keyword);
     if keyword != "for" {
         return Err(refuse(format!(
@@ -843,6 +848,43 @@ fn byte_section(
 
 /// The initialization clause of a `for` statement's text: what lies between its `(` and
 /// its first `;` at that depth.
+/// The first `(&...)->` in the loop's text (after macro expansion): a member read through
+/// an address taken in the same expression, e.g. GraphicsMagick's `GetRedSample(&p[i])`.
+fn member_through_address(text: &str) -> Option<String> {
+    let b = text.as_bytes();
+    let mut from = 0;
+    while let Some(k) = text[from..].find("(&") {
+        let open = from + k;
+        let mut depth = 0usize;
+        let mut close = None;
+        for (j, &c) in b.iter().enumerate().skip(open) {
+            match c {
+                b'(' => depth += 1,
+                b')' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        close = Some(j);
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+        let close = close?;
+        let rest = text[close + 1..].trim_start();
+        if rest.starts_with("->") && !text[open + 2..close].contains("&&") {
+            let member: String = rest[2..]
+                .trim_start()
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect();
+            return Some(format!("{}->{member}", &text[open..=close]));
+        }
+        from = open + 2;
+    }
+    None
+}
+
 fn for_init(stmt: &str) -> Option<&str> {
     let toks = crate::ctext::code_tokens(stmt);
     let t = |k: usize| toks.get(k).map(|x| crate::ctext::tok_text(stmt, x));
@@ -1503,6 +1545,7 @@ fn source_bases(ctx: &Ctx<'_>, report: &LoopReport) -> BTreeMap<String, String> 
             Some(t) => matches!(ctx.types.get(t), Type::Pointer { .. } | Type::Array { .. }),
             None => declared_pointer(before_loop, &root),
         };
+        // `r->axis[i]` with `r = _glob_rotation_0` reaches the global through its copy.
         // `in[i][j]` reaches the base `in[i]` through its own name, not through a copy;
         // `Fmatrix[i]` reaches `Fmatrix@601`, the report's qualified name of it.
         let base_root: String = base
@@ -1517,7 +1560,7 @@ fn source_bases(ctx: &Ctx<'_>, report: &LoopReport) -> BTreeMap<String, String> 
             && &root != base
             && (qualified_self || copy)
             && pointer
-            && rest.starts_with('['))
+            && (rest.starts_with('[') || rest.starts_with("->")))
         .then_some(root);
         let e = seen.entry(base.clone()).or_insert(candidate.clone());
         if *e != candidate {
@@ -1747,6 +1790,21 @@ fn atomic_sites(
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_member_read_through_a_taken_address_is_found() {
+        use super::member_through_address as f;
+        assert_eq!(
+            f("x = ((&pixels[i])->opacity) + 1;").as_deref(),
+            Some("(&pixels[i])->opacity")
+        );
+        assert_eq!(
+            f("y = (&a[(i)])  ->  red;").as_deref(),
+            Some("(&a[(i)])->red")
+        );
+        assert_eq!(f("f(&a[i]); b[i] = (a[i]).x;"), None);
+        assert_eq!(f("if ((&p)->n && q) r = 1;").as_deref(), Some("(&p)->n"));
+    }
+
     use super::{self_update, strip_qualifiers};
 
     #[test]
