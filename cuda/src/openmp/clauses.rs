@@ -1545,7 +1545,8 @@ fn source_bases(ctx: &Ctx<'_>, report: &LoopReport) -> BTreeMap<String, String> 
             Some(t) => matches!(ctx.types.get(t), Type::Pointer { .. } | Type::Array { .. }),
             None => declared_pointer(before_loop, &root),
         };
-        // `r->axis[i]` with `r = _glob_rotation_0` reaches the global through its copy.
+        // `r->axis[i]` with `r = _glob_rotation_0` reaches the global through its copy (a
+        // member array, `m->b_face_cells` of `cs_glob_mesh->b_face_cells`, is no copy).
         // `in[i][j]` reaches the base `in[i]` through its own name, not through a copy;
         // `Fmatrix[i]` reaches `Fmatrix@601`, the report's qualified name of it.
         let base_root: String = base
@@ -1560,7 +1561,7 @@ fn source_bases(ctx: &Ctx<'_>, report: &LoopReport) -> BTreeMap<String, String> 
             && &root != base
             && (qualified_self || copy)
             && pointer
-            && (rest.starts_with('[') || rest.starts_with("->")))
+            && (rest.starts_with('[') || rest.starts_with("->") && is_identifier(base)))
         .then_some(root);
         let e = seen.entry(base.clone()).or_insert(candidate.clone());
         if *e != candidate {
