@@ -71,13 +71,36 @@ impl AtLoop {
             // at_entry = own + c, with c over names the loop sees as meant (an enclosing
             // loop's counter: `wpsi_start + ri - p.ri3`): the old value is own - c.
             let own = Expr::var(var.name());
+            // at_entry = -own + c (`i1 = 1 - i1;`, dtaidistance's row swap): own - c negated.
             let replacement = at_entry.as_ref().and_then(|e| {
-                let c = e.checked_sub(&own).ok()?;
+                let at = |x: i64| {
+                    e.substitute(&HashMap::from([(var.clone(), Expr::constant(x))]))
+                        .ok()
+                };
+                let c = at(0)?;
+                let a = at(1)?.checked_sub(&c).ok()?.as_integer()?;
+                let sign = if a == 1.into() {
+                    1
+                } else if a == (-1).into() {
+                    -1
+                } else {
+                    return None;
+                };
+                let linear = Expr::constant(sign)
+                    .checked_mul(&own)
+                    .ok()?
+                    .checked_add(&c)
+                    .ok()?;
+                if e.checked_sub(&linear).ok()?.as_integer() != Some(0.into()) {
+                    return None;
+                }
                 let vars = c.vars();
                 if vars.iter().any(|v| v == var || stale_vars.contains(v)) {
                     return None;
                 }
-                own.checked_sub(&c).ok()
+                Expr::constant(sign)
+                    .checked_mul(&own.checked_sub(&c).ok()?)
+                    .ok()
             });
             rewrite.insert(
                 var.clone(),

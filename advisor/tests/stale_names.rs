@@ -130,3 +130,24 @@ void f(const csr *H, double *out, int rows, double *t) {
     assert!(!yaml.contains("@L"), "{yaml}");
     assert_eq!(report.induction.unwrap().upper, "H->i[i + 1]");
 }
+
+#[test]
+fn a_row_swapped_before_the_loop_is_the_variable() {
+    // dtaidistance: `i1 = 1 - i1;` then the loop resets row i1. The old report wrote the
+    // section with the previous `i1`, so a port mapped the other row.
+    check(
+        r#"
+void rows(double *dtw, int length, int l1) {
+    int i1 = 0;
+    for (int i = 0; i < l1; i++) {
+        i1 = 1 - i1;
+        for (int j = 0; j < length; j++) /* LOOP */
+            dtw[length * i1 + j] = 1e300;
+    }
+}
+"#,
+        "length",
+        "dtw",
+        ("8*i1*length", "8*length + 8*i1*length"),
+    );
+}
