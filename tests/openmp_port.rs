@@ -360,7 +360,12 @@ fn sections_name_variables_as_the_loop_finds_them() {
     // After `n = n - 1;` the loop writes a[0..n): the old `n - 1` mapped one short; after
     // `k++;` it starts at b[k]. The walk's bound is a value written with the moved counter:
     // refused, not mapped.
-    for needle in ["map(tofrom: a[0:n])", "map(tofrom: b[k:WW_MAX(0, -k + n)])"] {
+    for needle in [
+        "map(tofrom: a[0:n])",
+        "map(tofrom: b[k:WW_MAX(0, -k + n)])",
+        // `i1 = 1 - i1;`: the row the loop resets, not the other one.
+        "map(tofrom: dtw[i1*length:length])",
+    ] {
         assert!(patch.contains(needle), "no `{needle}` in:\n{patch}");
     }
     if !offload_available() {
@@ -371,7 +376,7 @@ fn sections_name_variables_as_the_loop_finds_them() {
             &[file, "--", n],
             &[],
             0,
-            5,
+            6,
             &[
                 "PASS",
                 "written with a variable the function changes before the loop",
