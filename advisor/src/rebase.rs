@@ -38,6 +38,14 @@ impl Definitions {
     }
 }
 
+impl Definitions {
+    /// Whether the function assigns `name` in more than one place: only then can the
+    /// variable hold at a loop another value than one its name stands for.
+    pub fn assigned_again(&self, name: &str) -> bool {
+        self.by_name.get(name).is_some_and(|defs| defs.len() > 1)
+    }
+}
+
 /// Where the variable a section is named after points when the loop starts, against the
 /// base value the section is expressed from.
 #[derive(Clone, Debug, PartialEq)]

@@ -45,7 +45,8 @@ impl AtLoop {
         let mut stale: Vec<(Var, frontend::ir::Value, Option<Expr>)> = Vec::new();
         for symbol in rec.symbols.iter() {
             let name = symbol.var.name();
-            if !is_identifier(name) {
+            // A counter of the loop is assigned twice (its start and its step).
+            if !is_identifier(name) || !definitions.assigned_again(name) {
                 continue;
             }
             let Some(value) = rec.symbols.value_of(&symbol.var) else {
@@ -191,10 +192,13 @@ impl AtLoop {
             out = out.replace(name.as_str(), &format!("\u{1}{}\u{1}", kept.len()));
             kept.push(whole);
         }
+        // Each stale name becomes a placeholder first, so that no rewriting is rewritten
+        // again (one stale name's value may be written with another's).
         for (var, replacement) in &self.rewrite {
             let name = var.name();
             if is_identifier(name) {
-                out = replace_word(&out, name, &format!("({})", replacement.to_c()));
+                out = replace_word(&out, name, &format!("\u{1}{}\u{1}", kept.len()));
+                kept.push(format!("({})", replacement.to_c()));
             }
         }
         for (k, whole) in kept.iter().enumerate() {
@@ -263,7 +267,7 @@ fn embeds_stale(
             .origin
             .var_name
             .as_deref()
-            .filter(|n| outside && is_identifier(n))
+            .filter(|n| outside && is_identifier(n) && definitions.assigned_again(n))
         {
             let own = rec.symbol(x).cloned().unwrap_or_else(|| Var::new(""));
             if let Some(entry) = value_at_entry(func, rec, definitions, l, name, &own) {
