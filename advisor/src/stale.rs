@@ -336,6 +336,24 @@ mod tests {
     }
 
     #[test]
+    fn a_rewriting_is_not_rewritten_again() {
+        use super::AtLoop;
+        use symbolic::{Expr, Var};
+        // `n` is written with `m`, and `m` is stale too: each is replaced once, and the
+        // compound name `a[k].len` stays whole.
+        let at = AtLoop {
+            rewrite: [
+                (Var::new("n"), symbolic::parse_expr("m - 1").unwrap()),
+                (Var::new("m"), Expr::var("m@L4")),
+            ]
+            .into_iter()
+            .collect(),
+            compound: vec!["a[k].len".to_string()],
+        };
+        assert_eq!(at.text("a[k].len + n + m"), "a[k].len + (m - 1) + (m@L4)");
+    }
+
+    #[test]
     fn a_stale_name_is_replaced_where_it_is_a_variable() {
         assert_eq!(
             replace_word("4*n + s->n + nn + n", "n", "(n + 1)"),
