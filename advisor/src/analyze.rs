@@ -2258,22 +2258,8 @@ impl<'a> FunctionContext<'a> {
         let definitions = self
             .variable_definitions
             .get_or_init(|| crate::rebase::Definitions::of(self.func));
-        // A merge has no position of its own: the first statement after it stands for it.
-        let line = |v: Value| {
-            let inst = self.func.inst(v);
-            let span = if inst.origin.span.is_none() {
-                self.func
-                    .block(inst.block)
-                    .insts
-                    .iter()
-                    .map(|&x| self.func.inst(x).origin.span)
-                    .find(|s| !s.is_none())
-                    .unwrap_or(inst.origin.span)
-            } else {
-                inst.origin.span
-            };
-            self.line(span)
-        };
+        // Placed as the report's other qualified names are (a merge: the statement after it).
+        let line = |v: Value| self.defining_place(v).map_or(0, |(line, _)| line);
         let at_loop = crate::stale::AtLoop::of(
             self.func,
             self.rec,

@@ -402,9 +402,15 @@ impl FunctionContext<'_> {
             Some(SymbolOrigin::Object(v)) => {
                 matches!(self.func.inst(*v).kind, InstKind::SlotAddr(_))
             }
-            Some(SymbolOrigin::Opaque(v)) => self.fresh.is_allocation(strip(self.func, *v)),
+            Some(SymbolOrigin::Opaque(v)) => self.allocated_here(*v),
             _ => false,
         }
+    }
+
+    /// Whether `v` (through casts) is a call that returns new memory.
+    fn allocated_here(&self, v: Value) -> bool {
+        self.fresh
+            .is_allocation(frontend::loops::strip_casts(self.func, v))
     }
 
     /// What the stores of the loop, its own and its callees', may do to an object born in
@@ -434,7 +440,7 @@ impl FunctionContext<'_> {
             }
             Some(match self.rec.symbols.info(b).map(|s| &s.origin) {
                 Some(SymbolOrigin::Param(_) | SymbolOrigin::Object(_)) => true,
-                Some(SymbolOrigin::Opaque(v)) => self.fresh.is_allocation(strip(self.func, *v)),
+                Some(SymbolOrigin::Opaque(v)) => self.allocated_here(*v),
                 _ => false,
             })
         };
@@ -536,9 +542,4 @@ fn add_assumptions(facts: &mut LoopFacts, assumed: Vec<String>) {
             facts.assumptions.push(assumption);
         }
     }
-}
-
-/// `v` without the casts around it.
-fn strip(func: &frontend::ir::Function, v: Value) -> Value {
-    frontend::loops::strip_casts(func, v)
 }
