@@ -322,7 +322,8 @@ fn clamped_windows_map_their_min_max_sections_and_empty_ones_map_nothing() {
             &["tests/fixtures/openmp/minmax_bounds.c", "--", n],
             &[],
             0,
-            4,
+            // `block`'s outer loop has no static section; the row loop inside is ported.
+            5,
             &["PASS"],
         );
     }
@@ -350,6 +351,55 @@ fn bounds_that_call_functions_or_nest_conditionals_are_ported() {
     }
     for n in ["200", "9"] {
         check(&[file, "--", n], &[], 0, 7, &["PASS"]);
+    }
+}
+
+#[test]
+fn floating_point_atomics_give_way_to_the_loops_inside() {
+    let file = "tests/fixtures/openmp/float_updates.c";
+    let patch = emit_patch(&[file], "float_updates.c");
+    // lu's `t` loop stays on the host with a data region mapping what its own port would
+    // have (all of `A`, not the column the inner port maps), and the `r`, `s` nest inside
+    // is ported without atomics; the same for atax's `i`.
+    for needle in [
+        "+    #pragma omp target data map(to: A[0:(808*n - 1) / 800]) map(tofrom: B[0:(808*n - 1) / 800])\n     for (t = 0; t < n; ++t)\n+        #pragma omp target teams distribute parallel for \\\n+            collapse(2)",
+        "+    #pragma omp target data map(to: A[0:(808*n - 1) / 800], x[0:n]) map(tofrom: y[0:n])\n     for (int i = 0; i < n; i++)\n+        #pragma omp target teams distribute parallel for",
+        // Integer sums and a histogram with no loop inside keep their atomics.
+        "+            #pragma omp atomic update\n             totals[j] += counts[i][j];",
+        "+        #pragma omp atomic update\n         hist[key[i]] += w[i];",
+        // The arg-max the port cannot express gives way to the row loop inside it.
+        "+        #pragma omp target teams distribute parallel for \\\n+            map(to: A[i:",
+    ] {
+        assert!(patch.contains(needle), "no `{needle}` in:\n{patch}");
+    }
+    assert_eq!(
+        patch.matches("#pragma omp atomic update").count(),
+        2,
+        "{patch}"
+    );
+    // Two regions: none around the kernel-width search, whose port maps no array.
+    assert_eq!(
+        patch.matches("#pragma omp target data").count(),
+        2,
+        "{patch}"
+    );
+    if !offload_available() {
+        return;
+    }
+    // Every element prints with all 17 digits: the sums must run in the program's order.
+    for n in ["60", "7"] {
+        check(
+            &[file, "--", n],
+            &[],
+            0,
+            11,
+            &[
+                "PASS",
+                "the loop at tests/fixtures/openmp/float_updates.c:25:5 around it is not ported: in parallel it would update `B` with floating-point atomics",
+                "data region around the loop at tests/fixtures/openmp/float_updates.c:25:5: A, B stay on the device",
+                "not ported tests/fixtures/openmp/float_updates.c:66:5: `best` (max) with `last`: ties keep the latest iteration",
+            ],
+        );
     }
 }
 

@@ -57,6 +57,9 @@ pub struct LoopPort {
     /// Whether the `map` clauses also name structs or their members, which a data region
     /// does not merge.
     pub maps_structs: bool,
+    /// The loop around this one whose port gave way to the ports inside it (its id), and
+    /// the arrays it would have mapped: what a data region around it maps.
+    pub enclosing: Option<(String, Vec<ArrayMap>)>,
     pub notes: Vec<String>,
 }
 
@@ -732,6 +735,7 @@ pub fn plan_port(
             )
             .collect(),
         maps_structs: !struct_members.is_empty() || !struct_pointers.is_empty(),
+        enclosing: None,
         arrays,
         notes,
     })

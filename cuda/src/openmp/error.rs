@@ -65,7 +65,7 @@ pub enum PortError {
     Worksharing { line: usize, directive: String },
 }
 
-/// Why no `target data` region is written around a loop that holds several ports (each
+/// Why no `target data` region is written around a loop that holds ports (each
 /// port then maps its own data).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum RegionError {

@@ -2,7 +2,7 @@
 //! `#pragma omp target teams distribute parallel for` whose `map`, `private` and
 //! `reduction` clauses come from the kernel report, written into a copy of the user's file
 //! together with a unified diff against the original. The original is never touched.
-//! A sequential loop around several ports gets a `target data` region (`region`), so its
+//! A sequential loop around ports gets a `target data` region (`region`), so its
 //! iterations do not copy the arrays to the device and back each time.
 
 // `Diagnostic` is large, but errors are the cold path and the project-wide error type is fixed.
@@ -10,6 +10,7 @@
 
 pub mod argext;
 pub mod atomic;
+mod choose;
 pub mod clauses;
 pub mod counters;
 pub mod error;
@@ -39,7 +40,8 @@ pub struct PortOptions {
 }
 
 /// The loops of `unit` to port: the given ids, or every friendly loop that no other
-/// friendly loop of the same function encloses (one target region per outermost nest).
+/// friendly loop of the same function encloses (one target region per outermost nest),
+/// each replaced by the friendly loops inside it where `choose` finds that better.
 /// Returns the ports and, for loops that could not be ported, why.
 pub fn plan_unit(
     unit: &Unit,
@@ -62,14 +64,19 @@ pub fn plan_unit(
             })
             .collect()
     };
-    let mut ports = Vec::new();
-    let mut refused = Vec::new();
-    for r in chosen {
-        match plan_port(unit, reports, r, options) {
-            Ok(p) => ports.push(p),
-            Err(e) => refused.push((r.id.clone(), e)),
+    let (mut ports, mut refused) = if wanted.is_empty() {
+        choose::ports_of(unit, reports, &chosen, options)
+    } else {
+        let mut ports = Vec::new();
+        let mut refused = Vec::new();
+        for r in chosen {
+            match plan_port(unit, reports, r, options) {
+                Ok(p) => ports.push(p),
+                Err(e) => refused.push((r.id.clone(), e)),
+            }
         }
-    }
+        (ports, refused)
+    };
     // A port inside another port's loop would nest target regions; keep the outer one.
     let spans: Vec<(String, std::path::PathBuf, u32, u32)> = ports
         .iter()
@@ -131,7 +138,7 @@ pub struct Outcome {
     pub ports: Vec<LoopPort>,
     /// The data regions written.
     pub regions: Vec<DataRegion>,
-    /// Loops around several ports that got no data region, and why (one line each).
+    /// Loops around ports that got no data region, and why (one line each).
     pub declined_regions: Vec<String>,
     /// Loops that were chosen (or asked for) and could not be ported, with why.
     pub refused: Vec<(String, EmitError)>,

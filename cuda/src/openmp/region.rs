@@ -1,6 +1,6 @@
 //! `#pragma omp target data` around a sequential loop (a time-step or sweep loop) that holds
-//! two or more ported loops of one function, so their arrays stay on the device for all its
-//! iterations instead of crossing at every target region; `target update` directives where
+//! ported loops of one function, so their arrays stay on the device for all its iterations
+//! instead of crossing at every target region; `target update` directives where
 //! the host code between the kernels reads or writes a mapped array.
 //!
 //! The kernels keep their own `map` clauses: inside the region the data is present and
@@ -68,19 +68,19 @@ impl DataRegion {
     }
 }
 
-/// The regions of one unit's ports, and why loops around several ports got none.
+/// The regions of one unit's ports, and why loops around ports got none.
 #[derive(Debug, Default)]
 pub struct Regions {
     pub regions: Vec<DataRegion>,
     pub declined: Vec<String>,
 }
 
-/// For each loop of `unit` that no port is and that holds two or more of `ports` of its
+/// For each loop of `unit` that no port is and that holds one or more of `ports` of its
 /// function, outermost first: a data region when one is valid there, else the same question
 /// for the loops inside it.
 pub fn plan_regions(unit: &Unit, ports: &[LoopPort]) -> Regions {
     let mut out = Regions::default();
-    if ports.len() < 2 {
+    if ports.is_empty() {
         return out;
     }
     let Ok(sites) = frontend::access_sites::access_sites(&unit.preprocessed) else {
@@ -169,7 +169,9 @@ impl Planner<'_> {
             .filter(|(s, _)| self.inside(k, *s))
             .map(|(_, p)| *p)
             .collect();
-        if inner.len() < 2 {
+        // No port inside maps an array (scalars and reductions only): nothing to keep on
+        // the device, and `target data` needs a map clause.
+        if inner.iter().all(|p| p.arrays.is_empty() && !p.maps_structs) {
             return;
         }
         match self.region(k, &inner) {
@@ -210,7 +212,7 @@ impl Planner<'_> {
         if crate::ctext::token_strings(self.slice(site.span)).contains(&"goto") {
             return Err(RegionError::Goto);
         }
-        let arrays = merge(ports)?;
+        let mut arrays = merge(ports)?;
         let ctx = Ctx::for_function(self.unit, function).map_err(RegionError::Context)?;
 
         // Names the loop assigns or declares: not known before it.
@@ -232,24 +234,30 @@ impl Planner<'_> {
                     .or_insert_with(|| self.line(a.span.start));
             }
         }
-        for (name, m) in &arrays {
+        let loop_id = self.id(site.keyword);
+        for (name, m) in arrays.iter_mut() {
             if let Some(line) = assigned.get(name) {
                 return Err(RegionError::AssignedInside {
                     name: name.clone(),
                     line: *line,
                 });
             }
-            let Some(s) = &m.section else { continue };
-            let roots = expr_roots(&s.start)
-                .into_iter()
-                .chain(expr_roots(&s.length));
-            for r in roots.filter(|r| r != "WW_MIN" && r != "WW_MAX") {
-                if let Some(line) = assigned.get(&r) {
-                    return Err(RegionError::SectionChanges {
-                        section: s.render(name),
-                        variable: r,
-                        line: *line,
-                    });
+            if let Some((variable, line)) = changing_name(m, &assigned) {
+                // The section the loop itself would map, where its port gave way to these.
+                match envelope(ports, &loop_id, name) {
+                    Some(e) if changing_name(e, &assigned).is_none() => {
+                        let (read, written) = (m.read || e.read, m.written || e.written);
+                        *m = e.clone();
+                        m.read = read;
+                        m.written = written;
+                    }
+                    _ => {
+                        return Err(RegionError::SectionChanges {
+                            section: render(name, m),
+                            variable,
+                            line,
+                        })
+                    }
                 }
             }
         }
@@ -567,6 +575,29 @@ fn merge(ports: &[&LoopPort]) -> Result<BTreeMap<String, ArrayMap>, RegionError>
         }
     }
     Ok(out)
+}
+
+/// A name the section of `m` reads that the loop assigns, with the line where it does.
+fn changing_name(m: &ArrayMap, assigned: &BTreeMap<String, u32>) -> Option<(String, u32)> {
+    let s = m.section.as_ref()?;
+    let roots = expr_roots(&s.start)
+        .into_iter()
+        .chain(expr_roots(&s.length));
+    let mut found = roots
+        .filter(|r| r != "WW_MIN" && r != "WW_MAX")
+        .filter_map(|r| assigned.get(&r).map(|line| (r, *line)));
+    found.next()
+}
+
+/// The map of `name` that the port of the loop `loop_id` would have made, carried by the
+/// ports chosen inside it instead (`LoopPort::enclosing`): it covers their sections over
+/// all of that loop's iterations.
+fn envelope<'p>(ports: &[&'p LoopPort], loop_id: &str, name: &str) -> Option<&'p ArrayMap> {
+    ports
+        .iter()
+        .filter_map(|p| p.enclosing.as_ref())
+        .filter(|(id, _)| id == loop_id)
+        .find_map(|(_, maps)| maps.iter().find(|m| m.name == name))
 }
 
 fn render(name: &str, m: &ArrayMap) -> String {

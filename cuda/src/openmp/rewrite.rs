@@ -1,6 +1,6 @@
 //! Writes OpenMP ports into a copy of the user's file: each loop's pragma above its `for`
 //! (replacing the authors' `#pragma omp parallel for`, kept inside its `#ifdef`), `atomic`
-//! above reduction updates, `target data` around loops that hold several ports (with their
+//! above reduction updates, `target data` around loops that hold ports (with their
 //! `target update`s), and the unified diff against the original.
 
 use super::atomic::{compare_rewrite, AtomicForm, AtomicSite};
@@ -531,6 +531,7 @@ mod tests {
             device_functions: Vec::new(),
             arrays: Vec::new(),
             maps_structs: false,
+            enclosing: None,
             notes: Vec::new(),
         }
     }

@@ -1,0 +1,168 @@
+//! Which loops `emit --target openmp` ports when no `--loop` is given: each outermost
+//! friendly loop, or, where that loop cannot be ported or would be parallel only through
+//! floating-point atomics, the outermost friendly loops inside it (the outer loop then
+//! stays sequential on the host around their target regions).
+//!
+//! Why floating-point atomics count against a loop: `#pragma omp atomic update` on a
+//! `double` sums in whatever order the threads arrive, so the result changes from run to
+//! run and differs from the program's. When the loops inside hold every atomic update and
+//! need none themselves (`B[r][s] += A[r][t] * A[s][t]` inside `for t`: the `r`, `s` nest
+//! is parallel and each element still sums over `t` in order), porting them gives the
+//! program's own values, and a data region keeps the arrays on the device across the
+//! outer loop's iterations.
+
+use super::clauses::{plan_port, LoopPort};
+use super::PortOptions;
+use crate::plan::EmitError;
+use advisor::model::{LoopReport, ReductionKind, Verdict};
+use frontend::access_sites::Sites;
+use frontend::unit::Unit;
+
+/// The ports of `chosen` (outermost friendly loops), each replaced by the ports of the
+/// friendly loops inside it where that is better, and the loops that could not be ported.
+pub(super) fn ports_of(
+    unit: &Unit,
+    reports: &[LoopReport],
+    chosen: &[&LoopReport],
+    options: &PortOptions,
+) -> (Vec<LoopPort>, Vec<(String, EmitError)>) {
+    let sites = frontend::access_sites::access_sites(&unit.preprocessed).ok();
+    let chooser = Chooser {
+        unit,
+        reports,
+        options,
+        sites: sites.as_ref(),
+    };
+    let mut ports = Vec::new();
+    let mut refused = Vec::new();
+    for r in chosen {
+        chooser.port(r, &mut ports, &mut refused);
+    }
+    // A loop both chosen and inside a refused one is planned twice: keep one of each.
+    let mut seen = std::collections::HashSet::new();
+    ports.retain(|p| seen.insert(p.loop_id.clone()));
+    let mut seen = std::collections::HashSet::new();
+    refused.retain(|(id, _)| seen.insert(id.clone()));
+    (ports, refused)
+}
+
+struct Chooser<'a> {
+    unit: &'a Unit,
+    reports: &'a [LoopReport],
+    options: &'a PortOptions,
+    sites: Option<&'a Sites>,
+}
+
+impl Chooser<'_> {
+    /// Ports `report`, or the friendly loops inside it instead.
+    fn port(
+        &self,
+        report: &LoopReport,
+        ports: &mut Vec<LoopPort>,
+        refused: &mut Vec<(String, EmitError)>,
+    ) {
+        match plan_port(self.unit, self.reports, report, self.options) {
+            Ok(p) if !reorders_float_updates(report) => ports.push(p),
+            Ok(p) => match self.deterministic_inside(report, &p) {
+                Some(inner) => ports.extend(inner),
+                None => ports.push(p),
+            },
+            Err(e) => {
+                refused.push((report.id.clone(), e));
+                for inner in self.friendly_inside(report) {
+                    self.port(inner, ports, refused);
+                }
+            }
+        }
+    }
+
+    /// Ports of the friendly loops inside `report` that need no floating-point atomics
+    /// and hold every atomic update of `outer` (its port), with a note on each saying why
+    /// the outer loop is not ported; `None` when they do not.
+    fn deterministic_inside(&self, report: &LoopReport, outer: &LoopPort) -> Option<Vec<LoopPort>> {
+        let inner = self.friendly_inside(report);
+        if inner.is_empty() {
+            return None;
+        }
+        let mut ports = Vec::new();
+        let mut refused = Vec::new();
+        for r in &inner {
+            self.port(r, &mut ports, &mut refused);
+        }
+        let clean = ports.iter().all(|p| {
+            self.reports
+                .iter()
+                .find(|r| r.id == p.loop_id)
+                .is_some_and(|r| !reorders_float_updates(r))
+        });
+        let covered = outer.atomics.iter().all(|a| {
+            ports
+                .iter()
+                .any(|p| p.file == outer.file && p.line <= a.line && a.line <= p.last_line)
+        });
+        if ports.is_empty() || !clean || !covered {
+            return None;
+        }
+        let targets: Vec<String> = report
+            .reductions
+            .iter()
+            .filter(|r| reorders(r))
+            .map(|r| format!("`{}`", r.target))
+            .collect();
+        for p in &mut ports {
+            p.enclosing = Some((report.id.clone(), outer.arrays.clone()));
+            p.notes.push(format!(
+                "the loop at {} around it is not ported: in parallel it would update {} with floating-point atomics, whose order changes between runs; here each element is updated in the program's order",
+                report.id,
+                targets.join(", ")
+            ));
+        }
+        Some(ports)
+    }
+
+    /// The friendly loops inside `report` that no other friendly loop inside it encloses.
+    fn friendly_inside(&self, report: &LoopReport) -> Vec<&LoopReport> {
+        let Some(sites) = self.sites else {
+            return Vec::new();
+        };
+        let id_of = |k: usize| self.unit.loop_id_at(sites.loops[k].keyword);
+        let Some(outer) = (0..sites.loops.len()).find(|&k| id_of(k) == report.id) else {
+            return Vec::new();
+        };
+        let friendly = |k: usize| {
+            let id = id_of(k);
+            self.reports
+                .iter()
+                .find(|r| r.id == id && r.verdict == Verdict::Friendly)
+        };
+        let mut found = Vec::new();
+        // Walk down from `outer`, stopping at each friendly loop.
+        let mut stack: Vec<usize> = children(sites, outer);
+        while let Some(k) = stack.pop() {
+            match friendly(k) {
+                Some(r) => found.push((k, r)),
+                None => stack.extend(children(sites, k)),
+            }
+        }
+        found.sort_by_key(|(k, _)| sites.loops[*k].span.start);
+        found.into_iter().map(|(_, r)| r).collect()
+    }
+}
+
+fn children(sites: &Sites, k: usize) -> Vec<usize> {
+    (0..sites.loops.len())
+        .filter(|&c| sites.loops[c].parent == Some(k))
+        .collect()
+}
+
+/// Whether the loop's port would update an element with a floating-point `+`, `-` or `*`
+/// atomic (min and max do not depend on the order).
+fn reorders_float_updates(report: &LoopReport) -> bool {
+    report.reductions.iter().any(reorders)
+}
+
+fn reorders(r: &advisor::model::Reduction) -> bool {
+    matches!(r.kind, ReductionKind::Element | ReductionKind::Histogram)
+        && matches!(r.operator.as_str(), "+" | "-" | "*")
+        && ["float", "double"].iter().any(|t| r.c_type.contains(t))
+}
