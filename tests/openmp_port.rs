@@ -377,10 +377,11 @@ fn floating_point_atomics_give_way_to_the_loops_inside() {
         2,
         "{patch}"
     );
-    // Two regions: none around the kernel-width search, whose port maps no array.
+    // Three regions (the arg-max's rows over every `i`), none around the kernel-width
+    // search, whose port maps no array.
     assert_eq!(
         patch.matches("#pragma omp target data").count(),
-        2,
+        3,
         "{patch}"
     );
     if !offload_available() {
@@ -398,6 +399,44 @@ fn floating_point_atomics_give_way_to_the_loops_inside() {
                 "the loop at tests/fixtures/openmp/float_updates.c:25:5 around it is not ported: in parallel it would update `B` with floating-point atomics",
                 "data region around the loop at tests/fixtures/openmp/float_updates.c:25:5: A, B stay on the device",
                 "not ported tests/fixtures/openmp/float_updates.c:66:5: `best` (max) with `last`: ties keep the latest iteration",
+            ],
+        );
+    }
+}
+
+#[test]
+fn data_regions_take_sections_over_the_counters_around_the_kernels() {
+    let file = "tests/fixtures/openmp/counter_sections.c";
+    let patch = emit_patch(&[file], "counter_sections.c");
+    for needle in [
+        // fdtd-2d's `fict[t]`: every value of `t`.
+        "+        map(to: fict[0:tmax]) \\\n",
+        // The `i` kernel writes column `j` and reads column `k`: over `j` from `k + 1`,
+        // then over `k`, the whole of the first `n` rows.
+        "+    #pragma omp target data map(tofrom: A[0:(488*n - 1) / 480])\n     for (int k = 0; k < n; k++) {",
+    ] {
+        assert!(patch.contains(needle), "no `{needle}` in:\n{patch}");
+    }
+    assert_eq!(
+        patch.matches("#pragma omp target data").count(),
+        2,
+        "{patch}"
+    );
+    if !offload_available() {
+        return;
+    }
+    // A map the region made too short fails at run time ("partially mapped").
+    for n in ["40", "5"] {
+        check(
+            &[file, "--", n],
+            &[],
+            0,
+            7,
+            &[
+                "PASS",
+                "data region around the loop at tests/fixtures/openmp/counter_sections.c:34:5: A stays on the device",
+                // After the search `i` is past the range its loop gives: no region.
+                "no data region around the loop at tests/fixtures/openmp/counter_sections.c:48:5 (1 ported loops inside): the section of `a[i:n]` depends on `i`",
             ],
         );
     }
@@ -999,11 +1038,11 @@ fn no_data_region_when_sections_move_or_host_calls_may_touch_the_arrays() {
         "{port}"
     );
     assert!(
-        said.contains("no data region around the loop at tests/fixtures/openmp/time_steps_no_region.c:13:5 (2 ported loops inside): the section of `A[0:WW_MAX(0, n - t)]` depends on `t`, which is assigned inside it"),
+        said.contains("no data region around the loop at tests/fixtures/openmp/time_steps_no_region.c:15:5 (2 ported loops inside): the section of `A[0:WW_MAX(0, n - t*t)]` depends on `t`, which is assigned inside it"),
         "{said}"
     );
     assert!(
-        said.contains("no data region around the loop at tests/fixtures/openmp/time_steps_no_region.c:27:5 (2 ported loops inside): the host code calls `perturb` at line 30, which may touch the mapped arrays"),
+        said.contains("no data region around the loop at tests/fixtures/openmp/time_steps_no_region.c:29:5 (2 ported loops inside): the host code calls `perturb` at line 32, which may touch the mapped arrays"),
         "{said}"
     );
     if !offload_available() {

@@ -259,6 +259,8 @@ fn every_touched_byte_lies_in_its_reported_section() {
         "../tests/fixtures/openmp/stale_names.c",
         // Element sums over an outer loop (lu's B = A A^T, atax), histograms, an arg-max.
         "../tests/fixtures/openmp/float_updates.c",
+        // Kernels inside time loops and sweeps whose sections follow the counters.
+        "../tests/fixtures/openmp/counter_sections.c",
     ] {
         let checked = check_sample(file);
         eprintln!("{file}: {checked} accesses checked");

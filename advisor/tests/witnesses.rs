@@ -757,6 +757,36 @@ fn no_claim_without_two_iterations_that_meet() {
 }
 
 #[test]
+fn conditional_counters_are_named_stream_compaction() {
+    for (function, advance) in [
+        ("selected_faces", "`k++`"),
+        ("positive_values", "`k++`"),
+        ("paired_slots", "`k += 2`"),
+    ] {
+        check(
+            function,
+            Verdict::NeedsProfile,
+            &[
+                &format!("`k` is a conditional counter ({advance} only in the iterations that pass a test)"),
+                "this is stream compaction, which a port computes with a prefix sum (scan) over the test",
+            ],
+        );
+    }
+    // Counted, not indexing an output: a scan, without the word compaction.
+    check(
+        "running_count",
+        Verdict::NeedsProfile,
+        &["`k` is a conditional counter (`k++` only in the iterations that pass a test): each iteration's value counts the earlier iterations that passed, so two that pass depend on each other; a port computes each iteration's value with a prefix sum (scan) over the test"],
+    );
+    // A value copied in some iterations is no counter.
+    check(
+        "scalar_conditional",
+        Verdict::NeedsProfile,
+        &["`last` is assigned only in some iterations"],
+    );
+}
+
+#[test]
 fn scalar_and_indirect_witnesses() {
     check(
         "scalar_carried",

@@ -10,6 +10,7 @@
 //! A pair for which no witness is found is left to a profile (`needs-profile`), or dropped
 //! when the search covered the whole space and found the accesses never meet.
 
+pub mod counter;
 mod search;
 mod solve;
 pub mod text;
@@ -1086,6 +1087,24 @@ impl Context<'_> {
     }
 }
 
+/// Why a conditional counter carries a dependence, and how such a loop is ported.
+fn counter_text(name: &str, step: i128, indexes: bool) -> String {
+    let advance = match step {
+        1 => format!("`{name}++`"),
+        -1 => format!("`{name}--`"),
+        s if s > 0 => format!("`{name} += {s}`"),
+        s => format!("`{name} -= {}`", -s),
+    };
+    let port = if indexes {
+        format!("this is stream compaction, which a port computes with a prefix sum (scan) over the test, or with an atomic counter where the order of what `{name}` indexes does not matter")
+    } else {
+        "a port computes each iteration's value with a prefix sum (scan) over the test, or takes it from an atomic counter where their order does not matter".to_string()
+    };
+    format!(
+        "`{name}` is a conditional counter ({advance} only in the iterations that pass a test): each iteration's value counts the earlier iterations that passed, so two that pass depend on each other; {port}"
+    )
+}
+
 /// A witness for a scalar carried from one iteration to the next: the header phi `phi` of
 /// loop `id`, `back` its values from the latches. Iteration `k` writes it and iteration
 /// `k + 1` reads it (or writes it again, when nothing in the loop reads it).
@@ -1109,6 +1128,10 @@ pub fn scalar(
         return Err(format!("`{name}` is assigned on several paths"));
     };
     let Some(write) = cx.writer(*update, id, 0) else {
+        if let Some(step) = counter::conditional_step(cx.func, phi, *update) {
+            let indexes = counter::indexes_memory(cx.func, phi);
+            return Err(counter_text(&name, step, indexes));
+        }
         return Err(format!("`{name}` is assigned only in some iterations"));
     };
     let Ok(read) = cx.reader(phi, id, 0) else {

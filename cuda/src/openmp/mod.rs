@@ -201,7 +201,7 @@ pub fn port_inputs(
                 p.file = dir.join(&p.file);
             }
         }
-        let mut regions = region::plan_regions(unit, &ports);
+        let mut regions = region::plan_regions(unit, &reports, &ports);
         if let Some(dir) = &input.working_dir {
             for r in regions.regions.iter_mut().filter(|r| r.file.is_relative()) {
                 r.file = dir.join(&r.file);

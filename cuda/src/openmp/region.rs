@@ -19,12 +19,15 @@ use super::error::RegionError;
 use super::sections::{covering, union, union_bytes, Section};
 use crate::ctext::expr_roots;
 use crate::plan::Ctx;
+use advisor::model::{Induction, LoopReport};
 use frontend::access_sites::{AccessMode, AccessSite, LoopSite, Sites};
 use frontend::ir::Span;
 use frontend::types::Type;
 use frontend::unit::Unit;
+use num_rational::BigRational;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
+use symbolic::{parse_expr, Expr, Var};
 
 /// A data region to write around one loop.
 #[derive(Clone, Debug)]
@@ -78,7 +81,7 @@ pub struct Regions {
 /// For each loop of `unit` that no port is and that holds one or more of `ports` of its
 /// function, outermost first: a data region when one is valid there, else the same question
 /// for the loops inside it.
-pub fn plan_regions(unit: &Unit, ports: &[LoopPort]) -> Regions {
+pub fn plan_regions(unit: &Unit, reports: &[LoopReport], ports: &[LoopPort]) -> Regions {
     let mut out = Regions::default();
     if ports.is_empty() {
         return out;
@@ -100,6 +103,7 @@ pub fn plan_regions(unit: &Unit, ports: &[LoopPort]) -> Regions {
         .collect();
     let planner = Planner {
         unit,
+        reports,
         sites: &sites,
         text: &text,
         placed: &placed,
@@ -115,6 +119,7 @@ pub fn plan_regions(unit: &Unit, ports: &[LoopPort]) -> Regions {
 
 struct Planner<'a> {
     unit: &'a Unit,
+    reports: &'a [LoopReport],
     sites: &'a Sites,
     text: &'a str,
     placed: &'a [(usize, &'a LoopPort)],
@@ -193,6 +198,43 @@ impl Planner<'_> {
         }
     }
 
+    /// `port` with each array's section taken over the values of the counters of the
+    /// loops around it up to `k` (innermost first), where they are affine in them. Only
+    /// the loops around the port: after a loop its counter holds a value outside them.
+    fn over_counters(&self, k: usize, port: &LoopPort) -> LoopPort {
+        let mut out = port.clone();
+        let Some(&(mut at, _)) = self.placed.iter().find(|(_, p)| p.loop_id == port.loop_id) else {
+            return out;
+        };
+        while at != k {
+            let Some(parent) = self.sites.loops[at].parent else {
+                break;
+            };
+            at = parent;
+            let id = self.id(self.sites.loops[at].keyword);
+            let Some(induction) = self
+                .reports
+                .iter()
+                .find(|r| r.id == id)
+                .and_then(|r| r.induction.as_ref())
+            else {
+                continue;
+            };
+            for a in out.arrays.iter_mut() {
+                let follows = a.bytes.as_ref().is_some_and(|(lo, hi, _)| {
+                    expr_roots(lo)
+                        .into_iter()
+                        .chain(expr_roots(hi))
+                        .any(|r| r == induction.var)
+                });
+                if let Some(w) = follows.then(|| over_counter(a, induction)).flatten() {
+                    *a = w;
+                }
+            }
+        }
+        out
+    }
+
     /// The region around loop `k` holding `ports`, or why there is none.
     fn region(&self, k: usize, ports: &[&LoopPort]) -> Result<DataRegion, RegionError> {
         let site = &self.sites.loops[k];
@@ -212,7 +254,10 @@ impl Planner<'_> {
         if crate::ctext::token_strings(self.slice(site.span)).contains(&"goto") {
             return Err(RegionError::Goto);
         }
-        let mut arrays = merge(ports)?;
+        // Sections that follow the counters of the loops between a port and this one are
+        // taken over all the values those counters take.
+        let widened: Vec<LoopPort> = ports.iter().map(|p| self.over_counters(k, p)).collect();
+        let mut arrays = merge(&widened.iter().collect::<Vec<_>>())?;
         let ctx = Ctx::for_function(self.unit, function).map_err(RegionError::Context)?;
 
         // Names the loop assigns or declares: not known before it.
@@ -246,8 +291,9 @@ impl Planner<'_> {
                 // The section the loop itself would map, where its port gave way to these.
                 match envelope(ports, &loop_id, name) {
                     Some(e) if changing_name(e, &assigned).is_none() => {
+                        let e = e.clone();
                         let (read, written) = (m.read || e.read, m.written || e.written);
-                        *m = e.clone();
+                        *m = e;
                         m.read = read;
                         m.written = written;
                     }
@@ -600,6 +646,72 @@ fn envelope<'p>(ports: &[&'p LoopPort], loop_id: &str, name: &str) -> Option<&'p
         .find_map(|(_, maps)| maps.iter().find(|m| m.name == name))
 }
 
+/// The map of `m` over every value of the counter `i` of the loop around it, when the
+/// section's bytes `[lo, hi)` are affine in the counter (so the union over the iterations
+/// is `[lo` at the end that makes it least, `hi` at the end that makes it greatest`)`) and
+/// the counter steps by one. `None` otherwise.
+fn over_counter(m: &ArrayMap, i: &Induction) -> Option<ArrayMap> {
+    let (lo, hi, unit) = m.bytes.as_ref()?;
+    let var = Var::new(&i.var);
+    let (first, last) = match i.step.trim() {
+        // From `lower` while below `upper`; from `lower` down while above `upper`.
+        "1" => (i.lower.clone(), format!("({}) - 1", i.upper)),
+        "-1" => (format!("({}) + 1", i.upper), i.lower.clone()),
+        _ => return None,
+    };
+    let (least, greatest) = (parse_expr(&first).ok()?, parse_expr(&last).ok()?);
+    let at = |e: &Expr, value: &Expr| -> Option<Expr> {
+        let map = [(var.clone(), value.clone())].into_iter().collect();
+        e.substitute(&map).ok()
+    };
+    // The end of the range that makes the affine `p` least (or greatest).
+    let piece = |p: &symbolic::Poly, greatest_wanted: bool| -> Option<String> {
+        let e = Expr::Poly(p.clone());
+        if !e.vars().contains(&var) {
+            return Some(e.to_c());
+        }
+        if !e.is_linear_in(&var) {
+            return None;
+        }
+        let slope = at(&e, &Expr::constant(1))?
+            .checked_sub(&at(&e, &Expr::constant(0))?)
+            .ok()?
+            .as_constant()?;
+        let rising = slope >= BigRational::from_integer(0.into());
+        let pick = if rising == greatest_wanted {
+            &greatest
+        } else {
+            &least
+        };
+        Some(at(&e, pick)?.to_c())
+    };
+    // Of a min or max of affine pieces, each piece at its own extreme: for the least
+    // value `min(p(t), q(t)) >= min(least p, least q)` and `max(p(t), q(t)) >= max(least
+    // p, least q)`, and the same with the greatest, so the result bounds every iteration.
+    let extreme = |text: &str, greatest_wanted: bool| -> Option<String> {
+        let e = parse_expr(text).ok()?;
+        let pieces = e
+            .parts()
+            .iter()
+            .map(|p| piece(p, greatest_wanted))
+            .collect::<Option<Vec<String>>>()?;
+        let joined = match &e {
+            Expr::Poly(_) => pieces.join(""),
+            Expr::Min(_) => format!("min({})", pieces.join(", ")),
+            Expr::Max(_) => format!("max({})", pieces.join(", ")),
+        };
+        Some(parse_expr(&joined).ok()?.to_c())
+    };
+    let (lo, hi) = (extreme(lo, false)?, extreme(hi, true)?);
+    Some(ArrayMap {
+        name: m.name.clone(),
+        section: Some(covering(&lo, &hi, unit)),
+        bytes: Some((lo, hi, unit.clone())),
+        read: m.read,
+        written: m.written,
+    })
+}
+
 fn render(name: &str, m: &ArrayMap) -> String {
     m.section
         .as_ref()
@@ -650,4 +762,70 @@ fn is_identifier(s: &str) -> bool {
         .next()
         .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
         && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `over_counter` of the bytes `[lo, hi)` (unit 8) over a counter `t` from `lower` by
+    /// `step` while short of `upper`: the widened bytes, or `None`.
+    fn check(
+        lo: &str,
+        hi: &str,
+        lower: &str,
+        upper: &str,
+        step: &str,
+        expected: Option<(&str, &str)>,
+    ) {
+        let m = ArrayMap {
+            name: "a".into(),
+            section: None,
+            bytes: Some((lo.into(), hi.into(), "8".into())),
+            read: true,
+            written: false,
+        };
+        let i = Induction {
+            var: "t".into(),
+            lower: lower.into(),
+            upper: upper.into(),
+            step: step.into(),
+            trip_count: String::new(),
+        };
+        let got = over_counter(&m, &i).map(|w| w.bytes.unwrap());
+        let expected = expected.map(|(l, h)| (l.to_string(), h.to_string(), "8".to_string()));
+        assert_eq!(
+            got, expected,
+            "[{lo}, {hi}) over t = {lower}..{upper} by {step}"
+        );
+    }
+
+    #[test]
+    fn sections_are_widened_over_the_values_of_the_counter() {
+        // `fict[t]`: from the first value's start to the last value's end.
+        check("8*t", "8*t + 8", "0", "tmax", "1", Some(("0", "8*tmax")));
+        // Falling with the counter: the ends swap.
+        check(
+            "8*n - 8*t",
+            "8*n - 8*t + 8",
+            "0",
+            "m",
+            "1",
+            Some(("-8*m + 8*n + 8", "8*n + 8")),
+        );
+        // Counting down from `n - 1` to 0 (`t > -1`).
+        check("8*t", "8*t + 8", "n - 1", "-1", "-1", Some(("0", "8*n")));
+        // A union of a rising and a constant piece: each piece at its own end.
+        check(
+            "min(8*t, 8*k)",
+            "max(8*t + 8, 8*k + 8)",
+            "k + 1",
+            "n",
+            "1",
+            Some(("8*k", "max(8*k + 8, 8*n)")),
+        );
+        // Not affine in the counter, or another step: not widened.
+        check("8*t*t", "8*t*t + 8", "0", "n", "1", None);
+        check("8*t", "8*t + 8", "0", "n", "2", None);
+    }
 }
