@@ -417,9 +417,14 @@ fn data_regions_take_sections_over_the_counters_around_the_kernels() {
     ] {
         assert!(patch.contains(needle), "no `{needle}` in:\n{patch}");
     }
+    // The host's writes in `if` statements without braces: each update after its `;`.
+    assert!(
+        patch.contains("             lmin[3] = norm2;\n+            #pragma omp target update to(lmin[0:3])\n         if (norm2 > lmin[3] + 1e6)"),
+        "{patch}"
+    );
     assert_eq!(
         patch.matches("#pragma omp target data").count(),
-        2,
+        3,
         "{patch}"
     );
     if !offload_available() {
@@ -431,7 +436,7 @@ fn data_regions_take_sections_over_the_counters_around_the_kernels() {
             &[file, "--", n],
             &[],
             0,
-            7,
+            10,
             &[
                 "PASS",
                 "data region around the loop at tests/fixtures/openmp/counter_sections.c:34:5: A stays on the device",

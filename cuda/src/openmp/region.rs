@@ -436,6 +436,10 @@ impl Planner<'_> {
                 let loc = if dir == "from" {
                     map.locate(offset as usize)
                 } else {
+                    // lang-c's span of an `if` whose body has no braces runs into the next
+                    // statement's first character: end at the item's last `;` or `}`.
+                    let text = self.slice(Span::new(*s as usize, *e as usize));
+                    let offset = text.rfind([';', '}']).map_or(offset, |k| *s + k as u32 + 1);
                     let last = map.locate(offset.saturating_sub(1) as usize);
                     frontend::source_map::Location {
                         col: last.col + 1,
