@@ -407,6 +407,35 @@ impl FunctionContext<'_> {
         }
     }
 
+    /// Where the address of the object `base` points into (born in the function, see
+    /// [`Self::born_here`]) goes, when it gets out of the function's own values (stored,
+    /// returned, converted to an integer, passed to a call that may keep it) on no path
+    /// that reaches `header` ([`crate::escape`]); `None` when it may.
+    fn address_kept_until(
+        &self,
+        base: &Var,
+        header: frontend::ir::Block,
+    ) -> Option<std::rc::Rc<crate::escape::Reach>> {
+        let root = match self.rec.symbols.info(base).map(|s| &s.origin) {
+            Some(SymbolOrigin::Object(v)) => *v,
+            Some(SymbolOrigin::Opaque(v)) if self.allocated_here(*v) => {
+                frontend::loops::strip_casts(self.func, *v)
+            }
+            _ => return None,
+        };
+        // Every address of a local's slot, not only the one the symbol names.
+        let roots: Vec<Value> = match self.func.inst(root).kind {
+            InstKind::SlotAddr(slot) => self
+                .func
+                .values()
+                .filter(|v| self.func.inst(*v).kind == InstKind::SlotAddr(slot))
+                .collect(),
+            _ => vec![root],
+        };
+        let reach = self.fresh.reach_of(roots);
+        self.unreached(&reach, Some(header)).then_some(reach)
+    }
+
     /// Whether `v` (through casts) is a call that returns new memory.
     fn allocated_here(&self, v: Value) -> bool {
         self.fresh
@@ -431,6 +460,17 @@ impl FunctionContext<'_> {
         if self.stored_types(id, effects).is_none() {
             return BoundWrites::May;
         }
+        // An object whose address the function keeps to itself until the loop (used only
+        // to load and store it, or passed to calls that do not keep it): no pointer read
+        // from memory or returned by a call can hold it.
+        let kept_here = self.address_kept_until(base, self.forest.loop_(id).header);
+        // A call's result may be the address only if the call got it (then it escaped) or
+        // computes it from the object's own values.
+        let call_apart = |v: Value| {
+            let v = frontend::loops::strip_casts(self.func, v);
+            matches!(self.func.inst(v).kind, InstKind::Call { .. })
+                && kept_here.as_ref().is_some_and(|r| !r.derived.contains(&v))
+        };
         // `Some(true)`: cannot point into the object; `Some(false)`: might, if it holds the
         // escaped address; `None`: it is the object, or no single pointer.
         let apart = |b: Option<&Var>| -> Option<bool> {
@@ -440,7 +480,8 @@ impl FunctionContext<'_> {
             }
             Some(match self.rec.symbols.info(b).map(|s| &s.origin) {
                 Some(SymbolOrigin::Param(_) | SymbolOrigin::Object(_)) => true,
-                Some(SymbolOrigin::Opaque(v)) => self.allocated_here(*v),
+                Some(SymbolOrigin::Opaque(v)) => self.allocated_here(*v) || call_apart(*v),
+                Some(SymbolOrigin::Load { .. }) => kept_here.is_some(),
                 _ => false,
             })
         };
