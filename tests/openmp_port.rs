@@ -354,97 +354,92 @@ fn bounds_that_call_functions_or_nest_conditionals_are_ported() {
     }
 }
 
-#[test]
-fn floating_point_atomics_give_way_to_the_loops_inside() {
-    let file = "tests/fixtures/openmp/float_updates.c";
-    let patch = emit_patch(&[file], "float_updates.c");
-    // lu's `t` loop stays on the host with a data region mapping what its own port would
-    // have (all of `A`, not the column the inner port maps), and the `r`, `s` nest inside
-    // is ported without atomics; the same for atax's `i`.
-    for needle in [
-        "+    #pragma omp target data map(to: A[0:(808*n - 1) / 800]) map(tofrom: B[0:(808*n - 1) / 800])\n     for (t = 0; t < n; ++t)\n+        #pragma omp target teams distribute parallel for \\\n+            collapse(2)",
-        "+    #pragma omp target data map(to: A[0:(808*n - 1) / 800], x[0:n]) map(tofrom: y[0:n])\n     for (int i = 0; i < n; i++)\n+        #pragma omp target teams distribute parallel for",
-        // Integer sums and a histogram with no loop inside keep their atomics.
-        "+            #pragma omp atomic update\n             totals[j] += counts[i][j];",
-        "+        #pragma omp atomic update\n         hist[key[i]] += w[i];",
-        // The arg-max the port cannot express gives way to the row loop inside it.
-        "+        #pragma omp target teams distribute parallel for \\\n+            map(to: A[i:",
-    ] {
+/// `emit --target openmp FILE`: the patch holds every needle and each directive as many
+/// times as given; then, where offloading is installed, `validate` at each size ports
+/// `ported` loops, passes and says every one of `said`.
+fn check_port_and_runs(
+    file: &str,
+    needles: &[&str],
+    directives: &[(&str, usize)],
+    sizes: &[&str],
+    ported: usize,
+    said: &[&str],
+) {
+    let name = Path::new(file).file_name().unwrap().to_string_lossy();
+    let patch = emit_patch(&[file], &name);
+    for needle in needles {
         assert!(patch.contains(needle), "no `{needle}` in:\n{patch}");
     }
-    assert_eq!(
-        patch.matches("#pragma omp atomic update").count(),
-        2,
-        "{patch}"
-    );
-    // Three regions (the arg-max's rows over every `i`), none around the kernel-width
-    // search, whose port maps no array.
-    assert_eq!(
-        patch.matches("#pragma omp target data").count(),
-        3,
-        "{patch}"
-    );
+    for (directive, count) in directives {
+        assert_eq!(
+            patch.matches(directive).count(),
+            *count,
+            "{directive}:\n{patch}"
+        );
+    }
     if !offload_available() {
         return;
     }
-    // Every element prints with all 17 digits: the sums must run in the program's order.
-    for n in ["60", "7"] {
-        check(
-            &[file, "--", n],
-            &[],
-            0,
-            11,
-            &[
-                "PASS",
-                "the loop at tests/fixtures/openmp/float_updates.c:25:5 around it is not ported: in parallel it would update `B` with floating-point atomics",
-                "data region around the loop at tests/fixtures/openmp/float_updates.c:25:5: A, B stay on the device",
-                "not ported tests/fixtures/openmp/float_updates.c:66:5: `best` (max) with `last`: ties keep the latest iteration",
-            ],
-        );
+    let mut expected = vec!["PASS"];
+    expected.extend_from_slice(said);
+    for n in sizes {
+        check(&[file, "--", n], &[], 0, ported, &expected);
     }
 }
 
 #[test]
+fn floating_point_atomics_give_way_to_the_loops_inside() {
+    // lu's `t` loop stays on the host with a data region mapping what its own port would
+    // have (all of `A`, not the column the inner port maps), and the `r`, `s` nest inside
+    // is ported without atomics; the same for atax's `i`. Integer sums and a histogram
+    // with no loop inside keep their atomics; the arg-max the port cannot express gives
+    // way to the row loop inside it. Every element prints with all 17 digits: the sums
+    // must run in the program's order.
+    check_port_and_runs(
+        "tests/fixtures/openmp/float_updates.c",
+        &[
+            "+    #pragma omp target data map(to: A[0:(808*n - 1) / 800]) map(tofrom: B[0:(808*n - 1) / 800])\n     for (t = 0; t < n; ++t)\n+        #pragma omp target teams distribute parallel for \\\n+            collapse(2)",
+            "+    #pragma omp target data map(to: A[0:(808*n - 1) / 800], x[0:n]) map(tofrom: y[0:n])\n     for (int i = 0; i < n; i++)\n+        #pragma omp target teams distribute parallel for",
+            "+            #pragma omp atomic update\n             totals[j] += counts[i][j];",
+            "+        #pragma omp atomic update\n         hist[key[i]] += w[i];",
+            "+        #pragma omp target teams distribute parallel for \\\n+            map(to: A[i:",
+        ],
+        // Three regions (the arg-max's rows over every `i`), none around the kernel-width
+        // search, whose port maps no array.
+        &[("#pragma omp atomic update", 2), ("#pragma omp target data", 3)],
+        &["60", "7"],
+        11,
+        &[
+            "the loop at tests/fixtures/openmp/float_updates.c:25:5 around it is not ported: in parallel it would update `B` with floating-point atomics",
+            "data region around the loop at tests/fixtures/openmp/float_updates.c:25:5: A, B stay on the device",
+            "not ported tests/fixtures/openmp/float_updates.c:66:5: `best` (max) with `last`: ties keep the latest iteration",
+        ],
+    );
+}
+
+#[test]
 fn data_regions_take_sections_over_the_counters_around_the_kernels() {
-    let file = "tests/fixtures/openmp/counter_sections.c";
-    let patch = emit_patch(&[file], "counter_sections.c");
-    for needle in [
-        // fdtd-2d's `fict[t]`: every value of `t`.
-        "+        map(to: fict[0:tmax]) \\\n",
-        // The `i` kernel writes column `j` and reads column `k`: over `j` from `k + 1`,
-        // then over `k`, the whole of the first `n` rows.
-        "+    #pragma omp target data map(tofrom: A[0:(488*n - 1) / 480])\n     for (int k = 0; k < n; k++) {",
-    ] {
-        assert!(patch.contains(needle), "no `{needle}` in:\n{patch}");
-    }
-    // The host's writes in `if` statements without braces: each update after its `;`.
-    assert!(
-        patch.contains("             lmin[3] = norm2;\n+            #pragma omp target update to(lmin[0:3])\n         if (norm2 > lmin[3] + 1e6)"),
-        "{patch}"
-    );
-    assert_eq!(
-        patch.matches("#pragma omp target data").count(),
-        3,
-        "{patch}"
-    );
-    if !offload_available() {
-        return;
-    }
     // A map the region made too short fails at run time ("partially mapped").
-    for n in ["40", "5"] {
-        check(
-            &[file, "--", n],
-            &[],
-            0,
-            10,
-            &[
-                "PASS",
-                "data region around the loop at tests/fixtures/openmp/counter_sections.c:34:5: A stays on the device",
-                // After the search `i` is past the range its loop gives: no region.
-                "no data region around the loop at tests/fixtures/openmp/counter_sections.c:48:5 (1 ported loops inside): the section of `a[i:n]` depends on `i`",
-            ],
-        );
-    }
+    check_port_and_runs(
+        "tests/fixtures/openmp/counter_sections.c",
+        &[
+            // fdtd-2d's `fict[t]`: every value of `t`.
+            "+        map(to: fict[0:tmax]) \\\n",
+            // The `i` kernel writes column `j` and reads column `k`: over `j` from `k + 1`,
+            // then over `k`, the whole of the first `n` rows.
+            "+    #pragma omp target data map(tofrom: A[0:(488*n - 1) / 480])\n     for (int k = 0; k < n; k++) {",
+            // The host's writes in `if` statements without braces: each update after its `;`.
+            "             lmin[3] = norm2;\n+            #pragma omp target update to(lmin[0:3])\n         if (norm2 > lmin[3] + 1e6)",
+        ],
+        &[("#pragma omp target data", 3)],
+        &["40", "5"],
+        10,
+        &[
+            "data region around the loop at tests/fixtures/openmp/counter_sections.c:34:5: A stays on the device",
+            // After the search `i` is past the range its loop gives: no region.
+            "no data region around the loop at tests/fixtures/openmp/counter_sections.c:48:5 (1 ported loops inside): the section of `a[i:n]` depends on `i`",
+        ],
+    );
 }
 
 #[test]
