@@ -77,7 +77,7 @@ APPS = [
      OPENMP + ["-I", "{cfg}", "-I", "../../../include", "-I", "../../sundials"]),
     # Sequential (no MPI) build with OpenMP; the sparse matrix and vector kernels under AMG.
     ("hypre", "multigrid sparse linear algebra", ("deb", "hypre", "2.26.0"), "hypre-2.26.0/src",
-     "seq_mv/*.c parcsr_mv/*.c", OPENMP + HYPRE_INCLUDES),
+     "seq_mv/*.c parcsr_mv/*.c utilities/*.c", OPENMP + HYPRE_INCLUDES),
     # The distance kernels are a header; `fetch` writes a .c that includes it.
     ("mdanalysis", "molecular dynamics", ("pypi", "MDAnalysis", "2.11.0"),
      "mdanalysis-2.11.0/MDAnalysis/lib/include", "calc_distances.c", OPENMP + ["-DPARALLEL"]),
