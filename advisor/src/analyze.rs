@@ -1521,6 +1521,13 @@ impl<'a> FunctionContext<'a> {
                 {
                     continue;
                 }
+                if self.member_apart_from_variable(store, other) {
+                    let caveat = "the program follows C's effective-type rule (C99 6.5p7, 6.5.2.3): a store to a struct's member never writes a variable of no struct type".to_string();
+                    if !facts.assumptions.contains(&caveat) {
+                        facts.assumptions.push(caveat);
+                    }
+                    continue;
+                }
                 if let Some(promise) = self.restrict_apart(id, store, other) {
                     if !facts.assumptions.contains(&promise) {
                         facts.assumptions.push(promise);

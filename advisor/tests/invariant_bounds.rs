@@ -275,3 +275,58 @@ fn a_local_maybe_written_through_a_captured_pointer_needs_a_profile() {
         report.reasons
     );
 }
+
+/// code_saturne's `cs_post.c`: the bound is a global `int` and the loop stores `int`s
+/// through a pointer read from a global, but only into the members of structs
+/// (`post_mesh->locate_ref -= 1`), which by C's rules are members of struct objects, never
+/// the global. `STORE` below is the loop's store, `EXTRA` a declaration.
+const MEMBERS: &str = r#"
+#include <stdio.h>
+typedef struct { int locate_ref; int edges_ref; } post_mesh_t;
+static int n_meshes = 6;
+static post_mesh_t storage[8];
+static post_mesh_t *meshes = storage;
+EXTRA
+static void shift(int mesh_id) {
+    for (int i = 0; i < n_meshes; i++) { /* LOOP */
+        post_mesh_t *post_mesh = meshes + i;
+        if (post_mesh->locate_ref > mesh_id)
+            STORE;
+    }
+}
+int main(void) {
+    for (int k = 0; k < 8; k++) meshes[k].locate_ref = k;
+    shift(2);
+    for (int k = 0; k < 8; k++) printf("%d ", meshes[k].locate_ref);
+    printf("%d\n", n_meshes);
+    return 0;
+}
+"#;
+
+#[test]
+fn stores_into_struct_members_leave_a_plain_variable_bound_alone() {
+    let source = MEMBERS
+        .replace("STORE", "post_mesh->locate_ref -= 1")
+        .replace("EXTRA", "");
+    let report = check_with_runs(&source, Verdict::Friendly, true);
+    assert!(
+        report.assumptions.iter().any(|a| a.contains(
+            "the loop's stores of a type that could modify `n_meshes` (`int`) all write members of structs, and it is a variable of no struct type"
+        )),
+        "{:#?}",
+        report.assumptions
+    );
+    // The same `int` stored through a plain pointer may be the global: not friendly.
+    let source = MEMBERS
+        .replace("STORE", "*counter -= 1")
+        .replace("EXTRA", "static int *counter = &n_meshes;");
+    let report = check(&source, Verdict::NotFriendly);
+    assert!(
+        report
+            .reasons
+            .iter()
+            .any(|r| r.message.contains("the loop bound reads `n_meshes`")),
+        "{:#?}",
+        report.reasons
+    );
+}

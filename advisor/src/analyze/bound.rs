@@ -25,6 +25,15 @@ use frontend::types::TypeId;
 use std::collections::HashSet;
 use symbolic::Var;
 
+/// A store of the loop (its own, or its callees'): the type it stores, and whether it is
+/// the loop's own store through a member access (`p->m = v`, `a[i].m = v`), which by C's
+/// rules writes a member of an object of a struct type.
+#[derive(Clone, Copy, Debug)]
+struct StoredType {
+    ty: TypeId,
+    member: bool,
+}
+
 /// What the stores of a loop may do to the memory a bound reads.
 pub(super) enum BoundWrites {
     /// Nothing writes it, under the `assumed` statements (pointer pairs the aliasing policy
@@ -167,7 +176,7 @@ impl FunctionContext<'_> {
     /// its callees' (all summarized); `None` when some store is not known: a host-only or
     /// indirect call, an effect no summary expresses, or `memset`/`memcpy`, whose bytes may
     /// be of any type.
-    fn stored_types(&self, id: LoopId, effects: &LoopEffects) -> Option<Vec<TypeId>> {
+    fn stored_types(&self, id: LoopId, effects: &LoopEffects) -> Option<Vec<StoredType>> {
         if !effects.unknown.is_empty() {
             return None;
         }
@@ -177,7 +186,15 @@ impl FunctionContext<'_> {
             for &v in &self.func.block(block).insts {
                 let inst = self.func.inst(v);
                 match &inst.kind {
-                    InstKind::Store { .. } => stored.push(inst.ty),
+                    InstKind::Store { addr, .. } => stored.push(StoredType {
+                        ty: inst.ty,
+                        member: matches!(
+                            self.func
+                                .inst(frontend::loops::strip_casts(self.func, *addr))
+                                .kind,
+                            InstKind::FieldAddr { .. }
+                        ),
+                    }),
                     InstKind::Call {
                         callee: Callee::Direct(name),
                         ..
@@ -198,19 +215,73 @@ impl FunctionContext<'_> {
                 }
             }
         }
-        stored.extend(effects.accesses.iter().filter(|a| a.is_store).map(|a| a.ty));
+        stored.extend(
+            effects
+                .accesses
+                .iter()
+                .filter(|a| a.is_store)
+                .map(|a| StoredType {
+                    ty: a.ty,
+                    member: false,
+                }),
+        );
         Some(stored)
     }
 
     /// Whether no store of the loop can modify a value of type `read` by C's effective-type
     /// rule (C99 6.5p7): `sine_map[x] = ...` stores a `float`, which never changes
     /// `wave_image->columns`, an `unsigned long`, whatever `sine_map` points to.
-    fn no_store_of_type(&self, stored: &Option<Vec<TypeId>>, read: TypeId) -> bool {
+    /// Whether one of two accesses writes a struct's member through a member access of
+    /// the loop's own (`p->m = v`) and the other reads or writes a variable of no struct
+    /// type: by C's rules ([`Self::plain_variable_type`]) they never meet.
+    pub(super) fn member_apart_from_variable(&self, a: &MemAccess, b: &MemAccess) -> bool {
+        let member_store = |x: &MemAccess| {
+            x.is_store
+                && x.callee.is_none()
+                && matches!(
+                    self.func
+                        .inst(frontend::loops::strip_casts(self.func, x.addr))
+                        .kind,
+                    InstKind::FieldAddr { .. }
+                )
+        };
+        let variable =
+            |x: &MemAccess| x.callee.is_none() && self.plain_variable_type(x.addr).is_some();
+        (member_store(a) && variable(b)) || (member_store(b) && variable(a))
+    }
+
+    fn no_store_of_type(&self, stored: &Option<Vec<StoredType>>, read: TypeId) -> bool {
         stored.as_ref().is_some_and(|stored| {
             stored
                 .iter()
-                .all(|&t| !crate::access::types_may_alias(self.unit, t, read))
+                .all(|t| !crate::access::types_may_alias(self.unit, t.ty, read))
         })
+    }
+
+    /// The type of the variable `addr` is the address of (through casts), when that type
+    /// holds no struct or union: a named scalar or an array of scalars, which no store to
+    /// a struct's member can modify (C99 6.5.2.3, 6.5p7: `p->m` designates a member of an
+    /// object of `p`'s struct type, and the variable is no such object).
+    pub(super) fn plain_variable_type(&self, addr: Value) -> Option<TypeId> {
+        let ty = match self
+            .func
+            .inst(frontend::loops::strip_casts(self.func, addr))
+            .kind
+        {
+            InstKind::GlobalAddr(g) => self.unit.lowered.program.global(g).ty,
+            InstKind::SlotAddr(slot) => self.func.slots.get(slot.0 as usize)?.ty,
+            _ => return None,
+        };
+        let types = &self.unit.lowered.program.types;
+        let mut t = ty;
+        for _ in 0..16 {
+            match types.get(t) {
+                frontend::types::Type::Array { elem, .. } => t = *elem,
+                frontend::types::Type::Record(_) => return None,
+                _ => return Some(ty),
+            }
+        }
+        None
     }
 
     /// Whether no store of the loop can modify a load of its bound by the effective-type
@@ -221,23 +292,43 @@ impl FunctionContext<'_> {
         load: Value,
         invariants: &Invariants,
         cleared: &HashSet<Value>,
-        stored: &Option<Vec<TypeId>>,
+        stored: &Option<Vec<StoredType>>,
         facts: &mut LoopFacts,
     ) -> bool {
         let InstKind::Load { addr } = self.func.inst(load).kind else {
             return false;
         };
         let loaded = self.func.inst(load).ty;
-        if !self.invariant_given(addr, invariants, cleared, 16)
-            || !self.no_store_of_type(stored, loaded)
-        {
+        if !self.invariant_given(addr, invariants, cleared, 16) {
             return false;
         }
         let types = &self.unit.lowered.program.types;
+        if self.no_store_of_type(stored, loaded) {
+            facts.assumptions.push(format!(
+                "the program follows C's effective-type rule (C99 6.5p7): no store of the loop has a type that can modify `{}` (`{}`), so the bound does not change",
+                render_value(self.func, load),
+                types.display(loaded)
+            ));
+            return true;
+        }
+        // Stores of the bound's type only into structs' members, the bound a variable of
+        // no struct type (code_saturne's `post_mesh->locate_ref -= 1` under `i <
+        // _cs_post_n_meshes`).
+        let Some(variable) = self.plain_variable_type(addr) else {
+            return false;
+        };
+        let members_only = stored.as_ref().is_some_and(|stored| {
+            stored
+                .iter()
+                .all(|t| t.member || !crate::access::types_may_alias(self.unit, t.ty, loaded))
+        });
+        if !members_only {
+            return false;
+        }
         facts.assumptions.push(format!(
-            "the program follows C's effective-type rule (C99 6.5p7): no store of the loop has a type that can modify `{}` (`{}`), so the bound does not change",
+            "the program follows C's effective-type rule (C99 6.5p7, 6.5.2.3): the loop's stores of a type that could modify `{}` (`{}`) all write members of structs, and it is a variable of no struct type, so the bound does not change",
             render_value(self.func, load),
-            types.display(loaded)
+            types.display(variable)
         ));
         true
     }
@@ -344,7 +435,7 @@ impl FunctionContext<'_> {
         cleared: &HashSet<Value>,
         accesses: &[MemAccess],
         effects: &LoopEffects,
-        stored: &Option<Vec<TypeId>>,
+        stored: &Option<Vec<StoredType>>,
     ) -> BoundWrites {
         let InstKind::Call {
             callee: Callee::Direct(name),
