@@ -17,6 +17,7 @@ use crate::plan::EmitError;
 use advisor::model::{LoopReport, ReductionKind, Verdict};
 use frontend::access_sites::Sites;
 use frontend::unit::Unit;
+use std::collections::HashMap;
 
 /// The ports of `chosen` (outermost friendly loops), each replaced by the ports of the
 /// friendly loops inside it where that is better, and the loops that could not be ported.
@@ -27,11 +28,29 @@ pub(super) fn ports_of(
     options: &PortOptions,
 ) -> (Vec<LoopPort>, Vec<(String, EmitError)>) {
     let sites = frontend::access_sites::access_sites(&unit.preprocessed).ok();
+    // Each loop's id and children once: a file of thousands of loops asks for them often.
+    let mut site_of: HashMap<String, usize> = HashMap::new();
+    let mut children: Vec<Vec<usize>> = Vec::new();
+    if let Some(sites) = &sites {
+        children = vec![Vec::new(); sites.loops.len()];
+        for (k, l) in sites.loops.iter().enumerate() {
+            site_of.entry(unit.loop_id_at(l.keyword)).or_insert(k);
+            if let Some(parent) = l.parent {
+                children[parent].push(k);
+            }
+        }
+    }
+    let ids: HashMap<usize, &str> = site_of.iter().map(|(id, k)| (*k, id.as_str())).collect();
+    let by_id: HashMap<&str, &LoopReport> = reports.iter().map(|r| (r.id.as_str(), r)).collect();
     let chooser = Chooser {
         unit,
         reports,
         options,
         sites: sites.as_ref(),
+        site_of: &site_of,
+        ids: &ids,
+        by_id: &by_id,
+        children: &children,
     };
     let mut ports = Vec::new();
     let mut refused = Vec::new();
@@ -51,6 +70,12 @@ struct Chooser<'a> {
     reports: &'a [LoopReport],
     options: &'a PortOptions,
     sites: Option<&'a Sites>,
+    /// Loop site by id, id by site, and each site's children.
+    site_of: &'a HashMap<String, usize>,
+    ids: &'a HashMap<usize, &'a str>,
+    /// Each report by its loop's id.
+    by_id: &'a HashMap<&'a str, &'a LoopReport>,
+    children: &'a [Vec<usize>],
 }
 
 impl Chooser<'_> {
@@ -90,9 +115,8 @@ impl Chooser<'_> {
             self.port(r, &mut ports, &mut refused);
         }
         let clean = ports.iter().all(|p| {
-            self.reports
-                .iter()
-                .find(|r| r.id == p.loop_id)
+            self.by_id
+                .get(p.loop_id.as_str())
                 .is_some_and(|r| !reorders_float_updates(r))
         });
         let covered = outer.atomics.iter().all(|a| {
@@ -125,34 +149,25 @@ impl Chooser<'_> {
         let Some(sites) = self.sites else {
             return Vec::new();
         };
-        let id_of = |k: usize| self.unit.loop_id_at(sites.loops[k].keyword);
-        let Some(outer) = (0..sites.loops.len()).find(|&k| id_of(k) == report.id) else {
+        let Some(&outer) = self.site_of.get(&report.id) else {
             return Vec::new();
         };
         let friendly = |k: usize| {
-            let id = id_of(k);
-            self.reports
-                .iter()
-                .find(|r| r.id == id && r.verdict == Verdict::Friendly)
+            let r = *self.by_id.get(self.ids.get(&k)?)?;
+            (r.verdict == Verdict::Friendly).then_some(r)
         };
         let mut found = Vec::new();
         // Walk down from `outer`, stopping at each friendly loop.
-        let mut stack: Vec<usize> = children(sites, outer);
+        let mut stack: Vec<usize> = self.children[outer].clone();
         while let Some(k) = stack.pop() {
             match friendly(k) {
                 Some(r) => found.push((k, r)),
-                None => stack.extend(children(sites, k)),
+                None => stack.extend(self.children[k].iter().copied()),
             }
         }
         found.sort_by_key(|(k, _)| sites.loops[*k].span.start);
         found.into_iter().map(|(_, r)| r).collect()
     }
-}
-
-fn children(sites: &Sites, k: usize) -> Vec<usize> {
-    (0..sites.loops.len())
-        .filter(|&c| sites.loops[c].parent == Some(k))
-        .collect()
 }
 
 /// Whether the loop's port would update an element with a floating-point `+`, `-` or `*`
