@@ -11,6 +11,11 @@ pub struct Dominators {
     tree: Tree<NodeIndex>,
     /// The graph node of each block, by block index.
     nodes: Vec<NodeIndex>,
+    /// Each reachable block's entry and exit numbers in a depth-first walk of the tree, by
+    /// block index: `a` dominates `b` when `b`'s interval lies in `a`'s. A query costs
+    /// O(1) instead of a walk up `b`'s dominators, which is as deep as the function has
+    /// loops in a row.
+    order: Vec<Option<(u32, u32)>>,
 }
 
 impl Dominators {
@@ -25,7 +30,8 @@ impl Dominators {
             }
         }
         let tree = simple_fast(&graph, nodes[func.entry.index()]);
-        Dominators { tree, nodes }
+        let order = tree_order(&tree, &nodes, func.entry.index());
+        Dominators { tree, nodes, order }
     }
 
     /// The immediate dominator of every block, by block index; `None` for the entry and
@@ -44,8 +50,46 @@ impl Dominators {
     /// Whether `a` dominates `b` (every reachable block dominates itself); `false` when the
     /// entry does not reach `b`.
     pub fn dominates(&self, a: Block, b: Block) -> bool {
-        self.tree
-            .dominators(self.nodes[b.index()])
-            .is_some_and(|mut it| it.any(|d| d.index() == a.index()))
+        match (
+            self.order.get(a.index()).copied().flatten(),
+            self.order.get(b.index()).copied().flatten(),
+        ) {
+            (Some((a_in, a_out)), Some((b_in, b_out))) => a_in <= b_in && b_out <= a_out,
+            _ => false,
+        }
     }
+}
+
+/// Entry and exit numbers of a depth-first walk of the dominator tree from `entry`, by
+/// block index; `None` for blocks the entry does not reach.
+fn tree_order(
+    tree: &Tree<NodeIndex>,
+    nodes: &[NodeIndex],
+    entry: usize,
+) -> Vec<Option<(u32, u32)>> {
+    let mut children: Vec<Vec<usize>> = vec![Vec::new(); nodes.len()];
+    for (b, &n) in nodes.iter().enumerate() {
+        if let Some(d) = tree.immediate_dominator(n) {
+            children[d.index()].push(b);
+        }
+    }
+    let mut order = vec![None; nodes.len()];
+    let mut clock = 0u32;
+    let mut entered = vec![0u32; nodes.len()];
+    // (block, whether its children were pushed)
+    let mut stack = vec![(entry, false)];
+    while let Some((b, expanded)) = stack.pop() {
+        if expanded {
+            order[b] = Some((entered[b], clock));
+            clock += 1;
+            continue;
+        }
+        entered[b] = clock;
+        clock += 1;
+        stack.push((b, true));
+        for &c in children[b].iter().rev() {
+            stack.push((c, false));
+        }
+    }
+    order
 }
