@@ -214,6 +214,16 @@ pub fn section(
 /// variables (`gi[(t * ng + g) * 2]`): its name. Variables the array's own name indexes
 /// by (`trans[i]->vec`, whose section is a row's, for each `i`) are not counted.
 fn reads_with_loop_variable(e: &Expr, space: &Space, base: &Var) -> Option<String> {
+    // A plain variable is a value at the loop's entry, never a read inside it; most
+    // bounds have no read at all, and then nothing below is spelled out.
+    let is_read = |name: &str| name.contains(['[', '.', '(']) || name.contains("->");
+    let vars = e.vars();
+    let mut reads = vars
+        .iter()
+        .map(|v| v.name())
+        .filter(|n| is_read(n))
+        .peekable();
+    reads.peek()?;
     // A read's name spells its subscripts with display names (`t_id`) while the loop
     // variable may be numbered (`t_id#2`): compared by stem, erring toward "variant".
     let stem = |n: &str| n.split('#').next().unwrap_or(n).to_string();
@@ -230,12 +240,9 @@ fn reads_with_loop_variable(e: &Expr, space: &Space, base: &Var) -> Option<Strin
         .map(|r| stem(r.var.name()))
         .filter(|s| !per_row.contains(s))
         .collect();
-    e.vars().into_iter().find_map(|v| {
-        let name = v.name();
-        // A plain variable is a value at the loop's entry, never a read inside it.
-        let read = name.contains(['[', '.', '(']) || name.contains("->");
-        (read && tokens(name).iter().any(|t| stems.contains(t))).then(|| name.to_string())
-    })
+    reads
+        .find(|name| tokens(name).iter().any(|t| stems.contains(t)))
+        .map(str::to_string)
 }
 
 /// C99 6.5p7 (strict aliasing): an object is only accessed through its own type (ignoring

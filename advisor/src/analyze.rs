@@ -315,6 +315,7 @@ fn analyze_function_in_program(
         order: Default::default(),
         nest_symbols: Default::default(),
         variant: Default::default(),
+        call_effects: Default::default(),
         fresh,
         lookups: crate::lookups::LookupNames::new(summaries.view(), unit_index),
         private_allocations: crate::summaries::private_allocations(func, &users),
@@ -442,6 +443,8 @@ struct FunctionContext<'a> {
     variable_definitions: std::cell::OnceCell<crate::rebase::Definitions>,
     /// Each loop's variant symbols, computed on first use (asked several times per loop).
     variant: std::cell::RefCell<HashMap<LoopId, std::rc::Rc<HashSet<Var>>>>,
+    /// Each loop's call effects, computed on first use (see [`FunctionContext::call_effects`]).
+    call_effects: std::cell::RefCell<HashMap<LoopId, std::rc::Rc<crate::callsites::LoopEffects>>>,
 }
 
 /// What the friendliness test found for one loop as the parallel one.
@@ -588,14 +591,12 @@ impl<'a> FunctionContext<'a> {
 
     /// Symbols whose value may change between iterations of loop `id`, other than the
     /// induction variables of the loops of the nest (which the dependence test renames).
-    fn variant_symbols(&self, id: LoopId) -> HashSet<Var> {
+    fn variant_symbols(&self, id: LoopId) -> std::rc::Rc<HashSet<Var>> {
         if let Some(known) = self.variant.borrow().get(&id) {
-            return (**known).clone();
+            return known.clone();
         }
-        let computed = self.compute_variant_symbols(id);
-        self.variant
-            .borrow_mut()
-            .insert(id, std::rc::Rc::new(computed.clone()));
+        let computed = std::rc::Rc::new(self.compute_variant_symbols(id));
+        self.variant.borrow_mut().insert(id, computed.clone());
         computed
     }
 
@@ -897,7 +898,7 @@ impl<'a> FunctionContext<'a> {
             Ok(space) => {
                 facts.assumptions.extend(space.assumptions.iter().cloned());
                 let space = effects.extend_space(self.bounded_by_array_extents(space, &accesses));
-                let mut variant = self.variant_symbols(id);
+                let mut variant = (*self.variant_symbols(id)).clone();
                 variant.extend(effects.variant.iter().cloned());
                 self.memory_dependences(id, &accesses, &space, &variant, &mut facts);
                 dependence_context = Some((space, variant));
@@ -1026,19 +1027,27 @@ impl<'a> FunctionContext<'a> {
         crate::privatize::classify(&scope, id, accesses, space.as_ref(), &variant)
     }
 
-    /// The side effects of the loop's calls, instantiated from the callees' summaries.
-    fn call_effects(&self, id: LoopId) -> crate::callsites::LoopEffects {
+    /// The side effects of the loop's calls, instantiated from the callees' summaries once
+    /// per loop (the friendliness test and the parameters both ask).
+    fn call_effects(&self, id: LoopId) -> std::rc::Rc<crate::callsites::LoopEffects> {
+        if let Some(known) = self.call_effects.borrow().get(&id) {
+            return known.clone();
+        }
         let variant = self.variant_symbols(id);
-        crate::callsites::loop_effects(&crate::callsites::LoopSite {
-            summaries: self.summaries,
-            unit: self.unit_index,
-            func: self.func,
-            forest: self.forest,
-            loop_id: id,
-            rec: self.rec,
-            variant: &variant,
-            private_allocations: &self.private_allocations,
-        })
+        let computed = std::rc::Rc::new(crate::callsites::loop_effects(
+            &crate::callsites::LoopSite {
+                summaries: self.summaries,
+                unit: self.unit_index,
+                func: self.func,
+                forest: self.forest,
+                loop_id: id,
+                rec: self.rec,
+                variant: &variant,
+                private_allocations: &self.private_allocations,
+            },
+        ));
+        self.call_effects.borrow_mut().insert(id, computed.clone());
+        computed
     }
 
     /// C99 6.5.6: indexing a row of a fixed-size array (`A[i][j]` with `double A[N][1100]`)
@@ -2414,7 +2423,7 @@ impl<'a> FunctionContext<'a> {
         accesses.extend(privacy.shared(effects.accesses.clone()));
         assumptions.extend(effects.assumptions.iter().cloned());
         let space = self.space(id, false).map(|s| effects.extend_space(s));
-        let mut variant = self.variant_symbols(id);
+        let mut variant = (*self.variant_symbols(id)).clone();
         variant.extend(effects.variant.iter().cloned());
         let mut out = Vec::new();
         let mut bases: BTreeMap<String, (Var, bool, bool, u64)> = BTreeMap::new();
