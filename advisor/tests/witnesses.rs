@@ -1015,3 +1015,19 @@ fn pointer_arithmetic_on_one_element_type_is_one_subscript() {
         &["ii = 0 reads aux[1]; ii = 1 writes aux[1] (n = 2)"],
     );
 }
+
+/// The search's budget counts every value of the loops it walks, not only the points it
+/// reaches, and tries the cheapest assignments first: the `k` loop's accumulator `c[j]`
+/// is shown carried with small bounds although most assignments walk empty blocks.
+#[test]
+fn witnesses_behind_empty_blocks_are_found_within_the_budget() {
+    check_loop(
+        "superblock_sums",
+        2,
+        Verdict::NotFriendly,
+        &[
+            "write-after-read dependence on `c`",
+            "(blocks_in_sblocks = 1, e_id = 3, n_sblocks = 1, s_id = 0)",
+        ],
+    );
+}

@@ -12,8 +12,8 @@ use std::collections::{BTreeMap, HashMap};
 use symbolic::fast_eval::{compile, Compiled, Slots};
 use symbolic::{Expr, SignSet, Var};
 
-/// Points enumerated per search, over all assignments, for a pair the static tests found
-/// dependent; pairs they could not decide get a tenth (the search is then only a chance).
+/// Nodes of the enumeration (points, the loops' values around them, values skipped) per
+/// search, over all assignments, for a pair the static tests found dependent; pairs they could not decide get a tenth (the search is then only a chance).
 pub const POINT_BUDGET: usize = 60_000;
 /// Largest value tried for a symbol.
 const MAX_VALUE: i128 = 64;
@@ -243,6 +243,9 @@ fn early_guards(input: &SideInput, carrier: usize, guards: &[Constraint]) -> Vec
 
 /// Enumerates the points of `side` under the symbol values already in `vals`; `false`
 /// when the budget ran out. `oob` is set when some point indexes outside its bounds.
+/// Every node of the walk costs one unit, not only the points: loops around an inner loop
+/// that is empty for most of their values (blocks past the end of the data) made a million
+/// visits per search for a few thousand points.
 fn enumerate(
     side: &Side,
     vals: &mut Vec<i128>,
@@ -252,11 +255,11 @@ fn enumerate(
     budget: &mut usize,
     oob: &mut bool,
 ) -> bool {
+    if *budget == 0 {
+        return false;
+    }
+    *budget -= 1;
     if level == side.levels.len() {
-        if *budget == 0 {
-            return false;
-        }
-        *budget -= 1;
         let Some(offset) = side.offset.eval_int(vals) else {
             *oob = true;
             return true;
@@ -321,6 +324,11 @@ fn enumerate(
         let below = v.checked_mul(lo.den).is_none_or(|x| x < lo.num);
         let above = v.checked_mul(hi.den).is_none_or(|x| x > hi.num);
         if below || above {
+            // Skipped values cost too: a trip count of 64^3 clipped to a row is a long walk.
+            if *budget == 0 {
+                return false;
+            }
+            *budget -= 1;
             continue;
         }
         vals[l.var] = v;
@@ -419,6 +427,18 @@ fn assignments(symbols: &[Var], signs: &symbolic::SignEnv, limit: usize) -> Vec<
         }
     }
     out.truncate(limit);
+    // Cheapest first: the walk over an assignment's iteration space grows with the product
+    // of its values, so every symbol at 64 (a 64 x 64 grid of blocks around each inner
+    // loop) came before one symbol at 3 and spent the search's budget on empty blocks.
+    // Non-negative assignments still come first (a witness at `s_id = 0, e_id = 17` reads
+    // better than one at `s_id = -15, e_id = 1`), and the sort is stable: among equal
+    // products the order above (small values first) stays.
+    out.sort_by_cached_key(|a| {
+        let product = a
+            .iter()
+            .fold(1u128, |p, x| p.saturating_mul(x.unsigned_abs().max(1)));
+        (a.iter().any(|x| *x < 0), product)
+    });
     out
 }
 
