@@ -69,6 +69,17 @@ pub struct Nest<'a> {
     pub outer: LoopId,
     pub space: Space,
     pub accesses: Vec<MemAccess>,
+    /// Factors already computed, by per-thread offset, element size and granule: the
+    /// candidates of a nest share most offsets (`a[i]` is the same for every mapping that
+    /// gives `i` to `threadIdx.x`), and loads and stores of one element share theirs.
+    pub factor_memo: std::cell::RefCell<HashMap<(Expr, u64, Granule), Factor>>,
+}
+
+/// The unit [`Nest::evaluate`] counts in: 128-byte requests or 32-byte sectors.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Granule {
+    Line,
+    Sector,
 }
 
 impl std::fmt::Debug for Nest<'_> {
@@ -227,31 +238,42 @@ impl<'a> Nest<'a> {
         Some(self.unit.loop_id(self.func.source_loop(source)))
     }
 
-    /// The factor of one alternative address of `a` in the granule `granule` counts.
-    fn factor_of(
-        &self,
-        offset: &Expr,
-        a: &MemAccess,
-        map: Option<&HashMap<Var, Expr>>,
-        granule: fn(&Expr, u64, &SignEnv) -> Factor,
-    ) -> Factor {
+    /// One alternative address of `a` as the threads of a warp compute it: the offset with
+    /// the candidate's thread substitution, or the factor that holds whatever the granule
+    /// (a value that differs between threads, an offset that cannot be written per thread).
+    fn per_thread(&self, offset: &Expr, map: Option<&HashMap<Var, Expr>>) -> Result<Expr, Factor> {
         if let Some(v) = offset.vars().iter().find(|v| self.varies_per_iteration(v)) {
-            return Factor::worst(&format!(
+            return Err(Factor::worst(&format!(
                 "the offset depends on `{}`, a value that differs between threads: up to 32 requests",
                 v.name()
-            ));
+            )));
         }
         match map.and_then(|m| offset.substitute(m).ok()) {
-            Some(o) => granule(&o, a.elem_bytes, &self.space.env),
-            None => Factor {
+            Some(o) => Ok(o),
+            None => Err(Factor {
                 requests: Expr::constant(32),
                 min_requests: None,
                 unaligned: None,
                 stride: None,
                 exact: false,
                 assumptions: vec!["the offset could not be written per thread".into()],
-            },
+            }),
         }
+    }
+
+    /// [`coalescing_factor`] or [`sector_factor`] of a per-thread offset, computed once per
+    /// nest.
+    fn granule_factor(&self, offset: &Expr, elem: u64, granule: Granule) -> Factor {
+        let key = (offset.clone(), elem, granule);
+        if let Some(known) = self.factor_memo.borrow().get(&key) {
+            return known.clone();
+        }
+        let factor = match granule {
+            Granule::Line => coalescing_factor(offset, elem, &self.space.env),
+            Granule::Sector => sector_factor(offset, elem, &self.space.env),
+        };
+        self.factor_memo.borrow_mut().insert(key, factor.clone());
+        factor
     }
 
     /// The factors of every access under `c`.
@@ -261,21 +283,26 @@ impl<'a> Nest<'a> {
         let mut sector_factors = Vec::new();
         let mut rows = Vec::new();
         for a in &self.accesses {
-            let per_granule = |granule: fn(&Expr, u64, &SignEnv) -> Factor| {
-                let alternatives: Vec<(Option<Var>, Factor)> = a
-                    .alternatives
+            let per_thread: Vec<(Option<Var>, Result<Expr, Factor>)> = a
+                .alternatives
+                .iter()
+                .map(|(base, offset)| (base.clone(), self.per_thread(offset, map.as_ref())))
+                .collect();
+            let per_granule = |granule: Granule| {
+                let alternatives: Vec<(Option<Var>, Factor)> = per_thread
                     .iter()
                     .map(|(base, offset)| {
-                        (
-                            base.clone(),
-                            self.factor_of(offset, a, map.as_ref(), granule),
-                        )
+                        let factor = match offset {
+                            Ok(o) => self.granule_factor(o, a.elem_bytes, granule),
+                            Err(f) => f.clone(),
+                        };
+                        (base.clone(), factor)
                     })
                     .collect();
                 combine(&alternatives, &self.space.env)
             };
-            let f = per_granule(coalescing_factor);
-            let sectors = per_granule(sector_factor);
+            let f = per_granule(Granule::Line);
+            let sectors = per_granule(Granule::Sector);
             let (line, text) = self.access_text(a);
             let offsets: Vec<String> = a.alternatives.iter().map(|(_, o)| o.to_c()).collect();
             rows.push(AccessCoalescing {

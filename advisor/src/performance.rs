@@ -36,6 +36,7 @@ pub fn attach(
         outer,
         space,
         accesses,
+        factor_memo: Default::default(),
     };
     let evals: Vec<Evaluated> = candidates(forest, outer, parallel)
         .iter()
