@@ -241,23 +241,27 @@ impl<'a> Nest<'a> {
     /// One alternative address of `a` as the threads of a warp compute it: the offset with
     /// the candidate's thread substitution, or the factor that holds whatever the granule
     /// (a value that differs between threads, an offset that cannot be written per thread).
-    fn per_thread(&self, offset: &Expr, map: Option<&HashMap<Var, Expr>>) -> Result<Expr, Factor> {
+    fn per_thread(
+        &self,
+        offset: &Expr,
+        map: Option<&HashMap<Var, Expr>>,
+    ) -> Result<Expr, Box<Factor>> {
         if let Some(v) = offset.vars().iter().find(|v| self.varies_per_iteration(v)) {
-            return Err(Factor::worst(&format!(
+            return Err(Box::new(Factor::worst(&format!(
                 "the offset depends on `{}`, a value that differs between threads: up to 32 requests",
                 v.name()
-            )));
+            ))));
         }
         match map.and_then(|m| offset.substitute(m).ok()) {
             Some(o) => Ok(o),
-            None => Err(Factor {
+            None => Err(Box::new(Factor {
                 requests: Expr::constant(32),
                 min_requests: None,
                 unaligned: None,
                 stride: None,
                 exact: false,
                 assumptions: vec!["the offset could not be written per thread".into()],
-            }),
+            })),
         }
     }
 
@@ -283,7 +287,7 @@ impl<'a> Nest<'a> {
         let mut sector_factors = Vec::new();
         let mut rows = Vec::new();
         for a in &self.accesses {
-            let per_thread: Vec<(Option<Var>, Result<Expr, Factor>)> = a
+            let per_thread: Vec<(Option<Var>, Result<Expr, Box<Factor>>)> = a
                 .alternatives
                 .iter()
                 .map(|(base, offset)| (base.clone(), self.per_thread(offset, map.as_ref())))
@@ -294,7 +298,7 @@ impl<'a> Nest<'a> {
                     .map(|(base, offset)| {
                         let factor = match offset {
                             Ok(o) => self.granule_factor(o, a.elem_bytes, granule),
-                            Err(f) => f.clone(),
+                            Err(f) => (**f).clone(),
                         };
                         (base.clone(), factor)
                     })
