@@ -72,7 +72,7 @@ pub struct Nest<'a> {
     /// Factors already computed, by per-thread offset, element size and granule: the
     /// candidates of a nest share most offsets (`a[i]` is the same for every mapping that
     /// gives `i` to `threadIdx.x`), and loads and stores of one element share theirs.
-    pub factor_memo: std::cell::RefCell<HashMap<(Expr, u64, Granule), Factor>>,
+    factor_memo: std::cell::RefCell<HashMap<(Expr, u64, Granule), Factor>>,
 }
 
 /// The unit [`Nest::evaluate`] counts in: 128-byte requests or 32-byte sectors.
@@ -80,6 +80,33 @@ pub struct Nest<'a> {
 pub enum Granule {
     Line,
     Sector,
+}
+
+/// An alternative address of an access as a warp's threads compute it (see
+/// [`Nest::per_thread`]), with its base.
+type PerThread = (Option<Var>, Result<Expr, Box<Factor>>);
+
+impl<'a> Nest<'a> {
+    pub fn new(
+        unit: &'a Unit,
+        func: &'a Function,
+        forest: &'a LoopForest,
+        rec: &'a Reconstruction,
+        outer: LoopId,
+        space: Space,
+        accesses: Vec<MemAccess>,
+    ) -> Nest<'a> {
+        Nest {
+            unit,
+            func,
+            forest,
+            rec,
+            outer,
+            space,
+            accesses,
+            factor_memo: Default::default(),
+        }
+    }
 }
 
 impl std::fmt::Debug for Nest<'_> {
@@ -287,7 +314,7 @@ impl<'a> Nest<'a> {
         let mut sector_factors = Vec::new();
         let mut rows = Vec::new();
         for a in &self.accesses {
-            let per_thread: Vec<(Option<Var>, Result<Expr, Box<Factor>>)> = a
+            let per_thread: Vec<PerThread> = a
                 .alternatives
                 .iter()
                 .map(|(base, offset)| (base.clone(), self.per_thread(offset, map.as_ref())))

@@ -28,16 +28,7 @@ pub fn attach(
     // Private storage is each thread's own, not global memory shared by a warp.
     let mut accesses = crate::access::collect_accesses(func, forest, outer, rec, types);
     accesses.retain(|a| !private.contains(&a.inst));
-    let nest = Nest {
-        unit,
-        func,
-        forest,
-        rec,
-        outer,
-        space,
-        accesses,
-        factor_memo: Default::default(),
-    };
+    let nest = Nest::new(unit, func, forest, rec, outer, space, accesses);
     let evals: Vec<Evaluated> = candidates(forest, outer, parallel)
         .iter()
         .filter(|c| nest.iv(c.x).is_some() && c.y.is_none_or(|y| nest.iv(y).is_some()))

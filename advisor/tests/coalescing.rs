@@ -210,15 +210,7 @@ fn nest_for<'a>(
     let func = program.function(function).expect("function");
     let space = advisor::space::iteration_space(func, forest, outer, rec).expect("space");
     let accesses = advisor::access::collect_accesses(func, forest, outer, rec, &program.types);
-    Nest {
-        unit,
-        func,
-        forest,
-        rec,
-        outer,
-        space,
-        accesses,
-    }
+    Nest::new(unit, func, forest, rec, outer, space, accesses)
 }
 
 #[test]
@@ -397,15 +389,7 @@ fn brute_force(file: &str, function: &str, tally: &mut Tally) {
         };
         let accesses =
             advisor::access::collect_accesses(func, &forest, outer, &rec, &program.types);
-        let nest = Nest {
-            unit: &u,
-            func,
-            forest: &forest,
-            rec: &rec,
-            outer,
-            space,
-            accesses,
-        };
+        let nest = Nest::new(&u, func, &forest, &rec, outer, space, accesses);
         for c in candidates(&forest, outer, &|_| true) {
             check_candidate(&nest, &c, &trace, &rec, tally, file);
         }
