@@ -310,7 +310,7 @@ pub fn range_section(
             .ok()?
             .checked_add(&Expr::integer(BigInt::from(access.elem_bytes)))
             .ok()?;
-        if a.vars().contains(base) || b.vars().contains(base) {
+        if a.contains_var(base) || b.contains_var(base) {
             return None;
         }
         lo = Some(match lo {

@@ -224,7 +224,7 @@ fn factor_in(offset: &Expr, elem: u64, env: &SignEnv, line: i64) -> Factor {
     let floors = offset.truncs_to_floors(env).ok();
     let offset = floors.as_ref().unwrap_or(offset);
     let tx = thread_var();
-    if !offset.vars().contains(&tx) {
+    if !offset.contains_var(&tx) {
         // Every thread of the warp reads the same address: one element's granules (a
         // broadcast).
         let one = granules(&[0], elem, line) as i64;
@@ -239,7 +239,7 @@ fn factor_in(offset: &Expr, elem: u64, env: &SignEnv, line: i64) -> Factor {
     );
     let stride = next.and_then(|n| n.checked_sub(offset).ok());
     let f = match stride {
-        Some(s) if !s.vars().contains(&tx) && s.as_poly().is_some() => {
+        Some(s) if !s.contains_var(&tx) && s.as_poly().is_some() => {
             affine(offset, &s, elem, env, line)
         }
         _ => enumerate(offset, elem, env, line),
@@ -251,7 +251,7 @@ fn factor_in(offset: &Expr, elem: u64, env: &SignEnv, line: i64) -> Factor {
 /// the minimum when it grows with the warp index, and the maximum is the worst case 32.
 fn warp_independent(mut f: Factor, env: &SignEnv, most: i64) -> Factor {
     let w = warp_var();
-    if !f.requests.vars().contains(&w) {
+    if !f.requests.contains_var(&w) {
         return f;
     }
     let (m, _) = monotonicity_with_assumptions(&f.requests, &w, env);

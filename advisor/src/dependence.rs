@@ -534,7 +534,7 @@ fn unbounded_difference(diff: &Expr, renamed: &RenamedSpace) -> String {
         .into_iter()
         .find(|n| !names.contains(*n))
         .unwrap_or("d_iter");
-    let distance_named = diff.vars().contains(&renamed.distance);
+    let distance_named = diff.contains_var(&renamed.distance);
     let text = diff
         .substitute(&HashMap::from([(
             renamed.distance.clone(),
@@ -909,7 +909,7 @@ fn symbol_dominates(
             continue;
         };
         let c = Expr::Poly(c);
-        if c.vars().contains(&s) {
+        if c.contains_var(&s) {
             continue;
         }
         let (Some(c_hi), Some(c_lo)) = (

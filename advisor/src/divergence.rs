@@ -224,7 +224,7 @@ fn classify(nest: &Nest, c: &Candidate, cond: Value) -> Dependence {
     let Ok(g) = g.substitute(&map) else {
         return Dependence::Data;
     };
-    if g.vars().contains(&crate::coalescing::thread_var()) {
+    if g.contains_var(&crate::coalescing::thread_var()) {
         Dependence::Affine { g, op }
     } else if c.y.is_some() {
         Dependence::OnlyY

@@ -205,7 +205,7 @@ impl<'a> Nest<'a> {
         let x_expr = x.init.checked_add(&tx).ok()?;
         let mut map = HashMap::from([(x.var.clone(), x_expr)]);
         for r in &self.space.ivs {
-            if r.var == x.var || !r.init.vars().contains(&x.var) {
+            if r.var == x.var || !r.init.contains_var(&x.var) {
                 continue;
             }
             let init = r.init.substitute(&map).ok()?;

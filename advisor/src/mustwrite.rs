@@ -478,7 +478,7 @@ impl Run<'_, '_> {
         let next = HashMap::from([(k.clone(), Expr::var(k.name()).checked_add(&step).ok()?)]);
         let stride = x.lo.substitute(&next).ok()?.checked_sub(&x.lo).ok()?;
         let width = x.hi.checked_sub(&x.lo).ok()?;
-        if stride.vars().contains(k) || width.vars().contains(k) {
+        if stride.contains_var(k) || width.contains_var(k) {
             return None;
         }
         let zero = |e: Result<Expr, _>| {

@@ -88,7 +88,7 @@ pub fn entry_offset(
         ));
     };
     match expr.checked_sub(&Expr::var(base.name())) {
-        Ok(offset) if !offset.vars().contains(base) => match offset.as_constant() {
+        Ok(offset) if !offset.contains_var(base) => match offset.as_constant() {
             Some(c) if c == num_rational::BigRational::from_integer(0.into()) => {
                 EntryOffset::Same
             }

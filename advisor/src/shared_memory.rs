@@ -395,12 +395,7 @@ impl Ctx {
         let accesses: Vec<Access> = patterns.iter().map(|p| p.access.clone()).collect();
         let grid = [thread_var(), row_var()];
         let depends_on_grid = |e: &Expr| e.vars().iter().any(|v| grid.contains(v));
-        let in_inner = |p: &Pattern| {
-            self.inner
-                .ivs
-                .iter()
-                .any(|r| p.offset.vars().contains(&r.var))
-        };
+        let in_inner = |p: &Pattern| self.inner.ivs.iter().any(|r| p.offset.contains_var(&r.var));
         // Broadcast: the same area for every thread, read over inner loops.
         if patterns.iter().all(|p| !depends_on_grid(&p.offset)) {
             if !patterns.iter().any(in_inner) {

@@ -523,7 +523,7 @@ fn extreme_at_depth(
 ) -> Option<Expr> {
     let mut current = e.clone();
     for (at, r) in space.ivs.iter().enumerate().rev() {
-        if !current.vars().contains(&r.var) {
+        if !current.contains_var(&r.var) {
             continue;
         }
         let (mut m, used) = monotonicity_with_assumptions(&current, &r.var, env);

@@ -808,7 +808,7 @@ pub fn swept(
     };
     for r in ranges.iter().rev() {
         let k = &r.var;
-        if !lo.vars().contains(k) && !hi.vars().contains(k) {
+        if !lo.contains_var(k) && !hi.contains_var(k) {
             continue;
         }
         let next = HashMap::from([(
@@ -817,7 +817,7 @@ pub fn swept(
         )]);
         let stride = lo.substitute(&next).ok()?.checked_sub(&lo).ok()?;
         let width = hi.checked_sub(&lo).ok()?;
-        if stride.vars().contains(k) || width.vars().contains(k) {
+        if stride.contains_var(k) || width.contains_var(k) {
             return None;
         }
         let at = |e: &Expr, value: &Expr| {
@@ -835,7 +835,7 @@ pub fn swept(
     }
     let left = ranges
         .iter()
-        .any(|r| lo.vars().contains(&r.var) || hi.vars().contains(&r.var));
+        .any(|r| lo.contains_var(&r.var) || hi.contains_var(&r.var));
     (!left).then_some((lo, hi))
 }
 

@@ -118,6 +118,12 @@ impl Expr {
         s
     }
 
+    /// Whether `v` occurs anywhere in the expression, without collecting the others
+    /// (`vars().contains(v)` built an ordered set of every name for one question).
+    pub fn contains_var(&self, v: &Var) -> bool {
+        self.parts().iter().any(|p| p.contains_var(v))
+    }
+
     /// Whether this is a polynomial `c*v + r` with `c` a nonzero constant and `v` not in `r`.
     pub fn is_linear_in(&self, v: &Var) -> bool {
         self.as_poly().is_some_and(|p| p.is_linear_in(v))

@@ -208,6 +208,16 @@ proptest! {
     }
 
     #[test]
+    fn contains_var_agrees_with_vars(t in term(), env in env_strategy()) {
+        let Ok(e) = t.lower(&env) else { return Ok(()) };
+        let all = e.vars();
+        for name in VARS {
+            let v = Var::new(name);
+            prop_assert_eq!(e.contains_var(&v), all.contains(&v), "{}", e.to_c());
+        }
+    }
+
+    #[test]
     fn solver_answers_satisfy_equations(
         lhs in proptest::collection::vec(term(), 1..3),
         coeffs in proptest::collection::vec((-3i64..=3, -3i64..=3, 1i64..=4), 1..3),

@@ -671,7 +671,7 @@ fn over_counter(m: &ArrayMap, i: &Induction) -> Option<ArrayMap> {
     // The end of the range that makes the affine `p` least (or greatest).
     let piece = |p: &symbolic::Poly, greatest_wanted: bool| -> Option<String> {
         let e = Expr::Poly(p.clone());
-        if !e.vars().contains(&var) {
+        if !e.contains_var(&var) {
             return Some(e.to_c());
         }
         if !e.is_linear_in(&var) {
