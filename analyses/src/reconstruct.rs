@@ -191,6 +191,20 @@ struct Builder<'a> {
     /// Function names on the current inlining stack (recursion guard).
     call_stack: Vec<String>,
     call_depth: u32,
+    /// Callees already reconstructed in this reconstruction (shared with the nested
+    /// builders): every call site of a helper had rebuilt its loops and expressions.
+    inlined: std::rc::Rc<std::cell::RefCell<InlineMemo>>,
+}
+
+/// A callee's return expressions over its parameters (and each parameter's symbol and
+/// position), or `None` when they cannot be used, by callee, depth and inlining stack:
+/// what the callee's reconstruction depends on besides the program.
+type InlineMemo = HashMap<(String, u32, Vec<String>), Option<std::rc::Rc<CalleeReturns>>>;
+
+#[derive(Debug)]
+struct CalleeReturns {
+    returns: Vec<Expr>,
+    params: HashMap<Var, usize>,
 }
 
 impl<'a> Builder<'a> {
@@ -216,6 +230,7 @@ impl<'a> Builder<'a> {
             choices: HashMap::new(),
             call_stack,
             call_depth,
+            inlined: Default::default(),
         }
     }
 
@@ -657,10 +672,53 @@ impl<'a> Builder<'a> {
         {
             return None;
         }
-        let callee = self.program.function(name)?;
-        let forest = frontend::loops::analyze_loops(callee);
         let mut stack = self.call_stack.clone();
         stack.push(self.func.name.clone());
+        let key = (name.to_string(), self.call_depth + 1, stack);
+        let known = self.inlined.borrow().get(&key).cloned();
+        let callee = match known {
+            Some(callee) => callee?,
+            None => {
+                let made = self
+                    .callee_returns(name, key.2.clone())
+                    .map(std::rc::Rc::new);
+                self.inlined.borrow_mut().insert(key, made.clone());
+                made?
+            }
+        };
+        let (returns, params) = (&callee.returns, &callee.params);
+        let mut out = Vec::new();
+        let alternatives: Vec<Vec<Expr>> = args.iter().map(|a| self.operand(*a)).collect();
+        // One substitution per combination of argument alternatives (bounded).
+        let mut combos: Vec<HashMap<Var, Expr>> = vec![HashMap::new()];
+        for (var, i) in params {
+            let choices = alternatives.get(*i)?;
+            let mut next = Vec::new();
+            for combo in &combos {
+                for choice in choices {
+                    let mut c = combo.clone();
+                    c.insert(var.clone(), choice.clone());
+                    next.push(c);
+                }
+            }
+            combos = next;
+            if combos.len() > self.config.max_alternatives {
+                return None;
+            }
+        }
+        for combo in &combos {
+            for e in returns {
+                push_unique(&mut out, e.substitute(combo).ok()?);
+            }
+        }
+        (out.len() <= self.config.max_alternatives).then_some(out)
+    }
+
+    /// [`CalleeReturns`] of `name` reconstructed below `stack`; `None` when it is not
+    /// defined, returns nothing, or returns what depends on more than its parameters.
+    fn callee_returns(&self, name: &str, stack: Vec<String>) -> Option<CalleeReturns> {
+        let callee = self.program.function(name)?;
+        let forest = frontend::loops::analyze_loops(callee);
         let mut inner = Builder::new(
             self.program,
             callee,
@@ -668,6 +726,7 @@ impl<'a> Builder<'a> {
             self.call_depth + 1,
             stack,
         );
+        inner.inlined = self.inlined.clone();
         inner.run(&forest);
         let mut returns = Vec::new();
         for b in callee.blocks() {
@@ -687,36 +746,13 @@ impl<'a> Builder<'a> {
                 params.insert(var.clone(), i);
             }
         }
-        for e in &returns {
-            if e.vars().iter().any(|var| !params.contains_key(var)) {
-                return None;
-            }
+        if returns
+            .iter()
+            .any(|e| e.vars().iter().any(|var| !params.contains_key(var)))
+        {
+            return None;
         }
-        let mut out = Vec::new();
-        let alternatives: Vec<Vec<Expr>> = args.iter().map(|a| self.operand(*a)).collect();
-        // One substitution per combination of argument alternatives (bounded).
-        let mut combos: Vec<HashMap<Var, Expr>> = vec![HashMap::new()];
-        for (var, i) in &params {
-            let choices = alternatives.get(*i)?;
-            let mut next = Vec::new();
-            for combo in &combos {
-                for choice in choices {
-                    let mut c = combo.clone();
-                    c.insert(var.clone(), choice.clone());
-                    next.push(c);
-                }
-            }
-            combos = next;
-            if combos.len() > self.config.max_alternatives {
-                return None;
-            }
-        }
-        for combo in &combos {
-            for e in &returns {
-                push_unique(&mut out, e.substitute(combo).ok()?);
-            }
-        }
-        (out.len() <= self.config.max_alternatives).then_some(out)
+        Some(CalleeReturns { returns, params })
     }
 }
 
