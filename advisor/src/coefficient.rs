@@ -10,35 +10,32 @@ pub(crate) fn symbolic_coefficient(
     p: &symbolic::Poly,
     v: &Var,
 ) -> Option<(symbolic::Poly, symbolic::Poly)> {
-    use symbolic::{Atom, Monomial, Poly};
+    use symbolic::{Atom, Poly};
     let mut coefficient = Vec::new();
-    let mut rest = Vec::new();
-    for (monomial, c) in p.terms() {
-        let mut has = false;
-        let mut other = Monomial::one();
-        for (atom, exponent) in monomial.factors() {
+    let mut with_v = vec![false; p.terms().len()];
+    for (term, (monomial, c)) in p.terms().iter().enumerate() {
+        // Factors are distinct atoms: `v` is at most one of them, and the term's coefficient
+        // is the monomial without it (no product rebuilt atom by atom).
+        let mut at = None;
+        for (k, (atom, exponent)) in monomial.factors().iter().enumerate() {
             match atom {
                 Atom::Var(w) if w == v => {
                     if *exponent != 1 {
                         return None;
                     }
-                    has = true;
+                    at = Some(k);
                 }
-                _ => {
-                    if atom.contains_var(v) {
-                        return None;
-                    }
-                    for _ in 0..*exponent {
-                        other = other.mul(&Monomial::atom(atom.clone()));
-                    }
-                }
+                Atom::Var(_) => {}
+                _ if atom.contains_var(v) => return None,
+                _ => {}
             }
         }
-        if has {
-            coefficient.push((other, c.clone()));
-        } else {
-            rest.push((monomial.clone(), c.clone()));
+        if let Some(k) = at {
+            coefficient.push((monomial.without_factor(k), c.clone()));
+            with_v[term] = true;
         }
     }
-    Some((Poly::from_terms(coefficient), Poly::from_terms(rest)))
+    // The terms without `v` are a part of `p`'s normal form as they stand.
+    let rest = p.retain_terms(|term| !with_v[term]);
+    Some((Poly::from_terms(coefficient), rest))
 }

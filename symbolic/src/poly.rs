@@ -118,6 +118,13 @@ impl Monomial {
         &self.0
     }
 
+    /// The product without its `k`-th factor (in [`Monomial::factors`] order).
+    pub fn without_factor(&self, k: usize) -> Monomial {
+        let mut rest = self.0.to_vec();
+        rest.remove(k);
+        Monomial(Arc::from(rest))
+    }
+
     /// Whether this is the empty product.
     pub fn is_one(&self) -> bool {
         self.0.is_empty()
@@ -227,6 +234,21 @@ impl Poly {
             out.pop();
         }
         Poly { terms: out }.fuse_divmod()
+    }
+
+    /// The polynomial of the terms `keep` accepts (by position in [`Poly::terms`]): already
+    /// sorted, distinct and nonzero, and with no quotient and remainder left to fuse, as
+    /// part of a normal form; no sort or merge needed.
+    pub fn retain_terms(&self, mut keep: impl FnMut(usize) -> bool) -> Poly {
+        Poly {
+            terms: self
+                .terms
+                .iter()
+                .enumerate()
+                .filter(|(k, _)| keep(*k))
+                .map(|(_, t)| t.clone())
+                .collect(),
+        }
     }
 
     /// The products and coefficients, sorted by product (constant first).

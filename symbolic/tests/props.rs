@@ -218,6 +218,15 @@ proptest! {
     }
 
     #[test]
+    fn retained_terms_are_a_normal_form(t in term(), env in env_strategy(), mask in any::<u64>()) {
+        let Ok(e) = t.lower(&env) else { return Ok(()) };
+        let Some(p) = e.as_poly() else { return Ok(()) };
+        let keep = |k: usize| mask >> (k % 64) & 1 == 1;
+        let picked: Vec<_> = p.terms().iter().enumerate().filter(|(k, _)| keep(*k)).map(|(_, t)| t.clone()).collect();
+        prop_assert_eq!(p.retain_terms(keep), Poly::from_terms(picked), "{}", e.to_c());
+    }
+
+    #[test]
     fn solver_answers_satisfy_equations(
         lhs in proptest::collection::vec(term(), 1..3),
         coeffs in proptest::collection::vec((-3i64..=3, -3i64..=3, 1i64..=4), 1..3),
