@@ -8,7 +8,6 @@
 //! and of symbol assignments, and small values first, so a witness found is a small one.
 
 use crate::space::IvRange;
-use std::collections::{BTreeMap, HashMap};
 use symbolic::fast_eval::{compile, Compiled, Slots};
 use symbolic::{Expr, SignSet, Var};
 
@@ -817,9 +816,6 @@ fn var_of(slots: &Slots, k: usize) -> Var {
         .unwrap_or_else(|| Var::new("?"))
 }
 
-/// Second points with some enclosing values: by offset, their carrier iterations and indices.
-type ByOffset = BTreeMap<i128, Vec<(i128, usize)>>;
-
 /// The first pair (earliest first iteration; the stated distance, else the nearest later
 /// iteration) of a first point and a second point with equal enclosing values, a later
 /// carrier iteration, and overlapping bytes.
@@ -830,19 +826,23 @@ fn match_points(
     p2: &[Point],
     distance: Option<i64>,
 ) -> Option<(usize, usize)> {
-    // Second points by their enclosing values, then offset, then carrier iteration.
-    let mut index: HashMap<&[i128], ByOffset> = HashMap::new();
-    for (n, p) in p2.iter().enumerate() {
-        index
-            .entry(&p.ivs[..second.carrier])
-            .or_default()
-            .entry(p.offset)
-            .or_default()
-            .push((p.k, n));
+    // Second points sorted by their enclosing values, then offset, then carrier iteration
+    // (then position): the groups a first point can meet are ranges found by bisection, with
+    // no map of maps built per attempt.
+    let carrier = second.carrier;
+    fn enclosing_of(p: &Point, carrier: usize) -> &[i128] {
+        &p.ivs[..carrier]
     }
-    for list in index.values_mut().flat_map(|m| m.values_mut()) {
-        list.sort();
-    }
+    let enclosing = |p| enclosing_of(p, carrier);
+    let mut sorted: Vec<usize> = (0..p2.len()).collect();
+    sorted.sort_unstable_by(|&a, &b| {
+        let (x, y) = (&p2[a], &p2[b]);
+        enclosing(x)
+            .cmp(enclosing(y))
+            .then(x.offset.cmp(&y.offset))
+            .then(x.k.cmp(&y.k))
+            .then(a.cmp(&b))
+    });
     let mut order: Vec<usize> = (0..p1.len()).collect();
     order.sort_by_key(|&n| p1[n].k);
     let mut best: Option<(i128, i128, usize, usize)> = None;
@@ -851,17 +851,31 @@ fn match_points(
         if best.is_some_and(|(k1, ..)| p.k > k1) {
             break;
         }
-        let Some(by_offset) = index.get(&p.ivs[..first.carrier]) else {
-            continue;
-        };
+        let at = &p.ivs[..first.carrier];
+        let from = sorted.partition_point(|&m| enclosing(&p2[m]) < at);
+        let to = from + sorted[from..].partition_point(|&m| enclosing(&p2[m]) <= at);
+        let same = &sorted[from..to];
         // Overlap of [o1, o1 + s1) and [o2, o2 + s2): o1 - s2 < o2 < o1 + s1.
-        let range = (p.offset - second.bytes + 1)..(p.offset + first.bytes);
-        for list in by_offset.range(range).map(|(_, l)| l) {
-            let want = distance.map(|d| p.k + i128::from(d));
-            let pick = want
-                .and_then(|w| list.iter().find(|(k2, _)| *k2 == w))
-                .or_else(|| list.iter().find(|(k2, _)| *k2 > p.k));
-            if let Some(&(k2, m)) = pick {
+        let (lo, hi) = (p.offset - second.bytes + 1, p.offset + first.bytes);
+        let start = same.partition_point(|&m| p2[m].offset < lo);
+        let end = same.partition_point(|&m| p2[m].offset < hi);
+        let want = distance.map(|d| p.k + i128::from(d));
+        let mut g = start;
+        while g < end {
+            // One offset's points, by carrier iteration.
+            let offset = p2[same[g]].offset;
+            let group = &same[g..end][..same[g..end].partition_point(|&m| p2[m].offset == offset)];
+            g += group.len();
+            let exact = want.and_then(|w| {
+                let k = group.partition_point(|&m| p2[m].k < w);
+                group.get(k).filter(|&&m| p2[m].k == w).copied()
+            });
+            let later = || {
+                let k = group.partition_point(|&m| p2[m].k <= p.k);
+                group.get(k).copied()
+            };
+            if let Some(m) = exact.or_else(later) {
+                let k2 = p2[m].k;
                 // Prefer the stated distance, then the nearest iteration.
                 let score = if Some(k2) == want { 0 } else { k2 - p.k };
                 if best.is_none_or(|(_, s, ..)| score < s) {
