@@ -4,7 +4,8 @@
     python3 tools/pathological.py [DIR]   # writes the files to DIR (default: a temp dir)
 
 Each case is one generated C file: a loop body of 1,000 / 2,000 statements, an else-if chain
-of 500 branches, a 5,000-case switch, 1,000 and 10,000 loops in a row, one line holding a
+of 500 branches, a 5,000-case switch, 1,000 and 10,000 loops in a row, 120 and 300 loops in
+a row each around an inner loop and a store through an index, one line holding a
 loop body of 10,000 / 40,000 statements, 100 nested loops, sums of 5,000
 and 20,000 terms, 1,000 nested ifs and 2,000 nested `?:` (these two are refused by the
 parser's nesting limit with one diagnostic). `WW` names the warpwise binary (default: the
@@ -33,6 +34,15 @@ def cases():
     for n in (1000, 10000):
         loops = "\n".join(f"  for (int i{k} = 0; i{k} < n; i{k}++) a[i{k}] += {k};" for k in range(n))
         yield f"loops{n}", f"void f(double *a, int n) {{\n{loops}\n}}\n"
+    # Loops in a row, each around an inner loop and ending with a store through an index
+    # (the stale-name and rebase queries walked the dominator chain: N^4 until the
+    # twenty-fifth session).
+    for n in (120, 300):
+        loops = "\n".join(f"  for (int i{k} = 0; i{k} < n; i{k}++) {{\n"
+                          f"    for (int j = 0; j < n; j++) b[j] = b[j] + a[i{k}];\n"
+                          f"    a[idx[i{k}]] = {k};\n  }}" for k in range(n))
+        yield f"nested_rows{n}", (f"void f(double *a, double *b, const int *idx, int n) {{\n"
+                                  f"{loops}\n}}\n")
     # One long line: a loop body of `a[i] += b[i + k];` statements (issue 15's 4.4 MB line
     # holds 400,000 of them).
     for n in (10000, 40000):
