@@ -189,95 +189,94 @@ pub fn compile(e: &Expr, slots: &mut Slots) -> Option<Compiled> {
 /// when every value fits (a 64-bit checked multiply is one instruction, a 128-bit one a
 /// call), else in 128.
 fn eval_int_poly(p: &CPoly, vals: &[i128]) -> Option<i128> {
-    match eval_int_poly_64(p, vals) {
+    match eval_int_poly_in::<i64>(p, vals) {
         Some(v) => Some(i128::from(v)),
-        None => eval_int_poly_128(p, vals),
+        None => eval_int_poly_in::<i128>(p, vals),
     }
 }
 
-/// [`eval_int_poly`] in 64 bits: `None` on overflow or a value that does not fit, and
-/// where the 128-bit evaluation has no value either (a zero divisor).
-fn eval_int_poly_64(p: &CPoly, vals: &[i128]) -> Option<i64> {
-    let mut sum: i64 = 0;
+/// The checked integer arithmetic [`eval_int_poly_in`] needs, in 64 or 128 bits.
+trait Checked: Copy + Ord + TryFrom<i128> {
+    const ZERO: Self;
+    fn add(self, o: Self) -> Option<Self>;
+    fn sub(self, o: Self) -> Option<Self>;
+    fn mul(self, o: Self) -> Option<Self>;
+    fn neg(self) -> Option<Self>;
+    fn div(self, o: Self) -> Option<Self>;
+    fn rem(self, o: Self) -> Option<Self>;
+    fn div_euclid(self, o: Self) -> Option<Self>;
+}
+
+macro_rules! checked_int {
+    ($t:ty) => {
+        impl Checked for $t {
+            const ZERO: Self = 0;
+            fn add(self, o: Self) -> Option<Self> {
+                self.checked_add(o)
+            }
+            fn sub(self, o: Self) -> Option<Self> {
+                self.checked_sub(o)
+            }
+            fn mul(self, o: Self) -> Option<Self> {
+                self.checked_mul(o)
+            }
+            fn neg(self) -> Option<Self> {
+                self.checked_neg()
+            }
+            fn div(self, o: Self) -> Option<Self> {
+                self.checked_div(o)
+            }
+            fn rem(self, o: Self) -> Option<Self> {
+                self.checked_rem(o)
+            }
+            fn div_euclid(self, o: Self) -> Option<Self> {
+                self.checked_div_euclid(o)
+            }
+        }
+    };
+}
+
+checked_int!(i64);
+checked_int!(i128);
+
+/// `floor(x / d)`, `d != 0`: for `d < 0` it is `floor(-x / -d)`.
+fn floor_div<T: Checked>(x: T, d: T) -> Option<T> {
+    if d > T::ZERO {
+        x.div_euclid(d)
+    } else {
+        x.neg()?.div_euclid(d.neg()?)
+    }
+}
+
+/// [`eval_int_poly`] in `T`: `None` on overflow, on a value or coefficient that does not
+/// fit, and on a zero divisor.
+fn eval_int_poly_in<T: Checked>(p: &CPoly, vals: &[i128]) -> Option<T> {
+    let fit = |v: i128| T::try_from(v).ok();
+    let mut sum = T::ZERO;
     for (c, factors) in &p.terms {
-        let mut prod = i64::try_from(c.num).ok()?;
+        let mut prod = fit(c.num)?;
         for (atom, e) in factors {
             let v = match atom {
-                CAtom::Var(i) => i64::try_from(*vals.get(*i)?).ok()?,
+                CAtom::Var(i) => fit(*vals.get(*i)?)?,
                 CAtom::Div(q, d, kind) => {
-                    let x = eval_int_poly_64(q, vals)?;
-                    let d = i64::try_from(*d).ok()?;
-                    if d == 0 {
+                    let x = eval_int_poly_in::<T>(q, vals)?;
+                    let d = fit(*d)?;
+                    if d == T::ZERO {
                         return None;
                     }
                     match kind {
-                        DivKind::Trunc => x.checked_div(d)?,
-                        DivKind::TruncRem => x.checked_rem(d)?,
-                        DivKind::Floor => {
-                            if d > 0 {
-                                x.checked_div_euclid(d)?
-                            } else {
-                                x.checked_neg()?.checked_div_euclid(d.checked_neg()?)?
-                            }
-                        }
-                        DivKind::FloorMod => {
-                            let q = if d > 0 {
-                                x.checked_div_euclid(d)?
-                            } else {
-                                x.checked_neg()?.checked_div_euclid(d.checked_neg()?)?
-                            };
-                            x.checked_sub(d.checked_mul(q)?)?
-                        }
+                        DivKind::Trunc => x.div(d)?,
+                        DivKind::TruncRem => x.rem(d)?,
+                        DivKind::Floor => floor_div(x, d)?,
+                        DivKind::FloorMod => x.sub(d.mul(floor_div(x, d)?)?)?,
                     }
                 }
             };
             for _ in 0..*e {
-                prod = prod.checked_mul(v)?;
+                prod = prod.mul(v)?;
             }
         }
-        sum = sum.checked_add(prod)?;
-    }
-    Some(sum)
-}
-
-/// [`eval_int_poly`] in 128 bits.
-fn eval_int_poly_128(p: &CPoly, vals: &[i128]) -> Option<i128> {
-    let mut sum: i128 = 0;
-    for (c, factors) in &p.terms {
-        let mut prod = c.num;
-        for (atom, e) in factors {
-            let v = match atom {
-                CAtom::Var(i) => *vals.get(*i)?,
-                CAtom::Div(q, d, kind) => {
-                    let x = eval_int_poly_128(q, vals)?;
-                    if *d == 0 {
-                        return None;
-                    }
-                    match kind {
-                        DivKind::Trunc => x.checked_div(*d)?,
-                        DivKind::TruncRem => x.checked_rem(*d)?,
-                        DivKind::Floor => {
-                            x.checked_div_euclid(*d).filter(|_| *d > 0).or_else(|| {
-                                // floor(x / d) for d < 0 is floor(-x / -d).
-                                x.checked_neg()?.checked_div_euclid(d.checked_neg()?)
-                            })?
-                        }
-                        DivKind::FloorMod => {
-                            let q = if *d > 0 {
-                                x.checked_div_euclid(*d)?
-                            } else {
-                                x.checked_neg()?.checked_div_euclid(d.checked_neg()?)?
-                            };
-                            x.checked_sub(d.checked_mul(q)?)?
-                        }
-                    }
-                }
-            };
-            for _ in 0..*e {
-                prod = prod.checked_mul(v)?;
-            }
-        }
-        sum = sum.checked_add(prod)?;
+        sum = sum.add(prod)?;
     }
     Some(sum)
 }
