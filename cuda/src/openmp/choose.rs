@@ -178,6 +178,5 @@ fn reorders_float_updates(report: &LoopReport) -> bool {
 
 fn reorders(r: &advisor::model::Reduction) -> bool {
     matches!(r.kind, ReductionKind::Element | ReductionKind::Histogram)
-        && matches!(r.operator.as_str(), "+" | "-" | "*")
-        && ["float", "double"].iter().any(|t| r.c_type.contains(t))
+        && super::clauses::reassociates_floats(r)
 }

@@ -306,10 +306,7 @@ pub fn plan_port(
     if needs_openmp_51 {
         notes.push("`atomic compare` is OpenMP 5.1: build with `-fopenmp-version=51` where the compiler's default is older (clang 16)".into());
     }
-    let floating = report.reductions.iter().any(|r| {
-        matches!(r.operator.as_str(), "+" | "-" | "*")
-            && ["float", "double"].iter().any(|t| r.c_type.contains(t))
-    });
+    let floating = report.reductions.iter().any(reassociates_floats);
     if floating && !report.assumptions.iter().any(|a| a.contains("reassociat")) {
         notes.push("the floating-point reduction is reassociated: its rounding may differ from the sequential loop's".into());
     }
@@ -739,6 +736,13 @@ pub fn plan_port(
         arrays,
         notes,
     })
+}
+
+/// Whether combining the reduction's partial results in another order can change its
+/// rounding: a sum or product of `float`s or `double`s (min and max never round).
+pub(crate) fn reassociates_floats(r: &advisor::model::Reduction) -> bool {
+    matches!(r.operator.as_str(), "+" | "-" | "*")
+        && ["float", "double"].iter().any(|t| r.c_type.contains(t))
 }
 
 /// A directive (`head`, `#pragma omp target teams distribute parallel for`) and its
