@@ -4,15 +4,17 @@
 //! constraints, every point of the iteration space around each access is enumerated (the
 //! loops enclosing the carrier fixed and shared, the carrier's iteration and the inner
 //! loops free on each side); the first access's byte ranges are then matched against the
-//! second's, in a later iteration of the carrier. Everything is bounded: a budget of points
-//! and of symbol assignments, and small values first, so a witness found is a small one.
+//! second's, in a later iteration of the carrier. Everything is bounded: a budget of nodes
+//! walked and of symbol assignments, the cheapest assignments and small values first, so a
+//! witness found is a small one.
 
 use crate::space::IvRange;
 use symbolic::fast_eval::{compile, Compiled, Slots};
 use symbolic::{Expr, SignSet, Var};
 
 /// Nodes of the enumeration (points, the loops' values around them, values skipped) per
-/// search, over all assignments, for a pair the static tests found dependent; pairs they could not decide get a tenth (the search is then only a chance).
+/// search, over all assignments, for a pair the static tests found dependent; pairs they
+/// could not decide get a tenth (the search is then only a chance).
 pub const POINT_BUDGET: usize = 60_000;
 /// Largest value tried for a symbol.
 const MAX_VALUE: i128 = 64;
