@@ -447,6 +447,22 @@ struct FunctionContext<'a> {
     call_effects: std::cell::RefCell<HashMap<LoopId, std::rc::Rc<crate::callsites::LoopEffects>>>,
 }
 
+/// A per-loop value computed on first use and shared after: the memo fields of
+/// [`FunctionContext`]. The cell is not borrowed while `compute` runs, which may fill
+/// other memos (call effects ask for the variant symbols).
+fn memoized<T>(
+    memo: &std::cell::RefCell<HashMap<LoopId, std::rc::Rc<T>>>,
+    id: LoopId,
+    compute: impl FnOnce() -> T,
+) -> std::rc::Rc<T> {
+    if let Some(known) = memo.borrow().get(&id) {
+        return known.clone();
+    }
+    let computed = std::rc::Rc::new(compute());
+    memo.borrow_mut().insert(id, computed.clone());
+    computed
+}
+
 /// What the friendliness test found for one loop as the parallel one.
 #[derive(Clone, Debug)]
 struct LoopFacts {
@@ -592,12 +608,7 @@ impl<'a> FunctionContext<'a> {
     /// Symbols whose value may change between iterations of loop `id`, other than the
     /// induction variables of the loops of the nest (which the dependence test renames).
     fn variant_symbols(&self, id: LoopId) -> std::rc::Rc<HashSet<Var>> {
-        if let Some(known) = self.variant.borrow().get(&id) {
-            return known.clone();
-        }
-        let computed = std::rc::Rc::new(self.compute_variant_symbols(id));
-        self.variant.borrow_mut().insert(id, computed.clone());
-        computed
+        memoized(&self.variant, id, || self.compute_variant_symbols(id))
     }
 
     fn compute_variant_symbols(&self, id: LoopId) -> HashSet<Var> {
@@ -637,9 +648,13 @@ impl<'a> FunctionContext<'a> {
         while let Some(parent) = self.forest.loop_(outermost).parent {
             outermost = parent;
         }
-        if let Some(known) = self.nest_symbols.borrow().get(&outermost) {
-            return known.clone();
-        }
+        memoized(&self.nest_symbols, outermost, || {
+            self.symbols_of_nest(outermost)
+        })
+    }
+
+    /// [`FunctionContext::nest_symbols`] of the nest whose outermost loop is `outermost`.
+    fn symbols_of_nest(&self, outermost: LoopId) -> HashSet<Var> {
         let mut symbols = HashSet::new();
         let mut seen = HashSet::new();
         let mut work: Vec<Value> = Vec::new();
@@ -662,10 +677,6 @@ impl<'a> FunctionContext<'a> {
             }
             work.extend(kind.operands());
         }
-        let symbols = std::rc::Rc::new(symbols);
-        self.nest_symbols
-            .borrow_mut()
-            .insert(outermost, symbols.clone());
         symbols
     }
 
@@ -744,20 +755,17 @@ impl<'a> FunctionContext<'a> {
     /// assumed not to overlap for this purpose (the thesis' assumption), and the report
     /// says so when it mattered.
     fn invariants(&self, id: LoopId) -> std::rc::Rc<Invariants> {
-        if let Some(known) = self.invariants.borrow().get(&id) {
-            return known.clone();
-        }
-        let computed = std::rc::Rc::new(loop_invariants_in(
-            &self.invariance,
-            &self.unit.lowered.program,
-            self.func,
-            self.forest,
-            id,
-            self.rec,
-            AliasPolicy::DistinctParameters,
-        ));
-        self.invariants.borrow_mut().insert(id, computed.clone());
-        computed
+        memoized(&self.invariants, id, || {
+            loop_invariants_in(
+                &self.invariance,
+                &self.unit.lowered.program,
+                self.func,
+                self.forest,
+                id,
+                self.rec,
+                AliasPolicy::DistinctParameters,
+            )
+        })
     }
 
     /// The iteration space of loop `id`, with the signs known at its header.
@@ -1030,24 +1038,18 @@ impl<'a> FunctionContext<'a> {
     /// The side effects of the loop's calls, instantiated from the callees' summaries once
     /// per loop (the friendliness test and the parameters both ask).
     fn call_effects(&self, id: LoopId) -> std::rc::Rc<crate::callsites::LoopEffects> {
-        if let Some(known) = self.call_effects.borrow().get(&id) {
-            return known.clone();
-        }
-        let variant = self.variant_symbols(id);
-        let computed = std::rc::Rc::new(crate::callsites::loop_effects(
-            &crate::callsites::LoopSite {
+        memoized(&self.call_effects, id, || {
+            crate::callsites::loop_effects(&crate::callsites::LoopSite {
                 summaries: self.summaries,
                 unit: self.unit_index,
                 func: self.func,
                 forest: self.forest,
                 loop_id: id,
                 rec: self.rec,
-                variant: &variant,
+                variant: &self.variant_symbols(id),
                 private_allocations: &self.private_allocations,
-            },
-        ));
-        self.call_effects.borrow_mut().insert(id, computed.clone());
-        computed
+            })
+        })
     }
 
     /// C99 6.5.6: indexing a row of a fixed-size array (`A[i][j]` with `double A[N][1100]`)
