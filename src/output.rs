@@ -82,3 +82,18 @@ pub fn unit_paths(inputs: &[frontend::preprocess::TranslationUnitInput]) -> Vec<
         })
         .collect()
 }
+
+/// Refuses (exit 2) a profile path that holds something other than a file or a symlink
+/// (which is replaced): the instrumented program appends its runs to the profile and
+/// `warpwise profile` reads them back and rewrites it, which a device or FIFO cannot take,
+/// and `--fresh` would delete `/dev/null` itself.
+pub fn refuse_special_profile(profile: &Path) -> Result<(), String> {
+    match std::fs::symlink_metadata(profile) {
+        Ok(meta) if !meta.is_file() && !meta.is_symlink() => Err(format!(
+            "the profile `{}` is not a regular file; the program appends its runs to it \
+             and warpwise reads them back (choose a file for -o)",
+            profile.display()
+        )),
+        _ => Ok(()),
+    }
+}

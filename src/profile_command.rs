@@ -43,6 +43,7 @@ pub fn run_command(args: &ProfileArgs) -> ExitCode {
     };
     if let Err(e) =
         crate::output::refuse_clobbering(Some(&args.output), &crate::output::unit_paths(&inputs))
+            .and_then(|()| crate::output::refuse_special_profile(&args.output))
     {
         eprintln!("error: {e}");
         return ExitCode::from(2);

@@ -112,6 +112,50 @@ fn an_output_onto_an_input_is_refused() {
     assert_eq!(std::fs::read(s.path("r.yaml")).unwrap(), report);
 }
 
+/// `-o /dev/null`, `-o /dev/stdout` and a named pipe are written into, never renamed over
+/// (as root, renaming over `/dev/null` leaves an ordinary file there for every program
+/// after); a profile, which the program appends to and warpwise reads back, must be a file.
+#[cfg(target_os = "linux")]
+#[test]
+fn devices_and_standard_streams_are_written_into_not_replaced() {
+    use std::os::unix::fs::FileTypeExt;
+    let s = Scratch::with(&["vector_add.c"]);
+    let report = ["analyze", "vector_add.c", "--format", "yaml", "-o"];
+    let null_was_device = std::fs::symlink_metadata("/dev/null")
+        .unwrap()
+        .file_type()
+        .is_char_device();
+    let out = s.run(&[&report[..], &["/dev/null"]].concat());
+    assert!(out.status.success(), "{}", text(&out));
+    let null_is_device = std::fs::symlink_metadata("/dev/null")
+        .unwrap()
+        .file_type()
+        .is_char_device();
+    assert_eq!(null_was_device, null_is_device);
+
+    let out = s.run(&[&report[..], &["/dev/stdout"]].concat());
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("kernel-report"),
+        "{}",
+        text(&out)
+    );
+
+    let fifo = s.path("pipe");
+    let made = Command::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(made.success());
+    check(
+        &s,
+        &["profile", "vector_add.c", "--fresh", "-o", "pipe"],
+        2,
+        "is not a regular file",
+    );
+    assert!(std::fs::symlink_metadata(&fifo)
+        .unwrap()
+        .file_type()
+        .is_fifo());
+}
+
 #[cfg(unix)]
 #[test]
 fn outputs_replace_symlinks_instead_of_writing_through_them() {

@@ -6,7 +6,9 @@
 //! (another local user could plant it); files warpwise reuses between runs live in a
 //! per-user cache directory that is checked to be owned by the user and closed to others;
 //! an output replaces what is at its path (a symlink included) instead of writing through
-//! it; and an output that resolves to one of the command's inputs is refused.
+//! it, except a FIFO, a character device (`/dev/null`) or a link to the standard output
+//! or error, which are written into; and an output that resolves to one of the command's
+//! inputs is refused.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -126,9 +128,22 @@ fn check_private(dir: &Path) -> std::io::Result<()> {
 /// Writes `bytes` to `path` through a fresh temporary file in the same directory, renamed
 /// over `path`: a symlink at `path` is replaced, never written through, and a reader never
 /// sees half a file. A directory at `path` is an error.
+///
+/// Two kinds of path are written in place instead, because replacing them would break
+/// them: a FIFO or character device (`-o /dev/null`, a named pipe; renaming over
+/// `/dev/null` as root would leave an ordinary file there for every other program), and a
+/// link to this process's own standard output or error (`/dev/stdout`, `/dev/fd/2`).
+/// A block device, a socket or anything else that is not a file is refused.
 pub fn write_output(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    if std::fs::symlink_metadata(path).is_ok_and(|m| m.is_dir()) {
-        return Err(std::io::Error::other("is a directory"));
+    match std::fs::symlink_metadata(path) {
+        Ok(meta) if meta.is_dir() => return Err(std::io::Error::other("is a directory")),
+        Ok(meta) if meta.is_symlink() => {
+            if let Some(stream) = standard_stream(path) {
+                return stream.write(bytes);
+            }
+        }
+        Ok(meta) if !meta.is_file() => return write_in_place(path, &meta, bytes),
+        _ => {}
     }
     let dir = path
         .parent()
@@ -148,6 +163,79 @@ pub fn write_output(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     tmp.as_file().sync_all()?;
     tmp.persist(path).map_err(|e| e.error)?;
     Ok(())
+}
+
+/// Writes into the FIFO or character device `found` at `path`, opened without creating or
+/// truncating anything. The opened file must be the one `found` describes: a symlink
+/// swapped in between the check and the open is refused before a byte is written.
+#[cfg(unix)]
+fn write_in_place(path: &Path, found: &std::fs::Metadata, bytes: &[u8]) -> std::io::Result<()> {
+    use std::os::unix::fs::{FileTypeExt, MetadataExt};
+    let kind = found.file_type();
+    if !(kind.is_fifo() || kind.is_char_device()) {
+        return Err(std::io::Error::other(
+            "is neither a file, a FIFO nor a character device",
+        ));
+    }
+    let mut file = std::fs::OpenOptions::new().write(true).open(path)?;
+    let opened = file.metadata()?;
+    if (opened.dev(), opened.ino()) != (found.dev(), found.ino()) {
+        return Err(std::io::Error::other("was replaced while being opened"));
+    }
+    file.write_all(bytes)?;
+    file.flush()
+}
+
+#[cfg(not(unix))]
+fn write_in_place(_: &Path, _: &std::fs::Metadata, _: &[u8]) -> std::io::Result<()> {
+    Err(std::io::Error::other("is not a file"))
+}
+
+/// This process's standard output or error.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum StandardStream {
+    Output,
+    Error,
+}
+
+impl StandardStream {
+    fn write(self, bytes: &[u8]) -> std::io::Result<()> {
+        match self {
+            StandardStream::Output => {
+                let mut out = std::io::stdout().lock();
+                out.write_all(bytes)?;
+                out.flush()
+            }
+            StandardStream::Error => std::io::stderr().lock().write_all(bytes),
+        }
+    }
+}
+
+/// The standard stream the symlink `path` leads to, through at most eight links, if it
+/// names descriptor 1 or 2 in `/proc/self/fd` (which `/dev/stdout` and `/dev/fd/N` are
+/// links into). Any other link, a descriptor above 2 included, is not followed: the
+/// caller replaces it.
+fn standard_stream(path: &Path) -> Option<StandardStream> {
+    let own = std::fs::canonicalize("/proc/self/fd").ok()?;
+    let mut link = path.to_path_buf();
+    for _ in 0..8 {
+        let parent = link.parent().filter(|p| !p.as_os_str().is_empty());
+        if let (Some(parent), Some(name)) = (parent, link.file_name()) {
+            if std::fs::canonicalize(parent).is_ok_and(|p| p == own) {
+                return match name.to_str() {
+                    Some("1") => Some(StandardStream::Output),
+                    Some("2") => Some(StandardStream::Error),
+                    _ => None,
+                };
+            }
+        }
+        let target = std::fs::read_link(&link).ok()?;
+        link = match link.parent() {
+            Some(parent) if target.is_relative() => parent.join(target),
+            _ => target,
+        };
+    }
+    None
 }
 
 /// The input `output` would overwrite, if any: same file (device and inode, following
@@ -186,6 +274,68 @@ mod tests {
         assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
         assert_eq!(std::fs::read_to_string(&out).unwrap(), "report");
         assert!(!std::fs::symlink_metadata(&out).unwrap().is_symlink());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn an_output_onto_a_fifo_is_written_into_it_not_renamed_over_it() {
+        use std::io::Read;
+        use std::os::unix::fs::FileTypeExt;
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("pipe");
+        let made = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap();
+        assert!(made.success());
+        let reader = {
+            let fifo = fifo.clone();
+            std::thread::spawn(move || {
+                let mut text = String::new();
+                std::fs::File::open(fifo)
+                    .unwrap()
+                    .read_to_string(&mut text)
+                    .unwrap();
+                text
+            })
+        };
+        write_output(&fifo, b"report").unwrap();
+        // Checked before joining: a reader still waiting on a replaced FIFO never returns.
+        let kind = std::fs::symlink_metadata(&fifo).unwrap().file_type();
+        assert!(kind.is_fifo(), "the FIFO was replaced by {kind:?}");
+        assert_eq!(reader.join().unwrap(), "report");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn an_output_onto_dev_null_leaves_the_device_there() {
+        use std::os::unix::fs::FileTypeExt;
+        let null = Path::new("/dev/null");
+        let before = std::fs::symlink_metadata(null).unwrap().file_type();
+        write_output(null, b"report").unwrap();
+        let after = std::fs::symlink_metadata(null).unwrap().file_type();
+        assert_eq!(before.is_char_device(), after.is_char_device());
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn links_to_the_standard_streams_are_told_from_other_links() {
+        assert_eq!(
+            standard_stream(Path::new("/dev/stdout")),
+            Some(StandardStream::Output)
+        );
+        assert_eq!(
+            standard_stream(Path::new("/proc/self/fd/2")),
+            Some(StandardStream::Error)
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let planted = dir.path().join("report.yaml");
+        std::os::unix::fs::symlink("/proc/self/fd/0", &planted).unwrap();
+        assert_eq!(standard_stream(&planted), None);
+        let elsewhere = dir.path().join("other.yaml");
+        std::os::unix::fs::symlink(dir.path().join("victim"), &elsewhere).unwrap();
+        assert_eq!(standard_stream(&elsewhere), None);
     }
 
     #[test]
