@@ -131,17 +131,14 @@ pub fn run(args: &AnalyzeArgs) -> ExitCode {
     // afterwards in the order given.
     let mode = crate::progress::Mode::detect(args.quiet);
     let loading = Progress::start(mode, "loading", inputs.len());
-    let loaded: Vec<_> = {
-        use rayon::prelude::*;
-        inputs
-            .par_iter()
-            .map(load_unit)
-            .inspect(|loaded| {
-                let name = loaded.as_ref().map(|u| u.path.display().to_string());
-                loading.done(name.as_deref().unwrap_or(""));
-            })
-            .collect()
-    };
+    // `Diagnostic` is large, but errors are the cold path (as in the frontend).
+    #[allow(clippy::result_large_err)]
+    let loaded: Vec<_> = advisor::parallel::map(&inputs, |input| {
+        let loaded = load_unit(input);
+        let name = loaded.as_ref().map(|u| u.path.display().to_string());
+        loading.done(name.as_deref().unwrap_or(""));
+        loaded
+    });
     loading.finish();
     let progress = Progress::start(mode, "analysing", inputs.len());
     let mut units = Vec::new();

@@ -129,66 +129,68 @@ pub fn analyze_units_reporting(
         }
     }
     let next = AtomicUsize::new(0);
-    let workers = rayon::current_num_threads().clamp(1, items.len().max(1));
     // One cache of callee summaries and reconstructions for all workers: each is a
     // function of the program alone, so which worker makes it first does not matter (two
     // may make the same one at once; either copy will do).
     let summaries = crate::summaries::Summaries::new(&view);
-    // The functions called in loops first, in parallel along the call graph: summarized
-    // on demand, the workers would wait for each other's callees in turn.
-    let called_in_loops: Vec<crate::program::FuncRef> = {
-        use rayon::prelude::*;
-        let mut found: Vec<crate::program::FuncRef> = items
-            .par_iter()
-            .flat_map_iter(|&(u, index)| {
-                let func = &units[u].lowered.program.functions[index];
-                let forest = analyze_loops(func);
-                let in_loops: BTreeSet<frontend::ir::Block> = forest
-                    .loops
-                    .iter()
-                    .flat_map(|l| l.blocks.iter().copied())
-                    .collect();
-                let mut callees = Vec::new();
-                for b in in_loops {
-                    for &v in &func.block(b).insts {
-                        if let InstKind::Call {
-                            callee: Callee::Direct(name),
-                            ..
-                        } = &func.inst(v).kind
-                        {
-                            callees.extend(view.resolve(u, name));
-                        }
+    // Per function, the callees its loops call (and whether it has loops at all).
+    let loop_callees: Vec<Option<Vec<crate::program::FuncRef>>> =
+        crate::parallel::map(&items, |&(u, index)| {
+            let func = &units[u].lowered.program.functions[index];
+            let forest = analyze_loops(func);
+            if forest.loops.is_empty() {
+                return None;
+            }
+            let in_loops: BTreeSet<frontend::ir::Block> = forest
+                .loops
+                .iter()
+                .flat_map(|l| l.blocks.iter().copied())
+                .collect();
+            let mut callees = Vec::new();
+            for b in in_loops {
+                for &v in &func.block(b).insts {
+                    if let InstKind::Call {
+                        callee: Callee::Direct(name),
+                        ..
+                    } = &func.inst(v).kind
+                    {
+                        callees.extend(view.resolve(u, name));
                     }
                 }
-                callees
-            })
-            .collect();
-        found.sort();
-        found.dedup();
-        found
-    };
+            }
+            Some(callees)
+        });
+    // The functions called in loops first, in parallel along the call graph: summarized
+    // on demand, the workers would wait for each other's callees in turn.
+    let mut called_in_loops: Vec<crate::program::FuncRef> =
+        loop_callees.iter().flatten().flatten().copied().collect();
+    called_in_loops.sort();
+    called_in_loops.dedup();
     summaries.prepare(&called_in_loops);
-    std::thread::scope(|scope| {
-        for _ in 0..workers {
-            scope.spawn(|| loop {
-                let k = next.fetch_add(1, Ordering::Relaxed);
-                let Some(&item) = order.get(k) else { break };
-                let (u, index) = items[item];
-                let reports = analyze_function_in_program(
-                    &summaries,
-                    u,
-                    index,
-                    filter,
-                    target,
-                    &HashMap::new(),
-                );
-                *results[item].lock().unwrap_or_else(|e| e.into_inner()) = reports;
-                if remaining[u].fetch_sub(1, Ordering::AcqRel) == 1 {
-                    done(&units[u]);
-                }
-            });
+    // A worker per function with loops, up to the threads there are; one works here (a
+    // function without loops is over as soon as it is looked at).
+    let with_loops = loop_callees.iter().filter(|c| c.is_some()).count();
+    let workers = crate::parallel::threads().clamp(1, with_loops.max(1));
+    let work = || loop {
+        let k = next.fetch_add(1, Ordering::Relaxed);
+        let Some(&item) = order.get(k) else { break };
+        let (u, index) = items[item];
+        let reports =
+            analyze_function_in_program(&summaries, u, index, filter, target, &HashMap::new());
+        *results[item].lock().unwrap_or_else(|e| e.into_inner()) = reports;
+        if remaining[u].fetch_sub(1, Ordering::AcqRel) == 1 {
+            done(&units[u]);
         }
-    });
+    };
+    if workers == 1 {
+        work();
+    } else {
+        std::thread::scope(|scope| {
+            for _ in 0..workers {
+                scope.spawn(work);
+            }
+        });
+    }
     let reports = results
         .into_iter()
         .flat_map(|r| r.into_inner().unwrap_or_else(|e| e.into_inner()));

@@ -24,6 +24,7 @@ pub mod merged;
 pub mod model;
 pub mod mustwrite;
 pub mod overlap;
+pub mod parallel;
 pub mod performance;
 pub mod present;
 pub mod privatize;

@@ -399,7 +399,6 @@ impl<'v> Summaries<'v> {
     /// components level by level (a component's callees are in lower levels), each level's
     /// components at once. [`Self::of`] then finds them made.
     pub fn prepare(&self, roots: &[FuncRef]) {
-        use rayon::prelude::*;
         let reach = self.reachable(roots.iter().copied());
         let mut level = vec![0usize; self.components.len()];
         let mut levels: Vec<Vec<usize>> = Vec::new();
@@ -423,7 +422,7 @@ impl<'v> Summaries<'v> {
             levels[below].push(k);
         }
         for components in &levels {
-            components.par_iter().for_each(|&k| self.make(k));
+            crate::parallel::map(components, |&k| self.make(k));
         }
     }
 
@@ -484,13 +483,8 @@ impl<'v> Summaries<'v> {
         // Members are built independently (calls among them are skipped): in parallel, as a
         // large program's one big cycle (sqlite3's parser and code generator: hundreds of
         // functions) would otherwise be made by one worker.
-        let built: Vec<(FuncRef, Summary)> = {
-            use rayon::prelude::*;
-            component
-                .par_iter()
-                .map(|g| (*g, self.build(*g, &members)))
-                .collect()
-        };
+        let built: Vec<(FuncRef, Summary)> =
+            crate::parallel::map(component, |g| (*g, self.build(*g, &members)));
         let pure = built.iter().all(|(_, s)| s.is_pure());
         if let ([f], [(_, direct)], false) = (component, built.as_slice(), pure) {
             let is_self = |name: &str| self.view.resolve(f.unit, name) == Some(*f);

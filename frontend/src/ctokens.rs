@@ -118,6 +118,89 @@ pub(crate) fn lex(text: &str, system_dirs: &[PathBuf]) -> Vec<Tok> {
     out
 }
 
+/// Drops the tokens inside the byte ranges of `blanked` (made spaces), which must be sorted
+/// and disjoint, so that `toks` are the tokens of the blanked text. False, with `toks`
+/// unchanged, when a token straddles a range's edge (part of it blanked): only lexing the
+/// new text tells what it became.
+pub(crate) fn drop_within(toks: &mut Vec<Tok>, blanked: &[(usize, usize)]) -> bool {
+    if blanked.is_empty() {
+        return true;
+    }
+    let straddles = |t: &Tok, (start, end): (usize, usize)| {
+        (t.start < start && start < t.end) || (t.start < end && end < t.end)
+    };
+    let mut next = 0;
+    if toks
+        .iter()
+        .any(|t| first_not_before(blanked, &mut next, t).is_some_and(|r| straddles(t, r)))
+    {
+        return false;
+    }
+    // In place: the token list of a large file is megabytes, and a copy is fresh pages.
+    next = 0;
+    toks.retain(|t| {
+        !first_not_before(blanked, &mut next, t)
+            .is_some_and(|(start, end)| start <= t.start && t.end <= end)
+    });
+    true
+}
+
+/// The first of the sorted `ranges` from `*next` on that does not end before `t` starts;
+/// `*next` advances to it (tokens come in order).
+fn first_not_before(
+    ranges: &[(usize, usize)],
+    next: &mut usize,
+    t: &Tok,
+) -> Option<(usize, usize)> {
+    while *next < ranges.len() && ranges[*next].1 <= t.start {
+        *next += 1;
+    }
+    ranges.get(*next).copied()
+}
+
+/// The tokens of the text after the identifier `word` and a space were inserted at each
+/// offset of `sites` (ascending, each at a token's start or at the end): the inserted words
+/// are tokens of user code, and every token moves by the insertions at or before it.
+pub(crate) fn with_insertions(toks: Vec<Tok>, sites: &[usize], word: &str) -> Vec<Tok> {
+    if sites.is_empty() {
+        return toks;
+    }
+    let step = word.len() + 1;
+    let mut out = Vec::with_capacity(toks.len() + sites.len());
+    let mut done = 0;
+    let insert_upto = |out: &mut Vec<Tok>, done: &mut usize, limit: Option<usize>| {
+        while *done < sites.len() && limit.is_none_or(|at| sites[*done] <= at) {
+            let start = sites[*done] + *done * step;
+            out.push(Tok {
+                start,
+                end: start + word.len(),
+                kind: TokKind::Ident,
+                system: false,
+            });
+            *done += 1;
+        }
+    };
+    for t in toks {
+        insert_upto(&mut out, &mut done, Some(t.start));
+        out.push(Tok {
+            start: t.start + done * step,
+            end: t.end + done * step,
+            ..t
+        });
+    }
+    insert_upto(&mut out, &mut done, None);
+    out
+}
+
+/// The same tokens (offsets and kinds; the system flag aside): what a pass that kept the
+/// tokens of a text it changed checks, in debug builds, against lexing the text again.
+pub(crate) fn same_tokens(a: &[Tok], b: &[Tok]) -> bool {
+    a.len() == b.len()
+        && a.iter()
+            .zip(b)
+            .all(|(x, y)| (x.start, x.end, x.kind) == (y.start, y.end, y.kind))
+}
+
 /// End of the quoted literal starting at `i` (its quote character), escapes included; a
 /// literal left open ends at the line's end.
 fn skip_quoted(b: &[u8], i: usize) -> usize {
@@ -184,6 +267,52 @@ mod tests {
         let toks = lex(src, &[]);
         let system: Vec<bool> = toks.iter().map(|t| t.system).collect();
         assert_eq!(system, vec![false, true, false]);
+    }
+
+    /// `text` with the byte ranges `blanked` made spaces.
+    fn blank(text: &str, blanked: &[(usize, usize)]) -> String {
+        let mut out = text.as_bytes().to_vec();
+        for &(s, e) in blanked {
+            out[s..e].fill(b' ');
+        }
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn tokens_follow_blanking_and_insertions_or_say_they_cannot() {
+        let src = "static x = f(a, \"s t\") + 1.5e-3;\nint y;";
+        for (s, e) in [(0, 6), (13, 14), (16, 23), (0, src.len()), (7, 8)] {
+            let mut toks = lex(src, &[]);
+            assert!(drop_within(&mut toks, &[(s, e)]));
+            assert!(
+                same_tokens(&toks, &lex(&blank(src, &[(s, e)]), &[])),
+                "{s}..{e}"
+            );
+        }
+        // Part of `static` or of the string: only lexing again tells.
+        for range in [(2, 4), (18, 30)] {
+            let mut toks = lex(src, &[]);
+            let before = toks.len();
+            assert!(!drop_within(&mut toks, &[range]));
+            assert_eq!(toks.len(), before);
+        }
+        let starts: Vec<usize> = lex(src, &[]).iter().map(|t| t.start).collect();
+        for sites in [
+            vec![0],
+            vec![starts[2], starts[2]],
+            vec![starts[1], src.len()],
+        ] {
+            let mut text = String::new();
+            let mut from = 0;
+            for &at in &sites {
+                text.push_str(&src[from..at]);
+                text.push_str("int ");
+                from = at;
+            }
+            text.push_str(&src[from..]);
+            let moved = with_insertions(lex(src, &[]), &sites, "int");
+            assert!(same_tokens(&moved, &lex(&text, &[])), "{sites:?}");
+        }
     }
 
     #[test]

@@ -134,7 +134,21 @@ fn check_private(dir: &Path) -> std::io::Result<()> {
 /// `/dev/null` as root would leave an ordinary file there for every other program), and a
 /// link to this process's own standard output or error (`/dev/stdout`, `/dev/fd/2`).
 /// A block device, a socket or anything else that is not a file is refused.
+///
+/// The data are not forced to disk before the rename (as compilers do not force their
+/// objects): a report is made again in a second, and the sync was a tenth of a small
+/// file's run. What is dear to remake goes through [`write_output_synced`].
 pub fn write_output(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    write_replacing(path, bytes, false)
+}
+
+/// [`write_output`], with the data on disk before the rename: for a profile, which holds
+/// runs of the user's program that may have taken hours.
+pub fn write_output_synced(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    write_replacing(path, bytes, true)
+}
+
+fn write_replacing(path: &Path, bytes: &[u8], sync: bool) -> std::io::Result<()> {
     match std::fs::symlink_metadata(path) {
         Ok(meta) if meta.is_dir() => return Err(std::io::Error::other("is a directory")),
         Ok(meta) if meta.is_symlink() => {
@@ -160,7 +174,9 @@ pub fn write_output(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     }
     let mut tmp = builder.tempfile_in(dir)?;
     tmp.write_all(bytes)?;
-    tmp.as_file().sync_all()?;
+    if sync {
+        tmp.as_file().sync_all()?;
+    }
     tmp.persist(path).map_err(|e| e.error)?;
     Ok(())
 }

@@ -26,10 +26,12 @@
 
 use std::path::PathBuf;
 
-use crate::ctokens::{lex, matching_close, TokKind};
+use crate::ctokens::{lex, matching_close, Tok, TokKind};
 
-/// Applies the rewrites to preprocessed text in place.
-pub(crate) fn rewrite(text: &mut String, system_dirs: &[PathBuf]) {
+/// Applies the rewrites to preprocessed text in place; returns the tokens of the new text
+/// (those of the old one, less the erased and with each `unsigned __int128` one token, or
+/// the text lexed again where a segment was rotated).
+pub(crate) fn rewrite(text: &mut String, system_dirs: &[PathBuf]) -> Vec<Tok> {
     let toks = lex(text, system_dirs);
     let mut edits: Vec<(usize, usize, &'static str)> = Vec::new();
     let mut blank: Vec<(usize, usize)> = Vec::new();
@@ -78,7 +80,10 @@ pub(crate) fn rewrite(text: &mut String, system_dirs: &[PathBuf]) {
         }
     }
     let rotations = record_attributes(&toks, text, &mut blank);
-    for (start, end) in blank {
+    if edits.is_empty() && blank.is_empty() && rotations.is_empty() {
+        return toks;
+    }
+    for &(start, end) in &blank {
         // Byte by byte, so a multi-byte character in a string argument keeps its length.
         let spaces: String = text.as_bytes()[start..end]
             .iter()
@@ -86,13 +91,13 @@ pub(crate) fn rewrite(text: &mut String, system_dirs: &[PathBuf]) {
             .collect();
         text.replace_range(start..end, &spaces);
     }
-    for (start, end, with) in edits {
+    for &(start, end, with) in &edits {
         // `with` is never longer than the range: `unsigned __int128` is 17 bytes or more.
         let padded = format!("{with:<width$}", width = end - start);
         text.replace_range(start..end, &padded);
     }
     // Last: the other rewrites kept every offset, so the tokens' positions still hold.
-    for (attribute_start, attribute_end, body_end) in rotations {
+    for &(attribute_start, attribute_end, body_end) in &rotations {
         let rotated = format!(
             "{}{}",
             &text[attribute_end..body_end],
@@ -100,6 +105,60 @@ pub(crate) fn rewrite(text: &mut String, system_dirs: &[PathBuf]) {
         );
         text.replace_range(attribute_start..body_end, &rotated);
     }
+    if !rotations.is_empty() {
+        return lex(text, system_dirs);
+    }
+    tokens_after(toks, &edits, blank).unwrap_or_else(|| lex(text, system_dirs))
+}
+
+/// The tokens after the erasures and replacements of `edits` and the blanking of `blank`,
+/// made from `toks` in place; `None` when they overlap or cut a token (the text must be
+/// lexed again).
+fn tokens_after(
+    mut toks: Vec<Tok>,
+    edits: &[(usize, usize, &'static str)],
+    mut blank: Vec<(usize, usize)>,
+) -> Option<Vec<Tok>> {
+    // Replacements become one identifier each; erasures join the blanked ranges.
+    let mut replaced: Vec<(usize, usize, usize)> = Vec::new();
+    for &(start, end, with) in edits {
+        if with.is_empty() {
+            blank.push((start, end));
+        } else {
+            replaced.push((start, end, with.len()));
+        }
+    }
+    blank.sort_unstable();
+    let overlaps = blank.windows(2).any(|w| w[0].1 > w[1].0)
+        || replaced
+            .iter()
+            .any(|&(start, end, _)| blank.iter().any(|&(s, e)| s < end && start < e));
+    if overlaps {
+        return None;
+    }
+    // A replaced pair's first word becomes the new name; the words after it, up to the
+    // replacement's end, go.
+    let mut next = 0;
+    let mut swallowing = None;
+    toks.retain_mut(|t| {
+        if let Some(end) = swallowing {
+            if t.end <= end {
+                return false;
+            }
+            swallowing = None;
+        }
+        match replaced.get(next) {
+            Some(&(start, end, len)) if t.start == start => {
+                t.end = start + len;
+                t.kind = TokKind::Ident;
+                swallowing = Some(end);
+                next += 1;
+            }
+            _ => {}
+        }
+        true
+    });
+    (next == replaced.len() && crate::ctokens::drop_within(&mut toks, &blank)).then_some(toks)
 }
 
 /// Attributes between `struct`/`union` and the tag: (attribute start, attribute end, end of
@@ -160,9 +219,13 @@ mod tests {
 
     fn check(input: &str, expected: &str) {
         let mut text = input.to_string();
-        rewrite(&mut text, &[]);
+        let toks = rewrite(&mut text, &[]);
         assert_eq!(text, expected);
         assert_eq!(text.len(), input.len(), "offsets stay put");
+        assert!(
+            crate::ctokens::same_tokens(&toks, &lex(&text, &[])),
+            "the tokens handed on are those of the new text"
+        );
     }
 
     #[test]

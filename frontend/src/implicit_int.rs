@@ -24,9 +24,8 @@
 //! and lang-c reports the syntax error as before.
 
 use std::collections::HashSet;
-use std::path::PathBuf;
 
-use crate::ctokens::{lex, matching_close, Tok, TokKind};
+use crate::ctokens::{matching_close, Tok, TokKind};
 
 const STORAGE: &[&str] = &[
     "extern",
@@ -137,12 +136,26 @@ fn is_keyword(word: &str) -> bool {
 }
 
 /// Inserts `int ` at every implicit-int declaration of user code; returns how many.
-pub(crate) fn insert(text: &mut String, system_dirs: &[PathBuf]) -> usize {
-    let sites = find_sites(text, system_dirs);
-    for &offset in sites.iter().rev() {
-        text.insert_str(offset, "int ");
+/// `toks` are the tokens of `text` and the tokens of the new text are returned with the
+/// count.
+pub(crate) fn insert(text: &mut String, toks: Vec<Tok>) -> (usize, Vec<Tok>) {
+    let sites = find_sites(text, &toks);
+    if sites.is_empty() {
+        return (0, toks);
     }
-    sites.len()
+    let mut out = String::with_capacity(text.len() + 4 * sites.len());
+    let mut from = 0;
+    for &offset in &sites {
+        out.push_str(&text[from..offset]);
+        out.push_str("int ");
+        from = offset;
+    }
+    out.push_str(&text[from..]);
+    *text = out;
+    (
+        sites.len(),
+        crate::ctokens::with_insertions(toks, &sites, "int"),
+    )
 }
 
 /// Where a declaration may start, as far as the scan can tell.
@@ -156,17 +169,16 @@ enum Start {
 }
 
 /// Offsets (ascending) at which `int ` goes.
-fn find_sites(text: &str, system_dirs: &[PathBuf]) -> Vec<usize> {
-    let toks = lex(text, system_dirs);
-    let typedefs = typedef_names(&toks, text);
-    let records = record_bodies(&toks, text);
+fn find_sites(text: &str, toks: &[Tok]) -> Vec<usize> {
+    let typedefs = typedef_names(toks, text);
+    let records = record_bodies(toks, text);
     let mut sites = Vec::new();
     // Open brackets; for `{`, whether it opens a function body at file scope.
     let mut stack: Vec<(char, bool)> = Vec::new();
     let mut start = Start::FileScope;
     for (k, t) in toks.iter().enumerate() {
         if start != Start::No && !t.system {
-            if let Some(offset) = site(&toks, text, k, start == Start::FileScope, &typedefs) {
+            if let Some(offset) = site(toks, text, k, start == Start::FileScope, &typedefs) {
                 sites.push(offset);
             }
         }
@@ -403,11 +415,14 @@ fn typedef_names<'t>(toks: &[Tok], text: &'t str) -> HashSet<&'t str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ctokens::lex;
 
     fn check(input: &str, expected: &str) {
         let mut text = input.to_string();
-        insert(&mut text, &[]);
+        let toks = lex(&text, &[]);
+        let (_, after) = insert(&mut text, toks);
         assert_eq!(text, expected);
+        assert!(crate::ctokens::same_tokens(&after, &lex(&text, &[])));
     }
 
     #[test]

@@ -3,6 +3,7 @@
 pub mod access_sites;
 pub mod bench_input;
 mod ctokens;
+mod deep_stack;
 pub mod diagnostic;
 pub mod files;
 pub mod flag_policy;

@@ -70,6 +70,15 @@ pub fn parse(pre: &Preprocessed) -> Result<TranslationUnit, Diagnostic> {
 
 /// [`parse`], with what it left out.
 pub fn parse_bounded(pre: &Preprocessed) -> Result<(TranslationUnit, LeftOut), Diagnostic> {
+    parse_bounded_with(pre, None)
+}
+
+/// [`parse_bounded`]; `tokens`, when given, are those of `pre.text`, which the pruning of
+/// header declarations then need not lex again.
+pub(crate) fn parse_bounded_with(
+    pre: &Preprocessed,
+    tokens: Option<Vec<crate::ctokens::Tok>>,
+) -> Result<(TranslationUnit, LeftOut), Diagnostic> {
     if let Some(offset) = too_deep(&pre.text, MAX_NESTING) {
         return Err(located(
             Diagnostic::error(format!(
@@ -93,11 +102,18 @@ pub fn parse_bounded(pre: &Preprocessed) -> Result<(TranslationUnit, LeftOut), D
     }
     let oversized = oversized_bodies(&pre.text, MAX_BODY_BYTES);
     let whole = blank_bodies(&pre.text, &oversized);
-    let (whole, tables) =
-        crate::tables::without_table_values(&whole).unwrap_or((whole, Vec::new()));
+    let (whole, tables, tokens) = match crate::tables::without_table_values(&whole) {
+        Some((shorter, tables)) => (shorter, tables, None),
+        None if oversized.is_empty() => (whole, Vec::new(), tokens),
+        // Blanked bodies: their tokens are gone (the text is lexed again; this is rare).
+        None => (whole, Vec::new(), None),
+    };
     let left_out = LeftOut { oversized, tables };
-    let pruned =
-        crate::prune::without_unused_header_declarations(&whole, &pre.source_map.header_ranges());
+    let pruned = crate::prune::without_unused_header_declarations(
+        &whole,
+        &pre.source_map.header_ranges(),
+        tokens,
+    );
     // The pruned text parses unless the pruning misread a header; then the whole one is
     // parsed, so a doubt costs time, never a result.
     match run_parser(spell_universal_names(&pruned)) {
@@ -114,21 +130,13 @@ type ParserOutcome =
 /// Runs lang-c on `text` on a thread with a large stack, catching its panics.
 fn run_parser(text: String) -> ParserOutcome {
     let fallback = text.clone();
-    let worker = std::thread::Builder::new()
-        .name("lang-c".into())
-        .stack_size(PARSER_STACK)
-        .spawn(move || {
-            catch_unwind(AssertUnwindSafe(|| {
-                parse_preprocessed(&Config::with_gcc(), text)
-            }))
-        });
-    match worker {
-        Ok(handle) => handle.join().unwrap_or_else(Err),
+    let parse = move || parse_preprocessed(&Config::with_gcc(), text);
+    crate::deep_stack::run("lang-c", PARSER_STACK, parse).unwrap_or_else(|| {
         // No thread available: parse here, trusting the nesting limit.
-        Err(_) => catch_unwind(AssertUnwindSafe(|| {
+        catch_unwind(AssertUnwindSafe(|| {
             parse_preprocessed(&Config::with_gcc(), fallback)
-        })),
-    }
+        }))
+    })
 }
 
 /// The parse, or the diagnostic for its syntax error or its crash.

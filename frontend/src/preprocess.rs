@@ -47,6 +47,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 
+use crate::ctokens::Tok;
 use crate::diagnostic::{Diagnostic, Label};
 use crate::source_map::{Location, SourceMap};
 
@@ -512,6 +513,13 @@ fn compiler_words(explicit: Option<&str>) -> Vec<String> {
 /// Runs `cc -E` on the input and returns the text lang-c will parse, with its source map and
 /// the pragmas it contained.
 pub fn preprocess(input: &TranslationUnitInput) -> Result<Preprocessed, Diagnostic> {
+    preprocess_with_tokens(input).map(|(pre, _)| pre)
+}
+
+/// [`preprocess`], with the tokens of the text (what the parse's pruning would lex again).
+pub(crate) fn preprocess_with_tokens(
+    input: &TranslationUnitInput,
+) -> Result<(Preprocessed, Vec<Tok>), Diagnostic> {
     let cwd = match &input.working_dir {
         Some(d) => d.clone(),
         None => std::env::current_dir().map_err(|e| {
@@ -579,20 +587,38 @@ pub fn preprocess(input: &TranslationUnitInput) -> Result<Preprocessed, Diagnost
 
     let text = String::from_utf8(output.stdout)
         .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
-    Ok(from_compiler_output(text, &cwd, &[fake_dir.to_path_buf()]))
+    Ok(from_compiler_output_with_tokens(
+        text,
+        &cwd,
+        &[fake_dir.to_path_buf()],
+    ))
 }
 
 /// Prepares the preprocessor's output `text` for lang-c: GNU spellings rewritten, implicit
 /// `int` inserted, pragmas taken out and remembered, the source map built. `cwd` resolves
 /// the relative paths of line markers; headers under `own_headers` (warpwise's parser-only
 /// replacements) count as system headers.
-pub fn from_compiler_output(mut text: String, cwd: &Path, own_headers: &[PathBuf]) -> Preprocessed {
+pub fn from_compiler_output(text: String, cwd: &Path, own_headers: &[PathBuf]) -> Preprocessed {
+    from_compiler_output_with_tokens(text, cwd, own_headers).0
+}
+
+/// [`from_compiler_output`], with the tokens of the final text. The text is lexed once:
+/// each rewrite hands the next the tokens of the text it leaves.
+pub(crate) fn from_compiler_output_with_tokens(
+    mut text: String,
+    cwd: &Path,
+    own_headers: &[PathBuf],
+) -> (Preprocessed, Vec<Tok>) {
     // Length-preserving first (GNU spellings in GCC's headers), then the one rewrite that
     // inserts text; the pragmas are found in the final text, so their offsets hold.
-    crate::gnu_compat::rewrite(&mut text, own_headers);
-    crate::implicit_int::insert(&mut text, own_headers);
+    let tokens = crate::gnu_compat::rewrite(&mut text, own_headers);
+    let (_, mut tokens) = crate::implicit_int::insert(&mut text, tokens);
+    // Pragma lines were directives to the lexer: blanking them leaves the tokens as they are.
     let raw_pragmas = blank_pragmas(&mut text, own_headers);
-    blank_fallthrough(&mut text);
+    let blanked = blank_fallthrough(&mut text);
+    if !crate::ctokens::drop_within(&mut tokens, &blanked) {
+        tokens = crate::ctokens::lex(&text, own_headers);
+    }
     let source_map = SourceMap::new(text.clone(), Some(cwd), own_headers);
     let pragmas = raw_pragmas
         .into_iter()
@@ -609,11 +635,12 @@ pub fn from_compiler_output(mut text: String, cwd: &Path, own_headers: &[PathBuf
             }
         })
         .collect();
-    Preprocessed {
+    let pre = Preprocessed {
         text,
         source_map,
         pragmas,
-    }
+    };
+    (pre, tokens)
 }
 
 /// Replaces each `#pragma` line by spaces (offsets stay put) and returns (line offset, text).
@@ -653,7 +680,8 @@ fn blank_pragmas(text: &mut String, system_dirs: &[PathBuf]) -> Vec<(usize, Stri
 /// Blanks GCC's statement attribute `__attribute__((fallthrough))` (lang-c accepts attributes
 /// only on declarations; sqlite, zlib-ng and the kernel's `fallthrough` macro use it). The `;`
 /// after it stays, as an empty statement, and offsets stay put.
-fn blank_fallthrough(text: &mut String) {
+/// Returns the ranges it blanked.
+fn blank_fallthrough(text: &mut String) -> Vec<(usize, usize)> {
     const KEY: &str = "__attribute__";
     let mut ranges = Vec::new();
     let bytes = text.as_bytes();
@@ -682,9 +710,10 @@ fn blank_fallthrough(text: &mut String) {
             from = j;
         }
     }
-    for (s, e) in ranges {
+    for &(s, e) in &ranges {
         text.replace_range(s..e, &" ".repeat(e - s));
     }
+    ranges
 }
 
 /// Turns the compiler's stderr into one diagnostic at the first `file:line:col: error:`.

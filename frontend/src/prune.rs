@@ -23,7 +23,7 @@
 
 use crate::ctokens::{lex, Tok, TokKind};
 use crate::source_map::HeaderKind;
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 /// C99/C11 keywords and GCC's alternate spellings of them: never declared by a header. A
 /// `(` after one (`sizeof`, `__typeof__`, `_Static_assert`, `if`) never opens a parameter
@@ -102,14 +102,20 @@ const ATTRIBUTE_WORDS: &[&str] = &["__attribute__", "__attribute", "__asm__", "_
 
 /// `text` with the top-level declarations of headers that nothing kept names blanked;
 /// `headers` holds the byte ranges of headers, sorted, each with its kind.
+/// `tokens`, when given, are those of `text` (the system flag aside), else it is lexed.
 pub(crate) fn without_unused_header_declarations(
     text: &str,
     headers: &[(usize, usize, HeaderKind)],
+    tokens: Option<Vec<Tok>>,
 ) -> String {
     if headers.is_empty() {
         return text.to_string();
     }
-    let toks = lex(text, &[]);
+    let toks = tokens.unwrap_or_else(|| lex(text, &[]));
+    debug_assert!(
+        crate::ctokens::same_tokens(&toks, &lex(text, &[])),
+        "the tokens handed to the pruning are those of its text"
+    );
     let ranges = |keep: &dyn Fn(HeaderKind) -> bool| -> Vec<bool> {
         let chosen: Vec<(usize, usize)> = headers
             .iter()
@@ -265,16 +271,36 @@ fn chunks(toks: &[Tok], text: &str) -> Vec<Chunk> {
     out
 }
 
-/// Identifiers interned as small numbers.
-#[derive(Default)]
+/// Identifiers interned as small numbers, the [`KEYWORDS`] first: an id below their count
+/// is a keyword, so one lookup both interns a word and tells whether it is one.
 struct Names<'t> {
-    ids: HashMap<&'t str, u32>,
+    ids: FxHashMap<&'t str, u32>,
+}
+
+impl Default for Names<'_> {
+    fn default() -> Self {
+        let mut names = Names {
+            ids: FxHashMap::default(),
+        };
+        for keyword in KEYWORDS {
+            names.id(keyword);
+        }
+        // Distinct keywords, so that the ids below their count are exactly theirs.
+        debug_assert_eq!(names.count(), KEYWORDS.len());
+        names
+    }
 }
 
 impl<'t> Names<'t> {
     fn id(&mut self, name: &'t str) -> u32 {
         let next = self.ids.len() as u32;
         *self.ids.entry(name).or_insert(next)
+    }
+
+    fn is_keyword(&self, word: &str) -> bool {
+        self.ids
+            .get(word)
+            .is_some_and(|&id| (id as usize) < KEYWORDS.len())
     }
 
     fn count(&self) -> usize {
@@ -337,7 +363,7 @@ fn chunk_facts<'t>(
                         Group::Attribute
                     } else if !in_body
                         && k > chunk.first
-                        && (before.is_some_and(|w| !KEYWORDS.contains(&w)) || punct(k - 1, ")"))
+                        && (before.is_some_and(|w| !names.is_keyword(w)) || punct(k - 1, ")"))
                     {
                         Group::Parameters
                     } else {
@@ -361,10 +387,10 @@ fn chunk_facts<'t>(
             continue;
         }
         let w = t.text(text);
-        if KEYWORDS.contains(&w) {
+        let id = names.id(w);
+        if (id as usize) < KEYWORDS.len() {
             continue;
         }
-        let id = names.id(w);
         if groups.last() == Some(&Group::Attribute) {
             // Attribute names (`__nonnull__`) name nothing a header declares; an argument
             // may (`cleanup(f)`, `format(printf, 1, 2)`).
@@ -414,7 +440,7 @@ fn chunk_facts<'t>(
                 }
                 continue;
             }
-            if t.kind != TokKind::Ident || KEYWORDS.contains(&t.text(text)) {
+            if t.kind != TokKind::Ident || names.is_keyword(t.text(text)) {
                 continue;
             }
             let plain = depth == 0 && (punct(k + 1, ";") || punct(k + 1, ",") || punct(k + 1, "["));
@@ -479,7 +505,7 @@ mod tests {
     /// `system` (a system header's text) followed by the file's own text, pruned.
     fn pruned(system: &str, own: &str) -> String {
         let text = format!("{system}{own}");
-        without_unused_header_declarations(&text, &[(0, system.len(), HeaderKind::System)])
+        without_unused_header_declarations(&text, &[(0, system.len(), HeaderKind::System)], None)
     }
 
     fn kept(out: &str, what: &str) -> bool {
@@ -546,7 +572,7 @@ mod tests {
     #[test]
     fn without_system_headers_the_text_is_unchanged() {
         let text = "int x; int f(void) { return x; }\n";
-        assert_eq!(without_unused_header_declarations(text, &[]), text);
+        assert_eq!(without_unused_header_declarations(text, &[], None), text);
     }
 
     #[test]
@@ -557,14 +583,20 @@ mod tests {
         let header = "void fill(double *a, int n) { for (int i = 0; i < n; i++) a[i] = 0; }\nint unused_proto(int x);\nint used_proto(int y);\n";
         let own = "int main(void) { return used_proto(1); }\n";
         let text = format!("{header}{own}");
-        let out =
-            without_unused_header_declarations(&text, &[(0, header.len(), HeaderKind::Project)]);
+        let out = without_unused_header_declarations(
+            &text,
+            &[(0, header.len(), HeaderKind::Project)],
+            None,
+        );
         assert!(out.contains("void fill"), "{out}");
         assert!(out.contains("int used_proto(int y);"), "{out}");
         assert!(!out.contains("unused_proto"), "{out}");
         // The same function in a system header goes: its body is never lowered.
-        let out =
-            without_unused_header_declarations(&text, &[(0, header.len(), HeaderKind::System)]);
+        let out = without_unused_header_declarations(
+            &text,
+            &[(0, header.len(), HeaderKind::System)],
+            None,
+        );
         assert!(!out.contains("fill"), "{out}");
     }
 
@@ -575,15 +607,15 @@ mod tests {
         let ranges = |kind| [(0, header.len(), kind)];
         // Called: compiled here, it stays.
         let text = format!("{header}{calls}");
-        let out = without_unused_header_declarations(&text, &ranges(HeaderKind::Project));
+        let out = without_unused_header_declarations(&text, &ranges(HeaderKind::Project), None);
         assert!(out.contains("static inline void fill"), "{out}");
         assert!(!out.contains("zero") && !out.contains("pick"), "{out}");
         // Not called: not compiled here (gcc drops it), it goes; in the file's own header
         // it is the file's own and stays.
         let text = format!("{header}int main(void) {{ return 0; }}\n");
-        let out = without_unused_header_declarations(&text, &ranges(HeaderKind::Project));
+        let out = without_unused_header_declarations(&text, &ranges(HeaderKind::Project), None);
         assert!(!out.contains("fill") && !out.contains("zero"), "{out}");
-        let out = without_unused_header_declarations(&text, &ranges(HeaderKind::Own));
+        let out = without_unused_header_declarations(&text, &ranges(HeaderKind::Own), None);
         assert_eq!(out, text);
         // `static` inside a parameter's brackets is not a storage class.
         assert!(!is_static(

@@ -331,9 +331,11 @@ impl SourceMap {
     /// Byte ranges of the preprocessed text that come from headers (every file but the
     /// main one), merged, each with its kind.
     pub fn header_ranges(&self) -> Vec<(usize, usize, HeaderKind)> {
+        // Per file once, not per line: a kind compares file stems.
+        let kinds: Vec<Option<HeaderKind>> = self.files().map(|f| self.header_kind(f)).collect();
         let mut ranges: Vec<(usize, usize, HeaderKind)> = Vec::new();
         for (idx, line) in self.lines.iter().enumerate() {
-            let Some(kind) = self.header_kind(line.file) else {
+            let Some(kind) = kinds[line.file.index()] else {
                 continue;
             };
             let end = self

@@ -4,7 +4,7 @@
 use crate::diagnostic::{Diagnostic, Label};
 use crate::ir::{Function, SourceLoop, Span};
 use crate::lower::{lower_translation_unit, LowerInput, Lowered, PragmaAnchor};
-use crate::preprocess::{preprocess, Preprocessed, TranslationUnitInput};
+use crate::preprocess::{Preprocessed, TranslationUnitInput};
 use std::path::{Path, PathBuf};
 
 /// A lowered translation unit with its source map.
@@ -46,7 +46,7 @@ impl std::fmt::Display for Resolved {
 // `Diagnostic` is large, but errors are the cold path (as in `preprocess` and `parse`).
 #[allow(clippy::result_large_err)]
 pub fn load_unit(input: &TranslationUnitInput) -> Result<Unit, Diagnostic> {
-    let preprocessed = preprocess(input)?;
+    let (preprocessed, tokens) = crate::preprocess::preprocess_with_tokens(input)?;
     let strict_aliasing = input
         .flags
         .extra
@@ -58,7 +58,7 @@ pub fn load_unit(input: &TranslationUnitInput) -> Result<Unit, Diagnostic> {
             _ => None,
         })
         .unwrap_or(true);
-    unit_from(input.file.clone(), preprocessed, strict_aliasing)
+    unit_from(input.file.clone(), preprocessed, tokens, strict_aliasing)
 }
 
 /// Parses and lowers `text`, taken as the C preprocessor's output for `path` (line markers
@@ -67,20 +67,33 @@ pub fn load_unit(input: &TranslationUnitInput) -> Result<Unit, Diagnostic> {
 #[allow(clippy::result_large_err)]
 pub fn load_preprocessed(path: &Path, text: String) -> Result<Unit, Diagnostic> {
     let cwd = path.parent().unwrap_or(Path::new("."));
-    let preprocessed = crate::preprocess::from_compiler_output(text, cwd, &[]);
-    unit_from(path.to_path_buf(), preprocessed, true)
+    let (preprocessed, tokens) =
+        crate::preprocess::from_compiler_output_with_tokens(text, cwd, &[]);
+    unit_from(path.to_path_buf(), preprocessed, tokens, true)
 }
 
 #[allow(clippy::result_large_err)]
 fn unit_from(
     path: PathBuf,
     preprocessed: crate::preprocess::Preprocessed,
+    tokens: Vec<crate::ctokens::Tok>,
     strict_aliasing: bool,
 ) -> Result<Unit, Diagnostic> {
-    let (ast, left_out) = crate::parse::parse_bounded(&preprocessed)?;
-    let lower_input = lower_input(&preprocessed);
-    let mut lowered = lower_translation_unit(&ast, &lower_input);
-    drop_deep(ast);
+    // Parse, lowering and the tree's drop share one deep thread (each would start its own).
+    let tokens = std::sync::Mutex::new(Some(tokens));
+    let frontend = || -> Result<(crate::lower::Lowered, crate::parse::LeftOut), Diagnostic> {
+        let tokens = tokens.lock().ok().and_then(|mut t| t.take());
+        let (ast, left_out) = crate::parse::parse_bounded_with(&preprocessed, tokens)?;
+        let lowered = lower_translation_unit(&ast, &lower_input(&preprocessed));
+        drop_deep(ast);
+        Ok((lowered, left_out))
+    };
+    let (mut lowered, left_out) = match crate::deep_stack::run("frontend", FRONTEND_STACK, frontend)
+    {
+        Some(Ok(done)) => done?,
+        Some(Err(panic)) => std::panic::resume_unwind(panic),
+        None => frontend()?,
+    };
     // lang-c's initializer span may begin at the `=`: the table's `{` lies within it.
     for global in &mut lowered.program.globals {
         let span = global.init.as_ref().map(|init| init.span);
@@ -142,16 +155,14 @@ pub fn loop_id_column(last: &str) -> Option<u32> {
     column.parse().ok()
 }
 
+/// The stack of the thread a file's parse, lowering and drop share: room for the largest
+/// of them (the lowering's) and what the others leave on it.
+const FRONTEND_STACK: usize = (1 << 30) + (64 << 20);
+
 /// Drops a syntax tree on a thread with a large stack: dropping recurses as deep as the
 /// tree, and a chain like `x+x+...+x` of 100,000 terms would overflow the main thread's stack.
 fn drop_deep(ast: lang_c::ast::TranslationUnit) {
-    let dropper = std::thread::Builder::new()
-        .name("drop-ast".into())
-        .stack_size(1 << 30)
-        .spawn(move || drop(ast));
-    if let Ok(handle) = dropper {
-        let _ = handle.join();
-    }
+    let _ = crate::deep_stack::run("drop-ast", 1 << 30, move || drop(ast));
 }
 
 /// What the lowering needs from the preprocessed text: system-header ranges and the main

@@ -459,12 +459,12 @@ pub fn normalize(path: &Path) -> Result<Profile, ProfileError> {
 
 pub fn write_profile(path: &Path, profile: &Profile) -> Result<(), ProfileError> {
     let text = serde_yaml::to_string(profile).map_err(ProfileError::Serialize)?;
-    frontend::files::write_output(path, format!("---\n{text}").as_bytes()).map_err(|source| {
-        ProfileError::Write {
+    frontend::files::write_output_synced(path, format!("---\n{text}").as_bytes()).map_err(
+        |source| ProfileError::Write {
             path: path.to_path_buf(),
             source,
-        }
-    })
+        },
+    )
 }
 
 /// Whether two loop ids `path:line:col` name the same loop, one path being a suffix of the

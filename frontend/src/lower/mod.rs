@@ -239,8 +239,7 @@ thread_local! {
 }
 
 fn stack_address() -> usize {
-    let marker = 0u8;
-    std::hint::black_box(&marker) as *const u8 as usize
+    crate::deep_stack::address()
 }
 
 /// True when the lowering has used up its stack budget; callers turn this into an error.
@@ -262,16 +261,16 @@ pub(crate) fn too_deep<T>(span: impl Into<Span>) -> LResult<T> {
 /// nesting too deep for the stack is reported as an error instead of overflowing it. Runs on
 /// a thread of its own with a large stack.
 pub fn lower_translation_unit(unit: &ast::TranslationUnit, input: &LowerInput) -> Lowered {
-    let on_thread = std::thread::scope(|scope| {
-        std::thread::Builder::new()
-            .name("lower".into())
-            .stack_size(LOWER_STACK)
-            .spawn_scoped(scope, || {
-                STACK_LIMIT.with(|l| l.set((stack_address(), LOWER_STACK_BUDGET)));
-                lower_translation_unit_here(unit, input)
-            })
-            .ok()
-            .map(|handle| handle.join())
+    let on_thread = crate::deep_stack::run("lower", LOWER_STACK, || {
+        // Measured from here: on a file's shared thread the parse has used some of it.
+        let left = crate::deep_stack::remaining().unwrap_or(LOWER_STACK);
+        let budget = left
+            .min(LOWER_STACK)
+            .saturating_sub(LOWER_STACK - LOWER_STACK_BUDGET);
+        STACK_LIMIT.with(|l| l.set((stack_address(), budget)));
+        let lowered = lower_translation_unit_here(unit, input);
+        STACK_LIMIT.with(|l| l.set((0, 0)));
+        lowered
     });
     match on_thread {
         Some(Ok(lowered)) => lowered,
