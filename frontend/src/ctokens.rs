@@ -21,10 +21,13 @@ pub(crate) enum TokKind {
     Punct,
 }
 
+/// Offsets are 32-bit (12 bytes a token instead of 24): a large file's token list is
+/// megabytes of fresh pages, and `preprocess` refuses text past 4 GiB (spans are 32-bit
+/// too).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Tok {
-    pub start: usize,
-    pub end: usize,
+    from: u32,
+    to: u32,
     pub kind: TokKind,
     /// The token comes from a system header (line-marker flag 3, or one of warpwise's own
     /// header directories).
@@ -32,13 +35,48 @@ pub(crate) struct Tok {
 }
 
 impl Tok {
+    pub fn new(start: usize, end: usize, kind: TokKind, system: bool) -> Tok {
+        Tok {
+            from: offset(start),
+            to: offset(end),
+            kind,
+            system,
+        }
+    }
+
+    /// Byte offset of the token's first byte.
+    pub fn start(&self) -> usize {
+        self.from as usize
+    }
+
+    /// Byte offset just past the token.
+    pub fn end(&self) -> usize {
+        self.to as usize
+    }
+
+    /// The same token moved `by` bytes later.
+    pub fn moved(self, by: usize) -> Tok {
+        Tok::new(self.start() + by, self.end() + by, self.kind, self.system)
+    }
+
+    /// The token cut or grown to end at `end`, as a `kind` token.
+    pub fn ending_at(self, end: usize, kind: TokKind) -> Tok {
+        Tok::new(self.start(), end, kind, self.system)
+    }
+
     pub fn text<'t>(&self, text: &'t str) -> &'t str {
-        &text[self.start..self.end]
+        &text[self.start()..self.end()]
     }
 
     pub fn is(&self, text: &str, what: &str) -> bool {
         self.text(text) == what
     }
+}
+
+/// A byte offset as the 32 bits a token holds (saturating, for text that did not come
+/// through `preprocess`, which refuses more).
+fn offset(at: usize) -> u32 {
+    u32::try_from(at).unwrap_or(u32::MAX)
 }
 
 /// The tokens of `text`, in order.
@@ -108,12 +146,7 @@ pub(crate) fn lex(text: &str, system_dirs: &[PathBuf]) -> Vec<Tok> {
             i += 1;
             TokKind::Punct
         };
-        out.push(Tok {
-            start,
-            end: i,
-            kind,
-            system,
-        });
+        out.push(Tok::new(start, i, kind, system));
     }
     out
 }
@@ -127,7 +160,7 @@ pub(crate) fn drop_within(toks: &mut Vec<Tok>, blanked: &[(usize, usize)]) -> bo
         return true;
     }
     let straddles = |t: &Tok, (start, end): (usize, usize)| {
-        (t.start < start && start < t.end) || (t.start < end && end < t.end)
+        (t.start() < start && start < t.end()) || (t.start() < end && end < t.end())
     };
     let mut next = 0;
     if toks
@@ -140,7 +173,7 @@ pub(crate) fn drop_within(toks: &mut Vec<Tok>, blanked: &[(usize, usize)]) -> bo
     next = 0;
     toks.retain(|t| {
         !first_not_before(blanked, &mut next, t)
-            .is_some_and(|(start, end)| start <= t.start && t.end <= end)
+            .is_some_and(|(start, end)| start <= t.start() && t.end() <= end)
     });
     true
 }
@@ -152,7 +185,7 @@ fn first_not_before(
     next: &mut usize,
     t: &Tok,
 ) -> Option<(usize, usize)> {
-    while *next < ranges.len() && ranges[*next].1 <= t.start {
+    while *next < ranges.len() && ranges[*next].1 <= t.start() {
         *next += 1;
     }
     ranges.get(*next).copied()
@@ -171,22 +204,13 @@ pub(crate) fn with_insertions(toks: Vec<Tok>, sites: &[usize], word: &str) -> Ve
     let insert_upto = |out: &mut Vec<Tok>, done: &mut usize, limit: Option<usize>| {
         while *done < sites.len() && limit.is_none_or(|at| sites[*done] <= at) {
             let start = sites[*done] + *done * step;
-            out.push(Tok {
-                start,
-                end: start + word.len(),
-                kind: TokKind::Ident,
-                system: false,
-            });
+            out.push(Tok::new(start, start + word.len(), TokKind::Ident, false));
             *done += 1;
         }
     };
     for t in toks {
-        insert_upto(&mut out, &mut done, Some(t.start));
-        out.push(Tok {
-            start: t.start + done * step,
-            end: t.end + done * step,
-            ..t
-        });
+        insert_upto(&mut out, &mut done, Some(t.start()));
+        out.push(t.moved(done * step));
     }
     insert_upto(&mut out, &mut done, None);
     out
@@ -198,7 +222,7 @@ pub(crate) fn same_tokens(a: &[Tok], b: &[Tok]) -> bool {
     a.len() == b.len()
         && a.iter()
             .zip(b)
-            .all(|(x, y)| (x.start, x.end, x.kind) == (y.start, y.end, y.kind))
+            .all(|(x, y)| (x.start(), x.end(), x.kind) == (y.start(), y.end(), y.kind))
 }
 
 /// End of the quoted literal starting at `i` (its quote character), escapes included; a
@@ -296,7 +320,7 @@ mod tests {
             assert!(!drop_within(&mut toks, &[range]));
             assert_eq!(toks.len(), before);
         }
-        let starts: Vec<usize> = lex(src, &[]).iter().map(|t| t.start).collect();
+        let starts: Vec<usize> = lex(src, &[]).iter().map(Tok::start).collect();
         for sites in [
             vec![0],
             vec![starts[2], starts[2]],

@@ -40,19 +40,19 @@ pub(crate) fn rewrite(text: &mut String, system_dirs: &[PathBuf]) -> Vec<Tok> {
             continue;
         }
         match t.text(text) {
-            "__extension__" => edits.push((t.start, t.end, "")),
+            "__extension__" => edits.push((t.start(), t.end(), "")),
             sign @ ("unsigned" | "signed") => {
                 let Some(next) = toks.get(k + 1) else {
                     continue;
                 };
-                let same_line = !text[t.end..next.start].contains('\n');
+                let same_line = !text[t.end()..next.start()].contains('\n');
                 if next.is(text, "__int128") && same_line {
                     let name = if sign == "unsigned" {
                         "__uint128_t"
                     } else {
                         "__int128_t"
                     };
-                    edits.push((t.start, next.end, name));
+                    edits.push((t.start(), next.end(), name));
                 }
             }
             _ => {}
@@ -73,7 +73,7 @@ pub(crate) fn rewrite(text: &mut String, system_dirs: &[PathBuf]) -> Vec<Tok> {
                     && toks[c - 1].is(text, "]")
                     && matching_close(&toks, text, k + 1) == Some(c - 1) =>
             {
-                blank.push((toks[k].start, toks[c].end));
+                blank.push((toks[k].start(), toks[c].end()));
                 k = c + 1;
             }
             _ => k += 1,
@@ -142,15 +142,14 @@ fn tokens_after(
     let mut swallowing = None;
     toks.retain_mut(|t| {
         if let Some(end) = swallowing {
-            if t.end <= end {
+            if t.end() <= end {
                 return false;
             }
             swallowing = None;
         }
         match replaced.get(next) {
-            Some(&(start, end, len)) if t.start == start => {
-                t.end = start + len;
-                t.kind = TokKind::Ident;
+            Some(&(start, end, len)) if t.start() == start => {
+                *t = t.ending_at(start + len, TokKind::Ident);
                 swallowing = Some(end);
                 next += 1;
             }
@@ -190,7 +189,7 @@ fn record_attributes(
                 None => return rotations,
             }
         }
-        let (start, end) = (toks[k + 1].start, toks[next - 1].end);
+        let (start, end) = (toks[k + 1].start(), toks[next - 1].end());
         let tag = usize::from(toks.get(next).is_some_and(|t| t.kind == TokKind::Ident));
         let body = toks.get(next + tag).filter(|t| t.is(text, "{"));
         let close = body.and_then(|_| matching_close(toks, text, next + tag));
@@ -198,7 +197,7 @@ fn record_attributes(
         match close {
             _ if inside_moved => {}
             Some(close) if !text[start..end].contains('\n') => {
-                rotations.push((start, end, toks[close].end));
+                rotations.push((start, end, toks[close].end()));
             }
             Some(_) => {}
             None if body.is_none() => blank.push((start, end)),

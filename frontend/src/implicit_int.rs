@@ -281,7 +281,7 @@ fn site(
     }
     let follow = toks.get(m + 1)?.text(text);
     if has_keyword {
-        return matches!(follow, "(" | ";" | "," | "=" | "[").then_some(first.start);
+        return matches!(follow, "(" | ";" | "," | "=" | "[").then_some(first.start());
     }
     if !file_scope || m != j || follow != "(" {
         return None;
@@ -297,7 +297,7 @@ fn site(
                 || ATTRIBUTES.contains(&after_text)
                 || matches!(after_text, "asm" | "__asm" | "__asm__")
                 || typedefs.contains(after_text)));
-    declaration_follows.then_some(first.start)
+    declaration_follows.then_some(first.start())
 }
 
 /// Indices of the `{` tokens that open a struct, union or enum body.

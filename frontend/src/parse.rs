@@ -8,6 +8,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use lang_c::ast::TranslationUnit;
 use lang_c::driver::{parse_preprocessed, Config, SyntaxError};
 
+use crate::ctokens::{lex, Tok, TokKind};
 use crate::diagnostic::{Diagnostic, Label};
 use crate::preprocess::Preprocessed;
 use crate::source_map::SourceMap;
@@ -79,7 +80,8 @@ pub(crate) fn parse_bounded_with(
     pre: &Preprocessed,
     tokens: Option<Vec<crate::ctokens::Tok>>,
 ) -> Result<(TranslationUnit, LeftOut), Diagnostic> {
-    if let Some(offset) = too_deep(&pre.text, MAX_NESTING) {
+    let toks = tokens.unwrap_or_else(|| lex(&pre.text, &[]));
+    if let Some(offset) = too_deep(&toks, &pre.text, MAX_NESTING) {
         return Err(located(
             Diagnostic::error(format!(
                 "brackets nested more than {MAX_NESTING} deep; warpwise cannot parse this"
@@ -89,7 +91,7 @@ pub(crate) fn parse_bounded_with(
             offset + 1,
         ));
     }
-    if let Some((offset, len, sign)) = long_sign_run(&pre.text, MAX_SIGN_RUN) {
+    if let Some((offset, len, sign)) = long_sign_run(&toks, &pre.text, MAX_SIGN_RUN) {
         return Err(located(
             Diagnostic::error(format!(
                 "syntax error: {len} `{sign}` signs in a row are not C (at most three can \
@@ -104,7 +106,7 @@ pub(crate) fn parse_bounded_with(
     let whole = blank_bodies(&pre.text, &oversized);
     let (whole, tables, tokens) = match crate::tables::without_table_values(&whole) {
         Some((shorter, tables)) => (shorter, tables, None),
-        None if oversized.is_empty() => (whole, Vec::new(), tokens),
+        None if oversized.is_empty() => (whole, Vec::new(), Some(toks)),
         // Blanked bodies: their tokens are gone (the text is lexed again; this is rare).
         None => (whole, Vec::new(), None),
     };
@@ -316,56 +318,46 @@ fn blank_bodies(text: &str, bodies: &[Oversized]) -> String {
 }
 
 /// The first run of more than `limit` `+` or `-` signs outside literals and directive
-/// lines: its offset, length and sign.
-fn long_sign_run(text: &str, limit: usize) -> Option<(usize, usize, char)> {
+/// lines (adjacent one-character tokens of `toks`, the tokens of `text`): its offset,
+/// length and sign.
+fn long_sign_run(toks: &[Tok], text: &str, limit: usize) -> Option<(usize, usize, char)> {
     let bytes = text.as_bytes();
-    let mut i = 0;
-    let mut line_start = true;
-    while i < bytes.len() {
-        let b = bytes[i];
-        match b {
-            b'\n' => {
-                line_start = true;
-                i += 1;
-                continue;
-            }
-            // Line markers and the pragmas kept for system headers are not C tokens.
-            b'#' if line_start => {
-                i = text[i..].find('\n').map_or(bytes.len(), |n| i + n);
-                continue;
-            }
-            b'"' | b'\'' => {
-                let mut j = i + 1;
-                while j < bytes.len() && bytes[j] != b && bytes[j] != b'\n' {
-                    j += if bytes[j] == b'\\' { 2 } else { 1 };
-                }
-                i = j + 1;
-            }
-            b'+' | b'-' => {
-                let run = bytes[i..].iter().take_while(|&&c| c == b).count();
-                if run > limit {
-                    return Some((i, run, b as char));
-                }
-                i += run;
-            }
-            _ => i += 1,
+    let sign = |t: &Tok| {
+        (t.kind == TokKind::Punct && matches!(bytes[t.start()], b'+' | b'-'))
+            .then(|| bytes[t.start()])
+    };
+    let mut k = 0;
+    while k < toks.len() {
+        let Some(c) = sign(&toks[k]) else {
+            k += 1;
+            continue;
+        };
+        let mut run = 1;
+        while toks
+            .get(k + run)
+            .is_some_and(|t| t.start() == toks[k + run - 1].end() && sign(t) == Some(c))
+        {
+            run += 1;
         }
-        if !b.is_ascii_whitespace() {
-            line_start = false;
+        if run > limit {
+            return Some((toks[k].start(), run, c as char));
         }
+        k += run;
     }
     None
 }
 
-/// Offset of the first bracket that opens more than `limit` levels.
-fn too_deep(text: &str, limit: usize) -> Option<usize> {
+/// Offset of the first bracket of `toks` (the tokens of `text`: literals and directive
+/// lines hold none) that opens more than `limit` levels.
+fn too_deep(toks: &[Tok], text: &str, limit: usize) -> Option<usize> {
+    let bytes = text.as_bytes();
     let mut depth = 0usize;
-    for (i, b) in text.bytes().enumerate() {
-        match b {
+    for t in toks.iter().filter(|t| t.kind == TokKind::Punct) {
+        match bytes[t.start()] {
             b'(' | b'[' | b'{' => {
                 depth += 1;
                 if depth > limit {
-                    return Some(i);
+                    return Some(t.start());
                 }
             }
             b')' | b']' | b'}' => depth = depth.saturating_sub(1),
@@ -455,7 +447,9 @@ fn offending_token(text: &str, offset: usize) -> Option<String> {
 /// must be.
 pub fn is_c_expression(text: &str) -> bool {
     // lang-c parses translation units only: the expression becomes a statement's.
-    if text.contains([';', '{', '}']) {
+    // Nor does an expression of a report hold a directive (`#` ... a line the checks below
+    // would skip).
+    if text.contains([';', '{', '}', '#']) {
         return false;
     }
     // The text comes from a report a user hands back (`instantiate`), so lang-c's two worst
@@ -463,8 +457,9 @@ pub fn is_c_expression(text: &str) -> bool {
     // exponential in it; found by the fuzz target `report_profile`) and deep nesting (it
     // recurses on this thread's stack, not the parser thread's). Neither is a C expression
     // a report holds.
-    if long_sign_run(text, MAX_SIGN_RUN).is_some()
-        || too_deep(text, MAX_EXPRESSION_NESTING).is_some()
+    let toks = lex(text, &[]);
+    if long_sign_run(&toks, text, MAX_SIGN_RUN).is_some()
+        || too_deep(&toks, text, MAX_EXPRESSION_NESTING).is_some()
     {
         return false;
     }
@@ -478,7 +473,8 @@ pub fn is_c_expression(text: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::{blank_bodies, long_sign_run, oversized_bodies, spell_universal_names};
+    use super::{blank_bodies, oversized_bodies, spell_universal_names};
+    use crate::ctokens::lex;
 
     /// The bodies over `limit` bytes, as (function name, body text).
     fn oversized(text: &str, limit: usize) -> Vec<(Option<String>, String)> {
@@ -526,6 +522,7 @@ mod tests {
 
     #[test]
     fn long_runs_of_signs_are_found_outside_literals_and_directives() {
+        let long_sign_run = |text: &str, limit| super::long_sign_run(&lex(text, &[]), text, limit);
         assert_eq!(long_sign_run("x = a+++b - --c;", 3), None);
         let run = format!("int f(void) {{ return 0; {}}}", "+".repeat(20));
         assert_eq!(long_sign_run(&run, 16), Some((24, 20, '+')));

@@ -585,6 +585,14 @@ pub(crate) fn preprocess_with_tokens(
         return Err(compiler_error(&stderr, &cwd, &words[0]));
     }
 
+    // Offsets into the text are 32-bit (spans, tokens).
+    if u32::try_from(output.stdout.len()).is_err() {
+        return Err(Diagnostic::error(format!(
+            "`{}` preprocesses to {} bytes, more than the 4 GiB warpwise can analyse",
+            input.file.display(),
+            output.stdout.len()
+        )));
+    }
     let text = String::from_utf8(output.stdout)
         .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
     Ok(from_compiler_output_with_tokens(

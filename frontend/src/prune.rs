@@ -152,7 +152,7 @@ pub(crate) fn without_unused_header_declarations(
         if *keep {
             continue;
         }
-        for byte in &mut out[toks[chunk.first].start..toks[chunk.last].end] {
+        for byte in &mut out[toks[chunk.first].start()..toks[chunk.last].end()] {
             if *byte != b'\n' {
                 *byte = b' ';
             }
@@ -187,10 +187,10 @@ fn within(toks: &[Tok], ranges: &[(usize, usize)]) -> Vec<bool> {
     let mut out = Vec::with_capacity(toks.len());
     let mut r = 0;
     for t in toks {
-        while r < ranges.len() && ranges[r].1 <= t.start {
+        while r < ranges.len() && ranges[r].1 <= t.start() {
             r += 1;
         }
-        out.push(r < ranges.len() && ranges[r].0 <= t.start && t.end <= ranges[r].1);
+        out.push(r < ranges.len() && ranges[r].0 <= t.start() && t.end() <= ranges[r].1);
     }
     out
 }
