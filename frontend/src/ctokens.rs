@@ -216,6 +216,21 @@ pub(crate) fn with_insertions(toks: Vec<Tok>, sites: &[usize], word: &str) -> Ve
     out
 }
 
+/// `text` with `word` and a space inserted at each offset of `sites` (ascending): the text
+/// whose tokens [`with_insertions`] gives.
+pub(crate) fn text_with_insertions(text: &str, sites: &[usize], word: &str) -> String {
+    let mut out = String::with_capacity(text.len() + (word.len() + 1) * sites.len());
+    let mut from = 0;
+    for &at in sites {
+        out.push_str(&text[from..at]);
+        out.push_str(word);
+        out.push(' ');
+        from = at;
+    }
+    out.push_str(&text[from..]);
+    out
+}
+
 /// The same tokens (offsets and kinds; the system flag aside): what a pass that kept the
 /// tokens of a text it changed checks, in debug builds, against lexing the text again.
 pub(crate) fn same_tokens(a: &[Tok], b: &[Tok]) -> bool {
@@ -326,14 +341,7 @@ mod tests {
             vec![starts[2], starts[2]],
             vec![starts[1], src.len()],
         ] {
-            let mut text = String::new();
-            let mut from = 0;
-            for &at in &sites {
-                text.push_str(&src[from..at]);
-                text.push_str("int ");
-                from = at;
-            }
-            text.push_str(&src[from..]);
+            let text = text_with_insertions(src, &sites, "int");
             let moved = with_insertions(lex(src, &[]), &sites, "int");
             assert!(same_tokens(&moved, &lex(&text, &[])), "{sites:?}");
         }

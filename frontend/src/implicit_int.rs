@@ -143,15 +143,7 @@ pub(crate) fn insert(text: &mut String, toks: Vec<Tok>) -> (usize, Vec<Tok>) {
     if sites.is_empty() {
         return (0, toks);
     }
-    let mut out = String::with_capacity(text.len() + 4 * sites.len());
-    let mut from = 0;
-    for &offset in &sites {
-        out.push_str(&text[from..offset]);
-        out.push_str("int ");
-        from = offset;
-    }
-    out.push_str(&text[from..]);
-    *text = out;
+    *text = crate::ctokens::text_with_insertions(text, &sites, "int");
     (
         sites.len(),
         crate::ctokens::with_insertions(toks, &sites, "int"),
