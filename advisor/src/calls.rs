@@ -376,8 +376,8 @@ pub fn classify_in(view: &ProgramView, from: usize, name: &str) -> CallKind {
     match view.resolve(from, name) {
         Some(f) => {
             let mut names: BTreeSet<String> = reachable(view, f)
-                .into_iter()
-                .map(|(callee, _)| callee)
+                .iter()
+                .map(|(callee, _)| callee.clone())
                 .collect();
             names.remove(name);
             CallKind::Port {
@@ -396,13 +396,13 @@ pub fn host_only_reason_in(view: &ProgramView, from: usize, name: &str) -> Optio
         CallKind::Port { .. } => {
             let f = view.resolve(from, name)?;
             reachable(view, f)
-                .into_iter()
+                .iter()
                 .find(|(callee, def)| def.is_none() && is_host_only_name(callee))
                 .map(|(callee, _)| {
-                    let declared = view.declaration(&callee);
+                    let declared = view.declaration(callee);
                     format!(
                         "`{name}` calls {}",
-                        host_callee_text(&callee, declared.as_ref())
+                        host_callee_text(callee, declared.as_ref())
                     )
                 })
         }
@@ -421,7 +421,12 @@ fn is_host_only_name(name: &str) -> bool {
 /// Every name called directly or transitively from `start` (itself included), with its
 /// definition when it is a program function; in breadth-first order, so the nearest host
 /// call is named first.
-fn reachable(view: &ProgramView, start: FuncRef) -> Vec<(String, Option<FuncRef>)> {
+fn reachable(view: &ProgramView, start: FuncRef) -> std::sync::Arc<crate::program::Reached> {
+    view.reached(start, || walk_calls(view, start))
+}
+
+/// [`reachable`], walked.
+fn walk_calls(view: &ProgramView, start: FuncRef) -> crate::program::Reached {
     let mut out = vec![(view.function(start).name.clone(), Some(start))];
     let mut seen_defs = BTreeSet::from([start]);
     let mut seen_names = BTreeSet::new();

@@ -37,6 +37,9 @@ pub struct LoopEffects {
     pub variant: HashSet<Var>,
     /// Per call: why some of its effects are not known.
     pub unknown: Vec<(Value, String)>,
+    /// Per call: how many more reasons there are than `unknown` lists (a callee's summary
+    /// keeps its first few, see `summaries::unknowns`).
+    pub unlisted: HashMap<Value, usize>,
     /// Writes of callees to globals and statics: (call, callee, variable).
     pub global_writes: Vec<(Value, String, String)>,
     /// Variables standing for globals the caller does not name itself.
@@ -92,10 +95,11 @@ impl LoopEffects {
             .filter(|(c, _)| *c == call)
             .map(|(_, why)| why.as_str())
             .collect();
+        let total = reasons.len() + self.unlisted.get(&call).copied().unwrap_or(0);
         (!reasons.is_empty()).then(|| {
             let mut text = reasons[..reasons.len().min(3)].join("; ");
-            if reasons.len() > 3 {
-                text.push_str(&format!(" (and {} more)", reasons.len() - 3));
+            if total > 3 {
+                text.push_str(&format!(" (and {} more)", total - 3));
             }
             text
         })
@@ -193,7 +197,11 @@ pub fn loop_effects(site: &LoopSite) -> LoopEffects {
             fresh.at_call_line(line);
             let instance = instantiate(&summary, name, &args, &mut fresh);
             out.unknown
-                .extend(instance.unknown.iter().map(|u| (v, u.clone())));
+                .extend(instance.unknown.first().iter().map(|u| (v, u.clone())));
+            let unlisted = instance.unknown.total() - instance.unknown.first().len();
+            if unlisted > 0 {
+                *out.unlisted.entry(v).or_default() += unlisted;
+            }
             for (a, why) in &instance.assumptions {
                 let text = format!("{} > 0 ({why})", a.to_c());
                 if !out.assumptions.contains(&text) {
@@ -373,18 +381,11 @@ pub fn loop_effects(site: &LoopSite) -> LoopEffects {
     // merged into one per object and direction, at an unknown offset.
     if out.accesses.len() > MAX_CALLEE_ACCESSES {
         let mut merged: Vec<MemAccess> = Vec::new();
+        // By call, direction and bases: a set, not a scan of those kept per access.
+        let mut kept = HashSet::new();
         for a in std::mem::take(&mut out.accesses) {
-            let key = |m: &MemAccess| {
-                (
-                    m.inst,
-                    m.is_store,
-                    m.alternatives
-                        .iter()
-                        .map(|(b, _)| b.clone())
-                        .collect::<Vec<_>>(),
-                )
-            };
-            if merged.iter().any(|m| key(m) == key(&a)) {
+            let bases: Vec<Option<Var>> = a.alternatives.iter().map(|(b, _)| b.clone()).collect();
+            if !kept.insert((a.inst, a.is_store, bases)) {
                 continue;
             }
             let u = fresh.named("an offset of a call with many accesses");

@@ -207,6 +207,15 @@ impl Names {
     }
 }
 
+/// `text` with every numbered symbol replaced by its source name, unqualified: how a callee's
+/// variables read to its callers (see `present_effects`).
+pub(crate) fn without_numbers(text: &str) -> String {
+    if !text.contains('#') {
+        return text.to_string();
+    }
+    replace_tokens(text, &|token| without_numbers(without_number(token)))
+}
+
 /// `text` with each outermost numbered symbol replaced by `by(symbol)`.
 fn replace_tokens(text: &str, by: &dyn Fn(&str) -> String) -> String {
     let mut out = String::with_capacity(text.len());

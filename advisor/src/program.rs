@@ -7,7 +7,7 @@ use crate::program_facts::{ParamFlow, ProgramAllocator};
 use frontend::ir::{Callee, Function, InstKind, Value};
 use frontend::unit::Unit;
 use std::collections::{HashMap, HashSet};
-use std::sync::{Mutex, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// A function of the program: the unit it is defined in and its index there.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -37,7 +37,30 @@ pub struct ProgramView<'a> {
     /// Whether a function keeps the pointer it receives at a position (answers of
     /// `escape::callee_captures`), and what each parameter does itself, found on first use.
     captures: Mutex<HashMap<(FuncRef, usize), bool>>,
-    param_flows: Mutex<HashMap<(FuncRef, usize), std::sync::Arc<ParamFlow>>>,
+    param_flows: Mutex<HashMap<(FuncRef, usize), Arc<ParamFlow>>>,
+    /// Every name each function reaches through calls (`calls::reachable`), found on first
+    /// use: each call in each loop asks, and a walk of the call graph per question made a
+    /// large program's calls quadratic.
+    reached: Mutex<HashMap<FuncRef, Arc<Reached>>>,
+}
+
+/// The names a function calls directly or transitively, each with its definition when the
+/// program has one (see `calls::reachable`).
+pub type Reached = Vec<(String, Option<FuncRef>)>;
+
+/// The value `compute` makes for `key`, made once: computed outside the lock, so two workers
+/// may both compute it, with the same result, and the first one kept.
+fn remembered<K: std::hash::Hash + Eq, V>(
+    map: &Mutex<HashMap<K, Arc<V>>>,
+    key: K,
+    compute: impl FnOnce() -> V,
+) -> Arc<V> {
+    let lock = || map.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(known) = lock().get(&key) {
+        return known.clone();
+    }
+    let made = Arc::new(compute());
+    lock().entry(key).or_insert(made).clone()
 }
 
 /// Every direct call of the program by callee, and the functions whose address is taken.
@@ -83,6 +106,7 @@ impl<'a> ProgramView<'a> {
             lookups: OnceLock::new(),
             captures: Mutex::default(),
             param_flows: Mutex::default(),
+            reached: Mutex::default(),
         }
     }
 
@@ -104,14 +128,13 @@ impl<'a> ProgramView<'a> {
         f: FuncRef,
         position: usize,
         compute: impl FnOnce() -> ParamFlow,
-    ) -> std::sync::Arc<ParamFlow> {
-        let lock = || self.param_flows.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(known) = lock().get(&(f, position)) {
-            return known.clone();
-        }
-        // Computed outside the lock: two workers may both compute it, with the same result.
-        let flow = std::sync::Arc::new(compute());
-        lock().entry((f, position)).or_insert(flow).clone()
+    ) -> Arc<ParamFlow> {
+        remembered(&self.param_flows, (f, position), compute)
+    }
+
+    /// What `f` reaches through calls, computed by `compute` once.
+    pub(crate) fn reached(&self, f: FuncRef, compute: impl FnOnce() -> Reached) -> Arc<Reached> {
+        remembered(&self.reached, f, compute)
     }
 
     /// The program's calls by callee (built once, on first use).

@@ -20,11 +20,12 @@
 // A self-recursive function's summary: a step of making summaries, on their types (so a
 // submodule: the two are one layer).
 pub mod recursion;
+pub mod unknowns;
 
 use crate::access::split_base;
 use crate::program::{FuncRef, ProgramView};
 use crate::space::{extreme, IvRange, Space};
-use analyses::reconstruct::{reconstruct, ReconstructConfig, Reconstruction};
+use analyses::reconstruct::{reconstruct_sharing, CalleeMemo, ReconstructConfig, Reconstruction};
 use analyses::symbols::SymbolOrigin;
 use frontend::ir::{BinOp, Block, Callee, Function, InstKind, Terminator, Value};
 use frontend::loops::{analyze_loops, LoopForest, LoopId};
@@ -33,6 +34,7 @@ use num_bigint::BigInt;
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use symbolic::{Expr, SignEnv, SignSet, Var};
+pub use unknowns::Unknowns;
 
 /// Most effects kept per summary; past it, the accesses to each object are merged into one
 /// access at an unknown offset.
@@ -109,7 +111,7 @@ pub struct Summary {
     pub effects: Vec<Effect>,
     pub ranges: Vec<RangeVar>,
     /// Why some effects are not known (then they are not in `effects`): "is recursive".
-    pub unknown: Vec<String>,
+    pub unknown: Unknowns,
     /// Host library functions it reaches (their effects are not modelled: the call is
     /// host-only anyway).
     pub host_calls: Vec<String>,
@@ -209,7 +211,11 @@ impl Summary {
                 }
             })
             .collect();
-        out.extend(self.unknown.iter().map(|u| format!("unknown: {u}")));
+        let (listed, unlisted) = self.unknown.listed();
+        out.extend(listed.iter().map(|u| format!("unknown: {u}")));
+        if unlisted > 0 {
+            out.push(format!("unknown: {unlisted} more reasons"));
+        }
         out.extend(
             self.host_calls
                 .iter()
@@ -291,6 +297,9 @@ pub struct Summaries<'v> {
     /// function is reconstructed for its own loops, as a callee to summarize and as a
     /// caller whose arguments tell its callee's parameters apart.
     reconstructed: Mutex<HashMap<FuncRef, Arc<Reconstructed>>>,
+    /// Per unit, the callees' reconstructions those share: a helper is reconstructed
+    /// once for all its callers, not once per caller.
+    callee_memos: Vec<CalleeMemo>,
 }
 
 /// The value behind `m`, whether or not a worker panicked while holding it (the maps
@@ -362,6 +371,7 @@ impl<'v> Summaries<'v> {
             edges,
             cache: Mutex::default(),
             reconstructed: Mutex::default(),
+            callee_memos: view.units().iter().map(|_| CalleeMemo::new()).collect(),
         }
     }
 
@@ -381,11 +391,12 @@ impl<'v> Summaries<'v> {
         }
         let func = self.view.function(f);
         let forest = forest.unwrap_or_else(|| analyze_loops(func));
-        let rec = reconstruct(
+        let rec = reconstruct_sharing(
             self.view.program(f),
             func,
             &forest,
             &ReconstructConfig::default(),
+            &self.callee_memos[f.unit],
         );
         let made = Arc::new(Reconstructed {
             forest,
@@ -516,7 +527,7 @@ impl<'v> Summaries<'v> {
                         names.join(", ")
                     )
                 };
-                s.unknown = vec![why];
+                s.unknown = Unknowns::one(why);
             }
             lock(&self.cache).insert(g, Arc::new(s));
         }
@@ -549,6 +560,7 @@ impl<'v> Summaries<'v> {
             quotients: HashSet::new(),
             exit_bounds: HashMap::new(),
             exit_vars: HashMap::new(),
+            unknown: unknowns::Gathered::default(),
         };
         b.loop_ranges();
         // Where each effect is made: its block and instruction index.
@@ -566,9 +578,8 @@ impl<'v> Summaries<'v> {
         }
         b.mark_covered(&positions);
         let mut summary = b.summary;
+        summary.unknown = b.unknown.finish();
         dedup(&mut summary.effects);
-        summary.unknown.sort();
-        summary.unknown.dedup();
         summary.host_calls.sort();
         summary.host_calls.dedup();
         summary.assumptions.sort();
@@ -700,7 +711,7 @@ pub fn private_allocations(func: &Function, users: &[Vec<Value>]) -> HashSet<Val
 /// Whether some executions of the function skip `block`: it is under a condition inside its
 /// loops, or does not lie on every path to a return. Loops are assumed to run at least once,
 /// as everywhere in the reports.
-pub fn conditional_in_function(func: &Function, forest: &LoopForest, block: Block) -> bool {
+pub fn conditional_in_function(forest: &LoopForest, block: Block) -> bool {
     let mut current = block;
     let mut level = forest.innermost(block);
     while let Some(id) = level {
@@ -715,10 +726,7 @@ pub fn conditional_in_function(func: &Function, forest: &LoopForest, block: Bloc
         current = l.header;
         level = l.parent;
     }
-    func.blocks()
-        .filter(|b| matches!(func.block(*b).terminator, Terminator::Return(_)))
-        .filter(|b| *b == func.entry || forest.idom.get(b.index()).copied().flatten().is_some())
-        .any(|r| !forest.dominates(current, r))
+    !forest.on_every_path_to_return(current)
 }
 
 /// The effects of a C library function on memory, as a summary over its arguments, for
@@ -864,7 +872,7 @@ pub struct Instance {
     pub accesses: Vec<Instantiated>,
     pub ranges: Vec<RangeVar>,
     /// Reasons, in the caller's words ("calls `f`, which is recursive").
-    pub unknown: Vec<String>,
+    pub unknown: Unknowns,
     /// The summary's assumptions (each `> 0`, with why) with the arguments substituted.
     pub assumptions: Vec<(Expr, String)>,
 }
@@ -1001,11 +1009,7 @@ pub fn instantiate(
         .filter(|(a, _)| a.vars().iter().all(|v| !unusable.contains(v)))
         .filter_map(|(a, why)| Some((a.substitute(&map).ok()?, why.clone())))
         .collect();
-    instance.unknown = summary
-        .unknown
-        .iter()
-        .map(|u| format!("calls `{callee}`, which {u}"))
-        .collect();
+    instance.unknown = summary.unknown.through(callee);
     instance
 }
 
@@ -1031,6 +1035,8 @@ struct Builder<'s, 'v> {
     /// value once an access after the loop uses it (see `exit_values`).
     exit_bounds: HashMap<Var, (Expr, Expr)>,
     exit_vars: HashMap<Var, Var>,
+    /// Why some effects are not known, gathered (see [`unknowns`]).
+    unknown: unknowns::Gathered,
 }
 
 impl Builder<'_, '_> {
@@ -1333,7 +1339,7 @@ impl Builder<'_, '_> {
         };
         let Some(base_var) = base else {
             if is_store {
-                self.summary.unknown.push(format!(
+                self.unknown.push(format!(
                     "writes memory at `{}`, an address with no single base pointer",
                     address.to_c()
                 ));
@@ -1348,7 +1354,7 @@ impl Builder<'_, '_> {
                 Some(f) => format!(" (in `{f}`)"),
                 None => String::new(),
             };
-            self.summary.unknown.push(format!(
+            self.unknown.push(format!(
                 "writes through `{}`, a pointer it does not receive as a parameter{via}",
                 base_var.name()
             ));
@@ -1377,7 +1383,7 @@ impl Builder<'_, '_> {
     /// at every value of them: it is not under a condition, and each loop around it covers
     /// exactly its range (see `exact`).
     fn must_context(&self, block: Block) -> Option<Vec<Var>> {
-        if conditional_in_function(self.func, self.forest, block) {
+        if conditional_in_function(self.forest, block) {
             return None;
         }
         let mut vars = Vec::new();
@@ -1413,6 +1419,9 @@ impl Builder<'_, '_> {
     /// Marks the loads whose bytes a must-write of the function has written before them on
     /// every path (`positions`: the block and instruction index of each effect).
     fn mark_covered(&mut self, positions: &[(Block, usize)]) {
+        if !self.summary.effects.iter().any(|w| w.must) {
+            return;
+        }
         let space = self.summary.space();
         let ranges: HashMap<Var, &RangeVar> = self
             .summary
@@ -1442,6 +1451,11 @@ impl Builder<'_, '_> {
                 let Some(&(wb, wi)) = positions.get(j) else {
                     return false;
                 };
+                // The cheap tests first: a function has many accesses, few to one object.
+                let Ok(written) = &w.offset else { return false };
+                if !w.must || w.base != r.base {
+                    return false;
+                }
                 // The write runs before the read: its block dominates the read's, or the
                 // outermost loop around it but not around the read (which the write sweeps,
                 // and leaves only at its header: complete) has a header that does.
@@ -1462,8 +1476,7 @@ impl Builder<'_, '_> {
                     None if wb == rb => wi < ri,
                     None => self.forest.dominates(wb, rb),
                 };
-                let Ok(written) = &w.offset else { return false };
-                if !w.must || w.base != r.base || !before {
+                if !before {
                     return false;
                 }
                 // The variables of loops around both are the same at both points.
@@ -1481,11 +1494,14 @@ impl Builder<'_, '_> {
                 let Some((wlo, whi)) = swept(written, w.elem_bytes, &others, &space.env) else {
                     return false;
                 };
+                // The function's space without the common variables (its loops' ranges
+                // made once, above, not per pair of accesses).
                 let sub = Space {
-                    ivs: others
+                    ivs: space
+                        .ivs
                         .iter()
-                        .enumerate()
-                        .map(|(k, x)| range_to_iv(x, synthetic_loop(k)))
+                        .filter(|iv| !common.contains(&iv.var))
+                        .cloned()
                         .collect(),
                     env: space.env.clone(),
                     assumptions: Vec::new(),
@@ -1522,11 +1538,10 @@ impl Builder<'_, '_> {
         let inst = self.func.inst(v);
         let elem_bytes = types.size_of(inst.ty).unwrap_or(1);
         let ty = self.effect_type(inst.ty);
-        let conditional = conditional_in_function(self.func, self.forest, block);
+        let conditional = conditional_in_function(self.forest, block);
         let alternatives = self.rec.of(addr).to_vec();
         if alternatives.is_empty() && is_store {
-            self.summary
-                .unknown
+            self.unknown
                 .push("writes memory at an address it cannot express".into());
         }
         let single = alternatives.len() == 1;
@@ -1556,10 +1571,7 @@ impl Builder<'_, '_> {
                             self.call(block, &Callee::Direct(t), args, skip);
                         }
                     }
-                    None => self
-                        .summary
-                        .unknown
-                        .push("calls through a function pointer".into()),
+                    None => self.unknown.push("calls through a function pointer".into()),
                 }
                 return;
             }
@@ -1596,7 +1608,7 @@ impl Builder<'_, '_> {
             .extend(summary.host_calls.iter().cloned());
         let arg_exprs: Vec<Vec<Expr>> = args.iter().map(|a| self.rec.of(*a).to_vec()).collect();
         let instance = instantiate(&summary, name, &arg_exprs, &mut self.fresh);
-        self.summary.unknown.extend(instance.unknown);
+        self.unknown.through(name, instance.unknown);
         self.summary.assumptions.extend(instance.assumptions);
         // The callee's ranges become this function's, where their bounds are expressible.
         let mut extra: HashSet<Var> = HashSet::new();
@@ -1612,7 +1624,7 @@ impl Builder<'_, '_> {
                 self.summary.ranges.push(r);
             }
         }
-        let call_conditional = conditional_in_function(self.func, self.forest, block);
+        let call_conditional = conditional_in_function(self.forest, block);
         for access in instance.accesses {
             let e = access.effect;
             let conditional = e.conditional || call_conditional;
@@ -1620,8 +1632,7 @@ impl Builder<'_, '_> {
             match access.place {
                 Place::Address(alternatives) => {
                     if alternatives.is_empty() {
-                        self.summary
-                            .unknown
+                        self.unknown
                             .push(format!("passes `{name}` an argument it cannot express"));
                     }
                     let single = alternatives.len() == 1;
@@ -1700,7 +1711,7 @@ impl Builder<'_, '_> {
                 Base::Opaque(n) => n.clone(),
                 _ => String::new(),
             };
-            self.summary.unknown.push(format!(
+            self.unknown.push(format!(
                 "writes through `{name}`, a pointer it does not receive as a parameter (in `{}`)",
                 e.through.first().cloned().unwrap_or_default()
             ));

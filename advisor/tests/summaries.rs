@@ -1447,3 +1447,64 @@ fn a_const_global_only_the_callee_names_is_not_modified_by_the_loop() {
         conflict: false,
     });
 }
+
+/// Twelve functions each writing through a global pointer of their own, and `top` calling
+/// them all, and `loop` calling `top` in a loop.
+fn many_reasons() -> String {
+    let mut source = String::new();
+    for k in 0..12 {
+        source.push_str(&format!(
+            "double *g{k:02};\nvoid w{k:02}(void) {{ g{k:02}[0] = 1.0; }}\n"
+        ));
+    }
+    source.push_str("void top(void) {\n");
+    for k in 0..12 {
+        source.push_str(&format!("    w{k:02}();\n"));
+    }
+    source.push_str("}\n\nvoid all(double *a, int n)\n{\n    for (int i = 0; i < n; i++) {\n        a[i] = 0.0;\n        top();\n    }\n}\n");
+    source
+}
+
+#[test]
+fn a_summary_lists_its_first_reasons_and_counts_the_rest() {
+    let (lines, summary) = describe(&many_reasons(), "top");
+    let unknown: Vec<&String> = lines
+        .iter()
+        .filter(|l| l.starts_with("unknown: "))
+        .collect();
+    assert_eq!(summary.unknown.total(), 12, "{lines:#?}");
+    // The first eight in sorted order, then the count of the four others.
+    let expected: Vec<String> = (0..8)
+        .map(|k| {
+            format!(
+                "unknown: calls `w{k:02}`, which writes through `g{k:02}`, a pointer it does not receive as a parameter"
+            )
+        })
+        .chain(["unknown: 4 more reasons".to_string()])
+        .collect();
+    assert_eq!(unknown, expected.iter().collect::<Vec<_>>());
+
+    let (_dir, units) = load(&[("many.c", many_reasons().as_str())]);
+    let reports = analyze_units(&units, &Filter::default(), &Default::default());
+    let r = find(&reports, "all", 42);
+    assert_eq!(r.verdict, Verdict::NeedsProfile, "{:#?}", r.reasons);
+    // A finding names three, and counts the others through `top`'s count, not its list.
+    has_reason(
+        r,
+        "WW112",
+        "calls `top`, which calls `w00`, which writes through `g00`, a pointer it does not receive as a parameter; calls `top`, which calls `w01`",
+    );
+    has_reason(r, "WW112", "(and 9 more)");
+    let call = r
+        .calls
+        .iter()
+        .find(|c| c.name == "top")
+        .expect("the call of top");
+    assert_eq!(
+        call.effects
+            .iter()
+            .filter(|e| e.starts_with("unknown: "))
+            .count(),
+        9
+    );
+}

@@ -22,8 +22,11 @@ use frontend::ir::{BinOp, Callee, Constant, Function, InstKind, Program, Termina
 use frontend::loops::LoopForest;
 use num_bigint::BigInt;
 use num_rational::BigRational;
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use symbolic::{Expr, Var};
+
+mod callees;
+pub use callees::CalleeMemo;
 
 #[derive(Clone, Debug)]
 pub struct ReconstructConfig {
@@ -91,7 +94,19 @@ pub fn reconstruct(
     forest: &LoopForest,
     config: &ReconstructConfig,
 ) -> Reconstruction {
-    let mut builder = Builder::new(program, func, config, 0, Vec::new());
+    reconstruct_sharing(program, func, forest, config, &CalleeMemo::new())
+}
+
+/// [`reconstruct`], taking the callees' reconstructions from `memo` and adding those it
+/// makes: `memo` must have been used only with `program` and `config`.
+pub fn reconstruct_sharing(
+    program: &Program,
+    func: &Function,
+    forest: &LoopForest,
+    config: &ReconstructConfig,
+    memo: &CalleeMemo,
+) -> Reconstruction {
+    let mut builder = Builder::new(program, func, config, memo, 0, Vec::new());
     builder.run(forest);
     Reconstruction {
         symbols: builder.symbols,
@@ -191,16 +206,16 @@ struct Builder<'a> {
     /// Function names on the current inlining stack (recursion guard).
     call_stack: Vec<String>,
     call_depth: u32,
-    /// Callees already reconstructed in this reconstruction (shared with the nested
-    /// builders): every call site of a helper had rebuilt its loops and expressions.
-    inlined: std::rc::Rc<std::cell::RefCell<InlineMemo>>,
+    /// Callees already reconstructed (shared with the nested builders and, through
+    /// [`reconstruct_sharing`], with other functions' reconstructions).
+    memo: &'a CalleeMemo,
+    /// The names this reconstruction, or one nested in it, tested against `call_stack`:
+    /// all it depends on of the stack (see [`callees`]).
+    tested: BTreeSet<String>,
 }
 
-/// A callee's return expressions over its parameters (and each parameter's symbol and
-/// position), or `None` when they cannot be used, by callee, depth and inlining stack:
-/// what the callee's reconstruction depends on besides the program.
-type InlineMemo = HashMap<(String, u32, Vec<String>), Option<std::rc::Rc<CalleeReturns>>>;
-
+/// A callee's return expressions over its parameters, and each parameter's symbol and
+/// position.
 #[derive(Debug)]
 struct CalleeReturns {
     returns: Vec<Expr>,
@@ -212,6 +227,7 @@ impl<'a> Builder<'a> {
         program: &'a Program,
         func: &'a Function,
         config: &'a ReconstructConfig,
+        memo: &'a CalleeMemo,
         call_depth: u32,
         call_stack: Vec<String>,
     ) -> Self {
@@ -230,7 +246,8 @@ impl<'a> Builder<'a> {
             choices: HashMap::new(),
             call_stack,
             call_depth,
-            inlined: Default::default(),
+            memo,
+            tested: BTreeSet::new(),
         }
     }
 
@@ -667,25 +684,31 @@ impl<'a> Builder<'a> {
     /// the call's arguments substituted. `None` when the callee is external, recursive, too
     /// deep, or returns something that depends on more than its parameters.
     fn inline_call(&mut self, name: &str, args: &[Value]) -> Option<Vec<Expr>> {
-        if self.call_depth >= self.config.max_call_depth
-            || self.call_stack.iter().any(|n| n == name)
-        {
+        if self.call_depth >= self.config.max_call_depth {
+            return None;
+        }
+        // Whatever the answer, this reconstruction depends on it.
+        self.tested.insert(name.to_string());
+        if self.call_stack.iter().any(|n| n == name) {
             return None;
         }
         let mut stack = self.call_stack.clone();
         stack.push(self.func.name.clone());
-        let key = (name.to_string(), self.call_depth + 1, stack);
-        let known = self.inlined.borrow().get(&key).cloned();
-        let callee = match known {
-            Some(callee) => callee?,
+        let depth = self.call_depth + 1;
+        let made = match self.memo.get(name, depth, &stack) {
+            Some(made) => made,
             None => {
-                let made = self
-                    .callee_returns(name, key.2.clone())
-                    .map(std::rc::Rc::new);
-                self.inlined.borrow_mut().insert(key, made.clone());
-                made?
+                let made = self.callee_returns(name, depth, &stack);
+                self.memo.insert(name, depth, &stack, made.clone());
+                made
             }
         };
+        // The callee's tests for this function are settled (it is on the callee's stack);
+        // its others are tests of this function's stack.
+        let own = &self.func.name;
+        self.tested
+            .extend(made.tested.iter().filter(|t| *t != own).cloned());
+        let callee = made.returns?;
         let (returns, params) = (&callee.returns, &callee.params);
         let mut out = Vec::new();
         let alternatives: Vec<Vec<Expr>> = args.iter().map(|a| self.operand(*a)).collect();
@@ -714,20 +737,34 @@ impl<'a> Builder<'a> {
         (out.len() <= self.config.max_alternatives).then_some(out)
     }
 
-    /// [`CalleeReturns`] of `name` reconstructed below `stack`; `None` when it is not
-    /// defined, returns nothing, or returns what depends on more than its parameters.
-    fn callee_returns(&self, name: &str, stack: Vec<String>) -> Option<CalleeReturns> {
-        let callee = self.program.function(name)?;
+    /// The reconstruction of `name` at `depth` below `stack`, with the stack tests it made.
+    fn callee_returns(&self, name: &str, depth: u32, stack: &[String]) -> callees::Made {
+        let Some(callee) = self.program.function(name) else {
+            return callees::Made {
+                returns: None,
+                tested: BTreeSet::new(),
+            };
+        };
         let forest = frontend::loops::analyze_loops(callee);
         let mut inner = Builder::new(
             self.program,
             callee,
             self.config,
-            self.call_depth + 1,
-            stack,
+            self.memo,
+            depth,
+            stack.to_vec(),
         );
-        inner.inlined = self.inlined.clone();
         inner.run(&forest);
+        let returns = Self::returns_over_params(callee, &inner).map(std::sync::Arc::new);
+        callees::Made {
+            returns,
+            tested: std::mem::take(&mut inner.tested),
+        }
+    }
+
+    /// [`CalleeReturns`] of `callee` from its reconstruction `inner`; `None` when it
+    /// returns nothing, or returns what depends on more than its parameters.
+    fn returns_over_params(callee: &Function, inner: &Builder) -> Option<CalleeReturns> {
         let mut returns = Vec::new();
         for b in callee.blocks() {
             if let Terminator::Return(Some(r)) = callee.block(b).terminator {

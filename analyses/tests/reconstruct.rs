@@ -128,3 +128,77 @@ fn figure_8_10_row_pointer_and_accumulator() {
         "{values:#?}"
     );
 }
+
+/// Every value's expressions, symbol and recurrence, one line per value.
+fn dump(func: &frontend::ir::Function, rec: &analyses::reconstruct::Reconstruction) -> String {
+    let mut out = String::new();
+    for b in func.blocks() {
+        for &v in &func.block(b).insts {
+            let exprs: Vec<String> = rec.of(v).iter().map(|e| e.to_string()).collect();
+            let recurrence: Option<Vec<String>> = rec
+                .recurrence(v)
+                .map(|r| r.iter().map(|e| e.to_string()).collect());
+            out.push_str(&format!(
+                "{v:?}: {} | {:?} | {recurrence:?}\n",
+                exprs.join(" ; "),
+                rec.symbol(v)
+            ));
+        }
+    }
+    out
+}
+
+#[test]
+fn sharing_callees_between_reconstructions_changes_nothing() {
+    use analyses::reconstruct::{reconstruct_sharing, CalleeMemo};
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/callee_sharing.c");
+    let unit = load_unit(&TranslationUnitInput::new(path)).expect("fixture loads");
+    let program = &unit.lowered.program;
+    let index = |name: &str| {
+        program
+            .functions
+            .iter()
+            .position(|f| f.name == name)
+            .unwrap()
+    };
+    let deeper = ReconstructConfig {
+        max_call_depth: 5,
+        ..ReconstructConfig::default()
+    };
+    for (config, inlined) in [
+        (ReconstructConfig::default(), "2*i + 6"),
+        // `via_ww` -> `ww` -> `wx` -> `hw`: 3*(2*i + 1) + 5.
+        (deeper, "6*i + 8"),
+    ] {
+        let alone: Vec<String> = program
+            .functions
+            .iter()
+            .map(|f| dump(f, &reconstruct(program, f, &analyze_loops(f), &config)))
+            .collect();
+        assert!(
+            alone[index("fill")].contains("2*i + 1"),
+            "{}",
+            alone[index("fill")]
+        );
+        let other = &alone[index("other")];
+        assert!(other.contains(inlined), "missing {inlined}:\n{other}");
+        // Both orders: the first reconstruction of a callee is made under different stacks.
+        for reversed in [false, true] {
+            let memo = CalleeMemo::new();
+            let mut indices: Vec<usize> = (0..program.functions.len()).collect();
+            if reversed {
+                indices.reverse();
+            }
+            for k in indices {
+                let f = &program.functions[k];
+                let shared = reconstruct_sharing(program, f, &analyze_loops(f), &config, &memo);
+                assert_eq!(
+                    dump(f, &shared),
+                    alone[k],
+                    "{} (reversed: {reversed})",
+                    f.name
+                );
+            }
+        }
+    }
+}

@@ -9,7 +9,7 @@
 //! only if what they read is loop-invariant, which memory analysis decides later: such loops
 //! are reported as [`Normalizable::IfInvariant`] with the loads and calls in question.
 
-use crate::ir::dominators::Dominators;
+use crate::ir::dominators::{DomIntervals, Dominators};
 use crate::ir::{BinOp, Block, Callee, Function, InstKind, SourceLoopId, Terminator, UnOp, Value};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
@@ -111,6 +111,13 @@ pub struct LoopForest {
     pub idom: Vec<Option<Block>>,
     /// [`LoopForest::innermost`] of every block.
     innermost: Vec<Option<LoopId>>,
+    /// [`LoopForest::dominates`] in O(1): summaries ask it for every pair of a function's
+    /// accesses, and a walk up the dominators is as long as the function.
+    dominance: DomIntervals,
+    /// The deepest block that dominates every reachable `return`: a block lies on every
+    /// path to a return exactly when it dominates this one. `None` when no return is
+    /// reachable.
+    returns_dominator: Option<Block>,
 }
 
 impl LoopForest {
@@ -132,16 +139,40 @@ impl LoopForest {
         self.ids().find(|l| self.loop_(*l).source == Some(source))
     }
     /// Whether `a` dominates `b`.
+    /// Every block dominates itself; a block the entry does not reach dominates nothing and
+    /// is dominated by nothing.
     pub fn dominates(&self, a: Block, b: Block) -> bool {
-        let mut current = Some(b);
-        while let Some(block) = current {
-            if block == a {
-                return true;
-            }
-            current = self.idom.get(block.index()).copied().flatten();
-        }
-        false
+        self.dominance.dominates(a, b)
     }
+    /// Whether every path from the entry to a reachable `return` passes through `block`
+    /// (vacuously, when no return is reachable).
+    pub fn on_every_path_to_return(&self, block: Block) -> bool {
+        self.returns_dominator
+            .is_none_or(|meet| self.dominates(block, meet))
+    }
+}
+
+/// The nearest common dominator of the reachable blocks that end in `return`.
+fn returns_dominator(
+    func: &Function,
+    doms: &DomIntervals,
+    idom: &[Option<Block>],
+) -> Option<Block> {
+    let reachable = |b: Block| b == func.entry || idom.get(b.index()).copied().flatten().is_some();
+    let mut meet: Option<Block> = None;
+    for b in func.blocks() {
+        if !matches!(func.block(b).terminator, Terminator::Return(_)) || !reachable(b) {
+            continue;
+        }
+        let mut m = meet.unwrap_or(b);
+        // Up the tree from the meet so far until it covers `b`: each step moves up, so all
+        // the returns together cost the function's size.
+        while !doms.dominates(m, b) {
+            m = idom.get(m.index()).copied().flatten()?;
+        }
+        meet = Some(m);
+    }
+    meet
 }
 
 /// Computes the loop forest of a function.
@@ -263,11 +294,15 @@ pub fn analyze_loops(func: &Function) -> LoopForest {
         l.normalizable = normalizability(func, l, &idom);
     }
     let innermost = innermost_loops(func, &loops);
+    let dominance = doms.intervals().clone();
+    let returns_dominator = returns_dominator(func, &dominance, &idom);
     LoopForest {
         loops,
         irreducible,
         idom,
         innermost,
+        dominance,
+        returns_dominator,
     }
 }
 

@@ -11,11 +11,28 @@ pub struct Dominators {
     tree: Tree<NodeIndex>,
     /// The graph node of each block, by block index.
     nodes: Vec<NodeIndex>,
-    /// Each reachable block's entry and exit numbers in a depth-first walk of the tree, by
-    /// block index: `a` dominates `b` when `b`'s interval lies in `a`'s. A query costs
-    /// O(1) instead of a walk up `b`'s dominators, which is as deep as the function has
-    /// loops in a row.
-    order: Vec<Option<(u32, u32)>>,
+    intervals: DomIntervals,
+}
+
+/// Each reachable block's entry and exit numbers in a depth-first walk of the dominator
+/// tree, by block index: `a` dominates `b` when `b`'s interval lies in `a`'s. A query costs
+/// O(1) instead of a walk up `b`'s dominators, which is as deep as the function has loops
+/// and branches in a row.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DomIntervals(Vec<Option<(u32, u32)>>);
+
+impl DomIntervals {
+    /// Whether `a` dominates `b` (every reachable block dominates itself); `false` when the
+    /// entry does not reach `a` or `b`.
+    pub fn dominates(&self, a: Block, b: Block) -> bool {
+        match (
+            self.0.get(a.index()).copied().flatten(),
+            self.0.get(b.index()).copied().flatten(),
+        ) {
+            (Some((a_in, a_out)), Some((b_in, b_out))) => a_in <= b_in && b_out <= a_out,
+            _ => false,
+        }
+    }
 }
 
 impl Dominators {
@@ -30,8 +47,12 @@ impl Dominators {
             }
         }
         let tree = simple_fast(&graph, nodes[func.entry.index()]);
-        let order = tree_order(&tree, &nodes, func.entry.index());
-        Dominators { tree, nodes, order }
+        let intervals = DomIntervals(tree_order(&tree, &nodes, func.entry.index()));
+        Dominators {
+            tree,
+            nodes,
+            intervals,
+        }
     }
 
     /// The immediate dominator of every block, by block index; `None` for the entry and
@@ -50,13 +71,12 @@ impl Dominators {
     /// Whether `a` dominates `b` (every reachable block dominates itself); `false` when the
     /// entry does not reach `b`.
     pub fn dominates(&self, a: Block, b: Block) -> bool {
-        match (
-            self.order.get(a.index()).copied().flatten(),
-            self.order.get(b.index()).copied().flatten(),
-        ) {
-            (Some((a_in, a_out)), Some((b_in, b_out))) => a_in <= b_in && b_out <= a_out,
-            _ => false,
-        }
+        self.intervals.dominates(a, b)
+    }
+
+    /// The O(1) dominance queries, to keep after the tree is dropped.
+    pub fn intervals(&self) -> &DomIntervals {
+        &self.intervals
     }
 }
 
