@@ -105,7 +105,7 @@ pub(crate) fn parse_bounded_with(
     let oversized = oversized_bodies(&pre.text, MAX_BODY_BYTES);
     let whole = blank_bodies(&pre.text, &oversized);
     let (whole, tables, tokens) = match crate::tables::without_table_values(&whole) {
-        Some((shorter, tables)) => (shorter, tables, None),
+        Some((shorter, tables)) => (std::borrow::Cow::Owned(shorter), tables, None),
         None if oversized.is_empty() => (whole, Vec::new(), Some(toks)),
         // Blanked bodies: their tokens are gone (the text is lexed again; this is rare).
         None => (whole, Vec::new(), None),
@@ -118,12 +118,17 @@ pub(crate) fn parse_bounded_with(
     );
     // The pruned text parses unless the pruning misread a header; then the whole one is
     // parsed, so a doubt costs time, never a result.
-    match run_parser(spell_universal_names(&pruned)) {
+    let unpruned = pruned == whole;
+    match run_parser(spell_universal_names(pruned)) {
         Ok(Ok(parse)) => return Ok((parse.unit, left_out)),
-        outcome if pruned == whole => return finish(outcome, left_out, pre),
+        outcome if unpruned => return finish(outcome, left_out, pre),
         _ => {}
     }
-    finish(run_parser(spell_universal_names(&whole)), left_out, pre)
+    finish(
+        run_parser(spell_universal_names(whole.into_owned())),
+        left_out,
+        pre,
+    )
 }
 
 type ParserOutcome =
@@ -131,12 +136,22 @@ type ParserOutcome =
 
 /// Runs lang-c on `text` on a thread with a large stack, catching its panics.
 fn run_parser(text: String) -> ParserOutcome {
-    let fallback = text.clone();
-    let parse = move || parse_preprocessed(&Config::with_gcc(), text);
+    // The text goes to whichever runs the parse: the deep thread, or this one when no
+    // thread can be had (not a copy for the second case: a copy of a large file's text is
+    // megabytes of fresh pages).
+    let slot = std::sync::Arc::new(std::sync::Mutex::new(Some(text)));
+    let take = |slot: &std::sync::Mutex<Option<String>>| {
+        slot.lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take()
+            .unwrap_or_default()
+    };
+    let inside = slot.clone();
+    let parse = move || parse_preprocessed(&Config::with_gcc(), take(&inside));
     crate::deep_stack::run("lang-c", PARSER_STACK, parse).unwrap_or_else(|| {
         // No thread available: parse here, trusting the nesting limit.
         catch_unwind(AssertUnwindSafe(|| {
-            parse_preprocessed(&Config::with_gcc(), fallback)
+            parse_preprocessed(&Config::with_gcc(), take(&slot))
         }))
     })
 }
@@ -170,15 +185,17 @@ fn finish(
 /// preprocessor writes every non-ASCII identifier (`größe`) that way, but lang-c's lexer
 /// knows neither. The spelling has the same length, so every offset, and with it every
 /// span and diagnostic column, stays where it was; the identifiers stay distinct.
-pub fn spell_universal_names(text: &str) -> String {
-    let b = text.as_bytes();
-    if !b
+pub fn spell_universal_names(text: String) -> String {
+    if !text
+        .as_bytes()
         .windows(2)
         .any(|w| w[0] == b'\\' && (w[1] == b'u' || w[1] == b'U'))
     {
-        return text.to_string();
+        return text;
     }
-    let mut out = b.to_vec();
+    // The backslashes to respell, found first; then the text is changed in place.
+    let b = text.as_bytes();
+    let mut backslashes = Vec::new();
     let mut i = 0;
     let mut quote: Option<u8> = None;
     let mut line_start = true;
@@ -207,7 +224,7 @@ pub fn spell_universal_names(text: &str) -> String {
                     let digits = if b[i + 1] == b'u' { 4 } else { 8 };
                     let hex = b.get(i + 2..i + 2 + digits);
                     if hex.is_some_and(|h| h.iter().all(u8::is_ascii_hexdigit)) {
-                        out[i] = b'_';
+                        backslashes.push(i);
                         i += 2 + digits;
                         line_start = false;
                         continue;
@@ -223,8 +240,12 @@ pub fn spell_universal_names(text: &str) -> String {
         }
         i += 1;
     }
+    let mut out = text.into_bytes();
+    for i in backslashes {
+        out[i] = b'_';
+    }
     // Only an ASCII backslash became an ASCII underscore: still UTF-8.
-    String::from_utf8(out).unwrap_or_else(|_| text.to_string())
+    String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
 }
 
 /// The top-level brace blocks longer than `limit` bytes that are function bodies: the last
@@ -301,9 +322,9 @@ fn declarator_name(head: &str) -> Option<String> {
 
 /// `text` with the inside of each oversized body blanked (newlines kept, so every offset and
 /// line stays where it was).
-fn blank_bodies(text: &str, bodies: &[Oversized]) -> String {
+fn blank_bodies<'t>(text: &'t str, bodies: &[Oversized]) -> std::borrow::Cow<'t, str> {
     if bodies.is_empty() {
-        return text.to_string();
+        return std::borrow::Cow::Borrowed(text);
     }
     let mut out = text.as_bytes().to_vec();
     for b in bodies {
@@ -314,7 +335,7 @@ fn blank_bodies(text: &str, bodies: &[Oversized]) -> String {
         }
     }
     // Only whole UTF-8 sequences inside the braces became spaces: still UTF-8.
-    String::from_utf8(out).unwrap_or_else(|_| text.to_string())
+    std::borrow::Cow::Owned(String::from_utf8(out).unwrap_or_else(|_| text.to_string()))
 }
 
 /// The first run of more than `limit` `+` or `-` signs outside literals and directive
@@ -551,7 +572,7 @@ mod tests {
     }
 
     fn check(input: &str, expected: &str) {
-        let got = spell_universal_names(input);
+        let got = spell_universal_names(input.to_string());
         assert_eq!(got, expected);
         assert_eq!(got.len(), input.len(), "offsets must not move");
     }
