@@ -23,7 +23,7 @@
 
 use crate::ctokens::{lex, Tok, TokKind};
 use crate::source_map::HeaderKind;
-use rustc_hash::FxHashMap;
+use std::collections::HashMap;
 
 /// C99/C11 keywords and GCC's alternate spellings of them: never declared by a header. A
 /// `(` after one (`sizeof`, `__typeof__`, `_Static_assert`, `if`) never opens a parameter
@@ -274,13 +274,13 @@ fn chunks(toks: &[Tok], text: &str) -> Vec<Chunk> {
 /// Identifiers interned as small numbers, the [`KEYWORDS`] first: an id below their count
 /// is a keyword, so one lookup both interns a word and tells whether it is one.
 struct Names<'t> {
-    ids: FxHashMap<&'t str, u32>,
+    ids: HashMap<&'t str, u32>,
 }
 
 impl Default for Names<'_> {
     fn default() -> Self {
         let mut names = Names {
-            ids: FxHashMap::default(),
+            ids: HashMap::new(),
         };
         for keyword in KEYWORDS {
             names.id(keyword);
