@@ -314,6 +314,7 @@ fn analyze_function_in_program(
         quotients: Default::default(),
         object_addresses: Default::default(),
         variable_definitions: Default::default(),
+        stale_symbols: Default::default(),
         order: Default::default(),
         nest_symbols: Default::default(),
         variant: Default::default(),
@@ -443,6 +444,8 @@ struct FunctionContext<'a> {
     object_addresses: std::cell::OnceCell<Vec<Value>>,
     /// Each named variable's definitions and the dominator tree, for `rebase`, made once.
     variable_definitions: std::cell::OnceCell<crate::rebase::Definitions>,
+    /// The symbols that may be stale at some loop (`stale`), found once per function.
+    stale_symbols: std::cell::OnceCell<crate::stale::FunctionSymbols>,
     /// Each loop's variant symbols, computed on first use (asked several times per loop).
     variant: std::cell::RefCell<HashMap<LoopId, std::rc::Rc<HashSet<Var>>>>,
     /// Each loop's call effects, computed on first use (see [`FunctionContext::call_effects`]).
@@ -2278,14 +2281,30 @@ impl<'a> FunctionContext<'a> {
         let definitions = self
             .variable_definitions
             .get_or_init(|| crate::rebase::Definitions::of(self.func));
+        let symbols = self
+            .stale_symbols
+            .get_or_init(|| crate::stale::FunctionSymbols::of(self.rec, definitions));
         // Placed as the report's other qualified names are (a merge: the statement after it).
         let line = |v: Value| self.defining_place(v).map_or(0, |(line, _)| line);
+        let mut texts: Vec<&str> = Vec::new();
+        if let Some(induction) = &report.induction {
+            texts.extend([
+                induction.lower.as_str(),
+                induction.upper.as_str(),
+                induction.trip_count.as_str(),
+            ]);
+        }
+        for bytes in report.parameters.iter().filter_map(|p| p.bytes.as_ref()) {
+            texts.extend([bytes.lo.as_str(), bytes.hi.as_str(), bytes.size.as_str()]);
+        }
         let at_loop = crate::stale::AtLoop::of(
             self.func,
             self.rec,
             definitions,
+            symbols,
             self.forest.loop_(id),
             &line,
+            &texts,
         );
         if at_loop.is_empty() {
             return;

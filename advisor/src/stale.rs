@@ -29,45 +29,115 @@ pub struct AtLoop {
     compound: Vec<String>,
 }
 
+/// The function's symbols [`AtLoop::of`] looks at, found once per function: a loop then
+/// looks only at those its report's texts name (every symbol at every loop made 10,000 loops
+/// in a row 10^8 steps).
+#[derive(Debug, Default)]
+pub struct FunctionSymbols {
+    /// Symbols named after a variable the function assigns more than once, by name, with
+    /// their values: the ones that can be stale somewhere.
+    plain: HashMap<String, (Var, frontend::ir::Value)>,
+    /// Symbols whose names are not plain identifiers (`s->n`, `a[k].len`), longest first
+    /// (then by name), with their values when they have one.
+    compound: Vec<(Var, Option<frontend::ir::Value>)>,
+}
+
+impl FunctionSymbols {
+    pub fn of(rec: &Reconstruction, definitions: &Definitions) -> FunctionSymbols {
+        let mut plain = HashMap::new();
+        let mut compound = Vec::new();
+        for symbol in rec.symbols.iter() {
+            let name = symbol.var.name();
+            let value = rec.symbols.value_of(&symbol.var);
+            if !is_identifier(name) {
+                compound.push((symbol.var.clone(), value));
+            } else if let Some(value) = value.filter(|_| definitions.assigned_again(name)) {
+                // A counter of the loop is assigned twice (its start and its step).
+                plain.insert(name.to_string(), (symbol.var.clone(), value));
+            }
+        }
+        compound.sort_by(|(a, _), (b, _)| {
+            (std::cmp::Reverse(a.name().len()), a.name())
+                .cmp(&(std::cmp::Reverse(b.name().len()), b.name()))
+        });
+        FunctionSymbols { plain, compound }
+    }
+}
+
+/// A stale symbol: its value and the variable's value at the loop's start when known.
+type Found = (Var, frontend::ir::Value, Option<Expr>);
+
+/// Which plain names are stale at one loop, decided on first question.
+struct Staleness<'a> {
+    func: &'a Function,
+    rec: &'a Reconstruction,
+    definitions: &'a Definitions,
+    symbols: &'a FunctionSymbols,
+    l: &'a Loop,
+    known: HashMap<String, Option<Found>>,
+}
+
+impl Staleness<'_> {
+    fn of(&mut self, name: &str) -> Option<Found> {
+        if let Some(known) = self.known.get(name) {
+            return known.clone();
+        }
+        let found = self.decide(name);
+        self.known.insert(name.to_string(), found.clone());
+        found
+    }
+
+    fn is_stale(&mut self, name: &str) -> bool {
+        self.of(name).is_some()
+    }
+
+    fn decide(&self, name: &str) -> Option<Found> {
+        let (var, value) = self.symbols.plain.get(name)?;
+        // Values of the loop's own iterations (its counters, what its body loads) are
+        // what the report means by their names.
+        if self.l.contains(self.func.inst(*value).block) {
+            return None;
+        }
+        let entry = value_at_entry(self.func, self.rec, self.definitions, self.l, name, var)?;
+        let at_entry = self.rec.single(entry);
+        if at_entry == Some(&Expr::var(name)) {
+            return None;
+        }
+        Some((var.clone(), *value, at_entry.cloned()))
+    }
+}
+
+/// The identifier-like words of `text`: every name a use of a variable in it can be (and
+/// more: the parts of numbered and member names).
+fn words(text: &str) -> impl Iterator<Item = &str> {
+    text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .filter(|w| !w.is_empty())
+}
+
 impl AtLoop {
-    /// The stale symbols of the loop `l`'s expressions; `line` gives a value's source line.
+    /// The stale symbols that the loop `l`'s report texts `texts` name; `line` gives a
+    /// value's source line. Only [`AtLoop::text`] of those texts is meaningful.
     pub fn of(
         func: &Function,
         rec: &Reconstruction,
         definitions: &Definitions,
+        symbols: &FunctionSymbols,
         l: &Loop,
         line: &dyn Fn(frontend::ir::Value) -> u32,
+        texts: &[&str],
     ) -> AtLoop {
+        let mut staleness = Staleness {
+            func,
+            rec,
+            definitions,
+            symbols,
+            l,
+            known: HashMap::new(),
+        };
         let mut rewrite = HashMap::new();
         // Plain variables first: a compound name is stale when it embeds one of them.
-        let mut stale_names: Vec<String> = Vec::new();
-        // (symbol, its value, the variable's value at the loop's start when known)
-        let mut stale: Vec<(Var, frontend::ir::Value, Option<Expr>)> = Vec::new();
-        for symbol in rec.symbols.iter() {
-            let name = symbol.var.name();
-            // A counter of the loop is assigned twice (its start and its step).
-            if !is_identifier(name) || !definitions.assigned_again(name) {
-                continue;
-            }
-            let Some(value) = rec.symbols.value_of(&symbol.var) else {
-                continue;
-            };
-            // Values of the loop's own iterations (its counters, what its body loads) are
-            // what the report means by their names.
-            if l.contains(func.inst(value).block) {
-                continue;
-            }
-            let Some(entry) = value_at_entry(func, rec, definitions, l, name, &symbol.var) else {
-                continue;
-            };
-            let at_entry = rec.single(entry);
-            if at_entry == Some(&Expr::var(name)) {
-                continue;
-            }
-            stale_names.push(name.to_string());
-            stale.push((symbol.var.clone(), value, at_entry.cloned()));
-        }
-        let stale_vars: std::collections::HashSet<&Var> = stale.iter().map(|(v, _, _)| v).collect();
+        let named: std::collections::BTreeSet<&str> = texts.iter().flat_map(|t| words(t)).collect();
+        let stale: Vec<Found> = named.iter().filter_map(|w| staleness.of(w)).collect();
         for (var, value, at_entry) in &stale {
             // at_entry = own + c, with c over names the loop sees as meant (an enclosing
             // loop's counter: `wpsi_start + ri - p.ri3`): the old value is own - c.
@@ -96,7 +166,10 @@ impl AtLoop {
                     return None;
                 }
                 let vars = c.vars();
-                if vars.iter().any(|v| v == var || stale_vars.contains(v)) {
+                if vars
+                    .iter()
+                    .any(|v| v == var || staleness.is_stale(v.name()))
+                {
                     return None;
                 }
                 Expr::constant(sign)
@@ -108,46 +181,45 @@ impl AtLoop {
                 replacement.unwrap_or_else(|| marked(var.name(), line(*value))),
             );
         }
-        if !stale_names.is_empty() {
-            for symbol in rec.symbols.iter() {
-                let name = symbol.var.name();
-                if is_identifier(name) || rewrite.contains_key(&symbol.var) {
-                    continue;
-                }
-                let Some(v) = rec.symbols.value_of(&symbol.var) else {
-                    continue;
-                };
-                if !stale_names.iter().any(|s| mentions(name, s))
-                    || !embeds_stale(func, rec, definitions, l, v)
-                {
-                    continue;
-                }
-                // The local the value was stored in names it well (`p` for
-                // `p = *factors++`), when the loop finds that value in it.
-                let holder = func.inst(v).origin.var_name.clone().filter(|held| {
-                    is_identifier(held)
-                        && !stale_names.contains(held)
-                        && value_at_entry(func, rec, definitions, l, held, &symbol.var)
-                            .is_none_or(|x| x == v)
-                });
-                rewrite.insert(
-                    symbol.var.clone(),
-                    holder
-                        .map(|h| Expr::var(&h))
-                        .unwrap_or_else(|| marked(name, line(v))),
-                );
+        // The compound names the texts hold (longest first, as `by_names` takes them).
+        let present: Vec<&(Var, Option<frontend::ir::Value>)> = symbols
+            .compound
+            .iter()
+            .filter(|(var, _)| texts.iter().any(|t| t.contains(var.name())))
+            .collect();
+        for (var, value) in &present {
+            let name = var.name();
+            let Some(v) = *value else { continue };
+            if rewrite.contains_key(var) {
+                continue;
             }
+            let embeds_a_stale_name =
+                words(name).any(|w| mentions(name, w) && staleness.is_stale(w));
+            if !embeds_a_stale_name || !embeds_stale(func, rec, definitions, l, v) {
+                continue;
+            }
+            // The local the value was stored in names it well (`p` for
+            // `p = *factors++`), when the loop finds that value in it.
+            let holder = func.inst(v).origin.var_name.clone().filter(|held| {
+                is_identifier(held)
+                    && !staleness.is_stale(held)
+                    && value_at_entry(func, rec, definitions, l, held, var).is_none_or(|x| x == v)
+            });
+            rewrite.insert(
+                var.clone(),
+                holder
+                    .map(|h| Expr::var(&h))
+                    .unwrap_or_else(|| marked(name, line(v))),
+            );
         }
-        let mut compound: Vec<String> = if rewrite.is_empty() {
+        let compound: Vec<String> = if rewrite.is_empty() {
             Vec::new()
         } else {
-            rec.symbols
+            present
                 .iter()
-                .map(|s| s.var.name().to_string())
-                .filter(|n| !is_identifier(n))
+                .map(|(var, _)| var.name().to_string())
                 .collect()
         };
-        compound.sort_by_key(|n| std::cmp::Reverse(n.len()));
         AtLoop { rewrite, compound }
     }
 
