@@ -48,16 +48,14 @@ pub fn present(report: &mut LoopReport, locate: &Locate) {
     // where two parameters would then read the same (a global pointer and the value
     // loaded from it): those keep their qualifiers, and a port refuses them by name.
     if let Some(i) = report.induction.as_mut() {
-        i.var = names.rewrite_plain(&i.var);
+        i.var = without_numbers(&i.var);
     }
     let mut plain_params: HashMap<String, usize> = HashMap::new();
     for p in &report.parameters {
-        *plain_params
-            .entry(names.rewrite_plain(&p.name))
-            .or_default() += 1;
+        *plain_params.entry(without_numbers(&p.name)).or_default() += 1;
     }
     let clashing = |p: &crate::model::Parameter| {
-        p.name.contains('#') && plain_params[&names.rewrite_plain(&p.name)] > 1
+        p.name.contains('#') && plain_params[&without_numbers(&p.name)] > 1
     };
     let mut qualified_count: HashMap<String, usize> = HashMap::new();
     for p in report.parameters.iter().filter(|p| clashing(p)) {
@@ -83,7 +81,7 @@ pub fn present(report: &mut LoopReport, locate: &Locate) {
     for (kind, t) in texts_mut(report) {
         if t.contains('#') {
             *t = match kind {
-                Kind::Source => names.rewrite_plain(t),
+                Kind::Source => without_numbers(t),
                 _ => names.rewrite(t),
             };
         }
@@ -98,16 +96,12 @@ pub fn present(report: &mut LoopReport, locate: &Locate) {
 /// writes it, and a variable the callee reassigns (`q = q->next`) is one name: effects that
 /// then read the same are listed once.
 fn present_effects(report: &mut LoopReport) {
-    let names = Names {
-        shown: HashMap::new(),
-        qualified: HashMap::new(),
-    };
     for c in report.calls.iter_mut() {
         if c.effects.iter().any(|e| e.contains('#')) {
             let mut seen = BTreeSet::new();
             c.effects = std::mem::take(&mut c.effects)
                 .into_iter()
-                .map(|e| names.rewrite_plain(&e))
+                .map(|e| without_numbers(&e))
                 .filter(|e| seen.insert(e.clone()))
                 .collect();
         }
@@ -189,11 +183,6 @@ impl Names {
             Some(name) => name.clone(),
             None => self.rewrite(token),
         })
-    }
-
-    /// `text` with each numbered symbol replaced by its source name, unqualified.
-    fn rewrite_plain(&self, text: &str) -> String {
-        replace_tokens(text, &|token| self.rewrite_plain(without_number(token)))
     }
 
     /// `text` with each numbered symbol replaced by its display name (outermost first: the
