@@ -2,6 +2,7 @@
 """Time warpwise on the code shapes issue 15 lists as blowing up, next to `gcc -O2 -c`.
 
     python3 tools/pathological.py [DIR]   # writes the files to DIR (default: a temp dir)
+    python3 tools/pathological.py --check [--ww BIN]   # CI's guard: warpwise alone, with limits
 
 Each case is one generated C file: a loop body of 1,000 / 2,000 statements, an else-if chain
 of 500 branches, a 5,000-case switch, 1,000 and 10,000 loops in a row, 120 and 300 loops in
@@ -11,6 +12,14 @@ and 20,000 terms, 1,000 nested ifs and 2,000 nested `?:` (these two are refused 
 parser's nesting limit with one diagnostic). `WW` names the warpwise binary (default: the
 release build). Prints wall time and peak memory of each; a run is stopped after 300 s.
 Standard library only; needs `gcc` and GNU `time` (/usr/bin/time).
+
+`--check` is the guard `.ci/run` runs after the tests, with the build the tests made
+(`target/debug/warpwise`, opt-level 1): it runs warpwise alone on every case and fails
+if one takes more than CHECK_SECONDS, more than CHECK_KIB of memory, or exits otherwise
+than expected (0; 1 for the two cases the nesting limit refuses). The limits are
+twice the README's release targets in time (the debug build is about 1.5x slower here)
+and the target itself in memory; they exist because a quadratic path once took the
+10,000-loop case from 6 s to 102 s without any test noticing.
 """
 import os
 import subprocess
@@ -76,7 +85,47 @@ def timed(cmd):
         return rc, float(fields[-2]), int(fields[-1])
 
 
+# Limits of `--check` (see the docstring) and the cases the parser refuses by design.
+CHECK_SECONDS = 20.0
+CHECK_KIB = 1024 * 1024
+REFUSED = {"ifs1000", "ternary2000"}
+
+
+def check(ww):
+    """Run every case under the limits; print one line each; return the failures."""
+    failures = []
+    with tempfile.TemporaryDirectory(prefix="warpwise-patho-") as out:
+        for name, text in cases():
+            path = os.path.join(out, name + ".c")
+            with open(path, "w") as f:
+                f.write(text)
+            report = path + ".json"
+            rc, secs, kib = timed([ww, "analyze", path, "--format", "json", "-o", report])
+            expected = 1 if name in REFUSED else 0
+            verdict = "ok"
+            if rc != expected:
+                verdict = f"exit {rc}, expected {expected}"
+            elif secs > CHECK_SECONDS:
+                verdict = f"{secs:.1f} s, over {CHECK_SECONDS:.0f} s"
+            elif kib > CHECK_KIB:
+                verdict = f"{kib // 1024} MB, over {CHECK_KIB // 1024} MB"
+            elif expected == 0 and not os.path.getsize(report):
+                verdict = "empty report"
+            print(f"{name:<14} {secs:>7.2f}s {kib // 1024:>6} MB  {verdict}", flush=True)
+            if verdict != "ok":
+                failures.append(f"{name}: {verdict}")
+    return failures
+
+
 def main():
+    if sys.argv[1:2] == ["--check"]:
+        args = sys.argv[2:]
+        ww = args[1] if args[:1] == ["--ww"] and len(args) == 2 else os.path.join(
+            REPO, "target", "debug", "warpwise")
+        failures = check(ww)
+        for failure in failures:
+            print(f"pathological: {failure}", file=sys.stderr)
+        sys.exit(1 if failures else 0)
     ww = os.environ.get("WW", os.path.join(REPO, "target", "release", "warpwise"))
     out = sys.argv[1] if len(sys.argv) > 1 else tempfile.mkdtemp(prefix="warpwise-patho-")
     os.makedirs(out, exist_ok=True)
