@@ -65,6 +65,8 @@ enum Command {
 
 /// On SIGINT, SIGTERM or SIGHUP: remove the private build directories (their guards do not
 /// run when a signal ends the process), then exit as the signal would (128 + its number).
+/// Installed by the first private directory's creation (`frontend::files`), so runs that
+/// make none keep the default handling and start no thread.
 fn remove_build_dirs_on_termination() {
     use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
     let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]) else {
@@ -84,7 +86,9 @@ fn remove_build_dirs_on_termination() {
 fn main() -> ExitCode {
     // The wrapper takes the compiler's arguments verbatim, `-v` and `--version` included.
     let argv: Vec<String> = std::env::args().collect();
-    remove_build_dirs_on_termination();
+    frontend::files::install_cleanup_on_signal_before_first_tempdir(
+        remove_build_dirs_on_termination,
+    );
     if argv.get(1).map(String::as_str) == Some("cc") {
         return cc_command::run_command(&argv[2..]);
     }

@@ -545,7 +545,8 @@ pub(crate) fn preprocess_with_tokens(
     let fake_dir = fake_header_dir()?;
 
     let run = |words: &[String]| {
-        Command::new(&words[0])
+        let mut command = Command::new(&words[0]);
+        command
             .args(&words[1..])
             .arg("-E")
             .arg("-I")
@@ -560,8 +561,8 @@ pub(crate) fn preprocess_with_tokens(
             // English, ASCII-quoted messages we can parse.
             .env("LC_ALL", "C")
             .env_remove("GCC_COLORS")
-            .stdin(Stdio::null())
-            .output()
+            .stdin(Stdio::null());
+        output_through_files(&mut command)
     };
     let mut words = compiler_words(input.compiler.as_deref());
     let mut output = run(&words);
@@ -600,6 +601,33 @@ pub(crate) fn preprocess_with_tokens(
         &cwd,
         &[fake_dir.to_path_buf()],
     ))
+}
+
+/// Runs `command` to its end with its standard output and error going to fresh unnamed
+/// files (`tempfile::tempfile`: private, gone when closed), read once it has exited. Pipes
+/// read while the child writes cost a wakeup per chunk: poll and context switches were 0.5 ms
+/// of a 19 ms small file. Where no such file can be made (no writable temporary directory),
+/// the pipes after all.
+fn output_through_files(command: &mut Command) -> std::io::Result<std::process::Output> {
+    use std::io::{Read, Seek};
+    let (Ok(stdout), Ok(stderr)) = (tempfile::tempfile(), tempfile::tempfile()) else {
+        return command.output();
+    };
+    let status = command
+        .stdout(stdout.try_clone()?)
+        .stderr(stderr.try_clone()?)
+        .status()?;
+    let read = |mut file: std::fs::File| -> std::io::Result<Vec<u8>> {
+        file.rewind()?;
+        let mut bytes = Vec::new();
+        file.read_to_end(&mut bytes)?;
+        Ok(bytes)
+    };
+    Ok(std::process::Output {
+        status,
+        stdout: read(stdout)?,
+        stderr: read(stderr)?,
+    })
 }
 
 /// Prepares the preprocessor's output `text` for lang-c: GNU spellings rewritten, implicit
