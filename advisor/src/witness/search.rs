@@ -10,7 +10,7 @@
 
 use crate::space::IvRange;
 use symbolic::fast_eval::{compile, Compiled, Slots};
-use symbolic::{Expr, SignSet, Var};
+use symbolic::{Expr, Poly, SignSet, Var};
 
 /// Nodes of the enumeration (points, the loops' values around them, values skipped) per
 /// search, over all assignments, for a pair the static tests found dependent; pairs they
@@ -698,32 +698,95 @@ fn constant_bound(e: &Expr) -> Option<i128> {
     }
 }
 
+/// An offset as (the terms that read no level variable, the others): the first part is
+/// one value for every point of the side. `None` when a term reads both a level variable
+/// and a symbol (`i*n`), or the offset is not a polynomial.
+fn split_symbolic(offset: &Expr, is_level: &dyn Fn(&Var) -> bool) -> Option<(Poly, Poly)> {
+    let Expr::Poly(p) = offset else {
+        return None;
+    };
+    let mut symbolic = vec![false; p.terms().len()];
+    for (k, term) in p.terms().iter().enumerate() {
+        let mut vars = std::collections::BTreeSet::new();
+        Poly::from_terms(vec![term.clone()]).collect_vars(&mut vars);
+        let levels = vars.iter().filter(|v| is_level(v)).count();
+        match levels {
+            0 => symbolic[k] = !vars.is_empty(),
+            n if n == vars.len() => {}
+            _ => return None,
+        }
+    }
+    Some((
+        p.retain_terms(|k| symbolic[k]),
+        p.retain_terms(|k| !symbolic[k]),
+    ))
+}
+
+/// The `g` for which a difference of the two offsets' symbolic parts is always a multiple
+/// of `g`: 0 when the parts are equal, the gcd of the integer coefficients of an
+/// integer-valued difference otherwise (`216*b*n - 216*c*n + 216*c - 216*b`: 216, whatever
+/// `b`, `c` and `n` are); `None` when neither holds. The symbols hold one value over the
+/// loop (the search's premise: a pair whose offsets read a value that changes between
+/// iterations is not searched), so both sides' parts are evaluated at the same values.
+fn symbolic_modulus(difference: &Poly) -> Option<i128> {
+    if difference.is_zero() {
+        return Some(0);
+    }
+    if !difference.is_exact_integer() || !difference.terms().iter().all(|(_, c)| c.is_integer()) {
+        return None;
+    }
+    let g = difference
+        .terms()
+        .iter()
+        .fold(num_bigint::BigInt::from(0), |g, (_, c)| {
+            num_integer::Integer::gcd(&g, &c.to_integer())
+        });
+    num_traits::ToPrimitive::to_i128(&g).filter(|g| *g > 0)
+}
+
 /// Whether the accesses never meet for any values of the symbols, shown by enumerating a
 /// box that contains every iteration space the symbols can give: each level bounded by
-/// constants (the extents of fixed-size rows, `j <= min(15, m - 1)`), offsets free of
-/// symbols. Every integer of the box is tried (a superset of the iterations), so finding no
-/// overlap proves independence; finding one proves nothing.
+/// constants (the extents of fixed-size rows, `j <= min(15, m - 1)`). Every integer of the
+/// box is tried (a superset of the iterations), so finding no overlap proves independence;
+/// finding one proves nothing.
+///
+/// The offsets' terms that read no level variable may hold symbols when the two sides'
+/// such parts differ by a multiple of a `g` (their [`symbolic_modulus`]) at least the bytes
+/// of both accesses together: the mixed-radix addresses of scientific codes (phono3py's
+/// `fc3[a*n*n*27 + b*n*27 + c*27 + i*9 + j*3 + k]` against the same with `b`, `c` and `j`,
+/// `k` swapped). The accesses can then meet only where the walked parts meet modulo `g`:
+/// the box's offsets are taken modulo `g`, and the second side's also one `g` below and
+/// above, so that every overlap some multiple of `g` allows is seen.
 fn box_independent(problem: &Problem) -> bool {
     const BOX_BUDGET: i128 = 200_000;
     let ivs: Vec<&Var> = [&problem.first, &problem.second]
         .iter()
         .flat_map(|s| s.levels.iter().map(|l| &l.var))
         .collect();
-    let free = |e: &Expr| e.vars().iter().all(|v| ivs.contains(&v));
+    let is_level = |v: &Var| ivs.contains(&v);
+    let (Some((symbolic_f, walked_f)), Some((symbolic_g, walked_g))) = (
+        split_symbolic(problem.first.offset, &is_level),
+        split_symbolic(problem.second.offset, &is_level),
+    ) else {
+        return false;
+    };
+    let Some(modulus) = symbolic_modulus(&symbolic_f.sub(&symbolic_g)) else {
+        return false;
+    };
+    let bytes = i128::from(problem.first.bytes) + i128::from(problem.second.bytes);
+    if modulus != 0 && modulus < bytes {
+        return false;
+    }
+    let (walked_f, walked_g) = (Expr::Poly(walked_f), Expr::Poly(walked_g));
     // Only the carrier and the levels the offsets mention matter: the others are equal on
     // both sides (enclosing loops) or free (inner loops), whatever their bounds.
-    let mentioned: std::collections::BTreeSet<Var> = problem
-        .first
-        .offset
+    let mentioned: std::collections::BTreeSet<Var> = walked_f
         .vars()
         .into_iter()
-        .chain(problem.second.offset.vars())
+        .chain(walked_g.vars())
         .chain(std::iter::once(problem.carrier.clone()))
         .collect();
     let side_box = |side: &SideInput| -> Option<Vec<(Var, i128, i128, i128)>> {
-        if !free(side.offset) {
-            return None;
-        }
         side.levels
             .iter()
             .filter(|l| mentioned.contains(&l.var))
@@ -749,8 +812,8 @@ fn box_independent(problem: &Problem) -> bool {
     }
     let mut slots = Slots::default();
     let (Some(f), Some(g)) = (
-        compile(problem.first.offset, &mut slots),
-        compile(problem.second.offset, &mut slots),
+        compile(&walked_f, &mut slots),
+        compile(&walked_g, &mut slots),
     ) else {
         return false;
     };
@@ -787,9 +850,25 @@ fn box_independent(problem: &Problem) -> bool {
             }
         }
     };
-    let (Some(p1), Some(p2)) = (points(&b1, &f), points(&b2, &g)) else {
+    let (Some(mut p1), Some(mut p2)) = (points(&b1, &f), points(&b2, &g)) else {
         return false;
     };
+    if modulus != 0 {
+        for p in &mut p1 {
+            p.offset = p.offset.rem_euclid(modulus);
+        }
+        p2 = p2
+            .into_iter()
+            .flat_map(|p| {
+                let offset = p.offset.rem_euclid(modulus);
+                [-modulus, 0, modulus].map(|shift| Point {
+                    ivs: p.ivs.clone(),
+                    k: p.k,
+                    offset: offset + shift,
+                })
+            })
+            .collect();
+    }
     let side = |b: &[(Var, i128, i128, i128)], bytes: u64| Side {
         offset: f.clone(),
         bytes: i128::from(bytes),
@@ -887,4 +966,78 @@ fn match_points(
         }
     }
     best.map(|(_, _, a, b)| (a, b))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use frontend::loops::LoopId;
+
+    fn level(var: &str, hi: i64) -> IvRange {
+        IvRange {
+            loop_id: LoopId(0),
+            var: Var::new(var),
+            init: Expr::integer(0.into()),
+            lo: Expr::integer(0.into()),
+            hi: Expr::integer(hi.into()),
+            trips: Expr::integer((hi + 1).into()),
+            step: 1,
+            bound: Expr::integer((hi + 1).into()),
+        }
+    }
+
+    /// Whether the box test proves `first` and `second` (8 bytes each, over `i` and `j`
+    /// in 0..=2, `i` carrying) apart for every value of their symbols.
+    fn apart(first: &str, second: &str) -> bool {
+        let (i, j) = (level("i", 2), level("j", 2));
+        let (f, g) = (
+            symbolic::parse_expr(first).unwrap(),
+            symbolic::parse_expr(second).unwrap(),
+        );
+        let side = |offset| SideInput {
+            offset,
+            bytes: 8,
+            levels: vec![&i, &j],
+            subscripts: Vec::new(),
+            object_bytes: None,
+        };
+        let signs = symbolic::SignEnv::new();
+        box_independent(&Problem {
+            carrier: &i.var,
+            first: side(&f),
+            second: side(&g),
+            signs: &signs,
+            constraints: Vec::new(),
+            distance: None,
+            extra: Vec::new(),
+            budget: POINT_BUDGET,
+            guards: Vec::new(),
+        })
+    }
+
+    #[test]
+    fn symbolic_parts_a_multiple_apart_leave_the_walked_parts_to_decide() {
+        // Digits of a mixed radix: 9*i + 3*j and 9*i + j (times 8 bytes) never meet in
+        // different rows `i`, whatever `b` and `c` add in multiples of 72 elements.
+        assert!(apart("576*b + 72*i + 24*j", "576*c + 72*i + 8*j"));
+        assert!(apart(
+            "576*b*n + 72*i + 24*j",
+            "576*c*n + 576*b + 72*i + 8*j"
+        ));
+        // 8*(i + j) meets 8*(i' + j'), j = j' + 1 for i' = i + 1: no radix separates rows.
+        assert!(!apart("576*b + 8*i + 8*j", "576*c + 8*i + 8*j"));
+        // A term reading both a symbol and a loop variable: not decided here.
+        assert!(!apart("576*b*i + 8*j", "576*c + 8*j"));
+        // A multiple smaller than both accesses together: every residue can meet.
+        assert!(!apart("8*b + 72*i", "8*c + 72*i + 1000"));
+    }
+
+    #[test]
+    fn residues_near_the_multiple_meet_across_it() {
+        // 16*b against 16*c + 12*i: at i' = 1 the residue 12 is 4 bytes below the next
+        // multiple of 16 (c = b - 1: bytes 0..8 and -4..4 from 16*b).
+        assert!(!apart("16*b", "16*c + 12*i"));
+        // Residues 0, 8, 16 against 32, 40, 48 modulo 64: never within 8 bytes.
+        assert!(apart("64*b + 8*i", "64*c + 8*i + 32"));
+    }
 }
