@@ -1178,3 +1178,123 @@ fn generated_mixed_radix_nests_are_friendly_only_where_brute_force_finds_no_meet
         "{friendly} friendly, {independent_by_brute_force} independent by brute force"
     );
 }
+
+/// A generated face loop: `for f < n`, two stores `a[f*w + a1 + i*x1 + j*y1]` and
+/// `a[f*w + a2 + i*x2 + j*y2]` over `i, j < 3` (code_saturne's per-face blocks
+/// `xa[face_id][0][i][j]`, `xa[face_id][1][j][i]`): the carrier `f` has no constant bound.
+#[derive(Clone, Copy, Debug)]
+struct Faces {
+    w: i64,
+    first: [i64; 3],
+    second: [i64; 3],
+}
+
+impl Faces {
+    fn index(&self, second: bool, [f, i, j]: [i64; 3]) -> i64 {
+        let [a, x, y] = if second { self.second } else { self.first };
+        f * self.w + a + i * x + j * y
+    }
+
+    /// Two iterations `(f, i, j)`, different at loop `level` and equal above it, whose
+    /// stores write the same element; `f` below 24.
+    fn brute_force(&self, level: usize) -> Option<([i64; 3], [i64; 3])> {
+        let points: Vec<[i64; 3]> = (0..24 * 9).map(|p| [p / 9, p / 3 % 3, p % 3]).collect();
+        for p in &points {
+            for q in &points {
+                if p[..level] != q[..level] || p[level] >= q[level] {
+                    continue;
+                }
+                let meet = [(false, false), (false, true), (true, false), (true, true)]
+                    .iter()
+                    .any(|&(s, t)| self.index(s, *p) == self.index(t, *q));
+                if meet {
+                    return Some((*p, *q));
+                }
+            }
+        }
+        None
+    }
+}
+
+#[test]
+fn generated_face_loops_are_friendly_only_where_brute_force_finds_no_meeting() {
+    let mut state: u64 = 0xd1b5_4a32_d192_ed03;
+    let mut next = |m: u64| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state % m) as i64
+    };
+    let strides = [18, 12, 9, 6, 4];
+    let digits = [0, 1, 2, 3, 4, 6];
+    let cases: Vec<Faces> = (0..60)
+        .map(|k| {
+            let w = strides[k % strides.len()];
+            let offsets = [0, 9, 3, w / 2];
+            let first = [0, digits[next(6) as usize], digits[next(6) as usize]];
+            let second = [
+                offsets[next(4) as usize],
+                digits[next(6) as usize],
+                digits[next(6) as usize],
+            ];
+            Faces { w, first, second }
+        })
+        .collect();
+    let mut source = String::new();
+    for (k, c) in cases.iter().enumerate() {
+        let [a1, x1, y1] = c.first;
+        let [a2, x2, y2] = c.second;
+        source.push_str(&format!(
+            "void g{k}(double *a, long n)\n{{\n\
+             \x20   for (long f = 0; f < n; f++)\n\
+             \x20       for (long i = 0; i < 3; i++)\n\
+             \x20           for (long j = 0; j < 3; j++) {{\n\
+             \x20               a[f * {w} + {a1} + i * {x1} + j * {y1}] = 1.0;\n\
+             \x20               a[f * {w} + {a2} + i * {x2} + j * {y2}] = 2.0;\n\
+             \x20           }}\n}}\n",
+            w = c.w
+        ));
+    }
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("faces.c");
+    std::fs::write(&path, &source).expect("write");
+    let unit = load(&path);
+    let reports = analyze_unit(&unit, &Filter::default());
+    let (mut friendly, mut independent_by_brute_force, mut faces_friendly) = (0, 0, 0);
+    for report in &reports {
+        let k: usize = report.function[1..].parse().expect("g<k>");
+        let first_line = source
+            .lines()
+            .position(|l| l.starts_with(&format!("void g{k}(")))
+            .expect("function line") as u32
+            + 1;
+        let level = (report.line - first_line - 2) as usize;
+        let truth = cases[k].brute_force(level);
+        independent_by_brute_force += usize::from(truth.is_none());
+        if report.verdict == Verdict::Friendly {
+            friendly += 1;
+            faces_friendly += usize::from(level == 0);
+            assert!(
+                truth.is_none(),
+                "g{k} {:?} loop {level}: friendly, but {truth:?} meet",
+                cases[k]
+            );
+        }
+        for reason in report.reasons.iter().filter(|r| r.code == "WW101") {
+            let w = reason.witness.as_ref().expect("a claim with a witness");
+            check_witness(&path, &unit, report, reason, w)
+                .unwrap_or_else(|why| panic!("g{k} {:?}: {why}\n{w:#?}", cases[k]));
+        }
+    }
+    eprintln!(
+        "{friendly} friendly of {} loops ({faces_friendly} face loops); \
+         {independent_by_brute_force} independent by brute force",
+        reports.len()
+    );
+    assert_eq!(reports.len(), 3 * cases.len());
+    assert!(
+        faces_friendly >= 10 && 4 * friendly >= 3 * independent_by_brute_force,
+        "{friendly} friendly ({faces_friendly} face loops), \
+         {independent_by_brute_force} independent by brute force"
+    );
+}
