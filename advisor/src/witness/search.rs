@@ -9,6 +9,7 @@
 //! witness found is a small one.
 
 use crate::space::IvRange;
+use std::ops::RangeInclusive;
 use symbolic::fast_eval::{compile, Compiled, Slots};
 use symbolic::{Expr, Poly, SignSet, Var};
 
@@ -598,9 +599,10 @@ impl Searcher<'_> {
 /// Searches for a witness of `problem`.
 pub fn search(problem: &Problem) -> Outcome {
     let not_found = |exhaustive: bool, what: String| Outcome::NotFound { exhaustive, what };
-    // The proofs first: they enumerate small boxes, and a pair they prove independent has
-    // no witness for the search to find (each searched all its budget in phono3py's fc3).
-    if box_independent(problem) || strided_carrier_independent(problem) {
+    // The proofs over small boxes first: a pair they prove independent has no witness for
+    // the search to find (each searched all its budget in phono3py's fc3). Larger boxes
+    // wait until the search has failed, as they cost more than most searches.
+    if box_independent(problem, SMALL_BOX) {
         return not_found(true, "no two iterations touch the same bytes".into());
     }
     let symbols = symbols_of(problem);
@@ -671,7 +673,8 @@ pub fn search(problem: &Problem) -> Outcome {
         }
         searcher.truncated = true;
     }
-    let exhaustive = symbols.is_empty() && !searcher.truncated && !any_oob;
+    let exhaustive = (symbols.is_empty() && !searcher.truncated && !any_oob)
+        || box_independent_with(problem, false, SMALL_BOX + 1..=BOX_BUDGET);
     let what = if symbols.is_empty() {
         "no two iterations touch the same bytes".to_string()
     } else {
@@ -782,8 +785,7 @@ fn constant_box(
 /// by multiples of `g` ([`symbolic_modulus`]), by any multiple of `gcd(G, g)`. Every pair
 /// of points is tried, so finding none proves independence. Same premise as
 /// [`box_independent`]: the symbols hold one value over the loop.
-fn strided_carrier_independent(problem: &Problem) -> bool {
-    const PAIR_BUDGET: i128 = 4_000_000;
+fn strided_carrier_independent(problem: &Problem, points: RangeInclusive<i128>) -> bool {
     let carrier = problem.carrier;
     let Some(carrier_level) = problem.first.levels.iter().find(|l| &l.var == carrier) else {
         return false;
@@ -847,16 +849,12 @@ fn strided_carrier_independent(problem: &Problem) -> bool {
     ) else {
         return false;
     };
+    if !box_sizes_within(&b1, &b2, &points) {
+        return false;
+    }
     let (Some(p1), Some(p2)) = (box_offsets(&b1, &f, &slots), box_offsets(&b2, &g, &slots)) else {
         return false;
     };
-    if i128::try_from(p1.len())
-        .ok()
-        .and_then(|n| n.checked_mul(i128::try_from(p2.len()).ok()?))
-        .is_none_or(|pairs| pairs > PAIR_BUDGET)
-    {
-        return false;
-    }
     // Overlap of [o1, o1 + s1) and [o2, o2 + s2): -s2 < o2 - o1 < s1, with o2 - o1 the
     // walked difference plus a multiple `k*modulus` of the allowed kind.
     let (s1, s2) = (
@@ -872,16 +870,31 @@ fn strided_carrier_independent(problem: &Problem) -> bool {
     !p1.iter().any(|o1| p2.iter().any(|o2| meets(o2 - o1)))
 }
 
-/// The offset `e` at every point of the box `b`; `None` when one cannot be evaluated or
-/// the box is over budget.
-fn box_offsets(b: &[(Var, i128, i128, i128)], e: &Compiled, slots: &Slots) -> Option<Vec<i128>> {
-    const BOX_BUDGET: i128 = 200_000;
-    let size = b.iter().try_fold(1i128, |acc, (_, lo, hi, _)| {
+/// Points in a box of the proofs that enumerate one: at most this many per side before the
+/// search, where every pair of points may be compared ([`strided_carrier_independent`]).
+const SMALL_BOX: i128 = 1024;
+/// At most this many per side after the search has failed ([`box_independent_with`] with
+/// the loops around the carrier enumerated, as before the smaller boxes were tried first).
+const BOX_BUDGET: i128 = 200_000;
+
+/// The points of a box: the product of its levels' lengths (`None` past `i128`).
+fn box_size(b: &[(Var, i128, i128, i128)]) -> Option<i128> {
+    b.iter().try_fold(1i128, |acc, (_, lo, hi, _)| {
         acc.checked_mul((hi - lo + 1).max(0))
-    })?;
-    if size > BOX_BUDGET {
-        return None;
-    }
+    })
+}
+
+/// Whether the larger of two boxes has a number of points in `points`.
+fn box_sizes_within(
+    b1: &[(Var, i128, i128, i128)],
+    b2: &[(Var, i128, i128, i128)],
+    points: &RangeInclusive<i128>,
+) -> bool {
+    matches!((box_size(b1), box_size(b2)), (Some(x), Some(y)) if points.contains(&x.max(y)))
+}
+
+/// The offset `e` at every point of the box `b`; `None` when one cannot be evaluated.
+fn box_offsets(b: &[(Var, i128, i128, i128)], e: &Compiled, slots: &Slots) -> Option<Vec<i128>> {
     let mut out = Vec::new();
     if b.iter().any(|(_, lo, hi, _)| lo > hi) {
         return Some(out);
@@ -923,8 +936,10 @@ fn box_offsets(b: &[(Var, i128, i128, i128)], e: &Compiled, slots: &Slots) -> Op
 /// `k` swapped). The accesses can then meet only where the walked parts meet modulo `g`:
 /// the box's offsets are taken modulo `g`, and the second side's also one `g` below and
 /// above, so that every overlap some multiple of `g` allows is seen.
-fn box_independent(problem: &Problem) -> bool {
-    box_independent_with(problem, false) || box_independent_with(problem, true)
+fn box_independent(problem: &Problem, points: i128) -> bool {
+    box_independent_with(problem, false, 0..=points)
+        || box_independent_with(problem, true, 0..=points)
+        || strided_carrier_independent(problem, 0..=points)
 }
 
 /// The loops around the carrier (the same on both sides, with one value for both
@@ -943,8 +958,11 @@ fn enclosing_vars<'a>(problem: &'a Problem) -> Vec<&'a Var> {
 /// or, with `enclosing_as_symbols`, taken as symbols: they hold one value for both
 /// accesses, so `144*face_id` on both sides cancels whatever `face_id`'s bounds are
 /// (`xa[face_id][1][j][i]` against `xa[face_id][0][i][j]` over `i` and `j`).
-fn box_independent_with(problem: &Problem, enclosing_as_symbols: bool) -> bool {
-    const BOX_BUDGET: i128 = 200_000;
+fn box_independent_with(
+    problem: &Problem,
+    enclosing_as_symbols: bool,
+    points: RangeInclusive<i128>,
+) -> bool {
     let enclosing = enclosing_vars(problem);
     let ivs: Vec<&Var> = [&problem.first, &problem.second]
         .iter()
@@ -978,12 +996,7 @@ fn box_independent_with(problem: &Problem, enclosing_as_symbols: bool) -> bool {
     let (Some(b1), Some(b2)) = (side_box(&problem.first), side_box(&problem.second)) else {
         return false;
     };
-    let size = |b: &[(Var, i128, i128, i128)]| {
-        b.iter().try_fold(1i128, |acc, (_, lo, hi, _)| {
-            acc.checked_mul((hi - lo + 1).max(0))
-        })
-    };
-    if !matches!((size(&b1), size(&b2)), (Some(x), Some(y)) if x <= BOX_BUDGET && y <= BOX_BUDGET) {
+    if !box_sizes_within(&b1, &b2, &points) {
         return false;
     }
     let mut slots = Slots::default();
@@ -1178,17 +1191,20 @@ mod tests {
             object_bytes: None,
         };
         let signs = symbolic::SignEnv::new();
-        box_independent(&Problem {
-            carrier: &i.var,
-            first: side(&f),
-            second: side(&g),
-            signs: &signs,
-            constraints: Vec::new(),
-            distance: None,
-            extra: Vec::new(),
-            budget: POINT_BUDGET,
-            guards: Vec::new(),
-        })
+        box_independent(
+            &Problem {
+                carrier: &i.var,
+                first: side(&f),
+                second: side(&g),
+                signs: &signs,
+                constraints: Vec::new(),
+                distance: None,
+                extra: Vec::new(),
+                budget: POINT_BUDGET,
+                guards: Vec::new(),
+            },
+            SMALL_BOX,
+        )
     }
 
     /// A level over `0..n` for a symbol `n`: no constant bounds.
@@ -1244,7 +1260,7 @@ mod tests {
             budget: POINT_BUDGET,
             guards: Vec::new(),
         };
-        box_independent(&problem) || strided_carrier_independent(&problem)
+        box_independent(&problem, SMALL_BOX)
     }
 
     #[test]
