@@ -1032,12 +1032,80 @@ fn witnesses_behind_empty_blocks_are_found_within_the_budget() {
     );
 }
 
-/// A generated mixed-radix nest: two stores `a[b*n*w + c*w + i*x + j*y + k*z]` and
-/// `a[c*n*w + b*w + i*x2 + j*y2 + k*z2]` over `i, j, k < 3` (phono3py's permuted force
-/// constants, the symbolic parts swapped between the stores).
+/// A deterministic generator: each call gives a number in `0..m`.
+fn xorshift(mut state: u64) -> impl FnMut(u64) -> i64 {
+    move |m| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state % m) as i64
+    }
+}
+
+/// How the reports of generated three-deep nests (one per function `<prefix><k>`, the
+/// loops on the function's third, fourth and fifth lines) compare with brute force.
+#[derive(Debug, Default)]
+struct AgainstBruteForce {
+    loops: usize,
+    /// Loops called friendly, and those of them that are outermost.
+    friendly: usize,
+    outermost_friendly: usize,
+    independent_by_brute_force: usize,
+}
+
+/// Analyses `source` and checks every loop against `truth(k, level)` (a meeting of two
+/// iterations that differ at `level`, or `None`): a friendly loop must have none, and
+/// every WW101 claim's witness must replay in the interpreter.
+fn against_brute_force<T: std::fmt::Debug>(
+    source: &str,
+    prefix: &str,
+    truth: impl Fn(usize, usize) -> Option<T>,
+) -> AgainstBruteForce {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("generated.c");
+    std::fs::write(&path, source).expect("write");
+    let unit = load(&path);
+    let reports = analyze_unit(&unit, &Filter::default());
+    let mut seen = AgainstBruteForce {
+        loops: reports.len(),
+        ..AgainstBruteForce::default()
+    };
+    for report in &reports {
+        let k: usize = report.function[prefix.len()..]
+            .parse()
+            .expect("a generated name");
+        let first_line = source
+            .lines()
+            .position(|l| l.starts_with(&format!("void {prefix}{k}(")))
+            .expect("function line") as u32
+            + 1;
+        let level = (report.line - first_line - 2) as usize;
+        let meeting = truth(k, level);
+        seen.independent_by_brute_force += usize::from(meeting.is_none());
+        if report.verdict == Verdict::Friendly {
+            seen.friendly += 1;
+            seen.outermost_friendly += usize::from(level == 0);
+            assert!(
+                meeting.is_none(),
+                "{prefix}{k} loop {level}: friendly, but {meeting:?} meet"
+            );
+        }
+        for reason in report.reasons.iter().filter(|r| r.code == "WW101") {
+            let w = reason.witness.as_ref().expect("a claim with a witness");
+            check_witness(&path, &unit, report, reason, w)
+                .unwrap_or_else(|why| panic!("{prefix}{k}: {why}\n{w:#?}"));
+        }
+    }
+    eprintln!("{prefix}: {seen:?}");
+    seen
+}
+
 /// Values of `b`, `c`, `n` and two iterations `(i, j, k)` whose stores meet.
 type Meeting = ((i64, i64, i64), [i64; 3], [i64; 3]);
 
+/// A generated mixed-radix nest: two stores `a[b*n*w + c*w + i*x + j*y + k*z]` and
+/// `a[c*n*w + b*w + i*x2 + j*y2 + k*z2]` over `i, j, k < 3` (phono3py's permuted force
+/// constants, the symbolic parts swapped between the stores).
 #[derive(Clone, Copy, Debug)]
 struct Radix {
     w: i64,
@@ -1089,13 +1157,7 @@ impl Radix {
 
 #[test]
 fn generated_mixed_radix_nests_are_friendly_only_where_brute_force_finds_no_meeting() {
-    let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
-    let mut next = |m: u64| {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        (state % m) as i64
-    };
+    let mut next = xorshift(0x9e37_79b9_7f4a_7c15);
     let radices = [27, 16, 9];
     let digits = [0, 1, 2, 3, 4, 9];
     let mut cases = Vec::new();
@@ -1136,46 +1198,12 @@ fn generated_mixed_radix_nests_are_friendly_only_where_brute_force_finds_no_meet
             w = r.w
         ));
     }
-    let dir = tempfile::tempdir().expect("temp dir");
-    let path = dir.path().join("radix.c");
-    std::fs::write(&path, &source).expect("write");
-    let unit = load(&path);
-    let reports = analyze_unit(&unit, &Filter::default());
-    let (mut friendly, mut independent_by_brute_force) = (0, 0);
-    for report in &reports {
-        let k: usize = report.function[1..].parse().expect("f<k>");
-        // The i loop is on the function's third line, j on the fourth, k on the fifth.
-        let first_line = source
-            .lines()
-            .position(|l| l.starts_with(&format!("void f{k}(")))
-            .expect("function line") as u32
-            + 1;
-        let level = (report.line - first_line - 2) as usize;
-        let truth = cases[k].brute_force(level);
-        independent_by_brute_force += usize::from(truth.is_none());
-        if report.verdict == Verdict::Friendly {
-            friendly += 1;
-            assert!(
-                truth.is_none(),
-                "f{k} {:?} loop {level}: friendly, but {truth:?} meet",
-                cases[k]
-            );
-        }
-        for reason in report.reasons.iter().filter(|r| r.code == "WW101") {
-            let w = reason.witness.as_ref().expect("a claim with a witness");
-            check_witness(&path, &unit, report, reason, w)
-                .unwrap_or_else(|why| panic!("f{k} {:?}: {why}\n{w:#?}", cases[k]));
-        }
-    }
-    eprintln!(
-        "{friendly} friendly of {} loops; {independent_by_brute_force} independent by brute force",
-        reports.len()
-    );
-    assert_eq!(reports.len(), 3 * cases.len());
+    let seen = against_brute_force(&source, "f", |k, level| cases[k].brute_force(level));
+    assert_eq!(seen.loops, 3 * cases.len());
     // The modular box test proves most of the loops brute force finds independent.
     assert!(
-        2 * friendly >= independent_by_brute_force && friendly > 0,
-        "{friendly} friendly, {independent_by_brute_force} independent by brute force"
+        2 * seen.friendly >= seen.independent_by_brute_force && seen.friendly > 0,
+        "{seen:?}"
     );
 }
 
@@ -1218,13 +1246,7 @@ impl Faces {
 
 #[test]
 fn generated_face_loops_are_friendly_only_where_brute_force_finds_no_meeting() {
-    let mut state: u64 = 0xd1b5_4a32_d192_ed03;
-    let mut next = |m: u64| {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        (state % m) as i64
-    };
+    let mut next = xorshift(0xd1b5_4a32_d192_ed03);
     let strides = [18, 12, 9, 6, 4];
     let digits = [0, 1, 2, 3, 4, 6];
     let cases: Vec<Faces> = (0..60)
@@ -1255,46 +1277,10 @@ fn generated_face_loops_are_friendly_only_where_brute_force_finds_no_meeting() {
             w = c.w
         ));
     }
-    let dir = tempfile::tempdir().expect("temp dir");
-    let path = dir.path().join("faces.c");
-    std::fs::write(&path, &source).expect("write");
-    let unit = load(&path);
-    let reports = analyze_unit(&unit, &Filter::default());
-    let (mut friendly, mut independent_by_brute_force, mut faces_friendly) = (0, 0, 0);
-    for report in &reports {
-        let k: usize = report.function[1..].parse().expect("g<k>");
-        let first_line = source
-            .lines()
-            .position(|l| l.starts_with(&format!("void g{k}(")))
-            .expect("function line") as u32
-            + 1;
-        let level = (report.line - first_line - 2) as usize;
-        let truth = cases[k].brute_force(level);
-        independent_by_brute_force += usize::from(truth.is_none());
-        if report.verdict == Verdict::Friendly {
-            friendly += 1;
-            faces_friendly += usize::from(level == 0);
-            assert!(
-                truth.is_none(),
-                "g{k} {:?} loop {level}: friendly, but {truth:?} meet",
-                cases[k]
-            );
-        }
-        for reason in report.reasons.iter().filter(|r| r.code == "WW101") {
-            let w = reason.witness.as_ref().expect("a claim with a witness");
-            check_witness(&path, &unit, report, reason, w)
-                .unwrap_or_else(|why| panic!("g{k} {:?}: {why}\n{w:#?}", cases[k]));
-        }
-    }
-    eprintln!(
-        "{friendly} friendly of {} loops ({faces_friendly} face loops); \
-         {independent_by_brute_force} independent by brute force",
-        reports.len()
-    );
-    assert_eq!(reports.len(), 3 * cases.len());
+    let seen = against_brute_force(&source, "g", |k, level| cases[k].brute_force(level));
+    assert_eq!(seen.loops, 3 * cases.len());
     assert!(
-        faces_friendly >= 10 && 4 * friendly >= 3 * independent_by_brute_force,
-        "{friendly} friendly ({faces_friendly} face loops), \
-         {independent_by_brute_force} independent by brute force"
+        seen.outermost_friendly >= 10 && 4 * seen.friendly >= 3 * seen.independent_by_brute_force,
+        "{seen:?}"
     );
 }

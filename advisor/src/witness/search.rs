@@ -836,22 +836,16 @@ fn strided_carrier_independent(problem: &Problem, points: RangeInclusive<i128>) 
     if mentioned.contains(carrier) {
         return false;
     }
-    let (Some(b1), Some(b2)) = (
-        constant_box(&problem.first, &mentioned),
-        constant_box(&problem.second, &mentioned),
-    ) else {
+    let Some(Boxes {
+        b1,
+        b2,
+        f,
+        g,
+        slots,
+    }) = Boxes::new(problem, (&walked_f, &walked_g), &mentioned, &points)
+    else {
         return false;
     };
-    let mut slots = Slots::default();
-    let (Some(f), Some(g)) = (
-        compile(&walked_f, &mut slots),
-        compile(&walked_g, &mut slots),
-    ) else {
-        return false;
-    };
-    if !box_sizes_within(&b1, &b2, &points) {
-        return false;
-    }
     let (Some(p1), Some(p2)) = (box_offsets(&b1, &f, &slots), box_offsets(&b2, &g, &slots)) else {
         return false;
     };
@@ -877,6 +871,42 @@ const SMALL_BOX: i128 = 1024;
 /// the loops around the carrier enumerated, as before the smaller boxes were tried first).
 const BOX_BUDGET: i128 = 200_000;
 
+/// The boxes of both sides over the `mentioned` levels and their walked offsets, compiled.
+struct Boxes {
+    b1: Vec<(Var, i128, i128, i128)>,
+    b2: Vec<(Var, i128, i128, i128)>,
+    f: Compiled,
+    g: Compiled,
+    slots: Slots,
+}
+
+impl Boxes {
+    /// `None` when a level has no constant bounds, the larger box's points are not in
+    /// `points`, or an offset cannot be compiled.
+    fn new(
+        problem: &Problem,
+        (walked_f, walked_g): (&Expr, &Expr),
+        mentioned: &std::collections::BTreeSet<Var>,
+        points: &RangeInclusive<i128>,
+    ) -> Option<Boxes> {
+        let b1 = constant_box(&problem.first, mentioned)?;
+        let b2 = constant_box(&problem.second, mentioned)?;
+        if !box_sizes_within(&b1, &b2, points) {
+            return None;
+        }
+        let mut slots = Slots::default();
+        let f = compile(walked_f, &mut slots)?;
+        let g = compile(walked_g, &mut slots)?;
+        Some(Boxes {
+            b1,
+            b2,
+            f,
+            g,
+            slots,
+        })
+    }
+}
+
 /// The points of a box: the product of its levels' lengths (`None` past `i128`).
 fn box_size(b: &[(Var, i128, i128, i128)]) -> Option<i128> {
     b.iter().try_fold(1i128, |acc, (_, lo, hi, _)| {
@@ -893,11 +923,15 @@ fn box_sizes_within(
     matches!((box_size(b1), box_size(b2)), (Some(x), Some(y)) if points.contains(&x.max(y)))
 }
 
-/// The offset `e` at every point of the box `b`; `None` when one cannot be evaluated.
-fn box_offsets(b: &[(Var, i128, i128, i128)], e: &Compiled, slots: &Slots) -> Option<Vec<i128>> {
-    let mut out = Vec::new();
+/// Calls `visit` with each point of the box `b` (its levels' values, in order) and the
+/// slot values it gives; stops at the first `None` and returns it.
+fn walk_box(
+    b: &[(Var, i128, i128, i128)],
+    slots: &Slots,
+    mut visit: impl FnMut(&[i128], &[i128]) -> Option<()>,
+) -> Option<()> {
     if b.iter().any(|(_, lo, hi, _)| lo > hi) {
-        return Some(out);
+        return Some(());
     }
     let mut current: Vec<i128> = b.iter().map(|(_, lo, ..)| *lo).collect();
     loop {
@@ -907,11 +941,12 @@ fn box_offsets(b: &[(Var, i128, i128, i128)], e: &Compiled, slots: &Slots) -> Op
                 vals[k] = *x;
             }
         }
-        out.push(e.eval_int(&vals)?);
+        visit(&current, &vals)?;
+        // The next point, the last level fastest.
         let mut p = b.len();
         loop {
             if p == 0 {
-                return Some(out);
+                return Some(());
             }
             p -= 1;
             if current[p] < b[p].2 {
@@ -921,6 +956,16 @@ fn box_offsets(b: &[(Var, i128, i128, i128)], e: &Compiled, slots: &Slots) -> Op
             current[p] = b[p].1;
         }
     }
+}
+
+/// The offset `e` at every point of the box `b`; `None` when one cannot be evaluated.
+fn box_offsets(b: &[(Var, i128, i128, i128)], e: &Compiled, slots: &Slots) -> Option<Vec<i128>> {
+    let mut out = Vec::new();
+    walk_box(b, slots, |_, vals| {
+        out.push(e.eval_int(vals)?);
+        Some(())
+    })?;
+    Some(out)
 }
 
 /// Whether the accesses never meet for any values of the symbols, shown by enumerating a
@@ -992,52 +1037,28 @@ fn box_independent_with(
         .chain(walked_g.vars())
         .chain(std::iter::once(problem.carrier.clone()))
         .collect();
-    let side_box = |side: &SideInput| constant_box(side, &mentioned);
-    let (Some(b1), Some(b2)) = (side_box(&problem.first), side_box(&problem.second)) else {
-        return false;
-    };
-    if !box_sizes_within(&b1, &b2, &points) {
-        return false;
-    }
-    let mut slots = Slots::default();
-    let (Some(f), Some(g)) = (
-        compile(&walked_f, &mut slots),
-        compile(&walked_g, &mut slots),
-    ) else {
+    let Some(Boxes {
+        b1,
+        b2,
+        f,
+        g,
+        slots,
+    }) = Boxes::new(problem, (&walked_f, &walked_g), &mentioned, &points)
+    else {
         return false;
     };
     let points = |b: &[(Var, i128, i128, i128)], e: &Compiled| -> Option<Vec<Point>> {
         let carrier = b.iter().position(|(v, ..)| v == problem.carrier)?;
         let mut out = Vec::new();
-        let mut current: Vec<i128> = b.iter().map(|(_, lo, ..)| *lo).collect();
-        if b.iter().any(|(_, lo, hi, _)| lo > hi) {
-            return Some(out);
-        }
-        loop {
-            let mut vals = vec![0i128; slots.count()];
-            for ((v, ..), x) in b.iter().zip(&current) {
-                if let Some(k) = slots.get(v) {
-                    vals[k] = *x;
-                }
-            }
+        walk_box(b, &slots, |current, vals| {
             out.push(Point {
-                ivs: current.clone(),
+                ivs: current.to_vec(),
                 k: current[carrier] * b[carrier].3,
-                offset: e.eval_int(&vals)?,
+                offset: e.eval_int(vals)?,
             });
-            let mut p = b.len();
-            loop {
-                if p == 0 {
-                    return Some(out);
-                }
-                p -= 1;
-                if current[p] < b[p].2 {
-                    current[p] += 1;
-                    break;
-                }
-                current[p] = b[p].1;
-            }
-        }
+            Some(())
+        })?;
+        Some(out)
     };
     let (Some(mut p1), Some(mut p2)) = (points(&b1, &f), points(&b2, &g)) else {
         return false;
