@@ -981,6 +981,10 @@ fn box_offsets(b: &[(Var, i128, i128, i128)], e: &Compiled, slots: &Slots) -> Op
 /// `k` swapped). The accesses can then meet only where the walked parts meet modulo `g`:
 /// the box's offsets are taken modulo `g`, and the second side's also one `g` below and
 /// above, so that every overlap some multiple of `g` allows is seen.
+///
+/// Three proofs, each on boxes of at most `points` points per side: the loops around the
+/// carrier enumerated, then taken as symbols ([`box_independent_with`]), then a carrier
+/// without constant bounds ([`strided_carrier_independent`]).
 fn box_independent(problem: &Problem, points: i128) -> bool {
     box_independent_with(problem, false, 0..=points)
         || box_independent_with(problem, true, 0..=points)
