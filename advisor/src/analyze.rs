@@ -913,7 +913,8 @@ impl<'a> FunctionContext<'a> {
                 let space = effects.extend_space(self.bounded_by_array_extents(space, &accesses));
                 let mut variant = (*self.variant_symbols(id)).clone();
                 variant.extend(effects.variant.iter().cloned());
-                self.memory_dependences(id, &accesses, &space, &variant, &mut facts);
+                let pinned = self.pin_symbols(id, &accesses, &variant);
+                self.memory_dependences(id, &pinned, &space, &variant, &mut facts);
                 dependence_context = Some((space, variant));
             }
             Err(why) => {
@@ -1114,6 +1115,68 @@ impl<'a> FunctionContext<'a> {
             }
         }
         space
+    }
+
+    /// `accesses` with the symbols the program holds at one integer wherever loop `id`
+    /// starts replaced by it: `dim` under `if (coupled && dim == 3)` (code_saturne's
+    /// `b[ifac*dim*dim + 4]`), a local set to a constant before the loop. The range
+    /// analysis gives the value at the loop's header; only symbols defined outside the
+    /// loop and the same in all its iterations are pinned, so every iteration sees that
+    /// value. The tests then compare `72*ifac + 32` with `72*ifac` rather than offsets
+    /// whose difference `dim*dim*d` has no bound.
+    fn pin_symbols<'x>(
+        &self,
+        id: LoopId,
+        accesses: &'x [MemAccess],
+        variant: &HashSet<Var>,
+    ) -> std::borrow::Cow<'x, [MemAccess]> {
+        let l = self.forest.loop_(id);
+        let mut mentioned: HashSet<&Var> = HashSet::new();
+        let mut vars = Vec::new();
+        for a in accesses {
+            for (_, e) in &a.alternatives {
+                vars.clear();
+                vars.extend(e.vars());
+                for v in &vars {
+                    if !mentioned.contains(v) {
+                        if let Some(symbol) = self.rec.symbols.info(v) {
+                            mentioned.insert(&symbol.var);
+                        }
+                    }
+                }
+            }
+        }
+        let mut pins: HashMap<Var, symbolic::Expr> = HashMap::new();
+        for var in mentioned {
+            if variant.contains(var) || self.rec.symbols.is_pointer(var) {
+                continue;
+            }
+            let Some(value) = self.rec.symbols.value_of(var) else {
+                continue;
+            };
+            if l.contains(self.func.inst(value).block) {
+                continue;
+            }
+            if let Some(c) = self.ranges.integer_at(l.header, value) {
+                pins.insert(var.clone(), symbolic::Expr::integer(c));
+            }
+        }
+        if pins.is_empty() {
+            return std::borrow::Cow::Borrowed(accesses);
+        }
+        let pinned = accesses
+            .iter()
+            .map(|a| {
+                let mut a = a.clone();
+                for (_, e) in &mut a.alternatives {
+                    if let Ok(p) = e.substitute(&pins) {
+                        *e = p;
+                    }
+                }
+                a
+            })
+            .collect();
+        std::borrow::Cow::Owned(pinned)
     }
 
     fn memory_dependences(

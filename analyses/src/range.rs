@@ -97,6 +97,22 @@ impl RangeFacts {
         }
     }
 
+    /// The integer `value` holds on every path to the entry of `block`: its range, or the
+    /// constraint the branches on the way put on it (`dim` under `if (dim == 3)`, whose
+    /// range stays the symbolic point `[dim, dim]`).
+    pub fn integer_at(&self, block: Block, value: Value) -> Option<num_bigint::BigInt> {
+        if let Some(c) = self.at(block, value).as_integer() {
+            return Some(c);
+        }
+        if self.gave_up.is_some() {
+            return None;
+        }
+        self.entry
+            .get(block.index())
+            .and_then(|s| s.fact(value))
+            .and_then(|r| r.as_integer())
+    }
+
     /// The range of `value` where it is defined.
     pub fn of(&self, value: Value) -> Range {
         if self.gave_up.is_some() {

@@ -755,3 +755,56 @@ proptest::proptest! {
         }
     }
 }
+
+/// The integer `name` (its first definition: a parameter) is known to hold entering the body
+/// of the loop on `line`.
+fn integer_in_body(a: &Analyzed, name: &str, line: u32) -> Option<i64> {
+    let func = a.func();
+    let body = func
+        .loops
+        .iter()
+        .find(|l| a.unit.resolve(l.keyword_span).map(|r| r.line) == Some(line))
+        .unwrap_or_else(|| panic!("no loop on line {line}"))
+        .body_block;
+    let value = func
+        .values()
+        .find(|v| func.inst(*v).origin.var_name.as_deref() == Some(name))
+        .unwrap_or_else(|| panic!("no value `{name}`"));
+    a.facts
+        .integer_at(body, value)
+        .map(|c| i64::try_from(c).expect("small"))
+}
+
+/// A symbol compared equal to an integer is that integer on the branch, through `&&` and
+/// into a loop (code_saturne's `if (coupled && dim == 3)` around `b[ifac*dim*dim + 4]`),
+/// while its range stays the symbolic point `[dim, dim]`; where the paths join, and under
+/// `!=`, it is not pinned.
+#[test]
+fn an_equality_with_an_integer_pins_a_symbol_on_its_branch() {
+    let source = "\
+void pins(double *b, int n, int dim, int coupled)
+{
+    if (coupled && dim == 3) {
+        for (int i = 0; i < n; i++)
+            b[i * dim] = 1.0;
+    }
+    for (int j = 0; j < n; j++)
+        b[j * dim] = 2.0;
+    if (dim != 4) {
+        for (int k = 0; k < n; k++)
+            b[k * dim] = 3.0;
+    }
+    if (3 == dim) {
+        for (int m = 0; m < n; m++)
+            b[m * dim] = 4.0;
+    }
+}
+";
+    let a = analyze(source, "pins", &RangeConfig::default());
+    assert_eq!(a.facts.gave_up(), None);
+    assert_eq!(integer_in_body(&a, "dim", 4), Some(3), "{}", a.dump());
+    assert_eq!(a.range_at("dim@body:4").to_string(), "[dim, dim]");
+    assert_eq!(integer_in_body(&a, "dim", 7), None, "{}", a.dump());
+    assert_eq!(integer_in_body(&a, "dim", 10), None, "{}", a.dump());
+    assert_eq!(integer_in_body(&a, "dim", 14), Some(3), "{}", a.dump());
+}

@@ -74,6 +74,16 @@ impl RangeState {
         self.ranges.get(&v).map(|r| &**r)
     }
 
+    /// What the branches taken so far constrain a value that is one symbolic point to
+    /// (`[3, 3]` for `dim` under `dim == 3`, whose range stays `[dim, dim]`); `None` when
+    /// nothing does.
+    pub fn fact(&self, v: Value) -> Option<&Range> {
+        if self.top {
+            return None;
+        }
+        self.facts.get(&v).map(|r| &**r)
+    }
+
     pub fn reached(&self) -> bool {
         self.reached
     }
@@ -378,7 +388,9 @@ impl<'a> RangeAnalysis<'a> {
             else {
                 continue;
             };
-            if r.as_singleton().is_some() {
+            // A symbolic point (`[n, n]`) says nothing of its sign; an integer (`dim`
+            // under `dim == 3`) does.
+            if r.as_singleton().is_some() && r.as_integer().is_none() {
                 continue;
             }
             let known = self.env.get(var);
@@ -949,7 +961,13 @@ impl<'a> RangeAnalysis<'a> {
         if limit.is_top() {
             return;
         }
-        let refined = current.intersect(&limit, env);
+        // A symbolic point equal to an integer (`dim == 3`): the fact is that integer. The
+        // intersection with the point itself would keep `[max(dim, 3), min(dim, 3)]`,
+        // which no later question can read as 3.
+        let refined = match (point, op, limit.as_integer()) {
+            (true, BinOp::Eq, Some(_)) if current == state.range(x) => limit.clone(),
+            _ => current.intersect(&limit, env),
+        };
         if refined.is_empty(env) {
             state.reached = false;
             state.ranges.clear();
