@@ -1036,15 +1036,14 @@ mod tests {
 
     /// The report of the loop at `line` of `source`.
     fn report(source: &str, line: u32) -> LoopReport {
-        static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let dir =
-            std::env::temp_dir().join(format!("warpwise-privatize-{}-{n}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let file = dir.join("t.c");
+        // A fresh, private directory, removed when `dir` is dropped at the end.
+        let dir = tempfile::Builder::new()
+            .prefix("warpwise-privatize-")
+            .tempdir()
+            .unwrap();
+        let file = dir.path().join("t.c");
         std::fs::write(&file, source).unwrap();
         let unit = load_unit(&TranslationUnitInput::new(file)).expect("loads");
-        let _ = std::fs::remove_dir_all(&dir);
         analyze_unit(&unit, &Filter::default())
             .into_iter()
             .find(|r| r.line == line)

@@ -8,7 +8,7 @@ use frontend::loops::{analyze_loops, LoopId};
 use frontend::preprocess::TranslationUnitInput;
 use frontend::unit::{load_unit, Unit};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use tempfile::TempDir;
 
 fn sample(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -16,13 +16,16 @@ fn sample(name: &str) -> PathBuf {
         .join(name)
 }
 
-fn fixture(src: &str) -> PathBuf {
-    static COUNTER: AtomicUsize = AtomicUsize::new(0);
-    let dir = std::env::temp_dir().join(format!("warpwise-inv-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    let path = dir.join(format!("f{}.c", COUNTER.fetch_add(1, Ordering::SeqCst)));
+/// `src` written to a file in a fresh, private temporary directory; the directory goes when
+/// the returned guard is dropped, so callers keep it while they use the path.
+fn fixture(src: &str) -> (TempDir, PathBuf) {
+    let dir = tempfile::Builder::new()
+        .prefix("warpwise-inv-")
+        .tempdir()
+        .expect("temp dir");
+    let path = dir.path().join("f.c");
     std::fs::write(&path, src).expect("write fixture");
-    path
+    (dir, path)
 }
 
 /// Loads of `function` whose source text is `snippet`, with the invariance result of every
@@ -145,7 +148,7 @@ fn aux_i_is_variant_in_range_example() {
 
 #[test]
 fn load_after_store_to_the_same_array_is_variant() {
-    let path = fixture(
+    let (_dir, path) = fixture(
         "int f(int *a, int *b, int n) { int s = 0; for (int i = 0; i < n; i++) { \
          a[i] = i; s += a[3] + b[2]; } return s; }",
     );
@@ -156,7 +159,7 @@ fn load_after_store_to_the_same_array_is_variant() {
 
 #[test]
 fn loads_of_other_fields_and_local_arrays_survive_stores() {
-    let path = fixture(
+    let (_dir, path) = fixture(
         "struct s { int n; int m; }; int f(struct s *p, int k) { int t[4] = {1, 2, 3, 4}; \
          int s = 0; for (int i = 0; i < p->n; i++) { p->m = i; s += t[2]; } return s + k; }",
     );
@@ -166,7 +169,7 @@ fn loads_of_other_fields_and_local_arrays_survive_stores() {
 
 #[test]
 fn unknown_calls_kill_loads_and_math_functions_do_not() {
-    let path = fixture(
+    let (_dir, path) = fixture(
         "struct s { int n; }; void g(void); double sqrt(double); \
          double f(struct s *p) { double x = 0; for (int i = 0; i < p->n; i++) g(); \
          for (int j = 0; j < p->n; j++) x += sqrt(j); return x; }",
@@ -202,7 +205,7 @@ fn unknown_calls_kill_loads_and_math_functions_do_not() {
 
 #[test]
 fn field_address_with_variant_base_is_variant() {
-    let path = fixture(
+    let (_dir, path) = fixture(
         "struct s { int n; }; int f(struct s *p, int m) { int t = 0; \
          for (int i = 0; i < m; i++) t += p[i].n; return t; }",
     );
@@ -211,7 +214,7 @@ fn field_address_with_variant_base_is_variant() {
 
 #[test]
 fn calls_reach_only_what_their_arguments_and_globals_reach() {
-    let path = fixture(
+    let (_dir, path) = fixture(
         "struct in { int n; double s; }; struct blk { long rb, re; }; \
          void g(double *x); void h(struct blk *b); \
          double by_value(struct in in, double *x) { double t = 0; \

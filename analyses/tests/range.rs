@@ -16,28 +16,46 @@ fn sample(name: &str) -> PathBuf {
         .join(name)
 }
 
+/// A C file to analyse: a sample, or source written to a fresh, private temporary
+/// directory that is removed when this is dropped.
+struct Input {
+    path: PathBuf,
+    /// The directory holding written source (`None` for a sample): kept as long as the
+    /// file is used.
+    _dir: Option<tempfile::TempDir>,
+}
+
 /// A sample name, or C source written to a fresh temporary file.
-fn input(source_or_sample: &str) -> PathBuf {
+fn input(source_or_sample: &str) -> Input {
     if source_or_sample.ends_with(".c") && !source_or_sample.contains('\n') {
-        return sample(source_or_sample);
+        return Input {
+            path: sample(source_or_sample),
+            _dir: None,
+        };
     }
-    use std::sync::atomic::{AtomicUsize, Ordering};
-    static COUNTER: AtomicUsize = AtomicUsize::new(0);
-    let dir = std::env::temp_dir().join(format!("warpwise-range-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    let path = dir.join(format!("f{}.c", COUNTER.fetch_add(1, Ordering::SeqCst)));
+    let dir = tempfile::Builder::new()
+        .prefix("warpwise-range-")
+        .tempdir()
+        .expect("temp dir");
+    let path = dir.path().join("f.c");
     std::fs::write(&path, source_or_sample).expect("write fixture");
-    path
+    Input {
+        path,
+        _dir: Some(dir),
+    }
 }
 
 struct Analyzed {
+    /// The analysed file; the unit reads its lines again for diagnostics.
+    _input: Input,
     unit: Unit,
     function: String,
     facts: RangeFacts,
 }
 
 fn analyze(source_or_sample: &str, function: &str, config: &RangeConfig) -> Analyzed {
-    let unit = load_unit(&TranslationUnitInput::new(input(source_or_sample))).expect("loads");
+    let input = input(source_or_sample);
+    let unit = load_unit(&TranslationUnitInput::new(&input.path)).expect("loads");
     let facts = {
         let program = &unit.lowered.program;
         let func = program.function(function).expect("function exists");
@@ -59,6 +77,7 @@ fn analyze(source_or_sample: &str, function: &str, config: &RangeConfig) -> Anal
         }
     }
     Analyzed {
+        _input: input,
         unit,
         function: function.to_string(),
         facts,
@@ -678,7 +697,8 @@ fn run_generated(choices: Vec<u32>) -> Result<(), String> {
     use num_rational::BigRational;
     use symbolic::Var;
     let (source, _) = Generator::program(choices);
-    let path = input(&source);
+    let input = input(&source);
+    let path = &input.path;
     let a = analyze(&source, "f", &RangeConfig::default());
     if let Some(reason) = a.facts.gave_up() {
         assert!(!reason.is_empty());
@@ -690,7 +710,7 @@ fn run_generated(choices: Vec<u32>) -> Result<(), String> {
     let status = std::process::Command::new("cc")
         .args(["-std=c99", "-O0", "-w", "-o"])
         .arg(&exe)
-        .arg(&path)
+        .arg(path)
         .status()
         .map_err(|e| format!("cc: {e}"))?;
     if !status.success() {

@@ -9,16 +9,19 @@ use frontend::preprocess::TranslationUnitInput;
 use frontend::unit::{load_unit, Unit};
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
 use symbolic::SignSet;
+use tempfile::TempDir;
 
-fn write_fixture(src: &str) -> PathBuf {
-    static COUNTER: AtomicUsize = AtomicUsize::new(0);
-    let dir = std::env::temp_dir().join(format!("warpwise-sign-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    let path = dir.join(format!("f{}.c", COUNTER.fetch_add(1, Ordering::SeqCst)));
+/// `src` written to a file in a fresh, private temporary directory; the directory goes when
+/// the returned guard is dropped, so callers keep it while they use the path.
+fn write_fixture(src: &str) -> (TempDir, PathBuf) {
+    let dir = tempfile::Builder::new()
+        .prefix("warpwise-sign-")
+        .tempdir()
+        .expect("temp dir");
+    let path = dir.path().join("f.c");
     std::fs::write(&path, src).expect("write fixture");
-    path
+    (dir, path)
 }
 
 fn load(path: &Path) -> Unit {
@@ -63,7 +66,7 @@ fn arg_sign(func: &Function, facts: &SignFacts, name: &str) -> SignSet {
 /// Analyses `f` in `src` (with `injected` signs for named parameters) and checks the sign
 /// of the argument of each `useN(...)` call.
 fn check(src: &str, injected: &[(&str, SignSet)], expected: &[(&str, SignSet)]) {
-    let path = write_fixture(src);
+    let (_dir, path) = write_fixture(src);
     let unit = load(&path);
     let program = &unit.lowered.program;
     let func = program.function("f").expect("function f");
@@ -223,7 +226,12 @@ fn square_of_an_induction_variable_is_non_negative() {
 #[test]
 fn soundness_against_concrete_executions() {
     let src = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/sign_trace.c");
-    let exe = std::env::temp_dir().join(format!("warpwise-sign-trace-{}", std::process::id()));
+    // The traced executable goes in a fresh, private directory, removed when the test ends.
+    let dir = tempfile::Builder::new()
+        .prefix("warpwise-sign-trace-")
+        .tempdir()
+        .expect("temp dir");
+    let exe = dir.path().join("sign_trace");
     let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
     let status = std::process::Command::new(&cc)
         .args(["-std=c99", "-O0", "-DTRACE", "-o"])

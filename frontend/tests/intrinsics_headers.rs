@@ -8,17 +8,23 @@
 use frontend::interp::Interpreter;
 use frontend::preprocess::TranslationUnitInput;
 use frontend::unit::{load_unit, Unit};
-use std::path::PathBuf;
 use std::process::Command;
+use tempfile::TempDir;
 
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("warpwise-intrinsics-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join(name)
+/// A fresh, private directory for one program's files, removed when the guard is dropped
+/// (never a name shared by every run in the shared temp dir).
+fn scratch() -> TempDir {
+    tempfile::Builder::new()
+        .prefix("warpwise-intrinsics-")
+        .tempdir()
+        .unwrap()
 }
 
-fn load(name: &str, source: &str) -> Unit {
-    let c = scratch(&format!("{name}.c"));
+/// The unit of `source`, with the directory holding its file: the unit reads the file's
+/// lines again for diagnostics, so callers keep the guard while they use the unit.
+fn load(name: &str, source: &str) -> (TempDir, Unit) {
+    let dir = scratch();
+    let c = dir.path().join(format!("{name}.c"));
     std::fs::write(&c, source).unwrap();
     let unit =
         load_unit(&TranslationUnitInput::new(&c)).unwrap_or_else(|d| panic!("{name}: {d:?}"));
@@ -31,7 +37,7 @@ fn load(name: &str, source: &str) -> Unit {
         unit.lowered.errors.is_empty(),
         "{name}: lowering errors {errors:#?}"
     );
-    unit
+    (dir, unit)
 }
 
 #[test]
@@ -47,7 +53,7 @@ fn every_intrinsics_header_parses() {
         let source = format!(
             "#include <{header}>\nfloat first(const float *p) {{ __m128 v = _mm_loadu_ps(p); float out[4]; _mm_storeu_ps(out, v); return out[0]; }}\n"
         );
-        let unit = load(&header.replace('.', "_"), &source);
+        let (_dir, unit) = load(&header.replace('.', "_"), &source);
         assert!(unit.lowered.program.function("first").is_some(), "{header}");
     }
 }
@@ -69,8 +75,9 @@ int main(void) {
     return 0;
 }
 "#;
-    let c = scratch("layout.c");
-    let exe = scratch("layout");
+    let dir = scratch();
+    let c = dir.path().join("layout.c");
+    let exe = dir.path().join("layout");
     std::fs::write(&c, source).unwrap();
     let built = Command::new("cc")
         .args(["-O0", "-w", "-o"])
@@ -85,7 +92,7 @@ int main(void) {
     );
     let native = Command::new(&exe).output().expect("runs");
     let native = String::from_utf8_lossy(&native.stdout).into_owned();
-    let unit = load("layout", source);
+    let (_dir, unit) = load("layout", source);
     let interpreted = Interpreter::new(&unit.lowered.program)
         .with_fuel(1_000_000)
         .run_main(&[])
@@ -110,14 +117,15 @@ static hsum(p) const float *p; {
 }
 main() { float x[4] = {1, 2, 3, 4}; printf("%d\n", hsum(x)); return 0; }
 "#;
-    let c = scratch("compiles.c");
+    let dir = scratch();
+    let c = dir.path().join("compiles.c");
     std::fs::write(&c, source).unwrap();
     let pre =
         frontend::preprocess::preprocess(&TranslationUnitInput::new(&c)).expect("preprocesses");
     let text = frontend::preprocess::blank_parser_shims(&pre.text);
     assert!(text.contains("int hsum"), "implicit int inserted");
-    let i = scratch("compiles.i");
-    let exe = scratch("compiles");
+    let i = dir.path().join("compiles.i");
+    let exe = dir.path().join("compiles");
     std::fs::write(&i, text).unwrap();
     let built = Command::new("cc")
         .args(["-std=gnu89", "-O2", "-w", "-o"])

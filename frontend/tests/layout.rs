@@ -8,6 +8,7 @@ use frontend::types::{Type, TypeId};
 use frontend::unit::load_unit;
 use std::collections::BTreeMap;
 use std::process::Command;
+use tempfile::TempDir;
 
 const DECLS: &str = r#"
 #include <stddef.h>
@@ -62,10 +63,13 @@ const RECORDS: &[(&str, &[&str])] = &[
     ("HoldsPackedUnion", &["c", "u", "l"]),
 ];
 
-fn scratch(name: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("warpwise-layout-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join(name)
+/// A fresh, private directory for one program's files, removed when the guard is dropped
+/// (never a name shared by every run in the shared temp dir).
+fn scratch() -> TempDir {
+    tempfile::Builder::new()
+        .prefix("warpwise-layout-")
+        .tempdir()
+        .unwrap()
 }
 
 /// What cc says: "Name size align" and "Name.field offset" lines.
@@ -83,8 +87,9 @@ fn compiler_layout() -> BTreeMap<String, u64> {
         }
     }
     main.push_str("    return 0;\n}\n");
-    let c = scratch("layout.c");
-    let exe = scratch("layout");
+    let dir = scratch();
+    let c = dir.path().join("layout.c");
+    let exe = dir.path().join("layout");
     std::fs::write(&c, main).unwrap();
     let out = Command::new("cc")
         .args(["-std=c11", "-w", "-o"])
@@ -113,7 +118,8 @@ fn our_layout() -> BTreeMap<String, u64> {
     for (i, (name, _)) in RECORDS.iter().enumerate() {
         source.push_str(&format!("{name} *use{i};\n"));
     }
-    let c = scratch("ours.c");
+    let dir = scratch();
+    let c = dir.path().join("ours.c");
     std::fs::write(&c, source).unwrap();
     let unit = load_unit(&TranslationUnitInput::new(&c)).expect("loads");
     assert!(unit.lowered.errors.is_empty(), "{:?}", unit.lowered.errors);

@@ -5,19 +5,23 @@ use frontend::interp::Interpreter;
 use frontend::ir::verify::verify_function;
 use frontend::preprocess::TranslationUnitInput;
 use frontend::unit::load_unit;
-use std::path::PathBuf;
 use std::process::Command;
+use tempfile::TempDir;
 
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("warpwise-lowering-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join(name)
+/// A fresh, private directory for one program's files, removed when the guard is dropped
+/// (never a name shared by every run in the shared temp dir).
+fn scratch() -> TempDir {
+    tempfile::Builder::new()
+        .prefix("warpwise-lowering-")
+        .tempdir()
+        .unwrap()
 }
 
 /// Compiles and runs `source` natively: (stdout, exit code).
 fn native(name: &str, source: &str) -> (String, i32) {
-    let c = scratch(&format!("{name}.c"));
-    let exe = scratch(name);
+    let dir = scratch();
+    let c = dir.path().join(format!("{name}.c"));
+    let exe = dir.path().join(name);
     std::fs::write(&c, source).unwrap();
     let out = Command::new("cc")
         .args(["-std=c99", "-O0", "-w", "-o"])
@@ -38,16 +42,21 @@ fn native(name: &str, source: &str) -> (String, i32) {
     )
 }
 
-fn load(name: &str, source: &str) -> frontend::unit::Unit {
-    let c = scratch(&format!("{name}.c"));
+/// The unit of `source`, with the directory holding its file: the unit reads the file's
+/// lines again for diagnostics, so callers keep the guard while they use the unit.
+fn load(name: &str, source: &str) -> (TempDir, frontend::unit::Unit) {
+    let dir = scratch();
+    let c = dir.path().join(format!("{name}.c"));
     std::fs::write(&c, source).unwrap();
-    load_unit(&TranslationUnitInput::new(&c)).unwrap_or_else(|d| panic!("{name}: {d:?}"))
+    let unit =
+        load_unit(&TranslationUnitInput::new(&c)).unwrap_or_else(|d| panic!("{name}: {d:?}"));
+    (dir, unit)
 }
 
 /// Runs `source` natively and in the interpreter; both must agree, and equal `expected`.
 fn check(name: &str, source: &str, expected: &str) {
     let (native_out, native_code) = native(name, source);
-    let unit = load(name, source);
+    let (_dir, unit) = load(name, source);
     let errors: Vec<String> = unit
         .diagnostics()
         .iter()
@@ -822,7 +831,7 @@ fn non_ascii_identifiers() {
 
 /// How the IR prints every load of the first function of `source`.
 fn rendered_loads(name: &str, source: &str) -> Vec<String> {
-    let unit = load(name, source);
+    let (_dir, unit) = load(name, source);
     let func = &unit.lowered.program.functions[0];
     func.values()
         .filter(|v| matches!(func.inst(*v).kind, frontend::ir::InstKind::Load { .. }))
@@ -862,7 +871,7 @@ fn elements_of_local_arrays_print_as_elements_not_addresses() {
 fn compiler_builtins_are_not_implicit_declarations() {
     use frontend::ir::{Callee, InstKind};
     use frontend::types::{FloatKind, IntRank, Type};
-    let unit = load(
+    let (_dir, unit) = load(
         "builtins",
         r#"
         #include <stdarg.h>
@@ -943,7 +952,7 @@ fn compiler_builtins_are_not_implicit_declarations() {
 #[test]
 fn stdatomic_generic_functions_parse_as_their_builtins() {
     use frontend::ir::{Callee, InstKind};
-    let unit = load(
+    let (_dir, unit) = load(
         "stdatomic",
         r#"
         #include <stdatomic.h>
@@ -992,7 +1001,7 @@ fn loops_of_one_macro_expansion_get_ranked_ids() {
     let source = "#define TWO(a, n) do { for (int i = 0; i < (n); i++) (a)[i] = 0; \\\n    \
                   for (int j = 0; j < (n); j++) (a)[j] += 1; } while (0)\n\
                   void f(double *a, int n)\n{\n  TWO(a, n);\n  for (int k = 0; k < n; k++) a[k] *= 2;\n}\n";
-    let unit = load("macro_loops", source);
+    let (_dir, unit) = load("macro_loops", source);
     let func = &unit.lowered.program.functions[0];
     let ids: Vec<String> = func
         .loops
@@ -1031,7 +1040,7 @@ fn a_large_numeric_table_keeps_its_length_and_says_its_values_are_gone() {
         flat.join(",\n"),
         rows.join(",\n")
     );
-    let unit = load("numeric_tables", &source);
+    let (_dir, unit) = load("numeric_tables", &source);
     let program = &unit.lowered.program;
     for (name, bytes) in [("ops", 4 * 20_000), ("rows", 8 * 3 * 4_000)] {
         let g = program

@@ -8,19 +8,23 @@ use frontend::interp::Interpreter;
 use frontend::ir::verify::verify_function;
 use frontend::preprocess::TranslationUnitInput;
 use frontend::unit::{load_unit, Unit};
-use std::path::PathBuf;
 use std::process::Command;
+use tempfile::TempDir;
 
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("warpwise-old-style-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join(name)
+/// A fresh, private directory for one program's files, removed when the guard is dropped
+/// (never a name shared by every run in the shared temp dir).
+fn scratch() -> TempDir {
+    tempfile::Builder::new()
+        .prefix("warpwise-old-style-")
+        .tempdir()
+        .unwrap()
 }
 
 /// Compiles (`-std=gnu89`, where K&R and implicit int are the language) and runs `source`.
 fn native(name: &str, source: &str) -> (String, i32) {
-    let c = scratch(&format!("{name}.c"));
-    let exe = scratch(name);
+    let dir = scratch();
+    let c = dir.path().join(format!("{name}.c"));
+    let exe = dir.path().join(name);
     std::fs::write(&c, source).unwrap();
     let out = Command::new("cc")
         .args(["-std=gnu89", "-O0", "-w", "-o"])
@@ -40,9 +44,12 @@ fn native(name: &str, source: &str) -> (String, i32) {
     )
 }
 
-/// Loads the file; every function must lower and verify.
-fn load(name: &str, source: &str) -> Unit {
-    let c = scratch(&format!("{name}.c"));
+/// Loads the file; every function must lower and verify. The directory holding the file
+/// comes with the unit: the unit reads the file's lines again for diagnostics, so callers
+/// keep the guard while they use the unit.
+fn load(name: &str, source: &str) -> (TempDir, Unit) {
+    let dir = scratch();
+    let c = dir.path().join(format!("{name}.c"));
     std::fs::write(&c, source).unwrap();
     let unit =
         load_unit(&TranslationUnitInput::new(&c)).unwrap_or_else(|d| panic!("{name}: {d:?}"));
@@ -63,7 +70,7 @@ fn load(name: &str, source: &str) -> Unit {
             func.name
         );
     }
-    unit
+    (dir, unit)
 }
 
 /// The interpreter's run of `main`: (stdout, exit code).
@@ -78,7 +85,8 @@ fn interpret(unit: &Unit, name: &str) -> (String, i32) {
 /// Runs `source` natively and in the interpreter; both must agree, and print `expected`.
 fn check(name: &str, source: &str, expected: &str) {
     let native = native(name, source);
-    let interpreted = interpret(&load(name, source), name);
+    let (_dir, unit) = load(name, source);
+    let interpreted = interpret(&unit, name);
     assert_eq!(interpreted, native, "{name}: interpreter and cc disagree");
     assert_eq!(native.0, expected, "{name}: unexpected output");
 }
@@ -163,7 +171,7 @@ fn an_int_argument_to_a_kr_double_is_converted_after_the_definition() {
 double twice(x) double x; { return 2 * x; }
 int main(void) { printf("%g\n", twice(21)); return 0; }
 "#;
-    let unit = load("kr_int_double", source);
+    let (_dir, unit) = load("kr_int_double", source);
     assert_eq!(interpret(&unit, "kr_int_double"), ("42\n".to_string(), 0));
 }
 
@@ -171,7 +179,7 @@ int main(void) { printf("%g\n", twice(21)); return 0; }
 #[test]
 fn locations_in_old_style_code_are_the_users() {
     let source = "static foo(a)\n  double *a;\n{\n  register i;\n  for (i = 0; i < 4; i++) a[i] = i;\n  return 0;\n}\n";
-    let unit = load("kr_spans", source);
+    let (_dir, unit) = load("kr_spans", source);
     let func = &unit.lowered.program.functions[0];
     let name = unit.resolve(func.name_span).expect("name resolves");
     assert_eq!((name.line, name.col), (1, 8));
