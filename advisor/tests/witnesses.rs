@@ -757,6 +757,20 @@ fn no_claim_without_two_iterations_that_meet() {
 }
 
 #[test]
+fn conditions_the_loop_is_reached_under_bind_witnesses_and_proofs() {
+    // `p != q` around the transpose rules out the one case where its iterations meet.
+    check("block_transpose", Verdict::Friendly, &[]);
+    // Without it the iterations meet when p == q: a layout the program's data decide.
+    check(
+        "block_transpose_unguarded",
+        Verdict::NeedsProfile,
+        &["cannot bound the address difference"],
+    );
+    // No witness that the guard `j == x` excludes.
+    check("shifted_copy", Verdict::NeedsProfile, &[]);
+}
+
+#[test]
 fn conditional_counters_are_named_stream_compaction() {
     for (function, advance) in [
         ("selected_faces", "`k++`"),

@@ -63,6 +63,9 @@ impl Context<'_> {
     }
 }
 
+/// How far up the dominator tree [`Context::dominating_conditions`] looks for branches.
+const DOMINATORS_READ: usize = 64;
+
 /// A witness and its one-line text for the reason message.
 #[derive(Clone, Debug)]
 pub struct Built {
@@ -341,6 +344,41 @@ impl<'a> Context<'a> {
                     });
                 }
             }
+        }
+        out.extend(self.dominating_conditions(id));
+        out
+    }
+
+    /// The conditions of the branches outside loop `id` that every path to its header
+    /// takes (`if (adrs != adrs_t)` around phono3py's in-place transposes): each holds
+    /// whenever the loop starts, over values the loop does not change. The search keeps
+    /// those over its symbols; the box proofs use `e != 0` to exclude a zero difference.
+    /// At most [`DOMINATORS_READ`] dominators are read per loop, so that a function of
+    /// thousands of loops in a row stays linear.
+    fn dominating_conditions(&self, id: LoopId) -> Vec<Constraint> {
+        let l = self.forest.loop_(id);
+        let mut out = Vec::new();
+        let mut at = l.header;
+        for _ in 0..DOMINATORS_READ {
+            let Some(up) = self.forest.idom.get(at.index()).copied().flatten() else {
+                break;
+            };
+            if let [b] = self.func.block(at).preds.as_slice() {
+                if let frontend::ir::Terminator::Branch {
+                    cond,
+                    then_block,
+                    else_block,
+                } = self.func.block(*b).terminator
+                {
+                    // Both edges to one block (`if (c) ;`) say nothing.
+                    if !l.contains(*b) && then_block != else_block {
+                        if let Some(c) = self.relation(cond, at == then_block, 0) {
+                            out.push(c);
+                        }
+                    }
+                }
+            }
+            at = up;
         }
         out
     }

@@ -350,6 +350,81 @@ fn sign_allows(s: SignSet, v: i128) -> bool {
     }
 }
 
+/// The value each symbol must have, where the constraints' bounds leave it one:
+/// `status - 1 >= 0` with `-status + 1 >= 0` (GraphicsMagick's `status` is `MagickPass`
+/// where its loops start). Varying such a symbol only makes assignments the
+/// constraints exclude; worse, the small values tried vary one symbol at a time, so a
+/// witness that needs `width = 2` and `columns = 2` was never tried while `status = 2`.
+fn pinned_symbols(symbols: &[Var], constraints: &[Constraint]) -> Vec<Option<i128>> {
+    let mut lo: Vec<Option<i128>> = vec![None; symbols.len()];
+    let mut hi: Vec<Option<i128>> = vec![None; symbols.len()];
+    for c in constraints {
+        let Expr::Poly(p) = &c.expr else { continue };
+        for (k, v) in symbols.iter().enumerate() {
+            let Some((coeff, rest)) = p.linear_coeff(v) else {
+                continue;
+            };
+            let Some(rest) = rest
+                .as_constant()
+                .filter(|r| r.is_integer())
+                .and_then(|r| num_traits::ToPrimitive::to_i128(&r.to_integer()))
+            else {
+                continue;
+            };
+            // `coeff*v + rest OP 0` with `coeff` = 1 or -1.
+            let one = num_rational::BigRational::from_integer(1.into());
+            let sign = if coeff == one {
+                1
+            } else if coeff == -one {
+                -1
+            } else {
+                continue;
+            };
+            let at = -rest * sign;
+            // Equalities are left alone: the check that a witness does not hinge on small
+            // layout values (`GENERIC_VALUES`) states its pins as equalities, and pinning
+            // those too would let it succeed where the layout value only has to be below
+            // a row count (`x_data[i + x_vecstride]` with `x_vecstride = 37` and 38 rows).
+            match (c.op, sign) {
+                (Relation::Ge, 1) | (Relation::Le, -1) => {
+                    lo[k] = Some(lo[k].map_or(at, |l| l.max(at)));
+                }
+                (Relation::Ge, -1) | (Relation::Le, 1) => {
+                    hi[k] = Some(hi[k].map_or(at, |h| h.min(at)));
+                }
+                _ => {}
+            }
+        }
+    }
+    lo.into_iter()
+        .zip(hi)
+        .map(|(l, h)| match (l, h) {
+            (Some(l), Some(h)) if l == h => Some(l),
+            _ => None,
+        })
+        .collect()
+}
+
+/// `assignments` with the pinned symbols at their values, each distinct one once.
+fn pinned(assignments: Vec<Vec<i128>>, pins: &[Option<i128>]) -> Vec<Vec<i128>> {
+    if pins.iter().all(Option::is_none) {
+        return assignments;
+    }
+    let mut seen = std::collections::HashSet::new();
+    assignments
+        .into_iter()
+        .map(|mut a| {
+            for (x, pin) in a.iter_mut().zip(pins) {
+                if let Some(p) = pin {
+                    *x = *p;
+                }
+            }
+            a
+        })
+        .filter(|a| seen.insert(a.clone()))
+        .collect()
+}
+
 /// Candidate assignments, small values first, within `limit` assignments.
 fn assignments(symbols: &[Var], signs: &symbolic::SignEnv, limit: usize) -> Vec<Vec<i128>> {
     let pick = |v: &Var, x: i128| -> i128 {
@@ -638,6 +713,7 @@ pub fn search(problem: &Problem) -> Outcome {
         truncated: false,
         solving: false,
     };
+    let pins = pinned_symbols(&symbols, &problem.constraints);
     let mut any_oob = false;
     let mut tried = 0usize;
     let limit = if problem.budget < POINT_BUDGET {
@@ -645,7 +721,7 @@ pub fn search(problem: &Problem) -> Outcome {
     } else {
         2_000
     };
-    for assignment in assignments(&symbols, problem.signs, limit) {
+    for assignment in pinned(assignments(&symbols, problem.signs, limit), &pins) {
         match searcher.attempt(&assignment) {
             Attempt::Found(found) => return Outcome::Found(searcher.shrink(found)),
             Attempt::OutOfBounds => any_oob = true,
@@ -663,7 +739,7 @@ pub fn search(problem: &Problem) -> Outcome {
     if searcher.truncated && super::solve::applies(problem) {
         searcher.solving = true;
         searcher.budget = problem.budget;
-        for assignment in assignments(&symbols, problem.signs, limit) {
+        for assignment in pinned(assignments(&symbols, problem.signs, limit), &pins) {
             if let Attempt::Found(found) = searcher.attempt(&assignment) {
                 return Outcome::Found(searcher.shrink(found));
             }
@@ -989,6 +1065,111 @@ fn box_independent(problem: &Problem, points: i128) -> bool {
     box_independent_with(problem, false, 0..=points)
         || box_independent_with(problem, true, 0..=points)
         || strided_carrier_independent(problem, 0..=points)
+        || nonzero_difference_independent(problem, 0..=points)
+}
+
+/// Whether the constraints say `d` is never zero: some `e != 0` (or `e < 0`, `e > 0`)
+/// among them with `d` a nonzero constant multiple of `e` (`8*adrs - 8*adrs_t` under
+/// `if (adrs != adrs_t)`).
+fn known_nonzero(d: &Poly, constraints: &[Constraint]) -> bool {
+    if d.is_zero() {
+        return false;
+    }
+    constraints
+        .iter()
+        .filter(|c| matches!(c.op, Relation::Ne | Relation::Lt | Relation::Gt))
+        .any(|c| {
+            let Expr::Poly(e) = &c.expr else {
+                return false;
+            };
+            let Some((m, k)) = e.terms().first() else {
+                return false;
+            };
+            let Some((_, dk)) = d.terms().iter().find(|(dm, _)| dm == m) else {
+                return false;
+            };
+            let ratio = dk / k;
+            !num_traits::Zero::is_zero(&ratio) && e.scale(&ratio) == *d
+        })
+}
+
+/// Whether the accesses never meet when the program has ruled out the one case where
+/// their symbolic parts coincide: phono3py's in-place transpose
+/// `fc3[adrs + l*9 + m*3 + n] = fc3[adrs_t + m*9 + l*3 + n]` under `if (adrs != adrs_t)`,
+/// with `adrs` and `adrs_t` multiples of 27 elements. Their difference is then a nonzero
+/// multiple of 216 bytes, while the walked parts (`l*72 + m*24 + n*8` and its transpose,
+/// both in `[0, 216)`) differ by less: no two iterations meet. Without the guard they do
+/// (`adrs == adrs_t`, `l = 0, m = 1` against `l = 1, m = 0`).
+///
+/// The loops around the carrier are symbols (one value for both accesses, under which
+/// the guard held); every pair of points of the boxes of the other levels in different
+/// carrier iterations is tried against every nonzero multiple. Same premise as
+/// [`box_independent`]: the symbols hold one value over the loop.
+fn nonzero_difference_independent(problem: &Problem, points: RangeInclusive<i128>) -> bool {
+    let enclosing = enclosing_vars(problem);
+    let ivs: Vec<&Var> = [&problem.first, &problem.second]
+        .iter()
+        .flat_map(|s| s.levels.iter().map(|l| &l.var))
+        .filter(|v| !enclosing.contains(v))
+        .collect();
+    let is_level = |v: &Var| ivs.contains(&v);
+    let (Some((symbolic_f, walked_f)), Some((symbolic_g, walked_g))) = (
+        split_symbolic(problem.first.offset, &is_level),
+        split_symbolic(problem.second.offset, &is_level),
+    ) else {
+        return false;
+    };
+    let difference = symbolic_f.sub(&symbolic_g);
+    if !known_nonzero(&difference, &problem.constraints) {
+        return false;
+    }
+    let Some(modulus) = symbolic_modulus(&difference).filter(|g| *g > 0) else {
+        return false;
+    };
+    let (walked_f, walked_g) = (Expr::Poly(walked_f), Expr::Poly(walked_g));
+    let mentioned: std::collections::BTreeSet<Var> = walked_f
+        .vars()
+        .into_iter()
+        .chain(walked_g.vars())
+        .chain(std::iter::once(problem.carrier.clone()))
+        .collect();
+    let Some(Boxes {
+        b1,
+        b2,
+        f,
+        g,
+        slots,
+    }) = Boxes::new(problem, (&walked_f, &walked_g), &mentioned, &points)
+    else {
+        return false;
+    };
+    // (carrier value, walked offset) at every point of a box.
+    let points = |b: &[(Var, i128, i128, i128)], e: &Compiled| -> Option<Vec<(i128, i128)>> {
+        let carrier = b.iter().position(|(v, ..)| v == problem.carrier)?;
+        let mut out = Vec::new();
+        walk_box(b, &slots, |current, vals| {
+            out.push((current[carrier], e.eval_int(vals)?));
+            Some(())
+        })?;
+        Some(out)
+    };
+    let (Some(p1), Some(p2)) = (points(&b1, &f), points(&b2, &g)) else {
+        return false;
+    };
+    // The first access at `S1 + o1`, the second at `S2 + o2`, with `S1 - S2 = k*modulus`,
+    // `k != 0`: they overlap when `-s2 < (o2 - o1) - k*modulus < s1`.
+    let (s1, s2) = (
+        i128::from(problem.first.bytes),
+        i128::from(problem.second.bytes),
+    );
+    let meets = |t: i128| {
+        let (lo, hi) = (t - s1 + 1, t + s2 - 1);
+        let k_lo = num_integer::Integer::div_ceil(&lo, &modulus);
+        let k_hi = num_integer::Integer::div_floor(&hi, &modulus);
+        k_lo <= k_hi && !(k_lo == 0 && k_hi == 0)
+    };
+    !p1.iter()
+        .any(|(c1, o1)| p2.iter().any(|(c2, o2)| c1 != c2 && meets(o2 - o1)))
 }
 
 /// The loops around the carrier (the same on both sides, with one value for both
@@ -1251,6 +1432,24 @@ mod tests {
     /// `second` (8 bytes each) apart, over `levels` (names: `o` open over `0..n`, any other
     /// over 0..=2), the carrier named.
     fn apart_over(first: &str, second: &str, levels: &[&str], carrier: &str) -> bool {
+        apart_under(first, second, levels, carrier, &[])
+    }
+
+    /// [`apart_over`] where the program guarantees `e != 0` for each `e` of `nonzero`.
+    fn apart_under(
+        first: &str,
+        second: &str,
+        levels: &[&str],
+        carrier: &str,
+        nonzero: &[&str],
+    ) -> bool {
+        let constraints = nonzero
+            .iter()
+            .map(|e| Constraint {
+                expr: symbolic::parse_expr(e).unwrap(),
+                op: Relation::Ne,
+            })
+            .collect();
         let ranges: Vec<IvRange> = levels
             .iter()
             .map(|v| {
@@ -1279,13 +1478,59 @@ mod tests {
             first: side(&f),
             second: side(&g),
             signs: &signs,
-            constraints: Vec::new(),
+            constraints,
             distance: None,
             extra: Vec::new(),
             budget: POINT_BUDGET,
             guards: Vec::new(),
         };
         box_independent(&problem, SMALL_BOX)
+    }
+
+    #[test]
+    fn symbols_whose_bounds_meet_are_pinned_in_every_assignment() {
+        let c = |e: &str, op| Constraint {
+            expr: symbolic::parse_expr(e).unwrap(),
+            op,
+        };
+        let symbols = [Var::new("status"), Var::new("width"), Var::new("x")];
+        let constraints = [
+            c("status - 1", Relation::Ge),
+            c("-status + 1", Relation::Ge),
+            c("width - 2", Relation::Ge),
+            // Equalities are the generic-layout check's pins: left to the search.
+            c("x - 37", Relation::Eq),
+        ];
+        let pins = pinned_symbols(&symbols, &constraints);
+        assert_eq!(pins, vec![Some(1), None, None]);
+        let tried = pinned(vec![vec![2, 2, 0], vec![1, 2, 0], vec![3, 3, 1]], &pins);
+        // Each distinct assignment once, `status` at 1 in all.
+        assert_eq!(tried, vec![vec![1, 2, 0], vec![1, 3, 1]]);
+    }
+
+    #[test]
+    fn a_guard_that_rules_out_equal_symbolic_parts_leaves_only_nonzero_multiples() {
+        // phono3py's in-place transpose: fc3[a + 9l + 3m + n] = fc3[b + 9m + 3l + n] with
+        // a, b multiples of 27 elements (216 bytes), carried by l.
+        let (write, read) = ("216*a + 72*l + 24*m + 8*n", "216*b + 72*m + 24*l + 8*n");
+        let levels = ["l", "m", "n"];
+        // Without `a != b` the blocks may be one: l = 0, m = 1 meets l = 1, m = 0.
+        assert!(!apart_under(write, read, &levels, "l", &[]));
+        // With it, the walked parts (both in [0, 216)) cannot make up a nonzero multiple.
+        assert!(apart_under(write, read, &levels, "l", &["a - b"]));
+        // The guard as written in the program, a constant multiple of the difference.
+        assert!(apart_under(write, read, &levels, "l", &["27*a - 27*b"]));
+        // A guard on something else proves nothing.
+        assert!(!apart_under(write, read, &levels, "l", &["a - 2*b"]));
+        // Blocks of 27 elements 8 bytes apart per unit of a - b: a nonzero multiple of 8
+        // bytes still lets l = 0, m = 1 meet l = 1, m = 0 one element over.
+        assert!(!apart_under(
+            "8*a + 72*l + 24*m + 8*n",
+            "8*b + 72*m + 24*l + 8*n",
+            &levels,
+            "l",
+            &["a - b"]
+        ));
     }
 
     #[test]
