@@ -381,21 +381,23 @@ mod tests {
     use frontend::preprocess::TranslationUnitInput;
     use frontend::unit::{load_unit, Unit};
 
-    fn unit(source: &str) -> Unit {
-        static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let dir = std::env::temp_dir().join(format!("warpwise-escape-{}-{n}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let file = dir.join("t.c");
+    /// The unit of `source`, with the fresh, private directory holding its file: the unit
+    /// reads the file's lines again for diagnostics, so callers keep the guard while they
+    /// use the unit (the directory is removed when it drops).
+    fn unit(source: &str) -> (tempfile::TempDir, Unit) {
+        let dir = tempfile::Builder::new()
+            .prefix("warpwise-escape-")
+            .tempdir()
+            .unwrap();
+        let file = dir.path().join("t.c");
         std::fs::write(&file, source).unwrap();
         let unit = load_unit(&TranslationUnitInput::new(file)).expect("loads");
-        let _ = std::fs::remove_dir_all(&dir);
-        unit
+        (dir, unit)
     }
 
     /// Whether the slot named `name` of function `f` escapes.
     fn check(source: &str, f: &str, name: &str, escapes: bool) {
-        let u = unit(source);
+        let (_dir, u) = unit(source);
         let view = ProgramView::single(&u);
         let program = &u.lowered.program;
         let func = program.function(f).expect("function");
@@ -475,7 +477,7 @@ mod tests {
 
     #[test]
     fn pointers_inside_structs_are_seen() {
-        let u = unit(
+        let (_dir, u) = unit(
             "struct s { int a; double *p; }; struct t { int a[3]; double b; };\n\
                       struct s x; struct t y; int z[4];",
         );

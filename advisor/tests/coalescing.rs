@@ -616,9 +616,12 @@ fn every_factor_agrees_with_a_brute_force_count() {
 /// they map (`x_loop`), and the text says which line each is on.
 #[test]
 fn every_mapping_names_its_loops() {
-    let dir = std::env::temp_dir().join(format!("warpwise-mappings-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let file = dir.join("two_js.c");
+    // A fresh, private directory, removed when `dir` drops at the end of the test.
+    let dir = tempfile::Builder::new()
+        .prefix("warpwise-mappings-")
+        .tempdir()
+        .unwrap();
+    let file = dir.path().join("two_js.c");
     std::fs::write(
         &file,
         "void f(int n, double *a, double *b) {\n\
@@ -631,7 +634,6 @@ fn every_mapping_names_its_loops() {
     .unwrap();
     let unit = load_unit(&TranslationUnitInput::new(&file)).expect("loads");
     let reports = analyze_unit(&unit, &Filter::default());
-    let _ = std::fs::remove_dir_all(&dir);
     let outer = find(&reports, "f", 2);
     let labels: Vec<(String, String)> = outer
         .mappings

@@ -17,16 +17,16 @@ void gather(const float *in, const int *idx, float *out, int n, int m)
 "#;
 
 fn accesses() -> Vec<AccessCoalescing> {
-    // Tests run in parallel: each call gets its own directory.
-    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let dir = std::env::temp_dir().join(format!("warpwise-gathers-{}-{n}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let file = dir.join("gather.c");
+    // Tests run in parallel: each call gets its own fresh, private directory, removed when
+    // `dir` drops at the end.
+    let dir = tempfile::Builder::new()
+        .prefix("warpwise-gathers-")
+        .tempdir()
+        .unwrap();
+    let file = dir.path().join("gather.c");
     std::fs::write(&file, SOURCE).unwrap();
     let unit = load_unit(&TranslationUnitInput::new(file)).expect("loads");
     let reports = analyze_unit(&unit, &Filter::default());
-    let _ = std::fs::remove_dir_all(&dir);
     reports[0].mappings[0].accesses.clone()
 }
 

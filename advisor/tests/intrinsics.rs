@@ -26,18 +26,17 @@ void scalar(const float *a, float *out, int n) {
 "#;
 
 fn reports() -> Vec<LoopReport> {
-    // Tests run in parallel: each call gets its own directory.
-    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let dir = std::env::temp_dir().join(format!("warpwise-intrinsics-{}-{n}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let file = dir.join("sse.c");
+    // Tests run in parallel: each call gets its own fresh, private directory, removed when
+    // `dir` drops at the end.
+    let dir = tempfile::Builder::new()
+        .prefix("warpwise-intrinsics-")
+        .tempdir()
+        .unwrap();
+    let file = dir.path().join("sse.c");
     std::fs::write(&file, SOURCE).unwrap();
     let unit = load_unit(&TranslationUnitInput::new(file)).expect("loads");
     assert!(unit.lowered.errors.is_empty(), "{:?}", unit.lowered.errors);
-    let reports = analyze_unit(&unit, &Filter::default());
-    let _ = std::fs::remove_dir_all(&dir);
-    reports
+    analyze_unit(&unit, &Filter::default())
 }
 
 /// The loop of `function` is not friendly, and one of its reasons says `expected`.

@@ -8,9 +8,12 @@ use frontend::preprocess::TranslationUnitInput;
 use frontend::unit::load_unit;
 
 fn report(name: &str, source: &str) -> LoopReport {
-    let dir = std::env::temp_dir().join(format!("warpwise-old-style-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let file = dir.join(format!("{name}.c"));
+    // A fresh, private directory (tests run in parallel), removed when `dir` drops at the end.
+    let dir = tempfile::Builder::new()
+        .prefix("warpwise-old-style-")
+        .tempdir()
+        .unwrap();
+    let file = dir.path().join(format!("{name}.c"));
     std::fs::write(&file, source).unwrap();
     let unit = load_unit(&TranslationUnitInput::new(file)).expect("loads");
     assert!(unit.lowered.errors.is_empty(), "{:?}", unit.lowered.errors);
@@ -21,13 +24,7 @@ fn report(name: &str, source: &str) -> LoopReport {
 
 /// The K&R `old` and the prototyped `new` definitions give the same report.
 fn check(old: &str, new: &str) {
-    // Tests run in parallel: file names of their own.
-    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let (a, b) = (
-        report(&format!("old{n}"), old),
-        report(&format!("new{n}"), new),
-    );
+    let (a, b) = (report("old", old), report("new", new));
     assert_eq!(a.verdict, b.verdict);
     assert_eq!(json(&a.reasons), json(&b.reasons));
     assert_eq!(json(&a.parameters), json(&b.parameters));

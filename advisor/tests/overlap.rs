@@ -13,19 +13,16 @@ use advisor::analyze::{analyze_unit, Aliasing, Filter};
 use advisor::model::{LoopReport, Verdict};
 use frontend::preprocess::TranslationUnitInput;
 use frontend::unit::load_unit;
-use std::path::PathBuf;
 use std::process::Command;
+use tempfile::TempDir;
 
-/// A fresh directory per call (tests run in parallel).
-fn scratch(name: &str) -> PathBuf {
-    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let dir = std::env::temp_dir().join(format!(
-        "warpwise-overlap-{name}-{}-{n}",
-        std::process::id()
-    ));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+/// A fresh, private directory per call (tests run in parallel), removed when the guard is
+/// dropped: callers keep it while they use its files.
+fn scratch(name: &str) -> TempDir {
+    tempfile::Builder::new()
+        .prefix(&format!("warpwise-overlap-{name}-"))
+        .tempdir()
+        .unwrap()
 }
 
 fn report(kernel: &str) -> LoopReport {
@@ -35,7 +32,7 @@ fn report(kernel: &str) -> LoopReport {
 /// The report of the only loop of function `k` in `program`, under `aliasing`.
 fn report_with(program: &str, aliasing: Aliasing) -> LoopReport {
     let dir = scratch("analyze");
-    let file = dir.join("kernel.c");
+    let file = dir.path().join("kernel.c");
     std::fs::write(&file, program).unwrap();
     let unit = load_unit(&TranslationUnitInput::new(file)).expect("loads");
     let filter = Filter {
@@ -46,7 +43,6 @@ fn report_with(program: &str, aliasing: Aliasing) -> LoopReport {
         .into_iter()
         .filter(|r| r.function == "k")
         .collect();
-    let _ = std::fs::remove_dir_all(&dir);
     assert_eq!(reports.len(), 1, "{reports:#?}");
     reports.remove(0)
 }
@@ -75,15 +71,17 @@ fn order_independent(kernel: &str, call: &str) -> bool {
          }}\n"
     );
     let dir = scratch("run");
-    std::fs::write(dir.join("p.c"), program).unwrap();
+    std::fs::write(dir.path().join("p.c"), program).unwrap();
     let built = Command::new("cc")
-        .current_dir(&dir)
+        .current_dir(dir.path())
         .args(["-O0", "-o", "p", "p.c"])
         .status()
         .expect("cc runs");
     assert!(built.success());
-    let same = Command::new(dir.join("p")).status().unwrap().success();
-    let _ = std::fs::remove_dir_all(&dir);
+    let same = Command::new(dir.path().join("p"))
+        .status()
+        .unwrap()
+        .success();
     same
 }
 
@@ -124,11 +122,10 @@ fn a_call_site_with_a_partial_overlap_keeps_the_pair_undecided() {
     let program =
         format!("{SCALE}\ndouble buf[65];\nvoid caller(void) {{ k(buf + 1, buf, 64); }}\n");
     let dir = scratch("callsite");
-    let file = dir.join("kernel.c");
+    let file = dir.path().join("kernel.c");
     std::fs::write(&file, program).unwrap();
     let unit = load_unit(&TranslationUnitInput::new(file)).expect("loads");
     let reports = analyze_unit(&unit, &Filter::default());
-    let _ = std::fs::remove_dir_all(&dir);
     let r = reports.iter().find(|r| r.function == "k").unwrap();
     assert_eq!(r.verdict, Verdict::NeedsProfile, "{:#?}", r.reasons);
     assert!(r.reasons.iter().any(|x| x.code == "WW110"));
@@ -138,11 +135,10 @@ fn a_call_site_with_a_partial_overlap_keeps_the_pair_undecided() {
 fn an_in_place_call_site_keeps_the_assumption() {
     let program = format!("{SCALE}\ndouble buf[64];\nvoid caller(void) {{ k(buf, buf, 64); }}\n");
     let dir = scratch("inplace");
-    let file = dir.join("kernel.c");
+    let file = dir.path().join("kernel.c");
     std::fs::write(&file, program).unwrap();
     let unit = load_unit(&TranslationUnitInput::new(file)).expect("loads");
     let reports = analyze_unit(&unit, &Filter::default());
-    let _ = std::fs::remove_dir_all(&dir);
     let r = reports.iter().find(|r| r.function == "k").unwrap();
     assert_eq!(r.verdict, Verdict::Friendly, "{:#?}", r.reasons);
 }

@@ -12,31 +12,25 @@ use advisor::analyze::{analyze_unit, Filter};
 use advisor::model::{LoopReport, Reduction, ReductionKind, TieBreak, Verdict};
 use frontend::preprocess::TranslationUnitInput;
 use frontend::unit::load_unit;
-use std::path::PathBuf;
 use std::process::Command;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use tempfile::TempDir;
 
-/// A fresh directory per call: tests run in parallel.
-fn scratch(name: &str) -> PathBuf {
-    static NEXT: AtomicUsize = AtomicUsize::new(0);
-    let n = NEXT.fetch_add(1, Ordering::Relaxed);
-    let dir = std::env::temp_dir().join(format!(
-        "warpwise-reductions-{}-{n}-{name}",
-        std::process::id()
-    ));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+/// A fresh, private directory per call (tests run in parallel), removed when the guard is
+/// dropped: callers keep it while they use its files.
+fn scratch(name: &str) -> TempDir {
+    tempfile::Builder::new()
+        .prefix(&format!("warpwise-reductions-{name}-"))
+        .tempdir()
+        .unwrap()
 }
 
 /// The report of the loop over `var` in `function` of `source`.
 fn analyse(source: &str, function: &str, var: &str) -> LoopReport {
     let dir = scratch(function);
-    let file = dir.join("fixture.c");
+    let file = dir.path().join("fixture.c");
     std::fs::write(&file, source).unwrap();
     let unit = load_unit(&TranslationUnitInput::new(file)).expect("fixture loads");
     let reports = analyze_unit(&unit, &Filter::default());
-    let _ = std::fs::remove_dir_all(&dir);
     reports
         .into_iter()
         .find(|r| {
@@ -302,9 +296,9 @@ fn harness(r: &Reduction, operator: &str) -> String {
 /// returns the sequential and the permuted results, one line each.
 fn execute(source: &str, r: &Reduction, operator: &str) -> (String, String) {
     let dir = scratch(&ident(&r.target));
-    let file = dir.join("run.c");
+    let file = dir.path().join("run.c");
     std::fs::write(&file, format!("{source}\n{}", harness(r, operator))).unwrap();
-    let exe = dir.join("run");
+    let exe = dir.path().join("run");
     let cc = std::env::var("CC").unwrap_or_else(|_| "cc".to_string());
     let out = Command::new(&cc)
         .args(["-std=c99", "-O0", "-w", "-o"])
@@ -322,7 +316,6 @@ fn execute(source: &str, r: &Reduction, operator: &str) -> (String, String) {
     let run = Command::new(&exe).output().unwrap();
     assert!(run.status.success());
     let stdout = String::from_utf8_lossy(&run.stdout).into_owned();
-    let _ = std::fs::remove_dir_all(&dir);
     let mut lines = stdout.lines();
     (
         lines.next().unwrap_or_default().to_string(),

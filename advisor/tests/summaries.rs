@@ -21,17 +21,20 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::PathBuf;
 use std::rc::Rc;
 use symbolic::{parse_expr, Var};
+use tempfile::TempDir;
 
-/// Writes `files` to a fresh directory (tests run in parallel) and loads each as a unit.
-fn load(files: &[(&str, &str)]) -> (PathBuf, Vec<Unit>) {
-    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let dir = std::env::temp_dir().join(format!("warpwise-summaries-{}-{n}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
+/// Writes `files` to a fresh, private directory (tests run in parallel) and loads each as a
+/// unit. The units read their files' lines again for diagnostics, so callers keep the
+/// returned guard while they use them; the directory is removed when it drops.
+fn load(files: &[(&str, &str)]) -> (TempDir, Vec<Unit>) {
+    let dir = tempfile::Builder::new()
+        .prefix("warpwise-summaries-")
+        .tempdir()
+        .expect("temp dir");
     let units = files
         .iter()
         .map(|(name, text)| {
-            let path = dir.join(name);
+            let path = dir.path().join(name);
             std::fs::write(&path, text).expect("write fixture");
             load_unit(&TranslationUnitInput::new(path)).expect("fixture loads")
         })
@@ -159,7 +162,7 @@ struct Case<'a> {
 /// Analyses the program, checks the loop's verdict and sections, then runs the kernel in the
 /// interpreter (on all files concatenated, one program) and checks both against the run.
 fn check(case: &Case) -> LoopReport {
-    let (dir, units) = load(case.files);
+    let (_dir, units) = load(case.files);
     let reports = analyze_units(&units, &Filter::default(), &Default::default());
     let report = find(&reports, case.kernel, case.line).clone();
     assert_eq!(
@@ -175,7 +178,7 @@ fn check(case: &Case) -> LoopReport {
         .map(|(_, text)| *text)
         .collect::<Vec<_>>()
         .join("\n");
-    let (joined_dir, joined_units) = load(&[("joined.c", &joined)]);
+    let (_joined_dir, joined_units) = load(&[("joined.c", &joined)]);
     let program = &joined_units[0].lowered.program;
     let func = program.function(case.kernel).expect("kernel");
     let forest = analyze_loops(func);
@@ -288,8 +291,6 @@ fn check(case: &Case) -> LoopReport {
         }
         assert!(touched > 0, "the run touched nothing of `{name}`");
     }
-    let _ = std::fs::remove_dir_all(dir);
-    let _ = std::fs::remove_dir_all(joined_dir);
     report
 }
 

@@ -863,9 +863,13 @@ fn generated_affine_loops_claim_only_what_brute_force_confirms() {
             c[0], c[1], c[2], c[3]
         ));
     }
-    let dir = std::env::temp_dir().join(format!("warpwise-witness-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    let path = dir.join("affine.c");
+    // A fresh, private directory, removed when `dir` drops at the end of the test (the unit
+    // and the witness checks read `path` until then).
+    let dir = tempfile::Builder::new()
+        .prefix("warpwise-witness-")
+        .tempdir()
+        .expect("temp dir");
+    let path = dir.path().join("affine.c");
     std::fs::write(&path, &source).expect("write");
     let unit = load(&path);
     let reports = analyze_unit(&unit, &Filter::default());
@@ -899,7 +903,6 @@ fn generated_affine_loops_claim_only_what_brute_force_confirms() {
             );
         }
     }
-    let _ = std::fs::remove_dir_all(&dir);
     eprintln!(
         "{claimed} claims checked; {dependent} of {} loops dependent by brute force",
         cases.len()
