@@ -896,7 +896,7 @@ fn every_supported_reduction_of_the_fixture_validates() {
     // Each operator over int, unsigned, long long, float and double, min and max as `if`
     // and as fmin/fmax, && and ||, an element, two histograms, two reductions in one loop:
     // 1000 iterations (not a multiple of the block) and 37 (most of the block idle).
-    let refused_lines = [217, 268];
+    let refused_lines = [229, 283];
     let loops = reduction_loops(REDUCTIONS);
     let mut failed = Vec::new();
     let mut passed = 0;
@@ -994,11 +994,11 @@ fn arg_min_and_arg_max_validate_with_their_partners() {
 fn reductions_that_are_not_generated_are_refused_with_their_reason() {
     for (line, why) in [
         (
-            217,
+            229,
             "the reduction `s` (+) accumulates a `long double`: a kernel combines only int",
         ),
         (
-            268,
+            283,
             "the reduction `odd` (+): `odd[vi[i] & 3] = 1 + odd[vi[i] & 3];` is not an update",
         ),
     ] {

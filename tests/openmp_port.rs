@@ -186,7 +186,7 @@ fn every_reduction_kind_of_the_cuda_fixture_is_ported() {
         &["tests/fixtures/cuda/reductions.c"],
         &["--rtol", "1e-5"],
         0,
-        27,
+        28,
         &["PASS", "within relative tolerance"],
     );
 }

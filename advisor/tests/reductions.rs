@@ -1375,3 +1375,62 @@ fn a_running_max_macro_is_not_a_reduction() {
     check_not(MACRO_NOT, "running", "i");
     check_not(MACRO_NOT, "touched", "i");
 }
+
+const BALANCE: &str = r#"
+#define N 90
+static double bal[2], x[N];
+static int s[N];
+static void setup(void) {
+    for (int i = 0; i < N; i++) { x[i] = (i * 13 % 17) * 0.5 - 3.0; s[i] = i * 7 % 5 - 2; }
+}
+void balance(double *bal, const double *x, const int *s, int lo, int hi)
+{
+    for (int i = lo; i < hi; i++) {
+        if (s[i] > 0) {
+            if (x[i] > 0) bal[0] -= x[i]; else bal[1] -= x[i];
+        } else if (s[i] < 0) {
+            if (x[i] > 0) bal[0] += 2.0 * x[i]; else bal[1] = bal[1] + x[i];
+        }
+    }
+}
+static double *target_bal_0(void) { return &bal[0]; }
+static double *target_bal_1(void) { return &bal[1]; }
+static void run_bal_0(int lo, int hi) { balance(bal, x, s, lo, hi); }
+static void run_bal_1(int lo, int hi) { balance(bal, x, s, lo, hi); }
+"#;
+
+#[test]
+fn an_element_updated_at_several_sites_with_one_operator_is_a_reduction() {
+    // code_saturne's balances: `_balance[IN] -= t[0]` in one branch, `+= t[1]` in another.
+    let r = check(
+        BALANCE,
+        "balance",
+        "i",
+        Verdict::Friendly,
+        &[
+            ("bal[0]", "+", ReductionKind::Element, &[]),
+            ("bal[1]", "+", ReductionKind::Element, &[]),
+            ("bal[0]", "+", ReductionKind::Element, &[]),
+            ("bal[1]", "+", ReductionKind::Element, &[]),
+        ],
+    );
+    run_check(BALANCE, &r);
+}
+
+#[test]
+fn sites_with_different_operators_or_constants_are_not_one_reduction() {
+    // A sum at one site and a product at the other: the order matters.
+    check_not(
+        "void mixed(double *b, const double *x, const int *s, int n)\n\
+         {\n    for (int i = 0; i < n; i++) {\n        if (s[i] > 0) b[0] += x[i];\n        else b[0] *= x[i];\n    }\n}\n",
+        "mixed",
+        "i",
+    );
+    // Two flags with different constants: the last assigning iteration decides.
+    check_not(
+        "void flags(int *f, const int *s, int n)\n\
+         {\n    for (int i = 0; i < n; i++) {\n        if (s[i] > 0) f[0] = 1;\n        if (s[i] < 0) f[0] = 2;\n    }\n}\n",
+        "flags",
+        "i",
+    );
+}

@@ -316,6 +316,16 @@ pub fn plan_body(
                     name,
                 )
             }
+            // The report lists one reduction per update site of an element (`bal[0] -= x`
+            // in one branch, `bal[0] += y` in the other); the first rewrite took every
+            // occurrence of it.
+            ReductionKind::Element
+                if out.iter().any(|p: &Planned| {
+                    matches!(&p.shape, Shape::Element { address } if *address == rename(&r.target))
+                }) =>
+            {
+                continue
+            }
             ReductionKind::Element => {
                 let address = rename(&r.target);
                 let private = format!("ww_acc_{k}");

@@ -1,7 +1,8 @@
 //! Which read-modify-writes of memory are reductions, given the loop's dependence tests. An
 //! update whose load and store carry a dependence only between themselves is a reduction:
 //! at a loop-invariant address (every iteration updates one element: `C[i][j] += ...` over
-//! `k`, `acc->sum += x`) nothing else in the loop may touch that element; at an address
+//! `k`, `acc->sum += x`) nothing else in the loop may touch that element, except other
+//! updates of one element with the same operator; at an address
 //! chosen per iteration (`hist[key[i]] += w[i]`) nothing else may touch the array at all,
 //! except other histogram updates with the same operator (the atomics commute).
 
@@ -113,11 +114,26 @@ fn stands(c: usize, all: &[Candidate], accesses: &[MemAccess], results: &[PairRe
         }
     };
     if me.invariant {
-        // Any dependence between the element and another access: something else touches it.
-        return !results
+        // Any dependence between the element and another access: something else touches
+        // it, unless that access is another update of one element with the same operator
+        // (code_saturne's `_balance[IN] -= t[0]` in one branch and `+= t[1]` in the
+        // other): the updates commute, whichever iterations make them. Not for `=`,
+        // whose constants may differ from one site to the other.
+        let commutes = |k: usize| {
+            all.iter().enumerate().any(|(d, other)| {
+                d != c
+                    && other.valid
+                    && other.invariant
+                    && other.update.op == me.update.op
+                    && me.update.op != Op::Assign
+                    && op_has_atomic(other.update.op)
+                    && other.accesses.contains(&k)
+            })
+        };
+        return results
             .iter()
             .filter(one_side)
-            .any(|r| r.outcome != Outcome::Independent);
+            .all(|r| r.outcome == Outcome::Independent || commutes(other(r)));
     }
     let base = accesses[mine[0]].base();
     if base.is_none() || accesses[mine[1]].base() != base {
