@@ -1106,40 +1106,22 @@ fn known_nonzero(d: &Poly, constraints: &[Constraint]) -> bool {
 /// carrier iterations is tried against every nonzero multiple. Same premise as
 /// [`box_independent`]: the symbols hold one value over the loop.
 fn nonzero_difference_independent(problem: &Problem, points: RangeInclusive<i128>) -> bool {
-    let enclosing = enclosing_vars(problem);
-    let ivs: Vec<&Var> = [&problem.first, &problem.second]
-        .iter()
-        .flat_map(|s| s.levels.iter().map(|l| &l.var))
-        .filter(|v| !enclosing.contains(v))
-        .collect();
-    let is_level = |v: &Var| ivs.contains(&v);
-    let (Some((symbolic_f, walked_f)), Some((symbolic_g, walked_g))) = (
-        split_symbolic(problem.first.offset, &is_level),
-        split_symbolic(problem.second.offset, &is_level),
-    ) else {
+    let Some((difference, walked_f, walked_g)) = split_offsets(problem, true) else {
         return false;
     };
-    let difference = symbolic_f.sub(&symbolic_g);
     if !known_nonzero(&difference, &problem.constraints) {
         return false;
     }
     let Some(modulus) = symbolic_modulus(&difference).filter(|g| *g > 0) else {
         return false;
     };
-    let (walked_f, walked_g) = (Expr::Poly(walked_f), Expr::Poly(walked_g));
-    let mentioned: std::collections::BTreeSet<Var> = walked_f
-        .vars()
-        .into_iter()
-        .chain(walked_g.vars())
-        .chain(std::iter::once(problem.carrier.clone()))
-        .collect();
     let Some(Boxes {
         b1,
         b2,
         f,
         g,
         slots,
-    }) = Boxes::new(problem, (&walked_f, &walked_g), &mentioned, &points)
+    }) = carrier_boxes(problem, (&walked_f, &walked_g), &points)
     else {
         return false;
     };
@@ -1184,6 +1166,43 @@ fn enclosing_vars<'a>(problem: &'a Problem) -> Vec<&'a Var> {
         .collect()
 }
 
+/// Both offsets split by [`split_symbolic`] over the levels of the problem (the loops
+/// around the carrier taken as symbols when `enclosing_as_symbols`): the difference of the
+/// symbolic parts (first minus second) and the two walked parts.
+fn split_offsets(problem: &Problem, enclosing_as_symbols: bool) -> Option<(Poly, Expr, Expr)> {
+    let enclosing = enclosing_vars(problem);
+    let ivs: Vec<&Var> = [&problem.first, &problem.second]
+        .iter()
+        .flat_map(|s| s.levels.iter().map(|l| &l.var))
+        .filter(|v| !(enclosing_as_symbols && enclosing.contains(v)))
+        .collect();
+    let is_level = |v: &Var| ivs.contains(&v);
+    let (symbolic_f, walked_f) = split_symbolic(problem.first.offset, &is_level)?;
+    let (symbolic_g, walked_g) = split_symbolic(problem.second.offset, &is_level)?;
+    Some((
+        symbolic_f.sub(&symbolic_g),
+        Expr::Poly(walked_f),
+        Expr::Poly(walked_g),
+    ))
+}
+
+/// [`Boxes::new`] over the carrier and the levels the walked offsets mention: the others
+/// are equal on both sides (enclosing loops) or free (inner loops), whatever their bounds.
+fn carrier_boxes(
+    problem: &Problem,
+    walked: (&Expr, &Expr),
+    points: &RangeInclusive<i128>,
+) -> Option<Boxes> {
+    let mentioned: std::collections::BTreeSet<Var> = walked
+        .0
+        .vars()
+        .into_iter()
+        .chain(walked.1.vars())
+        .chain(std::iter::once(problem.carrier.clone()))
+        .collect();
+    Boxes::new(problem, walked, &mentioned, points)
+}
+
 /// [`box_independent`], the loops around the carrier enumerated (their bounds constants)
 /// or, with `enclosing_as_symbols`, taken as symbols: they hold one value for both
 /// accesses, so `144*face_id` on both sides cancels whatever `face_id`'s bounds are
@@ -1193,42 +1212,24 @@ fn box_independent_with(
     enclosing_as_symbols: bool,
     points: RangeInclusive<i128>,
 ) -> bool {
-    let enclosing = enclosing_vars(problem);
-    let ivs: Vec<&Var> = [&problem.first, &problem.second]
-        .iter()
-        .flat_map(|s| s.levels.iter().map(|l| &l.var))
-        .filter(|v| !(enclosing_as_symbols && enclosing.contains(v)))
-        .collect();
-    let is_level = |v: &Var| ivs.contains(&v);
-    let (Some((symbolic_f, walked_f)), Some((symbolic_g, walked_g))) = (
-        split_symbolic(problem.first.offset, &is_level),
-        split_symbolic(problem.second.offset, &is_level),
-    ) else {
+    let Some((difference, walked_f, walked_g)) = split_offsets(problem, enclosing_as_symbols)
+    else {
         return false;
     };
-    let Some(modulus) = symbolic_modulus(&symbolic_f.sub(&symbolic_g)) else {
+    let Some(modulus) = symbolic_modulus(&difference) else {
         return false;
     };
     let bytes = i128::from(problem.first.bytes) + i128::from(problem.second.bytes);
     if modulus != 0 && modulus < bytes {
         return false;
     }
-    let (walked_f, walked_g) = (Expr::Poly(walked_f), Expr::Poly(walked_g));
-    // Only the carrier and the levels the offsets mention matter: the others are equal on
-    // both sides (enclosing loops) or free (inner loops), whatever their bounds.
-    let mentioned: std::collections::BTreeSet<Var> = walked_f
-        .vars()
-        .into_iter()
-        .chain(walked_g.vars())
-        .chain(std::iter::once(problem.carrier.clone()))
-        .collect();
     let Some(Boxes {
         b1,
         b2,
         f,
         g,
         slots,
-    }) = Boxes::new(problem, (&walked_f, &walked_g), &mentioned, &points)
+    }) = carrier_boxes(problem, (&walked_f, &walked_g), &points)
     else {
         return false;
     };
