@@ -1241,6 +1241,7 @@ impl<'a> FunctionContext<'a> {
                 ties: None,
                 updates: spans,
                 types: &program.types,
+                shared: m.shared,
             };
             facts.note_reduction(described.note(&|s| self.line(s)));
             if load.conditional || store.conditional {

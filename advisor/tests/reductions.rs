@@ -1415,6 +1415,31 @@ fn an_element_updated_at_several_sites_with_one_operator_is_a_reduction() {
         ],
     );
     run_check(BALANCE, &r);
+    // The note says the other sites may touch the element, not "nothing else touches it".
+    let report = analyse(BALANCE, "balance", "i");
+    let notes: Vec<&str> = report
+        .reasons
+        .iter()
+        .flat_map(|r| std::iter::once(r).chain(&r.instances))
+        .map(|r| r.message.as_str())
+        .filter(|m| m.contains("reduction into one element"))
+        .collect();
+    assert!(!notes.is_empty(), "{report:#?}");
+    assert!(
+        notes.iter().all(|m| m.contains(
+            "the only other accesses that may touch it are sum updates, which commute with it"
+        )),
+        "{notes:#?}"
+    );
+    // A lone element keeps the plain wording.
+    let single = analyse(MATMUL, "mm", "k");
+    assert!(
+        single
+            .reasons
+            .iter()
+            .any(|r| r.message.contains("nothing else touches it")),
+        "{single:#?}"
+    );
 }
 
 #[test]

@@ -19,6 +19,9 @@ pub struct Settled {
     pub update: MemoryUpdate,
     /// Indices of its load, its store and its load's twins in the loop's accesses.
     pub accesses: Vec<usize>,
+    /// An element some other update with the same operator may touch too (`bal[0] -= x`
+    /// and `bal[0] += y`): the report says so rather than "nothing else touches it".
+    pub shared: bool,
 }
 
 struct Candidate {
@@ -90,14 +93,22 @@ pub fn settle(
     candidates
         .into_iter()
         .filter(|c| c.valid)
-        .map(|c| Settled {
-            kind: if c.invariant {
-                ReductionKind::Element
-            } else {
-                ReductionKind::Histogram
-            },
-            update: c.update,
-            accesses: c.accesses,
+        .map(|c| {
+            // Standing, any dependence it still has is with another update it commutes with.
+            let shared = results.iter().any(|r| {
+                r.outcome != Outcome::Independent
+                    && c.accesses.contains(&r.first) != c.accesses.contains(&r.second)
+            });
+            Settled {
+                kind: if c.invariant {
+                    ReductionKind::Element
+                } else {
+                    ReductionKind::Histogram
+                },
+                update: c.update,
+                accesses: c.accesses,
+                shared,
+            }
         })
         .collect()
 }

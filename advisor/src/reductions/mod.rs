@@ -547,6 +547,8 @@ pub struct Describe<'a> {
     pub ties: Option<Ties>,
     pub updates: Vec<Span>,
     pub types: &'a TypeTable,
+    /// An element other updates with the same operator may touch too.
+    pub shared: bool,
 }
 
 impl Describe<'_> {
@@ -580,6 +582,9 @@ impl Describe<'_> {
                 let what = match kind {
                     ReductionKind::Scalar if self.op == Op::Assign => {
                         Accumulates::ConstantAssignment
+                    }
+                    ReductionKind::Element if self.shared => {
+                        Accumulates::SharedElement(self.op.name())
                     }
                     ReductionKind::Element => Accumulates::Element(self.op.name()),
                     ReductionKind::Argmin | ReductionKind::Argmax => Accumulates::Arg {
@@ -672,6 +677,7 @@ pub fn describe_scalar<'a>(
             .map(|u| func.inst(*u).origin.span)
             .collect(),
         types,
+        shared: false,
     }
 }
 

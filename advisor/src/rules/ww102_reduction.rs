@@ -25,6 +25,9 @@ pub enum Accumulates<'a> {
     Scalar(&'a str),
     /// One element every iteration updates.
     Element(&'a str),
+    /// One element every iteration updates, which other updates with the same operator
+    /// may touch too (`bal[0] -= x` in one branch, `bal[0] += y` in the other).
+    SharedElement(&'a str),
     /// An arg-min or arg-max: `op` is `min`/`max`, `compared` the value compared and
     /// `carried` the variables taken from the winning iteration.
     Arg {
@@ -46,6 +49,9 @@ pub fn note(name: &str, what: Accumulates, lines: Vec<u32>, strategy: &str) -> F
         }
         Accumulates::Element(op) => format!(
             "{name} is a {op} reduction into one element: every iteration updates the same address, nothing else touches it"
+        ),
+        Accumulates::SharedElement(op) => format!(
+            "{name} is a {op} reduction into one element: every iteration updates the same address, and the only other accesses that may touch it are {op} updates, which commute with it"
         ),
         Accumulates::Arg {
             op,
