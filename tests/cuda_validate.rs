@@ -1070,3 +1070,60 @@ fn integer_counters_are_computed_from_the_index_and_pointer_walks_are_refused() 
         text(&out)
     );
 }
+
+#[test]
+fn a_null_pointer_the_loop_tests_reaches_the_kernel_as_null() {
+    // phonopy's `if (q_direction)`: the host function copied a section from the null
+    // pointer (a crash) and handed the kernel a non-null copy, so `if (dir)` went the other
+    // way. Run through the CPU shim with `dir` null and not, against the C program.
+    let file = "tests/fixtures/openmp/null_pointer.c";
+    let dir = scratch("null-pointer");
+    let d = dir.to_string_lossy().to_string();
+    let out = warpwise(&[
+        "emit",
+        file,
+        "--loop",
+        &format!("{file}:8"),
+        "--target",
+        "cuda",
+        "-o",
+        &d,
+    ]);
+    assert!(out.status.success(), "{}", text(&out));
+    std::fs::write(
+        dir.join("main.cu"),
+        "#include \"project_L8.cu\"\n#include <stdio.h>\n\
+         int main(void) {\n\
+           double q[8], d[8], a[8], b[8];\n\
+           for (int i = 0; i < 8; i++) { q[i] = i * 0.5; d[i] = 8 - i; }\n\
+           if (project_L8_gpu(NULL, a, q, 8) || project_L8_gpu(d, b, q, 8)) return 1;\n\
+           double s = 0;\n\
+           for (int i = 0; i < 8; i++) s += a[i] * (i + 1) + b[i] * (i + 3);\n\
+           printf(\"%.3f\\n\", s);\n\
+           return 0;\n\
+         }\n",
+    )
+    .unwrap();
+    let run = |compiler: &str, args: &[&str], exe: &str| -> String {
+        let built = Command::new(compiler)
+            .args(args)
+            .arg("-o")
+            .arg(dir.join(exe))
+            .output()
+            .unwrap();
+        assert!(built.status.success(), "{}", text(&built));
+        let ran = Command::new(dir.join(exe)).output().unwrap();
+        assert!(ran.status.success(), "{exe}: {}", text(&ran));
+        String::from_utf8_lossy(&ran.stdout).into_owned()
+    };
+    let main = dir.join("main.cu").to_string_lossy().to_string();
+    let ported = run(
+        "c++",
+        &["-x", "c++", "-std=c++14", "-O1", "-I", &d, &main],
+        "ported",
+    );
+    let source = root().join(file).to_string_lossy().to_string();
+    let original = run("cc", &["-O1", &source], "original");
+    assert_eq!(ported, original);
+    assert_eq!(original.trim(), "504.000");
+}

@@ -192,6 +192,24 @@ fn every_reduction_kind_of_the_cuda_fixture_is_ported() {
 }
 
 #[test]
+fn a_pointer_the_loop_tests_for_null_maps_an_empty_section_when_null() {
+    if !offload_available() {
+        return;
+    }
+    // Mapped unconditionally, the null `dir` crashed the offloaded run (exit 139).
+    check(
+        &["tests/fixtures/openmp/null_pointer.c"],
+        &[],
+        0,
+        3,
+        &["PASS", "`dir` is tested for null in the loop"],
+    );
+    let patch = emit_patch(&["tests/fixtures/openmp/null_pointer.c"], "null_pointer.c");
+    assert!(patch.contains("dir[0:(dir ? n : 0)]"), "{patch}");
+    assert!(patch.contains("q[0:n]"), "{patch}");
+}
+
+#[test]
 fn structs_by_value_through_pointers_and_in_arrays() {
     if !offload_available() {
         return;

@@ -655,7 +655,8 @@ static cudaError_t ww_to_device(char **dev, const void *host, long long lo, long
 {
     const size_t n = hi > lo ? (size_t)(hi - lo) : 0;
     cudaError_t err = cudaMalloc((void **)dev, n > 0 ? n : 1);
-    if (err == cudaSuccess && n > 0)
+    // A null host pointer (one the loop tests before using) has nothing to copy.
+    if (err == cudaSuccess && n > 0 && host)
         err = cudaMemcpy(*dev, (const char *)host + lo, n, cudaMemcpyHostToDevice);
     return err;
 }
@@ -663,7 +664,7 @@ static cudaError_t ww_to_device(char **dev, const void *host, long long lo, long
 // Copies the section [lo, hi) back to the host pointer.
 static cudaError_t ww_to_host(void *host, const char *dev, long long lo, long long hi)
 {
-    if (hi <= lo)
+    if (hi <= lo || !host)
         return cudaSuccess;
     return cudaMemcpy((char *)host + lo, dev, (size_t)(hi - lo), cudaMemcpyDeviceToHost);
 }
@@ -875,11 +876,14 @@ fn host_part(plan: &mut KernelPlan) -> String {
                 let a = plan.array(&array).expect("planned array").clone();
                 let ty = kernel_pointer_type(&a);
                 let name = format!("ww_p_{}", a.ident);
+                // The kernel sees null where the host pointer is null, so a loop that
+                // tests it (`if (dir)`) takes the same branch as on the host.
                 let _ = writeln!(
                     out,
-                    "        {} = ({})(ww_d_{i} - ww_{i}_lo);",
+                    "        {} = ({h}) ? ({t})(ww_d_{i} - ww_{i}_lo) : ({t})0;",
                     declare(&ty, &name),
-                    ty.trim(),
+                    t = ty.trim(),
+                    h = host_pointer(&a),
                     i = a.ident
                 );
                 args.push(name);

@@ -587,6 +587,13 @@ pub fn plan_port(
         let (lo, hi) = byte_section(&ctx, report, p, &refuse, &mut notes)?;
         let unit_bytes = map_unit(&ctx, report, &p.name).map_err(|e| refuse(e.to_string()))?;
         let mut section: Section = covering(&lo, &hi, &unit_bytes);
+        if null_tested(ctx.slice(site.span), &p.name) {
+            section.length = format!("({} ? {} : 0)", p.name, section.length);
+            notes.push(format!(
+                "`{}` is tested for null in the loop: its section is empty when it is null (libomptarget copies a mapped section from any pointer, a null one too)",
+                p.name
+            ));
+        }
         let mut bytes = Some((lo, hi, unit_bytes));
         if options.shrink.contains(&p.name) {
             section.length = format!("{} - 1", section.length);
@@ -780,6 +787,42 @@ fn omp_operator(op: &str) -> Option<&'static str> {
 }
 
 /// `s.f` -> (`s`, false, `f`); `p->f` -> (`p`, true, `f`).
+/// Whether the loop's text tests the pointer `name` for null: `if (q_direction)`, `!p`,
+/// `p && ...`, `p ? a : b`, `p != NULL`, `0 == p`. The program then expects it to be null at
+/// times, and a `map` of a section of a null pointer makes libomptarget copy from address 0
+/// (the offloaded run crashed). A false positive (`f(p)`) only guards a section needlessly.
+fn null_tested(text: &str, name: &str) -> bool {
+    let toks = crate::ctext::code_tokens(text);
+    let t: Vec<&str> = toks
+        .iter()
+        .map(|k| crate::ctext::tok_text(text, k))
+        .collect();
+    let null = |s: &str| matches!(s, "NULL" | "0" | "nullptr");
+    (0..t.len()).any(|k| {
+        if t[k] != name {
+            return false;
+        }
+        let prev = if k > 0 { t[k - 1] } else { "" };
+        let next = t.get(k + 1).copied().unwrap_or("");
+        if matches!(prev, "." | "->") {
+            return false;
+        }
+        // `p ? a : b` tests `p` only when nothing binds it to an operand first
+        // (`c < *p ? c : *p` tests the comparison).
+        let ternary = next == "?"
+            && matches!(
+                prev,
+                "" | "(" | "=" | "," | "&&" | "||" | "?" | ":" | "return" | "{" | ";"
+            );
+        let condition = prev == "!"
+            || ternary
+            || (matches!(next, ")" | "&&" | "||") && matches!(prev, "(" | "&&" | "||"));
+        let compared = (matches!(next, "==" | "!=") && t.get(k + 2).is_some_and(|s| null(s)))
+            || (matches!(prev, "==" | "!=") && k >= 2 && null(t[k - 2]));
+        condition || compared
+    })
+}
+
 fn split_member(name: &str) -> Option<(&str, bool, &str)> {
     let dot = name.find('.');
     let arrow = name.find("->");
@@ -1795,6 +1838,34 @@ fn atomic_sites(
         )));
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod null_tests {
+    use super::null_tested;
+
+    #[test]
+    fn tests_for_null_in_every_spelling() {
+        for text in [
+            "for (j = 0; j < n; j++) if (dir) out[j] = dir[j];",
+            "for (j = 0; j < n; j++) out[j] = dir ? dir[j] : 0;",
+            "for (j = 0; j < n; j++) if (dir != NULL) out[j] = dir[j];",
+            "for (j = 0; j < n; j++) if (NULL == dir) continue;",
+            "for (j = 0; j < n; j++) if (!dir || j > 2) out[j] = 1;",
+            "for (j = 0; j < n; j++) if (k && dir) out[j] = dir[j];",
+        ] {
+            assert!(null_tested(text, "dir"), "{text}");
+        }
+        for text in [
+            "for (j = 0; j < n; j++) out[j] = dir[j];",
+            "for (j = 0; j < n; j++) out[j] = s->dir + f(x, dir);",
+            "for (j = 0; j < n; j++) if (p.dir) out[j] = 1;",
+            "for (j = 0; j < n; j++) if (direction) out[j] = 1;",
+            "for (j = 0; j < n; j++) *dir = c < *dir ? c : *dir;",
+        ] {
+            assert!(!null_tested(text, "dir"), "{text}");
+        }
+    }
 }
 
 #[cfg(test)]
