@@ -925,19 +925,23 @@ fn strided_carrier_independent(problem: &Problem, points: RangeInclusive<i128>) 
     let (Some(p1), Some(p2)) = (box_offsets(&b1, &f, &slots), box_offsets(&b2, &g, &slots)) else {
         return false;
     };
-    // Overlap of [o1, o1 + s1) and [o2, o2 + s2): -s2 < o2 - o1 < s1, with o2 - o1 the
-    // walked difference plus a multiple `k*modulus` of the allowed kind.
+    let meets = |t| meets_across_multiples(t, problem, modulus, nonzero);
+    !p1.iter().any(|o1| p2.iter().any(|o2| meets(o2 - o1)))
+}
+
+/// Whether two accesses whose walked offsets differ by `t = o2 - o1` can overlap when
+/// their symbolic parts differ by some multiple of `modulus` (a nonzero one when
+/// `nonzero`): `[o1 + S1, o1 + S1 + s1)` and `[o2 + S2, o2 + S2 + s2)` meet when
+/// `-s2 < t - (S1 - S2) < s1`, so for some `k` with `t - s1 < k*modulus < t + s2`.
+fn meets_across_multiples(t: i128, problem: &Problem, modulus: i128, nonzero: bool) -> bool {
     let (s1, s2) = (
         i128::from(problem.first.bytes),
         i128::from(problem.second.bytes),
     );
-    let meets = |t: i128| {
-        let (lo, hi) = (-s2 + 1 - t, s1 - 1 - t);
-        let k_lo = num_integer::Integer::div_ceil(&lo, &modulus);
-        let k_hi = num_integer::Integer::div_floor(&hi, &modulus);
-        k_lo <= k_hi && !(nonzero && k_lo == 0 && k_hi == 0)
-    };
-    !p1.iter().any(|o1| p2.iter().any(|o2| meets(o2 - o1)))
+    let (lo, hi) = (t - s1 + 1, t + s2 - 1);
+    let k_lo = num_integer::Integer::div_ceil(&lo, &modulus);
+    let k_hi = num_integer::Integer::div_floor(&hi, &modulus);
+    k_lo <= k_hi && !(nonzero && k_lo == 0 && k_hi == 0)
 }
 
 /// Points in a box of the proofs that enumerate one: at most this many per side before the
@@ -1138,18 +1142,7 @@ fn nonzero_difference_independent(problem: &Problem, points: RangeInclusive<i128
     let (Some(p1), Some(p2)) = (points(&b1, &f), points(&b2, &g)) else {
         return false;
     };
-    // The first access at `S1 + o1`, the second at `S2 + o2`, with `S1 - S2 = k*modulus`,
-    // `k != 0`: they overlap when `-s2 < (o2 - o1) - k*modulus < s1`.
-    let (s1, s2) = (
-        i128::from(problem.first.bytes),
-        i128::from(problem.second.bytes),
-    );
-    let meets = |t: i128| {
-        let (lo, hi) = (t - s1 + 1, t + s2 - 1);
-        let k_lo = num_integer::Integer::div_ceil(&lo, &modulus);
-        let k_hi = num_integer::Integer::div_floor(&hi, &modulus);
-        k_lo <= k_hi && !(k_lo == 0 && k_hi == 0)
-    };
+    let meets = |t| meets_across_multiples(t, problem, modulus, true);
     !p1.iter()
         .any(|(c1, o1)| p2.iter().any(|(c2, o2)| c1 != c2 && meets(o2 - o1)))
 }
