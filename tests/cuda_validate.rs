@@ -577,6 +577,22 @@ fn all_pass_file(file: &str, arg_sets: &[&[&str]], cases: &[(u32, &[&str])]) {
 }
 
 #[test]
+fn a_scalar_assigned_under_an_invariant_test_starts_from_its_entry_value() {
+    // `mode` is assigned only when `coupled == 1` (entry 1); at entry 2 every iteration reads
+    // its value from before the loop, which the kernel receives by value.
+    let file = "tests/fixtures/openmp/invariant_test.c";
+    for entry in ["1", "2"] {
+        let out = validate_file(file, 15, &["--entry", entry], &[]);
+        let t = text(&out);
+        assert!(
+            out.status.code() == Some(0) && t.contains("PASS"),
+            "entry {entry}:\n{t}"
+        );
+        assert!(t.contains(&format!("entry {entry} of the loop")), "{t}");
+    }
+}
+
+#[test]
 fn global_arrays_of_fixed_extents_and_folded_constants_pass() {
     // 2-D and 3-D globals, a global scalar the loop reads (`dt`) and constants the report
     // folds (`scale`, `shift`) while the body names them; the whole grid and part of it.

@@ -210,6 +210,31 @@ fn a_pointer_the_loop_tests_for_null_maps_an_empty_section_when_null() {
 }
 
 #[test]
+fn a_scalar_assigned_under_an_invariant_test_starts_from_its_entry_value() {
+    if !offload_available() {
+        return;
+    }
+    // `mode` is assigned only when `coupled == 1`; the call with `coupled == 0` reads its
+    // value from before the loop in every iteration, which `private(mode)` left undefined.
+    check(
+        &["tests/fixtures/openmp/invariant_test.c"],
+        &[],
+        0,
+        3,
+        &[
+            "PASS",
+            "not ported tests/fixtures/openmp/invariant_test.c:25:5: `w` starts from its value before the loop",
+        ],
+    );
+    let patch = emit_patch(
+        &["tests/fixtures/openmp/invariant_test.c"],
+        "invariant_test.c",
+    );
+    assert!(patch.contains("firstprivate(mode)"), "{patch}");
+    assert!(!patch.contains(" private(mode)"), "{patch}");
+}
+
+#[test]
 fn structs_by_value_through_pointers_and_in_arrays() {
     if !offload_available() {
         return;

@@ -807,7 +807,7 @@ impl<'a> FunctionContext<'a> {
             .unwrap_or(0);
         let accesses = collect_accesses(self.func, self.forest, id, self.rec, &program.types);
         // Private storage takes no part in the tests below.
-        let privacy = self.privacy(id, &accesses);
+        let mut privacy = self.privacy(id, &accesses);
         let mut accesses = privacy.shared(accesses);
         facts
             .assumptions
@@ -883,6 +883,11 @@ impl<'a> FunctionContext<'a> {
                 continue;
             };
             if privacy.phis.contains(&v) {
+                continue;
+            }
+            if let Some(entry) = self.unswitched_private(id, v, &invariants) {
+                privacy.phis.insert(v);
+                privacy.entries.push(entry);
                 continue;
             }
             let name = self
@@ -1499,6 +1504,56 @@ impl<'a> FunctionContext<'a> {
             cache: Default::default(),
             searches: Default::default(),
         }
+    }
+
+    /// Header phi `v` of loop `id` as a private variable when the tests it is assigned under
+    /// are loop-invariant and, with their outcomes fixed, it carries nothing (see
+    /// [`crate::unswitch`]).
+    fn unswitched_private(
+        &self,
+        id: LoopId,
+        v: Value,
+        invariants: &Invariants,
+    ) -> Option<crate::model::Private> {
+        let name = self.func.inst(v).origin.var_name.clone()?;
+        let order = self.order();
+        let branch_users = |x: Value| order.branch_users(x);
+        let invariant = |x: Value| invariants.is_invariant(x);
+        let scope = crate::unswitch::Scope {
+            func: self.func,
+            loop_: self.forest.loop_(id),
+            users: &self.users,
+            branch_users: &branch_users,
+            invariant: &invariant,
+        };
+        let tests = crate::unswitch::fixed_tests(&scope, v)?;
+        let lines: Vec<String> = tests
+            .iter()
+            .map(|b| self.line(self.func.block(*b).terminator_span).to_string())
+            .collect();
+        let last_value = crate::unswitch::read_after_loop(&scope, v);
+        let tests_text = match lines.as_slice() {
+            [] => "nothing in the loop reads the value an iteration leaves".to_string(),
+            [one] => format!(
+                "it is assigned only under the test at line {one}, whose outcome is the same in every iteration: either every iteration assigns it before using it, or none assigns it and each reads its value from before the loop"
+            ),
+            more => format!(
+                "it is assigned only under the tests at lines {}, whose outcomes are the same in every iteration: for each outcome, either every iteration assigns it before using it, or none assigns it and each reads its value from before the loop",
+                more.join(", ")
+            ),
+        };
+        Some(crate::model::Private {
+            name,
+            kind: crate::privatize::kind_of(&self.unit.lowered.program.types, self.func.inst(v).ty),
+            why: if last_value {
+                format!("{tests_text}; its value after the loop is the last iteration's")
+            } else {
+                tests_text
+            },
+            last_value,
+            initial_value: !tests.is_empty(),
+            storage: None,
+        })
     }
 
     /// A scalar carried between iterations that is not a reduction: WW101 with a witness
@@ -2751,6 +2806,12 @@ impl<'a> FunctionContext<'a> {
         // Scalars defined outside the loop and used inside (inbound), and values computed
         // inside and used after it (outbound).
         let mut scalars: BTreeMap<String, (Role, String)> = BTreeMap::new();
+        let starts_from_entry: HashSet<&String> = privacy
+            .entries
+            .iter()
+            .filter(|p| p.initial_value)
+            .map(|p| &p.name)
+            .collect();
         for &block in &l.blocks {
             for &v in &self.func.block(block).insts {
                 let mut operands = self.func.inst(v).kind.operands();
@@ -2761,6 +2822,15 @@ impl<'a> FunctionContext<'a> {
                         .map(|(_, a)| *a)
                         .collect();
                     if block == l.header {
+                        // A private copy that starts from the value before the loop needs
+                        // that value.
+                        let name = self.func.inst(v).origin.var_name.as_ref();
+                        if let Some(name) = name.filter(|n| starts_from_entry.contains(n)) {
+                            scalars.insert(
+                                name.clone(),
+                                (Role::In, types.display(self.func.inst(v).ty)),
+                            );
+                        }
                         continue;
                     }
                 }

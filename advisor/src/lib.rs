@@ -39,5 +39,6 @@ pub mod space;
 pub mod stale;
 pub mod subscripts;
 pub mod summaries;
+pub mod unswitch;
 pub mod verify;
 pub mod witness;

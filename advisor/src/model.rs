@@ -179,6 +179,11 @@ pub struct Private {
     /// Its value is read after the loop: the port must copy out the last iteration's value
     /// (OpenMP `lastprivate`).
     pub last_value: bool,
+    /// Some iterations may read its value from before the loop (it is assigned only under a
+    /// test whose outcome is the same in every iteration, and when the test fails no
+    /// iteration assigns it): each copy must start from that value (OpenMP `firstprivate`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub initial_value: bool,
     /// `global` for a file-scope or `static` variable; absent for locals.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub storage: Option<Storage>,

@@ -881,6 +881,7 @@ impl Classifier<'_, '_> {
                     "every iteration assigns it before using it".into()
                 },
                 last_value,
+                initial_value: false,
                 storage: None,
             });
         }
@@ -940,6 +941,7 @@ impl Classifier<'_, '_> {
                 kind: kind_of(self.types(), slot.ty),
                 why: "declared inside the loop body: every iteration has its own".into(),
                 last_value: false,
+                initial_value: false,
                 storage: None,
             });
         }
@@ -957,6 +959,7 @@ impl Classifier<'_, '_> {
                     "every iteration writes it before reading it".into()
                 },
                 last_value: *last_value,
+                initial_value: false,
                 storage,
             });
         }

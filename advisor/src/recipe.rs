@@ -124,7 +124,14 @@ fn recipe(l: &LoopReport, report: &Report) -> String {
     let scalars: Vec<&Parameter> = l
         .parameters
         .iter()
-        .filter(|p| p.kind == ParamKind::Scalar && p.role == Role::In)
+        .filter(|p| {
+            p.kind == ParamKind::Scalar
+                && (p.role == Role::In
+                    || (p.role == Role::Inout
+                        && l.private
+                            .iter()
+                            .any(|v| v.initial_value && v.name == p.name)))
+        })
         .collect();
     // Named by function and line, as `warpwise emit` names it: a function with several
     // loops gets a kernel per loop.
@@ -293,6 +300,13 @@ fn recipe(l: &LoopReport, report: &Report) -> String {
         );
         for p in &l.private {
             let _ = writeln!(out, "       {}: {}", p.name, p.why);
+            if p.initial_value {
+                let _ = writeln!(
+                    out,
+                    "       (pass `{}` by value: each copy starts from its value before the loop)",
+                    p.name
+                );
+            }
         }
         step += 1;
     }

@@ -350,6 +350,7 @@ pub fn plan_port(
     // Private copies.
     let mut private: Vec<String> = Vec::new();
     let mut lastprivate: Vec<String> = Vec::new();
+    let mut starts_from_entry: Vec<String> = Vec::new();
     let renamed = |n: &str| source_name(&ctx, n);
     let privates: Vec<advisor::model::Private> = report
         .private
@@ -385,7 +386,18 @@ pub fn plan_port(
         {
             continue;
         }
-        if p.last_value {
+        if p.initial_value {
+            // Assigned only under a test whose outcome is fixed for the loop: where the test
+            // fails, iterations read the value from before the loop, which `private` would
+            // leave undefined.
+            if p.last_value {
+                return Err(refuse(format!(
+                    "`{}` starts from its value before the loop where the test it is assigned under fails, and is read after the loop: OpenMP takes a variable in both `firstprivate` and `lastprivate` on no `distribute` construct; copy its last value out by hand",
+                    p.name
+                )));
+            }
+            starts_from_entry.push(p.name.clone());
+        } else if p.last_value {
             lastprivate.push(p.name.clone());
         } else {
             private.push(p.name.clone());
@@ -398,7 +410,11 @@ pub fn plan_port(
         if is_reduced(&v) {
             continue;
         }
-        if !loop_vars.contains(&v) && !private.contains(&v) && !lastprivate.contains(&v) {
+        if !loop_vars.contains(&v)
+            && !private.contains(&v)
+            && !lastprivate.contains(&v)
+            && !starts_from_entry.contains(&v)
+        {
             private.push(v);
         }
     }
@@ -468,6 +484,7 @@ pub fn plan_port(
                 || mapped_aliases.contains(&&p.name)
                 || private.contains(&p.name)
                 || lastprivate.contains(&p.name)
+                || starts_from_entry.contains(&p.name)
                 || loop_vars.contains(&p.name);
             if written && !handled {
                 return Err(refuse(format!(
@@ -699,6 +716,9 @@ pub fn plan_port(
     }
     if !private.is_empty() {
         clauses.push(format!("private({})", private.join(", ")));
+    }
+    if !starts_from_entry.is_empty() {
+        clauses.push(format!("firstprivate({})", starts_from_entry.join(", ")));
     }
     if !lastprivate.is_empty() {
         clauses.push(format!("lastprivate({})", lastprivate.join(", ")));
