@@ -1143,3 +1143,61 @@ fn a_null_pointer_the_loop_tests_reaches_the_kernel_as_null() {
     assert_eq!(ported, original);
     assert_eq!(original.trim(), "504.000");
 }
+
+#[test]
+fn validate_replays_a_null_pointer_as_null_and_a_wrong_kernel_still_fails() {
+    // The snapshot read `dir`'s section through the null pointer and the program died
+    // (status 139). Entry 1 of the loop is `project(a, NULL, q, 8)`, entry 2
+    // `project(b, d, q, 8)`: both pass only if the kernel gets null for `dir` on the first
+    // (a non-null empty copy would send it into `2.0 * dir[j]`, poison) and the copy on the
+    // second.
+    let file = "tests/fixtures/openmp/null_pointer.c";
+    for (entry, dir) in [
+        ("1", "`dir` [0, 64) of a null pointer"),
+        ("2", "`dir` [0, 64), `out`"),
+    ] {
+        let out = validate_file(file, 8, &["--entry", entry], &[]);
+        let t = text(&out);
+        assert_eq!(out.status.code(), Some(0), "entry {entry}: {t}");
+        for want in [
+            &format!("snapshot: entry {entry} of the loop"),
+            dir,
+            "`out` [0, 64): pass (8 doubles",
+            "PASS",
+        ] {
+            assert!(t.contains(want), "entry {entry}: missing `{want}` in:\n{t}");
+        }
+    }
+    // A wrong kernel still fails on each call: `q` one element short on the null call
+    // (the branch that reads it), `dir` on the other.
+    fails(
+        &validate_file(file, 8, &["--entry", "1", "--debug-shrink", "q"], &[]),
+        &["`out` [0, 64): FAIL: 1 of 8 doubles differ, in bytes [56, 64)"],
+    );
+    fails(
+        &validate_file(file, 8, &["--entry", "2", "--debug-shrink", "dir"], &[]),
+        &["`out` [0, 64): FAIL: 1 of 8 doubles differ, in bytes [56, 64)"],
+    );
+}
+
+#[test]
+fn an_outbound_null_pointer_is_null_in_the_program_and_the_replay() {
+    // `if (aux) aux[j] = ...`: at entry 1 `aux` is null at the loop's exit too, the kernel
+    // leaves it alone and the comparison finds null on both sides; at entry 2 its results
+    // are compared.
+    let file = "tests/fixtures/cuda/null_outbound.c";
+    for (entry, aux) in [
+        (
+            "1",
+            "`aux` [0, 64): pass (a null pointer in the program and in the replay: nothing to compare)",
+        ),
+        ("2", "`aux` [0, 64): pass (8 doubles"),
+    ] {
+        let out = validate_file(file, 8, &["--entry", entry], &[]);
+        let t = text(&out);
+        assert_eq!(out.status.code(), Some(0), "entry {entry}: {t}");
+        for want in [aux, "`out` [0, 64): pass (8 doubles", "PASS"] {
+            assert!(t.contains(want), "entry {entry}: missing `{want}` in:\n{t}");
+        }
+    }
+}

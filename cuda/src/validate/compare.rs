@@ -57,6 +57,19 @@ pub struct ArrayCompare {
     /// The largest relative error among floating-point elements that passed.
     pub max_rel_error: f64,
     pub rtol: f64,
+    /// Where the pointer was null (a loop that tests it): no bytes were compared.
+    pub null: Option<NullPointer>,
+}
+
+/// Which side of a comparison held a null pointer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NullPointer {
+    /// The program and the replay: equal, nothing to compare.
+    Both,
+    /// Only the program: the replay returned bytes for a pointer that had none.
+    Program,
+    /// Only the replay: the kernel's side lost the program's array.
+    Replay,
 }
 
 impl ArrayCompare {
@@ -95,6 +108,28 @@ impl std::fmt::Display for ArrayCompare {
             ElemKind::Bits if self.elem_bytes > 1 => "elements",
             ElemKind::Bits => "bytes",
         };
+        let (name, lo, hi) = (&self.name, self.lo, self.hi);
+        match self.null {
+            Some(NullPointer::Both) => {
+                return write!(
+                    f,
+                    "`{name}` [{lo}, {hi}): pass (a null pointer in the program and in the replay: nothing to compare)"
+                )
+            }
+            Some(NullPointer::Program) => {
+                return write!(
+                    f,
+                    "`{name}` [{lo}, {hi}): FAIL: the pointer was null in the program, but the replay returned a section of it"
+                )
+            }
+            Some(NullPointer::Replay) => {
+                return write!(
+                    f,
+                    "`{name}` [{lo}, {hi}): FAIL: the replay's pointer was null, but the program's was not"
+                )
+            }
+            None => {}
+        }
         if self.passed() {
             match self.kind {
                 ElemKind::Bits => write!(
@@ -168,6 +203,7 @@ pub fn compare(
         first: None,
         max_rel_error: 0.0,
         rtol,
+        null: None,
     };
     let n = want.len().min(got.len());
     // Elements start at multiples of their size relative to the pointer.
@@ -264,6 +300,38 @@ pub fn compare(
     out
 }
 
+/// The verdict on an outbound array whose pointer was null on at least one side
+/// (`want_null`: the program's, `got_null`: the replay's; `[lo, hi)` the program's bounds):
+/// null on both sides is equal, null on one side only is a difference.
+pub fn compare_null(
+    name: &str,
+    (lo, hi): (i64, i64),
+    (kind, elem_bytes): (ElemKind, u64),
+    want_null: bool,
+    got_null: bool,
+) -> ArrayCompare {
+    let null = match (want_null, got_null) {
+        (true, false) => NullPointer::Program,
+        (false, true) => NullPointer::Replay,
+        _ => NullPointer::Both,
+    };
+    ArrayCompare {
+        name: name.to_string(),
+        lo,
+        hi,
+        kind,
+        elem_bytes,
+        compared: 0,
+        differing: u64::from(null != NullPointer::Both),
+        ranges: Vec::new(),
+        more_ranges: false,
+        first: None,
+        max_rel_error: 0.0,
+        rtol: kind.default_rtol(),
+        null: Some(null),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -331,6 +399,28 @@ mod tests {
             None,
         );
         assert!(r.passed(), "{r}");
+    }
+
+    #[test]
+    fn null_on_both_sides_is_equal_and_on_one_side_a_difference() {
+        let both = compare_null("res", (0, 64), (ElemKind::F64, 8), true, true);
+        assert!(both.passed());
+        assert_eq!(
+            both.to_string(),
+            "`res` [0, 64): pass (a null pointer in the program and in the replay: nothing to compare)"
+        );
+        let program = compare_null("res", (0, 64), (ElemKind::F64, 8), true, false);
+        assert!(!program.passed());
+        assert_eq!(
+            program.to_string(),
+            "`res` [0, 64): FAIL: the pointer was null in the program, but the replay returned a section of it"
+        );
+        let replay = compare_null("res", (0, 64), (ElemKind::F64, 8), false, true);
+        assert!(!replay.passed());
+        assert_eq!(
+            replay.to_string(),
+            "`res` [0, 64): FAIL: the replay's pointer was null, but the program's was not"
+        );
     }
 
     #[test]

@@ -277,7 +277,11 @@ impl Backend for CpuBackend {
         {
             match tag {
                 b'R' => {
-                    replayed.sections.insert(name, Section { lo, hi, bytes });
+                    replayed.sections.insert(name, Section::of(lo, hi, bytes));
+                }
+                // An outbound pointer the harness passed as null, as the program's was.
+                b'r' => {
+                    replayed.sections.insert(name, Section::null(lo, hi));
                 }
                 b'G' => replayed.failures.push(format!(
                     "the host code wrote bytes [{lo}, {hi}) of `{name}`, outside its section"

@@ -64,6 +64,8 @@ pub fn kernel_args(spec: &LaunchSpec) -> Result<Vec<KernelArg>, ReplayError> {
                         .ok_or(ReplayError::SectionOutOfRange { lo: *lo })?,
                 })
             }
+            // The pointer's 8 bytes, all zero: what `(T *)0` passes.
+            LaunchArg::Null { .. } => Ok(KernelArg::U64(0)),
             LaunchArg::Value { bytes, .. } => Ok(KernelArg::Bytes(bytes.clone())),
         })
         .collect()
@@ -71,9 +73,22 @@ pub fn kernel_args(spec: &LaunchSpec) -> Result<Vec<KernelArg>, ReplayError> {
 
 /// After a run: each outbound section as the host sees it once the host function copied
 /// its part back (the bytes it does not copy keep the host's values), and a failure for
-/// each buffer whose guards or uncopied tail the kernel wrote.
+/// each buffer whose guards or uncopied tail the kernel wrote. An outbound pointer that was
+/// null stays null: there is nothing to read back.
 pub fn read_back(spec: &LaunchSpec, args: &[KernelArg], replayed: &mut Replayed) {
     for (launch_arg, arg) in spec.args.iter().zip(args) {
+        if let LaunchArg::Null {
+            array,
+            lo,
+            hi,
+            out: true,
+        } = launch_arg
+        {
+            replayed
+                .sections
+                .insert(array.clone(), Section::null(*lo, *hi));
+            continue;
+        }
         let (
             LaunchArg::Buffer {
                 array,
@@ -109,7 +124,7 @@ pub fn read_back(spec: &LaunchSpec, args: &[KernelArg], replayed: &mut Replayed)
             let hi = lo + bytes.len() as i64;
             replayed
                 .sections
-                .insert(array.clone(), Section { lo: *lo, hi, bytes });
+                .insert(array.clone(), Section::of(*lo, hi, bytes));
         }
     }
 }
@@ -119,7 +134,7 @@ pub fn param_sizes(spec: &LaunchSpec) -> Vec<usize> {
     spec.args
         .iter()
         .map(|arg| match arg {
-            LaunchArg::Buffer { .. } => 8,
+            LaunchArg::Buffer { .. } | LaunchArg::Null { .. } => 8,
             LaunchArg::Value { bytes, .. } => bytes.len(),
         })
         .collect()
@@ -140,7 +155,9 @@ pub fn check_params(ptx_text: &str, spec: &LaunchSpec) -> Result<(), ReplayError
     for ((param, size), arg) in params.iter().zip(&want).zip(&spec.args) {
         if param.bytes != *size {
             let what = match arg {
-                LaunchArg::Buffer { array, .. } => format!("the pointer to `{array}`"),
+                LaunchArg::Buffer { array, .. } | LaunchArg::Null { array, .. } => {
+                    format!("the pointer to `{array}`")
+                }
                 LaunchArg::Value { what, .. } => format!("`{what}`"),
             };
             return Err(ReplayError::ParamSize {
@@ -369,6 +386,40 @@ mod tests {
             replayed.failures,
             vec!["the kernel wrote outside the device buffer of `sum` (8 bytes): bytes [8, 9) relative to `sum`"]
         );
+    }
+
+    #[test]
+    fn a_null_pointer_is_passed_as_null_and_an_outbound_one_comes_back_null() {
+        // `dir` was null in the program: the kernel gets a zero pointer (8 bytes, as the
+        // PTX's .u64 parameter), no buffer, and an outbound one reads back as null.
+        let spec = LaunchSpec {
+            kernel: "k".into(),
+            grid: [1, 1, 1],
+            block: [256, 1, 1],
+            shared_bytes: 0,
+            args: vec![
+                LaunchArg::Null {
+                    array: "dir".into(),
+                    lo: 0,
+                    hi: 64,
+                    out: false,
+                },
+                LaunchArg::Null {
+                    array: "res".into(),
+                    lo: 8,
+                    hi: 72,
+                    out: true,
+                },
+            ],
+        };
+        let args = kernel_args(&spec).unwrap();
+        assert_eq!(args, vec![KernelArg::U64(0), KernelArg::U64(0)]);
+        assert_eq!(param_sizes(&spec), vec![8, 8]);
+        let mut replayed = Replayed::default();
+        read_back(&spec, &args, &mut replayed);
+        assert!(replayed.failures.is_empty(), "{:?}", replayed.failures);
+        assert!(!replayed.sections.contains_key("dir"));
+        assert_eq!(replayed.sections["res"], Section::null(8, 72));
     }
 
     #[test]

@@ -27,6 +27,15 @@ pub enum LaunchArg {
         out: bool,
         copied: usize,
     },
+    /// A pointer that was null in the program (a loop that tests it, `if (p)`): the kernel
+    /// gets null, as from the generated host function, and nothing is copied. An `out` one
+    /// comes back as a null section `[lo, hi)`.
+    Null {
+        array: String,
+        lo: i64,
+        hi: i64,
+        out: bool,
+    },
     /// Passed by value: a scalar's bytes, a struct's bytes, or a `long long`.
     Value { what: String, bytes: Vec<u8> },
 }
@@ -86,6 +95,16 @@ pub fn launch_spec(plan: &KernelPlan, snapshot: &Snapshot) -> Result<LaunchSpec,
             KernelArg::Buffer { array } => {
                 let s = section(snapshot, array)?;
                 let a = plan.array(array);
+                let out = a.is_some_and(|a| a.role != advisor::model::Role::In);
+                if s.null {
+                    args.push(LaunchArg::Null {
+                        array: array.clone(),
+                        lo: s.lo,
+                        hi: s.hi,
+                        out,
+                    });
+                    continue;
+                }
                 let shrunk = a
                     .filter(|a| a.reported_hi.is_some())
                     .map_or(0, |a| a.elem_bytes as usize);
@@ -93,7 +112,7 @@ pub fn launch_spec(plan: &KernelPlan, snapshot: &Snapshot) -> Result<LaunchSpec,
                     array: array.clone(),
                     lo: s.lo,
                     bytes: s.bytes.clone(),
-                    out: a.is_some_and(|a| a.role != advisor::model::Role::In),
+                    out,
                     copied: s.bytes.len().saturating_sub(shrunk),
                 });
             }

@@ -152,7 +152,8 @@ pub struct Validation {
     pub backend_description: String,
     pub backend_note: Option<String>,
     pub entry: u64,
-    pub inputs: Vec<(String, i64, i64)>,
+    /// Each array's section at the entry: name, `lo`, `hi`, whether its pointer was null.
+    pub inputs: Vec<(String, i64, i64, bool)>,
     pub launch: ([u32; 3], [u32; 3], u64),
     pub arrays: Vec<ArrayCompare>,
     pub failures: Vec<String>,
@@ -206,7 +207,10 @@ impl Validation {
         let sections: Vec<String> = self
             .inputs
             .iter()
-            .map(|(n, lo, hi)| format!("`{n}` [{lo}, {hi})"))
+            .map(|(n, lo, hi, null)| {
+                let null = if *null { " of a null pointer" } else { "" };
+                format!("`{n}` [{lo}, {hi}){null}")
+            })
             .collect();
         let (g, b, s) = self.launch;
         let _ = writeln!(
@@ -395,14 +399,20 @@ fn validate_mapping(
             }
             continue;
         };
-        arrays.push(compare::compare(
-            &a.name,
-            (want.lo, want.hi),
-            (ElemKind::of(&a.elem_type), a.elem_bytes),
-            &want.bytes,
-            &got.bytes,
-            opts.rtol,
-        ));
+        let elem = (ElemKind::of(&a.elem_type), a.elem_bytes);
+        // A pointer the loop tests for null has no bytes on a side where it was null.
+        arrays.push(if want.null || got.null {
+            compare::compare_null(&a.name, (want.lo, want.hi), elem, want.null, got.null)
+        } else {
+            compare::compare(
+                &a.name,
+                (want.lo, want.hi),
+                elem,
+                &want.bytes,
+                &got.bytes,
+                opts.rtol,
+            )
+        });
     }
     // A scalar reduction's variable after the loop, as the program and the kernel left it.
     for r in plan
@@ -432,7 +442,8 @@ fn validate_mapping(
     }
     let mut notes: Vec<String> = plan.notes.clone();
     for a in plan.arrays.iter().filter(|a| a.reported_hi.is_some()) {
-        if let Some(s) = snap.entry.get(&a.name) {
+        // A null pointer's section is not copied at all, shrunk or not.
+        if let Some(s) = snap.entry.get(&a.name).filter(|s| !s.null) {
             notes.push(format!(
                 "debug: the generated code copies `{}` [{}, {}) instead of the reported [{}, {})",
                 a.name,
@@ -470,7 +481,7 @@ fn validate_mapping(
             .filter_map(|a| {
                 snap.entry
                     .get(&a.name)
-                    .map(|s| (a.name.clone(), s.lo, s.hi))
+                    .map(|s| (a.name.clone(), s.lo, s.hi, s.null))
             })
             .collect(),
         launch: (launch.grid, launch.block, launch.shared_bytes),

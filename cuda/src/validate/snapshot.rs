@@ -5,7 +5,9 @@
 //! inbound scalar, every array's section `[lo, hi)` (the report's expressions evaluated by
 //! the program itself) and the values a launch needs (trip counts, pitches, shared bytes),
 //! runs the loop, records the outbound sections and stops the program. The rest of the
-//! program is compiled as it is, from the same preprocessed text the analysis read.
+//! program is compiled as it is, from the same preprocessed text the analysis read. A
+//! pointer that is null at the entry (one the loop tests, `if (p)`) is recorded as null,
+//! with its bounds and no bytes, and replayed as null.
 
 // `Diagnostic` is large, but errors are the cold path and the project-wide error type is fixed.
 #![allow(clippy::result_large_err)]
@@ -43,6 +45,31 @@ pub struct Section {
     pub lo: i64,
     pub hi: i64,
     pub bytes: Vec<u8>,
+    /// The pointer was null (a loop that tests it, `if (p)`): no bytes, and the replay
+    /// hands the kernel null. `lo` and `hi` are the bounds as the program computed them.
+    pub null: bool,
+}
+
+impl Section {
+    /// A section of a pointer that is not null.
+    pub fn of(lo: i64, hi: i64, bytes: Vec<u8>) -> Section {
+        Section {
+            lo,
+            hi,
+            bytes,
+            null: false,
+        }
+    }
+
+    /// The section `[lo, hi)` of a null pointer.
+    pub fn null(lo: i64, hi: i64) -> Section {
+        Section {
+            lo,
+            hi,
+            bytes: Vec::new(),
+            null: true,
+        }
+    }
 }
 
 /// What a snapshot file holds.
@@ -73,6 +100,11 @@ pub fn read_records(path: &Path) -> Result<Vec<Record>, RecordError> {
         path: path.to_path_buf(),
         source,
     })?;
+    parse_records(&data, path)
+}
+
+/// The records of `data`, the contents of the file `path` (named in errors).
+fn parse_records(data: &[u8], path: &Path) -> Result<Vec<Record>, RecordError> {
     if data.len() < 8 || &data[..7] != b"WWSNAP1" {
         return Err(RecordError::NotASnapshot(path.to_path_buf()));
     }
@@ -111,6 +143,11 @@ pub fn read_records(path: &Path) -> Result<Vec<Record>, RecordError> {
 
 impl Snapshot {
     pub fn read(path: &Path) -> Result<Snapshot, RecordError> {
+        Snapshot::from_records(read_records(path)?, path)
+    }
+
+    /// The snapshot the records of the file `path` (named in errors) hold.
+    fn from_records(records: Vec<Record>, path: &Path) -> Result<Snapshot, RecordError> {
         let mut s = Snapshot::default();
         for Record {
             tag,
@@ -118,17 +155,24 @@ impl Snapshot {
             lo,
             hi,
             bytes,
-        } in read_records(path)?
+        } in records
         {
             match tag {
                 b'S' => {
                     s.scalars.insert(name, bytes);
                 }
                 b'I' => {
-                    s.entry.insert(name, Section { lo, hi, bytes });
+                    s.entry.insert(name, Section::of(lo, hi, bytes));
                 }
                 b'O' => {
-                    s.exit.insert(name, Section { lo, hi, bytes });
+                    s.exit.insert(name, Section::of(lo, hi, bytes));
+                }
+                // A null pointer's section at the entry and the exit (`snapshot_rt.c`).
+                b'i' => {
+                    s.entry.insert(name, Section::null(lo, hi));
+                }
+                b'o' => {
+                    s.exit.insert(name, Section::null(lo, hi));
                 }
                 b'D' => {
                     s.values.insert(name, lo);
@@ -165,6 +209,35 @@ fn c_string(s: &str) -> String {
 /// A report expression evaluated by the program, in `long long`.
 fn program_expr(e: &str) -> String {
     to_wide(e, ("__ww_min", "__ww_max"), &|_| None)
+}
+
+/// Whether the C expression `expr` names `name` (`p`, `c->data`) as a whole: not a longer
+/// identifier, nor a member of something else (`s->p`, `s.p`).
+fn mentions(expr: &str, name: &str) -> bool {
+    let ident = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    expr.match_indices(name).any(|(at, _)| {
+        let before = expr[..at].chars().next_back();
+        let after = expr[at + name.len()..].chars().next();
+        !before.is_some_and(|c| ident(c) || c == '.' || c == '>') && !after.is_some_and(ident)
+    })
+}
+
+/// A bound the program evaluates at the loop's entry: when it reads through array
+/// pointers (`8*ptr[n]`, `__ww_p[k]` holding each), it is evaluated only when they are not
+/// null, else it is 0, as a loop that tests the pointer (`if (ptr)`) never reads through
+/// it. Bounds from other parameters (`8*n`) are evaluated as they are, as the generated
+/// host function does.
+fn guarded_bound(expr: &str, pointers: &[(usize, &str)]) -> String {
+    let tests: Vec<String> = pointers
+        .iter()
+        .filter(|(_, name)| mentions(expr, name))
+        .map(|(k, _)| format!("__ww_p[{k}]"))
+        .collect();
+    if tests.is_empty() {
+        expr.to_string()
+    } else {
+        format!("(({}) ? ({expr}) : 0LL)", tests.join(" && "))
+    }
 }
 
 /// The shared bytes per block of the plan's staged areas, as the program computes them.
@@ -246,19 +319,31 @@ pub fn instrument(unit: &Unit, plan: &KernelPlan) -> Result<String, SnapshotErro
     for v in &reduced {
         let _ = write!(enter, "{} ", variable_bytes('I', v));
     }
+    // Every pointer first, so that a bound that reads through one (`8*ptr[n]`) can be
+    // skipped when it is null, as the loop that tests it skips it.
     for (k, a) in plan.arrays.iter().enumerate() {
         let pointer = match a.shape {
             Shape::Object => format!("(const void *)&({})", a.name),
             _ => format!("(const void *)({})", a.name),
         };
+        let _ = write!(enter, "__ww_p[{k}] = {pointer}; ");
+    }
+    let pointers: Vec<(usize, &str)> = plan
+        .arrays
+        .iter()
+        .enumerate()
+        .filter(|(_, a)| a.shape != Shape::Object)
+        .map(|(k, a)| (k, a.name.as_str()))
+        .collect();
+    for (k, a) in plan.arrays.iter().enumerate() {
         // The report's section, not a debug-shrunk one: the reference is the program's.
         let hi = a.reported_hi.as_deref().unwrap_or(&a.hi);
         let _ = write!(
             enter,
-            "__ww_p[{k}] = {pointer}; __ww_lo[{k}] = {}; __ww_hi[{k}] = {}; \
+            "__ww_lo[{k}] = {}; __ww_hi[{k}] = {}; \
              __ww_snap_bytes('I', {}, __ww_p[{k}], __ww_lo[{k}], __ww_hi[{k}]); ",
-            program_expr(&a.lo),
-            program_expr(hi),
+            guarded_bound(&program_expr(&a.lo), &pointers),
+            guarded_bound(&program_expr(hi), &pointers),
             c_string(&a.name)
         );
     }
@@ -484,4 +569,57 @@ pub fn take(exe: &Path, opts: &ProgramOptions, dir: &Path) -> Result<Snapshot, S
         return Err(SnapshotError::Failed { status, output });
     }
     Ok(Snapshot::read(&path)?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A record in the runtime's framing (`snapshot_rt.c`'s `ww_record`).
+    fn record(out: &mut Vec<u8>, tag: u8, name: &str, lo: i64, hi: i64, bytes: &[u8]) {
+        out.push(tag);
+        out.extend_from_slice(&(name.len() as u32).to_le_bytes());
+        out.extend_from_slice(name.as_bytes());
+        out.extend_from_slice(&lo.to_le_bytes());
+        out.extend_from_slice(&hi.to_le_bytes());
+        out.extend_from_slice(&(bytes.len() as u64).to_le_bytes());
+        out.extend_from_slice(bytes);
+    }
+
+    #[test]
+    fn a_null_pointers_records_read_as_null_sections_with_their_bounds() {
+        let mut data = b"WWSNAP1\n".to_vec();
+        record(&mut data, b'i', "dir", 0, 64, &[]);
+        record(&mut data, b'I', "q", 0, 8, &[1; 8]);
+        record(&mut data, b'O', "out", 0, 8, &[2; 8]);
+        record(&mut data, b'o', "dir", 0, 64, &[]);
+        record(&mut data, b'E', "", 0, 0, &[]);
+        let path = Path::new("snapshot.bin");
+        let s = Snapshot::from_records(parse_records(&data, path).unwrap(), path).unwrap();
+        assert_eq!(s.entry["dir"], Section::null(0, 64));
+        assert_eq!(s.exit["dir"], Section::null(0, 64));
+        assert_eq!(s.entry["q"], Section::of(0, 8, vec![1; 8]));
+        assert!(!s.entry["q"].null && !s.exit["out"].null);
+    }
+
+    #[test]
+    fn bounds_that_read_through_an_array_pointer_are_skipped_when_it_is_null() {
+        let pointers = [(0, "ptr"), (1, "c->data"), (2, "p")];
+        assert_eq!(
+            guarded_bound("8LL*((long long)(n))", &pointers),
+            "8LL*((long long)(n))"
+        );
+        assert_eq!(
+            guarded_bound("8LL*((long long)(ptr[n]))", &pointers),
+            "((__ww_p[0]) ? (8LL*((long long)(ptr[n]))) : 0LL)"
+        );
+        assert_eq!(
+            guarded_bound("c->data[0] + ptr[1]", &pointers),
+            "((__ww_p[0] && __ww_p[1]) ? (c->data[0] + ptr[1]) : 0LL)"
+        );
+        // Other names that contain `p` or end in it are not the pointer.
+        for e in ["8LL*np", "s->p[0]", "s.p", "pp[1]", "data[0]"] {
+            assert_eq!(guarded_bound(e, &pointers), e);
+        }
+    }
 }

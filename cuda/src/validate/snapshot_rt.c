@@ -8,7 +8,9 @@
  *
  * Records: tag (1 byte: S scalar, I entry section, O exit section, D value, E end), name
  * length (u32), name, lo (i64), hi (i64), byte count (u64), bytes; little-endian as the
- * host. A value (D) keeps its number in lo. */
+ * host. A value (D) keeps its number in lo. A null pointer's section is recorded as i (at
+ * the entry) or o (at the exit): its bounds, no bytes, so that the replay hands the kernel
+ * null rather than an empty copy (which `if (p)` would take for a real array). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -91,6 +93,14 @@ static void ww_record(int tag, const char *name, long long lo, long long hi, con
 /* The bytes [lo, hi) from base. An empty or inverted section is recorded without bytes. */
 void __ww_snap_bytes(int tag, const char *name, const void *base, long long lo, long long hi)
 {
+    /* A pointer the loop tests for null (phonopy's `if (q_direction)`): reading its section
+     * would kill the program. Only sections come from pointers; scalars are addresses. */
+    if (!base) {
+        if (tag != 'I' && tag != 'O')
+            ww_fail("a null address for a value");
+        ww_record(tag == 'I' ? 'i' : 'o', name, lo, hi, 0, 0);
+        return;
+    }
     unsigned long long n = hi > lo ? (unsigned long long)(hi - lo) : 0;
     if (n > (1ull << 36))
         ww_fail("a section of more than 64 GiB");

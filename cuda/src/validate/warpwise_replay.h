@@ -1,7 +1,8 @@
 // warpwise_replay.h: the replay harness of `warpwise validate` (CPU backend). It loads a
 // snapshot, gives every array host memory that holds only its recorded section (the rest
 // is poison, 0xA5), and after the generated host function ran writes the outbound sections
-// and any write outside a section to a result file in the snapshot's record format.
+// and any write outside a section to a result file in the snapshot's record format. A
+// pointer that was null in the program (an i record) is null here too.
 #ifndef WARPWISE_REPLAY_H
 #define WARPWISE_REPLAY_H
 
@@ -24,7 +25,7 @@ struct ww_replay_record {
 
 struct ww_replay_area {
     const ww_replay_record *rec;
-    unsigned char *mem; // WW_REPLAY_GUARD bytes, the section, WW_REPLAY_GUARD bytes
+    unsigned char *mem; // WW_REPLAY_GUARD bytes, the section, WW_REPLAY_GUARD bytes; 0: null
     int out;
 };
 
@@ -111,10 +112,30 @@ static void ww_replay_scalar(const char *name, void *dst, size_t size)
     memcpy(dst, r->bytes, size);
 }
 
+// Keeps an array's host memory (0 for a null pointer) for the result file.
+static void ww_replay_add(const ww_replay_record *r, unsigned char *mem, int out)
+{
+    ww_replay_regions = (ww_replay_area *)realloc(ww_replay_regions, (size_t)(ww_replay_nregions + 1) * sizeof *ww_replay_regions);
+    if (!ww_replay_regions)
+        ww_replay_fail("out of memory");
+    ww_replay_area g;
+    g.rec = r;
+    g.mem = mem;
+    g.out = out;
+    ww_replay_regions[ww_replay_nregions++] = g;
+}
+
 // The pointer through which the program reached the array: its section lies at [lo, hi).
 static void *ww_replay_region(const char *name)
 {
     const ww_replay_record *r = ww_replay_find('I', name);
+    // The program's pointer was null (a loop that tests it): so is the host function's, and
+    // the result file says so (an r record) instead of returning a section.
+    const ww_replay_record *null = r ? 0 : ww_replay_find('i', name);
+    if (null) {
+        ww_replay_add(null, 0, ww_replay_find('o', name) != 0);
+        return 0;
+    }
     if (!r)
         ww_replay_fail("the snapshot has no section of `%s`", name);
     unsigned char *mem = (unsigned char *)malloc(r->n + 2 * WW_REPLAY_GUARD);
@@ -122,14 +143,7 @@ static void *ww_replay_region(const char *name)
         ww_replay_fail("out of memory for `%s`", name);
     memset(mem, WW_REPLAY_POISON, r->n + 2 * WW_REPLAY_GUARD);
     memcpy(mem + WW_REPLAY_GUARD, r->bytes, r->n);
-    ww_replay_regions = (ww_replay_area *)realloc(ww_replay_regions, (size_t)(ww_replay_nregions + 1) * sizeof *ww_replay_regions);
-    if (!ww_replay_regions)
-        ww_replay_fail("out of memory");
-    ww_replay_area g;
-    g.rec = r;
-    g.mem = mem;
-    g.out = ww_replay_find('O', name) != 0;
-    ww_replay_regions[ww_replay_nregions++] = g;
+    ww_replay_add(r, mem, ww_replay_find('O', name) != 0);
     // Section offsets stay the program's: the pointer is the section's start minus lo.
     return (void *)((uintptr_t)(mem + WW_REPLAY_GUARD) - (uintptr_t)r->lo);
 }
@@ -160,8 +174,8 @@ static void ww_replay_put(FILE *f, unsigned char tag, const char *name, long lon
         fwrite(bytes, 1, n, f);
 }
 
-// Results: R (an outbound section after the call), G (bytes [lo, hi) outside a section that
-// the host code wrote).
+// Results: R (an outbound section after the call), r (an outbound pointer that was null: its
+// bounds, no bytes), G (bytes [lo, hi) outside a section that the host code wrote).
 static void ww_replay_write(const char *path)
 {
     FILE *f = fopen(path, "wb");
@@ -171,6 +185,11 @@ static void ww_replay_write(const char *path)
     for (int i = 0; i < ww_replay_nregions; i++) {
         const ww_replay_area *g = &ww_replay_regions[i];
         const ww_replay_record *r = g->rec;
+        if (!g->mem) {
+            if (g->out)
+                ww_replay_put(f, 'r', r->name, r->lo, r->hi, 0, 0);
+            continue;
+        }
         if (g->out)
             ww_replay_put(f, 'R', r->name, r->lo, r->hi, g->mem + WW_REPLAY_GUARD, r->n);
         long long first = 0, last = 0;
