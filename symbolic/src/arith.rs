@@ -62,9 +62,15 @@ impl Expr {
         }
     }
 
-    /// Difference.
+    /// Difference. Two minima (or two maxima) whose parts differ by one polynomial `d`,
+    /// part for part, differ by `d`: `min(a + d, b + d) - min(a, b) = d`. Otherwise
+    /// `min - min` is not representable (a pointer stepped back by `max(s - x, 0)` and its
+    /// copy in another iteration are such a pair).
     pub fn checked_sub(&self, other: &Expr) -> Result<Expr, SymError> {
-        self.checked_add(&other.neg())
+        match self.checked_add(&other.neg()) {
+            Err(e) => uniform_difference(self, other).map(Expr::Poly).ok_or(e),
+            sum => sum,
+        }
     }
 
     /// Product. A min/max may only be multiplied by a constant here (`k*max(a,b) = max(ka,kb)`
@@ -268,6 +274,31 @@ impl Expr {
             _ => get_max(&acc, &e, &env),
         })
     }
+}
+
+/// `d` such that `a` is `b` with `d` added to every part, when `a` and `b` are both minima
+/// or both maxima of as many parts.
+fn uniform_difference(a: &Expr, b: &Expr) -> Option<Poly> {
+    let (pa, pb) = match (a, b) {
+        (Expr::Min(x), Expr::Min(y)) | (Expr::Max(x), Expr::Max(y)) => (x, y),
+        _ => return None,
+    };
+    if pa.len() != pb.len() {
+        return None;
+    }
+    let first = pa.first()?;
+    pb.iter().find_map(|candidate| {
+        let d = first.checked_add(&candidate.neg()).ok()?;
+        let mut used = vec![false; pb.len()];
+        let matched = pa.iter().all(|p| {
+            let hit = pb
+                .iter()
+                .enumerate()
+                .find(|(k, q)| !used[*k] && p.checked_add(&q.neg()).is_ok_and(|e| e == d));
+            hit.map(|(k, _)| used[k] = true).is_some()
+        });
+        matched.then_some(d)
+    })
 }
 
 fn pairwise(

@@ -114,6 +114,31 @@ proptest! {
     }
 
     #[test]
+    fn differences_evaluate_as_differences(t1 in term(), t2 in term(), t3 in term(), env in env_strategy(), ss in seeds()) {
+        let (Ok(e1), Ok(e2), Ok(e3)) = (t1.lower(&env), t2.lower(&env), t3.lower(&env)) else { return Ok(()) };
+        // A minimum and the same minimum shifted by `e3` (a polynomial) differ by `e3`.
+        let shifted = e3.as_poly().is_some().then(|| {
+            let m = get_min(&e1, &e2, &env).ok()?;
+            let s = get_min(&e1.checked_add(&e3).ok()?, &e2.checked_add(&e3).ok()?, &env).ok()?;
+            Some((s, m))
+        }).flatten();
+        let mut pairs = vec![(e1.clone(), e2.clone())];
+        if let Some((s, m)) = shifted {
+            let d = s.checked_sub(&m);
+            prop_assert!(d.is_ok(), "{} - {} is not representable", s, m);
+            pairs.push((s, m));
+        }
+        for (a, b) in pairs {
+            let Ok(d) = a.checked_sub(&b) else { continue };
+            for sd in &ss {
+                let x = ctx(&env, sd);
+                let want = a.eval(&x).unwrap() - b.eval(&x).unwrap();
+                prop_assert_eq!(d.eval(&x).unwrap(), want, "{} - {} = {}", a, b, d);
+            }
+        }
+    }
+
+    #[test]
     fn signs_and_comparisons_hold(t1 in term(), t2 in term(), env in env_strategy(), ss in seeds()) {
         let (Ok(e1), Ok(e2)) = (t1.lower(&env), t2.lower(&env)) else { return Ok(()) };
         let s = sign_of(&e1, &env);
