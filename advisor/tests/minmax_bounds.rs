@@ -94,3 +94,82 @@ fn a_recurrence_over_a_clamped_window_is_not_friendly() {
     let report = check_with_runs(PREFIX, Verdict::NotFriendly, false);
     assert!(has_code(&report, "WW101"), "{report:#?}");
 }
+
+/// code_saturne's blocks of `GROUP` coefficients: `b_size = GROUP; if (i + GROUP > n)
+/// b_size = n - i;` is `min(GROUP, n - i)` (the arms differ by what the test compares), and
+/// each block's values go to a scratch row. Before, the inner loop's bound had "several
+/// possible values" and needed a profile.
+const GROUPS: &str = r#"
+#include <stdio.h>
+#define GROUP 4
+static void groups(double *out, const double *val, const int *row, int n) {
+    double s[GROUP];
+    for (int i = 0; i < n; i += GROUP) {
+        int b_size = GROUP;
+        if (i + GROUP > n)
+            b_size = n - i;
+        for (int j = 0; j < b_size; j++) /* LOOP */
+            s[j] = val[i + j] * 2.0 + row[i + j];
+        for (int j = 0; j < b_size; j++)
+            out[i + j] = s[j];
+    }
+}
+int main(void) {
+    double val[10], out[10] = {0};
+    int row[10];
+    for (int k = 0; k < 10; k++) { val[k] = k % 3; row[k] = 10 - k; }
+    groups(out, val, row, 10);
+    for (int k = 0; k < 10; k++) printf("%g ", out[k]);
+    printf("\n");
+    return 0;
+}
+"#;
+
+#[test]
+fn a_block_size_cut_at_the_end_is_a_min() {
+    let report = check_with_runs(GROUPS, Verdict::Friendly, true);
+    let induction = report.induction.as_ref().expect("normalizable");
+    assert_eq!(induction.upper, "min(4, -i + n)", "{induction:#?}");
+}
+
+/// The start `imin = i > d ? i - d : 0` written as an `if` (dtaidistance's LB_Keogh
+/// windows) is `max(i - d, 0)`; a maximum over the window is a reduction.
+const WINDOW_IF: &str = r#"
+#include <stdio.h>
+static void keogh(const double *s, double *u, int l, int d) {
+    for (int i = 0; i < l; i++) {
+        int imin, imax;
+        if (i > d)
+            imin = i - d;
+        else
+            imin = 0;
+        imax = i + d + 1;
+        if (imax > l)
+            imax = l;
+        double m = 0;
+        for (int j = imin; j < imax; j++) /* LOOP */
+            if (s[j] > m)
+                m = s[j];
+        u[i] = m;
+    }
+}
+int main(void) {
+    double s[12], u[12];
+    for (int k = 0; k < 12; k++) s[k] = (k * 5) % 7;
+    keogh(s, u, 12, 2);
+    for (int k = 0; k < 12; k++) printf("%g ", u[k]);
+    printf("\n");
+    return 0;
+}
+"#;
+
+#[test]
+fn a_window_start_assigned_in_an_if_is_a_max() {
+    let report = check_with_runs(WINDOW_IF, Verdict::Friendly, true);
+    let induction = report.induction.as_ref().expect("normalizable");
+    assert_eq!(
+        (induction.lower.as_str(), induction.upper.as_str()),
+        ("max(0, -d + i)", "min(d + i + 1, l)"),
+        "{induction:#?}"
+    );
+}

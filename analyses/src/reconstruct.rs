@@ -311,25 +311,36 @@ impl<'a> Builder<'a> {
         self.min_max_of(&c)
     }
 
-    /// `min(x, y)` or `max(x, y)` for `c`, when its arguments are the compared values.
+    /// `min(t, e)` or `max(t, e)` for `c`, taking `t` when `x OP y` holds and `e` otherwise,
+    /// when the arms differ by what the comparison compares: `t - e` is `x - y` or `y - x`.
+    /// `a < b ? a : b` is one (the minimum whichever way ties go), and so is code_saturne's
+    /// `b_size = GROUP; if (i + GROUP > n) b_size = n - i;`, whose `t - e = n - i - GROUP` is
+    /// `y - x`: when `x > y` it is negative and `t` the smaller, otherwise `e` is.
     fn min_max_of(&mut self, c: &Choice) -> Option<Expr> {
         let one = |b: &mut Self, x: Value| <[Expr; 1]>::try_from(b.operand(x)).ok().map(|[e]| e);
         let (x, y) = (one(self, c.x)?, one(self, c.y)?);
         let (taken, other) = (one(self, c.when_true)?, one(self, c.when_false)?);
-        // `x < y`: taking x when it holds is the minimum; `x > y`: the maximum.
         let smaller_first = matches!(c.op, BinOp::Lt | BinOp::Le);
         let min = if taken == x && other == y {
             smaller_first
         } else if taken == y && other == x {
             !smaller_first
         } else {
-            return None;
+            let d = taken.checked_sub(&other).ok()?;
+            if d == x.checked_sub(&y).ok()? {
+                // `t = e + (x - y)`: under `x < y` the taken arm is the smaller.
+                smaller_first
+            } else if d == y.checked_sub(&x).ok()? {
+                !smaller_first
+            } else {
+                return None;
+            }
         };
         let env = symbolic::sign::SignEnv::new();
         if min {
-            symbolic::get_min(&x, &y, &env).ok()
+            symbolic::get_min(&taken, &other, &env).ok()
         } else {
-            symbolic::get_max(&x, &y, &env).ok()
+            symbolic::get_max(&taken, &other, &env).ok()
         }
     }
 
@@ -592,7 +603,10 @@ impl<'a> Builder<'a> {
                 for e in self.operand(*else_value) {
                     push_unique(&mut out, e);
                 }
-                if out.len() > 1 && self.is_named_outside_loops(v) && !self.starts_its_namesake(v) {
+                if out.len() > 1
+                    && (self.is_named_outside_loops(v) || self.is_named_integer_choice(v, &out))
+                    && !self.starts_its_namesake(v)
+                {
                     return vec![self.symbol(v, SymbolOrigin::Phi(v))];
                 }
                 // `a < b ? a : b` (MIN, MAX) over integers is one expression; a named
