@@ -4,11 +4,11 @@
 //! `flag`, the loop run forward and reversed leaves the same array exactly when the report
 //! calls it friendly.
 
+mod common;
+
 use advisor::analyze::{analyze_unit, Filter};
 use advisor::model::{LoopReport, Verdict};
-use frontend::preprocess::TranslationUnitInput;
-use frontend::unit::load_unit;
-use std::process::Command;
+use common::{load, run};
 
 const FORWARD: &str = "for (long i = 0; i < n; i++)";
 const REVERSED: &str = "for (long i = n - 1; i >= 0; i--)";
@@ -17,16 +17,12 @@ const REVERSED: &str = "for (long i = n - 1; i >= 0; i--)";
 /// `double kernel(double *b, const double *a, long n, int flag)` holding one loop written as
 /// [`FORWARD`], and whether forward and reversed runs leave the same array for each of
 /// `flags`.
-fn run(body: &str, flags: &[i32]) -> (LoopReport, Vec<bool>) {
+fn run_both_ways(body: &str, flags: &[i32]) -> (LoopReport, Vec<bool>) {
     assert!(body.contains(FORWARD));
-    let dir = tempfile::tempdir().unwrap();
     let kernel =
         format!("double kernel(double *b, const double *a, long n, int flag)\n{{\n{body}\n}}\n");
-    let file = dir.path().join("kernel.c");
-    std::fs::write(&file, &kernel).unwrap();
-    let unit = load_unit(&TranslationUnitInput::new(file)).expect("loads");
-    let reports = analyze_unit(&unit, &Filter::default());
-    let report = reports
+    let unit = load(&kernel);
+    let report = analyze_unit(&unit, &Filter::default())
         .into_iter()
         .filter(|r| r.function == "kernel")
         .min_by_key(|r| r.line)
@@ -34,29 +30,22 @@ fn run(body: &str, flags: &[i32]) -> (LoopReport, Vec<bool>) {
     let reversed = kernel
         .replace("double kernel(", "double kernel_rev(")
         .replace(FORWARD, REVERSED);
-    let mut same = Vec::new();
-    for flag in flags {
-        let program = format!(
-            "#include <string.h>\n{kernel}\n{reversed}\n\
-             int main(void) {{\n\
-               double a[64], b[64], c[64];\n\
-               for (int k = 0; k < 64; k++) {{ a[k] = k * k % 7 - 3; b[k] = c[k] = k; }}\n\
-               kernel(b, a, 16, {flag}); kernel_rev(c, a, 16, {flag});\n\
-               return memcmp(b, c, sizeof b) != 0;\n\
-             }}\n"
-        );
-        let source = dir.path().join("p.c");
-        std::fs::write(&source, program).unwrap();
-        let exe = dir.path().join("p");
-        let built = Command::new("cc")
-            .args(["-O0", "-o"])
-            .arg(&exe)
-            .arg(&source)
-            .status()
-            .expect("cc runs");
-        assert!(built.success());
-        same.push(Command::new(&exe).status().unwrap().success());
-    }
+    let same = flags
+        .iter()
+        .map(|flag| {
+            let program = format!(
+                "#include <stdio.h>\n#include <string.h>\n{kernel}\n{reversed}\n\
+                 int main(void) {{\n\
+                   double a[64], b[64], c[64];\n\
+                   for (int k = 0; k < 64; k++) {{ a[k] = k * k % 7 - 3; b[k] = c[k] = k; }}\n\
+                   kernel(b, a, 16, {flag}); kernel_rev(c, a, 16, {flag});\n\
+                   printf(\"%s\\n\", memcmp(b, c, sizeof b) ? \"differs\" : \"same\");\n\
+                   return 0;\n\
+                 }}\n"
+            );
+            run(&program).trim() == "same"
+        })
+        .collect();
     (report, same)
 }
 
@@ -64,7 +53,7 @@ fn run(body: &str, flags: &[i32]) -> (LoopReport, Vec<bool>) {
 /// and, when friendly, that `private` names the variables whose copies start from the value
 /// before the loop.
 fn check(body: &str, verdict: Verdict, flags: &[i32], private: &[&str]) {
-    let (report, same) = run(body, flags);
+    let (report, same) = run_both_ways(body, flags);
     assert_eq!(report.verdict, verdict, "{:#?}", report.reasons);
     if verdict == Verdict::Friendly {
         assert!(

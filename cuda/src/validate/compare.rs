@@ -73,6 +73,30 @@ pub enum NullPointer {
 }
 
 impl ArrayCompare {
+    /// The comparison of array `name`'s bytes `[lo, hi)` before any element is compared.
+    fn nothing_compared(
+        name: &str,
+        (lo, hi): (i64, i64),
+        (kind, elem_bytes): (ElemKind, u64),
+        rtol: f64,
+    ) -> ArrayCompare {
+        ArrayCompare {
+            name: name.to_string(),
+            lo,
+            hi,
+            kind,
+            elem_bytes,
+            compared: 0,
+            differing: 0,
+            ranges: Vec::new(),
+            more_ranges: false,
+            first: None,
+            max_rel_error: 0.0,
+            rtol,
+            null: None,
+        }
+    }
+
     pub fn passed(&self) -> bool {
         self.differing == 0
     }
@@ -190,21 +214,7 @@ pub fn compare(
     rtol: Option<f64>,
 ) -> ArrayCompare {
     let rtol = rtol.unwrap_or(kind.default_rtol());
-    let mut out = ArrayCompare {
-        name: name.to_string(),
-        lo,
-        hi,
-        kind,
-        elem_bytes,
-        compared: 0,
-        differing: 0,
-        ranges: Vec::new(),
-        more_ranges: false,
-        first: None,
-        max_rel_error: 0.0,
-        rtol,
-        null: None,
-    };
+    let mut out = ArrayCompare::nothing_compared(name, (lo, hi), (kind, elem_bytes), rtol);
     let n = want.len().min(got.len());
     // Elements start at multiples of their size relative to the pointer.
     let eb = elem_bytes.max(1) as i64;
@@ -316,19 +326,9 @@ pub fn compare_null(
         _ => NullPointer::Both,
     };
     ArrayCompare {
-        name: name.to_string(),
-        lo,
-        hi,
-        kind,
-        elem_bytes,
-        compared: 0,
         differing: u64::from(null != NullPointer::Both),
-        ranges: Vec::new(),
-        more_ranges: false,
-        first: None,
-        max_rel_error: 0.0,
-        rtol: kind.default_rtol(),
         null: Some(null),
+        ..ArrayCompare::nothing_compared(name, (lo, hi), (kind, elem_bytes), kind.default_rtol())
     }
 }
 
