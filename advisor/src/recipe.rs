@@ -161,11 +161,14 @@ fn recipe(l: &LoopReport, report: &Report) -> String {
         .and_then(|r| r.induction.as_ref());
     match (induction, two_d) {
         (Some(ind), false) => {
-            // The thread's index must not be the loop's own variable (`k = ...; k = k;`).
-            let k = index_name(
-                &["k", "tid", "thread_k"],
-                &[&ind.var, &ind.lower, &ind.step, &ind.trip_count],
-            );
+            // The thread's index must not be a name the recipe uses otherwise: the loop's own
+            // variable (`k = ...; k = k;`), a parameter, a private variable or a reduction's
+            // target (a private `k` next to the index `k` reads as one variable).
+            let mut texts: Vec<&str> = vec![&ind.var, &ind.lower, &ind.step, &ind.trip_count];
+            texts.extend(l.parameters.iter().map(|p| p.name.as_str()));
+            texts.extend(l.private.iter().map(|p| p.name.as_str()));
+            texts.extend(l.reductions.iter().map(|r| r.target.as_str()));
+            let k = index_name(&["k", "tid", "thread_k"], &texts);
             let _ = writeln!(
                 out,
                 "  2. Map iterations to threads: {k} = blockIdx.x*blockDim.x + threadIdx.x; {}; return if {k} >= {}.\n     Launch {kernel}<<<({} + 255)/256, 256>>>(...).",
