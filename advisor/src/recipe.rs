@@ -165,9 +165,7 @@ fn recipe(l: &LoopReport, report: &Report) -> String {
             // variable (`k = ...; k = k;`), a parameter, a private variable or a reduction's
             // target (a private `k` next to the index `k` reads as one variable).
             let mut texts: Vec<&str> = vec![&ind.var, &ind.lower, &ind.step, &ind.trip_count];
-            texts.extend(l.parameters.iter().map(|p| p.name.as_str()));
-            texts.extend(l.private.iter().map(|p| p.name.as_str()));
-            texts.extend(l.reductions.iter().map(|r| r.target.as_str()));
+            texts.extend(shown_names(l));
             let k = index_name(&["k", "tid", "thread_k"], &texts);
             let _ = writeln!(
                 out,
@@ -183,37 +181,45 @@ fn recipe(l: &LoopReport, report: &Report) -> String {
                 .recommended_mapping
                 .as_ref()
                 .is_some_and(|m| m.x == ind.var && m.y.is_some());
+            // As in 1D, the threads' indices avoid every name the recipe shows.
+            let mut texts: Vec<&str> = vec![&ind.var, &ind.lower, &ind.step, &ind.trip_count];
+            if let Some(j) = inner {
+                texts.extend([j.var.as_str(), &j.lower, &j.step, &j.trip_count]);
+            }
+            texts.extend(shown_names(l));
+            let kx = index_name(&["kx", "tx", "thread_x"], &texts);
+            let ky = index_name(&["ky", "ty", "thread_y"], &texts);
             let (inner_var, inner_map, inner_trips) = match inner {
                 Some(j) => (
                     j.var.clone(),
-                    step_text(&j.var, &j.lower, &j.step, "kx"),
+                    step_text(&j.var, &j.lower, &j.step, kx),
                     j.trip_count.clone(),
                 ),
                 None => (
                     "the inner variable".into(),
-                    "the inner variable from kx".into(),
+                    format!("the inner variable from {kx}"),
                     "its trip count".into(),
                 ),
             };
             if outer_on_x {
                 let inner_y = match inner {
-                    Some(j) => step_text(&j.var, &j.lower, &j.step, "ky"),
-                    None => "the inner variable from ky".into(),
+                    Some(j) => step_text(&j.var, &j.lower, &j.step, ky),
+                    None => format!("the inner variable from {ky}"),
                 };
                 let _ = writeln!(
                     out,
-                    "  2. Map the nest to a 2D grid, `{}` to x (consecutive threads) and `{inner_var}` to y:\n       kx = blockIdx.x*blockDim.x + threadIdx.x; {};\n       ky = blockIdx.y*blockDim.y + threadIdx.y; {inner_y};\n       return if kx >= {} or ky >= {inner_trips}.\n     Launch with dim3 block(32, 8); dim3 grid(({} + 31)/32, ({inner_trips} + 7)/8).",
+                    "  2. Map the nest to a 2D grid, `{}` to x (consecutive threads) and `{inner_var}` to y:\n       {kx} = blockIdx.x*blockDim.x + threadIdx.x; {};\n       {ky} = blockIdx.y*blockDim.y + threadIdx.y; {inner_y};\n       return if {kx} >= {} or {ky} >= {inner_trips}.\n     Launch with dim3 block(32, 8); dim3 grid(({} + 31)/32, ({inner_trips} + 7)/8).",
                     ind.var,
-                    step_text(&ind.var, &ind.lower, &ind.step, "kx"),
+                    step_text(&ind.var, &ind.lower, &ind.step, kx),
                     ind.trip_count,
                     ind.trip_count
                 );
             } else {
                 let _ = writeln!(
                     out,
-                    "  2. Map the nest to a 2D grid, `{inner_var}` to x (consecutive threads, consecutive inner iterations) and `{}` to y:\n       kx = blockIdx.x*blockDim.x + threadIdx.x; {inner_map};\n       ky = blockIdx.y*blockDim.y + threadIdx.y; {};\n       return if kx >= {inner_trips} or ky >= {}.\n     Launch with dim3 block(32, 8); dim3 grid(({inner_trips} + 31)/32, ({} + 7)/8).",
+                    "  2. Map the nest to a 2D grid, `{inner_var}` to x (consecutive threads, consecutive inner iterations) and `{}` to y:\n       {kx} = blockIdx.x*blockDim.x + threadIdx.x; {inner_map};\n       {ky} = blockIdx.y*blockDim.y + threadIdx.y; {};\n       return if {kx} >= {inner_trips} or {ky} >= {}.\n     Launch with dim3 block(32, 8); dim3 grid(({inner_trips} + 31)/32, ({} + 7)/8).",
                     ind.var,
-                    step_text(&ind.var, &ind.lower, &ind.step, "ky"),
+                    step_text(&ind.var, &ind.lower, &ind.step, ky),
                     ind.trip_count,
                     ind.trip_count
                 );
@@ -611,6 +617,16 @@ fn performance(l: &LoopReport, mut step: usize, out: &mut String) {
 
 /// The first of `candidates` that is no identifier of `texts`: a name for the thread's index
 /// that cannot be mistaken for a variable of the loop.
+/// The names a recipe shows besides the loops' own: parameters, private variables and
+/// reduction targets.
+fn shown_names(l: &LoopReport) -> impl Iterator<Item = &str> {
+    l.parameters
+        .iter()
+        .map(|p| p.name.as_str())
+        .chain(l.private.iter().map(|p| p.name.as_str()))
+        .chain(l.reductions.iter().map(|r| r.target.as_str()))
+}
+
 fn index_name<'a>(candidates: &[&'a str], texts: &[&str]) -> &'a str {
     let used = |name: &str| {
         texts.iter().any(|t| {
