@@ -12,7 +12,7 @@
 
 use frontend::ir::{Block, Function, InstKind, Terminator, Value};
 use frontend::loops::Loop;
-use std::collections::{HashSet, VecDeque};
+use std::collections::{BTreeSet, HashSet, VecDeque};
 
 /// Tests fixed at once at most: each doubles the versions examined.
 const MAX_TESTS: usize = 3;
@@ -147,11 +147,13 @@ impl<'s, 'a> World<'s, 'a> {
     fn private(&self, phi: Value, strict: bool) -> Result<(), Block> {
         let func = self.scope.func;
         let l = self.scope.loop_;
-        let mut carrying = HashSet::from([phi]);
+        // Ordered sets and the loop's ordered blocks: which use is found first decides which
+        // test is fixed next, and reports must not depend on hash order.
+        let mut carrying = BTreeSet::from([phi]);
         let mut grew = true;
         while grew {
             grew = false;
-            for &b in &self.live {
+            for &b in l.blocks.iter().filter(|b| self.live.contains(b)) {
                 for &v in &func.block(b).insts {
                     if !func.inst(v).kind.is_phi() || carrying.contains(&v) {
                         continue;
