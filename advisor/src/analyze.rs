@@ -1526,19 +1526,26 @@ impl<'a> FunctionContext<'a> {
             branch_users: &branch_users,
             invariant: &invariant,
         };
-        let tests = crate::unswitch::fixed_tests(&scope, v)?;
-        let lines: Vec<String> = tests
+        let found = crate::unswitch::fixed_tests(&scope, v)?;
+        let lines: Vec<String> = found
+            .tests
             .iter()
             .map(|b| self.line(self.func.block(*b).terminator_span).to_string())
             .collect();
         let last_value = crate::unswitch::read_after_loop(&scope, v);
+        let outcome = if found.reads_entry {
+            "either every iteration assigns it before using it, or none assigns it and each reads its value from before the loop"
+        } else {
+            "every iteration assigns it before using it"
+        };
         let tests_text = match lines.as_slice() {
+            [] if found.reads_entry => "no iteration changes it".to_string(),
             [] => "nothing in the loop reads the value an iteration leaves".to_string(),
             [one] => format!(
-                "it is assigned only under the test at line {one}, whose outcome is the same in every iteration: either every iteration assigns it before using it, or none assigns it and each reads its value from before the loop"
+                "it is assigned only under the test at line {one}, whose outcome is the same in every iteration: {outcome}"
             ),
             more => format!(
-                "it is assigned only under the tests at lines {}, whose outcomes are the same in every iteration: for each outcome, either every iteration assigns it before using it, or none assigns it and each reads its value from before the loop",
+                "it is assigned only under the tests at lines {}, whose outcomes are the same in every iteration: for each outcome, {outcome}",
                 more.join(", ")
             ),
         };
@@ -1551,7 +1558,7 @@ impl<'a> FunctionContext<'a> {
                 tests_text
             },
             last_value,
-            initial_value: !tests.is_empty(),
+            initial_value: found.reads_entry,
             storage: None,
         })
     }

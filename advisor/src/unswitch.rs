@@ -32,31 +32,41 @@ pub struct Scope<'a> {
     pub invariant: &'a dyn Fn(Value) -> bool,
 }
 
-/// The tests (their blocks) whose fixed outcome shows that header phi `phi` carries
-/// nothing, or `None` when fixing at most [`MAX_TESTS`] of them does not show it. An empty
-/// list means no test needs fixing (nothing in the loop reads the carried value).
-pub fn fixed_tests(scope: &Scope<'_>, phi: Value) -> Option<Vec<Block>> {
-    let mut fixed = Vec::new();
+/// Why a header phi carries nothing.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Unswitched {
+    /// The tests (their blocks) whose outcomes were fixed; empty when none needed fixing
+    /// (nothing in the loop reads the carried value).
+    pub tests: Vec<Block>,
+    /// Whether, in some version, iterations read the value from before the loop (no
+    /// iteration changes it there): each private copy must start from it.
+    pub reads_entry: bool,
+}
+
+/// Whether header phi `phi` carries nothing once at most [`MAX_TESTS`] invariant tests
+/// have their outcomes fixed, and how; `None` when that does not show it.
+pub fn fixed_tests(scope: &Scope<'_>, phi: Value) -> Option<Unswitched> {
+    let mut out = Unswitched::default();
     let mut dead = Vec::new();
     let strict = read_after_loop(scope, phi);
-    if carries_nothing(scope, phi, strict, &mut dead, &mut fixed) {
-        fixed.sort();
-        fixed.dedup();
-        Some(fixed)
+    if carries_nothing(scope, phi, strict, &mut dead, &mut out) {
+        out.tests.sort();
+        out.tests.dedup();
+        Some(out)
     } else {
         None
     }
 }
 
 /// Whether `phi` carries nothing in every version of the loop where the edges in `dead`
-/// are never taken, splitting on further invariant tests where needed; `fixed` collects
-/// the tests split on.
+/// are never taken, splitting on further invariant tests where needed; `out` collects the
+/// tests split on and whether a version reads the entry value.
 fn carries_nothing(
     scope: &Scope<'_>,
     phi: Value,
     strict: bool,
     dead: &mut Vec<(Block, Block)>,
-    fixed: &mut Vec<Block>,
+    out: &mut Unswitched,
 ) -> bool {
     let world = World::new(scope, dead);
     let site = match world.private(phi, strict) {
@@ -64,6 +74,7 @@ fn carries_nothing(
         Err(site) => site,
     };
     if world.unchanged(phi) {
+        out.reads_entry = true;
         return true;
     }
     if dead.len() >= MAX_TESTS {
@@ -73,10 +84,10 @@ fn carries_nothing(
     let Some((test, then_block, else_block)) = world.nearest_test(site) else {
         return false;
     };
-    fixed.push(test);
+    out.tests.push(test);
     for taken_away in [then_block, else_block] {
         dead.push((test, taken_away));
-        let ok = carries_nothing(scope, phi, strict, dead, fixed);
+        let ok = carries_nothing(scope, phi, strict, dead, out);
         dead.pop();
         if !ok {
             return false;
