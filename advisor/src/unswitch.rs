@@ -182,6 +182,22 @@ impl<'s, 'a> World<'s, 'a> {
                 }
             }
         }
+        if strict {
+            // Some path keeping the old value and another assigning a new one make the value
+            // after the loop that of the last iteration that assigned it (a `continue`
+            // before the assignment).
+            let InstKind::Phi(args) = &func.inst(phi).kind else {
+                return Err(l.header);
+            };
+            let kept: Vec<bool> = args
+                .iter()
+                .filter(|(b, _)| l.contains(*b) && self.edge(*b, l.header))
+                .map(|(_, a)| carrying.contains(a))
+                .collect();
+            if kept.iter().any(|k| *k) && kept.iter().any(|k| !*k) {
+                return Err(l.header);
+            }
+        }
         for &c in &carrying {
             for &u in &self.scope.users[c.index()] {
                 let block = func.inst(u).block;

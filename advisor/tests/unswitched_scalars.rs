@@ -196,3 +196,33 @@ fn a_test_the_loop_changes_is_not_fixed() {
         &[],
     );
 }
+
+#[test]
+fn a_value_kept_by_some_iterations_and_read_after_the_loop_is_not_private() {
+    // code_saturne's cs_tree.c: a `continue` straight back to the `while` test keeps the
+    // previous iteration's value, so after the loop `k` is that of the last iteration that
+    // assigned it, not the last iteration's (not `lastprivate`).
+    let unit = load(
+        "double kernel(double *b, const double *a, long n) {\n\
+           double k = 5;\n\
+           long i = 0;\n\
+           while (i < n) {\n\
+             if (a[i] < 0) { i++; continue; }\n\
+             k = a[i];\n\
+             b[i] = k;\n\
+             i++;\n\
+           }\n\
+           return k;\n\
+         }\n",
+    );
+    let report = analyze_unit(&unit, &Filter::default())
+        .into_iter()
+        .find(|r| r.function == "kernel")
+        .expect("the loop is reported");
+    assert!(
+        report.private.iter().all(|p| p.name != "k"),
+        "{:#?}",
+        report.private
+    );
+    assert_ne!(report.verdict, Verdict::Friendly, "{:#?}", report.reasons);
+}
