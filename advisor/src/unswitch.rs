@@ -158,27 +158,23 @@ impl<'s, 'a> World<'s, 'a> {
     fn private(&self, phi: Value, strict: bool) -> Result<(), Block> {
         let func = self.scope.func;
         let l = self.scope.loop_;
-        // Ordered sets and the loop's ordered blocks: which use is found first decides which
-        // test is fixed next, and reports must not depend on hash order.
+        // An ordered set: which use is found first decides which test is fixed next, and
+        // reports must not depend on hash order. A worklist over the users keeps the walk
+        // linear in the uses (a body of thousands of phis is walked once per variable).
         let mut carrying = BTreeSet::from([phi]);
-        let mut grew = true;
-        while grew {
-            grew = false;
-            for &b in l.blocks.iter().filter(|b| self.live.contains(b)) {
-                for &v in &func.block(b).insts {
-                    if !func.inst(v).kind.is_phi() || carrying.contains(&v) {
-                        continue;
-                    }
-                    let args = self.live_args(v);
-                    let joins = if strict {
-                        !args.is_empty() && args.iter().all(|a| *a == v || carrying.contains(a))
-                    } else {
-                        args.iter().any(|a| carrying.contains(a))
-                    };
-                    if joins {
-                        carrying.insert(v);
-                        grew = true;
-                    }
+        let mut work = vec![phi];
+        while let Some(c) = work.pop() {
+            for &u in &self.scope.users[c.index()] {
+                if carrying.contains(&u) || !self.is_loop_phi(u) {
+                    continue;
+                }
+                let args = self.live_args(u);
+                if !args.contains(&c) {
+                    continue;
+                }
+                if !strict || args.iter().all(|a| *a == u || carrying.contains(a)) {
+                    carrying.insert(u);
+                    work.push(u);
                 }
             }
         }
