@@ -97,12 +97,6 @@ impl RangeState {
         self.get(v).cloned().unwrap_or_else(Range::top)
     }
 
-    fn set(&mut self, v: Value, r: Range) {
-        if !self.top {
-            self.ranges.insert(v, Arc::new(r));
-        }
-    }
-
     /// Applies `f` to the ranges of both states value by value; values only in `other`
     /// are copied (bottom is neutral).
     fn combine(&mut self, other: &RangeState, f: impl Fn(&Range, &Range) -> Range) -> bool {
@@ -194,6 +188,16 @@ impl PartialEq for Slot {
             (None, None) => true,
             _ => false,
         }
+    }
+}
+
+/// The `Arc` in `last[v]` when it holds `r`, else a new one, which `last[v]` then keeps.
+fn shared_arc(last: &RefCell<Vec<Option<Arc<Range>>>>, v: Value, r: Range) -> Arc<Range> {
+    let mut last = last.borrow_mut();
+    match last.get_mut(v.index()) {
+        Some(Some(kept)) if **kept == r => kept.clone(),
+        Some(slot) => slot.insert(Arc::new(r)).clone(),
+        None => Arc::new(r),
     }
 }
 
@@ -296,6 +300,10 @@ pub(super) struct RangeAnalysis<'a> {
     empty: ValueMap,
     /// The environments `env_for` built, by their signs that differ from `env`.
     envs: RefCell<HashMap<EnvOverrides, Arc<SignEnv>>>,
+    /// The range and the fact last stored for each value, handed out again when a later
+    /// visit computes an equal one (see `set`).
+    last_range: RefCell<Vec<Option<Arc<Range>>>>,
+    last_fact: RefCell<Vec<Option<Arc<Range>>>>,
 }
 
 impl<'a> RangeAnalysis<'a> {
@@ -320,6 +328,8 @@ impl<'a> RangeAnalysis<'a> {
             symbol_values: Vec::new(),
             empty: ValueMap(PVec::new(func.insts.len(), Slot(None))),
             envs: RefCell::new(HashMap::new()),
+            last_range: RefCell::new(vec![None; func.insts.len()]),
+            last_fact: RefCell::new(vec![None; func.insts.len()]),
         };
         analysis.loads = analysis.load_ranges();
         analysis.equivalent = analysis.equivalence_classes();
@@ -830,6 +840,25 @@ impl<'a> RangeAnalysis<'a> {
         }
     }
 
+    /// Stores the range of `v`. A revisited block recomputes the ranges it had, and a back
+    /// edge forgets the body's values, so the same range would come back in a new `Arc`
+    /// each visit; states that hold equal ranges in different `Arc`s make every join
+    /// compare bounds. Handing out the `Arc` last stored for `v` when the range is equal
+    /// keeps them equal by pointer: a loop around a 5,000-case switch, whose cases' joins
+    /// compared the range of every test before them, was quadratic without it.
+    fn set(&self, state: &mut RangeState, v: Value, r: Range) {
+        if !state.top {
+            let shared = shared_arc(&self.last_range, v, r);
+            state.ranges.insert(v, shared);
+        }
+    }
+
+    /// Stores what the branches taken constrain `v` to, sharing as `set` does.
+    fn set_fact(&self, state: &mut RangeState, v: Value, r: Range) {
+        let shared = shared_arc(&self.last_fact, v, r);
+        state.facts.insert(v, shared);
+    }
+
     /// Sets an exactly known range, keeping the current bound where the new one is infinite.
     fn replace(&self, state: &mut RangeState, v: Value, r: Range) {
         let old = state.range(v);
@@ -838,7 +867,7 @@ impl<'a> RangeAnalysis<'a> {
         let new = Range::new(lo, hi);
         for &m in self.class(v).iter() {
             if state.get(m).is_some() {
-                state.set(m, new.clone());
+                self.set(state, m, new.clone());
             }
         }
     }
@@ -982,7 +1011,7 @@ impl<'a> RangeAnalysis<'a> {
                             Some(f) if m != x => f.intersect(&limit, env),
                             _ => refined.clone(),
                         };
-                        state.facts.insert(m, Arc::new(r));
+                        self.set_fact(state, m, r);
                     }
                 }
             }
@@ -994,7 +1023,7 @@ impl<'a> RangeAnalysis<'a> {
                     } else {
                         r.intersect(&limit, env)
                     };
-                    state.set(m, r);
+                    self.set(state, m, r);
                 }
             }
         }
@@ -1211,7 +1240,7 @@ impl<'a> RangeAnalysis<'a> {
                             Some(old) => old.intersect(&r, &arm_env),
                             None => r,
                         };
-                        s.set(u, r);
+                        self.set(&mut s, u, r);
                     }
                 }
             }
@@ -1250,7 +1279,7 @@ impl ForwardAnalysis for RangeAnalysis<'_> {
                 continue;
             }
             if let Some(r) = self.eval(state, &env, v, block) {
-                state.set(v, r);
+                self.set(state, v, r);
             }
         }
     }
@@ -1312,7 +1341,7 @@ impl ForwardAnalysis for RangeAnalysis<'_> {
             headed = l.parent;
         }
         for (v, r) in phis {
-            state.set(v, r);
+            self.set(state, v, r);
         }
     }
 }
