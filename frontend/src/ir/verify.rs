@@ -2,6 +2,8 @@
 //!
 //! - every value is listed in exactly the block its `block` field names;
 //! - phis come first in their block and have one argument per predecessor, in any order;
+//! - no phi is trivial (all its arguments one value, or itself): SSA construction removes
+//!   them, and a phi standing for a plain copy hides induction variables from the analyses;
 //! - predecessor lists agree with terminator successors;
 //! - a value's definition dominates each use (for phi arguments: the end of the incoming
 //!   predecessor).
@@ -39,6 +41,14 @@ pub fn verify_function(func: &Function) -> Vec<String> {
                     preds.sort();
                     if arg_blocks != preds {
                         errors.push(format!("{b}: phi {v} has arguments from {arg_blocks:?} but predecessors {preds:?}"));
+                    }
+                    let mut others = args.iter().map(|(_, a)| *a).filter(|a| *a != v);
+                    if let Some(first) = others.next() {
+                        if others.all(|a| a == first) {
+                            errors.push(format!(
+                                "{b}: phi {v} is trivial: every argument is {first}"
+                            ));
+                        }
                     }
                 }
                 InstKind::Undef => {}

@@ -314,6 +314,7 @@ impl FunctionBuilder {
     /// Completes SSA construction and returns the function with dense numbering.
     pub fn finish(mut self) -> Function {
         self.seal_all();
+        self.drop_unreachable_phi_arguments();
         self.remove_trivial_phis();
         let aliases = std::mem::take(&mut self.aliases);
         let resolve = |mut v: Value| {
@@ -334,6 +335,23 @@ impl FunctionBuilder {
             block.insts.retain(|v| !aliases.contains_key(v));
         }
         compact(self.func, self.void_ty)
+    }
+
+    /// Removes the phi arguments that come from blocks unreachable from the entry, so that a
+    /// phi they alone kept apart is removed as trivial. The statements before a `switch`'s
+    /// first label form such a block: it falls through into the first case, whose phis then
+    /// merged each variable with itself and the dead block's undefined value. `compact`
+    /// dropped the dead argument only after trivial-phi removal, leaving one-argument phis
+    /// that hid every induction variable of a loop around a `switch`.
+    fn drop_unreachable_phi_arguments(&mut self) {
+        let reachable = reachable_blocks(&self.func);
+        for inst in &mut self.func.insts {
+            if let InstKind::Phi(args) = &mut inst.kind {
+                if reachable[inst.block.index()] {
+                    args.retain(|(b, _)| reachable[b.index()]);
+                }
+            }
+        }
     }
 
     /// Repeats trivial-phi detection until nothing changes: Braun's recursive removal of
@@ -357,11 +375,9 @@ impl FunctionBuilder {
     }
 }
 
-/// Drops blocks unreachable from the entry and renumbers blocks (in creation order) and
-/// values (in block order), rewriting every reference.
-fn compact(mut func: Function, _void_ty: TypeId) -> Function {
-    let block_count = func.blocks.len();
-    let mut reachable = vec![false; block_count];
+/// Which blocks the entry reaches, by block index.
+fn reachable_blocks(func: &Function) -> Vec<bool> {
+    let mut reachable = vec![false; func.blocks.len()];
     let mut stack = vec![func.entry];
     while let Some(b) = stack.pop() {
         if std::mem::replace(&mut reachable[b.index()], true) {
@@ -369,6 +385,14 @@ fn compact(mut func: Function, _void_ty: TypeId) -> Function {
         }
         stack.extend(func.blocks[b.index()].terminator.successors());
     }
+    reachable
+}
+
+/// Drops blocks unreachable from the entry and renumbers blocks (in creation order) and
+/// values (in block order), rewriting every reference.
+fn compact(mut func: Function, _void_ty: TypeId) -> Function {
+    let block_count = func.blocks.len();
+    let reachable = reachable_blocks(&func);
     let mut block_map = vec![None; block_count];
     let mut next = 0u32;
     for (i, r) in reachable.iter().enumerate() {
