@@ -14,6 +14,11 @@
 //! variables is then linear (products with `n` are gone), and a system with no rational
 //! solution has no integer one: independence is proven. A bound that is not linear is left
 //! out, which only enlarges the set of solutions (still sound).
+//!
+//! The row length may also be a constant (`27*X + 9*l + 3*m + n`, phono3py's 3x3x3 blocks),
+//! and where every variable of the column equation has small constant bounds the system is
+//! decided over the integers by enumerating them: elimination over the rationals finds
+//! `l = 1.5` where no integer solution exists.
 
 use crate::space::{extreme_in, IvRange, Space};
 use num_bigint::BigInt;
@@ -85,16 +90,150 @@ pub fn rows_never_meet(
         let (Some(rows), Some(columns)) = (linear(&rows), linear(&columns)) else {
             continue;
         };
-        if infeasible(vec![rows, columns], bounds(pair)) {
-            for a in needed {
-                if !assumptions.contains(&a) {
-                    assumptions.push(a);
-                }
-            }
+        if no_integer_solution(vec![rows, columns], bounds(pair)) {
+            add_assumptions(assumptions, needed);
+            return true;
+        }
+    }
+    constant_rows_never_meet(&fe, &ge, pair, assumptions)
+}
+
+/// Most constant row lengths [`constant_rows_never_meet`] tries.
+const MAX_CONSTANT_ROWS: usize = 8;
+
+/// The delinearization with a constant row length `r`: phono3py's `fc3[adrs + l*9 + m*3 + n]`
+/// against `fc3[adrs_t + m*9 + l*3 + n]`, with `adrs` and `adrs_t` multiples of 27 built
+/// from loads. Each index is `r*X + Y` with `X` the terms whose coefficients `r` divides
+/// and `0 <= Y <= r - 1`; equal indices have equal `Y` (their difference is a multiple of
+/// `r` smaller than `r`), so `Y = Y'` having no solution proves independence whatever `X`
+/// is. `X` need not be linear, nor known: its equation is left out. The lengths tried are
+/// the magnitudes of the coefficients, largest first.
+fn constant_rows_never_meet(
+    fe: &Expr,
+    ge: &Expr,
+    pair: &PairSpace,
+    assumptions: &mut Vec<String>,
+) -> bool {
+    let (Some(pf), Some(pg)) = (fe.as_poly(), ge.as_poly()) else {
+        return false;
+    };
+    let mut lengths: Vec<BigInt> = pf
+        .terms()
+        .iter()
+        .chain(pg.terms())
+        .filter(|(m, c)| !m.is_one() && c.is_integer())
+        .map(|(_, c)| c.to_integer().abs())
+        .filter(|c| *c > BigInt::one())
+        .collect();
+    lengths.sort_unstable_by(|a, b| b.cmp(a));
+    lengths.dedup();
+    for r in lengths.into_iter().take(MAX_CONSTANT_ROWS) {
+        let (Some((xf, yf)), Some((xg, yg))) = (split_constant(pf, &r), split_constant(pg, &r))
+        else {
+            continue;
+        };
+        // Nothing in a row part: the range tests already saw this difference.
+        if xf.terms().is_empty() && xg.terms().is_empty() {
+            continue;
+        }
+        let (yf, yg) = (Expr::Poly(yf), Expr::Poly(yg));
+        let Ok(yg2) = yg.substitute(pair.second) else {
+            continue;
+        };
+        let Some(columns) = yf.checked_sub(&yg2).ok().and_then(|c| linear(&c)) else {
+            continue;
+        };
+        // The cheap question first: most lengths leave a column equation with solutions.
+        // A box of constant bounds is decided exactly; elimination only where there is none.
+        let equations = vec![columns];
+        let inequalities = connected(&equations, bounds(pair));
+        let excluded = box_decides(&equations, &inequalities)
+            .unwrap_or_else(|| infeasible(equations, inequalities));
+        if !excluded {
+            continue;
+        }
+        let mut needed = Vec::new();
+        if within_constant_row(&yf, &r, pair.original, &mut needed)
+            && within_constant_row(&yg, &r, pair.original, &mut needed)
+        {
+            add_assumptions(assumptions, needed);
             return true;
         }
     }
     false
+}
+
+/// The inequalities that share a variable with the equations, directly or through other
+/// such inequalities. The rest constrain other variables only: leaving them out keeps the
+/// solutions' projection on the equations' variables, and elimination over them was most
+/// of the time spent.
+fn connected(equations: &[Linear], inequalities: Vec<Linear>) -> Vec<Linear> {
+    let mut reached: HashSet<Var> = equations
+        .iter()
+        .flat_map(|(t, _)| t.keys().cloned())
+        .collect();
+    let (mut kept, mut rest): (Vec<Linear>, Vec<Linear>) = (Vec::new(), inequalities);
+    loop {
+        let (now, later): (Vec<Linear>, Vec<Linear>) = rest
+            .into_iter()
+            .partition(|(t, _)| t.keys().any(|v| reached.contains(v)));
+        if now.is_empty() {
+            return kept;
+        }
+        for (t, _) in &now {
+            reached.extend(t.keys().cloned());
+        }
+        kept.extend(now);
+        rest = later;
+    }
+}
+
+/// `p = r*X + Y`: `X` the terms whose coefficients `r` divides (over `r`), with the multiple
+/// of `r` in the constant; `Y` the rest. `None` when a coefficient is not an integer or `X`
+/// may not be an integer.
+fn split_constant(p: &symbolic::Poly, r: &BigInt) -> Option<(symbolic::Poly, symbolic::Poly)> {
+    use num_integer::Integer;
+    let (mut row, mut column) = (Vec::new(), Vec::new());
+    for (monomial, c) in p.terms() {
+        if !c.is_integer() {
+            return None;
+        }
+        let c = c.to_integer();
+        let (quotient, remainder) = c.div_mod_floor(r);
+        if monomial.is_one() {
+            row.push((monomial.clone(), BigRational::from_integer(quotient)));
+            column.push((monomial.clone(), BigRational::from_integer(remainder)));
+        } else if remainder.is_zero() {
+            row.push((monomial.clone(), BigRational::from_integer(quotient)));
+        } else {
+            column.push((monomial.clone(), BigRational::from_integer(c)));
+        }
+    }
+    let row = symbolic::Poly::from_terms(row);
+    row.is_exact_integer()
+        .then(|| (row, symbolic::Poly::from_terms(column)))
+}
+
+/// `0 <= y <= r - 1` over the iteration space.
+fn within_constant_row(y: &Expr, r: &BigInt, space: &Space, needed: &mut Vec<String>) -> bool {
+    let mut env = space.env.clone();
+    let (Some(lo), Some(hi)) = (
+        extreme_in(y, space, false, &mut env, needed),
+        extreme_in(y, space, true, &mut env, needed),
+    ) else {
+        return false;
+    };
+    let last = Expr::integer(r - BigInt::one());
+    symbolic::compare(&lo, &Expr::constant(0), &env).is_ge()
+        && symbolic::compare(&hi, &last, &env).is_le()
+}
+
+fn add_assumptions(assumptions: &mut Vec<String>, needed: Vec<String>) {
+    for a in needed {
+        if !assumptions.contains(&a) {
+            assumptions.push(a);
+        }
+    }
 }
 
 /// The offset in elements, when every coefficient is a multiple of the element size.
@@ -213,6 +352,113 @@ fn bounds(pair: &PairSpace) -> Vec<Linear> {
         ));
     }
     out
+}
+
+/// Most points [`box_decides`] enumerates.
+const MAX_BOX_POINTS: u64 = 4096;
+/// Largest coefficient and bound [`box_decides`] takes (2^40).
+const SMALL: i128 = 1 << 40;
+
+/// Whether `equations = 0` and `inequalities >= 0` have no integer solution: none in a small
+/// box of constant bounds, or none over the rationals.
+fn no_integer_solution(equations: Vec<Linear>, inequalities: Vec<Linear>) -> bool {
+    box_excludes(&equations, &inequalities) || infeasible(equations, inequalities)
+}
+
+fn box_excludes(equations: &[Linear], inequalities: &[Linear]) -> bool {
+    box_decides(equations, inequalities) == Some(true)
+}
+
+/// Exact over the integers where elimination over the rationals is not: when every variable
+/// of the equations has constant bounds among the inequalities and the box they make holds
+/// at most [`MAX_BOX_POINTS`] points, whether none of them satisfies the system. phono3py's
+/// `9l + 3m + n = 9m' + 3l + n'` over `0..3` with `m' > m` has rational solutions
+/// (`l = 1.5`) and no integer one. Inequalities over other variables are left out, which
+/// only enlarges the set of solutions. `None` when it does not apply.
+fn box_decides(equations: &[Linear], inequalities: &[Linear]) -> Option<bool> {
+    let mut vars: Vec<&Var> = equations.iter().flat_map(|(t, _)| t.keys()).collect();
+    vars.sort_by(|a, b| a.name().cmp(b.name()));
+    vars.dedup();
+    if vars.is_empty() {
+        return None;
+    }
+    let index: HashMap<&Var, usize> = vars.iter().enumerate().map(|(k, v)| (*v, k)).collect();
+    let integral = |(terms, constant): &Linear| -> Option<(Vec<(usize, i128)>, i128)> {
+        let scale = terms
+            .values()
+            .chain(std::iter::once(constant))
+            .fold(BigInt::one(), |l, c| {
+                num_integer::Integer::lcm(&l, c.denom())
+            });
+        let int = |c: &BigRational| (c * BigRational::from_integer(scale.clone())).to_integer();
+        // Small enough that no evaluation below overflows: |a*x| < 2^80 for a few terms.
+        let small = |c: BigInt| i128::try_from(c).ok().filter(|c| c.abs() <= SMALL);
+        let terms = terms
+            .iter()
+            .map(|(v, c)| Some((*index.get(v)?, small(int(c))?)))
+            .collect::<Option<Vec<_>>>()?;
+        Some((terms, small(int(constant))?))
+    };
+    let eqs = equations.iter().map(integral).collect::<Option<Vec<_>>>()?;
+    let ineqs: Vec<_> = inequalities.iter().filter_map(integral).collect();
+    let (mut lo, mut hi) = (
+        vec![None::<i128>; vars.len()],
+        vec![None::<i128>; vars.len()],
+    );
+    for (terms, c) in &ineqs {
+        // a*x + c >= 0
+        if let [(v, a)] = terms.as_slice() {
+            if *a > 0 {
+                let bound = (-c).div_euclid(*a) + i128::from((-c).rem_euclid(*a) != 0);
+                lo[*v] = Some(lo[*v].map_or(bound, |b| b.max(bound)));
+            } else if *a < 0 {
+                let bound = c.div_euclid(-a);
+                hi[*v] = Some(hi[*v].map_or(bound, |b| b.min(bound)));
+            }
+        }
+    }
+    let mut points: u64 = 1;
+    let mut bounds = Vec::with_capacity(vars.len());
+    for (l, h) in lo.iter().zip(&hi) {
+        let (Some(l), Some(h)) = (*l, *h) else {
+            return None;
+        };
+        if l.abs() > SMALL || h.abs() > SMALL {
+            return None;
+        }
+        if h < l {
+            return Some(true);
+        }
+        let Ok(size) = u64::try_from(h - l + 1) else {
+            return None;
+        };
+        points = points.saturating_mul(size);
+        if points > MAX_BOX_POINTS {
+            return None;
+        }
+        bounds.push((l, h));
+    }
+    let value = |(terms, c): &(Vec<(usize, i128)>, i128), x: &[i128]| {
+        terms.iter().map(|(v, a)| a * x[*v]).sum::<i128>() + c
+    };
+    let mut x: Vec<i128> = bounds.iter().map(|(l, _)| *l).collect();
+    loop {
+        if eqs.iter().all(|f| value(f, &x) == 0) && ineqs.iter().all(|f| value(f, &x) >= 0) {
+            return Some(false);
+        }
+        let mut k = 0;
+        loop {
+            if k == x.len() {
+                return Some(true);
+            }
+            x[k] += 1;
+            if x[k] <= bounds[k].1 {
+                break;
+            }
+            x[k] = bounds[k].0;
+            k += 1;
+        }
+    }
 }
 
 /// Whether `equations = 0` and `inequalities >= 0` have no rational solution: equations
@@ -355,6 +601,73 @@ mod tests {
             form(&[("n", 1), ("l", -1)], -1),
         ];
         assert!(!infeasible(equations, bounds));
+    }
+
+    #[test]
+    fn a_small_box_is_decided_over_the_integers() {
+        // phono3py: 9l + 3m + n = 9m' + 3l + n' with m' = m + d, everything in 0..=2,
+        // d >= 1. l = 1.5, m = 0, d = 1, n = n' solves it over the rationals.
+        let equations = vec![form(
+            &[("l", 6), ("m", 3), ("n", 1), ("m'", -9), ("n'", -1)],
+            0,
+        )];
+        let mut bounds = vec![
+            form(&[("m'", 1), ("m", -1)], -1),
+            form(&[("q", 1), ("l", -1)], 0), // mentions a variable outside the equations
+        ];
+        for v in ["l", "m", "n", "m'", "n'"] {
+            bounds.push(form(&[(v, 1)], 0));
+            bounds.push(form(&[(v, -1)], 2));
+        }
+        assert!(!infeasible(equations.clone(), bounds.clone()));
+        assert!(box_excludes(&equations, &bounds));
+        assert!(no_integer_solution(equations, bounds));
+    }
+
+    #[test]
+    fn a_box_with_a_solution_is_not_excluded() {
+        // 9l + 3m + n = 9m' + 3l + n' has l = 2, m = 0, m' = 1, n = 0, n' = 3 once n' may
+        // reach 3.
+        let equations = vec![form(
+            &[("l", 6), ("m", 3), ("n", 1), ("m'", -9), ("n'", -1)],
+            0,
+        )];
+        let mut bounds = vec![form(&[("m'", 1), ("m", -1)], -1)];
+        for (v, top) in [("l", 2), ("m", 2), ("n", 2), ("m'", 2), ("n'", 3)] {
+            bounds.push(form(&[(v, 1)], 0));
+            bounds.push(form(&[(v, -1)], top));
+        }
+        assert!(!box_excludes(&equations, &bounds));
+    }
+
+    #[test]
+    fn an_unbounded_or_large_box_is_left_to_elimination() {
+        let equations = vec![form(&[("x", 2), ("y", -2)], -1)];
+        // y unbounded above.
+        let bounds = vec![
+            form(&[("x", 1)], 0),
+            form(&[("x", -1)], 9),
+            form(&[("y", 1)], 0),
+        ];
+        assert!(!box_excludes(&equations, &bounds));
+        // 10,000 x 10,000 points.
+        let bounds = vec![
+            form(&[("x", 1)], 0),
+            form(&[("x", -1)], 9_999),
+            form(&[("y", 1)], 0),
+            form(&[("y", -1)], 9_999),
+        ];
+        assert!(!box_excludes(&equations, &bounds));
+    }
+
+    #[test]
+    fn a_constant_row_splits_off_its_multiples() {
+        use symbolic::Expr;
+        // 27*adrs + 9*l + 3*m + n + 30: rows of 27 hold 27*adrs + 27, the columns the rest.
+        let e = symbolic::parse_expr("27*adrs + 9*l + 3*m + n + 30").unwrap();
+        let (row, column) = split_constant(e.as_poly().unwrap(), &BigInt::from(27)).unwrap();
+        assert_eq!(Expr::Poly(row).to_string(), "adrs + 1");
+        assert_eq!(Expr::Poly(column).to_string(), "9*l + 3*m + n + 3");
     }
 
     #[test]

@@ -129,3 +129,61 @@ fn a_column_one_past_the_row_meets_the_next_row() {
     );
     assert_witnessed(&report);
 }
+
+/// A program running `kernel(fc3, perms, 2)` over 2x2 blocks of 3x3x3 doubles, `perms` a
+/// permutation of the block indices, and printing `fc3`. The kernel's loops are phono3py's
+/// `transpose_compact_fc3_type01` with `write` and `read` the two offsets of its copy.
+fn check_blocks(write: &str, read: &str, expected: Verdict, independent: bool) -> LoopReport {
+    let source = format!(
+        "#include <stdio.h>\n\
+         static void kernel(double *fc3, const long *perms, long nb) {{\n\
+             for (long j = 0; j < nb; j++) {{\n\
+                 for (long k = 0; k < nb; k++) {{\n\
+                     long adrs = (j * nb + k) * 27, adrs_t = (perms[j] * nb + perms[k]) * 27;\n\
+                     if (adrs == adrs_t) continue;\n\
+                     for (long l = 0; l < 3; l++) {{\n\
+                         for (long m = 0; m < 3; m++) {{ /* LOOP */\n\
+                             for (long n = 0; n < 3; n++) {{\n\
+                                 fc3[{write}] = fc3[{read}];\n\
+                             }}\n\
+                         }}\n\
+                     }}\n\
+                 }}\n\
+             }}\n\
+         }}\n\
+         int main(void) {{\n\
+           double fc3[4 * 27 + 27];\n\
+           long perms[2] = {{1, 0}};\n\
+           for (int k = 0; k < 4 * 27 + 27; k++) fc3[k] = k * 0.5 + 1;\n\
+           kernel(fc3, perms, 2);\n\
+           for (int k = 0; k < 4 * 27 + 27; k++) printf(\"%g\\n\", fc3[k]);\n\
+           return 0;\n\
+         }}\n"
+    );
+    check_with_runs(&source, expected, independent)
+}
+
+#[test]
+fn a_transposed_copy_between_blocks_of_27_is_friendly() {
+    // The block offsets are multiples of 27 built from loads, so only the in-block parts
+    // `9l + 3m + n` and `9m' + 3l + n'` can make two indices equal, and with `m' > m` over
+    // 0..3 they never are (over the rationals they are: l = 1.5).
+    check_blocks(
+        "adrs + l * 9 + m * 3 + n",
+        "adrs_t + m * 9 + l * 3 + n",
+        Verdict::Friendly,
+        true,
+    );
+}
+
+#[test]
+fn an_in_block_part_reaching_the_next_block_is_not_split() {
+    // The read's in-block part `9m + 3l + n + 9` reaches 35: a read may land in the block
+    // after `adrs_t`, which is `adrs` itself for some blocks (the runs differ).
+    check_blocks(
+        "adrs + l * 9 + m * 3 + n",
+        "adrs_t + m * 9 + l * 3 + n + 9",
+        Verdict::NeedsProfile,
+        false,
+    );
+}
