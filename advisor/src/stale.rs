@@ -40,6 +40,10 @@ pub struct FunctionSymbols {
     /// Symbols whose names are not plain identifiers (`s->n`, `a[k].len`), longest first
     /// (then by name), with their values when they have one.
     compound: Vec<(Var, Option<frontend::ir::Value>)>,
+    /// The compound symbols by their rarest word (the word fewest of them contain), as
+    /// positions in `compound`; those without a word apart.
+    by_rarest_word: HashMap<String, Vec<usize>>,
+    wordless: Vec<usize>,
 }
 
 impl FunctionSymbols {
@@ -60,7 +64,58 @@ impl FunctionSymbols {
             (std::cmp::Reverse(a.name().len()), a.name())
                 .cmp(&(std::cmp::Reverse(b.name().len()), b.name()))
         });
-        FunctionSymbols { plain, compound }
+        // A compound name a text contains has its words among the text's words, the rarest
+        // one included: each loop then looks at the compounds keyed by its texts' words, not
+        // at all of them (10,000 loops in a row, each over `a[iK]`, made that quadratic).
+        let mut frequency: HashMap<&str, usize> = HashMap::new();
+        for (var, _) in &compound {
+            let mut seen: Vec<&str> = words(var.name()).collect();
+            seen.sort_unstable();
+            seen.dedup();
+            for w in seen {
+                *frequency.entry(w).or_default() += 1;
+            }
+        }
+        let mut by_rarest_word: HashMap<String, Vec<usize>> = HashMap::new();
+        let mut wordless = Vec::new();
+        for (position, (var, _)) in compound.iter().enumerate() {
+            match words(var.name()).min_by_key(|w| (frequency[w], *w)) {
+                Some(w) => by_rarest_word
+                    .entry(w.to_string())
+                    .or_default()
+                    .push(position),
+                None => wordless.push(position),
+            }
+        }
+        FunctionSymbols {
+            plain,
+            compound,
+            by_rarest_word,
+            wordless,
+        }
+    }
+
+    /// The compound symbols whose names some text of `texts` holds, in `compound`'s order;
+    /// `named` is the set of words of those texts.
+    fn compounds_in(
+        &self,
+        named: &std::collections::BTreeSet<&str>,
+        texts: &[&str],
+    ) -> Vec<&(Var, Option<frontend::ir::Value>)> {
+        let mut positions: Vec<usize> = named
+            .iter()
+            .filter_map(|w| self.by_rarest_word.get(*w))
+            .flatten()
+            .chain(&self.wordless)
+            .copied()
+            .collect();
+        positions.sort_unstable();
+        positions.dedup();
+        positions
+            .into_iter()
+            .map(|k| &self.compound[k])
+            .filter(|(var, _)| texts.iter().any(|t| t.contains(var.name())))
+            .collect()
     }
 }
 
@@ -182,11 +237,7 @@ impl AtLoop {
             );
         }
         // The compound names the texts hold (longest first, as `by_names` takes them).
-        let present: Vec<&(Var, Option<frontend::ir::Value>)> = symbols
-            .compound
-            .iter()
-            .filter(|(var, _)| texts.iter().any(|t| t.contains(var.name())))
-            .collect();
+        let present = symbols.compounds_in(&named, texts);
         for (var, value) in &present {
             let name = var.name();
             let Some(v) = *value else { continue };
