@@ -332,17 +332,19 @@ impl<'a> Lowerer<'a> {
             match &label.kind {
                 CaseKind::Default => default_block = Some(block),
                 CaseKind::Value(e) => match self.const_eval(e) {
-                    Some(v) => tests.push((v, v, block)),
+                    Some(v) => tests.push((v, v, block, label.span)),
                     None => return err(e.span, "case label is not a constant"),
                 },
                 CaseKind::Range(lo, hi) => match (self.const_eval(lo), self.const_eval(hi)) {
-                    (Some(a), Some(b)) => tests.push((a, b, block)),
+                    (Some(a), Some(b)) => tests.push((a, b, block, label.span)),
                     _ => return err(lo.span, "case range is not constant"),
                 },
             }
         }
-        // The compare chain: one test per case label, in source order.
-        for (lo, hi, target) in tests {
+        // The compare chain: one test per case label, in source order, each with its label's
+        // span. With the whole statement's, every test of a 5,000-case switch printed the
+        // statement as its condition (a quadratic report).
+        for (lo, hi, target, span) in tests {
             let next = self.fb.new_block();
             let cond = if lo == hi {
                 let c = self.const_of(lo, promoted, span);
@@ -456,6 +458,8 @@ enum CaseKind<'a> {
 
 struct CaseLabel<'a> {
     key: usize,
+    /// The label itself (`case 5`), which its test in the compare chain is reported by.
+    span: Span,
     kind: CaseKind<'a>,
 }
 
@@ -465,17 +469,21 @@ fn collect_case_labels<'a>(s: &'a Node<ast::Statement>, out: &mut Vec<CaseLabel<
     match &s.node {
         S::Labeled(l) => {
             let key = s.span.start;
+            let span = l.node.label.span.into();
             match &l.node.label.node {
                 ast::Label::Case(e) => out.push(CaseLabel {
                     key,
+                    span,
                     kind: CaseKind::Value(e),
                 }),
                 ast::Label::CaseRange(r) => out.push(CaseLabel {
                     key,
+                    span,
                     kind: CaseKind::Range(&r.node.low, &r.node.high),
                 }),
                 ast::Label::Default => out.push(CaseLabel {
                     key,
+                    span,
                     kind: CaseKind::Default,
                 }),
                 ast::Label::Identifier(_) => {}
