@@ -325,6 +325,11 @@ struct SignAnalysis<'a> {
     /// refinement visits only what the refined values reach, not every instruction (a
     /// walk over all of them per CFG edge made long functions quadratic).
     pure_users: Vec<Vec<u32>>,
+    /// `pure_users` without the users read only inside their own block, which are dead on
+    /// every edge: re-evaluation at an edge visits these. Each case edge of a `switch`
+    /// chain refines the scrutinee, whose users are the chain's compares: visiting them
+    /// all made a 5,000-case switch quadratic.
+    edge_users: Vec<Vec<u32>>,
     /// Each value's representation, computed once: re-evaluation asks for it on every
     /// visit, and a type's size is not free.
     reprs: Vec<Repr>,
@@ -403,6 +408,7 @@ impl<'a> SignAnalysis<'a> {
             var_values,
             pure_order: Vec::new(),
             pure_users: vec![Vec::new(); func.insts.len()],
+            edge_users: Vec::new(),
             reprs: func
                 .insts
                 .iter()
@@ -442,6 +448,18 @@ impl<'a> SignAnalysis<'a> {
             block_end[b.index()] = analysis.pure_order.len() as u32;
         }
         analysis.bound_liveness(forest, &rpo, &block_end);
+        let escapes = read_outside_their_block(func);
+        analysis.edge_users = analysis
+            .pure_users
+            .iter()
+            .map(|users| {
+                users
+                    .iter()
+                    .copied()
+                    .filter(|&u| escapes[analysis.pure_order[u as usize].index()])
+                    .collect()
+            })
+            .collect();
         analysis
     }
 
@@ -985,8 +1003,14 @@ impl<'a> SignAnalysis<'a> {
         // position, a re-evaluated one only the users after it. The refined values' users
         // are one sorted list; later ones go to a heap; both are taken in position order.
         let mut initial: Vec<u32> = Vec::new();
+        // At an edge, a user read only inside its own block is dead: skipped.
+        let users_of = if at.is_some() {
+            &self.edge_users
+        } else {
+            &self.pure_users
+        };
         for changed in state.signs.diff(before) {
-            if let Some(users) = self.pure_users.get(changed) {
+            if let Some(users) = users_of.get(changed) {
                 // Sorted: the users past `limit` are a suffix.
                 let users = &users[..users.partition_point(|&u| u < limit)];
                 initial.extend(users.iter().copied().filter(|&u| live(u)));
@@ -1030,7 +1054,7 @@ impl<'a> SignAnalysis<'a> {
             let new = old.intersect(self.eval(v, state));
             if !new.is_empty() && new != old {
                 state.signs.set(v.index(), new);
-                for &u in &self.pure_users[v.index()] {
+                for &u in &users_of[v.index()] {
                     if u > position && u < limit && live(u) {
                         later.push(Reverse(u));
                     }
@@ -1038,6 +1062,37 @@ impl<'a> SignAnalysis<'a> {
             }
         }
     }
+}
+
+/// Per value, whether something outside its own block reads it: an instruction or
+/// terminator of another block, or a phi (which reads it on an edge).
+fn read_outside_their_block(func: &Function) -> Vec<bool> {
+    let mut escapes = vec![false; func.insts.len()];
+    let mut read = |v: Value, at: Block, by_phi: bool| {
+        if let Some(e) = escapes.get_mut(v.index()) {
+            *e |= by_phi || func.inst(v).block != at;
+        }
+    };
+    for b in func.blocks() {
+        for &w in &func.block(b).insts {
+            match &func.inst(w).kind {
+                InstKind::Phi(args) => {
+                    for &(_, a) in args {
+                        read(a, b, true);
+                    }
+                }
+                kind => {
+                    for o in kind.operands() {
+                        read(o, b, false);
+                    }
+                }
+            }
+        }
+        for v in func.terminator_uses(b) {
+            read(v, b, false);
+        }
+    }
+    escapes
 }
 
 /// The sign of a conversion of a value with sign `s` from `from` to `to`.
