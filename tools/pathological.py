@@ -17,7 +17,7 @@ Standard library only; needs `gcc` and GNU `time` (/usr/bin/time).
 (`target/debug/warpwise`, opt-level 1): it runs warpwise alone on every case and fails
 if one takes more than CHECK_SECONDS, more than CHECK_KIB of memory, or exits otherwise
 than expected (0; 1 for the two cases the nesting limit refuses). The limits are
-twice the README's release targets in time (the debug build is about 1.5x slower here)
+twice the README's release targets in time (the debug build was 1.1-2x slower than release)
 and the target itself in memory; they exist because a quadratic path once took the
 10,000-loop case from 6 s to 102 s without any test noticing.
 """
