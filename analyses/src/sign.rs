@@ -485,30 +485,11 @@ impl<'a> SignAnalysis<'a> {
         // The last region index of each value's uses; a phi argument is used at the end of
         // its predecessor.
         let mut until = vec![0u32; func.insts.len()];
-        let mut used = |v: Value, at: Block| {
+        for_each_use(func, |v, at, _| {
             if let Some(u) = until.get_mut(v.index()) {
                 *u = (*u).max(region[at.index()].1);
             }
-        };
-        for b in func.blocks() {
-            for &w in &func.block(b).insts {
-                match &func.inst(w).kind {
-                    InstKind::Phi(args) => {
-                        for &(pred, a) in args {
-                            used(a, pred);
-                        }
-                    }
-                    kind => {
-                        for o in kind.operands() {
-                            used(o, b);
-                        }
-                    }
-                }
-            }
-            for v in func.terminator_uses(b) {
-                used(v, b);
-            }
-        }
+        });
         self.live_until = self.pure_order.iter().map(|v| until[v.index()]).collect();
     }
 
@@ -1068,31 +1049,36 @@ impl<'a> SignAnalysis<'a> {
 /// terminator of another block, or a phi (which reads it on an edge).
 fn read_outside_their_block(func: &Function) -> Vec<bool> {
     let mut escapes = vec![false; func.insts.len()];
-    let mut read = |v: Value, at: Block, by_phi: bool| {
+    for_each_use(func, |v, at, by_phi| {
         if let Some(e) = escapes.get_mut(v.index()) {
             *e |= by_phi || func.inst(v).block != at;
         }
-    };
+    });
+    escapes
+}
+
+/// Calls `used(value, block, by_phi)` for every read of a value: by an instruction or a
+/// terminator of `block`, or by a phi, which reads it at the end of its predecessor `block`.
+fn for_each_use(func: &Function, mut used: impl FnMut(Value, Block, bool)) {
     for b in func.blocks() {
         for &w in &func.block(b).insts {
             match &func.inst(w).kind {
                 InstKind::Phi(args) => {
-                    for &(_, a) in args {
-                        read(a, b, true);
+                    for &(pred, a) in args {
+                        used(a, pred, true);
                     }
                 }
                 kind => {
                     for o in kind.operands() {
-                        read(o, b, false);
+                        used(o, b, false);
                     }
                 }
             }
         }
         for v in func.terminator_uses(b) {
-            read(v, b, false);
+            used(v, b, false);
         }
     }
-    escapes
 }
 
 /// The sign of a conversion of a value with sign `s` from `from` to `to`.
