@@ -40,11 +40,10 @@ pub(crate) struct FunctionBuilder {
     /// The (variable, block) reads in progress through single predecessors: a loop that
     /// only its own back edge enters (dead code after `break`) is a cycle of such blocks.
     reading: std::collections::HashSet<(VarId, Block)>,
-    void_ty: TypeId,
 }
 
 impl FunctionBuilder {
-    pub fn new(func: Function, void_ty: TypeId) -> Self {
+    pub fn new(func: Function) -> Self {
         let mut builder = FunctionBuilder {
             func,
             current: Block(0),
@@ -55,7 +54,6 @@ impl FunctionBuilder {
             aliases: HashMap::new(),
             reachable: Vec::new(),
             reading: std::collections::HashSet::new(),
-            void_ty,
         };
         let entry = builder.new_block();
         builder.func.entry = entry;
@@ -314,7 +312,10 @@ impl FunctionBuilder {
     /// Completes SSA construction and returns the function with dense numbering.
     pub fn finish(mut self) -> Function {
         self.seal_all();
-        self.drop_unreachable_phi_arguments();
+        // Blocks only become unreachable by construction: sealing and phi removal keep
+        // every edge, so one reachability serves both passes below.
+        let reachable = reachable_blocks(&self.func);
+        self.drop_unreachable_phi_arguments(&reachable);
         self.remove_trivial_phis();
         let aliases = std::mem::take(&mut self.aliases);
         let resolve = |mut v: Value| {
@@ -334,7 +335,7 @@ impl FunctionBuilder {
             }
             block.insts.retain(|v| !aliases.contains_key(v));
         }
-        compact(self.func, self.void_ty)
+        compact(self.func, &reachable)
     }
 
     /// Removes the phi arguments that come from blocks unreachable from the entry, so that a
@@ -343,8 +344,7 @@ impl FunctionBuilder {
     /// merged each variable with itself and the dead block's undefined value. `compact`
     /// dropped the dead argument only after trivial-phi removal, leaving one-argument phis
     /// that hid every induction variable of a loop around a `switch`.
-    fn drop_unreachable_phi_arguments(&mut self) {
-        let reachable = reachable_blocks(&self.func);
+    fn drop_unreachable_phi_arguments(&mut self, reachable: &[bool]) {
         for inst in &mut self.func.insts {
             if let InstKind::Phi(args) = &mut inst.kind {
                 if reachable[inst.block.index()] {
@@ -390,9 +390,8 @@ fn reachable_blocks(func: &Function) -> Vec<bool> {
 
 /// Drops blocks unreachable from the entry and renumbers blocks (in creation order) and
 /// values (in block order), rewriting every reference.
-fn compact(mut func: Function, _void_ty: TypeId) -> Function {
+fn compact(mut func: Function, reachable: &[bool]) -> Function {
     let block_count = func.blocks.len();
-    let reachable = reachable_blocks(&func);
     let mut block_map = vec![None; block_count];
     let mut next = 0u32;
     for (i, r) in reachable.iter().enumerate() {

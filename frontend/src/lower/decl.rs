@@ -574,7 +574,7 @@ impl<'a> Lowerer<'a> {
         let mut func = super::empty_function(&mut self.program, void);
         func.name = format!("{}.init", global.name);
         func.span = init.span.into();
-        let outer = std::mem::replace(&mut self.fb, FunctionBuilder::new(func, void));
+        let outer = std::mem::replace(&mut self.fb, FunctionBuilder::new(func));
         let outer_pending = std::mem::take(&mut self.pending_vla);
         let outer_bit_fields = std::mem::take(&mut self.bit_fields);
         let result = (|| {
@@ -693,7 +693,7 @@ impl<'a> Lowerer<'a> {
         func.is_static = base.is_static;
         func.span = def.span.into();
         func.name_span = declared.name_span;
-        self.fb = FunctionBuilder::new(func, void);
+        self.fb = FunctionBuilder::new(func);
         self.labels.clear();
         self.defined_labels.clear();
         self.gotos.clear();
@@ -765,7 +765,7 @@ impl<'a> Lowerer<'a> {
         }
         self.scopes.pop();
         let placeholder = super::empty_function(&mut self.program, void);
-        let builder = std::mem::replace(&mut self.fb, FunctionBuilder::new(placeholder, void));
+        let builder = std::mem::replace(&mut self.fb, FunctionBuilder::new(placeholder));
         Ok(builder.finish())
     }
 

@@ -307,7 +307,7 @@ fn lower_translation_unit_here(unit: &ast::TranslationUnit, input: &LowerInput) 
         program,
         scopes,
         input,
-        fb: FunctionBuilder::new(placeholder, void),
+        fb: FunctionBuilder::new(placeholder),
         errors: Vec::new(),
         warnings: Vec::new(),
         address_taken: HashSet::new(),
