@@ -127,6 +127,7 @@ fn constant_rows_never_meet(
         .collect();
     lengths.sort_unstable_by(|a, b| b.cmp(a));
     lengths.dedup();
+    let loop_bounds = bounds(pair);
     for r in lengths.into_iter().take(MAX_CONSTANT_ROWS) {
         let (Some((xf, yf)), Some((xg, yg))) = (split_constant(pf, &r), split_constant(pg, &r))
         else {
@@ -146,7 +147,7 @@ fn constant_rows_never_meet(
         // The cheap question first: most lengths leave a column equation with solutions.
         // A box of constant bounds is decided exactly; elimination only where there is none.
         let equations = vec![columns];
-        let inequalities = connected(&equations, bounds(pair));
+        let inequalities = connected(&equations, loop_bounds.clone());
         let excluded = box_decides(&equations, &inequalities)
             .unwrap_or_else(|| infeasible(equations, inequalities));
         if !excluded {

@@ -325,8 +325,8 @@ struct SignAnalysis<'a> {
     /// refinement visits only what the refined values reach, not every instruction (a
     /// walk over all of them per CFG edge made long functions quadratic).
     pure_users: Vec<Vec<u32>>,
-    /// `pure_users` without the users read only inside their own block, which are dead on
-    /// every edge: re-evaluation at an edge visits these. Each case edge of a `switch`
+    /// `pure_users` without the users read only inside their own block (and not by a value
+    /// read outside it), which are dead on every edge: re-evaluation at an edge visits these. Each case edge of a `switch`
     /// chain refines the scrutinee, whose users are the chain's compares: visiting them
     /// all made a 5,000-case switch quadratic.
     edge_users: Vec<Vec<u32>>,
@@ -448,7 +448,19 @@ impl<'a> SignAnalysis<'a> {
             block_end[b.index()] = analysis.pure_order.len() as u32;
         }
         analysis.bound_liveness(forest, &rpo, &block_end);
-        let escapes = read_outside_their_block(func);
+        let mut escapes = read_outside_their_block(func);
+        // A value that an escaping value of its own block reads is needed after the block
+        // too (`w = c[i] + 1; u = w * 2` with `u` read later): users come after their
+        // operands in `pure_order`, so one pass backwards carries it through such chains.
+        for &v in analysis.pure_order.iter().rev() {
+            if escapes[v.index()] {
+                for o in func.inst(v).kind.operands() {
+                    if func.inst(o).block == func.inst(v).block {
+                        escapes[o.index()] = true;
+                    }
+                }
+            }
+        }
         analysis.edge_users = analysis
             .pure_users
             .iter()
