@@ -26,6 +26,7 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 use symbolic::{Expr, Var};
 
 mod callees;
+mod frozen;
 pub use callees::CalleeMemo;
 
 #[derive(Clone, Debug)]
@@ -212,6 +213,8 @@ struct Builder<'a> {
     /// The names this reconstruction, or one nested in it, tested against `call_stack`:
     /// all it depends on of the stack (see [`callees`]).
     tested: BTreeSet<String>,
+    /// Loads of local array elements written once before them (see [`frozen`]).
+    frozen: HashMap<Value, frozen::Frozen>,
 }
 
 /// A callee's return expressions over its parameters, and each parameter's symbol and
@@ -248,6 +251,7 @@ impl<'a> Builder<'a> {
             call_depth,
             memo,
             tested: BTreeSet::new(),
+            frozen: HashMap::new(),
         }
     }
 
@@ -265,6 +269,7 @@ impl<'a> Builder<'a> {
             self.counters.extend(second_counters(self.program, func, l));
         }
         self.choices = choices(self.program, func, forest);
+        self.frozen = frozen::frozen_loads(self.program, func, forest);
         for block in crate::framework::reverse_postorder(func) {
             for &v in &func.block(block).insts {
                 let set = self.compute(v);
@@ -630,6 +635,17 @@ impl<'a> Builder<'a> {
                 out
             }
             InstKind::Load { addr } => {
+                match self.frozen.get(&v) {
+                    Some(frozen::Frozen::Stored(stored)) => {
+                        let stored = *stored;
+                        if self.inexact.contains(&stored) {
+                            self.inexact.insert(v);
+                        }
+                        return self.operand(stored);
+                    }
+                    Some(frozen::Frozen::Zero) => return vec![Expr::constant(0)],
+                    None => {}
+                }
                 let addresses = self.operand(*addr);
                 let key = addresses
                     .iter()

@@ -202,3 +202,95 @@ fn sharing_callees_between_reconstructions_changes_nothing() {
         }
     }
 }
+
+/// `d[k]: expressions` for every load of an element of the local array `d` in `f`, whose
+/// body is `body` (with `m`, `b`, `n` and `flag` as parameters).
+fn reads_of_d(body: &str) -> Vec<String> {
+    let source = format!(
+        "void g(int *p);\nvoid f(double *m, const int *b, int n, int flag) {{\n{body}\n}}\n"
+    );
+    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("frozen-{}-{n}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("fixture.c");
+    std::fs::write(&file, &source).unwrap();
+    let unit = load_unit(&TranslationUnitInput::new(file)).expect("fixture loads");
+    let program = &unit.lowered.program;
+    let func = program.function("f").expect("function exists");
+    let forest = analyze_loops(func);
+    let rec = reconstruct(program, func, &forest, &ReconstructConfig::default());
+    let mut out = Vec::new();
+    for b in func.blocks() {
+        for &v in &func.block(b).insts {
+            if !matches!(func.inst(v).kind, InstKind::Load { .. }) {
+                continue;
+            }
+            let text = unit.snippet(func.inst(v).origin.span);
+            if !text.starts_with("d[") {
+                continue;
+            }
+            let exprs: Vec<String> = rec.of(v).iter().map(|e| e.to_string()).collect();
+            out.push(format!("{text}: {}", exprs.join(" | ")));
+        }
+    }
+    out
+}
+
+/// The loop of most of the cases below: it reads `d[0]`, `d[1]` and `d[2]`.
+const READ_IN_LOOP: &str = "for (int i = 0; i < n; i++) m[i * d[1] + d[0] + d[2]] = 1.0;";
+
+fn check_reads(body: &str, expected: &[&str]) {
+    let reads = reads_of_d(body);
+    assert_eq!(reads, expected, "{body}");
+}
+
+#[test]
+fn elements_an_initializer_wrote_read_back_as_its_values() {
+    // code_saturne's `db_size[2] = {b_size[0], b_size[0]*b_size[0]}`; the element the
+    // list leaves out is zero (the initializer's memset).
+    check_reads(
+        &format!("int d[3] = {{b[0], b[0] * b[0]}};\n{READ_IN_LOOP}"),
+        &["d[1]: b[0]^2", "d[0]: b[0]", "d[2]: 0"],
+    );
+}
+
+#[test]
+fn an_element_stored_in_the_iteration_before_its_read() {
+    check_reads(
+        "int d[3];\nfor (int i = 0; i < n; i++) { d[0] = i + 1; m[d[0]] = 1.0; }",
+        &["d[0]: i + 1"],
+    );
+}
+
+#[test]
+fn elements_that_may_hold_another_value_stay_loads() {
+    let symbols = ["d[1]: d[1]", "d[0]: d[0]", "d[2]: d[2]"];
+    // The callee may write any element.
+    check_reads(
+        &format!("int d[3] = {{b[0], b[0] * b[0], 1}};\ng(d);\n{READ_IN_LOOP}"),
+        &symbols,
+    );
+    // A second store, under a condition, of the element read.
+    check_reads(
+        &format!("int d[3] = {{b[0], b[0] * b[0], 1}};\nif (flag) d[1] = 1;\n{READ_IN_LOOP}"),
+        &["d[1]: d[1]", "d[0]: b[0]", "d[2]: 1"],
+    );
+    // A store through a variable index may write any element.
+    check_reads(
+        &format!("int d[3] = {{b[0], b[0] * b[0], 1}};\nd[flag] = 2;\n{READ_IN_LOOP}"),
+        &symbols,
+    );
+    // Stored after the read in the iteration: the read sees the previous iteration's.
+    check_reads(
+        "int d[3] = {0, 0, 0};\nfor (int i = 0; i < n; i++) { m[d[0]] = 1.0; d[0] = i; }",
+        &["d[0]: d[0]"],
+    );
+    // Stored in an inner loop, read after it: the read sees the inner loop's last store.
+    check_reads(
+        "int d[3];\nd[0] = 0;\nfor (int i = 0; i < n; i++) {\n\
+           for (int j = 0; j < n; j++) d[0] = j;\n m[d[0]] = 1.0; }",
+        &["d[0]: d[0]"],
+    );
+}
