@@ -159,16 +159,40 @@ impl CarriedTester {
             .filter(|v| mentioned.contains(*v))
             .cloned()
             .collect();
-        // The same for the signs: what the addresses and the loop bounds mention.
+        // The same for the loops: those whose variables the addresses mention, with the
+        // loops their bounds mention in turn, and the carrier. A loop calling helpers has
+        // their loops in its space (fasttree: 33,666 loop variables, of which 8 appear in
+        // an address), and every test walks the space; a loop no address depends on only
+        // repeats the accesses, which the tests treat as any iteration (leaving its range
+        // out only enlarges the set of iterations).
         let mut keep = mentioned;
-        for r in &space.ivs {
-            keep.insert(r.var.clone());
-            for e in [&r.init, &r.lo, &r.hi, &r.trips, &r.bound] {
-                keep.extend(e.vars());
+        keep.insert(carrier_range.var.clone());
+        let mut taken = vec![false; space.ivs.len()];
+        loop {
+            let mut grew = false;
+            for (r, taken) in space.ivs.iter().zip(taken.iter_mut()) {
+                if *taken || !keep.contains(&r.var) {
+                    continue;
+                }
+                *taken = true;
+                grew = true;
+                for e in [&r.init, &r.lo, &r.hi, &r.trips, &r.bound] {
+                    keep.extend(e.vars());
+                }
+            }
+            if !grew {
+                break;
             }
         }
+        // The signs: what the addresses and those loops' bounds mention.
         let space = Space {
-            ivs: space.ivs.clone(),
+            ivs: space
+                .ivs
+                .iter()
+                .zip(&taken)
+                .filter(|(_, taken)| **taken)
+                .map(|(r, _)| r.clone())
+                .collect(),
             env: space.env.restricted_to(&keep),
             assumptions: space.assumptions.clone(),
         };
@@ -348,6 +372,71 @@ struct RenamedSpace {
     /// The later iteration's names of the variant symbols (`idx[i]'`), made once per
     /// loop: a long function has thousands of them, and every pair is checked against them.
     primed_variant: HashSet<Var>,
+    /// The loop bounds for the subscript test, made on first use.
+    bounds: std::cell::OnceCell<crate::subscripts::LoopBounds>,
+    /// Extremes over `space`, and over the loops inside the carrier (the consecutive-blocks
+    /// test's), remembered: the pairs of a carrier ask the same ones again and again.
+    extremes: Extremes,
+    inner_extremes: Extremes,
+}
+
+/// Extremes over one space, remembered by expression, direction and the sign environment
+/// they were asked in: the result and the environment after it are functions of those, so
+/// a repeated question gets the very answer, environment and assumptions the computation
+/// would give. Half of phono3py `fc3.c`'s extremes repeated one already made.
+#[derive(Debug, Default)]
+struct Extremes {
+    known: std::cell::RefCell<HashMap<Expr, Vec<KnownExtreme>>>,
+}
+
+#[derive(Debug)]
+struct KnownExtreme {
+    want_max: bool,
+    before: SignEnv,
+    after: SignEnv,
+    result: Option<Expr>,
+    needed: Vec<String>,
+}
+
+/// Environments remembered per expression: a few, so that memory stays proportional to
+/// the questions.
+const ENVIRONMENTS_PER_EXTREME: usize = 4;
+
+impl Extremes {
+    /// [`extreme_in`] of `e` over `space`, which must be the space these extremes are of.
+    fn of(
+        &self,
+        e: &Expr,
+        space: &Space,
+        want_max: bool,
+        env: &mut SignEnv,
+        assumptions: &mut Vec<String>,
+    ) -> Option<Expr> {
+        if let Some(known) = self.known.borrow().get(e).and_then(|list| {
+            list.iter()
+                .find(|k| k.want_max == want_max && k.before == *env)
+        }) {
+            *env = known.after.clone();
+            add_assumptions(assumptions, &known.needed);
+            return known.result.clone();
+        }
+        let before = env.clone();
+        let mut needed = Vec::new();
+        let result = extreme_in(e, space, want_max, env, &mut needed);
+        add_assumptions(assumptions, &needed);
+        let mut known = self.known.borrow_mut();
+        let list = known.entry(e.clone()).or_default();
+        if list.len() < 2 * ENVIRONMENTS_PER_EXTREME {
+            list.push(KnownExtreme {
+                want_max,
+                before,
+                after: env.clone(),
+                result: result.clone(),
+                needed,
+            });
+        }
+        result
+    }
 }
 
 impl RenamedSpace {
@@ -421,6 +510,9 @@ impl RenamedSpace {
             inner_pairs,
             distance: d,
             primed_variant,
+            bounds: std::cell::OnceCell::new(),
+            extremes: Extremes::default(),
+            inner_extremes: Extremes::default(),
         }
     }
 }
@@ -491,8 +583,12 @@ fn test_pair(
     {
         return Outcome::Independent;
     }
-    let min = extreme_in(&diff, &renamed.space, false, &mut env, assumptions);
-    let max = extreme_in(&diff, &renamed.space, true, &mut env, assumptions);
+    let min = renamed
+        .extremes
+        .of(&diff, &renamed.space, false, &mut env, assumptions);
+    let max = renamed
+        .extremes
+        .of(&diff, &renamed.space, true, &mut env, assumptions);
     let ge = |e: &Option<Expr>, k: &BigInt| {
         e.as_ref()
             .is_some_and(|e| symbolic::compare(e, &Expr::integer(k.clone()), &env).is_ge())
@@ -515,6 +611,7 @@ fn test_pair(
         renamed: &renamed.space,
         second: &renamed.second,
         carrier: &renamed.carrier,
+        bounds: &renamed.bounds,
     };
     if crate::subscripts::rows_never_meet(f, g, (&size_f, &size_g), &pair, assumptions) {
         return Outcome::Independent;
@@ -712,8 +809,8 @@ fn ordered_blocks(
         assumptions: Vec::new(),
     };
     let block = |e: &Expr, size: &BigInt, env: &mut SignEnv, needed: &mut Vec<String>| {
-        let low = extreme_in(e, &inner, false, env, needed)?;
-        let high = extreme_in(e, &inner, true, env, needed)?;
+        let low = renamed.inner_extremes.of(e, &inner, false, env, needed)?;
+        let high = renamed.inner_extremes.of(e, &inner, true, env, needed)?;
         let top = high.checked_add(&Expr::integer(size.clone())).ok()?;
         Some((low, top))
     };
@@ -772,8 +869,12 @@ fn reach(
     env: &mut SignEnv,
     assumptions: &mut Vec<String>,
 ) -> Option<Expr> {
-    let hi = extreme_in(e, &renamed.space, true, env, assumptions)?;
-    let lo = extreme_in(e, &renamed.space, false, env, assumptions)?;
+    let hi = renamed
+        .extremes
+        .of(e, &renamed.space, true, env, assumptions)?;
+    let lo = renamed
+        .extremes
+        .of(e, &renamed.space, false, env, assumptions)?;
     symbolic::get_max(&hi, &lo.neg(), env).ok()
 }
 
@@ -913,8 +1014,12 @@ fn symbol_dominates(
             continue;
         }
         let (Some(c_hi), Some(c_lo)) = (
-            extreme_in(&c, &renamed.space, true, env, assumptions),
-            extreme_in(&c, &renamed.space, false, env, assumptions),
+            renamed
+                .extremes
+                .of(&c, &renamed.space, true, env, assumptions),
+            renamed
+                .extremes
+                .of(&c, &renamed.space, false, env, assumptions),
         ) else {
             continue;
         };

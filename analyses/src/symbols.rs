@@ -44,6 +44,10 @@ pub struct Symbols {
     by_value: HashMap<Value, Var>,
     by_name: HashMap<String, Value>,
     info: HashMap<Var, Symbol>,
+    /// The symbols in the order they were made, which [`Symbols::iter`] follows: a hash
+    /// map's order changes from run to run, and the witness search's constraints, read
+    /// in this order, once changed how many combinations it tried.
+    order: Vec<Var>,
     /// Loads keyed by a canonical text of their address, so equal addresses share a symbol.
     by_address: HashMap<String, Var>,
     /// Per base name, the suffix below which every `base#k` is taken: a name loaded a
@@ -125,6 +129,7 @@ impl Symbols {
             program_types.is_pointer(func.inst(v).ty) || matches!(origin, SymbolOrigin::Object(_));
         self.by_value.insert(v, var.clone());
         self.by_name.insert(name, v);
+        self.order.push(var.clone());
         self.info.insert(
             var.clone(),
             Symbol {
@@ -218,8 +223,9 @@ impl Symbols {
         self.info.get(var).is_some_and(|s| s.is_pointer)
     }
 
+    /// Every symbol, in the order they were made.
     pub fn iter(&self) -> impl Iterator<Item = &Symbol> {
-        self.info.values()
+        self.order.iter().filter_map(|v| self.info.get(v))
     }
 
     /// Whether a symbol's value is an address of program memory (for alias questions).

@@ -294,3 +294,42 @@ fn elements_that_may_hold_another_value_stay_loads() {
         &["d[0]: d[0]"],
     );
 }
+
+/// The symbols of a function in the order the reconstruction made them, the same in every
+/// reconstruction: consumers read them in this order (the witness search's constraints
+/// once followed a hash map's order, and the number of combinations it reported tried
+/// changed from run to run).
+#[test]
+fn symbols_come_in_the_order_they_were_made() {
+    let loads: Vec<String> = (0..40).map(|k| format!("b[{k}]")).collect();
+    let source = format!(
+        "void f(double *m, const int *b, int n, int flag) {{\n\
+           for (int i = 0; i < n; i++) m[i] = {};\n\
+         }}\n",
+        loads.join(" + ")
+    );
+    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("order-{}-{n}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("fixture.c");
+    std::fs::write(&file, &source).unwrap();
+    let unit = load_unit(&TranslationUnitInput::new(file)).expect("fixture loads");
+    let program = &unit.lowered.program;
+    let func = program.function("f").expect("function exists");
+    let forest = analyze_loops(func);
+    let names = || -> Vec<String> {
+        let rec = reconstruct(program, func, &forest, &ReconstructConfig::default());
+        rec.symbols
+            .iter()
+            .map(|s| s.var.name().to_string())
+            .collect()
+    };
+    let first = names();
+    // Each reconstruction's maps hash with keys of their own: an order taken from them
+    // would differ between these two.
+    assert_eq!(first, names());
+    let made: Vec<&String> = first.iter().filter(|n| n.starts_with("b[")).collect();
+    assert_eq!(made, loads.iter().collect::<Vec<_>>(), "{first:?}");
+}

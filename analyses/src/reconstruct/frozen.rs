@@ -169,12 +169,7 @@ fn slot_uses(program: &Program, func: &Function) -> Option<HashMap<Slot, Option<
     if address.is_empty() {
         return None;
     }
-    let size = |v: Value| {
-        program
-            .types
-            .size_of(func.inst(v).ty)
-            .map(i128::from)
-    };
+    let size = |v: Value| program.types.size_of(func.inst(v).ty).map(i128::from);
     let escape = |uses: &mut HashMap<Slot, Option<SlotUse>>, slot: Slot| {
         uses.insert(slot, None);
     };
