@@ -39,6 +39,18 @@ fn accesses(file: &str, function: &str) -> String {
     out.join("\n")
 }
 
+/// The unit of C text `source`, written to a fresh file (tests run in parallel).
+fn unit_of(source: &str) -> frontend::unit::Unit {
+    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("reconstruct-{}-{n}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("fixture.c");
+    std::fs::write(&file, source).unwrap();
+    load_unit(&TranslationUnitInput::new(file)).expect("fixture loads")
+}
+
 fn check(file: &str, function: &str, expected: &[&str]) {
     let actual = accesses(file, function);
     for line in expected {
@@ -209,14 +221,7 @@ fn reads_of_d(body: &str) -> Vec<String> {
     let source = format!(
         "void g(int *p);\nvoid f(double *m, const int *b, int n, int flag) {{\n{body}\n}}\n"
     );
-    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("frozen-{}-{n}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let file = dir.join("fixture.c");
-    std::fs::write(&file, &source).unwrap();
-    let unit = load_unit(&TranslationUnitInput::new(file)).expect("fixture loads");
+    let unit = unit_of(&source);
     let program = &unit.lowered.program;
     let func = program.function("f").expect("function exists");
     let forest = analyze_loops(func);
@@ -308,14 +313,7 @@ fn symbols_come_in_the_order_they_were_made() {
          }}\n",
         loads.join(" + ")
     );
-    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("order-{}-{n}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let file = dir.join("fixture.c");
-    std::fs::write(&file, &source).unwrap();
-    let unit = load_unit(&TranslationUnitInput::new(file)).expect("fixture loads");
+    let unit = unit_of(&source);
     let program = &unit.lowered.program;
     let func = program.function("f").expect("function exists");
     let forest = analyze_loops(func);

@@ -173,24 +173,37 @@ fn slot_uses(program: &Program, func: &Function) -> Option<HashMap<Slot, Option<
     let escape = |uses: &mut HashMap<Slot, Option<SlotUse>>, slot: Slot| {
         uses.insert(slot, None);
     };
+    // A load or store of `slot` at `offset` by `v`: an access of the bytes its type takes,
+    // or, for a type of no known size, an escape.
+    let record = |uses: &mut HashMap<Slot, Option<SlotUse>>,
+                  slot: Slot,
+                  v: Value,
+                  offset: i128,
+                  is_store: bool| {
+        let Some(size) = size(v) else {
+            uses.insert(slot, None);
+            return;
+        };
+        if let Some(Some(u)) = uses.get_mut(&slot) {
+            let access = Access {
+                inst: v,
+                offset,
+                size,
+            };
+            if is_store {
+                u.stores.push(access);
+            } else {
+                u.loads.push(access);
+            }
+        }
+    };
     for &b in &order {
         for &v in &func.block(b).insts {
             let kind = &func.inst(v).kind;
             match kind {
                 InstKind::Load { addr } => {
                     if let Some(&(slot, offset)) = address.get(addr) {
-                        match size(v) {
-                            Some(size) => {
-                                if let Some(Some(u)) = uses.get_mut(&slot) {
-                                    u.loads.push(Access {
-                                        inst: v,
-                                        offset,
-                                        size,
-                                    });
-                                }
-                            }
-                            None => escape(&mut uses, slot),
-                        }
+                        record(&mut uses, slot, v, offset, false);
                     }
                     continue;
                 }
@@ -199,18 +212,7 @@ fn slot_uses(program: &Program, func: &Function) -> Option<HashMap<Slot, Option<
                         escape(&mut uses, slot);
                     }
                     if let Some(&(slot, offset)) = address.get(addr) {
-                        match size(v) {
-                            Some(size) => {
-                                if let Some(Some(u)) = uses.get_mut(&slot) {
-                                    u.stores.push(Access {
-                                        inst: v,
-                                        offset,
-                                        size,
-                                    });
-                                }
-                            }
-                            None => escape(&mut uses, slot),
-                        }
+                        record(&mut uses, slot, v, offset, true);
                     }
                     continue;
                 }
