@@ -287,6 +287,11 @@ fn elements_that_may_hold_another_value_stay_loads() {
         &format!("int d[3] = {{b[0], b[0] * b[0], 1}};\nd[flag] = 2;\n{READ_IN_LOOP}"),
         &symbols,
     );
+    // A wider store over two elements: neither reads back the 4-byte stores before it.
+    check_reads(
+        &format!("int d[4] = {{b[0], b[0] * b[0], 1, 2}};\n*(long *) &d[1] = 7;\n{READ_IN_LOOP}"),
+        &["d[1]: d[1]", "d[0]: b[0]", "d[2]: d[2]"],
+    );
     // Stored after the read in the iteration: the read sees the previous iteration's.
     check_reads(
         "int d[3] = {0, 0, 0};\nfor (int i = 0; i < n; i++) { m[d[0]] = 1.0; d[0] = i; }",

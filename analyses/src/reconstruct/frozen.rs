@@ -38,6 +38,14 @@ struct Access {
     size: i128,
 }
 
+impl Access {
+    /// The first byte past the access (offsets come from constants, so no overflow is
+    /// assumed away: the end saturates).
+    fn end(&self) -> i128 {
+        self.offset.saturating_add(self.size)
+    }
+}
+
 /// The writes and reads of one slot, or `None` once its address escapes.
 #[derive(Debug, Default)]
 struct SlotUse {
@@ -76,10 +84,14 @@ pub(super) fn frozen_loads(
             .is_none_or(|l| forest.loop_(l).contains(other))
     };
     let outside_loops = |v: Value| forest.innermost(func.inst(v).block).is_none();
-    let overlaps =
-        |a: &Access, b: &Access| a.offset < b.offset + b.size && b.offset < a.offset + a.size;
+    let overlaps = |a: &Access, b: &Access| a.offset < b.end() && b.offset < a.end();
     let mut out = HashMap::new();
-    for slot in uses.into_values().flatten() {
+    for mut slot in uses.into_values().flatten() {
+        // Stores by offset, so that each load looks only at those that may overlap it
+        // (an initializer of thousands of elements, read thousands of times, stays
+        // linear): those starting within the widest store's size before its end.
+        slot.stores.sort_by_key(|s| s.offset);
+        let widest = slot.stores.iter().map(|s| s.size).max().unwrap_or(0);
         for load in &slot.loads {
             // Integers only: they are what indices and bounds are made of. A pointer read
             // back keeps its own name (`cmpString.sequence`), which a report reads better
@@ -88,7 +100,14 @@ pub(super) fn frozen_loads(
             if !program.types.is_integer(ty) {
                 continue;
             }
-            let writes: Vec<&Access> = slot.stores.iter().filter(|s| overlaps(s, load)).collect();
+            let from = slot
+                .stores
+                .partition_point(|s| s.offset <= load.offset.saturating_sub(widest));
+            let to = slot.stores.partition_point(|s| s.offset < load.end());
+            let writes: Vec<&Access> = slot.stores[from..to.max(from)]
+                .iter()
+                .filter(|s| overlaps(s, load))
+                .collect();
             let zeroings: Vec<&Access> =
                 slot.zeroings.iter().filter(|z| overlaps(z, load)).collect();
             let frozen = match writes.as_slice() {
@@ -107,11 +126,12 @@ pub(super) fn frozen_loads(
                     };
                     Frozen::Stored(value)
                 }
-                [] if zeroings.iter().any(|z| {
-                    z.offset <= load.offset && load.offset + load.size <= z.offset + z.size
-                }) && zeroings
+                [] if zeroings
                     .iter()
-                    .all(|z| outside_loops(z.inst) && before(z.inst, load.inst)) =>
+                    .any(|z| z.offset <= load.offset && load.end() <= z.end())
+                    && zeroings
+                        .iter()
+                        .all(|z| outside_loops(z.inst) && before(z.inst, load.inst)) =>
                 {
                     Frozen::Zero
                 }
