@@ -59,9 +59,10 @@ impl PairSpace<'_> {
 /// A system takes the inequalities connected to its equations through shared variables,
 /// and the signs the environment knows of the variables they mention: the others constrain
 /// other variables only, so leaving them out keeps the solutions' projection on the
-/// equations' variables (and elimination over them was most of the time spent). A loop that calls helpers has their loops in its space:
-/// fasttree's largest has 67,332 loop variables, and converting every bound of every one
-/// for each pair was a fifth of its analysis.
+/// equations' variables (and elimination over them was most of the time spent). Made once
+/// per carrier: converting every bound for each pair was a fifth of fasttree's analysis,
+/// whose largest renamed space then held 67,332 loop variables (its helpers' loops, and
+/// their primed copies).
 #[derive(Debug)]
 pub struct LoopBounds {
     /// Per entry: its two inequalities as expressions `>= 0` (above the lower bound, below
