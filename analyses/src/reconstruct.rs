@@ -269,8 +269,9 @@ impl<'a> Builder<'a> {
             self.counters.extend(second_counters(self.program, func, l));
         }
         self.choices = choices(self.program, func, forest);
-        self.frozen = frozen::frozen_loads(self.program, func, forest);
-        for block in crate::framework::reverse_postorder(func) {
+        let order = crate::framework::reverse_postorder(func);
+        self.frozen = frozen::frozen_loads(self.program, func, forest, &order);
+        for &block in &order {
             for &v in &func.block(block).insts {
                 let set = self.compute(v);
                 self.exprs[v.index()] = set;

@@ -54,16 +54,18 @@ struct SlotUse {
     loads: Vec<Access>,
 }
 
-/// The loads of `func` that read a frozen element, with what they read.
+/// The loads of `func` that read a frozen element, with what they read; `order` is the
+/// function's blocks in reverse postorder (the reconstruction's own).
 pub(super) fn frozen_loads(
     program: &Program,
     func: &Function,
     forest: &LoopForest,
+    order: &[Block],
 ) -> HashMap<Value, Frozen> {
     if func.slots.is_empty() {
         return HashMap::new();
     }
-    let Some(uses) = slot_uses(program, func) else {
+    let Some(uses) = slot_uses(program, func, order) else {
         return HashMap::new();
     };
     let position = positions(func);
@@ -157,13 +159,16 @@ fn positions(func: &Function) -> Vec<usize> {
 /// The accesses of every slot whose address stays within constant-offset loads and stores
 /// (`None` for a slot whose address escapes), or `None` when no address into a slot is
 /// made. Only blocks the entry reaches count: the others never run.
-fn slot_uses(program: &Program, func: &Function) -> Option<HashMap<Slot, Option<SlotUse>>> {
+fn slot_uses(
+    program: &Program,
+    func: &Function,
+    order: &[Block],
+) -> Option<HashMap<Slot, Option<SlotUse>>> {
     // Addresses into a slot at a constant byte offset, made in dominance order: an
     // address's base is defined before it in reverse postorder.
     let mut address: HashMap<Value, (Slot, i128)> = HashMap::new();
     let mut uses: HashMap<Slot, Option<SlotUse>> = HashMap::new();
-    let order = crate::framework::reverse_postorder(func);
-    for &b in &order {
+    for &b in order {
         for &v in &func.block(b).insts {
             let derived = match &func.inst(v).kind {
                 InstKind::SlotAddr(slot) => Some((*slot, 0)),
@@ -217,7 +222,7 @@ fn slot_uses(program: &Program, func: &Function) -> Option<HashMap<Slot, Option<
             }
         }
     };
-    for &b in &order {
+    for &b in order {
         for &v in &func.block(b).insts {
             let kind = &func.inst(v).kind;
             match kind {
