@@ -1,37 +1,17 @@
 //! Which compiler flags warpwise passes to the preprocessor: an allow-list, because the flags
 //! of a `compile_commands.json` are data from whoever wrote the file, and some compiler flags
 //! run code (`-fplugin=x.so`, `-B dir`, `-wrapper`, `-specs=`, `-Xclang -load`) or read
-//! options from files (`@file`, `--config`).
+//! options from files (`@file`, `--config`, `-include-pch`).
 //!
 //! A flag is kept when it changes what the preprocessor produces and does nothing else
 //! (include paths, macros, the language standard, target and feature flags that only set
 //! predefined macros). Flags that cannot matter to preprocessing are dropped silently; every
-//! other flag is dropped and reported, so the user sees what was ignored.
+//! other flag is dropped and reported, so the user sees what was ignored. The policy decides
+//! on a flag together with its value ([`crate::compile_args`] pairs them); what it keeps is
+//! one word each, so the rebuilt command has no value standing apart from its flag.
 
-/// Flags whose value is the next argument, dropped with it (and reported). Listing them
-/// keeps the value from being read as a flag of its own (`-Xclang -fplugin=x.so`).
-pub const DROP_WITH_VALUE_REPORTED: &[&str] = &[
-    "-Xclang",
-    "-Xpreprocessor",
-    "-Xassembler",
-    "-Xcuda-ptxas",
-    "-Xopenmp-target",
-    "-mllvm",
-    "-wrapper",
-    "-specs",
-    "-B",
-    "--param",
-    "--config",
-    "-iprefix",
-    "-iwithprefix",
-    "-iwithprefixbefore",
-    "-load",
-    "-fplugin",
-    "-fpass-plugin",
-];
-
-/// Flags whose value is the next argument and that do not matter to preprocessing.
-pub const DROP_WITH_VALUE_SILENT: &[&str] = &[
+/// Flags with a value that do not matter to preprocessing and do nothing else worth a word.
+const VALUED_SILENT: &[&str] = &[
     "-o",
     "-MF",
     "-MT",
@@ -42,7 +22,111 @@ pub const DROP_WITH_VALUE_SILENT: &[&str] = &[
     "-l",
     "-arch",
     "-aux-info",
+    "-e",
+    "-u",
+    "-z",
+    "--output",
+    "--language",
+    "--library-directory",
+    "--for-linker",
+    "--force-link",
 ];
+
+/// Include-path flags kept with their value joined to them (`-isystem/usr/x`): gcc and
+/// clang both read the joined spelling, and a joined word cannot split.
+const VALUED_PATH_KEPT: &[&str] = &["-isystem", "-iquote", "-idirafter", "-imacros", "-isysroot"];
+
+/// What to do with a flag that has a value.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ValuedVerdict {
+    /// `-I DIR`.
+    IncludeDir,
+    /// `-D NAME[=VALUE]`.
+    Define,
+    /// `-U NAME`.
+    Undefine,
+    /// `-include FILE`.
+    ForcedInclude,
+    /// Kept as this one word (`-isystem/usr/x`, `--sysroot=/s`, `--target=x86_64-linux-gnu`).
+    KeepJoined(String),
+    /// Irrelevant to preprocessing (`-o a.o`, `-MF a.d`, `-l m`).
+    DropSilently,
+    /// Dropped and reported: it may run code or read a file of options (`-Xclang -load`,
+    /// `-include-pch`, `--param`), or its value is empty (`-D ""` would leave a bare `-D`
+    /// that takes the next word).
+    DropReported,
+}
+
+/// The verdict for the flag `name` with its value `value`.
+pub fn valued_flag(name: &str, value: &str) -> ValuedVerdict {
+    use crate::compile_args::safe_path;
+    if value.is_empty() {
+        return if VALUED_SILENT.contains(&name) {
+            ValuedVerdict::DropSilently
+        } else {
+            ValuedVerdict::DropReported
+        };
+    }
+    match name {
+        "-I" | "--include-directory" => ValuedVerdict::IncludeDir,
+        "-D" | "--define-macro" if !value.starts_with('=') => ValuedVerdict::Define,
+        "-U" | "--undefine-macro" => ValuedVerdict::Undefine,
+        "-include" | "--include" => ValuedVerdict::ForcedInclude,
+        "--sysroot" => ValuedVerdict::KeepJoined(format!("--sysroot={}", safe_path(value))),
+        // Only clang knows it; `CompileFlags::to_args` leaves it out for other compilers.
+        "-target" | "--target" if is_plain_word(value) => {
+            ValuedVerdict::KeepJoined(format!("--target={value}"))
+        }
+        _ if VALUED_PATH_KEPT.contains(&name) => {
+            ValuedVerdict::KeepJoined(format!("{name}{}", safe_path(value)))
+        }
+        _ if VALUED_SILENT.contains(&name) => ValuedVerdict::DropSilently,
+        _ => ValuedVerdict::DropReported,
+    }
+}
+
+/// A target triple or similar value: letters, digits, `-`, `_`, `.`, not starting with `-`.
+fn is_plain_word(value: &str) -> bool {
+    !value.starts_with('-')
+        && value
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+}
+
+/// Whether `arg`, kept in `CompileFlags::extra`, stands on its own: not a flag that would
+/// take the next word as its value. Everything the policy keeps is; a hand-built list is
+/// checked too.
+pub fn is_single_word_flag(arg: &str) -> bool {
+    use crate::compile_args::{split, Word};
+    arg.starts_with('-')
+        && matches!(
+            split(&[arg]).as_slice(),
+            [Word::Flag { missing: false, .. }]
+        )
+        && classify_kept(arg)
+}
+
+/// Whether `arg` is a word the policy keeps: a single flag it accepts, or a macro,
+/// include-path, sysroot or target flag with its value joined.
+fn classify_kept(arg: &str) -> bool {
+    use crate::compile_args::{split, Word};
+    match split(&[arg]).as_slice() {
+        [Word::Flag {
+            name,
+            value: Some(value),
+            ..
+        }] => match valued_flag(name, value) {
+            ValuedVerdict::KeepJoined(_) | ValuedVerdict::Define | ValuedVerdict::Undefine => true,
+            // `-I-` is a flag of its own; a path starting with `-` or `@` must not be joined.
+            ValuedVerdict::IncludeDir | ValuedVerdict::ForcedInclude => {
+                crate::compile_args::safe_path(value) == *value
+            }
+            _ => false,
+        },
+        [Word::Flag { name, .. }] => classify(name) == Verdict::Keep,
+        _ => false,
+    }
+}
 
 /// `-f` flags that only set predefined macros or language rules the preprocessor follows.
 /// An entry ending in `=` or `-` matches as a prefix.
@@ -149,15 +233,7 @@ pub fn classify(arg: &str) -> Verdict {
             Verdict::DropReported
         };
     }
-    if arg == "-ansi"
-        || arg == "-pthread"
-        || arg.starts_with("-isystem")
-        || arg.starts_with("-iquote")
-        || arg.starts_with("-idirafter")
-        || arg.starts_with("--sysroot=")
-        || arg.starts_with("--target=")
-        || (arg.starts_with("-O") && !arg.starts_with("-Ob"))
-    {
+    if arg == "-ansi" || arg == "-pthread" || (arg.starts_with("-O") && !arg.starts_with("-Ob")) {
         // These change predefined macros (`__OPTIMIZE__`, `__STRICT_ANSI__`, ...) or where
         // headers come from.
         return Verdict::Keep;
@@ -250,10 +326,81 @@ mod tests {
             "-m64",
             "-pthread",
             "-ansi",
-            "-isystem/usr/include/x",
-            "--target=x86_64-linux-gnu",
         ] {
             check(arg, Verdict::Keep);
+        }
+    }
+
+    fn check_valued(name: &str, value: &str, expected: ValuedVerdict) {
+        assert_eq!(valued_flag(name, value), expected, "{name} {value:?}");
+    }
+
+    #[test]
+    fn flags_with_values_are_decided_with_their_value() {
+        let joined = |s: &str| ValuedVerdict::KeepJoined(s.to_string());
+        check_valued(
+            "-isystem",
+            "/usr/include/x",
+            joined("-isystem/usr/include/x"),
+        );
+        check_valued("-isystem", "-MD", joined("-isystem./-MD"));
+        check_valued(
+            "-iquote",
+            "-fplugin=./evil.so",
+            joined("-iquote./-fplugin=./evil.so"),
+        );
+        check_valued("--sysroot", "/s", joined("--sysroot=/s"));
+        check_valued(
+            "-target",
+            "x86_64-linux-gnu",
+            joined("--target=x86_64-linux-gnu"),
+        );
+        check_valued("-target", "-fplugin=x", ValuedVerdict::DropReported);
+        for (name, value) in [
+            ("-include-pch", "-fplugin=./evil.so"),
+            ("-Xclang", "-load"),
+            ("-Xpreprocessor", "-fplugin=x"),
+            ("--param", "x=1"),
+            ("-D", ""),
+            ("-U", ""),
+            ("-I", ""),
+            ("-include", ""),
+            ("-D", "=x"),
+            ("-B", "."),
+            ("-wrapper", "sh"),
+            ("-specs", "x"),
+        ] {
+            check_valued(name, value, ValuedVerdict::DropReported);
+        }
+        check_valued("-o", "a.o", ValuedVerdict::DropSilently);
+        check_valued("-MF", "a.d", ValuedVerdict::DropSilently);
+        check_valued("-D", "X=1", ValuedVerdict::Define);
+    }
+
+    #[test]
+    fn only_words_that_stand_alone_are_single_word_flags() {
+        for arg in [
+            "-O2",
+            "-fopenmp",
+            "-isystem/x",
+            "--sysroot=/s",
+            "-mavx2",
+            "-DX=1",
+            "-Iinc",
+        ] {
+            assert!(is_single_word_flag(arg), "{arg}");
+        }
+        for arg in [
+            "-isystem",
+            "-iquote",
+            "-MD",
+            "-include",
+            "-fplugin=x",
+            "x.c",
+            "-I",
+            "-I-",
+        ] {
+            assert!(!is_single_word_flag(arg), "{arg}");
         }
     }
 

@@ -2,6 +2,7 @@
 
 pub mod access_sites;
 pub mod bench_input;
+pub mod compile_args;
 mod ctokens;
 mod deep_stack;
 pub mod diagnostic;

@@ -78,111 +78,127 @@ impl CompileFlags {
     /// [`CompileFlags::from_args`] under the allow-list of [`crate::flag_policy`], with the
     /// flags it dropped for a reason the user should hear (a flag that may run code, read
     /// options from a file, or that warpwise does not know), values attached.
+    ///
+    /// The words are first split into (flag, value) pairs by the compilers' arity table
+    /// ([`crate::compile_args`]), the policy decides on whole pairs, and [`Self::to_args`]
+    /// rebuilds the command from the kept pairs only: a value never becomes a flag.
     pub fn from_args_reporting<S: AsRef<str>>(
         args: &[S],
     ) -> (CompileFlags, Vec<String>, Vec<String>) {
-        use crate::flag_policy::{
-            classify, Verdict, DROP_WITH_VALUE_REPORTED, DROP_WITH_VALUE_SILENT,
-        };
+        use crate::compile_args::{split, Word};
+        use crate::flag_policy::{classify, valued_flag, ValuedVerdict, Verdict};
         let mut flags = CompileFlags::default();
         let mut inputs = Vec::new();
         let mut dropped = Vec::new();
-        let mut it = args.iter().map(AsRef::as_ref);
-        // Options whose value is a separate argument and that we keep.
-        const KEEP_WITH_ARG: &[&str] = &[
-            "-isystem",
-            "-iquote",
-            "-idirafter",
-            "-imacros",
-            "-isysroot",
-            "--sysroot",
-            "-target",
-            "-include-pch",
-        ];
-        while let Some(arg) = it.next() {
-            let mut value = |name: &str| -> Option<String> {
-                match arg.strip_prefix(name) {
-                    Some("") => it.next().map(str::to_string),
-                    Some(v) => Some(v.strip_prefix('=').unwrap_or(v).to_string()),
-                    None => None,
+        for word in split(args) {
+            let (name, value, joined) = match word {
+                Word::Input(input) => {
+                    inputs.push(input.to_string());
+                    continue;
                 }
+                Word::Flag {
+                    name,
+                    missing: true,
+                    ..
+                } => {
+                    dropped.push(format!("{name} (no value)"));
+                    continue;
+                }
+                Word::Flag {
+                    name, value: None, ..
+                } => {
+                    if let Some(std) = name.strip_prefix("-std=") {
+                        flags.std = Some(std.to_string());
+                        continue;
+                    }
+                    match classify(name) {
+                        Verdict::Keep => flags.extra.push(name.to_string()),
+                        Verdict::DropSilently => {}
+                        Verdict::DropReported => dropped.push(name.to_string()),
+                    }
+                    continue;
+                }
+                Word::Flag {
+                    name,
+                    value: Some(value),
+                    joined,
+                    ..
+                } => (name, value, joined),
             };
-            if arg == "-include" {
-                if let Some(v) = value("-include") {
-                    flags.forced_includes.push(v.into());
-                }
-            } else if KEEP_WITH_ARG.contains(&arg) {
-                flags.extra.push(arg.to_string());
-                if let Some(v) = it.next() {
-                    flags.extra.push(v.to_string());
-                }
-            } else if DROP_WITH_VALUE_SILENT.contains(&arg) {
-                it.next();
-            } else if DROP_WITH_VALUE_REPORTED.contains(&arg) {
-                match it.next() {
-                    Some(v) => dropped.push(format!("{arg} {v}")),
-                    None => dropped.push(arg.to_string()),
-                }
-            } else if arg.starts_with("-I") {
-                if let Some(v) = value("-I") {
-                    flags.include_dirs.push(v.into());
-                }
-            } else if arg.starts_with("-D") {
-                if let Some(v) = value("-D") {
-                    flags.defines.push(match v.split_once('=') {
-                        Some((n, val)) => (n.to_string(), Some(val.to_string())),
-                        None => (v, None),
-                    });
-                }
-            } else if arg.starts_with("-U") {
-                if let Some(v) = value("-U") {
-                    flags.undefines.push(v);
-                }
-            } else if let Some(std) = arg.strip_prefix("-std=") {
-                flags.std = Some(std.to_string());
-            } else {
-                match classify(arg) {
-                    Verdict::Keep if arg.starts_with('-') => flags.extra.push(arg.to_string()),
-                    Verdict::Keep => inputs.push(arg.to_string()),
-                    Verdict::DropSilently => {}
-                    Verdict::DropReported => dropped.push(arg.to_string()),
-                }
+            match valued_flag(name, value) {
+                ValuedVerdict::IncludeDir => flags.include_dirs.push(value.into()),
+                ValuedVerdict::Define => flags.defines.push(match value.split_once('=') {
+                    Some((n, v)) => (n.to_string(), Some(v.to_string())),
+                    None => (value.to_string(), None),
+                }),
+                ValuedVerdict::Undefine => flags.undefines.push(value.to_string()),
+                ValuedVerdict::ForcedInclude => flags.forced_includes.push(value.into()),
+                ValuedVerdict::KeepJoined(word) => flags.extra.push(word),
+                ValuedVerdict::DropSilently => {}
+                ValuedVerdict::DropReported => dropped.push(if joined {
+                    format!(
+                        "{name}{}{value}",
+                        if name.starts_with("--") { "=" } else { "" }
+                    )
+                } else if value.is_empty() {
+                    format!("{name} \"\"")
+                } else {
+                    format!("{name} {value}")
+                }),
             }
         }
         (flags, inputs, dropped)
     }
 
-    /// The flags as compiler arguments.
+    /// The flags as compiler arguments for any C compiler: every value is joined to its
+    /// flag or follows it as one word that cannot be read as an option (paths starting with
+    /// `-` or `@` get `./`), and flags only clang knows (`--target=`) are left out.
     pub fn to_args(&self) -> Vec<String> {
+        self.to_args_for(false)
+    }
+
+    /// [`Self::to_args`] for the compiler `program` (clang keeps `--target=`).
+    pub fn to_args_for_compiler(&self, program: &str) -> Vec<String> {
+        let name = Path::new(program)
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or("");
+        self.to_args_for(name.contains("clang"))
+    }
+
+    fn to_args_for(&self, clang: bool) -> Vec<String> {
+        use crate::compile_args::safe_path;
         let mut args = Vec::new();
         if let Some(std) = &self.std {
             args.push(format!("-std={std}"));
         }
         for d in &self.include_dirs {
             args.push("-I".into());
-            args.push(d.to_string_lossy().into_owned());
+            args.push(safe_path(&d.to_string_lossy()));
         }
-        for (name, value) in &self.defines {
+        // An empty name would leave a bare `-D`, which takes the next word as its value.
+        for (name, value) in self.defines.iter().filter(|(n, _)| !n.is_empty()) {
             args.push(match value {
                 Some(v) => format!("-D{name}={v}"),
                 None => format!("-D{name}"),
             });
         }
-        for u in &self.undefines {
+        for u in self.undefines.iter().filter(|u| !u.is_empty()) {
             args.push(format!("-U{u}"));
         }
         for f in &self.forced_includes {
             args.push("-include".into());
-            args.push(f.to_string_lossy().into_owned());
+            args.push(safe_path(&f.to_string_lossy()));
         }
-        args.extend(self.extra.iter().filter(|a| !is_output_flag(a)).cloned());
+        args.extend(
+            self.extra
+                .iter()
+                .filter(|a| crate::flag_policy::is_single_word_flag(a))
+                .filter(|a| clang || !a.starts_with("--target="))
+                .cloned(),
+        );
         args
     }
-}
-
-/// Flags that would make `cc -E` write files (we must never write next to the user's files).
-fn is_output_flag(arg: &str) -> bool {
-    arg.starts_with("-M") || arg == "-o" || arg.starts_with("-save-temps") || arg == "-c"
 }
 
 /// One C file to analyse, with how it is compiled.
@@ -226,7 +242,7 @@ pub fn inputs_from_compile_commands(
     build_dir: &Path,
 ) -> Result<(Vec<TranslationUnitInput>, Vec<Diagnostic>), Diagnostic> {
     let db = build_dir.join("compile_commands.json");
-    let text = std::fs::read_to_string(&db).map_err(|e| {
+    let text = crate::files::read_input_text(&db).map_err(|e| {
         Diagnostic::error(format!("cannot read `{}`: {e}", db.display())).with_help(
             "generate it with `cmake -DCMAKE_EXPORT_COMPILE_COMMANDS=ON` or `bear -- make`",
         )
@@ -332,6 +348,16 @@ pub fn inputs_from_compile_commands(
 /// Whether a compile database's compiler may be run: a known C compiler's name, and either
 /// a bare name (found on the user's own `PATH`) or a path into a system directory.
 fn is_trusted_compiler(compiler: &str) -> bool {
+    // One program, run as one word: `"gcc -B. -Dx=-gcc"` is a known name followed by
+    // flags that would be run unfiltered.
+    if compiler.is_empty()
+        || compiler.starts_with('-')
+        || compiler
+            .chars()
+            .any(|c| c.is_whitespace() || c.is_control() || matches!(c, '\'' | '"' | '\\'))
+    {
+        return false;
+    }
     let path = Path::new(compiler);
     let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
         return false;
@@ -499,11 +525,16 @@ fn write_atomic(dir: &Path, name: &str, contents: &str) -> std::io::Result<()> {
     crate::files::write_output(&target, contents.as_bytes())
 }
 
-/// The compiler command: explicit field, then `$CC`, then `cc`. It may carry arguments.
+/// The compiler command: the compile database's compiler (one program, never split into
+/// words: it is data), then `$CC` (the user's own setting, which may carry arguments, as
+/// `make` reads it), then `cc`.
 fn compiler_words(explicit: Option<&str>) -> Vec<String> {
-    let cmd = explicit
-        .map(str::to_string)
-        .or_else(|| std::env::var("CC").ok().filter(|c| !c.trim().is_empty()))
+    if let Some(program) = explicit {
+        return vec![program.to_string()];
+    }
+    let cmd = std::env::var("CC")
+        .ok()
+        .filter(|c| !c.trim().is_empty())
         .unwrap_or_else(|| "cc".to_string());
     shell_split(&cmd)
         .filter(|w| !w.is_empty())
@@ -543,6 +574,12 @@ pub(crate) fn preprocess_with_tokens(
         }
     }
     let fake_dir = fake_header_dir()?;
+    let alias = SourceAlias::for_file(&input.file, &resolved)?;
+    let source_arg = match &alias {
+        Some(a) => a.link.clone(),
+        // A file named `-x.c` is a file, not an option.
+        None => crate::compile_args::safe_path_buf(&input.file),
+    };
 
     let run = |words: &[String]| {
         let mut command = Command::new(&words[0]);
@@ -553,10 +590,11 @@ pub(crate) fn preprocess_with_tokens(
             .arg(fake_dir)
             .arg("-include")
             .arg(fake_dir.join("warpwise_builtins.h"))
-            .args(input.flags.to_args())
+            .args(input.flags.to_args_for_compiler(&words[0]))
+            .args(alias.iter().flat_map(SourceAlias::include_args))
             .arg("-x")
             .arg("c")
-            .arg(&input.file)
+            .arg(&source_arg)
             .current_dir(&cwd)
             // English, ASCII-quoted messages we can parse.
             .env("LC_ALL", "C")
@@ -594,13 +632,79 @@ pub(crate) fn preprocess_with_tokens(
             output.stdout.len()
         )));
     }
-    let text = String::from_utf8(output.stdout)
+    let mut text = String::from_utf8(output.stdout)
         .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+    if let Some(a) = &alias {
+        a.restore_name(&mut text, &input.file);
+    }
     Ok(from_compiler_output_with_tokens(
         text,
         &cwd,
         &[fake_dir.to_path_buf()],
     ))
+}
+
+/// A link with a plain name to a source file whose name starts with `@` or `-`. gcc derives
+/// `-dumpbase` for its compiler proper from the file's base name, and the compiler proper
+/// reads `-dumpbase @evil.rsp` as a response file: the options in `evil.rsp` would run.
+/// No prefix helps (the base name stays), so the compiler sees a name of ours, and the
+/// line markers are given the user's name back.
+struct SourceAlias {
+    _dir: tempfile::TempDir,
+    link: PathBuf,
+    /// The directory of the real file, where `#include "x.h"` looks first.
+    real_dir: PathBuf,
+}
+
+impl SourceAlias {
+    fn for_file(file: &Path, resolved: &Path) -> Result<Option<SourceAlias>, Diagnostic> {
+        let risky = file
+            .file_name()
+            .map(|n| n.as_encoded_bytes())
+            .and_then(|n| n.first())
+            .is_some_and(|b| *b == b'@' || *b == b'-');
+        if !risky {
+            return Ok(None);
+        }
+        let fail = |e: std::io::Error| {
+            Diagnostic::error(format!(
+                "cannot prepare `{}` for the preprocessor: {e}",
+                file.display()
+            ))
+        };
+        let real = std::path::absolute(resolved).map_err(fail)?;
+        let dir = crate::files::private_tempdir("warpwise-src-").map_err(fail)?;
+        let link = dir.path().join("source.c");
+        std::os::unix::fs::symlink(&real, &link).map_err(fail)?;
+        Ok(Some(SourceAlias {
+            _dir: dir,
+            link,
+            real_dir: real.parent().map(Path::to_path_buf).unwrap_or_default(),
+        }))
+    }
+
+    fn include_args(&self) -> [std::ffi::OsString; 2] {
+        ["-iquote".into(), self.real_dir.clone().into_os_string()]
+    }
+
+    /// Puts the user's `name` in the line markers that name the link.
+    fn restore_name(&self, text: &mut String, name: &Path) {
+        let quote = |p: &str| p.replace('\\', "\\\\").replace('"', "\\\"");
+        let ours = format!("\"{}\"", quote(&self.link.to_string_lossy()));
+        if !text.contains(&ours) {
+            return;
+        }
+        let theirs = format!("\"{}\"", quote(&name.to_string_lossy()));
+        let mut out = String::with_capacity(text.len());
+        for line in text.split_inclusive('\n') {
+            if line.starts_with('#') && line.contains(&ours) {
+                out.push_str(&line.replacen(&ours, &theirs, 1));
+            } else {
+                out.push_str(line);
+            }
+        }
+        *text = out;
+    }
 }
 
 /// Runs `command` to its end with its standard output and error going to fresh unnamed
