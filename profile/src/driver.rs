@@ -184,19 +184,15 @@ pub fn build(inputs: &[TranslationUnitInput], opts: &BuildOptions) -> Result<Bui
 /// Code-generation flags among the preprocessor's (`-fopenmp`, `-m64`, `-O2`); the rest
 /// were used up by preprocessing.
 pub fn code_flags(flags: &CompileFlags) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut it = flags.extra.iter();
-    while let Some(a) = it.next() {
-        if a.starts_with("-m") || a.starts_with("-f") || a.starts_with("-O") || a == "-pthread" {
-            out.push(a.clone());
-        } else if matches!(
-            a.as_str(),
-            "-isystem" | "-iquote" | "-idirafter" | "-imacros"
-        ) {
-            it.next();
-        }
-    }
-    out
+    // Each kept flag is one word (`CompileFlags::extra`): `-isystem/x` is not a code flag.
+    flags
+        .extra
+        .iter()
+        .filter(|a| {
+            a.starts_with("-m") || a.starts_with("-f") || a.starts_with("-O") || *a == "-pthread"
+        })
+        .cloned()
+        .collect()
 }
 
 #[derive(Clone, Debug, Default)]
@@ -213,21 +209,32 @@ pub fn run(exe: &Path, opts: &RunOptions) -> Result<i32, DriverError> {
     let mut cmd = Command::new(exe);
     cmd.args(&opts.args).env("WARPWISE_PROFILE", &opts.profile);
     if let Some(t) = opts.timeout {
-        cmd.env("WARPWISE_TIMEOUT", t.max(1).to_string());
+        cmd.env("WARPWISE_TIMEOUT", t.clamp(1, i32::MAX as u64).to_string());
     }
     let mut child = cmd.spawn().map_err(|source| DriverError::Spawn {
         exe: exe.to_path_buf(),
         source,
     })?;
+    frontend::files::child_started(child.id());
+    let status = wait_with_timeout(&mut child, opts.timeout);
+    frontend::files::child_ended(child.id());
+    Ok(exit_code(status?))
+}
+
+/// Waits for the profiled program, stopping it at the timeout.
+fn wait_with_timeout(
+    child: &mut std::process::Child,
+    timeout: Option<u64>,
+) -> Result<std::process::ExitStatus, DriverError> {
     let started = Instant::now();
     // The runtime stops the program itself at the timeout (SIGALRM). For a program that
     // ignores or blocks SIGALRM the driver enforces it from outside: SIGTERM two seconds
     // later (the runtime writes the profile and exits), SIGKILL after a grace period (the
     // last periodic snapshot is kept).
-    let term_at = opts.timeout.map(|t| Duration::from_secs(t.max(1) + 2));
-    let kill_at = opts.timeout.map(|t| Duration::from_secs(t.max(1) + 5));
+    let term_at = timeout.map(|t| Duration::from_secs(t.clamp(1, u64::MAX - 5) + 2));
+    let kill_at = timeout.map(|t| Duration::from_secs(t.clamp(1, u64::MAX - 5) + 5));
     let mut terminated = false;
-    let status = loop {
+    Ok(loop {
         match child.try_wait() {
             Ok(Some(status)) => break status,
             Ok(None) => {}
@@ -246,8 +253,7 @@ pub fn run(exe: &Path, opts: &RunOptions) -> Result<i32, DriverError> {
             break child.wait().map_err(DriverError::Reap)?;
         }
         std::thread::sleep(Duration::from_millis(5));
-    };
-    Ok(exit_code(status))
+    })
 }
 
 fn exit_code(status: std::process::ExitStatus) -> i32 {

@@ -416,7 +416,7 @@ pub fn read_profile(path: &Path) -> Result<Profile, ProfileError> {
     let mut total = Profile::empty();
     let mut found = false;
     if path.exists() {
-        let text = std::fs::read_to_string(path).map_err(|source| ProfileError::Read {
+        let text = frontend::files::read_input_text(path).map_err(|source| ProfileError::Read {
             path: path.to_path_buf(),
             source,
         })?;
@@ -427,7 +427,7 @@ pub fn read_profile(path: &Path) -> Result<Profile, ProfileError> {
         found = true;
     }
     for (part, _) in part_files(path) {
-        if let Ok(text) = std::fs::read_to_string(&part) {
+        if let Ok(text) = frontend::files::read_input_text(&part) {
             // A snapshot may be cut short by the kill; skip what does not parse.
             if let Ok(p) = parse_profile(&text) {
                 total.merge(p);
@@ -446,9 +446,20 @@ pub fn read_profile(path: &Path) -> Result<Profile, ProfileError> {
 
 /// Rewrites `path` as one merged document, consuming the snapshots of processes that are
 /// gone.
+///
+/// The rewrite holds the lock the runtime appends under (`flock` on the profile), and the
+/// runtime checks after locking that the file it holds is still the one at the path, so a
+/// run that ends while the profile is rewritten appends to the new file, not the replaced
+/// one. Without a file there is nothing to lock (the snapshots are read as they are).
 pub fn normalize(path: &Path) -> Result<Profile, ProfileError> {
+    let held = std::fs::File::open(path).ok();
+    if let Some(file) = &held {
+        // Advisory: where locks are not supported the rewrite goes on without one.
+        let _ = file.lock();
+    }
     let profile = read_profile(path)?;
     write_profile(path, &profile)?;
+    drop(held);
     for (part, pid) in part_files(path) {
         if !Path::new(&format!("/proc/{pid}")).exists() {
             let _ = std::fs::remove_file(part);

@@ -32,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -733,36 +734,110 @@ void __ww_val(__ww_loop_t *l, int slot, long long v)
         s->hits[i]--;
 }
 
-/* ---- output ---- */
+/* ---- output ----
+ *
+ * Everything below runs at exit and in signal handlers, possibly while another thread
+ * (or the interrupted code itself) holds malloc's or stdio's locks: a program that aborts
+ * inside malloc (a double free) must still end, with its profile. So the profile is
+ * formatted by hand into a fixed buffer on the stack and written with write(2); no malloc,
+ * no stdio, no locale. */
 
-static void yaml_string(FILE *f, const char *s)
+typedef struct {
+    int fd;
+    size_t len;
+    char buf[4096];
+} out_t;
+
+static void write_all(int fd, const char *buf, size_t len)
 {
-    fputc('"', f);
-    for (; s && *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            fprintf(f, "\\%c", c);
-        else if (c < 0x20)
-            fprintf(f, "\\x%02x", c);
-        else
-            fputc(c, f);
+    while (len) {
+        ssize_t w = write(fd, buf, len);
+        if (w <= 0)
+            return;
+        buf += w;
+        len -= (size_t)w;
     }
-    fputc('"', f);
 }
 
-static void site(FILE *f, const char *key, __ww_site_t *s)
+static void out_flush(out_t *o)
 {
-    fprintf(f, "        %s: {line: %d, text: ", key, s->line);
-    yaml_string(f, s->text);
-    fputs(", array: ", f);
-    yaml_string(f, s->array);
-    fprintf(f, ", scalar: %s", s->scalar ? "true" : "false");
+    write_all(o->fd, o->buf, o->len);
+    o->len = 0;
+}
+
+static void out_char(out_t *o, char c)
+{
+    if (o->len == sizeof o->buf)
+        out_flush(o);
+    o->buf[o->len++] = c;
+}
+
+static void out_str(out_t *o, const char *s)
+{
+    for (; s && *s; s++)
+        out_char(o, *s);
+}
+
+static void out_u64(out_t *o, unsigned long long v)
+{
+    char digits[24];
+    int n = 0;
+    do {
+        digits[n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    while (n)
+        out_char(o, digits[--n]);
+}
+
+static void out_i64(out_t *o, long long v)
+{
+    if (v < 0) {
+        out_char(o, '-');
+        out_u64(o, 0ULL - (unsigned long long)v);
+    } else {
+        out_u64(o, (unsigned long long)v);
+    }
+}
+
+static void yaml_string(out_t *o, const char *s)
+{
+    static const char hex[] = "0123456789abcdef";
+    out_char(o, '"');
+    for (; s && *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\') {
+            out_char(o, '\\');
+            out_char(o, (char)c);
+        } else if (c < 0x20) {
+            out_str(o, "\\x");
+            out_char(o, hex[c >> 4]);
+            out_char(o, hex[c & 15]);
+        } else {
+            out_char(o, (char)c);
+        }
+    }
+    out_char(o, '"');
+}
+
+static void site(out_t *o, const char *key, __ww_site_t *s)
+{
+    out_str(o, "        ");
+    out_str(o, key);
+    out_str(o, ": {line: ");
+    out_i64(o, s->line);
+    out_str(o, ", text: ");
+    yaml_string(o, s->text);
+    out_str(o, ", array: ");
+    yaml_string(o, s->array);
+    out_str(o, ", scalar: ");
+    out_str(o, s->scalar ? "true" : "false");
     if (s->op) {
         char op[2] = { (char)s->op, 0 };
-        fputs(", op: ", f);
-        yaml_string(f, op);
+        out_str(o, ", op: ");
+        yaml_string(o, op);
     }
-    fputs("}\n", f);
+    out_str(o, "}\n");
 }
 
 static int same_id(__ww_loop_t *a, __ww_loop_t *b)
@@ -770,8 +845,17 @@ static int same_id(__ww_loop_t *a, __ww_loop_t *b)
     return strcmp(a->id, b->id) == 0;
 }
 
+static void field_u64(out_t *o, const char *key, unsigned long long v)
+{
+    out_str(o, "    ");
+    out_str(o, key);
+    out_str(o, ": ");
+    out_u64(o, v);
+    out_char(o, '\n');
+}
+
 /* Loops that share an id (a function from a header in several files) are written once. */
-static void write_loop(FILE *f, __ww_loop_t *first)
+static void write_loop(out_t *o, __ww_loop_t *first)
 {
     unsigned long long entries = 0, iterations = 0, min_trip = 0, max_trip = 0, ticks = 0;
     unsigned long long resets = 0, sampled_out = 0;
@@ -794,67 +878,86 @@ static void write_loop(FILE *f, __ww_loop_t *first)
             any_deps |= l->deps != 0;
         }
     }
-    fputs("  ", f);
-    yaml_string(f, first->id);
-    fputs(":\n    function: ", f);
-    yaml_string(f, first->function);
-    fprintf(f,
-            "\n    entries: %llu\n    iterations: %llu\n    min_trip: %llu\n"
-            "    max_trip: %llu\n    time_ns: %llu\n    tracked: %s\n",
-            entries, iterations, min_trip, max_trip,
-            (unsigned long long)((double)ticks * ns_per_tick()), track ? "true" : "false");
+    out_str(o, "  ");
+    yaml_string(o, first->id);
+    out_str(o, ":\n    function: ");
+    yaml_string(o, first->function);
+    out_char(o, '\n');
+    field_u64(o, "entries", entries);
+    field_u64(o, "iterations", iterations);
+    field_u64(o, "min_trip", min_trip);
+    field_u64(o, "max_trip", max_trip);
+    field_u64(o, "time_ns", (unsigned long long)((double)ticks * ns_per_tick()));
+    out_str(o, track ? "    tracked: true\n" : "    tracked: false\n");
     if (resets)
-        fprintf(f, "    shadow_resets: %llu\n", resets);
+        field_u64(o, "shadow_resets", resets);
     if (sampled_out)
-        fprintf(f, "    sampled_out: %llu\n", sampled_out);
+        field_u64(o, "sampled_out", sampled_out);
     if (first->nvals > 0) {
-        fputs("    inbounds:\n", f);
+        out_str(o, "    inbounds:\n");
         for (int k = 0; k < first->nvals; k++) {
             __ww_vstat_t *s = &first->vals[k];
-            fputs("      ", f);
-            yaml_string(f, first->valnames[k]);
-            fprintf(f, ": {count: %llu, min: %lld, max: %lld, frequent: [", s->count, s->min,
-                    s->max);
+            out_str(o, "      ");
+            yaml_string(o, first->valnames[k]);
+            out_str(o, ": {count: ");
+            out_u64(o, s->count);
+            out_str(o, ", min: ");
+            out_i64(o, s->min);
+            out_str(o, ", max: ");
+            out_i64(o, s->max);
+            out_str(o, ", frequent: [");
             int comma = 0;
             for (int i = 0; i < 8; i++) {
                 if (!s->hits[i])
                     continue;
-                fprintf(f, "%s{value: %lld, count: %llu}", comma ? ", " : "", s->value[i],
-                        s->hits[i]);
+                out_str(o, comma ? ", {value: " : "{value: ");
+                out_i64(o, s->value[i]);
+                out_str(o, ", count: ");
+                out_u64(o, s->hits[i]);
+                out_char(o, '}');
                 comma = 1;
             }
-            fputs("]}\n", f);
+            out_str(o, "]}\n");
         }
     }
     if (any_deps) {
-        fputs("    dependences:\n", f);
+        out_str(o, "    dependences:\n");
         for (__ww_tu_t *tu = tus; tu; tu = tu->next) {
             for (int i = 0; i < tu->nloops; i++) {
                 __ww_loop_t *l = &tu->loops[i];
                 if (!same_id(l, first))
                     continue;
                 for (dep_t *d = l->deps; d; d = d->next) {
-                    fprintf(f, "      - kind: %s\n        array: ", kind_names[d->kind]);
-                    yaml_string(f, d->second->array);
-                    fputc('\n', f);
-                    site(f, "first", d->first);
-                    site(f, "second", d->second);
-                    fprintf(f,
-                            "        distance_min: %lld\n        distance_max: %lld\n"
-                            "        count: %llu\n",
-                            d->dmin, d->dmax, d->count);
+                    out_str(o, "      - kind: ");
+                    out_str(o, kind_names[d->kind]);
+                    out_str(o, "\n        array: ");
+                    yaml_string(o, d->second->array);
+                    out_char(o, '\n');
+                    site(o, "first", d->first);
+                    site(o, "second", d->second);
+                    out_str(o, "        distance_min: ");
+                    out_i64(o, d->dmin);
+                    out_str(o, "\n        distance_max: ");
+                    out_i64(o, d->dmax);
+                    out_str(o, "\n        count: ");
+                    out_u64(o, d->count);
+                    out_char(o, '\n');
                 }
             }
         }
     }
 }
 
-static void write_document(FILE *f, const char *end)
+static void write_document(int fd, const char *end)
 {
-    fputs("---\nschema: warpwise/profile/v1\nruns: 1\n", f);
-    fprintf(f, "incomplete_runs: %d\nends: [", strcmp(end, "exit") == 0 ? 0 : 1);
-    yaml_string(f, end);
-    fputs("]\nloops:\n", f);
+    out_t o;
+    o.fd = fd;
+    o.len = 0;
+    out_str(&o, "---\nschema: warpwise/profile/v1\nruns: 1\n");
+    out_str(&o, strcmp(end, "exit") == 0 ? "incomplete_runs: 0\nends: ["
+                                          : "incomplete_runs: 1\nends: [");
+    yaml_string(&o, end);
+    out_str(&o, "]\nloops:\n");
     int any = 0;
     for (__ww_tu_t *tu = tus; tu; tu = tu->next) {
         for (int i = 0; i < tu->nloops; i++) {
@@ -871,70 +974,69 @@ static void write_document(FILE *f, const char *end)
                 }
         done:
             if (!earlier) {
-                write_loop(f, l);
+                write_loop(&o, l);
                 any = 1;
             }
         }
     }
     if (!any)
-        fputs("  {}\n", f);
+        out_str(&o, "  {}\n");
+    out_flush(&o);
 }
 
-static char *render(const char *end, size_t *len)
+/* `P.<pid>.part` (and `P.<pid>.part.tmp`) into `dst`, without malloc or stdio; 0 when it
+   does not fit. */
+static int part_path(char *dst, size_t cap, const char *suffix)
 {
-    char *buf = 0;
-    FILE *f = open_memstream(&buf, len);
-    if (!f)
+    out_t o; /* used only as a formatter: never flushed */
+    o.fd = -1;
+    o.len = 0;
+    out_str(&o, out_path);
+    out_char(&o, '.');
+    out_i64(&o, (long long)getpid());
+    out_str(&o, ".part");
+    out_str(&o, suffix);
+    if (o.len + 1 > cap || o.len + 1 > sizeof o.buf)
         return 0;
-    write_document(f, end);
-    fclose(f);
-    return buf;
-}
-
-static void write_all(int fd, const char *buf, size_t len)
-{
-    while (len) {
-        ssize_t w = write(fd, buf, len);
-        if (w <= 0)
-            return;
-        buf += w;
-        len -= (size_t)w;
-    }
-}
-
-static char *part_path(void)
-{
-    size_t n = strlen(out_path) + 64;
-    char *p = malloc(n);
-    if (p)
-        snprintf(p, n, "%s.%ld.part", out_path, (long)getpid());
-    return p;
+    memcpy(dst, o.buf, o.len);
+    dst[o.len] = 0;
+    return 1;
 }
 
 /* A snapshot that survives SIGKILL: `P.<pid>.part`, replaced atomically. */
 static void write_part(const char *end)
 {
-    size_t len;
-    char *buf = render(end, &len);
-    char *part = part_path();
-    if (buf && part) {
-        size_t n = strlen(part) + 8;
-        char *tmp = malloc(n);
-        if (tmp) {
-            snprintf(tmp, n, "%s.tmp", part);
-            /* Never through a symlink planted at the name: a fresh file or nothing. */
-            unlink(tmp);
-            int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0644);
-            if (fd >= 0) {
-                write_all(fd, buf, len);
-                close(fd);
-                rename(tmp, part);
-            }
-            free(tmp);
-        }
+    char part[4096], tmp[4096];
+    if (!part_path(part, sizeof part, "") || !part_path(tmp, sizeof tmp, ".tmp"))
+        return;
+    /* Never through a symlink planted at the name: a fresh file or nothing. */
+    unlink(tmp);
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0644);
+    if (fd < 0)
+        return;
+    write_document(fd, end);
+    close(fd);
+    rename(tmp, part);
+}
+
+/* Opens the profile for appending and locks it, making sure the locked file is still the
+   one at the path: `warpwise profile` rewrites the profile under the same lock by renaming
+   a new file over it, and a run that waited on the old file's lock would append to a file
+   nobody reads any more. */
+static int open_locked(void)
+{
+    for (int tries = 0; tries < 1000; tries++) {
+        int fd = open(out_path, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW, 0644);
+        if (fd < 0)
+            return -1;
+        flock(fd, LOCK_EX);
+        struct stat held, named;
+        if (fstat(fd, &held) == 0 && stat(out_path, &named) == 0 && held.st_dev == named.st_dev
+            && held.st_ino == named.st_ino)
+            return fd;
+        close(fd);
     }
-    free(buf);
-    free(part);
+    return -1;
 }
 
 /* The run's final document, appended to the profile under a lock. */
@@ -949,24 +1051,19 @@ static void write_final(const char *end)
     long long now = now_ticks();
     while (nframes)
         close_top(now, 1);
-    size_t len;
-    char *buf = render(end, &len);
-    if (buf) {
-        int fd = open(out_path, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW, 0644);
-        if (fd >= 0) {
-            flock(fd, LOCK_EX);
-            write_all(fd, buf, len);
-            flock(fd, LOCK_UN);
-            close(fd);
-            char *part = part_path();
-            if (part) {
-                unlink(part);
-                free(part);
-            }
-        } else {
-            fprintf(stderr, "warpwise: cannot write the profile to %s\n", out_path);
-        }
-        free(buf);
+    int fd = open_locked();
+    if (fd >= 0) {
+        write_document(fd, end);
+        flock(fd, LOCK_UN);
+        close(fd);
+        char part[4096];
+        if (part_path(part, sizeof part, ""))
+            unlink(part);
+    } else {
+        static const char msg[] = "warpwise: cannot write the profile to ";
+        write_all(2, msg, sizeof msg - 1);
+        write_all(2, out_path, strlen(out_path));
+        write_all(2, "\n", 1);
     }
     alive = 0;
 }
@@ -989,12 +1086,22 @@ static void at_exit(void)
 
 static void on_signal(int sig)
 {
-    char end[32];
     if (sig == SIGALRM) {
         write_final("timeout");
         _exit(124);
     }
-    snprintf(end, sizeof end, "signal %d", sig);
+    char end[32] = "signal ";
+    size_t n = strlen(end);
+    char digits[12];
+    int k = 0;
+    int v = sig;
+    do {
+        digits[k++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v && k < 11);
+    while (k && n + 1 < sizeof end)
+        end[n++] = digits[--k];
+    end[n] = 0;
     write_final(end);
     signal(sig, SIG_DFL);
     raise(sig);
