@@ -221,6 +221,12 @@ pub fn run(args: &AnalyzeArgs) -> ExitCode {
             &options,
             &args.cflags,
         );
+        if let Err(e) =
+            crate::instantiate_command::check_set_names(&report, &instance, &options.set)
+        {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
         // The page shows the analysis with the instance's offload estimates on top.
         let written = if args.format == Some(Format::Html) {
             let page = crate::html_output::render(&report, &units, Some(&instance));

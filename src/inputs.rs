@@ -74,7 +74,12 @@ pub fn collect(paths: &[PathBuf], flags: &CFlags) -> (Vec<TranslationUnitInput>,
                 problems.extend(notes);
                 // With explicit paths, keep only the database entries below them.
                 for unit in found {
-                    if paths.is_empty() || paths.iter().any(|p| is_below(&unit.file, p)) {
+                    // The entry's file is relative to its `directory`, the paths to here.
+                    let file = match &unit.working_dir {
+                        Some(dir) if unit.file.is_relative() => dir.join(&unit.file),
+                        _ => unit.file.clone(),
+                    };
+                    if paths.is_empty() || paths.iter().any(|p| is_below(&file, p)) {
                         units.push(unit);
                     }
                 }
@@ -208,15 +213,40 @@ pub struct ProgramArgs {
 }
 
 impl ProgramArgs {
-    /// Where `WHAT` (`profile`, `validate`) builds the program: `--keep DIR`, or a fresh
-    /// private directory (mode 0700, never a reused name in the shared temp directory)
-    /// that is removed when the returned guard is dropped, on every exit path.
+    /// Where `WHAT` (`profile`, `validate`) builds the program: a fresh private directory
+    /// (mode 0700, never a reused name in the shared temp directory) that is removed when the
+    /// returned guard is dropped, on every exit path; with `--keep DIR`, a fresh directory
+    /// of its own inside DIR (`DIR/WHAT-XXXXXX`, said on stderr) that stays. Nothing is
+    /// ever written to a name planted in DIR beforehand: a symlink `DIR/0_a.i -> ~/x` is
+    /// never followed.
     pub fn work_dir(&self, what: &str) -> Result<(PathBuf, Option<tempfile::TempDir>), String> {
         if let Some(dir) = &self.keep {
-            return Ok((dir.clone(), None));
+            return keep_dir(dir, what).map(|d| (d, None));
         }
         let dir = frontend::files::private_tempdir(&format!("warpwise-{what}-"))
             .map_err(|e| format!("cannot create a private build directory: {e}"))?;
         Ok((dir.path().to_path_buf(), Some(dir)))
     }
+}
+
+/// A fresh directory `DIR/WHAT-XXXXXX` (mode 0700), DIR made first when it does not exist,
+/// as an absolute path (a `--keep -x` directory never reaches a compiler as an option).
+fn keep_dir(dir: &Path, what: &str) -> Result<PathBuf, String> {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::create_dir_all(dir)
+        .map_err(|e| format!("cannot create `{}` (--keep): {e}", dir.display()))?;
+    let fresh = tempfile::Builder::new()
+        .prefix(&format!("{what}-"))
+        .permissions(std::fs::Permissions::from_mode(0o700))
+        .tempdir_in(dir)
+        .map_err(|e| {
+            format!(
+                "cannot create a build directory in `{}`: {e}",
+                dir.display()
+            )
+        })?
+        .keep();
+    let fresh = std::path::absolute(&fresh).unwrap_or(fresh);
+    eprintln!("warpwise: keeping the build in `{}`", fresh.display());
+    Ok(fresh)
 }

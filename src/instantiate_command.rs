@@ -153,7 +153,7 @@ pub fn run(args: &InstantiateArgs) -> ExitCode {
     if let Err(e) = crate::output::refuse_clobbering(args.output.as_deref(), &read) {
         return fail(2, &e);
     }
-    let text = match std::fs::read_to_string(&args.report) {
+    let text = match frontend::files::read_input_text(&args.report) {
         Ok(t) => t,
         Err(e) => return fail(1, &format!("cannot read `{}`: {e}", args.report.display())),
     };
@@ -220,7 +220,63 @@ pub fn run(args: &InstantiateArgs) -> ExitCode {
     };
     let reanalyze = reanalyze_with(&args.cflags, target);
     let instance = instantiate(&report, profile.as_ref(), &options, Some(&reanalyze));
+    if let Err(e) = check_set_names(&report, &instance, &options.set) {
+        return fail(2, &e);
+    }
     write(&instance, args.format, args.output.as_deref())
+}
+
+/// A `--set NAME=VALUE` whose name no loop of the report uses is a mistake (a typo, a
+/// variable of another report) that would otherwise change nothing and say nothing: an
+/// error naming the nearest names the loops do use.
+pub fn check_set_names(
+    report: &Report,
+    instance: &InstanceReport,
+    set: &Values,
+) -> Result<(), String> {
+    let known: std::collections::BTreeSet<&str> = instance
+        .loops
+        .iter()
+        .flat_map(|l| l.values.iter().map(|v| v.name.as_str()))
+        .chain(
+            report
+                .loops
+                .iter()
+                .flat_map(|l| l.parameters.iter().map(|p| p.name.as_str())),
+        )
+        .collect();
+    let unknown: Vec<&String> = set
+        .keys()
+        .filter(|name| !known.contains(name.as_str()))
+        .collect();
+    let Some(first) = unknown.first() else {
+        return Ok(());
+    };
+    let names: Vec<&str> = known.iter().copied().collect();
+    let nearest = crate::selection::nearest_names(first, &names);
+    let list = |names: &[&String]| -> String {
+        names
+            .iter()
+            .map(|n| format!("`{n}`"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    Err(format!(
+        "`--set`: no loop of the report uses {}{}",
+        list(&unknown),
+        if nearest.is_empty() {
+            String::new()
+        } else {
+            format!(
+                " (nearest: {})",
+                nearest
+                    .iter()
+                    .map(|n| format!("`{n}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        }
+    ))
 }
 
 /// Instantiates an in-memory report (for `analyze --instantiate`).

@@ -63,8 +63,9 @@ enum Command {
     Man(shell_command::ManArgs),
 }
 
-/// On SIGINT, SIGTERM or SIGHUP: remove the private build directories (their guards do not
-/// run when a signal ends the process), then exit as the signal would (128 + its number).
+/// On SIGINT, SIGTERM or SIGHUP: pass the signal on to the user's program if one runs, remove
+/// the private build directories (their guards do not run when a signal ends the process),
+/// then exit as the signal would (128 + its number).
 /// Installed by the first private directory's creation (`frontend::files`), so runs that
 /// make none keep the default handling and start no thread.
 fn remove_build_dirs_on_termination() {
@@ -76,6 +77,12 @@ fn remove_build_dirs_on_termination() {
         .name("signals".into())
         .spawn(move || {
             if let Some(signal) = signals.forever().next() {
+                // The user's program (`profile`, `validate`) ends with us, its profile
+                // written, rather than running on unwatched.
+                frontend::files::forward_signal_to_children(
+                    signal,
+                    std::time::Duration::from_secs(5),
+                );
                 frontend::files::remove_private_tempdirs();
                 std::process::exit(128 + signal);
             }

@@ -49,10 +49,16 @@ pub fn write_text(text: &str, output: Option<&Path>) -> Result<(), String> {
     match output {
         Some(path) => frontend::files::write_output(path, text.as_bytes())
             .map_err(|e| format!("cannot write `{}`: {e}", path.display())),
-        None => std::io::stdout()
+        None => match std::io::stdout()
             .lock()
             .write_all(text.as_bytes())
-            .map_err(|e| e.to_string()),
+            .and_then(|()| std::io::stdout().lock().flush())
+        {
+            // The reader stopped reading (`warpwise analyze src | head`): what it wanted
+            // it has, as with a program that SIGPIPE ends.
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+            other => other.map_err(|e| e.to_string()),
+        },
     }
 }
 
@@ -89,7 +95,14 @@ pub fn unit_paths(inputs: &[frontend::preprocess::TranslationUnitInput]) -> Vec<
 /// and `--fresh` would delete `/dev/null` itself.
 pub fn refuse_special_profile(profile: &Path) -> Result<(), String> {
     match std::fs::symlink_metadata(profile) {
-        Ok(meta) if !meta.is_file() && !meta.is_symlink() => Err(format!(
+        // The program appends without following links (O_NOFOLLOW): through a link the run
+        // would be lost and the old data reported.
+        Ok(meta) if meta.is_symlink() => Err(format!(
+            "the profile `{}` is a symbolic link; the program appends its runs only to a \
+             regular file (name the file the link points to, or another one, with -o)",
+            profile.display()
+        )),
+        Ok(meta) if !meta.is_file() => Err(format!(
             "the profile `{}` is not a regular file; the program appends its runs to it \
              and warpwise reads them back (choose a file for -o)",
             profile.display()

@@ -30,8 +30,9 @@ pub struct ProfileArgs {
     /// Start a new profile instead of adding to an existing one.
     #[arg(long)]
     pub fresh: bool,
-    /// Stop the program after this many seconds (the profile is kept, marked incomplete).
-    #[arg(long, value_name = "SECS")]
+    /// Stop the program after this many seconds (the profile is kept, marked incomplete);
+    /// 1 to 2147483647 (what the runtime's alarm can hold).
+    #[arg(long, value_name = "SECS", value_parser = clap::value_parser!(u64).range(1..=i32::MAX as u64))]
     pub timeout: Option<u64>,
     #[command(flatten)]
     pub program: crate::inputs::ProgramArgs,
@@ -90,6 +91,25 @@ pub fn run_command(args: &ProfileArgs) -> ExitCode {
             return ExitCode::from(1);
         }
     };
+    // A loop id that selects nothing would profile nothing it names, silently.
+    if let LoopSelection::Ids(wanted) = &options.selection {
+        if let Some(missing) = wanted.iter().find(|w| {
+            !built
+                .loops
+                .iter()
+                .any(|id| profile::instrument::id_matches(id, w))
+        }) {
+            eprintln!(
+                "error: {}",
+                crate::selection::unknown_loop(missing, &built.loops).replacen(
+                    "`--loop ",
+                    "`--loops ",
+                    1
+                )
+            );
+            return ExitCode::from(2);
+        }
+    }
     eprintln!(
         "warpwise: instrumented {} loops ({} tracked for dependences, {} memory accesses)",
         built.loops.len(),

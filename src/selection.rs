@@ -138,6 +138,19 @@ fn split_id(id: &str) -> (&str, u64) {
     parse_id(id).map_or((id, 0), |(file, line, _)| (file, u64::from(line)))
 }
 
+/// The names among `candidates` nearest to `wanted` (at most three, within an edit
+/// distance of a third of its length, at least 2), nearest first.
+pub fn nearest_names<'a>(wanted: &str, candidates: &[&'a str]) -> Vec<&'a str> {
+    let limit = (wanted.chars().count() / 3).max(2);
+    let mut ranked: Vec<(usize, &'a str)> = candidates
+        .iter()
+        .map(|c| (edit_distance(wanted, c), *c))
+        .filter(|(d, _)| *d <= limit)
+        .collect();
+    ranked.sort();
+    ranked.into_iter().take(3).map(|(_, c)| c).collect()
+}
+
 /// Levenshtein distance, for suggestions.
 fn edit_distance(a: &str, b: &str) -> usize {
     let b: Vec<char> = b.chars().collect();

@@ -48,8 +48,9 @@ pub struct ValidateArgs {
     /// Relative tolerance for float and double results (default 1e-5 float, 1e-12 double).
     #[arg(long, value_name = "X")]
     pub rtol: Option<f64>,
-    /// Stop the program or the replay after this many seconds.
-    #[arg(long, value_name = "SECS", default_value_t = 120)]
+    /// Stop the program or the replay after this many seconds (1 to 2147483647).
+    #[arg(long, value_name = "SECS", default_value_t = 120,
+          value_parser = clap::value_parser!(u64).range(1..=i32::MAX as u64))]
     pub timeout: u64,
     #[command(flatten)]
     pub program: crate::inputs::ProgramArgs,

@@ -449,3 +449,381 @@ int main(void) {
         s.leftovers()
     );
 }
+
+/// A project directory whose `./cc1` records that it ran: gcc's `-B.` (however it reaches
+/// gcc) runs it instead of the real compiler proper, so the marker's absence proves that no
+/// flag or file of the inputs became code.
+struct Booby {
+    scratch: Scratch,
+}
+
+impl Booby {
+    fn new() -> Booby {
+        use std::os::unix::fs::PermissionsExt;
+        let scratch = Scratch::with(&[]);
+        let marker = scratch.path("pwned");
+        let cc1 = scratch.path("cc1");
+        std::fs::write(
+            &cc1,
+            format!("#!/bin/sh\ntouch '{}'\nexit 1\n", marker.display()),
+        )
+        .unwrap();
+        std::fs::set_permissions(&cc1, std::fs::Permissions::from_mode(0o755)).unwrap();
+        std::fs::write(
+            scratch.path("x.c"),
+            "int x[4];\nvoid f(int *a) { for (int i = 0; i < 4; i++) a[i] = i; }\n",
+        )
+        .unwrap();
+        // gcc reads `@evil.rsp` as the options in `evil.rsp`.
+        std::fs::write(scratch.path("evil.rsp"), "-B. x.c\n").unwrap();
+        Booby { scratch }
+    }
+
+    fn ran(&self) -> bool {
+        self.scratch.path("pwned").exists()
+    }
+
+    /// `warpwise analyze -p .` over a database of one entry.
+    fn analyze_database(&self, entry: &str) -> Output {
+        std::fs::write(
+            self.scratch.path("compile_commands.json"),
+            format!("[{entry}]"),
+        )
+        .unwrap();
+        self.scratch
+            .run(&["analyze", "-p", ".", "--format", "yaml"])
+    }
+}
+
+/// The booby trap itself works: without the flag filter gcc runs `./cc1`.
+#[test]
+fn the_trap_catches_a_plain_minus_b() {
+    let b = Booby::new();
+    let out = Command::new("gcc")
+        .current_dir(b.scratch.dir.path())
+        .args(["-E", "-B.", "x.c"])
+        .output()
+        .unwrap();
+    assert!(b.ran(), "gcc -B. did not run ./cc1: {}", text(&out));
+}
+
+#[test]
+fn no_compile_database_entry_runs_code() {
+    let entries = [
+        // A kept flag's value that the old filter dropped (an output flag), or left empty.
+        r#"{"directory": ".", "file": "x.c", "arguments": ["gcc", "-isystem", "-MD", "-iquote", "-B.", "-c", "x.c"]}"#,
+        r#"{"directory": ".", "file": "x.c", "arguments": ["gcc", "-isystem", "-c", "-iquote", "-B.", "x.c"]}"#,
+        r#"{"directory": ".", "file": "x.c", "arguments": ["gcc", "-isystem", "-o", "-iquote", "-B.", "x.c"]}"#,
+        r#"{"directory": ".", "file": "x.c", "arguments": ["gcc", "-iquote", "-save-temps", "-iquote", "-B.", "x.c"]}"#,
+        r#"{"directory": ".", "file": "x.c", "arguments": ["gcc", "-U", "", "-isystem", "-B.", "x.c"]}"#,
+        r#"{"directory": ".", "file": "x.c", "arguments": ["gcc", "-D", "", "-isystem", "-B.", "x.c"]}"#,
+        r#"{"directory": ".", "file": "x.c", "arguments": ["gcc", "-I", "", "-B.", "x.c"]}"#,
+        r#"{"directory": ".", "file": "x.c", "command": "gcc -D '' -B. x.c"}"#,
+        // Read by gcc as `-include` `-pch`.
+        r#"{"directory": ".", "file": "x.c", "arguments": ["gcc", "-include-pch", "-B.", "x.c"]}"#,
+        // Values of flags that pass them on to the preprocessor or the compiler proper.
+        r#"{"directory": ".", "file": "x.c", "arguments": ["gcc", "-Xpreprocessor", "-B.", "x.c"]}"#,
+        r#"{"directory": ".", "file": "x.c", "arguments": ["gcc", "-Wp,-B.", "x.c"]}"#,
+        r#"{"directory": ".", "file": "x.c", "arguments": ["gcc", "--param", "-B.", "x.c"]}"#,
+        r#"{"directory": ".", "file": "x.c", "arguments": ["gcc", "-target", "-B.", "x.c"]}"#,
+        r#"{"directory": ".", "file": "x.c", "arguments": ["gcc", "--sysroot", "-B.", "x.c"]}"#,
+        r#"{"directory": ".", "file": "x.c", "arguments": ["gcc", "-imacros", "-B.", "x.c"]}"#,
+        r#"{"directory": ".", "file": "x.c", "arguments": ["gcc", "-idirafter", "-B.", "x.c"]}"#,
+        // A compiler word with flags in it.
+        r#"{"directory": ".", "file": "x.c", "arguments": ["gcc -B. -Dx=-gcc", "-c", "x.c"]}"#,
+        r#"{"directory": ".", "file": "x.c", "command": "'gcc -B.' -c x.c"}"#,
+        // The file read as a response file.
+        r#"{"directory": ".", "file": "@evil.rsp", "arguments": ["gcc", "-x", "c", "-c", "@evil.rsp"]}"#,
+    ];
+    for entry in entries {
+        let b = Booby::new();
+        std::fs::copy(b.scratch.path("x.c"), b.scratch.path("@evil.rsp")).unwrap();
+        let out = b.analyze_database(entry);
+        assert!(!b.ran(), "code ran for {entry}\n{}", text(&out));
+        assert!(
+            matches!(out.status.code(), Some(0 | 1)),
+            "{entry}: undocumented exit\n{}",
+            text(&out)
+        );
+    }
+}
+
+#[test]
+fn a_file_name_is_never_an_option_or_a_response_file() {
+    let b = Booby::new();
+    std::fs::copy(b.scratch.path("x.c"), b.scratch.path("@evil.rsp")).unwrap();
+    std::fs::copy(b.scratch.path("x.c"), b.scratch.path("-B.c")).unwrap();
+    for name in ["@evil.rsp", "-B.c"] {
+        let out = b.scratch.run(&["analyze", "--format", "yaml", "--", name]);
+        assert!(!b.ran(), "`{name}` ran code\n{}", text(&out));
+        assert_eq!(out.status.code(), Some(0), "{name}\n{}", text(&out));
+        assert!(
+            String::from_utf8_lossy(&out.stdout).contains("friendly"),
+            "`{name}` was not analysed as C\n{}",
+            text(&out)
+        );
+    }
+}
+
+/// A report's loop id names the file `instantiate` analyses again; `@evil.rsp` stays a file.
+#[test]
+fn a_report_never_runs_code_through_its_loop_ids() {
+    let b = Booby::new();
+    let s = &b.scratch;
+    std::fs::copy(sample("upsample.c"), s.path("@evil.rsp")).unwrap();
+    std::fs::copy(sample("upsample.c"), s.path("upsample.c")).unwrap();
+    let out = s.run(&["analyze", "upsample.c", "--format", "yaml", "-o", "r.yaml"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    fn rename(v: &mut serde_yaml::Value) {
+        match v {
+            serde_yaml::Value::String(s) => *s = s.replace("upsample.c", "@evil.rsp"),
+            serde_yaml::Value::Sequence(items) => items.iter_mut().for_each(rename),
+            serde_yaml::Value::Mapping(m) => m.values_mut().for_each(rename),
+            _ => {}
+        }
+    }
+    let mut report: serde_yaml::Value =
+        serde_yaml::from_str(&std::fs::read_to_string(s.path("r.yaml")).unwrap()).unwrap();
+    rename(&mut report);
+    std::fs::write(s.path("evil.yaml"), serde_yaml::to_string(&report).unwrap()).unwrap();
+    let out = s.run(&[
+        "instantiate",
+        "evil.yaml",
+        "--set",
+        "n=1000",
+        "--set",
+        "factor=4",
+        "--format",
+        "yaml",
+    ]);
+    assert!(!b.ran(), "the report's loop id ran code\n{}", text(&out));
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("re-analysis"),
+        "the section was not analysed again from `@evil.rsp`\n{}",
+        text(&out)
+    );
+}
+
+/// `--keep DIR`: a link planted in DIR under the name of a build file is never written
+/// through; the build goes to a fresh directory inside DIR.
+#[test]
+fn keep_never_writes_through_planted_links() {
+    let s = Scratch::with(&["vector_add.c"]);
+    let keep = s.path("kept");
+    std::fs::create_dir(&keep).unwrap();
+    let victim = s.path("victim");
+    std::fs::write(&victim, "precious").unwrap();
+    for name in ["0_vector_add.i", "0_vector_add.o", "program", "runtime"] {
+        std::os::unix::fs::symlink(&victim, keep.join(name)).unwrap();
+    }
+    let out = s.run(&[
+        "profile",
+        "vector_add.c",
+        "-o",
+        "p.yaml",
+        "--keep",
+        "kept",
+        "-q",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
+    let fresh: Vec<_> = std::fs::read_dir(&keep)
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_type().unwrap().is_dir())
+        .collect();
+    assert_eq!(fresh.len(), 1, "one fresh build directory in DIR");
+    assert!(fresh[0].path().join("program").is_file());
+}
+
+#[test]
+fn a_profile_that_is_a_link_is_refused_before_the_run() {
+    let s = Scratch::with(&["vector_add.c"]);
+    std::fs::write(s.path("old.yaml"), "old").unwrap();
+    std::os::unix::fs::symlink(s.path("old.yaml"), s.path("p.yaml")).unwrap();
+    check(
+        &s,
+        &["profile", "vector_add.c", "-o", "p.yaml"],
+        2,
+        "symbolic link",
+    );
+    assert_eq!(std::fs::read_to_string(s.path("old.yaml")).unwrap(), "old");
+}
+
+#[test]
+fn sizes_and_names_that_would_wrap_or_be_ignored_are_usage_errors() {
+    let s = Scratch::with(&["upsample.c"]);
+    check(
+        &s,
+        &["profile", "upsample.c", "--timeout", "18446744073709551615"],
+        2,
+        "--timeout",
+    );
+    check(
+        &s,
+        &["profile", "upsample.c", "--timeout", "0"],
+        2,
+        "--timeout",
+    );
+    check(
+        &s,
+        &["profile", "upsample.c", "-q", "--loops", "nosuch.c:1"],
+        2,
+        "nosuch.c:1",
+    );
+    let out = s.run(&["analyze", "upsample.c", "--format", "yaml", "-o", "r.yaml"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    check(
+        &s,
+        &["instantiate", "r.yaml", "--set", "factr=4", "--set", "n=10"],
+        2,
+        "`factor`",
+    );
+    check(
+        &s,
+        &["instantiate", "r.yaml", "--set", "n=9223372036854775808"],
+        2,
+        "NAME=INTEGER",
+    );
+}
+
+#[test]
+fn an_endless_input_is_refused_not_read_until_memory_runs_out() {
+    let s = Scratch::with(&[]);
+    check(&s, &["instantiate", "/dev/zero"], 1, "MiB");
+}
+
+#[test]
+fn a_reader_that_stops_reading_is_not_an_error() {
+    let s = Scratch::with(&["upsample.c", "vector_add.c", "matmul.c"]);
+    let mut child = Command::new(bin())
+        .current_dir(s.dir.path())
+        .args(["analyze", ".", "--format", "yaml", "-q"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Like `| head -c 1`: one byte read, then the pipe closed.
+    {
+        use std::io::Read;
+        let mut stdout = child.stdout.take().unwrap();
+        let mut one = [0u8; 1];
+        stdout.read_exact(&mut one).unwrap();
+    }
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(!stderr.contains("Broken pipe"), "{stderr}");
+}
+
+/// The profiler's crash path uses no malloc: a program that dies inside malloc while it
+/// holds malloc's lock (here its own malloc, which takes a mutex and aborts) still ends,
+/// and its profile is kept.
+#[test]
+fn a_program_that_dies_inside_malloc_ends_and_keeps_its_profile() {
+    let s = Scratch::with(&[]);
+    std::fs::write(
+        s.path("crash.c"),
+        r#"#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+extern void *__libc_malloc(size_t);
+extern void __libc_free(void *);
+extern void *__libc_calloc(size_t, size_t);
+extern void *__libc_realloc(void *, size_t);
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static volatile int die;
+void *malloc(size_t n) {
+    pthread_mutex_lock(&lock);
+    if (die) abort();
+    void *p = __libc_malloc(n);
+    pthread_mutex_unlock(&lock);
+    return p;
+}
+void free(void *p) { pthread_mutex_lock(&lock); __libc_free(p); pthread_mutex_unlock(&lock); }
+void *calloc(size_t a, size_t b) { pthread_mutex_lock(&lock); void *p = __libc_calloc(a, b); pthread_mutex_unlock(&lock); return p; }
+void *realloc(void *q, size_t n) { pthread_mutex_lock(&lock); void *p = __libc_realloc(q, n); pthread_mutex_unlock(&lock); return p; }
+static void *work(void *arg) { return arg; }
+int main(void) {
+    double a[32];
+    for (int i = 0; i < 32; i++) a[i] = i;
+    pthread_t t;
+    pthread_create(&t, 0, work, 0);
+    pthread_join(t, 0);
+    die = 1;
+    /* Stored to a volatile object, so the call cannot be optimized away. */
+    char *volatile p = malloc(16);
+    strcpy(p, "never");
+    return p[0] == 'n' ? 3 : (int)a[1];
+}
+"#,
+    )
+    .unwrap();
+    let started = std::time::Instant::now();
+    let out = s.run(&[
+        "profile",
+        "crash.c",
+        "-o",
+        "p.yaml",
+        "--timeout",
+        "20",
+        "-q",
+        "-l",
+        "pthread",
+    ]);
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(15),
+        "the crash path hung until the timeout\n{}",
+        text(&out)
+    );
+    assert_eq!(out.status.code(), Some(128 + 6), "{}", text(&out));
+    let profile = std::fs::read_to_string(s.path("p.yaml")).unwrap();
+    assert!(profile.contains("signal 6"), "{profile}");
+    assert!(profile.contains("iterations: 32"), "{profile}");
+}
+
+/// Runs that end while `warpwise profile` rewrites the same profile are all kept: the
+/// rewrite holds the runtime's lock, and a run that waited on the replaced file appends to
+/// the new one.
+#[test]
+fn runs_appended_while_the_profile_is_rewritten_are_not_lost() {
+    let s = Scratch::with(&["vector_add.c"]);
+    let build = s.run(&["cc", "-O1", "vector_add.c", "-o", "prog"]);
+    assert_eq!(build.status.code(), Some(0), "{}", text(&build));
+    const RUNS: usize = 40;
+    const REWRITES: usize = 4;
+    let profile = s.path("p.yaml");
+    std::thread::scope(|scope| {
+        let runs: Vec<_> = (0..RUNS)
+            .map(|_| {
+                scope.spawn(|| {
+                    Command::new(s.path("prog"))
+                        .current_dir(s.dir.path())
+                        .env("WARPWISE_PROFILE", &profile)
+                        .arg("100")
+                        .output()
+                        .unwrap()
+                })
+            })
+            .collect();
+        for _ in 0..REWRITES {
+            let out = s.run(&["profile", "vector_add.c", "-o", "p.yaml", "-q", "--", "100"]);
+            assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+        }
+        for run in runs {
+            let out = run.join().unwrap();
+            assert!(out.status.success(), "{}", text(&out));
+        }
+    });
+    // One more rewrite merges whatever was appended after the last one.
+    let out = s.run(&["profile", "vector_add.c", "-o", "p.yaml", "-q", "--", "100"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let merged: serde_yaml::Value =
+        serde_yaml::from_str(&std::fs::read_to_string(&profile).unwrap()).unwrap();
+    assert_eq!(
+        merged["runs"].as_u64(),
+        Some((RUNS + REWRITES + 1) as u64),
+        "runs lost"
+    );
+}

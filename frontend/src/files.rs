@@ -40,6 +40,37 @@ pub fn user_cache_dir(sub: &str) -> std::io::Result<PathBuf> {
     Ok(dir)
 }
 
+/// The most bytes warpwise reads from one input document (a report, a profile, a compile
+/// database): far above any real one (a 77,000-loop report is about 60 MB), and a bound
+/// on the memory a file such as `/dev/zero` or a runaway generator can take.
+pub const MAX_INPUT_BYTES: u64 = 1 << 30;
+
+/// Reads `path` as text, refusing more than [`MAX_INPUT_BYTES`] (an `InvalidData` error that
+/// says so) instead of reading until memory runs out. Bytes that are not UTF-8 are an
+/// `InvalidData` error too, as with `std::fs::read_to_string`.
+pub fn read_input_text(path: &Path) -> std::io::Result<String> {
+    read_text_capped(path, MAX_INPUT_BYTES)
+}
+
+/// [`read_input_text`] with the cap given.
+pub fn read_text_capped(path: &Path, cap: u64) -> std::io::Result<String> {
+    use std::io::Read;
+    let file = std::fs::File::open(path)?;
+    let mut bytes = Vec::new();
+    file.take(cap + 1).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > cap {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!(
+                "larger than {} MiB, more than warpwise reads from one input",
+                cap >> 20
+            ),
+        ));
+    }
+    String::from_utf8(bytes)
+        .map_err(|_| std::io::Error::new(std::io::ErrorKind::InvalidData, "not UTF-8 text"))
+}
+
 /// A fresh directory in the temp directory with a random name, created with mode 0700 (the
 /// `tempfile` default is 0777 less the umask) and removed when the guard is dropped.
 pub fn private_tempdir(prefix: &str) -> std::io::Result<tempfile::TempDir> {
@@ -89,6 +120,62 @@ pub fn remove_private_tempdirs() {
     };
     for dir in dirs {
         let _ = std::fs::remove_dir_all(&dir);
+    }
+}
+
+/// The user's programs this process runs now (`profile`, `validate`), for
+/// [`forward_signal_to_children`].
+static LIVE_CHILDREN: std::sync::Mutex<Vec<u32>> = std::sync::Mutex::new(Vec::new());
+
+/// Notes that the child process `pid` runs the user's program, until [`child_ended`].
+pub fn child_started(pid: u32) {
+    let mut live = LIVE_CHILDREN.lock().unwrap_or_else(|p| p.into_inner());
+    live.push(pid);
+}
+
+/// Notes that the child process `pid` has been waited for.
+pub fn child_ended(pid: u32) {
+    let mut live = LIVE_CHILDREN.lock().unwrap_or_else(|p| p.into_inner());
+    live.retain(|p| *p != pid);
+}
+
+/// Sends `signal` to every child process of [`child_started`] that has not ended, and
+/// gives each up to `grace` to end (the profiler runtime writes its profile on SIGTERM):
+/// a terminated `warpwise profile` must not leave the program running and writing later.
+/// `kill(1)` sends it: the standard library sends only SIGKILL, and the crate forbids
+/// `unsafe`.
+pub fn forward_signal_to_children(signal: i32, grace: std::time::Duration) {
+    let pids = LIVE_CHILDREN
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .clone();
+    for pid in &pids {
+        let _ = std::process::Command::new("kill")
+            .arg(format!("-{signal}"))
+            .arg(pid.to_string())
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .status();
+    }
+    let start = std::time::Instant::now();
+    for pid in &pids {
+        while start.elapsed() < grace && process_runs(*pid) {
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+    }
+}
+
+/// Whether `pid` exists and has not ended (an ended child that nobody waited for yet is a
+/// zombie, `Z` in `/proc/PID/stat`).
+fn process_runs(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        // The state follows the command name, which is in parentheses and may hold any byte.
+        Ok(stat) => stat
+            .rsplit_once(')')
+            .and_then(|(_, rest)| rest.split_whitespace().next())
+            .is_some_and(|state| state != "Z" && state != "X"),
+        Err(_) => false,
     }
 }
 
