@@ -115,7 +115,7 @@ pub struct GridFacts {
 /// stand in where an expression has no value.
 pub fn grid(
     report: &LoopReport,
-    all: &[LoopReport],
+    all: &[&LoopReport],
     mapping: &MappingReport,
     values: &Context,
     block: (u64, u64),
@@ -128,10 +128,11 @@ pub fn grid(
         report
             .nest
             .iter()
-            .filter_map(|id| all.iter().find(|l| &l.id == id))
+            .filter_map(|id| all.iter().copied().find(|l| &l.id == id))
             .find(has_var)
             .or_else(|| {
                 all.iter()
+                    .copied()
                     .filter(|l| l.function == report.function && l.line >= report.line)
                     .find(has_var)
             })
@@ -216,7 +217,7 @@ fn div_ceil(a: i64, b: i64) -> i64 {
 /// each warp executes the access.
 pub fn memory(
     report: &LoopReport,
-    all: &[LoopReport],
+    all: &[&LoopReport],
     mapping: &MappingReport,
     values: &Context,
     facts: &GridFacts,

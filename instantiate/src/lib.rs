@@ -18,7 +18,7 @@ use eval::Values;
 use model::{Inputs, InstanceLoop, INSTANCE_SCHEMA};
 use offload::{estimate, Link, OffloadInputs};
 use profile::model::{LoopProfile, Profile};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 pub use model::InstanceReport;
 pub use offload::EstimateError;
@@ -59,10 +59,11 @@ pub fn instantiate<E: std::fmt::Display>(
         }
         _ => report,
     };
+    let index = LoopIndex::new(&report.loops);
     let mut loops: Vec<InstanceLoop> = report
         .loops
         .iter()
-        .map(|l| instantiate_loop(l, &report.loops, profile, options, reanalyze))
+        .map(|l| instantiate_loop(l, &index, profile, options, reanalyze))
         .collect();
     // Most time saved first; loops without an estimate keep their order after them.
     loops.sort_by(|a, b| {
@@ -95,27 +96,61 @@ pub fn instantiate<E: std::fmt::Display>(
     }
 }
 
-/// The loops of the same function and file as `l`, `l` and its nest first.
-fn related<'a>(l: &LoopReport, all: &'a [LoopReport]) -> Vec<&'a LoopReport> {
-    let file = |id: &str| id.rsplitn(3, ':').nth(2).unwrap_or("").to_string();
-    let mut out: Vec<&LoopReport> = Vec::new();
-    for id in &l.nest {
-        if let Some(x) = all.iter().find(|x| &x.id == id) {
-            out.push(x);
+/// The report's loops by id and by (file, function), built once: looking them up by a scan
+/// per loop made a report of many loops quadratic.
+struct LoopIndex<'a> {
+    by_id: HashMap<&'a str, &'a LoopReport>,
+    by_function: HashMap<(&'a str, &'a str), Vec<&'a LoopReport>>,
+}
+
+impl<'a> LoopIndex<'a> {
+    fn new(all: &'a [LoopReport]) -> LoopIndex<'a> {
+        let mut by_id = HashMap::with_capacity(all.len());
+        let mut by_function: HashMap<(&str, &str), Vec<&LoopReport>> = HashMap::new();
+        for l in all {
+            // The first loop of an id wins, as a scan in report order found it.
+            by_id.entry(l.id.as_str()).or_insert(l);
+            by_function
+                .entry((id_file(&l.id), l.function.as_str()))
+                .or_default()
+                .push(l);
         }
+        LoopIndex { by_id, by_function }
     }
-    if !out.iter().any(|x| x.id == l.id) {
-        out.insert(0, all.iter().find(|x| x.id == l.id).unwrap_or(&all[0]));
-    }
-    for x in all {
-        if x.function == l.function
-            && file(&x.id) == file(&l.id)
-            && !out.iter().any(|o| o.id == x.id)
+
+    /// The loops of the same function and file as `l`, `l` and its nest first.
+    fn related(&self, l: &'a LoopReport) -> Vec<&'a LoopReport> {
+        let mut out: Vec<&LoopReport> = Vec::new();
+        let mut seen: std::collections::HashSet<&str> = std::collections::HashSet::new();
+        for id in &l.nest {
+            if let Some(x) = self.by_id.get(id.as_str()) {
+                if seen.insert(x.id.as_str()) {
+                    out.push(x);
+                }
+            }
+        }
+        if !seen.contains(l.id.as_str()) {
+            let me = self.by_id.get(l.id.as_str()).copied().unwrap_or(l);
+            seen.insert(me.id.as_str());
+            out.insert(0, me);
+        }
+        for x in self
+            .by_function
+            .get(&(id_file(&l.id), l.function.as_str()))
+            .into_iter()
+            .flatten()
         {
-            out.push(x);
+            if seen.insert(x.id.as_str()) {
+                out.push(x);
+            }
         }
+        out
     }
-    out
+}
+
+/// The file part of a loop id `path:line:col`.
+fn id_file(id: &str) -> &str {
+    id.rsplitn(3, ':').nth(2).unwrap_or("")
 }
 
 /// Every variable the evaluated expressions of `l` mention, minus induction variables.
@@ -192,14 +227,14 @@ fn is_loop_var(name: &str, ivs: &BTreeSet<String>) -> bool {
         })
 }
 
-fn instantiate_loop<E: std::fmt::Display>(
-    l: &LoopReport,
-    all: &[LoopReport],
+fn instantiate_loop<'a, E: std::fmt::Display>(
+    l: &'a LoopReport,
+    index: &LoopIndex<'a>,
     profile: Option<&Profile>,
     options: &Options,
     reanalyze: Option<&Reanalyze<'_, E>>,
 ) -> InstanceLoop {
-    let related = related(l, all);
+    let related = index.related(l);
     let mut ivs: BTreeSet<String> = related
         .iter()
         .filter_map(|x| x.induction.as_ref().map(|i| i.var.clone()))
@@ -382,9 +417,9 @@ fn instantiate_loop<E: std::fmt::Display>(
         .as_ref()
         .map(|i| evaluate::quantity(&i.trip_count, &context));
     let mapping = evaluate::chosen_mapping(source);
-    let grid = mapping.map(|m| evaluate::grid(l, all, m, &context, options.block, profile));
+    let grid = mapping.map(|m| evaluate::grid(l, &related, m, &context, options.block, profile));
     let memory = match (mapping, &grid) {
-        (Some(m), Some(g)) => Some(evaluate::memory(l, all, m, &context, g, profile)),
+        (Some(m), Some(g)) => Some(evaluate::memory(l, &related, m, &context, g, profile)),
         _ => None,
     };
     let shared_memory = evaluate::shared(
