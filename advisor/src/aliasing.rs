@@ -55,7 +55,24 @@ enum Object {
 }
 
 pub fn param_aliasing(program: &Program, func: &Function) -> ParamAliasing {
-    param_aliasing_with(program, func, &|caller| {
+    let sites: Vec<(usize, &[frontend::ir::Value])> = program
+        .functions
+        .iter()
+        .enumerate()
+        .flat_map(|(caller_index, caller)| {
+            caller
+                .insts
+                .iter()
+                .filter_map(move |inst| match &inst.kind {
+                    InstKind::Call {
+                        callee: Callee::Direct(name),
+                        args,
+                    } if name == &func.name => Some((caller_index, args.as_slice())),
+                    _ => None,
+                })
+        })
+        .collect();
+    param_aliasing_with(program, func, &sites, &|caller| {
         let caller = &program.functions[caller];
         let forest = analyze_loops(caller);
         std::sync::Arc::new(reconstruct(
@@ -67,12 +84,15 @@ pub fn param_aliasing(program: &Program, func: &Function) -> ParamAliasing {
     })
 }
 
-/// [`param_aliasing`] with each caller's reconstruction (by index in `program`) from
-/// `caller_rec`: a caller of many analysed functions is reconstructed once, not once per
-/// callee.
+/// [`param_aliasing`] over the calls of `func` in `program` given as `call_sites` (the
+/// caller's index in `program` and the call's arguments, in program order), with each
+/// caller's reconstruction from `caller_rec`: a caller of many analysed functions is
+/// reconstructed once, not once per callee, and the call sites come from an index built
+/// once per program instead of a scan of every instruction per analysed function.
 pub fn param_aliasing_with(
     program: &Program,
     func: &Function,
+    call_sites: &[(usize, &[frontend::ir::Value])],
     caller_rec: &dyn Fn(usize) -> std::sync::Arc<analyses::reconstruct::Reconstruction>,
 ) -> ParamAliasing {
     let mut result = ParamAliasing::default();
@@ -89,18 +109,9 @@ pub fn param_aliasing_with(
         .map(|(i, _)| i)
         .collect();
     let mut all_disjoint: Option<BTreeSet<(usize, usize)>> = None;
-    for (caller_index, caller) in program.functions.iter().enumerate() {
-        for inst in &caller.insts {
-            let InstKind::Call {
-                callee: Callee::Direct(name),
-                args,
-            } = &inst.kind
-            else {
-                continue;
-            };
-            if name != &func.name {
-                continue;
-            }
+    for &(caller_index, args) in call_sites {
+        let caller = &program.functions[caller_index];
+        {
             result.call_sites += 1;
             let rec = &*caller_rec(caller_index);
             let objects: HashMap<usize, Option<Object>> = pointer_params

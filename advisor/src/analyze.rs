@@ -277,8 +277,25 @@ fn analyze_function_in_program(
         std::sync::Arc::new(crate::summaries::Reconstructed { forest, rec })
     };
     let (forest, rec) = (&own.forest, &*own.rec);
-    let aliasing =
-        crate::aliasing::param_aliasing_with(program, func, &|i| reconstructed(i).rec.clone());
+    // This unit's calls of the function, as a scan of the unit's instructions by name
+    // would find them (a name resolves to this unit's definition first).
+    let me = crate::program::FuncRef {
+        unit: unit_index,
+        index,
+    };
+    let call_sites: Vec<(usize, &[frontend::ir::Value])> = summaries
+        .view()
+        .call_index()
+        .callers
+        .get(&me)
+        .into_iter()
+        .flatten()
+        .filter(|(caller, _)| caller.unit == unit_index)
+        .map(|(caller, args)| (caller.index, args.as_slice()))
+        .collect();
+    let aliasing = crate::aliasing::param_aliasing_with(program, func, &call_sites, &|i| {
+        reconstructed(i).rec.clone()
+    });
     let signs = sign_analysis(program, func, forest, rec, &HashMap::new());
     let entry_signs = signs.env_for(func.entry, rec);
     let ranges = range_analysis(program, func, forest, rec, &entry_signs, &range_config);
