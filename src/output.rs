@@ -32,7 +32,8 @@ pub fn resolve_format(format: Option<Format>, output: Option<&Path>) -> Format {
 pub fn serialize<T: Serialize>(value: &T, format: Format) -> Option<String> {
     match format {
         Format::Yaml => Some(
-            serde_yaml::to_string(value).unwrap_or_else(|e| format!("# cannot serialize: {e}\n")),
+            profile::yaml_out::to_string(value)
+                .unwrap_or_else(|e| format!("# cannot serialize: {e}\n")),
         ),
         Format::Json => Some(
             serde_json::to_string_pretty(value)

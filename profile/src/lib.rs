@@ -8,6 +8,7 @@ pub mod error;
 pub mod instrument;
 pub mod model;
 pub mod yaml_guard;
+pub mod yaml_out;
 
 pub use error::{CompileError, DriverError, ParseError, ProfileError};
 pub use instrument::{instrument, instrument_with, Instrumented, LoopSelection, Tracking};

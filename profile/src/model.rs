@@ -469,7 +469,7 @@ pub fn normalize(path: &Path) -> Result<Profile, ProfileError> {
 }
 
 pub fn write_profile(path: &Path, profile: &Profile) -> Result<(), ProfileError> {
-    let text = serde_yaml::to_string(profile).map_err(ProfileError::Serialize)?;
+    let text = crate::yaml_out::to_string(profile).map_err(ProfileError::Serialize)?;
     frontend::files::write_output_synced(path, format!("---\n{text}").as_bytes()).map_err(
         |source| ProfileError::Write {
             path: path.to_path_buf(),
