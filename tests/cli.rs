@@ -369,3 +369,75 @@ fn a_header_function_loop_is_reported_once_and_only_where_it_is_compiled() {
     let empty = write(&dir, "empty.c", "#include \"util.h\"\nint unused_global;\n");
     assert!(ids(&["analyze", &empty, "--format", "json"]).is_empty());
 }
+
+/// Loads `yaml` with PyYAML's `safe_load` (a YAML 1.1 reader) and returns it as JSON, or
+/// `None` when python3 has no `yaml` module (CI installs it and sets
+/// WARPWISE_REQUIRE_PYYAML, so there it fails instead).
+fn pyyaml_load(yaml: &str) -> Option<serde_json::Value> {
+    use std::io::Write;
+    let mut child = Command::new("python3")
+        .args([
+            "-c",
+            "import json, sys\ntry:\n    import yaml\nexcept ImportError:\n    sys.exit(3)\n\
+             print(json.dumps(yaml.safe_load(sys.stdin.read()), default=str))",
+        ])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .ok()?;
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(yaml.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    if out.status.code() == Some(3) {
+        assert!(
+            std::env::var_os("WARPWISE_REQUIRE_PYYAML").is_none(),
+            "PyYAML is required (WARPWISE_REQUIRE_PYYAML) but python3 cannot import yaml"
+        );
+        eprintln!("skipped: python3 has no `yaml` module (pip install pyyaml)");
+        return None;
+    }
+    assert!(
+        out.status.success(),
+        "PyYAML cannot load the report: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    Some(serde_json::from_slice(&out.stdout).unwrap())
+}
+
+/// Every report of the samples, and a profile, load with PyYAML (YAML 1.1) to the values
+/// serde_yaml (YAML 1.2) reads: `=` reductions, loop variables named `n` or `on`.
+#[test]
+fn reports_load_the_same_in_yaml_1_1_and_1_2_readers() {
+    let dir = temp_dir("yaml11");
+    let src = write(
+        &dir,
+        "flags.c",
+        "void f(const int *v, int n, int *found, double *on) {\n\
+         int flag = 0;\n\
+         for (int i = 0; i < n; i++) if (v[i] == 7) flag = 1;\n\
+         *found = flag;\n\
+         for (int y = 0; y < n; y++) on[y] = y;\n}\n",
+    );
+    let samples = Path::new(env!("CARGO_MANIFEST_DIR")).join("samples");
+    for args in [
+        vec!["analyze", src.as_str(), "--format", "yaml"],
+        vec!["analyze", samples.to_str().unwrap(), "--format", "yaml", "-q"],
+    ] {
+        let out = warpwise(&args);
+        assert!(out.status.success(), "{args:?}");
+        let yaml = String::from_utf8(out.stdout).unwrap();
+        let ours: serde_json::Value = serde_yaml::from_str(&yaml).unwrap();
+        let Some(theirs) = pyyaml_load(&yaml) else {
+            return;
+        };
+        assert_eq!(theirs, ours, "{args:?}: PyYAML reads other values");
+        if args[1] == src {
+            assert!(yaml.contains("operator: '='"), "{yaml}");
+        }
+    }
+}
