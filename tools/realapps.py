@@ -824,7 +824,9 @@ def evaluation_page(rows, missing, shapes, facts):
     out += ["", "## Analysis time against `gcc -O2 -c`", "",
             "CPU time (user + system) of one `warpwise analyze` of the whole application, "
             "against the sum of `gcc -O2 -c` over its files with the same flags, each run "
-            "once. Peak memory is warpwise's.", "",
+            "once. Peak memory is warpwise's. Single runs on a machine shared with other work "
+            "vary by tens of percent from one measurement to the next, small applications "
+            "most; the totals vary least.", "",
             "| application | files | warpwise CPU s | warpwise peak MiB | gcc -O2 -c CPU s "
             "| warpwise / gcc |",
             "| --- | ---: | ---: | ---: | ---: | ---: |"]
