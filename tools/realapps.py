@@ -720,6 +720,7 @@ def report(only):
                   f"warpwise {default['cpu']:.1f} s, gcc {gcc:.1f} s", flush=True)
     shapes = []
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    sys.dont_write_bytecode = True  # no __pycache__ in the repository
     import pathological
     with tempfile.TemporaryDirectory(prefix="warpwise-patho-") as out:
         for row in pathological.measure(warpwise, out, GCC_SHAPE_TIMEOUT):
