@@ -1,4 +1,4 @@
-//! `analyze --work-budget N` (issue 15): a function that spends its budget of dependence pair
+//! `analyze --work-budget N`: a function that spends its budget of dependence pair
 //! tests still gets a report for every loop; the untested pairs are undecided, so a loop
 //! that would be friendly is `needs-profile` with the caveat, never friendly on an untested
 //! pair; the same input and budget give the same report, byte for byte.

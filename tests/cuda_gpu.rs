@@ -103,7 +103,7 @@ fn on_a_gpu_samples_pass_under_both_mappings_and_are_timed() {
         ("matrix_add.c", 38, &["--mapping", "x=j,y=i"], &["40"]),
         ("every_fourth_add.c", 43, &[], &["50"]),
         ("transpose.c", 37, &["--shared"], &[]),
-        // Reductions (issue 14): a scalar, an element, two at once, a histogram.
+        // Reductions: a scalar, an element, two at once, a histogram.
         ("dot_product.c", 27, &[], &["100000"]),
         ("matmul.c", 40, &[], &["13", "11", "7"]),
         ("../tests/fixtures/cuda/reductions.c", 175, &[], &["1000"]),

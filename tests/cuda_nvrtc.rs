@@ -195,7 +195,7 @@ fn arg_min_and_arg_max_kernels_compile() {
     }
 }
 
-/// The recipe of every sample prints C a user can paste (issue 17): each kernel signature
+/// The recipe of every sample prints C a user can paste: each kernel signature
 /// compiles with NVRTC (the program's own type names stand for opaque types), and each
 /// launch's grid, `cudaMalloc` and `cudaMemcpy` reads as a C expression.
 #[test]

@@ -794,7 +794,7 @@ fn private_storage_is_declared_in_the_kernel() {
 
 #[test]
 fn friendly_sample_loops_with_reductions_validate() {
-    // Issue 14: scalar sums (int, long long, double), `C[i][j]` over `k` and sums over 2D
+    // Scalar sums (int, long long, double), `C[i][j]` over `k` and sums over 2D
     // nests under both mappings and another block shape.
     all_pass(
         "dot_product.c",

@@ -1,4 +1,4 @@
-//! `warpwise analyze --format html` (issue 18): the page of the samples has every loop (a
+//! `warpwise analyze --format html`: the page of the samples has every loop (a
 //! gutter mark and a panel each), references nothing outside itself, and in a real headless
 //! browser (Debian's `chromium`, installed by `.ci/run`; skipped with a reason when absent
 //! unless `WARPWISE_REQUIRE_BROWSER` is set) a click on a loop's mark opens its panel. A

@@ -131,7 +131,7 @@ fn profile_dying(name: &str, source: &str, warpwise_args: &[&str], read_bytes: u
     })
 }
 
-/// The deaths of issue 15 each leave a profile of the loop, marked incomplete.
+/// Each way a profiled program can die leaves a profile of the loop, marked incomplete.
 #[test]
 fn profiles_survive_sigpipe_stack_overflow_and_ignored_timeouts() {
     let loop_then = |tail: &str| {

@@ -1,6 +1,6 @@
 //! Progress of `warpwise analyze` on stderr: an indicatif bar on a terminal (checked through
 //! a pseudo-terminal made by util-linux `script`), plain lines when piped, nothing with
-//! `--quiet`; stdout carries only the results in every case (issue 18).
+//! `--quiet`; stdout carries only the results in every case.
 
 use std::path::Path;
 use std::process::Command;

@@ -1,4 +1,4 @@
-//! Issue 15 through the binary: outputs never land on inputs or write through symlinks,
+//! Input safety through the binary: outputs never land on inputs or write through symlinks,
 //! builds happen in fresh private directories that leave nothing behind, and selections or
 //! sizes that make no sense are usage errors (exit 2), never a silent "0 loops".
 

@@ -1,4 +1,4 @@
-//! `warpwise analyze --format sarif` (issue 18): the samples' SARIF passes Microsoft's SARIF
+//! `warpwise analyze --format sarif`: the samples' SARIF passes Microsoft's SARIF
 //! validator (`WARPWISE_SARIF_VALIDATOR`, installed by `.ci/run`; skipped with a reason when
 //! absent unless `WARPWISE_REQUIRE_SARIF` is set), every result names a rule of the driver
 //! and a file that exists, fingerprints are stable when lines move, and a friendly loop's

@@ -1,5 +1,5 @@
 //! `warpwise completions` and `warpwise man`: generated from the same clap definition the
-//! binary parses with, checked for what a shell and `man` need (issue 18).
+//! binary parses with, checked for what a shell and `man` need.
 
 use std::process::{Command, Output};
 

@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
-"""Time warpwise on the code shapes issue 15 lists as blowing up, next to `gcc -O2 -c`.
+"""Time warpwise on code shapes that make analysers blow up, next to `gcc -O2 -c`.
 
     python3 tools/pathological.py [DIR]   # writes the files to DIR (default: a temp dir)
     python3 tools/pathological.py --check [--ww BIN]   # CI's guard: warpwise alone, with limits
+
+`python3 tools/realapps.py report` runs the same cases for docs/evaluation.md.
 
 Each case is one generated C file: a loop body of 1,000 / 2,000 statements, an else-if chain
 of 500 branches, a 5,000-case switch, 1,000 and 10,000 loops in a row, 120 and 300 loops in
@@ -10,18 +12,20 @@ a row each around an inner loop and a store through an index, one line holding a
 loop body of 10,000 / 40,000 statements, 100 nested loops, sums of 5,000
 and 20,000 terms, 1,000 nested ifs and 2,000 nested `?:` (these two are refused by the
 parser's nesting limit with one diagnostic). `WW` names the warpwise binary (default: the
-release build). Prints wall time and peak memory of each; a run is stopped after 300 s.
+release build). Prints wall time and peak memory of each and gcc's CPU time; a run is
+stopped after 300 s.
 Standard library only; needs `gcc` and GNU `time` (/usr/bin/time).
 
 `--check` is the guard `.ci/run` runs after the tests, with the build the tests made
 (`target/debug/warpwise`, opt-level 1): it runs warpwise alone on every case and fails
 if one takes more than CHECK_SECONDS, more than CHECK_KIB of memory, or exits otherwise
 than expected (0; 1 for the two cases the nesting limit refuses). The limits are
-twice the README's release targets in time (the debug build was 1.1-2x slower than release)
-and the target itself in memory; they exist because a quadratic path once took the
-10,000-loop case from 6 s to 102 s without any test noticing.
+twice the release build's targets in time (the tests' build is up to 2x slower than
+release) and the target itself in memory: a super-linear path in the analysis shows as a
+case far over them.
 """
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -44,16 +48,15 @@ def cases():
         loops = "\n".join(f"  for (int i{k} = 0; i{k} < n; i{k}++) a[i{k}] += {k};" for k in range(n))
         yield f"loops{n}", f"void f(double *a, int n) {{\n{loops}\n}}\n"
     # Loops in a row, each around an inner loop and ending with a store through an index
-    # (the stale-name and rebase queries walked the dominator chain: N^4 until the
-    # twenty-fifth session).
+    # (queries that walk the dominator chain per loop make this quartic).
     for n in (120, 300):
         loops = "\n".join(f"  for (int i{k} = 0; i{k} < n; i{k}++) {{\n"
                           f"    for (int j = 0; j < n; j++) b[j] = b[j] + a[i{k}];\n"
                           f"    a[idx[i{k}]] = {k};\n  }}" for k in range(n))
         yield f"nested_rows{n}", (f"void f(double *a, double *b, const int *idx, int n) {{\n"
                                   f"{loops}\n}}\n")
-    # One long line: a loop body of `a[i] += b[i + k];` statements (issue 15's 4.4 MB line
-    # holds 400,000 of them).
+    # One long line: a loop body of `a[i] += b[i + k];` statements (generated code can put
+    # hundreds of thousands of them on one line).
     for n in (10000, 40000):
         body = " ".join(f"a[i] += b[i + {k % 7}];" for k in range(n))
         yield f"line{n}", (f"void f(double *a, const double *b, int n) {{ "
@@ -72,17 +75,21 @@ def cases():
     yield "ternary2000", f"void f(double *a, const int *c, int n) {{\n  for (int i = 0; i < n; i++) a[i] = {e};\n}}\n"
 
 
-def timed(cmd):
-    """(exit code, seconds, peak KiB) of `cmd` under GNU time."""
+def timed(cmd, timeout=300):
+    """(exit code, wall seconds, peak KiB, CPU seconds) of `cmd` under GNU time. Past
+    `timeout` seconds it is stopped, with its children, and the exit code is "timeout"."""
     with tempfile.NamedTemporaryFile("r") as t:
+        child = subprocess.Popen(["/usr/bin/time", "-f", "%e %M %U %S", "-o", t.name] + cmd,
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                 preexec_fn=os.setsid)
         try:
-            rc = subprocess.run(["/usr/bin/time", "-f", "%e %M", "-o", t.name] + cmd,
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                                timeout=300).returncode
+            rc = child.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
-            return "timeout", 300.0, 0
+            os.killpg(child.pid, signal.SIGKILL)
+            child.wait()
+            return "timeout", float(timeout), 0, float(timeout)
         fields = t.read().split()
-        return rc, float(fields[-2]), int(fields[-1])
+        return rc, float(fields[-4]), int(fields[-3]), float(fields[-2]) + float(fields[-1])
 
 
 # Limits of `--check` (see the docstring) and the cases the parser refuses by design.
@@ -100,7 +107,7 @@ def check(ww):
             with open(path, "w") as f:
                 f.write(text)
             report = path + ".json"
-            rc, secs, kib = timed([ww, "analyze", path, "--format", "json", "-o", report])
+            rc, secs, kib, _ = timed([ww, "analyze", path, "--format", "json", "-o", report])
             expected = 1 if name in REFUSED else 0
             verdict = "ok"
             if rc != expected:
@@ -130,13 +137,25 @@ def main():
     out = sys.argv[1] if len(sys.argv) > 1 else tempfile.mkdtemp(prefix="warpwise-patho-")
     os.makedirs(out, exist_ok=True)
     print(f"{'case':<12} {'warpwise':>10} {'memory':>9} {'exit':>5} {'gcc -O2 -c':>11}")
+    for row in measure(ww, out):
+        gcc = "stopped" if row["gcc_seconds"] is None else f"{row['gcc_seconds']:.2f}s"
+        print(f"{row['case']:<12} {row['seconds']:>9.2f}s {row['kib'] // 1024:>6} MB "
+              f"{row['exit']!s:>5} {gcc:>11}", flush=True)
+
+
+def measure(ww, out, gcc_timeout=300):
+    """Each case written to `out`, then timed: warpwise analyze (wall and CPU seconds, peak
+    KiB, exit code) and gcc -O2 -c (CPU seconds, None when stopped after `gcc_timeout`
+    seconds). Yields one dict per case as it is timed."""
     for name, text in cases():
         path = os.path.join(out, name + ".c")
         with open(path, "w") as f:
             f.write(text)
-        rc, secs, kib = timed([ww, "analyze", path, "--format", "json", "-o", path + ".json"])
-        _, gcc, _ = timed(["gcc", "-O2", "-c", path, "-o", path + ".o"])
-        print(f"{name:<12} {secs:>9.2f}s {kib // 1024:>6} MB {rc!s:>5} {gcc:>10.2f}s")
+        rc, secs, kib, cpu = timed([ww, "analyze", path, "--format", "json", "-o", path + ".json"])
+        gcc_rc, _, _, gcc = timed(["gcc", "-O2", "-c", path, "-o", path + ".o"], gcc_timeout)
+        yield {"case": name, "seconds": secs, "cpu": cpu, "kib": kib, "exit": rc,
+               "gcc_seconds": None if gcc_rc == "timeout" else gcc, "gcc_timeout": gcc_timeout,
+               "expected_exit": 1 if name in REFUSED else 0}
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""OpenMP ports of the PolyBench/C 4.2.1 kernels validated under clang's host offloading
-(issue 14's first table): for each kernel, `warpwise profile --loops all` at MINI, then
+"""OpenMP ports of the PolyBench/C 4.2.1 kernels validated under clang's host offloading:
+for each kernel, `warpwise profile --loops all` at MINI, then
 `warpwise validate --target openmp --profile` with `-DPOLYBENCH_DUMP_ARRAYS`, which builds
 the original and the port and compares everything they print.
 
@@ -8,7 +8,7 @@ the original and the port and compares everything they print.
 
 POLYBENCH_DIR is an unpacked PolyBench/C 4.2.1 (utilities/ and the kernel directories); it
 is never written. Prints one line per kernel (PASS/FAIL, loops ported, atomic updates, data
-regions) and the totals. Needs clang-16 with libomp's offloading (see the README).
+regions) and the totals. Needs clang-16 with libomp's offloading (docs/openmp-ports.md).
 Standard library only.
 """
 import argparse

@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
-"""Measure warpwise on real OpenMP C applications nobody here wrote (issue 13).
+"""Measure warpwise on real OpenMP C applications nobody here wrote.
 
 The authors' `#pragma omp parallel for` / `omp for` loops are the ground truth: they are
 parallel. For every application this prints how many of them warpwise calls friendly,
 needs-profile and not-friendly, and the reasons of the others.
 
-    python3 tools/realapps.py fetch            # download the sources (Debian, PyPI)
+    python3 tools/realapps.py fetch [APP...]   # download the sources (Debian, PyPI)
+    python3 tools/realapps.py report [APP...]  # measure, then write docs/evaluation.md and
+                                               # README.md's summary (release build)
     python3 tools/realapps.py measure [APP...] # analyse them (release build of warpwise)
     python3 tools/realapps.py port [APP...]    # port the authors' friendly loops to OpenMP
                                                # offload and compile the ports (clang-16);
@@ -45,8 +47,7 @@ ROOT = os.environ.get("WARPWISE_REALAPPS", os.path.expanduser("~/.cache/warpwise
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OPENMP = ["-D_OPENMP=201511"]
 
-# GraphicsMagick: the files holding the authors' OpenMP loops (effect.c and render.c joined
-# on 2026-11-25, once invariant.rs stopped walking their phi chains once per path).
+# GraphicsMagick: the files holding the authors' OpenMP loops.
 GM_FILES = ("analyze.c average.c cdl.c colorspace.c command.c decorate.c effect.c enhance.c fx.c "
             "gem.c gradient.c pixel_iterator.c render.c resize.c segment.c shear.c texture.c "
             "transform.c")
@@ -192,21 +193,27 @@ GENERATED = {
 PARALLEL_FOR = re.compile(r"omp\s+(parallel\s+)?for\b")
 
 
-def fetch():
+def fetch(only):
+    """Download the applications in `only` (all when empty) that are not there yet."""
+    unknown = only - {a[0] for a in APPS}
+    if unknown:
+        sys.exit(f"unknown applications: {' '.join(sorted(unknown))}")
     os.makedirs(ROOT, exist_ok=True)
-    debian = [src for _, _, src, *_ in APPS if src[0] == "deb"]
-    if debian:
+    wanted = [a for a in APPS if (not only or a[0] in only)
+              and not os.path.isdir(os.path.join(ROOT, a[3].split("/")[0]))]
+    # Headers the applications include: LAPACKE (phono3py), zlib (velvet).
+    headers = {"phono3py": ("liblapacke-dev", "lapacke.h"), "velvet": ("zlib1g-dev", "zlib.h")}
+    needed = [package for name, (package, header) in headers.items()
+              if (not only or name in only) and not os.path.exists(f"/usr/include/{header}")]
+    if needed or any(src[0] == "deb" for _, _, src, *_ in wanted):
         sources = "/etc/apt/sources.list.d/debian.sources"
         if os.path.exists(sources) and "deb-src" not in open(sources).read():
             text = open(sources).read().replace("Types: deb\n", "Types: deb deb-src\n")
             open(sources, "w").write(text)
         subprocess.run(["apt-get", "update", "-qq"], check=True)
-        # Headers the applications include: LAPACKE (phono3py), zlib (velvet).
-        subprocess.run(["apt-get", "install", "-y", "-qq", "liblapacke-dev", "zlib1g-dev"],
-                       check=True)
-    for name, _, (kind, package, version), directory, *_ in APPS:
-        if os.path.isdir(os.path.join(ROOT, directory.split("/")[0])):
-            continue
+    if needed:
+        subprocess.run(["apt-get", "install", "-y", "-qq", *needed], check=True)
+    for name, _, (kind, package, version), directory, *_ in wanted:
         print(f"fetching {name}", file=sys.stderr)
         if kind == "deb":
             # Only the upstream tarball is needed (some Debian parts of old releases are
@@ -307,7 +314,7 @@ def measure(only):
               f"{elapsed:.1f} s")
         for skipped in report.get("skipped", []):
             print("   skipped:", skipped[:200])
-        # The report verifier's findings (issue 17): each is a bug of warpwise.
+        # The report verifier's findings: each is a bug of warpwise.
         checks = [l for l in run.stderr.splitlines() if l.startswith("warning: report check")]
         print(f"   report checks failed: {len(checks)}")
         for c in checks[:3]:
@@ -491,7 +498,7 @@ def run_child(argv, cwd):
     with tempfile.TemporaryFile() as err:
         child = subprocess.Popen([sys.executable, "-S", "-I", "-c", MEASURE, *argv], cwd=cwd,
                                  stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=err,
-                                 start_new_session=True)
+                                 preexec_fn=os.setsid)
         try:
             out, timed_out = child.communicate(timeout=TIMEOUT)[0], False
         except subprocess.TimeoutExpired:
@@ -635,9 +642,236 @@ def speed(only):
     print(f"per-file numbers: {out}")
 
 
+# The generated page and the README block `report` writes (relative to the repository).
+EVALUATION_PAGE = os.path.join("docs", "evaluation.md")
+SUMMARY_START = "<!-- evaluation-summary: generated by `python3 tools/realapps.py report` -->"
+SUMMARY_END = "<!-- end of evaluation-summary -->"
+REPORT_COMMAND = "python3 tools/realapps.py report"
+# gcc -O2 takes many minutes on some of the pathological shapes; it is stopped after this.
+GCC_SHAPE_TIMEOUT = 120
+
+
+def analyze_app(warpwise, cwd, files, flags, extra):
+    """One whole-program `analyze` of an application: CPU seconds, peak RSS (KiB) and the
+    verdicts of its loops, or an error."""
+    fd, out = tempfile.mkstemp(prefix="warpwise-report-", suffix=".json")
+    os.close(fd)
+    try:
+        run = run_child([warpwise, "analyze", *files, *flags, *extra, "--format", "json",
+                         "-o", out], cwd)
+        try:
+            loops = json.load(open(out))["loops"]
+        except (OSError, ValueError, KeyError):
+            return {"error": failure({**run, "error": run["stderr"]})}
+    finally:
+        os.unlink(out)
+    marked = [l for l in loops if any(PARALLEL_FOR.search(p) for p in l.get("pragmas", []))]
+    return {"cpu": run["cpu"], "rss_kib": run["rss_kib"], "loops": len(loops),
+            "authors": collections.Counter(l["verdict"] for l in marked),
+            "marked": len(marked), "error": None}
+
+
+def gcc_app(cwd, files, flags):
+    """`gcc -O2 -c` of each file once: total CPU seconds and the files gcc rejects."""
+    total, failed = 0.0, []
+    for path in files:
+        run = run_child(["gcc", "-O2", "-c", path, "-o", os.devnull, *flags], cwd)
+        if run["exit"] != 0 or run["timed_out"]:
+            failed.append(path)
+        else:
+            total += run["cpu"]
+    return total, failed
+
+
+def percent(part, whole):
+    return f"{100 * part / whole:.0f}%" if whole else "-"
+
+
+def report(only):
+    """Measure every fetched application (those in `only`, or all) and the pathological
+    shapes with the release build, then write docs/evaluation.md and README.md's summary."""
+    unknown = only - {a[0] for a in APPS}
+    if unknown:
+        sys.exit(f"unknown applications: {' '.join(sorted(unknown))}")
+    started = time.monotonic()
+    warpwise = warpwise_binary()
+    if not os.access(warpwise, os.X_OK):
+        sys.exit(f"no warpwise binary at {warpwise}: run `cargo build --release` first")
+    version = subprocess.run([warpwise, "--version"], capture_output=True, text=True).stdout.strip()
+    gcc_version = subprocess.run(["gcc", "--version"], capture_output=True,
+                                 text=True).stdout.splitlines()[0]
+    rows, missing = [], []
+    for name, domain, cwd, files, flags in selected_apps(only):
+        if not files:
+            missing.append(name)
+            print(f"== {name}: not fetched ({cwd})", flush=True)
+            continue
+        default = analyze_app(warpwise, cwd, files, flags, [])
+        strict = analyze_app(warpwise, cwd, files, flags, ["--aliasing", "call-sites"])
+        gcc, gcc_failed = gcc_app(cwd, files, flags)
+        rows.append({"name": name, "domain": domain, "files": len(files), "default": default,
+                     "strict": strict, "gcc": gcc, "gcc_failed": gcc_failed})
+        if default["error"]:
+            print(f"== {name}: warpwise failed: {default['error']}", flush=True)
+        else:
+            a = default["authors"]
+            print(f"== {name}: {default['loops']} loops; authors' {default['marked']}: "
+                  f"{a['friendly']} / {a['needs-profile']} / {a['not-friendly']}; "
+                  f"warpwise {default['cpu']:.1f} s, gcc {gcc:.1f} s", flush=True)
+    shapes = []
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    sys.dont_write_bytecode = True  # no __pycache__ in the repository
+    import pathological
+    with tempfile.TemporaryDirectory(prefix="warpwise-patho-") as out:
+        for row in pathological.measure(warpwise, out, GCC_SHAPE_TIMEOUT):
+            shapes.append(row)
+            gcc = "stopped" if row["gcc_seconds"] is None else f"{row['gcc_seconds']:.2f} s"
+            print(f"   {row['case']}: {row['cpu']:.2f} s CPU, {row['kib'] // 1024} MiB, "
+                  f"exit {row['exit']}; gcc {gcc}", flush=True)
+    took = time.monotonic() - started
+    facts = {"date": time.strftime("%Y-%m-%d", time.gmtime()), "version": version,
+             "gcc": gcc_version, "cores": os.cpu_count(), "minutes": took / 60}
+    page = evaluation_page(rows, missing, shapes, facts)
+    with open(os.path.join(REPO, EVALUATION_PAGE), "w") as f:
+        f.write(page)
+    readme = os.path.join(REPO, "README.md")
+    text = open(readme).read()
+    if SUMMARY_START in text and SUMMARY_END in text:
+        head, rest = text.split(SUMMARY_START, 1)
+        tail = rest.split(SUMMARY_END, 1)[1]
+        with open(readme, "w") as f:
+            f.write(head + SUMMARY_START + "\n" + summary_table(rows, shapes, facts) + SUMMARY_END
+                    + tail)
+    else:
+        print(f"README.md has no {SUMMARY_START} block; only {EVALUATION_PAGE} written")
+    print(f"wrote {EVALUATION_PAGE} and README.md's summary in {took / 60:.1f} min")
+
+
+def totals(rows, key):
+    """The authors' loops over the rows measured with `key` (`default` or `strict`)."""
+    done = [r for r in rows if not r[key]["error"]]
+    counts = collections.Counter()
+    for r in done:
+        counts.update(r[key]["authors"])
+    return counts, sum(r[key]["marked"] for r in done)
+
+
+def summary_table(rows, shapes, facts):
+    """README.md's table: the totals of docs/evaluation.md."""
+    counts, marked = totals(rows, "default")
+    strict, _ = totals(rows, "strict")
+    timed = [r for r in rows if not r["default"]["error"]]
+    ww = sum(r["default"]["cpu"] for r in timed)
+    gcc = sum(r["gcc"] for r in timed)
+    slowest = max(shapes, key=lambda s: s["cpu"], default=None)
+    largest = max(shapes, key=lambda s: s["kib"], default=None)
+    lines = ["| measure | result |", "| --- | --- |",
+             f"| the authors' OpenMP loops of {len(timed)} real applications ({marked}) | "
+             f"friendly {counts['friendly']} ({percent(counts['friendly'], marked)}), "
+             f"needs-profile {counts['needs-profile']}, not-friendly {counts['not-friendly']} |",
+             f"| the same with `--aliasing call-sites` | friendly {strict['friendly']} "
+             f"({percent(strict['friendly'], marked)}), needs-profile {strict['needs-profile']}, "
+             f"not-friendly {strict['not-friendly']} |",
+             f"| analysis time of those applications, CPU | {ww:.1f} s, against {gcc:.1f} s for "
+             f"`gcc -O2 -c` ({ww / gcc:.2f}x) |" if gcc else
+             "| analysis time of those applications | not measured |"]
+    if slowest:
+        lines.append(f"| {len(shapes)} pathological code shapes, CPU | slowest {slowest['cpu']:.1f} s "
+                     f"(`{slowest['case']}`), largest {largest['kib'] // 1024} MiB |")
+    return "\n".join(lines) + f"\n\nMeasured on {facts['date']} with `{REPORT_COMMAND}`.\n"
+
+
+def evaluation_page(rows, missing, shapes, facts):
+    """docs/evaluation.md: the tables of one measurement, the command and the date."""
+    out = [f"<!-- Generated by `{REPORT_COMMAND}`: run it again rather than editing. -->",
+           "# Evaluation", "",
+           f"Measured on {facts['date']} by `{REPORT_COMMAND}` ({facts['minutes']:.0f} min): "
+           f"{facts['version']}, release build; {facts['gcc']}; {facts['cores']} CPU cores.",
+           "",
+           "To measure again: `cargo build --release`, `python3 tools/realapps.py fetch` (once: "
+           "the sources go to `~/.cache/warpwise-realapps`, never into the repository; it needs "
+           "root for `apt-get source`), then "
+           f"`{REPORT_COMMAND}`, which rewrites this page and the summary in README.md.",
+           "", "## Accuracy on real applications", "",
+           f"The {len(APPS)} OpenMP C applications `tools/realapps.py` knows, which nobody "
+           "here wrote, each analysed as one program "
+           "(every file given to one `warpwise analyze`). The loops their authors marked "
+           "`#pragma omp parallel for` or `omp for` are parallel: the truth warpwise is "
+           "measured against. Without a profile it calls them friendly, needs-profile or "
+           "not-friendly; the default aliasing policy assumes that pointers a function "
+           "receives do not overlap unless a call site shows otherwise, and "
+           "`--aliasing call-sites` assumes only what call sites prove.", "",
+           "| application | domain | files | loops | authors' loops | friendly | needs-profile "
+           "| not-friendly | friendly, `--aliasing call-sites` |",
+           "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    for r in rows:
+        d, s = r["default"], r["strict"]
+        if d["error"]:
+            out.append(f"| {r['name']} | {r['domain']} | {r['files']} | failed | | | | | |")
+            continue
+        a = d["authors"]
+        out.append(f"| {r['name']} | {r['domain']} | {r['files']} | {d['loops']} | {d['marked']} "
+                   f"| {a['friendly']} | {a['needs-profile']} | {a['not-friendly']} | "
+                   f"{'failed' if s['error'] else s['authors']['friendly']} |")
+    counts, marked = totals(rows, "default")
+    strict, _ = totals(rows, "strict")
+    done = [r for r in rows if not r["default"]["error"]]
+    out.append(f"| **all** | | {sum(r['files'] for r in done)} | "
+               f"{sum(r['default']['loops'] for r in done)} | {marked} | "
+               f"{counts['friendly']} ({percent(counts['friendly'], marked)}) | "
+               f"{counts['needs-profile']} ({percent(counts['needs-profile'], marked)}) | "
+               f"{counts['not-friendly']} ({percent(counts['not-friendly'], marked)}) | "
+               f"{strict['friendly']} ({percent(strict['friendly'], marked)}) |")
+    out += ["", "## Analysis time against `gcc -O2 -c`", "",
+            "CPU time (user + system) of one `warpwise analyze` of the whole application, "
+            "against the sum of `gcc -O2 -c` over its files with the same flags, each run "
+            "once. Peak memory is warpwise's. Single runs on a machine shared with other work "
+            "vary by tens of percent from one measurement to the next, small applications "
+            "most; the totals vary least.", "",
+            "| application | files | warpwise CPU s | warpwise peak MiB | gcc -O2 -c CPU s "
+            "| warpwise / gcc |",
+            "| --- | ---: | ---: | ---: | ---: | ---: |"]
+    for r in done:
+        d = r["default"]
+        failed = len(r["gcc_failed"])
+        note = f" ({failed} file{'s' if failed > 1 else ''} gcc rejects)" if failed else ""
+        out.append(f"| {r['name']} | {r['files']} | {d['cpu']:.2f} | {d['rss_kib'] // 1024} | "
+                   f"{r['gcc']:.2f}{note} | {d['cpu'] / r['gcc']:.2f}x |" if r["gcc"] else
+                   f"| {r['name']} | {r['files']} | {d['cpu']:.2f} | {d['rss_kib'] // 1024} | "
+                   f"-{note} | - |")
+    ww = sum(r["default"]["cpu"] for r in done)
+    gcc = sum(r["gcc"] for r in done)
+    out.append(f"| **all** | {sum(r['files'] for r in done)} | {ww:.2f} | "
+               f"{max((r['default']['rss_kib'] for r in done), default=0) // 1024} | {gcc:.2f} | "
+               + (f"{ww / gcc:.2f}x |" if gcc else "- |"))
+    out += ["", "## Pathological code shapes", "",
+            "Generated files that make analysers blow up (`tools/pathological.py`), each "
+            "analysed alone: CPU time (user + system) and peak memory of `warpwise analyze`, "
+            "and CPU time of `gcc -O2 -c` on the same file, stopped after "
+            f"{GCC_SHAPE_TIMEOUT} s. Exit 1 is expected for `ifs1000` and `ternary2000`, which "
+            "the parser's nesting limit refuses with one diagnostic.", "",
+            "| case | warpwise CPU s | warpwise peak MiB | exit | gcc -O2 -c CPU s |",
+            "| --- | ---: | ---: | ---: | ---: |"]
+    for sh in shapes:
+        gcc = (f"over {sh['gcc_timeout']} (stopped)" if sh["gcc_seconds"] is None
+               else f"{sh['gcc_seconds']:.2f}")
+        out.append(f"| `{sh['case']}` | {sh['cpu']:.2f} | {sh['kib'] // 1024} | {sh['exit']} "
+                   f"| {gcc} |")
+    out += ["", "## Not measured here", ""]
+    for name in missing:
+        out.append(f"- {name}: not fetched (`python3 tools/realapps.py fetch {name}`).")
+    out += ["- OpenMP ports of the authors' friendly loops and whether they compile: "
+            "`python3 tools/realapps.py port` (needs clang-16).",
+            "- CUDA kernels for them, compiled by NVRTC: `python3 tools/realapps.py port-cuda`.",
+            "- File-by-file speed against gcc, best of three: `python3 tools/realapps.py speed`.",
+            "- The profiler's overhead: `python3 profile/benches/overhead.py`.",
+            "- Kernels on a GPU: [testing.md](testing.md#on-a-gpu).", ""]
+    return "\n".join(out)
+
+
 if __name__ == "__main__":
-    commands = {"fetch": lambda _: fetch(), "measure": measure, "port": port,
-                "port-cuda": port_cuda, "speed": speed}
+    commands = {"fetch": fetch, "measure": measure, "port": port,
+                "port-cuda": port_cuda, "speed": speed, "report": report}
     if len(sys.argv) < 2 or sys.argv[1] not in commands:
         sys.exit(__doc__)
     commands[sys.argv[1]](set(sys.argv[2:]))

@@ -5,9 +5,9 @@
 
 use std::cell::Cell;
 
-/// Pair tests one function may make by default. The real applications measured in the
-/// README need at most a tenth of it in their largest function (fasttree); a generated
-/// body of thousands of statements reaches it.
+/// Pair tests one function may make by default. The real applications of
+/// docs/evaluation.md need at most a tenth of it in their largest function (fasttree); a
+/// generated body of thousands of statements reaches it.
 pub const DEFAULT_PAIR_TESTS: u64 = 400_000;
 
 /// Why a pair the budget left untested is undecided (the pair's WW111 says it).

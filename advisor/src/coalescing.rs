@@ -507,7 +507,7 @@ fn enumerate(offset: &Expr, elem: u64, env: &SignEnv, line: i64) -> Factor {
     }
 }
 
-/// Several possible offsets for one access (§5.1, issue 4): the same base takes the maximum;
+/// Several possible offsets for one access (§5.1): the same base takes the maximum;
 /// different or unknown bases are the worst case, 32.
 pub fn combine(alternatives: &[(Option<Var>, Factor)], env: &SignEnv) -> Factor {
     match alternatives {

@@ -1,4 +1,4 @@
-//! Loop bounds read through a pointer the loop's callees receive (issue 13, cause 8): the
+//! Loop bounds read through a pointer the loop's callees receive: the
 //! bound is invariant when no store of the loop or of its callees' summaries may write it.
 //! Each verdict is checked against concrete runs: the program prints the same with the
 //! loop run forward and reversed exactly when the report calls it friendly.

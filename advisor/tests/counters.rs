@@ -1,4 +1,4 @@
-//! Second counters and packed triangular storage (issue 13): a counter advanced next to the
+//! Second counters and packed triangular storage: a counter advanced next to the
 //! loop index (`distpos += 1` beside `j++`) is a polynomial of it, an exact division
 //! (`i*(2*n - i - 1)/2`) is a polynomial, and rows of different lengths that follow one
 //! another (MDAnalysis' `_calc_self_distance_array`) are told apart by the

@@ -1,5 +1,5 @@
 //! Inner loops without a symbolic range (a `break` or a `goto` out of them, no induction
-//! variable, several initial values) inside a loop that has one (issue 13): the outer
+//! variable, several initial values) inside a loop that has one: the outer
 //! loop's accesses are still compared; what depends on the inner loop's variables is a
 //! value that changes from iteration to iteration. Before, one such inner loop made the
 //! whole nest "cannot be compared statically" (phono3py's `get_BZ_triplets_at_q_type1`,

@@ -1,4 +1,4 @@
-//! Finite-volume face loops (issue 13, as code_saturne writes them): the faces are split
+//! Finite-volume face loops (as code_saturne writes them): the faces are split
 //! into groups and threads whose face ranges come from a numbering array, a cell's
 //! accumulators are updated at indices read from the face-to-cell table, and a small array
 //! declared at the top of the function is reused as scratch by several loops. Whether two

@@ -1,4 +1,4 @@
-//! Which pointers cannot reach an array (issue 13: CFD codes allocate work arrays through a
+//! Which pointers cannot reach an array (CFD codes allocate work arrays through a
 //! tracked wrapper, declare `restrict` parameters and fetch fields from a registry): new
 //! memory from an allocator wrapper whose address goes nowhere before the loop, a
 //! `restrict` parameter the function keeps to itself, and a lookup's result (a pointer the

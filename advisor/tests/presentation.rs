@@ -1,4 +1,4 @@
-//! Report text as users read it (issue 17): names the source writes, qualified by line where
+//! Report text as users read it: names the source writes, qualified by line where
 //! a loop's report shows two values of one variable, and expressions free of the analyses'
 //! own variables (thread indices, version numbers). Every report here also passes
 //! `verify::verify`.

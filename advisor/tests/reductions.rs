@@ -1,4 +1,4 @@
-//! Reductions of every shape (issue 13, cause 6): scalar (`+ * & | ^ && ||`, min/max in
+//! Reductions of every shape: scalar (`+ * & | ^ && ||`, min/max in
 //! every spelling), arg-min/arg-max, an invariant element or struct field, a histogram,
 //! several in one loop. Each positive fixture is checked twice: statically (`check`: the
 //! loop's verdict and its reductions) and by a concrete execution (`run_check`): the

@@ -29,7 +29,7 @@ fn unit() -> (Unit, usize) {
 }
 
 /// Every analysis on every function (loop forest, reconstruction, signs, ranges, invariance
-/// of every loop); returns the time spent in each, for the README.
+/// of every loop); returns the time spent in each, printed as the breakdown.
 fn breakdown(program: &Program) -> [f64; 5] {
     let mut t = [0f64; 5];
     for func in &program.functions {

@@ -269,7 +269,7 @@ pub struct KernelPlan {
     pub kernel_args: Vec<KernelArg>,
     /// The original lines of the loop (for the patch note).
     pub original_lines: Vec<String>,
-    /// The reductions the kernel combines (issue 14).
+    /// The reductions the kernel combines.
     pub reductions: Vec<reduce::Planned>,
 }
 
@@ -873,7 +873,7 @@ pub fn plan(
         }
         forced_reasons = reasons;
     }
-    // A friendly loop with reductions needs a reduction kernel (issue 14); a plain kernel
+    // A friendly loop with reductions needs a reduction kernel; a plain kernel
     // would race on the accumulators. `--debug-force` lets unsupported ones through as
     // plain code, which races.
     let checked = match reduce::check(report) {

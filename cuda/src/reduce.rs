@@ -1,4 +1,4 @@
-//! Reductions in generated kernels (issue 14): which of a loop's reductions can be
+//! Reductions in generated kernels: which of a loop's reductions can be
 //! generated, the body rewrites they need (an element's accumulator, a histogram's atomic
 //! updates) and the device code that combines the threads' values: a private accumulator
 //! per thread, warp shuffles within each warp, the warps' values through shared memory,

@@ -2,7 +2,7 @@
 //! between runs, output files written without following symlinks, and the check that an
 //! output never lands on an input.
 //!
-//! The rules (issue 15): nothing is reused by name from a shared directory such as `/tmp`
+//! The rules: nothing is reused by name from a shared directory such as `/tmp`
 //! (another local user could plant it); files warpwise reuses between runs live in a
 //! per-user cache directory that is checked to be owned by the user and closed to others;
 //! an output replaces what is at its path (a symlink included) instead of writing through

@@ -709,7 +709,7 @@ impl SourceAlias {
 
 /// Runs `command` to its end with its standard output and error going to fresh unnamed
 /// files (`tempfile::tempfile`: private, gone when closed), read once it has exited. Pipes
-/// read while the child writes cost a wakeup per chunk: poll and context switches were 0.5 ms
+/// read while the child writes cost a wakeup per chunk: poll and context switches take 0.5 ms
 /// of a 19 ms small file. Where no such file can be made (no writable temporary directory),
 /// the pipes after all.
 fn output_through_files(command: &mut Command) -> std::io::Result<std::process::Output> {

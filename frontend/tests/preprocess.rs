@@ -148,7 +148,7 @@ fn compile_commands_both_forms() {
     assert!(missing.message.contains("compile_commands.json"));
 }
 
-/// A hostile compile database (issue 15): its compiler is a script next to it and its flags
+/// A hostile compile database: its compiler is a script next to it and its flags
 /// load plugins. Neither may run; the unit is still preprocessed, by our own compiler, and
 /// the user is told what was ignored.
 #[cfg(unix)]

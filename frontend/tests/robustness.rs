@@ -190,8 +190,8 @@ fn a_goto_to_no_label_is_an_error_at_the_goto() {
 
 #[test]
 fn a_function_body_over_the_size_budget_is_left_out_with_one_error() {
-    // Issue 15's one-line body of 400,000 statements: parsing and lowering it alone took
-    // 26 s and 1.8 GB. A body over `MAX_BODY_BYTES` is not parsed; its function is dropped
+    // A one-line body of 400,000 statements would take tens of seconds and gigabytes to
+    // parse and lower. A body over `MAX_BODY_BYTES` is not parsed; its function is dropped
     // (callers see unknown effects, not an empty function) and named in one error.
     let statements = frontend::parse::MAX_BODY_BYTES / 10;
     let body = "a[i] += b[i + 3]; ".repeat(statements);

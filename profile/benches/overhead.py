@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
-"""Profiler overhead on PolyBench-style kernels at a realistic size (issue 16).
+"""Profiler overhead on PolyBench-style kernels at a realistic size.
 
     python3 profile/benches/overhead.py [--mini] [--modes=count,default,all,full] [KERNEL...]
 
 Builds every kernel of profile/benches/kernels/ plain (`cc -O2`) and instrumented with
 `warpwise cc -O2` in four modes (WARPWISE_LOOPS=none: counting only; the default: the
 needs-profile loops tracked; all: every loop tracked; full: the needs-profile loops with
-every access watched, as before the filter of issue 16), runs each binary three times and
+every access watched, without the filter), runs each binary three times and
 prints, per mode, the CPU time (user + system, build excluded) and the peak resident
 memory as ratios to the plain run's (best of three each). `WW` names the warpwise binary
 (default: the release build). Every run's output must equal the plain run's: a profiled

@@ -1,4 +1,4 @@
-//! The filtered profiler against the reference mode (issue 16): watching only the accesses
+//! The filtered profiler against the reference mode: watching only the accesses
 //! of the pairs the static analysis left undecided must settle every loop as watching every
 //! access does, on every sample and on the PolyBench-style kernels at their MINI size.
 //!

@@ -703,7 +703,7 @@ fn a_tracking_budget_samples_instances_and_says_so() {
 /// A loop whose undecided pairs are inside a called function (`permute(N, idx, a, b)` and
 /// `permute(N, idx, b, a)` on `a`) watches that function's accesses through the parameters
 /// the pair's arrays are passed as (`src`, `dst`), not everything: the index array, which
-/// nothing writes, costs no shadow (issue 16: scatter's memory went from 3.45x to 2.63x).
+/// nothing writes, costs no shadow.
 #[test]
 fn pairs_inside_a_callee_watch_the_parameters_they_are_passed_as() {
     let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/kernels/scatter.c");
@@ -776,7 +776,7 @@ int main(void)
 
 /// One double touched in every 4 KiB page of a 64 MiB array: the shadow follows the memory
 /// the tracked accesses touch (1 KiB blocks made when touched), not the address range
-/// spanned, so the watched run's peak memory stays within 3x the plain run's (issue 16).
+/// spanned, so the watched run's peak memory stays within 3x the plain run's.
 /// The program reports its own peak (`VmHWM`), shadow included.
 #[test]
 fn a_page_strided_loop_stays_within_three_times_the_memory() {

@@ -28,7 +28,7 @@ fn a_minus_followed_by_a_comparison_is_not_a_name() {
 
 /// A chain of binary operators is a tree as deep as it is long: past
 /// [`symbolic::parse::MAX_OPERATORS`] it is a parse error, not a stack overflow in whatever
-/// recurses over it next (issue 15: a report whose section was a 200,000-term sum aborted
+/// recurses over it next (a report whose section is a 200,000-term sum would abort
 /// `instantiate`). Up to the limit it parses, normalises and evaluates, on a test thread's
 /// small stack too.
 #[test]

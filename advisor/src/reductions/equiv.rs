@@ -80,8 +80,8 @@ fn writes_memory(program: &Program, kind: &InstKind) -> bool {
 
 /// A hash of `v`'s structure as [`equivalent`] compares it: equivalent values have equal
 /// shapes (the converse need not hold), so grouping by shape first leaves `equivalent` only
-/// the pairs that may pass. A loop body of thousands of loads no longer compares each with
-/// each.
+/// the pairs that may pass, and a loop body of thousands of loads is not compared load by
+/// load.
 pub(crate) fn shape(program: &Program, func: &Function, v: Value) -> u64 {
     use std::hash::Hasher;
     let mut h = std::collections::hash_map::DefaultHasher::new();

@@ -1,4 +1,4 @@
-//! Reductions of every shape (issue 13, cause 6): a loop that is parallel apart from values
+//! Reductions of every shape: a loop that is parallel apart from values
 //! it accumulates with an associative, commutative operator. Recognised soundly: the target
 //! is updated only by `t = t op e` / `t op= e` (or a min/max choice, or `t = t && e`) with
 //! `e` not reading `t`, and nothing else in the loop reads it (no store, call, index or
