@@ -412,6 +412,8 @@ int main(void) {
     FILE *f = fopen("started", "w");
     if (f) fclose(f);
     sleep(3);
+    f = fopen("finished", "w");
+    if (f) fclose(f);
     return a[7] > 0 ? 0 : 1;
 }
 "#,
@@ -447,6 +449,14 @@ int main(void) {
         s.leftovers().is_empty(),
         "left in TMPDIR: {:?}",
         s.leftovers()
+    );
+    // The signal reached the program too: it wrote its profile and did not run on.
+    let profile = std::fs::read_to_string(s.path("p.yaml")).unwrap_or_default();
+    assert!(profile.contains("signal 15"), "{profile}");
+    std::thread::sleep(std::time::Duration::from_secs(4));
+    assert!(
+        !s.path("finished").exists(),
+        "the program ran on after warpwise ended"
     );
 }
 
