@@ -577,6 +577,13 @@ fn align_line(pp: &str, orig: &str) -> LineAlign {
         }
     }
 
+    // next_match[i]: the original token of the first matched token at or after i, filled
+    // from the end in one pass (a search per unmatched token was quadratic in a macro
+    // expansion of half a million tokens).
+    let mut next_match: Vec<Option<usize>> = vec![None; n + 1];
+    for i in (0..n).rev() {
+        next_match[i] = pairs[i].or(next_match[i + 1]);
+    }
     let mut tokens = Vec::with_capacity(n);
     let mut prev_orig: Option<usize> = None;
     for i in 0..n {
@@ -596,7 +603,7 @@ fn align_line(pp: &str, orig: &str) -> LineAlign {
                 // Unmatched: part of a macro expansion. It stands for the original tokens
                 // between the surrounding matched ones.
                 let gap_lo = prev_orig.map_or(0, |j| j + 1);
-                let gap_hi = pairs[i + 1..].iter().flatten().next().copied().unwrap_or(m);
+                let gap_hi = next_match[i + 1].unwrap_or(m);
                 let (os, oe) = if gap_lo < gap_hi {
                     (ot[gap_lo].0, ot[gap_hi - 1].1)
                 } else if let Some(j) = prev_orig {
