@@ -60,6 +60,10 @@ pub struct LoopPort {
     /// The loop around this one whose port gave way to the ports inside it (its id), and
     /// the arrays it would have mapped: what a data region around it maps.
     pub enclosing: Option<(String, Vec<ArrayMap>)>,
+    /// Globals declared on the device (`declare target link`) that a function the loop
+    /// calls reaches, mapped `to` and `tofrom` by the kernel; filled in for the whole
+    /// program once every unit's ports are planned ([`super::globals`]).
+    pub global_maps: (Vec<String>, Vec<String>),
     pub notes: Vec<String>,
 }
 
@@ -752,6 +756,7 @@ pub fn plan_port(
         edits,
         preamble: args_port.map(|a| a.preamble),
         device_functions,
+        global_maps: Default::default(),
         strict_clauses: std::iter::once("defaultmap(none)".to_string())
             .chain(
                 (!firstprivate.is_empty())
