@@ -657,10 +657,18 @@ fn envelope<'p>(ports: &[&'p LoopPort], loop_id: &str, name: &str) -> Option<&'p
 fn over_counter(m: &ArrayMap, i: &Induction) -> Option<ArrayMap> {
     let (lo, hi, unit) = m.bytes.as_ref()?;
     let var = Var::new(&i.var);
+    // The last value from the trip count, not from `upper`: that is the bound as the loop
+    // writes it, inclusive for `i <= iend` (taking it as exclusive left out the kernels of
+    // the last iteration, which then extended the region's section at run time).
     let (first, last) = match i.step.trim() {
-        // From `lower` while below `upper`; from `lower` down while above `upper`.
-        "1" => (i.lower.clone(), format!("({}) - 1", i.upper)),
-        "-1" => (format!("({}) + 1", i.upper), i.lower.clone()),
+        "1" => (
+            i.lower.clone(),
+            format!("({}) + ({}) - 1", i.lower, i.trip_count),
+        ),
+        "-1" => (
+            format!("({}) - ({}) + 1", i.lower, i.trip_count),
+            i.lower.clone(),
+        ),
         _ => return None,
     };
     let (least, greatest) = (parse_expr(&first).ok()?, parse_expr(&last).ok()?);
