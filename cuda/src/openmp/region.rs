@@ -797,12 +797,18 @@ mod tests {
             read: true,
             written: false,
         };
+        // The trip count of an exclusive `upper`, as the report gives it.
+        let trip_count = match step {
+            "1" => format!("({upper}) - ({lower})"),
+            "-1" => format!("({lower}) - ({upper})"),
+            _ => "1".into(),
+        };
         let i = Induction {
             var: "t".into(),
             lower: lower.into(),
             upper: upper.into(),
             step: step.into(),
-            trip_count: String::new(),
+            trip_count,
         };
         let got = over_counter(&m, &i).map(|w| w.bytes.unwrap());
         let expected = expected.map(|(l, h)| (l.to_string(), h.to_string(), "8".to_string()));
@@ -810,6 +816,28 @@ mod tests {
             got, expected,
             "[{lo}, {hi}) over t = {lower}..{upper} by {step}"
         );
+    }
+
+    /// `for (t = 1; t <= n; t++)`: the report's `upper` is the bound as written, `n`, and
+    /// the last value `n` comes from the trip count; the section reaches `fict[n]`.
+    #[test]
+    fn an_inclusive_bound_widens_to_its_last_value() {
+        let m = ArrayMap {
+            name: "a".into(),
+            section: None,
+            bytes: Some(("8*t - 8".into(), "8*t + 8".into(), "8".into())),
+            read: true,
+            written: true,
+        };
+        let i = Induction {
+            var: "t".into(),
+            lower: "1".into(),
+            upper: "n".into(),
+            step: "1".into(),
+            trip_count: "n".into(),
+        };
+        let got = over_counter(&m, &i).and_then(|w| w.bytes);
+        assert_eq!(got, Some(("0".into(), "8*n + 8".into(), "8".into())));
     }
 
     #[test]
