@@ -426,6 +426,13 @@ pub fn plan_port(
     // A counter's body copy is private already; the variable keeps its entry value.
     let is_counter = |v: &str| report.counters.iter().any(|c| c.name == v);
     private.retain(|v| !is_counter(v));
+    // A clause may name only what is in scope at the pragma: a struct declared in the body
+    // (`Pole pole = ...`, reached only through its members, so no access names it) is
+    // private already, and a temporary of the analysis is no variable at all.
+    let in_scope = |v: &String| visible_at_pragma(&ctx, site, v);
+    private.retain(in_scope);
+    lastprivate.retain(in_scope);
+    starts_from_entry.retain(in_scope);
 
     // Data.
     let mut maps: BTreeMap<Dir, Vec<String>> = BTreeMap::new();
@@ -1647,6 +1654,24 @@ fn source_bases(ctx: &Ctx<'_>, report: &LoopReport) -> BTreeMap<String, String> 
     seen.into_iter()
         .filter_map(|(base, alias)| Some((base, alias?)))
         .collect()
+}
+
+/// Whether `name` may be in scope at the loop's pragma: a global of the unit, or a name the
+/// function's text uses before the loop (its parameters and earlier declarations).
+fn visible_at_pragma(ctx: &Ctx<'_>, site: &LoopSite, name: &str) -> bool {
+    let function = &ctx.sites.functions[site.function];
+    let before = ctx
+        .text
+        .get(function.span.start as usize..site.span.start as usize)
+        .unwrap_or("");
+    crate::ctext::token_strings(before).contains(&name)
+        || ctx
+            .unit
+            .lowered
+            .program
+            .globals
+            .iter()
+            .any(|g| g.name == name && g.local_to.is_none())
 }
 
 /// Whether every variable named `name` that the loop touches is declared before it
