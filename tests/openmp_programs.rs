@@ -3,7 +3,8 @@
 //! environment, so a global missing on the device does not link and a stale or short map
 //! prints other numbers): globals that helpers compiled for the device read, in their own
 //! file or another, changed by the host between kernels; and a data region around kernels
-//! whose sections move with a counter that runs up to an inclusive bound.
+//! whose sections move with a counter that runs up to an inclusive bound; structs declared
+//! in a loop's body, which no clause may name.
 //!
 //! The validation needs an offloading clang (`.ci/run` installs clang-16); without one the
 //! tests check the emitted text only, unless `WARPWISE_REQUIRE_OFFLOAD` is set.
@@ -240,6 +241,54 @@ fn a_data_region_covers_the_kernels_of_an_inclusive_bound() {
     let (ported, said) = emit(&files);
     let sweep = &ported[0].1;
     assert!(sweep.contains("#pragma omp target data"), "{sweep}\n{said}");
+    if offload_available() {
+        validates(&files, 2);
+    }
+}
+
+/// Structs declared in the loop's body and reached only through their members (RSBench's
+/// `Pole pole = data.poles[...]`, a complex product returned by a helper): private by
+/// their declaration, so no clause names them (not in scope at the pragma, the port
+/// would not compile).
+#[test]
+fn structs_declared_in_the_body_are_named_by_no_clause() {
+    let files = program(
+        "body-structs",
+        &[(
+            "poles.c",
+            "#include <stdio.h>\n\
+             typedef struct { double r, i; } Cx;\n\
+             typedef struct { Cx ea, rt; int l; } Pole;\n\
+             static Cx c_mul(Cx a, Cx b) { Cx c = {a.r * b.r - a.i * b.i, a.r * b.i + a.i * b.r}; return c; }\n\
+             static Cx c_sub(Cx a, Cx b) { Cx c = {a.r - b.r, a.i - b.i}; return c; }\n\
+             double sum_poles(const Pole *poles, int start, int end, Cx t1) {\n\
+             \x20 double sig = 0;\n\
+             \x20 for (int i = start; i < end; i++) {\n\
+             \x20   Pole pole = poles[i];\n\
+             \x20   Cx d = c_mul(pole.rt, c_sub(pole.ea, t1));\n\
+             \x20   sig += d.r + pole.l;\n\
+             \x20 }\n\
+             \x20 return sig;\n\
+             }\n\
+             int main(void) {\n\
+             \x20 static Pole poles[200];\n\
+             \x20 for (int i = 0; i < 200; i++) {\n\
+             \x20   poles[i].ea.r = i * 0.5; poles[i].ea.i = 1.0 / (i + 1);\n\
+             \x20   poles[i].rt.r = 2.0 - i * 0.01; poles[i].rt.i = i % 7; poles[i].l = i % 4;\n\
+             \x20 }\n\
+             \x20 Cx t1 = {0.25, -0.5};\n\
+             \x20 printf(\"%.6f\\n\", sum_poles(poles, 3, 180, t1));\n\
+             \x20 printf(\"%.6f\\n\", sum_poles(poles, 0, 200, t1));\n\
+             \x20 return 0;\n\
+             }\n",
+        )],
+    );
+    let (ported, said) = emit(&files);
+    let text = &ported[0].1;
+    assert!(
+        !text.contains("pole)") && !text.contains("private(d"),
+        "{text}\n{said}"
+    );
     if offload_available() {
         validates(&files, 2);
     }
