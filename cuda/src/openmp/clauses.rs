@@ -144,6 +144,11 @@ pub fn plan_port(
         .loop_site(&report.id)
         .ok_or_else(|| refuse("the loop's text was not found".into()))?;
     let map = &unit.preprocessed.source_map;
+    if let Some(access) = member_of_returned_value(ctx.slice(site.span)) {
+        return Err(refuse(format!(
+            "the body reads a member of a struct a call returns, `{access}`: clang 16 rejects it in a target region (\"expected addressable lvalue in 'map' clause\"); assign the call's result to a local first"
+        )));
+    }
     if let Some(access) = member_through_address(ctx.slice(site.span)) {
         return Err(refuse(format!(
             "the body reads a member through an address it takes, `{access}` (a macro's `(&p[i])->red`, say): clang 16 rejects it in a target region (\"expected addressable lvalue in 'map' clause\"); write it `p[i].red`"
@@ -933,6 +938,55 @@ fn byte_section(
 /// its first `;` at that depth.
 /// The first `(&...)->` in the loop's text (after macro expansion): a member read through
 /// an address taken in the same expression, e.g. GraphicsMagick's `GetRedSample(&p[i])`.
+/// The first `f(...).m` or `(f(...)).m` of `text`: a member of the value a call returns,
+/// written as the text shows it up to the member.
+fn member_of_returned_value(text: &str) -> Option<String> {
+    let toks = crate::ctext::token_strings(text);
+    let is_name = |t: &str| {
+        t.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+            && !matches!(
+                t,
+                "if" | "while" | "for" | "switch" | "return" | "sizeof" | "_Alignof"
+            )
+    };
+    // The index of the `(` matching the `)` at `close`.
+    let opening = |close: usize| -> Option<usize> {
+        let mut depth = 0usize;
+        for j in (0..=close).rev() {
+            match toks[j] {
+                ")" => depth += 1,
+                "(" => {
+                    depth -= 1;
+                    if depth == 0 {
+                        return Some(j);
+                    }
+                }
+                _ => {}
+            }
+        }
+        None
+    };
+    for k in 1..toks.len().saturating_sub(1) {
+        if toks[k] != "." || toks[k - 1] != ")" {
+            continue;
+        }
+        let Some(open) = opening(k - 1) else {
+            continue;
+        };
+        let call = open > 0 && is_name(toks[open - 1]);
+        // `(f(...))`: the parentheses hold one call and nothing else.
+        let wrapped_call = open + 2 < k - 1
+            && is_name(toks[open + 1])
+            && toks[open + 2] == "("
+            && opening(k - 2) == Some(open + 2);
+        if call || wrapped_call {
+            let first = if call { open - 1 } else { open };
+            return Some(format!("{}.{}", toks[first..k].concat(), toks[k + 1]));
+        }
+    }
+    None
+}
+
 fn member_through_address(text: &str) -> Option<String> {
     let b = text.as_bytes();
     let mut from = 0;
@@ -1933,6 +1987,19 @@ mod tests {
         );
         assert_eq!(f("f(&a[i]); b[i] = (a[i]).x;"), None);
         assert_eq!(f("if ((&p)->n && q) r = 1;").as_deref(), Some("(&p)->n"));
+    }
+
+    #[test]
+    fn a_member_of_a_returned_struct_is_found() {
+        use super::member_of_returned_value as f;
+        assert_eq!(
+            f("s += (c_mul(p.rt, d)).r;").as_deref(),
+            Some("(c_mul(p.rt,d)).r")
+        );
+        assert_eq!(f("s += c_div(a, b).i;").as_deref(), Some("c_div(a,b).i"));
+        // Members of variables, parenthesized lvalues and conditions are not calls.
+        assert_eq!(f("s += (a[i]).x + d.r;"), None);
+        assert_eq!(f("if (x) y = p.q; s += (x + y).z;"), None);
     }
 
     use super::{self_update, strip_qualifiers};
