@@ -44,7 +44,7 @@ def npb(name, extra=()):
     """An NPB benchmark: its own file(s) and the common ones, class S, which prints
     "VERIFICATION SUCCESSFUL" when its results match the reference values."""
     d = name.upper()
-    return {"dir": f"npb/{d}", "files": [f"{name}.c", *extra, *NPB_COMMON],
+    return {"dir": f"npb/{d}", "tree": "npb", "files": [f"{name}.c", *extra, *NPB_COMMON],
             "flags": ["-I", "../common", "-I", "."], "libs": ["-lm"], "args": [],
             "expect": r"Verification\s*=\s*SUCCESSFUL"}
 
@@ -55,16 +55,17 @@ def npb(name, extra=()):
 # runtime's thread-count functions unconditionally: its original links libomp too. IS is
 # K&R C (`ccflags`: what only the compiler is told).
 APPS = {
-    "bt": npb("bt"), "cg": npb("cg"), "ep": npb("ep"), "ft": npb("ft"), "is": dict(npb("is"), ccflags=["-Wno-implicit-int"]),
+    "bt": npb("bt"), "cg": npb("cg"), "ep": npb("ep"), "ft": npb("ft"), "is": dict(npb("is"), files=["is.c", *(f for f in NPB_COMMON if "randdp" not in f)], ccflags=["-Wno-implicit-int",
+                                    "-Wno-implicit-function-declaration"]),
     "lu": npb("lu"), "mg": npb("mg"), "sp": npb("sp"),
     "xsbench": {"dir": "xsbench", "files": ["Main.c", "io.c", "Simulation.c", "GridInit.c",
                                             "XSutils.c", "Materials.c"],
-                "flags": ["-std=gnu99"], "libs": ["-lm"],
+                "flags": [], "libs": ["-lm"],
                 "args": ["-s", "small", "-m", "event", "-l", "200000"], "status": (0, 1),
                 "compare": r"Verification checksum: (\d+)"},
     "rsbench": {"dir": "rsbench", "files": ["main.c", "io.c", "init.c", "material.c",
                                             "simulation.c", "utils.c"],
-                "flags": ["-std=gnu99"], "libs": ["-lm", "-fopenmp"],
+                "flags": [], "libs": ["-lm", "-fopenmp"],
                 "args": ["-s", "small", "-m", "event", "-l", "20000"], "status": (0, 1),
                 "compare": r"Verification checksum: (\d+)"},
 }
@@ -141,9 +142,13 @@ def verdict(app, output, reference):
 
 
 def first_error(text):
-    for line in text.splitlines():
-        if "error" in line.lower() or "fail" in line.lower():
-            return line.strip()[:240]
+    """The line that says what went wrong first: an undefined symbol, a compiler error,
+    a failure of the runtime."""
+    lines = text.splitlines()
+    for pattern in ("undefined reference", "error:", "error", "fail"):
+        for line in lines:
+            if pattern in line.lower():
+                return line.strip()[:240]
     return text.strip().splitlines()[-1][:240] if text.strip() else ""
 
 
@@ -176,9 +181,11 @@ def measure(name, app, ww, timeout, keep):
     row.update(friendly=len(ported) + len(refused), ported=len(ported), refused=refused)
     if rc not in (0, 1) and not ported:
         row["emit_error"] = first_error(out)
-    # (c) the port: the original directory with the ported files over it.
-    build = os.path.join(tmp, "build")
-    shutil.copytree(cwd, build)
+    # (c) the port: a copy of the application's tree (`tree`: NPB's benchmarks share
+    # ../common) with the ported files over the originals.
+    tree = app.get("tree", app["dir"])
+    shutil.copytree(os.path.join(ROOT, tree), os.path.join(tmp, "build"))
+    build = os.path.join(tmp, "build", os.path.relpath(app["dir"], tree))
     if os.path.isdir(port):
         for f in os.listdir(port):
             if f.endswith(".c") or f.endswith(".h"):
