@@ -293,3 +293,55 @@ fn structs_declared_in_the_body_are_named_by_no_clause() {
         validates(&files, 2);
     }
 }
+
+/// `double ***` grids allocated row by row (NPB MG): a kernel over `z[i3][i2][...]` maps
+/// the row pointer `z[i3][i2]`, whose mapping clang 16's runtime keeps after the kernel, so
+/// a later kernel mapping two of those pointers fails at run time. Such loops are refused
+/// with that reason; the program still validates with what is ported.
+#[test]
+fn rows_of_rows_of_pointers_are_refused_and_the_program_still_runs() {
+    let files = program(
+        "rows-of-rows",
+        &[(
+            "grid.c",
+            "#include <stdio.h>\n\
+             #include <stdlib.h>\n\
+             static void zero3(double ***z, int n1, int n2, int n3) {\n\
+             \x20 for (int i3 = 0; i3 < n3; i3++)\n\
+             \x20   for (int i2 = 0; i2 < n2; i2++)\n\
+             \x20     for (int i1 = 0; i1 < n1; i1++) z[i3][i2][i1] = 0.0;\n\
+             }\n\
+             static void smooth(double ***u, double ***v, int n1, int n2, int n3) {\n\
+             \x20 for (int i3 = 1; i3 < n3 - 1; i3++)\n\
+             \x20   for (int i2 = 1; i2 < n2 - 1; i2++)\n\
+             \x20     for (int i1 = 0; i1 < n1; i1++)\n\
+             \x20       v[i3][i2][i1] += u[i3][i2 - 1][i1] + u[i3][i2 + 1][i1] + u[i3 - 1][i2][i1];\n\
+             }\n\
+             int main(void) {\n\
+             \x20 int n1 = 16, n2 = 12, n3 = 6;\n\
+             \x20 double ***u = malloc(n3 * sizeof(double **)), ***v = malloc(n3 * sizeof(double **));\n\
+             \x20 for (int k = 0; k < n3; k++) {\n\
+             \x20   u[k] = malloc(n2 * sizeof(double *)); v[k] = malloc(n2 * sizeof(double *));\n\
+             \x20   for (int j = 0; j < n2; j++) { u[k][j] = malloc(n1 * sizeof(double)); v[k][j] = malloc(n1 * sizeof(double)); }\n\
+             \x20 }\n\
+             \x20 zero3(v, n1, n2, n3);\n\
+             \x20 for (int k = 0; k < n3; k++) for (int j = 0; j < n2; j++) for (int i = 0; i < n1; i++) u[k][j][i] = k + 0.5 * j - 0.25 * i;\n\
+             \x20 smooth(u, v, n1, n2, n3);\n\
+             \x20 zero3(u, n1, n2, n3);\n\
+             \x20 smooth(v, u, n1, n2, n3);\n\
+             \x20 double w[64];\n\
+             \x20 for (int i = 0; i < 64; i++) w[i] = 0.5 * i + n1;\n\
+             \x20 printf(\"%g %g %g %g\\n\", v[2][3][4], u[3][5][7], u[4][10][15], w[63]);\n\
+             \x20 return 0;\n\
+             }\n",
+        )],
+    );
+    let (_, said) = emit(&files);
+    assert!(
+        said.contains("not ported") && said.contains("is a row of a row of pointers"),
+        "{said}"
+    );
+    if offload_available() {
+        validates(&files, 1);
+    }
+}

@@ -542,6 +542,16 @@ pub fn plan_port(
                 p.name
             )));
         }
+        // `z[i3][i2]`, a row of a row of pointers: clang 16's runtime keeps the entry of
+        // the intermediate pointer (`z[i3][i2]`, 8 bytes) mapped after the kernel, so a
+        // later kernel mapping more of `z[i3]` (another section, through any name) fails
+        // with "explicit extension not allowed" (NPB MG's `double ***` grids).
+        if p.name.matches('[').count() >= 2 && split_member(&p.name).is_none() {
+            return Err(refuse(format!(
+                "`{}` is a row of a row of pointers: clang 16's offloading runtime keeps the inner row pointer mapped after the kernel, and a later kernel that maps a larger section of its row fails (\"explicit extension not allowed\"); allocate the rows as one contiguous block",
+                p.name
+            )));
+        }
         // `out[i]` for an array of pointers: a row the port can map only while the
         // subscript holds still.
         if let Some(open) = p.name.find('[') {
