@@ -60,6 +60,10 @@ pub struct LoopPort {
     /// The loop around this one whose port gave way to the ports inside it (its id), and
     /// the arrays it would have mapped: what a data region around it maps.
     pub enclosing: Option<(String, Vec<ArrayMap>)>,
+    /// Globals declared on the device (`declare target link`) that a function the loop
+    /// calls reaches, mapped `to` and `tofrom` by the kernel; filled in for the whole
+    /// program once every unit's ports are planned ([`super::globals`]).
+    pub global_maps: (Vec<String>, Vec<String>),
     pub notes: Vec<String>,
 }
 
@@ -140,6 +144,11 @@ pub fn plan_port(
         .loop_site(&report.id)
         .ok_or_else(|| refuse("the loop's text was not found".into()))?;
     let map = &unit.preprocessed.source_map;
+    if let Some(access) = member_of_returned_value(ctx.slice(site.span)) {
+        return Err(refuse(format!(
+            "the body reads a member of a struct a call returns, `{access}`: clang 16 rejects it in a target region (\"expected addressable lvalue in 'map' clause\"); assign the call's result to a local first"
+        )));
+    }
     if let Some(access) = member_through_address(ctx.slice(site.span)) {
         return Err(refuse(format!(
             "the body reads a member through an address it takes, `{access}` (a macro's `(&p[i])->red`, say): clang 16 rejects it in a target region (\"expected addressable lvalue in 'map' clause\"); write it `p[i].red`"
@@ -422,6 +431,13 @@ pub fn plan_port(
     // A counter's body copy is private already; the variable keeps its entry value.
     let is_counter = |v: &str| report.counters.iter().any(|c| c.name == v);
     private.retain(|v| !is_counter(v));
+    // A clause may name only what is in scope at the pragma: a struct declared in the body
+    // (`Pole pole = ...`, reached only through its members, so no access names it) is
+    // private already, and a temporary of the analysis is no variable at all.
+    let in_scope = |v: &String| visible_at_pragma(&ctx, site, v);
+    private.retain(in_scope);
+    lastprivate.retain(in_scope);
+    starts_from_entry.retain(in_scope);
 
     // Data.
     let mut maps: BTreeMap<Dir, Vec<String>> = BTreeMap::new();
@@ -523,6 +539,16 @@ pub fn plan_port(
         if pointee_void {
             return Err(refuse(format!(
                 "`{}` is a `void *`: an OpenMP section counts elements of a type; copy it into a typed pointer before the loop",
+                p.name
+            )));
+        }
+        // `z[i3][i2]`, a row of a row of pointers: clang 16's runtime keeps the entry of
+        // the intermediate pointer (`z[i3][i2]`, 8 bytes) mapped after the kernel, so a
+        // later kernel mapping more of `z[i3]` (another section, through any name) fails
+        // with "explicit extension not allowed" (NPB MG's `double ***` grids).
+        if p.name.matches('[').count() >= 2 && split_member(&p.name).is_none() {
+            return Err(refuse(format!(
+                "`{}` is a row of a row of pointers: clang 16's offloading runtime keeps the inner row pointer mapped after the kernel, and a later kernel that maps a larger section of its row fails (\"explicit extension not allowed\"); allocate the rows as one contiguous block",
                 p.name
             )));
         }
@@ -752,6 +778,7 @@ pub fn plan_port(
         edits,
         preamble: args_port.map(|a| a.preamble),
         device_functions,
+        global_maps: Default::default(),
         strict_clauses: std::iter::once("defaultmap(none)".to_string())
             .chain(
                 (!firstprivate.is_empty())
@@ -921,6 +948,55 @@ fn byte_section(
 /// its first `;` at that depth.
 /// The first `(&...)->` in the loop's text (after macro expansion): a member read through
 /// an address taken in the same expression, e.g. GraphicsMagick's `GetRedSample(&p[i])`.
+/// The first `f(...).m` or `(f(...)).m` of `text`: a member of the value a call returns,
+/// written as the text shows it up to the member.
+fn member_of_returned_value(text: &str) -> Option<String> {
+    let toks = crate::ctext::token_strings(text);
+    let is_name = |t: &str| {
+        t.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+            && !matches!(
+                t,
+                "if" | "while" | "for" | "switch" | "return" | "sizeof" | "_Alignof"
+            )
+    };
+    // The index of the `(` matching the `)` at `close`.
+    let opening = |close: usize| -> Option<usize> {
+        let mut depth = 0usize;
+        for j in (0..=close).rev() {
+            match toks[j] {
+                ")" => depth += 1,
+                "(" => {
+                    depth -= 1;
+                    if depth == 0 {
+                        return Some(j);
+                    }
+                }
+                _ => {}
+            }
+        }
+        None
+    };
+    for k in 1..toks.len().saturating_sub(1) {
+        if toks[k] != "." || toks[k - 1] != ")" {
+            continue;
+        }
+        let Some(open) = opening(k - 1) else {
+            continue;
+        };
+        let call = open > 0 && is_name(toks[open - 1]);
+        // `(f(...))`: the parentheses hold one call and nothing else.
+        let wrapped_call = open + 2 < k - 1
+            && is_name(toks[open + 1])
+            && toks[open + 2] == "("
+            && opening(k - 2) == Some(open + 2);
+        if call || wrapped_call {
+            let first = if call { open - 1 } else { open };
+            return Some(format!("{}.{}", toks[first..k].concat(), toks[k + 1]));
+        }
+    }
+    None
+}
+
 fn member_through_address(text: &str) -> Option<String> {
     let b = text.as_bytes();
     let mut from = 0;
@@ -1644,6 +1720,24 @@ fn source_bases(ctx: &Ctx<'_>, report: &LoopReport) -> BTreeMap<String, String> 
         .collect()
 }
 
+/// Whether `name` may be in scope at the loop's pragma: a global of the unit, or a name the
+/// function's text uses before the loop (its parameters and earlier declarations).
+fn visible_at_pragma(ctx: &Ctx<'_>, site: &LoopSite, name: &str) -> bool {
+    let function = &ctx.sites.functions[site.function];
+    let before = ctx
+        .text
+        .get(function.span.start as usize..site.span.start as usize)
+        .unwrap_or("");
+    crate::ctext::token_strings(before).contains(&name)
+        || ctx
+            .unit
+            .lowered
+            .program
+            .globals
+            .iter()
+            .any(|g| g.name == name && g.local_to.is_none())
+}
+
 /// Whether every variable named `name` that the loop touches is declared before it
 /// (a parameter, a global or a local of the function): a name declared in the loop's body
 /// (`char *aux = (char *)in;`) is not in scope at the pragma.
@@ -1903,6 +1997,19 @@ mod tests {
         );
         assert_eq!(f("f(&a[i]); b[i] = (a[i]).x;"), None);
         assert_eq!(f("if ((&p)->n && q) r = 1;").as_deref(), Some("(&p)->n"));
+    }
+
+    #[test]
+    fn a_member_of_a_returned_struct_is_found() {
+        use super::member_of_returned_value as f;
+        assert_eq!(
+            f("s += (c_mul(p.rt, d)).r;").as_deref(),
+            Some("(c_mul(p.rt,d)).r")
+        );
+        assert_eq!(f("s += c_div(a, b).i;").as_deref(), Some("c_div(a,b).i"));
+        // Members of variables, parenthesized lvalues and conditions are not calls.
+        assert_eq!(f("s += (a[i]).x + d.r;"), None);
+        assert_eq!(f("if (x) y = p.q; s += (x + y).z;"), None);
     }
 
     use super::{self_update, strip_qualifiers};

@@ -14,6 +14,7 @@ mod choose;
 pub mod clauses;
 pub mod counters;
 pub mod error;
+pub mod globals;
 pub mod region;
 pub mod rewrite;
 pub mod sections;
@@ -174,6 +175,8 @@ pub fn port_inputs(
         }
     }
     let view = advisor::program::ProgramView::new(&units);
+    // Each port's unit.
+    let mut port_units: std::collections::BTreeMap<String, usize> = Default::default();
     let summaries = advisor::summaries::Summaries::new(&view);
     for (index, (unit, input)) in units.iter().zip(&unit_inputs).enumerate() {
         let mut reports = advisor::analyze::analyze_in_program(
@@ -209,6 +212,9 @@ pub fn port_inputs(
         }
         out.regions.extend(regions.regions);
         out.declined_regions.extend(regions.declined);
+        for p in &ports {
+            port_units.insert(p.loop_id.clone(), index);
+        }
         out.ports.extend(ports);
         out.refused.extend(refused);
     }
@@ -262,19 +268,69 @@ pub fn port_inputs(
         }
         declare.retain(|_, v| !v.is_empty());
     }
+    // Globals the device code reaches: declared on the device where they are declared, and
+    // kept current around each kernel that reaches them.
+    let unit_refs: Vec<&Unit> = units.iter().collect();
+    let dirs: Vec<Option<&std::path::Path>> = unit_inputs
+        .iter()
+        .map(|i| i.working_dir.as_deref())
+        .collect();
+    let placed: Vec<(&LoopPort, usize)> = out
+        .ports
+        .iter()
+        .filter_map(|p| port_units.get(&p.loop_id).map(|&u| (p, u)))
+        .collect();
+    let device_globals = globals::plan_globals(&unit_refs, &dirs, &placed);
+    for (id, why) in &device_globals.refused {
+        out.ports.retain(|p| &p.loop_id != id);
+        out.refused
+            .push((id.clone(), EmitError::refused(format!("{id}: {why}"))));
+    }
+    for p in out.ports.iter_mut() {
+        if let Some((to, tofrom)) = device_globals.maps.get(&p.loop_id) {
+            p.global_maps = (to.clone(), tofrom.clone());
+            for c in p.strict_clauses.iter_mut() {
+                if let Some(list) = c
+                    .strip_prefix("firstprivate(")
+                    .and_then(|l| l.strip_suffix(')'))
+                {
+                    let kept: Vec<&str> = list
+                        .split(", ")
+                        .filter(|v| !to.iter().chain(tofrom).any(|g| g == v))
+                        .collect();
+                    *c = format!("firstprivate({})", kept.join(", "));
+                }
+            }
+            p.strict_clauses.retain(|c| c != "firstprivate()");
+        }
+    }
     // One rewritten copy per file, all its loops at once.
     let mut files: Vec<std::path::PathBuf> = out.ports.iter().map(|p| p.file.clone()).collect();
     files.extend(declare.keys().cloned());
+    files.extend(device_globals.declare.keys().cloned());
     files.sort();
     files.dedup();
     for file in files {
         let ports: Vec<&LoopPort> = out.ports.iter().filter(|p| p.file == file).collect();
         let regions: Vec<&DataRegion> = out.regions.iter().filter(|r| r.file == file).collect();
         let functions = declare.get(&file).map(Vec::as_slice).unwrap_or(&[]);
+        let globals = device_globals
+            .declare
+            .get(&file)
+            .map(Vec::as_slice)
+            .unwrap_or(&[]);
         // A file that cannot be read or edited refuses all its loops with the same reason.
         let result = match std::fs::read_to_string(&file) {
-            Ok(text) => port_file(&file, &text, &ports, &regions, functions, options.strict)
-                .map_err(|e| EmitError::refused(e.to_string())),
+            Ok(text) => port_file(
+                &file,
+                &text,
+                &ports,
+                &regions,
+                functions,
+                globals,
+                options.strict,
+            )
+            .map_err(|e| EmitError::refused(e.to_string())),
             Err(e) => Err(EmitError::refused(format!(
                 "cannot read `{}`: {e}",
                 file.display()
@@ -291,7 +347,7 @@ pub fn port_inputs(
                         "no data region around the loop at {id}: {e}; each ported loop maps its own data"
                     ));
                 }
-                if !f.loops.is_empty() || !functions.is_empty() {
+                if !f.loops.is_empty() || !functions.is_empty() || !globals.is_empty() {
                     out.files.push(f);
                 }
             }

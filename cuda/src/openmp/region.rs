@@ -657,10 +657,18 @@ fn envelope<'p>(ports: &[&'p LoopPort], loop_id: &str, name: &str) -> Option<&'p
 fn over_counter(m: &ArrayMap, i: &Induction) -> Option<ArrayMap> {
     let (lo, hi, unit) = m.bytes.as_ref()?;
     let var = Var::new(&i.var);
+    // The last value from the trip count, not from `upper`: that is the bound as the loop
+    // writes it, inclusive for `i <= iend` (taking it as exclusive left out the kernels of
+    // the last iteration, which then extended the region's section at run time).
     let (first, last) = match i.step.trim() {
-        // From `lower` while below `upper`; from `lower` down while above `upper`.
-        "1" => (i.lower.clone(), format!("({}) - 1", i.upper)),
-        "-1" => (format!("({}) + 1", i.upper), i.lower.clone()),
+        "1" => (
+            i.lower.clone(),
+            format!("({}) + ({}) - 1", i.lower, i.trip_count),
+        ),
+        "-1" => (
+            format!("({}) - ({}) + 1", i.lower, i.trip_count),
+            i.lower.clone(),
+        ),
         _ => return None,
     };
     let (least, greatest) = (parse_expr(&first).ok()?, parse_expr(&last).ok()?);
@@ -789,12 +797,18 @@ mod tests {
             read: true,
             written: false,
         };
+        // The trip count of an exclusive `upper`, as the report gives it.
+        let trip_count = match step {
+            "1" => format!("({upper}) - ({lower})"),
+            "-1" => format!("({lower}) - ({upper})"),
+            _ => "1".into(),
+        };
         let i = Induction {
             var: "t".into(),
             lower: lower.into(),
             upper: upper.into(),
             step: step.into(),
-            trip_count: String::new(),
+            trip_count,
         };
         let got = over_counter(&m, &i).map(|w| w.bytes.unwrap());
         let expected = expected.map(|(l, h)| (l.to_string(), h.to_string(), "8".to_string()));
@@ -802,6 +816,28 @@ mod tests {
             got, expected,
             "[{lo}, {hi}) over t = {lower}..{upper} by {step}"
         );
+    }
+
+    /// `for (t = 1; t <= n; t++)`: the report's `upper` is the bound as written, `n`, and
+    /// the last value `n` comes from the trip count; the section reaches `fict[n]`.
+    #[test]
+    fn an_inclusive_bound_widens_to_its_last_value() {
+        let m = ArrayMap {
+            name: "a".into(),
+            section: None,
+            bytes: Some(("8*t - 8".into(), "8*t + 8".into(), "8".into())),
+            read: true,
+            written: true,
+        };
+        let i = Induction {
+            var: "t".into(),
+            lower: "1".into(),
+            upper: "n".into(),
+            step: "1".into(),
+            trip_count: "n".into(),
+        };
+        let got = over_counter(&m, &i).and_then(|w| w.bytes);
+        assert_eq!(got, Some(("0".into(), "8*n + 8".into(), "8".into())));
     }
 
     #[test]

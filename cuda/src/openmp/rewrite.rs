@@ -7,6 +7,7 @@ use super::atomic::{compare_rewrite, AtomicForm, AtomicSite};
 use super::clauses::LoopPort;
 use super::counters::TextEdit;
 use super::error::{PortError, RegionError};
+use super::globals::DeviceGlobal;
 use super::region::DataRegion;
 use super::sections::helper_macros;
 use std::path::{Path, PathBuf};
@@ -38,6 +39,8 @@ enum Edit<'a> {
     EndDeclareTarget,
     /// `#pragma omp declare target` before this line.
     DeclareTarget,
+    /// `#pragma omp declare target(name)` after this line.
+    DeclareGlobal(&'a DeviceGlobal),
     /// `#pragma omp target data` (and a comment saying what stays) before the loop.
     Region(&'a DataRegion),
     /// `target update` directives before this column (after a statement when the rest of
@@ -63,6 +66,7 @@ pub fn port_file(
     ports: &[&LoopPort],
     regions: &[&DataRegion],
     device_functions: &[DeviceFunction],
+    device_globals: &[DeviceGlobal],
     strict: bool,
 ) -> Result<PortedFile, PortError> {
     let mut lines: Vec<String> = original.split_inclusive('\n').map(str::to_string).collect();
@@ -103,6 +107,9 @@ pub fn port_file(
         edits.push((f.first_line, 0, Edit::DeclareTarget));
         edits.push((f.last_line, u32::MAX, Edit::EndDeclareTarget));
     }
+    for g in device_globals {
+        edits.push((g.line, u32::MAX - 1, Edit::DeclareGlobal(g)));
+    }
     for p in &ports {
         edits.push((p.line, p.col, Edit::Loop(p)));
         for a in &p.atomics {
@@ -124,6 +131,7 @@ pub fn port_file(
             && std::mem::discriminant(&a.2) == std::mem::discriminant(&b.2)
             && match (&a.2, &b.2) {
                 (Edit::Text(x), Edit::Text(y)) => x == y,
+                (Edit::DeclareGlobal(x), Edit::DeclareGlobal(y)) => x == y,
                 _ => true,
             }
     });
@@ -145,6 +153,17 @@ pub fn port_file(
                 lines.insert(at + 1, "#pragma omp end declare target\n".into());
                 continue;
             }
+            Edit::DeclareGlobal(g) => {
+                if !lines[at].ends_with('\n') {
+                    lines[at].push('\n');
+                }
+                let clause = if g.link { "link" } else { "" };
+                lines.insert(
+                    at + 1,
+                    format!("#pragma omp declare target {clause}({})\n", g.name),
+                );
+                continue;
+            }
             _ => {}
         }
         let col0 = (*col as usize).saturating_sub(1);
@@ -157,7 +176,10 @@ pub fn port_file(
             Edit::Atomic(a) => &a.token,
             Edit::Region(r) => &r.keyword,
             Edit::Text(t) => &t.original,
-            Edit::DeclareTarget | Edit::EndDeclareTarget | Edit::Update(_) => {
+            Edit::DeclareTarget
+            | Edit::EndDeclareTarget
+            | Edit::DeclareGlobal(_)
+            | Edit::Update(_) => {
                 unreachable!("handled above")
             }
         };
@@ -199,21 +221,24 @@ pub fn port_file(
                 );
                 insert_directive(&mut lines, at, col0, &text)
             }
-            Edit::DeclareTarget | Edit::EndDeclareTarget | Edit::Update(_) => {}
+            Edit::DeclareTarget
+            | Edit::EndDeclareTarget
+            | Edit::DeclareGlobal(_)
+            | Edit::Update(_) => {}
             Edit::Text(t) => {
                 let line = &mut lines[at];
                 line.replace_range(col0..col0 + t.original.len(), &t.replacement);
             }
             Edit::Loop(p) => {
                 let pragma = if strict {
-                    let mut t = p.pragma.clone();
+                    let mut t = global_maps(p);
                     for c in &p.strict_clauses {
                         t.push_str(" \\\n    ");
                         t.push_str(c);
                     }
                     t
                 } else {
-                    p.pragma.clone()
+                    global_maps(p)
                 };
                 match (existing_pragma(&lines, at)?, &p.preamble) {
                     (Some((first, last)), None) => {
@@ -274,6 +299,19 @@ pub fn port_file(
         regions: regions.iter().map(|r| r.loop_id.clone()).collect(),
         failed_regions,
     })
+}
+
+/// The port's pragma with the maps of the device globals its helpers reach
+/// ([`LoopPort::global_maps`]).
+fn global_maps(p: &LoopPort) -> String {
+    let mut t = p.pragma.clone();
+    let (to, tofrom) = &p.global_maps;
+    for (dir, names) in [("to", to), ("tofrom", tofrom)] {
+        if !names.is_empty() {
+            t.push_str(&format!(" \\\n    map({dir}: {})", names.join(", ")));
+        }
+    }
+    t
 }
 
 /// Whether `region` can be written in `lines` (the original text) around `ports`, those of
@@ -532,12 +570,13 @@ mod tests {
             arrays: Vec::new(),
             maps_structs: false,
             enclosing: None,
+            global_maps: Default::default(),
             notes: Vec::new(),
         }
     }
 
     fn check(original: &str, p: LoopPort, expected: &str) {
-        let out = port_file(Path::new("f.c"), original, &[&p], &[], &[], false).unwrap();
+        let out = port_file(Path::new("f.c"), original, &[&p], &[], &[], &[], false).unwrap();
         assert_eq!(out.ported, expected);
         assert!(
             out.patch.starts_with("--- a/f.c\n+++ b/f.c\n"),
@@ -587,6 +626,7 @@ mod tests {
             &[&p],
             &[],
             &[],
+            &[],
             false,
         )
         .expect("the file is written");
@@ -627,7 +667,7 @@ mod tests {
 
     /// Why `port_file` left the one loop of `original` out (the file itself is written).
     fn refusal(original: &str, p: &LoopPort) -> String {
-        let out = port_file(Path::new("f.c"), original, &[p], &[], &[], false).unwrap();
+        let out = port_file(Path::new("f.c"), original, &[p], &[], &[], &[], false).unwrap();
         assert!(out.loops.is_empty(), "{:?}", out.loops);
         assert_eq!(out.ported, original, "nothing edited");
         let [(id, why)] = &out.failed[..] else {
@@ -673,7 +713,16 @@ mod tests {
             (3, 21, "#pragma omp target update to(a[0:n])".to_string()),
         ];
         let r = region(&[&k1, &k2], updates);
-        let out = port_file(Path::new("f.c"), original, &[&k1, &k2], &[&r], &[], false).unwrap();
+        let out = port_file(
+            Path::new("f.c"),
+            original,
+            &[&k1, &k2],
+            &[&r],
+            &[],
+            &[],
+            false,
+        )
+        .unwrap();
         assert_eq!(out.regions, vec!["f.c:1:1".to_string()]);
         assert_eq!(
             out.ported,
@@ -683,7 +732,16 @@ mod tests {
         // on the host with the device's copy of `a` the newer one.
         let bad = port(4, 1, "#pragma omp target teams distribute parallel for");
         let r = region(&[&k1, &bad], Vec::new());
-        let out = port_file(Path::new("f.c"), original, &[&k1, &bad], &[&r], &[], false).unwrap();
+        let out = port_file(
+            Path::new("f.c"),
+            original,
+            &[&k1, &bad],
+            &[&r],
+            &[],
+            &[],
+            false,
+        )
+        .unwrap();
         assert!(out.regions.is_empty());
         assert!(
             out.failed_regions[0]
@@ -701,7 +759,16 @@ mod tests {
         let bad = port(1, 1, "#pragma omp target teams distribute parallel for");
         let good = port(3, 1, "#pragma omp target teams distribute parallel for");
         let original = "FOR_EACH(i) ;\nint x;\nfor (i = 0; i < n; i++) ;\n";
-        let out = port_file(Path::new("f.c"), original, &[&bad, &good], &[], &[], false).unwrap();
+        let out = port_file(
+            Path::new("f.c"),
+            original,
+            &[&bad, &good],
+            &[],
+            &[],
+            &[],
+            false,
+        )
+        .unwrap();
         assert_eq!(out.loops, vec!["f.c:3:1".to_string()]);
         assert_eq!(out.failed.len(), 1);
         assert!(
