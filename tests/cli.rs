@@ -426,7 +426,13 @@ fn reports_load_the_same_in_yaml_1_1_and_1_2_readers() {
     let samples = Path::new(env!("CARGO_MANIFEST_DIR")).join("samples");
     for args in [
         vec!["analyze", src.as_str(), "--format", "yaml"],
-        vec!["analyze", samples.to_str().unwrap(), "--format", "yaml", "-q"],
+        vec![
+            "analyze",
+            samples.to_str().unwrap(),
+            "--format",
+            "yaml",
+            "-q",
+        ],
     ] {
         let out = warpwise(&args);
         assert!(out.status.success(), "{args:?}");
@@ -440,4 +446,39 @@ fn reports_load_the_same_in_yaml_1_1_and_1_2_readers() {
             assert!(yaml.contains("operator: '='"), "{yaml}");
         }
     }
+}
+
+/// `cd build && warpwise analyze -p . ../src`: the database's entries are relative to their
+/// `directory`, the paths to where warpwise runs; both are resolved before they are compared.
+#[test]
+fn a_compile_database_and_paths_from_another_directory_meet() {
+    let dir = temp_dir("p-relative");
+    std::fs::create_dir_all(dir.join("src")).unwrap();
+    std::fs::create_dir_all(dir.join("build")).unwrap();
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("samples/vector_add.c"),
+        dir.join("src/vector_add.c"),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("build/compile_commands.json"),
+        format!(
+            r#"[{{"directory": "{}", "file": "../src/vector_add.c",
+                 "arguments": ["cc", "-c", "../src/vector_add.c"]}}]"#,
+            dir.join("build").display()
+        ),
+    )
+    .unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_warpwise"))
+        .current_dir(dir.join("build"))
+        .args(["analyze", "-p", ".", "../src", "--format", "yaml", "-q"])
+        .output()
+        .unwrap();
+    let yaml = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(yaml.contains("function: vadd"), "found nothing:\n{yaml}");
 }
