@@ -696,6 +696,25 @@ fn sizes_and_names_that_would_wrap_or_be_ignored_are_usage_errors() {
         2,
         "NAME=INTEGER",
     );
+    // The largest value an i64 holds: counts and bytes that overflow have no value, never
+    // a wrapped one (nor a panic).
+    let out = s.run(&[
+        "instantiate",
+        "r.yaml",
+        "--set",
+        "n=9223372036854775807",
+        "--set",
+        "factor=1",
+        "--format",
+        "yaml",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let instance: serde_yaml::Value = serde_yaml::from_slice(&out.stdout).unwrap();
+    let bytes = &instance["loops"][0]["memory"]["bytes_per_launch"];
+    assert!(
+        bytes.is_null() || bytes.as_i64().is_some_and(|b| b > 0),
+        "wrapped: {bytes:?}"
+    );
 }
 
 #[test]

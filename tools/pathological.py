@@ -10,8 +10,10 @@ Each case is one generated C file: a loop body of 1,000 / 2,000 statements, an e
 of 500 branches, a 5,000-case switch, 1,000 and 10,000 loops in a row, 120 and 300 loops in
 a row each around an inner loop and a store through an index, one line holding a
 loop body of 10,000 / 40,000 statements, 100 nested loops, sums of 5,000
-and 20,000 terms, 1,000 nested ifs and 2,000 nested `?:` (these two are refused by the
-parser's nesting limit with one diagnostic). `WW` names the warpwise binary (default: the
+and 20,000 terms, 1,000 nested ifs and 2,000 nested `?:` in parentheses (these two are
+refused by the parser's nesting limit with one diagnostic), 1,000 `?:` nested without
+parentheses, a macro expanding to 131,072 tokens on one line, and 2,000 functions of five
+loops each. `WW` names the warpwise binary (default: the
 release build). Prints wall time and peak memory of each and gcc's CPU time; a run is
 stopped after 300 s.
 Standard library only; needs `gcc` and GNU `time` (/usr/bin/time).
@@ -73,6 +75,18 @@ def cases():
     for k in range(2000):
         e = f"(c[i] == {k} ? {k} : {e})"
     yield "ternary2000", f"void f(double *a, const int *c, int n) {{\n  for (int i = 0; i < n; i++) a[i] = {e};\n}}\n"
+    # 1,000 `?:` nested without parentheses (under the parser's nesting limit), in a loop.
+    chain = "c[i] ? " * 1000 + "1" + " : 0" * 1000
+    yield "cond1000", f"void f(int *a, const int *c, int n) {{\n  for (int i = 0; i < n; i++) a[i] = {chain};\n}}\n"
+    # A macro expanding to 131,072 tokens on one line (source mapping aligns the line).
+    defs = ["#define X0 a[i] += 1;"] + [f"#define X{d} X{d - 1} X{d - 1}" for d in range(1, 15)]
+    yield "macro2e17", ("\n".join(defs) + "\nvoid f(double *a, int n) "
+                        "{ for (int i = 0; i < n; i++) { X14 } }\n")
+    # 2,000 functions of five loops each (per-function work must not scan the whole file).
+    funcs = "".join(f"void f{k}(double *a, int n) {{\n" + "".join(
+        f"  for (int i = 0; i < n; i++) a[i] += {j};\n" for j in range(5)) + "}\n"
+        for k in range(2000))
+    yield "functions2000", funcs
 
 
 def timed(cmd, timeout=300):

@@ -284,12 +284,16 @@ pub fn memory(
             why,
         });
     }
-    let total: Option<i64> = accesses.iter().map(|a| a.requests_per_launch).sum();
+    // Checked: values given with `--set` may be as large as an i64 holds; a total that
+    // overflows has no value rather than a wrapped one.
+    let total: Option<i64> = accesses
+        .iter()
+        .try_fold(0i64, |sum, a| sum.checked_add(a.requests_per_launch?));
     MemoryTraffic {
         mapping: mapping_text(mapping),
         accesses,
         requests_per_launch: total,
-        bytes_per_launch: total.map(|t| t * SEGMENT_BYTES),
+        bytes_per_launch: total.and_then(|t| t.checked_mul(SEGMENT_BYTES)),
         steps_per_thread: steps.filter(|s| s.is_finite()),
         warps: facts.grid.warps,
         stores_in_steps: mapping
