@@ -96,10 +96,18 @@ fn main() -> ExitCode {
     frontend::files::install_cleanup_on_signal_before_first_tempdir(
         remove_build_dirs_on_termination,
     );
-    if argv.get(1).map(String::as_str) == Some("cc") {
-        return cc_command::run_command(&argv[2..]);
-    }
-    let cli = Cli::parse();
+    let code = if argv.get(1).map(String::as_str) == Some("cc") {
+        cc_command::run_command(&argv[2..])
+    } else {
+        run(Cli::parse())
+    };
+    // What a guard does not remove (the replacement headers' private directory where the
+    // per-user cache was refused) goes now, not one directory per run left behind.
+    frontend::files::remove_private_tempdirs();
+    code
+}
+
+fn run(cli: Cli) -> ExitCode {
     match cli.command {
         Command::Analyze(args) => analyze_command::run(&args),
         Command::Ir(args) => ir_command::run(&args),

@@ -856,3 +856,44 @@ fn runs_appended_while_the_profile_is_rewritten_are_not_lost() {
         "runs lost"
     );
 }
+
+/// A per-user cache that is refused (writable by others) is said once, and the private
+/// directory used instead is removed when the run ends: none is left per run.
+#[test]
+fn a_refused_header_cache_is_said_once_and_leaves_nothing() {
+    use std::os::unix::fs::PermissionsExt;
+    let s = Scratch::with(&["vector_add.c", "matmul.c"]);
+    let cache = s.path("cache");
+    std::fs::create_dir_all(cache.join("warpwise")).unwrap();
+    std::fs::set_permissions(
+        cache.join("warpwise"),
+        std::fs::Permissions::from_mode(0o777),
+    )
+    .unwrap();
+    let out = Command::new(bin())
+        .current_dir(s.dir.path())
+        .env("TMPDIR", s.tmp.path())
+        .env("XDG_CACHE_HOME", &cache)
+        .args([
+            "analyze",
+            "vector_add.c",
+            "matmul.c",
+            "--format",
+            "yaml",
+            "-q",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        stderr.matches("not using the per-user cache").count(),
+        1,
+        "{stderr}"
+    );
+    assert!(
+        s.leftovers().is_empty(),
+        "left in TMPDIR: {:?}",
+        s.leftovers()
+    );
+}

@@ -112,7 +112,7 @@ pub fn install_cleanup_on_signal_before_first_tempdir(install: fn()) {
 static LIVE_TEMPDIRS: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
 
 /// Removes the private temporary directories this process made that still exist (called
-/// by the binary when SIGINT, SIGTERM or SIGHUP ends it).
+/// by the binary when SIGINT, SIGTERM or SIGHUP ends it, and when it exits).
 pub fn remove_private_tempdirs() {
     let dirs = match LIVE_TEMPDIRS.lock() {
         Ok(mut live) => std::mem::take(&mut *live),

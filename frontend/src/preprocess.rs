@@ -492,9 +492,17 @@ fn fake_header_dir() -> Result<&'static Path, Diagnostic> {
         let name = format!("headers-{}-{hash:016x}", env!("CARGO_PKG_VERSION"));
         let dir = match crate::files::user_cache_dir(&name) {
             Ok(d) => d,
-            Err(_) => crate::files::private_tempdir("warpwise-headers-")
-                .map_err(|e| format!("cannot create a directory for warpwise's headers: {e}"))?
-                .keep(),
+            Err(refused) => {
+                // Said once a process; the private directory is removed when the process
+                // ends (`files::remove_private_tempdirs`, also on a signal).
+                eprintln!(
+                    "warpwise: note: not using the per-user cache for the replacement headers \
+                     ({refused}); using a private directory removed at exit"
+                );
+                crate::files::private_tempdir("warpwise-headers-")
+                    .map_err(|e| format!("cannot create a directory for warpwise's headers: {e}"))?
+                    .keep()
+            }
         };
         write_atomic(&dir, "omp.h", FAKE_OMP_H)
             .and_then(|()| write_atomic(&dir, "warpwise_builtins.h", FAKE_BUILTINS_H))
