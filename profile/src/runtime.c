@@ -1090,19 +1090,13 @@ static void on_signal(int sig)
         write_final("timeout");
         _exit(124);
     }
-    char end[32] = "signal ";
-    size_t n = strlen(end);
-    char digits[12];
-    int k = 0;
-    int v = sig;
-    do {
-        digits[k++] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v && k < 11);
-    while (k && n + 1 < sizeof end)
-        end[n++] = digits[--k];
-    end[n] = 0;
-    write_final(end);
+    out_t o; /* used only as a formatter: never flushed */
+    o.fd = -1;
+    o.len = 0;
+    out_str(&o, "signal ");
+    out_i64(&o, sig);
+    o.buf[o.len] = 0;
+    write_final(o.buf);
     signal(sig, SIG_DFL);
     raise(sig);
 }
