@@ -1145,7 +1145,7 @@ fn host_writes_fetch_first_and_send_before_a_jump() {
 /// The validation needs an offloading clang (`.ci/run` installs clang-16); without one the
 /// tests check the emitted text only, unless `WARPWISE_REQUIRE_OFFLOAD` is set.
 mod programs {
-    use super::{offload_available, root, scratch, text, warpwise};
+    use super::{offload_available, scratch, text, warpwise};
 
     /// Writes `files` (name, text) into a fresh directory; their paths.
     fn program(name: &str, files: &[(&str, &str)]) -> Vec<String> {
