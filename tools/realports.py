@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Port whole real applications with `warpwise emit --target openmp` and run them (issue 49).
+"""Port whole real applications with `warpwise emit --target openmp` and run their own checks.
 
 For each application nobody here wrote, in its sequential version (the authors' OpenMP
 pragmas removed), this
