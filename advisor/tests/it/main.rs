@@ -12,6 +12,7 @@ mod early_exits;
 mod face_loops;
 mod frozen_elements;
 mod gathers;
+mod global_scratch;
 mod intrinsics;
 mod invariant_bounds;
 mod linearized;
