@@ -613,7 +613,9 @@ fn test_pair(
         carrier: &renamed.carrier,
         bounds: &renamed.bounds,
     };
-    if crate::subscripts::rows_never_meet(f, g, (&size_f, &size_g), &pair, assumptions) {
+    if crate::subscripts::elements_never_meet(f, g, (&size_f, &size_g), &pair)
+        || crate::subscripts::rows_never_meet(f, g, (&size_f, &size_g), &pair, assumptions)
+    {
         return Outcome::Independent;
     }
     Outcome::Unknown {

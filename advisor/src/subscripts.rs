@@ -88,8 +88,30 @@ impl LoopBounds {
             entries: Vec::with_capacity(ranges.len()),
             by_var: HashMap::new(),
         };
+        // `v <= min(a, b)` is `v <= a` and `v <= b` (the upper bound a declared extent
+        // adds to a triangular one: `j <= min(i - 1, 7)`), `v >= max(a, b)` likewise: each
+        // part is a linear bound where the whole is not.
+        let parts = |e: &Expr, upper: bool| -> Vec<Expr> {
+            match e {
+                Expr::Min(ps) if upper => ps.iter().cloned().map(Expr::Poly).collect(),
+                Expr::Max(ps) if !upper => ps.iter().cloned().map(Expr::Poly).collect(),
+                _ => vec![e.clone()],
+            }
+        };
+        let mut bounds: Vec<(Expr, Expr, Expr)> = Vec::new();
         for (v, lo, hi) in ranges {
-            let (Ok(above), Ok(below)) = (v.checked_sub(lo), hi.checked_sub(&v)) else {
+            let (los, his) = (parts(lo, false), parts(hi, true));
+            for (k, lo) in los.iter().enumerate() {
+                for (m, hi) in his.iter().enumerate() {
+                    // Each part once: the other side's first part stands in for the rest.
+                    if k == 0 || m == 0 {
+                        bounds.push((v.clone(), lo.clone(), hi.clone()));
+                    }
+                }
+            }
+        }
+        for (v, lo, hi) in bounds {
+            let (Ok(above), Ok(below)) = (v.checked_sub(&lo), hi.checked_sub(&v)) else {
                 continue;
             };
             let k = out.entries.len();
@@ -210,6 +232,37 @@ pub fn rows_never_meet(
         }
     }
     constant_rows_never_meet(&fe, &ge, pair, assumptions)
+}
+
+/// Whether the access at `f` in one iteration and the one at `g` in a later iteration of
+/// the carrier never touch the same element, their element indices taken whole as one
+/// linear equation under the loops' bounds, which relate the two iterations' variables:
+/// a triangular bound (`x[i] -= L[i][j] * x[j]` over `j < i`, Cholesky's `A[i][j] -=
+/// A[i][k] * A[j][k]` over `k < j`) keeps the later iteration's `j + d` below `i`, which the
+/// range tests, bounding each variable alone, cannot use. Both accesses are of one size and
+/// at whole-element offsets, so they overlap exactly when the indices are equal.
+pub fn elements_never_meet(
+    f: &Expr,
+    g: &Expr,
+    (size_f, size_g): (&BigInt, &BigInt),
+    pair: &PairSpace,
+) -> bool {
+    if size_f != size_g || size_f.is_zero() {
+        return false;
+    }
+    let elem = BigRational::from_integer(size_f.clone());
+    let (Some(fe), Some(ge)) = (elements(f, &elem), elements(g, &elem)) else {
+        return false;
+    };
+    let Ok(ge2) = ge.substitute(pair.second) else {
+        return false;
+    };
+    let Some(equation) = fe.checked_sub(&ge2).ok().as_ref().and_then(linear) else {
+        return false;
+    };
+    let equations = vec![equation];
+    let inequalities = pair.bounds_for(&equations);
+    no_integer_solution(equations, inequalities)
 }
 
 /// Most constant row lengths [`constant_rows_never_meet`] tries.

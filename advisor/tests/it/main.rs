@@ -35,5 +35,6 @@ mod stale_names;
 mod subscripts;
 mod summaries;
 mod switch_loops;
+mod triangular;
 mod unswitched_scalars;
 mod witnesses;
