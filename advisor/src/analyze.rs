@@ -2688,6 +2688,7 @@ impl<'a> FunctionContext<'a> {
                 _ => Role::In,
             };
             let mut notes = Vec::new();
+            let mut whole_object = None;
             let bytes = match &space {
                 Ok(space) => match section(var, &accesses, space, &variant, assumptions) {
                     Ok((lo, hi)) => {
@@ -2743,10 +2744,47 @@ impl<'a> FunctionContext<'a> {
                             }
                         }
                     }
-                    Err(why) => {
-                        notes.push(format!("section unknown statically: {why}; `warpwise instantiate` computes it for a profiled run"));
-                        None
-                    }
+                    // No subscript bounds the accesses (a gather): the whole object, when
+                    // the program allocates it with a size the loop can name.
+                    Err(why) => match crate::whole::at_loop(
+                        self.summaries.view(),
+                        self.unit_index,
+                        self.func,
+                        symbol.map(|s| &s.origin),
+                        name,
+                    ) {
+                        Ok(whole) => {
+                            notes.push(format!(
+                                "whole object: allocated at {} with `{}` bytes (no subscript bounds the accesses: {why})",
+                                whole.allocated_at.join(", "),
+                                whole.size
+                            ));
+                            if !whole.reads.is_empty() {
+                                let listed: Vec<String> =
+                                    whole.reads.iter().map(|r| format!("`{r}`")).collect();
+                                let (verb, what) = if listed.len() == 1 {
+                                    ("holds", "the value")
+                                } else {
+                                    ("hold", "the values")
+                                };
+                                notes.push(format!(
+                                    "assumes {} still {verb} at the loop {what} the allocation used",
+                                    listed.join(", ")
+                                ));
+                            }
+                            let bytes = Bytes {
+                                lo: "0".into(),
+                                hi: whole.size.clone(),
+                                size: whole.size.clone(),
+                            };
+                            whole_object = Some(whole);
+                            Some(bytes)
+                        }
+                        Err(_) => {
+                            notes.push(format!("section unknown statically: {why}; `warpwise instantiate` computes it for a profiled run"));
+                            None
+                        }
+                    },
                 },
                 Err(why) => {
                     notes.push(format!("section unknown statically: {}", why.0));
@@ -2763,6 +2801,7 @@ impl<'a> FunctionContext<'a> {
                 elem_bytes: Some(*elem),
                 bytes,
                 notes,
+                whole_object,
                 storage: crate::globals::storage(self.func, self.rec, var),
             });
         }
@@ -2812,6 +2851,7 @@ impl<'a> FunctionContext<'a> {
                     known.role = Role::Inout;
                 }
                 known.bytes = None;
+                known.whole_object = None;
                 known.notes.push(note);
                 continue;
             }
@@ -2824,6 +2864,7 @@ impl<'a> FunctionContext<'a> {
                 elem_bytes: Some(elem),
                 bytes: None,
                 notes: vec![note],
+                whole_object: None,
                 storage: None,
             });
         }
@@ -2914,6 +2955,7 @@ impl<'a> FunctionContext<'a> {
                 elem_bytes: None,
                 bytes: None,
                 notes: Vec::new(),
+                whole_object: None,
                 storage: None,
             });
         }
