@@ -160,8 +160,7 @@ pub struct Parameter {
 /// A section that is a whole allocated object (see [`Parameter::whole_object`]).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct WholeObject {
-    /// Each place the program allocates it, `file:line` (`GridInit.c:36`), or where a
-    /// fixed-size array is declared.
+    /// Each place the program allocates it, `file:line` (`GridInit.c:36`).
     pub allocated_at: Vec<String>,
     /// Its size in bytes, a C expression over names visible at the loop.
     pub size: String,

@@ -24,26 +24,9 @@ pub fn at_loop(
     name: &str,
 ) -> Result<WholeObject, String> {
     let program = &view.unit(unit).lowered.program;
-    let types = &program.types;
     match origin {
-        // A fixed-size array: its size is its type's.
-        Some(SymbolOrigin::Object(v)) => {
-            let ty = func.inst(*v).ty;
-            let object = types.pointee(ty).unwrap_or(ty);
-            if types.array_elem(object).is_none() {
-                return Err(format!("`{name}` is not an array"));
-            }
-            let size = types
-                .size_of(object)
-                .filter(|s| *s > 0)
-                .ok_or_else(|| format!("the size of `{name}` is not known statically"))?;
-            Ok(WholeObject {
-                allocated_at: vec![site(view, unit, func.inst(*v).origin.span)
-                    .unwrap_or_else(|| "its declaration".into())],
-                size: size.to_string(),
-                reads: Vec::new(),
-            })
-        }
+        // A fixed-size array is not asked about: the ports map it whole by its name, and
+        // the report's notes already say its section is unknown statically.
         Some(SymbolOrigin::Load { address, .. }) => {
             let (keeper, prefix) = match &func.inst(*address).kind {
                 InstKind::FieldAddr { base, field, .. } => {
@@ -95,7 +78,7 @@ pub fn at_loop(
                 reads,
             })
         }
-        _ => Err(format!("`{name}` is neither kept in memory nor an array")),
+        _ => Err(format!("`{name}` is not a pointer kept in memory")),
     }
 }
 
