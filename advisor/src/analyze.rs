@@ -2745,15 +2745,22 @@ impl<'a> FunctionContext<'a> {
                         }
                     }
                     // No subscript bounds the accesses (a gather): the whole object, when
-                    // the program allocates it with a size the loop can name.
-                    Err(why) => match crate::whole::at_loop(
-                        self.summaries.view(),
-                        self.unit_index,
-                        self.func,
-                        symbol.map(|s| &s.origin),
-                        name,
-                    ) {
-                        Ok(whole) => {
+                    // the program allocates it with a size the loop can name, and the
+                    // variable still points to its start where the loop begins.
+                    Err(why) => match matches!(
+                        crate::rebase::entry_offset(self.func, self.rec, definitions, l, name, var),
+                        EntryOffset::Same
+                    )
+                    .then(|| {
+                        crate::whole::at_loop(
+                            self.summaries.view(),
+                            self.unit_index,
+                            self.func,
+                            symbol.map(|s| &s.origin),
+                            name,
+                        )
+                    }) {
+                        Some(Ok(whole)) => {
                             notes.push(format!(
                                 "whole object: allocated at {} with `{}` bytes (no subscript bounds the accesses: {why})",
                                 whole.allocated_at.join(", "),
@@ -2780,7 +2787,7 @@ impl<'a> FunctionContext<'a> {
                             whole_object = Some(whole);
                             Some(bytes)
                         }
-                        Err(_) => {
+                        _ => {
                             notes.push(format!("section unknown statically: {why}; `warpwise instantiate` computes it for a profiled run"));
                             None
                         }

@@ -78,8 +78,124 @@ pub fn at_loop(
                 reads,
             })
         }
+        Some(SymbolOrigin::Param(i)) => {
+            let at = passed_objects(view, unit, func, *i as usize, name)?;
+            let (size, sites) = at;
+            Ok(WholeObject {
+                allocated_at: sites,
+                size: size.to_string(),
+                reads: Vec::new(),
+            })
+        }
         _ => Err(format!("`{name}` is not a pointer kept in memory")),
     }
+}
+
+/// The size of the object every call site passes as parameter `position` of `func` (NPB's
+/// `conj_grad(colidx, rowstr, ..., a, ...)` with file-scope arrays): the start of a
+/// fixed-size array, or a pointer kept where every allocation has one constant size. A
+/// size the callee cannot name (another function's variables) is no answer, and neither is
+/// a function whose address is taken (a call through a pointer is not seen).
+fn passed_objects(
+    view: &ProgramView,
+    unit: usize,
+    func: &Function,
+    position: usize,
+    name: &str,
+) -> Result<(u64, Vec<String>), String> {
+    let f = view
+        .resolve(unit, &func.name)
+        .filter(|f| std::ptr::eq(view.function(*f), func))
+        .ok_or_else(|| format!("`{}` is not a function of the program", func.name))?;
+    let calls = view.call_index();
+    if calls.address_taken.contains(&f) {
+        return Err(format!("`{}` may be called through a pointer", func.name));
+    }
+    let sites = calls
+        .callers
+        .get(&f)
+        .filter(|c| !c.is_empty())
+        .ok_or_else(|| format!("no call of `{}` in the analysed files", func.name))?;
+    let mut size: Option<u64> = None;
+    let mut at = Vec::new();
+    for (caller, args) in sites {
+        let cfunc = view.function(*caller);
+        let program = view.program(*caller);
+        let arg = *args
+            .get(position)
+            .ok_or_else(|| format!("a call of `{}` passes no `{name}`", func.name))?;
+        let leaves = crate::merged::leaves(cfunc, arg)
+            .ok_or_else(|| format!("`{name}` is passed a value merged from too many"))?;
+        for leaf in leaves {
+            if crate::merged::is_null(cfunc, leaf) {
+                continue;
+            }
+            let (bytes, where_) = match &cfunc.inst(leaf).kind {
+                InstKind::GlobalAddr(_) | InstKind::SlotAddr(_) => {
+                    let ty = cfunc.inst(leaf).ty;
+                    let object = program.types.pointee(ty).unwrap_or(ty);
+                    let bytes = program
+                        .types
+                        .array_elem(object)
+                        .and(program.types.size_of(object))
+                        .filter(|b| *b > 0)
+                        .ok_or_else(|| format!("`{name}` is passed an object of no fixed size"))?;
+                    (bytes, site(view, caller.unit, cfunc.inst(leaf).origin.span))
+                }
+                InstKind::Load { addr } => {
+                    let keeper = match &cfunc.inst(*addr).kind {
+                        InstKind::FieldAddr { base, field, .. } => Keeper::Field {
+                            record: record_name(view, caller.unit, cfunc, *base)
+                                .ok_or("a field of an unnamed struct")?,
+                            field: field.clone(),
+                        },
+                        InstKind::GlobalAddr(g)
+                            if !program.global(*g).is_static
+                                && program.global(*g).local_to.is_none() =>
+                        {
+                            Keeper::Global(program.global(*g).name.clone())
+                        }
+                        _ => {
+                            return Err(format!("`{name}` is passed a pointer not kept in memory"))
+                        }
+                    };
+                    let found = view.allocations_of(&keeper, || allocations(view, &keeper));
+                    let found = found.as_ref().as_ref().map_err(|e| e.clone())?;
+                    let SizeTerm::Const(c) = found.size else {
+                        return Err(format!(
+                            "`{name}` is passed memory of a size `{}` cannot name",
+                            func.name
+                        ));
+                    };
+                    let bytes = u64::try_from(c)
+                        .ok()
+                        .filter(|b| *b > 0)
+                        .ok_or("a size not positive")?;
+                    (bytes, found.sites.first().cloned())
+                }
+                _ => {
+                    return Err(format!(
+                        "`{name}` is passed a pointer that is not a whole object"
+                    ))
+                }
+            };
+            match size {
+                Some(s) if s != bytes => {
+                    return Err(format!(
+                        "`{name}` is passed objects of {s} and {bytes} bytes"
+                    ));
+                }
+                _ => size = Some(bytes),
+            }
+            if let Some(w) = where_ {
+                if !at.contains(&w) {
+                    at.push(w);
+                }
+            }
+        }
+    }
+    let size = size.ok_or_else(|| format!("`{name}` is passed only null"))?;
+    Ok((size, at))
 }
 
 /// The size as a normal-form C expression (`12 * n * 8` is `96*n`), or as written when

@@ -153,3 +153,38 @@ fn a_global_pointer_allocated_with_a_global_length() {
     // The memory a global pointer points to is named after the load of the pointer.
     check(source, "vals@8", Some(("8*nz + 16", "8*nz + 16")));
 }
+
+/// NPB CG's shape: the loop's function receives file-scope arrays as parameters; every
+/// call passes the start of an array of one fixed size, which is then the section.
+#[test]
+fn a_parameter_every_call_passes_the_same_fixed_array() {
+    let head = "static double a[1000];\n\
+                static double b[2000];\n\
+                static int idx[500];\n";
+    let body = |moved: &str| {
+        format!(
+            "double sum(double *v, const int *k, int n) {{\n\
+             \x20 double s = 0;{moved}\n\
+             \x20 for (int i = 0; i < n; i++) /* LOOP */\n\
+             \x20   s += v[k[i]];\n\
+             \x20 return s;\n\
+             }}\n"
+        )
+    };
+    let same = format!(
+        "{head}{}double run(void) {{ return sum(a, idx, 500) + sum(a, idx, 9); }}\n",
+        body("")
+    );
+    check(&same, "v", Some(("8000", "8000")));
+    // Two sizes, or a pointer that no longer points to the start at the loop: unknown.
+    let two = format!(
+        "{head}{}double run(void) {{ return sum(a, idx, 500) + sum(b, idx, 9); }}\n",
+        body("")
+    );
+    check(&two, "v", None);
+    let moved = format!(
+        "{head}{}double run(void) {{ return sum(a, idx, 500); }}\n",
+        body(" v += 1;")
+    );
+    check(&moved, "v", None);
+}
