@@ -147,6 +147,10 @@ pub struct Outcome {
     pub problems: Vec<String>,
     /// Asked-for loop ids that name no loop.
     pub unmatched: Vec<String>,
+    /// Friendly loops not ported on their own because a ported loop calls their function:
+    /// they run on the device inside that loop's target region. (loop, its function, the
+    /// ported loop that calls it)
+    pub inside_kernels: Vec<(String, String, String)>,
 }
 
 /// Analyses every input (`profile` settles `needs-profile` loops as `analyze --profile`
@@ -178,6 +182,7 @@ pub fn port_inputs(
     // Each port's unit.
     let mut port_units: std::collections::BTreeMap<String, usize> = Default::default();
     let summaries = advisor::summaries::Summaries::new(&view);
+    let mut planned = Vec::new();
     for (index, (unit, input)) in units.iter().zip(&unit_inputs).enumerate() {
         let mut reports = advisor::analyze::analyze_in_program(
             &summaries,
@@ -203,6 +208,36 @@ pub fn port_inputs(
             for p in ports.iter_mut().filter(|p| p.file.is_relative()) {
                 p.file = dir.join(&p.file);
             }
+        }
+        planned.push((index, reports, ports, refused));
+    }
+    // A loop of a function that another port calls runs inside that port's target region
+    // on the device; ported itself, it would launch a target region from device code in
+    // every iteration of the kernel (XSBench's lookup calls `calculate_macro_xs`, whose
+    // loops are friendly too). Unless asked for by id, the caller's port covers it.
+    let called: std::collections::BTreeMap<String, String> = planned
+        .iter()
+        .flat_map(|(_, _, ports, _)| ports)
+        .flat_map(|p| {
+            p.device_functions
+                .iter()
+                .map(|f| (f.clone(), p.loop_id.clone()))
+        })
+        .collect();
+    for (index, reports, mut ports, refused) in planned {
+        let (unit, input) = (&units[index], unit_inputs[index]);
+        if wanted.is_empty() {
+            ports.retain(|p| match called.get(&p.function) {
+                Some(kernel) if kernel != &p.loop_id => {
+                    out.inside_kernels.push((
+                        p.loop_id.clone(),
+                        p.function.clone(),
+                        kernel.clone(),
+                    ));
+                    false
+                }
+                _ => true,
+            });
         }
         let mut regions = region::plan_regions(unit, &reports, &ports);
         if let Some(dir) = &input.working_dir {
