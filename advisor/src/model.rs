@@ -160,7 +160,8 @@ pub struct Parameter {
 /// A section that is a whole allocated object (see [`Parameter::whole_object`]).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct WholeObject {
-    /// Each place the program allocates it, `file:line` (`GridInit.c:36`).
+    /// Each place the program allocates it, `file:line` (`GridInit.c:36`); for a parameter
+    /// every call passes a fixed-size array, each call with what it passes.
     pub allocated_at: Vec<String>,
     /// Its size in bytes, a C expression over names visible at the loop.
     pub size: String,

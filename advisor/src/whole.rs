@@ -140,7 +140,9 @@ fn passed_objects(
                         .and(program.types.size_of(object))
                         .filter(|b| *b > 0)
                         .ok_or_else(|| format!("`{name}` is passed an object of no fixed size"))?;
-                    (bytes, site(view, caller.unit, cfunc.inst(leaf).origin.span))
+                    let at = site(view, caller.unit, cfunc.inst(leaf).origin.span)
+                        .map(|s| format!("{s} (the array the call there passes)"));
+                    (bytes, at)
                 }
                 InstKind::Load { addr } => {
                     let keeper = match &cfunc.inst(*addr).kind {
