@@ -12,6 +12,7 @@ pub mod argext;
 pub mod atomic;
 mod choose;
 pub mod clauses;
+mod copies;
 pub mod counters;
 pub mod error;
 pub mod globals;
@@ -202,11 +203,22 @@ pub fn port_inputs(
                 matched[k] = true;
             }
         }
-        let (mut ports, refused) = plan_unit(unit, &reports, wanted, options);
+        let (mut ports, mut refused) = plan_unit(unit, &reports, wanted, options);
         // The source map names files as the compiler saw them, from its working directory.
         if let Some(dir) = &input.working_dir {
             for p in ports.iter_mut().filter(|p| p.file.is_relative()) {
                 p.file = dir.join(&p.file);
+            }
+        }
+        // Before the program-wide steps: a port refused here calls nothing on the device.
+        // A loop asked for by id is ported as asked.
+        if wanted.is_empty() {
+            let regions = region::plan_regions(unit, &reports, &ports);
+            let copied = copies::copied_every_iteration(unit, &reports, &ports, &regions.regions);
+            ports.retain(|p| !copied.iter().any(|(id, _)| id == &p.loop_id));
+            for (id, why) in copied {
+                let message = format!("{id}: {why}");
+                refused.push((id, EmitError::refused(message)));
             }
         }
         planned.push((index, reports, ports, refused));
@@ -215,15 +227,12 @@ pub fn port_inputs(
     // on the device; ported itself, it would launch a target region from device code in
     // every iteration of the kernel (XSBench's lookup calls `calculate_macro_xs`, whose
     // loops are friendly too). Unless asked for by id, the caller's port covers it.
-    let called: std::collections::BTreeMap<String, String> = planned
-        .iter()
-        .flat_map(|(_, _, ports, _)| ports)
-        .flat_map(|p| {
-            p.device_functions
-                .iter()
-                .map(|f| (f.clone(), p.loop_id.clone()))
-        })
-        .collect();
+    let mut called: std::collections::BTreeMap<String, String> = Default::default();
+    for p in planned.iter().flat_map(|(_, _, ports, _)| ports) {
+        for f in &p.device_functions {
+            called.entry(f.clone()).or_insert_with(|| p.loop_id.clone());
+        }
+    }
     for (index, reports, mut ports, refused) in planned {
         let (unit, input) = (&units[index], unit_inputs[index]);
         if wanted.is_empty() {
