@@ -1396,9 +1396,11 @@ impl Builder<'_, '_> {
         if matches!(base, Base::Opaque(_)) {
             if let Some(i) = self.merged_into_param(&base_var) {
                 base = Base::Param(i);
-                let param = self.func.params[i as usize]
-                    .name
-                    .clone()
+                let param = self
+                    .func
+                    .params
+                    .get(i as usize)
+                    .and_then(|p| p.name.clone())
                     .unwrap_or_else(|| format!("parameter {}", i + 1));
                 merged_into = Some(format!(
                     "`{}` points into `{param}` at an offset `{}` computes",
