@@ -3,10 +3,8 @@
 //! different objects (different `malloc` results, locals or globals) for the parameters to
 //! be treated as disjoint. A function nobody calls in the unit gets no such proof.
 
-use analyses::reconstruct::{reconstruct, ReconstructConfig};
 use analyses::symbols::SymbolOrigin;
 use frontend::ir::{Callee, Function, InstKind, Program};
-use frontend::loops::analyze_loops;
 use std::collections::{BTreeSet, HashMap};
 
 /// Pairs of parameter indices that never alias, with the evidence.
@@ -54,46 +52,20 @@ enum Object {
     Named(String, u32),
 }
 
-pub fn param_aliasing(program: &Program, func: &Function) -> ParamAliasing {
-    let sites: Vec<(usize, &[frontend::ir::Value])> = program
-        .functions
-        .iter()
-        .enumerate()
-        .flat_map(|(caller_index, caller)| {
-            caller
-                .insts
-                .iter()
-                .filter_map(move |inst| match &inst.kind {
-                    InstKind::Call {
-                        callee: Callee::Direct(name),
-                        args,
-                    } if name == &func.name => Some((caller_index, args.as_slice())),
-                    _ => None,
-                })
-        })
-        .collect();
-    param_aliasing_with(program, func, &sites, &|caller| {
-        let caller = &program.functions[caller];
-        let forest = analyze_loops(caller);
-        std::sync::Arc::new(reconstruct(
-            program,
-            caller,
-            &forest,
-            &ReconstructConfig::default(),
-        ))
-    })
-}
-
-/// [`param_aliasing`] over the calls of `func` in `program` given as `call_sites` (the
-/// caller's index in `program` and the call's arguments, in program order), with each
+/// How the parameters of `func` relate over its calls in `program`, given as `call_sites`
+/// (the caller's index in `program` and the call's arguments, in program order), with each
 /// caller's reconstruction from `caller_rec`: a caller of many analysed functions is
 /// reconstructed once, not once per callee, and the call sites come from an index built
 /// once per program instead of a scan of every instruction per analysed function.
+/// `copied(caller, a, b)` tells whether the caller visibly copies one argument's pointer
+/// into the other's (`f(u1, u2); u1 = u2;` in a loop, see `copies`): such a pair shares
+/// an object for the aliasing policy, whatever the objects they started from.
 pub fn param_aliasing_with(
     program: &Program,
     func: &Function,
     call_sites: &[(usize, &[frontend::ir::Value])],
     caller_rec: &dyn Fn(usize) -> std::sync::Arc<analyses::reconstruct::Reconstruction>,
+    copied: &dyn Fn(usize, frontend::ir::Value, frontend::ir::Value) -> bool,
 ) -> ParamAliasing {
     let mut result = ParamAliasing::default();
     for (i, p) in func.params.iter().enumerate() {
@@ -133,6 +105,10 @@ pub fn param_aliasing_with(
                     } else if same_base(rec, args.get(a), args.get(b)) {
                         // One pointer the caller received, passed twice (`f(x, x + 1)`).
                         result.shared.insert((a, b));
+                    } else if let (Some(x), Some(y)) = (args.get(a), args.get(b)) {
+                        if copied(caller_index, *x, *y) {
+                            result.shared.insert((a, b));
+                        }
                     }
                 }
             }

@@ -293,9 +293,20 @@ fn analyze_function_in_program(
         .filter(|(caller, _)| caller.unit == unit_index)
         .map(|(caller, args)| (caller.index, args.as_slice()))
         .collect();
-    let aliasing = crate::aliasing::param_aliasing_with(program, func, &call_sites, &|i| {
-        reconstructed(i).rec.clone()
-    });
+    let view = summaries.view();
+    let aliasing = crate::aliasing::param_aliasing_with(
+        program,
+        func,
+        &call_sites,
+        &|i| reconstructed(i).rec.clone(),
+        &|caller, a, b| {
+            let caller = crate::program::FuncRef {
+                unit: unit_index,
+                index: caller,
+            };
+            crate::copies::may_meet(view, caller, a, b)
+        },
+    );
     let signs = sign_analysis(program, func, forest, rec, &HashMap::new());
     let entry_signs = signs.env_for(func.entry, rec);
     let ranges = range_analysis(program, func, forest, rec, &entry_signs, &range_config);
@@ -1777,11 +1788,13 @@ impl<'a> FunctionContext<'a> {
             }
             let (store, other, _, _) = uses[0];
             let (a, b) = (self.access_text(store), self.access_text(other));
+            let copied = self.visibly_copied(sb, ob);
             facts.add(rules::ww110_may_alias::pointers(
                 &quoted(&pair.0),
                 &quoted(&pair.1),
                 &a,
                 &b,
+                copied,
             ));
             facts.needs_evidence.push(DependencePair {
                 kind: "may-alias".into(),
@@ -1960,7 +1973,7 @@ impl<'a> FunctionContext<'a> {
         b: &Var,
         effects: &crate::callsites::LoopEffects,
     ) -> bool {
-        if self.aliasing_policy != Aliasing::Distinct || a == b {
+        if self.aliasing_policy != Aliasing::Distinct || a == b || self.visibly_copied(a, b) {
             return false;
         }
         let reached = |v: &Var| effects.reached_through(v, |h| self.is_received(h));
@@ -1976,6 +1989,10 @@ impl<'a> FunctionContext<'a> {
         }
         let received = self.is_received(a) && self.is_received(b);
         if !received && !self.received_or_new(a, b) {
+            return false;
+        }
+        // The program itself may make the two equal (`u1 = u2;` around the loop).
+        if self.visibly_copied(a, b) {
             return false;
         }
         // A pointer the function itself stores to memory may be what it loads back
@@ -1996,6 +2013,32 @@ impl<'a> FunctionContext<'a> {
             pb.iter()
                 .any(|j| i == j || self.aliasing.shares_object(*i as usize, *j as usize))
         })
+    }
+
+    /// Whether the program copies the pointer one base symbol holds into the other's (see
+    /// `copies`): then no policy may assume them apart.
+    fn visibly_copied(&self, a: &Var, b: &Var) -> bool {
+        let value = |v: &Var| match self.rec.symbols.info(v).map(|s| &s.origin)? {
+            SymbolOrigin::Opaque(x) | SymbolOrigin::Phi(x) => Some(*x),
+            SymbolOrigin::Load { load, .. } => Some(*load),
+            SymbolOrigin::Param(i) => self
+                .func
+                .values()
+                .find(|x| matches!(self.func.inst(*x).kind, InstKind::Param(p) if p == *i)),
+            _ => None,
+        };
+        let (Some(x), Some(y)) = (value(a), value(b)) else {
+            return false;
+        };
+        let functions = &self.unit.lowered.program.functions;
+        let Some(index) = functions.iter().position(|f| std::ptr::eq(f, self.func)) else {
+            return false;
+        };
+        let me = crate::program::FuncRef {
+            unit: self.unit_index,
+            index,
+        };
+        crate::copies::may_meet(self.summaries.view(), me, x, y)
     }
 
     /// The parameter index a base pointer symbol stands for.

@@ -9,6 +9,7 @@ pub mod calls;
 pub mod callsites;
 pub mod coalescing;
 pub mod coefficient;
+pub mod copies;
 pub mod dependence;
 pub mod divergence;
 pub mod escape;

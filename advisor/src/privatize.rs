@@ -455,10 +455,12 @@ impl Classifier<'_, '_> {
                     Some(n) if COPY.contains(&n.as_str()) => args
                         .iter()
                         .any(|a| self.targets(*a).is_none() && self.is_pointer(*a)),
-                    Some(n) => !matches!(
-                        crate::calls::classify(program, n),
-                        crate::calls::CallKind::Builtin
-                    ),
+                    Some(n) => {
+                        !matches!(
+                            crate::calls::classify(program, n),
+                            crate::calls::CallKind::Builtin
+                        ) && !self.callee_leaves_global_alone(n, &global.name, args)
+                    }
                     None => true,
                 });
                 let unnamed = self
@@ -493,6 +495,32 @@ impl Classifier<'_, '_> {
         assumptions.extend(outcome.assumptions);
         assumptions.extend(used);
         Some(live_after)
+    }
+
+    /// Whether a call of the program function `name` leaves the global `global` alone but
+    /// through the arguments it is given (which the caller's effects describe): its summary
+    /// is known in full, names no global of that name, reaches memory only through its
+    /// parameters (a pointer it loads could hold the global's address), calls no host
+    /// library function, and every pointer argument points into objects the caller names.
+    /// NPB's `exact_solution(xi, eta, zeta, dtemp)` inside a loop that rewrites the
+    /// file-scope scratch `ue` before reading it.
+    fn callee_leaves_global_alone(&self, name: &str, global: &str, args: &[Value]) -> bool {
+        let summaries = self.scope.summaries;
+        let Some(f) = summaries.view().resolve(self.scope.unit, name) else {
+            return false;
+        };
+        let summary = summaries.of(f);
+        let effects_apart = summary.effects.iter().all(|e| match &e.base {
+            Base::Param(_) => true,
+            Base::Global { name, .. } => name != global,
+            Base::Deref { .. } | Base::Opaque(_) => false,
+        });
+        summary.unknown.is_empty()
+            && summary.host_calls.is_empty()
+            && effects_apart
+            && args
+                .iter()
+                .all(|a| !self.is_pointer(*a) || self.targets(*a).is_some())
     }
 
     /// Whether an address may point into the object `touches` describes.

@@ -3,7 +3,7 @@
 //! visible from every unit (C's external linkage), so a call resolves to the caller's own
 //! unit first and then to a non-static definition elsewhere.
 
-use crate::program_facts::{Allocations, Keeper, ParamFlow, ProgramAllocator};
+use crate::program_facts::{Allocations, GlobalCopies, Keeper, ParamFlow, ProgramAllocator};
 use frontend::ir::{Callee, Function, InstKind, Value};
 use frontend::unit::Unit;
 use std::collections::{HashMap, HashSet};
@@ -34,6 +34,9 @@ pub struct ProgramView<'a> {
     /// The functions that return a pointer the program keeps in memory, found on first use
     /// (by `lookups`, which defines `ProgramView::lookups`).
     lookups: OnceLock<HashMap<FuncRef, ()>>,
+    /// Which globals the program copies into one another, found on first use (by `copies`,
+    /// which defines `ProgramView::global_copies`).
+    global_copies: OnceLock<GlobalCopies>,
     /// Whether a function keeps the pointer it receives at a position (answers of
     /// `escape::callee_captures`), and what each parameter does itself, found on first use.
     captures: Mutex<HashMap<(FuncRef, usize), bool>>,
@@ -107,6 +110,7 @@ impl<'a> ProgramView<'a> {
             calls: OnceLock::new(),
             allocators: OnceLock::new(),
             lookups: OnceLock::new(),
+            global_copies: OnceLock::new(),
             captures: Mutex::default(),
             param_flows: Mutex::default(),
             reached: Mutex::default(),
@@ -228,6 +232,15 @@ impl<'a> ProgramView<'a> {
         find: impl FnOnce() -> HashMap<FuncRef, ()>,
     ) -> &HashMap<FuncRef, ()> {
         self.lookups.get_or_init(find)
+    }
+
+    /// The program's copies between globals, found by `find` on first use: `copies` finds
+    /// them (`ProgramView::global_copies`).
+    pub(crate) fn global_copies_found_by(
+        &self,
+        find: impl FnOnce() -> GlobalCopies,
+    ) -> &GlobalCopies {
+        self.global_copies.get_or_init(find)
     }
 
     /// A program of one unit (what `analyze_unit` sees).

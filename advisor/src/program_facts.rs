@@ -1,5 +1,6 @@
 //! What the analyses written on top of the program view find once per program and the view
-//! keeps for them (`ProgramView::allocators`, `ProgramView::param_flow`): the types live
+//! keeps for them (`ProgramView::allocators`, `ProgramView::param_flow`,
+//! `ProgramView::global_copies`): the types live
 //! here, below both, so that the view needs none of those analyses (`fresh`, `escape`).
 
 /// A function of the program that returns new memory or null on every path.
@@ -48,4 +49,37 @@ pub struct Allocations {
     pub size: SizeTerm,
     /// Each allocating call, `file:line`, in program order.
     pub sites: Vec<String>,
+}
+
+/// A pointer-holding place of static storage: a global (or static) at a constant offset
+/// (`u1`, `SD.concs`, `grid[1]`). Statics are told apart by their unit.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Home {
+    /// The unit of a `static` object; `None` for an object of external linkage.
+    pub unit: Option<usize>,
+    pub name: String,
+    pub offset: u64,
+}
+
+/// Which homes the program copies into one another: the components of the graph whose
+/// edges are stores `G = ...H...` (G receives H's value), and whether each component is a
+/// permutation (every home receives exactly one other and gives to exactly one other: a
+/// swap or a rotation of distinct objects).
+#[derive(Debug, Default)]
+pub struct GlobalCopies {
+    pub component: std::collections::HashMap<Home, usize>,
+    pub permutation: Vec<bool>,
+}
+
+impl GlobalCopies {
+    /// Whether the program may make `a` and `b` hold one object.
+    pub fn related(&self, a: &Home, b: &Home) -> bool {
+        if a == b {
+            return true;
+        }
+        match (self.component.get(a), self.component.get(b)) {
+            (Some(x), Some(y)) => x == y && !self.permutation[*x],
+            _ => false,
+        }
+    }
 }

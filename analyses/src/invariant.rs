@@ -358,6 +358,78 @@ fn call_may_write(program: &Program, callee: &Callee, depth: u32, stack: &mut Ve
     writes
 }
 
+/// Whether calling the function `name` of the program with `args` (values of the caller,
+/// whose regions are `regions`) may write the global named `target`: a store of the callee
+/// (or of a callee of it) into that global, or through a pointer that may point into it (a
+/// parameter given such an address, a pointer loaded from memory). A loop that calls NPB's
+/// `exact_solution(xi, eta, zeta, dtemp)` still reads `grid_points[0]` as an invariant.
+fn call_may_write_global(
+    program: &Program,
+    regions: &Regions,
+    name: &str,
+    args: &[Value],
+    target: &str,
+    depth: u32,
+    stack: &mut Vec<String>,
+) -> bool {
+    if pure_library_function(name).is_some() {
+        return false;
+    }
+    let Some(f) = program.function(name) else {
+        return true;
+    };
+    if depth > 4 || stack.iter().any(|s| s == name) {
+        return true;
+    }
+    // Whether an address with region `r` (in the function whose arguments are `given`,
+    // `None` past the first level) may point into the target.
+    let may_be_target = |r: Region, given: Option<(&Regions, &[Value])>| -> bool {
+        match (r.base, r.depth) {
+            (Base::Local(_), 0) | (Base::Fresh(_), 0) => false,
+            (Base::Global(h), 0) => program.global(h).name == target,
+            (Base::Param(p), 0) => {
+                match given.and_then(|(rs, a)| Some((rs, *a.get(p as usize)?))) {
+                    Some((rs, a)) => match rs.of(a) {
+                        Region {
+                            base: Base::Local(_) | Base::Fresh(_),
+                            depth: 0,
+                        } => false,
+                        Region {
+                            base: Base::Global(h),
+                            depth: 0,
+                        } => program.global(h).name == target,
+                        _ => true,
+                    },
+                    None => true,
+                }
+            }
+            _ => true,
+        }
+    };
+    stack.push(name.to_string());
+    let inner = Regions::new(f, &FreshAllocations::new());
+    let writes = f.values().any(|v| match &f.inst(v).kind {
+        InstKind::Store { addr, .. } => may_be_target(inner.of(*addr), Some((regions, args))),
+        InstKind::Call {
+            callee: Callee::Direct(n),
+            args: inner_args,
+        } => {
+            // Parameters of `f` passed on are not followed: any pointer argument that is
+            // one counts as reaching the target.
+            let passes_param = inner_args.iter().any(|a| {
+                program.types.is_pointer(f.inst(*a).ty)
+                    && matches!(inner.of(*a).base, Base::Param(_) | Base::Unknown)
+            });
+            passes_param
+                || call_may_write_global(program, &inner, n, inner_args, target, depth + 1, stack)
+        }
+        InstKind::Call { .. } => true,
+        _ => false,
+    });
+    stack.pop();
+    writes
+}
+
 /// Whether a call may write the memory of region `target`.
 enum Reach {
     /// Only if memory reached from these distinct pointer parameters (or from globals)
@@ -518,7 +590,7 @@ pub fn loop_invariants_in(
 
     // Memory effects of the loop.
     let mut stores = Vec::new();
-    let mut writing_calls: Vec<Vec<Value>> = Vec::new();
+    let mut writing_calls: Vec<(Option<&str>, Vec<Value>)> = Vec::new();
     for &b in &l.blocks {
         for &v in &func.block(b).insts {
             match &func.inst(v).kind {
@@ -528,8 +600,8 @@ pub fn loop_invariants_in(
                 {
                     // A call through a pointer is kept as one that may write anything.
                     let reach = match callee {
-                        Callee::Direct(_) => args.clone(),
-                        Callee::Indirect(_) => vec![v],
+                        Callee::Direct(name) => (Some(name.as_str()), args.clone()),
+                        Callee::Indirect(_) => (None, vec![v]),
                     };
                     writing_calls.push(reach);
                 }
@@ -563,7 +635,14 @@ pub fn loop_invariants_in(
         }
         let mut needs = Vec::new();
         let mut caveats: Vec<&String> = Vec::new();
-        for args in &writing_calls {
+        for (name, args) in &writing_calls {
+            if let (Base::Global(g), 0, Some(name)) = (&lr.base, lr.depth, name) {
+                let target = &program.global(*g).name;
+                if !call_may_write_global(program, regions, name, args, target, 0, &mut Vec::new())
+                {
+                    continue;
+                }
+            }
             match call_reaches(program, func, regions, args, &lr) {
                 Reach::Assuming(names) if policy == AliasPolicy::DistinctParameters => {
                     needs.extend(names.into_iter().map(param_name));

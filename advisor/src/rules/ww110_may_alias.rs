@@ -17,17 +17,36 @@ pub const RULE: Rule = Rule {
     },
 };
 
-/// `store` writes through `first` what `other` may access through `second`.
-pub fn pointers(first: &str, second: &str, store: &Access, other: &Access) -> Finding {
+/// `store` writes through `first` what `other` may access through `second`. `copied`: the
+/// program assigns one pointer from the other (see `copies`), so `restrict` would be a false
+/// promise and the help says so.
+pub fn pointers(
+    first: &str,
+    second: &str,
+    store: &Access,
+    other: &Access,
+    copied: bool,
+) -> Finding {
+    let (why, help) = if copied {
+        (
+            ", as the program copies one of these pointers into the other (an assignment, or a value carried around an enclosing loop)",
+            "the loop is parallel only in the runs where they differ: keep separate arrays (or swap the two pointers instead of copying one), or run `warpwise profile`",
+        )
+    } else {
+        (
+            "",
+            "declare the pointer parameters `restrict` if they never overlap, or run `warpwise profile`",
+        )
+    };
     Finding::new(
         &RULE,
         Verdict::NeedsProfile,
         format!(
-            "{first} and {second} may point into the same array: `{}` (line {}) writes what `{}` (line {}) may access",
+            "{first} and {second} may point into the same array{why}: `{}` (line {}) writes what `{}` (line {}) may access",
             store.text, store.line, other.text, other.line
         ),
         vec![store.line, other.line],
-        Some("declare the pointer parameters `restrict` if they never overlap, or run `warpwise profile`".into()),
+        Some(help.into()),
     )
 }
 

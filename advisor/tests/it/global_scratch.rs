@@ -1,0 +1,89 @@
+//! File-scope scratch arrays rewritten at the top of every iteration (the pattern the
+//! OpenMP versions of such programs mark `threadprivate`) are private to each iteration,
+//! also when the loop calls a function of the program that leaves them alone; checked
+//! against compiled runs (the output is the same with the marked loop reversed exactly when
+//! its iterations are independent). A callee that reads or writes the scratch keeps it
+//! shared.
+
+use crate::common::*;
+use advisor::model::{LoopReport, Verdict};
+
+/// `helper` and the marked loop's body over `j`; `main` prints every element of `out` (not
+/// `ue`: the last iteration's scratch, which a port copies out, is not the same reversed).
+fn program(helper: &str, body: &str) -> String {
+    format!(
+        "#include <stdio.h>\n\
+         #define N 12\n\
+         static double ue[N][5], out[N][N];\n\
+         int n = N;\n\
+         {helper}\n\
+         static void sweep(void) {{\n\
+           double dtemp[5];\n\
+           for (int j = 1; j < n - 1; j++) {{ /* LOOP */\n\
+         {body}\n\
+           }}\n\
+         }}\n\
+         int main(void) {{\n\
+           sweep();\n\
+           for (int j = 0; j < N; j++)\n\
+             for (int i = 0; i < N; i++) printf(\"%.17g\\n\", out[j][i]);\n\
+           return 0;\n\
+         }}\n"
+    )
+}
+
+const FILL: &str = "    for (int i = 0; i < n; i++) {\n\
+       solution((double)i * j, dtemp);\n\
+       for (int m = 0; m < 5; m++) ue[i][m] = dtemp[m];\n\
+     }\n\
+     for (int i = 1; i < n - 1; i++)\n\
+       out[j][i] = ue[i - 1][0] + ue[i + 1][4] * j;";
+
+fn check(helper: &str, verdict: Verdict, independent: bool) -> LoopReport {
+    check_with_runs(&program(helper, FILL), verdict, independent)
+}
+
+#[test]
+fn global_scratch_is_private_around_a_call_that_leaves_it_alone() {
+    let report = check(
+        "static void solution(double x, double d[5]) {\n\
+           for (int m = 0; m < 5; m++) d[m] = x * (m + 1);\n\
+         }",
+        Verdict::Friendly,
+        true,
+    );
+    let ue = report.private.iter().find(|p| p.name == "ue");
+    let ue = ue.unwrap_or_else(|| panic!("{:#?}", report.private));
+    assert!(ue.last_value, "{ue:#?}");
+}
+
+/// The loop is not called friendly, `ue` is not private, and reversing the loop changes
+/// the output (a witness that the iterations do depend on one another through `ue`).
+fn check_shared(helper: &str) {
+    let source = program(helper, FILL);
+    let report = marked_report(&source);
+    assert_ne!(report.verdict, Verdict::Friendly, "{report:#?}");
+    assert!(report.private.iter().all(|p| p.name != "ue"), "{report:#?}");
+    differs_in_reverse(&source);
+}
+
+#[test]
+fn global_scratch_a_callee_reads_stays_shared() {
+    // The callee reads what the previous iteration left in `ue`.
+    check_shared(
+        "static void solution(double x, double d[5]) {\n\
+           for (int m = 0; m < 5; m++) d[m] = x * (m + 1) + ue[m][m % 5];\n\
+         }",
+    );
+}
+
+#[test]
+fn global_scratch_a_callee_writes_stays_shared() {
+    // The callee reads and rewrites an element before the loop's own rewrite of it.
+    check_shared(
+        "static void solution(double x, double d[5]) {\n\
+           for (int m = 0; m < 5; m++) d[m] = x * (m + 1) + ue[0][0];\n\
+           ue[0][0] = x;\n\
+         }",
+    );
+}

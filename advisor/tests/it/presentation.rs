@@ -1,0 +1,190 @@
+//! Report text as users read it: names the source writes, qualified by line where
+//! a loop's report shows two values of one variable, and expressions free of the analyses'
+//! own variables (thread indices, version numbers). Every report here also passes
+//! `verify::verify`.
+
+use crate::common;
+
+use advisor::model::{LoopReport, Report, SCHEMA};
+use common::marked_report;
+
+/// The marked loop's report, checked by the verifier.
+fn verified(source: &str) -> LoopReport {
+    let report = marked_report(source);
+    let problems = advisor::verify::verify(&Report {
+        schema: SCHEMA.into(),
+        loops: vec![report.clone()],
+        skipped: Vec::new(),
+    });
+    assert!(problems.is_empty(), "{problems:#?}");
+    report
+}
+
+/// Every text of `report` (as YAML) contains each of `expected` and none of `absent`.
+fn check(source: &str, expected: &[&str], absent: &[&str]) {
+    let report = verified(source);
+    let yaml = serde_yaml::to_string(&report).expect("serializable");
+    for e in expected {
+        assert!(yaml.contains(e), "`{e}` missing from:\n{yaml}");
+    }
+    for a in absent {
+        assert!(!yaml.contains(a), "`{a}` present in:\n{yaml}");
+    }
+}
+
+#[test]
+fn a_variable_with_one_value_in_the_loop_reads_as_the_source_names_it() {
+    // The second loop over `i` is `i#2` to the analyses; its section names the row `i`.
+    check(
+        r#"
+void rows(int n, double (*a)[64], double *s) {
+  for (int i = 0; i < n; i++)
+    s[i] = 0;
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < 64; j++) /* LOOP */
+      a[i][j] = s[i] + j;
+}
+"#,
+        &["lo: 512*i", "var: j"],
+        &["#", "i_2", "i@"],
+    );
+}
+
+#[test]
+fn two_values_of_one_variable_are_told_apart_by_line() {
+    // `m` on entry and `m` after the branch (a merge of two values): the section uses both.
+    check(
+        r#"
+void shifted(int m, int flag, double *a, const double *b) {
+  int k = m;
+  if (flag)
+    m = 3;
+  for (int i = 0; i < 8; i++) /* LOOP */
+    a[i * k + m] = b[i];
+}
+"#,
+        &["8*m@6"],
+        &["#2", "m_2"],
+    );
+}
+
+#[test]
+fn overlaps_that_grow_with_the_thread_are_the_most_in_the_block() {
+    // Thread i reads a[0..i]: it shares 8*i + 8 bytes with thread i + 1, which the report
+    // states for the block's last thread, not in terms of the thread index.
+    let report = verified(
+        r#"
+void prefix(int n, const double *a, double *out) {
+  for (int i = 0; i < n; i++) { /* LOOP */
+    double s = 0;
+    for (int j = 0; j <= i; j++)
+      s += a[j];
+    out[i] = s;
+  }
+}
+"#,
+    );
+    let area = report
+        .shared_memory
+        .iter()
+        .find(|s| s.array == "a")
+        .expect("a is shared");
+    assert_eq!(
+        area.overlap_x_bytes.as_deref(),
+        Some("8*block.x + 8*blockDim.x")
+    );
+}
+
+/// The parameter names of the marked loop's report, in order.
+fn parameter_names(source: &str) -> Vec<(String, String)> {
+    verified(source)
+        .parameters
+        .iter()
+        .map(|p| (p.name.clone(), format!("{:?}", p.kind)))
+        .collect()
+}
+
+/// code_saturne's halo dump (cs_halo.c): in each sweep `index` is the send index or the
+/// halo index.
+const HALO_DUMP: &str = r#"
+struct halo { int *send_index, *index; };
+int dump(const struct halo *h, int n) {
+  int s = 0;
+  for (int which = 0; which < 2; which++) {
+    int *index = which ? h->send_index : h->index;
+    for (int i = 0; i < n; i++) /* LOOP */
+      s += index[2*i] + index[2*i + 1] + index[2*i + 2];
+  }
+  return s;
+}
+"#;
+
+#[test]
+fn a_pointer_chosen_between_two_arrays_is_one_parameter() {
+    // Its three accesses are one array the loop reads, not three parameters named by
+    // their text.
+    let names = parameter_names(HALO_DUMP);
+    let arrays: Vec<&(String, String)> = names.iter().filter(|(_, k)| k == "Array").collect();
+    assert_eq!(arrays.len(), 1, "{names:?}");
+    assert_eq!(arrays[0].0, "index", "{names:?}");
+    check(
+        HALO_DUMP,
+        &["it points into `h->index` or `h->send_index`"],
+        &[],
+    );
+}
+
+#[test]
+fn a_pointer_the_loop_advances_is_a_scalar_and_the_memory_it_points_to() {
+    // velvet's graph walks (concatenatedGraph.c): `node` is written (the walk's end is
+    // used after the loop) and what it points to is read: `node` and `*node`.
+    let names = parameter_names(
+        r#"
+struct node { struct node *next; int length; };
+int walk(struct node *start, int steps) {
+  struct node *node = start;
+  int total = 0;
+  for (int k = 0; k < steps; k++) { /* LOOP */
+    total += node->length;
+    node = node->next;
+  }
+  return total + node->length;
+}
+"#,
+    );
+    assert!(
+        names.iter().any(|(n, k)| n == "node" && k == "Scalar"),
+        "{names:?}"
+    );
+    assert!(
+        names.iter().any(|(n, k)| n == "*node" && k != "Scalar"),
+        "{names:?}"
+    );
+}
+
+#[test]
+fn an_element_of_a_member_array_prints_without_an_address_of() {
+    // GraphicsMagick's median filter (effect.c): `list = pixel_list->lists + channel`, then
+    // `list->nodes[color].next[0]` is `pixel_list->lists[channel].nodes[color].next[0]`.
+    check(
+        r#"
+struct node { unsigned short next[9]; unsigned int count; };
+struct list { struct node nodes[65537]; };
+struct plist { struct list lists[4]; unsigned long center; };
+void median(struct plist *pixel_list, unsigned short *channels) {
+  unsigned long center = pixel_list->center;
+  for (int channel = 0; channel < 4; channel++) { /* LOOP */
+    struct list *list = pixel_list->lists + channel;
+    unsigned long color = 65536L, count = 0;
+    do {
+      color = list->nodes[color].next[0];
+      count += list->nodes[color].count;
+    } while (count <= center);
+    channels[channel] = color;
+  }
+}
+"#,
+        &["pixel_list->lists[channel].nodes[color].next[0]"],
+        &["&pixel_list", "(&"],
+    );
+}

@@ -1,0 +1,22 @@
+//! The `warpwise` command line end to end:
+//! a module per feature. One test binary per crate: each binary links the whole analysis
+//! and instantiates its generic code, so a binary per file multiplies the build's time.
+
+mod budget_cli;
+mod cli;
+mod cuda_gpu;
+mod cuda_nvrtc;
+mod cuda_validate;
+mod docs_options;
+mod evaluation_page;
+mod explain_cli;
+mod html_report;
+mod instantiate_cli;
+mod openmp_port;
+mod profile_cli;
+mod progress_cli;
+mod safety_cli;
+mod samples_run;
+mod sarif_cli;
+mod shell_cli;
+mod tutorial;
