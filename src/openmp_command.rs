@@ -65,6 +65,11 @@ pub fn report(outcome: &Outcome) -> Option<ExitCode> {
             eprintln!("  note: {n}");
         }
     }
+    for (id, function, kernel) in &outcome.inside_kernels {
+        eprintln!(
+            "on the device {id} ({function}): inside the target region of {kernel}, which calls `{function}`"
+        );
+    }
     for r in &outcome.regions {
         eprintln!("{}", r.describe());
     }

@@ -6,7 +6,8 @@ pragmas removed), this
   (a) builds and runs the original and checks its own verification,
   (b) runs `warpwise emit --target openmp` over all of the program's files into a fresh
       directory (every friendly outermost loop) and counts ported and refused loops,
-      with the reasons of the refusals,
+      with the reasons of the refusals, and the loops that run on the device inside the
+      target region of a ported loop that calls their function,
   (c) builds the ported program with clang-16's host offloading and runs it under
       `OMP_TARGET_OFFLOAD=MANDATORY` (a separate device data environment, so a wrong
       `map` gives wrong results as on a GPU), with a timeout, checking the same
@@ -178,7 +179,11 @@ def measure(name, app, ww, timeout, keep):
     lines = out.splitlines()
     ported = [l.split()[1] for l in lines if l.startswith("ported ")]
     refused = [l[len("not ported "):] for l in lines if l.startswith("not ported ")]
-    row.update(friendly=len(ported) + len(refused), ported=len(ported), refused=refused)
+    # A friendly loop of a function a ported loop calls runs inside that loop's target
+    # region: on the device, not a target region of its own.
+    inside = [l.split()[3] for l in lines if l.startswith("on the device ")]
+    row.update(friendly=len(ported) + len(inside) + len(refused), ported=len(ported),
+               inside=len(inside), refused=refused)
     if rc not in (0, 1) and not ported:
         row["emit_error"] = first_error(out)
     # (c) the port: a copy of the application's tree (`tree`: NPB's benchmarks share
@@ -219,13 +224,13 @@ def run(args):
     if unknown:
         sys.exit(f"unknown application(s): {' '.join(unknown)}; known: {' '.join(APPS)}")
     rows = []
-    print(f"{'app':9} {'files':>5} {'orig':>5} {'friendly':>8} {'ported':>6} {'refused':>7} "
-          f"{'compiles':>8} {'passes':>6}")
+    print(f"{'app':9} {'files':>5} {'orig':>5} {'friendly':>8} {'ported':>6} {'inside':>6} "
+          f"{'refused':>7} {'compiles':>8} {'passes':>6}")
     for name in names:
         row = measure(name, APPS[name], ww, args.timeout, args.keep)
         rows.append(row)
         print(f"{name:9} {row['files']:5} {'yes' if row['original_passes'] else 'NO':>5} "
-              f"{row['friendly']:8} {row['ported']:6} {len(row['refused']):7} "
+              f"{row['friendly']:8} {row['ported']:6} {row['inside']:6} {len(row['refused']):7} "
               f"{'yes' if row['compiles'] else 'NO':>8} {'yes' if row['passes'] else 'NO':>6}",
               flush=True)
         for r in row["refused"]:
@@ -237,9 +242,11 @@ def run(args):
             print(f"    kept in {row['dir']}")
     friendly = sum(r["friendly"] for r in rows)
     ported = sum(r["ported"] for r in rows)
+    inside = sum(r["inside"] for r in rows)
     passes = sum(r["passes"] for r in rows)
     print(f"TOTAL {len(rows)} applications: {passes} pass their check after the port; "
-          f"friendly outermost loops {friendly}, ported {ported}")
+          f"friendly outermost loops {friendly}, ported {ported}, inside another port's "
+          f"target region {inside}")
     if args.json:
         with open(args.json, "w") as f:
             json.dump(rows, f, indent=1)

@@ -2731,6 +2731,7 @@ impl<'a> FunctionContext<'a> {
                 _ => Role::In,
             };
             let mut notes = Vec::new();
+            let mut whole_object = None;
             let bytes = match &space {
                 Ok(space) => match section(var, &accesses, space, &variant, assumptions) {
                     Ok((lo, hi)) => {
@@ -2786,10 +2787,54 @@ impl<'a> FunctionContext<'a> {
                             }
                         }
                     }
-                    Err(why) => {
-                        notes.push(format!("section unknown statically: {why}; `warpwise instantiate` computes it for a profiled run"));
-                        None
-                    }
+                    // No subscript bounds the accesses (a gather): the whole object, when
+                    // the program allocates it with a size the loop can name, and the
+                    // variable still points to its start where the loop begins.
+                    Err(why) => match matches!(
+                        crate::rebase::entry_offset(self.func, self.rec, definitions, l, name, var),
+                        EntryOffset::Same
+                    )
+                    .then(|| {
+                        crate::whole::at_loop(
+                            self.summaries.view(),
+                            self.unit_index,
+                            self.func,
+                            symbol.map(|s| &s.origin),
+                            name,
+                        )
+                    }) {
+                        Some(Ok(whole)) => {
+                            notes.push(format!(
+                                "whole object: allocated at {} with `{}` bytes (no subscript bounds the accesses: {why})",
+                                whole.allocated_at.join(", "),
+                                whole.size
+                            ));
+                            if !whole.reads.is_empty() {
+                                let listed: Vec<String> =
+                                    whole.reads.iter().map(|r| format!("`{r}`")).collect();
+                                let (verb, what) = if listed.len() == 1 {
+                                    ("holds", "the value")
+                                } else {
+                                    ("hold", "the values")
+                                };
+                                notes.push(format!(
+                                    "assumes {} still {verb} at the loop {what} the allocation used",
+                                    listed.join(", ")
+                                ));
+                            }
+                            let bytes = Bytes {
+                                lo: "0".into(),
+                                hi: whole.size.clone(),
+                                size: whole.size.clone(),
+                            };
+                            whole_object = Some(whole);
+                            Some(bytes)
+                        }
+                        _ => {
+                            notes.push(format!("section unknown statically: {why}; `warpwise instantiate` computes it for a profiled run"));
+                            None
+                        }
+                    },
                 },
                 Err(why) => {
                     notes.push(format!("section unknown statically: {}", why.0));
@@ -2806,6 +2851,7 @@ impl<'a> FunctionContext<'a> {
                 elem_bytes: Some(*elem),
                 bytes,
                 notes,
+                whole_object,
                 storage: crate::globals::storage(self.func, self.rec, var),
             });
         }
@@ -2855,6 +2901,7 @@ impl<'a> FunctionContext<'a> {
                     known.role = Role::Inout;
                 }
                 known.bytes = None;
+                known.whole_object = None;
                 known.notes.push(note);
                 continue;
             }
@@ -2867,6 +2914,7 @@ impl<'a> FunctionContext<'a> {
                 elem_bytes: Some(elem),
                 bytes: None,
                 notes: vec![note],
+                whole_object: None,
                 storage: None,
             });
         }
@@ -2957,6 +3005,7 @@ impl<'a> FunctionContext<'a> {
                 elem_bytes: None,
                 bytes: None,
                 notes: Vec::new(),
+                whole_object: None,
                 storage: None,
             });
         }

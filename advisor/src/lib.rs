@@ -42,4 +42,5 @@ pub mod subscripts;
 pub mod summaries;
 pub mod unswitch;
 pub mod verify;
+pub mod whole;
 pub mod witness;

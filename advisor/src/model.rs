@@ -144,11 +144,31 @@ pub struct Parameter {
     /// Why `bytes` is absent or what it assumes.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+    /// The section is the whole object the pointer points to, sized by its allocation:
+    /// present when no subscript bounds the accesses (a gather through data-dependent
+    /// indices) but every store of the pointer, program-wide, is an allocation whose size
+    /// the loop can name. `bytes` is then `[0, size)`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub whole_object: Option<WholeObject>,
     /// Where the object lives when it is not reached through the function's parameters or
     /// locals: `global` for a file-scope or `static` variable (the port copies it to the
     /// device like an array argument). Absent for parameters and locals.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub storage: Option<Storage>,
+}
+
+/// A section that is a whole allocated object (see [`Parameter::whole_object`]).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WholeObject {
+    /// Each place the program allocates it, `file:line` (`GridInit.c:36`); for a parameter
+    /// every call passes a fixed-size array, each call with what it passes.
+    pub allocated_at: Vec<String>,
+    /// Its size in bytes, a C expression over names visible at the loop.
+    pub size: String,
+    /// The variables `size` reads (`SD.length_concs`): integers at the loop's entry, which
+    /// the profiler records so that `instantiate` can evaluate the size.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub reads: Vec<String>,
 }
 
 /// Where a memory object lives.

@@ -3,7 +3,7 @@
 //! visible from every unit (C's external linkage), so a call resolves to the caller's own
 //! unit first and then to a non-static definition elsewhere.
 
-use crate::program_facts::{GlobalCopies, ParamFlow, ProgramAllocator};
+use crate::program_facts::{Allocations, GlobalCopies, Keeper, ParamFlow, ProgramAllocator};
 use frontend::ir::{Callee, Function, InstKind, Value};
 use frontend::unit::Unit;
 use std::collections::{HashMap, HashSet};
@@ -45,6 +45,9 @@ pub struct ProgramView<'a> {
     /// use: each call in each loop asks, and a walk of the call graph per question made a
     /// large program's calls quadratic.
     reached: Mutex<HashMap<FuncRef, Arc<Reached>>>,
+    /// The allocations each kept pointer can hold (`whole::allocations`), found on first
+    /// use: every gathered array of every loop asks, and each answer scans the program.
+    allocations: Mutex<HashMap<Keeper, Arc<Result<Allocations, String>>>>,
 }
 
 /// The names a function calls directly or transitively, each with its definition when the
@@ -111,6 +114,7 @@ impl<'a> ProgramView<'a> {
             captures: Mutex::default(),
             param_flows: Mutex::default(),
             reached: Mutex::default(),
+            allocations: Mutex::default(),
         }
     }
 
@@ -139,6 +143,15 @@ impl<'a> ProgramView<'a> {
     /// What `f` reaches through calls, computed by `compute` once.
     pub(crate) fn reached(&self, f: FuncRef, compute: impl FnOnce() -> Reached) -> Arc<Reached> {
         remembered(&self.reached, f, compute)
+    }
+
+    /// The allocations a pointer kept at `keeper` can hold, found by `find` once.
+    pub(crate) fn allocations_of(
+        &self,
+        keeper: &Keeper,
+        find: impl FnOnce() -> Result<Allocations, String>,
+    ) -> Arc<Result<Allocations, String>> {
+        remembered(&self.allocations, keeper.clone(), find)
     }
 
     /// The program's calls by callee (built once, on first use).

@@ -21,6 +21,36 @@ pub struct ParamFlow {
     pub passes: Vec<(String, usize)>,
 }
 
+/// Where the program keeps a pointer: what `whole` looks up program-wide to find the
+/// allocations a pointer can hold.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Keeper {
+    /// Field `field` of every struct of type `record` (its C name).
+    Field { record: String, field: String },
+    /// The global variable of this name.
+    Global(String),
+}
+
+/// The size of an allocation over values a loop can read: constants, other fields of the
+/// struct the pointer is kept in, and globals.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SizeTerm {
+    Const(i128),
+    /// Another field of the struct the pointer is stored into (`length_concs` of `SD`).
+    Sibling(String),
+    Global(String),
+    /// `+`, `-` or `*` of two sizes.
+    Op(char, Box<SizeTerm>, Box<SizeTerm>),
+}
+
+/// Every allocation a kept pointer can hold, all of one size (see `whole::allocations`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Allocations {
+    pub size: SizeTerm,
+    /// Each allocating call, `file:line`, in program order.
+    pub sites: Vec<String>,
+}
+
 /// A pointer-holding place of static storage: a global (or static) at a constant offset
 /// (`u1`, `SD.concs`, `grid[1]`). Statics are told apart by their unit.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]

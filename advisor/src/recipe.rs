@@ -656,6 +656,7 @@ mod tests {
             elem_bytes: Some(4),
             bytes: None,
             notes: Vec::new(),
+            whole_object: None,
             storage: None,
         };
         use super::{device_param, Role};

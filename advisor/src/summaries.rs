@@ -1128,6 +1128,46 @@ impl Builder<'_, '_> {
         }
     }
 
+    /// The pointer parameter whose object every value a merged pointer (a phi or select)
+    /// may hold points into, through address arithmetic: `None` when some value comes from
+    /// anywhere else.
+    fn merged_into_param(&self, base: &Var) -> Option<u32> {
+        let Some(SymbolOrigin::Phi(v)) = self.rec.symbols.info(base).map(|s| &s.origin) else {
+            return None;
+        };
+        let mut param = None;
+        let mut seen = HashSet::new();
+        let mut stack = vec![*v];
+        while let Some(x) = stack.pop() {
+            if !seen.insert(x) || seen.len() > 64 {
+                if seen.len() > 64 {
+                    return None;
+                }
+                continue;
+            }
+            match &self.func.inst(x).kind {
+                InstKind::Cast(inner) => stack.push(*inner),
+                InstKind::Phi(args) => stack.extend(args.iter().map(|(_, a)| *a)),
+                InstKind::Select {
+                    then_value,
+                    else_value,
+                    ..
+                } => stack.extend([*then_value, *else_value]),
+                InstKind::PtrAdd { base, .. } | InstKind::FieldAddr { base, .. } => {
+                    stack.push(*base)
+                }
+                InstKind::Param(i) if param.is_none_or(|p| p == *i) => param = Some(*i),
+                _ => return None,
+            }
+        }
+        param.filter(|i| {
+            self.func
+                .params
+                .get(*i as usize)
+                .is_some_and(|p| self.summaries.view.program(self.f).types.is_pointer(p.ty))
+        })
+    }
+
     /// What a base symbol of this function is, or `None` for memory private to the call.
     fn base_of(&self, base: &Var) -> Option<Base> {
         let program = self.summaries.view.program(self.f);
@@ -1346,9 +1386,29 @@ impl Builder<'_, '_> {
             }
             return;
         };
-        let Some(base) = self.base_of(&base_var) else {
+        let Some(mut base) = self.base_of(&base_var) else {
             return;
         };
+        // A pointer merged from addresses into one parameter's object (`low` is
+        // `&grid[k]` on one branch and `&grid[k - 1]` on another): an access of that object
+        // at an offset the function computes.
+        let mut merged_into = None;
+        if matches!(base, Base::Opaque(_)) {
+            if let Some(i) = self.merged_into_param(&base_var) {
+                base = Base::Param(i);
+                let param = self
+                    .func
+                    .params
+                    .get(i as usize)
+                    .and_then(|p| p.name.clone())
+                    .unwrap_or_else(|| format!("parameter {}", i + 1));
+                merged_into = Some(format!(
+                    "`{}` points into `{param}` at an offset `{}` computes",
+                    base_var.name(),
+                    self.func.name
+                ));
+            }
+        }
         if matches!(base, Base::Opaque(_)) && is_store {
             let via = match through.first() {
                 Some(f) => format!(" (in `{f}`)"),
@@ -1360,10 +1420,11 @@ impl Builder<'_, '_> {
             ));
             return;
         }
-        let offset = match (full, offset) {
-            (Some(_), Ok(_)) => self.checked_offset(rest, block, extra),
-            (_, Err(why)) => Err(why),
-            (None, Ok(_)) => Err("the offset is too large to represent".into()),
+        let offset = match (full, offset, merged_into) {
+            (_, _, Some(why)) => Err(why),
+            (Some(_), Ok(_), None) => self.checked_offset(rest, block, extra),
+            (_, Err(why), None) => Err(why),
+            (None, Ok(_), None) => Err("the offset is too large to represent".into()),
         };
         let must = must && is_store && self.must_offset(block, &offset, extra);
         self.summary.effects.push(Effect {

@@ -50,7 +50,11 @@ pub fn parameters(params: &[Parameter], values: &Context, from: &str) -> Vec<Ins
                 lo: p.bytes.as_ref().map(|b| quantity(&b.lo, values)),
                 hi: p.bytes.as_ref().map(|b| quantity(&b.hi, values)),
                 size: p.bytes.as_ref().map(|b| quantity(&b.size, values)),
-                section_from: p.bytes.as_ref().map(|_| from.to_string()),
+                // A whole object's section comes from its allocation, not the accesses.
+                section_from: p.bytes.as_ref().map(|_| match &p.whole_object {
+                    Some(_) => "allocation".to_string(),
+                    None => from.to_string(),
+                }),
                 notes: p.notes.clone(),
             };
             check_section(&mut param);

@@ -107,6 +107,7 @@ fn render_loop(out: &mut String, l: &InstanceLoop) {
                 hi.expr,
                 match p.section_from.as_deref() {
                     Some("re-analysis") => ", re-analysed with the values (profiled run only)",
+                    Some("allocation") => ", the whole object as allocated",
                     _ => "",
                 }
             ),

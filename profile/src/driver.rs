@@ -142,10 +142,27 @@ pub fn build(inputs: &[TranslationUnitInput], opts: &BuildOptions) -> Result<Bui
         accesses: 0,
         diagnostics: Vec::new(),
     };
-    for (n, input) in inputs.iter().enumerate() {
-        let (done, diagnostics) = instrument_input(input, &opts.selection, opts.tracking)
+    // All files as one program, as `warpwise analyze` reads them: a loop's report then
+    // knows what other files do (where a gathered array is allocated, and with which
+    // lengths), and the instrumentation records what that report names.
+    let mut units = Vec::new();
+    for input in inputs {
+        let unit = load_unit(input).map_err(|d| DriverError::Instrument(Box::new(d)))?;
+        built.diagnostics.extend(unit.diagnostics());
+        units.push(unit);
+    }
+    let view = advisor::program::ProgramView::new(&units);
+    let summaries = advisor::summaries::Summaries::new(&view);
+    for (n, (input, unit)) in inputs.iter().zip(&units).enumerate() {
+        let reports = advisor::analyze::analyze_in_program(
+            &summaries,
+            n,
+            &Filter::default(),
+            &advisor::mapping::Target::default(),
+            &std::collections::HashMap::new(),
+        );
+        let done = instrument_with(unit, &reports, &opts.selection, opts.tracking)
             .map_err(|d| DriverError::Instrument(Box::new(d)))?;
-        built.diagnostics.extend(diagnostics);
         let name = format!("{n}_{}", stem(&input.file, n));
         let source = opts.work_dir.join(format!("{name}.i"));
         std::fs::write(&source, &done.text).map_err(|e| DriverError::Write {

@@ -323,6 +323,7 @@ pub fn instrument_with(
                     .filter(|p| is_integer_type(&p.c_type))
                     .filter(|p| l.visible.contains(&p.name))
                     .map(|p| p.name.clone())
+                    .chain(whole_object_reads(r, &l.visible))
                     .collect()
             })
             .unwrap_or_default();
@@ -813,4 +814,25 @@ fn copy_range(
         pos = node.end;
     }
     out.push_str(&text[pos..hi]);
+}
+
+/// The integers a whole object's size reads (`SD.length_concs`), recorded at the loop's
+/// entry so that `instantiate` can evaluate the size, each once. A member is named through
+/// the struct the report's section names, in scope at the loop (`visible` lists scalars
+/// only); a plain variable must be a visible scalar.
+fn whole_object_reads<'a>(
+    report: &'a advisor::model::LoopReport,
+    visible: &'a [String],
+) -> impl Iterator<Item = String> + 'a {
+    let mut seen = std::collections::BTreeSet::new();
+    report
+        .parameters
+        .iter()
+        .filter_map(|p| p.whole_object.as_ref())
+        .flat_map(|w| w.reads.iter())
+        .filter(move |name| {
+            let member = name.contains('.') || name.contains("->");
+            (member || visible.contains(name)) && seen.insert(name.to_string())
+        })
+        .cloned()
 }

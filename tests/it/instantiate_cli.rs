@@ -592,3 +592,87 @@ fn negative_and_inconsistent_sections_are_not_counted_silently() {
         "{size:?}"
     );
 }
+
+/// A gather through a struct field (`d->concs[d->mats[i]]`) has no section from its
+/// subscripts; the program allocates the field, in another file, with a length it keeps in
+/// another field, so the section is the whole object. The profiler analyses the files as
+/// one program, as `analyze` does, so it records that length at the loop's entry; after the
+/// profile the loop has an offload estimate whose section says it came from the allocation.
+#[test]
+fn a_gathered_field_is_estimated_from_its_allocation_after_a_profile() {
+    let dir = scratch("whole-object");
+    let head = "#include <stdio.h>\n\
+                #include <stdlib.h>\n\
+                typedef struct { double *concs; int *mats; int length_concs; int length_mats; } Data;\n";
+    std::fs::write(
+        dir.join("gather.c"),
+        format!(
+            "{head}\
+             double gather(const Data *d) {{\n\
+             \x20 double s = 0;\n\
+             \x20 for (int i = 0; i < d->length_mats; i++)\n\
+             \x20   s += d->concs[d->mats[i]];\n\
+             \x20 return s;\n\
+             }}\n"
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("main.c"),
+        format!(
+            "{head}\
+             double gather(const Data *d);\n\
+             int main(int argc, char **argv) {{\n\
+             \x20 Data D;\n\
+             \x20 D.length_concs = argc > 1 ? atoi(argv[1]) : 1000;\n\
+             \x20 D.concs = malloc(D.length_concs * sizeof(double));\n\
+             \x20 D.length_mats = 500;\n\
+             \x20 D.mats = malloc(D.length_mats * sizeof(int));\n\
+             \x20 for (int i = 0; i < D.length_concs; i++) D.concs[i] = i % 10;\n\
+             \x20 for (int i = 0; i < D.length_mats; i++) D.mats[i] = (i * 37) % D.length_concs;\n\
+             \x20 printf(\"%g\\n\", gather(&D));\n\
+             \x20 free(D.concs);\n\
+             \x20 free(D.mats);\n\
+             \x20 return 0;\n\
+             }}\n"
+        ),
+    )
+    .unwrap();
+    run(
+        &dir,
+        &[
+            "profile",
+            "gather.c",
+            "main.c",
+            "-o",
+            "profile.yaml",
+            "--loops",
+            "none",
+            "--",
+            "3000",
+        ],
+    );
+    let text = run(
+        &dir,
+        &[
+            "analyze",
+            "gather.c",
+            "main.c",
+            "--profile",
+            "profile.yaml",
+            "--instantiate",
+            "--format",
+            "yaml",
+        ],
+    );
+    let report: InstanceReport = serde_yaml::from_str(&text).expect("an instance report");
+    let l = loop_at(&report, 6);
+    assert_eq!(
+        section(l, "d->concs"),
+        (Some(0), Some(24000), Some(24000)),
+        "{text}"
+    );
+    let concs = l.parameters.iter().find(|p| p.name == "d->concs").unwrap();
+    assert_eq!(concs.section_from.as_deref(), Some("allocation"), "{text}");
+    assert!(l.offload.is_some(), "no offload estimate: {text}");
+}

@@ -37,4 +37,5 @@ mod summaries;
 mod switch_loops;
 mod triangular;
 mod unswitched_scalars;
+mod whole_objects;
 mod witnesses;

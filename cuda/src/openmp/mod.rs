@@ -12,6 +12,7 @@ pub mod argext;
 pub mod atomic;
 mod choose;
 pub mod clauses;
+mod copies;
 pub mod counters;
 pub mod error;
 pub mod globals;
@@ -147,6 +148,10 @@ pub struct Outcome {
     pub problems: Vec<String>,
     /// Asked-for loop ids that name no loop.
     pub unmatched: Vec<String>,
+    /// Friendly loops not ported on their own because a ported loop calls their function:
+    /// they run on the device inside that loop's target region. (loop, its function, the
+    /// ported loop that calls it)
+    pub inside_kernels: Vec<(String, String, String)>,
 }
 
 /// Analyses every input (`profile` settles `needs-profile` loops as `analyze --profile`
@@ -178,6 +183,7 @@ pub fn port_inputs(
     // Each port's unit.
     let mut port_units: std::collections::BTreeMap<String, usize> = Default::default();
     let summaries = advisor::summaries::Summaries::new(&view);
+    let mut planned = Vec::new();
     for (index, (unit, input)) in units.iter().zip(&unit_inputs).enumerate() {
         let mut reports = advisor::analyze::analyze_in_program(
             &summaries,
@@ -197,12 +203,50 @@ pub fn port_inputs(
                 matched[k] = true;
             }
         }
-        let (mut ports, refused) = plan_unit(unit, &reports, wanted, options);
+        let (mut ports, mut refused) = plan_unit(unit, &reports, wanted, options);
         // The source map names files as the compiler saw them, from its working directory.
         if let Some(dir) = &input.working_dir {
             for p in ports.iter_mut().filter(|p| p.file.is_relative()) {
                 p.file = dir.join(&p.file);
             }
+        }
+        // Before the program-wide steps: a port refused here calls nothing on the device.
+        // A loop asked for by id is ported as asked.
+        if wanted.is_empty() {
+            let regions = region::plan_regions(unit, &reports, &ports);
+            let copied = copies::copied_every_iteration(unit, &reports, &ports, &regions.regions);
+            ports.retain(|p| !copied.iter().any(|(id, _)| id == &p.loop_id));
+            for (id, why) in copied {
+                let message = format!("{id}: {why}");
+                refused.push((id, EmitError::refused(message)));
+            }
+        }
+        planned.push((index, reports, ports, refused));
+    }
+    // A loop of a function that another port calls runs inside that port's target region
+    // on the device; ported itself, it would launch a target region from device code in
+    // every iteration of the kernel (XSBench's lookup calls `calculate_macro_xs`, whose
+    // loops are friendly too). Unless asked for by id, the caller's port covers it.
+    let mut called: std::collections::BTreeMap<String, String> = Default::default();
+    for p in planned.iter().flat_map(|(_, _, ports, _)| ports) {
+        for f in &p.device_functions {
+            called.entry(f.clone()).or_insert_with(|| p.loop_id.clone());
+        }
+    }
+    for (index, reports, mut ports, refused) in planned {
+        let (unit, input) = (&units[index], unit_inputs[index]);
+        if wanted.is_empty() {
+            ports.retain(|p| match called.get(&p.function) {
+                Some(kernel) if kernel != &p.loop_id => {
+                    out.inside_kernels.push((
+                        p.loop_id.clone(),
+                        p.function.clone(),
+                        kernel.clone(),
+                    ));
+                    false
+                }
+                _ => true,
+            });
         }
         let mut regions = region::plan_regions(unit, &reports, &ports);
         if let Some(dir) = &input.working_dir {

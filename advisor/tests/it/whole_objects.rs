@@ -1,0 +1,189 @@
+//! Gathered arrays sized by their allocation: a pointer the loop indexes by data
+//! (`d->concs[d->mats[i]]`) has no section from its subscripts, but the program allocates it
+//! with a size it keeps (`d->length_concs`), so the section is the whole object, `[0, size)`,
+//! stated with where it was allocated. A pointer some store sets to anything else, or one
+//! allocated with two sizes, stays unknown.
+
+use crate::common;
+use advisor::model::{LoopReport, Parameter, Verdict};
+
+fn param<'a>(report: &'a LoopReport, name: &str) -> &'a Parameter {
+    report
+        .parameters
+        .iter()
+        .find(|p| p.name == name)
+        .unwrap_or_else(|| panic!("no parameter `{name}` in {report:#?}"))
+}
+
+/// The section of `name` in the marked loop of `source`: `(hi, size)` and the notes.
+fn check(source: &str, name: &str, expected: Option<(&str, &str)>) -> Vec<String> {
+    let report = common::check(source, Verdict::Friendly);
+    let p = param(&report, name);
+    assert_eq!(
+        p.bytes.as_ref().map(|b| (b.lo.as_str(), b.hi.as_str())),
+        expected.map(|(hi, _)| ("0", hi)),
+        "{p:#?}"
+    );
+    assert_eq!(
+        p.whole_object.as_ref().map(|w| w.size.as_str()),
+        expected.map(|(_, size)| size),
+        "{p:#?}"
+    );
+    p.notes.clone()
+}
+
+const HEAD: &str = "#include <stdlib.h>\n\
+    typedef struct { double *concs; int *mats; int length_concs; int length_mats; } Data;\n";
+
+#[test]
+fn a_field_allocated_with_a_sibling_length_is_the_whole_object() {
+    let source = format!(
+        "{HEAD}\
+         void init(Data *d, int n) {{\n\
+         \x20 d->length_concs = n;\n\
+         \x20 d->concs = malloc(d->length_concs * sizeof(double));\n\
+         }}\n\
+         double sum(const Data *d, int n) {{\n\
+         \x20 double s = 0;\n\
+         \x20 for (int i = 0; i < n; i++) /* LOOP */\n\
+         \x20   s += d->concs[d->mats[i]];\n\
+         \x20 return s;\n\
+         }}\n"
+    );
+    let notes = check(
+        &source,
+        "d->concs",
+        Some(("8*d->length_concs", "8*d->length_concs")),
+    );
+    assert!(
+        notes.iter().any(|n| n
+            .starts_with("whole object: allocated at fixture.c:5 with `8*d->length_concs` bytes")),
+        "{notes:#?}"
+    );
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.contains("assumes `d->length_concs` still holds")),
+        "{notes:#?}"
+    );
+}
+
+/// XSBench's shape: an allocator of the program returns the memory, sized by its
+/// parameter, and the caller passes the field that keeps the length (or its address).
+#[test]
+fn an_allocator_s_parameter_is_the_caller_s_field() {
+    let source = format!(
+        "{HEAD}\
+         static double *load_concs(int n) {{ return calloc(n, sizeof(double)); }}\n\
+         static int *load_mats(int *n) {{ *n = 12; int *m = malloc(3 * (*n) * sizeof(int)); return m; }}\n\
+         void init(Data *d) {{\n\
+         \x20 d->length_concs = 100;\n\
+         \x20 d->concs = load_concs(d->length_concs);\n\
+         \x20 d->mats = load_mats(&d->length_mats);\n\
+         }}\n\
+         double sum(Data D, int n) {{\n\
+         \x20 double s = 0;\n\
+         \x20 for (int i = 0; i < n; i++) /* LOOP */\n\
+         \x20   s += D.concs[D.mats[i % 7 * 3]];\n\
+         \x20 return s;\n\
+         }}\n"
+    );
+    check(
+        &source,
+        "D.concs",
+        Some(("8*D.length_concs", "8*D.length_concs")),
+    );
+}
+
+#[test]
+fn a_field_also_set_to_other_memory_stays_unknown() {
+    let source = format!(
+        "{HEAD}\
+         double shared[64];\n\
+         void init(Data *d, int n) {{\n\
+         \x20 d->length_concs = n;\n\
+         \x20 d->concs = malloc(d->length_concs * sizeof(double));\n\
+         \x20 if (n < 64) d->concs = shared;\n\
+         }}\n\
+         double sum(const Data *d, int n) {{\n\
+         \x20 double s = 0;\n\
+         \x20 for (int i = 0; i < n; i++) /* LOOP */\n\
+         \x20   s += d->concs[d->mats[i]];\n\
+         \x20 return s;\n\
+         }}\n"
+    );
+    check(&source, "d->concs", None);
+}
+
+#[test]
+fn two_sizes_or_a_length_the_loop_cannot_name_stay_unknown() {
+    for alloc in [
+        "d->concs = n > 4 ? malloc(d->length_concs * 8) : malloc(d->length_mats * 8);",
+        "d->concs = malloc(n * sizeof(double));",
+    ] {
+        let source = format!(
+            "{HEAD}\
+             void init(Data *d, int n) {{\n\
+             \x20 {alloc}\n\
+             }}\n\
+             double sum(const Data *d, int n) {{\n\
+             \x20 double s = 0;\n\
+             \x20 for (int i = 0; i < n; i++) /* LOOP */\n\
+             \x20   s += d->concs[d->mats[i]];\n\
+             \x20 return s;\n\
+             }}\n"
+        );
+        check(&source, "d->concs", None);
+    }
+}
+
+#[test]
+fn a_global_pointer_allocated_with_a_global_length() {
+    let source = "#include <stdlib.h>\n\
+                  int nz;\n\
+                  double *vals;\n\
+                  void init(void) { vals = malloc(nz * sizeof(double) + 16); }\n\
+                  double sum(const int *idx, int n) {\n\
+                  \x20 double s = 0;\n\
+                  \x20 for (int i = 0; i < n; i++) /* LOOP */\n\
+                  \x20   s += vals[idx[i]];\n\
+                  \x20 return s;\n\
+                  }\n";
+    // The memory a global pointer points to is named after the load of the pointer.
+    check(source, "vals@8", Some(("8*nz + 16", "8*nz + 16")));
+}
+
+/// NPB CG's shape: the loop's function receives file-scope arrays as parameters; every
+/// call passes the start of an array of one fixed size, which is then the section.
+#[test]
+fn a_parameter_every_call_passes_the_same_fixed_array() {
+    let head = "static double a[1000];\n\
+                static double b[2000];\n\
+                static int idx[500];\n";
+    let body = |moved: &str| {
+        format!(
+            "double sum(double *v, const int *k, int n) {{\n\
+             \x20 double s = 0;{moved}\n\
+             \x20 for (int i = 0; i < n; i++) /* LOOP */\n\
+             \x20   s += v[k[i]];\n\
+             \x20 return s;\n\
+             }}\n"
+        )
+    };
+    let same = format!(
+        "{head}{}double run(void) {{ return sum(a, idx, 500) + sum(a, idx, 9); }}\n",
+        body("")
+    );
+    check(&same, "v", Some(("8000", "8000")));
+    // Two sizes, or a pointer that no longer points to the start at the loop: unknown.
+    let two = format!(
+        "{head}{}double run(void) {{ return sum(a, idx, 500) + sum(b, idx, 9); }}\n",
+        body("")
+    );
+    check(&two, "v", None);
+    let moved = format!(
+        "{head}{}double run(void) {{ return sum(a, idx, 500); }}\n",
+        body(" v += 1;")
+    );
+    check(&moved, "v", None);
+}
