@@ -60,40 +60,12 @@ pub fn home_of_address(view: &ProgramView, f: FuncRef, addr: Value) -> Option<Ho
     None
 }
 
-/// The values `v` may be, through casts, merges, selects and pointer arithmetic (which
-/// keeps the object); `None` past [`LIMIT`] values.
-fn sources(func: &Function, v: Value) -> Option<Vec<Value>> {
-    let mut out = Vec::new();
-    let mut seen = HashSet::new();
-    let mut stack = vec![v];
-    while let Some(x) = stack.pop() {
-        if !seen.insert(x) {
-            continue;
-        }
-        if seen.len() > LIMIT {
-            return None;
-        }
-        match &func.inst(x).kind {
-            InstKind::Cast(inner) => stack.push(*inner),
-            InstKind::PtrAdd { base, .. } | InstKind::FieldAddr { base, .. } => stack.push(*base),
-            InstKind::Phi(args) => stack.extend(args.iter().map(|(_, a)| *a)),
-            InstKind::Select {
-                then_value,
-                else_value,
-                ..
-            } => stack.extend([*then_value, *else_value]),
-            _ => out.push(x),
-        }
-    }
-    Some(out)
-}
-
 /// The homes whose loaded value `v` may be in function `f`, following a parameter to the
 /// arguments its callers pass (one level).
 fn homes_of_value(view: &ProgramView, f: FuncRef, v: Value, through_calls: bool) -> Vec<Home> {
     let func = view.function(f);
     let mut homes = Vec::new();
-    for x in sources(func, v).unwrap_or_default() {
+    for x in crate::merged::object_leaves(func, v, LIMIT).unwrap_or_default() {
         match &func.inst(x).kind {
             InstKind::Load { addr } => homes.extend(home_of_address(view, f, *addr)),
             InstKind::Param(i) if through_calls => {

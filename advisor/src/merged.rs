@@ -10,6 +10,16 @@ const LIMIT: usize = 64;
 
 /// The leaves `v` may be, each once, in the order found; `None` past [`LIMIT`] values.
 pub fn leaves(func: &Function, v: Value) -> Option<Vec<Value>> {
+    walk(func, v, false, LIMIT)
+}
+
+/// [`leaves`] also through pointer arithmetic and field addresses, which keep the object a
+/// pointer points into: the objects `v` may point into; `None` past `limit` values.
+pub fn object_leaves(func: &Function, v: Value, limit: usize) -> Option<Vec<Value>> {
+    walk(func, v, true, limit)
+}
+
+fn walk(func: &Function, v: Value, through_addresses: bool, limit: usize) -> Option<Vec<Value>> {
     let mut out = Vec::new();
     let mut seen = HashSet::new();
     let mut stack = vec![v];
@@ -17,11 +27,16 @@ pub fn leaves(func: &Function, v: Value) -> Option<Vec<Value>> {
         if !seen.insert(x) {
             continue;
         }
-        if seen.len() > LIMIT {
+        if seen.len() > limit {
             return None;
         }
         match &func.inst(x).kind {
             InstKind::Cast(inner) => stack.push(*inner),
+            InstKind::PtrAdd { base, .. } | InstKind::FieldAddr { base, .. }
+                if through_addresses =>
+            {
+                stack.push(*base)
+            }
             InstKind::Phi(args) => stack.extend(args.iter().map(|(_, a)| *a)),
             InstKind::Select {
                 then_value,

@@ -185,11 +185,7 @@ pub fn rows_never_meet(
     pair: &PairSpace,
     assumptions: &mut Vec<String>,
 ) -> bool {
-    if size_f != size_g || size_f.is_zero() {
-        return false;
-    }
-    let elem = BigRational::from_integer(size_f.clone());
-    let (Some(fe), Some(ge)) = (elements(f, &elem), elements(g, &elem)) else {
+    let Some((fe, ge)) = element_indices(f, g, (size_f, size_g)) else {
         return false;
     };
     let ivs: HashSet<&Var> = pair.renamed.ivs.iter().map(|r| &r.var).collect();
@@ -247,11 +243,7 @@ pub fn elements_never_meet(
     (size_f, size_g): (&BigInt, &BigInt),
     pair: &PairSpace,
 ) -> bool {
-    if size_f != size_g || size_f.is_zero() {
-        return false;
-    }
-    let elem = BigRational::from_integer(size_f.clone());
-    let (Some(fe), Some(ge)) = (elements(f, &elem), elements(g, &elem)) else {
+    let Some((fe, ge)) = element_indices(f, g, (size_f, size_g)) else {
         return false;
     };
     let Ok(ge2) = ge.substitute(pair.second) else {
@@ -263,6 +255,20 @@ pub fn elements_never_meet(
     let equations = vec![equation];
     let inequalities = pair.bounds_for(&equations);
     no_integer_solution(equations, inequalities)
+}
+
+/// The element indices of two accesses of one size at whole-element offsets: they overlap
+/// exactly when the indices are equal.
+fn element_indices(
+    f: &Expr,
+    g: &Expr,
+    (size_f, size_g): (&BigInt, &BigInt),
+) -> Option<(Expr, Expr)> {
+    if size_f != size_g || size_f.is_zero() {
+        return None;
+    }
+    let elem = BigRational::from_integer(size_f.clone());
+    Some((elements(f, &elem)?, elements(g, &elem)?))
 }
 
 /// Most constant row lengths [`constant_rows_never_meet`] tries.
