@@ -4,44 +4,12 @@
 //! kernels (a shrunk section, swapped bounds, a loop with a dependence forced through) fail
 //! with messages that name the array and the bytes, or the lines.
 
-use std::path::{Path, PathBuf};
+use crate::common::{root, text, warpwise};
+use std::path::PathBuf;
 use std::process::{Command, Output};
-use std::sync::atomic::{AtomicUsize, Ordering};
-
-fn bin() -> &'static str {
-    env!("CARGO_BIN_EXE_warpwise")
-}
-
-fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
 
 fn scratch(name: &str) -> PathBuf {
-    static N: AtomicUsize = AtomicUsize::new(0);
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!(
-        "cuda-{}-{}-{name}",
-        std::process::id(),
-        N.fetch_add(1, Ordering::Relaxed)
-    ));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn warpwise(args: &[&str]) -> Output {
-    Command::new(bin())
-        .current_dir(root())
-        .args(args)
-        .output()
-        .unwrap()
-}
-
-fn text(o: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
+    crate::common::scratch("cuda", name)
 }
 
 /// The backend the kernels run on: `cpu` (the shim), or what `WARPWISE_VALIDATE_BACKEND`

@@ -4,6 +4,7 @@
 
 mod budget_cli;
 mod cli;
+mod common;
 mod cuda_gpu;
 mod cuda_nvrtc;
 mod cuda_validate;
