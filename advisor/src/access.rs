@@ -33,7 +33,14 @@ pub struct MemAccess {
     /// The `restrict`-qualified local pointer the address is based on (`p[i]`, `p[i][j]`,
     /// `p->x`), as an index into the function's `restrict_pointers`.
     pub restrict: Option<u32>,
+    /// C's in-bounds rule (C99 6.5.6p8, J.2): each subscript into a fixed-size row and the
+    /// row's extent, `0 <= index < extent` whenever the access runs (see
+    /// [`subscript_extents`]). Empty for an access made inside a called function.
+    pub extents: Vec<(Expr, u64)>,
 }
+
+/// Subscripts into fixed-size rows with the rows' extents (see [`MemAccess::extents`]).
+pub type Extents = [(Expr, u64)];
 
 impl MemAccess {
     /// The base pointer when every alternative agrees on it.
@@ -81,8 +88,54 @@ pub fn collect_accesses(
                 alternatives,
                 callee: None,
                 restrict: restrict_root(func, addr),
+                extents: subscript_extents(func, rec, types, addr),
             });
         }
+    }
+    out
+}
+
+/// The subscripts of `addr` into fixed-size rows, with each row's extent: `j` of `A[i][j]`
+/// with `double A[N][64]` (`0 <= j < 64`), and the subscripts into arrays that are struct
+/// members (`dmat->distances[i][j]` with `float distances[20][20]`: `0 <= i < 20` too; an
+/// index past the member would land in the next member, which C does not allow). The
+/// outermost subscript of a pointer (`p[i]` with `double (*p)[64]`) steps over whole rows
+/// and has no extent. A subscript whose value the reconstruction does not know as one
+/// expression is left out, which only weakens what the rule says.
+pub fn subscript_extents(
+    func: &Function,
+    rec: &Reconstruction,
+    types: &TypeTable,
+    addr: Value,
+) -> Vec<(Expr, u64)> {
+    let mut out = Vec::new();
+    let mut addr = addr;
+    for _ in 0..32 {
+        let InstKind::PtrAdd { base, index, scale } = func.inst(addr).kind else {
+            break;
+        };
+        let array = types
+            .pointee(func.inst(base).ty)
+            .and_then(|p| match types.get(p) {
+                frontend::types::Type::Array {
+                    elem,
+                    len: frontend::types::ArrayLen::Fixed(n),
+                } => Some((*n, types.size_of(*elem))),
+                _ => None,
+            });
+        // The index steps through the array's own elements (a member's rows), not over
+        // whole arrays (`double (*p)[64]`, whose `p[i]` may go past the first).
+        let into_array = |element: Option<u64>| {
+            matches!(func.inst(base).kind, InstKind::PtrAdd { .. })
+                || (element == Some(scale)
+                    && matches!(func.inst(base).kind, InstKind::FieldAddr { .. }))
+        };
+        if let (Some((n, element)), [e]) = (array, rec.of(index)) {
+            if into_array(element) {
+                out.push((e.clone(), n));
+            }
+        }
+        addr = base;
     }
     out
 }

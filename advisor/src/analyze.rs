@@ -1201,7 +1201,8 @@ impl<'a> FunctionContext<'a> {
             .iter()
             .map(|a| {
                 let mut a = a.clone();
-                for (_, e) in &mut a.alternatives {
+                let extents = a.extents.iter_mut().map(|(e, _)| e);
+                for e in a.alternatives.iter_mut().map(|(_, e)| e).chain(extents) {
                     if let Ok(p) = e.substitute(&pins) {
                         *e = p;
                     }

@@ -370,6 +370,7 @@ pub fn loop_effects(site: &LoopSite) -> LoopEffects {
                     alternatives,
                     callee: Some(callee_name),
                     restrict: None,
+                    extents: Vec::new(),
                 });
                 if let Some(holder) = holder {
                     deref_holders.push((out.accesses.len() - 1, holder));

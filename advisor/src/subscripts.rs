@@ -20,6 +20,7 @@
 //! decided over the integers by enumerating them: elimination over the rationals finds
 //! `l = 1.5` where no integer solution exists.
 
+use crate::access::Extents;
 use crate::space::{extreme_in, IvRange, Space};
 use num_bigint::BigInt;
 use num_rational::BigRational;
@@ -257,6 +258,65 @@ pub fn elements_never_meet(
     no_integer_solution(equations, inequalities)
 }
 
+/// What a proof by C's in-bounds rule adds to the loop's assumptions.
+pub const WITHIN_EXTENTS: &str = "subscripts stay within their declared extents (C99 6.5.6: `A[i][j]` with `double A[N][M]` has `0 <= j < M`)";
+
+/// Whether the access at `f` in one iteration and the one at `g` in a later iteration of
+/// the carrier never touch a common byte when every subscript of each stays within its
+/// declared extent (`extents`, see [`crate::access::subscript_extents`]). Both run in a
+/// conflicting pair of iterations, so both obey the rule there: `forcing[i][j][k][m]`
+/// against `forcing[i][j][k][0]` (`double forcing[13][13][13][6]`) over `i`, with `j`
+/// given by a global, differ by `8112*d` plus at most `8104` bytes from the inner
+/// subscripts, whatever the global holds. The system: the byte window of an overlap
+/// (`-size_f < f - g' < size_g`), each subscript's `0 <= x <= extent - 1` in its own
+/// iteration, and the loops' bounds. A subscript or offset that is not linear is left out,
+/// which only enlarges the set of solutions.
+pub fn within_extents_never_meet(
+    f: &Expr,
+    g: &Expr,
+    (size_f, size_g): (&BigInt, &BigInt),
+    (extents_f, extents_g): (&Extents, &Extents),
+    pair: &PairSpace,
+) -> bool {
+    if extents_f.is_empty() && extents_g.is_empty() {
+        return false;
+    }
+    let Ok(g2) = g.substitute(pair.second) else {
+        return false;
+    };
+    let Some((terms, constant)) = f.checked_sub(&g2).ok().as_ref().and_then(opaque_linear) else {
+        return false;
+    };
+    // `f - g' + size_f - 1 >= 0` and `size_g - 1 - (f - g') >= 0`: integers, so the open
+    // window is the closed one a byte narrower on each side.
+    let one = BigRational::one();
+    let above = (
+        terms.clone(),
+        &constant + BigRational::from_integer(size_f.clone()) - &one,
+    );
+    let below = (
+        terms.iter().map(|(v, c)| (v.clone(), -c)).collect(),
+        BigRational::from_integer(size_g.clone()) - &one - &constant,
+    );
+    let mut inequalities = vec![above, below];
+    let later = extents_g
+        .iter()
+        .filter_map(|(e, n)| Some((e.substitute(pair.second).ok()?, *n)));
+    for (x, n) in extents_f.iter().cloned().chain(later) {
+        let Some((terms, constant)) = opaque_linear(&x) else {
+            continue;
+        };
+        let top = BigRational::from_integer(BigInt::from(n)) - &one;
+        inequalities.push((
+            terms.iter().map(|(v, c)| (v.clone(), -c)).collect(),
+            top - &constant,
+        ));
+        inequalities.push((terms, constant));
+    }
+    inequalities.extend(pair.bounds_for(&inequalities));
+    no_integer_solution(Vec::new(), inequalities)
+}
+
 /// The element indices of two accesses of one size at whole-element offsets: they overlap
 /// exactly when the indices are equal.
 fn element_indices(
@@ -454,6 +514,30 @@ fn linear(e: &Expr) -> Option<Linear> {
             [] => constant += c,
             [(Atom::Var(v), 1)] => {
                 *terms.entry(v.clone()).or_insert_with(BigRational::zero) += c;
+            }
+            _ => return None,
+        }
+    }
+    terms.retain(|_, c| !c.is_zero());
+    Some((terms, constant))
+}
+
+/// [`linear`] with each division or remainder (`rem(sel[i], 4)`) taken as a variable of
+/// its own, named by its text so that it is the same variable wherever it occurs: the
+/// in-bounds rule bounds it as a subscript, and nothing else is known of it (which only
+/// enlarges the set of solutions).
+fn opaque_linear(e: &Expr) -> Option<Linear> {
+    let mut terms = BTreeMap::new();
+    let mut constant = BigRational::zero();
+    for (monomial, c) in e.as_poly()?.terms() {
+        match monomial.factors() {
+            [] => constant += c,
+            [(Atom::Var(v), 1)] => {
+                *terms.entry(v.clone()).or_insert_with(BigRational::zero) += c;
+            }
+            [(atom, 1)] => {
+                let v = Var::new(&format!("#{atom}"));
+                *terms.entry(v).or_insert_with(BigRational::zero) += c;
             }
             _ => return None,
         }

@@ -112,45 +112,6 @@ impl<'a> Context<'a> {
         levels
     }
 
-    /// C99 6.5.6 for subscripts into fixed-size rows (`A[i][j]` with `double A[N][64]`:
-    /// `0 <= j < 64`), as the dependence tests use it, and into arrays that are struct
-    /// members (`dmat->distances[i][j]` with `float distances[20][20]`: `0 <= i < 20` too;
-    /// an index past the member would land in the next member, which C does not allow).
-    /// A bound only takes executions away from the search, never adds a witness.
-    fn subscript_bounds(&self, access: &MemAccess) -> Vec<(Expr, u64)> {
-        let types = &self.unit.lowered.program.types;
-        let mut out = Vec::new();
-        let mut addr = access.addr;
-        for _ in 0..16 {
-            let InstKind::PtrAdd { base, index, scale } = self.func.inst(addr).kind else {
-                break;
-            };
-            let array = types
-                .pointee(self.func.inst(base).ty)
-                .and_then(|p| match types.get(p) {
-                    frontend::types::Type::Array {
-                        elem,
-                        len: frontend::types::ArrayLen::Fixed(n),
-                    } => Some((*n, types.size_of(*elem))),
-                    _ => None,
-                });
-            // The index steps through the array's own elements (a member's rows), not
-            // over whole arrays (`double (*p)[64]`, whose `p[i]` may go past the first).
-            let into_array = |element: Option<u64>| {
-                matches!(self.func.inst(base).kind, InstKind::PtrAdd { .. })
-                    || (element == Some(scale)
-                        && matches!(self.func.inst(base).kind, InstKind::FieldAddr { .. }))
-            };
-            if let (Some((n, element)), [e]) = (array, self.rec.of(index)) {
-                if into_array(element) {
-                    out.push((e.clone(), n));
-                }
-            }
-            addr = base;
-        }
-        out
-    }
-
     /// Whether a base pointer is the same in every iteration of loop `id`: not loaded in
     /// the loop, or loaded from an address that does not change between its iterations
     /// and that nothing the loop stores can overwrite (C99 6.5p7: a store of a `double`
@@ -676,14 +637,14 @@ pub fn memory(
             offset: f,
             bytes: first.elem_bytes,
             levels: cx.levels(space, cx.func.inst(first.inst).block),
-            subscripts: cx.subscript_bounds(first),
+            subscripts: first.extents.clone(),
             object_bytes,
         },
         second: SideInput {
             offset: g,
             bytes: second.elem_bytes,
             levels: cx.levels(space, cx.func.inst(second.inst).block),
-            subscripts: cx.subscript_bounds(second),
+            subscripts: second.extents.clone(),
             object_bytes,
         },
         signs: &space.env,

@@ -8,6 +8,7 @@ mod coalescing;
 mod common;
 mod copied_pointers;
 mod counters;
+mod declared_extents;
 mod early_exits;
 mod face_loops;
 mod frozen_elements;
