@@ -10,7 +10,9 @@
 //! on every iteration of an inner loop over `k`, with the next iteration's interval starting
 //! where this one ends, has written `[lo(first k), hi(last k))` once the loop exits (an empty
 //! section when the loop runs zero times). Nested inner loops compose: `t[j][k]` over `k`,
-//! then over `j`.
+//! then over `j`. An interval that is the same in every iteration of an inner loop is
+//! written once the loop has run, when its trip count is known to be positive (the nest's
+//! space assumes every loop runs, and says so).
 //!
 //! A load is covered when its bytes lie in one written interval at its point, either for the
 //! current values of the inner induction variables or for all of them (its range over the
@@ -385,6 +387,62 @@ impl Run<'_, '_> {
             .cloned()
             .collect();
         self.covered(&before, &range)
+            || self.covered_when_loops_run(state, r)
+            || self.covered_when_loops_run(&before, &range)
+    }
+
+    /// Whether `x` lies inside one interval of `state` given that every loop of the nest
+    /// runs (the space's standing assumption), taken as linear facts on the trip counts:
+    /// NPB BT's dissipation reads `ue[i + 2][m]` at `i = 2` after a sweep wrote
+    /// `ue[0 .. grid_points[0]]`, and the loop `3 <= i <= grid_points[0] - 4` running
+    /// means `grid_points[0] >= 7`. The facts used (those sharing a variable with the
+    /// comparison) join the assumptions.
+    fn covered_when_loops_run(&mut self, state: &[Interval], x: &Interval) -> bool {
+        let Some(space) = self.flow.space else {
+            return false;
+        };
+        let ivs: HashSet<&Var> = space.ivs.iter().map(|r| &r.var).collect();
+        let runs: Vec<Expr> = space
+            .ivs
+            .iter()
+            .filter(|r| !r.trips.vars().iter().any(|v| ivs.contains(v)))
+            .filter_map(|r| r.trips.checked_sub(&Expr::constant(1)).ok())
+            .filter(|fact| !fact.vars().iter().any(|v| self.flow.variant.contains(v)))
+            .collect();
+        if runs.is_empty() || x.mentions(self.flow.variant) {
+            return false;
+        }
+        for y in state {
+            let (Ok(low), Ok(high)) = (x.lo.checked_sub(&y.lo), y.hi.checked_sub(&x.hi)) else {
+                continue;
+            };
+            let mut facts = runs.clone();
+            for v in low.vars().into_iter().chain(high.vars()) {
+                let sign = self.env.get(&v);
+                if !sign.has_neg() {
+                    facts.push(Expr::var(v.name()));
+                }
+            }
+            if crate::subscripts::implied(&facts, &low) && crate::subscripts::implied(&facts, &high)
+            {
+                let mentioned: BTreeSet<Var> = low.vars().into_iter().chain(high.vars()).collect();
+                for fact in &runs {
+                    if fact.vars().iter().any(|v| mentioned.contains(v)) {
+                        let text = format!(
+                            "{} > 0 (the loop runs)",
+                            fact.checked_add(&Expr::constant(1))
+                                .map(|t| t.to_c())
+                                .unwrap_or_default()
+                        );
+                        if !self.assumptions.contains(&text) {
+                            self.assumptions.push(text);
+                        }
+                    }
+                }
+                return true;
+            }
+        }
+        false
     }
 
     /// The bytes `r` covers over all iterations of the inner loops containing `block`, and
@@ -443,6 +501,10 @@ impl Run<'_, '_> {
                     });
                 }
                 for x in at_latch.unwrap_or_default() {
+                    // Bytes written before the loop are still written after it.
+                    if self.covered(&state, &x) {
+                        continue;
+                    }
                     if let Some(swept) = self.sweep(m, &x) {
                         if !swept.mentions(&forget) {
                             self.add(&mut state, swept);
@@ -468,11 +530,31 @@ impl Run<'_, '_> {
 
     /// The section an interval written on every iteration of loop `m` sweeps, when the
     /// intervals of consecutive iterations are adjacent.
-    fn sweep(&self, m: LoopId, x: &Interval) -> Option<Interval> {
+    fn sweep(&mut self, m: LoopId, x: &Interval) -> Option<Interval> {
         let r = self.flow.range(m)?;
         let k = &r.var;
         if !x.vars().contains(k) {
-            return None;
+            // The same bytes in every iteration (file-scope scratch `ue[j][m]` rewritten
+            // over `j` in each iteration of a `k` loop around it): written once the loop
+            // has run at all, which the nest's space assumes of every loop; a trip count
+            // whose sign it does not know is assumed positive here, and the loop says so.
+            // Only a count the same in every iteration of the analysed loop: a triangular
+            // one (`j < i`) may be zero in some of them.
+            let ivs: HashSet<&Var> = self.iv.values().collect();
+            let trips = r.trips.vars();
+            if trips
+                .iter()
+                .any(|v| self.flow.variant.contains(v) || ivs.contains(v))
+            {
+                return None;
+            }
+            if !compare(&r.trips, &Expr::constant(1), &self.env).is_ge() {
+                let text = format!("{} > 0 (the loop runs)", r.trips.to_c());
+                if !self.assumptions.contains(&text) {
+                    self.assumptions.push(text);
+                }
+            }
+            return Some(x.clone());
         }
         let step = Expr::integer(BigInt::from(r.step));
         let next = HashMap::from([(k.clone(), Expr::var(k.name()).checked_add(&step).ok()?)]);

@@ -317,6 +317,22 @@ pub fn within_extents_never_meet(
     no_integer_solution(Vec::new(), inequalities)
 }
 
+/// Whether `goal >= 0` follows from `facts >= 0` for integer values of their variables:
+/// `goal <= -1` together with the facts has no rational solution. A fact that is not linear
+/// is left out (it could only have helped); a goal that is not linear is not implied.
+pub fn implied(facts: &[Expr], goal: &Expr) -> bool {
+    let Some((terms, constant)) = opaque_linear(goal) else {
+        return false;
+    };
+    let negated = (
+        terms.iter().map(|(v, c)| (v.clone(), -c)).collect(),
+        -constant - BigRational::one(),
+    );
+    let mut inequalities: Vec<Linear> = facts.iter().filter_map(opaque_linear).collect();
+    inequalities.push(negated);
+    infeasible(Vec::new(), inequalities)
+}
+
 /// The element indices of two accesses of one size at whole-element offsets: they overlap
 /// exactly when the indices are equal.
 fn element_indices(

@@ -87,3 +87,69 @@ fn global_scratch_a_callee_writes_stays_shared() {
          }",
     );
 }
+
+/// `body` is the marked loop's over `k`, around loops over `j` that rewrite `ue`; `main`
+/// prints every element of `out`.
+fn nested(body: &str) -> String {
+    format!(
+        "#include <stdio.h>\n\
+         #define N 12\n\
+         static double ue[N][5], out[N][N];\n\
+         int n = N;\n\
+         static void sweep(void) {{\n\
+           for (int k = 0; k < n; k++) {{ /* LOOP */\n\
+         {body}\n\
+           }}\n\
+         }}\n\
+         int main(void) {{\n\
+           sweep();\n\
+           for (int k = 0; k < N; k++)\n\
+             for (int i = 0; i < N; i++) printf(\"%.17g\\n\", out[k][i]);\n\
+           return 0;\n\
+         }}\n"
+    )
+}
+
+#[test]
+fn global_scratch_rewritten_in_every_iteration_of_an_inner_loop_is_private() {
+    // Each iteration of `j` rewrites the same rows of `ue`: the iteration of `k` has
+    // written them once `j` has run, as the loop assumes.
+    let report = check_with_runs(
+        &nested(
+            "    for (int j = 1; j < n - 1; j++) {\n\
+                   for (int i = 0; i < n; i++)\n\
+                     for (int m = 0; m < 5; m++) ue[i][m] = i * m + j + k;\n\
+                 }\n\
+                 for (int i = 1; i < n - 1; i++) out[k][i] = ue[i - 1][1] + ue[i + 1][4];",
+        ),
+        Verdict::Friendly,
+        true,
+    );
+    assert!(
+        report.private.iter().any(|p| p.name == "ue"),
+        "{:#?}",
+        report.private
+    );
+    assert!(
+        report
+            .assumptions
+            .iter()
+            .any(|a| a.contains("(the loop runs)")),
+        "{:#?}",
+        report.assumptions
+    );
+}
+
+#[test]
+fn global_scratch_an_inner_loop_may_skip_stays_shared() {
+    // Over `j < k` the first iteration writes nothing, and reads what another iteration
+    // left in `ue`.
+    check_with_runs(
+        &nested(
+            "    for (int j = 0; j < k; j++) ue[0][0] = j + k;\n\
+                 out[k][0] = ue[0][0];",
+        ),
+        Verdict::NotFriendly,
+        false,
+    );
+}
