@@ -142,7 +142,7 @@ pub fn write(
 pub fn validate(
     kernel: &KernelArgs,
     program: &ProgramArgs,
-    rtol: Option<f64>,
+    (rtol, expect): (Option<f64>, Option<regex::Regex>),
     timeout_secs: u64,
     inputs: &[TranslationUnitInput],
 ) -> ExitCode {
@@ -191,6 +191,7 @@ pub fn validate(
         args: program.args.clone(),
         timeout: std::time::Duration::from_secs(timeout_secs.max(1)),
         rtol,
+        expect: expect.clone(),
     };
     let validating = crate::progress::Progress::spinner(
         crate::progress::Mode::detect(program.quiet),
@@ -203,8 +204,12 @@ pub fn validate(
             let loops = outcome.ports.len();
             match &c.difference {
                 None => {
+                    let agree = match &expect {
+                        Some(p) => format!("print what `--expect {}` asks for", p.as_str()),
+                        None => "print the same".to_string(),
+                    };
                     println!(
-                        "PASS: {loops} loop{} ported; the original and the port ({compiler}, OMP_TARGET_OFFLOAD=MANDATORY) print the same{}",
+                        "PASS: {loops} loop{} ported; the original and the port ({compiler}, OMP_TARGET_OFFLOAD=MANDATORY) {agree}{}",
                         if loops == 1 { "" } else { "s" },
                         if c.within_tolerance > 0 {
                             format!(" ({} numbers within relative tolerance {rtol:e})", c.within_tolerance)

@@ -48,12 +48,27 @@ pub struct ValidateArgs {
     /// Relative tolerance for float and double results (default 1e-5 float, 1e-12 double).
     #[arg(long, value_name = "X")]
     pub rtol: Option<f64>,
+    /// `--target openmp`: instead of comparing the two programs' outputs line by line,
+    /// require both to match this pattern (a Rust regex searched in the whole output,
+    /// `(?m)` for line anchors): for a program that checks its own results and prints
+    /// timings, `--expect 'VERIFICATION SUCCESSFUL'`.
+    #[arg(long, value_name = "REGEX", value_parser = parse_expect)]
+    pub expect: Option<regex::Regex>,
     /// Stop the program or the replay after this many seconds (1 to 2147483647).
     #[arg(long, value_name = "SECS", default_value_t = 120,
           value_parser = clap::value_parser!(u64).range(1..=i32::MAX as u64))]
     pub timeout: u64,
     #[command(flatten)]
     pub program: crate::inputs::ProgramArgs,
+}
+
+/// `--expect`'s pattern, compiled once (the regex crate matches in linear time whatever
+/// the pattern; its size is bounded so a hostile one cannot take the memory).
+fn parse_expect(text: &str) -> Result<regex::Regex, String> {
+    regex::RegexBuilder::new(text)
+        .size_limit(1 << 20)
+        .build()
+        .map_err(|e| e.to_string())
 }
 
 pub fn run(args: &ValidateArgs) -> ExitCode {
@@ -72,10 +87,16 @@ pub fn run(args: &ValidateArgs) -> ExitCode {
         return crate::openmp_command::validate(
             &args.kernel,
             &args.program,
-            args.rtol,
+            (args.rtol, args.expect.clone()),
             args.timeout,
             &inputs,
         );
+    }
+    if args.expect.is_some() {
+        eprintln!(
+            "error: `--expect` checks a whole program's output: it goes with `--target openmp` (`--target cuda` compares the kernel's results with the loop's)"
+        );
+        return ExitCode::from(2);
     }
     let (emit, profile) = match (args.kernel.options(), args.kernel.read_profile()) {
         (Ok(o), Ok(p)) => (o, p),

@@ -1446,3 +1446,66 @@ mod programs {
         }
     }
 }
+
+/// A program that checks its own result and prints its own path (the two builds' paths
+/// differ, as timings would): `--expect` judges the port by the program's own check.
+const SELF_CHECKING: &str = "#include <stdio.h>\n\
+     #define N 1000\n\
+     double a[N], b[N];\n\
+     int main(int argc, char **argv) {\n\
+       (void)argc;\n\
+       for (int i = 0; i < N; i++) b[i] = i;\n\
+       for (int i = 0; i < N; i++) a[i] = 2 * b[i] + 1;\n\
+       double s = 0;\n\
+       for (int i = 0; i < N; i++) s += a[i];\n\
+       printf(\"run by %s\\n\", argv[0]);\n\
+       printf(\"%s\\n\", s == (double)N * N ? \"CHECK OK\" : \"CHECK FAILED\");\n\
+       return 0;\n\
+     }\n";
+
+#[test]
+fn expect_judges_a_program_by_its_own_check() {
+    if !offload_available() {
+        return;
+    }
+    let dir = scratch("expect");
+    let file = dir.join("selfcheck.c");
+    std::fs::write(&file, SELF_CHECKING).unwrap();
+    let f = file.to_string_lossy().to_string();
+    // Line by line the outputs differ (each names its own executable) ...
+    check(&[&f], &[], 1, 3, &["FAIL"]);
+    // ... while both pass their own check.
+    check(
+        &[&f],
+        &["--expect", "(?m)^CHECK OK$"],
+        0,
+        3,
+        &["PASS: 3 loops ported", "`--expect (?m)^CHECK OK$`"],
+    );
+    // A pattern the original does not print judges nothing: exit 2, before any verdict.
+    let out = warpwise(&[
+        "validate",
+        "--target",
+        "openmp",
+        &f,
+        "--expect",
+        "CHECK FAILED",
+    ]);
+    let all = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{all}");
+    assert!(
+        all.contains("the original program's output does not match `--expect CHECK FAILED`"),
+        "{all}"
+    );
+    assert!(!all.contains("PASS") && !all.contains("FAIL:"), "{all}");
+    // `--expect` is a whole program's check, not a kernel's.
+    let out = warpwise(&[
+        "validate",
+        &f,
+        "--loop",
+        &format!("{f}:7"),
+        "--expect",
+        "OK",
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+}

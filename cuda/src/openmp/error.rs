@@ -216,4 +216,10 @@ pub enum OffloadError {
     /// A program could not be run.
     #[error(transparent)]
     Run(#[from] RunError),
+    /// The original program's output does not match `--expect`: the pattern, or the
+    /// program's run before any port, is wrong; nothing can be said of the port.
+    #[error(
+        "the original program's output does not match `--expect {pattern}` (exit status {status}); fix the pattern or the program's arguments: the port is judged by it"
+    )]
+    ExpectOriginal { pattern: String, status: String },
 }
