@@ -150,12 +150,13 @@ fn every_reduction_kind_of_the_cuda_fixture_is_ported() {
     }
     // The CUDA reductions fixture under OpenMP: the `long double` sum's atomic needs
     // libatomic at the offloading link (it failed to link); float sums reassociate; the
-    // flag takes `atomic write`; the arg-min a `declare reduction`.
+    // flag takes `atomic write`; the arg-min a `declare reduction`; `odd[..] = 1 + odd[..]`
+    // the `x = expr + x` form of `atomic update`.
     check(
         &["tests/fixtures/cuda/reductions.c"],
         &["--rtol", "1e-5"],
         0,
-        28,
+        29,
         &["PASS", "within relative tolerance"],
     );
 }
@@ -1508,4 +1509,18 @@ fn expect_judges_a_program_by_its_own_check() {
         "OK",
     ]);
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+}
+
+#[test]
+fn static_and_global_scalars_reduce_through_clauses() {
+    if !offload_available() {
+        return;
+    }
+    let file = "tests/fixtures/openmp/static_reductions.c";
+    check(&[file], &[], 0, 3, &["PASS"]);
+    let patch = emit_patch(&[file], "static_reductions.c");
+    for needle in ["reduction(*: r, t)", "reduction(+: gsum)"] {
+        assert!(patch.contains(needle), "no `{needle}` in:\n{patch}");
+    }
+    assert!(!patch.contains("omp atomic"), "{patch}");
 }

@@ -271,8 +271,19 @@ pub fn plan_port(
                 r.operator
             ))
         })?;
+        // A global or static scalar (`static double R23` of NPB IS's `randlc`) is an
+        // `Element` for the analysis, a variable for OpenMP: a clause reduces it (and maps
+        // it `tofrom`, as a combined target construct does its reduction variables).
+        let plain_variable = r.kind == ReductionKind::Element
+            && r.index.is_empty()
+            && r.target
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_');
         match r.kind {
             ReductionKind::Scalar if r.index.is_empty() => {
+                reduced.push((op.to_string(), r.target.clone()));
+            }
+            _ if plain_variable => {
                 reduced.push((op.to_string(), r.target.clone()));
             }
             ReductionKind::Element | ReductionKind::Histogram
@@ -1809,6 +1820,8 @@ fn is_identifier(s: &str) -> bool {
 /// True when `after` (the text after the lvalue `x`) is ` = x + e;` or ` = x - e;` with no
 /// operator in `e` binding looser than `*` at its top level, or ` = x * e;` with none
 /// looser than unary ones: the `x = x binop expr` form of `#pragma omp atomic update`.
+/// Also ` = e + x;` and ` = e * x;` (NPB IS's `R23 = 0.50 * R23;`), the `x = expr binop x`
+/// form, with no operator in `e` binding looser than the last one at its top level.
 fn self_update(lvalue: &str, after: &str) -> bool {
     let after = after.trim_start();
     let Some(rhs) = after.strip_prefix('=').filter(|r| !r.starts_with('=')) else {
@@ -1817,8 +1830,21 @@ fn self_update(lvalue: &str, after: &str) -> bool {
     let rhs = &rhs[..rhs.find(';').unwrap_or(rhs.len())];
     let lhs = crate::ctext::token_strings(lvalue);
     let toks = crate::ctext::token_strings(rhs);
-    if toks.len() <= lhs.len() + 1 || toks[..lhs.len()] != lhs[..] {
+    if toks.len() <= lhs.len() + 1 {
         return false;
+    }
+    if toks[..lhs.len()] != lhs[..] {
+        // `e op x`: the same test on `e`, the operator being the last one.
+        let (rest, last) = toks.split_at(toks.len() - lhs.len());
+        let Some((op, e)) = rest.split_last() else {
+            return false;
+        };
+        let looser: &[&str] = match *op {
+            "+" => &[],
+            "*" => &["+", "-"],
+            _ => return false,
+        };
+        return last == &lhs[..] && !e.is_empty() && no_looser_operator(e, looser);
     }
     let op = toks[lhs.len()];
     let looser: &[&str] = match op {
@@ -1826,9 +1852,15 @@ fn self_update(lvalue: &str, after: &str) -> bool {
         "*" => &["+", "-", "*", "/", "%"],
         _ => return false,
     };
+    no_looser_operator(&toks[lhs.len() + 1..], looser)
+}
+
+/// Whether the tokens `e` are balanced and have, at their top level, neither a comparison,
+/// bitwise, logical, conditional, comma or assignment operator nor a binary one of `looser`.
+fn no_looser_operator(e: &[&str], looser: &[&str]) -> bool {
     let mut depth = 0i32;
     let mut previous_is_operand = false;
-    for t in &toks[lhs.len() + 1..] {
+    for t in e {
         match *t {
             "(" | "[" => depth += 1,
             ")" | "]" => depth -= 1,
@@ -2064,8 +2096,17 @@ mod tests {
         assert!(self_update("y[j]", " = y[j] + A[i][j] * tmp[i];"));
         assert!(self_update("s", " = s - r[i] * (a + b);"));
         assert!(self_update("p", " = p * -x[i];"));
-        // Not `x = x binop expr`: another operand first, a looser operator in expr, `==`.
-        assert!(!self_update("y[j]", " = A[i][j] + y[j];"));
+        // `x = expr binop x`, for the commutative operators.
+        assert!(self_update("y[j]", " = A[i][j] + y[j];"));
+        assert!(self_update("R23", " = 0.50 * R23;"));
+        assert!(self_update("s", " = a * b + s;"));
+        assert!(self_update("p", " = a / b * p;"));
+        // Not an update of `x`: `a + (b * p)`, `a - x`, `x` inside a larger last operand.
+        assert!(!self_update("p", " = a + b * p;"));
+        assert!(!self_update("s", " = a - s;"));
+        assert!(!self_update("s", " = a + b[s];"));
+        assert!(!self_update("s", " = a < b + s;"));
+        // Not `x = x binop expr`: a looser operator in expr, `==`, another element.
         assert!(!self_update("y[j]", " = y[j] + a - b;"));
         assert!(!self_update("y[j]", " = y[j] * a + b;"));
         assert!(!self_update("y[j]", " == y[j] + a;"));
