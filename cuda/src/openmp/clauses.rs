@@ -484,6 +484,20 @@ pub fn plan_port(
         })
         .collect();
     let mapped_aliases: Vec<&String> = aliases.values().collect();
+    // Arrays of rows (`double ***u` with `u[i3][i2][i1]`): mapped level by level around the
+    // kernel (`rows`), not by its own clauses.
+    let trees = super::rows::plan_trees(
+        &ctx,
+        reports,
+        report,
+        site,
+        (start.line, end.line),
+        &parameters,
+        &loop_vars,
+        options,
+        &refuse,
+    )?;
+    let in_tree = |n: &str| trees.as_ref().is_some_and(|t| t.covered.contains(n));
     let mut firstprivate: Vec<String> = counters.integers.clone();
     let mut arrays: Vec<ArrayMap> = Vec::new();
     let array_map = |name: &str, section: Option<Section>, bytes, role: Role| ArrayMap {
@@ -519,7 +533,7 @@ pub fn plan_port(
             }
             continue;
         }
-        if is_reduced(&p.name) {
+        if is_reduced(&p.name) || in_tree(&p.name) {
             continue;
         }
         let dir = Dir::of(p.role);
@@ -542,13 +556,12 @@ pub fn plan_port(
                 p.name
             )));
         }
-        // `z[i3][i2]`, a row of a row of pointers: clang 16's runtime keeps the entry of
-        // the intermediate pointer (`z[i3][i2]`, 8 bytes) mapped after the kernel, so a
-        // later kernel mapping more of `z[i3]` (another section, through any name) fails
-        // with "explicit extension not allowed" (NPB MG's `double ***` grids).
+        // Arrays of rows named by a variable are the trees' (`rows`); these are reached
+        // through a member or a dereference (`s->rows[i][j]`), which the row-by-row maps
+        // do not name.
         if p.name.matches('[').count() >= 2 && split_member(&p.name).is_none() {
             return Err(refuse(format!(
-                "`{}` is a row of a row of pointers: clang 16's offloading runtime keeps the inner row pointer mapped after the kernel, and a later kernel that maps a larger section of its row fails (\"explicit extension not allowed\"); allocate the rows as one contiguous block",
+                "`{}` is a row of a row of pointers not named by a variable: only arrays of rows a variable holds (`u[i][j]`) are mapped row by row; copy the pointer into a local before the loop",
                 p.name
             )));
         }
@@ -561,7 +574,7 @@ pub fn plan_port(
                 .find(|v| loop_vars.contains(v) || written_in(loop_text, v));
             if let Some(v) = moving {
                 return Err(refuse(format!(
-                    "`{}` is another row in each iteration (`{v}` changes in the loop): one `map` clause cannot name the rows of an array of pointers; copy them into one contiguous array, or map each row by hand",
+                    "`{}` is another row in each iteration (`{v}` changes in the loop) of an array of pointers not named by a variable: only arrays of rows a variable holds (`out[i]`) are mapped row by row; copy the pointer into a local before the loop",
                     p.name
                 )));
             }
@@ -740,6 +753,11 @@ pub fn plan_port(
     for (dir, items) in &maps {
         clauses.push(format!("map({}: {})", dir.keyword(), items.join(", ")));
     }
+    // The trees are on the device already: the kernel finds them present.
+    if let Some(t) = &trees {
+        clauses.push(format!("map(alloc: {})", t.kernel_maps.join(", ")));
+        notes.extend(t.notes.iter().cloned());
+    }
     if !private.is_empty() {
         clauses.push(format!("private({})", private.join(", ")));
     }
@@ -762,6 +780,41 @@ pub fn plan_port(
         clauses.extend(a.clauses.iter().cloned());
         edits = a.edits.clone();
     }
+    let mut preamble = args_port.map(|a| a.preamble);
+    if let Some(t) = trees {
+        if preamble.is_some() {
+            return Err(refuse(
+                "an arg-min/arg-max beside arrays of rows is not generated: both wrap the loop in a block of their own".into(),
+            ));
+        }
+        // The exit maps follow the loop's last token, in the block the enter maps open.
+        let stmt = ctx.slice(site.span);
+        let last = crate::ctext::code_tokens(stmt)
+            .pop()
+            .ok_or_else(|| refuse("the loop has no text".into()))?;
+        let at = map.locate(site.span.start as usize + last.start);
+        let original = stmt[last.start..last.end].to_string();
+        if at.file != start.file || edits.iter().any(|e| e.line == at.line && e.col == at.col) {
+            return Err(refuse(format!(
+                "the loop's last token `{original}` is written by a macro or edited already: the maps of its arrays of rows cannot follow it"
+            )));
+        }
+        let line_start = ctx.text[..site.span.start as usize]
+            .rfind('\n')
+            .map_or(0, |k| k + 1);
+        let indent: String = ctx.text[line_start..]
+            .chars()
+            .take_while(|c| *c == ' ' || *c == '\t')
+            .collect();
+        let exit: String = t.exit.lines().map(|l| format!("\n{indent}{l}")).collect();
+        edits.push(TextEdit {
+            line: at.line,
+            col: at.col,
+            replacement: format!("{original}{exit}"),
+            original,
+        });
+        preamble = Some(t.enter);
+    }
     for a in &report.assumptions {
         notes.push(format!("assumes {a}"));
     }
@@ -776,7 +829,7 @@ pub fn plan_port(
         pragma: pragma_text("#pragma omp target teams distribute parallel for", &clauses),
         atomics,
         edits,
-        preamble: args_port.map(|a| a.preamble),
+        preamble,
         device_functions,
         global_maps: Default::default(),
         strict_clauses: std::iter::once("defaultmap(none)".to_string())
@@ -884,7 +937,7 @@ fn split_member(name: &str) -> Option<(&str, bool, &str)> {
 /// `(lo, hi)` of an array parameter's section in bytes, in the names the source has at
 /// the loop, clamped at the array's start (with a note) when it may start below it;
 /// refused when it names something the source does not declare.
-fn byte_section(
+pub(super) fn byte_section(
     ctx: &Ctx<'_>,
     report: &LoopReport,
     p: &advisor::model::Parameter,
@@ -1502,7 +1555,11 @@ fn declared_type(ctx: &Ctx<'_>, name: &str) -> Option<TypeId> {
 /// declared type points to or holds, which for an array of arrays (`double A[n][m]`,
 /// `double (*A)[m]`, `static double u[N][N][5]`) is a whole row. An OpenMP section
 /// `a[s:l]` counts in that type whatever the loop's accesses read through casts.
-fn map_unit(ctx: &Ctx<'_>, report: &LoopReport, name: &str) -> Result<String, UnitError> {
+pub(super) fn map_unit(
+    ctx: &Ctx<'_>,
+    report: &LoopReport,
+    name: &str,
+) -> Result<String, UnitError> {
     let name_owned = || name.to_string();
     let t =
         declared_type(ctx, name).ok_or_else(|| UnitError::UnknownType { name: name_owned() })?;
@@ -1796,7 +1853,7 @@ fn source_name(ctx: &Ctx<'_>, name: &str) -> String {
     }
 }
 
-fn is_identifier(s: &str) -> bool {
+pub(super) fn is_identifier(s: &str) -> bool {
     s.chars()
         .next()
         .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')

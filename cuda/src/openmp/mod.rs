@@ -18,6 +18,7 @@ pub mod error;
 pub mod globals;
 pub mod region;
 pub mod rewrite;
+mod rows;
 pub mod sections;
 pub mod validate;
 
