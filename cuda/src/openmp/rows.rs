@@ -36,9 +36,19 @@ struct Row<'a> {
     subscripts: Vec<String>,
 }
 
+/// The C text of a report's name: `z[i3 - 1][i2 - 1]@753` tells apart the same text over
+/// different loops (two loops over `i2`) by a line; the text is before the `@`.
+fn c_text(name: &str) -> &str {
+    match name.rsplit_once('@') {
+        Some((text, line)) if !line.is_empty() && line.bytes().all(|b| b.is_ascii_digit()) => text,
+        _ => name,
+    }
+}
+
 /// `u[a][b]` -> (`u`, [`a`, `b`]); `None` unless the name is an identifier followed by
 /// subscripts only.
 pub(super) fn subscripted(name: &str) -> Option<(String, Vec<String>)> {
+    let name = c_text(name);
     let toks = code_tokens(name);
     let first = toks.first()?;
     let root = tok_text(name, first);
@@ -225,7 +235,7 @@ pub(super) fn plan_trees(
                 });
             }
             trees.notes.extend(notes);
-            let unit = super::clauses::map_unit(ctx, report, &first.name)
+            let unit = super::clauses::map_unit(ctx, report, c_text(&first.name))
                 .map_err(|e| refuse(e.to_string()))?;
             let (lo, hi) = bytes.unwrap_or_default();
             let section = covering(&lo, &hi, &unit);
@@ -442,7 +452,12 @@ fn check_rectangular(
             .flat_map(|s| expr_roots(s))
             .filter(|v| row_vars.contains(v))
             .collect();
-        let name = crate::ctext::token_strings(&r.param.name);
+        // A row the kernel does not move (`r[i3][i2]` with both set outside it) is one row
+        // whatever the kernel reads in it.
+        if own.is_empty() {
+            continue;
+        }
+        let name = crate::ctext::token_strings(c_text(&r.param.name));
         let mut found = false;
         for k in 0..toks.len() {
             if k + name.len() >= toks.len()
@@ -491,6 +506,10 @@ mod tests {
         assert_eq!(subscripted("u"), Some(("u".to_string(), vec![])));
         assert_eq!(subscripted("s.u[1]"), None);
         assert_eq!(subscripted("u[1].x"), None);
+        assert_eq!(
+            subscripted("z[i - 1][j]@753"),
+            Some(("z".to_string(), vec!["i - 1".into(), "j".into()]))
+        );
     }
 
     #[test]
