@@ -244,6 +244,8 @@ pub fn plan_port(
     // `tofrom` and stored atomically.
     let mut flags: Vec<String> = Vec::new();
     let mut atomics = Vec::new();
+    // Parentheses that group the rest of a sum after its target (`x = x + (a + b)`).
+    let mut grouped: Vec<TextEdit> = Vec::new();
     let mut needs_openmp_51 = false;
     let mut args: Vec<crate::argext::ArgExtremum> = Vec::new();
     for r in &report.reductions {
@@ -255,7 +257,14 @@ pub fn plan_port(
                 .join(", ")
         };
         if r.operator == "=" && r.kind == ReductionKind::Scalar {
-            atomics.extend(atomic_sites(&ctx, unit, site, r, AtomicForm::Write)?);
+            atomics.extend(atomic_sites(
+                &ctx,
+                unit,
+                site,
+                r,
+                AtomicForm::Write,
+                &mut grouped,
+            )?);
             flags.push(r.target.clone());
             notes.push(format!(
                 "{} is stored with `#pragma omp atomic write` (lines {}) and mapped `tofrom`: the iterations that assign it store the same value",
@@ -278,7 +287,14 @@ pub fn plan_port(
             ReductionKind::Element | ReductionKind::Histogram
                 if matches!(op, "+" | "*" | "&" | "|" | "^") =>
             {
-                atomics.extend(atomic_sites(&ctx, unit, site, r, AtomicForm::Update)?);
+                atomics.extend(atomic_sites(
+                    &ctx,
+                    unit,
+                    site,
+                    r,
+                    AtomicForm::Update,
+                    &mut grouped,
+                )?);
                 notes.push(format!(
                     "{} is updated with `#pragma omp atomic update` (lines {})",
                     r.describe(),
@@ -290,7 +306,7 @@ pub fn plan_port(
                     max: op == "max",
                     c_type: r.c_type.clone(),
                 };
-                atomics.extend(atomic_sites(&ctx, unit, site, r, form)?);
+                atomics.extend(atomic_sites(&ctx, unit, site, r, form, &mut grouped)?);
                 needs_openmp_51 = true;
                 notes.push(format!(
                     "{} is updated with `#pragma omp atomic compare` (lines {})",
@@ -779,6 +795,14 @@ pub fn plan_port(
     if let Some(a) = &args_port {
         clauses.extend(a.clauses.iter().cloned());
         edits = a.edits.clone();
+    }
+    if !grouped.is_empty() {
+        notes.push(format!(
+            "{} update{} `x = x + a + b` written `x = x + (a + b)` for `#pragma omp atomic update`: the sum of the rest is added as one value, which may round differently from the sequential loop",
+            grouped.len() / 2,
+            if grouped.len() > 2 { "s" } else { "" }
+        ));
+        edits.extend(grouped);
     }
     let mut preamble = args_port.map(|a| a.preamble);
     if let Some(t) = trees {
@@ -1916,30 +1940,61 @@ fn atomic_sites(
     site: &LoopSite,
     r: &advisor::model::Reduction,
     form: AtomicForm,
+    grouped: &mut Vec<TextEdit>,
 ) -> Result<Vec<AtomicSite>, EmitError> {
     let map = &unit.preprocessed.source_map;
     let roots = expr_roots(&r.target);
     let mut out = Vec::new();
+    // An update of a shape `atomic update` does not take, for the refusal.
+    let mut shapeless: Option<(String, u32)> = None;
     for a in &ctx.sites.accesses {
         if a.span.start < site.span.start || a.span.end > site.span.end {
             continue;
         }
+        let after = &ctx.text[a.span.end as usize..];
+        // `x = x + a + b` is `(x + a) + b`, which `atomic update` does not take: written
+        // `x = x + (a + b)`, it does.
+        let mut regroup = None;
         let wanted = match form {
             // `x op= e;`, `x++;`, or `x = x + e;` (PolyBench's atax and bicg), which
             // `#pragma omp atomic update` also takes.
             AtomicForm::Update => {
                 a.mode == AccessMode::Update
-                    || (a.mode == AccessMode::Write
-                        && self_update(ctx.slice(a.span), &ctx.text[a.span.end as usize..]))
+                    || (a.mode == AccessMode::Write && {
+                        regroup = (!self_update(ctx.slice(a.span), after))
+                            .then(|| grouped_sum(ctx.slice(a.span), after))
+                            .flatten();
+                        self_update(ctx.slice(a.span), after) || regroup.is_some()
+                    })
             }
             AtomicForm::Write | AtomicForm::Compare { .. } => a.mode == AccessMode::Write,
         };
+        let loc = map.locate(a.span.start as usize);
         if !wanted {
+            if a.mode == AccessMode::Write && r.lines.contains(&loc.line) {
+                let statement = after.split(';').next().unwrap_or("");
+                let text = format!("{}{}", ctx.slice(a.span), statement);
+                shapeless.get_or_insert((
+                    text.split_whitespace().collect::<Vec<_>>().join(" "),
+                    loc.line,
+                ));
+            }
             continue;
         }
-        let loc = map.locate(a.span.start as usize);
         if !r.lines.contains(&loc.line) {
             continue;
+        }
+        if let Some((plus, semi)) = regroup {
+            let base = a.span.end as usize;
+            for (at, original, replacement) in [(plus, "+", "+ ("), (semi, ";", ");")] {
+                let l = map.locate(base + at);
+                grouped.push(TextEdit {
+                    line: l.line,
+                    col: l.col,
+                    original: original.into(),
+                    replacement: replacement.into(),
+                });
+            }
         }
         let lvalue = ctx.slice(a.span);
         // The array's name, also through a pointer to it: `(*B)[r][s]`.
@@ -2003,12 +2058,60 @@ fn atomic_sites(
         });
     }
     if out.is_empty() {
+        if let Some((text, line)) = shapeless {
+            return Err(EmitError::refused(format!(
+                "{}: its update `{text};` at line {line} is not of a form `#pragma omp atomic update` takes (`x = x + e`, `x = x * e`, `x op= e`, `x++`)",
+                r.describe()
+            )));
+        }
         return Err(EmitError::refused(format!(
             "{}: its update statement was not found for `#pragma omp atomic`",
             r.describe()
         )));
     }
     Ok(out)
+}
+
+/// Where `after` (the text after the lvalue `x`) is ` = x + a + b ...;`, a sum whose
+/// top-level operators are `+` and `-` only: the offsets in `after` of the `+` after `x`
+/// and of the `;`, between which `(` and `)` make it `x = x + (a + b ...)`, the form
+/// `#pragma omp atomic update` takes.
+fn grouped_sum(lvalue: &str, after: &str) -> Option<(usize, usize)> {
+    let semi = after.find(';')?;
+    let stmt = &after[..semi];
+    let toks = crate::ctext::code_tokens(stmt);
+    let t = |k: usize| toks.get(k).map_or("", |x| crate::ctext::tok_text(stmt, x));
+    if t(0) != "=" {
+        return None;
+    }
+    let lhs = crate::ctext::token_strings(lvalue);
+    if toks.len() <= lhs.len() + 2 || (0..lhs.len()).any(|j| t(j + 1) != lhs[j]) {
+        return None;
+    }
+    let plus = lhs.len() + 1;
+    if t(plus) != "+" {
+        return None;
+    }
+    let mut depth = 0i32;
+    let mut previous_is_operand = false;
+    let mut sums = 0;
+    for k in plus + 1..toks.len() {
+        match t(k) {
+            "(" | "[" => depth += 1,
+            ")" | "]" => depth -= 1,
+            "<<" | ">>" | "<" | ">" | "<=" | ">=" | "==" | "!=" | "&" | "^" | "|" | "&&" | "||"
+            | "?" | ":" | "," | "=" | "+=" | "-=" | "*=" | "/="
+                if depth == 0 =>
+            {
+                return None
+            }
+            "+" | "-" if depth == 0 && previous_is_operand => sums += 1,
+            _ => {}
+        }
+        previous_is_operand =
+            matches!(t(k), ")" | "]") || toks[k].kind != crate::ctext::TokKind::Punct;
+    }
+    (sums > 0 && depth == 0).then(|| (toks[plus].start, semi))
 }
 
 #[cfg(test)]
