@@ -2095,7 +2095,7 @@ fn grouped_sum(lvalue: &str, after: &str) -> Option<(usize, usize)> {
     let mut depth = 0i32;
     let mut previous_is_operand = false;
     let mut sums = 0;
-    for k in plus + 1..toks.len() {
+    for (k, tok) in toks.iter().enumerate().skip(plus + 1) {
         match t(k) {
             "(" | "[" => depth += 1,
             ")" | "]" => depth -= 1,
@@ -2108,8 +2108,7 @@ fn grouped_sum(lvalue: &str, after: &str) -> Option<(usize, usize)> {
             "+" | "-" if depth == 0 && previous_is_operand => sums += 1,
             _ => {}
         }
-        previous_is_operand =
-            matches!(t(k), ")" | "]") || toks[k].kind != crate::ctext::TokKind::Punct;
+        previous_is_operand = matches!(t(k), ")" | "]") || tok.kind != crate::ctext::TokKind::Punct;
     }
     (sums > 0 && depth == 0).then(|| (toks[plus].start, semi))
 }
@@ -2144,6 +2143,23 @@ mod null_tests {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_sum_after_the_target_is_grouped() {
+        use super::grouped_sum as g;
+        let after = " = u[i][j]\n + c * r[i][j] - (a + b) * 2;\n";
+        let (plus, semi) = g("u[i][j]", after).unwrap();
+        assert_eq!(&after[plus..plus + 1], "+");
+        assert_eq!(&after[semi..semi + 1], ";");
+        // One operand after `x` is `atomic update`'s own form; a product, another target,
+        // a comparison or a subtraction first are not grouped.
+        assert_eq!(g("x", " = x + a * b;"), None);
+        assert_eq!(g("x", " = y + a + b;"), None);
+        assert_eq!(g("x", " = x * a + b;"), None);
+        assert_eq!(g("x", " = x - a + b;"), None);
+        assert_eq!(g("x", " = x + a + (b < c);").map(|_| ()), Some(()));
+        assert_eq!(g("x", " = x + a + b < c;"), None);
+    }
+
     #[test]
     fn a_member_read_through_a_taken_address_is_found() {
         use super::member_through_address as f;

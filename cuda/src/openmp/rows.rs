@@ -69,19 +69,12 @@ pub(super) fn subscripted(name: &str) -> Option<(String, Vec<String>)> {
     Some((root.to_string(), subs))
 }
 
-/// Whether `name` is a row of an array of pointers that the tree mapping takes: deeper
-/// than one level, or one level with a subscript that the loop moves (`out[i]`). A row at
-/// a fixed subscript (`in[k][0:n]`) is mapped by the kernel's own clauses.
-pub(super) fn wants_tree(name: &str, loop_text: &str, loop_vars: &[String]) -> bool {
-    let Some((_, subs)) = subscripted(name) else {
-        return false;
-    };
-    subs.len() >= 2
-        || subs.iter().any(|s| {
-            expr_roots(s)
-                .iter()
-                .any(|v| loop_vars.contains(v) || written_in(loop_text, v))
-        })
+/// Whether `name` is a row of an array of pointers, which the tree mapping takes: named by
+/// a variable and subscripts. A row held still (`in[k][0:n]`) too: mapped by the kernel's
+/// own clauses, it would leave its slot `in[k]` mapped after the kernel (clang 16 counts
+/// the slot twice on entry, once on exit), and a later kernel mapping more of `in` fails.
+pub(super) fn wants_tree(name: &str) -> bool {
+    subscripted(name).is_some_and(|(_, subs)| !subs.is_empty())
 }
 
 /// Plans the trees for the kernel of `report` (its statement `site`, lines
@@ -102,7 +95,7 @@ pub(super) fn plan_trees(
     let loop_text = ctx.slice(site.span);
     let mut groups: BTreeMap<String, Vec<Row<'_>>> = BTreeMap::new();
     for p in parameters.iter().filter(|p| p.kind == ParamKind::Array) {
-        if !wants_tree(&p.name, loop_text, loop_vars) {
+        if !wants_tree(&p.name) {
             continue;
         }
         if let Some((root, subscripts)) = subscripted(&p.name) {
@@ -171,7 +164,8 @@ pub(super) fn plan_trees(
             }
         }
         let depth = rows.iter().map(|r| r.subscripts.len()).max().unwrap_or(0);
-        let stars = |t: &str| t.matches('*').count();
+        // Levels of a type: its pointers and its array dimensions (`double *in[3]`).
+        let stars = |t: &str| t.matches('*').count() + t.matches('[').count();
         if stars(&root_param.c_type) != depth + 1 {
             return Err(refuse(format!(
                 "`{root}` ({}) is used as an array of rows {depth} deep: rows of mixed depths are not mapped",
@@ -370,7 +364,7 @@ pub(super) fn plan_trees(
             .covered
             .extend(rows.iter().map(|r| r.param.name.clone()));
         trees.notes.push(format!(
-            "`{root}` is an array of rows {depth} deep: each level is mapped row by row before the kernel (`target enter data`, which attaches every row to its slot) and released after it, the rows it writes copied back; every row a level reaches is mapped over the same section"
+            "`{root}` is an array of rows {depth} deep: each level is mapped row by row before the kernel (`target enter data`, which attaches every row to its slot) and deleted after it, the rows it writes copied back first (`target update from`); every row of a level is mapped over the same section"
         ));
     }
     trees.enter = format!(
@@ -513,28 +507,11 @@ mod tests {
     }
 
     #[test]
-    fn deep_or_moving_rows_take_a_tree() {
-        let vars = vec!["i".to_string()];
-        assert!(wants_tree(
-            "u[k][j]",
-            "for (i = 0; i < n; i++) x += u[k][j][i];",
-            &vars
-        ));
-        assert!(wants_tree(
-            "u[i]",
-            "for (i = 0; i < n; i++) u[i][0] = 1;",
-            &vars
-        ));
-        assert!(wants_tree(
-            "u[j]",
-            "for (i = 0; i < n; i++) for (j = 0; j < n; j++) u[j][i] = 1;",
-            &vars
-        ));
-        assert!(!wants_tree(
-            "u[k]",
-            "for (i = 0; i < n; i++) u[k][i] = 1;",
-            &vars
-        ));
-        assert!(!wants_tree("u", "for (i = 0; i < n; i++) u[i] = 1;", &vars));
+    fn rows_named_by_a_variable_take_a_tree() {
+        assert!(wants_tree("u[k][j]"));
+        assert!(wants_tree("u[i]"));
+        assert!(wants_tree("z[i - 1][j]@12"));
+        assert!(!wants_tree("u"));
+        assert!(!wants_tree("s->u[i]"));
     }
 }
