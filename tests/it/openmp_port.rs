@@ -157,7 +157,12 @@ fn every_reduction_kind_of_the_cuda_fixture_is_ported() {
         &["--rtol", "1e-5"],
         0,
         29,
-        &["PASS", "within relative tolerance"],
+        &[
+            "PASS",
+            "within relative tolerance",
+            // `x = e + x` is left as it is, and said so.
+            "its update `odd[vi[i] & 3] = 1 + odd[vi[i] & 3];` at line 284 is not one the port makes atomic",
+        ],
     );
 }
 

@@ -2060,7 +2060,7 @@ fn atomic_sites(
     if out.is_empty() {
         if let Some((text, line)) = shapeless {
             return Err(EmitError::refused(format!(
-                "{}: its update `{text};` at line {line} is not of a form `#pragma omp atomic update` takes (`x = x + e`, `x = x * e`, `x op= e`, `x++`)",
+                "{}: its update `{text};` at line {line} is not one the port makes atomic: it writes `#pragma omp atomic update` over `x op= e`, `x++`, `x = x + e`, `x = x * e` and `x = x + a + b` (as `x = x + (a + b)`)",
                 r.describe()
             )));
         }
