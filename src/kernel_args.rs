@@ -33,7 +33,8 @@ pub struct KernelArgs {
     /// Test only: copy one element less of this array's section.
     #[arg(long, hide = true, value_name = "ARRAY")]
     pub debug_shrink: Vec<String>,
-    /// Test only (`--target openmp`): leave this array out of the map clauses.
+    /// Test only (`--target openmp`): leave this array out of the map clauses (an array of
+    /// rows: do not copy its written rows back).
     #[arg(long, hide = true, value_name = "ARRAY")]
     pub debug_drop: Vec<String>,
     /// Test only: swap the x and y trip counts of a 2D mapping.

@@ -244,6 +244,8 @@ pub fn plan_port(
     // `tofrom` and stored atomically.
     let mut flags: Vec<String> = Vec::new();
     let mut atomics = Vec::new();
+    // Parentheses that group the rest of a sum after its target (`x = x + (a + b)`).
+    let mut grouped: Vec<TextEdit> = Vec::new();
     let mut needs_openmp_51 = false;
     let mut args: Vec<crate::argext::ArgExtremum> = Vec::new();
     for r in &report.reductions {
@@ -255,7 +257,14 @@ pub fn plan_port(
                 .join(", ")
         };
         if r.operator == "=" && r.kind == ReductionKind::Scalar {
-            atomics.extend(atomic_sites(&ctx, unit, site, r, AtomicForm::Write)?);
+            atomics.extend(atomic_sites(
+                &ctx,
+                unit,
+                site,
+                r,
+                AtomicForm::Write,
+                &mut grouped,
+            )?);
             flags.push(r.target.clone());
             notes.push(format!(
                 "{} is stored with `#pragma omp atomic write` (lines {}) and mapped `tofrom`: the iterations that assign it store the same value",
@@ -289,7 +298,14 @@ pub fn plan_port(
             ReductionKind::Element | ReductionKind::Histogram
                 if matches!(op, "+" | "*" | "&" | "|" | "^") =>
             {
-                atomics.extend(atomic_sites(&ctx, unit, site, r, AtomicForm::Update)?);
+                atomics.extend(atomic_sites(
+                    &ctx,
+                    unit,
+                    site,
+                    r,
+                    AtomicForm::Update,
+                    &mut grouped,
+                )?);
                 notes.push(format!(
                     "{} is updated with `#pragma omp atomic update` (lines {})",
                     r.describe(),
@@ -301,7 +317,7 @@ pub fn plan_port(
                     max: op == "max",
                     c_type: r.c_type.clone(),
                 };
-                atomics.extend(atomic_sites(&ctx, unit, site, r, form)?);
+                atomics.extend(atomic_sites(&ctx, unit, site, r, form, &mut grouped)?);
                 needs_openmp_51 = true;
                 notes.push(format!(
                     "{} is updated with `#pragma omp atomic compare` (lines {})",
@@ -495,6 +511,20 @@ pub fn plan_port(
         })
         .collect();
     let mapped_aliases: Vec<&String> = aliases.values().collect();
+    // Arrays of rows (`double ***u` with `u[i3][i2][i1]`): mapped level by level around the
+    // kernel (`rows`), not by its own clauses.
+    let trees = super::rows::plan_trees(
+        &ctx,
+        reports,
+        report,
+        site,
+        (start.line, end.line),
+        &parameters,
+        &loop_vars,
+        options,
+        &refuse,
+    )?;
+    let in_tree = |n: &str| trees.as_ref().is_some_and(|t| t.covered.contains(n));
     let mut firstprivate: Vec<String> = counters.integers.clone();
     let mut arrays: Vec<ArrayMap> = Vec::new();
     let array_map = |name: &str, section: Option<Section>, bytes, role: Role| ArrayMap {
@@ -530,7 +560,7 @@ pub fn plan_port(
             }
             continue;
         }
-        if is_reduced(&p.name) {
+        if is_reduced(&p.name) || in_tree(&p.name) {
             continue;
         }
         let dir = Dir::of(p.role);
@@ -553,13 +583,12 @@ pub fn plan_port(
                 p.name
             )));
         }
-        // `z[i3][i2]`, a row of a row of pointers: clang 16's runtime keeps the entry of
-        // the intermediate pointer (`z[i3][i2]`, 8 bytes) mapped after the kernel, so a
-        // later kernel mapping more of `z[i3]` (another section, through any name) fails
-        // with "explicit extension not allowed" (NPB MG's `double ***` grids).
+        // Arrays of rows named by a variable are the trees' (`rows`); these are reached
+        // through a member or a dereference (`s->rows[i][j]`), which the row-by-row maps
+        // do not name.
         if p.name.matches('[').count() >= 2 && split_member(&p.name).is_none() {
             return Err(refuse(format!(
-                "`{}` is a row of a row of pointers: clang 16's offloading runtime keeps the inner row pointer mapped after the kernel, and a later kernel that maps a larger section of its row fails (\"explicit extension not allowed\"); allocate the rows as one contiguous block",
+                "`{}` is a row of a row of pointers not named by a variable: only arrays of rows a variable holds (`u[i][j]`) are mapped row by row; copy the pointer into a local before the loop",
                 p.name
             )));
         }
@@ -572,7 +601,7 @@ pub fn plan_port(
                 .find(|v| loop_vars.contains(v) || written_in(loop_text, v));
             if let Some(v) = moving {
                 return Err(refuse(format!(
-                    "`{}` is another row in each iteration (`{v}` changes in the loop): one `map` clause cannot name the rows of an array of pointers; copy them into one contiguous array, or map each row by hand",
+                    "`{}` is another row in each iteration (`{v}` changes in the loop) of an array of pointers not named by a variable: only arrays of rows a variable holds (`out[i]`) are mapped row by row; copy the pointer into a local before the loop",
                     p.name
                 )));
             }
@@ -751,6 +780,11 @@ pub fn plan_port(
     for (dir, items) in &maps {
         clauses.push(format!("map({}: {})", dir.keyword(), items.join(", ")));
     }
+    // The trees are on the device already: the kernel finds them present.
+    if let Some(t) = &trees {
+        clauses.push(format!("map(alloc: {})", t.kernel_maps.join(", ")));
+        notes.extend(t.notes.iter().cloned());
+    }
     if !private.is_empty() {
         clauses.push(format!("private({})", private.join(", ")));
     }
@@ -773,6 +807,49 @@ pub fn plan_port(
         clauses.extend(a.clauses.iter().cloned());
         edits = a.edits.clone();
     }
+    if !grouped.is_empty() {
+        notes.push(format!(
+            "{} update{} `x = x + a + b` written `x = x + (a + b)` for `#pragma omp atomic update`: the sum of the rest is added as one value, which may round differently from the sequential loop",
+            grouped.len() / 2,
+            if grouped.len() > 2 { "s" } else { "" }
+        ));
+        edits.extend(grouped);
+    }
+    let mut preamble = args_port.map(|a| a.preamble);
+    if let Some(t) = trees {
+        if preamble.is_some() {
+            return Err(refuse(
+                "an arg-min/arg-max beside arrays of rows is not generated: both wrap the loop in a block of their own".into(),
+            ));
+        }
+        // The exit maps follow the loop's last token, in the block the enter maps open.
+        let stmt = ctx.slice(site.span);
+        let last = crate::ctext::code_tokens(stmt)
+            .pop()
+            .ok_or_else(|| refuse("the loop has no text".into()))?;
+        let at = map.locate(site.span.start as usize + last.start);
+        let original = stmt[last.start..last.end].to_string();
+        if at.file != start.file || edits.iter().any(|e| e.line == at.line && e.col == at.col) {
+            return Err(refuse(format!(
+                "the loop's last token `{original}` is written by a macro or edited already: the maps of its arrays of rows cannot follow it"
+            )));
+        }
+        let line_start = ctx.text[..site.span.start as usize]
+            .rfind('\n')
+            .map_or(0, |k| k + 1);
+        let indent: String = ctx.text[line_start..]
+            .chars()
+            .take_while(|c| *c == ' ' || *c == '\t')
+            .collect();
+        let exit: String = t.exit.lines().map(|l| format!("\n{indent}{l}")).collect();
+        edits.push(TextEdit {
+            line: at.line,
+            col: at.col,
+            replacement: format!("{original}{exit}"),
+            original,
+        });
+        preamble = Some(t.enter);
+    }
     for a in &report.assumptions {
         notes.push(format!("assumes {a}"));
     }
@@ -787,7 +864,7 @@ pub fn plan_port(
         pragma: pragma_text("#pragma omp target teams distribute parallel for", &clauses),
         atomics,
         edits,
-        preamble: args_port.map(|a| a.preamble),
+        preamble,
         device_functions,
         global_maps: Default::default(),
         strict_clauses: std::iter::once("defaultmap(none)".to_string())
@@ -895,7 +972,7 @@ fn split_member(name: &str) -> Option<(&str, bool, &str)> {
 /// `(lo, hi)` of an array parameter's section in bytes, in the names the source has at
 /// the loop, clamped at the array's start (with a note) when it may start below it;
 /// refused when it names something the source does not declare.
-fn byte_section(
+pub(super) fn byte_section(
     ctx: &Ctx<'_>,
     report: &LoopReport,
     p: &advisor::model::Parameter,
@@ -1513,7 +1590,11 @@ fn declared_type(ctx: &Ctx<'_>, name: &str) -> Option<TypeId> {
 /// declared type points to or holds, which for an array of arrays (`double A[n][m]`,
 /// `double (*A)[m]`, `static double u[N][N][5]`) is a whole row. An OpenMP section
 /// `a[s:l]` counts in that type whatever the loop's accesses read through casts.
-fn map_unit(ctx: &Ctx<'_>, report: &LoopReport, name: &str) -> Result<String, UnitError> {
+pub(super) fn map_unit(
+    ctx: &Ctx<'_>,
+    report: &LoopReport,
+    name: &str,
+) -> Result<String, UnitError> {
     let name_owned = || name.to_string();
     let t =
         declared_type(ctx, name).ok_or_else(|| UnitError::UnknownType { name: name_owned() })?;
@@ -1807,16 +1888,13 @@ fn source_name(ctx: &Ctx<'_>, name: &str) -> String {
     }
 }
 
-fn is_identifier(s: &str) -> bool {
+pub(super) fn is_identifier(s: &str) -> bool {
     s.chars()
         .next()
         .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
         && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
-/// The update statements of an element or histogram reduction inside the loop: where
-/// `#pragma omp atomic update` goes (line, column of the statement's first token, and that
-/// token).
 /// True when `after` (the text after the lvalue `x`) is ` = x + e;` or ` = x - e;` with no
 /// operator in `e` binding looser than `*` at its top level, or ` = x * e;` with none
 /// looser than unary ones: the `x = x binop expr` form of `#pragma omp atomic update`.
@@ -1891,30 +1969,61 @@ fn atomic_sites(
     site: &LoopSite,
     r: &advisor::model::Reduction,
     form: AtomicForm,
+    grouped: &mut Vec<TextEdit>,
 ) -> Result<Vec<AtomicSite>, EmitError> {
     let map = &unit.preprocessed.source_map;
     let roots = expr_roots(&r.target);
     let mut out = Vec::new();
+    // An update of a shape `atomic update` does not take, for the refusal.
+    let mut shapeless: Option<(String, u32)> = None;
     for a in &ctx.sites.accesses {
         if a.span.start < site.span.start || a.span.end > site.span.end {
             continue;
         }
+        let after = &ctx.text[a.span.end as usize..];
+        // `x = x + a + b` is `(x + a) + b`, which `atomic update` does not take: written
+        // `x = x + (a + b)`, it does.
+        let mut regroup = None;
         let wanted = match form {
             // `x op= e;`, `x++;`, or `x = x + e;` (PolyBench's atax and bicg), which
             // `#pragma omp atomic update` also takes.
             AtomicForm::Update => {
                 a.mode == AccessMode::Update
-                    || (a.mode == AccessMode::Write
-                        && self_update(ctx.slice(a.span), &ctx.text[a.span.end as usize..]))
+                    || (a.mode == AccessMode::Write && {
+                        regroup = (!self_update(ctx.slice(a.span), after))
+                            .then(|| grouped_sum(ctx.slice(a.span), after))
+                            .flatten();
+                        self_update(ctx.slice(a.span), after) || regroup.is_some()
+                    })
             }
             AtomicForm::Write | AtomicForm::Compare { .. } => a.mode == AccessMode::Write,
         };
+        let loc = map.locate(a.span.start as usize);
         if !wanted {
+            if a.mode == AccessMode::Write && r.lines.contains(&loc.line) {
+                let statement = after.split(';').next().unwrap_or("");
+                let text = format!("{}{}", ctx.slice(a.span), statement);
+                shapeless.get_or_insert((
+                    text.split_whitespace().collect::<Vec<_>>().join(" "),
+                    loc.line,
+                ));
+            }
             continue;
         }
-        let loc = map.locate(a.span.start as usize);
         if !r.lines.contains(&loc.line) {
             continue;
+        }
+        if let Some((plus, semi)) = regroup {
+            let base = a.span.end as usize;
+            for (at, original, replacement) in [(plus, "+", "+ ("), (semi, ";", ");")] {
+                let l = map.locate(base + at);
+                grouped.push(TextEdit {
+                    line: l.line,
+                    col: l.col,
+                    original: original.into(),
+                    replacement: replacement.into(),
+                });
+            }
         }
         let lvalue = ctx.slice(a.span);
         // The array's name, also through a pointer to it: `(*B)[r][s]`.
@@ -1978,12 +2087,59 @@ fn atomic_sites(
         });
     }
     if out.is_empty() {
+        if let Some((text, line)) = shapeless {
+            return Err(EmitError::refused(format!(
+                "{}: its update `{text};` at line {line} is not one the port makes atomic: it writes `#pragma omp atomic update` over `x op= e`, `x++`, `x = x + e`, `x = e + x`, `x = x * e`, `x = e * x` and `x = x + a + b` (as `x = x + (a + b)`)",
+                r.describe()
+            )));
+        }
         return Err(EmitError::refused(format!(
             "{}: its update statement was not found for `#pragma omp atomic`",
             r.describe()
         )));
     }
     Ok(out)
+}
+
+/// Where `after` (the text after the lvalue `x`) is ` = x + a + b ...;`, a sum whose
+/// top-level operators are `+` and `-` only: the offsets in `after` of the `+` after `x`
+/// and of the `;`, between which `(` and `)` make it `x = x + (a + b ...)`, the form
+/// `#pragma omp atomic update` takes.
+fn grouped_sum(lvalue: &str, after: &str) -> Option<(usize, usize)> {
+    let semi = after.find(';')?;
+    let stmt = &after[..semi];
+    let toks = crate::ctext::code_tokens(stmt);
+    let t = |k: usize| toks.get(k).map_or("", |x| crate::ctext::tok_text(stmt, x));
+    if t(0) != "=" {
+        return None;
+    }
+    let lhs = crate::ctext::token_strings(lvalue);
+    if toks.len() <= lhs.len() + 2 || (0..lhs.len()).any(|j| t(j + 1) != lhs[j]) {
+        return None;
+    }
+    let plus = lhs.len() + 1;
+    if t(plus) != "+" {
+        return None;
+    }
+    let mut depth = 0i32;
+    let mut previous_is_operand = false;
+    let mut sums = 0;
+    for (k, tok) in toks.iter().enumerate().skip(plus + 1) {
+        match t(k) {
+            "(" | "[" => depth += 1,
+            ")" | "]" => depth -= 1,
+            "<<" | ">>" | "<" | ">" | "<=" | ">=" | "==" | "!=" | "&" | "^" | "|" | "&&" | "||"
+            | "?" | ":" | "," | "=" | "+=" | "-=" | "*=" | "/="
+                if depth == 0 =>
+            {
+                return None
+            }
+            "+" | "-" if depth == 0 && previous_is_operand => sums += 1,
+            _ => {}
+        }
+        previous_is_operand = matches!(t(k), ")" | "]") || tok.kind != crate::ctext::TokKind::Punct;
+    }
+    (sums > 0 && depth == 0).then(|| (toks[plus].start, semi))
 }
 
 #[cfg(test)]
@@ -2016,6 +2172,23 @@ mod null_tests {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_sum_after_the_target_is_grouped() {
+        use super::grouped_sum as g;
+        let after = " = u[i][j]\n + c * r[i][j] - (a + b) * 2;\n";
+        let (plus, semi) = g("u[i][j]", after).unwrap();
+        assert_eq!(&after[plus..plus + 1], "+");
+        assert_eq!(&after[semi..semi + 1], ";");
+        // One operand after `x` is `atomic update`'s own form; a product, another target,
+        // a comparison or a subtraction first are not grouped.
+        assert_eq!(g("x", " = x + a * b;"), None);
+        assert_eq!(g("x", " = y + a + b;"), None);
+        assert_eq!(g("x", " = x * a + b;"), None);
+        assert_eq!(g("x", " = x - a + b;"), None);
+        assert_eq!(g("x", " = x + a + (b < c);").map(|_| ()), Some(()));
+        assert_eq!(g("x", " = x + a + b < c;"), None);
+    }
+
     #[test]
     fn a_member_read_through_a_taken_address_is_found() {
         use super::member_through_address as f;

@@ -18,6 +18,7 @@ pub mod error;
 pub mod globals;
 pub mod region;
 pub mod rewrite;
+mod rows;
 pub mod sections;
 pub mod validate;
 
@@ -37,7 +38,8 @@ pub struct PortOptions {
     pub strict: bool,
     /// Test only: arrays whose map section loses its last element.
     pub shrink: Vec<String>,
-    /// Test only: arrays left out of the map clauses.
+    /// Test only: arrays left out of the map clauses; for an array of rows, its written
+    /// rows are not copied back.
     pub drop: Vec<String>,
 }
 
