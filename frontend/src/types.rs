@@ -113,6 +113,8 @@ pub struct FieldLookup {
 #[derive(Debug, Default)]
 pub struct TypeTable {
     types: Vec<Type>,
+    /// Per type, the declarator levels (pointers, arrays, functions) above its base type.
+    depths: Vec<u32>,
     interned: HashMap<Type, TypeId>,
     records: Vec<Record>,
     next_vla_tag: u32,
@@ -128,6 +130,13 @@ impl TypeTable {
             return id;
         }
         let id = TypeId(self.types.len() as u32);
+        let depth = match &ty {
+            Type::Pointer { pointee: inner, .. }
+            | Type::Array { elem: inner, .. }
+            | Type::Function { ret: inner, .. } => self.depth(*inner).saturating_add(1),
+            _ => 0,
+        };
+        self.depths.push(depth);
         self.types.push(ty.clone());
         self.interned.insert(ty, id);
         id
@@ -135,6 +144,12 @@ impl TypeTable {
 
     pub fn get(&self, id: TypeId) -> &Type {
         &self.types[id.0 as usize]
+    }
+
+    /// The declarator levels (pointers, arrays, functions) between `id` and its base type:
+    /// 2 for `int *[4]`, 0 for a struct whatever its fields.
+    pub fn depth(&self, id: TypeId) -> u32 {
+        self.depths.get(id.0 as usize).copied().unwrap_or(0)
     }
 
     /// The id of a type already in the table, without interning it (for a table that is
@@ -717,5 +732,8 @@ mod tests {
             deep = types.pointer_to(deep);
         }
         assert_eq!(types.display(deep), format!("int {}", "*".repeat(20_000)));
+        assert_eq!(types.depth(deep), 20_000);
+        assert_eq!(types.depth(to_table), 4);
+        assert_eq!(types.depth(int), 0);
     }
 }
