@@ -866,8 +866,10 @@ def evaluation_page(rows, missing, shapes, facts, curves=""):
             "Generated files that make analysers blow up (`tools/pathological.py`), each "
             "analysed alone: CPU time (user + system) and peak memory of `warpwise analyze`, "
             "and CPU time of `gcc -O2 -c` on the same file, stopped after "
-            f"{GCC_SHAPE_TIMEOUT} s. Exit 1 is expected for `ifs1000` and `ternary2000`, which "
-            "the parser's nesting limit refuses with one diagnostic.", "",
+            f"{GCC_SHAPE_TIMEOUT} s. Exit 1 is expected for "
+            + ", ".join(f"`{s['case']}`" for s in shapes if s["expected_exit"] == 1)
+            + ", which a budget (the parser's nesting limit, the function-body and declaration "
+            "size) refuses with one diagnostic.", "",
             "| case | warpwise CPU s | warpwise peak MiB | exit | gcc -O2 -c CPU s |",
             "| --- | ---: | ---: | ---: | ---: |"]
     for sh in shapes:
