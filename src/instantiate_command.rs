@@ -169,7 +169,15 @@ pub fn run(args: &InstantiateArgs) -> ExitCode {
             ),
         );
     }
-    let report: Report = match serde_yaml::from_str(&text) {
+    // A JSON report is read straight into the model; serde_yaml first loads every event of
+    // the document (a 77,000-loop report of 77 MB took 1.6 GB). JSON that serde_json
+    // refuses goes through YAML as before, for the same messages.
+    let json = text.trim_start().starts_with('{');
+    let parsed = match json.then(|| serde_json::from_str::<Report>(&text)) {
+        Some(Ok(report)) => Ok(report),
+        _ => serde_yaml::from_str(&text),
+    };
+    let report: Report = match parsed {
         Ok(r) => r,
         Err(e) => {
             let at = e

@@ -59,6 +59,7 @@ pub fn analyze(nest: &Nest, c: &Candidate, target: &Target) -> Vec<DivergentBran
         .map(|w| w.to_c())
         .unwrap_or_else(|| "?".into());
     let mut out = Vec::new();
+    let mut bounds = None;
     for &b in &l.blocks {
         if cond_blocks.contains(&b) || is_header(b) {
             continue;
@@ -103,7 +104,8 @@ pub fn analyze(nest: &Nest, c: &Candidate, target: &Target) -> Vec<DivergentBran
                 out.push(row(&lo, &hi, exact, why, None));
             }
             Dependence::Data => {
-                let help = clamp_help(nest, cond);
+                let bounds = bounds.get_or_insert_with(|| clamp_bounds(nest));
+                let help = clamp_help(nest, bounds, cond);
                 out.push(row(
                     "0",
                     &warps,
@@ -341,29 +343,52 @@ fn unknown(why: &str) -> (String, String, bool, String) {
     ("0".into(), "1".into(), false, why.into())
 }
 
-/// GPUCheck's rewrite: `if (c < lo) ... else if (c > hi) ...` is a clamp.
-fn clamp_help(nest: &Nest, cond: Value) -> Option<String> {
+/// A branch condition `v op k` with `k` a constant: `op` (with `v` on the left), `v`
+/// without its casts, and `k` as the report writes it.
+fn compared(nest: &Nest, v: Value) -> Option<(BinOp, Value, String)> {
     let func = nest.func;
-    let compared = |v: Value| -> Option<(BinOp, Value, String)> {
-        let v = strip_casts(nest, v);
-        let InstKind::Binary(op, a, b) = &func.inst(v).kind else {
-            return None;
-        };
-        if !op.is_comparison() {
-            return None;
-        }
-        let constant = |x: Value| match &func.inst(strip_casts(nest, x)).kind {
-            InstKind::Const(Constant::Int(i)) => Some(i.to_string()),
-            InstKind::Const(Constant::Float(f)) => Some(format!("{f}")),
-            _ => None,
-        };
-        match (constant(*a), constant(*b)) {
-            (None, Some(k)) => Some((*op, strip_casts(nest, *a), k)),
-            (Some(k), None) => Some((op.swapped(), strip_casts(nest, *b), k)),
-            _ => None,
-        }
+    let v = strip_casts(nest, v);
+    let InstKind::Binary(op, a, b) = &func.inst(v).kind else {
+        return None;
     };
-    let (op, value, k) = compared(cond)?;
+    if !op.is_comparison() {
+        return None;
+    }
+    let constant = |x: Value| match &func.inst(strip_casts(nest, x)).kind {
+        InstKind::Const(Constant::Int(i)) => Some(i.to_string()),
+        InstKind::Const(Constant::Float(f)) => Some(format!("{f}")),
+        _ => None,
+    };
+    match (constant(*a), constant(*b)) {
+        (None, Some(k)) => Some((*op, strip_casts(nest, *a), k)),
+        (Some(k), None) => Some((op.swapped(), strip_casts(nest, *b), k)),
+        _ => None,
+    }
+}
+
+/// The bounds a clamp's halves could be: for each value that a branch of the function
+/// compares with a constant, the branches' conditions, whether each bounds from below, and
+/// the constants, in block order. Made once per nest, where each divergent branch used to
+/// walk every block (thousands of nested `?:` made that quadratic).
+type Bounds = HashMap<Value, Vec<(Value, bool, String)>>;
+
+fn clamp_bounds(nest: &Nest) -> Bounds {
+    let func = nest.func;
+    let mut bounds = Bounds::new();
+    for b in func.blocks() {
+        if let Terminator::Branch { cond, .. } = func.block(b).terminator {
+            if let Some((op, v, k)) = compared(nest, cond) {
+                bounds.entry(v).or_default().push((cond, is_lower(op), k));
+            }
+        }
+    }
+    bounds
+}
+
+/// GPUCheck's rewrite: `if (c < lo) ... else if (c > hi) ...` is a clamp.
+fn clamp_help(nest: &Nest, bounds: &Bounds, cond: Value) -> Option<String> {
+    let func = nest.func;
+    let (op, value, k) = compared(nest, cond)?;
     let name = func
         .inst(value)
         .origin
@@ -371,20 +396,14 @@ fn clamp_help(nest: &Nest, cond: Value) -> Option<String> {
         .clone()
         .filter(|n| !n.starts_with('&'))
         .unwrap_or_else(|| nest.unit.snippet(func.inst(value).origin.span));
-    // Look for the other half of the clamp on the same value.
-    let mut other = None;
-    for b in func.blocks() {
-        if let Terminator::Branch { cond: c2, .. } = func.block(b).terminator {
-            if c2 == cond {
-                continue;
-            }
-            if let Some((op2, v2, k2)) = compared(c2) {
-                if v2 == value && is_lower(op2) != is_lower(op) {
-                    other = Some(k2);
-                }
-            }
-        }
-    }
+    // The other half of the clamp on the same value (the last one, in block order).
+    let other = bounds
+        .get(&value)
+        .into_iter()
+        .flatten()
+        .rev()
+        .find(|(c2, lower, _)| *c2 != cond && *lower != is_lower(op))
+        .map(|(_, _, k2)| k2.clone());
     let (lo, hi) = match (&other, is_lower(op)) {
         (Some(o), true) => (Some(k.clone()), Some(o.clone())),
         (Some(o), false) => (Some(o.clone()), Some(k.clone())),

@@ -223,11 +223,14 @@ impl<T: Clone + PartialEq> PVec<T> {
         self.merge_impl(other, f, false)
     }
 
-    /// [`PVec::merge`] for an `f` that keeps `self`'s slot wherever `other`'s is the
-    /// default (a join, where the default is bottom): the parts of `other` never written
-    /// are skipped by pointer. A block with many predecessors that each define values of
-    /// their own (the cases of a `switch`) then costs each join what its edge adds, not
-    /// everything the earlier ones added.
+    /// [`PVec::merge`] for an `f` that is a join with the default as its identity
+    /// (`f(i, x, default)` keeps `x`, and `f(i, default, y)` gives `y`): the parts of
+    /// `other` never written are skipped by pointer, and where both vectors share the
+    /// default, a part of `self` never written takes `other`'s node whole. A block with
+    /// many predecessors that each define values of their own (the cases of a `switch`)
+    /// then costs each join what its edge adds, not everything the earlier ones added; and
+    /// a join whose first edge defined little (the `else` of a `?:` around thousands of
+    /// nested ones) costs what the two edges share, not what the other edge defined.
     pub fn join_with(
         &mut self,
         other: &PVec<T>,
@@ -246,7 +249,10 @@ impl<T: Clone + PartialEq> PVec<T> {
             self.depth, other.depth,
             "merging PVecs of different capacities"
         );
-        let neutral = default_is_neutral.then_some(other.defaults.as_slice());
+        let neutral = default_is_neutral.then_some(Neutral {
+            other: other.defaults.as_slice(),
+            own: (self.default == other.default).then_some(self.defaults.as_slice()),
+        });
         let mut changed = false;
         let merged = merge_node(
             &self.root,
@@ -254,7 +260,7 @@ impl<T: Clone + PartialEq> PVec<T> {
             0,
             self.depth,
             &mut f,
-            neutral,
+            neutral.as_ref(),
             &mut changed,
         );
         if let Some(root) = merged {
@@ -299,21 +305,34 @@ fn diff_node<T: PartialEq>(
     }
 }
 
+/// The all-default subtrees of each level of a join's two vectors ([`PVec::join_with`]):
+/// `other`'s, and `self`'s when both vectors have the same default.
+struct Neutral<'d, T> {
+    other: &'d [Node<T>],
+    own: Option<&'d [Node<T>]>,
+}
+
 /// The node that replaces `a` when `b` is merged into it, or `None` to keep `a`: `b`
 /// itself where the result equals it, else a new node where anything changed. Sets
-/// `changed` when a slot's value changed. With `neutral` (the all-default subtrees of
-/// `b`'s levels), a default subtree of `b` keeps `a` without a look.
+/// `changed` when a slot's value changed. With `neutral` (a join), a default subtree of
+/// `b` keeps `a` without a look, and a default subtree of `a` becomes `b` (`changed` is
+/// then set without a look: `b`'s subtree is not the shared default one, so it holds a
+/// value other than the default unless a merge left it all-default unshared).
 fn merge_node<T: Clone + PartialEq>(
     a: &Node<T>,
     b: &Node<T>,
     base: usize,
     level: u32,
     f: &mut impl FnMut(usize, &T, &T) -> Option<T>,
-    neutral: Option<&[Node<T>]>,
+    neutral: Option<&Neutral<'_, T>>,
     changed: &mut bool,
 ) -> Option<Node<T>> {
-    if a.same(b) || neutral.is_some_and(|d| b.same(&d[level as usize])) {
+    if a.same(b) || neutral.is_some_and(|d| b.same(&d.other[level as usize])) {
         return None;
+    }
+    if neutral.is_some_and(|d| d.own.is_some_and(|own| a.same(&own[level as usize]))) {
+        *changed = true;
+        return Some(b.clone());
     }
     match (a, b) {
         (Node::Inner(ca), Node::Inner(cb)) => {
@@ -415,6 +434,34 @@ mod tests {
         assert_eq!(a.iter().collect::<Vec<_>>(), vec![(3, &3)]);
         a.clear();
         assert_eq!(a.iter().count(), 0);
+    }
+
+    #[test]
+    fn a_join_takes_the_parts_only_the_other_side_wrote_by_pointer() {
+        let empty = PVec::new(5000, 0u8);
+        let mut before = empty.clone();
+        before.set(3, 1);
+        let mut long = before.clone();
+        for i in 1000..1100 {
+            long.set(i, 2);
+        }
+        let mut short = before.clone();
+        short.set(4, 4);
+        let mut calls = 0;
+        let changed = short.join_with(&long, |_, x, y| {
+            calls += 1;
+            (x | y != *x).then_some(x | y)
+        });
+        assert!(changed);
+        // Slots 1000..1100 came with `long`'s nodes, not one by one: the one call is for
+        // slot 4, in the leaf both sides changed.
+        assert_eq!(calls, 1);
+        assert_eq!(short.iter().count(), 102);
+        assert_eq!(short.get(1050), Some(&2));
+        assert_eq!(short.get(4), Some(&4));
+        assert_eq!(short.diff(&long), vec![4]);
+        // Nothing new the second time.
+        assert!(!short.join_with(&long, |_, x, y| (x | y != *x).then_some(x | y)));
     }
 
     #[test]

@@ -110,6 +110,17 @@ pub(crate) fn parse_bounded_with(
         // Blanked bodies: their tokens are gone (the text is lexed again; this is rare).
         None => (whole, Vec::new(), None),
     };
+    if let Some((start, _)) = oversized_declaration(&whole, MAX_BODY_BYTES) {
+        return Err(located(
+            Diagnostic::error(format!(
+                "a declaration outside any function longer than the {MAX_BODY_BYTES} bytes \
+                 parsed (the analysis budget); warpwise cannot parse this"
+            )),
+            &pre.source_map,
+            start,
+            start + 1,
+        ));
+    }
     let left_out = LeftOut { oversized, tables };
     let pruned = crate::prune::without_unused_header_declarations(
         &whole,
@@ -295,6 +306,89 @@ fn oversized_bodies(text: &str, limit: usize) -> Vec<Oversized> {
         i += 1;
     }
     out
+}
+
+/// The first declaration outside function bodies (up to a top-level `;`) that holds more
+/// than `limit` bytes other than whitespace: its first byte and that count. lang-c's syntax
+/// tree of an initializer costs some 600 bytes a term (`int x = 1 + 1 + ...;` of 5 million
+/// terms took 3 GB), and no function body bounds it; function bodies (blanked ones
+/// included) are skipped, as are literals and directive lines.
+fn oversized_declaration(text: &str, limit: usize) -> Option<(usize, usize)> {
+    let bytes = text.as_bytes();
+    if bytes.len() <= limit {
+        return None;
+    }
+    let mut depth = 0usize;
+    let mut body_depth = None;
+    let mut start = None;
+    let mut count = 0usize;
+    let mut line_start = true;
+    let mut i = 0;
+    while i < bytes.len() {
+        let c = bytes[i];
+        if line_start && c == b'#' {
+            // A line marker or pragma: to the end of the line.
+            while i < bytes.len() && bytes[i] != b'\n' {
+                i += 1;
+            }
+            continue;
+        }
+        line_start = c == b'\n' || (line_start && c.is_ascii_whitespace());
+        if c.is_ascii_whitespace() {
+            i += 1;
+            continue;
+        }
+        let in_body = body_depth.is_some();
+        if !in_body {
+            start.get_or_insert(i);
+            count += 1;
+        }
+        match c {
+            quote @ (b'"' | b'\'') => {
+                let from = i;
+                i += 1;
+                while i < bytes.len() && bytes[i] != quote && bytes[i] != b'\n' {
+                    i += if bytes[i] == b'\\' { 2 } else { 1 };
+                }
+                if !in_body {
+                    count += i.min(bytes.len()) - from;
+                }
+            }
+            b'{' | b'(' | b'[' => {
+                if c == b'{' && depth == 0 {
+                    let before = bytes[..i].iter().rev().find(|c| !c.is_ascii_whitespace());
+                    if matches!(before, Some(b')' | b';')) {
+                        body_depth = Some(depth);
+                    }
+                }
+                depth += 1;
+            }
+            b'}' | b')' | b']' => {
+                depth = depth.saturating_sub(1);
+                if c == b'}' && body_depth == Some(depth) {
+                    body_depth = None;
+                    if depth == 0 {
+                        // A function definition ends its declaration.
+                        start = None;
+                        count = 0;
+                    }
+                }
+            }
+            b';' if depth == 0 => {
+                if count > limit {
+                    return start.map(|s| (s, count));
+                }
+                start = None;
+                count = 0;
+            }
+            _ => {}
+        }
+        if count > limit {
+            return start.map(|s| (s, count));
+        }
+        i += 1;
+    }
+    None
 }
 
 /// The name declared by the function declarator that ends `head` (`int f(int n)`, or a K&R
@@ -494,7 +588,7 @@ pub fn is_c_expression(text: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::{blank_bodies, oversized_bodies, spell_universal_names};
+    use super::{blank_bodies, oversized_bodies, oversized_declaration, spell_universal_names};
     use crate::ctokens::lex;
 
     /// The bodies over `limit` bytes, as (function name, body text).
@@ -503,6 +597,24 @@ mod tests {
             .into_iter()
             .map(|b| (b.name, text[b.open..=b.close].to_string()))
             .collect()
+    }
+
+    #[test]
+    fn only_declarations_over_the_limit_outside_bodies_are_found() {
+        let sum = |n: usize| vec!["1"; n].join(" + ");
+        let body = format!("void f(void) {{ int y = {}; }}\n", sum(100));
+        // Function bodies (the budget of bodies is MAX_BODY_BYTES) and directives do not count.
+        let text = format!(
+            "# 1 \"a.c\"\nint a = {};\n{body}{body}int b = 2;\n",
+            sum(10)
+        );
+        assert_eq!(oversized_declaration(&text, 200), None);
+        let text = format!("int a = 1;\n{body}int x = {};\nint c;\n", sum(120));
+        let start = text.find("int x").unwrap();
+        assert_eq!(oversized_declaration(&text, 200), Some((start, 201)));
+        // A string literal counts whole, spaces included.
+        let text = format!("{body}char *s = \"{}\";\n", " ".repeat(300));
+        assert!(oversized_declaration(&text, 200).is_some());
     }
 
     #[test]

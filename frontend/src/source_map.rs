@@ -95,8 +95,41 @@ struct MappedToken {
 }
 
 #[derive(Clone)]
-struct LineAlign {
-    tokens: Vec<MappedToken>,
+enum LineAlign {
+    /// A line that macro expansion changed: each preprocessed token and where it maps.
+    Mapped(Vec<MappedToken>),
+    /// A line the preprocessor left as it was (most lines): its tokens' byte ranges,
+    /// each mapping to itself. Aligning a line of 10 million tokens took a gigabyte the
+    /// general way (both sides' tokens, the match of each, the mapped tokens); this is 8
+    /// bytes a token.
+    Same(Vec<(u32, u32)>),
+    /// An unchanged line without literals or comments, whose tokens no long run of
+    /// whitespace separates: every byte other than whitespace is in a token, so an offset
+    /// maps by looking at the bytes around it, and nothing is kept.
+    Plain,
+}
+
+/// The longest run of whitespace a [`LineAlign::Plain`] line may have: an offset in it
+/// looks along the run to the next token.
+const PLAIN_GAP: usize = 64;
+
+/// Whether an unchanged line can be [`LineAlign::Plain`].
+fn is_plain(line: &[u8]) -> bool {
+    let mut gap = 0;
+    for (k, &c) in line.iter().enumerate() {
+        if c.is_ascii_whitespace() {
+            gap += 1;
+            if gap > PLAIN_GAP {
+                return false;
+            }
+            continue;
+        }
+        gap = 0;
+        if c == b'"' || c == b'\'' || (c == b'/' && matches!(line.get(k + 1), Some(b'/' | b'*'))) {
+            return false;
+        }
+    }
+    true
 }
 
 /// What a header is to the file being analysed.
@@ -357,10 +390,11 @@ impl SourceMap {
         let offset = offset.min(self.text.len());
         let idx = self.line_index(offset);
         let pl = self.lines[idx];
-        let (start, _) = self.line_bounds(idx);
+        let (start, end) = self.line_bounds(idx);
         let rel = offset - start;
+        let line = &self.text.as_bytes()[start..end];
         let col = match self.alignment(idx) {
-            Some(al) => map_start(al, rel).unwrap_or(rel),
+            Some(al) => map_start(al, line, rel).unwrap_or(rel),
             None => rel,
         };
         Location {
@@ -382,10 +416,11 @@ impl SourceMap {
             return None;
         }
         let pl = self.lines[idx];
-        let (ls, _) = self.line_bounds(idx);
+        let (ls, le) = self.line_bounds(idx);
+        let line = &self.text.as_bytes()[ls..le];
         let al = self.alignment(idx)?;
-        let os = map_start(al, start - ls)?;
-        let oe = map_end(al, end - ls)?;
+        let os = map_start(al, line, start - ls)?;
+        let oe = map_end(al, line, end - ls)?;
         if oe <= os {
             return None;
         }
@@ -473,8 +508,14 @@ pub(crate) fn parse_line_marker(line: &str) -> Option<(u32, Option<String>, Vec<
 /// skipping whitespace and comments. Both sides of an alignment use it, so punctuators need no
 /// maximal munch.
 fn tokenize(line: &str) -> Vec<(usize, usize)> {
-    let b = line.as_bytes();
     let mut out = Vec::new();
+    tokens(line, |s, e| out.push((s, e)));
+    out
+}
+
+/// [`tokenize`], each token's `(start, end)` given to `out`.
+fn tokens(line: &str, mut out: impl FnMut(usize, usize)) {
+    let b = line.as_bytes();
     let mut i = 0;
     while i < b.len() {
         let c = b[i];
@@ -506,7 +547,7 @@ fn tokenize(line: &str) -> Vec<(usize, usize)> {
                     break;
                 }
             }
-            out.push((s, i));
+            out(s, i);
         } else if c == b'"' || c == b'\'' {
             let s = i;
             i += 1;
@@ -514,26 +555,40 @@ fn tokenize(line: &str) -> Vec<(usize, usize)> {
                 i += if b[i] == b'\\' { 2 } else { 1 };
             }
             i = (i + 1).min(b.len());
-            out.push((s, i));
+            out(s, i);
         } else if c == b'.' && b.get(i + 1).is_some_and(u8::is_ascii_digit) {
             let s = i;
             i += 1;
             while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'.' || b[i] == b'_') {
                 i += 1;
             }
-            out.push((s, i));
+            out(s, i);
         } else {
-            out.push((i, i + 1));
+            out(i, i + 1);
             i += 1;
         }
     }
-    out
 }
 
 /// Above this many DP cells a line is aligned greedily (generated code with huge lines).
 const LCS_LIMIT: usize = 1 << 20;
 
 fn align_line(pp: &str, orig: &str) -> LineAlign {
+    if pp == orig && is_plain(pp.as_bytes()) {
+        return LineAlign::Plain;
+    }
+    if pp == orig && u32::try_from(pp.len()).is_ok() {
+        let mut same = Vec::new();
+        tokens(pp, |s, e| same.push((s as u32, e as u32)));
+        return LineAlign::Same(same);
+    }
+    align_mapped(pp, orig)
+}
+
+/// The alignment of a preprocessed line with its original: the longest common subsequence
+/// of their tokens (greedy on huge lines), unmatched tokens standing for the gap between
+/// the matched ones around them.
+fn align_mapped(pp: &str, orig: &str) -> LineAlign {
     let pt = tokenize(pp);
     let ot = tokenize(orig);
     let ptxt = |i: usize| &pp[pt[i].0..pt[i].1];
@@ -624,28 +679,70 @@ fn align_line(pp: &str, orig: &str) -> LineAlign {
         };
         tokens.push(t);
     }
-    LineAlign { tokens }
+    LineAlign::Mapped(tokens)
 }
 
 /// Original start of the token containing (or following) `rel`.
-fn map_start(al: &LineAlign, rel: usize) -> Option<usize> {
-    let k = al.tokens.partition_point(|t| t.pp_end <= rel);
-    match al.tokens.get(k) {
+fn map_start(al: &LineAlign, line: &[u8], rel: usize) -> Option<usize> {
+    let tokens = match al {
+        LineAlign::Mapped(tokens) => tokens,
+        LineAlign::Plain => {
+            let token = |k: usize| line.get(k).is_some_and(|c| !c.is_ascii_whitespace());
+            return match (rel..line.len()).find(|&k| token(k)) {
+                Some(k) => Some(k),
+                None => (0..line.len().min(rel))
+                    .rev()
+                    .find(|&k| token(k))
+                    .map(|k| k + 1),
+            };
+        }
+        LineAlign::Same(same) => {
+            let k = same.partition_point(|t| t.1 as usize <= rel);
+            return match same.get(k) {
+                Some(t) if rel > t.0 as usize => Some(rel),
+                Some(t) => Some(t.0 as usize),
+                None => same.last().map(|t| t.1 as usize),
+            };
+        }
+    };
+    let k = tokens.partition_point(|t| t.pp_end <= rel);
+    match tokens.get(k) {
         Some(t) if t.exact && rel > t.pp_start => Some(t.orig_start + (rel - t.pp_start)),
         Some(t) => Some(t.orig_start),
-        None => al.tokens.last().map(|t| t.orig_end),
+        None => tokens.last().map(|t| t.orig_end),
     }
 }
 
 /// Original end of the token containing `rel - 1` (the last byte of an exclusive span).
-fn map_end(al: &LineAlign, rel: usize) -> Option<usize> {
+fn map_end(al: &LineAlign, line: &[u8], rel: usize) -> Option<usize> {
     let rel = rel.checked_sub(1)?;
-    let k = al.tokens.partition_point(|t| t.pp_end <= rel);
-    let t = al
-        .tokens
+    let tokens = match al {
+        LineAlign::Mapped(tokens) => tokens,
+        LineAlign::Plain => {
+            let token = |k: usize| line.get(k).is_some_and(|c| !c.is_ascii_whitespace());
+            return (0..=rel.min(line.len()))
+                .rev()
+                .find(|&k| token(k))
+                .map(|k| k + 1);
+        }
+        LineAlign::Same(same) => {
+            let k = same.partition_point(|t| t.1 as usize <= rel);
+            let t = same
+                .get(k)
+                .filter(|t| t.0 as usize <= rel)
+                .or_else(|| k.checked_sub(1).and_then(|k| same.get(k)))?;
+            return Some(if rel < t.1 as usize {
+                rel + 1
+            } else {
+                t.1 as usize
+            });
+        }
+    };
+    let k = tokens.partition_point(|t| t.pp_end <= rel);
+    let t = tokens
         .get(k)
         .filter(|t| t.pp_start <= rel)
-        .or_else(|| k.checked_sub(1).and_then(|k| al.tokens.get(k)))?;
+        .or_else(|| k.checked_sub(1).and_then(|k| tokens.get(k)))?;
     if t.exact && rel < t.pp_end {
         Some(t.orig_start + (rel + 1 - t.pp_start))
     } else {
@@ -656,6 +753,42 @@ fn map_end(al: &LineAlign, rel: usize) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_unchanged_line_maps_every_offset_as_the_general_alignment_does() {
+        let gap = " ".repeat(PLAIN_GAP + 1);
+        let plain = [
+            "  x = a + a * f(b[i], c) ;  ",
+            "for (int i = 0; i < n; i++) { y += 1.5e+3 - .25; }",
+            "\ta  ==  d  / e ",
+            "",
+            "   ",
+        ];
+        let gapped = format!("a{gap}b");
+        let same = [
+            "  x = a + a * f(b[i], \"s p\") ;  ",
+            "\t'c' ==  d  ",
+            "a /* b c */ d // e f",
+            gapped.as_str(),
+        ];
+        for (lines, want_plain) in [(&plain[..], true), (&same[..], false)] {
+            for line in lines {
+                let fast = align_line(line, line);
+                assert_eq!(matches!(fast, LineAlign::Plain), want_plain, "{line:?}");
+                assert!(
+                    matches!(fast, LineAlign::Plain | LineAlign::Same(_)),
+                    "{line:?}"
+                );
+                let mapped = align_mapped(line, line);
+                let b = line.as_bytes();
+                for rel in 0..=line.len() + 1 {
+                    let at = format!("{line:?} at {rel}");
+                    assert_eq!(map_start(&fast, b, rel), map_start(&mapped, b, rel), "{at}");
+                    assert_eq!(map_end(&fast, b, rel), map_end(&mapped, b, rel), "{at}");
+                }
+            }
+        }
+    }
 
     #[test]
     fn markers_parse() {
@@ -675,7 +808,7 @@ mod tests {
         let orig = "\tfor (i = 0; i < _PB_N; i++)";
         let pp = " for (i = 0; i < 100; i++)";
         let al = align_line(pp, orig);
-        let at = |s: &str| map_start(&al, pp.find(s).unwrap()).unwrap() + 1;
+        let at = |s: &str| map_start(&al, pp.as_bytes(), pp.find(s).unwrap()).unwrap() + 1;
         assert_eq!(at("for"), 2);
         assert_eq!(at("100"), orig.find("_PB_N").unwrap() + 1);
         assert_eq!(at("i++"), orig.find("i++").unwrap() + 1);

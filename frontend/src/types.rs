@@ -7,6 +7,7 @@
 
 use std::collections::HashMap;
 use std::fmt;
+use std::fmt::Write as _;
 
 /// An interned type.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -112,6 +113,8 @@ pub struct FieldLookup {
 #[derive(Debug, Default)]
 pub struct TypeTable {
     types: Vec<Type>,
+    /// Per type, the declarator levels (pointers, arrays, functions) above its base type.
+    depths: Vec<u32>,
     interned: HashMap<Type, TypeId>,
     records: Vec<Record>,
     next_vla_tag: u32,
@@ -127,6 +130,13 @@ impl TypeTable {
             return id;
         }
         let id = TypeId(self.types.len() as u32);
+        let depth = match &ty {
+            Type::Pointer { pointee: inner, .. }
+            | Type::Array { elem: inner, .. }
+            | Type::Function { ret: inner, .. } => self.depth(*inner).saturating_add(1),
+            _ => 0,
+        };
+        self.depths.push(depth);
         self.types.push(ty.clone());
         self.interned.insert(ty, id);
         id
@@ -134,6 +144,12 @@ impl TypeTable {
 
     pub fn get(&self, id: TypeId) -> &Type {
         &self.types[id.0 as usize]
+    }
+
+    /// The declarator levels (pointers, arrays, functions) between `id` and its base type:
+    /// 2 for `int *[4]`, 0 for a struct whatever its fields.
+    pub fn depth(&self, id: TypeId) -> u32 {
+        self.depths.get(id.0 as usize).copied().unwrap_or(0)
     }
 
     /// The id of a type already in the table, without interning it (for a table that is
@@ -521,62 +537,77 @@ impl TypeTable {
         out
     }
 
-    fn write_decl(&self, id: TypeId, inner: String, out: &mut String) {
-        match self.get(id) {
-            Type::Pointer {
-                pointee,
-                pointee_const,
-                restrict,
-            } => {
-                let mut decl = String::from("*");
-                if *restrict {
-                    decl.push_str("restrict");
-                    if !inner.is_empty() {
-                        decl.push(' ');
+    /// Writes type `id` around the declarator `inner`: `const` words first, then the base
+    /// type, then the declarator the pointers, arrays and functions built around `inner`.
+    /// One pass down the type, with the declarator kept as the pieces written to its left
+    /// (in reverse) and to its right: a pointer 20,000 levels deep is 20,000 pieces, where
+    /// rebuilding the declarator at each level wrote 200 MB.
+    fn write_decl(&self, mut id: TypeId, inner: String, out: &mut String) {
+        let mut left: Vec<&'static str> = Vec::new();
+        let mut right = String::new();
+        let mut empty = inner.is_empty();
+        loop {
+            match self.get(id) {
+                Type::Pointer {
+                    pointee,
+                    pointee_const,
+                    restrict,
+                } => {
+                    if *restrict {
+                        left.push(if empty { "restrict" } else { "restrict " });
                     }
+                    left.push("*");
+                    empty = false;
+                    let needs_parens = matches!(
+                        self.get(*pointee),
+                        Type::Array { .. } | Type::Function { .. }
+                    );
+                    if needs_parens {
+                        left.push("(");
+                        right.push(')');
+                    } else if *pointee_const {
+                        out.push_str("const ");
+                    }
+                    id = *pointee;
                 }
-                decl.push_str(&inner);
-                let needs_parens = matches!(
-                    self.get(*pointee),
-                    Type::Array { .. } | Type::Function { .. }
-                );
-                let decl = if needs_parens {
-                    format!("({decl})")
-                } else {
-                    decl
-                };
-                if *pointee_const && !needs_parens {
-                    out.push_str("const ");
+                Type::Array { elem, len } => {
+                    match len {
+                        ArrayLen::Fixed(n) => {
+                            let _ = write!(right, "[{n}]");
+                        }
+                        ArrayLen::Variable(_) => right.push_str("[*]"),
+                        ArrayLen::Incomplete => right.push_str("[]"),
+                    }
+                    empty = false;
+                    id = *elem;
                 }
-                self.write_decl(*pointee, decl, out);
-            }
-            Type::Array { elem, len } => {
-                let len = match len {
-                    ArrayLen::Fixed(n) => n.to_string(),
-                    ArrayLen::Variable(_) => "*".to_string(),
-                    ArrayLen::Incomplete => String::new(),
-                };
-                self.write_decl(*elem, format!("{inner}[{len}]"), out);
-            }
-            Type::Function {
-                ret,
-                params,
-                variadic,
-            } => {
-                let mut list: Vec<String> = params.iter().map(|p| self.display(*p)).collect();
-                if *variadic {
-                    list.push("...".into());
+                Type::Function {
+                    ret,
+                    params,
+                    variadic,
+                } => {
+                    let mut list: Vec<String> = params.iter().map(|p| self.display(*p)).collect();
+                    if *variadic {
+                        list.push("...".into());
+                    }
+                    if list.is_empty() {
+                        list.push("void".into());
+                    }
+                    right.push('(');
+                    right.push_str(&list.join(", "));
+                    right.push(')');
+                    empty = false;
+                    id = *ret;
                 }
-                if list.is_empty() {
-                    list.push("void".into());
-                }
-                self.write_decl(*ret, format!("{inner}({})", list.join(", ")), out);
-            }
-            base => {
-                out.push_str(&self.base_name(base));
-                if !inner.is_empty() {
-                    out.push(' ');
-                    out.push_str(&inner);
+                base => {
+                    out.push_str(&self.base_name(base));
+                    if !empty {
+                        out.push(' ');
+                        out.extend(left.iter().rev().copied());
+                        out.push_str(&inner);
+                        out.push_str(&right);
+                    }
+                    return;
                 }
             }
         }
@@ -657,5 +688,52 @@ mod tests {
         // The same text as interning the pointer type and printing it.
         let pointer = types.pointer_to(row);
         assert_eq!(types.display(pointer), types.display_pointer_to(row));
+    }
+
+    #[test]
+    fn declarators_nest_pointers_arrays_functions_and_qualifiers() {
+        let mut types = TypeTable::new();
+        let int = types.int();
+        let double = types.intern(Type::Float(FloatKind::Double));
+        let func = types.intern(Type::Function {
+            ret: int,
+            params: vec![double, int],
+            variadic: true,
+        });
+        let to_func = types.pointer_to(func);
+        let table = types.array_of(to_func, ArrayLen::Fixed(3));
+        let to_table = types.pointer_to(table);
+        assert_eq!(types.display(to_table), "int (*(*)[3])(double, int, ...)");
+        let returns = types.intern(Type::Function {
+            ret: to_table,
+            params: vec![],
+            variadic: false,
+        });
+        assert_eq!(
+            types.display(returns),
+            "int (*(*(void))[3])(double, int, ...)"
+        );
+        let const_int = types.intern(Type::Pointer {
+            pointee: int,
+            pointee_const: true,
+            restrict: true,
+        });
+        let outer = types.intern(Type::Pointer {
+            pointee: const_int,
+            pointee_const: false,
+            restrict: true,
+        });
+        assert_eq!(types.display(const_int), "const int *restrict");
+        assert_eq!(types.display(outer), "const int *restrict *restrict");
+        let rows = types.array_of(double, ArrayLen::Incomplete);
+        assert_eq!(types.display(rows), "double []");
+        let mut deep = int;
+        for _ in 0..20_000 {
+            deep = types.pointer_to(deep);
+        }
+        assert_eq!(types.display(deep), format!("int {}", "*".repeat(20_000)));
+        assert_eq!(types.depth(deep), 20_000);
+        assert_eq!(types.depth(to_table), 4);
+        assert_eq!(types.depth(int), 0);
     }
 }

@@ -8,6 +8,12 @@ use crate::types::{ArrayLen, FloatKind, IntRank, Type, TypeId};
 use lang_c::ast;
 use lang_c::span::Node;
 
+/// Declarator levels a declared type may have. C99 asks compilers for 12 (5.2.4.1); past
+/// this the declaration stops its function (or is left out, at file scope) with one error.
+/// Reports grow with the square of the depth (every level a dereference chain reaches is a
+/// parameter, written with its type), so 20,000 levels made a 400 MB report.
+pub const MAX_TYPE_DEPTH: u32 = 256;
+
 /// Storage class and type of a declaration's specifiers.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct BaseType {
@@ -374,6 +380,15 @@ impl<'a> Lowerer<'a> {
                 }
                 ast::DerivedDeclarator::Pointer(_) => {}
             }
+        }
+        if self.program.types.depth(ty) > MAX_TYPE_DEPTH {
+            return err(
+                d.span,
+                format!(
+                    "a type more than {MAX_TYPE_DEPTH} pointer, array or function levels deep; \
+                     warpwise cannot analyse this"
+                ),
+            );
         }
         match &d.node.kind.node {
             ast::DeclaratorKind::Abstract => Ok(Declared {

@@ -509,6 +509,50 @@ impl<'a> Lowerer<'a> {
         self.fb.func.insts[addr.index()].origin.restrict = Some(index as u32);
     }
 
+    /// The place `*operand` names (`u` is an indirection).
+    fn deref_place(
+        &mut self,
+        u: &Node<ast::UnaryOperatorExpression>,
+        span: Span,
+    ) -> LResult<Place> {
+        let ptr = self.rvalue(&u.node.operand)?;
+        match self.program.types.get(ptr.ty).clone() {
+            Type::Pointer { pointee, .. } => Ok(Place {
+                kind: PlaceKind::Mem(ptr.value),
+                ty: pointee,
+            }),
+            _ => err(span, "dereference of a value that is not a pointer"),
+        }
+    }
+
+    /// The place `lhs[rhs]` names (`b` is a subscript).
+    fn index_place(
+        &mut self,
+        b: &Node<ast::BinaryOperatorExpression>,
+        span: Span,
+    ) -> LResult<Place> {
+        let lhs = self.rvalue(&b.node.lhs)?;
+        let rhs = self.rvalue(&b.node.rhs)?;
+        let (ptr, index, pointer_expr) = if self.program.types.is_pointer(lhs.ty) {
+            (lhs, rhs, &b.node.lhs)
+        } else {
+            (rhs, lhs, &b.node.rhs)
+        };
+        let Some(pointee) = self.program.types.pointee(ptr.ty) else {
+            return err(
+                span,
+                "subscript of a value that is neither array nor pointer",
+            );
+        };
+        let fresh = self.fb.func.insts.len();
+        let addr = self.pointer_offset(ptr, index, false, span)?;
+        self.note_restrict(addr.value, fresh, pointer_expr);
+        Ok(Place {
+            kind: PlaceKind::Mem(addr.value),
+            ty: pointee,
+        })
+    }
+
     /// The place an lvalue expression designates.
     pub fn lvalue(&mut self, e: &Node<ast::Expression>) -> LResult<Place> {
         use ast::Expression as E;
@@ -561,36 +605,10 @@ impl<'a> Lowerer<'a> {
             E::UnaryOperator(u)
                 if matches!(u.node.operator.node, ast::UnaryOperator::Indirection) =>
             {
-                let ptr = self.rvalue(&u.node.operand)?;
-                match self.program.types.get(ptr.ty).clone() {
-                    Type::Pointer { pointee, .. } => Ok(Place {
-                        kind: PlaceKind::Mem(ptr.value),
-                        ty: pointee,
-                    }),
-                    _ => err(span, "dereference of a value that is not a pointer"),
-                }
+                self.deref_place(u, span)
             }
             E::BinaryOperator(b) if matches!(b.node.operator.node, ast::BinaryOperator::Index) => {
-                let lhs = self.rvalue(&b.node.lhs)?;
-                let rhs = self.rvalue(&b.node.rhs)?;
-                let (ptr, index, pointer_expr) = if self.program.types.is_pointer(lhs.ty) {
-                    (lhs, rhs, &b.node.lhs)
-                } else {
-                    (rhs, lhs, &b.node.rhs)
-                };
-                let Some(pointee) = self.program.types.pointee(ptr.ty) else {
-                    return err(
-                        span,
-                        "subscript of a value that is neither array nor pointer",
-                    );
-                };
-                let fresh = self.fb.func.insts.len();
-                let addr = self.pointer_offset(ptr, index, false, span)?;
-                self.note_restrict(addr.value, fresh, pointer_expr);
-                Ok(Place {
-                    kind: PlaceKind::Mem(addr.value),
-                    ty: pointee,
-                })
+                self.index_place(b, span)
             }
             E::Member(m) => {
                 let (base_addr, record_ty) = match m.node.operator.node {
@@ -834,10 +852,9 @@ impl<'a> Lowerer<'a> {
                 }
             }
             U::Indirection => {
-                let place = self.lvalue(&Node::new(
-                    ast::Expression::UnaryOperator(Box::new(u.clone())),
-                    u.span,
-                ))?;
+                // Not `lvalue` on a copy of the expression: a copy per level made `***p`
+                // quadratic in the number of stars.
+                let place = self.deref_place(u, u.span.into())?;
                 if matches!(self.program.types.get(place.ty), Type::Function { .. }) {
                     // `(*fp)(x)`: dereferencing a function pointer yields the function.
                     if let PlaceKind::Mem(addr) = place.kind {
@@ -953,10 +970,7 @@ impl<'a> Lowerer<'a> {
         let op = b.node.operator.node.clone();
         match op {
             B::Index => {
-                let place = self.lvalue(&Node::new(
-                    ast::Expression::BinaryOperator(Box::new(b.clone())),
-                    b.span,
-                ))?;
+                let place = self.index_place(b, b.span.into())?;
                 Ok(self.load(place, span))
             }
             B::LogicalAnd | B::LogicalOr => self.short_circuit(b, span),

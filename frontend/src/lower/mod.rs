@@ -13,6 +13,7 @@ mod decl;
 mod expr;
 mod kr;
 mod stmt;
+pub use decl::MAX_TYPE_DEPTH;
 pub use stmt::MAX_LOOP_NESTING;
 mod vector;
 

@@ -157,6 +157,60 @@ fn loops_nested_past_the_limit_refuse_their_function_only() {
     }
 }
 
+/// Types past the declarator-depth limit, wherever the declarator is (a local, a cast, a
+/// parameter): the function is refused with one error and the rest of the file is lowered;
+/// at the limit, a local whose dereference chain reaches every level lowers.
+#[test]
+fn types_deeper_than_the_limit_refuse_their_function_only() {
+    let limit = frontend::lower::MAX_TYPE_DEPTH as usize;
+    let flat = "void flat(double *a, int n) { for (int i = 0; i < n; i++) a[i] = 0; }\n";
+    let local = |depth: usize| {
+        format!(
+            "int f(int *a, int n) {{ int {}p = 0; for (int i = 0; i < n; i++) a[i] = p ? {}p : 0; return 0; }}\n{flat}",
+            "*".repeat(depth),
+            "*".repeat(depth)
+        )
+    };
+    assert_all_lower(&load("type-at-limit", &local(limit)));
+    let over = "*".repeat(limit + 1);
+    for (name, text) in [
+        ("type-local", local(limit + 1)),
+        ("type-local-deep", local(20_000)),
+        (
+            "type-cast",
+            format!("void *q; long f(void) {{ return (long)(int {over})q; }}\n{flat}"),
+        ),
+        (
+            "type-param",
+            format!("int f(int {over}p) {{ return 0; }}\n{flat}"),
+        ),
+        (
+            "type-array",
+            format!(
+                "int f(void) {{ int a{}; return 0; }}\n{flat}",
+                "[1]".repeat(limit + 1)
+            ),
+        ),
+    ] {
+        let unit = load(name, &text);
+        assert_eq!(
+            unit.lowered.errors.len(),
+            1,
+            "{name}: {:?}",
+            unit.lowered.errors
+        );
+        let error = &unit.lowered.errors[0];
+        assert!(
+            error.message.contains(&format!(
+                "more than {limit} pointer, array or function levels"
+            )),
+            "{name}: {}",
+            error.message
+        );
+        assert_eq!(function_names(&unit), ["flat"], "{name}");
+    }
+}
+
 /// Dead code after `break` or `goto` holding a loop: the loop's header is entered only by
 /// its own back edge, a cycle of single-predecessor blocks that SSA construction followed
 /// forever (a stack overflow, which aborts the process; found by tests/it/mutated_inputs.rs).
