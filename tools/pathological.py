@@ -386,19 +386,24 @@ def curves_block(rows, facts):
     return "\n".join(out) + "\n"
 
 
-def write_curves(block):
-    """Replaces docs/evaluation.md's scaling block (or puts it before `## Not measured
-    here`)."""
-    page = open(CURVES_PAGE).read()
-    if CURVES_START in page and CURVES_END in page:
-        head, rest = page.split(CURVES_START, 1)
-        tail = rest.split(CURVES_END, 1)[1].lstrip("\n")
+def write_block(page_path, start, end, block):
+    """Replaces the block between `start` and `end` in the page (or puts it before `## Not
+    measured here`): how a command writes the part of docs/evaluation.md it owns."""
+    page = open(page_path).read()
+    if start in page and end in page:
+        head, rest = page.split(start, 1)
+        tail = rest.split(end, 1)[1].lstrip("\n")
         page = head + block + "\n" + tail
     else:
         head, tail = page.split("## Not measured here", 1)
         page = head + block + "\n## Not measured here" + tail
-    with open(CURVES_PAGE, "w") as f:
+    with open(page_path, "w") as f:
         f.write(page)
+
+
+def write_curves(block):
+    """Replaces docs/evaluation.md's scaling block."""
+    write_block(CURVES_PAGE, CURVES_START, CURVES_END, block)
 
 
 def main():

@@ -782,19 +782,23 @@ def summary_table(rows, shapes, facts):
 
 
 def kept_curves():
-    """docs/evaluation.md's growth block as `tools/pathological.py --curves` last wrote it
-    (that command owns it; `report` keeps it), or ""."""
+    """docs/evaluation.md's blocks other commands own, as they last wrote them (`report`
+    keeps them): the growth block of `tools/pathological.py --curves` and the whole-program
+    ports of `tools/realports.py run --evaluation`; "" for a block not there."""
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     sys.dont_write_bytecode = True  # no __pycache__ in the repository
     import pathological
+    import realports
     try:
         page = open(os.path.join(REPO, EVALUATION_PAGE)).read()
     except OSError:
         return ""
-    if pathological.CURVES_START not in page or pathological.CURVES_END not in page:
-        return ""
-    block = page.split(pathological.CURVES_START, 1)[1].split(pathological.CURVES_END, 1)[0]
-    return pathological.CURVES_START + block + pathological.CURVES_END + "\n"
+    kept = []
+    for start, end in [(realports.PORTS_START, realports.PORTS_END),
+                       (pathological.CURVES_START, pathological.CURVES_END)]:
+        if start in page and end in page:
+            kept.append(start + page.split(start, 1)[1].split(end, 1)[0] + end + "\n")
+    return "\n".join(kept)
 
 
 def evaluation_page(rows, missing, shapes, facts, curves=""):

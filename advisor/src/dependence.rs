@@ -365,6 +365,19 @@ type Extents<'e> = &'e crate::access::Extents;
 /// on.
 type PairKey<'e> = (&'e Expr, &'e Expr, u64, u64, Extents<'e>, Extents<'e>);
 
+impl RenamedSpace {
+    /// The two iterations as the subscript tests take them.
+    fn pair(&self) -> crate::subscripts::PairSpace<'_> {
+        crate::subscripts::PairSpace {
+            original: &self.original,
+            renamed: &self.space,
+            second: &self.second,
+            carrier: &self.carrier,
+            bounds: &self.bounds,
+        }
+    }
+}
+
 fn merge(current: Outcome, next: Outcome) -> Outcome {
     match (current, next) {
         (d @ Outcome::Dependent { .. }, _) | (_, d @ Outcome::Dependent { .. }) => d,
@@ -628,13 +641,7 @@ fn test_pair(
     if ordered_blocks(f, g, (&size_f, &size_g), renamed, assumptions) {
         return Outcome::Independent;
     }
-    let pair = crate::subscripts::PairSpace {
-        original: &renamed.original,
-        renamed: &renamed.space,
-        second: &renamed.second,
-        carrier: &renamed.carrier,
-        bounds: &renamed.bounds,
-    };
+    let pair = renamed.pair();
     if crate::subscripts::elements_never_meet(f, g, (&size_f, &size_g), &pair)
         || crate::subscripts::rows_never_meet(f, g, (&size_f, &size_g), &pair, assumptions)
         || within_extents(f, g, (&size_f, &size_g), extents, renamed, assumptions)
@@ -657,13 +664,7 @@ fn within_extents(
     renamed: &RenamedSpace,
     assumptions: &mut Vec<String>,
 ) -> bool {
-    let pair = crate::subscripts::PairSpace {
-        original: &renamed.original,
-        renamed: &renamed.space,
-        second: &renamed.second,
-        carrier: &renamed.carrier,
-        bounds: &renamed.bounds,
-    };
+    let pair = renamed.pair();
     if !crate::subscripts::within_extents_never_meet(f, g, sizes, extents, &pair) {
         return false;
     }

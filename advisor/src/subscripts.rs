@@ -523,19 +523,7 @@ fn in_row(y: &Expr, n: &Var, space: &Space, needed: &mut Vec<String>) -> bool {
 type Linear = (BTreeMap<Var, BigRational>, BigRational);
 
 fn linear(e: &Expr) -> Option<Linear> {
-    let mut terms = BTreeMap::new();
-    let mut constant = BigRational::zero();
-    for (monomial, c) in e.as_poly()?.terms() {
-        match monomial.factors() {
-            [] => constant += c,
-            [(Atom::Var(v), 1)] => {
-                *terms.entry(v.clone()).or_insert_with(BigRational::zero) += c;
-            }
-            _ => return None,
-        }
-    }
-    terms.retain(|_, c| !c.is_zero());
-    Some((terms, constant))
+    linear_form(e, false)
 }
 
 /// [`linear`] with each division or remainder (`rem(sel[i], 4)`) taken as a variable of
@@ -543,20 +531,23 @@ fn linear(e: &Expr) -> Option<Linear> {
 /// in-bounds rule bounds it as a subscript, and nothing else is known of it (which only
 /// enlarges the set of solutions).
 fn opaque_linear(e: &Expr) -> Option<Linear> {
+    linear_form(e, true)
+}
+
+fn linear_form(e: &Expr, opaque_atoms: bool) -> Option<Linear> {
     let mut terms = BTreeMap::new();
     let mut constant = BigRational::zero();
     for (monomial, c) in e.as_poly()?.terms() {
-        match monomial.factors() {
-            [] => constant += c,
-            [(Atom::Var(v), 1)] => {
-                *terms.entry(v.clone()).or_insert_with(BigRational::zero) += c;
+        let v = match monomial.factors() {
+            [] => {
+                constant += c;
+                continue;
             }
-            [(atom, 1)] => {
-                let v = Var::new(&format!("#{atom}"));
-                *terms.entry(v).or_insert_with(BigRational::zero) += c;
-            }
+            [(Atom::Var(v), 1)] => v.clone(),
+            [(atom, 1)] if opaque_atoms => Var::new(&format!("#{atom}")),
             _ => return None,
-        }
+        };
+        *terms.entry(v).or_insert_with(BigRational::zero) += c;
     }
     terms.retain(|_, c| !c.is_zero());
     Some((terms, constant))
