@@ -254,7 +254,8 @@ def run(args):
     if args.evaluation:
         version = subprocess.run([ww, "--version"], capture_output=True,
                                  text=True).stdout.strip()
-        write_block(ports_block(rows, version))
+        build = "release" if os.sep + "release" + os.sep in ww else "debug"
+        write_block(ports_block(rows, f"{version} ({build} build)"))
 
 
 EVALUATION_PAGE = os.path.join(REPO, "docs", "evaluation.md")
@@ -270,7 +271,7 @@ def ports_block(rows, version):
     passes = sum(r["passes"] for r in rows)
     out = [PORTS_START, "## Whole programs ported", "",
            f"Measured on {datetime.date.today().isoformat()} by `python3 tools/realports.py run "
-           f"--evaluation` with {version} (the tests' build serves as well): the sequential "
+           f"--evaluation` with {version}: the sequential "
            "versions (OpenMP pragmas removed) of applications nobody here wrote that check "
            "their own results, each ported whole by one `warpwise emit --target openmp` over "
            "all its files, built with clang-16's OpenMP offloading to the host and run with "
