@@ -24,7 +24,8 @@ stopped after 300 s.
 Standard library only; needs `gcc` and GNU `time` (/usr/bin/time).
 
 `--check` is the guard `.ci/run` runs after the tests, with the build the tests made
-(`target/debug/warpwise`, opt-level 1): it runs warpwise alone on every case and fails
+(`target/debug/warpwise`, opt-level 1): it runs warpwise on every case, one case per core
+(up to four at a time; each analysis of one file is one process on one core), and fails
 if one takes more than CHECK_SECONDS, more than CHECK_KIB of memory, or exits otherwise
 than expected (0; 1 for the cases a budget refuses, `REFUSED`); it also runs `instantiate`
 on a report of 15,400 loops. The limits are
@@ -198,29 +199,42 @@ REFUSED = {"ifs1000", "ternary2000", "macro_diag2e16", "expr5e6", "init1e6"}
 CHECK_REPORT_LOOPS = 15_400
 
 
+def check_case(ww, out, name, text):
+    """One case of `--check` under the limits: its printed line and its failure, if any."""
+    path = os.path.join(out, name + ".c")
+    with open(path, "w") as f:
+        f.write(text)
+    report = path + ".json"
+    rc, secs, kib, _ = timed([ww, "analyze", path, "--format", "json", "-o", report])
+    expected = 1 if name in REFUSED else 0
+    verdict = "ok"
+    if rc != expected:
+        verdict = f"exit {rc}, expected {expected}"
+    elif secs > CHECK_SECONDS:
+        verdict = f"{secs:.1f} s, over {CHECK_SECONDS:.0f} s"
+    elif kib > CHECK_KIB:
+        verdict = f"{kib // 1024} MB, over {CHECK_KIB // 1024} MB"
+    elif expected == 0 and not os.path.getsize(report):
+        verdict = "empty report"
+    line = f"{name:<16} {secs:>7.2f}s {kib // 1024:>6} MB  {verdict}"
+    return line, (None if verdict == "ok" else f"{name}: {verdict}")
+
+
 def check(ww):
-    """Run every case under the limits; print one line each; return the failures."""
+    """Run every case under the limits; print one line each; return the failures. The
+    cases run side by side, one per core (each analysis is one process on one core), and
+    print in their order."""
+    import concurrent.futures
     failures = []
     with tempfile.TemporaryDirectory(prefix="warpwise-patho-") as out:
-        for name, text in cases():
-            path = os.path.join(out, name + ".c")
-            with open(path, "w") as f:
-                f.write(text)
-            report = path + ".json"
-            rc, secs, kib, _ = timed([ww, "analyze", path, "--format", "json", "-o", report])
-            expected = 1 if name in REFUSED else 0
-            verdict = "ok"
-            if rc != expected:
-                verdict = f"exit {rc}, expected {expected}"
-            elif secs > CHECK_SECONDS:
-                verdict = f"{secs:.1f} s, over {CHECK_SECONDS:.0f} s"
-            elif kib > CHECK_KIB:
-                verdict = f"{kib // 1024} MB, over {CHECK_KIB // 1024} MB"
-            elif expected == 0 and not os.path.getsize(report):
-                verdict = "empty report"
-            print(f"{name:<16} {secs:>7.2f}s {kib // 1024:>6} MB  {verdict}", flush=True)
-            if verdict != "ok":
-                failures.append(f"{name}: {verdict}")
+        workers = max(1, min(4, os.cpu_count() or 1))
+        with concurrent.futures.ThreadPoolExecutor(max_workers=workers) as pool:
+            runs = [pool.submit(check_case, ww, out, name, text) for name, text in cases()]
+            for run in runs:
+                line, failure = run.result()
+                print(line, flush=True)
+                if failure:
+                    failures.append(failure)
         name = f"instantiate{CHECK_REPORT_LOOPS}"
         report = os.path.join(out, name + ".json")
         write_report(ww, out, CHECK_REPORT_LOOPS, report)
