@@ -24,8 +24,9 @@ stopped after 300 s.
 Standard library only; needs `gcc` and GNU `time` (/usr/bin/time).
 
 `--check` is the guard `.ci/run` runs after the tests, with the build the tests made
-(`target/debug/warpwise`, opt-level 1): it runs warpwise on every case, one case per core
-(up to four at a time; each analysis of one file is one process on one core), and fails
+(`target/debug/warpwise`, its analyses at opt-level 1): it runs warpwise on every case,
+one case per core (up to four at a time; each analysis of one file is one process on one
+core), and fails
 if one takes more than CHECK_SECONDS, more than CHECK_KIB of memory, or exits otherwise
 than expected (0; 1 for the cases a budget refuses, `REFUSED`); it also runs `instantiate`
 on a report of 15,400 loops. The limits are
