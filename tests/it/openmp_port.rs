@@ -1576,3 +1576,32 @@ fn static_and_global_scalars_reduce_through_clauses() {
     }
     assert!(!patch.contains("omp atomic"), "{patch}");
 }
+
+#[test]
+fn rows_of_one_contiguous_block_are_ported() {
+    if !offload_available() {
+        return;
+    }
+    // `a[i] = block + i * m`: each row is a part of one allocation, mapped as a row of
+    // the tree like any other; the loop that sets the row pointers stays on the host.
+    let file = "tests/fixtures/openmp/contiguous_rows.c";
+    check(
+        &[file],
+        &[],
+        0,
+        3,
+        &[
+            "PASS",
+            "`out` is an array of rows 1 deep",
+            "not ported tests/fixtures/openmp/contiguous_rows.c:19:5",
+        ],
+    );
+    // Without copying the written rows back, the second sweep reads stale input.
+    check(
+        &[file],
+        &["--debug-drop", "out"],
+        1,
+        3,
+        &["FAIL: line 1: the original printed"],
+    );
+}
