@@ -65,6 +65,15 @@ pub fn has_code(report: &LoopReport, code: &str) -> bool {
     report.reasons.iter().any(|r| r.code == code)
 }
 
+/// The report lists an assumption containing `needle`.
+pub fn assumes(report: &LoopReport, needle: &str) {
+    assert!(
+        report.assumptions.iter().any(|a| a.contains(needle)),
+        "no `{needle}` in {:#?}",
+        report.assumptions
+    );
+}
+
 /// The loop's iterations are independent: reversing them changes nothing.
 pub fn same_in_reverse(source: &str) {
     let (forward, backward) = (run(source), run(&reversed(source)));
