@@ -2776,10 +2776,19 @@ impl<'a> FunctionContext<'a> {
                                     hi.checked_sub(&lo).map(|e| e.to_c()).unwrap_or_else(|_| {
                                         format!("({}) - ({})", hi.to_c(), lo.to_c())
                                     });
+                                let reads = lo
+                                    .vars()
+                                    .into_iter()
+                                    .chain(hi.vars())
+                                    .map(|v| v.name().to_string())
+                                    .collect::<std::collections::BTreeSet<_>>()
+                                    .into_iter()
+                                    .collect();
                                 Some(Bytes {
                                     lo: lo.to_c(),
                                     hi: hi.to_c(),
                                     size,
+                                    reads,
                                 })
                             }
                             Err(why) => {
@@ -2827,6 +2836,7 @@ impl<'a> FunctionContext<'a> {
                                 lo: "0".into(),
                                 hi: whole.size.clone(),
                                 size: whole.size.clone(),
+                                reads: whole.reads.clone(),
                             };
                             whole_object = Some(whole);
                             Some(bytes)

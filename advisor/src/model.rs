@@ -120,12 +120,26 @@ pub enum ParamKind {
 }
 
 /// A half-open byte interval `[lo, hi)` relative to a parameter's base pointer.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Eq, Serialize, Deserialize)]
 pub struct Bytes {
     pub lo: String,
     pub hi: String,
     /// `hi - lo`, simplified: what `cudaMemcpy` copies.
     pub size: String,
+    /// The variables `lo` and `hi` read, as the loop names them (`n`, `in.n_gridpoints`):
+    /// the profiler records those it can read at the loop's entry, so that `instantiate`
+    /// can evaluate the section. Derived from the expressions, so not written: a report
+    /// read back from a file has it empty.
+    #[serde(skip)]
+    pub reads: Vec<String>,
+}
+
+/// Two sections are equal when their bounds are: `reads` is derived from them, and a
+/// report read back from a file has it empty.
+impl PartialEq for Bytes {
+    fn eq(&self, other: &Bytes) -> bool {
+        (&self.lo, &self.hi, &self.size) == (&other.lo, &other.hi, &other.size)
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -423,6 +423,7 @@ pub fn texts_mut(report: &mut LoopReport) -> Vec<(Kind, &mut String)> {
         p.push(&mut x.c_type);
         if let Some(b) = x.bytes.as_mut() {
             e.extend([&mut b.lo, &mut b.hi, &mut b.size]);
+            e.extend(b.reads.iter_mut());
         }
         p.extend(x.notes.iter_mut());
     }

@@ -507,6 +507,7 @@ pub(crate) fn whole_object(
         lo: "0".into(),
         hi: size.to_string(),
         size: size.to_string(),
+        reads: Vec::new(),
     })
 }
 

@@ -35,7 +35,7 @@ pub fn parse(text: &str) -> Result<Expr, EvalFailure> {
 }
 
 /// The names in a C expression, as the symbolic engine's lexer reads them (`n`, `s.len`,
-/// `c->n`), with their byte ranges; `min`/`max` calls are not names.
+/// `c->n`, `n@12`), with their byte ranges; `min`/`max` calls are not names.
 fn names(text: &str) -> Vec<(usize, usize)> {
     let b = text.as_bytes();
     let mut out = Vec::new();
@@ -58,6 +58,13 @@ fn names(text: &str) -> Vec<(usize, usize)> {
                     i += 2;
                 } else {
                     break;
+                }
+            }
+            // A load site, `firstcol@161`: one name, which the profile records as such.
+            if b.get(i) == Some(&b'@') && b.get(i + 1).is_some_and(u8::is_ascii_digit) {
+                i += 1;
+                while i < b.len() && b[i].is_ascii_digit() {
+                    i += 1;
                 }
             }
             let is_call = text[i..].trim_start().starts_with('(');

@@ -8,7 +8,7 @@ use super::model::{
 };
 use advisor::model::{LoopReport, MappingReport, ParamKind, Parameter, Role};
 use num_traits::ToPrimitive;
-use profile::model::Profile;
+use profile::model::{LoopProfile, Profile};
 
 /// The bytes one global-memory request moves.
 pub const SEGMENT_BYTES: i64 = 128;
@@ -61,6 +61,55 @@ pub fn parameters(params: &[Parameter], values: &Context, from: &str) -> Vec<Ins
             param
         })
         .collect()
+}
+
+/// Sections that have no number yet, sized by the block each parameter pointed to at the
+/// loop's entries in the profiled runs (the profile's `allocations`): the whole block, as
+/// a port that maps the object would copy it. Only where every entry found its block: a
+/// pointer that was sometimes a global, an interior pointer or a library's block gives no
+/// size, and the note says so.
+pub fn sections_from_allocations(params: &mut [InstanceParameter], profile: &LoopProfile) {
+    for p in params.iter_mut() {
+        if p.size.as_ref().is_some_and(|q| q.value.is_some()) {
+            continue;
+        }
+        let Some(seen) = profile.allocations.get(&p.name) else {
+            continue;
+        };
+        let Some(mean) = seen.mean_bytes().and_then(|m| i64::try_from(m).ok()) else {
+            if seen.unknown > 0 {
+                p.notes.push(format!(
+                    "the profile cannot size it: at {} of {} entries `{}` did not point to the start of a block the program's own code allocated",
+                    seen.unknown,
+                    seen.unknown + seen.found,
+                    p.name
+                ));
+            }
+            continue;
+        };
+        let number = |v: i64| Quantity {
+            expr: v.to_string(),
+            value: Some(v),
+            why: None,
+            candidates: Vec::new(),
+        };
+        p.lo = Some(number(0));
+        p.hi = Some(number(mean));
+        p.size = Some(number(mean));
+        p.section_from = Some("profile".into());
+        let spread = if seen.min_bytes == seen.max_bytes {
+            format!("{} bytes at each of {} entries", seen.min_bytes, seen.found)
+        } else {
+            format!(
+                "{mean} bytes on average over {} entries, {}..{}",
+                seen.found, seen.min_bytes, seen.max_bytes
+            )
+        };
+        p.notes.push(format!(
+            "valid for the profiled run: the whole block `{}` points to at the loop's entry, as the program allocated it ({spread})",
+            p.name
+        ));
+    }
 }
 
 /// A section is `[lo, hi)` of `size = hi - lo` bytes, never negative. A size that is not

@@ -411,6 +411,9 @@ fn instantiate_loop<'a, E: std::fmt::Display>(
             ),
         }
     }
+    if let Some(p) = find(&l.id) {
+        evaluate::sections_from_allocations(&mut parameters, p);
+    }
     let source = refined.as_ref().unwrap_or(l);
     let trip_count = l
         .induction
@@ -436,7 +439,7 @@ fn instantiate_loop<'a, E: std::fmt::Display>(
         )
     }) || parameters
         .iter()
-        .any(|p| p.section_from.as_deref() == Some("re-analysis"));
+        .any(|p| matches!(p.section_from.as_deref(), Some("re-analysis" | "profile")));
     let valid_for = if names.is_empty() {
         "all runs"
     } else if value_lines

@@ -124,8 +124,10 @@ pub struct InstanceParameter {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub size: Option<Quantity>,
     /// `static` (the report's section, evaluated), `allocation` (the whole object, sized
-    /// by its allocation: the report's `whole_object`) or `re-analysis` (§6.2: analysed
-    /// again with the values injected; valid for the profiled run only).
+    /// by its allocation: the report's `whole_object`), `re-analysis` (§6.2: analysed
+    /// again with the values injected; valid for the profiled run only) or `profile` (the
+    /// whole block the pointer held at the loop's entries, as the profiler saw it
+    /// allocated; valid for the profiled run only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub section_from: Option<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

@@ -108,6 +108,9 @@ fn render_loop(out: &mut String, l: &InstanceLoop) {
                 match p.section_from.as_deref() {
                     Some("re-analysis") => ", re-analysed with the values (profiled run only)",
                     Some("allocation") => ", the whole object as allocated",
+                    Some("profile") => {
+                        ", the whole block it pointed to in the profiled run"
+                    }
                     _ => "",
                 }
             ),

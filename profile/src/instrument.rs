@@ -227,7 +227,7 @@ pub fn instrument_with(
         )
     };
 
-    let mut nodes: Vec<Node> = Vec::new();
+    let mut nodes: Vec<Node> = allocation_calls(unit, &text, &in_system);
     let mut site_rows: Vec<String> = Vec::new();
 
     // Accesses.
@@ -314,7 +314,19 @@ pub fn instrument_with(
     for (k, &i) in table.iter().enumerate() {
         let l = &sites.loops[i];
         let report = reports_of[k];
-        let inbounds: Vec<String> = report
+        // The outermost loop around this one in its function: a load site in its lines
+        // (an enclosing loop's bound, `fftblock@627`) is read at this loop's entry too.
+        let mut outermost = l;
+        while let Some(p) = outermost.parent.map(|p| &sites.loops[p]) {
+            outermost = p;
+        }
+        let lines = loop_lines(unit, outermost);
+        let at_entry = EntryScope {
+            visible: &l.visible,
+            lines,
+        };
+        // Each recorded value: the name the report uses, and the lvalue that holds it.
+        let inbounds: Vec<(String, String)> = report
             .filter(|r| r.verdict != Verdict::NotFriendly)
             .map(|r| {
                 r.parameters
@@ -322,10 +334,19 @@ pub fn instrument_with(
                     .filter(|p| p.kind == ParamKind::Scalar && !p.nested)
                     .filter(|p| is_integer_type(&p.c_type))
                     .filter(|p| l.visible.contains(&p.name))
-                    .map(|p| p.name.clone())
-                    .chain(whole_object_reads(r, &l.visible))
-                    .collect()
+                    .map(|p| (p.name.clone(), p.name.clone()))
+                    .chain(section_reads(r, &at_entry))
+                    .fold(Vec::new(), |mut names, n| {
+                        if !names.iter().any(|(label, _)| *label == n.0) {
+                            names.push(n);
+                        }
+                        names
+                    })
             })
+            .unwrap_or_default();
+        let bases: Vec<String> = report
+            .filter(|r| r.verdict != Verdict::NotFriendly)
+            .map(|r| observed_bases(r, &at_entry))
             .unwrap_or_default();
         let (counter, step) = if tracked[k] {
             (
@@ -336,10 +357,21 @@ pub fn instrument_with(
             (format!("&__ww_n{k}"), format!("{{ __ww_n{k}++; "))
         };
         let mut enter = format!("{{ __ww_enter(&__ww_L[{k}], __ww_fr, {counter}); ");
-        for (slot, name) in inbounds.iter().enumerate() {
+        for (slot, (_, lvalue)) in inbounds.iter().enumerate() {
             let _ = write!(
                 enter,
-                "__ww_val(&__ww_L[{k}], {slot}, (long long)({name})); "
+                "{}__ww_val(&__ww_L[{k}], {slot}, (long long)({lvalue})); ",
+                null_guard(lvalue)
+            );
+        }
+        for (slot, name) in bases.iter().enumerate() {
+            // An array (a global, a local) is the object itself, of `sizeof` bytes; a
+            // pointer's block is looked up among the program's allocations.
+            let _ = write!(
+                enter,
+                "{}__ww_base(&__ww_L[{k}], {slot}, (const void *)({name}), \
+                 __builtin_types_compatible_p(__typeof__({name}), __typeof__(&({name})[0])) ? 0 : sizeof ({name})); ",
+                null_guard(name)
             );
         }
         let (s, e) = (l.span.start as usize, l.span.end as usize);
@@ -362,27 +394,44 @@ pub fn instrument_with(
             .and_then(|p| index_of.get(&p))
             .map(|p| format!("&__ww_L[{p}]"))
             .unwrap_or_else(|| "0".into());
-        let values = if inbounds.is_empty() {
-            "0".to_string()
-        } else {
-            let names: Vec<String> = inbounds.iter().map(|n| c_string(n)).collect();
+        let mut name_table = |prefix: &str, names: &[String]| {
+            if names.is_empty() {
+                return "0".to_string();
+            }
+            let names: Vec<String> = names.iter().map(|n| c_string(n)).collect();
             let _ = writeln!(
                 value_tables,
-                "static const char *const __ww_V{k}[] = {{{}}};",
+                "static const char *const __ww_{prefix}{k}[] = {{{}}};",
                 names.join(", ")
             );
-            format!("__ww_V{k}")
+            format!("__ww_{prefix}{k}")
         };
+        let labels: Vec<String> = inbounds.iter().map(|(label, _)| label.clone()).collect();
+        let values = name_table("V", &labels);
+        let base_names = name_table("B", &bases);
         loop_rows.push(format!(
-            "{{{}, {}, {parent}, {}, {}, {values}}}",
+            "{{{}, {}, {parent}, {}, {}, {values}, {}, {base_names}}}",
             c_string(&ids[k]),
             c_string(&sites.functions[l.function].name),
             u8::from(tracked[k]),
             inbounds.len(),
+            bases.len(),
         ));
     }
 
     if table.is_empty() {
+        // No loop: only the allocation calls change, so that the loops of other units can
+        // look up what these allocate.
+        let text = if nodes.is_empty() {
+            text
+        } else {
+            let body = render(&text, nodes);
+            let mut out = String::with_capacity(body.len() + RUNTIME_H.len() + 64);
+            out.push_str("# 1 \"<warpwise-runtime>\"\n");
+            out.push_str(RUNTIME_H);
+            out.push_str(&body);
+            out
+        };
         return Ok(Instrumented {
             text,
             loops: Vec::new(),
@@ -423,9 +472,10 @@ pub fn instrument_with(
         out,
         "static __ww_tu_t __ww_T = {{{}, {}, __ww_L, 0}};\n\
          static void __ww_ctor(void) __attribute__((constructor));\n\
-         static void __ww_ctor(void) {{ __ww_register(&__ww_T); }}",
+         static void __ww_ctor(void) {{ __ww_register(&__ww_T);{} }}",
         c_string(&unit.path.display().to_string()),
-        table.len()
+        table.len(),
+        global_arrays(unit, &in_system)
     );
     Ok(Instrumented {
         text: out,
@@ -438,6 +488,80 @@ pub fn instrument_with(
         loops: ids,
         accesses,
     })
+}
+
+/// ` __ww_object(g, sizeof (g));` for each file-scope array the unit defines: a pointer a
+/// loop receives may point to one (NPB passes its global arrays to its solvers), and the
+/// runtime then finds its size as it finds an allocated block's.
+fn global_arrays(unit: &Unit, in_system: &dyn Fn(Span) -> bool) -> String {
+    let types = &unit.lowered.program.types;
+    let mut out = String::new();
+    for g in &unit.lowered.program.globals {
+        let complete_array = matches!(types.get(g.ty), frontend::types::Type::Array { .. })
+            && types.size_of(g.ty).is_some_and(|n| n > 0);
+        if complete_array && !g.is_extern && g.local_to.is_none() && !in_system(g.span) {
+            let _ = write!(
+                out,
+                " __ww_object((const void *)({0}), sizeof ({0}));",
+                g.name
+            );
+        }
+    }
+    out
+}
+
+/// The C library's allocation functions, each with the runtime's wrapper that records
+/// what it allocates (the runtime keeps every live block's start and size, so that a loop
+/// can name the object a parameter points to).
+const ALLOCATORS: [(&str, &str); 5] = [
+    ("malloc", "__ww_malloc"),
+    ("calloc", "__ww_calloc"),
+    ("realloc", "__ww_realloc"),
+    ("aligned_alloc", "__ww_aligned_alloc"),
+    ("free", "__ww_free"),
+];
+
+/// Direct calls of the allocation functions in the unit's own code, each renamed to the
+/// runtime's wrapper. A unit that defines one of them itself keeps its calls as they are.
+fn allocation_calls(unit: &Unit, text: &str, in_system: &dyn Fn(Span) -> bool) -> Vec<Node> {
+    let program = &unit.lowered.program;
+    let defined = |name: &str| program.functions.iter().any(|f| f.name == name);
+    let mut nodes = Vec::new();
+    let mut seen = HashSet::new();
+    for f in &program.functions {
+        for inst in &f.insts {
+            let InstKind::Call {
+                callee: frontend::ir::Callee::Direct(name),
+                ..
+            } = &inst.kind
+            else {
+                continue;
+            };
+            let Some(&(_, wrapper)) = ALLOCATORS.iter().find(|(n, _)| n == name) else {
+                continue;
+            };
+            let span = inst.origin.span;
+            let start = span.start as usize;
+            let end = start + name.len();
+            // The call as written starts with the function's name and an opening
+            // parenthesis; anything else (a macro, a cast of the callee) stays as it is.
+            let written = text.get(start..end) == Some(name.as_str())
+                && text[end..].trim_start().starts_with('(')
+                && !text[..start]
+                    .chars()
+                    .next_back()
+                    .is_some_and(|c| c.is_ascii_alphanumeric() || c == '_');
+            if !written || in_system(span) || defined(name) || !seen.insert(start) {
+                continue;
+            }
+            nodes.push(Node {
+                start,
+                end,
+                pieces: vec![Piece::Text(wrapper.to_string())],
+            });
+        }
+    }
+    nodes
 }
 
 /// What a tracked loop watches.
@@ -816,23 +940,124 @@ fn copy_range(
     out.push_str(&text[pos..hi]);
 }
 
-/// The integers a whole object's size reads (`SD.length_concs`), recorded at the loop's
-/// entry so that `instantiate` can evaluate the size, each once. A member is named through
-/// the struct the report's section names, in scope at the loop (`visible` lists scalars
-/// only); a plain variable must be a visible scalar.
-fn whole_object_reads<'a>(
-    report: &'a advisor::model::LoopReport,
+/// What the instrumentation can read where a loop starts: the scalars in scope, and the
+/// lines of the loop's outermost enclosing loop (a name the report gives as `NAME@LINE`,
+/// the value a load on LINE found, is taken to be `NAME` itself when the load is in the
+/// nest: the section reads it, so the loop does not change it; `instantiate` says where
+/// this and the loop counts disagree).
+struct EntryScope<'a> {
     visible: &'a [String],
-) -> impl Iterator<Item = String> + 'a {
+    lines: Option<(u32, u32)>,
+}
+
+/// The first and last line of loop `l`'s statement.
+fn loop_lines(unit: &Unit, l: &LoopSite) -> Option<(u32, u32)> {
+    let first = unit.resolve(l.span)?.line;
+    let end = l.span.end.saturating_sub(1);
+    let last = unit
+        .resolve(Span {
+            start: end,
+            end: l.span.end,
+        })?
+        .line;
+    Some((first, last.max(first)))
+}
+
+/// The integers a section's bounds or a whole object's size read (`n`, `SD.length_concs`,
+/// `firstcol@161`), recorded at the loop's entry so that `instantiate` can evaluate the
+/// section, each once: the report's name and the lvalue read.
+fn section_reads<'a>(
+    report: &'a advisor::model::LoopReport,
+    scope: &'a EntryScope<'a>,
+) -> impl Iterator<Item = (String, String)> + 'a {
     let mut seen = std::collections::BTreeSet::new();
     report
         .parameters
         .iter()
-        .filter_map(|p| p.whole_object.as_ref())
-        .flat_map(|w| w.reads.iter())
-        .filter(move |name| {
-            let member = name.contains('.') || name.contains("->");
-            (member || visible.contains(name)) && seen.insert(name.to_string())
+        .flat_map(|p| {
+            let whole = p.whole_object.iter().flat_map(|w| w.reads.iter());
+            // A plain variable of a section is left to the loop counts, which solve it
+            // from the loop itself: the report names a global by its plain name also
+            // where the program stored to it between the read the loop uses and the
+            // loop (`n0 = n; n = 5;`), and its value at the entry would then be wrong.
+            let section = p
+                .bytes
+                .iter()
+                .flat_map(|b| b.reads.iter())
+                .filter(|n| n.contains(['.', '@']) || n.contains("->"));
+            whole.chain(section)
         })
-        .cloned()
+        .filter_map(move |name| {
+            let lvalue = readable_at_entry(name, scope)?;
+            seen.insert(name.clone()).then(|| (name.clone(), lvalue))
+        })
+}
+
+/// The C lvalue that holds `name` where the loop starts: a visible scalar, a chain of
+/// members (`in.n`, `c->dims.n`) from a named variable (in scope at the loop: `visible`
+/// lists scalars only), or either with a load site `@LINE` inside the loop.
+fn readable_at_entry(name: &str, scope: &EntryScope<'_>) -> Option<String> {
+    let lvalue = match name.split_once('@') {
+        None => name,
+        Some((lvalue, line)) => {
+            let line: u32 = line.parse().ok()?;
+            let (first, last) = scope.lines?;
+            if line < first || line > last {
+                return None;
+            }
+            lvalue
+        }
+    };
+    let member = lvalue.contains('.') || lvalue.contains("->");
+    (member_chain(lvalue) && (member || scope.visible.iter().any(|v| v == lvalue)))
+        .then(|| lvalue.to_string())
+}
+
+/// `a`, `a.b`, `a->b.c`: identifiers joined by `.` and `->`, nothing else.
+fn member_chain(name: &str) -> bool {
+    name.split("->").flat_map(|part| part.split('.')).all(|id| {
+        let mut chars = id.chars();
+        chars
+            .next()
+            .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+            && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+    })
+}
+
+/// `if (c && c->dims) ` before reading `c->dims->n`: a pointer the chain goes through may
+/// be null at an entry where the loop does not run; such an entry records nothing.
+fn null_guard(name: &str) -> String {
+    let mut prefixes = Vec::new();
+    let mut at = 0;
+    while let Some(found) = name[at..].find("->") {
+        prefixes.push(format!("({})", &name[..at + found]));
+        at += found + 2;
+    }
+    if prefixes.is_empty() {
+        String::new()
+    } else {
+        format!("if ({}) ", prefixes.join(" && "))
+    }
+}
+
+/// The array parameters whose section the report cannot give a number for with the
+/// values the profiler records: no section, or one that reads a name the loop cannot read
+/// as C. The profiler records, at each entry, the object each one is (an array) or points
+/// to (an allocated block), `__ww_base`, and `instantiate` sizes the section by it for the
+/// profiled run.
+fn observed_bases(report: &advisor::model::LoopReport, scope: &EntryScope<'_>) -> Vec<String> {
+    report
+        .parameters
+        .iter()
+        .filter(|p| p.kind != ParamKind::Scalar && member_chain(&p.name))
+        .filter(|p| p.c_type.contains('*') || p.c_type.contains('['))
+        .filter(|p| match &p.bytes {
+            None => true,
+            Some(b) => !b
+                .reads
+                .iter()
+                .all(|n| readable_at_entry(n, scope).is_some()),
+        })
+        .map(|p| p.name.clone())
+        .collect()
 }

@@ -63,12 +63,54 @@ pub struct LoopProfile {
     /// Integer scalar inbounds at loop entry, by name.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub inbounds: BTreeMap<String, ValueStats>,
+    /// The object each array parameter whose section the report cannot size pointed to at
+    /// the loop's entries, by the parameter's name: the blocks the program allocated.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub allocations: BTreeMap<String, AllocationStats>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub dependences: Vec<Dependence>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub reductions: Vec<Reduction>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub privatizable: Vec<String>,
+}
+
+/// What an array parameter pointed to at a loop's entries (entries where it was null are
+/// not counted: the loop cannot have touched it there).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AllocationStats {
+    /// Entries where it was the start of a live block the program's own code allocated
+    /// (`malloc`, `calloc`, `realloc`, `aligned_alloc`).
+    pub found: u64,
+    /// Entries where it was not: a global or local array, a pointer into a block, a block
+    /// allocated by a library or through a function pointer.
+    pub unknown: u64,
+    /// The smallest and largest block, and the sum over the `found` entries, in bytes.
+    pub min_bytes: u64,
+    pub max_bytes: u64,
+    pub total_bytes: u64,
+}
+
+impl AllocationStats {
+    /// The block's mean size in bytes over the entries, rounded up; `None` unless every
+    /// entry found its block (a section sized by some entries only would undercount).
+    pub fn mean_bytes(&self) -> Option<u64> {
+        (self.found > 0 && self.unknown == 0).then(|| self.total_bytes.div_ceil(self.found))
+    }
+
+    fn add(&mut self, o: &AllocationStats) {
+        if o.found > 0 {
+            self.min_bytes = if self.found == 0 {
+                o.min_bytes
+            } else {
+                self.min_bytes.min(o.min_bytes)
+            };
+            self.max_bytes = self.max_bytes.max(o.max_bytes);
+        }
+        self.found += o.found;
+        self.unknown += o.unknown;
+        self.total_bytes = self.total_bytes.saturating_add(o.total_bytes);
+    }
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -217,6 +259,9 @@ impl LoopProfile {
                     None => mine.frequent.push(f),
                 }
             }
+        }
+        for (name, a) in &o.allocations {
+            self.allocations.entry(name.clone()).or_default().add(a);
         }
         for d in o.dependences {
             let same = self.dependences.iter_mut().find(|m| {

@@ -734,6 +734,200 @@ void __ww_val(__ww_loop_t *l, int slot, long long v)
         s->hits[i]--;
 }
 
+/* ---- allocations ----
+ *
+ * The live blocks the program's own code allocated (the instrumentation renames its calls
+ * of malloc, calloc, realloc, aligned_alloc and free to the wrappers below): an
+ * open-addressing table from a block's start to its size, so that a loop's entry can tell
+ * which object an array parameter points to (__ww_base).  A freed block's entry becomes a
+ * tombstone; the table is rebuilt at twice the live entries when it is half full.  The
+ * wrappers take a spin lock: the rest of the runtime assumes one thread, but worker
+ * threads that allocate at once must not break the table.  When the table cannot grow,
+ * recording stops and every later lookup says "unknown". */
+typedef struct {
+    uintptr_t key;
+    size_t size;
+} block_t;
+#define TOMBSTONE ((uintptr_t)1)
+static block_t *blocks;
+static size_t cap_blocks, used_blocks, live_blocks;
+static int blocks_broken;
+static char blocks_lock;
+
+static void lock_blocks(void)
+{
+    while (__atomic_test_and_set(&blocks_lock, __ATOMIC_ACQUIRE))
+        ;
+}
+
+static void unlock_blocks(void)
+{
+    __atomic_clear(&blocks_lock, __ATOMIC_RELEASE);
+}
+
+static size_t block_slot(uintptr_t key, size_t cap)
+{
+    return (size_t)(((uint64_t)(key >> 4) * 0x9E3779B97F4A7C15ULL) >> 20) & (cap - 1);
+}
+
+/* Rebuilds the table with room for twice the live blocks (at least 1024 slots). */
+static int rebuild_blocks(void)
+{
+    size_t cap = 1024;
+    while (cap < 4 * (live_blocks + 1))
+        cap *= 2;
+    block_t *fresh = calloc(cap, sizeof *fresh);
+    if (!fresh)
+        return 0;
+    for (size_t i = 0; i < cap_blocks; i++) {
+        uintptr_t key = blocks[i].key;
+        if (key == 0 || key == TOMBSTONE)
+            continue;
+        size_t j = block_slot(key, cap);
+        while (fresh[j].key != 0)
+            j = (j + 1) & (cap - 1);
+        fresh[j] = blocks[i];
+    }
+    free(blocks);
+    blocks = fresh;
+    cap_blocks = cap;
+    used_blocks = live_blocks;
+    return 1;
+}
+
+/* The slot holding `key`, or SIZE_MAX. */
+static size_t find_block(uintptr_t key)
+{
+    if (!cap_blocks)
+        return (size_t)-1;
+    for (size_t j = block_slot(key, cap_blocks);; j = (j + 1) & (cap_blocks - 1)) {
+        if (blocks[j].key == key)
+            return j;
+        if (blocks[j].key == 0)
+            return (size_t)-1;
+    }
+}
+
+static void forget_block(const void *p)
+{
+    size_t j = find_block((uintptr_t)p);
+    if (j != (size_t)-1) {
+        blocks[j].key = TOMBSTONE;
+        live_blocks--;
+    }
+}
+
+static void remember_block(const void *p, size_t size)
+{
+    uintptr_t key = (uintptr_t)p;
+    size_t j = find_block(key);
+    if (j != (size_t)-1) { /* a start the program freed where the profiler did not see */
+        blocks[j].size = size;
+        return;
+    }
+    if (2 * (used_blocks + 1) > cap_blocks && !rebuild_blocks()) {
+        blocks_broken = 1;
+        return;
+    }
+    j = block_slot(key, cap_blocks);
+    while (blocks[j].key != 0 && blocks[j].key != TOMBSTONE)
+        j = (j + 1) & (cap_blocks - 1);
+    if (blocks[j].key == 0)
+        used_blocks++;
+    blocks[j].key = key;
+    blocks[j].size = size;
+    live_blocks++;
+}
+
+void *__ww_malloc(size_t n)
+{
+    void *p = malloc(n);
+    lock_blocks();
+    if (p && !blocks_broken)
+        remember_block(p, n);
+    unlock_blocks();
+    return p;
+}
+
+void *__ww_calloc(size_t count, size_t n)
+{
+    void *p = calloc(count, n); /* when it succeeds, count * n did not overflow */
+    lock_blocks();
+    if (p && !blocks_broken)
+        remember_block(p, count * n);
+    unlock_blocks();
+    return p;
+}
+
+void *__ww_realloc(void *q, size_t n)
+{
+    void *p = realloc(q, n);
+    lock_blocks();
+    /* On failure the old block stays; a size of 0 frees it (glibc) or keeps a new one. */
+    if (q && (p || n == 0))
+        forget_block(q);
+    if (p && !blocks_broken)
+        remember_block(p, n);
+    unlock_blocks();
+    return p;
+}
+
+void *__ww_aligned_alloc(size_t alignment, size_t n)
+{
+    void *p = aligned_alloc(alignment, n);
+    lock_blocks();
+    if (p && !blocks_broken)
+        remember_block(p, n);
+    unlock_blocks();
+    return p;
+}
+
+/* A file-scope array of an instrumented unit, entered as if allocated at start-up. */
+void __ww_object(const void *p, unsigned long long bytes)
+{
+    lock_blocks();
+    if (!blocks_broken)
+        remember_block(p, (size_t)bytes);
+    unlock_blocks();
+}
+
+void __ww_free(void *p)
+{
+    if (p) {
+        lock_blocks();
+        forget_block(p);
+        unlock_blocks();
+    }
+    free(p);
+}
+
+/* An array parameter at a loop's entry: an array object of `array_bytes` bytes (a global
+   or a local), or else a pointer, whose block is looked up. */
+void __ww_base(__ww_loop_t *l, int slot, const void *p, unsigned long long array_bytes)
+{
+    /* A null pointer at an entry: the loop cannot have run over it. */
+    if (!l->bases || !p)
+        return;
+    __ww_bstat_t *s = &l->bases[slot];
+    unsigned long long size = array_bytes;
+    if (!size) {
+        lock_blocks();
+        size_t j = blocks_broken ? (size_t)-1 : find_block((uintptr_t)p);
+        size = j == (size_t)-1 ? 0 : blocks[j].size;
+        unlock_blocks();
+        if (j == (size_t)-1) {
+            s->unknown++;
+            return;
+        }
+    }
+    if (s->found == 0 || size < s->min)
+        s->min = size;
+    if (size > s->max)
+        s->max = size;
+    s->total += size;
+    s->found++;
+}
+
 /* ---- output ----
  *
  * Everything below runs at exit and in signal handlers, possibly while another thread
@@ -918,6 +1112,25 @@ static void write_loop(out_t *o, __ww_loop_t *first)
                 comma = 1;
             }
             out_str(o, "]}\n");
+        }
+    }
+    if (first->nbases > 0) {
+        out_str(o, "    allocations:\n");
+        for (int k = 0; k < first->nbases; k++) {
+            __ww_bstat_t *s = &first->bases[k];
+            out_str(o, "      ");
+            yaml_string(o, first->basenames[k]);
+            out_str(o, ": {found: ");
+            out_u64(o, s->found);
+            out_str(o, ", unknown: ");
+            out_u64(o, s->unknown);
+            out_str(o, ", min_bytes: ");
+            out_u64(o, s->min);
+            out_str(o, ", max_bytes: ");
+            out_u64(o, s->max);
+            out_str(o, ", total_bytes: ");
+            out_u64(o, s->total);
+            out_str(o, "}\n");
         }
     }
     if (any_deps) {
@@ -1111,6 +1324,10 @@ void __ww_register(__ww_tu_t *tu)
             l->vals = calloc((size_t)l->nvals, sizeof *l->vals);
         if (!l->vals)
             l->nvals = 0;
+        if (l->nbases > 0)
+            l->bases = calloc((size_t)l->nbases, sizeof *l->bases);
+        if (!l->bases)
+            l->nbases = 0;
     }
     if (alive)
         return;

@@ -22,6 +22,13 @@ typedef struct __ww_vstat {
     long long value[8];
     unsigned long long hits[8];
 } __ww_vstat_t;
+/* The objects an array parameter pointed to at a loop's entry: entries where it was the
+   start of a live block the program allocated (and their sizes), and entries where it was
+   not (a global, the stack, an interior pointer, a block allocated where the profiler does
+   not see it). */
+typedef struct __ww_bstat {
+    unsigned long long found, unknown, min, max, total;
+} __ww_bstat_t;
 typedef struct __ww_loop {
     const char *id;
     const char *function;
@@ -29,7 +36,10 @@ typedef struct __ww_loop {
     int track;
     int nvals;
     const char *const *valnames;
+    int nbases;
+    const char *const *basenames;
     __ww_vstat_t *vals;
+    __ww_bstat_t *bases;
     /* time: clock ticks spent in the loop (see now_ticks in runtime.c) */
     unsigned long long entries, iterations, min_trip, max_trip, time;
     /* times the shadow was cleared at its limit while this loop was tracked */
@@ -85,6 +95,15 @@ void __ww_exit(__ww_loop_t *l, unsigned long long call);
 void __ww_iter_slow(__ww_loop_t *l, unsigned long long call);
 void __ww_leave(unsigned long long call);
 void __ww_val(__ww_loop_t *l, int slot, long long v);
+void __ww_base(__ww_loop_t *l, int slot, const void *p, unsigned long long array_bytes);
+void __ww_object(const void *p, unsigned long long bytes);
+/* The allocation functions as the program's own code calls them (the instrumentation
+   renames its calls): each keeps the runtime's table of live blocks. */
+void *__ww_malloc(__typeof__(sizeof 0) n);
+void *__ww_calloc(__typeof__(sizeof 0) count, __typeof__(sizeof 0) n);
+void *__ww_realloc(void *p, __typeof__(sizeof 0) n);
+void *__ww_aligned_alloc(__typeof__(sizeof 0) alignment, __typeof__(sizeof 0) n);
+void __ww_free(void *p);
 void __ww_access(const volatile void *p, unsigned long n, __ww_site_t *s, int mode);
 static inline unsigned long long __ww_fn(void) { return ++__ww_calls; }
 static inline void __ww_iter(__ww_loop_t *l, unsigned long long call)

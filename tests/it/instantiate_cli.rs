@@ -676,3 +676,154 @@ fn a_gathered_field_is_estimated_from_its_allocation_after_a_profile() {
     assert_eq!(concs.section_from.as_deref(), Some("allocation"), "{text}");
     assert!(l.offload.is_some(), "no offload estimate: {text}");
 }
+
+/// Writes `files` into a fresh directory, profiles them as one program with `args`, and
+/// returns the instance report of `analyze --profile --instantiate` with its text.
+fn profiled_instance(
+    name: &str,
+    files: &[(&str, &str)],
+    args: &[&str],
+) -> (InstanceReport, String) {
+    let dir = scratch(name);
+    for (file, text) in files {
+        std::fs::write(dir.join(file), text).unwrap();
+    }
+    let names: Vec<&str> = files.iter().map(|(f, _)| *f).collect();
+    let mut profile = vec!["profile"];
+    profile.extend(&names);
+    profile.extend(["-o", "profile.yaml", "--loops", "none", "--"]);
+    profile.extend(args);
+    run(&dir, &profile);
+    let mut analyze = vec!["analyze"];
+    analyze.extend(&names);
+    analyze.extend([
+        "--profile",
+        "profile.yaml",
+        "--instantiate",
+        "--format",
+        "yaml",
+    ]);
+    let text = run(&dir, &analyze);
+    (
+        serde_yaml::from_str(&text).expect("an instance report"),
+        text,
+    )
+}
+
+/// A gather through a pointer whose size no variable keeps (the program allocates
+/// `rows * cols` doubles and passes only the pointer): no section statically, so the
+/// profiler records, at each entry, the block the pointer points to, and the estimate
+/// sizes the section by it, marked valid for the profiled run. A global array passed the
+/// same way is sized by its declaration; an interior pointer gets no size, and says why.
+#[test]
+fn a_gather_with_no_size_in_scope_is_sized_by_the_block_the_profiled_run_allocated() {
+    let program = "#include <stdio.h>\n\
+        #include <stdlib.h>\n\
+        static double coarse[300];\n\
+        double gather(const double *table, const int *idx, int k) {\n\
+        \x20 double s = 0;\n\
+        \x20 for (int i = 0; i < k; i++)\n\
+        \x20   s += table[idx[i]];\n\
+        \x20 return s;\n\
+        }\n\
+        int main(int argc, char **argv) {\n\
+        \x20 int rows = argc > 1 ? atoi(argv[1]) : 10, cols = 7;\n\
+        \x20 double *t = malloc(rows * cols * sizeof(double));\n\
+        \x20 int *idx = calloc(100, sizeof(int));\n\
+        \x20 for (int i = 0; i < rows * cols; i++) t[i] = i;\n\
+        \x20 for (int i = 0; i < 300; i++) coarse[i] = 2 * i;\n\
+        \x20 for (int i = 0; i < 100; i++) idx[i] = (i * 13) % (rows * cols - 5);\n\
+        \x20 double a = gather(t, idx, 100);\n\
+        \x20 double b = gather(coarse, idx, 100);\n\
+        \x20 double c = gather(t + 5, idx, 100);\n\
+        \x20 printf(\"%g %g %g\\n\", a, b, c);\n\
+        \x20 free(t);\n\
+        \x20 free(idx);\n\
+        \x20 return 0;\n\
+        }\n";
+    let (report, text) = profiled_instance("no-size", &[("gather.c", program)], &["40"]);
+    let l = loop_at(&report, 6);
+    let table = l.parameters.iter().find(|p| p.name == "table").unwrap();
+    // The three entries saw 40*7*8 = 2240 bytes (malloc), 2400 (the global array) and an
+    // interior pointer: one entry that cannot be sized leaves the section unsized.
+    assert_eq!(table.size.as_ref().and_then(|q| q.value), None, "{text}");
+    assert!(
+        table
+            .notes
+            .iter()
+            .any(|n| n.contains("at 1 of 3 entries `table` did not point to the start")),
+        "{text}"
+    );
+    assert!(l.offload.is_none(), "{text}");
+
+    // Without the interior pointer, every entry finds its object.
+    let program = program.replace("gather(t + 5, idx, 100)", "gather(t, idx, 50)");
+    let (report, text) = profiled_instance("no-size-2", &[("gather.c", &program)], &["40"]);
+    let l = loop_at(&report, 6);
+    let table = l.parameters.iter().find(|p| p.name == "table").unwrap();
+    // Mean of 2240, 2400 and 2240, rounded up.
+    assert_eq!(
+        section(l, "table"),
+        (Some(0), Some(2294), Some(2294)),
+        "{text}"
+    );
+    assert_eq!(table.section_from.as_deref(), Some("profile"), "{text}");
+    assert!(
+        table
+            .notes
+            .iter()
+            .any(|n| n.starts_with("valid for the profiled run") && n.contains("2240..2400")),
+        "{text}"
+    );
+    assert!(l.offload.is_some(), "no offload estimate: {text}");
+    // The wrapped allocation functions leave the program's behaviour alone.
+    let dir = scratch("no-size-run");
+    std::fs::write(dir.join("gather.c"), &program).unwrap();
+    let exe = dir.join("plain");
+    let built = Command::new("cc")
+        .args(["-O1", "-o", exe.to_str().unwrap(), "gather.c"])
+        .current_dir(&dir)
+        .status()
+        .unwrap();
+    assert!(built.success());
+    let plain = Command::new(&exe).arg("40").output().unwrap();
+    let profiled = run(&dir, &["profile", "gather.c", "-q", "--", "40"]);
+    assert!(
+        profiled.contains(String::from_utf8_lossy(&plain.stdout).trim()),
+        "the profiled run printed {profiled:?}, the plain one {:?}",
+        String::from_utf8_lossy(&plain.stdout)
+    );
+}
+
+/// A section in terms of members of a struct passed by value (`in.n`, `in.m`): the profiler
+/// reads them at the loop's entry, so the section has a number from the analysis itself.
+#[test]
+fn members_a_section_reads_are_recorded_at_the_loops_entry() {
+    let program = "#include <stdio.h>\n\
+        #include <stdlib.h>\n\
+        typedef struct { long n; long m; } Inputs;\n\
+        typedef struct { double e; double x[5]; } Point;\n\
+        void firsts(Inputs in, const Point *grid, double *out) {\n\
+        \x20 for (long i = 0; i < in.n; i++)\n\
+        \x20   out[i] = grid[i * in.m + 1].e;\n\
+        }\n\
+        int main(int argc, char **argv) {\n\
+        \x20 Inputs in = { argc > 1 ? atol(argv[1]) : 4, 9 };\n\
+        \x20 Point *grid = calloc(in.n * in.m, sizeof(Point));\n\
+        \x20 double *out = malloc(in.n * sizeof(double));\n\
+        \x20 firsts(in, grid, out);\n\
+        \x20 printf(\"%g\\n\", out[in.n - 1]);\n\
+        \x20 return 0;\n\
+        }\n";
+    let (report, text) = profiled_instance("members", &[("members.c", program)], &["12"]);
+    let l = loop_at(&report, 6);
+    let grid = l.parameters.iter().find(|p| p.name == "grid").unwrap();
+    assert_eq!(grid.section_from.as_deref(), Some("static"), "{text}");
+    // Elements 1, 10, ..., 100 of 48 bytes: [48, 100*48 + 8).
+    assert_eq!(
+        section(l, "grid"),
+        (Some(48), Some(4808), Some(4760)),
+        "{text}"
+    );
+    assert!(l.offload.is_some(), "no offload estimate: {text}");
+}
