@@ -1,6 +1,7 @@
 //! The `warpwise` command line end to end: exit codes, diagnostics with file:line:col, and
 //! the output formats, on the samples and on broken inputs written to a temp dir.
 
+use crate::common::{assert_valid, SchemaKind};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -410,7 +411,8 @@ fn pyyaml_load(yaml: &str) -> Option<serde_json::Value> {
 }
 
 /// Every report of the samples, and a profile, load with PyYAML (YAML 1.1) to the values
-/// serde_yaml (YAML 1.2) reads: `=` reductions, loop variables named `n` or `on`.
+/// serde_yaml (YAML 1.2) reads: `=` reductions, loop variables named `n` or `on`. What
+/// they load to also matches the kernel report's JSON Schema.
 #[test]
 fn reports_load_the_same_in_yaml_1_1_and_1_2_readers() {
     let dir = temp_dir("yaml11");
@@ -438,6 +440,7 @@ fn reports_load_the_same_in_yaml_1_1_and_1_2_readers() {
         assert!(out.status.success(), "{args:?}");
         let yaml = String::from_utf8(out.stdout).unwrap();
         let ours: serde_json::Value = serde_yaml::from_str(&yaml).unwrap();
+        assert_valid(SchemaKind::KernelReport, &ours);
         let Some(theirs) = pyyaml_load(&yaml) else {
             return;
         };

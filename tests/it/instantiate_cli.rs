@@ -2,6 +2,7 @@
 //! instantiated with them, and every section and request count checked against what the
 //! same run touches in the IR interpreter.
 
+use crate::common::{assert_valid, SchemaKind};
 use frontend::interp::{Access, Interpreter, Observer, Val};
 use frontend::ir::Value;
 use frontend::preprocess::TranslationUnitInput;
@@ -81,7 +82,14 @@ fn instantiate(dir: &Path, profile: &str, extra: &[&str]) -> InstanceReport {
         "yaml",
     ];
     args.extend_from_slice(extra);
-    serde_yaml::from_str(&run(dir, &args)).expect("an instance report")
+    instance_report(&run(dir, &args))
+}
+
+/// An instance report from its YAML, checked against its JSON Schema first.
+fn instance_report(yaml: &str) -> InstanceReport {
+    let json: serde_json::Value = serde_yaml::from_str(yaml).expect("YAML");
+    assert_valid(SchemaKind::InstanceReport, &json);
+    serde_yaml::from_str(yaml).expect("an instance report")
 }
 
 fn loop_at(report: &InstanceReport, line: u32) -> &InstanceLoop {
@@ -488,7 +496,7 @@ fn analyze_instantiate_does_it_in_one_go() {
             "yaml",
         ],
     );
-    let report: InstanceReport = serde_yaml::from_str(&text).expect("an instance report");
+    let report = instance_report(&text);
     let l = loop_at(&report, 43);
     assert_eq!(value_of(l, "n").value, Some(200));
     assert_eq!(section(l, "a"), (Some(800), Some(2388), Some(1588)));
@@ -561,7 +569,7 @@ fn negative_and_inconsistent_sections_are_not_counted_silently() {
             &dir,
             &["instantiate", report, "--set", set, "--format", "yaml"],
         );
-        serde_yaml::from_str(&text).expect("an instance report")
+        instance_report(&text)
     };
     // n = -5: the loop runs no iteration, the sections `4*n` are -20 bytes: empty, said so.
     let r = instance("report.yaml", "n=-5");
@@ -665,7 +673,7 @@ fn a_gathered_field_is_estimated_from_its_allocation_after_a_profile() {
             "yaml",
         ],
     );
-    let report: InstanceReport = serde_yaml::from_str(&text).expect("an instance report");
+    let report = instance_report(&text);
     let l = loop_at(&report, 6);
     assert_eq!(
         section(l, "d->concs"),

@@ -19,5 +19,6 @@ mod progress_cli;
 mod safety_cli;
 mod samples_run;
 mod sarif_cli;
+mod schemas;
 mod shell_cli;
 mod tutorial;

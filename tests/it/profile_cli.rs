@@ -1,6 +1,7 @@
 //! The profiler through the `warpwise` binary: `profile` leaves the program's output and
 //! exit status alone, `cc` profiles a Makefile project, `analyze --profile` uses the result.
 
+use crate::common::{assert_valid, yaml_documents, SchemaKind};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -69,6 +70,10 @@ fn make_project_through_the_wrapper() {
         .unwrap();
     assert!(run.status.success());
     assert_eq!(String::from_utf8_lossy(&run.stdout), "checksum: 188478\n");
+    // The runtime's own document, before any `warpwise profile` rewrites it.
+    for document in yaml_documents(&std::fs::read_to_string(dir.join("out.yaml")).unwrap()) {
+        assert_valid(SchemaKind::Profile, &document);
+    }
     let report = Command::new(bin())
         .current_dir(&dir)
         .args([
@@ -82,6 +87,10 @@ fn make_project_through_the_wrapper() {
         .output()
         .unwrap();
     assert!(report.status.success());
+    assert_valid(
+        SchemaKind::KernelReport,
+        &serde_yaml::from_slice(&report.stdout).unwrap(),
+    );
     let yaml: serde_yaml::Value = serde_yaml::from_slice(&report.stdout).unwrap();
     let loops = yaml["loops"].as_sequence().unwrap();
     let get = |line: u64| {
