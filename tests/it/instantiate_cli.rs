@@ -702,6 +702,11 @@ fn profiled_instance(
     profile.extend(["-o", "profile.yaml", "--loops", "none", "--"]);
     profile.extend(args);
     run(&dir, &profile);
+    // The profile's new fields (`allocations`) are held to its schema too.
+    let profile_text = std::fs::read_to_string(dir.join("profile.yaml")).unwrap();
+    for document in crate::common::yaml_documents(&profile_text) {
+        assert_valid(SchemaKind::Profile, &document);
+    }
     let mut analyze = vec!["analyze"];
     analyze.extend(&names);
     analyze.extend([
@@ -712,10 +717,7 @@ fn profiled_instance(
         "yaml",
     ]);
     let text = run(&dir, &analyze);
-    (
-        serde_yaml::from_str(&text).expect("an instance report"),
-        text,
-    )
+    (instance_report(&text), text)
 }
 
 /// A gather through a pointer whose size no variable keeps (the program allocates
