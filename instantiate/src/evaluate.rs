@@ -8,7 +8,8 @@ use super::model::{
 };
 use advisor::model::{LoopReport, MappingReport, ParamKind, Parameter, Role};
 use num_traits::ToPrimitive;
-use profile::model::{LoopProfile, Profile};
+use profile::model::{LoopProfile, Profile, ValueStats};
+use std::collections::BTreeMap;
 
 /// The bytes one global-memory request moves.
 pub const SEGMENT_BYTES: i64 = 128;
@@ -61,6 +62,67 @@ pub fn parameters(params: &[Parameter], values: &Context, from: &str) -> Vec<Ins
             param
         })
         .collect()
+}
+
+/// Sections whose size has no number because one variable took several values at the
+/// loop's entries (`max(8*m - 512, 40, -8*m + 560)` in a loop nested in one over `m`): the
+/// size averaged over the entries, each value weighted by how often it was recorded, when
+/// the profile counted every value exactly (at most 8 distinct ones per run). This is the
+/// bytes one launch copies on average, valid for the profiled run; `lo` and `hi` keep no
+/// number, since they differ from entry to entry.
+pub fn sections_averaged_over_entries(
+    params: &mut [InstanceParameter],
+    values: &Context,
+    recorded: &BTreeMap<String, ValueStats>,
+) {
+    for p in params.iter_mut() {
+        let Some(size) = p.size.as_mut().filter(|q| q.value.is_none()) else {
+            continue;
+        };
+        let missing: Vec<String> = super::eval::variables(&size.expr)
+            .into_iter()
+            .filter(|n| !values.values.contains_key(n))
+            .collect();
+        let [name] = missing.as_slice() else {
+            continue;
+        };
+        let Some(stats) = recorded.get(name) else {
+            continue;
+        };
+        let counted: u64 = stats.frequent.iter().map(|f| f.count).sum();
+        if stats.count == 0 || counted != stats.count {
+            continue;
+        }
+        let mut total = 0i128;
+        let (mut least, mut most) = (i64::MAX, i64::MIN);
+        for f in &stats.frequent {
+            let mut at = values.clone();
+            at.values.insert(name.clone(), f.value);
+            let Ok(bytes) = eval_in(&size.expr, &at) else {
+                total = -1;
+                break;
+            };
+            let bytes = bytes.max(0);
+            least = least.min(bytes);
+            most = most.max(bytes);
+            total += i128::from(bytes) * i128::from(f.count);
+        }
+        if total < 0 {
+            continue;
+        }
+        let mean = (total + i128::from(stats.count) - 1) / i128::from(stats.count);
+        let Ok(mean) = i64::try_from(mean) else {
+            continue;
+        };
+        size.value = Some(mean);
+        size.why = None;
+        p.section_from = Some("profile".into());
+        p.notes.push(format!(
+            "valid for the profiled run: `{name}` took {} values at the loop's {} entries; the size averaged over them is {mean} bytes ({least}..{most})",
+            stats.frequent.len(),
+            stats.count
+        ));
+    }
 }
 
 /// Sections that have no number yet, sized by the block each parameter pointed to at the

@@ -291,6 +291,11 @@ fn instantiate_loop<'a, E: std::fmt::Display>(
             }
         }
     }
+    // Kept for the sections whose size varies with a value recorded at each entry.
+    let recorded_at_entry: BTreeMap<String, profile::model::ValueStats> = recorded
+        .iter()
+        .map(|(name, stats)| (name.clone(), (*stats).clone()))
+        .collect();
     let unprofiled: Vec<(String, BTreeSet<String>)> = counted
         .iter()
         .filter(|c| c.profile.is_none())
@@ -411,6 +416,7 @@ fn instantiate_loop<'a, E: std::fmt::Display>(
             ),
         }
     }
+    evaluate::sections_averaged_over_entries(&mut parameters, &context, &recorded_at_entry);
     if let Some(p) = find(&l.id) {
         evaluate::sections_from_allocations(&mut parameters, p);
     }

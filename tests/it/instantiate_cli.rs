@@ -837,3 +837,38 @@ fn members_a_section_reads_are_recorded_at_the_loops_entry() {
     );
     assert!(l.offload.is_some(), "no offload estimate: {text}");
 }
+
+/// A section whose size depends on a variable that takes several values at the loop's
+/// entries (the loop is nested in one over `m`, and reads `x[m]` next to `x[i + 10]`): no
+/// single value exists, so the size is averaged over the entries, each value weighted by
+/// how often the profile saw it, and says so.
+#[test]
+fn a_size_that_varies_between_entries_is_averaged_over_them() {
+    let program = "#include <stdio.h>\n\
+        double x[64], s[64];\n\
+        int main(void) {\n\
+        \x20 for (int i = 0; i < 64; i++) x[i] = i;\n\
+        \x20 for (int m = 0; m < 4; m++)\n\
+        \x20   for (int i = 0; i < 8; i++)\n\
+        \x20     s[8 * m + i] = x[m] * x[i + 10];\n\
+        \x20 printf(\"%g\\n\", s[9]);\n\
+        \x20 return 0;\n\
+        }\n";
+    let (report, text) = profiled_instance("averaged", &[("avg.c", program)], &[]);
+    let l = report
+        .loops
+        .iter()
+        .find(|l| l.id.ends_with("avg.c:6:5"))
+        .unwrap_or_else(|| panic!("no inner loop: {text}"));
+    let x = l.parameters.iter().find(|p| p.name == "x").unwrap();
+    // [min(8m, 80), max(8m + 8, 144)) for m = 0..3: 144, 136, 128, 120 bytes; mean 132.
+    assert_eq!(x.size.as_ref().and_then(|q| q.value), Some(132), "{text}");
+    assert_eq!(x.section_from.as_deref(), Some("profile"), "{text}");
+    assert!(
+        x.notes
+            .iter()
+            .any(|n| n.contains("`m` took 4 values") && n.contains("(120..144)")),
+        "{text}"
+    );
+    assert!(l.offload.is_some(), "no offload estimate: {text}");
+}
