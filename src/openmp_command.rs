@@ -212,7 +212,7 @@ pub fn validate(
                         "PASS: {loops} loop{} ported; the original and the port ({compiler}, OMP_TARGET_OFFLOAD=MANDATORY) {agree}{}",
                         if loops == 1 { "" } else { "s" },
                         if c.within_tolerance > 0 {
-                            format!(" ({} numbers within relative tolerance {rtol:e})", c.within_tolerance)
+                            format!(" ({} numbers within relative tolerance {rtol:e} and their last printed digit's rounding)", c.within_tolerance)
                         } else {
                             String::new()
                         }
