@@ -79,7 +79,7 @@ pub fn at_loop(
             })
         }
         Some(SymbolOrigin::Param(i)) => {
-            let at = passed_objects(view, unit, func, *i as usize, name)?;
+            let at = passed_objects(view, unit, func, *i as usize, name, PASSED_ON)?;
             let (size, sites) = at;
             Ok(WholeObject {
                 allocated_at: sites,
@@ -91,9 +91,14 @@ pub fn at_loop(
     }
 }
 
+/// How many calls a pointer may be passed on through, each caller's own parameter handed
+/// to the callee unchanged (NPB CG: `main` → `makea` → `sparse`), before the search stops.
+const PASSED_ON: usize = 4;
+
 /// The size of the object every call site passes as parameter `position` of `func` (NPB's
 /// `conj_grad(colidx, rowstr, ..., a, ...)` with file-scope arrays): the start of a
-/// fixed-size array, or a pointer kept where every allocation has one constant size. A
+/// fixed-size array, a pointer kept where every allocation has one constant size, or the
+/// caller's own parameter, whose callers are asked the same (up to `depth` calls up). A
 /// size the callee cannot name (another function's variables) is no answer, and neither is
 /// a function whose address is taken (a call through a pointer is not seen).
 fn passed_objects(
@@ -102,6 +107,7 @@ fn passed_objects(
     func: &Function,
     position: usize,
     name: &str,
+    depth: usize,
 ) -> Result<(u64, Vec<String>), String> {
     let f = view
         .resolve(unit, &func.name)
@@ -143,6 +149,17 @@ fn passed_objects(
                     let at = site(view, caller.unit, cfunc.inst(leaf).origin.span)
                         .map(|s| format!("{s} (the array the call there passes)"));
                     (bytes, at)
+                }
+                // The caller's own parameter, passed on unchanged: its callers decide.
+                InstKind::Param(k) if depth > 0 => {
+                    let (bytes, sites) =
+                        passed_objects(view, caller.unit, cfunc, *k as usize, name, depth - 1)?;
+                    for w in sites.iter().skip(1) {
+                        if !at.contains(w) {
+                            at.push(w.clone());
+                        }
+                    }
+                    (bytes, sites.into_iter().next())
                 }
                 InstKind::Load { addr } => {
                     let keeper = match &cfunc.inst(*addr).kind {

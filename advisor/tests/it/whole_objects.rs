@@ -187,3 +187,31 @@ fn a_parameter_every_call_passes_the_same_fixed_array() {
     );
     check(&moved, "v", None);
 }
+
+/// NPB CG's `sparse`: the pointer reaches the loop's function through another function's
+/// parameter (`main` → `makea` → `sparse`), passed on unchanged; the callers of the caller
+/// decide. A caller that passes on something else (its parameter moved, another array)
+/// leaves it unknown.
+#[test]
+fn a_parameter_passed_on_through_another_function_is_the_array_its_callers_pass() {
+    let head = "static int rowstr[1402];\n\
+                static int other[7];\n";
+    let sparse = "void sparse(int *rs, const int *arow, int nnza) {\n\
+                  \x20 for (int nza = 0; nza < nnza; nza++) /* LOOP */\n\
+                  \x20   rs[arow[nza]] = rs[arow[nza]] + 1;\n\
+                  }\n";
+    let passed = |makea: &str, main: &str| format!("{head}{sparse}{makea}{main}");
+    let makea = "void makea(int *rs, const int *arow, int n) { sparse(rs, arow, n); }\n";
+    let main = "int main(void) { static int arow[10]; makea(rowstr, arow, 10); return 0; }\n";
+    let notes = check(&passed(makea, main), "rs", Some(("5608", "5608")));
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.contains("the array the call there passes")),
+        "{notes:#?}"
+    );
+    let two = "int main(void) { static int arow[10]; makea(rowstr, arow, 10); makea(other, arow, 1); return 0; }\n";
+    check(&passed(makea, two), "rs", None);
+    let moved = "void makea(int *rs, const int *arow, int n) { sparse(rs + 1, arow, n); }\n";
+    check(&passed(moved, main), "rs", None);
+}

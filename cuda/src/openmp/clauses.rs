@@ -809,7 +809,7 @@ pub fn plan_port(
     }
     if !grouped.is_empty() {
         notes.push(format!(
-            "{} update{} `x = x + a + b` written `x = x + (a + b)` for `#pragma omp atomic update`: the sum of the rest is added as one value, which may round differently from the sequential loop",
+            "{} update{} `x = x + a + b` written `x = x + (a + b)` (`x = x - a + b` as `x = x + (-a + b)`) for `#pragma omp atomic update`: the sum of the rest is added as one value, which may round differently from the sequential loop",
             grouped.len() / 2,
             if grouped.len() > 2 { "s" } else { "" }
         ));
@@ -2015,7 +2015,13 @@ fn atomic_sites(
         }
         if let Some((plus, semi)) = regroup {
             let base = a.span.end as usize;
-            for (at, original, replacement) in [(plus, "+", "+ ("), (semi, ";", ");")] {
+            // `x = x - a + b` is `x = x + (-a + b)`: the first operand's sign moves inside.
+            let (op, opened) = if after[plus..].starts_with('-') {
+                ("-", "+ (-")
+            } else {
+                ("+", "+ (")
+            };
+            for (at, original, replacement) in [(plus, op, opened), (semi, ";", ");")] {
                 let l = map.locate(base + at);
                 grouped.push(TextEdit {
                     line: l.line,
@@ -2089,7 +2095,7 @@ fn atomic_sites(
     if out.is_empty() {
         if let Some((text, line)) = shapeless {
             return Err(EmitError::refused(format!(
-                "{}: its update `{text};` at line {line} is not one the port makes atomic: it writes `#pragma omp atomic update` over `x op= e`, `x++`, `x = x + e`, `x = e + x`, `x = x * e`, `x = e * x` and `x = x + a + b` (as `x = x + (a + b)`)",
+                "{}: its update `{text};` at line {line} is not one the port makes atomic: it writes `#pragma omp atomic update` over `x op= e`, `x++`, `x = x + e`, `x = e + x`, `x = x * e`, `x = e * x`, `x = x + a + b` (as `x = x + (a + b)`) and `x = x - a + b` (as `x = x + (-a + b)`)",
                 r.describe()
             )));
         }
@@ -2101,10 +2107,11 @@ fn atomic_sites(
     Ok(out)
 }
 
-/// Where `after` (the text after the lvalue `x`) is ` = x + a + b ...;`, a sum whose
-/// top-level operators are `+` and `-` only: the offsets in `after` of the `+` after `x`
-/// and of the `;`, between which `(` and `)` make it `x = x + (a + b ...)`, the form
-/// `#pragma omp atomic update` takes.
+/// Where `after` (the text after the lvalue `x`) is ` = x + a + b ...;` or
+/// ` = x - a + b ...;`, a sum whose top-level operators are `+` and `-` only: the offsets
+/// in `after` of the operator after `x` and of the `;`, between which `(` and `)` make it
+/// `x = x + (a + b ...)` (`x = x + (-a + b ...)`), the form `#pragma omp atomic update`
+/// takes.
 fn grouped_sum(lvalue: &str, after: &str) -> Option<(usize, usize)> {
     let semi = after.find(';')?;
     let stmt = &after[..semi];
@@ -2118,7 +2125,7 @@ fn grouped_sum(lvalue: &str, after: &str) -> Option<(usize, usize)> {
         return None;
     }
     let plus = lhs.len() + 1;
-    if t(plus) != "+" {
+    if t(plus) != "+" && t(plus) != "-" {
         return None;
     }
     let mut depth = 0i32;
@@ -2179,12 +2186,14 @@ mod tests {
         let (plus, semi) = g("u[i][j]", after).unwrap();
         assert_eq!(&after[plus..plus + 1], "+");
         assert_eq!(&after[semi..semi + 1], ";");
-        // One operand after `x` is `atomic update`'s own form; a product, another target,
-        // a comparison or a subtraction first are not grouped.
+        // One operand after `x` is `atomic update`'s own form; a product, another target
+        // or a comparison are not grouped; a subtraction first is (its sign moves inside).
         assert_eq!(g("x", " = x + a * b;"), None);
         assert_eq!(g("x", " = y + a + b;"), None);
         assert_eq!(g("x", " = x * a + b;"), None);
-        assert_eq!(g("x", " = x - a + b;"), None);
+        let (minus, _) = g("x", " = x - a + b;").unwrap();
+        assert_eq!(&" = x - a + b;"[minus..minus + 1], "-");
+        assert_eq!(g("x", " = x - a;"), None);
         assert_eq!(g("x", " = x + a + (b < c);").map(|_| ()), Some(()));
         assert_eq!(g("x", " = x + a + b < c;"), None);
     }
