@@ -1441,6 +1441,43 @@ mod programs {
         }
     }
 
+    /// RSBench's `sigT += (c_mul(pole.MP_RT, CDUM)).r;`: a member of the struct a call
+    /// returns, which clang 16 refuses in a target region, is read through a local the port
+    /// declares; one on the same line as another, and a nested one, are handled or refused
+    /// by name.
+    #[test]
+    fn a_member_of_a_returned_struct_is_read_through_a_local() {
+        let files = program(
+            "returned-members",
+            &[(
+                "sums.c",
+                "#include <stdio.h>\n\
+                 typedef struct { double r, i; } Cx;\n\
+                 static Cx c_mul(Cx a, Cx b) { Cx c = {a.r * b.r - a.i * b.i, a.r * b.i + a.i * b.r}; return c; }\n\
+                 static Cx pts[300];\n\
+                 int main(void) {\n\
+                 \x20 double s = 0, t = 0;\n\
+                 \x20 for (int i = 0; i < 300; i++) { pts[i].r = 0.5 * i; pts[i].i = 1.0 / (i + 1); }\n\
+                 \x20 for (int i = 0; i < 300; i++) {\n\
+                 \x20   s += (c_mul(pts[i], pts[299 - i])).r; t += c_mul(pts[i], pts[i]).i;\n\
+                 \x20 }\n\
+                 \x20 printf(\"%.6f %.6f\\n\", s, t);\n\
+                 \x20 return 0;\n\
+                 }\n",
+            )],
+        );
+        let (ported, said) = emit(&files);
+        let text = &ported[0].1;
+        assert!(
+            text.contains("({ __typeof__(c_mul(pts[i], pts[299 - i])) __ww_rv0 = c_mul(pts[i], pts[299 - i]); __ww_rv0.r; })")
+                && text.contains("__ww_rv1.i; })"),
+            "{text}\n{said}"
+        );
+        if offload_available() {
+            validates(&files, 2);
+        }
+    }
+
     /// `double ***` grids allocated row by row (NPB MG), used by kernel after kernel with
     /// different sections of the same rows: each kernel maps the rows it reaches and deletes
     /// every entry after it, so the next one starts from an empty device environment.

@@ -144,10 +144,16 @@ pub fn plan_port(
         .loop_site(&report.id)
         .ok_or_else(|| refuse("the loop's text was not found".into()))?;
     let map = &unit.preprocessed.source_map;
-    if let Some(access) = member_of_returned_value(ctx.slice(site.span)) {
-        return Err(refuse(format!(
-            "the body reads a member of a struct a call returns, `{access}`: clang 16 rejects it in a target region (\"expected addressable lvalue in 'map' clause\"); assign the call's result to a local first"
-        )));
+    // A member of a struct a call returns, `(f(x)).r`, is read through a local the port
+    // declares (`({ __typeof__(f(x)) v = f(x); v.r; })`): clang 16 rejects the member of
+    // an rvalue in a target region ("expected addressable lvalue in 'map' clause").
+    let returned_members = returned_member_edits(ctx.slice(site.span), site.span.start, map);
+    if returned_members.is_none() {
+        if let Some(access) = member_of_returned_value(ctx.slice(site.span)) {
+            return Err(refuse(format!(
+                "the body reads a member of a struct a call returns, `{access}`, in a shape the port does not rewrite (over several lines, or one inside another): clang 16 rejects it in a target region (\"expected addressable lvalue in 'map' clause\"); assign the call's result to a local first"
+            )));
+        }
     }
     if let Some(access) = member_through_address(ctx.slice(site.span)) {
         return Err(refuse(format!(
@@ -807,6 +813,14 @@ pub fn plan_port(
         clauses.extend(a.clauses.iter().cloned());
         edits = a.edits.clone();
     }
+    if let Some(rewritten) = returned_members.filter(|r| !r.is_empty()) {
+        notes.push(format!(
+            "{} member{} of a struct a call returns read through a local (`({{ __typeof__(f(x)) v = f(x); v.r; }})`): clang 16 rejects the member of a returned value in a target region",
+            rewritten.len(),
+            if rewritten.len() == 1 { "" } else { "s" }
+        ));
+        edits.extend(rewritten);
+    }
     if !grouped.is_empty() {
         notes.push(format!(
             "{} update{} `x = x + a + b` written `x = x + (a + b)` (`x = x - a + b` as `x = x + (-a + b)`) for `#pragma omp atomic update`: the sum of the rest is added as one value, which may round differently from the sequential loop",
@@ -1083,6 +1097,87 @@ fn member_of_returned_value(text: &str) -> Option<String> {
         }
     }
     None
+}
+
+/// Edits that read each member of a struct a call returns (`(f(x)).r`, `f(x).r`) in `text`
+/// (a loop statement starting at byte `base` of the unit) through a local:
+/// `({ __typeof__(f(x)) __ww_rvN = f(x); __ww_rvN.r; })`, which evaluates the call once, as
+/// the original does. `None` when one cannot be written as an edit of one line, or one
+/// lies inside another.
+fn returned_member_edits(
+    text: &str,
+    base: u32,
+    map: &frontend::source_map::SourceMap,
+) -> Option<Vec<TextEdit>> {
+    let toks = crate::ctext::code_tokens(text);
+    let t = |k: usize| crate::ctext::tok_text(text, &toks[k]);
+    let is_name = |w: &str| {
+        w.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+            && !matches!(
+                w,
+                "if" | "while" | "for" | "switch" | "return" | "sizeof" | "_Alignof"
+            )
+    };
+    let opening = |close: usize| -> Option<usize> {
+        let mut depth = 0usize;
+        for j in (0..=close).rev() {
+            match t(j) {
+                ")" => depth += 1,
+                "(" => {
+                    depth -= 1;
+                    if depth == 0 {
+                        return Some(j);
+                    }
+                }
+                _ => {}
+            }
+        }
+        None
+    };
+    let mut spans: Vec<(usize, usize, usize, usize, usize)> = Vec::new();
+    for k in 1..toks.len().saturating_sub(1) {
+        if t(k) != "." || t(k - 1) != ")" || !is_name(t(k + 1)) {
+            continue;
+        }
+        let Some(open) = opening(k - 1) else { continue };
+        let call = open > 0 && is_name(t(open - 1));
+        let wrapped_call = open + 2 < k - 1
+            && is_name(t(open + 1))
+            && t(open + 2) == "("
+            && opening(k - 2) == Some(open + 2);
+        // (first token, the call's first and last token, the member)
+        if call {
+            spans.push((open - 1, open - 1, k - 1, k + 1, k + 1));
+        } else if wrapped_call {
+            spans.push((open, open + 1, k - 2, k + 1, k + 1));
+        }
+    }
+    let mut edits = Vec::new();
+    let mut last_end = 0;
+    for (n, (first, call_first, call_last, member, _)) in spans.into_iter().enumerate() {
+        let (start, end) = (toks[first].start, toks[member].end);
+        if start < last_end {
+            return None;
+        }
+        last_end = end;
+        let original = &text[start..end];
+        if original.contains('\n') {
+            return None;
+        }
+        let call = &text[toks[call_first].start..toks[call_last].end];
+        let name = format!("__ww_rv{n}");
+        let at = map.locate(base as usize + start);
+        edits.push(TextEdit {
+            line: at.line,
+            col: at.col,
+            original: original.to_string(),
+            replacement: format!(
+                "({{ __typeof__({call}) {name} = {call}; {name}.{}; }})",
+                t(member)
+            ),
+        });
+    }
+    Some(edits)
 }
 
 fn member_through_address(text: &str) -> Option<String> {
