@@ -2470,7 +2470,7 @@ impl<'a> FunctionContext<'a> {
             .get_or_init(|| crate::rebase::Definitions::of(self.func));
         let symbols = self
             .stale_symbols
-            .get_or_init(|| crate::stale::FunctionSymbols::of(self.rec, definitions));
+            .get_or_init(|| crate::stale::FunctionSymbols::of(self.func, self.rec, definitions));
         // Placed as the report's other qualified names are (a merge: the statement after it).
         let line = |v: Value| self.defining_place(v).map_or(0, |(line, _)| line);
         let mut texts: Vec<&str> = Vec::new();

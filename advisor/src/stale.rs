@@ -37,6 +37,9 @@ pub struct FunctionSymbols {
     /// Symbols named after a variable the function assigns more than once, by name, with
     /// their values: the ones that can be stale somewhere.
     plain: HashMap<String, (Var, frontend::ir::Value)>,
+    /// The loads of each global the function reads (`n#2`), by the global's name: stale at
+    /// a loop when the function may store to it between the load and the loop.
+    globals: HashMap<String, Vec<(Var, frontend::ir::Value)>>,
     /// Symbols whose names are not plain identifiers (`s->n`, `a[k].len`), longest first
     /// (then by name), with their values when they have one.
     compound: Vec<(Var, Option<frontend::ir::Value>)>,
@@ -47,12 +50,23 @@ pub struct FunctionSymbols {
 }
 
 impl FunctionSymbols {
-    pub fn of(rec: &Reconstruction, definitions: &Definitions) -> FunctionSymbols {
+    pub fn of(func: &Function, rec: &Reconstruction, definitions: &Definitions) -> FunctionSymbols {
         let mut plain = HashMap::new();
+        let mut globals = HashMap::new();
         let mut compound = Vec::new();
         for symbol in rec.symbols.iter() {
             let name = symbol.var.name();
             let value = rec.symbols.value_of(&symbol.var);
+            if let Some(v) = value.filter(|v| loaded_global(func, *v).is_some()) {
+                let stem = name.split('#').next().unwrap_or(name);
+                if is_identifier(stem) {
+                    globals
+                        .entry(stem.to_string())
+                        .or_insert_with(Vec::new)
+                        .push((symbol.var.clone(), v));
+                    continue;
+                }
+            }
             if !is_identifier(name) {
                 compound.push((symbol.var.clone(), value));
             } else if let Some(value) = value.filter(|_| definitions.assigned_again(name)) {
@@ -89,6 +103,7 @@ impl FunctionSymbols {
         }
         FunctionSymbols {
             plain,
+            globals,
             compound,
             by_rarest_word,
             wordless,
@@ -162,6 +177,71 @@ impl Staleness<'_> {
     }
 }
 
+/// The global a load reads, when `value` loads a file-scope or static variable itself (not
+/// through a pointer, not a member or element of it).
+fn loaded_global(func: &Function, value: frontend::ir::Value) -> Option<frontend::ir::GlobalId> {
+    let frontend::ir::InstKind::Load { addr } = &func.inst(value).kind else {
+        return None;
+    };
+    match &func.inst(*addr).kind {
+        frontend::ir::InstKind::GlobalAddr(g) => Some(*g),
+        _ => None,
+    }
+}
+
+/// Whether a store to `global` (through its address, as the function writes it) may run
+/// after the load `value` and before loop `l` starts: in the load's block after it, or in a
+/// block outside the loop that the load's block reaches and that reaches the loop's header.
+/// A callee that writes the global is not looked at.
+fn stored_before_loop(
+    func: &Function,
+    value: frontend::ir::Value,
+    global: frontend::ir::GlobalId,
+    l: &Loop,
+) -> bool {
+    use frontend::ir::{Block, InstKind};
+    let load_block = func.inst(value).block;
+    let stores_global = |v: &frontend::ir::Value| {
+        matches!(&func.inst(*v).kind, InstKind::Store { addr, .. }
+            if matches!(func.inst(*addr).kind, InstKind::GlobalAddr(g) if g == global))
+    };
+    let store_blocks: Vec<Block> = func
+        .blocks()
+        .filter(|b| !l.contains(*b))
+        .filter(|b| func.block(*b).insts.iter().any(stores_global))
+        .collect();
+    if store_blocks.is_empty() {
+        return false;
+    }
+    // Blocks that reach the loop's header, and blocks the load's block reaches.
+    let mut to_header = std::collections::HashSet::new();
+    let mut work = vec![l.header];
+    while let Some(b) = work.pop() {
+        for p in &func.block(b).preds {
+            if to_header.insert(*p) {
+                work.push(*p);
+            }
+        }
+    }
+    let mut from_load = std::collections::HashSet::new();
+    let mut work: Vec<Block> = func.block(load_block).terminator.successors();
+    while let Some(b) = work.pop() {
+        if from_load.insert(b) {
+            work.extend(func.block(b).terminator.successors());
+        }
+    }
+    let after_load_in_its_block = func
+        .block(load_block)
+        .insts
+        .iter()
+        .skip_while(|v| **v != value)
+        .any(stores_global);
+    store_blocks.iter().any(|b| {
+        let reached = from_load.contains(b) || (*b == load_block && after_load_in_its_block);
+        reached && (to_header.contains(b) || *b == l.header)
+    })
+}
+
 /// The identifier-like words of `text`: every name a use of a variable in it can be (and
 /// more: the parts of numbered and member names).
 fn words(text: &str) -> impl Iterator<Item = &str> {
@@ -193,6 +273,19 @@ impl AtLoop {
         // Plain variables first: a compound name is stale when it embeds one of them.
         let named: std::collections::BTreeSet<&str> = texts.iter().flat_map(|t| words(t)).collect();
         let stale: Vec<Found> = named.iter().filter_map(|w| staleness.of(w)).collect();
+        let mut stale_globals: Vec<(Var, String, frontend::ir::Value)> = Vec::new();
+        // A global's value as a load before the loop read it is stale when the function may
+        // store to the global between that load and the loop (`n0 = n; n = 5;`): the loop
+        // finds another value in it. It keeps the line it was loaded on.
+        for name in &named {
+            for (var, value) in symbols.globals.get(*name).into_iter().flatten() {
+                let outside = !l.contains(func.inst(*value).block);
+                let global = loaded_global(func, *value);
+                if outside && global.is_some_and(|g| stored_before_loop(func, *value, g, l)) {
+                    stale_globals.push((var.clone(), name.to_string(), *value));
+                }
+            }
+        }
         for (var, value, at_entry) in &stale {
             // at_entry = own + c, with c over names the loop sees as meant (an enclosing
             // loop's counter: `wpsi_start + ri - p.ri3`): the old value is own - c.
@@ -263,7 +356,11 @@ impl AtLoop {
                     .unwrap_or_else(|| marked(name, line(v))),
             );
         }
-        let compound: Vec<String> = if rewrite.is_empty() {
+        // A stale global's load (`n#2`) is marked by the global's name and its line.
+        for (var, name, value) in &stale_globals {
+            rewrite.insert(var.clone(), marked(name, line(*value)));
+        }
+        let mut compound: Vec<String> = if rewrite.is_empty() {
             Vec::new()
         } else {
             present
@@ -271,6 +368,16 @@ impl AtLoop {
                 .map(|(var, _)| var.name().to_string())
                 .collect()
         };
+        if !stale_globals.is_empty() {
+            compound.extend(
+                stale_globals
+                    .iter()
+                    .map(|(var, _, _)| var.name().to_string()),
+            );
+            compound.sort_by(|a, b| {
+                (std::cmp::Reverse(a.len()), a).cmp(&(std::cmp::Reverse(b.len()), b))
+            });
+        }
         AtLoop { rewrite, compound }
     }
 
@@ -283,6 +390,7 @@ impl AtLoop {
         if self.rewrite.is_empty() {
             return text.to_string();
         }
+
         match parse_expr(text) {
             Ok(expr) => {
                 if !expr.vars().iter().any(|v| self.rewrite.contains_key(v)) {

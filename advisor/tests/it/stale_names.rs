@@ -151,3 +151,39 @@ void rows(double *dtw, int length, int l1) {
         ("8*i1*length", "8*length + 8*i1*length"),
     );
 }
+
+/// A global the function reads into a local and then stores to before the loop: the loop's
+/// bound is the value loaded, which the global no longer holds where the loop starts, so it
+/// keeps its line (`n@L4`); a global stored to only after the loop, or never, is the
+/// variable itself.
+#[test]
+fn a_global_stored_to_between_its_read_and_the_loop_keeps_its_line() {
+    check(
+        r#"
+int n;
+void f(double *x) {
+    int n0 = n;
+    n = 5;
+    for (int j = 0; j < n0; j++) /* LOOP */
+        x[j] = x[j] * 2;
+}
+"#,
+        "n@L4",
+        "x",
+        ("0", "8*n@L4"),
+    );
+    check(
+        r#"
+int n;
+void f(double *x) {
+    int n0 = n;
+    for (int j = 0; j < n0; j++) /* LOOP */
+        x[j] = x[j] * 2;
+    n = 5;
+}
+"#,
+        "n",
+        "x",
+        ("0", "8*n"),
+    );
+}
