@@ -318,8 +318,8 @@ fn cxx_construct(toks: &[Tok], text: &str, item: Item) -> Option<(usize, String)
         // The parameter list: the parenthesis group just before the body.
         if let Some(params) = opening(toks, text, open - 1) {
             let mut depth = 0usize;
-            for k in params + 1..open - 1 {
-                match toks[k].text(text) {
+            for (k, t) in toks.iter().enumerate().take(open - 1).skip(params + 1) {
+                match t.text(text) {
                     "(" | "[" | "{" => depth += 1,
                     ")" | "]" | "}" => depth = depth.saturating_sub(1),
                     "&" => return Some((k, "it takes a C++ reference parameter (`&`)".into())),
@@ -500,9 +500,37 @@ fn body_rewrites(
             k = launch(toks, text, k, close, edits)?;
             continue;
         }
+        if is_functional_cast(toks, text, k) {
+            // `float(x)` is C's `(float)(x)`.
+            edits.push((toks[k].start(), toks[k].start(), "(".into()));
+            edits.push((toks[k].end(), toks[k].end(), ")".into()));
+        }
         k += 1;
     }
     Ok(())
+}
+
+/// One-word type names that C++ lets convert as a function does (`float(x)`).
+const CAST_TYPES: &[&str] = &[
+    "float", "double", "int", "unsigned", "signed", "char", "short", "long", "bool", "size_t",
+];
+
+/// Whether the type name at `k` is a C++ functional cast: followed by a parenthesis that
+/// does not open a declarator (`float (*f)(int)`), and not the last word of a longer type
+/// (`unsigned int(x)` is left to the parser, which refuses its function).
+fn is_functional_cast(toks: &[Tok], text: &str, k: usize) -> bool {
+    let named =
+        |i: usize, words: &[&str]| toks.get(i).is_some_and(|t| words.contains(&t.text(text)));
+    named(k, CAST_TYPES)
+        && toks.get(k + 1).is_some_and(|t| t.is(text, "("))
+        && !named(k + 2, &["*", ")", "^", "&"])
+        && !named(
+            k.wrapping_sub(1),
+            &[
+                "float", "double", "int", "unsigned", "signed", "char", "short", "long", "struct",
+                "union", "enum", "const", "volatile", "sizeof",
+            ],
+        )
 }
 
 /// Whether three `c` tokens touching each other start at `k` (`<<<`, `>>>`).
@@ -694,6 +722,18 @@ mod tests {
         assert_eq!(
             text,
             "void h() { dim3 g = __warpwise_dim3(n / 16, 2, 1, 1), b = __warpwise_dim3(16, 1, 1); dim3 c; }"
+        );
+    }
+
+    #[test]
+    fn functional_casts_become_casts() {
+        let (text, refused) = prepared(
+            "void h(float *a) { a[0] = float(1.0 / 3); void (*f)(int); float (*g)(int); }",
+        );
+        assert!(refused.is_empty());
+        assert_eq!(
+            text,
+            "void h(float *a) { a[0] = (float)(1.0 / 3); void (*f)(int); float (*g)(int); }"
         );
     }
 

@@ -570,6 +570,39 @@ const CUDA_HEADERS: &[(&str, &str)] = &[
     ("numeric", include_str!("fake_headers/cuda/numeric")),
     ("functional", include_str!("fake_headers/cuda/functional")),
     ("memory", include_str!("fake_headers/cuda/memory")),
+    (
+        "helper_cuda.h",
+        include_str!("fake_headers/cuda/helper_cuda.h"),
+    ),
+    (
+        "helper_timer.h",
+        include_str!("fake_headers/cuda/helper_timer.h"),
+    ),
+    ("cstdarg", include_str!("fake_headers/cuda/cstdarg")),
+    ("cinttypes", include_str!("fake_headers/cuda/cinttypes")),
+    ("cstdbool", include_str!("fake_headers/cuda/cstdbool")),
+    ("csignal", include_str!("fake_headers/cuda/csignal")),
+    ("iterator", include_str!("fake_headers/cuda/iterator")),
+    ("deque", include_str!("fake_headers/cuda/deque")),
+    ("bitset", include_str!("fake_headers/cuda/bitset")),
+    ("array", include_str!("fake_headers/cuda/array")),
+    ("tuple", include_str!("fake_headers/cuda/tuple")),
+    (
+        "unordered_map",
+        include_str!("fake_headers/cuda/unordered_map"),
+    ),
+    (
+        "unordered_set",
+        include_str!("fake_headers/cuda/unordered_set"),
+    ),
+    ("typeinfo", include_str!("fake_headers/cuda/typeinfo")),
+    ("exception", include_str!("fake_headers/cuda/exception")),
+    ("stdexcept", include_str!("fake_headers/cuda/stdexcept")),
+    ("ostream", include_str!("fake_headers/cuda/ostream")),
+    ("istream", include_str!("fake_headers/cuda/istream")),
+    ("new", include_str!("fake_headers/cuda/new")),
+    ("complex", include_str!("fake_headers/cuda/complex")),
+    ("valarray", include_str!("fake_headers/cuda/valarray")),
 ];
 
 /// Writes the replacement headers once per process into a cache directory keyed by the tool

@@ -103,6 +103,9 @@ struct Event {
     offset: u64,
 }
 
+/// A warp of a launch: its block, and its index in the block.
+type Warp = ((u32, u32, u32), u32);
+
 /// The accesses a launch of the fixture made, by buffer.
 struct Run {
     events: BTreeMap<String, Vec<Event>>,
@@ -213,7 +216,7 @@ impl Run {
         write: bool,
         line: u64,
     ) -> BTreeMap<((u32, u32, u32), u32), usize> {
-        let mut granules: BTreeMap<((u32, u32, u32), u32), BTreeSet<u64>> = BTreeMap::new();
+        let mut granules: BTreeMap<Warp, BTreeSet<u64>> = BTreeMap::new();
         for e in self.events.get(buffer).into_iter().flatten() {
             if e.write != write {
                 continue;
@@ -255,7 +258,7 @@ impl Run {
     /// How many warps the threads that wrote `buffer` split: (warps where some but not all
     /// of the 32 threads wrote, warps where any wrote).
     fn split_warps(&self, buffer: &str) -> (usize, usize) {
-        let mut writers: BTreeMap<((u32, u32, u32), u32), BTreeSet<u32>> = BTreeMap::new();
+        let mut writers: BTreeMap<Warp, BTreeSet<u32>> = BTreeMap::new();
         for e in self
             .events
             .get(buffer)
@@ -511,14 +514,42 @@ const TWO_D: &str = r#"__global__ void tile(float *a, int width)
     a[y * width + x] = 0;
 }
 
+__global__ void first_column(float *a, int width)
+{
+    int y = blockIdx.y * blockDim.y + threadIdx.y;
+    a[y * width] = 0;
+}
+
 #ifdef __CUDACC__
 void run(float *a, int width)
 {
     dim3 block(16, 16);
     tile<<<dim3(width / 16, width / 16), block>>>(a, width);
+    first_column<<<dim3(1, width / 16), block>>>(a, width);
 }
 #endif
 "#;
+
+#[test]
+fn a_column_needs_a_sector_per_row() {
+    // A warp of 16x16 spans two rows: two addresses, one sector each where one would do.
+    let report = check(
+        &Fixture {
+            name: "first_column",
+            source: TWO_D,
+            set: &[],
+            kernel: "first_column",
+            grid: [1, 4, 1],
+            block: [16, 16, 1],
+            buffers: &[("a", "float", 64 * 64)],
+            init: "",
+            args: "a, 64",
+        },
+        &[store("a[y * width]", 2, 2, Coalescing::Uncoalesced)],
+    );
+    let a = &report.kernels[1].accesses[0];
+    assert_eq!((a.warp_bytes, a.ideal_sectors), (8, 1));
+}
 
 #[test]
 fn a_block_sixteen_wide_takes_two_rows_per_warp_from_its_launch() {

@@ -249,7 +249,8 @@ impl Kernel<'_> {
             stride: None,
             requests: bounded(elem, LINE),
             sectors: bounded(elem, SECTOR),
-            ideal_sectors: ideal_sectors(elem),
+            warp_bytes: WARP as u64 * elem,
+            ideal_sectors: ideal_sectors(elem, WARP as u64),
             coalescing: Coalescing::Unknown,
             when: None,
             reason: None,
@@ -275,9 +276,14 @@ impl Kernel<'_> {
         report.assumptions.extend(unrolled);
         report.offset = Some(offset.to_string());
         if let Some(var) = self.varying_name(&offset, b) {
+            let why = if self.reads_data(&var) {
+                "data read per thread"
+            } else {
+                "through the thread index in a way the analysis does not model"
+            };
             report.reason = Some(format!(
                 "the address depends on `{var}`, which differs between the threads of a warp \
-                 (data read per thread): anywhere from 1 request to every thread its own"
+                 ({why}): anywhere from 1 request to every thread its own"
             ));
             return Some(Ok(report));
         }
@@ -290,6 +296,8 @@ impl Kernel<'_> {
             _ => None,
         };
         let counted = count(&settled, elem, x, threads, &self.coordinates, &self.env);
+        report.warp_bytes = counted.distinct * elem;
+        report.ideal_sectors = ideal_sectors(elem, counted.distinct);
         self.judge(&mut report, &settled, &counted, elem);
         if report.coalescing == Coalescing::Uncoalesced {
             // The stride before known values: `4*n` walks a column whatever `n` is set to.
@@ -409,6 +417,32 @@ impl Kernel<'_> {
         }
     }
 
+    /// Whether the value a symbol stands for comes from memory or a call (data), not from
+    /// the thread coordinates alone: a load or call other than a coordinate among the
+    /// instructions it is computed from.
+    fn reads_data(&self, var: &Var) -> bool {
+        let func = self.func();
+        let program = self.program();
+        let Some(start) = self.rec.symbols.value_of(var) else {
+            return true;
+        };
+        let mut seen = std::collections::HashSet::new();
+        let mut work = vec![start];
+        while let Some(v) = work.pop() {
+            if !seen.insert(v) || seen.len() > 4096 {
+                continue;
+            }
+            if thread_coordinate(program, func, v).is_some() {
+                continue;
+            }
+            match &func.inst(v).kind {
+                InstKind::Load { .. } | InstKind::Call { .. } => return true,
+                kind => work.extend(kind.operands()),
+            }
+        }
+        false
+    }
+
     /// The verdict of a counted access.
     fn judge(&self, report: &mut AccessReport, offset: &Expr, counted: &WarpCount, elem: u64) {
         report.requests = count_of(&counted.requests);
@@ -517,9 +551,18 @@ impl Kernel<'_> {
         };
         let (difference, _) = self.unrolled(&difference, b);
         if let Some(var) = self.varying_name(&difference, b) {
+            if !self.reads_data(&var) {
+                return (
+                    Divergence::Unknown,
+                    format!(
+                        "it depends on the thread index through `{var}`, which the analysis \
+                         does not model"
+                    ),
+                );
+            }
             return (
                 Divergence::DataDependent,
-                format!("it depends on `{var}`, which differs between a warp's threads: any warp may split"),
+                format!("it depends on `{var}`, read per thread: any warp may split"),
             );
         }
         let difference = difference.substitute(&self.known).unwrap_or(difference);
@@ -596,14 +639,15 @@ fn stride_condition(stride: &Expr, elem: u64) -> String {
     }
 }
 
-/// The sectors 32 threads reading `elem` bytes each, side by side and aligned, need.
-pub fn ideal_sectors(elem: u64) -> u64 {
-    (WARP as u64 * elem).div_ceil(SECTOR as u64)
+/// The sectors `distinct` addresses of `elem` bytes each, side by side and aligned, need:
+/// what a warp's bytes need at best.
+pub fn ideal_sectors(elem: u64, distinct: u64) -> u64 {
+    (distinct.max(1) * elem).div_ceil(SECTOR as u64)
 }
 
 /// The bounds of an access the analysis cannot count: one granule to every thread its own.
 fn bounded(elem: u64, line: i64) -> Count {
-    let per_element = if line as u64 % elem == 0 {
+    let per_element = if (line as u64).is_multiple_of(elem) {
         1
     } else {
         (elem - 1) / line as u64 + 2
@@ -647,7 +691,7 @@ fn finding(report: &AccessReport, layout: Layout, column: bool) -> crate::model:
             access: &report.access,
             sectors: &report.sectors.max,
             ideal: report.ideal_sectors,
-            bytes: report.bytes,
+            warp_bytes: report.warp_bytes,
             stride,
             when: report.when.as_deref(),
             cause,

@@ -156,6 +156,8 @@ pub struct AccessReport {
     pub stride: Option<String>,
     pub requests: Count,
     pub sectors: Count,
+    /// The bytes the warp's threads access: distinct addresses times the element's size.
+    pub warp_bytes: u64,
     /// The sectors a warp's bytes need at best.
     pub ideal_sectors: u64,
     pub coalescing: Coalescing,

@@ -19,67 +19,22 @@ use frontend::ir::{
 use frontend::loops::LoopForest;
 use std::collections::{HashMap, HashSet};
 
-/// External functions whose result depends only on their arguments (math): a call of one
-/// with uniform arguments is uniform.
-const PURE: &[&str] = &[
-    "min",
-    "max",
-    "abs",
-    "labs",
-    "fabs",
-    "fabsf",
-    "sqrt",
-    "sqrtf",
-    "rsqrtf",
-    "rsqrt",
-    "cbrt",
-    "cbrtf",
-    "exp",
-    "expf",
-    "exp2",
-    "exp2f",
-    "__expf",
-    "log",
-    "logf",
-    "log2",
-    "log2f",
-    "__logf",
-    "log10",
-    "log10f",
-    "pow",
-    "powf",
-    "__powf",
-    "sin",
-    "sinf",
-    "cos",
-    "cosf",
-    "tan",
-    "tanf",
-    "__sinf",
-    "__cosf",
-    "floor",
-    "floorf",
-    "ceil",
-    "ceilf",
-    "round",
-    "roundf",
-    "trunc",
-    "truncf",
-    "fmin",
-    "fminf",
-    "fmax",
-    "fmaxf",
-    "fmod",
-    "fmodf",
-    "__mul24",
-    "__umul24",
-    "__fdividef",
-    "__float_as_int",
-    "__int_as_float",
-    "__float2int_rn",
-    "__float2int_rz",
-    "__int2float_rn",
-    "__saturatef",
+/// Prefixes of the external functions that may answer each thread differently given the
+/// same arguments: atomics (each thread gets the value before its own update), warp
+/// shuffles and votes, clocks and random numbers. Other external functions of device code
+/// are math (`sqrtf`, `__expf`, `min`), whose result the arguments decide.
+const PER_THREAD: &[&str] = &[
+    "atomic",
+    "__shfl",
+    "__ballot",
+    "__any",
+    "__all",
+    "__activemask",
+    "__match",
+    "__lane",
+    "clock",
+    "rand",
+    "curand",
 ];
 
 /// The warp-varying values of one kernel.
@@ -408,7 +363,7 @@ impl PostDominators {
 }
 
 /// Which callees may return different values to different threads given the same
-/// arguments: external functions outside [`PURE`], and defined functions that read a thread
+/// arguments: external functions named in [`PER_THREAD`], and defined functions that read a thread
 /// coordinate, read memory or call such a function (memoized; recursion counts as varying).
 struct ThreadDependentCallees<'p> {
     program: &'p Program,
@@ -428,7 +383,7 @@ impl<'p> ThreadDependentCallees<'p> {
             return known;
         }
         let Some(func) = self.program.function(name) else {
-            return !PURE.contains(&name);
+            return PER_THREAD.iter().any(|p| name.starts_with(p));
         };
         // Recursion: assumed varying while it is being decided.
         self.memo.borrow_mut().insert(name.to_string(), true);

@@ -38,6 +38,9 @@ pub struct WarpCount {
     pub sectors: Factor,
     /// Bytes between the addresses of `threadIdx.x` and `threadIdx.x + 1`, when known.
     pub stride: Option<Expr>,
+    /// Distinct addresses among the warp's threads (at most; 32 when unknown): what the
+    /// warp's bytes are, and so the sectors they need at best.
+    pub distinct: u64,
 }
 
 /// The stand-in for an unknown `blockDim.x / 32`.
@@ -65,11 +68,13 @@ pub fn count(
     let stride = stride_along_x(offset, coordinates);
     match block_x {
         Some(x) if x % WARP as u64 != 0 => {
-            let (requests, sectors) = spanning_rows(offset, elem, x, threads, coordinates, env);
+            let (requests, sectors, distinct) =
+                spanning_rows(offset, elem, x, threads, coordinates);
             WarpCount {
                 requests,
                 sectors,
                 stride,
+                distinct,
             }
         }
         _ => {
@@ -93,9 +98,35 @@ pub fn count(
                 requests: back(coalescing_factor(&along, elem, &env)),
                 sectors: back(sector_factor(&along, elem, &env)),
                 stride,
+                distinct: distinct_along_x(&along),
             }
         }
     }
+}
+
+/// Distinct offsets among the threads `#tx = 32*#warp + t` of a warp (32 when they cannot
+/// be told apart).
+fn distinct_along_x(offset: &Expr) -> u64 {
+    let tx = thread_var();
+    if !offset.contains_var(&tx) {
+        return 1;
+    }
+    let first = Expr::from(crate::coalescing::warp_var())
+        .checked_mul(&Expr::constant(WARP))
+        .unwrap_or_default();
+    let mut seen = std::collections::BTreeSet::new();
+    for t in 0..WARP {
+        let Ok(at) = first.checked_add(&Expr::constant(t)) else {
+            return WARP as u64;
+        };
+        match offset.substitute(&HashMap::from([(tx.clone(), at)])) {
+            Ok(e) => {
+                seen.insert(e.to_string());
+            }
+            Err(_) => return WARP as u64,
+        }
+    }
+    seen.len() as u64
 }
 
 /// Bytes between the offsets of `threadIdx.x + 1` and `threadIdx.x` when that does not
@@ -125,12 +156,16 @@ fn written_back(mut f: Factor, coordinates: &Coordinates) -> Factor {
         return f;
     };
     let map = HashMap::from([(block_dim_warps(), per_warp)]);
-    let back = |e: &Expr| e.substitute(&map).unwrap_or_else(|_| e.clone());
-    f.requests = back(&f.requests);
-    f.min_requests = f.min_requests.as_ref().map(back);
-    f.unaligned = f.unaligned.as_ref().map(back);
-    f.stride = f.stride.as_ref().map(back);
+    f.requests = substituted(&f.requests, &map);
+    f.min_requests = f.min_requests.as_ref().map(|e| substituted(e, &map));
+    f.unaligned = f.unaligned.as_ref().map(|e| substituted(e, &map));
+    f.stride = f.stride.as_ref().map(|e| substituted(e, &map));
     f
+}
+
+/// `e` with `map` substituted, or as it is when that fails.
+fn substituted(e: &Expr, map: &HashMap<Var, Expr>) -> Expr {
+    e.substitute(map).unwrap_or_else(|_| e.clone())
 }
 
 /// Counts for a known `blockDim.x` that is not a multiple of 32: every start of a warp along
@@ -141,11 +176,11 @@ fn spanning_rows(
     x: u64,
     threads: Option<u64>,
     coordinates: &Coordinates,
-    env: &SignEnv,
-) -> (Factor, Factor) {
+) -> (Factor, Factor, u64) {
     let warp = threads.map_or(WARP as u64, |t| t.clamp(1, WARP as u64));
     let starts = x / x.gcd(&(WARP as u64));
     let mut per_start = Vec::new();
+    let mut distinct = 1;
     for p in 0..starts {
         let first_x = (WARP as u64 * p) % x;
         let offsets: Option<Vec<Expr>> = (0..warp)
@@ -166,17 +201,19 @@ fn spanning_rows(
             .collect();
         let Some(offsets) = offsets else {
             let worst = Factor::worst("the offsets of the warp could not be listed");
-            return (worst.clone(), worst);
+            return (worst.clone(), worst, WARP as u64);
         };
+        let different: std::collections::BTreeSet<String> =
+            offsets.iter().map(|o| o.to_string()).collect();
+        distinct = distinct.max(different.len() as u64);
         per_start.push((
             rows_apart(&offsets, elem, LINE),
             rows_apart(&offsets, elem, SECTOR),
         ));
     }
-    let _ = env;
     let requests = over_starts(per_start.iter().map(|(r, _)| r.clone()).collect(), x);
     let sectors = over_starts(per_start.into_iter().map(|(_, s)| s).collect(), x);
-    (requests, sectors)
+    (requests, sectors, distinct)
 }
 
 /// One warp's granules: threads grouped by the symbolic part of their offset's difference
@@ -216,15 +253,16 @@ fn rows_apart(offsets: &[Expr], elem: u64, line: i64) -> Factor {
         .collect();
     let mut total = added(&counted);
     if counted.len() > 1 {
-        total.exact = false;
+        // Rows closer than a granule could share one; the sum is exact when they do not.
         let apart: Vec<String> = groups
             .keys()
             .filter(|k| k.as_str() != "0")
             .cloned()
             .collect();
         total.assumptions.push(format!(
-            "threads on different rows are counted apart (their addresses differ by {})",
-            apart.join(", ")
+            "rows of the warp are {line} bytes apart or more (their addresses differ by {}),              so they share no {line}-byte {}",
+            apart.join(", "),
+            if line == LINE { "segment" } else { "sector" }
         ));
     }
     total
@@ -370,6 +408,14 @@ mod tests {
         let c = count(&e, 4, Some(16), None, &coordinates(), &SignEnv::new());
         assert_eq!(int(&c.requests.requests), 2, "{c:?}");
         assert_eq!(int(&c.sectors.requests), 4, "{c:?}");
-        assert!(!c.sectors.exact);
+        // Exact when the rows share no sector, which the count says it assumes.
+        assert!(c.sectors.exact, "{c:?}");
+        assert!(
+            c.sectors.assumptions.iter().any(|a| a.starts_with(
+                "rows of the warp are 32 bytes apart or more (their addresses differ by 4*n)"
+            )),
+            "{c:?}"
+        );
+        assert_eq!(c.distinct, 32);
     }
 }

@@ -37,8 +37,8 @@ pub struct Uncoalesced<'a> {
     pub sectors: &'a str,
     /// The sectors the warp's bytes need.
     pub ideal: u64,
-    /// Bytes per thread.
-    pub bytes: u64,
+    /// The bytes the warp's threads access (distinct addresses times the element size).
+    pub warp_bytes: u64,
     /// Bytes between neighbouring threads.
     pub stride: Option<&'a str>,
     /// The condition a symbolic stride makes it uncoalesced under (`n > 1`).
@@ -58,10 +58,7 @@ pub fn finding(u: &Uncoalesced, line: u32) -> Reason {
     };
     let message = format!(
         "`{}`: {} sectors per warp{when} where its {} bytes need {}{apart}",
-        u.access,
-        u.sectors,
-        32 * u.bytes,
-        u.ideal
+        u.access, u.sectors, u.warp_bytes, u.ideal
     );
     let help = match &u.cause {
         Cause::StructField { field, bytes } => format!(

@@ -141,7 +141,7 @@ fn cxx_is_refused_per_function_with_its_position() {
 
 #[test]
 fn what_the_scan_misses_the_parser_refuses() {
-    let source = "__global__ void k(float *a) { a[threadIdx.x] = float(2); }\n\
+    let source = "__global__ void k(float *a) { float v{2}; a[threadIdx.x] = v; }\n\
                   __global__ void ok(float *a) { a[threadIdx.x] = 2; }\n";
     let (_dir, unit) = load("miss.cu", source);
     let errors: Vec<String> = unit
