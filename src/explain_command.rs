@@ -25,6 +25,14 @@ pub fn run(args: &ExplainArgs) -> ExitCode {
     println!("Why it matters on a GPU: {}.\n", sentence(code.gpu));
     println!("What to do: {}.\n", sentence(code.fix));
     let example = &code.example;
+    if example.subject == advisor::rules::Subject::Kernel {
+        println!(
+            "Example (`warpwise check` gives the access marked /* ACCESS */ {}):\n",
+            code.code
+        );
+        print!("{}", example.source);
+        return ExitCode::SUCCESS;
+    }
     let how = if code.code == advisor::rules::ww130_observed_dependence::RULE.code {
         "`warpwise profile` then `warpwise analyze --profile`"
     } else {

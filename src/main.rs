@@ -7,6 +7,7 @@
 
 mod analyze_command;
 mod cc_command;
+mod check_command;
 mod emit_command;
 mod explain_command;
 mod html_output;
@@ -54,6 +55,9 @@ enum Command {
     Emit(emit_command::EmitArgs),
     /// Run a loop's generated kernel on a snapshot of the program's inputs and compare.
     Validate(validate_command::ValidateArgs),
+    /// Count requests and sectors per warp of each global access of existing CUDA kernels,
+    /// and the divergence of their branches.
+    Check(check_command::CheckArgs),
     /// Explain a finding code (`warpwise explain WW101`): what it means, why it matters on a
     /// GPU, what to do.
     Explain(explain_command::ExplainArgs),
@@ -116,6 +120,7 @@ fn run(cli: Cli) -> ExitCode {
         Command::Instantiate(args) => instantiate_command::run(&args),
         Command::Emit(args) => emit_command::run(&args),
         Command::Validate(args) => validate_command::run(&args),
+        Command::Check(args) => check_command::run(&args),
         Command::Explain(args) => explain_command::run(&args),
         Command::Completions(args) => shell_command::completions(&args, Cli::command()),
         Command::Man(args) => shell_command::man(&args, Cli::command()),

@@ -447,21 +447,7 @@ fn enumerate(offset: &Expr, elem: u64, env: &SignEnv, line: i64) -> Factor {
         .map(|o| o.checked_sub(&first).ok().and_then(|d| int_of(&d)))
         .collect();
     if let Some(diffs) = diffs {
-        let res = residues(&first, line);
-        let (aligned, all) = match res {
-            Some(r) => (
-                residue_set(r.k0, r.g_warp, line),
-                residue_set(r.k0, r.g_warp.gcd(&r.g_rows), line),
-            ),
-            None => ((0..line).collect(), (0..line).collect()),
-        };
-        let mut f = by_residues(
-            &aligned,
-            &all,
-            |r| diffs.iter().map(|d| r + d).collect(),
-            (elem, line),
-            None,
-        );
+        let mut f = granules_from(&first, &diffs, elem, line);
         f.assumptions
             .insert(0, "offsets enumerated for the 32 threads".into());
         return f;
@@ -505,6 +491,28 @@ fn enumerate(offset: &Expr, elem: u64, env: &SignEnv, line: i64) -> Factor {
         exact: false,
         assumptions,
     }
+}
+
+/// Distinct granules of `line` bytes touched by threads whose offsets are `first + d` for
+/// each `d` of `diffs` (constants), accesses of `elem` bytes: exact for each residue of
+/// `first` modulo the granule that its coefficients allow (terms in [`warp_var`] decide
+/// the aligned-rows residues, the others only the unaligned worst case). What
+/// `warpwise check` counts for a warp whose threads it lists one by one.
+pub fn granules_from(first: &Expr, diffs: &[i64], elem: u64, line: i64) -> Factor {
+    let (aligned, all) = match residues(first, line) {
+        Some(r) => (
+            residue_set(r.k0, r.g_warp, line),
+            residue_set(r.k0, r.g_warp.gcd(&r.g_rows), line),
+        ),
+        None => ((0..line).collect(), (0..line).collect()),
+    };
+    by_residues(
+        &aligned,
+        &all,
+        |r| diffs.iter().map(|d| r + d).collect(),
+        (elem, line),
+        None,
+    )
 }
 
 /// Several possible offsets for one access (§5.1): the same base takes the maximum;

@@ -7,6 +7,7 @@ pub mod banks;
 pub mod budget;
 pub mod calls;
 pub mod callsites;
+pub mod check;
 pub mod coalescing;
 pub mod coefficient;
 pub mod copies;

@@ -4,6 +4,7 @@ pub mod access_sites;
 pub mod bench_input;
 pub mod compile_args;
 mod ctokens;
+pub mod cuda_source;
 mod deep_stack;
 pub mod diagnostic;
 pub mod files;

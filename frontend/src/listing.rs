@@ -53,9 +53,15 @@ pub fn print_function_annotated(
     let at = locate(func.name_span)
         .map(|l| format!("  @ {l}"))
         .unwrap_or_default();
+    let space = match func.execution {
+        crate::ir::ExecutionSpace::Host => "",
+        crate::ir::ExecutionSpace::Kernel => "__global__ ",
+        crate::ir::ExecutionSpace::Device => "__device__ ",
+        crate::ir::ExecutionSpace::HostDevice => "__host__ __device__ ",
+    };
     let _ = writeln!(
         out,
-        "function {}({}) -> {}{at}",
+        "{space}function {}({}) -> {}{at}",
         func.name,
         params.join(", "),
         type_name(program, func.ret)

@@ -80,19 +80,29 @@ pub(crate) fn parse_bounded_with(
     pre: &Preprocessed,
     tokens: Option<Vec<crate::ctokens::Tok>>,
 ) -> Result<(TranslationUnit, LeftOut), Diagnostic> {
+    parse_located(pre, tokens).map_err(|(d, _)| d)
+}
+
+/// [`parse_bounded_with`], with the byte offset of a syntax error next to its diagnostic
+/// (what a CUDA file's C++ declarations are refused by, see `unit`).
+pub(crate) fn parse_located(
+    pre: &Preprocessed,
+    tokens: Option<Vec<crate::ctokens::Tok>>,
+) -> Result<(TranslationUnit, LeftOut), (Diagnostic, Option<usize>)> {
+    let unlocated = |d: Diagnostic| (d, None);
     let toks = tokens.unwrap_or_else(|| lex(&pre.text, &[]));
     if let Some(offset) = too_deep(&toks, &pre.text, MAX_NESTING) {
-        return Err(located(
+        return Err(unlocated(located(
             Diagnostic::error(format!(
                 "brackets nested more than {MAX_NESTING} deep; warpwise cannot parse this"
             )),
             &pre.source_map,
             offset,
             offset + 1,
-        ));
+        )));
     }
     if let Some((offset, len, sign)) = long_sign_run(&toks, &pre.text, MAX_SIGN_RUN) {
-        return Err(located(
+        return Err(unlocated(located(
             Diagnostic::error(format!(
                 "syntax error: {len} `{sign}` signs in a row are not C (at most three can \
                  form tokens that apply to an operand)"
@@ -100,7 +110,7 @@ pub(crate) fn parse_bounded_with(
             &pre.source_map,
             offset,
             offset + len,
-        ));
+        )));
     }
     let oversized = oversized_bodies(&pre.text, MAX_BODY_BYTES);
     let whole = blank_bodies(&pre.text, &oversized);
@@ -111,7 +121,7 @@ pub(crate) fn parse_bounded_with(
         None => (whole, Vec::new(), None),
     };
     if let Some((start, _)) = oversized_declaration(&whole, MAX_BODY_BYTES) {
-        return Err(located(
+        return Err(unlocated(located(
             Diagnostic::error(format!(
                 "a declaration outside any function longer than the {MAX_BODY_BYTES} bytes \
                  parsed (the analysis budget); warpwise cannot parse this"
@@ -119,7 +129,7 @@ pub(crate) fn parse_bounded_with(
             &pre.source_map,
             start,
             start + 1,
-        ));
+        )));
     }
     let left_out = LeftOut { oversized, tables };
     let pruned = crate::prune::without_unused_header_declarations(
@@ -172,21 +182,22 @@ fn finish(
     outcome: ParserOutcome,
     left_out: LeftOut,
     pre: &Preprocessed,
-) -> Result<(TranslationUnit, LeftOut), Diagnostic> {
+) -> Result<(TranslationUnit, LeftOut), (Diagnostic, Option<usize>)> {
     match outcome {
         Ok(Ok(parse)) => Ok((parse.unit, left_out)),
-        Ok(Err(err)) => Err(syntax_error(&err, &pre.source_map)),
+        Ok(Err(err)) => Err((syntax_error(&err, &pre.source_map), Some(err.offset))),
         Err(payload) => {
             let what = payload
                 .downcast_ref::<&str>()
                 .map(|s| s.to_string())
                 .or_else(|| payload.downcast_ref::<String>().cloned())
                 .unwrap_or_else(|| "unknown panic".into());
-            Err(
+            Err((
                 Diagnostic::error("internal error: the C parser (lang-c) crashed")
                     .with_note(format!("panic: {what}"))
                     .with_help("please report this with the input file"),
-            )
+                None,
+            ))
         }
     }
 }

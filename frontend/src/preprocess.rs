@@ -230,6 +230,11 @@ pub struct Preprocessed {
     pub text: String,
     pub source_map: SourceMap,
     pub pragmas: Vec<Pragma>,
+    /// The file is CUDA C (`.cu`, `.cuh`).
+    pub cuda: bool,
+    /// The declarations of a CUDA file left out because they are C++ (see
+    /// [`crate::cuda_source`]); offsets in `text`.
+    pub refused: Vec<crate::cuda_source::Refusal>,
 }
 
 /// Reads `BUILD_DIR/compile_commands.json` (clang's JSON compilation database) and returns its
@@ -475,6 +480,131 @@ const FAKE_STDATOMIC_H: &str = include_str!("fake_headers/stdatomic.h");
 /// Forced-included before every file: typedefs for `__int128` and friends (see the file).
 const FAKE_BUILTINS_H: &str = include_str!("fake_headers/warpwise_builtins.h");
 
+/// The subdirectory of the replacement headers searched first for CUDA files only.
+const CUDA_HEADER_DIR: &str = "cuda";
+/// The header nvcc includes before every `.cu` file; warpwise's stand-in is in
+/// [`CUDA_HEADERS`].
+const CUDA_FORCED_INCLUDE: &str = "cuda_runtime.h";
+
+/// Replacement headers for CUDA files (`fake_headers/cuda`): CUDA's own headers, declaring
+/// what analysis needs, and the C++ library's names of the C headers (`<cmath>`), or empty
+/// stand-ins (`<iostream>`) so that a file that includes them is still read and only the
+/// functions that use them are refused.
+const CUDA_HEADERS: &[(&str, &str)] = &[
+    (
+        "cuda_runtime.h",
+        include_str!("fake_headers/cuda/cuda_runtime.h"),
+    ),
+    ("cuda.h", include_str!("fake_headers/cuda/cuda.h")),
+    (
+        "cuda_runtime_api.h",
+        include_str!("fake_headers/cuda/cuda_runtime_api.h"),
+    ),
+    (
+        "device_launch_parameters.h",
+        include_str!("fake_headers/cuda/device_launch_parameters.h"),
+    ),
+    (
+        "device_functions.h",
+        include_str!("fake_headers/cuda/device_functions.h"),
+    ),
+    (
+        "vector_types.h",
+        include_str!("fake_headers/cuda/vector_types.h"),
+    ),
+    (
+        "cuda_profiler_api.h",
+        include_str!("fake_headers/cuda/cuda_profiler_api.h"),
+    ),
+    (
+        "sm_11_atomic_functions.h",
+        include_str!("fake_headers/cuda/sm_11_atomic_functions.h"),
+    ),
+    (
+        "sm_12_atomic_functions.h",
+        include_str!("fake_headers/cuda/sm_12_atomic_functions.h"),
+    ),
+    (
+        "sm_13_double_functions.h",
+        include_str!("fake_headers/cuda/sm_13_double_functions.h"),
+    ),
+    (
+        "sm_20_atomic_functions.h",
+        include_str!("fake_headers/cuda/sm_20_atomic_functions.h"),
+    ),
+    ("cuda_fp16.h", include_str!("fake_headers/cuda/cuda_fp16.h")),
+    (
+        "math_functions.h",
+        include_str!("fake_headers/cuda/math_functions.h"),
+    ),
+    (
+        "host_defines.h",
+        include_str!("fake_headers/cuda/host_defines.h"),
+    ),
+    ("cstdio", include_str!("fake_headers/cuda/cstdio")),
+    ("cstdlib", include_str!("fake_headers/cuda/cstdlib")),
+    ("cmath", include_str!("fake_headers/cuda/cmath")),
+    ("cstring", include_str!("fake_headers/cuda/cstring")),
+    ("ctime", include_str!("fake_headers/cuda/ctime")),
+    ("cassert", include_str!("fake_headers/cuda/cassert")),
+    ("climits", include_str!("fake_headers/cuda/climits")),
+    ("cfloat", include_str!("fake_headers/cuda/cfloat")),
+    ("cstdint", include_str!("fake_headers/cuda/cstdint")),
+    ("cstddef", include_str!("fake_headers/cuda/cstddef")),
+    ("cctype", include_str!("fake_headers/cuda/cctype")),
+    ("cerrno", include_str!("fake_headers/cuda/cerrno")),
+    ("iostream", include_str!("fake_headers/cuda/iostream")),
+    ("fstream", include_str!("fake_headers/cuda/fstream")),
+    ("sstream", include_str!("fake_headers/cuda/sstream")),
+    ("iomanip", include_str!("fake_headers/cuda/iomanip")),
+    ("string", include_str!("fake_headers/cuda/string")),
+    ("vector", include_str!("fake_headers/cuda/vector")),
+    ("algorithm", include_str!("fake_headers/cuda/algorithm")),
+    ("map", include_str!("fake_headers/cuda/map")),
+    ("set", include_str!("fake_headers/cuda/set")),
+    ("list", include_str!("fake_headers/cuda/list")),
+    ("queue", include_str!("fake_headers/cuda/queue")),
+    ("stack", include_str!("fake_headers/cuda/stack")),
+    ("utility", include_str!("fake_headers/cuda/utility")),
+    ("limits", include_str!("fake_headers/cuda/limits")),
+    ("numeric", include_str!("fake_headers/cuda/numeric")),
+    ("functional", include_str!("fake_headers/cuda/functional")),
+    ("memory", include_str!("fake_headers/cuda/memory")),
+    (
+        "helper_cuda.h",
+        include_str!("fake_headers/cuda/helper_cuda.h"),
+    ),
+    (
+        "helper_timer.h",
+        include_str!("fake_headers/cuda/helper_timer.h"),
+    ),
+    ("cstdarg", include_str!("fake_headers/cuda/cstdarg")),
+    ("cinttypes", include_str!("fake_headers/cuda/cinttypes")),
+    ("cstdbool", include_str!("fake_headers/cuda/cstdbool")),
+    ("csignal", include_str!("fake_headers/cuda/csignal")),
+    ("iterator", include_str!("fake_headers/cuda/iterator")),
+    ("deque", include_str!("fake_headers/cuda/deque")),
+    ("bitset", include_str!("fake_headers/cuda/bitset")),
+    ("array", include_str!("fake_headers/cuda/array")),
+    ("tuple", include_str!("fake_headers/cuda/tuple")),
+    (
+        "unordered_map",
+        include_str!("fake_headers/cuda/unordered_map"),
+    ),
+    (
+        "unordered_set",
+        include_str!("fake_headers/cuda/unordered_set"),
+    ),
+    ("typeinfo", include_str!("fake_headers/cuda/typeinfo")),
+    ("exception", include_str!("fake_headers/cuda/exception")),
+    ("stdexcept", include_str!("fake_headers/cuda/stdexcept")),
+    ("ostream", include_str!("fake_headers/cuda/ostream")),
+    ("istream", include_str!("fake_headers/cuda/istream")),
+    ("new", include_str!("fake_headers/cuda/new")),
+    ("complex", include_str!("fake_headers/cuda/complex")),
+    ("valarray", include_str!("fake_headers/cuda/valarray")),
+];
+
 /// Writes the replacement headers once per process into a cache directory keyed by the tool
 /// version and the headers' contents, so different warpwise builds never share stale files.
 fn fake_header_dir() -> Result<&'static Path, Diagnostic> {
@@ -484,6 +614,11 @@ fn fake_header_dir() -> Result<&'static Path, Diagnostic> {
             .bytes()
             .chain(FAKE_BUILTINS_H.bytes())
             .chain(FAKE_STDATOMIC_H.bytes())
+            .chain(
+                CUDA_HEADERS
+                    .iter()
+                    .flat_map(|(name, text)| name.bytes().chain(text.bytes())),
+            )
             .fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
                 (h ^ b as u64).wrapping_mul(0x0100_0000_01b3)
             });
@@ -507,6 +642,13 @@ fn fake_header_dir() -> Result<&'static Path, Diagnostic> {
         write_atomic(&dir, "omp.h", FAKE_OMP_H)
             .and_then(|()| write_atomic(&dir, "warpwise_builtins.h", FAKE_BUILTINS_H))
             .and_then(|()| write_atomic(&dir, "stdatomic.h", FAKE_STDATOMIC_H))
+            .and_then(|()| {
+                let cuda = dir.join(CUDA_HEADER_DIR);
+                std::fs::create_dir_all(&cuda)?;
+                CUDA_HEADERS
+                    .iter()
+                    .try_for_each(|(name, text)| write_atomic(&cuda, name, text))
+            })
             .map_err(|e| {
                 format!(
                     "cannot write warpwise's replacement headers to `{}`: {e}",
@@ -589,11 +731,28 @@ pub(crate) fn preprocess_with_tokens(
         None => crate::compile_args::safe_path_buf(&input.file),
     };
 
+    let cuda = crate::cuda_source::is_cuda_file(&input.file);
+    // CUDA files: warpwise's CUDA headers first, `cuda_runtime.h` included before the file
+    // and nvcc's macros defined, as nvcc does.
+    let cuda_dir = fake_dir.join(CUDA_HEADER_DIR);
+    let cuda_args: Vec<std::ffi::OsString> = if cuda {
+        vec![
+            "-I".into(),
+            cuda_dir.clone().into_os_string(),
+            "-include".into(),
+            cuda_dir.join(CUDA_FORCED_INCLUDE).into_os_string(),
+            "-D__CUDACC__".into(),
+            "-D__NVCC__".into(),
+        ]
+    } else {
+        Vec::new()
+    };
     let run = |words: &[String]| {
         let mut command = Command::new(&words[0]);
         command
             .args(&words[1..])
             .arg("-E")
+            .args(&cuda_args)
             .arg("-I")
             .arg(fake_dir)
             .arg("-include")
@@ -649,6 +808,7 @@ pub(crate) fn preprocess_with_tokens(
         text,
         &cwd,
         &[fake_dir.to_path_buf()],
+        cuda,
     ))
 }
 
@@ -747,20 +907,29 @@ fn output_through_files(command: &mut Command) -> std::io::Result<std::process::
 /// the relative paths of line markers; headers under `own_headers` (warpwise's parser-only
 /// replacements) count as system headers.
 pub fn from_compiler_output(text: String, cwd: &Path, own_headers: &[PathBuf]) -> Preprocessed {
-    from_compiler_output_with_tokens(text, cwd, own_headers).0
+    from_compiler_output_with_tokens(text, cwd, own_headers, false).0
 }
 
 /// [`from_compiler_output`], with the tokens of the final text. The text is lexed once:
 /// each rewrite hands the next the tokens of the text it leaves.
+/// `cuda`: the text is CUDA C ([`crate::cuda_source`] prepares it and refuses its C++).
 pub(crate) fn from_compiler_output_with_tokens(
     mut text: String,
     cwd: &Path,
     own_headers: &[PathBuf],
+    cuda: bool,
 ) -> (Preprocessed, Vec<Tok>) {
-    // Length-preserving first (GNU spellings in GCC's headers), then the one rewrite that
-    // inserts text; the pragmas are found in the final text, so their offsets hold.
+    // Length-preserving first (GNU spellings in GCC's headers), then the rewrites that
+    // insert text; the pragmas are found in the final text, so their offsets hold.
     let tokens = crate::gnu_compat::rewrite(&mut text, own_headers);
-    let (_, mut tokens) = crate::implicit_int::insert(&mut text, tokens);
+    // C++ has no implicit `int`, so a CUDA file never relies on it.
+    let (prepared, mut tokens) = if cuda {
+        let prepared = crate::cuda_source::prepare(&mut text, own_headers);
+        (prepared, Vec::new())
+    } else {
+        let tokens = crate::implicit_int::insert(&mut text, tokens).1;
+        (Default::default(), tokens)
+    };
     // Pragma lines were directives to the lexer: blanking them leaves the tokens as they are.
     let raw_pragmas = blank_pragmas(&mut text, own_headers);
     let blanked = blank_fallthrough(&mut text);
@@ -768,6 +937,11 @@ pub(crate) fn from_compiler_output_with_tokens(
         tokens = crate::ctokens::lex(&text, own_headers);
     }
     let source_map = SourceMap::new(text.clone(), Some(cwd), own_headers);
+    // Refused CUDA declarations go after the map is made: it still shows their text.
+    if cuda {
+        crate::cuda_source::blank_refused(&mut text, &prepared.blank);
+        tokens = crate::ctokens::lex(&text, own_headers);
+    }
     let pragmas = raw_pragmas
         .into_iter()
         .map(|(offset, text)| {
@@ -787,6 +961,8 @@ pub(crate) fn from_compiler_output_with_tokens(
         text,
         source_map,
         pragmas,
+        cuda,
+        refused: prepared.refused,
     };
     (pre, tokens)
 }

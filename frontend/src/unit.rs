@@ -67,23 +67,33 @@ pub fn load_unit(input: &TranslationUnitInput) -> Result<Unit, Diagnostic> {
 #[allow(clippy::result_large_err)]
 pub fn load_preprocessed(path: &Path, text: String) -> Result<Unit, Diagnostic> {
     let cwd = path.parent().unwrap_or(Path::new("."));
+    let cuda = crate::cuda_source::is_cuda_file(path);
     let (preprocessed, tokens) =
-        crate::preprocess::from_compiler_output_with_tokens(text, cwd, &[]);
+        crate::preprocess::from_compiler_output_with_tokens(text, cwd, &[], cuda);
     unit_from(path.to_path_buf(), preprocessed, tokens, true)
 }
 
 #[allow(clippy::result_large_err)]
 fn unit_from(
     path: PathBuf,
-    preprocessed: crate::preprocess::Preprocessed,
+    mut preprocessed: crate::preprocess::Preprocessed,
     tokens: Vec<crate::ctokens::Tok>,
     strict_aliasing: bool,
 ) -> Result<Unit, Diagnostic> {
+    let parsed = if preprocessed.cuda {
+        Some(parse_refusing(&mut preprocessed)?)
+    } else {
+        None
+    };
     // Parse, lowering and the tree's drop share one deep thread (each would start its own).
     let tokens = std::sync::Mutex::new(Some(tokens));
+    let parsed = std::sync::Mutex::new(parsed);
     let frontend = || -> Result<(crate::lower::Lowered, crate::parse::LeftOut), Diagnostic> {
         let tokens = tokens.lock().ok().and_then(|mut t| t.take());
-        let (ast, left_out) = crate::parse::parse_bounded_with(&preprocessed, tokens)?;
+        let (ast, left_out) = match parsed.lock().ok().and_then(|mut p| p.take()) {
+            Some(done) => done,
+            None => crate::parse::parse_bounded_with(&preprocessed, tokens)?,
+        };
         let lowered = lower_translation_unit(&ast, &lower_input(&preprocessed));
         drop_deep(ast);
         Ok((lowered, left_out))
@@ -133,6 +143,13 @@ fn unit_from(
             function: name,
         });
     }
+    for refusal in &preprocessed.refused {
+        lowered.errors.push(crate::lower::LowerError {
+            span: crate::ir::Span::new(refusal.at, refusal.at + 1),
+            message: refusal.reason.clone(),
+            function: refusal.name.clone(),
+        });
+    }
     Ok(Unit {
         path,
         preprocessed,
@@ -140,6 +157,36 @@ fn unit_from(
         strict_aliasing,
         loop_ranks: std::sync::OnceLock::new(),
     })
+}
+
+/// The most declarations of one CUDA file refused for a syntax error before the file is
+/// given up (each costs a parse).
+const MAX_CUDA_REFUSALS: usize = 64;
+
+/// Parses a CUDA file, refusing each top-level declaration of the user's code that holds a
+/// syntax error (C++ the scan of `cuda_source` did not recognise) and parsing again, so
+/// that one function is lost, not the file. Blanking keeps every offset, so the source map
+/// still holds (and still shows the refused text in diagnostics).
+#[allow(clippy::result_large_err)]
+fn parse_refusing(
+    pre: &mut crate::preprocess::Preprocessed,
+) -> Result<(lang_c::ast::TranslationUnit, crate::parse::LeftOut), Diagnostic> {
+    for _ in 0..MAX_CUDA_REFUSALS {
+        let (diagnostic, offset) = match crate::parse::parse_located(pre, None) {
+            Ok(done) => return Ok(done),
+            Err(failed) => failed,
+        };
+        let map = &pre.source_map;
+        let in_user_code = offset.filter(|&at| !map.is_system_header(map.locate(at).file));
+        let refusal = in_user_code.and_then(|at| {
+            crate::cuda_source::refuse_at(&mut pre.text, at, &[], &diagnostic.message)
+        });
+        match refusal {
+            Some(r) => pre.refused.push(r),
+            None => return Err(diagnostic),
+        }
+    }
+    crate::parse::parse_located(pre, None).map_err(|(d, _)| d)
 }
 
 /// The column of a loop id's last part, `3` or `3#2` (the second loop at that place, see

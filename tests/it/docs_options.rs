@@ -16,6 +16,7 @@ use std::process::Command;
 /// The commands whose `--help` is checked; `cc` takes the compiler's own arguments.
 const COMMANDS: &[&str] = &[
     "analyze",
+    "check",
     "ir",
     "profile",
     "instantiate",

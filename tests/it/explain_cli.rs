@@ -12,10 +12,12 @@ fn explain(code: &str) -> std::process::Output {
 
 #[test]
 fn every_code_is_explained_and_documented() {
-    let docs = std::fs::read_to_string(
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/report-format.md"),
-    )
-    .expect("docs");
+    let read = |page: &str| {
+        std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(page))
+            .expect("docs")
+    };
+    // Loop rules are documented with the report of `analyze`, kernel rules with `check`.
+    let (loop_docs, kernel_docs) = (read("docs/report-format.md"), read("docs/check.md"));
     for code in advisor::rules::every() {
         let out = explain(code.code);
         assert!(out.status.success(), "{}", code.code);
@@ -27,19 +29,29 @@ fn every_code_is_explained_and_documented() {
         for part in ["What: ", "Why it matters on a GPU: ", "What to do: "] {
             assert!(text.contains(part), "{}: no `{part}` in {text}", code.code);
         }
-        // The example the rule's own test analyses, whole, with the verdict it gets.
+        // The example the rule's own test analyses, whole, with what it shows.
+        let kernel = code.example.subject == advisor::rules::Subject::Kernel;
+        let shows = if kernel {
+            format!("gives the access marked /* ACCESS */ {}", code.code)
+        } else {
+            format!(
+                "reports the loop marked /* LOOP */ as {}",
+                code.example.verdict.as_str()
+            )
+        };
         assert!(
-            text.contains(code.example.source)
-                && text.contains(&format!(
-                    "reports the loop marked /* LOOP */ as {}",
-                    code.example.verdict.as_str()
-                )),
+            text.contains(code.example.source) && text.contains(&shows),
             "{}: no example in {text}",
             code.code
         );
+        let (docs, page) = if kernel {
+            (&kernel_docs, "docs/check.md")
+        } else {
+            (&loop_docs, "docs/report-format.md")
+        };
         assert!(
             docs.contains(&format!("| {} |", code.code)),
-            "{} is missing from docs/report-format.md's table",
+            "{} is missing from {page}'s table",
             code.code
         );
     }

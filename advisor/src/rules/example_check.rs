@@ -1,7 +1,7 @@
 //! The fixture test every rule runs on its own example: the loop marked `/* LOOP */` gets
 //! the example's verdict and carries the rule's code, and its report passes the verifier.
 
-use super::Rule;
+use super::{Rule, Subject};
 use crate::analyze::{analyze_unit, Filter};
 use crate::model::{LoopReport, Verdict};
 use frontend::preprocess::TranslationUnitInput;
@@ -9,6 +9,9 @@ use frontend::unit::load_unit;
 
 /// Analyses `rule`'s example and checks what it must show.
 pub fn shows(rule: &Rule) {
+    if rule.example.subject == Subject::Kernel {
+        return kernel_shows(rule);
+    }
     let report = marked_loop(rule);
     let problems = crate::verify::verify_loop(&report);
     assert!(problems.is_empty(), "{}: {problems:?}", rule.code);
@@ -59,4 +62,39 @@ fn marked_loop(rule: &Rule) -> LoopReport {
         .into_iter()
         .find(|r| r.line == line)
         .unwrap_or_else(|| panic!("{}: no loop at line {line}", rule.code))
+}
+
+/// A kernel rule's example: `warpwise check` gives the access marked `/* ACCESS */` the
+/// rule's finding, and no other access of the example a finding.
+fn kernel_shows(rule: &Rule) {
+    let source = rule.example.source;
+    let line = source
+        .lines()
+        .position(|l| l.contains("/* ACCESS */"))
+        .unwrap_or_else(|| panic!("{}'s example marks no access", rule.code)) as u32
+        + 1;
+    let dir = tempfile::tempdir().expect("a scratch directory");
+    let file = dir
+        .path()
+        .join(format!("{}.cu", rule.code.to_ascii_lowercase()));
+    std::fs::write(&file, source).expect("the example is written");
+    let unit = load_unit(&TranslationUnitInput::new(file)).expect("the example loads");
+    let report = crate::check::check_units(&[unit], &Default::default());
+    let findings: Vec<(u32, &str)> = report
+        .kernels
+        .iter()
+        .flat_map(|k| &k.accesses)
+        .filter_map(|a| a.finding.as_ref())
+        .flat_map(|f| f.lines.iter().map(move |l| (*l, f.code.as_str())))
+        .collect();
+    assert!(
+        findings.contains(&(line, rule.code)),
+        "{}'s example does not show it at line {line}: {report:#?}",
+        rule.code
+    );
+    assert!(
+        findings.iter().all(|(l, c)| *l == line && *c == rule.code),
+        "{}'s example has other findings: {findings:?}",
+        rule.code
+    );
 }

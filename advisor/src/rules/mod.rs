@@ -18,6 +18,7 @@ pub mod ww111_undecided_dependence;
 pub mod ww112_callee_effects;
 pub mod ww120_allocation;
 pub mod ww130_observed_dependence;
+pub mod ww201_uncoalesced;
 
 use crate::model::{Reason, Verdict, Witness};
 
@@ -33,18 +34,30 @@ pub struct Rule {
     pub example: Example,
 }
 
-/// A small C file whose loop marked `/* LOOP */` carries the rule's finding: printed by
-/// `warpwise explain` and analysed by the rule's fixture test, so the documentation cannot
-/// drift from what the analyses say.
+/// A small file that shows the rule's finding: printed by `warpwise explain` and analysed
+/// by the rule's fixture test, so the documentation cannot drift from what the analyses
+/// say. A loop rule's example is C with a loop marked `/* LOOP */`; a kernel rule's is
+/// CUDA C with an access marked `/* ACCESS */`.
 #[derive(Debug)]
 pub struct Example {
     pub source: &'static str,
     /// The marked loop's verdict under `analyze`'s defaults (for WW130, after profiling
-    /// the example's `main`).
+    /// the example's `main`). A kernel example has no loop: `NotFriendly`, since a finding
+    /// of `check` is something to fix.
     pub verdict: Verdict,
+    pub subject: Subject,
 }
 
-/// Every code a finding can carry, in code order.
+/// What a rule's findings are about, and so which command reports them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Subject {
+    /// A sequential loop (`warpwise analyze`).
+    Loop,
+    /// An access or branch of an existing CUDA kernel (`warpwise check`).
+    Kernel,
+}
+
+/// Every code a finding of `warpwise analyze` can carry, in code order.
 pub const ALL: &[&Rule] = &[
     &ww101_carried_dependence::RULE,
     &ww102_reduction::RULE,
@@ -60,12 +73,17 @@ pub const ALL: &[&Rule] = &[
     &ww130_observed_dependence::RULE,
 ];
 
+/// Every code a finding of `warpwise check` can carry, in code order.
+pub const KERNEL: &[&Rule] = &[&ww201_uncoalesced::RULE];
+
 /// Not a finding: the note SARIF output gives a loop that can run on a GPU.
 pub const FRIENDLY: &Rule = &ww001_friendly::RULE;
 
-/// Every rule, the friendly note first.
+/// Every rule, the friendly note first, then the loop rules, then the kernel rules.
 pub fn every() -> impl Iterator<Item = &'static Rule> {
-    std::iter::once(FRIENDLY).chain(ALL.iter().copied())
+    std::iter::once(FRIENDLY)
+        .chain(ALL.iter().copied())
+        .chain(KERNEL.iter().copied())
 }
 
 /// The rule `text` names (`WW101`, `ww101`), if it is one.

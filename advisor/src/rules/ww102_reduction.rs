@@ -13,6 +13,7 @@ pub const RULE: Rule = Rule {
     example: Example {
         source: include_str!("examples/ww102.c"),
         verdict: Verdict::Friendly,
+        subject: super::Subject::Loop,
     },
 };
 

@@ -14,6 +14,7 @@ pub const RULE: Rule = Rule {
     example: Example {
         source: include_str!("examples/ww103.c"),
         verdict: Verdict::Friendly,
+        subject: super::Subject::Loop,
     },
 };
 

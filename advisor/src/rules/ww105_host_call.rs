@@ -13,6 +13,7 @@ pub const RULE: Rule = Rule {
     example: Example {
         source: include_str!("examples/ww105.c"),
         verdict: Verdict::NotFriendly,
+        subject: super::Subject::Loop,
     },
 };
 

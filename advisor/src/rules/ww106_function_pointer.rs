@@ -12,6 +12,7 @@ pub const RULE: Rule = Rule {
     example: Example {
         source: include_str!("examples/ww106.c"),
         verdict: Verdict::NotFriendly,
+        subject: super::Subject::Loop,
     },
 };
 

@@ -14,6 +14,7 @@ pub const RULE: Rule = Rule {
     example: Example {
         source: include_str!("examples/ww110.c"),
         verdict: Verdict::NeedsProfile,
+        subject: super::Subject::Loop,
     },
 };
 

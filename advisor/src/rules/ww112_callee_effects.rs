@@ -15,6 +15,7 @@ pub const RULE: Rule = Rule {
     example: Example {
         source: include_str!("examples/ww112.c"),
         verdict: Verdict::NeedsProfile,
+        subject: super::Subject::Loop,
     },
 };
 

@@ -12,9 +12,12 @@
 //! blocks; the loop forest itself is computed from the CFG by `loops` (named, not linked: the
 //! IR does not depend on it).
 
+pub mod cuda;
 pub mod dominators;
 pub mod print;
 pub mod verify;
+
+pub use cuda::{thread_coordinate, Axis, CudaVariable, ExecutionSpace, ThreadBuiltin};
 
 use crate::types::{TypeId, TypeTable};
 use std::fmt;
@@ -403,6 +406,8 @@ pub struct SlotData {
     /// The SSA value holding its byte size when it is a VLA.
     pub vla_size: Option<Value>,
     pub span: Span,
+    /// Declared `__shared__` (CUDA): one object per thread block, not per thread.
+    pub shared: bool,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -482,6 +487,8 @@ pub struct Function {
     /// with the integer type's C name: what sees through casts without the type table (a
     /// loop's bound, the printer) must stop there.
     pub truncations: std::collections::BTreeMap<Value, String>,
+    /// Where the function runs (CUDA's `__global__`, `__device__`); `Host` for plain C.
+    pub execution: ExecutionSpace,
 }
 
 impl Function {
@@ -558,6 +565,9 @@ pub struct Global {
     /// A large numeric table whose values the parse left out (`frontend::tables`): `init`
     /// gives it its length only, and stores one zero.
     pub values_elided: bool,
+    /// CUDA's memory space (`__device__`, `__shared__`, `__constant__`) or built-in
+    /// coordinate; `None` for a plain C global.
+    pub cuda: Option<CudaVariable>,
 }
 
 /// A function that is declared (e.g. in a header) but not defined in this unit.

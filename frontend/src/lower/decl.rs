@@ -3,7 +3,10 @@
 
 use super::builder::FunctionBuilder;
 use super::{err, Binding, LResult, LocalStorage, Lowerer, Tag};
-use crate::ir::{Function, Global, GlobalId, InstKind, Param, SlotData, Span};
+use crate::ir::{
+    CudaVariable, ExecutionSpace, Function, Global, GlobalId, InstKind, Param, SlotData, Span,
+    ThreadBuiltin,
+};
 use crate::types::{ArrayLen, FloatKind, IntRank, Type, TypeId};
 use lang_c::ast;
 use lang_c::span::Node;
@@ -26,6 +29,63 @@ pub(crate) struct BaseType {
     pub is_volatile: bool,
     /// `_Thread_local` / `__thread`: one object per host thread.
     pub is_thread_local: bool,
+    /// CUDA's qualifiers, as warpwise's `cuda_runtime.h` spells them (attributes).
+    pub cuda: CudaQualifiers,
+}
+
+/// CUDA's declaration qualifiers. warpwise's `cuda_runtime.h` defines `__global__` and the
+/// others as GNU attributes (`__attribute__((__warpwise_global__))`), which lang-c keeps
+/// among the declaration's specifiers.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct CudaQualifiers {
+    pub global: bool,
+    pub device: bool,
+    pub host: bool,
+    pub shared: bool,
+    pub constant: bool,
+    /// One of the built-in coordinates warpwise's header declares (`threadIdx`, ...).
+    pub builtin: bool,
+}
+
+impl CudaQualifiers {
+    /// Records the qualifier an attribute named `name` stands for, if it is one.
+    fn note(&mut self, name: &str) {
+        match name.trim_matches('_') {
+            "warpwise_global" => self.global = true,
+            "warpwise_device" => self.device = true,
+            "warpwise_host" => self.host = true,
+            "warpwise_shared" => self.shared = true,
+            "warpwise_constant" => self.constant = true,
+            "warpwise_builtin" => self.builtin = true,
+            _ => {}
+        }
+    }
+
+    /// Where a function with these qualifiers runs.
+    pub fn execution(self) -> ExecutionSpace {
+        match (self.global, self.device, self.host) {
+            (true, _, _) => ExecutionSpace::Kernel,
+            (false, true, true) => ExecutionSpace::HostDevice,
+            (false, true, false) => ExecutionSpace::Device,
+            _ => ExecutionSpace::Host,
+        }
+    }
+
+    /// The memory space of a variable `name` with these qualifiers.
+    pub fn variable(self, name: &str) -> Option<CudaVariable> {
+        if self.builtin {
+            return ThreadBuiltin::named(name).map(CudaVariable::Builtin);
+        }
+        if self.shared {
+            Some(CudaVariable::Shared)
+        } else if self.constant {
+            Some(CudaVariable::Constant)
+        } else if self.device {
+            Some(CudaVariable::Device)
+        } else {
+            None
+        }
+    }
 }
 
 /// A declarator resolved to its name and full type.
@@ -58,6 +118,7 @@ impl<'a> Lowerer<'a> {
             is_const: false,
             is_volatile: false,
             is_thread_local: false,
+            cuda: CudaQualifiers::default(),
         };
         for spec in specs {
             match &spec.node {
@@ -80,6 +141,11 @@ impl<'a> Lowerer<'a> {
         }
         // `struct P { ... } __attribute__((packed));`: the attribute sits among the
         // declaration's specifiers, the layout belongs to the struct they define.
+        for e in &extensions {
+            if let ast::Extension::Attribute(a) = &e.node {
+                base.cuda.note(&a.name.node);
+            }
+        }
         self.packed_record = extensions.iter().any(|e| {
             matches!(&e.node, ast::Extension::Attribute(a) if a.name.node.trim_matches('_') == "packed")
         });
@@ -570,6 +636,7 @@ impl<'a> Lowerer<'a> {
                 span: declared.name_span,
                 init: None,
                 values_elided: false,
+                cuda: base.cuda.variable(&name),
             });
             self.scopes.bind(&name, Binding::Global { id, ty });
             self.lower_global_initializer(id, init.node.initializer.as_ref());
@@ -706,6 +773,7 @@ impl<'a> Lowerer<'a> {
         func.ty = declared.ty;
         func.ret = ret;
         func.is_static = base.is_static;
+        func.execution = base.cuda.execution();
         func.span = def.span.into();
         func.name_span = declared.name_span;
         self.fb = FunctionBuilder::new(func);
@@ -887,6 +955,7 @@ impl<'a> Lowerer<'a> {
             ty,
             vla_size,
             span,
+            shared: false,
         });
         crate::ir::Slot(self.fb.func.slots.len() as u32 - 1)
     }
@@ -945,6 +1014,7 @@ impl<'a> Lowerer<'a> {
                             span,
                             init: None,
                             values_elided: false,
+                            cuda: base.cuda.variable(&name),
                         });
                         Binding::Global { id, ty }
                     }
@@ -965,6 +1035,7 @@ impl<'a> Lowerer<'a> {
                     span,
                     init: None,
                     values_elided: false,
+                    cuda: base.cuda.variable(&name),
                 });
                 self.fb.func.local_statics.push(id);
                 self.scopes.bind(&name, Binding::Global { id, ty });
@@ -972,13 +1043,17 @@ impl<'a> Lowerer<'a> {
                 continue;
             }
             self.evaluate_pending_vla()?;
-            let in_memory = !self.program.types.is_scalar(ty) || self.address_taken.contains(&name);
+            // A `__shared__` scalar is one object the block's threads share, never a register.
+            let in_memory = !self.program.types.is_scalar(ty)
+                || self.address_taken.contains(&name)
+                || base.cuda.shared;
             if in_memory {
                 let vla_size = match self.program.types.size_of(ty) {
                     Some(_) => None,
                     None => Some(self.runtime_size_of(ty, span)?),
                 };
                 let slot = self.new_slot(&name, ty, vla_size, span);
+                self.fb.func.slots[slot.index()].shared = base.cuda.shared;
                 self.scopes.bind(
                     &name,
                     Binding::Local {

@@ -403,6 +403,7 @@ fn empty_function(program: &mut Program, void: TypeId) -> Function {
         local_statics: Vec::new(),
         restrict_pointers: Vec::new(),
         truncations: Default::default(),
+        execution: Default::default(),
     }
 }
 

@@ -1,0 +1,734 @@
+//! One kernel: its global-memory accesses with requests and sectors per warp, and its
+//! branches with their divergence.
+//!
+//! An access's address is reconstructed as `base + offset` ([`analyses::reconstruct`]); the
+//! base says which memory it is (a kernel's pointer parameters and `__device__` variables
+//! are global memory, `__shared__` and locals are not counted here). In the offset,
+//! `threadIdx.x` (and `threadIdx.y` when a warp spans rows) varies along the warp and every
+//! other name must be the same for the warp's 32 threads ([`super::variance`]); a loop
+//! variable that starts at a thread-dependent value and steps by a uniform one
+//! (`for (i = tid; i < n; i += stride)`) is written `init + iter(i)*step`, with `iter(i)` the
+//! iteration the warp is in. Anything else that differs between threads (an index read from
+//! memory) leaves the count bounded, with the reason.
+
+use super::model::{AccessKind, AccessReport, BranchReport, Coalescing, Count, Divergence};
+use super::variance::Variance;
+use super::warp::{count, Coordinates, WarpCount};
+use crate::access::split_base;
+use crate::coalescing::{Factor, LINE, SECTOR, WARP};
+use analyses::reconstruct::{reconstruct, ReconstructConfig, Reconstruction};
+use analyses::symbols::SymbolOrigin;
+use frontend::ir::{
+    thread_coordinate, Axis, Block, Callee, CudaVariable, Function, InstKind, Terminator,
+    ThreadBuiltin, Value,
+};
+use frontend::loops::{analyze_loops, LoopForest};
+use frontend::unit::Unit;
+use std::collections::{BTreeMap, HashMap};
+use symbolic::{Atom, Expr, SignEnv, SignSet, Var};
+
+/// What a kernel is checked under.
+pub struct Setting<'a> {
+    pub unit: &'a Unit,
+    pub func: &'a Function,
+    /// `blockDim` per axis where known.
+    pub block: [Option<u64>; 3],
+    /// Values by name: `blockDim.x`, `gridDim.y`, a parameter `n` (from `--set` and launches).
+    pub known: &'a BTreeMap<String, i64>,
+}
+
+/// The analysis of one kernel.
+pub struct Checked {
+    pub accesses: Vec<AccessReport>,
+    pub branches: Vec<BranchReport>,
+    pub not_analysed: Vec<String>,
+}
+
+/// Which memory an access's base pointer addresses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Space {
+    Global,
+    Shared,
+    Local,
+    Constant,
+}
+
+/// The kernel's names and facts, shared by its accesses and branches.
+struct Kernel<'a> {
+    setting: &'a Setting<'a>,
+    rec: Reconstruction,
+    forest: LoopForest,
+    variance: Variance,
+    coordinates: Coordinates,
+    /// The built-in coordinate each of the kernel's coordinate symbols reads.
+    builtins: HashMap<Var, (ThreadBuiltin, Option<Axis>)>,
+    /// Known values, by the symbols the offsets use.
+    known: HashMap<Var, Expr>,
+    /// Which thread coordinates vary along a warp (x always; y when a warp spans rows).
+    varying_axes: [bool; 3],
+    env: SignEnv,
+}
+
+pub fn check(setting: &Setting) -> Checked {
+    let program = &setting.unit.lowered.program;
+    let func = setting.func;
+    let forest = analyze_loops(func);
+    let rec = reconstruct(program, func, &forest, &ReconstructConfig::default());
+    let [x, y, _] = setting.block;
+    let varying_axes = [
+        true,
+        x.is_some_and(|x| x % WARP as u64 != 0),
+        matches!((x, y), (Some(x), Some(y)) if (x * y) % WARP as u64 != 0),
+    ];
+    let variance = Variance::of(program, func, &forest, varying_axes);
+    let mut coordinates = Coordinates::default();
+    let mut builtins = HashMap::new();
+    let mut known = HashMap::new();
+    let mut env = SignEnv::new();
+    for symbol in rec.symbols.iter() {
+        let var = symbol.var.clone();
+        if let SymbolOrigin::Load { load, .. } = symbol.origin {
+            if let Some((builtin, axis)) = thread_coordinate(program, func, load) {
+                builtins.insert(var.clone(), (builtin, axis));
+                let axis_index = axis.map(|a| a as usize);
+                match (builtin, axis_index) {
+                    (ThreadBuiltin::ThreadIdx, Some(a)) => {
+                        coordinates.thread[a] = Some(var.clone())
+                    }
+                    (ThreadBuiltin::BlockDim, Some(0)) => {
+                        coordinates.block_dim_x = Some(var.clone())
+                    }
+                    _ => {}
+                }
+                let sign = match builtin {
+                    ThreadBuiltin::ThreadIdx | ThreadBuiltin::BlockIdx => SignSet::NON_NEG,
+                    _ => SignSet::POS,
+                };
+                env.set(var.clone(), sign);
+                let name = match axis {
+                    Some(a) => format!("{}.{}", builtin.name(), a.name()),
+                    None => builtin.name().to_string(),
+                };
+                if let Some(v) = setting.known.get(&name) {
+                    known.insert(var, Expr::constant(*v));
+                }
+                continue;
+            }
+        }
+        if let Some(v) = setting.known.get(var.name()) {
+            known.insert(var, Expr::constant(*v));
+        }
+    }
+    let kernel = Kernel {
+        setting,
+        rec,
+        forest,
+        variance,
+        coordinates,
+        builtins,
+        known,
+        varying_axes,
+        env,
+    };
+    let mut accesses = Vec::new();
+    let mut skipped: BTreeMap<&'static str, usize> = BTreeMap::new();
+    let mut branches = Vec::new();
+    for b in func.blocks() {
+        for &v in &func.block(b).insts {
+            match kernel.access(v, b) {
+                Some(Ok(report)) => accesses.push(report),
+                Some(Err(space)) => *skipped.entry(space).or_default() += 1,
+                None => {}
+            }
+        }
+        if let Some(branch) = kernel.branch(b) {
+            branches.push(branch);
+        }
+    }
+    let mut not_analysed: Vec<String> = skipped
+        .into_iter()
+        .map(|(what, n)| format!("{n} {what} access{}", if n == 1 { "" } else { "es" }))
+        .collect();
+    not_analysed.extend(device_calls(program, func));
+    Checked {
+        accesses,
+        branches,
+        not_analysed,
+    }
+}
+
+/// Calls of the program's device functions: their own accesses are not counted yet.
+fn device_calls(program: &frontend::ir::Program, func: &Function) -> Vec<String> {
+    let mut names: Vec<&str> = func
+        .values()
+        .filter_map(|v| match &func.inst(v).kind {
+            InstKind::Call {
+                callee: Callee::Direct(name),
+                ..
+            } if program.function(name).is_some() => Some(name.as_str()),
+            _ => None,
+        })
+        .collect();
+    names.sort_unstable();
+    names.dedup();
+    names
+        .into_iter()
+        .map(|n| format!("the accesses inside `{n}` (a called device function)"))
+        .collect()
+}
+
+/// The thread-dependent loop variable `var` (a header phi) as `init + iter(var)*step`.
+struct Unrolled {
+    var: Var,
+    by: Expr,
+    note: String,
+}
+
+impl Kernel<'_> {
+    fn program(&self) -> &frontend::ir::Program {
+        &self.setting.unit.lowered.program
+    }
+
+    fn func(&self) -> &Function {
+        self.setting.func
+    }
+
+    /// The report of a load, store or atomic at `v` in block `b`; `Err` names the memory of
+    /// an access not counted here; `None` when `v` is no access.
+    fn access(&self, v: Value, b: Block) -> Option<Result<AccessReport, &'static str>> {
+        let func = self.func();
+        let program = self.program();
+        let inst = func.inst(v);
+        let (addr, kind, elem) = match &inst.kind {
+            InstKind::Load { addr } => (*addr, AccessKind::Load, program.types.size_of(inst.ty)),
+            InstKind::Store { addr, .. } => {
+                (*addr, AccessKind::Store, program.types.size_of(inst.ty))
+            }
+            InstKind::Call {
+                callee: Callee::Direct(name),
+                args,
+            } if name.starts_with("atomic") && !args.is_empty() => {
+                let pointee = program.types.pointee(func.inst(args[0]).ty)?;
+                (args[0], AccessKind::Atomic, program.types.size_of(pointee))
+            }
+            _ => return None,
+        };
+        // Thread coordinates are loads of CUDA's own variables, not accesses.
+        if thread_coordinate(program, func, v).is_some() {
+            return None;
+        }
+        let elem = elem.unwrap_or(1).max(1);
+        let alternatives: Vec<(Option<Var>, Expr)> = self
+            .rec
+            .of(addr)
+            .iter()
+            .map(|e| split_base(e, &self.rec.symbols))
+            .collect();
+        let span = func.inst(addr).origin.span;
+        let span = if span.is_none() {
+            inst.origin.span
+        } else {
+            span
+        };
+        let unit = self.setting.unit;
+        let at = unit
+            .resolve(span)
+            .map(|r| r.to_string())
+            .unwrap_or_default();
+        let text = match kind {
+            AccessKind::Atomic => unit.snippet(inst.origin.span),
+            _ => unit.snippet(span),
+        };
+        let mut report = AccessReport {
+            at,
+            access: text,
+            kind,
+            bytes: elem,
+            array: None,
+            offset: None,
+            stride: None,
+            requests: bounded(elem, LINE),
+            sectors: bounded(elem, SECTOR),
+            warp_bytes: WARP as u64 * elem,
+            ideal_sectors: ideal_sectors(elem, WARP as u64),
+            coalescing: Coalescing::Unknown,
+            when: None,
+            reason: None,
+            assumptions: Vec::new(),
+            finding: None,
+        };
+        let [(Some(base), offset)] = alternatives.as_slice() else {
+            report.reason = Some(if alternatives.len() > 1 {
+                format!("the address has {} possible forms", alternatives.len())
+            } else {
+                "no single base pointer is known for the address".into()
+            });
+            return Some(Ok(report));
+        };
+        match self.space(base) {
+            (Space::Global, note) => report.assumptions.extend(note),
+            (Space::Shared, _) => return Some(Err("shared-memory")),
+            (Space::Local, _) => return Some(Err("local-memory")),
+            (Space::Constant, _) => return Some(Err("constant-memory")),
+        }
+        report.array = Some(base.name().to_string());
+        let (offset, unrolled) = self.unrolled(offset, b);
+        report.assumptions.extend(unrolled);
+        report.offset = Some(offset.to_string());
+        if let Some(var) = self.varying_name(&offset, b) {
+            let why = if self.reads_data(&var) {
+                "data read per thread"
+            } else {
+                "through the thread index in a way the analysis does not model"
+            };
+            report.reason = Some(format!(
+                "the address depends on `{var}`, which differs between the threads of a warp \
+                 ({why}): anywhere from 1 request to every thread its own"
+            ));
+            return Some(Ok(report));
+        }
+        let settled = offset
+            .substitute(&self.known)
+            .unwrap_or_else(|_| offset.clone());
+        let [x, y, z] = self.setting.block;
+        let threads = match (x, y, z) {
+            (Some(x), Some(y), Some(z)) => Some(x * y * z),
+            _ => None,
+        };
+        let counted = count(&settled, elem, x, threads, &self.coordinates, &self.env);
+        report.warp_bytes = counted.distinct * elem;
+        report.ideal_sectors = ideal_sectors(elem, counted.distinct);
+        self.judge(&mut report, &settled, &counted, elem);
+        if report.coalescing == Coalescing::Uncoalesced {
+            // The stride before known values: `4*n` walks a column whatever `n` is set to.
+            let written = super::warp::stride_along_x(&offset, &self.coordinates);
+            let column = written.is_some_and(|s| s.as_integer().is_none());
+            report.finding = Some(finding(&report, layout(func, addr, elem), column));
+        }
+        Some(Ok(report))
+    }
+
+    /// The memory a base pointer addresses, and the assumption that says so when it is not
+    /// visible (a pointer the kernel loads or computes).
+    fn space(&self, base: &Var) -> (Space, Option<String>) {
+        let func = self.func();
+        let Some(symbol) = self.rec.symbols.info(base) else {
+            return (Space::Global, None);
+        };
+        match symbol.origin {
+            SymbolOrigin::Param(_) => (Space::Global, None),
+            SymbolOrigin::Object(v) => match &func.inst(v).kind {
+                InstKind::SlotAddr(s) if func.slot(*s).shared => (Space::Shared, None),
+                InstKind::SlotAddr(_) => (Space::Local, None),
+                InstKind::GlobalAddr(g) => match self.program().global(*g).cuda {
+                    Some(CudaVariable::Shared) => (Space::Shared, None),
+                    Some(CudaVariable::Constant) => (Space::Constant, None),
+                    _ => (Space::Global, None),
+                },
+                _ => (Space::Global, None),
+            },
+            _ => (
+                Space::Global,
+                Some(format!(
+                    "`{}` (a pointer the kernel loads or computes) points to global memory",
+                    base.name()
+                )),
+            ),
+        }
+    }
+
+    /// `offset` with each thread-dependent loop variable written through the loop's
+    /// iteration (see the module documentation), and a note for each.
+    fn unrolled(&self, offset: &Expr, at: Block) -> (Expr, Vec<String>) {
+        let mut offset = offset.clone();
+        let mut notes = Vec::new();
+        for _ in 0..4 {
+            let found: Vec<Unrolled> = offset
+                .vars()
+                .into_iter()
+                .filter_map(|var| self.unroll(&var, at))
+                .collect();
+            if found.is_empty() {
+                break;
+            }
+            let map: HashMap<Var, Expr> = found
+                .iter()
+                .map(|u| (u.var.clone(), u.by.clone()))
+                .collect();
+            match offset.substitute(&map) {
+                Ok(e) => offset = e,
+                Err(_) => break,
+            }
+            notes.extend(found.into_iter().map(|u| u.note));
+        }
+        (offset, notes)
+    }
+
+    fn unroll(&self, var: &Var, at: Block) -> Option<Unrolled> {
+        let value = self.rec.symbols.value_of(var)?;
+        if !matches!(self.func().inst(value).kind, InstKind::Phi(_)) {
+            return None;
+        }
+        let header = self.func().inst(value).block;
+        let l = self.forest.innermost(header)?;
+        if self.forest.loop_(l).header != header || !self.variance.varies_at(value, at) {
+            return None;
+        }
+        let alternatives = self.rec.recurrence(value)?;
+        let [a, b] = alternatives else {
+            return None;
+        };
+        let (init, update) = if a.contains_var(var) { (b, a) } else { (a, b) };
+        if init.contains_var(var) {
+            return None;
+        }
+        let step = update.checked_sub(&Expr::from(var.clone())).ok()?;
+        if step.contains_var(var) || step.vars().iter().any(|s| self.varies_name(s, at)) {
+            return None;
+        }
+        let iteration = Var::new(&format!("iter({})", var.name()));
+        let by = init
+            .checked_add(&Expr::from(iteration.clone()).checked_mul(&step).ok()?)
+            .ok()?;
+        Some(Unrolled {
+            var: var.clone(),
+            by,
+            note: format!(
+                "`{name}` = {init} + iter({name})*({step}): iter({name}) is the iteration of \
+                 its loop, the same for the warp's threads",
+                name = var.name()
+            ),
+        })
+    }
+
+    /// The first name in `e` that differs between a warp's threads other than a thread
+    /// coordinate.
+    fn varying_name(&self, e: &Expr, at: Block) -> Option<Var> {
+        e.vars().into_iter().find(|v| self.varies_name(v, at))
+    }
+
+    fn varies_name(&self, var: &Var, at: Block) -> bool {
+        if self.builtins.contains_key(var) || var.name().starts_with("iter(") {
+            return false;
+        }
+        match self.rec.symbols.value_of(var) {
+            Some(value) => self.variance.varies_at(value, at),
+            None => true,
+        }
+    }
+
+    /// Whether the value a symbol stands for comes from memory or a call (data), not from
+    /// the thread coordinates alone: a load or call other than a coordinate among the
+    /// instructions it is computed from.
+    fn reads_data(&self, var: &Var) -> bool {
+        let func = self.func();
+        let program = self.program();
+        let Some(start) = self.rec.symbols.value_of(var) else {
+            return true;
+        };
+        let mut seen = std::collections::HashSet::new();
+        let mut work = vec![start];
+        while let Some(v) = work.pop() {
+            if !seen.insert(v) || seen.len() > 4096 {
+                continue;
+            }
+            if thread_coordinate(program, func, v).is_some() {
+                continue;
+            }
+            match &func.inst(v).kind {
+                InstKind::Load { .. } | InstKind::Call { .. } => return true,
+                kind => work.extend(kind.operands()),
+            }
+        }
+        false
+    }
+
+    /// The verdict of a counted access.
+    fn judge(&self, report: &mut AccessReport, offset: &Expr, counted: &WarpCount, elem: u64) {
+        report.requests = count_of(&counted.requests);
+        report.sectors = count_of(&counted.sectors);
+        report.stride = counted.stride.as_ref().map(|s| s.to_string());
+        for a in counted
+            .requests
+            .assumptions
+            .iter()
+            .chain(&counted.sectors.assumptions)
+        {
+            // The engine words some as "assuming ...": the report lists assumptions as such.
+            let a = a.strip_prefix("assuming ").unwrap_or(a).to_string();
+            if !report.assumptions.contains(&a) {
+                report.assumptions.push(a);
+            }
+        }
+        let threads_vary = self
+            .coordinates
+            .thread
+            .iter()
+            .zip(self.varying_axes)
+            .any(|(v, varying)| varying && v.as_ref().is_some_and(|v| offset.contains_var(v)));
+        let ideal = report.ideal_sectors;
+        let most = report.sectors.value;
+        let fewest = report
+            .sectors
+            .min
+            .as_deref()
+            .and_then(|m| m.parse::<u64>().ok())
+            .or(if report.sectors.exact { most } else { None });
+        let stride = counted.stride.as_ref();
+        let stride_value = stride
+            .and_then(|s| s.as_integer())
+            .and_then(|i| i64::try_from(i).ok());
+        report.coalescing = if !threads_vary {
+            Coalescing::Broadcast
+        } else if most.is_some_and(|m| m <= ideal) {
+            Coalescing::Coalesced
+        } else if stride_value.is_some_and(|s| s.unsigned_abs() == elem) {
+            Coalescing::Misaligned
+        } else if fewest.is_some_and(|f| f > ideal) {
+            Coalescing::Uncoalesced
+        } else if let Some(s) = stride.filter(|s| s.as_integer().is_none()) {
+            report.when = Some(stride_condition(s, elem));
+            Coalescing::Uncoalesced
+        } else {
+            report.reason = Some("the count depends on values the analysis does not know".into());
+            Coalescing::Unknown
+        };
+    }
+
+    /// The report of block `b`'s branch, if it ends in one.
+    fn branch(&self, b: Block) -> Option<BranchReport> {
+        let func = self.func();
+        let Terminator::Branch {
+            cond,
+            then_block,
+            else_block,
+        } = func.block(b).terminator
+        else {
+            return None;
+        };
+        let unit = self.setting.unit;
+        let span = func.inst(cond).origin.span;
+        let at = unit
+            .resolve(span)
+            .or_else(|| unit.resolve(func.block(b).terminator_span))
+            .map(|r| r.to_string())
+            .unwrap_or_default();
+        let loop_exit = self.forest.innermost(b).is_some_and(|l| {
+            let l = self.forest.loop_(l);
+            !l.contains(then_block) || !l.contains(else_block)
+        });
+        let (divergence, why) = self.divergence(cond, b);
+        Some(BranchReport {
+            at,
+            condition: unit.snippet(span),
+            loop_exit,
+            divergence,
+            why,
+        })
+    }
+
+    fn divergence(&self, cond: Value, b: Block) -> (Divergence, String) {
+        if !self.variance.varies_at(cond, b) {
+            return (
+                Divergence::Never,
+                "the condition is the same for every thread of a warp".into(),
+            );
+        }
+        let func = self.func();
+        let difference = match &func.inst(cond).kind {
+            InstKind::Binary(op, l, r) if op.is_comparison() => self
+                .rec
+                .single(*l)
+                .zip(self.rec.single(*r))
+                .and_then(|(l, r)| l.checked_sub(r).ok()),
+            _ => self.rec.single(cond).cloned(),
+        };
+        let Some(difference) = difference else {
+            return (
+                Divergence::Unknown,
+                "the condition differs between threads in a way not expressed".into(),
+            );
+        };
+        let (difference, _) = self.unrolled(&difference, b);
+        if let Some(var) = self.varying_name(&difference, b) {
+            if !self.reads_data(&var) {
+                return (
+                    Divergence::Unknown,
+                    format!(
+                        "it depends on the thread index through `{var}`, which the analysis \
+                         does not model"
+                    ),
+                );
+            }
+            return (
+                Divergence::DataDependent,
+                format!("it depends on `{var}`, read per thread: any warp may split"),
+            );
+        }
+        let difference = difference.substitute(&self.known).unwrap_or(difference);
+        let varying: Vec<&Var> = self
+            .coordinates
+            .thread
+            .iter()
+            .zip(self.varying_axes)
+            .filter_map(|(v, on)| v.as_ref().filter(|_| on))
+            .filter(|v| difference.contains_var(v))
+            .collect();
+        if varying.is_empty() {
+            return (
+                Divergence::Never,
+                "with the known sizes the condition is the same for every thread of a warp".into(),
+            );
+        }
+        let affine = difference
+            .as_poly()
+            .is_some_and(|p| varying.iter().all(|v| p.is_linear_in(v)));
+        if affine {
+            return (
+                Divergence::SomeWarps,
+                format!(
+                    "`{difference}` is affine in the thread index, so the condition changes at most \
+                     once along the threads: only the warp where it changes diverges"
+                ),
+            );
+        }
+        if let Some(period) = short_period(&difference, &varying) {
+            return (
+                Divergence::EveryWarp,
+                format!(
+                    "the condition repeats every {period} threads, so it changes inside every warp"
+                ),
+            );
+        }
+        (
+            Divergence::Unknown,
+            format!("the condition depends on the thread index through `{difference}`"),
+        )
+    }
+}
+
+/// The period below 32 of a remainder of the thread index in `e`, if there is one.
+fn short_period(e: &Expr, varying: &[&Var]) -> Option<i64> {
+    let p = e.as_poly()?;
+    p.terms().iter().find_map(|(m, _)| {
+        m.factors().iter().find_map(|(a, _)| match a {
+            Atom::TruncRem(n, d) | Atom::FloorMod(n, d)
+                if varying.iter().any(|v| n.contains_var(v)) =>
+            {
+                i64::try_from(d.clone())
+                    .ok()
+                    .filter(|d| *d > 1 && *d < WARP)
+            }
+            _ => None,
+        })
+    })
+}
+
+/// The condition on a symbolic stride for the access to be uncoalesced: the threads are
+/// further apart than one element.
+fn stride_condition(stride: &Expr, elem: u64) -> String {
+    let per_element = stride
+        .div_const(&num_rational::BigRational::from_integer(
+            (elem as i64).into(),
+        ))
+        .ok()
+        .filter(|e| e.is_exact_integer());
+    match per_element {
+        Some(e) => format!("{e} > 1"),
+        None => format!("{stride} > {elem}"),
+    }
+}
+
+/// The sectors `distinct` addresses of `elem` bytes each, side by side and aligned, need:
+/// what a warp's bytes need at best.
+pub fn ideal_sectors(elem: u64, distinct: u64) -> u64 {
+    (distinct.max(1) * elem).div_ceil(SECTOR as u64)
+}
+
+/// The bounds of an access the analysis cannot count: one granule to every thread its own.
+fn bounded(elem: u64, line: i64) -> Count {
+    let per_element = if (line as u64).is_multiple_of(elem) {
+        1
+    } else {
+        (elem - 1) / line as u64 + 2
+    };
+    let most = WARP as u64 * per_element;
+    Count {
+        max: most.to_string(),
+        value: Some(most),
+        min: Some("1".into()),
+        unaligned: None,
+        exact: false,
+    }
+}
+
+fn count_of(f: &Factor) -> Count {
+    let number = |e: &Expr| e.as_integer().and_then(|i| u64::try_from(i).ok());
+    Count {
+        max: f.requests.to_string(),
+        value: number(&f.requests),
+        min: f.min_requests.as_ref().map(|e| e.to_string()),
+        unaligned: f.unaligned.as_ref().map(|e| e.to_string()),
+        exact: f.exact,
+    }
+}
+
+/// The WW201 finding of an uncoalesced access, with the fix its layout calls for.
+/// `column`: the stride, as written, is symbolic (a row length).
+fn finding(report: &AccessReport, layout: Layout, column: bool) -> crate::model::Reason {
+    use crate::rules::ww201_uncoalesced::{finding, Cause, Uncoalesced};
+    let stride = report.stride.as_deref();
+    let cause = match (&layout, stride.and_then(|s| s.parse::<u64>().ok())) {
+        (Layout::StructField(field, bytes), Some(s)) if s == *bytes => Cause::StructField {
+            field: field.clone(),
+            bytes: *bytes,
+        },
+        _ if column => Cause::ColumnWalk,
+        _ => Cause::Strided,
+    };
+    finding(
+        &Uncoalesced {
+            access: &report.access,
+            sectors: &report.sectors.max,
+            ideal: report.ideal_sectors,
+            warp_bytes: report.warp_bytes,
+            stride,
+            when: report.when.as_deref(),
+            cause,
+        },
+        line_of(&report.at),
+    )
+}
+
+/// The line of `file:line:col`.
+fn line_of(at: &str) -> u32 {
+    at.rsplit(':')
+        .nth(1)
+        .and_then(|l| l.parse().ok())
+        .unwrap_or(0)
+}
+
+/// How the accessed element sits in memory, for the fix a finding suggests.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Layout {
+    /// A field of an element of an array of structures: (field, the structure's bytes).
+    StructField(String, u64),
+    Plain,
+}
+
+fn layout(func: &Function, addr: Value, elem: u64) -> Layout {
+    let strip = |mut v: Value| {
+        while let InstKind::Cast(inner) = func.inst(v).kind {
+            v = inner;
+        }
+        v
+    };
+    let InstKind::FieldAddr { base, field, .. } = &func.inst(strip(addr)).kind else {
+        return Layout::Plain;
+    };
+    let base = strip(*base);
+    match func.inst(base).kind {
+        InstKind::PtrAdd { scale, .. } if scale > elem => Layout::StructField(field.clone(), scale),
+        _ => Layout::Plain,
+    }
+}

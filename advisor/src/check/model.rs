@@ -1,0 +1,214 @@
+//! The report of `warpwise check`, as serializable data (schema `warpwise/check-report/v1`,
+//! documented in `docs/check.md`): per kernel, its block shape and where it came from, each
+//! global-memory access with its requests and sectors per warp, and each branch with its
+//! divergence. Every count is an expression (C syntax over the kernel's names) next to its
+//! value when that is a number.
+
+use serde::Serialize;
+
+pub const SCHEMA: &str = "warpwise/check-report/v1";
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct CheckReport {
+    pub schema: String,
+    pub kernels: Vec<KernelReport>,
+    /// Functions not analysed (C++, or what the lowering could not read), with why.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub refused: Vec<Refused>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Refused {
+    /// `file:line:col` of the construct that stopped it.
+    pub at: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub function: Option<String>,
+    pub reason: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct KernelReport {
+    pub kernel: String,
+    pub at: String,
+    pub block: Shape,
+    /// What every count of the kernel relies on.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub assumptions: Vec<String>,
+    pub accesses: Vec<AccessReport>,
+    pub branches: Vec<BranchReport>,
+    /// Accesses and calls this version does not analyse, one line each.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub not_analysed: Vec<String>,
+}
+
+/// `blockDim` as the counts used it: numbers where known, else the name.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Shape {
+    pub x: Dim,
+    pub y: Dim,
+    pub z: Dim,
+    /// Where the known sizes come from (`--set`, launches at `file:line:col`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub from: Vec<String>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(untagged)]
+pub enum Dim {
+    Known(u64),
+    Unknown(&'static str),
+}
+
+impl Dim {
+    pub fn value(self) -> Option<u64> {
+        match self {
+            Dim::Known(v) => Some(v),
+            Dim::Unknown(_) => None,
+        }
+    }
+}
+
+impl std::fmt::Display for Dim {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Dim::Known(v) => write!(f, "{v}"),
+            Dim::Unknown(name) => f.write_str(name),
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum AccessKind {
+    Load,
+    Store,
+    /// An atomic read-modify-write (`atomicAdd(&a[i], v)`).
+    Atomic,
+}
+
+impl AccessKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AccessKind::Load => "load",
+            AccessKind::Store => "store",
+            AccessKind::Atomic => "atomic",
+        }
+    }
+}
+
+/// How a warp's access uses the memory system.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Coalescing {
+    /// Every thread reads the same address: one element's sectors.
+    Broadcast,
+    /// The sectors the warp's bytes need, no more.
+    Coalesced,
+    /// Contiguous, but starting off a sector boundary: one sector more than needed.
+    Misaligned,
+    /// More sectors than the warp's bytes need (strided, array of structures, column walk).
+    Uncoalesced,
+    /// Depends on values the analysis does not know (data read per thread).
+    Unknown,
+}
+
+impl Coalescing {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Coalescing::Broadcast => "broadcast",
+            Coalescing::Coalesced => "coalesced",
+            Coalescing::Misaligned => "misaligned",
+            Coalescing::Uncoalesced => "uncoalesced",
+            Coalescing::Unknown => "unknown",
+        }
+    }
+}
+
+/// A count per warp: the most (`max`, with its value when it is a number), the fewest when
+/// warps differ, and the most without the aligned-rows assumption.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Count {
+    pub max: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub value: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub min: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unaligned: Option<String>,
+    pub exact: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct AccessReport {
+    pub at: String,
+    /// The access as written (`p[i].x`).
+    pub access: String,
+    pub kind: AccessKind,
+    pub bytes: u64,
+    /// The pointer or array it goes through.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub array: Option<String>,
+    /// Bytes from `array`, in the thread coordinates.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub offset: Option<String>,
+    /// Bytes between the addresses of neighbouring threads along x.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stride: Option<String>,
+    pub requests: Count,
+    pub sectors: Count,
+    /// The bytes the warp's threads access: distinct addresses times the element's size.
+    pub warp_bytes: u64,
+    /// The sectors a warp's bytes need at best.
+    pub ideal_sectors: u64,
+    pub coalescing: Coalescing,
+    /// For an uncoalesced access whose stride is symbolic: when it is so (`n > 1`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub when: Option<String>,
+    /// Why the counts are bounds only (data read per thread, ...).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub assumptions: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub finding: Option<crate::model::Reason>,
+}
+
+/// Whether a branch splits warps.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Divergence {
+    /// The condition is the same for every thread of a warp.
+    Never,
+    /// Only the warps where the condition changes (it changes at most once along x).
+    SomeWarps,
+    /// It changes inside every warp (`threadIdx.x % 2`).
+    EveryWarp,
+    /// It depends on data read per thread: any warp may split.
+    DataDependent,
+    /// Thread-dependent in a way the analysis does not classify.
+    Unknown,
+}
+
+impl Divergence {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Divergence::Never => "never",
+            Divergence::SomeWarps => "some warps",
+            Divergence::EveryWarp => "every warp",
+            Divergence::DataDependent => "data-dependent",
+            Divergence::Unknown => "unknown",
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct BranchReport {
+    pub at: String,
+    /// The deciding condition as written.
+    pub condition: String,
+    /// The branch leaves a loop.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub loop_exit: bool,
+    pub divergence: Divergence,
+    pub why: String,
+}

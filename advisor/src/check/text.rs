@@ -1,0 +1,133 @@
+//! The text form of a `warpwise check` report: per kernel, its block shape, one entry per
+//! global access (offset, requests and sectors per warp, verdict, finding with its fix) and
+//! per branch, then what was assumed and what was not analysed; a summary at the end.
+
+use super::model::{AccessReport, BranchReport, CheckReport, Coalescing, Count, KernelReport};
+use std::fmt::Write;
+
+pub fn render(report: &CheckReport) -> String {
+    let mut out = String::new();
+    for k in &report.kernels {
+        kernel(&mut out, k);
+    }
+    for r in &report.refused {
+        let who = r
+            .function
+            .as_deref()
+            .map(|f| format!("`{f}` "))
+            .unwrap_or_default();
+        let _ = writeln!(out, "{}: not analysed: {who}{}", r.at, r.reason);
+    }
+    summary(&mut out, report);
+    out
+}
+
+fn kernel(out: &mut String, k: &KernelReport) {
+    let from = if k.block.from.is_empty() {
+        String::new()
+    } else {
+        format!(" from {}", k.block.from.join(", "))
+    };
+    let _ = writeln!(
+        out,
+        "{}: kernel `{}`, blockDim ({}, {}, {}){from}",
+        k.at, k.kernel, k.block.x, k.block.y, k.block.z
+    );
+    for a in &k.accesses {
+        access(out, a);
+    }
+    for b in &k.branches {
+        branch(out, b);
+    }
+    if !k.assumptions.is_empty() {
+        let _ = writeln!(out, "  assuming:");
+        for a in &k.assumptions {
+            let _ = writeln!(out, "    - {a}");
+        }
+    }
+    for n in &k.not_analysed {
+        let _ = writeln!(out, "  not analysed: {n}");
+    }
+    out.push('\n');
+}
+
+fn count(c: &Count) -> String {
+    let mut s = match &c.min {
+        Some(min) => format!("{min} to {}", c.max),
+        None => c.max.clone(),
+    };
+    if let Some(u) = &c.unaligned {
+        let _ = write!(s, " ({u} unaligned)");
+    }
+    s
+}
+
+fn access(out: &mut String, a: &AccessReport) {
+    let _ = writeln!(
+        out,
+        "  {}: {} `{}` ({} bytes){}",
+        a.at,
+        a.kind.as_str(),
+        a.access,
+        a.bytes,
+        a.offset
+            .as_deref()
+            .map(|o| format!(", offset {o}"))
+            .unwrap_or_default()
+    );
+    let when = a
+        .when
+        .as_deref()
+        .map(|w| format!(" when {w}"))
+        .unwrap_or_default();
+    let _ = writeln!(
+        out,
+        "    requests {}, sectors {} per warp (ideal {}): {}{when}",
+        count(&a.requests),
+        count(&a.sectors),
+        a.ideal_sectors,
+        a.coalescing.as_str()
+    );
+    if let Some(r) = &a.reason {
+        let _ = writeln!(out, "    because {r}");
+    }
+    for assumption in &a.assumptions {
+        let _ = writeln!(out, "    assuming {assumption}");
+    }
+    if let Some(f) = &a.finding {
+        let _ = writeln!(out, "    {}: {}", f.code, f.message);
+        if let Some(help) = &f.help {
+            let _ = writeln!(out, "      help: {help}");
+        }
+    }
+}
+
+fn branch(out: &mut String, b: &BranchReport) {
+    let what = if b.loop_exit { "loop exit" } else { "branch" };
+    let _ = writeln!(
+        out,
+        "  {}: {what} `{}` diverges: {} ({})",
+        b.at,
+        b.condition,
+        b.divergence.as_str(),
+        b.why
+    );
+}
+
+fn summary(out: &mut String, report: &CheckReport) {
+    let accesses: Vec<&AccessReport> = report.kernels.iter().flat_map(|k| &k.accesses).collect();
+    let of = |c: Coalescing| accesses.iter().filter(|a| a.coalescing == c).count();
+    let _ = writeln!(
+        out,
+        "{} kernel(s), {} global access(es): {} coalesced, {} broadcast, {} misaligned, {} \
+         uncoalesced, {} unknown; {} declaration(s) not analysed",
+        report.kernels.len(),
+        accesses.len(),
+        of(Coalescing::Coalesced),
+        of(Coalescing::Broadcast),
+        of(Coalescing::Misaligned),
+        of(Coalescing::Uncoalesced),
+        of(Coalescing::Unknown),
+        report.refused.len()
+    );
+}

@@ -1,0 +1,409 @@
+//! Which values of a kernel can differ between the threads of one warp (divergence
+//! analysis): a value is uniform when every thread of a warp that computes it gets the same.
+//!
+//! The sources are the thread coordinates that vary along a warp (`threadIdx.x` always;
+//! `threadIdx.y` when a warp spans rows), per-thread memory (a local whose stores vary or
+//! whose address escapes), loads from varying addresses, calls that may depend on the thread
+//! (atomics return a different value to each thread) and the synchronization dependence of
+//! a join: a phi where the paths of a varying branch meet (between the branch and its
+//! immediate post-dominator) varies. A value computed inside a loop whose exit condition
+//! varies and used after the loop varies too: threads leave after different iterations.
+//!
+//! The analysis is a fixpoint of monotone facts (a value only ever becomes varying), so it
+//! terminates; everything it cannot tell is varying.
+
+use frontend::ir::{
+    thread_coordinate, Axis, Block, Callee, Function, InstKind, Program, Terminator, ThreadBuiltin,
+    Value,
+};
+use frontend::loops::LoopForest;
+use std::collections::{HashMap, HashSet};
+
+/// Prefixes of the external functions that may answer each thread differently given the
+/// same arguments: atomics (each thread gets the value before its own update), warp
+/// shuffles and votes, clocks and random numbers. Other external functions of device code
+/// are math (`sqrtf`, `__expf`, `min`), whose result the arguments decide.
+const PER_THREAD: &[&str] = &[
+    "atomic",
+    "__shfl",
+    "__ballot",
+    "__any",
+    "__all",
+    "__activemask",
+    "__match",
+    "__lane",
+    "clock",
+    "rand",
+    "curand",
+];
+
+/// The warp-varying values of one kernel.
+#[derive(Clone, Debug)]
+pub struct Variance {
+    varies: Vec<bool>,
+    /// Loops with an exit branch whose condition varies.
+    divergent_loops: HashSet<frontend::loops::LoopId>,
+    /// The block of each value's definition.
+    def_block: Vec<Block>,
+    /// The blocks of each loop of the forest.
+    loop_blocks: Vec<std::collections::BTreeSet<Block>>,
+}
+
+impl Variance {
+    /// The analysis of `func`; `axes` says which of `threadIdx.x/y/z` vary along a warp.
+    pub fn of(program: &Program, func: &Function, forest: &LoopForest, axes: [bool; 3]) -> Self {
+        let n = func.insts.len();
+        let def_block: Vec<Block> = func.insts.iter().map(|i| i.block).collect();
+        let mut v = Variance {
+            varies: vec![false; n],
+            divergent_loops: HashSet::new(),
+            def_block,
+            loop_blocks: forest.loops.iter().map(|l| l.blocks.clone()).collect(),
+        };
+        let pdom = PostDominators::of(func);
+        let thread_dependent = ThreadDependentCallees::new(program);
+        let mut slot_varies = vec![false; func.slots.len()];
+        // Rounds until nothing changes: each round only adds varying facts.
+        for _ in 0..=n + func.slots.len() + func.blocks.len() {
+            let mut changed = false;
+            let joins = divergent_joins(func, &v.varies, &pdom);
+            let loops = divergent_loops(func, forest, &v.varies);
+            if loops != v.divergent_loops {
+                v.divergent_loops = loops;
+                changed = true;
+            }
+            for b in func.blocks() {
+                for &value in &func.block(b).insts {
+                    let inst = func.inst(value);
+                    if let InstKind::Store {
+                        addr,
+                        value: stored,
+                    } = inst.kind
+                    {
+                        if let Some(slot) = local_slot(func, addr) {
+                            let varying = v.operand_varies(addr, b) || v.operand_varies(stored, b);
+                            if varying && !slot_varies[slot] {
+                                slot_varies[slot] = true;
+                                changed = true;
+                            }
+                        }
+                        continue;
+                    }
+                    if v.varies[value.index()] {
+                        continue;
+                    }
+                    let varying = v.computes_varying(
+                        program,
+                        func,
+                        value,
+                        b,
+                        axes,
+                        &joins,
+                        &slot_varies,
+                        &thread_dependent,
+                    );
+                    if varying {
+                        v.varies[value.index()] = true;
+                        changed = true;
+                    }
+                    // A local whose address reaches a call may be written by it.
+                    if let InstKind::Call { args, .. } = &inst.kind {
+                        for &a in args {
+                            if let Some(slot) = local_slot(func, a) {
+                                if !slot_varies[slot] {
+                                    slot_varies[slot] = true;
+                                    changed = true;
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+        v
+    }
+
+    /// Whether `value`, used in block `at`, may differ between the threads of a warp.
+    pub fn varies_at(&self, value: Value, at: Block) -> bool {
+        self.operand_varies(value, at)
+    }
+
+    /// Whether the value itself (wherever used inside its loops) may differ.
+    pub fn varies(&self, value: Value) -> bool {
+        self.varies.get(value.index()).copied().unwrap_or(true)
+    }
+
+    fn operand_varies(&self, value: Value, at: Block) -> bool {
+        if self.varies(value) {
+            return true;
+        }
+        // Defined inside a loop that threads leave at different iterations, used outside.
+        let Some(&def) = self.def_block.get(value.index()) else {
+            return true;
+        };
+        self.divergent_loops.iter().any(|l| {
+            let blocks = &self.loop_blocks[l.0 as usize];
+            blocks.contains(&def) && !blocks.contains(&at)
+        })
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn computes_varying(
+        &self,
+        program: &Program,
+        func: &Function,
+        value: Value,
+        at: Block,
+        axes: [bool; 3],
+        joins: &HashSet<Block>,
+        slot_varies: &[bool],
+        thread_dependent: &ThreadDependentCallees,
+    ) -> bool {
+        if let Some((builtin, axis)) = thread_coordinate(program, func, value) {
+            return builtin == ThreadBuiltin::ThreadIdx
+                && match axis {
+                    Some(Axis::X) => axes[0],
+                    Some(Axis::Y) => axes[1],
+                    Some(Axis::Z) => axes[2],
+                    None => false,
+                };
+        }
+        let inst = func.inst(value);
+        let any = |ops: &[Value]| ops.iter().any(|&o| self.operand_varies(o, at));
+        match &inst.kind {
+            InstKind::Param(_)
+            | InstKind::Const(_)
+            | InstKind::Undef
+            | InstKind::SlotAddr(_)
+            | InstKind::GlobalAddr(_)
+            | InstKind::FuncAddr(_)
+            | InstKind::StringAddr(_) => false,
+            InstKind::Phi(args) => {
+                joins.contains(&inst.block)
+                    || args.iter().any(|&(pred, a)| self.operand_varies(a, pred))
+            }
+            InstKind::Load { addr } => {
+                self.operand_varies(*addr, at)
+                    || local_slot(func, *addr).is_some_and(|s| slot_varies[s])
+            }
+            InstKind::Call { callee, args } => {
+                if any(args) {
+                    return true;
+                }
+                match callee {
+                    Callee::Indirect(_) => true,
+                    Callee::Direct(name) => thread_dependent.is(name),
+                }
+            }
+            other => any(&other.operands()),
+        }
+    }
+}
+
+/// The non-shared local slot an address points into (per-thread memory), if any.
+fn local_slot(func: &Function, mut addr: Value) -> Option<usize> {
+    for _ in 0..64 {
+        match &func.inst(addr).kind {
+            InstKind::SlotAddr(s) => {
+                return (!func.slot(*s).shared).then_some(s.index());
+            }
+            InstKind::PtrAdd { base, .. } | InstKind::FieldAddr { base, .. } => addr = *base,
+            InstKind::Cast(v) => addr = *v,
+            _ => return None,
+        }
+    }
+    None
+}
+
+/// The blocks where the two sides of a varying branch meet: reachable from both of the
+/// branch's successors without passing through the branch again, up to and including its
+/// immediate post-dominator. Their phis merge values of threads that took different sides.
+fn divergent_joins(func: &Function, varies: &[bool], pdom: &PostDominators) -> HashSet<Block> {
+    let mut joins = HashSet::new();
+    for b in func.blocks() {
+        let Terminator::Branch {
+            cond,
+            then_block,
+            else_block,
+        } = func.block(b).terminator
+        else {
+            continue;
+        };
+        if !varies[cond.index()] {
+            continue;
+        }
+        let stop = pdom.immediate(b);
+        let reach = |from: Block| {
+            let mut seen = HashSet::new();
+            let mut work = vec![from];
+            while let Some(x) = work.pop() {
+                if x == b || !seen.insert(x) {
+                    continue;
+                }
+                if Some(x) == stop {
+                    continue;
+                }
+                work.extend(func.block(x).terminator.successors());
+            }
+            seen
+        };
+        let (one, two) = (reach(then_block), reach(else_block));
+        for j in one.intersection(&two) {
+            if func.block(*j).preds.len() >= 2 {
+                joins.insert(*j);
+            }
+        }
+    }
+    joins
+}
+
+/// The loops with an exit branch (a branch inside the loop with a successor outside it)
+/// whose condition varies.
+fn divergent_loops(
+    func: &Function,
+    forest: &LoopForest,
+    varies: &[bool],
+) -> HashSet<frontend::loops::LoopId> {
+    let mut out = HashSet::new();
+    for id in forest.ids() {
+        let l = forest.loop_(id);
+        let divergent = l.blocks.iter().any(|&b| match func.block(b).terminator {
+            Terminator::Branch {
+                cond,
+                then_block,
+                else_block,
+            } => varies[cond.index()] && (!l.contains(then_block) || !l.contains(else_block)),
+            _ => false,
+        });
+        if divergent {
+            out.insert(id);
+        }
+    }
+    out
+}
+
+/// Post-dominators by the iterative set algorithm over the reversed CFG; blocks that reach
+/// no exit have none.
+struct PostDominators {
+    immediate: Vec<Option<Block>>,
+}
+
+impl PostDominators {
+    fn of(func: &Function) -> Self {
+        let n = func.blocks.len();
+        let exits: Vec<bool> = func
+            .blocks
+            .iter()
+            .map(|b| b.terminator.successors().is_empty())
+            .collect();
+        // pdom[b] as a bit set; `None` is "every block" (not yet known).
+        let mut pdom: Vec<Option<Vec<bool>>> = (0..n)
+            .map(|b| {
+                exits[b].then(|| {
+                    let mut set = vec![false; n];
+                    set[b] = true;
+                    set
+                })
+            })
+            .collect();
+        let mut changed = true;
+        let mut rounds = 0;
+        while changed && rounds <= n + 1 {
+            changed = false;
+            rounds += 1;
+            for b in (0..n).rev() {
+                if exits[b] {
+                    continue;
+                }
+                let mut meet: Option<Vec<bool>> = None;
+                for s in func.blocks[b].terminator.successors() {
+                    let Some(set) = &pdom[s.index()] else {
+                        continue;
+                    };
+                    meet = Some(match meet {
+                        None => set.clone(),
+                        Some(m) => m.iter().zip(set).map(|(a, b)| *a && *b).collect(),
+                    });
+                }
+                let Some(mut set) = meet else {
+                    continue;
+                };
+                set[b] = true;
+                if pdom[b].as_ref() != Some(&set) {
+                    pdom[b] = Some(set);
+                    changed = true;
+                }
+            }
+        }
+        let size = |b: usize| {
+            pdom[b]
+                .as_ref()
+                .map_or(0, |s| s.iter().filter(|x| **x).count())
+        };
+        let immediate = (0..n)
+            .map(|b| {
+                let set = pdom[b].as_ref()?;
+                let own = size(b);
+                // The strict post-dominator with one block fewer: the nearest one.
+                (0..n)
+                    .filter(|&p| p != b && set[p])
+                    .find(|&p| size(p) + 1 == own)
+                    .map(|p| Block(p as u32))
+            })
+            .collect();
+        PostDominators { immediate }
+    }
+
+    fn immediate(&self, b: Block) -> Option<Block> {
+        self.immediate.get(b.index()).copied().flatten()
+    }
+}
+
+/// Which callees may return different values to different threads given the same
+/// arguments: external functions named in [`PER_THREAD`], and defined functions that read a thread
+/// coordinate, read memory or call such a function (memoized; recursion counts as varying).
+struct ThreadDependentCallees<'p> {
+    program: &'p Program,
+    memo: std::cell::RefCell<HashMap<String, bool>>,
+}
+
+impl<'p> ThreadDependentCallees<'p> {
+    fn new(program: &'p Program) -> Self {
+        ThreadDependentCallees {
+            program,
+            memo: Default::default(),
+        }
+    }
+
+    fn is(&self, name: &str) -> bool {
+        if let Some(&known) = self.memo.borrow().get(name) {
+            return known;
+        }
+        let Some(func) = self.program.function(name) else {
+            return PER_THREAD.iter().any(|p| name.starts_with(p));
+        };
+        // Recursion: assumed varying while it is being decided.
+        self.memo.borrow_mut().insert(name.to_string(), true);
+        let depends = func.values().any(|v| {
+            if thread_coordinate(self.program, func, v)
+                .is_some_and(|(b, _)| b == ThreadBuiltin::ThreadIdx)
+            {
+                return true;
+            }
+            match &func.inst(v).kind {
+                InstKind::Load { .. } => true,
+                InstKind::Call {
+                    callee: Callee::Direct(callee),
+                    ..
+                } => self.is(callee),
+                InstKind::Call { .. } => true,
+                _ => false,
+            }
+        });
+        self.memo.borrow_mut().insert(name.to_string(), depends);
+        depends
+    }
+}

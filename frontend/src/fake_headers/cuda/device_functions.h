@@ -1,0 +1,2 @@
+/* device_functions.h: warpwise's stand-in; cuda_runtime.h declares what analysis needs. */
+#include <cuda_runtime.h>

@@ -1,0 +1,2 @@
+/* sm_20_atomic_functions.h: warpwise's stand-in; cuda_runtime.h declares what analysis needs. */
+#include <cuda_runtime.h>

@@ -1,0 +1,2 @@
+/* vector_types.h: warpwise's stand-in; cuda_runtime.h declares what analysis needs. */
+#include <cuda_runtime.h>

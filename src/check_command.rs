@@ -1,0 +1,93 @@
+//! `warpwise check`: requests and sectors per warp of each global access of existing CUDA
+//! kernels, and the divergence of their branches (`advisor::check`).
+
+use crate::inputs::{collect, CFlags};
+use clap::{Args, ValueEnum};
+use frontend::unit::load_unit;
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Args, Debug)]
+pub struct CheckArgs {
+    /// CUDA files (`.cu`) to check together: a kernel's launches may be in another file.
+    #[arg(value_name = "FILE", required = true)]
+    pub paths: Vec<PathBuf>,
+    #[command(flatten)]
+    pub cflags: CFlags,
+    /// A value for the counts, `NAME=VALUE`: `blockDim.x=16` (over the launches'), or a
+    /// kernel parameter (`n=1024`); repeatable.
+    #[arg(long = "set", value_name = "NAME=VALUE")]
+    pub set: Vec<String>,
+    /// Output format; `text` on a terminal, `yaml` otherwise.
+    #[arg(long, value_enum)]
+    pub format: Option<CheckFormat>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum CheckFormat {
+    Text,
+    Yaml,
+    Json,
+}
+
+pub fn run(args: &CheckArgs) -> ExitCode {
+    let mut set = BTreeMap::new();
+    for s in &args.set {
+        match s
+            .split_once('=')
+            .map(|(n, v)| (n.trim(), v.trim().parse::<i64>()))
+        {
+            Some((name, Ok(value))) if !name.is_empty() => {
+                set.insert(name.to_string(), value);
+            }
+            _ => {
+                eprintln!("error: `--set {s}`: expected NAME=INTEGER, e.g. blockDim.x=16");
+                return ExitCode::from(2);
+            }
+        }
+    }
+    let (inputs, problems) = collect(&args.paths, &args.cflags);
+    for p in &problems {
+        eprint!("{}", p.render(false));
+    }
+    let mut units = Vec::new();
+    for input in &inputs {
+        match load_unit(input) {
+            Ok(unit) => {
+                for d in unit.diagnostics() {
+                    eprint!("{}", d.render(false));
+                }
+                units.push(unit);
+            }
+            Err(d) => eprint!("{}", d.render(false)),
+        }
+    }
+    if units.is_empty() {
+        eprintln!("error: nothing to check");
+        return ExitCode::from(1);
+    }
+    let report = advisor::check::check_units(&units, &advisor::check::Options { set });
+    let format = args
+        .format
+        .unwrap_or(match crate::output::resolve_format(None, None) {
+            crate::output::Format::Text => CheckFormat::Text,
+            _ => CheckFormat::Yaml,
+        });
+    let text = match format {
+        CheckFormat::Text => advisor::check::text::render(&report),
+        CheckFormat::Yaml => {
+            crate::output::serialize(&report, crate::output::Format::Yaml).unwrap_or_default()
+        }
+        CheckFormat::Json => {
+            crate::output::serialize(&report, crate::output::Format::Json).unwrap_or_default()
+        }
+    };
+    match crate::output::write_text(&text, None) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(1)
+        }
+    }
+}

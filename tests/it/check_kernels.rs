@@ -1,0 +1,681 @@
+//! `warpwise check` on fixture kernels, each count checked twice: against the number the
+//! fixture expects, and against the addresses the kernel really touches. The kernel is
+//! compiled with the CPU shim (`cuda::CPU_SHIM`) and GCC's ThreadSanitizer instrumentation,
+//! whose per-access hooks (`__tsan_read4(addr)`, ...) are ours: they log each access of a
+//! launch with its thread. The log is cut into warps (32 consecutive linear thread ids of a
+//! block) and each warp's distinct 128-byte segments and 32-byte sectors, from the start of
+//! the buffer, are counted; an exact static count must equal every full warp's, a bound
+//! must hold for each.
+
+use advisor::check::model::{AccessKind, AccessReport, CheckReport, Coalescing, Divergence};
+use advisor::check::{check_units, Options};
+use frontend::preprocess::TranslationUnitInput;
+use frontend::unit::load_unit;
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+use std::process::Command;
+
+/// A kernel file and one concrete launch of it.
+struct Fixture {
+    name: &'static str,
+    /// CUDA source; host code that launches the kernel sits under `#ifdef __CUDACC__`
+    /// (warpwise defines it as nvcc does; the CPU build does not).
+    source: &'static str,
+    /// `--set` values.
+    set: &'static [(&'static str, i64)],
+    kernel: &'static str,
+    grid: [u32; 3],
+    block: [u32; 3],
+    /// Buffers: (parameter name, element type, elements).
+    buffers: &'static [(&'static str, &'static str, usize)],
+    /// C++ statements run before the launch (buffers start as poison).
+    init: &'static str,
+    /// The launch's arguments (buffers by their parameter's name).
+    args: &'static str,
+}
+
+/// What the report must say of one access.
+struct Expect {
+    access: &'static str,
+    kind: AccessKind,
+    requests: u64,
+    sectors: u64,
+    coalescing: Coalescing,
+}
+
+/// Checks `fixture` statically against `expected`, then every count against the run's.
+fn check(fixture: &Fixture, expected: &[Expect]) -> CheckReport {
+    let report = analysed(fixture);
+    let kernel = report
+        .kernels
+        .iter()
+        .find(|k| k.kernel == fixture.kernel)
+        .unwrap_or_else(|| panic!("{}: no kernel {}", fixture.name, fixture.kernel));
+    let run = Run::of(fixture);
+    for e in expected {
+        let a = kernel
+            .accesses
+            .iter()
+            .find(|a| a.access == e.access && a.kind == e.kind)
+            .unwrap_or_else(|| {
+                panic!(
+                    "{}: no {:?} `{}` in {kernel:#?}",
+                    fixture.name, e.kind, e.access
+                )
+            });
+        let what = format!("{}: `{}`: {a:#?}", fixture.name, e.access);
+        assert_eq!(a.requests.value, Some(e.requests), "requests of {what}");
+        assert_eq!(a.sectors.value, Some(e.sectors), "sectors of {what}");
+        assert_eq!(a.coalescing, e.coalescing, "{what}");
+        run.agrees(a, &what);
+    }
+    report
+}
+
+fn analysed(fixture: &Fixture) -> CheckReport {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join(format!("{}.cu", fixture.name));
+    std::fs::write(&file, fixture.source).unwrap();
+    let unit = load_unit(&TranslationUnitInput::new(&file)).unwrap();
+    assert!(
+        unit.lowered.errors.is_empty(),
+        "{}: {:?}",
+        fixture.name,
+        unit.lowered.errors
+    );
+    let options = Options {
+        set: fixture
+            .set
+            .iter()
+            .map(|(n, v)| (n.to_string(), *v))
+            .collect(),
+    };
+    check_units(&[unit], &options)
+}
+
+/// One access of the log: the thread's block and linear id in the block, read or write,
+/// bytes, and the offset in its buffer.
+struct Event {
+    block: (u32, u32, u32),
+    thread: u32,
+    write: bool,
+    bytes: u64,
+    offset: u64,
+}
+
+/// A warp of a launch: its block, and its index in the block.
+type Warp = ((u32, u32, u32), u32);
+
+/// The accesses a launch of the fixture made, by buffer.
+struct Run {
+    events: BTreeMap<String, Vec<Event>>,
+}
+
+const HOOKS: &str = r#"/* ThreadSanitizer's hooks: every access of the instrumented file calls one. */
+void ww_note(const void *addr, int size, int write);
+#define HOOKS(n) \
+    void __tsan_read##n(void *a) { ww_note(a, n, 0); } \
+    void __tsan_unaligned_read##n(void *a) { ww_note(a, n, 0); } \
+    void __tsan_write##n(void *a) { ww_note(a, n, 1); } \
+    void __tsan_unaligned_write##n(void *a) { ww_note(a, n, 1); }
+HOOKS(1) HOOKS(2) HOOKS(4) HOOKS(8) HOOKS(16)
+void __tsan_init(void) {}
+void __tsan_func_entry(void *p) { (void)p; }
+void __tsan_func_exit(void *p) { (void)p; }
+void __tsan_read_range(void *a, long n) { (void)a; (void)n; }
+void __tsan_write_range(void *a, long n) { (void)a; (void)n; }
+void __tsan_vptr_update(void *a, void *b) { (void)a; (void)b; }
+void __tsan_vptr_read(void *a) { (void)a; }
+"#;
+
+impl Run {
+    fn of(fixture: &Fixture) -> Run {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        std::fs::write(d.join("warpwise_cuda_cpu.h"), cuda::CPU_SHIM).unwrap();
+        std::fs::write(d.join("kernel.cu"), fixture.source).unwrap();
+        std::fs::write(d.join("hooks.c"), HOOKS).unwrap();
+        std::fs::write(d.join("main.cpp"), harness(fixture)).unwrap();
+        let run = |program: &str, args: &[&str]| {
+            let out = Command::new(program)
+                .current_dir(d)
+                .args(args)
+                .output()
+                .unwrap_or_else(|e| panic!("{program}: {e}"));
+            assert!(
+                out.status.success(),
+                "{}: {program} {args:?}: {}",
+                fixture.name,
+                String::from_utf8_lossy(&out.stderr)
+            );
+        };
+        run("cc", &["-c", "hooks.c", "-o", "hooks.o"]);
+        run(
+            "c++",
+            &[
+                "-x",
+                "c++",
+                "-std=c++14",
+                "-O1",
+                "-fsanitize=thread",
+                "-I",
+                ".",
+                "-c",
+                "main.cpp",
+                "-o",
+                "main.o",
+            ],
+        );
+        run("c++", &["main.o", "hooks.o", "-o", "kernel"]);
+        run("./kernel", &["log.txt"]);
+        Run::read(
+            &std::fs::read_to_string(d.join("log.txt")).unwrap(),
+            fixture,
+        )
+    }
+
+    fn read(log: &str, fixture: &Fixture) -> Run {
+        let mut buffers: Vec<(String, u64, u64)> = Vec::new();
+        let mut events: BTreeMap<String, Vec<Event>> = BTreeMap::new();
+        let [bx, by, _] = fixture.block;
+        for line in log.lines() {
+            let w: Vec<&str> = line.split_whitespace().collect();
+            if w[0] == "buffer" {
+                buffers.push((
+                    w[1].to_string(),
+                    w[2].parse().unwrap(),
+                    w[3].parse().unwrap(),
+                ));
+                continue;
+            }
+            let n = |k: usize| w[k].parse::<u64>().unwrap();
+            let addr = n(8);
+            let Some((name, base, _)) = buffers
+                .iter()
+                .find(|(_, base, bytes)| (*base..base + bytes).contains(&addr))
+            else {
+                continue;
+            };
+            let (tx, ty, tz) = (n(3) as u32, n(4) as u32, n(5) as u32);
+            events.entry(name.clone()).or_default().push(Event {
+                block: (n(0) as u32, n(1) as u32, n(2) as u32),
+                thread: tx + ty * bx + tz * bx * by,
+                write: w[6] == "w",
+                bytes: n(7),
+                offset: addr - base,
+            });
+        }
+        Run { events }
+    }
+
+    /// Distinct granules of `line` bytes per warp (block, warp index), for the accesses of
+    /// `buffer` that read (`write` false) or write.
+    fn per_warp(
+        &self,
+        buffer: &str,
+        write: bool,
+        line: u64,
+    ) -> BTreeMap<((u32, u32, u32), u32), usize> {
+        let mut granules: BTreeMap<Warp, BTreeSet<u64>> = BTreeMap::new();
+        for e in self.events.get(buffer).into_iter().flatten() {
+            if e.write != write {
+                continue;
+            }
+            let set = granules.entry((e.block, e.thread / 32)).or_default();
+            set.extend(e.offset / line..=(e.offset + e.bytes - 1) / line);
+        }
+        granules.into_iter().map(|(k, s)| (k, s.len())).collect()
+    }
+
+    /// The static counts of `a` hold for every warp of the run.
+    fn agrees(&self, a: &AccessReport, what: &str) {
+        let buffer = a
+            .array
+            .as_deref()
+            .unwrap_or_else(|| panic!("no array: {what}"));
+        let write = a.kind != AccessKind::Load;
+        for (count, line) in [(&a.requests, 128), (&a.sectors, 32)] {
+            let warps = self.per_warp(buffer, write, line);
+            assert!(!warps.is_empty(), "the run made no such access: {what}");
+            let most = count.value.unwrap() as usize;
+            let fewest = count
+                .min
+                .as_deref()
+                .map_or(most, |m| m.parse::<usize>().unwrap());
+            for (warp, seen) in &warps {
+                if count.exact {
+                    assert_eq!(*seen, most, "warp {warp:?}, {line}-byte granules: {what}");
+                } else {
+                    assert!(
+                        (fewest..=most).contains(seen),
+                        "warp {warp:?}: {seen} {line}-byte granules outside [{fewest}, {most}]: {what}"
+                    );
+                }
+            }
+        }
+    }
+
+    /// How many warps the threads that wrote `buffer` split: (warps where some but not all
+    /// of the 32 threads wrote, warps where any wrote).
+    fn split_warps(&self, buffer: &str) -> (usize, usize) {
+        let mut writers: BTreeMap<Warp, BTreeSet<u32>> = BTreeMap::new();
+        for e in self
+            .events
+            .get(buffer)
+            .into_iter()
+            .flatten()
+            .filter(|e| e.write)
+        {
+            writers
+                .entry((e.block, e.thread / 32))
+                .or_default()
+                .insert(e.thread);
+        }
+        let split = writers.values().filter(|t| t.len() < 32).count();
+        (split, writers.len())
+    }
+}
+
+/// The C++ program that launches the fixture's kernel once on the CPU and logs its
+/// accesses to the file named by its argument.
+fn harness(f: &Fixture) -> String {
+    let mut s = String::from(
+        "#include \"warpwise_cuda_cpu.h\"\n#include <stdint.h>\n\
+         static int ww_log_on;\nstatic FILE *ww_log_file;\n\
+         extern \"C\" __attribute__((no_sanitize(\"thread\"))) void ww_note(const void *a, int size, int write) {\n\
+         \x20   if (!ww_log_on) return;\n\
+         \x20   fprintf(ww_log_file, \"%u %u %u %u %u %u %c %d %lu\\n\", blockIdx.x, blockIdx.y, blockIdx.z,\n\
+         \x20           threadIdx.x, threadIdx.y, threadIdx.z, write ? 'w' : 'r', size, (unsigned long)(uintptr_t)a);\n\
+         }\n#include \"kernel.cu\"\n\
+         int main(int argc, char **argv) {\n\
+         \x20   (void)argc;\n    ww_log_file = fopen(argv[1], \"w\");\n",
+    );
+    for (name, ty, count) in f.buffers {
+        s.push_str(&format!(
+            "    {ty} *{name};\n    cudaMalloc((void **)&{name}, {count} * sizeof({ty}));\n\
+             \x20   fprintf(ww_log_file, \"buffer {name} %lu %lu\\n\", (unsigned long)(uintptr_t){name}, (unsigned long)({count} * sizeof({ty})));\n"
+        ));
+    }
+    let [gx, gy, gz] = f.grid;
+    let [bx, by, bz] = f.block;
+    s.push_str(&format!(
+        "    {}\n    ww_log_on = 1;\n    ww_cpu_launch({}, dim3({gx}, {gy}, {gz}), dim3({bx}, {by}, {bz}), 0, {});\n\
+         \x20   ww_log_on = 0;\n    fclose(ww_log_file);\n    return 0;\n}}\n",
+        f.init, f.kernel, f.args
+    ));
+    s
+}
+
+const ONE_D: &str = r#"struct P12 { float x, y, z; };
+struct P16 { float x, y, z, w; };
+
+__global__ void coalesced(const float *in, float *out)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    out[i] = in[i];
+}
+
+__global__ void column(const float *in, float *out, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    out[i] = in[i * n];
+}
+
+__global__ void structs12(const struct P12 *p, float *out)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    out[i] = p[i].x;
+}
+
+__global__ void structs16(const struct P16 *q, float *out)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    out[i] = q[i].y;
+}
+
+__global__ void shifted(const float *in, float *out)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    out[i] = in[i + 1];
+}
+
+__global__ void gather(const float *in, const int *idx, float *out)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    out[i] = in[idx[i]];
+}
+"#;
+
+/// A 1-D launch of a kernel of [`ONE_D`]: 2 blocks of 64 threads.
+fn one_d(
+    kernel: &'static str,
+    set: &'static [(&'static str, i64)],
+    buffers: &'static [(&'static str, &'static str, usize)],
+    init: &'static str,
+    args: &'static str,
+) -> Fixture {
+    Fixture {
+        name: kernel,
+        source: ONE_D,
+        set,
+        kernel,
+        grid: [2, 1, 1],
+        block: [64, 1, 1],
+        buffers,
+        init,
+        args,
+    }
+}
+
+fn load(access: &'static str, requests: u64, sectors: u64, coalescing: Coalescing) -> Expect {
+    Expect {
+        access,
+        kind: AccessKind::Load,
+        requests,
+        sectors,
+        coalescing,
+    }
+}
+
+fn store(access: &'static str, requests: u64, sectors: u64, coalescing: Coalescing) -> Expect {
+    Expect {
+        access,
+        kind: AccessKind::Store,
+        requests,
+        sectors,
+        coalescing,
+    }
+}
+
+#[test]
+fn a_thread_per_element_is_coalesced() {
+    check(
+        &one_d(
+            "coalesced",
+            &[],
+            &[("in", "float", 128), ("out", "float", 128)],
+            "",
+            "in, out",
+        ),
+        &[
+            load("in[i]", 1, 4, Coalescing::Coalesced),
+            store("out[i]", 1, 4, Coalescing::Coalesced),
+        ],
+    );
+}
+
+#[test]
+fn a_walk_down_a_column_is_uncoalesced() {
+    let report = check(
+        &one_d(
+            "column",
+            &[("n", 64)],
+            &[("in", "float", 128 * 64), ("out", "float", 128)],
+            "",
+            "in, out, 64",
+        ),
+        &[load("in[i * n]", 32, 32, Coalescing::Uncoalesced)],
+    );
+    let a = &report.kernels[1].accesses[0];
+    let finding = a.finding.as_ref().expect("a finding");
+    assert_eq!(finding.code, "WW201");
+    assert!(
+        finding.help.as_deref().unwrap().contains("column"),
+        "{finding:?}"
+    );
+    // Without the value the count is the expression, uncoalesced when rows have two
+    // elements or more.
+    let symbolic = analysed(&one_d("column", &[], &[], "", ""));
+    let a = &symbolic.kernels[1].accesses[0];
+    assert_eq!(a.access, "in[i * n]");
+    assert_eq!(a.requests.max, "min(32, n)");
+    assert_eq!(a.sectors.max, "min(32, 4*n)");
+    assert_eq!(a.when.as_deref(), Some("n > 1"));
+    assert_eq!(a.coalescing, Coalescing::Uncoalesced);
+}
+
+#[test]
+fn arrays_of_structures_are_uncoalesced_with_the_structure_of_arrays_fix() {
+    for (kernel, access, requests, sectors, buffer) in [
+        ("structs12", "p[i].x", 3, 12, ("p", "P12", 128)),
+        ("structs16", "q[i].y", 4, 16, ("q", "P16", 128)),
+    ] {
+        let buffers: &'static [(&str, &str, usize)] =
+            Box::leak(vec![buffer, ("out", "float", 128)].into_boxed_slice());
+        let args: &'static str = Box::leak(format!("{}, out", buffer.0).into_boxed_str());
+        let report = check(
+            &one_d(kernel, &[], buffers, "", args),
+            &[load(access, requests, sectors, Coalescing::Uncoalesced)],
+        );
+        let a = report
+            .kernels
+            .iter()
+            .flat_map(|k| &k.accesses)
+            .find(|a| a.access == access)
+            .unwrap();
+        let help = a.finding.as_ref().and_then(|f| f.help.clone()).unwrap();
+        assert!(help.contains("structure of arrays"), "{help}");
+    }
+}
+
+#[test]
+fn one_element_off_is_misaligned() {
+    check(
+        &one_d(
+            "shifted",
+            &[],
+            &[("in", "float", 129), ("out", "float", 128)],
+            "",
+            "in, out",
+        ),
+        &[load("in[i + 1]", 2, 5, Coalescing::Misaligned)],
+    );
+}
+
+#[test]
+fn a_gather_is_bounded_with_its_reason() {
+    let report = check(
+        &one_d(
+            "gather",
+            &[],
+            &[
+                ("in", "float", 128),
+                ("idx", "int", 128),
+                ("out", "float", 128),
+            ],
+            "for (int k = 0; k < 128; k++) idx[k] = (k * 37) % 128;",
+            "in, idx, out",
+        ),
+        &[
+            load("idx[i]", 1, 4, Coalescing::Coalesced),
+            load("in[idx[i]]", 32, 32, Coalescing::Unknown),
+        ],
+    );
+    let a = report.kernels[5]
+        .accesses
+        .iter()
+        .find(|a| a.access == "in[idx[i]]")
+        .unwrap();
+    assert_eq!(a.requests.min.as_deref(), Some("1"));
+    assert!(
+        a.reason
+            .as_deref()
+            .unwrap()
+            .contains("`idx[blockIdx.x * blockDim.x + threadIdx.x]`"),
+        "{a:?}"
+    );
+    assert!(a.finding.is_none());
+}
+
+const TWO_D: &str = r#"__global__ void tile(float *a, int width)
+{
+    int x = blockIdx.x * blockDim.x + threadIdx.x;
+    int y = blockIdx.y * blockDim.y + threadIdx.y;
+    a[y * width + x] = 0;
+}
+
+__global__ void first_column(float *a, int width)
+{
+    int y = blockIdx.y * blockDim.y + threadIdx.y;
+    a[y * width] = 0;
+}
+
+#ifdef __CUDACC__
+void run(float *a, int width)
+{
+    dim3 block(16, 16);
+    tile<<<dim3(width / 16, width / 16), block>>>(a, width);
+    first_column<<<dim3(1, width / 16), block>>>(a, width);
+}
+#endif
+"#;
+
+#[test]
+fn a_column_needs_a_sector_per_row() {
+    // A warp of 16x16 spans two rows: two addresses, one sector each where one would do.
+    let report = check(
+        &Fixture {
+            name: "first_column",
+            source: TWO_D,
+            set: &[],
+            kernel: "first_column",
+            grid: [1, 4, 1],
+            block: [16, 16, 1],
+            buffers: &[("a", "float", 64 * 64)],
+            init: "",
+            args: "a, 64",
+        },
+        &[store("a[y * width]", 2, 2, Coalescing::Uncoalesced)],
+    );
+    let a = &report.kernels[1].accesses[0];
+    assert_eq!((a.warp_bytes, a.ideal_sectors), (8, 1));
+}
+
+#[test]
+fn a_block_sixteen_wide_takes_two_rows_per_warp_from_its_launch() {
+    let fixture = Fixture {
+        name: "tile",
+        source: TWO_D,
+        set: &[],
+        kernel: "tile",
+        grid: [4, 4, 1],
+        block: [16, 16, 1],
+        buffers: &[("a", "float", 64 * 64)],
+        init: "",
+        args: "a, 64",
+    };
+    let report = check(
+        &fixture,
+        &[store("a[y * width + x]", 2, 4, Coalescing::Coalesced)],
+    );
+    let k = &report.kernels[0];
+    assert_eq!(k.block.x.value(), Some(16));
+    assert_eq!(k.block.y.value(), Some(16));
+    assert!(
+        k.block.from[0].starts_with("the launch at "),
+        "{:?}",
+        k.block
+    );
+    // `--set` wins over the launch: 32 wide, a warp is one row of 128 bytes.
+    let wide = analysed(&Fixture {
+        set: &[("blockDim.x", 32)],
+        ..fixture
+    });
+    let a = &wide.kernels[0].accesses[0];
+    assert_eq!((a.requests.value, a.sectors.value), (Some(1), Some(4)));
+}
+
+const BRANCHES: &str = r#"__global__ void branches(const float *in, float *uniform, float *edge, float *parity, float *data, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (blockIdx.x > 0)
+        uniform[i] = 1;
+    if (i < n)
+        edge[i] = 1;
+    if (threadIdx.x % 2 == 0)
+        parity[i] = 1;
+    if (in[i] > 0)
+        data[i] = 1;
+}
+"#;
+
+#[test]
+fn branches_split_no_warp_some_warps_or_every_warp() {
+    let fixture = Fixture {
+        name: "branches",
+        source: BRANCHES,
+        set: &[],
+        kernel: "branches",
+        grid: [2, 1, 1],
+        block: [64, 1, 1],
+        buffers: &[
+            ("in", "float", 128),
+            ("uniform", "float", 128),
+            ("edge", "float", 128),
+            ("parity", "float", 128),
+            ("data", "float", 128),
+        ],
+        init: "for (int k = 0; k < 128; k++) in[k] = (k % 3) - 1.0f;",
+        args: "in, uniform, edge, parity, data, 100",
+    };
+    let report = analysed(&fixture);
+    let divergence: Vec<(&str, Divergence)> = report.kernels[0]
+        .branches
+        .iter()
+        .map(|b| (b.condition.as_str(), b.divergence))
+        .collect();
+    assert_eq!(
+        divergence,
+        [
+            ("blockIdx.x > 0", Divergence::Never),
+            ("i < n", Divergence::SomeWarps),
+            ("threadIdx.x % 2 == 0", Divergence::EveryWarp),
+            ("in[i] > 0", Divergence::DataDependent),
+        ]
+    );
+    // The run: which warps' threads split over each branch.
+    let run = Run::of(&fixture);
+    assert_eq!(run.split_warps("uniform"), (0, 2), "whole warps or none");
+    assert_eq!(
+        run.split_warps("edge"),
+        (1, 4),
+        "only the warp holding thread 100"
+    );
+    assert_eq!(run.split_warps("parity"), (4, 4), "every warp");
+    let (split, _) = run.split_warps("data");
+    assert!(split > 0, "the data splits warps");
+}
+
+#[test]
+fn the_text_report_reads_as_documented() {
+    let report = analysed(&one_d("structs12", &[], &[], "", ""));
+    let text = advisor::check::text::render(&report);
+    let text = text.replace(&*std::env::temp_dir().to_string_lossy(), "TMP");
+    let text = regex::Regex::new(r"TMP/[^/]+/")
+        .unwrap()
+        .replace_all(&text, "");
+    insta::assert_snapshot!(text);
+}
+
+#[test]
+fn the_command_line_checks_and_formats() {
+    let dir = crate::common::scratch("check", "cli");
+    let file = dir.join("tile.cu");
+    std::fs::write(&file, TWO_D).unwrap();
+    let file = file.to_string_lossy().to_string();
+    let json = crate::common::warpwise(&["check", "--format", "json", &file]);
+    assert!(json.status.success(), "{}", crate::common::text(&json));
+    let value: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(value["schema"], "warpwise/check-report/v1");
+    assert_eq!(value["kernels"][0]["block"]["x"], 16);
+    assert_eq!(value["kernels"][0]["accesses"][0]["sectors"]["value"], 4);
+    let wide =
+        crate::common::warpwise(&["check", "--format", "yaml", "--set", "blockDim.x=32", &file]);
+    let yaml = String::from_utf8_lossy(&wide.stdout);
+    assert!(yaml.contains("--set blockDim.x=32"), "{yaml}");
+    let bad = crate::common::warpwise(&["check", "--set", "blockDim.x", &file]);
+    assert_eq!(bad.status.code(), Some(2));
+    let none = crate::common::warpwise(&["check", "/nonexistent.cu"]);
+    assert_eq!(none.status.code(), Some(1));
+    assert!(Path::new(&file).exists());
+}
