@@ -125,6 +125,105 @@ pub fn sections_averaged_over_entries(
     }
 }
 
+/// Sections whose size has no number but is a linear function of the loop's own trip count
+/// (`48*w.end - 48*w.start` for a loop over `w.start..w.end`, `16*d[0]` for one over
+/// `i < d[0]`): per entry the size is `c * trips + d`, so on average it is `c` times the
+/// profile's mean trip count plus `d`, valid for the profiled run. The relation is shown
+/// on the expressions themselves: `size - c * trip_count` has no variable left (with the
+/// trip count's text read as one name where the engine cannot parse it).
+pub fn sections_from_trip_counts(
+    params: &mut [InstanceParameter],
+    trip_count: &str,
+    profile: &LoopProfile,
+) {
+    if profile.entries == 0 || trip_count.trim().is_empty() {
+        return;
+    }
+    for p in params.iter_mut() {
+        let Some(size) = p.size.as_mut().filter(|q| q.value.is_none()) else {
+            continue;
+        };
+        let Some((c, d)) = linear_in(&size.expr, trip_count) else {
+            continue;
+        };
+        let mean = c * profile.mean_trip + d;
+        if !mean.is_finite() || mean < 0.0 || mean > i64::MAX as f64 {
+            continue;
+        }
+        let bytes = mean.ceil() as i64;
+        size.value = Some(bytes);
+        size.why = None;
+        p.section_from = Some("profile".into());
+        p.notes.push(format!(
+            "valid for the profiled run: the size is {c} bytes per iteration{}; the loop ran {} iterations per entry on average over {} entries, so {bytes} bytes",
+            if d == 0.0 {
+                String::new()
+            } else if d < 0.0 {
+                format!(" minus {}", -d)
+            } else {
+                format!(" plus {d}")
+            },
+            profile.mean_trip,
+            profile.entries
+        ));
+    }
+}
+
+/// `(c, d)` with `size = c * trip + d` identically, when there are such numbers.
+fn linear_in(size: &str, trip: &str) -> Option<(f64, f64)> {
+    use num_traits::ToPrimitive;
+    // Where the engine reads both: the ratio from two points, checked on the expressions.
+    if let (Ok(s), Ok(t)) = (super::eval::parse(size), super::eval::parse(trip)) {
+        let names: Vec<symbolic::Var> = s.vars().union(&t.vars()).cloned().collect();
+        if names.is_empty() {
+            return None;
+        }
+        let at = |k: i64| -> std::collections::HashMap<symbolic::Var, symbolic::Expr> {
+            names
+                .iter()
+                .enumerate()
+                .map(|(j, v)| (v.clone(), symbolic::Expr::constant(k * (j as i64 + 3) + 11)))
+                .collect()
+        };
+        let value = |e: &symbolic::Expr, k: i64| e.substitute(&at(k)).ok()?.as_constant();
+        let (s0, s1, t0, t1) = (value(&s, 1)?, value(&s, 2)?, value(&t, 1)?, value(&t, 2)?);
+        if t1 == t0 {
+            return None;
+        }
+        let c = (s1 - s0) / (t1 - t0);
+        let rest = s
+            .checked_sub(&t.checked_mul(&symbolic::Expr::rational(c.clone())).ok()?)
+            .ok()?;
+        let d = rest.as_constant()?;
+        return Some((c.to_f64()?, d.to_f64()?));
+    }
+    // Otherwise the trip count's text as one name (`d[0]`).
+    let placeholder = "ww_trip_count";
+    if !size.contains(trip) {
+        return None;
+    }
+    let s = super::eval::parse(&size.replace(trip, placeholder)).ok()?;
+    let var = symbolic::Var::new(placeholder);
+    if s.vars().iter().any(|v| *v != var) {
+        return None;
+    }
+    let value = |k: i64| {
+        s.substitute(&std::collections::HashMap::from([(
+            var.clone(),
+            symbolic::Expr::constant(k),
+        )]))
+        .ok()?
+        .as_constant()
+    };
+    let (d, s1) = (value(0)?, value(1)?);
+    let c = s1 - d.clone();
+    // Linear: the value at 2 is d + 2c.
+    if value(2)? != d.clone() + c.clone() + c.clone() {
+        return None;
+    }
+    Some((c.to_f64()?, d.to_f64()?))
+}
+
 /// Sections that have no number yet, sized by the block each parameter pointed to at the
 /// loop's entries in the profiled runs (the profile's `allocations`): the whole block, as
 /// a port that maps the object would copy it. Only where every entry found its block: a

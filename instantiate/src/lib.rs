@@ -418,6 +418,9 @@ fn instantiate_loop<'a, E: std::fmt::Display>(
     }
     evaluate::sections_averaged_over_entries(&mut parameters, &context, &recorded_at_entry);
     if let Some(p) = find(&l.id) {
+        if let Some(i) = &l.induction {
+            evaluate::sections_from_trip_counts(&mut parameters, &i.trip_count, p);
+        }
         evaluate::sections_from_allocations(&mut parameters, p);
     }
     let source = refined.as_ref().unwrap_or(l);

@@ -872,3 +872,36 @@ fn a_size_that_varies_between_entries_is_averaged_over_them() {
     );
     assert!(l.offload.is_some(), "no offload estimate: {text}");
 }
+
+/// A section over two bounds that both vary between entries (`a[s..e)` for several calls):
+/// no single value of either, but the size is 8 bytes per iteration of the loop itself, so
+/// the profile's mean trip count gives the size one entry moves on average.
+#[test]
+fn a_size_proportional_to_the_trip_count_takes_the_mean_trip_count() {
+    let program = "#include <stdio.h>\n\
+        static double a[64];\n\
+        void clear(double *v, int s, int e) {\n\
+        \x20 for (int i = s; i < e; i++)\n\
+        \x20   v[i] = 0;\n\
+        }\n\
+        int main(void) {\n\
+        \x20 clear(a, 0, 10);\n\
+        \x20 clear(a, 5, 25);\n\
+        \x20 clear(a, 3, 4);\n\
+        \x20 printf(\"%g\\n\", a[3]);\n\
+        \x20 return 0;\n\
+        }\n";
+    let (report, text) = profiled_instance("trips", &[("trips.c", program)], &[]);
+    let l = loop_at(&report, 4);
+    let v = l.parameters.iter().find(|p| p.name == "v").unwrap();
+    // Trips 10, 20 and 1: 10.33 on average, 8 bytes each.
+    assert_eq!(v.size.as_ref().and_then(|q| q.value), Some(83), "{text}");
+    assert_eq!(v.section_from.as_deref(), Some("profile"), "{text}");
+    assert!(
+        v.notes
+            .iter()
+            .any(|n| n.contains("8 bytes per iteration") && n.contains("10.33 iterations")),
+        "{text}"
+    );
+    assert!(l.offload.is_some(), "no offload estimate: {text}");
+}
