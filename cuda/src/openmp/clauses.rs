@@ -147,14 +147,12 @@ pub fn plan_port(
     // A member of a struct a call returns, `(f(x)).r`, is read through a local the port
     // declares (`({ __typeof__(f(x)) v = f(x); v.r; })`): clang 16 rejects the member of
     // an rvalue in a target region ("expected addressable lvalue in 'map' clause").
-    let returned_members = returned_member_edits(ctx.slice(site.span), site.span.start, map);
-    if returned_members.is_none() {
-        if let Some(access) = member_of_returned_value(ctx.slice(site.span)) {
-            return Err(refuse(format!(
+    let returned_members = returned_member_edits(ctx.slice(site.span), site.span.start, map)
+        .map_err(|access| {
+            refuse(format!(
                 "the body reads a member of a struct a call returns, `{access}`, in a shape the port does not rewrite (over several lines, or one inside another): clang 16 rejects it in a target region (\"expected addressable lvalue in 'map' clause\"); assign the call's result to a local first"
-            )));
-        }
-    }
+            ))
+        })?;
     if let Some(access) = member_through_address(ctx.slice(site.span)) {
         return Err(refuse(format!(
             "the body reads a member through an address it takes, `{access}` (a macro's `(&p[i])->red`, say): clang 16 rejects it in a target region (\"expected addressable lvalue in 'map' clause\"); write it `p[i].red`"
@@ -813,7 +811,8 @@ pub fn plan_port(
         clauses.extend(a.clauses.iter().cloned());
         edits = a.edits.clone();
     }
-    if let Some(rewritten) = returned_members.filter(|r| !r.is_empty()) {
+    if !returned_members.is_empty() {
+        let rewritten = returned_members;
         notes.push(format!(
             "{} member{} of a struct a call returns read through a local (`({{ __typeof__(f(x)) v = f(x); v.r; }})`): clang 16 rejects the member of a returned value in a target region",
             rewritten.len(),
@@ -1046,69 +1045,16 @@ pub(super) fn byte_section(
     Ok((lo, hi))
 }
 
-/// The initialization clause of a `for` statement's text: what lies between its `(` and
-/// its first `;` at that depth.
-/// The first `(&...)->` in the loop's text (after macro expansion): a member read through
-/// an address taken in the same expression, e.g. GraphicsMagick's `GetRedSample(&p[i])`.
-/// The first `f(...).m` or `(f(...)).m` of `text`: a member of the value a call returns,
-/// written as the text shows it up to the member.
-fn member_of_returned_value(text: &str) -> Option<String> {
-    let toks = crate::ctext::token_strings(text);
-    let is_name = |t: &str| {
-        t.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
-            && !matches!(
-                t,
-                "if" | "while" | "for" | "switch" | "return" | "sizeof" | "_Alignof"
-            )
-    };
-    // The index of the `(` matching the `)` at `close`.
-    let opening = |close: usize| -> Option<usize> {
-        let mut depth = 0usize;
-        for j in (0..=close).rev() {
-            match toks[j] {
-                ")" => depth += 1,
-                "(" => {
-                    depth -= 1;
-                    if depth == 0 {
-                        return Some(j);
-                    }
-                }
-                _ => {}
-            }
-        }
-        None
-    };
-    for k in 1..toks.len().saturating_sub(1) {
-        if toks[k] != "." || toks[k - 1] != ")" {
-            continue;
-        }
-        let Some(open) = opening(k - 1) else {
-            continue;
-        };
-        let call = open > 0 && is_name(toks[open - 1]);
-        // `(f(...))`: the parentheses hold one call and nothing else.
-        let wrapped_call = open + 2 < k - 1
-            && is_name(toks[open + 1])
-            && toks[open + 2] == "("
-            && opening(k - 2) == Some(open + 2);
-        if call || wrapped_call {
-            let first = if call { open - 1 } else { open };
-            return Some(format!("{}.{}", toks[first..k].concat(), toks[k + 1]));
-        }
-    }
-    None
+/// A member of a struct a call returns in a loop's text, `(f(x)).r` or `f(x).r`: the byte
+/// ranges of the whole access and of the call, and the member's name.
+struct ReturnedMember {
+    whole: (usize, usize),
+    call: (usize, usize),
+    member: String,
 }
 
-/// Edits that read each member of a struct a call returns (`(f(x)).r`, `f(x).r`) in `text`
-/// (a loop statement starting at byte `base` of the unit) through a local:
-/// `({ __typeof__(f(x)) __ww_rvN = f(x); __ww_rvN.r; })`, which evaluates the call once, as
-/// the original does. `None` when one cannot be written as an edit of one line, or one
-/// lies inside another.
-fn returned_member_edits(
-    text: &str,
-    base: u32,
-    map: &frontend::source_map::SourceMap,
-) -> Option<Vec<TextEdit>> {
+/// Every member of a struct a call returns in `text`, in order.
+fn returned_members(text: &str) -> Vec<ReturnedMember> {
     let toks = crate::ctext::code_tokens(text);
     let t = |k: usize| crate::ctext::tok_text(text, &toks[k]);
     let is_name = |w: &str| {
@@ -1118,6 +1064,7 @@ fn returned_member_edits(
                 "if" | "while" | "for" | "switch" | "return" | "sizeof" | "_Alignof"
             )
     };
+    // The index of the `(` matching the `)` at `close`.
     let opening = |close: usize| -> Option<usize> {
         let mut depth = 0usize;
         for j in (0..=close).rev() {
@@ -1134,52 +1081,70 @@ fn returned_member_edits(
         }
         None
     };
-    let mut spans: Vec<(usize, usize, usize, usize, usize)> = Vec::new();
+    let mut found = Vec::new();
     for k in 1..toks.len().saturating_sub(1) {
         if t(k) != "." || t(k - 1) != ")" || !is_name(t(k + 1)) {
             continue;
         }
         let Some(open) = opening(k - 1) else { continue };
+        // `f(...).m`, or `(f(...)).m`: the parentheses hold one call and nothing else.
         let call = open > 0 && is_name(t(open - 1));
         let wrapped_call = open + 2 < k - 1
             && is_name(t(open + 1))
             && t(open + 2) == "("
             && opening(k - 2) == Some(open + 2);
-        // (first token, the call's first and last token, the member)
-        if call {
-            spans.push((open - 1, open - 1, k - 1, k + 1, k + 1));
+        let (first, call_first, call_last) = if call {
+            (open - 1, open - 1, k - 1)
         } else if wrapped_call {
-            spans.push((open, open + 1, k - 2, k + 1, k + 1));
-        }
+            (open, open + 1, k - 2)
+        } else {
+            continue;
+        };
+        found.push(ReturnedMember {
+            whole: (toks[first].start, toks[k + 1].end),
+            call: (toks[call_first].start, toks[call_last].end),
+            member: t(k + 1).to_string(),
+        });
     }
+    found
+}
+
+/// Edits that read each member of a struct a call returns (see [`returned_members`]) in
+/// `text`, a loop statement starting at byte `base` of the unit, through a local:
+/// `({ __typeof__(f(x)) __ww_rvN = f(x); __ww_rvN.r; })`, which evaluates the call once, as
+/// the original does. `Err` names one that cannot be written as an edit of one line, or
+/// that lies inside another.
+fn returned_member_edits(
+    text: &str,
+    base: u32,
+    map: &frontend::source_map::SourceMap,
+) -> Result<Vec<TextEdit>, String> {
     let mut edits = Vec::new();
     let mut last_end = 0;
-    for (n, (first, call_first, call_last, member, _)) in spans.into_iter().enumerate() {
-        let (start, end) = (toks[first].start, toks[member].end);
-        if start < last_end {
-            return None;
+    for (n, m) in returned_members(text).into_iter().enumerate() {
+        let original = &text[m.whole.0..m.whole.1];
+        if m.whole.0 < last_end || original.contains('\n') {
+            return Err(original.split_whitespace().collect::<Vec<_>>().join(" "));
         }
-        last_end = end;
-        let original = &text[start..end];
-        if original.contains('\n') {
-            return None;
-        }
-        let call = &text[toks[call_first].start..toks[call_last].end];
+        last_end = m.whole.1;
+        let call = &text[m.call.0..m.call.1];
         let name = format!("__ww_rv{n}");
-        let at = map.locate(base as usize + start);
+        let at = map.locate(base as usize + m.whole.0);
         edits.push(TextEdit {
             line: at.line,
             col: at.col,
             original: original.to_string(),
             replacement: format!(
                 "({{ __typeof__({call}) {name} = {call}; {name}.{}; }})",
-                t(member)
+                m.member
             ),
         });
     }
-    Some(edits)
+    Ok(edits)
 }
 
+/// The first `(&...)->` in the loop's text (after macro expansion): a member read through
+/// an address taken in the same expression, e.g. GraphicsMagick's `GetRedSample(&p[i])`.
 fn member_through_address(text: &str) -> Option<String> {
     let b = text.as_bytes();
     let mut from = 0;
@@ -1215,6 +1180,8 @@ fn member_through_address(text: &str) -> Option<String> {
     None
 }
 
+/// The initialization clause of a `for` statement's text: what lies between its `(` and
+/// its first `;` at that depth.
 fn for_init(stmt: &str) -> Option<&str> {
     let toks = crate::ctext::code_tokens(stmt);
     let t = |k: usize| toks.get(k).map(|x| crate::ctext::tok_text(stmt, x));
@@ -2310,12 +2277,24 @@ mod tests {
 
     #[test]
     fn a_member_of_a_returned_struct_is_found() {
-        use super::member_of_returned_value as f;
+        let f = |text: &str| {
+            super::returned_members(text).first().map(|m| {
+                format!(
+                    "{} / {} / {}",
+                    &text[m.whole.0..m.whole.1],
+                    &text[m.call.0..m.call.1],
+                    m.member
+                )
+            })
+        };
         assert_eq!(
             f("s += (c_mul(p.rt, d)).r;").as_deref(),
-            Some("(c_mul(p.rt,d)).r")
+            Some("(c_mul(p.rt, d)).r / c_mul(p.rt, d) / r")
         );
-        assert_eq!(f("s += c_div(a, b).i;").as_deref(), Some("c_div(a,b).i"));
+        assert_eq!(
+            f("s += c_div(a, b).i;").as_deref(),
+            Some("c_div(a, b).i / c_div(a, b) / i")
+        );
         // Members of variables, parenthesized lvalues and conditions are not calls.
         assert_eq!(f("s += (a[i]).x + d.r;"), None);
         assert_eq!(f("if (x) y = p.q; s += (x + y).z;"), None);
