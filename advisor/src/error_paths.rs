@@ -1,5 +1,6 @@
-//! Error paths of a loop: branches of `if` statements in its body from which every path,
-//! within the iteration, reaches a call that does not return (`noreturn`). The host-only
+//! Error paths of a loop: branches of `if` statements in its body from which no path gets
+//! back to the loop's header, or out of the loop, without a call that does not return
+//! (`noreturn`). The host-only
 //! calls on them (`fprintf(stderr, ...)` before `exit(1)`) do not keep the loop off the GPU:
 //! a port flags the failing iteration on the device, skips the rest of it, and after the
 //! kernel runs the first failing iteration again on the host, where the calls happen as in
@@ -47,8 +48,9 @@ impl ErrorBranch {
 }
 
 /// The error branches of loop `l` of `func` (in unit `unit` of `view`): each the outermost
-/// branch of an `if` statement of the body whose every path ends in a call that does not
-/// return, and whose code is all written inside the branch (a `goto` to shared error code
+/// branch of an `if` statement of the body from which no path gets back to the header or
+/// out of the loop without a call that does not return (a loop printing lines before
+/// `exit` is fine), and whose code is all written inside the branch (a `goto` to shared error code
 /// elsewhere is not one: the port replaces the branch's text).
 pub fn find(view: &ProgramView, unit: usize, func: &Function, l: &Loop) -> Vec<ErrorBranch> {
     let ending = |v: Value| {

@@ -44,9 +44,10 @@ fn endings<'v>(view: &'v ProgramView) -> &'v HashMap<FuncRef, ErrorEnd> {
     view.endings_found_by(|| find_endings(view))
 }
 
-/// A function is found when its declaration says so or every path from its entry reaches
-/// a call already known not to return; rounds repeat until nothing changes (each adds at
-/// least one function, so there are at most as many as functions).
+/// A function is found when its declaration says so, or when it calls one already known
+/// not to return and no path from its entry gets out without such a call; rounds repeat
+/// until nothing changes (each adds at least one function, so there are at most as many
+/// as functions).
 fn find_endings(view: &ProgramView) -> HashMap<FuncRef, ErrorEnd> {
     let mut found: HashMap<FuncRef, ErrorEnd> = HashMap::new();
     let functions: Vec<FuncRef> = view.functions().collect();
@@ -71,7 +72,8 @@ fn find_endings(view: &ProgramView) -> HashMap<FuncRef, ErrorEnd> {
                 .contains(&func.name);
             let calls = |v: Value| direct_callee(func, v).and_then(|n| ends_here(&found, f, n));
             let doomed = doomed_blocks(func, &|_| true, &|v| calls(v).is_some());
-            if declared || doomed.contains(&func.entry) {
+            let ends_somewhere = func.values().any(|v| calls(v).is_some());
+            if declared || (ends_somewhere && doomed.contains(&func.entry)) {
                 found.insert(f, ErrorEnd::Exit);
                 changed = true;
             }
@@ -93,10 +95,11 @@ fn find_endings(view: &ProgramView) -> HashMap<FuncRef, ErrorEnd> {
                 direct_callee(func, v)
                     .is_some_and(|n| ends_here(&found, f, n) == Some(ErrorEnd::Jump))
             });
-            let shown = doomed_blocks(func, &|_| true, &|v| {
+            let ends = |v: Value| {
                 direct_callee(func, v).is_some_and(|n| ends_here(&found, f, n).is_some())
-            })
-            .contains(&func.entry);
+            };
+            let shown = func.values().any(ends)
+                && doomed_blocks(func, &|_| true, &ends).contains(&func.entry);
             if jumps || !shown {
                 found.insert(f, ErrorEnd::Jump);
                 changed = true;
@@ -133,29 +136,31 @@ pub(crate) fn direct_callee(func: &Function, v: Value) -> Option<&str> {
     }
 }
 
-/// The blocks `within` accepts from which every path reaches an instruction `ends`
-/// accepts without leaving them: a block holding one, or one whose successors are all
-/// such blocks. The least such set, so a cycle without an ending call is not in it; a
-/// `return`, an edge out of `within` or a block with no successors that holds no ending
-/// call keeps its predecessors out.
+/// The blocks `within` accepts from which no path gets out of them without an instruction
+/// `ends` accepts: a `return`, an edge out of `within`, or a block with no successors and
+/// no ending call is a way out, and so is every block with a path to one that passes no
+/// ending call. The greatest such set: a path that cycles forever inside (a loop printing
+/// a message) never gets out either, and what it does is what the program does; the
+/// callers require an ending call to be there.
 pub(crate) fn doomed_blocks(
     func: &Function,
     within: &dyn Fn(Block) -> bool,
     ends: &dyn Fn(Value) -> bool,
 ) -> BTreeSet<Block> {
-    let mut doomed: BTreeSet<Block> = func
+    let ending: BTreeSet<Block> = func
         .blocks()
         .filter(|b| within(*b) && func.block(*b).insts.iter().any(|v| ends(*v)))
         .collect();
+    let mut doomed: BTreeSet<Block> = func.blocks().filter(|b| within(*b)).collect();
     loop {
         let before = doomed.len();
         for b in func.blocks() {
-            if doomed.contains(&b) || !within(b) {
+            if !doomed.contains(&b) || ending.contains(&b) {
                 continue;
             }
             let next = taken_successors(func, b);
-            if !next.is_empty() && next.iter().all(|s| within(*s) && doomed.contains(s)) {
-                doomed.insert(b);
+            if next.is_empty() || next.iter().any(|s| !doomed.contains(s)) {
+                doomed.remove(&b);
             }
         }
         if doomed.len() == before {

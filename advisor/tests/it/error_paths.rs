@@ -145,6 +145,21 @@ fn exit_after_a_message_is_an_error_path() {
 }
 
 #[test]
+fn a_loop_printing_lines_before_exit_is_part_of_the_path() {
+    let body = format!(
+        "        if (w[i] < 0) {{ for (int k = 0; k < 3; k++) fprintf(stderr, \"bad weight at %d (%d)\\n\", i, k); exit(1); }}\n{CHECKED}"
+    );
+    check(
+        &program("", &body),
+        Expected::Handled {
+            ends_with: "exit",
+            ends: ErrorEnd::Exit,
+            calls: &["fprintf", "exit"],
+        },
+    );
+}
+
+#[test]
 fn abort_in_the_else_branch() {
     let body = format!(
         "        if (w[i] >= 0) y[i] = 1; else {{ puts(\"negative weight\"); abort(); }}\n{CHECKED}"
