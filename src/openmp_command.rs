@@ -208,8 +208,16 @@ pub fn validate(
                         Some(p) => format!("print what `--expect {}` asks for", p.as_str()),
                         None => "print the same".to_string(),
                     };
+                    // A run that ends in an error (an error path taken) passes when both
+                    // end alike: say how.
+                    let ended = match (c.original.status, c.ported.status) {
+                        (Some(a), Some(b)) if a == b && a != 0 => {
+                            format!(" and exit with status {a}")
+                        }
+                        _ => String::new(),
+                    };
                     println!(
-                        "PASS: {loops} loop{} ported; the original and the port ({compiler}, OMP_TARGET_OFFLOAD=MANDATORY) {agree}{}",
+                        "PASS: {loops} loop{} ported; the original and the port ({compiler}, OMP_TARGET_OFFLOAD=MANDATORY) {agree}{ended}{}",
                         if loops == 1 { "" } else { "s" },
                         if c.within_tolerance > 0 {
                             format!(" ({} numbers within relative tolerance {rtol:e} and their last printed digit's rounding)", c.within_tolerance)

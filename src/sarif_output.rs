@@ -355,7 +355,8 @@ impl Fix {
 }
 
 /// The OpenMP pragma of every friendly loop whose port is that pragma alone (no function
-/// to compile for the device, no atomic update to insert), by loop id; and the lines of
+/// to compile for the device, no atomic update to insert, no text of the loop rewritten
+/// nor code around it: counters, arg-min/arg-max, error paths), by loop id; and the lines of
 /// every target region planned (the loops inside one are ported with it).
 fn port_pragmas(report: &Report, units: &[Unit]) -> (HashMap<String, Fix>, Vec<Region>) {
     let mut out = HashMap::new();
@@ -382,7 +383,12 @@ fn port_pragmas(report: &Report, units: &[Unit]) -> (HashMap<String, Fix>, Vec<R
                 unit.path.display().to_string(),
                 port.line as i64..=port.last_line as i64,
             ));
-            if !port.device_functions.is_empty() || !port.atomics.is_empty() {
+            if !port.device_functions.is_empty()
+                || !port.atomics.is_empty()
+                || !port.edits.is_empty()
+                || port.preamble.is_some()
+                || port.rerun.is_some()
+            {
                 continue;
             }
             if port.file != unit.path {

@@ -509,6 +509,10 @@ struct LoopFacts {
     assumptions: Vec<String>,
     /// Storage each iteration has its own copy of (`crate::privatize`).
     privacy: crate::privatize::Privacy,
+    /// The error branches a port handles (`crate::error_paths`), and their blocks: what
+    /// happens there runs on the host only, so it needs no kernel parameter.
+    error_paths: Vec<crate::model::ErrorPath>,
+    error_blocks: BTreeSet<frontend::ir::Block>,
 }
 
 impl LoopFacts {
@@ -827,6 +831,8 @@ impl<'a> FunctionContext<'a> {
             needs_evidence: Vec::new(),
             assumptions: Vec::new(),
             privacy: Default::default(),
+            error_paths: Vec::new(),
+            error_blocks: BTreeSet::new(),
         };
         let program = &self.unit.lowered.program;
         let keyword_line = l
@@ -1002,7 +1008,8 @@ impl<'a> FunctionContext<'a> {
             }
         }
 
-        // Calls.
+        // Calls. Host-only ones on an error branch a port handles are no obstacle.
+        let (excused, inexact) = self.error_paths(id, &accesses, &mut facts);
         for &block in &l.blocks {
             for &v in &self.func.block(block).insts {
                 let InstKind::Call { callee, .. } = &self.func.inst(v).kind else {
@@ -1021,10 +1028,15 @@ impl<'a> FunctionContext<'a> {
                             continue;
                         }
                         let view = self.summaries.view();
-                        if let Some(why) =
+                        let host_only =
                             crate::calls::host_only_reason_in(view, self.unit_index, name)
-                        {
-                            facts.add(rules::ww105_host_call::call(why, line));
+                                .filter(|_| !excused.contains(&v));
+                        if let Some(why) = host_only {
+                            match inexact.get(&v) {
+                                Some(detail) => facts
+                                    .add(rules::ww105_host_call::on_error_path(why, detail, line)),
+                                None => facts.add(rules::ww105_host_call::call(why, line)),
+                            }
                         } else if let Some(why) = effects
                             .unknown_reason(v)
                             .filter(|_| !privacy.contained_calls.contains(&v))
@@ -1044,6 +1056,117 @@ impl<'a> FunctionContext<'a> {
         facts.assumptions.dedup();
         facts.privacy = privacy;
         facts
+    }
+
+    /// The error branches of loop `id` (`crate::error_paths`) whose host-only calls a port
+    /// leaves to the host: their report entries, notes and assumptions join `facts`.
+    /// Returns those calls, and for each host-only call on an error branch that a port
+    /// could not run again exactly, why.
+    fn error_paths(
+        &self,
+        id: LoopId,
+        accesses: &[MemAccess],
+        facts: &mut LoopFacts,
+    ) -> (HashSet<Value>, HashMap<Value, String>) {
+        let l = self.forest.loop_(id);
+        let view = self.summaries.view();
+        let mut excused = HashSet::new();
+        let mut inexact = HashMap::new();
+        let callee = |v: Value| crate::noreturn::direct_callee(self.func, v);
+        let induction: HashSet<Value> = l.induction_variables.iter().map(|iv| iv.phi).collect();
+        for branch in crate::error_paths::find(view, self.unit_index, self.func, l) {
+            let host: Vec<Value> = branch
+                .calls
+                .iter()
+                .copied()
+                .filter(|v| {
+                    callee(*v).is_some_and(|n| {
+                        !n.starts_with("__builtin_")
+                            && crate::calls::host_only_reason_in(view, self.unit_index, n).is_some()
+                    })
+                })
+                .collect();
+            let Some((end_call, ending, _)) = branch.endings.first() else {
+                continue;
+            };
+            if host.is_empty() {
+                continue;
+            }
+            let why = if let Some(v) =
+                crate::error_paths::carried_read(self.func, l, &branch, &induction)
+            {
+                let name = self
+                    .func
+                    .inst(v)
+                    .origin
+                    .var_name
+                    .clone()
+                    .unwrap_or_else(|| format!("{v}"));
+                Some(format!(
+                    "the error path reads `{name}`, which each iteration carries to the next: after the kernel it holds another value than in the failing iteration"
+                ))
+            } else {
+                let apart = |a: &MemAccess, b: &MemAccess| match (a.base(), b.base()) {
+                    (Some(x), Some(y)) => x != y && !self.may_alias(x, y),
+                    _ => false,
+                };
+                crate::error_paths::rerun_conflict(self.func, l, &branch, accesses, &apart).map(
+                    |(load, store)| {
+                        let (r, w) = (self.access_text(load), self.access_text(store));
+                        format!(
+                            "the iteration reads `{}` (line {}) before it writes `{}` (line {}), which a kernel has done by the time the error branch is taken",
+                            r.text, r.line, w.text, w.line
+                        )
+                    },
+                )
+            };
+            if let Some(why) = why {
+                for v in host {
+                    inexact.insert(v, why.clone());
+                }
+                continue;
+            }
+            let r = &self.func.ifs[branch.if_index];
+            let at = self.unit.resolve(r.span);
+            let condition_line = at.as_ref().map_or(0, |a| a.line);
+            let line = self.line(self.func.inst(*end_call).origin.span);
+            let mut names: Vec<String> = Vec::new();
+            for v in &host {
+                if let Some(n) = callee(*v) {
+                    if !names.iter().any(|m| m == n) {
+                        names.push(n.to_string());
+                    }
+                }
+            }
+            let also: Vec<String> = names
+                .iter()
+                .filter(|n| *n != ending)
+                .map(|n| format!("`{n}`"))
+                .collect();
+            let end = branch.ends();
+            facts.add(rules::ww108_error_path::note(
+                ending,
+                end,
+                line,
+                condition_line,
+                &also,
+            ));
+            facts
+                .assumptions
+                .push(rules::ww108_error_path::assumption(ending, end, line));
+            facts.error_paths.push(crate::model::ErrorPath {
+                line,
+                ends_with: ending.to_string(),
+                ends: end,
+                condition_line,
+                condition_col: at.as_ref().map_or(0, |a| a.col),
+                branch: branch.branch,
+                calls: names,
+            });
+            facts.error_blocks.extend(branch.blocks.iter().copied());
+            excused.extend(host);
+        }
+        (excused, inexact)
     }
 
     /// Which storage of loop `id` each iteration may have its own copy of.
@@ -2401,7 +2524,7 @@ impl<'a> FunctionContext<'a> {
             }
         }
         let mut assumptions = facts.assumptions.clone();
-        let parameters = self.parameters(id, &facts.privacy, &mut assumptions);
+        let parameters = self.parameters(id, facts, &mut assumptions);
         assumptions.sort();
         assumptions.dedup();
         let mut report = LoopReport {
@@ -2414,6 +2537,7 @@ impl<'a> FunctionContext<'a> {
             nest,
             parameters,
             calls: self.calls(id, &facts.privacy),
+            error_paths: facts.error_paths.clone(),
             reductions: facts.reductions.clone(),
             private: facts.privacy.entries.clone(),
             counters: self.counters(id),
@@ -2615,9 +2739,10 @@ impl<'a> FunctionContext<'a> {
     fn parameters(
         &self,
         id: LoopId,
-        privacy: &crate::privatize::Privacy,
+        facts: &LoopFacts,
         assumptions: &mut Vec<String>,
     ) -> Vec<Parameter> {
+        let privacy = &facts.privacy;
         let program = &self.unit.lowered.program;
         let types = &program.types;
         let l = self.forest.loop_(id);
@@ -2631,6 +2756,9 @@ impl<'a> FunctionContext<'a> {
         // A callee's accesses count toward the loop's sections.
         let effects = self.call_effects(id);
         accesses.extend(privacy.shared(effects.accesses.clone()));
+        // An error branch runs on the host only (a port re-runs the failing iteration
+        // there): what it reads or writes is no kernel parameter.
+        accesses.retain(|a| !facts.error_blocks.contains(&self.func.inst(a.inst).block));
         assumptions.extend(effects.assumptions.iter().cloned());
         let space = self.space(id, false).map(|s| effects.extend_space(s));
         let mut variant = (*self.variant_symbols(id)).clone();

@@ -263,6 +263,45 @@ pub struct Call {
     pub effects: Vec<String>,
 }
 
+/// How a call that does not return leaves the program.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ErrorEnd {
+    /// The program ends (`exit`, `abort`, a failed `assert`).
+    Exit,
+    /// Control resumes elsewhere (`longjmp`), or the callee's way out is not known.
+    Jump,
+}
+
+/// Which branch of an `if` statement.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Branch {
+    Then,
+    Else,
+}
+
+/// A branch of a loop's body from which every path ends in a call that does not return
+/// (see [`LoopReport::error_paths`]).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ErrorPath {
+    /// The line of the call that ends the path (the first in the source when there are
+    /// several).
+    pub line: u32,
+    /// The function that call names (`exit`, `abort`, `longjmp`, `die`).
+    pub ends_with: String,
+    /// `exit` when every way out ends the program, `jump` when one may resume it.
+    pub ends: ErrorEnd,
+    /// The `if` whose branch the path is: its keyword's line and column, and the branch.
+    pub condition_line: u32,
+    pub condition_col: u32,
+    pub branch: Branch,
+    /// The calls on the path with no device version (host library functions, program
+    /// functions that reach one), each once in source order: a port leaves them to the
+    /// host.
+    pub calls: Vec<String>,
+}
+
 /// What a reduction accumulates into.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -413,6 +452,11 @@ pub struct LoopReport {
     pub parameters: Vec<Parameter>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub calls: Vec<Call>,
+    /// Branches of the body that only lead to a call that does not return (`exit`,
+    /// `abort`, `longjmp`): their host-only calls do not stop a port, which flags the
+    /// failing iteration on the device and runs it again on the host after the kernel.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub error_paths: Vec<ErrorPath>,
     /// Reductions the loop is parallel apart from (`sum += ...`, `C[i][j] += ...` over `k`,
     /// `hist[key[i]] += w[i]`, min/max, arg-min): each with its operator and a strategy.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

@@ -37,6 +37,9 @@ pub struct ProgramView<'a> {
     /// Which globals the program copies into one another, found on first use (by `copies`,
     /// which defines `ProgramView::global_copies`).
     global_copies: OnceLock<GlobalCopies>,
+    /// The functions that never return and how they leave, found on first use (by
+    /// `noreturn`, which defines `ProgramView::endings`).
+    endings: OnceLock<HashMap<FuncRef, crate::model::ErrorEnd>>,
     /// Whether a function keeps the pointer it receives at a position (answers of
     /// `escape::callee_captures`), and what each parameter does itself, found on first use.
     captures: Mutex<HashMap<(FuncRef, usize), bool>>,
@@ -111,6 +114,7 @@ impl<'a> ProgramView<'a> {
             allocators: OnceLock::new(),
             lookups: OnceLock::new(),
             global_copies: OnceLock::new(),
+            endings: OnceLock::new(),
             captures: Mutex::default(),
             param_flows: Mutex::default(),
             reached: Mutex::default(),
@@ -241,6 +245,15 @@ impl<'a> ProgramView<'a> {
         find: impl FnOnce() -> GlobalCopies,
     ) -> &GlobalCopies {
         self.global_copies.get_or_init(find)
+    }
+
+    /// The program's functions that never return, found by `find` on first use: `noreturn`
+    /// finds them (`ProgramView::endings`).
+    pub(crate) fn endings_found_by(
+        &self,
+        find: impl FnOnce() -> HashMap<FuncRef, crate::model::ErrorEnd>,
+    ) -> &HashMap<FuncRef, crate::model::ErrorEnd> {
+        self.endings.get_or_init(find)
     }
 
     /// A program of one unit (what `analyze_unit` sees).

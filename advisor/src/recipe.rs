@@ -4,7 +4,8 @@
 //! finding each, with the source line and a `help:` line.
 
 use crate::model::{
-    GridMapping, LoopReport, ParamKind, Parameter, Reduction, ReductionKind, Report, Role, Verdict,
+    Branch, ErrorEnd, GridMapping, LoopReport, ParamKind, Parameter, Reduction, ReductionKind,
+    Report, Role, Verdict,
 };
 use frontend::diagnostic::{Diagnostic, Label};
 use frontend::unit::Unit;
@@ -294,6 +295,13 @@ fn recipe(l: &LoopReport, report: &Report) -> String {
                 "allocator" => {
                     "available on the device but slow: allocate before the kernel".to_string()
                 }
+                "host-only" => match l.error_paths.iter().find(|e| e.calls.contains(&c.name)) {
+                    Some(e) => format!(
+                        "host-only, on the error path at line {}: it stays on the host (see the error path step)",
+                        e.condition_line
+                    ),
+                    None => "host-only: must be removed from the loop".to_string(),
+                },
                 other => format!("{other}: must be removed from the loop"),
             };
             let _ = writeln!(out, "       {}: {what}", c.name);
@@ -317,6 +325,27 @@ fn recipe(l: &LoopReport, report: &Report) -> String {
                 );
             }
         }
+        step += 1;
+    }
+
+    // Error paths: a flag on the device, the failing iteration again on the host.
+    for e in &l.error_paths {
+        let index = l.induction.as_ref().map_or("i", |i| i.var.as_str());
+        let leaves = match e.ends {
+            ErrorEnd::Exit => "exits",
+            ErrorEnd::Jump => "leaves",
+        };
+        let _ = writeln!(
+            out,
+            "  {step}. Error path: the {} branch of the `if` at line {} ends in `{}` (line {}). In the kernel, replace that branch's body with `atomicMin(&d_err_at, iteration)` and skip the rest of the iteration; after the kernel copy `d_err_at` back, and when an iteration failed run the loop's body on the host for that `{index}` only: it prints and {leaves} as the program would (the iterations after it have run too).",
+            match e.branch {
+                Branch::Then => "then",
+                Branch::Else => "else",
+            },
+            e.condition_line,
+            e.ends_with,
+            e.line,
+        );
         step += 1;
     }
 

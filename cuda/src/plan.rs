@@ -897,6 +897,13 @@ pub fn plan(
     };
     let ctx = Ctx::new(unit, report)?;
     let refuse = |m: String| EmitError::refused(format!("{}: {m}", report.id));
+    // The flag and the host's re-run of the failing iteration are written for OpenMP only.
+    if let Some(e) = report.error_paths.first() {
+        return Err(refuse(format!(
+            "the loop has an error path (`{}` at line {}, in the branch of the `if` at line {}): CUDA emission does not write the device error flag and the host's re-run of the failing iteration; port it with `--target openmp`, which does, or by hand as the recipe's error path step says",
+            e.ends_with, e.line, e.condition_line
+        )));
+    }
     let by_value;
     let report = match globals_by_value(&ctx, report) {
         Some(r) => {

@@ -1642,3 +1642,77 @@ fn rows_of_one_contiguous_block_are_ported() {
         &["FAIL: line 1: the original printed"],
     );
 }
+
+/// Error paths (`tests/fixtures/openmp/error_paths.c`): each branch that only leads to
+/// `exit` or a `noreturn` function records its iteration on the device and skips the rest
+/// of it; after the kernel the host runs the first failing iteration again. Without bad
+/// values the port prints what the original prints; with them both print the message of
+/// the first failing iteration in the loop's order (the least index counting up, the
+/// greatest counting down) and exit with its status.
+#[test]
+fn error_paths_are_flagged_on_the_device_and_run_again_on_the_host() {
+    let file = "tests/fixtures/openmp/error_paths.c";
+    let patch = emit_patch(&[file], "error_paths.c");
+    for needle in [
+        "long long ww_err_23 = 0x7fffffffffffffffLL;",
+        "map(tofrom: ww_err_23)",
+        "#pragma omp atomic compare\n+if (ww_at < ww_err_23) { ww_err_23 = ww_at; } }\n+goto ww_next_23;\n+#if 0",
+        "ww_next_23: ; }",
+        "if (ww_err_23 != 0x7fffffffffffffffLL) {",
+        "i = (__typeof__(i))(ww_err_23);",
+        "+#line 23\n+{\n         if (w[i] < 0) {",
+        // Counting down, the first failing iteration is the greatest index.
+        "long long ww_at = -(long long)(i);",
+        "int i = (int)(-(ww_err_34));",
+    ] {
+        assert!(patch.contains(needle), "no `{needle}` in:\n{patch}");
+    }
+    // The calls on the error paths stay on the host: `die` is not compiled for the device.
+    assert!(!patch.contains("declare target"), "{patch}");
+    if !offload_available() {
+        return;
+    }
+    check(
+        &[file, "--", "none"],
+        &[],
+        0,
+        4,
+        &["PASS", "print the same\n"],
+    );
+    check(
+        &[file, "--", "w"],
+        &[],
+        0,
+        4,
+        &["PASS", "print the same and exit with status 3"],
+    );
+    check(
+        &[file, "--", "x"],
+        &[],
+        0,
+        4,
+        &["PASS", "print the same and exit with status 4"],
+    );
+}
+
+/// CUDA emission does not write the flag: a loop with an error path is refused, saying so.
+#[test]
+fn cuda_refuses_a_loop_with_an_error_path() {
+    let dir = scratch("cuda-error-path");
+    let d = dir.to_string_lossy().to_string();
+    let out = warpwise(&[
+        "emit",
+        "tests/fixtures/openmp/error_paths.c",
+        "--loop",
+        "tests/fixtures/openmp/error_paths.c:23",
+        "-o",
+        &d,
+    ]);
+    let all = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{all}");
+    assert!(
+        all.contains("the loop has an error path (`exit` at line 26")
+            && all.contains("port it with `--target openmp`"),
+        "{all}"
+    );
+}

@@ -13,6 +13,7 @@ pub mod ww104_global;
 pub mod ww105_host_call;
 pub mod ww106_function_pointer;
 pub mod ww107_not_normalizable;
+pub mod ww108_error_path;
 pub mod ww110_may_alias;
 pub mod ww111_undecided_dependence;
 pub mod ww112_callee_effects;
@@ -66,6 +67,7 @@ pub const ALL: &[&Rule] = &[
     &ww105_host_call::RULE,
     &ww106_function_pointer::RULE,
     &ww107_not_normalizable::RULE,
+    &ww108_error_path::RULE,
     &ww110_may_alias::RULE,
     &ww111_undecided_dependence::RULE,
     &ww112_callee_effects::RULE,

@@ -28,6 +28,18 @@ pub fn call(why: String, line: u32) -> Finding {
     )
 }
 
+/// The call at `line`, on an error path a port cannot run again exactly on the host
+/// (`detail` says why).
+pub fn on_error_path(why: String, detail: &str, line: u32) -> Finding {
+    Finding::new(
+        &RULE,
+        Verdict::NotFriendly,
+        format!("{why}; it is on an error path, but a port could not run the failing iteration again on the host as the program ran it: {detail}"),
+        vec![line],
+        Some("move the call out of the loop, or replace it with device code".into()),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     #[test]

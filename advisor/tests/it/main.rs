@@ -10,6 +10,7 @@ mod copied_pointers;
 mod counters;
 mod declared_extents;
 mod early_exits;
+mod error_paths;
 mod face_loops;
 mod frozen_elements;
 mod gathers;

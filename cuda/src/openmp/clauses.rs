@@ -60,6 +60,9 @@ pub struct LoopPort {
     /// The loop around this one whose port gave way to the ports inside it (its id), and
     /// the arrays it would have mapped: what a data region around it maps.
     pub enclosing: Option<(String, Vec<ArrayMap>)>,
+    /// The host code after the loop that runs the first iteration that took an error path
+    /// again (`super::error_flag`).
+    pub rerun: Option<super::error_flag::Rerun>,
     /// Globals declared on the device (`declare target link`) that a function the loop
     /// calls reaches, mapped `to` and `tofrom` by the kernel; filled in for the whole
     /// program once every unit's ports are planned ([`super::globals`]).
@@ -117,7 +120,14 @@ pub fn plan_port(
     let refuse = |m: String| EmitError::refused(format!("{}: {m}", report.id));
     let mut notes = Vec::new();
     let mut device_functions: Vec<String> = Vec::new();
-    for c in &report.calls {
+    // A call on an error path runs on the host only, in the re-run of the failing iteration.
+    let on_error_path = |name: &str| {
+        report
+            .error_paths
+            .iter()
+            .any(|e| e.calls.iter().any(|c| c == name))
+    };
+    for c in report.calls.iter().filter(|c| !on_error_path(&c.name)) {
         match c.device.as_str() {
             "builtin" => {}
             "port" => {
@@ -234,6 +244,11 @@ pub fn plan_port(
     if arg_reduction && collapsed.len() > 1 {
         collapsed.truncate(1);
         notes.push("not collapsed: the arg-min/arg-max numbers the outer loop's iterations".into());
+    }
+    // The error flag records the outer loop's iteration, which the host runs again whole.
+    if !report.error_paths.is_empty() && collapsed.len() > 1 {
+        collapsed.truncate(1);
+        notes.push("not collapsed: the error flag records the outer loop's iteration".into());
     }
     if collapsed.len() > 1 {
         clauses.push(format!("collapse({})", collapsed.len()));
@@ -828,7 +843,53 @@ pub fn plan_port(
         ));
         edits.extend(grouped);
     }
-    let mut preamble = args_port.map(|a| a.preamble);
+    // Error paths: a flag in a block opened before the pragma, the branches replaced, the
+    // failing iteration run again after the loop.
+    let mut rerun = None;
+    let flag_port = if report.error_paths.is_empty() {
+        None
+    } else {
+        let beside = if !report.counters.is_empty() {
+            Some("a counter the loop advances beside its index (the re-run would start it from its final value)")
+        } else if args_port.is_some() {
+            Some("an arg-min/arg-max (both wrap the loop in a block of their own)")
+        } else if trees.is_some() {
+            Some("arrays of rows (both wrap the loop in a block of their own)")
+        } else {
+            None
+        };
+        if let Some(what) = beside {
+            return Err(refuse(format!(
+                "an error path beside {what} is not generated; move the error test out of the loop or port it by hand"
+            )));
+        }
+        let flag = super::error_flag::plan_flag(&ctx, unit, site, report, induction)
+            .map_err(|why| refuse(format!("its error path cannot be ported: {why}")))?;
+        let flag_edits =
+            super::counters::text_edits(&ctx, unit, site, &flag.replaced).map_err(|original| {
+                refuse(format!(
+                    "{original}: the port cannot replace the error branch"
+                ))
+            })?;
+        if let Some(e) = edits.iter().find(|e| {
+            flag_edits
+                .iter()
+                .any(|f| (f.line, f.col) == (e.line, e.col))
+        }) {
+            return Err(refuse(format!(
+                "`{}` at line {} is edited both for an update and for the error path; port it by hand",
+                e.original, e.line
+            )));
+        }
+        edits.extend(flag_edits);
+        clauses.push(flag.clause.clone());
+        notes.extend(flag.notes.iter().cloned());
+        rerun = Some(flag.rerun.clone());
+        Some(flag)
+    };
+    let mut preamble = args_port
+        .map(|a| a.preamble)
+        .or(flag_port.map(|f| f.preamble));
     if let Some(t) = trees {
         if preamble.is_some() {
             return Err(refuse(
@@ -889,6 +950,7 @@ pub fn plan_port(
         maps_structs: !struct_members.is_empty() || !struct_pointers.is_empty(),
         enclosing: None,
         arrays,
+        rerun,
         notes,
     })
 }
@@ -1182,7 +1244,7 @@ fn member_through_address(text: &str) -> Option<String> {
 
 /// The initialization clause of a `for` statement's text: what lies between its `(` and
 /// its first `;` at that depth.
-fn for_init(stmt: &str) -> Option<&str> {
+pub(crate) fn for_init(stmt: &str) -> Option<&str> {
     let toks = crate::ctext::code_tokens(stmt);
     let t = |k: usize| toks.get(k).map(|x| crate::ctext::tok_text(stmt, x));
     if t(0)? != "for" || t(1)? != "(" {

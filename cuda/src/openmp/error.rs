@@ -83,6 +83,11 @@ pub enum RegionError {
     /// A `goto` inside the loop may leave the region.
     #[error("a `goto` inside it may leave the region")]
     Goto,
+    /// A port inside has an error path: its re-run on the host reads the host's copies.
+    #[error(
+        "the port of {port} has an error path, whose re-run of the failing iteration on the host reads the host's copies of the arrays"
+    )]
+    ErrorPath { port: String },
     /// The function's types could not be read.
     #[error(transparent)]
     Context(EmitError),

@@ -15,6 +15,7 @@ pub mod clauses;
 mod copies;
 pub mod counters;
 pub mod error;
+pub mod error_flag;
 pub mod globals;
 pub mod region;
 pub mod rewrite;

@@ -244,6 +244,11 @@ impl Planner<'_> {
                 port: p.loop_id.clone(),
             });
         }
+        if let Some(p) = ports.iter().find(|p| p.rerun.is_some()) {
+            return Err(RegionError::ErrorPath {
+                port: p.loop_id.clone(),
+            });
+        }
         if self.sites.functions[site.function]
             .returns
             .iter()

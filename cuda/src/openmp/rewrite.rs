@@ -7,6 +7,7 @@ use super::atomic::{compare_rewrite, AtomicForm, AtomicSite};
 use super::clauses::LoopPort;
 use super::counters::TextEdit;
 use super::error::{PortError, RegionError};
+use super::error_flag::Rerun;
 use super::globals::DeviceGlobal;
 use super::region::DataRegion;
 use super::sections::helper_macros;
@@ -48,6 +49,8 @@ enum Edit<'a> {
     Update(&'a str),
     /// Text of the loop replaced (its counters computed from the index).
     Text(&'a TextEdit),
+    /// The host's re-run of the first failing iteration, after the loop's last token.
+    Rerun(&'a Rerun),
 }
 
 /// A function definition (first and last line) compiled for the device from this file.
@@ -70,6 +73,8 @@ pub fn port_file(
     strict: bool,
 ) -> Result<PortedFile, PortError> {
     let mut lines: Vec<String> = original.split_inclusive('\n').map(str::to_string).collect();
+    // The re-runs copy loop bodies as written, before any edit.
+    let pristine = lines.clone();
     // Check every port against the original first: one loop written by a macro or under
     // an orphaned `omp for` must not keep the file's other loops from being ported.
     let mut failed = Vec::new();
@@ -117,6 +122,9 @@ pub fn port_file(
         }
         for t in &p.edits {
             edits.push((t.line, t.col, Edit::Text(t)));
+        }
+        if let Some(r) = &p.rerun {
+            edits.push((r.line, r.col, Edit::Rerun(r)));
         }
     }
     // Bottom-up, so earlier line numbers stay valid.
@@ -171,6 +179,26 @@ pub fn port_file(
             insert_update(&mut lines, at, col0, text);
             continue;
         }
+        if let Edit::Rerun(r) = edit {
+            let after = text.get(..col0).is_some_and(|t| t.ends_with(&r.token));
+            let copy = original_text(&pristine, r.body);
+            let (Some(copy), true) = (copy, after) else {
+                return Err(PortError::EditNotAtToken {
+                    path: path.to_path_buf(),
+                    line: *line,
+                    col: *col,
+                    token: r.token.clone(),
+                });
+            };
+            // The copy keeps the original's line numbers (`assert` prints them), and the
+            // rest of the file gets its own back.
+            let host = format!(
+                "{}#line {}\n{copy}{}#line {}\n",
+                r.head, r.body.0, r.tail, r.line
+            );
+            lines[at].insert_str(col0, &host);
+            continue;
+        }
         let expected = match edit {
             Edit::Loop(_) => "for",
             Edit::Atomic(a) => &a.token,
@@ -179,7 +207,8 @@ pub fn port_file(
             Edit::DeclareTarget
             | Edit::EndDeclareTarget
             | Edit::DeclareGlobal(_)
-            | Edit::Update(_) => {
+            | Edit::Update(_)
+            | Edit::Rerun(_) => {
                 unreachable!("handled above")
             }
         };
@@ -224,7 +253,8 @@ pub fn port_file(
             Edit::DeclareTarget
             | Edit::EndDeclareTarget
             | Edit::DeclareGlobal(_)
-            | Edit::Update(_) => {}
+            | Edit::Update(_)
+            | Edit::Rerun(_) => {}
             Edit::Text(t) => {
                 let line = &mut lines[at];
                 line.replace_range(col0..col0 + t.original.len(), &t.replacement);
@@ -432,6 +462,21 @@ fn check_port(path: &Path, lines: &[String], port: &LoopPort) -> Result<(), Port
         }
     };
     expect(port.line, port.col, "for")?;
+    if let Some(r) = &port.rerun {
+        let col0 = (r.col as usize).saturating_sub(1);
+        let at = lines.get((r.line as usize).wrapping_sub(1));
+        let after = at
+            .and_then(|t| t.get(..col0))
+            .is_some_and(|t| t.ends_with(&r.token));
+        if !after || original_text(lines, r.body).is_none() {
+            return Err(PortError::NotAtToken {
+                path: path.to_path_buf(),
+                line: r.line,
+                col: r.col.saturating_sub(r.token.len() as u32),
+                token: r.token.clone(),
+            });
+        }
+    }
     // A counter or a body name replaced inside a macro's expansion (`assert(stack_size <
     // n)`) is not in the file's text: the loop is left out, not the file.
     for e in &port.edits {
@@ -452,6 +497,25 @@ fn check_port(path: &Path, lines: &[String], port: &LoopPort) -> Result<(), Port
         }
     }
     existing_pragma(lines, port.line as usize - 1).map(|_| ())
+}
+
+/// The text of `lines` from (first line, column) to (last line, the column past the end),
+/// 1-based; `None` when the file has no such text.
+fn original_text(lines: &[String], (l0, c0, l1, c1): (u32, u32, u32, u32)) -> Option<String> {
+    let (l0, l1) = (l0 as usize, l1 as usize);
+    let (c0, c1) = ((c0 as usize).checked_sub(1)?, (c1 as usize).checked_sub(1)?);
+    if l0 == 0 || l1 < l0 {
+        return None;
+    }
+    if l0 == l1 {
+        return lines.get(l0 - 1)?.get(c0..c1).map(str::to_string);
+    }
+    let mut out = lines.get(l0 - 1)?.get(c0..)?.to_string();
+    for l in lines.get(l0..l1 - 1)? {
+        out.push_str(l);
+    }
+    out.push_str(lines.get(l1 - 1)?.get(..c1)?);
+    Some(out)
 }
 
 fn indentation(line: &str) -> String {
@@ -571,6 +635,7 @@ mod tests {
             maps_structs: false,
             enclosing: None,
             global_maps: Default::default(),
+            rerun: None,
             notes: Vec::new(),
         }
     }

@@ -457,6 +457,12 @@ pub struct SourceLoop {
 #[derive(Clone, Debug, PartialEq)]
 pub struct IfRegion {
     pub span: Span,
+    /// An `if` statement (its span starts at the keyword); `false` for a conditional
+    /// expression `c ? a : b`.
+    pub statement: bool,
+    /// The then-branch (statement or expression) and the else-branch when there is one.
+    pub then_span: Span,
+    pub else_span: Option<Span>,
     pub cond_block: Block,
     pub then_block: Block,
     pub else_block: Option<Block>,
@@ -587,6 +593,9 @@ pub struct Program {
     pub functions: Vec<Function>,
     pub globals: Vec<Global>,
     pub externals: Vec<ExternalFunction>,
+    /// Functions some declaration or definition of this unit marks as never returning
+    /// (`_Noreturn`, `__attribute__((noreturn))`).
+    pub noreturn: std::collections::BTreeSet<String>,
 }
 
 impl Program {

@@ -592,6 +592,9 @@ impl<'a> Lowerer<'a> {
                 continue;
             }
             if matches!(self.program.types.get(declared.ty), Type::Function { .. }) {
+                if super::noreturn::declared(&decl.node.specifiers, &init.node.declarator.node) {
+                    self.program.noreturn.insert(name.clone());
+                }
                 self.declared_at
                     .entry(name.clone())
                     .or_insert(declared.name_span);
@@ -729,6 +732,9 @@ impl<'a> Lowerer<'a> {
         let declared = self.declarator(base.ty, &def.node.declarator)?;
         self.pending_vla.clear();
         if let Some(name) = declared.name {
+            if super::noreturn::declared(&def.node.specifiers, &def.node.declarator.node) {
+                self.program.noreturn.insert(name.clone());
+            }
             self.declared_at
                 .entry(name.clone())
                 .or_insert(declared.name_span);
@@ -751,6 +757,9 @@ impl<'a> Lowerer<'a> {
             return err(def.span, "function definition without a name");
         };
         self.in_function = Some(name.clone());
+        if super::noreturn::declared(&def.node.specifiers, &def.node.declarator.node) {
+            self.program.noreturn.insert(name.clone());
+        }
         let Type::Function { ret, .. } = self.program.types.get(declared.ty).clone() else {
             return err(
                 def.node.declarator.span,

@@ -1220,6 +1220,9 @@ impl<'a> Lowerer<'a> {
         self.fb.switch_to(join);
         self.fb.func.ifs.push(IfRegion {
             span,
+            statement: false,
+            then_span: c.node.then_expression.span.into(),
+            else_span: Some(c.node.else_expression.span.into()),
             cond_block,
             then_block,
             else_block: Some(else_block),

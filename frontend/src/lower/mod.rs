@@ -12,6 +12,7 @@ mod consteval;
 mod decl;
 mod expr;
 mod kr;
+mod noreturn;
 mod stmt;
 pub use decl::MAX_TYPE_DEPTH;
 pub use stmt::MAX_LOOP_NESTING;

@@ -117,6 +117,9 @@ impl<'a> Lowerer<'a> {
         self.fb.switch_to(join);
         self.fb.func.ifs.push(IfRegion {
             span,
+            statement: true,
+            then_span: i.node.then_statement.span.into(),
+            else_span: i.node.else_statement.as_ref().map(|s| s.span.into()),
             cond_block,
             then_block,
             else_block,
