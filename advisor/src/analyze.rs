@@ -575,6 +575,16 @@ impl<'a> FunctionContext<'a> {
 
     /// Report text names values as the source does (`crate::present`): this places the
     /// function's symbols for it.
+    /// The source variable a value is named after, or the IR's name for it.
+    fn value_name(&self, v: Value) -> String {
+        self.func
+            .inst(v)
+            .origin
+            .var_name
+            .clone()
+            .unwrap_or_else(|| format!("{v}"))
+    }
+
     fn present(&self, report: &mut LoopReport) {
         let locate = |name: &str| {
             self.rec
@@ -924,13 +934,7 @@ impl<'a> FunctionContext<'a> {
                 privacy.entries.push(entry);
                 continue;
             }
-            let name = self
-                .func
-                .inst(v)
-                .origin
-                .var_name
-                .clone()
-                .unwrap_or_else(|| format!("{v}"));
+            let name = self.value_name(v);
             let update_lines: Vec<u32> = args
                 .iter()
                 .filter(|(b, _)| l.contains(*b))
@@ -1095,13 +1099,7 @@ impl<'a> FunctionContext<'a> {
             let why = if let Some(v) =
                 crate::error_paths::carried_read(self.func, l, &branch, &induction)
             {
-                let name = self
-                    .func
-                    .inst(v)
-                    .origin
-                    .var_name
-                    .clone()
-                    .unwrap_or_else(|| format!("{v}"));
+                let name = self.value_name(v);
                 Some(format!(
                     "the error path reads `{name}`, which each iteration carries to the next: after the kernel it holds another value than in the failing iteration"
                 ))
