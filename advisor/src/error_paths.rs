@@ -14,7 +14,7 @@
 
 use crate::access::MemAccess;
 use crate::model::{Branch, ErrorEnd};
-use crate::noreturn::{direct_callee, doomed_blocks, taken_successors};
+use crate::noreturn::{direct_callee, doomed_among, taken_successors};
 use crate::program::ProgramView;
 use frontend::ir::{Block, Function, InstKind, Span, Value};
 use frontend::loops::Loop;
@@ -57,7 +57,13 @@ pub fn find(view: &ProgramView, unit: usize, func: &Function, l: &Loop) -> Vec<E
         direct_callee(func, v).and_then(|n| crate::noreturn::ending(view, unit, n).map(|e| (n, e)))
     };
     let in_iteration = |b: Block| l.contains(b) && b != l.header;
-    let doomed = doomed_blocks(func, &in_iteration, &|v| ending(v).is_some());
+    let body: Vec<Block> = l
+        .blocks
+        .iter()
+        .copied()
+        .filter(|b| in_iteration(*b))
+        .collect();
+    let doomed = doomed_among(func, body, &|v| ending(v).is_some());
     if doomed.is_empty() {
         return Vec::new();
     }

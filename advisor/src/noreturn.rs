@@ -147,14 +147,25 @@ pub(crate) fn doomed_blocks(
     within: &dyn Fn(Block) -> bool,
     ends: &dyn Fn(Value) -> bool,
 ) -> BTreeSet<Block> {
-    let ending: BTreeSet<Block> = func
-        .blocks()
-        .filter(|b| within(*b) && func.block(*b).insts.iter().any(|v| ends(*v)))
+    doomed_among(func, func.blocks().filter(|b| within(*b)).collect(), ends)
+}
+
+/// [`doomed_blocks`] over `candidates` only (a loop's blocks): the work is proportional to
+/// them, not to the function, so 10,000 loops in a row stay linear.
+pub(crate) fn doomed_among(
+    func: &Function,
+    candidates: Vec<Block>,
+    ends: &dyn Fn(Value) -> bool,
+) -> BTreeSet<Block> {
+    let ending: BTreeSet<Block> = candidates
+        .iter()
+        .copied()
+        .filter(|b| func.block(*b).insts.iter().any(|v| ends(*v)))
         .collect();
-    let mut doomed: BTreeSet<Block> = func.blocks().filter(|b| within(*b)).collect();
+    let mut doomed: BTreeSet<Block> = candidates.iter().copied().collect();
     loop {
         let before = doomed.len();
-        for b in func.blocks() {
+        for &b in &candidates {
             if !doomed.contains(&b) || ending.contains(&b) {
                 continue;
             }

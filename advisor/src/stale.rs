@@ -37,9 +37,13 @@ pub struct FunctionSymbols {
     /// Symbols named after a variable the function assigns more than once, by name, with
     /// their values: the ones that can be stale somewhere.
     plain: HashMap<String, (Var, frontend::ir::Value)>,
-    /// The loads of each global the function reads (`n#2`), by the global's name: stale at
-    /// a loop when the function may store to it between the load and the loop.
-    globals: HashMap<String, Vec<(Var, frontend::ir::Value)>>,
+    /// The loads of globals the function reads, by their symbol's name (`n#2`), with the
+    /// global's name: stale at a loop when the function may store to the global between
+    /// the load and the loop.
+    globals: HashMap<String, (Var, frontend::ir::Value, String)>,
+    /// The blocks that store to each global, found once: a global no block stores to (the
+    /// common case) is never stale, whatever the number of loops.
+    global_stores: HashMap<frontend::ir::GlobalId, Vec<frontend::ir::Block>>,
     /// Symbols whose names are not plain identifiers (`s->n`, `a[k].len`), longest first
     /// (then by name), with their values when they have one.
     compound: Vec<(Var, Option<frontend::ir::Value>)>,
@@ -60,10 +64,7 @@ impl FunctionSymbols {
             if let Some(v) = value.filter(|v| loaded_global(func, *v).is_some()) {
                 let stem = name.split('#').next().unwrap_or(name);
                 if is_identifier(stem) {
-                    globals
-                        .entry(stem.to_string())
-                        .or_insert_with(Vec::new)
-                        .push((symbol.var.clone(), v));
+                    globals.insert(name.to_string(), (symbol.var.clone(), v, stem.to_string()));
                     continue;
                 }
             }
@@ -101,9 +102,26 @@ impl FunctionSymbols {
                 None => wordless.push(position),
             }
         }
+        let mut global_stores: HashMap<frontend::ir::GlobalId, Vec<frontend::ir::Block>> =
+            HashMap::new();
+        if !globals.is_empty() {
+            for b in func.blocks() {
+                for v in &func.block(b).insts {
+                    if let frontend::ir::InstKind::Store { addr, .. } = &func.inst(*v).kind {
+                        if let frontend::ir::InstKind::GlobalAddr(g) = func.inst(*addr).kind {
+                            let blocks = global_stores.entry(g).or_default();
+                            if blocks.last() != Some(&b) {
+                                blocks.push(b);
+                            }
+                        }
+                    }
+                }
+            }
+        }
         FunctionSymbols {
             plain,
             globals,
+            global_stores,
             compound,
             by_rarest_word,
             wordless,
@@ -177,6 +195,30 @@ impl Staleness<'_> {
     }
 }
 
+/// The numbered names in `texts` (`n#2`): an identifier, `#` and digits.
+fn numbered_names<'t>(texts: &[&'t str]) -> std::collections::HashSet<&'t str> {
+    let mut out = std::collections::HashSet::new();
+    for text in texts {
+        let b = text.as_bytes();
+        for (at, _) in text.match_indices('#') {
+            let ident = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
+            let start = (0..at)
+                .rev()
+                .take_while(|k| ident(b[*k]))
+                .last()
+                .unwrap_or(at);
+            let end = (at + 1..b.len())
+                .take_while(|k| b[*k].is_ascii_digit())
+                .last()
+                .map_or(at + 1, |k| k + 1);
+            if start < at && end > at + 1 {
+                out.insert(&text[start..end]);
+            }
+        }
+    }
+    out
+}
+
 /// The global a load reads, when `value` loads a file-scope or static variable itself (not
 /// through a pointer, not a member or element of it).
 fn loaded_global(func: &Function, value: frontend::ir::Value) -> Option<frontend::ir::GlobalId> {
@@ -189,28 +231,39 @@ fn loaded_global(func: &Function, value: frontend::ir::Value) -> Option<frontend
     }
 }
 
-/// Whether a store to `global` (through its address, as the function writes it) may run
-/// after the load `value` and before loop `l` starts: in the load's block after it, or in a
-/// block outside the loop that the load's block reaches and that reaches the loop's header.
-/// A callee that writes the global is not looked at.
+/// Whether a store to the global `value` loads (in one of `stores`, the blocks that store
+/// to it) may run after the load and before loop `l` starts: in the load's block after it,
+/// or in a block outside the loop that the load's block reaches and that reaches the loop's
+/// header. A callee that writes the global is not looked at.
 fn stored_before_loop(
     func: &Function,
     value: frontend::ir::Value,
-    global: frontend::ir::GlobalId,
+    stores: &[frontend::ir::Block],
     l: &Loop,
 ) -> bool {
     use frontend::ir::{Block, InstKind};
     let load_block = func.inst(value).block;
+    let Some(global) = loaded_global(func, value) else {
+        return false;
+    };
     let stores_global = |v: &frontend::ir::Value| {
         matches!(&func.inst(*v).kind, InstKind::Store { addr, .. }
             if matches!(func.inst(*addr).kind, InstKind::GlobalAddr(g) if g == global))
     };
-    let store_blocks: Vec<Block> = func
-        .blocks()
-        .filter(|b| !l.contains(*b))
-        .filter(|b| func.block(*b).insts.iter().any(stores_global))
-        .collect();
+    let store_blocks: Vec<Block> = stores.iter().copied().filter(|b| !l.contains(*b)).collect();
     if store_blocks.is_empty() {
+        return false;
+    }
+    // The reconstruction gives loads of one global the symbol of the first (`g#2` for the
+    // `g` of `m = g;` and for the header's `i < g` after `g = 3;`): a loop that reads the
+    // global itself means the value it finds there, which is the variable's.
+    let reads_it_inside = l.blocks.iter().any(|b| {
+        func.block(*b).insts.iter().any(|v| {
+            matches!(&func.inst(*v).kind, InstKind::Load { addr }
+                if matches!(func.inst(*addr).kind, InstKind::GlobalAddr(g) if g == global))
+        })
+    });
+    if reads_it_inside {
         return false;
     }
     // Blocks that reach the loop's header, and blocks the load's block reaches.
@@ -277,13 +330,22 @@ impl AtLoop {
         // A global's value as a load before the loop read it is stale when the function may
         // store to the global between that load and the loop (`n0 = n; n = 5;`): the loop
         // finds another value in it. It keeps the line it was loaded on.
-        for name in &named {
-            for (var, value) in symbols.globals.get(*name).into_iter().flatten() {
-                let outside = !l.contains(func.inst(*value).block);
-                let global = loaded_global(func, *value);
-                if outside && global.is_some_and(|g| stored_before_loop(func, *value, g, l)) {
-                    stale_globals.push((var.clone(), name.to_string(), *value));
-                }
+        // Only the loads the texts name (`n#2`), each looked up by its name: a function with
+        // a load of `n` per loop would otherwise look at every load at every loop.
+        let mut mentioned: Vec<&str> = numbered_names(texts).into_iter().collect();
+        mentioned.sort_unstable();
+        for token in mentioned {
+            let Some((var, value, name)) = symbols.globals.get(token) else {
+                continue;
+            };
+            let Some(stores) =
+                loaded_global(func, *value).and_then(|g| symbols.global_stores.get(&g))
+            else {
+                continue;
+            };
+            let outside = !l.contains(func.inst(*value).block);
+            if outside && stored_before_loop(func, *value, stores, l) {
+                stale_globals.push((var.clone(), name.clone(), *value));
             }
         }
         for (var, value, at_entry) in &stale {

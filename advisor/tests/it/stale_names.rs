@@ -187,3 +187,24 @@ void f(double *x) {
         ("0", "8*n"),
     );
 }
+
+/// A loop that reads the global itself (`i < g` after `g = 3;`) means the value it finds
+/// there: the global's name stays as the report gave it, even though the reconstruction
+/// gives that read the symbol of an earlier one (`m = g;`).
+#[test]
+fn a_global_the_loop_reads_itself_is_not_marked_stale() {
+    let report = common::marked_report(
+        r#"
+int g;
+void f(double *a) {
+    int m = g;
+    g = 3;
+    for (int i = 0; i < g; i++) /* LOOP */
+        a[i] += 1;
+    g = m;
+}
+"#,
+    );
+    let upper = &report.induction.as_ref().expect("normalizable").upper;
+    assert!(!upper.contains("@L"), "{report:#?}");
+}
