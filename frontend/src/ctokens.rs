@@ -22,7 +22,7 @@ pub(crate) enum TokKind {
 }
 
 /// Offsets are 32-bit (12 bytes a token instead of 24): a large file's token list is
-/// megabytes of fresh pages, and `preprocess` refuses text past 4 GiB (spans are 32-bit
+/// megabytes of fresh pages, and `preprocess` refuses text past 64 MiB (spans are 32-bit
 /// too).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Tok {

@@ -767,7 +767,7 @@ pub(crate) fn preprocess_with_tokens(
             .env("LC_ALL", "C")
             .env_remove("GCC_COLORS")
             .stdin(Stdio::null());
-        output_through_files(&mut command)
+        output_through_files(&mut command, MAX_UNIT_BYTES)
     };
     let mut words = compiler_words(input.compiler.as_deref());
     let mut output = run(&words);
@@ -786,19 +786,20 @@ pub(crate) fn preprocess_with_tokens(
         ))
         .with_help("install a C compiler or point $CC at one")
     })?;
+    // Checked before the status: a preprocessor stopped for its output's size has failed.
+    if output.stdout.len() as u64 > MAX_UNIT_BYTES {
+        return Err(Diagnostic::error(format!(
+            "`{}` preprocesses to more than {} MiB of text, the most analysed per file \
+             (the analysis budget): it is not analysed",
+            input.file.display(),
+            MAX_UNIT_BYTES >> 20
+        )));
+    }
     let stderr = String::from_utf8_lossy(&output.stderr);
     if !output.status.success() {
         return Err(compiler_error(&stderr, &cwd, &words[0]));
     }
 
-    // Offsets into the text are 32-bit (spans, tokens).
-    if u32::try_from(output.stdout.len()).is_err() {
-        return Err(Diagnostic::error(format!(
-            "`{}` preprocesses to {} bytes, more than the 4 GiB warpwise can analyse",
-            input.file.display(),
-            output.stdout.len()
-        )));
-    }
     let mut text = String::from_utf8(output.stdout)
         .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
     if let Some(a) = &alias {
@@ -875,30 +876,98 @@ impl SourceAlias {
     }
 }
 
+/// The most preprocessed text of one translation unit that is analysed (the analysis
+/// budget). The text passes hold about 14 bytes of memory per byte of text (the text, its
+/// tokens and the source map), so this keeps one file under 1 GB; real translation units
+/// are far smaller (the amalgamated sqlite3.c preprocesses to about 9 MB).
+pub const MAX_UNIT_BYTES: u64 = 64 << 20;
+
+/// How often a running preprocessor's output is measured against [`MAX_UNIT_BYTES`]. A
+/// file that preprocesses in less never waits for it: its end is received at once.
+const OUTPUT_CHECK: std::time::Duration = std::time::Duration::from_millis(50);
+
 /// Runs `command` to its end with its standard output and error going to fresh unnamed
 /// files (`tempfile::tempfile`: private, gone when closed), read once it has exited. Pipes
 /// read while the child writes cost a wakeup per chunk: poll and context switches take 0.5 ms
 /// of a 19 ms small file. Where no such file can be made (no writable temporary directory),
 /// the pipes after all.
-fn output_through_files(command: &mut Command) -> std::io::Result<std::process::Output> {
+///
+/// Standard output past `cap` bytes is not kept: the command is stopped once its output
+/// holds more (a macro that doubles itself would otherwise fill the disk and the memory),
+/// and the output returned holds `cap + 1` bytes, which the caller refuses.
+fn output_through_files(command: &mut Command, cap: u64) -> std::io::Result<std::process::Output> {
     use std::io::{Read, Seek};
     let (Ok(stdout), Ok(stderr)) = (tempfile::tempfile(), tempfile::tempfile()) else {
         return command.output();
     };
-    let status = command
-        .stdout(stdout.try_clone()?)
-        .stderr(stderr.try_clone()?)
-        .status()?;
-    let read = |mut file: std::fs::File| -> std::io::Result<Vec<u8>> {
+    // Its own process group, so that stopping it stops the compiler proper too (`cc1`,
+    // which the driver runs and which writes the text). It never reads the terminal.
+    let mut child = std::os::unix::process::CommandExt::process_group(
+        command
+            .stdout(stdout.try_clone()?)
+            .stderr(stderr.try_clone()?),
+        0,
+    )
+    .spawn()?;
+    let status = wait_within(&mut child, &stdout, cap)?;
+    let read = |mut file: std::fs::File, cap: u64| -> std::io::Result<Vec<u8>> {
         file.rewind()?;
         let mut bytes = Vec::new();
-        file.read_to_end(&mut bytes)?;
+        file.take(cap.saturating_add(1)).read_to_end(&mut bytes)?;
         Ok(bytes)
     };
     Ok(std::process::Output {
         status,
-        stdout: read(stdout)?,
-        stderr: read(stderr)?,
+        stdout: read(stdout, cap)?,
+        stderr: read(stderr, MAX_DIAGNOSTIC_BYTES)?,
+    })
+}
+
+/// How much of the preprocessor's standard error is read: its diagnostics are quoted, and
+/// a hostile file can make millions of them.
+const MAX_DIAGNOSTIC_BYTES: u64 = 16 << 20;
+
+/// Waits for `child`, stopping its process group (SIGKILL) once `output` holds more than
+/// `cap` bytes. The
+/// wait runs on its own thread so that an end is seen the moment it comes; the size is
+/// measured only while the child runs longer than [`OUTPUT_CHECK`].
+fn wait_within(
+    child: &mut std::process::Child,
+    output: &std::fs::File,
+    cap: u64,
+) -> std::io::Result<std::process::ExitStatus> {
+    use std::sync::mpsc::{channel, RecvTimeoutError};
+    let pid = child.id();
+    let (ended, end) = channel();
+    std::thread::scope(|scope| {
+        scope.spawn(move || {
+            let _ = ended.send(child.wait());
+        });
+        let mut stopped = false;
+        loop {
+            match end.recv_timeout(OUTPUT_CHECK) {
+                Ok(status) => return status,
+                Err(RecvTimeoutError::Disconnected) => {
+                    return Err(std::io::Error::other(
+                        "the preprocessor's wait ended unseen",
+                    ))
+                }
+                Err(RecvTimeoutError::Timeout) => {
+                    if !stopped && output.metadata()?.len() > cap {
+                        // The child is not reaped before its end is received, so `pid` is
+                        // still its group's.
+                        stopped = true;
+                        let _ = Command::new("kill")
+                            .args(["-KILL", "--"])
+                            .arg(format!("-{pid}"))
+                            .stdin(Stdio::null())
+                            .stdout(Stdio::null())
+                            .stderr(Stdio::null())
+                            .status();
+                    }
+                }
+            }
+        }
     })
 }
 

@@ -897,3 +897,29 @@ fn a_refused_header_cache_is_said_once_and_leaves_nothing() {
         s.leftovers()
     );
 }
+
+#[test]
+fn a_file_that_preprocesses_past_the_budget_is_refused_without_reading_it_all() {
+    // A 1 MiB header included 70 times: 70 MiB of preprocessed text from a 1 KiB file.
+    let s = Scratch::with(&[]);
+    std::fs::write(s.path("big.h"), "int v;\n".repeat(150_000)).unwrap();
+    let main = "#include \"big.h\"\n".repeat(70)
+        + "void f(double *a, int n) { for (int i = 0; i < n; i++) a[i] = 0; }\n";
+    std::fs::write(s.path("main.c"), main).unwrap();
+    check(
+        &s,
+        &["analyze", "main.c"],
+        1,
+        "`main.c` preprocesses to more than 64 MiB of text, the most analysed per file",
+    );
+    // Below the budget the same file is analysed.
+    std::fs::write(
+        s.path("small.c"),
+        "#include \"big.h\"\n".repeat(2)
+            + "void f(double *a, int n) { for (int i = 0; i < n; i++) a[i] = 0; }\n",
+    )
+    .unwrap();
+    let out = s.run(&["analyze", "small.c"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert!(s.leftovers().is_empty(), "{:?}", s.leftovers());
+}
