@@ -422,6 +422,12 @@ def write_curves(block):
 
 
 def main():
+    if sys.argv[1:2] in (["-h"], ["--help"]):
+        print(__doc__)
+        return
+    if sys.argv[1:2] not in (["--curves"], ["--check"]) and any(
+            a.startswith("-") for a in sys.argv[1:]):
+        sys.exit(f"pathological: unknown option in {sys.argv[1:]}; see --help")
     if sys.argv[1:2] == ["--curves"]:
         args = sys.argv[2:]
         ww = args[1] if args[:1] == ["--ww"] and len(args) == 2 else os.path.join(
