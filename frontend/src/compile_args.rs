@@ -121,6 +121,13 @@ const JOINED_OR_SEPARATE: &[&str] = &[
     "-iframework",
 ];
 
+/// Every flag the arity table knows to take a value, each once: the flags a hostile value
+/// may ride on (the safety tests try each of them).
+pub fn flags_with_values() -> impl Iterator<Item = &'static str> {
+    let joined = JOINED_OR_SEPARATE.iter().filter(|f| !SEPARATE.contains(f));
+    SEPARATE.iter().chain(joined).copied()
+}
+
 /// Splits `words` (the arguments after the compiler) into flags with their values and inputs.
 pub fn split<S: AsRef<str>>(words: &[S]) -> Vec<Word<'_>> {
     let mut out = Vec::with_capacity(words.len());

@@ -496,3 +496,84 @@ fn source_map_is_send_and_sync() {
     assert_send_sync::<Preprocessed>();
     assert_send_sync::<Diagnostic>();
 }
+
+/// Every flag of the arity table, with a value that is itself a flag that runs code
+/// (`-B.` makes gcc run `./cc1`), in every spelling (separate, joined, `--flag=`, after an
+/// empty or output-flag value): the rebuilt command never holds a word gcc reads as
+/// `-B`, a plugin, a wrapper or a file of options, and the preprocessor, run on each
+/// distinct rebuilt command, never runs `./cc1`.
+#[cfg(unix)]
+#[test]
+fn no_flag_carries_code_in_its_value() {
+    use std::collections::BTreeSet;
+    use std::os::unix::fs::PermissionsExt;
+    let dir = scratch("flag-values");
+    let marker = dir.join("pwned");
+    write(
+        &dir,
+        "cc1",
+        &format!("#!/bin/sh\ntouch '{}'\nexit 1\n", marker.display()),
+    );
+    std::fs::set_permissions(dir.join("cc1"), std::fs::Permissions::from_mode(0o755)).unwrap();
+    write(&dir, "x.c", "int x;\n");
+    let dangerous = [
+        "-B",
+        "-fplugin",
+        "@",
+        "-wrapper",
+        "-specs",
+        "--specs",
+        "--config",
+        "-Xclang",
+        "-Xpreprocessor",
+        "-Wp,",
+        "--param",
+        "-load",
+        "-include-pch",
+        "-save-temps",
+    ];
+    let mut commands: BTreeSet<Vec<String>> = BTreeSet::new();
+    let flags: Vec<&str> = frontend::compile_args::flags_with_values().collect();
+    assert!(flags.len() > 80, "the arity table: {}", flags.len());
+    for flag in flags {
+        let spellings: Vec<Vec<String>> = vec![
+            vec![flag.into(), "-B.".into()],
+            vec![flag.into(), "-B".into(), ".".into()],
+            vec![flag.into(), "".into(), "-B.".into()],
+            vec![flag.into(), "-MD".into(), "-B.".into()],
+            vec![flag.into(), "-c".into(), "-B.".into()],
+            vec![format!("{flag}-B.")],
+            vec![format!("{flag}=-B.")],
+            vec![flag.into(), "@evil.rsp".into()],
+        ];
+        for words in spellings {
+            let (flags, _) = CompileFlags::from_args(&words);
+            for compiler in ["gcc", "clang"] {
+                let args = flags.to_args_for_compiler(compiler);
+                for word in &args {
+                    assert!(
+                        !dangerous.iter().any(|d| word.starts_with(d)),
+                        "{words:?} rebuilt for {compiler} as {args:?}"
+                    );
+                }
+                // Rebuilt again from its own words, the command is the same: no value
+                // stands where a flag is read, nor a flag where a value is.
+                let (again, inputs) = CompileFlags::from_args(&args);
+                assert!(
+                    inputs.is_empty(),
+                    "{words:?} -> {args:?} holds inputs {inputs:?}"
+                );
+                assert_eq!(again.to_args_for_compiler(compiler), args, "{words:?}");
+                commands.insert(args);
+            }
+        }
+    }
+    for args in &commands {
+        let (flags, _) = CompileFlags::from_args(args);
+        let mut input = TranslationUnitInput::new(dir.join("x.c"));
+        input.flags = flags;
+        input.working_dir = Some(dir.clone());
+        let _ = preprocess(&input);
+        assert!(!marker.exists(), "`./cc1` ran for {args:?}");
+    }
+}
