@@ -2734,6 +2734,42 @@ impl<'a> FunctionContext<'a> {
     }
 
     /// Inbound and outbound parameters with their sections (§4.2).
+    /// The whole object behind the base `var` (named `name`) of loop `l`, for a gather no
+    /// subscript bounds: the one the variable points to the start of where the loop
+    /// begins, or the one a callee reaches through a pointer member of a struct the loop
+    /// does not write (`data.concs`). `None` when neither may be asked.
+    fn whole_object(
+        &self,
+        l: &frontend::loops::Loop,
+        effects: &crate::callsites::LoopEffects,
+        bases: &BTreeMap<String, (Var, bool, bool, u64)>,
+        definitions: &crate::rebase::Definitions,
+        name: &str,
+        var: &Var,
+    ) -> Option<Result<crate::model::WholeObject, String>> {
+        let view = self.summaries.view();
+        if let Some(member) = effects.members.get(var) {
+            let written = bases.get(member.holder.name()).is_some_and(|b| b.2);
+            return (!written).then(|| {
+                crate::whole::of_member(
+                    view,
+                    self.unit_index,
+                    member.record.clone(),
+                    &member.field,
+                    name,
+                )
+            });
+        }
+        matches!(
+            crate::rebase::entry_offset(self.func, self.rec, definitions, l, name, var),
+            EntryOffset::Same
+        )
+        .then(|| {
+            let origin = self.rec.symbols.info(var).map(|s| &s.origin);
+            crate::whole::at_loop(view, self.unit_index, self.func, origin, name)
+        })
+    }
+
     fn parameters(
         &self,
         id: LoopId,
@@ -2848,7 +2884,11 @@ impl<'a> FunctionContext<'a> {
                         Some(_) => (false, types.display(ty), ParamKind::Array),
                     }
                 }
-                _ => (false, "?".into(), ParamKind::Array),
+                // An object a callee reaches through a member of the caller's struct.
+                _ => match effects.members.get(var) {
+                    Some(member) => (true, types.display(member.ty), ParamKind::Array),
+                    None => (false, "?".into(), ParamKind::Array),
+                },
             };
             // A value loaded from a struct through a parameter is reported as nested only if
             // its own loads are loop-invariant; a loop-variant pointer is an unknown array.
@@ -2926,52 +2966,42 @@ impl<'a> FunctionContext<'a> {
                     // No subscript bounds the accesses (a gather): the whole object, when
                     // the program allocates it with a size the loop can name, and the
                     // variable still points to its start where the loop begins.
-                    Err(why) => match matches!(
-                        crate::rebase::entry_offset(self.func, self.rec, definitions, l, name, var),
-                        EntryOffset::Same
-                    )
-                    .then(|| {
-                        crate::whole::at_loop(
-                            self.summaries.view(),
-                            self.unit_index,
-                            self.func,
-                            symbol.map(|s| &s.origin),
-                            name,
-                        )
-                    }) {
-                        Some(Ok(whole)) => {
-                            notes.push(format!(
+                    Err(why) => {
+                        match self.whole_object(l, &effects, &bases, definitions, name, var) {
+                            Some(Ok(whole)) => {
+                                notes.push(format!(
                                 "whole object: allocated at {} with `{}` bytes (no subscript bounds the accesses: {why})",
                                 whole.allocated_at.join(", "),
                                 whole.size
                             ));
-                            if !whole.reads.is_empty() {
-                                let listed: Vec<String> =
-                                    whole.reads.iter().map(|r| format!("`{r}`")).collect();
-                                let (verb, what) = if listed.len() == 1 {
-                                    ("holds", "the value")
-                                } else {
-                                    ("hold", "the values")
-                                };
-                                notes.push(format!(
+                                if !whole.reads.is_empty() {
+                                    let listed: Vec<String> =
+                                        whole.reads.iter().map(|r| format!("`{r}`")).collect();
+                                    let (verb, what) = if listed.len() == 1 {
+                                        ("holds", "the value")
+                                    } else {
+                                        ("hold", "the values")
+                                    };
+                                    notes.push(format!(
                                     "assumes {} still {verb} at the loop {what} the allocation used",
                                     listed.join(", ")
                                 ));
+                                }
+                                let bytes = Bytes {
+                                    lo: "0".into(),
+                                    hi: whole.size.clone(),
+                                    size: whole.size.clone(),
+                                    reads: whole.reads.clone(),
+                                };
+                                whole_object = Some(whole);
+                                Some(bytes)
                             }
-                            let bytes = Bytes {
-                                lo: "0".into(),
-                                hi: whole.size.clone(),
-                                size: whole.size.clone(),
-                                reads: whole.reads.clone(),
-                            };
-                            whole_object = Some(whole);
-                            Some(bytes)
+                            _ => {
+                                notes.push(format!("section unknown statically: {why}; `warpwise instantiate` computes it for a profiled run"));
+                                None
+                            }
                         }
-                        _ => {
-                            notes.push(format!("section unknown statically: {why}; `warpwise instantiate` computes it for a profiled run"));
-                            None
-                        }
-                    },
+                    }
                 },
                 Err(why) => {
                     notes.push(format!("section unknown statically: {}", why.0));

@@ -14,6 +14,7 @@ use crate::summaries::{
     Place, Summaries, Summary,
 };
 use analyses::reconstruct::Reconstruction;
+use analyses::symbols::SymbolOrigin;
 use frontend::ir::{Callee, Function, InstKind, Value};
 use frontend::loops::{LoopForest, LoopId};
 use frontend::types::{IntRank, Type, TypeId};
@@ -56,6 +57,21 @@ pub struct LoopEffects {
     /// caller's base of the object the pointer is read from (`None`: read from memory the
     /// summary does not name, a tree's nodes): what the aliasing policy may assume apart.
     pub reached: HashMap<Var, Option<Var>>,
+    /// Those of the objects reached through a pointer member of a struct the caller names
+    /// (`data.concs`).
+    pub members: HashMap<Var, MemberPointer>,
+}
+
+/// A pointer member of a caller's struct that a callee reads and reaches memory through.
+#[derive(Clone, Debug)]
+pub struct MemberPointer {
+    /// The caller's struct object (its base symbol).
+    pub holder: Var,
+    /// The struct's type as C prints it, and the member's name.
+    pub record: String,
+    pub field: String,
+    /// The member's type (a pointer).
+    pub ty: TypeId,
 }
 
 impl LoopEffects {
@@ -188,7 +204,12 @@ pub fn loop_effects(site: &LoopSite) -> LoopEffects {
                 out.allocating
                     .push((v, name.clone(), summary.allocators.clone()));
             }
-            let args: Vec<Vec<Expr>> = args.iter().map(|a| site.rec.of(*a).to_vec()).collect();
+            let args = crate::summaries::argument_exprs(
+                site.func,
+                &view.unit(site.unit).lowered.program.types,
+                site.rec,
+                args,
+            );
             let line = view
                 .unit(site.unit)
                 .resolve(site.func.inst(v).origin.span)
@@ -284,16 +305,26 @@ pub fn loop_effects(site: &LoopSite) -> LoopEffects {
                     Place::Deref { at, name: pointer } => {
                         let (var, fixed) = match at.as_slice() {
                             [location] => {
-                                let known = site.rec.symbols.load_at(&location.to_string());
+                                // The caller's own load of the pointer; not a load of the
+                                // whole struct at the same address (`d` and `d.p` at +0).
+                                let known = site
+                                    .rec
+                                    .symbols
+                                    .load_at(&location.to_string())
+                                    .filter(|v| loads_pointer(site, v));
                                 let var = match known {
                                     Some(var) => var.clone(),
                                     None => {
+                                        let member = member_pointer(site, location);
                                         let var = object_var(
                                             site,
                                             &format!("deref {location}"),
-                                            pointer,
+                                            member.as_ref().map_or(pointer, |m| &m.0),
                                             &mut objects,
                                         );
+                                        if let Some((_, member)) = member {
+                                            out.members.insert(var.clone(), member);
+                                        }
                                         let holder = split_base(location, &site.rec.symbols).0;
                                         out.reached.insert(var.clone(), holder);
                                         var
@@ -527,6 +558,51 @@ fn global_var(
 
 /// One variable per object the callees reach that the caller has no symbol for, named as
 /// the callee spells it unless the caller uses that name for something else.
+/// Whether the symbol `v` is a load of a pointer.
+fn loads_pointer(site: &LoopSite, v: &Var) -> bool {
+    let types = &site.summaries.view().unit(site.unit).lowered.program.types;
+    match site.rec.symbols.info(v).map(|s| &s.origin) {
+        Some(SymbolOrigin::Load { load, .. }) => types.is_pointer(site.func.inst(*load).ty),
+        _ => true,
+    }
+}
+
+/// The caller's name for the pointer a callee reads at `location` (`holder + offset`), and
+/// the member it is, when `holder` is a struct or union of the caller and the offset one of
+/// its pointer members': `data.concs`, whatever the callee calls its parameter. `None`
+/// elsewhere, and the callee's spelling stays.
+fn member_pointer(site: &LoopSite, location: &Expr) -> Option<(String, MemberPointer)> {
+    let types = &site.summaries.view().unit(site.unit).lowered.program.types;
+    let (holder, at) = split_base(location, &site.rec.symbols);
+    let holder = holder?;
+    let at = u64::try_from(at.as_integer()?).ok()?;
+    let (holder_type, through_pointer) = match site.rec.symbols.info(&holder).map(|s| &s.origin) {
+        Some(SymbolOrigin::Param(i)) => (site.func.params[*i as usize].ty, true),
+        Some(SymbolOrigin::Load { load, .. }) => (site.func.inst(*load).ty, true),
+        Some(SymbolOrigin::Object(v)) => (site.func.inst(*v).ty, false),
+        _ => return None,
+    };
+    let record_type = types.pointee(holder_type)?;
+    let Type::Record(record) = types.get(record_type) else {
+        return None;
+    };
+    let field = types
+        .record(*record)
+        .fields
+        .iter()
+        .find(|f| f.offset == at && f.bit_width.is_none() && types.is_pointer(f.ty))?;
+    let field_name = field.name.clone()?;
+    let separator = if through_pointer { "->" } else { "." };
+    let name = format!("{}{separator}{field_name}", holder.name());
+    let member = MemberPointer {
+        holder,
+        record: types.display(record_type),
+        field: field_name,
+        ty: field.ty,
+    };
+    Some((name, member))
+}
+
 fn object_var(site: &LoopSite, key: &str, name: &str, objects: &mut HashMap<String, Var>) -> Var {
     if let Some(var) = objects.get(key) {
         return var.clone();

@@ -688,10 +688,8 @@ impl Classifier<'_, '_> {
         {
             return None;
         }
-        let arg_exprs: Vec<Vec<Expr>> = args
-            .iter()
-            .map(|a| self.scope.rec.of(*a).to_vec())
-            .collect();
+        let arg_exprs =
+            crate::summaries::argument_exprs(self.scope.func, self.types(), self.scope.rec, args);
         let instance = instantiate(&summary, name, &arg_exprs, &mut Fresh::default());
         let mut env = self.space.map(|s| s.env.clone()).unwrap_or_default();
         for r in &instance.ranges {

@@ -909,6 +909,29 @@ impl Fresh {
     }
 }
 
+/// The caller expressions of a call's `args` for [`instantiate`]. A struct or union passed
+/// by value stands for the object it is loaded from, by that object's address: a pointer
+/// the callee reads out of its copy (`d.p` of a parameter `D d`) is the pointer at the same
+/// offset of that object (see `Builder::pointer_param`).
+pub fn argument_exprs(
+    func: &Function,
+    types: &frontend::types::TypeTable,
+    rec: &Reconstruction,
+    args: &[Value],
+) -> Vec<Vec<Expr>> {
+    args.iter()
+        .map(|&a| {
+            let inst = func.inst(a);
+            match inst.kind {
+                InstKind::Load { addr } if matches!(types.get(inst.ty), Type::Record(_)) => {
+                    rec.of(addr).to_vec()
+                }
+                _ => rec.of(a).to_vec(),
+            }
+        })
+        .collect()
+}
+
 /// Instantiates `summary` (of `callee`) with the arguments' alternatives (caller
 /// expressions; an empty list for an argument with no expression).
 pub fn instantiate(
@@ -1168,6 +1191,65 @@ impl Builder<'_, '_> {
         })
     }
 
+    /// The parameter whose object `base` is, for reading pointers out of it: a parameter
+    /// itself (`s->data`), or the slot a struct or union parameter passed by value is
+    /// copied into, when the function only reads that copy (`d.p`): callers pass the
+    /// object the copy was made from ([`argument_exprs`]), which holds the same pointers.
+    fn pointer_param(&self, base: &Var) -> Option<u32> {
+        match self.rec.symbols.info(base).map(|s| &s.origin) {
+            Some(SymbolOrigin::Param(i)) => Some(*i),
+            Some(SymbolOrigin::Object(v)) => match self.func.inst(*v).kind {
+                InstKind::SlotAddr(slot) => self.param_copied_into(slot),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    /// The by-value struct or union parameter that `slot` holds a copy of, when the copy
+    /// is made once, at entry, and never written after nor handed to anything that might
+    /// (no call receives an address inside it, none escapes).
+    fn param_copied_into(&self, slot: frontend::ir::Slot) -> Option<u32> {
+        let func = self.func;
+        let types = &self.summaries.view.program(self.f).types;
+        let addresses = crate::escape::slot_addresses(
+            self.summaries.view,
+            self.f.unit,
+            func,
+            slot,
+            &func.users(),
+        );
+        if addresses.escapes {
+            return None;
+        }
+        let entry = func.block(func.entry);
+        let mut copied = None;
+        for v in func.values() {
+            match &func.inst(v).kind {
+                InstKind::Store { addr, value } if addresses.derived.contains(addr) => {
+                    match (&func.inst(*addr).kind, &func.inst(*value).kind) {
+                        (InstKind::SlotAddr(_), InstKind::Param(i))
+                            if copied.is_none()
+                                && entry.insts.contains(&v)
+                                && matches!(types.get(func.inst(v).ty), Type::Record(_)) =>
+                        {
+                            copied = Some(*i)
+                        }
+                        _ => return None,
+                    }
+                }
+                InstKind::Store { value, .. } if addresses.derived.contains(value) => return None,
+                InstKind::Call { args, .. }
+                    if args.iter().any(|a| addresses.derived.contains(a)) =>
+                {
+                    return None
+                }
+                _ => {}
+            }
+        }
+        copied
+    }
+
     /// What a base symbol of this function is, or `None` for memory private to the call.
     fn base_of(&self, base: &Var) -> Option<Base> {
         let program = self.summaries.view.program(self.f);
@@ -1191,12 +1273,7 @@ impl Builder<'_, '_> {
                 [location] => {
                     let (pointer_base, at) = split_base(location, &self.rec.symbols);
                     let params = self.scalar_params();
-                    let param = pointer_base.and_then(|p| {
-                        match self.rec.symbols.info(&p).map(|s| &s.origin) {
-                            Some(SymbolOrigin::Param(i)) => Some(*i),
-                            _ => None,
-                        }
-                    });
+                    let param = pointer_base.and_then(|p| self.pointer_param(&p));
                     match param {
                         Some(i) if at.vars().iter().all(|v| params.contains(v)) => Base::Deref {
                             param: i,
@@ -1667,7 +1744,8 @@ impl Builder<'_, '_> {
         self.summary
             .host_calls
             .extend(summary.host_calls.iter().cloned());
-        let arg_exprs: Vec<Vec<Expr>> = args.iter().map(|a| self.rec.of(*a).to_vec()).collect();
+        let types = &self.summaries.view.program(self.f).types;
+        let arg_exprs = argument_exprs(self.func, types, self.rec, args);
         let instance = instantiate(&summary, name, &arg_exprs, &mut self.fresh);
         self.unknown.through(name, instance.unknown);
         self.summary.assumptions.extend(instance.assumptions);
@@ -1733,10 +1811,8 @@ impl Builder<'_, '_> {
                             let params = self.scalar_params();
                             // A pointer read from anywhere but a parameter's object (a
                             // local struct, a global) may point anywhere: opaque.
-                            match pointer.and_then(|p| self.base_of(&p)) {
-                                Some(Base::Param(i))
-                                    if at.vars().iter().all(|x| params.contains(x)) =>
-                                {
+                            match pointer.and_then(|p| self.pointer_param(&p)) {
+                                Some(i) if at.vars().iter().all(|x| params.contains(x)) => {
                                     Some(Base::Deref {
                                         param: i,
                                         at,

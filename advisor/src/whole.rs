@@ -27,57 +27,21 @@ pub fn at_loop(
     match origin {
         // A fixed-size array is not asked about: the ports map it whole by its name, and
         // the report's notes already say its section is unknown statically.
-        Some(SymbolOrigin::Load { address, .. }) => {
-            let (keeper, prefix) = match &func.inst(*address).kind {
-                InstKind::FieldAddr { base, field, .. } => {
-                    let record = record_name(view, unit, func, *base)
-                        .ok_or_else(|| format!("`{name}` is not a field of a named struct"))?;
-                    let prefix = name
-                        .strip_suffix(field.as_str())
-                        .filter(|p| p.ends_with('.') || p.ends_with("->"))
-                        .ok_or_else(|| format!("`{name}` does not name its field `{field}`"))?;
-                    (
-                        Keeper::Field {
-                            record,
-                            field: field.clone(),
-                        },
-                        Some(prefix.to_string()),
-                    )
-                }
-                InstKind::GlobalAddr(g) => {
-                    let global = program.global(*g);
-                    if global.is_static || global.local_to.is_some() {
-                        return Err(format!("`{name}` is a static variable"));
-                    }
-                    (Keeper::Global(global.name.clone()), None)
-                }
-                _ => return Err(format!("`{name}` is not kept in a field or a global")),
-            };
-            let found = view.allocations_of(&keeper, || allocations(view, &keeper));
-            let found = found.as_ref().as_ref().map_err(|e| e.clone())?;
-            let mut reads = Vec::new();
-            let size = render(&found.size, prefix.as_deref(), &mut reads)?;
-            for read in &reads {
-                let visible = read.contains('.')
-                    || read.contains("->")
-                    || program
-                        .globals
-                        .iter()
-                        .any(|g| &g.name == read && g.local_to.is_none());
-                if !visible {
-                    return Err(format!(
-                        "the size reads `{read}`, which the loop's file does not declare"
-                    ));
-                }
+        Some(SymbolOrigin::Load { address, .. }) => match &func.inst(*address).kind {
+            InstKind::FieldAddr { base, field, .. } => {
+                let record = record_name(view, unit, func, *base)
+                    .ok_or_else(|| format!("`{name}` is not a field of a named struct"))?;
+                of_member(view, unit, record, field, name)
             }
-            reads.sort();
-            reads.dedup();
-            Ok(WholeObject {
-                allocated_at: found.sites.clone(),
-                size: normalized(&size),
-                reads,
-            })
-        }
+            InstKind::GlobalAddr(g) => {
+                let global = program.global(*g);
+                if global.is_static || global.local_to.is_some() {
+                    return Err(format!("`{name}` is a static variable"));
+                }
+                kept_object(view, unit, &Keeper::Global(global.name.clone()), None)
+            }
+            _ => Err(format!("`{name}` is not kept in a field or a global")),
+        },
         Some(SymbolOrigin::Param(i)) => {
             let at = passed_objects(view, unit, func, *i as usize, name, PASSED_ON)?;
             let (size, sites) = at;
@@ -89,6 +53,62 @@ pub fn at_loop(
         }
         _ => Err(format!("`{name}` is not a pointer kept in memory")),
     }
+}
+
+/// The whole object a pointer kept at `keeper` points to, with its size in the names the
+/// loop reads (`prefix` in front of a field's struct: `data.` for `data.concs`); `Err`
+/// says why there is none.
+fn kept_object(
+    view: &ProgramView,
+    unit: usize,
+    keeper: &Keeper,
+    prefix: Option<&str>,
+) -> Result<WholeObject, String> {
+    let program = &view.unit(unit).lowered.program;
+    let found = view.allocations_of(keeper, || allocations(view, keeper));
+    let found = found.as_ref().as_ref().map_err(|e| e.clone())?;
+    let mut reads = Vec::new();
+    let size = render(&found.size, prefix, &mut reads)?;
+    for read in &reads {
+        let visible = read.contains('.')
+            || read.contains("->")
+            || program
+                .globals
+                .iter()
+                .any(|g| &g.name == read && g.local_to.is_none());
+        if !visible {
+            return Err(format!(
+                "the size reads `{read}`, which the loop's file does not declare"
+            ));
+        }
+    }
+    reads.sort();
+    reads.dedup();
+    Ok(WholeObject {
+        allocated_at: found.sites.clone(),
+        size: normalized(&size),
+        reads,
+    })
+}
+
+/// The whole object behind `name`, a pointer member `field` of a struct of type `record`
+/// that the loop names (`data.concs`, reached by a callee through the caller's `data`).
+pub fn of_member(
+    view: &ProgramView,
+    unit: usize,
+    record: String,
+    field: &str,
+    name: &str,
+) -> Result<WholeObject, String> {
+    let prefix = name
+        .strip_suffix(field)
+        .filter(|p| p.ends_with('.') || p.ends_with("->"))
+        .ok_or_else(|| format!("`{name}` does not name its field `{field}`"))?;
+    let keeper = Keeper::Field {
+        record,
+        field: field.to_string(),
+    };
+    kept_object(view, unit, &keeper, Some(prefix))
 }
 
 /// How many calls a pointer may be passed on through, each caller's own parameter handed

@@ -1238,7 +1238,7 @@ void shift(double *out, int n)
         args: &[Arg::Doubles(4), Arg::Int(4)],
         conflict: true,
     });
-    has_reason(&report, "WW111", "may touch the same element of `s->data`");
+    has_reason(&report, "WW111", "may touch the same element of `v.data`");
 }
 
 #[test]
@@ -1507,5 +1507,97 @@ fn a_summary_lists_its_first_reasons_and_counts_the_rest() {
             .filter(|e| e.starts_with("unknown: "))
             .count(),
         9
+    );
+}
+
+#[test]
+fn members_of_a_struct_passed_by_value_are_parameters_in_the_callers_words() {
+    // `mid` passes its copy of the caller's struct on to `one`, which reads through `d.p`:
+    // the pointer at the same offset of the caller's `data`. The loop's parameter is that
+    // member as the caller names it, with its C type and section; a callee's memory is
+    // not one pool with no name a port could map.
+    let report = check(&Case {
+        files: &[(
+            "byvalue.c",
+            r#"typedef struct { int n; double *p; } D;
+
+static double one(int k, D d) { return 2.0 * d.p[k]; }
+
+static double mid(int k, D d) { return one(k, d) + 1.0; }
+
+void scale(double *out, double *p, int n)
+{
+    D data;
+    data.n = n;
+    data.p = p;
+    for (int i = 0; i < n; i++)
+        out[i] = mid(i, data);
+}
+"#,
+        )],
+        kernel: "scale",
+        line: 12,
+        verdict: Verdict::Friendly,
+        sections: &[("out", Some((0, 32)))],
+        args: &[Arg::Doubles(4), Arg::Doubles(4), Arg::Int(4)],
+        conflict: false,
+    });
+    let member = report
+        .parameters
+        .iter()
+        .find(|p| p.name == "data.p")
+        .unwrap_or_else(|| panic!("no `data.p` in {:#?}", report.parameters));
+    assert_eq!(member.c_type, "double *");
+    assert!(member.nested);
+    assert_eq!(
+        member.bytes.as_ref().map(|b| b.size.as_str()),
+        Some("8*n"),
+        "{:?}",
+        member.notes
+    );
+    assert!(
+        report.parameters.iter().all(|p| p.c_type != "?"),
+        "{:#?}",
+        report.parameters
+    );
+}
+
+#[test]
+fn a_struct_copy_the_callee_writes_is_not_the_callers() {
+    // `bump` points its own copy elsewhere before reading through it: what it reads is not
+    // the caller's `data.p`, so nothing is named after it.
+    let report = check(&Case {
+        files: &[(
+            "byvalue.c",
+            r#"typedef struct { int n; double *p; } D;
+
+static double bump(int k, D d, double *other) { d.p = other; return d.p[k]; }
+
+void scale(double *out, double *p, double *q, int n)
+{
+    D data;
+    data.n = n;
+    data.p = p;
+    for (int i = 0; i < n; i++)
+        out[i] = bump(i, data, q);
+}
+"#,
+        )],
+        kernel: "scale",
+        line: 10,
+        verdict: Verdict::Friendly,
+        sections: &[("out", Some((0, 32)))],
+        args: &[
+            Arg::Doubles(4),
+            Arg::Doubles(4),
+            Arg::Doubles(4),
+            Arg::Int(4),
+        ],
+        conflict: false,
+    });
+    assert!(
+        report.parameters.iter().all(|p| p.name != "data.p"),
+        "{:#?}",
+        report.parameters
     );
 }
