@@ -349,6 +349,7 @@ fn analyze_function_in_program(
         call_effects: Default::default(),
         fresh,
         lookups: crate::lookups::LookupNames::new(summaries.view(), unit_index),
+        param_copies: Default::default(),
         private_allocations: crate::summaries::private_allocations(func, &users),
         users,
     };
@@ -448,6 +449,8 @@ struct FunctionContext<'a> {
     fresh: crate::fresh::FreshInFunction<'a>,
     /// Which of the functions it calls are lookups (return a pointer the program keeps).
     lookups: crate::lookups::LookupNames<'a>,
+    /// The slots holding a by-value struct parameter's copy (`escape::param_copies`).
+    param_copies: std::cell::OnceCell<HashMap<frontend::ir::Slot, u32>>,
     /// Each value's users (`Function::users`), made once for all the loops.
     users: Vec<Vec<Value>>,
     /// `summaries::private_allocations` of the function, made once for all the loops.
@@ -1946,11 +1949,17 @@ impl<'a> FunctionContext<'a> {
         }
     }
 
-    /// Whether a base pointer is one the function received: a parameter, or a pointer
-    /// loaded from memory reached from a parameter or a global (`z->content->data`).
+    /// Whether a base pointer is one the function received: a parameter, the copy of a
+    /// struct passed by value, or a pointer loaded from memory reached from a parameter, a
+    /// global or such a copy (`z->content->data`, `d.p`).
     fn is_received(&self, base: &Var) -> bool {
         match self.rec.symbols.info(base).map(|s| &s.origin) {
             Some(SymbolOrigin::Param(_)) => true,
+            // The copy of a struct passed by value (`d` of `D d`): what the caller passed.
+            Some(SymbolOrigin::Object(v)) => {
+                matches!(self.func.inst(*v).kind, InstKind::SlotAddr(_))
+                    && self.reaches_received(*v)
+            }
             Some(SymbolOrigin::Load { address, .. }) => self.reaches_received(*address),
             Some(SymbolOrigin::Opaque(v) | SymbolOrigin::Phi(v)) => {
                 self.received_params(*v).is_some()
@@ -2003,7 +2012,15 @@ impl<'a> FunctionContext<'a> {
     /// (`z->content->data`, `X[i]->data`, `cs_field_by_id(id)->val`), not in a local object
     /// such as a table of row pointers the function fills itself.
     fn reaches_received(&self, addr: Value) -> bool {
-        crate::lookups::reaches_received(self.func, addr, &|name| self.lookups.is_lookup(name))
+        let copies = self.param_copies.get_or_init(|| {
+            crate::escape::param_copies(self.summaries.view(), self.unit_index, self.func)
+        });
+        crate::lookups::reaches_received(
+            self.func,
+            addr,
+            &|name| self.lookups.is_lookup(name),
+            &|slot| copies.contains_key(&slot),
+        )
     }
 
     /// The parameters among a pointer's values (through casts and phis), whatever the

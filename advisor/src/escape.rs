@@ -6,7 +6,7 @@
 use crate::program::{FuncRef, ProgramView};
 use crate::program_facts::ParamFlow;
 use frontend::ir::{Callee, Function, InstKind, Slot, Terminator, Value};
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 /// Library functions that only access their pointer arguments during the call, and
 /// which argument positions are pointers they read or write: `memset(dst, c, n)`,
@@ -70,6 +70,51 @@ pub fn slot_addresses(
         .collect();
     let (derived, escapes) = follow(view, unit, func, roots, users);
     SlotAddresses { derived, escapes }
+}
+
+/// The slots that hold a struct or union parameter passed by value and nothing else, with
+/// the parameter's index: the copy is stored once, at entry, and never written after nor
+/// handed to anything that might (no call receives an address inside it, none escapes).
+/// Reading such a slot reads what the caller passed: its pointer members are pointers the
+/// function received.
+pub fn param_copies(view: &ProgramView, unit: usize, func: &Function) -> HashMap<Slot, u32> {
+    let types = &view.unit(unit).lowered.program.types;
+    let entry = &func.block(func.entry).insts;
+    let mut candidates: HashMap<Slot, u32> = HashMap::new();
+    for &v in entry {
+        if let InstKind::Store { addr, value } = &func.inst(v).kind {
+            if let (InstKind::SlotAddr(slot), InstKind::Param(i)) =
+                (&func.inst(*addr).kind, &func.inst(*value).kind)
+            {
+                if matches!(types.get(func.inst(v).ty), frontend::types::Type::Record(_)) {
+                    candidates.insert(*slot, *i);
+                }
+            }
+        }
+    }
+    if candidates.is_empty() {
+        return candidates;
+    }
+    let users = func.users();
+    candidates.retain(|slot, _| {
+        let addresses = slot_addresses(view, unit, func, *slot, &users);
+        let mut stores = 0;
+        !addresses.escapes
+            && func.values().all(|v| match &func.inst(v).kind {
+                InstKind::Store { addr, value } => {
+                    if addresses.derived.contains(value) {
+                        return false;
+                    }
+                    if addresses.derived.contains(addr) {
+                        stores += 1;
+                    }
+                    stores <= 1
+                }
+                InstKind::Call { args, .. } => !args.iter().any(|a| addresses.derived.contains(a)),
+                _ => true,
+            })
+    });
+    candidates
 }
 
 /// Whether a function of the program may keep (store, return) the pointer it receives as

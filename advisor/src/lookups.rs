@@ -4,7 +4,7 @@
 //! received, as a pointer it loads itself would be.
 
 use crate::program::{FuncRef, ProgramView};
-use frontend::ir::{Callee, Function, InstKind, Terminator, Value};
+use frontend::ir::{Callee, Function, InstKind, Slot, Terminator, Value};
 use std::collections::HashMap;
 
 impl ProgramView<'_> {
@@ -42,7 +42,7 @@ pub fn program_lookups(view: &ProgramView) -> HashMap<FuncRef, ()> {
 fn returns_stored_pointer(func: &Function, v: Value, lookup: &dyn Fn(&str) -> bool) -> bool {
     crate::merged::leaves(func, v).is_some_and(|leaves| {
         leaves.into_iter().all(|x| match &func.inst(x).kind {
-            InstKind::Load { addr } => reaches_received(func, *addr, lookup),
+            InstKind::Load { addr } => reaches_received(func, *addr, lookup, &|_| false),
             InstKind::Call {
                 callee: Callee::Direct(name),
                 ..
@@ -53,11 +53,18 @@ fn returns_stored_pointer(func: &Function, v: Value, lookup: &dyn Fn(&str) -> bo
 }
 
 /// Whether an address lies in memory the function was given: reached from a parameter, a
-/// global or a lookup's result through offsets, fields and loaded pointers.
-pub fn reaches_received(func: &Function, mut addr: Value, lookup: &dyn Fn(&str) -> bool) -> bool {
+/// global, a lookup's result or the copy of a struct passed by value (`param_copy`)
+/// through offsets, fields and loaded pointers.
+pub fn reaches_received(
+    func: &Function,
+    mut addr: Value,
+    lookup: &dyn Fn(&str) -> bool,
+    param_copy: &dyn Fn(Slot) -> bool,
+) -> bool {
     for _ in 0..64 {
         match &func.inst(addr).kind {
             InstKind::Param(_) | InstKind::GlobalAddr(_) => return true,
+            InstKind::SlotAddr(slot) => return param_copy(*slot),
             InstKind::Call {
                 callee: Callee::Direct(name),
                 ..

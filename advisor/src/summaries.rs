@@ -561,6 +561,7 @@ impl<'v> Summaries<'v> {
             exit_bounds: HashMap::new(),
             exit_vars: HashMap::new(),
             unknown: unknowns::Gathered::default(),
+            param_copies: Default::default(),
         };
         b.loop_ranges();
         // Where each effect is made: its block and instruction index.
@@ -1060,6 +1061,8 @@ struct Builder<'s, 'v> {
     exit_vars: HashMap<Var, Var>,
     /// Why some effects are not known, gathered (see [`unknowns`]).
     unknown: unknowns::Gathered,
+    /// The slots holding a by-value parameter's copy, found on first use.
+    param_copies: std::cell::OnceCell<HashMap<frontend::ir::Slot, u32>>,
 }
 
 impl Builder<'_, '_> {
@@ -1206,48 +1209,15 @@ impl Builder<'_, '_> {
         }
     }
 
-    /// The by-value struct or union parameter that `slot` holds a copy of, when the copy
-    /// is made once, at entry, and never written after nor handed to anything that might
-    /// (no call receives an address inside it, none escapes).
+    /// The by-value struct or union parameter that `slot` holds a copy of, when the
+    /// function only reads that copy ([`crate::escape::param_copies`]).
     fn param_copied_into(&self, slot: frontend::ir::Slot) -> Option<u32> {
-        let func = self.func;
-        let types = &self.summaries.view.program(self.f).types;
-        let addresses = crate::escape::slot_addresses(
-            self.summaries.view,
-            self.f.unit,
-            func,
-            slot,
-            &func.users(),
-        );
-        if addresses.escapes {
-            return None;
-        }
-        let entry = func.block(func.entry);
-        let mut copied = None;
-        for v in func.values() {
-            match &func.inst(v).kind {
-                InstKind::Store { addr, value } if addresses.derived.contains(addr) => {
-                    match (&func.inst(*addr).kind, &func.inst(*value).kind) {
-                        (InstKind::SlotAddr(_), InstKind::Param(i))
-                            if copied.is_none()
-                                && entry.insts.contains(&v)
-                                && matches!(types.get(func.inst(v).ty), Type::Record(_)) =>
-                        {
-                            copied = Some(*i)
-                        }
-                        _ => return None,
-                    }
-                }
-                InstKind::Store { value, .. } if addresses.derived.contains(value) => return None,
-                InstKind::Call { args, .. }
-                    if args.iter().any(|a| addresses.derived.contains(a)) =>
-                {
-                    return None
-                }
-                _ => {}
-            }
-        }
-        copied
+        self.param_copies
+            .get_or_init(|| {
+                crate::escape::param_copies(self.summaries.view, self.f.unit, self.func)
+            })
+            .get(&slot)
+            .copied()
     }
 
     /// What a base symbol of this function is, or `None` for memory private to the call.

@@ -294,3 +294,45 @@ fn pointers_the_function_stores_itself_are_not_assumed_distinct() {
         r.assumptions
     );
 }
+
+#[test]
+fn members_of_a_struct_passed_by_value_are_received_pointers() {
+    // `v` is the caller's struct, copied: `v.x` is a pointer the function received, as
+    // `v->x` of a `V *v` would be, whether the loop reads it itself or a callee does.
+    for program in [
+        "typedef struct { double *x; int n; } V;\n\
+         void k(double *z, V v, int n)\n\
+         {\n    for (int i = 0; i < n; i++)\n        z[i] = 2.0 * v.x[i + 1];\n}\n",
+        "typedef struct { double *x; int n; } V;\n\
+         static double at(V w, int i) { return w.x[i + 1]; }\n\
+         void k(double *z, V v, int n)\n\
+         {\n    for (int i = 0; i < n; i++)\n        z[i] = 2.0 * at(v, i);\n}\n",
+    ] {
+        let r = report_with(program, Aliasing::Distinct);
+        assert_eq!(r.verdict, Verdict::Friendly, "{program}\n{:#?}", r.reasons);
+        assert!(
+            r.assumptions.iter().any(|a| a.contains(DISTINCT)),
+            "{:#?}",
+            r.assumptions
+        );
+        let strict = report_with(program, Aliasing::CallSites);
+        assert_eq!(
+            strict.verdict,
+            Verdict::NeedsProfile,
+            "{program}\n{:#?}",
+            strict.reasons
+        );
+    }
+}
+
+#[test]
+fn a_struct_copy_the_function_rewrites_is_not_received() {
+    // The copy's pointer is replaced by a call's result before the loop: nothing says
+    // where it points.
+    let program = "typedef struct { double *x; int n; } V;\n\
+        double *lookup(int);\n\
+        void k(double *z, V v, int n)\n\
+        {\n    v.x = lookup(n);\n    for (int i = 0; i < n; i++)\n        z[i] = v.x[i + 1];\n}\n";
+    let r = report_with(program, Aliasing::Distinct);
+    assert_ne!(r.verdict, Verdict::Friendly, "{:#?}", r.assumptions);
+}
