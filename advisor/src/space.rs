@@ -487,7 +487,17 @@ pub fn extreme(
     want_max: bool,
     assumptions: &mut Vec<String>,
 ) -> Option<Expr> {
-    let mut env = space.env.clone();
+    // The search reads the signs of the variables of `e` and of the bounds it substitutes
+    // for the induction variables, nothing else: a copy of those only. A copy of the whole
+    // environment per call cost the size of the function's symbols, and a section calls
+    // this twice per access (a `?:` chain of `n` loads of `c[i]`: `n` copies of `n`).
+    let mut keep: std::collections::HashSet<Var> = e.vars().into_iter().collect();
+    for r in &space.ivs {
+        keep.insert(r.var.clone());
+        keep.extend(r.lo.vars());
+        keep.extend(r.hi.vars());
+    }
+    let mut env = space.env.restricted_to(&keep);
     extreme_in(e, space, want_max, &mut env, assumptions)
 }
 

@@ -13,8 +13,10 @@
 //! subtrees are the one shared all-default node of their level (so walks over the set
 //! slots skip them by pointer).
 
+use std::collections::HashMap;
 use std::fmt;
-use std::sync::Arc;
+use std::hash::{BuildHasherDefault, Hasher};
+use std::sync::{Arc, Weak};
 
 const BITS: u32 = 5;
 const WIDTH: usize = 1 << BITS;
@@ -37,6 +39,14 @@ impl<T> Clone for Node<T> {
 }
 
 impl<T> Node<T> {
+    /// The address of the node's storage: its identity while the node is alive.
+    fn address(&self) -> usize {
+        match self {
+            Node::Leaf(l) => Arc::as_ptr(l) as *const () as usize,
+            Node::Inner(i) => Arc::as_ptr(i) as *const () as usize,
+        }
+    }
+
     /// Whether both are the same node (shared, hence equal).
     fn same(&self, other: &Node<T>) -> bool {
         match (self, other) {
@@ -220,7 +230,7 @@ impl<T: Clone + PartialEq> PVec<T> {
     /// states that the solver computed along different paths become shared again, so the
     /// next join of the two skips them by pointer instead of comparing them slot by slot.
     pub fn merge(&mut self, other: &PVec<T>, f: impl FnMut(usize, &T, &T) -> Option<T>) -> bool {
-        self.merge_impl(other, f, false)
+        self.merge_impl(other, f, false, None)
     }
 
     /// [`PVec::merge`] for an `f` that is a join with the default as its identity
@@ -236,7 +246,23 @@ impl<T: Clone + PartialEq> PVec<T> {
         other: &PVec<T>,
         f: impl FnMut(usize, &T, &T) -> Option<T>,
     ) -> bool {
-        self.merge_impl(other, f, true)
+        self.merge_impl(other, f, true, None)
+    }
+
+    /// [`PVec::join_with`] that looks up and records in `memo` the join of each pair of
+    /// subtrees it compares. `f` must be the same pure function on every call with one
+    /// memo, and must not depend on the index. The solver joins the same pair of subtrees
+    /// again and again: after a chain of `n` nested joins in a loop, the second pass
+    /// brings each join a state whose parts for the levels inside were built by the
+    /// joins inside, from the same two nodes, so without the memo every join compared
+    /// them once more (`n` levels, `n` times).
+    pub fn join_with_memo(
+        &mut self,
+        other: &PVec<T>,
+        f: impl FnMut(usize, &T, &T) -> Option<T>,
+        memo: &mut JoinMemo<T>,
+    ) -> bool {
+        self.merge_impl(other, f, true, Some(memo))
     }
 
     fn merge_impl(
@@ -244,6 +270,7 @@ impl<T: Clone + PartialEq> PVec<T> {
         other: &PVec<T>,
         mut f: impl FnMut(usize, &T, &T) -> Option<T>,
         default_is_neutral: bool,
+        mut memo: Option<&mut JoinMemo<T>>,
     ) -> bool {
         assert_eq!(
             self.depth, other.depth,
@@ -261,6 +288,7 @@ impl<T: Clone + PartialEq> PVec<T> {
             self.depth,
             &mut f,
             neutral.as_ref(),
+            &mut memo,
             &mut changed,
         );
         if let Some(root) = merged {
@@ -305,6 +333,112 @@ fn diff_node<T: PartialEq>(
     }
 }
 
+/// Joins of pairs of subtrees already computed ([`PVec::join_with_memo`]), by the two
+/// nodes' addresses and position. Entries hold the nodes weakly, so that the memo does
+/// not keep the solver's old states alive: a weak reference keeps a node's allocation,
+/// hence its address, from going to another node while the entry exists, so an address
+/// that matches is the same node; a result that has died since is joined again.
+pub struct JoinMemo<T> {
+    joined: HashMap<(usize, usize, usize), Joined<T>, BuildHasherDefault<AddressHasher>>,
+    /// Pairs of nodes compared: the work of the joins, for tests.
+    compared: usize,
+    /// The number of entries after the last sweep of dead ones.
+    swept: usize,
+}
+
+struct Joined<T> {
+    pair: (WeakNode<T>, WeakNode<T>),
+    /// `None`: the join keeps the first node.
+    result: Option<WeakNode<T>>,
+    changed: bool,
+}
+
+enum WeakNode<T> {
+    Leaf(Weak<[T; WIDTH]>),
+    Inner(Weak<[Node<T>; WIDTH]>),
+}
+
+impl<T> WeakNode<T> {
+    fn alive(&self) -> bool {
+        match self {
+            WeakNode::Leaf(l) => l.strong_count() > 0,
+            WeakNode::Inner(i) => i.strong_count() > 0,
+        }
+    }
+
+    fn of(node: &Node<T>) -> WeakNode<T> {
+        match node {
+            Node::Leaf(l) => WeakNode::Leaf(Arc::downgrade(l)),
+            Node::Inner(i) => WeakNode::Inner(Arc::downgrade(i)),
+        }
+    }
+
+    fn upgrade(&self) -> Option<Node<T>> {
+        match self {
+            WeakNode::Leaf(l) => l.upgrade().map(Node::Leaf),
+            WeakNode::Inner(i) => i.upgrade().map(Node::Inner),
+        }
+    }
+}
+
+impl<T> JoinMemo<T> {
+    pub fn new() -> JoinMemo<T> {
+        JoinMemo {
+            joined: HashMap::default(),
+            compared: 0,
+            swept: 0,
+        }
+    }
+
+    fn insert(&mut self, key: (usize, usize, usize), joined: Joined<T>) {
+        // An entry whose pair has died can never match again (no live node has its
+        // address), but holds the pair's allocations: swept whenever the memo has doubled,
+        // so that it stays proportional to the live states, at a linear cost.
+        if self.joined.len() >= 2 * self.swept.max(1024) {
+            self.joined
+                .retain(|_, j| j.pair.0.alive() && j.pair.1.alive());
+            self.swept = self.joined.len();
+        }
+        self.joined.insert(key, joined);
+    }
+
+    /// Pairs of different nodes the joins compared (memo hits not counted).
+    pub fn compared(&self) -> usize {
+        self.compared
+    }
+}
+
+impl<T> Default for JoinMemo<T> {
+    fn default() -> Self {
+        JoinMemo::new()
+    }
+}
+
+/// A multiplicative hash of the memo's keys, which are addresses and indices: no
+/// adversary chooses them, and a keyed hash cost more than the joins it saves.
+#[derive(Default)]
+pub struct AddressHasher(u64);
+
+impl Hasher for AddressHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(u64::from(b));
+        }
+    }
+
+    fn write_u64(&mut self, x: u64) {
+        self.0 = (self.0.rotate_left(5) ^ x).wrapping_mul(0x517c_c1b7_2722_0a95);
+    }
+
+    fn write_usize(&mut self, x: usize) {
+        self.write_u64(x as u64);
+    }
+}
+
 /// The all-default subtrees of each level of a join's two vectors ([`PVec::join_with`]):
 /// `other`'s, and `self`'s when both vectors have the same default.
 struct Neutral<'d, T> {
@@ -317,7 +451,9 @@ struct Neutral<'d, T> {
 /// `changed` when a slot's value changed. With `neutral` (a join), a default subtree of
 /// `b` keeps `a` without a look, and a default subtree of `a` becomes `b` (`changed` is
 /// then set without a look: `b`'s subtree is not the shared default one, so it holds a
-/// value other than the default unless a merge left it all-default unshared).
+/// value other than the default unless a merge left it all-default unshared). With a
+/// `memo`, a pair of nodes joined before takes the recorded result.
+#[allow(clippy::too_many_arguments)]
 fn merge_node<T: Clone + PartialEq>(
     a: &Node<T>,
     b: &Node<T>,
@@ -325,6 +461,7 @@ fn merge_node<T: Clone + PartialEq>(
     level: u32,
     f: &mut impl FnMut(usize, &T, &T) -> Option<T>,
     neutral: Option<&Neutral<'_, T>>,
+    memo: &mut Option<&mut JoinMemo<T>>,
     changed: &mut bool,
 ) -> Option<Node<T>> {
     if a.same(b) || neutral.is_some_and(|d| b.same(&d.other[level as usize])) {
@@ -334,14 +471,65 @@ fn merge_node<T: Clone + PartialEq>(
         *changed = true;
         return Some(b.clone());
     }
+    let Some(m) = memo.as_deref_mut() else {
+        return merge_pair(a, b, base, level, f, neutral, memo, changed);
+    };
+    let key = (a.address(), b.address(), base);
+    if let Some(done) = m.joined.get(&key) {
+        let result = match &done.result {
+            None => Some(None),
+            Some(node) => node.upgrade().map(Some),
+        };
+        if let Some(result) = result {
+            *changed |= done.changed;
+            return result;
+        }
+    }
+    m.compared += 1;
+    let mut here = false;
+    let result = merge_pair(a, b, base, level, f, neutral, memo, &mut here);
+    *changed |= here;
+    if let Some(m) = memo.as_deref_mut() {
+        m.insert(
+            key,
+            Joined {
+                pair: (WeakNode::of(a), WeakNode::of(b)),
+                result: result.as_ref().map(WeakNode::of),
+                changed: here,
+            },
+        );
+    }
+    result
+}
+
+/// [`merge_node`] of two different nodes, neither of them a default one that settles the
+/// join without a look.
+#[allow(clippy::too_many_arguments)]
+fn merge_pair<T: Clone + PartialEq>(
+    a: &Node<T>,
+    b: &Node<T>,
+    base: usize,
+    level: u32,
+    f: &mut impl FnMut(usize, &T, &T) -> Option<T>,
+    neutral: Option<&Neutral<'_, T>>,
+    memo: &mut Option<&mut JoinMemo<T>>,
+    changed: &mut bool,
+) -> Option<Node<T>> {
     match (a, b) {
         (Node::Inner(ca), Node::Inner(cb)) => {
             let mut out: Option<[Node<T>; WIDTH]> = None;
             for k in 0..WIDTH {
                 let child_base = base + (k << (BITS * level));
-                if let Some(new) =
-                    merge_node(&ca[k], &cb[k], child_base, level - 1, f, neutral, changed)
-                {
+                if let Some(new) = merge_node(
+                    &ca[k],
+                    &cb[k],
+                    child_base,
+                    level - 1,
+                    f,
+                    neutral,
+                    memo,
+                    changed,
+                ) {
                     out.get_or_insert_with(|| (**ca).clone())[k] = new;
                 }
             }
@@ -484,5 +672,31 @@ mod tests {
         assert!(a.root.same(&empty.root));
         // The copy made before is untouched.
         assert_eq!(kept.iter().count(), 3);
+    }
+
+    #[test]
+    fn a_memo_joins_a_pair_once_and_agrees_with_the_plain_join() {
+        let join = |_: usize, x: &u8, y: &u8| (x | y != *x).then_some(x | y);
+        let empty = PVec::new(5000, 0u8);
+        let mut left = empty.clone();
+        let mut right = empty.clone();
+        for i in (0..4000).step_by(7) {
+            left.set(i, 1);
+            right.set(i + 1, 2);
+        }
+        let mut memo = JoinMemo::new();
+        let mut plain = left.clone();
+        let mut first = left.clone();
+        let mut second = left.clone();
+        assert!(plain.join_with(&right, join));
+        assert!(first.join_with_memo(&right, join, &mut memo));
+        let compared = memo.compared();
+        assert!(compared > 0);
+        // The same pair again: every node comes from the memo, with its change.
+        assert!(second.join_with_memo(&right, join, &mut memo));
+        assert_eq!(memo.compared(), compared);
+        assert_eq!(first, plain);
+        assert_eq!(second, plain);
+        assert!(!first.join_with_memo(&right, join, &mut memo));
     }
 }

@@ -22,13 +22,14 @@
 //! symbol. Float values get sign rules only; NaN is not modelled.
 
 use crate::framework::{loop_reverse_postorder, solve, ForwardAnalysis, Lattice, SolverConfig};
-use crate::pvec::PVec;
+use crate::pvec::{JoinMemo, PVec};
 use crate::reconstruct::Reconstruction;
 use frontend::ir::{BinOp, Block, Callee, Constant, Function, InstKind, Program, UnOp, Value};
 use frontend::loops::LoopForest;
 use frontend::types::{IntRank, Type, TypeId, TypeTable};
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
+use std::sync::{Arc, Mutex};
 use symbolic::{sign_of, solve_signs, Equation, Expr, SignEnv, SignSet, Var};
 
 /// Signs of every value at one program point; `reachable == false` is the lattice bottom.
@@ -38,6 +39,33 @@ pub struct SignState {
     /// Persistent, so that the solver's copy per block and per edge shares everything the
     /// states do not change (a vector per state made long functions quadratic).
     signs: PVec<SignSet>,
+    /// The joins of one analysis, shared by all its states (see [`PVec::join_with_memo`]).
+    memo: SharedMemo,
+}
+
+/// A [`JoinMemo`] shared by the states of one analysis; not part of a state's value.
+#[derive(Clone, Default)]
+struct SharedMemo(Arc<Mutex<JoinMemo<SignSet>>>);
+
+impl SharedMemo {
+    fn lock(&self) -> std::sync::MutexGuard<'_, JoinMemo<SignSet>> {
+        // A panic while joining leaves the memo's entries valid: each is inserted whole.
+        self.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+impl PartialEq for SharedMemo {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl Eq for SharedMemo {}
+
+impl std::fmt::Debug for SharedMemo {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("SharedMemo")
+    }
 }
 
 impl SignState {
@@ -61,10 +89,15 @@ impl Lattice for SignState {
             return true;
         }
         // Empty (not computed on this path) is the union's identity.
-        self.signs.join_with(&other.signs, |_, a, b| {
-            let u = a.union(*b);
-            (u != *a).then_some(u)
-        })
+        let mut memo = self.memo.lock();
+        self.signs.join_with_memo(
+            &other.signs,
+            |_, a, b| {
+                let u = a.union(*b);
+                (u != *a).then_some(u)
+            },
+            &mut memo,
+        )
     }
 }
 
@@ -208,6 +241,9 @@ pub struct SignFacts {
     var_values: HashMap<Var, Vec<Value>>,
     /// Why the solver gave up (every sign is then top), if it did.
     pub gave_up: Option<String>,
+    /// Pairs of different state nodes the solver's joins compared: their work, which
+    /// tests bound.
+    pub join_work: usize,
 }
 
 impl SignFacts {
@@ -302,12 +338,15 @@ pub fn sign_analysis(
             }
         }
     }
+    // The memo holds every node it joined: dropped with the solver's work.
+    let join_work = std::mem::take(&mut *analysis.memo.lock()).compared();
     SignFacts {
         entry: solution.entry,
         exit: solution.exit,
         at_def,
         var_values: analysis.var_values,
         gave_up: solution.gave_up,
+        join_work,
     }
 }
 
@@ -336,6 +375,8 @@ struct SignAnalysis<'a> {
     /// The all-empty state vector every state starts from, so that all of them share
     /// their untouched parts.
     empty: PVec<SignSet>,
+    /// The joins' memo, which every state of this analysis shares.
+    memo: SharedMemo,
     /// Per block, the end of the positions in `pure_order` whose values may be defined in
     /// a state leaving the block (the end of its region, see [`regions`]): re-evaluation
     /// after a refinement skips the users past it, which are not defined there (in a
@@ -415,6 +456,7 @@ impl<'a> SignAnalysis<'a> {
                 .map(|i| repr(&program.types, i.ty))
                 .collect(),
             empty: PVec::new(func.insts.len(), SignSet::EMPTY),
+            memo: SharedMemo::default(),
             reach_end: Vec::new(),
             live_from: Vec::new(),
             live_until: Vec::new(),
@@ -1143,6 +1185,7 @@ impl ForwardAnalysis for SignAnalysis<'_> {
         SignState {
             reachable: true,
             signs: self.empty.clone(),
+            memo: self.memo.clone(),
         }
     }
 
@@ -1150,6 +1193,7 @@ impl ForwardAnalysis for SignAnalysis<'_> {
         SignState {
             reachable: false,
             signs: self.empty.clone(),
+            memo: self.memo.clone(),
         }
     }
 
@@ -1157,6 +1201,7 @@ impl ForwardAnalysis for SignAnalysis<'_> {
         SignState {
             reachable: true,
             signs: PVec::new(func.insts.len(), SignSet::TOP),
+            memo: self.memo.clone(),
         }
     }
 

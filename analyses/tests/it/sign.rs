@@ -283,3 +283,35 @@ fn soundness_against_concrete_executions() {
     assert_eq!(named("r"), SignSet::NON_NEG);
     assert_eq!(named("x"), SignSet::NON_NEG);
 }
+
+/// The sign analysis' join work on `x = c[i] == 0 ? 0 : c[i] == 1 ? 1 : ... : 0` of
+/// `levels` levels in a loop.
+fn conditional_chain_join_work(levels: usize) -> usize {
+    let chain: String = (0..levels)
+        .map(|k| format!("c[i] == {k} ? {k} : "))
+        .collect();
+    let src = format!(
+        "void f(int *a, const int *c, int n) {{\n  for (int i = 0; i < n; i++) {{\n    \
+         int x;\n    x = {chain}0;\n    a[i] = x;\n  }}\n}}\n"
+    );
+    let (_dir, path) = write_fixture(&src);
+    let unit = load(&path);
+    let program = &unit.lowered.program;
+    let func = program.function("f").expect("function f");
+    let facts = analyse(program, func, &HashMap::new());
+    assert_eq!(facts.gave_up, None);
+    facts.join_work
+}
+
+/// Each level's join sees, on the loop's second pass, the parts of the state that the
+/// levels inside it built from the same two nodes; compared again at every level, the
+/// work grew with the square of the levels. Twice the levels: about twice the work.
+#[test]
+fn nested_conditional_chain_joins_in_linear_work() {
+    let small = conditional_chain_join_work(300);
+    let large = conditional_chain_join_work(600);
+    assert!(
+        large <= small * 5 / 2,
+        "300 levels: {small} node pairs compared; 600 levels: {large}"
+    );
+}
