@@ -270,7 +270,9 @@ struct OccupancyHead {
 fn run_streaming(args: &InstantiateArgs) -> Option<ExitCode> {
     use std::io::{BufReader, Read, Write};
     let format = crate::output::resolve_format(args.format, args.output.as_deref());
-    let pieces = crate::instance_output::Pieces::new(format)?;
+    if !matches!(format, Format::Text | Format::Yaml | Format::Json) {
+        return None;
+    }
     let open = || std::fs::File::open(&args.report).ok();
     let mut start = [0u8; 4096];
     let n = open()?.read(&mut start).ok()?;
@@ -332,17 +334,17 @@ fn run_streaming(args: &InstantiateArgs) -> Option<ExitCode> {
         Some(_) => Some(std::io::BufWriter::new(tempfile::tempfile().ok()?)),
         None => None,
     };
-    let (skip, first) = pieces.first();
-    let mut any = false;
     let mut order = instantiate::Order::default();
     let mut known: BTreeSet<String> = BTreeSet::new();
     let mut spooled = false;
     let mut write_error: Option<String> = None;
-    let head = pieces.head(
-        INSTANCE_SCHEMA,
-        &instantiate::inputs(profile.as_ref(), &options),
-    );
-    sink.write_all(head.as_bytes()).ok()?;
+    let empty = InstanceReport {
+        schema: INSTANCE_SCHEMA.to_string(),
+        inputs: instantiate::inputs(profile.as_ref(), &options),
+        loops: Vec::new(),
+    };
+    let mut pieces = crate::instance_output::Pieces::instance(&empty, format)?;
+    sink.write_all(pieces.head().as_bytes()).ok()?;
     let mut de = serde_json::Deserializer::from_reader(BufReader::with_capacity(1 << 20, open()?));
     let read = crate::report_stream::each_loop(&mut de, |l: LoopReport| {
         known.extend(l.parameters.iter().map(|p| p.name.clone()));
@@ -362,18 +364,13 @@ fn run_streaming(args: &InstantiateArgs) -> Option<ExitCode> {
         let Some(one) = order.place(one, profile.as_ref(), apply) else {
             return Ok(());
         };
-        let item = pieces.item(&one);
+        let item = pieces.instance_item(&one);
         let written = match &mut spool {
             Some(spool) => {
                 spooled = true;
                 spool.write_all(item.as_bytes())
             }
-            None if any => sink.write_all(item.as_bytes()),
-            None => {
-                any = true;
-                sink.write_all(first.as_bytes())
-                    .and_then(|()| sink.write_all(&item.as_bytes()[skip..]))
-            }
+            None => pieces.put(&mut sink, &item),
         };
         written.map_err(|e| {
             write_error = Some(e.to_string());
@@ -391,28 +388,16 @@ fn run_streaming(args: &InstantiateArgs) -> Option<ExitCode> {
     }
     let written = (|| -> std::io::Result<()> {
         for l in order.held() {
-            let item = pieces.item(&l);
-            if any {
-                sink.write_all(item.as_bytes())?;
-            } else {
-                any = true;
-                sink.write_all(first.as_bytes())?;
-                sink.write_all(&item.as_bytes()[skip..])?;
-            }
+            let item = pieces.instance_item(&l);
+            pieces.put(&mut sink, &item)?;
         }
         if let (Some(spool), true) = (spool, spooled) {
             let mut file = spool.into_inner().map_err(|e| e.into_error())?;
             use std::io::Seek;
             file.rewind()?;
-            let mut file = BufReader::new(file);
-            if !any {
-                any = true;
-                sink.write_all(first.as_bytes())?;
-                std::io::copy(&mut (&mut file).take(skip as u64), &mut std::io::sink())?;
-            }
-            std::io::copy(&mut file, &mut sink)?;
+            pieces.put_all(&mut sink, &mut BufReader::new(file))?;
         }
-        sink.write_all(pieces.tail(any).as_bytes())
+        sink.write_all(pieces.tail().as_bytes())
     })();
     if let Err(e) = written {
         return Some(fail(1, &e.to_string()));
