@@ -168,6 +168,20 @@ pub fn run(args: &AnalyzeArgs) -> ExitCode {
             }
         }
     }
+    let format = crate::output::resolve_format(args.format, args.output.as_deref());
+    if args.profile.is_none() && !args.instantiate {
+        if let Some(pieces) = crate::instance_output::Pieces::around(&report, format) {
+            if let Ok(sink) = crate::output::Sink::new(args.output.as_deref()) {
+                let written =
+                    write_streaming(args, &units, &filter, &target, pieces, sink, progress);
+                if written != ExitCode::SUCCESS || analysed > 0 {
+                    return written;
+                }
+                eprintln!("error: nothing could be analysed");
+                return ExitCode::from(1);
+            }
+        }
+    }
     report
         .loops
         .extend(analyze_units_reporting(&units, &filter, &target, &|unit| {
@@ -246,7 +260,6 @@ pub fn run(args: &AnalyzeArgs) -> ExitCode {
         }
         return written;
     }
-    let format = crate::output::resolve_format(args.format, args.output.as_deref());
     let text = match format {
         Format::Sarif => crate::sarif_output::render(&report, &units),
         Format::Html => crate::html_output::render(&report, &units, None),
@@ -260,6 +273,83 @@ pub fn run(args: &AnalyzeArgs) -> ExitCode {
     }
     if analysed == 0 {
         eprintln!("error: nothing could be analysed");
+        return ExitCode::from(1);
+    }
+    ExitCode::SUCCESS
+}
+
+/// The kernel report (YAML or JSON, no profile) written a loop at a time as the functions'
+/// analyses finish, in order, into `sink`: a file of many functions is not held as reports
+/// and then as one text. Checks and errors as for the report made whole.
+fn write_streaming(
+    args: &AnalyzeArgs,
+    units: &[frontend::unit::Unit],
+    filter: &Filter,
+    target: &advisor::mapping::Target,
+    mut pieces: crate::instance_output::Pieces,
+    mut sink: crate::output::Sink,
+    progress: Progress,
+) -> ExitCode {
+    use std::io::Write;
+    let mut write_error = sink.write_all(pieces.head().as_bytes()).err();
+    let mut problems = Vec::new();
+    let mut any = false;
+    // Several units may each report a loop of a function they share (a header's).
+    let mut seen: std::collections::HashMap<String, Vec<advisor::model::LoopReport>> =
+        std::collections::HashMap::new();
+    let several = units.len() > 1;
+    advisor::analyze::analyze_units_streaming(
+        units,
+        filter,
+        target,
+        &|unit| progress.done(&unit.path.display().to_string()),
+        &mut |reports| {
+            for r in reports {
+                if several {
+                    let same = seen.entry(r.id.clone()).or_default();
+                    if same.contains(&r) {
+                        continue;
+                    }
+                    same.push(r.clone());
+                }
+                any = true;
+                problems.extend(advisor::verify::verify_loop(&r));
+                if write_error.is_none() {
+                    let item = pieces.item(&r);
+                    write_error = pieces.put(&mut sink, &item).err();
+                }
+            }
+        },
+    );
+    progress.finish();
+    debug_assert!(
+        problems.is_empty(),
+        "the report breaks its rules:\n{}",
+        problems
+            .iter()
+            .map(|p| p.to_string())
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+    for p in &problems {
+        eprintln!("warning: report check: {p} (a bug of warpwise; the rest of the report stands)");
+    }
+    if let Some(e) = unmatched_selection(units, filter, target, !any) {
+        eprintln!("error: {e}");
+        return ExitCode::from(2);
+    }
+    let written = match write_error {
+        Some(e) => Err(match &args.output {
+            Some(path) => format!("cannot write `{}`: {e}", path.display()),
+            None => e.to_string(),
+        }),
+        None => sink
+            .write_all(pieces.tail().as_bytes())
+            .map_err(|e| e.to_string())
+            .and_then(|()| sink.finish()),
+    };
+    if let Err(e) = written {
+        eprintln!("error: {e}");
         return ExitCode::from(1);
     }
     ExitCode::SUCCESS

@@ -11,10 +11,13 @@ use clap::Args;
 use frontend::unit::load_unit;
 use instantiate::equations::CountStatistic;
 use instantiate::eval::Values;
+use instantiate::model::INSTANCE_SCHEMA;
 use instantiate::offload::Link;
+use instantiate::LoopSketch;
 use instantiate::{instantiate, render, InstanceReport, Options};
 use profile::Profile;
-use std::collections::HashMap;
+use serde::Deserialize;
+use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -153,6 +156,9 @@ pub fn run(args: &InstantiateArgs) -> ExitCode {
     if let Err(e) = crate::output::refuse_clobbering(args.output.as_deref(), &read) {
         return fail(2, &e);
     }
+    if let Some(code) = run_streaming(args) {
+        return code;
+    }
     let text = match frontend::files::read_input_text(&args.report) {
         Ok(t) => t,
         Err(e) => return fail(1, &format!("cannot read `{}`: {e}", args.report.display())),
@@ -234,6 +240,185 @@ pub fn run(args: &InstantiateArgs) -> ExitCode {
     write(&instance, args.format, args.output.as_deref())
 }
 
+/// What a loop of a JSON report says, read on a first pass over the file, for the loops
+/// that the others need (a [`LoopSketch`]), the block and whether a profile applies.
+#[derive(Deserialize)]
+struct LoopHead {
+    id: String,
+    function: String,
+    line: u32,
+    #[serde(default)]
+    nest: Vec<String>,
+    induction: Option<advisor::model::Induction>,
+    #[serde(default)]
+    occupancy: Option<OccupancyHead>,
+    #[serde(default)]
+    observed: Option<serde::de::IgnoredAny>,
+}
+
+#[derive(Deserialize)]
+struct OccupancyHead {
+    block: String,
+}
+
+/// `instantiate` on a JSON report, read a loop at a time in two passes over the file (the
+/// first for what loops need of each other, the second to instantiate and write each loop
+/// as it is read) into output written as it is made: memory for the loops' sketches, not
+/// the report. `None` where the report is to be read whole: not JSON, or with a problem
+/// (a malformed report, an unreadable profile, a bad option...), which reading it whole
+/// reports with the same message, in the same order, as always.
+fn run_streaming(args: &InstantiateArgs) -> Option<ExitCode> {
+    use std::io::{BufReader, Read, Write};
+    let format = crate::output::resolve_format(args.format, args.output.as_deref());
+    if !matches!(format, Format::Text | Format::Yaml | Format::Json) {
+        return None;
+    }
+    let open = || std::fs::File::open(&args.report).ok();
+    let mut start = [0u8; 4096];
+    let n = open()?.read(&mut start).ok()?;
+    if start[..n].iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
+        return None;
+    }
+    // First pass: the sketches, the first block, whether the loops were profiled.
+    let mut checked = profile_guarded(open()?);
+    let mut sketches: Vec<LoopSketch> = Vec::new();
+    let mut block_text: Option<String> = None;
+    let mut observed = false;
+    let mut de = serde_json::Deserializer::from_reader(&mut checked);
+    let schema = crate::report_stream::each_loop(&mut de, |l: LoopHead| {
+        if block_text.is_none() {
+            block_text = l.occupancy.map(|o| o.block);
+        }
+        observed |= l.observed.is_some();
+        sketches.push(LoopSketch {
+            id: l.id,
+            function: l.function,
+            line: l.line,
+            nest: l.nest,
+            induction: l.induction.map(|i| instantiate::InductionSketch {
+                var: i.var,
+                trip_count: i.trip_count,
+            }),
+        });
+        Ok(())
+    })
+    .and_then(|schema| de.end().map(|()| schema))
+    .ok()?;
+    if checked.problem || schema != advisor::model::SCHEMA {
+        return None;
+    }
+    let profile = match &args.profile {
+        Some(p) => Some(profile::read_profile(p).ok()?),
+        None => None,
+    };
+    let block_text = args
+        .block
+        .clone()
+        .or(block_text)
+        .unwrap_or_else(|| "32x8".into());
+    let block = advisor::mapping::parse_block(&block_text)?;
+    let options = options(&args.instance, &args.gpu, block).ok()?;
+    let target = Target {
+        gpu: options.gpu,
+        block,
+    };
+    let reanalyze = reanalyze_with(&args.cflags, target);
+    let apply = profile.is_some() && !observed;
+    instantiate::order_sketches(&mut sketches, profile.as_ref(), apply);
+    let index = instantiate::LoopIndex::new(&sketches);
+    // Second pass: each loop instantiated and written as it is read. Loops a profile may
+    // move ahead are held (as many as the profile has loops); with a profile, the others
+    // wait in a temporary file to be written after them.
+    let mut sink = crate::output::Sink::new(args.output.as_deref()).ok()?;
+    let mut spool = match &profile {
+        Some(_) => Some(std::io::BufWriter::new(tempfile::tempfile().ok()?)),
+        None => None,
+    };
+    let mut order = instantiate::Order::default();
+    let mut known: BTreeSet<String> = BTreeSet::new();
+    let mut spooled = false;
+    let mut write_error: Option<String> = None;
+    let empty = InstanceReport {
+        schema: INSTANCE_SCHEMA.to_string(),
+        inputs: instantiate::inputs(profile.as_ref(), &options),
+        loops: Vec::new(),
+    };
+    let mut pieces = crate::instance_output::Pieces::instance(&empty, format)?;
+    sink.write_all(pieces.head().as_bytes()).ok()?;
+    let mut de = serde_json::Deserializer::from_reader(BufReader::with_capacity(1 << 20, open()?));
+    let read = crate::report_stream::each_loop(&mut de, |l: LoopReport| {
+        known.extend(l.parameters.iter().map(|p| p.name.clone()));
+        let one = instantiate::instantiate_one(
+            l,
+            &index,
+            profile.as_ref(),
+            &options,
+            Some(&reanalyze),
+            apply,
+        );
+        for v in &one.values {
+            if !known.contains(&v.name) {
+                known.insert(v.name.clone());
+            }
+        }
+        let Some(one) = order.place(one, profile.as_ref(), apply) else {
+            return Ok(());
+        };
+        let item = pieces.instance_item(&one);
+        let written = match &mut spool {
+            Some(spool) => {
+                spooled = true;
+                spool.write_all(item.as_bytes())
+            }
+            None => pieces.put(&mut sink, &item),
+        };
+        written.map_err(|e| {
+            write_error = Some(e.to_string());
+            e.to_string()
+        })
+    })
+    .and_then(|_| de.end());
+    if let Some(e) = write_error {
+        return Some(fail(1, &e));
+    }
+    read.ok()?;
+    let known_names: BTreeSet<&str> = known.iter().map(String::as_str).collect();
+    if let Err(e) = unknown_set_names(&known_names, &options.set) {
+        return Some(fail(2, &e));
+    }
+    let written = (|| -> std::io::Result<()> {
+        for l in order.held() {
+            let item = pieces.instance_item(&l);
+            pieces.put(&mut sink, &item)?;
+        }
+        if let (Some(spool), true) = (spool, spooled) {
+            let mut file = spool.into_inner().map_err(|e| e.into_error())?;
+            use std::io::Seek;
+            file.rewind()?;
+            pieces.put_all(&mut sink, &mut BufReader::new(file))?;
+        }
+        sink.write_all(pieces.tail().as_bytes())
+    })();
+    if let Err(e) = written {
+        return Some(fail(1, &e.to_string()));
+    }
+    Some(match sink.finish() {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => fail(1, &e),
+    })
+}
+
+/// The reader of a report's first pass: the checks of reading it whole, as it goes.
+fn profile_guarded(
+    file: std::fs::File,
+) -> crate::report_stream::Checked<std::io::BufReader<std::fs::File>> {
+    crate::report_stream::Checked::new(
+        std::io::BufReader::with_capacity(1 << 20, file),
+        frontend::files::MAX_INPUT_BYTES,
+        profile::yaml_guard::MAX_NESTING,
+    )
+}
+
 /// A `--set NAME=VALUE` whose name no loop of the report uses is a mistake (a typo, a
 /// variable of another report) that would otherwise change nothing and say nothing: an
 /// error naming the nearest names the loops do use.
@@ -242,7 +427,7 @@ pub fn check_set_names(
     instance: &InstanceReport,
     set: &Values,
 ) -> Result<(), String> {
-    let known: std::collections::BTreeSet<&str> = instance
+    let known: BTreeSet<&str> = instance
         .loops
         .iter()
         .flat_map(|l| l.values.iter().map(|v| v.name.as_str()))
@@ -253,6 +438,11 @@ pub fn check_set_names(
                 .flat_map(|l| l.parameters.iter().map(|p| p.name.as_str())),
         )
         .collect();
+    unknown_set_names(&known, set)
+}
+
+/// [`check_set_names`] given the names the loops use.
+fn unknown_set_names(known: &BTreeSet<&str>, set: &Values) -> Result<(), String> {
     let unknown: Vec<&String> = set
         .keys()
         .filter(|name| !known.contains(name.as_str()))

@@ -47,12 +47,16 @@ pub fn serialize<T: Serialize>(value: &T, format: Format) -> Option<String> {
 /// Writes `text` to `output` (replacing a symlink there, never writing through it), or
 /// stdout.
 pub fn write_text(text: &str, output: Option<&Path>) -> Result<(), String> {
+    write_text_bytes(text.as_bytes(), output)
+}
+
+fn write_text_bytes(bytes: &[u8], output: Option<&Path>) -> Result<(), String> {
     match output {
-        Some(path) => frontend::files::write_output(path, text.as_bytes())
+        Some(path) => frontend::files::write_output(path, bytes)
             .map_err(|e| format!("cannot write `{}`: {e}", path.display())),
         None => match std::io::stdout()
             .lock()
-            .write_all(text.as_bytes())
+            .write_all(bytes)
             .and_then(|()| std::io::stdout().lock().flush())
         {
             // The reader stopped reading (`warpwise analyze src | head`): what it wanted
@@ -109,5 +113,108 @@ pub fn refuse_special_profile(profile: &Path) -> Result<(), String> {
             profile.display()
         )),
         _ => Ok(()),
+    }
+}
+
+/// Output written a piece at a time (a report of many loops, each written as it is made):
+/// into the temporary file that replaces `-o FILE` at [`Sink::finish`], as [`write_text`]
+/// does, or, for stdout and the paths written in place, into an anonymous temporary file
+/// copied there at the end. A run that fails before `finish` writes nothing.
+#[derive(Debug)]
+pub struct Sink {
+    file: std::io::BufWriter<SinkFile>,
+    output: Option<PathBuf>,
+}
+
+#[derive(Debug)]
+enum SinkFile {
+    Staged(frontend::files::Staged),
+    Spooled(std::fs::File),
+}
+
+impl Write for SinkFile {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        match self {
+            SinkFile::Staged(s) => s.write(buf),
+            SinkFile::Spooled(f) => f.write(buf),
+        }
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        match self {
+            SinkFile::Staged(s) => s.flush(),
+            SinkFile::Spooled(f) => f.flush(),
+        }
+    }
+}
+
+/// The error `write_text` gives for `output`.
+fn cannot_write(output: Option<&Path>, e: std::io::Error) -> String {
+    match output {
+        Some(path) => format!("cannot write `{}`: {e}", path.display()),
+        None => e.to_string(),
+    }
+}
+
+impl Sink {
+    pub fn new(output: Option<&Path>) -> Result<Sink, String> {
+        let staged = match output {
+            Some(path) => {
+                frontend::files::stage_output(path).map_err(|e| cannot_write(output, e))?
+            }
+            None => None,
+        };
+        let file = match staged {
+            Some(s) => SinkFile::Staged(s),
+            None => SinkFile::Spooled(tempfile::tempfile().map_err(|e| cannot_write(output, e))?),
+        };
+        Ok(Sink {
+            file: std::io::BufWriter::with_capacity(1 << 20, file),
+            output: output.map(Path::to_path_buf),
+        })
+    }
+
+    /// Puts what was written where it goes.
+    pub fn finish(self) -> Result<(), String> {
+        let output = self.output;
+        let file = self
+            .file
+            .into_inner()
+            .map_err(|e| cannot_write(output.as_deref(), e.into_error()))?;
+        match file {
+            SinkFile::Staged(s) => s
+                .commit(false)
+                .map_err(|e| cannot_write(output.as_deref(), e)),
+            SinkFile::Spooled(mut f) => {
+                use std::io::{Read, Seek};
+                f.rewind().map_err(|e| e.to_string())?;
+                match &output {
+                    // A FIFO or a device: written in place as `write_text` does.
+                    Some(_) => {
+                        let mut bytes = Vec::new();
+                        f.read_to_end(&mut bytes).map_err(|e| e.to_string())?;
+                        write_text_bytes(&bytes, output.as_deref())
+                    }
+                    None => {
+                        let stdout = std::io::stdout();
+                        let mut lock = stdout.lock();
+                        match std::io::copy(&mut f, &mut lock).and_then(|_| lock.flush()) {
+                            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+                            other => other.map(|_| ()).map_err(|e| e.to_string()),
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+impl Write for Sink {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.file.write(buf)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.file.flush()
     }
 }

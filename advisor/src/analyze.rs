@@ -100,6 +100,23 @@ pub fn analyze_units_reporting(
     target: &crate::mapping::Target,
     done: &(dyn Fn(&Unit) + Sync),
 ) -> Vec<LoopReport> {
+    let mut reports = Vec::new();
+    analyze_units_streaming(units, filter, target, done, &mut |r| reports.extend(r));
+    without_repeats(reports.into_iter())
+}
+
+/// [`analyze_units_reporting`], handing each function's reports to `emit` in the units'
+/// and functions' order as soon as they and those of the functions before them are made,
+/// instead of keeping them all: a caller that writes them then needs memory for the
+/// functions in progress. A loop may come more than once (see [`without_repeats`]) where
+/// several units are given.
+pub fn analyze_units_streaming(
+    units: &[Unit],
+    filter: &Filter,
+    target: &crate::mapping::Target,
+    done: &(dyn Fn(&Unit) + Sync),
+    emit: &mut (dyn FnMut(Vec<LoopReport>) + Send),
+) {
     use std::sync::atomic::{AtomicUsize, Ordering};
     use std::sync::Mutex;
     let view = crate::program::ProgramView::new(units);
@@ -117,7 +134,22 @@ pub fn analyze_units_reporting(
     let size = |&(u, index): &(usize, usize)| units[u].lowered.program.functions[index].insts.len();
     let mut order: Vec<usize> = (0..items.len()).collect();
     order.sort_by_key(|&k| std::cmp::Reverse(size(&items[k])));
-    let results: Vec<Mutex<Vec<LoopReport>>> = items.iter().map(|_| Mutex::default()).collect();
+    let results: Vec<Mutex<Option<Vec<LoopReport>>>> =
+        items.iter().map(|_| Mutex::default()).collect();
+    // The next function whose reports go to `emit`, and `emit`: whoever finishes a function
+    // hands on what is ready in order (the work goes largest first, not in order).
+    let emitter = Mutex::new((0usize, emit));
+    let hand_on = || {
+        let mut guard = emitter.lock().unwrap_or_else(|e| e.into_inner());
+        let (next, emit) = &mut *guard;
+        while let Some(slot) = results.get(*next) {
+            let Some(reports) = slot.lock().unwrap_or_else(|e| e.into_inner()).take() else {
+                break;
+            };
+            *next += 1;
+            emit(reports);
+        }
+    };
     // Functions left per unit (one pass: a count per unit by filtering was units x items).
     let remaining: Vec<AtomicUsize> = units.iter().map(|_| AtomicUsize::new(0)).collect();
     for &(u, _) in &items {
@@ -177,10 +209,11 @@ pub fn analyze_units_reporting(
         let (u, index) = items[item];
         let reports =
             analyze_function_in_program(&summaries, u, index, filter, target, &HashMap::new());
-        *results[item].lock().unwrap_or_else(|e| e.into_inner()) = reports;
+        *results[item].lock().unwrap_or_else(|e| e.into_inner()) = Some(reports);
         if remaining[u].fetch_sub(1, Ordering::AcqRel) == 1 {
             done(&units[u]);
         }
+        hand_on();
     };
     if workers == 1 {
         work();
@@ -191,16 +224,13 @@ pub fn analyze_units_reporting(
             }
         });
     }
-    let reports = results
-        .into_iter()
-        .flat_map(|r| r.into_inner().unwrap_or_else(|e| e.into_inner()));
-    without_repeats(reports)
+    hand_on();
 }
 
 /// The reports with each loop once: a function defined in a header that several files
 /// include and call is analysed in each, and gives the same report each time. Reports of
 /// one loop that differ (the files give it different callers or macros) all stay.
-fn without_repeats(reports: impl Iterator<Item = LoopReport>) -> Vec<LoopReport> {
+pub fn without_repeats(reports: impl Iterator<Item = LoopReport>) -> Vec<LoopReport> {
     let mut out: Vec<LoopReport> = Vec::new();
     let mut by_id: HashMap<String, Vec<usize>> = HashMap::new();
     for report in reports {

@@ -297,6 +297,10 @@ pub struct Summaries<'v> {
     /// function is reconstructed for its own loops, as a callee to summarize and as a
     /// caller whose arguments tell its callee's parameters apart.
     reconstructed: Mutex<HashMap<FuncRef, Arc<Reconstructed>>>,
+    /// The functions that call or are called (directly, or through pointers resolved):
+    /// only their reconstructions are asked for again, so only theirs are kept. A file of
+    /// many functions that call nothing kept every function's until the end (100 KB each).
+    in_calls: HashSet<FuncRef>,
     /// Per unit, the callees' reconstructions those share: a helper is reconstructed
     /// once for all its callers, not once per caller.
     callee_memos: Vec<CalleeMemo>,
@@ -347,6 +351,17 @@ impl<'v> Summaries<'v> {
             }
             edges.insert(f, targets);
         }
+        let mut in_calls: HashSet<FuncRef> = HashSet::new();
+        for (f, targets) in &edges {
+            if !targets.is_empty() {
+                in_calls.insert(*f);
+                in_calls.extend(targets.iter().copied());
+            }
+        }
+        for (callee, calls) in &view.call_index().callers {
+            in_calls.insert(*callee);
+            in_calls.extend(calls.iter().map(|(caller, _)| *caller));
+        }
         // Tarjan's algorithm yields components in reverse topological order: callees first.
         let components: Vec<Vec<FuncRef>> = petgraph::algo::tarjan_scc(&graph)
             .into_iter()
@@ -371,6 +386,7 @@ impl<'v> Summaries<'v> {
             edges,
             cache: Mutex::default(),
             reconstructed: Mutex::default(),
+            in_calls,
             callee_memos: view.units().iter().map(|_| CalleeMemo::new()).collect(),
         }
     }
@@ -402,6 +418,9 @@ impl<'v> Summaries<'v> {
             forest,
             rec: Arc::new(rec),
         });
+        if !self.in_calls.contains(&f) {
+            return made;
+        }
         // Another worker may have made it meanwhile: the same, so either copy will do.
         lock(&self.reconstructed).entry(f).or_insert(made).clone()
     }

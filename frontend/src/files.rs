@@ -262,26 +262,74 @@ fn write_replacing(path: &Path, bytes: &[u8], sync: bool) -> std::io::Result<()>
         Ok(meta) if !meta.is_file() => return write_in_place(path, &meta, bytes),
         _ => {}
     }
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let mut builder = tempfile::Builder::new();
-    builder.prefix(".warpwise-").suffix(".tmp");
-    // An ordinary user file (0666 less the umask, which the kernel applies at creation),
-    // not tempfile's private 0600.
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        builder.permissions(std::fs::Permissions::from_mode(0o666));
+    let mut staged = Staged::beside(path)?;
+    staged.write_all(bytes)?;
+    staged.commit(sync)
+}
+
+/// Output being written in place of `path` a piece at a time: the bytes go to a fresh
+/// temporary file in `path`'s directory, which [`Staged::commit`] renames over `path`.
+/// Dropped without a commit (a run that failed midway), the temporary file is removed and
+/// `path` stays as it was.
+#[derive(Debug)]
+pub struct Staged {
+    tmp: tempfile::NamedTempFile,
+    path: PathBuf,
+}
+
+/// A [`Staged`] file for `path` where [`write_output`] would write through a temporary
+/// file (`path` is absent, a file or a link to replace); `None` where it writes in place
+/// (a FIFO, a device, a link to stdout or stderr): the caller gathers the bytes and hands
+/// them to [`write_output`]. A directory is the same error as there.
+pub fn stage_output(path: &Path) -> std::io::Result<Option<Staged>> {
+    match std::fs::symlink_metadata(path) {
+        Ok(meta) if meta.is_dir() => Err(std::io::Error::other("is a directory")),
+        Ok(meta) if meta.is_symlink() && standard_stream(path).is_some() => Ok(None),
+        Ok(meta) if !meta.is_symlink() && !meta.is_file() => Ok(None),
+        _ => Staged::beside(path).map(Some),
     }
-    let mut tmp = builder.tempfile_in(dir)?;
-    tmp.write_all(bytes)?;
-    if sync {
-        tmp.as_file().sync_all()?;
+}
+
+impl Staged {
+    fn beside(path: &Path) -> std::io::Result<Staged> {
+        let dir = path
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        let mut builder = tempfile::Builder::new();
+        builder.prefix(".warpwise-").suffix(".tmp");
+        // An ordinary user file (0666 less the umask, which the kernel applies at creation),
+        // not tempfile's private 0600.
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            builder.permissions(std::fs::Permissions::from_mode(0o666));
+        }
+        Ok(Staged {
+            tmp: builder.tempfile_in(dir)?,
+            path: path.to_path_buf(),
+        })
     }
-    tmp.persist(path).map_err(|e| e.error)?;
-    Ok(())
+
+    /// Renames the file written over the path it stands in for (`sync`: with the data on
+    /// disk first).
+    pub fn commit(self, sync: bool) -> std::io::Result<()> {
+        if sync {
+            self.tmp.as_file().sync_all()?;
+        }
+        self.tmp.persist(&self.path).map_err(|e| e.error)?;
+        Ok(())
+    }
+}
+
+impl Write for Staged {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.tmp.write(buf)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.tmp.flush()
+    }
 }
 
 /// Writes into the FIFO or character device `found` at `path`, opened without creating or

@@ -6,6 +6,7 @@ use super::model::{
     AccessInstance, DivergenceInstance, Grid, InstanceParameter, MemoryTraffic, Quantity,
     SharedInstance,
 };
+use super::LoopSketch;
 use advisor::model::{LoopReport, MappingReport, ParamKind, Parameter, Role};
 use num_traits::ToPrimitive;
 use profile::model::{LoopProfile, Profile, ValueStats};
@@ -329,7 +330,7 @@ pub struct GridFacts {
 /// stand in where an expression has no value.
 pub fn grid(
     report: &LoopReport,
-    all: &[&LoopReport],
+    all: &[&LoopSketch],
     mapping: &MappingReport,
     values: &Context,
     block: (u64, u64),
@@ -337,8 +338,8 @@ pub fn grid(
 ) -> GridFacts {
     // The nest's loops first; a mapping may also name a child loop the nest left out
     // (it maps the child when both loops are parallel).
-    let loop_of = |var: &str| -> Option<&LoopReport> {
-        let has_var = |l: &&LoopReport| l.induction.as_ref().is_some_and(|i| i.var == var);
+    let loop_of = |var: &str| -> Option<&LoopSketch> {
+        let has_var = |l: &&LoopSketch| l.induction.as_ref().is_some_and(|i| i.var == var);
         report
             .nest
             .iter()
@@ -431,7 +432,7 @@ fn div_ceil(a: i64, b: i64) -> i64 {
 /// each warp executes the access.
 pub fn memory(
     report: &LoopReport,
-    all: &[&LoopReport],
+    all: &[&LoopSketch],
     mapping: &MappingReport,
     values: &Context,
     facts: &GridFacts,

@@ -15,7 +15,8 @@ use advisor::gpus::Gpu;
 use advisor::model::{LoopReport, ParamKind, Report, Verdict};
 use equations::{solve_counts, CountStatistic, CountedLoop};
 use eval::Values;
-use model::{Inputs, InstanceLoop, INSTANCE_SCHEMA};
+pub use model::Inputs;
+use model::{InstanceLoop, INSTANCE_SCHEMA};
 use offload::{estimate, Link, OffloadInputs};
 use profile::model::{LoopProfile, Profile};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -59,13 +60,23 @@ pub fn instantiate<E: std::fmt::Display>(
         }
         _ => report,
     };
-    let index = LoopIndex::new(&report.loops);
+    let sketches: Vec<LoopSketch> = report.loops.iter().map(LoopSketch::of).collect();
+    let index = LoopIndex::new(&sketches);
     let mut loops: Vec<InstanceLoop> = report
         .loops
         .iter()
         .map(|l| instantiate_loop(l, &index, profile, options, reanalyze))
         .collect();
-    // Most time saved first; loops without an estimate keep their order after them.
+    sort_by_saved(&mut loops);
+    InstanceReport {
+        schema: INSTANCE_SCHEMA.to_string(),
+        inputs: inputs(profile, options),
+        loops,
+    }
+}
+
+/// Most time saved first; loops without an estimate keep their order after them.
+fn sort_by_saved(loops: &mut [InstanceLoop]) {
     loops.sort_by(|a, b| {
         let saved = |l: &InstanceLoop| l.offload.as_ref().map(|o| o.saved_ns);
         match (saved(a), saved(b)) {
@@ -75,38 +86,153 @@ pub fn instantiate<E: std::fmt::Display>(
             (None, None) => std::cmp::Ordering::Equal,
         }
     });
-    InstanceReport {
-        schema: INSTANCE_SCHEMA.to_string(),
-        inputs: Inputs {
-            profile_runs: profile.map_or(0, |p| p.runs),
-            incomplete_runs: profile.map_or(0, |p| p.incomplete_runs),
-            count_statistic: options.statistic.as_str().to_string(),
-            gpu: format!("{} ({})", options.gpu.name, options.gpu.example),
-            block: format!("{}x{}", options.block.0, options.block.1),
-            link_bytes_per_s: options.link.bytes_per_s,
-            link_latency_ns: options.link.latency_ns,
-            launch_overhead_ns: options.link.launch_ns,
-            set: options
-                .set
-                .iter()
-                .map(|(k, v)| format!("{k}={v}"))
-                .collect(),
-        },
-        loops,
+}
+
+/// Where the numbers of an instantiated report come from.
+pub fn inputs(profile: Option<&Profile>, options: &Options) -> Inputs {
+    Inputs {
+        profile_runs: profile.map_or(0, |p| p.runs),
+        incomplete_runs: profile.map_or(0, |p| p.incomplete_runs),
+        count_statistic: options.statistic.as_str().to_string(),
+        gpu: format!("{} ({})", options.gpu.name, options.gpu.example),
+        block: format!("{}x{}", options.block.0, options.block.1),
+        link_bytes_per_s: options.link.bytes_per_s,
+        link_latency_ns: options.link.latency_ns,
+        launch_overhead_ns: options.link.launch_ns,
+        set: options
+            .set
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect(),
+    }
+}
+
+/// What instantiating a loop reads of the other loops of its function: a report read a
+/// loop at a time keeps these of every loop (a few hundred bytes) instead of the loops.
+#[derive(Clone, Debug)]
+pub struct LoopSketch {
+    pub id: String,
+    pub function: String,
+    pub line: u32,
+    pub nest: Vec<String>,
+    pub induction: Option<InductionSketch>,
+}
+
+/// The induction variable of a [`LoopSketch`] and its trip count.
+#[derive(Clone, Debug)]
+pub struct InductionSketch {
+    pub var: String,
+    pub trip_count: String,
+}
+
+impl LoopSketch {
+    pub fn of(l: &LoopReport) -> LoopSketch {
+        LoopSketch {
+            id: l.id.clone(),
+            function: l.function.clone(),
+            line: l.line,
+            nest: l.nest.clone(),
+            induction: l.induction.as_ref().map(|i| InductionSketch {
+                var: i.var.clone(),
+                trip_count: i.trip_count.clone(),
+            }),
+        }
+    }
+}
+
+/// The loops of a report read a loop at a time, in the order [`instantiate`] reads them:
+/// `sketches` in report order, `apply` when the profile is applied to the loops first (a
+/// report written without one), which puts the profiled loops first, longest first.
+pub fn order_sketches(sketches: &mut [LoopSketch], profile: Option<&Profile>, apply: bool) {
+    if let (Some(p), true) = (profile, apply) {
+        let time = |s: &LoopSketch| p.find_loop(&s.id).map(|l| l.time_ns);
+        sketches.sort_by(|a, b| match (time(a), time(b)) {
+            (Some(x), Some(y)) => y.cmp(&x),
+            (Some(_), None) => std::cmp::Ordering::Less,
+            (None, Some(_)) => std::cmp::Ordering::Greater,
+            (None, None) => std::cmp::Ordering::Equal,
+        });
+    }
+}
+
+/// Instantiates one loop of a report read a loop at a time (the profile applied to it
+/// when `apply`, see [`order_sketches`]); `index` holds the sketches of every loop.
+pub fn instantiate_one<E: std::fmt::Display>(
+    l: LoopReport,
+    index: &LoopIndex<'_>,
+    profile: Option<&Profile>,
+    options: &Options,
+    reanalyze: Option<&Reanalyze<'_, E>>,
+    apply: bool,
+) -> InstanceLoop {
+    let mut l = l;
+    if let (Some(p), true) = (profile, apply) {
+        profile::apply::apply(std::slice::from_mut(&mut l), p);
+    }
+    instantiate_loop(&l, index, profile, options, reanalyze)
+}
+
+/// Puts the loops of a report read a loop at a time in [`instantiate`]'s order: loops that
+/// may move ahead (profiled ones) are held, at most as many as the profile has loops; the
+/// others keep report order after them and can be written as they come.
+#[derive(Debug, Default)]
+pub struct Order {
+    held: Vec<(Option<u64>, InstanceLoop)>,
+}
+
+impl Order {
+    /// `l`, instantiated from a report loop, back when it can be written now (after the
+    /// held loops, in the order given); `None` when it is held.
+    pub fn place(
+        &mut self,
+        l: InstanceLoop,
+        profile: Option<&Profile>,
+        apply: bool,
+    ) -> Option<InstanceLoop> {
+        let profiled = profile.and_then(|p| p.find_loop(&l.id));
+        // Applied, the profile moves its loops ahead, longest first; else only an
+        // estimate (which needs the loop profiled) moves a loop.
+        let moves = if apply {
+            profiled.is_some()
+        } else {
+            l.offload.is_some()
+        };
+        if moves {
+            // Held loops start in report order, and then in the applied profile's.
+            let time = profiled.filter(|_| apply).map(|p| p.time_ns);
+            self.held.push((time, l));
+            None
+        } else {
+            Some(l)
+        }
+    }
+
+    /// The held loops in order, to be written before those handed back by [`Self::place`].
+    pub fn held(mut self) -> Vec<InstanceLoop> {
+        self.held.sort_by(|a, b| match (a.0, b.0) {
+            (Some(x), Some(y)) => y.cmp(&x),
+            (Some(_), None) => std::cmp::Ordering::Less,
+            (None, Some(_)) => std::cmp::Ordering::Greater,
+            (None, None) => std::cmp::Ordering::Equal,
+        });
+        let mut loops: Vec<InstanceLoop> = self.held.into_iter().map(|(_, l)| l).collect();
+        sort_by_saved(&mut loops);
+        loops
     }
 }
 
 /// The report's loops by id and by (file, function), built once: looking them up by a scan
 /// per loop made a report of many loops quadratic.
-struct LoopIndex<'a> {
-    by_id: HashMap<&'a str, &'a LoopReport>,
-    by_function: HashMap<(&'a str, &'a str), Vec<&'a LoopReport>>,
+#[derive(Debug)]
+pub struct LoopIndex<'a> {
+    by_id: HashMap<&'a str, &'a LoopSketch>,
+    by_function: HashMap<(&'a str, &'a str), Vec<&'a LoopSketch>>,
 }
 
 impl<'a> LoopIndex<'a> {
-    fn new(all: &'a [LoopReport]) -> LoopIndex<'a> {
+    pub fn new(all: &'a [LoopSketch]) -> LoopIndex<'a> {
         let mut by_id = HashMap::with_capacity(all.len());
-        let mut by_function: HashMap<(&str, &str), Vec<&LoopReport>> = HashMap::new();
+        let mut by_function: HashMap<(&str, &str), Vec<&LoopSketch>> = HashMap::new();
         for l in all {
             // The first loop of an id wins, as a scan in report order found it.
             by_id.entry(l.id.as_str()).or_insert(l);
@@ -119,8 +245,8 @@ impl<'a> LoopIndex<'a> {
     }
 
     /// The loops of the same function and file as `l`, `l` and its nest first.
-    fn related(&self, l: &'a LoopReport) -> Vec<&'a LoopReport> {
-        let mut out: Vec<&LoopReport> = Vec::new();
+    fn related<'b>(&'b self, l: &'b LoopSketch) -> Vec<&'b LoopSketch> {
+        let mut out: Vec<&LoopSketch> = Vec::new();
         let mut seen: std::collections::HashSet<&str> = std::collections::HashSet::new();
         for id in &l.nest {
             if let Some(x) = self.by_id.get(id.as_str()) {
@@ -156,7 +282,7 @@ fn id_file(id: &str) -> &str {
 /// Every variable the evaluated expressions of `l` mention, minus induction variables.
 fn needed_variables(
     l: &LoopReport,
-    related: &[&LoopReport],
+    related: &[&LoopSketch],
     ivs: &BTreeSet<String>,
 ) -> BTreeSet<String> {
     let mut exprs: Vec<&str> = Vec::new();
@@ -234,7 +360,8 @@ fn instantiate_loop<'a, E: std::fmt::Display>(
     options: &Options,
     reanalyze: Option<&Reanalyze<'_, E>>,
 ) -> InstanceLoop {
-    let related = index.related(l);
+    let sketch = LoopSketch::of(l);
+    let related = index.related(&sketch);
     let mut ivs: BTreeSet<String> = related
         .iter()
         .filter_map(|x| x.induction.as_ref().map(|i| i.var.clone()))

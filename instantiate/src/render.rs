@@ -1,7 +1,7 @@
 //! The instantiated report as text for a person: one block per loop, numbers first, the
 //! expressions they came from beside them.
 
-use super::model::{InstanceLoop, InstanceReport, Quantity};
+use super::model::{Inputs, InstanceLoop, InstanceReport, Quantity};
 use std::fmt::Write;
 
 fn q(quantity: &Quantity) -> String {
@@ -25,8 +25,17 @@ fn time(ns: f64) -> String {
 }
 
 pub fn render(report: &InstanceReport) -> String {
+    let mut out = head(&report.inputs);
+    for l in &report.loops {
+        out.push('\n');
+        render_loop(&mut out, l);
+    }
+    out
+}
+
+/// The line above the loops: where the numbers come from.
+pub fn head(i: &Inputs) -> String {
     let mut out = String::new();
-    let i = &report.inputs;
     let _ = writeln!(
         out,
         "instantiated with {} profiled run(s){}; counts: {} per entry; GPU {}; block {}; link {:.1} GB/s",
@@ -41,14 +50,11 @@ pub fn render(report: &InstanceReport) -> String {
         i.block,
         i.link_bytes_per_s as f64 / 1e9
     );
-    for l in &report.loops {
-        out.push('\n');
-        render_loop(&mut out, l);
-    }
     out
 }
 
-fn render_loop(out: &mut String, l: &InstanceLoop) {
+/// One loop's block (the caller puts an empty line before it).
+pub fn render_loop(out: &mut String, l: &InstanceLoop) {
     let _ = writeln!(
         out,
         "{}  {}  {}  (valid for: {})",

@@ -9,10 +9,34 @@ pub const MAX_NESTING: usize = 64;
 /// collections (`[`, `{`) outside quoted scalars and comments, and block nesting estimated
 /// from indentation plus the `- ` sequence markers that open a line.
 pub fn too_deep(text: &str, limit: usize) -> Option<(usize, usize)> {
-    let mut flow = 0usize;
-    for (index, line) in text.lines().enumerate() {
-        let line_no = index + 1;
-        if flow == 0 {
+    let mut guard = Nesting::new(limit);
+    text.lines().find_map(|line| guard.line(line))
+}
+
+/// [`too_deep`] a line at a time, for text read a piece at a time: the open flow
+/// collections are all it carries from one line to the next.
+#[derive(Debug)]
+pub struct Nesting {
+    limit: usize,
+    flow: usize,
+    line_no: usize,
+}
+
+impl Nesting {
+    pub fn new(limit: usize) -> Nesting {
+        Nesting {
+            limit,
+            flow: 0,
+            line_no: 0,
+        }
+    }
+
+    /// Where the next line of the text (without its line break) nests deeper than the
+    /// limit, as [`too_deep`] gives it.
+    pub fn line(&mut self, line: &str) -> Option<(usize, usize)> {
+        self.line_no += 1;
+        let (limit, line_no) = (self.limit, self.line_no);
+        if self.flow == 0 {
             let indent = line.len() - line.trim_start_matches(' ').len();
             let mut rest = &line[indent..];
             let mut markers = 0;
@@ -45,19 +69,19 @@ pub fn too_deep(text: &str, limit: usize) -> Option<(usize, usize)> {
                     '#' if previous == ' ' || at == 0 => break,
                     '"' | '\'' => quote = Some(c),
                     '[' | '{' => {
-                        flow += 1;
-                        if flow > limit {
+                        self.flow += 1;
+                        if self.flow > limit {
                             return Some((line_no, line[..at].chars().count() + 1));
                         }
                     }
-                    ']' | '}' => flow = flow.saturating_sub(1),
+                    ']' | '}' => self.flow = self.flow.saturating_sub(1),
                     _ => {}
                 },
             }
             previous = c;
         }
+        None
     }
-    None
 }
 
 #[cfg(test)]

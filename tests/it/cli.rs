@@ -146,6 +146,55 @@ fn analyze_writes_to_a_file_with_o() {
     assert!(text.starts_with("schema: warpwise/kernel-report/v1"));
 }
 
+/// The report is written a loop at a time as functions finish: a selection that matches
+/// nothing, found only after the analysis, still leaves `-o` as it was (new or old), and the
+/// loops come in the file's order, as the YAML and the JSON of the same run.
+#[test]
+fn a_report_written_as_it_is_made_is_all_or_nothing_and_in_order() {
+    let dir = temp_dir("streamed");
+    let mut source = String::new();
+    for k in 0..40 {
+        source.push_str(&format!(
+            "void f{k}(double *a, int n) {{\n  for (int i = 0; i < n; i++) a[i] += {k};\n}}\n"
+        ));
+    }
+    let file = write(&dir, "many.c", &source);
+    let old = write(&dir, "old.yaml", "before\n");
+    let new = dir.join("new.json").to_string_lossy().into_owned();
+    for (output, format) in [(&old, "yaml"), (&new, "json")] {
+        check(
+            &[
+                "analyze",
+                &file,
+                "--loop",
+                "many.c:999",
+                "--format",
+                format,
+                "-o",
+                output,
+            ],
+            2,
+            &["many.c:999"],
+        );
+    }
+    assert_eq!(std::fs::read_to_string(&old).unwrap(), "before\n");
+    assert!(!Path::new(&new).exists());
+    check(&["analyze", &file, "--format", "json", "-o", &new], 0, &[]);
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&new).unwrap()).unwrap();
+    let yaml =
+        String::from_utf8(check(&["analyze", &file, "--format", "yaml"], 0, &[]).stdout).unwrap();
+    let yaml: serde_json::Value = serde_yaml::from_str(&yaml).unwrap();
+    assert_eq!(json, yaml);
+    let lines: Vec<u64> = json["loops"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["line"].as_u64().unwrap())
+        .collect();
+    assert_eq!(lines, (0..40).map(|k| 2 + 3 * k).collect::<Vec<u64>>());
+}
+
 #[test]
 fn loop_filter_selects_one_loop() {
     let out = check(

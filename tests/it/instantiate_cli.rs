@@ -480,6 +480,140 @@ fn malformed_inputs_are_diagnosed_with_exit_codes() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("NAME=INTEGER"));
 }
 
+/// `warpwise instantiate` in `dir`: exit code, stdout, stderr.
+fn instantiate_in(dir: &Path, args: &[&str]) -> (Option<i32>, String, String) {
+    let out = Command::new(bin())
+        .current_dir(dir)
+        .arg("instantiate")
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// A JSON report is read and written a loop at a time; the same report as YAML is read
+/// whole: both give the same bytes, in every format, to stdout and to a file, with the
+/// profile moving its loops ahead and without, and with no loops at all.
+#[test]
+fn a_json_report_read_a_loop_at_a_time_gives_what_the_whole_report_gives() {
+    let dir = profile_and_report("every_fourth_add.c", &["200"]);
+    let file = samples().join("every_fourth_add.c");
+    run(
+        &dir,
+        &[
+            "analyze",
+            file.to_str().unwrap(),
+            "--format",
+            "json",
+            "-o",
+            "report.json",
+        ],
+    );
+    std::fs::write(
+        dir.join("empty.json"),
+        "{\"schema\": \"warpwise/kernel-report/v1\", \"loops\": []}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("empty.yaml"),
+        "schema: warpwise/kernel-report/v1\nloops: []\n",
+    )
+    .unwrap();
+    let cases: [(&str, &str, &[&str]); 4] = [
+        ("report.yaml", "report.json", &["--profile", "profile.yaml"]),
+        ("report.yaml", "report.json", &["--set", "n=300"]),
+        ("report.yaml", "report.json", &[]),
+        ("empty.yaml", "empty.json", &[]),
+    ];
+    for (whole, streamed, extra) in cases {
+        for format in ["yaml", "json", "text"] {
+            let args = |report: &'static str| -> Vec<&str> {
+                let mut v = vec![report, "--format", format];
+                v.extend_from_slice(extra);
+                v
+            };
+            let (code, expected, err) = instantiate_in(&dir, &args(whole));
+            assert_eq!(code, Some(0), "{err}");
+            assert!(expected.contains("instance-report") || format == "text");
+            let (code, got, err) = instantiate_in(&dir, &args(streamed));
+            assert_eq!(code, Some(0), "{err}");
+            assert_eq!(got, expected, "{streamed} {format} {extra:?}");
+            let mut to_file = args(streamed);
+            to_file.extend(["-o", "out.txt"]);
+            assert_eq!(instantiate_in(&dir, &to_file).0, Some(0));
+            assert_eq!(
+                std::fs::read_to_string(dir.join("out.txt")).unwrap(),
+                expected
+            );
+        }
+    }
+}
+
+/// A loop that is not a loop report, after many good ones: one located error, exit 1, and
+/// the output file as it was (the loops before it were written to a temporary file only).
+#[test]
+fn a_malformed_loop_in_the_middle_of_a_json_report_is_located_and_nothing_is_written() {
+    let dir = scratch("malformed-middle");
+    let file = samples().join("matmul.c");
+    run(
+        &dir,
+        &[
+            "analyze",
+            file.to_str().unwrap(),
+            "--format",
+            "json",
+            "-o",
+            "report.json",
+        ],
+    );
+    // A field the first pass reads (what loops need of each other) and one only the
+    // second reads.
+    for field in ["line", "verdict"] {
+        let mut report: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(dir.join("report.json")).unwrap())
+                .unwrap();
+        let loops = report["loops"].as_array().unwrap().clone();
+        let mut many: Vec<serde_json::Value> = (0..40).flat_map(|_| loops.clone()).collect();
+        let middle = many.len() / 2;
+        many[middle][field] = serde_json::Value::from("seven");
+        report["loops"] = serde_json::Value::from(many);
+        let text = serde_json::to_string_pretty(&report).unwrap();
+        let line = 1 + text.lines().position(|l| l.contains("\"seven\"")).unwrap();
+        std::fs::write(dir.join("bad.json"), &text).unwrap();
+        std::fs::write(dir.join("out.txt"), "before\n").unwrap();
+        for output in ["out.txt", "new.txt"] {
+            let (code, stdout, err) =
+                instantiate_in(&dir, &["bad.json", "--set", "n=10", "-o", output]);
+            assert_eq!(code, Some(1), "{err}");
+            assert!(stdout.is_empty());
+            assert_eq!(err.lines().count(), 1, "{err}");
+            assert!(
+                err.starts_with(&format!("error: bad.json:{line}:"))
+                    && err.contains("not a kernel report"),
+                "{err}"
+            );
+        }
+        assert_eq!(
+            std::fs::read_to_string(dir.join("out.txt")).unwrap(),
+            "before\n"
+        );
+        assert!(!dir.join("new.txt").exists());
+        let left: Vec<_> = std::fs::read_dir(&dir)
+            .unwrap()
+            .filter_map(|e| e.ok())
+            .filter(|e| e.file_name().to_string_lossy().ends_with(".tmp"))
+            .collect();
+        assert!(left.is_empty(), "{left:?}");
+    }
+    // To stdout, nothing either.
+    let (code, stdout, _) = instantiate_in(&dir, &["bad.json", "--set", "n=10"]);
+    assert_eq!((code, stdout.as_str()), (Some(1), ""));
+}
+
 #[test]
 fn analyze_instantiate_does_it_in_one_go() {
     let dir = profile_and_report("every_fourth_add.c", &["200"]);
