@@ -68,6 +68,52 @@ void shifted(int m, int flag, double *a, const double *b) {
     );
 }
 
+/// A global the loop reads (`nc` in the bound and the index) is one value at the loop's
+/// start, read after the call before the loop: the global itself (a parameter, the base of
+/// its reads) and the value read from it are one variable to the reader, `nc`, not
+/// `nc@L` beside `nc`.
+#[test]
+fn a_global_the_loop_reads_is_its_name() {
+    check(
+        r#"
+int nc = 20;
+void g(void);
+void f(double *x, int n) {
+  g();
+  for (int i = 0; i < n; i++) /* LOOP */
+    for (int k = 0; k < nc; k++)
+      x[nc * i + k] = 0;
+}
+"#,
+        &[
+            "hi: 8*n*nc",
+            "nc > 0 (the loop runs)",
+            "offset_bytes: 8*k + 8*i*nc",
+        ],
+        &["@"],
+    );
+}
+
+/// So is a local whose address a call takes before the loop: the call writes it, and the
+/// loop reads what it wrote.
+#[test]
+fn a_local_a_call_fills_is_its_name() {
+    check(
+        r#"
+void sizes(int *rows);
+void f(double *x, int n) {
+  int rows;
+  sizes(&rows);
+  for (int i = 0; i < n; i++) /* LOOP */
+    for (int k = 0; k < rows; k++)
+      x[rows * i + k] = 0;
+}
+"#,
+        &["hi: 8*n*rows", "rows > 0 (the loop runs)"],
+        &["@"],
+    );
+}
+
 #[test]
 fn overlaps_that_grow_with_the_thread_are_the_most_in_the_block() {
     // Thread i reads a[0..i]: it shares 8*i + 8 bytes with thread i + 1, which the report
