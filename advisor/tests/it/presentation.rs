@@ -94,6 +94,51 @@ void f(double *x, int n) {
     );
 }
 
+/// A value of the global read before a call that may write it (`m = nc; g();`) and the
+/// global as the loop reads it after the call are two values: each keeps the line it is
+/// read on, never one name for both. A call of the C library that writes only through its
+/// arguments, or a call that does not return, leaves them one value.
+#[test]
+fn a_global_a_call_may_write_between_two_reads_is_two_values() {
+    let source = |between: &str| {
+        format!(
+            r#"
+#include <stdio.h>
+#include <stdlib.h>
+int nc = 20;
+void g(void);
+void f(double *x, int n) {{
+  int m = nc;
+  {between}
+  for (int i = 0; i < n; i++) /* LOOP */
+    for (int k = 0; k < m; k++)
+      x[nc * i + k] = 0;
+}}
+"#
+        )
+    };
+    check(
+        &source("g();"),
+        &[
+            "hi: 8*nc@7 - 8*nc@11 + 8*n*nc@11",
+            "nc@7 > 0 (the loop runs)",
+        ],
+        &["*nc "],
+    );
+    check(
+        &source("nc = 3;"),
+        &["hi: 8*nc@7 - 8*nc@11 + 8*n*nc@11"],
+        &["*nc "],
+    );
+    for one_value in ["printf(\"%d\\n\", m);", "if (m < 0) abort();", ""] {
+        check(
+            &source(one_value),
+            &["hi: 8*n*nc", "nc > 0 (the loop runs)"],
+            &["@"],
+        );
+    }
+}
+
 /// So is a local whose address a call takes before the loop: the call writes it, and the
 /// loop reads what it wrote.
 #[test]
