@@ -625,7 +625,8 @@ impl<'a> FunctionContext<'a> {
                 .value_of(&Var::new(name))
                 .and_then(|v| self.defining_place(v))
         };
-        crate::present::present(report, &locate);
+        let is_object = |name: &str| self.rec.symbols.is_object(&Var::new(name));
+        crate::present::present(report, &locate, &is_object);
     }
 
     /// Whether `v` is the same in every iteration: invariant, a load already shown

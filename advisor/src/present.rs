@@ -17,8 +17,12 @@ use crate::model::{LoopReport, Reason};
 /// the symbol is not one of the loop's function (a callee's variable) or has no position.
 pub type Locate<'a> = dyn Fn(&str) -> Option<(u32, u32)> + 'a;
 
+/// Whether a name the report prints unnumbered is a memory object's symbol (a global, a
+/// local whose address is taken): the variable's storage, not a value it holds.
+pub type IsObject<'a> = dyn Fn(&str) -> bool + 'a;
+
 /// Renames every numbered symbol in `report`'s texts (see the module documentation).
-pub fn present(report: &mut LoopReport, locate: &Locate) {
+pub fn present(report: &mut LoopReport, locate: &Locate, is_object: &IsObject) {
     let mut seen: Vec<String> = texts_mut(report)
         .into_iter()
         .filter(|(_, t)| t.contains('#'))
@@ -31,10 +35,21 @@ pub fn present(report: &mut LoopReport, locate: &Locate) {
     }
     // The plain identifiers of the expressions: a value shown unqualified (`n`) makes
     // another value of that variable (`n#2`) need a qualifier. Prose is left out: it quotes
-    // the source (`x[i]`), whose names are not values.
+    // the source (`x[i]`), whose names are not values. Nor is the storage a base names: the
+    // object `n` (a global read in the loop, an access's base) and the value `n#2` loaded
+    // from it are one variable to a reader, and the port reads the value where the loop
+    // starts. Unless that value is a parameter too (the memory a global pointer points
+    // to): then two parameters would read the same, and the value keeps its qualifier.
+    let mut plain_params: HashMap<String, usize> = HashMap::new();
+    for p in &report.parameters {
+        *plain_params.entry(without_numbers(&p.name)).or_default() += 1;
+    }
     let mut plain = BTreeSet::new();
     for (kind, t) in texts_mut(report) {
-        if kind == Kind::Expression {
+        let storage = kind == Kind::Storage
+            && is_object(t)
+            && plain_params.get(t.as_str()).is_none_or(|n| *n <= 1);
+        if matches!(kind, Kind::Expression | Kind::Storage) && !storage {
             plain_identifiers(t, &mut plain);
         }
     }
@@ -49,10 +64,6 @@ pub fn present(report: &mut LoopReport, locate: &Locate) {
     // loaded from it): those keep their qualifiers, and a port refuses them by name.
     if let Some(i) = report.induction.as_mut() {
         i.var = without_numbers(&i.var);
-    }
-    let mut plain_params: HashMap<String, usize> = HashMap::new();
-    for p in &report.parameters {
-        *plain_params.entry(without_numbers(&p.name)).or_default() += 1;
     }
     let clashing = |p: &crate::model::Parameter| {
         p.name.contains('#') && plain_params[&without_numbers(&p.name)] > 1
@@ -399,6 +410,9 @@ pub enum Kind {
     Source,
     /// Prose, which may quote the source (`x[i]`), and C types.
     Prose,
+    /// What an access's address is relative to (a base, the array of a pair of accesses):
+    /// a pointer value, or the storage of a variable itself when it is a memory object.
+    Storage,
 }
 
 /// Every text of `report` the analyses wrote in the loop's terms (names, expressions,
@@ -408,6 +422,7 @@ pub fn texts_mut(report: &mut LoopReport) -> Vec<(Kind, &mut String)> {
     let mut e: Vec<&mut String> = Vec::new();
     let mut n: Vec<&mut String> = Vec::new();
     let mut p: Vec<&mut String> = Vec::new();
+    let mut bases: Vec<&mut String> = Vec::new();
     if let Some(i) = report.induction.as_mut() {
         e.extend([
             &mut i.var,
@@ -441,7 +456,13 @@ pub fn texts_mut(report: &mut LoopReport) -> Vec<(Kind, &mut String)> {
         n.push(&mut c.name);
     }
     for d in report.needs_evidence.iter_mut() {
-        e.push(&mut d.array);
+        // A scalar's pair names the variable itself (`pos`: its value carried from one
+        // iteration to the next), not one of its values.
+        if d.first.text == d.array && d.second.text == d.array {
+            n.push(&mut d.array);
+        } else {
+            bases.push(&mut d.array);
+        }
         e.extend(d.distance.iter_mut());
     }
     p.extend(report.assumptions.iter_mut());
@@ -453,7 +474,7 @@ pub fn texts_mut(report: &mut LoopReport) -> Vec<(Kind, &mut String)> {
             &mut m.total_sectors_per_warp,
         ]);
         for a in m.accesses.iter_mut() {
-            e.extend(a.base.iter_mut());
+            bases.extend(a.base.iter_mut());
             e.extend([
                 &mut a.offset_bytes,
                 &mut a.requests_per_warp,
@@ -479,7 +500,8 @@ pub fn texts_mut(report: &mut LoopReport) -> Vec<(Kind, &mut String)> {
         p.push(&mut g.compared);
     }
     for s in report.shared_memory.iter_mut() {
-        e.extend([&mut s.array, &mut s.bytes_per_block, &mut s.bytes_for_block]);
+        bases.push(&mut s.array);
+        e.extend([&mut s.bytes_per_block, &mut s.bytes_for_block]);
         p.push(&mut s.message);
         e.extend(s.overlap_x_bytes.iter_mut());
         e.extend(s.overlap_y_bytes.iter_mut());
@@ -520,6 +542,7 @@ pub fn texts_mut(report: &mut LoopReport) -> Vec<(Kind, &mut String)> {
         .map(|t| (Kind::Expression, t))
         .chain(n.into_iter().map(|t| (Kind::Source, t)))
         .chain(p.into_iter().map(|t| (Kind::Prose, t)))
+        .chain(bases.into_iter().map(|t| (Kind::Storage, t)))
         .collect()
 }
 

@@ -254,9 +254,9 @@ fn stored_before_loop(
     if store_blocks.is_empty() {
         return false;
     }
-    // The reconstruction gives loads of one global the symbol of the first (`g#2` for the
-    // `g` of `m = g;` and for the header's `i < g` after `g = 3;`): a loop that reads the
-    // global itself means the value it finds there, which is the variable's.
+    // A loop that reads the global itself means the value it finds there, which is the
+    // variable's; a load before a store is a value of its own (`reconstruct::versions`),
+    // which the report tells from the loop's by line.
     let reads_it_inside = l.blocks.iter().any(|b| {
         func.block(*b).insts.iter().any(|v| {
             matches!(&func.inst(*v).kind, InstKind::Load { addr }

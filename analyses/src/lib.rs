@@ -3,6 +3,7 @@
 pub mod annotate;
 pub mod framework;
 pub mod invariant;
+pub mod library;
 mod pvec;
 pub mod range;
 pub mod reconstruct;

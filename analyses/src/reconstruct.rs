@@ -27,6 +27,7 @@ use symbolic::{Expr, Var};
 
 mod callees;
 mod frozen;
+mod versions;
 pub use callees::CalleeMemo;
 
 #[derive(Clone, Debug)]
@@ -215,6 +216,8 @@ struct Builder<'a> {
     tested: BTreeSet<String>,
     /// Loads of local array elements written once before them (see [`frozen`]).
     frozen: HashMap<Value, frozen::Frozen>,
+    /// Loads of a variable that read another value than its first (see [`versions`]).
+    versions: HashMap<Value, String>,
 }
 
 /// A callee's return expressions over its parameters, and each parameter's symbol and
@@ -252,6 +255,7 @@ impl<'a> Builder<'a> {
             memo,
             tested: BTreeSet::new(),
             frozen: HashMap::new(),
+            versions: HashMap::new(),
         }
     }
 
@@ -271,6 +275,7 @@ impl<'a> Builder<'a> {
         self.choices = choices(self.program, func, forest);
         let order = crate::framework::reverse_postorder(func);
         self.frozen = frozen::frozen_loads(self.program, func, forest, &order);
+        self.versions = versions::load_versions(self.program, func);
         for &block in &order {
             for &v in &func.block(block).insts {
                 let set = self.compute(v);
@@ -648,11 +653,15 @@ impl<'a> Builder<'a> {
                     None => {}
                 }
                 let addresses = self.operand(*addr);
-                let key = addresses
+                let mut key = addresses
                     .iter()
                     .map(|e| e.to_string())
                     .collect::<Vec<_>>()
                     .join(" | ");
+                // A variable written between two loads of it holds two values there.
+                if let Some(version) = self.versions.get(&v) {
+                    key = format!("{key} {version}");
+                }
                 let var = self
                     .symbols
                     .load_symbol(func, &self.program.types, v, *addr, key);

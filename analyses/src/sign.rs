@@ -32,6 +32,8 @@ use std::collections::{BinaryHeap, HashMap};
 use std::sync::{Arc, Mutex};
 use symbolic::{sign_of, solve_signs, Equation, Expr, SignEnv, SignSet, Var};
 
+pub use crate::library::pure_library_function;
+
 /// Signs of every value at one program point; `reachable == false` is the lattice bottom.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SignState {
@@ -214,21 +216,6 @@ fn compare_signs(rel: BinOp, a: SignSet, b: SignSet) -> SignSet {
         }
     }
     out
-}
-
-/// C library functions known not to write program memory, with the sign of their result
-/// when it is known regardless of the arguments.
-pub fn pure_library_function(name: &str) -> Option<SignSet> {
-    let name = name.trim_end_matches(['f', 'l']);
-    Some(match name {
-        "sqrt" | "fabs" | "exp" | "exp2" | "cosh" | "hypot" | "abs" | "labs" | "llabs"
-        | "strlen" => SignSet::NON_NEG,
-        "sin" | "cos" | "tan" | "asin" | "acos" | "atan" | "atan2" | "sinh" | "tanh" | "log"
-        | "log2" | "log10" | "log1p" | "expm1" | "pow" | "floor" | "ceil" | "round" | "trunc"
-        | "fmod" | "fmin" | "fmax" | "cbrt" | "rint" | "nearbyint" | "copysign" | "erf"
-        | "erfc" | "lround" | "lrint" | "fdim" | "fma" | "min" | "max" => SignSet::TOP,
-        _ => return None,
-    })
 }
 
 /// Signs of the values of one function.

@@ -68,6 +68,97 @@ void shifted(int m, int flag, double *a, const double *b) {
     );
 }
 
+/// A global the loop reads (`nc` in the bound and the index) is one value at the loop's
+/// start, read after the call before the loop: the global itself (a parameter, the base of
+/// its reads) and the value read from it are one variable to the reader, `nc`, not
+/// `nc@L` beside `nc`.
+#[test]
+fn a_global_the_loop_reads_is_its_name() {
+    check(
+        r#"
+int nc = 20;
+void g(void);
+void f(double *x, int n) {
+  g();
+  for (int i = 0; i < n; i++) /* LOOP */
+    for (int k = 0; k < nc; k++)
+      x[nc * i + k] = 0;
+}
+"#,
+        &[
+            "hi: 8*n*nc",
+            "nc > 0 (the loop runs)",
+            "offset_bytes: 8*k + 8*i*nc",
+        ],
+        &["@"],
+    );
+}
+
+/// A value of the global read before a call that may write it (`m = nc; g();`) and the
+/// global as the loop reads it after the call are two values: each keeps the line it is
+/// read on, never one name for both. A call of the C library that writes only through its
+/// arguments, or a call that does not return, leaves them one value.
+#[test]
+fn a_global_a_call_may_write_between_two_reads_is_two_values() {
+    let source = |between: &str| {
+        format!(
+            r#"
+#include <stdio.h>
+#include <stdlib.h>
+int nc = 20;
+void g(void);
+void f(double *x, int n) {{
+  int m = nc;
+  {between}
+  for (int i = 0; i < n; i++) /* LOOP */
+    for (int k = 0; k < m; k++)
+      x[nc * i + k] = 0;
+}}
+"#
+        )
+    };
+    check(
+        &source("g();"),
+        &[
+            "hi: 8*nc@7 - 8*nc@11 + 8*n*nc@11",
+            "nc@7 > 0 (the loop runs)",
+        ],
+        &["*nc "],
+    );
+    check(
+        &source("nc = 3;"),
+        &["hi: 8*nc@7 - 8*nc@11 + 8*n*nc@11"],
+        &["*nc "],
+    );
+    for one_value in ["printf(\"%d\\n\", m);", "if (m < 0) abort();", ""] {
+        check(
+            &source(one_value),
+            &["hi: 8*n*nc", "nc > 0 (the loop runs)"],
+            &["@"],
+        );
+    }
+}
+
+/// So is a local whose address a call takes before the loop: the call writes it, and the
+/// loop reads what it wrote.
+#[test]
+fn a_local_a_call_fills_is_its_name() {
+    check(
+        r#"
+void sizes(int *rows);
+void f(double *x, int n) {
+  int rows;
+  sizes(&rows);
+  for (int i = 0; i < n; i++) /* LOOP */
+    for (int k = 0; k < rows; k++)
+      x[rows * i + k] = 0;
+}
+"#,
+        &["hi: 8*n*rows", "rows > 0 (the loop runs)"],
+        &["@"],
+    );
+}
+
 #[test]
 fn overlaps_that_grow_with_the_thread_are_the_most_in_the_block() {
     // Thread i reads a[0..i]: it shares 8*i + 8 bytes with thread i + 1, which the report

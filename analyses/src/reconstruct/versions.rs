@@ -1,0 +1,242 @@
+//! Which loads of a variable held in memory (a global, a local whose address is taken) read
+//! one value. Loads from one address share a symbol ([`crate::symbols`]); a write that may
+//! come between two loads of such a variable (`m = n; g(); ... n`, where `g` may store to
+//! `n`) makes them two values, and giving them one symbol would name two values alike. The
+//! versions are those of SSA over the variable's memory: a load reads the write or the merge
+//! of paths nearest above it in the dominator tree, merges being the iterated dominance
+//! frontier of the blocks that may write it.
+//!
+//! What may write a variable: a store into it; a call that may reach it (any call for a
+//! variable whose address the function lets out; for a global, any call but to the C
+//! library's functions that only write through their arguments, and those too for an
+//! `extern` global the library may own, such as `optind`); a store through a pointer for a
+//! variable whose address the function lets out. A store through a pointer is taken not to
+//! write a global whose address the function does not take: the aliasing policy's
+//! assumption, the one the loop-invariance analysis makes of distinct objects.
+
+use crate::library::{pure_library_function, writes_only_through_arguments};
+use frontend::ir::dominators::Dominators;
+use frontend::ir::{Block, Callee, Function, GlobalId, InstKind, Program, Slot, Value};
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+/// A variable held in memory, as loads name it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+enum Object {
+    Global(GlobalId),
+    Slot(Slot),
+}
+
+/// Where the value a load reads was last possibly written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum Version {
+    /// As the function found it.
+    Entry,
+    /// By this instruction (a store or a call).
+    Write(Value),
+    /// By whichever write reaches this block's start (a merge of paths).
+    Merge(Block),
+}
+
+/// For each load of a variable that reads another value than the variable had at the
+/// function's entry, a text naming that value's version: loads with the same text read the
+/// same value. Loads that read the entry value are left out.
+pub(super) fn load_versions(program: &Program, func: &Function) -> HashMap<Value, String> {
+    let root = |mut v: Value| {
+        for _ in 0..64 {
+            match &func.inst(v).kind {
+                InstKind::GlobalAddr(g) => return Some(Object::Global(*g)),
+                InstKind::SlotAddr(s) => return Some(Object::Slot(*s)),
+                InstKind::PtrAdd { base, .. } | InstKind::FieldAddr { base, .. } => v = *base,
+                InstKind::Cast(a) => v = *a,
+                _ => return None,
+            }
+        }
+        None
+    };
+    let direct = |v: Value| match func.inst(v).kind {
+        InstKind::GlobalAddr(g) => Some(Object::Global(g)),
+        InstKind::SlotAddr(s) => Some(Object::Slot(s)),
+        _ => None,
+    };
+    let mut loads: BTreeMap<Object, Vec<Value>> = BTreeMap::new();
+    for v in func.values() {
+        if let InstKind::Load { addr } = func.inst(v).kind {
+            if let Some(o) = direct(addr) {
+                loads.entry(o).or_default().push(v);
+            }
+        }
+    }
+    if loads.is_empty() {
+        return HashMap::new();
+    }
+    // Objects whose address the function lets out: used otherwise than as the address of
+    // a load or store or the base of an address computation.
+    let mut escaped: HashSet<Object> = HashSet::new();
+    let mut let_out = |o: Value| {
+        if let Some(x) = root(o) {
+            escaped.insert(x);
+        }
+    };
+    for v in func.values() {
+        match &func.inst(v).kind {
+            InstKind::Load { .. }
+            | InstKind::PtrAdd { .. }
+            | InstKind::FieldAddr { .. }
+            | InstKind::Cast(_) => {}
+            InstKind::Store { value, .. } => let_out(*value),
+            kind => kind.operands().into_iter().for_each(&mut let_out),
+        }
+    }
+    for b in func.blocks() {
+        func.terminator_uses(b).into_iter().for_each(&mut let_out);
+    }
+    // The writes of each loaded object, in instruction order per block.
+    let writes = |x: Object, v: Value| -> bool {
+        let exposed = escaped.contains(&x);
+        match &func.inst(v).kind {
+            InstKind::Store { addr, .. } => match root(*addr) {
+                Some(y) => y == x,
+                None => exposed,
+            },
+            InstKind::Call { callee, .. } => match callee {
+                // A call that does not return leaves no load after it to read what it wrote
+                // (`assert`'s failure path).
+                Callee::Direct(name)
+                    if pure_library_function(name).is_some() || program.noreturn.contains(name) =>
+                {
+                    false
+                }
+                _ if exposed => true,
+                Callee::Indirect(_) => matches!(x, Object::Global(_)),
+                Callee::Direct(name) => match x {
+                    Object::Global(g) => {
+                        program.function(name).is_some()
+                            || program.global(g).is_extern
+                            || !writes_only_through_arguments(name)
+                    }
+                    Object::Slot(_) => false,
+                },
+            },
+            _ => false,
+        }
+    };
+    let dominators = Dominators::of(func);
+    let idom = dominators.immediate();
+    let reachable = |b: Block| b == func.entry || idom[b.index()].is_some();
+    let frontiers = dominance_frontiers(func, &idom);
+    let mut out = HashMap::new();
+    for (x, xs) in loads {
+        let written: Vec<Block> = func
+            .blocks()
+            .filter(|b| reachable(*b) && func.block(*b).insts.iter().any(|v| writes(x, *v)))
+            .collect();
+        if written.is_empty() {
+            continue;
+        }
+        let merges = iterated_frontier(&frontiers, &written);
+        let last_write = |b: Block| {
+            func.block(b)
+                .insts
+                .iter()
+                .rev()
+                .find(|v| writes(x, **v))
+                .copied()
+        };
+        // The version at a block's start, memoized along the dominator tree.
+        let mut at_start: HashMap<Block, Version> = HashMap::new();
+        for load in xs {
+            let block = func.inst(load).block;
+            if !reachable(block) {
+                continue;
+            }
+            let before = func
+                .block(block)
+                .insts
+                .iter()
+                .take_while(|v| **v != load)
+                .filter(|v| writes(x, **v))
+                .last()
+                .copied();
+            let version = match before {
+                Some(w) => Version::Write(w),
+                None => {
+                    // Up the dominator tree to the nearest merge or write.
+                    let mut path = Vec::new();
+                    let mut b = block;
+                    let found = loop {
+                        if let Some(v) = at_start.get(&b) {
+                            break *v;
+                        }
+                        path.push(b);
+                        if merges.contains(&b) {
+                            break Version::Merge(b);
+                        }
+                        match idom[b.index()] {
+                            Some(up) => match last_write(up) {
+                                Some(w) => break Version::Write(w),
+                                None => b = up,
+                            },
+                            None => break Version::Entry,
+                        }
+                    };
+                    for p in path {
+                        at_start.insert(p, found);
+                    }
+                    found
+                }
+            };
+            match version {
+                Version::Entry => {}
+                Version::Write(w) => {
+                    out.insert(load, format!("after {w}"));
+                }
+                Version::Merge(b) => {
+                    out.insert(load, format!("at {b}"));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Each reachable block's dominance frontier (Cooper, Harvey and Kennedy).
+fn dominance_frontiers(func: &Function, idom: &[Option<Block>]) -> Vec<Vec<Block>> {
+    let mut frontiers: Vec<Vec<Block>> = vec![Vec::new(); func.blocks.len()];
+    for b in func.blocks() {
+        let preds = &func.block(b).preds;
+        if preds.len() < 2 {
+            continue;
+        }
+        let Some(up) = idom[b.index()] else {
+            continue;
+        };
+        for &p in preds {
+            let mut runner = p;
+            while runner != up {
+                if frontiers[runner.index()].contains(&b) {
+                    break;
+                }
+                frontiers[runner.index()].push(b);
+                match idom[runner.index()] {
+                    Some(next) => runner = next,
+                    None => break,
+                }
+            }
+        }
+    }
+    frontiers
+}
+
+/// The blocks where paths from `written` merge, transitively: where SSA would put a phi.
+fn iterated_frontier(frontiers: &[Vec<Block>], written: &[Block]) -> HashSet<Block> {
+    let mut merges = HashSet::new();
+    let mut work: Vec<Block> = written.to_vec();
+    while let Some(b) = work.pop() {
+        for &f in &frontiers[b.index()] {
+            if merges.insert(f) {
+                work.push(f);
+            }
+        }
+    }
+    merges
+}
