@@ -48,6 +48,8 @@ pub struct LoopSite {
     pub function: usize,
     /// Scalar variables (locals in scope and globals) visible at the loop statement.
     pub visible: Vec<String>,
+    /// Those of them declared at file scope (no local of the same name hides them).
+    pub visible_globals: Vec<String>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -293,6 +295,22 @@ impl Walker {
         names
     }
 
+    /// The scalars of the file scope (the first) that no inner scope declares again.
+    fn visible_globals(&self) -> Vec<String> {
+        let Some((file, inner)) = self.scopes.split_first() else {
+            return Vec::new();
+        };
+        let mut names: Vec<String> = file
+            .iter()
+            .filter(|(name, info)| {
+                info.addressable_scalar && !inner.iter().any(|scope| scope.contains_key(*name))
+            })
+            .map(|(name, _)| name.clone())
+            .collect();
+        names.sort();
+        names
+    }
+
     fn statement(&mut self, s: &Node<ast::Statement>) {
         use ast::Statement as S;
         match &s.node {
@@ -398,6 +416,7 @@ impl Walker {
             parent: self.loops.last().copied(),
             function,
             visible: self.visible(),
+            visible_globals: self.visible_globals(),
         });
         self.loops.push(index);
         walk(self);

@@ -323,6 +323,7 @@ pub fn instrument_with(
         let lines = loop_lines(unit, outermost);
         let at_entry = EntryScope {
             visible: &l.visible,
+            globals: &l.visible_globals,
             lines,
         };
         // Each recorded value: the name the report uses, and the lvalue that holds it.
@@ -947,6 +948,8 @@ fn copy_range(
 /// this and the loop counts disagree).
 struct EntryScope<'a> {
     visible: &'a [String],
+    /// The file-scope scalars among them.
+    globals: &'a [String],
     lines: Option<(u32, u32)>,
 }
 
@@ -976,15 +979,14 @@ fn section_reads<'a>(
         .iter()
         .flat_map(|p| {
             let whole = p.whole_object.iter().flat_map(|w| w.reads.iter());
-            // A plain variable of a section is left to the loop counts, which solve it
-            // from the loop itself: the report names a global by its plain name also
-            // where the program stored to it between the read the loop uses and the
-            // loop (`n0 = n; n = 5;`), and its value at the entry would then be wrong.
-            let section = p
-                .bytes
-                .iter()
-                .flat_map(|b| b.reads.iter())
-                .filter(|n| n.contains(['.', '@']) || n.contains("->"));
+            // A plain local of a section is left to the loop counts, which solve it
+            // from the loop itself: its value at the entry may be a later one than the
+            // section's. A global the report names plainly is the value at the entry:
+            // where a store may come between the read the loop uses and the loop, the
+            // report names the read `NAME@LINE` (advisor's stale names).
+            let section = p.bytes.iter().flat_map(|b| b.reads.iter()).filter(|n| {
+                n.contains(['.', '@']) || n.contains("->") || scope.globals.contains(n)
+            });
             whole.chain(section)
         })
         .filter_map(move |name| {

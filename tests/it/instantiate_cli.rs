@@ -1039,3 +1039,38 @@ fn a_size_proportional_to_the_trip_count_takes_the_mean_trip_count() {
     );
     assert!(l.offload.is_some(), "no offload estimate: {text}");
 }
+
+/// Global bounds read before the loop and never written between (`ist`, `iend` of a
+/// solver's sweep): the report names them plainly, the profiler records each at the loop's
+/// entry, and the section gets its numbers, which the loop counts alone (one trip count
+/// per loop, two bounds each) cannot give.
+#[test]
+fn plain_global_bounds_of_a_section_are_recorded_at_the_loops_entry() {
+    let program = "#include <stdio.h>\n\
+        #include <stdlib.h>\n\
+        int ist, iend, jst, jend;\n\
+        double rsd[40][40];\n\
+        void sweep(int steps) {\n\
+        \x20 for (int s = 1; s <= steps; s++) {\n\
+        \x20   if (s == 1) printf(\"step %d\\n\", s);\n\
+        \x20   for (int i = ist; i <= iend; i++)\n\
+        \x20     for (int j = jst; j <= jend; j++)\n\
+        \x20       rsd[i][j] = 0.5 * rsd[i][j];\n\
+        \x20 }\n\
+        }\n\
+        int main(int argc, char **argv) {\n\
+        \x20 ist = 1; iend = argc > 1 ? atoi(argv[1]) : 30; jst = 2; jend = 20;\n\
+        \x20 sweep(3);\n\
+        \x20 printf(\"%g\\n\", rsd[2][3]);\n\
+        \x20 return 0;\n\
+        }\n";
+    let (report, text) = profiled_instance("global-bounds", &[("sweep.c", program)], &["25"]);
+    let l = loop_at(&report, 8);
+    // rsd[1][2] .. rsd[25][20]: bytes [320*1 + 8*2, 320*25 + 8*20 + 8).
+    assert_eq!(
+        section(l, "rsd"),
+        (Some(336), Some(8168), Some(7832)),
+        "{text}"
+    );
+    assert!(l.offload.is_some(), "no offload estimate: {text}");
+}
