@@ -188,22 +188,9 @@ pub fn run(args: &AnalyzeArgs) -> ExitCode {
             progress.done(&unit.path.display().to_string())
         }));
     progress.finish();
-    // Every report is checked before it is written (docs/report-format.md, "Names"): a
-    // broken rule is a bug of warpwise, which debug builds (the tests) stop at and release
-    // builds name on stderr.
+    // Every report is checked before it is written (docs/report-format.md, "Names").
     let problems = advisor::verify::verify(&report);
-    debug_assert!(
-        problems.is_empty(),
-        "the report breaks its rules:\n{}",
-        problems
-            .iter()
-            .map(|p| p.to_string())
-            .collect::<Vec<_>>()
-            .join("\n")
-    );
-    for p in &problems {
-        eprintln!("warning: report check: {p} (a bug of warpwise; the rest of the report stands)");
-    }
+    report_problems(&problems);
     if let Some(e) = unmatched_selection(&units, &filter, &target, report.loops.is_empty()) {
         eprintln!("error: {e}");
         return ExitCode::from(2);
@@ -322,18 +309,7 @@ fn write_streaming(
         },
     );
     progress.finish();
-    debug_assert!(
-        problems.is_empty(),
-        "the report breaks its rules:\n{}",
-        problems
-            .iter()
-            .map(|p| p.to_string())
-            .collect::<Vec<_>>()
-            .join("\n")
-    );
-    for p in &problems {
-        eprintln!("warning: report check: {p} (a bug of warpwise; the rest of the report stands)");
-    }
+    report_problems(&problems);
     if let Some(e) = unmatched_selection(units, filter, target, !any) {
         eprintln!("error: {e}");
         return ExitCode::from(2);
@@ -384,4 +360,21 @@ fn unmatched_selection(
         .map(|l| l.id)
         .collect();
     Some(crate::selection::unknown_loop(wanted, &ids))
+}
+
+/// A broken rule of the report is a bug of warpwise: debug builds (the tests) stop at it,
+/// release builds name it on stderr and the rest of the report stands.
+fn report_problems<P: std::fmt::Display>(problems: &[P]) {
+    debug_assert!(
+        problems.is_empty(),
+        "the report breaks its rules:\n{}",
+        problems
+            .iter()
+            .map(|p| p.to_string())
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+    for p in problems {
+        eprintln!("warning: report check: {p} (a bug of warpwise; the rest of the report stands)");
+    }
 }
