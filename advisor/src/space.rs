@@ -478,6 +478,10 @@ fn monotone_on_range(
     Monotonicity::Unknown
 }
 
+/// How many variables of a sign environment per loop variable of the space [`extreme`]
+/// copies whole; past that it copies the variables it reads.
+const WHOLE_ENV_PER_LOOP: usize = 8;
+
 /// The minimum (`want_max = false`) or maximum of `e` over the iteration space, or `None`
 /// when monotonicity cannot be established for some induction variable. Assumptions used
 /// are appended to `assumptions` as text (`n > 0`).
@@ -488,16 +492,23 @@ pub fn extreme(
     assumptions: &mut Vec<String>,
 ) -> Option<Expr> {
     // The search reads the signs of the variables of `e` and of the bounds it substitutes
-    // for the induction variables, nothing else: a copy of those only. A copy of the whole
-    // environment per call cost the size of the function's symbols, and a section calls
-    // this twice per access (a `?:` chain of `n` loads of `c[i]`: `n` copies of `n`).
-    let mut keep: std::collections::HashSet<Var> = e.vars().into_iter().collect();
-    for r in &space.ivs {
-        keep.insert(r.var.clone());
-        keep.extend(r.lo.vars());
-        keep.extend(r.hi.vars());
-    }
-    let mut env = space.env.restricted_to(&keep);
+    // for the induction variables, nothing else. A copy of the whole environment per call
+    // costs the size of the function's symbols, and a section calls this twice per access
+    // (a `?:` chain of `n` loads of `c[i]`: `n` copies of `n`); collecting the variables
+    // read costs the size of the nest's bounds (thousands of loop variables where a loop
+    // calls helpers with loops). An environment much larger than the nest is copied
+    // restricted to them, any other whole.
+    let mut env = if space.env.len() > WHOLE_ENV_PER_LOOP * (space.ivs.len() + 8) {
+        let mut keep: std::collections::HashSet<Var> = e.vars().into_iter().collect();
+        for r in &space.ivs {
+            keep.insert(r.var.clone());
+            keep.extend(r.lo.vars());
+            keep.extend(r.hi.vars());
+        }
+        space.env.restricted_to(&keep)
+    } else {
+        space.env.clone()
+    };
     extreme_in(e, space, want_max, &mut env, assumptions)
 }
 

@@ -213,6 +213,16 @@ impl SignEnv {
 
     /// What is known about the variables `keep` holds only: a test that reads a few
     /// variables copies a small environment instead of a whole function's.
+    /// How many variables have a sign set.
+    pub fn len(&self) -> usize {
+        self.map.len()
+    }
+
+    /// Whether no variable has a sign set.
+    pub fn is_empty(&self) -> bool {
+        self.map.is_empty()
+    }
+
     pub fn restricted_to(&self, keep: &std::collections::HashSet<Var>) -> SignEnv {
         let map = if keep.len() < self.map.len() {
             keep.iter()
