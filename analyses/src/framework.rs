@@ -403,6 +403,7 @@ mod tests {
             local_statics: Vec::new(),
             restrict_pointers: Vec::new(),
             truncations: Default::default(),
+            float_promotions: Default::default(),
             execution: Default::default(),
         }
     }

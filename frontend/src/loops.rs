@@ -382,6 +382,26 @@ pub fn strip_casts(func: &Function, mut v: Value) -> Value {
     v
 }
 
+/// Whether the comparison `cond` converts an integer operand to a floating type (through
+/// the casts [`strip_casts`] looks through).
+fn compares_in_floating_point(func: &Function, cond: Value) -> bool {
+    let InstKind::Binary(_, a, b) = func.inst(cond).kind else {
+        return false;
+    };
+    [a, b].into_iter().any(|mut v| {
+        for _ in 0..8 {
+            if func.float_promotions.contains(&v) {
+                return true;
+            }
+            match func.inst(v).kind {
+                InstKind::Cast(inner) if !func.truncations.contains_key(&v) => v = inner,
+                _ => break,
+            }
+        }
+        false
+    })
+}
+
 fn induction_variables(func: &Function, l: &Loop) -> Vec<InductionVariable> {
     let mut ivs = Vec::new();
     for &v in &func.block(l.header).insts {
@@ -506,6 +526,11 @@ fn block_test(func: &Function, l: &Loop, block: Block) -> Option<ExitTest> {
     } else {
         return None;
     };
+    // A test in floating point (`i < x` with `double x`) runs `ceil(x)` times: no bound of
+    // the counter's type states that.
+    if compares_in_floating_point(func, cond) {
+        return None;
+    }
     let (a, b) = (strip_casts(func, a), strip_casts(func, b));
     for (index, iv) in l.induction_variables.iter().enumerate() {
         let update = strip_casts(func, iv.update);
@@ -537,6 +562,17 @@ fn normalizability(func: &Function, l: &Loop, idom: &[Option<Block>]) -> Normali
         return no("the loop never exits through its condition".into());
     }
     let Some(test) = &l.exit_test else {
+        let floating = exiting.iter().any(|&b| match func.block(b).terminator {
+            Terminator::Branch { cond, .. } => compares_in_floating_point(func, cond),
+            _ => false,
+        });
+        if floating && !l.induction_variables.is_empty() {
+            return no(
+                "the exit test compares the counter in floating point (`i < x` with a \
+                 `double` bound runs ceil(x) times): compute an integer bound before the loop"
+                    .into(),
+            );
+        }
         return no(if l.induction_variables.is_empty() {
             "no induction variable: no variable is updated by a constant step on every iteration"
                 .into()

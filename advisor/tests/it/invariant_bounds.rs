@@ -330,3 +330,35 @@ fn stores_into_struct_members_leave_a_plain_variable_bound_alone() {
         report.reasons
     );
 }
+
+/// A counter compared with a `double` bound runs ceil(x) times: 3 for 2.5, where a bound of
+/// `x` would size the written section at 20 bytes instead of the 24 the run writes.
+const FLOATING: &str = r#"
+#include <stdio.h>
+static void fill(double *a, double x) {
+    for (int i = 0; i < x; i++) /* LOOP */
+        a[i] = i + 1;
+}
+int main(void) {
+    double a[4] = {0};
+    fill(a, 2.5);
+    printf("%g %g %g %g\n", a[0], a[1], a[2], a[3]);
+    return 0;
+}
+"#;
+
+#[test]
+fn a_counter_compared_in_floating_point_has_no_integer_bound() {
+    assert_eq!(run(FLOATING), "1 2 3 0\n");
+    let report = check(FLOATING, Verdict::NotFriendly);
+    assert!(report.induction.is_none(), "{:#?}", report.induction);
+    assert!(
+        report
+            .reasons
+            .iter()
+            .any(|r| r.code == "WW107"
+                && r.message.contains("compares the counter in floating point")),
+        "{:#?}",
+        report.reasons
+    );
+}

@@ -493,6 +493,10 @@ pub struct Function {
     /// with the integer type's C name: what sees through casts without the type table (a
     /// loop's bound, the printer) must stop there.
     pub truncations: std::collections::BTreeMap<Value, String>,
+    /// The casts that convert an integer to a floating type: a loop whose exit test compares
+    /// its counter through one (`i < x` with `double x`) runs `ceil(x)` times, not `x`, so
+    /// what finds a loop's bound must stop there too.
+    pub float_promotions: std::collections::BTreeSet<Value>,
     /// Where the function runs (CUDA's `__global__`, `__device__`); `Host` for plain C.
     pub execution: ExecutionSpace,
 }

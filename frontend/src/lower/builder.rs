@@ -471,6 +471,10 @@ fn compact(mut func: Function, reachable: &[bool]) -> Function {
         .into_iter()
         .filter_map(|(v, to)| Some((value_map[v.index()]?, to)))
         .collect();
+    func.float_promotions = std::mem::take(&mut func.float_promotions)
+        .into_iter()
+        .filter_map(|v| value_map[v.index()])
+        .collect();
     func.loops = std::mem::take(&mut func.loops)
         .into_iter()
         .filter_map(|l| {

@@ -134,6 +134,8 @@ impl<'a> Lowerer<'a> {
         if types.is_float(op.ty) && types.is_integer(to) {
             let name = types.display(to);
             self.fb.func.truncations.insert(value, name);
+        } else if types.is_integer(op.ty) && types.is_float(to) {
+            self.fb.func.float_promotions.insert(value);
         }
         Operand { value, ty: to }
     }

@@ -404,6 +404,7 @@ fn empty_function(program: &mut Program, void: TypeId) -> Function {
         local_statics: Vec::new(),
         restrict_pointers: Vec::new(),
         truncations: Default::default(),
+        float_promotions: Default::default(),
         execution: Default::default(),
     }
 }
