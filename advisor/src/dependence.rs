@@ -600,7 +600,14 @@ fn test_pair(
     // Exact test: the difference depends on the distance alone.
     if diff.vars().iter().all(|v| *v == renamed.distance) {
         if let Some(outcome) = exact_in_distance(&diff, &renamed.distance, &size_f, &size_g) {
-            return outcome;
+            return unless_out_of_extents(
+                outcome,
+                (f, g),
+                (&size_f, &size_g),
+                extents,
+                renamed,
+                assumptions,
+            );
         }
     }
     let window = size_f.clone().max(size_g.clone());
@@ -610,7 +617,14 @@ fn test_pair(
     // gemm's `k` loop: 0 once `j = j'`): the exact test decides it.
     if diff.vars().iter().all(|v| *v == renamed.distance) {
         if let Some(outcome) = exact_in_distance(&diff, &renamed.distance, &size_f, &size_g) {
-            return outcome;
+            return unless_out_of_extents(
+                outcome,
+                (f, g),
+                (&size_f, &size_g),
+                extents,
+                renamed,
+                assumptions,
+            );
         }
     }
     if distance_dominates(&diff, renamed, &window, &mut env, assumptions)
@@ -652,6 +666,25 @@ fn test_pair(
         why: unbounded_difference(&diff, renamed),
         data_dependent: false,
     }
+}
+
+/// A dependence at a distance found on flat memory, unless it needs a subscript past its
+/// declared extent: `v[j + 1][i]` against `v[j][i]` over `i` with `double v[N][100]` meet
+/// 100 iterations apart only through `v[j][i + 100]`, which is not an element of row `j`.
+fn unless_out_of_extents(
+    outcome: Outcome,
+    (f, g): (&Expr, &Expr),
+    sizes: (&BigInt, &BigInt),
+    extents: (Extents, Extents),
+    renamed: &RenamedSpace,
+    assumptions: &mut Vec<String>,
+) -> Outcome {
+    if matches!(outcome, Outcome::Dependent { .. })
+        && within_extents(f, g, sizes, extents, renamed, assumptions)
+    {
+        return Outcome::Independent;
+    }
+    outcome
 }
 
 /// Whether C's in-bounds rule keeps the two accesses apart (see

@@ -660,8 +660,12 @@ fn box_decides(equations: &[Linear], inequalities: &[Linear]) -> Option<bool> {
     }
 }
 
-/// Whether `equations = 0` and `inequalities >= 0` have no rational solution: equations
-/// substituted away, then Fourier-Motzkin elimination. `false` when unsure (too large).
+/// Whether `equations = 0` and `inequalities >= 0` have no integer solution: equations
+/// substituted away, then Fourier-Motzkin elimination, each form kept tight over the
+/// integers (see [`integral_form`]). Every variable of these systems holds an integer: a
+/// subscript, a loop counter, a size or a byte address (a conversion from floating point is
+/// an opaque atom, and a loop that compares its counter in floating point has no bounds).
+/// `false` when unsure (too large).
 fn infeasible(mut equations: Vec<Linear>, mut inequalities: Vec<Linear>) -> bool {
     while let Some((terms, constant)) = equations.pop() {
         let Some((v, a)) = terms.iter().next().map(|(v, a)| (v.clone(), a.clone())) else {
@@ -670,6 +674,13 @@ fn infeasible(mut equations: Vec<Linear>, mut inequalities: Vec<Linear>) -> bool
             }
             continue;
         };
+        // `6x + 3y = 2` has no integer solution: the gcd of the coefficients divides the
+        // constant of every solvable equation.
+        if let Some((g, c)) = integral_form(&terms, &constant) {
+            if !(&c % &g).is_zero() {
+                return true;
+            }
+        }
         // v = -(rest + constant) / a, substituted everywhere else.
         let mut value: Linear = (BTreeMap::new(), -constant / &a);
         for (w, b) in &terms {
@@ -682,32 +693,50 @@ fn infeasible(mut equations: Vec<Linear>, mut inequalities: Vec<Linear>) -> bool
         }
     }
     loop {
-        let mut kept = Vec::new();
+        // Of forms with the same terms only the tightest (smallest constant) constrains:
+        // the others would multiply the work of every elimination after this one.
+        let mut kept: BTreeMap<BTreeMap<Var, BigRational>, BigRational> = BTreeMap::new();
         for (terms, constant) in inequalities {
+            let (terms, constant) = tightened(terms, constant);
             if terms.is_empty() {
                 if constant.is_negative() {
                     return true;
                 }
             } else {
-                kept.push((terms, constant));
-            }
-        }
-        inequalities = kept;
-        // The variable whose elimination makes the fewest new constraints.
-        let mut best: Option<(Var, usize)> = None;
-        let mut counts: BTreeMap<&Var, (usize, usize)> = BTreeMap::new();
-        for (terms, _) in &inequalities {
-            for (v, a) in terms {
-                let entry = counts.entry(v).or_default();
-                if a.is_positive() {
-                    entry.0 += 1;
-                } else {
-                    entry.1 += 1;
+                match kept.entry(terms) {
+                    std::collections::btree_map::Entry::Vacant(e) => {
+                        e.insert(constant);
+                    }
+                    std::collections::btree_map::Entry::Occupied(mut e) => {
+                        if constant < *e.get() {
+                            e.insert(constant);
+                        }
+                    }
                 }
             }
         }
-        for (v, (pos, neg)) in &counts {
-            let cost = pos * neg;
+        inequalities = kept.into_iter().collect();
+        // The variable whose elimination makes the fewest new constraints, among those
+        // whose elimination is exact over the integers when there are any: a variable with
+        // coefficient 1 in every lower bound (or -1 in every upper bound) has an integer
+        // between any two of its bounds (the Omega test's exact shadow). Eliminating `j`
+        // of `100j - 100j' - d + 100 >= 0` first would keep the rational `j - j' = -0.5`.
+        let mut best: Option<(Var, (bool, usize))> = None;
+        let mut counts: BTreeMap<&Var, (usize, usize, bool, bool)> = BTreeMap::new();
+        for (terms, _) in &inequalities {
+            for (v, a) in terms {
+                let entry = counts.entry(v).or_insert((0, 0, true, true));
+                if a.is_positive() {
+                    entry.0 += 1;
+                    entry.2 &= a.is_one();
+                } else {
+                    entry.1 += 1;
+                    entry.3 &= (-a).is_one();
+                }
+            }
+        }
+        for (v, (pos, neg, unit_lower, unit_upper)) in &counts {
+            let cost = (!(*unit_lower || *unit_upper), pos * neg);
             if best.as_ref().is_none_or(|(_, c)| cost < *c) {
                 best = Some(((*v).clone(), cost));
             }
@@ -744,6 +773,49 @@ fn infeasible(mut equations: Vec<Linear>, mut inequalities: Vec<Linear>) -> bool
         }
         inequalities = rest;
     }
+}
+
+/// `terms + constant` scaled to integer coefficients: the gcd of the terms' coefficients and
+/// the scaled constant. `None` without terms.
+fn integral_form(
+    terms: &BTreeMap<Var, BigRational>,
+    constant: &BigRational,
+) -> Option<(BigInt, BigInt)> {
+    use num_integer::Integer;
+    if terms.is_empty() {
+        return None;
+    }
+    let scale = terms
+        .values()
+        .chain(std::iter::once(constant))
+        .fold(BigInt::one(), |l, c| l.lcm(c.denom()));
+    let g = terms.values().fold(BigInt::zero(), |g, c| {
+        g.gcd(&(c * BigRational::from_integer(scale.clone())).to_integer())
+    });
+    let c = (constant * BigRational::from_integer(scale)).to_integer();
+    (!g.is_zero()).then_some((g, c))
+}
+
+/// An inequality `terms + constant >= 0` over integers made as tight as its integer
+/// solutions allow (the Omega test's normalization): scaled to integer coefficients with
+/// gcd `g`, then divided by `g` with the constant rounded down. `100x - d >= 0` with
+/// `d <= 98` and `d >= 1` has the rational solution `x = 0.5`; tightened, elimination finds
+/// `x >= 1` and `x <= 0`.
+fn tightened(
+    terms: BTreeMap<Var, BigRational>,
+    constant: BigRational,
+) -> (BTreeMap<Var, BigRational>, BigRational) {
+    use num_integer::Integer;
+    let Some((g, c)) = integral_form(&terms, &constant) else {
+        return (terms, constant);
+    };
+    let scale = terms
+        .values()
+        .chain(std::iter::once(&constant))
+        .fold(BigInt::one(), |l, c| l.lcm(c.denom()));
+    let factor = BigRational::new(scale, g.clone());
+    let terms = terms.into_iter().map(|(v, a)| (v, a * &factor)).collect();
+    (terms, BigRational::from_integer(c.div_floor(&g)))
 }
 
 /// Replaces `v` by `value` in `form`.
@@ -785,6 +857,40 @@ mod tests {
             form(&[("d", 1)], -1),
         ];
         assert!(infeasible(equations, bounds));
+    }
+
+    #[test]
+    fn rows_a_whole_row_apart_need_a_column_past_its_extent() {
+        // `v[j + 1][i]` against `v[j'][i + d]` with `double v[N][100]`: the byte window
+        // `-8 < 800(j + 1 - j') - 8d < 8` and `1 <= d <= 98` (columns within 0..=99). Over
+        // the rationals `j - j' = -0.5`, `d = 50` solves it; over the integers nothing does.
+        let bounds = vec![
+            form(&[("d", -8), ("j", 800), ("j'", -800)], 807),
+            form(&[("d", 8), ("j", -800), ("j'", 800)], -793),
+            form(&[("d", 1)], -1),
+            form(&[("d", -1)], 98),
+            form(&[("j", 1)], -1),
+            form(&[("j'", 1)], -1),
+            form(&[("j", -1), ("n", 1)], -2),
+            form(&[("j'", -1), ("n", 1)], -2),
+        ];
+        assert!(infeasible(Vec::new(), bounds.clone()));
+        // One column more and `d = 100` is a solution.
+        let mut wider = bounds;
+        wider[3] = form(&[("d", -1)], 100);
+        assert!(!infeasible(Vec::new(), wider));
+    }
+
+    #[test]
+    fn an_equation_whose_gcd_misses_its_constant_has_no_integer_solution() {
+        assert!(infeasible(
+            vec![form(&[("x", 6), ("y", 3)], -2)],
+            Vec::new()
+        ));
+        assert!(!infeasible(
+            vec![form(&[("x", 6), ("y", 3)], -3)],
+            Vec::new()
+        ));
     }
 
     #[test]

@@ -102,3 +102,22 @@ fn an_outer_subscript_that_reaches_the_previous_row_keeps_the_dependence() {
         false,
     );
 }
+
+#[test]
+fn a_column_sweep_meets_another_column_only_past_the_rows_end() {
+    // The column sweep of an alternating-direction solver: each `m` runs a recurrence down
+    // its own column. On flat memory `ue[j + 1][m]` meets `ue[j][m + 5]` a row later; with
+    // `m + 5` past the row's 5 columns that is no element, and over the integers no pair of
+    // iterations of `m` meets (over the rationals `j - j' = -0.4`, `d = 3` would).
+    let report = check(
+        "  for (int m = 1; m < 4; m++) { /* LOOP */\n\
+             ue[0][m] = 1.0;\n\
+             for (int j = n - 2; j >= 1; j--)\n\
+               ue[j][m] = ue[j + 1][m] * 0.5 + ue[j][m];\n\
+             ue[n - 1][m] = 1.0;\n\
+           }",
+        Verdict::Friendly,
+        true,
+    );
+    assumes_extents(&report);
+}
