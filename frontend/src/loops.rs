@@ -382,13 +382,16 @@ pub fn strip_casts(func: &Function, mut v: Value) -> Value {
     v
 }
 
-/// Whether the comparison `cond` converts an integer operand to a floating type (through
-/// the casts [`strip_casts`] looks through).
+/// Whether the comparison `cond` is made in floating point on a value that may not be an
+/// integer: one operand is an integer converted to a floating type (through the casts
+/// [`strip_casts`] looks through) and the other is not (`i < x` with `double x`, or a
+/// `double` counter against `7`). Both converted (`kk < n` with `double n = count`) compare
+/// as the integers do, below 2^53.
 fn compares_in_floating_point(func: &Function, cond: Value) -> bool {
     let InstKind::Binary(_, a, b) = func.inst(cond).kind else {
         return false;
     };
-    [a, b].into_iter().any(|mut v| {
+    let promoted = |mut v: Value| {
         for _ in 0..8 {
             if func.float_promotions.contains(&v) {
                 return true;
@@ -399,7 +402,8 @@ fn compares_in_floating_point(func: &Function, cond: Value) -> bool {
             }
         }
         false
-    })
+    };
+    promoted(a) != promoted(b)
 }
 
 fn induction_variables(func: &Function, l: &Loop) -> Vec<InductionVariable> {

@@ -362,3 +362,28 @@ fn a_counter_compared_in_floating_point_has_no_integer_bound() {
         report.reasons
     );
 }
+
+/// A `double` bound that holds an integer count (`double n = count`) compares as the
+/// integers do: the loop is normalizable, over `count`.
+const CONVERTED: &str = r#"
+#include <stdio.h>
+static void fill(double *a, int count) {
+    double n = count;
+    for (int i = 0; i < n; i++) /* LOOP */
+        a[i] = i + 1;
+}
+int main(void) {
+    double a[4] = {0};
+    fill(a, 3);
+    printf("%g %g %g %g\n", a[0], a[1], a[2], a[3]);
+    return 0;
+}
+"#;
+
+#[test]
+fn a_bound_converted_from_an_integer_compares_as_the_integers_do() {
+    assert_eq!(run(CONVERTED), "1 2 3 0\n");
+    let report = check_with_runs(CONVERTED, Verdict::Friendly, true);
+    let induction = report.induction.as_ref().expect("normalizable");
+    assert_eq!(induction.trip_count, "count");
+}
