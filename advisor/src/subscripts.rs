@@ -667,32 +667,20 @@ fn box_decides(equations: &[Linear], inequalities: &[Linear]) -> Option<bool> {
 /// an opaque atom, and a loop that compares its counter in floating point has no bounds).
 /// `false` when unsure (too large).
 fn infeasible(mut equations: Vec<Linear>, mut inequalities: Vec<Linear>) -> bool {
-    while let Some((terms, constant)) = equations.pop() {
-        let Some((v, a)) = terms.iter().next().map(|(v, a)| (v.clone(), a.clone())) else {
-            if !constant.is_zero() {
-                return true;
-            }
-            continue;
-        };
-        // `6x + 3y = 2` has no integer solution: the gcd of the coefficients divides the
-        // constant of every solvable equation.
-        if let Some((g, c)) = integral_form(&terms, &constant) {
-            if !(&c % &g).is_zero() {
-                return true;
-            }
-        }
-        // v = -(rest + constant) / a, substituted everywhere else.
-        let mut value: Linear = (BTreeMap::new(), -constant / &a);
-        for (w, b) in &terms {
-            if *w != v {
-                value.0.insert(w.clone(), -b / &a);
-            }
-        }
-        for form in equations.iter_mut().chain(inequalities.iter_mut()) {
-            substitute(form, &v, &value);
-        }
-    }
+    let mut fresh = 0usize;
     loop {
+        while let Some(equation) = equations.pop() {
+            match solve_equation(equation, &mut fresh) {
+                Solved::Contradiction => return true,
+                Solved::Trivial => {}
+                Solved::Substitute { var, value, again } => {
+                    equations.extend(again);
+                    for form in equations.iter_mut().chain(inequalities.iter_mut()) {
+                        substitute(form, &var, &value);
+                    }
+                }
+            }
+        }
         // Of forms with the same terms only the tightest (smallest constant) constrains:
         // the others would multiply the work of every elimination after this one.
         let mut kept: BTreeMap<BTreeMap<Var, BigRational>, BigRational> = BTreeMap::new();
@@ -714,6 +702,33 @@ fn infeasible(mut equations: Vec<Linear>, mut inequalities: Vec<Linear>) -> bool
                     }
                 }
             }
+        }
+        // `t + c >= 0` and `-t - c >= 0` are the equation `t + c = 0` (a byte window
+        // between accesses of one size, tightened): solved exactly over the integers
+        // rather than eliminated as two inequalities. Opposite forms with no room
+        // between them contradict each other.
+        let mut opposite_pairs = Vec::new();
+        for (terms, constant) in &kept {
+            let negated: BTreeMap<Var, BigRational> =
+                terms.iter().map(|(v, c)| (v.clone(), -c)).collect();
+            if let Some(other) = kept.get(&negated) {
+                let room = constant + other;
+                if room.is_negative() {
+                    return true;
+                }
+                if room.is_zero() && terms < &negated {
+                    opposite_pairs.push((terms.clone(), negated, constant.clone()));
+                }
+            }
+        }
+        if !opposite_pairs.is_empty() {
+            for (terms, negated, constant) in opposite_pairs {
+                kept.remove(&terms);
+                kept.remove(&negated);
+                equations.push((terms, constant));
+            }
+            inequalities = kept.into_iter().collect();
+            continue;
         }
         inequalities = kept.into_iter().collect();
         // The variable whose elimination makes the fewest new constraints, among those
@@ -773,6 +788,111 @@ fn infeasible(mut equations: Vec<Linear>, mut inequalities: Vec<Linear>) -> bool
         }
         inequalities = rest;
     }
+}
+
+/// Most lattice substitutions one system may make (each shrinks the coefficients of the
+/// equation it comes from, so a handful suffice).
+const MAX_LATTICE_STEPS: usize = 32;
+
+/// What one equation does to a system (see [`solve_equation`]).
+enum Solved {
+    /// No integer solution.
+    Contradiction,
+    /// `0 = 0`.
+    Trivial,
+    /// Replace `var` by `value` everywhere; `again` is the equation to solve once more
+    /// (after a lattice step it still has to hold, over the new variable).
+    Substitute {
+        var: Var,
+        value: Linear,
+        again: Option<Linear>,
+    },
+}
+
+/// One equation over integer variables, solved as the Omega test does: scaled to integer
+/// coefficients; no solution when their gcd misses the constant (`6x + 3y = 2`); a
+/// variable with coefficient ±1 substituted exactly; otherwise, where the other
+/// coefficients share a factor `g` that the variable's `a` does not (`1200j - 1200i =
+/// 1201d`: `g = 1200`), the variable is confined to its residue class, `d = g*t + r` with
+/// `a*r + c ≡ 0 (mod g)` and `t` a fresh integer, and the equation is solved again over
+/// `t`. With none of these, the rational substitution (which only loses precision).
+fn solve_equation((terms, constant): Linear, fresh: &mut usize) -> Solved {
+    use num_integer::Integer;
+    let Some((g, c)) = integral_form(&terms, &constant) else {
+        return if constant.is_zero() {
+            Solved::Trivial
+        } else {
+            Solved::Contradiction
+        };
+    };
+    if !(&c % &g).is_zero() {
+        return Solved::Contradiction;
+    }
+    // The equation over coprime integer coefficients.
+    let scale = terms
+        .values()
+        .chain(std::iter::once(&constant))
+        .fold(BigInt::one(), |l, x| l.lcm(x.denom()));
+    let factor = BigRational::new(scale, g);
+    let coefficients: BTreeMap<Var, BigInt> = terms
+        .iter()
+        .map(|(v, a)| (v.clone(), (a * &factor).to_integer()))
+        .collect();
+    let c = (&constant * &factor).to_integer();
+    let rational_substitution = |v: &Var, a: &BigInt| {
+        let a = BigRational::from_integer(a.clone());
+        let mut value: Linear = (BTreeMap::new(), -BigRational::from_integer(c.clone()) / &a);
+        for (w, b) in &coefficients {
+            if w != v {
+                value
+                    .0
+                    .insert(w.clone(), -BigRational::from_integer(b.clone()) / &a);
+            }
+        }
+        Solved::Substitute {
+            var: v.clone(),
+            value,
+            again: None,
+        }
+    };
+    if let Some((v, a)) = coefficients.iter().find(|(_, a)| a.abs().is_one()) {
+        return rational_substitution(v, a);
+    }
+    if *fresh < MAX_LATTICE_STEPS {
+        for (v, a) in &coefficients {
+            let others = coefficients
+                .iter()
+                .filter(|(w, _)| *w != v)
+                .fold(BigInt::zero(), |acc, (_, b)| acc.gcd(b));
+            if others <= BigInt::one() {
+                continue;
+            }
+            // gcd(a, others) = 1 (the coefficients are coprime): a has an inverse mod g.
+            let inverse = a.mod_floor(&others).extended_gcd(&others).x;
+            let residue = (-&c * inverse).mod_floor(&others);
+            *fresh += 1;
+            let t = Var::new(&format!("#lattice{fresh}"));
+            let value: Linear = (
+                BTreeMap::from([(t, BigRational::from_integer(others))]),
+                BigRational::from_integer(residue),
+            );
+            let to_integers = |x: &BigInt| BigRational::from_integer(x.clone());
+            let equation: Linear = (
+                coefficients
+                    .iter()
+                    .map(|(w, b)| (w.clone(), to_integers(b)))
+                    .collect(),
+                to_integers(&c),
+            );
+            return Solved::Substitute {
+                var: v.clone(),
+                value,
+                again: Some(equation),
+            };
+        }
+    }
+    let (v, a) = coefficients.iter().next().expect("an equation with terms");
+    rational_substitution(v, a)
 }
 
 /// `terms + constant` scaled to integer coefficients: the gcd of the terms' coefficients and
@@ -882,6 +1002,70 @@ mod tests {
     }
 
     #[test]
+    fn a_diagonal_meets_a_column_only_through_a_multiple_of_the_row_length() {
+        // correlation's `corr[j][i]` against `corr[i + d][i + d]` with rows of 1200:
+        // `1200j - 1200i - 1201d = 0` needs `d` a multiple of 1200, and the columns keep
+        // `d <= 1199`. Over the rationals `d = 1` works.
+        let equation = form(&[("j", 1200), ("i", -1200), ("d", -1201)], 0);
+        let bounds = vec![
+            form(&[("d", 1)], -1),
+            form(&[("i", 1)], 0),
+            form(&[("i", -1), ("d", -1)], 1199),
+        ];
+        assert!(infeasible(vec![equation.clone()], bounds.clone()));
+        // Columns up to 1200 leave room for d = 1200.
+        let mut wider = bounds.clone();
+        wider[2] = form(&[("i", -1), ("d", -1)], 1200);
+        assert!(!infeasible(vec![equation.clone()], wider));
+        // The same equation written as a byte window of two 8-byte accesses.
+        let scaled = |c: i64| form(&[("j", 9600), ("i", -9600), ("d", -9608)], c);
+        let mut window = bounds;
+        window.push(scaled(7));
+        window.push((
+            scaled(0).0.into_iter().map(|(v, c)| (v, -c)).collect(),
+            BigRational::from_integer(BigInt::from(7)),
+        ));
+        assert!(infeasible(Vec::new(), window));
+    }
+
+    proptest::proptest! {
+        /// Soundness over the integers: a system called infeasible has no integer point in
+        /// a box around the origin, checked by enumeration. Random small coefficients, one
+        /// optional equation and a few inequalities over three variables bounded to -4..=4.
+        #[test]
+        fn an_infeasible_system_has_no_integer_point(
+            equation in proptest::option::of(proptest::collection::vec(-6i64..=6, 4)),
+            rows in proptest::collection::vec(proptest::collection::vec(-6i64..=6, 4), 0..5),
+        ) {
+            let names = ["x", "y", "z"];
+            let to_form = |r: &[i64]| {
+                let terms: Vec<(&str, i64)> =
+                    names.iter().zip(r).filter(|(_, c)| **c != 0).map(|(n, c)| (*n, *c)).collect();
+                form(&terms, r[3])
+            };
+            let mut inequalities: Vec<Linear> = rows.iter().map(|r| to_form(r)).collect();
+            for n in names {
+                inequalities.push(form(&[(n, 1)], 4));
+                inequalities.push(form(&[(n, -1)], 4));
+            }
+            let equations: Vec<Linear> = equation.iter().map(|r| to_form(r)).collect();
+            if infeasible(equations, inequalities) {
+                let holds = |r: &[i64], p: [i64; 3]| r[0] * p[0] + r[1] * p[1] + r[2] * p[2] + r[3];
+                for x in -4..=4 {
+                    for y in -4..=4 {
+                        for z in -4..=4 {
+                            let p = [x, y, z];
+                            let solves = equation.as_ref().is_none_or(|e| holds(e, p) == 0)
+                                && rows.iter().all(|r| holds(r, p) >= 0);
+                            proptest::prop_assert!(!solves, "{:?} solves a system called infeasible", p);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
     fn an_equation_whose_gcd_misses_its_constant_has_no_integer_solution() {
         assert!(infeasible(
             vec![form(&[("x", 6), ("y", 3)], -2)],
@@ -924,7 +1108,9 @@ mod tests {
             bounds.push(form(&[(v, 1)], 0));
             bounds.push(form(&[(v, -1)], 2));
         }
-        assert!(!infeasible(equations.clone(), bounds.clone()));
+        // Both decide it: the box by enumeration, elimination by solving the equation over
+        // the integers (`n = 9m' + 3l - 6l - 3m + n'` exactly, with tightened bounds).
+        assert!(infeasible(equations.clone(), bounds.clone()));
         assert!(box_excludes(&equations, &bounds));
         assert!(no_integer_solution(equations, bounds));
     }
