@@ -11,7 +11,9 @@
 //! iteration the warp is in. Anything else that differs between threads (an index read from
 //! memory) leaves the count bounded, with the reason.
 
-use super::model::{AccessKind, AccessReport, BranchReport, Coalescing, Count, Divergence};
+use super::model::{
+    AccessKind, AccessReport, BranchReport, Coalescing, Count, Divergence, SharedAccessReport,
+};
 use super::variance::Variance;
 use super::warp::{count, Coordinates, WarpCount};
 use crate::access::split_base;
@@ -40,8 +42,15 @@ pub struct Setting<'a> {
 /// The analysis of one kernel.
 pub struct Checked {
     pub accesses: Vec<AccessReport>,
+    pub shared: Vec<SharedAccessReport>,
     pub branches: Vec<BranchReport>,
     pub not_analysed: Vec<String>,
+}
+
+/// A counted access: global memory's requests and sectors, or shared memory's banks.
+enum Counted {
+    Global(AccessReport),
+    Shared(SharedAccessReport),
 }
 
 /// Which memory an access's base pointer addresses.
@@ -131,12 +140,14 @@ pub fn check(setting: &Setting) -> Checked {
         env,
     };
     let mut accesses = Vec::new();
+    let mut shared = Vec::new();
     let mut skipped: BTreeMap<&'static str, usize> = BTreeMap::new();
     let mut branches = Vec::new();
     for b in func.blocks() {
         for &v in &func.block(b).insts {
             match kernel.access(v, b) {
-                Some(Ok(report)) => accesses.push(report),
+                Some(Ok(Counted::Global(report))) => accesses.push(report),
+                Some(Ok(Counted::Shared(report))) => shared.push(report),
                 Some(Err(space)) => *skipped.entry(space).or_default() += 1,
                 None => {}
             }
@@ -152,6 +163,7 @@ pub fn check(setting: &Setting) -> Checked {
     not_analysed.extend(device_calls(program, func));
     Checked {
         accesses,
+        shared,
         branches,
         not_analysed,
     }
@@ -195,7 +207,7 @@ impl Kernel<'_> {
 
     /// The report of a load, store or atomic at `v` in block `b`; `Err` names the memory of
     /// an access not counted here; `None` when `v` is no access.
-    fn access(&self, v: Value, b: Block) -> Option<Result<AccessReport, &'static str>> {
+    fn access(&self, v: Value, b: Block) -> Option<Result<Counted, &'static str>> {
         let func = self.func();
         let program = self.program();
         let inst = func.inst(v);
@@ -263,11 +275,13 @@ impl Kernel<'_> {
             } else {
                 "no single base pointer is known for the address".into()
             });
-            return Some(Ok(report));
+            return Some(Ok(Counted::Global(report)));
         };
         match self.space(base) {
             (Space::Global, note) => report.assumptions.extend(note),
-            (Space::Shared, _) => return Some(Err("shared-memory")),
+            (Space::Shared, _) => {
+                return Some(Ok(Counted::Shared(self.shared(report, base, offset, b))))
+            }
             (Space::Local, _) => return Some(Err("local-memory")),
             (Space::Constant, _) => return Some(Err("constant-memory")),
         }
@@ -285,7 +299,7 @@ impl Kernel<'_> {
                 "the address depends on `{var}`, which differs between the threads of a warp \
                  ({why}): anywhere from 1 request to every thread its own"
             ));
-            return Some(Ok(report));
+            return Some(Ok(Counted::Global(report)));
         }
         let settled = offset
             .substitute(&self.known)
@@ -305,7 +319,85 @@ impl Kernel<'_> {
             let column = written.is_some_and(|s| s.as_integer().is_none());
             report.finding = Some(finding(&report, layout(func, addr, elem), column));
         }
-        Some(Ok(report))
+        Some(Ok(Counted::Global(report)))
+    }
+
+    /// The bank conflicts of an access to the `__shared__` array `base` at `offset` bytes,
+    /// from the start of its report as a global access.
+    fn shared(
+        &self,
+        start: AccessReport,
+        base: &Var,
+        offset: &Expr,
+        b: Block,
+    ) -> SharedAccessReport {
+        let (offset, unrolled) = self.unrolled(offset, b);
+        let mut report = SharedAccessReport {
+            at: start.at,
+            access: start.access,
+            kind: start.kind,
+            bytes: start.bytes,
+            array: Some(base.name().to_string()),
+            offset: Some(offset.to_string()),
+            stride: None,
+            bank_conflicts: Count::default(),
+            reason: None,
+            assumptions: unrolled,
+            finding: None,
+        };
+        let degree = match self.varying_name(&offset, b) {
+            Some(var) => {
+                let why = if self.reads_data(&var) {
+                    "data read per thread"
+                } else {
+                    "through the thread index in a way the analysis does not model"
+                };
+                report.reason = Some(format!(
+                    "the address depends on `{var}`, which differs between the threads of a \
+                     warp ({why}): anywhere from no conflict to every lane its own pass"
+                ));
+                super::banks::Degree::unknown("the lanes' offsets are not known")
+            }
+            None => {
+                let settled = offset
+                    .substitute(&self.known)
+                    .unwrap_or_else(|_| offset.clone());
+                report.stride =
+                    super::warp::stride_along_x(&settled, &self.coordinates).map(|s| s.to_string());
+                let warps =
+                    super::lanes::warps(self.setting.block[0], self.threads(), &self.coordinates);
+                super::banks::degree(&settled, report.bytes, &warps)
+            }
+        };
+        if report.reason.is_none() {
+            report
+                .assumptions
+                .extend(degree.assumptions.iter().cloned());
+        }
+        report.bank_conflicts = Count {
+            max: degree.max.clone(),
+            value: degree.value,
+            min: degree.min.map(|m| m.to_string()),
+            unaligned: None,
+            exact: degree.exact,
+        };
+        if degree.min.or(degree.value).is_some_and(|d| d > 1) {
+            report.finding = Some(crate::rules::ww202_bank_conflict::finding(
+                &report.access,
+                &report.bank_conflicts.max,
+                report.stride.as_deref(),
+                line_of(&report.at),
+            ));
+        }
+        report
+    }
+
+    /// The block's threads, when every axis is known.
+    fn threads(&self) -> Option<u64> {
+        match self.setting.block {
+            [Some(x), Some(y), Some(z)] => Some(x * y * z),
+            _ => None,
+        }
     }
 
     /// The memory a base pointer addresses, and the assumption that says so when it is not
