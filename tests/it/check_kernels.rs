@@ -979,3 +979,69 @@ fn a_shared_array_declared_in_the_kernel_counts_as_one_at_file_scope() {
         [("tile[k][tx]", Some(1)), ("tile[tx][k]", Some(32))]
     );
 }
+
+const GUARDED: &str = r#"__shared__ float halves[64];
+
+__global__ void guarded(const float *in, float *first, float *half, float *edge, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (threadIdx.x == 0)
+        first[blockIdx.x] = in[i];
+    if (threadIdx.x < 16) {
+        half[i] = 1;
+        halves[2 * threadIdx.x] = 1;
+    }
+    if (i < n)
+        edge[i] = 1;
+}
+"#;
+
+#[test]
+fn a_guard_on_the_thread_index_counts_only_the_lanes_it_lets_through() {
+    let fixture = Fixture {
+        name: "guarded",
+        source: GUARDED,
+        set: &[],
+        kernel: "guarded",
+        grid: [2, 1, 1],
+        block: [64, 1, 1],
+        buffers: &[
+            ("in", "float", 128),
+            ("first", "float", 2),
+            ("half", "float", 128),
+            ("edge", "float", 128),
+        ],
+        init: log_shared!("halves"),
+        args: "in, first, half, edge, 100",
+    };
+    // One lane: one request, one sector; sixteen lanes side by side: 64 bytes, 2 sectors.
+    let report = check(
+        &fixture,
+        &[
+            load("in[i]", 1, 1, Coalescing::Coalesced),
+            store("first[blockIdx.x]", 1, 1, Coalescing::Broadcast),
+            store("half[i]", 1, 2, Coalescing::Coalesced),
+        ],
+    );
+    let k = &report.kernels[0];
+    let of = |access: &str| {
+        k.accesses
+            .iter()
+            .find(|a| a.access == access)
+            .and_then(|a| a.active.clone())
+            .unwrap_or_default()
+    };
+    assert!(of("in[i]").starts_with("1 of a warp's 32 lanes"), "{k:#?}");
+    assert!(
+        of("half[i]").starts_with("16 of a warp's 32 lanes"),
+        "{k:#?}"
+    );
+    // `i < n` is not decided lane by lane: the count is a full warp's, and says so.
+    assert!(of("edge[i]").starts_with("a full warp"), "{k:#?}");
+    // Sixteen lanes two words apart touch sixteen banks once each: no conflict, where the
+    // full warp would conflict two ways.
+    check_banks(
+        &fixture,
+        &[banks("halves[2 * threadIdx.x]", AccessKind::Store, 1)],
+    );
+}

@@ -59,6 +59,7 @@ pub fn degree(offset: &Expr, elem: u64, warps: &[Vec<Lane>]) -> Degree {
     let mut most = 0;
     let mut fewest = u64::MAX;
     let mut assumptions: Vec<String> = Vec::new();
+    let mut strided: Option<Degree> = None;
     for lanes in warps.iter().filter(|l| !l.is_empty()) {
         let offsets: Option<Vec<Expr>> = lanes
             .iter()
@@ -77,9 +78,20 @@ pub fn degree(offset: &Expr, elem: u64, warps: &[Vec<Lane>]) -> Degree {
         };
         let warp = match by_rows(first, &diffs, elem) {
             Some(d) => d,
-            None if warps.len() == 1 => return symbolic_stride(first, &diffs, lanes, elem),
-            None => return Degree::unknown("the lanes' offsets differ by a symbolic amount"),
+            None => {
+                // Every warp must give the same `gcd`: a number for one would not hold for
+                // all.
+                let d = symbolic_stride(first, &diffs, lanes, elem);
+                if strided.as_ref().is_some_and(|s| *s != d) || most > 0 {
+                    return Degree::unknown("the lanes' offsets differ by a symbolic amount");
+                }
+                strided = Some(d);
+                continue;
+            }
         };
+        if strided.is_some() {
+            return Degree::unknown("the lanes' offsets differ by a symbolic amount");
+        }
         most = most.max(warp.value.unwrap_or(WARP as u64));
         fewest = fewest.min(warp.min.or(warp.value).unwrap_or(1));
         for a in warp.assumptions {
@@ -88,7 +100,11 @@ pub fn degree(offset: &Expr, elem: u64, warps: &[Vec<Lane>]) -> Degree {
             }
         }
     }
+    if let Some(d) = strided {
+        return d;
+    }
     if most == 0 {
+        // No warp runs the access.
         return Degree::number(0, 0, assumptions);
     }
     Degree::number(most, fewest, assumptions)

@@ -11,11 +11,12 @@
 //! iteration the warp is in. Anything else that differs between threads (an index read from
 //! memory) leaves the count bounded, with the reason.
 
+use super::mask::{Guard, Masked};
 use super::model::{
     AccessKind, AccessReport, BranchReport, Coalescing, Count, Divergence, SharedAccessReport,
 };
 use super::variance::Variance;
-use super::warp::{count, Coordinates, WarpCount};
+use super::warp::{count, count_lanes, Coordinates, WarpCount};
 use crate::access::split_base;
 use crate::coalescing::{Factor, LINE, SECTOR, WARP};
 use analyses::reconstruct::{reconstruct, ReconstructConfig, Reconstruction};
@@ -76,6 +77,8 @@ struct Kernel<'a> {
     /// Which thread coordinates vary along a warp (x always; y when a warp spans rows).
     varying_axes: [bool; 3],
     env: SignEnv,
+    /// Predecessors of each block, by index: a guard's edge must be its target's only one.
+    preds: Vec<usize>,
 }
 
 pub fn check(setting: &Setting) -> Checked {
@@ -138,6 +141,7 @@ pub fn check(setting: &Setting) -> Checked {
         known,
         varying_axes,
         env,
+        preds: predecessors(func),
     };
     let mut accesses = Vec::new();
     let mut shared = Vec::new();
@@ -167,6 +171,17 @@ pub fn check(setting: &Setting) -> Checked {
         branches,
         not_analysed,
     }
+}
+
+/// How many edges enter each block, by index.
+fn predecessors(func: &Function) -> Vec<usize> {
+    let mut preds = vec![0; func.blocks.len()];
+    for b in func.blocks() {
+        for s in func.block(b).terminator.successors() {
+            preds[s.index()] += 1;
+        }
+    }
+    preds
 }
 
 /// Calls of the program's device functions: their own accesses are not counted yet.
@@ -268,6 +283,7 @@ impl Kernel<'_> {
             reason: None,
             assumptions: Vec::new(),
             finding: None,
+            active: None,
         };
         let [(Some(base), offset)] = alternatives.as_slice() else {
             report.reason = Some(if alternatives.len() > 1 {
@@ -309,7 +325,25 @@ impl Kernel<'_> {
             (Some(x), Some(y), Some(z)) => Some(x * y * z),
             _ => None,
         };
-        let counted = count(&settled, elem, x, threads, &self.coordinates, &self.env);
+        let (masked, note) = self.active_lanes(b);
+        report.active = note;
+        let counted = if masked.restricted {
+            match count_lanes(&settled, elem, &masked.warps, masked.exact) {
+                Some(mut c) => {
+                    c.stride = super::warp::stride_along_x(&settled, &self.coordinates);
+                    c
+                }
+                None => {
+                    report.active = Some(format!(
+                        "a full warp: the lanes {} could not be counted apart",
+                        report.active.take().unwrap_or_default()
+                    ));
+                    count(&settled, elem, x, threads, &self.coordinates, &self.env)
+                }
+            }
+        } else {
+            count(&settled, elem, x, threads, &self.coordinates, &self.env)
+        };
         report.warp_bytes = counted.distinct * elem;
         report.ideal_sectors = ideal_sectors(elem, counted.distinct);
         self.judge(&mut report, &settled, &counted, elem);
@@ -344,6 +378,7 @@ impl Kernel<'_> {
             reason: None,
             assumptions: unrolled,
             finding: None,
+            active: None,
         };
         let degree = match self.varying_name(&offset, b) {
             Some(var) => {
@@ -364,9 +399,14 @@ impl Kernel<'_> {
                     .unwrap_or_else(|_| offset.clone());
                 report.stride =
                     super::warp::stride_along_x(&settled, &self.coordinates).map(|s| s.to_string());
-                let warps =
-                    super::lanes::warps(self.setting.block[0], self.threads(), &self.coordinates);
-                super::banks::degree(&settled, report.bytes, &warps)
+                let (masked, note) = self.active_lanes(b);
+                report.active = note;
+                let mut d = super::banks::degree(&settled, report.bytes, &masked.warps);
+                if !masked.exact && d.value.is_some() {
+                    d.min = Some(1);
+                    d.exact = false;
+                }
+                d
             }
         };
         if report.reason.is_none() {
@@ -390,6 +430,88 @@ impl Kernel<'_> {
             ));
         }
         report
+    }
+
+    /// The lanes of each warp that may run an access in block `b`, and what the report says
+    /// of them: how many of the 32 where a guard drops some, that the count is for a full
+    /// warp where a guard differs between lanes but is not decided lane by lane.
+    fn active_lanes(&self, b: Block) -> (Masked, Option<String>) {
+        let warps = super::lanes::warps(self.setting.block[0], self.threads(), &self.coordinates);
+        let guards = self.guards(b);
+        let env = crate::coalescing::warp_env(&self.env)
+            .with(super::lanes::first_row(), SignSet::NON_NEG)
+            .with(super::warp::block_dim_warps(), SignSet::POS);
+        let masked = super::mask::active(&warps, &guards, &env);
+        let conditions: Vec<String> = guards.iter().map(|g| format!("`{}`", g.text)).collect();
+        let conditions = conditions.join(", ");
+        let full = warps.iter().map(Vec::len).max().unwrap_or(0);
+        let note = if guards.is_empty() {
+            None
+        } else if masked.restricted {
+            let lanes = if masked.exact { "" } else { "at most " };
+            Some(format!(
+                "{lanes}{} of a warp's {full} lanes: those {conditions} lets through",
+                masked.most
+            ))
+        } else if masked.exact && masked.most == full {
+            None
+        } else {
+            Some(format!(
+                "a full warp: {conditions} differs between lanes in a way not decided lane by lane"
+            ))
+        };
+        (masked, note)
+    }
+
+    /// The comparisons of the branches guarding block `b` that differ between a warp's
+    /// threads (a uniform one runs the whole warp or none of it): an edge into a block with
+    /// no other way in that dominates `b`.
+    fn guards(&self, b: Block) -> Vec<Guard> {
+        let func = self.func();
+        let mut guards = Vec::new();
+        for g in func.blocks() {
+            let Terminator::Branch {
+                cond,
+                then_block,
+                else_block,
+            } = func.block(g).terminator
+            else {
+                continue;
+            };
+            if then_block == else_block || !self.variance.varies_at(cond, g) {
+                continue;
+            }
+            for (target, taken) in [(then_block, true), (else_block, false)] {
+                if self.preds[target.index()] != 1 || !self.forest.dominates(target, b) {
+                    continue;
+                }
+                let text = self.setting.unit.snippet(func.inst(cond).origin.span);
+                let compared = match &func.inst(cond).kind {
+                    InstKind::Binary(op, l, r) if op.is_comparison() => self
+                        .rec
+                        .single(*l)
+                        .zip(self.rec.single(*r))
+                        .and_then(|(l, r)| l.checked_sub(r).ok())
+                        .map(|d| (*op, d.substitute(&self.known).unwrap_or(d))),
+                    _ => None,
+                };
+                guards.push(match compared {
+                    Some((op, difference)) => Guard {
+                        op: Some(op),
+                        difference,
+                        taken,
+                        text,
+                    },
+                    None => Guard {
+                        op: None,
+                        difference: Expr::constant(0),
+                        taken,
+                        text,
+                    },
+                });
+            }
+        }
+        guards
     }
 
     /// The block's threads, when every axis is known.

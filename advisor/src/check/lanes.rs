@@ -2,8 +2,10 @@
 //! lane's `threadIdx.x` and `threadIdx.y` as expressions, to substitute into an offset or a
 //! guard. What the bank-conflict degree and the counts under a guard are computed from.
 //!
-//! * `blockDim.x` unknown: `threadIdx.x = 32*#warp + t` (the kernel assumes `blockDim.x` a
-//!   multiple of 32, so one warp is one row and `threadIdx.y` is the same for its lanes).
+//! * `blockDim.x` unknown: the row's first warp, `threadIdx.x = t`, and any later one,
+//!   `threadIdx.x = 32 + 32*#warp + t` (the kernel assumes `blockDim.x` a multiple of 32, so
+//!   one warp is one row and `threadIdx.y` is the same for its lanes). The first apart, so
+//!   that a guard `threadIdx.x < 16` is decided: all of it in the first, none in the others.
 //! * `blockDim.x` a known multiple of 32: every warp of a row, `threadIdx.x = 32*w + t`
 //!   with `w` a number.
 //! * `blockDim.x` known and not a multiple of 32: a warp spans rows; lane `t` of the warp
@@ -47,21 +49,35 @@ pub fn warps(
         if let (Some(v), Some(ty)) = (&coordinates.thread[1], ty) {
             coords.insert(v.clone(), ty);
         }
+        if let (None, Some(v)) = (block_x, &coordinates.block_dim_x) {
+            // A whole number of warps, as the kernel assumes: `blockIdx.x*blockDim.x` then
+            // starts a warp on a 128-byte boundary for 4-byte elements.
+            let warps = Expr::from(super::warp::block_dim_warps())
+                .checked_mul(&Expr::constant(WARP))
+                .unwrap_or_default();
+            coords.insert(v.clone(), warps);
+        }
         Lane { t, coords }
     };
     match block_x {
         None => {
-            let first = Expr::from(warp_var())
-                .checked_mul(&Expr::constant(WARP))
+            let later = Expr::from(warp_var())
+                .checked_add(&Expr::constant(1))
+                .and_then(|w| w.checked_mul(&Expr::constant(WARP)))
                 .unwrap_or_default();
-            vec![(0..width)
-                .map(|t| {
-                    let tx = first
-                        .checked_add(&Expr::constant(t as i64))
-                        .unwrap_or_default();
-                    lane(t, tx, None)
+            [Expr::constant(0), later]
+                .iter()
+                .map(|first| {
+                    (0..width)
+                        .map(|t| {
+                            let tx = first
+                                .checked_add(&Expr::constant(t as i64))
+                                .unwrap_or_default();
+                            lane(t, tx, None)
+                        })
+                        .collect()
                 })
-                .collect()]
+                .collect()
         }
         Some(x) if x % WARP as u64 == 0 => (0..(x / WARP as u64).min(MOST_STARTS))
             .map(|w| {

@@ -9,12 +9,14 @@
 //! stays unknown, `blockDim.x` is taken to be a multiple of 32 and the report says so.
 //! Modules: `launch` (host launches), `variance` (what differs between a warp's threads),
 //! `warp` (the count for one offset), `lanes` (a warp's threads one by one), `banks`
-//! (shared-memory bank conflicts), `kernel` (one kernel), `model` (the report), `text`.
+//! (shared-memory bank conflicts), `mask` (the lanes a guard lets run an access), `kernel`
+//! (one kernel), `model` (the report), `text`.
 
 mod banks;
 mod kernel;
 mod lanes;
 pub mod launch;
+mod mask;
 pub mod model;
 pub mod text;
 mod variance;

@@ -174,6 +174,10 @@ pub struct AccessReport {
     pub assumptions: Vec<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub finding: Option<crate::model::Reason>,
+    /// The lanes the count is for, where a guard that differs between lanes holds the
+    /// access (`1 of a warp's 32 lanes: those `threadIdx.x == 0` lets through`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub active: Option<String>,
 }
 
 /// A shared-memory access: how many passes its warp needs through the 32 banks.
@@ -203,6 +207,10 @@ pub struct SharedAccessReport {
     pub assumptions: Vec<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub finding: Option<crate::model::Reason>,
+    /// The lanes the count is for, where a guard that differs between lanes holds the
+    /// access (`1 of a warp's 32 lanes: those `threadIdx.x == 0` lets through`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub active: Option<String>,
 }
 
 /// Whether a branch splits warps.

@@ -94,6 +94,9 @@ fn access(out: &mut String, a: &AccessReport) {
         a.ideal_sectors,
         a.coalescing.as_str()
     );
+    if let Some(lanes) = &a.active {
+        let _ = writeln!(out, "    lanes: {lanes}");
+    }
     if let Some(r) = &a.reason {
         let _ = writeln!(out, "    because {r}");
     }
@@ -126,6 +129,9 @@ fn shared(out: &mut String, a: &SharedAccessReport) {
         "    bank conflicts: {}-way per warp",
         count(&a.bank_conflicts)
     );
+    if let Some(lanes) = &a.active {
+        let _ = writeln!(out, "    lanes: {lanes}");
+    }
     if let Some(r) = &a.reason {
         let _ = writeln!(out, "    because {r}");
     }
