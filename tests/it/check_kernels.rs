@@ -687,6 +687,7 @@ const SHARED: &str = r#"__shared__ float tile[32][32];
 __shared__ float padded[32][33];
 __shared__ float flat[64];
 __shared__ float square[16][16];
+__shared__ double wide[64];
 
 __global__ void column(const float *in, float *out)
 {
@@ -746,6 +747,14 @@ __global__ void transpose16(const float *in, float *out)
     square[ty][tx] = in[ty * 16 + tx];
     __syncthreads();
     out[ty * 16 + tx] = square[tx][ty];
+}
+
+__global__ void doubles(const float *in, float *out)
+{
+    int tx = threadIdx.x;
+    wide[tx] = in[tx];
+    __syncthreads();
+    out[blockIdx.x * 32 + tx] = wide[2 * tx];
 }
 
 #ifdef __CUDACC__
@@ -842,7 +851,9 @@ fn check_banks(fixture: &Fixture, expected: &[ExpectBanks]) -> CheckReport {
 impl Run {
     /// The bank-conflict degree each warp met in each execution of its accesses of `buffer`
     /// (reads or writes): a lane's `n`-th access pairs with the other lanes' `n`-th, and
-    /// the degree is the most distinct 4-byte words in one of the 32 banks.
+    /// the degree is the most distinct 4-byte words in one of the 32 banks among the lanes
+    /// of one pass (the warp; 128 bytes' worth of lanes for wider accesses, as the
+    /// hardware serves them).
     fn bank_degrees(&self, buffer: &str, write: bool) -> BTreeMap<(Warp, usize), u64> {
         let mut nth: BTreeMap<((u32, u32, u32), u32), usize> = BTreeMap::new();
         let mut words: BTreeMap<(Warp, usize), BTreeMap<u64, BTreeSet<u64>>> = BTreeMap::new();
@@ -853,8 +864,14 @@ impl Run {
             let n = nth.entry((e.block, e.thread)).or_default();
             let banks = words.entry(((e.block, e.thread / 32), *n)).or_default();
             *n += 1;
+            let per_pass = if e.bytes > 4 && e.bytes % 4 == 0 {
+                128 / e.bytes
+            } else {
+                32
+            };
+            let pass = u64::from(e.thread % 32) / per_pass;
             for word in e.offset / 4..=(e.offset + e.bytes - 1) / 4 {
-                banks.entry(word % 32).or_default().insert(word);
+                banks.entry(pass * 32 + word % 32).or_default().insert(word);
             }
         }
         words
@@ -1043,5 +1060,16 @@ fn a_guard_on_the_thread_index_counts_only_the_lanes_it_lets_through() {
     check_banks(
         &fixture,
         &[banks("halves[2 * threadIdx.x]", AccessKind::Store, 1)],
+    );
+}
+
+#[test]
+fn doubles_side_by_side_take_their_two_passes_without_conflict() {
+    // A half warp's 128 bytes a pass: consecutive doubles do not conflict, doubles two
+    // apart conflict two ways within each half warp.
+    use AccessKind::{Load, Store};
+    check_banks(
+        &shared_fixture("doubles", log_shared!("wide")),
+        &[banks("wide[tx]", Store, 1), banks("wide[2 * tx]", Load, 2)],
     );
 }

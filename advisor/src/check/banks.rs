@@ -10,6 +10,8 @@
 //! degree is the range. Lanes whose offsets differ by a symbol (rows `4*n` bytes apart)
 //! are counted per row, the degree bounded between the most of one row and the rows' sum.
 //! A symbolic stride `s` between neighbouring lanes of 4-byte elements gives `gcd(s/4, 32)`.
+//! An access wider than 4 bytes is served 128 bytes of lanes at a time (a half warp of
+//! `double`s): only lanes of one such pass are counted together.
 
 use super::lanes::Lane;
 use crate::coalescing::WARP;
@@ -76,7 +78,7 @@ pub fn degree(offset: &Expr, elem: u64, warps: &[Vec<Lane>]) -> Degree {
         else {
             return Degree::unknown("the offsets of the warp's lanes could not be compared");
         };
-        let warp = match by_rows(first, &diffs, elem) {
+        let warp = match by_rows(first, &diffs, lanes, elem) {
             Some(d) => d,
             None => {
                 // Every warp must give the same `gcd`: a number for one would not hold for
@@ -113,11 +115,13 @@ pub fn degree(offset: &Expr, elem: u64, warps: &[Vec<Lane>]) -> Degree {
 /// One warp: lanes grouped by the symbolic part of their difference to the first (rows),
 /// each group's words counted for every possible first offset modulo 4. `None` when the
 /// groups are several and no row has a constant placement (the symbolic-stride case).
-fn by_rows(first: &Expr, diffs: &[Expr], elem: u64) -> Option<Degree> {
-    let mut rows: BTreeMap<String, Vec<i64>> = BTreeMap::new();
-    for d in diffs {
+fn by_rows(first: &Expr, diffs: &[Expr], lanes: &[Lane], elem: u64) -> Option<Degree> {
+    let mut rows: BTreeMap<String, Vec<(u64, i64)>> = BTreeMap::new();
+    for (d, lane) in diffs.iter().zip(lanes) {
         let (symbolic, constant) = split_constant(d)?;
-        rows.entry(symbolic.to_string()).or_default().push(constant);
+        rows.entry(symbolic.to_string())
+            .or_default()
+            .push((lane.t, constant));
     }
     if rows.len() > 1 && rows.values().all(|r| r.len() == 1) {
         return None;
@@ -128,7 +132,7 @@ fn by_rows(first: &Expr, diffs: &[Expr], elem: u64) -> Option<Degree> {
     for r in &residues {
         let per_row: Vec<u64> = rows
             .values()
-            .map(|row| words_per_bank(row.iter().map(|d| r + d), elem))
+            .map(|row| words_per_bank(row.iter().map(|(t, d)| (*t, r + d)), elem))
             .collect();
         let hi = if rows.len() == 1 {
             per_row[0]
@@ -198,19 +202,33 @@ fn symbolic_stride(first: &Expr, diffs: &[Expr], lanes: &[Lane], elem: u64) -> D
     }
 }
 
-/// The most distinct 4-byte words in one bank among accesses of `elem` bytes at `offsets`.
-fn words_per_bank(offsets: impl Iterator<Item = i64>, elem: u64) -> u64 {
-    let mut banks: HashMap<i64, BTreeSet<i64>> = HashMap::new();
-    for o in offsets {
+/// The most distinct 4-byte words in one bank among accesses of `elem` bytes by lanes
+/// `(t, offset)`. An access wider than a word is served 128 bytes of lanes at a time (16
+/// lanes of 8 bytes, 8 of 16), so only lanes of one such group can conflict: consecutive
+/// `double`s take the two passes their 256 bytes need, and no more.
+fn words_per_bank(lanes: impl Iterator<Item = (u64, i64)>, elem: u64) -> u64 {
+    let per_group = lanes_per_pass(elem);
+    let mut banks: HashMap<(u64, i64), BTreeSet<i64>> = HashMap::new();
+    for (t, o) in lanes {
         let last = o + elem.max(1) as i64 - 1;
         for word in o.div_euclid(WORD)..=last.div_euclid(WORD) {
             banks
-                .entry(word.rem_euclid(BANKS))
+                .entry((t / per_group, word.rem_euclid(BANKS)))
                 .or_default()
                 .insert(word);
         }
     }
     banks.values().map(|w| w.len() as u64).max().unwrap_or(0)
+}
+
+/// The lanes one pass serves for accesses of `elem` bytes: the warp for a word or less,
+/// 128 bytes' worth for wider ones.
+pub fn lanes_per_pass(elem: u64) -> u64 {
+    if elem > WORD as u64 && elem.is_multiple_of(WORD as u64) {
+        (WARP as u64 * WORD as u64 / elem).max(1)
+    } else {
+        WARP as u64
+    }
 }
 
 /// The first lane's offset modulo 4: one residue when its symbolic terms are integer
@@ -274,8 +292,11 @@ mod tests {
         assert_eq!(of("8*threadIdx.x", 4, None).value, Some(2));
         assert_eq!(of("4*threadIdx.x + 128*k", 4, Some(64)).value, Some(1));
         assert_eq!(of("4*k", 4, None).value, Some(1));
-        // Doubles side by side: two words a lane, two words a bank.
-        assert_eq!(of("8*threadIdx.x", 8, None).value, Some(2));
+        // Doubles side by side: a half warp's 128 bytes a pass, no conflict; two apart, two.
+        assert_eq!(of("8*threadIdx.x", 8, None).value, Some(1));
+        assert_eq!(of("16*threadIdx.x", 8, None).value, Some(2));
+        // A 32-byte structure a lane: four lanes a pass, side by side.
+        assert_eq!(of("32*threadIdx.x", 32, None).value, Some(1));
     }
 
     #[test]

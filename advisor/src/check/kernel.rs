@@ -402,7 +402,7 @@ impl Kernel<'_> {
                 let (masked, note) = self.active_lanes(b);
                 report.active = note;
                 let mut d = super::banks::degree(&settled, report.bytes, &masked.warps);
-                if !masked.exact && d.value.is_some() {
+                if masked.restricted && !masked.exact && d.value.is_some() {
                     d.min = Some(1);
                     d.exact = false;
                 }
@@ -428,6 +428,12 @@ impl Kernel<'_> {
                 report.stride.as_deref(),
                 line_of(&report.at),
             ));
+            if let (Some(f), Some(lanes)) = (&mut report.finding, &report.active) {
+                if lanes.starts_with("a full warp") {
+                    f.message
+                        .push_str(" (for a full warp: its guard is not decided lane by lane)");
+                }
+            }
         }
         report
     }

@@ -25,7 +25,8 @@ pub fn finding(access: &str, degree: &str, stride: Option<&str>, line: u32) -> R
         None => String::new(),
     };
     let message = format!(
-        "`{access}`: a {degree}-way bank conflict, {degree} passes per warp where 1 would do{apart}"
+        "`{access}`: a {degree}-way bank conflict, {degree} times the passes the warp's \
+         words need{apart}"
     );
     let help = "pad each row of the array by one element (`[32][33]` for a 32x32 tile of \
                 4-byte elements), so that elements a row apart fall in different banks, or let \
