@@ -1073,3 +1073,50 @@ fn doubles_side_by_side_take_their_two_passes_without_conflict() {
         &[banks("wide[tx]", Store, 1), banks("wide[2 * tx]", Load, 2)],
     );
 }
+
+const CLAMPED: &str = r#"__global__ void clamped(const float *inw, const float *inn, float *out, int nx)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    int j = blockIdx.y * blockDim.y + threadIdx.y;
+    int c = i + j * nx;
+    int W = (i == 0) ? c : c - 1;
+    int N = (j == 0) ? c : c - nx;
+    out[c] = inw[W] + inn[N];
+}
+"#;
+
+#[test]
+fn a_clamped_neighbour_is_bounded_by_its_forms_together() {
+    let report = check(
+        &Fixture {
+            name: "clamped",
+            source: CLAMPED,
+            set: &[],
+            kernel: "clamped",
+            grid: [2, 4, 1],
+            block: [64, 1, 1],
+            buffers: &[
+                ("inw", "float", 128 * 4),
+                ("inn", "float", 128 * 4),
+                ("out", "float", 128 * 4),
+            ],
+            init: "",
+            args: "inw, inn, out, 128",
+        },
+        &[
+            // Lanes choose `c` or `c - 1`: the two forms of a warp together span 33
+            // elements, 2 requests and 5 sectors at most (interior warps, all at `c - 1`).
+            load("inw[W]", 2, 5, Coalescing::Misaligned),
+            // `j == 0` is the same for a warp's lanes: each form is a whole row, 4 sectors.
+            load("inn[N]", 1, 4, Coalescing::Coalesced),
+        ],
+    );
+    let a = &report.kernels[0].accesses;
+    let west = a.iter().find(|a| a.access == "inw[W]").unwrap();
+    assert_eq!(
+        (west.sectors.min.as_deref(), west.sectors.exact),
+        (Some("1"), false)
+    );
+    let north = a.iter().find(|a| a.access == "inn[N]").unwrap();
+    assert!(north.sectors.exact, "{north:#?}");
+}

@@ -48,6 +48,15 @@ pub struct Checked {
     pub not_analysed: Vec<String>,
 }
 
+/// An offset whose varying name is a choice between forms (a clamp).
+struct Clamp {
+    /// The offset under each form, known values substituted.
+    offsets: Vec<Expr>,
+    /// Every lane of a warp takes the same form.
+    uniform: bool,
+    note: String,
+}
+
 /// A counted access: global memory's requests and sectors, or shared memory's banks.
 enum Counted {
     Global(AccessReport),
@@ -306,6 +315,9 @@ impl Kernel<'_> {
         report.assumptions.extend(unrolled);
         report.offset = Some(offset.to_string());
         if let Some(var) = self.varying_name(&offset, b) {
+            if let Some(clamp) = self.clamp(&var, &offset, b) {
+                return Some(Ok(Counted::Global(self.clamped(report, clamp, elem, b))));
+            }
             let why = if self.reads_data(&var) {
                 "data read per thread"
             } else {
@@ -328,7 +340,12 @@ impl Kernel<'_> {
         let (masked, note) = self.active_lanes(b);
         report.active = note;
         let counted = if masked.restricted {
-            match count_lanes(&settled, elem, &masked.warps, masked.exact) {
+            match count_lanes(
+                std::slice::from_ref(&settled),
+                elem,
+                &masked.warps,
+                masked.exact,
+            ) {
                 Some(mut c) => {
                     c.stride = super::warp::stride_along_x(&settled, &self.coordinates);
                     c
@@ -354,6 +371,97 @@ impl Kernel<'_> {
             report.finding = Some(finding(&report, layout(func, addr, elem), column));
         }
         Some(Ok(Counted::Global(report)))
+    }
+
+    /// `offset` with `var` written as each of its forms, when `var` is a choice between
+    /// forms in the thread coordinates and uniform names (`W = i == 0 ? c : c - 1`, a
+    /// `min`/`max`), and whether the choice is the same for every lane of a warp.
+    fn clamp(&self, var: &Var, offset: &Expr, b: Block) -> Option<Clamp> {
+        let func = self.func();
+        let value = self.rec.symbols.value_of(var)?;
+        let (cond, forms): (Option<Value>, Vec<Value>) = match &func.inst(value).kind {
+            InstKind::Select {
+                cond,
+                then_value,
+                else_value,
+            } => (Some(*cond), vec![*then_value, *else_value]),
+            InstKind::Phi(incoming) if self.rec.recurrence(value).is_none() => {
+                (None, incoming.iter().map(|(_, v)| *v).collect())
+            }
+            _ => return None,
+        };
+        let mut offsets = Vec::new();
+        for form in forms {
+            let e = self.rec.single(form)?;
+            let (e, _) = self.unrolled(e, b);
+            if self.varying_name(&e, b).is_some() {
+                return None;
+            }
+            let map = HashMap::from([(var.clone(), e.clone())]);
+            let o = offset.substitute(&map).ok()?;
+            if self.varying_name(&o, b).is_some() {
+                return None;
+            }
+            offsets.push(o.substitute(&self.known).unwrap_or(o));
+        }
+        let uniform = cond.is_some_and(|c| !self.variance.varies_at(c, b));
+        let forms: Vec<String> = offsets.iter().map(|o| format!("`{o}`")).collect();
+        Some(Clamp {
+            offsets,
+            uniform,
+            note: format!(
+                "`{var}` is chosen per lane between forms (a clamp): the offset is one of {}{}",
+                forms.join(", "),
+                if uniform {
+                    ", the same for every lane of a warp"
+                } else {
+                    ": the count covers every lane's choice, from 1 to the most"
+                }
+            ),
+        })
+    }
+
+    /// The counts of a clamped access: where every lane takes the same form, the most and
+    /// the fewest over the forms counted as usual; else the granules of every form of every
+    /// lane together (the most), from 1.
+    fn clamped(&self, mut report: AccessReport, clamp: Clamp, elem: u64, b: Block) -> AccessReport {
+        report.offset = Some(clamp.offsets[0].to_string());
+        report.assumptions.push(clamp.note);
+        let [x, ..] = self.setting.block;
+        let (masked, note) = self.active_lanes(b);
+        report.active = note;
+        let counted = if clamp.uniform && !masked.restricted {
+            let each: Vec<WarpCount> = clamp
+                .offsets
+                .iter()
+                .map(|o| count(o, elem, x, self.threads(), &self.coordinates, &self.env))
+                .collect();
+            super::warp::over_forms(each)
+        } else {
+            count_lanes(&clamp.offsets, elem, &masked.warps, false)
+        };
+        let Some(mut counted) = counted else {
+            report.reason = Some(
+                "the address is one of several forms (a clamp) whose counts could not be \
+                 combined: anywhere from 1 request to every thread its own"
+                    .into(),
+            );
+            return report;
+        };
+        let strides: Vec<Option<Expr>> = clamp
+            .offsets
+            .iter()
+            .map(|o| super::warp::stride_along_x(o, &self.coordinates))
+            .collect();
+        counted.stride = strides
+            .iter()
+            .all(|s| *s == strides[0])
+            .then(|| strides[0].clone())
+            .flatten();
+        report.warp_bytes = counted.distinct * elem;
+        report.ideal_sectors = ideal_sectors(elem, counted.distinct);
+        self.judge(&mut report, &clamp.offsets[0], &counted, elem);
+        report
     }
 
     /// The bank conflicts of an access to the `__shared__` array `base` at `offset` bytes,

@@ -104,12 +104,12 @@ pub fn count(
     }
 }
 
-/// Requests and sectors over the lanes a guard leaves in each warp ([`super::mask`]), the
-/// most and the fewest over the warps; `exact`: every lane left certainly runs the access
-/// (else the count is the most, from 1). `None` when a warp's lanes are not a constant
-/// apart.
+/// Requests and sectors over the lanes a guard leaves in each warp ([`super::mask`]), each
+/// lane at every offset of `forms` (one, or a clamp's), the most and the fewest over the
+/// warps; `exact`: every lane left certainly runs the access at its one form (else the
+/// count is the most, from 1). `None` when a warp's offsets are not a constant apart.
 pub fn count_lanes(
-    offset: &Expr,
+    forms: &[Expr],
     elem: u64,
     warps: &[Vec<super::lanes::Lane>],
     exact: bool,
@@ -119,7 +119,7 @@ pub fn count_lanes(
     for lanes in warps {
         let offsets: Vec<Expr> = lanes
             .iter()
-            .map(|l| offset.substitute(&l.coords).ok())
+            .flat_map(|l| forms.iter().map(|f| f.substitute(&l.coords).ok()))
             .collect::<Option<_>>()?;
         let first = offsets.first()?;
         let diffs: Vec<i64> = offsets
@@ -131,8 +131,9 @@ pub fn count_lanes(
                     .and_then(|i| i64::try_from(i).ok())
             })
             .collect::<Option<_>>()?;
+        // A lane reads one address whatever its form: at most a warp's worth.
         let seen: std::collections::BTreeSet<i64> = diffs.iter().copied().collect();
-        distinct = distinct.max(seen.len() as u64);
+        distinct = distinct.max((seen.len() as u64).min(lanes.len() as u64));
         per_warp.push((
             granules_from(first, &diffs, elem, LINE),
             granules_from(first, &diffs, elem, SECTOR),
@@ -153,6 +154,21 @@ pub fn count_lanes(
         requests: over(per_warp.iter().map(|(r, _)| r.clone()).collect())?,
         sectors: over(per_warp.into_iter().map(|(_, s)| s).collect())?,
         stride,
+        distinct,
+    })
+}
+
+/// The counts of an access whose every lane takes the same one of several forms: the most
+/// and the fewest over the forms (exact when they agree and each is). `None` when a count is
+/// not a number.
+pub fn over_forms(each: Vec<WarpCount>) -> Option<WarpCount> {
+    let distinct = each.iter().map(|c| c.distinct).max()?;
+    let requests = over_warps(each.iter().map(|c| c.requests.clone()).collect())?;
+    let sectors = over_warps(each.iter().map(|c| c.sectors.clone()).collect())?;
+    Some(WarpCount {
+        requests,
+        sectors,
+        stride: None,
         distinct,
     })
 }
