@@ -183,8 +183,11 @@ def section(rows, worst, build):
             "`huffman` is templates and classes (its one C kernel file is checked), and `cfd`'s host",
             "`main` (`::`) and device helpers (reference parameters) are refused, so its kernels have",
             "no launch and their accesses through the helpers are not counted. `unknown` accesses are",
-            "mostly clamped neighbour indices (`W = i == 0 ? c : c - 1`, `hotspot3D`, `srad_v1`) and",
-            "gathers (`bfs`, `heartwall`).", "", CHECK_END]
+            "gathers (`bfs`, `cfd`, `heartwall`, `srad_v1`'s `d_jE[col]`) and indices computed from",
+            "the thread index in a way not modelled (`srad_v1`'s `row` and `col`). A clamped",
+            "neighbour index (`W = i == 0 ? c : c - 1`) is bounded by its forms together:",
+            "`hotspot3D`'s `tIn[W]` is `misaligned`, 2 requests and 5 sectors at most.", "",
+            CHECK_END]
     return "\n".join(out) + "\n"
 
 
