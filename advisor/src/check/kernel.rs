@@ -351,10 +351,11 @@ impl Kernel<'_> {
                     c
                 }
                 None => {
-                    report.active = Some(format!(
-                        "a full warp: the lanes {} could not be counted apart",
-                        report.active.take().unwrap_or_default()
-                    ));
+                    report.active = Some(
+                        "a full warp: the lanes the guard lets through are not a constant \
+                         apart, so they could not be counted alone"
+                            .into(),
+                    );
                     count(&settled, elem, x, threads, &self.coordinates, &self.env)
                 }
             }
@@ -403,6 +404,9 @@ impl Kernel<'_> {
                 return None;
             }
             offsets.push(o.substitute(&self.known).unwrap_or(o));
+        }
+        if offsets.is_empty() {
+            return None;
         }
         let uniform = cond.is_some_and(|c| !self.variance.varies_at(c, b));
         let forms: Vec<String> = offsets.iter().map(|o| format!("`{o}`")).collect();
