@@ -605,12 +605,19 @@ impl Kernel<'_> {
                 }
                 let text = self.setting.unit.snippet(func.inst(cond).origin.span);
                 let compared = match &func.inst(cond).kind {
-                    InstKind::Binary(op, l, r) if op.is_comparison() => self
-                        .rec
-                        .single(*l)
-                        .zip(self.rec.single(*r))
-                        .and_then(|(l, r)| l.checked_sub(r).ok())
-                        .map(|d| (*op, d.substitute(&self.known).unwrap_or(d))),
+                    // Operands whose reconstruction ignored wrap-around (unsigned
+                    // `threadIdx.x - 1`) are not decided by their sign.
+                    InstKind::Binary(op, l, r)
+                        if op.is_comparison()
+                            && !self.rec.inexact.contains(l)
+                            && !self.rec.inexact.contains(r) =>
+                    {
+                        self.rec
+                            .single(*l)
+                            .zip(self.rec.single(*r))
+                            .and_then(|(l, r)| l.checked_sub(r).ok())
+                            .map(|d| (*op, d.substitute(&self.known).unwrap_or(d)))
+                    }
                     _ => None,
                 };
                 guards.push(match compared {
