@@ -679,3 +679,444 @@ fn the_command_line_checks_and_formats() {
     assert_eq!(none.status.code(), Some(1));
     assert!(Path::new(&file).exists());
 }
+
+/// Shared arrays at file scope, so that the CPU build (where `__shared__` is nothing) has
+/// one copy the harness can find and log; blocks run one after the other there, so a block
+/// has it to itself as on the GPU.
+const SHARED: &str = r#"__shared__ float tile[32][32];
+__shared__ float padded[32][33];
+__shared__ float flat[64];
+__shared__ float square[16][16];
+__shared__ double wide[64];
+
+__global__ void column(const float *in, float *out)
+{
+    int tx = threadIdx.x;
+    for (int k = 0; k < 32; k++)
+        tile[k][tx] = in[k * 32 + tx];
+    __syncthreads();
+    float sum = 0;
+    for (int k = 0; k < 32; k++)
+        sum += tile[tx][k];
+    out[blockIdx.x * 32 + tx] = sum;
+}
+
+__global__ void padded_column(const float *in, float *out)
+{
+    int tx = threadIdx.x;
+    for (int k = 0; k < 32; k++)
+        padded[k][tx] = in[k * 32 + tx];
+    __syncthreads();
+    float sum = 0;
+    for (int k = 0; k < 32; k++)
+        sum += padded[tx][k];
+    out[blockIdx.x * 32 + tx] = sum;
+}
+
+__global__ void rows(const float *in, float *out)
+{
+    int tx = threadIdx.x;
+    for (int k = 0; k < 32; k++)
+        tile[tx][k] = in[k * 32 + tx];
+    __syncthreads();
+    float sum = 0;
+    for (int k = 0; k < 32; k++)
+        sum += tile[k][tx];
+    out[blockIdx.x * 32 + tx] = sum;
+}
+
+__global__ void strided(const float *in, float *out)
+{
+    int tx = threadIdx.x;
+    flat[tx] = in[tx];
+    __syncthreads();
+    out[blockIdx.x * 32 + tx] = flat[2 * tx];
+}
+
+__global__ void broadcast(const float *in, float *out)
+{
+    int tx = threadIdx.x;
+    flat[tx] = in[tx];
+    __syncthreads();
+    out[blockIdx.x * 32 + tx] = flat[5];
+}
+
+__global__ void transpose16(const float *in, float *out)
+{
+    int tx = threadIdx.x, ty = threadIdx.y;
+    square[ty][tx] = in[ty * 16 + tx];
+    __syncthreads();
+    out[ty * 16 + tx] = square[tx][ty];
+}
+
+__global__ void doubles(const float *in, float *out)
+{
+    int tx = threadIdx.x;
+    wide[tx] = in[tx];
+    __syncthreads();
+    out[blockIdx.x * 32 + tx] = wide[2 * tx];
+}
+
+#ifdef __CUDACC__
+void run(const float *in, float *out)
+{
+    transpose16<<<1, dim3(16, 16)>>>(in, out);
+}
+#endif
+"#;
+
+/// What the report must say of one shared access: its bank-conflict degree.
+struct ExpectBanks {
+    access: &'static str,
+    kind: AccessKind,
+    degree: u64,
+}
+
+fn banks(access: &'static str, kind: AccessKind, degree: u64) -> ExpectBanks {
+    ExpectBanks {
+        access,
+        kind,
+        degree,
+    }
+}
+
+/// Logs the shared array `name` (at file scope) as a buffer of the run.
+macro_rules! log_shared {
+    ($name:literal) => {
+        concat!(
+            "fprintf(ww_log_file, \"buffer ",
+            $name,
+            " %lu %lu\\n\", (unsigned long)(uintptr_t)",
+            $name,
+            ", (unsigned long)sizeof(",
+            $name,
+            "));"
+        )
+    };
+}
+
+/// A launch of a kernel of [`SHARED`]: 2 blocks of 32 threads.
+fn shared_fixture(kernel: &'static str, init: &'static str) -> Fixture {
+    Fixture {
+        name: kernel,
+        source: SHARED,
+        set: &[],
+        kernel,
+        grid: [2, 1, 1],
+        block: [32, 1, 1],
+        buffers: &[("in", "float", 32 * 32), ("out", "float", 64)],
+        init,
+        args: "in, out",
+    }
+}
+
+/// Checks the shared accesses of `fixture` statically against `expected`, then each degree
+/// against the degree every warp of the run met.
+fn check_banks(fixture: &Fixture, expected: &[ExpectBanks]) -> CheckReport {
+    let report = analysed(fixture);
+    let kernel = report
+        .kernels
+        .iter()
+        .find(|k| k.kernel == fixture.kernel)
+        .unwrap_or_else(|| panic!("{}: no kernel {}", fixture.name, fixture.kernel));
+    let run = Run::of(fixture);
+    for e in expected {
+        let a = kernel
+            .shared_accesses
+            .iter()
+            .find(|a| a.access == e.access && a.kind == e.kind)
+            .unwrap_or_else(|| {
+                panic!(
+                    "{}: no shared {:?} `{}` in {kernel:#?}",
+                    fixture.name, e.kind, e.access
+                )
+            });
+        let what = format!("{}: `{}`: {a:#?}", fixture.name, e.access);
+        assert_eq!(a.bank_conflicts.value, Some(e.degree), "degree of {what}");
+        assert_eq!(a.finding.is_some(), e.degree > 1, "finding of {what}");
+        let buffer = a.array.as_deref().unwrap();
+        let seen = run.bank_degrees(buffer, e.kind != AccessKind::Load);
+        assert!(!seen.is_empty(), "the run made no such access: {what}");
+        for (warp, degree) in &seen {
+            if a.bank_conflicts.exact {
+                assert_eq!(*degree, e.degree, "warp {warp:?}: {what}");
+            } else {
+                assert!(*degree <= e.degree, "warp {warp:?}: {degree}: {what}");
+            }
+        }
+    }
+    report
+}
+
+impl Run {
+    /// The bank-conflict degree each warp met in each execution of its accesses of `buffer`
+    /// (reads or writes): a lane's `n`-th access pairs with the other lanes' `n`-th, and
+    /// the degree is the most distinct 4-byte words in one of the 32 banks among the lanes
+    /// of one pass (the warp; 128 bytes' worth of lanes for wider accesses, as the
+    /// hardware serves them).
+    fn bank_degrees(&self, buffer: &str, write: bool) -> BTreeMap<(Warp, usize), u64> {
+        let mut nth: BTreeMap<((u32, u32, u32), u32), usize> = BTreeMap::new();
+        let mut words: BTreeMap<(Warp, usize), BTreeMap<u64, BTreeSet<u64>>> = BTreeMap::new();
+        for e in self.events.get(buffer).into_iter().flatten() {
+            if e.write != write {
+                continue;
+            }
+            let n = nth.entry((e.block, e.thread)).or_default();
+            let banks = words.entry(((e.block, e.thread / 32), *n)).or_default();
+            *n += 1;
+            let per_pass = if e.bytes > 4 && e.bytes % 4 == 0 {
+                128 / e.bytes
+            } else {
+                32
+            };
+            let pass = u64::from(e.thread % 32) / per_pass;
+            for word in e.offset / 4..=(e.offset + e.bytes - 1) / 4 {
+                banks.entry(pass * 32 + word % 32).or_default().insert(word);
+            }
+        }
+        words
+            .into_iter()
+            .map(|(k, banks)| {
+                let most = banks.values().map(|w| w.len() as u64).max().unwrap_or(0);
+                (k, most)
+            })
+            .collect()
+    }
+}
+
+#[test]
+fn a_tile_read_down_a_column_conflicts_thirty_two_ways() {
+    use AccessKind::{Load, Store};
+    let report = check_banks(
+        &shared_fixture("column", log_shared!("tile")),
+        &[
+            banks("tile[k][tx]", Store, 1),
+            banks("tile[tx][k]", Load, 32),
+        ],
+    );
+    let a = report.kernels[0]
+        .shared_accesses
+        .iter()
+        .find(|a| a.access == "tile[tx][k]")
+        .unwrap();
+    let finding = a.finding.as_ref().unwrap();
+    assert_eq!(finding.code, "WW202");
+    assert!(
+        finding.help.as_deref().unwrap().contains("[32][33]"),
+        "{finding:?}"
+    );
+    assert!(
+        !report.kernels[0]
+            .not_analysed
+            .iter()
+            .any(|n| n.contains("shared")),
+        "{:?}",
+        report.kernels[0].not_analysed
+    );
+}
+
+#[test]
+fn a_padded_tile_has_no_conflict() {
+    use AccessKind::{Load, Store};
+    check_banks(
+        &shared_fixture("padded_column", log_shared!("padded")),
+        &[
+            banks("padded[k][tx]", Store, 1),
+            banks("padded[tx][k]", Load, 1),
+        ],
+    );
+}
+
+#[test]
+fn a_row_has_no_conflict_and_a_row_written_by_column_has_thirty_two() {
+    use AccessKind::{Load, Store};
+    check_banks(
+        &shared_fixture("rows", log_shared!("tile")),
+        &[
+            banks("tile[tx][k]", Store, 32),
+            banks("tile[k][tx]", Load, 1),
+        ],
+    );
+}
+
+#[test]
+fn a_stride_of_two_words_conflicts_two_ways() {
+    use AccessKind::{Load, Store};
+    check_banks(
+        &shared_fixture("strided", log_shared!("flat")),
+        &[banks("flat[tx]", Store, 1), banks("flat[2 * tx]", Load, 2)],
+    );
+}
+
+#[test]
+fn a_broadcast_has_no_conflict() {
+    check_banks(
+        &shared_fixture("broadcast", log_shared!("flat")),
+        &[banks("flat[5]", AccessKind::Load, 1)],
+    );
+}
+
+#[test]
+fn a_sixteen_wide_block_reading_a_column_conflicts_eight_ways() {
+    // Two rows of 16 per warp: a column of a 16x16 tile puts 8 lanes of each row in one
+    // bank.
+    use AccessKind::{Load, Store};
+    check_banks(
+        &Fixture {
+            block: [16, 16, 1],
+            grid: [1, 1, 1],
+            buffers: &[("in", "float", 256), ("out", "float", 256)],
+            ..shared_fixture("transpose16", log_shared!("square"))
+        },
+        &[
+            banks("square[ty][tx]", Store, 1),
+            banks("square[tx][ty]", Load, 8),
+        ],
+    );
+}
+
+#[test]
+fn a_shared_array_declared_in_the_kernel_counts_as_one_at_file_scope() {
+    let inside = SHARED.replace(
+        "__global__ void column(const float *in, float *out)\n{\n",
+        "__global__ void column(const float *in, float *out)\n{\n    __shared__ float tile[32][32];\n",
+    );
+    let inside: &'static str = Box::leak(inside.into_boxed_str());
+    let report = analysed(&Fixture {
+        source: inside,
+        ..shared_fixture("column", "")
+    });
+    let degrees: Vec<(&str, Option<u64>)> = report.kernels[0]
+        .shared_accesses
+        .iter()
+        .map(|a| (a.access.as_str(), a.bank_conflicts.value))
+        .collect();
+    assert_eq!(
+        degrees,
+        [("tile[k][tx]", Some(1)), ("tile[tx][k]", Some(32))]
+    );
+}
+
+const GUARDED: &str = r#"__shared__ float halves[64];
+
+__global__ void guarded(const float *in, float *first, float *half, float *edge, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (threadIdx.x == 0)
+        first[blockIdx.x] = in[i];
+    if (threadIdx.x < 16) {
+        half[i] = 1;
+        halves[2 * threadIdx.x] = 1;
+    }
+    if (i < n)
+        edge[i] = 1;
+}
+"#;
+
+#[test]
+fn a_guard_on_the_thread_index_counts_only_the_lanes_it_lets_through() {
+    let fixture = Fixture {
+        name: "guarded",
+        source: GUARDED,
+        set: &[],
+        kernel: "guarded",
+        grid: [2, 1, 1],
+        block: [64, 1, 1],
+        buffers: &[
+            ("in", "float", 128),
+            ("first", "float", 2),
+            ("half", "float", 128),
+            ("edge", "float", 128),
+        ],
+        init: log_shared!("halves"),
+        args: "in, first, half, edge, 100",
+    };
+    // One lane: one request, one sector; sixteen lanes side by side: 64 bytes, 2 sectors.
+    let report = check(
+        &fixture,
+        &[
+            load("in[i]", 1, 1, Coalescing::Coalesced),
+            store("first[blockIdx.x]", 1, 1, Coalescing::Broadcast),
+            store("half[i]", 1, 2, Coalescing::Coalesced),
+        ],
+    );
+    let k = &report.kernels[0];
+    let of = |access: &str| {
+        k.accesses
+            .iter()
+            .find(|a| a.access == access)
+            .and_then(|a| a.active.clone())
+            .unwrap_or_default()
+    };
+    assert!(of("in[i]").starts_with("1 of a warp's 32 lanes"), "{k:#?}");
+    assert!(
+        of("half[i]").starts_with("16 of a warp's 32 lanes"),
+        "{k:#?}"
+    );
+    // `i < n` is not decided lane by lane: the count is a full warp's, and says so.
+    assert!(of("edge[i]").starts_with("a full warp"), "{k:#?}");
+    // Sixteen lanes two words apart touch sixteen banks once each: no conflict, where the
+    // full warp would conflict two ways.
+    check_banks(
+        &fixture,
+        &[banks("halves[2 * threadIdx.x]", AccessKind::Store, 1)],
+    );
+}
+
+#[test]
+fn doubles_side_by_side_take_their_two_passes_without_conflict() {
+    // A half warp's 128 bytes a pass: consecutive doubles do not conflict, doubles two
+    // apart conflict two ways within each half warp.
+    use AccessKind::{Load, Store};
+    check_banks(
+        &shared_fixture("doubles", log_shared!("wide")),
+        &[banks("wide[tx]", Store, 1), banks("wide[2 * tx]", Load, 2)],
+    );
+}
+
+const CLAMPED: &str = r#"__global__ void clamped(const float *inw, const float *inn, float *out, int nx)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    int j = blockIdx.y * blockDim.y + threadIdx.y;
+    int c = i + j * nx;
+    int W = (i == 0) ? c : c - 1;
+    int N = (j == 0) ? c : c - nx;
+    out[c] = inw[W] + inn[N];
+}
+"#;
+
+#[test]
+fn a_clamped_neighbour_is_bounded_by_its_forms_together() {
+    let report = check(
+        &Fixture {
+            name: "clamped",
+            source: CLAMPED,
+            set: &[],
+            kernel: "clamped",
+            grid: [2, 4, 1],
+            block: [64, 1, 1],
+            buffers: &[
+                ("inw", "float", 128 * 4),
+                ("inn", "float", 128 * 4),
+                ("out", "float", 128 * 4),
+            ],
+            init: "",
+            args: "inw, inn, out, 128",
+        },
+        &[
+            // Lanes choose `c` or `c - 1`: the two forms of a warp together span 33
+            // elements, 2 requests and 5 sectors at most (interior warps, all at `c - 1`).
+            load("inw[W]", 2, 5, Coalescing::Misaligned),
+            // `j == 0` is the same for a warp's lanes: each form is a whole row, 4 sectors.
+            load("inn[N]", 1, 4, Coalescing::Coalesced),
+        ],
+    );
+    let a = &report.kernels[0].accesses;
+    let west = a.iter().find(|a| a.access == "inw[W]").unwrap();
+    assert_eq!(
+        (west.sectors.min.as_deref(), west.sectors.exact),
+        (Some("1"), false)
+    );
+    let north = a.iter().find(|a| a.access == "inn[N]").unwrap();
+    assert!(north.sectors.exact, "{north:#?}");
+}

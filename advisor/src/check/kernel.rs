@@ -11,9 +11,12 @@
 //! iteration the warp is in. Anything else that differs between threads (an index read from
 //! memory) leaves the count bounded, with the reason.
 
-use super::model::{AccessKind, AccessReport, BranchReport, Coalescing, Count, Divergence};
+use super::mask::{Guard, Masked};
+use super::model::{
+    AccessKind, AccessReport, BranchReport, Coalescing, Count, Divergence, SharedAccessReport,
+};
 use super::variance::Variance;
-use super::warp::{count, Coordinates, WarpCount};
+use super::warp::{count, count_lanes, Coordinates, WarpCount};
 use crate::access::split_base;
 use crate::coalescing::{Factor, LINE, SECTOR, WARP};
 use analyses::reconstruct::{reconstruct, ReconstructConfig, Reconstruction};
@@ -40,8 +43,24 @@ pub struct Setting<'a> {
 /// The analysis of one kernel.
 pub struct Checked {
     pub accesses: Vec<AccessReport>,
+    pub shared: Vec<SharedAccessReport>,
     pub branches: Vec<BranchReport>,
     pub not_analysed: Vec<String>,
+}
+
+/// An offset whose varying name is a choice between forms (a clamp).
+struct Clamp {
+    /// The offset under each form, known values substituted.
+    offsets: Vec<Expr>,
+    /// Every lane of a warp takes the same form.
+    uniform: bool,
+    note: String,
+}
+
+/// A counted access: global memory's requests and sectors, or shared memory's banks.
+enum Counted {
+    Global(AccessReport),
+    Shared(SharedAccessReport),
 }
 
 /// Which memory an access's base pointer addresses.
@@ -67,6 +86,8 @@ struct Kernel<'a> {
     /// Which thread coordinates vary along a warp (x always; y when a warp spans rows).
     varying_axes: [bool; 3],
     env: SignEnv,
+    /// Predecessors of each block, by index: a guard's edge must be its target's only one.
+    preds: Vec<usize>,
 }
 
 pub fn check(setting: &Setting) -> Checked {
@@ -129,14 +150,17 @@ pub fn check(setting: &Setting) -> Checked {
         known,
         varying_axes,
         env,
+        preds: predecessors(func),
     };
     let mut accesses = Vec::new();
+    let mut shared = Vec::new();
     let mut skipped: BTreeMap<&'static str, usize> = BTreeMap::new();
     let mut branches = Vec::new();
     for b in func.blocks() {
         for &v in &func.block(b).insts {
             match kernel.access(v, b) {
-                Some(Ok(report)) => accesses.push(report),
+                Some(Ok(Counted::Global(report))) => accesses.push(report),
+                Some(Ok(Counted::Shared(report))) => shared.push(report),
                 Some(Err(space)) => *skipped.entry(space).or_default() += 1,
                 None => {}
             }
@@ -152,9 +176,21 @@ pub fn check(setting: &Setting) -> Checked {
     not_analysed.extend(device_calls(program, func));
     Checked {
         accesses,
+        shared,
         branches,
         not_analysed,
     }
+}
+
+/// How many edges enter each block, by index.
+fn predecessors(func: &Function) -> Vec<usize> {
+    let mut preds = vec![0; func.blocks.len()];
+    for b in func.blocks() {
+        for s in func.block(b).terminator.successors() {
+            preds[s.index()] += 1;
+        }
+    }
+    preds
 }
 
 /// Calls of the program's device functions: their own accesses are not counted yet.
@@ -195,7 +231,7 @@ impl Kernel<'_> {
 
     /// The report of a load, store or atomic at `v` in block `b`; `Err` names the memory of
     /// an access not counted here; `None` when `v` is no access.
-    fn access(&self, v: Value, b: Block) -> Option<Result<AccessReport, &'static str>> {
+    fn access(&self, v: Value, b: Block) -> Option<Result<Counted, &'static str>> {
         let func = self.func();
         let program = self.program();
         let inst = func.inst(v);
@@ -256,6 +292,7 @@ impl Kernel<'_> {
             reason: None,
             assumptions: Vec::new(),
             finding: None,
+            active: None,
         };
         let [(Some(base), offset)] = alternatives.as_slice() else {
             report.reason = Some(if alternatives.len() > 1 {
@@ -263,11 +300,13 @@ impl Kernel<'_> {
             } else {
                 "no single base pointer is known for the address".into()
             });
-            return Some(Ok(report));
+            return Some(Ok(Counted::Global(report)));
         };
         match self.space(base) {
             (Space::Global, note) => report.assumptions.extend(note),
-            (Space::Shared, _) => return Some(Err("shared-memory")),
+            (Space::Shared, _) => {
+                return Some(Ok(Counted::Shared(self.shared(report, base, offset, b))))
+            }
             (Space::Local, _) => return Some(Err("local-memory")),
             (Space::Constant, _) => return Some(Err("constant-memory")),
         }
@@ -276,6 +315,9 @@ impl Kernel<'_> {
         report.assumptions.extend(unrolled);
         report.offset = Some(offset.to_string());
         if let Some(var) = self.varying_name(&offset, b) {
+            if let Some(clamp) = self.clamp(&var, &offset, b) {
+                return Some(Ok(Counted::Global(self.clamped(report, clamp, elem, b))));
+            }
             let why = if self.reads_data(&var) {
                 "data read per thread"
             } else {
@@ -285,7 +327,7 @@ impl Kernel<'_> {
                 "the address depends on `{var}`, which differs between the threads of a warp \
                  ({why}): anywhere from 1 request to every thread its own"
             ));
-            return Some(Ok(report));
+            return Some(Ok(Counted::Global(report)));
         }
         let settled = offset
             .substitute(&self.known)
@@ -295,7 +337,31 @@ impl Kernel<'_> {
             (Some(x), Some(y), Some(z)) => Some(x * y * z),
             _ => None,
         };
-        let counted = count(&settled, elem, x, threads, &self.coordinates, &self.env);
+        let (masked, note) = self.active_lanes(b);
+        report.active = note;
+        let counted = if masked.restricted {
+            match count_lanes(
+                std::slice::from_ref(&settled),
+                elem,
+                &masked.warps,
+                masked.exact,
+            ) {
+                Some(mut c) => {
+                    c.stride = super::warp::stride_along_x(&settled, &self.coordinates);
+                    c
+                }
+                None => {
+                    report.active = Some(
+                        "a full warp: the lanes the guard lets through are not a constant \
+                         apart, so they could not be counted alone"
+                            .into(),
+                    );
+                    count(&settled, elem, x, threads, &self.coordinates, &self.env)
+                }
+            }
+        } else {
+            count(&settled, elem, x, threads, &self.coordinates, &self.env)
+        };
         report.warp_bytes = counted.distinct * elem;
         report.ideal_sectors = ideal_sectors(elem, counted.distinct);
         self.judge(&mut report, &settled, &counted, elem);
@@ -305,7 +371,280 @@ impl Kernel<'_> {
             let column = written.is_some_and(|s| s.as_integer().is_none());
             report.finding = Some(finding(&report, layout(func, addr, elem), column));
         }
-        Some(Ok(report))
+        Some(Ok(Counted::Global(report)))
+    }
+
+    /// `offset` with `var` written as each of its forms, when `var` is a choice between
+    /// forms in the thread coordinates and uniform names (`W = i == 0 ? c : c - 1`, a
+    /// `min`/`max`), and whether the choice is the same for every lane of a warp.
+    fn clamp(&self, var: &Var, offset: &Expr, b: Block) -> Option<Clamp> {
+        let func = self.func();
+        let value = self.rec.symbols.value_of(var)?;
+        let (cond, forms): (Option<Value>, Vec<Value>) = match &func.inst(value).kind {
+            InstKind::Select {
+                cond,
+                then_value,
+                else_value,
+            } => (Some(*cond), vec![*then_value, *else_value]),
+            InstKind::Phi(incoming) if self.rec.recurrence(value).is_none() => {
+                (None, incoming.iter().map(|(_, v)| *v).collect())
+            }
+            _ => return None,
+        };
+        let mut offsets = Vec::new();
+        for form in forms {
+            let e = self.rec.single(form)?;
+            let (e, _) = self.unrolled(e, b);
+            if self.varying_name(&e, b).is_some() {
+                return None;
+            }
+            let map = HashMap::from([(var.clone(), e.clone())]);
+            let o = offset.substitute(&map).ok()?;
+            if self.varying_name(&o, b).is_some() {
+                return None;
+            }
+            offsets.push(o.substitute(&self.known).unwrap_or(o));
+        }
+        if offsets.is_empty() {
+            return None;
+        }
+        let uniform = cond.is_some_and(|c| !self.variance.varies_at(c, b));
+        let forms: Vec<String> = offsets.iter().map(|o| format!("`{o}`")).collect();
+        Some(Clamp {
+            offsets,
+            uniform,
+            note: format!(
+                "`{var}` is chosen per lane between forms (a clamp): the offset is one of {}{}",
+                forms.join(", "),
+                if uniform {
+                    ", the same for every lane of a warp"
+                } else {
+                    ": the count covers every lane's choice, from 1 to the most"
+                }
+            ),
+        })
+    }
+
+    /// The counts of a clamped access: where every lane takes the same form, the most and
+    /// the fewest over the forms counted as usual; else the granules of every form of every
+    /// lane together (the most), from 1.
+    fn clamped(&self, mut report: AccessReport, clamp: Clamp, elem: u64, b: Block) -> AccessReport {
+        report.offset = Some(clamp.offsets[0].to_string());
+        report.assumptions.push(clamp.note);
+        let [x, ..] = self.setting.block;
+        let (masked, note) = self.active_lanes(b);
+        report.active = note;
+        let counted = if clamp.uniform && !masked.restricted {
+            let each: Vec<WarpCount> = clamp
+                .offsets
+                .iter()
+                .map(|o| count(o, elem, x, self.threads(), &self.coordinates, &self.env))
+                .collect();
+            super::warp::over_forms(each)
+        } else {
+            count_lanes(&clamp.offsets, elem, &masked.warps, false)
+        };
+        let Some(mut counted) = counted else {
+            report.reason = Some(
+                "the address is one of several forms (a clamp) whose counts could not be \
+                 combined: anywhere from 1 request to every thread its own"
+                    .into(),
+            );
+            return report;
+        };
+        let strides: Vec<Option<Expr>> = clamp
+            .offsets
+            .iter()
+            .map(|o| super::warp::stride_along_x(o, &self.coordinates))
+            .collect();
+        counted.stride = strides
+            .iter()
+            .all(|s| *s == strides[0])
+            .then(|| strides[0].clone())
+            .flatten();
+        report.warp_bytes = counted.distinct * elem;
+        report.ideal_sectors = ideal_sectors(elem, counted.distinct);
+        self.judge(&mut report, &clamp.offsets[0], &counted, elem);
+        report
+    }
+
+    /// The bank conflicts of an access to the `__shared__` array `base` at `offset` bytes,
+    /// from the start of its report as a global access.
+    fn shared(
+        &self,
+        start: AccessReport,
+        base: &Var,
+        offset: &Expr,
+        b: Block,
+    ) -> SharedAccessReport {
+        let (offset, unrolled) = self.unrolled(offset, b);
+        let mut report = SharedAccessReport {
+            at: start.at,
+            access: start.access,
+            kind: start.kind,
+            bytes: start.bytes,
+            array: Some(base.name().to_string()),
+            offset: Some(offset.to_string()),
+            stride: None,
+            bank_conflicts: Count::default(),
+            reason: None,
+            assumptions: unrolled,
+            finding: None,
+            active: None,
+        };
+        let degree = match self.varying_name(&offset, b) {
+            Some(var) => {
+                let why = if self.reads_data(&var) {
+                    "data read per thread"
+                } else {
+                    "through the thread index in a way the analysis does not model"
+                };
+                report.reason = Some(format!(
+                    "the address depends on `{var}`, which differs between the threads of a \
+                     warp ({why}): anywhere from no conflict to every lane its own pass"
+                ));
+                super::banks::Degree::unknown("the lanes' offsets are not known")
+            }
+            None => {
+                let settled = offset
+                    .substitute(&self.known)
+                    .unwrap_or_else(|_| offset.clone());
+                report.stride =
+                    super::warp::stride_along_x(&settled, &self.coordinates).map(|s| s.to_string());
+                let (masked, note) = self.active_lanes(b);
+                report.active = note;
+                let mut d = super::banks::degree(&settled, report.bytes, &masked.warps);
+                if masked.restricted && !masked.exact && d.value.is_some() {
+                    d.min = Some(1);
+                    d.exact = false;
+                }
+                d
+            }
+        };
+        if report.reason.is_none() {
+            report
+                .assumptions
+                .extend(degree.assumptions.iter().cloned());
+        }
+        report.bank_conflicts = Count {
+            max: degree.max.clone(),
+            value: degree.value,
+            min: degree.min.map(|m| m.to_string()),
+            unaligned: None,
+            exact: degree.exact,
+        };
+        if degree.min.or(degree.value).is_some_and(|d| d > 1) {
+            report.finding = Some(crate::rules::ww202_bank_conflict::finding(
+                &report.access,
+                &report.bank_conflicts.max,
+                report.stride.as_deref(),
+                line_of(&report.at),
+            ));
+            if let (Some(f), Some(lanes)) = (&mut report.finding, &report.active) {
+                if lanes.starts_with("a full warp") {
+                    f.message
+                        .push_str(" (for a full warp: its guard is not decided lane by lane)");
+                }
+            }
+        }
+        report
+    }
+
+    /// The lanes of each warp that may run an access in block `b`, and what the report says
+    /// of them: how many of the 32 where a guard drops some, that the count is for a full
+    /// warp where a guard differs between lanes but is not decided lane by lane.
+    fn active_lanes(&self, b: Block) -> (Masked, Option<String>) {
+        let warps = super::lanes::warps(self.setting.block[0], self.threads(), &self.coordinates);
+        let guards = self.guards(b);
+        let env = crate::coalescing::warp_env(&self.env)
+            .with(super::lanes::first_row(), SignSet::NON_NEG)
+            .with(super::warp::block_dim_warps(), SignSet::POS);
+        let masked = super::mask::active(&warps, &guards, &env);
+        let conditions: Vec<String> = guards.iter().map(|g| format!("`{}`", g.text)).collect();
+        let conditions = conditions.join(", ");
+        let full = warps.iter().map(Vec::len).max().unwrap_or(0);
+        let note = if guards.is_empty() {
+            None
+        } else if masked.restricted {
+            let lanes = if masked.exact { "" } else { "at most " };
+            Some(format!(
+                "{lanes}{} of a warp's {full} lanes: those {conditions} lets through",
+                masked.most
+            ))
+        } else if masked.exact && masked.most == full {
+            None
+        } else {
+            Some(format!(
+                "a full warp: {conditions} differs between lanes in a way not decided lane by lane"
+            ))
+        };
+        (masked, note)
+    }
+
+    /// The comparisons of the branches guarding block `b` that differ between a warp's
+    /// threads (a uniform one runs the whole warp or none of it): an edge into a block with
+    /// no other way in that dominates `b`.
+    fn guards(&self, b: Block) -> Vec<Guard> {
+        let func = self.func();
+        let mut guards = Vec::new();
+        for g in func.blocks() {
+            let Terminator::Branch {
+                cond,
+                then_block,
+                else_block,
+            } = func.block(g).terminator
+            else {
+                continue;
+            };
+            if then_block == else_block || !self.variance.varies_at(cond, g) {
+                continue;
+            }
+            for (target, taken) in [(then_block, true), (else_block, false)] {
+                if self.preds[target.index()] != 1 || !self.forest.dominates(target, b) {
+                    continue;
+                }
+                let text = self.setting.unit.snippet(func.inst(cond).origin.span);
+                let compared = match &func.inst(cond).kind {
+                    // Operands whose reconstruction ignored wrap-around (unsigned
+                    // `threadIdx.x - 1`) are not decided by their sign.
+                    InstKind::Binary(op, l, r)
+                        if op.is_comparison()
+                            && !self.rec.inexact.contains(l)
+                            && !self.rec.inexact.contains(r) =>
+                    {
+                        self.rec
+                            .single(*l)
+                            .zip(self.rec.single(*r))
+                            .and_then(|(l, r)| l.checked_sub(r).ok())
+                            .map(|d| (*op, d.substitute(&self.known).unwrap_or(d)))
+                    }
+                    _ => None,
+                };
+                guards.push(match compared {
+                    Some((op, difference)) => Guard {
+                        op: Some(op),
+                        difference,
+                        taken,
+                        text,
+                    },
+                    None => Guard {
+                        op: None,
+                        difference: Expr::constant(0),
+                        taken,
+                        text,
+                    },
+                });
+            }
+        }
+        guards
+    }
+
+    /// The block's threads, when every axis is known.
+    fn threads(&self) -> Option<u64> {
+        match self.setting.block {
+            [Some(x), Some(y), Some(z)] => Some(x * y * z),
+            _ => None,
+        }
     }
 
     /// The memory a base pointer addresses, and the assumption that says so when it is not

@@ -8,10 +8,15 @@
 //! checked (`k<<<grid, dim3(16, 16)>>>`, when every launch of the kernel agrees); where it
 //! stays unknown, `blockDim.x` is taken to be a multiple of 32 and the report says so.
 //! Modules: `launch` (host launches), `variance` (what differs between a warp's threads),
-//! `warp` (the count for one offset), `kernel` (one kernel), `model` (the report), `text`.
+//! `warp` (the count for one offset), `lanes` (a warp's threads one by one), `banks`
+//! (shared-memory bank conflicts), `mask` (the lanes a guard lets run an access), `kernel`
+//! (one kernel), `model` (the report), `text`.
 
+mod banks;
 mod kernel;
+mod lanes;
 pub mod launch;
+mod mask;
 pub mod model;
 pub mod text;
 mod variance;
@@ -148,6 +153,7 @@ fn check_kernel(
         },
         assumptions,
         accesses: checked.accesses,
+        shared_accesses: checked.shared,
         branches: checked.branches,
         not_analysed: checked.not_analysed,
     }

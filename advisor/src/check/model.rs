@@ -35,6 +35,9 @@ pub struct KernelReport {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub assumptions: Vec<String>,
     pub accesses: Vec<AccessReport>,
+    /// Each `__shared__` load, store and atomic with its bank conflicts.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub shared_accesses: Vec<SharedAccessReport>,
     pub branches: Vec<BranchReport>,
     /// Accesses and calls this version does not analyse, one line each.
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -126,7 +129,7 @@ impl Coalescing {
 
 /// A count per warp: the most (`max`, with its value when it is a number), the fewest when
 /// warps differ, and the most without the aligned-rows assumption.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct Count {
     pub max: String,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -171,6 +174,43 @@ pub struct AccessReport {
     pub assumptions: Vec<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub finding: Option<crate::model::Reason>,
+    /// The lanes the count is for, where a guard that differs between lanes holds the
+    /// access (`1 of a warp's 32 lanes: those `threadIdx.x == 0` lets through`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub active: Option<String>,
+}
+
+/// A shared-memory access: how many passes its warp needs through the 32 banks.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct SharedAccessReport {
+    pub at: String,
+    /// The access as written (`tile[threadIdx.x][k]`).
+    pub access: String,
+    pub kind: AccessKind,
+    pub bytes: u64,
+    /// The `__shared__` array.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub array: Option<String>,
+    /// Bytes from `array`, in the thread coordinates.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub offset: Option<String>,
+    /// Bytes between the addresses of neighbouring threads along x.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stride: Option<String>,
+    /// The bank-conflict degree: the most distinct 4-byte words the warp's active lanes
+    /// touch in one bank (1: no conflict).
+    pub bank_conflicts: Count,
+    /// Why the degree is a bound only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub assumptions: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub finding: Option<crate::model::Reason>,
+    /// The lanes the count is for, where a guard that differs between lanes holds the
+    /// access (`1 of a warp's 32 lanes: those `threadIdx.x == 0` lets through`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub active: Option<String>,
 }
 
 /// Whether a branch splits warps.

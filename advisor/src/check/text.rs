@@ -1,8 +1,11 @@
 //! The text form of a `warpwise check` report: per kernel, its block shape, one entry per
-//! global access (offset, requests and sectors per warp, verdict, finding with its fix) and
-//! per branch, then what was assumed and what was not analysed; a summary at the end.
+//! global access (offset, requests and sectors per warp, verdict, finding with its fix), per
+//! shared access (its bank-conflict degree) and per branch, then what was assumed and what
+//! was not analysed; a summary at the end.
 
-use super::model::{AccessReport, BranchReport, CheckReport, Coalescing, Count, KernelReport};
+use super::model::{
+    AccessReport, BranchReport, CheckReport, Coalescing, Count, KernelReport, SharedAccessReport,
+};
 use std::fmt::Write;
 
 pub fn render(report: &CheckReport) -> String {
@@ -35,6 +38,9 @@ fn kernel(out: &mut String, k: &KernelReport) {
     );
     for a in &k.accesses {
         access(out, a);
+    }
+    for a in &k.shared_accesses {
+        shared(out, a);
     }
     for b in &k.branches {
         branch(out, b);
@@ -88,6 +94,44 @@ fn access(out: &mut String, a: &AccessReport) {
         a.ideal_sectors,
         a.coalescing.as_str()
     );
+    if let Some(lanes) = &a.active {
+        let _ = writeln!(out, "    lanes: {lanes}");
+    }
+    if let Some(r) = &a.reason {
+        let _ = writeln!(out, "    because {r}");
+    }
+    for assumption in &a.assumptions {
+        let _ = writeln!(out, "    assuming {assumption}");
+    }
+    if let Some(f) = &a.finding {
+        let _ = writeln!(out, "    {}: {}", f.code, f.message);
+        if let Some(help) = &f.help {
+            let _ = writeln!(out, "      help: {help}");
+        }
+    }
+}
+
+fn shared(out: &mut String, a: &SharedAccessReport) {
+    let _ = writeln!(
+        out,
+        "  {}: shared {} `{}` ({} bytes){}",
+        a.at,
+        a.kind.as_str(),
+        a.access,
+        a.bytes,
+        a.offset
+            .as_deref()
+            .map(|o| format!(", offset {o}"))
+            .unwrap_or_default()
+    );
+    let _ = writeln!(
+        out,
+        "    bank conflicts: {}-way per warp",
+        count(&a.bank_conflicts)
+    );
+    if let Some(lanes) = &a.active {
+        let _ = writeln!(out, "    lanes: {lanes}");
+    }
     if let Some(r) = &a.reason {
         let _ = writeln!(out, "    because {r}");
     }
@@ -117,10 +161,24 @@ fn branch(out: &mut String, b: &BranchReport) {
 fn summary(out: &mut String, report: &CheckReport) {
     let accesses: Vec<&AccessReport> = report.kernels.iter().flat_map(|k| &k.accesses).collect();
     let of = |c: Coalescing| accesses.iter().filter(|a| a.coalescing == c).count();
+    let shared: Vec<&SharedAccessReport> = report
+        .kernels
+        .iter()
+        .flat_map(|k| &k.shared_accesses)
+        .collect();
+    let conflicts = shared.iter().filter(|a| a.finding.is_some()).count();
+    let shared = if shared.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "; {} shared access(es), {conflicts} with bank conflicts",
+            shared.len()
+        )
+    };
     let _ = writeln!(
         out,
         "{} kernel(s), {} global access(es): {} coalesced, {} broadcast, {} misaligned, {} \
-         uncoalesced, {} unknown; {} declaration(s) not analysed",
+         uncoalesced, {} unknown{shared}; {} declaration(s) not analysed",
         report.kernels.len(),
         accesses.len(),
         of(Coalescing::Coalesced),

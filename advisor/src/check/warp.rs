@@ -44,7 +44,7 @@ pub struct WarpCount {
 }
 
 /// The stand-in for an unknown `blockDim.x / 32`.
-fn block_dim_warps() -> Var {
+pub(super) fn block_dim_warps() -> Var {
     Var::new("#bdx32")
 }
 
@@ -102,6 +102,104 @@ pub fn count(
             }
         }
     }
+}
+
+/// Requests and sectors over the lanes a guard leaves in each warp ([`super::mask`]), each
+/// lane at every offset of `forms` (one, or a clamp's), the most and the fewest over the
+/// warps; `exact`: every lane left certainly runs the access at its one form (else the
+/// count is the most, from 1). `None` when a warp's offsets are not a constant apart.
+pub fn count_lanes(
+    forms: &[Expr],
+    elem: u64,
+    warps: &[Vec<super::lanes::Lane>],
+    exact: bool,
+) -> Option<WarpCount> {
+    let mut per_warp: Vec<(Factor, Factor)> = Vec::new();
+    let mut distinct = 1;
+    for lanes in warps {
+        let offsets: Vec<Expr> = lanes
+            .iter()
+            .flat_map(|l| forms.iter().map(|f| f.substitute(&l.coords).ok()))
+            .collect::<Option<_>>()?;
+        let first = offsets.first()?;
+        let diffs: Vec<i64> = offsets
+            .iter()
+            .map(|o| {
+                o.checked_sub(first)
+                    .ok()?
+                    .as_integer()
+                    .and_then(|i| i64::try_from(i).ok())
+            })
+            .collect::<Option<_>>()?;
+        // A lane reads one address whatever its form: at most a warp's worth.
+        let seen: std::collections::BTreeSet<i64> = diffs.iter().copied().collect();
+        distinct = distinct.max((seen.len() as u64).min(lanes.len() as u64));
+        per_warp.push((
+            granules_from(first, &diffs, elem, LINE),
+            granules_from(first, &diffs, elem, SECTOR),
+        ));
+    }
+    let over = |parts: Vec<Factor>| {
+        let mut f = over_warps(parts)?;
+        if !exact {
+            f.min_requests = Some(Expr::constant(1));
+            f.exact = false;
+            f.assumptions
+                .push("counted for every lane the guard may let through: the most".into());
+        }
+        Some(f)
+    };
+    let stride = None;
+    Some(WarpCount {
+        requests: over(per_warp.iter().map(|(r, _)| r.clone()).collect())?,
+        sectors: over(per_warp.into_iter().map(|(_, s)| s).collect())?,
+        stride,
+        distinct,
+    })
+}
+
+/// The counts of an access whose every lane takes the same one of several forms: the most
+/// and the fewest over the forms (exact when they agree and each is). `None` when a count is
+/// not a number.
+pub fn over_forms(each: Vec<WarpCount>) -> Option<WarpCount> {
+    let distinct = each.iter().map(|c| c.distinct).max()?;
+    let requests = over_warps(each.iter().map(|c| c.requests.clone()).collect())?;
+    let sectors = over_warps(each.iter().map(|c| c.sectors.clone()).collect())?;
+    Some(WarpCount {
+        requests,
+        sectors,
+        stride: None,
+        distinct,
+    })
+}
+
+/// Constant counts of several warps together: the most, the fewest where they differ.
+fn over_warps(parts: Vec<Factor>) -> Option<Factor> {
+    let value = |e: &Expr| e.as_integer().and_then(|i| i64::try_from(i).ok());
+    let mut most = 0;
+    let mut fewest = i64::MAX;
+    let mut exact = true;
+    let mut assumptions: Vec<String> = Vec::new();
+    for f in &parts {
+        let hi = value(&f.requests)?;
+        let lo = f.min_requests.as_ref().map_or(Some(hi), value)?;
+        most = most.max(hi);
+        fewest = fewest.min(lo);
+        exact &= f.exact;
+        for a in &f.assumptions {
+            if !assumptions.contains(a) {
+                assumptions.push(a.clone());
+            }
+        }
+    }
+    (!parts.is_empty()).then(|| Factor {
+        requests: Expr::constant(most),
+        min_requests: (fewest != most).then(|| Expr::constant(fewest)),
+        unaligned: None,
+        stride: None,
+        exact: exact && fewest == most,
+        assumptions,
+    })
 }
 
 /// Distinct offsets among the threads `#tx = 32*#warp + t` of a warp (32 when they cannot

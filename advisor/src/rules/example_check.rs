@@ -83,8 +83,12 @@ fn kernel_shows(rule: &Rule) {
     let findings: Vec<(u32, &str)> = report
         .kernels
         .iter()
-        .flat_map(|k| &k.accesses)
-        .filter_map(|a| a.finding.as_ref())
+        .flat_map(|k| {
+            k.accesses
+                .iter()
+                .filter_map(|a| a.finding.as_ref())
+                .chain(k.shared_accesses.iter().filter_map(|a| a.finding.as_ref()))
+        })
         .flat_map(|f| f.lines.iter().map(move |l| (*l, f.code.as_str())))
         .collect();
     assert!(

@@ -20,6 +20,7 @@ pub mod ww112_callee_effects;
 pub mod ww120_allocation;
 pub mod ww130_observed_dependence;
 pub mod ww201_uncoalesced;
+pub mod ww202_bank_conflict;
 
 use crate::model::{Reason, Verdict, Witness};
 
@@ -76,7 +77,7 @@ pub const ALL: &[&Rule] = &[
 ];
 
 /// Every code a finding of `warpwise check` can carry, in code order.
-pub const KERNEL: &[&Rule] = &[&ww201_uncoalesced::RULE];
+pub const KERNEL: &[&Rule] = &[&ww201_uncoalesced::RULE, &ww202_bank_conflict::RULE];
 
 /// Not a finding: the note SARIF output gives a loop that can run on a GPU.
 pub const FRIENDLY: &Rule = &ww001_friendly::RULE;
