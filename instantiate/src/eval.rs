@@ -3,8 +3,8 @@
 
 use num_rational::BigRational;
 use num_traits::ToPrimitive;
-use std::collections::{BTreeMap, BTreeSet, HashMap};
-use symbolic::{parse_expr, Expr, Var};
+use std::collections::{BTreeMap, BTreeSet};
+use symbolic::Expr;
 
 /// Integer values of the program's variables, by the names reports use (`n`, `c->n`).
 pub type Values = BTreeMap<String, i64>;
@@ -31,7 +31,7 @@ impl std::fmt::Display for EvalFailure {
 }
 
 pub fn parse(text: &str) -> Result<Expr, EvalFailure> {
-    parse_expr(text).map_err(|e| EvalFailure::Unparsable(e.to_string()))
+    crate::memo::parse(text)
 }
 
 /// The names in a C expression, as the symbolic engine's lexer reads them (`n`, `s.len`,
@@ -105,34 +105,21 @@ pub fn substitute(text: &str, values: &Values) -> String {
 
 /// The exact rational value of `text` under `values`.
 pub fn eval_rational(text: &str, values: &Values) -> Result<BigRational, EvalFailure> {
-    let expr = match parse(text) {
-        Ok(e) => e,
-        Err(first) => {
-            let missing: Vec<String> = variables(text)
-                .into_iter()
-                .filter(|n| !values.contains_key(n))
-                .collect();
-            if !missing.is_empty() {
-                return Err(EvalFailure::Missing(missing));
-            }
-            parse(&substitute(text, values)).map_err(|_| first)?
-        }
+    let Some(first) = crate::memo::parse_error(text) else {
+        return crate::memo::value(text, values);
     };
-    let missing: Vec<String> = expr
-        .vars()
-        .iter()
-        .map(|v| v.name().to_string())
+    let missing: Vec<String> = variables(text)
+        .into_iter()
         .filter(|n| !values.contains_key(n))
         .collect();
     if !missing.is_empty() {
         return Err(EvalFailure::Missing(missing));
     }
-    let ctx: HashMap<Var, BigRational> = values
-        .iter()
-        .map(|(n, v)| (Var::new(n), BigRational::from_integer((*v).into())))
-        .collect();
-    expr.eval(&ctx)
-        .map_err(|e| EvalFailure::Unparsable(e.to_string()))
+    let substituted = substitute(text, values);
+    if crate::memo::parse_error(&substituted).is_some() {
+        return Err(first);
+    }
+    crate::memo::value(&substituted, values)
 }
 
 /// The value of `text` under `values` as a 64-bit integer.

@@ -6,6 +6,7 @@
 pub mod equations;
 pub mod eval;
 pub mod evaluate;
+mod memo;
 pub mod model;
 pub mod offload;
 pub mod render;
