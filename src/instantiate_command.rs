@@ -284,7 +284,10 @@ fn run_streaming(args: &InstantiateArgs) -> Option<ExitCode> {
     let mut sketches: Vec<LoopSketch> = Vec::new();
     let mut block_text: Option<String> = None;
     let mut observed = false;
-    let mut de = serde_json::Deserializer::from_reader(&mut checked);
+    // Buffered over the checks: serde_json reads a byte at a time, and the checks run
+    // per read (a line's UTF-8 and nesting checked a byte at a time was most of the pass).
+    let mut de =
+        serde_json::Deserializer::from_reader(BufReader::with_capacity(1 << 16, &mut checked));
     let schema = crate::report_stream::each_loop(&mut de, |l: LoopHead| {
         if block_text.is_none() {
             block_text = l.occupancy.map(|o| o.block);
