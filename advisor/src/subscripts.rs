@@ -19,6 +19,11 @@
 //! and where every variable of the column equation has small constant bounds the system is
 //! decided over the integers by enumerating them: elimination over the rationals finds
 //! `l = 1.5` where no integer solution exists.
+//!
+//! Elimination itself works over the integers where it can, as the Omega test does: every
+//! form tightened (integer coefficients divided by their gcd, the constant rounded down),
+//! equations solved exactly or confined to a residue class, and the variables whose
+//! elimination is exact taken first. What is left inexact only loses precision.
 
 use crate::access::Extents;
 use crate::space::{extreme_in, IvRange, Space};
