@@ -304,6 +304,10 @@ pub struct Summaries<'v> {
     /// Per unit, the callees' reconstructions those share: a helper is reconstructed
     /// once for all its callers, not once per caller.
     callee_memos: Vec<CalleeMemo>,
+    /// Each summary in words ([`Summary::describe`] with the function's parameter names),
+    /// made once: every loop that calls a function lists its effects, and bounding each
+    /// section over the callee's ranges is the costly part of a report with many calls.
+    described: Mutex<HashMap<FuncRef, Arc<Vec<String>>>>,
 }
 
 /// The value behind `m`, whether or not a worker panicked while holding it (the maps
@@ -388,6 +392,7 @@ impl<'v> Summaries<'v> {
             reconstructed: Mutex::default(),
             in_calls,
             callee_memos: view.units().iter().map(|_| CalleeMemo::new()).collect(),
+            described: Mutex::default(),
         }
     }
 
@@ -423,6 +428,17 @@ impl<'v> Summaries<'v> {
         }
         // Another worker may have made it meanwhile: the same, so either copy will do.
         lock(&self.reconstructed).entry(f).or_insert(made).clone()
+    }
+
+    /// The summary of `f` in words ([`Summary::describe`] with `f`'s parameter names),
+    /// made on first use.
+    pub fn described(&self, f: FuncRef) -> Arc<Vec<String>> {
+        if let Some(d) = lock(&self.described).get(&f) {
+            return d.clone();
+        }
+        let made = Arc::new(self.of(f).describe(&param_names(self.view.function(f))));
+        // Another worker may have made it meanwhile: the same, so either copy will do.
+        lock(&self.described).entry(f).or_insert(made).clone()
     }
 
     /// Summarizes every function that `roots` reach, in parallel: the call graph's
