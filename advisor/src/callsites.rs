@@ -479,10 +479,7 @@ pub fn describe_callee(summaries: &Summaries, unit: usize, name: &str) -> Vec<St
     }
     let view = summaries.view();
     match view.resolve(unit, name) {
-        Some(f) => {
-            let names = crate::summaries::param_names(view.function(f));
-            summaries.of(f).describe(&names)
-        }
+        Some(f) => summaries.described(f).to_vec(),
         None => Vec::new(),
     }
 }

@@ -140,7 +140,15 @@ impl Summary {
     /// The summary in words, one line per base and direction:
     /// `param out: writes [0, 8*n)`, `global counter: reads and writes [0, 4)`.
     pub fn describe(&self, param_names: &[Option<String>]) -> Vec<String> {
-        let space = self.space();
+        // The whole space's signs, for joining sections; each offset is bounded over the
+        // ranges it reaches alone (see `reached_by`).
+        let env = self.space_env();
+        let mut positions: HashMap<Var, Vec<usize>> = HashMap::new();
+        for (k, r) in self.ranges.iter().enumerate() {
+            positions.entry(r.var.clone()).or_default().push(k);
+        }
+        let ivs: Vec<std::cell::OnceCell<IvRange>> =
+            self.ranges.iter().map(|_| Default::default()).collect();
         // (base, is a write, section, why part of it is at an unknown offset)
         type Line = (String, bool, Option<(Expr, Expr)>, Option<String>);
         let mut grouped: Vec<Line> = Vec::new();
@@ -161,8 +169,9 @@ impl Summary {
             let (section, unknown) = match &e.offset {
                 Ok(offset) => {
                     let mut assumptions = Vec::new();
-                    let lo = extreme(offset, &space, false, &mut assumptions);
-                    let hi = extreme(offset, &space, true, &mut assumptions).and_then(|h| {
+                    let reached = self.reached_by(offset, &positions, &ivs, &env);
+                    let lo = extreme(offset, &reached, false, &mut assumptions);
+                    let hi = extreme(offset, &reached, true, &mut assumptions).and_then(|h| {
                         h.checked_add(&Expr::integer(BigInt::from(e.elem_bytes)))
                             .ok()
                     });
@@ -183,8 +192,8 @@ impl Summary {
                     }
                     entry.2 = match (entry.2.take(), section) {
                         (Some((a, b)), Some((c, d))) => {
-                            let lo = symbolic::get_min(&a, &c, &space.env).ok();
-                            let hi = symbolic::get_max(&b, &d, &space.env).ok();
+                            let lo = symbolic::get_min(&a, &c, &env).ok();
+                            let hi = symbolic::get_max(&b, &d, &env).ok();
                             lo.zip(hi)
                         }
                         (x, None) | (None, x) => x,
@@ -225,6 +234,60 @@ impl Summary {
             out.push("pure".into());
         }
         out
+    }
+
+    /// The signs of [`Self::space`].
+    fn space_env(&self) -> SignEnv {
+        let mut env = SignEnv::new();
+        for r in &self.ranges {
+            env.set(r.var.clone(), sign_from_lower(&r.lo));
+        }
+        env
+    }
+
+    /// The part of [`Self::space`] that [`extreme`] of `e` reads: the ranges `e` names and,
+    /// in turn, those their bounds name, in the same order and with the same loop ids, with
+    /// the signs of those variables alone. [`extreme`] substitutes only variables the
+    /// expression holds and reads only their signs, so its results over this space are the
+    /// same as over the whole. A summary holds every range of every callee (thousands in a
+    /// library's top functions): bounding each effect over all of them, and making all of
+    /// them into loops, made describing it quadratic. `positions` holds each variable's
+    /// ranges, `ivs` the ranges made into loops so far, `env` the whole space's signs.
+    fn reached_by(
+        &self,
+        e: &Expr,
+        positions: &HashMap<Var, Vec<usize>>,
+        ivs: &[std::cell::OnceCell<IvRange>],
+        env: &SignEnv,
+    ) -> Space {
+        let mut names: HashSet<Var> = e.vars().into_iter().collect();
+        let mut stack: Vec<Var> = names.iter().cloned().collect();
+        let mut kept = vec![false; self.ranges.len()];
+        while let Some(v) = stack.pop() {
+            for &k in positions.get(&v).into_iter().flatten() {
+                if std::mem::replace(&mut kept[k], true) {
+                    continue;
+                }
+                let r = &self.ranges[k];
+                for w in r.lo.vars().into_iter().chain(r.hi.vars()) {
+                    if names.insert(w.clone()) {
+                        stack.push(w);
+                    }
+                }
+            }
+        }
+        Space {
+            ivs: (0..self.ranges.len())
+                .filter(|&k| kept[k])
+                .map(|k| {
+                    ivs[k]
+                        .get_or_init(|| range_to_iv(&self.ranges[k], synthetic_loop(k)))
+                        .clone()
+                })
+                .collect(),
+            env: env.restricted_to(&names),
+            assumptions: Vec::new(),
+        }
     }
 
     /// The range variables as an iteration space (for extremes over them).
@@ -304,6 +367,10 @@ pub struct Summaries<'v> {
     /// Per unit, the callees' reconstructions those share: a helper is reconstructed
     /// once for all its callers, not once per caller.
     callee_memos: Vec<CalleeMemo>,
+    /// Each summary in words ([`Summary::describe`] with the function's parameter names),
+    /// made once: every loop that calls a function lists its effects, and bounding each
+    /// section over the callee's ranges is the costly part of a report with many calls.
+    described: Mutex<HashMap<FuncRef, Arc<Vec<String>>>>,
 }
 
 /// The value behind `m`, whether or not a worker panicked while holding it (the maps
@@ -388,6 +455,7 @@ impl<'v> Summaries<'v> {
             reconstructed: Mutex::default(),
             in_calls,
             callee_memos: view.units().iter().map(|_| CalleeMemo::new()).collect(),
+            described: Mutex::default(),
         }
     }
 
@@ -423,6 +491,17 @@ impl<'v> Summaries<'v> {
         }
         // Another worker may have made it meanwhile: the same, so either copy will do.
         lock(&self.reconstructed).entry(f).or_insert(made).clone()
+    }
+
+    /// The summary of `f` in words ([`Summary::describe`] with `f`'s parameter names),
+    /// made on first use.
+    pub fn described(&self, f: FuncRef) -> Arc<Vec<String>> {
+        if let Some(d) = lock(&self.described).get(&f) {
+            return d.clone();
+        }
+        let made = Arc::new(self.of(f).describe(&param_names(self.view.function(f))));
+        // Another worker may have made it meanwhile: the same, so either copy will do.
+        lock(&self.described).entry(f).or_insert(made).clone()
     }
 
     /// Summarizes every function that `roots` reach, in parallel: the call graph's
