@@ -597,35 +597,18 @@ fn test_pair(
     }
     let size_f = BigInt::from(size_f);
     let size_g = BigInt::from(size_g);
+    let pair = ((f, g), (&size_f, &size_g), extents);
     // Exact test: the difference depends on the distance alone.
-    if diff.vars().iter().all(|v| *v == renamed.distance) {
-        if let Some(outcome) = exact_in_distance(&diff, &renamed.distance, &size_f, &size_g) {
-            return unless_out_of_extents(
-                outcome,
-                (f, g),
-                (&size_f, &size_g),
-                extents,
-                renamed,
-                assumptions,
-            );
-        }
+    if let Some(outcome) = in_distance_alone(&diff, pair, renamed, assumptions) {
+        return outcome;
     }
     let window = size_f.clone().max(size_g.clone());
     let mut env = renamed.space.env.clone();
     let diff = drop_dominant_pairs(diff, renamed, &window, &mut env, assumptions);
     // After delinearization the difference may depend on the distance alone (`C[i][j]` in
     // gemm's `k` loop: 0 once `j = j'`): the exact test decides it.
-    if diff.vars().iter().all(|v| *v == renamed.distance) {
-        if let Some(outcome) = exact_in_distance(&diff, &renamed.distance, &size_f, &size_g) {
-            return unless_out_of_extents(
-                outcome,
-                (f, g),
-                (&size_f, &size_g),
-                extents,
-                renamed,
-                assumptions,
-            );
-        }
+    if let Some(outcome) = in_distance_alone(&diff, pair, renamed, assumptions) {
+        return outcome;
     }
     if distance_dominates(&diff, renamed, &window, &mut env, assumptions)
         || symbol_dominates(&diff, renamed, &window, &mut env, assumptions)
@@ -668,23 +651,34 @@ fn test_pair(
     }
 }
 
-/// A dependence at a distance found on flat memory, unless it needs a subscript past its
-/// declared extent: `v[j + 1][i]` against `v[j][i]` over `i` with `double v[N][100]` meet
-/// 100 iterations apart only through `v[j][i + 100]`, which is not an element of row `j`.
-fn unless_out_of_extents(
-    outcome: Outcome,
-    (f, g): (&Expr, &Expr),
-    sizes: (&BigInt, &BigInt),
-    extents: (Extents, Extents),
+/// Two offsets, their access sizes and subscript extents, as the tests after the first
+/// take them.
+type Pair<'p> = (
+    (&'p Expr, &'p Expr),
+    (&'p BigInt, &'p BigInt),
+    (Extents<'p>, Extents<'p>),
+);
+
+/// The exact test where the difference depends on the distance alone, and a dependence it
+/// finds on flat memory dropped when it needs a subscript past its declared extent:
+/// `v[j + 1][i]` against `v[j][i]` over `i` with `double v[N][100]` meet 100 iterations
+/// apart only through `v[j][i + 100]`, which is not an element of row `j`.
+fn in_distance_alone(
+    diff: &Expr,
+    ((f, g), sizes, extents): Pair<'_>,
     renamed: &RenamedSpace,
     assumptions: &mut Vec<String>,
-) -> Outcome {
+) -> Option<Outcome> {
+    if !diff.vars().iter().all(|v| *v == renamed.distance) {
+        return None;
+    }
+    let outcome = exact_in_distance(diff, &renamed.distance, sizes.0, sizes.1)?;
     if matches!(outcome, Outcome::Dependent { .. })
         && within_extents(f, g, sizes, extents, renamed, assumptions)
     {
-        return Outcome::Independent;
+        return Some(Outcome::Independent);
     }
-    outcome
+    Some(outcome)
 }
 
 /// Whether C's in-bounds rule keeps the two accesses apart (see

@@ -94,21 +94,13 @@ fn access(out: &mut String, a: &AccessReport) {
         a.ideal_sectors,
         a.coalescing.as_str()
     );
-    if let Some(lanes) = &a.active {
-        let _ = writeln!(out, "    lanes: {lanes}");
-    }
-    if let Some(r) = &a.reason {
-        let _ = writeln!(out, "    because {r}");
-    }
-    for assumption in &a.assumptions {
-        let _ = writeln!(out, "    assuming {assumption}");
-    }
-    if let Some(f) = &a.finding {
-        let _ = writeln!(out, "    {}: {}", f.code, f.message);
-        if let Some(help) = &f.help {
-            let _ = writeln!(out, "      help: {help}");
-        }
-    }
+    notes(
+        out,
+        a.active.as_deref(),
+        a.reason.as_deref(),
+        &a.assumptions,
+        a.finding.as_ref(),
+    );
 }
 
 fn shared(out: &mut String, a: &SharedAccessReport) {
@@ -129,21 +121,13 @@ fn shared(out: &mut String, a: &SharedAccessReport) {
         "    bank conflicts: {}-way per warp",
         count(&a.bank_conflicts)
     );
-    if let Some(lanes) = &a.active {
-        let _ = writeln!(out, "    lanes: {lanes}");
-    }
-    if let Some(r) = &a.reason {
-        let _ = writeln!(out, "    because {r}");
-    }
-    for assumption in &a.assumptions {
-        let _ = writeln!(out, "    assuming {assumption}");
-    }
-    if let Some(f) = &a.finding {
-        let _ = writeln!(out, "    {}: {}", f.code, f.message);
-        if let Some(help) = &f.help {
-            let _ = writeln!(out, "      help: {help}");
-        }
-    }
+    notes(
+        out,
+        a.active.as_deref(),
+        a.reason.as_deref(),
+        &a.assumptions,
+        a.finding.as_ref(),
+    );
 }
 
 fn branch(out: &mut String, b: &BranchReport) {
@@ -188,4 +172,29 @@ fn summary(out: &mut String, report: &CheckReport) {
         of(Coalescing::Unknown),
         report.refused.len()
     );
+}
+
+/// The lines under an access: which lanes it counts, why, what it assumes, and its finding.
+fn notes(
+    out: &mut String,
+    active: Option<&str>,
+    reason: Option<&str>,
+    assumptions: &[String],
+    finding: Option<&crate::model::Reason>,
+) {
+    if let Some(lanes) = active {
+        let _ = writeln!(out, "    lanes: {lanes}");
+    }
+    if let Some(r) = reason {
+        let _ = writeln!(out, "    because {r}");
+    }
+    for assumption in assumptions {
+        let _ = writeln!(out, "    assuming {assumption}");
+    }
+    if let Some(f) = finding {
+        let _ = writeln!(out, "    {}: {}", f.code, f.message);
+        if let Some(help) = &f.help {
+            let _ = writeln!(out, "      help: {help}");
+        }
+    }
 }
