@@ -6,29 +6,7 @@ use num_traits::ToPrimitive;
 use std::collections::{BTreeMap, BTreeSet};
 use symbolic::Expr;
 
-/// Integer values of the program's variables, by the names reports use (`n`, `c->n`).
-pub type Values = BTreeMap<String, i64>;
-
-/// Why an expression has no number.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum EvalFailure {
-    /// The text is not an expression the symbolic engine reads.
-    Unparsable(String),
-    /// These variables have no value.
-    Missing(Vec<String>),
-    /// The value is not an integer or does not fit in 64 bits.
-    NotInteger(String),
-}
-
-impl std::fmt::Display for EvalFailure {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            EvalFailure::Unparsable(why) => write!(f, "cannot read the expression: {why}"),
-            EvalFailure::Missing(names) => write!(f, "no value for {}", names.join(", ")),
-            EvalFailure::NotInteger(v) => write!(f, "the value {v} is not a 64-bit integer"),
-        }
-    }
-}
+pub use crate::eval_types::{EvalFailure, Values};
 
 pub fn parse(text: &str) -> Result<Expr, EvalFailure> {
     crate::memo::parse(text)

@@ -5,6 +5,7 @@
 
 pub mod equations;
 pub mod eval;
+mod eval_types;
 pub mod evaluate;
 mod memo;
 pub mod model;

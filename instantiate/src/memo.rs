@@ -3,7 +3,7 @@
 //! and evaluating them in exact rationals again for every loop was most of instantiating
 //! one. Both are pure functions of their inputs, so a remembered result is the result.
 
-use crate::eval::EvalFailure;
+use crate::eval_types::{EvalFailure, Values};
 use num_rational::BigRational;
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -68,7 +68,7 @@ pub fn parse_error(text: &str) -> Option<EvalFailure> {
 
 /// The exact value of the expression `text` (which must read as one) under `values`:
 /// the variables it lacks, else its value.
-pub fn value(text: &str, values: &crate::eval::Values) -> Result<BigRational, EvalFailure> {
+pub fn value(text: &str, values: &Values) -> Result<BigRational, EvalFailure> {
     with_parsed(text, |p| {
         let expr = match &p.expr {
             Ok(expr) => expr,
