@@ -12,7 +12,7 @@ pub struct ExplainArgs {
 
 pub fn run(args: &ExplainArgs) -> ExitCode {
     let Some(code) = advisor::rules::find(&args.code) else {
-        let known: Vec<&str> = advisor::rules::every().map(|c| c.code).collect();
+        let known: Vec<&str> = advisor::rules::every().map(|c| c.code.as_str()).collect();
         eprintln!(
             "error: `{}` is not a warpwise code (known: {})",
             args.code,

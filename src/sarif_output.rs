@@ -29,7 +29,7 @@ pub fn render(report: &Report, units: &[Unit]) -> String {
         .copied()
         .chain([rules::FRIENDLY])
         .collect();
-    let rule_index: HashMap<&str, i64> = rules
+    let rule_index: HashMap<rules::Code, i64> = rules
         .iter()
         .enumerate()
         .map(|(k, c)| (c.code, k as i64))
@@ -130,7 +130,7 @@ fn message(s: String) -> sarif::Message {
 
 fn rule(c: &Rule) -> sarif::ReportingDescriptor {
     sarif::ReportingDescriptor::builder()
-        .id(c.code)
+        .id(c.code.as_str())
         .name(pascal(c.name))
         .short_description(text(c.name))
         .full_description(text(c.explanation))
@@ -229,7 +229,7 @@ fn finding(
     l: &LoopReport,
     site: &LoopSite,
     reason: &Reason,
-    rules: &HashMap<&str, i64>,
+    rules: &HashMap<rules::Code, i64>,
 ) -> sarif::Result {
     let first = reason.lines.first().map(|&n| n as i64).unwrap_or(site.line);
     let mut related = vec![location(
@@ -254,21 +254,21 @@ fn finding(
         text.push_str(&format!(". Help: {help}"));
     }
     let mut result = sarif::Result::builder()
-        .rule_id(reason.code.clone())
+        .rule_id(reason.code.as_str())
         .level(level(l))
         .message(message(text))
         .locations(vec![location(&site.file, first, None, None)])
         .related_locations(related)
-        .partial_fingerprints(fingerprint(site, l, &reason.code, &reason.message))
+        .partial_fingerprints(fingerprint(site, l, reason.code.as_str(), &reason.message))
         .build();
-    result.rule_index = rules.get(reason.code.as_str()).copied();
+    result.rule_index = rules.get(&reason.code).copied();
     result
 }
 
 fn friendly_result(
     l: &LoopReport,
     site: &LoopSite,
-    rules: &HashMap<&str, i64>,
+    rules: &HashMap<rules::Code, i64>,
     pragma: Option<&Fix>,
 ) -> sarif::Result {
     let parameters: Vec<&str> = l.parameters.iter().map(|p| p.name.as_str()).collect();
@@ -284,13 +284,13 @@ fn friendly_result(
         site.file
     );
     let mut result = sarif::Result::builder()
-        .rule_id(rules::FRIENDLY.code)
+        .rule_id(rules::FRIENDLY.code.as_str())
         .level(sarif::ResultLevel::Note)
         .message(message(text))
         .locations(vec![location(&site.file, site.line, Some(site.col), None)])
-        .partial_fingerprints(fingerprint(site, l, rules::FRIENDLY.code, ""))
+        .partial_fingerprints(fingerprint(site, l, rules::FRIENDLY.code.as_str(), ""))
         .build();
-    result.rule_index = rules.get(rules::FRIENDLY.code).copied();
+    result.rule_index = rules.get(&rules::FRIENDLY.code).copied();
     result.fixes = pragma.map(|fix| vec![fix.to_sarif(&site.file)]);
     result
 }
@@ -428,7 +428,10 @@ impl<'a> RestrictFixes<'a> {
     /// The fix for a loop's may-alias finding: the first parameter of its first pair
     /// (`needs_evidence` of kind `may-alias`, `a / b`) that can take `restrict`.
     fn fix(&self, l: &LoopReport) -> Option<sarif::Fix> {
-        let pair = l.needs_evidence.iter().find(|p| p.kind == "may-alias")?;
+        let pair = l
+            .needs_evidence
+            .iter()
+            .find(|p| p.kind == advisor::model::PairKind::MayAlias)?;
         let names: Vec<&str> = pair.array.split(" / ").map(str::trim).collect();
         let site = LoopSite::of(l, &[])?;
         let (k, unit) = self

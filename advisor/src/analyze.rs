@@ -9,8 +9,8 @@ use crate::aliasing::ParamAliasing;
 use crate::calls::{classify_in, CallKind};
 use crate::dependence::{carried_dependences, Outcome};
 use crate::model::{
-    Access, Bytes, Call, DependencePair, Induction, LoopReport, ParamKind, Parameter, Reason,
-    Reduction, ReductionKind, Role, Verdict,
+    Access, Bytes, Call, DependencePair, Device, Induction, LoopReport, PairKind, ParamKind,
+    Parameter, Reason, Reduction, ReductionKind, Role, Verdict,
 };
 use crate::rebase::EntryOffset;
 use crate::rules::{self, ww111_undecided_dependence as undecided, Finding};
@@ -1545,14 +1545,14 @@ impl<'a> FunctionContext<'a> {
                 Outcome::Dependent { distance } => {
                     if let (Some(Ok(_)), Some(note)) = (&witness, &maybe_private) {
                         let finding = undecided::likely(r.kind.as_str(), &array, &a, &b, note);
-                        self.needs_evidence(finding, r.kind.as_str(), &array, a, b, facts);
+                        self.needs_evidence(finding, r.kind.pair_kind(), &array, a, b, facts);
                         continue;
                     }
                     let built = match witness {
                         Some(Ok(built)) => built,
                         Some(Err(crate::witness::Missing::NotShown(why))) => {
                             let finding = undecided::likely(r.kind.as_str(), &array, &a, &b, &why);
-                            self.needs_evidence(finding, r.kind.as_str(), &array, a, b, facts);
+                            self.needs_evidence(finding, r.kind.pair_kind(), &array, a, b, facts);
                             continue;
                         }
                         _ => continue,
@@ -1589,11 +1589,11 @@ impl<'a> FunctionContext<'a> {
                             &built.text,
                             &chosen_data,
                         );
-                        self.needs_evidence(finding, r.kind.as_str(), &array, a, b, facts);
+                        self.needs_evidence(finding, r.kind.pair_kind(), &array, a, b, facts);
                         continue;
                     }
                     facts.add(rules::ww101_carried_dependence::memory(
-                        r.kind.as_str(),
+                        r.kind.pair_kind(),
                         &array,
                         *distance,
                         &a,
@@ -1642,7 +1642,7 @@ impl<'a> FunctionContext<'a> {
                         // witness is conditional, so the loop needs run-time evidence, not a
                         // verdict.
                         facts.needs_evidence.push(DependencePair {
-                            kind: r.kind.as_str().into(),
+                            kind: r.kind.pair_kind(),
                             array: array.to_string(),
                             first: a,
                             second: b,
@@ -1650,7 +1650,7 @@ impl<'a> FunctionContext<'a> {
                         });
                     } else {
                         let finding = undecided::may_touch(&array, &a, &b, why);
-                        self.needs_evidence(finding, r.kind.as_str(), &array, a, b, facts);
+                        self.needs_evidence(finding, r.kind.pair_kind(), &array, a, b, facts);
                     }
                 }
             }
@@ -1662,7 +1662,7 @@ impl<'a> FunctionContext<'a> {
     fn needs_evidence(
         &self,
         finding: Finding,
-        kind: &str,
+        kind: PairKind,
         array: &str,
         a: Access,
         b: Access,
@@ -1670,7 +1670,7 @@ impl<'a> FunctionContext<'a> {
     ) {
         facts.add(finding);
         facts.needs_evidence.push(DependencePair {
-            kind: kind.into(),
+            kind,
             array: array.to_string(),
             first: a,
             second: b,
@@ -1791,7 +1791,14 @@ impl<'a> FunctionContext<'a> {
                     text: name.to_string(),
                 };
                 let finding = undecided::likely_scalar(name, line, &why);
-                self.needs_evidence(finding, "read-after-write", name, at.clone(), at, facts);
+                self.needs_evidence(
+                    finding,
+                    PairKind::ReadAfterWrite,
+                    name,
+                    at.clone(),
+                    at,
+                    facts,
+                );
             }
         }
     }
@@ -1953,7 +1960,7 @@ impl<'a> FunctionContext<'a> {
                 copied,
             ));
             facts.needs_evidence.push(DependencePair {
-                kind: "may-alias".into(),
+                kind: PairKind::MayAlias,
                 array: format!("{} / {}", pair.0, pair.1),
                 first: a,
                 second: b,
@@ -2743,17 +2750,17 @@ impl<'a> FunctionContext<'a> {
                         }
                         let kind = classify_in(self.summaries.view(), self.unit_index, name);
                         let (device, callees) = match kind {
-                            CallKind::Builtin => ("builtin", Vec::new()),
-                            CallKind::Allocator => ("allocator", Vec::new()),
-                            CallKind::Port { callees } => ("port", callees),
-                            CallKind::HostOnly => ("host-only", Vec::new()),
-                            CallKind::Indirect => ("unknown", Vec::new()),
+                            CallKind::Builtin => (Device::Builtin, Vec::new()),
+                            CallKind::Allocator => (Device::Allocator, Vec::new()),
+                            CallKind::Port { callees } => (Device::Port, callees),
+                            CallKind::HostOnly => (Device::HostOnly, Vec::new()),
+                            CallKind::Indirect => (Device::Unknown, Vec::new()),
                         };
                         names.insert(
                             name.clone(),
                             Call {
                                 name: name.clone(),
-                                device: device.into(),
+                                device,
                                 callees,
                                 effects: crate::callsites::describe_callee(
                                     self.summaries,
@@ -2768,7 +2775,7 @@ impl<'a> FunctionContext<'a> {
                             "(function pointer)".into(),
                             Call {
                                 name: "(function pointer)".into(),
-                                device: "unknown".into(),
+                                device: Device::Unknown,
                                 callees: Vec::new(),
                                 effects: Vec::new(),
                             },

@@ -40,10 +40,15 @@ pub enum DependenceKind {
 
 impl DependenceKind {
     pub fn as_str(&self) -> &'static str {
+        self.pair_kind().as_str()
+    }
+
+    /// The kind a report gives a pair that may carry this dependence.
+    pub fn pair_kind(&self) -> crate::model::PairKind {
         match self {
-            DependenceKind::Flow => "read-after-write",
-            DependenceKind::Anti => "write-after-read",
-            DependenceKind::Output => "write-after-write",
+            DependenceKind::Flow => crate::model::PairKind::ReadAfterWrite,
+            DependenceKind::Anti => crate::model::PairKind::WriteAfterRead,
+            DependenceKind::Output => crate::model::PairKind::WriteAfterWrite,
         }
     }
 }

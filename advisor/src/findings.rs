@@ -20,7 +20,7 @@ pub fn group(reasons: Vec<Reason>) -> Vec<Reason> {
     if by_subject.len() <= MAX_FINDINGS {
         return by_subject;
     }
-    merge_by(by_subject, |r| Some(r.code.clone()))
+    merge_by(by_subject, |r| Some(r.code.to_string()))
 }
 
 /// Merges the reasons that `key` maps to the same key, in the order of first appearance.
@@ -66,7 +66,7 @@ fn merged(members: Vec<Reason>) -> Reason {
         each.len()
     );
     Reason {
-        code: first.code.clone(),
+        code: first.code,
         message,
         lines,
         help: first.help.clone(),
@@ -95,7 +95,7 @@ mod tests {
 
     fn reason(code: &str, message: &str, line: u32) -> Reason {
         Reason {
-            code: code.into(),
+            code: crate::rules::Code::parse(code).expect("a code"),
             message: message.into(),
             lines: vec![line],
             help: None,
@@ -109,7 +109,7 @@ mod tests {
         let grouped = group(input);
         let got: Vec<(String, String, usize)> = grouped
             .iter()
-            .map(|r| (r.code.clone(), r.message.clone(), r.instances.len()))
+            .map(|r| (r.code.to_string(), r.message.clone(), r.instances.len()))
             .collect();
         assert_eq!(got.len(), expected.len(), "{got:#?}");
         for ((code, message, n), (want_code, want_start, want_n)) in got.iter().zip(expected) {
@@ -178,7 +178,7 @@ mod tests {
         assert!(grouped[0]
             .message
             .contains("29 more findings of this kind: 30 in all"));
-        assert_eq!(grouped[1].code, "WW105");
+        assert_eq!(grouped[1].code, crate::rules::Code::WW105);
         assert!(grouped[1].instances.is_empty());
     }
 

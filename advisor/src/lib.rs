@@ -9,6 +9,7 @@ pub mod calls;
 pub mod callsites;
 pub mod check;
 pub mod coalescing;
+pub mod code;
 pub mod coefficient;
 pub mod copies;
 pub mod dependence;

@@ -49,7 +49,7 @@ pub struct Induction {
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Reason {
-    pub code: String,
+    pub code: crate::code::Code,
     pub message: String,
     pub lines: Vec<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -252,15 +252,49 @@ impl Counter {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Call {
     pub name: String,
-    /// `builtin` (a CUDA device function exists), `port` (defined in the program: needs a
-    /// `__device__` version), `host-only`, `allocator`, `unknown`.
-    pub device: String,
+    /// Whether and how the callee runs on the device.
+    pub device: Device,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub callees: Vec<String>,
     /// The callee's side-effect summary in words (`param row: writes [0, 8*n)`), for
     /// functions of the program and `memcpy`/`memmove`/`memset`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub effects: Vec<String>,
+}
+
+/// Whether a callee has a device version, as a report writes it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Device {
+    /// A CUDA device function of the same name exists (`sqrt`, `fabs`).
+    Builtin,
+    /// Defined in the program: a port needs a `__device__` version of it.
+    Port,
+    /// A host library function with no device version (`printf`, `fopen`).
+    HostOnly,
+    /// `malloc`, `calloc`, `free` and their kin: allocations a port hoists out.
+    Allocator,
+    /// A call through a function pointer, or to a function nothing is known of.
+    Unknown,
+}
+
+impl Device {
+    /// `host-only`, as reports write it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Device::Builtin => "builtin",
+            Device::Port => "port",
+            Device::HostOnly => "host-only",
+            Device::Allocator => "allocator",
+            Device::Unknown => "unknown",
+        }
+    }
+}
+
+impl std::fmt::Display for Device {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
 }
 
 /// How a call that does not return leaves the program.
@@ -320,14 +354,81 @@ pub enum ReductionKind {
     Argmax,
 }
 
+/// The operator a reduction combines with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum RedOp {
+    #[serde(rename = "+")]
+    Sum,
+    #[serde(rename = "*")]
+    Product,
+    #[serde(rename = "&")]
+    BitAnd,
+    #[serde(rename = "|")]
+    BitOr,
+    #[serde(rename = "^")]
+    BitXor,
+    /// `acc = acc && e`.
+    #[serde(rename = "&&")]
+    And,
+    /// `acc = acc || e`.
+    #[serde(rename = "||")]
+    Or,
+    #[serde(rename = "min")]
+    Min,
+    #[serde(rename = "max")]
+    Max,
+    /// `if (c) flag = K;` with the same `K` everywhere: whichever iterations assign, the
+    /// result is `K` (the OpenMP idiom of a benign race on a flag).
+    #[serde(rename = "=")]
+    Assign,
+}
+
+impl RedOp {
+    /// `+`, `&&`, `min`: as reports write it.
+    pub fn symbol(self) -> &'static str {
+        match self {
+            RedOp::Sum => "+",
+            RedOp::Product => "*",
+            RedOp::BitAnd => "&",
+            RedOp::BitOr => "|",
+            RedOp::BitXor => "^",
+            RedOp::And => "&&",
+            RedOp::Or => "||",
+            RedOp::Min => "min",
+            RedOp::Max => "max",
+            RedOp::Assign => "=",
+        }
+    }
+
+    /// `sum`, `logical-and`: as messages name it.
+    pub fn name(self) -> &'static str {
+        match self {
+            RedOp::Sum => "sum",
+            RedOp::Product => "product",
+            RedOp::BitAnd => "bitwise-and",
+            RedOp::BitOr => "bitwise-or",
+            RedOp::BitXor => "bitwise-xor",
+            RedOp::And => "logical-and",
+            RedOp::Or => "logical-or",
+            RedOp::Min => "minimum",
+            RedOp::Max => "maximum",
+            RedOp::Assign => "constant-assignment",
+        }
+    }
+}
+
+impl std::fmt::Display for RedOp {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.symbol())
+    }
+}
+
 /// One reduction of a loop: `target op= value` in every iteration, in any order.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Reduction {
     /// The variable, element (`C[i][j]`, `acc->sum`) or array (`hist`) accumulated into.
     pub target: String,
-    /// `+`, `*`, `&`, `|`, `^`, `&&`, `||`, `min`, `max`, `=` (a flag every assigning
-    /// iteration sets to the same constant).
-    pub operator: String,
+    pub operator: RedOp,
     pub kind: ReductionKind,
     /// The C type of the accumulated value.
     #[serde(rename = "type")]
@@ -355,56 +456,6 @@ pub enum TieBreak {
     Last,
 }
 
-/// Reports written before reductions were objects list only the names (`reductions: [sum]`);
-/// they still read, as scalar reductions whose operator is not known.
-impl<'de> Deserialize<'de> for Reduction {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        #[derive(Deserialize)]
-        struct Full {
-            target: String,
-            operator: String,
-            kind: ReductionKind,
-            #[serde(rename = "type")]
-            c_type: String,
-            strategy: String,
-            #[serde(default)]
-            index: Vec<String>,
-            #[serde(default)]
-            ties: Option<TieBreak>,
-            #[serde(default)]
-            lines: Vec<u32>,
-        }
-        #[derive(Deserialize)]
-        #[serde(untagged)]
-        enum Either {
-            Name(String),
-            Full(Full),
-        }
-        Ok(match Either::deserialize(d)? {
-            Either::Name(target) => Reduction {
-                target,
-                operator: "?".into(),
-                kind: ReductionKind::Scalar,
-                c_type: "?".into(),
-                strategy: String::new(),
-                index: Vec::new(),
-                ties: None,
-                lines: Vec::new(),
-            },
-            Either::Full(f) => Reduction {
-                target: f.target,
-                operator: f.operator,
-                kind: f.kind,
-                c_type: f.c_type,
-                strategy: f.strategy,
-                index: f.index,
-                ties: f.ties,
-                lines: f.lines,
-            },
-        })
-    }
-}
-
 impl Reduction {
     /// `` `sum` (+) ``, as messages name it.
     pub fn describe(&self) -> String {
@@ -421,9 +472,41 @@ impl Reduction {
     }
 }
 
+/// The dependence a pair of accesses may carry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PairKind {
+    /// A later iteration may read what an earlier one wrote.
+    ReadAfterWrite,
+    /// A later iteration may overwrite what an earlier one read.
+    WriteAfterRead,
+    /// Two iterations may write the same bytes.
+    WriteAfterWrite,
+    /// Two pointers may point into one array.
+    MayAlias,
+}
+
+impl PairKind {
+    /// `read-after-write`, as reports and messages write it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PairKind::ReadAfterWrite => "read-after-write",
+            PairKind::WriteAfterRead => "write-after-read",
+            PairKind::WriteAfterWrite => "write-after-write",
+            PairKind::MayAlias => "may-alias",
+        }
+    }
+}
+
+impl std::fmt::Display for PairKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DependencePair {
-    pub kind: String,
+    pub kind: PairKind,
     pub array: String,
     pub first: Access,
     pub second: Access,

@@ -1215,7 +1215,7 @@ mod tests {
         assert!(
             r.reasons
                 .iter()
-                .any(|x| x.code == "WW101" || x.code == "WW111"),
+                .any(|x| x.code == crate::rules::Code::WW101 || x.code == crate::rules::Code::WW111),
             "{r:#?}"
         );
     }

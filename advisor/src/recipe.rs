@@ -4,8 +4,8 @@
 //! finding each, with the source line and a `help:` line.
 
 use crate::model::{
-    Branch, ErrorEnd, GridMapping, LoopReport, ParamKind, Parameter, Reduction, ReductionKind,
-    Report, Role, Verdict,
+    Branch, Device, ErrorEnd, GridMapping, LoopReport, ParamKind, Parameter, RedOp, Reduction,
+    ReductionKind, Report, Role, Verdict,
 };
 use frontend::diagnostic::{Diagnostic, Label};
 use frontend::unit::Unit;
@@ -71,7 +71,7 @@ fn findings(l: &LoopReport, units: &[Unit], verbose: bool) -> String {
     let path = l.id.rsplitn(3, ':').nth(2).unwrap_or(&l.id).to_string();
     let unit = units.iter().find(|u| u.path.to_string_lossy() == path);
     for reason in &l.reasons {
-        let mut d = Diagnostic::warning(reason.message.clone()).with_code(reason.code.clone());
+        let mut d = Diagnostic::warning(reason.message.clone()).with_code(reason.code.as_str());
         if let Some(&line) = reason.lines.first().or(Some(&l.line)) {
             let mut label = Label::new(path.clone(), line, 1);
             if let Some(text) = unit.and_then(|u| main_line_text(u, line)) {
@@ -264,12 +264,12 @@ fn recipe(l: &LoopReport, report: &Report) -> String {
     if !l.calls.is_empty() {
         let _ = writeln!(out, "  {step}. Functions called in the loop:");
         for c in &l.calls {
-            let what = match c.device.as_str() {
-                "builtin" => match crate::calls::device_equivalent(&c.name) {
+            let what = match c.device {
+                Device::Builtin => match crate::calls::device_equivalent(&c.name) {
                     Some(how) => how.to_string(),
                     None => "a CUDA device function: nothing to do".to_string(),
                 },
-                "port" => {
+                Device::Port => {
                     // Its callees that device code already has need no port, only the
                     // advice their device versions come with.
                     let (builtin, ported): (Vec<&String>, Vec<&String>) = c
@@ -292,17 +292,17 @@ fn recipe(l: &LoopReport, report: &Report) -> String {
                     }
                     what
                 }
-                "allocator" => {
+                Device::Allocator => {
                     "available on the device but slow: allocate before the kernel".to_string()
                 }
-                "host-only" => match l.error_paths.iter().find(|e| e.calls.contains(&c.name)) {
+                Device::HostOnly => match l.error_paths.iter().find(|e| e.calls.contains(&c.name)) {
                     Some(e) => format!(
                         "host-only, on the error path at line {}: it stays on the host (see the error path step)",
                         e.condition_line
                     ),
                     None => "host-only: must be removed from the loop".to_string(),
                 },
-                other => format!("{other}: must be removed from the loop"),
+                Device::Unknown => "unknown: must be removed from the loop".to_string(),
             };
             let _ = writeln!(out, "       {}: {what}", c.name);
         }
@@ -440,22 +440,22 @@ fn kind_name(kind: ReductionKind) -> &'static str {
 /// The value a thread's partial result starts from.
 fn identity(r: &Reduction) -> String {
     let floating = matches!(r.c_type.as_str(), "float" | "double" | "long double");
-    match r.operator.as_str() {
-        "+" | "|" | "^" | "||" => "0".into(),
-        "*" | "&&" => "1".into(),
-        "&" => "~0 (all bits set)".into(),
-        "min" if floating => "INFINITY".into(),
-        "max" if floating => "-INFINITY".into(),
-        "min" => format!("the largest `{}`", r.c_type),
-        "max" => format!("the smallest `{}`", r.c_type),
-        other => format!("the identity of `{other}`"),
+    match r.operator {
+        RedOp::Sum | RedOp::BitOr | RedOp::BitXor | RedOp::Or => "0".into(),
+        RedOp::Product | RedOp::And => "1".into(),
+        RedOp::BitAnd => "~0 (all bits set)".into(),
+        RedOp::Min if floating => "INFINITY".into(),
+        RedOp::Max if floating => "-INFINITY".into(),
+        RedOp::Min => format!("the largest `{}`", r.c_type),
+        RedOp::Max => format!("the smallest `{}`", r.c_type),
+        RedOp::Assign => "the identity of `=`".into(),
     }
 }
 
 /// What the programmer does around the strategy.
 fn reduction_how(r: &Reduction) -> String {
     match r.kind {
-        ReductionKind::Scalar if r.operator == "=" => format!(
+        ReductionKind::Scalar if r.operator == RedOp::Assign => format!(
             "Copy `{}`'s value before the loop to a device variable; each thread that assigns stores the same constant into it; copy it back.",
             r.target
         ),

@@ -109,11 +109,10 @@ mod tests {
         Reduction {
             target: "best".into(),
             operator: if kind == ReductionKind::Argmax {
-                "max"
+                advisor::model::RedOp::Max
             } else {
-                "min"
-            }
-            .into(),
+                advisor::model::RedOp::Min
+            },
             kind,
             c_type: "double".into(),
             strategy: String::new(),

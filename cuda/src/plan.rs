@@ -18,7 +18,7 @@ use super::ctext::{
     Tok, TokKind,
 };
 use super::reduce;
-use advisor::model::{LoopReport, ParamKind, ReductionKind, Role, SharedArea, Verdict};
+use advisor::model::{Device, LoopReport, ParamKind, ReductionKind, Role, SharedArea, Verdict};
 use frontend::access_sites::{access_sites, FunctionSite, LoopSite, Sites};
 use frontend::ir::{Function, Span};
 use frontend::types::{ArrayLen, Type, TypeId, TypeTable};
@@ -979,7 +979,7 @@ pub fn plan(
         )));
     }
     for c in &report.calls {
-        if !matches!(c.device.as_str(), "builtin" | "port") {
+        if !matches!(c.device, Device::Builtin | Device::Port) {
             return Err(refuse(format!(
                 "calls `{}` ({}), which has no device version",
                 c.name, c.device
@@ -2044,7 +2044,7 @@ const COMPLEX_FUNCTIONS: &[&str] = &[
 /// `__device__` versions of the functions the loop calls (with their callees).
 fn device_code(ctx: &Ctx<'_>, report: &LoopReport, plan: &mut KernelPlan) -> Result<(), EmitError> {
     let mut names: Vec<String> = Vec::new();
-    for c in report.calls.iter().filter(|c| c.device == "port") {
+    for c in report.calls.iter().filter(|c| c.device == Device::Port) {
         for n in std::iter::once(&c.name).chain(c.callees.iter()) {
             // What device code already has (`sqrt`, `printf`) needs no port.
             if !names.contains(n) && !advisor::calls::is_device_available(n) {

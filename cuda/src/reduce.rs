@@ -11,7 +11,7 @@ use super::ctext::{
     code_tokens, name_tokens, replace_sequences, skip_selectors, tok_text, Tok, TokKind,
 };
 use super::plan::{cxx_name, cxx_type, EmitError};
-use advisor::model::{LoopReport, Reduction, ReductionKind};
+use advisor::model::{LoopReport, RedOp as ReportOp, Reduction, ReductionKind};
 use std::fmt::Write;
 
 /// A reduction operator that a kernel combines.
@@ -30,23 +30,25 @@ pub enum RedOp {
     Assign,
 }
 
-impl RedOp {
-    fn parse(op: &str) -> Option<RedOp> {
-        Some(match op {
-            "+" => RedOp::Add,
-            "*" => RedOp::Mul,
-            "&" => RedOp::And,
-            "|" => RedOp::Or,
-            "^" => RedOp::Xor,
-            "&&" => RedOp::LogAnd,
-            "||" => RedOp::LogOr,
-            "min" => RedOp::Min,
-            "max" => RedOp::Max,
-            "=" => RedOp::Assign,
-            _ => return None,
-        })
+/// The report's operator as the kernel combines it.
+impl From<ReportOp> for RedOp {
+    fn from(op: ReportOp) -> RedOp {
+        match op {
+            ReportOp::Sum => RedOp::Add,
+            ReportOp::Product => RedOp::Mul,
+            ReportOp::BitAnd => RedOp::And,
+            ReportOp::BitOr => RedOp::Or,
+            ReportOp::BitXor => RedOp::Xor,
+            ReportOp::And => RedOp::LogAnd,
+            ReportOp::Or => RedOp::LogOr,
+            ReportOp::Min => RedOp::Min,
+            ReportOp::Max => RedOp::Max,
+            ReportOp::Assign => RedOp::Assign,
+        }
     }
+}
 
+impl RedOp {
     /// The suffix of the device helper that combines with it: `ww_atomic_add`.
     pub fn helper(self) -> &'static str {
         match self {
@@ -183,7 +185,8 @@ pub enum Shape {
 pub struct Planned {
     /// As in the report: `sum`, `C[i][j]`, `hist`.
     pub target: String,
-    pub operator: String,
+    /// As in the report.
+    pub operator: ReportOp,
     pub op: RedOp,
     /// The accumulator's C++ type.
     pub c_type: String,
@@ -245,17 +248,12 @@ pub fn check(report: &LoopReport) -> Result<Vec<(Reduction, RedOp, NumClass)>, E
         if matches!(r.kind, ReductionKind::Argmin | ReductionKind::Argmax) {
             crate::argext::check(r, &|n: &str| n.to_string()).map_err(&refuse)?;
         }
-        if r.operator == "=" && r.kind != ReductionKind::Scalar {
+        if r.operator == ReportOp::Assign && r.kind != ReductionKind::Scalar {
             return Err(refuse(format!(
                 "reductions are not generated yet: {what} is a flag stored into an element"
             )));
         }
-        let Some(op) = RedOp::parse(&r.operator) else {
-            return Err(refuse(format!(
-                "reductions are not generated yet: {what} (operator `{}`: only + * & | ^ && || min max are combined)",
-                r.operator
-            )));
-        };
+        let op = RedOp::from(r.operator);
         let c_type = cxx_type(&r.c_type);
         let Some(class) = NumClass::of(&c_type) else {
             return Err(refuse(format!(
@@ -372,7 +370,7 @@ pub fn plan_body(
                     })?;
                     partners.push(Planned {
                         target: p.clone(),
-                        operator: r.operator.clone(),
+                        operator: r.operator,
                         op: *op,
                         c_type: ty,
                         class,
@@ -396,7 +394,7 @@ pub fn plan_body(
         };
         out.push(Planned {
             target: r.target.clone(),
-            operator: r.operator.clone(),
+            operator: r.operator,
             op: *op,
             c_type,
             class: *class,
@@ -1104,7 +1102,7 @@ mod tests {
     fn identities_and_classes() {
         let p = |op, c_type: &str| Planned {
             target: "s".into(),
-            operator: String::new(),
+            operator: ReportOp::Sum,
             op,
             c_type: c_type.into(),
             class: NumClass::of(c_type).unwrap(),

@@ -3,6 +3,7 @@
 
 use super::model::{Dependence, Profile};
 use advisor::model::{LoopReport, Observed, Reason, ReductionKind, Verdict};
+use advisor::rules::Code;
 
 fn describe(d: &Dependence) -> String {
     let distance = match d.distance {
@@ -76,7 +77,7 @@ pub fn apply(loops: &mut [LoopReport], profile: &Profile) {
             // (WW102, WW103) stay reasons.
             let (notes, doubts): (Vec<Reason>, Vec<Reason>) = std::mem::take(&mut report.reasons)
                 .into_iter()
-                .partition(|r| r.code == "WW102" || r.code == "WW103");
+                .partition(|r| matches!(r.code, Code::WW102 | Code::WW103));
             report.reasons = notes;
             for r in doubts {
                 report

@@ -16,6 +16,7 @@
 #![allow(clippy::result_large_err)]
 
 use advisor::model::{LoopReport, ParamKind, Verdict};
+use advisor::rules::Code;
 use frontend::access_sites::{access_sites, AccessMode, AccessSite, LoopSite, Sites};
 use frontend::diagnostic::Diagnostic;
 use frontend::ir::{InstKind, Span};
@@ -589,7 +590,7 @@ fn undecided_watch(r: &LoopReport, l: &LoopSite, sites: &Sites, unit: &Unit) -> 
     let undecided: usize = r
         .reasons
         .iter()
-        .filter(|x| matches!(x.code.as_str(), "WW110" | "WW111" | "WW112"))
+        .filter(|x| matches!(x.code, Code::WW110 | Code::WW111 | Code::WW112))
         .map(|x| x.instances.len().max(1))
         .sum();
     if r.needs_evidence.is_empty() {

@@ -418,7 +418,7 @@ fn a_walk_down_a_column_is_uncoalesced() {
     );
     let a = &report.kernels[1].accesses[0];
     let finding = a.finding.as_ref().expect("a finding");
-    assert_eq!(finding.code, "WW201");
+    assert_eq!(finding.code, advisor::rules::Code::WW201);
     assert!(
         finding.help.as_deref().unwrap().contains("column"),
         "{finding:?}"
@@ -900,7 +900,7 @@ fn a_tile_read_down_a_column_conflicts_thirty_two_ways() {
         .find(|a| a.access == "tile[tx][k]")
         .unwrap();
     let finding = a.finding.as_ref().unwrap();
-    assert_eq!(finding.code, "WW202");
+    assert_eq!(finding.code, advisor::rules::Code::WW202);
     assert!(
         finding.help.as_deref().unwrap().contains("[32][33]"),
         "{finding:?}"

@@ -19,7 +19,7 @@ fn every_code_is_explained_and_documented() {
     // Loop rules are documented with the report of `analyze`, kernel rules with `check`.
     let (loop_docs, kernel_docs) = (read("docs/report-format.md"), read("docs/check.md"));
     for code in advisor::rules::every() {
-        let out = explain(code.code);
+        let out = explain(code.code.as_str());
         assert!(out.status.success(), "{}", code.code);
         let text = String::from_utf8_lossy(&out.stdout);
         assert!(

@@ -145,7 +145,7 @@ impl FunctionContext<'_> {
                         undecided.escaped,
                     ));
                     facts.needs_evidence.push(DependencePair {
-                        kind: "may-alias".into(),
+                        kind: crate::model::PairKind::MayAlias,
                         array: format!("{bound} / {pointer}"),
                         first: at.clone(),
                         second: written,

@@ -28,56 +28,11 @@ use frontend::loops::{LoopForest, LoopId};
 use frontend::types::TypeTable;
 use std::collections::{HashMap, HashSet};
 
-/// The operator a reduction combines with.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Op {
-    Sum,
-    Product,
-    BitAnd,
-    BitOr,
-    BitXor,
-    /// `acc = acc && e`.
-    And,
-    /// `acc = acc || e`.
-    Or,
-    Min,
-    Max,
-    /// `if (c) flag = K;` with the same `K` everywhere: whichever iterations assign, the
-    /// result is `K` (the OpenMP idiom of a benign race on a flag).
-    Assign,
-}
+/// The operator a reduction combines with: the report's type, so that the analysis and
+/// every consumer of a report name one operator the same way.
+pub use crate::model::RedOp as Op;
 
 impl Op {
-    pub fn symbol(self) -> &'static str {
-        match self {
-            Op::Sum => "+",
-            Op::Product => "*",
-            Op::BitAnd => "&",
-            Op::BitOr => "|",
-            Op::BitXor => "^",
-            Op::And => "&&",
-            Op::Or => "||",
-            Op::Min => "min",
-            Op::Max => "max",
-            Op::Assign => "=",
-        }
-    }
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Op::Sum => "sum",
-            Op::Product => "product",
-            Op::BitAnd => "bitwise-and",
-            Op::BitOr => "bitwise-or",
-            Op::BitXor => "bitwise-xor",
-            Op::And => "logical-and",
-            Op::Or => "logical-or",
-            Op::Min => "minimum",
-            Op::Max => "maximum",
-            Op::Assign => "constant-assignment",
-        }
-    }
-
     /// The CUDA atomic that applies it to one element.
     fn atomic(self, floating: bool) -> &'static str {
         match self {
@@ -562,7 +517,7 @@ impl Describe<'_> {
         let strategy = self.strategy(floating);
         let reduction = Reduction {
             target: self.target.clone(),
-            operator: self.op.symbol().into(),
+            operator: self.op,
             kind: self.kind,
             c_type,
             strategy: strategy.clone(),

@@ -1,7 +1,7 @@
 //! The fixture test every rule runs on its own example: the loop marked `/* LOOP */` gets
 //! the example's verdict and carries the rule's code, and its report passes the verifier.
 
-use super::{Rule, Subject};
+use super::{Code, Rule, Subject};
 use crate::analyze::{analyze_unit, Filter};
 use crate::model::{LoopReport, Verdict};
 use frontend::preprocess::TranslationUnitInput;
@@ -15,9 +15,9 @@ pub fn shows(rule: &Rule) {
     let report = marked_loop(rule);
     let problems = crate::verify::verify_loop(&report);
     assert!(problems.is_empty(), "{}: {problems:?}", rule.code);
-    let codes: Vec<&str> = report.reasons.iter().map(|r| r.code.as_str()).collect();
+    let codes: Vec<Code> = report.reasons.iter().map(|r| r.code).collect();
     match rule.code {
-        "WW001" => {
+        Code::WW001 => {
             assert!(
                 codes.is_empty(),
                 "a friendly example with findings: {codes:?}"
@@ -25,9 +25,9 @@ pub fn shows(rule: &Rule) {
         }
         // A dependence only a run shows: statically the loop is the question a profile
         // answers (WW111); `profile/tests` profiles the example and checks WW130.
-        "WW130" => {
+        Code::WW130 => {
             assert_eq!(report.verdict, Verdict::NeedsProfile, "{report:#?}");
-            assert_eq!(codes, ["WW111"], "{report:#?}");
+            assert_eq!(codes, [Code::WW111], "{report:#?}");
             return;
         }
         code => assert!(
@@ -55,7 +55,7 @@ fn marked_loop(rule: &Rule) -> LoopReport {
     let dir = tempfile::tempdir().expect("a scratch directory");
     let file = dir
         .path()
-        .join(format!("{}.c", rule.code.to_ascii_lowercase()));
+        .join(format!("{}.c", rule.code.as_str().to_ascii_lowercase()));
     std::fs::write(&file, source).expect("the example is written");
     let unit = load_unit(&TranslationUnitInput::new(file)).expect("the example loads");
     analyze_unit(&unit, &Filter::default())
@@ -76,11 +76,11 @@ fn kernel_shows(rule: &Rule) {
     let dir = tempfile::tempdir().expect("a scratch directory");
     let file = dir
         .path()
-        .join(format!("{}.cu", rule.code.to_ascii_lowercase()));
+        .join(format!("{}.cu", rule.code.as_str().to_ascii_lowercase()));
     std::fs::write(&file, source).expect("the example is written");
     let unit = load_unit(&TranslationUnitInput::new(file)).expect("the example loads");
     let report = crate::check::check_units(&[unit], &Default::default());
-    let findings: Vec<(u32, &str)> = report
+    let findings: Vec<(u32, Code)> = report
         .kernels
         .iter()
         .flat_map(|k| {
@@ -89,7 +89,7 @@ fn kernel_shows(rule: &Rule) {
                 .filter_map(|a| a.finding.as_ref())
                 .chain(k.shared_accesses.iter().filter_map(|a| a.finding.as_ref()))
         })
-        .flat_map(|f| f.lines.iter().map(move |l| (*l, f.code.as_str())))
+        .flat_map(|f| f.lines.iter().map(move |l| (*l, f.code)))
         .collect();
     assert!(
         findings.contains(&(line, rule.code)),

@@ -22,13 +22,15 @@ pub mod ww130_observed_dependence;
 pub mod ww201_uncoalesced;
 pub mod ww202_bank_conflict;
 
+pub use crate::code::Code;
+
 use crate::model::{Reason, Verdict, Witness};
 
 /// A finding's code, its short name, the one-line explanation used in docs, why it matters
 /// for a GPU port, how to deal with it, and a loop that shows it.
 #[derive(Debug)]
 pub struct Rule {
-    pub code: &'static str,
+    pub code: Code,
     pub name: &'static str,
     pub explanation: &'static str,
     pub gpu: &'static str,
@@ -91,7 +93,8 @@ pub fn every() -> impl Iterator<Item = &'static Rule> {
 
 /// The rule `text` names (`WW101`, `ww101`), if it is one.
 pub fn find(text: &str) -> Option<&'static Rule> {
-    every().find(|r| r.code.eq_ignore_ascii_case(text.trim()))
+    let code = Code::parse(text)?;
+    every().find(|r| r.code == code)
 }
 
 /// A finding about to join a loop's report: its reason and the verdict it implies (a
@@ -116,7 +119,7 @@ impl Finding {
         lines.retain(|l| *l != 0);
         Finding {
             reason: Reason {
-                code: rule.code.to_string(),
+                code: rule.code,
                 message,
                 lines,
                 help,

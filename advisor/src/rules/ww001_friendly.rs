@@ -1,11 +1,11 @@
 //! WW001 GPU-friendly loop: not a finding but the note SARIF output gives a loop that can
 //! run on a GPU as it is.
 
-use super::{Example, Rule};
+use super::{Code, Example, Rule};
 use crate::model::Verdict;
 
 pub const RULE: Rule = Rule {
-    code: "WW001",
+    code: Code::WW001,
     name: "GPU-friendly loop",
     explanation: "no iteration depends on another, the loop is normalizable and calls nothing host-only: it can be offloaded as it is (OpenMP target pragma or a CUDA kernel)",
     gpu: "a kernel runs every iteration at once, in no order; this loop's result does not depend on the order",

@@ -1,11 +1,11 @@
 //! WW101 loop-carried dependence: an iteration reads or overwrites data another iteration
 //! writes, shown by two concrete iterations (the witness).
 
-use super::{Example, Finding, Rule};
-use crate::model::{Access, Verdict, Witness};
+use super::{Code, Example, Finding, Rule};
+use crate::model::{Access, PairKind, Verdict, Witness};
 
 pub const RULE: Rule = Rule {
-    code: "WW101",
+    code: Code::WW101,
     name: "loop-carried dependence",
     explanation: "an iteration reads or overwrites data another iteration writes",
     gpu: "GPU threads run iterations concurrently: an iteration that reads what another writes sees the old or the new value depending on timing, and two writes race; the result differs from the sequential program",
@@ -22,7 +22,7 @@ pub const RULE: Rule = Rule {
 /// witness's text. A read of what the previous iteration wrote is a recurrence, and the
 /// help says what replaces one.
 pub fn memory(
-    kind: &str,
+    kind: PairKind,
     array: &str,
     distance: Option<i64>,
     a: &Access,
@@ -33,7 +33,7 @@ pub fn memory(
     let distance_text = distance
         .map(|d| format!(" at distance {d}"))
         .unwrap_or_default();
-    let recurrence = distance == Some(1) && kind == "read-after-write";
+    let recurrence = distance == Some(1) && kind == PairKind::ReadAfterWrite;
     Finding::new(
         &RULE,
         Verdict::NotFriendly,

@@ -1,11 +1,11 @@
 //! WW102 reduction: a note, not an obstacle; values that accumulate over the iterations
 //! with an associative, commutative operator port as a parallel reduction.
 
-use super::{Example, Finding, Rule};
+use super::{Code, Example, Finding, Rule};
 use crate::model::Verdict;
 
 pub const RULE: Rule = Rule {
-    code: "WW102",
+    code: Code::WW102,
     name: "reduction",
     explanation: "a scalar or one element accumulates over iterations with an associative, commutative operator (sum, product, bit operations, logical and/or, min/max, arg-min); a note: the loop ports as a parallel reduction",
     gpu: "the iterations all combine into one value: in parallel each thread keeps a partial result and the partials are combined, which is correct for associative, commutative operators (floating-point sums round differently)",

@@ -2,11 +2,11 @@
 //! written back; a histogram reduction (a note) when nothing else touches the array,
 //! otherwise a question for a profile.
 
-use super::{Example, Finding, Rule};
+use super::{Code, Example, Finding, Rule};
 use crate::model::{Verdict, Witness};
 
 pub const RULE: Rule = Rule {
-    code: "WW103",
+    code: Code::WW103,
     name: "indirect read-modify-write",
     explanation: "an element chosen by data is read, updated and written back (a histogram); when nothing else in the loop touches the array it is a histogram reduction (a note: atomics), otherwise iterations collide when indices repeat",
     gpu: "threads that pick the same element race on its read-modify-write; atomics serialize only the colliding updates",

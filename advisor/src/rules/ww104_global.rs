@@ -1,11 +1,11 @@
 //! WW104 global a GPU cannot hold: a volatile or thread-local global the loop uses, or a
 //! global a called function writes.
 
-use super::{Example, Finding, Rule};
+use super::{Code, Example, Finding, Rule};
 use crate::model::Verdict;
 
 pub const RULE: Rule = Rule {
-    code: "WW104",
+    code: Code::WW104,
     name: "global a GPU cannot hold",
     explanation: "a volatile global may change outside the program and a thread-local one exists per host thread: a device copy can follow neither (other globals are copied like arrays)",
     gpu: "a device copy of a volatile global cannot follow changes made outside the program, and a thread-local global has one value per host thread, which device threads do not have",

@@ -1,11 +1,11 @@
 //! WW105 host-only call: the loop calls a function with no device version, or one no
 //! analysed file defines.
 
-use super::{Example, Finding, Rule};
+use super::{Code, Example, Finding, Rule};
 use crate::model::Verdict;
 
 pub const RULE: Rule = Rule {
-    code: "WW105",
+    code: Code::WW105,
     name: "host-only call",
     explanation: "the loop calls a function with no device version: a host library function, or a function of the program that none of the analysed files defines (its effects are unknown)",
     gpu: "device code can only call device functions: host library calls (I/O, locks, the C library beyond math) and functions the analysis cannot see have no device version",

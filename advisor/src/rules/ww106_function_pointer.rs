@@ -1,10 +1,10 @@
 //! WW106 call through a function pointer: the callee is not known statically.
 
-use super::{Example, Finding, Rule};
+use super::{Code, Example, Finding, Rule};
 use crate::model::Verdict;
 
 pub const RULE: Rule = Rule {
-    code: "WW106",
+    code: Code::WW106,
     name: "call through a function pointer",
     explanation: "the callee is unknown statically; device code needs it resolved",
     gpu: "device code needs every callee compiled for the device; a pointer's target is unknown statically",

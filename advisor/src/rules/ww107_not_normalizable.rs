@@ -1,11 +1,11 @@
 //! WW107 not normalizable: the loop cannot be rewritten to run from 0 with step 1 over a
 //! count known when it starts.
 
-use super::{Example, Finding, Rule};
+use super::{Code, Example, Finding, Rule};
 use crate::model::Verdict;
 
 pub const RULE: Rule = Rule {
-    code: "WW107",
+    code: Code::WW107,
     name: "not normalizable",
     explanation: "the loop cannot be rewritten to run from 0 with step 1 over a fixed count",
     gpu: "a kernel launch needs the iteration count before it starts: threads are numbered 0..n-1 and map back to the loop's index",

@@ -1,11 +1,11 @@
 //! WW108 error path: a note, not an obstacle; host-only calls on a branch that only leads
 //! to a call that does not return (`fprintf(stderr, ...)` then `exit(1)`) stay on the host.
 
-use super::{Example, Finding, Rule};
+use super::{Code, Example, Finding, Rule};
 use crate::model::{ErrorEnd, Verdict};
 
 pub const RULE: Rule = Rule {
-    code: "WW108",
+    code: Code::WW108,
     name: "error path",
     explanation: "a branch of the loop's body only leads to a call that does not return (`exit`, `abort`, a failed `assert`, `longjmp`, a function of the program that always ends in one); its host-only calls do not stop a port; a note",
     gpu: "a kernel cannot print or end the program, but it can record that an iteration failed: a port sets an error flag with the first failing iteration on the device, skips the rest of that iteration, and after the kernel runs that iteration again on the host, where the message and the exit happen as in the sequential program",

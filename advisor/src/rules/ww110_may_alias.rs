@@ -1,11 +1,11 @@
 //! WW110 pointers may alias: two pointers may point into one array, and if they do the
 //! loop carries a dependence; a `restrict` or a profile settles it.
 
-use super::{Example, Finding, Rule};
+use super::{Code, Example, Finding, Rule};
 use crate::model::{Access, Verdict};
 
 pub const RULE: Rule = Rule {
-    code: "WW110",
+    code: Code::WW110,
     name: "pointers may alias",
     explanation:
         "two pointers may point into the same array; a `restrict` or a profile settles it",

@@ -1,11 +1,11 @@
 //! WW111 dependence not decidable statically: whether two iterations touch one element
 //! depends on data or on an expression the analysis cannot bound; a profile settles it.
 
-use super::{Example, Finding, Rule};
+use super::{Code, Example, Finding, Rule};
 use crate::model::{Access, Verdict};
 
 pub const RULE: Rule = Rule {
-    code: "WW111",
+    code: Code::WW111,
     name: "dependence not decidable statically",
     explanation:
         "an index depends on data (e.g. `a[idx[i]]`) or is not affine; a profile settles it",

@@ -2,11 +2,11 @@
 //! cannot summarize (mutual recursion, unresolved function pointers, writes through
 //! pointers read from memory).
 
-use super::{Example, Finding, Rule};
+use super::{Code, Example, Finding, Rule};
 use crate::model::Verdict;
 
 pub const RULE: Rule = Rule {
-    code: "WW112",
+    code: Code::WW112,
     name: "callee effects unknown",
     explanation:
         "the loop calls a function whose side effects are not fully known (mutual recursion, a recursion writing through a pointer it changes, a function pointer whose targets the program does not show, a write through a pointer it reads from memory); a profile settles it",

@@ -1,11 +1,11 @@
 //! WW120 allocation in the loop: a warning, not an obstacle; device code can allocate,
 //! slowly and from a small heap.
 
-use super::{Example, Finding, Rule};
+use super::{Code, Example, Finding, Rule};
 use crate::model::Verdict;
 
 pub const RULE: Rule = Rule {
-    code: "WW120",
+    code: Code::WW120,
     name: "allocation in the loop",
     explanation: "`malloc`/`free` exist on the device but allocate from a small device heap",
     gpu: "`malloc`/`free` exist in device code but allocate from a small device heap (8 MB by default in CUDA), slowly and per thread",

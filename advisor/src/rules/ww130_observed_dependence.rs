@@ -1,11 +1,11 @@
 //! WW130 observed dependence: a profiled run of the program carried a value between two
 //! iterations of the loop (dynamic evidence, valid for the profiled inputs).
 
-use super::{Example, Finding, Rule};
+use super::{Code, Example, Finding, Rule};
 use crate::model::Verdict;
 
 pub const RULE: Rule = Rule {
-    code: "WW130",
+    code: Code::WW130,
     name: "dependence observed in a profiled run",
     explanation: "a run under `warpwise profile` saw one iteration touch an element another iteration wrote (two iterations and the element are in the profile): the loop the static analysis left undecided does carry a dependence, for those inputs",
     gpu: "the dependence happened on real data: threads running those two iterations concurrently would race on the element, so a port gives wrong results on those inputs",

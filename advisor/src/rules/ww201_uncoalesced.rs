@@ -1,11 +1,11 @@
 //! WW201 uncoalesced global access (`warpwise check`): the threads of a warp touch more
 //! 32-byte sectors than their bytes fill.
 
-use super::{Example, Finding, Rule, Subject};
+use super::{Code, Example, Finding, Rule, Subject};
 use crate::model::{Reason, Verdict};
 
 pub const RULE: Rule = Rule {
-    code: "WW201",
+    code: Code::WW201,
     name: "uncoalesced global access",
     explanation: "in a CUDA kernel, the 32 threads of a warp load or store addresses so far apart that the access moves more 32-byte sectors than the warp's bytes fill (`warpwise check`)",
     gpu: "a warp's access is served in 32-byte sectors of 128-byte lines: when neighbouring threads are a stride apart, each sector carries little more than one thread's element, and the memory traffic grows with the stride up to 8 times for 4-byte elements",

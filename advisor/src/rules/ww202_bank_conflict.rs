@@ -1,11 +1,11 @@
 //! WW202 shared-memory bank conflict (`warpwise check`): the lanes of a warp touch several
 //! distinct words of one bank, so the access is served in that many passes.
 
-use super::{Example, Finding, Rule, Subject};
+use super::{Code, Example, Finding, Rule, Subject};
 use crate::model::{Reason, Verdict};
 
 pub const RULE: Rule = Rule {
-    code: "WW202",
+    code: Code::WW202,
     name: "shared-memory bank conflict",
     explanation: "in a CUDA kernel, the threads of a warp access distinct 4-byte words of the same shared-memory bank, so the access is split into as many passes as the most words one bank holds (`warpwise check`)",
     gpu: "shared memory is 32 banks of 4-byte words, word w in bank w % 32; a warp's access takes one pass when its threads touch at most one word per bank (threads reading the same word share it), and one more pass for each further word in the busiest bank: a 32x32 float tile read down a column puts all 32 threads in one bank, 32 times slower",

@@ -175,7 +175,9 @@ fn without_strict_aliasing_a_store_of_another_type_may_change_the_bound() {
     let r = typed_verdict(dir.path(), &kernel, &["-fno-strict-aliasing"]);
     assert_eq!(r.verdict, Verdict::NotFriendly, "{:#?}", r.reasons);
     assert!(
-        r.reasons.iter().any(|x| x.code == "WW107"),
+        r.reasons
+            .iter()
+            .any(|x| x.code == advisor::rules::Code::WW107),
         "{:#?}",
         r.reasons
     );
@@ -232,14 +234,17 @@ fn a_bound_only_an_overlap_could_change_needs_a_profile_under_call_sites() {
     let r = same_type_bound(Aliasing::CallSites);
     assert_eq!(r.verdict, Verdict::NeedsProfile, "{:#?}", r.reasons);
     assert!(
-        r.reasons.iter().all(|x| x.code != "WW107"),
+        r.reasons
+            .iter()
+            .all(|x| x.code != advisor::rules::Code::WW107),
         "{:#?}",
         r.reasons
     );
     assert!(
         r.reasons
             .iter()
-            .any(|x| x.code == "WW110" && x.message.contains("the loop bound reads `mesh[0]`")),
+            .any(|x| x.code == advisor::rules::Code::WW110
+                && x.message.contains("the loop bound reads `mesh[0]`")),
         "{:#?}",
         r.reasons
     );

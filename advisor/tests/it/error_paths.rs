@@ -44,7 +44,7 @@ fn check(source: &str, expected: Expected) -> LoopReport {
             let note = report
                 .reasons
                 .iter()
-                .find(|r| r.code == "WW108")
+                .find(|r| r.code == advisor::rules::Code::WW108)
                 .unwrap_or_else(|| panic!("no WW108: {report:#?}"));
             assert!(
                 note.message
@@ -70,7 +70,7 @@ fn check(source: &str, expected: Expected) -> LoopReport {
                 report
                     .reasons
                     .iter()
-                    .any(|r| r.code == code && r.message.contains(says)),
+                    .any(|r| r.code.as_str() == code && r.message.contains(says)),
                 "no {code} saying `{says}`: {report:#?}"
             );
             report
@@ -313,7 +313,7 @@ fn an_error_branch_that_writes_a_shared_scalar_keeps_the_dependence() {
         report
             .reasons
             .iter()
-            .any(|r| r.code == "WW111" && r.message.contains("`bias`")),
+            .any(|r| r.code == advisor::rules::Code::WW111 && r.message.contains("`bias`")),
         "{report:#?}"
     );
     assert!(!has_code(&report, "WW105"), "{report:#?}");

@@ -62,7 +62,7 @@ fn a_thread_loop_over_numbered_face_ranges_needs_a_profile_not_a_verdict() {
         report
             .reasons
             .iter()
-            .any(|r| r.code == "WW111" || r.code == "WW103"),
+            .any(|r| r.code == advisor::rules::Code::WW111 || r.code == advisor::rules::Code::WW103),
         "{report:#?}"
     );
 }

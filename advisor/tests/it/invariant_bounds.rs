@@ -107,7 +107,7 @@ fn a_call_reading_what_the_body_writes_is_a_changing_bound() {
         report
             .reasons
             .iter()
-            .any(|r| r.code == "WW107"
+            .any(|r| r.code == advisor::rules::Code::WW107
                 && r.message.contains("`getNodeLength(node)` which may change")),
         "{:#?}",
         report.reasons
@@ -192,8 +192,11 @@ int main(void) {
 fn a_bound_the_body_assigns_is_named() {
     let report = check(CHOSEN, Verdict::NotFriendly);
     assert!(
-        report.reasons.iter().any(|r| r.code == "WW107"
-            && r.message == "the loop bound reads `lim`, which the loop assigns"),
+        report
+            .reasons
+            .iter()
+            .any(|r| r.code == advisor::rules::Code::WW107
+                && r.message == "the loop bound reads `lim`, which the loop assigns"),
         "{:#?}",
         report.reasons
     );
@@ -268,9 +271,12 @@ fn a_local_maybe_written_through_a_captured_pointer_needs_a_profile() {
     let source = SAVED_BY_SET.replace("SAVED", "which ? n : buffer");
     let report = check(&source, Verdict::NeedsProfile);
     assert!(
-        report.reasons.iter().any(|r| r.code == "WW110"
-            && r.message.contains("the loop bound reads `num_procs`")
-            && r.message.contains("its address was taken before the loop")),
+        report
+            .reasons
+            .iter()
+            .any(|r| r.code == advisor::rules::Code::WW110
+                && r.message.contains("the loop bound reads `num_procs`")
+                && r.message.contains("its address was taken before the loop")),
         "{:#?}",
         report.reasons
     );
@@ -356,7 +362,7 @@ fn a_counter_compared_in_floating_point_has_no_integer_bound() {
         report
             .reasons
             .iter()
-            .any(|r| r.code == "WW107"
+            .any(|r| r.code == advisor::rules::Code::WW107
                 && r.message.contains("compares the counter in floating point")),
         "{:#?}",
         report.reasons

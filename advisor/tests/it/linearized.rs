@@ -101,7 +101,7 @@ fn a_shifted_store_has_a_witness() {
     let witness = report
         .reasons
         .iter()
-        .find(|r| r.code == "WW101")
+        .find(|r| r.code == advisor::rules::Code::WW101)
         .expect("a read-after-write dependence with a witness");
     assert!(
         witness

@@ -128,7 +128,10 @@ fn a_call_site_with_a_partial_overlap_keeps_the_pair_undecided() {
     let reports = analyze_unit(&unit, &Filter::default());
     let r = reports.iter().find(|r| r.function == "k").unwrap();
     assert_eq!(r.verdict, Verdict::NeedsProfile, "{:#?}", r.reasons);
-    assert!(r.reasons.iter().any(|x| x.code == "WW110"));
+    assert!(r
+        .reasons
+        .iter()
+        .any(|x| x.code == advisor::rules::Code::WW110));
 }
 
 #[test]
@@ -167,7 +170,12 @@ fn a_call_site_passing_one_array_twice_keeps_the_pair_undecided() {
             format!("{NEIGHBOUR}\ndouble buf[64];\nvoid caller(double *p, int n) {{ {call}; }}\n");
         let r = report_with(&program, Aliasing::Distinct);
         assert_eq!(r.verdict, Verdict::NeedsProfile, "{call}: {:#?}", r.reasons);
-        assert!(r.reasons.iter().any(|x| x.code == "WW110"), "{call}");
+        assert!(
+            r.reasons
+                .iter()
+                .any(|x| x.code == advisor::rules::Code::WW110),
+            "{call}"
+        );
     }
     // Distinct arrays at every call site prove the pair disjoint: no assumption is needed.
     let program =
@@ -218,7 +226,10 @@ fn memory_a_callee_reads_through_a_struct_is_assumed_distinct_too() {
         "{:#?}",
         strict.reasons
     );
-    assert!(strict.reasons.iter().any(|r| r.code == "WW110"));
+    assert!(strict
+        .reasons
+        .iter()
+        .any(|r| r.code == advisor::rules::Code::WW110));
 }
 
 #[test]

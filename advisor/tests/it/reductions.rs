@@ -9,7 +9,7 @@
 //! friendly; one shows the execution check fails when the operator is wrong.
 
 use advisor::analyze::{analyze_unit, Filter};
-use advisor::model::{LoopReport, Reduction, ReductionKind, TieBreak, Verdict};
+use advisor::model::{LoopReport, RedOp, Reduction, ReductionKind, TieBreak, Verdict};
 use frontend::preprocess::TranslationUnitInput;
 use frontend::unit::load_unit;
 use std::process::Command;
@@ -60,7 +60,7 @@ fn check(
         .map(|r| {
             (
                 r.target.clone(),
-                r.operator.clone(),
+                r.operator.to_string(),
                 r.kind,
                 r.index.clone(),
             )
@@ -87,7 +87,7 @@ fn check(
             .assumptions
             .iter()
             .any(|a| a.contains("reassociating the floating-point"));
-        if floating && (r.operator == "+" || r.operator == "*") {
+        if floating && matches!(r.operator, RedOp::Sum | RedOp::Product) {
             assert!(caveat, "{:?}", report.assumptions);
         }
     }
@@ -347,7 +347,7 @@ fn agree(seq: &str, par: &str, floating: bool) -> bool {
 fn run_check(source: &str, reductions: &[Reduction]) {
     assert!(!reductions.is_empty());
     for r in reductions {
-        let (seq, par) = execute(source, r, &r.operator);
+        let (seq, par) = execute(source, r, r.operator.symbol());
         assert!(
             agree(&seq, &par, floating(&r.c_type)),
             "{}: sequential {seq} vs permuted {par}",
@@ -1291,7 +1291,7 @@ fn the_execution_check_rejects_a_wrong_operator() {
     // Had `s = s * 2 + a[i]` been taken for a sum, the permuted run would disagree.
     let wrong = Reduction {
         target: "s".into(),
-        operator: "+".into(),
+        operator: RedOp::Sum,
         kind: ReductionKind::Scalar,
         c_type: "double".into(),
         strategy: String::new(),
@@ -1303,7 +1303,7 @@ fn the_execution_check_rejects_a_wrong_operator() {
     assert!(!agree(&seq, &par, true), "{seq} vs {par}");
     // And the right operator on a real reduction agrees (the check is not vacuous).
     let right = Reduction {
-        operator: "+".into(),
+        operator: RedOp::Sum,
         ..wrong
     };
     let (seq, par) = execute(SUM, &right, "+");

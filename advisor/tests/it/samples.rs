@@ -93,7 +93,7 @@ fn has_reason(file: &str, function: &str, line: u32, code: &str, text: &str) {
     assert!(
         r.reasons
             .iter()
-            .any(|x| x.code == code && x.message.contains(text)),
+            .any(|x| x.code.as_str() == code && x.message.contains(text)),
         "no {code} mentioning `{text}` in {:#?}",
         r.reasons
     );
@@ -201,7 +201,7 @@ fn reductions_of(file: &str, function: &str, line: u32) -> Vec<(String, String, 
     find(&all, function, line)
         .reductions
         .iter()
-        .map(|r| (r.target.clone(), r.operator.clone(), r.kind))
+        .map(|r| (r.target.clone(), r.operator.to_string(), r.kind))
         .collect()
 }
 

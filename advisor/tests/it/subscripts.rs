@@ -33,7 +33,7 @@ fn assert_witnessed(report: &LoopReport) {
         report
             .reasons
             .iter()
-            .any(|r| r.code == "WW101" && r.witness.is_some()),
+            .any(|r| r.code == advisor::rules::Code::WW101 && r.witness.is_some()),
         "{:#?}",
         report.reasons
     );

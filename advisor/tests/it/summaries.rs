@@ -227,7 +227,11 @@ fn check(case: &Case) -> LoopReport {
             report.id
         );
     }
-    if report.reasons.iter().any(|r| r.code == "WW101") {
+    if report
+        .reasons
+        .iter()
+        .any(|r| r.code == advisor::rules::Code::WW101)
+    {
         assert!(
             found.is_some(),
             "{} is reported to carry a dependence, but the run has none",
@@ -299,7 +303,7 @@ fn has_reason(report: &LoopReport, code: &str, text: &str) {
         report
             .reasons
             .iter()
-            .any(|r| r.code == code && r.message.contains(text)),
+            .any(|r| r.code.as_str() == code && r.message.contains(text)),
         "no {code} mentioning `{text}` in {:#?}",
         report.reasons
     );
@@ -335,7 +339,7 @@ fn a_callee_in_a_second_file_is_a_program_function_and_its_writes_count() {
     });
     let out = report.parameters.iter().find(|p| p.name == "out").unwrap();
     assert_eq!(out.role, advisor::model::Role::Out);
-    assert_eq!(report.calls[0].device, "port");
+    assert_eq!(report.calls[0].device, advisor::model::Device::Port);
     assert_eq!(report.calls[0].effects, ["param `row`: writes [0, 8*n)"]);
 }
 
@@ -627,7 +631,10 @@ void count(double *out, int n)
     });
     has_reason(&report, "WW111", "an access is inside a called function");
     assert!(
-        !report.reasons.iter().any(|r| r.code == "WW112"),
+        !report
+            .reasons
+            .iter()
+            .any(|r| r.code == advisor::rules::Code::WW112),
         "{:#?}",
         report.reasons
     );

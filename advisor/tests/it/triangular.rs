@@ -40,7 +40,7 @@ fn reduces(report: &LoopReport, target: &str) {
         report
             .reductions
             .iter()
-            .any(|r| r.target == target && r.operator == "+"),
+            .any(|r| r.target == target && r.operator == advisor::model::RedOp::Sum),
         "{:#?}",
         report.reductions
     );

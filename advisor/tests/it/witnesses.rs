@@ -878,7 +878,11 @@ fn generated_affine_loops_claim_only_what_brute_force_confirms() {
         let k: usize = report.function[1..].parse().expect("f<k>");
         let truth = brute_force(cases[k], 64);
         dependent += usize::from(truth.is_some());
-        for reason in report.reasons.iter().filter(|r| r.code == "WW101") {
+        for reason in report
+            .reasons
+            .iter()
+            .filter(|r| r.code == advisor::rules::Code::WW101)
+        {
             let w = reason
                 .witness
                 .as_ref()
@@ -1107,7 +1111,11 @@ fn against_brute_force<T: std::fmt::Debug>(
                 "{prefix}{k} loop {level}: friendly, but {meeting:?} meet"
             );
         }
-        for reason in report.reasons.iter().filter(|r| r.code == "WW101") {
+        for reason in report
+            .reasons
+            .iter()
+            .filter(|r| r.code == advisor::rules::Code::WW101)
+        {
             let w = reason.witness.as_ref().expect("a claim with a witness");
             check_witness(&path, &unit, report, reason, w)
                 .unwrap_or_else(|why| panic!("{prefix}{k}: {why}\n{w:#?}"));

@@ -11,7 +11,7 @@ use crate::plan::{
     dealias, declared_in, declared_scalar_type, perfectly_nested_child, vla_pitch, written_in, Ctx,
     EmitError,
 };
-use advisor::model::{LoopReport, ParamKind, ReductionKind, Role};
+use advisor::model::{Device, LoopReport, ParamKind, RedOp, ReductionKind, Role};
 use frontend::access_sites::{AccessMode, LoopSite};
 use frontend::ir::Span;
 use frontend::types::{Type, TypeId};
@@ -128,16 +128,16 @@ pub fn plan_port(
             .any(|e| e.calls.iter().any(|c| c == name))
     };
     for c in report.calls.iter().filter(|c| !on_error_path(&c.name)) {
-        match c.device.as_str() {
-            "builtin" => {}
-            "port" => {
+        match c.device {
+            Device::Builtin => {}
+            Device::Port => {
                 for f in std::iter::once(&c.name).chain(&c.callees) {
                     if !device_functions.contains(f) {
                         device_functions.push(f.clone());
                     }
                 }
             }
-            other => {
+            other @ (Device::HostOnly | Device::Allocator | Device::Unknown) => {
                 return Err(refuse(format!(
                     "calls `{}` ({other}), which has no device version",
                     c.name
@@ -275,7 +275,7 @@ pub fn plan_port(
                 .collect::<Vec<_>>()
                 .join(", ")
         };
-        if r.operator == "=" && r.kind == ReductionKind::Scalar {
+        if r.operator == RedOp::Assign && r.kind == ReductionKind::Scalar {
             atomics.extend(atomic_sites(
                 &ctx,
                 unit,
@@ -292,7 +292,7 @@ pub fn plan_port(
             ));
             continue;
         }
-        let op = omp_operator(&r.operator).ok_or_else(|| {
+        let op = omp_operator(r.operator).ok_or_else(|| {
             refuse(format!(
                 "{} is a reduction with `{}`, which OpenMP has no reduction for",
                 r.describe(),
@@ -958,7 +958,7 @@ pub fn plan_port(
 /// Whether combining the reduction's partial results in another order can change its
 /// rounding: a sum or product of `float`s or `double`s (min and max never round).
 pub(crate) fn reassociates_floats(r: &advisor::model::Reduction) -> bool {
-    matches!(r.operator.as_str(), "+" | "-" | "*")
+    matches!(r.operator, RedOp::Sum | RedOp::Product)
         && ["float", "double"].iter().any(|t| r.c_type.contains(t))
 }
 
@@ -981,19 +981,11 @@ pub(crate) fn pragma_text(head: &str, clauses: &[String]) -> String {
 }
 
 /// The report's operator as an OpenMP reduction identifier.
-fn omp_operator(op: &str) -> Option<&'static str> {
-    Some(match op {
-        "+" | "-" => "+",
-        "*" => "*",
-        "&" => "&",
-        "|" => "|",
-        "^" => "^",
-        "&&" => "&&",
-        "||" => "||",
-        "min" => "min",
-        "max" => "max",
-        _ => return None,
-    })
+fn omp_operator(op: RedOp) -> Option<&'static str> {
+    match op {
+        RedOp::Assign => None,
+        other => Some(other.symbol()),
+    }
 }
 
 /// `s.f` -> (`s`, false, `f`); `p->f` -> (`p`, true, `f`).

@@ -218,9 +218,11 @@ fn aliasing_settled_both_ways() {
                 (d.first.text.as_str(), d.second.text.as_str()),
                 ("dst[i]", "src[i]")
             );
-            assert!(report.reasons.iter().any(
-                |r| r.code == "WW130" && r.message.contains("observed dependence at lines 40")
-            ));
+            assert!(report
+                .reasons
+                .iter()
+                .any(|r| r.code == advisor::rules::Code::WW130
+                    && r.message.contains("observed dependence at lines 40")));
         }
     }
 }
@@ -246,7 +248,10 @@ fn an_element_reduction_is_not_an_observed_dependence() {
     assert_eq!(report.verdict, Verdict::Friendly, "{report:#?}");
     assert_eq!(report.reductions, before.reductions);
     assert!(
-        report.reasons.iter().all(|r| r.code == "WW102"),
+        report
+            .reasons
+            .iter()
+            .all(|r| r.code == advisor::rules::Code::WW102),
         "{report:#?}"
     );
 }

@@ -62,7 +62,7 @@ pub fn check(source: &str, expected: Verdict) -> LoopReport {
 }
 
 pub fn has_code(report: &LoopReport, code: &str) -> bool {
-    report.reasons.iter().any(|r| r.code == code)
+    report.reasons.iter().any(|r| r.code.as_str() == code)
 }
 
 /// The report lists an assumption containing `needle`.
