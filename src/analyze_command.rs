@@ -73,14 +73,14 @@ pub enum AliasingArg {
 }
 
 pub fn run(args: &AnalyzeArgs) -> ExitCode {
-    if let Some(Err(e)) = args
-        .loop_id
-        .as_deref()
-        .map(crate::selection::check_loop_syntax)
-    {
-        eprintln!("error: {e}");
-        return ExitCode::from(2);
-    }
+    let loop_selector = match args.loop_id.as_deref().map(crate::selection::parse_loop) {
+        Some(Err(e)) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+        Some(Ok(selector)) => Some(selector),
+        None => None,
+    };
     let (inputs, problems) = collect(&args.paths, &args.cflags);
     for p in &problems {
         eprint!("{}", p.render(false));
@@ -113,7 +113,7 @@ pub fn run(args: &AnalyzeArgs) -> ExitCode {
     let target = advisor::mapping::Target { gpu, block };
     let filter = Filter {
         function: args.function.clone(),
-        loop_id: args.loop_id.clone(),
+        loop_id: loop_selector,
         aliasing: match args.aliasing {
             AliasingArg::Distinct => Aliasing::Distinct,
             AliasingArg::CallSites => Aliasing::CallSites,
@@ -359,7 +359,7 @@ fn unmatched_selection(
         .into_iter()
         .map(|l| l.id)
         .collect();
-    Some(crate::selection::unknown_loop(wanted, &ids))
+    Some(crate::selection::unknown_loop(&wanted.to_string(), &ids))
 }
 
 /// A broken rule of the report is a bug of warpwise: debug builds (the tests) stop at it,

@@ -90,10 +90,8 @@ fn esc(s: &str) -> String {
 
 /// The loop id's file and line.
 fn file_and_line(l: &LoopReport) -> Option<(String, u32)> {
-    let mut parts = l.id.rsplitn(3, ':');
-    parts.next()?;
-    let line = parts.next()?.parse().ok()?;
-    Some((parts.next()?.to_string(), line))
+    let id = l.loop_ref()?;
+    Some((id.file, id.line))
 }
 
 fn badge_letter(v: Verdict) -> &'static str {

@@ -4,10 +4,11 @@
 
 use crate::inputs::{collect, CFlags};
 use crate::output::Format;
-use advisor::analyze::{analyze_unit_injected, loop_id_matches, Filter};
+use advisor::analyze::{analyze_unit_injected, Filter};
 use advisor::mapping::Target;
 use advisor::model::{LoopReport, Report};
 use clap::Args;
+use frontend::loop_ref::LoopSelector;
 use frontend::unit::load_unit;
 use instantiate::equations::CountStatistic;
 use instantiate::eval::Values;
@@ -115,18 +116,16 @@ pub fn options(args: &InstanceArgs, gpu: &str, block: (u64, u64)) -> Result<Opti
     })
 }
 
-/// The file part of a loop id `path:line:col`.
-fn id_file(id: &str) -> Option<&str> {
-    id.rsplitn(3, ':').nth(2)
-}
-
 /// Re-analyses one loop with values injected, reading its file with `cflags`.
 pub fn reanalyze_with(
     cflags: &CFlags,
     target: Target,
 ) -> impl Fn(&LoopReport, &Values) -> Result<LoopReport, String> + '_ {
     move |l: &LoopReport, values: &Values| {
-        let file = id_file(&l.id).ok_or_else(|| format!("loop id `{}` names no file", l.id))?;
+        let id = l
+            .loop_ref()
+            .ok_or_else(|| format!("loop id `{}` names no file", l.id))?;
+        let file = id.file.as_str();
         let path = Path::new(file);
         if !path.is_file() {
             return Err(format!("`{file}` is not readable from here"));
@@ -138,14 +137,15 @@ pub fn reanalyze_with(
             .ok_or_else(|| problems.first().map(|d| d.to_string()).unwrap_or_default())?;
         let unit = load_unit(&input).map_err(|d| d.to_string())?;
         let injected: HashMap<String, i64> = values.iter().map(|(k, v)| (k.clone(), *v)).collect();
+        let this_loop = LoopSelector::from(&id);
         let filter = Filter {
             function: Some(l.function.clone()),
-            loop_id: Some(l.id.clone()),
+            loop_id: Some(this_loop.clone()),
             ..Filter::default()
         };
         analyze_unit_injected(&unit, &filter, &target, &injected)
             .into_iter()
-            .find(|r| loop_id_matches(&r.id, &l.id))
+            .find(|r| this_loop.matches_id(&r.id))
             .ok_or_else(|| format!("loop {} not found again in `{file}`", l.id))
     }
 }

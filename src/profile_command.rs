@@ -3,6 +3,7 @@
 
 use crate::inputs::CFlags;
 use clap::Args;
+use frontend::loop_ref::LoopSelector;
 use profile::driver::{build, real_compiler, run, BuildOptions, RunOptions};
 use profile::model::{normalize, DEFAULT_PROFILE};
 use profile::{LoopSelection, Tracking};
@@ -97,7 +98,7 @@ pub fn run_command(args: &ProfileArgs) -> ExitCode {
             !built
                 .loops
                 .iter()
-                .any(|id| profile::instrument::id_matches(id, w))
+                .any(|id| w.parse::<LoopSelector>().is_ok_and(|w| w.matches_id(id)))
         }) {
             eprintln!(
                 "error: {}",

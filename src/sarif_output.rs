@@ -100,10 +100,8 @@ struct LoopSite {
 
 impl LoopSite {
     fn of(l: &LoopReport, all: &[LoopReport]) -> Option<LoopSite> {
-        let mut parts = l.id.rsplitn(3, ':');
-        let col = i64::from(frontend::unit::loop_id_column(parts.next()?)?);
-        let line = parts.next()?.parse().ok()?;
-        let file = parts.next()?.to_string();
+        let id = l.loop_ref()?;
+        let (col, line, file) = (i64::from(id.col), i64::from(id.line), id.file);
         let rank = all
             .iter()
             .take_while(|o| o.id != l.id)

@@ -1,31 +1,14 @@
 //! `--function` and `--loop` must name something: a selection that matches nothing is a
 //! usage error (exit 2) that names the closest candidates, never a silent "0 loops".
 
-use advisor::analyze::loop_id_matches;
+use frontend::loop_ref::LoopSelector;
 use frontend::unit::Unit;
 
-/// `(file, line, column)` of a loop id `FILE:LINE`, `FILE:LINE:COL` or `FILE:LINE:COL#K`
-/// (lines and columns count from 1); `None` for anything else.
-fn parse_id(id: &str) -> Option<(&str, u32, Option<u32>)> {
-    let (head, last) = id.rsplit_once(':')?;
-    if let Some((file, line)) = head.rsplit_once(':') {
-        if let Ok(line) = line.parse::<u32>() {
-            let column = frontend::unit::loop_id_column(last).filter(|n| *n > 0)?;
-            return (line > 0 && !file.is_empty()).then_some((file, line, Some(column)));
-        }
-    }
-    let line = last.parse::<u32>().ok().filter(|n| *n > 0)?;
-    (!head.is_empty()).then_some((head, line, None))
-}
-
-/// Whether `wanted` has the shape of a loop id, `FILE:LINE` or `FILE:LINE:COL`.
-pub fn check_loop_syntax(wanted: &str) -> Result<(), String> {
-    match parse_id(wanted) {
-        Some(_) => Ok(()),
-        None => Err(format!(
-            "`--loop {wanted}`: expected FILE:LINE or FILE:LINE:COL (e.g. `kernel.c:42`)"
-        )),
-    }
+/// `--loop`'s selector, or the usage error for a text of another shape.
+pub fn parse_loop(wanted: &str) -> Result<LoopSelector, String> {
+    wanted.parse().map_err(|_| {
+        format!("`--loop {wanted}`: expected FILE:LINE or FILE:LINE:COL (e.g. `kernel.c:42`)")
+    })
 }
 
 /// The error for a `--function` that names no function of the analysed units, with the
@@ -107,13 +90,14 @@ fn uncalled_header_definition(unit: &Unit, name: &str) -> Option<String> {
 /// The error for a `--loop` that matched none of `ids` (every loop id of the selection
 /// without `--loop`), naming the loops nearest to it: same file first, then by line.
 pub fn unknown_loop(wanted: &str, ids: &[String]) -> String {
+    let selector = wanted.parse::<LoopSelector>().ok();
     let (want_file, want_line) = split_id(wanted);
     let mut ranked: Vec<(bool, u64, &String)> = ids
         .iter()
-        .filter(|id| !loop_id_matches(id, wanted))
+        .filter(|id| !selector.as_ref().is_some_and(|s| s.matches_id(id)))
         .map(|id| {
             let (file, line) = split_id(id);
-            let same_file = file.ends_with(want_file) || want_file.ends_with(file);
+            let same_file = file.ends_with(&want_file) || want_file.ends_with(&file);
             (!same_file, line.abs_diff(want_line), id)
         })
         .collect();
@@ -133,9 +117,11 @@ pub fn unknown_loop(wanted: &str, ids: &[String]) -> String {
     }
 }
 
-/// `(file, line)` of a loop id, for ranking.
-fn split_id(id: &str) -> (&str, u64) {
-    parse_id(id).map_or((id, 0), |(file, line, _)| (file, u64::from(line)))
+/// `(file, line)` of a loop id or selector, for ranking; the whole text and line 0 for
+/// neither.
+fn split_id(id: &str) -> (String, u64) {
+    id.parse::<LoopSelector>()
+        .map_or((id.to_string(), 0), |s| (s.file, u64::from(s.line)))
 }
 
 /// The names among `candidates` nearest to `wanted` (at most three, within an edit
@@ -176,10 +162,10 @@ mod tests {
     #[test]
     fn loop_ids_are_checked_for_shape() {
         for ok in ["a.c:12", "dir/a.c:12:5", "a.c:1:1"] {
-            assert!(check_loop_syntax(ok).is_ok(), "{ok}");
+            assert!(parse_loop(ok).is_ok(), "{ok}");
         }
         for bad in ["garbage", "a.c:", "a.c:x", ":12", "a.c:0", "a.c:12:x"] {
-            assert!(check_loop_syntax(bad).is_err(), "{bad}");
+            assert!(parse_loop(bad).is_err(), "{bad}");
         }
     }
 

@@ -30,8 +30,8 @@ use symbolic::Var;
 #[derive(Clone, Debug, Default)]
 pub struct Filter {
     pub function: Option<String>,
-    /// `FILE:LINE` or `FILE:LINE:COL` (file compared by suffix).
-    pub loop_id: Option<String>,
+    /// `--loop`: only the loops it selects.
+    pub loop_id: Option<frontend::loop_ref::LoopSelector>,
     pub aliasing: Aliasing,
     /// Dependence pair tests each function may make ([`crate::budget`]); `None` for the
     /// default.
@@ -395,7 +395,7 @@ fn analyze_function_in_program(
     for id in ordered {
         let report = context.report(id, &facts);
         if let Some(wanted) = &filter.loop_id {
-            if !loop_id_matches(&report.id, wanted) {
+            if !wanted.matches_id(&report.id) {
                 continue;
             }
         }
@@ -439,21 +439,6 @@ fn source_position(func: &Function, forest: &LoopForest, id: LoopId) -> u32 {
         .source
         .map(|s| func.source_loop(s).keyword_span.start)
         .unwrap_or(u32::MAX)
-}
-
-/// `FILE:LINE[:COL]` against a loop id `path:line:col`; the file matches by suffix.
-pub fn loop_id_matches(id: &str, wanted: &str) -> bool {
-    let mut id_parts = id.rsplitn(3, ':');
-    let (col, line, file) = (id_parts.next(), id_parts.next(), id_parts.next());
-    let mut want_parts: Vec<&str> = wanted.rsplitn(3, ':').collect();
-    want_parts.reverse();
-    match want_parts.as_slice() {
-        [wf, wl, wc] if wl.parse::<u32>().is_ok() => {
-            file.is_some_and(|f| f.ends_with(wf)) && line == Some(*wl) && col == Some(*wc)
-        }
-        [wf, wl] | [wf, wl, _] => file.is_some_and(|f| f.ends_with(wf)) && line == Some(*wl),
-        _ => false,
-    }
 }
 
 struct FunctionContext<'a> {

@@ -585,6 +585,14 @@ pub struct LoopReport {
     pub divergence: Vec<DivergentBranch>,
 }
 
+impl LoopReport {
+    /// The parts of [`Self::id`]. The field stays a string because a loop the source map
+    /// cannot place has the id `file:?`, which names no line; `None` for that one.
+    pub fn loop_ref(&self) -> Option<frontend::loop_ref::LoopRef> {
+        self.id.parse().ok()
+    }
+}
+
 /// Which loop variable runs along the grid's x (consecutive threads of a warp) and y, and
 /// which loops those are: a nest with two inner loops over `j` has two candidates that
 /// differ only in `x_loop`.
@@ -616,11 +624,9 @@ impl GridMapping {
 /// A loop variable with the line of its loop (from the `file:line:col` id): what tells two
 /// loops over variables of one name apart in text.
 fn loop_text(var: &str, loop_id: &str) -> String {
-    let mut parts = loop_id.rsplitn(3, ':');
-    let (_col, line) = (parts.next(), parts.next());
-    match line {
-        Some(line) if !line.is_empty() => format!("`{var}` (line {line})"),
-        _ => format!("`{var}`"),
+    match loop_id.parse::<frontend::loop_ref::LoopRef>() {
+        Ok(id) => format!("`{var}` (line {})", id.line),
+        Err(_) => format!("`{var}`"),
     }
 }
 

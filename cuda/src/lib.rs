@@ -50,7 +50,8 @@ pub fn locate(
     block: (u32, u32),
     profile: Option<&profile::Profile>,
 ) -> Result<Located, EmitError> {
-    let file = loop_file(wanted);
+    let selector = wanted.parse::<frontend::loop_ref::LoopSelector>().ok();
+    let file = selector.as_ref().map_or(wanted, |s| s.file.as_str());
     let target = advisor::mapping::Target {
         block: (block.0 as u64, block.1 as u64),
         ..Default::default()
@@ -85,9 +86,9 @@ pub fn locate(
             if let Some(p) = profile {
                 profile::apply::apply(&mut reports, p);
             }
-            if reports
-                .iter()
-                .any(|r| advisor::analyze::loop_id_matches(&r.id, wanted))
+            if selector
+                .as_ref()
+                .is_some_and(|s| reports.iter().any(|r| s.matches_id(&r.id)))
             {
                 found = Some((u, reports));
                 break;
@@ -112,18 +113,6 @@ pub fn locate(
         msg.push_str(p.trim_end());
     }
     Err(EmitError::usage(msg))
-}
-
-/// The file part of `FILE:LINE[:COL]`.
-fn loop_file(wanted: &str) -> &str {
-    let mut file = wanted;
-    for _ in 0..2 {
-        match file.rsplit_once(':') {
-            Some((head, tail)) if frontend::unit::loop_id_column(tail).is_some() => file = head,
-            _ => break,
-        }
-    }
-    file
 }
 
 fn path_matches(path: &Path, file: &str) -> bool {

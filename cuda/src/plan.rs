@@ -307,9 +307,10 @@ pub fn find_report<'a>(
     reports: &'a [LoopReport],
     wanted: &str,
 ) -> Result<&'a LoopReport, EmitError> {
+    let selector = wanted.parse::<frontend::loop_ref::LoopSelector>().ok();
     let found: Vec<&LoopReport> = reports
         .iter()
-        .filter(|r| advisor::analyze::loop_id_matches(&r.id, wanted))
+        .filter(|r| selector.as_ref().is_some_and(|s| s.matches_id(&r.id)))
         .collect();
     match found.as_slice() {
         [one] => Ok(one),

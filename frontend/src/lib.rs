@@ -14,6 +14,7 @@ mod implicit_int;
 pub mod interp;
 pub mod ir;
 pub mod listing;
+pub mod loop_ref;
 pub mod loops;
 pub mod lower;
 pub mod parse;

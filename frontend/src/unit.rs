@@ -189,19 +189,6 @@ fn parse_refusing(
     crate::parse::parse_located(pre, None).map_err(|(d, _)| d)
 }
 
-/// The column of a loop id's last part, `3` or `3#2` (the second loop at that place, see
-/// [`Unit::loop_id_at`]); `None` if it is neither.
-pub fn loop_id_column(last: &str) -> Option<u32> {
-    let column = match last.split_once('#') {
-        Some((column, rank)) => {
-            rank.parse::<u32>().ok().filter(|r| *r >= 2)?;
-            column
-        }
-        None => last,
-    };
-    column.parse().ok()
-}
-
 /// The stack of the thread a file's parse, lowering and drop share: room for the largest
 /// of them (the lowering's) and what the others leave on it.
 const FRONTEND_STACK: usize = (1 << 30) + (64 << 20);
@@ -398,18 +385,4 @@ impl Unit {
 
 fn label_in_system(unit: &Unit, span: Span) -> bool {
     unit.resolve(span).is_some_and(|r| r.in_system_header)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_loop_id_column_may_carry_its_rank() {
-        assert_eq!(loop_id_column("3"), Some(3));
-        assert_eq!(loop_id_column("3#2"), Some(3));
-        assert_eq!(loop_id_column("3#1"), None, "the first loop has no rank");
-        assert_eq!(loop_id_column("3#"), None);
-        assert_eq!(loop_id_column("x"), None);
-    }
 }

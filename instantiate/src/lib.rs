@@ -228,13 +228,13 @@ impl Order {
 #[derive(Debug)]
 pub struct LoopIndex<'a> {
     by_id: HashMap<&'a str, &'a LoopSketch>,
-    by_function: HashMap<(&'a str, &'a str), Vec<&'a LoopSketch>>,
+    by_function: HashMap<(String, &'a str), Vec<&'a LoopSketch>>,
 }
 
 impl<'a> LoopIndex<'a> {
     pub fn new(all: &'a [LoopSketch]) -> LoopIndex<'a> {
         let mut by_id = HashMap::with_capacity(all.len());
-        let mut by_function: HashMap<(&str, &str), Vec<&LoopSketch>> = HashMap::new();
+        let mut by_function: HashMap<(String, &str), Vec<&LoopSketch>> = HashMap::new();
         for l in all {
             // The first loop of an id wins, as a scan in report order found it.
             by_id.entry(l.id.as_str()).or_insert(l);
@@ -276,9 +276,11 @@ impl<'a> LoopIndex<'a> {
     }
 }
 
-/// The file part of a loop id `path:line:col`.
-fn id_file(id: &str) -> &str {
-    id.rsplitn(3, ':').nth(2).unwrap_or("")
+/// The file part of a loop id `path:line:col`; empty for an id that names no place.
+fn id_file(id: &str) -> String {
+    id.parse::<frontend::loop_ref::LoopRef>()
+        .map(|l| l.file)
+        .unwrap_or_default()
 }
 
 /// Every variable the evaluated expressions of `l` mention, minus induction variables.

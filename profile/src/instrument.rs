@@ -20,6 +20,7 @@ use advisor::rules::Code;
 use frontend::access_sites::{access_sites, AccessMode, AccessSite, LoopSite, Sites};
 use frontend::diagnostic::Diagnostic;
 use frontend::ir::{InstKind, Span};
+use frontend::loop_ref::LoopSelector;
 use frontend::unit::Unit;
 use std::collections::{HashMap, HashSet};
 use std::fmt::Write;
@@ -35,7 +36,8 @@ pub enum LoopSelection {
     NeedsProfile,
     All,
     None,
-    /// Loop ids, `FILE:LINE` or `FILE:LINE:COL` (file compared by suffix).
+    /// Loop selectors as given, `FILE:LINE` or `FILE:LINE:COL` (see [`LoopSelector`]); one
+    /// that does not parse selects nothing, which the caller reports with the text.
     Ids(Vec<String>),
 }
 
@@ -56,7 +58,10 @@ impl LoopSelection {
             }
             LoopSelection::All => true,
             LoopSelection::None => false,
-            LoopSelection::Ids(ids) => ids.iter().any(|want| id_matches(id, want)),
+            LoopSelection::Ids(ids) => ids.iter().any(|want| {
+                want.parse::<LoopSelector>()
+                    .is_ok_and(|want| want.matches_id(id))
+            }),
         }
     }
 }
@@ -73,31 +78,6 @@ pub enum Tracking {
     Undecided,
     /// Every access of every selected loop (the reference the filter is tested against).
     Full,
-}
-
-/// `want` is `FILE:LINE[:COL]`; the file matches by path suffix.
-pub fn id_matches(id: &str, want: &str) -> bool {
-    let parts: Vec<&str> = id.rsplitn(3, ':').collect();
-    let wparts: Vec<&str> = want.rsplitn(3, ':').collect();
-    let (Some(&col), Some(&line), Some(&file)) = (parts.first(), parts.get(1), parts.get(2)) else {
-        return false;
-    };
-    match wparts.as_slice() {
-        [wcol, wline, wfile]
-            if frontend::unit::loop_id_column(wcol).is_some() && wline.parse::<u32>().is_ok() =>
-        {
-            *wcol == col && *wline == line && file.ends_with(wfile)
-        }
-        [wline, wfile, ..] => {
-            let wfile = if wparts.len() == 3 {
-                format!("{}:{}", wparts[2], wparts[1])
-            } else {
-                wfile.to_string()
-            };
-            *wline == line && file.ends_with(&wfile)
-        }
-        _ => false,
-    }
 }
 
 /// An instrumented unit.

@@ -7,6 +7,7 @@
 //! by runs that were killed before they could append.
 
 use crate::error::{ParseError, ProfileError};
+use frontend::loop_ref::LoopRef;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -185,10 +186,11 @@ impl Profile {
         if let Some(l) = self.loops.get(id) {
             return Some(l);
         }
+        let id = id.parse::<LoopRef>().ok()?;
         let mut found = self
             .loops
             .iter()
-            .filter(|(key, _)| same_loop_id(key, id))
+            .filter(|(key, _)| key.parse::<LoopRef>().is_ok_and(|key| key.same_loop(&id)))
             .map(|(_, l)| l);
         let first = found.next()?;
         // Two files with the same tail are ambiguous: better no data than the wrong loop's.
@@ -521,31 +523,6 @@ pub fn write_profile(path: &Path, profile: &Profile) -> Result<(), ProfileError>
             source,
         },
     )
-}
-
-/// Whether two loop ids `path:line:col` name the same loop, one path being a suffix of the
-/// other on a `/` boundary.
-pub fn same_loop_id(a: &str, b: &str) -> bool {
-    let split = |id: &str| -> Option<(String, String)> {
-        let mut parts = id.rsplitn(3, ':');
-        let col = parts.next()?;
-        let line = parts.next()?;
-        let file = parts.next()?;
-        Some((file.to_string(), format!("{line}:{col}")))
-    };
-    let (Some((fa, pa)), Some((fb, pb))) = (split(a), split(b)) else {
-        return false;
-    };
-    if pa != pb {
-        return false;
-    }
-    let (short, long) = if fa.len() <= fb.len() {
-        (fa, fb)
-    } else {
-        (fb, fa)
-    };
-    let short = short.trim_start_matches("./");
-    long == short || long.ends_with(&format!("/{short}"))
 }
 
 #[cfg(test)]

@@ -30,6 +30,7 @@ pub use rewrite::{port_file, DeviceFunction, PortedFile};
 
 use crate::plan::EmitError;
 use advisor::model::{LoopReport, Verdict};
+use frontend::loop_ref::LoopSelector;
 use frontend::unit::Unit;
 
 /// How ports are written.
@@ -42,6 +43,12 @@ pub struct PortOptions {
     /// Test only: arrays left out of the map clauses; for an array of rows, its written
     /// rows are not copied back.
     pub drop: Vec<String>,
+}
+
+/// The `--loop` selectors, parsed once; one that does not parse selects nothing, and is
+/// reported as unmatched.
+fn selectors(wanted: &[String]) -> Vec<Option<LoopSelector>> {
+    wanted.iter().map(|w| w.parse().ok()).collect()
 }
 
 /// The loops of `unit` to port: the given ids, or every friendly loop that no other
@@ -60,13 +67,10 @@ pub fn plan_unit(
             .filter(|r| r.verdict == Verdict::Friendly && !inside_friendly(r, reports))
             .collect()
     } else {
+        let selectors = selectors(wanted);
         reports
             .iter()
-            .filter(|r| {
-                wanted
-                    .iter()
-                    .any(|w| advisor::analyze::loop_id_matches(&r.id, w))
-            })
+            .filter(|r| selectors.iter().flatten().any(|s| s.matches_id(&r.id)))
             .collect()
     };
     let (mut ports, mut refused) = if wanted.is_empty() {
@@ -168,6 +172,7 @@ pub fn port_inputs(
 ) -> Outcome {
     let mut out = Outcome::default();
     let mut matched = vec![false; wanted.len()];
+    let selectors = selectors(wanted);
     let target = advisor::mapping::Target::default();
     // All files as one program, as `warpwise analyze` does: a helper defined in another
     // file is a program function with a summary, not an unknown external.
@@ -198,10 +203,9 @@ pub fn port_inputs(
         if let Some(p) = profile {
             profile::apply::apply(&mut reports, p);
         }
-        for (k, w) in wanted.iter().enumerate() {
-            if reports
-                .iter()
-                .any(|r| advisor::analyze::loop_id_matches(&r.id, w))
+        for (k, s) in selectors.iter().enumerate() {
+            if s.as_ref()
+                .is_some_and(|s| reports.iter().any(|r| s.matches_id(&r.id)))
             {
                 matched[k] = true;
             }
