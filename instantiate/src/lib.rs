@@ -7,6 +7,7 @@ pub mod equations;
 pub mod eval;
 mod eval_types;
 pub mod evaluate;
+pub mod loop_texts;
 mod memo;
 pub mod model;
 pub mod offload;
