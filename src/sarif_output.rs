@@ -105,7 +105,7 @@ impl LoopSite {
         let rank = all
             .iter()
             .take_while(|o| o.id != l.id)
-            .filter(|o| o.function == l.function && o.id.starts_with(&file))
+            .filter(|o| o.function == l.function && o.loop_ref().is_some_and(|r| r.file == file))
             .count();
         Some(LoopSite {
             file,
