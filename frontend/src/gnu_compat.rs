@@ -108,7 +108,23 @@ pub(crate) fn rewrite(text: &mut String, system_dirs: &[PathBuf]) -> Vec<Tok> {
     if !rotations.is_empty() {
         return lex(text, system_dirs);
     }
-    tokens_after(toks, &edits, blank).unwrap_or_else(|| lex(text, system_dirs))
+    match tokens_after(toks, &edits, blank) {
+        Some(toks) if !opens_a_line_with_hash(text, &toks) => toks,
+        _ => lex(text, system_dirs),
+    }
+}
+
+/// Whether a `#` token of `toks` now starts its line of `text`: erasing what preceded it
+/// (`__extension__#`) turned a stray `#` into a directive line, which lexing skips, so the
+/// kept tokens would no longer be those of the text. Stray `#` tokens are rare in
+/// preprocessed text, so this looks at few of them.
+fn opens_a_line_with_hash(text: &str, toks: &[Tok]) -> bool {
+    toks.iter().filter(|t| t.is(text, "#")).any(|t| {
+        let line_start = text[..t.start()].rfind('\n').map_or(0, |n| n + 1);
+        text[line_start..t.start()]
+            .bytes()
+            .all(|b| b.is_ascii_whitespace())
+    })
 }
 
 /// The tokens after the erasures and replacements of `edits` and the blanking of `blank`,
@@ -235,6 +251,15 @@ mod tests {
         );
         check("my__extension__x;", "my__extension__x;");
         check("s = \"__extension__\";", "s = \"__extension__\";");
+    }
+
+    #[test]
+    fn a_stray_hash_left_first_on_its_line_is_lexed_again() {
+        // Erased, `__extension__` leaves `#` first on its line: a directive line to the
+        // lexer, no longer a token (a fuzzer's input).
+        check("__extension__#\n#1\"\"", "             #\n#1\"\"");
+        check("  [[gnu::x]] # y;", "             # y;");
+        check("x; __extension__ # y;", "x;               # y;");
     }
 
     #[test]
