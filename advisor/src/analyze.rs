@@ -2924,6 +2924,12 @@ impl<'a> FunctionContext<'a> {
                         Some(_) => (false, types.display(ty), ParamKind::Array),
                     }
                 }
+                // A pointer the loop steps (`*Fout = *f; ++Fout`): the pointer's own type.
+                Some(SymbolOrigin::Induction(v)) => (
+                    false,
+                    types.display(self.func.inst(*v).ty),
+                    ParamKind::Array,
+                ),
                 // An object a callee reaches through a member of the caller's struct.
                 _ => match effects.members.get(var) {
                     Some(member) => (true, types.display(member.ty), ParamKind::Array),

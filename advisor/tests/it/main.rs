@@ -24,6 +24,7 @@ mod mutated_inputs;
 mod new_memory;
 mod old_style;
 mod overlap;
+mod parameter_types;
 mod pinned_symbols;
 mod presentation;
 mod private_calls;
