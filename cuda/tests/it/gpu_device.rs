@@ -1,17 +1,9 @@
 //! The driver side of `cuda::gpu`: probing, launching, and errors instead of panics without a GPU.
 
+use crate::VEC_ADD;
 use cuda::gpu::device::{self, KernelArg, Launch};
 use cuda::gpu::nvrtc::{self, CompileOptions};
 use cuda::gpu::{GpuError, PtxError};
-
-const VEC_ADD: &str = r#"
-extern "C" __global__ void vec_add(const float *a, const float *b, float *out, int n) {
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n) {
-        out[i] = a[i] + b[i];
-    }
-}
-"#;
 
 /// In-place, so repeated runs show whether each starts from the same input.
 const INCREMENT: &str = r#"

@@ -1,18 +1,10 @@
 //! NVRTC through `cuda::gpu::nvrtc`: real compilation when libnvrtc loads, a visible skip when not.
 
+use crate::VEC_ADD;
 use std::time::Instant;
 
 use cuda::gpu::nvrtc::{self, CompileOptions, NvrtcError};
 use cuda::gpu::ptx;
-
-const VEC_ADD: &str = r#"
-extern "C" __global__ void vec_add(const float *a, const float *b, float *out, int n) {
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n) {
-        out[i] = a[i] + b[i];
-    }
-}
-"#;
 
 /// NVRTC's location, or `None` after printing why the test is skipped. Skips are printed,
 /// never silent, and `.ci/run` sets WARPWISE_REQUIRE_NVRTC=1 so that in CI a missing NVRTC
