@@ -2933,7 +2933,11 @@ impl<'a> FunctionContext<'a> {
                 // An object a callee reaches through a member of the caller's struct.
                 _ => match effects.members.get(var) {
                     Some(member) => (true, types.display(member.ty), ParamKind::Array),
-                    None => (false, "?".into(), ParamKind::Array),
+                    // A global only a callee names (`M_ac@global`, defined in another file).
+                    None => match effects.global_types.get(var) {
+                        Some(ty) => (false, ty.clone(), ParamKind::Array),
+                        None => (false, "?".into(), ParamKind::Array),
+                    },
                 },
             };
             // A value loaded from a struct through a parameter is reported as nested only if

@@ -47,6 +47,10 @@ pub struct LoopEffects {
     pub globals: HashSet<Var>,
     /// Those of them defined `const` (see `globals::unmodifiable`): no store changes them.
     pub const_globals: HashSet<Var>,
+    /// The C type a kernel would receive each of them as (a pointer to the elements of an
+    /// array, to the object otherwise), printed with the type table of the unit that
+    /// defines it: the caller's table may not hold the type.
+    pub global_types: HashMap<Var, String>,
     /// What the callees' summaries assume, in the caller's terms.
     pub assumptions: Vec<String>,
     /// Calls of functions that allocate or free memory: (call, callee, allocators).
@@ -293,6 +297,11 @@ pub fn loop_effects(site: &LoopSite) -> LoopEffects {
                     }
                     Place::Global { name: global, unit } => {
                         let var = global_var(site, global, *unit, &mut objects, &mut out.globals);
+                        if !out.global_types.contains_key(&var) {
+                            if let Some(ty) = global_pointer_type(site, global, *unit) {
+                                out.global_types.insert(var.clone(), ty);
+                            }
+                        }
                         if global_unmodifiable(view, site.unit, global, *unit) {
                             out.const_globals.insert(var.clone());
                         }
@@ -551,6 +560,33 @@ fn global_var(
     objects.insert(key, var.clone());
     globals.insert(var.clone());
     var
+}
+
+/// The type a kernel receives the global `name` as: a pointer to its elements when it is an
+/// array, to itself otherwise. A static is `unit`'s; an external global (`unit` `None`) is
+/// the one object of that name program-wide, typed where a unit defines it (the caller's
+/// unit may only declare it `extern`, or not at all). `None` when no unit has it.
+fn global_pointer_type(site: &LoopSite, name: &str, unit: Option<usize>) -> Option<String> {
+    let view = site.summaries.view();
+    let candidates: Vec<usize> = match unit {
+        Some(u) => vec![u],
+        None => std::iter::once(site.unit)
+            .chain((0..view.units().len()).filter(|u| *u != site.unit))
+            .collect(),
+    };
+    candidates.into_iter().find_map(|u| {
+        let program = &view.unit(u).lowered.program;
+        let global = program
+            .globals
+            .iter()
+            .filter(|g| g.name == name && (unit.is_some() || !g.is_static))
+            .min_by_key(|g| g.is_extern)?;
+        let types = &program.types;
+        Some(match types.array_elem(global.ty) {
+            Some(elem) => types.display_pointer_to(elem),
+            None => types.display_pointer_to(global.ty),
+        })
+    })
 }
 
 /// One variable per object the callees reach that the caller has no symbol for, named as

@@ -1609,3 +1609,38 @@ void scale(double *out, double *p, double *q, int n)
         report.parameters
     );
 }
+
+/// A global of another file that only the callee names: `table` of b.c, reached by
+/// `scale`'s call to `get`.
+const GLOBAL_USER: &str = r#"
+double get(int i);
+
+void scale(double *p, int n)
+{
+    for (int i = 0; i < n; i++)
+        p[i] = 2.0 * get(i);
+}
+"#;
+
+const GLOBAL_OWNER: &str = r#"
+double table[64][3];
+
+double get(int i)
+{
+    return table[i][1];
+}
+"#;
+
+#[test]
+fn a_global_of_another_file_a_callee_reads_has_its_type() {
+    let (_dir, units) = load(&[("a.c", GLOBAL_USER), ("b.c", GLOBAL_OWNER)]);
+    let reports = analyze_units(&units, &Filter::default(), &Default::default());
+    let scale = find(&reports, "scale", 6);
+    let table = scale
+        .parameters
+        .iter()
+        .find(|p| p.name.starts_with("table"))
+        .unwrap_or_else(|| panic!("no parameter for `table`: {scale:#?}"));
+    // A pointer to its rows, printed with b.c's types (a.c declares no `table`).
+    assert_eq!(table.c_type, "double (*)[3]", "{scale:#?}");
+}
