@@ -31,6 +31,7 @@ mod private_calls;
 mod recipe_names;
 mod reductions;
 mod restrict_locals;
+mod run_orders;
 mod samples;
 mod snapshots;
 mod soundness;

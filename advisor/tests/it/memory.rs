@@ -53,7 +53,7 @@ fn a_global_array_is_a_parameter_with_an_exact_section() {
     let bytes = g.bytes.as_ref().expect("a section");
     assert_eq!((bytes.lo.as_str(), bytes.hi.as_str()), ("0", "8*n"));
     assert!(!has_code(&report, "WW104"));
-    same_in_reverse(GLOBAL_1D);
+    same_in_any_order(GLOBAL_1D);
 }
 
 const GLOBAL_3D: &str = r#"
@@ -91,7 +91,7 @@ fn a_fixed_size_3d_global_with_runtime_bounds_is_friendly() {
         (Some(Storage::Global), advisor::model::Role::Inout)
     );
     assert!(u.bytes.is_some(), "{u:#?}");
-    same_in_reverse(GLOBAL_3D);
+    same_in_any_order(GLOBAL_3D);
 }
 
 const GLOBAL_4D: &str = r#"
@@ -126,7 +126,7 @@ fn planes_of_a_4d_global_are_independent() {
     // `lhs[1][i][j][k]` and `lhs[0][i][j][k]`: the in-bounds rule keeps the planes apart.
     let report = check(GLOBAL_4D, Verdict::Friendly);
     assert!(!has_code(&report, "WW111") && !has_code(&report, "WW101"));
-    same_in_reverse(GLOBAL_4D);
+    same_in_any_order(GLOBAL_4D);
 }
 
 const GLOBAL_ACCUMULATED: &str = r#"
@@ -213,7 +213,7 @@ fn a_global_temporary_written_before_read_is_private() {
     // A global may be read after the loop by anyone: its last value is kept.
     assert!(gt.last_value);
     assert!(report.parameters.iter().all(|p| p.name != "gt"));
-    same_in_reverse(GLOBAL_TEMP);
+    same_in_any_order(GLOBAL_TEMP);
     written_before_read(GLOBAL_TEMP, "gt");
 }
 
@@ -324,7 +324,7 @@ fn storage_declared_in_the_body_is_per_iteration() {
         .iter()
         .all(|c| c.name != "memset" && c.name != "memcpy"));
     assert!(!has_code(&report, "WW105") && !has_code(&report, "WW112"));
-    same_in_reverse(IN_BODY);
+    same_in_any_order(IN_BODY);
 }
 
 const INITIALIZERS: &str = r#"
@@ -365,7 +365,7 @@ fn no_initializer_form_is_a_host_call() {
     for name in ["zero", "listed", "grid", "v", "w", "padded", "exact", "one"] {
         assert!(!private(&report, name).last_value);
     }
-    same_in_reverse(INITIALIZERS);
+    same_in_any_order(INITIALIZERS);
 }
 
 const IN_BODY_OF_INNER: &str = r#"
@@ -394,7 +394,7 @@ fn storage_declared_in_an_inner_body_is_private_to_the_outer_loop_too() {
     assert!(!private(&report, "t").last_value);
     // `t` is private to the inner loop's iterations too: both loops may get threads.
     assert_eq!(report.nest.len(), 2, "{report:#?}");
-    same_in_reverse(IN_BODY_OF_INNER);
+    same_in_any_order(IN_BODY_OF_INNER);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -444,7 +444,7 @@ fn scalars_structs_arrays_and_pointers_written_first_are_private() {
     assert_eq!(report.nest.len(), 1, "{report:#?}");
     let mapping = report.recommended_mapping.as_ref().expect("a mapping");
     assert_eq!((mapping.x.as_str(), mapping.y.as_deref()), ("i", None));
-    same_in_reverse(PRIVATE_OUTSIDE);
+    same_in_any_order(PRIVATE_OUTSIDE);
     written_before_read(PRIVATE_OUTSIDE, "tmp");
     written_before_read(PRIVATE_OUTSIDE, "p");
 }
@@ -624,7 +624,7 @@ fn an_array_each_iteration_writes_elsewhere_is_an_output_not_private() {
     let report = check(LAST_VALUE_OF_ONE_ELEMENT, Verdict::Friendly);
     assert!(report.private.is_empty(), "{report:#?}");
     assert!(report.parameters.iter().any(|p| p.name == "t"));
-    same_in_reverse(LAST_VALUE_OF_ONE_ELEMENT);
+    same_in_any_order(LAST_VALUE_OF_ONE_ELEMENT);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -657,7 +657,7 @@ fn a_bound_in_a_by_value_struct_is_invariant_across_calls() {
     let report = check(BOUND_IN_BY_VALUE_STRUCT, Verdict::Friendly);
     assert!(!has_code(&report, "WW107"));
     assert_eq!(report.induction.as_ref().unwrap().upper, "in.lookups");
-    same_in_reverse(BOUND_IN_BY_VALUE_STRUCT);
+    same_in_any_order(BOUND_IN_BY_VALUE_STRUCT);
 }
 
 const BOUND_THROUGH_PASSED_STRUCT: &str = r#"
@@ -714,5 +714,5 @@ int main(void) {
 fn a_bound_behind_a_pointer_no_argument_reaches_is_invariant() {
     let report = check(BOUND_THROUGH_POINTER, Verdict::Friendly);
     assert!(!has_code(&report, "WW107"));
-    same_in_reverse(BOUND_THROUGH_POINTER);
+    same_in_any_order(BOUND_THROUGH_POINTER);
 }

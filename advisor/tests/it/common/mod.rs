@@ -1,6 +1,6 @@
 //! Helpers shared by the tests that check verdicts against concrete executions
 //! (`memory.rs`, `private_calls.rs`, `linearized.rs`, `subscripts.rs`): fixtures with a loop marked `/* LOOP */`, compiled
-//! runs forward and reversed, and an interpreter replay that checks every byte a load of
+//! runs forward, reversed and shuffled, and an interpreter replay that checks every byte a load of
 //! the marked loop reads (callees included) was written earlier in the same iteration.
 
 // Each test binary uses its own subset of the helpers.
@@ -74,13 +74,6 @@ pub fn assumes(report: &LoopReport, needle: &str) {
     );
 }
 
-/// The loop's iterations are independent: reversing them changes nothing.
-pub fn same_in_reverse(source: &str) {
-    let (forward, backward) = (run(source), run(&reversed(source)));
-    assert_eq!(forward, backward, "reversing the loop changed the output");
-    assert!(!forward.is_empty());
-}
-
 /// A witness of a carried dependence: reversing the iterations changes the output.
 pub fn differs_in_reverse(source: &str) {
     let (forward, backward) = (run(source), run(&reversed(source)));
@@ -88,22 +81,37 @@ pub fn differs_in_reverse(source: &str) {
 }
 
 /// The marked loop's verdict, and the compiled runs: the output is the same with the loop
-/// reversed exactly when its iterations are `independent`.
+/// reversed and shuffled exactly when its iterations are `independent` (a dependence shows in
+/// reverse).
 pub fn check_with_runs(source: &str, expected: Verdict, independent: bool) -> LoopReport {
     let report = check(source, expected);
     if independent {
-        same_in_reverse(source);
+        same_in_any_order(source);
     } else {
         differs_in_reverse(source);
     }
     report
 }
 
-/// `for (int i = A; i < B; i++)` on the marked line becomes `for (int i = (B) - 1; i >= (A); i--)`.
-pub fn reversed(source: &str) -> String {
-    let line = marked_line(source) as usize;
-    let mut lines: Vec<String> = source.lines().map(String::from).collect();
-    let text = &lines[line - 1];
+/// The header of the `for` on the marked line: `for (DECL VAR = LOWER; VAR < UPPER; VAR++)`
+/// (or `VAR <= LAST`, read as `VAR < (LAST) + 1`), with where it sits in the source.
+struct Header {
+    /// The marked line's index in the source's lines.
+    line: usize,
+    /// Byte range of the text between `for (` and its `)` on that line.
+    start: usize,
+    end: usize,
+    /// `int ` (with its space) when the header declares the variable, else empty.
+    decl: String,
+    var: String,
+    lower: String,
+    /// One past the last value.
+    upper: String,
+}
+
+fn marked_header(source: &str) -> Header {
+    let line = marked_line(source) as usize - 1;
+    let text = source.lines().nth(line).unwrap();
     let start = text.find("for (").expect("a for loop on the marked line") + 5;
     // The header's own `)`: the one that closes `for (` (a bound may be `MIN(hi, n)`).
     let mut depth = 0i32;
@@ -129,18 +137,83 @@ pub fn reversed(source: &str) -> String {
     let declared = declared.trim();
     let var = declared.rsplit(' ').next().unwrap();
     let decl = &declared[..declared.len() - var.len()];
-    let upper = cond
-        .strip_prefix(var)
-        .and_then(|c| c.trim().strip_prefix('<'))
-        .expect("`i < B`")
-        .trim();
+    let cond = cond.strip_prefix(var).expect("`i < B` or `i <= B`").trim();
+    let upper = match cond.strip_prefix("<=") {
+        Some(last) => format!("({}) + 1", last.trim()),
+        None => cond.strip_prefix('<').expect("`i < B`").trim().to_string(),
+    };
     assert_eq!(*step, format!("{var}++"), "the step must be `{var}++`");
-    let new = format!(
-        "{decl}{var} = ({upper}) - 1; {var} >= ({}); {var}--",
-        lower.trim()
-    );
-    lines[line - 1] = format!("{}{}{}", &text[..start], new, &text[end..]);
+    Header {
+        line,
+        start,
+        end,
+        decl: decl.to_string(),
+        var: var.to_string(),
+        lower: lower.trim().to_string(),
+        upper,
+    }
+}
+
+/// `source` with the marked loop's header replaced by `new`.
+fn with_header(source: &str, h: &Header, new: &str) -> String {
+    let mut lines: Vec<String> = source.lines().map(String::from).collect();
+    let text = &lines[h.line];
+    lines[h.line] = format!("{}{}{}", &text[..h.start], new, &text[h.end..]);
     lines.join("\n") + "\n"
+}
+
+/// `for (int i = A; i < B; i++)` on the marked line becomes `for (int i = (B) - 1; i >= (A); i--)`.
+pub fn reversed(source: &str) -> String {
+    let h = marked_header(source);
+    let new = format!(
+        "{}{var} = ({}) - 1; {var} >= ({}); {var}--",
+        h.decl,
+        h.upper,
+        h.lower,
+        var = h.var
+    );
+    with_header(source, &h, &new)
+}
+
+/// The marked loop run in a shuffled order: its `N = B - A` iterations in the order
+/// `A + (k*p + N/3) mod N` for `k = 0 .. N-1`, with `p` the first number above `N/2`
+/// coprime to `N` (a bijection of `0 .. N-1` that is neither the forward nor the reverse
+/// order once `N > 3`). A loop whose iterations are independent prints the same.
+pub fn shuffled(source: &str) -> String {
+    let h = marked_header(source);
+    let count = format!("((long)({}) - (long)({}))", h.upper, h.lower);
+    let order = |k: &str| format!("({}) + ww_shuffle_at({k}, {count})", h.lower);
+    let new = format!(
+        "{}{var} = {first}; ww_shuffle_k < {count}; ww_shuffle_k++, {var} = {next}",
+        h.decl,
+        var = h.var,
+        first = order("ww_shuffle_k = 0"),
+        next = order("ww_shuffle_k"),
+    );
+    let shuffled = with_header(source, &h, &new);
+    // One line of its own above everything (line numbers do not matter to a run).
+    format!(
+        "static long ww_shuffle_k;\n\
+         static long ww_shuffle_at(long k, long n) {{ long p, a, b, t; if (n <= 1) return 0; \
+         for (p = n / 2 + 1;; p++) {{ for (a = p, b = n; b; t = a % b, a = b, b = t) {{}} \
+         if (a == 1) break; }} return (k % n * p + n / 3) % n; }}\n{shuffled}"
+    )
+}
+
+/// The marked loop's iterations run forward, reversed and shuffled print the same.
+pub fn same_in_any_order(source: &str) {
+    let forward = run(source);
+    assert!(!forward.is_empty());
+    assert_eq!(
+        forward,
+        run(&reversed(source)),
+        "reversing the loop changed the output"
+    );
+    assert_eq!(
+        forward,
+        run(&shuffled(source)),
+        "shuffling the loop changed the output"
+    );
 }
 
 /// Compiles and runs a program; returns what it printed.
