@@ -315,7 +315,10 @@ fn space_from(
     let mut enclosing = Vec::new();
     let mut parent = forest.loop_(outer).parent;
     while let (true, Some(p)) = (with_context, parent) {
-        if !matches!(forest.loop_(p).normalizable, Normalizable::No { .. }) {
+        // An enclosing loop with no symbolic range (not normalizable, or a start or bound
+        // of several values) is left out: its variable is one fixed value during an
+        // instance of `outer`, which is all the dependence tests of `outer` compare.
+        if shape(forest, p, rec).is_ok() {
             enclosing.push(p);
         }
         parent = forest.loop_(p).parent;

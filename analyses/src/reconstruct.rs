@@ -22,6 +22,7 @@ use frontend::ir::{BinOp, Callee, Constant, Function, InstKind, Program, Termina
 use frontend::loops::LoopForest;
 use num_bigint::BigInt;
 use num_rational::BigRational;
+use num_traits::{One, Zero};
 use std::collections::{BTreeSet, HashMap, HashSet};
 use symbolic::{Expr, Var};
 
@@ -344,7 +345,7 @@ impl<'a> Builder<'a> {
             } else if d == y.checked_sub(&x).ok()? {
                 !smaller_first
             } else {
-                return None;
+                return self.rounded_quotient(c, &x, &y, &taken, &other);
             }
         };
         let env = symbolic::sign::SignEnv::new();
@@ -353,6 +354,76 @@ impl<'a> Builder<'a> {
         } else {
             symbolic::get_max(&taken, &other, &env).ok()
         }
+    }
+
+    /// `floor(v / d)` or `ceil(v / d)` for `c` when it is `floord(v, d)` or `ceild(v, d)` as
+    /// polyhedral code generators define them (Pluto, CLooG, PolyBench's tiled variants):
+    /// `v < 0 ? -((-v + d - 1)/d) : v/d` and `v < 0 ? -((-v)/d) : (v + d - 1)/d`, with C's
+    /// truncating `/` by a constant `d > 0`. Each arm is exactly the rounded quotient on its
+    /// side of zero (for `v < 0`, `-v + d - 1 > 0` truncates as a floor, and
+    /// `-floor((-v + d - 1)/d) = floor(v/d)`), so the choice is that one expression for every
+    /// integer `v`; the arms are compared with the expressions built here, never assumed.
+    fn rounded_quotient(
+        &mut self,
+        c: &Choice,
+        x: &Expr,
+        y: &Expr,
+        taken: &Expr,
+        other: &Expr,
+    ) -> Option<Expr> {
+        let zero = |e: &Expr| e.as_integer().is_some_and(|k| k.is_zero());
+        // (the compared value, whether the taken arm is its negative side)
+        let (v, negative_taken) = match c.op {
+            BinOp::Lt if zero(y) => (x, true),
+            BinOp::Ge if zero(y) => (x, false),
+            BinOp::Gt if zero(x) => (y, true),
+            BinOp::Le if zero(x) => (y, false),
+            _ => return None,
+        };
+        let (negative, nonnegative, nonnegative_value) = if negative_taken {
+            (taken, other, c.when_false)
+        } else {
+            (other, taken, c.when_true)
+        };
+        let d = self.constant_divisor(nonnegative_value)?;
+        if d <= BigInt::zero() {
+            return None;
+        }
+        let d_minus_one = Expr::integer(&d - BigInt::one());
+        let floor_arms = (
+            v.neg()
+                .checked_add(&d_minus_one)
+                .ok()?
+                .c_div(&d)
+                .ok()?
+                .neg(),
+            v.c_div(&d).ok()?,
+        );
+        let ceil_arms = (
+            v.neg().c_div(&d).ok()?.neg(),
+            v.checked_add(&d_minus_one).ok()?.c_div(&d).ok()?,
+        );
+        let arms = (negative.clone(), nonnegative.clone());
+        if arms == floor_arms {
+            v.floor_div(&d).ok()
+        } else if arms == ceil_arms {
+            v.checked_add(&d_minus_one).ok()?.floor_div(&d).ok()
+        } else {
+            None
+        }
+    }
+
+    /// The constant `d` of `a / d`, the division `v` computes (through integer casts).
+    fn constant_divisor(&mut self, v: Value) -> Option<BigInt> {
+        let mut v = v;
+        for _ in 0..4 {
+            match self.func.inst(v).kind {
+                InstKind::Binary(BinOp::Div, _, b) => return constant_of(&self.operand(b)),
+                InstKind::Cast(a) => v = a,
+                _ => return None,
+            }
+        }
+        None
     }
 
     /// Whether `v` is the initial value of a loop-header phi of the same name: the
@@ -509,6 +580,13 @@ impl<'a> Builder<'a> {
                 for (_, arg) in args.clone() {
                     for e in self.operand(arg) {
                         push_unique(&mut out, e);
+                    }
+                }
+                // The start of the loop it names (`int k = ceild(lo, 4)`) is its one
+                // expression when it has one; otherwise a named choice is its own symbol.
+                if out.len() == 2 && self.starts_its_namesake(v) {
+                    if let Some(e) = self.min_max(v) {
+                        return vec![e];
                     }
                 }
                 if out.len() > self.config.max_alternatives

@@ -39,6 +39,7 @@ mod stale_names;
 mod subscripts;
 mod summaries;
 mod switch_loops;
+mod tiled_bounds;
 mod triangular;
 mod unswitched_scalars;
 mod whole_objects;
