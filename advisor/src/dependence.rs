@@ -26,7 +26,7 @@ use num_integer::Integer;
 use num_rational::BigRational;
 use num_traits::{One, Signed, ToPrimitive, Zero};
 use std::collections::{HashMap, HashSet};
-use symbolic::{Expr, SignEnv, SignSet, Var};
+use symbolic::{Atom, Expr, Poly, SignEnv, SignSet, Var};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum DependenceKind {
@@ -650,10 +650,89 @@ fn test_pair(
     {
         return Outcome::Independent;
     }
+    let sizes = (size_f.to_u64(), size_g.to_u64());
+    if let (Some(size_f), Some(size_g)) = sizes {
+        let test = |f: &Expr, g: &Expr, assumptions: &mut Vec<String>| {
+            let pair = ((size_f, size_g), extents);
+            test_pair(f, g, pair, renamed, variant, quotients, assumptions)
+        };
+        if every_remainder_case_independent(f, g, renamed, &renamed.space.env, test, assumptions) {
+            return Outcome::Independent;
+        }
+    }
     Outcome::Unknown {
         why: unbounded_difference(&diff, renamed),
         data_dependent: false,
     }
+}
+
+/// The most values a remainder is split into (`x % k` for `k` up to 4 takes at most 7).
+const MAX_REMAINDER_CASES: usize = 7;
+
+/// Accesses whose offsets read a remainder by a small constant that the two iterations
+/// share (its operand names no variable the test renames: `p = t % 2` chosen around the
+/// loop, `v + p*n` against `v + (1 - p)*n`, two halves of one block): the remainder is
+/// one of a few values, the same in both accesses, so the pair is independent when `test`
+/// finds it independent for each value. Each case removes its atom, so the split ends.
+fn every_remainder_case_independent(
+    f: &Expr,
+    g: &Expr,
+    renamed: &RenamedSpace,
+    env: &SignEnv,
+    test: impl Fn(&Expr, &Expr, &mut Vec<String>) -> Outcome,
+    assumptions: &mut Vec<String>,
+) -> bool {
+    let renames = |v: &Var| {
+        renamed.second.contains_key(v)
+            || *v == renamed.distance
+            || renamed.primed_variant.contains(v)
+    };
+    let atom = [f, g].into_iter().find_map(|e| {
+        e.as_poly()?.terms().iter().find_map(|(m, _)| {
+            m.factors().iter().find_map(|(a, _)| {
+                let (operand, k) = match a {
+                    Atom::TruncRem(p, k) | Atom::FloorMod(p, k) => (p, k),
+                    _ => return None,
+                };
+                let shared = !Expr::Poly((**operand).clone()).vars().iter().any(renames);
+                let small = k
+                    .to_usize()
+                    .is_some_and(|k| 2 * k - 1 <= MAX_REMAINDER_CASES);
+                (shared && small).then(|| a.clone())
+            })
+        })
+    });
+    let Some(atom) = atom else {
+        return false;
+    };
+    let Some((operand, k)) = atom.div_parts() else {
+        return false;
+    };
+    let k = k.to_i64().unwrap_or(0);
+    // C's `%` has the operand's sign; a floor modulo is never negative.
+    let nonneg = matches!(atom, Atom::FloorMod(..))
+        || symbolic::sign_of(&Expr::Poly(operand.clone()), env).is_subset(SignSet::NON_NEG);
+    let low = if nonneg { 0 } else { 1 - k };
+    let mut needed = Vec::new();
+    for value in low..k {
+        let replaced = |e: &Expr| match e {
+            Expr::Poly(p) => p
+                .replace_atoms(&|a: &Atom| {
+                    (*a == atom).then(|| Poly::constant(BigRational::from_integer(value.into())))
+                })
+                .ok()
+                .map(Expr::Poly),
+            _ => None,
+        };
+        let (Some(f), Some(g)) = (replaced(f), replaced(g)) else {
+            return false;
+        };
+        if !matches!(test(&f, &g, &mut needed), Outcome::Independent) {
+            return false;
+        }
+    }
+    add_assumptions(assumptions, &needed);
+    true
 }
 
 /// Two offsets, their access sizes and subscript extents, as the tests after the first

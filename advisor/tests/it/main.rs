@@ -33,6 +33,7 @@ mod reductions;
 mod restrict_locals;
 mod run_orders;
 mod samples;
+mod selector_halves;
 mod snapshots;
 mod soundness;
 mod stale_names;
