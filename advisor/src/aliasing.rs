@@ -103,8 +103,12 @@ pub fn param_aliasing_with(
                             }
                         }
                     } else if same_base(rec, args.get(a), args.get(b)) {
-                        // One pointer the caller received, passed twice (`f(x, x + 1)`).
+                        // One pointer the caller received, passed twice (`f(x, x + 1)`):
+                        // at two offsets, a partial overlap is known to happen.
                         result.shared.insert((a, b));
+                        if !same_pointer(rec, args.get(a), args.get(b)) {
+                            result.partially_overlapping.insert((a, b));
+                        }
                     } else if let (Some(x), Some(y)) = (args.get(a), args.get(b)) {
                         if copied(caller_index, *x, *y) {
                             result.shared.insert((a, b));

@@ -134,6 +134,25 @@ fn a_call_site_with_a_partial_overlap_keeps_the_pair_undecided() {
         .any(|x| x.code == advisor::rules::Code::WW110));
 }
 
+/// The same partial overlap made from a pointer the caller itself received: whatever that
+/// pointer points to, `p + 1` and `p` overlap.
+#[test]
+fn a_call_site_passing_a_received_pointer_at_two_offsets_keeps_the_pair_undecided() {
+    let program = format!("{SCALE}\nvoid caller(double *p, int n) {{ k(p + 1, p, n - 1); }}\n");
+    let dir = scratch("received");
+    let file = dir.path().join("kernel.c");
+    std::fs::write(&file, program).unwrap();
+    let unit = load_unit(&TranslationUnitInput::new(file)).expect("loads");
+    let reports = analyze_unit(&unit, &Filter::default());
+    let r = reports.iter().find(|r| r.function == "k").unwrap();
+    assert_eq!(r.verdict, Verdict::NeedsProfile, "{:#?}", r.reasons);
+    assert!(r
+        .reasons
+        .iter()
+        .any(|x| x.code == advisor::rules::Code::WW110));
+    assert!(!order_independent(SCALE, "double *Z = z + 1, *X = x"));
+}
+
 #[test]
 fn an_in_place_call_site_keeps_the_assumption() {
     let program = format!("{SCALE}\ndouble buf[64];\nvoid caller(void) {{ k(buf, buf, 64); }}\n");
