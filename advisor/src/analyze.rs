@@ -976,7 +976,14 @@ impl<'a> FunctionContext<'a> {
                 let mut variant = (*self.variant_symbols(id)).clone();
                 variant.extend(effects.variant.iter().cloned());
                 let pinned = self.pin_symbols(id, &accesses, &variant);
-                self.memory_dependences(id, &pinned, &space, &variant, &mut facts);
+                self.memory_dependences(
+                    id,
+                    &pinned,
+                    &effects.updates,
+                    &space,
+                    &variant,
+                    &mut facts,
+                );
                 dependence_context = Some((space, variant));
             }
             Err(why) => {
@@ -1020,12 +1027,12 @@ impl<'a> FunctionContext<'a> {
                 "`{f}` is recursive: each GPU thread needs stack for its deepest recursion (CUDA: raise `cudaLimitStackSize` with `cudaDeviceSetLimit`; OpenMP: `OMP_STACKSIZE` / `LIBOMPTARGET_STACK_SIZE`)"
             ));
         }
+        // A callee's other globals are memory like the loop's own: the tests above decide.
         let mut seen_globals = BTreeSet::new();
-        for (call, callee, global) in &effects.global_writes {
-            if seen_globals.insert((callee, global)) {
-                facts.add(rules::ww104_global::written_by_callee(
-                    callee,
-                    global,
+        for (call, why) in &effects.unsupported_globals {
+            if seen_globals.insert(why) {
+                facts.add(rules::ww104_global::in_callee(
+                    why.clone(),
                     self.line(self.func.inst(*call).origin.span),
                 ));
             }
@@ -1353,10 +1360,66 @@ impl<'a> FunctionContext<'a> {
         std::borrow::Cow::Owned(pinned)
     }
 
+    /// The updates callees make of globals (`callsites::CallUpdate`), located among the
+    /// loop's accesses: the call's one load and one store of the global, at one offset that
+    /// is the same in every iteration. A call whose accesses of it are otherwise (merged
+    /// past the callee-access limit, privatized) has none.
+    fn call_updates(
+        &self,
+        calls: &[crate::callsites::CallUpdate],
+        accesses: &[MemAccess],
+    ) -> Vec<crate::reductions::Located> {
+        let mut out = Vec::new();
+        for c in calls {
+            let mine: Vec<usize> = accesses
+                .iter()
+                .enumerate()
+                .filter(|(_, a)| {
+                    a.inst == c.call
+                        && a.callee.is_some()
+                        && a.alternatives
+                            .iter()
+                            .any(|(b, _)| b.as_ref() == Some(&c.base))
+                })
+                .map(|(k, _)| k)
+                .collect();
+            let fixed = |k: &usize| match accesses[*k].alternatives.as_slice() {
+                [(Some(b), offset)] => b == &c.base && offset.as_integer().is_some(),
+                _ => false,
+            };
+            let loads = mine.iter().filter(|k| !accesses[**k].is_store).count();
+            let stores = mine.len() - loads;
+            let same_offset = mine
+                .windows(2)
+                .all(|w| accesses[w[0]].alternatives == accesses[w[1]].alternatives);
+            if loads != 1 || stores != 1 || !mine.iter().all(fixed) || !same_offset {
+                continue;
+            }
+            let (load, store) = if accesses[mine[0]].is_store {
+                (mine[1], mine[0])
+            } else {
+                (mine[0], mine[1])
+            };
+            out.push(crate::reductions::Located {
+                update: crate::reductions::MemoryUpdate {
+                    load: c.call,
+                    twins: Vec::new(),
+                    store: c.call,
+                    op: c.op,
+                    updates: vec![c.call],
+                },
+                accesses: vec![load, store],
+                invariant: true,
+            });
+        }
+        out
+    }
+
     fn memory_dependences(
         &self,
         id: LoopId,
         accesses: &[MemAccess],
+        calls: &[crate::callsites::CallUpdate],
         space: &Space,
         variant: &HashSet<Var>,
         facts: &mut LoopFacts,
@@ -1389,14 +1452,19 @@ impl<'a> FunctionContext<'a> {
             &self.users,
             self.order(),
         );
+        let located = self.call_updates(calls, accesses);
         let invariants = self.invariants(id);
-        let settled = crate::reductions::settle(&updates, accesses, &results, &|addr| {
+        let settled = crate::reductions::settle(&updates, &located, accesses, &results, &|addr| {
             invariants.is_invariant(addr)
         });
         for m in &settled {
             let (load, store) = (&accesses[m.accesses[0]], &accesses[m.accesses[1]]);
-            let target = match (m.kind, store.base()) {
-                (ReductionKind::Histogram, Some(base)) => base.name().to_string(),
+            let through_call = calls.iter().find(|c| {
+                c.call == store.inst && store.callee.is_some() && store.base() == Some(&c.base)
+            });
+            let target = match (m.kind, store.base(), through_call) {
+                (_, _, Some(c)) => c.name.clone(),
+                (ReductionKind::Histogram, Some(base), _) => base.name().to_string(),
                 _ => crate::reductions::lvalue(&self.unit.snippet(store.span)),
             };
             let mut spans: Vec<Span> = m

@@ -41,8 +41,11 @@ pub struct LoopEffects {
     /// Per call: how many more reasons there are than `unknown` lists (a callee's summary
     /// keeps its first few, see `summaries::unknowns`).
     pub unlisted: HashMap<Value, usize>,
-    /// Writes of callees to globals and statics: (call, callee, variable).
-    pub global_writes: Vec<(Value, String, String)>,
+    /// Accesses of callees to globals a GPU cannot hold (`volatile` ones, `_Thread_local`
+    /// ones written): (call, why), worded as `globals::unsupported` words the loop's own.
+    pub unsupported_globals: Vec<(Value, String)>,
+    /// Globals a callee only updates as a reduction (`summaries::updates`), per call.
+    pub updates: Vec<CallUpdate>,
     /// Variables standing for globals the caller does not name itself.
     pub globals: HashSet<Var>,
     /// Those of them defined `const` (see `globals::unmodifiable`): no store changes them.
@@ -64,6 +67,17 @@ pub struct LoopEffects {
     /// Those of the objects reached through a pointer member of a struct the caller names
     /// (`data.concs`).
     pub members: HashMap<Var, MemberPointer>,
+}
+
+/// A scalar global that the call `call` updates as a reduction with `op`, and touches in no
+/// other way: its load and store among the loop's accesses are the call's, on `base`.
+#[derive(Clone, Debug)]
+pub struct CallUpdate {
+    pub call: Value,
+    pub base: Var,
+    /// The global's name in C.
+    pub name: String,
+    pub op: crate::reductions::Op,
 }
 
 /// A pointer member of a caller's struct that a callee reads and reaches memory through.
@@ -236,6 +250,18 @@ pub fn loop_effects(site: &LoopSite) -> LoopEffects {
                     out.signs.push((var.clone(), SignSet::POS));
                 }
             }
+            for u in &summary.updates {
+                // A scalar only: the report names the update's target by the global's name.
+                if global_is_arithmetic(view, site.unit, &u.name, u.unit) {
+                    let var = global_var(site, &u.name, u.unit, &mut objects, &mut out.globals);
+                    out.updates.push(CallUpdate {
+                        call: v,
+                        base: var,
+                        name: u.name.clone(),
+                        op: u.op,
+                    });
+                }
+            }
             let conditional_call = is_conditional(site.forest, site.loop_id, block);
             // Range variables whose bounds move between iterations cannot be compared.
             let mut unusable: HashSet<Var> = HashSet::new();
@@ -305,9 +331,23 @@ pub fn loop_effects(site: &LoopSite) -> LoopEffects {
                         if global_unmodifiable(view, site.unit, global, *unit) {
                             out.const_globals.insert(var.clone());
                         }
-                        if e.is_store {
-                            out.global_writes
-                                .push((v, callee_name.clone(), global.clone()));
+                        let verb = if e.is_store { "writes" } else { "reads" };
+                        if global_declared(view, site.unit, global, *unit, true, |_, g| {
+                            g.is_volatile
+                        }) {
+                            out.unsupported_globals.push((
+                                v,
+                                format!("`{callee_name}` {verb} the volatile global variable `{global}`: it may change outside the program, which a device copy cannot follow"),
+                            ));
+                        } else if e.is_store
+                            && global_declared(view, site.unit, global, *unit, true, |_, g| {
+                                g.is_thread_local
+                            })
+                        {
+                            out.unsupported_globals.push((
+                                v,
+                                format!("`{callee_name}` writes the thread-local global variable `{global}`: each host thread has its own, a kernel has none to write"),
+                            ));
                         }
                         vec![(Some(var), offset.clone())]
                     }
@@ -496,23 +536,52 @@ pub fn describe_callee(summaries: &Summaries, unit: usize, name: &str) -> Vec<St
 /// The caller's symbol of a global when it has one (then the callee's accesses share the
 /// caller's base), else one variable per global named after it.
 /// Whether the global `name` the callee reaches (a static of unit `unit`, or an external
-/// one when `None`) is `const` and holds no pointer (`globals::unmodifiable`). An external
-/// global is looked up in the caller's unit, then in every unit of the program: the
-/// caller's file need not declare what only its callees name (C requires every
-/// declaration of one object to have a compatible type, qualifiers included).
+/// one when `None`) is `const` and holds no pointer (`globals::unmodifiable`).
 fn global_unmodifiable(view: &ProgramView, caller: usize, name: &str, unit: Option<usize>) -> bool {
+    global_declared(view, caller, name, unit, false, |program, g| {
+        crate::globals::unmodifiable(program, g)
+    })
+}
+
+/// Whether the global `name` has an arithmetic type (a scalar, not an array or a struct).
+fn global_is_arithmetic(
+    view: &ProgramView,
+    caller: usize,
+    name: &str,
+    unit: Option<usize>,
+) -> bool {
+    let arithmetic =
+        |p: &frontend::ir::Program, g: &frontend::ir::Global| p.types.is_arithmetic(g.ty);
+    global_declared(view, caller, name, unit, true, arithmetic)
+        && !global_declared(view, caller, name, unit, true, |p, g| !arithmetic(p, g))
+}
+
+/// Whether some declaration of the global `name` the callee reaches (a static of unit
+/// `unit`, or an external one when `None`) satisfies `test` (`statics`: a function's
+/// `static` local of that name counts). An external global is looked
+/// up in the caller's unit, then in every unit of the program: the caller's file need not
+/// declare what only its callees name (C requires every declaration of one object to have
+/// a compatible type, qualifiers included).
+fn global_declared(
+    view: &ProgramView,
+    caller: usize,
+    name: &str,
+    unit: Option<usize>,
+    statics: bool,
+    test: impl Fn(&frontend::ir::Program, &frontend::ir::Global) -> bool,
+) -> bool {
     let declared = |u: usize| {
         let program = &view.unit(u).lowered.program;
         let mut found = program
             .globals
             .iter()
-            .filter(|g| g.name == name && g.local_to.is_none())
+            .filter(|g| g.name == name && (g.local_to.is_none() || statics && unit.is_some()))
             .filter(|g| unit.is_some() || u == caller || !g.is_static)
             .peekable();
         found
             .peek()
             .is_some()
-            .then(|| found.any(|g| crate::globals::unmodifiable(program, g)))
+            .then(|| found.any(|g| test(program, g)))
     };
     match unit {
         Some(u) => declared(u).unwrap_or(false),
@@ -526,6 +595,8 @@ fn global_unmodifiable(view: &ProgramView, caller: usize, name: &str, unit: Opti
     }
 }
 
+/// The caller's symbol of a global when it has one (then the callee's accesses share the
+/// caller's base), else one variable per global named after it.
 fn global_var(
     site: &LoopSite,
     name: &str,

@@ -21,6 +21,7 @@
 // submodule: the two are one layer).
 pub mod recursion;
 pub mod unknowns;
+pub mod updates;
 
 use crate::access::split_base;
 use crate::program::{FuncRef, ProgramView};
@@ -35,6 +36,7 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use symbolic::{Expr, SignEnv, SignSet, Var};
 pub use unknowns::Unknowns;
+pub use updates::GlobalUpdate;
 
 /// Most effects kept per summary; past it, the accesses to each object are merged into one
 /// access at an unknown offset.
@@ -124,6 +126,9 @@ pub struct Summary {
     /// quotients are ranges (`n` in `ij % n`), the trip count of a loop whose accesses count
     /// as made on every call. A caller reports them with its arguments substituted.
     pub assumptions: Vec<(Expr, String)>,
+    /// The globals it touches only to update them as one reduction, itself or through its
+    /// callees ([`updates`]).
+    pub updates: Vec<GlobalUpdate>,
 }
 
 impl Summary {
@@ -689,6 +694,19 @@ impl<'v> Summaries<'v> {
         summary.recursive.dedup();
         if summary.effects.len() > MAX_EFFECTS {
             collapse(&mut summary.effects);
+        }
+        // Not inside a recursive component: its members' summaries are being made.
+        let view = self.view;
+        let program = view.program(f);
+        if skip.is_empty() {
+            summary.updates = updates::global_updates(
+                program,
+                f.unit,
+                func,
+                forest,
+                &summary.effects,
+                &|name: &str| view.resolve(f.unit, name).map(|g| self.of(g)),
+            );
         }
         summary
     }

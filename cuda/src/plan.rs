@@ -2053,7 +2053,21 @@ fn device_code(ctx: &Ctx<'_>, report: &LoopReport, plan: &mut KernelPlan) -> Res
             }
         }
     }
+    let program = &ctx.unit.lowered.program;
     for n in &names {
+        // The kernel file declares no global on the device: a copied function naming one
+        // would not compile (and a reduction it makes would bypass the kernel's accumulator).
+        if let Some(g) = program.function(n).and_then(|f| {
+            f.insts.iter().find_map(|i| match i.kind {
+                frontend::ir::InstKind::GlobalAddr(g) => Some(program.global(g).name.clone()),
+                _ => None,
+            })
+        }) {
+            return Err(EmitError::refused(format!(
+                "{}: `{n}` uses the global `{g}`: globals that a called function reaches are not generated for CUDA yet (`emit --target openmp` declares them on the device)",
+                report.id
+            )));
+        }
         let f = ctx.function_site(n).ok_or_else(|| {
             EmitError::refused(format!(
                 "{}: `{n}` needs a device version but its definition is not in this file",

@@ -331,7 +331,7 @@ pub fn plan_body(
                     replace_sequences(body, &[(name_tokens(&address), private.clone())]);
                 if hits.iter().sum::<usize>() == 0 {
                     return Err(refuse(format!(
-                        "the reduction {} is not spelled `{address}` in the body",
+                        "the reduction {} is not spelled `{address}` in the body (an update a function the loop calls makes is not rewritten into the kernel's accumulator)",
                         r.describe()
                     )));
                 }

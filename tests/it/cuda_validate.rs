@@ -747,6 +747,43 @@ fn emit_analyses_the_files_given_as_one_program() {
 }
 
 #[test]
+fn a_helper_that_reaches_a_global_is_refused_with_the_reason() {
+    // The kernel file declares no global on the device: the copied `set` would name an
+    // undeclared `g`, and `foo`'s reduction would bypass the kernel's accumulator.
+    let dir = scratch("helper-global");
+    let file = dir.join("helpers.c");
+    std::fs::write(
+        &file,
+        "int sum0;\n\
+         int g[100];\n\
+         void foo(int i) { sum0 = sum0 + i; }\n\
+         void set(int i) { g[i] = 3 * i; }\n\
+         void reduce(int n) { for (int i = 0; i < n; i++) foo(i); }\n\
+         void fill(int n) { for (int i = 0; i < n; i++) set(i); }\n",
+    )
+    .unwrap();
+    let f = file.to_string_lossy().to_string();
+    let reasons = [
+        (5, "the reduction `sum0` (+) is not spelled `sum0` in the body (an update a function the loop calls makes"),
+        (6, "`set` uses the global `g`: globals that a called function reaches are not generated for CUDA yet"),
+    ];
+    for (line, reason) in reasons {
+        let out_dir = dir.join(format!("out{line}"));
+        let out = warpwise(&[
+            "emit",
+            &f,
+            "--loop",
+            &format!("{f}:{line}"),
+            "-o",
+            out_dir.to_str().unwrap(),
+        ]);
+        let t = text(&out);
+        assert_eq!(out.status.code(), Some(1), "{t}");
+        assert!(t.contains(reason), "{t}");
+    }
+}
+
+#[test]
 fn private_storage_is_declared_in_the_kernel() {
     // Arrays and structs declared in the body, and an array written before it is read in
     // every iteration, become the kernel's own locals; a lastprivate scalar is refused.

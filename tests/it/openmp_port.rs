@@ -1354,6 +1354,47 @@ mod programs {
         }
     }
 
+    /// Helpers that write globals: one only adds to `sum0` (a reduction of its loop, which
+    /// a `reduction` clause cannot express: it privatizes the loop's own references, not the
+    /// helper's, whose updates would race on the device's `sum0`), one writes its own
+    /// element of `g` per call (ported, `g` declared on the device and mapped back).
+    #[test]
+    fn a_reduction_made_in_a_helper_stays_on_the_host_and_a_helper_writing_its_element_is_ported() {
+        let files = program(
+            "helper-globals",
+            &[(
+                "mix.c",
+                "#include <stdio.h>\n\
+                 int sum0;\n\
+                 int g[1000];\n\
+                 void foo(int i) { sum0 = sum0 + i; }\n\
+                 void set(int i) { g[i] = 3 * i; }\n\
+                 int main(void) {\n\
+                 \x20 for (int i = 0; i < 1000; i++) foo(i);\n\
+                 \x20 for (int i = 0; i < 1000; i++) set(i);\n\
+                 \x20 long s = 0;\n\
+                 \x20 for (int i = 0; i < 1000; i++) s += g[i];\n\
+                 \x20 printf(\"%d %ld\\n\", sum0, s);\n\
+                 \x20 return 0;\n\
+                 }\n",
+            )],
+        );
+        let (ported, said) = emit(&files);
+        let mix = &ported[0].1;
+        assert!(
+            said.contains("mix.c:7:3: the reduction on `sum0` is made in a function it calls"),
+            "{said}"
+        );
+        assert!(!mix.contains("reduction(+: sum0)"), "{mix}");
+        assert!(
+            mix.contains("int g[1000];\n#pragma omp declare target link(g)\n"),
+            "{mix}"
+        );
+        if offload_available() {
+            validates(&files, 2);
+        }
+    }
+
     /// A sequential sweep `for (i = 1; i <= n; i++)` (each row reads the one before) around a
     /// kernel over the row's columns: the data region maps the rows of every iteration, the
     /// last one included (`i == n`); one row short, the last kernel's map would extend the

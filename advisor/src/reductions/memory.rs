@@ -24,6 +24,15 @@ pub struct Settled {
     pub shared: bool,
 }
 
+/// An update whose accesses are found already (a callee's update of a global: its load and
+/// store are the call's), with whether its address is the same in every iteration.
+#[derive(Clone, Debug)]
+pub struct Located {
+    pub update: MemoryUpdate,
+    pub accesses: Vec<usize>,
+    pub invariant: bool,
+}
+
 struct Candidate {
     update: MemoryUpdate,
     accesses: Vec<usize>,
@@ -33,9 +42,10 @@ struct Candidate {
 
 /// The updates of `updates` that are reductions. `results` are the loop's carried-dependence
 /// results over `accesses`; `invariant` says whether an address is the same in every
-/// iteration of the loop.
+/// iteration of the loop. `located` are updates made inside called functions.
 pub fn settle(
     updates: &[MemoryUpdate],
+    located: &[Located],
     accesses: &[MemAccess],
     results: &[PairResult],
     invariant: &dyn Fn(Value) -> bool,
@@ -73,6 +83,23 @@ pub fn settle(
                 update: u.clone(),
                 accesses: mine,
                 invariant: invariant(accesses[l].addr),
+                valid: true,
+            });
+        }
+    }
+    // A callee's update carries its dependence through the call's own accesses, as an
+    // update written in the loop does.
+    for u in located {
+        let carried = u.accesses.iter().any(|f| {
+            dependent
+                .get(f)
+                .is_some_and(|seconds| seconds.iter().any(|s| u.accesses.contains(s)))
+        });
+        if carried {
+            candidates.push(Candidate {
+                update: u.update.clone(),
+                accesses: u.accesses.clone(),
+                invariant: u.invariant,
                 valid: true,
             });
         }

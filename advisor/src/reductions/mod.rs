@@ -11,6 +11,7 @@
 //! read-modify-writes survive the dependence tests; this file finds the candidates and
 //! words them for the report.
 
+mod body;
 mod chain;
 mod equiv;
 
@@ -18,7 +19,8 @@ pub(crate) use equiv::Order;
 mod memory;
 mod region;
 
-pub use memory::{settle, Settled};
+pub use body::function_updates;
+pub use memory::{settle, Located, Settled};
 
 use crate::model::{Reduction, ReductionKind, TieBreak};
 use crate::rules::{self, ww102_reduction::Accumulates, Finding};
@@ -374,7 +376,19 @@ pub(crate) fn memory_updates(
     users: &[Vec<Value>],
     order: &Order,
 ) -> Vec<MemoryUpdate> {
-    let l = forest.loop_(id);
+    memory_updates_in(program, func, forest, forest.loop_(id), users, order)
+}
+
+/// [`memory_updates`] over the blocks of `l`, a loop of `forest` or a region standing for
+/// one (`body::function_updates`: a whole function body).
+pub(crate) fn memory_updates_in(
+    program: &Program,
+    func: &Function,
+    forest: &LoopForest,
+    l: &frontend::loops::Loop,
+    users: &[Vec<Value>],
+    order: &Order,
+) -> Vec<MemoryUpdate> {
     let env = Env {
         program,
         func,

@@ -1,5 +1,5 @@
-//! WW104 global a GPU cannot hold: a volatile or thread-local global the loop uses, or a
-//! global a called function writes.
+//! WW104 global a GPU cannot hold: a volatile or thread-local global the loop uses, itself
+//! or in a function it calls (other globals are memory the dependence tests judge).
 
 use super::{Code, Example, Finding, Rule};
 use crate::model::Verdict;
@@ -29,14 +29,15 @@ pub fn unsupported(why: String, line: u32) -> Finding {
     )
 }
 
-/// `callee`, called at `line`, writes the global `global`.
-pub fn written_by_callee(callee: &str, global: &str, line: u32) -> Finding {
+/// A function the loop calls at `line` uses a global no device copy can stand for; `why`
+/// names the function, as `unsupported` words the loop's own use.
+pub fn in_callee(why: String, line: u32) -> Finding {
     Finding::new(
         &RULE,
         Verdict::NotFriendly,
-        format!("`{callee}` writes the global variable `{global}`"),
+        why,
         vec![line],
-        Some("pass it to the function as a parameter (a device array) instead".into()),
+        Some("pass its value to the function as a parameter instead".into()),
     )
 }
 

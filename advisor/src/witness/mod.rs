@@ -606,9 +606,23 @@ pub fn memory(
     assumptions: &[String],
 ) -> Result<Built, Missing> {
     let not_shown = |s: &str| Err(Missing::NotShown(s.to_string()));
-    // A called function's accesses carry the call as their instruction: the replay
-    // that checks every witness cannot observe them yet, so no claim is made.
-    if first.callee.is_some() || second.callee.is_some() {
+    // A called function's access is the call's, at an offset over the loop's own
+    // variables (`h[0]`, `g[i]`): the call makes it whenever it runs (an access under a
+    // condition has no witness). One over a callee's loop (a range variable) or an offset
+    // the summary could not express is no claim.
+    let callee_ranged = |a: &MemAccess| {
+        a.callee.is_some()
+            && a.alternatives.iter().any(|(_, offset)| {
+                offset.vars().iter().any(|v| {
+                    variant.contains(v)
+                        || space
+                            .ivs
+                            .iter()
+                            .any(|r| &r.var == v && !cx.is_loop(r.loop_id))
+                })
+            })
+    };
+    if callee_ranged(first) || callee_ranged(second) {
         return not_shown("an access is inside a called function");
     }
     let ([(Some(base_f), f)], [(Some(base_g), g)]) = (

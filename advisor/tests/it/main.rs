@@ -4,6 +4,7 @@
 
 mod allocated_per_iteration;
 mod bounds;
+mod call_reductions;
 mod coalescing;
 mod common;
 mod copied_pointers;

@@ -67,6 +67,9 @@ pub struct LoopPort {
     /// calls reaches, mapped `to` and `tofrom` by the kernel; filled in for the whole
     /// program once every unit's ports are planned ([`super::globals`]).
     pub global_maps: (Vec<String>, Vec<String>),
+    /// The variables its `reduction` clauses name: each thread's private copy is what the
+    /// loop's own statements update, never what a function it calls reaches.
+    pub reduced: Vec<String>,
     pub notes: Vec<String>,
 }
 
@@ -941,6 +944,7 @@ pub fn plan_port(
         preamble,
         device_functions,
         global_maps: Default::default(),
+        reduced: reduced.iter().map(|(_, t)| t.clone()).collect(),
         strict_clauses: std::iter::once("defaultmap(none)".to_string())
             .chain(
                 (!firstprivate.is_empty())

@@ -37,11 +37,16 @@ pub struct GlobalPlan {
     pub refused: Vec<(String, String)>,
 }
 
-/// The globals `f` reaches, and of those the ones it stores into (through their address or
-/// an element or member of it).
-fn globals_of(program: &Program, f: &Function) -> (BTreeSet<String>, BTreeSet<String>) {
+/// What a function reaches: globals, those of them it stores into (through their address
+/// or an element or member of it), and its `static` locals.
+type Reach = (BTreeSet<String>, BTreeSet<String>, BTreeSet<String>);
+
+/// The globals `f` reaches, and of those the ones it stores into, and the `static` locals
+/// it uses.
+fn globals_of(program: &Program, f: &Function) -> Reach {
     let mut read = BTreeSet::new();
     let mut written = BTreeSet::new();
+    let mut statics = BTreeSet::new();
     let root = |mut v: frontend::ir::Value| loop {
         match &f.inst(v).kind {
             InstKind::GlobalAddr(g) => return Some(*g),
@@ -56,6 +61,8 @@ fn globals_of(program: &Program, f: &Function) -> (BTreeSet<String>, BTreeSet<St
                 let g = program.global(*g);
                 if g.local_to.is_none() && !g.is_thread_local {
                     read.insert(g.name.clone());
+                } else if g.local_to.is_some() {
+                    statics.insert(g.name.clone());
                 }
             }
             InstKind::Store { addr, .. } => {
@@ -66,7 +73,7 @@ fn globals_of(program: &Program, f: &Function) -> (BTreeSet<String>, BTreeSet<St
             _ => {}
         }
     }
-    (read, written)
+    (read, written, statics)
 }
 
 /// Where the first declaration of global `name` in `unit` ends: the user file (joined to
@@ -143,7 +150,7 @@ pub fn plan_globals(
 ) -> GlobalPlan {
     let mut out = GlobalPlan::default();
     // What each program function reaches (the first definition of a name: one program).
-    let mut reach: BTreeMap<&str, (BTreeSet<String>, BTreeSet<String>)> = BTreeMap::new();
+    let mut reach: BTreeMap<&str, Reach> = BTreeMap::new();
     let mut constant: BTreeSet<String> = BTreeSet::new();
     let mut pointers: BTreeSet<String> = BTreeSet::new();
     for unit in units {
@@ -167,11 +174,29 @@ pub fn plan_globals(
     for &(p, unit) in ports {
         let mut read = BTreeSet::new();
         let mut written = BTreeSet::new();
+        let mut statics = BTreeSet::new();
         for f in &p.device_functions {
-            if let Some((r, w)) = reach.get(f.as_str()) {
+            if let Some((r, w, s)) = reach.get(f.as_str()) {
                 read.extend(r.iter().cloned());
                 written.extend(w.iter().cloned());
+                statics.extend(s.iter().cloned());
             }
+        }
+        // A reduction clause privatizes the loop's own references to the variable; a
+        // callee's update of it (a reduction the analysis found through the call) would go
+        // to the device's one copy, racing, and the clause's result would miss it.
+        if let Some(name) = p
+            .reduced
+            .iter()
+            .find(|n| read.contains(*n) || statics.contains(*n))
+        {
+            out.refused.push((
+                p.loop_id.clone(),
+                format!(
+                    "the reduction on `{name}` is made in a function it calls: an OpenMP `reduction` clause privatizes only the loop's own references to it, so the calls would update the device's one `{name}` concurrently; left on the host (return the value to combine and update `{name}` in the loop to port it)"
+                ),
+            ));
+            continue;
         }
         device.extend(read.iter().cloned());
         per_port.push((p, unit, read, written));

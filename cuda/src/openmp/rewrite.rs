@@ -635,6 +635,7 @@ mod tests {
             maps_structs: false,
             enclosing: None,
             global_maps: Default::default(),
+            reduced: Vec::new(),
             rerun: None,
             notes: Vec::new(),
         }
