@@ -309,12 +309,19 @@ fn run_streaming(args: &InstantiateArgs) -> Option<ExitCode> {
     let mut write_batch = |batch: Vec<Vec<u8>>| -> Result<(), String> {
         texts += batch.len();
         let shared = &pieces;
-        let done: Vec<(Vec<String>, instantiate::model::InstanceLoop, String)> = batch
+        // A loop written at once is dropped here, on the cores, not on the writing thread
+        // while they wait for the next batch (its many small parts were a tenth of that
+        // thread's work).
+        let done: Vec<(
+            Vec<String>,
+            Option<instantiate::model::InstanceLoop>,
+            String,
+        )> = batch
             .into_par_iter()
             .map(|text| {
                 let l: LoopReport = serde_json::from_slice(&text).map_err(|e| e.to_string())?;
                 drop(text);
-                let parameters = l.parameters.iter().map(|p| p.name.clone()).collect();
+                let mut names: Vec<String> = l.parameters.iter().map(|p| p.name.clone()).collect();
                 // Made here: the closure behind `&dyn Fn` is not shared between threads.
                 let reanalyze = reanalyze_with(&args.cflags, target);
                 let one = instantiate::instantiate_one(
@@ -326,18 +333,20 @@ fn run_streaming(args: &InstantiateArgs) -> Option<ExitCode> {
                     apply,
                 );
                 let item = shared.instance_item(&one);
-                Ok((parameters, one, item))
+                names.extend(one.values.iter().map(|v| v.name.clone()));
+                let held = instantiate::Order::holds(&one, profile.as_ref(), apply);
+                Ok((names, held.then_some(one), item))
             })
             .collect::<Result<_, String>>()?;
-        for (parameters, one, item) in done {
-            known.extend(parameters);
-            for v in &one.values {
-                if !known.contains(&v.name) {
-                    known.insert(v.name.clone());
+        for (names, held, item) in done {
+            for name in names {
+                if !known.contains(&name) {
+                    known.insert(name);
                 }
             }
             // A loop held here is formatted again when it is written.
-            if order.place(one, profile.as_ref(), apply).is_none() {
+            if let Some(one) = held {
+                order.place(one, profile.as_ref(), apply);
                 continue;
             }
             let written = match &mut spool {
