@@ -14,11 +14,9 @@ use instantiate::equations::CountStatistic;
 use instantiate::eval::Values;
 use instantiate::model::INSTANCE_SCHEMA;
 use instantiate::offload::Link;
-use instantiate::LoopSketch;
 use instantiate::{instantiate, render, InstanceReport, Options};
 use profile::Profile;
 use rayon::prelude::*;
-use serde::Deserialize;
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -241,27 +239,6 @@ pub fn run(args: &InstantiateArgs) -> ExitCode {
     write(&instance, args.format, args.output.as_deref())
 }
 
-/// What a loop of a JSON report says, read on a first pass over the file, for the loops
-/// that the others need (a [`LoopSketch`]), the block and whether a profile applies.
-#[derive(Deserialize)]
-struct LoopHead {
-    id: String,
-    function: String,
-    line: u32,
-    #[serde(default)]
-    nest: Vec<String>,
-    induction: Option<advisor::model::Induction>,
-    #[serde(default)]
-    occupancy: Option<OccupancyHead>,
-    #[serde(default)]
-    observed: Option<serde::de::IgnoredAny>,
-}
-
-#[derive(Deserialize)]
-struct OccupancyHead {
-    block: String,
-}
-
 /// `instantiate` on a JSON report, read a loop at a time in two passes over the file (the
 /// first for what loops need of each other, the second to instantiate and write each loop
 /// as it is read) into output written as it is made: memory for the loops' sketches, not
@@ -281,36 +258,11 @@ fn run_streaming(args: &InstantiateArgs) -> Option<ExitCode> {
         return None;
     }
     // First pass: the sketches, the first block, whether the loops were profiled.
-    let mut checked = profile_guarded(open()?);
-    let mut sketches: Vec<LoopSketch> = Vec::new();
-    let mut block_text: Option<String> = None;
-    let mut observed = false;
-    // Buffered over the checks: serde_json reads a byte at a time, and the checks run
-    // per read (a line's UTF-8 and nesting checked a byte at a time was most of the pass).
-    let mut de =
-        serde_json::Deserializer::from_reader(BufReader::with_capacity(1 << 16, &mut checked));
-    let schema = crate::report_stream::each_loop(&mut de, |l: LoopHead| {
-        if block_text.is_none() {
-            block_text = l.occupancy.map(|o| o.block);
-        }
-        observed |= l.observed.is_some();
-        sketches.push(LoopSketch {
-            id: l.id,
-            function: l.function,
-            line: l.line,
-            nest: l.nest,
-            induction: l.induction.map(|i| instantiate::InductionSketch {
-                var: i.var,
-                trip_count: i.trip_count,
-            }),
-        });
-        Ok(())
-    })
-    .and_then(|schema| de.end().map(|()| schema))
-    .ok()?;
-    if checked.problem || schema != advisor::model::SCHEMA {
+    let heads = crate::report_heads::read(open()?)?;
+    if heads.schema != advisor::model::SCHEMA {
         return None;
     }
+    let (mut sketches, block_text, observed) = (heads.sketches, heads.block, heads.observed);
     let profile = match &args.profile {
         Some(p) => Some(profile::read_profile(p).ok()?),
         None => None,
@@ -357,12 +309,19 @@ fn run_streaming(args: &InstantiateArgs) -> Option<ExitCode> {
     let mut write_batch = |batch: Vec<Vec<u8>>| -> Result<(), String> {
         texts += batch.len();
         let shared = &pieces;
-        let done: Vec<(Vec<String>, instantiate::model::InstanceLoop, String)> = batch
+        // A loop written at once is dropped here, on the cores, not on the writing thread
+        // while they wait for the next batch (its many small parts were a tenth of that
+        // thread's work).
+        let done: Vec<(
+            Vec<String>,
+            Option<instantiate::model::InstanceLoop>,
+            String,
+        )> = batch
             .into_par_iter()
             .map(|text| {
                 let l: LoopReport = serde_json::from_slice(&text).map_err(|e| e.to_string())?;
                 drop(text);
-                let parameters = l.parameters.iter().map(|p| p.name.clone()).collect();
+                let mut names: Vec<String> = l.parameters.iter().map(|p| p.name.clone()).collect();
                 // Made here: the closure behind `&dyn Fn` is not shared between threads.
                 let reanalyze = reanalyze_with(&args.cflags, target);
                 let one = instantiate::instantiate_one(
@@ -374,18 +333,20 @@ fn run_streaming(args: &InstantiateArgs) -> Option<ExitCode> {
                     apply,
                 );
                 let item = shared.instance_item(&one);
-                Ok((parameters, one, item))
+                names.extend(one.values.iter().map(|v| v.name.clone()));
+                let held = instantiate::Order::holds(&one, profile.as_ref(), apply);
+                Ok((names, held.then_some(one), item))
             })
             .collect::<Result<_, String>>()?;
-        for (parameters, one, item) in done {
-            known.extend(parameters);
-            for v in &one.values {
-                if !known.contains(&v.name) {
-                    known.insert(v.name.clone());
+        for (names, held, item) in done {
+            for name in names {
+                if !known.contains(&name) {
+                    known.insert(name);
                 }
             }
             // A loop held here is formatted again when it is written.
-            if order.place(one, profile.as_ref(), apply).is_none() {
+            if let Some(one) = held {
+                order.place(one, profile.as_ref(), apply);
                 continue;
             }
             let written = match &mut spool {
@@ -470,17 +431,6 @@ fn run_streaming(args: &InstantiateArgs) -> Option<ExitCode> {
 /// Loops instantiated together on the cores: enough to keep them busy, few enough that a
 /// batch of parsed loops takes little memory.
 const BATCH: usize = 512;
-
-/// The reader of a report's first pass: the checks of reading it whole, as it goes.
-fn profile_guarded(
-    file: std::fs::File,
-) -> crate::report_stream::Checked<std::io::BufReader<std::fs::File>> {
-    crate::report_stream::Checked::new(
-        std::io::BufReader::with_capacity(1 << 20, file),
-        frontend::files::MAX_INPUT_BYTES,
-        profile::yaml_guard::MAX_NESTING,
-    )
-}
 
 /// A `--set NAME=VALUE` whose name no loop of the report uses is a mistake (a typo, a
 /// variable of another report) that would otherwise change nothing and say nothing: an

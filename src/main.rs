@@ -20,6 +20,7 @@ mod openmp_command;
 mod output;
 mod profile_command;
 mod progress;
+mod report_heads;
 mod report_stream;
 mod sarif_output;
 mod selection;

@@ -192,21 +192,26 @@ impl Order {
         profile: Option<&Profile>,
         apply: bool,
     ) -> Option<InstanceLoop> {
-        let profiled = profile.and_then(|p| p.find_loop(&l.id));
-        // Applied, the profile moves its loops ahead, longest first; else only an
-        // estimate (which needs the loop profiled) moves a loop.
-        let moves = if apply {
-            profiled.is_some()
-        } else {
-            l.offload.is_some()
-        };
-        if moves {
+        if Self::holds(&l, profile, apply) {
+            let profiled = profile.and_then(|p| p.find_loop(&l.id));
             // Held loops start in report order, and then in the applied profile's.
             let time = profiled.filter(|_| apply).map(|p| p.time_ns);
             self.held.push((time, l));
             None
         } else {
             Some(l)
+        }
+    }
+
+    /// Whether [`Self::place`] holds `l`: known before it is placed, so that a loop written
+    /// at once need not be kept until then.
+    pub fn holds(l: &InstanceLoop, profile: Option<&Profile>, apply: bool) -> bool {
+        // Applied, the profile moves its loops ahead, longest first; else only an
+        // estimate (which needs the loop profiled) moves a loop.
+        if apply {
+            profile.and_then(|p| p.find_loop(&l.id)).is_some()
+        } else {
+            l.offload.is_some()
         }
     }
 

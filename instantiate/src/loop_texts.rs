@@ -11,8 +11,28 @@ const ELEMENT: &str = "an element that is not an object";
 /// (a top-level string with an escape, no `loops` array, unbalanced brackets: the file
 /// changed since), or where `each` gives one; the caller reads the report otherwise.
 pub fn each_loop_text<R: std::io::BufRead>(
+    reader: R,
+    each: impl FnMut(Vec<u8>) -> Result<(), String>,
+) -> Result<(), String> {
+    scan(reader, each, None)
+}
+
+/// [`each_loop_text`], also giving the report with every loop's text replaced by `{}`:
+/// the rest of the report, to be parsed apart from the loops (a JSON text is valid where
+/// its outline and the texts put in place of `{}` are).
+pub fn each_loop_text_and_outline<R: std::io::BufRead>(
+    reader: R,
+    each: impl FnMut(Vec<u8>) -> Result<(), String>,
+) -> Result<Vec<u8>, String> {
+    let mut outline = Vec::new();
+    scan(reader, each, Some(&mut outline))?;
+    Ok(outline)
+}
+
+fn scan<R: std::io::BufRead>(
     mut reader: R,
     mut each: impl FnMut(Vec<u8>) -> Result<(), String>,
+    mut outline: Option<&mut Vec<u8>>,
 ) -> Result<(), String> {
     let mut depth = 0usize;
     let (mut in_string, mut escaped) = (false, false);
@@ -30,6 +50,8 @@ pub fn each_loop_text<R: std::io::BufRead>(
         }
         // Where the element being read starts in this buffer.
         let mut start = (!element.is_empty()).then_some(0);
+        // Where the bytes of this buffer outside the elements, not yet in the outline, start.
+        let mut outside = 0;
         let mut i = 0;
         while i < n {
             if in_string {
@@ -77,6 +99,10 @@ pub fn each_loop_text<R: std::io::BufRead>(
                         loops_next = false;
                     } else if depth == 2 && in_loops {
                         start = Some(i);
+                        if let Some(outline) = outline.as_deref_mut() {
+                            outline.extend_from_slice(&buf[outside..i]);
+                            outline.extend_from_slice(b"{}");
+                        }
                     }
                     depth += 1;
                 }
@@ -86,6 +112,7 @@ pub fn each_loop_text<R: std::io::BufRead>(
                         let from = start.take().ok_or(ELEMENT)?;
                         element.extend_from_slice(&buf[from..=i]);
                         each(std::mem::take(&mut element))?;
+                        outside = i + 1;
                     } else if depth == 1 && in_loops {
                         if loops_read {
                             return Err("two `loops`".into());
@@ -103,8 +130,13 @@ pub fn each_loop_text<R: std::io::BufRead>(
             }
             i += 1;
         }
-        if let Some(from) = start {
-            element.extend_from_slice(&buf[from..]);
+        match start {
+            Some(from) => element.extend_from_slice(&buf[from..]),
+            None => {
+                if let Some(outline) = outline.as_deref_mut() {
+                    outline.extend_from_slice(&buf[outside..]);
+                }
+            }
         }
         reader.consume(n);
     }
@@ -146,6 +178,19 @@ mod tests {
             assert_eq!(texts(report, chunk), Ok(expected.clone()), "{chunk}");
         }
         assert_eq!(texts(r#"{"schema": "s", "loops": []}"#, 5), Ok(Vec::new()));
+    }
+
+    #[test]
+    fn the_outline_is_the_report_without_its_loops() {
+        let report = r#"{"schema": "s", "loops": [ {"id": "}", "n": [{}]},
+  {"b": 1} ], "after": [{"d": 3}]}"#;
+        for chunk in [1, 2, 3, 7, 4096] {
+            let reader = std::io::BufReader::with_capacity(chunk, report.as_bytes());
+            let outline = each_loop_text_and_outline(reader, |_| Ok(()));
+            let expected = r#"{"schema": "s", "loops": [ {},
+  {} ], "after": [{"d": 3}]}"#;
+            assert_eq!(outline, Ok(expected.as_bytes().to_vec()), "{chunk}");
+        }
     }
 
     #[test]

@@ -59,9 +59,7 @@ fn value_of_line(body: &str, indent: usize) -> (usize, &str) {
     let key_end = match rest.as_bytes().first() {
         Some(b'\'') => quoted_end(rest, '\''),
         Some(b'"') => quoted_end(rest, '"'),
-        _ => rest
-            .find(": ")
-            .or_else(|| rest.strip_suffix(':').map(str::len)),
+        _ => colon_space(rest).or_else(|| rest.strip_suffix(':').map(str::len)),
     };
     match key_end {
         Some(end) if rest[end..].starts_with(": ") => (at + end + 2, &body[at + end + 2..]),
@@ -69,6 +67,21 @@ fn value_of_line(body: &str, indent: usize) -> (usize, &str) {
         // A quoted scalar item, or a plain one without a key.
         _ => (at, rest),
     }
+}
+
+/// Where `text` first has `": "`, as `str::find` gives it, without the setup of a
+/// substring search for every line (a line's `: ` is near its start).
+fn colon_space(text: &str) -> Option<usize> {
+    let bytes = text.as_bytes();
+    let mut from = 0;
+    while let Some(p) = bytes[from..].iter().position(|&b| b == b':') {
+        let at = from + p;
+        if bytes.get(at + 1) == Some(&b' ') {
+            return Some(at);
+        }
+        from = at + 1;
+    }
+    None
 }
 
 /// The byte offset just past the closing quote of the scalar that `text` starts with.
@@ -104,7 +117,9 @@ fn retyped_by_yaml11(s: &str) -> bool {
         "y", "Y", "yes", "Yes", "YES", "n", "N", "no", "No", "NO", "on", "On", "ON", "off", "Off",
         "OFF",
     ];
-    if s == "=" || s == "<<" || BOOLS.contains(&s) {
+    // Compared with the booleans only where it is as short as they are: every line's
+    // value is tested.
+    if s == "=" || s == "<<" || (s.len() <= 3 && BOOLS.contains(&s)) {
         return true;
     }
     let unsigned = s.strip_prefix(['-', '+']).unwrap_or(s);

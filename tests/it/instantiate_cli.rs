@@ -553,6 +553,40 @@ fn a_json_report_read_a_loop_at_a_time_gives_what_the_whole_report_gives() {
     }
 }
 
+/// `-o FILE` does not choose the format, for `instantiate` as for `analyze`: a file gets
+/// YAML whatever its name ends with, unless `--format` says otherwise.
+#[test]
+fn an_output_file_is_yaml_whatever_its_extension_as_with_analyze() {
+    let dir = scratch("extension");
+    let file = samples().join("every_fourth_add.c");
+    let file = file.to_str().unwrap();
+    run(
+        &dir,
+        &["analyze", file, "--format", "json", "-o", "report.json"],
+    );
+    run(&dir, &["analyze", file, "-o", "analyzed.json"]);
+    let analyzed = std::fs::read_to_string(dir.join("analyzed.json")).unwrap();
+    assert!(analyzed.starts_with("schema: "), "{analyzed}");
+    let (code, yaml, err) = instantiate_in(&dir, &["report.json", "--format", "yaml"]);
+    assert_eq!(code, Some(0), "{err}");
+    for out in ["out.json", "out.txt"] {
+        assert_eq!(instantiate_in(&dir, &["report.json", "-o", out]).0, Some(0));
+        assert_eq!(
+            std::fs::read_to_string(dir.join(out)).unwrap(),
+            yaml,
+            "{out}"
+        );
+    }
+    let (code, json, err) = instantiate_in(&dir, &["report.json", "--format", "json"]);
+    assert_eq!(code, Some(0), "{err}");
+    let args = ["report.json", "--format", "json", "-o", "asked.yaml"];
+    assert_eq!(instantiate_in(&dir, &args).0, Some(0));
+    assert_eq!(
+        std::fs::read_to_string(dir.join("asked.yaml")).unwrap(),
+        json
+    );
+}
+
 /// A loop that is not a loop report, after many good ones: one located error, exit 1, and
 /// the output file as it was (the loops before it were written to a temporary file only).
 #[test]
