@@ -3,8 +3,10 @@
 //! taken for two pointers whose values the program itself makes equal: a global assigned
 //! from another (`u1 = u2;` after a time step), a local carried around a loop
 //! (`stencil(u1, u2); u1 = u2;`), a parameter given a global that another global was
-//! copied from. A swap (`t = u1; u1 = u2; u2 = t;`) permutes distinct objects and keeps
-//! them distinct, so it does not count.
+//! copied from, a struct member assigned from another (`g->cur = g->next;`, for every
+//! object of that struct type). A swap (`t = u1; u1 = u2; u2 = t;`) permutes distinct
+//! objects and keeps them distinct, so it does not count, also after the swapped places
+//! were first given distinct values (`g.cur = u1; g.next = u2;`).
 
 use crate::program::{FuncRef, ProgramView};
 use crate::program_facts::{GlobalCopies, Home};
@@ -22,14 +24,21 @@ impl ProgramView<'_> {
     }
 }
 
-/// The home `addr` names: a global's address plus constant field and index offsets.
+/// The home `addr` names: a global's address plus constant field and index offsets, or a
+/// member of a struct reached through a pointer (`s->y`), which stands for that member of
+/// every object of the struct's type: a copy `s->y = s->x` anywhere makes the two members
+/// of any object possibly one pointer.
 pub fn home_of_address(view: &ProgramView, f: FuncRef, addr: Value) -> Option<Home> {
     let func = view.function(f);
     let program = view.program(f);
     let mut offset: u64 = 0;
     let mut at = addr;
+    let mut through_member = false;
     for _ in 0..LIMIT {
         match &func.inst(at).kind {
+            _ if through_member && !is_address_step(&func.inst(at).kind) => {
+                return member_home(view, f, at, offset);
+            }
             InstKind::GlobalAddr(g) => {
                 let global = program.global(*g);
                 let unit = (global.is_static || global.local_to.is_some()).then_some(f.unit);
@@ -37,6 +46,7 @@ pub fn home_of_address(view: &ProgramView, f: FuncRef, addr: Value) -> Option<Ho
                     unit,
                     name: global.name.clone(),
                     offset,
+                    member: false,
                 });
             }
             InstKind::FieldAddr {
@@ -44,6 +54,7 @@ pub fn home_of_address(view: &ProgramView, f: FuncRef, addr: Value) -> Option<Ho
             } => {
                 offset = offset.checked_add(*o)?;
                 at = *base;
+                through_member = true;
             }
             InstKind::PtrAdd { base, index, scale } => {
                 let InstKind::Const(Constant::Int(k)) = func.inst(*index).kind else {
@@ -58,6 +69,37 @@ pub fn home_of_address(view: &ProgramView, f: FuncRef, addr: Value) -> Option<Ho
         }
     }
     None
+}
+
+/// Whether `kind` moves within one object (what [`home_of_address`] walks through).
+fn is_address_step(kind: &InstKind) -> bool {
+    matches!(
+        kind,
+        InstKind::GlobalAddr(_)
+            | InstKind::FieldAddr { .. }
+            | InstKind::PtrAdd { .. }
+            | InstKind::Cast(_)
+    )
+}
+
+/// The home of the member at `offset` of the struct `pointer` points to, named by the
+/// struct's tag (or its typedef name) so that every unit names it alike; `None` for a
+/// struct with neither (its members are then not followed).
+fn member_home(view: &ProgramView, f: FuncRef, pointer: Value, offset: u64) -> Option<Home> {
+    let types = &view.program(f).types;
+    let pointee = types.pointee(view.function(f).inst(pointer).ty)?;
+    let frontend::types::Type::Record(id) = types.get(pointee) else {
+        return None;
+    };
+    let record = types.record(*id);
+    let name = record.tag.as_ref().or(record.typedef_name.as_ref())?;
+    let kind = if record.is_union { "union" } else { "struct" };
+    Some(Home {
+        unit: None,
+        name: format!("{kind} {name}"),
+        offset,
+        member: true,
+    })
 }
 
 /// The homes whose loaded value `v` may be in function `f`, following a parameter to the
@@ -130,23 +172,44 @@ fn global_copies(view: &ProgramView) -> GlobalCopies {
         let (rx, ry) = (find(&mut parent, x), find(&mut parent, y));
         parent[rx] = ry;
     }
+    // Per ring home (one that receives): how many values it receives from other ring
+    // homes and from sources (homes that receive none).
+    let (mut from_ring, mut from_sources) = (vec![0usize; index.len()], vec![0usize; index.len()]);
+    for (a, b) in &edges {
+        let (x, y) = (index[a], index[b]);
+        if ins[x] == 0 {
+            from_sources[y] += 1;
+        } else {
+            from_ring[y] += 1;
+        }
+    }
     let mut component_of_root: HashMap<usize, usize> = HashMap::new();
     let mut permutation: Vec<bool> = Vec::new();
     let mut component = HashMap::new();
+    let mut sources = HashSet::new();
     for (home, &i) in &index {
         let root = find(&mut parent, i);
         let c = *component_of_root.entry(root).or_insert_with(|| {
             permutation.push(true);
             permutation.len() - 1
         });
-        if ins[i] != 1 || outs[i] != 1 {
+        let fits = if ins[i] == 0 {
+            sources.insert(home.clone());
+            outs[i] == 1
+        } else {
+            // (`a = b;` alone gives `a` no value from the ring: not a permutation)
+            from_ring[i] == 1 && outs[i] == 1 && from_sources[i] <= 1
+        };
+        if !fits {
             permutation[c] = false;
         }
         component.insert(home.clone(), c);
     }
+    sources.retain(|h| permutation[component[h]]);
     GlobalCopies {
         component,
         permutation,
+        sources,
     }
 }
 

@@ -51,34 +51,50 @@ pub struct Allocations {
     pub sites: Vec<String>,
 }
 
-/// A pointer-holding place of static storage: a global (or static) at a constant offset
-/// (`u1`, `SD.concs`, `grid[1]`). Statics are told apart by their unit.
+/// A pointer-holding place: a global (or static) at a constant offset (`u1`, `SD.concs`,
+/// `grid[1]`), or a member of a struct reached through a pointer (`g->cur`), which stands
+/// for that member of every object of the struct's type. Statics are told apart by their
+/// unit.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Home {
     /// The unit of a `static` object; `None` for an object of external linkage.
     pub unit: Option<usize>,
+    /// The global's name, or the struct's (`struct grid`) for a member.
     pub name: String,
     pub offset: u64,
+    /// A member of any object of a struct type: two values loaded from it may come from
+    /// two objects, so only a copy between members relates them.
+    pub member: bool,
 }
 
 /// Which homes the program copies into one another: the components of the graph whose
 /// edges are stores `G = ...H...` (G receives H's value), and whether each component is a
-/// permutation (every home receives exactly one other and gives to exactly one other: a
-/// swap or a rotation of distinct objects).
+/// permutation: its homes that receive values (its ring) each receive exactly one other
+/// and give to exactly one other (a swap or a rotation of distinct objects), and its
+/// sources (homes that receive from no home: `g.cur = u1; g.next = u2;` before the swaps)
+/// each give to one ring home, no two to the same one.
 #[derive(Debug, Default)]
 pub struct GlobalCopies {
     pub component: std::collections::HashMap<Home, usize>,
     pub permutation: Vec<bool>,
+    /// The sources of the permutation components.
+    pub sources: std::collections::HashSet<Home>,
 }
 
 impl GlobalCopies {
-    /// Whether the program may make `a` and `b` hold one object.
+    /// Whether the program may make `a` and `b` hold one object: two ring homes of a
+    /// permutation never do; a source and the ring home it starts may.
     pub fn related(&self, a: &Home, b: &Home) -> bool {
         if a == b {
-            return true;
+            return !a.member;
         }
         match (self.component.get(a), self.component.get(b)) {
-            (Some(x), Some(y)) => x == y && !self.permutation[*x],
+            (Some(x), Some(y)) => {
+                x == y
+                    && (!self.permutation[*x]
+                        || self.sources.contains(a)
+                        || self.sources.contains(b))
+            }
             _ => false,
         }
     }

@@ -146,3 +146,52 @@ fn calls_that_alternate_the_arrays_stay_apart() {
         true,
     );
 }
+
+/// The two arrays as members of a struct the stencil receives.
+const MEMBER_STENCIL: &str = "struct grid { double *cur, *next; };\n\
+ static void stencil(int m, struct grid *g) {\n\
+   for (int i = 1; i < m - 1; i++) /* LOOP */\n\
+     g->next[i] = (g->cur[i - 1] + g->cur[i] + g->cur[i + 1]) / 3.0;\n\
+ }";
+
+#[test]
+fn members_copied_after_each_step_may_be_one_array() {
+    check(
+        MEMBER_STENCIL,
+        "  struct grid g = { u1, u2 };\n\
+           for (int t = 0; t < 4; t++) { stencil(n, &g); g.cur = g.next; }\n\
+           for (int k = 0; k < n; k++) u1[k] = g.cur[k];",
+        Verdict::NeedsProfile,
+        false,
+    );
+}
+
+#[test]
+fn members_copied_through_another_pointer_to_the_struct_may_be_one_array() {
+    check(
+        &format!(
+            "{MEMBER_STENCIL}\n\
+             static void advance(struct grid *h) {{ h->cur = h->next; }}"
+        ),
+        "  struct grid g = { u1, u2 };\n\
+           for (int t = 0; t < 4; t++) { stencil(n, &g); advance(&g); }\n\
+           for (int k = 0; k < n; k++) u1[k] = g.cur[k];",
+        Verdict::NeedsProfile,
+        false,
+    );
+}
+
+#[test]
+fn members_swapped_after_each_step_stay_apart() {
+    check(
+        &format!(
+            "{MEMBER_STENCIL}\n\
+             static void advance(struct grid *h) {{ double *s = h->cur; h->cur = h->next; h->next = s; }}"
+        ),
+        "  struct grid g = { u1, u2 };\n\
+           for (int t = 0; t < 4; t++) { stencil(n, &g); advance(&g); }\n\
+           for (int k = 0; k < n; k++) u1[k] = g.cur[k];",
+        Verdict::Friendly,
+        true,
+    );
+}
