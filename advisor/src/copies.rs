@@ -206,10 +206,15 @@ fn global_copies(view: &ProgramView) -> GlobalCopies {
         component.insert(home.clone(), c);
     }
     sources.retain(|h| permutation[component[h]]);
+    let mut givers: HashMap<Home, Vec<Home>> = HashMap::new();
+    for (from, to) in edges {
+        givers.entry(to).or_default().push(from);
+    }
     GlobalCopies {
         component,
         permutation,
         sources,
+        givers,
     }
 }
 

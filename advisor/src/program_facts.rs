@@ -79,7 +79,13 @@ pub struct GlobalCopies {
     pub permutation: Vec<bool>,
     /// The sources of the permutation components.
     pub sources: std::collections::HashSet<Home>,
+    /// Per home, the homes it receives values from (the graph's edges, reversed).
+    pub givers: std::collections::HashMap<Home, Vec<Home>>,
 }
+
+/// Homes followed per [`GlobalCopies::related`] question; past it, two homes of one
+/// component count as related.
+const ANCESTOR_LIMIT: usize = 4096;
 
 impl GlobalCopies {
     /// Whether the program may make `a` and `b` hold one object: two ring homes of a
@@ -89,13 +95,36 @@ impl GlobalCopies {
             return !a.member;
         }
         match (self.component.get(a), self.component.get(b)) {
-            (Some(x), Some(y)) => {
-                x == y
-                    && (!self.permutation[*x]
-                        || self.sources.contains(a)
-                        || self.sources.contains(b))
+            (Some(x), Some(y)) if x == y => {
+                if self.permutation[*x] {
+                    return self.sources.contains(a) || self.sources.contains(b);
+                }
+                // One value reaches both only from a home both receive from, directly or
+                // not (one may be that home): `g->xa = g->_xa; g->xa0 = g->_xa0;` relates
+                // `xa` to `_xa`, never `_xa` to `_xa0`.
+                match (self.ancestors(a), self.ancestors(b)) {
+                    (Some(x), Some(y)) => x.intersection(&y).next().is_some(),
+                    _ => true,
+                }
             }
             _ => false,
         }
+    }
+
+    /// `home` and every home whose value may reach it; `None` past [`ANCESTOR_LIMIT`].
+    fn ancestors<'h>(&'h self, home: &'h Home) -> Option<std::collections::HashSet<&'h Home>> {
+        let mut seen = std::collections::HashSet::from([home]);
+        let mut stack = vec![home];
+        while let Some(h) = stack.pop() {
+            for g in self.givers.get(h).into_iter().flatten() {
+                if seen.insert(g) {
+                    if seen.len() > ANCESTOR_LIMIT {
+                        return None;
+                    }
+                    stack.push(g);
+                }
+            }
+        }
+        Some(seen)
     }
 }

@@ -195,3 +195,34 @@ fn members_swapped_after_each_step_stay_apart() {
         true,
     );
 }
+
+/// Views `w1`, `w2` of the two arrays, where `w2` may be made `w1`: the views may be one
+/// array, the arrays they view are never made equal.
+const VIEWS: &str = "double *w1, *w2;\n\
+ static void view_stencil(void) {\n\
+   for (int i = 1; i < n - 1; i++) /* LOOP */\n\
+     w2[i] = (w1[i - 1] + w1[i] + w1[i + 1]) / 3.0;\n\
+ }";
+
+#[test]
+fn arrays_copied_only_into_views_stay_apart() {
+    let views = VIEWS.replace(" /* LOOP */", "");
+    check(
+        &format!("{views}\n{GLOBAL_STENCIL}"),
+        "  w1 = u1; w2 = u2; if (n > 100) w2 = w1;\n\
+           for (int t = 0; t < 4; t++) { view_stencil(); stencil(); }",
+        Verdict::Friendly,
+        true,
+    );
+}
+
+#[test]
+fn views_one_may_be_made_from_the_other_may_be_one_array() {
+    check(
+        VIEWS,
+        "  w1 = u1; w2 = u2;\n\
+           for (int t = 0; t < 4; t++) { view_stencil(); w2 = w1; }",
+        Verdict::NeedsProfile,
+        false,
+    );
+}
