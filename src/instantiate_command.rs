@@ -368,17 +368,10 @@ fn run_streaming(args: &InstantiateArgs) -> Option<ExitCode> {
     let read = std::thread::scope(|scope| {
         // The scan, a tenth of the run, goes on beside the work on the batches it found.
         let scan = scope.spawn(move || {
-            let mut batch = Vec::with_capacity(BATCH);
+            let mut batches = crate::report_heads::TextBatches::new(found, BATCH);
             let reader = BufReader::with_capacity(1 << 20, file);
-            instantiate::loop_texts::each_loop_text(reader, |text| {
-                batch.push(text);
-                if batch.len() < BATCH {
-                    return Ok(());
-                }
-                let full = std::mem::replace(&mut batch, Vec::with_capacity(BATCH));
-                found.send(full).map_err(|e| e.to_string())
-            })?;
-            found.send(batch).map_err(|e| e.to_string())
+            instantiate::loop_texts::each_loop_text(reader, |text| batches.push(text))?;
+            batches.finish()
         });
         let mut written = Ok(());
         for batch in &batches {

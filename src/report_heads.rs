@@ -62,17 +62,12 @@ pub fn read(file: std::fs::File) -> Option<Heads> {
     let (found, batches) = std::sync::mpsc::sync_channel::<Vec<Vec<u8>>>(2);
     let outline = std::thread::scope(|scope| {
         let scan = scope.spawn(move || {
-            let mut batch = Vec::with_capacity(BATCH);
+            let mut batches = TextBatches::new(found, BATCH);
             let reader = BufReader::with_capacity(1 << 20, &mut checked);
             let outline = instantiate::loop_texts::each_loop_text_and_outline(reader, |text| {
-                batch.push(text);
-                if batch.len() < BATCH {
-                    return Ok(());
-                }
-                let full = std::mem::replace(&mut batch, Vec::with_capacity(BATCH));
-                found.send(full).map_err(|e| e.to_string())
+                batches.push(text)
             })?;
-            found.send(batch).map_err(|e| e.to_string())?;
+            batches.finish()?;
             match checked.problem {
                 true => Err("the report needs reading whole".to_string()),
                 false => Ok(outline),
@@ -118,5 +113,38 @@ impl Heads {
                 trip_count: i.trip_count,
             }),
         });
+    }
+}
+
+/// Loop texts sent over a channel in batches of a fixed size (the last one shorter), so
+/// the scan runs on its own thread beside the work on the batches it found.
+pub struct TextBatches {
+    batch: Vec<Vec<u8>>,
+    size: usize,
+    found: std::sync::mpsc::SyncSender<Vec<Vec<u8>>>,
+}
+
+impl TextBatches {
+    pub fn new(found: std::sync::mpsc::SyncSender<Vec<Vec<u8>>>, size: usize) -> TextBatches {
+        TextBatches {
+            batch: Vec::with_capacity(size),
+            size,
+            found,
+        }
+    }
+
+    /// Adds one loop's text; sends the batch once it is full.
+    pub fn push(&mut self, text: Vec<u8>) -> Result<(), String> {
+        self.batch.push(text);
+        if self.batch.len() < self.size {
+            return Ok(());
+        }
+        let full = std::mem::replace(&mut self.batch, Vec::with_capacity(self.size));
+        self.found.send(full).map_err(|e| e.to_string())
+    }
+
+    /// Sends what is left.
+    pub fn finish(self) -> Result<(), String> {
+        self.found.send(self.batch).map_err(|e| e.to_string())
     }
 }
