@@ -656,7 +656,8 @@ fn test_pair(
             let pair = ((size_f, size_g), extents);
             test_pair(f, g, pair, renamed, variant, quotients, assumptions)
         };
-        if every_remainder_case_independent(f, g, renamed, &renamed.space.env, test, assumptions) {
+        let cases = (renamed, variant, &renamed.space.env);
+        if every_remainder_case_independent(f, g, cases, test, assumptions) {
             return Outcome::Independent;
         }
     }
@@ -677,14 +678,16 @@ const MAX_REMAINDER_CASES: usize = 7;
 fn every_remainder_case_independent(
     f: &Expr,
     g: &Expr,
-    renamed: &RenamedSpace,
-    env: &SignEnv,
+    (renamed, variant, env): (&RenamedSpace, &HashSet<Var>, &SignEnv),
     test: impl Fn(&Expr, &Expr, &mut Vec<String>) -> Outcome,
     assumptions: &mut Vec<String>,
 ) -> bool {
+    // A value that differs between the two iterations (renamed, or read in the loop) is
+    // not one remainder for both.
     let renames = |v: &Var| {
         renamed.second.contains_key(v)
             || *v == renamed.distance
+            || variant.contains(v)
             || renamed.primed_variant.contains(v)
     };
     let atom = [f, g].into_iter().find_map(|e| {
