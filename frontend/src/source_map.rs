@@ -12,6 +12,8 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
+mod whole_text;
+
 /// A file known to a [`SourceMap`] (main file, header, or pseudo-file like `<built-in>`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct FileId(u32);
@@ -438,11 +440,15 @@ impl SourceMap {
     /// line (macros unexpanded), else the preprocessed text with whitespace collapsed.
     pub fn snippet(&self, start: usize, end: usize) -> String {
         if let Some((loc, end_col)) = self.locate_span(start, end) {
-            if let Some(s) = self
-                .line_text(loc.file, loc.line)
-                .and_then(|t| t.get(loc.col as usize - 1..end_col as usize - 1))
-            {
-                return s.to_string();
+            let (from, to) = (loc.col as usize - 1, end_col as usize - 1);
+            if let Some(line) = self.line_text(loc.file, loc.line) {
+                // A fragment of a macro invocation widens to the invocation; one that
+                // spreads over lines reads as its expansion below.
+                if let Some(s) = whole_text::whole_range(line, from, to)
+                    .and_then(|(from, to)| line.get(from..to))
+                {
+                    return s.to_string();
+                }
             }
         }
         let end = end.min(self.text.len());

@@ -403,6 +403,38 @@ fn snippet_reads_as_written() {
 }
 
 #[test]
+fn a_piece_of_a_macro_expansion_reads_as_the_invocation() {
+    // kissfft's shape: the expansion's brackets and comma align with the invocation's own,
+    // so `(Fout[k]).r` alone would map onto `( Fout[ k ] ,t)`, and its `.r` onto `,`.
+    let src = "typedef struct { float r, i; } cpx;\n\
+               #define CHECK_OVERFLOW_OP(a, op, b)\n\
+               #define C_ADDTO( res , a)\\\n    do { \\\n        CHECK_OVERFLOW_OP((res).r,+,(a).r)\\\n\
+               \x20       (res).r += (a).r;  (res).i += (a).i;\\\n    }while(0)\n\
+               void f(cpx *Fout, cpx t, int k) {\n\
+               \x20   C_ADDTO( Fout[ k ] ,t);\n\
+               }\n";
+    let (_, pre) = check("macro_piece", src, CompileFlags::default());
+    let map = &pre.source_map;
+    let line = offset_of(&pre, "(Fout[ k ]).r");
+    let second = line + pre.text[line..].find("(Fout[ k ]).i").unwrap();
+    // Which tokens the alignment pairs is its own choice; every text shown is a whole
+    // piece of the line: the invocation, or the macro's name.
+    for s in [line, second] {
+        for end in [s + "(Fout[ k ]).r".len(), s + "(Fout[ k ])".len()] {
+            let shown = map.snippet(s, end);
+            assert!(
+                ["C_ADDTO( Fout[ k ] ,t)", "C_ADDTO"].contains(&shown.as_str()),
+                "{shown:?}"
+            );
+        }
+    }
+    assert_eq!(
+        map.snippet(second, second + "(Fout[ k ]).i".len()),
+        "C_ADDTO( Fout[ k ] ,t)"
+    );
+}
+
+#[test]
 fn syntax_error_is_located() {
     let d = check_fails(
         "syntax",
