@@ -668,7 +668,56 @@ def analyze_app(warpwise, cwd, files, flags, extra):
     marked = [l for l in loops if any(PARALLEL_FOR.search(p) for p in l.get("pragmas", []))]
     return {"cpu": run["cpu"], "rss_kib": run["rss_kib"], "loops": len(loops),
             "authors": collections.Counter(l["verdict"] for l in marked),
-            "marked": len(marked), "error": None}
+            "marked": len(marked), "texts": text_faults(loops), "error": None}
+
+
+# A name qualified by the place that computes its value (`n@12`, `i@63:18`, `i@?2`): the
+# report's way of telling two values of one variable apart, which no C reader knows.
+QUALIFIED = re.compile(r"[A-Za-z_]\w*@\??\d+")
+# The fields that quote the program's own text.
+QUOTES = ("access", "text", "element", "condition")
+
+
+def balanced(text):
+    depth = []
+    for c in text:
+        if c in "([{":
+            depth.append(")]}"["([{".index(c)])
+        elif c in ")]}" and (not depth or depth.pop() != c):
+            return False
+    return not depth
+
+
+def text_faults(loops):
+    """What of the loops' report texts does not read as the program's C: quotes of the
+    source that are fragments (unbalanced, or cut at a comma), parameter types that are not
+    C (`?`, unbalanced), and texts naming a qualified value. Counts of texts, not of
+    occurrences."""
+    counts = collections.Counter()
+
+    def walk(value, key):
+        if isinstance(value, dict):
+            for k, v in value.items():
+                if QUALIFIED.search(k):
+                    counts["qualified"] += 1
+                walk(v, k)
+        elif isinstance(value, list):
+            for v in value:
+                walk(v, key)
+        elif isinstance(value, str):
+            counts["texts"] += 1
+            if QUALIFIED.search(value):
+                counts["qualified"] += 1
+            t = value.strip()
+            # `bytes [8, 16) of `x`` is the report's own words for an element, not a quote.
+            quote = key in QUOTES and not t.startswith("bytes [")
+            if quote and (not balanced(t) or t.startswith(",") or t.endswith(",")):
+                counts["fragments"] += 1
+            if key == "c_type" and ("?" in t or not balanced(t)):
+                counts["types"] += 1
+
+    walk(loops, None)
+    return counts
 
 
 def gcc_app(cwd, files, flags):
@@ -869,6 +918,24 @@ def evaluation_page(rows, missing, shapes, facts, curves=""):
     out.append(f"| **all** | {sum(r['files'] for r in done)} | {ww:.2f} | "
                f"{max((r['default']['rss_kib'] for r in done), default=0) // 1024} | {gcc:.2f} | "
                + (f"{ww / gcc:.2f}x |" if gcc else "- |"))
+    out += ["", "## Report texts", "",
+            "Every string of the JSON reports above, scanned for what does not read as the "
+            "program's C (`text_faults` in `tools/realapps.py`): quotes of the source "
+            "(`access`, `text`, `element`, `condition`) that are fragments, unbalanced or cut "
+            "at a comma; parameter types that are not C; and texts with a name qualified by "
+            "the place computing its value (`n@12`, see [report-format.md](report-format.md#names)), "
+            "which tells two values of one variable apart but is not C.", "",
+            "| application | texts | fragments | types not C | texts with qualified names |",
+            "| --- | ---: | ---: | ---: | ---: |"]
+    for r in done:
+        t = r["default"]["texts"]
+        out.append(f"| {r['name']} | {t['texts']} | {t['fragments']} | {t['types']} | "
+                   f"{t['qualified']} |")
+    every = collections.Counter()
+    for r in done:
+        every.update(r["default"]["texts"])
+    out.append(f"| **all** | {every['texts']} | {every['fragments']} | {every['types']} | "
+               f"{every['qualified']} |")
     out += ["", "## Pathological code shapes", "",
             "Generated files that make analysers blow up (`tools/pathological.py`), each "
             "analysed alone: CPU time (user + system) and peak memory of `warpwise analyze`, "

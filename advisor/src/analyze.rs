@@ -3002,7 +3002,11 @@ impl<'a> FunctionContext<'a> {
                 _ => match effects.members.get(var) {
                     Some(member) => (true, types.display(member.ty), ParamKind::Array),
                     // A global only a callee names (`M_ac@global`, defined in another file).
-                    None => match effects.global_types.get(var) {
+                    None => match effects
+                        .global_types
+                        .get(var)
+                        .or_else(|| effects.object_types.get(var))
+                    {
                         Some(ty) => (false, ty.clone(), ParamKind::Array),
                         None => (false, "?".into(), ParamKind::Array),
                     },

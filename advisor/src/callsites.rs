@@ -67,6 +67,9 @@ pub struct LoopEffects {
     /// Those of the objects reached through a pointer member of a struct the caller names
     /// (`data.concs`).
     pub members: HashMap<Var, MemberPointer>,
+    /// The C type a kernel would receive each of the other reached objects as: a pointer to
+    /// what the callee first accesses there, printed with the table of the callee's unit.
+    pub object_types: HashMap<Var, String>,
 }
 
 /// A scalar global that the call `call` updates as a reduction with `op`, and touches in no
@@ -371,8 +374,17 @@ pub fn loop_effects(site: &LoopSite) -> LoopEffects {
                                             member.as_ref().map_or(pointer, |m| &m.0),
                                             &mut objects,
                                         );
-                                        if let Some((_, member)) = member {
-                                            out.members.insert(var.clone(), member);
+                                        match member {
+                                            Some((_, member)) => {
+                                                out.members.insert(var.clone(), member);
+                                            }
+                                            None => {
+                                                if let Some(ty) = effect_pointer_type(view, &e.ty) {
+                                                    out.object_types
+                                                        .entry(var.clone())
+                                                        .or_insert(ty);
+                                                }
+                                            }
                                         }
                                         let holder = split_base(location, &site.rec.symbols).0;
                                         out.reached.insert(var.clone(), holder);
@@ -658,6 +670,22 @@ fn global_pointer_type(site: &LoopSite, name: &str, unit: Option<usize>) -> Opti
             None => types.display_pointer_to(global.ty),
         })
     })
+}
+
+/// A pointer to the type of an effect's element, printed with the table of the unit that
+/// defines it; `None` for raw bytes (`memcpy`), which have no element type.
+fn effect_pointer_type(view: &crate::program::ProgramView, ty: &EffectType) -> Option<String> {
+    match ty {
+        EffectType::InUnit(unit, id) => {
+            let types = &view.unit(*unit).lowered.program.types;
+            Some(types.display_pointer_to(*id))
+        }
+        EffectType::Scalar(t) => (0..view.units().len()).find_map(|u| {
+            let types = &view.unit(u).lowered.program.types;
+            types.lookup(t).map(|id| types.display_pointer_to(id))
+        }),
+        EffectType::Bytes => None,
+    }
 }
 
 /// One variable per object the callees reach that the caller has no symbol for, named as

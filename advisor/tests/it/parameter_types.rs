@@ -43,3 +43,24 @@ fn a_pointer_the_loop_steps_has_its_declared_type() {
         &[("facbuf", "int *")],
     );
 }
+
+#[test]
+fn memory_a_callee_reaches_through_a_pointer_it_stores_has_the_callee_s_type() {
+    // velvet's `initAllocArrayArray`: the callee stores `blocks` into the element of the
+    // caller's array and writes through it; the caller names neither the member nor the
+    // memory, and the type comes from the callee's access.
+    check(
+        "typedef struct { void **blocks; int current; } Arr;\n\
+         void *make(void);\n\
+         static void init(Arr *a, void *blocks, int t) {\n\
+           a->blocks = blocks;\n\
+           a->blocks[t] = make();\n\
+           a->current = t;\n\
+         }\n\
+         void setup(Arr *arr, void **blocks, int n) {\n\
+           for (int i = 0; i < n; i++) /* LOOP */\n\
+             init(arr + i, blocks, i);\n\
+         }\n",
+        &[("a->blocks", "void **")],
+    );
+}
