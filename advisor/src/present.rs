@@ -440,6 +440,10 @@ pub fn texts_mut(report: &mut LoopReport) -> Vec<(Kind, &mut String)> {
             e.extend([&mut b.lo, &mut b.hi, &mut b.size]);
             e.extend(b.reads.iter_mut());
         }
+        if let Some(w) = x.whole_object.as_mut() {
+            e.push(&mut w.size);
+            e.extend(w.reads.iter_mut());
+        }
         p.extend(x.notes.iter_mut());
     }
     for r in report.reductions.iter_mut() {

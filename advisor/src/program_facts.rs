@@ -39,6 +39,10 @@ pub enum SizeTerm {
     /// Another field of the struct the pointer is stored into (`length_concs` of `SD`).
     Sibling(String),
     Global(String),
+    /// A field of a struct the storing function received by value (`input.n_nuclides`),
+    /// which the loop cannot name: a sibling length the storing function sets to it
+    /// (`SD.length_n_windows = input.n_nuclides`) stands for it.
+    Read(String),
     /// `+`, `-` or `*` of two sizes.
     Op(char, Box<SizeTerm>, Box<SizeTerm>),
 }

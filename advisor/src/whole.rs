@@ -68,7 +68,7 @@ fn kept_object(
     let found = view.allocations_of(keeper, || allocations(view, keeper));
     let found = found.as_ref().as_ref().map_err(|e| e.clone())?;
     let mut reads = Vec::new();
-    let size = render(&found.size, prefix, &mut reads)?;
+    let size = size_expr(&found.size, prefix, &mut reads)?;
     for read in &reads {
         let visible = read.contains('.')
             || read.contains("->")
@@ -86,7 +86,7 @@ fn kept_object(
     reads.dedup();
     Ok(WholeObject {
         allocated_at: found.sites.clone(),
-        size: normalized(&size),
+        size: size.to_c(),
         reads,
     })
 }
@@ -239,36 +239,42 @@ fn passed_objects(
 
 /// The size as a normal-form C expression (`12 * n * 8` is `96*n`), or as written when
 /// the engine cannot parse it.
-fn normalized(text: &str) -> String {
-    symbolic::parse::parse_expr(text)
-        .map(|e| e.to_c())
-        .unwrap_or_else(|_| text.to_string())
-}
-
-/// `size` as C at the loop: a sibling field is `prefix` and its name; `reads` collects the
-/// variables it names.
-fn render(
+/// `size` as an expression at the loop: a sibling field is `prefix` and its name; `reads`
+/// collects the variables it names. Built as an expression, not parsed from text: a name
+/// may be one of the analyses' numbered symbols (`data#2.max_num_nucs`), which the report's
+/// presentation names afterwards.
+fn size_expr(
     size: &SizeTerm,
     prefix: Option<&str>,
     reads: &mut Vec<String>,
-) -> Result<String, String> {
+) -> Result<symbolic::Expr, String> {
+    let overflow = |e: symbolic::SymError| format!("with a size too large to compute ({e})");
     Ok(match size {
-        SizeTerm::Const(c) => c.to_string(),
+        SizeTerm::Const(c) => symbolic::Expr::integer((*c).into()),
         SizeTerm::Sibling(field) => {
             let prefix = prefix.ok_or("the size reads a struct field the loop cannot name")?;
             let name = format!("{prefix}{field}");
             reads.push(name.clone());
-            name
+            symbolic::Expr::var(&name)
         }
         SizeTerm::Global(name) => {
             reads.push(name.clone());
-            name.clone()
+            symbolic::Expr::var(name)
         }
-        SizeTerm::Op(op, a, b) => format!(
-            "({}) {op} ({})",
-            render(a, prefix, reads)?,
-            render(b, prefix, reads)?
-        ),
+        SizeTerm::Read(name) => {
+            return Err(format!(
+                "the size reads `{name}`, which only the allocating code names"
+            ))
+        }
+        SizeTerm::Op(op, a, b) => {
+            let (a, b) = (size_expr(a, prefix, reads)?, size_expr(b, prefix, reads)?);
+            match op {
+                '+' => a.checked_add(&b),
+                '-' => a.checked_sub(&b),
+                _ => a.checked_mul(&b),
+            }
+            .map_err(overflow)?
+        }
     })
 }
 
@@ -346,9 +352,10 @@ pub fn allocations(view: &ProgramView, keeper: &Keeper) -> Result<Allocations, S
                                     allocation(view, &frame, leaf, 0).map_err(|why| {
                                         format!("{shown} is assigned at {} {why}", where_())
                                     })?;
+                                let kept = kept_lengths(&frame);
                                 found.push(Made {
-                                    size,
-                                    kept: kept_lengths(&frame),
+                                    size: by_lengths(size, &kept, 0),
+                                    kept,
                                     at,
                                 });
                             }
@@ -445,8 +452,9 @@ fn substitute(t: &SizeTerm, kept: &HashMap<String, SizeTerm>, depth: usize) -> S
 
 /// The normal form of a size, to compare two: `None` when the engine cannot parse it.
 fn normal(t: &SizeTerm) -> Option<String> {
-    let text = render(t, Some("self."), &mut Vec::new()).ok()?;
-    symbolic::parse::parse_expr(&text).ok().map(|e| e.to_c())
+    size_expr(t, Some("self."), &mut Vec::new())
+        .ok()
+        .map(|e| e.to_c())
 }
 
 /// The lengths a function leaves in the struct it stores the pointer into: each field of
@@ -609,7 +617,195 @@ fn term(frame: &Frame, v: Value) -> Result<SizeTerm, String> {
             )),
         },
         InstKind::Load { addr } => kept_value(frame, *addr),
-        _ => Err("with a size the program computes and does not keep".into()),
+        _ => match stored_through_parameter(frame, v) {
+            // `*max_num_poles = max_poles;` before `malloc(n * max_poles * ...)`: the
+            // caller's field the pointer points to keeps the value.
+            Some(j) => match frame.caller {
+                Some((caller, args)) => {
+                    let arg = args.get(j).ok_or("with a size from a missing argument")?;
+                    kept_value(caller, *arg)
+                }
+                None => Err("with a size the program computes and does not keep".into()),
+            },
+            None => Err("with a size the program computes and does not keep".into()),
+        },
+    }
+}
+
+/// The parameter `j` through which `frame`'s function stores the value `v` where its caller
+/// can read it when it returns: the function's one store through that pointer, in a block
+/// dominating every return, and the pointer used for nothing else.
+fn stored_through_parameter(frame: &Frame, v: Value) -> Option<usize> {
+    let func = frame.func;
+    let users = func.users();
+    let mut store = None;
+    for b in func.blocks() {
+        for &s in &func.block(b).insts {
+            if let InstKind::Store { addr, value } = func.inst(s).kind {
+                if value == v && matches!(func.inst(addr).kind, InstKind::Param(_)) {
+                    store = Some((s, addr));
+                }
+            }
+        }
+    }
+    let (store, pointer) = store?;
+    let InstKind::Param(j) = func.inst(pointer).kind else {
+        return None;
+    };
+    if users[pointer.index()].as_slice() != [store] {
+        return None;
+    }
+    let dominators = frontend::ir::dominators::Dominators::of(func);
+    let at = func.inst(store).block;
+    func.blocks()
+        .filter(|b| matches!(func.block(*b).terminator, Terminator::Return(_)))
+        .all(|b| dominators.dominates(at, b))
+        .then_some(j as usize)
+}
+
+/// Field `field` of the struct at `base` of `frame`, where that struct is a parameter the
+/// function received by value and never writes: the same field of what its caller passed,
+/// or, in the storing function, a value only a sibling length can name.
+fn passed_struct_field(frame: &Frame, base: Value, field: &str) -> Result<SizeTerm, String> {
+    let func = frame.func;
+    let cannot = || Err("with a size read from memory the loop cannot name".to_string());
+    let Root::Slot(slot) = root_of(func, base) else {
+        return cannot();
+    };
+    let Some(param) = read_only_parameter(func, slot) else {
+        return cannot();
+    };
+    match frame.caller {
+        Some((caller, args)) => {
+            let arg = args
+                .get(param)
+                .ok_or("with a size from a missing argument")?;
+            let InstKind::Load { addr } = caller.func.inst(*arg).kind else {
+                return cannot();
+            };
+            if caller.root.is_some() && caller.root == Some(root_of(caller.func, addr)) {
+                return Ok(SizeTerm::Sibling(field.to_string()));
+            }
+            passed_struct_field(caller, addr, field)
+        }
+        None => Ok(SizeTerm::Read(format!(
+            "{}.{field}",
+            func.slots[slot.index()].name
+        ))),
+    }
+}
+
+/// The parameter a struct slot holds when the function only reads it: one store, of the
+/// parameter itself, and otherwise loads of it or of its fields.
+fn read_only_parameter(func: &Function, slot: Slot) -> Option<usize> {
+    let users = func.users();
+    let mut param = None;
+    for b in func.blocks() {
+        for &v in &func.block(b).insts {
+            if func.inst(v).kind != InstKind::SlotAddr(slot) {
+                continue;
+            }
+            for &u in &users[v.index()] {
+                match &func.inst(u).kind {
+                    InstKind::Load { .. } => {}
+                    InstKind::Store { addr, value } if *addr == v => {
+                        match (func.inst(*value).kind.clone(), param) {
+                            (InstKind::Param(i), None) => param = Some(i as usize),
+                            _ => return None,
+                        }
+                    }
+                    InstKind::FieldAddr { .. } => {
+                        let loads_only = users[u.index()]
+                            .iter()
+                            .all(|x| matches!(func.inst(*x).kind, InstKind::Load { .. }));
+                        if !loads_only {
+                            return None;
+                        }
+                    }
+                    _ => return None,
+                }
+            }
+        }
+    }
+    param
+}
+
+/// `size` with the values only the storing function names (`input.n_nuclides`) replaced
+/// by a sibling length it sets to a factor of the size: RSBench allocates
+/// `input.n_nuclides * sizeof(int)` bytes and sets `SD.length_n_windows = input.n_nuclides`,
+/// so the size is `4 * length_n_windows`. A size without such values is left as it is.
+fn by_lengths(size: SizeTerm, kept: &HashMap<String, SizeTerm>, depth: usize) -> SizeTerm {
+    if !reads_local(&size) || depth >= DEPTH {
+        return size;
+    }
+    let Some((constant, factors)) = product(&size) else {
+        return size;
+    };
+    let mut fields: Vec<&String> = kept.keys().collect();
+    fields.sort();
+    // The length that stands for the most of the size's names (`length_poles` for
+    // `n_nuclides * max_poles`, not `length_n_windows` for `n_nuclides` alone).
+    let mut best: Option<(usize, &String, i128, Vec<SizeTerm>)> = None;
+    for field in fields {
+        let length = &kept[field];
+        if !reads_local(length) {
+            continue;
+        }
+        let Some((divisor, needed)) = product(length) else {
+            continue;
+        };
+        if divisor == 0 || constant % divisor != 0 {
+            continue;
+        }
+        let mut rest = factors.clone();
+        let contained = needed
+            .iter()
+            .all(|x| match rest.iter().position(|y| y == x) {
+                Some(at) => {
+                    rest.remove(at);
+                    true
+                }
+                None => false,
+            });
+        if contained && best.as_ref().is_none_or(|b| needed.len() > b.0) {
+            best = Some((needed.len(), field, constant / divisor, rest));
+        }
+    }
+    let Some((_, field, constant, rest)) = best else {
+        return size;
+    };
+    let mut rebuilt = SizeTerm::Op(
+        '*',
+        Box::new(SizeTerm::Const(constant)),
+        Box::new(SizeTerm::Sibling(field.clone())),
+    );
+    for f in rest {
+        rebuilt = SizeTerm::Op('*', Box::new(rebuilt), Box::new(f));
+    }
+    by_lengths(rebuilt, kept, depth + 1)
+}
+
+fn reads_local(t: &SizeTerm) -> bool {
+    match t {
+        SizeTerm::Read(_) => true,
+        SizeTerm::Op(_, a, b) => reads_local(a) || reads_local(b),
+        _ => false,
+    }
+}
+
+/// A product of constants and names as (the constants' product, the names); `None` for a
+/// sum or difference.
+fn product(t: &SizeTerm) -> Option<(i128, Vec<SizeTerm>)> {
+    match t {
+        SizeTerm::Const(c) => Some((*c, Vec::new())),
+        SizeTerm::Op('*', a, b) => {
+            let (ca, mut fa) = product(a)?;
+            let (cb, fb) = product(b)?;
+            fa.extend(fb);
+            Some((ca.checked_mul(cb)?, fa))
+        }
+        SizeTerm::Op(..) => None,
+        name => Some((1, vec![name.clone()])),
     }
 }
 
@@ -625,6 +821,7 @@ fn kept_value(frame: &Frame, addr: Value) -> Result<SizeTerm, String> {
         {
             Ok(SizeTerm::Sibling(field.clone()))
         }
+        InstKind::FieldAddr { base, field, .. } => passed_struct_field(frame, *base, field),
         InstKind::GlobalAddr(g) => {
             let global = program.global(*g);
             if global.is_static || global.local_to.is_some() {

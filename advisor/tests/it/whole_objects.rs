@@ -215,3 +215,92 @@ fn a_parameter_passed_on_through_another_function_is_the_array_its_callers_pass(
     let moved = "void makea(int *rs, const int *arow, int n) { sparse(rs + 1, arow, n); }\n";
     check(&passed(moved, main), "rs", None);
 }
+
+/// RSBench's shape: the loop passes a struct by value to the function that gathers, and the
+/// size reads a field of it. The whole object's size and the names it reads are the
+/// report's names (`data.max_num_nucs`), never the analyses' numbered symbols.
+#[test]
+fn a_whole_object_s_size_reads_the_report_s_names() {
+    let source = "#include <stdlib.h>\n\
+        typedef struct { double *concs; int *mats; int max_num_nucs; } SD;\n\
+        static double *load(int n) { return malloc(12 * n * sizeof(double)); }\n\
+        void init(SD *d, int n) { d->max_num_nucs = n; d->concs = load(d->max_num_nucs); }\n\
+        static double micro(SD data, int mat, int i) {\n\
+        \x20 return data.concs[data.mats[mat * data.max_num_nucs + i]];\n\
+        }\n\
+        void run(SD data, int n, double *out) {\n\
+        \x20 for (int i = 0; i < n; i++) /* LOOP */\n\
+        \x20   out[i] = micro(data, i % 12, i % 5) * data.max_num_nucs;\n\
+        }\n";
+    let report = common::check(source, Verdict::Friendly);
+    let p = param(&report, "data.concs");
+    let whole = p.whole_object.as_ref().expect("a whole object");
+    assert!(
+        !whole.size.contains('#') && whole.reads.iter().all(|r| !r.contains('#')),
+        "{whole:#?}"
+    );
+    assert_eq!(whole.reads, ["data.max_num_nucs"], "{whole:#?}");
+    assert_eq!(whole.size, "96*data.max_num_nucs");
+    let bytes = p.bytes.as_ref().expect("the whole object's section");
+    assert_eq!(
+        (bytes.lo.as_str(), bytes.hi.as_str()),
+        ("0", "96*data.max_num_nucs")
+    );
+}
+
+/// RSBench's generators: each allocates from the `Input` it receives by value (and a
+/// maximum it computes, which it also stores through a pointer into the caller's struct),
+/// and the caller sets a sibling length to the same count. The size is that length, in the
+/// loop's names.
+const RSBENCH: &str = "#include <stdlib.h>\n\
+    typedef struct { int n_nuclides; int numL; } Input;\n\
+    typedef struct { double a, b; } Pole;\n\
+    typedef struct {\n\
+    \x20 int *n_windows; unsigned long length_n_windows;\n\
+    \x20 Pole *poles; unsigned long length_poles; int max_num_poles;\n\
+    \x20 double *k0; unsigned long length_k0;\n\
+    \x20 int *mats;\n\
+    } SD_t;\n\
+    static int *gen_n_windows(Input input) { return malloc(input.n_nuclides * sizeof(int)); }\n\
+    static Pole *gen_poles(Input input, int *n_poles, int *max_num_poles) {\n\
+    \x20 int max_poles = -1;\n\
+    \x20 for (int i = 0; i < input.n_nuclides; i++)\n\
+    \x20   if (n_poles[i] > max_poles) max_poles = n_poles[i];\n\
+    \x20 *max_num_poles = max_poles;\n\
+    \x20 Pole *R = malloc(input.n_nuclides * max_poles * sizeof(Pole));\n\
+    \x20 return R;\n\
+    }\n\
+    static double *gen_k0(Input input) { return malloc(input.n_nuclides * input.numL * sizeof(double)); }\n\
+    SD_t init(Input input, int *n_poles) {\n\
+    \x20 SD_t SD;\n\
+    \x20 SD.n_windows = gen_n_windows(input);\n\
+    \x20 SD.length_n_windows = input.n_nuclides;\n\
+    \x20 SD.poles = gen_poles(input, n_poles, &SD.max_num_poles);\n\
+    \x20 SD.length_poles = input.n_nuclides * SD.max_num_poles;\n\
+    \x20 SD.k0 = gen_k0(input);\n\
+    \x20 SD.length_k0 = input.n_nuclides * input.numL;\n\
+    \x20 SD.mats = malloc(100 * sizeof(int));\n\
+    \x20 return SD;\n\
+    }\n\
+    double run(SD_t data, int n) {\n\
+    \x20 double s = 0;\n\
+    \x20 for (int i = 0; i < n; i++) { /* LOOP */\n\
+    \x20   int m = data.mats[i % 100];\n\
+    \x20   s += data.n_windows[m] + data.poles[m].a + data.k0[m];\n\
+    \x20 }\n\
+    \x20 return s;\n\
+    }\n";
+
+#[test]
+fn a_generator_s_by_value_input_is_named_by_the_caller_s_length() {
+    let size = "4*data.length_n_windows";
+    check(RSBENCH, "data.n_windows", Some((size, size)));
+    let size = "8*data.length_k0";
+    check(RSBENCH, "data.k0", Some((size, size)));
+}
+
+#[test]
+fn a_maximum_the_generator_stores_for_its_caller_is_the_caller_s_field() {
+    let size = "16*data.length_poles";
+    check(RSBENCH, "data.poles", Some((size, size)));
+}
