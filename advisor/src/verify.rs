@@ -68,6 +68,13 @@ pub fn verify_loop(report: &LoopReport) -> Vec<Problem> {
             }
         }
     }
+    for quote in source_quotes(report) {
+        if !whole_quote(quote) {
+            problem(format!(
+                "the source quote `{quote}` is not a whole piece of C"
+            ));
+        }
+    }
     let mut parameters = HashSet::new();
     for p in &report.parameters {
         if !parameters.insert(&p.name) {
@@ -90,6 +97,53 @@ pub fn verify_loop(report: &LoopReport) -> Vec<Problem> {
         }
     }
     out
+}
+
+/// The texts of `report` that quote the program (accesses, conditions): what a reader
+/// looks for on the line the report gives.
+fn source_quotes(report: &LoopReport) -> impl Iterator<Item = &str> {
+    let reasons = report
+        .reasons
+        .iter()
+        .flat_map(|r| std::iter::once(r).chain(&r.instances));
+    let witnesses = reasons
+        .filter_map(|r| r.witness.as_ref())
+        .flat_map(|w| [w.first.access.as_str(), w.second.access.as_str()]);
+    let evidence = report
+        .needs_evidence
+        .iter()
+        .flat_map(|d| [d.first.text.as_str(), d.second.text.as_str()]);
+    let branches = report.divergence.iter().map(|d| d.condition.as_str());
+    witnesses.chain(evidence).chain(branches)
+}
+
+/// Whether a quote reads as C on its own: brackets balanced and no comma at either end (a
+/// piece of a macro invocation's argument list is neither).
+fn whole_quote(text: &str) -> bool {
+    let text = text.trim();
+    let mut open = Vec::new();
+    let mut literal: Option<char> = None;
+    let mut escaped = false;
+    for c in text.chars() {
+        if let Some(quote) = literal {
+            match c {
+                _ if escaped => escaped = false,
+                '\\' => escaped = true,
+                _ if c == quote => literal = None,
+                _ => {}
+            }
+            continue;
+        }
+        match c {
+            '"' | '\'' => literal = Some(c),
+            '(' => open.push(')'),
+            '[' => open.push(']'),
+            '{' => open.push('}'),
+            ')' | ']' | '}' if open.pop() != Some(c) => return false,
+            _ => {}
+        }
+    }
+    open.is_empty() && !text.starts_with(',') && !text.ends_with(',')
 }
 
 /// The identifiers of `report`'s expressions that `is_source` does not know and that are
@@ -316,6 +370,27 @@ mod tests {
         assert!(parses_back("4*S->diag->j[j]@815 - 4*(A->n / t)*k").is_ok());
         assert!(parses_back("(*factors)@L246 - 1").is_ok());
         assert!(parses_back("2568*((unsigned long)((max_tau - min_tau) / delta_tau)) + 2").is_ok());
+    }
+
+    #[test]
+    fn a_quote_is_whole_when_balanced_and_not_cut_at_a_comma() {
+        for whole in [
+            "a[i]",
+            "C_ADDTO( Fout[ k ] ,t)",
+            "printf(\"(%d\", x)",
+            "c == ')'",
+        ] {
+            assert!(whole_quote(whole), "{whole}");
+        }
+        for cut in [
+            "( Fout[ k ] ,",
+            ",",
+            "BFT_MALLOC(sec_name,",
+            ", n_vals, cs_gnum_t)",
+            "j]",
+        ] {
+            assert!(!whole_quote(cut), "{cut}");
+        }
     }
 
     #[test]
