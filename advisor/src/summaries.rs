@@ -608,6 +608,7 @@ impl<'v> Summaries<'v> {
                 if s.effects.len() > MAX_EFFECTS {
                     collapse(&mut s.effects);
                 }
+                prune_ranges(&mut s);
                 s.recursive.sort();
                 s.recursive.dedup();
                 lock(&self.cache).insert(*f, Arc::new(s));
@@ -708,8 +709,54 @@ impl<'v> Summaries<'v> {
                 &|name: &str| view.resolve(f.unit, name).map(|g| self.of(g)),
             );
         }
+        prune_ranges(&mut summary);
         summary
     }
+}
+
+/// Drops the ranges that nothing of the summary names: keeps those its offsets, the
+/// locations of its pointers read and its assumptions mention and, in turn, those their
+/// bounds mention, in their order. Every caller takes in each range of each callee at each
+/// call (renamed), so a summary held every range of its whole call tree (spglib's
+/// `get_spacegroup_and_primitive`: 231,175 ranges, none of them named by an effect), and
+/// each instantiation, at each call site summarized and in each loop analysed, renamed
+/// them all. Every use of the ranges (sections, sweeps, extremes, the spaces of the
+/// dependence tests) reads only those an expression reaches through the bounds, so the
+/// ranges dropped never changed a result.
+fn prune_ranges(summary: &mut Summary) {
+    let mut positions: HashMap<&Var, Vec<usize>> = HashMap::new();
+    for (k, r) in summary.ranges.iter().enumerate() {
+        positions.entry(&r.var).or_default().push(k);
+    }
+    let mut named: HashSet<Var> = HashSet::new();
+    for e in &summary.effects {
+        if let Ok(offset) = &e.offset {
+            named.extend(offset.vars());
+        }
+        if let Base::Deref { at, .. } = &e.base {
+            named.extend(at.vars());
+        }
+    }
+    for (a, _) in &summary.assumptions {
+        named.extend(a.vars());
+    }
+    let mut stack: Vec<Var> = named.iter().cloned().collect();
+    let mut kept = vec![false; summary.ranges.len()];
+    while let Some(v) = stack.pop() {
+        for &k in positions.get(&v).into_iter().flatten() {
+            if std::mem::replace(&mut kept[k], true) {
+                continue;
+            }
+            let r = &summary.ranges[k];
+            for w in r.lo.vars().into_iter().chain(r.hi.vars()) {
+                if named.insert(w.clone()) {
+                    stack.push(w);
+                }
+            }
+        }
+    }
+    let mut kept = kept.into_iter();
+    summary.ranges.retain(|_| kept.next().unwrap_or(true));
 }
 
 /// `m / b` when `b` is one variable that divides every term of the polynomial `m`.
