@@ -3118,8 +3118,16 @@ impl<'a> FunctionContext<'a> {
                                 whole_object = Some(whole);
                                 Some(bytes)
                             }
-                            _ => {
-                                notes.push(format!("section unknown statically: {why}; `warpwise instantiate` computes it for a profiled run"));
+                            other => {
+                                // Why the allocation gives no size either: what a porter
+                                // would have to keep for the whole object to be mapped.
+                                let whole = match other {
+                                    Some(Err(whole)) => {
+                                        format!("; nor is the whole object known: {whole}")
+                                    }
+                                    _ => String::new(),
+                                };
+                                notes.push(format!("section unknown statically: {why}{whole}; `warpwise instantiate` computes it for a profiled run"));
                                 None
                             }
                         }

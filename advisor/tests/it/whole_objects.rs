@@ -117,9 +117,15 @@ fn a_field_also_set_to_other_memory_stays_unknown() {
 
 #[test]
 fn two_sizes_or_a_length_the_loop_cannot_name_stay_unknown() {
-    for alloc in [
-        "d->concs = n > 4 ? malloc(d->length_concs * 8) : malloc(d->length_mats * 8);",
-        "d->concs = malloc(n * sizeof(double));",
+    for (alloc, why) in [
+        (
+            "d->concs = n > 4 ? malloc(d->length_concs * 8) : malloc(d->length_mats * 8);",
+            "nor is the whole object known: `.concs` is allocated with sizes not shown equal",
+        ),
+        (
+            "d->concs = malloc(n * sizeof(double));",
+            "nor is the whole object known: `.concs` is assigned at fixture.c:4 with a size that depends on a parameter of `init`",
+        ),
     ] {
         let source = format!(
             "{HEAD}\
@@ -133,7 +139,8 @@ fn two_sizes_or_a_length_the_loop_cannot_name_stay_unknown() {
              \x20 return s;\n\
              }}\n"
         );
-        check(&source, "d->concs", None);
+        let notes = check(&source, "d->concs", None);
+        assert!(notes.iter().any(|n| n.contains(why)), "{notes:#?}");
     }
 }
 
