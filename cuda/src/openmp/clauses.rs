@@ -152,38 +152,7 @@ pub fn plan_port(
         reductions,
         privates,
     };
-
-    // Data.
-    let parameters = prepare_parameters(&scope)?;
-    // Arrays of rows (`double ***u` with `u[i3][i2][i1]`): mapped level by level around the
-    // kernel (`rows`), not by its own clauses.
-    let trees = super::rows::plan_trees(
-        &ctx,
-        reports,
-        report,
-        site,
-        (form.start.line, form.end.line),
-        &parameters.list,
-        &claimed.loop_vars,
-        options,
-        &refuse,
-    )?;
-    let mut data = DataMaps {
-        firstprivate: form.counters.integers.clone(),
-        ..DataMaps::default()
-    };
-    map_parameters(
-        &scope,
-        &claimed,
-        &parameters,
-        trees.as_ref(),
-        &mut data,
-        &mut notes,
-    )?;
-    map_flags_and_start_reads(&mut data, &claimed.reductions.flags, parameters.init_reads);
-    merge_struct_maps(&mut data);
-    firstprivate_scalar_reads(&scope, &claimed, &mut data);
-    map_counter_pointers(&mut data, &form.counters.pointers);
+    let (data, trees) = plan_data(&scope, &form, &claimed, &mut notes)?;
     data_clauses(
         &data,
         trees.as_ref(),
@@ -215,13 +184,6 @@ pub fn plan_port(
     for a in &report.assumptions {
         notes.push(format!("assumes {a}"));
     }
-    let DataMaps {
-        struct_members,
-        struct_pointers,
-        firstprivate,
-        arrays,
-        ..
-    } = data;
     Ok(LoopPort {
         loop_id: report.id.clone(),
         function: report.function.clone(),
@@ -242,18 +204,24 @@ pub fn plan_port(
             .iter()
             .map(|(_, t)| t.clone())
             .collect(),
-        strict_clauses: std::iter::once("defaultmap(none)".to_string())
-            .chain(
-                (!firstprivate.is_empty())
-                    .then(|| format!("firstprivate({})", firstprivate.join(", "))),
-            )
-            .collect(),
-        maps_structs: !struct_members.is_empty() || !struct_pointers.is_empty(),
+        strict_clauses: strict_clauses(&data.firstprivate),
+        maps_structs: !data.struct_members.is_empty() || !data.struct_pointers.is_empty(),
         enclosing: None,
-        arrays,
+        arrays: data.arrays,
         rerun,
         notes,
     })
+}
+
+/// The clauses of a validation build: `defaultmap(none)`, and the scalars each thread
+/// reads a copy of as `firstprivate`.
+fn strict_clauses(firstprivate: &[String]) -> Vec<String> {
+    std::iter::once("defaultmap(none)".to_string())
+        .chain(
+            (!firstprivate.is_empty())
+                .then(|| format!("firstprivate({})", firstprivate.join(", "))),
+        )
+        .collect()
 }
 
 /// What every phase of a port's plan reads: the loop, its report and the options.
@@ -806,6 +774,47 @@ fn prepare_parameters(scope: &Scope<'_, '_>) -> Result<Parameters, EmitError> {
         aliases,
         init_reads,
     })
+}
+
+/// Decides the loop's data: the parameters' maps and copies, the arrays of rows mapped
+/// around the kernel, and what the loop's start, its text and its pointer counters read.
+fn plan_data(
+    scope: &Scope<'_, '_>,
+    form: &LoopForm,
+    claimed: &Claimed,
+    notes: &mut Vec<String>,
+) -> Result<(DataMaps, Option<super::rows::RowTrees>), EmitError> {
+    let parameters = prepare_parameters(scope)?;
+    // Arrays of rows (`double ***u` with `u[i3][i2][i1]`): mapped level by level around the
+    // kernel (`rows`), not by its own clauses.
+    let trees = super::rows::plan_trees(
+        scope.ctx,
+        scope.reports,
+        scope.report,
+        scope.site,
+        (form.start.line, form.end.line),
+        &parameters.list,
+        &claimed.loop_vars,
+        scope.options,
+        &|m| scope.refuse(m),
+    )?;
+    let mut data = DataMaps {
+        firstprivate: form.counters.integers.clone(),
+        ..DataMaps::default()
+    };
+    map_parameters(
+        scope,
+        claimed,
+        &parameters,
+        trees.as_ref(),
+        &mut data,
+        notes,
+    )?;
+    map_flags_and_start_reads(&mut data, &claimed.reductions.flags, parameters.init_reads);
+    merge_struct_maps(&mut data);
+    firstprivate_scalar_reads(scope, claimed, &mut data);
+    map_counter_pointers(&mut data, &form.counters.pointers);
+    Ok((data, trees))
 }
 
 /// The data clauses as they are built.
