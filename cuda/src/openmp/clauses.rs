@@ -120,8 +120,136 @@ pub fn plan_port(
     options: &super::PortOptions,
 ) -> Result<LoopPort, EmitError> {
     super::require_friendly(report)?;
-    let refuse = |m: String| EmitError::refused(format!("{}: {m}", report.id));
-    let mut notes = Vec::new();
+    let refuse = |m: String| refusal(report, m);
+    let device_functions = device_functions(report)?;
+    let induction = report
+        .induction
+        .as_ref()
+        .ok_or_else(|| refuse("the loop is not normalizable".into()))?;
+    let ctx = Ctx::new(unit, report)?;
+    let site = ctx
+        .loop_site(&report.id)
+        .ok_or_else(|| refuse("the loop's text was not found".into()))?;
+    let scope = Scope {
+        unit,
+        reports,
+        report,
+        options,
+        ctx: &ctx,
+        site,
+        induction,
+    };
+    let form = check_loop_form(&scope)?;
+    let mut notes = form.counters.notes.clone();
+    let mut clauses = Vec::new();
+    let loop_vars = collapse_loops(&scope, &mut clauses, &mut notes);
+    // Reductions first: their targets are neither mapped nor private.
+    let reductions = plan_reductions(&scope, &mut notes)?;
+    let args_port = plan_arg_port(&scope, &reductions.args, &form.counters, &mut notes)?;
+    let privates = plan_privates(&scope, &loop_vars, &reductions)?;
+    let claimed = Claimed {
+        loop_vars,
+        reductions,
+        privates,
+    };
+    let (data, trees) = plan_data(&scope, &form, &claimed, &mut notes)?;
+    data_clauses(
+        &data,
+        trees.as_ref(),
+        &claimed,
+        args_port.as_ref(),
+        &mut clauses,
+        &mut notes,
+    );
+    let mut edits = collect_edits(
+        form.counters.edits,
+        args_port.as_ref(),
+        form.returned_members,
+        &claimed.reductions.grouped,
+        &mut notes,
+    );
+    let flag_port = plan_error_flag(
+        &scope,
+        args_port.is_some(),
+        trees.is_some(),
+        &mut edits,
+        &mut clauses,
+        &mut notes,
+    )?;
+    let rerun = flag_port.as_ref().map(|f| f.rerun.clone());
+    let preamble = args_port
+        .map(|a| a.preamble)
+        .or(flag_port.map(|f| f.preamble));
+    let preamble = place_tree_maps(&scope, trees, preamble, form.start.file, &mut edits)?;
+    for a in &report.assumptions {
+        notes.push(format!("assumes {a}"));
+    }
+    Ok(LoopPort {
+        loop_id: report.id.clone(),
+        function: report.function.clone(),
+        file: form.file,
+        line: form.start.line,
+        col: form.start.col,
+        last_line: form.end.line,
+        span: site.span,
+        pragma: pragma_text("#pragma omp target teams distribute parallel for", &clauses),
+        atomics: claimed.reductions.atomics,
+        edits,
+        preamble,
+        device_functions,
+        global_maps: Default::default(),
+        reduced: claimed
+            .reductions
+            .reduced
+            .iter()
+            .map(|(_, t)| t.clone())
+            .collect(),
+        strict_clauses: strict_clauses(&data.firstprivate),
+        maps_structs: !data.struct_members.is_empty() || !data.struct_pointers.is_empty(),
+        enclosing: None,
+        arrays: data.arrays,
+        rerun,
+        notes,
+    })
+}
+
+/// The clauses of a validation build: `defaultmap(none)`, and the scalars each thread
+/// reads a copy of as `firstprivate`.
+fn strict_clauses(firstprivate: &[String]) -> Vec<String> {
+    std::iter::once("defaultmap(none)".to_string())
+        .chain(
+            (!firstprivate.is_empty())
+                .then(|| format!("firstprivate({})", firstprivate.join(", "))),
+        )
+        .collect()
+}
+
+/// What every phase of a port's plan reads: the loop, its report and the options.
+struct Scope<'s, 'u> {
+    unit: &'u Unit,
+    reports: &'u [LoopReport],
+    report: &'u LoopReport,
+    options: &'u super::PortOptions,
+    ctx: &'s Ctx<'u>,
+    site: &'s LoopSite,
+    induction: &'u advisor::model::Induction,
+}
+
+impl Scope<'_, '_> {
+    /// The refusal of this loop's port: `message` after the loop's id.
+    fn refuse(&self, message: String) -> EmitError {
+        refusal(self.report, message)
+    }
+}
+
+/// The refusal of `report`'s port: `message` after the loop's id.
+fn refusal(report: &LoopReport, message: String) -> EmitError {
+    EmitError::refused(format!("{}: {message}", report.id))
+}
+
+/// Decides which program functions the loop calls for the device (directly or not, off
+/// its error paths); a call with no device version refuses the port.
+fn device_functions(report: &LoopReport) -> Result<Vec<String>, EmitError> {
     let mut device_functions: Vec<String> = Vec::new();
     // A call on an error path runs on the host only, in the re-run of the failing iteration.
     let on_error_path = |name: &str| {
@@ -141,22 +269,34 @@ pub fn plan_port(
                 }
             }
             other @ (Device::HostOnly | Device::Allocator | Device::Unknown) => {
-                return Err(refuse(format!(
-                    "calls `{}` ({other}), which has no device version",
-                    c.name
-                )))
+                return Err(refusal(
+                    report,
+                    format!("calls `{}` ({other}), which has no device version", c.name),
+                ))
             }
         }
     }
-    let induction = report
-        .induction
-        .as_ref()
-        .ok_or_else(|| refuse("the loop is not normalizable".into()))?;
-    let ctx = Ctx::new(unit, report)?;
-    let site = ctx
-        .loop_site(&report.id)
-        .ok_or_else(|| refuse("the loop's text was not found".into()))?;
-    let map = &unit.preprocessed.source_map;
+    Ok(device_functions)
+}
+
+/// The loop's text as the port takes it: the returned members it reads through a local,
+/// its second counters, and where it is written.
+struct LoopForm {
+    returned_members: Vec<TextEdit>,
+    counters: super::counters::CounterPort,
+    /// The loop keyword's place and the loop's last character's.
+    start: frontend::source_map::Location,
+    end: frontend::source_map::Location,
+    file: PathBuf,
+}
+
+/// Decides whether the loop's text has OpenMP's canonical form (a `for` with one
+/// initialization and a canonical increment once its counters are computed from the
+/// index), reads no member the port cannot rewrite, and is written in a file of its own.
+fn check_loop_form(scope: &Scope<'_, '_>) -> Result<LoopForm, EmitError> {
+    let (ctx, site, induction) = (scope.ctx, scope.site, scope.induction);
+    let refuse = |m: String| scope.refuse(m);
+    let map = &scope.unit.preprocessed.source_map;
     // A member of a struct a call returns, `(f(x)).r`, is read through a local the port
     // declares (`({ __typeof__(f(x)) v = f(x); v.r; })`): clang 16 rejects the member of
     // an rvalue in a target region ("expected addressable lvalue in 'map' clause").
@@ -207,14 +347,13 @@ pub fn plan_port(
     }
     // Second counters (`p++`, `k += 2` beside `i++`) are computed from the index in the
     // body; the increment is checked as it is once their updates are dropped.
-    let counters =
-        super::counters::plan_counters(&ctx, unit, site, report, induction).map_err(|why| {
-            refuse(format!(
-                "{why}; or compute it from `{}` yourself",
-                induction.var
-            ))
-        })?;
-    notes.extend(counters.notes.iter().cloned());
+    let counters = super::counters::plan_counters(ctx, scope.unit, site, scope.report, induction)
+        .map_err(|why| {
+        refuse(format!(
+            "{why}; or compute it from `{}` yourself",
+            induction.var
+        ))
+    })?;
     if let Some(step) = counters
         .increment
         .as_deref()
@@ -236,9 +375,31 @@ pub fn plan_port(
         ));
     }
     let file = map.path(start.file).to_path_buf();
+    Ok(LoopForm {
+        returned_members,
+        counters,
+        start,
+        end,
+        file,
+    })
+}
 
-    let mut clauses = Vec::new();
-    let mut collapsed = collapse(&ctx, unit, reports, report, site, &mut notes);
+/// Decides which loops the port collapses: pushes the `collapse` clause and returns the
+/// loop variables (the loop's own, then the collapsed inner loops').
+fn collapse_loops(
+    scope: &Scope<'_, '_>,
+    clauses: &mut Vec<String>,
+    notes: &mut Vec<String>,
+) -> Vec<String> {
+    let report = scope.report;
+    let mut collapsed = collapse(
+        scope.ctx,
+        scope.unit,
+        scope.reports,
+        report,
+        scope.site,
+        notes,
+    );
     // An arg-min/arg-max numbers the outer loop's iterations; the inner loop runs inside one.
     let arg_reduction = report
         .reductions
@@ -256,17 +417,50 @@ pub fn plan_port(
     if collapsed.len() > 1 {
         clauses.push(format!("collapse({})", collapsed.len()));
     }
-    let loop_vars: Vec<String> = std::iter::once(induction.var.clone())
+    std::iter::once(scope.induction.var.clone())
         .chain(collapsed.iter().skip(1).cloned())
-        .collect();
+        .collect()
+}
 
-    // Reductions first: their targets are neither mapped nor private.
+/// The loop's reductions as the port writes them.
+struct Reductions {
+    /// The `reduction` clauses' operators and variables.
+    reduced: Vec<(String, String)>,
+    /// `=` reductions: flags every assigning iteration sets to the same value, mapped
+    /// `tofrom` and stored atomically.
+    flags: Vec<String>,
+    atomics: Vec<AtomicSite>,
+    /// Parentheses that group the rest of a sum after its target (`x = x + (a + b)`).
+    grouped: Vec<TextEdit>,
+    /// The arg-min/arg-max reductions.
+    args: Vec<crate::argext::ArgExtremum>,
+}
+
+impl Reductions {
+    /// Whether `n` is a reduction's variable: scalar accumulators are the reduction
+    /// clause's; arrays updated atomically are mapped.
+    fn covers(&self, n: &str) -> bool {
+        self.reduced.iter().any(|(_, t)| t == n)
+            || self.flags.iter().any(|f| f == n)
+            || self
+                .args
+                .iter()
+                .flat_map(|a| std::iter::once(&a.target).chain(&a.partners))
+                .any(|v| v == n)
+    }
+}
+
+/// Decides how each of the loop's reductions is ported: a `reduction` clause, an atomic
+/// update or write, or an arg-min/arg-max; refuses one OpenMP cannot express.
+fn plan_reductions(
+    scope: &Scope<'_, '_>,
+    notes: &mut Vec<String>,
+) -> Result<Reductions, EmitError> {
+    let (ctx, unit, site, report) = (scope.ctx, scope.unit, scope.site, scope.report);
+    let refuse = |m: String| scope.refuse(m);
     let mut reduced: Vec<(String, String)> = Vec::new();
-    // `=` reductions: flags every assigning iteration sets to the same value, mapped
-    // `tofrom` and stored atomically.
     let mut flags: Vec<String> = Vec::new();
     let mut atomics = Vec::new();
-    // Parentheses that group the rest of a sum after its target (`x = x + (a + b)`).
     let mut grouped: Vec<TextEdit> = Vec::new();
     let mut needs_openmp_51 = false;
     let mut args: Vec<crate::argext::ArgExtremum> = Vec::new();
@@ -280,7 +474,7 @@ pub fn plan_port(
         };
         if r.operator == RedOp::Assign && r.kind == ReductionKind::Scalar {
             atomics.extend(atomic_sites(
-                &ctx,
+                ctx,
                 unit,
                 site,
                 r,
@@ -321,7 +515,7 @@ pub fn plan_port(
                 if matches!(op, "+" | "*" | "&" | "|" | "^") =>
             {
                 atomics.extend(atomic_sites(
-                    &ctx,
+                    ctx,
                     unit,
                     site,
                     r,
@@ -339,7 +533,7 @@ pub fn plan_port(
                     max: op == "max",
                     c_type: r.c_type.clone(),
                 };
-                atomics.extend(atomic_sites(&ctx, unit, site, r, form, &mut grouped)?);
+                atomics.extend(atomic_sites(ctx, unit, site, r, form, &mut grouped)?);
                 needs_openmp_51 = true;
                 notes.push(format!(
                     "{} is updated with `#pragma omp atomic compare` (lines {})",
@@ -349,7 +543,7 @@ pub fn plan_port(
             }
             ReductionKind::Argmin | ReductionKind::Argmax => {
                 args.push(
-                    crate::argext::check(r, &|n: &str| source_name(&ctx, n)).map_err(&refuse)?,
+                    crate::argext::check(r, &|n: &str| source_name(ctx, n)).map_err(&refuse)?,
                 );
             }
             _ => {
@@ -368,60 +562,80 @@ pub fn plan_port(
     if floating && !report.assumptions.iter().any(|a| a.contains("reassociat")) {
         notes.push("the floating-point reduction is reassociated: its rounding may differ from the sequential loop's".into());
     }
-    // An arg-min/arg-max's variables are copied in the body and combined by the port's own
-    // `declare reduction`.
-    let args_port = if args.is_empty() {
-        None
-    } else {
-        if counters.finals {
-            return Err(refuse(format!(
-                "an arg-{} beside a counter read after the loop is not generated: the counter's final value would have to follow the combined values; compute the counter from `{}` after the loop yourself",
-                args[0].op(),
-                induction.var
-            )));
-        }
-        let port = super::argext::plan_args(
-            &ctx,
-            unit,
-            site,
-            report,
-            induction,
-            &args,
-            &counters.replaced,
-        )
-        .map_err(|why| refuse(format!("an arg-{}: {why}", args[0].op())))?;
-        notes.extend(port.notes.iter().cloned());
-        Some(port)
-    };
-    let arg_variables: Vec<&str> = args
-        .iter()
-        .flat_map(|a| std::iter::once(&a.target).chain(&a.partners))
-        .map(String::as_str)
-        .collect();
-    // Scalar accumulators are the reduction clause's; arrays updated atomically are mapped.
-    let is_reduced = |n: &str| {
-        reduced.iter().any(|(_, t)| t == n)
-            || flags.iter().any(|f| f == n)
-            || arg_variables.contains(&n)
-    };
+    Ok(Reductions {
+        reduced,
+        flags,
+        atomics,
+        grouped,
+        args,
+    })
+}
 
-    // Private copies.
+/// Decides the port of the loop's arg-min/arg-max reductions, if any: its variables are
+/// copied in the body and combined by the port's own `declare reduction`.
+fn plan_arg_port(
+    scope: &Scope<'_, '_>,
+    args: &[crate::argext::ArgExtremum],
+    counters: &super::counters::CounterPort,
+    notes: &mut Vec<String>,
+) -> Result<Option<super::argext::ArgPort>, EmitError> {
+    if args.is_empty() {
+        return Ok(None);
+    }
+    if counters.finals {
+        return Err(scope.refuse(format!(
+            "an arg-{} beside a counter read after the loop is not generated: the counter's final value would have to follow the combined values; compute the counter from `{}` after the loop yourself",
+            args[0].op(),
+            scope.induction.var
+        )));
+    }
+    let port = super::argext::plan_args(
+        scope.ctx,
+        scope.unit,
+        scope.site,
+        scope.report,
+        scope.induction,
+        args,
+        &counters.replaced,
+    )
+    .map_err(|why| scope.refuse(format!("an arg-{}: {why}", args[0].op())))?;
+    notes.extend(port.notes.iter().cloned());
+    Ok(Some(port))
+}
+
+/// The variables the loop's own clauses claim before any map.
+struct Claimed {
+    /// The loop's variable and those of the loops collapsed with it.
+    loop_vars: Vec<String>,
+    reductions: Reductions,
+    privates: Privates,
+}
+
+/// The private copies' clauses.
+struct Privates {
+    private: Vec<String>,
+    lastprivate: Vec<String>,
+    /// `firstprivate`: assigned only under a test whose outcome is fixed for the loop.
+    starts_from_entry: Vec<String>,
+}
+
+/// Decides which variables are `private`, `lastprivate` or `firstprivate` (starting from
+/// their value before the loop); refuses one that would need two of them.
+fn plan_privates(
+    scope: &Scope<'_, '_>,
+    loop_vars: &[String],
+    reductions: &Reductions,
+) -> Result<Privates, EmitError> {
+    let (ctx, site, report) = (scope.ctx, scope.site, scope.report);
+    let is_reduced = |n: &str| reductions.covers(n);
     let mut private: Vec<String> = Vec::new();
     let mut lastprivate: Vec<String> = Vec::new();
     let mut starts_from_entry: Vec<String> = Vec::new();
-    let renamed = |n: &str| source_name(&ctx, n);
+    let renamed = |n: &str| source_name(ctx, n);
     let privates: Vec<advisor::model::Private> = report
         .private
         .iter()
         .map(|p| advisor::model::Private {
-            name: renamed(&p.name),
-            ..p.clone()
-        })
-        .collect();
-    let parameters: Vec<advisor::model::Parameter> = report
-        .parameters
-        .iter()
-        .map(|p| advisor::model::Parameter {
             name: renamed(&p.name),
             ..p.clone()
         })
@@ -449,7 +663,7 @@ pub fn plan_port(
             // fails, iterations read the value from before the loop, which `private` would
             // leave undefined.
             if p.last_value {
-                return Err(refuse(format!(
+                return Err(scope.refuse(format!(
                     "`{}` starts from its value before the loop where the test it is assigned under fails, and is read after the loop: OpenMP takes a variable in both `firstprivate` and `lastprivate` on no `distribute` construct; copy its last value out by hand",
                     p.name
                 )));
@@ -461,9 +675,9 @@ pub fn plan_port(
             private.push(p.name.clone());
         }
     }
-    for v in inner_loop_variables(&ctx, site)
+    for v in inner_loop_variables(ctx, site)
         .into_iter()
-        .chain(scalars_written_inside(&ctx, site))
+        .chain(scalars_written_inside(ctx, site))
     {
         if is_reduced(&v) {
             continue;
@@ -483,21 +697,44 @@ pub fn plan_port(
     // A clause may name only what is in scope at the pragma: a struct declared in the body
     // (`Pole pole = ...`, reached only through its members, so no access names it) is
     // private already, and a temporary of the analysis is no variable at all.
-    let in_scope = |v: &String| visible_at_pragma(&ctx, site, v);
+    let in_scope = |v: &String| visible_at_pragma(ctx, site, v);
     private.retain(in_scope);
     lastprivate.retain(in_scope);
     starts_from_entry.retain(in_scope);
+    Ok(Privates {
+        private,
+        lastprivate,
+        starts_from_entry,
+    })
+}
 
-    // Data.
-    let mut maps: BTreeMap<Dir, Vec<String>> = BTreeMap::new();
-    let mut struct_members: BTreeMap<String, (Dir, Vec<String>)> = BTreeMap::new();
-    let mut struct_pointers: BTreeMap<String, Dir> = BTreeMap::new();
+/// The report's parameters as the loop's text names them, and what the loop's start reads.
+struct Parameters {
+    list: Vec<advisor::model::Parameter>,
+    /// The report's names of values and the variables the loop's text names them by.
+    aliases: BTreeMap<String, String>,
+    init_reads: Vec<InitRead>,
+}
+
+/// Decides the names and sections the parameters are mapped by: the source's names, the
+/// aliases the loop's text uses, and sections widened by what the loop's start reads.
+fn prepare_parameters(scope: &Scope<'_, '_>) -> Result<Parameters, EmitError> {
+    let (ctx, site, report) = (scope.ctx, scope.site, scope.report);
+    let renamed = |n: &str| source_name(ctx, n);
+    let parameters: Vec<advisor::model::Parameter> = report
+        .parameters
+        .iter()
+        .map(|p| advisor::model::Parameter {
+            name: renamed(&p.name),
+            ..p.clone()
+        })
+        .collect();
     // The loop's text names `xd` where the report names the value it holds
     // (`x->content->data`, `xd = NV_DATA_OMP(x)` before the loop): map what the text names.
-    let written = scalars_written_inside(&ctx, site);
-    let aliases: BTreeMap<String, String> = source_bases(&ctx, report)
+    let written = scalars_written_inside(ctx, site);
+    let aliases: BTreeMap<String, String> = source_bases(ctx, report)
         .into_iter()
-        .filter(|(_, alias)| !written.contains(alias) && declared_outside(&ctx, site, alias))
+        .filter(|(_, alias)| !written.contains(alias) && declared_outside(ctx, site, alias))
         .collect();
     let parameters: Vec<advisor::model::Parameter> = parameters
         .into_iter()
@@ -514,8 +751,8 @@ pub fn plan_port(
     // `i = settings->psi_2e`): the memory it reads before the first iteration, which the
     // report's sections (the iterations' accesses) do not cover. An element of an array
     // the loop also reads widens that array's section.
-    let init_reads =
-        init_reads(for_init(ctx.slice(site.span)).unwrap_or_default()).map_err(&refuse)?;
+    let init_reads = init_reads(for_init(ctx.slice(site.span)).unwrap_or_default())
+        .map_err(|m| scope.refuse(m))?;
     let parameters: Vec<advisor::model::Parameter> = parameters
         .into_iter()
         .map(|mut p| {
@@ -532,224 +769,371 @@ pub fn plan_port(
             p
         })
         .collect();
-    let mapped_aliases: Vec<&String> = aliases.values().collect();
+    Ok(Parameters {
+        list: parameters,
+        aliases,
+        init_reads,
+    })
+}
+
+/// Decides the loop's data: the parameters' maps and copies, the arrays of rows mapped
+/// around the kernel, and what the loop's start, its text and its pointer counters read.
+fn plan_data(
+    scope: &Scope<'_, '_>,
+    form: &LoopForm,
+    claimed: &Claimed,
+    notes: &mut Vec<String>,
+) -> Result<(DataMaps, Option<super::rows::RowTrees>), EmitError> {
+    let parameters = prepare_parameters(scope)?;
     // Arrays of rows (`double ***u` with `u[i3][i2][i1]`): mapped level by level around the
     // kernel (`rows`), not by its own clauses.
     let trees = super::rows::plan_trees(
-        &ctx,
-        reports,
-        report,
-        site,
-        (start.line, end.line),
-        &parameters,
-        &loop_vars,
-        options,
-        &refuse,
+        scope.ctx,
+        scope.reports,
+        scope.report,
+        scope.site,
+        (form.start.line, form.end.line),
+        &parameters.list,
+        &claimed.loop_vars,
+        scope.options,
+        &|m| scope.refuse(m),
     )?;
-    let in_tree = |n: &str| trees.as_ref().is_some_and(|t| t.covered.contains(n));
-    let mut firstprivate: Vec<String> = counters.integers.clone();
-    let mut arrays: Vec<ArrayMap> = Vec::new();
-    let array_map = |name: &str, section: Option<Section>, bytes, role: Role| ArrayMap {
+    let mut data = DataMaps {
+        firstprivate: form.counters.integers.clone(),
+        ..DataMaps::default()
+    };
+    map_parameters(
+        scope,
+        claimed,
+        &parameters,
+        trees.as_ref(),
+        &mut data,
+        notes,
+    )?;
+    map_flags_and_start_reads(&mut data, &claimed.reductions.flags, parameters.init_reads);
+    merge_struct_maps(&mut data);
+    firstprivate_scalar_reads(scope, claimed, &mut data);
+    map_counter_pointers(&mut data, &form.counters.pointers);
+    Ok((data, trees))
+}
+
+/// The data clauses as they are built.
+#[derive(Default)]
+struct DataMaps {
+    /// The `map` clauses' items by direction.
+    maps: BTreeMap<Dir, Vec<String>>,
+    /// Structs mapped whole, with the sections of their members.
+    struct_members: BTreeMap<String, (Dir, Vec<String>)>,
+    /// Pointers to structs whose members' sections are mapped.
+    struct_pointers: BTreeMap<String, Dir>,
+    /// The scalars each thread reads a copy of (`strict_clauses`).
+    firstprivate: Vec<String>,
+    arrays: Vec<ArrayMap>,
+}
+
+/// One array of the `map` clauses, read and written as `role` says.
+fn array_map(
+    name: &str,
+    section: Option<Section>,
+    bytes: Option<(String, String, String)>,
+    role: Role,
+) -> ArrayMap {
+    ArrayMap {
         name: name.to_string(),
         section,
         bytes,
         read: role != Role::Out,
         written: role != Role::In,
-    };
-    for p in &parameters {
+    }
+}
+
+/// Decides how each parameter reaches the device: a scalar's copy, an array's section, a
+/// struct or a member's section; refuses one the port cannot map.
+fn map_parameters(
+    scope: &Scope<'_, '_>,
+    claimed: &Claimed,
+    parameters: &Parameters,
+    trees: Option<&super::rows::RowTrees>,
+    data: &mut DataMaps,
+    notes: &mut Vec<String>,
+) -> Result<(), EmitError> {
+    let in_tree = |n: &str| trees.is_some_and(|t| t.covered.contains(n));
+    for p in &parameters.list {
         if p.kind == ParamKind::Scalar {
-            let written = p.role != Role::In;
-            let handled = is_reduced(&p.name)
-                || mapped_aliases.contains(&&p.name)
-                || private.contains(&p.name)
-                || lastprivate.contains(&p.name)
-                || starts_from_entry.contains(&p.name)
-                || loop_vars.contains(&p.name);
-            if written && !handled {
-                return Err(refuse(format!(
-                    "`{}` is computed in the loop and used after it; it is not a reduction nor private",
-                    p.name
-                )));
-            }
-            if p.c_type.contains('*') && !handled {
-                return Err(refuse(format!(
-                    "pointer `{}` ({}) is used without a known section; warpwise cannot tell which bytes to map",
-                    p.name, p.c_type
-                )));
-            }
-            if !handled {
-                firstprivate.push(p.name.clone());
-            }
+            map_scalar_parameter(scope, claimed, parameters, p, data)?;
             continue;
         }
-        if is_reduced(&p.name) || in_tree(&p.name) {
+        if claimed.reductions.covers(&p.name) || in_tree(&p.name) {
             continue;
         }
         let dir = Dir::of(p.role);
-        if options.drop.contains(&p.name) {
+        if scope.options.drop.contains(&p.name) {
             continue;
         }
-        // The report's type, not the IR's: a pointer first set to `NULL` has a `void *`
-        // value there whatever its declaration.
-        let pointee_void = {
-            let words: Vec<&str> = p
-                .c_type
-                .split(|c: char| c.is_whitespace() || c == '*')
-                .filter(|w| !w.is_empty() && !matches!(*w, "const" | "volatile" | "restrict"))
-                .collect();
-            words == ["void"] && p.c_type.matches('*').count() == 1
-        };
-        if pointee_void {
-            return Err(refuse(format!(
-                "`{}` is a `void *`: an OpenMP section counts elements of a type; copy it into a typed pointer before the loop",
-                p.name
-            )));
-        }
-        // Arrays of rows named by a variable are the trees' (`rows`); these are reached
-        // through a member or a dereference (`s->rows[i][j]`), which the row-by-row maps
-        // do not name.
-        if p.name.matches('[').count() >= 2 && split_member(&p.name).is_none() {
-            return Err(refuse(format!(
-                "`{}` is a row of a row of pointers not named by a variable: only arrays of rows a variable holds (`u[i][j]`) are mapped row by row; copy the pointer into a local before the loop",
-                p.name
-            )));
-        }
-        // `out[i]` for an array of pointers: a row the port can map only while the
-        // subscript holds still.
-        if let Some(open) = p.name.find('[') {
-            let loop_text = ctx.slice(site.span);
-            let moving = expr_roots(&p.name[open..])
-                .into_iter()
-                .find(|v| loop_vars.contains(v) || written_in(loop_text, v));
-            if let Some(v) = moving {
-                return Err(refuse(format!(
-                    "`{}` is another row in each iteration (`{v}` changes in the loop) of an array of pointers not named by a variable: only arrays of rows a variable holds (`out[i]`) are mapped row by row; copy the pointer into a local before the loop",
-                    p.name
-                )));
-            }
-        }
-        if let Some((root, arrow, member)) = split_member(&p.name) {
-            if member.contains(['.', '-', '[']) {
-                return Err(refuse(format!(
-                    "`{}` is nested more than one member deep; map it by hand",
-                    p.name
-                )));
-            }
-            let (lo, hi) = byte_section(&ctx, report, p, &refuse, &mut notes)?;
-            let unit_bytes = map_unit(&ctx, report, &p.name).map_err(|e| refuse(e.to_string()))?;
-            let item = covering(&lo, &hi, &unit_bytes).render(&p.name);
-            if arrow {
-                struct_pointers.entry(root.to_string()).or_insert(Dir::To);
-                maps.entry(dir).or_default().push(item);
-            } else {
-                let e = struct_members
-                    .entry(root.to_string())
-                    .or_insert((Dir::To, Vec::new()));
-                e.0 = e.0.max(dir);
-                e.1.push(item);
-            }
+        refuse_unmappable(scope, &claimed.loop_vars, p)?;
+        if let Some(member) = split_member(&p.name) {
+            map_member(scope, p, member, dir, data, notes)?;
             continue;
         }
-        let ty = ctx.type_of(&p.name).map(|t| ctx.types.get(t).clone());
-        // A `_Complex` scalar, which the analyses see as two components: its value is one
-        // variable for OpenMP, not an array to take a section of.
-        if complex_scalar(&ctx, &p.name) {
-            if dir != Dir::To {
-                return Err(refuse(format!(
-                    "the complex `{}` is written in the loop and is not private nor a reduction",
-                    p.name
-                )));
-            }
-            firstprivate.push(p.name.clone());
-            continue;
-        }
-        if matches!(ty, Some(Type::Int { .. } | Type::Float(_))) {
-            // A global scalar: read-only here (a written one is private or a reduction).
-            if dir == Dir::ToFrom {
-                return Err(refuse(format!(
-                    "the global `{}` is written in the loop and is not private nor a reduction",
-                    p.name
-                )));
-            }
-            firstprivate.push(p.name.clone());
-            continue;
-        }
-        match ty {
-            Some(Type::Record(_)) => {
-                let e = struct_members
-                    .entry(p.name.clone())
-                    .or_insert((Dir::To, Vec::new()));
-                e.0 = e.0.max(dir);
-                continue;
-            }
-            Some(Type::Array { .. }) if p.bytes.is_none() => {
-                maps.entry(dir).or_default().push(p.name.clone());
-                arrays.push(array_map(&p.name, None, None, p.role));
-                continue;
-            }
-            _ => {}
-        }
-        let (lo, hi) = byte_section(&ctx, report, p, &refuse, &mut notes)?;
-        let unit_bytes = map_unit(&ctx, report, &p.name).map_err(|e| refuse(e.to_string()))?;
-        let mut section: Section = covering(&lo, &hi, &unit_bytes);
-        if null_tested(ctx.slice(site.span), &p.name) {
-            section.length = format!("({} ? {} : 0)", p.name, section.length);
-            notes.push(format!(
-                "`{}` is tested for null in the loop: its section is empty when it is null (libomptarget copies a mapped section from any pointer, a null one too)",
-                p.name
-            ));
-        }
-        let mut bytes = Some((lo, hi, unit_bytes));
-        if options.shrink.contains(&p.name) {
-            section.length = format!("{} - 1", section.length);
-            bytes = None;
-        }
-        maps.entry(dir).or_default().push(section.render(&p.name));
-        arrays.push(array_map(&p.name, Some(section), bytes, p.role));
+        map_variable(scope, p, dir, data, notes)?;
     }
-    for f in &flags {
-        maps.entry(Dir::ToFrom).or_default().push(f.clone());
+    Ok(())
+}
+
+/// Decides whether a scalar parameter is `firstprivate` (when no clause claims it
+/// already); refuses one the loop writes, or a pointer with no section.
+fn map_scalar_parameter(
+    scope: &Scope<'_, '_>,
+    claimed: &Claimed,
+    parameters: &Parameters,
+    p: &advisor::model::Parameter,
+    data: &mut DataMaps,
+) -> Result<(), EmitError> {
+    let privates = &claimed.privates;
+    let written = p.role != Role::In;
+    let handled = claimed.reductions.covers(&p.name)
+        || parameters.aliases.values().any(|a| *a == p.name)
+        || privates.private.contains(&p.name)
+        || privates.lastprivate.contains(&p.name)
+        || privates.starts_from_entry.contains(&p.name)
+        || claimed.loop_vars.contains(&p.name);
+    if written && !handled {
+        return Err(scope.refuse(format!(
+            "`{}` is computed in the loop and used after it; it is not a reduction nor private",
+            p.name
+        )));
+    }
+    if p.c_type.contains('*') && !handled {
+        return Err(scope.refuse(format!(
+            "pointer `{}` ({}) is used without a known section; warpwise cannot tell which bytes to map",
+            p.name, p.c_type
+        )));
+    }
+    if !handled {
+        data.firstprivate.push(p.name.clone());
+    }
+    Ok(())
+}
+
+/// Decides whether an array parameter has a shape no `map` clause can name: a `void *`,
+/// or a row of pointers not named by a variable.
+fn refuse_unmappable(
+    scope: &Scope<'_, '_>,
+    loop_vars: &[String],
+    p: &advisor::model::Parameter,
+) -> Result<(), EmitError> {
+    // The report's type, not the IR's: a pointer first set to `NULL` has a `void *`
+    // value there whatever its declaration.
+    let pointee_void = {
+        let words: Vec<&str> = p
+            .c_type
+            .split(|c: char| c.is_whitespace() || c == '*')
+            .filter(|w| !w.is_empty() && !matches!(*w, "const" | "volatile" | "restrict"))
+            .collect();
+        words == ["void"] && p.c_type.matches('*').count() == 1
+    };
+    if pointee_void {
+        return Err(scope.refuse(format!(
+            "`{}` is a `void *`: an OpenMP section counts elements of a type; copy it into a typed pointer before the loop",
+            p.name
+        )));
+    }
+    // Arrays of rows named by a variable are the trees' (`rows`); these are reached
+    // through a member or a dereference (`s->rows[i][j]`), which the row-by-row maps
+    // do not name.
+    if p.name.matches('[').count() >= 2 && split_member(&p.name).is_none() {
+        return Err(scope.refuse(format!(
+            "`{}` is a row of a row of pointers not named by a variable: only arrays of rows a variable holds (`u[i][j]`) are mapped row by row; copy the pointer into a local before the loop",
+            p.name
+        )));
+    }
+    // `out[i]` for an array of pointers: a row the port can map only while the
+    // subscript holds still.
+    if let Some(open) = p.name.find('[') {
+        let loop_text = scope.ctx.slice(scope.site.span);
+        let moving = expr_roots(&p.name[open..])
+            .into_iter()
+            .find(|v| loop_vars.contains(v) || written_in(loop_text, v));
+        if let Some(v) = moving {
+            return Err(scope.refuse(format!(
+                "`{}` is another row in each iteration (`{v}` changes in the loop) of an array of pointers not named by a variable: only arrays of rows a variable holds (`out[i]`) are mapped row by row; copy the pointer into a local before the loop",
+                p.name
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Decides the section of a struct's member (`s.p`, `s->p`) and the struct it is mapped
+/// with; refuses one nested deeper.
+fn map_member(
+    scope: &Scope<'_, '_>,
+    p: &advisor::model::Parameter,
+    (root, arrow, member): (&str, bool, &str),
+    dir: Dir,
+    data: &mut DataMaps,
+    notes: &mut Vec<String>,
+) -> Result<(), EmitError> {
+    let refuse = |m: String| scope.refuse(m);
+    if member.contains(['.', '-', '[']) {
+        return Err(refuse(format!(
+            "`{}` is nested more than one member deep; map it by hand",
+            p.name
+        )));
+    }
+    let (lo, hi) = byte_section(scope.ctx, scope.report, p, &refuse, notes)?;
+    let unit_bytes =
+        map_unit(scope.ctx, scope.report, &p.name).map_err(|e| refuse(e.to_string()))?;
+    let item = covering(&lo, &hi, &unit_bytes).render(&p.name);
+    if arrow {
+        data.struct_pointers
+            .entry(root.to_string())
+            .or_insert(Dir::To);
+        data.maps.entry(dir).or_default().push(item);
+    } else {
+        let e = data
+            .struct_members
+            .entry(root.to_string())
+            .or_insert((Dir::To, Vec::new()));
+        e.0 = e.0.max(dir);
+        e.1.push(item);
+    }
+    Ok(())
+}
+
+/// Decides how a variable parameter is mapped: a complex or global scalar's copy, a
+/// struct whole, a declared array whole, or a pointer's section.
+fn map_variable(
+    scope: &Scope<'_, '_>,
+    p: &advisor::model::Parameter,
+    dir: Dir,
+    data: &mut DataMaps,
+    notes: &mut Vec<String>,
+) -> Result<(), EmitError> {
+    let (ctx, report) = (scope.ctx, scope.report);
+    let refuse = |m: String| scope.refuse(m);
+    let ty = ctx.type_of(&p.name).map(|t| ctx.types.get(t).clone());
+    // A `_Complex` scalar, which the analyses see as two components: its value is one
+    // variable for OpenMP, not an array to take a section of.
+    if complex_scalar(ctx, &p.name) {
+        if dir != Dir::To {
+            return Err(refuse(format!(
+                "the complex `{}` is written in the loop and is not private nor a reduction",
+                p.name
+            )));
+        }
+        data.firstprivate.push(p.name.clone());
+        return Ok(());
+    }
+    if matches!(ty, Some(Type::Int { .. } | Type::Float(_))) {
+        // A global scalar: read-only here (a written one is private or a reduction).
+        if dir == Dir::ToFrom {
+            return Err(refuse(format!(
+                "the global `{}` is written in the loop and is not private nor a reduction",
+                p.name
+            )));
+        }
+        data.firstprivate.push(p.name.clone());
+        return Ok(());
+    }
+    match ty {
+        Some(Type::Record(_)) => {
+            let e = data
+                .struct_members
+                .entry(p.name.clone())
+                .or_insert((Dir::To, Vec::new()));
+            e.0 = e.0.max(dir);
+            return Ok(());
+        }
+        Some(Type::Array { .. }) if p.bytes.is_none() => {
+            data.maps.entry(dir).or_default().push(p.name.clone());
+            data.arrays.push(array_map(&p.name, None, None, p.role));
+            return Ok(());
+        }
+        _ => {}
+    }
+    let (lo, hi) = byte_section(ctx, report, p, &refuse, notes)?;
+    let unit_bytes = map_unit(ctx, report, &p.name).map_err(|e| refuse(e.to_string()))?;
+    let mut section: Section = covering(&lo, &hi, &unit_bytes);
+    if null_tested(ctx.slice(scope.site.span), &p.name) {
+        section.length = format!("({} ? {} : 0)", p.name, section.length);
+        notes.push(format!(
+            "`{}` is tested for null in the loop: its section is empty when it is null (libomptarget copies a mapped section from any pointer, a null one too)",
+            p.name
+        ));
+    }
+    let mut bytes = Some((lo, hi, unit_bytes));
+    if scope.options.shrink.contains(&p.name) {
+        section.length = format!("{} - 1", section.length);
+        bytes = None;
+    }
+    data.maps
+        .entry(dir)
+        .or_default()
+        .push(section.render(&p.name));
+    data.arrays
+        .push(array_map(&p.name, Some(section), bytes, p.role));
+    Ok(())
+}
+
+/// Whether a `map` clause names `name` or a section of it.
+fn mapped(maps: &BTreeMap<Dir, Vec<String>>, name: &str) -> bool {
+    maps.values().flatten().any(|item| {
+        item.split(", ")
+            .any(|i| i == name || i.starts_with(&format!("{name}[")))
+    })
+}
+
+/// Maps the `=` reductions' flags `tofrom`, then what the loop's start reads that the
+/// parameters' maps leave out: a struct it reaches into, an array the loop does not read.
+fn map_flags_and_start_reads(data: &mut DataMaps, flags: &[String], init_reads: Vec<InitRead>) {
+    for f in flags {
+        data.maps.entry(Dir::ToFrom).or_default().push(f.clone());
     }
     // The start's other reads: a struct it reaches into, an array the loop does not read.
-    let mapped = |maps: &BTreeMap<Dir, Vec<String>>, name: &str| {
-        maps.values().flatten().any(|item| {
-            item.split(", ")
-                .any(|i| i == name || i.starts_with(&format!("{name}[")))
-        })
-    };
     for read in init_reads {
         match read {
             InitRead::Member { root, arrow: true } => {
-                if !mapped(&maps, &root) && !struct_members.contains_key(&root) {
-                    struct_pointers.entry(root).or_insert(Dir::To);
+                if !mapped(&data.maps, &root) && !data.struct_members.contains_key(&root) {
+                    data.struct_pointers.entry(root).or_insert(Dir::To);
                 }
             }
             InitRead::Member { root, arrow: false } => {
-                if !struct_members.contains_key(&root) && !firstprivate.contains(&root) {
-                    firstprivate.push(root);
+                if !data.struct_members.contains_key(&root) && !data.firstprivate.contains(&root) {
+                    data.firstprivate.push(root);
                 }
             }
             InitRead::Element { array, index } => {
-                if !mapped(&maps, &array) && !struct_members.contains_key(&array) {
-                    maps.entry(Dir::To)
+                if !mapped(&data.maps, &array) && !data.struct_members.contains_key(&array) {
+                    data.maps
+                        .entry(Dir::To)
                         .or_default()
                         .push(format!("{array}[{index}:1]"));
                 }
             }
         }
     }
-    for (root, dir) in &struct_pointers {
+}
+
+/// Adds the structs to the `map` clauses: each struct whole with its members' sections,
+/// and each struct a member pointer is reached through.
+fn merge_struct_maps(data: &mut DataMaps) {
+    for (root, dir) in &data.struct_pointers {
         // The struct a member pointer is reached through must be on the device too for
         // clang to attach the member's section (a member section alone is not enough).
-        let mapped = maps
+        let mapped = data
+            .maps
             .values()
             .flatten()
             .any(|item| item == root || item.starts_with(&format!("{root}[")));
-        if !struct_members.contains_key(root) && !mapped {
-            maps.entry(*dir).or_default().push(format!("{root}[0:1]"));
+        if !data.struct_members.contains_key(root) && !mapped {
+            data.maps
+                .entry(*dir)
+                .or_default()
+                .push(format!("{root}[0:1]"));
         }
     }
-    for (root, (dir, members)) in &struct_members {
+    for (root, (dir, members)) in &data.struct_members {
         // `map(tofrom: s, s.p[0:n])` in one clause: clang 16 attaches `s.p` only then.
         let mut items = vec![root.clone()];
         items.extend(members.iter().cloned());
@@ -758,8 +1142,14 @@ pub fn plan_port(
         } else {
             Dir::ToFrom
         };
-        maps.entry(dir).or_default().push(items.join(", "));
+        data.maps.entry(dir).or_default().push(items.join(", "));
     }
+}
+
+/// Decides which scalars and structs the loop's text reads that no clause names yet are
+/// `firstprivate`.
+fn firstprivate_scalar_reads(scope: &Scope<'_, '_>, claimed: &Claimed, data: &mut DataMaps) {
+    let (ctx, site) = (scope.ctx, scope.site);
     // Scalars the loop's text reads that the report folded into constants (`n` set to
     // 1000 before the loop) are still variables there.
     // A copy the IR drops (`a1 = a5 = k;` before the loop) has no type there: its
@@ -767,66 +1157,102 @@ pub fn plan_port(
     let fsite = &ctx.sites.functions[site.function];
     let before_loop = &ctx.text[fsite.body.start as usize..site.span.start as usize];
     let loop_text = &ctx.text[site.span.start as usize..site.span.end as usize];
-    for v in scalars_read_inside(&ctx, site) {
+    for v in scalars_read_inside(ctx, site) {
         let scalar = match ctx.type_of(&v) {
             Some(t) => matches!(ctx.types.get(t), Type::Int { .. } | Type::Float(_)),
             None => {
                 (declared_scalar_type(before_loop, &v).is_some()
-                    || declared_with_arithmetic_typedef(&ctx, before_loop, &v))
+                    || declared_with_arithmetic_typedef(ctx, before_loop, &v))
                     && !written_in(loop_text, &v)
             }
         };
-        let handled = firstprivate.contains(&v)
-            || private.contains(&v)
-            || lastprivate.contains(&v)
-            || loop_vars.contains(&v)
-            || is_reduced(&v);
+        let handled = data.firstprivate.contains(&v)
+            || claimed.privates.private.contains(&v)
+            || claimed.privates.lastprivate.contains(&v)
+            || claimed.loop_vars.contains(&v)
+            || claimed.reductions.covers(&v);
         // A struct the loop reads by value (`fc3[i] = comp_zero;`): each thread's copy.
         let read_struct = ctx
             .type_of(&v)
             .is_some_and(|t| matches!(ctx.types.get(t), Type::Record(_)))
             && !written_in(loop_text, &v)
-            && !struct_members.contains_key(&v)
-            && !mapped(&maps, &v);
+            && !data.struct_members.contains_key(&v)
+            && !mapped(&data.maps, &v);
         if (scalar || read_struct) && !handled {
-            firstprivate.push(v);
+            data.firstprivate.push(v);
         }
     }
+}
+
+/// Maps the arrays the pointer counters point into, where no clause maps them yet.
+fn map_counter_pointers(data: &mut DataMaps, pointers: &[String]) {
     // A pointer counter's entry value becomes the device address of the array it points
     // into, which the clauses above map (a zero-length section maps nothing itself).
-    for p in &counters.pointers {
-        if !mapped(&maps, p) {
-            maps.entry(Dir::To).or_default().push(format!("{p}[0:0]"));
+    for p in pointers {
+        if !mapped(&data.maps, p) {
+            data.maps
+                .entry(Dir::To)
+                .or_default()
+                .push(format!("{p}[0:0]"));
         }
     }
-    for (dir, items) in &maps {
+}
+
+/// Writes the data clauses in their order: maps, the trees' `alloc` maps, private copies,
+/// reductions, then the arg-min/arg-max's own.
+fn data_clauses(
+    data: &DataMaps,
+    trees: Option<&super::rows::RowTrees>,
+    claimed: &Claimed,
+    args_port: Option<&super::argext::ArgPort>,
+    clauses: &mut Vec<String>,
+    notes: &mut Vec<String>,
+) {
+    for (dir, items) in &data.maps {
         clauses.push(format!("map({}: {})", dir.keyword(), items.join(", ")));
     }
     // The trees are on the device already: the kernel finds them present.
-    if let Some(t) = &trees {
+    if let Some(t) = trees {
         clauses.push(format!("map(alloc: {})", t.kernel_maps.join(", ")));
         notes.extend(t.notes.iter().cloned());
     }
-    if !private.is_empty() {
-        clauses.push(format!("private({})", private.join(", ")));
+    let privates = &claimed.privates;
+    if !privates.private.is_empty() {
+        clauses.push(format!("private({})", privates.private.join(", ")));
     }
-    if !starts_from_entry.is_empty() {
-        clauses.push(format!("firstprivate({})", starts_from_entry.join(", ")));
+    if !privates.starts_from_entry.is_empty() {
+        clauses.push(format!(
+            "firstprivate({})",
+            privates.starts_from_entry.join(", ")
+        ));
     }
-    if !lastprivate.is_empty() {
-        clauses.push(format!("lastprivate({})", lastprivate.join(", ")));
+    if !privates.lastprivate.is_empty() {
+        clauses.push(format!("lastprivate({})", privates.lastprivate.join(", ")));
     }
     let mut by_op: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
-    for (op, t) in &reduced {
+    for (op, t) in &claimed.reductions.reduced {
         by_op.entry(op.as_str()).or_default().push(t.as_str());
     }
     for (op, targets) in by_op {
         clauses.push(format!("reduction({op}: {})", targets.join(", ")));
     }
-    // The arg-min's edits already hold the counters' (one merged rewrite of the loop).
-    let mut edits = counters.edits;
-    if let Some(a) = &args_port {
+    if let Some(a) = args_port {
         clauses.extend(a.clauses.iter().cloned());
+    }
+}
+
+/// Decides the text edits of the loop: the counters' (or the arg-min's, which hold
+/// them), the returned members read through a local, and the grouped sums.
+fn collect_edits(
+    counter_edits: Vec<TextEdit>,
+    args_port: Option<&super::argext::ArgPort>,
+    returned_members: Vec<TextEdit>,
+    grouped: &[TextEdit],
+    notes: &mut Vec<String>,
+) -> Vec<TextEdit> {
+    // The arg-min's edits already hold the counters' (one merged rewrite of the loop).
+    let mut edits = counter_edits;
+    if let Some(a) = args_port {
         edits = a.edits.clone();
     }
     if !returned_members.is_empty() {
@@ -844,119 +1270,118 @@ pub fn plan_port(
             grouped.len() / 2,
             if grouped.len() > 2 { "s" } else { "" }
         ));
-        edits.extend(grouped);
+        edits.extend(grouped.iter().cloned());
     }
+    edits
+}
+
+/// Decides the port of the loop's error paths, if any: a flag in a block opened before
+/// the pragma, the branches replaced, the failing iteration run again after the loop;
+/// refuses them beside another rewrite that wraps the loop or edits the same text.
+fn plan_error_flag(
+    scope: &Scope<'_, '_>,
+    has_args: bool,
+    has_trees: bool,
+    edits: &mut Vec<TextEdit>,
+    clauses: &mut Vec<String>,
+    notes: &mut Vec<String>,
+) -> Result<Option<super::error_flag::FlagPort>, EmitError> {
+    let (ctx, unit, site, report) = (scope.ctx, scope.unit, scope.site, scope.report);
+    let refuse = |m: String| scope.refuse(m);
     // Error paths: a flag in a block opened before the pragma, the branches replaced, the
     // failing iteration run again after the loop.
-    let mut rerun = None;
-    let flag_port = if report.error_paths.is_empty() {
-        None
+    if report.error_paths.is_empty() {
+        return Ok(None);
+    }
+    let beside = if !report.counters.is_empty() {
+        Some("a counter the loop advances beside its index (the re-run would start it from its final value)")
+    } else if has_args {
+        Some("an arg-min/arg-max (both wrap the loop in a block of their own)")
+    } else if has_trees {
+        Some("arrays of rows (both wrap the loop in a block of their own)")
     } else {
-        let beside = if !report.counters.is_empty() {
-            Some("a counter the loop advances beside its index (the re-run would start it from its final value)")
-        } else if args_port.is_some() {
-            Some("an arg-min/arg-max (both wrap the loop in a block of their own)")
-        } else if trees.is_some() {
-            Some("arrays of rows (both wrap the loop in a block of their own)")
-        } else {
-            None
-        };
-        if let Some(what) = beside {
-            return Err(refuse(format!(
-                "an error path beside {what} is not generated; move the error test out of the loop or port it by hand"
-            )));
-        }
-        let flag = super::error_flag::plan_flag(&ctx, unit, site, report, induction)
-            .map_err(|why| refuse(format!("its error path cannot be ported: {why}")))?;
-        let flag_edits =
-            super::counters::text_edits(&ctx, unit, site, &flag.replaced).map_err(|original| {
-                refuse(format!(
-                    "{original}: the port cannot replace the error branch"
-                ))
-            })?;
-        if let Some(e) = edits.iter().find(|e| {
-            flag_edits
-                .iter()
-                .any(|f| (f.line, f.col) == (e.line, e.col))
-        }) {
-            return Err(refuse(format!(
-                "`{}` at line {} is edited both for an update and for the error path; port it by hand",
-                e.original, e.line
-            )));
-        }
-        edits.extend(flag_edits);
-        clauses.push(flag.clause.clone());
-        notes.extend(flag.notes.iter().cloned());
-        rerun = Some(flag.rerun.clone());
-        Some(flag)
+        None
     };
-    let mut preamble = args_port
-        .map(|a| a.preamble)
-        .or(flag_port.map(|f| f.preamble));
-    if let Some(t) = trees {
-        if preamble.is_some() {
-            return Err(refuse(
-                "an arg-min/arg-max beside arrays of rows is not generated: both wrap the loop in a block of their own".into(),
-            ));
-        }
-        // The exit maps follow the loop's last token, in the block the enter maps open.
-        let stmt = ctx.slice(site.span);
-        let last = crate::ctext::code_tokens(stmt)
-            .pop()
-            .ok_or_else(|| refuse("the loop has no text".into()))?;
-        let at = map.locate(site.span.start as usize + last.start);
-        let original = stmt[last.start..last.end].to_string();
-        if at.file != start.file || edits.iter().any(|e| e.line == at.line && e.col == at.col) {
-            return Err(refuse(format!(
-                "the loop's last token `{original}` is written by a macro or edited already: the maps of its arrays of rows cannot follow it"
-            )));
-        }
-        let line_start = ctx.text[..site.span.start as usize]
-            .rfind('\n')
-            .map_or(0, |k| k + 1);
-        let indent: String = ctx.text[line_start..]
-            .chars()
-            .take_while(|c| *c == ' ' || *c == '\t')
-            .collect();
-        let exit: String = t.exit.lines().map(|l| format!("\n{indent}{l}")).collect();
-        edits.push(TextEdit {
-            line: at.line,
-            col: at.col,
-            replacement: format!("{original}{exit}"),
-            original,
-        });
-        preamble = Some(t.enter);
+    if let Some(what) = beside {
+        return Err(refuse(format!(
+            "an error path beside {what} is not generated; move the error test out of the loop or port it by hand"
+        )));
     }
-    for a in &report.assumptions {
-        notes.push(format!("assumes {a}"));
+    let flag = super::error_flag::plan_flag(ctx, unit, site, report, scope.induction)
+        .map_err(|why| refuse(format!("its error path cannot be ported: {why}")))?;
+    let flag_edits =
+        super::counters::text_edits(ctx, unit, site, &flag.replaced).map_err(|original| {
+            refuse(format!(
+                "{original}: the port cannot replace the error branch"
+            ))
+        })?;
+    if let Some(e) = edits.iter().find(|e| {
+        flag_edits
+            .iter()
+            .any(|f| (f.line, f.col) == (e.line, e.col))
+    }) {
+        return Err(refuse(format!(
+            "`{}` at line {} is edited both for an update and for the error path; port it by hand",
+            e.original, e.line
+        )));
     }
-    Ok(LoopPort {
-        loop_id: report.id.clone(),
-        function: report.function.clone(),
-        file,
-        line: start.line,
-        col: start.col,
-        last_line: end.line,
-        span: site.span,
-        pragma: pragma_text("#pragma omp target teams distribute parallel for", &clauses),
-        atomics,
-        edits,
-        preamble,
-        device_functions,
-        global_maps: Default::default(),
-        reduced: reduced.iter().map(|(_, t)| t.clone()).collect(),
-        strict_clauses: std::iter::once("defaultmap(none)".to_string())
-            .chain(
-                (!firstprivate.is_empty())
-                    .then(|| format!("firstprivate({})", firstprivate.join(", "))),
-            )
-            .collect(),
-        maps_structs: !struct_members.is_empty() || !struct_pointers.is_empty(),
-        enclosing: None,
-        arrays,
-        rerun,
-        notes,
-    })
+    edits.extend(flag_edits);
+    clauses.push(flag.clause.clone());
+    notes.extend(flag.notes.iter().cloned());
+    Ok(Some(flag))
+}
+
+/// Decides the preamble: the arrays of rows' enter maps (with their exit maps after the
+/// loop's last token), or else `preamble`, the arg-min/arg-max's or the error flag's;
+/// refuses arrays of rows beside another preamble.
+fn place_tree_maps(
+    scope: &Scope<'_, '_>,
+    trees: Option<super::rows::RowTrees>,
+    preamble: Option<String>,
+    file: frontend::source_map::FileId,
+    edits: &mut Vec<TextEdit>,
+) -> Result<Option<String>, EmitError> {
+    let (ctx, site) = (scope.ctx, scope.site);
+    let refuse = |m: String| scope.refuse(m);
+    let Some(t) = trees else {
+        return Ok(preamble);
+    };
+    if preamble.is_some() {
+        return Err(refuse(
+            "an arg-min/arg-max beside arrays of rows is not generated: both wrap the loop in a block of their own".into(),
+        ));
+    }
+    // The exit maps follow the loop's last token, in the block the enter maps open.
+    let stmt = ctx.slice(site.span);
+    let last = crate::ctext::code_tokens(stmt)
+        .pop()
+        .ok_or_else(|| refuse("the loop has no text".into()))?;
+    let at = scope
+        .unit
+        .preprocessed
+        .source_map
+        .locate(site.span.start as usize + last.start);
+    let original = stmt[last.start..last.end].to_string();
+    if at.file != file || edits.iter().any(|e| e.line == at.line && e.col == at.col) {
+        return Err(refuse(format!(
+            "the loop's last token `{original}` is written by a macro or edited already: the maps of its arrays of rows cannot follow it"
+        )));
+    }
+    let line_start = ctx.text[..site.span.start as usize]
+        .rfind('\n')
+        .map_or(0, |k| k + 1);
+    let indent: String = ctx.text[line_start..]
+        .chars()
+        .take_while(|c| *c == ' ' || *c == '\t')
+        .collect();
+    let exit: String = t.exit.lines().map(|l| format!("\n{indent}{l}")).collect();
+    edits.push(TextEdit {
+        line: at.line,
+        col: at.col,
+        replacement: format!("{original}{exit}"),
+        original,
+    });
+    Ok(Some(t.enter))
 }
 
 /// Whether combining the reduction's partial results in another order can change its
