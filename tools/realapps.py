@@ -679,9 +679,20 @@ QUOTES = ("access", "text", "element", "condition")
 
 
 def balanced(text):
-    depth = []
+    """Brackets nest, string and character literals aside."""
+    depth, literal, escaped = [], None, False
     for c in text:
-        if c in "([{":
+        if literal:
+            if escaped:
+                escaped = False
+            elif c == "\\":
+                escaped = True
+            elif c == literal:
+                literal = None
+            continue
+        if c in "\"'":
+            literal = c
+        elif c in "([{":
             depth.append(")]}"["([{".index(c)])
         elif c in ")]}" and (not depth or depth.pop() != c):
             return False
