@@ -353,8 +353,12 @@ pub fn allocations(view: &ProgramView, keeper: &Keeper) -> Result<Allocations, S
                                         format!("{shown} is assigned at {} {why}", where_())
                                     })?;
                                 let kept = kept_lengths(&frame);
+                                let own = match keeper {
+                                    Keeper::Field { field, .. } => Some(field.as_str()),
+                                    Keeper::Global(_) => None,
+                                };
                                 found.push(Made {
-                                    size: by_lengths(size, &kept, 0),
+                                    size: by_lengths(size, &kept, own, 0),
                                     kept,
                                     at,
                                 });
@@ -734,7 +738,12 @@ fn read_only_parameter(func: &Function, slot: Slot) -> Option<usize> {
 /// by a sibling length it sets to a factor of the size: RSBench allocates
 /// `input.n_nuclides * sizeof(int)` bytes and sets `SD.length_n_windows = input.n_nuclides`,
 /// so the size is `4 * length_n_windows`. A size without such values is left as it is.
-fn by_lengths(size: SizeTerm, kept: &HashMap<String, SizeTerm>, depth: usize) -> SizeTerm {
+fn by_lengths(
+    size: SizeTerm,
+    kept: &HashMap<String, SizeTerm>,
+    own: Option<&str>,
+    depth: usize,
+) -> SizeTerm {
     if !reads_local(&size) || depth >= DEPTH {
         return size;
     }
@@ -744,7 +753,10 @@ fn by_lengths(size: SizeTerm, kept: &HashMap<String, SizeTerm>, depth: usize) ->
     let mut fields: Vec<&String> = kept.keys().collect();
     fields.sort();
     // The length that stands for the most of the size's names (`length_poles` for
-    // `n_nuclides * max_poles`, not `length_n_windows` for `n_nuclides` alone).
+    // `n_nuclides * max_poles`, not `length_n_windows` for `n_nuclides` alone); of equal
+    // ones, the one named after the pointer's own field (`length_n_windows`, not the
+    // equal `length_n_poles`, for `n_windows`).
+    let named = |field: &str| own.is_some_and(|own| field.contains(own));
     let mut best: Option<(usize, &String, i128, Vec<SizeTerm>)> = None;
     for field in fields {
         let length = &kept[field];
@@ -767,7 +779,10 @@ fn by_lengths(size: SizeTerm, kept: &HashMap<String, SizeTerm>, depth: usize) ->
                 }
                 None => false,
             });
-        if contained && best.as_ref().is_none_or(|b| needed.len() > b.0) {
+        let better = |b: &(usize, &String, i128, Vec<SizeTerm>)| {
+            needed.len() > b.0 || (needed.len() == b.0 && named(field) && !named(b.1))
+        };
+        if contained && best.as_ref().is_none_or(better) {
             best = Some((needed.len(), field, constant / divisor, rest));
         }
     }
@@ -782,7 +797,7 @@ fn by_lengths(size: SizeTerm, kept: &HashMap<String, SizeTerm>, depth: usize) ->
     for f in rest {
         rebuilt = SizeTerm::Op('*', Box::new(rebuilt), Box::new(f));
     }
-    by_lengths(rebuilt, kept, depth + 1)
+    by_lengths(rebuilt, kept, own, depth + 1)
 }
 
 fn reads_local(t: &SizeTerm) -> bool {

@@ -263,6 +263,7 @@ const RSBENCH: &str = "#include <stdlib.h>\n\
     typedef struct { int n_nuclides; int numL; } Input;\n\
     typedef struct { double a, b; } Pole;\n\
     typedef struct {\n\
+    \x20 int *n_poles; unsigned long length_n_poles;\n\
     \x20 int *n_windows; unsigned long length_n_windows;\n\
     \x20 Pole *poles; unsigned long length_poles; int max_num_poles;\n\
     \x20 double *k0; unsigned long length_k0;\n\
@@ -280,6 +281,8 @@ const RSBENCH: &str = "#include <stdlib.h>\n\
     static double *gen_k0(Input input) { return malloc(input.n_nuclides * input.numL * sizeof(double)); }\n\
     SD_t init(Input input, int *n_poles) {\n\
     \x20 SD_t SD;\n\
+    \x20 SD.n_poles = gen_n_windows(input);\n\
+    \x20 SD.length_n_poles = input.n_nuclides;\n\
     \x20 SD.n_windows = gen_n_windows(input);\n\
     \x20 SD.length_n_windows = input.n_nuclides;\n\
     \x20 SD.poles = gen_poles(input, n_poles, &SD.max_num_poles);\n\
