@@ -266,21 +266,7 @@ impl Summary {
         env: &SignEnv,
     ) -> Space {
         let mut names: HashSet<Var> = e.vars().into_iter().collect();
-        let mut stack: Vec<Var> = names.iter().cloned().collect();
-        let mut kept = vec![false; self.ranges.len()];
-        while let Some(v) = stack.pop() {
-            for &k in positions.get(&v).into_iter().flatten() {
-                if std::mem::replace(&mut kept[k], true) {
-                    continue;
-                }
-                let r = &self.ranges[k];
-                for w in r.lo.vars().into_iter().chain(r.hi.vars()) {
-                    if names.insert(w.clone()) {
-                        stack.push(w);
-                    }
-                }
-            }
-        }
+        let kept = reached_ranges(&self.ranges, positions, &mut names);
         Space {
             ivs: (0..self.ranges.len())
                 .filter(|&k| kept[k])
@@ -740,23 +726,37 @@ fn prune_ranges(summary: &mut Summary) {
     for (a, _) in &summary.assumptions {
         named.extend(a.vars());
     }
-    let mut stack: Vec<Var> = named.iter().cloned().collect();
-    let mut kept = vec![false; summary.ranges.len()];
+    let mut kept = reached_ranges(&summary.ranges, &positions, &mut named).into_iter();
+    summary.ranges.retain(|_| kept.next().unwrap_or(true));
+}
+
+/// Which of `ranges` the variables `names` reach: the ranges of those variables and, in
+/// turn, the ranges of the variables their bounds name (`names` grows by each variable
+/// met). `positions` holds each variable's ranges.
+fn reached_ranges<K>(
+    ranges: &[RangeVar],
+    positions: &HashMap<K, Vec<usize>>,
+    names: &mut HashSet<Var>,
+) -> Vec<bool>
+where
+    K: std::borrow::Borrow<Var> + Eq + std::hash::Hash,
+{
+    let mut stack: Vec<Var> = names.iter().cloned().collect();
+    let mut kept = vec![false; ranges.len()];
     while let Some(v) = stack.pop() {
         for &k in positions.get(&v).into_iter().flatten() {
             if std::mem::replace(&mut kept[k], true) {
                 continue;
             }
-            let r = &summary.ranges[k];
+            let r = &ranges[k];
             for w in r.lo.vars().into_iter().chain(r.hi.vars()) {
-                if named.insert(w.clone()) {
+                if names.insert(w.clone()) {
                     stack.push(w);
                 }
             }
         }
     }
-    let mut kept = kept.into_iter();
-    summary.ranges.retain(|_| kept.next().unwrap_or(true));
+    kept
 }
 
 /// `m / b` when `b` is one variable that divides every term of the polynomial `m`.
