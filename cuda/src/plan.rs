@@ -848,80 +848,191 @@ pub fn plan(
     opts: &EmitOptions,
 ) -> Result<KernelPlan, EmitError> {
     let mut notes = Vec::new();
-    let mut forced_reasons = Vec::new();
-    if report.verdict != Verdict::Friendly {
-        let reasons = verdict_reasons(report);
-        if !opts.debug.force {
-            let mut msg = format!(
-                "loop {} is not friendly (verdict: {}); warpwise only emits kernels for friendly loops",
-                report.id,
-                report.verdict.as_str()
-            );
-            for r in &reasons {
-                msg.push_str(&format!("\n  {r}"));
-            }
-            if report.verdict == Verdict::NeedsProfile {
-                msg.push_str(
-                    "\n  help: run `warpwise profile` and pass the profile with `--profile FILE`",
-                );
-            }
-            if !report.reductions.is_empty() {
-                msg.push_str(&format!(
-                    "\n  note: its reductions ({}) are not what stops it: emit generates them in a friendly loop",
-                    reduction_list(report)
-                ));
-            }
-            return Err(EmitError::refused(msg));
-        }
-        forced_reasons = reasons;
-    }
-    // A friendly loop with reductions needs a reduction kernel; a plain kernel
-    // would race on the accumulators. `--debug-force` lets unsupported ones through as
-    // plain code, which races.
-    let checked = match reduce::check(report) {
-        Ok(c) => c,
-        Err(e) if !opts.debug.force => return Err(e),
-        Err(e) => {
-            forced_reasons.push(e.message);
-            Vec::new()
-        }
+    let mut forced_reasons = friendly_or_forced(report, opts)?;
+    let checked = checked_reductions(report, opts, &mut forced_reasons)?;
+    let ctx = Ctx::new(unit, report)?;
+    refuse_error_path(report)?;
+    let passed = passed_report(&ctx, report);
+    let report = passed.as_ref().unwrap_or(report);
+    let scope = Scope {
+        unit,
+        reports,
+        report,
+        opts,
+        ctx: &ctx,
+        checked: &checked,
     };
-    // A scalar reduction's variable, or an arg-min/arg-max's (the extremum or a partner).
-    let scalar_reduction = |name: &str| {
-        checked.iter().any(|(r, _, _)| match r.kind {
+    check_loop_uses(&scope)?;
+
+    // The nest and the mapping.
+    let outer_site = ctx
+        .loop_site(&report.id)
+        .ok_or_else(|| scope.refuse("the loop's text was not found".into()))?;
+    refuse_complex(&scope, outer_site)?;
+    let mapping = map_nest(&scope, outer_site, &mut notes)?;
+    let body = kernel_body(&scope, outer_site, &mapping, &mut notes)?;
+    let fsite = &ctx.sites.functions[outer_site.function];
+    let mut arrays = plan_arrays(&scope, fsite, &mut notes)?;
+    let (kernel_text, reductions) = kernel_names_and_reductions(&scope, &mut arrays, body.text)?;
+    let scalars = plan_scalars(&scope, &mapping.nest, &mut arrays)?;
+
+    let mut plan = KernelPlan {
+        loop_id: report.id.clone(),
+        loop_span: outer_site.span,
+        function: report.function.clone(),
+        file: PathBuf::new(),
+        first_line: 0,
+        last_line: 0,
+        verdict: report.verdict,
+        forced_reasons,
+        nest: mapping.nest,
+        x: mapping.x,
+        y: mapping.y,
+        block: opts.block,
+        swap_bounds: opts.debug.swap_bounds,
+        arrays,
+        scalars,
+        derived: Vec::new(),
+        locals: Vec::new(),
+        body: kernel_text,
+        body_from_source: body.from_source,
+        body_indent: body.indent,
+        outliving: body.outliving,
+        device_prototypes: Vec::new(),
+        device_functions: Vec::new(),
+        type_decls: Vec::new(),
+        system_type_decls: Vec::new(),
+        staged: Vec::new(),
+        notes,
+        kernel_name: String::new(),
+        host_name: String::new(),
+        host_params: Vec::new(),
+        kernel_args: Vec::new(),
+        original_lines: Vec::new(),
+        reductions,
+    };
+    let line = report.line;
+    plan.kernel_name = format!("{}_L{line}_kernel", report.function);
+    plan.host_name = format!("{}_L{line}_gpu", report.function);
+    locate(unit, outer_site, &mut plan);
+    finish_plan(&scope, fsite, outer_site, &mut plan)?;
+    Ok(plan)
+}
+
+/// A reduction the kernel generates, as [`reduce::check`] accepts it.
+type CheckedReduction = (advisor::model::Reduction, reduce::RedOp, reduce::NumClass);
+
+/// What every phase of a kernel's plan reads: the program, the loop's report (its globals
+/// passed by value, its nested arrays named by their locals), the options and the
+/// reductions the kernel generates.
+struct Scope<'s, 'u> {
+    unit: &'u Unit,
+    reports: &'u [LoopReport],
+    report: &'s LoopReport,
+    opts: &'s EmitOptions,
+    ctx: &'s Ctx<'u>,
+    checked: &'s [CheckedReduction],
+}
+
+impl Scope<'_, '_> {
+    /// The refusal of this loop's kernel: `message` after the loop's id.
+    fn refuse(&self, message: String) -> EmitError {
+        refusal(self.report, message)
+    }
+
+    /// Whether `name` is a scalar reduction's variable, or an arg-min/arg-max's (the
+    /// extremum or a partner).
+    fn is_scalar_reduction(&self, name: &str) -> bool {
+        self.checked.iter().any(|(r, _, _)| match r.kind {
             ReductionKind::Scalar => r.target == name,
             ReductionKind::Argmin | ReductionKind::Argmax => {
                 r.target == name || r.index.iter().any(|p| p == name)
             }
             _ => false,
         })
-    };
-    let ctx = Ctx::new(unit, report)?;
-    let refuse = |m: String| EmitError::refused(format!("{}: {m}", report.id));
+    }
+}
+
+/// The refusal of `report`'s kernel: `message` after the loop's id.
+fn refusal(report: &LoopReport, message: String) -> EmitError {
+    EmitError::refused(format!("{}: {message}", report.id))
+}
+
+/// Decides whether the loop's verdict lets a kernel be emitted: a loop that is not
+/// friendly is refused with its reasons, unless `--debug-force` keeps them as the
+/// reasons the kernel was forced.
+fn friendly_or_forced(report: &LoopReport, opts: &EmitOptions) -> Result<Vec<String>, EmitError> {
+    if report.verdict == Verdict::Friendly {
+        return Ok(Vec::new());
+    }
+    let reasons = verdict_reasons(report);
+    if opts.debug.force {
+        return Ok(reasons);
+    }
+    let mut msg = format!(
+        "loop {} is not friendly (verdict: {}); warpwise only emits kernels for friendly loops",
+        report.id,
+        report.verdict.as_str()
+    );
+    for r in &reasons {
+        msg.push_str(&format!("\n  {r}"));
+    }
+    if report.verdict == Verdict::NeedsProfile {
+        msg.push_str("\n  help: run `warpwise profile` and pass the profile with `--profile FILE`");
+    }
+    if !report.reductions.is_empty() {
+        msg.push_str(&format!(
+            "\n  note: its reductions ({}) are not what stops it: emit generates them in a friendly loop",
+            reduction_list(report)
+        ));
+    }
+    Err(EmitError::refused(msg))
+}
+
+/// Decides which reductions the kernel generates.
+fn checked_reductions(
+    report: &LoopReport,
+    opts: &EmitOptions,
+    forced_reasons: &mut Vec<String>,
+) -> Result<Vec<CheckedReduction>, EmitError> {
+    // A friendly loop with reductions needs a reduction kernel; a plain kernel
+    // would race on the accumulators. `--debug-force` lets unsupported ones through as
+    // plain code, which races.
+    match reduce::check(report) {
+        Ok(c) => Ok(c),
+        Err(e) if !opts.debug.force => Err(e),
+        Err(e) => {
+            forced_reasons.push(e.message);
+            Ok(Vec::new())
+        }
+    }
+}
+
+/// Refuses a loop with an error path.
+fn refuse_error_path(report: &LoopReport) -> Result<(), EmitError> {
     // The flag and the host's re-run of the failing iteration are written for OpenMP only.
     if let Some(e) = report.error_paths.first() {
-        return Err(refuse(format!(
+        return Err(refusal(report, format!(
             "the loop has an error path (`{}` at line {}, in the branch of the `if` at line {}): CUDA emission does not write the device error flag and the host's re-run of the failing iteration; port it with `--target openmp`, which does, or by hand as the recipe's error path step says",
             e.ends_with, e.line, e.condition_line
         )));
     }
-    let by_value;
-    let report = match globals_by_value(&ctx, report) {
-        Some(r) => {
-            by_value = r;
-            &by_value
-        }
-        None => report,
-    };
-    let by_local;
-    let report = match arrays_by_local(&ctx, report) {
-        Some(r) => {
-            by_local = r;
-            &by_local
-        }
-        None => report,
-    };
+    Ok(())
+}
 
+/// The report the kernel is planned from: its arithmetic globals passed by value, then
+/// its nested arrays named by the locals that hold them; `None` when neither changes it.
+fn passed_report(ctx: &Ctx<'_>, report: &LoopReport) -> Option<LoopReport> {
+    let by_value = globals_by_value(ctx, report);
+    let by_local = arrays_by_local(ctx, by_value.as_ref().unwrap_or(report));
+    by_local.or(by_value)
+}
+
+/// Refuses what the loop uses that a kernel cannot take: globals other than fixed arrays
+/// and read scalars, scalars it computes for after the loop, pointers or arrays without a
+/// known section, lastprivate variables and calls with no device version.
+fn check_loop_uses(scope: &Scope<'_, '_>) -> Result<(), EmitError> {
+    let (ctx, report) = (scope.ctx, scope.report);
     // A global array is copied like an array argument: the host function names the global
     // where the loop was, and the kernel takes a pointer to its first element (to its
     // first row for arrays of arrays of fixed extents). Other globals (structs, scalars the
@@ -929,11 +1040,11 @@ pub fn plan(
     for p in report.parameters.iter().filter(|p| p.storage.is_some()) {
         let global = ctx.globals.get(&p.name).copied();
         let supported = global.is_some_and(|t| match ctx.types.get(t) {
-            Type::Array { .. } => fixed_rows(&ctx, t).is_some(),
+            Type::Array { .. } => fixed_rows(ctx, t).is_some(),
             _ => p.kind == ParamKind::Scalar && p.role == Role::In,
         });
         if !supported {
-            return Err(refuse(format!(
+            return Err(scope.refuse(format!(
                 "the loop uses the global `{}` ({}): globals other than arrays of fixed extents and scalars it only reads are not generated yet",
                 p.name,
                 global
@@ -943,15 +1054,16 @@ pub fn plan(
         }
     }
     for p in &report.parameters {
-        if p.kind == ParamKind::Scalar && p.role != Role::In && !scalar_reduction(&p.name) {
-            return Err(refuse(format!(
+        if p.kind == ParamKind::Scalar && p.role != Role::In && !scope.is_scalar_reduction(&p.name)
+        {
+            return Err(scope.refuse(format!(
                 "`{}` is computed in the loop and used after it; a kernel does not return it",
                 p.name
             )));
         }
         if p.kind == ParamKind::Scalar && (p.c_type.contains('*') || p.c_type.contains('[')) {
             let calls: Vec<&str> = report.calls.iter().map(|c| c.name.as_str()).collect();
-            return Err(refuse(format!(
+            return Err(scope.refuse(format!(
                 "pointer `{}` ({}) is used without a known section{}; warpwise cannot tell which bytes to copy",
                 p.name,
                 p.c_type,
@@ -962,8 +1074,8 @@ pub fn plan(
                 }
             )));
         }
-        if p.kind != ParamKind::Scalar && p.bytes.is_none() && whole_object(&ctx, p).is_none() {
-            return Err(refuse(format!(
+        if p.kind != ParamKind::Scalar && p.bytes.is_none() && whole_object(ctx, p).is_none() {
+            return Err(scope.refuse(format!(
                 "the section of `{}` is unknown statically{}",
                 p.name,
                 p.notes
@@ -974,132 +1086,211 @@ pub fn plan(
         }
     }
     if let Some(p) = report.private.iter().find(|p| p.last_value) {
-        return Err(refuse(format!(
+        return Err(scope.refuse(format!(
             "`{}` is lastprivate (its last value is read after the loop): copying it out is not generated yet",
             p.name
         )));
     }
     for c in &report.calls {
         if !matches!(c.device, Device::Builtin | Device::Port) {
-            return Err(refuse(format!(
+            return Err(scope.refuse(format!(
                 "calls `{}` ({}), which has no device version",
                 c.name, c.device
             )));
         }
     }
+    Ok(())
+}
 
-    // The nest and the mapping.
-    let outer_site = ctx
-        .loop_site(&report.id)
-        .ok_or_else(|| refuse("the loop's text was not found".into()))?;
+/// Refuses a loop that calls C99 complex functions.
+fn refuse_complex(scope: &Scope<'_, '_>, outer_site: &LoopSite) -> Result<(), EmitError> {
     // C99 complex numbers: the analysis reads their parts exactly, but CUDA C++ has no
     // `_Complex` nor `creal`; the kernel needs `cuDoubleComplex` or `cuda::std::complex`.
-    let loop_text = &ctx.text[outer_site.span.start as usize..outer_site.span.end as usize];
+    let loop_text = &scope.ctx.text[outer_site.span.start as usize..outer_site.span.end as usize];
     if let Some(name) = identifiers(loop_text)
         .into_iter()
         .find(|n| is_complex_function(n))
     {
-        return Err(refuse(format!(
+        return Err(scope.refuse(format!(
             "the loop calls `{name}` on a C99 `_Complex` value: CUDA has no `_Complex`; port the values to `cuDoubleComplex` (`cuCreal`, `cuCimag`) or `cuda::std::complex` by hand"
         )));
     }
-    let nest_loop = |r: &LoopReport| -> Result<NestLoop, EmitError> {
-        let ind = r
-            .induction
-            .as_ref()
-            .ok_or_else(|| EmitError::refused(format!("{}: the loop is not normalizable", r.id)))?;
-        let var_type = ctx
-            .type_of(&ind.var)
-            .map(|t| ctx.display(t))
-            .unwrap_or_else(|| "long long".into());
-        Ok(NestLoop {
-            id: r.id.clone(),
-            var: ind.var.clone(),
-            var_type,
-            lower: dealias(&ctx, r, &ind.lower),
-            upper: dealias(&ctx, r, &ind.upper),
-            step: dealias(&ctx, r, &ind.step),
-            trip: dealias(&ctx, r, &ind.trip_count),
-        })
-    };
-    let mut nest = vec![nest_loop(report)?];
+    Ok(())
+}
+
+/// The loops the grid maps, outer first, and which of them are its axes.
+struct Mapping<'s> {
+    nest: Vec<NestLoop>,
+    x: usize,
+    y: Option<usize>,
+    /// The loop directly inside the outer one, if any (mapped or not).
+    inner_site: Option<&'s LoopSite>,
+}
+
+/// The loop variables a mapping puts on the grid's axes.
+struct WantedAxes {
+    /// Whether `--mapping` asked for them (else the report recommended them).
+    requested: bool,
+    x: String,
+    y: Option<String>,
+    /// Whether they name a variable other than the outer loop's.
+    needs_inner: bool,
+}
+
+/// Decides the nest the grid maps and its axes: the loop alone, or with the loop directly
+/// inside when the mapping (asked for or recommended) names it.
+fn map_nest<'s>(
+    scope: &Scope<'s, '_>,
+    outer_site: &'s LoopSite,
+    notes: &mut Vec<String>,
+) -> Result<Mapping<'s>, EmitError> {
+    let mut nest = vec![nest_loop(scope.ctx, scope.report)?];
     // The inner loop of a 2D nest: the report's, or the only loop directly inside when a
     // mapping asks for it and a profile made it friendly.
-    let inner_site = perfectly_nested_child(&ctx, outer_site);
+    let inner_site = perfectly_nested_child(scope.ctx, outer_site);
     let inner_report = inner_site.and_then(|site| {
-        let id = unit.loop_id_at(site.keyword);
-        reports.iter().find(|r| r.id == id)
+        let id = scope.unit.loop_id_at(site.keyword);
+        scope.reports.iter().find(|r| r.id == id)
     });
-    let requested = match &opts.mapping {
+    let wanted = wanted_axes(scope, &nest[0].var)?;
+    let use_inner =
+        wanted.needs_inner && add_inner_loop(scope, inner_report, &wanted, &mut nest, notes)?;
+    let (x, y) = grid_axes(scope, &wanted, use_inner, &mut nest)?;
+    Ok(Mapping {
+        nest,
+        x,
+        y,
+        inner_site,
+    })
+}
+
+/// Decides the loop `r` as one level of the nest: its variable, its type and its bounds
+/// in the host function's terms.
+fn nest_loop(ctx: &Ctx<'_>, r: &LoopReport) -> Result<NestLoop, EmitError> {
+    let ind = r
+        .induction
+        .as_ref()
+        .ok_or_else(|| EmitError::refused(format!("{}: the loop is not normalizable", r.id)))?;
+    let var_type = ctx
+        .type_of(&ind.var)
+        .map(|t| ctx.display(t))
+        .unwrap_or_else(|| "long long".into());
+    Ok(NestLoop {
+        id: r.id.clone(),
+        var: ind.var.clone(),
+        var_type,
+        lower: dealias(ctx, r, &ind.lower),
+        upper: dealias(ctx, r, &ind.upper),
+        step: dealias(ctx, r, &ind.step),
+        trip: dealias(ctx, r, &ind.trip_count),
+    })
+}
+
+/// Decides which loop variables the mapping puts on x and y: `--mapping`'s, else the
+/// report's recommended mapping, else the outer loop's variable alone.
+fn wanted_axes(scope: &Scope<'_, '_>, outer_var: &str) -> Result<WantedAxes, EmitError> {
+    let requested = match &scope.opts.mapping {
         Some(m) => Some(parse_mapping(m)?),
         None => None,
     };
-    let recommended = report
+    let recommended = scope
+        .report
         .recommended_mapping
         .as_ref()
         .map(|m| (m.x.clone(), m.y.clone()));
-    let (want_x, want_y) = match (&requested, &recommended) {
+    let (x, y) = match (&requested, &recommended) {
         (Some(r), _) => r.clone(),
         (None, Some(r)) => r.clone(),
-        (None, None) => (nest[0].var.clone(), None),
+        (None, None) => (outer_var.to_string(), None),
     };
-    let wants_inner = |v: &str| v != nest[0].var;
-    let needs_inner = wants_inner(&want_x) || want_y.as_deref().is_some_and(wants_inner);
-    let mut use_inner = false;
-    if needs_inner {
-        match inner_report {
-            Some(inner)
-                if (report.nest.len() == 2 || inner.verdict == Verdict::Friendly)
-                    && inner.induction.is_some() =>
-            {
-                let l = nest_loop(inner)?;
-                let depends = [&l.lower, &l.upper, &l.step, &l.trip]
-                    .iter()
-                    .any(|e| expr_roots(e).contains(&nest[0].var));
-                if depends {
-                    let why = format!(
-                        "the bounds of loop {} depend on `{}` (a triangular nest)",
-                        l.id, nest[0].var
-                    );
-                    if requested.is_some() {
-                        return Err(refuse(format!("cannot map both loops: {why}")));
-                    }
-                    notes.push(format!("mapping the outer loop only: {why}"));
-                } else {
-                    nest.push(l);
-                    use_inner = true;
+    let wants_inner = |v: &str| v != outer_var;
+    let needs_inner = wants_inner(&x) || y.as_deref().is_some_and(wants_inner);
+    Ok(WantedAxes {
+        requested: requested.is_some(),
+        x,
+        y,
+        needs_inner,
+    })
+}
+
+/// Decides whether the inner loop the mapping wants joins the nest (it is pushed onto
+/// `nest`): not when it is missing, unfriendly or triangular, which a requested mapping
+/// refuses and a recommended one notes.
+fn add_inner_loop(
+    scope: &Scope<'_, '_>,
+    inner_report: Option<&LoopReport>,
+    wanted: &WantedAxes,
+    nest: &mut Vec<NestLoop>,
+    notes: &mut Vec<String>,
+) -> Result<bool, EmitError> {
+    let outer_var = nest[0].var.clone();
+    let wants_inner = |v: &str| v != outer_var;
+    match inner_report {
+        Some(inner)
+            if (scope.report.nest.len() == 2 || inner.verdict == Verdict::Friendly)
+                && inner.induction.is_some() =>
+        {
+            let l = nest_loop(scope.ctx, inner)?;
+            let depends = [&l.lower, &l.upper, &l.step, &l.trip]
+                .iter()
+                .any(|e| expr_roots(e).contains(&outer_var));
+            if depends {
+                let why = format!(
+                    "the bounds of loop {} depend on `{}` (a triangular nest)",
+                    l.id, outer_var
+                );
+                if wanted.requested {
+                    return Err(scope.refuse(format!("cannot map both loops: {why}")));
                 }
-            }
-            _ => {
-                let why = match inner_report {
-                    Some(inner) => format!("loop {} is {}", inner.id, inner.verdict.as_str()),
-                    None => "there is no loop directly inside".to_string(),
-                };
-                if requested.is_some() {
-                    return Err(EmitError::usage(format!(
-                        "`--mapping {}`: {} cannot be mapped to the grid: {why}",
-                        opts.mapping.as_deref().unwrap_or(""),
-                        if wants_inner(&want_x) {
-                            &want_x
-                        } else {
-                            want_y.as_deref().unwrap_or("")
-                        }
-                    )));
-                }
-                notes.push(format!(
-                    "the recommended mapping {{x: {want_x}{}}} needs the inner loop, but {why}; mapping {{x: {}}}",
-                    want_y.as_ref().map(|y| format!(", y: {y}")).unwrap_or_default(),
-                    nest[0].var
-                ));
+                notes.push(format!("mapping the outer loop only: {why}"));
+                Ok(false)
+            } else {
+                nest.push(l);
+                Ok(true)
             }
         }
+        _ => {
+            let why = match inner_report {
+                Some(inner) => format!("loop {} is {}", inner.id, inner.verdict.as_str()),
+                None => "there is no loop directly inside".to_string(),
+            };
+            if wanted.requested {
+                return Err(EmitError::usage(format!(
+                    "`--mapping {}`: {} cannot be mapped to the grid: {why}",
+                    scope.opts.mapping.as_deref().unwrap_or(""),
+                    if wants_inner(&wanted.x) {
+                        &wanted.x
+                    } else {
+                        wanted.y.as_deref().unwrap_or("")
+                    }
+                )));
+            }
+            notes.push(format!(
+                "the recommended mapping {{x: {}{}}} needs the inner loop, but {why}; mapping {{x: {}}}",
+                wanted.x,
+                wanted.y.as_ref().map(|y| format!(", y: {y}")).unwrap_or_default(),
+                outer_var
+            ));
+            Ok(false)
+        }
     }
+}
+
+/// Decides the grid's axes as positions in the nest, and drops an inner loop that a 1D
+/// mapping leaves out.
+fn grid_axes(
+    scope: &Scope<'_, '_>,
+    wanted: &WantedAxes,
+    use_inner: bool,
+    nest: &mut Vec<NestLoop>,
+) -> Result<(usize, Option<usize>), EmitError> {
     let index_of = |v: &str| nest.iter().position(|l| l.var == v);
-    let (x, y) = if use_inner || !needs_inner {
-        let x = index_of(&want_x)
+    let (x, y) = if use_inner || !wanted.needs_inner {
+        let want_x = &wanted.x;
+        let x = index_of(want_x)
             .ok_or_else(|| EmitError::usage(format!("`{want_x}` is not a variable of the nest")))?;
         let y =
-            match &want_y {
+            match &wanted.y {
                 Some(v) => Some(index_of(v).ok_or_else(|| {
                     EmitError::usage(format!("`{v}` is not a variable of the nest"))
                 })?),
@@ -1121,55 +1312,42 @@ pub fn plan(
         }
         nest.truncate(1);
     }
-    if opts.debug.swap_bounds && y.is_none() {
+    if scope.opts.debug.swap_bounds && y.is_none() {
         return Err(EmitError::usage(
             "--debug-swap-bounds needs a 2D mapping".to_string(),
         ));
     }
+    Ok((x, y))
+}
 
+/// The kernel's body as taken from the program, and the loop variables that live on
+/// after the loop.
+struct KernelBody {
+    text: String,
+    from_source: bool,
+    indent: usize,
+    outliving: Vec<String>,
+}
+
+/// Decides the kernel's body: the mapped loop's text with its counters computed from the
+/// index, and which loop variables outlive the loop.
+fn kernel_body(
+    scope: &Scope<'_, '_>,
+    outer_site: &LoopSite,
+    mapping: &Mapping<'_>,
+    notes: &mut Vec<String>,
+) -> Result<KernelBody, EmitError> {
+    let ctx = scope.ctx;
+    let nest = &mapping.nest;
+    let inner_site = mapping.inner_site;
     // The body: the inner loop's for a 2D mapping.
     let body_site = if nest.len() == 2 {
-        inner_site.ok_or_else(|| refuse("the inner loop's text was not found".into()))?
+        inner_site.ok_or_else(|| scope.refuse("the inner loop's text was not found".into()))?
     } else {
         outer_site
     };
-    let (mut body, body_from_source, body_indent) = source_text(&ctx, body_site.body);
-    // A thread runs one iteration: a counter advanced beside the index is computed from it
-    // at the top of the body (`auto ww_k = k + 2 * (i - (0));`) and its update dropped.
-    if let Some(c) = report.counters.first() {
-        let induction = report
-            .induction
-            .as_ref()
-            .ok_or_else(|| refuse(c.refusal(report, "generate again")))?;
-        if nest.len() == 2 {
-            return Err(refuse(format!(
-                "{} (the kernel's body is the inner loop's, which does not see it)",
-                c.refusal(report, "generate again")
-            )));
-        }
-        let rewrite = crate::counters::rewrite_counters(
-            &counter_text(&ctx, outer_site, report),
-            report,
-            induction,
-            crate::counters::Dialect::Cxx,
-        )
-        .map_err(|why| refuse(format!("{why}; or {}", c.refusal(report, "generate again"))))?;
-        if let Some(c) = report.counters.iter().find(|c| c.last_value) {
-            return Err(refuse(format!(
-                "`{}` is read after the loop: the host function does not give it its final value yet (the OpenMP target does); {}",
-                c.name,
-                c.refusal(report, "generate again")
-            )));
-        }
-        if let Some((p, _)) = rewrite.pointers.first() {
-            return Err(refuse(format!(
-                "pointer `{p}` is advanced beside the index: the kernel does not compute its device address yet (the OpenMP target does); index the array it walks with `{}` instead",
-                induction.var
-            )));
-        }
-        body = crate::counters::rewrite_body(&body, &rewrite).map_err(&refuse)?;
-        notes.push(crate::counters::note(report, induction));
-    }
+    let (body, from_source, indent) = source_text(ctx, body_site.body);
+    let text = counters_from_index(scope, outer_site, nest.len(), body, notes)?;
     // Loop variables declared outside their `for` live on after the loop.
     let mut outliving = Vec::new();
     for (l, site) in nest.iter().zip([Some(outer_site), inner_site]) {
@@ -1180,126 +1358,82 @@ pub fn plan(
             outliving.push(l.var.clone());
         }
     }
-    let fsite = &ctx.sites.functions[outer_site.function];
+    Ok(KernelBody {
+        text,
+        from_source,
+        indent,
+        outliving,
+    })
+}
 
-    // Arrays.
+/// Decides the body's counters: each computed from the index at the top of `body`, or
+/// the loop refused where the kernel cannot.
+fn counters_from_index(
+    scope: &Scope<'_, '_>,
+    outer_site: &LoopSite,
+    nest_len: usize,
+    body: String,
+    notes: &mut Vec<String>,
+) -> Result<String, EmitError> {
+    let report = scope.report;
+    // A thread runs one iteration: a counter advanced beside the index is computed from it
+    // at the top of the body (`auto ww_k = k + 2 * (i - (0));`) and its update dropped.
+    let Some(c) = report.counters.first() else {
+        return Ok(body);
+    };
+    let induction = report
+        .induction
+        .as_ref()
+        .ok_or_else(|| scope.refuse(c.refusal(report, "generate again")))?;
+    if nest_len == 2 {
+        return Err(scope.refuse(format!(
+            "{} (the kernel's body is the inner loop's, which does not see it)",
+            c.refusal(report, "generate again")
+        )));
+    }
+    let rewrite = crate::counters::rewrite_counters(
+        &counter_text(scope.ctx, outer_site, report),
+        report,
+        induction,
+        crate::counters::Dialect::Cxx,
+    )
+    .map_err(|why| scope.refuse(format!("{why}; or {}", c.refusal(report, "generate again"))))?;
+    if let Some(c) = report.counters.iter().find(|c| c.last_value) {
+        return Err(scope.refuse(format!(
+            "`{}` is read after the loop: the host function does not give it its final value yet (the OpenMP target does); {}",
+            c.name,
+            c.refusal(report, "generate again")
+        )));
+    }
+    if let Some((p, _)) = rewrite.pointers.first() {
+        return Err(scope.refuse(format!(
+            "pointer `{p}` is advanced beside the index: the kernel does not compute its device address yet (the OpenMP target does); index the array it walks with `{}` instead",
+            induction.var
+        )));
+    }
+    let body = crate::counters::rewrite_body(&body, &rewrite).map_err(|m| scope.refuse(m))?;
+    notes.push(crate::counters::note(report, induction));
+    Ok(body)
+}
+
+/// Decides the kernel's arrays: one per array parameter of the report, with its section,
+/// its shape and its types, widened to whole structs where nested arrays are reached.
+fn plan_arrays(
+    scope: &Scope<'_, '_>,
+    fsite: &FunctionSite,
+    notes: &mut Vec<String>,
+) -> Result<Vec<ArrayParam>, EmitError> {
     let mut arrays = Vec::new();
-    for p in report
+    for p in scope
+        .report
         .parameters
         .iter()
         .filter(|p| p.kind != ParamKind::Scalar)
     {
-        let whole;
-        let bytes = match &p.bytes {
-            Some(b) => b,
-            None => {
-                whole = whole_object(&ctx, p).expect("checked above");
-                notes.push(format!(
-                    "the section of `{}` is unknown statically; the whole array, {} bytes, is copied",
-                    p.name, whole.size
-                ));
-                &whole
-            }
-        };
-        let ir_type = if p.nested { None } else { ctx.type_of(&p.name) };
-        let is_object = ir_type.is_some_and(|t| matches!(ctx.types.get(t), Type::Record(_)));
-        // A global or local array of arrays (`int hist[8][2]`): its declared extents, not
-        // the report's text; the host function takes a pointer to its rows.
-        let global_rows = p
-            .storage
-            .as_ref()
-            .and_then(|_| ctx.globals.get(&p.name))
-            .or(ir_type.as_ref())
-            .and_then(|t| fixed_rows(&ctx, *t))
-            .filter(|(_, dims)| !dims.is_empty());
-        let c_type = if p.c_type.trim() == "?" {
-            match ir_type {
-                Some(t) => ctx.display(t),
-                None => return Err(refuse(format!("the type of `{}` is unknown", p.name))),
-            }
-        } else {
-            p.c_type.clone()
-        };
-        let (shape, elem_type, host_type) = if is_object {
-            let t = c_type.trim().trim_end_matches('*').trim().to_string();
-            (Shape::Object, t.clone(), t)
-        } else if let Some((elem, dims)) = global_rows {
-            let host = format!("{elem} (*){}", extents(&dims));
-            (Shape::FixedRows { dims }, elem, host)
-        } else if let Some(i) = c_type.find("(*)") {
-            let elem = c_type[..i].trim().to_string();
-            let dims = &c_type[i + 3..];
-            let groups: Vec<&str> = dims
-                .split(']')
-                .filter_map(|g| g.trim().strip_prefix('['))
-                .collect();
-            let fixed: Option<Vec<u64>> = groups.iter().map(|g| g.trim().parse().ok()).collect();
-            match fixed {
-                Some(dims) if !dims.is_empty() => {
-                    (Shape::FixedRows { dims }, elem, c_type.clone())
-                }
-                _ if groups.len() == 1 => {
-                    let pitch = vla_pitch(&ctx, fsite, &p.name).ok_or_else(|| {
-                        refuse(format!(
-                            "cannot find the declaration of the variable-length array `{}`",
-                            p.name
-                        ))
-                    })?;
-                    (Shape::Rows { pitch }, elem, "void *".into())
-                }
-                _ => {
-                    return Err(refuse(format!(
-                        "`{}` has type `{c_type}`; a variable-length array with more than one extent after the first is not generated yet",
-                        p.name
-                    )))
-                }
-            }
-        } else {
-            let t = c_type.trim();
-            let elem = match ir_type.map(|t| ctx.types.get(t)) {
-                Some(Type::Array { elem, .. }) => ctx.display(*elem),
-                _ => pointee(t),
-            };
-            let host = if t.contains('*') {
-                t.to_string()
-            } else {
-                format!("{elem} *")
-            };
-            (Shape::Pointer, elem, host)
-        };
-        let shrink = opts.debug.shrink.iter().any(|s| s == &p.name);
-        let elem_bytes = p.elem_bytes.unwrap_or(1).max(1);
-        arrays.push(ArrayParam {
-            name: p.name.clone(),
-            ident: if p.nested || p.name.contains(['.', '-']) {
-                flat_name(&p.name)
-            } else {
-                cxx_name(&p.name)
-            },
-            role: p.role,
-            kind: p.kind,
-            nested: p.nested,
-            elem_type: cxx_type(&elem_type),
-            host_type: cxx_type(&host_type),
-            elem_bytes,
-            shape,
-            lo: dealias(&ctx, report, &bytes.lo),
-            hi: if shrink {
-                format!("({}) - {elem_bytes}", dealias(&ctx, report, &bytes.hi))
-            } else {
-                dealias(&ctx, report, &bytes.hi)
-            },
-            reported_hi: shrink.then(|| dealias(&ctx, report, &bytes.hi)),
-            in_kernel: true,
-            object_bytes: if is_object {
-                ir_type.and_then(|t| ctx.types.size_of(t))
-            } else {
-                None
-            },
-        });
+        arrays.push(array_param(scope, fsite, p, notes)?);
     }
-    widen_struct_roots(&ctx, &mut arrays);
-    for s in &opts.debug.shrink {
+    widen_struct_roots(scope.ctx, &mut arrays);
+    for s in &scope.opts.debug.shrink {
         if !arrays.iter().any(|a| &a.name == s) {
             let names: Vec<&str> = arrays.iter().map(|a| a.name.as_str()).collect();
             return Err(EmitError::usage(format!(
@@ -1311,12 +1445,154 @@ pub fn plan(
     for a in arrays.iter().filter(|a| a.nested) {
         let root = expr_roots(&a.name).into_iter().next().unwrap_or_default();
         if !arrays.iter().any(|p| !p.nested && p.name == root) {
-            return Err(refuse(format!(
+            return Err(scope.refuse(format!(
                 "`{}` is reached through `{root}`, which is not a parameter of the loop",
                 a.name
             )));
         }
     }
+    Ok(arrays)
+}
+
+/// Decides one array parameter: its section (the whole object when the report has
+/// none), its kernel name, its shape and its element and host types.
+fn array_param(
+    scope: &Scope<'_, '_>,
+    fsite: &FunctionSite,
+    p: &advisor::model::Parameter,
+    notes: &mut Vec<String>,
+) -> Result<ArrayParam, EmitError> {
+    let (ctx, report, opts) = (scope.ctx, scope.report, scope.opts);
+    let whole;
+    let bytes = match &p.bytes {
+        Some(b) => b,
+        None => {
+            whole = whole_object(ctx, p).expect("checked above");
+            notes.push(format!(
+                "the section of `{}` is unknown statically; the whole array, {} bytes, is copied",
+                p.name, whole.size
+            ));
+            &whole
+        }
+    };
+    let ir_type = if p.nested { None } else { ctx.type_of(&p.name) };
+    let is_object = ir_type.is_some_and(|t| matches!(ctx.types.get(t), Type::Record(_)));
+    let c_type = if p.c_type.trim() == "?" {
+        match ir_type {
+            Some(t) => ctx.display(t),
+            None => return Err(scope.refuse(format!("the type of `{}` is unknown", p.name))),
+        }
+    } else {
+        p.c_type.clone()
+    };
+    let (shape, elem_type, host_type) = array_shape(scope, fsite, p, &c_type, ir_type, is_object)?;
+    let shrink = opts.debug.shrink.iter().any(|s| s == &p.name);
+    let elem_bytes = p.elem_bytes.unwrap_or(1).max(1);
+    Ok(ArrayParam {
+        name: p.name.clone(),
+        ident: if p.nested || p.name.contains(['.', '-']) {
+            flat_name(&p.name)
+        } else {
+            cxx_name(&p.name)
+        },
+        role: p.role,
+        kind: p.kind,
+        nested: p.nested,
+        elem_type: cxx_type(&elem_type),
+        host_type: cxx_type(&host_type),
+        elem_bytes,
+        shape,
+        lo: dealias(ctx, report, &bytes.lo),
+        hi: if shrink {
+            format!("({}) - {elem_bytes}", dealias(ctx, report, &bytes.hi))
+        } else {
+            dealias(ctx, report, &bytes.hi)
+        },
+        reported_hi: shrink.then(|| dealias(ctx, report, &bytes.hi)),
+        in_kernel: true,
+        object_bytes: if is_object {
+            ir_type.and_then(|t| ctx.types.size_of(t))
+        } else {
+            None
+        },
+    })
+}
+
+/// Decides an array's shape (an object, rows of fixed or variable length, or a
+/// pointer), its element type and the type the host function takes it as.
+fn array_shape(
+    scope: &Scope<'_, '_>,
+    fsite: &FunctionSite,
+    p: &advisor::model::Parameter,
+    c_type: &str,
+    ir_type: Option<TypeId>,
+    is_object: bool,
+) -> Result<(Shape, String, String), EmitError> {
+    let ctx = scope.ctx;
+    // A global or local array of arrays (`int hist[8][2]`): its declared extents, not
+    // the report's text; the host function takes a pointer to its rows.
+    let global_rows = p
+        .storage
+        .as_ref()
+        .and_then(|_| ctx.globals.get(&p.name))
+        .or(ir_type.as_ref())
+        .and_then(|t| fixed_rows(ctx, *t))
+        .filter(|(_, dims)| !dims.is_empty());
+    Ok(if is_object {
+        let t = c_type.trim().trim_end_matches('*').trim().to_string();
+        (Shape::Object, t.clone(), t)
+    } else if let Some((elem, dims)) = global_rows {
+        let host = format!("{elem} (*){}", extents(&dims));
+        (Shape::FixedRows { dims }, elem, host)
+    } else if let Some(i) = c_type.find("(*)") {
+        let elem = c_type[..i].trim().to_string();
+        let dims = &c_type[i + 3..];
+        let groups: Vec<&str> = dims
+            .split(']')
+            .filter_map(|g| g.trim().strip_prefix('['))
+            .collect();
+        let fixed: Option<Vec<u64>> = groups.iter().map(|g| g.trim().parse().ok()).collect();
+        match fixed {
+            Some(dims) if !dims.is_empty() => (Shape::FixedRows { dims }, elem, c_type.to_string()),
+            _ if groups.len() == 1 => {
+                let pitch = vla_pitch(ctx, fsite, &p.name).ok_or_else(|| {
+                    scope.refuse(format!(
+                        "cannot find the declaration of the variable-length array `{}`",
+                        p.name
+                    ))
+                })?;
+                (Shape::Rows { pitch }, elem, "void *".into())
+            }
+            _ => {
+                return Err(scope.refuse(format!(
+                    "`{}` has type `{c_type}`; a variable-length array with more than one extent after the first is not generated yet",
+                    p.name
+                )))
+            }
+        }
+    } else {
+        let t = c_type.trim();
+        let elem = match ir_type.map(|t| ctx.types.get(t)) {
+            Some(Type::Array { elem, .. }) => ctx.display(*elem),
+            _ => pointee(t),
+        };
+        let host = if t.contains('*') {
+            t.to_string()
+        } else {
+            format!("{elem} *")
+        };
+        (Shape::Pointer, elem, host)
+    })
+}
+
+/// Decides the kernel's spelling of the body (nested pointers flattened, C++-safe names)
+/// and its reductions; marks the arrays the body uses.
+fn kernel_names_and_reductions(
+    scope: &Scope<'_, '_>,
+    arrays: &mut [ArrayParam],
+    mut body: String,
+) -> Result<(String, Vec<reduce::Planned>), EmitError> {
+    let ctx = scope.ctx;
     // Nested pointers become kernel parameters of their own.
     let patterns: Vec<(Vec<String>, String)> = arrays
         .iter()
@@ -1338,17 +1614,27 @@ pub fn plan(
     };
     let variable_type = |name: &str| ctx.type_of(name).map(|t| ctx.display(t));
     let reductions = reduce::plan_body(
-        &report.id,
-        &checked,
+        &scope.report.id,
+        scope.checked,
         &mut body,
         &kernel_names,
         &variable_type,
     )?;
     let body_ids = identifiers(&body);
-    for a in &mut arrays {
+    for a in arrays.iter_mut() {
         a.in_kernel = body_ids.contains(&a.ident);
     }
+    Ok((body, reductions))
+}
 
+/// Decides the kernel's scalars: the report's inbound ones, then the variables the
+/// bounds and sections name (arrays they index join `arrays`, host side only).
+fn plan_scalars(
+    scope: &Scope<'_, '_>,
+    nest: &[NestLoop],
+    arrays: &mut Vec<ArrayParam>,
+) -> Result<Vec<ScalarParam>, EmitError> {
+    let (ctx, report) = (scope.ctx, scope.report);
     // Scalars: the report's inbound ones, then variables the bounds and sections need.
     let array_roots: BTreeSet<String> = arrays
         .iter()
@@ -1358,7 +1644,7 @@ pub fn plan(
     let mut scalars: Vec<ScalarParam> = report
         .parameters
         .iter()
-        .filter(|p| p.kind == ParamKind::Scalar && !scalar_reduction(&p.name))
+        .filter(|p| p.kind == ParamKind::Scalar && !scope.is_scalar_reduction(&p.name))
         .map(|p| ScalarParam {
             name: p.name.clone(),
             ident: cxx_name(&p.name),
@@ -1368,10 +1654,10 @@ pub fn plan(
         })
         .collect();
     let mut needed: Vec<String> = Vec::new();
-    for l in &nest {
+    for l in nest {
         needed.extend([l.lower.clone(), l.step.clone(), l.trip.clone()]);
     }
-    for a in &arrays {
+    for a in arrays.iter() {
         needed.extend([a.lo.clone(), a.hi.clone()]);
         if let Shape::Rows { pitch } = &a.shape {
             needed.push(pitch.clone());
@@ -1391,11 +1677,11 @@ pub fn plan(
                 // The host function computes trip counts and sections from its parameters
                 // alone; the program's functions are not in the generated file.
                 if ctx.return_type(&root).is_some() {
-                    return Err(refuse(format!(
+                    return Err(scope.refuse(format!(
                         "the expression `{e}` calls `{root}`, which the generated host function cannot: copy the value into a local before the loop"
                     )));
                 }
-                return Err(refuse(format!(
+                return Err(scope.refuse(format!(
                     "the expression `{e}` names `{root}`, which is not a variable of `{}`",
                     report.function
                 )));
@@ -1403,7 +1689,7 @@ pub fn plan(
             // An array the expressions index (`mesh[0] * mesh[1]` of a local `int mesh[3]`)
             // is not a value: the host function takes it as a pointer (the replay gets
             // its bytes), and the kernel gets the elements as values (`ww_mesh_0`).
-            if let Some(host_only) = host_only_array(&ctx, &root, t) {
+            if let Some(host_only) = host_only_array(ctx, &root, t) {
                 if !arrays.iter().any(|a| a.name == root) {
                     arrays.push(host_only);
                 }
@@ -1419,52 +1705,16 @@ pub fn plan(
         }
     }
     if let Some(v) = scalars.iter().find(|s| nest_vars.contains(&s.name)) {
-        return Err(refuse(format!(
+        return Err(scope.refuse(format!(
             "the loop's bounds or sections use its own variable `{}`",
             v.name
         )));
     }
+    Ok(scalars)
+}
 
-    let mut plan = KernelPlan {
-        loop_id: report.id.clone(),
-        loop_span: outer_site.span,
-        function: report.function.clone(),
-        file: PathBuf::new(),
-        first_line: 0,
-        last_line: 0,
-        verdict: report.verdict,
-        forced_reasons,
-        nest,
-        x,
-        y,
-        block: opts.block,
-        swap_bounds: opts.debug.swap_bounds,
-        arrays,
-        scalars,
-        derived: Vec::new(),
-        locals: Vec::new(),
-        body,
-        body_from_source,
-        body_indent,
-        outliving,
-        device_prototypes: Vec::new(),
-        device_functions: Vec::new(),
-        type_decls: Vec::new(),
-        system_type_decls: Vec::new(),
-        staged: Vec::new(),
-        notes,
-        kernel_name: String::new(),
-        host_name: String::new(),
-        host_params: Vec::new(),
-        kernel_args: Vec::new(),
-        original_lines: Vec::new(),
-        reductions,
-    };
-    let line = report.line;
-    plan.kernel_name = format!("{}_L{line}_kernel", report.function);
-    plan.host_name = format!("{}_L{line}_gpu", report.function);
-
-    // Where the loop is in the user's file.
+/// Decides where the loop is in the user's file: its file, its lines and their text.
+fn locate(unit: &Unit, outer_site: &LoopSite, plan: &mut KernelPlan) {
     let start = unit.resolve(outer_site.span);
     let end = unit.resolve(Span::new(
         outer_site.span.end.saturating_sub(1) as usize,
@@ -1480,25 +1730,36 @@ pub fn plan(
             .filter_map(|l| map.line_text(loc.file, l).map(str::to_string))
             .collect();
     }
+}
 
-    if opts.shared {
-        stage(report, &mut plan);
+/// Decides what the kernel needs beyond its parameters: staged shared memory, the
+/// scalars its expressions read, its locals, device functions and type declarations, and
+/// the host function's parameters and the kernel's arguments.
+fn finish_plan(
+    scope: &Scope<'_, '_>,
+    fsite: &FunctionSite,
+    outer_site: &LoopSite,
+    plan: &mut KernelPlan,
+) -> Result<(), EmitError> {
+    let ctx = scope.ctx;
+    if scope.opts.shared {
+        stage(scope.report, plan);
     }
     // Kernel-side expressions decide which scalars the kernel needs.
-    finish_kernel_params(&mut plan);
+    finish_kernel_params(plan);
     let before_loop = &ctx.text[fsite.body.start as usize..outer_site.span.start as usize];
-    let locals = body_locals(&ctx, &plan, before_loop)?;
+    let locals = body_locals(ctx, plan, before_loop)?;
     plan.locals = locals.declared;
     plan.scalars.extend(locals.read_only);
-    element_addresses_are_fixed(&plan)?;
-    arg_reductions_number_the_outer_loop(&plan)?;
-    device_code(&ctx, report, &mut plan)?;
-    plan.type_decls = type_decls(&ctx, fsite, outer_site.span.start);
+    element_addresses_are_fixed(plan)?;
+    arg_reductions_number_the_outer_loop(plan)?;
+    device_code(ctx, scope.report, plan)?;
+    plan.type_decls = type_decls(ctx, fsite, outer_site.span.start);
     let device_text = format!("{}\n{}", plan.device_functions.join("\n"), plan.body);
-    plan.system_type_decls = system_type_decls(&ctx, &plan.type_decls, &device_text);
-    plan.host_params = host_params(&plan);
-    plan.kernel_args = kernel_args(&plan);
-    Ok(plan)
+    plan.system_type_decls = system_type_decls(ctx, &plan.type_decls, &device_text);
+    plan.host_params = host_params(plan);
+    plan.kernel_args = kernel_args(plan);
+    Ok(())
 }
 
 /// The loop at `site` as the counters' rewrite reads it: its text, and which of `report`'s
