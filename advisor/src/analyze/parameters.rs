@@ -1,0 +1,639 @@
+//! A loop's kernel parameters with their byte sections (thesis §4.2), phase by phase: the
+//! memory the loop touches, one parameter per base pointer (its C type, role and section),
+//! those of accesses with no single base, then the scalars it reads or leaves behind.
+
+use super::{FunctionContext, LoopFacts};
+use crate::access::{collect_accesses, section, MemAccess};
+use crate::callsites::LoopEffects;
+use crate::model::{Bytes, ParamKind, Parameter, Role, WholeObject};
+use crate::rebase::{Definitions, EntryOffset};
+use crate::space::{NotAffine, Space};
+use analyses::symbols::SymbolOrigin;
+use frontend::ir::InstKind;
+use frontend::loops::{Loop, LoopId};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::rc::Rc;
+use symbolic::{Expr, Var};
+
+/// The memory a loop touches, its own accesses and its callees', and what their sections
+/// are computed over.
+pub(super) struct LoopMemory {
+    pub(super) accesses: Vec<MemAccess>,
+    effects: Rc<LoopEffects>,
+    space: Result<Space, NotAffine>,
+    variant: HashSet<Var>,
+}
+
+/// Per base pointer name: the variable, whether the loop reads and writes through it, and
+/// the smallest element size it accesses.
+pub(super) type BaseUses = BTreeMap<String, (Var, bool, bool, u64)>;
+
+/// How a kernel receives a base pointer: whether it is loaded from a struct, its C type
+/// and its kind.
+struct BaseType {
+    nested: bool,
+    c_type: String,
+    kind: ParamKind,
+}
+
+/// A parameter's section: its bytes when known, the whole object when that is what is
+/// mapped, and notes on either.
+#[derive(Default)]
+struct Section {
+    bytes: Option<Bytes>,
+    notes: Vec<String>,
+    whole_object: Option<WholeObject>,
+}
+
+/// How the accesses with no single base use one pointer (or one access text): reads,
+/// writes, the smallest element size, and the bases it may point into.
+pub(super) struct UnbasedUse {
+    reads: bool,
+    writes: bool,
+    elem: u64,
+    bases: BTreeSet<String>,
+}
+
+/// Per scalar name: its role and C type.
+pub(super) type Scalars = BTreeMap<String, (Role, String)>;
+
+impl FunctionContext<'_> {
+    /// Decides which accesses need kernel parameters: the loop's shared ones and its
+    /// callees', less those of error branches, with the space and variant symbols their
+    /// sections are computed over.
+    pub(super) fn loop_memory(
+        &self,
+        id: LoopId,
+        facts: &LoopFacts,
+        assumptions: &mut Vec<String>,
+    ) -> LoopMemory {
+        let privacy = &facts.privacy;
+        let types = &self.unit.lowered.program.types;
+        let mut accesses = privacy.shared(collect_accesses(
+            self.func,
+            self.forest,
+            id,
+            self.rec,
+            types,
+        ));
+        // A callee's accesses count toward the loop's sections.
+        let effects = self.call_effects(id);
+        accesses.extend(privacy.shared(effects.accesses.clone()));
+        // An error branch runs on the host only (a port re-runs the failing iteration
+        // there): what it reads or writes is no kernel parameter.
+        accesses.retain(|a| !facts.error_blocks.contains(&self.func.inst(a.inst).block));
+        assumptions.extend(effects.assumptions.iter().cloned());
+        let space = self.space(id, false).map(|s| effects.extend_space(s));
+        let mut variant = (*self.variant_symbols(id)).clone();
+        variant.extend(effects.variant.iter().cloned());
+        LoopMemory {
+            accesses,
+            effects,
+            space,
+            variant,
+        }
+    }
+
+    /// Decides one parameter per base pointer of the accesses, in name order: its C type
+    /// and kind, its role, and its section or whole object.
+    pub(super) fn based_parameters(
+        &self,
+        id: LoopId,
+        memory: &LoopMemory,
+        bases: &BaseUses,
+        assumptions: &mut Vec<String>,
+    ) -> Vec<Parameter> {
+        let l = self.forest.loop_(id);
+        let definitions = self
+            .variable_definitions
+            .get_or_init(|| crate::rebase::Definitions::of(self.func));
+        let mut out = Vec::new();
+        for (name, (var, reads, writes, elem)) in bases {
+            let BaseType {
+                nested,
+                c_type,
+                kind,
+            } = self.base_type(var, memory);
+            // A value loaded from a struct through a parameter is reported as nested only if
+            // its own loads are loop-invariant; a loop-variant pointer is an unknown array.
+            let role = role(*reads, *writes);
+            let Section {
+                bytes,
+                notes,
+                whole_object,
+            } = self.based_section(l, memory, bases, definitions, name, var, assumptions);
+            out.push(Parameter {
+                name: name.clone(),
+                nested,
+                role,
+                kind,
+                c_type,
+                elem_bytes: Some(*elem),
+                bytes,
+                notes,
+                whole_object,
+                storage: crate::globals::storage(self.func, self.rec, var),
+            });
+        }
+        out
+    }
+
+    /// Decides how a kernel receives the base pointer `var`: from where the pointer comes
+    /// (a parameter, a load, an object, a call's result, a callee's member or global).
+    fn base_type(&self, var: &Var, memory: &LoopMemory) -> BaseType {
+        let types = &self.unit.lowered.program.types;
+        let effects = &memory.effects;
+        let symbol = self.rec.symbols.info(var);
+        let (nested, c_type, kind) = match symbol.map(|s| &s.origin) {
+            Some(SymbolOrigin::Param(i)) => {
+                let ty = self.func.params[*i as usize].ty;
+                let pointee_is_record = types
+                    .pointee(ty)
+                    .is_some_and(|p| matches!(types.get(p), frontend::types::Type::Record(_)));
+                (
+                    false,
+                    types.display(ty),
+                    if pointee_is_record {
+                        ParamKind::Struct
+                    } else {
+                        ParamKind::Array
+                    },
+                )
+            }
+            Some(SymbolOrigin::Load { load, .. }) => (
+                true,
+                types.display(self.func.inst(*load).ty),
+                ParamKind::Array,
+            ),
+            Some(SymbolOrigin::Object(v)) => {
+                // A local array or global is passed to the kernel as a pointer to its elements.
+                let ty = self.func.inst(*v).ty;
+                let object = types.pointee(ty).unwrap_or(ty);
+                let shown = match types.array_elem(object) {
+                    Some(elem) => types.display_pointer_to(elem),
+                    None => types.display_pointer_to(object),
+                };
+                (false, shown, ParamKind::Array)
+            }
+            // A pointer a call returned (`malloc`, a constructor) or a phi of pointers:
+            // its own type, or, for `void *`, a pointer to what the loop accesses.
+            Some(SymbolOrigin::Opaque(v)) | Some(SymbolOrigin::Phi(v)) => {
+                let ty = self.func.inst(*v).ty;
+                let pointee = types.pointee(ty).map(|p| types.get(p));
+                match pointee {
+                    Some(frontend::types::Type::Record(_)) => {
+                        (false, types.display(ty), ParamKind::Struct)
+                    }
+                    Some(frontend::types::Type::Void) | None => {
+                        // `double (*A)[n] = malloc(..)`: the local's type, from the cast.
+                        let local = self.func.insts.iter().find_map(|i| match i.kind {
+                            InstKind::Cast(inner) if inner == *v => Some(i.ty),
+                            _ => None,
+                        });
+                        let shown = match local {
+                            Some(t) if types.pointee(t).is_some() => types.display(t),
+                            _ => memory
+                                .accesses
+                                .iter()
+                                .find(|a| a.base() == Some(var))
+                                .map(|a| types.display_pointer_to(a.ty))
+                                .unwrap_or_else(|| "?".into()),
+                        };
+                        (false, shown, ParamKind::Array)
+                    }
+                    Some(_) => (false, types.display(ty), ParamKind::Array),
+                }
+            }
+            // A pointer the loop steps (`*Fout = *f; ++Fout`): the pointer's own type.
+            Some(SymbolOrigin::Induction(v)) => (
+                false,
+                types.display(self.func.inst(*v).ty),
+                ParamKind::Array,
+            ),
+            // An object a callee reaches through a member of the caller's struct.
+            _ => match effects.members.get(var) {
+                Some(member) => (true, types.display(member.ty), ParamKind::Array),
+                // A global only a callee names (`M_ac@global`, defined in another file).
+                None => match effects
+                    .global_types
+                    .get(var)
+                    .or_else(|| effects.object_types.get(var))
+                {
+                    Some(ty) => (false, ty.clone(), ParamKind::Array),
+                    None => (false, "?".into(), ParamKind::Array),
+                },
+            },
+        };
+        BaseType {
+            nested,
+            c_type,
+            kind,
+        }
+    }
+
+    /// Decides the section of base `var` (named `name`): the bytes its subscripts bound,
+    /// else the whole object, else a note on why neither is known.
+    #[allow(clippy::too_many_arguments)]
+    fn based_section(
+        &self,
+        l: &Loop,
+        memory: &LoopMemory,
+        bases: &BaseUses,
+        definitions: &Definitions,
+        name: &str,
+        var: &Var,
+        assumptions: &mut Vec<String>,
+    ) -> Section {
+        match &memory.space {
+            Ok(space) => {
+                match section(var, &memory.accesses, space, &memory.variant, assumptions) {
+                    Ok((lo, hi)) => {
+                        self.bounded_section(l, memory, space, definitions, name, var, lo, hi)
+                    }
+                    // No subscript bounds the accesses (a gather): the whole object, when
+                    // the program allocates it with a size the loop can name, and the
+                    // variable still points to its start where the loop begins.
+                    Err(why) => {
+                        self.whole_object_section(l, memory, bases, definitions, name, var, why)
+                    }
+                }
+            }
+            Err(why) => Section {
+                notes: vec![format!("section unknown statically: {}", why.0)],
+                ..Section::default()
+            },
+        }
+    }
+
+    /// Decides the bytes `[lo, hi)` the subscripts bound, tightened by the value ranges and
+    /// made relative to where `name` points when the loop starts.
+    #[allow(clippy::too_many_arguments)]
+    fn bounded_section(
+        &self,
+        l: &Loop,
+        memory: &LoopMemory,
+        space: &Space,
+        definitions: &Definitions,
+        name: &str,
+        var: &Var,
+        lo: Expr,
+        hi: Expr,
+    ) -> Section {
+        let mut notes = Vec::new();
+        let from_ranges =
+            crate::access::range_section(var, &memory.accesses, self.ranges, &space.env);
+        let (rlo, rhi) = from_ranges
+            .map(|(a, b)| (Some(a), Some(b)))
+            .unwrap_or((None, None));
+        let lo = crate::access::tighter(lo, rlo, false, &space.env);
+        let hi = crate::access::tighter(hi, rhi, true, &space.env);
+        // Named after a variable: relative to it as the loop finds it.
+        let rebased = match crate::rebase::entry_offset(
+            self.func,
+            self.rec,
+            definitions,
+            l,
+            name,
+            var,
+        ) {
+            EntryOffset::Same => Ok((lo, hi)),
+            EntryOffset::Moved(offset) => {
+                match (lo.checked_sub(&offset), hi.checked_sub(&offset)) {
+                    (Ok(lo), Ok(hi)) => {
+                        notes.push(format!(
+                                "relative to `{name}` where the loop starts, {} bytes past the value the accesses are expressed from",
+                                offset.to_c()
+                            ));
+                        Ok((lo, hi))
+                    }
+                    _ => Err(format!(
+                        "`{name}` moved {} bytes before the loop, which the engine cannot subtract",
+                        offset.to_c()
+                    )),
+                }
+            }
+            EntryOffset::Unknown(why) => Err(why),
+        };
+        let bytes = match rebased {
+            Ok((lo, hi)) => {
+                let size = hi
+                    .checked_sub(&lo)
+                    .map(|e| e.to_c())
+                    .unwrap_or_else(|_| format!("({}) - ({})", hi.to_c(), lo.to_c()));
+                let reads = lo
+                    .vars()
+                    .into_iter()
+                    .chain(hi.vars())
+                    .map(|v| v.name().to_string())
+                    .collect::<std::collections::BTreeSet<_>>()
+                    .into_iter()
+                    .collect();
+                Some(Bytes {
+                    lo: lo.to_c(),
+                    hi: hi.to_c(),
+                    size,
+                    reads,
+                })
+            }
+            Err(why) => {
+                notes.push(format!("section unknown statically: {why}"));
+                None
+            }
+        };
+        Section {
+            bytes,
+            notes,
+            whole_object: None,
+        }
+    }
+
+    /// Decides, for accesses no subscript bounds (`why`), whether the whole allocated
+    /// object is the section, with the notes a porter needs either way.
+    #[allow(clippy::too_many_arguments)]
+    fn whole_object_section(
+        &self,
+        l: &Loop,
+        memory: &LoopMemory,
+        bases: &BaseUses,
+        definitions: &Definitions,
+        name: &str,
+        var: &Var,
+        why: String,
+    ) -> Section {
+        let mut notes = Vec::new();
+        match self.whole_object(l, &memory.effects, bases, definitions, name, var) {
+            Some(Ok(whole)) => {
+                notes.push(format!(
+                    "whole object: allocated at {} with `{}` bytes (no subscript bounds the accesses: {why})",
+                    whole.allocated_at.join(", "),
+                    whole.size
+                ));
+                if !whole.reads.is_empty() {
+                    let listed: Vec<String> =
+                        whole.reads.iter().map(|r| format!("`{r}`")).collect();
+                    let (verb, what) = if listed.len() == 1 {
+                        ("holds", "the value")
+                    } else {
+                        ("hold", "the values")
+                    };
+                    notes.push(format!(
+                        "assumes {} still {verb} at the loop {what} the allocation used",
+                        listed.join(", ")
+                    ));
+                }
+                let bytes = Bytes {
+                    lo: "0".into(),
+                    hi: whole.size.clone(),
+                    size: whole.size.clone(),
+                    reads: whole.reads.clone(),
+                };
+                Section {
+                    bytes: Some(bytes),
+                    notes,
+                    whole_object: Some(whole),
+                }
+            }
+            other => {
+                // Why the allocation gives no size either: what a porter
+                // would have to keep for the whole object to be mapped.
+                let whole = match other {
+                    Some(Err(whole)) => {
+                        format!("; nor is the whole object known: {whole}")
+                    }
+                    _ => String::new(),
+                };
+                notes.push(format!("section unknown statically: {why}{whole}; `warpwise instantiate` computes it for a profiled run"));
+                Section {
+                    bytes: None,
+                    notes,
+                    whole_object: None,
+                }
+            }
+        }
+    }
+
+    /// Decides how the accesses with no single base use each pointer the source subscripts
+    /// (or each access text, when no named pointer is behind one).
+    pub(super) fn unbased_uses(&self, unbased: &[&MemAccess]) -> BTreeMap<String, UnbasedUse> {
+        // Accesses with no single base pointer, one parameter per pointer the source
+        // subscripts (`index` of `index[2*i]` and `index[2*i + 1]`, chosen by a branch
+        // between two arrays), or per access text when no named pointer is behind it.
+        let mut unbased_params: BTreeMap<String, UnbasedUse> = BTreeMap::new();
+        for access in unbased {
+            let name = self
+                .subscripted_pointer(access.addr)
+                .unwrap_or_else(|| self.unit.snippet(access.span));
+            let entry = unbased_params.entry(name).or_insert(UnbasedUse {
+                reads: false,
+                writes: false,
+                elem: access.elem_bytes,
+                bases: BTreeSet::new(),
+            });
+            if access.is_store {
+                entry.writes = true;
+            } else {
+                entry.reads = true;
+            }
+            entry.elem = entry.elem.min(access.elem_bytes);
+            for (base, _) in &access.alternatives {
+                if let Some(base) = base {
+                    entry.bases.insert(base.name().to_string());
+                }
+            }
+        }
+        unbased_params
+    }
+
+    /// Decides the scalar parameters: those defined outside the loop and used inside
+    /// (inbound), and values computed inside and used after it (outbound); names in
+    /// `array_names` are memory parameters, not scalars.
+    pub(super) fn scalar_parameters(
+        &self,
+        id: LoopId,
+        facts: &LoopFacts,
+        array_names: &HashSet<String>,
+    ) -> Scalars {
+        let types = &self.unit.lowered.program.types;
+        let l = self.forest.loop_(id);
+        // Scalars defined outside the loop and used inside (inbound), and values computed
+        // inside and used after it (outbound).
+        let mut scalars: Scalars = BTreeMap::new();
+        let starts_from_entry: HashSet<&String> = facts
+            .privacy
+            .entries
+            .iter()
+            .filter(|p| p.initial_value)
+            .map(|p| &p.name)
+            .collect();
+        for &block in &l.blocks {
+            for &v in &self.func.block(block).insts {
+                let mut operands = self.func.inst(v).kind.operands();
+                if let InstKind::Phi(args) = &self.func.inst(v).kind {
+                    operands = args
+                        .iter()
+                        .filter(|(b, _)| !l.contains(*b))
+                        .map(|(_, a)| *a)
+                        .collect();
+                    if block == l.header {
+                        // A private copy that starts from the value before the loop needs
+                        // that value.
+                        let name = self.func.inst(v).origin.var_name.as_ref();
+                        if let Some(name) = name.filter(|n| starts_from_entry.contains(n)) {
+                            scalars.insert(
+                                name.clone(),
+                                (Role::In, types.display(self.func.inst(v).ty)),
+                            );
+                        }
+                        continue;
+                    }
+                }
+                for op in operands {
+                    self.scalar_inbound(id, op, array_names, &mut scalars);
+                }
+            }
+            for op in self.func.terminator_uses(block) {
+                self.scalar_inbound(id, op, array_names, &mut scalars);
+            }
+        }
+        let users = &self.users;
+        for &block in &l.blocks {
+            for &v in &self.func.block(block).insts {
+                let inst = self.func.inst(v);
+                let Some(name) = &inst.origin.var_name else {
+                    continue;
+                };
+                if name.starts_with('&') || !types.is_scalar(inst.ty) {
+                    continue;
+                }
+                let used_outside = users[v.index()]
+                    .iter()
+                    .any(|u| !l.contains(self.func.inst(*u).block))
+                    || self.order().branch_users(v).iter().any(|b| !l.contains(*b));
+                if used_outside
+                    && !self
+                        .forest
+                        .loop_(id)
+                        .induction_variables
+                        .iter()
+                        .any(|iv| iv.phi == v)
+                {
+                    let entry = scalars
+                        .entry(name.clone())
+                        .or_insert((Role::Out, types.display(inst.ty)));
+                    if entry.0 == Role::In {
+                        entry.0 = Role::Inout;
+                    }
+                }
+            }
+        }
+        scalars
+    }
+}
+
+/// Decides which accesses have a single base pointer (grouped by its name) and which
+/// have none.
+pub(super) fn by_base(accesses: &[MemAccess]) -> (BaseUses, Vec<&MemAccess>) {
+    let mut bases: BaseUses = BTreeMap::new();
+    let mut unbased = Vec::new();
+    for access in accesses {
+        match access.base() {
+            Some(base) => {
+                let entry = bases.entry(base.name().to_string()).or_insert((
+                    base.clone(),
+                    false,
+                    false,
+                    access.elem_bytes,
+                ));
+                if access.is_store {
+                    entry.2 = true;
+                } else {
+                    entry.1 = true;
+                }
+                entry.3 = entry.3.min(access.elem_bytes);
+            }
+            None => unbased.push(access),
+        }
+    }
+    (bases, unbased)
+}
+
+/// Decides a parameter's role from whether the loop reads and writes it.
+fn role(reads: bool, writes: bool) -> Role {
+    match (reads, writes) {
+        (true, true) => Role::Inout,
+        (false, true) => Role::Out,
+        _ => Role::In,
+    }
+}
+
+/// Decides the parameters of the accesses with no single base: a new one per pointer, or
+/// a note on the based parameter of the same name, whose section is then not known.
+pub(super) fn merge_unbased(out: &mut Vec<Parameter>, uses: BTreeMap<String, UnbasedUse>) {
+    for (
+        name,
+        UnbasedUse {
+            reads,
+            writes,
+            elem,
+            bases,
+        },
+    ) in uses
+    {
+        let mut note = "the address has no single base pointer".to_string();
+        if bases.len() > 1 {
+            let listed: Vec<String> = bases.iter().map(|b| format!("`{b}`")).collect();
+            note.push_str(&format!(": it points into {}", listed.join(" or ")));
+        }
+        let role = role(reads, writes);
+        // The same pointer is also a single base elsewhere in the loop (`_nodes` before
+        // a branch reassigns it): one parameter, whose section is then not known.
+        if let Some(known) = out.iter_mut().find(|p| p.name == name) {
+            if known.role != role {
+                known.role = Role::Inout;
+            }
+            known.bytes = None;
+            known.whole_object = None;
+            known.notes.push(note);
+            continue;
+        }
+        out.push(Parameter {
+            name,
+            nested: false,
+            role,
+            kind: ParamKind::Array,
+            c_type: "?".into(),
+            elem_bytes: Some(elem),
+            bytes: None,
+            notes: vec![note],
+            whole_object: None,
+            storage: None,
+        });
+    }
+}
+
+/// Decides the final list: the memory parameters, each named `*p` when the loop also
+/// writes its pointer `p` as a scalar, then the scalars in name order.
+pub(super) fn ordered(mut out: Vec<Parameter>, scalars: Scalars) -> Vec<Parameter> {
+    // A pointer the loop advances (`node = node->next`, `p++`) is a scalar it writes and
+    // the base of the memory it reads: the memory is `*node`, the pointer `node`.
+    for memory in out.iter_mut() {
+        if scalars.contains_key(&memory.name) {
+            memory.name = format!("*{}", memory.name);
+        }
+    }
+    for (name, (role, c_type)) in scalars {
+        out.push(Parameter {
+            name,
+            nested: false,
+            role,
+            kind: ParamKind::Scalar,
+            c_type,
+            elem_bytes: None,
+            bytes: None,
+            notes: Vec::new(),
+            whole_object: None,
+            storage: None,
+        });
+    }
+    out
+}
