@@ -138,6 +138,29 @@ fn recipe(l: &LoopReport, report: &Report) -> String {
     // loops gets a kernel per loop.
     let kernel = format!("{}_L{}_kernel", l.function, l.line);
 
+    signature(&mut out, &kernel, &arrays, &scalars);
+    mapping(&mut out, l, report, &kernel);
+    copies_in(&mut out, &arrays);
+    let mut s = Steps { out, step: 4 };
+    call_step(&mut s, l);
+    private_step(&mut s, l);
+    error_path_steps(&mut s, l);
+    reduction_steps(&mut s, l);
+    copy_back(&mut s, l, &arrays);
+    let Steps { mut out, step } = s;
+    performance(l, step, &mut out);
+    closing_notes(&mut out, l);
+    out
+}
+
+/// A recipe being written: its text so far and the number its next step takes.
+struct Steps {
+    out: String,
+    step: usize,
+}
+
+/// Step 1: the kernel's signature, arrays as device pointers, then the scalars it takes.
+fn signature(out: &mut String, kernel: &str, arrays: &[&Parameter], scalars: &[&Parameter]) {
     // 1. Signature.
     let mut params: Vec<String> = arrays.iter().map(|p| device_param(p)).collect();
     params.extend(scalars.iter().map(|p| format!("{} {}", p.c_type, p.name)));
@@ -146,7 +169,11 @@ fn recipe(l: &LoopReport, report: &Report) -> String {
         "  1. Write the kernel:\n       __global__ void {kernel}({})",
         params.join(", ")
     );
+}
 
+/// Step 2: how iterations map to threads (1D, or the nest on a 2D grid) and the launch.
+fn mapping(out: &mut String, l: &LoopReport, report: &Report, kernel: &str) {
+    let two_d = l.nest.len() == 2;
     // 2. Mapping and launch.
     let induction = l.induction.as_ref();
     let step_text = |var: &str, lower: &str, step: &str, k: &str| match (lower, step) {
@@ -231,13 +258,16 @@ fn recipe(l: &LoopReport, report: &Report) -> String {
             let _ = writeln!(out, "  2. Map iterations to threads (the loop's induction could not be written in source terms).");
         }
     }
+}
 
+/// Step 3: the allocations and the copies in, with each array's byte section.
+fn copies_in(out: &mut String, arrays: &[&Parameter]) {
     // 3. Allocations and copies in.
     let _ = writeln!(
         out,
         "  3. Allocate device memory and copy inputs (byte sections relative to each pointer):"
     );
-    for p in &arrays {
+    for p in arrays {
         match &p.bytes {
             Some(bytes) => {
                 let size = bytes.size.clone();
@@ -258,9 +288,12 @@ fn recipe(l: &LoopReport, report: &Report) -> String {
     {
         let _ = writeln!(out, "     A section that does not start at 0 is copied to the start of its device buffer: pass `d_x - lo/sizeof(*x)` to the kernel so indices stay the same.");
     }
+}
 
+/// The step on the functions the loop calls, and what each needs on the device.
+fn call_step(s: &mut Steps, l: &LoopReport) {
+    let Steps { out, step } = s;
     // 4. Calls.
-    let mut step = 4;
     if !l.calls.is_empty() {
         let _ = writeln!(out, "  {step}. Functions called in the loop:");
         for c in &l.calls {
@@ -306,9 +339,13 @@ fn recipe(l: &LoopReport, report: &Report) -> String {
             };
             let _ = writeln!(out, "       {}: {what}", c.name);
         }
-        step += 1;
+        *step += 1;
     }
+}
 
+/// The step on private variables: each thread's own copy, and which start from a value.
+fn private_step(s: &mut Steps, l: &LoopReport) {
+    let Steps { out, step } = s;
     // Private storage: each thread's own copy.
     if !l.private.is_empty() {
         let _ = writeln!(
@@ -325,9 +362,13 @@ fn recipe(l: &LoopReport, report: &Report) -> String {
                 );
             }
         }
-        step += 1;
+        *step += 1;
     }
+}
 
+/// One step per error path: the device flag and the failing iteration rerun on the host.
+fn error_path_steps(s: &mut Steps, l: &LoopReport) {
+    let Steps { out, step } = s;
     // Error paths: a flag on the device, the failing iteration again on the host.
     for e in &l.error_paths {
         let index = l.induction.as_ref().map_or("i", |i| i.var.as_str());
@@ -346,9 +387,13 @@ fn recipe(l: &LoopReport, report: &Report) -> String {
             e.ends_with,
             e.line,
         );
-        step += 1;
+        *step += 1;
     }
+}
 
+/// One step per reduction: its kind, type, strategy and how to write it.
+fn reduction_steps(s: &mut Steps, l: &LoopReport) {
+    let Steps { out, step } = s;
     // Reductions: one step each.
     for r in &l.reductions {
         let _ = writeln!(
@@ -360,9 +405,14 @@ fn recipe(l: &LoopReport, report: &Report) -> String {
             r.strategy,
             reduction_how(r)
         );
-        step += 1;
+        *step += 1;
     }
+}
 
+/// The copy-back step (arrays written, scalars used after the loop) and the last values of
+/// private variables read after it.
+fn copy_back(s: &mut Steps, l: &LoopReport, arrays: &[&Parameter]) {
+    let Steps { out, step } = s;
     // 5. Copy back.
     let outputs: Vec<&&Parameter> = arrays
         .iter()
@@ -396,7 +446,7 @@ fn recipe(l: &LoopReport, report: &Report) -> String {
         for line in back {
             let _ = writeln!(out, "{line}");
         }
-        step += 1;
+        *step += 1;
     }
     for p in l
         .private
@@ -409,11 +459,14 @@ fn recipe(l: &LoopReport, report: &Report) -> String {
             p.name
         );
     }
-    performance(l, step, &mut out);
+}
+
+/// The lines after the steps: assumptions, what qualified names stand for, existing pragmas.
+fn closing_notes(out: &mut String, l: &LoopReport) {
     if !l.assumptions.is_empty() {
         let _ = writeln!(out, "  assuming: {}", l.assumptions.join("; "));
     }
-    let qualified = qualified_names(&out);
+    let qualified = qualified_names(out);
     if !qualified.is_empty() {
         let _ = writeln!(out, "  names: {}", qualified.join("; "));
     }
@@ -424,7 +477,6 @@ fn recipe(l: &LoopReport, report: &Report) -> String {
             l.pragmas.join("`, `#pragma ")
         );
     }
-    out
 }
 
 fn kind_name(kind: ReductionKind) -> &'static str {
