@@ -14,6 +14,92 @@ use super::tokenize;
 /// from its callee), else the smallest enclosing `name(...)`, `(...)`, `[...]` or `{...}` on
 /// the line; `None` when the line holds none (an invocation spread over several lines).
 pub(super) fn whole_range(line: &str, start: usize, end: usize) -> Option<(usize, usize)> {
+    // Most quotes are whole: told from the quote and the word before it alone, without
+    // reading the line (a generated line of 10,000 statements has one quote each).
+    if quote_is_whole(line, start, end) {
+        return Some((start, end));
+    }
+    // A fragment: its group is looked for within a window of the line around it.
+    let from = floor_boundary(line, start.saturating_sub(WINDOW));
+    let to = ceil_boundary(line, end.saturating_add(WINDOW));
+    let (s, e) = fragment_range(&line[from..to], start - from, end - from)?;
+    Some((s + from, e + from))
+}
+
+/// How far around a fragment its enclosing group is looked for, in bytes.
+const WINDOW: usize = 4096;
+
+fn floor_boundary(line: &str, mut at: usize) -> usize {
+    while !line.is_char_boundary(at) {
+        at -= 1;
+    }
+    at
+}
+
+fn ceil_boundary(line: &str, at: usize) -> usize {
+    let mut at = at.min(line.len());
+    while !line.is_char_boundary(at) {
+        at += 1;
+    }
+    at
+}
+
+/// Whether `line[start..end]` reads as a whole piece of C: brackets balanced (literals
+/// aside), no comma at either end, and not an argument list whose callee is left out.
+fn quote_is_whole(line: &str, start: usize, end: usize) -> bool {
+    let Some(text) = line.get(start..end) else {
+        return false;
+    };
+    let text = text.trim();
+    if text.is_empty() || text.starts_with(',') || text.ends_with(',') {
+        return text.is_empty();
+    }
+    let mut open = Vec::new();
+    let mut literal: Option<char> = None;
+    let mut escaped = false;
+    for c in text.chars() {
+        if let Some(quote) = literal {
+            match c {
+                _ if escaped => escaped = false,
+                '\\' => escaped = true,
+                _ if c == quote => literal = None,
+                _ => {}
+            }
+            continue;
+        }
+        match c {
+            '"' | '\'' => literal = Some(c),
+            '(' | '[' | '{' => open.push(c),
+            ')' | ']' | '}' => {
+                let expected = match c {
+                    ')' => '(',
+                    ']' => '[',
+                    _ => '{',
+                };
+                if open.pop() != Some(expected) {
+                    return false;
+                }
+            }
+            _ => {}
+        }
+    }
+    if !open.is_empty() || literal.is_some() {
+        return false;
+    }
+    if !text.starts_with('(') {
+        return true;
+    }
+    // The word just before an opening parenthesis: a callee unless a keyword.
+    let before = line[..start].trim_end();
+    let word_start = before
+        .rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .map_or(0, |k| k + 1);
+    let word = &before[word_start..];
+    !is_identifier(word) || KEYWORDS.contains(&word)
+}
+
+/// [`whole_range`] of a fragment, over the tokens of `line` (a window of the source line).
+fn fragment_range(line: &str, start: usize, end: usize) -> Option<(usize, usize)> {
     let toks = tokenize(line);
     let text = |k: usize| &line[toks[k].0..toks[k].1];
     let first = toks.iter().position(|t| t.1 > start)?;
