@@ -121,29 +121,7 @@ fn source_quotes(report: &LoopReport) -> impl Iterator<Item = &str> {
 /// piece of a macro invocation's argument list is neither).
 fn whole_quote(text: &str) -> bool {
     let text = text.trim();
-    let mut open = Vec::new();
-    let mut literal: Option<char> = None;
-    let mut escaped = false;
-    for c in text.chars() {
-        if let Some(quote) = literal {
-            match c {
-                _ if escaped => escaped = false,
-                '\\' => escaped = true,
-                _ if c == quote => literal = None,
-                _ => {}
-            }
-            continue;
-        }
-        match c {
-            '"' | '\'' => literal = Some(c),
-            '(' => open.push(')'),
-            '[' => open.push(']'),
-            '{' => open.push('}'),
-            ')' | ']' | '}' if open.pop() != Some(c) => return false,
-            _ => {}
-        }
-    }
-    open.is_empty() && !text.starts_with(',') && !text.ends_with(',')
+    frontend::source_map::balanced(text) && !text.starts_with(',') && !text.ends_with(',')
 }
 
 /// The identifiers of `report`'s expressions that `is_source` does not know and that are

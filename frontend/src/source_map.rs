@@ -14,6 +14,8 @@ use std::sync::OnceLock;
 
 mod whole_text;
 
+pub use whole_text::balanced;
+
 /// A file known to a [`SourceMap`] (main file, header, or pseudo-file like `<built-in>`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct FileId(u32);

@@ -54,6 +54,23 @@ fn quote_is_whole(line: &str, start: usize, end: usize) -> bool {
     if text.is_empty() || text.starts_with(',') || text.ends_with(',') {
         return text.is_empty();
     }
+    if !balanced(text) {
+        return false;
+    }
+    if !text.starts_with('(') {
+        return true;
+    }
+    // The word just before an opening parenthesis: a callee unless a keyword.
+    let before = line[..start].trim_end();
+    let word_start = before
+        .rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .map_or(0, |k| k + 1);
+    let word = &before[word_start..];
+    !is_identifier(word) || KEYWORDS.contains(&word)
+}
+
+/// Whether `text`'s brackets nest, string and character literals aside (and closed).
+pub fn balanced(text: &str) -> bool {
     let mut open = Vec::new();
     let mut literal: Option<char> = None;
     let mut escaped = false;
@@ -69,33 +86,14 @@ fn quote_is_whole(line: &str, start: usize, end: usize) -> bool {
         }
         match c {
             '"' | '\'' => literal = Some(c),
-            '(' | '[' | '{' => open.push(c),
-            ')' | ']' | '}' => {
-                let expected = match c {
-                    ')' => '(',
-                    ']' => '[',
-                    _ => '{',
-                };
-                if open.pop() != Some(expected) {
-                    return false;
-                }
-            }
+            '(' => open.push(')'),
+            '[' => open.push(']'),
+            '{' => open.push('}'),
+            ')' | ']' | '}' if open.pop() != Some(c) => return false,
             _ => {}
         }
     }
-    if !open.is_empty() || literal.is_some() {
-        return false;
-    }
-    if !text.starts_with('(') {
-        return true;
-    }
-    // The word just before an opening parenthesis: a callee unless a keyword.
-    let before = line[..start].trim_end();
-    let word_start = before
-        .rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-        .map_or(0, |k| k + 1);
-    let word = &before[word_start..];
-    !is_identifier(word) || KEYWORDS.contains(&word)
+    open.is_empty() && literal.is_none()
 }
 
 /// [`whole_range`] of a fragment, over the tokens of `line` (a window of the source line).
@@ -114,7 +112,7 @@ fn fragment_range(line: &str, start: usize, end: usize) -> Option<(usize, usize)
             && !KEYWORDS.contains(&text(open - 1))
     };
     let whole = |a: usize, b: usize| {
-        balanced(&toks[a..=b], line) && text(a) != "," && text(b) != "," && !called(a)
+        balanced(&line[toks[a].0..toks[b].1]) && text(a) != "," && text(b) != "," && !called(a)
     };
     if whole(first, last) {
         return Some((start, end));
@@ -149,20 +147,6 @@ fn closing(open: &str) -> Option<&'static str> {
         "{" => Some("}"),
         _ => None,
     }
-}
-
-/// Whether the tokens nest every bracket they open and close no other.
-fn balanced(toks: &[(usize, usize)], line: &str) -> bool {
-    let mut stack = Vec::new();
-    for &(s, e) in toks {
-        let t = &line[s..e];
-        if let Some(c) = closing(t) {
-            stack.push(c);
-        } else if matches!(t, ")" | "]" | "}") && stack.pop() != Some(t) {
-            return false;
-        }
-    }
-    stack.is_empty()
 }
 
 /// For each token that opens a bracket, the index of the token that closes it on the line.
