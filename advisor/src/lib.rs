@@ -1,50 +1,63 @@
 //! The advisor (thesis §4-§5): GPU-friendliness, kernel parameters, coalescing, shared memory, reports.
 
-pub mod access;
-pub mod aliasing;
+// The API: what the binary, `cuda`, `instantiate`, `profile` and the fuzz targets use.
 pub mod analyze;
-pub mod banks;
 pub mod budget;
 pub mod calls;
-pub mod callsites;
 pub mod check;
-pub mod coalescing;
-pub mod code;
-pub mod coefficient;
-pub mod copies;
-pub mod dependence;
-pub mod divergence;
-pub mod error_paths;
-pub mod escape;
-pub mod findings;
-pub mod fresh;
-pub mod globals;
 pub mod gpus;
-pub mod indirect;
-pub mod liveness;
-pub mod lookups;
 pub mod mapping;
-pub mod merged;
 pub mod model;
-pub mod mustwrite;
-pub mod noreturn;
-pub mod overlap;
 pub mod parallel;
-pub mod performance;
-pub mod present;
-pub mod privatize;
 pub mod program;
-pub mod program_facts;
-pub mod rebase;
 pub mod recipe;
-pub mod reductions;
 pub mod rules;
-pub mod shared_memory;
-pub mod space;
-pub mod stale;
-pub mod subscripts;
 pub mod summaries;
-pub mod unswitch;
 pub mod verify;
-pub mod whole;
+
+// Components the soundness tests (tests/it: witnesses, coalescing, subscripts) drive
+// directly against concrete executions; not part of the API.
+#[doc(hidden)]
+pub mod access;
+#[doc(hidden)]
+pub mod coalescing;
+#[doc(hidden)]
+pub mod divergence;
+#[doc(hidden)]
+pub mod rebase;
+#[doc(hidden)]
+pub mod space;
+#[doc(hidden)]
+pub mod subscripts;
+#[doc(hidden)]
 pub mod witness;
+
+// Internal.
+mod aliasing;
+mod banks;
+mod callsites;
+mod code;
+mod coefficient;
+mod copies;
+mod dependence;
+mod error_paths;
+mod escape;
+mod findings;
+mod fresh;
+mod globals;
+mod indirect;
+mod liveness;
+mod lookups;
+mod merged;
+mod mustwrite;
+mod noreturn;
+mod overlap;
+mod performance;
+mod present;
+mod privatize;
+mod program_facts;
+mod reductions;
+mod shared_memory;
+mod stale;
+mod unswitch;
+mod whole;
