@@ -2347,6 +2347,16 @@ impl<'a> FunctionContext<'a> {
             .is_some_and(|p| matches!(types.get(p), frontend::types::Type::Record(_)))
     }
 
+    /// Whether base `v` is a static whose address the program never takes: one this
+    /// function names itself, or one only the loop's callees name (`effects`).
+    fn is_sealed_static(&self, v: &Var, effects: Option<&crate::callsites::LoopEffects>) -> bool {
+        if effects.is_some_and(|e| e.sealed_globals.contains(v)) {
+            return true;
+        }
+        crate::globals::global_of(self.func, self.rec, v)
+            .is_some_and(|g| self.summaries.view().sealed_static(self.unit_index, g))
+    }
+
     fn may_alias(&self, a: &Var, b: &Var) -> bool {
         self.may_alias_in(a, b, None, None)
     }
@@ -2362,6 +2372,11 @@ impl<'a> FunctionContext<'a> {
         effects: Option<&crate::callsites::LoopEffects>,
         header: Option<frontend::ir::Block>,
     ) -> bool {
+        // A static whose address the program never takes is reached through no pointer:
+        // it overlaps nothing but itself (see `sealed`).
+        if a != b && (self.is_sealed_static(a, effects) || self.is_sealed_static(b, effects)) {
+            return false;
+        }
         let origin = |v: &Var| match self.rec.symbols.info(v) {
             Some(s) => Some(Base::Symbol(s.origin.clone())),
             None if effects.is_some_and(|e| e.globals.contains(v)) => Some(Base::Global),

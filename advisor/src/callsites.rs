@@ -50,6 +50,9 @@ pub struct LoopEffects {
     pub globals: HashSet<Var>,
     /// Those of them defined `const` (see `globals::unmodifiable`): no store changes them.
     pub const_globals: HashSet<Var>,
+    /// Those of them that are statics whose address the program never takes (see `sealed`):
+    /// no pointer reaches them.
+    pub sealed_globals: HashSet<Var>,
     /// The C type a kernel would receive each of them as (a pointer to the elements of an
     /// array, to the object otherwise), printed with the type table of the unit that
     /// defines it: the caller's table may not hold the type.
@@ -333,6 +336,9 @@ pub fn loop_effects(site: &LoopSite) -> LoopEffects {
                         }
                         if global_unmodifiable(view, site.unit, global, *unit) {
                             out.const_globals.insert(var.clone());
+                        }
+                        if unit.is_some_and(|u| view.sealed_static_named(u, global)) {
+                            out.sealed_globals.insert(var.clone());
                         }
                         let verb = if e.is_store { "writes" } else { "reads" };
                         if global_declared(view, site.unit, global, *unit, true, |_, g| {

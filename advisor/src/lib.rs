@@ -57,6 +57,7 @@ mod present;
 mod privatize;
 mod program_facts;
 mod reductions;
+mod sealed;
 mod shared_memory;
 mod stale;
 mod unswitch;

@@ -51,6 +51,9 @@ pub struct ProgramView<'a> {
     /// The allocations each kept pointer can hold (`whole::allocations`), found on first
     /// use: every gathered array of every loop asks, and each answer scans the program.
     allocations: Mutex<HashMap<Keeper, Arc<Result<Allocations, String>>>>,
+    /// The statics whose address the program never takes, found on first use (by
+    /// `sealed`, which defines `ProgramView::sealed_static`).
+    sealed_statics: OnceLock<crate::sealed::SealedStatics>,
 }
 
 /// The names a function calls directly or transitively, each with its definition when the
@@ -119,6 +122,7 @@ impl<'a> ProgramView<'a> {
             param_flows: Mutex::default(),
             reached: Mutex::default(),
             allocations: Mutex::default(),
+            sealed_statics: OnceLock::new(),
         }
     }
 
@@ -245,6 +249,15 @@ impl<'a> ProgramView<'a> {
         find: impl FnOnce() -> GlobalCopies,
     ) -> &GlobalCopies {
         self.global_copies.get_or_init(find)
+    }
+
+    /// The statics whose address the program never takes, found by `find` on first use:
+    /// `sealed` finds them (`ProgramView::sealed_static`).
+    pub(crate) fn sealed_statics_found_by(
+        &self,
+        find: impl FnOnce() -> crate::sealed::SealedStatics,
+    ) -> &crate::sealed::SealedStatics {
+        self.sealed_statics.get_or_init(find)
     }
 
     /// The program's functions that never return, found by `find` on first use: `noreturn`

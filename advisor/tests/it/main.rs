@@ -34,6 +34,7 @@ mod reductions;
 mod restrict_locals;
 mod run_orders;
 mod samples;
+mod sealed_statics;
 mod selector_halves;
 mod snapshots;
 mod soundness;
