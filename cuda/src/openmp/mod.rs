@@ -171,11 +171,43 @@ pub fn port_inputs(
     options: &PortOptions,
 ) -> Outcome {
     let mut out = Outcome::default();
+    let (units, unit_inputs) = load_units(inputs, &mut out);
+    let view = advisor::program::ProgramView::new(&units);
+    let summaries = advisor::summaries::Summaries::new(&view);
     let mut matched = vec![false; wanted.len()];
-    let selectors = selectors(wanted);
-    let target = advisor::mapping::Target::default();
-    // All files as one program, as `warpwise analyze` does: a helper defined in another
-    // file is a program function with a summary, not an unknown external.
+    let planned = plan_each_unit(
+        &summaries,
+        &units,
+        &unit_inputs,
+        wanted,
+        profile,
+        options,
+        &mut matched,
+    );
+    let port_units = place_ports(&mut out, planned, &units, &unit_inputs, wanted);
+    out.unmatched = wanted
+        .iter()
+        .zip(&matched)
+        .filter(|(_, m)| !**m)
+        .map(|(w, _)| w.clone())
+        .collect();
+    let declare = cross_file_functions(&out.ports, &units, &unit_inputs);
+    let device_globals = apply_device_globals(&mut out, &units, &unit_inputs, &port_units);
+    rewrite_files(&mut out, &declare, &device_globals, options);
+    keep_written(&mut out);
+    out
+}
+
+/// Loads every input as one unit of the program; an input that does not load is a problem
+/// of the outcome. All files as one program, as `warpwise analyze` does: a helper defined
+/// in another file is a program function with a summary, not an unknown external.
+fn load_units<'i>(
+    inputs: &'i [frontend::preprocess::TranslationUnitInput],
+    out: &mut Outcome,
+) -> (
+    Vec<Unit>,
+    Vec<&'i frontend::preprocess::TranslationUnitInput>,
+) {
     let mut units = Vec::new();
     let mut unit_inputs = Vec::new();
     for input in inputs {
@@ -187,14 +219,34 @@ pub fn port_inputs(
             Err(d) => out.problems.push(d.render(false)),
         }
     }
-    let view = advisor::program::ProgramView::new(&units);
-    // Each port's unit.
-    let mut port_units: std::collections::BTreeMap<String, usize> = Default::default();
-    let summaries = advisor::summaries::Summaries::new(&view);
+    (units, unit_inputs)
+}
+
+/// One unit's plan before the program-wide steps: its index, reports, ports and refusals.
+type PlannedUnit = (
+    usize,
+    Vec<LoopReport>,
+    Vec<LoopPort>,
+    Vec<(String, EmitError)>,
+);
+
+/// Analyses each unit in the program and plans its ports, marking in `matched` the
+/// `wanted` selectors that name one of its loops: (unit index, reports, ports, refused).
+fn plan_each_unit(
+    summaries: &advisor::summaries::Summaries<'_>,
+    units: &[Unit],
+    unit_inputs: &[&frontend::preprocess::TranslationUnitInput],
+    wanted: &[String],
+    profile: Option<&profile::Profile>,
+    options: &PortOptions,
+    matched: &mut [bool],
+) -> Vec<PlannedUnit> {
+    let selectors = selectors(wanted);
+    let target = advisor::mapping::Target::default();
     let mut planned = Vec::new();
-    for (index, (unit, input)) in units.iter().zip(&unit_inputs).enumerate() {
+    for (index, (unit, input)) in units.iter().zip(unit_inputs).enumerate() {
         let mut reports = advisor::analyze::analyze_in_program(
-            &summaries,
+            summaries,
             index,
             &advisor::analyze::Filter::default(),
             &target,
@@ -230,6 +282,20 @@ pub fn port_inputs(
         }
         planned.push((index, reports, ports, refused));
     }
+    planned
+}
+
+/// Moves the planned ports, regions and refusals into `out`, leaving out (unless loops were
+/// asked for by id) a loop whose function another port calls; returns each port's unit.
+fn place_ports(
+    out: &mut Outcome,
+    planned: Vec<PlannedUnit>,
+    units: &[Unit],
+    unit_inputs: &[&frontend::preprocess::TranslationUnitInput],
+    wanted: &[String],
+) -> std::collections::BTreeMap<String, usize> {
+    // Each port's unit.
+    let mut port_units: std::collections::BTreeMap<String, usize> = Default::default();
     // A loop of a function that another port calls runs inside that port's target region
     // on the device; ported itself, it would launch a target region from device code in
     // every iteration of the kernel (XSBench's lookup calls `calculate_macro_xs`, whose
@@ -269,16 +335,18 @@ pub fn port_inputs(
         out.ports.extend(ports);
         out.refused.extend(refused);
     }
-    out.unmatched = wanted
-        .iter()
-        .zip(&matched)
-        .filter(|(_, m)| !**m)
-        .map(|(w, _)| w.clone())
-        .collect();
-    // Program functions the ported loops call, defined in another file than the loop's:
-    // clang compiles them for the device only inside `declare target` there.
-    let callers: std::collections::BTreeSet<(String, std::path::PathBuf)> = out
-        .ports
+    port_units
+}
+
+/// Program functions the ported loops call, defined in another file than the loop's, by
+/// the file that defines them: clang compiles them for the device only inside
+/// `declare target` there.
+fn cross_file_functions(
+    ports: &[LoopPort],
+    units: &[Unit],
+    unit_inputs: &[&frontend::preprocess::TranslationUnitInput],
+) -> std::collections::BTreeMap<std::path::PathBuf, Vec<DeviceFunction>> {
+    let callers: std::collections::BTreeSet<(String, std::path::PathBuf)> = ports
         .iter()
         .flat_map(|p| {
             p.device_functions
@@ -289,7 +357,7 @@ pub fn port_inputs(
     let mut declare: std::collections::BTreeMap<std::path::PathBuf, Vec<DeviceFunction>> =
         Default::default();
     if !callers.is_empty() {
-        for (unit, input) in units.iter().zip(&unit_inputs) {
+        for (unit, input) in units.iter().zip(unit_inputs) {
             let Ok(sites) = frontend::access_sites::access_sites(&unit.preprocessed) else {
                 continue;
             };
@@ -319,8 +387,18 @@ pub fn port_inputs(
         }
         declare.retain(|_, v| !v.is_empty());
     }
-    // Globals the device code reaches: declared on the device where they are declared, and
-    // kept current around each kernel that reaches them.
+    declare
+}
+
+/// Plans the globals the device code reaches: declared on the device where they are
+/// declared, and kept current around each kernel that reaches them. A port they refuse
+/// leaves `out`; the others get their maps (and lose them from their `firstprivate`).
+fn apply_device_globals(
+    out: &mut Outcome,
+    units: &[Unit],
+    unit_inputs: &[&frontend::preprocess::TranslationUnitInput],
+    port_units: &std::collections::BTreeMap<String, usize>,
+) -> globals::GlobalPlan {
     let unit_refs: Vec<&Unit> = units.iter().collect();
     let dirs: Vec<Option<&std::path::Path>> = unit_inputs
         .iter()
@@ -355,7 +433,17 @@ pub fn port_inputs(
             p.strict_clauses.retain(|c| c != "firstprivate()");
         }
     }
-    // One rewritten copy per file, all its loops at once.
+    device_globals
+}
+
+/// Writes one rewritten copy per file, all its loops at once, into `out.files`; a loop
+/// or region the rewrite could not place is refused or declined there.
+fn rewrite_files(
+    out: &mut Outcome,
+    declare: &std::collections::BTreeMap<std::path::PathBuf, Vec<DeviceFunction>>,
+    device_globals: &globals::GlobalPlan,
+    options: &PortOptions,
+) {
     let mut files: Vec<std::path::PathBuf> = out.ports.iter().map(|p| p.file.clone()).collect();
     files.extend(declare.keys().cloned());
     files.extend(device_globals.declare.keys().cloned());
@@ -409,11 +497,14 @@ pub fn port_inputs(
             }
         }
     }
+}
+
+/// Keeps only the ports and regions that a written file holds.
+fn keep_written(out: &mut Outcome) {
     let written: Vec<&String> = out.files.iter().flat_map(|f| &f.loops).collect();
     let written: std::collections::BTreeSet<String> = written.into_iter().cloned().collect();
     out.ports.retain(|p| written.contains(&p.loop_id));
     let written: std::collections::BTreeSet<&String> =
         out.files.iter().flat_map(|f| &f.regions).collect();
     out.regions.retain(|r| written.contains(&r.loop_id));
-    out
 }

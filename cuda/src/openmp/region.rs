@@ -239,6 +239,48 @@ impl Planner<'_> {
     fn region(&self, k: usize, ports: &[&LoopPort]) -> Result<DataRegion, RegionError> {
         let site = &self.sites.loops[k];
         let function = &ports[0].function;
+        self.check_shape(site, ports)?;
+        // Sections that follow the counters of the loops between a port and this one are
+        // taken over all the values those counters take.
+        let widened: Vec<LoopPort> = ports.iter().map(|p| self.over_counters(k, p)).collect();
+        let mut arrays = merge(&widened.iter().collect::<Vec<_>>())?;
+        let ctx = Ctx::for_function(self.unit, function).map_err(RegionError::Context)?;
+
+        let (accesses, assigned) = self.assigned_inside(site);
+        let loop_id = self.id(site.keyword);
+        settle_changing_sections(&mut arrays, &assigned, ports, &loop_id)?;
+
+        let mut around = self.host_updates(site, ports, &accesses, &arrays, &ctx)?;
+
+        self.drop_repeated_updates(site, ports, &mut around);
+
+        let map = &self.unit.preprocessed.source_map;
+        let start = map.locate(site.keyword.start as usize);
+        let end = map.locate(site.span.end.saturating_sub(1) as usize);
+        if map.is_system_header(start.file) || start.file != end.file {
+            return Err(RegionError::LoopInMacro);
+        }
+        let file = map.path(start.file).to_path_buf();
+        let updates = self.placed_updates(start.file, &around, &arrays)?;
+
+        let clauses = data_clauses(&arrays);
+        Ok(DataRegion {
+            loop_id: self.id(site.keyword),
+            function: function.clone(),
+            file,
+            line: start.line,
+            col: start.col,
+            keyword: self.slice(site.keyword).to_string(),
+            pragma: super::clauses::pragma_text("#pragma omp target data", &clauses),
+            updates,
+            arrays: arrays.keys().cloned().collect(),
+            ports: ports.iter().map(|p| p.loop_id.clone()).collect(),
+        })
+    }
+
+    /// Refuses a loop whose ports map structs or re-run a failing iteration, or that
+    /// control can leave early (`return`, `goto`).
+    fn check_shape(&self, site: &LoopSite, ports: &[&LoopPort]) -> Result<(), RegionError> {
         if let Some(p) = ports.iter().find(|p| p.maps_structs) {
             return Err(RegionError::MapsStructs {
                 port: p.loop_id.clone(),
@@ -259,12 +301,12 @@ impl Planner<'_> {
         if crate::ctext::token_strings(self.slice(site.span)).contains(&"goto") {
             return Err(RegionError::Goto);
         }
-        // Sections that follow the counters of the loops between a port and this one are
-        // taken over all the values those counters take.
-        let widened: Vec<LoopPort> = ports.iter().map(|p| self.over_counters(k, p)).collect();
-        let mut arrays = merge(&widened.iter().collect::<Vec<_>>())?;
-        let ctx = Ctx::for_function(self.unit, function).map_err(RegionError::Context)?;
+        Ok(())
+    }
 
+    /// The accesses inside the loop, and the names it assigns or declares (not known
+    /// before it) with the line of the first such access.
+    fn assigned_inside(&self, site: &LoopSite) -> (Vec<&AccessSite>, BTreeMap<String, u32>) {
         // Names the loop assigns or declares: not known before it.
         let accesses: Vec<&AccessSite> = self
             .sites
@@ -284,35 +326,19 @@ impl Planner<'_> {
                     .or_insert_with(|| self.line(a.span.start));
             }
         }
-        let loop_id = self.id(site.keyword);
-        for (name, m) in arrays.iter_mut() {
-            if let Some(line) = assigned.get(name) {
-                return Err(RegionError::AssignedInside {
-                    name: name.clone(),
-                    line: *line,
-                });
-            }
-            if let Some((variable, line)) = changing_name(m, &assigned) {
-                // The section the loop itself would map, where its port gave way to these.
-                match envelope(ports, &loop_id, name) {
-                    Some(e) if changing_name(e, &assigned).is_none() => {
-                        let e = e.clone();
-                        let (read, written) = (m.read || e.read, m.written || e.written);
-                        *m = e;
-                        m.read = read;
-                        m.written = written;
-                    }
-                    _ => {
-                        return Err(RegionError::SectionChanges {
-                            section: render(name, m),
-                            variable,
-                            line,
-                        })
-                    }
-                }
-            }
-        }
+        (accesses, assigned)
+    }
 
+    /// The `target update`s the host code inside the loop, outside the kernels, needs
+    /// around its statements; an access the region cannot follow refuses it.
+    fn host_updates(
+        &self,
+        site: &LoopSite,
+        ports: &[&LoopPort],
+        accesses: &[&AccessSite],
+        arrays: &BTreeMap<String, ArrayMap>,
+        ctx: &Ctx<'_>,
+    ) -> Result<BTreeMap<(u32, u32), Around>, RegionError> {
         // The host code inside the loop, outside the kernels.
         let host: Vec<&AccessSite> = accesses
             .iter()
@@ -330,28 +356,7 @@ impl Planner<'_> {
         for a in &host {
             let line = self.line(a.span.start);
             let after = self.text[a.span.end as usize..].trim_start();
-            if let Some(v) = &a.variable {
-                if after.starts_with('(') && !v.name.is_empty() {
-                    if !host_safe_call(&v.name) {
-                        return Err(RegionError::UnsafeCall {
-                            function: v.name.clone(),
-                            line,
-                        });
-                    }
-                    continue;
-                }
-                // A pointer or array used as a value (passed to a call, copied, offset) and
-                // not as the base of an element access: what it reaches is not followed.
-                let pointer = arrays.contains_key(&v.name)
-                    || ctx.type_of(&v.name).is_some_and(|t| {
-                        matches!(ctx.types.get(t), Type::Pointer { .. } | Type::Array { .. })
-                    });
-                if pointer && !element_bases.contains(&(a.span.start, a.span.end)) {
-                    return Err(RegionError::PointerUsed {
-                        name: v.name.clone(),
-                        line,
-                    });
-                }
+            if check_variable_access(a, after, line, arrays, ctx, &element_bases)? {
                 continue;
             }
             if after.starts_with('(') {
@@ -368,7 +373,7 @@ impl Planner<'_> {
                 });
             }
             let Some(m) = arrays.get(root) else {
-                if distinct_object(&ctx, self.sites, site.function, root, &element_bases) {
+                if distinct_object(ctx, self.sites, site.function, root, &element_bases) {
                     continue;
                 }
                 return Err(RegionError::MayAlias {
@@ -411,16 +416,18 @@ impl Planner<'_> {
                     .insert(root.to_string());
             }
         }
+        Ok(around)
+    }
 
-        self.drop_repeated_updates(site, ports, &mut around);
-
+    /// The `target update` directives by place (line, column in the loop's file `file`),
+    /// in the order to write them.
+    fn placed_updates(
+        &self,
+        file: frontend::source_map::FileId,
+        around: &BTreeMap<(u32, u32), Around>,
+        arrays: &BTreeMap<String, ArrayMap>,
+    ) -> Result<Vec<(u32, u32, String)>, RegionError> {
         let map = &self.unit.preprocessed.source_map;
-        let start = map.locate(site.keyword.start as usize);
-        let end = map.locate(site.span.end.saturating_sub(1) as usize);
-        if map.is_system_header(start.file) || start.file != end.file {
-            return Err(RegionError::LoopInMacro);
-        }
-        let file = map.path(start.file).to_path_buf();
         // Directives by position; at one position the `to` after a statement comes before
         // the `from` before the next one (the host's write must reach the device first).
         let mut placed: BTreeMap<(u32, u32), Vec<(u8, String)>> = BTreeMap::new();
@@ -431,7 +438,7 @@ impl Planner<'_> {
                 .collect::<Vec<_>>()
                 .join(", ")
         };
-        for ((s, e), what) in &around {
+        for ((s, e), what) in around {
             for (offset, order, dir, names) in
                 [(*s, 1u8, "from", &what.from), (*e, 0u8, "to", &what.to)]
             {
@@ -451,7 +458,7 @@ impl Planner<'_> {
                         ..last
                     }
                 };
-                if loc.file != start.file {
+                if loc.file != file {
                     return Err(RegionError::HostCodeInMacro);
                 }
                 placed.entry((loc.line, loc.col)).or_default().push((
@@ -460,7 +467,7 @@ impl Planner<'_> {
                 ));
             }
         }
-        let updates = placed
+        let updates: Vec<(u32, u32, String)> = placed
             .into_iter()
             .map(|((l, c), mut v)| {
                 v.sort();
@@ -468,35 +475,7 @@ impl Planner<'_> {
                 (l, c, text)
             })
             .collect();
-
-        let mut to = Vec::new();
-        let mut tofrom = Vec::new();
-        for (name, m) in &arrays {
-            if m.written {
-                tofrom.push(render(name, m));
-            } else {
-                to.push(render(name, m));
-            }
-        }
-        let mut clauses = Vec::new();
-        if !to.is_empty() {
-            clauses.push(format!("map(to: {})", to.join(", ")));
-        }
-        if !tofrom.is_empty() {
-            clauses.push(format!("map(tofrom: {})", tofrom.join(", ")));
-        }
-        Ok(DataRegion {
-            loop_id: self.id(site.keyword),
-            function: function.clone(),
-            file,
-            line: start.line,
-            col: start.col,
-            keyword: self.slice(site.keyword).to_string(),
-            pragma: super::clauses::pragma_text("#pragma omp target data", &clauses),
-            updates,
-            arrays: arrays.keys().cloned().collect(),
-            ports: ports.iter().map(|p| p.loop_id.clone()).collect(),
-        })
+        Ok(updates)
     }
 
     /// Leaves out a `target update from` of an array that an earlier statement of the same
@@ -588,6 +567,102 @@ impl Planner<'_> {
             .min_by_key(|b| (b.start, std::cmp::Reverse(b.end)))
             .copied()
     }
+}
+/// Checks a host access `a` to a variable itself (not an element; `after` is the text
+/// after it, on `line`): a call only of a function safe on the host, a pointer or array
+/// only as the base of an element access. False for an element access.
+fn check_variable_access(
+    a: &AccessSite,
+    after: &str,
+    line: u32,
+    arrays: &BTreeMap<String, ArrayMap>,
+    ctx: &Ctx<'_>,
+    element_bases: &BTreeSet<(u32, u32)>,
+) -> Result<bool, RegionError> {
+    let Some(v) = &a.variable else {
+        return Ok(false);
+    };
+    if after.starts_with('(') && !v.name.is_empty() {
+        if !host_safe_call(&v.name) {
+            return Err(RegionError::UnsafeCall {
+                function: v.name.clone(),
+                line,
+            });
+        }
+        return Ok(true);
+    }
+    // A pointer or array used as a value (passed to a call, copied, offset) and
+    // not as the base of an element access: what it reaches is not followed.
+    let pointer = arrays.contains_key(&v.name)
+        || ctx
+            .type_of(&v.name)
+            .is_some_and(|t| matches!(ctx.types.get(t), Type::Pointer { .. } | Type::Array { .. }));
+    if pointer && !element_bases.contains(&(a.span.start, a.span.end)) {
+        return Err(RegionError::PointerUsed {
+            name: v.name.clone(),
+            line,
+        });
+    }
+    Ok(true)
+}
+
+/// Keeps a section that changes inside the loop (it names a variable the loop assigns) only
+/// where the loop's own port maps it over a section that does not: then that section.
+fn settle_changing_sections(
+    arrays: &mut BTreeMap<String, ArrayMap>,
+    assigned: &BTreeMap<String, u32>,
+    ports: &[&LoopPort],
+    loop_id: &str,
+) -> Result<(), RegionError> {
+    for (name, m) in arrays.iter_mut() {
+        if let Some(line) = assigned.get(name) {
+            return Err(RegionError::AssignedInside {
+                name: name.clone(),
+                line: *line,
+            });
+        }
+        if let Some((variable, line)) = changing_name(m, assigned) {
+            // The section the loop itself would map, where its port gave way to these.
+            match envelope(ports, loop_id, name) {
+                Some(e) if changing_name(e, assigned).is_none() => {
+                    let e = e.clone();
+                    let (read, written) = (m.read || e.read, m.written || e.written);
+                    *m = e;
+                    m.read = read;
+                    m.written = written;
+                }
+                _ => {
+                    return Err(RegionError::SectionChanges {
+                        section: render(name, m),
+                        variable,
+                        line,
+                    })
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The region's `map` clauses: `to` for the arrays only read, `tofrom` for the written.
+fn data_clauses(arrays: &BTreeMap<String, ArrayMap>) -> Vec<String> {
+    let mut to = Vec::new();
+    let mut tofrom = Vec::new();
+    for (name, m) in arrays {
+        if m.written {
+            tofrom.push(render(name, m));
+        } else {
+            to.push(render(name, m));
+        }
+    }
+    let mut clauses = Vec::new();
+    if !to.is_empty() {
+        clauses.push(format!("map(to: {})", to.join(", ")));
+    }
+    if !tofrom.is_empty() {
+        clauses.push(format!("map(tofrom: {})", tofrom.join(", ")));
+    }
+    clauses
 }
 
 /// The arrays of `ports` with their sections united and their directions joined; refused

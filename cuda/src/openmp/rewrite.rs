@@ -77,11 +77,37 @@ pub fn port_file(
     let pristine = lines.clone();
     // Check every port against the original first: one loop written by a macro or under
     // an orphaned `omp for` must not keep the file's other loops from being ported.
+    let (ports, failed) = checked_ports(path, &lines, ports);
+    let (regions, failed_regions) = checked_regions(path, &lines, regions, &ports);
+    let edits = planned_edits(&regions, &ports, device_functions, device_globals);
+    for (line, col, edit) in &edits {
+        apply_edit(&mut lines, &pristine, path, (*line, *col), edit, strict)?;
+    }
+    let ported = with_helper_macros(lines.concat());
+    let patch = unified_patch(path, original, &ported);
+    Ok(PortedFile {
+        path: path.to_path_buf(),
+        ported,
+        patch,
+        loops: ports.iter().map(|p| p.loop_id.clone()).collect(),
+        device_functions: device_functions.iter().map(|f| f.name.clone()).collect(),
+        failed,
+        regions: regions.iter().map(|r| r.loop_id.clone()).collect(),
+        failed_regions,
+    })
+}
+
+/// The ports whose edits can be made in `lines`, and the others with why.
+fn checked_ports<'p>(
+    path: &Path,
+    lines: &[String],
+    ports: &[&'p LoopPort],
+) -> (Vec<&'p LoopPort>, Vec<(String, PortError)>) {
     let mut failed = Vec::new();
     let ports: Vec<&LoopPort> = ports
         .iter()
         .copied()
-        .filter(|p| match check_port(path, &lines, p) {
+        .filter(|p| match check_port(path, lines, p) {
             Ok(()) => true,
             Err(e) => {
                 failed.push((p.loop_id.clone(), e));
@@ -89,11 +115,22 @@ pub fn port_file(
             }
         })
         .collect();
+    (ports, failed)
+}
+
+/// The regions that can be written in `lines` around the checked `ports`, and the others
+/// with why.
+fn checked_regions<'r>(
+    path: &Path,
+    lines: &[String],
+    regions: &[&'r DataRegion],
+    ports: &[&LoopPort],
+) -> (Vec<&'r DataRegion>, Vec<(String, RegionError)>) {
     let mut failed_regions = Vec::new();
     let regions: Vec<&DataRegion> = regions
         .iter()
         .copied()
-        .filter(|r| match check_region(path, &lines, r, &ports) {
+        .filter(|r| match check_region(path, lines, r, ports) {
             Ok(()) => true,
             Err(e) => {
                 failed_regions.push((r.loop_id.clone(), e));
@@ -101,8 +138,18 @@ pub fn port_file(
             }
         })
         .collect();
+    (regions, failed_regions)
+}
+
+/// Every edit of the file by place, bottom-up, each made once.
+fn planned_edits<'a>(
+    regions: &[&'a DataRegion],
+    ports: &[&'a LoopPort],
+    device_functions: &[DeviceFunction],
+    device_globals: &'a [DeviceGlobal],
+) -> Vec<(u32, u32, Edit<'a>)> {
     let mut edits: Vec<(u32, u32, Edit)> = Vec::new();
-    for r in &regions {
+    for &r in regions {
         edits.push((r.line, r.col, Edit::Region(r)));
         for (l, c, text) in &r.updates {
             edits.push((*l, *c, Edit::Update(text)));
@@ -115,7 +162,7 @@ pub fn port_file(
     for g in device_globals {
         edits.push((g.line, u32::MAX - 1, Edit::DeclareGlobal(g)));
     }
-    for p in &ports {
+    for &p in ports {
         edits.push((p.line, p.col, Edit::Loop(p)));
         for a in &p.atomics {
             edits.push((a.line, a.col, Edit::Atomic(a)));
@@ -143,161 +190,237 @@ pub fn port_file(
                 _ => true,
             }
     });
-    for (line, col, edit) in &edits {
-        let at = *line as usize - 1;
-        let text = lines.get(at).ok_or_else(|| PortError::NoSuchLine {
+    edits
+}
+
+/// Makes one edit at `line`:`col` (1-based) of `lines`.
+fn apply_edit(
+    lines: &mut Vec<String>,
+    pristine: &[String],
+    path: &Path,
+    (line, col): (u32, u32),
+    edit: &Edit<'_>,
+    strict: bool,
+) -> Result<(), PortError> {
+    let at = line as usize - 1;
+    if lines.get(at).is_none() {
+        return Err(PortError::NoSuchLine {
             path: path.to_path_buf(),
-            line: *line,
-        })?;
-        match edit {
-            Edit::DeclareTarget => {
-                lines.insert(at, "#pragma omp declare target\n".into());
-                continue;
-            }
-            Edit::EndDeclareTarget => {
-                if !lines[at].ends_with('\n') {
-                    lines[at].push('\n');
-                }
-                lines.insert(at + 1, "#pragma omp end declare target\n".into());
-                continue;
-            }
-            Edit::DeclareGlobal(g) => {
-                if !lines[at].ends_with('\n') {
-                    lines[at].push('\n');
-                }
-                let clause = if g.link { "link" } else { "" };
-                lines.insert(
-                    at + 1,
-                    format!("#pragma omp declare target {clause}({})\n", g.name),
-                );
-                continue;
-            }
-            _ => {}
+            line,
+        });
+    }
+    if insert_declaration(lines, at, edit) {
+        return Ok(());
+    }
+    let col0 = (col as usize).saturating_sub(1);
+    if let Edit::Update(text) = edit {
+        insert_update(lines, at, col0, text);
+        return Ok(());
+    }
+    if let Edit::Rerun(r) = edit {
+        return insert_rerun(lines, pristine, path, (line, col), r);
+    }
+    check_token(&lines[at], path, (line, col), edit)?;
+    apply_token_edit(lines, at, path, (line, col), edit, strict)
+}
+
+/// Inserts a `declare target` line (for a function or a global) at or after line `at`;
+/// false for any other edit.
+fn insert_declaration(lines: &mut Vec<String>, at: usize, edit: &Edit<'_>) -> bool {
+    match edit {
+        Edit::DeclareTarget => {
+            lines.insert(at, "#pragma omp declare target\n".into());
+            true
         }
-        let col0 = (*col as usize).saturating_sub(1);
-        if let Edit::Update(text) = edit {
-            insert_update(&mut lines, at, col0, text);
-            continue;
+        Edit::EndDeclareTarget => {
+            if !lines[at].ends_with('\n') {
+                lines[at].push('\n');
+            }
+            lines.insert(at + 1, "#pragma omp end declare target\n".into());
+            true
         }
-        if let Edit::Rerun(r) = edit {
-            let after = text.get(..col0).is_some_and(|t| t.ends_with(&r.token));
-            let copy = original_text(&pristine, r.body);
-            let (Some(copy), true) = (copy, after) else {
-                return Err(PortError::EditNotAtToken {
-                    path: path.to_path_buf(),
-                    line: *line,
-                    col: *col,
-                    token: r.token.clone(),
-                });
-            };
-            // The copy keeps the original's line numbers (`assert` prints them), and the
-            // rest of the file gets its own back.
-            let host = format!(
-                "{}#line {}\n{copy}{}#line {}\n",
-                r.head, r.body.0, r.tail, r.line
+        Edit::DeclareGlobal(g) => {
+            if !lines[at].ends_with('\n') {
+                lines[at].push('\n');
+            }
+            let clause = if g.link { "link" } else { "" };
+            lines.insert(
+                at + 1,
+                format!("#pragma omp declare target {clause}({})\n", g.name),
             );
-            lines[at].insert_str(col0, &host);
-            continue;
+            true
         }
-        let expected = match edit {
-            Edit::Loop(_) => "for",
-            Edit::Atomic(a) => &a.token,
-            Edit::Region(r) => &r.keyword,
-            Edit::Text(t) => &t.original,
-            Edit::DeclareTarget
-            | Edit::EndDeclareTarget
-            | Edit::DeclareGlobal(_)
-            | Edit::Update(_)
-            | Edit::Rerun(_) => {
-                unreachable!("handled above")
-            }
-        };
-        if !text
-            .get(col0..)
-            .is_some_and(|rest| rest.starts_with(expected))
-        {
-            return Err(PortError::EditNotAtToken {
-                path: path.to_path_buf(),
-                line: *line,
-                col: *col,
-                token: expected.to_string(),
-            });
+        _ => false,
+    }
+}
+
+/// Inserts the host's re-run of the failing iteration after the loop's last token, which
+/// ends at `col0` on line `at`: a copy of the loop body as written in `pristine`.
+fn insert_rerun(
+    lines: &mut [String],
+    pristine: &[String],
+    path: &Path,
+    (line, col): (u32, u32),
+    r: &Rerun,
+) -> Result<(), PortError> {
+    let at = line as usize - 1;
+    let col0 = (col as usize).saturating_sub(1);
+    let text = &lines[at];
+    let after = text.get(..col0).is_some_and(|t| t.ends_with(&r.token));
+    let copy = original_text(pristine, r.body);
+    let (Some(copy), true) = (copy, after) else {
+        return Err(PortError::EditNotAtToken {
+            path: path.to_path_buf(),
+            line,
+            col,
+            token: r.token.clone(),
+        });
+    };
+    // The copy keeps the original's line numbers (`assert` prints them), and the
+    // rest of the file gets its own back.
+    let host = format!(
+        "{}#line {}\n{copy}{}#line {}\n",
+        r.head, r.body.0, r.tail, r.line
+    );
+    lines[at].insert_str(col0, &host);
+    Ok(())
+}
+
+/// Checks that the token `edit` rewrites or goes above starts at column `col` of `text`.
+fn check_token(
+    text: &str,
+    path: &Path,
+    (line, col): (u32, u32),
+    edit: &Edit<'_>,
+) -> Result<(), PortError> {
+    let col0 = (col as usize).saturating_sub(1);
+    let expected = match edit {
+        Edit::Loop(_) => "for",
+        Edit::Atomic(a) => &a.token,
+        Edit::Region(r) => &r.keyword,
+        Edit::Text(t) => &t.original,
+        Edit::DeclareTarget
+        | Edit::EndDeclareTarget
+        | Edit::DeclareGlobal(_)
+        | Edit::Update(_)
+        | Edit::Rerun(_) => {
+            unreachable!("handled above")
         }
-        match edit {
-            Edit::Atomic(a) => match &a.form {
-                AtomicForm::Compare { max, c_type } => {
-                    let r = compare_rewrite(&lines, at, col0, *max, c_type).map_err(|why| {
-                        PortError::CompareShape {
-                            path: path.to_path_buf(),
-                            line: *line,
-                            col: *col,
-                            why,
-                        }
-                    })?;
-                    lines.splice(at..=r.last_line, [r.replacement]);
-                }
-                form => {
-                    let directive = form.directive().unwrap_or("#pragma omp atomic update");
-                    insert_directive(&mut lines, at, col0, directive)
-                }
-            },
-            Edit::Region(r) => {
-                let text = format!(
-                    "/* warpwise: {} stay{} on the device across this loop's iterations */\n{}",
-                    r.arrays.join(", "),
-                    if r.arrays.len() == 1 { "s" } else { "" },
-                    r.pragma
-                );
-                insert_directive(&mut lines, at, col0, &text)
-            }
-            Edit::DeclareTarget
-            | Edit::EndDeclareTarget
-            | Edit::DeclareGlobal(_)
-            | Edit::Update(_)
-            | Edit::Rerun(_) => {}
-            Edit::Text(t) => {
-                let line = &mut lines[at];
-                line.replace_range(col0..col0 + t.original.len(), &t.replacement);
-            }
-            Edit::Loop(p) => {
-                let pragma = if strict {
-                    let mut t = global_maps(p);
-                    for c in &p.strict_clauses {
-                        t.push_str(" \\\n    ");
-                        t.push_str(c);
+    };
+    if !text
+        .get(col0..)
+        .is_some_and(|rest| rest.starts_with(expected))
+    {
+        return Err(PortError::EditNotAtToken {
+            path: path.to_path_buf(),
+            line,
+            col,
+            token: expected.to_string(),
+        });
+    }
+    Ok(())
+}
+
+/// Makes an edit placed at a token (checked by [`check_token`]): an atomic, a data
+/// region, a text replacement or a loop's pragma.
+fn apply_token_edit(
+    lines: &mut Vec<String>,
+    at: usize,
+    path: &Path,
+    (line, col): (u32, u32),
+    edit: &Edit<'_>,
+    strict: bool,
+) -> Result<(), PortError> {
+    let col0 = (col as usize).saturating_sub(1);
+    match edit {
+        Edit::Atomic(a) => match &a.form {
+            AtomicForm::Compare { max, c_type } => {
+                let r = compare_rewrite(lines, at, col0, *max, c_type).map_err(|why| {
+                    PortError::CompareShape {
+                        path: path.to_path_buf(),
+                        line,
+                        col,
+                        why,
                     }
-                    t
-                } else {
-                    global_maps(p)
-                };
-                match (existing_pragma(&lines, at)?, &p.preamble) {
-                    (Some((first, last)), None) => {
-                        let indent = indentation(&lines[first]);
-                        let new = indent_block(&pragma, &indent);
-                        lines.splice(first..=last, [new]);
-                    }
-                    // The block the preamble opens holds the loop: the authors' pragma
-                    // (perhaps inside `#ifdef _OPENMP`) gives way to the port's, which
-                    // goes right above the loop.
-                    (Some((first, last)), Some(preamble)) => {
-                        insert_directive(&mut lines, at, col0, &format!("{preamble}{pragma}"));
-                        let indent = indentation(&lines[first]);
-                        lines.splice(
+                })?;
+                lines.splice(at..=r.last_line, [r.replacement]);
+            }
+            form => {
+                let directive = form.directive().unwrap_or("#pragma omp atomic update");
+                insert_directive(lines, at, col0, directive)
+            }
+        },
+        Edit::Region(r) => {
+            let text = format!(
+                "/* warpwise: {} stay{} on the device across this loop's iterations */\n{}",
+                r.arrays.join(", "),
+                if r.arrays.len() == 1 { "s" } else { "" },
+                r.pragma
+            );
+            insert_directive(lines, at, col0, &text)
+        }
+        Edit::DeclareTarget
+        | Edit::EndDeclareTarget
+        | Edit::DeclareGlobal(_)
+        | Edit::Update(_)
+        | Edit::Rerun(_) => {}
+        Edit::Text(t) => {
+            let line = &mut lines[at];
+            line.replace_range(col0..col0 + t.original.len(), &t.replacement);
+        }
+        Edit::Loop(p) => write_loop_pragma(lines, at, col0, p, strict)?,
+    }
+    Ok(())
+}
+
+/// Writes the port's pragma above its loop at `col0` of line `at`, in place of the
+/// authors' pragma where there is one.
+fn write_loop_pragma(
+    lines: &mut Vec<String>,
+    at: usize,
+    col0: usize,
+    p: &LoopPort,
+    strict: bool,
+) -> Result<(), PortError> {
+    let pragma = if strict {
+        let mut t = global_maps(p);
+        for c in &p.strict_clauses {
+            t.push_str(" \\\n    ");
+            t.push_str(c);
+        }
+        t
+    } else {
+        global_maps(p)
+    };
+    match (existing_pragma(lines, at)?, &p.preamble) {
+        (Some((first, last)), None) => {
+            let indent = indentation(&lines[first]);
+            let new = indent_block(&pragma, &indent);
+            lines.splice(first..=last, [new]);
+        }
+        // The block the preamble opens holds the loop: the authors' pragma
+        // (perhaps inside `#ifdef _OPENMP`) gives way to the port's, which
+        // goes right above the loop.
+        (Some((first, last)), Some(preamble)) => {
+            insert_directive(lines, at, col0, &format!("{preamble}{pragma}"));
+            let indent = indentation(&lines[first]);
+            lines.splice(
                             first..=last,
                             [format!("{indent}/* warpwise: the target region below replaces this loop's OpenMP pragma */\n")],
                         );
-                    }
-                    (None, preamble) => insert_directive(
-                        &mut lines,
-                        at,
-                        col0,
-                        &format!("{}{pragma}", preamble.as_deref().unwrap_or("")),
-                    ),
-                }
-            }
         }
+        (None, preamble) => insert_directive(
+            lines,
+            at,
+            col0,
+            &format!("{}{pragma}", preamble.as_deref().unwrap_or("")),
+        ),
     }
-    let mut ported: String = lines.concat();
+    Ok(())
+}
+
+/// `ported` with the section-bound macros its map clauses use defined on top.
+fn with_helper_macros(mut ported: String) -> String {
     let macros = helper_macros(&ported);
     if !macros.is_empty() {
         let mut head = String::from("/* warpwise: section bounds of the OpenMP map clauses */\n");
@@ -307,11 +430,16 @@ pub fn port_file(
         }
         ported.insert_str(0, &head);
     }
+    ported
+}
+
+/// The unified diff from `original` to `ported`, both named after `path`'s file name.
+fn unified_patch(path: &Path, original: &str, ported: &str) -> String {
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().to_string())
         .unwrap_or_default();
-    let mut patch = similar::TextDiff::from_lines(original, &ported)
+    let mut patch = similar::TextDiff::from_lines(original, ported)
         .unified_diff()
         .context_radius(3)
         .header(&format!("a/{name}"), &format!("b/{name}"))
@@ -319,16 +447,7 @@ pub fn port_file(
     if !patch.is_empty() && !patch.ends_with('\n') {
         patch.push('\n');
     }
-    Ok(PortedFile {
-        path: path.to_path_buf(),
-        ported,
-        patch,
-        loops: ports.iter().map(|p| p.loop_id.clone()).collect(),
-        device_functions: device_functions.iter().map(|f| f.name.clone()).collect(),
-        failed,
-        regions: regions.iter().map(|r| r.loop_id.clone()).collect(),
-        failed_regions,
-    })
+    patch
 }
 
 /// The port's pragma with the maps of the device globals its helpers reach

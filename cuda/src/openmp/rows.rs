@@ -7,7 +7,7 @@
 //! clang 16's runtime refuses to extend an entry that an earlier kernel left behind
 //! ("explicit extension not allowed").
 
-use super::sections::{covering, union_bytes};
+use super::sections::{covering, union_bytes, Section};
 use crate::ctext::{closing_bracket, code_tokens, expr_roots, tok_text, written_in};
 use crate::plan::{Ctx, EmitError};
 use advisor::model::{LoopReport, ParamKind, Parameter, Role};
@@ -93,38 +93,9 @@ pub(super) fn plan_trees(
     refuse: &dyn Fn(String) -> EmitError,
 ) -> Result<Option<RowTrees>, EmitError> {
     let loop_text = ctx.slice(site.span);
-    let mut groups: BTreeMap<String, Vec<Row<'_>>> = BTreeMap::new();
-    for p in parameters.iter().filter(|p| p.kind == ParamKind::Array) {
-        if !wants_tree(&p.name) {
-            continue;
-        }
-        if let Some((root, subscripts)) = subscripted(&p.name) {
-            groups.entry(root).or_default().push(Row {
-                param: p,
-                subscripts,
-            });
-        }
-    }
+    let groups = row_groups(parameters);
     if groups.is_empty() {
         return Ok(None);
-    }
-    // Every name of a root joins its tree, a fixed row (`u[0]`) as well as moving ones.
-    for (root, rows) in groups.iter_mut() {
-        for p in parameters.iter().filter(|p| p.kind == ParamKind::Array) {
-            match subscripted(&p.name) {
-                Some((r, subscripts))
-                    if &r == root
-                        && !subscripts.is_empty()
-                        && !rows.iter().any(|x| x.param.name == p.name) =>
-                {
-                    rows.push(Row {
-                        param: p,
-                        subscripts,
-                    })
-                }
-                _ => {}
-            }
-        }
     }
     // Variables that take several values in the kernel: its loops' counters and whatever
     // it assigns.
@@ -145,53 +116,7 @@ pub(super) fn plan_trees(
                     rows[0].param.name
                 ))
             })?;
-        // The rows a level reaches are those its subscripts give over the kernel's
-        // iterations; a subscript read from memory (`a[idx[i]]`) reaches rows known only
-        // at run time, perhaps null ones that the root's section holds.
-        for r in rows {
-            for s in &r.subscripts {
-                let toks = crate::ctext::token_strings(s);
-                let reads = toks.iter().enumerate().any(|(k, t)| {
-                    matches!(*t, "[" | "." | "->")
-                        || (*t == "(" && k > 0 && super::clauses::is_identifier(toks[k - 1]))
-                });
-                if reads {
-                    return Err(refuse(format!(
-                        "`{}` picks its row with `{s}`, which reads memory: the rows of `{root}` it reaches are known only at run time",
-                        r.param.name
-                    )));
-                }
-            }
-        }
-        let depth = rows.iter().map(|r| r.subscripts.len()).max().unwrap_or(0);
-        // Levels of a type: its pointers and its array dimensions (`double *in[3]`).
-        let stars = |t: &str| t.matches('*').count() + t.matches('[').count();
-        if stars(&root_param.c_type) != depth + 1 {
-            return Err(refuse(format!(
-                "`{root}` ({}) is used as an array of rows {depth} deep: rows of mixed depths are not mapped",
-                root_param.c_type
-            )));
-        }
-        if root_param.role != Role::In {
-            return Err(refuse(format!(
-                "the loop writes the row pointers of `{root}`: the port maps an array of rows whose pointers stay as they are"
-            )));
-        }
-        for r in rows {
-            let level = r.subscripts.len();
-            if stars(&r.param.c_type) != depth + 1 - level {
-                return Err(refuse(format!(
-                    "`{}` ({}) is used as a row {level} deep of `{root}` ({}): rows of mixed depths are not mapped",
-                    r.param.name, r.param.c_type, root_param.c_type
-                )));
-            }
-            if level < depth && r.param.role != Role::In {
-                return Err(refuse(format!(
-                    "the loop writes the row pointers of `{}`: the port maps an array of rows whose pointers stay as they are",
-                    r.param.name
-                )));
-            }
-        }
+        let depth = check_rows(root, root_param, rows, refuse)?;
         // One section per level, taken by every row the level's names reach: right where
         // the rows are accessed alike. Rows accessed over ranges that follow the row (a
         // triangle `a[i][0..i]`, a diagonal `a[i][i]`, a guard `if (j < i)`) would each
@@ -204,161 +129,30 @@ pub(super) fn plan_trees(
         check_rectangular(
             ctx, reports, report, site, lines, root, rows, &row_vars, refuse,
         )?;
-        let mut sections = Vec::new();
-        for level in 0..=depth {
-            let names: Vec<&Parameter> = if level == 0 {
-                vec![root_param]
-            } else {
-                rows.iter()
-                    .filter(|r| r.subscripts.len() == level)
-                    .map(|r| r.param)
-                    .collect()
-            };
-            let Some(first) = names.first() else {
-                return Err(refuse(format!(
-                    "no row {level} deep of `{root}` is in the report: its section is unknown"
-                )));
-            };
-            let mut bytes: Option<(String, String)> = None;
-            let mut notes = Vec::new();
-            for p in &names {
-                let (l, h) = super::clauses::byte_section(ctx, report, p, refuse, &mut notes)?;
-                bytes = Some(match bytes {
-                    Some((x, y)) => union_bytes((&x, &y), (&l, &h)),
-                    None => (l, h),
-                });
-            }
-            trees.notes.extend(notes);
-            let unit = super::clauses::map_unit(ctx, report, c_text(&first.name))
-                .map_err(|e| refuse(e.to_string()))?;
-            let (lo, hi) = bytes.unwrap_or_default();
-            let section = covering(&lo, &hi, &unit);
-            let written = names.iter().any(|p| p.role != Role::In);
-            sections.push((section, written));
-        }
-        // Names no other declaration in the unit takes.
-        let mut prefix = format!("ww_{root}");
-        let mut k = 2;
-        while text_tokens.iter().any(|t| t.starts_with(&prefix)) {
-            prefix = format!("ww{k}_{root}");
-            k += 1;
-        }
+        let (sections, notes) = level_sections(ctx, report, root, root_param, rows, depth, refuse)?;
+        trees.notes.extend(notes);
+        let tree = TreeText {
+            root,
+            prefix: fresh_prefix(&text_tokens, root),
+            depth,
+        };
         let shrink = options.shrink.contains(root);
         let keep_on_device = options.drop.contains(root);
-        let (start, count, index) = (
-            |l: usize| format!("{prefix}_s{l}"),
-            |l: usize| format!("{prefix}_n{l}"),
-            |l: usize| format!("{prefix}_r{l}"),
-        );
-        for (level, (section, _)) in sections.iter().enumerate() {
-            let mut length = section.length.clone();
-            if shrink && level == depth {
-                length = format!("{length} - 1");
-            }
-            declarations.push(format!("long {} = {};", start(level), section.start));
-            // Not negative where the loop runs no iteration.
-            let length = if length.parse::<u64>().is_ok() || length.starts_with("WW_MAX(0, ") {
-                length
-            } else {
-                format!("WW_MAX(0, {length})")
-            };
-            declarations.push(format!("long {} = {length};", count(level)));
-        }
-        declarations.push(format!(
-            "long {};",
-            (0..depth).map(index).collect::<Vec<_>>().join(", ")
-        ));
-        // `u[r0][r1]` for the rows of level `level`.
-        // Each map names at most two subscripts: `u[r0][s:n]`, then `p1[r1][s:n]` with
-        // `p1 = u[r0]`, and so on. Named in full (`u[r0][r1][s:n]`), a map makes clang 16
-        // also map the middle pointer `u[r0][r1]` on its own (8 bytes), an entry the exit
-        // does not remove: a later kernel mapping more of that row fails ("explicit
-        // extension not allowed"). Through the copy, the slot the runtime attaches the
-        // row to is the same (`&p1[r1]` is `&u[r0][r1]`, inside the level above's map).
-        let base = |level: usize| {
-            if level == 0 {
-                root.clone()
-            } else {
-                format!("{prefix}_p{level}")
-            }
-        };
-        let item = |level: usize| {
-            if level == 0 {
-                format!("{root}[{}:{}]", start(0), count(0))
-            } else {
-                format!(
-                    "{}[{}][{}:{}]",
-                    base(level - 1),
-                    index(level - 1),
-                    start(level),
-                    count(level)
-                )
-            }
-        };
-        // The loop over the rows of `level`; `declare` deeper than that: the copy of the
-        // row `p{level + 1}` that the maps below it name.
-        let head = |level: usize, declare: usize| {
-            let mut h = format!(
-                "for ({i} = {s}; {i} < {s} + {n}; {i}++) {{\n",
-                i = index(level),
-                s = start(level),
-                n = count(level)
-            );
-            if level < declare {
-                h.push_str(&format!(
-                    "__typeof__({b}[0]) {next} = {b}[{i}];\n",
-                    b = base(level),
-                    next = base(level + 1),
-                    i = index(level)
-                ));
-            }
-            h
-        };
-        // An exit names each row through its copy, one subscript deep: clang 16 puts the
-        // map type of `u[r0][s:n]` on the slot `u[r0]` and only decrements the row.
-        let exit_item =
-            |level: usize| format!("{}[{}:{}]", base(level), start(level), count(level));
-        for level in 0..=depth {
-            if level > 0 {
-                enter.push_str(&head(level - 1, depth - 1));
-            }
-            enter.push_str(&format!(
-                "#pragma omp target enter data map(to: {})\n",
-                item(level)
-            ));
-        }
-        enter.push_str(&"}\n".repeat(depth));
+        declarations.extend(tree.declarations(&sections, shrink));
+        enter.push_str(&tree.enter());
         // Written data rows come back with `target update`, which copies whatever the
         // entry's count: two trees of one kernel may hold the same rows (`resid(u, r, r)`,
         // in place), each entry then counted once per tree. All trees' rows come back
         // before any is deleted.
         if sections[depth].1 && !keep_on_device {
-            for level in 0..depth {
-                updates.push_str(&head(level, depth));
-            }
-            updates.push_str(&format!(
-                "#pragma omp target update from({})\n",
-                exit_item(depth)
-            ));
-            updates.push_str(&"}\n".repeat(depth));
+            updates.push_str(&tree.update());
         }
         // Every entry is deleted, whatever its count: clang 16 counts each map through a
         // slot twice on the entry holding the slot (the pointer and its attachment) and
         // once on exit, and a shared row is counted by each tree; `release` would leave
         // them mapped after the kernel.
-        for level in 0..depth {
-            exit.push_str(&head(level, depth));
-        }
-        for level in (0..=depth).rev() {
-            exit.push_str(&format!(
-                "#pragma omp target exit data map(delete: {})\n",
-                exit_item(level)
-            ));
-            if level > 0 {
-                exit.push_str("}\n");
-            }
-        }
-        trees.kernel_maps.push(item(0));
+        exit.push_str(&tree.exit());
+        trees.kernel_maps.push(tree.item(0));
         trees.covered.insert(root.clone());
         trees
             .covered
@@ -373,6 +167,327 @@ pub(super) fn plan_trees(
     );
     trees.exit = format!("{updates}{exit}}}");
     Ok(Some(trees))
+}
+
+/// The arrays of rows among the `parameters`, by root: each with every name of it that
+/// has subscripts.
+fn row_groups(parameters: &[Parameter]) -> BTreeMap<String, Vec<Row<'_>>> {
+    let mut groups: BTreeMap<String, Vec<Row<'_>>> = BTreeMap::new();
+    for p in parameters.iter().filter(|p| p.kind == ParamKind::Array) {
+        if !wants_tree(&p.name) {
+            continue;
+        }
+        if let Some((root, subscripts)) = subscripted(&p.name) {
+            groups.entry(root).or_default().push(Row {
+                param: p,
+                subscripts,
+            });
+        }
+    }
+    // Every name of a root joins its tree, a fixed row (`u[0]`) as well as moving ones.
+    for (root, rows) in groups.iter_mut() {
+        for p in parameters.iter().filter(|p| p.kind == ParamKind::Array) {
+            match subscripted(&p.name) {
+                Some((r, subscripts))
+                    if &r == root
+                        && !subscripts.is_empty()
+                        && !rows.iter().any(|x| x.param.name == p.name) =>
+                {
+                    rows.push(Row {
+                        param: p,
+                        subscripts,
+                    })
+                }
+                _ => {}
+            }
+        }
+    }
+    groups
+}
+
+/// Checks the rows of `root` (its parameter `root_param`) for a tree: subscripts that do
+/// not read memory, one depth for all, row pointers the loop leaves as they are. The
+/// tree's depth (levels below the root).
+fn check_rows(
+    root: &str,
+    root_param: &Parameter,
+    rows: &[Row<'_>],
+    refuse: &dyn Fn(String) -> EmitError,
+) -> Result<usize, EmitError> {
+    // The rows a level reaches are those its subscripts give over the kernel's
+    // iterations; a subscript read from memory (`a[idx[i]]`) reaches rows known only
+    // at run time, perhaps null ones that the root's section holds.
+    for r in rows {
+        for s in &r.subscripts {
+            let toks = crate::ctext::token_strings(s);
+            let reads = toks.iter().enumerate().any(|(k, t)| {
+                matches!(*t, "[" | "." | "->")
+                    || (*t == "(" && k > 0 && super::clauses::is_identifier(toks[k - 1]))
+            });
+            if reads {
+                return Err(refuse(format!(
+                    "`{}` picks its row with `{s}`, which reads memory: the rows of `{root}` it reaches are known only at run time",
+                    r.param.name
+                )));
+            }
+        }
+    }
+    let depth = rows.iter().map(|r| r.subscripts.len()).max().unwrap_or(0);
+    // Levels of a type: its pointers and its array dimensions (`double *in[3]`).
+    let stars = |t: &str| t.matches('*').count() + t.matches('[').count();
+    if stars(&root_param.c_type) != depth + 1 {
+        return Err(refuse(format!(
+            "`{root}` ({}) is used as an array of rows {depth} deep: rows of mixed depths are not mapped",
+            root_param.c_type
+        )));
+    }
+    if root_param.role != Role::In {
+        return Err(refuse(format!(
+            "the loop writes the row pointers of `{root}`: the port maps an array of rows whose pointers stay as they are"
+        )));
+    }
+    for r in rows {
+        let level = r.subscripts.len();
+        if stars(&r.param.c_type) != depth + 1 - level {
+            return Err(refuse(format!(
+                "`{}` ({}) is used as a row {level} deep of `{root}` ({}): rows of mixed depths are not mapped",
+                r.param.name, r.param.c_type, root_param.c_type
+            )));
+        }
+        if level < depth && r.param.role != Role::In {
+            return Err(refuse(format!(
+                "the loop writes the row pointers of `{}`: the port maps an array of rows whose pointers stay as they are",
+                r.param.name
+            )));
+        }
+    }
+    Ok(depth)
+}
+
+/// A level's section and whether the loop writes it.
+type LevelSection = (Section, bool);
+
+/// The section of each level of the tree of `root` (0: the root itself) and whether the
+/// loop writes it, with the notes the sections leave.
+fn level_sections(
+    ctx: &Ctx<'_>,
+    report: &LoopReport,
+    root: &str,
+    root_param: &Parameter,
+    rows: &[Row<'_>],
+    depth: usize,
+    refuse: &dyn Fn(String) -> EmitError,
+) -> Result<(Vec<LevelSection>, Vec<String>), EmitError> {
+    let mut all_notes = Vec::new();
+    let mut sections = Vec::new();
+    for level in 0..=depth {
+        let names: Vec<&Parameter> = if level == 0 {
+            vec![root_param]
+        } else {
+            rows.iter()
+                .filter(|r| r.subscripts.len() == level)
+                .map(|r| r.param)
+                .collect()
+        };
+        let Some(first) = names.first() else {
+            return Err(refuse(format!(
+                "no row {level} deep of `{root}` is in the report: its section is unknown"
+            )));
+        };
+        let mut bytes: Option<(String, String)> = None;
+        let mut notes = Vec::new();
+        for p in &names {
+            let (l, h) = super::clauses::byte_section(ctx, report, p, refuse, &mut notes)?;
+            bytes = Some(match bytes {
+                Some((x, y)) => union_bytes((&x, &y), (&l, &h)),
+                None => (l, h),
+            });
+        }
+        all_notes.extend(notes);
+        let unit = super::clauses::map_unit(ctx, report, c_text(&first.name))
+            .map_err(|e| refuse(e.to_string()))?;
+        let (lo, hi) = bytes.unwrap_or_default();
+        let section = covering(&lo, &hi, &unit);
+        let written = names.iter().any(|p| p.role != Role::In);
+        sections.push((section, written));
+    }
+    Ok((sections, all_notes))
+}
+
+/// The prefix of the tree's variables (`ww_u`): one no name in the unit starts with.
+fn fresh_prefix(text_tokens: &BTreeSet<&str>, root: &str) -> String {
+    let mut prefix = format!("ww_{root}");
+    let mut k = 2;
+    while text_tokens.iter().any(|t| t.starts_with(&prefix)) {
+        prefix = format!("ww{k}_{root}");
+        k += 1;
+    }
+    prefix
+}
+
+/// The variables one tree's loops use, and the directives that map it: `{prefix}_s{l}` and
+/// `{prefix}_n{l}` the start and length of level `l`'s section, `{prefix}_r{l}` the row of
+/// level `l` a loop is at, `{prefix}_p{l}` the copy of a row of level `l - 1`.
+struct TreeText<'r> {
+    root: &'r str,
+    prefix: String,
+    depth: usize,
+}
+
+impl TreeText<'_> {
+    fn start(&self, l: usize) -> String {
+        format!("{}_s{l}", self.prefix)
+    }
+
+    fn count(&self, l: usize) -> String {
+        format!("{}_n{l}", self.prefix)
+    }
+
+    fn index(&self, l: usize) -> String {
+        format!("{}_r{l}", self.prefix)
+    }
+
+    /// The declarations of the sections' bounds and the row indices; `shrink` maps the
+    /// data rows one element shorter.
+    fn declarations(&self, sections: &[LevelSection], shrink: bool) -> Vec<String> {
+        let depth = self.depth;
+        let mut declarations = Vec::new();
+        for (level, (section, _)) in sections.iter().enumerate() {
+            let mut length = section.length.clone();
+            if shrink && level == depth {
+                length = format!("{length} - 1");
+            }
+            declarations.push(format!("long {} = {};", self.start(level), section.start));
+            // Not negative where the loop runs no iteration.
+            let length = if length.parse::<u64>().is_ok() || length.starts_with("WW_MAX(0, ") {
+                length
+            } else {
+                format!("WW_MAX(0, {length})")
+            };
+            declarations.push(format!("long {} = {length};", self.count(level)));
+        }
+        declarations.push(format!(
+            "long {};",
+            (0..depth)
+                .map(|l| self.index(l))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+        declarations
+    }
+
+    /// What the maps of level `level + 1` subscript: the root, or the copy `p{level}` of
+    /// a row of the level above.
+    fn base(&self, level: usize) -> String {
+        if level == 0 {
+            self.root.to_string()
+        } else {
+            format!("{}_p{level}", self.prefix)
+        }
+    }
+
+    /// `u[r0][r1]` for the rows of level `level`.
+    /// Each map names at most two subscripts: `u[r0][s:n]`, then `p1[r1][s:n]` with
+    /// `p1 = u[r0]`, and so on. Named in full (`u[r0][r1][s:n]`), a map makes clang 16
+    /// also map the middle pointer `u[r0][r1]` on its own (8 bytes), an entry the exit
+    /// does not remove: a later kernel mapping more of that row fails ("explicit
+    /// extension not allowed"). Through the copy, the slot the runtime attaches the
+    /// row to is the same (`&p1[r1]` is `&u[r0][r1]`, inside the level above's map).
+    fn item(&self, level: usize) -> String {
+        if level == 0 {
+            format!("{}[{}:{}]", self.root, self.start(0), self.count(0))
+        } else {
+            format!(
+                "{}[{}][{}:{}]",
+                self.base(level - 1),
+                self.index(level - 1),
+                self.start(level),
+                self.count(level)
+            )
+        }
+    }
+
+    /// The loop over the rows of `level`; `declare` deeper than that: the copy of the
+    /// row `p{level + 1}` that the maps below it name.
+    fn head(&self, level: usize, declare: usize) -> String {
+        let mut h = format!(
+            "for ({i} = {s}; {i} < {s} + {n}; {i}++) {{\n",
+            i = self.index(level),
+            s = self.start(level),
+            n = self.count(level)
+        );
+        if level < declare {
+            h.push_str(&format!(
+                "__typeof__({b}[0]) {next} = {b}[{i}];\n",
+                b = self.base(level),
+                next = self.base(level + 1),
+                i = self.index(level)
+            ));
+        }
+        h
+    }
+
+    /// An exit names each row through its copy, one subscript deep: clang 16 puts the
+    /// map type of `u[r0][s:n]` on the slot `u[r0]` and only decrements the row.
+    fn exit_item(&self, level: usize) -> String {
+        format!(
+            "{}[{}:{}]",
+            self.base(level),
+            self.start(level),
+            self.count(level)
+        )
+    }
+
+    /// The `target enter data` of every level, row by row.
+    fn enter(&self) -> String {
+        let depth = self.depth;
+        let mut enter = String::new();
+        for level in 0..=depth {
+            if level > 0 {
+                enter.push_str(&self.head(level - 1, depth - 1));
+            }
+            enter.push_str(&format!(
+                "#pragma omp target enter data map(to: {})\n",
+                self.item(level)
+            ));
+        }
+        enter.push_str(&"}\n".repeat(depth));
+        enter
+    }
+
+    /// The `target update from` of the data rows.
+    fn update(&self) -> String {
+        let depth = self.depth;
+        let mut updates = String::new();
+        for level in 0..depth {
+            updates.push_str(&self.head(level, depth));
+        }
+        updates.push_str(&format!(
+            "#pragma omp target update from({})\n",
+            self.exit_item(depth)
+        ));
+        updates.push_str(&"}\n".repeat(depth));
+        updates
+    }
+
+    /// The `target exit data` of every level, deepest first.
+    fn exit(&self) -> String {
+        let depth = self.depth;
+        let mut exit = String::new();
+        for level in 0..depth {
+            exit.push_str(&self.head(level, depth));
+        }
+        for level in (0..=depth).rev() {
+            exit.push_str(&format!(
+                "#pragma omp target exit data map(delete: {})\n",
+                self.exit_item(level)
+            ));
+            if level > 0 {
+                exit.push_str("}\n");
+            }
+        }
+        exit
+    }
 }
 
 /// Refuses rows whose accessed range follows the row: a loop of the kernel whose bounds
