@@ -670,8 +670,35 @@ static cudaError_t ww_to_host(void *host, const char *dev, long long lo, long lo
 }
 "#;
 
+/// The host function: sections, launch shape, device copies in, the launch, copies back.
+/// Each phase below appends its lines to `out` in the order the function runs them.
 fn host_part(plan: &mut KernelPlan) -> String {
+    let plan = &*plan;
     let mut out = String::new();
+    let has_y = host_signature_and_trips(&mut out, plan);
+    host_sections(&mut out, plan);
+    host_launch_shape(&mut out, plan, has_y);
+    let buffers = device_buffers(plan);
+    let reductions: Vec<&reduce::Planned> = plan
+        .reductions
+        .iter()
+        .filter(|r| r.scalar_ident().is_some())
+        .collect();
+    let states: Vec<&str> = plan
+        .reductions
+        .iter()
+        .filter_map(|r| r.arg_state())
+        .collect();
+    host_declare_device_copies(&mut out, plan, &buffers, &reductions, &states);
+    host_copy_in(&mut out, plan, &buffers, &reductions);
+    host_launch(&mut out, plan);
+    host_copy_back_and_free(&mut out, plan, &buffers, &reductions, &states);
+    out
+}
+
+/// The helpers, the signature and the trip counts, with the early return of a loop that
+/// runs no iteration; whether the mapping has a y axis.
+fn host_signature_and_trips(out: &mut String, plan: &KernelPlan) -> bool {
     out.push_str(HOST_HELPERS);
     out.push('\n');
     let params: Vec<String> = plan.host_params.iter().map(|(d, _)| d.clone()).collect();
@@ -686,15 +713,15 @@ fn host_part(plan: &mut KernelPlan) -> String {
         plan.host_name,
         params.join(", ")
     );
-    let x = plan.nest[plan.x].clone();
+    let x = &plan.nest[plan.x];
     let _ = writeln!(
         out,
         "    const long long ww_trip_x = {}; // iterations of `{}`",
         host_expr(&x.trip),
         x.var
     );
-    let y = plan.y.map(|y| plan.nest[y].clone());
-    if let Some(y) = &y {
+    let y = plan.y.map(|y| &plan.nest[y]);
+    if let Some(y) = y {
         let _ = writeln!(
             out,
             "    const long long ww_trip_y = {}; // iterations of `{}`",
@@ -706,11 +733,15 @@ fn host_part(plan: &mut KernelPlan) -> String {
         out.push_str("    if (ww_trip_x <= 0)\n");
     }
     out.push_str("        return 0; // the loop runs no iteration\n");
+    y.is_some()
+}
+
+/// The arrays' sections, the derived values and the row pitches, on the host.
+fn host_sections(out: &mut String, plan: &KernelPlan) {
     out.push_str(
         "    // Sections [lo, hi) in bytes relative to each pointer (the kernel report's).\n",
     );
-    let arrays = plan.arrays.clone();
-    for a in arrays.iter().filter(|a| needs_device_buffer(a)) {
+    for a in plan.arrays.iter().filter(|a| needs_device_buffer(a)) {
         let shrunk = if a.reported_hi.is_some() {
             " // debug: shrunk by one element"
         } else {
@@ -724,7 +755,7 @@ fn host_part(plan: &mut KernelPlan) -> String {
             i = a.ident
         );
     }
-    for d in plan.derived.clone() {
+    for d in &plan.derived {
         let _ = writeln!(
             out,
             "    const long long {} = {};",
@@ -732,7 +763,7 @@ fn host_part(plan: &mut KernelPlan) -> String {
             host_expr(&d.expr)
         );
     }
-    for a in arrays.iter().filter(|a| a.in_kernel) {
+    for a in plan.arrays.iter().filter(|a| a.in_kernel) {
         if let Shape::Rows { pitch } = &a.shape {
             let _ = writeln!(
                 out,
@@ -742,6 +773,10 @@ fn host_part(plan: &mut KernelPlan) -> String {
             );
         }
     }
+}
+
+/// Block, grid (refused when it exceeds CUDA's limits) and shared bytes per block.
+fn host_launch_shape(out: &mut String, plan: &KernelPlan, has_y: bool) {
     let (bx, by) = plan.launch_block();
     let _ = writeln!(out, "    const dim3 ww_block({bx}, {by});");
     let (xt, yt) = if plan.swap_bounds {
@@ -756,7 +791,7 @@ fn host_part(plan: &mut KernelPlan) -> String {
         "    const long long ww_grid_x = ({xt} + {}) / {bx};\n",
         bx - 1
     ));
-    if y.is_some() {
+    if has_y {
         out.push_str(&format!(
             "    const long long ww_grid_y = ({yt} + {}) / {by};\n",
             by - 1
@@ -766,7 +801,7 @@ fn host_part(plan: &mut KernelPlan) -> String {
         out.push_str("    if (ww_grid_x > 2147483647LL)\n");
     }
     out.push_str("        return (int)cudaErrorInvalidConfiguration;\n");
-    if y.is_some() {
+    if has_y {
         out.push_str("    const dim3 ww_grid((unsigned)ww_grid_x, (unsigned)ww_grid_y);\n");
     } else {
         out.push_str("    const dim3 ww_grid((unsigned)ww_grid_x);\n");
@@ -785,8 +820,16 @@ fn host_part(plan: &mut KernelPlan) -> String {
             parts.join(" + ")
         );
     }
-    let buffers: Vec<&super::plan::ArrayParam> =
-        arrays.iter().filter(|a| needs_device_buffer(a)).collect();
+}
+
+/// The device pointers, null until allocated, so that every exit path can free them all.
+fn host_declare_device_copies(
+    out: &mut String,
+    plan: &KernelPlan,
+    buffers: &[&super::plan::ArrayParam],
+    reductions: &[&reduce::Planned],
+    states: &[&str],
+) {
     if !buffers.is_empty() {
         let names: Vec<String> = buffers
             .iter()
@@ -794,11 +837,6 @@ fn host_part(plan: &mut KernelPlan) -> String {
             .collect();
         let _ = writeln!(out, "    char {};", names.join(", "));
     }
-    let reductions: Vec<&reduce::Planned> = plan
-        .reductions
-        .iter()
-        .filter(|r| r.scalar_ident().is_some())
-        .collect();
     if !reductions.is_empty() {
         let names: Vec<String> = reductions
             .iter()
@@ -810,11 +848,6 @@ fn host_part(plan: &mut KernelPlan) -> String {
             names.join(", ")
         );
     }
-    let states: Vec<&str> = plan
-        .reductions
-        .iter()
-        .filter_map(|r| r.arg_state())
-        .collect();
     if !states.is_empty() {
         let names: Vec<String> = states.iter().map(|s| format!("*ww_d_{s} = NULL")).collect();
         let _ = writeln!(
@@ -823,11 +856,21 @@ fn host_part(plan: &mut KernelPlan) -> String {
             names.join(", ")
         );
     }
+}
+
+/// Copies to the device: every section, the reduction variables and the arg-min/arg-max
+/// states with the entry's values.
+fn host_copy_in(
+    out: &mut String,
+    plan: &KernelPlan,
+    buffers: &[&super::plan::ArrayParam],
+    reductions: &[&reduce::Planned],
+) {
     out.push_str("    cudaError_t ww_err = cudaSuccess;\n");
     out.push_str(
         "    // Out sections are copied in as well: bytes of a section the loop does not write\n    // (a strided store) must come back unchanged.\n",
     );
-    for a in &buffers {
+    for a in buffers {
         let _ = writeln!(
             out,
             "    if (ww_err == cudaSuccess)\n        ww_err = ww_to_device(&ww_d_{i}, {h}, ww_{i}_lo, ww_{i}_hi);",
@@ -835,7 +878,7 @@ fn host_part(plan: &mut KernelPlan) -> String {
             h = host_pointer(a)
         );
     }
-    for r in &reductions {
+    for r in reductions {
         let _ = writeln!(
             out,
             "    // `{t}` starts at its value at the loop's entry; each block combines into it.\n    if (ww_err == cudaSuccess)\n        ww_err = ww_to_device(&ww_d_{i}, {i}, 0, (long long)sizeof *{i});",
@@ -868,13 +911,18 @@ fn host_part(plan: &mut KernelPlan) -> String {
             "    if (ww_err == cudaSuccess)\n        ww_err = ww_to_device(&ww_d_{state}, ww_h_{state}, 0, (long long)sizeof ww_h_{state});"
         );
     }
+}
+
+/// The kernel's arguments (declaring the offset device pointers) and the launch, through
+/// `<<<...>>>` under nvcc and through the CPU shim otherwise.
+fn host_launch(out: &mut String, plan: &KernelPlan) {
     out.push_str("    if (ww_err == cudaSuccess) {\n");
     let mut args = Vec::new();
-    for arg in plan.kernel_args.clone() {
+    for arg in &plan.kernel_args {
         match arg {
             KernelArg::Buffer { array } => {
-                let a = plan.array(&array).expect("planned array").clone();
-                let ty = kernel_pointer_type(&a);
+                let a = plan.array(array).expect("planned array");
+                let ty = kernel_pointer_type(a);
                 let name = format!("ww_p_{}", a.ident);
                 // The kernel sees null where the host pointer is null, so a loop that
                 // tests it (`if (dir)`) takes the same branch as on the host.
@@ -883,29 +931,29 @@ fn host_part(plan: &mut KernelPlan) -> String {
                     "        {} = ({h}) ? ({t})(ww_d_{i} - ww_{i}_lo) : ({t})0;",
                     declare(&ty, &name),
                     t = ty.trim(),
-                    h = host_pointer(&a),
+                    h = host_pointer(a),
                     i = a.ident
                 );
                 args.push(name);
             }
             KernelArg::Object { array, .. } => {
-                let a = plan.array(&array).expect("planned array");
+                let a = plan.array(array).expect("planned array");
                 args.push(cxx_name(&a.name));
             }
-            KernelArg::Scalar { name, .. } => args.push(cxx_name(&name)),
-            KernelArg::Derived { ident, .. } => args.push(ident),
+            KernelArg::Scalar { name, .. } => args.push(cxx_name(name)),
+            KernelArg::Derived { ident, .. } => args.push(ident.clone()),
             KernelArg::SectionBound { array, hi } => {
-                let a = plan.array(&array).expect("planned array");
-                args.push(format!("ww_{}_{}", a.ident, if hi { "hi" } else { "lo" }));
+                let a = plan.array(array).expect("planned array");
+                args.push(format!("ww_{}_{}", a.ident, if *hi { "hi" } else { "lo" }));
             }
             KernelArg::Reduction { name, c_type } => {
-                let i = reduction_ident(plan, &name);
+                let i = reduction_ident(plan, name);
                 args.push(format!("({c_type} *)ww_d_{i}"));
             }
             KernelArg::ArgState { target, .. } => {
                 args.push(format!(
                     "(long long *)ww_d_{}",
-                    arg_state_ident(plan, &target)
+                    arg_state_ident(plan, target)
                 ));
             }
         }
@@ -920,6 +968,17 @@ fn host_part(plan: &mut KernelPlan) -> String {
         args.join(", ")
     );
     out.push_str("        ww_err = cudaGetLastError();\n    }\n");
+}
+
+/// Synchronisation, copies of the written sections and reduction variables back to the
+/// host, the frees and the error report.
+fn host_copy_back_and_free(
+    out: &mut String,
+    plan: &KernelPlan,
+    buffers: &[&super::plan::ArrayParam],
+    reductions: &[&reduce::Planned],
+    states: &[&str],
+) {
     out.push_str("    if (ww_err == cudaSuccess)\n        ww_err = cudaDeviceSynchronize();\n");
     for a in buffers.iter().filter(|a| a.role != Role::In) {
         let _ = writeln!(
@@ -929,24 +988,24 @@ fn host_part(plan: &mut KernelPlan) -> String {
             h = host_pointer(a).replace("(const void *)", "(void *)")
         );
     }
-    for r in &reductions {
+    for r in reductions {
         let _ = writeln!(
             out,
             "    if (ww_err == cudaSuccess)\n        ww_err = ww_to_host({i}, ww_d_{i}, 0, (long long)sizeof *{i});",
             i = reduction_ident(plan, &r.target)
         );
     }
-    for a in &buffers {
+    for a in buffers {
         let _ = writeln!(out, "    cudaFree(ww_d_{});", a.ident);
     }
-    for r in &reductions {
+    for r in reductions {
         let _ = writeln!(
             out,
             "    cudaFree(ww_d_{});",
             reduction_ident(plan, &r.target)
         );
     }
-    for state in &states {
+    for state in states {
         let _ = writeln!(out, "    cudaFree(ww_d_{state});");
     }
     let _ = writeln!(
@@ -954,7 +1013,6 @@ fn host_part(plan: &mut KernelPlan) -> String {
         "    if (ww_err != cudaSuccess)\n        fprintf(stderr, \"{}: %s\\n\", cudaGetErrorString(ww_err));\n    return (int)ww_err;\n}}",
         plan.host_name
     );
-    out
 }
 
 /// Arrays copied to a device buffer: everything the kernel reaches through a pointer.

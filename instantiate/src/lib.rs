@@ -363,6 +363,8 @@ fn is_loop_var(name: &str, ivs: &BTreeSet<String>) -> bool {
         })
 }
 
+/// One loop of the report with the profile: its variables' values, then every quantity
+/// evaluated with them, then the offload estimate.
 fn instantiate_loop<'a, E: std::fmt::Display>(
     l: &'a LoopReport,
     index: &LoopIndex<'a>,
@@ -372,62 +374,11 @@ fn instantiate_loop<'a, E: std::fmt::Display>(
 ) -> InstanceLoop {
     let sketch = LoopSketch::of(l);
     let related = index.related(&sketch);
-    let mut ivs: BTreeSet<String> = related
-        .iter()
-        .filter_map(|x| x.induction.as_ref().map(|i| i.var.clone()))
-        .collect();
-    let numbered: Vec<String> = related
-        .iter()
-        .filter_map(|x| x.induction.as_ref())
-        .flat_map(|i| eval::variables(&i.trip_count))
-        .filter(|v| is_loop_var(v, &ivs))
-        .collect();
-    ivs.extend(numbered);
+    let ivs = induction_variables(&related);
     let find = |id: &str| -> Option<&LoopProfile> { profile.and_then(|p| p.find_loop(id)) };
-    let counted: Vec<CountedLoop> = related
-        .iter()
-        .filter_map(|x| {
-            x.induction.as_ref().map(|i| CountedLoop {
-                id: x.id.clone(),
-                trip_count: i.trip_count.clone(),
-                profile: find(&x.id),
-            })
-        })
-        .collect();
-    let mut solved = solve_counts(&counted, &ivs, options.statistic);
-    let mut conflicts = Vec::new();
-    if !solved.conflicts.is_empty() {
-        // The whole function's counts disagree (a variable changes between loops): fall
-        // back to the loop's own nest and keep the disagreement visible.
-        let own: Vec<CountedLoop> = counted
-            .iter()
-            .filter(|c| l.nest.contains(&c.id) || c.id == l.id)
-            .cloned()
-            .collect();
-        conflicts = solved.conflicts.clone();
-        solved = solve_counts(&own, &ivs, options.statistic);
-        let used_by_own: BTreeSet<&str> = solved
-            .equations
-            .iter()
-            .map(|e| e.loop_id.as_str())
-            .collect();
-        conflicts.push(format!(
-            "solved from the loop's own nest ({}) instead",
-            used_by_own.into_iter().collect::<Vec<_>>().join(", ")
-        ));
-        conflicts.extend(solved.conflicts.iter().cloned());
-    }
-    let mut recorded = BTreeMap::new();
-    for x in related
-        .iter()
-        .filter(|x| l.nest.contains(&x.id) || x.id == l.id)
-    {
-        if let Some(p) = find(&x.id) {
-            for (name, stats) in &p.inbounds {
-                recorded.entry(name.clone()).or_insert(stats);
-            }
-        }
-    }
+    let counted = counted_loops(&related, profile);
+    let (solved, conflicts) = solve_loop_counts(l, &counted, &ivs, options.statistic);
+    let recorded = recorded_inbounds(l, &related, profile);
     // Kept for the sections whose size varies with a value recorded at each entry.
     let recorded_at_entry: BTreeMap<String, profile::model::ValueStats> = recorded
         .iter()
@@ -443,18 +394,7 @@ fn instantiate_loop<'a, E: std::fmt::Display>(
         .filter(|c| c.profile.is_some())
         .cloned()
         .collect();
-    let mut names = needed_variables(l, &related, &ivs);
-    if l.parameters
-        .iter()
-        .any(|p| p.kind != ParamKind::Scalar && p.bytes.is_none())
-    {
-        // Re-analysis (§6.2) injects the inbound scalars: resolve those with a value.
-        for p in l.parameters.iter().filter(|p| p.kind == ParamKind::Scalar) {
-            if recorded.contains_key(&p.name) || options.set.contains_key(&p.name) {
-                names.insert(p.name.clone());
-            }
-        }
-    }
+    let names = variables_to_resolve(l, &related, &ivs, &recorded, options);
     let (values, value_lines) = values::resolve(
         &names,
         &values::Sources {
@@ -465,55 +405,9 @@ fn instantiate_loop<'a, E: std::fmt::Display>(
             unprofiled: &unprofiled,
         },
     );
-    // Second pass: with the values known so far substituted, the counts may determine
-    // variables they could not alone (`N - t = 128` with `N = 128` recorded gives `t = 0`).
-    let (values, value_lines) = {
-        let undetermined: Vec<String> = value_lines
-            .iter()
-            .filter(|v| v.value.is_none() && v.source == "undetermined")
-            .map(|v| v.name.clone())
-            .collect();
-        if undetermined.is_empty() || values.is_empty() {
-            (values, value_lines)
-        } else {
-            let second = equations::solve_counts_given(&counted, &ivs, options.statistic, &values);
-            let mut values = values;
-            let mut lines = value_lines;
-            for line in lines.iter_mut().filter(|v| undetermined.contains(&v.name)) {
-                if let Some(equations::Determined::Values(vs)) = second.determined.get(&line.name) {
-                    if let [v] = vs.as_slice() {
-                        let given: Vec<String> =
-                            values.iter().map(|(k, x)| format!("{k} = {x}")).collect();
-                        line.value = Some(*v);
-                        line.source = "counts".into();
-                        line.from_counts = vec![*v];
-                        line.message = format!(
-                            "{} = {v}: solved from the loop counts given {}{}",
-                            line.name,
-                            given.join(", "),
-                            match line.at_entry {
-                                Some([lo, hi]) if lo != hi => format!(
-                                    " (it took {lo}..{hi} at entry: this is the entry with the {} count)",
-                                    options.statistic.as_str()
-                                ),
-                                _ => String::new(),
-                            }
-                        );
-                        values.insert(line.name.clone(), *v);
-                    }
-                }
-            }
-            (values, lines)
-        }
-    };
-    let context = eval::Context {
-        values: values.clone(),
-        ambiguous: value_lines
-            .iter()
-            .filter(|v| v.source == "ambiguous")
-            .map(|v| (v.name.clone(), v.from_counts.clone()))
-            .collect(),
-    };
+    let (values, value_lines) =
+        solve_given_values(values, value_lines, &counted, &ivs, options.statistic);
+    let context = evaluation_context(&values, &value_lines);
     let mut notes = Vec::new();
     let mut parameters = evaluate::parameters(&l.parameters, &context, "static");
     // The re-analysis replaces what the static analysis could not settle: missing sections,
@@ -521,44 +415,11 @@ fn instantiate_loop<'a, E: std::fmt::Display>(
     let mut refined: Option<LoopReport> = None;
     let missing_section = parameters.iter().any(|p| p.size.is_none());
     if missing_section && !values.is_empty() {
-        match reanalyze.map(|f| f(l, &values)) {
-            Some(Ok(again)) => {
-                for p in parameters.iter_mut().filter(|p| p.size.is_none()) {
-                    if let Some(q) = again.parameters.iter().find(|q| q.name == p.name) {
-                        let redone =
-                            evaluate::parameters(std::slice::from_ref(q), &context, "re-analysis");
-                        if let Some(r) = redone.into_iter().next().filter(|r| r.size.is_some()) {
-                            *p = r;
-                            p.notes.push(
-                                "valid for the profiled run: analysed again with the values injected (§6.2)"
-                                    .into(),
-                            );
-                        }
-                    }
-                }
-                refined = refine_factors(l, &again);
-                if refined.is_some() {
-                    notes.push(
-                        "request counts marked `re-analysis` come from the analysis with the values \
-                         injected: valid for the profiled run"
-                            .into(),
-                    );
-                }
-            }
-            Some(Err(e)) => notes.push(format!("re-analysis with the values injected failed: {e}")),
-            None => notes.push(
-                "a section is unknown statically; re-analysis with the profiled values needs the \
-                 sources (run `warpwise instantiate` where the report's files are readable)"
-                    .into(),
-            ),
-        }
+        refined = reanalyse(l, &values, &context, &mut parameters, &mut notes, reanalyze);
     }
     evaluate::sections_averaged_over_entries(&mut parameters, &context, &recorded_at_entry);
     if let Some(p) = find(&l.id) {
-        if let Some(i) = &l.induction {
-            evaluate::sections_from_trip_counts(&mut parameters, &i.trip_count, p);
-        }
-        evaluate::sections_from_allocations(&mut parameters, p);
+        sections_from_profile(l, &mut parameters, p);
     }
     let source = refined.as_ref().unwrap_or(l);
     let trip_count = l
@@ -578,55 +439,15 @@ fn instantiate_loop<'a, E: std::fmt::Display>(
         grid.as_ref().map(|g| &g.grid),
     );
     let divergence = evaluate::divergence(source, &context);
-    let used_profile = value_lines.iter().any(|v| {
-        matches!(
-            v.source.as_str(),
-            "counts" | "counts+entry" | "entry" | "ambiguous"
-        )
-    }) || parameters
-        .iter()
-        .any(|p| matches!(p.section_from.as_deref(), Some("re-analysis" | "profile")));
-    let valid_for = if names.is_empty() {
-        "all runs"
-    } else if value_lines
-        .iter()
-        .any(|v| v.value.is_none() && v.source != "ambiguous")
-    {
-        "incomplete: some variables have no value"
-    } else if used_profile {
-        "profiled run"
-    } else {
-        "given values"
-    };
-    let offload = if l.verdict != Verdict::Friendly {
-        notes.push(format!(
-            "no offload estimate: the loop is {}",
-            l.verdict.as_str()
-        ));
-        None
-    } else {
-        match find(&l.id) {
-            None => {
-                notes.push("no offload estimate: the loop has no profile data".into());
-                None
-            }
-            Some(p) => match estimate(&OffloadInputs {
-                parameters: &parameters,
-                memory: memory.as_ref(),
-                profile: p,
-                link: options.link,
-                dram_bytes_per_s: options.gpu.dram_bytes_per_s,
-                resident_warps: options.gpu.sms * options.gpu.max_threads_per_sm / 32,
-                gpu: options.gpu.example,
-            }) {
-                Ok(o) => Some(o),
-                Err(e) => {
-                    notes.push(format!("no offload estimate: {e}"));
-                    None
-                }
-            },
-        }
-    };
+    let valid_for = valid_for(&names, &value_lines, &parameters);
+    let offload = offload_estimate(
+        l,
+        find(&l.id),
+        &parameters,
+        memory.as_ref(),
+        options,
+        &mut notes,
+    );
     InstanceLoop {
         id: l.id.clone(),
         function: l.function.clone(),
@@ -644,5 +465,305 @@ fn instantiate_loop<'a, E: std::fmt::Display>(
         divergence,
         offload,
         notes,
+    }
+}
+
+/// The related loops that have a trip count, with their profile data where there is some.
+fn counted_loops<'p>(
+    related: &[&LoopSketch],
+    profile: Option<&'p Profile>,
+) -> Vec<CountedLoop<'p>> {
+    related
+        .iter()
+        .filter_map(|x| {
+            x.induction.as_ref().map(|i| CountedLoop {
+                id: x.id.clone(),
+                trip_count: i.trip_count.clone(),
+                profile: profile.and_then(|p| p.find_loop(&x.id)),
+            })
+        })
+        .collect()
+}
+
+/// The values the expressions are evaluated with, and the candidates of the ambiguous
+/// variables (an expression that needs one gives each candidate's result).
+fn evaluation_context(values: &Values, value_lines: &[model::VariableValue]) -> eval::Context {
+    eval::Context {
+        values: values.clone(),
+        ambiguous: value_lines
+            .iter()
+            .filter(|v| v.source == "ambiguous")
+            .map(|v| (v.name.clone(), v.from_counts.clone()))
+            .collect(),
+    }
+}
+
+/// The sections the profile settles where the expressions could not: from the loop's
+/// recorded trip counts, and from the blocks its pointers pointed to at entry.
+fn sections_from_profile(
+    l: &LoopReport,
+    parameters: &mut [model::InstanceParameter],
+    profiled: &LoopProfile,
+) {
+    if let Some(i) = &l.induction {
+        evaluate::sections_from_trip_counts(parameters, &i.trip_count, profiled);
+    }
+    evaluate::sections_from_allocations(parameters, profiled);
+}
+
+/// The induction variables of the related loops, with the numbered names the report gives
+/// a name shared by several of them (`i_2`) where a trip count mentions one.
+fn induction_variables(related: &[&LoopSketch]) -> BTreeSet<String> {
+    let mut ivs: BTreeSet<String> = related
+        .iter()
+        .filter_map(|x| x.induction.as_ref().map(|i| i.var.clone()))
+        .collect();
+    let numbered: Vec<String> = related
+        .iter()
+        .filter_map(|x| x.induction.as_ref())
+        .flat_map(|i| eval::variables(&i.trip_count))
+        .filter(|v| is_loop_var(v, &ivs))
+        .collect();
+    ivs.extend(numbered);
+    ivs
+}
+
+/// The counts solved over the whole function; where they disagree, over the loop's own
+/// nest, with the disagreement kept in the conflicts returned beside.
+fn solve_loop_counts(
+    l: &LoopReport,
+    counted: &[CountedLoop<'_>],
+    ivs: &BTreeSet<String>,
+    statistic: CountStatistic,
+) -> (equations::Solved, Vec<String>) {
+    let mut solved = solve_counts(counted, ivs, statistic);
+    let mut conflicts = Vec::new();
+    if !solved.conflicts.is_empty() {
+        // The whole function's counts disagree (a variable changes between loops): fall
+        // back to the loop's own nest and keep the disagreement visible.
+        let own: Vec<CountedLoop> = counted
+            .iter()
+            .filter(|c| l.nest.contains(&c.id) || c.id == l.id)
+            .cloned()
+            .collect();
+        conflicts = solved.conflicts.clone();
+        solved = solve_counts(&own, ivs, statistic);
+        let used_by_own: BTreeSet<&str> = solved
+            .equations
+            .iter()
+            .map(|e| e.loop_id.as_str())
+            .collect();
+        conflicts.push(format!(
+            "solved from the loop's own nest ({}) instead",
+            used_by_own.into_iter().collect::<Vec<_>>().join(", ")
+        ));
+        conflicts.extend(solved.conflicts.iter().cloned());
+    }
+    (solved, conflicts)
+}
+
+/// The values recorded at the entry of the loop and of the loops of its nest, by name; the
+/// first loop that recorded a name wins.
+fn recorded_inbounds<'p>(
+    l: &LoopReport,
+    related: &[&LoopSketch],
+    profile: Option<&'p Profile>,
+) -> BTreeMap<String, &'p profile::model::ValueStats> {
+    let mut recorded = BTreeMap::new();
+    for x in related
+        .iter()
+        .filter(|x| l.nest.contains(&x.id) || x.id == l.id)
+    {
+        if let Some(p) = profile.and_then(|p| p.find_loop(&x.id)) {
+            for (name, stats) in &p.inbounds {
+                recorded.entry(name.clone()).or_insert(stats);
+            }
+        }
+    }
+    recorded
+}
+
+/// The variables the loop's expressions need, and, where a section is unknown statically,
+/// the inbound scalars that have a value.
+fn variables_to_resolve(
+    l: &LoopReport,
+    related: &[&LoopSketch],
+    ivs: &BTreeSet<String>,
+    recorded: &BTreeMap<String, &profile::model::ValueStats>,
+    options: &Options,
+) -> BTreeSet<String> {
+    let mut names = needed_variables(l, related, ivs);
+    if l.parameters
+        .iter()
+        .any(|p| p.kind != ParamKind::Scalar && p.bytes.is_none())
+    {
+        // Re-analysis (§6.2) injects the inbound scalars: resolve those with a value.
+        for p in l.parameters.iter().filter(|p| p.kind == ParamKind::Scalar) {
+            if recorded.contains_key(&p.name) || options.set.contains_key(&p.name) {
+                names.insert(p.name.clone());
+            }
+        }
+    }
+    names
+}
+
+/// Second pass: with the values known so far substituted, the counts may determine
+/// variables they could not alone (`N - t = 128` with `N = 128` recorded gives `t = 0`).
+fn solve_given_values(
+    values: Values,
+    value_lines: Vec<model::VariableValue>,
+    counted: &[CountedLoop<'_>],
+    ivs: &BTreeSet<String>,
+    statistic: CountStatistic,
+) -> (Values, Vec<model::VariableValue>) {
+    let undetermined: Vec<String> = value_lines
+        .iter()
+        .filter(|v| v.value.is_none() && v.source == "undetermined")
+        .map(|v| v.name.clone())
+        .collect();
+    if undetermined.is_empty() || values.is_empty() {
+        return (values, value_lines);
+    }
+    let second = equations::solve_counts_given(counted, ivs, statistic, &values);
+    let mut values = values;
+    let mut lines = value_lines;
+    for line in lines.iter_mut().filter(|v| undetermined.contains(&v.name)) {
+        if let Some(equations::Determined::Values(vs)) = second.determined.get(&line.name) {
+            if let [v] = vs.as_slice() {
+                let given: Vec<String> = values.iter().map(|(k, x)| format!("{k} = {x}")).collect();
+                line.value = Some(*v);
+                line.source = "counts".into();
+                line.from_counts = vec![*v];
+                line.message = format!(
+                    "{} = {v}: solved from the loop counts given {}{}",
+                    line.name,
+                    given.join(", "),
+                    match line.at_entry {
+                        Some([lo, hi]) if lo != hi => format!(
+                            " (it took {lo}..{hi} at entry: this is the entry with the {} count)",
+                            statistic.as_str()
+                        ),
+                        _ => String::new(),
+                    }
+                );
+                values.insert(line.name.clone(), *v);
+            }
+        }
+    }
+    (values, lines)
+}
+
+/// Analyses the loop again with `values` injected (§6.2): fills the sections the static
+/// analysis left unknown and returns the report with refined request counts, if any.
+fn reanalyse<E: std::fmt::Display>(
+    l: &LoopReport,
+    values: &Values,
+    context: &eval::Context,
+    parameters: &mut [model::InstanceParameter],
+    notes: &mut Vec<String>,
+    reanalyze: Option<&Reanalyze<'_, E>>,
+) -> Option<LoopReport> {
+    let mut refined = None;
+    match reanalyze.map(|f| f(l, values)) {
+        Some(Ok(again)) => {
+            for p in parameters.iter_mut().filter(|p| p.size.is_none()) {
+                if let Some(q) = again.parameters.iter().find(|q| q.name == p.name) {
+                    let redone =
+                        evaluate::parameters(std::slice::from_ref(q), context, "re-analysis");
+                    if let Some(r) = redone.into_iter().next().filter(|r| r.size.is_some()) {
+                        *p = r;
+                        p.notes.push(
+                            "valid for the profiled run: analysed again with the values injected (§6.2)"
+                                .into(),
+                        );
+                    }
+                }
+            }
+            refined = refine_factors(l, &again);
+            if refined.is_some() {
+                notes.push(
+                    "request counts marked `re-analysis` come from the analysis with the values \
+                     injected: valid for the profiled run"
+                        .into(),
+                );
+            }
+        }
+        Some(Err(e)) => notes.push(format!("re-analysis with the values injected failed: {e}")),
+        None => notes.push(
+            "a section is unknown statically; re-analysis with the profiled values needs the \
+             sources (run `warpwise instantiate` where the report's files are readable)"
+                .into(),
+        ),
+    }
+    refined
+}
+
+/// For which runs the numbers hold: all, the given values', the profiled run's, or none
+/// when a variable has no value.
+fn valid_for(
+    names: &BTreeSet<String>,
+    value_lines: &[model::VariableValue],
+    parameters: &[model::InstanceParameter],
+) -> &'static str {
+    let used_profile = value_lines.iter().any(|v| {
+        matches!(
+            v.source.as_str(),
+            "counts" | "counts+entry" | "entry" | "ambiguous"
+        )
+    }) || parameters
+        .iter()
+        .any(|p| matches!(p.section_from.as_deref(), Some("re-analysis" | "profile")));
+    if names.is_empty() {
+        "all runs"
+    } else if value_lines
+        .iter()
+        .any(|v| v.value.is_none() && v.source != "ambiguous")
+    {
+        "incomplete: some variables have no value"
+    } else if used_profile {
+        "profiled run"
+    } else {
+        "given values"
+    }
+}
+
+/// The offload estimate of a friendly loop with profile data; otherwise why there is none,
+/// in `notes`.
+fn offload_estimate(
+    l: &LoopReport,
+    profiled: Option<&LoopProfile>,
+    parameters: &[model::InstanceParameter],
+    memory: Option<&model::MemoryTraffic>,
+    options: &Options,
+    notes: &mut Vec<String>,
+) -> Option<model::Offload> {
+    if l.verdict != Verdict::Friendly {
+        notes.push(format!(
+            "no offload estimate: the loop is {}",
+            l.verdict.as_str()
+        ));
+        None
+    } else {
+        match profiled {
+            None => {
+                notes.push("no offload estimate: the loop has no profile data".into());
+                None
+            }
+            Some(p) => match estimate(&OffloadInputs {
+                parameters,
+                memory,
+                profile: p,
+                link: options.link,
+                dram_bytes_per_s: options.gpu.dram_bytes_per_s,
+                resident_warps: options.gpu.sms * options.gpu.max_threads_per_sm / 32,
+                gpu: options.gpu.example,
+            }) {
+                Ok(o) => Some(o),
+                Err(e) => {
+                    notes.push(format!("no offload estimate: {e}"));
+                    None
+                }
+            },
+        }
     }
 }

@@ -55,6 +55,16 @@ pub fn head(i: &Inputs) -> String {
 
 /// One loop's block (the caller puts an empty line before it).
 pub fn render_loop(out: &mut String, l: &InstanceLoop) {
+    render_values(out, l);
+    render_grid(out, l);
+    render_parameters(out, l);
+    render_memory(out, l);
+    render_offload(out, l);
+}
+
+/// The loop's line, its variables' values, the equations and conflicts they came from, and
+/// the trip count they give.
+fn render_values(out: &mut String, l: &InstanceLoop) {
     let _ = writeln!(
         out,
         "{}  {}  {}  (valid for: {})",
@@ -86,6 +96,10 @@ pub fn render_loop(out: &mut String, l: &InstanceLoop) {
     if let Some(t) = &l.trip_count {
         let _ = writeln!(out, "  trip count: {} = {}", t.expr, q(t));
     }
+}
+
+/// The grid the mapping launches.
+fn render_grid(out: &mut String, l: &InstanceLoop) {
     if let Some(g) = &l.grid {
         let _ = writeln!(
             out,
@@ -102,6 +116,10 @@ pub fn render_loop(out: &mut String, l: &InstanceLoop) {
             g.warps.map_or("?".into(), |w| w.to_string()),
         );
     }
+}
+
+/// Each parameter's section in bytes, with the expressions it was evaluated from.
+fn render_parameters(out: &mut String, l: &InstanceLoop) {
     for p in &l.parameters {
         let section = match (&p.lo, &p.hi, &p.size) {
             (Some(lo), Some(hi), Some(size)) => format!(
@@ -130,6 +148,11 @@ pub fn render_loop(out: &mut String, l: &InstanceLoop) {
         };
         let _ = writeln!(out, "  {:5} {}  {}", p.role, p.name, section);
     }
+}
+
+/// What the kernel costs on the GPU: global memory per launch access by access, shared
+/// memory per block, and the divergence of branches.
+fn render_memory(out: &mut String, l: &InstanceLoop) {
     if let Some(m) = &l.memory {
         let _ = writeln!(
             out,
@@ -178,6 +201,10 @@ pub fn render_loop(out: &mut String, l: &InstanceLoop) {
             }
         );
     }
+}
+
+/// The offload estimate and the notes.
+fn render_offload(out: &mut String, l: &InstanceLoop) {
     if let Some(o) = &l.offload {
         let _ = writeln!(
             out,

@@ -285,6 +285,33 @@ pub fn instrument(unit: &Unit, plan: &KernelPlan) -> Result<String, SnapshotErro
             loop_id: plan.loop_id.clone(),
         });
     };
+    let reduced = reduced_variables(plan);
+    let enter = snapshot_entry(plan, &reduced);
+    let leave = snapshot_exit(plan, &reduced);
+    let mut out = String::with_capacity(text.len() + enter.len() + 4096);
+    out.push_str("# 1 \"<warpwise-snapshot>\"\n");
+    out.push_str(PRELUDE);
+    out.push_str(&text[..s]);
+    out.push_str(&enter);
+    out.push_str(loop_text);
+    out.push_str(&leave);
+    out.push_str(&text[e..]);
+    Ok(out)
+}
+
+/// A scalar reduction's variable: its value at the entry is the device copy's start, its
+/// value at the exit the reference.
+fn reduced_variables(plan: &KernelPlan) -> Vec<String> {
+    plan.reductions
+        .iter()
+        .filter(|r| r.scalar_ident().is_some())
+        .map(|r| r.target.clone())
+        .collect()
+}
+
+/// The code before the loop: opens the block, and at the chosen entry records the inbound
+/// scalars, the reduction variables, every array's section and the launch's values.
+fn snapshot_entry(plan: &KernelPlan, reduced: &[String]) -> String {
     let n = plan.arrays.len().max(1);
     // The iterations the entry runs (at most; the least of the mapped loops' counts), so
     // that the runtime can take the first entry that runs one.
@@ -296,9 +323,12 @@ pub fn instrument(unit: &Unit, plan: &KernelPlan) -> Result<String, SnapshotErro
         ),
         None => program_expr(&plan.nest[plan.x].trip),
     };
-    let mut enter = format!(
-        "{{ const void *__ww_p[{n}]; long long __ww_lo[{n}], __ww_hi[{n}]; \
-         int __ww_on = __ww_snap_enter({trip}); if (__ww_on) {{ "
+    // One literal per line rather than one continued over the line break: the same bytes,
+    // and tools that read the source line by line see each literal's braces.
+    let mut enter = format!("{{ const void *__ww_p[{n}]; long long __ww_lo[{n}], __ww_hi[{n}]; ");
+    let _ = write!(
+        enter,
+        "int __ww_on = __ww_snap_enter({trip}); if (__ww_on) {{ "
     );
     for sc in &plan.scalars {
         let _ = write!(
@@ -308,17 +338,19 @@ pub fn instrument(unit: &Unit, plan: &KernelPlan) -> Result<String, SnapshotErro
             v = sc.name
         );
     }
-    // A scalar reduction's variable: its value at the entry is the device copy's start, its
-    // value at the exit the reference.
-    let reduced: Vec<String> = plan
-        .reductions
-        .iter()
-        .filter(|r| r.scalar_ident().is_some())
-        .map(|r| r.target.clone())
-        .collect();
-    for v in &reduced {
+    for v in reduced {
         let _ = write!(enter, "{} ", variable_bytes('I', v));
     }
+    snapshot_sections(&mut enter, plan);
+    for (name, expr) in launch_values(plan) {
+        let _ = write!(enter, "__ww_snap_value({}, {expr}); ", c_string(&name));
+    }
+    enter.push_str("} ");
+    enter
+}
+
+/// Records every array's pointer, then its section `[lo, hi)` and the bytes there.
+fn snapshot_sections(enter: &mut String, plan: &KernelPlan) {
     // Every pointer first, so that a bound that reads through one (`8*ptr[n]`) can be
     // skipped when it is null, as the loop that tests it skips it.
     for (k, a) in plan.arrays.iter().enumerate() {
@@ -347,6 +379,11 @@ pub fn instrument(unit: &Unit, plan: &KernelPlan) -> Result<String, SnapshotErro
             c_string(&a.name)
         );
     }
+}
+
+/// The values a launch needs, named, as the program computes them: trip counts, the plan's
+/// snapshot values and the shared bytes per block.
+fn launch_values(plan: &KernelPlan) -> Vec<(String, String)> {
     let mut values: Vec<(String, String)> = Vec::new();
     values.push(("trip:x".into(), program_expr(&plan.nest[plan.x].trip)));
     if let Some(y) = plan.y {
@@ -358,10 +395,12 @@ pub fn instrument(unit: &Unit, plan: &KernelPlan) -> Result<String, SnapshotErro
     if let Some(e) = shared_expr(plan) {
         values.push(("shared".into(), e));
     }
-    for (name, expr) in values {
-        let _ = write!(enter, "__ww_snap_value({}, {expr}); ", c_string(&name));
-    }
-    enter.push_str("} ");
+    values
+}
+
+/// The code after the loop: records the outbound sections and reduction variables and stops
+/// the program, then closes the block `snapshot_entry` opened.
+fn snapshot_exit(plan: &KernelPlan, reduced: &[String]) -> String {
     let mut leave = String::from(" if (__ww_on) { ");
     for (k, a) in plan.arrays.iter().enumerate() {
         if a.role != Role::In {
@@ -372,19 +411,11 @@ pub fn instrument(unit: &Unit, plan: &KernelPlan) -> Result<String, SnapshotErro
             );
         }
     }
-    for v in &reduced {
+    for v in reduced {
         let _ = write!(leave, "{} ", variable_bytes('O', v));
     }
     leave.push_str("__ww_snap_done(); } }");
-    let mut out = String::with_capacity(text.len() + enter.len() + 4096);
-    out.push_str("# 1 \"<warpwise-snapshot>\"\n");
-    out.push_str(PRELUDE);
-    out.push_str(&text[..s]);
-    out.push_str(&enter);
-    out.push_str(loop_text);
-    out.push_str(&leave);
-    out.push_str(&text[e..]);
-    Ok(out)
+    leave
 }
 
 /// How to build and run the user's program.
