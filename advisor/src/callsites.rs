@@ -10,8 +10,8 @@ use crate::access::{is_conditional, split_base, MemAccess};
 use crate::program::ProgramView;
 use crate::space::{IvRange, Space};
 use crate::summaries::{
-    instantiate, library_summary, range_to_iv, sign_from_lower, synthetic_loop, EffectType, Fresh,
-    Place, Summaries, Summary,
+    instantiate, library_summary, range_to_iv, sign_from_lower, synthetic_loop, Effect, EffectType,
+    Fresh, Instantiated, Place, RangeVar, Summaries, Summary,
 };
 use analyses::reconstruct::Reconstruction;
 use analyses::symbols::SymbolOrigin;
@@ -163,332 +163,477 @@ pub struct LoopSite<'a> {
 
 /// The effects of every call in the loop (inner loops included).
 pub fn loop_effects(site: &LoopSite) -> LoopEffects {
-    let view = site.summaries.view();
-    let l = site.forest.loop_(site.loop_id);
-    let mut out = LoopEffects::default();
-    let mut fresh = Fresh::default();
-    let mut objects: HashMap<String, Var> = HashMap::new();
-    // Accesses through a pointer a callee reads (by index in `out.accesses`), with the
-    // object that holds the pointer.
-    let mut deref_holders: Vec<(usize, Option<Var>)> = Vec::new();
-    // Allocations made inside the loop that never escape: a new object every iteration,
-    // so a callee's accesses through them are private to the iteration.
-    let allocated_here: HashSet<Value> = site
-        .private_allocations
-        .iter()
-        .copied()
-        .filter(|v| l.contains(site.func.inst(*v).block))
-        .collect();
-    let per_iteration = |base: &Option<Var>| {
-        base.as_ref().is_some_and(|b| {
+    let mut effects = EffectsOfCalls::new(site);
+    for &block in &site.forest.loop_(site.loop_id).blocks {
+        for &v in &site.func.block(block).insts {
+            effects.call(block, v);
+        }
+    }
+    effects.merge_past_limit();
+    effects.vary_pointers_in_written_objects();
+    effects.out
+}
+
+/// The bases and offsets one callee access may have (`MemAccess::alternatives`).
+type Alternatives = Vec<(Option<Var>, Expr)>;
+
+/// One call of the loop, as its accesses need it.
+struct CallInLoop<'c> {
+    call: Value,
+    name: &'c String,
+    /// Whether the call itself runs only in some iterations.
+    conditional: bool,
+    /// Range variables whose bounds move between iterations: they cannot be compared.
+    unusable: HashSet<Var>,
+}
+
+/// What [`loop_effects`] builds up over the calls of one loop, one call at a time.
+struct EffectsOfCalls<'s, 'a> {
+    site: &'s LoopSite<'a>,
+    view: &'a ProgramView<'a>,
+    out: LoopEffects,
+    fresh: Fresh,
+    objects: HashMap<String, Var>,
+    /// Accesses through a pointer a callee reads (by index in `out.accesses`), with the
+    /// object that holds the pointer.
+    deref_holders: Vec<(usize, Option<Var>)>,
+    /// Allocations made inside the loop that never escape: a new object every iteration,
+    /// so a callee's accesses through them are private to the iteration.
+    allocated_here: HashSet<Value>,
+    /// Variables whose value differs between iterations: the nest's induction variables
+    /// (the loop's and inner ones), loads that vary, and the callees' range variables.
+    moving: HashSet<Var>,
+}
+
+impl<'s, 'a> EffectsOfCalls<'s, 'a> {
+    fn new(site: &'s LoopSite<'a>) -> Self {
+        let l = site.forest.loop_(site.loop_id);
+        let allocated_here: HashSet<Value> = site
+            .private_allocations
+            .iter()
+            .copied()
+            .filter(|v| l.contains(site.func.inst(*v).block))
+            .collect();
+        let mut moving: HashSet<Var> = site.variant.clone();
+        // The loop and the loops inside it, through the forest's children (testing every loop
+        // of the function for being inside made a thousand loops in a row quadratic).
+        let mut nest = vec![site.loop_id];
+        while let Some(id) = nest.pop() {
+            let inner = site.forest.loop_(id);
+            nest.extend(inner.children.iter().copied());
+            for iv in &inner.induction_variables {
+                if let Some(v) = site.rec.symbol(iv.phi) {
+                    moving.insert(v.clone());
+                }
+            }
+        }
+        EffectsOfCalls {
+            site,
+            view: site.summaries.view(),
+            out: LoopEffects::default(),
+            fresh: Fresh::default(),
+            objects: HashMap::new(),
+            deref_holders: Vec::new(),
+            allocated_here,
+            moving,
+        }
+    }
+
+    /// Whether `base` is an allocation made in the loop that never escapes.
+    fn per_iteration(&self, base: Option<&Var>) -> bool {
+        base.is_some_and(|b| {
             matches!(
-                site.rec.symbols.info(b).map(|s| &s.origin),
-                Some(analyses::symbols::SymbolOrigin::Opaque(v)) if allocated_here.contains(v)
+                self.site.rec.symbols.info(b).map(|s| &s.origin),
+                Some(analyses::symbols::SymbolOrigin::Opaque(v)) if self.allocated_here.contains(v)
             )
         })
-    };
-    // Variables whose value differs between iterations: the nest's induction variables
-    // (the loop's and inner ones), loads that vary, and the callees' range variables.
-    let mut moving: HashSet<Var> = site.variant.clone();
-    // The loop and the loops inside it, through the forest's children (testing every loop
-    // of the function for being inside made a thousand loops in a row quadratic).
-    let mut nest = vec![site.loop_id];
-    while let Some(id) = nest.pop() {
-        let inner = site.forest.loop_(id);
-        nest.extend(inner.children.iter().copied());
-        for iv in &inner.induction_variables {
-            if let Some(v) = site.rec.symbol(iv.phi) {
-                moving.insert(v.clone());
+    }
+
+    /// The instruction `v` of `block`, when it is a call: its summary instantiated with
+    /// the arguments, added to `out`.
+    fn call(&mut self, block: frontend::ir::Block, v: Value) {
+        let site = self.site;
+        let view = self.view;
+        let inst = site.func.inst(v);
+        let InstKind::Call {
+            callee: Callee::Direct(name),
+            args,
+        } = &inst.kind
+        else {
+            return;
+        };
+        // Zero-fills synthesized for initializers target a local declared in the body.
+        if name.starts_with("__builtin_") || name == "memset" && inst.origin.span.is_none() {
+            return;
+        }
+        let summary: std::sync::Arc<Summary> = match library_summary(name) {
+            Some(s) => std::sync::Arc::new(s),
+            None => match view.resolve(site.unit, name) {
+                Some(g) => site.summaries.of(g),
+                None => return,
+            },
+        };
+        self.out.recursive.extend(summary.recursive.iter().cloned());
+        if !summary.allocators.is_empty() {
+            self.out
+                .allocating
+                .push((v, name.clone(), summary.allocators.clone()));
+        }
+        let args = crate::summaries::argument_exprs(
+            site.func,
+            &view.unit(site.unit).lowered.program.types,
+            site.rec,
+            args,
+        );
+        let line = view
+            .unit(site.unit)
+            .resolve(site.func.inst(v).origin.span)
+            .map(|r| r.line)
+            .unwrap_or(0);
+        self.fresh.at_call_line(line);
+        let instance = instantiate(&summary, name, &args, &mut self.fresh);
+        self.out
+            .unknown
+            .extend(instance.unknown.first().iter().map(|u| (v, u.clone())));
+        let unlisted = instance.unknown.total() - instance.unknown.first().len();
+        if unlisted > 0 {
+            *self.out.unlisted.entry(v).or_default() += unlisted;
+        }
+        for (a, why) in &instance.assumptions {
+            let text = format!("{} > 0 ({why})", a.to_c());
+            if !self.out.assumptions.contains(&text) {
+                self.out.assumptions.push(text);
+            }
+            if let Some(var) = a.as_poly().and_then(|p| p.as_var()) {
+                self.out.signs.push((var.clone(), SignSet::POS));
             }
         }
-    }
-    for &block in &l.blocks {
-        for &v in &site.func.block(block).insts {
-            let inst = site.func.inst(v);
-            let InstKind::Call {
-                callee: Callee::Direct(name),
-                args,
-            } = &inst.kind
-            else {
-                continue;
-            };
-            // Zero-fills synthesized for initializers target a local declared in the body.
-            if name.starts_with("__builtin_") || name == "memset" && inst.origin.span.is_none() {
-                continue;
-            }
-            let summary: std::sync::Arc<Summary> = match library_summary(name) {
-                Some(s) => std::sync::Arc::new(s),
-                None => match view.resolve(site.unit, name) {
-                    Some(g) => site.summaries.of(g),
-                    None => continue,
-                },
-            };
-            out.recursive.extend(summary.recursive.iter().cloned());
-            if !summary.allocators.is_empty() {
-                out.allocating
-                    .push((v, name.clone(), summary.allocators.clone()));
-            }
-            let args = crate::summaries::argument_exprs(
-                site.func,
-                &view.unit(site.unit).lowered.program.types,
-                site.rec,
-                args,
-            );
-            let line = view
-                .unit(site.unit)
-                .resolve(site.func.inst(v).origin.span)
-                .map(|r| r.line)
-                .unwrap_or(0);
-            fresh.at_call_line(line);
-            let instance = instantiate(&summary, name, &args, &mut fresh);
-            out.unknown
-                .extend(instance.unknown.first().iter().map(|u| (v, u.clone())));
-            let unlisted = instance.unknown.total() - instance.unknown.first().len();
-            if unlisted > 0 {
-                *out.unlisted.entry(v).or_default() += unlisted;
-            }
-            for (a, why) in &instance.assumptions {
-                let text = format!("{} > 0 ({why})", a.to_c());
-                if !out.assumptions.contains(&text) {
-                    out.assumptions.push(text);
-                }
-                if let Some(var) = a.as_poly().and_then(|p| p.as_var()) {
-                    out.signs.push((var.clone(), SignSet::POS));
-                }
-            }
-            for u in &summary.updates {
-                // A scalar only: the report names the update's target by the global's name.
-                if global_is_arithmetic(view, site.unit, &u.name, u.unit) {
-                    let var = global_var(site, &u.name, u.unit, &mut objects, &mut out.globals);
-                    out.updates.push(CallUpdate {
-                        call: v,
-                        base: var,
-                        name: u.name.clone(),
-                        op: u.op,
-                    });
-                }
-            }
-            let conditional_call = is_conditional(site.forest, site.loop_id, block);
-            // Range variables whose bounds move between iterations cannot be compared.
-            let mut unusable: HashSet<Var> = HashSet::new();
-            for r in &instance.ranges {
-                let bad =
-                    r.lo.vars()
-                        .iter()
-                        .chain(r.hi.vars().iter())
-                        .any(|x| site.variant.contains(x) || unusable.contains(x));
-                if bad {
-                    unusable.insert(r.var.clone());
-                    continue;
-                }
-                out.signs.push((r.var.clone(), sign_from_lower(&r.lo)));
-                out.ranges
-                    .push(range_to_iv(r, synthetic_loop(out.ranges.len())));
-                moving.insert(r.var.clone());
-            }
-            for access in &instance.accesses {
-                let e = &access.effect;
-                let callee_name = e.through.last().cloned().unwrap_or_else(|| name.clone());
-                // An offset the summary could not express: a fresh symbol named after what
-                // it depends on, that changes from iteration to iteration.
-                let unknown = |fresh: &mut Fresh, variant: &mut HashSet<Var>| {
-                    let stem = e
-                        .offset
-                        .as_ref()
-                        .err()
-                        .and_then(|why| why.split('`').nth(1))
-                        .unwrap_or("an offset")
-                        .to_string();
-                    let u = fresh.named(&format!("{stem} in {callee_name}"));
-                    variant.insert(u.clone());
-                    Expr::var(u.name())
-                };
-                // For an access through a pointer the callee reads: the object holding it.
-                let mut holder: Option<Option<Var>> = None;
-                let offset = match &e.offset {
-                    Ok(o) if o.vars().iter().all(|x| !unusable.contains(x)) => o.clone(),
-                    _ => unknown(&mut fresh, &mut out.variant),
-                };
-                let alternatives: Vec<(Option<Var>, Expr)> = match &access.place {
-                    Place::Address(bases) => {
-                        if bases.is_empty() {
-                            out.unknown.push((
-                                v,
-                                format!("passes `{name}` an argument that cannot be expressed"),
-                            ));
-                        }
-                        bases
-                            .iter()
-                            // A constant pointer is null: nothing is accessed through it.
-                            .filter(|b| !b.vars().is_empty())
-                            .map(|b| match b.checked_add(&offset) {
-                                Ok(full) => split_base(&full, &site.rec.symbols),
-                                Err(_) => (None, b.clone()),
-                            })
-                            .collect()
-                    }
-                    Place::Global { name: global, unit } => {
-                        let var = global_var(site, global, *unit, &mut objects, &mut out.globals);
-                        if !out.global_types.contains_key(&var) {
-                            if let Some(ty) = global_pointer_type(site, global, *unit) {
-                                out.global_types.insert(var.clone(), ty);
-                            }
-                        }
-                        if global_unmodifiable(view, site.unit, global, *unit) {
-                            out.const_globals.insert(var.clone());
-                        }
-                        if unit.is_some_and(|u| view.sealed_static_named(u, global)) {
-                            out.sealed_globals.insert(var.clone());
-                        }
-                        let verb = if e.is_store { "writes" } else { "reads" };
-                        if global_declared(view, site.unit, global, *unit, true, |_, g| {
-                            g.is_volatile
-                        }) {
-                            out.unsupported_globals.push((
-                                v,
-                                format!("`{callee_name}` {verb} the volatile global variable `{global}`: it may change outside the program, which a device copy cannot follow"),
-                            ));
-                        } else if e.is_store
-                            && global_declared(view, site.unit, global, *unit, true, |_, g| {
-                                g.is_thread_local
-                            })
-                        {
-                            out.unsupported_globals.push((
-                                v,
-                                format!("`{callee_name}` writes the thread-local global variable `{global}`: each host thread has its own, a kernel has none to write"),
-                            ));
-                        }
-                        vec![(Some(var), offset.clone())]
-                    }
-                    Place::Deref { at, name: pointer } => {
-                        let (var, fixed) = match at.as_slice() {
-                            [location] => {
-                                // The caller's own load of the pointer; not a load of the
-                                // whole struct at the same address (`d` and `d.p` at +0).
-                                let known = site
-                                    .rec
-                                    .symbols
-                                    .load_at(&location.to_string())
-                                    .filter(|v| loads_pointer(site, v));
-                                let var = match known {
-                                    Some(var) => var.clone(),
-                                    None => {
-                                        let member = member_pointer(site, location);
-                                        let var = object_var(
-                                            site,
-                                            &format!("deref {location}"),
-                                            member.as_ref().map_or(pointer, |m| &m.0),
-                                            &mut objects,
-                                        );
-                                        match member {
-                                            Some((_, member)) => {
-                                                out.members.insert(var.clone(), member);
-                                            }
-                                            None => {
-                                                if let Some(ty) = effect_pointer_type(view, &e.ty) {
-                                                    out.object_types
-                                                        .entry(var.clone())
-                                                        .or_insert(ty);
-                                                }
-                                            }
-                                        }
-                                        let holder = split_base(location, &site.rec.symbols).0;
-                                        out.reached.insert(var.clone(), holder);
-                                        var
-                                    }
-                                };
-                                // The pointer must be the same in every iteration: read at
-                                // a place that does not move, and (when the caller reads it
-                                // too) not a value the loop changes.
-                                let fixed = location.vars().iter().all(|x| !moving.contains(x))
-                                    && !site.variant.contains(&var);
-                                if known.is_none() && e.is_store {
-                                    let text = format!(
-                                        "the loop does not change the pointer `{pointer}` that `{callee_name}` reads"
-                                    );
-                                    if !out.assumptions.contains(&text) {
-                                        out.assumptions.push(text);
-                                    }
-                                }
-                                // Checked below against the objects the loop writes.
-                                holder = Some(split_base(location, &site.rec.symbols).0);
-                                (var, fixed)
-                            }
-                            _ => (
-                                object_var(
-                                    site,
-                                    &format!("deref {pointer} {callee_name}"),
-                                    pointer,
-                                    &mut objects,
-                                ),
-                                false,
-                            ),
-                        };
-                        // A pointer read at a place that moves may differ between iterations.
-                        let offset = if fixed {
-                            offset.clone()
-                        } else {
-                            unknown(&mut fresh, &mut out.variant)
-                        };
-                        vec![(Some(var), offset)]
-                    }
-                    Place::Opaque(_) => {
-                        // Everything a callee reaches through pointers it reads from memory
-                        // is one pool per call: only its aliasing with the loop matters.
-                        let var = object_var(
-                            site,
-                            &format!("opaque {name}"),
-                            &format!("the memory {name} reaches through pointers"),
-                            &mut objects,
-                        );
-                        out.reached.insert(var.clone(), None);
-                        vec![(Some(var), unknown(&mut fresh, &mut out.variant))]
-                    }
-                };
-                if alternatives.is_empty() || alternatives.iter().all(|(b, _)| per_iteration(b)) {
-                    continue;
-                }
-                let Some(ty) = caller_type(view, site.unit, &e.ty) else {
-                    out.unknown.push((
-                        v,
-                        format!(
-                            "calls `{name}`, whose accesses have types this file does not know"
-                        ),
-                    ));
-                    continue;
-                };
-                out.accesses.push(MemAccess {
-                    inst: v,
-                    addr: v,
-                    is_store: e.is_store,
-                    elem_bytes: e.elem_bytes,
-                    ty,
-                    conditional: conditional_call || e.conditional,
-                    span: inst.origin.span,
-                    alternatives,
-                    callee: Some(callee_name),
-                    restrict: None,
-                    extents: Vec::new(),
+        for u in &summary.updates {
+            // A scalar only: the report names the update's target by the global's name.
+            if global_is_arithmetic(view, site.unit, &u.name, u.unit) {
+                let var = global_var(
+                    site,
+                    &u.name,
+                    u.unit,
+                    &mut self.objects,
+                    &mut self.out.globals,
+                );
+                self.out.updates.push(CallUpdate {
+                    call: v,
+                    base: var,
+                    name: u.name.clone(),
+                    op: u.op,
                 });
-                if let Some(holder) = holder {
-                    deref_holders.push((out.accesses.len() - 1, holder));
-                }
             }
         }
+        let call = CallInLoop {
+            call: v,
+            name,
+            conditional: is_conditional(site.forest, site.loop_id, block),
+            unusable: self.ranges(&instance.ranges),
+        };
+        for access in &instance.accesses {
+            self.access(&call, access);
+        }
     }
-    // Bounded work: every pair of accesses is tested, so past a limit a call's accesses are
-    // merged into one per object and direction, at an unknown offset.
-    if out.accesses.len() > MAX_CALLEE_ACCESSES {
+
+    /// The callee's range variables as innermost loops; returns those whose bounds move
+    /// between iterations, which are left out.
+    fn ranges(&mut self, ranges: &[RangeVar]) -> HashSet<Var> {
+        let mut unusable: HashSet<Var> = HashSet::new();
+        for r in ranges {
+            let bad =
+                r.lo.vars()
+                    .iter()
+                    .chain(r.hi.vars().iter())
+                    .any(|x| self.site.variant.contains(x) || unusable.contains(x));
+            if bad {
+                unusable.insert(r.var.clone());
+                continue;
+            }
+            self.out.signs.push((r.var.clone(), sign_from_lower(&r.lo)));
+            self.out
+                .ranges
+                .push(range_to_iv(r, synthetic_loop(self.out.ranges.len())));
+            self.moving.insert(r.var.clone());
+        }
+        unusable
+    }
+
+    /// An offset the summary could not express: a fresh symbol named after what it
+    /// depends on, that changes from iteration to iteration.
+    fn unknown_offset(&mut self, e: &Effect, callee_name: &str) -> Expr {
+        let stem = e
+            .offset
+            .as_ref()
+            .err()
+            .and_then(|why| why.split('`').nth(1))
+            .unwrap_or("an offset")
+            .to_string();
+        let u = self.fresh.named(&format!("{stem} in {callee_name}"));
+        self.out.variant.insert(u.clone());
+        Expr::var(u.name())
+    }
+
+    /// One access of the callee's instantiated summary, as a `MemAccess` of the call.
+    fn access(&mut self, call: &CallInLoop, access: &Instantiated) {
+        let site = self.site;
+        let e = &access.effect;
+        let callee_name = e
+            .through
+            .last()
+            .cloned()
+            .unwrap_or_else(|| call.name.clone());
+        // For an access through a pointer the callee reads: the object holding it.
+        let mut holder: Option<Option<Var>> = None;
+        let offset = match &e.offset {
+            Ok(o) if o.vars().iter().all(|x| !call.unusable.contains(x)) => o.clone(),
+            _ => self.unknown_offset(e, &callee_name),
+        };
+        let alternatives: Alternatives = match &access.place {
+            Place::Address(bases) => self.address_alternatives(call, bases, &offset),
+            Place::Global { name: global, unit } => {
+                self.global_alternatives(call.call, e, &callee_name, global, *unit, &offset)
+            }
+            Place::Deref { at, name: pointer } => {
+                let (alternatives, at_holder) =
+                    self.deref_alternatives(e, &callee_name, at, pointer, &offset);
+                holder = at_holder;
+                alternatives
+            }
+            Place::Opaque(_) => {
+                // Everything a callee reaches through pointers it reads from memory
+                // is one pool per call: only its aliasing with the loop matters.
+                let name = call.name;
+                let var = object_var(
+                    site,
+                    &format!("opaque {name}"),
+                    &format!("the memory {name} reaches through pointers"),
+                    &mut self.objects,
+                );
+                self.out.reached.insert(var.clone(), None);
+                vec![(Some(var), self.unknown_offset(e, &callee_name))]
+            }
+        };
+        if alternatives.is_empty()
+            || alternatives
+                .iter()
+                .all(|(b, _)| self.per_iteration(b.as_ref()))
+        {
+            return;
+        }
+        let Some(ty) = caller_type(self.view, site.unit, &e.ty) else {
+            self.out.unknown.push((
+                call.call,
+                format!(
+                    "calls `{}`, whose accesses have types this file does not know",
+                    call.name
+                ),
+            ));
+            return;
+        };
+        self.out.accesses.push(MemAccess {
+            inst: call.call,
+            addr: call.call,
+            is_store: e.is_store,
+            elem_bytes: e.elem_bytes,
+            ty,
+            conditional: call.conditional || e.conditional,
+            span: site.func.inst(call.call).origin.span,
+            alternatives,
+            callee: Some(callee_name),
+            restrict: None,
+            extents: Vec::new(),
+        });
+        if let Some(holder) = holder {
+            self.deref_holders
+                .push((self.out.accesses.len() - 1, holder));
+        }
+    }
+
+    /// An access at an address computed from the arguments: each base it may have.
+    fn address_alternatives(
+        &mut self,
+        call: &CallInLoop,
+        bases: &[Expr],
+        offset: &Expr,
+    ) -> Alternatives {
+        if bases.is_empty() {
+            self.out.unknown.push((
+                call.call,
+                format!(
+                    "passes `{}` an argument that cannot be expressed",
+                    call.name
+                ),
+            ));
+        }
+        bases
+            .iter()
+            // A constant pointer is null: nothing is accessed through it.
+            .filter(|b| !b.vars().is_empty())
+            .map(|b| match b.checked_add(offset) {
+                Ok(full) => split_base(&full, &self.site.rec.symbols),
+                Err(_) => (None, b.clone()),
+            })
+            .collect()
+    }
+
+    /// An access to a global variable: the variable standing for it, with what a GPU
+    /// cannot do with it.
+    fn global_alternatives(
+        &mut self,
+        call: Value,
+        e: &Effect,
+        callee_name: &str,
+        global: &str,
+        unit: Option<usize>,
+        offset: &Expr,
+    ) -> Alternatives {
+        let site = self.site;
+        let view = self.view;
+        let out = &mut self.out;
+        let var = global_var(site, global, unit, &mut self.objects, &mut out.globals);
+        if !out.global_types.contains_key(&var) {
+            if let Some(ty) = global_pointer_type(site, global, unit) {
+                out.global_types.insert(var.clone(), ty);
+            }
+        }
+        if global_unmodifiable(view, site.unit, global, unit) {
+            out.const_globals.insert(var.clone());
+        }
+        if unit.is_some_and(|u| view.sealed_static_named(u, global)) {
+            out.sealed_globals.insert(var.clone());
+        }
+        let verb = if e.is_store { "writes" } else { "reads" };
+        if global_declared(view, site.unit, global, unit, true, |_, g| g.is_volatile) {
+            out.unsupported_globals.push((
+                call,
+                format!("`{callee_name}` {verb} the volatile global variable `{global}`: it may change outside the program, which a device copy cannot follow"),
+            ));
+        } else if e.is_store
+            && global_declared(view, site.unit, global, unit, true, |_, g| {
+                g.is_thread_local
+            })
+        {
+            out.unsupported_globals.push((
+                call,
+                format!("`{callee_name}` writes the thread-local global variable `{global}`: each host thread has its own, a kernel has none to write"),
+            ));
+        }
+        vec![(Some(var), offset.clone())]
+    }
+
+    /// An access through a pointer the callee reads from memory: the object it points to,
+    /// and (when the caller can name where the pointer is read) the object holding it.
+    fn deref_alternatives(
+        &mut self,
+        e: &Effect,
+        callee_name: &str,
+        at: &[Expr],
+        pointer: &str,
+        offset: &Expr,
+    ) -> (Alternatives, Option<Option<Var>>) {
+        let mut holder = None;
+        let (var, fixed) = match at {
+            [location] => {
+                let pointed = self.pointed_object(e, callee_name, location, pointer);
+                // Checked below against the objects the loop writes.
+                holder = Some(split_base(location, &self.site.rec.symbols).0);
+                pointed
+            }
+            _ => (
+                object_var(
+                    self.site,
+                    &format!("deref {pointer} {callee_name}"),
+                    pointer,
+                    &mut self.objects,
+                ),
+                false,
+            ),
+        };
+        // A pointer read at a place that moves may differ between iterations.
+        let offset = if fixed {
+            offset.clone()
+        } else {
+            self.unknown_offset(e, callee_name)
+        };
+        (vec![(Some(var), offset)], holder)
+    }
+
+    /// The object a pointer read at `location` points to, and whether the pointer is the
+    /// same in every iteration.
+    fn pointed_object(
+        &mut self,
+        e: &Effect,
+        callee_name: &str,
+        location: &Expr,
+        pointer: &str,
+    ) -> (Var, bool) {
+        let site = self.site;
+        // The caller's own load of the pointer; not a load of the
+        // whole struct at the same address (`d` and `d.p` at +0).
+        let known = site
+            .rec
+            .symbols
+            .load_at(&location.to_string())
+            .filter(|v| loads_pointer(site, v));
+        let var = match known {
+            Some(var) => var.clone(),
+            None => {
+                let member = member_pointer(site, location);
+                let var = object_var(
+                    site,
+                    &format!("deref {location}"),
+                    member.as_ref().map_or(pointer, |m| &m.0),
+                    &mut self.objects,
+                );
+                match member {
+                    Some((_, member)) => {
+                        self.out.members.insert(var.clone(), member);
+                    }
+                    None => {
+                        if let Some(ty) = effect_pointer_type(self.view, &e.ty) {
+                            self.out.object_types.entry(var.clone()).or_insert(ty);
+                        }
+                    }
+                }
+                let holder = split_base(location, &site.rec.symbols).0;
+                self.out.reached.insert(var.clone(), holder);
+                var
+            }
+        };
+        // The pointer must be the same in every iteration: read at
+        // a place that does not move, and (when the caller reads it
+        // too) not a value the loop changes.
+        let fixed = location.vars().iter().all(|x| !self.moving.contains(x))
+            && !site.variant.contains(&var);
+        if known.is_none() && e.is_store {
+            let text = format!(
+                "the loop does not change the pointer `{pointer}` that `{callee_name}` reads"
+            );
+            if !self.out.assumptions.contains(&text) {
+                self.out.assumptions.push(text);
+            }
+        }
+        (var, fixed)
+    }
+
+    /// Bounded work: every pair of accesses is tested, so past a limit a call's accesses are
+    /// merged into one per object and direction, at an unknown offset.
+    fn merge_past_limit(&mut self) {
+        if self.out.accesses.len() <= MAX_CALLEE_ACCESSES {
+            return;
+        }
         let mut merged: Vec<MemAccess> = Vec::new();
         // By call, direction and bases: a set, not a scan of those kept per access.
         let mut kept = HashSet::new();
-        for a in std::mem::take(&mut out.accesses) {
+        for a in std::mem::take(&mut self.out.accesses) {
             let bases: Vec<Option<Var>> = a.alternatives.iter().map(|(b, _)| b.clone()).collect();
             if !kept.insert((a.inst, a.is_store, bases)) {
                 continue;
             }
-            let u = fresh.named("an offset of a call with many accesses");
-            out.variant.insert(u.clone());
+            let u = self.fresh.named("an offset of a call with many accesses");
+            self.out.variant.insert(u.clone());
             let mut a = a;
             a.conditional = true;
             for (_, offset) in a.alternatives.iter_mut() {
@@ -496,40 +641,43 @@ pub fn loop_effects(site: &LoopSite) -> LoopEffects {
             }
             merged.push(a);
         }
-        out.accesses = merged;
-        deref_holders.clear();
+        self.out.accesses = merged;
+        self.deref_holders.clear();
     }
-    // A pointer held in an object the loop writes (`local.data = out + i; f(&local)`) may
-    // differ between iterations: the accesses through it are at unknown offsets.
-    let mut written: HashSet<Var> = HashSet::new();
-    for &block in &l.blocks {
-        for &v in &site.func.block(block).insts {
-            if let InstKind::Store { addr, .. } = site.func.inst(v).kind {
-                for e in site.rec.of(addr) {
-                    if let (Some(b), _) = split_base(e, &site.rec.symbols) {
-                        written.insert(b);
+
+    /// A pointer held in an object the loop writes (`local.data = out + i; f(&local)`) may
+    /// differ between iterations: the accesses through it are at unknown offsets.
+    fn vary_pointers_in_written_objects(&mut self) {
+        let site = self.site;
+        let mut written: HashSet<Var> = HashSet::new();
+        for &block in &site.forest.loop_(site.loop_id).blocks {
+            for &v in &site.func.block(block).insts {
+                if let InstKind::Store { addr, .. } = site.func.inst(v).kind {
+                    for e in site.rec.of(addr) {
+                        if let (Some(b), _) = split_base(e, &site.rec.symbols) {
+                            written.insert(b);
+                        }
                     }
                 }
             }
         }
-    }
-    for a in out.accesses.iter().filter(|a| a.is_store) {
-        written.extend(a.alternatives.iter().filter_map(|(b, _)| b.clone()));
-    }
-    for (index, holder) in deref_holders {
-        let moves = holder.as_ref().is_none_or(|h| written.contains(h));
-        if let (true, Some(access)) = (moves, out.accesses.get_mut(index)) {
-            let u = fresh.named(&format!(
-                "the pointer {} reads",
-                access.callee.clone().unwrap_or_default()
-            ));
-            out.variant.insert(u.clone());
-            for (_, offset) in access.alternatives.iter_mut() {
-                *offset = Expr::var(u.name());
+        for a in self.out.accesses.iter().filter(|a| a.is_store) {
+            written.extend(a.alternatives.iter().filter_map(|(b, _)| b.clone()));
+        }
+        for (index, holder) in std::mem::take(&mut self.deref_holders) {
+            let moves = holder.as_ref().is_none_or(|h| written.contains(h));
+            if let (true, Some(access)) = (moves, self.out.accesses.get_mut(index)) {
+                let u = self.fresh.named(&format!(
+                    "the pointer {} reads",
+                    access.callee.clone().unwrap_or_default()
+                ));
+                self.out.variant.insert(u.clone());
+                for (_, offset) in access.alternatives.iter_mut() {
+                    *offset = Expr::var(u.name());
+                }
             }
         }
     }
-    out
 }
 
 /// The side-effect summary of what a call to `name` from unit `unit` reaches, in words

@@ -314,6 +314,51 @@ struct Range {
     hi: Expr,
 }
 
+/// The rows and byte columns of a tile (see `Ctx::tile_bounds`).
+struct TileBounds {
+    block_rows: Range,
+    block_cols: Range,
+    thread_rows: Range,
+    thread_cols: Range,
+    /// Whether the patterns' columns differ by constants (grouping scheme 1).
+    constant_gaps: bool,
+}
+
+/// How far `e` moves when `v` grows by one, as a distance (a negative constant turned
+/// positive).
+fn neighbour_shift(e: &Expr, v: &Var) -> Option<Expr> {
+    let moved = at(e, v, add(&Expr::from(v.clone()), &Expr::constant(1))?)?;
+    let d = sub(&moved, e)?;
+    Some(if d.as_constant().is_some_and(|c| c.is_negative()) {
+        d.neg()
+    } else {
+        d
+    })
+}
+
+/// The kind of a tile and the advice that stages it.
+fn tile_message(array: &str, reuse: bool, rows: &Expr, row_bytes: &Expr) -> (&'static str, String) {
+    if reuse {
+        (
+            "reuse",
+            format!(
+                "adjacent threads read overlapping parts of `{array}`: stage the block's tile of ({}) rows × ({}) bytes, halo included",
+                rows.to_c(),
+                row_bytes.to_c()
+            ),
+        )
+    } else {
+        (
+            "uncoalesced",
+            format!(
+                "`{array}` is read uncoalesced under this mapping: load the block's tile of ({}) rows × ({}) bytes coalesced into shared memory, then read it in the original pattern",
+                rows.to_c(),
+                row_bytes.to_c()
+            ),
+        )
+    }
+}
+
 impl Ctx {
     fn thread_range(&self, e: &Expr) -> Option<Range> {
         let mut notes = Vec::new();
@@ -465,6 +510,8 @@ impl Ctx {
         self.linear_area(array, patterns, accesses)
     }
 
+    /// The block's tile of a 2D pattern all the array's loads share (same pitch): staged
+    /// when neighbouring threads reuse part of it or a warp reads it uncoalesced.
     fn tile_area(
         &self,
         array: &str,
@@ -473,12 +520,70 @@ impl Ctx {
         accesses: Vec<Access>,
     ) -> Option<(SharedArea, Expr)> {
         let pitch = tiles[0].pitch.clone();
-        let mut row_lo: Option<Expr> = None;
-        let mut row_hi: Option<Expr> = None;
-        let mut col_lo: Option<Expr> = None;
-        let mut col_hi: Option<Expr> = None;
-        let mut thread_rows = None;
-        let mut thread_cols = None;
+        let bounds = self.tile_bounds(patterns, tiles)?;
+        let Range {
+            lo: row_lo,
+            hi: row_hi,
+        } = bounds.block_rows;
+        let Range {
+            lo: col_lo,
+            hi: col_hi,
+        } = bounds.block_cols;
+        let rows = add(&sub(&row_hi, &row_lo)?, &Expr::constant(1))?;
+        let row_bytes = sub(&col_hi, &col_lo)?;
+        let bytes = rows.checked_mul(&row_bytes).ok()?;
+        let bytes_for_block = self.shape(&bytes)?;
+        let (ox, oy) = self.tile_overlaps(tiles[0], &bounds.thread_rows, &bounds.thread_cols)?;
+        let reuse = !ox.is_zero_expr() || oy.as_ref().is_some_and(|o| !o.is_zero_expr());
+        let uncoalesced = patterns.iter().any(|p| p.requests.is_some_and(|r| r > 2));
+        if !reuse && !uncoalesced {
+            return None;
+        }
+        let d_row = neighbour_shift(&tiles[0].row, &thread_var())?;
+        let d_col = neighbour_shift(&tiles[0].col, &thread_var())?;
+        let bank_conflicts = self.tile_bank_conflicts(&row_bytes, &d_row, &d_col, patterns[0].elem);
+        let grouping = (patterns.len() > 1).then(|| {
+            if bounds.constant_gaps {
+                "grouped: starting offsets differ by constants (scheme 1)".to_string()
+            } else {
+                "grouped by pointer, may include holes (scheme 2)".to_string()
+            }
+        });
+        let (kind, message) = tile_message(array, reuse, &rows, &row_bytes);
+        Some((
+            SharedArea {
+                array: array.to_string(),
+                accesses,
+                kind: kind.into(),
+                message,
+                overlap_x_bytes: self.most_in_block(&ox),
+                overlap_y_bytes: oy.and_then(|o| self.most_in_block(&o)),
+                block_section: None,
+                tile: Some(Tile {
+                    row_pitch_bytes: pitch.to_c(),
+                    row_lo: row_lo.to_c(),
+                    row_hi: row_hi.to_c(),
+                    rows: rows.to_c(),
+                    col_lo: col_lo.to_c(),
+                    col_hi: col_hi.to_c(),
+                    row_bytes: row_bytes.to_c(),
+                }),
+                bytes_per_block: bytes.to_c(),
+                bytes_for_block: bytes_for_block.to_c(),
+                bank_conflicts,
+                grouping,
+            },
+            bytes_for_block,
+        ))
+    }
+
+    /// The rows and byte columns the loads of all the patterns cover, per thread and over
+    /// the whole block (`None` when a bound cannot be compared).
+    fn tile_bounds(&self, patterns: &[Pattern], tiles: &[&TwoD]) -> Option<TileBounds> {
+        let mut block_rows: Option<Range> = None;
+        let mut block_cols: Option<Range> = None;
+        let mut thread_rows: Option<Range> = None;
+        let mut thread_cols: Option<Range> = None;
         let mut constant_gaps = true;
         let first_col = &tiles[0].col;
         for (p, t) in patterns.iter().zip(tiles) {
@@ -491,61 +596,46 @@ impl Ctx {
             if sub(&t.col, first_col)?.as_constant().is_none() {
                 constant_gaps = false;
             }
-            thread_rows = Some(match thread_rows {
-                None => (rows.lo.clone(), rows.hi.clone()),
-                Some((l, h)) => (
-                    get_min(&l, &rows.lo, &self.env).ok()?,
-                    get_max(&h, &rows.hi, &self.env).ok()?,
-                ),
-            });
-            thread_cols = Some(match thread_cols {
-                None => (cols.lo.clone(), cols.hi.clone()),
-                Some((l, h)) => (
-                    get_min(&l, &cols.lo, &self.env).ok()?,
-                    get_max(&h, &cols.hi, &self.env).ok()?,
-                ),
-            });
+            thread_rows = Some(self.union(thread_rows, rows.lo.clone(), rows.hi.clone())?);
+            thread_cols = Some(self.union(thread_cols, cols.lo.clone(), cols.hi.clone())?);
             let br = self.block_range(&rows)?;
             let bc = self.block_range(&cols)?;
-            row_lo = Some(match row_lo {
-                None => br.lo,
-                Some(l) => get_min(&l, &br.lo, &self.env).ok()?,
-            });
-            row_hi = Some(match row_hi {
-                None => br.hi,
-                Some(h) => get_max(&h, &br.hi, &self.env).ok()?,
-            });
-            col_lo = Some(match col_lo {
-                None => bc.lo,
-                Some(l) => get_min(&l, &bc.lo, &self.env).ok()?,
-            });
-            col_hi = Some(match col_hi {
-                None => bc.hi,
-                Some(h) => get_max(&h, &bc.hi, &self.env).ok()?,
-            });
+            block_rows = Some(self.union(block_rows, br.lo, br.hi)?);
+            block_cols = Some(self.union(block_cols, bc.lo, bc.hi)?);
         }
-        let (row_lo, row_hi, col_lo, col_hi) = (row_lo?, row_hi?, col_lo?, col_hi?);
-        let rows = add(&sub(&row_hi, &row_lo)?, &Expr::constant(1))?;
-        let row_bytes = sub(&col_hi, &col_lo)?;
-        let bytes = rows.checked_mul(&row_bytes).ok()?;
-        let bytes_for_block = self.shape(&bytes)?;
-        // Overlap between neighbours, per axis: rows × columns shared.
-        let (tr_lo, tr_hi) = thread_rows?;
-        let (tc_lo, tc_hi) = thread_cols?;
-        let t_rows = add(&sub(&tr_hi, &tr_lo)?, &Expr::constant(1))?;
-        let t_cols = sub(&tc_hi, &tc_lo)?;
-        let shift = |e: &Expr, v: &Var| -> Option<Expr> {
-            let moved = at(e, v, add(&Expr::from(v.clone()), &Expr::constant(1))?)?;
-            let d = sub(&moved, e)?;
-            Some(if d.as_constant().is_some_and(|c| c.is_negative()) {
-                d.neg()
-            } else {
-                d
-            })
-        };
+        Some(TileBounds {
+            block_rows: block_rows?,
+            block_cols: block_cols?,
+            thread_rows: thread_rows?,
+            thread_cols: thread_cols?,
+            constant_gaps,
+        })
+    }
+
+    /// `[lo, hi]` widened to cover `so_far` too.
+    fn union(&self, so_far: Option<Range>, lo: Expr, hi: Expr) -> Option<Range> {
+        Some(match so_far {
+            None => Range { lo, hi },
+            Some(r) => Range {
+                lo: get_min(&r.lo, &lo, &self.env).ok()?,
+                hi: get_max(&r.hi, &hi, &self.env).ok()?,
+            },
+        })
+    }
+
+    /// The bytes of the tile a thread shares with its neighbour along x, and along y on
+    /// a 2D grid: rows × columns shared.
+    fn tile_overlaps(
+        &self,
+        tile: &TwoD,
+        thread_rows: &Range,
+        thread_cols: &Range,
+    ) -> Option<(Expr, Option<Expr>)> {
+        let t_rows = add(&sub(&thread_rows.hi, &thread_rows.lo)?, &Expr::constant(1))?;
+        let t_cols = sub(&thread_cols.hi, &thread_cols.lo)?;
         let overlap = |v: &Var| -> Option<Expr> {
-            let dr = shift(&tiles[0].row, v)?;
-            let dc = shift(&tiles[0].col, v)?;
+            let dr = neighbour_shift(&tile.row, v)?;
+            let dc = neighbour_shift(&tile.col, v)?;
             let r = sub(&t_rows, &dr)?;
             let c = sub(&t_cols, &dc)?;
             let (sr, sc) = (sign_of(&r, &self.env), sign_of(&c, &self.env));
@@ -560,19 +650,20 @@ impl Ctx {
         } else {
             None
         };
-        let reuse = !ox.is_zero_expr() || oy.as_ref().is_some_and(|o| !o.is_zero_expr());
-        let uncoalesced = patterns.iter().any(|p| p.requests.is_some_and(|r| r > 2));
-        if !reuse && !uncoalesced {
-            return None;
-        }
-        // Bank conflicts of the warp's reads from the tile: row pitch in shared memory is
-        // the tile's row_bytes at the chosen block shape.
-        let shared_pitch = self
-            .shape(&row_bytes)
-            .and_then(|e| e.as_integer()?.to_i64());
-        let d_row = shift(&tiles[0].row, &thread_var())?;
-        let d_col = shift(&tiles[0].col, &thread_var())?;
-        let elem = patterns[0].elem;
+        Some((ox, oy))
+    }
+
+    /// Bank conflicts of the warp's reads from the tile, whose rows move by `d_row` and
+    /// columns by `d_col` from one thread to the next: row pitch in shared memory is the
+    /// tile's row_bytes at the chosen block shape.
+    fn tile_bank_conflicts(
+        &self,
+        row_bytes: &Expr,
+        d_row: &Expr,
+        d_col: &Expr,
+        elem: u64,
+    ) -> Option<BankConflicts> {
+        let shared_pitch = self.shape(row_bytes).and_then(|e| e.as_integer()?.to_i64());
         let d_row = d_row.as_integer().and_then(|i| i.to_i64());
         // Along a row the pitch does not matter.
         let shared_pitch = if d_row == Some(0) {
@@ -580,7 +671,7 @@ impl Ctx {
         } else {
             shared_pitch
         };
-        let bank_conflicts = match (
+        match (
             shared_pitch,
             d_row,
             d_col.as_integer().and_then(|i| i.to_i64()),
@@ -609,58 +700,7 @@ impl Ctx {
                 })
             }
             _ => None,
-        };
-        let grouping = (patterns.len() > 1).then(|| {
-            if constant_gaps {
-                "grouped: starting offsets differ by constants (scheme 1)".to_string()
-            } else {
-                "grouped by pointer, may include holes (scheme 2)".to_string()
-            }
-        });
-        let (kind, message) = if reuse {
-            (
-                "reuse",
-                format!(
-                    "adjacent threads read overlapping parts of `{array}`: stage the block's tile of ({}) rows × ({}) bytes, halo included",
-                    rows.to_c(),
-                    row_bytes.to_c()
-                ),
-            )
-        } else {
-            (
-                "uncoalesced",
-                format!(
-                    "`{array}` is read uncoalesced under this mapping: load the block's tile of ({}) rows × ({}) bytes coalesced into shared memory, then read it in the original pattern",
-                    rows.to_c(),
-                    row_bytes.to_c()
-                ),
-            )
-        };
-        Some((
-            SharedArea {
-                array: array.to_string(),
-                accesses,
-                kind: kind.into(),
-                message,
-                overlap_x_bytes: self.most_in_block(&ox),
-                overlap_y_bytes: oy.and_then(|o| self.most_in_block(&o)),
-                block_section: None,
-                tile: Some(Tile {
-                    row_pitch_bytes: pitch.to_c(),
-                    row_lo: row_lo.to_c(),
-                    row_hi: row_hi.to_c(),
-                    rows: rows.to_c(),
-                    col_lo: col_lo.to_c(),
-                    col_hi: col_hi.to_c(),
-                    row_bytes: row_bytes.to_c(),
-                }),
-                bytes_per_block: bytes.to_c(),
-                bytes_for_block: bytes_for_block.to_c(),
-                bank_conflicts,
-                grouping,
-            },
-            bytes_for_block,
-        ))
+        }
     }
 
     fn linear_area(

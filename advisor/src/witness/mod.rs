@@ -606,41 +606,7 @@ pub fn memory(
     assumptions: &[String],
 ) -> Result<Built, Missing> {
     let not_shown = |s: &str| Err(Missing::NotShown(s.to_string()));
-    // A called function's access is the call's, at an offset over the loop's own
-    // variables (`h[0]`, `g[i]`): the call makes it whenever it runs (an access under a
-    // condition has no witness). One over a callee's loop (a range variable) or an offset
-    // the summary could not express is no claim.
-    let callee_ranged = |a: &MemAccess| {
-        a.callee.is_some()
-            && a.alternatives.iter().any(|(_, offset)| {
-                offset.vars().iter().any(|v| {
-                    variant.contains(v)
-                        || space
-                            .ivs
-                            .iter()
-                            .any(|r| &r.var == v && !cx.is_loop(r.loop_id))
-                })
-            })
-    };
-    if callee_ranged(first) || callee_ranged(second) {
-        return not_shown("an access is inside a called function");
-    }
-    let ([(Some(base_f), f)], [(Some(base_g), g)]) = (
-        first.alternatives.as_slice(),
-        second.alternatives.as_slice(),
-    ) else {
-        return not_shown("an access has several possible addresses");
-    };
-    if base_f != base_g {
-        return not_shown("the accesses have different base pointers");
-    }
-    // A base loaded anew in every iteration (`rows[i]`) may point elsewhere each time: the
-    // same offset from it is not the same element.
-    if !cx.base_is_fixed(id, base_f, variant) {
-        return Err(Missing::NotShown(format!(
-            "the base pointer `{base_f}` is loaded in every iteration and may differ between them"
-        )));
-    }
+    let (base_f, f, g) = common_base(cx, id, space, first, second, variant)?;
     let Some(carrier) = space.of_loop(id) else {
         return not_shown("the loop has no iteration space");
     };
@@ -690,46 +656,117 @@ pub fn memory(
     if !verify(&found, &problem) {
         return not_shown("the witness found did not verify");
     }
-    let layout = layout_symbols(&problem, &found);
-    if !layout.is_empty() {
-        // Strides and offsets that no loop bound involves: the dependence must not hinge
-        // on the small values the search chose (`y[i*s]` and `y[i*s + v]` meet only when
-        // `v` is a multiple of `s` below the row count). Pinned to other values, the
-        // search must find it again, or the claim depends on the program's data.
-        let mut generic = problem.clone();
-        let pinned: Vec<(Var, i128)> = layout
-            .iter()
-            .zip(GENERIC_VALUES.iter().cycle())
-            .map(|(v, x)| ((*v).clone(), *x))
-            .collect();
-        for (v, x) in &pinned {
-            generic.constraints.push(search::Constraint {
-                expr: Expr::var(v.name())
-                    .checked_sub(&Expr::constant(*x as i64))
-                    .unwrap_or_else(|_| Expr::var(v.name())),
-                op: search::Relation::Eq,
-            });
-        }
-        if !matches!(cx.search(&generic), Outcome::Found(_)) {
-            let shown = |values: &mut dyn Iterator<Item = (&Var, i128)>| {
-                values
-                    .map(|(v, x)| format!("{} = {x}", v.name()))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            };
-            let chosen: Vec<(&Var, i128)> = found
-                .values
-                .iter()
-                .filter(|(v, _)| layout.contains(&v))
-                .map(|(v, x)| (v, *x))
-                .collect();
-            return Err(Missing::NotShown(format!(
-                "the accesses meet when {} but not when {}: whether they do depends on the values the program passes",
-                shown(&mut chosen.into_iter()),
-                shown(&mut pinned.iter().map(|(v, x)| (v, *x)))
-            )));
-        }
+    found_again_at_generic_layout(cx, &problem, &found)?;
+    Ok(memory_witness(cx, first, second, base_f, &found))
+}
+
+/// The base both accesses share and their offsets from it, when a witness can be about
+/// one element of one object.
+fn common_base<'m>(
+    cx: &Context,
+    id: LoopId,
+    space: &Space,
+    first: &'m MemAccess,
+    second: &'m MemAccess,
+    variant: &HashSet<Var>,
+) -> Result<(&'m Var, &'m Expr, &'m Expr), Missing> {
+    let not_shown = |s: &str| Err(Missing::NotShown(s.to_string()));
+    // A called function's access is the call's, at an offset over the loop's own
+    // variables (`h[0]`, `g[i]`): the call makes it whenever it runs (an access under a
+    // condition has no witness). One over a callee's loop (a range variable) or an offset
+    // the summary could not express is no claim.
+    let callee_ranged = |a: &MemAccess| {
+        a.callee.is_some()
+            && a.alternatives.iter().any(|(_, offset)| {
+                offset.vars().iter().any(|v| {
+                    variant.contains(v)
+                        || space
+                            .ivs
+                            .iter()
+                            .any(|r| &r.var == v && !cx.is_loop(r.loop_id))
+                })
+            })
+    };
+    if callee_ranged(first) || callee_ranged(second) {
+        return not_shown("an access is inside a called function");
     }
+    let ([(Some(base_f), f)], [(Some(base_g), g)]) = (
+        first.alternatives.as_slice(),
+        second.alternatives.as_slice(),
+    ) else {
+        return not_shown("an access has several possible addresses");
+    };
+    if base_f != base_g {
+        return not_shown("the accesses have different base pointers");
+    }
+    // A base loaded anew in every iteration (`rows[i]`) may point elsewhere each time: the
+    // same offset from it is not the same element.
+    if !cx.base_is_fixed(id, base_f, variant) {
+        return Err(Missing::NotShown(format!(
+            "the base pointer `{base_f}` is loaded in every iteration and may differ between them"
+        )));
+    }
+    Ok((base_f, f, g))
+}
+
+/// Strides and offsets that no loop bound involves: the dependence must not hinge on the
+/// small values the search chose (`y[i*s]` and `y[i*s + v]` meet only when `v` is a
+/// multiple of `s` below the row count). Pinned to other values, the search must find it
+/// again, or the claim depends on the program's data.
+fn found_again_at_generic_layout(
+    cx: &Context,
+    problem: &Problem,
+    found: &search::Found,
+) -> Result<(), Missing> {
+    let layout = layout_symbols(problem, found);
+    if layout.is_empty() {
+        return Ok(());
+    }
+    let mut generic = problem.clone();
+    let pinned: Vec<(Var, i128)> = layout
+        .iter()
+        .zip(GENERIC_VALUES.iter().cycle())
+        .map(|(v, x)| ((*v).clone(), *x))
+        .collect();
+    for (v, x) in &pinned {
+        generic.constraints.push(search::Constraint {
+            expr: Expr::var(v.name())
+                .checked_sub(&Expr::constant(*x as i64))
+                .unwrap_or_else(|_| Expr::var(v.name())),
+            op: search::Relation::Eq,
+        });
+    }
+    if matches!(cx.search(&generic), Outcome::Found(_)) {
+        return Ok(());
+    }
+    let shown = |values: &mut dyn Iterator<Item = (&Var, i128)>| {
+        values
+            .map(|(v, x)| format!("{} = {x}", v.name()))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let chosen: Vec<(&Var, i128)> = found
+        .values
+        .iter()
+        .filter(|(v, _)| layout.contains(&v))
+        .map(|(v, x)| (v, *x))
+        .collect();
+    Err(Missing::NotShown(format!(
+        "the accesses meet when {} but not when {}: whether they do depends on the values the program passes",
+        shown(&mut chosen.into_iter()),
+        shown(&mut pinned.iter().map(|(v, x)| (v, *x)))
+    )))
+}
+
+/// The witness the search found, in the program's names: each side's iteration and
+/// element, and the values chosen for the other symbols.
+fn memory_witness(
+    cx: &Context,
+    first: &MemAccess,
+    second: &MemAccess,
+    base_f: &Var,
+    found: &search::Found,
+) -> Built {
     let all: Vec<&Var> = found
         .values
         .iter()
@@ -765,7 +802,7 @@ pub fn memory(
         .filter_map(|(v, x)| Some((names[v].clone(), i64::try_from(*x).ok()?)))
         .collect();
     let text = format!("{a_text}; {b_text}{}", values_text(&values));
-    Ok(Built {
+    Built {
         witness: Witness {
             values,
             first: a,
@@ -773,7 +810,7 @@ pub fn memory(
             condition: None,
         },
         text,
-    })
+    }
 }
 
 /// Values a layout symbol is pinned to when a witness is checked for not hinging on the
