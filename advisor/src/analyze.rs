@@ -5,17 +5,20 @@
 mod bound;
 // A loop's kernel parameters and their sections, phase by phase.
 mod parameters;
+// The pairs of accesses through pointers that may alias, and where pointers come from.
+mod alias_pairs;
+// The dependences a loop carries, through memory and through scalars, phase by phase.
+mod dependences;
 
 use crate::access::{collect_accesses, MemAccess};
 use crate::aliasing::ParamAliasing;
 use crate::calls::{classify_in, CallKind};
-use crate::dependence::{carried_dependences, Outcome};
 use crate::model::{
-    Access, Call, DependencePair, Device, Induction, LoopReport, PairKind, Parameter, Reason,
-    Reduction, ReductionKind, Role, Verdict,
+    Access, Call, DependencePair, Device, Induction, LoopReport, Parameter, Reason, Reduction,
+    Role, Verdict,
 };
 use crate::rebase::EntryOffset;
-use crate::rules::{self, ww111_undecided_dependence as undecided, Finding};
+use crate::rules::{self, Finding};
 use crate::space::{iv_range, Space};
 use analyses::invariant::{loop_invariants_in, AliasPolicy, FunctionInvariance, Invariants};
 use analyses::range::{range_analysis, RangeConfig, RangeFacts};
@@ -404,27 +407,6 @@ fn analyze_function_in_program(
         reports.push(report);
     }
     reports
-}
-
-/// What a base pointer is, for the aliasing questions: one of the function's symbols, or a
-/// base only the loop's callees name.
-#[derive(Clone, Debug, PartialEq)]
-enum Base {
-    Symbol(SymbolOrigin),
-    /// A global variable only callees name.
-    Global,
-    /// Memory a callee reaches through a pointer it loads.
-    Loaded,
-}
-
-/// A base pointer's name in a message: code in backquotes (`zd`, `x->data`), a description
-/// as words (the memory a callee reaches through pointers it reads).
-fn quoted(name: &str) -> String {
-    if name.contains(' ') {
-        name.to_string()
-    } else {
-        format!("`{name}`")
-    }
 }
 
 /// The assumption the [`Aliasing::Distinct`] policy states for `which` (one pair, or "the
@@ -852,6 +834,9 @@ impl<'a> FunctionContext<'a> {
         )
     }
 
+    /// The friendliness test (§4.1) of loop `id` as the parallel one, phase by phase: the
+    /// memory its iterations share, whether it is normalizable, the scalars and memory it
+    /// carries, the pointers that may alias, and what its globals and calls allow.
     fn loop_facts(&self, id: LoopId) -> LoopFacts {
         let l = self.forest.loop_(id);
         let mut facts = LoopFacts {
@@ -865,14 +850,55 @@ impl<'a> FunctionContext<'a> {
             error_paths: Vec::new(),
             error_blocks: BTreeSet::new(),
         };
-        let program = &self.unit.lowered.program;
         let keyword_line = l
             .source
             .map(|s| self.line(self.func.source_loop(s).keyword_span))
             .unwrap_or(0);
+        let (mut privacy, accesses, effects) = self.shared_accesses(id, &mut facts);
+        let invariants = self.invariants(id);
+        self.invariance_assumptions(&invariants, &mut facts);
+        self.normalizable(
+            id,
+            &invariants,
+            &accesses,
+            &effects,
+            keyword_line,
+            &mut facts,
+        );
+        self.carried_scalars(id, &invariants, &mut privacy, &mut facts);
+        let dependence_context =
+            self.carried_memory(id, keyword_line, &accesses, &effects, &mut facts);
+        self.aliasing_pairs(
+            id,
+            &accesses,
+            dependence_context.as_ref(),
+            &effects,
+            &mut facts,
+        );
+        self.globals_and_callees(&accesses, &effects, &mut facts);
+        self.call_findings(id, &accesses, &privacy, &effects, &mut facts);
+        facts.assumptions.sort();
+        facts.assumptions.dedup();
+        facts.privacy = privacy;
+        facts
+    }
+
+    /// The memory accesses of loop `id` that its iterations share, its own and its
+    /// callees', with the privacy of its storage and its calls' effects. What they assume
+    /// joins `facts`.
+    fn shared_accesses(
+        &self,
+        id: LoopId,
+        facts: &mut LoopFacts,
+    ) -> (
+        crate::privatize::Privacy,
+        Vec<MemAccess>,
+        std::rc::Rc<crate::callsites::LoopEffects>,
+    ) {
+        let program = &self.unit.lowered.program;
         let accesses = collect_accesses(self.func, self.forest, id, self.rec, &program.types);
         // Private storage takes no part in the tests below.
-        let mut privacy = self.privacy(id, &accesses);
+        let privacy = self.privacy(id, &accesses);
         let mut accesses = privacy.shared(accesses);
         facts
             .assumptions
@@ -883,8 +909,12 @@ impl<'a> FunctionContext<'a> {
         facts
             .assumptions
             .extend(effects.assumptions.iter().cloned());
+        (privacy, accesses, effects)
+    }
 
-        let invariants = self.invariants(id);
+    /// What the loop's invariance assumes: pointers that do not overlap, and new memory
+    /// that nothing else reaches.
+    fn invariance_assumptions(&self, invariants: &Invariants, facts: &mut LoopFacts) {
         if let Some(assumption) = invariants.assumption() {
             // The call sites may already prove the parameters disjoint; then nothing is assumed.
             let index = |name: &String| {
@@ -907,19 +937,30 @@ impl<'a> FunctionContext<'a> {
         facts
             .assumptions
             .extend(invariants.fresh_caveats.iter().cloned());
+    }
 
-        // Normalizable (§4.1).
-        match &l.normalizable {
+    /// Normalizable (§4.1): a bound that reads memory must read the same in every
+    /// iteration.
+    fn normalizable(
+        &self,
+        id: LoopId,
+        invariants: &Invariants,
+        accesses: &[MemAccess],
+        effects: &crate::callsites::LoopEffects,
+        keyword_line: u32,
+        facts: &mut LoopFacts,
+    ) {
+        match &self.forest.loop_(id).normalizable {
             Normalizable::Yes => {}
             Normalizable::IfInvariant { reads } => {
                 self.bound_reads_unchanged(
                     id,
                     reads,
-                    &invariants,
-                    &accesses,
-                    &effects,
+                    invariants,
+                    accesses,
+                    effects,
                     keyword_line,
-                    &mut facts,
+                    facts,
                 );
             }
             Normalizable::No { reason } => {
@@ -929,8 +970,19 @@ impl<'a> FunctionContext<'a> {
                 ));
             }
         }
+    }
 
-        // Scalars carried from one iteration to the next: reductions or dependences.
+    /// Scalars carried from one iteration to the next: reductions or dependences. A header
+    /// phi found private here joins `privacy`.
+    fn carried_scalars(
+        &self,
+        id: LoopId,
+        invariants: &Invariants,
+        privacy: &mut crate::privatize::Privacy,
+        facts: &mut LoopFacts,
+    ) {
+        let l = self.forest.loop_(id);
+        let program = &self.unit.lowered.program;
         let scalars = crate::reductions::scalar_reductions(
             program,
             self.func,
@@ -950,7 +1002,7 @@ impl<'a> FunctionContext<'a> {
             if privacy.phis.contains(&v) {
                 continue;
             }
-            if let Some(entry) = self.unswitched_private(id, v, &invariants) {
+            if let Some(entry) = self.unswitched_private(id, v, invariants) {
                 privacy.phis.insert(v);
                 privacy.entries.push(entry);
                 continue;
@@ -966,46 +1018,53 @@ impl<'a> FunctionContext<'a> {
                 .filter(|(b, _)| l.contains(*b))
                 .map(|(_, a)| *a)
                 .collect();
-            self.scalar_dependence(id, v, &back, &name, update_lines, &mut facts);
+            self.scalar_dependence(id, v, &back, &name, update_lines, facts);
         }
+    }
 
-        // Memory dependences carried by this loop.
-        let mut dependence_context = None;
+    /// Memory dependences carried by loop `id`, tested in its iteration space. Returns the
+    /// space and the variant symbols, for the aliasing pairs; none when the loop has no
+    /// affine space (WW111 unless it is not normalizable, which says so already).
+    fn carried_memory(
+        &self,
+        id: LoopId,
+        keyword_line: u32,
+        accesses: &[MemAccess],
+        effects: &crate::callsites::LoopEffects,
+        facts: &mut LoopFacts,
+    ) -> Option<(Space, HashSet<Var>)> {
         match self.space(id, true) {
             Ok(space) => {
                 facts.assumptions.extend(space.assumptions.iter().cloned());
-                let space = effects.extend_space(self.bounded_by_array_extents(space, &accesses));
+                let space = effects.extend_space(self.bounded_by_array_extents(space, accesses));
                 let mut variant = (*self.variant_symbols(id)).clone();
                 variant.extend(effects.variant.iter().cloned());
-                let pinned = self.pin_symbols(id, &accesses, &variant);
-                self.memory_dependences(
-                    id,
-                    &pinned,
-                    &effects.updates,
-                    &space,
-                    &variant,
-                    &mut facts,
-                );
-                dependence_context = Some((space, variant));
+                let pinned = self.pin_symbols(id, accesses, &variant);
+                self.memory_dependences(id, &pinned, &effects.updates, &space, &variant, facts);
+                Some((space, variant))
             }
             Err(why) => {
-                if !matches!(l.normalizable, Normalizable::No { .. }) {
+                if !matches!(self.forest.loop_(id).normalizable, Normalizable::No { .. }) {
                     facts.add(rules::ww111_undecided_dependence::incomparable(
                         &why.0,
                         keyword_line,
                     ));
                 }
+                None
             }
         }
-        self.aliasing_pairs(
-            id,
-            &accesses,
-            dependence_context.as_ref(),
-            &effects,
-            &mut facts,
-        );
+    }
 
-        // Globals a GPU cannot hold; other globals are memory objects like any array.
+    /// Globals a GPU cannot hold, its own or its callees', allocations in callees, and
+    /// recursion; other globals are memory objects like any array, which the tests above
+    /// decide.
+    fn globals_and_callees(
+        &self,
+        accesses: &[MemAccess],
+        effects: &crate::callsites::LoopEffects,
+        facts: &mut LoopFacts,
+    ) {
+        let program = &self.unit.lowered.program;
         for access in accesses.iter().filter(|a| a.callee.is_none()) {
             if let Some((why, span)) =
                 crate::globals::unsupported(program, self.func, self.rec, access)
@@ -1039,10 +1098,19 @@ impl<'a> FunctionContext<'a> {
                 ));
             }
         }
+    }
 
-        // Calls. Host-only ones on an error branch a port handles are no obstacle.
-        let (excused, inexact) = self.error_paths(id, &accesses, &mut facts);
-        for &block in &l.blocks {
+    /// Calls. Host-only ones on an error branch a port handles are no obstacle.
+    fn call_findings(
+        &self,
+        id: LoopId,
+        accesses: &[MemAccess],
+        privacy: &crate::privatize::Privacy,
+        effects: &crate::callsites::LoopEffects,
+        facts: &mut LoopFacts,
+    ) {
+        let (excused, inexact) = self.error_paths(id, accesses, facts);
+        for &block in &self.forest.loop_(id).blocks {
             for &v in &self.func.block(block).insts {
                 let InstKind::Call { callee, .. } = &self.func.inst(v).kind else {
                     continue;
@@ -1084,10 +1152,6 @@ impl<'a> FunctionContext<'a> {
                 }
             }
         }
-        facts.assumptions.sort();
-        facts.assumptions.dedup();
-        facts.privacy = privacy;
-        facts
     }
 
     /// The error branches of loop `id` (`crate::error_paths`) whose host-only calls a port
@@ -1299,452 +1363,6 @@ impl<'a> FunctionContext<'a> {
         space
     }
 
-    /// `accesses` with the symbols the program holds at one integer wherever loop `id`
-    /// starts replaced by it: `dim` under `if (coupled && dim == 3)` (code_saturne's
-    /// `b[ifac*dim*dim + 4]`), a local set to a constant before the loop. The range
-    /// analysis gives the value at the loop's header; only symbols defined outside the
-    /// loop and the same in all its iterations are pinned, so every iteration sees that
-    /// value. The tests then compare `72*ifac + 32` with `72*ifac` rather than offsets
-    /// whose difference `dim*dim*d` has no bound.
-    fn pin_symbols<'x>(
-        &self,
-        id: LoopId,
-        accesses: &'x [MemAccess],
-        variant: &HashSet<Var>,
-    ) -> std::borrow::Cow<'x, [MemAccess]> {
-        let l = self.forest.loop_(id);
-        let mut mentioned: HashSet<&Var> = HashSet::new();
-        let mut vars = Vec::new();
-        for a in accesses {
-            for (_, e) in &a.alternatives {
-                vars.clear();
-                vars.extend(e.vars());
-                for v in &vars {
-                    if !mentioned.contains(v) {
-                        if let Some(symbol) = self.rec.symbols.info(v) {
-                            mentioned.insert(&symbol.var);
-                        }
-                    }
-                }
-            }
-        }
-        let mut pins: HashMap<Var, symbolic::Expr> = HashMap::new();
-        for var in mentioned {
-            if variant.contains(var) || self.rec.symbols.is_pointer(var) {
-                continue;
-            }
-            let Some(value) = self.rec.symbols.value_of(var) else {
-                continue;
-            };
-            if l.contains(self.func.inst(value).block) {
-                continue;
-            }
-            if let Some(c) = self.ranges.integer_at(l.header, value) {
-                pins.insert(var.clone(), symbolic::Expr::integer(c));
-            }
-        }
-        if pins.is_empty() {
-            return std::borrow::Cow::Borrowed(accesses);
-        }
-        let pinned = accesses
-            .iter()
-            .map(|a| {
-                let mut a = a.clone();
-                let extents = a.extents.iter_mut().map(|(e, _)| e);
-                for e in a.alternatives.iter_mut().map(|(_, e)| e).chain(extents) {
-                    if let Ok(p) = e.substitute(&pins) {
-                        *e = p;
-                    }
-                }
-                a
-            })
-            .collect();
-        std::borrow::Cow::Owned(pinned)
-    }
-
-    /// The updates callees make of globals (`callsites::CallUpdate`), located among the
-    /// loop's accesses: the call's one load and one store of the global, at one offset that
-    /// is the same in every iteration. A call whose accesses of it are otherwise (merged
-    /// past the callee-access limit, privatized) has none.
-    fn call_updates(
-        &self,
-        calls: &[crate::callsites::CallUpdate],
-        accesses: &[MemAccess],
-    ) -> Vec<crate::reductions::Located> {
-        let mut out = Vec::new();
-        for c in calls {
-            let mine: Vec<usize> = accesses
-                .iter()
-                .enumerate()
-                .filter(|(_, a)| {
-                    a.inst == c.call
-                        && a.callee.is_some()
-                        && a.alternatives
-                            .iter()
-                            .any(|(b, _)| b.as_ref() == Some(&c.base))
-                })
-                .map(|(k, _)| k)
-                .collect();
-            let fixed = |k: &usize| match accesses[*k].alternatives.as_slice() {
-                [(Some(b), offset)] => b == &c.base && offset.as_integer().is_some(),
-                _ => false,
-            };
-            let loads = mine.iter().filter(|k| !accesses[**k].is_store).count();
-            let stores = mine.len() - loads;
-            let same_offset = mine
-                .windows(2)
-                .all(|w| accesses[w[0]].alternatives == accesses[w[1]].alternatives);
-            if loads != 1 || stores != 1 || !mine.iter().all(fixed) || !same_offset {
-                continue;
-            }
-            let (load, store) = if accesses[mine[0]].is_store {
-                (mine[1], mine[0])
-            } else {
-                (mine[0], mine[1])
-            };
-            out.push(crate::reductions::Located {
-                update: crate::reductions::MemoryUpdate {
-                    load: c.call,
-                    twins: Vec::new(),
-                    store: c.call,
-                    op: c.op,
-                    updates: vec![c.call],
-                },
-                accesses: vec![load, store],
-                invariant: true,
-            });
-        }
-        out
-    }
-
-    fn memory_dependences(
-        &self,
-        id: LoopId,
-        accesses: &[MemAccess],
-        calls: &[crate::callsites::CallUpdate],
-        space: &Space,
-        variant: &HashSet<Var>,
-        facts: &mut LoopFacts,
-    ) {
-        let mut results = carried_dependences(
-            accesses,
-            space,
-            id,
-            variant,
-            self.quotients(),
-            &mut facts.assumptions,
-            &self.budget,
-        );
-        results.retain(|r| {
-            let promise = self.restrict_apart(id, &accesses[r.first], &accesses[r.second]);
-            if let Some(promise) = &promise {
-                if !facts.assumptions.contains(promise) {
-                    facts.assumptions.push(promise.clone());
-                }
-            }
-            promise.is_none()
-        });
-        // Read-modify-writes whose only carried dependence is on themselves are reductions.
-        let program = &self.unit.lowered.program;
-        let updates = crate::reductions::memory_updates(
-            program,
-            self.func,
-            self.forest,
-            id,
-            &self.users,
-            self.order(),
-        );
-        let located = self.call_updates(calls, accesses);
-        let invariants = self.invariants(id);
-        let settled = crate::reductions::settle(&updates, &located, accesses, &results, &|addr| {
-            invariants.is_invariant(addr)
-        });
-        for m in &settled {
-            let (load, store) = (&accesses[m.accesses[0]], &accesses[m.accesses[1]]);
-            let through_call = calls.iter().find(|c| {
-                c.call == store.inst && store.callee.is_some() && store.base() == Some(&c.base)
-            });
-            let target = match (m.kind, store.base(), through_call) {
-                (_, _, Some(c)) => c.name.clone(),
-                (ReductionKind::Histogram, Some(base), _) => base.name().to_string(),
-                _ => crate::reductions::lvalue(&self.unit.snippet(store.span)),
-            };
-            let mut spans: Vec<Span> = m
-                .update
-                .updates
-                .iter()
-                .map(|u| self.func.inst(*u).origin.span)
-                .collect();
-            spans.extend([load.span, store.span]);
-            let described = crate::reductions::Describe {
-                kind: m.kind,
-                target,
-                index: Vec::new(),
-                op: m.update.op,
-                ty: load.ty,
-                ties: None,
-                updates: spans,
-                types: &program.types,
-                shared: m.shared,
-            };
-            facts.note_reduction(described.note(&|s| self.line(s)));
-            if load.conditional || store.conditional {
-                facts.conditional_reductions += 1;
-            }
-        }
-        let reduced = |k: usize| settled.iter().any(|m| m.accesses.contains(&k));
-        // No claim without two concrete iterations that meet (crate::witness): decided for
-        // every ordered pair first, so that a pair stated with a witness in one order is
-        // not also reported as undecided in the other.
-        let witness_cx = self.witness_context();
-        let unranged = crate::space::unranged_inner_loops(self.forest, id, self.rec);
-        let mut decided: Vec<_> = results
-            .into_iter()
-            .filter(|r| !(reduced(r.first) && reduced(r.second)))
-            .map(|r| {
-                let (first, second) = (&accesses[r.first], &accesses[r.second]);
-                let conditional = first.conditional || second.conditional;
-                let distance = match &r.outcome {
-                    Outcome::Dependent { distance } => Some(*distance),
-                    // A pair the static tests could not decide may still have a witness.
-                    Outcome::Unknown {
-                        data_dependent: false,
-                        ..
-                    } => Some(None),
-                    _ => None,
-                };
-                let undecided = matches!(r.outcome, Outcome::Unknown { .. });
-                let witness = distance.filter(|_| !conditional).map(|d| {
-                    crate::witness::memory(
-                        &witness_cx,
-                        id,
-                        space,
-                        first,
-                        second,
-                        d,
-                        undecided,
-                        variant,
-                        &facts.assumptions,
-                    )
-                });
-                let mut r = r;
-                match &witness {
-                    Some(Ok(_)) if matches!(r.outcome, Outcome::Unknown { .. }) => {
-                        r.outcome = Outcome::Dependent { distance: None };
-                    }
-                    // Undecided and no witness: stays undecided, with the tests' reason.
-                    Some(Err(crate::witness::Missing::NotShown(_)))
-                        if matches!(r.outcome, Outcome::Unknown { .. }) =>
-                    {
-                        return (r, None);
-                    }
-                    _ => {}
-                }
-                (r, witness)
-            })
-            .filter(|(_, w)| !matches!(w, Some(Err(crate::witness::Missing::Independent))))
-            .collect();
-        decided.sort_by_key(|(_, w)| !matches!(w, Some(Ok(_))));
-        // A pair the budget left untested and nothing else decided: the loop says so.
-        if decided.iter().any(|(r, _)| {
-            matches!(&r.outcome, Outcome::Unknown { why, .. } if why == crate::budget::UNTESTED)
-        }) {
-            facts.assumptions.push(self.budget.caveat());
-        }
-        let mut seen = HashSet::new();
-        for (r, witness) in decided {
-            let (first, second) = (&accesses[r.first], &accesses[r.second]);
-            let array = first
-                .base()
-                .or(second.base())
-                .map(|v| v.name().to_string())
-                .unwrap_or_else(|| "memory".into());
-            // One finding per pair of instructions and array: accesses made inside a called
-            // function are the call's instruction, and two calls may conflict on several
-            // arrays (`fan2(M, A, B, ..)` on `A` and on `B`), each a pair to settle.
-            let key = (
-                first.inst.min(second.inst),
-                first.inst.max(second.inst),
-                array.clone(),
-            );
-            if !seen.insert(key) {
-                continue;
-            }
-            let (a, b) = (self.access_text(first), self.access_text(second));
-            let outcome = match &r.outcome {
-                Outcome::Dependent { .. } if first.conditional || second.conditional => Outcome::Unknown {
-                    why: "both may touch the same element, but under conditions: whether two different iterations do is not known statically".into(),
-                    data_dependent: false,
-                },
-                other => other.clone(),
-            };
-            // A local array in a nest with an inner loop that leaves early may be private
-            // to each iteration: the classifier cannot follow what such a loop writes and
-            // reads, so a conflict on it is no claim.
-            let local = first
-                .base()
-                .or(second.base())
-                .and_then(|v| self.rec.symbols.info(v))
-                .is_some_and(|s| matches!(s.origin, SymbolOrigin::Object(o) if matches!(self.func.inst(o).kind, InstKind::SlotAddr(_))));
-            let maybe_private = unranged.first().filter(|_| local).map(|(early, _)| {
-                let line = self
-                    .forest
-                    .loop_(*early)
-                    .source
-                    .map(|s| self.line(self.func.source_loop(s).keyword_span))
-                    .unwrap_or(0);
-                format!("`{array}` may be private to each iteration, but the loop at line {line} leaves early, so whether each iteration writes every element it reads first is not known")
-            });
-            match &outcome {
-                Outcome::Independent => {}
-                Outcome::Dependent { distance } => {
-                    if let (Some(Ok(_)), Some(note)) = (&witness, &maybe_private) {
-                        let finding = undecided::likely(r.kind.as_str(), &array, &a, &b, note);
-                        self.needs_evidence(finding, r.kind.pair_kind(), &array, a, b, facts);
-                        continue;
-                    }
-                    let built = match witness {
-                        Some(Ok(built)) => built,
-                        Some(Err(crate::witness::Missing::NotShown(why))) => {
-                            let finding = undecided::likely(r.kind.as_str(), &array, &a, &b, &why);
-                            self.needs_evidence(finding, r.kind.pair_kind(), &array, a, b, facts);
-                            continue;
-                        }
-                        _ => continue,
-                    };
-                    // A witness that picks the values of memory the loop reads anew in each
-                    // iteration (a face range `group_index[2*t]`, a row start `ptr[i]`)
-                    // shows a conflict only for data chosen to make one: whether the
-                    // program's data ever does is for a profile to tell.
-                    // The loop's own bounds are not such data: a normalizable loop's
-                    // bounds hold for all its iterations (the report states what that
-                    // assumes), and choosing how often the loop runs is what every witness
-                    // does. Names compare symbols, not report text (`start[i + 1]#2`).
-                    let own_bounds: HashSet<Var> = space
-                        .of_loop(id)
-                        .map(|r| r.init.vars().into_iter().chain(r.bound.vars()).collect())
-                        .unwrap_or_default();
-                    let chosen_data: Vec<&str> = built
-                        .witness
-                        .values
-                        .keys()
-                        .filter(|k| {
-                            variant
-                                .iter()
-                                .any(|v| v.name() == k.as_str() && !own_bounds.contains(v))
-                        })
-                        .map(|k| k.as_str())
-                        .collect();
-                    if !chosen_data.is_empty() {
-                        let finding = undecided::if_data(
-                            r.kind.as_str(),
-                            &array,
-                            &a,
-                            &b,
-                            &built.text,
-                            &chosen_data,
-                        );
-                        self.needs_evidence(finding, r.kind.pair_kind(), &array, a, b, facts);
-                        continue;
-                    }
-                    facts.add(rules::ww101_carried_dependence::memory(
-                        r.kind.pair_kind(),
-                        &array,
-                        *distance,
-                        &a,
-                        &b,
-                        &built.text,
-                        built.witness,
-                    ));
-                }
-                Outcome::Unknown {
-                    why,
-                    data_dependent,
-                } => {
-                    let same_address = first
-                        .alternatives
-                        .iter()
-                        .map(|(_, o)| o)
-                        .eq(second.alternatives.iter().map(|(_, o)| o));
-                    // Only for the loop's own accesses: a callee's offset may be unknown
-                    // for reasons other than data.
-                    if *data_dependent
-                        && maybe_private.is_none()
-                        && first.callee.is_none()
-                        && second.callee.is_none()
-                        && same_address
-                        && first.is_store != second.is_store
-                        && first.base() == second.base()
-                    {
-                        // The witness is conditional on data (`key[0] == key[1]`).
-                        let built = crate::witness::indirect(
-                            &witness_cx,
-                            id,
-                            space,
-                            first,
-                            second,
-                            variant,
-                            &facts.assumptions,
-                        );
-                        facts.add(rules::ww103_indirect_update::conditional(
-                            &b.text,
-                            &array,
-                            vec![a.line, b.line],
-                            built.map(|w| (w.text, w.witness)),
-                        ));
-                        // Whether indices repeat is a property of the data (a mesh's face
-                        // numbering may guarantee they never do across iterations): the
-                        // witness is conditional, so the loop needs run-time evidence, not a
-                        // verdict.
-                        facts.needs_evidence.push(DependencePair {
-                            kind: r.kind.pair_kind(),
-                            array: array.to_string(),
-                            first: a,
-                            second: b,
-                            distance: None,
-                        });
-                    } else {
-                        let finding = undecided::may_touch(&array, &a, &b, why);
-                        self.needs_evidence(finding, r.kind.pair_kind(), &array, a, b, facts);
-                    }
-                }
-            }
-        }
-    }
-
-    /// A pair whose dependence a profile must settle: its finding (WW111) and the pair
-    /// under `needs_evidence`.
-    fn needs_evidence(
-        &self,
-        finding: Finding,
-        kind: PairKind,
-        array: &str,
-        a: Access,
-        b: Access,
-        facts: &mut LoopFacts,
-    ) {
-        facts.add(finding);
-        facts.needs_evidence.push(DependencePair {
-            kind,
-            array: array.to_string(),
-            first: a,
-            second: b,
-            distance: None,
-        });
-    }
-
-    fn witness_context(&self) -> crate::witness::Context<'_> {
-        crate::witness::Context {
-            unit: self.unit,
-            func: self.func,
-            forest: self.forest,
-            rec: self.rec,
-            ranges: self.ranges,
-            cache: Default::default(),
-            searches: Default::default(),
-        }
-    }
-
     /// Header phi `v` of loop `id` as a private variable when the tests it is assigned under
     /// are loop-invariant and, with their outcomes fixed, it carries nothing (see
     /// [`crate::unswitch`]).
@@ -1800,802 +1418,6 @@ impl<'a> FunctionContext<'a> {
             initial_value: found.reads_entry,
             storage: None,
         })
-    }
-
-    /// A scalar carried between iterations that is not a reduction: WW101 with a witness
-    /// (iteration `k` writes it, `k + 1` reads it), else WW111.
-    fn scalar_dependence(
-        &self,
-        id: LoopId,
-        phi: Value,
-        back: &[Value],
-        name: &str,
-        update_lines: Vec<u32>,
-        facts: &mut LoopFacts,
-    ) {
-        let space = self.space(id, true);
-        let accesses = collect_accesses(
-            self.func,
-            self.forest,
-            id,
-            self.rec,
-            &self.unit.lowered.program.types,
-        );
-        let built = match space {
-            Ok(space) => {
-                let mut assumptions = facts.assumptions.clone();
-                assumptions.extend(space.assumptions.iter().cloned());
-                let space = self.bounded_by_array_extents(space, &accesses);
-                crate::witness::scalar(&self.witness_context(), id, &space, phi, back, &assumptions)
-            }
-            Err(why) => Err(why.0),
-        };
-        match built {
-            Ok(built) => {
-                facts.add(rules::ww101_carried_dependence::scalar(
-                    name,
-                    update_lines,
-                    &built.text,
-                    built.witness,
-                ));
-            }
-            Err(why) => {
-                let line = update_lines.first().copied().unwrap_or(0);
-                let at = Access {
-                    line,
-                    text: name.to_string(),
-                };
-                let finding = undecided::likely_scalar(name, line, &why);
-                self.needs_evidence(
-                    finding,
-                    PairKind::ReadAfterWrite,
-                    name,
-                    at.clone(),
-                    at,
-                    facts,
-                );
-            }
-        }
-    }
-
-    /// Stores and accesses through different pointers that may point into one array.
-    ///
-    /// A pair that would not conflict across iterations even if both pointers addressed
-    /// the same array (`z[i] = x[i] + 1` called in place) is accepted under the stated
-    /// assumption that the pointers either coincide or do not overlap (`overlap`).
-    fn aliasing_pairs(
-        &self,
-        id: LoopId,
-        accesses: &[MemAccess],
-        dependence_context: Option<&(Space, HashSet<Var>)>,
-        effects: &crate::callsites::LoopEffects,
-        facts: &mut LoopFacts,
-    ) {
-        // Every pair of a store and another access through pointers that may alias,
-        // grouped by the two pointers (sorted by name).
-        type Uses<'x> = Vec<(&'x MemAccess, &'x MemAccess, &'x Var, &'x Var)>;
-        let mut candidates: BTreeMap<(String, String), Uses> = BTreeMap::new();
-        // Accesses that agree on all a pair's checks read (addresses, size, direction,
-        // type, `restrict`) give the same answers: one of each, the first, stands for the
-        // others, so the pairs are those of distinct accesses (a body of 10,000
-        // `a[i] += b[i + k]` made 10^8 pairs of 2 distinct ones).
-        let distinct = distinct_accesses(accesses);
-        for store in distinct.iter().copied().filter(|a| a.is_store) {
-            let Some(sb) = store.base() else { continue };
-            for other in distinct.iter().copied() {
-                let Some(ob) = other.base() else { continue };
-                if sb == ob || self.is_const_object(ob, effects) {
-                    continue;
-                }
-                let header = self.forest.loop_(id).header;
-                if !self.may_alias_in(sb, ob, Some(effects), Some(header)) {
-                    // Apart by an assumption of the aliasing policy: `restrict`, where the
-                    // program declares it, makes it a promise of the program's instead.
-                    let mut caveats = self.no_alias_caveats(sb, ob);
-                    if !caveats.is_empty() {
-                        if let Some(promise) = self.restrict_apart(id, store, other) {
-                            caveats = vec![promise];
-                        }
-                    }
-                    for caveat in caveats {
-                        if !facts.assumptions.contains(&caveat) {
-                            facts.assumptions.push(caveat);
-                        }
-                    }
-                    continue;
-                }
-                if effects.distinct_objects(sb, ob, &self.rec.symbols)
-                    || !crate::access::types_may_alias(self.unit, store.ty, other.ty)
-                {
-                    continue;
-                }
-                if self.member_apart_from_variable(store, other) {
-                    let caveat = "the program follows C's effective-type rule (C99 6.5p7, 6.5.2.3): a store to a struct's member never writes a variable of no struct type".to_string();
-                    if !facts.assumptions.contains(&caveat) {
-                        facts.assumptions.push(caveat);
-                    }
-                    continue;
-                }
-                if let Some(promise) = self.restrict_apart(id, store, other) {
-                    if !facts.assumptions.contains(&promise) {
-                        facts.assumptions.push(promise);
-                    }
-                    continue;
-                }
-                if let Some(assumption) = (!other.is_store)
-                    .then(|| self.fields_apart_from_data(ob, sb))
-                    .flatten()
-                {
-                    if !facts.assumptions.contains(&assumption) {
-                        facts.assumptions.push(assumption);
-                    }
-                    continue;
-                }
-                let pair = (
-                    sb.name().min(ob.name()).to_string(),
-                    sb.name().max(ob.name()).to_string(),
-                );
-                candidates
-                    .entry(pair)
-                    .or_default()
-                    .push((store, other, sb, ob));
-            }
-        }
-        // Pairs left to the aliasing policy's assumption, stated once for the loop.
-        let mut assumed = Vec::new();
-        // Pairs assumed apart because a lookup handed out one of them, and the lookups.
-        let mut looked_up: Vec<String> = Vec::new();
-        let mut handed_out: BTreeSet<String> = BTreeSet::new();
-        let mut tester: Option<Option<crate::dependence::CarriedTester>> = None;
-        for (pair, uses) in candidates {
-            // Harmless if the pointers coincide: no pair conflicts across iterations when
-            // both address one array from the same start. Not when a call site is known
-            // to pass them into one array at different offsets.
-            let (_, _, sb, ob) = uses[0];
-            let overlap_known = match (self.param_index(sb), self.param_index(ob)) {
-                (Some(i), Some(j)) => self.aliasing.partially_overlapping(i, j),
-                _ => false,
-            };
-            if let (Some((space, variant)), false) = (dependence_context, overlap_known) {
-                // One tester for the loop, made on first use: a loop with many pointers
-                // has many pairs.
-                let tester = tester.get_or_insert_with(|| {
-                    crate::dependence::CarriedTester::new(
-                        accesses,
-                        space,
-                        id,
-                        variant,
-                        &crate::dependence::Quotients::new(),
-                    )
-                });
-                let mut needed = Vec::new();
-                let safe = tester.as_ref().is_some_and(|tester| {
-                    uses.iter().all(|(store, other, sb, ob)| {
-                        crate::overlap::independent_if_same_array(
-                            store,
-                            other,
-                            sb,
-                            ob,
-                            tester,
-                            &mut needed,
-                            &self.budget,
-                        )
-                    })
-                });
-                if safe {
-                    facts.assumptions.extend(needed);
-                    facts.assumptions.push(format!(
-                        "`{}` and `{}` are the same array or do not overlap (an in-place call is fine; a partial overlap, such as passing `p` and `p + 1`, is not checked)",
-                        pair.0, pair.1
-                    ));
-                    continue;
-                }
-            }
-            if self.assumed_distinct(sb, ob) || self.callee_memory_distinct(sb, ob, effects) {
-                let mut lookups = self.lookups_behind(sb);
-                lookups.extend(self.lookups_behind(ob));
-                let which = format!("{} and {}", quoted(&pair.0), quoted(&pair.1));
-                if lookups.is_empty() {
-                    assumed.push(which);
-                } else {
-                    // The argument is not the call sites but the program's own tables.
-                    looked_up.push(which);
-                    handed_out.extend(lookups);
-                }
-                continue;
-            }
-            let (store, other, _, _) = uses[0];
-            let (a, b) = (self.access_text(store), self.access_text(other));
-            let copied = self.visibly_copied(sb, ob);
-            facts.add(rules::ww110_may_alias::pointers(
-                &quoted(&pair.0),
-                &quoted(&pair.1),
-                &a,
-                &b,
-                copied,
-            ));
-            facts.needs_evidence.push(DependencePair {
-                kind: PairKind::MayAlias,
-                array: format!("{} / {}", pair.0, pair.1),
-                first: a,
-                second: b,
-                distance: None,
-            });
-        }
-        if !assumed.is_empty() {
-            let which = match assumed.as_slice() {
-                [one] => one.clone(),
-                many => format!("the pairs {}", many.join("; ")),
-            };
-            facts.assumptions.push(distinct_assumption(&which));
-        }
-        if !looked_up.is_empty() {
-            let which = match looked_up.as_slice() {
-                [one] => one.clone(),
-                many => format!("the pairs {}", many.join("; ")),
-            };
-            let names: Vec<String> = handed_out.iter().map(|n| format!("`{n}`")).collect();
-            facts.assumptions.push(format!(
-                "{which} do not overlap: pointers the program keeps and hands out ({}) are assumed to be different arrays (`--aliasing call-sites` drops this assumption)",
-                names.join(", ")
-            ));
-        }
-    }
-
-    /// Whether a base pointer is one the function received: a parameter, the copy of a
-    /// struct passed by value, or a pointer loaded from memory reached from a parameter, a
-    /// global or such a copy (`z->content->data`, `d.p`).
-    fn is_received(&self, base: &Var) -> bool {
-        match self.rec.symbols.info(base).map(|s| &s.origin) {
-            Some(SymbolOrigin::Param(_)) => true,
-            // The copy of a struct passed by value (`d` of `D d`): what the caller passed.
-            Some(SymbolOrigin::Object(v)) => {
-                matches!(self.func.inst(*v).kind, InstKind::SlotAddr(_))
-                    && self.reaches_received(*v)
-            }
-            Some(SymbolOrigin::Load { address, .. }) => self.reaches_received(*address),
-            Some(SymbolOrigin::Opaque(v) | SymbolOrigin::Phi(v)) => {
-                self.received_params(*v).is_some()
-            }
-            _ => false,
-        }
-    }
-
-    /// The lookup functions a base pointer comes from (`cs_field_by_id` for
-    /// `cs_field_by_id(id)->val`), through casts, phis, fields, offsets and loads.
-    fn lookups_behind(&self, base: &Var) -> Vec<String> {
-        let Some(start) = self
-            .rec
-            .symbols
-            .info(base)
-            .and_then(|s| self.origin_value(&s.origin))
-        else {
-            return Vec::new();
-        };
-        let mut out = Vec::new();
-        let mut seen = HashSet::new();
-        let mut stack = vec![start];
-        while let Some(v) = stack.pop() {
-            if !seen.insert(v) || seen.len() > 64 {
-                continue;
-            }
-            match &self.func.inst(v).kind {
-                InstKind::Call {
-                    callee: frontend::ir::Callee::Direct(name),
-                    ..
-                } if self.lookups.is_lookup(name) => out.push(name.clone()),
-                InstKind::Cast(x) | InstKind::Load { addr: x } => stack.push(*x),
-                InstKind::PtrAdd { base, .. } | InstKind::FieldAddr { base, .. } => {
-                    stack.push(*base)
-                }
-                InstKind::Phi(args) => stack.extend(args.iter().map(|(_, a)| *a)),
-                InstKind::Select {
-                    then_value,
-                    else_value,
-                    ..
-                } => stack.extend([*then_value, *else_value]),
-                _ => {}
-            }
-        }
-        out
-    }
-
-    /// Whether an address lies in memory the function was given: reached from a parameter,
-    /// a global or a lookup's result through offsets, fields and loaded pointers
-    /// (`z->content->data`, `X[i]->data`, `cs_field_by_id(id)->val`), not in a local object
-    /// such as a table of row pointers the function fills itself.
-    fn reaches_received(&self, addr: Value) -> bool {
-        let copies = self.param_copies.get_or_init(|| {
-            crate::escape::param_copies(self.summaries.view(), self.unit_index, self.func)
-        });
-        crate::lookups::reaches_received(
-            self.func,
-            addr,
-            &|name| self.lookups.is_lookup(name),
-            &|slot| copies.contains_key(&slot),
-        )
-    }
-
-    /// The parameters among a pointer's values (through casts and phis), whatever the
-    /// others are.
-    fn params_among(&self, v: Value) -> Vec<u32> {
-        crate::merged::leaves(self.func, v)
-            .unwrap_or_default()
-            .into_iter()
-            .filter_map(|x| match self.func.inst(x).kind {
-                InstKind::Param(i) => Some(i),
-                _ => None,
-            })
-            .collect()
-    }
-
-    /// The parameters a pointer may be, when each of its values (through casts and phis) is
-    /// a parameter, null, a pointer loaded from received memory or a lookup's result
-    /// (`_pvar = pvar != NULL ? pvar : pvara`, `v = cs_field_by_id(id)->val`).
-    fn received_params(&self, v: Value) -> Option<Vec<u32>> {
-        let mut params = Vec::new();
-        for x in crate::merged::leaves(self.func, v)? {
-            match &self.func.inst(x).kind {
-                InstKind::Param(i) => params.push(*i),
-                InstKind::Load { addr } if self.reaches_received(*addr) => {}
-                InstKind::Call {
-                    callee: frontend::ir::Callee::Direct(name),
-                    ..
-                } if self.lookups.is_lookup(name) => {}
-                _ if crate::merged::is_null(self.func, x) => {}
-                _ => return None,
-            }
-        }
-        Some(params)
-    }
-
-    /// A pointer that is new memory or a received one (`_aux_vectors = aux_vectors`, or a
-    /// fresh `BFT_MALLOC` when the caller's buffer is too small) against a pointer that
-    /// existed before any allocation (parameters, and phis of them): when it is the new
-    /// memory the two cannot meet, and when it is the received one the policy's assumption
-    /// applies as for any two received pointers.
-    fn received_or_new(&self, a: &Var, b: &Var) -> bool {
-        let sources = |v: &Var| -> Option<(bool, bool)> {
-            // (has new memory, has loaded pointers) over the pointer's values.
-            let start = match self.rec.symbols.info(v).map(|s| &s.origin)? {
-                SymbolOrigin::Param(_) => return Some((false, false)),
-                SymbolOrigin::Opaque(x) | SymbolOrigin::Phi(x) => *x,
-                _ => return None,
-            };
-            let (mut new, mut loaded) = (false, false);
-            for x in crate::merged::leaves(self.func, start)? {
-                match &self.func.inst(x).kind {
-                    InstKind::Param(_) => {}
-                    InstKind::Load { addr } if self.reaches_received(*addr) => loaded = true,
-                    _ if self.fresh.is_allocation(x) => new = true,
-                    _ if crate::merged::is_null(self.func, x) => {}
-                    _ => return None,
-                }
-            }
-            Some((new, loaded))
-        };
-        match (sources(a), sources(b)) {
-            (Some((new_a, loaded_a)), Some((new_b, loaded_b))) => {
-                // New memory may be what a loaded pointer holds once its address is stored:
-                // only parameters (fixed at entry) on the other side.
-                (new_a || new_b) && !(new_a && (new_b || loaded_b)) && !(new_b && loaded_a)
-            }
-            _ => false,
-        }
-    }
-
-    /// Whether two base pointers that may alias are assumed not to overlap under the
-    /// [`Aliasing::Distinct`] policy: both are pointers the function received (parameters,
-    /// or pointers loaded from memory, such as `z->content->data`), and no call site passes
-    /// the two parameters into one object. Locals, globals, call results and pointers the
-    /// function computes itself are never assumed.
-    fn assumed_distinct(&self, a: &Var, b: &Var) -> bool {
-        self.distinct_by_policy(a, b, self.aliasing_policy)
-    }
-
-    /// The [`Aliasing::Distinct`] policy for memory a callee reaches through a pointer it
-    /// reads (`t->all_shortest` inside `f(t)`, the nodes of a tree `search(root, ...)`
-    /// descends): memory the function was given, reached through loaded pointers, as
-    /// `z->content->data` loaded by the function itself is. Pointers read from memory the
-    /// summary does not name are read from the callee's own reads of received memory,
-    /// globals, or memory it allocated (which nothing of the caller points into).
-    fn callee_memory_distinct(
-        &self,
-        a: &Var,
-        b: &Var,
-        effects: &crate::callsites::LoopEffects,
-    ) -> bool {
-        if self.aliasing_policy != Aliasing::Distinct || a == b || self.visibly_copied(a, b) {
-            return false;
-        }
-        let reached = |v: &Var| effects.reached_through(v, |h| self.is_received(h));
-        let received = |v: &Var| self.is_received(v) || reached(v);
-        (reached(a) || reached(b)) && received(a) && received(b)
-    }
-
-    /// [`Self::assumed_distinct`] under the given policy (to tell what the default would
-    /// assume when the strict one is in force).
-    fn distinct_by_policy(&self, a: &Var, b: &Var, policy: Aliasing) -> bool {
-        if policy != Aliasing::Distinct {
-            return false;
-        }
-        let received = self.is_received(a) && self.is_received(b);
-        if !received && !self.received_or_new(a, b) {
-            return false;
-        }
-        // The program itself may make the two equal (`u1 = u2;` around the loop).
-        if self.visibly_copied(a, b) {
-            return false;
-        }
-        // A pointer the function itself stores to memory may be what it loads back
-        // (`f->val = out; v = f->val;`): the function makes the overlap, no caller does.
-        if self.stored_before_obtained(a, b) || self.stored_before_obtained(b, a) {
-            return false;
-        }
-        // The parameters each side may be: no call site may pass any two into one object.
-        let params = |v: &Var| match self.rec.symbols.info(v).map(|s| &s.origin) {
-            Some(SymbolOrigin::Param(i)) => vec![*i],
-            Some(SymbolOrigin::Opaque(x) | SymbolOrigin::Phi(x)) => self
-                .received_params(*x)
-                .unwrap_or_else(|| self.params_among(*x)),
-            _ => Vec::new(),
-        };
-        let (pa, pb) = (params(a), params(b));
-        !pa.iter().any(|i| {
-            pb.iter()
-                .any(|j| i == j || self.aliasing.shares_object(*i as usize, *j as usize))
-        })
-    }
-
-    /// Whether the program copies the pointer one base symbol holds into the other's (see
-    /// `copies`): then no policy may assume them apart.
-    fn visibly_copied(&self, a: &Var, b: &Var) -> bool {
-        let value = |v: &Var| match self.rec.symbols.info(v).map(|s| &s.origin)? {
-            SymbolOrigin::Opaque(x) | SymbolOrigin::Phi(x) => Some(*x),
-            SymbolOrigin::Load { load, .. } => Some(*load),
-            SymbolOrigin::Param(i) => self
-                .func
-                .values()
-                .find(|x| matches!(self.func.inst(*x).kind, InstKind::Param(p) if p == *i)),
-            _ => None,
-        };
-        let (Some(x), Some(y)) = (value(a), value(b)) else {
-            return false;
-        };
-        let functions = &self.unit.lowered.program.functions;
-        let Some(index) = functions.iter().position(|f| std::ptr::eq(f, self.func)) else {
-            return false;
-        };
-        let me = crate::program::FuncRef {
-            unit: self.unit_index,
-            index,
-        };
-        crate::copies::may_meet(self.summaries.view(), me, x, y)
-    }
-
-    /// The parameter index a base pointer symbol stands for.
-    fn param_index(&self, base: &Var) -> Option<usize> {
-        match self.rec.symbols.info(base).map(|s| &s.origin) {
-            Some(SymbolOrigin::Param(i)) => Some(*i as usize),
-            _ => None,
-        }
-    }
-
-    /// Whether `base` is a global no store of a correct program modifies (C99 6.7.3p5, see
-    /// `globals::unmodifiable`): one of this function's, or one only its callees name.
-    fn is_const_object(&self, base: &Var, effects: &crate::callsites::LoopEffects) -> bool {
-        if effects.const_globals.contains(base) {
-            return true;
-        }
-        let program = &self.unit.lowered.program;
-        crate::globals::global_of(self.func, self.rec, base)
-            .is_some_and(|g| crate::globals::unmodifiable(program, program.global(g)))
-    }
-
-    /// Whether accesses `a` and `b` go through two different `restrict`-qualified pointers
-    /// declared in one block outside the body of loop `id`: the whole loop then runs in
-    /// one execution of that block, where (C99 6.7.3.1) an object modified through one of
-    /// them is accessed through no other pointer, and neither may be based on the other
-    /// (p4). Returns the promise to state, as the loop's verdict depends on it.
-    fn restrict_apart(&self, id: LoopId, a: &MemAccess, b: &MemAccess) -> Option<String> {
-        let (ra, rb) = (a.restrict?, b.restrict?);
-        if ra == rb {
-            return None;
-        }
-        let table = &self.func.restrict_pointers;
-        let (pa, pb) = (table.get(ra as usize)?, table.get(rb as usize)?);
-        if pa.scope != pb.scope {
-            return None;
-        }
-        let body = self
-            .func
-            .source_loop(self.forest.loop_(id).source?)
-            .body_span;
-        let inside = |s: Span| s.start >= body.start && s.end <= body.end;
-        if inside(pa.decl) || inside(pb.decl) {
-            return None;
-        }
-        let (x, y) = (
-            pa.name.as_str().min(&pb.name),
-            pa.name.as_str().max(&pb.name),
-        );
-        Some(format!(
-            "`{x}` and `{y}` do not overlap where the loop writes through either, as their `restrict` qualifiers promise"
-        ))
-    }
-
-    /// Whether a base pointer points to a struct (its accesses read fields).
-    /// The assumption that stores through `data`, a pointer to data (not to a struct), leave
-    /// the fields of the struct `*object` alone: a field (`in_image->width`) is not expected
-    /// to live inside a data array. Assumed, and said so; `None` when the pointers are not
-    /// of those kinds. The dependence test and the bound check make it alike, so a report
-    /// never assumes a field unchanged in one place and calls it variant in the other.
-    fn fields_apart_from_data(&self, object: &Var, data: &Var) -> Option<String> {
-        (self.is_struct_pointer(object) && !self.is_struct_pointer(data))
-            .then(|| format!("stores through `{data}` do not modify the struct `*{object}`"))
-    }
-
-    fn is_struct_pointer(&self, base: &Var) -> bool {
-        let types = &self.unit.lowered.program.types;
-        let ty = match self.rec.symbols.info(base).map(|s| &s.origin) {
-            Some(SymbolOrigin::Param(i)) => self.func.params[*i as usize].ty,
-            Some(SymbolOrigin::Load { load, .. }) => self.func.inst(*load).ty,
-            _ => return false,
-        };
-        types
-            .pointee(ty)
-            .is_some_and(|p| matches!(types.get(p), frontend::types::Type::Record(_)))
-    }
-
-    /// Whether base `v` is a static whose address the program never takes: one this
-    /// function names itself, or one only the loop's callees name (`effects`).
-    fn is_sealed_static(&self, v: &Var, effects: Option<&crate::callsites::LoopEffects>) -> bool {
-        if effects.is_some_and(|e| e.sealed_globals.contains(v)) {
-            return true;
-        }
-        crate::globals::global_of(self.func, self.rec, v)
-            .is_some_and(|g| self.summaries.view().sealed_static(self.unit_index, g))
-    }
-
-    fn may_alias(&self, a: &Var, b: &Var) -> bool {
-        self.may_alias_in(a, b, None, None)
-    }
-
-    /// [`Self::may_alias`] for the loop whose header is `header`, knowing the bases the
-    /// loop's callees name (`effects`): a global only a callee names, memory a callee
-    /// reaches through a pointer it loads. Only what happens to an address before the loop
-    /// can run matters (a buffer freed after the loop still counts as unreached).
-    fn may_alias_in(
-        &self,
-        a: &Var,
-        b: &Var,
-        effects: Option<&crate::callsites::LoopEffects>,
-        header: Option<frontend::ir::Block>,
-    ) -> bool {
-        // A static whose address the program never takes is reached through no pointer:
-        // it overlaps nothing but itself (see `sealed`).
-        if a != b && (self.is_sealed_static(a, effects) || self.is_sealed_static(b, effects)) {
-            return false;
-        }
-        let origin = |v: &Var| match self.rec.symbols.info(v) {
-            Some(s) => Some(Base::Symbol(s.origin.clone())),
-            None if effects.is_some_and(|e| e.globals.contains(v)) => Some(Base::Global),
-            None if effects.is_some_and(|e| e.reached.contains_key(v)) => Some(Base::Loaded),
-            None => None,
-        };
-        let (Some(oa), Some(ob)) = (origin(a), origin(b)) else {
-            return true;
-        };
-        let (oa, ob) = match (oa, ob) {
-            (Base::Symbol(x), Base::Symbol(y)) => (x, y),
-            (Base::Symbol(x), other) | (other, Base::Symbol(x)) => {
-                // A local array cannot be reached through anything but itself.
-                if let SymbolOrigin::Object(v) = x {
-                    if matches!(self.func.inst(v).kind, InstKind::SlotAddr(_)) {
-                        return false;
-                    }
-                }
-                return !self.apart_from_callee_base(&x, other, header);
-            }
-            _ => return true,
-        };
-
-        match (&oa, &ob) {
-            (SymbolOrigin::Param(i), SymbolOrigin::Param(j)) => {
-                return !self.aliasing.disjoint(*i as usize, *j as usize);
-            }
-            // A local array cannot be reached through anything but itself at loop entry.
-            (SymbolOrigin::Object(x), _) | (_, SymbolOrigin::Object(x))
-                if matches!(self.func.inst(*x).kind, InstKind::SlotAddr(_)) =>
-            {
-                return false;
-            }
-            // Different memory objects (each object has one symbol) never overlap.
-            (SymbolOrigin::Object(_), SymbolOrigin::Object(_)) => return false,
-            _ => {}
-        }
-        // Memory an allocation call of this function returned (`malloc`, or a program
-        // function returning only what an allocator gave) is a new object: no parameter or
-        // named object can point into it, nor any other pointer while its address goes
-        // nowhere (not stored, not passed to a call that keeps it, not returned). The same
-        // for a pointer that is such an allocation or null on every path.
-        for (mine, other) in [(&oa, &ob), (&ob, &oa)] {
-            if let Some(sources) = self.fresh_sources(mine) {
-                return !self.outside_new_memory(&sources, other, header);
-            }
-        }
-        // A `restrict` parameter: what it points to and is modified is reached only
-        // through it (C99 6.7.3.1), unless the function itself derives another pointer from
-        // it (a copy through memory, a call that returns it, a phi).
-        for (mine, other) in [(&oa, &ob), (&ob, &oa)] {
-            if let Some(reach) = self.unshared_restrict(mine, header) {
-                if self
-                    .origin_value(other)
-                    .is_some_and(|v| !reach.derived.contains(&v))
-                {
-                    return false;
-                }
-            }
-        }
-        true
-    }
-
-    /// Whether a base of the function and one only a callee names (a global, memory reached
-    /// through a loaded pointer) never overlap: new memory whose address goes nowhere, and a
-    /// `restrict` parameter the function keeps to itself, are reached by nothing else.
-    fn apart_from_callee_base(
-        &self,
-        mine: &SymbolOrigin,
-        other: Base,
-        header: Option<frontend::ir::Block>,
-    ) -> bool {
-        if let Some(sources) = self.fresh_sources(mine) {
-            return other == Base::Global || self.unreached(&self.fresh.reach(&sources), header);
-        }
-        self.unshared_restrict(mine, header).is_some()
-    }
-
-    /// Whether no way out of `reach` happens before the loop of `header` can run (before
-    /// any point of the function, without a loop).
-    fn unreached(&self, reach: &crate::escape::Reach, header: Option<frontend::ir::Block>) -> bool {
-        match header {
-            Some(h) => reach.escape_before(self.func, h).is_none(),
-            None => reach.escape().is_none(),
-        }
-    }
-
-    /// The values derived from a `restrict` parameter, when `origin` is one whose address the
-    /// function keeps to itself (never stored, returned or passed to a call that keeps it).
-    fn unshared_restrict(
-        &self,
-        origin: &SymbolOrigin,
-        header: Option<frontend::ir::Block>,
-    ) -> Option<std::rc::Rc<crate::escape::Reach>> {
-        let SymbolOrigin::Param(i) = origin else {
-            return None;
-        };
-        let param = self.func.params.get(*i as usize)?;
-        let types = &self.unit.lowered.program.types;
-        let restrict = matches!(
-            types.get(param.ty),
-            frontend::types::Type::Pointer { restrict: true, .. }
-        );
-        if !restrict || param.slot.is_some() {
-            return None;
-        }
-        let reach = self.fresh.reach_of(vec![param.value]);
-        self.unreached(&reach, header).then_some(reach)
-    }
-
-    /// Whether the function stores the pointer `stored` (or one derived from it) to memory
-    /// before it obtains `obtained` (a load, a call, a phi): the function itself may then
-    /// have made `obtained` point where `stored` does (`f->val = out; v = f->val;`). A
-    /// parameter's value is fixed at entry: no store changes it.
-    fn stored_before_obtained(&self, stored: &Var, obtained: &Var) -> bool {
-        let value = |v: &Var| {
-            self.rec
-                .symbols
-                .info(v)
-                .and_then(|s| self.origin_value(&s.origin))
-        };
-        let (Some(stored), Some(obtained)) = (value(stored), value(obtained)) else {
-            return false;
-        };
-        if matches!(self.func.inst(obtained).kind, InstKind::Param(_)) {
-            return false;
-        }
-        let at = self.func.inst(obtained).block;
-        self.fresh
-            .reach_of(vec![stored])
-            .escapes
-            .iter()
-            .any(|(from, why)| {
-                why == crate::escape::STORED && crate::escape::reaches_block(self.func, *from, at)
-            })
-    }
-
-    /// The allocation calls a base pointer may hold, when it holds nothing else (or null).
-    fn fresh_sources(&self, origin: &SymbolOrigin) -> Option<std::collections::BTreeSet<u32>> {
-        match origin {
-            SymbolOrigin::Opaque(x) | SymbolOrigin::Phi(x) => self.fresh.sources(*x),
-            _ => None,
-        }
-    }
-
-    /// Whether a base pointer of origin `other` cannot point into the new memory of the
-    /// allocation calls `sources`.
-    fn outside_new_memory(
-        &self,
-        sources: &std::collections::BTreeSet<u32>,
-        other: &SymbolOrigin,
-        header: Option<frontend::ir::Block>,
-    ) -> bool {
-        if matches!(other, SymbolOrigin::Param(_) | SymbolOrigin::Object(_)) {
-            return true;
-        }
-        if let Some(theirs) = self.fresh_sources(other) {
-            return theirs.is_disjoint(sources);
-        }
-        if self
-            .origin_value(other)
-            .is_some_and(|v| self.obtained_before(v, sources))
-        {
-            return true;
-        }
-        let reach = self.fresh.reach(sources);
-        self.unreached(&reach, header)
-            && self
-                .origin_value(other)
-                .is_some_and(|v| !reach.derived.contains(&v))
-    }
-
-    /// Whether value `v` is computed before every allocation call in `sources`, all of them
-    /// outside every loop of the function (so no later execution of `v` can come between an
-    /// allocation and the loop): a pointer the function held before a block existed cannot
-    /// point into it, whatever happens to the block's address afterwards (a pointer into a
-    /// freed block the allocator reuses is indeterminate, C99 6.2.4p2). code_saturne's
-    /// `v_slope_test = _get_v_slope_test(..)` before `BFT_MALLOC(grad, ..)`.
-    fn obtained_before(&self, v: Value, sources: &std::collections::BTreeSet<u32>) -> bool {
-        let at = self.func.inst(v).block;
-        if self.forest.innermost(at).is_some() {
-            return false;
-        }
-        sources.iter().all(|&s| {
-            let s = Value(s);
-            let block = self.func.inst(s).block;
-            self.forest.innermost(block).is_none()
-                && if block == at {
-                    // Values are numbered in block order.
-                    v.index() < s.index()
-                } else {
-                    self.forest.dominates(at, block)
-                }
-        })
-    }
-
-    /// The IR value a symbol stands for.
-    fn origin_value(&self, origin: &SymbolOrigin) -> Option<Value> {
-        match origin {
-            SymbolOrigin::Param(i) => self.func.params.get(*i as usize).map(|p| p.value),
-            SymbolOrigin::Induction(v)
-            | SymbolOrigin::Object(v)
-            | SymbolOrigin::Phi(v)
-            | SymbolOrigin::Opaque(v) => Some(*v),
-            SymbolOrigin::Load { load, .. } => Some(*load),
-        }
-    }
-
-    /// What "`a` and `b` never overlap" rests on beyond C's rules: the program allocators
-    /// whose new memory it relies on that also keep a copy of the address.
-    fn no_alias_caveats(&self, a: &Var, b: &Var) -> Vec<String> {
-        let mut out = Vec::new();
-        for v in [a, b] {
-            let origin = self.rec.symbols.info(v).map(|s| s.origin.clone());
-            if let Some(sources) = origin.as_ref().and_then(|o| self.fresh_sources(o)) {
-                out.extend(self.fresh.caveats(&sources));
-            }
-        }
-        out
     }
 
     fn report(&self, id: LoopId, all: &BTreeMap<LoopId, LoopFacts>) -> LoopReport {
@@ -2985,22 +1807,4 @@ fn reads_as_an_expression(text: &str) -> bool {
         && t.chars().any(|c| c.is_ascii_alphanumeric() || c == '_')
         && !t.starts_with(',')
         && !t.ends_with(',')
-}
-
-/// The first of each group of accesses that agree on their addresses, size, direction,
-/// type and `restrict` pointer, in the order of the accesses.
-fn distinct_accesses(accesses: &[MemAccess]) -> Vec<&MemAccess> {
-    let mut seen = HashSet::new();
-    accesses
-        .iter()
-        .filter(|a| {
-            seen.insert((
-                a.alternatives.as_slice(),
-                a.elem_bytes,
-                a.is_store,
-                a.ty,
-                a.restrict,
-            ))
-        })
-        .collect()
 }

@@ -20,7 +20,7 @@ mod memory;
 mod region;
 
 pub use body::function_updates;
-pub use memory::{settle, Located};
+pub use memory::{settle, Located, Settled};
 
 use crate::model::{Reduction, ReductionKind, TieBreak};
 use crate::rules::{self, ww102_reduction::Accumulates, Finding};
