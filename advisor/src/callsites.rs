@@ -786,11 +786,30 @@ fn global_var(
     if let Some(var) = objects.get(&key) {
         return var.clone();
     }
-    // The caller may use the name for something else (a local shadowing the global).
-    let taken = site.rec.symbols.value_of(&Var::new(name)).is_some()
-        || objects.values().any(|v| v.name() == name);
-    let var = if taken || unit.is_some_and(|u| u != site.unit) {
-        Var::new(&format!("{name}@global"))
+    // The global reads by its own name unless the loop's report could mean something else
+    // by it: a symbol, parameter or local of the caller, another object already named so,
+    // or (for a static of another file) a global of the caller's file. Only then is it
+    // told apart, as `name@global` (numbered past the first: statics of three files).
+    let used = |n: &str| {
+        site.rec.symbols.value_of(&Var::new(n)).is_some() || objects.values().any(|v| v.name() == n)
+    };
+    let caller = site.func;
+    let shadowed = used(name)
+        || caller
+            .params
+            .iter()
+            .any(|p| p.name.as_deref() == Some(name))
+        || caller.slots.iter().any(|s| s.name == name)
+        || unit.is_some_and(|u| u != site.unit) && program.globals.iter().any(|g| g.name == name);
+    let var = if shadowed {
+        let fresh = (1..)
+            .map(|k| match k {
+                1 => format!("{name}@global"),
+                k => format!("{name}@global{k}"),
+            })
+            .find(|n| !used(n))
+            .unwrap_or_default();
+        Var::new(&fresh)
     } else {
         Var::new(name)
     };

@@ -1660,3 +1660,35 @@ fn a_global_of_another_file_a_callee_reads_has_its_type() {
     // A pointer to its rows, printed with b.c's types (a.c declares no `table`).
     assert_eq!(table.c_type, "double (*)[3]", "{scale:#?}");
 }
+
+/// A static of another file that only a callee names: its own name in the report, with
+/// `@global` only where the caller's file has a global of that name too.
+const STATIC_OWNER: &str = r#"
+static double table[64][3];
+
+double get(int i)
+{
+    return table[i][1];
+}
+"#;
+
+#[test]
+fn a_static_of_another_file_reads_by_its_own_name_unless_the_caller_s_file_has_one() {
+    let (_dir, units) = load(&[("a.c", GLOBAL_USER), ("b.c", STATIC_OWNER)]);
+    let reports = analyze_units(&units, &Filter::default(), &Default::default());
+    let scale = find(&reports, "scale", 6);
+    let names: Vec<&str> = scale.parameters.iter().map(|p| p.name.as_str()).collect();
+    assert!(names.contains(&"table"), "{names:?}");
+    assert!(names.iter().all(|n| !n.contains('@')), "{names:?}");
+
+    let user = GLOBAL_USER
+        .replace("double get(int i);", "double get(int i);\ndouble table[4];")
+        .replace("2.0 * get(i);", "2.0 * get(i) + table[i % 4];");
+    let (_dir, units) = load(&[("a.c", user.as_str()), ("b.c", STATIC_OWNER)]);
+    let reports = analyze_units(&units, &Filter::default(), &Default::default());
+    let scale = find(&reports, "scale", 7);
+    let mut names: Vec<&str> = scale.parameters.iter().map(|p| p.name.as_str()).collect();
+    names.retain(|n| n.starts_with("table"));
+    names.sort();
+    assert_eq!(names, ["table", "table@global"], "{scale:#?}");
+}
