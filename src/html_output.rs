@@ -323,7 +323,7 @@ fn panel(k: usize, l: &LoopReport, report: &Report, units: &[Unit]) -> String {
                 esc(&p.name),
                 esc(&format!("{:?}", p.role).to_lowercase()),
                 esc(&format!("{:?}", p.kind).to_lowercase()),
-                esc(&p.c_type),
+                esc(p.type_text()),
                 esc(&range),
                 esc(&size),
                 esc(&p.notes.join("; "))

@@ -149,7 +149,11 @@ pub struct Parameter {
     pub nested: bool,
     pub role: Role,
     pub kind: ParamKind,
-    pub c_type: String,
+    /// The C type of the variable; absent where no C type can be written (memory a callee
+    /// reaches through pointers it loads, whose objects the program does not show), with
+    /// the reason in `notes`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub c_type: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub elem_bytes: Option<u64>,
     /// The accessed section; absent for scalars and when it cannot be computed statically.
@@ -169,6 +173,13 @@ pub struct Parameter {
     /// device like an array argument). Absent for parameters and locals.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub storage: Option<Storage>,
+}
+
+impl Parameter {
+    /// The C type for messages: the type, or words saying it is not known.
+    pub fn type_text(&self) -> &str {
+        self.c_type.as_deref().unwrap_or("type not known")
+    }
 }
 
 /// A section that is a whole allocated object (see [`Parameter::whole_object`]).

@@ -435,7 +435,9 @@ pub fn texts_mut(report: &mut LoopReport) -> Vec<(Kind, &mut String)> {
     reason_texts(&mut report.reasons, &mut p);
     for x in report.parameters.iter_mut() {
         n.push(&mut x.name);
-        p.push(&mut x.c_type);
+        if let Some(t) = x.c_type.as_mut() {
+            p.push(t);
+        }
         if let Some(b) = x.bytes.as_mut() {
             e.extend([&mut b.lo, &mut b.hi, &mut b.size]);
             e.extend(b.reads.iter_mut());

@@ -163,7 +163,10 @@ struct Steps {
 fn signature(out: &mut String, kernel: &str, arrays: &[&Parameter], scalars: &[&Parameter]) {
     // 1. Signature.
     let mut params: Vec<String> = arrays.iter().map(|p| device_param(p)).collect();
-    params.extend(scalars.iter().map(|p| format!("{} {}", p.c_type, p.name)));
+    params.extend(scalars.iter().map(|p| match &p.c_type {
+        Some(ty) => format!("{ty} {}", p.name),
+        None => device_param(p),
+    }));
     let _ = writeln!(
         out,
         "  1. Write the kernel:\n       __global__ void {kernel}({})",
@@ -534,13 +537,12 @@ fn reduction_how(r: &Reduction) -> String {
 }
 
 fn device_param(p: &Parameter) -> String {
-    let ty = p.c_type.trim();
     let name = device_name(&p.name);
-    // A type the analyses could not write (`?`) is no C type: an untyped pointer, said so.
-    if ty == "?" {
+    // Memory with no C type to write: an untyped pointer, said so.
+    let Some(ty) = p.c_type.as_deref().map(str::trim) else {
         let constness = if p.role == Role::In { "const " } else { "" };
         return format!("{constness}void *{name} /* element type not known */");
-    }
+    };
     // A pointer to rows (`double (*)[N]`): the name goes inside the declarator. Rows of a
     // variable-length array cannot be a kernel parameter's type: a flat pointer instead.
     if let Some(at) = ty.find("(*)") {
@@ -858,7 +860,7 @@ mod tests {
             nested: true,
             role,
             kind: super::ParamKind::Array,
-            c_type: c_type.into(),
+            c_type: (c_type != "?").then(|| c_type.into()),
             elem_bytes: Some(4),
             bytes: None,
             notes: Vec::new(),

@@ -80,6 +80,12 @@ pub fn verify_loop(report: &LoopReport) -> Vec<Problem> {
         if !parameters.insert(&p.name) {
             problem(format!("two parameters named `{}`", p.name));
         }
+        // A type is C or absent: no placeholder, no unbalanced declarator.
+        if let Some(t) = &p.c_type {
+            if t.contains('?') || !frontend::source_map::balanced(t) {
+                problem(format!("`{}` has the type `{t}`, which is not C", p.name));
+            }
+        }
     }
     let mut labels = HashSet::new();
     let mut texts = HashSet::new();

@@ -676,9 +676,9 @@ fn globals_by_value(ctx: &Ctx, report: &LoopReport) -> Option<LoopReport> {
     let mut out = report.clone();
     for p in out.parameters.iter_mut().filter(|p| scalar_global(p)) {
         p.kind = ParamKind::Scalar;
-        p.c_type = ctx
-            .type_of(&p.name)
-            .map_or(p.c_type.clone(), |t| ctx.display(t));
+        if let Some(t) = ctx.type_of(&p.name) {
+            p.c_type = Some(ctx.display(t));
+        }
         p.bytes = None;
     }
     Some(out)
@@ -704,7 +704,11 @@ fn arrays_by_local(ctx: &Ctx, report: &LoopReport) -> Option<LoopReport> {
         report
             .parameters
             .iter()
-            .any(|q| q.kind == ParamKind::Scalar && &q.name == local && q.c_type.contains('*'))
+            .any(|q| {
+                q.kind == ParamKind::Scalar
+                    && &q.name == local
+                    && q.c_type.as_deref().is_some_and(|t| t.contains('*'))
+            })
             .then(|| local.clone())
     };
     let renamed: Vec<(usize, String)> = report
@@ -1049,7 +1053,7 @@ fn check_loop_uses(scope: &Scope<'_, '_>) -> Result<(), EmitError> {
                 p.name,
                 global
                     .map(|t| ctx.display(t))
-                    .unwrap_or_else(|| p.c_type.clone())
+                    .unwrap_or_else(|| p.type_text().to_string())
             )));
         }
     }
@@ -1061,12 +1065,16 @@ fn check_loop_uses(scope: &Scope<'_, '_>) -> Result<(), EmitError> {
                 p.name
             )));
         }
-        if p.kind == ParamKind::Scalar && (p.c_type.contains('*') || p.c_type.contains('[')) {
+        let pointer = p
+            .c_type
+            .as_deref()
+            .is_some_and(|t| t.contains('*') || t.contains('['));
+        if p.kind == ParamKind::Scalar && pointer {
             let calls: Vec<&str> = report.calls.iter().map(|c| c.name.as_str()).collect();
             return Err(scope.refuse(format!(
                 "pointer `{}` ({}) is used without a known section{}; warpwise cannot tell which bytes to copy",
                 p.name,
-                p.c_type,
+                p.type_text(),
                 if calls.is_empty() {
                     String::new()
                 } else {
@@ -1477,13 +1485,10 @@ fn array_param(
     };
     let ir_type = if p.nested { None } else { ctx.type_of(&p.name) };
     let is_object = ir_type.is_some_and(|t| matches!(ctx.types.get(t), Type::Record(_)));
-    let c_type = if p.c_type.trim() == "?" {
-        match ir_type {
-            Some(t) => ctx.display(t),
-            None => return Err(scope.refuse(format!("the type of `{}` is unknown", p.name))),
-        }
-    } else {
-        p.c_type.clone()
+    let c_type = match (&p.c_type, ir_type) {
+        (Some(t), _) => t.clone(),
+        (None, Some(t)) => ctx.display(t),
+        (None, None) => return Err(scope.refuse(format!("the type of `{}` is unknown", p.name))),
     };
     let (shape, elem_type, host_type) = array_shape(scope, fsite, p, &c_type, ir_type, is_object)?;
     let shrink = opts.debug.shrink.iter().any(|s| s == &p.name);
@@ -1635,6 +1640,13 @@ fn plan_scalars(
     arrays: &mut Vec<ArrayParam>,
 ) -> Result<Vec<ScalarParam>, EmitError> {
     let (ctx, report) = (scope.ctx, scope.report);
+    if let Some(p) = report
+        .parameters
+        .iter()
+        .find(|p| p.kind == ParamKind::Scalar && p.c_type.is_none())
+    {
+        return Err(scope.refuse(format!("the type of `{}` is unknown", p.name)));
+    }
     // Scalars: the report's inbound ones, then variables the bounds and sections need.
     let array_roots: BTreeSet<String> = arrays
         .iter()
@@ -1648,7 +1660,7 @@ fn plan_scalars(
         .map(|p| ScalarParam {
             name: p.name.clone(),
             ident: cxx_name(&p.name),
-            c_type: cxx_type(&p.c_type),
+            c_type: cxx_type(p.type_text()),
             extra: false,
             in_kernel: false,
         })

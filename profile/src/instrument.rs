@@ -314,7 +314,7 @@ pub fn instrument_with(
                 r.parameters
                     .iter()
                     .filter(|p| p.kind == ParamKind::Scalar && !p.nested)
-                    .filter(|p| is_integer_type(&p.c_type))
+                    .filter(|p| p.c_type.as_deref().is_some_and(is_integer_type))
                     .filter(|p| l.visible.contains(&p.name))
                     .map(|p| (p.name.clone(), p.name.clone()))
                     .chain(section_reads(r, &at_entry))
@@ -1033,7 +1033,11 @@ fn observed_bases(report: &advisor::model::LoopReport, scope: &EntryScope<'_>) -
         .parameters
         .iter()
         .filter(|p| p.kind != ParamKind::Scalar && member_chain(&p.name))
-        .filter(|p| p.c_type.contains('*') || p.c_type.contains('['))
+        .filter(|p| {
+            p.c_type
+                .as_deref()
+                .is_some_and(|t| t.contains('*') || t.contains('['))
+        })
         .filter(|p| match &p.bytes {
             None => true,
             Some(b) => !b

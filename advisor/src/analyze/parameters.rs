@@ -32,7 +32,8 @@ pub(super) type BaseUses = BTreeMap<String, (Var, bool, bool, u64)>;
 /// and its kind.
 struct BaseType {
     nested: bool,
-    c_type: String,
+    /// `None` where no C type can be written (see [`Parameter::c_type`]).
+    c_type: Option<String>,
     kind: ParamKind,
 }
 
@@ -122,6 +123,12 @@ impl FunctionContext<'_> {
                 notes,
                 whole_object,
             } = self.based_section(l, memory, bases, definitions, name, var, assumptions);
+            let mut notes = notes;
+            if c_type.is_none() {
+                notes.push(format!(
+                    "no C type can be written for `{name}`: the program shows no declaration of what it points to"
+                ));
+            }
             out.push(Parameter {
                 name: name.clone(),
                 nested,
@@ -152,7 +159,7 @@ impl FunctionContext<'_> {
                     .is_some_and(|p| matches!(types.get(p), frontend::types::Type::Record(_)));
                 (
                     false,
-                    types.display(ty),
+                    Some(types.display(ty)),
                     if pointee_is_record {
                         ParamKind::Struct
                     } else {
@@ -162,7 +169,7 @@ impl FunctionContext<'_> {
             }
             Some(SymbolOrigin::Load { load, .. }) => (
                 true,
-                types.display(self.func.inst(*load).ty),
+                Some(types.display(self.func.inst(*load).ty)),
                 ParamKind::Array,
             ),
             Some(SymbolOrigin::Object(v)) => {
@@ -173,7 +180,7 @@ impl FunctionContext<'_> {
                     Some(elem) => types.display_pointer_to(elem),
                     None => types.display_pointer_to(object),
                 };
-                (false, shown, ParamKind::Array)
+                (false, Some(shown), ParamKind::Array)
             }
             // A pointer a call returned (`malloc`, a constructor) or a phi of pointers:
             // its own type, or, for `void *`, a pointer to what the loop accesses.
@@ -182,7 +189,7 @@ impl FunctionContext<'_> {
                 let pointee = types.pointee(ty).map(|p| types.get(p));
                 match pointee {
                     Some(frontend::types::Type::Record(_)) => {
-                        (false, types.display(ty), ParamKind::Struct)
+                        (false, Some(types.display(ty)), ParamKind::Struct)
                     }
                     Some(frontend::types::Type::Void) | None => {
                         // `double (*A)[n] = malloc(..)`: the local's type, from the cast.
@@ -191,36 +198,35 @@ impl FunctionContext<'_> {
                             _ => None,
                         });
                         let shown = match local {
-                            Some(t) if types.pointee(t).is_some() => types.display(t),
+                            Some(t) if types.pointee(t).is_some() => Some(types.display(t)),
                             _ => memory
                                 .accesses
                                 .iter()
                                 .find(|a| a.base() == Some(var))
-                                .map(|a| types.display_pointer_to(a.ty))
-                                .unwrap_or_else(|| "?".into()),
+                                .map(|a| types.display_pointer_to(a.ty)),
                         };
                         (false, shown, ParamKind::Array)
                     }
-                    Some(_) => (false, types.display(ty), ParamKind::Array),
+                    Some(_) => (false, Some(types.display(ty)), ParamKind::Array),
                 }
             }
             // A pointer the loop steps (`*Fout = *f; ++Fout`): the pointer's own type.
             Some(SymbolOrigin::Induction(v)) => (
                 false,
-                types.display(self.func.inst(*v).ty),
+                Some(types.display(self.func.inst(*v).ty)),
                 ParamKind::Array,
             ),
             // An object a callee reaches through a member of the caller's struct.
             _ => match effects.members.get(var) {
-                Some(member) => (true, types.display(member.ty), ParamKind::Array),
+                Some(member) => (true, Some(types.display(member.ty)), ParamKind::Array),
                 // A global only a callee names (`M_ac@global`, defined in another file).
                 None => match effects
                     .global_types
                     .get(var)
                     .or_else(|| effects.object_types.get(var))
                 {
-                    Some(ty) => (false, ty.clone(), ParamKind::Array),
-                    None => (false, "?".into(), ParamKind::Array),
+                    Some(ty) => (false, Some(ty.clone()), ParamKind::Array),
+                    None => (false, None, ParamKind::Array),
                 },
             },
         };
@@ -601,7 +607,7 @@ pub(super) fn merge_unbased(out: &mut Vec<Parameter>, uses: BTreeMap<String, Unb
             nested: false,
             role,
             kind: ParamKind::Array,
-            c_type: "?".into(),
+            c_type: None,
             elem_bytes: Some(elem),
             bytes: None,
             notes: vec![note],
@@ -627,7 +633,7 @@ pub(super) fn ordered(mut out: Vec<Parameter>, scalars: Scalars) -> Vec<Paramete
             nested: false,
             role,
             kind: ParamKind::Scalar,
-            c_type,
+            c_type: Some(c_type),
             elem_bytes: None,
             bytes: None,
             notes: Vec::new(),

@@ -9,7 +9,7 @@ fn check(source: &str, expected: &[(&str, &str)]) {
     for (name, ty) in expected {
         let found = report.parameters.iter().find(|p| p.name == *name);
         assert_eq!(
-            found.map(|p| p.c_type.as_str()),
+            found.and_then(|p| p.c_type.as_deref()),
             Some(*ty),
             "{name}: {report:#?}"
         );
@@ -63,4 +63,50 @@ fn memory_a_callee_reaches_through_a_pointer_it_stores_has_the_callee_s_type() {
          }\n",
         &[("a->blocks", "void **")],
     );
+}
+
+/// Memory a callee reaches through pointers it loads (the nodes of a tree `sum` descends)
+/// has no C type to write: the report leaves `c_type` out and says why, the verifier finds
+/// nothing to object to, and the recipe's kernel takes an untyped pointer, said so.
+#[test]
+fn memory_reached_through_loaded_pointers_has_no_type_rather_than_a_placeholder() {
+    let source = "struct node { double v; struct node *left, *right; };\n\
+        static double sum(const struct node *n, int d)\n\
+        {\n    if (!n || d == 0)\n        return 0;\n    return n->v + sum(n->left, d - 1) + sum(n->right, d - 1);\n}\n\
+        void k(double *z, const struct node *root, int n)\n\
+        {\n    for (int i = 0; i < n; i++) /* LOOP */\n        z[i] = sum(root, i % 5);\n}\n";
+    let unit = common::load(source);
+    let reports = advisor::analyze::analyze_unit(&unit, &advisor::analyze::Filter::default());
+    let report = reports
+        .iter()
+        .find(|r| r.function == "k")
+        .expect("the loop");
+    let reached = report
+        .parameters
+        .iter()
+        .find(|p| p.name.contains("reaches through pointers"))
+        .unwrap_or_else(|| panic!("no reached memory in {:#?}", report.parameters));
+    assert_eq!(reached.c_type, None, "{reached:#?}");
+    assert!(
+        report
+            .parameters
+            .iter()
+            .all(|p| p.c_type.as_deref() != Some("?")),
+        "{:#?}",
+        report.parameters
+    );
+    let whole = advisor::model::Report {
+        schema: advisor::model::SCHEMA.to_string(),
+        loops: reports.clone(),
+        skipped: Vec::new(),
+    };
+    let problems: Vec<String> = advisor::verify::verify(&whole)
+        .into_iter()
+        .map(|p| p.what)
+        .collect();
+    assert!(problems.is_empty(), "{problems:#?}");
+    let yaml = serde_yaml::to_string(&whole).expect("yaml");
+    assert!(!yaml.contains("c_type: '?'"), "{yaml}");
+    let recipe = advisor::recipe::render(&whole, std::slice::from_ref(&unit), true);
+    assert!(recipe.contains("/* element type not known */"), "{recipe}");
 }

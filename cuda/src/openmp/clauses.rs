@@ -903,10 +903,11 @@ fn map_scalar_parameter(
             p.name
         )));
     }
-    if p.c_type.contains('*') && !handled {
+    if p.c_type.as_deref().is_some_and(|t| t.contains('*')) && !handled {
         return Err(scope.refuse(format!(
             "pointer `{}` ({}) is used without a known section; warpwise cannot tell which bytes to map",
-            p.name, p.c_type
+            p.name,
+            p.type_text()
         )));
     }
     if !handled {
@@ -925,12 +926,12 @@ fn refuse_unmappable(
     // The report's type, not the IR's: a pointer first set to `NULL` has a `void *`
     // value there whatever its declaration.
     let pointee_void = {
-        let words: Vec<&str> = p
-            .c_type
+        let c_type = p.c_type.as_deref().unwrap_or_default();
+        let words: Vec<&str> = c_type
             .split(|c: char| c.is_whitespace() || c == '*')
             .filter(|w| !w.is_empty() && !matches!(*w, "const" | "volatile" | "restrict"))
             .collect();
-        words == ["void"] && p.c_type.matches('*').count() == 1
+        words == ["void"] && c_type.matches('*').count() == 1
     };
     if pointee_void {
         return Err(scope.refuse(format!(

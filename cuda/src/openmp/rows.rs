@@ -235,10 +235,10 @@ fn check_rows(
     let depth = rows.iter().map(|r| r.subscripts.len()).max().unwrap_or(0);
     // Levels of a type: its pointers and its array dimensions (`double *in[3]`).
     let stars = |t: &str| t.matches('*').count() + t.matches('[').count();
-    if stars(&root_param.c_type) != depth + 1 {
+    if stars(root_param.c_type.as_deref().unwrap_or_default()) != depth + 1 {
         return Err(refuse(format!(
             "`{root}` ({}) is used as an array of rows {depth} deep: rows of mixed depths are not mapped",
-            root_param.c_type
+            root_param.type_text()
         )));
     }
     if root_param.role != Role::In {
@@ -248,10 +248,12 @@ fn check_rows(
     }
     for r in rows {
         let level = r.subscripts.len();
-        if stars(&r.param.c_type) != depth + 1 - level {
+        if stars(r.param.c_type.as_deref().unwrap_or_default()) != depth + 1 - level {
             return Err(refuse(format!(
                 "`{}` ({}) is used as a row {level} deep of `{root}` ({}): rows of mixed depths are not mapped",
-                r.param.name, r.param.c_type, root_param.c_type
+                r.param.name,
+                r.param.type_text(),
+                root_param.type_text()
             )));
         }
         if level < depth && r.param.role != Role::In {
