@@ -117,6 +117,10 @@ pub enum ParamKind {
     Scalar,
     Array,
     Struct,
+    /// Every object a callee reaches by following pointers it loads (a list, a tree, an
+    /// array of pointers): not one array, so no section and no C type; a port copies the
+    /// structure deep or shares the memory with the device.
+    Reached,
 }
 
 /// A half-open byte interval `[lo, hi)` relative to a parameter's base pointer.

@@ -117,10 +117,16 @@ fn recipe(l: &LoopReport, report: &Report) -> String {
         "1D kernel"
     };
     let _ = writeln!(out, "{}: port it as a {kind}", loop_title(l));
+    // Memory reached through loaded pointers is no kernel argument: step 3 says what to do.
     let arrays: Vec<&Parameter> = l
         .parameters
         .iter()
-        .filter(|p| p.kind != ParamKind::Scalar)
+        .filter(|p| !matches!(p.kind, ParamKind::Scalar | ParamKind::Reached))
+        .collect();
+    let reached: Vec<&Parameter> = l
+        .parameters
+        .iter()
+        .filter(|p| p.kind == ParamKind::Reached)
         .collect();
     let scalars: Vec<&Parameter> = l
         .parameters
@@ -140,7 +146,7 @@ fn recipe(l: &LoopReport, report: &Report) -> String {
 
     signature(&mut out, &kernel, &arrays, &scalars);
     mapping(&mut out, l, report, &kernel);
-    copies_in(&mut out, &arrays);
+    copies_in(&mut out, &arrays, &reached);
     let mut s = Steps { out, step: 4 };
     call_step(&mut s, l);
     private_step(&mut s, l);
@@ -264,7 +270,7 @@ fn mapping(out: &mut String, l: &LoopReport, report: &Report, kernel: &str) {
 }
 
 /// Step 3: the allocations and the copies in, with each array's byte section.
-fn copies_in(out: &mut String, arrays: &[&Parameter]) {
+fn copies_in(out: &mut String, arrays: &[&Parameter], reached: &[&Parameter]) {
     // 3. Allocations and copies in.
     let _ = writeln!(
         out,
@@ -284,6 +290,14 @@ fn copies_in(out: &mut String, arrays: &[&Parameter]) {
                 let _ = writeln!(out, "       {}: section not known statically ({}) — allocate and copy the whole array", p.name, p.notes.join("; "));
             }
         }
+    }
+    for p in reached {
+        let direction = match p.role {
+            Role::In => "reads",
+            Role::Out => "writes",
+            Role::Inout => "reads and writes",
+        };
+        let _ = writeln!(out, "       {}: the loop {direction} objects it reaches by following pointers, not one array: copy the structure deep (each object, with its pointers rewritten to device addresses) or allocate it with `cudaMallocManaged` so that host and device share its pointers", p.name);
     }
     if arrays
         .iter()

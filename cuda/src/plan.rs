@@ -1082,6 +1082,12 @@ fn check_loop_uses(scope: &Scope<'_, '_>) -> Result<(), EmitError> {
                 }
             )));
         }
+        if p.kind == ParamKind::Reached {
+            return Err(scope.refuse(format!(
+                "{} is not one array but every object reached by following pointers: it needs a deep copy or memory the device shares (`cudaMallocManaged`), which warpwise does not generate",
+                p.name
+            )));
+        }
         if p.kind != ParamKind::Scalar && p.bytes.is_none() && whole_object(ctx, p).is_none() {
             return Err(scope.refuse(format!(
                 "the section of `{}` is unknown statically{}",

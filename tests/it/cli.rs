@@ -534,3 +534,62 @@ fn a_compile_database_and_paths_from_another_directory_meet() {
     );
     assert!(yaml.contains("function: vadd"), "found nothing:\n{yaml}");
 }
+
+/// A loop whose callee walks a tree from a root it receives: the nodes are not one array.
+/// Both ports refuse it with that reason (not "section unknown"), and the recipe's kernel
+/// takes no argument for them but says to copy the structure deep or share its memory.
+#[test]
+fn memory_reached_through_loaded_pointers_is_refused_by_both_ports_with_its_reason() {
+    let dir = crate::common::scratch("reached", "tree");
+    let file = dir.join("tree.c");
+    std::fs::write(
+        &file,
+        "struct node { double v; struct node *left, *right; };\n\
+         static double sum(const struct node *n, int d)\n\
+         {\n    if (!n || d == 0)\n        return 0;\n    return n->v + sum(n->left, d - 1) + sum(n->right, d - 1);\n}\n\
+         void k(double *z, const struct node *root, int n)\n\
+         {\n    for (int i = 0; i < n; i++)\n        z[i] = sum(root, i % 5);\n}\n",
+    )
+    .unwrap();
+    let path = file.to_str().unwrap();
+    let why = "is not one array but every object reached by following pointers";
+    let loop_at = format!("{path}:10");
+    let cuda = crate::common::warpwise(&[
+        "emit",
+        "--target",
+        "cuda",
+        path,
+        "--loop",
+        &loop_at,
+        "-o",
+        dir.join("cuda").to_str().unwrap(),
+    ]);
+    assert!(
+        crate::common::text(&cuda).contains(why),
+        "{}",
+        crate::common::text(&cuda)
+    );
+    let openmp = crate::common::warpwise(&[
+        "emit",
+        "--target",
+        "openmp",
+        path,
+        "-o",
+        dir.join("omp").to_str().unwrap(),
+    ]);
+    assert!(
+        crate::common::text(&openmp).contains(why),
+        "{}",
+        crate::common::text(&openmp)
+    );
+    let recipe = crate::common::text(&crate::common::warpwise(&[
+        "analyze", path, "--format", "text",
+    ]));
+    assert!(
+        recipe.contains(
+            "__global__ void k_L10_kernel(const struct node *d_root, double *d_z, int n)"
+        ),
+        "{recipe}"
+    );
+    assert!(recipe.contains("copy the structure deep"), "{recipe}");
+}

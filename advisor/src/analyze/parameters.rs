@@ -124,7 +124,11 @@ impl FunctionContext<'_> {
                 whole_object,
             } = self.based_section(l, memory, bases, definitions, name, var, assumptions);
             let mut notes = notes;
-            if c_type.is_none() {
+            if kind == ParamKind::Reached {
+                notes.push(
+                    "not one array but every object the callee reaches by following pointers it loads (a list, a tree, an array of pointers): a port copies them deep, each with its pointers rewritten, or allocates them in memory the device shares (CUDA `cudaMallocManaged`, OpenMP `requires unified_shared_memory`)".to_string(),
+                );
+            } else if c_type.is_none() {
                 notes.push(format!(
                     "no C type can be written for `{name}`: the program shows no declaration of what it points to"
                 ));
@@ -226,6 +230,10 @@ impl FunctionContext<'_> {
                     .or_else(|| effects.object_types.get(var))
                 {
                     Some(ty) => (false, Some(ty.clone()), ParamKind::Array),
+                    // The pool of everything a callee reaches through loaded pointers.
+                    None if effects.reached.get(var).is_some_and(Option::is_none) => {
+                        (false, None, ParamKind::Reached)
+                    }
                     None => (false, None, ParamKind::Array),
                 },
             },

@@ -66,8 +66,9 @@ fn memory_a_callee_reaches_through_a_pointer_it_stores_has_the_callee_s_type() {
 }
 
 /// Memory a callee reaches through pointers it loads (the nodes of a tree `sum` descends)
-/// has no C type to write: the report leaves `c_type` out and says why, the verifier finds
-/// nothing to object to, and the recipe's kernel takes an untyped pointer, said so.
+/// has no C type to write: the report leaves `c_type` out, marks it `reached` and says
+/// why, the verifier finds nothing to object to, and the recipe's kernel takes no argument
+/// for it but says to copy the structure deep.
 #[test]
 fn memory_reached_through_loaded_pointers_has_no_type_rather_than_a_placeholder() {
     let source = "struct node { double v; struct node *left, *right; };\n\
@@ -87,6 +88,7 @@ fn memory_reached_through_loaded_pointers_has_no_type_rather_than_a_placeholder(
         .find(|p| p.name.contains("reaches through pointers"))
         .unwrap_or_else(|| panic!("no reached memory in {:#?}", report.parameters));
     assert_eq!(reached.c_type, None, "{reached:#?}");
+    assert_eq!(reached.kind, advisor::model::ParamKind::Reached, "{reached:#?}");
     assert!(
         report
             .parameters
@@ -108,5 +110,6 @@ fn memory_reached_through_loaded_pointers_has_no_type_rather_than_a_placeholder(
     let yaml = serde_yaml::to_string(&whole).expect("yaml");
     assert!(!yaml.contains("c_type: '?'"), "{yaml}");
     let recipe = advisor::recipe::render(&whole, std::slice::from_ref(&unit), true);
-    assert!(recipe.contains("/* element type not known */"), "{recipe}");
+    assert!(!recipe.contains("reaches_through_pointers"), "{recipe}");
+    assert!(recipe.contains("copy the structure deep"), "{recipe}");
 }

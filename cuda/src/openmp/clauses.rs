@@ -1476,6 +1476,12 @@ pub(super) fn byte_section(
     refuse: &dyn Fn(String) -> EmitError,
     notes: &mut Vec<String>,
 ) -> Result<(String, String), EmitError> {
+    if p.kind == advisor::model::ParamKind::Reached {
+        return Err(refuse(format!(
+            "{} is not one array but every object reached by following pointers: it needs a deep copy or memory the device shares (`requires unified_shared_memory`), which warpwise does not generate",
+            p.name
+        )));
+    }
     let b = p.bytes.as_ref().ok_or_else(|| {
         refuse(format!(
             "the section of `{}` is unknown statically{}",
