@@ -3,7 +3,9 @@
 //! visible from every unit (C's external linkage), so a call resolves to the caller's own
 //! unit first and then to a non-static definition elsewhere.
 
-use crate::program_facts::{Allocations, GlobalCopies, Keeper, ParamFlow, ProgramAllocator};
+use crate::program_facts::{
+    Allocations, GlobalCopies, Keeper, ParamFlow, ProgramAllocator, SealedStatics,
+};
 use frontend::ir::{Callee, Function, InstKind, Value};
 use frontend::unit::Unit;
 use std::collections::{HashMap, HashSet};
@@ -53,7 +55,7 @@ pub struct ProgramView<'a> {
     allocations: Mutex<HashMap<Keeper, Arc<Result<Allocations, String>>>>,
     /// The statics whose address the program never takes, found on first use (by
     /// `sealed`, which defines `ProgramView::sealed_static`).
-    sealed_statics: OnceLock<crate::sealed::SealedStatics>,
+    sealed_statics: OnceLock<SealedStatics>,
 }
 
 /// The names a function calls directly or transitively, each with its definition when the
@@ -255,8 +257,8 @@ impl<'a> ProgramView<'a> {
     /// `sealed` finds them (`ProgramView::sealed_static`).
     pub(crate) fn sealed_statics_found_by(
         &self,
-        find: impl FnOnce() -> crate::sealed::SealedStatics,
-    ) -> &crate::sealed::SealedStatics {
+        find: impl FnOnce() -> SealedStatics,
+    ) -> &SealedStatics {
         self.sealed_statics.get_or_init(find)
     }
 

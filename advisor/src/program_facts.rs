@@ -132,3 +132,7 @@ impl GlobalCopies {
         Some(seen)
     }
 }
+
+/// The statics of each unit whose address the unit never takes, by unit index (found by
+/// `sealed`).
+pub type SealedStatics = Vec<std::collections::HashSet<frontend::ir::GlobalId>>;

@@ -14,9 +14,6 @@ use frontend::unit::Unit;
 
 use crate::program::ProgramView;
 
-/// The statics of each unit whose address the unit never takes, by unit index.
-pub type SealedStatics = Vec<HashSet<GlobalId>>;
-
 impl ProgramView<'_> {
     /// Whether `unit`'s global `g` is a static whose address the program never takes.
     pub fn sealed_static(&self, unit: usize, g: GlobalId) -> bool {

@@ -88,7 +88,11 @@ fn memory_reached_through_loaded_pointers_has_no_type_rather_than_a_placeholder(
         .find(|p| p.name.contains("reaches through pointers"))
         .unwrap_or_else(|| panic!("no reached memory in {:#?}", report.parameters));
     assert_eq!(reached.c_type, None, "{reached:#?}");
-    assert_eq!(reached.kind, advisor::model::ParamKind::Reached, "{reached:#?}");
+    assert_eq!(
+        reached.kind,
+        advisor::model::ParamKind::Reached,
+        "{reached:#?}"
+    );
     assert!(
         report
             .parameters
