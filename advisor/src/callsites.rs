@@ -821,7 +821,8 @@ fn global_var(
 /// The type a kernel receives the global `name` as: a pointer to its elements when it is an
 /// array, to itself otherwise. A static is `unit`'s; an external global (`unit` `None`) is
 /// the one object of that name program-wide, typed where a unit defines it (the caller's
-/// unit may only declare it `extern`, or not at all). `None` when no unit has it.
+/// unit may only declare it `extern`, or not at all). `None` when no unit has it, or when
+/// its type cannot be written (an anonymous struct).
 fn global_pointer_type(site: &LoopSite, name: &str, unit: Option<usize>) -> Option<String> {
     let view = site.summaries.view();
     let candidates: Vec<usize> = match unit {
@@ -838,10 +839,10 @@ fn global_pointer_type(site: &LoopSite, name: &str, unit: Option<usize>) -> Opti
             .filter(|g| g.name == name && (unit.is_some() || !g.is_static))
             .min_by_key(|g| g.is_extern)?;
         let types = &program.types;
-        Some(match types.array_elem(global.ty) {
-            Some(elem) => types.display_pointer_to(elem),
-            None => types.display_pointer_to(global.ty),
-        })
+        match types.array_elem(global.ty) {
+            Some(elem) => types.display_pointer_to_writable(elem),
+            None => types.display_pointer_to_writable(global.ty),
+        }
     })
 }
 
@@ -851,11 +852,13 @@ fn effect_pointer_type(view: &crate::program::ProgramView, ty: &EffectType) -> O
     match ty {
         EffectType::InUnit(unit, id) => {
             let types = &view.unit(*unit).lowered.program.types;
-            Some(types.display_pointer_to(*id))
+            types.display_pointer_to_writable(*id)
         }
         EffectType::Scalar(t) => (0..view.units().len()).find_map(|u| {
             let types = &view.unit(u).lowered.program.types;
-            types.lookup(t).map(|id| types.display_pointer_to(id))
+            types
+                .lookup(t)
+                .and_then(|id| types.display_pointer_to_writable(id))
         }),
         EffectType::Bytes => None,
     }

@@ -525,6 +525,47 @@ impl TypeTable {
         out
     }
 
+    /// Whether [`Self::display`] of `id` is a type a program can write: every struct or union
+    /// in it has a tag or a typedef name. An anonymous one has neither (`static struct { int
+    /// a; } s;`) and prints as `struct <anonymous#N>`, which is not C. A loop down the
+    /// pointers and arrays, so a pointer 20,000 levels deep costs no stack.
+    pub fn writable(&self, id: TypeId) -> bool {
+        let mut work = vec![id];
+        let mut seen = std::collections::HashSet::new();
+        while let Some(t) = work.pop() {
+            if !seen.insert(t) {
+                continue;
+            }
+            match self.get(t) {
+                Type::Pointer { pointee, .. } => work.push(*pointee),
+                Type::Array { elem, .. } => work.push(*elem),
+                Type::Function { ret, params, .. } => {
+                    work.push(*ret);
+                    work.extend(params.iter().copied());
+                }
+                Type::Record(r) => {
+                    let rec = self.record(*r);
+                    if rec.tag.is_none() && rec.typedef_name.is_none() {
+                        return false;
+                    }
+                }
+                Type::Void | Type::Int { .. } | Type::Float(_) => {}
+            }
+        }
+        true
+    }
+
+    /// [`Self::display`] where the type is [`Self::writable`].
+    pub fn display_writable(&self, id: TypeId) -> Option<String> {
+        self.writable(id).then(|| self.display(id))
+    }
+
+    /// [`Self::display_pointer_to`] where the pointee is [`Self::writable`].
+    pub fn display_pointer_to_writable(&self, pointee: TypeId) -> Option<String> {
+        self.writable(pointee)
+            .then(|| self.display_pointer_to(pointee))
+    }
+
     /// Renders a pointer to `pointee` in C syntax without interning it: `int *`,
     /// `int (*)[128]` for a pointer to arrays.
     pub fn display_pointer_to(&self, pointee: TypeId) -> String {

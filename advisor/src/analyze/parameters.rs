@@ -130,7 +130,7 @@ impl FunctionContext<'_> {
                 );
             } else if c_type.is_none() {
                 notes.push(format!(
-                    "no C type can be written for `{name}`: the program shows no declaration of what it points to"
+                    "no C type can be written for `{name}`: the program gives what it points to no name a declaration could use"
                 ));
             }
             out.push(Parameter {
@@ -163,7 +163,7 @@ impl FunctionContext<'_> {
                     .is_some_and(|p| matches!(types.get(p), frontend::types::Type::Record(_)));
                 (
                     false,
-                    Some(types.display(ty)),
+                    types.display_writable(ty),
                     if pointee_is_record {
                         ParamKind::Struct
                     } else {
@@ -173,7 +173,7 @@ impl FunctionContext<'_> {
             }
             Some(SymbolOrigin::Load { load, .. }) => (
                 true,
-                Some(types.display(self.func.inst(*load).ty)),
+                types.display_writable(self.func.inst(*load).ty),
                 ParamKind::Array,
             ),
             Some(SymbolOrigin::Object(v)) => {
@@ -181,10 +181,10 @@ impl FunctionContext<'_> {
                 let ty = self.func.inst(*v).ty;
                 let object = types.pointee(ty).unwrap_or(ty);
                 let shown = match types.array_elem(object) {
-                    Some(elem) => types.display_pointer_to(elem),
-                    None => types.display_pointer_to(object),
+                    Some(elem) => types.display_pointer_to_writable(elem),
+                    None => types.display_pointer_to_writable(object),
                 };
-                (false, Some(shown), ParamKind::Array)
+                (false, shown, ParamKind::Array)
             }
             // A pointer a call returned (`malloc`, a constructor) or a phi of pointers:
             // its own type, or, for `void *`, a pointer to what the loop accesses.
@@ -193,7 +193,7 @@ impl FunctionContext<'_> {
                 let pointee = types.pointee(ty).map(|p| types.get(p));
                 match pointee {
                     Some(frontend::types::Type::Record(_)) => {
-                        (false, Some(types.display(ty)), ParamKind::Struct)
+                        (false, types.display_writable(ty), ParamKind::Struct)
                     }
                     Some(frontend::types::Type::Void) | None => {
                         // `double (*A)[n] = malloc(..)`: the local's type, from the cast.
@@ -202,27 +202,27 @@ impl FunctionContext<'_> {
                             _ => None,
                         });
                         let shown = match local {
-                            Some(t) if types.pointee(t).is_some() => Some(types.display(t)),
+                            Some(t) if types.pointee(t).is_some() => types.display_writable(t),
                             _ => memory
                                 .accesses
                                 .iter()
                                 .find(|a| a.base() == Some(var))
-                                .map(|a| types.display_pointer_to(a.ty)),
+                                .and_then(|a| types.display_pointer_to_writable(a.ty)),
                         };
                         (false, shown, ParamKind::Array)
                     }
-                    Some(_) => (false, Some(types.display(ty)), ParamKind::Array),
+                    Some(_) => (false, types.display_writable(ty), ParamKind::Array),
                 }
             }
             // A pointer the loop steps (`*Fout = *f; ++Fout`): the pointer's own type.
             Some(SymbolOrigin::Induction(v)) => (
                 false,
-                Some(types.display(self.func.inst(*v).ty)),
+                types.display_writable(self.func.inst(*v).ty),
                 ParamKind::Array,
             ),
             // An object a callee reaches through a member of the caller's struct.
             _ => match effects.members.get(var) {
-                Some(member) => (true, Some(types.display(member.ty)), ParamKind::Array),
+                Some(member) => (true, types.display_writable(member.ty), ParamKind::Array),
                 // A global only a callee names (`M_ac@global`, defined in another file).
                 None => match effects
                     .global_types

@@ -117,3 +117,31 @@ fn memory_reached_through_loaded_pointers_has_no_type_rather_than_a_placeholder(
     assert!(!recipe.contains("reaches_through_pointers"), "{recipe}");
     assert!(recipe.contains("copy the structure deep"), "{recipe}");
 }
+
+/// A struct with neither tag nor typedef has no name a declaration could use: a parameter of
+/// it has no `c_type` (it used to read `struct <anonymous> *`), and says why; with a tag it
+/// has its type.
+#[test]
+fn an_anonymous_struct_gives_no_type_rather_than_a_made_up_name() {
+    let source = |decl: &str| {
+        format!(
+            "static {decl} tab;\n\
+             void f(double *y, int n)\n\
+             {{\n    for (int i = 0; i < n; i++) /* LOOP */\n        y[i] = tab.v[i % 8];\n}}\n"
+        )
+    };
+    let report = common::marked_report(&source("struct { double v[8]; int n; }"));
+    let tab = report.parameters.iter().find(|p| p.name == "tab");
+    let tab = tab.unwrap_or_else(|| panic!("{:#?}", report.parameters));
+    assert_eq!(tab.c_type, None, "{tab:#?}");
+    assert!(
+        tab.notes
+            .iter()
+            .any(|n| n.contains("no C type can be written")),
+        "{tab:#?}"
+    );
+    check(
+        &source("struct table { double v[8]; int n; }"),
+        &[("tab", "struct table *")],
+    );
+}
