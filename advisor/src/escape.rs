@@ -423,22 +423,7 @@ pub fn holds_pointers(types: &frontend::types::TypeTable, ty: frontend::types::T
 #[cfg(test)]
 mod tests {
     use super::*;
-    use frontend::preprocess::TranslationUnitInput;
-    use frontend::unit::{load_unit, Unit};
-
-    /// The unit of `source`, with the fresh, private directory holding its file: the unit
-    /// reads the file's lines again for diagnostics, so callers keep the guard while they
-    /// use the unit (the directory is removed when it drops).
-    fn unit(source: &str) -> (tempfile::TempDir, Unit) {
-        let dir = tempfile::Builder::new()
-            .prefix("warpwise-escape-")
-            .tempdir()
-            .unwrap();
-        let file = dir.path().join("t.c");
-        std::fs::write(&file, source).unwrap();
-        let unit = load_unit(&TranslationUnitInput::new(file)).expect("loads");
-        (dir, unit)
-    }
+    use crate::test_unit::unit;
 
     /// Whether the slot named `name` of function `f` escapes.
     fn check(source: &str, f: &str, name: &str, escapes: bool) {

@@ -62,3 +62,6 @@ mod shared_memory;
 mod stale;
 mod unswitch;
 mod whole;
+
+#[cfg(test)]
+mod test_unit;

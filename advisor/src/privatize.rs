@@ -1060,19 +1060,10 @@ pub fn kind_of(types: &TypeTable, ty: TypeId) -> PrivateKind {
 mod tests {
     use crate::analyze::{analyze_unit, Filter};
     use crate::model::{LoopReport, PrivateKind};
-    use frontend::preprocess::TranslationUnitInput;
-    use frontend::unit::load_unit;
 
     /// The report of the loop at `line` of `source`.
     fn report(source: &str, line: u32) -> LoopReport {
-        // A fresh, private directory, removed when `dir` is dropped at the end.
-        let dir = tempfile::Builder::new()
-            .prefix("warpwise-privatize-")
-            .tempdir()
-            .unwrap();
-        let file = dir.path().join("t.c");
-        std::fs::write(&file, source).unwrap();
-        let unit = load_unit(&TranslationUnitInput::new(file)).expect("loads");
+        let (_dir, unit) = crate::test_unit::unit(source);
         analyze_unit(&unit, &Filter::default())
             .into_iter()
             .find(|r| r.line == line)

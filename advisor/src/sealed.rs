@@ -117,18 +117,10 @@ fn addresses_within(func: &Function) -> HashMap<Value, GlobalId> {
 #[cfg(test)]
 mod tests {
     use crate::program::ProgramView;
-    use frontend::preprocess::TranslationUnitInput;
-    use frontend::unit::load_unit;
 
     /// Whether the static `name` of `source` is sealed.
     fn check(source: &str, name: &str, sealed: bool) {
-        let dir = tempfile::Builder::new()
-            .prefix("warpwise-sealed-")
-            .tempdir()
-            .unwrap();
-        let file = dir.path().join("t.c");
-        std::fs::write(&file, source).unwrap();
-        let unit = load_unit(&TranslationUnitInput::new(file)).expect("loads");
+        let (_dir, unit) = crate::test_unit::unit(source);
         let view = ProgramView::single(&unit);
         assert_eq!(
             view.sealed_static_named(0, name),
