@@ -595,7 +595,57 @@ impl<'a> FunctionContext<'a> {
                 .and_then(|v| self.defining_place(v))
         };
         let is_object = |name: &str| self.rec.symbols.is_object(&Var::new(name));
-        crate::present::present(report, &locate, &is_object);
+        let in_scope = |name: &str, line: u32| self.names_only_its_loop_variable(name, line);
+        let places = crate::present::Places {
+            locate: &locate,
+            is_object: &is_object,
+            in_scope: &in_scope,
+        };
+        crate::present::present(report, &places);
+    }
+
+    /// Whether at `line` the source name of the symbol `name` means just that value: the
+    /// symbol is a `for` loop's variable (its header's value, stepped only by the `for`'s
+    /// step), `line` is inside that loop, and nothing else in the loop takes the name (an
+    /// inner loop or block declaring its own, another assignment).
+    fn names_only_its_loop_variable(&self, name: &str, line: u32) -> bool {
+        let Some(v) = self.rec.symbols.value_of(&Var::new(name)) else {
+            return false;
+        };
+        let inst = self.func.inst(v);
+        let Some(var) = inst.origin.var_name.as_deref() else {
+            return false;
+        };
+        let Some(l) = self.forest.loops.iter().find(|l| l.header == inst.block) else {
+            return false;
+        };
+        let (Some(iv), Some(source)) = (
+            l.induction_variables.iter().find(|iv| iv.phi == v),
+            l.source.map(|s| self.func.source_loop(s)),
+        ) else {
+            return false;
+        };
+        // Stepped anywhere but the `for`'s step, the name holds another value after it.
+        if self.func.inst(iv.update).block != source.continue_block {
+            return false;
+        }
+        let last = Span {
+            start: source.span.end.saturating_sub(1),
+            end: source.span.end,
+        };
+        let (first, last) = (self.line(source.span), self.line(last));
+        if first == 0 || !(first..=last).contains(&line) {
+            return false;
+        }
+        l.blocks.iter().all(|b| {
+            *b == source.continue_block
+                || self
+                    .func
+                    .block(*b)
+                    .insts
+                    .iter()
+                    .all(|x| *x == v || self.func.inst(*x).origin.var_name.as_deref() != Some(var))
+        })
     }
 
     /// Whether `v` is the same in every iteration: invariant, a load already shown

@@ -71,6 +71,7 @@ fn merged(members: Vec<Reason>) -> Reason {
         lines,
         help: first.help.clone(),
         witness: first.witness.clone(),
+        read_at: first.read_at,
         instances: each,
     }
 }
@@ -101,6 +102,7 @@ mod tests {
             help: None,
             witness: None,
             instances: Vec::new(),
+            read_at: None,
         }
     }
 

@@ -62,6 +62,11 @@ pub struct Reason {
     /// of them, in the order found; empty for a single finding.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub instances: Vec<Reason>,
+    /// For a finding about two accesses, their lines, first then second: where the message's
+    /// names are read (a primed name at the second). The presentation uses it and clears
+    /// it; reports never hold it.
+    #[serde(skip)]
+    pub read_at: Option<(u32, u32)>,
 }
 
 /// Two iterations of a loop that touch the same element, under stated values of the

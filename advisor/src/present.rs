@@ -21,8 +21,20 @@ pub type Locate<'a> = dyn Fn(&str) -> Option<(u32, u32)> + 'a;
 /// local whose address is taken): the variable's storage, not a value it holds.
 pub type IsObject<'a> = dyn Fn(&str) -> bool + 'a;
 
+/// Whether, at a line of the loop's file, the source name of a numbered symbol means just
+/// that value: a loop's variable read inside its loop, which nothing else there names.
+pub type InScope<'a> = dyn Fn(&str, u32) -> bool + 'a;
+
+/// How a loop's symbols are placed in its source (see [`present`]).
+pub struct Places<'a> {
+    pub locate: &'a Locate<'a>,
+    pub is_object: &'a IsObject<'a>,
+    pub in_scope: &'a InScope<'a>,
+}
+
 /// Renames every numbered symbol in `report`'s texts (see the module documentation).
-pub fn present(report: &mut LoopReport, locate: &Locate, is_object: &IsObject) {
+pub fn present(report: &mut LoopReport, places: &Places) {
+    let (locate, is_object) = (places.locate, places.is_object);
     let mut seen: Vec<String> = texts_mut(report)
         .into_iter()
         .filter(|(_, t)| t.contains('#'))
@@ -30,6 +42,7 @@ pub fn present(report: &mut LoopReport, locate: &Locate, is_object: &IsObject) {
         .collect();
     let keys = witness_keys(&report.reasons);
     if seen.is_empty() && !keys.iter().any(|k| k.contains('#')) {
+        forget_read_at(&mut report.reasons);
         present_effects(report);
         return;
     }
@@ -89,6 +102,8 @@ pub fn present(report: &mut LoopReport, locate: &Locate, is_object: &IsObject) {
             };
         }
     }
+    present_at_places(report, &names, places);
+    present_pair_messages(&mut report.reasons, &names, places);
     for (kind, t) in texts_mut(report) {
         if t.contains('#') {
             *t = match kind {
@@ -101,6 +116,216 @@ pub fn present(report: &mut LoopReport, locate: &Locate, is_object: &IsObject) {
         rename_witness_keys(r, &names);
     }
     present_effects(report);
+}
+
+/// The texts read at one place of the source, an access's line or a mapping's loop, name a
+/// loop's variable there as the source does: `8*i` beside `rhs[c][i]` (line 290) for the `i`
+/// of the loop at line 289, though the loop's other texts tell apart the `i`s of four loops
+/// (`i@289`, `i@295`).
+fn present_at_places(report: &mut LoopReport, names: &Names, places: &Places) {
+    let at_loop = |m: &mut crate::model::GridMapping| {
+        let x_line = loop_line(&m.x_loop);
+        rename_at(vec![&mut m.x], x_line, names, places);
+        if let (Some(y), Some(y_loop)) = (m.y.as_mut(), m.y_loop.as_deref()) {
+            rename_at(vec![y], loop_line(y_loop), names, places);
+        }
+    };
+    for m in report.mappings.iter_mut() {
+        at_loop(&mut m.mapping);
+        for a in m.accesses.iter_mut() {
+            let mut texts = vec![
+                &mut a.offset_bytes,
+                &mut a.requests_per_warp,
+                &mut a.sectors_per_warp,
+            ];
+            texts.extend(a.stride_bytes.iter_mut());
+            texts.extend(a.min_requests_per_warp.iter_mut());
+            texts.extend(a.unaligned_requests_per_warp.iter_mut());
+            texts.extend(a.assumptions.iter_mut());
+            rename_at(texts, a.line, names, places);
+        }
+    }
+    if let Some(m) = report.recommended_mapping.as_mut() {
+        at_loop(m);
+    }
+    if let Some(g) = report.mapping_gain.as_mut() {
+        at_loop(&mut g.natural);
+    }
+}
+
+/// A finding about two accesses reads its names at them: unprimed ones at the first
+/// access's line, primed ones at the second's (`-16*ii' + 16*ii + 16*kk` for the `ii`s of
+/// two loops, each the one its access's line sees). Every finding's lines are cleared.
+fn present_pair_messages(reasons: &mut [Reason], names: &Names, places: &Places) {
+    for r in reasons {
+        if let Some((first, second)) = r.read_at.take() {
+            if r.message.contains('#') && first != 0 && second != 0 {
+                r.message = rename_pair(&r.message, (first, second), names, places);
+            }
+        }
+        present_pair_messages(&mut r.instances, names, places);
+    }
+}
+
+/// `text` renamed as [`present_pair_messages`] says; a name neither access's line means
+/// by itself reads as in the whole report.
+fn rename_pair(text: &str, lines: (u32, u32), names: &Names, places: &Places) -> String {
+    let outer = outermost(numbered_tokens(text));
+    let is_primed = |end: usize| text[end..].starts_with('\'');
+    // A symbol inside a primed name (`row[i#3 + 1]#5'`) is its value at the second access too.
+    let primed_at = |start: usize| {
+        outer
+            .iter()
+            .find(|(s, e)| *s <= start && start < *e)
+            .is_some_and(|(_, e)| is_primed(*e))
+    };
+    // A name inside a quoted phrase (`i#4 in f#2`) is the callee's, not a value here.
+    let in_phrase = |start: usize, end: usize| {
+        outer.iter().any(|(s, e)| {
+            *s <= start && end <= *e && (*s, *e) != (start, end) && text[*s..*e].contains(' ')
+        })
+    };
+    let mut versions: [BTreeMap<String, BTreeSet<String>>; 2] = Default::default();
+    for (start, end) in numbered_tokens(text) {
+        if in_phrase(start, end) {
+            continue;
+        }
+        let token = &text[start..end];
+        let stem = names.rewrite(without_number(token));
+        versions[usize::from(primed_at(start))]
+            .entry(stem)
+            .or_default()
+            .insert(token.to_string());
+    }
+    // A plain name is a value too, read at the access its prime says.
+    let mut plain: [BTreeSet<&str>; 2] = Default::default();
+    for (start, end) in plain_identifier_spans(text) {
+        plain[usize::from(is_primed(end))].insert(&text[start..end]);
+    }
+    let local: Vec<HashMap<String, String>> = versions
+        .iter()
+        .zip(&plain)
+        .zip([lines.0, lines.1])
+        .map(|((versions, plain), line)| {
+            versions
+                .iter()
+                .filter(|(stem, tokens)| {
+                    tokens.len() == 1 && is_identifier(stem) && !plain.contains(stem.as_str())
+                })
+                .filter_map(|(stem, tokens)| {
+                    let token = tokens.first()?;
+                    let qualified = names.shown.get(token).is_some_and(|s| s != stem);
+                    (qualified && (places.in_scope)(token, line))
+                        .then(|| (token.clone(), stem.clone()))
+                })
+                .collect()
+        })
+        .collect();
+    let mut out = String::with_capacity(text.len());
+    let mut at = 0;
+    for (start, end) in outer {
+        out.push_str(&text[at..start]);
+        let local = &local[usize::from(is_primed(end))];
+        // By the token itself: cut out of the text, a quoted phrase would read as a name.
+        out.push_str(&names.show_with(&text[start..end], local));
+        at = end;
+    }
+    out.push_str(&text[at..]);
+    out
+}
+
+/// Clears what only the presentation reads ([`Reason::read_at`]).
+fn forget_read_at(reasons: &mut [Reason]) {
+    for r in reasons {
+        r.read_at = None;
+        forget_read_at(&mut r.instances);
+    }
+}
+
+/// The line of a loop id (`file:line:col`), 0 when it is not one.
+fn loop_line(id: &str) -> u32 {
+    id.parse::<frontend::loop_ref::LoopRef>()
+        .map(|r| r.line)
+        .unwrap_or(0)
+}
+
+/// Renames `texts`, all read at `line`: a symbol that is the only value of its name among
+/// them, and that the name means at `line`, is shown plainly; a value shown plainly in the
+/// whole report (its name's first value) is qualified where the name means another value;
+/// every other symbol reads as in the whole report.
+fn rename_at(texts: Vec<&mut String>, line: u32, names: &Names, places: &Places) {
+    if line == 0 {
+        return;
+    }
+    let mut plain = BTreeSet::new();
+    let mut versions: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for t in &texts {
+        plain_identifiers(t, &mut plain);
+        for (start, end) in numbered_tokens(t) {
+            let token = &t[start..end];
+            let stem = names.rewrite(without_number(token));
+            versions.entry(stem).or_default().insert(token.to_string());
+        }
+    }
+    let local: HashMap<String, String> = versions
+        .iter()
+        .filter(|(stem, tokens)| tokens.len() == 1 && is_identifier(stem) && !plain.contains(*stem))
+        .filter_map(|(stem, tokens)| {
+            let token = tokens.first()?;
+            let qualified = names.shown.get(token).is_some_and(|s| s != stem);
+            (qualified && (places.in_scope)(token, line)).then(|| (token.clone(), stem.clone()))
+        })
+        .collect();
+    let shadowed: HashMap<String, String> = plain
+        .iter()
+        .filter(|p| !versions.contains_key(*p) && !(places.is_object)(p))
+        .filter_map(|p| {
+            let place = (places.locate)(p).filter(|(l, _)| *l != 0)?;
+            let other_meaning = names
+                .shown
+                .keys()
+                .any(|t| without_number(t) == p && (places.in_scope)(t, line));
+            let qualified = format!("{p}@{}", place.0);
+            let taken = names.shown.values().any(|s| *s == qualified);
+            other_meaning.then(|| {
+                let name = if taken {
+                    format!("{p}@{}:{}", place.0, place.1)
+                } else {
+                    qualified
+                };
+                (p.clone(), name)
+            })
+        })
+        .collect();
+    for t in texts {
+        if !local.is_empty() && t.contains('#') {
+            *t = names.rewrite_with(t, &local);
+        }
+        for (p, name) in &shadowed {
+            *t = replace_plain(t, p, name);
+        }
+    }
+}
+
+/// `text` with the plain identifier `name` (as [`plain_identifiers`] finds it: not a member,
+/// not in a subscript, not numbered) replaced by `by`.
+fn replace_plain(text: &str, name: &str, by: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut at = 0;
+    for (start, end) in plain_identifier_spans(text) {
+        if &text[start..end] == name {
+            out.push_str(&text[at..start]);
+            out.push_str(by);
+            at = end;
+        }
+    }
+    out.push_str(&text[at..]);
+    out
+}
+
+fn is_identifier(text: &str) -> bool {
+    text.bytes().next().is_some_and(is_name_start)
+        && text.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_')
 }
 
 /// A callee's effects are in its own terms: each names the callee's variable as the callee
@@ -204,6 +429,24 @@ impl Names {
             // Not decided (a text outside the loop's): drop the number all the same.
             None => self.rewrite(without_number(token)),
         })
+    }
+
+    /// [`Self::rewrite`], with the symbols of `local` shown as it says, in the names that
+    /// hold them too (`row_index[i#3 + 1]#2`) unless those are qualified themselves.
+    fn rewrite_with(&self, text: &str, local: &HashMap<String, String>) -> String {
+        replace_tokens(text, &|token| self.show_with(token, local))
+    }
+
+    /// The display name of one numbered symbol under [`Self::rewrite_with`].
+    fn show_with(&self, token: &str, local: &HashMap<String, String>) -> String {
+        if let Some(name) = local.get(token) {
+            return name.clone();
+        }
+        let inner = without_number(token);
+        match self.shown.get(token) {
+            Some(shown) if *shown != self.rewrite(inner) => shown.clone(),
+            _ => self.rewrite_with(inner, local),
+        }
     }
 }
 
@@ -335,7 +578,17 @@ fn outermost(mut ranges: Vec<(usize, usize)>) -> Vec<(usize, usize)> {
 /// The identifiers of `text` not followed by a number (`n` in `8*n + n#2`), outside
 /// subscripts and member names: `i` in `start[i + 1]` is part of that value's name.
 fn plain_identifiers(text: &str, out: &mut BTreeSet<String>) {
+    out.extend(
+        plain_identifier_spans(text)
+            .into_iter()
+            .map(|(start, end)| text[start..end].to_string()),
+    );
+}
+
+/// Where [`plain_identifiers`] finds each identifier, as byte ranges.
+fn plain_identifier_spans(text: &str) -> Vec<(usize, usize)> {
     let b = text.as_bytes();
+    let mut out = Vec::new();
     let mut depth = 0usize;
     let mut k = 0;
     while k < b.len() {
@@ -356,9 +609,10 @@ fn plain_identifiers(text: &str, out: &mut BTreeSet<String>) {
             k += 1;
         }
         if depth == 0 && !member && b.get(k) != Some(&b'#') {
-            out.insert(text[start..k].to_string());
+            out.push((start, k));
         }
     }
+    out
 }
 
 /// The names a loop's witnesses give values, instances included (their variables are the
@@ -663,6 +917,134 @@ mod tests {
             &["start[i + 1]#3 - start[i]#4", "i#2"],
             &[],
             &["start[i + 1] - start[i]", "i"],
+        );
+    }
+
+    /// `texts`, all read at `line`, renamed with the loop-wide names of `report_texts` and
+    /// `in_scope` saying which symbol each line's name means.
+    fn check_at(
+        report_texts: &[&str],
+        places: &[(&str, (u32, u32))],
+        in_scope: &[(&str, u32)],
+        texts: &[&str],
+        line: u32,
+        expected: &[&str],
+    ) {
+        let places: HashMap<String, (u32, u32)> =
+            places.iter().map(|(n, p)| (n.to_string(), *p)).collect();
+        let locate = |name: &str| places.get(name).copied();
+        let owned: Vec<String> = report_texts.iter().map(|t| t.to_string()).collect();
+        let names = Names::decide(&owned, &BTreeSet::new(), &locate);
+        let scope = |name: &str, at: u32| in_scope.contains(&(name, at));
+        let no_object = |_: &str| false;
+        let places = Places {
+            locate: &locate,
+            is_object: &no_object,
+            in_scope: &scope,
+        };
+        let mut got: Vec<String> = texts.iter().map(|t| t.to_string()).collect();
+        rename_at(got.iter_mut().collect(), line, &names, &places);
+        // What the place leaves is renamed as in the whole report, as `present` does.
+        let got: Vec<String> = got.iter().map(|t| names.rewrite(t)).collect();
+        assert_eq!(got, expected, "{texts:?} at line {line}");
+    }
+
+    #[test]
+    fn a_loop_variable_reads_plainly_inside_its_loop() {
+        // Two loops over `i` (lines 10 and 20) in one report: at line 11, inside the first,
+        // its `i` is the name's only value; the report elsewhere tells them apart.
+        let report = ["8*i#2 + 8*c#4", "8*i#3", "i#2 + i#3"];
+        let places = [("i#2", (10, 5)), ("i#3", (20, 5))];
+        check_at(
+            &report,
+            &places,
+            &[("i#2", 11)],
+            &[
+                "8*i#2 + 8*c#4",
+                "min(32, 4*i#2)",
+                "`row[i#2 + 1]#5` differs",
+            ],
+            11,
+            &["8*i + 8*c", "min(32, 4*i)", "`row[i + 1]` differs"],
+        );
+    }
+
+    #[test]
+    fn a_loop_variable_keeps_its_qualifier_where_its_name_means_another_value() {
+        let report = ["8*i#2", "8*i#3"];
+        let places = [("i#2", (10, 5)), ("i#3", (20, 5))];
+        // Outside its loop (or shadowed there): as in the whole report.
+        check_at(&report, &places, &[], &["8*i#2"], 11, &["8*i@10"]);
+        // Both values at one place: still told apart.
+        check_at(
+            &report,
+            &places,
+            &[("i#2", 11), ("i#3", 11)],
+            &["8*i#2 + 8*i#3"],
+            11,
+            &["8*i@10 + 8*i@20"],
+        );
+        // A plain `i` (a global) beside it: the value keeps its qualifier.
+        check_at(
+            &report,
+            &places,
+            &[("i#2", 11)],
+            &["8*i#2 + i"],
+            11,
+            &["8*i@10 + i"],
+        );
+    }
+
+    #[test]
+    fn a_name_s_first_value_is_qualified_where_the_name_means_another() {
+        // `i` (line 4, shown plainly in the whole report) read inside the loop of `i#2`
+        // (line 6), where `i` is that loop's variable.
+        let report = ["8*i", "8*i#2"];
+        let places = [("i", (4, 5)), ("i#2", (6, 7))];
+        let scope = [("i#2", 7)];
+        check_at(
+            &report,
+            &places,
+            &scope,
+            &["8*i + 8", "`a[i]` and i"],
+            7,
+            &["8*i@4 + 8", "`a[i]` and i@4"],
+        );
+        // Where the name means no other value, it stays.
+        check_at(&report, &places, &scope, &["8*i + 8"], 5, &["8*i + 8"]);
+    }
+
+    #[test]
+    fn a_pair_message_reads_names_at_each_access_and_keeps_phrases_whole() {
+        let text = "`a[i]` and `a[j]`: difference 8*i#2 - 8*j#3' and `i#4 in f#2`";
+        let owned = vec![text.to_string(), "i#5 + j#6".to_string()];
+        let places: HashMap<&str, (u32, u32)> = [
+            ("i#2", (10, 3)),
+            ("j#3", (20, 3)),
+            ("i#4", (30, 3)),
+            ("i#5", (40, 3)),
+            ("j#6", (50, 3)),
+        ]
+        .into_iter()
+        .collect();
+        let locate = |name: &str| places.get(name).copied();
+        let names = Names::decide(&owned, &BTreeSet::new(), &locate);
+        let no_object = |_: &str| false;
+        // `i#2` is what `i` means at the first access (line 11), `j#3` at the second (21).
+        let scope = |name: &str, line: u32| matches!((name, line), ("i#2", 11) | ("j#3", 21));
+        let places = Places {
+            locate: &locate,
+            is_object: &no_object,
+            in_scope: &scope,
+        };
+        assert_eq!(
+            rename_pair(text, (11, 21), &names, &places),
+            "`a[i]` and `a[j]`: difference 8*i - 8*j' and `i in f`"
+        );
+        // Read at the wrong lines, both keep their qualifiers.
+        assert_eq!(
+            rename_pair(text, (21, 11), &names, &places),
+            "`a[i]` and `a[j]`: difference 8*i@10 - 8*j@20' and `i in f`"
         );
     }
 

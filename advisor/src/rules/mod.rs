@@ -125,6 +125,7 @@ impl Finding {
                 help,
                 witness: None,
                 instances: Vec::new(),
+                read_at: None,
             },
             verdict,
         }

@@ -83,13 +83,15 @@ pub fn likely_scalar(name: &str, line: u32, why: &str) -> Finding {
 }
 
 fn pair(message: String, a: &Access, b: &Access) -> Finding {
-    Finding::new(
+    let mut finding = Finding::new(
         &RULE,
         Verdict::NeedsProfile,
         message,
         vec![a.line, b.line],
         Some(HELP.into()),
-    )
+    );
+    finding.reason.read_at = Some((a.line, b.line));
+    finding
 }
 
 #[cfg(test)]

@@ -279,3 +279,104 @@ void median(struct plist *pixel_list, unsigned short *channels) {
         &["&pixel_list", "(&"],
     );
 }
+
+/// Four inner loops over their own `i` in one outer loop: the report tells their `i`s apart
+/// (`i@5`, `i@7`), but each access's offset is read at its line, where `i` is the loop's
+/// that holds it, and the mapping's `x` beside its loop.
+#[test]
+fn a_loop_variable_reads_plainly_where_its_loop_names_it() {
+    let report = verified(
+        r#"
+void faces(int n, const int *cell, double (*dam)[3][3], double (*rhs)[3]) {
+  for (int f = 0; f < n; f++) { /* LOOP */
+    int c = cell[f];
+    for (int i = 0; i < 3; i++)
+      dam[c][i][i] += 1.0;
+    for (int i = 0; i < 3; i++)
+      rhs[c][i] += 2.0;
+  }
+}
+"#,
+    );
+    let offsets: Vec<(u32, &str)> = report.mappings[0]
+        .accesses
+        .iter()
+        .map(|a| (a.line, a.offset_bytes.as_str()))
+        .collect();
+    assert!(offsets.contains(&(6, "72*cell[f] + 32*i")), "{offsets:?}");
+    assert!(offsets.contains(&(8, "24*cell[f] + 8*i")), "{offsets:?}");
+    // Where one text holds both, they are still told apart.
+    let yaml = serde_yaml::to_string(&report).expect("serializable");
+    assert!(!yaml.contains("#"), "{yaml}");
+}
+
+/// An inner loop redeclaring the outer loop's name: inside it, `i` is the inner one, so the
+/// outer `i` read there (through `k`) keeps its qualifier, and the inner one reads plainly.
+#[test]
+fn a_shadowed_loop_variable_keeps_its_qualifier() {
+    let report = verified(
+        r#"
+void shadow(int n, double *a, const double *b) {
+  for (int f = 0; f < n; f++) { /* LOOP */
+    for (int i = 0; i < 4; i++) {
+      int k = i;
+      for (int i = 0; i < 4; i++)
+        a[4 * f + k] += b[i];
+    }
+  }
+}
+"#,
+    );
+    let offsets: Vec<(&str, &str)> = report.mappings[0]
+        .accesses
+        .iter()
+        .map(|a| (a.text.as_str(), a.offset_bytes.as_str()))
+        .collect();
+    assert!(offsets.contains(&("b[i]", "8*i")), "{offsets:?}");
+    assert!(
+        offsets.contains(&("a[4 * f + k]", "32*f + 8*i@4")),
+        "{offsets:?}"
+    );
+}
+
+/// Two loops over one `ii` inside the loop: a finding about an access in each reads its
+/// unprimed names at the first access and its primed names at the second, so the two
+/// values of `ii` are `ii` and `ii'` there (each the one its access's line sees), though the
+/// loop's other texts tell them apart by line.
+#[test]
+fn a_pair_finding_reads_each_access_s_names_at_its_line() {
+    let report = verified(
+        r#"
+void two(int n, int m, int se, const int *flag, double *xa) {
+  for (int k = 0; k < n; k++) { /* LOOP */
+    int ii;
+    if (flag[k]) {
+      for (ii = 0; ii < m; ii++)
+        for (int kk = 0; kk < se; kk++)
+          xa[(ii * se + kk) * 2] = 1.0;
+    } else {
+      for (ii = 0; ii < m * se; ii++)
+        xa[ii * 2] = 2.0;
+    }
+  }
+}
+"#,
+    );
+    let messages: Vec<&str> = report
+        .reasons
+        .iter()
+        .flat_map(|r| std::iter::once(r).chain(&r.instances))
+        .map(|r| r.message.as_str())
+        .filter(|m| m.contains("cannot bound the address difference"))
+        .collect();
+    assert!(!messages.is_empty(), "{:#?}", report.reasons);
+    for m in &messages {
+        assert!(!m.contains("ii@"), "{m}");
+    }
+    assert!(
+        messages
+            .iter()
+            .any(|m| m.contains("-16*ii' + 16*kk + 16*ii*se")),
+        "{messages:#?}"
+    );
+}
