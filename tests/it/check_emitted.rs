@@ -233,10 +233,10 @@ fn line_offset(report: &[Access], kernel: &[Access]) -> Option<i64> {
     votes.into_iter().max_by_key(|(_, n)| *n).map(|(o, _)| o)
 }
 
-/// The array an access text starts with.
+/// The array an access text starts with (`c->data[i]`: `c_data`).
 fn array(text: &str) -> String {
     let n = normal(text);
-    n.split(['[', '_']).next().unwrap_or(&n).to_string()
+    n.split('[').next().unwrap_or(&n).to_string()
 }
 
 /// Why the report's access `r` has no counterpart in the emitted kernel, if emit left it
@@ -262,7 +262,7 @@ fn left_out(r: &Access, lp: &Value, params: &[String]) -> Option<&'static str> {
 /// private copy per thread and combines them atomically) or emit's own (`ww_`).
 fn reduction(text: &str, line: i64, lp: &Value) -> bool {
     let arr = array(text);
-    arr.starts_with("ww") && normal(text).starts_with("ww_")
+    arr.starts_with("ww_")
         || lp["reductions"]
             .as_array()
             .into_iter()
@@ -293,7 +293,7 @@ fn x_trips(loops: &[Value], mapping: &Value, values: &BTreeMap<String, i64>) -> 
 
 /// Emits the kernel of `lp` under `mapping`, checks it with the sizes the report's counts
 /// are written in set to [`SIZE`], and compares each access of the loop's body with the
-/// report's: the disagreements, one line each (`Err`: emit or check did not take it).
+/// report's: the disagreements, one line each (`Err`: emit refused, why).
 fn check(
     loops: &[Value],
     lp: &Value,
@@ -320,13 +320,15 @@ fn check(
     set.extend(pitches(&source, &values));
     let kernel = match checked(&cu, &set) {
         Ok(k) => k,
-        Err(e) => {
-            // Not a refusal to skip: emit wrote it, so check must read it.
-            tally.mappings += 1;
-            return Ok(vec![format!("{what}: {e}")]);
-        }
+        // Not a refusal to skip: emit wrote it, so check must read it.
+        Err(e) => return Ok(vec![format!("{what}: {e}")]),
     };
-    let offset = line_offset(&expected, &kernel).ok_or(format!("{what}: no access matches"))?;
+    tally.mappings += 1;
+    let Some(offset) = line_offset(&expected, &kernel) else {
+        return Ok(vec![format!(
+            "{what}: no access of the kernel matches the report's"
+        )]);
+    };
     let partial = x_trips(loops, mapping, &values).is_some_and(|t| t < 32);
     let mut used = vec![false; kernel.len()];
     let mut wrong = Vec::new();
@@ -371,7 +373,6 @@ fn check(
             ));
         }
     }
-    tally.mappings += 1;
     Ok(wrong)
 }
 
