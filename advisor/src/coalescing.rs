@@ -515,15 +515,60 @@ pub fn granules_from(first: &Expr, diffs: &[i64], elem: u64, line: i64) -> Facto
     )
 }
 
-/// Several possible offsets for one access (§5.1): the same base takes the maximum;
-/// different or unknown bases are the worst case, 32.
-pub fn combine(alternatives: &[(Option<Var>, Factor)], env: &SignEnv) -> Factor {
+/// The assumption [`together`] states.
+pub const FORMS_TOGETHER: &str =
+    "a warp's lanes may take different forms of the address: at most every form's granules together";
+
+/// Forms of one access that the lanes of one warp may mix, each lane taking one (`idx` set
+/// to `slice + k` or to `size + k` by a branch on the lane's `k`): the warp touches at most
+/// the granules of every form together, so at most the forms' counts added, capped at a
+/// lane each; from 1. Not exact: forms that share granules touch fewer.
+pub fn together(parts: &[Factor], env: &SignEnv) -> Factor {
+    let add = |pick: &dyn Fn(&Factor) -> Expr| {
+        let sum = parts
+            .iter()
+            .try_fold(Expr::constant(0), |acc, f| acc.checked_add(&pick(f)));
+        sum.map_or_else(|_| Expr::constant(WARP), |e| clamp(&e, WARP, env))
+    };
+    let requests = add(&|f| f.requests.clone());
+    let unaligned = parts
+        .iter()
+        .any(|f| f.unaligned.is_some())
+        .then(|| add(&|f| f.unaligned.clone().unwrap_or_else(|| f.requests.clone())))
+        .filter(|u| *u != requests);
+    let mut assumptions: Vec<String> = Vec::new();
+    for a in parts.iter().flat_map(|f| &f.assumptions) {
+        if !assumptions.contains(a) {
+            assumptions.push(a.clone());
+        }
+    }
+    assumptions.push(FORMS_TOGETHER.into());
+    let stride = parts.first().and_then(|f| f.stride.clone());
+    Factor {
+        min_requests: (requests != Expr::constant(1)).then(|| Expr::constant(1)),
+        requests,
+        unaligned,
+        stride: stride.filter(|s| parts.iter().all(|f| f.stride.as_ref() == Some(s))),
+        exact: false,
+        assumptions,
+    }
+}
+
+/// Several possible offsets for one access (§5.1): the same base takes the maximum where
+/// the offsets are one (`distinct` false), every form's granules together where a warp's
+/// lanes may take different ones ([`together`]); different or unknown bases are the worst
+/// case, 32.
+pub fn combine(alternatives: &[(Option<Var>, Factor)], distinct: bool, env: &SignEnv) -> Factor {
     match alternatives {
         [] => Factor::worst("no address"),
         [(_, f)] => f.clone(),
         [(first, _), ..] => {
             if first.is_none() || alternatives.iter().any(|(b, _)| b != first) {
                 return Factor::worst("the address may use different base pointers");
+            }
+            if distinct {
+                let parts: Vec<Factor> = alternatives.iter().map(|(_, f)| f.clone()).collect();
+                return together(&parts, env);
             }
             let mut f = alternatives[0].1.clone();
             for (_, g) in &alternatives[1..] {
@@ -553,8 +598,32 @@ pub fn combine(alternatives: &[(Option<Var>, Factor)], env: &SignEnv) -> Factor 
 
 #[cfg(test)]
 mod tests {
-    use super::granules;
+    use super::{granules, together, Factor, FORMS_TOGETHER};
     use proptest::prelude::*;
+    use symbolic::{Expr, SignEnv};
+
+    #[test]
+    fn forms_a_warp_may_mix_add_up_to_a_lane_each() {
+        let env = SignEnv::default();
+        let form = |n: i64| Factor {
+            requests: Expr::constant(n),
+            min_requests: None,
+            unaligned: None,
+            stride: Some(Expr::constant(4)),
+            exact: true,
+            assumptions: Vec::new(),
+        };
+        let f = together(&[form(1), form(1)], &env);
+        assert_eq!(f.requests, Expr::constant(2));
+        assert_eq!(f.min_requests, Some(Expr::constant(1)));
+        assert!(!f.exact);
+        assert_eq!(f.stride, Some(Expr::constant(4)));
+        assert_eq!(f.assumptions, [FORMS_TOGETHER]);
+        assert_eq!(
+            together(&[form(20), form(20)], &env).requests,
+            Expr::constant(32)
+        );
+    }
 
     /// The granules every byte of every access falls in, one by one.
     fn by_bytes(offsets: &[i64], elem: u64, line: i64) -> usize {

@@ -319,6 +319,11 @@ impl<'a> Nest<'a> {
                 .iter()
                 .map(|(base, offset)| (base.clone(), self.per_thread(offset, map.as_ref())))
                 .collect();
+            // Offsets that differ are addresses a warp's lanes may mix (the branch that
+            // picks one may split the warp), not one address written several ways.
+            let distinct = per_thread
+                .iter()
+                .any(|(_, o)| o.as_ref().ok() != per_thread[0].1.as_ref().ok());
             let per_granule = |granule: Granule| {
                 let alternatives: Vec<(Option<Var>, Factor)> = per_thread
                     .iter()
@@ -330,7 +335,7 @@ impl<'a> Nest<'a> {
                         (base.clone(), factor)
                     })
                     .collect();
-                combine(&alternatives, &self.space.env)
+                combine(&alternatives, distinct, &self.space.env)
             };
             let f = per_granule(Granule::Line);
             let sectors = per_granule(Granule::Sector);

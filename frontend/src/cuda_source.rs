@@ -10,6 +10,10 @@
 //!   kernel's own call stays a call with its arguments.
 //! * `dim3 g(a, b);` (a C++ constructor) becomes `dim3 g = __warpwise_dim3(a, b, 1, 1);`,
 //!   what the header's `dim3(...)` macro makes of the expression form.
+//! * `const ww_rows<T> A = {base, pitch};`, the rows of a variable-length array as the
+//!   kernels `warpwise emit` writes hold them (C++ cannot declare `T (*A)[pitch]`), becomes
+//!   that C declaration, `T (*const A)[pitch] = (T (*)[pitch])(base);`, so that `check`
+//!   reads `A[i][j]` in the emitted kernel as the report read it in the loop.
 //! * `extern "C"` is erased, and the braces of an `extern "C" { ... }` block with it.
 //! * A struct, union or enum defined at file scope gets `typedef struct X X;` after it: C++
 //!   names the type without the keyword (`Node *nodes`).
@@ -500,6 +504,12 @@ fn body_rewrites(
             k = launch(toks, text, k, close, edits)?;
             continue;
         }
+        if toks[k].is(text, ROWS_TYPE) {
+            if let Some(next) = rows_declaration(toks, text, k, close, edits) {
+                k = next;
+                continue;
+            }
+        }
         if is_functional_cast(toks, text, k) {
             // `float(x)` is C's `(float)(x)`.
             edits.push((toks[k].start(), toks[k].start(), "(".into()));
@@ -508,6 +518,54 @@ fn body_rewrites(
         k += 1;
     }
     Ok(())
+}
+
+/// The template `warpwise emit` declares the rows of a variable-length array with: a base
+/// pointer and a pitch in elements, indexed `A[i][j]`.
+const ROWS_TYPE: &str = "ww_rows";
+
+/// `[const] ww_rows<T> NAME = {BASE, PITCH};` at `k` (the `ww_rows`), rewritten to the C
+/// declaration it stands for, `T (*const NAME)[PITCH] = (T (*)[PITCH])(BASE);`; returns the
+/// index after the `;`, or `None` (left to the parser) when it is not of that form.
+fn rows_declaration(
+    toks: &[Tok],
+    text: &str,
+    k: usize,
+    close: usize,
+    edits: &mut Vec<Edit>,
+) -> Option<usize> {
+    let is = |i: usize, what: &str| i < close && toks[i].is(text, what);
+    let find = |from: usize, what: &str| (from..close).find(|&i| toks[i].is(text, what));
+    if !is(k + 1, "<") {
+        return None;
+    }
+    let gt = find(k + 2, ">")?;
+    let name = gt + 1;
+    if toks.get(name)?.kind != TokKind::Ident || !is(name + 1, "=") || !is(name + 2, "{") {
+        return None;
+    }
+    let brace_close = matching_close(toks, text, name + 2).filter(|&c| c < close)?;
+    let comma = find(name + 3, ",").filter(|&c| c < brace_close)?;
+    if !is(brace_close + 1, ";") || comma == name + 3 || comma + 1 == brace_close {
+        return None;
+    }
+    let span = |a: usize, b: usize| &text[toks[a].start()..toks[b].end()];
+    let elem = span(k + 2, gt - 1);
+    let base = span(name + 3, comma - 1);
+    let pitch = span(comma + 1, brace_close - 1);
+    let ident = toks[name].text(text);
+    // The `const` of the object: it is the pointer that is constant, not the elements.
+    let start = if k > 0 && toks[k - 1].is(text, "const") {
+        toks[k - 1].start()
+    } else {
+        toks[k].start()
+    };
+    edits.push((
+        start,
+        toks[brace_close + 1].start(),
+        format!("{elem} (*const {ident})[{pitch}] = ({elem} (*)[{pitch}])({base})"),
+    ));
+    Some(brace_close + 2)
 }
 
 /// One-word type names that C++ lets convert as a function does (`float(x)`).
@@ -712,6 +770,21 @@ mod tests {
         assert_eq!(text.lines().count(), src.lines().count());
         assert!(
             text.contains("(__warpwise_launch(k, g,\n    b, 0), k(x,\n y));"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn emitted_rows_become_a_pointer_to_rows() {
+        let (text, refused) = prepared(
+            "void k(double *ww_A_rows, long long ww_A_pitch) {\n    \
+             const ww_rows<double> A = {ww_A_rows, ww_A_pitch};\n    A[1][2] = 0;\n}",
+        );
+        assert!(refused.is_empty(), "{refused:?}");
+        assert!(
+            text.contains(
+                "double (*const A)[ww_A_pitch] = (double (*)[ww_A_pitch])(ww_A_rows);\n    A[1][2]"
+            ),
             "{text}"
         );
     }

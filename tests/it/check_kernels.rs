@@ -16,22 +16,22 @@ use std::path::Path;
 use std::process::Command;
 
 /// A kernel file and one concrete launch of it.
-struct Fixture {
-    name: &'static str,
+pub(crate) struct Fixture {
+    pub(crate) name: &'static str,
     /// CUDA source; host code that launches the kernel sits under `#ifdef __CUDACC__`
     /// (warpwise defines it as nvcc does; the CPU build does not).
-    source: &'static str,
+    pub(crate) source: &'static str,
     /// `--set` values.
-    set: &'static [(&'static str, i64)],
-    kernel: &'static str,
-    grid: [u32; 3],
-    block: [u32; 3],
+    pub(crate) set: &'static [(&'static str, i64)],
+    pub(crate) kernel: &'static str,
+    pub(crate) grid: [u32; 3],
+    pub(crate) block: [u32; 3],
     /// Buffers: (parameter name, element type, elements).
-    buffers: &'static [(&'static str, &'static str, usize)],
+    pub(crate) buffers: &'static [(&'static str, &'static str, usize)],
     /// C++ statements run before the launch (buffers start as poison).
-    init: &'static str,
+    pub(crate) init: &'static str,
     /// The launch's arguments (buffers by their parameter's name).
-    args: &'static str,
+    pub(crate) args: &'static str,
 }
 
 /// What the report must say of one access.
@@ -104,10 +104,10 @@ struct Event {
 }
 
 /// A warp of a launch: its block, and its index in the block.
-type Warp = ((u32, u32, u32), u32);
+pub(crate) type Warp = ((u32, u32, u32), u32);
 
 /// The accesses a launch of the fixture made, by buffer.
-struct Run {
+pub(crate) struct Run {
     events: BTreeMap<String, Vec<Event>>,
 }
 
@@ -129,7 +129,7 @@ void __tsan_vptr_read(void *a) { (void)a; }
 "#;
 
 impl Run {
-    fn of(fixture: &Fixture) -> Run {
+    pub(crate) fn of(fixture: &Fixture) -> Run {
         let dir = tempfile::tempdir().unwrap();
         let d = dir.path();
         std::fs::write(d.join("warpwise_cuda_cpu.h"), cuda::CPU_SHIM).unwrap();
@@ -222,6 +222,29 @@ impl Run {
                 continue;
             }
             let set = granules.entry((e.block, e.thread / 32)).or_default();
+            set.extend(e.offset / line..=(e.offset + e.bytes - 1) / line);
+        }
+        granules.into_iter().map(|(k, s)| (k, s.len())).collect()
+    }
+
+    /// Distinct granules of `line` bytes per execution of a warp's accesses of `buffer`
+    /// (reads or writes): a lane's `n`-th access pairs with the other lanes' `n`-th, so an
+    /// access in a loop of the thread counts each iteration apart.
+    pub(crate) fn per_execution(
+        &self,
+        buffer: &str,
+        write: bool,
+        line: u64,
+    ) -> BTreeMap<(Warp, usize), usize> {
+        let mut nth: BTreeMap<((u32, u32, u32), u32), usize> = BTreeMap::new();
+        let mut granules: BTreeMap<(Warp, usize), BTreeSet<u64>> = BTreeMap::new();
+        for e in self.events.get(buffer).into_iter().flatten() {
+            if e.write != write {
+                continue;
+            }
+            let n = nth.entry((e.block, e.thread)).or_default();
+            let set = granules.entry(((e.block, e.thread / 32), *n)).or_default();
+            *n += 1;
             set.extend(e.offset / line..=(e.offset + e.bytes - 1) / line);
         }
         granules.into_iter().map(|(k, s)| (k, s.len())).collect()

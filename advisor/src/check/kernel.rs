@@ -57,6 +57,29 @@ struct Clamp {
     note: String,
 }
 
+/// The report of an access at `at` before it is counted: every lane its own, from 1.
+fn unknown(at: String, access: String, kind: AccessKind, elem: u64) -> AccessReport {
+    AccessReport {
+        at,
+        access,
+        kind,
+        bytes: elem,
+        array: None,
+        offset: None,
+        stride: None,
+        requests: bounded(elem, LINE),
+        sectors: bounded(elem, SECTOR),
+        warp_bytes: WARP as u64 * elem,
+        ideal_sectors: ideal_sectors(elem, WARP as u64),
+        coalescing: Coalescing::Unknown,
+        when: None,
+        reason: None,
+        assumptions: Vec::new(),
+        finding: None,
+        active: None,
+    }
+}
+
 /// A counted access: global memory's requests and sectors, or shared memory's banks.
 enum Counted {
     Global(AccessReport),
@@ -275,28 +298,16 @@ impl Kernel<'_> {
             AccessKind::Atomic => unit.snippet(inst.origin.span),
             _ => unit.snippet(span),
         };
-        let mut report = AccessReport {
-            at,
-            access: text,
-            kind,
-            bytes: elem,
-            array: None,
-            offset: None,
-            stride: None,
-            requests: bounded(elem, LINE),
-            sectors: bounded(elem, SECTOR),
-            warp_bytes: WARP as u64 * elem,
-            ideal_sectors: ideal_sectors(elem, WARP as u64),
-            coalescing: Coalescing::Unknown,
-            when: None,
-            reason: None,
-            assumptions: Vec::new(),
-            finding: None,
-            active: None,
+        let mut report = unknown(at, text, kind, elem);
+        let forms = alternatives.len();
+        let many = self.one_base(&alternatives, b);
+        let alternatives = match &many {
+            Some((base, clamp)) => vec![(Some(base.clone()), clamp.offsets[0].clone())],
+            None => alternatives,
         };
         let [(Some(base), offset)] = alternatives.as_slice() else {
-            report.reason = Some(if alternatives.len() > 1 {
-                format!("the address has {} possible forms", alternatives.len())
+            report.reason = Some(if forms > 1 {
+                format!("the address has {forms} possible forms")
             } else {
                 "no single base pointer is known for the address".into()
             });
@@ -304,6 +315,10 @@ impl Kernel<'_> {
         };
         match self.space(base) {
             (Space::Global, note) => report.assumptions.extend(note),
+            (Space::Shared, _) if many.is_some() => {
+                report.reason = Some(format!("the address has {forms} possible forms"));
+                return Some(Ok(Counted::Global(report)));
+            }
             (Space::Shared, _) => {
                 return Some(Ok(Counted::Shared(self.shared(report, base, offset, b))))
             }
@@ -311,6 +326,9 @@ impl Kernel<'_> {
             (Space::Constant, _) => return Some(Err("constant-memory")),
         }
         report.array = Some(base.name().to_string());
+        if let Some((_, clamp)) = many {
+            return Some(Ok(Counted::Global(self.clamped(report, clamp, elem, b))));
+        }
         let (offset, unrolled) = self.unrolled(offset, b);
         report.assumptions.extend(unrolled);
         report.offset = Some(offset.to_string());
@@ -372,6 +390,42 @@ impl Kernel<'_> {
             report.finding = Some(finding(&report, layout(func, addr, elem), column));
         }
         Some(Ok(Counted::Global(report)))
+    }
+
+    /// Several forms of an address on one base pointer (`in[idx]` where branches set `idx`
+    /// to `slice + k` or to `size + k`): the base, and the forms as a clamp whose choice may
+    /// differ between lanes, so that the count covers every lane's every form, as a choice
+    /// made by `?:` is. `None` for one form, several bases, or a form that varies otherwise.
+    fn one_base(&self, alternatives: &[(Option<Var>, Expr)], b: Block) -> Option<(Var, Clamp)> {
+        let [(Some(base), _), rest @ ..] = alternatives else {
+            return None;
+        };
+        if rest.is_empty() || rest.iter().any(|(other, _)| other.as_ref() != Some(base)) {
+            return None;
+        }
+        let mut offsets = Vec::new();
+        for (_, offset) in alternatives {
+            let (o, _) = self.unrolled(offset, b);
+            if self.varying_name(&o, b).is_some() {
+                return None;
+            }
+            offsets.push(o.substitute(&self.known).unwrap_or(o));
+        }
+        let forms: Vec<String> = offsets.iter().map(|o| format!("`{o}`")).collect();
+        let note = format!(
+            "the address is one of {} forms on `{base}` chosen by the branches before it: \
+             {}; the count covers every lane's choice, from 1 to the most",
+            forms.len(),
+            forms.join(", ")
+        );
+        Some((
+            base.clone(),
+            Clamp {
+                offsets,
+                uniform: false,
+                note,
+            },
+        ))
     }
 
     /// `offset` with `var` written as each of its forms, when `var` is a choice between
@@ -442,7 +496,14 @@ impl Kernel<'_> {
                 .collect();
             super::warp::over_forms(each)
         } else {
-            count_lanes(&clamp.offsets, elem, &masked.warps, false)
+            count_lanes(&clamp.offsets, elem, &masked.warps, false).or_else(|| {
+                // Forms a symbolic distance apart: each counted alone, then together.
+                let each = clamp
+                    .offsets
+                    .iter()
+                    .map(|o| count(o, elem, x, self.threads(), &self.coordinates, &self.env));
+                (!masked.restricted).then(|| super::warp::together(each.collect(), &self.env))
+            })
         };
         let Some(mut counted) = counted else {
             report.reason = Some(

@@ -173,6 +173,23 @@ pub fn over_forms(each: Vec<WarpCount>) -> Option<WarpCount> {
     })
 }
 
+/// Forms of an address a warp's lanes may mix, each counted alone: every form's granules
+/// together, at most the counts added (`coalescing::together`).
+pub fn together(each: Vec<WarpCount>, env: &SignEnv) -> WarpCount {
+    let requests: Vec<Factor> = each.iter().map(|c| c.requests.clone()).collect();
+    let sectors: Vec<Factor> = each.iter().map(|c| c.sectors.clone()).collect();
+    WarpCount {
+        requests: crate::coalescing::together(&requests, env),
+        sectors: crate::coalescing::together(&sectors, env),
+        stride: None,
+        distinct: each
+            .iter()
+            .map(|c| c.distinct)
+            .sum::<u64>()
+            .min(WARP as u64),
+    }
+}
+
 /// Constant counts of several warps together: the most, the fewest where they differ.
 fn over_warps(parts: Vec<Factor>) -> Option<Factor> {
     let value = |e: &Expr| e.as_integer().and_then(|i| i64::try_from(i).ok());
