@@ -3,7 +3,7 @@
 
 use crate::inputs::CFlags;
 use clap::Args;
-use frontend::loop_ref::{LoopRef, LoopSelector};
+use frontend::loop_ref::LoopRef;
 use profile::driver::{build, real_compiler, run, BuildOptions, RunOptions};
 use profile::model::{normalize, DEFAULT_PROFILE};
 use profile::{LoopSelection, Tracking};
@@ -101,8 +101,7 @@ pub fn run_command(args: &ProfileArgs) -> ExitCode {
             .iter()
             .filter_map(|id| id.parse().ok())
             .collect();
-        if let Some(missing) = wanted.iter().find(|w| {
-            let w = w.parse::<LoopSelector>().ok();
+        if let Some((missing, _)) = wanted.iter().find(|(_, w)| {
             !ids.iter()
                 .any(|id| w.as_ref().is_some_and(|w| w.matches(id)))
         }) {

@@ -36,9 +36,10 @@ pub enum LoopSelection {
     NeedsProfile,
     All,
     None,
-    /// Loop selectors as given, `FILE:LINE` or `FILE:LINE:COL` (see [`LoopSelector`]); one
-    /// that does not parse selects nothing, which the caller reports with the text.
-    Ids(Vec<String>),
+    /// Loop selectors as given, `FILE:LINE` or `FILE:LINE:COL` (see [`LoopSelector`]),
+    /// each with its parse, made once; one that does not parse selects nothing, which the
+    /// caller reports with the text.
+    Ids(Vec<(String, Option<LoopSelector>)>),
 }
 
 impl LoopSelection {
@@ -47,7 +48,11 @@ impl LoopSelection {
             "needs-profile" | "" => LoopSelection::NeedsProfile,
             "all" => LoopSelection::All,
             "none" => LoopSelection::None,
-            ids => LoopSelection::Ids(ids.split(',').map(|s| s.trim().to_string()).collect()),
+            ids => LoopSelection::Ids(
+                ids.split(',')
+                    .map(|s| (s.trim().to_string(), s.trim().parse().ok()))
+                    .collect(),
+            ),
         }
     }
 
@@ -59,9 +64,10 @@ impl LoopSelection {
             }
             LoopSelection::All => true,
             LoopSelection::None => false,
-            LoopSelection::Ids(ids) => ids.iter().any(|want| {
-                want.parse::<LoopSelector>()
-                    .is_ok_and(|want| id.is_some_and(|id| want.matches(id)))
+            LoopSelection::Ids(ids) => ids.iter().any(|(_, want)| {
+                want.as_ref()
+                    .zip(id)
+                    .is_some_and(|(want, id)| want.matches(id))
             }),
         }
     }
