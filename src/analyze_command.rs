@@ -282,8 +282,10 @@ fn write_streaming(
     let mut problems = Vec::new();
     let mut any = false;
     // Several units may each report a loop of a function they share (a header's).
-    let mut seen: std::collections::HashMap<String, Vec<advisor::model::LoopReport>> =
-        std::collections::HashMap::new();
+    let mut seen: std::collections::HashMap<
+        frontend::loop_ref::LoopRef,
+        Vec<advisor::model::LoopReport>,
+    > = std::collections::HashMap::new();
     let several = units.len() > 1;
     advisor::analyze::analyze_units_streaming(
         units,
@@ -355,7 +357,7 @@ fn unmatched_selection(
         loop_id: None,
         ..filter.clone()
     };
-    let ids: Vec<String> = analyze_units(units, &all, target)
+    let ids: Vec<frontend::loop_ref::LoopRef> = analyze_units(units, &all, target)
         .into_iter()
         .map(|l| l.id)
         .collect();

@@ -90,8 +90,7 @@ fn esc(s: &str) -> String {
 
 /// The loop id's file and line.
 fn file_and_line(l: &LoopReport) -> Option<(String, u32)> {
-    let id = l.loop_ref()?;
-    Some((id.file, id.line))
+    Some((l.id.file.clone(), l.id.line))
 }
 
 fn badge_letter(v: Verdict) -> &'static str {
@@ -155,7 +154,7 @@ pub fn render(report: &Report, units: &[Unit], instance: Option<&InstanceReport>
                     gutter,
                     "<button class=\"badge {v}\" data-loop=\"{id}\" aria-controls=\"panel-{k}\" aria-expanded=\"false\" title=\"{id}: {v}\">{letter}</button>",
                     v = l.verdict.as_str(),
-                    id = esc(&l.id),
+                    id = esc(&l.id.to_string()),
                     letter = badge_letter(l.verdict)
                 );
             }
@@ -182,7 +181,7 @@ pub fn render(report: &Report, units: &[Unit], instance: Option<&InstanceReport>
                     "<span class=\"line loop\"><span class=\"gutter\"><button class=\"badge {v}\" data-loop=\"{id}\" aria-controls=\"panel-{k}\" aria-expanded=\"false\">{letter}</button></span><span class=\"no\">{}</span><span class=\"muted\">(source not readable)</span></span>",
                     l.line,
                     v = l.verdict.as_str(),
-                    id = esc(&l.id),
+                    id = esc(&l.id.to_string()),
                     letter = badge_letter(l.verdict)
                 );
             }
@@ -232,7 +231,7 @@ fn profile_chart(report: &Report) -> String {
         let _ = write!(
             out,
             "<tr><td class=\"label\">{}</td><td><span class=\"tag {v}\">{v}</span></td><td>{:.3} ms</td><td><span class=\"bar\" style=\"width:{width}px\"></span></td></tr>",
-            esc(&l.id),
+            esc(&l.id.to_string()),
             *t as f64 / 1e6,
             v = l.verdict.as_str()
         );
@@ -278,7 +277,7 @@ fn offload_chart(instance: &InstanceReport) -> String {
             "<tr><td class=\"label\">{}</td><td>{} (x{:.2})</td><td>{:.3} ms / {:.3} ms</td>\
              <td><span class=\"bar cpu\" style=\"width:{}px\"></span><br>\
              <span class=\"bar copy\" style=\"width:{}px\"></span><span class=\"bar kernel\" style=\"width:{}px\"></span></td></tr>",
-            esc(&l.id),
+            esc(&l.id.to_string()),
             esc(&o.verdict),
             o.speedup,
             ms(o.cpu_ns * n),
@@ -298,8 +297,8 @@ fn panel(k: usize, l: &LoopReport, report: &Report, units: &[Unit]) -> String {
     let _ = write!(
         out,
         "<section class=\"panel\" id=\"panel-{k}\" data-loop-id=\"{}\" hidden>\n<h3><span class=\"tag {v}\">{v}</span> {} in <code>{}</code></h3>\n",
-        esc(&l.id),
-        esc(&l.id),
+        esc(&l.id.to_string()),
+        esc(&l.id.to_string()),
         esc(&l.function),
         v = l.verdict.as_str()
     );

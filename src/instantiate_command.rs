@@ -121,9 +121,7 @@ pub fn reanalyze_with(
     target: Target,
 ) -> impl Fn(&LoopReport, &Values) -> Result<LoopReport, String> + '_ {
     move |l: &LoopReport, values: &Values| {
-        let id = l
-            .loop_ref()
-            .ok_or_else(|| format!("loop id `{}` names no file", l.id))?;
+        let id = &l.id;
         let file = id.file.as_str();
         let path = Path::new(file);
         if !path.is_file() {
@@ -136,7 +134,7 @@ pub fn reanalyze_with(
             .ok_or_else(|| problems.first().map(|d| d.to_string()).unwrap_or_default())?;
         let unit = load_unit(&input).map_err(|d| d.to_string())?;
         let injected: HashMap<String, i64> = values.iter().map(|(k, v)| (k.clone(), *v)).collect();
-        let this_loop = LoopSelector::from(&id);
+        let this_loop = LoopSelector::from(id);
         let filter = Filter {
             function: Some(l.function.clone()),
             loop_id: Some(this_loop.clone()),
@@ -144,7 +142,7 @@ pub fn reanalyze_with(
         };
         analyze_unit_injected(&unit, &filter, &target, &injected)
             .into_iter()
-            .find(|r| this_loop.matches_id(&r.id))
+            .find(|r| this_loop.matches(&r.id))
             .ok_or_else(|| format!("loop {} not found again in `{file}`", l.id))
     }
 }

@@ -3,7 +3,7 @@
 
 use crate::inputs::CFlags;
 use clap::Args;
-use frontend::loop_ref::LoopSelector;
+use frontend::loop_ref::LoopRef;
 use profile::driver::{build, real_compiler, run, BuildOptions, RunOptions};
 use profile::model::{normalize, DEFAULT_PROFILE};
 use profile::{LoopSelection, Tracking};
@@ -94,19 +94,20 @@ pub fn run_command(args: &ProfileArgs) -> ExitCode {
     };
     // A loop id that selects nothing would profile nothing it names, silently.
     if let LoopSelection::Ids(wanted) = &options.selection {
-        if let Some(missing) = wanted.iter().find(|w| {
-            !built
-                .loops
-                .iter()
-                .any(|id| w.parse::<LoopSelector>().is_ok_and(|w| w.matches_id(id)))
+        // The instrumented loops' ids as the profile keys them, parsed once; a loop with no
+        // place (`f.c:?`) can be neither selected nor suggested.
+        let ids: Vec<LoopRef> = built
+            .loops
+            .iter()
+            .filter_map(|id| id.parse().ok())
+            .collect();
+        if let Some((missing, _)) = wanted.iter().find(|(_, w)| {
+            !ids.iter()
+                .any(|id| w.as_ref().is_some_and(|w| w.matches(id)))
         }) {
             eprintln!(
                 "error: {}",
-                crate::selection::unknown_loop(missing, &built.loops).replacen(
-                    "`--loop ",
-                    "`--loops ",
-                    1
-                )
+                crate::selection::unknown_loop(missing, &ids).replacen("`--loop ", "`--loops ", 1)
             );
             return ExitCode::from(2);
         }

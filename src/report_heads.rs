@@ -20,11 +20,11 @@ pub struct Heads {
 /// that the others need (a [`LoopSketch`]), the block and whether a profile applies.
 #[derive(Deserialize)]
 struct LoopHead {
-    id: String,
+    id: frontend::loop_ref::LoopRef,
     function: String,
     line: u32,
     #[serde(default)]
-    nest: Vec<String>,
+    nest: Vec<frontend::loop_ref::LoopRef>,
     induction: Option<advisor::model::Induction>,
     #[serde(default)]
     occupancy: Option<OccupancyHead>,

@@ -15,6 +15,7 @@
 
 use advisor::model::{LoopReport, Reason, Report, Verdict};
 use advisor::rules::{self, Rule};
+use frontend::loop_ref::LoopRef;
 use frontend::unit::Unit;
 use serde_sarif::sarif;
 use std::collections::{BTreeMap, HashMap};
@@ -100,12 +101,12 @@ struct LoopSite {
 
 impl LoopSite {
     fn of(l: &LoopReport, all: &[LoopReport]) -> Option<LoopSite> {
-        let id = l.loop_ref()?;
-        let (col, line, file) = (i64::from(id.col), i64::from(id.line), id.file);
+        let id = &l.id;
+        let (col, line, file) = (i64::from(id.col), i64::from(id.line), id.file.clone());
         let rank = all
             .iter()
             .take_while(|o| o.id != l.id)
-            .filter(|o| o.function == l.function && o.loop_ref().is_some_and(|r| r.file == file))
+            .filter(|o| o.function == l.function && o.id.file == file)
             .count();
         Some(LoopSite {
             file,
@@ -356,15 +357,15 @@ impl Fix {
 /// to compile for the device, no atomic update to insert, no text of the loop rewritten
 /// nor code around it: counters, arg-min/arg-max, error paths), by loop id; and the lines of
 /// every target region planned (the loops inside one are ported with it).
-fn port_pragmas(report: &Report, units: &[Unit]) -> (HashMap<String, Fix>, Vec<Region>) {
+fn port_pragmas(report: &Report, units: &[Unit]) -> (HashMap<LoopRef, Fix>, Vec<Region>) {
     let mut out = HashMap::new();
     let mut regions = Vec::new();
     for unit in units {
-        let prefix = format!("{}:", unit.path.display());
+        let path = unit.path.display().to_string();
         let reports: Vec<LoopReport> = report
             .loops
             .iter()
-            .filter(|l| l.id.starts_with(&prefix))
+            .filter(|l| l.id.file == path)
             .cloned()
             .collect();
         if !reports.iter().any(|l| l.verdict == Verdict::Friendly) {

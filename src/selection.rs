@@ -1,7 +1,7 @@
 //! `--function` and `--loop` must name something: a selection that matches nothing is a
 //! usage error (exit 2) that names the closest candidates, never a silent "0 loops".
 
-use frontend::loop_ref::LoopSelector;
+use frontend::loop_ref::{LoopRef, LoopSelector};
 use frontend::unit::Unit;
 
 /// `--loop`'s selector, or the usage error for a text of another shape.
@@ -89,16 +89,21 @@ fn uncalled_header_definition(unit: &Unit, name: &str) -> Option<String> {
 
 /// The error for a `--loop` that matched none of `ids` (every loop id of the selection
 /// without `--loop`), naming the loops nearest to it: same file first, then by line.
-pub fn unknown_loop(wanted: &str, ids: &[String]) -> String {
+pub fn unknown_loop(wanted: &str, ids: &[LoopRef]) -> String {
     let selector = wanted.parse::<LoopSelector>().ok();
-    let (want_file, want_line) = split_id(wanted);
-    let mut ranked: Vec<(bool, u64, &String)> = ids
+    let (want_file, want_line) = split_selector(wanted);
+    // Ties are broken by the id's text, which keeps the order the message has always had.
+    let mut ranked: Vec<(bool, u64, String)> = ids
         .iter()
-        .filter(|id| !selector.as_ref().is_some_and(|s| s.matches_id(id)))
+        .filter(|id| !selector.as_ref().is_some_and(|s| s.matches(id)))
         .map(|id| {
-            let (file, line) = split_id(id);
-            let same_file = file.ends_with(&want_file) || want_file.ends_with(&file);
-            (!same_file, line.abs_diff(want_line), id)
+            let file = &id.file;
+            let same_file = file.ends_with(&want_file) || want_file.ends_with(file.as_str());
+            (
+                !same_file,
+                u64::from(id.line).abs_diff(want_line),
+                id.to_string(),
+            )
         })
         .collect();
     ranked.sort();
@@ -117,11 +122,11 @@ pub fn unknown_loop(wanted: &str, ids: &[String]) -> String {
     }
 }
 
-/// `(file, line)` of a loop id or selector, for ranking; the whole text and line 0 for
-/// neither.
-fn split_id(id: &str) -> (String, u64) {
-    id.parse::<LoopSelector>()
-        .map_or((id.to_string(), 0), |s| (s.file, u64::from(s.line)))
+/// `(file, line)` of a selector, for ranking; the whole text and line 0 for another text.
+fn split_selector(wanted: &str) -> (String, u64) {
+    wanted
+        .parse::<LoopSelector>()
+        .map_or((wanted.to_string(), 0), |s| (s.file, u64::from(s.line)))
 }
 
 /// The names among `candidates` nearest to `wanted` (at most three, within an edit
@@ -171,9 +176,9 @@ mod tests {
 
     #[test]
     fn the_nearest_loops_of_the_same_file_come_first() {
-        let ids: Vec<String> = ["b.c:998:3", "a.c:10:3", "a.c:40:5", "a.c:12:9"]
+        let ids: Vec<LoopRef> = ["b.c:998:3", "a.c:10:3", "a.c:40:5", "a.c:12:9"]
             .iter()
-            .map(|s| s.to_string())
+            .map(|s| s.parse().unwrap())
             .collect();
         let e = unknown_loop("a.c:999", &ids);
         assert!(

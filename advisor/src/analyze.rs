@@ -26,6 +26,7 @@ use analyses::reconstruct::{reconstruct, ReconstructConfig, Reconstruction};
 use analyses::sign::{sign_analysis, SignFacts};
 use analyses::symbols::SymbolOrigin;
 use frontend::ir::{Callee, Function, InstKind, Span, Value};
+use frontend::loop_ref::LoopRef;
 use frontend::loops::{analyze_loops, LoopForest, LoopId, Normalizable};
 use frontend::unit::Unit;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
@@ -237,7 +238,7 @@ pub fn analyze_units_streaming(
 /// one loop that differ (the files give it different callers or macros) all stay.
 pub fn without_repeats(reports: impl Iterator<Item = LoopReport>) -> Vec<LoopReport> {
     let mut out: Vec<LoopReport> = Vec::new();
-    let mut by_id: HashMap<String, Vec<usize>> = HashMap::new();
+    let mut by_id: HashMap<LoopRef, Vec<usize>> = HashMap::new();
     for report in reports {
         let same = by_id.entry(report.id.clone()).or_default();
         if same.iter().any(|&k| out[k] == report) {
@@ -398,9 +399,11 @@ fn analyze_function_in_program(
     let mut ordered: Vec<LoopId> = facts.keys().copied().collect();
     ordered.sort_by_key(|id| source_position(func, forest, *id));
     for id in ordered {
-        let report = context.report(id, &facts);
+        let Some(report) = context.report(id, &facts) else {
+            continue;
+        };
         if let Some(wanted) = &filter.loop_id {
-            if !wanted.matches_id(&report.id) {
+            if !wanted.matches(&report.id) {
                 continue;
             }
         }
@@ -1470,10 +1473,12 @@ impl<'a> FunctionContext<'a> {
         })
     }
 
-    fn report(&self, id: LoopId, all: &BTreeMap<LoopId, LoopFacts>) -> LoopReport {
+    /// `None` for a loop whose keyword the source map cannot place: no id names it, so no
+    /// `--loop`, profile or port could refer to its report.
+    fn report(&self, id: LoopId, all: &BTreeMap<LoopId, LoopFacts>) -> Option<LoopReport> {
         let l = self.forest.loop_(id);
         let source = l.source.map(|s| self.func.source_loop(s));
-        let loop_id = source.map(|s| self.unit.loop_id(s)).unwrap_or_default();
+        let loop_id = self.unit.loop_ref(source?)?;
         let line = source.map(|s| self.line(s.keyword_span)).unwrap_or(0);
         let facts = &all[&id];
         let induction = iv_range(
@@ -1512,8 +1517,11 @@ impl<'a> FunctionContext<'a> {
                     && is_immediate_child(self.func, self.forest, id, *child)
                     && self.counters(*child).is_empty()
                 {
-                    if let Some(s) = self.forest.loop_(*child).source {
-                        nest.push(self.unit.loop_id(self.func.source_loop(s)));
+                    let child = self.forest.loop_(*child).source;
+                    if let Some(child) =
+                        child.and_then(|s| self.unit.loop_ref(self.func.source_loop(s)))
+                    {
+                        nest.push(child);
                     }
                 }
             }
@@ -1578,7 +1586,7 @@ impl<'a> FunctionContext<'a> {
         }
         self.names_at_loop(id, &mut report);
         self.present(&mut report);
-        report
+        Some(report)
     }
 
     /// Rewrites the report's bounds and sections where they name a variable whose value at

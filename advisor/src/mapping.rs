@@ -14,6 +14,7 @@ use crate::model::{AccessCoalescing, GridMapping, MappingGain, MappingReport};
 use crate::space::{IvRange, Space};
 use analyses::reconstruct::Reconstruction;
 use frontend::ir::Function;
+use frontend::loop_ref::LoopRef;
 use frontend::loops::{LoopForest, LoopId};
 use frontend::unit::Unit;
 use num_bigint::BigInt;
@@ -181,17 +182,14 @@ impl<'a> Nest<'a> {
             x: self.var_name(c.x),
             y: c.y.map(|y| self.var_name(y)),
             x_loop: self.loop_id(c.x),
-            y_loop: c.y.map(|y| self.loop_id(y)),
+            y_loop: c.y.and_then(|y| self.loop_id(y)),
         }
     }
 
-    /// The `file:line:col` id of loop `id` (empty for a loop without a source loop).
-    fn loop_id(&self, id: LoopId) -> String {
-        self.forest
-            .loop_(id)
-            .source
-            .map(|s| self.unit.loop_id(self.func.source_loop(s)))
-            .unwrap_or_default()
+    /// The id of loop `id` (`None` for a loop without a placed source loop).
+    fn loop_id(&self, id: LoopId) -> Option<LoopRef> {
+        let source = self.forest.loop_(id).source?;
+        self.unit.loop_ref(self.func.source_loop(source))
     }
 
     /// Substitution that writes an offset in terms of the thread index `#tx`: the x loop's
@@ -255,14 +253,14 @@ impl<'a> Nest<'a> {
     }
 
     /// The id of the loop inside the thread that repeats `a`, if any (see the model).
-    fn inner_loop(&self, a: &MemAccess, c: &Candidate) -> Option<String> {
+    fn inner_loop(&self, a: &MemAccess, c: &Candidate) -> Option<LoopRef> {
         let block = self.func.inst(a.inst).block;
         let innermost = self.forest.innermost(block)?;
         if innermost == c.x || Some(innermost) == c.y || innermost == self.outer {
             return None;
         }
         let source = self.forest.loop_(innermost).source?;
-        Some(self.unit.loop_id(self.func.source_loop(source)))
+        self.unit.loop_ref(self.func.source_loop(source))
     }
 
     /// One alternative address of `a` as the threads of a warp compute it: the offset with

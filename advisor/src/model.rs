@@ -3,6 +3,7 @@
 //! Every expression is a C expression over the function's variables (integer semantics,
 //! `min(a, b)`/`max(a, b)` allowed) that the symbolic engine parses back.
 
+use frontend::loop_ref::LoopRef;
 use serde::{Deserialize, Serialize};
 
 pub const SCHEMA: &str = "warpwise/kernel-report/v1";
@@ -542,7 +543,8 @@ pub struct Access {
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LoopReport {
-    pub id: String,
+    /// Where the loop keyword is; written as its text, `file:line:col[#k]`.
+    pub id: LoopRef,
     pub function: String,
     pub line: u32,
     pub induction: Option<Induction>,
@@ -550,7 +552,7 @@ pub struct LoopReport {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub reasons: Vec<Reason>,
     /// The loops mapped to the grid, outermost first (1 or 2).
-    pub nest: Vec<String>,
+    pub nest: Vec<LoopRef>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub parameters: Vec<Parameter>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -605,14 +607,6 @@ pub struct LoopReport {
     pub divergence: Vec<DivergentBranch>,
 }
 
-impl LoopReport {
-    /// The parts of [`Self::id`]. The field stays a string because a loop the source map
-    /// cannot place has the id `file:?`, which names no line; `None` for that one.
-    pub fn loop_ref(&self) -> Option<frontend::loop_ref::LoopRef> {
-        self.id.parse().ok()
-    }
-}
-
 /// Which loop variable runs along the grid's x (consecutive threads of a warp) and y, and
 /// which loops those are: a nest with two inner loops over `j` has two candidates that
 /// differ only in `x_loop`.
@@ -621,32 +615,32 @@ pub struct GridMapping {
     pub x: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub y: Option<String>,
-    /// The id (`file:line:col`) of the loop along x; empty in reports written before it.
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub x_loop: String,
+    /// The id of the loop along x; absent in reports written before it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub y_loop: Option<String>,
+    pub x_loop: Option<LoopRef>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub y_loop: Option<LoopRef>,
 }
 
 impl GridMapping {
     /// "`j` (line 93)" for the x loop, or "`j`" when the loop is not known.
     pub fn x_text(&self) -> String {
-        loop_text(&self.x, &self.x_loop)
+        loop_text(&self.x, self.x_loop.as_ref())
     }
 
     /// [`Self::x_text`] for the y loop.
     pub fn y_text(&self) -> Option<String> {
         let y = self.y.as_ref()?;
-        Some(loop_text(y, self.y_loop.as_deref().unwrap_or("")))
+        Some(loop_text(y, self.y_loop.as_ref()))
     }
 }
 
-/// A loop variable with the line of its loop (from the `file:line:col` id): what tells two
-/// loops over variables of one name apart in text.
-fn loop_text(var: &str, loop_id: &str) -> String {
-    match loop_id.parse::<frontend::loop_ref::LoopRef>() {
-        Ok(id) => format!("`{var}` (line {})", id.line),
-        Err(_) => format!("`{var}`"),
+/// A loop variable with the line of its loop: what tells two loops over variables of one
+/// name apart in text.
+fn loop_text(var: &str, loop_id: Option<&LoopRef>) -> String {
+    match loop_id {
+        Some(id) => format!("`{var}` (line {})", id.line),
+        None => format!("`{var}`"),
     }
 }
 
@@ -674,7 +668,7 @@ pub struct AccessCoalescing {
     /// nested in the grid-mapped ones): every thread executes the access once per iteration
     /// of that loop. Absent when the access runs once per thread.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub inner_loop: Option<String>,
+    pub inner_loop: Option<LoopRef>,
     /// Bytes between the addresses of adjacent threads, when that is one expression.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stride_bytes: Option<String>,

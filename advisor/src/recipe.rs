@@ -68,7 +68,7 @@ fn findings(l: &LoopReport, units: &[Unit], verbose: bool) -> String {
         _ => "is not GPU-friendly",
     };
     let _ = writeln!(out, "{} {what}", loop_title(l));
-    let path = l.loop_ref().map_or_else(|| l.id.clone(), |id| id.file);
+    let path = l.id.file.clone();
     let unit = units.iter().find(|u| u.path.to_string_lossy() == path);
     for reason in &l.reasons {
         let mut d = Diagnostic::warning(reason.message.clone()).with_code(reason.code.as_str());

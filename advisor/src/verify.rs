@@ -10,7 +10,7 @@ use crate::present::{numbered_tokens, texts_mut, witness_keys, Kind};
 /// One broken rule, with the loop it was found in.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Problem {
-    pub loop_id: String,
+    pub loop_id: frontend::loop_ref::LoopRef,
     pub what: String,
 }
 

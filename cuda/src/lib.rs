@@ -88,12 +88,12 @@ pub fn locate(
             }
             if selector
                 .as_ref()
-                .is_some_and(|s| reports.iter().any(|r| s.matches_id(&r.id)))
+                .is_some_and(|s| reports.iter().any(|r| s.matches(&r.id)))
             {
                 found = Some((u, reports));
                 break;
             }
-            all_ids.extend(reports.iter().map(|r| r.id.clone()));
+            all_ids.extend(reports.iter().map(|r| r.id.to_string()));
         }
     }
     if let Some((u, reports)) = found {

@@ -21,6 +21,7 @@ use super::reduce;
 use advisor::model::{Device, LoopReport, ParamKind, ReductionKind, Role, SharedArea, Verdict};
 use frontend::access_sites::{access_sites, FunctionSite, LoopSite, Sites};
 use frontend::ir::{Function, Span};
+use frontend::loop_ref::LoopRef;
 use frontend::types::{ArrayLen, Type, TypeId, TypeTable};
 use frontend::unit::Unit;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
@@ -88,7 +89,7 @@ pub struct DebugOptions {
 
 #[derive(Clone, Debug)]
 pub struct NestLoop {
-    pub id: String,
+    pub id: LoopRef,
     pub var: String,
     /// The variable's C type (`int`, `size_t`).
     pub var_type: String,
@@ -223,7 +224,7 @@ pub enum KernelArg {
 
 #[derive(Clone, Debug)]
 pub struct KernelPlan {
-    pub loop_id: String,
+    pub loop_id: LoopRef,
     /// The loop statement in the unit's preprocessed text (where a snapshot is taken).
     pub loop_span: Span,
     pub function: String,
@@ -310,12 +311,12 @@ pub fn find_report<'a>(
     let selector = wanted.parse::<frontend::loop_ref::LoopSelector>().ok();
     let found: Vec<&LoopReport> = reports
         .iter()
-        .filter(|r| selector.as_ref().is_some_and(|s| s.matches_id(&r.id)))
+        .filter(|r| selector.as_ref().is_some_and(|s| s.matches(&r.id)))
         .collect();
     match found.as_slice() {
         [one] => Ok(one),
         [] => {
-            let ids: Vec<&str> = reports.iter().map(|r| r.id.as_str()).collect();
+            let ids: Vec<String> = reports.iter().map(|r| r.id.to_string()).collect();
             Err(EmitError::usage(format!(
                 "no loop at `{wanted}`; loops: {}",
                 if ids.is_empty() {
@@ -329,7 +330,7 @@ pub fn find_report<'a>(
             "`{wanted}` names {} loops ({}); add the column",
             many.len(),
             many.iter()
-                .map(|r| r.id.as_str())
+                .map(|r| r.id.to_string())
                 .collect::<Vec<_>>()
                 .join(", ")
         ))),
@@ -408,11 +409,11 @@ impl Ctx<'_> {
             .unwrap_or("")
     }
 
-    pub(crate) fn loop_site(&self, id: &str) -> Option<&LoopSite> {
+    pub(crate) fn loop_site(&self, id: &LoopRef) -> Option<&LoopSite> {
         self.sites
             .loops
             .iter()
-            .find(|l| self.unit.loop_id_at(l.keyword) == id)
+            .find(|l| self.unit.loop_ref_at(l.keyword).as_ref() == Some(id))
     }
 
     pub(crate) fn function_site(&self, name: &str) -> Option<&FunctionSite> {
@@ -1163,7 +1164,7 @@ fn map_nest<'s>(
     // mapping asks for it and a profile made it friendly.
     let inner_site = perfectly_nested_child(scope.ctx, outer_site);
     let inner_report = inner_site.and_then(|site| {
-        let id = scope.unit.loop_id_at(site.keyword);
+        let id = scope.unit.loop_ref_at(site.keyword)?;
         scope.reports.iter().find(|r| r.id == id)
     });
     let wanted = wanted_axes(scope, &nest[0].var)?;

@@ -276,7 +276,7 @@ pub fn check(report: &LoopReport) -> Result<Vec<(Reduction, RedOp, NumClass)>, E
 /// rewritten): an element's occurrences become its private accumulator, a histogram's
 /// updates atomics. `rename` maps a report expression to the kernel's names.
 pub fn plan_body(
-    loop_id: &str,
+    loop_id: &frontend::loop_ref::LoopRef,
     checked: &[(Reduction, RedOp, NumClass)],
     body: &mut String,
     rename: &dyn Fn(&str) -> String,

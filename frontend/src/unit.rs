@@ -3,6 +3,7 @@
 
 use crate::diagnostic::{Diagnostic, Label};
 use crate::ir::{Function, SourceLoop, Span};
+use crate::loop_ref::LoopRef;
 use crate::lower::{lower_translation_unit, LowerInput, Lowered, PragmaAnchor};
 use crate::preprocess::{Preprocessed, TranslationUnitInput};
 use std::path::{Path, PathBuf};
@@ -291,19 +292,34 @@ impl Unit {
         self.loop_id_at(source_loop.keyword_span)
     }
 
+    /// [`Self::loop_ref_at`] as text; a keyword the source map cannot place gives
+    /// `file:?`, which no selector or report id matches.
+    pub fn loop_id_at(&self, keyword: Span) -> String {
+        match self.loop_ref_at(keyword) {
+            Some(id) => id.to_string(),
+            None => format!("{}:?", self.path.display()),
+        }
+    }
+
+    /// [`Self::loop_ref_at`] of a source loop's keyword.
+    pub fn loop_ref(&self, source_loop: &SourceLoop) -> Option<LoopRef> {
+        self.loop_ref_at(source_loop.keyword_span)
+    }
+
     /// The id of the loop whose keyword is at `keyword`: `file:line:col`, and `#k` after it
     /// for the k-th loop of the unit at that place. A macro's expansion sits where the macro
     /// is named, so every loop it holds has that place (GraphicsMagick's
     /// `FindHistogramBounds`, two loops; kseq.h's functions); without the rank they would
-    /// share an id, and a profile would add their counts together.
-    pub fn loop_id_at(&self, keyword: Span) -> String {
-        let Some(at) = self.resolve(keyword) else {
-            return format!("{}:?", self.path.display());
-        };
-        match self.loop_ranks().get(&keyword.start) {
-            Some(rank) => format!("{at}#{rank}"),
-            None => at.to_string(),
-        }
+    /// share an id, and a profile would add their counts together. `None` for a keyword
+    /// with no place in the source.
+    pub fn loop_ref_at(&self, keyword: Span) -> Option<LoopRef> {
+        let at = self.resolve(keyword)?;
+        Some(LoopRef {
+            file: at.path.display().to_string(),
+            line: at.line,
+            col: at.col,
+            rank: self.loop_ranks().get(&keyword.start).copied(),
+        })
     }
 
     fn loop_ranks(&self) -> &std::collections::HashMap<u32, u32> {

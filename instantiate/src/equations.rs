@@ -4,6 +4,7 @@
 //! admit several values: `(2*n + 3) / 4 = 100` gives `n ∈ {199, 200}`).
 
 use super::eval::{self, Values};
+use frontend::loop_ref::LoopRef;
 use num_rational::BigRational;
 use num_traits::ToPrimitive;
 use profile::model::LoopProfile;
@@ -59,7 +60,7 @@ impl CountStatistic {
 /// One loop's count as an equation, and whether it was used.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CountEquation {
-    pub loop_id: String,
+    pub loop_id: LoopRef,
     pub trip_count: String,
     /// The count per entry the equation uses (`100`, or `401/4` for a mean).
     pub observed: String,
@@ -75,7 +76,7 @@ pub struct CountEquation {
 /// A loop that takes part: its trip-count expression and its profile.
 #[derive(Clone, Debug)]
 pub struct CountedLoop<'a> {
-    pub id: String,
+    pub id: LoopRef,
     pub trip_count: String,
     pub profile: Option<&'a LoopProfile>,
 }
@@ -207,7 +208,7 @@ pub fn solve_counts_given(
                 .equations
                 .iter()
                 .filter(|e| e.used)
-                .map(|e| e.loop_id.as_str())
+                .map(|e| e.loop_id.to_string())
                 .collect::<Vec<_>>()
                 .join(", ")
         ));
@@ -265,7 +266,7 @@ mod tests {
             .iter()
             .enumerate()
             .map(|(k, (t, p))| CountedLoop {
-                id: format!("a.c:{k}:1"),
+                id: format!("a.c:{}:1", k + 1).parse().unwrap(),
                 trip_count: t.to_string(),
                 profile: Some(p),
             })
@@ -303,12 +304,12 @@ mod tests {
         let p2 = profile(11, 11, 1);
         let loops = [
             CountedLoop {
-                id: "a.c:1:1".into(),
+                id: "a.c:1:1".parse().unwrap(),
                 trip_count: "n".into(),
                 profile: Some(&p1),
             },
             CountedLoop {
-                id: "a.c:2:1".into(),
+                id: "a.c:2:1".parse().unwrap(),
                 trip_count: "n".into(),
                 profile: Some(&p2),
             },
@@ -322,7 +323,7 @@ mod tests {
     fn counts_over_an_induction_variable_are_not_equations() {
         let p = profile(0, 9, 10);
         let loops = [CountedLoop {
-            id: "a.c:3:1".into(),
+            id: "a.c:3:1".parse().unwrap(),
             trip_count: "i".into(),
             profile: Some(&p),
         }];

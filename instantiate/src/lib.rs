@@ -18,6 +18,7 @@ use advisor::gpus::Gpu;
 use advisor::model::{LoopReport, ParamKind, Report, Verdict};
 use equations::{solve_counts, CountStatistic, CountedLoop};
 use eval::Values;
+use frontend::loop_ref::LoopRef;
 pub use model::Inputs;
 use model::{InstanceLoop, INSTANCE_SCHEMA};
 use offload::{estimate, Link, OffloadInputs};
@@ -114,10 +115,10 @@ pub fn inputs(profile: Option<&Profile>, options: &Options) -> Inputs {
 /// loop at a time keeps these of every loop (a few hundred bytes) instead of the loops.
 #[derive(Clone, Debug)]
 pub struct LoopSketch {
-    pub id: String,
+    pub id: LoopRef,
     pub function: String,
     pub line: u32,
-    pub nest: Vec<String>,
+    pub nest: Vec<LoopRef>,
     pub induction: Option<InductionSketch>,
 }
 
@@ -233,19 +234,19 @@ impl Order {
 /// per loop made a report of many loops quadratic.
 #[derive(Debug)]
 pub struct LoopIndex<'a> {
-    by_id: HashMap<&'a str, &'a LoopSketch>,
-    by_function: HashMap<(String, &'a str), Vec<&'a LoopSketch>>,
+    by_id: HashMap<&'a LoopRef, &'a LoopSketch>,
+    by_function: HashMap<(&'a str, &'a str), Vec<&'a LoopSketch>>,
 }
 
 impl<'a> LoopIndex<'a> {
     pub fn new(all: &'a [LoopSketch]) -> LoopIndex<'a> {
         let mut by_id = HashMap::with_capacity(all.len());
-        let mut by_function: HashMap<(String, &str), Vec<&LoopSketch>> = HashMap::new();
+        let mut by_function: HashMap<(&str, &str), Vec<&LoopSketch>> = HashMap::new();
         for l in all {
             // The first loop of an id wins, as a scan in report order found it.
-            by_id.entry(l.id.as_str()).or_insert(l);
+            by_id.entry(&l.id).or_insert(l);
             by_function
-                .entry((id_file(&l.id), l.function.as_str()))
+                .entry((l.id.file.as_str(), l.function.as_str()))
                 .or_default()
                 .push(l);
         }
@@ -255,38 +256,31 @@ impl<'a> LoopIndex<'a> {
     /// The loops of the same function and file as `l`, `l` and its nest first.
     fn related<'b>(&'b self, l: &'b LoopSketch) -> Vec<&'b LoopSketch> {
         let mut out: Vec<&LoopSketch> = Vec::new();
-        let mut seen: std::collections::HashSet<&str> = std::collections::HashSet::new();
+        let mut seen: std::collections::HashSet<&LoopRef> = std::collections::HashSet::new();
         for id in &l.nest {
-            if let Some(x) = self.by_id.get(id.as_str()) {
-                if seen.insert(x.id.as_str()) {
+            if let Some(x) = self.by_id.get(id) {
+                if seen.insert(&x.id) {
                     out.push(x);
                 }
             }
         }
-        if !seen.contains(l.id.as_str()) {
-            let me = self.by_id.get(l.id.as_str()).copied().unwrap_or(l);
-            seen.insert(me.id.as_str());
+        if !seen.contains(&l.id) {
+            let me = self.by_id.get(&l.id).copied().unwrap_or(l);
+            seen.insert(&me.id);
             out.insert(0, me);
         }
         for x in self
             .by_function
-            .get(&(id_file(&l.id), l.function.as_str()))
+            .get(&(l.id.file.as_str(), l.function.as_str()))
             .into_iter()
             .flatten()
         {
-            if seen.insert(x.id.as_str()) {
+            if seen.insert(&x.id) {
                 out.push(x);
             }
         }
         out
     }
-}
-
-/// The file part of a loop id `path:line:col`; empty for an id that names no place.
-fn id_file(id: &str) -> String {
-    id.parse::<frontend::loop_ref::LoopRef>()
-        .map(|l| l.file)
-        .unwrap_or_default()
 }
 
 /// Every variable the evaluated expressions of `l` mention, minus induction variables.
@@ -375,7 +369,7 @@ fn instantiate_loop<'a, E: std::fmt::Display>(
     let sketch = LoopSketch::of(l);
     let related = index.related(&sketch);
     let ivs = induction_variables(&related);
-    let find = |id: &str| -> Option<&LoopProfile> { profile.and_then(|p| p.find_loop(id)) };
+    let find = |id: &LoopRef| -> Option<&LoopProfile> { profile.and_then(|p| p.find_loop(id)) };
     let counted = counted_loops(&related, profile);
     let (solved, conflicts) = solve_loop_counts(l, &counted, &ivs, options.statistic);
     let recorded = recorded_inbounds(l, &related, profile);
@@ -384,7 +378,7 @@ fn instantiate_loop<'a, E: std::fmt::Display>(
         .iter()
         .map(|(name, stats)| (name.clone(), (*stats).clone()))
         .collect();
-    let unprofiled: Vec<(String, BTreeSet<String>)> = counted
+    let unprofiled: Vec<(LoopRef, BTreeSet<String>)> = counted
         .iter()
         .filter(|c| c.profile.is_none())
         .map(|c| (c.id.clone(), eval::variables(&c.trip_count)))
@@ -548,10 +542,11 @@ fn solve_loop_counts(
             .collect();
         conflicts = solved.conflicts.clone();
         solved = solve_counts(&own, ivs, statistic);
-        let used_by_own: BTreeSet<&str> = solved
+        // Sorted as text (not by line), as the note has always listed them.
+        let used_by_own: BTreeSet<String> = solved
             .equations
             .iter()
-            .map(|e| e.loop_id.as_str())
+            .map(|e| e.loop_id.to_string())
             .collect();
         conflicts.push(format!(
             "solved from the loop's own nest ({}) instead",

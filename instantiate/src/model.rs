@@ -2,6 +2,7 @@
 //! every number next to the symbolic expression it came from and the values it used.
 
 use super::equations::CountEquation;
+use frontend::loop_ref::LoopRef;
 use serde::{Deserialize, Serialize};
 
 pub const INSTANCE_SCHEMA: &str = "warpwise/instance-report/v1";
@@ -48,7 +49,7 @@ pub struct Quantity {
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct InstanceLoop {
-    pub id: String,
+    pub id: LoopRef,
     pub function: String,
     pub line: u32,
     pub verdict: String,

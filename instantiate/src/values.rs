@@ -5,6 +5,7 @@
 use super::equations::{consistent_with_ranges, CountedLoop, Determined, Solved};
 use super::eval::Values;
 use super::model::VariableValue;
+use frontend::loop_ref::LoopRef;
 use profile::model::ValueStats;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -18,7 +19,7 @@ pub struct Sources<'a> {
     /// Loops of the same function with profile data, for consistency checks.
     pub loops: &'a [CountedLoop<'a>],
     /// Loops of the same function without profile data, by the variables their counts use.
-    pub unprofiled: &'a [(String, BTreeSet<String>)],
+    pub unprofiled: &'a [(LoopRef, BTreeSet<String>)],
 }
 
 /// Resolves every variable in `names`; returns the values and one line per variable.
@@ -238,11 +239,11 @@ impl<'n> Evidence<'n> {
             (None, Some(_)) => format!("{name} took the values {} at entry", self.entry_text),
             (None, None) => format!("no profiled loop count determines {name}"),
         };
-        let would: Vec<&str> = sources
+        let would: Vec<String> = sources
             .unprofiled
             .iter()
             .filter(|(_, vars)| vars.contains(name))
-            .map(|(id, _)| id.as_str())
+            .map(|(id, _)| id.to_string())
             .collect();
         if !would.is_empty() {
             why.push_str(&format!(

@@ -20,7 +20,7 @@ use advisor::rules::Code;
 use frontend::access_sites::{access_sites, AccessMode, AccessSite, LoopSite, Sites};
 use frontend::diagnostic::Diagnostic;
 use frontend::ir::{InstKind, Span};
-use frontend::loop_ref::LoopSelector;
+use frontend::loop_ref::{LoopRef, LoopSelector};
 use frontend::unit::Unit;
 use std::collections::{HashMap, HashSet};
 use std::fmt::Write;
@@ -36,9 +36,10 @@ pub enum LoopSelection {
     NeedsProfile,
     All,
     None,
-    /// Loop selectors as given, `FILE:LINE` or `FILE:LINE:COL` (see [`LoopSelector`]); one
-    /// that does not parse selects nothing, which the caller reports with the text.
-    Ids(Vec<String>),
+    /// Loop selectors as given, `FILE:LINE` or `FILE:LINE:COL` (see [`LoopSelector`]),
+    /// each with its parse, made once; one that does not parse selects nothing, which the
+    /// caller reports with the text.
+    Ids(Vec<(String, Option<LoopSelector>)>),
 }
 
 impl LoopSelection {
@@ -47,20 +48,26 @@ impl LoopSelection {
             "needs-profile" | "" => LoopSelection::NeedsProfile,
             "all" => LoopSelection::All,
             "none" => LoopSelection::None,
-            ids => LoopSelection::Ids(ids.split(',').map(|s| s.trim().to_string()).collect()),
+            ids => LoopSelection::Ids(
+                ids.split(',')
+                    .map(|s| (s.trim().to_string(), s.trim().parse().ok()))
+                    .collect(),
+            ),
         }
     }
 
-    fn selects(&self, id: &str, report: Option<&LoopReport>) -> bool {
+    /// `id` is `None` for a loop with no place in the source, which no id selects.
+    fn selects(&self, id: Option<&LoopRef>, report: Option<&LoopReport>) -> bool {
         match self {
             LoopSelection::NeedsProfile => {
                 report.is_some_and(|r| r.verdict == Verdict::NeedsProfile)
             }
             LoopSelection::All => true,
             LoopSelection::None => false,
-            LoopSelection::Ids(ids) => ids.iter().any(|want| {
-                want.parse::<LoopSelector>()
-                    .is_ok_and(|want| want.matches_id(id))
+            LoopSelection::Ids(ids) => ids.iter().any(|(_, want)| {
+                want.as_ref()
+                    .zip(id)
+                    .is_some_and(|(want, id)| want.matches(id))
             }),
         }
     }
@@ -128,7 +135,7 @@ pub fn instrument_with(
         let o = s.start as usize;
         system.iter().any(|&(a, b)| a <= o && o < b)
     };
-    let by_id: HashMap<&str, &LoopReport> = reports.iter().map(|r| (r.id.as_str(), r)).collect();
+    let by_id: HashMap<&LoopRef, &LoopReport> = reports.iter().map(|r| (&r.id, r)).collect();
 
     // Memory accesses according to lowering: arrays that decay, SSA scalars and
     // bit-field-free checks come from here.
@@ -166,18 +173,22 @@ pub fn instrument_with(
         .iter()
         .map(|&i| unit.loop_id_at(sites.loops[i].keyword))
         .collect();
-    let reports_of: Vec<Option<&LoopReport>> = ids
+    let refs: Vec<Option<LoopRef>> = table
         .iter()
-        .map(|id| by_id.get(id.as_str()).copied())
+        .map(|&i| unit.loop_ref_at(sites.loops[i].keyword))
+        .collect();
+    let reports_of: Vec<Option<&LoopReport>> = refs
+        .iter()
+        .map(|id| id.as_ref().and_then(|id| by_id.get(id)).copied())
         .collect();
     // What each selected loop watches: nothing left undecided (counted only), the accesses
     // of its undecided pairs, or everything.
     let watch: Vec<Watch> = table
         .iter()
-        .zip(&ids)
+        .zip(&refs)
         .zip(&reports_of)
         .map(|((&i, id), r)| {
-            if !selection.selects(id, *r) {
+            if !selection.selects(id.as_ref(), *r) {
                 return Watch::Nothing;
             }
             // A loop named explicitly, or without a report, is watched in full.
@@ -721,7 +732,7 @@ fn should_wrap(
     loads: &HashSet<(u32, u32)>,
     stores: &HashSet<(u32, u32)>,
     bit_fields: &HashSet<String>,
-    reports: &HashMap<&str, &LoopReport>,
+    reports: &HashMap<&LoopRef, &LoopReport>,
     unit: &Unit,
 ) -> bool {
     if a.member.as_ref().is_some_and(|m| bit_fields.contains(m)) {
@@ -772,12 +783,11 @@ fn should_wrap(
 fn is_induction(
     l: &LoopSite,
     name: &str,
-    reports: &HashMap<&str, &LoopReport>,
+    reports: &HashMap<&LoopRef, &LoopReport>,
     unit: &Unit,
 ) -> bool {
-    let id = unit.loop_id_at(l.keyword);
-    reports
-        .get(id.as_str())
+    unit.loop_ref_at(l.keyword)
+        .and_then(|id| reports.get(&id))
         .and_then(|r| r.induction.as_ref())
         .is_some_and(|i| i.var == name)
 }

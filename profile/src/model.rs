@@ -182,15 +182,16 @@ impl Profile {
     /// The loop with this id. Reports and profiles name a file the way it was given on the
     /// command line (`samples/a.c` or `/abs/samples/a.c`), so after an exact lookup the
     /// file part matches by path suffix on a component boundary, line and column exactly.
-    pub fn find_loop(&self, id: &str) -> Option<&LoopProfile> {
-        if let Some(l) = self.loops.get(id) {
+    /// The keys stay text, parsed here: the file keeps the order of the text, and a key no
+    /// report can name (`f.c:?`) is no reason to refuse the rest of the profile.
+    pub fn find_loop(&self, id: &LoopRef) -> Option<&LoopProfile> {
+        if let Some(l) = self.loops.get(&id.to_string()) {
             return Some(l);
         }
-        let id = id.parse::<LoopRef>().ok()?;
         let mut found = self
             .loops
             .iter()
-            .filter(|(key, _)| key.parse::<LoopRef>().is_ok_and(|key| key.same_loop(&id)))
+            .filter(|(key, _)| key.parse::<LoopRef>().is_ok_and(|key| key.same_loop(id)))
             .map(|(_, l)| l);
         let first = found.next()?;
         // Two files with the same tail are ambiguous: better no data than the wrong loop's.

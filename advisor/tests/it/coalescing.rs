@@ -16,6 +16,7 @@ use analyses::reconstruct::{reconstruct, ReconstructConfig};
 use analyses::symbols::SymbolOrigin;
 use frontend::interp::{Access, Interpreter, Observer, Val};
 use frontend::ir::{Block, Value};
+use frontend::loop_ref::LoopRef;
 use frontend::loops::analyze_loops;
 use frontend::preprocess::TranslationUnitInput;
 use frontend::unit::{load_unit, Unit};
@@ -635,19 +636,20 @@ fn every_mapping_names_its_loops() {
     let unit = load_unit(&TranslationUnitInput::new(&file)).expect("loads");
     let reports = analyze_unit(&unit, &Filter::default());
     let outer = find(&reports, "f", 2);
-    let labels: Vec<(String, String)> = outer
+    let labels: Vec<(String, Option<LoopRef>)> = outer
         .mappings
         .iter()
         .map(|m| (m.mapping.x.clone(), m.mapping.x_loop.clone()))
         .collect();
-    let js: Vec<&(String, String)> = labels.iter().filter(|(x, _)| x.starts_with('j')).collect();
+    let js: Vec<&(String, Option<LoopRef>)> =
+        labels.iter().filter(|(x, _)| x.starts_with('j')).collect();
     assert_eq!(js.len(), 2, "{labels:?}");
-    let mut lines: Vec<&str> = js
+    let mut lines: Vec<u32> = js
         .iter()
-        .map(|(_, l)| l.rsplit(':').nth(1).unwrap())
+        .map(|(_, l)| l.as_ref().expect("the x loop's id").line)
         .collect();
     lines.sort();
-    assert_eq!(lines, ["3", "4"], "{labels:?}");
+    assert_eq!(lines, [3, 4], "{labels:?}");
     let unique: std::collections::HashSet<_> = outer.mappings.iter().map(|m| &m.mapping).collect();
     assert_eq!(unique.len(), outer.mappings.len(), "{labels:?}");
     let texts: Vec<String> = outer.mappings.iter().map(|m| m.mapping.x_text()).collect();

@@ -109,7 +109,7 @@ fn check_loop(
         forest
             .loop_(*id)
             .source
-            .is_some_and(|s| unit.loop_id(func.source_loop(s)) == report.id)
+            .is_some_and(|s| unit.loop_ref(func.source_loop(s)).as_ref() == Some(&report.id))
     }) else {
         return 0;
     };

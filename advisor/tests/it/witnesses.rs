@@ -12,6 +12,7 @@ use analyses::reconstruct::{reconstruct, ReconstructConfig};
 use analyses::symbols::SymbolOrigin;
 use frontend::interp::{Access, Interpreter, Observer, Val};
 use frontend::ir::{Function, InstKind, Value};
+use frontend::loop_ref::LoopRef;
 use frontend::loops::{analyze_loops, LoopForest, LoopId};
 use frontend::preprocess::TranslationUnitInput;
 use frontend::types::Type;
@@ -103,14 +104,14 @@ fn load(path: &Path) -> Unit {
     load_unit(&TranslationUnitInput::new(path.to_path_buf())).expect("the file loads")
 }
 
-fn loop_of(unit: &Unit, func: &Function, forest: &LoopForest, id: &str) -> LoopId {
+fn loop_of(unit: &Unit, func: &Function, forest: &LoopForest, id: &LoopRef) -> LoopId {
     forest
         .ids()
         .find(|l| {
             forest
                 .loop_(*l)
                 .source
-                .is_some_and(|s| unit.loop_id(func.source_loop(s)) == id)
+                .is_some_and(|s| unit.loop_ref(func.source_loop(s)).as_ref() == Some(id))
         })
         .expect("the reported loop exists")
 }

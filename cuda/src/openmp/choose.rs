@@ -16,6 +16,7 @@ use super::PortOptions;
 use crate::plan::EmitError;
 use advisor::model::{LoopReport, ReductionKind, Verdict};
 use frontend::access_sites::Sites;
+use frontend::loop_ref::LoopRef;
 use frontend::unit::Unit;
 use std::collections::HashMap;
 
@@ -26,22 +27,24 @@ pub(super) fn ports_of(
     reports: &[LoopReport],
     chosen: &[&LoopReport],
     options: &PortOptions,
-) -> (Vec<LoopPort>, Vec<(String, EmitError)>) {
+) -> (Vec<LoopPort>, Vec<(LoopRef, EmitError)>) {
     let sites = frontend::access_sites::access_sites(&unit.preprocessed).ok();
     // Each loop's id and children once: a file of thousands of loops asks for them often.
-    let mut site_of: HashMap<String, usize> = HashMap::new();
+    let mut site_of: HashMap<LoopRef, usize> = HashMap::new();
     let mut children: Vec<Vec<usize>> = Vec::new();
     if let Some(sites) = &sites {
         children = vec![Vec::new(); sites.loops.len()];
         for (k, l) in sites.loops.iter().enumerate() {
-            site_of.entry(unit.loop_id_at(l.keyword)).or_insert(k);
+            if let Some(id) = unit.loop_ref_at(l.keyword) {
+                site_of.entry(id).or_insert(k);
+            }
             if let Some(parent) = l.parent {
                 children[parent].push(k);
             }
         }
     }
-    let ids: HashMap<usize, &str> = site_of.iter().map(|(id, k)| (*k, id.as_str())).collect();
-    let by_id: HashMap<&str, &LoopReport> = reports.iter().map(|r| (r.id.as_str(), r)).collect();
+    let ids: HashMap<usize, &LoopRef> = site_of.iter().map(|(id, k)| (*k, id)).collect();
+    let by_id: HashMap<&LoopRef, &LoopReport> = reports.iter().map(|r| (&r.id, r)).collect();
     let chooser = Chooser {
         unit,
         reports,
@@ -71,10 +74,10 @@ struct Chooser<'a> {
     options: &'a PortOptions,
     sites: Option<&'a Sites>,
     /// Loop site by id, id by site, and each site's children.
-    site_of: &'a HashMap<String, usize>,
-    ids: &'a HashMap<usize, &'a str>,
+    site_of: &'a HashMap<LoopRef, usize>,
+    ids: &'a HashMap<usize, &'a LoopRef>,
     /// Each report by its loop's id.
-    by_id: &'a HashMap<&'a str, &'a LoopReport>,
+    by_id: &'a HashMap<&'a LoopRef, &'a LoopReport>,
     children: &'a [Vec<usize>],
 }
 
@@ -84,7 +87,7 @@ impl Chooser<'_> {
         &self,
         report: &LoopReport,
         ports: &mut Vec<LoopPort>,
-        refused: &mut Vec<(String, EmitError)>,
+        refused: &mut Vec<(LoopRef, EmitError)>,
     ) {
         match plan_port(self.unit, self.reports, report, self.options) {
             Ok(p) if !reorders_float_updates(report) => ports.push(p),
@@ -116,7 +119,7 @@ impl Chooser<'_> {
         }
         let clean = ports.iter().all(|p| {
             self.by_id
-                .get(p.loop_id.as_str())
+                .get(&p.loop_id)
                 .is_some_and(|r| !reorders_float_updates(r))
         });
         let covered = outer.atomics.iter().all(|a| {

@@ -14,6 +14,7 @@ use crate::plan::{
 use advisor::model::{Device, LoopReport, ParamKind, RedOp, ReductionKind, Role};
 use frontend::access_sites::{AccessMode, LoopSite};
 use frontend::ir::Span;
+use frontend::loop_ref::LoopRef;
 use frontend::types::{Type, TypeId};
 use frontend::unit::Unit;
 use std::collections::{BTreeMap, BTreeSet};
@@ -22,7 +23,7 @@ use std::path::PathBuf;
 /// One loop's port: where the pragma goes and what it says.
 #[derive(Clone, Debug)]
 pub struct LoopPort {
-    pub loop_id: String,
+    pub loop_id: LoopRef,
     pub function: String,
     /// The file holding the loop, as the preprocessor named it, and the loop keyword's
     /// line and column there (1-based).
@@ -59,7 +60,7 @@ pub struct LoopPort {
     pub maps_structs: bool,
     /// The loop around this one whose port gave way to the ports inside it (its id), and
     /// the arrays it would have mapped: what a data region around it maps.
-    pub enclosing: Option<(String, Vec<ArrayMap>)>,
+    pub enclosing: Option<(LoopRef, Vec<ArrayMap>)>,
     /// The host code after the loop that runs the first iteration that took an error path
     /// again (`super::error_flag`).
     pub rerun: Option<super::error_flag::Rerun>,
@@ -2208,7 +2209,9 @@ fn collapse(
     if ctx.slice(child.keyword) != "for" {
         return vars;
     }
-    let id = unit.loop_id_at(child.keyword);
+    let Some(id) = unit.loop_ref_at(child.keyword) else {
+        return vars;
+    };
     if report.nest.get(1) != Some(&id) {
         return vars;
     }

@@ -10,6 +10,7 @@
 use super::clauses::LoopPort;
 use super::region::DataRegion;
 use advisor::model::LoopReport;
+use frontend::loop_ref::LoopRef;
 use frontend::unit::Unit;
 
 /// The ports among `ports` to refuse: inside a loop of the host code that no data region
@@ -19,7 +20,7 @@ pub(super) fn copied_every_iteration(
     reports: &[LoopReport],
     ports: &[LoopPort],
     regions: &[DataRegion],
-) -> Vec<(String, String)> {
+) -> Vec<(LoopRef, String)> {
     let Ok(sites) = frontend::access_sites::access_sites(&unit.preprocessed) else {
         return Vec::new();
     };

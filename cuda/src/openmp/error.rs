@@ -10,6 +10,7 @@ use std::path::PathBuf;
 
 use crate::plan::EmitError;
 use crate::validate::RunError;
+use frontend::loop_ref::LoopRef;
 use profile::CompileError;
 
 use super::validate::OFFLOAD_HELP;
@@ -73,10 +74,10 @@ pub enum RegionError {
     #[error(
         "the port of {port} maps structs or their members, which a data region does not merge"
     )]
-    MapsStructs { port: String },
+    MapsStructs { port: LoopRef },
     /// A port maps something other than a plain variable.
     #[error("the port of {port} maps `{name}`, which is not a plain variable")]
-    NotPlainVariable { port: String, name: String },
+    NotPlainVariable { port: LoopRef, name: String },
     /// A `return` inside the loop would skip the copy back at the region's end.
     #[error("a `return` inside it would leave the region without copying the data back")]
     Return,
@@ -87,7 +88,7 @@ pub enum RegionError {
     #[error(
         "the port of {port} has an error path, whose re-run of the failing iteration on the host reads the host's copies of the arrays"
     )]
-    ErrorPath { port: String },
+    ErrorPath { port: LoopRef },
     /// The function's types could not be read.
     #[error(transparent)]
     Context(EmitError),
@@ -149,13 +150,16 @@ pub enum RegionError {
     /// The loop comes from a macro or a system header.
     #[error("the loop is written by a macro or in a system header")]
     LoopInMacro,
+    /// The source map cannot place the loop's keyword, so no id names the region.
+    #[error("the loop has no place in the source")]
+    Unplaced,
     /// Host code in the loop comes from a macro or another file.
     #[error("host code in it is written by a macro or in another file")]
     HostCodeInMacro,
     /// A port inside the region is not written, so its loop would run on the host with
     /// the device's copy the newer one.
     #[error("{port} inside it is not ported")]
-    PortNotWritten { port: String },
+    PortNotWritten { port: LoopRef },
     /// The region's line is past the end of the file.
     #[error("{}:{line}: no such line", path.display())]
     NoSuchLine { path: PathBuf, line: u32 },

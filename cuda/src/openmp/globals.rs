@@ -12,6 +12,7 @@
 
 use super::clauses::LoopPort;
 use frontend::ir::{Function, InstKind, Program};
+use frontend::loop_ref::LoopRef;
 use frontend::unit::Unit;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -32,9 +33,9 @@ pub struct GlobalPlan {
     pub declare: BTreeMap<PathBuf, Vec<DeviceGlobal>>,
     /// Per port (loop id): the globals it maps `to` and `tofrom` (a scalar the loop also
     /// names is then mapped, not `firstprivate`, so that it and the helpers read one copy).
-    pub maps: BTreeMap<String, (Vec<String>, Vec<String>)>,
+    pub maps: BTreeMap<LoopRef, (Vec<String>, Vec<String>)>,
     /// Ports that cannot keep a global consistent (loop id, why).
-    pub refused: Vec<(String, String)>,
+    pub refused: Vec<(LoopRef, String)>,
 }
 
 /// What a function reaches: globals, those of them it stores into (through their address

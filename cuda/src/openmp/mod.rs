@@ -30,7 +30,7 @@ pub use rewrite::{port_file, DeviceFunction, PortedFile};
 
 use crate::plan::EmitError;
 use advisor::model::{LoopReport, Verdict};
-use frontend::loop_ref::LoopSelector;
+use frontend::loop_ref::{LoopRef, LoopSelector};
 use frontend::unit::Unit;
 
 /// How ports are written.
@@ -60,7 +60,7 @@ pub fn plan_unit(
     reports: &[LoopReport],
     wanted: &[String],
     options: &PortOptions,
-) -> (Vec<LoopPort>, Vec<(String, EmitError)>) {
+) -> (Vec<LoopPort>, Vec<(LoopRef, EmitError)>) {
     let chosen: Vec<&LoopReport> = if wanted.is_empty() {
         reports
             .iter()
@@ -70,7 +70,7 @@ pub fn plan_unit(
         let selectors = selectors(wanted);
         reports
             .iter()
-            .filter(|r| selectors.iter().flatten().any(|s| s.matches_id(&r.id)))
+            .filter(|r| selectors.iter().flatten().any(|s| s.matches(&r.id)))
             .collect()
     };
     let (mut ports, mut refused) = if wanted.is_empty() {
@@ -87,7 +87,7 @@ pub fn plan_unit(
         (ports, refused)
     };
     // A port inside another port's loop would nest target regions; keep the outer one.
-    let spans: Vec<(String, std::path::PathBuf, u32, u32)> = ports
+    let spans: Vec<(LoopRef, std::path::PathBuf, u32, u32)> = ports
         .iter()
         .map(|p| (p.loop_id.clone(), p.file.clone(), p.line, p.last_line))
         .collect();
@@ -150,7 +150,7 @@ pub struct Outcome {
     /// Loops around ports that got no data region, and why (one line each).
     pub declined_regions: Vec<String>,
     /// Loops that were chosen (or asked for) and could not be ported, with why.
-    pub refused: Vec<(String, EmitError)>,
+    pub refused: Vec<(LoopRef, EmitError)>,
     /// Inputs that did not load (their diagnostics).
     pub problems: Vec<String>,
     /// Asked-for loop ids that name no loop.
@@ -158,7 +158,7 @@ pub struct Outcome {
     /// Friendly loops not ported on their own because a ported loop calls their function:
     /// they run on the device inside that loop's target region. (loop, its function, the
     /// ported loop that calls it)
-    pub inside_kernels: Vec<(String, String, String)>,
+    pub inside_kernels: Vec<(LoopRef, String, LoopRef)>,
 }
 
 /// Analyses every input (`profile` settles `needs-profile` loops as `analyze --profile`
@@ -227,7 +227,7 @@ type PlannedUnit = (
     usize,
     Vec<LoopReport>,
     Vec<LoopPort>,
-    Vec<(String, EmitError)>,
+    Vec<(LoopRef, EmitError)>,
 );
 
 /// Analyses each unit in the program and plans its ports, marking in `matched` the
@@ -257,7 +257,7 @@ fn plan_each_unit(
         }
         for (k, s) in selectors.iter().enumerate() {
             if s.as_ref()
-                .is_some_and(|s| reports.iter().any(|r| s.matches_id(&r.id)))
+                .is_some_and(|s| reports.iter().any(|r| s.matches(&r.id)))
             {
                 matched[k] = true;
             }
@@ -293,14 +293,14 @@ fn place_ports(
     units: &[Unit],
     unit_inputs: &[&frontend::preprocess::TranslationUnitInput],
     wanted: &[String],
-) -> std::collections::BTreeMap<String, usize> {
+) -> std::collections::BTreeMap<LoopRef, usize> {
     // Each port's unit.
-    let mut port_units: std::collections::BTreeMap<String, usize> = Default::default();
+    let mut port_units: std::collections::BTreeMap<LoopRef, usize> = Default::default();
     // A loop of a function that another port calls runs inside that port's target region
     // on the device; ported itself, it would launch a target region from device code in
     // every iteration of the kernel (XSBench's lookup calls `calculate_macro_xs`, whose
     // loops are friendly too). Unless asked for by id, the caller's port covers it.
-    let mut called: std::collections::BTreeMap<String, String> = Default::default();
+    let mut called: std::collections::BTreeMap<String, LoopRef> = Default::default();
     for p in planned.iter().flat_map(|(_, _, ports, _)| ports) {
         for f in &p.device_functions {
             called.entry(f.clone()).or_insert_with(|| p.loop_id.clone());
@@ -397,7 +397,7 @@ fn apply_device_globals(
     out: &mut Outcome,
     units: &[Unit],
     unit_inputs: &[&frontend::preprocess::TranslationUnitInput],
-    port_units: &std::collections::BTreeMap<String, usize>,
+    port_units: &std::collections::BTreeMap<LoopRef, usize>,
 ) -> globals::GlobalPlan {
     let unit_refs: Vec<&Unit> = units.iter().collect();
     let dirs: Vec<Option<&std::path::Path>> = unit_inputs
@@ -501,10 +501,10 @@ fn rewrite_files(
 
 /// Keeps only the ports and regions that a written file holds.
 fn keep_written(out: &mut Outcome) {
-    let written: Vec<&String> = out.files.iter().flat_map(|f| &f.loops).collect();
-    let written: std::collections::BTreeSet<String> = written.into_iter().cloned().collect();
+    let written: std::collections::BTreeSet<&LoopRef> =
+        out.files.iter().flat_map(|f| &f.loops).collect();
     out.ports.retain(|p| written.contains(&p.loop_id));
-    let written: std::collections::BTreeSet<&String> =
+    let written: std::collections::BTreeSet<&LoopRef> =
         out.files.iter().flat_map(|f| &f.regions).collect();
     out.regions.retain(|r| written.contains(&r.loop_id));
 }

@@ -22,6 +22,7 @@ use crate::plan::Ctx;
 use advisor::model::{Induction, LoopReport};
 use frontend::access_sites::{AccessMode, AccessSite, LoopSite, Sites};
 use frontend::ir::Span;
+use frontend::loop_ref::LoopRef;
 use frontend::types::Type;
 use frontend::unit::Unit;
 use num_rational::BigRational;
@@ -32,8 +33,8 @@ use symbolic::{parse_expr, Expr, Var};
 /// A data region to write around one loop.
 #[derive(Clone, Debug)]
 pub struct DataRegion {
-    /// `file:line:col` of the enclosing loop's keyword.
-    pub loop_id: String,
+    /// The enclosing loop.
+    pub loop_id: LoopRef,
     pub function: String,
     pub file: PathBuf,
     pub line: u32,
@@ -47,7 +48,7 @@ pub struct DataRegion {
     /// The arrays that stay on the device.
     pub arrays: Vec<String>,
     /// The ported loops inside.
-    pub ports: Vec<String>,
+    pub ports: Vec<LoopRef>,
 }
 
 impl DataRegion {
@@ -211,11 +212,11 @@ impl Planner<'_> {
                 break;
             };
             at = parent;
-            let id = self.id(self.sites.loops[at].keyword);
+            let id = self.unit.loop_ref_at(self.sites.loops[at].keyword);
             let Some(induction) = self
                 .reports
                 .iter()
-                .find(|r| r.id == id)
+                .find(|r| Some(&r.id) == id.as_ref())
                 .and_then(|r| r.induction.as_ref())
             else {
                 continue;
@@ -247,7 +248,10 @@ impl Planner<'_> {
         let ctx = Ctx::for_function(self.unit, function).map_err(RegionError::Context)?;
 
         let (accesses, assigned) = self.assigned_inside(site);
-        let loop_id = self.id(site.keyword);
+        let loop_id = self
+            .unit
+            .loop_ref_at(site.keyword)
+            .ok_or(RegionError::Unplaced)?;
         settle_changing_sections(&mut arrays, &assigned, ports, &loop_id)?;
 
         let mut around = self.host_updates(site, ports, &accesses, &arrays, &ctx)?;
@@ -265,7 +269,7 @@ impl Planner<'_> {
 
         let clauses = data_clauses(&arrays);
         Ok(DataRegion {
-            loop_id: self.id(site.keyword),
+            loop_id,
             function: function.clone(),
             file,
             line: start.line,
@@ -612,7 +616,7 @@ fn settle_changing_sections(
     arrays: &mut BTreeMap<String, ArrayMap>,
     assigned: &BTreeMap<String, u32>,
     ports: &[&LoopPort],
-    loop_id: &str,
+    loop_id: &LoopRef,
 ) -> Result<(), RegionError> {
     for (name, m) in arrays.iter_mut() {
         if let Some(line) = assigned.get(name) {
@@ -722,7 +726,7 @@ fn changing_name(m: &ArrayMap, assigned: &BTreeMap<String, u32>) -> Option<(Stri
 /// The map of `name` that the port of the loop `loop_id` would have made, carried by the
 /// ports chosen inside it instead (`LoopPort::enclosing`): it covers their sections over
 /// all of that loop's iterations.
-fn envelope<'p>(ports: &[&'p LoopPort], loop_id: &str, name: &str) -> Option<&'p ArrayMap> {
+fn envelope<'p>(ports: &[&'p LoopPort], loop_id: &LoopRef, name: &str) -> Option<&'p ArrayMap> {
     ports
         .iter()
         .filter_map(|p| p.enclosing.as_ref())

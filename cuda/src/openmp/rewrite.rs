@@ -11,6 +11,7 @@ use super::error_flag::Rerun;
 use super::globals::DeviceGlobal;
 use super::region::DataRegion;
 use super::sections::helper_macros;
+use frontend::loop_ref::LoopRef;
 use std::path::{Path, PathBuf};
 
 /// One ported file.
@@ -22,15 +23,15 @@ pub struct PortedFile {
     /// Unified diff from the original to `ported`.
     pub patch: String,
     /// The loops ported in it.
-    pub loops: Vec<String>,
+    pub loops: Vec<LoopRef>,
     /// The functions it compiles for the device (`declare target`).
     pub device_functions: Vec<String>,
     /// Loops whose edits could not be made here, and why (the others are ported).
-    pub failed: Vec<(String, PortError)>,
+    pub failed: Vec<(LoopRef, PortError)>,
     /// The data regions written (loop ids of the enclosing loops).
-    pub regions: Vec<String>,
+    pub regions: Vec<LoopRef>,
     /// Data regions not written, and why.
-    pub failed_regions: Vec<(String, RegionError)>,
+    pub failed_regions: Vec<(LoopRef, RegionError)>,
 }
 
 enum Edit<'a> {
@@ -102,7 +103,7 @@ fn checked_ports<'p>(
     path: &Path,
     lines: &[String],
     ports: &[&'p LoopPort],
-) -> (Vec<&'p LoopPort>, Vec<(String, PortError)>) {
+) -> (Vec<&'p LoopPort>, Vec<(LoopRef, PortError)>) {
     let mut failed = Vec::new();
     let ports: Vec<&LoopPort> = ports
         .iter()
@@ -125,7 +126,7 @@ fn checked_regions<'r>(
     lines: &[String],
     regions: &[&'r DataRegion],
     ports: &[&LoopPort],
-) -> (Vec<&'r DataRegion>, Vec<(String, RegionError)>) {
+) -> (Vec<&'r DataRegion>, Vec<(LoopRef, RegionError)>) {
     let mut failed_regions = Vec::new();
     let regions: Vec<&DataRegion> = regions
         .iter()
@@ -737,7 +738,7 @@ mod tests {
 
     fn port(line: u32, col: u32, pragma: &str) -> LoopPort {
         LoopPort {
-            loop_id: format!("f.c:{line}:{col}"),
+            loop_id: format!("f.c:{line}:{col}").parse().unwrap(),
             function: "f".into(),
             file: "f.c".into(),
             line,
@@ -875,7 +876,7 @@ mod tests {
 
     fn region(ports: &[&LoopPort], updates: Vec<(u32, u32, String)>) -> DataRegion {
         DataRegion {
-            loop_id: "f.c:1:1".into(),
+            loop_id: "f.c:1:1".parse().unwrap(),
             function: "f".into(),
             file: "f.c".into(),
             line: 1,
@@ -908,7 +909,7 @@ mod tests {
             false,
         )
         .unwrap();
-        assert_eq!(out.regions, vec!["f.c:1:1".to_string()]);
+        assert_eq!(out.regions, vec!["f.c:1:1".parse::<LoopRef>().unwrap()]);
         assert_eq!(
             out.ported,
             "/* warpwise: a stays on the device across this loop's iterations */\n#pragma omp target data map(tofrom: a[0:n])\nfor (t = 0; t < 9; t++) {\n  #pragma omp target teams distribute parallel for\n  for (i = 0; i < n; i++) a[i]++;\n  #pragma omp target update from(a[0:n])\n  if (t) { a[0] = 1;\n  #pragma omp target update to(a[0:n])\n  continue; }\n  #pragma omp target teams distribute parallel for\n  for (i = 0; i < n; i++) a[i]++;\n}\n"
@@ -954,7 +955,7 @@ mod tests {
             false,
         )
         .unwrap();
-        assert_eq!(out.loops, vec!["f.c:3:1".to_string()]);
+        assert_eq!(out.loops, vec!["f.c:3:1".parse::<LoopRef>().unwrap()]);
         assert_eq!(out.failed.len(), 1);
         assert!(
             out.failed[0].1.to_string().contains("expected `for`"),

@@ -71,7 +71,9 @@ pub enum RecordError {
 pub enum SnapshotError {
     /// The loop's span is not in the unit's text.
     #[error("{loop_id}: the loop's text was not found")]
-    LoopTextMissing { loop_id: String },
+    LoopTextMissing {
+        loop_id: frontend::loop_ref::LoopRef,
+    },
     /// A build directory could not be created.
     #[error("cannot create `{}`: {source}", path.display())]
     CreateDir {

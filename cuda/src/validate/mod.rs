@@ -143,7 +143,7 @@ pub struct ValidateOptions {
 /// The result of a validation.
 #[derive(Debug)]
 pub struct Validation {
-    pub loop_id: String,
+    pub loop_id: frontend::loop_ref::LoopRef,
     pub function: String,
     pub mapping: String,
     pub block: (u32, u32),

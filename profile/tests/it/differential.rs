@@ -95,10 +95,13 @@ fn key(d: &Dependence) -> (String, u32, String, u32, String) {
     )
 }
 
-fn blocking(profile: &Profile, id: &str) -> BTreeSet<(String, u32, String, u32, String)> {
+fn blocking(
+    profile: &Profile,
+    id: &frontend::loop_ref::LoopRef,
+) -> BTreeSet<(String, u32, String, u32, String)> {
     profile
         .loops
-        .get(id)
+        .get(&id.to_string())
         .map(|l| l.blocking().map(key).collect())
         .unwrap_or_default()
 }
