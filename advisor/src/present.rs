@@ -124,10 +124,10 @@ pub fn present(report: &mut LoopReport, places: &Places) {
 /// (`i@289`, `i@295`).
 fn present_at_places(report: &mut LoopReport, names: &Names, places: &Places) {
     let at_loop = |m: &mut crate::model::GridMapping| {
-        let x_line = loop_line(&m.x_loop);
+        let x_line = m.x_loop.as_ref().map_or(0, |l| l.line);
         rename_at(vec![&mut m.x], x_line, names, places);
-        if let (Some(y), Some(y_loop)) = (m.y.as_mut(), m.y_loop.as_deref()) {
-            rename_at(vec![y], loop_line(y_loop), names, places);
+        if let (Some(y), Some(y_loop)) = (m.y.as_mut(), m.y_loop.as_ref()) {
+            rename_at(vec![y], y_loop.line, names, places);
         }
     };
     for m in report.mappings.iter_mut() {
@@ -240,13 +240,6 @@ fn forget_read_at(reasons: &mut [Reason]) {
         r.read_at = None;
         forget_read_at(&mut r.instances);
     }
-}
-
-/// The line of a loop id (`file:line:col`), 0 when it is not one.
-fn loop_line(id: &str) -> u32 {
-    id.parse::<frontend::loop_ref::LoopRef>()
-        .map(|r| r.line)
-        .unwrap_or(0)
 }
 
 /// Renames `texts`, all read at `line`: a symbol that is the only value of its name among
