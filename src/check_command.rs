@@ -1,5 +1,6 @@
 //! `warpwise check`: requests and sectors per warp of each global access of existing CUDA
-//! kernels, and the divergence of their branches (`advisor::check`).
+//! kernels, and the divergence of their branches (`advisor::check`); as text, YAML, JSON
+//! or SARIF (`check_sarif`).
 
 use crate::inputs::{collect, CFlags};
 use clap::{Args, ValueEnum};
@@ -19,7 +20,8 @@ pub struct CheckArgs {
     /// kernel parameter (`n=1024`); repeatable.
     #[arg(long = "set", value_name = "NAME=VALUE")]
     pub set: Vec<String>,
-    /// Output format; `text` on a terminal, `yaml` otherwise.
+    /// Output format; `text` on a terminal, `yaml` otherwise; `sarif` (SARIF 2.1.0, one
+    /// result per finding) for code scanning.
     #[arg(long, value_enum)]
     pub format: Option<CheckFormat>,
 }
@@ -29,6 +31,7 @@ pub enum CheckFormat {
     Text,
     Yaml,
     Json,
+    Sarif,
 }
 
 pub fn run(args: &CheckArgs) -> ExitCode {
@@ -82,6 +85,7 @@ pub fn run(args: &CheckArgs) -> ExitCode {
         CheckFormat::Json => {
             crate::output::serialize(&report, crate::output::Format::Json).unwrap_or_default()
         }
+        CheckFormat::Sarif => crate::check_sarif::render(&report),
     };
     match crate::output::write_text(&text, None) {
         Ok(()) => ExitCode::SUCCESS,

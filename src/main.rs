@@ -8,6 +8,7 @@
 mod analyze_command;
 mod cc_command;
 mod check_command;
+mod check_sarif;
 mod emit_command;
 mod explain_command;
 mod html_output;
@@ -22,6 +23,7 @@ mod profile_command;
 mod progress;
 mod report_heads;
 mod report_stream;
+mod sarif_log;
 mod sarif_output;
 mod selection;
 mod shell_command;

@@ -11,17 +11,16 @@
 //! finding's lines in the loop's file, relative to the working directory (`%SRCROOT%`);
 //! the loop itself is a related location. `partialFingerprints` hash what identifies a
 //! finding without its line numbers (file, function, code, message with digits removed), so
-//! that an edit above it does not make a re-run report it as new.
+//! that an edit above it does not make a re-run report it as new. The driver, paths,
+//! locations and fingerprint hash are `crate::sarif_log`'s, shared with `check --format sarif`.
 
+use crate::sarif_log::{artifact, fingerprint, location, message, without_digits};
 use advisor::model::{LoopReport, Reason, Report, Verdict};
 use advisor::rules::{self, Rule};
 use frontend::loop_ref::LoopRef;
 use frontend::unit::Unit;
 use serde_sarif::sarif;
 use std::collections::{BTreeMap, HashMap};
-use std::path::Path;
-
-const SRCROOT: &str = "%SRCROOT%";
 
 /// The SARIF log of `report` (the loops of `units`), as pretty JSON.
 pub fn render(report: &Report, units: &[Unit]) -> String {
@@ -30,11 +29,7 @@ pub fn render(report: &Report, units: &[Unit]) -> String {
         .copied()
         .chain([rules::FRIENDLY])
         .collect();
-    let rule_index: HashMap<rules::Code, i64> = rules
-        .iter()
-        .enumerate()
-        .map(|(k, c)| (c.code, k as i64))
-        .collect();
+    let rule_index = crate::sarif_log::rule_index(&rules);
     let (pragmas, regions) = port_pragmas(report, units);
     let restricts = RestrictFixes::new(units);
     let mut results = Vec::new();
@@ -59,35 +54,12 @@ pub fn render(report: &Report, units: &[Unit]) -> String {
             results.push(result);
         }
     }
-    let cwd = std::env::current_dir()
-        .ok()
-        .map(|d| format!("file://{}/", d.display()))
-        .unwrap_or_else(|| "file:///".into());
-    let driver = sarif::ToolComponent::builder()
-        .name("warpwise")
-        .version(env!("CARGO_PKG_VERSION"))
-        .semantic_version(env!("CARGO_PKG_VERSION"))
-        .full_description(text(
-            "Tells C programmers which loops can run on a GPU and how to port them",
-        ))
-        .rules(rules.iter().map(|c| rule(c)).collect::<Vec<_>>())
-        .build();
-    let run = sarif::Run::builder()
-        .tool(sarif::Tool::builder().driver(driver).build())
-        .original_uri_base_ids(BTreeMap::from([(
-            SRCROOT.to_string(),
-            sarif::ArtifactLocation::builder().uri(cwd).build(),
-        )]))
-        .results(results)
-        .build();
-    let log = sarif::Sarif::builder()
-        .version(serde_json::json!("2.1.0"))
-        .schema("https://json.schemastore.org/sarif-2.1.0.json")
-        .runs(vec![run])
-        .build();
-    serde_json::to_string_pretty(&log)
-        .map(|s| s + "\n")
-        .unwrap_or_else(|e| format!("{{\"error\": \"cannot serialize: {e}\"}}\n"))
+    crate::sarif_log::render(
+        "Tells C programmers which loops can run on a GPU and how to port them",
+        &rules,
+        results,
+        None,
+    )
 }
 
 /// Where a loop is: its file (as the user named it), line and column, from its id.
@@ -114,104 +86,6 @@ impl LoopSite {
             col,
             rank,
         })
-    }
-}
-
-fn text(s: &str) -> sarif::MultiformatMessageString {
-    sarif::MultiformatMessageString::builder()
-        .text(s.to_string())
-        .build()
-}
-
-fn message(s: String) -> sarif::Message {
-    sarif::Message::builder().text(s).build()
-}
-
-fn rule(c: &Rule) -> sarif::ReportingDescriptor {
-    sarif::ReportingDescriptor::builder()
-        .id(c.code.as_str())
-        .name(pascal(c.name))
-        .short_description(text(c.name))
-        .full_description(text(c.explanation))
-        .help(text(&format!(
-            "{}: {}. On a GPU: {}. What to do: {}. (`warpwise explain {}`)",
-            c.name, c.explanation, c.gpu, c.fix, c.code
-        )))
-        .build()
-}
-
-/// SARIF rule names are identifiers: "loop-carried dependence" is `LoopCarriedDependence`.
-fn pascal(name: &str) -> String {
-    name.split(|c: char| !c.is_ascii_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .map(|w| {
-            let mut cs = w.chars();
-            cs.next()
-                .map(|c| c.to_ascii_uppercase().to_string() + cs.as_str())
-                .unwrap_or_default()
-        })
-        .collect()
-}
-
-/// A file path as a URI under `%SRCROOT%` (the working directory) when it is below it,
-/// else as an absolute `file://` URI.
-fn artifact(file: &str) -> sarif::ArtifactLocation {
-    let path = Path::new(file);
-    let cwd = std::env::current_dir().ok();
-    let relative = if path.is_absolute() {
-        cwd.as_deref()
-            .and_then(|c| path.strip_prefix(c).ok())
-            .map(|p| p.to_path_buf())
-    } else {
-        Some(path.strip_prefix("./").unwrap_or(path).to_path_buf())
-    };
-    match relative {
-        Some(r) => sarif::ArtifactLocation::builder()
-            .uri(uri_escape(&r.display().to_string()))
-            .uri_base_id(SRCROOT)
-            .build(),
-        None => sarif::ArtifactLocation::builder()
-            .uri(format!(
-                "file://{}",
-                uri_escape(&path.display().to_string())
-            ))
-            .build(),
-    }
-}
-
-/// Percent-encodes what a URI path cannot hold (spaces, `%`, `#`, `?`, non-ASCII).
-fn uri_escape(path: &str) -> String {
-    let mut out = String::new();
-    for b in path.bytes() {
-        if b.is_ascii_alphanumeric() || b"/-_.~+,;=@:".contains(&b) {
-            out.push(b as char);
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
-}
-
-fn location(file: &str, line: i64, col: Option<i64>, what: Option<String>) -> sarif::Location {
-    let region = match col {
-        Some(c) => sarif::Region::builder()
-            .start_line(line)
-            .start_column(c)
-            .build(),
-        None => sarif::Region::builder().start_line(line).build(),
-    };
-    let physical = sarif::PhysicalLocation::builder()
-        .artifact_location(artifact(file))
-        .region(region)
-        .build();
-    match what {
-        Some(m) => sarif::Location::builder()
-            .physical_location(physical)
-            .message(message(m))
-            .build(),
-        None => sarif::Location::builder()
-            .physical_location(physical)
-            .build(),
     }
 }
 
@@ -258,7 +132,12 @@ fn finding(
         .message(message(text))
         .locations(vec![location(&site.file, first, None, None)])
         .related_locations(related)
-        .partial_fingerprints(fingerprint(site, l, reason.code.as_str(), &reason.message))
+        .partial_fingerprints(loop_fingerprint(
+            site,
+            l,
+            reason.code.as_str(),
+            &reason.message,
+        ))
         .build();
     result.rule_index = rules.get(&reason.code).copied();
     result
@@ -287,7 +166,7 @@ fn friendly_result(
         .level(sarif::ResultLevel::Note)
         .message(message(text))
         .locations(vec![location(&site.file, site.line, Some(site.col), None)])
-        .partial_fingerprints(fingerprint(site, l, rules::FRIENDLY.code.as_str(), ""))
+        .partial_fingerprints(loop_fingerprint(site, l, rules::FRIENDLY.code.as_str(), ""))
         .build();
     result.rule_index = rules.get(&rules::FRIENDLY.code).copied();
     result.fixes = pragma.map(|fix| vec![fix.to_sarif(&site.file)]);
@@ -296,24 +175,20 @@ fn friendly_result(
 
 /// Stable across edits outside the function: no line numbers or columns, digits in the
 /// message (which name lines) removed, the loop named by its rank among the function's
-/// loops. FNV-1a, written out so that it never changes with the standard library's hasher.
-fn fingerprint(
+/// loops.
+fn loop_fingerprint(
     site: &LoopSite,
     l: &LoopReport,
     code: &str,
     message: &str,
 ) -> BTreeMap<String, String> {
-    let text: String = message.chars().filter(|c| !c.is_ascii_digit()).collect();
-    let key = format!(
-        "{}\u{0}{}\u{0}{}\u{0}{code}\u{0}{text}",
-        site.file, l.function, site.rank
-    );
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in key.bytes() {
-        hash ^= u64::from(b);
-        hash = hash.wrapping_mul(0x0100_0000_01b3);
-    }
-    BTreeMap::from([("warpwise/v1".to_string(), format!("{hash:016x}"))])
+    fingerprint(&[
+        &site.file,
+        &l.function,
+        &site.rank.to_string(),
+        code,
+        &without_digits(message),
+    ])
 }
 
 /// The lines of a planned target region: (file, first..=last line).

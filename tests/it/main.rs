@@ -5,6 +5,7 @@
 mod budget_cli;
 mod check_emitted;
 mod check_kernels;
+mod check_sarif;
 mod cli;
 mod common;
 mod cuda_gpu;

@@ -29,12 +29,12 @@ fn sarif_of(dir: &Path, args: &[&str]) -> Value {
     serde_json::from_slice(&out.stdout).expect("SARIF is JSON")
 }
 
-fn results(log: &Value) -> &Vec<Value> {
+pub(crate) fn results(log: &Value) -> &Vec<Value> {
     log["runs"][0]["results"].as_array().expect("results")
 }
 
 /// The validator's path, or why the check is skipped.
-fn validator() -> Option<String> {
+pub(crate) fn validator() -> Option<String> {
     let found = std::env::var("WARPWISE_SARIF_VALIDATOR")
         .ok()
         .filter(|p| Path::new(p).exists());
@@ -51,7 +51,7 @@ fn validator() -> Option<String> {
 }
 
 /// Validates `log` with the SARIF multitool: no error (warnings are allowed).
-fn validate(log: &Value) {
+pub(crate) fn validate(log: &Value) {
     let Some(tool) = validator() else { return };
     let dir = tempfile::tempdir().expect("temp dir");
     let file = dir.path().join("log.sarif");
