@@ -3,11 +3,12 @@
 //! uses, `crate::sarif_log`).
 //!
 //! One result per finding of the report (an uncoalesced global access, WW201; a shared
-//! access with bank conflicts, WW202), with the finding's code as `ruleId`, the level its
-//! rule implies (a kernel rule's finding is something to fix: `warning`), the finding's
-//! message and help as the message, the access's `file:line:col` as the location and the
-//! kernel's as a related location. A branch carries no finding code in the report, so it is
-//! no result: the YAML, JSON and text forms give every branch's divergence. Declarations
+//! access with bank conflicts, WW202; a branch that splits warps, WW203), with the
+//! finding's code as `ruleId`, the level its rule implies (a kernel rule's finding is
+//! something to fix: `warning`), the finding's message and help as the message, the
+//! access's or branch's `file:line:col` as the location and the kernel's as a related
+//! location. A branch whose threads agree carries no finding, so it is no result: the YAML,
+//! JSON and text forms give every branch's divergence. Declarations
 //! not analysed (`refused`: C++ the frontend cannot read) are warnings of the run's
 //! invocation (`toolExecutionNotifications`), not results: they say what the check could
 //! not see, not something wrong in the code; a kernel's `not_analysed` lines are notes
@@ -29,25 +30,32 @@ pub fn render(report: &CheckReport) -> String {
     // one kernel stay two results in code scanning.
     let mut seen: HashMap<String, usize> = HashMap::new();
     for k in &report.kernels {
-        let findings = k
+        // (where, what as written, its kind, its finding) of each access and branch.
+        let accesses = k
             .accesses
             .iter()
-            .filter_map(|a| Some((&a.at, &a.access, a.kind, a.finding.as_ref()?)))
-            .chain(
-                k.shared_accesses
-                    .iter()
-                    .filter_map(|a| Some((&a.at, &a.access, a.kind, a.finding.as_ref()?))),
-            );
+            .map(|a| (&a.at, &a.access, a.kind.as_str(), a.finding.as_ref()));
+        let shared = k
+            .shared_accesses
+            .iter()
+            .map(|a| (&a.at, &a.access, a.kind.as_str(), a.finding.as_ref()));
+        let branches = k
+            .branches
+            .iter()
+            .map(|b| (&b.at, &b.condition, "branch", b.finding.as_ref()));
+        let findings = accesses
+            .chain(shared)
+            .chain(branches)
+            .filter_map(|(at, what, kind, finding)| Some((at, what, kind, finding?)));
         for (at, access, kind, reason) in findings {
             let Some(place) = Place::parse(at) else {
                 continue;
             };
             let key = format!(
-                "{}\u{0}{}\u{0}{}\u{0}{access}\u{0}{}\u{0}{}",
+                "{}\u{0}{}\u{0}{}\u{0}{access}\u{0}{kind}\u{0}{}",
                 place.file,
                 k.kernel,
                 reason.code,
-                kind.as_str(),
                 without_digits(&reason.message)
             );
             let rank = seen.entry(key.clone()).or_default();
@@ -65,7 +73,8 @@ pub fn render(report: &CheckReport) -> String {
             .build()]
     });
     crate::sarif_log::render(
-        "Tells CUDA programmers how the accesses of their kernels use the memory system",
+        "Tells CUDA programmers how the accesses of their kernels use the memory system and \
+         where their branches split warps",
         &rules,
         results,
         invocations,

@@ -26,10 +26,12 @@ pub fn run(args: &ExplainArgs) -> ExitCode {
     println!("What to do: {}.\n", sentence(code.fix));
     let example = &code.example;
     if example.subject == advisor::rules::Subject::Kernel {
-        println!(
-            "Example (`warpwise check` gives the access marked /* ACCESS */ {}):\n",
-            code.code
-        );
+        let marked = if example.source.contains("/* BRANCH */") {
+            "the branch marked /* BRANCH */"
+        } else {
+            "the access marked /* ACCESS */"
+        };
+        println!("Example (`warpwise check` gives {marked} {}):\n", code.code);
         print!("{}", example.source);
         return ExitCode::SUCCESS;
     }

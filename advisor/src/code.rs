@@ -30,7 +30,7 @@ macro_rules! codes {
 
 codes!(
     WW001, WW101, WW102, WW103, WW104, WW105, WW106, WW107, WW108, WW110, WW111, WW112, WW120,
-    WW130, WW201, WW202,
+    WW130, WW201, WW202, WW203,
 );
 
 impl Code {

@@ -9,6 +9,7 @@
 
 use advisor::check::model::{AccessKind, AccessReport, CheckReport, Coalescing, Divergence};
 use advisor::check::{check_units, Options};
+use advisor::rules::Code;
 use frontend::preprocess::TranslationUnitInput;
 use frontend::unit::load_unit;
 use std::collections::{BTreeMap, BTreeSet};
@@ -642,20 +643,49 @@ fn branches_split_no_warp_some_warps_or_every_warp() {
         args: "in, uniform, edge, parity, data, 100",
     };
     let report = analysed(&fixture);
-    let divergence: Vec<(&str, Divergence)> = report.kernels[0]
+    let divergence: Vec<(&str, Divergence, Option<Code>)> = report.kernels[0]
         .branches
         .iter()
-        .map(|b| (b.condition.as_str(), b.divergence))
+        .map(|b| {
+            (
+                b.condition.as_str(),
+                b.divergence,
+                b.finding.as_ref().map(|f| f.code),
+            )
+        })
         .collect();
+    // A branch that splits warps carries WW203; one whose threads agree, nothing.
     assert_eq!(
         divergence,
         [
-            ("blockIdx.x > 0", Divergence::Never),
-            ("i < n", Divergence::SomeWarps),
-            ("threadIdx.x % 2 == 0", Divergence::EveryWarp),
-            ("in[i] > 0", Divergence::DataDependent),
+            ("blockIdx.x > 0", Divergence::Never, None),
+            ("i < n", Divergence::SomeWarps, Some(Code::WW203)),
+            (
+                "threadIdx.x % 2 == 0",
+                Divergence::EveryWarp,
+                Some(Code::WW203)
+            ),
+            ("in[i] > 0", Divergence::DataDependent, Some(Code::WW203)),
         ]
     );
+    // The finding names the condition, the class and why, at the branch's line, with the
+    // fix its class calls for.
+    for (b, (class, help)) in report.kernels[0].branches[1..].iter().zip([
+        ("some warps", "usually fine"),
+        ("every warp", "renumber the work"),
+        ("data-dependent", "sort or bin the work"),
+    ]) {
+        let f = b.finding.as_ref().unwrap();
+        assert!(
+            f.message.contains(&format!("`{}`", b.condition))
+                && f.message.contains(class)
+                && f.message.contains(&b.why),
+            "{f:?}"
+        );
+        let line: u32 = b.at.rsplit(':').nth(1).unwrap().parse().unwrap();
+        assert_eq!(f.lines, [line]);
+        assert!(f.help.as_deref().unwrap().contains(help), "{f:?}");
+    }
     // The run: which warps' threads split over each branch.
     let run = Run::of(&fixture);
     assert_eq!(run.split_warps("uniform"), (0, 2), "whole warps or none");
@@ -667,6 +697,66 @@ fn branches_split_no_warp_some_warps_or_every_warp() {
     assert_eq!(run.split_warps("parity"), (4, 4), "every warp");
     let (split, _) = run.split_warps("data");
     assert!(split > 0, "the data splits warps");
+}
+
+/// Branches whose sides only choose a value: a `min` written as a branch, a `max` as an
+/// `if` alone, a choice between two values, and a guarded load (which a select would run
+/// out of bounds, so it keeps the fix of its class).
+const CHOICES: &str = r#"__global__ void choices(const float *a, const float *b, float *out, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    float x = a[i];
+    float y = b[i];
+    float lo;
+    if (x < y)
+        lo = x;
+    else
+        lo = y;
+    float hi = 0;
+    if (x > hi)
+        hi = x;
+    float v;
+    if (threadIdx.x % 2 == 0)
+        v = x * 2;
+    else
+        v = y + 1;
+    float g = 0;
+    if (i < n)
+        g = b[i + 1];
+    out[i] = lo + hi + v + g;
+}
+"#;
+
+#[test]
+fn a_branch_that_only_chooses_a_value_is_told_to_select() {
+    let report = analysed(&Fixture {
+        name: "choices",
+        source: CHOICES,
+        set: &[],
+        kernel: "choices",
+        grid: [1, 1, 1],
+        block: [32, 1, 1],
+        buffers: &[],
+        init: "",
+        args: "",
+    });
+    let helps: Vec<(&str, &str)> = report.kernels[0]
+        .branches
+        .iter()
+        .map(|b| {
+            let f = b.finding.as_ref().expect("a WW203 finding");
+            (b.condition.as_str(), f.help.as_deref().unwrap())
+        })
+        .collect();
+    let says = |condition: &str, part: &str| {
+        let help = helps.iter().find(|(c, _)| *c == condition).unwrap().1;
+        assert!(help.contains(part), "`{condition}`: {help}");
+    };
+    says("x < y", "`min`/`max`");
+    says("x > hi", "`min`/`max`");
+    says("threadIdx.x % 2 == 0", "compute both and select");
+    says("i < n", "usually fine");
+    assert_eq!(helps.len(), 4, "{helps:?}");
 }
 
 #[test]

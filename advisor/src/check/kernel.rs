@@ -1,5 +1,5 @@
 //! One kernel: its global-memory accesses with requests and sectors per warp, and its
-//! branches with their divergence.
+//! branches with their divergence (WW203 where they split warps).
 //!
 //! An access's address is reconstructed as `base + offset` ([`analyses::reconstruct`]); the
 //! base says which memory it is (a kernel's pointer parameters and `__device__` variables
@@ -918,12 +918,24 @@ impl Kernel<'_> {
             !l.contains(then_block) || !l.contains(else_block)
         });
         let (divergence, why) = self.divergence(cond, b);
+        let condition = unit.snippet(span);
+        let finding = crate::rules::ww203_divergent_branch::finding(
+            &crate::rules::ww203_divergent_branch::Divergent {
+                condition: &condition,
+                loop_exit,
+                divergence,
+                why: &why,
+                choice: super::choice::of(func, &self.preds, cond, [then_block, else_block]),
+            },
+            line_of(&at),
+        );
         Some(BranchReport {
             at,
-            condition: unit.snippet(span),
+            condition,
             loop_exit,
             divergence,
             why,
+            finding,
         })
     }
 

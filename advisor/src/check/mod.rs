@@ -9,10 +9,12 @@
 //! stays unknown, `blockDim.x` is taken to be a multiple of 32 and the report says so.
 //! Modules: `launch` (host launches), `variance` (what differs between a warp's threads),
 //! `warp` (the count for one offset), `lanes` (a warp's threads one by one), `banks`
-//! (shared-memory bank conflicts), `mask` (the lanes a guard lets run an access), `kernel`
-//! (one kernel), `model` (the report), `text`.
+//! (shared-memory bank conflicts), `mask` (the lanes a guard lets run an access), `choice`
+//! (what a branch's sides do, for its fix), `kernel` (one kernel), `model` (the report),
+//! `text`.
 
 mod banks;
+mod choice;
 mod kernel;
 mod lanes;
 pub mod launch;

@@ -1,8 +1,8 @@
 //! The report of `warpwise check`, as serializable data (schema `warpwise/check-report/v1`,
 //! documented in `docs/check.md`): per kernel, its block shape and where it came from, each
 //! global-memory access with its requests and sectors per warp, and each branch with its
-//! divergence. Every count is an expression (C syntax over the kernel's names) next to its
-//! value when that is a number.
+//! divergence (and its WW203 finding where it splits warps). Every count is an expression
+//! (C syntax over the kernel's names) next to its value when that is a number.
 
 use serde::Serialize;
 
@@ -251,4 +251,7 @@ pub struct BranchReport {
     pub loop_exit: bool,
     pub divergence: Divergence,
     pub why: String,
+    /// WW203 where the branch splits warps (`some-warps`, `every-warp`, `data-dependent`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub finding: Option<crate::model::Reason>,
 }

@@ -1,7 +1,8 @@
 //! The text form of a `warpwise check` report: per kernel, its block shape, one entry per
 //! global access (offset, requests and sectors per warp, verdict, finding with its fix), per
-//! shared access (its bank-conflict degree) and per branch, then what was assumed and what
-//! was not analysed; a summary at the end.
+//! shared access (its bank-conflict degree) and per branch (its divergence, and its finding
+//! where it splits warps), then what was assumed and what was not analysed; a summary at
+//! the end.
 
 use super::model::{
     AccessReport, BranchReport, CheckReport, Coalescing, Count, KernelReport, SharedAccessReport,
@@ -140,6 +141,7 @@ fn branch(out: &mut String, b: &BranchReport) {
         b.divergence.as_str(),
         b.why
     );
+    notes(out, None, None, &[], b.finding.as_ref());
 }
 
 fn summary(out: &mut String, report: &CheckReport) {
@@ -159,10 +161,17 @@ fn summary(out: &mut String, report: &CheckReport) {
             shared.len()
         )
     };
+    let branches: Vec<&BranchReport> = report.kernels.iter().flat_map(|k| &k.branches).collect();
+    let divergent = branches.iter().filter(|b| b.finding.is_some()).count();
+    let branches = if branches.is_empty() {
+        String::new()
+    } else {
+        format!("; {} branch(es), {divergent} divergent", branches.len())
+    };
     let _ = writeln!(
         out,
         "{} kernel(s), {} global access(es): {} coalesced, {} broadcast, {} misaligned, {} \
-         uncoalesced, {} unknown{shared}; {} declaration(s) not analysed",
+         uncoalesced, {} unknown{shared}{branches}; {} declaration(s) not analysed",
         report.kernels.len(),
         accesses.len(),
         of(Coalescing::Coalesced),
@@ -174,7 +183,8 @@ fn summary(out: &mut String, report: &CheckReport) {
     );
 }
 
-/// The lines under an access: which lanes it counts, why, what it assumes, and its finding.
+/// The lines under an access or branch: which lanes it counts, why, what it assumes, and
+/// its finding.
 fn notes(
     out: &mut String,
     active: Option<&str>,

@@ -64,14 +64,16 @@ fn marked_loop(rule: &Rule) -> LoopReport {
         .unwrap_or_else(|| panic!("{}: no loop at line {line}", rule.code))
 }
 
-/// A kernel rule's example: `warpwise check` gives the access marked `/* ACCESS */` the
-/// rule's finding, and no other access of the example a finding.
+/// A kernel rule's example: `warpwise check` gives the access marked `/* ACCESS */` (the
+/// branch marked `/* BRANCH */`) the rule's finding, and nothing else in the example a
+/// finding.
 fn kernel_shows(rule: &Rule) {
     let source = rule.example.source;
     let line = source
         .lines()
-        .position(|l| l.contains("/* ACCESS */"))
-        .unwrap_or_else(|| panic!("{}'s example marks no access", rule.code)) as u32
+        .position(|l| l.contains("/* ACCESS */") || l.contains("/* BRANCH */"))
+        .unwrap_or_else(|| panic!("{}'s example marks no access or branch", rule.code))
+        as u32
         + 1;
     let dir = tempfile::tempdir().expect("a scratch directory");
     let file = dir
@@ -88,6 +90,7 @@ fn kernel_shows(rule: &Rule) {
                 .iter()
                 .filter_map(|a| a.finding.as_ref())
                 .chain(k.shared_accesses.iter().filter_map(|a| a.finding.as_ref()))
+                .chain(k.branches.iter().filter_map(|b| b.finding.as_ref()))
         })
         .flat_map(|f| f.lines.iter().map(move |l| (*l, f.code)))
         .collect();

@@ -21,6 +21,7 @@ pub mod ww120_allocation;
 pub mod ww130_observed_dependence;
 pub mod ww201_uncoalesced;
 pub mod ww202_bank_conflict;
+pub mod ww203_divergent_branch;
 
 pub use crate::code::Code;
 
@@ -41,7 +42,7 @@ pub struct Rule {
 /// A small file that shows the rule's finding: printed by `warpwise explain` and analysed
 /// by the rule's fixture test, so the documentation cannot drift from what the analyses
 /// say. A loop rule's example is C with a loop marked `/* LOOP */`; a kernel rule's is
-/// CUDA C with an access marked `/* ACCESS */`.
+/// CUDA C with an access marked `/* ACCESS */`, or a branch marked `/* BRANCH */`.
 #[derive(Debug)]
 pub struct Example {
     pub source: &'static str,
@@ -79,7 +80,11 @@ pub const ALL: &[&Rule] = &[
 ];
 
 /// Every code a finding of `warpwise check` can carry, in code order.
-pub const KERNEL: &[&Rule] = &[&ww201_uncoalesced::RULE, &ww202_bank_conflict::RULE];
+pub const KERNEL: &[&Rule] = &[
+    &ww201_uncoalesced::RULE,
+    &ww202_bank_conflict::RULE,
+    &ww203_divergent_branch::RULE,
+];
 
 /// Not a finding: the note SARIF output gives a loop that can run on a GPU.
 pub const FRIENDLY: &Rule = &ww001_friendly::RULE;
