@@ -30,24 +30,27 @@ pub fn render(report: &CheckReport) -> String {
     // one kernel stay two results in code scanning.
     let mut seen: HashMap<String, usize> = HashMap::new();
     for k in &report.kernels {
-        // (where, what as written, its kind, its finding) of each access and branch.
+        // (where, what as written, its kind, its finding, whether it is minor) of each
+        // access and branch. A boundary (a bounds guard) splits at most one warp per row of
+        // threads, usually nothing to fix: a note, so that code scanning does not warn on
+        // every guarded kernel.
         let accesses = k
             .accesses
             .iter()
-            .map(|a| (&a.at, &a.access, a.kind.as_str(), a.finding.as_ref()));
+            .map(|a| (&a.at, &a.access, a.kind.as_str(), a.finding.as_ref(), false));
         let shared = k
             .shared_accesses
             .iter()
-            .map(|a| (&a.at, &a.access, a.kind.as_str(), a.finding.as_ref()));
-        let branches = k
-            .branches
-            .iter()
-            .map(|b| (&b.at, &b.condition, "branch", b.finding.as_ref()));
+            .map(|a| (&a.at, &a.access, a.kind.as_str(), a.finding.as_ref(), false));
+        let branches = k.branches.iter().map(|b| {
+            let minor = b.divergence == advisor::check::model::Divergence::SomeWarps;
+            (&b.at, &b.condition, "branch", b.finding.as_ref(), minor)
+        });
         let findings = accesses
             .chain(shared)
             .chain(branches)
-            .filter_map(|(at, what, kind, finding)| Some((at, what, kind, finding?)));
-        for (at, access, kind, reason) in findings {
+            .filter_map(|(at, what, kind, finding, minor)| Some((at, what, kind, finding?, minor)));
+        for (at, access, kind, reason, minor) in findings {
             let Some(place) = Place::parse(at) else {
                 continue;
             };
@@ -60,6 +63,9 @@ pub fn render(report: &CheckReport) -> String {
             );
             let rank = seen.entry(key.clone()).or_default();
             let mut result = finding(k, &place, reason, &fingerprint(&[&key, &rank.to_string()]));
+            if minor {
+                result.level = Some(sarif::ResultLevel::Note);
+            }
             *rank += 1;
             result.rule_index = index.get(&reason.code).copied();
             results.push(result);

@@ -178,3 +178,26 @@ fn check_fingerprints_survive_lines_added_above() {
     };
     assert_eq!(line(&after), line(&before).map(|l| l + 3));
 }
+
+/// A bounds guard splits at most one warp per row of threads, usually nothing to fix: its
+/// WW203 is a note, not a warning, so code scanning does not warn on every guarded kernel.
+#[test]
+fn a_bounds_guard_is_a_note() {
+    let dir = crate::common::scratch("check-sarif", "guard");
+    std::fs::write(
+        dir.join("guard.cu"),
+        "__global__ void zero(float *a, int n)\n{\n    int i = blockIdx.x * blockDim.x + threadIdx.x;\n    if (i < n)\n        a[i] = 0;\n}\n",
+    )
+    .unwrap();
+    let report = check_in(&dir, "guard.cu", "json");
+    assert_eq!(
+        report["kernels"][0]["branches"][0]["divergence"], "some-warps",
+        "{report:#}"
+    );
+    let log = check_in(&dir, "guard.cu", "sarif");
+    validate(&log);
+    let results = crate::sarif_cli::results(&log);
+    assert_eq!(results.len(), 1, "{log:#}");
+    assert_eq!(results[0]["ruleId"], "WW203");
+    assert_eq!(results[0]["level"], "note", "{log:#}");
+}
