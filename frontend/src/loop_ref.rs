@@ -9,7 +9,7 @@ use std::str::FromStr;
 
 /// Where a loop keyword is in the user's source, as reports print it: `file:line:col`, and
 /// `#k` after it for the k-th loop of a unit at that place (see
-/// [`crate::unit::Unit::loop_id_at`]: a macro expansion puts every loop it holds at the
+/// `Unit::loop_id_at` in the unit module: a macro expansion puts every loop it holds at the
 /// place the macro is named).
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct LoopRef {

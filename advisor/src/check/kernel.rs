@@ -919,16 +919,25 @@ impl Kernel<'_> {
         });
         let (divergence, why) = self.divergence(cond, b);
         let condition = unit.snippet(span);
-        let finding = crate::rules::ww203_divergent_branch::finding(
-            &crate::rules::ww203_divergent_branch::Divergent {
-                condition: &condition,
-                loop_exit,
-                divergence,
-                why: &why,
-                choice: super::choice::of(func, &self.preds, cond, [then_block, else_block]),
-            },
-            line_of(&at),
-        );
+        use crate::rules::ww203_divergent_branch::{self as ww203, Split};
+        let split = match divergence {
+            Divergence::SomeWarps => Some(Split::SomeWarps),
+            Divergence::EveryWarp => Some(Split::EveryWarp),
+            Divergence::DataDependent => Some(Split::ByData),
+            Divergence::Never | Divergence::Unknown => None,
+        };
+        let finding = split.map(|split| {
+            ww203::finding(
+                &ww203::Divergent {
+                    condition: &condition,
+                    loop_exit,
+                    split,
+                    why: &why,
+                    choice: super::choice::of(func, &self.preds, cond, [then_block, else_block]),
+                },
+                line_of(&at),
+            )
+        });
         Some(BranchReport {
             at,
             condition,

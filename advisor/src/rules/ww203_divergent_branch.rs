@@ -2,7 +2,6 @@
 //! threads of a warp, so the warp runs both sides one after the other.
 
 use super::{Code, Example, Finding, Rule, Subject};
-use crate::check::model::Divergence;
 use crate::model::{Reason, Verdict};
 
 pub const RULE: Rule = Rule {
@@ -31,34 +30,45 @@ pub enum Choice {
     Work,
 }
 
+/// How a branch splits warps, in the classes that get a finding (`check` classifies; the
+/// rule only words it, so it does not depend on the checker).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Split {
+    /// Only where the condition changes along the thread index (a boundary).
+    SomeWarps,
+    /// Inside every warp (`threadIdx.x % 2`).
+    EveryWarp,
+    /// By data each thread reads: any warp.
+    ByData,
+}
+
 /// What a finding says about one branch.
 #[derive(Debug)]
 pub struct Divergent<'a> {
     /// The condition as written.
     pub condition: &'a str,
     pub loop_exit: bool,
-    pub divergence: Divergence,
+    pub split: Split,
     /// Why the analysis classified it so.
     pub why: &'a str,
     pub choice: Choice,
 }
 
-/// The finding for the branch at `line`, if it splits warps: none when its threads always
-/// agree (`never`) or when the analysis cannot tell how it varies (`unknown`), since then
+/// The finding for the branch at `line`, which splits warps as `d.split` says. A branch
+/// whose threads always agree, or whose variation the analysis cannot classify, gets none:
 /// there is nothing it can justify saying.
-pub fn finding(d: &Divergent, line: u32) -> Option<Reason> {
-    let class = match d.divergence {
-        Divergence::SomeWarps => "diverges in some warps",
-        Divergence::EveryWarp => "diverges in every warp",
-        Divergence::DataDependent => "diverges by data (data-dependent)",
-        Divergence::Never | Divergence::Unknown => return None,
+pub fn finding(d: &Divergent, line: u32) -> Reason {
+    let class = match d.split {
+        Split::SomeWarps => "diverges in some warps",
+        Split::EveryWarp => "diverges in every warp",
+        Split::ByData => "diverges by data (data-dependent)",
     };
     let what = if d.loop_exit { "loop exit" } else { "branch" };
     let message = format!(
         "{what} `{}` {class}: {}; a warp that splits runs both sides one after the other",
         d.condition, d.why
     );
-    let help = match (d.choice, d.divergence) {
+    let help = match (d.choice, d.split) {
         (Choice::MinMax, _) => "the branch keeps the smaller or the larger of the two values it \
              compares: write it with `min`/`max` (`fminf`/`fmaxf` for floats), which compile \
              to one instruction and no branch"
@@ -66,11 +76,11 @@ pub fn finding(d: &Divergent, line: u32) -> Option<Reason> {
         (Choice::Value, _) => "both sides only compute a value: compute both and select \
              (`x = c ? a : b`), which compiles without a branch, so no warp splits"
             .to_string(),
-        (_, Divergence::SomeWarps) => "the condition changes once along the thread index (a \
+        (_, Split::SomeWarps) => "the condition changes once along the thread index (a \
              boundary such as a bounds guard), so at most one warp per row of threads splits: \
              this is usually fine as it is"
             .to_string(),
-        (_, Divergence::EveryWarp) => "the condition alternates between neighbouring threads: \
+        (_, Split::EveryWarp) => "the condition alternates between neighbouring threads: \
              renumber the work so that it changes only every 32 threads (let the first threads \
              of the block take one case and the next ones the other), so that whole warps agree"
             .to_string(),
@@ -78,7 +88,7 @@ pub fn finding(d: &Divergent, line: u32) -> Option<Reason> {
               condition before the launch, so that the threads of a warp agree"
             .to_string(),
     };
-    Some(Finding::new(&RULE, Verdict::NotFriendly, message, vec![line], Some(help)).reason)
+    Finding::new(&RULE, Verdict::NotFriendly, message, vec![line], Some(help)).reason
 }
 
 #[cfg(test)]
