@@ -147,11 +147,7 @@ fn finding(
 fn notifications(report: &CheckReport) -> Vec<sarif::Notification> {
     let mut out = Vec::new();
     for r in &report.refused {
-        let who = r
-            .function
-            .as_deref()
-            .map(|f| format!("`{f}` "))
-            .unwrap_or_default();
+        let who = r.function_prefix();
         out.push(notification(
             "warning",
             format!("{who}not analysed: {}", r.reason),

@@ -26,6 +26,17 @@ pub struct Refused {
     pub reason: String,
 }
 
+impl Refused {
+    /// "`f` " naming the refused function before a message, or nothing for a declaration
+    /// outside any.
+    pub fn function_prefix(&self) -> String {
+        self.function
+            .as_deref()
+            .map(|f| format!("`{f}` "))
+            .unwrap_or_default()
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct KernelReport {
     pub kernel: String,

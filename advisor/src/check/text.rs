@@ -15,11 +15,7 @@ pub fn render(report: &CheckReport) -> String {
         kernel(&mut out, k);
     }
     for r in &report.refused {
-        let who = r
-            .function
-            .as_deref()
-            .map(|f| format!("`{f}` "))
-            .unwrap_or_default();
+        let who = r.function_prefix();
         let _ = writeln!(out, "{}: not analysed: {who}{}", r.at, r.reason);
     }
     summary(&mut out, report);
