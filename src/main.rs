@@ -12,6 +12,7 @@ mod check_sarif;
 mod emit_command;
 mod explain_command;
 mod html_output;
+mod html_page;
 mod inputs;
 mod instance_output;
 mod instantiate_command;
