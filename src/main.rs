@@ -8,6 +8,7 @@
 mod analyze_command;
 mod cc_command;
 mod check_command;
+mod check_html;
 mod check_sarif;
 mod emit_command;
 mod explain_command;
