@@ -2,7 +2,8 @@
 //! a divergent branch, a bank conflict, a refused template) and one guarded by
 //! `a < b && c > d`, every finding of the JSON report of the same file has its mark on its
 //! line and its row, with its code, in its kernel's panel; the page references nothing
-//! outside itself, shows source text escaped, and in a headless browser (skipped with a
+//! outside itself, shows source text escaped, `-o` neither replaces an input nor writes
+//! through a link, and in a headless browser (skipped with a
 //! reason where none is installed, as `html_report` does) a `#open=` link opens exactly
 //! the kernel's panel.
 
@@ -159,7 +160,7 @@ fn source_and_conditions_are_escaped() {
 }
 
 #[test]
-fn the_output_never_replaces_an_input() {
+fn the_output_never_replaces_an_input_nor_follows_a_link() {
     let dir = tempfile::tempdir().expect("temp dir");
     let (_, _) = page_and_report(dir.path());
     let out = Command::new(crate::common::bin())
@@ -170,6 +171,23 @@ fn the_output_never_replaces_an_input() {
     assert_eq!(out.status.code(), Some(2), "{}", crate::common::text(&out));
     let kept = std::fs::read_to_string(dir.path().join(FILE)).unwrap();
     assert_eq!(kept, format!("{MIXED}{GUARD}"));
+    // A symbolic link at the output is replaced by the page, not written through.
+    let elsewhere = dir.path().join("elsewhere.txt");
+    std::fs::write(&elsewhere, "kept").unwrap();
+    let link = dir.path().join("link.html");
+    std::os::unix::fs::symlink(&elsewhere, &link).unwrap();
+    let out = Command::new(crate::common::bin())
+        .current_dir(dir.path())
+        .args(["check", FILE, "--format", "html", "-o", "link.html"])
+        .output()
+        .expect("warpwise runs");
+    assert!(out.status.success(), "{}", crate::common::text(&out));
+    assert_eq!(std::fs::read_to_string(&elsewhere).unwrap(), "kept");
+    let meta = std::fs::symlink_metadata(&link).unwrap();
+    assert!(meta.is_file(), "the link was written through");
+    assert!(std::fs::read_to_string(&link)
+        .unwrap()
+        .starts_with("<!DOCTYPE html>"));
 }
 
 #[test]
