@@ -1,6 +1,6 @@
 //! `warpwise check`: requests and sectors per warp of each global access of existing CUDA
 //! kernels, and the divergence of their branches (`advisor::check`); as text, YAML, JSON
-//! or SARIF (`check_sarif`).
+//! SARIF (`check_sarif`) or one HTML page (`check_html`).
 
 use crate::inputs::{collect, CFlags};
 use clap::{Args, ValueEnum};
@@ -21,9 +21,14 @@ pub struct CheckArgs {
     #[arg(long = "set", value_name = "NAME=VALUE")]
     pub set: Vec<String>,
     /// Output format; `text` on a terminal, `yaml` otherwise; `sarif` (SARIF 2.1.0, one
-    /// result per finding) for code scanning.
+    /// result per finding) for code scanning; `html`, one self-contained page (`-o
+    /// check.html`) with the source, a mark on each line with an access or branch, and a
+    /// panel per kernel.
     #[arg(long, value_enum)]
     pub format: Option<CheckFormat>,
+    /// Write the report to this file instead of stdout (never one of the inputs).
+    #[arg(short = 'o', long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -32,6 +37,7 @@ pub enum CheckFormat {
     Yaml,
     Json,
     Sarif,
+    Html,
 }
 
 pub fn run(args: &CheckArgs) -> ExitCode {
@@ -54,6 +60,13 @@ pub fn run(args: &CheckArgs) -> ExitCode {
     for p in &problems {
         eprint!("{}", p.render(false));
     }
+    if let Err(e) = crate::output::refuse_clobbering(
+        args.output.as_deref(),
+        &crate::output::unit_paths(&inputs),
+    ) {
+        eprintln!("error: {e}");
+        return ExitCode::from(2);
+    }
     let mut units = Vec::new();
     for input in &inputs {
         match load_unit(input) {
@@ -71,12 +84,12 @@ pub fn run(args: &CheckArgs) -> ExitCode {
         return ExitCode::from(1);
     }
     let report = advisor::check::check_units(&units, &advisor::check::Options { set });
-    let format = args
-        .format
-        .unwrap_or(match crate::output::resolve_format(None, None) {
+    let format = args.format.unwrap_or(
+        match crate::output::resolve_format(None, args.output.as_deref()) {
             crate::output::Format::Text => CheckFormat::Text,
             _ => CheckFormat::Yaml,
-        });
+        },
+    );
     let text = match format {
         CheckFormat::Text => advisor::check::text::render(&report),
         CheckFormat::Yaml => {
@@ -86,8 +99,9 @@ pub fn run(args: &CheckArgs) -> ExitCode {
             crate::output::serialize(&report, crate::output::Format::Json).unwrap_or_default()
         }
         CheckFormat::Sarif => crate::check_sarif::render(&report),
+        CheckFormat::Html => crate::check_html::render(&report),
     };
-    match crate::output::write_text(&text, None) {
+    match crate::output::write_text(&text, args.output.as_deref()) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e}");

@@ -87,16 +87,16 @@ pub fn render(report: &CheckReport) -> String {
     )
 }
 
-/// A `file:line:col` of the report.
-struct Place {
-    file: String,
-    line: i64,
+/// A `file:line:col` of the report (the HTML page places its marks by it too).
+pub(crate) struct Place {
+    pub(crate) file: String,
+    pub(crate) line: i64,
     col: i64,
 }
 
 impl Place {
     /// From the right, since a file name may hold a colon.
-    fn parse(at: &str) -> Option<Place> {
+    pub(crate) fn parse(at: &str) -> Option<Place> {
         let mut parts = at.rsplitn(3, ':');
         let col = parts.next()?.parse().ok()?;
         let line = parts.next()?.parse().ok()?;

@@ -8,10 +8,12 @@
 mod analyze_command;
 mod cc_command;
 mod check_command;
+mod check_html;
 mod check_sarif;
 mod emit_command;
 mod explain_command;
 mod html_output;
+mod html_page;
 mod inputs;
 mod instance_output;
 mod instantiate_command;

@@ -13,7 +13,7 @@ use std::process::Command;
 /// Two kernels and a template: `p[i].x` is loaded and stored 12 bytes apart (WW201 twice),
 /// `threadIdx.x % 2` splits every warp (WW203), `tile[tx][k]` conflicts 32 ways (WW202), and
 /// `scale` is C++ the frontend refuses.
-const MIXED: &str = r#"struct Particle { float x, y, z; };
+pub(crate) const MIXED: &str = r#"struct Particle { float x, y, z; };
 
 __global__ void shift(struct Particle *p, float *flag, float dx)
 {
@@ -45,7 +45,7 @@ __global__ void scale(T *a, T s)
 
 /// `warpwise check FILE --format FORMAT` run in `dir` (so that the log's paths are
 /// relative to it), parsed as JSON.
-fn check_in(dir: &Path, file: &str, format: &str) -> Value {
+pub(crate) fn check_in(dir: &Path, file: &str, format: &str) -> Value {
     let out = Command::new(crate::common::bin())
         .current_dir(dir)
         .args(["check", file, "--format", format])
@@ -56,7 +56,7 @@ fn check_in(dir: &Path, file: &str, format: &str) -> Value {
 }
 
 /// Every finding of a JSON check report: (code, `file:line:col` of its access or branch).
-fn report_findings(report: &Value) -> Vec<(String, String)> {
+pub(crate) fn report_findings(report: &Value) -> Vec<(String, String)> {
     let mut out = Vec::new();
     for k in report["kernels"].as_array().expect("kernels") {
         for list in ["accesses", "shared_accesses", "branches"] {

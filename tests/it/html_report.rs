@@ -53,7 +53,7 @@ fn loop_ids(report: &Value) -> Vec<String> {
 }
 
 /// Attribute values as the page writes them.
-fn attr(s: &str) -> String {
+pub(crate) fn attr(s: &str) -> String {
     s.replace('&', "&amp;").replace('"', "&quot;")
 }
 
@@ -98,7 +98,7 @@ fn every_loop_has_a_mark_and_a_panel_and_nothing_is_fetched() {
     assert!(page.contains("#include &lt;stdio.h&gt;"));
 }
 
-fn browser() -> Option<String> {
+pub(crate) fn browser() -> Option<String> {
     let found = ["chromium", "chromium-browser", "google-chrome"]
         .into_iter()
         .find(|b| Command::new(b).arg("--version").output().is_ok())
@@ -113,7 +113,7 @@ fn browser() -> Option<String> {
     found
 }
 
-fn headless(browser: &str, extra: &[&str], url: &str) -> std::process::Output {
+pub(crate) fn headless(browser: &str, extra: &[&str], url: &str) -> std::process::Output {
     Command::new(browser)
         .args([
             "--headless",

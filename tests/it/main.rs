@@ -4,6 +4,7 @@
 
 mod budget_cli;
 mod check_emitted;
+mod check_html;
 mod check_kernels;
 mod check_sarif;
 mod cli;
