@@ -213,12 +213,7 @@ fn file_section(
     marks: &BTreeMap<u32, BTreeMap<usize, Mark>>,
     placed: &mut [bool],
 ) {
-    let _ = write!(
-        out,
-        "<section class=\"file\" data-file=\"{}\">\n<h2>{}</h2>\n<pre class=\"source\"><code>",
-        esc(file),
-        esc(file)
-    );
+    crate::html_page::file_start(out, file);
     let source = std::fs::read_to_string(file).unwrap_or_default();
     let refused: Vec<(u32, &str)> = report
         .refused

@@ -60,12 +60,7 @@ pub fn render(report: &Report, units: &[Unit], instance: Option<&InstanceReport>
     }
     for file in &files {
         let loops = &by_file[file];
-        let _ = write!(
-            out,
-            "<section class=\"file\" data-file=\"{}\">\n<h2>{}</h2>\n<pre class=\"source\"><code>",
-            esc(file),
-            esc(file)
-        );
+        crate::html_page::file_start(&mut out, file);
         let source = std::fs::read_to_string(file).unwrap_or_default();
         let mut marks: BTreeMap<u32, Vec<(usize, &LoopReport)>> = BTreeMap::new();
         for &(k, l) in loops {

@@ -90,6 +90,16 @@ pub fn start(out: &mut String, title: &str, style: &str) {
     );
 }
 
+/// Opens a file's section, its name as heading, and the source listing its lines go in.
+pub fn file_start(out: &mut String, file: &str) {
+    let _ = write!(
+        out,
+        "<section class=\"file\" data-file=\"{}\">\n<h2>{}</h2>\n<pre class=\"source\"><code>",
+        esc(file),
+        esc(file)
+    );
+}
+
 /// Closes `<main>` and the page, with the panel script; `mark` is the attribute of the
 /// marks (`button.badge`) that a `#open=VALUE` link clicks.
 pub fn end(out: &mut String, mark: &str) {

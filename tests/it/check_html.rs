@@ -215,11 +215,7 @@ fn a_link_to_a_kernel_opens_its_panel_in_a_browser() {
         String::from_utf8_lossy(&loaded.stderr)
     );
     let dom = String::from_utf8_lossy(&loaded.stdout).to_string();
-    let panels: Vec<&str> = dom
-        .split("<section class=\"panel\"")
-        .skip(1)
-        .map(|s| &s[..s.find('>').unwrap_or(s.len())])
-        .collect();
+    let panels = crate::html_report::panel_tags(&dom);
     assert_eq!(
         panels.len(),
         kernels.len(),

@@ -128,6 +128,14 @@ pub(crate) fn headless(browser: &str, extra: &[&str], url: &str) -> std::process
         .expect("the browser runs")
 }
 
+/// The opening tag's attributes of every panel of a page's DOM (`hidden` when closed).
+pub(crate) fn panel_tags(dom: &str) -> Vec<&str> {
+    dom.split("<section class=\"panel\"")
+        .skip(1)
+        .map(|s| &s[..s.find('>').unwrap_or(s.len())])
+        .collect()
+}
+
 #[test]
 fn clicking_a_loops_mark_opens_its_panel_in_a_browser() {
     let Some(browser) = browser() else { return };
@@ -150,11 +158,7 @@ fn clicking_a_loops_mark_opens_its_panel_in_a_browser() {
         String::from_utf8_lossy(&loaded.stderr)
     );
     let dom = String::from_utf8_lossy(&loaded.stdout).to_string();
-    let panels: Vec<&str> = dom
-        .split("<section class=\"panel\"")
-        .skip(1)
-        .map(|s| &s[..s.find('>').unwrap_or(s.len())])
-        .collect();
+    let panels = panel_tags(&dom);
     assert_eq!(panels.len(), ids.len(), "every loop's panel is in the DOM");
     let open: Vec<&&str> = panels.iter().filter(|p| !p.contains("hidden")).collect();
     assert_eq!(open.len(), 1, "exactly the clicked panel is open: {open:?}");
