@@ -53,6 +53,20 @@ fn loop_ids(report: &Value) -> Vec<String> {
 }
 
 /// Attribute values as the page writes them.
+/// A page is self-contained: no scripts, styles, images or fonts from elsewhere.
+pub(crate) fn assert_self_contained(page: &str) {
+    for external in [
+        "src=",
+        "href=\"http",
+        "href=\"//",
+        "@import",
+        "url(",
+        "<link",
+    ] {
+        assert!(!page.contains(external), "the page references `{external}`");
+    }
+}
+
 pub(crate) fn attr(s: &str) -> String {
     s.replace('&', "&amp;").replace('"', "&quot;")
 }
@@ -73,17 +87,7 @@ fn every_loop_has_a_mark_and_a_panel_and_nothing_is_fetched() {
             "no panel for {id}"
         );
     }
-    // Self-contained: no scripts, styles, images or fonts from elsewhere.
-    for external in [
-        "src=",
-        "href=\"http",
-        "href=\"//",
-        "@import",
-        "url(",
-        "<link",
-    ] {
-        assert!(!page.contains(external), "the page references `{external}`");
-    }
+    assert_self_contained(&page);
     // The summary counts match the report.
     let friendly = report["loops"]
         .as_array()
