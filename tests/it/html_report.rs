@@ -52,7 +52,6 @@ fn loop_ids(report: &Value) -> Vec<String> {
         .collect()
 }
 
-/// Attribute values as the page writes them.
 /// A page is self-contained: no scripts, styles, images or fonts from elsewhere.
 pub(crate) fn assert_self_contained(page: &str) {
     for external in [
@@ -67,6 +66,7 @@ pub(crate) fn assert_self_contained(page: &str) {
     }
 }
 
+/// Attribute values as the page writes them.
 pub(crate) fn attr(s: &str) -> String {
     s.replace('&', "&amp;").replace('"', "&quot;")
 }
