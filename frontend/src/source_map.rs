@@ -144,7 +144,8 @@ pub enum HeaderKind {
     /// A header of the project.
     Project,
     /// The file's own module header: a project header with the file's stem (`grid.h` for
-    /// `grid.c`), whose `static` functions are the file's own.
+    /// `grid.c`), or a CUDA source it includes (`kernels.cu`), whose `static` functions
+    /// are the file's own.
     Own,
 }
 
@@ -357,7 +358,14 @@ impl SourceMap {
             return Some(HeaderKind::System);
         }
         let stem = |f: FileId| self.files[f.index()].path.file_stem().map(|s| s.to_owned());
-        let own = self.main.is_some_and(|main| stem(main) == stem(file));
+        // A CUDA source included into another (`#include "kernels.cu"`, the single
+        // translation unit of Rodinia's benchmarks) is compiled there whole: its `static`
+        // kernels are launched from it or from nowhere, and `check` reads them either way.
+        let cuda_source = self.files[file.index()]
+            .path
+            .extension()
+            .is_some_and(|e| e == "cu");
+        let own = cuda_source || self.main.is_some_and(|main| stem(main) == stem(file));
         Some(if own {
             HeaderKind::Own
         } else {

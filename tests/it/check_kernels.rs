@@ -793,6 +793,37 @@ fn the_command_line_checks_and_formats() {
     assert!(Path::new(&file).exists());
 }
 
+/// A CUDA source included into another (`#include "kernels.cu"`, as Rodinia's benchmarks
+/// build one translation unit) is checked whole: its `static` kernels too, launched or not,
+/// and its static device helpers where a kernel calls them.
+#[test]
+fn the_static_kernels_of_an_included_cuda_source_are_checked() {
+    let dir = crate::common::scratch("check", "included");
+    std::fs::write(
+        dir.join("kernels.cu"),
+        "#ifndef KERNELS_CU\n#define KERNELS_CU\n\
+         static __device__ int twice(int i) { return 2 * i; }\n\
+         __global__ static void strided(float *a) { a[twice(threadIdx.x)] = 0; }\n\
+         #endif\n",
+    )
+    .unwrap();
+    let main = dir.join("main.cu");
+    std::fs::write(
+        &main,
+        "#include \"kernels.cu\"\nint main(void) { return 0; }\n",
+    )
+    .unwrap();
+    let out = crate::common::warpwise(&["check", "--format", "json", &main.to_string_lossy()]);
+    assert!(out.status.success(), "{}", crate::common::text(&out));
+    let value: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let kernels = value["kernels"].as_array().unwrap();
+    assert_eq!(kernels.len(), 1, "{value}");
+    assert_eq!(kernels[0]["kernel"], "strided");
+    let access = &kernels[0]["accesses"][0];
+    assert_eq!(access["access"], "a[twice(threadIdx.x)]", "{value}");
+    assert_eq!(access["sectors"]["value"], 8, "{value}");
+}
+
 /// Shared arrays at file scope, so that the CPU build (where `__shared__` is nothing) has
 /// one copy the harness can find and log; blocks run one after the other there, so a block
 /// has it to itself as on the GPU.
