@@ -33,6 +33,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::ctokens::{lex, matching_close, Tok, TokKind};
+use crate::cuda_template::{prepended, template_head, template_use, TemplateHead, Templates};
 
 /// The function a launch `k<<<grid, block>>>(...)` is rewritten to call, before the kernel:
 /// its arguments are the kernel, then the launch's configuration as written.
@@ -118,14 +119,41 @@ pub(crate) fn prepare(text: &mut String, system_dirs: &[PathBuf]) -> Prepared {
     erase_extern_c(text, system_dirs);
     let toks = lex(text, system_dirs);
     let items = segment(&toks, text);
+    let templates = value_templates(&toks, text, &items);
     let mut blank: Vec<(usize, usize)> = Vec::new();
     let mut edits: Vec<Edit> = Vec::new();
     let mut refused = Vec::new();
-    for item in items {
-        if toks[item.first].system {
+    for whole in items {
+        if toks[whole.first].system {
             continue;
         }
-        let cxx = cxx_construct(&toks, text, item);
+        // A value template is read as the C function after its head, which takes the
+        // template's parameters first.
+        let (item, head_edits, head_refusal) =
+            match template_head(&toks, text, whole.first, whole.last) {
+                Some(Ok(head)) => match template_function(&toks, text, whole, &head) {
+                    Some(head_edits) => (
+                        Item {
+                            first: head.close + 1,
+                            ..whole
+                        },
+                        head_edits,
+                        None,
+                    ),
+                    None => (
+                        whole,
+                        Vec::new(),
+                        Some((
+                            whole.first,
+                            "it uses C++ (`template`): a template that is not a function"
+                                .to_string(),
+                        )),
+                    ),
+                },
+                Some(Err(refusal)) => (whole, Vec::new(), Some(refusal)),
+                None => (whole, Vec::new(), None),
+            };
+        let cxx = head_refusal.or_else(|| cxx_construct(&toks, text, item));
         if let Some((at, reason)) = cxx {
             let name = item_name(&toks, text, item);
             refused.push(Refusal {
@@ -133,10 +161,10 @@ pub(crate) fn prepare(text: &mut String, system_dirs: &[PathBuf]) -> Prepared {
                 name: name.clone(),
                 reason,
             });
-            blank_item(&toks, text, item, &mut blank, &mut edits);
+            blank_item(&toks, text, whole, &mut blank, &mut edits);
             // A class that is refused is still a type others point to.
-            if let Some(tag) = record_tag(&toks, text, item) {
-                let end = toks[item.last].end();
+            if let Some(tag) = record_tag(&toks, text, whole) {
+                let end = toks[whole.last].end();
                 edits.push((end, end, format!(" typedef struct {tag} {tag};")));
             }
             continue;
@@ -145,20 +173,22 @@ pub(crate) fn prepare(text: &mut String, system_dirs: &[PathBuf]) -> Prepared {
             let end = toks[item.last].end();
             edits.push((end, end, format!(" typedef {keyword} {tag} {tag};")));
         }
+        let mut body_edits = Vec::new();
         if let Some((open, close)) = item.body {
-            let mut body_edits = Vec::new();
-            match body_rewrites(&toks, text, open, close, &mut body_edits) {
-                Ok(()) => edits.extend(body_edits),
-                Err((at, reason)) => {
-                    refused.push(Refusal {
-                        at: toks[at].start(),
-                        name: item_name(&toks, text, item),
-                        reason,
-                    });
-                    blank_item(&toks, text, item, &mut blank, &mut edits);
-                }
+            if let Err((at, reason)) =
+                body_rewrites(&toks, text, (open, close), &templates, &mut body_edits)
+            {
+                refused.push(Refusal {
+                    at: toks[at].start(),
+                    name: item_name(&toks, text, item),
+                    reason,
+                });
+                blank_item(&toks, text, whole, &mut blank, &mut edits);
+                continue;
             }
         }
+        edits.extend(head_edits);
+        edits.extend(body_edits);
     }
     edits.sort_by_key(|e| (e.0, e.1));
     for r in &mut refused {
@@ -490,8 +520,8 @@ fn cxx_parameters(toks: &[Tok], text: &str, open: usize) -> Option<usize> {
 fn body_rewrites(
     toks: &[Tok],
     text: &str,
-    open: usize,
-    close: usize,
+    (open, close): (usize, usize),
+    templates: &Templates,
     edits: &mut Vec<Edit>,
 ) -> Result<(), (usize, String)> {
     let mut k = open + 1;
@@ -500,8 +530,27 @@ fn body_rewrites(
             k = dim3_declarators(toks, text, k + 1, close, edits);
             continue;
         }
+        if let Some((angle, args)) = template_use(toks, text, k, close, templates) {
+            // `f<args>(...)` calls `f(args, ...)`; `k<args><<<...>>>(...)` launches it so.
+            edits.push((toks[k + 1].start(), toks[angle].end(), String::new()));
+            if chevrons(toks, text, angle + 1, "<") {
+                k = launch(toks, text, (k, angle + 1), close, Some(args), edits)?;
+                continue;
+            }
+            if !toks.get(angle + 1).is_some_and(|t| t.is(text, "(")) {
+                return Err((
+                    k,
+                    "a value template used other than by a call or launch".into(),
+                ));
+            }
+            let empty = toks.get(angle + 2).is_some_and(|t| t.is(text, ")"));
+            let at = toks[angle + 1].end();
+            edits.push((at, at, prepended(args, empty)));
+            k = angle + 2;
+            continue;
+        }
         if chevrons(toks, text, k, "<") {
-            k = launch(toks, text, k, close, edits)?;
+            k = launch(toks, text, (k - 1, k), close, None, edits)?;
             continue;
         }
         if toks[k].is(text, ROWS_TYPE) {
@@ -631,26 +680,28 @@ fn dim3_declarators(
     k
 }
 
-/// The launch whose `<<<` is at `k`: edits that make it a call of [`LAUNCH_FUNCTION`]
-/// followed by the kernel's call; returns the index after the kernel's arguments.
+/// The launch whose kernel is named at `name` and whose `<<<` is at `k`: edits that make
+/// it a call of [`LAUNCH_FUNCTION`] followed by the kernel's call, with a value template's
+/// arguments `template_args` first; returns the index after the kernel's arguments.
 fn launch(
     toks: &[Tok],
     text: &str,
-    k: usize,
+    (name, k): (usize, usize),
     close: usize,
+    template_args: Option<&str>,
     edits: &mut Vec<Edit>,
 ) -> Result<usize, (usize, String)> {
     let unreadable = |reason: &str| (k, format!("a kernel launch warpwise cannot read: {reason}"));
-    let name = &toks[k - 1];
+    let name = &toks[name];
     if name.kind != TokKind::Ident {
         let why = if name.is(text, ">") {
-            "a template kernel"
+            "a template kernel whose parameters are not all values"
         } else {
             "the kernel is not named by an identifier"
         };
         return Err(unreadable(why));
     }
-    if matches!(toks[k - 2].text(text), "." | ">" | ":") {
+    if template_args.is_none() && matches!(toks[k - 2].text(text), "." | ">" | ":") {
         return Err(unreadable("the kernel is not named by an identifier"));
     }
     // The closing `>>>`: the first outside brackets.
@@ -685,9 +736,66 @@ fn launch(
         toks[end + 2].end(),
         format!("), {kernel}"),
     ));
+    if let Some(first) = template_args {
+        let at = toks[args].end();
+        edits.push((at, at, prepended(first, args_close == args + 1)));
+    }
     let after = toks[args_close].end();
     edits.push((after, after, ")".into()));
     Ok(args_close + 1)
+}
+
+/// The value templates among `items`: the functions whose template heads hold only values.
+fn value_templates(toks: &[Tok], text: &str, items: &[Item]) -> Templates {
+    let mut out = Templates::new();
+    for &item in items {
+        let Some(Ok(head)) = template_head(toks, text, item.first, item.last) else {
+            continue;
+        };
+        let c_part = Item {
+            first: head.close + 1,
+            ..item
+        };
+        if let Some(name) = item_name(toks, text, c_part) {
+            out.insert(name, head.params.len());
+        }
+    }
+    out
+}
+
+/// The edits that make the value template `item` the C function after its head: the head
+/// erased, its parameters put first in the function's parameter list; `None` when the
+/// declaration is not a function.
+fn template_function(
+    toks: &[Tok],
+    text: &str,
+    item: Item,
+    head: &TemplateHead,
+) -> Option<Vec<Edit>> {
+    let params_close = match item.body {
+        Some((open, _)) => open.checked_sub(1)?,
+        None if toks[item.last].is(text, ";") => item.last.checked_sub(1)?,
+        None => return None,
+    };
+    let params_open = opening(toks, text, params_close)?;
+    if params_open <= head.close + 1 || toks[params_open - 1].kind != TokKind::Ident {
+        return None;
+    }
+    let first = head.params.join(", ");
+    let only_void = params_close == params_open + 2 && toks[params_open + 1].is(text, "void");
+    let mut edits = vec![(
+        toks[head.keyword].start(),
+        toks[head.close].end(),
+        String::new(),
+    )];
+    if only_void {
+        let void = &toks[params_open + 1];
+        edits.push((void.start(), void.end(), first));
+    } else {
+        let at = toks[params_open].end();
+        edits.push((at, at, prepended(&first, params_close == params_open + 1)));
+    }
+    Some(edits)
 }
 
 /// Spaces over `start..end`, newlines kept, byte for byte (a multi-byte character in a
@@ -880,6 +988,47 @@ mod tests {
         let (_, refused) = prepared("void h() { k<float><<<1, 2>>>(x); }");
         assert_eq!(refused.len(), 1, "{refused:?}");
         assert!(refused[0].reason.contains("template"), "{refused:?}");
+    }
+
+    #[test]
+    fn a_value_template_takes_its_parameters_first() {
+        let src = "template <bool sum, int n> __device__ void f(int *a) { a[n] = sum; }
+                   template <int n> __device__ void g(void);
+                   template <bool sum> __global__ void k(int *a) { f<sum, 4>(a); g<(2 > 1)>(); }
+                   void h(int *a) { k<true><<<1, 32>>>(a); }
+";
+        let (text, refused) = prepared(src);
+        assert!(refused.is_empty(), "{refused:?}");
+        assert!(!text.contains("template"), "{text}");
+        assert!(
+            text.contains("__device__ void f(bool sum, int n, int *a) { a[n] = sum; }"),
+            "{text}"
+        );
+        assert!(text.contains("__device__ void g(int n);"), "{text}");
+        assert!(text.contains("{ f(sum, 4, a); g((2 > 1)); }"), "{text}");
+        assert!(
+            text.contains("(__warpwise_launch(k, 1, 32), k(true, a))"),
+            "{text}"
+        );
+        assert_eq!(text.lines().count(), src.lines().count());
+    }
+
+    #[test]
+    fn a_template_over_types_stays_refused_with_its_reason() {
+        let src = "template <typename T, int n> __global__ void k(T *a) { a[n] = 0; }
+                   template <int n> struct S { int a[n]; };
+                   void c(int *x) { x[0] = 1; }
+";
+        let (text, refused) = prepared(src);
+        let reasons: Vec<&str> = refused.iter().map(|r| r.reason.as_str()).collect();
+        assert_eq!(reasons.len(), 2, "{reasons:?}");
+        assert!(
+            reasons[0].contains("`typename T` is not a value parameter"),
+            "{reasons:?}"
+        );
+        assert!(reasons[1].contains("not a function"), "{reasons:?}");
+        assert!(!text.contains("template"), "{text}");
+        assert!(text.contains("void c(int *x) { x[0] = 1; }"), "{text}");
     }
 
     #[test]

@@ -5,6 +5,7 @@ pub mod bench_input;
 pub mod compile_args;
 mod ctokens;
 pub mod cuda_source;
+mod cuda_template;
 mod deep_stack;
 pub mod diagnostic;
 pub mod files;
