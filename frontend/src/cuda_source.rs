@@ -33,6 +33,9 @@
 use std::path::{Path, PathBuf};
 
 use crate::ctokens::{lex, matching_close, Tok, TokKind};
+use crate::cuda_reference::{
+    reference_arguments, reference_function, reference_parameters, References,
+};
 use crate::cuda_template::{prepended, template_head, template_use, TemplateHead, Templates};
 
 /// The function a launch `k<<<grid, block>>>(...)` is rewritten to call, before the kernel:
@@ -120,6 +123,7 @@ pub(crate) fn prepare(text: &mut String, system_dirs: &[PathBuf]) -> Prepared {
     let toks = lex(text, system_dirs);
     let items = segment(&toks, text);
     let templates = value_templates(&toks, text, &items);
+    let references = reference_functions(&toks, text, &items);
     let mut blank: Vec<(usize, usize)> = Vec::new();
     let mut edits: Vec<Edit> = Vec::new();
     let mut refused = Vec::new();
@@ -173,10 +177,19 @@ pub(crate) fn prepare(text: &mut String, system_dirs: &[PathBuf]) -> Prepared {
             let end = toks[item.last].end();
             edits.push((end, end, format!(" typedef {keyword} {tag} {tag};")));
         }
-        let mut body_edits = Vec::new();
+        let mut body_edits = match parameter_list(&toks, text, item) {
+            Some((open, close)) => reference_parameters(&toks, text, open, close)
+                .map(|params| reference_function(&toks, text, &params, item.body))
+                .unwrap_or_default(),
+            None => Vec::new(),
+        };
         if let Some((open, close)) = item.body {
+            let known = Known {
+                templates: &templates,
+                references: &references,
+            };
             if let Err((at, reason)) =
-                body_rewrites(&toks, text, (open, close), &templates, &mut body_edits)
+                body_rewrites(&toks, text, (open, close), known, &mut body_edits)
             {
                 refused.push(Refusal {
                     at: toks[at].start(),
@@ -351,12 +364,16 @@ fn cxx_construct(toks: &[Tok], text: &str, item: Item) -> Option<(usize, String)
     if let Some((open, close)) = item.body {
         // The parameter list: the parenthesis group just before the body.
         if let Some(params) = opening(toks, text, open - 1) {
+            // References `reference_parameters` reads are rewritten (`cuda_reference`).
+            let readable_references = reference_parameters(toks, text, params, open - 1).is_some();
             let mut depth = 0usize;
             for (k, t) in toks.iter().enumerate().take(open - 1).skip(params + 1) {
                 match t.text(text) {
                     "(" | "[" | "{" => depth += 1,
                     ")" | "]" | "}" => depth = depth.saturating_sub(1),
-                    "&" => return Some((k, "it takes a C++ reference parameter (`&`)".into())),
+                    "&" if !readable_references => {
+                        return Some((k, "it takes a C++ reference parameter (`&`)".into()))
+                    }
                     "=" if depth == 0 => {
                         return Some((k, "it gives a parameter a C++ default argument".into()))
                     }
@@ -521,11 +538,24 @@ fn body_rewrites(
     toks: &[Tok],
     text: &str,
     (open, close): (usize, usize),
-    templates: &Templates,
+    known: Known,
     edits: &mut Vec<Edit>,
 ) -> Result<(), (usize, String)> {
+    let templates = known.templates;
+    // The arguments of a call to a function that takes references: `&(x)` for a pointer.
+    let pass_references = |name: usize, paren: usize, edits: &mut Vec<Edit>| {
+        let callee = &toks[name];
+        let member = toks[name - 1].is(text, ".")
+            || (toks[name - 1].is(text, ">") && toks[name - 2].is(text, "-"));
+        if let Some(passing) = known.references.get(callee.text(text)).filter(|_| !member) {
+            reference_arguments(toks, text, paren, passing, edits);
+        }
+    };
     let mut k = open + 1;
     while k < close {
+        if toks[k].kind == TokKind::Ident && toks.get(k + 1).is_some_and(|t| t.is(text, "(")) {
+            pass_references(k, k + 1, edits);
+        }
         if toks[k].is(text, "dim3") && !matches!(toks[k - 1].text(text), "(" | "," | "." | "-") {
             k = dim3_declarators(toks, text, k + 1, close, edits);
             continue;
@@ -546,6 +576,7 @@ fn body_rewrites(
             let empty = toks.get(angle + 2).is_some_and(|t| t.is(text, ")"));
             let at = toks[angle + 1].end();
             edits.push((at, at, prepended(args, empty)));
+            pass_references(k, angle + 1, edits);
             k = angle + 2;
             continue;
         }
@@ -745,6 +776,49 @@ fn launch(
     Ok(args_close + 1)
 }
 
+/// What the rewrites of a body know of the file's other declarations.
+#[derive(Clone, Copy)]
+struct Known<'a> {
+    templates: &'a Templates,
+    references: &'a References,
+}
+
+/// The parentheses of a function declaration's parameter list (a definition's, or a
+/// prototype's ending the declaration).
+fn parameter_list(toks: &[Tok], text: &str, item: Item) -> Option<(usize, usize)> {
+    let close = match item.body {
+        Some((open, _)) => open.checked_sub(1)?,
+        None if toks[item.last].is(text, ";") => item.last.checked_sub(1)?,
+        None => return None,
+    };
+    let open = opening(toks, text, close)?;
+    (open > item.first && toks[open - 1].kind == TokKind::Ident).then_some((open, close))
+}
+
+/// The functions among `items` that take references, by name (the C part of a value
+/// template's declaration included).
+fn reference_functions(toks: &[Tok], text: &str, items: &[Item]) -> References {
+    let mut out = References::new();
+    for &item in items {
+        let item = match template_head(toks, text, item.first, item.last) {
+            Some(Ok(head)) => Item {
+                first: head.close + 1,
+                ..item
+            },
+            Some(Err(_)) => continue,
+            None => item,
+        };
+        let Some((open, close)) = parameter_list(toks, text, item) else {
+            continue;
+        };
+        if let Some(params) = reference_parameters(toks, text, open, close) {
+            let name = toks[open - 1].text(text).to_string();
+            out.insert(name, params.iter().map(|p| p.passing).collect());
+        }
+    }
+    out
+}
+
 /// The value templates among `items`: the functions whose template heads hold only values.
 fn value_templates(toks: &[Tok], text: &str, items: &[Item]) -> Templates {
     let mut out = Templates::new();
@@ -772,15 +846,11 @@ fn template_function(
     item: Item,
     head: &TemplateHead,
 ) -> Option<Vec<Edit>> {
-    let params_close = match item.body {
-        Some((open, _)) => open.checked_sub(1)?,
-        None if toks[item.last].is(text, ";") => item.last.checked_sub(1)?,
-        None => return None,
+    let c_part = Item {
+        first: head.close + 1,
+        ..item
     };
-    let params_open = opening(toks, text, params_close)?;
-    if params_open <= head.close + 1 || toks[params_open - 1].kind != TokKind::Ident {
-        return None;
-    }
+    let (params_open, params_close) = parameter_list(toks, text, c_part)?;
     let first = head.params.join(", ");
     let only_void = params_close == params_open + 2 && toks[params_open + 1].is(text, "void");
     let mut edits = vec![(
@@ -943,14 +1013,14 @@ mod tests {
     #[test]
     fn cxx_is_refused_one_declaration_at_a_time() {
         let src = "template <class T> void t(T *a) { a[0] = 0; }\n\
-                   void ref(int &x) { x = 1; }\n\
+                   void ref(int x = 0) { x = 1; }\n\
                    void body(int *x) { std::sort(x, x); }\n\
                    void c(int *x) { x[0] = 1; }\n";
         let (text, refused) = prepared(src);
         let names: Vec<_> = refused.iter().map(|r| r.name.as_deref()).collect();
         assert_eq!(names, [Some("t"), Some("ref"), Some("body")]);
         assert!(refused[0].reason.contains("template"), "{refused:?}");
-        assert!(refused[1].reason.contains("reference"), "{refused:?}");
+        assert!(refused[1].reason.contains("default argument"), "{refused:?}");
         assert!(refused[2].reason.contains("::"), "{refused:?}");
         // The C signature stays as a prototype; the C function stays whole.
         assert!(text.contains("void body(int *x) ;"), "{text}");
@@ -1011,6 +1081,38 @@ mod tests {
             "{text}"
         );
         assert_eq!(text.lines().count(), src.lines().count());
+    }
+
+    #[test]
+    fn reference_parameters_become_pointers_or_copies() {
+        let src = "__device__ void load(const float3 &v, int &ai, int *s) { ai = s[ai] + v.x; }\n\
+                   template <bool b> __device__ void pick(int &x);\n\
+                   __global__ void k(int *s, float3 v) { int a = 0, c[2]; load(v, a, s); \
+                   load(v, c[s[0]], s); pick<true>(a); }\n";
+        let (text, refused) = prepared(src);
+        assert!(refused.is_empty(), "{refused:?}");
+        assert!(
+            text.contains(
+                "__device__ void load(const float3 v, int *ai, int *s) { (*ai) = s[(*ai)] + v.x; }"
+            ),
+            "{text}"
+        );
+        assert!(
+            text.contains("__device__ void pick(bool b, int *x);"),
+            "{text}"
+        );
+        assert!(text.contains("load(v, &(a), s);"), "{text}");
+        assert!(text.contains("load(v, &(c[s[0]]), s);"), "{text}");
+        assert!(text.contains("pick(true, &(a));"), "{text}");
+    }
+
+    #[test]
+    fn a_reference_not_read_as_a_parameter_stays_refused() {
+        let (_, refused) =
+            prepared("void f(int &&r) { r = 1; }\nvoid g(int (&a)[2]) { a[0] = 1; }\n");
+        let names: Vec<_> = refused.iter().map(|r| r.name.as_deref()).collect();
+        assert_eq!(names, [Some("f"), Some("g")], "{refused:?}");
+        assert!(refused[0].reason.contains("reference"), "{refused:?}");
     }
 
     #[test]

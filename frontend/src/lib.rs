@@ -4,6 +4,7 @@ pub mod access_sites;
 pub mod bench_input;
 pub mod compile_args;
 mod ctokens;
+mod cuda_reference;
 pub mod cuda_source;
 mod cuda_template;
 mod deep_stack;
