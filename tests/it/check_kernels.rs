@@ -824,6 +824,50 @@ fn the_static_kernels_of_an_included_cuda_source_are_checked() {
     assert_eq!(access["sectors"]["value"], 8, "{value}");
 }
 
+/// A value template's arguments and a launch's constant arguments settle the kernel's
+/// parameters when every launch agrees; where launches disagree the parameter stays a
+/// symbol (the count is its expression).
+#[test]
+fn constant_launch_arguments_settle_parameters_and_template_values() {
+    let dir = crate::common::scratch("check", "settled");
+    let file = dir.join("stride.cu");
+    std::fs::write(
+        &file,
+        "template <int step> __global__ void every(float *a, int n) { a[threadIdx.x * step + n] = 0; }\n\
+         __global__ void both(float *a, int s) { a[threadIdx.x * s] = 0; }\n\
+         int main(void) {\n\
+           float *d = 0;\n\
+           every<2><<<4, 32>>>(d, 0);\n\
+           both<<<4, 32>>>(d, 1);\n\
+           both<<<4, 32>>>(d, 8);\n\
+           return 0;\n\
+         }\n",
+    )
+    .unwrap();
+    let out = crate::common::warpwise(&["check", "--format", "json", &file.to_string_lossy()]);
+    assert!(out.status.success(), "{}", crate::common::text(&out));
+    let value: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let kernel = |name: &str| {
+        value["kernels"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|k| k["kernel"] == name)
+            .unwrap_or_else(|| panic!("no kernel {name}: {value}"))
+            .clone()
+    };
+    let every = kernel("every");
+    // 32 floats 8 bytes apart: 256 bytes, 2 requests, 8 sectors.
+    assert_eq!(every["accesses"][0]["sectors"]["value"], 8, "{every}");
+    assert_eq!(every["accesses"][0]["requests"]["value"], 2, "{every}");
+    let notes = every["assumptions"].to_string();
+    assert!(notes.contains("every launch passes `step` = 2"), "{notes}");
+    assert!(notes.contains("every launch passes `n` = 0"), "{notes}");
+    let both = kernel("both");
+    assert!(both["accesses"][0]["sectors"]["value"].is_null(), "{both}");
+    assert!(!both["assumptions"].to_string().contains("`s` ="), "{both}");
+}
+
 /// Shared arrays at file scope, so that the CPU build (where `__shared__` is nothing) has
 /// one copy the harness can find and log; blocks run one after the other there, so a block
 /// has it to itself as on the GPU.

@@ -17,6 +17,8 @@ pub struct Launch {
     pub kernel: String,
     pub grid: Dims,
     pub block: Dims,
+    /// The kernel's arguments, each where it is an integer constant expression.
+    pub args: Vec<Option<u64>>,
     /// `file:line:col` of the launch.
     pub at: String,
 }
@@ -27,7 +29,8 @@ pub fn launches(unit: &Unit) -> Vec<Launch> {
     let mut out = Vec::new();
     for func in &program.functions {
         for b in func.blocks() {
-            for &v in &func.block(b).insts {
+            let insts = &func.block(b).insts;
+            for (i, &v) in insts.iter().enumerate() {
                 let InstKind::Call {
                     callee: Callee::Direct(name),
                     args,
@@ -45,16 +48,44 @@ pub fn launches(unit: &Unit) -> Vec<Launch> {
                     .resolve(func.inst(v).origin.span)
                     .map(|r| r.to_string())
                     .unwrap_or_default();
+                let args_given = kernel_call(func, &insts[i + 1..], &kernel)
+                    .iter()
+                    .map(|&a| {
+                        let a = strip_casts(func, a);
+                        program
+                            .types
+                            .is_integer(func.inst(a).ty)
+                            .then(|| constant(func, a, 0))
+                            .flatten()
+                    })
+                    .collect();
                 out.push(Launch {
-                    kernel,
                     grid: dims(program, func, args[1]),
                     block: dims(program, func, args[2]),
+                    kernel,
+                    args: args_given,
                     at,
                 });
             }
         }
     }
     out
+}
+
+/// The arguments of the kernel's own call, which the launch's rewrite puts right after the
+/// configuration (`(__warpwise_launch(k, g, b), k(args))`): the first call of `kernel`
+/// among the instructions that follow in the block.
+fn kernel_call(func: &Function, after: &[Value], kernel: &str) -> Vec<Value> {
+    after
+        .iter()
+        .find_map(|&v| match &func.inst(v).kind {
+            InstKind::Call {
+                callee: Callee::Direct(name),
+                args,
+            } if name == kernel => Some(args.clone()),
+            _ => None,
+        })
+        .unwrap_or_default()
 }
 
 /// The function whose address `v` is (through casts).

@@ -112,6 +112,7 @@ fn check_kernel(
             }
         }
     }
+    assumptions.extend(settle_parameters(func, &own, options, &mut known));
     for (name, v) in &options.set {
         known.insert(name.clone(), *v);
     }
@@ -159,6 +160,40 @@ fn check_kernel(
         branches: checked.branches,
         not_analysed: checked.not_analysed,
     }
+}
+
+/// The kernel's integer parameters every launch passes the same constant (a size, a value
+/// template's argument), into `known` unless `--set` gives them; a note for each.
+fn settle_parameters(
+    func: &frontend::ir::Function,
+    own: &[&Launch],
+    options: &Options,
+    known: &mut BTreeMap<String, i64>,
+) -> Vec<String> {
+    let mut notes = Vec::new();
+    if own.is_empty() {
+        return notes;
+    }
+    for (index, param) in func.params.iter().enumerate() {
+        let Some(name) = &param.name else { continue };
+        if options.set.contains_key(name) {
+            continue;
+        }
+        let mut values = own.iter().map(|l| l.args.get(index).copied().flatten());
+        let Some(Some(first)) = values.next() else {
+            continue;
+        };
+        if values.all(|v| v == Some(first)) {
+            let Ok(value) = i64::try_from(first) else {
+                continue;
+            };
+            known.insert(name.clone(), value);
+            notes.push(format!(
+                "every launch passes `{name}` = {value}: counted with that value"
+            ));
+        }
+    }
+    notes
 }
 
 /// The sizes every launch agrees on, axis by axis, and a note for each axis they disagree
