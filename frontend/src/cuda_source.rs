@@ -36,7 +36,9 @@ use crate::ctokens::{lex, matching_close, Tok, TokKind};
 use crate::cuda_reference::{
     reference_arguments, reference_function, reference_parameters, References,
 };
-use crate::cuda_template::{prepended, template_head, template_use, TemplateHead, Templates};
+use crate::cuda_template::{
+    blank_tokens, prepended, template_head, template_use, TemplateHead, Templates,
+};
 
 /// The function a launch `k<<<grid, block>>>(...)` is rewritten to call, before the kernel:
 /// its arguments are the kernel, then the launch's configuration as written.
@@ -562,9 +564,9 @@ fn body_rewrites(
         }
         if let Some((angle, args)) = template_use(toks, text, k, close, templates) {
             // `f<args>(...)` calls `f(args, ...)`; `k<args><<<...>>>(...)` launches it so.
-            edits.push((toks[k + 1].start(), toks[angle].end(), String::new()));
+            edits.extend(blank_tokens(toks, k + 1, angle));
             if chevrons(toks, text, angle + 1, "<") {
-                k = launch(toks, text, (k, angle + 1), close, Some(args), edits)?;
+                k = launch(toks, text, (k, angle + 1), close, Some(&args), edits)?;
                 continue;
             }
             if !toks.get(angle + 1).is_some_and(|t| t.is(text, "(")) {
@@ -575,7 +577,7 @@ fn body_rewrites(
             }
             let empty = toks.get(angle + 2).is_some_and(|t| t.is(text, ")"));
             let at = toks[angle + 1].end();
-            edits.push((at, at, prepended(args, empty)));
+            edits.push((at, at, prepended(&args, empty)));
             pass_references(k, angle + 1, edits);
             k = angle + 2;
             continue;
@@ -853,11 +855,8 @@ fn template_function(
     let (params_open, params_close) = parameter_list(toks, text, c_part)?;
     let first = head.params.join(", ");
     let only_void = params_close == params_open + 2 && toks[params_open + 1].is(text, "void");
-    let mut edits = vec![(
-        toks[head.keyword].start(),
-        toks[head.close].end(),
-        String::new(),
-    )];
+    // The head's tokens become spaces: its lines (and any line marker among them) stay.
+    let mut edits = blank_tokens(toks, head.keyword, head.close);
     if only_void {
         let void = &toks[params_open + 1];
         edits.push((void.start(), void.end(), first));
@@ -1020,7 +1019,10 @@ mod tests {
         let names: Vec<_> = refused.iter().map(|r| r.name.as_deref()).collect();
         assert_eq!(names, [Some("t"), Some("ref"), Some("body")]);
         assert!(refused[0].reason.contains("template"), "{refused:?}");
-        assert!(refused[1].reason.contains("default argument"), "{refused:?}");
+        assert!(
+            refused[1].reason.contains("default argument"),
+            "{refused:?}"
+        );
         assert!(refused[2].reason.contains("::"), "{refused:?}");
         // The C signature stays as a prototype; the C function stays whole.
         assert!(text.contains("void body(int *x) ;"), "{text}");
@@ -1060,6 +1062,11 @@ mod tests {
         assert!(refused[0].reason.contains("template"), "{refused:?}");
     }
 
+    /// Whether `text` holds `what`, spaces aside (blanked tokens leave runs of them).
+    fn has(text: &str, what: &str) -> bool {
+        text.replace(' ', "").contains(&what.replace(' ', ""))
+    }
+
     #[test]
     fn a_value_template_takes_its_parameters_first() {
         let src = "template <bool sum, int n> __device__ void f(int *a) { a[n] = sum; }
@@ -1071,13 +1078,16 @@ mod tests {
         assert!(refused.is_empty(), "{refused:?}");
         assert!(!text.contains("template"), "{text}");
         assert!(
-            text.contains("__device__ void f(bool sum, int n, int *a) { a[n] = sum; }"),
+            has(
+                &text,
+                "__device__ void f(bool sum, int n, int *a) { a[n] = sum; }"
+            ),
             "{text}"
         );
-        assert!(text.contains("__device__ void g(int n);"), "{text}");
-        assert!(text.contains("{ f(sum, 4, a); g((2 > 1)); }"), "{text}");
+        assert!(has(&text, "__device__ void g(int n);"), "{text}");
+        assert!(has(&text, "{ f(sum, 4, a); g((2 > 1)); }"), "{text}");
         assert!(
-            text.contains("(__warpwise_launch(k, 1, 32), k(true, a))"),
+            has(&text, "(__warpwise_launch(k, 1, 32), k(true, a))"),
             "{text}"
         );
         assert_eq!(text.lines().count(), src.lines().count());
@@ -1092,18 +1102,19 @@ mod tests {
         let (text, refused) = prepared(src);
         assert!(refused.is_empty(), "{refused:?}");
         assert!(
-            text.contains(
+            has(
+                &text,
                 "__device__ void load(const float3 v, int *ai, int *s) { (*ai) = s[(*ai)] + v.x; }"
             ),
             "{text}"
         );
         assert!(
-            text.contains("__device__ void pick(bool b, int *x);"),
+            has(&text, "__device__ void pick(bool b, int *x);"),
             "{text}"
         );
-        assert!(text.contains("load(v, &(a), s);"), "{text}");
-        assert!(text.contains("load(v, &(c[s[0]]), s);"), "{text}");
-        assert!(text.contains("pick(true, &(a));"), "{text}");
+        assert!(has(&text, "load(v, &(a), s);"), "{text}");
+        assert!(has(&text, "load(v, &(c[s[0]]), s);"), "{text}");
+        assert!(has(&text, "pick(true, &(a));"), "{text}");
     }
 
     #[test]

@@ -66,7 +66,7 @@ pub(crate) fn template_head(
             );
             return refuse(start, &why);
         }
-        params.push(text[words[0].start()..name.end()].to_string());
+        params.push(token_text(words, text));
         start = end + 1;
     }
     if params.is_empty() {
@@ -107,13 +107,13 @@ pub(crate) type Templates = HashMap<String, usize>;
 
 /// At token `k`, a use `NAME<args>` of a value template of `templates`: the index of its
 /// closing `>` and the arguments' text. `within` bounds the search (the function's body).
-pub(crate) fn template_use<'t>(
+pub(crate) fn template_use(
     toks: &[Tok],
-    text: &'t str,
+    text: &str,
     k: usize,
     within: usize,
     templates: &Templates,
-) -> Option<(usize, &'t str)> {
+) -> Option<(usize, String)> {
     let name = &toks[k];
     if name.kind != TokKind::Ident || !templates.contains_key(name.text(text)) {
         return None;
@@ -125,7 +125,24 @@ pub(crate) fn template_use<'t>(
     if close == k + 2 {
         return None;
     }
-    Some((close, &text[toks[k + 2].start()..toks[close - 1].end()]))
+    Some((close, token_text(&toks[k + 2..close], text)))
+}
+
+/// Tokens as one line of text, a space between each two: what lies between them in the
+/// preprocessed text may hold line markers (`bool` expanded from a system header's macro),
+/// which must not be copied elsewhere.
+pub(crate) fn token_text(toks: &[Tok], text: &str) -> String {
+    let words: Vec<&str> = toks.iter().map(|t| t.text(text)).collect();
+    words.join(" ")
+}
+
+/// Edits that turn tokens `first..=last` into spaces, leaving what lies between them (line
+/// markers, newlines) in place, so lines keep their numbers.
+pub(crate) fn blank_tokens(toks: &[Tok], first: usize, last: usize) -> Vec<(usize, usize, String)> {
+    toks[first..=last]
+        .iter()
+        .map(|t| (t.start(), t.end(), " ".repeat(t.end() - t.start())))
+        .collect()
 }
 
 /// The text inserted after the `(` of a call or parameter list to put `first` before what

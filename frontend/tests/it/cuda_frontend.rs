@@ -189,3 +189,43 @@ fn arbitrary_cuda_text_never_panics() {
         let _ = load_unit(&TranslationUnitInput::new(&file));
     }
 }
+
+/// A value template's head and its `bool` (a macro of `<stdbool.h>`, after which the
+/// preprocessor writes a line marker) leave every line where it was: the kernel, its
+/// accesses and a reference parameter's uses resolve to the lines written.
+#[test]
+fn templates_and_references_keep_their_lines() {
+    let (_dir, unit) = load(
+        "lines.cu",
+        "template <bool wide, int step>\n\
+         __device__ void at(float *a, int &i)\n\
+         {\n\
+             // a comment line\n\
+             a[i] = 0;\n\
+         }\n\
+         template <bool wide>\n\
+         __global__ void k(float *a)\n\
+         {\n\
+             int i = threadIdx.x;\n\
+             at<wide, 2>(a, i);\n\
+         }\n",
+    );
+    let line = |span| {
+        let at = unit
+            .resolve(span)
+            .map(|r| r.to_string())
+            .unwrap_or_default();
+        at.rsplit('/').next().unwrap_or_default().to_string()
+    };
+    let k = unit.lowered.program.function("k").unwrap();
+    assert_eq!(line(k.name_span), "lines.cu:8:17");
+    let at = unit.lowered.program.function("at").unwrap();
+    assert_eq!(line(at.name_span), "lines.cu:2:17");
+    let store = at
+        .values()
+        .find(|&v| matches!(at.inst(v).kind, InstKind::Store { .. }))
+        .unwrap();
+    assert_eq!(line(at.inst(store).origin.span), "lines.cu:5:1");
+    // As written, not as read (`a[(*i)]`).
+    assert_eq!(unit.snippet(at.inst(store).origin.span), "a[i]");
+}
