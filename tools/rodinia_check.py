@@ -97,7 +97,8 @@ GPUDRANO = {
 
 COLUMNS = ["kernels", "global accesses", "uncoalesced (WW201)", "misaligned", "unknown",
            "more requests than needed", "shared accesses", "bank conflicts (WW202)",
-           "declarations refused", "GPUDrano: real", "GPUDrano: static"]
+           "device functions not followed", "declarations refused", "GPUDrano: real",
+           "GPUDrano: static"]
 
 
 def fewest_requests(count):
@@ -111,23 +112,58 @@ def fewest_requests(count):
     return count.get("value")
 
 
+# Verdicts from the worst: a site reached through several calls takes its worst instance's.
+WORST_FIRST = ["uncoalesced", "unknown", "misaligned"]
+
+
+def more_requests(a):
+    """More requests than the warp's bytes fill, at the fewest: a known count only."""
+    fewest = fewest_requests(a["requests"])
+    return a["coalescing"] != "unknown" and fewest is not None \
+        and fewest > -(-a["warp_bytes"] // 128)
+
+
+def sites(instances):
+    """The accesses grouped by source site, in order: a device function's access appears
+    once per call that reaches it (`via`), and counts once. Within one call's instance the
+    n-th access written the same way at the same place (`p[i].x` and `p[i].y` read at one
+    column) is matched with the n-th of every other call's; an access of the kernel's own
+    body is a site of its own."""
+    grouped = {}
+    seen = {}
+    for number, a in enumerate(instances):
+        if not a.get("via"):
+            grouped[number] = [a]
+            continue
+        written = (a["at"], a["access"], a["kind"])
+        occurrence = seen.get((tuple(a["via"]), written), 0)
+        seen[(tuple(a["via"]), written)] = occurrence + 1
+        grouped.setdefault((written, occurrence), []).append(a)
+    return list(grouped.values())
+
+
+def verdict(site):
+    """A site's verdict: its worst instance's."""
+    found = {a["coalescing"] for a in site}
+    return next((v for v in WORST_FIRST if v in found), site[0]["coalescing"])
+
+
 def row(report, name):
-    """The table's numbers for one benchmark's report."""
+    """The table's numbers for one benchmark's report, per access site."""
     kernels = report["kernels"]
-    accesses = [a for k in kernels for a in k["accesses"]]
-    shared = [a for k in kernels for a in k.get("shared_accesses", [])]
-    of = lambda verdict: sum(1 for a in accesses if a["coalescing"] == verdict)
-    # More requests than the warp's bytes fill, at the fewest: a known count only.
-    more = 0
-    for a in accesses:
-        fewest = fewest_requests(a["requests"])
-        if a["coalescing"] != "unknown" and fewest is not None \
-                and fewest > -(-a["warp_bytes"] // 128):
-            more += 1
-    conflicts = sum(1 for a in shared if (a.get("finding") or {}).get("code") == "WW202")
+    accesses = sites(a for k in kernels for a in k["accesses"])
+    shared = sites(a for k in kernels for a in k.get("shared_accesses", []))
+    of = lambda wanted: sum(1 for site in accesses if verdict(site) == wanted)
+    more = sum(1 for site in accesses if any(more_requests(a) for a in site))
+    conflicts = sum(1 for site in shared
+                    if any((a.get("finding") or {}).get("code") == "WW202" for a in site))
+    # Calls from a kernel into a device function whose own accesses are not counted.
+    callees = sum(1 for k in kernels for n in k.get("not_analysed", [])
+                  if "(a called device function" in n)
     real, static = GPUDRANO[name]
     return [len(kernels), len(accesses), of("uncoalesced"), of("misaligned"), of("unknown"),
-            more, len(shared), conflicts, len(report.get("refused", [])), real, static]
+            more, len(shared), conflicts, callees, len(report.get("refused", [])), real,
+            static]
 
 
 def run(warpwise, rodinia, files, flags):
@@ -198,7 +234,10 @@ def section(rows, worst, build):
            "block's two half rows meet without wasting a sector (`lud`, `srad_v2`). An access",
            "under a guard on the thread index (`if (threadIdx.x < BLOCK_SIZE)`) is counted for",
            "the lanes the guard lets through. The counts are per access site, not matched site by",
-           "site against GPUDrano's list.", "",
+           "site against GPUDrano's list. A device function's accesses are read where a kernel",
+           "calls it, with the arguments of that call (the report lists each call's instance",
+           "with `via`); a site reached through several calls counts once, with its worst",
+           "verdict.", "",
            f"\"Shared accesses\" are the `__shared__` loads and stores ({shared} in all), \"bank",
            "conflicts\" those whose warp needs 2 passes or more through the 32 banks at the",
            f"fewest (WW202): {conflicts}, {conflicts_where(worst)}."]
@@ -209,10 +248,13 @@ def section(rows, worst, build):
         out.append(f"| {name} | " + " | ".join(str(v) for v in r) + " |")
     out.append("| total | " + " | ".join(str(v) for v in total) + " |")
     out += ["",
-            "Every benchmark is read; what is lost is C++: `dwt2d`'s kernels are templates, most of",
-            "`huffman` is templates and classes (its one C kernel file is checked), and `cfd`'s host",
-            "`main` (`::`) and device helpers (reference parameters) are refused, so its kernels have",
-            "no launch and their accesses through the helpers are not counted. `unknown` accesses are",
+            "Every benchmark is read. Function templates over values (`huffman`'s `prescan<true,",
+            "false>`) and reference parameters are read as C; what is lost is other C++:",
+            "`dwt2d`'s kernels are class templates over types, `huffman`'s host code uses classes",
+            "and the standard library, `cfd`'s host `main` uses `::`, so its kernels have no",
+            "launch. \"Device functions not followed\" counts the calls from a kernel into a",
+            "device function left a call (recursion deeper than inlining goes, or a kernel grown",
+            "too large); their accesses are listed as not analysed. `unknown` accesses are",
             "gathers (`bfs`, `cfd`, `heartwall`, `srad_v1`'s `d_jE[col]`) and indices computed from",
             "the thread index in a way not modelled (`srad_v1`'s `row` and `col`). A clamped",
             "neighbour index (`W = i == 0 ? c : c - 1`) is bounded by its forms together:",

@@ -368,6 +368,20 @@ __global__ void gather(const float *in, const int *idx, float *out)
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     out[i] = in[idx[i]];
 }
+
+template <int step>
+__device__ void load_every(const float *in, int base, float &x)
+{
+    x = in[base * step];
+}
+
+__global__ void helper(const float *in, float *out)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    float v;
+    load_every<2>(in, i, v);
+    out[i] = v;
+}
 "#;
 
 /// A 1-D launch of a kernel of [`ONE_D`]: 2 blocks of 64 threads.
@@ -409,6 +423,44 @@ fn store(access: &'static str, requests: u64, sectors: u64, coalescing: Coalesci
         sectors,
         coalescing,
     }
+}
+
+/// A device function's accesses are the calling kernel's, counted with the arguments it
+/// passes: a value template's argument and an out-parameter by reference (C++ the CPU build
+/// compiles as written).
+#[test]
+fn a_device_function_is_read_where_the_kernel_calls_it() {
+    let report = check(
+        &one_d(
+            "helper",
+            &[],
+            &[("in", "float", 256), ("out", "float", 128)],
+            "",
+            "in, out",
+        ),
+        &[
+            load("in[base * step]", 2, 8, Coalescing::Uncoalesced),
+            store("out[i]", 1, 4, Coalescing::Coalesced),
+        ],
+    );
+    let kernel = report
+        .kernels
+        .iter()
+        .find(|k| k.kernel == "helper")
+        .unwrap();
+    let inside = kernel
+        .accesses
+        .iter()
+        .find(|a| a.access == "in[base * step]")
+        .unwrap();
+    assert_eq!(inside.via.len(), 1, "{inside:#?}");
+    assert!(
+        inside.via[0].starts_with("`load_every` called at "),
+        "{inside:#?}"
+    );
+    assert!(inside.via[0].ends_with("helper.cu:50:5"), "{inside:#?}");
+    // What is left is `v`, the local the reference points to.
+    assert_eq!(kernel.not_analysed, ["2 local-memory accesses"]);
 }
 
 #[test]

@@ -21,6 +21,7 @@ use crate::access::split_base;
 use crate::coalescing::{Factor, LINE, SECTOR, WARP};
 use analyses::reconstruct::{reconstruct, ReconstructConfig, Reconstruction};
 use analyses::symbols::SymbolOrigin;
+use frontend::ir::inline::{CallSite, Inlined};
 use frontend::ir::{
     thread_coordinate, Axis, Block, Callee, CudaVariable, Function, InstKind, Terminator,
     ThreadBuiltin, Value,
@@ -38,6 +39,9 @@ pub struct Setting<'a> {
     pub block: [Option<u64>; 3],
     /// Values by name: `blockDim.x`, `gridDim.y`, a parameter `n` (from `--set` and launches).
     pub known: &'a BTreeMap<String, i64>,
+    /// The calls each value and block of `func` that a device function's body brought in
+    /// came through (`func` is the kernel with its calls inlined).
+    pub calls: &'a Inlined,
 }
 
 /// The analysis of one kernel.
@@ -61,6 +65,7 @@ struct Clamp {
 fn unknown(at: String, access: String, kind: AccessKind, elem: u64) -> AccessReport {
     AccessReport {
         at,
+        via: Vec::new(),
         access,
         kind,
         bytes: elem,
@@ -196,7 +201,7 @@ pub fn check(setting: &Setting) -> Checked {
         .into_iter()
         .map(|(what, n)| format!("{n} {what} access{}", if n == 1 { "" } else { "es" }))
         .collect();
-    not_analysed.extend(device_calls(program, func));
+    not_analysed.extend(device_calls(program, func, &setting.calls.left));
     Checked {
         accesses,
         shared,
@@ -216,8 +221,13 @@ fn predecessors(func: &Function) -> Vec<usize> {
     preds
 }
 
-/// Calls of the program's device functions: their own accesses are not counted yet.
-fn device_calls(program: &frontend::ir::Program, func: &Function) -> Vec<String> {
+/// Calls of the program's device functions left calls by the inlining (recursion, size):
+/// their own accesses are not counted.
+fn device_calls(
+    program: &frontend::ir::Program,
+    func: &Function,
+    left: &[(String, &'static str)],
+) -> Vec<String> {
     let mut names: Vec<&str> = func
         .values()
         .filter_map(|v| match &func.inst(v).kind {
@@ -232,7 +242,13 @@ fn device_calls(program: &frontend::ir::Program, func: &Function) -> Vec<String>
     names.dedup();
     names
         .into_iter()
-        .map(|n| format!("the accesses inside `{n}` (a called device function)"))
+        .map(|n| {
+            let why = left
+                .iter()
+                .find(|(name, _)| name == n)
+                .map_or(String::new(), |(_, why)| format!(", not inlined: {why}"));
+            format!("the accesses inside `{n}` (a called device function{why})")
+        })
         .collect()
 }
 
@@ -250,6 +266,19 @@ impl Kernel<'_> {
 
     fn func(&self) -> &Function {
         self.setting.func
+    }
+
+    /// The calls of `chain` in words, outermost first.
+    fn via(&self, chain: Option<&Vec<CallSite>>) -> Vec<String> {
+        let unit = self.setting.unit;
+        chain
+            .into_iter()
+            .flatten()
+            .map(|call| match unit.resolve(call.span) {
+                Some(at) => format!("`{}` called at {at}", call.callee),
+                None => format!("`{}`", call.callee),
+            })
+            .collect()
     }
 
     /// The report of a load, store or atomic at `v` in block `b`; `Err` names the memory of
@@ -299,6 +328,7 @@ impl Kernel<'_> {
             _ => unit.snippet(span),
         };
         let mut report = unknown(at, text, kind, elem);
+        report.via = self.via(self.setting.calls.values.get(&v));
         let forms = alternatives.len();
         let many = self.one_base(&alternatives, b);
         let alternatives = match &many {
@@ -541,6 +571,7 @@ impl Kernel<'_> {
         let (offset, unrolled) = self.unrolled(offset, b);
         let mut report = SharedAccessReport {
             at: start.at,
+            via: start.via,
             access: start.access,
             kind: start.kind,
             bytes: start.bytes,
@@ -940,6 +971,7 @@ impl Kernel<'_> {
         });
         Some(BranchReport {
             at,
+            via: self.via(self.setting.calls.blocks.get(&b)),
             condition,
             loop_exit,
             divergence,

@@ -24,6 +24,7 @@ pub mod text;
 mod variance;
 mod warp;
 
+use frontend::ir::inline::{inline_calls, Inlined, Limits};
 use frontend::ir::ExecutionSpace;
 use frontend::unit::Unit;
 use launch::{Dims, Launch};
@@ -64,7 +65,15 @@ pub fn check_units(units: &[Unit], options: &Options) -> CheckReport {
             if func.execution != ExecutionSpace::Kernel {
                 continue;
             }
-            kernels.push(check_kernel(unit, func, &launches, options));
+            // The device functions a kernel calls are read in place: their accesses are
+            // the kernel's, with the arguments the kernel passes.
+            let inlined = inline_calls(&unit.lowered.program, func, Limits::default(), |f| {
+                matches!(
+                    f.execution,
+                    ExecutionSpace::Device | ExecutionSpace::HostDevice
+                )
+            });
+            kernels.push(check_kernel(unit, &inlined, &launches, options));
         }
     }
     CheckReport {
@@ -76,10 +85,11 @@ pub fn check_units(units: &[Unit], options: &Options) -> CheckReport {
 
 fn check_kernel(
     unit: &Unit,
-    func: &frontend::ir::Function,
+    calls: &Inlined,
     launches: &[Launch],
     options: &Options,
 ) -> KernelReport {
+    let func = &calls.func;
     let own: Vec<&Launch> = launches.iter().filter(|l| l.kernel == func.name).collect();
     let mut assumptions = Vec::new();
     let mut from = Vec::new();
@@ -137,6 +147,7 @@ fn check_kernel(
         func,
         block,
         known: &known,
+        calls,
     });
     let dim = |axis: usize| match block[axis] {
         Some(v) => Dim::Known(v),

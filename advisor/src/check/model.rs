@@ -155,6 +155,10 @@ pub struct Count {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct AccessReport {
     pub at: String,
+    /// The calls from the kernel down to the device function that holds it, outermost
+    /// first (`` `scan` called at main.cu:12:5 ``); empty in the kernel's own body.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub via: Vec<String>,
     /// The access as written (`p[i].x`).
     pub access: String,
     pub kind: AccessKind,
@@ -195,6 +199,10 @@ pub struct AccessReport {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct SharedAccessReport {
     pub at: String,
+    /// The calls from the kernel down to the device function that holds it, outermost
+    /// first (`` `scan` called at main.cu:12:5 ``); empty in the kernel's own body.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub via: Vec<String>,
     /// The access as written (`tile[threadIdx.x][k]`).
     pub access: String,
     pub kind: AccessKind,
@@ -255,6 +263,10 @@ impl Divergence {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct BranchReport {
     pub at: String,
+    /// The calls from the kernel down to the device function that holds it, outermost
+    /// first (`` `scan` called at main.cu:12:5 ``); empty in the kernel's own body.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub via: Vec<String>,
     /// The deciding condition as written.
     pub condition: String,
     /// The branch leaves a loop.

@@ -83,6 +83,7 @@ fn access(out: &mut String, a: &AccessReport) {
         .as_deref()
         .map(|w| format!(" when {w}"))
         .unwrap_or_default();
+    through(out, &a.via);
     let _ = writeln!(
         out,
         "    requests {}, sectors {} per warp (ideal {}): {}{when}",
@@ -113,6 +114,7 @@ fn shared(out: &mut String, a: &SharedAccessReport) {
             .map(|o| format!(", offset {o}"))
             .unwrap_or_default()
     );
+    through(out, &a.via);
     let _ = writeln!(
         out,
         "    bank conflicts: {}-way per warp",
@@ -137,7 +139,15 @@ fn branch(out: &mut String, b: &BranchReport) {
         b.divergence.as_str(),
         b.why
     );
+    through(out, &b.via);
     notes(out, None, None, &[], b.finding.as_ref());
+}
+
+/// The calls from the kernel to the device function that holds what was just written.
+fn through(out: &mut String, via: &[String]) {
+    if !via.is_empty() {
+        let _ = writeln!(out, "    in {}", via.join(", then "));
+    }
 }
 
 fn summary(out: &mut String, report: &CheckReport) {

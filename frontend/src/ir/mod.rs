@@ -14,6 +14,7 @@
 
 pub mod cuda;
 pub mod dominators;
+pub mod inline;
 pub mod print;
 pub mod verify;
 
