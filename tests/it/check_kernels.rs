@@ -751,6 +751,60 @@ fn branches_split_no_warp_some_warps_or_every_warp() {
     assert!(split > 0, "the data splits warps");
 }
 
+/// `__constant__` memory is the same for every thread whenever it is read: a value read
+/// from it inside a loop threads leave at different iterations is still uniform after the
+/// loop, and a condition that divides the thread index by it is not "data read per
+/// thread" but a use of the thread index the analysis does not model.
+#[test]
+fn constant_memory_is_uniform_and_no_data_read_per_thread() {
+    const SOURCE: &str = r#"__constant__ int rows;
+__constant__ int limit;
+
+__global__ void walk(float *out)
+{
+    int i = threadIdx.x;
+    int lim;
+    for (;;) {
+        lim = limit;
+        if (i >= lim)
+            break;
+        if ((i + 1) % rows == 0)
+            out[i] = 1;
+        i += blockDim.x;
+    }
+    if (lim > 4)
+        out[threadIdx.x] = 2;
+}
+"#;
+    let fixture = Fixture {
+        name: "constant",
+        source: SOURCE,
+        set: &[],
+        kernel: "walk",
+        grid: [1, 1, 1],
+        block: [64, 1, 1],
+        buffers: &[],
+        init: "",
+        args: "",
+    };
+    let report = analysed(&fixture);
+    let classes: Vec<(&str, Divergence)> = report.kernels[0]
+        .branches
+        .iter()
+        .map(|b| (b.condition.as_str(), b.divergence))
+        .collect();
+    assert_eq!(
+        classes,
+        [
+            ("i >= lim", Divergence::SomeWarps),
+            ("lim > 4", Divergence::Never),
+            ("(i + 1) % rows == 0", Divergence::Unknown),
+        ],
+        "{:#?}",
+        report.kernels[0].branches
+    );
+}
+
 /// Branches whose sides only choose a value: a `min` written as a branch, a `max` as an
 /// `if` alone, a choice between two values, and a guarded load (which a select would run
 /// out of bounds, so it keeps the fix of its class).

@@ -867,6 +867,9 @@ impl Kernel<'_> {
                 continue;
             }
             match &func.inst(v).kind {
+                // A load or call every thread of the warp gets alike (a `__constant__`
+                // size, a parameter's field) is no data read per thread.
+                InstKind::Load { .. } | InstKind::Call { .. } if !self.variance.varies(v) => {}
                 InstKind::Load { .. } | InstKind::Call { .. } => return true,
                 kind => work.extend(kind.operands()),
             }

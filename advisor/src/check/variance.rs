@@ -47,6 +47,10 @@ pub struct Variance {
     def_block: Vec<Block>,
     /// The blocks of each loop of the forest.
     loop_blocks: Vec<std::collections::BTreeSet<Block>>,
+    /// Values every thread computes alike whenever it does: constants, parameters, and
+    /// what is computed from them and from `__constant__` memory alone (which no kernel
+    /// writes), so that a thread leaving a loop early holds the same value as the others.
+    fixed: Vec<bool>,
 }
 
 impl Variance {
@@ -59,6 +63,7 @@ impl Variance {
             divergent_loops: HashSet::new(),
             def_block,
             loop_blocks: forest.loops.iter().map(|l| l.blocks.clone()).collect(),
+            fixed: fixed_values(program, func),
         };
         let pdom = PostDominators::of(func);
         let thread_dependent = ThreadDependentCallees::new(program);
@@ -140,7 +145,11 @@ impl Variance {
         if self.varies(value) {
             return true;
         }
-        // Defined inside a loop that threads leave at different iterations, used outside.
+        // Defined inside a loop that threads leave at different iterations, used outside:
+        // the value of another iteration, unless every iteration computes the same.
+        if self.fixed.get(value.index()).copied().unwrap_or(false) {
+            return false;
+        }
         let Some(&def) = self.def_block.get(value.index()) else {
             return true;
         };
@@ -201,6 +210,58 @@ impl Variance {
             other => any(&other.operands()),
         }
     }
+}
+
+/// The values of `func` that are the same for every thread at every point where they are
+/// computed (see `Variance::fixed`); phis never are. Instruction order is not definition
+/// order across blocks, so passes repeat until none adds a value (each only adds).
+fn fixed_values(program: &Program, func: &Function) -> Vec<bool> {
+    let mut fixed = vec![false; func.insts.len()];
+    loop {
+        let mut changed = false;
+        for v in func.values() {
+            if fixed[v.index()] {
+                continue;
+            }
+            let all = |ops: &[Value]| ops.iter().all(|o| fixed[o.index()]);
+            let now = match &func.inst(v).kind {
+                InstKind::Const(_) | InstKind::Param(_) => true,
+                InstKind::GlobalAddr(_) | InstKind::FuncAddr(_) | InstKind::StringAddr(_) => true,
+                InstKind::Load { addr } => {
+                    fixed[addr.index()] && in_constant_memory(program, func, *addr)
+                }
+                InstKind::Binary(..)
+                | InstKind::Unary(..)
+                | InstKind::Cast(_)
+                | InstKind::Select { .. }
+                | InstKind::PtrAdd { .. }
+                | InstKind::FieldAddr { .. } => all(&func.inst(v).kind.operands()),
+                _ => false,
+            };
+            if now {
+                fixed[v.index()] = true;
+                changed = true;
+            }
+        }
+        if !changed {
+            return fixed;
+        }
+    }
+}
+
+/// Whether `addr` points into a `__constant__` variable.
+fn in_constant_memory(program: &Program, func: &Function, mut addr: Value) -> bool {
+    for _ in 0..64 {
+        match &func.inst(addr).kind {
+            InstKind::GlobalAddr(g) => {
+                return program.global(*g).cuda == Some(frontend::ir::CudaVariable::Constant)
+            }
+            InstKind::PtrAdd { base, .. } | InstKind::FieldAddr { base, .. } => addr = *base,
+            InstKind::Cast(v) => addr = *v,
+            _ => return false,
+        }
+    }
+    false
 }
 
 /// The non-shared local slot an address points into (per-thread memory), if any.
