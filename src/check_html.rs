@@ -12,7 +12,7 @@
 use crate::check_sarif::Place;
 use crate::html_page::{esc, STYLE};
 use advisor::check::model::{
-    AccessReport, BranchReport, CheckReport, Count, KernelReport, SharedAccessReport,
+    AccessReport, BranchReport, Call, CheckReport, Count, KernelReport, SharedAccessReport,
 };
 use advisor::model::Reason;
 use std::collections::BTreeMap;
@@ -436,21 +436,32 @@ fn finding_cell(
     format!("<td>{}</td>", parts.join("<br>"))
 }
 
-/// A row's opening tag: its place, and its finding's code for whoever reads the page.
-fn row(out: &mut String, at: &str, finding: Option<&Reason>) {
+/// A row's opening tag: its place (with the calls that reach it inside a device
+/// function), and its finding's code for whoever reads the page.
+fn row(out: &mut String, at: &str, via: &[Call], finding: Option<&Reason>) {
     let code = finding
         .map(|f| format!(" data-code=\"{}\" class=\"finding\"", esc(f.code.as_str())))
         .unwrap_or_default();
+    let calls: String = via
+        .iter()
+        .map(|c| {
+            format!(
+                "<br>in <code>{}</code> called at <code>{}</code>",
+                esc(&c.callee),
+                esc(&c.at)
+            )
+        })
+        .collect();
     let _ = write!(
         out,
-        "<tr data-at=\"{}\"{code}><td><code>{}</code></td>",
+        "<tr data-at=\"{}\"{code}><td><code>{}</code>{calls}</td>",
         esc(at),
         esc(at)
     );
 }
 
 fn access_row(out: &mut String, a: &AccessReport) {
-    row(out, &a.at, a.finding.as_ref());
+    row(out, &a.at, &a.via, a.finding.as_ref());
     let when = a
         .when
         .as_deref()
@@ -477,7 +488,7 @@ fn access_row(out: &mut String, a: &AccessReport) {
 }
 
 fn shared_row(out: &mut String, a: &SharedAccessReport) {
-    row(out, &a.at, a.finding.as_ref());
+    row(out, &a.at, &a.via, a.finding.as_ref());
     let lanes = a.active.as_deref().map(|l| format!("lanes: {l}"));
     let because = a.reason.as_deref().map(|r| format!("because {r}"));
     let _ = writeln!(
@@ -496,7 +507,7 @@ fn shared_row(out: &mut String, a: &SharedAccessReport) {
 }
 
 fn branch_row(out: &mut String, b: &BranchReport) {
-    row(out, &b.at, b.finding.as_ref());
+    row(out, &b.at, &b.via, b.finding.as_ref());
     let exit = if b.loop_exit { " (loop exit)" } else { "" };
     let _ = writeln!(
         out,

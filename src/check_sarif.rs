@@ -34,35 +34,54 @@ pub fn render(report: &CheckReport) -> String {
         // access and branch. A boundary (a bounds guard) splits at most one warp per row of
         // threads, usually nothing to fix: a note, so that code scanning does not warn on
         // every guarded kernel.
-        let accesses = k
-            .accesses
-            .iter()
-            .map(|a| (&a.at, &a.access, a.kind.as_str(), a.finding.as_ref(), false));
-        let shared = k
-            .shared_accesses
-            .iter()
-            .map(|a| (&a.at, &a.access, a.kind.as_str(), a.finding.as_ref(), false));
+        let accesses = k.accesses.iter().map(|a| {
+            let finding = a.finding.as_ref();
+            (&a.at, &a.access, a.kind.as_str(), finding, false, &a.via)
+        });
+        let shared = k.shared_accesses.iter().map(|a| {
+            let finding = a.finding.as_ref();
+            (&a.at, &a.access, a.kind.as_str(), finding, false, &a.via)
+        });
         let branches = k.branches.iter().map(|b| {
             let minor = b.divergence == advisor::check::model::Divergence::SomeWarps;
-            (&b.at, &b.condition, "branch", b.finding.as_ref(), minor)
+            (
+                &b.at,
+                &b.condition,
+                "branch",
+                b.finding.as_ref(),
+                minor,
+                &b.via,
+            )
         });
-        let findings = accesses
-            .chain(shared)
-            .chain(branches)
-            .filter_map(|(at, what, kind, finding, minor)| Some((at, what, kind, finding?, minor)));
-        for (at, access, kind, reason, minor) in findings {
+        let findings = accesses.chain(shared).chain(branches).filter_map(
+            |(at, what, kind, finding, minor, via)| Some((at, what, kind, finding?, minor, via)),
+        );
+        for (at, access, kind, reason, minor, via) in findings {
             let Some(place) = Place::parse(at) else {
                 continue;
             };
-            let key = format!(
+            // The callees a device function's finding is reached through tell its instances
+            // apart (not the calls' lines, which move).
+            let mut key = format!(
                 "{}\u{0}{}\u{0}{}\u{0}{access}\u{0}{kind}\u{0}{}",
                 place.file,
                 k.kernel,
                 reason.code,
                 without_digits(&reason.message)
             );
+            for call in via {
+                key.push_str(&format!("\u{0}{}", call.callee));
+            }
             let rank = seen.entry(key.clone()).or_default();
             let mut result = finding(k, &place, reason, &fingerprint(&[&key, &rank.to_string()]));
+            // The calls that reach a device function's finding, outermost first.
+            let calls = via.iter().filter_map(|c| {
+                let call = Place::parse(&c.at)?;
+                Some(call.location(Some(format!("the call of `{}`", c.callee))))
+            });
+            if let Some(related) = &mut result.related_locations {
+                related.extend(calls);
+            }
             if minor {
                 result.level = Some(sarif::ResultLevel::Note);
             }

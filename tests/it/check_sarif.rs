@@ -201,3 +201,61 @@ fn a_bounds_guard_is_a_note() {
     assert_eq!(results[0]["ruleId"], "WW203");
     assert_eq!(results[0]["level"], "note", "{log:#}");
 }
+
+/// A finding inside a device function called twice is two results, one per call, each with
+/// the call that reaches it among its related locations (after the kernel).
+#[test]
+fn a_device_functions_finding_names_the_call_that_reaches_it() {
+    let dir = crate::common::scratch("check-sarif", "via");
+    std::fs::write(
+        dir.join("via.cu"),
+        "__device__ float at(const float *a, int i) { return a[i]; }\n\
+         __global__ void pairs(const float *a, float *out)\n\
+         {\n\
+             int t = blockIdx.x * blockDim.x + threadIdx.x;\n\
+             out[t] = at(a, 2 * t) + at(a, 2 * t + 1);\n\
+         }\n",
+    )
+    .unwrap();
+    let log = check_in(&dir, "via.cu", "sarif");
+    validate(&log);
+    let results = crate::sarif_cli::results(&log);
+    let inside: Vec<&Value> = results
+        .iter()
+        .filter(|r| r["locations"][0]["physicalLocation"]["region"]["startLine"] == 1)
+        .collect();
+    assert_eq!(inside.len(), 2, "{log:#}");
+    let calls: Vec<(i64, i64)> = inside
+        .iter()
+        .map(|r| {
+            let related = r["relatedLocations"].as_array().unwrap();
+            assert_eq!(related.len(), 2, "{r:#}");
+            assert!(
+                related[1]["message"]["text"]
+                    .as_str()
+                    .unwrap()
+                    .contains("the call of `at`"),
+                "{r:#}"
+            );
+            let region = &related[1]["physicalLocation"]["region"];
+            (
+                region["startLine"].as_i64().unwrap(),
+                region["startColumn"].as_i64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(calls, [(5, 10), (5, 25)], "{log:#}");
+    // Two results, two fingerprints.
+    assert_ne!(inside[0]["partialFingerprints"], inside[1]["partialFingerprints"]);
+    // The HTML page says it too.
+    let html = Command::new(crate::common::bin())
+        .current_dir(&dir)
+        .args(["check", "via.cu", "--format", "html"])
+        .output()
+        .unwrap();
+    let page = String::from_utf8_lossy(&html.stdout);
+    assert!(
+        page.contains("in <code>at</code> called at <code>via.cu:5:10</code>"),
+        "{page}"
+    );
+}

@@ -13,7 +13,7 @@
 
 use super::mask::{Guard, Masked};
 use super::model::{
-    AccessKind, AccessReport, BranchReport, Coalescing, Count, Divergence, SharedAccessReport,
+    AccessKind, AccessReport, BranchReport, Call, Coalescing, Count, Divergence, SharedAccessReport,
 };
 use super::variance::Variance;
 use super::warp::{count, count_lanes, Coordinates, WarpCount};
@@ -268,15 +268,18 @@ impl Kernel<'_> {
         self.setting.func
     }
 
-    /// The calls of `chain` in words, outermost first.
-    fn via(&self, chain: Option<&Vec<CallSite>>) -> Vec<String> {
+    /// The calls of `chain`, outermost first.
+    fn via(&self, chain: Option<&Vec<CallSite>>) -> Vec<Call> {
         let unit = self.setting.unit;
         chain
             .into_iter()
             .flatten()
-            .map(|call| match unit.resolve(call.span) {
-                Some(at) => format!("`{}` called at {at}", call.callee),
-                None => format!("`{}`", call.callee),
+            .map(|call| Call {
+                callee: call.callee.clone(),
+                at: unit
+                    .resolve(call.span)
+                    .map(|r| r.to_string())
+                    .unwrap_or_default(),
             })
             .collect()
     }

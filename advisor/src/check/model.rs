@@ -152,13 +152,22 @@ pub struct Count {
     pub exact: bool,
 }
 
+/// A call a device function's access or branch is reached through.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Call {
+    /// The device function called.
+    pub callee: String,
+    /// `file:line:col` of the call.
+    pub at: String,
+}
+
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct AccessReport {
     pub at: String,
     /// The calls from the kernel down to the device function that holds it, outermost
-    /// first (`` `scan` called at main.cu:12:5 ``); empty in the kernel's own body.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub via: Vec<String>,
+    /// first; empty in the kernel's own body.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub via: Vec<Call>,
     /// The access as written (`p[i].x`).
     pub access: String,
     pub kind: AccessKind,
@@ -200,9 +209,9 @@ pub struct AccessReport {
 pub struct SharedAccessReport {
     pub at: String,
     /// The calls from the kernel down to the device function that holds it, outermost
-    /// first (`` `scan` called at main.cu:12:5 ``); empty in the kernel's own body.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub via: Vec<String>,
+    /// first; empty in the kernel's own body.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub via: Vec<Call>,
     /// The access as written (`tile[threadIdx.x][k]`).
     pub access: String,
     pub kind: AccessKind,
@@ -264,9 +273,9 @@ impl Divergence {
 pub struct BranchReport {
     pub at: String,
     /// The calls from the kernel down to the device function that holds it, outermost
-    /// first (`` `scan` called at main.cu:12:5 ``); empty in the kernel's own body.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub via: Vec<String>,
+    /// first; empty in the kernel's own body.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub via: Vec<Call>,
     /// The deciding condition as written.
     pub condition: String,
     /// The branch leaves a loop.

@@ -5,7 +5,8 @@
 //! the end.
 
 use super::model::{
-    AccessReport, BranchReport, CheckReport, Coalescing, Count, KernelReport, SharedAccessReport,
+    AccessReport, BranchReport, Call, CheckReport, Coalescing, Count, KernelReport,
+    SharedAccessReport,
 };
 use std::fmt::Write;
 
@@ -144,9 +145,13 @@ fn branch(out: &mut String, b: &BranchReport) {
 }
 
 /// The calls from the kernel to the device function that holds what was just written.
-fn through(out: &mut String, via: &[String]) {
+fn through(out: &mut String, via: &[Call]) {
     if !via.is_empty() {
-        let _ = writeln!(out, "    in {}", via.join(", then "));
+        let calls: Vec<String> = via
+            .iter()
+            .map(|c| format!("`{}` called at {}", c.callee, c.at))
+            .collect();
+        let _ = writeln!(out, "    in {}", calls.join(", then "));
     }
 }
 
