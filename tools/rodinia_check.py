@@ -95,6 +95,21 @@ GPUDRANO = {
     "srad_v2": (9, 0), "streamcluster": (10, 10),
 }
 
+# GPUCheck's Table 1 (seed paper 003): thread-dependent branches per benchmark, as
+# non-divergent, partial divergence, total divergence, unknown. Its `srad` is both versions.
+GPUCHECK_BRANCHES = {
+    "backprop": (1, 1, 0, 2), "bfs": (0, 0, 0, 6), "b+tree": (0, 2, 0, 12),
+    "gaussian": (1, 0, 0, 0), "heartwall": (16, 5, 16, 53), "hotspot3D": (2, 0, 0, 2),
+    "hotspot": (9, 2, 0, 5), "huffman": (3, 3, 0, 7), "lavaMD": (0, 3, 0, 3),
+    "lud": (0, 5, 0, 0), "myocyte": (0, 2, 0, 25), "nn": (0, 0, 0, 1), "nw": (0, 5, 0, 1),
+    "pathfinder": (2, 2, 0, 6), "srad": (8, 8, 0, 2), "streamcluster": (0, 0, 0, 2),
+}
+
+# `check`'s branch classes in the order of GPUCheck's: a branch whose condition is the
+# same for every thread whatever the sizes is not thread-dependent and not counted there.
+BRANCH_COLUMNS = ["uniform", "never (thread-dependent)", "some warps", "every warp",
+                  "data-dependent", "unknown"]
+
 COLUMNS = ["kernels", "global accesses", "uncoalesced (WW201)", "misaligned", "unknown",
            "more requests than needed", "shared accesses", "bank conflicts (WW202)",
            "device functions not followed", "declarations refused", "GPUDrano: real",
@@ -123,7 +138,7 @@ def more_requests(a):
         and fewest > -(-a["warp_bytes"] // 128)
 
 
-def sites(instances):
+def sites(instances, key=lambda a: (a["at"], a["access"], a["kind"])):
     """The accesses grouped by source site, in order: a device function's access appears
     once per call that reaches it (`via`), and counts once. Within one call's instance the
     n-th access written the same way at the same place (`p[i].x` and `p[i].y` read at one
@@ -135,9 +150,10 @@ def sites(instances):
         if not a.get("via"):
             grouped[number] = [a]
             continue
-        written = (a["at"], a["access"], a["kind"])
-        occurrence = seen.get((tuple(a["via"]), written), 0)
-        seen[(tuple(a["via"]), written)] = occurrence + 1
+        written = key(a)
+        calls = tuple((c["callee"], c["at"]) for c in a["via"])
+        occurrence = seen.get((calls, written), 0)
+        seen[(calls, written)] = occurrence + 1
         grouped.setdefault((written, occurrence), []).append(a)
     return list(grouped.values())
 
@@ -215,7 +231,47 @@ def worst_degree(report):
                 if (a.get("finding") or {}).get("code") == "WW202"], default=0)
 
 
-def section(rows, worst, build):
+def branch_row(report):
+    """Branches per class, per branch site (a device function's branch reached through
+    several calls counts once, its first instance's class)."""
+    counts = dict.fromkeys(BRANCH_COLUMNS, 0)
+    branches = [b for k in report["kernels"] for b in k.get("branches", [])]
+    for site in sites(branches, key=lambda b: (b["at"], b["condition"])):
+        b = site[0]
+        kind = b["divergence"]
+        if kind == "never":
+            # Thread-dependent only when the known sizes decide it.
+            kind = "never (thread-dependent)" if b["why"].startswith("with the known sizes") \
+                else "uniform"
+        else:
+            kind = {"some-warps": "some warps", "every-warp": "every warp"}.get(kind, kind)
+        counts[kind] += 1
+    return [counts[c] for c in BRANCH_COLUMNS]
+
+
+def branch_table(branch_rows):
+    """The branches' table: `check`'s classes beside GPUCheck's Table 1."""
+    merged = []
+    for name, r in branch_rows:
+        key = "srad" if name.startswith("srad_") else name
+        if merged and merged[-1][0] == key:
+            merged[-1] = (key, [a + b for a, b in zip(merged[-1][1], r)])
+        else:
+            merged.append((key, list(r)))
+    head = BRANCH_COLUMNS + ["GPUCheck: non-divergent", "partial", "total", "unknown"]
+    out = ["| benchmark | " + " | ".join(head) + " |", "| --- |" + " ---: |" * len(head)]
+    totals = [0] * len(head)
+    for name, r in merged:
+        theirs = GPUCHECK_BRANCHES.get(name)
+        cells = r + (list(theirs) if theirs else [None] * 4)
+        totals = [t + (c or 0) for t, c in zip(totals, cells)]
+        out.append(f"| {name} | " + " | ".join("–" if c is None else str(c) for c in cells)
+                   + " |")
+    out.append("| total | " + " | ".join(str(t) for t in totals) + " |")
+    return out
+
+
+def section(rows, worst, build, branch_rows):
     """The section's markdown, from its marker to its end."""
     total = [sum(r[i] for _, r in rows) for i in range(len(COLUMNS))]
     shared = total[COLUMNS.index("shared accesses")]
@@ -259,7 +315,19 @@ def section(rows, worst, build):
             "the thread index in a way not modelled (`srad_v1`'s `row` and `col`). A clamped",
             "neighbour index (`W = i == 0 ? c : c - 1`) is bounded by its forms together:",
             "`hotspot3D`'s `tIn[W]` is `misaligned`, 2 requests and 5 sectors at most.", "",
-            CHECK_END]
+            "### Divergent branches",
+            "",
+            "Every branch of the kernels (and of the device functions they call) by `check`'s",
+            "class, beside GPUCheck's Table 1 (seed paper 003), which counts thread-dependent",
+            "branches only: \"uniform\" branches (the same for every thread whatever the sizes)",
+            "are not among them. \"Never\" is a thread-dependent branch the known sizes keep",
+            "whole; \"some warps\" a condition affine in the thread index (at most the warp where",
+            "it changes splits: GPUCheck's partial divergence); \"every warp\" one that changes",
+            "inside every warp (GPUCheck's total); \"data-dependent\" a condition on data read",
+            "per thread. GPUCheck's `srad` is both versions; its `leukocyte` is not in this",
+            "list (GPUDrano's benchmarks).", ""]
+    out += branch_table(branch_rows)
+    out += ["", CHECK_END]
     return "\n".join(out) + "\n"
 
 
@@ -445,7 +513,7 @@ def main():
         return 2
     if args.speed:
         return speed(args, warpwise)
-    rows, worst, failed = [], [], []
+    rows, worst, failed, branch_rows = [], [], [], []
     for name, files, flags in BENCHMARKS:
         missing = [f for f in files if not os.path.exists(os.path.join(args.rodinia, f))]
         if missing:
@@ -456,6 +524,7 @@ def main():
             failed.append(f"{name}: {error}")
             continue
         rows.append((name, row(report, name)))
+        branch_rows.append((name, branch_row(report)))
         if worst_degree(report):
             worst.append((name, worst_degree(report)))
         print(f"{name}: " + ", ".join(f"{c} {v}" for c, v in zip(COLUMNS, rows[-1][1])))
@@ -463,7 +532,7 @@ def main():
         print("rodinia_check: not run: " + "; ".join(failed), file=sys.stderr)
         return 1
     build = "release build" if os.sep + "release" + os.sep in warpwise else "debug build"
-    text = section(rows, worst, build)
+    text = section(rows, worst, build, branch_rows)
     path = os.path.join(REPO, EVALUATION_PAGE)
     page = open(path).read()
     before = previous_unknowns(page)
