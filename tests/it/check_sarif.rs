@@ -246,7 +246,10 @@ fn a_device_functions_finding_names_the_call_that_reaches_it() {
         .collect();
     assert_eq!(calls, [(5, 10), (5, 25)], "{log:#}");
     // Two results, two fingerprints.
-    assert_ne!(inside[0]["partialFingerprints"], inside[1]["partialFingerprints"]);
+    assert_ne!(
+        inside[0]["partialFingerprints"],
+        inside[1]["partialFingerprints"]
+    );
     // The HTML page says it too.
     let html = Command::new(crate::common::bin())
         .current_dir(&dir)

@@ -78,6 +78,7 @@ pub fn inline_calls(
         if calls.is_empty() {
             break;
         }
+        let mut replaced: HashMap<Value, Value> = HashMap::new();
         for (call, callee) in calls {
             let why = if round == limits.depth {
                 Some("calls nest deeper than inlining goes (recursion?)")
@@ -88,9 +89,15 @@ pub fn inline_calls(
             };
             match why {
                 Some(why) => left.push((callee.name.clone(), why)),
-                None => inline_one(&mut out, call, callee, &mut chains),
+                None => {
+                    if let Some(one) = inline_one(&mut out, call, callee, &mut chains) {
+                        replaced.insert(call, one);
+                    }
+                }
             }
         }
+        // Once per round, not per call: rewriting every use is a pass over the function.
+        replace_uses(&mut out, &replaced);
     }
     left.sort();
     left.dedup_by(|a, b| a.0 == b.0);
@@ -115,9 +122,16 @@ fn in_a_block(func: &Function, v: Value) -> bool {
 }
 
 /// Splices a copy of `callee` in place of the call `call` of `func`.
-fn inline_one(func: &mut Function, call: Value, callee: &Function, chains: &mut Chains) {
+/// Returns the value that stands for the call where the callee returns one value on every
+/// path: the caller must make the call's uses uses of it.
+fn inline_one(
+    func: &mut Function,
+    call: Value,
+    callee: &Function,
+    chains: &mut Chains,
+) -> Option<Value> {
     let InstKind::Call { args, .. } = func.inst(call).kind.clone() else {
-        return;
+        return None;
     };
     let at = func.inst(call).block;
     let mut chain = chains.values.get(&call).cloned().unwrap_or_default();
@@ -125,9 +139,7 @@ fn inline_one(func: &mut Function, call: Value, callee: &Function, chains: &mut 
         callee: callee.name.clone(),
         span: func.inst(call).origin.span,
     });
-    let Some(position) = func.block(at).insts.iter().position(|&v| v == call) else {
-        return;
-    };
+    let position = func.block(at).insts.iter().position(|&v| v == call)?;
     let block_base = func.blocks.len() as u32;
     let slot_base = func.slots.len() as u32;
     let rest = Block(block_base + callee.blocks.len() as u32);
@@ -253,6 +265,7 @@ fn inline_one(func: &mut Function, call: Value, callee: &Function, chains: &mut 
     result.block = rest;
     result.ty = undef_type;
     let mut insts = Vec::new();
+    let mut stands_for = None;
     match values.as_slice() {
         [] => {
             result.kind = InstKind::Undef;
@@ -263,7 +276,7 @@ fn inline_one(func: &mut Function, call: Value, callee: &Function, chains: &mut 
             let one = *one;
             result.kind = InstKind::Undef;
             insts.push(call);
-            replace_uses(func, call, one);
+            stands_for = Some(one);
         }
         _ => {
             let undefined = Value(func.insts.len() as u32);
@@ -295,11 +308,26 @@ fn inline_one(func: &mut Function, call: Value, callee: &Function, chains: &mut 
         terminator_span,
         preds,
     });
+    stands_for
 }
 
-/// Every use of `old` (operands and terminators) made a use of `new`.
-fn replace_uses(func: &mut Function, old: Value, new: Value) {
-    let swap = |v: Value| if v == old { new } else { v };
+/// Every use of a key of `replaced` (operands and terminators) made a use of its value,
+/// followed through chains (`f(g(x))` where `f` returns its argument, `g`'s call replaced
+/// too).
+fn replace_uses(func: &mut Function, replaced: &HashMap<Value, Value>) {
+    if replaced.is_empty() {
+        return;
+    }
+    let swap = |mut v: Value| {
+        // A chain is at most as long as the round's calls.
+        for _ in 0..=replaced.len() {
+            match replaced.get(&v) {
+                Some(&next) => v = next,
+                None => break,
+            }
+        }
+        v
+    };
     for data in &mut func.insts {
         data.kind.map_operands(swap);
     }

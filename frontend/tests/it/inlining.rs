@@ -9,9 +9,11 @@ use frontend::preprocess::TranslationUnitInput;
 use frontend::unit::load_unit;
 
 /// Callees with a value, several returns, a loop, pointers into the caller's locals, a
-/// call in a loop and in a condition, nesting, and recursion (left a call).
+/// call in a loop and in a condition, nesting, calls as arguments of calls (`id` returns
+/// its argument: a chain of replaced calls), and recursion (left a call).
 const PROGRAM: &str = r#"
 static int twice(int x) { return 2 * x; }
+static int id(int x) { return x; }
 static int clamp(int x, int hi) { if (x < 0) return 0; if (x > hi) return hi; return x; }
 static void bump(int *counter, int by) { for (int k = 0; k < by; k++) *counter += 1; }
 static int sum_to(int n) { int s = 0; for (int i = 0; i < n; i++) s += twice(i); return s; }
@@ -24,6 +26,7 @@ int outer(int *out, int n) {
         if (clamp(i - 2, 5) > 1)
             bump(&count, twice(i));
         store(out, i, sum_to(i) + fact(4));
+        count += twice(clamp(twice(i), 9)) + id(id(twice(i)));
     }
     return count + clamp(n, 3);
 }
