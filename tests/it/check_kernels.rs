@@ -382,6 +382,20 @@ __global__ void helper(const float *in, float *out)
     load_every<2>(in, i, v);
     out[i] = v;
 }
+
+__global__ void uniform_pick(const float *in, float *out, int base)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    int start = base == 0 ? 2 * blockIdx.x * blockDim.x + threadIdx.x : base + threadIdx.x;
+    out[i] = in[start];
+}
+
+__global__ void lane_pick(const float *in, float *out)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    int start = (threadIdx.x & 1) ? 2 * blockIdx.x * blockDim.x + threadIdx.x : 64 + threadIdx.x;
+    out[i] = in[start];
+}
 "#;
 
 /// A 1-D launch of a kernel of [`ONE_D`]: 2 blocks of 64 threads.
@@ -423,6 +437,47 @@ fn store(access: &'static str, requests: u64, sectors: u64, coalescing: Coalesci
         sectors,
         coalescing,
     }
+}
+
+/// Two forms of an address chosen by a branch every lane of a warp takes alike (`base ==
+/// 0`, a parameter): a warp reads one form, so the count is one form's, not both together.
+#[test]
+fn forms_chosen_alike_by_every_lane_count_as_one() {
+    let report = check(
+        &one_d(
+            "uniform_pick",
+            &[],
+            &[("in", "float", 256), ("out", "float", 128)],
+            "",
+            "in, out, 0",
+        ),
+        &[load("in[start]", 1, 4, Coalescing::Coalesced)],
+    );
+    let kernel = report
+        .kernels
+        .iter()
+        .find(|k| k.kernel == "uniform_pick")
+        .unwrap();
+    let a = &kernel.accesses[0];
+    assert!(
+        a.assumptions
+            .iter()
+            .any(|n| n.contains("every lane of a warp takes alike")),
+        "{a:#?}"
+    );
+    // Chosen by the lane: both forms together, a bound (1 to 2 requests), not one form's.
+    let kernel = report
+        .kernels
+        .iter()
+        .find(|k| k.kernel == "lane_pick")
+        .unwrap();
+    let a = &kernel.accesses[0];
+    assert_eq!(
+        (a.requests.max.as_str(), a.requests.exact),
+        ("2", false),
+        "{a:#?}"
+    );
+    assert_eq!(a.coalescing, Coalescing::Misaligned, "{a:#?}");
 }
 
 /// A device function's accesses are the calling kernel's, counted with the arguments it

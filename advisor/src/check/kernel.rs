@@ -333,7 +333,7 @@ impl Kernel<'_> {
         let mut report = unknown(at, text, kind, elem);
         report.via = self.via(self.setting.calls.values.get(&v));
         let forms = alternatives.len();
-        let many = self.one_base(&alternatives, b);
+        let many = self.one_base(&alternatives, addr, b);
         let alternatives = match &many {
             Some((base, clamp)) => vec![(Some(base.clone()), clamp.offsets[0].clone())],
             None => alternatives,
@@ -429,7 +429,12 @@ impl Kernel<'_> {
     /// to `slice + k` or to `size + k`): the base, and the forms as a clamp whose choice may
     /// differ between lanes, so that the count covers every lane's every form, as a choice
     /// made by `?:` is. `None` for one form, several bases, or a form that varies otherwise.
-    fn one_base(&self, alternatives: &[(Option<Var>, Expr)], b: Block) -> Option<(Var, Clamp)> {
+    fn one_base(
+        &self,
+        alternatives: &[(Option<Var>, Expr)],
+        addr: Value,
+        b: Block,
+    ) -> Option<(Var, Clamp)> {
         let [(Some(base), _), rest @ ..] = alternatives else {
             return None;
         };
@@ -445,17 +450,28 @@ impl Kernel<'_> {
             offsets.push(o.substitute(&self.known).unwrap_or(o));
         }
         let forms: Vec<String> = offsets.iter().map(|o| format!("`{o}`")).collect();
-        let note = format!(
-            "the address is one of {} forms on `{base}` chosen by the branches before it: \
-             {}; the count covers every lane's choice, from 1 to the most",
-            forms.len(),
-            forms.join(", ")
-        );
+        // Branches every lane of a warp takes alike choose one form per warp.
+        let uniform = !self.variance.mixes_at(addr, b);
+        let note = if uniform {
+            format!(
+                "the address is one of {} forms on `{base}` chosen by branches every lane of \
+                 a warp takes alike: {}; the count is the most of one form",
+                forms.len(),
+                forms.join(", ")
+            )
+        } else {
+            format!(
+                "the address is one of {} forms on `{base}` chosen by the branches before it: \
+                 {}; the count covers every lane's choice, from 1 to the most",
+                forms.len(),
+                forms.join(", ")
+            )
+        };
         Some((
             base.clone(),
             Clamp {
                 offsets,
-                uniform: false,
+                uniform,
                 note,
             },
         ))

@@ -51,6 +51,13 @@ pub struct Variance {
     /// what is computed from them and from `__constant__` memory alone (which no kernel
     /// writes), so that a thread leaving a loop early holds the same value as the others.
     fixed: Vec<bool>,
+    /// Values whose form the lanes of a warp may choose differently: a phi where the paths
+    /// of a varying branch meet, a `?:` on a varying condition, a local stored on more than
+    /// one path while some branch varies, a value from another iteration of a loop threads
+    /// leave apart, and what is computed from those. A value that does not mix has one
+    /// form per warp even when it varies (`base + threadIdx.x` with `base` chosen by a
+    /// uniform branch).
+    mixes: Vec<bool>,
 }
 
 impl Variance {
@@ -64,6 +71,7 @@ impl Variance {
             def_block,
             loop_blocks: forest.loops.iter().map(|l| l.blocks.clone()).collect(),
             fixed: fixed_values(program, func),
+            mixes: Vec::new(),
         };
         let pdom = PostDominators::of(func);
         let thread_dependent = ThreadDependentCallees::new(program);
@@ -128,7 +136,114 @@ impl Variance {
                 break;
             }
         }
+        let joins = divergent_joins(func, &v.varies, &pdom);
+        v.mixes = v.mixing(func, &joins);
         v
+    }
+
+    /// Whether the lanes of a warp may hold `value` in different forms at `at` (see
+    /// `Variance::mixes`).
+    pub fn mixes_at(&self, value: Value, at: Block) -> bool {
+        self.mixes.get(value.index()).copied().unwrap_or(true)
+            || self.held_from_another_iteration(value, at)
+    }
+
+    /// Whether `value`, defined in a loop threads leave at different iterations, is used
+    /// at `at` outside it (each lane holds its own last iteration's), unless every
+    /// iteration computes it alike.
+    fn held_from_another_iteration(&self, value: Value, at: Block) -> bool {
+        if self.fixed.get(value.index()).copied().unwrap_or(false) {
+            return false;
+        }
+        let Some(&def) = self.def_block.get(value.index()) else {
+            return true;
+        };
+        self.divergent_loops.iter().any(|l| {
+            let blocks = &self.loop_blocks[l.0 as usize];
+            blocks.contains(&def) && !blocks.contains(&at)
+        })
+    }
+
+    /// The fixpoint of `Variance::mixes`, once `varies` is final.
+    fn mixing(&self, func: &Function, joins: &HashSet<Block>) -> Vec<bool> {
+        let n = func.insts.len();
+        let mut mixes = vec![false; n];
+        let any_varying_branch = func.blocks().any(|b| {
+            matches!(func.block(b).terminator, Terminator::Branch { cond, .. } if self.varies_at(cond, b))
+        });
+        // Locals stored in more than one block: under a varying branch, lanes keep
+        // different stores.
+        let mut stored_in: Vec<HashSet<Block>> = vec![HashSet::new(); func.slots.len()];
+        for b in func.blocks() {
+            for &value in &func.block(b).insts {
+                if let InstKind::Store { addr, .. } = func.inst(value).kind {
+                    if let Some(slot) = local_slot(func, addr) {
+                        stored_in[slot].insert(b);
+                    }
+                }
+            }
+        }
+        let mut slot_mixes: Vec<bool> = stored_in
+            .iter()
+            .map(|blocks| any_varying_branch && blocks.len() > 1)
+            .collect();
+        let operand = |mixes: &[bool], o: Value, at: Block| {
+            mixes[o.index()] || self.held_from_another_iteration(o, at)
+        };
+        for _ in 0..=n + func.slots.len() {
+            let mut changed = false;
+            for b in func.blocks() {
+                for &value in &func.block(b).insts {
+                    let kind = &func.inst(value).kind;
+                    if let InstKind::Store {
+                        addr,
+                        value: stored,
+                    } = *kind
+                    {
+                        if let Some(slot) = local_slot(func, addr) {
+                            if !slot_mixes[slot]
+                                && (operand(&mixes, addr, b) || operand(&mixes, stored, b))
+                            {
+                                slot_mixes[slot] = true;
+                                changed = true;
+                            }
+                        }
+                        continue;
+                    }
+                    if mixes[value.index()] {
+                        continue;
+                    }
+                    let now = match kind {
+                        InstKind::Phi(args) => {
+                            joins.contains(&b)
+                                || args.iter().any(|&(pred, a)| operand(&mixes, a, pred))
+                        }
+                        InstKind::Select {
+                            cond,
+                            then_value,
+                            else_value,
+                        } => {
+                            self.varies_at(*cond, b)
+                                || operand(&mixes, *then_value, b)
+                                || operand(&mixes, *else_value, b)
+                        }
+                        InstKind::Load { addr } => {
+                            operand(&mixes, *addr, b)
+                                || local_slot(func, *addr).is_some_and(|s| slot_mixes[s])
+                        }
+                        other => other.operands().iter().any(|&o| operand(&mixes, o, b)),
+                    };
+                    if now {
+                        mixes[value.index()] = true;
+                        changed = true;
+                    }
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+        mixes
     }
 
     /// Whether `value`, used in block `at`, may differ between the threads of a warp.
