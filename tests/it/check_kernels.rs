@@ -803,6 +803,66 @@ fn branches_split_no_warp_some_warps_or_every_warp() {
     assert!(split > 0, "the data splits warps");
 }
 
+/// Under a guard on data read per thread, which lanes run an access is the data's: a
+/// misaligned full warp costs a segment more, which the lanes the data picks may not (one
+/// lane never does), so that verdict is unknown and its counts bounds from 1; a stride that
+/// gives each lane its own sector wastes it for any lanes together, so uncoalesced stands.
+#[test]
+fn a_guard_on_data_leaves_misalignment_unknown_and_strides_uncoalesced() {
+    const SOURCE: &str = r#"__global__ void found(const int *keys, const int *rows, int *out, int key)
+{
+    int t = blockIdx.x * blockDim.x + threadIdx.x;
+    if (keys[t] == key)
+        out[blockIdx.x] = rows[t + 1];
+    if (keys[t] > key)
+        out[t] = rows[32 * t];
+}
+"#;
+    let fixture = Fixture {
+        name: "found",
+        source: SOURCE,
+        set: &[],
+        kernel: "found",
+        grid: [1, 1, 1],
+        block: [64, 1, 1],
+        buffers: &[],
+        init: "",
+        args: "",
+    };
+    let report = analysed(&fixture);
+    let access = |text: &str| {
+        report.kernels[0]
+            .accesses
+            .iter()
+            .find(|a| a.access == text)
+            .unwrap_or_else(|| panic!("no {text}: {:#?}", report.kernels[0].accesses))
+    };
+    let shifted = access("rows[t + 1]");
+    assert_eq!(shifted.coalescing, Coalescing::Unknown, "{shifted:#?}");
+    assert_eq!(
+        (
+            shifted.sectors.min.as_deref(),
+            shifted.sectors.max.as_str(),
+            shifted.sectors.exact
+        ),
+        (Some("1"), "5", false)
+    );
+    assert!(shifted
+        .reason
+        .as_deref()
+        .unwrap()
+        .contains("depends on data"));
+    let strided = access("rows[32 * t]");
+    assert_eq!(strided.coalescing, Coalescing::Uncoalesced, "{strided:#?}");
+    assert_eq!(strided.sectors.value, Some(32));
+    // The guard on the thread index alone (none here) is not data: `keys[t]` is.
+    assert!(shifted
+        .active
+        .as_deref()
+        .unwrap()
+        .contains("keys[t] == key"));
+}
+
 /// `__constant__` memory is the same for every thread whenever it is read: a value read
 /// from it inside a loop threads leave at different iterations is still uniform after the
 /// loop, and a condition that divides the thread index by it is not "data read per

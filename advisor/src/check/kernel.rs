@@ -221,6 +221,28 @@ fn predecessors(func: &Function) -> Vec<usize> {
     preds
 }
 
+/// An access that data decides which lanes run, counted for a full warp. A misaligned
+/// full warp costs one segment more than its bytes need, which the lanes the data lets
+/// through may not (one lane never does): that verdict is left unknown, the counts the
+/// most (one lane the least). A stride that gives each lane bytes of its own wastes them
+/// for any lanes that run together, so an uncoalesced verdict and its counts stand.
+fn decided_by_data(report: &mut AccessReport) {
+    if report.coalescing != Coalescing::Misaligned {
+        return;
+    }
+    for c in [&mut report.requests, &mut report.sectors] {
+        c.min = Some("1".into());
+        c.exact = false;
+        c.value = None;
+    }
+    report.coalescing = Coalescing::Unknown;
+    report.reason = Some(
+        "which lanes run it depends on data: misaligned when the whole warp does, not when \
+         one lane does"
+            .into(),
+    );
+}
+
 /// Calls of the program's device functions left calls by the inlining (recursion, size):
 /// their own accesses are not counted.
 fn device_calls(
@@ -416,6 +438,9 @@ impl Kernel<'_> {
         report.warp_bytes = counted.distinct * elem;
         report.ideal_sectors = ideal_sectors(elem, counted.distinct);
         self.judge(&mut report, &settled, &counted, elem);
+        if !masked.restricted && self.guards(b).iter().any(|g| g.by_data) {
+            decided_by_data(&mut report);
+        }
         if report.coalescing == Coalescing::Uncoalesced {
             // The stride before known values: `4*n` walks a column whatever `n` is set to.
             let written = super::warp::stride_along_x(&offset, &self.coordinates);
@@ -715,6 +740,7 @@ impl Kernel<'_> {
                     continue;
                 }
                 let text = self.setting.unit.snippet(func.inst(cond).origin.span);
+                let by_data = self.divergence(cond, g).0 == Divergence::DataDependent;
                 let compared = match &func.inst(cond).kind {
                     // Operands whose reconstruction ignored wrap-around (unsigned
                     // `threadIdx.x - 1`) are not decided by their sign.
@@ -737,12 +763,14 @@ impl Kernel<'_> {
                         difference,
                         taken,
                         text,
+                        by_data,
                     },
                     None => Guard {
                         op: None,
                         difference: Expr::constant(0),
                         taken,
                         text,
+                        by_data,
                     },
                 });
             }

@@ -20,6 +20,8 @@ pub struct Guard {
     pub taken: bool,
     /// The condition as written.
     pub text: String,
+    /// The condition depends on data read per thread: which lanes pass is the data's.
+    pub by_data: bool,
 }
 
 /// The lanes that may run the access, per warp that runs it.
@@ -126,6 +128,7 @@ mod tests {
             difference: symbolic::parse_expr(difference).unwrap(),
             taken: true,
             text: difference.into(),
+            by_data: false,
         }
     }
 
