@@ -660,7 +660,9 @@ void run(float *a, int width)
 
 #[test]
 fn a_column_needs_a_sector_per_row() {
-    // A warp of 16x16 spans two rows: two addresses, one sector each where one would do.
+    // A warp of 16x16 spans two rows: two addresses, one sector each, each row's lanes on
+    // one address: a broadcast per row, not an uncoalesced access (no order of the threads
+    // puts two rows' addresses in one sector).
     let report = check(
         &Fixture {
             name: "first_column",
@@ -673,7 +675,7 @@ fn a_column_needs_a_sector_per_row() {
             init: "",
             args: "a, 64",
         },
-        &[store("a[y * width]", 2, 2, Coalescing::Uncoalesced)],
+        &[store("a[y * width]", 2, 2, Coalescing::Broadcast)],
     );
     let a = &report.kernels[1].accesses[0];
     assert_eq!((a.warp_bytes, a.ideal_sectors), (8, 1));
@@ -801,6 +803,43 @@ fn branches_split_no_warp_some_warps_or_every_warp() {
     assert_eq!(run.split_warps("parity"), (4, 4), "every warp");
     let (split, _) = run.split_warps("data");
     assert!(split > 0, "the data splits warps");
+}
+
+/// A 16-wide block's warp spans two rows; an address the same along each row (`a[ty * n]`)
+/// is two broadcasts, a sector per row, not an uncoalesced access (no reordering of the
+/// threads reads it in fewer).
+#[test]
+fn a_broadcast_per_row_is_a_broadcast() {
+    const SOURCE: &str = r#"__global__ void rows(const float *a, float *out, int n)
+{
+    out[threadIdx.y * 16 + threadIdx.x] = a[threadIdx.y * n];
+}
+"#;
+    let fixture = Fixture {
+        name: "rows",
+        source: SOURCE,
+        set: &[("blockDim.x", 16), ("blockDim.y", 16), ("n", 64)],
+        kernel: "rows",
+        grid: [1, 1, 1],
+        block: [16, 16, 1],
+        buffers: &[("a", "float", 1024), ("out", "float", 256)],
+        init: "",
+        args: "a, out, 64",
+    };
+    let report = check(
+        &fixture,
+        &[load("a[threadIdx.y * n]", 2, 2, Coalescing::Broadcast)],
+    );
+    let a = report.kernels[0]
+        .accesses
+        .iter()
+        .find(|a| a.access == "a[threadIdx.y * n]")
+        .unwrap();
+    assert!(a.finding.is_none(), "{a:#?}");
+    assert!(
+        a.reason.as_deref().unwrap().contains("a sector per row"),
+        "{a:#?}"
+    );
 }
 
 /// Under a guard on data read per thread, which lanes run an access is the data's: a

@@ -961,6 +961,14 @@ impl Kernel<'_> {
             .and_then(|i| i64::try_from(i).ok());
         report.coalescing = if !threads_vary {
             Coalescing::Broadcast
+        } else if stride_value == Some(0) && most.is_some_and(|m| m > ideal) {
+            // Neighbouring lanes read one address: each row of threads a warp spans (a
+            // 16-wide block's two) broadcasts its own, a sector per row, nothing to fix
+            // by reordering the threads.
+            report.reason = Some(
+                "each row of threads the warp spans reads one address: a sector per row".into(),
+            );
+            Coalescing::Broadcast
         } else if most.is_some_and(|m| m <= ideal) {
             Coalescing::Coalesced
         } else if stride_value.is_some_and(|s| s.unsigned_abs() == elem) {
