@@ -230,3 +230,32 @@ fn templates_and_references_keep_their_lines() {
     // As written, not as read (`a[(*i)]`).
     assert_eq!(unit.snippet(at.inst(store).origin.span), "a[i]");
 }
+
+/// C++ names the runtime's tags without their keyword (`cudaError err = call;` in the
+/// CUDA SDK's `cutil.h` macros): the replacement header declares those names, so the host
+/// function parses and its launch is read.
+#[test]
+fn the_runtime_s_tags_are_type_names() {
+    let (_dir, unit) = load(
+        "tags.cu",
+        "__global__ void k(float *a) { a[threadIdx.x] = 0; }\n\
+         int main(void)\n\
+         {\n\
+             float *a;\n\
+             cudaError err = cudaMalloc((void **)&a, 64);\n\
+             cudaMemcpyKind kind = cudaMemcpyHostToDevice;\n\
+             cudaChannelFormatDesc desc;\n\
+             (void)kind; (void)desc;\n\
+             k<<<1, 16>>>(a);\n\
+             return err == cudaSuccess ? 0 : 1;\n\
+         }\n",
+    );
+    let errors: Vec<String> = unit
+        .diagnostics()
+        .iter()
+        .filter(|d| d.is_error())
+        .map(|d| d.message.clone())
+        .collect();
+    assert!(errors.is_empty(), "{errors:?}");
+    assert!(unit.lowered.program.function("main").is_some());
+}

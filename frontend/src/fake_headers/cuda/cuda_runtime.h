@@ -200,6 +200,14 @@ enum cudaChannelFormatKind {
     cudaChannelFormatKindNone = 3
 };
 struct cudaChannelFormatDesc { int x, y, z, w; enum cudaChannelFormatKind f; };
+/* C++ names a tag without its keyword (`cudaError err = call;` in cutil.h's macros). */
+typedef enum cudaError cudaError;
+typedef enum cudaMemcpyKind cudaMemcpyKind;
+typedef enum cudaFuncCache cudaFuncCache;
+typedef enum cudaSharedMemConfig cudaSharedMemConfig;
+typedef enum cudaTextureReadMode cudaTextureReadMode;
+typedef enum cudaChannelFormatKind cudaChannelFormatKind;
+typedef struct cudaChannelFormatDesc cudaChannelFormatDesc;
 typedef struct CUstream_st *cudaStream_t;
 typedef struct CUevent_st *cudaEvent_t;
 typedef struct cudaArray *cudaArray_t;
