@@ -73,6 +73,22 @@ fn check(fixture: &Fixture, expected: &[Expect]) -> CheckReport {
     report
 }
 
+/// `source`'s report, checked statically only (no run): the fixture of a kernel whose
+/// counts the test reads without a launch.
+fn analysed_source(name: &'static str, source: &'static str) -> CheckReport {
+    analysed(&Fixture {
+        name,
+        source,
+        set: &[],
+        kernel: name,
+        grid: [1, 1, 1],
+        block: [32, 1, 1],
+        buffers: &[],
+        init: "",
+        args: "",
+    })
+}
+
 fn analysed(fixture: &Fixture) -> CheckReport {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join(format!("{}.cu", fixture.name));
@@ -857,18 +873,7 @@ fn a_guard_on_data_leaves_misalignment_unknown_and_strides_uncoalesced() {
         out[t] = rows[32 * t];
 }
 "#;
-    let fixture = Fixture {
-        name: "found",
-        source: SOURCE,
-        set: &[],
-        kernel: "found",
-        grid: [1, 1, 1],
-        block: [64, 1, 1],
-        buffers: &[],
-        init: "",
-        args: "",
-    };
-    let report = analysed(&fixture);
+    let report = analysed_source("found", SOURCE);
     let access = |text: &str| {
         report.kernels[0]
             .accesses
@@ -927,18 +932,7 @@ __global__ void walk(float *out)
         out[threadIdx.x] = 2;
 }
 "#;
-    let fixture = Fixture {
-        name: "constant",
-        source: SOURCE,
-        set: &[],
-        kernel: "walk",
-        grid: [1, 1, 1],
-        block: [64, 1, 1],
-        buffers: &[],
-        init: "",
-        args: "",
-    };
-    let report = analysed(&fixture);
+    let report = analysed_source("walk", SOURCE);
     let classes: Vec<(&str, Divergence)> = report.kernels[0]
         .branches
         .iter()
@@ -986,17 +980,7 @@ const CHOICES: &str = r#"__global__ void choices(const float *a, const float *b,
 
 #[test]
 fn a_branch_that_only_chooses_a_value_is_told_to_select() {
-    let report = analysed(&Fixture {
-        name: "choices",
-        source: CHOICES,
-        set: &[],
-        kernel: "choices",
-        grid: [1, 1, 1],
-        block: [32, 1, 1],
-        buffers: &[],
-        init: "",
-        args: "",
-    });
+    let report = analysed_source("choices", CHOICES);
     let helps: Vec<(&str, &str)> = report.kernels[0]
         .branches
         .iter()

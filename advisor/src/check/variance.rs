@@ -257,21 +257,7 @@ impl Variance {
     }
 
     fn operand_varies(&self, value: Value, at: Block) -> bool {
-        if self.varies(value) {
-            return true;
-        }
-        // Defined inside a loop that threads leave at different iterations, used outside:
-        // the value of another iteration, unless every iteration computes the same.
-        if self.fixed.get(value.index()).copied().unwrap_or(false) {
-            return false;
-        }
-        let Some(&def) = self.def_block.get(value.index()) else {
-            return true;
-        };
-        self.divergent_loops.iter().any(|l| {
-            let blocks = &self.loop_blocks[l.0 as usize];
-            blocks.contains(&def) && !blocks.contains(&at)
-        })
+        self.varies(value) || self.held_from_another_iteration(value, at)
     }
 
     #[allow(clippy::too_many_arguments)]
