@@ -801,7 +801,8 @@ fn parameter_list(toks: &[Tok], text: &str, item: Item) -> Option<(usize, usize)
 /// template's declaration included).
 fn reference_functions(toks: &[Tok], text: &str, items: &[Item]) -> References {
     let mut out = References::new();
-    for &item in items {
+    // A system header's declarations are not rewritten, so calls to them are not either.
+    for &item in items.iter().filter(|i| !toks[i.first].system) {
         let item = match template_head(toks, text, item.first, item.last) {
             Some(Ok(head)) => Item {
                 first: head.close + 1,
@@ -824,7 +825,7 @@ fn reference_functions(toks: &[Tok], text: &str, items: &[Item]) -> References {
 /// The value templates among `items`: the functions whose template heads hold only values.
 fn value_templates(toks: &[Tok], text: &str, items: &[Item]) -> Templates {
     let mut out = Templates::new();
-    for &item in items {
+    for &item in items.iter().filter(|i| !toks[i.first].system) {
         let Some(Ok(head)) = template_head(toks, text, item.first, item.last) else {
             continue;
         };
