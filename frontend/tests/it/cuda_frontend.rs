@@ -19,6 +19,15 @@ fn load(name: &str, source: &str) -> (TempDir, Unit) {
     (dir, unit)
 }
 
+/// The messages of the unit's error diagnostics, in order.
+fn error_messages(unit: &Unit) -> Vec<String> {
+    unit.diagnostics()
+        .iter()
+        .filter(|d| d.is_error())
+        .map(|d| d.message.clone())
+        .collect()
+}
+
 const PROGRAM: &str = r#"#include <stdio.h>
 #include <iostream>
 #define BLOCK 256
@@ -145,12 +154,7 @@ fn what_the_scan_misses_the_parser_refuses() {
     let source = "__global__ void k(float *a) { float v{2}; a[threadIdx.x] = v; }\n\
                   __global__ void ok(float *a) { a[threadIdx.x] = 2; }\n";
     let (_dir, unit) = load("miss.cu", source);
-    let errors: Vec<String> = unit
-        .diagnostics()
-        .iter()
-        .filter(|d| d.is_error())
-        .map(|d| d.message.clone())
-        .collect();
+    let errors = error_messages(&unit);
     assert_eq!(errors.len(), 1, "{errors:?}");
     assert!(errors[0].starts_with("cannot analyse function `k`: lang-c cannot parse it"));
     assert!(unit.lowered.program.function("ok").is_some());
@@ -250,12 +254,7 @@ fn the_runtime_s_tags_are_type_names() {
              return err == cudaSuccess ? 0 : 1;\n\
          }\n",
     );
-    let errors: Vec<String> = unit
-        .diagnostics()
-        .iter()
-        .filter(|d| d.is_error())
-        .map(|d| d.message.clone())
-        .collect();
+    let errors = error_messages(&unit);
     assert!(errors.is_empty(), "{errors:?}");
     assert!(unit.lowered.program.function("main").is_some());
 }
