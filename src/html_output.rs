@@ -234,7 +234,7 @@ fn panel(k: usize, l: &LoopReport, report: &Report, units: &[Unit]) -> String {
         out.push_str("<h4>Parameters and sections</h4><table><tr><th>name</th><th>role</th><th>kind</th><th>C type</th><th>bytes [lo, hi)</th><th>size</th><th>notes</th></tr>");
         for p in &l.parameters {
             let (range, size) = match &p.bytes {
-                Some(b) => (format!("[{}, {})", b.lo, b.hi), b.size.clone()),
+                Some(b) => (format!("[{}, {})", b.lo, b.hi), b.size.to_string()),
                 None => (String::new(), String::new()),
             };
             let _ = write!(

@@ -14,8 +14,8 @@ use crate::access::{collect_accesses, MemAccess};
 use crate::aliasing::ParamAliasing;
 use crate::calls::{classify_in, CallKind};
 use crate::model::{
-    Access, Call, DependencePair, Device, Induction, LoopReport, Parameter, Reason, Reduction,
-    Role, Verdict,
+    Access, Call, DependencePair, Device, Induction, LoopReport, Parameter, Quantity, Reason,
+    Reduction, Role, Verdict,
 };
 use crate::rebase::EntryOffset;
 use crate::rules::{self, Finding};
@@ -1491,10 +1491,10 @@ impl<'a> FunctionContext<'a> {
         .ok()
         .map(|r| Induction {
             var: r.var.name().to_string(),
-            lower: r.init.to_c(),
-            upper: r.bound.to_c(),
-            step: r.step.to_string(),
-            trip_count: r.trips.to_c(),
+            lower: Quantity::of(&r.init),
+            upper: Quantity::of(&r.bound),
+            step: Quantity::of(&symbolic::Expr::integer(r.step.into())),
+            trip_count: Quantity::of(&r.trips),
         });
         // A 2D nest: the only child loop, immediately inside, friendly too.
         let mut nest = vec![loop_id.clone()];
@@ -1603,13 +1603,13 @@ impl<'a> FunctionContext<'a> {
         let mut texts: Vec<&str> = Vec::new();
         if let Some(induction) = &report.induction {
             texts.extend([
-                induction.lower.as_str(),
-                induction.upper.as_str(),
-                induction.trip_count.as_str(),
+                induction.lower.text(),
+                induction.upper.text(),
+                induction.trip_count.text(),
             ]);
         }
         for bytes in report.parameters.iter().filter_map(|p| p.bytes.as_ref()) {
-            texts.extend([bytes.lo.as_str(), bytes.hi.as_str(), bytes.size.as_str()]);
+            texts.extend([bytes.lo.text(), bytes.hi.text(), bytes.size.text()]);
         }
         let at_loop = crate::stale::AtLoop::of(
             self.func,
@@ -1624,18 +1624,18 @@ impl<'a> FunctionContext<'a> {
             return;
         }
         if let Some(induction) = &mut report.induction {
-            for text in [
+            for q in [
                 &mut induction.lower,
                 &mut induction.upper,
                 &mut induction.trip_count,
             ] {
-                *text = at_loop.text(text);
+                *q = at_loop.quantity(q);
             }
         }
         for p in &mut report.parameters {
             if let Some(bytes) = &mut p.bytes {
-                for text in [&mut bytes.lo, &mut bytes.hi, &mut bytes.size] {
-                    *text = at_loop.text(text);
+                for q in [&mut bytes.lo, &mut bytes.hi, &mut bytes.size] {
+                    *q = at_loop.quantity(q);
                 }
             }
         }

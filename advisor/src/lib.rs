@@ -10,6 +10,7 @@ pub mod mapping;
 pub mod model;
 pub mod parallel;
 pub mod program;
+pub mod quantity;
 pub mod recipe;
 pub mod rules;
 pub mod summaries;

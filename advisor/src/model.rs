@@ -3,6 +3,7 @@
 //! Every expression is a C expression over the function's variables (integer semantics,
 //! `min(a, b)`/`max(a, b)` allowed) that the symbolic engine parses back.
 
+pub use crate::quantity::Quantity;
 use frontend::loop_ref::LoopRef;
 use serde::{Deserialize, Serialize};
 
@@ -41,11 +42,11 @@ pub struct Induction {
     pub var: String,
     /// Normalized: the variable runs from `lower` by `step` while below `upper` (exclusive,
     /// in the direction of the step).
-    pub lower: String,
-    pub upper: String,
-    pub step: String,
+    pub lower: Quantity,
+    pub upper: Quantity,
+    pub step: Quantity,
     /// Number of iterations per entry of the loop.
-    pub trip_count: String,
+    pub trip_count: Quantity,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -132,10 +133,10 @@ pub enum ParamKind {
 /// A half-open byte interval `[lo, hi)` relative to a parameter's base pointer.
 #[derive(Clone, Debug, Eq, Serialize, Deserialize)]
 pub struct Bytes {
-    pub lo: String,
-    pub hi: String,
+    pub lo: Quantity,
+    pub hi: Quantity,
     /// `hi - lo`, simplified: what `cudaMemcpy` copies.
-    pub size: String,
+    pub size: Quantity,
     /// The variables `lo` and `hi` read, as the loop names them (`n`, `in.n_gridpoints`):
     /// the profiler records those it can read at the loop's entry, so that `instantiate`
     /// can evaluate the section. Derived from the expressions, so not written: a report
@@ -198,8 +199,8 @@ pub struct WholeObject {
     /// Each place the program allocates it, `file:line` (`GridInit.c:36`); for a parameter
     /// every call passes a fixed-size array, each call with what it passes.
     pub allocated_at: Vec<String>,
-    /// Its size in bytes, a C expression over names visible at the loop.
-    pub size: String,
+    /// Its size in bytes, an expression over names visible at the loop.
+    pub size: Quantity,
     /// The variables `size` reads (`SD.length_concs`): integers at the loop's entry, which
     /// the profiler records so that `instantiate` can evaluate the size.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

@@ -104,6 +104,18 @@ pub fn present(report: &mut LoopReport, places: &Places) {
     }
     present_at_places(report, &names, places);
     present_pair_messages(&mut report.reasons, &names, places);
+    // Quantities first, each renamed whole (its expression with its text); their texts then
+    // hold no numbered name, and the loop below passes them by.
+    let rewrite = |t: &str| {
+        if t.contains('#') {
+            names.rewrite(t)
+        } else {
+            t.to_string()
+        }
+    };
+    for q in quantities_mut(report) {
+        q.rename(rewrite, rewrite);
+    }
     for (kind, t) in texts_mut(report) {
         if t.contains('#') {
             *t = match kind {
@@ -662,6 +674,29 @@ pub enum Kind {
     Storage,
 }
 
+/// Every quantity of `report` (bounds, trip counts, sections), each an expression with its
+/// text ([`crate::model::Quantity`]).
+pub fn quantities_mut(report: &mut LoopReport) -> Vec<&mut crate::model::Quantity> {
+    let mut q = Vec::new();
+    if let Some(i) = report.induction.as_mut() {
+        q.extend([&mut i.lower, &mut i.upper, &mut i.step, &mut i.trip_count]);
+    }
+    for x in report.parameters.iter_mut() {
+        if let Some(b) = x.bytes.as_mut() {
+            q.extend([&mut b.lo, &mut b.hi, &mut b.size]);
+        }
+        if let Some(w) = x.whole_object.as_mut() {
+            q.push(&mut w.size);
+        }
+    }
+    for s in report.shared_memory.iter_mut() {
+        if let Some(b) = s.block_section.as_mut() {
+            q.extend([&mut b.lo, &mut b.hi, &mut b.size]);
+        }
+    }
+    q
+}
+
 /// Every text of `report` the analyses wrote in the loop's terms (names, expressions,
 /// messages); not the source's own text (accesses as written, pragmas, loop ids), nor the
 /// callees' effects, which are in each callee's terms.
@@ -673,10 +708,10 @@ pub fn texts_mut(report: &mut LoopReport) -> Vec<(Kind, &mut String)> {
     if let Some(i) = report.induction.as_mut() {
         e.extend([
             &mut i.var,
-            &mut i.lower,
-            &mut i.upper,
-            &mut i.step,
-            &mut i.trip_count,
+            i.lower.text_mut(),
+            i.upper.text_mut(),
+            i.step.text_mut(),
+            i.trip_count.text_mut(),
         ]);
     }
     reason_texts(&mut report.reasons, &mut p);
@@ -686,11 +721,11 @@ pub fn texts_mut(report: &mut LoopReport) -> Vec<(Kind, &mut String)> {
             p.push(t);
         }
         if let Some(b) = x.bytes.as_mut() {
-            e.extend([&mut b.lo, &mut b.hi, &mut b.size]);
+            e.extend([b.lo.text_mut(), b.hi.text_mut(), b.size.text_mut()]);
             e.extend(b.reads.iter_mut());
         }
         if let Some(w) = x.whole_object.as_mut() {
-            e.push(&mut w.size);
+            e.push(w.size.text_mut());
             e.extend(w.reads.iter_mut());
         }
         p.extend(x.notes.iter_mut());
@@ -760,7 +795,7 @@ pub fn texts_mut(report: &mut LoopReport) -> Vec<(Kind, &mut String)> {
         e.extend(s.overlap_y_bytes.iter_mut());
         p.extend(s.grouping.iter_mut());
         if let Some(b) = s.block_section.as_mut() {
-            e.extend([&mut b.lo, &mut b.hi, &mut b.size]);
+            e.extend([b.lo.text_mut(), b.hi.text_mut(), b.size.text_mut()]);
         }
         if let Some(tile) = s.tile.as_mut() {
             e.extend([

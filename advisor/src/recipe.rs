@@ -230,7 +230,7 @@ fn mapping(out: &mut String, l: &LoopReport, report: &Report, kernel: &str) {
                 Some(j) => (
                     j.var.clone(),
                     step_text(&j.var, &j.lower, &j.step, kx),
-                    j.trip_count.clone(),
+                    j.trip_count.to_string(),
                 ),
                 None => (
                     "the inner variable".into(),

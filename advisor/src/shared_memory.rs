@@ -17,7 +17,7 @@ use crate::banks;
 use crate::coalescing::{thread_var, warp_env};
 use crate::gpus::blocks_per_sm;
 use crate::mapping::{Evaluated, Nest, Target};
-use crate::model::{Access, BankConflicts, Bytes, Occupancy, SharedArea, Tile};
+use crate::model::{Access, BankConflicts, Bytes, Occupancy, Quantity, SharedArea, Tile};
 use crate::space::{extreme, IvRange, Space};
 use num_bigint::BigInt;
 use num_rational::BigRational;
@@ -480,9 +480,9 @@ impl Ctx {
                 overlap_x_bytes: Some(size.to_c()),
                 overlap_y_bytes: self.two_d_grid.then(|| size.to_c()),
                 block_section: Some(Bytes {
-                    lo: lo.to_c(),
-                    hi: hi.to_c(),
-                    size: size.to_c(),
+                    lo: Quantity::of(&lo),
+                    hi: Quantity::of(&hi),
+                    size: Quantity::of(&size),
                     reads: Vec::new(),
                 }),
                 tile: None,
@@ -770,9 +770,9 @@ impl Ctx {
             overlap_x_bytes: self.most_in_block(&ox),
             overlap_y_bytes: oy.and_then(|o| self.most_in_block(&o)),
             block_section: Some(Bytes {
-                lo: lo.to_c(),
-                hi: hi.to_c(),
-                size: size.to_c(),
+                lo: Quantity::of(&lo),
+                hi: Quantity::of(&hi),
+                size: Quantity::of(&size),
                 reads: Vec::new(),
             }),
             tile: None,

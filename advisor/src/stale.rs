@@ -12,12 +12,13 @@
 //! (`n@L3`), which no port takes for a variable in scope. A symbol whose name only embeds a
 //! stale variable (`children[stack[stack_size - 1]].nChild`) is marked the same way.
 
+use crate::model::Quantity;
 use crate::rebase::{value_at_entry, Definitions};
 use analyses::reconstruct::Reconstruction;
 use frontend::ir::Function;
 use frontend::loops::Loop;
 use std::collections::HashMap;
-use symbolic::{parse_expr, Expr, Var};
+use symbolic::{Expr, Var};
 
 /// How a loop's report rewrites stale symbols: each to an expression over names the loop
 /// sees with the value meant.
@@ -447,24 +448,19 @@ impl AtLoop {
         self.rewrite.is_empty()
     }
 
-    /// A report expression with the stale symbols rewritten; as it is when it names none.
-    pub fn text(&self, text: &str) -> String {
+    /// A report quantity with the stale symbols rewritten; as it is when it names none.
+    pub fn quantity(&self, q: &Quantity) -> Quantity {
         if self.rewrite.is_empty() {
-            return text.to_string();
+            return q.clone();
         }
-
-        match parse_expr(text) {
-            Ok(expr) => {
-                if !expr.vars().iter().any(|v| self.rewrite.contains_key(v)) {
-                    return text.to_string();
-                }
-                match expr.substitute(&self.rewrite) {
-                    Ok(e) => e.to_c(),
-                    Err(_) => simplified(self.by_names(text)),
-                }
-            }
-            // Names with brackets (`stack[k - 1]`) are beyond the parser: by their text.
-            Err(_) => simplified(self.by_names(text)),
+        match q.expr() {
+            Some(expr) if !expr.vars().iter().any(|v| self.rewrite.contains_key(v)) => q.clone(),
+            Some(expr) => expr.substitute(&self.rewrite).map_or_else(
+                |_| Quantity::c_text(self.by_names(q.text())),
+                |e| Quantity::of(&e),
+            ),
+            // C text the engine does not hold: by its names.
+            None => Quantity::c_text(self.by_names(q.text())),
         }
     }
 
@@ -499,11 +495,6 @@ impl AtLoop {
         }
         out
     }
-}
-
-/// `text` as the engine writes it when it parses (`n - 1 + (1 - n + k)` is `k`).
-fn simplified(text: String) -> String {
-    parse_expr(&text).map(|e| e.to_c()).unwrap_or(text)
 }
 
 /// `text` with every whole-word use of the variable `name` (not a member, not part of a
@@ -630,7 +621,7 @@ mod tests {
 
     #[test]
     fn a_rewriting_is_not_rewritten_again() {
-        use super::AtLoop;
+        use super::{AtLoop, Quantity};
         use symbolic::{Expr, Var};
         // `n` is written with `m`, and `m` is stale too: each is replaced once, and the
         // compound name `a[k].len` stays whole.
@@ -643,7 +634,19 @@ mod tests {
             .collect(),
             compound: vec!["a[k].len".to_string()],
         };
-        assert_eq!(at.text("a[k].len + n + m"), "a[k].len + (m - 1) + (m@L4)");
+        // By its text where the engine does not hold it (a name with brackets)...
+        let text = Quantity::read("a[k].len + n + m");
+        assert!(text.expr().is_none());
+        assert_eq!(at.quantity(&text).text(), "a[k].len + (m - 1) + (m@L4)");
+        // ... and as an expression where it does: one substitution of both at once.
+        let typed = Quantity::of(&Expr::var("n").checked_add(&Expr::var("m")).unwrap());
+        let rewritten = at.quantity(&typed);
+        let expected = Expr::var("m")
+            .checked_add(&Expr::var("m@L4"))
+            .and_then(|e| e.checked_sub(&Expr::constant(1)))
+            .unwrap();
+        assert_eq!(rewritten.expr(), Some(&expected));
+        assert_eq!(rewritten.text(), expected.to_c());
     }
 
     #[test]

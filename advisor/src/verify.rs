@@ -189,12 +189,13 @@ fn roots(text: &str) -> Vec<&str> {
 /// The fields of a loop report that are C expressions.
 fn expressions(r: &LoopReport) -> Vec<&str> {
     let mut e: Vec<&String> = Vec::new();
+    let mut quantities: Vec<&str> = Vec::new();
     if let Some(i) = &r.induction {
-        e.extend([&i.lower, &i.upper, &i.step, &i.trip_count]);
+        quantities.extend([&*i.lower, &i.upper, &i.step, &i.trip_count]);
     }
     for p in &r.parameters {
         if let Some(b) = &p.bytes {
-            e.extend([&b.lo, &b.hi, &b.size]);
+            quantities.extend([&*b.lo, &b.hi, &b.size]);
         }
     }
     for m in &r.mappings {
@@ -217,7 +218,7 @@ fn expressions(r: &LoopReport) -> Vec<&str> {
         e.extend(&s.overlap_x_bytes);
         e.extend(&s.overlap_y_bytes);
         if let Some(b) = &s.block_section {
-            e.extend([&b.lo, &b.hi, &b.size]);
+            quantities.extend([&*b.lo, &b.hi, &b.size]);
         }
         if let Some(t) = &s.tile {
             e.extend([
@@ -239,7 +240,10 @@ fn expressions(r: &LoopReport) -> Vec<&str> {
         e.extend(d.diverging_warps_per_row.iter());
         e.push(&d.warps_per_row);
     }
-    e.into_iter().map(String::as_str).collect()
+    e.into_iter()
+        .map(String::as_str)
+        .chain(quantities)
+        .collect()
 }
 
 /// Whether `text` is an expression the symbolic engine reads, once each name (a path such as
@@ -394,8 +398,8 @@ mod tests {
         assert!(verify_loop(report).is_empty(), "{report:#?}");
         // The same broken text in two fields: one problem, naming it.
         let induction = report.induction.as_mut().unwrap();
-        induction.upper = "4*(n +".into();
-        induction.trip_count = "4*(n +".into();
+        induction.upper = crate::model::Quantity::c_text("4*(n +");
+        induction.trip_count = crate::model::Quantity::c_text("4*(n +");
         let problems: Vec<String> = verify_loop(report).into_iter().map(|p| p.what).collect();
         assert_eq!(problems.len(), 1, "{problems:#?}");
         assert!(problems[0].contains("`4*(n +` does not parse back"));

@@ -4,7 +4,7 @@
 //! so does the report, when every store of the pointer, program-wide, is an allocation
 //! whose size the program keeps where the loop can read it.
 
-use crate::model::WholeObject;
+use crate::model::{Quantity, WholeObject};
 use crate::program::{FuncRef, ProgramView};
 use crate::program_facts::{Allocations, Keeper, SizeTerm};
 use analyses::symbols::SymbolOrigin;
@@ -47,7 +47,7 @@ pub fn at_loop(
             let (size, sites) = at;
             Ok(WholeObject {
                 allocated_at: sites,
-                size: size.to_string(),
+                size: Quantity::of(&symbolic::Expr::integer(size.into())),
                 reads: Vec::new(),
             })
         }
@@ -86,7 +86,7 @@ fn kept_object(
     reads.dedup();
     Ok(WholeObject {
         allocated_at: found.sites.clone(),
-        size: size.to_c(),
+        size: Quantity::of(&size),
         reads,
     })
 }

@@ -504,11 +504,11 @@ pub(crate) fn whole_object(
     if !matches!(ctx.types.get(t), Type::Array { .. }) {
         return None;
     }
-    let size = ctx.types.size_of(t)?;
+    let size = advisor::model::Quantity::of(&symbolic::Expr::integer(ctx.types.size_of(t)?.into()));
     Some(advisor::model::Bytes {
-        lo: "0".into(),
-        hi: size.to_string(),
-        size: size.to_string(),
+        lo: advisor::model::Quantity::constant(0),
+        hi: size.clone(),
+        size,
         reads: Vec::new(),
     })
 }
@@ -2864,7 +2864,7 @@ fn stageable(plan: &mut KernelPlan, area: &SharedArea) -> Result<Staged, NotStag
                     lo: kernel_expr(plan, &s.lo, true),
                     hi: kernel_expr(plan, &s.hi, true),
                 },
-                ("1".to_string(), s.size.clone()),
+                ("1".to_string(), s.size.to_string()),
             )
         }
         (None, None) => return Err(NotStaged::NoArea),

@@ -138,7 +138,7 @@ impl LoopSketch {
             nest: l.nest.clone(),
             induction: l.induction.as_ref().map(|i| InductionSketch {
                 var: i.var.clone(),
-                trip_count: i.trip_count.clone(),
+                trip_count: i.trip_count.to_string(),
             }),
         }
     }
@@ -300,7 +300,7 @@ fn needed_variables(
     }
     for p in &l.parameters {
         if let Some(b) = &p.bytes {
-            exprs.extend([b.lo.as_str(), b.hi.as_str()]);
+            exprs.extend([b.lo.text(), b.hi.text()]);
         }
     }
     if let Some(m) = evaluate::chosen_mapping(l) {

@@ -347,10 +347,11 @@ fn clamped_windows_map_their_min_max_sections_and_empty_ones_map_nothing() {
 fn bounds_that_call_functions_or_nest_conditionals_are_ported() {
     let file = "tests/fixtures/openmp/call_bounds.c";
     let patch = emit_patch(&[file], "call_bounds.c");
-    // The host calls the bound's function again for the clause; the nested `?:` of MIN3 is
-    // one min, clamped at 0 where the window may be empty.
+    // The host calls the bound's function again for the clause (its value one variable of
+    // the section, `8*v` bytes of 8-byte elements are `v` of them); the nested `?:` of MIN3
+    // is one min, clamped at 0 where the window may be empty.
     for needle in [
-        "node->data[0:((8*(getNodeLength(node))) + (8) - 1) / (8)]",
+        "node->data[0:(getNodeLength(node))]",
         "map(tofrom: full[0:WW_MAX(0, WW_MIN(-cbs + width - 1, WW_MIN(-cbs + ces, -cbs + l2)))])",
     ] {
         assert!(patch.contains(needle), "no `{needle}` in:\n{patch}");

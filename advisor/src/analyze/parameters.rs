@@ -5,7 +5,7 @@
 use super::{FunctionContext, LoopFacts};
 use crate::access::{collect_accesses, section, MemAccess};
 use crate::callsites::LoopEffects;
-use crate::model::{Bytes, ParamKind, Parameter, Role, WholeObject};
+use crate::model::{Bytes, ParamKind, Parameter, Quantity, Role, WholeObject};
 use crate::rebase::{Definitions, EntryOffset};
 use crate::space::{NotAffine, Space};
 use analyses::symbols::SymbolOrigin;
@@ -330,10 +330,10 @@ impl FunctionContext<'_> {
         };
         let bytes = match rebased {
             Ok((lo, hi)) => {
-                let size = hi
-                    .checked_sub(&lo)
-                    .map(|e| e.to_c())
-                    .unwrap_or_else(|_| format!("({}) - ({})", hi.to_c(), lo.to_c()));
+                let size = hi.checked_sub(&lo).map_or_else(
+                    |_| Quantity::c_text(format!("({}) - ({})", hi.to_c(), lo.to_c())),
+                    |e| Quantity::of(&e),
+                );
                 let reads = lo
                     .vars()
                     .into_iter()
@@ -343,8 +343,8 @@ impl FunctionContext<'_> {
                     .into_iter()
                     .collect();
                 Some(Bytes {
-                    lo: lo.to_c(),
-                    hi: hi.to_c(),
+                    lo: Quantity::of(&lo),
+                    hi: Quantity::of(&hi),
                     size,
                     reads,
                 })
@@ -396,7 +396,7 @@ impl FunctionContext<'_> {
                     ));
                 }
                 let bytes = Bytes {
-                    lo: "0".into(),
+                    lo: Quantity::constant(0),
                     hi: whole.size.clone(),
                     size: whole.size.clone(),
                     reads: whole.reads.clone(),

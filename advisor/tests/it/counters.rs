@@ -281,7 +281,7 @@ fn pointers_advanced_beside_the_index_are_counters_over_the_arrays_they_walk() {
         .map(|r| {
             let q = r.parameters.iter().find(|p| p.name == "q").unwrap();
             let b = q.bytes.as_ref().expect("a section for `q`");
-            (b.lo.clone(), b.hi.clone(), r.counters[0].last_value)
+            (b.lo.to_string(), b.hi.to_string(), r.counters[0].last_value)
         })
         .collect();
     let run = |lo: &str, hi: &str, last| (lo.to_string(), hi.to_string(), last);

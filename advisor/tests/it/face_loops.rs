@@ -238,7 +238,7 @@ fn a_rows_extent_and_a_counters_entry_value_keep_their_sections() {
             .unwrap_or_else(|| panic!("no loop at line {line}: {reports:#?}"));
         let p = r.parameters.iter().find(|p| p.name == name);
         let b = p.and_then(|p| p.bytes.clone());
-        b.map(|b| (b.lo, b.hi))
+        b.map(|b| (b.lo.to_string(), b.hi.to_string()))
             .unwrap_or_else(|| panic!("line {line}: no section of {name}: {r:#?}"))
     };
     assert_eq!(bytes(4, "rows[i]->v"), ("0".into(), "8*rows[i]->n".into()));

@@ -286,7 +286,7 @@ fn convolution_parameters_follow_table_9_1() {
             .iter()
             .find(|p| p.name == name)
             .and_then(|p| p.bytes.clone())
-            .map(|b| (b.lo, b.hi))
+            .map(|b| (b.lo.to_string(), b.hi.to_string()))
     };
     assert_eq!(
         section("out_image->pixmap"),
@@ -366,4 +366,40 @@ fn a_loop_calling_functions_that_write_its_arrays_is_tested_through_their_summar
         find(&reports("gaussian_fan2.c"), "main", 77).verdict,
         advisor::model::Verdict::NeedsProfile
     );
+}
+
+/// Every quantity of every sample's report (bounds, trip counts, sections) carries the
+/// expression its text reads as: renamed with the text by the presentation, so a consumer
+/// that takes the expression (a port's clauses) names what the report names. Texts the
+/// parser reads are parsed and compared; each sample has some.
+#[test]
+fn every_quantity_s_expression_reads_as_its_text() {
+    let mut compared = 0;
+    let samples = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../samples");
+    for entry in std::fs::read_dir(samples).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|e| e != "c") {
+            continue;
+        }
+        let file = path.file_name().unwrap().to_string_lossy().to_string();
+        for r in reports(&file) {
+            let mut quantities = Vec::new();
+            if let Some(i) = &r.induction {
+                quantities.extend([&i.lower, &i.upper, &i.step, &i.trip_count]);
+            }
+            for p in &r.parameters {
+                if let Some(b) = &p.bytes {
+                    quantities.extend([&b.lo, &b.hi, &b.size]);
+                }
+            }
+            for q in quantities {
+                let Ok(parsed) = symbolic::parse_expr(q.text()) else {
+                    continue;
+                };
+                assert_eq!(q.expr(), Some(&parsed), "{file}, {}: `{q}`", r.id);
+                compared += 1;
+            }
+        }
+    }
+    assert!(compared > 100, "{compared} quantities compared");
 }

@@ -5,13 +5,13 @@
 use super::atomic::{AtomicForm, AtomicSite};
 use super::counters::TextEdit;
 use super::error::UnitError;
-use super::sections::{covering, Section};
+use super::sections::{c, covering, Section};
 use crate::ctext::expr_roots;
 use crate::plan::{
     dealias, declared_in, declared_scalar_type, perfectly_nested_child, vla_pitch, written_in, Ctx,
     EmitError,
 };
-use advisor::model::{Device, LoopReport, ParamKind, RedOp, ReductionKind, Role};
+use advisor::model::{Device, LoopReport, ParamKind, Quantity, RedOp, ReductionKind, Role};
 use frontend::access_sites::{AccessMode, LoopSite};
 use frontend::ir::Span;
 use frontend::loop_ref::LoopRef;
@@ -82,7 +82,7 @@ pub struct ArrayMap {
     pub section: Option<Section>,
     /// The bytes `[lo, hi)` the section covers and the unit it counts in (report
     /// expressions): sections of one array are united there, where bounds compare.
-    pub bytes: Option<(String, String, String)>,
+    pub bytes: Option<(Quantity, Quantity, Quantity)>,
     /// The loop reads it (`to` or `tofrom`).
     pub read: bool,
     /// The loop writes it (`tofrom`).
@@ -764,8 +764,8 @@ fn prepare_parameters(scope: &Scope<'_, '_>) -> Result<Parameters, EmitError> {
             if let (Some(index), Some(b), Some(size)) = (element, p.bytes.as_mut(), p.elem_bytes) {
                 let first = format!("{size}*({index})");
                 let end = format!("{size}*({index}) + {size}");
-                b.lo = widened(&format!("min({}, {first})", b.lo));
-                b.hi = widened(&format!("max({}, {end})", b.hi));
+                b.lo = widened(&b.lo, &Quantity::from_source(&first), false);
+                b.hi = widened(&b.hi, &Quantity::from_source(&end), true);
             }
             p
         })
@@ -836,7 +836,7 @@ struct DataMaps {
 fn array_map(
     name: &str,
     section: Option<Section>,
-    bytes: Option<(String, String, String)>,
+    bytes: Option<(Quantity, Quantity, Quantity)>,
     role: Role,
 ) -> ArrayMap {
     ArrayMap {
@@ -1058,7 +1058,7 @@ fn map_variable(
     let unit_bytes = map_unit(ctx, report, &p.name).map_err(|e| refuse(e.to_string()))?;
     let mut section: Section = covering(&lo, &hi, &unit_bytes);
     if null_tested(ctx.slice(scope.site.span), &p.name) {
-        section.length = format!("({} ? {} : 0)", p.name, section.length);
+        section.length = Quantity::c_text(format!("({} ? {} : 0)", p.name, c(&section.length)));
         notes.push(format!(
             "`{}` is tested for null in the loop: its section is empty when it is null (libomptarget copies a mapped section from any pointer, a null one too)",
             p.name
@@ -1066,7 +1066,7 @@ fn map_variable(
     }
     let mut bytes = Some((lo, hi, unit_bytes));
     if scope.options.shrink.contains(&p.name) {
-        section.length = format!("{} - 1", section.length);
+        section.length = Quantity::c_text(format!("{} - 1", c(&section.length)));
         bytes = None;
     }
     data.maps
@@ -1476,7 +1476,7 @@ pub(super) fn byte_section(
     p: &advisor::model::Parameter,
     refuse: &dyn Fn(String) -> EmitError,
     notes: &mut Vec<String>,
-) -> Result<(String, String), EmitError> {
+) -> Result<(Quantity, Quantity), EmitError> {
     if p.kind == advisor::model::ParamKind::Reached {
         return Err(refuse(format!(
             "{} is not one array but every object reached by following pointers: it needs a deep copy or memory the device shares (`requires unified_shared_memory`), which warpwise does not generate",
@@ -1493,15 +1493,15 @@ pub(super) fn byte_section(
                 .unwrap_or_default()
         ))
     })?;
-    let lo = dealias(ctx, report, &b.lo);
-    let hi = dealias(ctx, report, &b.hi);
+    let lo = b.lo.map_names(|t| dealias(ctx, report, t));
+    let hi = b.hi.map_names(|t| dealias(ctx, report, t));
     let (lo, hi) = unqualified_section(ctx, report, &p.name, &lo, &hi).map_err(refuse)?;
     let lo = if may_be_negative(&lo) {
         notes.push(format!(
             "the section of `{}` may start below it (byte `{lo}`): the report's section is the envelope of the addresses and does not use the guards in the loop; the port maps from `{}[0]`, which is right when the accesses below are guarded or happen only when the loop does not run. If the loop really reads before `{}`, map it by hand; `warpwise validate --target openmp` checks a run",
             p.name, p.name, p.name
         ));
-        format!("max({lo}, 0)")
+        widened(&lo, &Quantity::constant(0), true)
     } else {
         lo
     };
@@ -1846,14 +1846,25 @@ fn complex_scalar(ctx: &Ctx<'_>, name: &str) -> bool {
     })
 }
 
-/// A section bound with `min`/`max` simplified where the symbolic engine can
-/// (`min(4*i + 4, 4*i)` is `4*i`); as written otherwise.
-fn widened(bound: &str) -> String {
-    match symbolic::parse_term(bound) {
-        Ok(t) => symbolic::simplify(&t, &symbolic::SignEnv::new())
-            .map(|e| e.to_c())
-            .unwrap_or_else(|_| bound.to_string()),
-        Err(_) => bound.to_string(),
+/// `min(bound, other)` (or `max`), simplified where the symbolic engine can (`min(4*i + 4,
+/// 4*i)` is `4*i`); C text otherwise.
+fn widened(bound: &Quantity, other: &Quantity, max: bool) -> Quantity {
+    let env = symbolic::SignEnv::new();
+    let both = bound.expr().zip(other.expr()).and_then(|(b, o)| {
+        let items = [b.clone(), o.clone()];
+        let e = if max {
+            symbolic::max_of(&items, &env)
+        } else {
+            symbolic::min_of(&items, &env)
+        };
+        e.ok()
+    });
+    match both {
+        Some(e) => Quantity::of(&symbolic::simplify_expr(&e, &env)),
+        None => Quantity::c_text(format!(
+            "{}({bound}, {other})",
+            if max { "max" } else { "min" }
+        )),
     }
 }
 
@@ -1978,12 +1989,16 @@ fn unqualified_section(
     ctx: &Ctx<'_>,
     report: &LoopReport,
     array: &str,
-    lo: &str,
-    hi: &str,
-) -> Result<(String, String), String> {
-    let (lo, mut found) = strip_qualifiers(lo);
-    let (hi, more) = strip_qualifiers(hi);
+    lo: &Quantity,
+    hi: &Quantity,
+) -> Result<(Quantity, Quantity), String> {
+    let (_, mut found) = strip_qualifiers(lo);
+    let (_, more) = strip_qualifiers(hi);
     found.extend(more);
+    let (lo, hi) = (
+        lo.map_names(|t| strip_qualifiers(t).0),
+        hi.map_names(|t| strip_qualifiers(t).0),
+    );
     let mut stems: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
     for (stem, qualifier) in &found {
         stems.entry(stem).or_default().insert(qualifier);
@@ -2147,7 +2162,7 @@ pub(super) fn map_unit(
     ctx: &Ctx<'_>,
     report: &LoopReport,
     name: &str,
-) -> Result<String, UnitError> {
+) -> Result<Quantity, UnitError> {
     let name_owned = || name.to_string();
     let t =
         declared_type(ctx, name).ok_or_else(|| UnitError::UnknownType { name: name_owned() })?;
@@ -2157,7 +2172,7 @@ pub(super) fn map_unit(
         _ => return Err(UnitError::NotArrayOrPointer { name: name_owned() }),
     };
     if let Some(n) = ctx.types.size_of(row).filter(|n| *n > 0) {
-        return Ok(n.to_string());
+        return Ok(Quantity::of(&symbolic::Expr::integer(n.into())));
     }
     // A variable-length row: its one dimension from the declaration.
     let elem_bytes = match ctx.types.get(row) {
@@ -2168,7 +2183,7 @@ pub(super) fn map_unit(
         .function_site(&report.function)
         .and_then(|f| vla_pitch(ctx, f, name));
     match (elem_bytes, pitch) {
-        (Some(e), Some(p)) => Ok(format!("{e}*({p})")),
+        (Some(e), Some(p)) => Ok(Quantity::from_source(&format!("{e}*({p})"))),
         _ => Err(UnitError::VariableRows { name: name_owned() }),
     }
 }
@@ -2176,14 +2191,14 @@ pub(super) fn map_unit(
 /// Whether a section bound may be negative: some product has a negative coefficient
 /// (variables at loop entry are sizes and indices; a bound that subtracts one may reach
 /// below the array, as a guarded border access's envelope does).
-fn may_be_negative(bound: &str) -> bool {
-    match symbolic::parse_expr(bound) {
-        Ok(e) => e.parts().iter().any(|p| {
+fn may_be_negative(bound: &Quantity) -> bool {
+    match bound.expr() {
+        Some(e) => e.parts().iter().any(|p| {
             p.terms()
                 .iter()
                 .any(|(_, c)| c < &num_rational::BigRational::from_integer(0.into()))
         }),
-        Err(_) => true,
+        None => true,
     }
 }
 

@@ -19,7 +19,7 @@ use super::error::RegionError;
 use super::sections::{covering, union, union_bytes, Section};
 use crate::ctext::expr_roots;
 use crate::plan::Ctx;
-use advisor::model::{Induction, LoopReport};
+use advisor::model::{Induction, LoopReport, Quantity};
 use frontend::access_sites::{AccessMode, AccessSite, LoopSite, Sites};
 use frontend::ir::Span;
 use frontend::loop_ref::LoopRef;
@@ -28,7 +28,7 @@ use frontend::unit::Unit;
 use num_rational::BigRational;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
-use symbolic::{parse_expr, Expr, Var};
+use symbolic::{Expr, Var};
 
 /// A data region to write around one loop.
 #[derive(Clone, Debug)]
@@ -744,27 +744,28 @@ fn over_counter(m: &ArrayMap, i: &Induction) -> Option<ArrayMap> {
     // The last value from the trip count, not from `upper`: that is the bound as the loop
     // writes it, inclusive for `i <= iend` (taking it as exclusive left out the kernels of
     // the last iteration, which then extended the region's section at run time).
-    let (first, last) = match i.step.trim() {
-        "1" => (
-            i.lower.clone(),
-            format!("({}) + ({}) - 1", i.lower, i.trip_count),
+    let (lower, trips) = (i.lower.expr()?, i.trip_count.expr()?);
+    let one = Expr::constant(1);
+    let (least, greatest) = match i.step.expr()?.as_integer()?.try_into().ok()? {
+        1i64 => (
+            lower.clone(),
+            lower.checked_add(trips).ok()?.checked_sub(&one).ok()?,
         ),
-        "-1" => (
-            format!("({}) - ({}) + 1", i.lower, i.trip_count),
-            i.lower.clone(),
+        -1 => (
+            lower.checked_sub(trips).ok()?.checked_add(&one).ok()?,
+            lower.clone(),
         ),
         _ => return None,
     };
-    let (least, greatest) = (parse_expr(&first).ok()?, parse_expr(&last).ok()?);
     let at = |e: &Expr, value: &Expr| -> Option<Expr> {
         let map = [(var.clone(), value.clone())].into_iter().collect();
         e.substitute(&map).ok()
     };
     // The end of the range that makes the affine `p` least (or greatest).
-    let piece = |p: &symbolic::Poly, greatest_wanted: bool| -> Option<String> {
+    let piece = |p: &symbolic::Poly, greatest_wanted: bool| -> Option<symbolic::Poly> {
         let e = Expr::Poly(p.clone());
         if !e.contains_var(&var) {
-            return Some(e.to_c());
+            return Some(p.clone());
         }
         if !e.is_linear_in(&var) {
             return None;
@@ -779,24 +780,26 @@ fn over_counter(m: &ArrayMap, i: &Induction) -> Option<ArrayMap> {
         } else {
             &least
         };
-        Some(at(&e, pick)?.to_c())
+        at(&e, pick)?.as_poly().cloned()
     };
     // Of a min or max of affine pieces, each piece at its own extreme: for the least
     // value `min(p(t), q(t)) >= min(least p, least q)` and `max(p(t), q(t)) >= max(least
     // p, least q)`, and the same with the greatest, so the result bounds every iteration.
-    let extreme = |text: &str, greatest_wanted: bool| -> Option<String> {
-        let e = parse_expr(text).ok()?;
+    let extreme = |q: &Quantity, greatest_wanted: bool| -> Option<Quantity> {
+        let e = q.expr()?;
         let pieces = e
             .parts()
             .iter()
             .map(|p| piece(p, greatest_wanted))
-            .collect::<Option<Vec<String>>>()?;
-        let joined = match &e {
-            Expr::Poly(_) => pieces.join(""),
-            Expr::Min(_) => format!("min({})", pieces.join(", ")),
-            Expr::Max(_) => format!("max({})", pieces.join(", ")),
+            .collect::<Option<Vec<symbolic::Poly>>>()?;
+        let env = symbolic::SignEnv::new();
+        let pieces: Vec<Expr> = pieces.into_iter().map(Expr::Poly).collect();
+        let joined = match e {
+            Expr::Poly(_) => pieces.into_iter().next()?,
+            Expr::Min(_) => symbolic::min_of(&pieces, &env).ok()?,
+            Expr::Max(_) => symbolic::max_of(&pieces, &env).ok()?,
         };
-        Some(parse_expr(&joined).ok()?.to_c())
+        Some(Quantity::of(&joined))
     };
     let (lo, hi) = (extreme(lo, false)?, extreme(hi, true)?);
     Some(ArrayMap {
@@ -866,6 +869,11 @@ mod tests {
 
     /// `over_counter` of the bytes `[lo, hi)` (unit 8) over a counter `t` from `lower` by
     /// `step` while short of `upper`: the widened bytes, or `None`.
+    /// A quantity as a report file gives it.
+    fn q(text: &str) -> Quantity {
+        Quantity::read(text)
+    }
+
     fn check(
         lo: &str,
         hi: &str,
@@ -877,7 +885,7 @@ mod tests {
         let m = ArrayMap {
             name: "a".into(),
             section: None,
-            bytes: Some((lo.into(), hi.into(), "8".into())),
+            bytes: Some((q(lo), q(hi), q("8"))),
             read: true,
             written: false,
         };
@@ -889,13 +897,13 @@ mod tests {
         };
         let i = Induction {
             var: "t".into(),
-            lower: lower.into(),
-            upper: upper.into(),
-            step: step.into(),
-            trip_count,
+            lower: q(lower),
+            upper: q(upper),
+            step: q(step),
+            trip_count: q(&trip_count),
         };
         let got = over_counter(&m, &i).map(|w| w.bytes.unwrap());
-        let expected = expected.map(|(l, h)| (l.to_string(), h.to_string(), "8".to_string()));
+        let expected = expected.map(|(l, h)| (q(l), q(h), q("8")));
         assert_eq!(
             got, expected,
             "[{lo}, {hi}) over t = {lower}..{upper} by {step}"
@@ -909,19 +917,19 @@ mod tests {
         let m = ArrayMap {
             name: "a".into(),
             section: None,
-            bytes: Some(("8*t - 8".into(), "8*t + 8".into(), "8".into())),
+            bytes: Some((q("8*t - 8"), q("8*t + 8"), q("8"))),
             read: true,
             written: true,
         };
         let i = Induction {
             var: "t".into(),
-            lower: "1".into(),
-            upper: "n".into(),
-            step: "1".into(),
-            trip_count: "n".into(),
+            lower: q("1"),
+            upper: q("n"),
+            step: q("1"),
+            trip_count: q("n"),
         };
         let got = over_counter(&m, &i).and_then(|w| w.bytes);
-        assert_eq!(got, Some(("0".into(), "8*n + 8".into(), "8".into())));
+        assert_eq!(got, Some((q("0"), q("8*n + 8"), q("8"))));
     }
 
     #[test]

@@ -7,10 +7,10 @@
 //! clang 16's runtime refuses to extend an entry that an earlier kernel left behind
 //! ("explicit extension not allowed").
 
-use super::sections::{covering, union_bytes, Section};
+use super::sections::{c, covering, union_bytes, Section};
 use crate::ctext::{closing_bracket, code_tokens, expr_roots, tok_text, written_in};
 use crate::plan::{Ctx, EmitError};
-use advisor::model::{LoopReport, ParamKind, Parameter, Role};
+use advisor::model::{LoopReport, ParamKind, Parameter, Quantity, Role};
 use frontend::access_sites::LoopSite;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -296,7 +296,7 @@ fn level_sections(
                 "no row {level} deep of `{root}` is in the report: its section is unknown"
             )));
         };
-        let mut bytes: Option<(String, String)> = None;
+        let mut bytes: Option<(Quantity, Quantity)> = None;
         let mut notes = Vec::new();
         for p in &names {
             let (l, h) = super::clauses::byte_section(ctx, report, p, refuse, &mut notes)?;
@@ -355,11 +355,15 @@ impl TreeText<'_> {
         let depth = self.depth;
         let mut declarations = Vec::new();
         for (level, (section, _)) in sections.iter().enumerate() {
-            let mut length = section.length.clone();
+            let mut length = c(&section.length);
             if shrink && level == depth {
                 length = format!("{length} - 1");
             }
-            declarations.push(format!("long {} = {};", self.start(level), section.start));
+            declarations.push(format!(
+                "long {} = {};",
+                self.start(level),
+                c(&section.start)
+            ));
             // Not negative where the loop runs no iteration.
             let length = if length.parse::<u64>().is_ok() || length.starts_with("WW_MAX(0, ") {
                 length

@@ -4,45 +4,57 @@
 //! and left to C's integer division otherwise.
 
 use crate::ctext::rewrite_expr;
+use advisor::model::Quantity;
 use num_rational::BigRational;
 use num_traits::{One, Zero};
-use symbolic::{parse_expr, Atom, Expr, Var};
+use symbolic::{Atom, Expr, Var};
 
-/// `[start:length]` of an array section, as C text in the program's variables.
+/// `[start:length]` of an array section, in the program's variables.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Section {
-    pub start: String,
-    pub length: String,
+    pub start: Quantity,
+    pub length: Quantity,
 }
 
 impl Section {
     pub fn render(&self, name: &str) -> String {
-        format!("{name}[{}:{}]", self.start, self.length)
+        format!("{name}[{}:{}]", c(&self.start), c(&self.length))
     }
 }
 
 /// The elements `[lo/unit, hi/unit)` when both bounds are multiples of `unit` bytes (an
 /// element or a row), else the units that cover `[lo, hi)`: `floor(lo/unit)` up to
-/// `ceil(hi/unit)`. `unit` is C text (`8`, `8*nk`).
-pub fn covering(lo: &str, hi: &str, unit: &str) -> Section {
+/// `ceil(hi/unit)`.
+pub fn covering(lo: &Quantity, hi: &Quantity, unit: &Quantity) -> Section {
     let u = constant(unit).filter(|u| *u > 0);
     let start = exact_div(lo, unit)
         .or_else(|| {
             let (l, u) = (constant(lo)?, u?);
-            (l >= 0).then(|| (l / u).to_string())
+            (l >= 0).then(|| Quantity::constant(l / u))
         })
-        .unwrap_or_else(|| format!("({}) / ({})", c(lo), c(unit)));
+        .unwrap_or_else(|| Quantity::c_text(format!("({}) / ({})", c(lo), c(unit))));
     let end = exact_div(hi, unit)
         .or_else(|| {
             let (h, u) = (constant(hi)?, u?);
-            (h >= 0).then(|| ((h + u - 1) / u).to_string())
+            (h >= 0).then(|| Quantity::constant((h + u - 1) / u))
         })
         .unwrap_or_else(|| {
-            // Simplified when it parses: `(8*n + 3 + 7) / 8` -> `(8*n + 10) / 8`.
-            let text = format!("(({}) + ({}) - 1) / ({})", c(hi), c(unit), c(unit));
-            match parse_expr(&text) {
-                Ok(e) => c(&e.to_c()),
-                Err(_) => text,
+            // Rounded up: `(8*n + 3 + 7) / 8` is `(8*n + 10) / 8`; C's division by a value
+            // the engine does not hold as a constant stays C text.
+            let rounded = hi.expr().zip(unit.expr()).and_then(|(h, u)| {
+                let k = u.as_integer().filter(|k| *k > 0.into())?;
+                let s = h
+                    .checked_add(u)
+                    .ok()?
+                    .checked_sub(&Expr::constant(1))
+                    .ok()?;
+                s.c_div(&k).ok()
+            });
+            match rounded {
+                Some(e) => Quantity::of(&e),
+                None => {
+                    Quantity::c_text(format!("(({}) + ({}) - 1) / ({})", c(hi), c(unit), c(unit)))
+                }
             }
         });
     Section {
@@ -68,109 +80,156 @@ pub fn union(a: &Section, b: &Section) -> Section {
     }
 }
 
-/// The byte range `[lo, hi)` holding both `[lo_a, hi_a)` and `[lo_b, hi_b)` (report
-/// expressions, `min`/`max` allowed): the symbolic getMin/getMax where it decides, else
-/// `min(..)`/`max(..)` left to run time.
-pub fn union_bytes(a: (&str, &str), b: (&str, &str)) -> (String, String) {
-    let pick = |x: &str, y: &str, max: bool| -> String {
+/// The byte range `[lo, hi)` holding both `[lo_a, hi_a)` and `[lo_b, hi_b)` (`min`/`max`
+/// allowed): the symbolic getMin/getMax where it decides, else `min(..)`/`max(..)` left to
+/// run time.
+pub fn union_bytes(a: (&Quantity, &Quantity), b: (&Quantity, &Quantity)) -> (Quantity, Quantity) {
+    let pick = |x: &Quantity, y: &Quantity, max: bool| -> Quantity {
         if x == y {
-            return x.to_string();
+            return x.clone();
         }
-        // Decided only when the two differ by a constant: the variables' signs are not
-        // known here (a size may be anything when the loop does not run).
-        let difference = parse_expr(x)
-            .ok()
-            .zip(parse_expr(y).ok())
-            .and_then(|(x, y)| x.checked_sub(&y).ok())
-            .and_then(|d| d.as_constant());
-        match difference {
-            Some(d) if (d > BigRational::zero()) == max => x.to_string(),
-            Some(_) => y.to_string(),
-            None => format!("{}({x}, {y})", if max { "max" } else { "min" }),
+        let word = if max { "max" } else { "min" };
+        match constant_difference(x, y) {
+            Some(d) if (d > BigRational::zero()) == max => x.clone(),
+            Some(_) => y.clone(),
+            // Decided only when the two differ by a constant: the variables' signs are not
+            // known here (a size may be anything when the loop does not run).
+            None => match (x.expr(), y.expr()) {
+                (Some(ex), Some(ey)) => {
+                    let parts = ex.parts().iter().chain(ey.parts()).cloned().collect();
+                    let both = if max {
+                        Expr::Max(parts)
+                    } else {
+                        Expr::Min(parts)
+                    };
+                    Quantity::of(&both)
+                }
+                _ => Quantity::c_text(format!("{word}({x}, {y})")),
+            },
         }
     };
     (pick(a.0, b.0, false), pick(a.1, b.1, true))
 }
 
-/// `a + b`, simplified when both parse.
-fn sum(a: &str, b: &str) -> String {
-    match (parse_expr(a), parse_expr(b)) {
-        (Ok(x), Ok(y)) => match x.checked_add(&y) {
-            Ok(s) => c(&s.to_c()),
-            Err(_) => format!("({a}) + ({b})"),
+/// `x - y` when it is a constant.
+fn constant_difference(x: &Quantity, y: &Quantity) -> Option<BigRational> {
+    let (x, y) = (x.expr()?, y.expr()?);
+    x.checked_sub(y).ok()?.as_constant()
+}
+
+/// `a + b`, simplified when both are expressions.
+fn sum(a: &Quantity, b: &Quantity) -> Quantity {
+    match (a.expr(), b.expr()) {
+        (Some(x), Some(y)) => match x.checked_add(y) {
+            Ok(s) => Quantity::of(&s),
+            Err(_) => Quantity::c_text(format!("({}) + ({})", c(a), c(b))),
         },
-        _ => format!("({a}) + ({b})"),
+        _ => Quantity::c_text(format!("({}) + ({})", c(a), c(b))),
     }
 }
 
 /// The larger (`max`) or smaller of two bounds: one of them when their difference is a
 /// constant, else the helper macro.
-fn extreme(a: &str, b: &str, max: bool) -> String {
+fn extreme(a: &Quantity, b: &Quantity, max: bool) -> Quantity {
     if a == b {
-        return a.to_string();
+        return a.clone();
     }
-    let d = parse_expr(a)
-        .ok()
-        .zip(parse_expr(b).ok())
-        .and_then(|(x, y)| x.checked_sub(&y).ok())
-        .and_then(|d| d.as_constant());
-    match d {
+    match constant_difference(a, b) {
         Some(d) => {
             let a_larger = d > BigRational::zero();
             if a_larger == max {
-                a.to_string()
+                a.clone()
             } else {
-                b.to_string()
+                b.clone()
             }
         }
-        None => format!("{}({a}, {b})", if max { "WW_MAX" } else { "WW_MIN" }),
+        None => Quantity::c_text(format!(
+            "{}({}, {})",
+            if max { "WW_MAX" } else { "WW_MIN" },
+            c(a),
+            c(b)
+        )),
     }
 }
 
-fn constant(text: &str) -> Option<i64> {
-    text.trim().parse().ok()
+fn constant(q: &Quantity) -> Option<i64> {
+    q.expr()?.as_integer()?.try_into().ok()
 }
 
-/// `a - b`, simplified when both parse.
+/// Whether no product of `p` is negative for non-negative variables: every coefficient is
+/// non-negative, and every division or remainder by a positive constant `d` is not negative
+/// either: C's division of such a polynomial plus a constant above `-d` (`(480*n - 1) /
+/// 480` truncates to 0 at `n = 0`; `(n - 20000) / 16384` is `-1`), a floor division or a
+/// C remainder of such a polynomial, any floor modulo.
+fn no_negative_term(p: &symbolic::Poly) -> bool {
+    let positive = |d: &num_bigint::BigInt| *d > 0.into();
+    p.terms().iter().all(|(m, k)| {
+        *k >= BigRational::zero()
+            && m.factors().iter().all(|(a, _)| match a {
+                Atom::Var(_) => true,
+                Atom::TruncDiv(inner, d) => positive(d) && above(inner, d),
+                Atom::TruncRem(inner, d) | Atom::FloorDiv(inner, d) => {
+                    positive(d) && no_negative_term(inner)
+                }
+                Atom::FloorMod(_, d) => positive(d),
+            })
+    })
+}
+
+/// Whether `p` is a polynomial with no negative product plus a constant above `-d`.
+fn above(p: &symbolic::Poly, d: &num_bigint::BigInt) -> bool {
+    let floor = BigRational::from_integer(-d.clone());
+    p.terms().iter().all(|(m, k)| {
+        if m.factors().is_empty() {
+            *k > floor
+        } else {
+            no_negative_term(&symbolic::Poly::from_terms(vec![(m.clone(), k.clone())]))
+        }
+    })
+}
+
 /// A section's length `a - b`. The sections hold when the loop runs; the clause is
 /// evaluated when it does not as well, where `hi - lo` may be negative (`x[1:n - 1]` with
 /// `n = 0`, an empty clamped window `MIN(hi, n) - MAX(lo, 0)`), which OpenMP rejects: a
 /// length that may be negative is `WW_MAX(0, ...)`. One whose terms are all non-negative
 /// (`n`, `ni*nk`) is left as it is: a negative size is no loop's.
-fn difference(a: &str, b: &str) -> String {
-    let guarded = |text: String| format!("WW_MAX(0, {text})");
-    let no_negative_term =
-        |p: &symbolic::Poly| p.terms().iter().all(|(_, k)| *k >= BigRational::zero());
-    match (parse_expr(a), parse_expr(b)) {
-        (Ok(x), Ok(y)) => match x.checked_sub(&y) {
+fn difference(a: &Quantity, b: &Quantity) -> Quantity {
+    let guarded = |text: String| Quantity::c_text(format!("WW_MAX(0, {text})"));
+    match (a.expr(), b.expr()) {
+        (Some(x), Some(y)) => match x.checked_sub(y) {
+            // A difference of a min and a max is a min of every pairwise difference
+            // (`min(hi, n) - max(0, lo)` has four): the two as written read better.
+            Ok(d) if d.parts().len() > x.parts().len().max(y.parts().len()) => {
+                guarded(format!("({}) - ({})", c(a), c(b)))
+            }
             Ok(d) => {
                 let non_negative = match &d {
                     Expr::Poly(p) => no_negative_term(p),
                     Expr::Min(ps) | Expr::Max(ps) => ps.iter().all(no_negative_term),
                 };
                 if non_negative {
-                    c(&d.to_c())
+                    Quantity::of(&d)
                 } else {
                     guarded(c(&d.to_c()))
                 }
             }
-            Err(_) => guarded(format!("({a}) - ({b})")),
+            Err(_) => guarded(format!("({}) - ({})", c(a), c(b))),
         },
-        // Text the parser does not take (`WW_MIN(...)`, a call, a division by a variable):
-        // guarded unless nothing in it subtracts but the rounding up of `covering`.
-        _ if b == "0" && !a.replace(") - 1) / (", "").contains('-') => a.to_string(),
-        _ if b == "0" => guarded(a.to_string()),
-        _ => guarded(format!("({a}) - ({b})")),
+        // C text the engine does not hold (`WW_MIN(...)`, a call, a division by a
+        // variable): guarded unless nothing in it subtracts but the rounding up of
+        // `covering`.
+        _ if b == &"0" && !a.replace(") - 1) / (", "").contains('-') => a.clone(),
+        _ if b == &"0" => guarded(c(a)),
+        _ => guarded(format!("({}) - ({})", c(a), c(b))),
     }
 }
 
 /// `value / unit` when it divides exactly as polynomials: by a constant, or by
 /// `k*v` for one variable `v` that `value` is linear in with no term free of `v`.
-pub fn exact_div(value: &str, unit: &str) -> Option<String> {
-    let value = parse_expr(value).ok()?;
-    let unit = parse_expr(unit).ok()?;
+pub fn exact_div(value: &Quantity, unit: &Quantity) -> Option<Quantity> {
+    let (value, unit) = (value.expr()?, unit.expr()?);
     if let Some(k) = unit.as_constant() {
-        return by_constant(&value, &k);
+        return by_constant(value, &k);
     }
     // unit = k*v
     let vars = unit.vars();
@@ -187,7 +246,7 @@ pub fn exact_div(value: &str, unit: &str) -> Option<String> {
     }
     let k = at(1)?.as_constant()?;
     if value.as_constant().is_some_and(|c| c.is_zero()) {
-        return Some("0".into());
+        return Some(Quantity::constant(0));
     }
     // Every product of value holds v exactly once: value = v * value(v = 1).
     let poly = value.as_poly()?;
@@ -222,15 +281,15 @@ fn a_mentions(a: &Atom, v: &Var) -> bool {
     }
 }
 
-fn by_constant(value: &Expr, k: &BigRational) -> Option<String> {
+fn by_constant(value: &Expr, k: &BigRational) -> Option<Quantity> {
     if k.is_zero() {
         return None;
     }
     if k.is_one() {
-        return Some(c(&value.to_c()));
+        return Some(Quantity::of(value));
     }
     let q = value.div_const(k).ok()?;
-    q.is_exact_integer().then(|| c(&q.to_c()))
+    q.is_exact_integer().then(|| Quantity::of(&q))
 }
 
 /// Report text as C: `min`/`max` become the `WW_MIN`/`WW_MAX` macros the port defines.
@@ -254,29 +313,38 @@ pub fn helper_macros(text: &str) -> Vec<&'static str> {
 mod tests {
     use super::*;
 
+    /// A report's quantity, as a report file gives it.
+    fn q(text: &str) -> Quantity {
+        Quantity::read(text)
+    }
+
     fn check(lo: &str, hi: &str, unit: &str, expected: &str) {
-        assert_eq!(covering(lo, hi, unit).render("a"), expected);
+        assert_eq!(covering(&q(lo), &q(hi), &q(unit)).render("a"), expected);
+    }
+
+    fn union_of(a: (&str, &str), b: (&str, &str)) -> (Quantity, Quantity) {
+        union_bytes((&q(a.0), &q(a.1)), (&q(b.0), &q(b.1)))
     }
 
     #[test]
     fn unions_of_byte_ranges() {
         // Jacobi-1d's sweeps: all of A read, its inside written.
-        let (lo, hi) = union_bytes(("0", "8*n"), ("8", "8*n - 8"));
-        assert_eq!(covering(&lo, &hi, "8").render("A"), "A[0:n]");
+        let (lo, hi) = union_of(("0", "8*n"), ("8", "8*n - 8"));
+        assert_eq!(covering(&lo, &hi, &q("8")).render("A"), "A[0:n]");
         // Bounds that differ by a multiple of a variable: n may be anything (negative when
         // the loops do not run), so the choice is made at run time.
-        let (lo, hi) = union_bytes(("8*n + 8", "8*n*n - 8*n - 8"), ("8", "8*n*n - 8"));
+        let (lo, hi) = union_of(("8*n + 8", "8*n*n - 8*n - 8"), ("8", "8*n*n - 8"));
         assert_eq!(lo, "min(8*n + 8, 8)");
-        assert_eq!(hi, "max(8*n*n - 8*n - 8, 8*n*n - 8)");
-        let (lo, hi) = union_bytes(("0", "8*n"), ("0", "8*m"));
-        assert_eq!((lo.as_str(), hi.as_str()), ("0", "max(8*n, 8*m)"));
+        assert_eq!(hi, "max(-8*n + 8*n*n - 8, 8*n*n - 8)");
+        let (lo, hi) = union_of(("0", "8*n"), ("0", "8*m"));
+        assert_eq!((lo.text(), hi.text()), ("0", "max(8*n, 8*m)"));
     }
 
     #[test]
     fn unions_of_sections() {
         let s = |start: &str, length: &str| Section {
-            start: start.into(),
-            length: length.into(),
+            start: q(start),
+            length: q(length),
         };
         // Jacobi's two sweeps: all of A read by one, its inside written by the other.
         assert_eq!(union(&s("0", "n"), &s("1", "n - 2")).render("A"), "A[0:n]");
@@ -304,6 +372,45 @@ mod tests {
             "40*n + 8*m",
             "8*nk",
             "a[0:((40*n + 8*m) + (8*nk) - 1) / (8*nk)]",
+        );
+    }
+
+    /// A variable the parser does not read (`d[0]`, a value loaded through a subscript)
+    /// is one variable of the report's expression: its sections divide exactly as any.
+    #[test]
+    fn names_with_subscripts_divide_exactly() {
+        let d0 = Expr::var("d[0]");
+        let hi = d0.checked_mul(&Expr::constant(16)).unwrap();
+        let hi = Quantity::of(&hi.checked_add(&Expr::constant(16)).unwrap());
+        assert_eq!(
+            covering(&Quantity::constant(0), &hi, &q("16")).render("a"),
+            "a[0:d[0] + 1]"
+        );
+    }
+
+    /// A length is clamped at 0 unless no product of it can be negative; C's division of a
+    /// non-negative sum plus a constant above minus the divisor is not.
+    #[test]
+    fn lengths_that_may_be_negative_are_clamped() {
+        check("0", "480*n - 1", "480", "a[0:(240*n + 239) / 240]");
+        check(
+            "0",
+            "4*n - 40000",
+            "16384",
+            "a[0:WW_MAX(0, (4*n - 23617) / 16384)]",
+        );
+        check("0", "4*n - 20000", "16384", "a[0:(4*n - 3617) / 16384]");
+        check("0", "n*n - 2*n + 5", "1", "a[0:WW_MAX(0, -2*n + n*n + 5)]");
+    }
+
+    /// A min less a max is written as the two are, not as the min of the four differences.
+    #[test]
+    fn a_min_less_a_max_reads_as_written() {
+        check(
+            "max(0, 8*lo)",
+            "min(8*hi, 8*n)",
+            "8",
+            "a[WW_MAX(0, lo):WW_MAX(0, (WW_MIN(hi, n)) - (WW_MAX(0, lo)))]",
         );
     }
 }

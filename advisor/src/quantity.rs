@@ -1,0 +1,226 @@
+//! A quantity of a report (a bound, a trip count, a section's bytes): the expression the
+//! analyses computed, carried as a typed value to every consumer, and the C text it prints as.
+//!
+//! The two are kept in step: a quantity is made from an expression (its text is the
+//! expression's C), renamed as a whole by the presentation, and read from a report file in
+//! one place ([`Quantity::read`]). A consumer (a port planner, `instantiate`) takes
+//! [`Quantity::expr`]; nothing parses the text back. Where the engine cannot hold a value
+//! (C's division by a variable, a difference it could not take), the quantity is C text
+//! only, and `expr` says so by being `None`.
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use std::collections::HashMap;
+use std::fmt;
+use symbolic::{Expr, Var};
+
+#[derive(Clone, Debug)]
+pub struct Quantity {
+    text: String,
+    expr: Option<Expr>,
+}
+
+impl Quantity {
+    /// The quantity `e`, printed as C.
+    pub fn of(e: &Expr) -> Quantity {
+        Quantity {
+            text: e.to_c(),
+            expr: Some(e.clone()),
+        }
+    }
+
+    /// The constant `k`.
+    pub fn constant(k: i64) -> Quantity {
+        Quantity::of(&Expr::constant(k))
+    }
+
+    /// C text the engine's expressions do not hold.
+    pub fn c_text(text: impl Into<String>) -> Quantity {
+        Quantity {
+            text: text.into(),
+            expr: None,
+        }
+    }
+
+    /// A quantity as a report file writes it: the expression when the text is one the engine
+    /// reads, else C text. The one place a report's quantity is parsed.
+    pub fn read(text: &str) -> Quantity {
+        Quantity {
+            text: text.to_string(),
+            expr: symbolic::parse_expr(text).ok(),
+        }
+    }
+
+    /// The C text.
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// The C text (as [`Quantity::text`]).
+    pub fn as_str(&self) -> &str {
+        &self.text
+    }
+
+    /// The expression; `None` where the quantity is C text the engine does not hold.
+    pub fn expr(&self) -> Option<&Expr> {
+        self.expr.as_ref()
+    }
+
+    /// Renames each variable by `name` (an internal name to the one a reader sees), in the
+    /// expression and in the text alike; `rename_text` renames the text as the rest of the
+    /// report's texts are, so that a quantity reads as they do.
+    pub(crate) fn rename(
+        &mut self,
+        name: impl Fn(&str) -> String,
+        rename_text: impl Fn(&str) -> String,
+    ) {
+        self.text = rename_text(&self.text);
+        let Some(e) = self.expr.as_ref() else {
+            return;
+        };
+        let map: HashMap<Var, Expr> = e
+            .vars()
+            .into_iter()
+            .filter_map(|v| {
+                let shown = name(v.name());
+                (shown != v.name()).then(|| (v, Expr::var(&shown)))
+            })
+            .collect();
+        if map.is_empty() {
+            return;
+        }
+        // A substitution of variables for variables cannot fail; were it to, the text
+        // stands alone rather than beside an expression it no longer matches.
+        self.expr = e.substitute(&map).ok();
+    }
+
+    /// The quantity with its names rewritten by `f`, a rewriting of C text that renames
+    /// names only (an alias for a parameter, a member path for the local holding it): the
+    /// expression's variables are renamed by `f` one by one, and the text is the renamed
+    /// expression's C (two names `f` makes one are then one variable: `n - n@5` is `0`);
+    /// C text the engine does not hold is rewritten as text.
+    pub fn map_names(&self, f: impl Fn(&str) -> String) -> Quantity {
+        let Some(e) = self.expr.as_ref() else {
+            return Quantity::c_text(f(&self.text));
+        };
+        let map: HashMap<Var, Expr> = e
+            .vars()
+            .into_iter()
+            .filter_map(|v| {
+                let renamed = f(v.name());
+                (renamed != v.name()).then(|| (v, Expr::var(&renamed)))
+            })
+            .collect();
+        if map.is_empty() {
+            return self.clone();
+        }
+        match e.substitute(&map) {
+            Ok(renamed) => Quantity::of(&renamed),
+            Err(_) => Quantity::c_text(f(&self.text)),
+        }
+    }
+
+    /// A quantity the program's own text writes (an array's declared dimension, the index
+    /// a loop's start reads): the expression when the engine reads it, else C text.
+    pub fn from_source(text: &str) -> Quantity {
+        Quantity::read(text)
+    }
+
+    /// Mutable access to the text alone, for the presentation's scans that rewrite every
+    /// text of a report the same way; [`Quantity::rename`] keeps the expression in step.
+    pub(crate) fn text_mut(&mut self) -> &mut String {
+        &mut self.text
+    }
+}
+
+impl Default for Quantity {
+    fn default() -> Quantity {
+        Quantity::constant(0)
+    }
+}
+
+/// Two quantities are equal when their texts are: the expression follows from the text.
+impl PartialEq for Quantity {
+    fn eq(&self, other: &Quantity) -> bool {
+        self.text == other.text
+    }
+}
+
+impl Eq for Quantity {}
+
+impl PartialEq<&str> for Quantity {
+    fn eq(&self, other: &&str) -> bool {
+        self.text == *other
+    }
+}
+
+/// A quantity reads as its text wherever text is wanted (a message, a recipe's line).
+impl std::ops::Deref for Quantity {
+    type Target = str;
+    fn deref(&self) -> &str {
+        &self.text
+    }
+}
+
+impl fmt::Display for Quantity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.text)
+    }
+}
+
+impl Serialize for Quantity {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.text)
+    }
+}
+
+impl<'de> Deserialize<'de> for Quantity {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Quantity, D::Error> {
+        // Numbers are quantities too (`step: 1` as a YAML integer).
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Written {
+            Text(String),
+            Integer(i64),
+        }
+        Ok(match Written::deserialize(d)? {
+            Written::Text(t) => Quantity::read(&t),
+            Written::Integer(k) => Quantity::constant(k),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_renamed_quantity_keeps_its_expression_in_step_with_its_text() {
+        // Internal names are not the parser's (`#`): built, as the analyses build them.
+        let (n, m) = (Expr::var("n#2"), Expr::var("m#1"));
+        let e = n
+            .checked_mul(&m)
+            .unwrap()
+            .checked_mul(&Expr::constant(8))
+            .unwrap();
+        let e = e.checked_add(&Expr::constant(8)).unwrap();
+        let mut q = Quantity::of(&e);
+        let strip = |t: &str| t.replace("#2", "").replace("#1", "");
+        q.rename(strip, strip);
+        assert_eq!(q.text(), "8*m*n + 8");
+        assert_eq!(q.expr(), Some(&symbolic::parse_expr("8*m*n + 8").unwrap()));
+    }
+
+    #[test]
+    fn a_report_file_s_text_is_read_once_into_its_expression() {
+        let q: Quantity = serde_yaml::from_str("\"n - 1\"").unwrap();
+        assert_eq!(q.expr(), Some(&symbolic::parse_expr("n - 1").unwrap()));
+        let k: Quantity = serde_yaml::from_str("4").unwrap();
+        assert_eq!(k.text(), "4");
+        let c: Quantity = serde_yaml::from_str("\"(n - 1) / factor\"").unwrap();
+        assert!(c.expr().is_none(), "{c:?}");
+        assert_eq!(
+            serde_yaml::to_string(&c).unwrap().trim(),
+            "(n - 1) / factor"
+        );
+    }
+}
