@@ -10,6 +10,7 @@
 pub mod argext;
 pub mod counters;
 pub mod ctext;
+pub mod dynamic;
 pub mod emit;
 pub mod gpu;
 pub mod minmax;
