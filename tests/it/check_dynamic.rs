@@ -189,7 +189,10 @@ fn a_warp_with_fewer_lanes_is_counted_apart() {
     assert_eq!(d["partial"]["warps"], 2, "{d:#}");
     // Elements 32..39 and 72..79: one sector each.
     assert_eq!(d["partial"]["sectors"]["max"], 1, "{d:#}");
-    assert_eq!(d["requests"]["max"], 2, "block 1 starts off a segment: {d:#}");
+    assert_eq!(
+        d["requests"]["max"], 2,
+        "block 1 starts off a segment: {d:#}"
+    );
 }
 
 #[test]

@@ -208,6 +208,10 @@ fn direction_fits(kind: AccessKind, write: bool) -> bool {
     }
 }
 
+/// An access of the report on a line: its kernel's index, its own, and the first and last
+/// columns of its text.
+type Placed = (usize, usize, u32, u32);
+
 /// Gives each access of `report` what the run's `sites` did at its place, and puts the
 /// run's summary (with the sites no access of the report is at) into `report.run`.
 ///
@@ -216,8 +220,7 @@ fn direction_fits(kind: AccessKind, write: bool) -> bool {
 /// direction, whose text spans the column (the innermost), else the nearest one that
 /// starts before it, else the nearest.
 pub fn attach(report: &mut CheckReport, sites: &[Site], mut run: RunSummary) {
-    // (kernel, access) -> (file, line, first col, last col)
-    let mut places: HashMap<(PathBuf, u32), Vec<(usize, usize, u32, u32)>> = HashMap::new();
+    let mut places: HashMap<(PathBuf, u32), Vec<Placed>> = HashMap::new();
     for (k, kernel) in report.kernels.iter().enumerate() {
         for (i, a) in kernel.accesses.iter().enumerate() {
             if let Some((file, line, col)) = place(&a.at) {
@@ -261,7 +264,7 @@ pub fn attach(report: &mut CheckReport, sites: &[Site], mut run: RunSummary) {
     }
     for ((k, i), tally) in found {
         let a = &mut report.kernels[k].accesses[i];
-        a.dynamic = Some(summarise(a, &tally));
+        a.dynamic = Some(Box::new(summarise(a, &tally)));
     }
     run.unmatched = unmatched
         .into_iter()
@@ -391,7 +394,7 @@ mod tests {
         }
         // Block 1: a column walk, 32 lanes 512 bytes apart.
         for thread in 0..32 {
-            t.note(access(0, 1, thread, 1 << 20 | 512 * u64::from(thread)));
+            t.note(access(0, 1, thread, (1 << 20) | (512 * u64::from(thread))));
         }
         let sites = t.finish();
         assert_eq!(sites.len(), 1);

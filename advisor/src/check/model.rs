@@ -208,7 +208,7 @@ pub struct AccessReport {
     pub active: Option<String>,
     /// `check --dynamic`: what the run's warps touched at this access.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub dynamic: Option<Dynamic>,
+    pub dynamic: Option<Box<Dynamic>>,
 }
 
 /// The fewest and the most of a count over the warps of a run.

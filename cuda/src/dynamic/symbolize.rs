@@ -8,6 +8,9 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
+/// A source place: the file, its line and column.
+pub type Place = (PathBuf, u32, u32);
+
 const SYMBOLIZERS: &[&str] = &["llvm-symbolizer-16", "llvm-symbolizer"];
 
 /// A place per PC, `None` where no frame is the user's.
@@ -16,7 +19,7 @@ pub fn places(
     base: u64,
     pcs: &[(u64, bool)],
     dir: &Path,
-) -> Result<Vec<Option<(PathBuf, u32, u32)>>, DynamicError> {
+) -> Result<Vec<Option<Place>>, DynamicError> {
     if pcs.is_empty() {
         return Ok(Vec::new());
     }
@@ -61,9 +64,9 @@ pub fn places(
 
 /// The symbolizer's answer, a block of `file:line:col` frames per address, innermost first,
 /// blocks separated by an empty line.
-fn parse(text: &str, count: usize, dir: &Path) -> Vec<Option<(PathBuf, u32, u32)>> {
-    let mut out: Vec<Option<(PathBuf, u32, u32)>> = Vec::with_capacity(count);
-    let mut current: Option<Option<(PathBuf, u32, u32)>> = None;
+fn parse(text: &str, count: usize, dir: &Path) -> Vec<Option<Place>> {
+    let mut out: Vec<Option<Place>> = Vec::with_capacity(count);
+    let mut current: Option<Option<Place>> = None;
     for line in text.lines() {
         if line.trim().is_empty() {
             if let Some(c) = current.take() {
