@@ -261,6 +261,7 @@ impl Run {
                 launch: 0,
                 block: u64::from(x) | (u64::from(y) << 21) | (u64::from(z) << 42),
                 thread: e.thread,
+                block_threads: 1024,
                 addr: e.offset,
                 bytes: e.bytes as u32,
             });

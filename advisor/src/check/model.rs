@@ -223,20 +223,21 @@ pub struct Range {
 /// (`requests`) and 32-byte sectors.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Dynamic {
-    /// Executions by a full warp (32 active lanes), which the static count is for.
+    /// Executions by a full warp (32 active lanes, or every thread of a block of fewer),
+    /// which the static count is for.
     pub warps: u64,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub requests: Option<Range>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sectors: Option<Range>,
-    /// Executions by warps with fewer than 32 active lanes (a guard, a block's last warp),
-    /// counted apart.
+    /// Executions by warps with fewer active lanes (a guard, a block's last warp), counted
+    /// apart.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub partial: Option<PartialWarps>,
     pub agreement: Agreement,
 }
 
-/// Executions of an access by warps with fewer than 32 active lanes.
+/// Executions of an access by warps with fewer than their full lanes active.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct PartialWarps {
     pub warps: u64,
@@ -250,6 +251,9 @@ pub struct PartialWarps {
 #[serde(tag = "verdict", content = "why", rename_all = "kebab-case")]
 pub enum Agreement {
     Agrees,
+    /// Outside the count, but inside the count without the aligned-rows assumption: the
+    /// run's rows do not start on 128-byte (32-byte) boundaries.
+    Unaligned(String),
     Disagrees(String),
     NotComparable(String),
 }
@@ -258,6 +262,7 @@ impl Agreement {
     pub fn as_str(&self) -> &'static str {
         match self {
             Agreement::Agrees => "agrees",
+            Agreement::Unaligned(_) => "unaligned rows",
             Agreement::Disagrees(_) => "disagrees",
             Agreement::NotComparable(_) => "not comparable",
         }

@@ -134,6 +134,7 @@ fn dynamic(out: &mut String, d: &Dynamic) {
         .unwrap_or_default();
     let verdict = match &d.agreement {
         Agreement::Agrees => "agrees".to_string(),
+        Agreement::Unaligned(why) => format!("agrees without aligned rows: {why}"),
         Agreement::Disagrees(why) => format!("disagrees: {why}"),
         Agreement::NotComparable(why) => format!("not comparable: {why}"),
     };

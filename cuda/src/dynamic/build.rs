@@ -166,11 +166,14 @@ fn compile(mut cmd: Command, file: &Path) -> Result<(), DynamicError> {
     })
 }
 
-/// The compiler's first line that says `error` (else its first line).
+/// The compiler's first line that says `error` (the linker's first undefined reference or
+/// multiple definition),
+/// else its first line.
 fn first_error(stderr: &[u8]) -> String {
     let text = String::from_utf8_lossy(stderr);
     text.lines()
-        .find(|l| l.contains("error"))
+        .find(|l| l.contains("undefined reference") || l.contains("multiple definition"))
+        .or_else(|| text.lines().find(|l| l.contains("error")))
         .or_else(|| text.lines().next())
         .unwrap_or("(no message)")
         .trim()

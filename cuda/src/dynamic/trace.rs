@@ -152,7 +152,8 @@ fn read(log: impl Read) -> Traced {
             site,
             launch: word(&r, 16),
             block: word(&r, 24),
-            thread: u32::from_le_bytes([r[32], r[33], r[34], r[35]]),
+            thread: u32::from_le_bytes([r[32], r[33], 0, 0]),
+            block_threads: u32::from_le_bytes([r[34], r[35], 0, 0]),
             addr: word(&r, 8),
             bytes: u32::from(u16::from_le_bytes([r[36], r[37]])),
         });
