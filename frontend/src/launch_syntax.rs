@@ -2,7 +2,10 @@
 //! user's own source text, as byte ranges: what `check --dynamic` rewrites into a call of
 //! the CPU shim. The launch is found where the frontend placed it (the kernel's name at a
 //! `file:line:col`); from there the text is lexed (`ctokens`) only as far as the launch's
-//! closing parenthesis, so comments elsewhere in the file never confuse it.
+//! closing parenthesis, so comments elsewhere in the file never confuse it. The launches
+//! the frontend could not read (inside a declaration it refused) are found by
+//! [`launch_starts`], which lexes the whole file with its comments blanked. nvcc also
+//! reads the chevrons with blanks between them (`k << < g, b >> > (x)`), and so does this.
 
 use crate::ctokens::{lex, matching_close, Tok, TokKind};
 
@@ -104,14 +107,86 @@ pub fn launch_at(text: &str, at: usize) -> Option<LaunchSyntax> {
     })
 }
 
-/// Three `c` characters side by side from token `k` (`<<<`, `>>>`).
+/// Three `c` tokens in a row from token `k` (`<<<`, `>>>`, or with blanks between, which
+/// no other C++ has).
 fn chevrons(toks: &[Tok], text: &str, k: usize, c: &str) -> bool {
-    k + 2 < toks.len()
-        && toks[k].is(text, c)
-        && toks[k + 1].is(text, c)
-        && toks[k + 2].is(text, c)
-        && toks[k].end() == toks[k + 1].start()
-        && toks[k + 1].end() == toks[k + 2].start()
+    k + 2 < toks.len() && toks[k].is(text, c) && toks[k + 1].is(text, c) && toks[k + 2].is(text, c)
+}
+
+/// `text` with its comments made blanks (newlines kept), so offsets stay.
+pub fn without_comments(text: &str) -> String {
+    let b = text.as_bytes();
+    let mut out = b.to_vec();
+    let mut i = 0;
+    let mut quote: Option<u8> = None;
+    while i < b.len() {
+        match (quote, b[i]) {
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), b'\\') => i += 1,
+            (Some(_), _) => {}
+            (None, c @ (b'"' | b'\'')) => quote = Some(c),
+            (None, b'/') if b.get(i + 1) == Some(&b'/') => {
+                while i < b.len() && b[i] != b'\n' {
+                    out[i] = b' ';
+                    i += 1;
+                }
+                continue;
+            }
+            (None, b'/') if b.get(i + 1) == Some(&b'*') => {
+                let end = text[i + 2..].find("*/").map_or(b.len(), |e| i + 2 + e + 2);
+                for o in &mut out[i..end] {
+                    if *o != b'\n' {
+                        *o = b' ';
+                    }
+                }
+                i = end;
+                continue;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    // Only ASCII bytes were replaced by ASCII blanks, inside comments whole.
+    String::from_utf8(out).unwrap_or_else(|_| text.to_string())
+}
+
+/// The byte offsets of the kernel names of every launch in `text`, found by lexing it.
+pub fn launch_starts(text: &str) -> Vec<usize> {
+    let blank = without_comments(text);
+    let toks = lex(&blank, &[]);
+    let mut out = Vec::new();
+    for k in 1..toks.len() {
+        if !chevrons(&toks, &blank, k, "<") || (k >= 1 && toks[k - 1].is(&blank, "<")) {
+            continue;
+        }
+        // The name before the chevrons, past a value template's `<...>`.
+        let mut j = k - 1;
+        if toks[j].is(&blank, ">") {
+            let mut depth = 0usize;
+            loop {
+                match toks[j].text(&blank) {
+                    ">" => depth += 1,
+                    "<" => {
+                        depth -= 1;
+                        if depth == 0 {
+                            break;
+                        }
+                    }
+                    ";" | "{" | "}" => break,
+                    _ => {}
+                }
+                if j == 0 {
+                    break;
+                }
+                j -= 1;
+            }
+            j = j.saturating_sub(1);
+        }
+        if toks[j].kind == TokKind::Ident && launch_at(&blank, toks[j].start()).is_some() {
+            out.push(toks[j].start());
+        }
+    }
+    out
 }
 
 #[cfg(test)]
@@ -151,6 +226,18 @@ mod tests {
         );
         assert_eq!(parts("x = a < b;", 0), None);
         assert_eq!(parts("f(a);", 0), None);
+    }
+
+    #[test]
+    fn launches_are_found_by_lexing_with_comments_blanked() {
+        let text = "// it's k<<<1, 2>>>(x)\nvoid h() {\n  k << < g, b >> > (x); /* j<<<1,1>>>() */\n  t<4><<<1, 2>>>(y);\n}\n";
+        let starts = launch_starts(text);
+        let names: Vec<&str> = starts.iter().map(|&s| &text[s..s + 1]).collect();
+        assert_eq!(names, ["k", "t"]);
+        assert_eq!(
+            parts(text, starts[0]),
+            Some(("k".into(), vec!["g".into(), "b".into()], "x".into()))
+        );
     }
 
     #[test]

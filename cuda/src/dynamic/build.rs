@@ -47,7 +47,12 @@ pub fn build(request: &Request, dir: &Path) -> Result<PathBuf, DynamicError> {
     }
     // Each file with launches, rewritten, at its own absolute path under `src/`, so that
     // `#include "kernels.cu"` finds the rewritten copy beside the rewritten includer.
-    let mut by_file: BTreeMap<PathBuf, Vec<(u32, u32)>> = BTreeMap::new();
+    let mut by_file: BTreeMap<PathBuf, Vec<(u32, u32)>> = request
+        .inputs
+        .iter()
+        .filter(|i| is_cuda(&i.file))
+        .map(|i| (canonical(&i.file), Vec::new()))
+        .collect();
     for l in &request.launches {
         by_file
             .entry(canonical(&l.file))
@@ -85,7 +90,7 @@ pub fn build(request: &Request, dir: &Path) -> Result<PathBuf, DynamicError> {
             .and_then(|e| e.to_str())
             .unwrap_or_default();
         let mut cmd = match ext {
-            "cu" | "cuh" => {
+            _ if is_cuda(&original) => {
                 let mut cmd = Command::new("c++");
                 cmd.args(["-x", "c++", "-std=c++14", "-O1", "-g"])
                     .args(["-fsanitize=thread", "-fpermissive", "-w"])
@@ -102,9 +107,16 @@ pub fn build(request: &Request, dir: &Path) -> Result<PathBuf, DynamicError> {
                 cmd.args(["-O1", "-g", "-w"]);
                 cmd
             }
+            // C++ host code may include the program's CUDA headers: the shim, uninstrumented.
             _ => {
                 let mut cmd = Command::new("c++");
-                cmd.args(["-O1", "-g", "-w", "-fpermissive"]);
+                cmd.args(["-O1", "-g", "-w", "-fpermissive"])
+                    .arg("-include")
+                    .arg(shim.join(crate::SHIM_NAME))
+                    .arg("-include")
+                    .arg(shim.join("warpwise_dynamic.h"))
+                    .arg("-I")
+                    .arg(shim.join("include"));
                 cmd
             }
         };
@@ -129,6 +141,10 @@ pub fn build(request: &Request, dir: &Path) -> Result<PathBuf, DynamicError> {
         return Err(DynamicError::Link(first_error(&out.stderr)));
     }
     Ok(exe)
+}
+
+fn is_cuda(file: &Path) -> bool {
+    frontend::cuda_source::is_cuda_file(file)
 }
 
 /// The input's `-I`, `-D` and `-U` flags, directories made absolute (the compiler runs

@@ -5,10 +5,11 @@
 //! `#line` directive first names the user's file, so the compiler's messages and the debug
 //! information point at the user's lines.
 
-use frontend::launch_syntax::{launch_at, offset_of};
+use frontend::launch_syntax::{launch_at, launch_starts, offset_of, without_comments};
 
 /// `text` with the launches whose kernels are named at `(line, col)` rewritten, under
-/// `#line 1 "shown"`; the places where no launch could be read are returned too.
+/// `#line 1 "shown"`; the places where no launch could be read are returned too. Launches
+/// the frontend did not place (in a declaration it refused) are found by lexing.
 pub fn rewrite(text: &str, places: &[(u32, u32)], shown: &str) -> (String, Vec<(u32, u32)>) {
     let mut found = Vec::new();
     let mut missed = Vec::new();
@@ -18,6 +19,12 @@ pub fn rewrite(text: &str, places: &[(u32, u32)], shown: &str) -> (String, Vec<(
             None => missed.push((line, col)),
         }
     }
+    found.extend(
+        launch_starts(text)
+            .into_iter()
+            .filter_map(|at| launch_at(text, at)),
+    );
+    let blank = without_comments(text);
     found.sort_by_key(|l| l.kernel.0);
     found.dedup_by_key(|l| l.kernel.0);
     let mut out = format!("#line 1 \"{}\"\n", escaped(shown));
@@ -27,7 +34,9 @@ pub fn rewrite(text: &str, places: &[(u32, u32)], shown: &str) -> (String, Vec<(
             continue; // a launch inside another's arguments is left to the compiler
         }
         out.push_str(&text[from..l.kernel.0]);
-        let part = |(a, b): (usize, usize)| &text[a..b];
+        // From the text with comments blanked: a `//` comment among the arguments would
+        // swallow the closing parenthesis.
+        let part = |(a, b): (usize, usize)| &blank[a..b];
         let config: Vec<&str> = l.config.iter().map(|&r| part(r)).collect();
         let grid = config.first().copied().unwrap_or("1");
         let block = config.get(1).copied().unwrap_or("1");
@@ -67,12 +76,12 @@ mod tests {
 
     #[test]
     fn launches_become_shim_calls_and_lines_stay() {
-        let text = "int main() {\n  k<<<g, dim3(16, 16)>>>(a,\n    b);\n  j<<<1, 32, 64, s>>>();\n  return 0;\n}\n";
+        let text = "int main() {\n  k<<<g, dim3(16, 16)>>>(a, // in\n    b);\n  j<<<1, 32, 64, s>>>();\n  return 0;\n}\n";
         let (out, missed) = rewrite(text, &[(2, 3), (4, 3), (5, 3)], "/p/m.cu");
         assert_eq!(missed, [(5, 3)]);
         assert_eq!(
             out,
-            "#line 1 \"/p/m.cu\"\nint main() {\n  ww_cpu_launch(k, dim3(g), dim3(dim3(16, 16)), (size_t)(0), a,\n    b);\n  \
+            "#line 1 \"/p/m.cu\"\nint main() {\n  ww_cpu_launch(k, dim3(g), dim3(dim3(16, 16)), (size_t)(0), a,      \n    b);\n  \
              ww_cpu_launch(j, dim3(1), dim3(32), (size_t)(64));\n  return 0;\n}\n"
         );
     }

@@ -9,6 +9,7 @@
 #define WARPWISE_DYNAMIC_H
 
 #include <stdint.h>
+#include <time.h> // nvcc's runtime header brings it
 
 extern "C" void ww_dyn_register(int (*where)(uint64_t *, uint64_t *, uint32_t *),
                                 int (*owns)(const void *, unsigned));
