@@ -268,3 +268,51 @@ fn arguments_reach_the_program_split_and_unexpanded() {
     assert_eq!(report["run"]["events"], 32, "{report:#}");
     assert_eq!(report["run"]["args"][1], "a b");
 }
+
+#[test]
+fn each_call_of_a_device_function_gets_its_own_count() {
+    // `load` is read where each call passes its index: one instance walks a row, the
+    // other a column, and the run tells them apart by the call it was inlined at.
+    let (code, report, said) = run(
+        "calls",
+        program!(
+            r#"__device__ float load(const float *a, int i) { return a[i]; }
+
+__global__ void twice(const float *in, float *out)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    out[i] = load(in, i) + load(in, i * 32);
+}"#,
+            "i",
+            "    twice<<<count / 128, 128>>>(in, out);"
+        ),
+        &[],
+    );
+    assert_eq!(code, Some(0), "{said}");
+    let loads: Vec<&Value> = report["kernels"][0]["accesses"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|a| a["access"] == "a[i]")
+        .collect();
+    assert_eq!(loads.len(), 2, "{report:#}");
+    let seen: Vec<(u64, u64, &Value)> = loads
+        .iter()
+        .map(|a| {
+            let d = &a["dynamic"];
+            (
+                d["requests"]["max"].as_u64().unwrap(),
+                d["sectors"]["max"].as_u64().unwrap(),
+                &d["agreement"]["verdict"],
+            )
+        })
+        .collect();
+    assert_eq!(
+        seen,
+        [
+            (1, 4, &Value::from("agrees")),
+            (32, 32, &Value::from("agrees"))
+        ],
+        "{report:#}"
+    );
+}

@@ -189,6 +189,9 @@ pub struct Site {
     pub line: u32,
     pub col: u32,
     pub write: bool,
+    /// The calls it was inlined through, innermost first (`file`, `line`, `col`): they pick
+    /// the instance of a device function's access that one call made (the report's `via`).
+    pub calls: Vec<(PathBuf, u32, u32)>,
     pub tally: SiteTally,
 }
 
@@ -255,6 +258,32 @@ pub fn attach(report: &mut CheckReport, sites: &[Site], mut run: RunSummary) {
                     .collect::<Vec<_>>()
             })
             .unwrap_or_default();
+        // The instances whose calls (innermost first) agree longest with the site's.
+        let agreeing = |p: &Placed| {
+            let via = &report.kernels[p.0].accesses[p.1].via;
+            via.iter()
+                .rev()
+                .zip(&site.calls)
+                .take_while(|(call, (file, line, _))| {
+                    place(&call.at).is_some_and(|(f, l, _)| &f == file && l == *line)
+                })
+                .count()
+        };
+        let best = fits.iter().map(agreeing).max().unwrap_or(0);
+        let fits: Vec<Placed> = fits.into_iter().filter(|p| agreeing(p) == best).collect();
+        // Two calls on one line: the compiler's column of the call against each call's.
+        let call_distance = |p: &Placed| {
+            let via = &report.kernels[p.0].accesses[p.1].via;
+            match (via.last().and_then(|c| place(&c.at)), site.calls.first()) {
+                (Some((_, _, col)), Some((_, _, seen))) => col.abs_diff(*seen),
+                _ => 0,
+            }
+        };
+        let nearest = fits.iter().map(call_distance).min().unwrap_or(0);
+        let fits: Vec<Placed> = fits
+            .into_iter()
+            .filter(|p| call_distance(p) == nearest)
+            .collect();
         let c = site.col;
         let chosen = fits
             .iter()
@@ -297,23 +326,23 @@ pub fn summarise(a: &AccessReport, tally: &SiteTally) -> Dynamic {
         requests: tally.partial.requests.unwrap_or(Range { min: 0, max: 0 }),
         sectors: tally.partial.sectors.unwrap_or(Range { min: 0, max: 0 }),
     });
-    // Under a guard decided lane by lane the count is for the lanes it lets through, so
-    // where no warp ran it whole, the warps with fewer lanes are what it counts.
-    let compared = if tally.full.warps == 0 && a.active.is_some() {
-        tally.partial
-    } else {
-        tally.full
+    // Where no warp ran it whole, the warps with fewer lanes are compared: under a guard
+    // decided lane by lane the count is for the lanes it lets through; under one that is
+    // not (`a full warp: ...`), a full warp's count is the most any of them takes.
+    let (compared, most_only) = match a.active.as_deref() {
+        Some(active) if tally.full.warps == 0 => (tally.partial, active.starts_with("a full warp")),
+        _ => (tally.full, false),
     };
     Dynamic {
         warps: tally.full.warps,
         requests: tally.full.requests,
         sectors: tally.full.sectors,
         partial,
-        agreement: agreement(a, &compared),
+        agreement: agreement(a, &compared, most_only),
     }
 }
 
-fn agreement(a: &AccessReport, seen: &Stats) -> Agreement {
+fn agreement(a: &AccessReport, seen: &Stats, most_only: bool) -> Agreement {
     if seen.warps == 0 {
         return Agreement::NotComparable(
             "no full warp ran it, and the static count is a full warp's".into(),
@@ -333,7 +362,9 @@ fn agreement(a: &AccessReport, seen: &Stats) -> Agreement {
                 count.max
             ));
         };
-        let fits = if count.exact {
+        let fits = if most_only {
+            range.max <= most
+        } else if count.exact {
             range.min == most && range.max == most
         } else {
             fewest <= range.min && range.max <= most
@@ -341,7 +372,9 @@ fn agreement(a: &AccessReport, seen: &Stats) -> Agreement {
         if fits {
             continue;
         }
-        let stat = if count.exact || fewest == most {
+        let stat = if most_only {
+            format!("at most {most}")
+        } else if count.exact || fewest == most {
             format!("{most}")
         } else {
             format!("{fewest} to {most}")

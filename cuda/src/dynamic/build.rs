@@ -92,14 +92,21 @@ pub fn build(request: &Request, dir: &Path) -> Result<PathBuf, DynamicError> {
         let mut cmd = match ext {
             _ if is_cuda(&original) => {
                 let mut cmd = Command::new("c++");
-                cmd.args(["-x", "c++", "-std=c++14", "-O1", "-g"])
-                    .args(["-fsanitize=thread", "-fpermissive", "-w"])
-                    .arg("-include")
-                    .arg(shim.join(crate::SHIM_NAME))
-                    .arg("-include")
-                    .arg(shim.join("warpwise_dynamic.h"))
-                    .arg("-I")
-                    .arg(shim.join("include"));
+                cmd.args([
+                    "-x",
+                    "c++",
+                    "-std=c++14",
+                    "-O1",
+                    "-g",
+                    "-finline-small-functions",
+                ])
+                .args(["-fsanitize=thread", "-fpermissive", "-w"])
+                .arg("-include")
+                .arg(shim.join(crate::SHIM_NAME))
+                .arg("-include")
+                .arg(shim.join("warpwise_dynamic.h"))
+                .arg("-I")
+                .arg(shim.join("include"));
                 cmd
             }
             "c" => {

@@ -111,13 +111,14 @@ pub fn run(request: &Request) -> Result<Observed, DynamicError> {
         .iter()
         .zip(traced.tallies)
         .zip(places)
-        .filter_map(|(((_, write), tally), place)| {
-            let (file, line, col) = place?;
+        .filter_map(|(((_, write), tally), frames)| {
+            let (file, line, col) = frames.first()?.clone();
             Some(Site {
                 file,
                 line,
                 col,
                 write: *write,
+                calls: frames[1..].to_vec(),
                 tally,
             })
         })

@@ -1,7 +1,9 @@
 //! Each PC of the run placed in the user's source: one call of `llvm-symbolizer` for all
 //! of them (addresses relative to the executable's load base, minus one to land on the
-//! call of the hook), the innermost frame (inlining included) that is the user's code:
-//! neither the shim nor the recorder in the build directory, nor a system header.
+//! call of the hook), its frames (inlining included) that are the user's code, innermost
+//! first: neither the shim nor the recorder in the build directory, nor a system header.
+//! The innermost is the access; the others are the calls of device functions inlined
+//! there, which tell one call's instance of an access from another's.
 
 use super::DynamicError;
 use std::io::Write;
@@ -13,13 +15,13 @@ pub type Place = (PathBuf, u32, u32);
 
 const SYMBOLIZERS: &[&str] = &["llvm-symbolizer-16", "llvm-symbolizer"];
 
-/// A place per PC, `None` where no frame is the user's.
+/// The user's frames per PC, innermost first (none where no frame is the user's).
 pub fn places(
     exe: &Path,
     base: u64,
     pcs: &[(u64, bool)],
     dir: &Path,
-) -> Result<Vec<Option<Place>>, DynamicError> {
+) -> Result<Vec<Vec<Place>>, DynamicError> {
     if pcs.is_empty() {
         return Ok(Vec::new());
     }
@@ -64,9 +66,9 @@ pub fn places(
 
 /// The symbolizer's answer, a block of `file:line:col` frames per address, innermost first,
 /// blocks separated by an empty line.
-fn parse(text: &str, count: usize, dir: &Path) -> Vec<Option<Place>> {
-    let mut out: Vec<Option<Place>> = Vec::with_capacity(count);
-    let mut current: Option<Option<Place>> = None;
+fn parse(text: &str, count: usize, dir: &Path) -> Vec<Vec<Place>> {
+    let mut out: Vec<Vec<Place>> = Vec::with_capacity(count);
+    let mut current: Option<Vec<Place>> = None;
     for line in text.lines() {
         if line.trim().is_empty() {
             if let Some(c) = current.take() {
@@ -74,10 +76,7 @@ fn parse(text: &str, count: usize, dir: &Path) -> Vec<Option<Place>> {
             }
             continue;
         }
-        let slot = current.get_or_insert(None);
-        if slot.is_some() {
-            continue;
-        }
+        let frames = current.get_or_insert_with(Vec::new);
         let mut parts = line.rsplitn(3, ':');
         let (Some(col), Some(l), Some(file)) = (parts.next(), parts.next(), parts.next()) else {
             continue;
@@ -89,12 +88,12 @@ fn parse(text: &str, count: usize, dir: &Path) -> Vec<Option<Place>> {
         if l == 0 || file == "??" || path.starts_with(dir) || path.starts_with("/usr") {
             continue;
         }
-        *slot = Some((advisor::check::dynamic::canonical(path), l, col));
+        frames.push((advisor::check::dynamic::canonical(path), l, col));
     }
     if let Some(c) = current {
         out.push(c);
     }
-    out.resize(count, None);
+    out.resize(count, Vec::new());
     out
 }
 
@@ -106,13 +105,7 @@ mod tests {
     fn the_innermost_frame_of_the_users_code_is_taken() {
         let text = "/tmp/b/shim/warpwise_cuda_cpu.h:540:9\n/nowhere/k.cu:12:7\n/nowhere/k.cu:30:3\n\n??:0:0\n\n/nowhere/k.cu:5:14\n\n";
         let got = parse(text, 3, Path::new("/tmp/b"));
-        assert_eq!(
-            got,
-            [
-                Some((PathBuf::from("/nowhere/k.cu"), 12, 7)),
-                None,
-                Some((PathBuf::from("/nowhere/k.cu"), 5, 14)),
-            ]
-        );
+        let k = |l, c| (PathBuf::from("/nowhere/k.cu"), l, c);
+        assert_eq!(got, [vec![k(12, 7), k(30, 3)], vec![], vec![k(5, 14)]]);
     }
 }
