@@ -93,9 +93,8 @@ impl std::error::Error for DynamicError {}
 /// Builds the program in a fresh private directory, runs it in the directory of its first
 /// file, and places its accesses in the source.
 pub fn run(request: &Request) -> Result<Observed, DynamicError> {
-    let dir = tempfile::Builder::new()
-        .prefix("warpwise-dynamic-")
-        .tempdir()
+    // A private (0700) directory that a signal ending warpwise removes too.
+    let dir = frontend::files::private_tempdir("warpwise-dynamic-")
         .map_err(|e| DynamicError::Tool(format!("cannot create a build directory: {e}")))?;
     let exe = build::build(request, dir.path())?;
     let cwd = request

@@ -49,6 +49,8 @@ pub fn run(
         .env_remove("WW_CPU_REPORT")
         .spawn()
         .map_err(|e| DynamicError::Tool(format!("cannot run the program: {e}")))?;
+    // A signal that ends warpwise is passed on to the program (`frontend::files`).
+    frontend::files::child_started(child.id());
     let log = child.stdout.take();
     let reader = std::thread::spawn(move || log.map(read).unwrap_or_default());
     let started = Instant::now();
@@ -68,6 +70,7 @@ pub fn run(
         }
         std::thread::sleep(Duration::from_millis(5));
     };
+    frontend::files::child_ended(child.id());
     let mut traced = reader
         .join()
         .map_err(|_| DynamicError::Tool("reading the program's log failed".into()))?;
