@@ -84,8 +84,9 @@ DYNAMIC_RUNS = [
                 "lavaMD/util/device/device.cu"], [], "-boxes1d 2"),
     ("lud", ["lud/cuda/lud.cu", "lud/cuda/lud_kernel.cu", "lud/common/common.c"],
      ["-I", "lud/common"], "-s 256"),
-    ("myocyte", [], [], None, "its inputs are `data/myocyte`'s parameter files, not in the mirror"),
-    ("nn", [], [], None, "its input is a list of `data/nn` files, not in the mirror"),
+    ("myocyte", [], [], None, "its inputs, `y.txt` and `params.txt`, are not in the mirror"),
+    ("nn", [], [], None, "its input is a list of `data/nn` files (`hurricane_gen` makes them; "
+     "not run here), not in the mirror"),
     ("nw", ["nw/needle.cu"], [], "256 10"),
     ("particlefilter", ["particlefilter/ex_particle_CUDA_float_seq.cu"], [],
      "-x 32 -y 32 -z 4 -np 100"),
@@ -717,7 +718,8 @@ def dynamic_section(rows, not_run, build):
            "benchmark's rows do not start on 128-byte boundaries at this size); \"not comparable\"",
            "where the static count is symbolic (`min(32, Size)`) or no full warp ran the access.",
            "An uncoalesced site is \"confirmed\" when every full warp of the run takes more",
-           "sectors than its bytes need.", "",
+           "sectors than its bytes need. `particlefilter` seeds its random numbers with the",
+           "time, so its accesses counted differ a little from run to run.", "",
            "| benchmark | " + " | ".join(DYNAMIC_COLUMNS) + " |",
            "| --- | --- |" + " ---: |" * (len(DYNAMIC_COLUMNS) - 1)]
     totals = [0] * (len(DYNAMIC_COLUMNS) - 1)

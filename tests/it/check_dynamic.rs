@@ -353,3 +353,37 @@ __global__ void twice(const float *in, float *out)
         "{report:#}"
     );
 }
+
+#[test]
+fn the_program_is_built_in_a_private_directory_removed_after_the_run() {
+    // The program exits with 7 unless its own directory (the build directory) is 0700 and
+    // its working directory is the input's.
+    let dir = scratch("dynamic", "private");
+    let tmp = dir.join("tmp");
+    std::fs::create_dir_all(&tmp).unwrap();
+    let file = dir.join("private.cu");
+    std::fs::write(
+        &file,
+        "#include <libgen.h>\n#include <string.h>\n#include <sys/stat.h>\n#include <unistd.h>\n\
+         int main(int argc, char **argv) {\n    struct stat s;\n    char here[4096];\n\
+         \x20   if (stat(dirname(argv[0]), &s) != 0 || (s.st_mode & 0777) != 0700) return 7;\n\
+         \x20   if (!getcwd(here, sizeof here) || !strstr(here, \"private\")) return 7;\n\
+         \x20   return 0;\n}\n",
+    )
+    .unwrap();
+    let out = std::process::Command::new(crate::common::bin())
+        .env("TMPDIR", &tmp)
+        .args(["check", "--dynamic", "--format", "json"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    let said = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{said}");
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(report["run"]["exit_status"].is_null(), "{report:#}");
+    assert_eq!(
+        std::fs::read_dir(&tmp).unwrap().count(),
+        0,
+        "left behind in {tmp:?}"
+    );
+}
