@@ -6,9 +6,10 @@
 //! counts each iteration apart) the distinct 128-byte segments and 32-byte sectors are
 //! counted. The shim runs a launch's blocks one after another, so a block's executions are
 //! complete when the next block starts: they are folded into per-site minima and maxima
-//! then, and memory stays that of one block plus a few numbers per site, whatever the
-//! number of accesses. [`attach`] then gives each access of the report the sites made
-//! at its place, and says whether the static count agrees.
+//! then, and an execution all of whose lanes have made it is counted at once. Memory is the
+//! executions of one block that a lane has still to make, plus a few numbers per site,
+//! whatever the number of accesses. [`attach`] then gives each access of the report the
+//! sites made at its place, and says whether the static count agrees.
 
 use super::model::{
     AccessKind, AccessReport, Agreement, CheckReport, Count, Dynamic, PartialWarps, Range,
@@ -103,8 +104,8 @@ struct Execution {
     sectors: Vec<u64>,
 }
 
-/// The running count: per site, the executions of finished blocks; the running block's
-/// executions as they are.
+/// The running count: per site, the finished executions; the running block's others as
+/// they are.
 #[derive(Default)]
 pub struct Tally {
     sites: Vec<SiteTally>,
@@ -146,6 +147,13 @@ impl Tally {
         let last = a.addr + u64::from(a.bytes.max(1)) - 1;
         e.segments.extend(a.addr / LINE..=last / LINE);
         e.sectors.extend(a.addr / SECTOR..=last / SECTOR);
+        // Every lane has made it: no other access joins this execution, so it is counted
+        // now, and what stays open is only the executions some lane has still to make.
+        if e.lanes == e.whole {
+            if let Some(done) = self.open.remove(&key) {
+                self.fold(a.site, done);
+            }
+        }
     }
 
     /// Accesses noted so far.
@@ -155,22 +163,28 @@ impl Tally {
 
     fn close_block(&mut self) {
         self.nth.clear();
-        for ((site, _, _), mut e) in self.open.drain() {
-            let site = site as usize;
-            if self.sites.len() <= site {
-                self.sites.resize(site + 1, SiteTally::default());
-            }
-            for g in [&mut e.segments, &mut e.sectors] {
-                g.sort_unstable();
-                g.dedup();
-            }
-            let (r, s) = (e.segments.len() as u64, e.sectors.len() as u64);
-            let tally = &mut self.sites[site];
-            if e.lanes == e.whole {
-                tally.full.add(r, s);
-            } else {
-                tally.partial.add(r, s);
-            }
+        let open: Vec<((u32, u32, u32), Execution)> = self.open.drain().collect();
+        for ((site, _, _), e) in open {
+            self.fold(site, e);
+        }
+    }
+
+    /// One finished execution into its site's counts.
+    fn fold(&mut self, site: u32, mut e: Execution) {
+        let site = site as usize;
+        if self.sites.len() <= site {
+            self.sites.resize(site + 1, SiteTally::default());
+        }
+        for g in [&mut e.segments, &mut e.sectors] {
+            g.sort_unstable();
+            g.dedup();
+        }
+        let (r, s) = (e.segments.len() as u64, e.sectors.len() as u64);
+        let tally = &mut self.sites[site];
+        if e.lanes == e.whole {
+            tally.full.add(r, s);
+        } else {
+            tally.partial.add(r, s);
         }
     }
 
