@@ -168,3 +168,43 @@ fn read(log: impl Read) -> Traced {
         .resize(traced.pcs.len(), SiteTally::default());
     traced
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A record as `warpwise_dynamic_hooks.c` writes it.
+    fn record(pc: u64, addr: u64, block: u64, thread: u16, kind: u8) -> Vec<u8> {
+        let mut r = Vec::with_capacity(RECORD);
+        for w in [pc, addr, 1, block] {
+            r.extend_from_slice(&w.to_le_bytes());
+        }
+        r.extend_from_slice(&thread.to_le_bytes());
+        r.extend_from_slice(&64u16.to_le_bytes()); // the block's threads
+        r.extend_from_slice(&4u16.to_le_bytes());
+        r.push(0);
+        r.push(kind);
+        r
+    }
+
+    #[test]
+    fn the_log_is_read_into_sites_and_its_end_marker_noted() {
+        let mut log = record(MAGIC, 0x5000, 0, 0, 1);
+        for thread in 0..32u16 {
+            log.extend(record(0x5123, 4096 + 4 * u64::from(thread), 0, thread, 0));
+            log.extend(record(0x5200, 8192 + 128 * u64::from(thread), 0, thread, 0));
+        }
+        log.extend(record(0, 0, 0, 0, 2));
+        let traced = read(&log[..]);
+        assert_eq!(traced.base, 0x5000);
+        assert!(traced.truncated);
+        assert_eq!(traced.events, 64);
+        assert_eq!(traced.pcs, [(0x5123, false), (0x5200, false)]);
+        let full = |i: usize| {
+            let s = traced.tallies[i].full;
+            (s.warps, s.requests.unwrap().max, s.sectors.unwrap().max)
+        };
+        assert_eq!(full(0), (1, 1, 4));
+        assert_eq!(full(1), (1, 32, 32));
+    }
+}
