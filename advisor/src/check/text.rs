@@ -21,7 +21,7 @@ pub fn render(report: &CheckReport) -> String {
         let _ = writeln!(out, "{}: not analysed: {who}{}", r.at, r.reason);
     }
     if let Some(r) = &report.run {
-        run(&mut out, r);
+        run(&mut out, report, r);
     }
     summary(&mut out, report);
     out
@@ -141,12 +141,33 @@ fn dynamic(out: &mut String, d: &Dynamic) {
     let _ = writeln!(out, "    dynamic: {full}{partial}; {verdict}");
 }
 
-/// The run's totals, and the places it accessed global memory with no access of the report.
-fn run(out: &mut String, r: &RunSummary) {
+/// The run's totals (accesses counted, the report's accesses by verdict), and the places it
+/// accessed global memory with no access of the report.
+fn run(out: &mut String, report: &CheckReport, r: &RunSummary) {
+    let mut verdicts: Vec<(&str, usize)> = Vec::new();
+    for a in report.kernels.iter().flat_map(|k| &k.accesses) {
+        let Some(d) = &a.dynamic else { continue };
+        let v = match d.agreement {
+            Agreement::Agrees => "agree",
+            Agreement::Unaligned(_) => "agree without aligned rows",
+            Agreement::Disagrees(_) => "disagree",
+            Agreement::NotComparable(_) => "not comparable",
+        };
+        match verdicts.iter_mut().find(|(name, _)| *name == v) {
+            Some((_, n)) => *n += 1,
+            None => verdicts.push((v, 1)),
+        }
+    }
+    let verdicts: Vec<String> = verdicts.iter().map(|(v, n)| format!("{n} {v}")).collect();
     let _ = writeln!(
         out,
-        "dynamic run: {} global accesses counted{}{}",
+        "dynamic run: {} global accesses counted{}{}{}",
         r.events,
+        if verdicts.is_empty() {
+            String::new()
+        } else {
+            format!("; accesses: {}", verdicts.join(", "))
+        },
         r.exit_status
             .map(|s| format!("; the program exited with status {s}"))
             .unwrap_or_default(),
