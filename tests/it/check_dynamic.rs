@@ -387,3 +387,27 @@ fn the_program_is_built_in_a_private_directory_removed_after_the_run() {
         "left behind in {tmp:?}"
     );
 }
+
+#[test]
+fn a_dereference_is_placed_on_its_own_access() {
+    // GCC places `*(p + k)` at its `*`, a column before the report's text of the access:
+    // the broadcast must not be counted with the column walk before it on the line.
+    let Some(_) = check(
+        "deref",
+        program!(
+            r#"__global__ void deref(const float *in, float *out)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    out[i] = *(in + 32 * i) / *(in + 1);
+}"#,
+            "i",
+            "    deref<<<count / 128, 128>>>(in, out);"
+        ),
+        &[
+            seen("(in + 32 * i)", [32, 32], [32, 32]),
+            seen("(in + 1)", [1, 1], [1, 1]),
+        ],
+    ) else {
+        return;
+    };
+}

@@ -254,7 +254,9 @@ pub fn attach(report: &mut CheckReport, sites: &[Site], mut run: RunSummary) {
                 places
                     .entry((file, line))
                     .or_default()
-                    .push((k, i, col, col + width.max(1) - 1));
+                    // From the column before: GCC places `*(p + i)` at its `*`, which the
+                    // report's text (the operand) starts after.
+                    .push((k, i, col.saturating_sub(1).max(1), col + width.max(1) - 1));
             }
         }
     }
