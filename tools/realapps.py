@@ -845,7 +845,8 @@ def kept_curves():
     """docs/evaluation.md's blocks other commands own, as they last wrote them (`report`
     keeps them): the growth block of `tools/pathological.py --curves`, the whole-program
     ports of `tools/realports.py run --evaluation`, `check` on Rodinia of
-    `tools/rodinia_check.py` and its speed against nvcc of `tools/rodinia_check.py --speed`;
+    `tools/rodinia_check.py`, its speed against nvcc of `tools/rodinia_check.py --speed`
+    and its runs of `tools/rodinia_check.py --dynamic`;
     "" for a block not there."""
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     sys.dont_write_bytecode = True  # no __pycache__ in the repository
@@ -860,6 +861,7 @@ def kept_curves():
     for start, end in [(realports.PORTS_START, realports.PORTS_END),
                        (rodinia_check.CHECK_START, rodinia_check.CHECK_END),
                        (rodinia_check.SPEED_START, rodinia_check.SPEED_END),
+                       (rodinia_check.DYNAMIC_START, rodinia_check.DYNAMIC_END),
                        (pathological.CURVES_START, pathological.CURVES_END)]:
         if start in page and end in page:
             kept.append(start + page.split(start, 1)[1].split(end, 1)[0] + end + "\n")

@@ -1,8 +1,9 @@
 //! Ports of friendly loops: CUDA generation (`warpwise emit`: a kernel, its launch and the
 //! host code that replaces the loop, from the kernel report and the loop's own text, and the
 //! CPU shim that runs the generated `.cu` with the system C++ compiler), OpenMP offload
-//! pragmas (`openmp`), validation against the program's own data (`validate`), and the GPU
-//! driver layer (`gpu`, the only `unsafe`-adjacent code: cudarc's driver API and NVRTC).
+//! pragmas (`openmp`), validation against the program's own data (`validate`), the run of
+//! a CUDA program on the shim that `check --dynamic` counts (`dynamic`), and the GPU driver
+//! layer (`gpu`, the only `unsafe`-adjacent code: cudarc's driver API and NVRTC).
 
 // `Diagnostic` is large, but errors are the cold path and the project-wide error type is fixed.
 #![allow(clippy::result_large_err)]
@@ -10,6 +11,7 @@
 pub mod argext;
 pub mod counters;
 pub mod ctext;
+pub mod dynamic;
 pub mod emit;
 pub mod gpu;
 pub mod minmax;

@@ -111,6 +111,7 @@ struct ww_cpu_state {
     int mode; // 0: first thread probing, 1: direct (no barrier), 2: fibers
     void (*body)(void *);
     void *body_arg;
+    unsigned long long launches; // launches run so far: tells one launch's blocks from the next's
 };
 
 static ww_cpu_state ww_cpu;
@@ -498,6 +499,7 @@ static void ww_cpu_run(dim3 grid, dim3 block, size_t shared, void (*body)(void *
     }
     gridDim = grid;
     blockDim = block;
+    ww_cpu.launches++;
     ww_cpu.body = body;
     ww_cpu.body_arg = arg;
     ww_cpu.fibers = (ucontext_t *)calloc(nthreads, sizeof(ucontext_t));

@@ -15,6 +15,7 @@ mod gnu_compat;
 mod implicit_int;
 pub mod interp;
 pub mod ir;
+pub mod launch_syntax;
 pub mod listing;
 pub mod loop_ref;
 pub mod loops;

@@ -523,9 +523,9 @@ fn a_branch_that_picks_the_address_per_lane_mixes_its_forms_in_one_warp() {
         args: "in, out, 1024, 3",
     });
     assert_eq!(check.pointer("/sectors/unaligned").unwrap(), "10");
-    for (line, most) in [(128, 4), (32, 10)] {
-        let seen = run.per_execution("in", false, line);
-        let widest = seen.values().copied().max().unwrap();
+    let seen = run.per_execution("in", false);
+    for (range, line, most) in [(seen.requests, 128, 4), (seen.sectors, 32, 10)] {
+        let widest = range.unwrap().max;
         println!("{line}-byte granules: at most {widest} in one execution of a warp");
         assert!(
             widest <= most,
@@ -533,6 +533,5 @@ fn a_branch_that_picks_the_address_per_lane_mixes_its_forms_in_one_warp() {
         );
     }
     // More than the old count without aligned rows: a warp mixes the forms.
-    let requests = run.per_execution("in", false, 128);
-    assert!(requests.values().any(|&n| n > 2), "{requests:?}");
+    assert!(seen.requests.unwrap().max > 2, "{seen:?}");
 }

@@ -7,6 +7,7 @@
 //! the buffer, are counted; an exact static count must equal every full warp's, a bound
 //! must hold for each.
 
+use advisor::check::dynamic::{Access, Stats, Tally};
 use advisor::check::model::{AccessKind, AccessReport, CheckReport, Coalescing, Divergence};
 use advisor::check::{check_units, Options};
 use advisor::rules::Code;
@@ -244,27 +245,33 @@ impl Run {
         granules.into_iter().map(|(k, s)| (k, s.len())).collect()
     }
 
-    /// Distinct granules of `line` bytes per execution of a warp's accesses of `buffer`
-    /// (reads or writes): a lane's `n`-th access pairs with the other lanes' `n`-th, so an
-    /// access in a loop of the thread counts each iteration apart.
-    pub(crate) fn per_execution(
-        &self,
-        buffer: &str,
-        write: bool,
-        line: u64,
-    ) -> BTreeMap<(Warp, usize), usize> {
-        let mut nth: BTreeMap<((u32, u32, u32), u32), usize> = BTreeMap::new();
-        let mut granules: BTreeMap<(Warp, usize), BTreeSet<u64>> = BTreeMap::new();
+    /// Per execution of a warp's accesses of `buffer` (reads or writes; a lane's `n`-th
+    /// access pairs with the other lanes' `n`-th, so an access in a loop of the thread
+    /// counts each iteration apart), the fewest and most 128-byte segments and 32-byte
+    /// sectors, full warps and partial ones together: counted by `check --dynamic`'s tally.
+    pub(crate) fn per_execution(&self, buffer: &str, write: bool) -> Stats {
+        let mut tally = Tally::new();
         for e in self.events.get(buffer).into_iter().flatten() {
             if e.write != write {
                 continue;
             }
-            let n = nth.entry((e.block, e.thread)).or_default();
-            let set = granules.entry(((e.block, e.thread / 32), *n)).or_default();
-            *n += 1;
-            set.extend(e.offset / line..=(e.offset + e.bytes - 1) / line);
+            let (x, y, z) = e.block;
+            tally.note(Access {
+                site: 0,
+                launch: 0,
+                block: u64::from(x) | (u64::from(y) << 21) | (u64::from(z) << 42),
+                thread: e.thread,
+                block_threads: 1024,
+                addr: e.offset,
+                bytes: e.bytes as u32,
+            });
         }
-        granules.into_iter().map(|(k, s)| (k, s.len())).collect()
+        let mut all = Stats::default();
+        for site in tally.finish() {
+            all.merge(&site.full);
+            all.merge(&site.partial);
+        }
+        all
     }
 
     /// The static counts of `a` hold for every warp of the run.

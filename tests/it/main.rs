@@ -3,6 +3,7 @@
 //! and instantiates its generic code, so a binary per file multiplies the build's time.
 
 mod budget_cli;
+mod check_dynamic;
 mod check_emitted;
 mod check_html;
 mod check_kernels;

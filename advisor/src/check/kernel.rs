@@ -82,6 +82,7 @@ fn unknown(at: String, access: String, kind: AccessKind, elem: u64) -> AccessRep
         assumptions: Vec::new(),
         finding: None,
         active: None,
+        dynamic: None,
     }
 }
 

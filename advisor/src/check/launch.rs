@@ -21,6 +21,8 @@ pub struct Launch {
     pub args: Vec<Option<u64>>,
     /// `file:line:col` of the launch.
     pub at: String,
+    /// The same place, typed: where the kernel is named in the user's file.
+    pub place: Option<frontend::unit::Resolved>,
 }
 
 /// Every launch in the host functions of `unit`, in order.
@@ -44,10 +46,8 @@ pub fn launches(unit: &Unit) -> Vec<Launch> {
                 let Some(kernel) = function_named(func, args[0]) else {
                     continue;
                 };
-                let at = unit
-                    .resolve(func.inst(v).origin.span)
-                    .map(|r| r.to_string())
-                    .unwrap_or_default();
+                let place = unit.resolve(func.inst(v).origin.span);
+                let at = place.as_ref().map(|r| r.to_string()).unwrap_or_default();
                 let args_given = kernel_call(func, &insts[i + 1..], &kernel)
                     .iter()
                     .map(|&a| {
@@ -65,6 +65,7 @@ pub fn launches(unit: &Unit) -> Vec<Launch> {
                     kernel,
                     args: args_given,
                     at,
+                    place,
                 });
             }
         }

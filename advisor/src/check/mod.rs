@@ -11,10 +11,11 @@
 //! `warp` (the count for one offset), `lanes` (a warp's threads one by one), `banks`
 //! (shared-memory bank conflicts), `mask` (the lanes a guard lets run an access), `choice`
 //! (what a branch's sides do, for its fix), `kernel` (one kernel), `model` (the report),
-//! `text`.
+//! `dynamic` (what a run touched, against the static count), `text`.
 
 mod banks;
 mod choice;
+pub mod dynamic;
 mod kernel;
 mod lanes;
 pub mod launch;
@@ -80,6 +81,7 @@ pub fn check_units(units: &[Unit], options: &Options) -> CheckReport {
         schema: SCHEMA.to_string(),
         kernels,
         refused,
+        run: None,
     }
 }
 

@@ -15,6 +15,10 @@ pub struct CheckReport {
     /// Functions not analysed (C++, or what the lowering could not read), with why.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub refused: Vec<Refused>,
+    /// `check --dynamic`: what the run of the program as a whole did (its accesses are
+    /// under each access's `dynamic`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub run: Option<RunSummary>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -202,6 +206,94 @@ pub struct AccessReport {
     /// access (`1 of a warp's 32 lanes: those `threadIdx.x == 0` lets through`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub active: Option<String>,
+    /// `check --dynamic`: what the run's warps touched at this access.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dynamic: Option<Box<Dynamic>>,
+}
+
+/// The fewest and the most of a count over the warps of a run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Range {
+    pub min: u64,
+    pub max: u64,
+}
+
+/// What the warps of a run touched at one access: per execution of a warp (a lane's n-th
+/// execution of the access with the other lanes' n-th), its distinct 128-byte segments
+/// (`requests`) and 32-byte sectors.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Dynamic {
+    /// Executions by a full warp (32 active lanes, or every thread of a block of fewer),
+    /// which the static count is for.
+    pub warps: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub requests: Option<Range>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sectors: Option<Range>,
+    /// Executions by warps with fewer active lanes (a guard, a block's last warp), counted
+    /// apart.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub partial: Option<PartialWarps>,
+    pub agreement: Agreement,
+}
+
+/// Executions of an access by warps with fewer than their full lanes active.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct PartialWarps {
+    pub warps: u64,
+    pub requests: Range,
+    pub sectors: Range,
+}
+
+/// Whether the run's full warps bear the static count out: an exact count must equal
+/// every full warp's, a bound must hold each.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "verdict", content = "why", rename_all = "kebab-case")]
+pub enum Agreement {
+    Agrees,
+    /// Outside the count, but inside the count without the aligned-rows assumption: the
+    /// run's rows do not start on 128-byte (32-byte) boundaries.
+    Unaligned(String),
+    Disagrees(String),
+    NotComparable(String),
+}
+
+impl Agreement {
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Agreement::Agrees => "agrees",
+            Agreement::Unaligned(_) => "unaligned rows",
+            Agreement::Disagrees(_) => "disagrees",
+            Agreement::NotComparable(_) => "not comparable",
+        }
+    }
+}
+
+/// The run of `check --dynamic` as a whole.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct RunSummary {
+    /// The program's command line as run (its arguments).
+    pub args: Vec<String>,
+    /// Global-memory accesses the kernels made and the run counted.
+    pub events: u64,
+    /// Why the count stopped early (the event cap), if it did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub truncated: Option<String>,
+    /// The program's exit status when it was not 0.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub exit_status: Option<i32>,
+    /// Places where the run touched global memory that the static report has no access
+    /// for (an access inside a function that is not inlined, ...).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub unmatched: Vec<UnmatchedSite>,
+}
+
+/// A place the run accessed global memory from, with no access of the report there.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct UnmatchedSite {
+    pub at: String,
+    pub kind: AccessKind,
+    pub warps: u64,
 }
 
 /// A shared-memory access: how many passes its warp needs through the 32 banks.

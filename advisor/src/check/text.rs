@@ -4,9 +4,10 @@
 //! where it splits warps), then what was assumed and what was not analysed; a summary at
 //! the end.
 
+use super::dynamic::shown;
 use super::model::{
-    AccessReport, BranchReport, Call, CheckReport, Coalescing, Count, KernelReport,
-    SharedAccessReport,
+    AccessReport, Agreement, BranchReport, Call, CheckReport, Coalescing, Count, Dynamic,
+    KernelReport, RunSummary, SharedAccessReport,
 };
 use std::fmt::Write;
 
@@ -18,6 +19,9 @@ pub fn render(report: &CheckReport) -> String {
     for r in &report.refused {
         let who = r.function_prefix();
         let _ = writeln!(out, "{}: not analysed: {who}{}", r.at, r.reason);
+    }
+    if let Some(r) = &report.run {
+        run(&mut out, report, r);
     }
     summary(&mut out, report);
     out
@@ -100,6 +104,87 @@ fn access(out: &mut String, a: &AccessReport) {
         &a.assumptions,
         a.finding.as_ref(),
     );
+    if let Some(d) = &a.dynamic {
+        dynamic(out, d);
+    }
+}
+
+/// `dynamic: 2 requests, 8 sectors in 40 warps; agrees`, with the partial warps apart.
+fn dynamic(out: &mut String, d: &Dynamic) {
+    let full = match (d.requests, d.sectors) {
+        (Some(r), Some(s)) => format!(
+            "{} requests, {} sectors in {} warps",
+            shown(r),
+            shown(s),
+            d.warps
+        ),
+        _ => "no full warp".to_string(),
+    };
+    let partial = d
+        .partial
+        .as_ref()
+        .map(|p| {
+            format!(
+                " (and {} partial warps: {} requests, {} sectors)",
+                p.warps,
+                shown(p.requests),
+                shown(p.sectors)
+            )
+        })
+        .unwrap_or_default();
+    let verdict = match &d.agreement {
+        Agreement::Agrees => "agrees".to_string(),
+        Agreement::Unaligned(why) => format!("agrees without aligned rows: {why}"),
+        Agreement::Disagrees(why) => format!("disagrees: {why}"),
+        Agreement::NotComparable(why) => format!("not comparable: {why}"),
+    };
+    let _ = writeln!(out, "    dynamic: {full}{partial}; {verdict}");
+}
+
+/// The run's totals (accesses counted, the report's accesses by verdict), and the places it
+/// accessed global memory with no access of the report.
+fn run(out: &mut String, report: &CheckReport, r: &RunSummary) {
+    let mut verdicts: Vec<(&str, usize)> = Vec::new();
+    for a in report.kernels.iter().flat_map(|k| &k.accesses) {
+        let Some(d) = &a.dynamic else { continue };
+        let v = match d.agreement {
+            Agreement::Agrees => "agree",
+            Agreement::Unaligned(_) => "agree without aligned rows",
+            Agreement::Disagrees(_) => "disagree",
+            Agreement::NotComparable(_) => "not comparable",
+        };
+        match verdicts.iter_mut().find(|(name, _)| *name == v) {
+            Some((_, n)) => *n += 1,
+            None => verdicts.push((v, 1)),
+        }
+    }
+    let verdicts: Vec<String> = verdicts.iter().map(|(v, n)| format!("{n} {v}")).collect();
+    let _ = writeln!(
+        out,
+        "dynamic run: {} global accesses counted{}{}{}",
+        r.events,
+        if verdicts.is_empty() {
+            String::new()
+        } else {
+            format!("; accesses: {}", verdicts.join(", "))
+        },
+        r.exit_status
+            .map(|s| format!("; the program exited with status {s}"))
+            .unwrap_or_default(),
+        r.truncated
+            .as_deref()
+            .map(|t| format!("; {t}"))
+            .unwrap_or_default()
+    );
+    for u in &r.unmatched {
+        let _ = writeln!(
+            out,
+            "  {}: {} in {} warps: no access of the report there",
+            u.at,
+            u.kind.as_str(),
+            u.warps
+        );
+    }
 }
 
 fn shared(out: &mut String, a: &SharedAccessReport) {

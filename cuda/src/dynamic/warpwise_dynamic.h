@@ -1,0 +1,126 @@
+// warpwise_dynamic.h: force-included after warpwise_cuda_cpu.h into each CUDA file of a
+// program that `warpwise check --dynamic` runs. Part of warpwise; see docs/check.md.
+//
+// The shim's state is per translation unit (its globals are static), so each unit tells
+// the hooks (warpwise_dynamic_hooks.c) through two functions of its own whether it is running
+// a launch, which block and thread, and whether an address lies in one of its cudaMalloc'd
+// buffers. Neither is instrumented: they run inside the hooks.
+#ifndef WARPWISE_DYNAMIC_H
+#define WARPWISE_DYNAMIC_H
+
+#include <stdint.h>
+#include <time.h> // nvcc's runtime header brings it
+
+extern "C" void ww_dyn_register(int (*where)(uint64_t *, uint64_t *, uint32_t *),
+                                int (*owns)(const void *, unsigned));
+
+// Whether this unit runs a launch now: its number, the block's linear id, and the thread's
+// linear id with the block's number of threads above it (bits 16 and up).
+__attribute__((no_sanitize_thread)) static int ww_dyn_where(uint64_t *launch, uint64_t *block,
+                                                            uint32_t *thread)
+{
+    if (!ww_cpu.fibers)
+        return 0;
+    *launch = ww_cpu.launches;
+    *block = blockIdx.x + (uint64_t)gridDim.x * (blockIdx.y + (uint64_t)gridDim.y * blockIdx.z);
+    *thread = (threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)) |
+              (blockDim.x * blockDim.y * blockDim.z) << 16;
+    return 1;
+}
+
+// Whether the bytes at `addr` are global memory: inside a live buffer of this unit.
+__attribute__((no_sanitize_thread)) static int ww_dyn_owns(const void *addr, unsigned size)
+{
+    const unsigned char *q = (const unsigned char *)addr;
+    for (int i = 0; i < ww_cpu.nbuffers; i++) {
+        const ww_cpu_buffer *b = &ww_cpu.buffers[i];
+        if (b->live && q >= b->data && q + size <= b->data + b->size)
+            return 1;
+    }
+    return 0;
+}
+
+__attribute__((constructor, no_sanitize_thread)) static void ww_dyn_register_unit(void)
+{
+    ww_dyn_register(ww_dyn_where, ww_dyn_owns);
+}
+
+// A kernel's `__shared__` array is one per block: blocks run one after another and a
+// block's threads (fibers) see the same static object. (`extern __shared__` is left to the
+// shim's `ww_smem`.)
+#undef __shared__
+#define __shared__ static
+
+// Runtime calls the shim leaves out that set up, time or wait: on the CPU they succeed
+// and do nothing (events read 0 ms), so that benchmarks that call them build and run.
+static inline cudaError_t cudaThreadSynchronize(void) { return cudaSuccess; }
+static inline cudaError_t cudaSetDevice(int) { return cudaSuccess; }
+static inline cudaError_t cudaGetDevice(int *d) { *d = 0; return cudaSuccess; }
+static inline cudaError_t cudaGetDeviceCount(int *n) { *n = 1; return cudaSuccess; }
+static inline cudaError_t cudaDeviceReset(void) { return cudaSuccess; }
+static inline cudaError_t cudaThreadExit(void) { return cudaSuccess; }
+struct cudaDeviceProp {
+    char name[256];
+    size_t totalGlobalMem, sharedMemPerBlock;
+    int regsPerBlock, warpSize, maxThreadsPerBlock, maxThreadsDim[3], maxGridSize[3];
+    size_t memPitch, totalConstMem, textureAlignment, texturePitchAlignment;
+    int major, minor, multiProcessorCount, clockRate, deviceOverlap, kernelExecTimeoutEnabled;
+    int integrated, canMapHostMemory, computeMode, concurrentKernels, ECCEnabled, pciBusID;
+    int pciDeviceID, tccDriver, asyncEngineCount, unifiedAddressing, memoryClockRate;
+    int memoryBusWidth, l2CacheSize, maxThreadsPerMultiProcessor, maxTexture1D;
+};
+static inline cudaError_t cudaGetDeviceProperties(cudaDeviceProp *p, int)
+{
+    memset((void *)p, 0, sizeof *p);
+    strcpy(p->name, "warpwise CPU shim");
+    p->totalGlobalMem = (size_t)1 << 32;
+    p->sharedMemPerBlock = WW_CPU_SHARED_MAX;
+    p->warpSize = 32;
+    p->maxThreadsPerBlock = 1024;
+    p->maxThreadsDim[0] = p->maxThreadsDim[1] = 1024;
+    p->maxThreadsDim[2] = 64;
+    p->maxGridSize[0] = p->maxGridSize[1] = p->maxGridSize[2] = 65535;
+    p->major = 7;
+    p->multiProcessorCount = 1;
+    return cudaSuccess;
+}
+typedef int cudaEvent_t;
+typedef int cudaStream_t;
+static inline cudaError_t cudaEventCreate(cudaEvent_t *e) { *e = 0; return cudaSuccess; }
+static inline cudaError_t cudaEventRecord(cudaEvent_t, cudaStream_t = 0) { return cudaSuccess; }
+static inline cudaError_t cudaEventSynchronize(cudaEvent_t) { return cudaSuccess; }
+static inline cudaError_t cudaEventDestroy(cudaEvent_t) { return cudaSuccess; }
+static inline cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t, cudaEvent_t) { *ms = 0; return cudaSuccess; }
+static inline cudaError_t cudaMallocHost(void **p, size_t n) { *p = malloc(n); return *p ? cudaSuccess : cudaErrorMemoryAllocation; }
+static inline cudaError_t cudaFreeHost(void *p) { free(p); return cudaSuccess; }
+enum cudaFuncCache { cudaFuncCachePreferNone, cudaFuncCachePreferShared, cudaFuncCachePreferL1 };
+static inline cudaError_t cudaThreadSetCacheConfig(cudaFuncCache) { return cudaSuccess; }
+static inline cudaError_t cudaDeviceSetCacheConfig(cudaFuncCache) { return cudaSuccess; }
+template <typename F> static inline cudaError_t cudaFuncSetCacheConfig(F, cudaFuncCache) { return cudaSuccess; }
+// `__constant__` and `__device__` variables are host globals: copying to one is a copy.
+template <typename T> static inline cudaError_t cudaMemcpyToSymbol(T &symbol, const void *src, size_t n, size_t offset = 0, cudaMemcpyKind = cudaMemcpyHostToDevice)
+{
+    memcpy((char *)&symbol + offset, src, n);
+    return cudaSuccess;
+}
+template <typename T> static inline cudaError_t cudaMemcpyFromSymbol(void *dst, const T &symbol, size_t n, size_t offset = 0, cudaMemcpyKind = cudaMemcpyDeviceToHost)
+{
+    memcpy(dst, (const char *)&symbol + offset, n);
+    return cudaSuccess;
+}
+static inline int __mul24(int a, int b) { return a * b; }
+static inline unsigned __umul24(unsigned a, unsigned b) { return a * b; }
+// glibc declares some of these names itself (`__expf`): macros, not functions.
+#define __fdividef(a, b) ((a) / (b))
+#define __expf(a) expf(a)
+#define __logf(a) logf(a)
+#define __log2f(a) log2f(a)
+#define __log10f(a) log10f(a)
+#define __exp10f(a) powf(10.0f, (a))
+#define __powf(a, b) powf((a), (b))
+#define __sinf(a) sinf(a)
+#define __cosf(a) cosf(a)
+#define rsqrtf(a) (1.0f / sqrtf(a))
+static inline float __saturatef(float a) { return a < 0 ? 0 : a > 1 ? 1 : a; }
+
+#endif

@@ -1,0 +1,413 @@
+//! `warpwise check --dynamic` end to end: fixture programs with `main` built for the CPU
+//! shim and run, each access's per-warp counts from the run set against the static ones;
+//! and the programs it cannot count (no build under the shim, a loop without end, a
+//! crash), each with its diagnostic and exit code 1.
+
+use crate::common::{scratch, text, warpwise};
+use serde_json::Value;
+use std::time::{Duration, Instant};
+
+/// What the run must say of one access: the run's requests and sectors (`[min, max]` over
+/// full warps) and the verdict.
+struct Seen {
+    access: &'static str,
+    requests: [u64; 2],
+    sectors: [u64; 2],
+    verdict: &'static str,
+}
+
+fn seen(access: &'static str, requests: [u64; 2], sectors: [u64; 2]) -> Seen {
+    Seen {
+        access,
+        requests,
+        sectors,
+        verdict: "agrees",
+    }
+}
+
+/// Runs `check --dynamic --format json` on `source` (as `NAME.cu`) with `extra` options;
+/// the exit status and the report (`Null` when none was written), and all it printed.
+fn run(name: &str, source: &str, extra: &[&str]) -> (Option<i32>, Value, String) {
+    let dir = scratch("dynamic", name);
+    let file = dir.join(format!("{name}.cu"));
+    std::fs::write(&file, source).unwrap();
+    let file = file.to_string_lossy().to_string();
+    let mut args = vec!["check", "--dynamic", "--format", "json", &file];
+    args.extend_from_slice(extra);
+    let out = warpwise(&args);
+    let report = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+    (out.status.code(), report, text(&out))
+}
+
+/// Whether llvm-symbolizer is there to place the run's accesses; without it a test that
+/// needs it skips, saying why, unless `WARPWISE_REQUIRE_SYMBOLIZER` is set.
+fn symbolizer() -> bool {
+    let found = ["llvm-symbolizer-16", "llvm-symbolizer"]
+        .iter()
+        .any(|tool| {
+            std::process::Command::new(tool)
+                .arg("--version")
+                .output()
+                .is_ok_and(|o| o.status.success())
+        });
+    if !found {
+        assert!(
+            std::env::var_os("WARPWISE_REQUIRE_SYMBOLIZER").is_none(),
+            "no llvm-symbolizer-16 (WARPWISE_REQUIRE_SYMBOLIZER is set)"
+        );
+        eprintln!("skipped: no llvm-symbolizer-16 to place the run's accesses");
+    }
+    found
+}
+
+/// Checks that every access of `expected` was run with those counts and verdict, and that
+/// where the static count is exact, the run's full warps all equal it.
+fn check(name: &str, source: &str, expected: &[Seen]) -> Option<Value> {
+    if !symbolizer() {
+        return None;
+    }
+    let (code, report, said) = run(name, source, &[]);
+    assert_eq!(code, Some(0), "{said}");
+    let accesses: Vec<&Value> = report["kernels"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|k| k["accesses"].as_array().unwrap())
+        .collect();
+    for e in expected {
+        let a = accesses
+            .iter()
+            .find(|a| a["access"] == e.access)
+            .unwrap_or_else(|| panic!("no access `{}` in {report:#}", e.access));
+        let d = &a["dynamic"];
+        let range = |v: &Value| [v["min"].as_u64().unwrap(), v["max"].as_u64().unwrap()];
+        assert_eq!(range(&d["requests"]), e.requests, "{}: {a:#}", e.access);
+        assert_eq!(range(&d["sectors"]), e.sectors, "{}: {a:#}", e.access);
+        assert_eq!(d["agreement"]["verdict"], e.verdict, "{}: {a:#}", e.access);
+        for count in ["requests", "sectors"] {
+            if a[count]["exact"] == true {
+                let value = a[count]["value"].as_u64().unwrap();
+                assert_eq!(range(&d[count]), [value, value], "{}: {a:#}", e.access);
+            }
+        }
+        assert!(d["warps"].as_u64().unwrap() > 0, "{a:#}");
+    }
+    Some(report)
+}
+
+/// The host side that allocates `in` (n*count floats), `idx` (count ints: `IDX(i)`) and
+/// `out`, and launches `LAUNCHES` with 128 threads a block.
+macro_rules! program {
+    ($kernels:literal, $idx:literal, $launches:literal) => {
+        concat!(
+            "#include <stdio.h>\n#include <stdlib.h>\n",
+            $kernels,
+            "\nint main(void)\n{\n    int n = 64, count = 256;\n",
+            "    float *h = (float *)malloc(count * n * sizeof(float));\n",
+            "    int *hi = (int *)malloc(count * sizeof(int));\n",
+            "    for (int i = 0; i < count * n; i++) h[i] = i;\n",
+            "    for (int i = 0; i < count; i++) hi[i] = ",
+            $idx,
+            ";\n    float *in, *out;\n    int *idx;\n",
+            "    cudaMalloc((void **)&in, count * n * sizeof(float));\n",
+            "    cudaMalloc((void **)&out, count * sizeof(float));\n",
+            "    cudaMalloc((void **)&idx, count * sizeof(int));\n",
+            "    cudaMemcpy(in, h, count * n * sizeof(float), cudaMemcpyHostToDevice);\n",
+            "    cudaMemcpy(idx, hi, count * sizeof(int), cudaMemcpyHostToDevice);\n",
+            $launches,
+            "\n    cudaMemcpy(h, out, count * sizeof(float), cudaMemcpyDeviceToHost);\n",
+            "    printf(\"%f\\n\", h[1]);\n    return 0;\n}\n"
+        )
+    };
+}
+
+const THREE: &str = program!(
+    r#"__global__ void coalesced(const float *in, float *out)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    out[i] = in[i] * 2.0f;
+}
+
+__global__ void column(const float *in, float *out, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    float s = 0;
+    for (int j = 0; j < 4; j++)
+        s += in[i * n + j];
+    out[i] = s;
+}
+
+__global__ void gather(const float *in, const int *idx, float *out)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    out[i] = in[idx[i]];
+}"#,
+    "(i * 37) % count",
+    r#"    coalesced<<<count / 128, 128>>>(in, out);
+    column<<<dim3(count / 128), dim3(128, 1)>>>(in, out,
+                                               n);
+    gather<<<count / 128, 128, 0>>>(in, idx, out);"#
+);
+
+#[test]
+fn coalesced_column_and_gather_counts_agree_with_the_run() {
+    let Some(report) = check(
+        "three",
+        THREE,
+        &[
+            seen("in[i]", [1, 1], [4, 4]),
+            seen("in[i * n + j]", [32, 32], [32, 32]),
+            seen("idx[i]", [1, 1], [4, 4]),
+            // 37 elements apart modulo 256: 8 segments, 16 sectors, inside 1 to 32.
+            seen("in[idx[i]]", [8, 8], [16, 16]),
+        ],
+    ) else {
+        return;
+    };
+    // The column walk runs 4 times per warp (its loop), 8 warps.
+    let column = &report["kernels"][1]["accesses"][0];
+    assert_eq!(column["dynamic"]["warps"], 32, "{column:#}");
+    assert_eq!(report["run"]["events"], 256 * 2 + 256 * 5 + 256 * 3);
+}
+
+#[test]
+fn a_static_bound_is_confirmed_by_the_run() {
+    // A gather through sorted indices: statically anything from 1 to 32 requests; the run
+    // finds each warp's 32 lanes on one segment.
+    let Some(report) = check(
+        "bound",
+        program!(
+            r#"__global__ void gather(const float *in, const int *idx, float *out)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    out[i] = in[idx[i]];
+}"#,
+            "i",
+            "    gather<<<count / 128, 128>>>(in, idx, out);"
+        ),
+        &[seen("in[idx[i]]", [1, 1], [4, 4])],
+    ) else {
+        return;
+    };
+    let a = &report["kernels"][0]["accesses"][1];
+    assert_eq!(a["access"], "in[idx[i]]");
+    assert_eq!(a["coalescing"], "unknown");
+    assert_eq!(a["requests"]["min"], "1", "{a:#}");
+}
+
+#[test]
+fn a_warp_with_fewer_lanes_is_counted_apart() {
+    if !symbolizer() {
+        return;
+    }
+    // 40 threads a block: the second warp of each has 8 lanes.
+    let (code, report, said) = run(
+        "partial",
+        program!(
+            r#"__global__ void copy(const float *in, float *out)
+{
+    int i = blockIdx.x * 40 + threadIdx.x;
+    out[i] = in[i];
+}"#,
+            "i",
+            "    copy<<<2, 40>>>(in, out);"
+        ),
+        &[],
+    );
+    assert_eq!(code, Some(0), "{said}");
+    let d = &report["kernels"][0]["accesses"][0]["dynamic"];
+    assert_eq!(d["warps"], 2, "{d:#}");
+    assert_eq!(d["partial"]["warps"], 2, "{d:#}");
+    // Elements 32..39 and 72..79: one sector each.
+    assert_eq!(d["partial"]["sectors"]["max"], 1, "{d:#}");
+    assert_eq!(
+        d["requests"]["max"], 2,
+        "block 1 starts off a segment: {d:#}"
+    );
+}
+
+#[test]
+fn a_program_the_shim_cannot_build_is_named_with_the_first_error() {
+    let (code, report, said) = run(
+        "texture",
+        "texture<float, 1, cudaReadModeElementType> tex;\n\
+         __global__ void k(float *out) { out[threadIdx.x] = tex1Dfetch(tex, threadIdx.x); }\n\
+         int main(void) { float *o; cudaMalloc((void **)&o, 128); k<<<1, 32>>>(o); return 0; }\n",
+        &[],
+    );
+    assert_eq!(code, Some(1), "{said}");
+    assert!(
+        said.contains("error: --dynamic: `")
+            && said.contains("texture.cu` does not compile for the CPU shim: "),
+        "{said}"
+    );
+    assert!(
+        said.contains("texture.cu:1:"),
+        "the compiler's first error, at its line: {said}"
+    );
+    // The static report is still written.
+    assert_eq!(report["schema"], "warpwise/check-report/v1");
+}
+
+#[test]
+fn a_program_that_never_ends_is_killed_at_the_timeout() {
+    let started = Instant::now();
+    let (code, _, said) = run(
+        "forever",
+        "__global__ void k(float *out) { out[threadIdx.x] = 1; }\n\
+         int main(void) {\n    volatile int on = 1;\n    while (on) {}\n    return 0;\n}\n",
+        &["--timeout", "2"],
+    );
+    assert_eq!(code, Some(1), "{said}");
+    assert!(
+        said.contains("error: --dynamic: the program ran past 2 s and was killed"),
+        "{said}"
+    );
+    assert!(started.elapsed() < Duration::from_secs(60), "{said}");
+}
+
+#[test]
+fn a_program_that_crashes_gets_one_diagnostic() {
+    let (code, _, said) = run(
+        "crash",
+        "__global__ void k(float *out, int *bad) { out[threadIdx.x] = bad[threadIdx.x]; }\n\
+         int main(void) {\n    float *o;\n    cudaMalloc((void **)&o, 128);\n\
+         \x20   k<<<1, 32>>>(o, (int *)0);\n    return 0;\n}\n",
+        &[],
+    );
+    assert_eq!(code, Some(1), "{said}");
+    assert!(
+        said.contains("error: --dynamic: the program crashed: the kernel crashed (signal 11)"),
+        "{said}"
+    );
+    assert_eq!(said.matches("error: --dynamic").count(), 1, "{said}");
+}
+
+#[test]
+fn arguments_reach_the_program_split_and_unexpanded() {
+    if !symbolizer() {
+        return;
+    }
+    // The program launches only when it gets `-s` and `a b` as its arguments.
+    let (code, report, said) = run(
+        "args",
+        "#include <string.h>\n\
+         __global__ void k(float *out) { out[threadIdx.x] = 1; }\n\
+         int main(int argc, char **argv) {\n    float *o;\n    cudaMalloc((void **)&o, 128);\n\
+         \x20   if (argc == 3 && !strcmp(argv[1], \"-s\") && !strcmp(argv[2], \"a b\"))\n\
+         \x20       k<<<1, 32>>>(o);\n    return 0;\n}\n",
+        &["--args", "-s 'a b'"],
+    );
+    assert_eq!(code, Some(0), "{said}");
+    assert_eq!(report["run"]["events"], 32, "{report:#}");
+    assert_eq!(report["run"]["args"][1], "a b");
+}
+
+#[test]
+fn each_call_of_a_device_function_gets_its_own_count() {
+    if !symbolizer() {
+        return;
+    }
+    // `load` is read where each call passes its index: one instance walks a row, the
+    // other a column, and the run tells them apart by the call it was inlined at.
+    let (code, report, said) = run(
+        "calls",
+        program!(
+            r#"__device__ float load(const float *a, int i) { return a[i]; }
+
+__global__ void twice(const float *in, float *out)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    out[i] = load(in, i) + load(in, i * 32);
+}"#,
+            "i",
+            "    twice<<<count / 128, 128>>>(in, out);"
+        ),
+        &[],
+    );
+    assert_eq!(code, Some(0), "{said}");
+    let loads: Vec<&Value> = report["kernels"][0]["accesses"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|a| a["access"] == "a[i]")
+        .collect();
+    assert_eq!(loads.len(), 2, "{report:#}");
+    let seen: Vec<(u64, u64, &Value)> = loads
+        .iter()
+        .map(|a| {
+            let d = &a["dynamic"];
+            (
+                d["requests"]["max"].as_u64().unwrap(),
+                d["sectors"]["max"].as_u64().unwrap(),
+                &d["agreement"]["verdict"],
+            )
+        })
+        .collect();
+    assert_eq!(
+        seen,
+        [
+            (1, 4, &Value::from("agrees")),
+            (32, 32, &Value::from("agrees"))
+        ],
+        "{report:#}"
+    );
+}
+
+#[test]
+fn the_program_is_built_in_a_private_directory_removed_after_the_run() {
+    // The program exits with 7 unless its own directory (the build directory) is 0700 and
+    // its working directory is the input's.
+    let dir = scratch("dynamic", "private");
+    let tmp = dir.join("tmp");
+    std::fs::create_dir_all(&tmp).unwrap();
+    let file = dir.join("private.cu");
+    std::fs::write(
+        &file,
+        "#include <libgen.h>\n#include <string.h>\n#include <sys/stat.h>\n#include <unistd.h>\n\
+         int main(int argc, char **argv) {\n    struct stat s;\n    char here[4096];\n\
+         \x20   if (stat(dirname(argv[0]), &s) != 0 || (s.st_mode & 0777) != 0700) return 7;\n\
+         \x20   if (!getcwd(here, sizeof here) || !strstr(here, \"private\")) return 7;\n\
+         \x20   return 0;\n}\n",
+    )
+    .unwrap();
+    let out = std::process::Command::new(crate::common::bin())
+        .env("TMPDIR", &tmp)
+        .args(["check", "--dynamic", "--format", "json"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    let said = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{said}");
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(report["run"]["exit_status"].is_null(), "{report:#}");
+    assert_eq!(
+        std::fs::read_dir(&tmp).unwrap().count(),
+        0,
+        "left behind in {tmp:?}"
+    );
+}
+
+#[test]
+fn a_dereference_is_placed_on_its_own_access() {
+    // GCC places `*(p + k)` at its `*`, a column before the report's text of the access:
+    // the broadcast must not be counted with the column walk before it on the line.
+    let Some(_) = check(
+        "deref",
+        program!(
+            r#"__global__ void deref(const float *in, float *out)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    out[i] = *(in + 32 * i) / *(in + 1);
+}"#,
+            "i",
+            "    deref<<<count / 128, 128>>>(in, out);"
+        ),
+        &[
+            seen("(in + 32 * i)", [32, 32], [32, 32]),
+            seen("(in + 1)", [1, 1], [1, 1]),
+        ],
+    ) else {
+        return;
+    };
+}
