@@ -7,6 +7,7 @@ mod check_dynamic;
 mod check_emitted;
 mod check_html;
 mod check_kernels;
+mod check_names;
 mod check_sarif;
 mod cli;
 mod common;

@@ -21,6 +21,7 @@ mod lanes;
 pub mod launch;
 mod mask;
 pub mod model;
+pub(crate) mod present;
 pub mod text;
 mod variance;
 mod warp;
@@ -155,7 +156,7 @@ fn check_kernel(
         Some(v) => Dim::Known(v),
         None => Dim::Unknown(BLOCK_DIM[axis]),
     };
-    KernelReport {
+    let mut report = KernelReport {
         kernel: func.name.clone(),
         at: unit
             .resolve(func.name_span)
@@ -172,7 +173,9 @@ fn check_kernel(
         shared_accesses: checked.shared,
         branches: checked.branches,
         not_analysed: checked.not_analysed,
-    }
+    };
+    present::present(&mut report);
+    report
 }
 
 /// The kernel's integer parameters every launch passes the same constant (a size, a value
