@@ -1758,3 +1758,32 @@ fn cuda_refuses_a_loop_with_an_error_path() {
         "{all}"
     );
 }
+
+/// A gather through a whole allocated object, inside a host loop no data region covers:
+/// the port would copy the whole object on every step and is refused; the refusal says its
+/// size as the source writes it and where it is allocated. The rest of the program is
+/// ported and still prints what it printed.
+#[test]
+fn a_whole_object_copied_every_step_is_refused_with_its_size_and_place() {
+    let file = "tests/fixtures/openmp/whole_copies.c";
+    let dir = scratch("whole-copies");
+    let out = warpwise(&[
+        "emit",
+        "--target",
+        "openmp",
+        file,
+        "-o",
+        &dir.to_string_lossy(),
+    ]);
+    let all = text(&out);
+    assert!(
+        all.contains(
+            "not ported tests/fixtures/openmp/whole_copies.c:27:9: it maps the whole of `d.grid` (`8*d.length` bytes as allocated at whole_copies.c:15) on every launch, inside the loop at tests/fixtures/openmp/whole_copies.c:24:5"
+        ),
+        "{all}"
+    );
+    if !offload_available() {
+        return;
+    }
+    check(&[file, "--", "1000"], &[], 0, 2, &["PASS"]);
+}

@@ -47,11 +47,20 @@ pub(super) fn copied_every_iteration(
         else {
             continue;
         };
+        // The size reads its names where the object is allocated (`SD@684.max_num_nucs`
+        // is `SD` as line 684 has it): said by the place, written as the source names them.
+        let size = whole
+            .size
+            .map_names(|t| super::clauses::strip_qualifiers(t).0);
+        let at = if whole.allocated_at.is_empty() {
+            String::new()
+        } else {
+            format!(" at {}", whole.allocated_at.join(", "))
+        };
         out.push((
             p.loop_id.clone(),
             format!(
-                "it maps the whole of `{name}` ({} bytes as allocated) on every launch, inside the loop at {} that no data region keeps it on the device across; the copies would cost more than the loop",
-                whole.size,
+                "it maps the whole of `{name}` (`{size}` bytes as allocated{at}) on every launch, inside the loop at {} that no data region keeps it on the device across; the copies would cost more than the loop",
                 unit.loop_id_at(sites.loops[around].keyword)
             ),
         ));
