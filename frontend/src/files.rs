@@ -139,6 +139,46 @@ pub fn child_ended(pid: u32) {
     live.retain(|p| *p != pid);
 }
 
+/// How a waited-for child ended: its status, and whether the timeout killed it.
+#[derive(Debug)]
+pub struct Waited {
+    pub status: std::process::ExitStatus,
+    pub timed_out: bool,
+}
+
+/// Why a child could not be waited for: polling it, or reaping it once killed.
+#[derive(Debug)]
+pub enum WaitError {
+    Wait(std::io::Error),
+    Reap(std::io::Error),
+}
+
+/// Waits for `child`, killing it once `timeout` has passed (the user's program may loop
+/// forever); polls, so the caller's threads (a log reader) go on meanwhile.
+pub fn wait_with_timeout(
+    child: &mut std::process::Child,
+    timeout: std::time::Duration,
+) -> Result<Waited, WaitError> {
+    let started = std::time::Instant::now();
+    loop {
+        if let Some(status) = child.try_wait().map_err(WaitError::Wait)? {
+            return Ok(Waited {
+                status,
+                timed_out: false,
+            });
+        }
+        if started.elapsed() > timeout {
+            let _ = child.kill();
+            let status = child.wait().map_err(WaitError::Reap)?;
+            return Ok(Waited {
+                status,
+                timed_out: true,
+            });
+        }
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
+}
+
 /// Sends `signal` to every child process of [`child_started`] that has not ended, and
 /// gives each up to `grace` to end (the profiler runtime writes its profile on SIGTERM):
 /// a terminated `warpwise profile` must not leave the program running and writing later.

@@ -100,13 +100,8 @@ pub fn build(request: &Request, dir: &Path) -> Result<PathBuf, DynamicError> {
                     "-g",
                     "-finline-small-functions",
                 ])
-                .args(["-fsanitize=thread", "-fpermissive", "-w"])
-                .arg("-include")
-                .arg(shim.join(crate::SHIM_NAME))
-                .arg("-include")
-                .arg(shim.join("warpwise_dynamic.h"))
-                .arg("-I")
-                .arg(shim.join("include"));
+                .args(["-fsanitize=thread", "-fpermissive", "-w"]);
+                with_shim(&mut cmd, &shim);
                 cmd
             }
             "c" => {
@@ -117,13 +112,8 @@ pub fn build(request: &Request, dir: &Path) -> Result<PathBuf, DynamicError> {
             // C++ host code may include the program's CUDA headers: the shim, uninstrumented.
             _ => {
                 let mut cmd = Command::new("c++");
-                cmd.args(["-O1", "-g", "-w", "-fpermissive"])
-                    .arg("-include")
-                    .arg(shim.join(crate::SHIM_NAME))
-                    .arg("-include")
-                    .arg(shim.join("warpwise_dynamic.h"))
-                    .arg("-I")
-                    .arg(shim.join("include"));
+                cmd.args(["-O1", "-g", "-w", "-fpermissive"]);
+                with_shim(&mut cmd, &shim);
                 cmd
             }
         };
@@ -173,6 +163,17 @@ fn flags(input: &TranslationUnitInput, flags: &CompileFlags) -> Vec<String> {
     }
     out.extend(flags.undefines.iter().map(|u| format!("-U{u}")));
     out
+}
+
+/// The shim and its `--dynamic` additions included before every line of a unit, and its
+/// stand-in headers (`include/`) first on the search path.
+fn with_shim(cmd: &mut Command, shim: &Path) {
+    cmd.arg("-include")
+        .arg(shim.join(crate::SHIM_NAME))
+        .arg("-include")
+        .arg(shim.join("warpwise_dynamic.h"))
+        .arg("-I")
+        .arg(shim.join("include"));
 }
 
 fn compile(mut cmd: Command, file: &Path) -> Result<(), DynamicError> {

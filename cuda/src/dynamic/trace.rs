@@ -9,7 +9,6 @@ use std::collections::HashMap;
 use std::io::Read;
 use std::path::Path;
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
 
 const RECORD: usize = 40;
 const MAGIC: u64 = 0x3159_4e44_5757_5757;
@@ -53,23 +52,13 @@ pub fn run(
     frontend::files::child_started(child.id());
     let log = child.stdout.take();
     let reader = std::thread::spawn(move || log.map(read).unwrap_or_default());
-    let started = Instant::now();
-    let mut timed_out = false;
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(s)) => break s,
-            Ok(None) => {}
-            Err(e) => return Err(DynamicError::Tool(format!("waiting for the program: {e}"))),
-        }
-        if started.elapsed() > request.timeout {
-            let _ = child.kill();
-            timed_out = true;
-            break child
-                .wait()
-                .map_err(|e| DynamicError::Tool(format!("reaping the program: {e}")))?;
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    };
+    let waited = frontend::files::wait_with_timeout(&mut child, request.timeout).map_err(|e| {
+        DynamicError::Tool(match e {
+            frontend::files::WaitError::Wait(e) => format!("waiting for the program: {e}"),
+            frontend::files::WaitError::Reap(e) => format!("reaping the program: {e}"),
+        })
+    })?;
+    let (status, timed_out) = (waited.status, waited.timed_out);
     frontend::files::child_ended(child.id());
     let mut traced = reader
         .join()

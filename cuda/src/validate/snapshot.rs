@@ -23,7 +23,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 pub const SNAPSHOT_RT: &str = include_str!("snapshot_rt.c");
 
@@ -528,26 +528,14 @@ pub fn run_captured(
             })
         }
     };
-    let started = Instant::now();
-    let mut timed_out = false;
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(s)) => break s,
-            Ok(None) => {}
-            Err(source) => {
-                return Err(RunError::Wait {
-                    command: shown,
-                    source,
-                })
-            }
-        }
-        if started.elapsed() > timeout {
-            let _ = child.kill();
-            timed_out = true;
-            break child.wait().map_err(RunError::Reap)?;
-        }
-        std::thread::sleep(Duration::from_millis(2));
-    };
+    let waited = frontend::files::wait_with_timeout(&mut child, timeout).map_err(|e| match e {
+        frontend::files::WaitError::Wait(source) => RunError::Wait {
+            command: shown,
+            source,
+        },
+        frontend::files::WaitError::Reap(source) => RunError::Reap(source),
+    })?;
+    let (status, timed_out) = (waited.status, waited.timed_out);
     use std::os::unix::process::ExitStatusExt;
     let text = std::fs::read(&out_path).unwrap_or_default();
     let tail_start = text.len().saturating_sub(2000);
