@@ -4,7 +4,9 @@
 // The shim's state is per translation unit (its globals are static), so each unit tells
 // the hooks (warpwise_dynamic_hooks.c) through two functions of its own whether it is running
 // a launch, which block and thread, and whether an address lies in one of its cudaMalloc'd
-// buffers. Neither is instrumented: they run inside the hooks.
+// buffers. Neither is instrumented: they run inside the hooks. Each launch goes through
+// `ww_dyn_launch_kernel`, which tells the hooks its grid, block and integer arguments
+// (registered under this unit's number) before the shim runs it.
 #ifndef WARPWISE_DYNAMIC_H
 #define WARPWISE_DYNAMIC_H
 
