@@ -112,7 +112,12 @@ pub fn run(args: &CheckArgs) -> ExitCode {
         };
         match dynamic(&units, &inputs, argv, args.timeout) {
             Ok((observed, run)) => {
-                advisor::check::dynamic::attach(&mut report, &observed.sites, run);
+                advisor::check::dynamic::attach(
+                    &mut report,
+                    &observed.sites,
+                    &observed.launches,
+                    run,
+                );
             }
             Err(e) => {
                 eprintln!("error: --dynamic: {e}");

@@ -50,6 +50,23 @@ pub fn warp_var() -> Var {
     Var::new("#warp")
 }
 
+/// How the names of shifts begin: see [`shift_var`].
+const SHIFT: &str = "#shift.";
+
+/// The stand-in for a uniform value `name` that shifts a warp's addresses by a multiple of
+/// its coefficient (a kernel parameter added to the thread index, the first row of a warp
+/// that spans rows). Unlike a row's pitch, nothing makes it a whole number of segments, so
+/// it moves the warp's first address as the warp index does: its terms go with those of
+/// [`warp_var`] into the aligned residues.
+pub fn shift_var(name: &str) -> Var {
+    Var::new(&format!("{SHIFT}{name}"))
+}
+
+/// Whether `a` is a [`shift_var`].
+fn is_shift(a: &symbolic::Atom) -> bool {
+    matches!(a, symbolic::Atom::Var(v) if v.name().starts_with(SHIFT))
+}
+
 pub const ALIGNED_ROWS: &str = "assuming 128-byte aligned rows";
 pub const ALIGNED_SECTOR_ROWS: &str = "assuming 32-byte aligned rows";
 
@@ -176,7 +193,10 @@ fn residues(e: &Expr, line: i64) -> Option<Residues> {
             k0 = c;
             continue;
         }
-        let mentions_warp = m.factors().iter().any(|(a, _)| a.contains_var(&w));
+        let mentions_warp = m
+            .factors()
+            .iter()
+            .any(|(a, _)| a.contains_var(&w) || is_shift(a));
         if mentions_warp {
             g_warp = g_warp.gcd(&c);
         } else {

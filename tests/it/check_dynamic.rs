@@ -61,7 +61,7 @@ fn symbolizer() -> bool {
 }
 
 /// Checks that every access of `expected` was run with those counts and verdict, and that
-/// where the static count is exact, the run's full warps all equal it.
+/// where the static count is an exact number, the run's full warps all equal it.
 fn check(name: &str, source: &str, expected: &[Seen]) -> Option<Value> {
     if !symbolizer() {
         return None;
@@ -85,8 +85,8 @@ fn check(name: &str, source: &str, expected: &[Seen]) -> Option<Value> {
         assert_eq!(range(&d["sectors"]), e.sectors, "{}: {a:#}", e.access);
         assert_eq!(d["agreement"]["verdict"], e.verdict, "{}: {a:#}", e.access);
         for count in ["requests", "sectors"] {
-            if a[count]["exact"] == true {
-                let value = a[count]["value"].as_u64().unwrap();
+            // A symbolic count is held to each launch's warps with that launch's values.
+            if let (true, Some(value)) = (a[count]["exact"] == true, a[count]["value"].as_u64()) {
                 assert_eq!(range(&d[count]), [value, value], "{}: {a:#}", e.access);
             }
         }
@@ -410,4 +410,40 @@ fn a_dereference_is_placed_on_its_own_access() {
     ) else {
         return;
     };
+}
+
+/// A count written in a parameter (`in[i * s]`: `s` requests a warp, up to 32) that the
+/// launches pass as a variable is evaluated with each launch's arguments: 1 request and 4
+/// sectors for `s = 1`, 4 and 16 for `s = 4`, each launch's warps held to their own.
+#[test]
+fn a_symbolic_count_is_evaluated_with_each_launchs_values() {
+    let Some(report) = check(
+        "strided",
+        program!(
+            r#"__global__ void strided(const float *in, float *out, int s)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    out[i] = in[i * s];
+}"#,
+            "i",
+            "    for (int s = 1; s <= 4; s *= 4)\n        strided<<<count / 128, 128>>>(in, out, s);"
+        ),
+        &[seen("in[i * s]", [1, 4], [4, 16])],
+    ) else {
+        return;
+    };
+    let a = &report["kernels"][0]["accesses"][0];
+    assert!(a["requests"]["value"].is_null(), "symbolic: {a:#}");
+    let per = &a["dynamic"]["per_launch"];
+    assert_eq!(per["launches"], 2, "{a:#}");
+    assert_eq!(
+        per["requests"],
+        serde_json::json!({"min": 1, "max": 4}),
+        "{a:#}"
+    );
+    assert_eq!(
+        per["sectors"],
+        serde_json::json!({"min": 4, "max": 16}),
+        "{a:#}"
+    );
 }

@@ -409,7 +409,7 @@ __global__ void helper(const float *in, float *out)
 __global__ void uniform_pick(const float *in, float *out, int base)
 {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
-    int start = base == 0 ? 2 * blockIdx.x * blockDim.x + threadIdx.x : base + threadIdx.x;
+    int start = base == 0 ? 2 * blockIdx.x * blockDim.x + threadIdx.x : 32 * base + threadIdx.x;
     out[i] = in[start];
 }
 
@@ -1555,4 +1555,87 @@ fn a_clamped_neighbour_is_bounded_by_its_forms_together() {
     );
     let north = a.iter().find(|a| a.access == "inn[N]").unwrap();
     assert!(north.sectors.exact, "{north:#?}");
+}
+
+const OFF_BY_A_PARAMETER: &str = r#"__global__ void shifted_by(const float *in, float *out, int t)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    out[i] = in[i + t];
+}
+
+__global__ void row_heads(const float *in, float *out)
+{
+    int i = 16 * blockIdx.y + threadIdx.y + 1;
+    if (threadIdx.x == 0)
+        out[i] = in[i];
+}
+"#;
+
+/// A kernel parameter added to the thread index (Rodinia's gaussian, `b_cuda[xidx+1+t]`)
+/// moves the warp off a 128-byte boundary by as much as its value: unknown, the count is
+/// the aligned warp's at the fewest and a warp across two segments at the most. Run with
+/// `t = 3`: 12 bytes off, 2 requests and 5 sectors, where `t = 0` would take 1 and 4.
+#[test]
+fn a_parameter_added_to_the_index_may_misalign_the_warp() {
+    let report = check(
+        &Fixture {
+            name: "shifted_by",
+            source: OFF_BY_A_PARAMETER,
+            set: &[("blockDim.x", 64)],
+            kernel: "shifted_by",
+            grid: [2, 1, 1],
+            block: [64, 1, 1],
+            buffers: &[("in", "float", 256), ("out", "float", 128)],
+            init: "",
+            args: "in, out, 3",
+        },
+        &[load("in[i + t]", 2, 5, Coalescing::Misaligned)],
+    );
+    let a = &report.kernels[0].accesses[0];
+    assert_eq!(
+        (a.requests.min.as_deref(), a.sectors.min.as_deref()),
+        (Some("1"), Some("4")),
+        "{a:#?}"
+    );
+    // Known, it is counted as it is: `t = 32` puts the warp one segment on.
+    let known = analysed(&Fixture {
+        name: "shifted_by",
+        source: OFF_BY_A_PARAMETER,
+        set: &[("blockDim.x", 64), ("t", 32)],
+        kernel: "shifted_by",
+        grid: [2, 1, 1],
+        block: [64, 1, 1],
+        buffers: &[],
+        init: "",
+        args: "",
+    });
+    let a = &known.kernels[0].accesses[0];
+    assert_eq!((a.requests.value, a.sectors.value), (Some(1), Some(4)));
+    assert!(a.requests.exact, "{a:#?}");
+}
+
+/// A 16x16 block's warp spans rows `2w` and `2w + 1`; under `threadIdx.x == 0` two lanes
+/// read `in[16*blockIdx.y + threadIdx.y + 1]` (Rodinia's backprop, `input_cuda[index_in]`),
+/// 4 bytes apart, at `8w + 4` bytes into the block's row: across a sector for `w = 3`, across
+/// a segment for `w = 7` of an odd `blockIdx.y`. The warp's first row is not a row of
+/// aligned pitch: it ranges over the block's rows.
+#[test]
+fn the_rows_a_warp_spans_start_where_its_index_puts_them() {
+    check(
+        &Fixture {
+            name: "row_heads",
+            source: OFF_BY_A_PARAMETER,
+            set: &[("blockDim.x", 16), ("blockDim.y", 16)],
+            kernel: "row_heads",
+            grid: [1, 2, 1],
+            block: [16, 16, 1],
+            buffers: &[("in", "float", 64), ("out", "float", 64)],
+            init: "",
+            args: "in, out",
+        },
+        &[
+            load("in[i]", 2, 2, Coalescing::Broadcast),
+            store("out[i]", 2, 2, Coalescing::Broadcast),
+        ],
+    );
 }

@@ -277,6 +277,7 @@ mod tests {
                 None,
             ],
             block_dim_x: None,
+            free: Vec::new(),
         }
     }
 

@@ -12,8 +12,8 @@
 //! sites made at its place, and says whether the static count agrees.
 
 use super::model::{
-    AccessKind, AccessReport, Agreement, CheckReport, Count, Dynamic, PartialWarps, Range,
-    RunSummary, UnmatchedSite,
+    AccessKind, AccessReport, Agreement, CheckReport, Count, Dynamic, PartialWarps, PerLaunch,
+    Range, RunSummary, UnmatchedSite,
 };
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
@@ -113,6 +113,9 @@ pub struct Tally {
     nth: HashMap<(u32, u32), u32>,
     open: HashMap<(u32, u32, u32), Execution>,
     events: u64,
+    /// Per site and launch, the same counts: what a count written in a launch's sizes is
+    /// compared with.
+    by_launch: HashMap<(u32, u64), SiteTally>,
 }
 
 impl std::fmt::Debug for Tally {
@@ -180,19 +183,43 @@ impl Tally {
             g.dedup();
         }
         let (r, s) = (e.segments.len() as u64, e.sectors.len() as u64);
-        let tally = &mut self.sites[site];
-        if e.lanes == e.whole {
-            tally.full.add(r, s);
-        } else {
-            tally.partial.add(r, s);
+        let launch = self.block.map_or(0, |(launch, _)| launch);
+        let per_launch = self.by_launch.entry((site as u32, launch)).or_default();
+        for tally in [&mut self.sites[site], per_launch] {
+            if e.lanes == e.whole {
+                tally.full.add(r, s);
+            } else {
+                tally.partial.add(r, s);
+            }
         }
     }
 
     /// Per site (by its number), its executions.
-    pub fn finish(mut self) -> Vec<SiteTally> {
-        self.close_block();
-        self.sites
+    pub fn finish(self) -> Vec<SiteTally> {
+        self.finish_by_launch().0
     }
+
+    /// Per site (by its number), its executions, and per site its executions in each
+    /// launch.
+    pub fn finish_by_launch(mut self) -> (Vec<SiteTally>, Vec<BTreeMap<u64, SiteTally>>) {
+        self.close_block();
+        let mut launches = vec![BTreeMap::new(); self.sites.len()];
+        for ((site, launch), tally) in self.by_launch {
+            if let Some(l) = launches.get_mut(site as usize) {
+                l.insert(launch, tally);
+            }
+        }
+        (self.sites, launches)
+    }
+}
+
+/// What one launch ran with: its grid and block, and its arguments in order, each its
+/// value where it is an integer.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct LaunchValues {
+    pub grid: [u64; 3],
+    pub block: [u64; 3],
+    pub args: Vec<Option<i64>>,
 }
 
 /// A site of the run placed in the source: the innermost frame of its instruction that is
@@ -207,6 +234,8 @@ pub struct Site {
     /// the instance of a device function's access that one call made (the report's `via`).
     pub calls: Vec<(PathBuf, u32, u32)>,
     pub tally: SiteTally,
+    /// Its executions in each launch (by the launch's number in the log).
+    pub launches: BTreeMap<u64, SiteTally>,
 }
 
 /// `file:line:col` split, the file made absolute (relative to the working directory) so
@@ -245,7 +274,12 @@ type Placed = (usize, usize, u32, u32);
 /// of a load, the `=` of a store), so a site goes to the access on its line, of its
 /// direction, whose text spans the column (the innermost), else the nearest one that
 /// starts before it, else the nearest.
-pub fn attach(report: &mut CheckReport, sites: &[Site], mut run: RunSummary) {
+pub fn attach(
+    report: &mut CheckReport,
+    sites: &[Site],
+    launches: &HashMap<u64, LaunchValues>,
+    mut run: RunSummary,
+) {
     let mut places: HashMap<(PathBuf, u32), Vec<Placed>> = HashMap::new();
     for (k, kernel) in report.kernels.iter().enumerate() {
         for (i, a) in kernel.accesses.iter().enumerate() {
@@ -261,6 +295,7 @@ pub fn attach(report: &mut CheckReport, sites: &[Site], mut run: RunSummary) {
         }
     }
     let mut found: BTreeMap<(usize, usize), SiteTally> = BTreeMap::new();
+    let mut found_by_launch: BTreeMap<(usize, usize), BTreeMap<u64, SiteTally>> = BTreeMap::new();
     let mut unmatched: BTreeMap<(String, bool), u64> = BTreeMap::new();
     for site in sites {
         let fits = places
@@ -308,7 +343,13 @@ pub fn attach(report: &mut CheckReport, sites: &[Site], mut run: RunSummary) {
             .or_else(|| fits.iter().filter(|p| p.2 <= c).max_by_key(|p| p.2))
             .or_else(|| fits.iter().min_by_key(|p| p.2.abs_diff(c)));
         match chosen {
-            Some(&(k, i, _, _)) => found.entry((k, i)).or_default().merge(&site.tally),
+            Some(&(k, i, _, _)) => {
+                found.entry((k, i)).or_default().merge(&site.tally);
+                let mine = found_by_launch.entry((k, i)).or_default();
+                for (launch, tally) in &site.launches {
+                    mine.entry(*launch).or_default().merge(tally);
+                }
+            }
             None => {
                 let at = format!("{}:{}:{}", site.file.display(), site.line, site.col);
                 *unmatched.entry((at, site.write)).or_default() +=
@@ -317,8 +358,17 @@ pub fn attach(report: &mut CheckReport, sites: &[Site], mut run: RunSummary) {
         }
     }
     for ((k, i), tally) in found {
-        let a = &mut report.kernels[k].accesses[i];
-        a.dynamic = Some(Box::new(summarise(a, &tally)));
+        let kernel = &mut report.kernels[k];
+        let a = &kernel.accesses[i];
+        let mut d = summarise(a, &tally);
+        if matches!(d.agreement, Agreement::NotComparable(_)) {
+            let each = found_by_launch.remove(&(k, i)).unwrap_or_default();
+            if let Some((per, agreement)) = per_launch(a, &kernel.parameters, &each, launches) {
+                d.per_launch = Some(per);
+                d.agreement = agreement;
+            }
+        }
+        kernel.accesses[i].dynamic = Some(Box::new(d));
     }
     run.unmatched = unmatched
         .into_iter()
@@ -342,21 +392,145 @@ pub fn summarise(a: &AccessReport, tally: &SiteTally) -> Dynamic {
         requests: tally.partial.requests.unwrap_or(Range { min: 0, max: 0 }),
         sectors: tally.partial.sectors.unwrap_or(Range { min: 0, max: 0 }),
     });
-    // Where no warp ran it whole, the warps with fewer lanes are compared: under a guard
-    // decided lane by lane the count is for the lanes it lets through; under one that is
-    // not (`a full warp: ...`), a full warp's count is the most any of them takes.
-    let (compared, most_only) = match a.active.as_deref() {
-        Some(active) if tally.full.warps == 0 => (tally.partial, active.starts_with("a full warp")),
-        _ => (tally.full, false),
-    };
+    let (compared, most_only) = compared(a, tally);
     Dynamic {
         warps: tally.full.warps,
         requests: tally.full.requests,
         sectors: tally.full.sectors,
         partial,
+        per_launch: None,
         agreement: agreement(a, &compared, most_only),
     }
 }
+
+/// The executions the static count is held to, and whether only as the most. Where no
+/// warp ran it whole, the warps with fewer lanes are compared: under a guard decided lane
+/// by lane the count is for the lanes it lets through; under one that is not (`a full
+/// warp: ...`), a full warp's count is the most any of them takes.
+fn compared(a: &AccessReport, tally: &SiteTally) -> (Stats, bool) {
+    match a.active.as_deref() {
+        Some(active) if tally.full.warps == 0 => (tally.partial, active.starts_with("a full warp")),
+        _ => (tally.full, false),
+    }
+}
+
+/// The values a launch gives the names of a count: `blockDim.*`, `gridDim.*` and the
+/// kernel's integer parameters. The arguments are the last parameters': a value template's
+/// parameters come first in `parameters` and are no argument.
+fn launch_names(parameters: &[String], values: &LaunchValues) -> HashMap<String, i64> {
+    let mut names = HashMap::new();
+    for (axis, name) in ["x", "y", "z"].iter().enumerate() {
+        for (prefix, dims) in [("blockDim", values.block), ("gridDim", values.grid)] {
+            if let Ok(v) = i64::try_from(dims[axis]) {
+                names.insert(format!("{prefix}.{name}"), v);
+            }
+        }
+    }
+    let skip = parameters.len().saturating_sub(values.args.len());
+    for (name, arg) in parameters[skip..].iter().zip(&values.args) {
+        if let (false, Some(v)) = (name.is_empty(), arg) {
+            names.insert(name.clone(), *v);
+        }
+    }
+    names
+}
+
+/// `text` (a count as the report writes it) with `names`' values: a number, or `None`
+/// where it does not parse, names something else, or is not a non-negative integer.
+fn evaluated(text: &str, names: &HashMap<String, i64>) -> Option<u64> {
+    let e = symbolic::parse_expr(text).ok()?;
+    let ctx: HashMap<symbolic::Var, num_rational::BigRational> = e
+        .vars()
+        .into_iter()
+        .map(|v| {
+            let value = *names.get(v.name())?;
+            Some((v, num_rational::BigRational::from_integer(value.into())))
+        })
+        .collect::<Option<_>>()?;
+    let r = e.eval(&ctx).ok()?;
+    r.is_integer().then(|| u64::try_from(r.to_integer()).ok())?
+}
+
+/// `count` with its expressions evaluated: `None` where the most or the fewest is not a
+/// number (the count without aligned rows is left out where it is not).
+fn count_with(count: &Count, names: &HashMap<String, i64>) -> Option<Count> {
+    let most = count.value.or_else(|| evaluated(&count.max, names))?;
+    let at = |e: &Option<String>| match e {
+        None => Some(None),
+        Some(t) => evaluated(t, names).map(|v| Some(v.to_string())),
+    };
+    Some(Count {
+        max: most.to_string(),
+        value: Some(most),
+        min: at(&count.min)?,
+        // Without it an unaligned run reads as a disagreement, never as agreeing.
+        unaligned: at(&count.unaligned).flatten(),
+        exact: count.exact,
+    })
+}
+
+/// A symbolic count compared launch by launch: evaluated with each launch's values, held
+/// to that launch's warps as [`summarise`] holds them. The verdict is the worst launch's
+/// (disagrees, then unaligned rows), with the launch named; `None` where a launch compared
+/// leaves a name of the count unknown, or no launch ran the access as the count is for.
+fn per_launch(
+    a: &AccessReport,
+    parameters: &[String],
+    each: &BTreeMap<u64, SiteTally>,
+    launches: &HashMap<u64, LaunchValues>,
+) -> Option<(PerLaunch, Agreement)> {
+    let mut launches_compared = 0u64;
+    let mut requests: Option<Range> = None;
+    let mut sectors: Option<Range> = None;
+    let mut worst: Option<(u8, Agreement)> = None;
+    for (number, tally) in each {
+        let (seen, most_only) = compared(a, tally);
+        if seen.warps == 0 {
+            continue;
+        }
+        let names = launch_names(parameters, launches.get(number)?);
+        let mut at = a.clone();
+        at.requests = count_with(&a.requests, &names)?;
+        at.sectors = count_with(&a.sectors, &names)?;
+        let (r, s) = (at.requests.value?, at.sectors.value?);
+        requests = Some(widen(requests, r, r));
+        sectors = Some(widen(sectors, s, s));
+        launches_compared += 1;
+        let rank = |g: &Agreement| match g {
+            Agreement::Agrees => 0,
+            Agreement::Unaligned(_) => 1,
+            Agreement::Disagrees(_) => 2,
+            Agreement::NotComparable(_) => 3,
+        };
+        let got = match agreement(&at, &seen, most_only) {
+            Agreement::Unaligned(why) => {
+                Agreement::Unaligned(format!("launch {}: {why}", number & LAUNCH_MASK))
+            }
+            Agreement::Disagrees(why) => {
+                Agreement::Disagrees(format!("launch {}: {why}", number & LAUNCH_MASK))
+            }
+            other => other,
+        };
+        if rank(&got) == 3 {
+            return None;
+        }
+        if worst.as_ref().is_none_or(|(w, _)| rank(&got) > *w) {
+            worst = Some((rank(&got), got));
+        }
+    }
+    let (_, agreement) = worst?;
+    Some((
+        PerLaunch {
+            launches: launches_compared,
+            requests: requests?,
+            sectors: sectors?,
+        },
+        agreement,
+    ))
+}
+
+/// The launch's own number within the log's launch id (whose top bits name the unit).
+const LAUNCH_MASK: u64 = (1 << 48) - 1;
 
 fn agreement(a: &AccessReport, seen: &Stats, most_only: bool) -> Agreement {
     if seen.warps == 0 {
@@ -547,5 +721,71 @@ mod tests {
             summarise(&a, &partial_only).agreement,
             Agreement::NotComparable(_)
         ));
+    }
+
+    #[test]
+    fn a_symbolic_count_is_held_to_each_launchs_warps_with_its_values() {
+        let symbolic = |max: &str| Count {
+            max: max.into(),
+            value: None,
+            min: None,
+            unaligned: None,
+            exact: true,
+        };
+        let a = AccessReport {
+            at: "k.cu:1:1".into(),
+            via: vec![],
+            access: "a[i * s]".into(),
+            kind: AccessKind::Load,
+            bytes: 4,
+            array: None,
+            offset: None,
+            stride: None,
+            requests: symbolic("min(32, s)"),
+            sectors: symbolic("min(32, 4*s)"),
+            warp_bytes: 128,
+            ideal_sectors: 4,
+            coalescing: super::super::model::Coalescing::Uncoalesced,
+            when: None,
+            reason: None,
+            assumptions: vec![],
+            finding: None,
+            active: None,
+            dynamic: None,
+        };
+        let ran = |r: u64, s: u64| SiteTally {
+            full: Stats {
+                warps: 4,
+                requests: Some(Range { min: r, max: r }),
+                sectors: Some(Range { min: s, max: s }),
+            },
+            partial: Stats::default(),
+        };
+        // `N` a value template's parameter (no argument), then `a` a pointer, then `s`.
+        let params: Vec<String> = ["N", "a", "s"].map(String::from).to_vec();
+        let values = |s: i64| LaunchValues {
+            grid: [2, 1, 1],
+            block: [128, 1, 1],
+            args: vec![None, Some(s)],
+        };
+        let launches = HashMap::from([(1, values(1)), (2, values(4))]);
+        let each = BTreeMap::from([(1, ran(1, 4)), (2, ran(4, 16))]);
+        let (per, agreement) = per_launch(&a, &params, &each, &launches).unwrap();
+        assert_eq!(agreement, Agreement::Agrees);
+        assert_eq!(per.launches, 2);
+        assert_eq!(per.sectors, Range { min: 4, max: 16 });
+        // Launch 2's warps against launch 1's values: the launch is named.
+        let each = BTreeMap::from([(1, ran(1, 4)), (2, ran(1, 4))]);
+        let (_, agreement) = per_launch(&a, &params, &each, &launches).unwrap();
+        assert_eq!(
+            agreement,
+            Agreement::Disagrees(
+                "launch 2: requests 1 in the run, 4 counted; sectors 4 in the run, 16 counted"
+                    .into()
+            )
+        );
+        // A launch the log gives no values for: not evaluated.
+        let each = BTreeMap::from([(3, ran(1, 4))]);
+        assert!(per_launch(&a, &params, &each, &launches).is_none());
     }
 }

@@ -167,6 +167,24 @@ pub fn check(setting: &Setting) -> Checked {
         }
         if let Some(v) = setting.known.get(var.name()) {
             known.insert(var, Expr::constant(*v));
+        } else if matches!(symbol.origin, SymbolOrigin::Param(_)) && !symbol.is_pointer {
+            // An unknown scalar parameter added to the index may take any value.
+            coordinates.free.push((var, 1));
+        }
+    }
+    if let (Some(x), Some(_)) = (x, &coordinates.thread[1]) {
+        // A warp spanning rows starts on row `32*w / x` when `x` divides 32, any row
+        // otherwise; a block of one warp has only row 0.
+        let threads = setting.block.iter().try_fold(1, |n, d| d.map(|d| n * d));
+        if x % WARP as u64 != 0 && threads.is_none_or(|n| n > WARP as u64) {
+            let step = if (WARP as u64).is_multiple_of(x) {
+                WARP as u64 / x
+            } else {
+                1
+            };
+            coordinates
+                .free
+                .push((super::lanes::first_row(), step as i64));
         }
     }
     let kernel = Kernel {
@@ -419,6 +437,7 @@ impl Kernel<'_> {
                 elem,
                 &masked.warps,
                 masked.exact,
+                &self.coordinates.free,
             ) {
                 Some(mut c) => {
                     c.stride = super::warp::stride_along_x(&settled, &self.coordinates);
@@ -571,7 +590,14 @@ impl Kernel<'_> {
                 .collect();
             super::warp::over_forms(each)
         } else {
-            count_lanes(&clamp.offsets, elem, &masked.warps, false).or_else(|| {
+            count_lanes(
+                &clamp.offsets,
+                elem,
+                &masked.warps,
+                false,
+                &self.coordinates.free,
+            )
+            .or_else(|| {
                 // Forms a symbolic distance apart: each counted alone, then together.
                 let each = clamp
                     .offsets

@@ -136,6 +136,7 @@ mod tests {
         let c = Coordinates {
             thread: [Some(Var::new("threadIdx.x")), None, None],
             block_dim_x: None,
+            free: Vec::new(),
         };
         let env = crate::coalescing::warp_env(&SignEnv::new())
             .with(Var::new("threadIdx.x"), SignSet::NON_NEG)

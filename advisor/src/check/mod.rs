@@ -170,6 +170,11 @@ fn check_kernel(
         },
         assumptions,
         accesses: checked.accesses,
+        parameters: func
+            .params
+            .iter()
+            .map(|p| p.name.clone().unwrap_or_default())
+            .collect(),
         shared_accesses: checked.shared,
         branches: checked.branches,
         not_analysed: checked.not_analysed,

@@ -50,6 +50,10 @@ pub struct KernelReport {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub assumptions: Vec<String>,
     pub accesses: Vec<AccessReport>,
+    /// The kernel's parameters in order (a value template's first): what a launch's
+    /// arguments are named by when `--dynamic` evaluates a count with them.
+    #[serde(skip)]
+    pub parameters: Vec<String>,
     /// Each `__shared__` load, store and atomic with its bank conflicts.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub shared_accesses: Vec<SharedAccessReport>,
@@ -234,7 +238,22 @@ pub struct Dynamic {
     /// apart.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub partial: Option<PartialWarps>,
+    /// Where the static count is written in sizes the run knows (`min(32, Size)`,
+    /// `blockDim.x`, a kernel parameter): the count evaluated with each launch's grid,
+    /// block and integer arguments, and the agreement launch by launch.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub per_launch: Option<PerLaunch>,
     pub agreement: Agreement,
+}
+
+/// A symbolic static count evaluated per launch of the run.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct PerLaunch {
+    /// Launches compared (that ran the access, with every name of the count known).
+    pub launches: u64,
+    /// The evaluated counts' most, over the launches.
+    pub requests: Range,
+    pub sectors: Range,
 }
 
 /// Executions of an access by warps with fewer than their full lanes active.

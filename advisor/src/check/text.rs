@@ -138,7 +138,20 @@ fn dynamic(out: &mut String, d: &Dynamic) {
         Agreement::Disagrees(why) => format!("disagrees: {why}"),
         Agreement::NotComparable(why) => format!("not comparable: {why}"),
     };
-    let _ = writeln!(out, "    dynamic: {full}{partial}; {verdict}");
+    // A symbolic count evaluated with each launch's sizes and arguments.
+    let per_launch = d
+        .per_launch
+        .as_ref()
+        .map(|p| {
+            format!(
+                "; counted per launch ({} launches): {} requests, {} sectors",
+                p.launches,
+                shown(p.requests),
+                shown(p.sectors)
+            )
+        })
+        .unwrap_or_default();
+    let _ = writeln!(out, "    dynamic: {full}{partial}{per_launch}; {verdict}");
 }
 
 /// The run's totals (accesses counted, the report's accesses by verdict), and the places it

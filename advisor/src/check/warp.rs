@@ -15,8 +15,8 @@
 //!   apart are counted apart (an upper bound, said in the assumptions).
 
 use crate::coalescing::{
-    coalescing_factor, granules_from, sector_factor, thread_var, warp_env, Factor, LINE, SECTOR,
-    WARP,
+    coalescing_factor, granules_from, sector_factor, shift_var, thread_var, warp_env, Factor, LINE,
+    SECTOR, WARP,
 };
 use num_integer::Integer;
 use std::collections::{BTreeMap, HashMap};
@@ -29,6 +29,9 @@ pub struct Coordinates {
     pub thread: [Option<Var>; 3],
     /// `blockDim.x`.
     pub block_dim_x: Option<Var>,
+    /// Uniform names that may shift a warp's addresses off a segment when added to the
+    /// index alone, each with the step its values take ([`shifted`]).
+    pub free: Vec<(Var, i64)>,
 }
 
 /// A count per warp in requests (128-byte segments) and in sectors (32 bytes).
@@ -66,6 +69,7 @@ pub fn count(
 ) -> WarpCount {
     let tx = coordinates.thread[0].as_ref();
     let stride = stride_along_x(offset, coordinates);
+    let offset = &shifted(offset, &coordinates.free);
     match block_x {
         Some(x) if x % WARP as u64 != 0 => {
             let (requests, sectors, distinct) =
@@ -113,13 +117,19 @@ pub fn count_lanes(
     elem: u64,
     warps: &[Vec<super::lanes::Lane>],
     exact: bool,
+    free: &[(Var, i64)],
 ) -> Option<WarpCount> {
     let mut per_warp: Vec<(Factor, Factor)> = Vec::new();
     let mut distinct = 1;
     for lanes in warps {
         let offsets: Vec<Expr> = lanes
             .iter()
-            .flat_map(|l| forms.iter().map(|f| f.substitute(&l.coords).ok()))
+            .flat_map(|l| {
+                forms.iter().map(|f| {
+                    let o = shifted(f, free).substitute(&l.coords).ok()?;
+                    Some(shifted(&o, &rows_of(free)))
+                })
+            })
             .collect::<Option<_>>()?;
         let first = offsets.first()?;
         let diffs: Vec<i64> = offsets
@@ -219,6 +229,62 @@ fn over_warps(parts: Vec<Factor>) -> Option<Factor> {
     })
 }
 
+/// `offset` with each term that is a number times one name of `free` alone (`4*t` in
+/// `4*t + 4*threadIdx.x`) written with that name's [`shift_var`], its coefficient times
+/// the name's step: a kernel parameter added to the index, unknown, may start the warp
+/// anywhere its element size allows, so the count is the most and the fewest over those
+/// starts rather than the aligned start's alone. A name that also multiplies another in the
+/// offset is a row's pitch (`4*n*threadIdx.y - 4*n`, the row above) and its terms stay
+/// under the aligned-rows assumption.
+pub fn shifted(offset: &Expr, free: &[(Var, i64)]) -> Expr {
+    let Some(poly) = offset.as_poly() else {
+        return offset.clone();
+    };
+    let mut out = offset.clone();
+    for (m, c) in poly.terms() {
+        let [(symbolic::Atom::Var(v), 1)] = m.factors() else {
+            continue;
+        };
+        let Some((_, step)) = free.iter().find(|(f, _)| f == v) else {
+            continue;
+        };
+        let pitch = poly
+            .terms()
+            .iter()
+            .any(|(other, _)| other != m && other.factors().iter().any(|(a, _)| a.contains_var(v)));
+        if pitch {
+            continue;
+        }
+        let Some(c) = c
+            .is_integer()
+            .then(|| c.to_integer())
+            .and_then(|c| i64::try_from(c).ok())
+        else {
+            continue;
+        };
+        let moved = Expr::from(v.clone())
+            .checked_mul(&Expr::constant(c))
+            .and_then(|term| out.checked_sub(&term))
+            .and_then(|rest| {
+                Expr::from(shift_var(v.name()))
+                    .checked_mul(&Expr::constant(c.saturating_mul(*step)))
+                    .and_then(|s| rest.checked_add(&s))
+            });
+        if let Ok(e) = moved {
+            out = e;
+        }
+    }
+    out
+}
+
+/// The warp's first row among `free`: what listing a warp's lanes brings into an offset.
+fn rows_of(free: &[(Var, i64)]) -> Vec<(Var, i64)> {
+    free.iter()
+        .filter(|(v, _)| *v == first_row())
+        .cloned()
+        .collect()
+}
+
 /// Distinct offsets among the threads `#tx = 32*#warp + t` of a warp (32 when they cannot
 /// be told apart).
 fn distinct_along_x(offset: &Expr) -> u64 {
@@ -311,7 +377,10 @@ fn spanning_rows(
                         .ok()?;
                     map.insert(ty.clone(), row);
                 }
-                offset.substitute(&map).ok()
+                offset
+                    .substitute(&map)
+                    .ok()
+                    .map(|o| shifted(&o, &rows_of(&coordinates.free)))
             })
             .collect();
         let Some(offsets) = offsets else {
@@ -496,6 +565,7 @@ mod tests {
                 None,
             ],
             block_dim_x: Some(Var::new("blockDim.x")),
+            free: Vec::new(),
         }
     }
 

@@ -44,6 +44,8 @@ pub struct Request {
 #[derive(Clone, Debug)]
 pub struct Observed {
     pub sites: Vec<Site>,
+    /// Each launch's grid, block and integer arguments, by its number in the log.
+    pub launches: std::collections::HashMap<u64, advisor::check::dynamic::LaunchValues>,
     pub events: u64,
     /// The log stopped at `max_events`.
     pub truncated: bool,
@@ -109,8 +111,9 @@ pub fn run(request: &Request) -> Result<Observed, DynamicError> {
         .pcs
         .iter()
         .zip(traced.tallies)
+        .zip(traced.by_launch)
         .zip(places)
-        .filter_map(|(((_, write), tally), frames)| {
+        .filter_map(|((((_, write), tally), launches), frames)| {
             let (file, line, col) = frames.first()?.clone();
             Some(Site {
                 file,
@@ -119,11 +122,13 @@ pub fn run(request: &Request) -> Result<Observed, DynamicError> {
                 write: *write,
                 calls: frames[1..].to_vec(),
                 tally,
+                launches,
             })
         })
         .collect();
     Ok(Observed {
         sites,
+        launches: traced.launches,
         events: traced.events,
         truncated: traced.truncated,
         exit_status: traced.exit_status,

@@ -4,8 +4,8 @@
 //! nor memory grows with the number of accesses.
 
 use super::{DynamicError, Request};
-use advisor::check::dynamic::{Access, SiteTally, Tally};
-use std::collections::HashMap;
+use advisor::check::dynamic::{Access, LaunchValues, SiteTally, Tally};
+use std::collections::{BTreeMap, HashMap};
 use std::io::Read;
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -21,6 +21,10 @@ pub struct Traced {
     /// Per site (its number): the PC and whether it writes.
     pub pcs: Vec<(u64, bool)>,
     pub tallies: Vec<SiteTally>,
+    /// Per site, its executions in each launch.
+    pub by_launch: Vec<BTreeMap<u64, SiteTally>>,
+    /// Each launch's grid, block and integer arguments, by its number in the log.
+    pub launches: HashMap<u64, LaunchValues>,
     pub events: u64,
     pub truncated: bool,
     pub exit_status: Option<i32>,
@@ -132,6 +136,27 @@ fn read(log: impl Read) -> Traced {
                 traced.truncated = true;
                 continue;
             }
+            3 => {
+                let unpack = |w: u64| [w & 0x1f_ffff, (w >> 21) & 0x1f_ffff, (w >> 42) & 0x1f_ffff];
+                // A launch the shim refused has its number taken by the next: the last wins.
+                traced.launches.insert(
+                    word(&r, 16),
+                    LaunchValues {
+                        grid: unpack(word(&r, 0)),
+                        block: unpack(word(&r, 8)),
+                        args: vec![None; usize::try_from(word(&r, 24)).unwrap_or(0).min(256)],
+                    },
+                );
+                continue;
+            }
+            4 => {
+                let l = traced.launches.entry(word(&r, 16)).or_default();
+                let i = usize::try_from(word(&r, 0)).unwrap_or(usize::MAX);
+                if let Some(arg) = l.args.get_mut(i) {
+                    *arg = (r[38] != 0).then_some(word(&r, 8) as i64);
+                }
+                continue;
+            }
             _ => continue,
         }
         let (pc, write) = (word(&r, 0), r[38] != 0);
@@ -151,10 +176,11 @@ fn read(log: impl Read) -> Traced {
         });
     }
     traced.events = tally.events();
-    traced.tallies = tally.finish();
+    (traced.tallies, traced.by_launch) = tally.finish_by_launch();
     traced
         .tallies
         .resize(traced.pcs.len(), SiteTally::default());
+    traced.by_launch.resize(traced.pcs.len(), BTreeMap::new());
     traced
 }
 
@@ -195,5 +221,38 @@ mod tests {
         };
         assert_eq!(full(0), (1, 1, 4));
         assert_eq!(full(1), (1, 32, 32));
+    }
+
+    #[test]
+    fn a_launchs_grid_block_and_integer_arguments_are_read_and_its_accesses_kept_apart() {
+        // Launch 1 of unit 0: grid (4, 2, 1), block (128, 1, 1), arguments a pointer and 7.
+        let launch = |pc: u64, addr: u64, n: u64, write: u8, kind: u8| {
+            let mut r = Vec::with_capacity(RECORD);
+            for w in [pc, addr, 1, n] {
+                r.extend_from_slice(&w.to_le_bytes());
+            }
+            r.extend_from_slice(&[0; 6]);
+            r.push(write);
+            r.push(kind);
+            r
+        };
+        let mut log = record(MAGIC, 0x5000, 0, 0, 1);
+        log.extend(launch(
+            4 | 2 << 21 | 1 << 42,
+            128 | 1 << 21 | 1 << 42,
+            2,
+            0,
+            3,
+        ));
+        log.extend(launch(0, 0x7000, 0, 0, 4));
+        log.extend(launch(1, 7, 0, 1, 4));
+        for thread in 0..32u16 {
+            log.extend(record(0x5123, 4096 + 4 * u64::from(thread), 0, thread, 0));
+        }
+        let traced = read(&log[..]);
+        let l = &traced.launches[&1];
+        assert_eq!((l.grid, l.block), ([4, 2, 1], [128, 1, 1]));
+        assert_eq!(l.args, [None, Some(7)]);
+        assert_eq!(traced.by_launch[0][&1].full.warps, 1);
     }
 }

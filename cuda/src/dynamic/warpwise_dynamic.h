@@ -4,15 +4,24 @@
 // The shim's state is per translation unit (its globals are static), so each unit tells
 // the hooks (warpwise_dynamic_hooks.c) through two functions of its own whether it is running
 // a launch, which block and thread, and whether an address lies in one of its cudaMalloc'd
-// buffers. Neither is instrumented: they run inside the hooks.
+// buffers. Neither is instrumented: they run inside the hooks. Each launch goes through
+// `ww_dyn_launch_kernel`, which tells the hooks its grid, block and integer arguments
+// (registered under this unit's number) before the shim runs it.
 #ifndef WARPWISE_DYNAMIC_H
 #define WARPWISE_DYNAMIC_H
 
 #include <stdint.h>
 #include <time.h> // nvcc's runtime header brings it
+#include <type_traits>
 
-extern "C" void ww_dyn_register(int (*where)(uint64_t *, uint64_t *, uint32_t *),
-                                int (*owns)(const void *, unsigned));
+extern "C" int ww_dyn_register(int (*where)(uint64_t *, uint64_t *, uint32_t *),
+                               int (*owns)(const void *, unsigned));
+extern "C" void ww_dyn_launch(int unit, uint64_t launch, const unsigned *grid,
+                              const unsigned *block, int n, const long long *values,
+                              const unsigned char *integral);
+
+// This unit's number among the registered ones: the hooks tag its launches with it.
+static int ww_dyn_unit = -1;
 
 // Whether this unit runs a launch now: its number, the block's linear id, and the thread's
 // linear id with the block's number of threads above it (bits 16 and up).
@@ -42,8 +51,35 @@ __attribute__((no_sanitize_thread)) static int ww_dyn_owns(const void *addr, uns
 
 __attribute__((constructor, no_sanitize_thread)) static void ww_dyn_register_unit(void)
 {
-    ww_dyn_register(ww_dyn_where, ww_dyn_owns);
+    ww_dyn_unit = ww_dyn_register(ww_dyn_where, ww_dyn_owns);
 }
+
+// One argument of a launch: its value where it is an integer (a size, an index), which a
+// static count written in the kernel's parameters is evaluated with.
+template <typename T> static inline long long ww_dyn_int(const T &x, std::true_type) { return (long long)x; }
+template <typename T> static inline long long ww_dyn_int(const T &, std::false_type) { return 0; }
+template <typename T> static inline void ww_dyn_arg(long long *v, unsigned char *k, int i, const T &x)
+{
+    typedef std::integral_constant<bool, std::is_integral<T>::value || std::is_enum<T>::value> integer;
+    k[i] = integer::value;
+    v[i] = ww_dyn_int(x, integer());
+}
+
+// A launch as the shim runs it, its grid, block and integer arguments told to the hooks
+// first, under the number the shim gives it (one past the launches run so far).
+template <typename... P, typename... A>
+static void ww_dyn_launch_kernel(void (*kernel)(P...), dim3 grid, dim3 block, size_t shared, A... args)
+{
+    long long values[sizeof...(A) + 1];
+    unsigned char integral[sizeof...(A) + 1];
+    int i = 0;
+    int expand[] = {0, (ww_dyn_arg(values, integral, i++, args), 0)...};
+    (void)expand;
+    unsigned g[3] = {grid.x, grid.y, grid.z}, b[3] = {block.x, block.y, block.z};
+    ww_dyn_launch(ww_dyn_unit, ww_cpu.launches + 1, g, b, (int)sizeof...(A), values, integral);
+    ww_cpu_launch(kernel, grid, block, shared, args...);
+}
+#define ww_cpu_launch ww_dyn_launch_kernel
 
 // A kernel's `__shared__` array is one per block: blocks run one after another and a
 // block's threads (fibers) see the same static object. (`extern __shared__` is left to the

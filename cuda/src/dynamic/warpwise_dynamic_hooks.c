@@ -9,7 +9,8 @@
  * writes. The log is the program's original stdout (a pipe warpwise reads as the program
  * runs); the program's own stdout goes to the file WW_DYNAMIC_STDOUT names. The first
  * record holds the load base of the executable (PCs minus it are what the symbolizer
- * reads); after WW_DYNAMIC_MAX_EVENTS accesses a last record says the log stops there. */
+ * reads); after WW_DYNAMIC_MAX_EVENTS accesses a last record says the log stops there.
+ * Before each launch, records give its grid, block and integer arguments. */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <link.h>
@@ -28,7 +29,7 @@ struct ww_record {
     uint32_t thread;
     uint16_t size;
     uint8_t write;
-    uint8_t kind; /* 0 an access, 1 the header, 2 the log stops */
+    uint8_t kind; /* 0 an access, 1 the header, 2 the log stops, 3 a launch, 4 its argument */
 };
 
 #define WW_UNITS 64
@@ -39,13 +40,14 @@ static FILE *ww_log;
 static unsigned long long ww_events, ww_max_events = 50000000ULL;
 static int ww_busy, ww_stopped;
 
-void ww_dyn_register(ww_where_fn where, ww_owns_fn owns)
+int ww_dyn_register(ww_where_fn where, ww_owns_fn owns)
 {
     if (ww_units < WW_UNITS) {
         ww_wheres[ww_units] = where;
         ww_owners[ww_units] = owns;
-        ww_units++;
+        return ww_units++;
     }
+    return -1;
 }
 
 static int ww_base(struct dl_phdr_info *info, size_t size, void *data)
@@ -120,6 +122,32 @@ static void ww_note(void *pc, const void *addr, unsigned long size, int write)
         break;
     }
     ww_busy = 0;
+}
+
+/* A launch that unit `unit` is about to run as its launch number `launch`: its grid and
+ * block (x, y, z packed 21 bits each), then each argument, its value where it is an integer
+ * (`write` 1) and not otherwise. What the static counts written in the kernel's sizes and
+ * parameters are evaluated with, launch by launch. */
+void ww_dyn_launch(int unit, uint64_t launch, const unsigned *grid, const unsigned *block, int n,
+                   const long long *values, const unsigned char *integral)
+{
+    if (!ww_log || ww_stopped || unit < 0)
+        return;
+    struct ww_record r;
+    memset(&r, 0, sizeof r);
+    r.kind = 3;
+    r.launch = launch | (uint64_t)unit << 48;
+    r.pc = grid[0] | (uint64_t)grid[1] << 21 | (uint64_t)grid[2] << 42;
+    r.addr = block[0] | (uint64_t)block[1] << 21 | (uint64_t)block[2] << 42;
+    r.block = (uint64_t)n;
+    fwrite(&r, sizeof r, 1, ww_log);
+    for (int i = 0; i < n; i++) {
+        r.kind = 4;
+        r.pc = (uint64_t)i;
+        r.addr = (uint64_t)values[i];
+        r.write = integral[i];
+        fwrite(&r, sizeof r, 1, ww_log);
+    }
 }
 
 #define WW_HOOKS(n)                                                                          \
