@@ -329,10 +329,10 @@ fn check(
     let expected = reported(mapping, &values);
     let mut set = values.clone();
     set.extend(pitches(&source, &values));
-    // The report assumes a size added to the index alone (`a[i + 2*n]`) keeps the warp on
-    // its aligned start; check counts such a parameter for any value unless it is known,
-    // so it is given check too: a multiple of 32 of its own, so that forms that differ by
-    // parameters (`slice + k`, `size + k`) stay apart.
+    // The report and check both take a size added to the index alone (`a[i + 2*n]`) to
+    // keep the warp on its aligned start; giving check the values too (a multiple of 32 of
+    // its own, so that forms that differ by parameters, `slice + k`, `size + k`, stay
+    // apart) compares the two on numbers.
     for (i, p) in scalar_parameters(&source).into_iter().enumerate() {
         set.entry(p).or_insert(SIZE * (2 + i as i64));
     }
@@ -522,10 +522,7 @@ fn a_branch_that_picks_the_address_per_lane_mixes_its_forms_in_one_warp() {
             &check,
             ["/requests/value", "/sectors/value", "/requests/unaligned"]
         ),
-        // Check, sizes unset, counts `size + k` (`size - slice + i + ...`) with the
-        // parameters unknown: that form may start anywhere, 1 to 2 requests, 4 to 5 sectors;
-        // `slice + k` has no parameter left (`i + ...`): 1 and 4.
-        ["3", "9", "\"4\""]
+        ["2", "8", "\"4\""]
     );
     // The run decides: size 1024, slice 3. The inner loop's `k` moves the warp's addresses
     // off the 128-byte boundary the aligned count assumes, so the bound is the unaligned

@@ -1572,9 +1572,11 @@ __global__ void row_heads(const float *in, float *out)
 "#;
 
 /// A kernel parameter added to the thread index (Rodinia's gaussian, `b_cuda[xidx+1+t]`)
-/// moves the warp off a 128-byte boundary by as much as its value: unknown, the count is
-/// the aligned warp's at the fewest and a warp across two segments at the most. Run with
-/// `t = 3`: 12 bytes off, 2 requests and 5 sectors, where `t = 0` would take 1 and 4.
+/// moves the warp off a 128-byte boundary by as much as its value: unknown, it is taken to
+/// keep the warp on a segment, as programs pass multiples of the block (huffman's
+/// `baseIndex`, cfd's `nelr`), and the `unaligned` figure says what any other value costs:
+/// a warp across two segments, 2 requests and 5 sectors. Run with `t = 32`; `t = 3` is
+/// counted exactly once given.
 #[test]
 fn a_parameter_added_to_the_index_may_misalign_the_warp() {
     let report = check(
@@ -1587,21 +1589,24 @@ fn a_parameter_added_to_the_index_may_misalign_the_warp() {
             block: [64, 1, 1],
             buffers: &[("in", "float", 256), ("out", "float", 128)],
             init: "",
-            args: "in, out, 3",
+            args: "in, out, 32",
         },
-        &[load("in[i + t]", 2, 5, Coalescing::Misaligned)],
+        &[load("in[i + t]", 1, 4, Coalescing::Coalesced)],
     );
     let a = &report.kernels[0].accesses[0];
     assert_eq!(
-        (a.requests.min.as_deref(), a.sectors.min.as_deref()),
-        (Some("1"), Some("4")),
+        (
+            a.requests.unaligned.as_deref(),
+            a.sectors.unaligned.as_deref()
+        ),
+        (Some("2"), Some("5")),
         "{a:#?}"
     );
-    // Known, it is counted as it is: `t = 32` puts the warp one segment on.
+    // Known, it is counted as it is: `t = 3` puts the warp 12 bytes off a segment.
     let known = analysed(&Fixture {
         name: "shifted_by",
         source: OFF_BY_A_PARAMETER,
-        set: &[("blockDim.x", 64), ("t", 32)],
+        set: &[("blockDim.x", 64), ("t", 3)],
         kernel: "shifted_by",
         grid: [2, 1, 1],
         block: [64, 1, 1],
@@ -1610,7 +1615,7 @@ fn a_parameter_added_to_the_index_may_misalign_the_warp() {
         args: "",
     });
     let a = &known.kernels[0].accesses[0];
-    assert_eq!((a.requests.value, a.sectors.value), (Some(1), Some(4)));
+    assert_eq!((a.requests.value, a.sectors.value), (Some(2), Some(5)));
     assert!(a.requests.exact, "{a:#?}");
 }
 
@@ -1638,4 +1643,34 @@ fn the_rows_a_warp_spans_start_where_its_index_puts_them() {
             store("out[i]", 2, 2, Coalescing::Broadcast),
         ],
     );
+}
+
+const SMALL_BLOCKS: &str = r#"__global__ void first_row(float *b, int n)
+{
+    int x = blockIdx.x * 4 + threadIdx.x;
+    if (threadIdx.y == 0)
+        b[x + 1] = 0.0f;
+}
+"#;
+
+/// Blocks of 4x4 threads whose first row stores 4 floats (Rodinia's gaussian,
+/// `b_cuda[xidx+1+t]` under `yidx == 0`): a warp's 16 bytes start 16 bytes on per block,
+/// which the aligned-rows assumption takes as whole segments (1 sector); the `unaligned`
+/// figure keeps what an odd block really takes, 2 sectors, as the run shows.
+#[test]
+fn a_guarded_access_of_small_blocks_keeps_its_unaligned_count() {
+    let report = analysed(&Fixture {
+        name: "first_row",
+        source: SMALL_BLOCKS,
+        set: &[("blockDim.x", 4), ("blockDim.y", 4)],
+        kernel: "first_row",
+        grid: [2, 1, 1],
+        block: [4, 4, 1],
+        buffers: &[],
+        init: "",
+        args: "",
+    });
+    let a = &report.kernels[0].accesses[0];
+    assert_eq!(a.sectors.value, Some(1), "{a:#?}");
+    assert_eq!(a.sectors.unaligned.as_deref(), Some("2"), "{a:#?}");
 }

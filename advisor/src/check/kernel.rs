@@ -165,11 +165,12 @@ pub fn check(setting: &Setting) -> Checked {
                 continue;
             }
         }
+        // An unknown scalar parameter added to the index alone (`in[i + t]`) is taken, as a
+        // row offset is, to keep the warp on a segment: programs pass multiples of the
+        // block (huffman's `baseIndex`, cfd's `nelr`), and the report's `unaligned` figure
+        // says what a value off a segment costs (gaussian's `t`).
         if let Some(v) = setting.known.get(var.name()) {
             known.insert(var, Expr::constant(*v));
-        } else if matches!(symbol.origin, SymbolOrigin::Param(_)) && !symbol.is_pointer {
-            // An unknown scalar parameter added to the index may take any value.
-            coordinates.free.push((var, 1));
         }
     }
     if let (Some(x), Some(_)) = (x, &coordinates.thread[1]) {

@@ -200,11 +200,14 @@ pub fn together(each: Vec<WarpCount>, env: &SignEnv) -> WarpCount {
     }
 }
 
-/// Constant counts of several warps together: the most, the fewest where they differ.
+/// Constant counts of several warps together: the most, the fewest where they differ, and
+/// the most without the aligned-rows assumption where some warp's count makes it (a
+/// block's offset, `16*blockIdx.x` bytes, taken as a whole number of segments).
 fn over_warps(parts: Vec<Factor>) -> Option<Factor> {
     let value = |e: &Expr| e.as_integer().and_then(|i| i64::try_from(i).ok());
     let mut most = 0;
     let mut fewest = i64::MAX;
+    let mut unaligned: Option<i64> = None;
     let mut exact = true;
     let mut assumptions: Vec<String> = Vec::new();
     for f in &parts {
@@ -212,6 +215,9 @@ fn over_warps(parts: Vec<Factor>) -> Option<Factor> {
         let lo = f.min_requests.as_ref().map_or(Some(hi), value)?;
         most = most.max(hi);
         fewest = fewest.min(lo);
+        if let Some(u) = f.unaligned.as_ref() {
+            unaligned = Some(unaligned.unwrap_or(0).max(value(u)?));
+        }
         exact &= f.exact;
         for a in &f.assumptions {
             if !assumptions.contains(a) {
@@ -222,7 +228,10 @@ fn over_warps(parts: Vec<Factor>) -> Option<Factor> {
     (!parts.is_empty()).then(|| Factor {
         requests: Expr::constant(most),
         min_requests: (fewest != most).then(|| Expr::constant(fewest)),
-        unaligned: None,
+        unaligned: unaligned
+            .map(|u| u.max(most))
+            .filter(|u| *u != most)
+            .map(Expr::constant),
         stride: None,
         exact: exact && fewest == most,
         assumptions,
