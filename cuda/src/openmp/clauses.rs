@@ -2038,7 +2038,7 @@ fn unqualified_section(
 
 /// `expr` with `name@LINE`, `name@LINE:COL` and `name@?K` written `name`, and the
 /// qualified names found (stem, qualifier).
-pub(super) fn strip_qualifiers(expr: &str) -> (String, Vec<(String, String)>) {
+fn strip_qualifiers(expr: &str) -> (String, Vec<(String, String)>) {
     let toks = crate::ctext::code_tokens(expr);
     let t = |k: usize| toks.get(k).map_or("", |x| crate::ctext::tok_text(expr, x));
     let mut out = String::new();
