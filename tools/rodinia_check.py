@@ -611,18 +611,25 @@ def speed(args, warpwise):
     if args.dry_run:
         print(text)
         return 0
+    return write_block(text, SPEED_START, SPEED_END, [CHECK_END])
+
+
+def write_block(text, start, end, after):
+    """Writes `text` into the evaluation page: over the block between `start` and `end`
+    where the page has one, else after the first marker of `after` the page holds."""
     path = os.path.join(REPO, EVALUATION_PAGE)
     page = open(path).read()
-    if SPEED_START in page and SPEED_END in page:
-        head, rest = page.split(SPEED_START, 1)
-        page = head + text.rstrip("\n") + rest.split(SPEED_END, 1)[1]
-    elif CHECK_END in page:
-        head, tail = page.split(CHECK_END, 1)
-        page = head + CHECK_END + "\n\n" + text.rstrip("\n") + tail
+    if start in page and end in page:
+        head, rest = page.split(start, 1)
+        page = head + text.rstrip("\n") + rest.split(end, 1)[1]
     else:
-        print(f"rodinia_check: {EVALUATION_PAGE} has no check section to follow",
-              file=sys.stderr)
-        return 1
+        marker = next((m for m in after if m in page), None)
+        if marker is None:
+            print(f"rodinia_check: {EVALUATION_PAGE} has no check section to follow",
+                  file=sys.stderr)
+            return 1
+        head, tail = page.split(marker, 1)
+        page = head + marker + "\n\n" + text.rstrip("\n") + tail
     open(path, "w").write(page)
     print(f"wrote {EVALUATION_PAGE}")
     return 0
@@ -770,22 +777,7 @@ def dynamic(args, warpwise):
     if args.dry_run:
         print(text)
         return 0
-    path = os.path.join(REPO, EVALUATION_PAGE)
-    page = open(path).read()
-    if DYNAMIC_START in page and DYNAMIC_END in page:
-        head, rest = page.split(DYNAMIC_START, 1)
-        page = head + text.rstrip("\n") + rest.split(DYNAMIC_END, 1)[1]
-    else:
-        after = SPEED_END if SPEED_END in page else CHECK_END
-        if after not in page:
-            print(f"rodinia_check: {EVALUATION_PAGE} has no check section to follow",
-                  file=sys.stderr)
-            return 1
-        head, tail = page.split(after, 1)
-        page = head + after + "\n\n" + text.rstrip("\n") + tail
-    open(path, "w").write(page)
-    print(f"wrote {EVALUATION_PAGE}")
-    return 0
+    return write_block(text, DYNAMIC_START, DYNAMIC_END, [SPEED_END, CHECK_END])
 
 
 def main():

@@ -74,23 +74,11 @@ impl Quantity {
         rename_text: impl Fn(&str) -> String,
     ) {
         self.text = rename_text(&self.text);
-        let Some(e) = self.expr.as_ref() else {
-            return;
-        };
-        let map: HashMap<Var, Expr> = e
-            .vars()
-            .into_iter()
-            .filter_map(|v| {
-                let shown = name(v.name());
-                (shown != v.name()).then(|| (v, Expr::var(&shown)))
-            })
-            .collect();
-        if map.is_empty() {
-            return;
+        if let Some(renamed) = self.expr.as_ref().and_then(|e| renamed_vars(e, &name)) {
+            // A substitution of variables for variables cannot fail; were it to, the text
+            // stands alone rather than beside an expression it no longer matches.
+            self.expr = renamed.ok();
         }
-        // A substitution of variables for variables cannot fail; were it to, the text
-        // stands alone rather than beside an expression it no longer matches.
-        self.expr = e.substitute(&map).ok();
     }
 
     /// The quantity with its names rewritten by `f`, a rewriting of C text that renames
@@ -102,20 +90,10 @@ impl Quantity {
         let Some(e) = self.expr.as_ref() else {
             return Quantity::c_text(f(&self.text));
         };
-        let map: HashMap<Var, Expr> = e
-            .vars()
-            .into_iter()
-            .filter_map(|v| {
-                let renamed = f(v.name());
-                (renamed != v.name()).then(|| (v, Expr::var(&renamed)))
-            })
-            .collect();
-        if map.is_empty() {
-            return self.clone();
-        }
-        match e.substitute(&map) {
-            Ok(renamed) => Quantity::of(&renamed),
-            Err(_) => Quantity::c_text(f(&self.text)),
+        match renamed_vars(e, &f) {
+            None => self.clone(),
+            Some(Ok(renamed)) => Quantity::of(&renamed),
+            Some(Err(_)) => Quantity::c_text(f(&self.text)),
         }
     }
 
@@ -130,6 +108,22 @@ impl Quantity {
     pub(crate) fn text_mut(&mut self) -> &mut String {
         &mut self.text
     }
+}
+
+/// `e` with each variable renamed by `name`; `None` when `name` renames none.
+fn renamed_vars(
+    e: &Expr,
+    name: &impl Fn(&str) -> String,
+) -> Option<Result<Expr, symbolic::SymError>> {
+    let map: HashMap<Var, Expr> = e
+        .vars()
+        .into_iter()
+        .filter_map(|v| {
+            let shown = name(v.name());
+            (shown != v.name()).then(|| (v, Expr::var(&shown)))
+        })
+        .collect();
+    (!map.is_empty()).then(|| e.substitute(&map))
 }
 
 impl Default for Quantity {
