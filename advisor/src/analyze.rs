@@ -9,6 +9,8 @@ mod parameters;
 mod alias_pairs;
 // The dependences a loop carries, through memory and through scalars, phase by phase.
 mod dependences;
+// Which loads read what their memory holds where the loop starts: one value for the report.
+mod entry_values;
 
 use crate::access::{collect_accesses, MemAccess};
 use crate::aliasing::ParamAliasing;
@@ -590,7 +592,14 @@ impl<'a> FunctionContext<'a> {
             .unwrap_or_else(|| format!("{v}"))
     }
 
-    fn present(&self, report: &mut LoopReport) {
+    fn present(&self, id: LoopId, report: &mut LoopReport) {
+        let invariants = self.invariants(id);
+        let entry_value = |name: &str| {
+            self.rec
+                .symbols
+                .value_of(&Var::new(name))
+                .and_then(|v| self.entry_value_key(id, &invariants, v))
+        };
         let locate = |name: &str| {
             self.rec
                 .symbols
@@ -603,6 +612,7 @@ impl<'a> FunctionContext<'a> {
             locate: &locate,
             is_object: &is_object,
             in_scope: &in_scope,
+            entry_value: &entry_value,
         };
         crate::present::present(report, &places);
     }
@@ -1585,7 +1595,7 @@ impl<'a> FunctionContext<'a> {
             );
         }
         self.names_at_loop(id, &mut report);
-        self.present(&mut report);
+        self.present(id, &mut report);
         Some(report)
     }
 

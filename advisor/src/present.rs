@@ -25,11 +25,17 @@ pub type IsObject<'a> = dyn Fn(&str) -> bool + 'a;
 /// that value: a loop's variable read inside its loop, which nothing else there names.
 pub type InScope<'a> = dyn Fn(&str, u32) -> bool + 'a;
 
+/// For a numbered symbol that is a load reading what its memory holds where the loop
+/// starts, a key equal for two such loads exactly when they read one address: one value,
+/// shown by one name. `None` for every other symbol.
+pub type EntryValue<'a> = dyn Fn(&str) -> Option<String> + 'a;
+
 /// How a loop's symbols are placed in its source (see [`present`]).
 pub struct Places<'a> {
     pub locate: &'a Locate<'a>,
     pub is_object: &'a IsObject<'a>,
     pub in_scope: &'a InScope<'a>,
+    pub entry_value: &'a EntryValue<'a>,
 }
 
 /// Renames every numbered symbol in `report`'s texts (see the module documentation).
@@ -63,14 +69,30 @@ pub fn present(report: &mut LoopReport, places: &Places) {
             && is_object(t)
             && plain_params.get(t.as_str()).is_none_or(|n| *n <= 1);
         if matches!(kind, Kind::Expression | Kind::Storage) && !storage {
-            plain_identifiers(t, &mut plain);
+            // A memory object heading a path (`glob->data` for the value loaded from the
+            // global `glob`) names the value the object holds, not the object: it is no
+            // plain value of its own beside the loads of it the report numbers.
+            for (start, end) in plain_identifier_spans(t) {
+                let name = &t[start..end];
+                if !(t[end..].starts_with("->") && is_object(name)) {
+                    plain.insert(name.to_string());
+                }
+            }
         }
     }
     for key in &keys {
         plain_identifiers(key, &mut plain);
     }
     seen.extend(keys);
-    let names = Names::decide(&seen, &plain, locate);
+    // Two parameters stay two names: loads of one value that are each a parameter are
+    // merged where the parameters are decided, not here.
+    let parameters: BTreeSet<&str> = report.parameters.iter().map(|p| p.name.as_str()).collect();
+    let entry_value = |token: &str| {
+        (!parameters.contains(token))
+            .then(|| (places.entry_value)(token))
+            .flatten()
+    };
+    let names = Names::decide(&seen, &plain, locate, &entry_value);
     // Names a port writes as C identifiers (the loop's variable, parameters, private
     // variables, reduction targets, counters) are the source's, never qualified, except
     // where two parameters would then read the same (a global pointer and the value
@@ -202,7 +224,7 @@ fn rename_pair(text: &str, lines: (u32, u32), names: &Names, places: &Places) ->
         if in_phrase(start, end) {
             continue;
         }
-        let token = &text[start..end];
+        let token = names.value(&text[start..end]);
         let stem = names.rewrite(without_number(token));
         versions[usize::from(primed_at(start))]
             .entry(stem)
@@ -267,7 +289,7 @@ fn rename_at(texts: Vec<&mut String>, line: u32, names: &Names, places: &Places)
     for t in &texts {
         plain_identifiers(t, &mut plain);
         for (start, end) in numbered_tokens(t) {
-            let token = &t[start..end];
+            let token = names.value(&t[start..end]);
             let stem = names.rewrite(without_number(token));
             versions.entry(stem).or_default().insert(token.to_string());
         }
@@ -354,10 +376,17 @@ fn present_effects(report: &mut LoopReport) {
 struct Names {
     shown: HashMap<String, String>,
     qualified: HashMap<String, String>,
+    /// Symbols that are loads of the value another symbol loads, by that symbol.
+    same: HashMap<String, String>,
 }
 
 impl Names {
-    fn decide(texts: &[String], plain: &BTreeSet<String>, locate: &Locate) -> Names {
+    fn decide(
+        texts: &[String],
+        plain: &BTreeSet<String>,
+        locate: &Locate,
+        entry_value: &EntryValue,
+    ) -> Names {
         let mut tokens: BTreeSet<String> = BTreeSet::new();
         for t in texts {
             for (start, end) in numbered_tokens(t) {
@@ -371,13 +400,32 @@ impl Names {
         let mut names = Names {
             shown: HashMap::new(),
             qualified: HashMap::new(),
+            same: HashMap::new(),
         };
         let mut by_stem: BTreeMap<String, Vec<String>> = BTreeMap::new();
         for token in ordered {
             let stem = names.rewrite(without_number(&token));
             by_stem.entry(stem).or_default().push(token);
         }
-        for (stem, versions) in by_stem {
+        for (stem, tokens) in by_stem {
+            // Loads of one value (`Places::entry_value`) are one version, named as the
+            // first of them; the others are shown as it is.
+            let mut versions: Vec<String> = Vec::new();
+            let mut first_by_key: HashMap<String, String> = HashMap::new();
+            for token in tokens {
+                match entry_value(&token) {
+                    Some(key) => match first_by_key.get(&key) {
+                        Some(first) => {
+                            names.same.insert(token, first.clone());
+                        }
+                        None => {
+                            first_by_key.insert(key, token.clone());
+                            versions.push(token);
+                        }
+                    },
+                    None => versions.push(token),
+                }
+            }
             // A phrase describes an unknown value; it has no variable to tell apart.
             let phrase = stem.contains(' ');
             if phrase || (versions.len() == 1 && !plain.contains(&stem)) {
@@ -411,7 +459,21 @@ impl Names {
                 names.shown.insert(version.clone(), name);
             }
         }
+        for (token, first) in &names.same {
+            if let Some(shown) = names.shown.get(first).cloned() {
+                names.shown.insert(token.clone(), shown);
+            }
+            if let Some(qualified) = names.qualified.get(first).cloned() {
+                names.qualified.insert(token.clone(), qualified);
+            }
+        }
         names
+    }
+
+    /// The symbol that stands for `token`'s value: the first load of the same value, or
+    /// `token` itself.
+    fn value<'t>(&'t self, token: &'t str) -> &'t str {
+        self.same.get(token).map_or(token, String::as_str)
     }
 
     /// `text` with each numbered symbol qualified by its place where it has one.
@@ -444,7 +506,7 @@ impl Names {
 
     /// The display name of one numbered symbol under [`Self::rewrite_with`].
     fn show_with(&self, token: &str, local: &HashMap<String, String>) -> String {
-        if let Some(name) = local.get(token) {
+        if let Some(name) = local.get(self.value(token)) {
             return name.clone();
         }
         let inner = without_number(token);
@@ -852,17 +914,60 @@ mod tests {
 
     /// `texts` renamed together, with symbols placed by `places`.
     fn check(texts: &[&str], places: &[(&str, (u32, u32))], expected: &[&str]) {
+        check_with_entry_values(texts, places, &[], expected);
+    }
+
+    /// [`check`], with the loads `entry_values` keys read what memory holds where the
+    /// loop starts (equal keys: one value).
+    fn check_with_entry_values(
+        texts: &[&str],
+        places: &[(&str, (u32, u32))],
+        entry_values: &[(&str, &str)],
+        expected: &[&str],
+    ) {
         let places: HashMap<String, (u32, u32)> =
             places.iter().map(|(n, p)| (n.to_string(), *p)).collect();
         let locate = |name: &str| places.get(name).copied();
+        let entry_value = |name: &str| {
+            entry_values
+                .iter()
+                .find(|(n, _)| *n == name)
+                .map(|(_, key)| key.to_string())
+        };
         let owned: Vec<String> = texts.iter().map(|t| t.to_string()).collect();
         let mut plain = BTreeSet::new();
         for t in &owned {
             plain_identifiers(t, &mut plain);
         }
-        let names = Names::decide(&owned, &plain, &locate);
+        let names = Names::decide(&owned, &plain, &locate, &entry_value);
         let got: Vec<String> = owned.iter().map(|t| names.rewrite(t)).collect();
         assert_eq!(got, expected, "{texts:?}");
+    }
+
+    #[test]
+    fn loads_of_one_value_read_as_one_name() {
+        let texts = ["8*p#2", "p#5 + n#3", "`p#2` and `p#5`"];
+        let places = [("p#2", (10, 5)), ("p#5", (20, 5)), ("p#7", (30, 5))];
+        check_with_entry_values(
+            &texts,
+            &places,
+            &[("p#2", "k"), ("p#5", "k")],
+            &["8*p", "p + n", "`p` and `p`"],
+        );
+        // A third value of `p` (a load the loop may change) is told apart from them.
+        check_with_entry_values(
+            &["8*p#2", "p#5 + p#7"],
+            &places,
+            &[("p#2", "k"), ("p#5", "k")],
+            &["8*p@10", "p@10 + p@30"],
+        );
+        // Two addresses: two values.
+        check_with_entry_values(
+            &["8*p#2", "p#5"],
+            &places,
+            &[("p#2", "k"), ("p#5", "other")],
+            &["8*p@10", "p@20"],
+        );
     }
 
     #[test]
@@ -962,13 +1067,14 @@ mod tests {
             places.iter().map(|(n, p)| (n.to_string(), *p)).collect();
         let locate = |name: &str| places.get(name).copied();
         let owned: Vec<String> = report_texts.iter().map(|t| t.to_string()).collect();
-        let names = Names::decide(&owned, &BTreeSet::new(), &locate);
+        let names = Names::decide(&owned, &BTreeSet::new(), &locate, &|_| None);
         let scope = |name: &str, at: u32| in_scope.contains(&(name, at));
         let no_object = |_: &str| false;
         let places = Places {
             locate: &locate,
             is_object: &no_object,
             in_scope: &scope,
+            entry_value: &|_| None,
         };
         let mut got: Vec<String> = texts.iter().map(|t| t.to_string()).collect();
         rename_at(got.iter_mut().collect(), line, &names, &places);
@@ -1056,7 +1162,7 @@ mod tests {
         .into_iter()
         .collect();
         let locate = |name: &str| places.get(name).copied();
-        let names = Names::decide(&owned, &BTreeSet::new(), &locate);
+        let names = Names::decide(&owned, &BTreeSet::new(), &locate, &|_| None);
         let no_object = |_: &str| false;
         // `i#2` is what `i` means at the first access (line 11), `j#3` at the second (21).
         let scope = |name: &str, line: u32| matches!((name, line), ("i#2", 11) | ("j#3", 21));
@@ -1064,6 +1170,7 @@ mod tests {
             locate: &locate,
             is_object: &no_object,
             in_scope: &scope,
+            entry_value: &|_| None,
         };
         assert_eq!(
             rename_pair(text, (11, 21), &names, &places),

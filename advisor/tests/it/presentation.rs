@@ -380,3 +380,66 @@ void two(int n, int m, int se, const int *flag, double *xa) {
         "{messages:#?}"
     );
 }
+
+/// A global pointer copied into a local before the loop (`mq = glob_mq`): the struct it
+/// points to is a parameter named `glob_mq`, a field read through it is the path
+/// `glob_mq->flag`, and the access to the field reads from the one value the global holds:
+/// `glob_mq`, not `glob_mq@4` beside the path, which names the same value.
+#[test]
+fn a_global_pointer_heading_a_path_is_one_value() {
+    check(
+        r#"
+typedef struct { int n; double pad[38]; unsigned *flag; } mq_t;
+mq_t *glob_mq;
+void f(double *var, double *out, int n) {
+  mq_t *mq = glob_mq;
+  for (int i = 0; i < n; i++) /* LOOP */
+    if (!(mq->flag[i] & 2))
+      out[i] = var[i];
+}
+"#,
+        &[
+            "base: glob_mq\n",
+            "base: glob_mq->flag\n",
+            "name: glob_mq\n",
+        ],
+        &["glob_mq@"],
+    );
+}
+
+/// Two reads of one global pointer inside the loop, with a store between them into a
+/// parameter's memory: the loop cannot change the global (distinct parameters and globals
+/// do not overlap, an assumption the report states), so both read the value it holds where
+/// the loop starts, one name (qualified, as the global's own storage is a parameter too).
+/// A loop that writes the global keeps them apart.
+#[test]
+fn reads_of_a_global_the_loop_cannot_change_are_one_value() {
+    check(
+        r#"
+double *table;
+void f(double *out, int n) {
+  for (int i = 0; i < n; i++) { /* LOOP */
+    out[i] = table[i];
+    out[i] += table[i + 1];
+  }
+}
+"#,
+        &["base: table@5\n"],
+        &["table@6"],
+    );
+    check(
+        r#"
+double *table;
+double *other;
+void f(double *out, int n) {
+  for (int i = 0; i < n; i++) { /* LOOP */
+    out[i] = table[i];
+    table = other;
+    out[i] += table[i + 1];
+  }
+}
+"#,
+        &["table@6", "table@8"],
+        &[],
+    );
+}
