@@ -162,7 +162,8 @@ GPUCHECK_BRANCHES = {
 BRANCH_COLUMNS = ["uniform", "never (thread-dependent)", "some warps", "every warp",
                   "data-dependent", "unknown"]
 
-COLUMNS = ["kernels", "global accesses", "uncoalesced (WW201)", "misaligned", "unknown",
+COLUMNS = ["kernels", "global accesses", "uncoalesced (WW201)", "data-dependent (WW201)",
+           "misaligned", "unknown",
            "more requests than needed", "shared accesses", "bank conflicts (WW202)",
            "device functions not followed", "declarations refused", "GPUDrano: real",
            "GPUDrano: static"]
@@ -180,13 +181,13 @@ def fewest_requests(count):
 
 
 # Verdicts from the worst: a site reached through several calls takes its worst instance's.
-WORST_FIRST = ["uncoalesced", "unknown", "misaligned"]
+WORST_FIRST = ["uncoalesced", "data-dependent", "unknown", "misaligned"]
 
 
 def more_requests(a):
     """More requests than the warp's bytes fill, at the fewest: a known count only."""
     fewest = fewest_requests(a["requests"])
-    return a["coalescing"] != "unknown" and fewest is not None \
+    return a["coalescing"] not in ("unknown", "data-dependent") and fewest is not None \
         and fewest > -(-a["warp_bytes"] // 128)
 
 
@@ -229,7 +230,8 @@ def row(report, name):
     callees = sum(1 for k in kernels for n in k.get("not_analysed", [])
                   if "(a called device function" in n)
     real, static = GPUDRANO[name]
-    return [len(kernels), len(accesses), of("uncoalesced"), of("misaligned"), of("unknown"),
+    return [len(kernels), len(accesses), of("uncoalesced"), of("data-dependent"),
+            of("misaligned"), of("unknown"),
             more, len(shared), conflicts, callees, len(report.get("refused", [])), real,
             static]
 
@@ -304,9 +306,10 @@ def read_review(path=REVIEW):
 
 
 def flagged(site):
-    """Whether `check` calls a site badly coalesced: uncoalesced, misaligned, or more
-    requests than its bytes need."""
-    return verdict(site) in ("uncoalesced", "misaligned") or any(more_requests(a) for a in site)
+    """Whether `check` calls a site badly coalesced: uncoalesced, data-dependent (a gather
+    that may be), misaligned, or more requests than its bytes need."""
+    return verdict(site) in ("uncoalesced", "data-dependent", "misaligned") \
+        or any(more_requests(a) for a in site)
 
 
 def review_row(report, name, review):
@@ -433,9 +436,15 @@ def section(rows, worst, build, branch_rows, review_rows):
             "and the standard library, `cfd`'s host `main` uses `::`, so its kernels have no",
             "launch. \"Device functions not followed\" counts the calls from a kernel into a",
             "device function left a call (recursion deeper than inlining goes, or a kernel grown",
-            "too large); their accesses are listed as not analysed. `unknown` accesses are",
-            "gathers (`bfs`, `cfd`, `heartwall`, `srad_v1`'s `d_jE[col]`) and indices computed from",
-            "the thread index in a way not modelled (`srad_v1`'s `row` and `col`). A clamped",
+            "too large); their accesses are listed as not analysed. \"Data-dependent\" accesses",
+            "are gathers and scatters whose index is data each lane reads at an address of its",
+            "own (`bfs`'s `g_graph_edges[i]`, `cfd`'s neighbours, `huffman`'s output chunks),",
+            "counted 1 to 32 requests and sectors and flagged WW201 as \"may\". `unknown` accesses",
+            "are indices computed from the thread index in a way not modelled (`srad_v1`'s `row`",
+            "and `col`, `heartwall`'s `col`) or read at such an index (`srad_v1`'s `d_jE[col]`,",
+            "which may be the same for a warp's lanes), a gather under a lookup's guard",
+            "(`b+tree`'s `keys[thid] == keysD[bid]`: one lane where the keys differ), and",
+            "misaligned accesses that a guard on data may leave one lane of. A clamped",
             "neighbour index (`W = i == 0 ? c : c - 1`) is bounded by its forms together:",
             "`hotspot3D`'s `tIn[W]` is `misaligned`, 2 requests and 5 sectors at most.", "",
             "### Divergent branches",
@@ -451,7 +460,8 @@ def section(rows, worst, build, branch_rows, review_rows):
             "list (GPUDrano's benchmarks).", ""]
     out += branch_table(branch_rows)
     out += ["", "### Checked by reading the code", "",
-            "Each access site `check` flags (uncoalesced, misaligned, or more requests than its",
+            "Each access site `check` flags (uncoalesced, data-dependent, misaligned, or more",
+            "requests than its",
             "bytes need) checked by reading the kernel, its launch and its data with the values",
             "of the benchmark's `run` script: `tools/rodinia_review.tsv` holds one line per site",
             "with the reason, and this table joins it with the run above. \"Real (pattern)\" are",
@@ -460,7 +470,7 @@ def section(rows, worst, build, branch_rows, review_rows):
             "\"False before, since fixed\" are the review's false reports the analysis no longer",
             "makes (a guard on data that lets one lane through; a base a uniform branch picks);",
             "\"missed\" the accesses a reader calls uncoalesced that `check` does not flag",
-            "(gathers it calls `unknown`, rows it assumes aligned, `pathfinder`'s border).", ""]
+            "(`pathfinder`'s border, a misalignment by a parameter it assumes aligned).", ""]
     out += review_table(review_rows)
     out += ["", CHECK_END]
     return "\n".join(out) + "\n"
