@@ -639,7 +639,7 @@ fn a_gather_is_bounded_with_its_reason() {
         ),
         &[
             load("idx[i]", 1, 4, Coalescing::Coalesced),
-            load("in[idx[i]]", 32, 32, Coalescing::Unknown),
+            load("in[idx[i]]", 32, 32, Coalescing::DataDependent),
         ],
     );
     let a = report.kernels[5]
@@ -655,7 +655,10 @@ fn a_gather_is_bounded_with_its_reason() {
             .contains("`idx[blockIdx.x * blockDim.x + threadIdx.x]`"),
         "{a:?}"
     );
-    assert!(a.finding.is_none());
+    // A gather by data each lane reads: WW201 with the range, "may".
+    let finding = a.finding.as_ref().unwrap();
+    assert_eq!(finding.code.to_string(), "WW201");
+    assert!(finding.message.contains("may take 1 to 32 sectors"), "{finding:?}");
 }
 
 const TWO_D: &str = r#"__global__ void tile(float *a, int width)
