@@ -662,7 +662,8 @@ def dynamic_row(report):
     """One benchmark's numbers: sites run, per verdict, flagged uncoalesced and run, those
     the run confirms (every full warp takes more sectors than its bytes need), and the
     disagreeing sites with both counts."""
-    counts = dict.fromkeys(["run"] + DYNAMIC_WORST_FIRST + ["uncoalesced", "confirmed"], 0)
+    counts = dict.fromkeys(["run"] + DYNAMIC_WORST_FIRST +
+                           ["uncoalesced", "confirmed", "data-dependent", "gather wasted"], 0)
     disagreements = []
     for k in report["kernels"]:
         for site in sites(k["accesses"]):
@@ -673,11 +674,14 @@ def dynamic_row(report):
             found = {a["dynamic"]["agreement"]["verdict"] for a in ran}
             worst = next(v for v in DYNAMIC_WORST_FIRST if v in found)
             counts[worst] += 1
+            wasted = any(a["dynamic"].get("sectors") and
+                         a["dynamic"]["sectors"]["min"] > a["ideal_sectors"] for a in ran)
             if verdict(site) == "uncoalesced":
                 counts["uncoalesced"] += 1
-                if any(a["dynamic"].get("sectors") and
-                       a["dynamic"]["sectors"]["min"] > a["ideal_sectors"] for a in ran):
-                    counts["confirmed"] += 1
+                counts["confirmed"] += wasted
+            if verdict(site) == "data-dependent":
+                counts["data-dependent"] += 1
+                counts["gather wasted"] += wasted
             if worst == "disagrees":
                 a = next(a for a in ran if a["dynamic"]["agreement"]["verdict"] == worst)
                 d = a["dynamic"]
@@ -719,7 +723,8 @@ def dynamic_run(warpwise, rodinia, files, flags, args):
 
 DYNAMIC_COLUMNS = ["arguments", "access sites", "run", "agree", "agree without aligned rows",
                    "disagree", "not comparable", "uncoalesced (WW201) run",
-                   "confirmed by the run", "accesses counted"]
+                   "confirmed by the run", "data-dependent (WW201) run",
+                   "more sectors than needed in the run", "accesses counted"]
 
 
 def dynamic_section(rows, not_run, build):
@@ -737,7 +742,9 @@ def dynamic_section(rows, not_run, build):
            "launch gives a number; a count written in the launch's sizes or integer arguments",
            "(`min(32, Size)`) is evaluated with each launch's and held to that launch's warps.",
            "An uncoalesced site is \"confirmed\" when every full warp of the run takes more",
-           "sectors than its bytes need. `particlefilter` seeds its random numbers with the",
+           "sectors than its bytes need; a data-dependent site (a gather, counted 1 to 32) takes",
+           "\"more sectors than needed in the run\" when every full warp does, as the run's data",
+           "falls. `particlefilter` seeds its random numbers with the",
            "time, so its accesses counted differ a little from run to run.", "",
            "| benchmark | " + " | ".join(DYNAMIC_COLUMNS) + " |",
            "| --- | --- |" + " ---: |" * (len(DYNAMIC_COLUMNS) - 1)]
@@ -745,7 +752,7 @@ def dynamic_section(rows, not_run, build):
     for name, args, statics, counts, events, _ in rows:
         cells = [statics, counts["run"], counts["agrees"], counts["unaligned"],
                  counts["disagrees"], counts["not-comparable"], counts["uncoalesced"],
-                 counts["confirmed"], events]
+                 counts["confirmed"], counts["data-dependent"], counts["gather wasted"], events]
         totals = [t + c for t, c in zip(totals, cells)]
         out.append(f"| {name} | `{args}` | " + " | ".join(str(c) for c in cells) + " |")
     out.append("| total | | " + " | ".join(str(t) for t in totals) + " |")
