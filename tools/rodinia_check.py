@@ -162,7 +162,8 @@ GPUCHECK_BRANCHES = {
 BRANCH_COLUMNS = ["uniform", "never (thread-dependent)", "some warps", "every warp",
                   "data-dependent", "unknown"]
 
-COLUMNS = ["kernels", "global accesses", "uncoalesced (WW201)", "misaligned", "unknown",
+COLUMNS = ["kernels", "global accesses", "uncoalesced (WW201)", "data-dependent (WW201)",
+           "misaligned", "unknown",
            "more requests than needed", "shared accesses", "bank conflicts (WW202)",
            "device functions not followed", "declarations refused", "GPUDrano: real",
            "GPUDrano: static"]
@@ -180,13 +181,13 @@ def fewest_requests(count):
 
 
 # Verdicts from the worst: a site reached through several calls takes its worst instance's.
-WORST_FIRST = ["uncoalesced", "unknown", "misaligned"]
+WORST_FIRST = ["uncoalesced", "data-dependent", "unknown", "misaligned"]
 
 
 def more_requests(a):
     """More requests than the warp's bytes fill, at the fewest: a known count only."""
     fewest = fewest_requests(a["requests"])
-    return a["coalescing"] != "unknown" and fewest is not None \
+    return a["coalescing"] not in ("unknown", "data-dependent") and fewest is not None \
         and fewest > -(-a["warp_bytes"] // 128)
 
 
@@ -229,7 +230,8 @@ def row(report, name):
     callees = sum(1 for k in kernels for n in k.get("not_analysed", [])
                   if "(a called device function" in n)
     real, static = GPUDRANO[name]
-    return [len(kernels), len(accesses), of("uncoalesced"), of("misaligned"), of("unknown"),
+    return [len(kernels), len(accesses), of("uncoalesced"), of("data-dependent"),
+            of("misaligned"), of("unknown"),
             more, len(shared), conflicts, callees, len(report.get("refused", [])), real,
             static]
 
@@ -304,9 +306,10 @@ def read_review(path=REVIEW):
 
 
 def flagged(site):
-    """Whether `check` calls a site badly coalesced: uncoalesced, misaligned, or more
-    requests than its bytes need."""
-    return verdict(site) in ("uncoalesced", "misaligned") or any(more_requests(a) for a in site)
+    """Whether `check` calls a site badly coalesced: uncoalesced, data-dependent (a gather
+    that may be), misaligned, or more requests than its bytes need."""
+    return verdict(site) in ("uncoalesced", "data-dependent", "misaligned") \
+        or any(more_requests(a) for a in site)
 
 
 def review_row(report, name, review):
@@ -433,9 +436,16 @@ def section(rows, worst, build, branch_rows, review_rows):
             "and the standard library, `cfd`'s host `main` uses `::`, so its kernels have no",
             "launch. \"Device functions not followed\" counts the calls from a kernel into a",
             "device function left a call (recursion deeper than inlining goes, or a kernel grown",
-            "too large); their accesses are listed as not analysed. `unknown` accesses are",
-            "gathers (`bfs`, `cfd`, `heartwall`, `srad_v1`'s `d_jE[col]`) and indices computed from",
-            "the thread index in a way not modelled (`srad_v1`'s `row` and `col`). A clamped",
+            "too large); their accesses are listed as not analysed. \"Data-dependent\" accesses",
+            "are gathers and scatters whose index is data each lane reads at an address of its",
+            "own (`bfs`'s `g_graph_edges[i]`, `cfd`'s neighbours, `huffman`'s output chunks),",
+            "counted 1 to 32 requests and sectors and flagged WW201 as \"may\". `unknown` accesses",
+            "are indices computed from the thread index in a way not modelled (`srad_v1`'s `row`",
+            "and `col`, `heartwall`'s `col`) or read at such an index (`srad_v1`'s `d_jE[col]`,",
+            "which may be the same for a warp's lanes), a gather under a lookup's guard",
+            "(`b+tree`'s `keys[thid] == keysD[bid]`: one lane where the keys differ), and",
+            "misaligned accesses that a guard on data may leave one lane of, and a clamp whose",
+            "forms could not be combined (`huffman`'s `g_blockSums[blockIndex]`). A clamped",
             "neighbour index (`W = i == 0 ? c : c - 1`) is bounded by its forms together:",
             "`hotspot3D`'s `tIn[W]` is `misaligned`, 2 requests and 5 sectors at most.", "",
             "### Divergent branches",
@@ -451,16 +461,19 @@ def section(rows, worst, build, branch_rows, review_rows):
             "list (GPUDrano's benchmarks).", ""]
     out += branch_table(branch_rows)
     out += ["", "### Checked by reading the code", "",
-            "Each access site `check` flags (uncoalesced, misaligned, or more requests than its",
-            "bytes need) checked by reading the kernel, its launch and its data with the values",
-            "of the benchmark's `run` script: `tools/rodinia_review.tsv` holds one line per site",
+            "Each access site `check` flags (uncoalesced, data-dependent, misaligned, or more",
+            "requests than its bytes need) checked by reading the kernel, its launch and its",
+            "data with the values of the benchmark's `run` script: `tools/rodinia_review.tsv`",
+            "holds one line per site",
             "with the reason, and this table joins it with the run above. \"Real (pattern)\" are",
             "`myocyte`'s sites, one layout (each thread owns a chunk of `EQUATIONS` floats,",
             "`tid*EQUATIONS + k`: a sector per lane) checked on 10 sites over its 6 files.",
             "\"False before, since fixed\" are the review's false reports the analysis no longer",
             "makes (a guard on data that lets one lane through; a base a uniform branch picks);",
             "\"missed\" the accesses a reader calls uncoalesced that `check` does not flag",
-            "(gathers it calls `unknown`, rows it assumes aligned, `pathfinder`'s border).", ""]
+            "(`pathfinder`'s border, a misalignment by a parameter it assumes aligned);",
+            "\"unclear\" `cfd`'s neighbour gathers, whose waste is the mesh's numbering (its",
+            "input is not in the mirror).", ""]
     out += review_table(review_rows)
     out += ["", CHECK_END]
     return "\n".join(out) + "\n"
@@ -652,7 +665,8 @@ def dynamic_row(report):
     """One benchmark's numbers: sites run, per verdict, flagged uncoalesced and run, those
     the run confirms (every full warp takes more sectors than its bytes need), and the
     disagreeing sites with both counts."""
-    counts = dict.fromkeys(["run"] + DYNAMIC_WORST_FIRST + ["uncoalesced", "confirmed"], 0)
+    counts = dict.fromkeys(["run"] + DYNAMIC_WORST_FIRST +
+                           ["uncoalesced", "confirmed", "data-dependent", "gather wasted"], 0)
     disagreements = []
     for k in report["kernels"]:
         for site in sites(k["accesses"]):
@@ -663,11 +677,14 @@ def dynamic_row(report):
             found = {a["dynamic"]["agreement"]["verdict"] for a in ran}
             worst = next(v for v in DYNAMIC_WORST_FIRST if v in found)
             counts[worst] += 1
+            wasted = any(a["dynamic"].get("sectors") and
+                         a["dynamic"]["sectors"]["min"] > a["ideal_sectors"] for a in ran)
             if verdict(site) == "uncoalesced":
                 counts["uncoalesced"] += 1
-                if any(a["dynamic"].get("sectors") and
-                       a["dynamic"]["sectors"]["min"] > a["ideal_sectors"] for a in ran):
-                    counts["confirmed"] += 1
+                counts["confirmed"] += wasted
+            if verdict(site) == "data-dependent":
+                counts["data-dependent"] += 1
+                counts["gather wasted"] += wasted
             if worst == "disagrees":
                 a = next(a for a in ran if a["dynamic"]["agreement"]["verdict"] == worst)
                 d = a["dynamic"]
@@ -709,7 +726,8 @@ def dynamic_run(warpwise, rodinia, files, flags, args):
 
 DYNAMIC_COLUMNS = ["arguments", "access sites", "run", "agree", "agree without aligned rows",
                    "disagree", "not comparable", "uncoalesced (WW201) run",
-                   "confirmed by the run", "accesses counted"]
+                   "confirmed by the run", "data-dependent (WW201) run",
+                   "more sectors than needed in the run", "accesses counted"]
 
 
 def dynamic_section(rows, not_run, build):
@@ -727,7 +745,9 @@ def dynamic_section(rows, not_run, build):
            "launch gives a number; a count written in the launch's sizes or integer arguments",
            "(`min(32, Size)`) is evaluated with each launch's and held to that launch's warps.",
            "An uncoalesced site is \"confirmed\" when every full warp of the run takes more",
-           "sectors than its bytes need. `particlefilter` seeds its random numbers with the",
+           "sectors than its bytes need; a data-dependent site (a gather, counted 1 to 32) takes",
+           "\"more sectors than needed in the run\" when every full warp does, as the run's data",
+           "falls. `particlefilter` seeds its random numbers with the",
            "time, so its accesses counted differ a little from run to run.", "",
            "| benchmark | " + " | ".join(DYNAMIC_COLUMNS) + " |",
            "| --- | --- |" + " ---: |" * (len(DYNAMIC_COLUMNS) - 1)]
@@ -735,7 +755,7 @@ def dynamic_section(rows, not_run, build):
     for name, args, statics, counts, events, _ in rows:
         cells = [statics, counts["run"], counts["agrees"], counts["unaligned"],
                  counts["disagrees"], counts["not-comparable"], counts["uncoalesced"],
-                 counts["confirmed"], events]
+                 counts["confirmed"], counts["data-dependent"], counts["gather wasted"], events]
         totals = [t + c for t, c in zip(totals, cells)]
         out.append(f"| {name} | `{args}` | " + " | ".join(str(c) for c in cells) + " |")
     out.append("| total | | " + " | ".join(str(t) for t in totals) + " |")

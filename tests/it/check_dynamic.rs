@@ -191,8 +191,99 @@ fn a_static_bound_is_confirmed_by_the_run() {
     };
     let a = &report["kernels"][0]["accesses"][1];
     assert_eq!(a["access"], "in[idx[i]]");
-    assert_eq!(a["coalescing"], "unknown");
+    assert_eq!(a["coalescing"], "data-dependent");
     assert_eq!(a["requests"]["min"], "1", "{a:#}");
+}
+
+/// The static report's access `access` of `report`, the first so written.
+fn access<'r>(report: &'r Value, access: &str) -> &'r Value {
+    report["kernels"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|k| k["accesses"].as_array().unwrap())
+        .find(|a| a["access"] == access)
+        .unwrap_or_else(|| panic!("no access `{access}` in {report:#}"))
+}
+
+/// A gather by per-lane data, a base read from data at an address the same for the warp
+/// (the lanes still step by the thread index), and a whole structure copied per lane.
+const DATA: &str = program!(
+    r#"struct Four { double v, x, y, z; };
+
+__global__ void gather(const float *in, const int *idx, float *out)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    out[i] = in[idx[i]];
+}
+
+__global__ void uniform(const float *in, const int *idx, float *out)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    int b = idx[blockIdx.x];
+    out[i] = in[b * 128 + threadIdx.x];
+}
+
+__global__ void copy(const struct Four *p, float *out)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    struct Four f = p[i];
+    out[i] = f.v + f.x + f.y + f.z;
+}"#,
+    "(i * 37) % count",
+    r#"    gather<<<count / 128, 128>>>(in, idx, out);
+    uniform<<<count / 128, 128>>>(in, idx, out);
+    copy<<<count / 128, 128>>>((const struct Four *)in, out);"#
+);
+
+#[test]
+fn a_gather_by_per_lane_data_is_data_dependent_and_bounds_the_run() {
+    let Some(report) = check("gather", DATA, &[seen("in[idx[i]]", [8, 8], [16, 16])]) else {
+        return;
+    };
+    let a = access(&report, "in[idx[i]]");
+    assert_eq!(a["coalescing"], "data-dependent", "{a:#}");
+    assert_eq!(a["requests"]["min"], "1", "{a:#}");
+    assert_eq!(a["sectors"]["max"], "32", "{a:#}");
+    let finding = &a["finding"];
+    assert_eq!(finding["code"], "WW201", "{a:#}");
+    let message = finding["message"].as_str().unwrap();
+    assert!(message.contains("may take 1 to 32 sectors"), "{message}");
+    assert!(message.contains("`idx["), "{message}");
+}
+
+#[test]
+fn a_base_read_from_data_alike_for_the_warp_stays_coalesced() {
+    let Some(report) = check(
+        "uniform",
+        DATA,
+        &[seen("in[b * 128 + threadIdx.x]", [1, 1], [4, 4])],
+    ) else {
+        return;
+    };
+    let a = access(&report, "in[b * 128 + threadIdx.x]");
+    assert_eq!(a["coalescing"], "coalesced", "{a:#}");
+    assert_eq!(a["requests"]["value"], 1, "{a:#}");
+    assert_eq!(a["sectors"]["value"], 4, "{a:#}");
+    assert!(a.get("finding").is_none(), "{a:#}");
+}
+
+#[test]
+fn a_structure_copy_is_counted_as_its_field_loads() {
+    // Each field load of a 32-byte `Four` has the lanes 32 bytes apart: 8 segments and a
+    // sector per lane for 256 bytes (8 sectors), whatever accesses the compiler splits
+    // the copy into.
+    let Some(report) = check("copy", DATA, &[seen("p[i]", [8, 8], [32, 32])]) else {
+        return;
+    };
+    let a = access(&report, "p[i]");
+    assert_eq!(a["coalescing"], "uncoalesced", "{a:#}");
+    assert_eq!(a["bytes"], 8, "{a:#}");
+    assert_eq!(a["stride"], "32", "{a:#}");
+    assert_eq!(a["requests"]["value"], 8, "{a:#}");
+    assert_eq!(a["sectors"]["value"], 32, "{a:#}");
+    assert_eq!(a["ideal_sectors"], 8, "{a:#}");
+    assert_eq!(a["finding"]["code"], "WW201", "{a:#}");
 }
 
 #[test]

@@ -639,7 +639,7 @@ fn a_gather_is_bounded_with_its_reason() {
         ),
         &[
             load("idx[i]", 1, 4, Coalescing::Coalesced),
-            load("in[idx[i]]", 32, 32, Coalescing::Unknown),
+            load("in[idx[i]]", 32, 32, Coalescing::DataDependent),
         ],
     );
     let a = report.kernels[5]
@@ -655,7 +655,13 @@ fn a_gather_is_bounded_with_its_reason() {
             .contains("`idx[blockIdx.x * blockDim.x + threadIdx.x]`"),
         "{a:?}"
     );
-    assert!(a.finding.is_none());
+    // A gather by data each lane reads: WW201 with the range, "may".
+    let finding = a.finding.as_ref().unwrap();
+    assert_eq!(finding.code.to_string(), "WW201");
+    assert!(
+        finding.message.contains("may take 1 to 32 sectors"),
+        "{finding:?}"
+    );
 }
 
 const TWO_D: &str = r#"__global__ void tile(float *a, int width)
@@ -1673,4 +1679,92 @@ fn a_guarded_access_of_small_blocks_keeps_its_unaligned_count() {
     let a = &report.kernels[0].accesses[0];
     assert_eq!(a.sectors.value, Some(1), "{a:#?}");
     assert_eq!(a.sectors.unaligned.as_deref(), Some("2"), "{a:#?}");
+}
+
+/// Accesses whose index is data but no gather of a warp's lanes: a lookup's hit (one lane
+/// holds the key) and data read at an index the analysis does not follow (`i / 32`, one
+/// element per warp).
+const NOT_GATHERS: &str = r#"__global__ void lookup(const float *in, const int *idx, const int *keys,
+                       const int *key, float *out)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (keys[i] == key[blockIdx.x])
+        out[blockIdx.x] = in[idx[i]];
+}
+
+__global__ void by_warp(const float *in, const int *jw, float *out)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    int col = i / 32;
+    out[i] = in[jw[col]];
+}
+"#;
+
+fn not_gather(
+    kernel: &'static str,
+    buffers: &'static [(&'static str, &'static str, usize)],
+    init: &'static str,
+    args: &'static str,
+) -> Fixture {
+    Fixture {
+        name: kernel,
+        source: NOT_GATHERS,
+        set: &[],
+        kernel,
+        grid: [2, 1, 1],
+        block: [64, 1, 1],
+        buffers,
+        init,
+        args,
+    }
+}
+
+#[test]
+fn a_gather_under_a_lookups_guard_stays_unknown() {
+    let report = check(
+        &not_gather(
+            "lookup",
+            &[
+                ("in", "float", 128),
+                ("idx", "int", 128),
+                ("keys", "int", 128),
+                ("key", "int", 2),
+                ("out", "float", 2),
+            ],
+            "for (int k = 0; k < 128; k++) { idx[k] = (k * 37) % 128; keys[k] = k; }\n\
+             key[0] = 5; key[1] = 70;",
+            "in, idx, keys, key, out",
+        ),
+        &[load("in[idx[i]]", 32, 32, Coalescing::Unknown)],
+    );
+    let a = report.kernels[0]
+        .accesses
+        .iter()
+        .find(|a| a.access == "in[idx[i]]")
+        .unwrap();
+    assert!(a.reason.as_deref().unwrap().contains("(a lookup)"), "{a:?}");
+    assert!(a.finding.is_none(), "{a:?}");
+}
+
+#[test]
+fn data_read_at_an_index_not_followed_is_no_gather() {
+    let report = check(
+        &not_gather(
+            "by_warp",
+            &[
+                ("in", "float", 128),
+                ("jw", "int", 4),
+                ("out", "float", 128),
+            ],
+            "for (int k = 0; k < 4; k++) jw[k] = 5 * k;",
+            "in, jw, out",
+        ),
+        &[load("in[jw[col]]", 32, 32, Coalescing::Unknown)],
+    );
+    let a = report.kernels[1]
+        .accesses
+        .iter()
+        .find(|a| a.access == "in[jw[col]]")
+        .unwrap();
+    assert!(a.finding.is_none(), "{a:?}");
 }

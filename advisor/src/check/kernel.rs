@@ -11,6 +11,9 @@
 //! iteration the warp is in. Anything else that differs between threads (an index read from
 //! memory) leaves the count bounded, with the reason.
 
+mod aggregate;
+mod gather;
+
 use super::mask::{Guard, Masked};
 use super::model::{
     AccessKind, AccessReport, BranchReport, Call, Coalescing, Count, Divergence, SharedAccessReport,
@@ -404,12 +407,33 @@ impl Kernel<'_> {
         if let Some((_, clamp)) = many {
             return Some(Ok(Counted::Global(self.clamped(report, clamp, elem, b))));
         }
+        // A structure copied whole is counted as the field accesses it compiles to.
+        let copy = match kind {
+            AccessKind::Atomic => None,
+            _ => aggregate::split(&program.types, inst.ty),
+        };
+        let (elem, offset) = match &copy {
+            Some(c) => {
+                report.bytes = c.bytes;
+                report.assumptions.push(c.note.clone());
+                let at = Expr::constant(i64::try_from(c.at).unwrap_or(0));
+                (
+                    c.bytes,
+                    offset.checked_add(&at).unwrap_or_else(|_| offset.clone()),
+                )
+            }
+            None => (elem, offset.clone()),
+        };
+        let offset = &offset;
         let (offset, unrolled) = self.unrolled(offset, b);
         report.assumptions.extend(unrolled);
         report.offset = Some(offset.to_string());
         if let Some(var) = self.varying_name(&offset, b) {
             if let Some(clamp) = self.clamp(&var, &offset, b) {
                 return Some(Ok(Counted::Global(self.clamped(report, clamp, elem, b))));
+            }
+            if self.per_lane_data(&offset, b, 0) {
+                return Some(Ok(Counted::Global(self.gathered(report, &offset, &var, b))));
             }
             let why = if self.reads_data(&var) {
                 "data read per thread"
@@ -466,7 +490,11 @@ impl Kernel<'_> {
             // The stride before known values: `4*n` walks a column whatever `n` is set to.
             let written = super::warp::stride_along_x(&offset, &self.coordinates);
             let column = written.is_some_and(|s| s.as_integer().is_none());
-            report.finding = Some(finding(&report, layout(func, addr, elem), column));
+            let layout = match &copy {
+                Some(c) => Layout::StructCopy(c.fields, c.size),
+                None => layout(func, addr, elem),
+            };
+            report.finding = Some(finding(&report, layout, column));
         }
         Some(Ok(Counted::Global(report)))
     }
@@ -1215,20 +1243,40 @@ fn count_of(f: &Factor) -> Count {
 /// The WW201 finding of an uncoalesced access, with the fix its layout calls for.
 /// `column`: the stride, as written, is symbolic (a row length).
 fn finding(report: &AccessReport, layout: Layout, column: bool) -> crate::model::Reason {
-    use crate::rules::ww201_uncoalesced::{finding, Cause, Uncoalesced};
+    use crate::rules::ww201_uncoalesced::Cause;
     let stride = report.stride.as_deref();
     let cause = match (&layout, stride.and_then(|s| s.parse::<u64>().ok())) {
         (Layout::StructField(field, bytes), Some(s)) if s == *bytes => Cause::StructField {
             field: field.clone(),
             bytes: *bytes,
         },
+        (Layout::StructCopy(fields, bytes), _) => Cause::StructCopy {
+            fields: *fields,
+            bytes: *bytes,
+        },
         _ if column => Cause::ColumnWalk,
         _ => Cause::Strided,
+    };
+    finding_for(report, cause)
+}
+
+/// The WW201 finding of `report` for `cause`.
+fn finding_for(
+    report: &AccessReport,
+    cause: crate::rules::ww201_uncoalesced::Cause,
+) -> crate::model::Reason {
+    use crate::rules::ww201_uncoalesced::{finding, Cause, Uncoalesced};
+    let stride = report.stride.as_deref();
+    let sectors = match (&cause, &report.sectors.min) {
+        (Cause::DataDependent { .. }, Some(fewest)) => {
+            format!("{fewest} to {}", report.sectors.max)
+        }
+        _ => report.sectors.max.clone(),
     };
     finding(
         &Uncoalesced {
             access: &report.access,
-            sectors: &report.sectors.max,
+            sectors: &sectors,
             ideal: report.ideal_sectors,
             warp_bytes: report.warp_bytes,
             stride,
@@ -1252,6 +1300,8 @@ fn line_of(at: &str) -> u32 {
 pub enum Layout {
     /// A field of an element of an array of structures: (field, the structure's bytes).
     StructField(String, u64),
+    /// A whole structure copied per lane: (its fields, its bytes).
+    StructCopy(usize, u64),
     Plain,
 }
 

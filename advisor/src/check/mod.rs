@@ -10,7 +10,9 @@
 //! Modules: `launch` (host launches), `variance` (what differs between a warp's threads),
 //! `warp` (the count for one offset), `lanes` (a warp's threads one by one), `banks`
 //! (shared-memory bank conflicts), `mask` (the lanes a guard lets run an access), `choice`
-//! (what a branch's sides do, for its fix), `kernel` (one kernel), `model` (the report),
+//! (what a branch's sides do, for its fix), `kernel` (one kernel, with `kernel::gather` for
+//! gathers by per-lane data and `kernel::aggregate` for structures copied whole), `model`
+//! (the report),
 //! `dynamic` (what a run touched, against the static count), `text`.
 
 mod banks;

@@ -130,6 +130,9 @@ pub enum Coalescing {
     Misaligned,
     /// More sectors than the warp's bytes need (strided, array of structures, column walk).
     Uncoalesced,
+    /// The lanes' addresses come from data each lane reads at an address of its own (a
+    /// gather, `in[idx[i]]`): from 1 request to every lane its own, as the data falls.
+    DataDependent,
     /// Depends on values the analysis does not know (data read per thread).
     Unknown,
 }
@@ -141,6 +144,7 @@ impl Coalescing {
             Coalescing::Coalesced => "coalesced",
             Coalescing::Misaligned => "misaligned",
             Coalescing::Uncoalesced => "uncoalesced",
+            Coalescing::DataDependent => "data-dependent",
             Coalescing::Unknown => "unknown",
         }
     }

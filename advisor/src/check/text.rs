@@ -280,13 +280,14 @@ fn summary(out: &mut String, report: &CheckReport) {
     let _ = writeln!(
         out,
         "{} kernel(s), {} global access(es): {} coalesced, {} broadcast, {} misaligned, {} \
-         uncoalesced, {} unknown{shared}{branches}; {} declaration(s) not analysed",
+         uncoalesced, {} data-dependent, {} unknown{shared}{branches}; {} declaration(s) not analysed",
         report.kernels.len(),
         accesses.len(),
         of(Coalescing::Coalesced),
         of(Coalescing::Broadcast),
         of(Coalescing::Misaligned),
         of(Coalescing::Uncoalesced),
+        of(Coalescing::DataDependent),
         of(Coalescing::Unknown),
         report.refused.len()
     );
