@@ -1,6 +1,7 @@
 //! The memory accesses of a loop nest, their base pointers and byte offsets, and the byte
 //! section each base pointer needs (thesis §4.2).
 
+use crate::assumption::Assumption;
 use crate::space::{extreme, Space};
 use analyses::reconstruct::Reconstruction;
 use analyses::symbols::Symbols;
@@ -207,7 +208,7 @@ pub fn section(
     accesses: &[MemAccess],
     space: &Space,
     variant: &std::collections::HashSet<Var>,
-    assumptions: &mut Vec<String>,
+    assumptions: &mut Vec<Assumption>,
 ) -> Result<(Expr, Expr), String> {
     let mut lo: Option<Expr> = None;
     let mut hi: Option<Expr> = None;

@@ -14,6 +14,7 @@ mod entry_values;
 
 use crate::access::{collect_accesses, MemAccess};
 use crate::aliasing::ParamAliasing;
+use crate::assumption::Assumption;
 use crate::calls::{classify_in, CallKind};
 use crate::model::{
     Access, Call, DependencePair, Device, Induction, LoopReport, Parameter, Quantity, Reason,
@@ -513,7 +514,7 @@ struct LoopFacts {
     /// touch their element in one iteration only (what a profile used to settle).
     conditional_reductions: usize,
     needs_evidence: Vec<DependencePair>,
-    assumptions: Vec<String>,
+    assumptions: Vec<Assumption>,
     /// Storage each iteration has its own copy of (`crate::privatize`).
     privacy: crate::privatize::Privacy,
     /// The error branches a port handles (`crate::error_paths`), and their blocks: what
@@ -527,7 +528,8 @@ impl LoopFacts {
     fn note_reduction(&mut self, noted: crate::reductions::Noted) {
         self.reductions.push(noted.reduction);
         self.add(noted.finding);
-        self.assumptions.extend(noted.assumptions);
+        self.assumptions
+            .extend(noted.assumptions.into_iter().map(Assumption::plain));
     }
 
     /// A finding joins the loop's reasons; the verdict becomes the worse of the two.
@@ -994,12 +996,15 @@ impl<'a> FunctionContext<'a> {
                         .all(|b| self.aliasing.disjoint(a.unwrap_or(0), b.unwrap_or(0)))
                 });
             if !proven {
-                facts.assumptions.push(assumption);
+                facts.assumptions.push(assumption.into());
             }
         }
-        facts
-            .assumptions
-            .extend(invariants.fresh_caveats.iter().cloned());
+        facts.assumptions.extend(
+            invariants
+                .fresh_caveats
+                .iter()
+                .map(|c| Assumption::plain(c.clone())),
+        );
     }
 
     /// Normalizable (§4.1): a bound that reads memory must read the same in every
@@ -1149,7 +1154,7 @@ impl<'a> FunctionContext<'a> {
         for f in &effects.recursive {
             facts.assumptions.push(format!(
                 "`{f}` is recursive: each GPU thread needs stack for its deepest recursion (CUDA: raise `cudaLimitStackSize` with `cudaDeviceSetLimit`; OpenMP: `OMP_STACKSIZE` / `LIBOMPTARGET_STACK_SIZE`)"
-            ));
+            ).into());
         }
         // A callee's other globals are memory like the loop's own: the tests above decide.
         let mut seen_globals = BTreeSet::new();
@@ -1306,7 +1311,7 @@ impl<'a> FunctionContext<'a> {
             ));
             facts
                 .assumptions
-                .push(rules::ww108_error_path::assumption(ending, end, line));
+                .push(rules::ww108_error_path::assumption(ending, end, line).into());
             facts.error_paths.push(crate::model::ErrorPath {
                 line,
                 ends_with: ending.to_string(),
@@ -1555,7 +1560,7 @@ impl<'a> FunctionContext<'a> {
             private: facts.privacy.entries.clone(),
             counters: self.counters(id),
             needs_evidence: facts.needs_evidence.clone(),
-            assumptions,
+            assumptions: Assumption::texts(&assumptions),
             pragmas: source.map(|s| s.pragmas.clone()).unwrap_or_default(),
             mappings: Vec::new(),
             recommended_mapping: None,
@@ -1789,7 +1794,7 @@ impl<'a> FunctionContext<'a> {
         &self,
         id: LoopId,
         facts: &LoopFacts,
-        assumptions: &mut Vec<String>,
+        assumptions: &mut Vec<Assumption>,
     ) -> Vec<Parameter> {
         let memory = self.loop_memory(id, facts, assumptions);
         let (bases, unbased) = parameters::by_base(&memory.accesses);

@@ -7,6 +7,7 @@
 //! compared exactly as the inline code would be.
 
 use crate::access::{is_conditional, split_base, MemAccess};
+use crate::assumption::{Assumption, Relation};
 use crate::program::ProgramView;
 use crate::space::{IvRange, Space};
 use crate::summaries::{
@@ -58,7 +59,7 @@ pub struct LoopEffects {
     /// defines it: the caller's table may not hold the type.
     pub global_types: HashMap<Var, String>,
     /// What the callees' summaries assume, in the caller's terms.
-    pub assumptions: Vec<String>,
+    pub assumptions: Vec<Assumption>,
     /// Calls of functions that allocate or free memory: (call, callee, allocators).
     pub allocating: Vec<(Value, String, Vec<String>)>,
     /// The recursive functions the calls reach (their summaries cover every depth).
@@ -300,9 +301,10 @@ impl<'s, 'a> EffectsOfCalls<'s, 'a> {
             *self.out.unlisted.entry(v).or_default() += unlisted;
         }
         for (a, why) in &instance.assumptions {
-            let text = format!("{} > 0 ({why})", a.to_c());
-            if !self.out.assumptions.contains(&text) {
-                self.out.assumptions.push(text);
+            let assumed =
+                Assumption::relation(format!("{} > 0 ({why})", a.to_c()), a.clone(), Relation::Gt);
+            if !self.out.assumptions.contains(&assumed) {
+                self.out.assumptions.push(assumed);
             }
             if let Some(var) = a.as_poly().and_then(|p| p.as_var()) {
                 self.out.signs.push((var.clone(), SignSet::POS));
@@ -611,8 +613,9 @@ impl<'s, 'a> EffectsOfCalls<'s, 'a> {
             let text = format!(
                 "the loop does not change the pointer `{pointer}` that `{callee_name}` reads"
             );
-            if !self.out.assumptions.contains(&text) {
-                self.out.assumptions.push(text);
+            let assumed = Assumption::plain(text);
+            if !self.out.assumptions.contains(&assumed) {
+                self.out.assumptions.push(assumed);
             }
         }
         (var, fixed)

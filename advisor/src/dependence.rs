@@ -17,6 +17,7 @@
 //! Whatever none of them decides is "unknown": indirect indices (`a[idx[i]]`), aliasing.
 
 use crate::access::MemAccess;
+use crate::assumption::{Assumption, Relation};
 use crate::budget::Budget;
 use crate::coefficient::symbolic_coefficient;
 use crate::space::{extreme_in, IvRange, Space};
@@ -102,7 +103,7 @@ pub fn carried_dependences(
     carrier: LoopId,
     variant: &HashSet<Var>,
     quotients: &Quotients,
-    assumptions: &mut Vec<String>,
+    assumptions: &mut Vec<Assumption>,
     budget: &Budget,
 ) -> Vec<PairResult> {
     match CarriedTester::new(accesses, space, carrier, variant, quotients) {
@@ -222,7 +223,7 @@ impl CarriedTester {
     pub fn test(
         &self,
         accesses: &[MemAccess],
-        assumptions: &mut Vec<String>,
+        assumptions: &mut Vec<Assumption>,
         budget: &Budget,
     ) -> Vec<PairResult> {
         let renamed = &self.renamed;
@@ -255,7 +256,7 @@ impl CarriedTester {
         // Classes are numbered in the order of their first access, so visiting the pairs
         // of classes in order meets each pair of addresses (and spends the budget, and
         // gathers assumptions) in the order the pairs of accesses would.
-        let mut tested: HashMap<PairKey, (Outcome, Vec<String>)> = HashMap::new();
+        let mut tested: HashMap<PairKey, (Outcome, Vec<Assumption>)> = HashMap::new();
         let mut class_outcome: HashMap<(usize, usize), Outcome> = HashMap::new();
         for (ca, first_members) in members.iter().enumerate() {
             let first = &accesses[first_members[0]];
@@ -351,7 +352,7 @@ impl CarriedTester {
 }
 
 /// Appends the assumptions in `needed` that `assumptions` does not hold yet.
-fn add_assumptions(assumptions: &mut Vec<String>, needed: &[String]) {
+fn add_assumptions(assumptions: &mut Vec<Assumption>, needed: &[Assumption]) {
     for n in needed {
         if !assumptions.contains(n) {
             assumptions.push(n.clone());
@@ -429,7 +430,7 @@ struct KnownExtreme {
     before: SignEnv,
     after: SignEnv,
     result: Option<Expr>,
-    needed: Vec<String>,
+    needed: Vec<Assumption>,
 }
 
 /// Environments remembered per expression: a few, so that memory stays proportional to
@@ -444,7 +445,7 @@ impl Extremes {
         space: &Space,
         want_max: bool,
         env: &mut SignEnv,
-        assumptions: &mut Vec<String>,
+        assumptions: &mut Vec<Assumption>,
     ) -> Option<Expr> {
         if let Some(known) = self.known.borrow().get(e).and_then(|list| {
             list.iter()
@@ -558,7 +559,7 @@ fn test_pair(
     renamed: &RenamedSpace,
     variant: &HashSet<Var>,
     quotients: &Quotients,
-    assumptions: &mut Vec<String>,
+    assumptions: &mut Vec<Assumption>,
 ) -> Outcome {
     let too_large = || Outcome::Unknown {
         why: "the address is too large to compare".into(),
@@ -652,7 +653,7 @@ fn test_pair(
     }
     let sizes = (size_f.to_u64(), size_g.to_u64());
     if let (Some(size_f), Some(size_g)) = sizes {
-        let test = |f: &Expr, g: &Expr, assumptions: &mut Vec<String>| {
+        let test = |f: &Expr, g: &Expr, assumptions: &mut Vec<Assumption>| {
             let pair = ((size_f, size_g), extents);
             test_pair(f, g, pair, renamed, variant, quotients, assumptions)
         };
@@ -679,8 +680,8 @@ fn every_remainder_case_independent(
     f: &Expr,
     g: &Expr,
     (renamed, variant, env): (&RenamedSpace, &HashSet<Var>, &SignEnv),
-    test: impl Fn(&Expr, &Expr, &mut Vec<String>) -> Outcome,
-    assumptions: &mut Vec<String>,
+    test: impl Fn(&Expr, &Expr, &mut Vec<Assumption>) -> Outcome,
+    assumptions: &mut Vec<Assumption>,
 ) -> bool {
     // A value that differs between the two iterations (renamed, or read in the loop) is
     // not one remainder for both.
@@ -754,7 +755,7 @@ fn in_distance_alone(
     diff: &Expr,
     ((f, g), sizes, extents): Pair<'_>,
     renamed: &RenamedSpace,
-    assumptions: &mut Vec<String>,
+    assumptions: &mut Vec<Assumption>,
 ) -> Option<Outcome> {
     if !diff.vars().iter().all(|v| *v == renamed.distance) {
         return None;
@@ -776,16 +777,13 @@ fn within_extents(
     sizes: (&BigInt, &BigInt),
     extents: (Extents, Extents),
     renamed: &RenamedSpace,
-    assumptions: &mut Vec<String>,
+    assumptions: &mut Vec<Assumption>,
 ) -> bool {
     let pair = renamed.pair();
     if !crate::subscripts::within_extents_never_meet(f, g, sizes, extents, &pair) {
         return false;
     }
-    add_assumptions(
-        assumptions,
-        &[crate::subscripts::WITHIN_EXTENTS.to_string()],
-    );
+    add_assumptions(assumptions, &[crate::subscripts::WITHIN_EXTENTS.into()]);
     true
 }
 
@@ -841,7 +839,7 @@ fn delinearized(
     renamed: &RenamedSpace,
     variant: &HashSet<Var>,
     quotients: &Quotients,
-    assumptions: &mut Vec<String>,
+    assumptions: &mut Vec<Assumption>,
 ) -> Option<Outcome> {
     let carrier = &renamed.carrier;
     let original = &renamed.original;
@@ -881,7 +879,11 @@ fn delinearized(
             return None;
         }
         env.set(v.clone(), SignSet::POS);
-        needed.push(format!("{v} > 0"));
+        needed.push(Assumption::relation(
+            format!("{v} > 0"),
+            Expr::var(v.name()),
+            Relation::Gt,
+        ));
     }
     let r = Var::new("r#lin");
     env.set(q.clone(), SignSet::NON_NEG);
@@ -963,7 +965,7 @@ fn ordered_blocks(
     g: &Expr,
     (size_f, size_g): (&BigInt, &BigInt),
     renamed: &RenamedSpace,
-    assumptions: &mut Vec<String>,
+    assumptions: &mut Vec<Assumption>,
 ) -> bool {
     let original = &renamed.original;
     let carrier = &renamed.carrier;
@@ -984,7 +986,7 @@ fn ordered_blocks(
         env: env.clone(),
         assumptions: Vec::new(),
     };
-    let block = |e: &Expr, size: &BigInt, env: &mut SignEnv, needed: &mut Vec<String>| {
+    let block = |e: &Expr, size: &BigInt, env: &mut SignEnv, needed: &mut Vec<Assumption>| {
         let low = renamed.inner_extremes.of(e, &inner, false, env, needed)?;
         let high = renamed.inner_extremes.of(e, &inner, true, env, needed)?;
         let top = high.checked_add(&Expr::integer(size.clone())).ok()?;
@@ -1021,7 +1023,7 @@ fn ordered_blocks(
         return false;
     };
     let never_negative =
-        |e: Result<Expr, symbolic::SymError>, env: &mut SignEnv, needed: &mut Vec<String>| {
+        |e: Result<Expr, symbolic::SymError>, env: &mut SignEnv, needed: &mut Vec<Assumption>| {
             e.ok()
                 .and_then(|e| extreme_in(&e, &outer, false, env, needed))
                 .is_some_and(|min| at_least(&min, &BigInt::zero(), env, needed))
@@ -1043,7 +1045,7 @@ fn reach(
     e: &Expr,
     renamed: &RenamedSpace,
     env: &mut SignEnv,
-    assumptions: &mut Vec<String>,
+    assumptions: &mut Vec<Assumption>,
 ) -> Option<Expr> {
     let hi = renamed
         .extremes
@@ -1096,7 +1098,7 @@ fn at_least(
     margin: &Expr,
     window: &BigInt,
     env: &mut SignEnv,
-    assumptions: &mut Vec<String>,
+    assumptions: &mut Vec<Assumption>,
 ) -> bool {
     let target = Expr::integer(window.clone());
     if symbolic::compare(margin, &target, env).is_ge() {
@@ -1116,7 +1118,11 @@ fn at_least(
     }
     if symbolic::compare(margin, &target, &trial).is_ge() {
         for v in unknown {
-            assumptions.push(format!("{v} >= 0"));
+            assumptions.push(Assumption::relation(
+                format!("{v} >= 0"),
+                Expr::var(v.name()),
+                Relation::Ge,
+            ));
             env.set(v, SignSet::NON_NEG);
         }
         return true;
@@ -1132,7 +1138,7 @@ fn distance_dominates(
     renamed: &RenamedSpace,
     window: &BigInt,
     env: &mut SignEnv,
-    assumptions: &mut Vec<String>,
+    assumptions: &mut Vec<Assumption>,
 ) -> bool {
     let Some(poly) = diff.as_poly() else {
         return false;
@@ -1150,7 +1156,11 @@ fn distance_dominates(
         let vars: Vec<Var> = c.vars().into_iter().collect();
         let [v] = vars.as_slice() else { return None };
         env.set(v.clone(), SignSet::POS);
-        assumptions.push(format!("{v} > 0"));
+        assumptions.push(Assumption::relation(
+            format!("{v} > 0"),
+            Expr::var(v.name()),
+            Relation::Gt,
+        ));
         magnitude(&c, env)
     }) else {
         return false;
@@ -1172,7 +1182,7 @@ fn symbol_dominates(
     renamed: &RenamedSpace,
     window: &BigInt,
     env: &mut SignEnv,
-    assumptions: &mut Vec<String>,
+    assumptions: &mut Vec<Assumption>,
 ) -> bool {
     let Some(poly) = diff.as_poly() else {
         return false;
@@ -1231,7 +1241,7 @@ fn drop_dominant_pairs(
     renamed: &RenamedSpace,
     window: &BigInt,
     env: &mut SignEnv,
-    assumptions: &mut Vec<String>,
+    assumptions: &mut Vec<Assumption>,
 ) -> Expr {
     let mut current = diff;
     for (v, primed) in &renamed.inner_pairs {

@@ -17,9 +17,12 @@ pub mod summaries;
 pub mod verify;
 
 // Components the soundness tests (tests/it: witnesses, coalescing, subscripts) drive
-// directly against concrete executions; not part of the API.
+// directly against concrete executions, and the assumptions their results carry; not part
+// of the API.
 #[doc(hidden)]
 pub mod access;
+#[doc(hidden)]
+pub mod assumption;
 #[doc(hidden)]
 pub mod coalescing;
 #[doc(hidden)]

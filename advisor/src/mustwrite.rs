@@ -18,6 +18,7 @@
 //! current values of the inner induction variables or for all of them (its range over the
 //! inner loops containing it, against intervals written before those loops).
 
+use crate::assumption::{Assumption, Relation};
 use crate::space::{extreme, IvRange, Space};
 use analyses::reconstruct::Reconstruction;
 use frontend::ir::{Block, Function, Value};
@@ -82,7 +83,7 @@ pub struct Outcome {
     /// last iteration leaves the object as a sequential run would): `Err` says why not.
     pub same_every_iteration: Result<(), String>,
     /// Sign assumptions the comparisons needed.
-    pub assumptions: Vec<String>,
+    pub assumptions: Vec<Assumption>,
 }
 
 /// The loop and what the analysis may rely on.
@@ -107,7 +108,7 @@ struct Run<'f, 'a> {
     /// Primary induction variable of every loop inside the analysed one (and its own).
     iv: HashMap<LoopId, Var>,
     reads_covered: Result<(), String>,
-    assumptions: Vec<String>,
+    assumptions: Vec<Assumption>,
 }
 
 impl Flow<'_> {
@@ -428,14 +429,17 @@ impl Run<'_, '_> {
                 let mentioned: BTreeSet<Var> = low.vars().into_iter().chain(high.vars()).collect();
                 for fact in &runs {
                     if fact.vars().iter().any(|v| mentioned.contains(v)) {
+                        let trips = fact.checked_add(&Expr::constant(1));
                         let text = format!(
                             "{} > 0 (the loop runs)",
-                            fact.checked_add(&Expr::constant(1))
-                                .map(|t| t.to_c())
-                                .unwrap_or_default()
+                            trips.as_ref().map(|t| t.to_c()).unwrap_or_default()
                         );
-                        if !self.assumptions.contains(&text) {
-                            self.assumptions.push(text);
+                        let assumed = match trips {
+                            Ok(t) => Assumption::relation(text, t, Relation::Gt),
+                            Err(_) => Assumption::plain(text),
+                        };
+                        if !self.assumptions.contains(&assumed) {
+                            self.assumptions.push(assumed);
                         }
                     }
                 }
@@ -549,9 +553,13 @@ impl Run<'_, '_> {
                 return None;
             }
             if !compare(&r.trips, &Expr::constant(1), &self.env).is_ge() {
-                let text = format!("{} > 0 (the loop runs)", r.trips.to_c());
-                if !self.assumptions.contains(&text) {
-                    self.assumptions.push(text);
+                let assumed = Assumption::relation(
+                    format!("{} > 0 (the loop runs)", r.trips.to_c()),
+                    r.trips.clone(),
+                    Relation::Gt,
+                );
+                if !self.assumptions.contains(&assumed) {
+                    self.assumptions.push(assumed);
                 }
             }
             return Some(x.clone());

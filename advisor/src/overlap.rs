@@ -22,7 +22,7 @@ pub fn independent_if_same_array(
     base_first: &Var,
     base_second: &Var,
     tester: &CarriedTester,
-    assumptions: &mut Vec<String>,
+    assumptions: &mut Vec<crate::assumption::Assumption>,
     budget: &crate::budget::Budget,
 ) -> bool {
     let rebased = |access: &MemAccess| {

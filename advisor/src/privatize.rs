@@ -23,6 +23,7 @@
 //! are not decided here.
 
 use crate::access::{split_base, MemAccess};
+use crate::assumption::Assumption;
 use crate::escape::{
     callee_captures, holds_pointers, is_copy_argument, slot_addresses, SlotAddresses,
 };
@@ -80,7 +81,7 @@ pub struct Privacy {
     /// the object's symbol.
     pub object_calls: Vec<(Value, Var)>,
     pub entries: Vec<Private>,
-    pub assumptions: Vec<String>,
+    pub assumptions: Vec<Assumption>,
 }
 
 impl Privacy {
@@ -215,10 +216,10 @@ pub fn classify(
             .filter(|e| e.storage.is_some())
             .map(|e| format!("`{}`", e.name))
             .collect();
-        assumptions.push(format!(
+        assumptions.push(Assumption::plain(format!(
             "pointers the loop accesses memory through do not point into the privatized global {}",
             names.join(", ")
-        ));
+        )));
     }
     assumptions.sort();
     assumptions.dedup();
@@ -434,7 +435,7 @@ impl Classifier<'_, '_> {
     }
 
     /// `Some(last_value)` when every iteration writes the object before reading it.
-    fn privatizable(&mut self, object: Object, assumptions: &mut Vec<String>) -> Option<bool> {
+    fn privatizable(&mut self, object: Object, assumptions: &mut Vec<Assumption>) -> Option<bool> {
         let program = self.scope.program;
         let touches = match object {
             Object::Slot(s) => {
@@ -556,7 +557,7 @@ impl Classifier<'_, '_> {
         &self,
         object: Object,
         touches: &Touches,
-        used: &mut Vec<String>,
+        used: &mut Vec<Assumption>,
     ) -> Option<HashMap<Value, Effect>> {
         let func = self.func();
         let offsets = |addr: Value| self.object_offsets(object, addr);
@@ -674,7 +675,7 @@ impl Classifier<'_, '_> {
         name: &str,
         args: &[Value],
         touched: &[usize],
-        used: &mut Vec<String>,
+        used: &mut Vec<Assumption>,
     ) -> Option<Effect> {
         let summaries = self.scope.summaries;
         let view = summaries.view();
@@ -711,7 +712,7 @@ impl Classifier<'_, '_> {
             hi: Expr::integer(n.into()),
         });
         // The bytes an access may touch over the callee's ranges.
-        let section = |offset: &Expr, elem: u64, used: &mut Vec<String>| -> Option<Interval> {
+        let section = |offset: &Expr, elem: u64, used: &mut Vec<Assumption>| -> Option<Interval> {
             let lo = extreme(offset, &space, false, used)?;
             let hi = extreme(offset, &space, true, used)?
                 .checked_add(&Expr::integer(elem.into()))

@@ -10,6 +10,7 @@
 //! resolved by the assumptions the engine proposes (`N > 0`), which are returned so that
 //! reports can state them.
 
+use crate::assumption::{Assumption, Relation};
 use analyses::reconstruct::Reconstruction;
 use frontend::ir::{BinOp, Function, LoopKind};
 use frontend::loops::{ExitTest, InductionVariable, LoopForest, LoopId, Normalizable};
@@ -40,7 +41,7 @@ pub struct IvRange {
 pub struct Space {
     pub ivs: Vec<IvRange>,
     pub env: SignEnv,
-    pub assumptions: Vec<String>,
+    pub assumptions: Vec<Assumption>,
 }
 
 impl Space {
@@ -374,7 +375,11 @@ fn space_from(
 /// `v < b` starting at `v0`, `b - v0 > 0`; when that difference is `k*x` with `k > 0`,
 /// `x > 0` (`for (i = 0; i < n; ...)` gives `n > 0`; `for (k = i - s; k < i + s; ...)`
 /// gives `s > 0`).
-fn runs_assumption(forest: &LoopForest, id: LoopId, rec: &Reconstruction) -> Option<(Var, String)> {
+fn runs_assumption(
+    forest: &LoopForest,
+    id: LoopId,
+    rec: &Reconstruction,
+) -> Option<(Var, Assumption)> {
     let l = forest.loop_(id);
     let test = l.exit_test.as_ref()?;
     let iv = &l.induction_variables[test.iv];
@@ -394,7 +399,7 @@ fn runs_assumption(forest: &LoopForest, id: LoopId, rec: &Reconstruction) -> Opt
     if !num_traits::Signed::is_positive(coefficient) {
         return None;
     }
-    let fact = if distance == bound {
+    let text = if distance == bound {
         format!("{var} > 0 (the loop runs)")
     } else {
         format!(
@@ -403,6 +408,7 @@ fn runs_assumption(forest: &LoopForest, id: LoopId, rec: &Reconstruction) -> Opt
             init.to_c()
         )
     };
+    let fact = Assumption::relation(text, Expr::var(var.name()), Relation::Gt);
     Some((var.clone(), fact))
 }
 
@@ -416,7 +422,7 @@ fn monotone_on_range(
     space: &Space,
     at: usize,
     env: &mut SignEnv,
-    assumptions: &mut Vec<String>,
+    assumptions: &mut Vec<Assumption>,
     differences: u32,
     fuel: &mut u32,
 ) -> Monotonicity {
@@ -492,7 +498,7 @@ pub fn extreme(
     e: &Expr,
     space: &Space,
     want_max: bool,
-    assumptions: &mut Vec<String>,
+    assumptions: &mut Vec<Assumption>,
 ) -> Option<Expr> {
     // The search reads the signs of the variables of `e` and of the bounds it substitutes
     // for the induction variables, nothing else. A copy of the whole environment per call
@@ -522,7 +528,7 @@ pub fn extreme_in(
     space: &Space,
     want_max: bool,
     env: &mut SignEnv,
-    assumptions: &mut Vec<String>,
+    assumptions: &mut Vec<Assumption>,
 ) -> Option<Expr> {
     let mut fuel = DIFFERENCE_FUEL;
     extreme_at_depth(e, space, want_max, env, assumptions, 0, &mut fuel)
@@ -541,7 +547,7 @@ fn extreme_at_depth(
     space: &Space,
     want_max: bool,
     env: &mut SignEnv,
-    assumptions: &mut Vec<String>,
+    assumptions: &mut Vec<Assumption>,
     differences: u32,
     fuel: &mut u32,
 ) -> Option<Expr> {
@@ -552,10 +558,10 @@ fn extreme_at_depth(
         }
         let (mut m, used) = monotonicity_with_assumptions(&current, &r.var, env);
         for a in used {
-            let text = a.to_string();
+            let assumed = Assumption::sign(&a);
             env.set(a.var.clone(), a.sign);
-            if !assumptions.contains(&text) {
-                assumptions.push(text);
+            if !assumptions.contains(&assumed) {
+                assumptions.push(assumed);
             }
         }
         if !matches!(
@@ -577,4 +583,37 @@ fn extreme_at_depth(
         current = current.substitute(&map).ok()?;
     }
     Some(current)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use analyses::reconstruct::{reconstruct, ReconstructConfig};
+
+    /// "The loop runs" is made with the relation it states, for the witness search to
+    /// meet: `n > 0` over the symbol the bound is.
+    #[test]
+    fn the_loop_runs_assumption_carries_its_relation() {
+        let (_dir, unit) = crate::test_unit::unit(
+            "void f(int *a, int n) { for (int i = 0; i < n; i++) a[i] = 0; }\n",
+        );
+        let program = &unit.lowered.program;
+        let func = program.function("f").expect("f");
+        let forest = frontend::loops::analyze_loops(func);
+        let rec = reconstruct(program, func, &forest, &ReconstructConfig::default());
+        let id = forest.ids().next().expect("a loop");
+        let space = iteration_space(func, &forest, id, &rec).expect("a space");
+        let [runs] = space.assumptions.as_slice() else {
+            panic!("one assumption: {:?}", space.assumptions);
+        };
+        assert!(runs.text.ends_with("> 0 (the loop runs)"), "{}", runs.text);
+        let relation = runs.relation.as_ref().expect("a typed relation");
+        assert_eq!(relation.op, Relation::Gt);
+        let vars: Vec<Var> = relation.expr.vars().into_iter().collect();
+        let [n] = vars.as_slice() else {
+            panic!("one variable: {:?}", relation.expr);
+        };
+        assert!(runs.text.starts_with(&format!("{n} > 0")), "{}", runs.text);
+        assert_eq!(relation.expr, Expr::var(n.name()));
+    }
 }

@@ -26,6 +26,7 @@
 //! elimination is exact taken first. What is left inexact only loses precision.
 
 use crate::access::Extents;
+use crate::assumption::Assumption;
 use crate::space::{extreme_in, IvRange, Space};
 use num_bigint::BigInt;
 use num_rational::BigRational;
@@ -189,7 +190,7 @@ pub fn rows_never_meet(
     g: &Expr,
     (size_f, size_g): (&BigInt, &BigInt),
     pair: &PairSpace,
-    assumptions: &mut Vec<String>,
+    assumptions: &mut Vec<Assumption>,
 ) -> bool {
     let Some((fe, ge)) = element_indices(f, g, (size_f, size_g)) else {
         return false;
@@ -366,7 +367,7 @@ fn constant_rows_never_meet(
     fe: &Expr,
     ge: &Expr,
     pair: &PairSpace,
-    assumptions: &mut Vec<String>,
+    assumptions: &mut Vec<Assumption>,
 ) -> bool {
     let (Some(pf), Some(pg)) = (fe.as_poly(), ge.as_poly()) else {
         return false;
@@ -444,7 +445,7 @@ fn split_constant(p: &symbolic::Poly, r: &BigInt) -> Option<(symbolic::Poly, sym
 }
 
 /// `0 <= y <= r - 1` over the iteration space.
-fn within_constant_row(y: &Expr, r: &BigInt, space: &Space, needed: &mut Vec<String>) -> bool {
+fn within_constant_row(y: &Expr, r: &BigInt, space: &Space, needed: &mut Vec<Assumption>) -> bool {
     let mut env = space.env.clone();
     let (Some(lo), Some(hi)) = (
         extreme_in(y, space, false, &mut env, needed),
@@ -457,7 +458,7 @@ fn within_constant_row(y: &Expr, r: &BigInt, space: &Space, needed: &mut Vec<Str
         && symbolic::compare(&hi, &last, &env).is_le()
 }
 
-fn add_assumptions(assumptions: &mut Vec<String>, needed: Vec<String>) {
+fn add_assumptions(assumptions: &mut Vec<Assumption>, needed: Vec<Assumption>) {
     for a in needed {
         if !assumptions.contains(&a) {
             assumptions.push(a);
@@ -506,7 +507,7 @@ fn split(e: &Expr, n: &Var) -> Option<(Expr, Expr)> {
 }
 
 /// `0 <= y <= n - 1` over the iteration space.
-fn in_row(y: &Expr, n: &Var, space: &Space, needed: &mut Vec<String>) -> bool {
+fn in_row(y: &Expr, n: &Var, space: &Space, needed: &mut Vec<Assumption>) -> bool {
     let mut env = space.env.clone();
     let Some(lo) = extreme_in(y, space, false, &mut env, needed) else {
         return false;

@@ -5,6 +5,7 @@
 
 use super::{distinct_assumption, Aliasing, FunctionContext, LoopFacts};
 use crate::access::MemAccess;
+use crate::assumption::Assumption;
 use crate::callsites::LoopEffects;
 use crate::model::{DependencePair, PairKind};
 use crate::rules;
@@ -73,7 +74,7 @@ impl SameArray<'_> {
     /// The assumptions under which every one of `uses` is independent even in one array,
     /// or `None` when that is not shown. Not when a call site is known to pass the
     /// pointers into one array at different offsets.
-    fn independent(&mut self, cx: &FunctionContext<'_>, uses: &Uses) -> Option<Vec<String>> {
+    fn independent(&mut self, cx: &FunctionContext<'_>, uses: &Uses) -> Option<Vec<Assumption>> {
         let (_, _, sb, ob) = uses[0];
         let overlap_known = match (cx.param_index(sb), cx.param_index(ob)) {
             (Some(i), Some(j)) => cx.aliasing.partially_overlapping(i, j),
@@ -143,7 +144,7 @@ impl AssumedApart {
                 [one] => one.clone(),
                 many => format!("the pairs {}", many.join("; ")),
             };
-            facts.assumptions.push(distinct_assumption(&which));
+            facts.assumptions.push(distinct_assumption(&which).into());
         }
         if !self.looked_up.is_empty() {
             let which = match self.looked_up.as_slice() {
@@ -154,7 +155,7 @@ impl AssumedApart {
             facts.assumptions.push(format!(
                 "{which} do not overlap: pointers the program keeps and hands out ({}) are assumed to be different arrays (`--aliasing call-sites` drops this assumption)",
                 names.join(", ")
-            ));
+            ).into());
         }
     }
 }
@@ -188,7 +189,7 @@ impl FunctionContext<'_> {
                 facts.assumptions.push(format!(
                     "`{}` and `{}` are the same array or do not overlap (an in-place call is fine; a partial overlap, such as passing `p` and `p + 1`, is not checked)",
                     pair.0, pair.1
-                ));
+                ).into());
                 continue;
             }
             if self.assumed_distinct(sb, ob) || self.callee_memory_distinct(sb, ob, effects) {
@@ -265,6 +266,7 @@ impl FunctionContext<'_> {
                 }
             }
             for caveat in caveats {
+                let caveat = Assumption::plain(caveat);
                 if !facts.assumptions.contains(&caveat) {
                     facts.assumptions.push(caveat);
                 }
@@ -277,13 +279,14 @@ impl FunctionContext<'_> {
             return true;
         }
         if self.member_apart_from_variable(store, other) {
-            let caveat = "the program follows C's effective-type rule (C99 6.5p7, 6.5.2.3): a store to a struct's member never writes a variable of no struct type".to_string();
+            let caveat: Assumption = "the program follows C's effective-type rule (C99 6.5p7, 6.5.2.3): a store to a struct's member never writes a variable of no struct type".into();
             if !facts.assumptions.contains(&caveat) {
                 facts.assumptions.push(caveat);
             }
             return true;
         }
         if let Some(promise) = self.restrict_apart(id, store, other) {
+            let promise = Assumption::plain(promise);
             if !facts.assumptions.contains(&promise) {
                 facts.assumptions.push(promise);
             }
@@ -293,6 +296,7 @@ impl FunctionContext<'_> {
             .then(|| self.fields_apart_from_data(ob, sb))
             .flatten()
         {
+            let assumption = Assumption::plain(assumption);
             if !facts.assumptions.contains(&assumption) {
                 facts.assumptions.push(assumption);
             }

@@ -12,6 +12,7 @@
 
 use super::{distinct_assumption, Aliasing, FunctionContext, LoopFacts};
 use crate::access::MemAccess;
+use crate::assumption::Assumption;
 use crate::calls::{classify_in, CallKind};
 use crate::callsites::LoopEffects;
 use crate::model::{Access, DependencePair};
@@ -308,7 +309,7 @@ impl FunctionContext<'_> {
                 "the program follows C's effective-type rule (C99 6.5p7): no store of the loop has a type that can modify `{}` (`{}`), so the bound does not change",
                 render_value(self.func, load),
                 types.display(loaded)
-            ));
+            ).into());
             return true;
         }
         // Stores of the bound's type only into structs' members, the bound a variable of
@@ -329,7 +330,7 @@ impl FunctionContext<'_> {
             "the program follows C's effective-type rule (C99 6.5p7, 6.5.2.3): the loop's stores of a type that could modify `{}` (`{}`) all write members of structs, and it is a variable of no struct type, so the bound does not change",
             render_value(self.func, load),
             types.display(variable)
-        ));
+        ).into());
         true
     }
 
@@ -670,6 +671,7 @@ impl FunctionContext<'_> {
 /// Adds statements to the loop's assumptions, each once.
 fn add_assumptions(facts: &mut LoopFacts, assumed: Vec<String>) {
     for assumption in assumed {
+        let assumption = Assumption::plain(assumption);
         if !facts.assumptions.contains(&assumption) {
             facts.assumptions.push(assumption);
         }

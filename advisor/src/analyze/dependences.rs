@@ -4,6 +4,7 @@
 
 use super::{FunctionContext, LoopFacts};
 use crate::access::{collect_accesses, MemAccess};
+use crate::assumption::Assumption;
 use crate::dependence::{carried_dependences, DependenceKind, Outcome, PairResult};
 use crate::model::{Access, DependencePair, PairKind, ReductionKind};
 use crate::reductions::Settled;
@@ -163,7 +164,7 @@ impl FunctionContext<'_> {
         if decided.iter().any(|(r, _)| {
             matches!(&r.outcome, Outcome::Unknown { why, .. } if why == crate::budget::UNTESTED)
         }) {
-            facts.assumptions.push(self.budget.caveat());
+            facts.assumptions.push(self.budget.caveat().into());
         }
         let mut seen = HashSet::new();
         for (r, witness) in decided {
@@ -210,8 +211,9 @@ impl FunctionContext<'_> {
         results.retain(|r| {
             let promise = self.restrict_apart(id, &accesses[r.first], &accesses[r.second]);
             if let Some(promise) = &promise {
-                if !facts.assumptions.contains(promise) {
-                    facts.assumptions.push(promise.clone());
+                let promise = Assumption::plain(promise.clone());
+                if !facts.assumptions.contains(&promise) {
+                    facts.assumptions.push(promise);
                 }
             }
             promise.is_none()
@@ -409,7 +411,7 @@ impl CarriedPairs<'_, '_> {
         &self,
         results: Vec<PairResult>,
         settled: &[Settled],
-        assumptions: &[String],
+        assumptions: &[Assumption],
     ) -> Vec<Witnessed> {
         let reduced = |k: usize| settled.iter().any(|m| m.accesses.contains(&k));
         let mut decided: Vec<_> = results

@@ -4,6 +4,7 @@
 
 use super::{FunctionContext, LoopFacts};
 use crate::access::{collect_accesses, section, MemAccess};
+use crate::assumption::Assumption;
 use crate::callsites::LoopEffects;
 use crate::model::{Bytes, ParamKind, Parameter, Quantity, Role, WholeObject};
 use crate::rebase::{Definitions, EntryOffset};
@@ -66,7 +67,7 @@ impl FunctionContext<'_> {
         &self,
         id: LoopId,
         facts: &LoopFacts,
-        assumptions: &mut Vec<String>,
+        assumptions: &mut Vec<Assumption>,
     ) -> LoopMemory {
         let privacy = &facts.privacy;
         let types = &self.unit.lowered.program.types;
@@ -102,7 +103,7 @@ impl FunctionContext<'_> {
         id: LoopId,
         memory: &LoopMemory,
         bases: &BaseUses,
-        assumptions: &mut Vec<String>,
+        assumptions: &mut Vec<Assumption>,
     ) -> Vec<Parameter> {
         let l = self.forest.loop_(id);
         let definitions = self
@@ -256,7 +257,7 @@ impl FunctionContext<'_> {
         definitions: &Definitions,
         name: &str,
         var: &Var,
-        assumptions: &mut Vec<String>,
+        assumptions: &mut Vec<Assumption>,
     ) -> Section {
         match &memory.space {
             Ok(space) => {

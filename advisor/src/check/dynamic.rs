@@ -12,11 +12,12 @@
 //! sites made at its place, and says whether the static count agrees.
 
 use super::model::{
-    AccessKind, AccessReport, Agreement, CheckReport, Count, Dynamic, PartialWarps, PerLaunch,
-    Range, RunSummary, UnmatchedSite,
+    AccessKind, AccessReport, Agreement, CheckReport, Count, CountExprs, Dynamic, PartialWarps,
+    PerLaunch, Range, RunSummary, UnmatchedSite,
 };
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
+use symbolic::Expr;
 
 const LINE: u64 = 128;
 const SECTOR: u64 = 32;
@@ -435,10 +436,11 @@ fn launch_names(parameters: &[String], values: &LaunchValues) -> HashMap<String,
     names
 }
 
-/// `text` (a count as the report writes it) with `names`' values: a number, or `None`
-/// where it does not parse, names something else, or is not a non-negative integer.
-fn evaluated(text: &str, names: &HashMap<String, i64>) -> Option<u64> {
-    let e = symbolic::parse_expr(text).ok()?;
+/// `e` (a count's expression, in the names the report shows) with `names`' values: a
+/// number, or `None` where the count holds no expression, names something else, or is not a
+/// non-negative integer.
+fn evaluated(e: Option<&Expr>, names: &HashMap<String, i64>) -> Option<u64> {
+    let e = e?;
     let ctx: HashMap<symbolic::Var, num_rational::BigRational> = e
         .vars()
         .into_iter()
@@ -454,18 +456,28 @@ fn evaluated(text: &str, names: &HashMap<String, i64>) -> Option<u64> {
 /// `count` with its expressions evaluated: `None` where the most or the fewest is not a
 /// number (the count without aligned rows is left out where it is not).
 fn count_with(count: &Count, names: &HashMap<String, i64>) -> Option<Count> {
-    let most = count.value.or_else(|| evaluated(&count.max, names))?;
-    let at = |e: &Option<String>| match e {
+    let most = count
+        .value
+        .or_else(|| evaluated(count.exprs.max.as_ref(), names))?;
+    let at = |text: &Option<String>, e: &Option<Expr>| match text {
         None => Some(None),
-        Some(t) => evaluated(t, names).map(|v| Some(v.to_string())),
+        Some(_) => evaluated(e.as_ref(), names).map(Some),
     };
+    let min = at(&count.min, &count.exprs.min)?;
+    // Without it an unaligned run reads as a disagreement, never as agreeing.
+    let unaligned = at(&count.unaligned, &count.exprs.unaligned).flatten();
+    let number = |v: u64| Expr::integer(v.into());
     Some(Count {
         max: most.to_string(),
         value: Some(most),
-        min: at(&count.min)?,
-        // Without it an unaligned run reads as a disagreement, never as agreeing.
-        unaligned: at(&count.unaligned).flatten(),
+        min: min.map(|v| v.to_string()),
+        unaligned: unaligned.map(|v| v.to_string()),
         exact: count.exact,
+        exprs: Box::new(CountExprs {
+            max: Some(number(most)),
+            min: min.map(number),
+            unaligned: unaligned.map(number),
+        }),
     })
 }
 
@@ -661,6 +673,7 @@ mod tests {
             min: min.map(str::to_string),
             unaligned: None,
             exact,
+            exprs: Box::default(),
         };
         let mut a = AccessReport {
             at: "k.cu:1:1".into(),
@@ -725,12 +738,28 @@ mod tests {
 
     #[test]
     fn a_symbolic_count_is_held_to_each_launchs_warps_with_its_values() {
-        let symbolic = |max: &str| Count {
-            max: max.into(),
-            value: None,
-            min: None,
-            unaligned: None,
-            exact: true,
+        // `min(32, s)` and `min(32, 4*s)`, as the analysis builds them.
+        let s = Expr::var("s");
+        let symbolic = |k: i64| {
+            let e = symbolic::min_of(
+                &[
+                    Expr::constant(32),
+                    s.checked_mul(&Expr::constant(k)).unwrap(),
+                ],
+                &symbolic::SignEnv::new(),
+            )
+            .unwrap();
+            Count {
+                max: e.to_string(),
+                value: None,
+                min: None,
+                unaligned: None,
+                exact: true,
+                exprs: Box::new(CountExprs {
+                    max: Some(e),
+                    ..Default::default()
+                }),
+            }
         };
         let a = AccessReport {
             at: "k.cu:1:1".into(),
@@ -741,8 +770,8 @@ mod tests {
             array: None,
             offset: None,
             stride: None,
-            requests: symbolic("min(32, s)"),
-            sectors: symbolic("min(32, 4*s)"),
+            requests: symbolic(1),
+            sectors: symbolic(4),
             warp_bytes: 128,
             ideal_sectors: 4,
             coalescing: super::super::model::Coalescing::Uncoalesced,
@@ -787,5 +816,22 @@ mod tests {
         // A launch the log gives no values for: not evaluated.
         let each = BTreeMap::from([(3, ran(1, 4))]);
         assert!(per_launch(&a, &params, &each, &launches).is_none());
+    }
+
+    /// A count is evaluated from the expression beside its text; the text is not read.
+    #[test]
+    fn a_count_is_evaluated_from_its_expression_never_its_text() {
+        let twice = Expr::var("s").checked_mul(&Expr::constant(2)).unwrap();
+        let count = Count {
+            max: "a text that is no expression".into(),
+            exprs: Box::new(CountExprs {
+                max: Some(twice),
+                ..Default::default()
+            }),
+            ..Default::default()
+        };
+        let names = HashMap::from([("s".to_string(), 3)]);
+        let at = count_with(&count, &names).expect("evaluated");
+        assert_eq!((at.value, at.max.as_str()), (Some(6), "6"));
     }
 }

@@ -16,7 +16,8 @@ mod gather;
 
 use super::mask::{Guard, Masked};
 use super::model::{
-    AccessKind, AccessReport, BranchReport, Call, Coalescing, Count, Divergence, SharedAccessReport,
+    AccessKind, AccessReport, BranchReport, Call, Coalescing, Count, CountExprs, Divergence,
+    SharedAccessReport,
 };
 use super::variance::Variance;
 use super::warp::{count, count_lanes, Coordinates, WarpCount};
@@ -255,6 +256,7 @@ fn decided_by_data(report: &mut AccessReport) {
     }
     for c in [&mut report.requests, &mut report.sectors] {
         c.min = Some("1".into());
+        c.exprs.min = Some(Expr::constant(1));
         c.exact = false;
         c.value = None;
     }
@@ -724,6 +726,7 @@ impl Kernel<'_> {
             min: degree.min.map(|m| m.to_string()),
             unaligned: None,
             exact: degree.exact,
+            exprs: Box::default(),
         };
         if degree.min.or(degree.value).is_some_and(|d| d > 1) {
             report.finding = Some(crate::rules::ww202_bank_conflict::finding(
@@ -1226,6 +1229,11 @@ fn bounded(elem: u64, line: i64) -> Count {
         min: Some("1".into()),
         unaligned: None,
         exact: false,
+        exprs: Box::new(CountExprs {
+            max: Some(Expr::integer(most.into())),
+            min: Some(Expr::constant(1)),
+            unaligned: None,
+        }),
     }
 }
 
@@ -1237,6 +1245,11 @@ fn count_of(f: &Factor) -> Count {
         min: f.min_requests.as_ref().map(|e| e.to_string()),
         unaligned: f.unaligned.as_ref().map(|e| e.to_string()),
         exact: f.exact,
+        exprs: Box::new(CountExprs {
+            max: Some(f.requests.clone()),
+            min: f.min_requests.clone(),
+            unaligned: f.unaligned.clone(),
+        }),
     }
 }
 

@@ -247,3 +247,43 @@ fn settled<'l>(all: impl Iterator<Item = &'l Dims>, what: &str) -> (Dims, Vec<St
     }
     (out, notes)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use frontend::preprocess::TranslationUnitInput;
+
+    /// A symbolic count leaves the analysis with its expression beside its text, in the
+    /// names the text shows: what `--dynamic` evaluates per launch.
+    #[test]
+    fn a_symbolic_count_carries_its_expression_in_the_shown_names() {
+        let dir = tempfile::Builder::new()
+            .prefix("warpwise-advisor-test-")
+            .tempdir()
+            .unwrap();
+        let file = dir.path().join("strided.cu");
+        std::fs::write(
+            &file,
+            "__global__ void strided(const float *in, float *out, int s)\n{\n    \
+             int i = blockIdx.x * blockDim.x + threadIdx.x;\n    out[i] = in[i * s];\n}\n",
+        )
+        .unwrap();
+        let unit = frontend::unit::load_unit(&TranslationUnitInput::new(file)).expect("loads");
+        let report = check_units(&[unit], &Options::default());
+        let access = report.kernels[0]
+            .accesses
+            .iter()
+            .find(|a| a.access == "in[i * s]")
+            .expect("the strided load");
+        for count in [&access.requests, &access.sectors] {
+            assert_eq!(count.value, None, "symbolic: {count:?}");
+            let e = count
+                .exprs
+                .max
+                .as_ref()
+                .expect("an expression beside the text");
+            let names: Vec<String> = e.vars().iter().map(|v| v.name().to_string()).collect();
+            assert_eq!(names, ["s"], "{count:?}");
+        }
+    }
+}

@@ -5,6 +5,7 @@
 //! (C syntax over the kernel's names) next to its value when that is a number.
 
 use serde::Serialize;
+use symbolic::Expr;
 
 pub const SCHEMA: &str = "warpwise/check-report/v1";
 
@@ -162,6 +163,21 @@ pub struct Count {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub unaligned: Option<String>,
     pub exact: bool,
+    /// The expressions the texts print, carried beside them for `check --dynamic` to
+    /// evaluate with each launch's values: no count text is parsed back.
+    /// Boxed: a report holds many counts, most of them numbers.
+    #[serde(skip)]
+    pub exprs: Box<CountExprs>,
+}
+
+/// The expressions of a [`Count`]'s `max`, `min` and `unaligned`, in the names the texts
+/// read by (the presentation renames both together); `None` where the count states no
+/// expression (a bank-conflict degree, which is never evaluated per launch).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CountExprs {
+    pub max: Option<Expr>,
+    pub min: Option<Expr>,
+    pub unaligned: Option<Expr>,
 }
 
 /// A call a device function's access or branch is reached through.

@@ -16,6 +16,7 @@ mod solve;
 pub mod text;
 
 use crate::access::MemAccess;
+use crate::assumption::Assumption;
 use crate::model::{Witness, WitnessAccess};
 use crate::space::{IvRange, Space};
 use analyses::range::{Bound, RangeFacts};
@@ -260,10 +261,10 @@ impl<'a> Context<'a> {
         }
     }
 
-    /// What the symbols must meet: the report's assumptions that read as relations
-    /// (`n > 0`, `m >= 0`), and the range of each symbol at the loop's header (the
+    /// What the symbols must meet: the relations the loop's assumptions carry (`n > 0`,
+    /// `m >= 0`, typed where they are assumed), and the range of each symbol at the loop's header (the
     /// program's own tests, `if (n < 2) return;`).
-    fn constraints(&self, id: LoopId, assumptions: &[String]) -> Vec<Constraint> {
+    fn constraints(&self, id: LoopId, assumptions: &[Assumption]) -> Vec<Constraint> {
         if let Some((l, n, c)) = &*self.cache.borrow() {
             if *l == id && *n == assumptions.len() {
                 return c.clone();
@@ -274,10 +275,10 @@ impl<'a> Context<'a> {
         out
     }
 
-    fn read_constraints(&self, id: LoopId, assumptions: &[String]) -> Vec<Constraint> {
+    fn read_constraints(&self, id: LoopId, assumptions: &[Assumption]) -> Vec<Constraint> {
         let mut out: Vec<Constraint> = assumptions
             .iter()
-            .filter_map(|a| self.parse_relation(a))
+            .filter_map(|a| a.relation.clone())
             .collect();
         let header = self.forest.loop_(id).header;
         for symbol in self.rec.symbols.iter() {
@@ -342,44 +343,6 @@ impl<'a> Context<'a> {
             at = up;
         }
         out
-    }
-
-    /// `lhs OP rhs` (text before a parenthesized remark) over the function's symbols.
-    fn parse_relation(&self, text: &str) -> Option<Constraint> {
-        let text = text.split(" (").next()?.trim();
-        let (op, at, len) = [
-            (Relation::Ge, ">=", 2),
-            (Relation::Le, "<=", 2),
-            (Relation::Eq, "==", 2),
-            (Relation::Ne, "!=", 2),
-            (Relation::Gt, ">", 1),
-            (Relation::Lt, "<", 1),
-        ]
-        .into_iter()
-        .find_map(|(op, s, len)| text.find(s).map(|at| (op, at, len)))?;
-        let (lhs, rhs) = (&text[..at], &text[at + len..]);
-        // Symbol names may hold `->`, `.` or `[`: parse with placeholders.
-        let mut names: Vec<&Var> = self.rec.symbols.iter().map(|s| &s.var).collect();
-        names.sort_by_key(|v| std::cmp::Reverse(v.name().len()));
-        let mut back = HashMap::new();
-        let rename = |t: &str, back: &mut HashMap<Var, Expr>| {
-            let mut t = t.to_string();
-            for (k, v) in names.iter().enumerate() {
-                if t.contains(v.name()) {
-                    let placeholder = format!("ww_witness_{k}");
-                    t = t.replace(v.name(), &placeholder);
-                    back.insert(Var::new(&placeholder), Expr::var(v.name()));
-                }
-            }
-            t
-        };
-        let l = symbolic::parse_expr(&rename(lhs, &mut back)).ok()?;
-        let r = symbolic::parse_expr(&rename(rhs, &mut back)).ok()?;
-        let e = l.checked_sub(&r).ok()?.substitute(&back).ok()?;
-        e.vars()
-            .iter()
-            .all(|v| self.rec.symbols.info(v).is_some())
-            .then_some(Constraint { expr: e, op })
     }
 }
 
@@ -603,7 +566,7 @@ pub fn memory(
     distance: Option<i64>,
     undecided: bool,
     variant: &HashSet<Var>,
-    assumptions: &[String],
+    assumptions: &[Assumption],
 ) -> Result<Built, Missing> {
     let not_shown = |s: &str| Err(Missing::NotShown(s.to_string()));
     let (base_f, f, g) = common_base(cx, id, space, first, second, variant)?;
@@ -860,7 +823,7 @@ pub fn indirect(
     first: &MemAccess,
     second: &MemAccess,
     variant: &HashSet<Var>,
-    assumptions: &[String],
+    assumptions: &[Assumption],
 ) -> Option<Built> {
     let ([(Some(base), f)], [(Some(base_g), g)]) = (
         first.alternatives.as_slice(),
@@ -1164,7 +1127,7 @@ pub fn scalar(
     space: &Space,
     phi: Value,
     back: &[Value],
-    assumptions: &[String],
+    assumptions: &[Assumption],
 ) -> Result<Built, String> {
     let l = cx.forest.loop_(id);
     let name = cx
@@ -1299,4 +1262,65 @@ pub fn scalar(
         },
         text,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::assumption::Relation;
+    use analyses::range::{range_analysis, RangeConfig};
+    use analyses::reconstruct::{reconstruct, ReconstructConfig};
+    use analyses::sign::sign_analysis;
+
+    /// The search meets the relations the assumptions carry and reads nothing from their
+    /// sentences: a relation under any text is a constraint, and a sentence that reads as
+    /// one but carries none is no constraint.
+    #[test]
+    fn constraints_are_the_assumptions_typed_relations_never_their_texts() {
+        let (_dir, unit) = crate::test_unit::unit(
+            "void f(int *a, int n) { for (int i = 0; i < n; i++) a[i + 1] = a[i]; }\n",
+        );
+        let program = &unit.lowered.program;
+        let func = program.function("f").expect("f");
+        let forest = frontend::loops::analyze_loops(func);
+        let rec = reconstruct(program, func, &forest, &ReconstructConfig::default());
+        let signs = sign_analysis(program, func, &forest, &rec, &HashMap::new());
+        let entry = signs.env_for(func.entry, &rec);
+        let ranges = range_analysis(
+            program,
+            func,
+            &forest,
+            &rec,
+            &entry,
+            &RangeConfig::default(),
+        );
+        let cx = Context {
+            unit: &unit,
+            func,
+            forest: &forest,
+            rec: &rec,
+            ranges: &ranges,
+            cache: Default::default(),
+            searches: Default::default(),
+        };
+        let id = forest.ids().next().expect("a loop");
+        let n = rec
+            .symbols
+            .iter()
+            .find(|s| s.var.name().starts_with('n'))
+            .map(|s| s.var.clone())
+            .expect("a symbol for `n`");
+        let below = Expr::constant(7).checked_sub(&Expr::var(n.name())).unwrap();
+        let typed = Assumption::relation("a sentence of no relation", below.clone(), Relation::Gt);
+        let found = cx.read_constraints(id, &[typed]);
+        assert!(
+            found
+                .iter()
+                .any(|c| c.expr == below && c.op == Relation::Gt),
+            "{found:?}"
+        );
+        let without = cx.read_constraints(id, &[]).len();
+        let text_only = Assumption::plain(format!("{} > 0 (the loop runs)", n.name()));
+        assert_eq!(cx.read_constraints(id, &[text_only]).len(), without);
+    }
 }

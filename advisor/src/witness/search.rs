@@ -8,6 +8,7 @@
 //! walked and of symbol assignments, the cheapest assignments and small values first, so a
 //! witness found is a small one.
 
+pub use crate::assumption::{Constraint, Relation};
 use crate::space::IvRange;
 use std::ops::RangeInclusive;
 use symbolic::fast_eval::{compile, Compiled, Slots};
@@ -34,36 +35,6 @@ pub struct SideInput<'a> {
     /// The size of the memory object when known (local arrays, globals): every byte touched
     /// lies inside it.
     pub object_bytes: Option<u64>,
-}
-
-/// A relation `expr op 0` the symbols must meet.
-#[derive(Clone, Debug)]
-pub struct Constraint {
-    pub expr: Expr,
-    pub op: Relation,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Relation {
-    Gt,
-    Ge,
-    Lt,
-    Le,
-    Eq,
-    Ne,
-}
-
-impl Relation {
-    pub fn holds(self, v: i128) -> bool {
-        match self {
-            Relation::Gt => v > 0,
-            Relation::Ge => v >= 0,
-            Relation::Lt => v < 0,
-            Relation::Le => v <= 0,
-            Relation::Eq => v == 0,
-            Relation::Ne => v != 0,
-        }
-    }
 }
 
 #[derive(Clone, Debug)]
