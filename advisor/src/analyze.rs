@@ -1798,7 +1798,8 @@ impl<'a> FunctionContext<'a> {
     ) -> Vec<Parameter> {
         let memory = self.loop_memory(id, facts, assumptions);
         let (bases, unbased) = parameters::by_base(&memory.accesses);
-        let mut out = self.based_parameters(id, &memory, &bases, assumptions);
+        let out = self.based_parameters(id, &memory, &bases, assumptions);
+        let mut out = self.without_attached_pointers(&bases, out);
         parameters::merge_unbased(&mut out, self.unbased_uses(&unbased));
         // Every memory parameter's name, before `ordered` marks the advanced pointers.
         let array_names: HashSet<String> = out.iter().map(|p| p.name.clone()).collect();

@@ -69,12 +69,14 @@ pub fn present(report: &mut LoopReport, places: &Places) {
             && is_object(t)
             && plain_params.get(t.as_str()).is_none_or(|n| *n <= 1);
         if matches!(kind, Kind::Expression | Kind::Storage) && !storage {
-            // A memory object heading a path (`glob->data` for the value loaded from the
-            // global `glob`) names the value the object holds, not the object: it is no
-            // plain value of its own beside the loads of it the report numbers.
+            // A pointer held in memory heading a path (`glob->data`, `glob[k]`: a value
+            // loaded through the global pointer `glob`) names the value the pointer holds,
+            // not the object: it is no plain value of its own beside the loads of it the
+            // report numbers.
             for (start, end) in plain_identifier_spans(t) {
                 let name = &t[start..end];
-                if !(t[end..].starts_with("->") && is_object(name)) {
+                let heads_path = t[end..].starts_with("->") || t[end..].starts_with('[');
+                if !(heads_path && is_object(name)) {
                     plain.insert(name.to_string());
                 }
             }

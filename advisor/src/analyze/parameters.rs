@@ -150,6 +150,56 @@ impl FunctionContext<'_> {
         out
     }
 
+    /// `out` less the storage of each file-scope pointer the loop only reads whose pointee
+    /// is a parameter too (`double *table;` read as `table[i]`): the kernel receives the
+    /// pointer as that parameter (a port maps the pointee, and OpenMP attaches the device's
+    /// copy of the pointer to it), so the pointer's own 8 bytes are no parameter, and the
+    /// pointee is named as the source names the pointer.
+    pub(super) fn without_attached_pointers(
+        &self,
+        bases: &BaseUses,
+        mut out: Vec<Parameter>,
+    ) -> Vec<Parameter> {
+        let program = &self.unit.lowered.program;
+        let global_read_by = |var: &Var| match self.rec.symbols.info(var).map(|s| &s.origin) {
+            Some(SymbolOrigin::Load { address, .. }) => match self.func.inst(*address).kind {
+                InstKind::GlobalAddr(g) => Some(g),
+                _ => None,
+            },
+            _ => None,
+        };
+        let attached: HashSet<_> = out
+            .iter()
+            .filter(|q| q.storage.is_none() && q.kind != ParamKind::Scalar)
+            .filter_map(|q| global_read_by(&bases.get(&q.name)?.0))
+            .collect();
+        let dropped: HashSet<_> = out
+            .iter()
+            .filter(|p| p.storage.is_some() && p.role == Role::In)
+            .filter_map(|p| crate::globals::global_of(self.func, self.rec, &bases.get(&p.name)?.0))
+            .filter(|g| attached.contains(g) && program.types.is_pointer(program.global(*g).ty))
+            .collect();
+        out.retain(|p| {
+            let global = bases
+                .get(&p.name)
+                .and_then(|(var, ..)| crate::globals::global_of(self.func, self.rec, var));
+            !(p.storage.is_some()
+                && p.role == Role::In
+                && global.is_some_and(|g| dropped.contains(&g)))
+        });
+        // Such a pointee is reached through no other parameter: the pointer is one.
+        for q in out.iter_mut().filter(|q| q.storage.is_none()) {
+            if bases
+                .get(&q.name)
+                .and_then(|(var, ..)| global_read_by(var))
+                .is_some_and(|g| dropped.contains(&g))
+            {
+                q.nested = false;
+            }
+        }
+        out
+    }
+
     /// Decides how a kernel receives the base pointer `var`: from where the pointer comes
     /// (a parameter, a load, an object, a call's result, a callee's member or global).
     fn base_type(&self, var: &Var, memory: &LoopMemory) -> BaseType {

@@ -410,8 +410,9 @@ void f(double *var, double *out, int n) {
 /// Two reads of one global pointer inside the loop, with a store between them into a
 /// parameter's memory: the loop cannot change the global (distinct parameters and globals
 /// do not overlap, an assumption the report states), so both read the value it holds where
-/// the loop starts, one name (qualified, as the global's own storage is a parameter too).
-/// A loop that writes the global keeps them apart.
+/// the loop starts, one name. The pointer is the one parameter of what it points to
+/// (not nested: no other parameter reaches it), its own storage none. A loop that writes
+/// the global keeps the two values apart.
 #[test]
 fn reads_of_a_global_the_loop_cannot_change_are_one_value() {
     check(
@@ -424,8 +425,11 @@ void f(double *out, int n) {
   }
 }
 "#,
-        &["base: table@5\n"],
-        &["table@6"],
+        &[
+            "base: table\n",
+            "- name: table\n  role: in\n  kind: array\n  c_type: double *\n",
+        ],
+        &["table@", "double **", "nested"],
     );
     check(
         r#"
