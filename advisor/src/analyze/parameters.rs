@@ -10,7 +10,7 @@ use crate::model::{Bytes, ParamKind, Parameter, Quantity, Role, WholeObject};
 use crate::rebase::{Definitions, EntryOffset};
 use crate::space::{NotAffine, Space};
 use analyses::symbols::SymbolOrigin;
-use frontend::ir::InstKind;
+use frontend::ir::{GlobalId, InstKind, Slot, Value};
 use frontend::loops::{Loop, LoopId};
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::rc::Rc;
@@ -54,6 +54,13 @@ pub(super) struct UnbasedUse {
     writes: bool,
     elem: u64,
     bases: BTreeSet<String>,
+}
+
+/// A memory object a pointer may be held in: a global, or a local whose address is taken.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum MemoryObject {
+    Global(GlobalId),
+    Slot(Slot),
 }
 
 /// Per scalar name: its role and C type.
@@ -150,50 +157,64 @@ impl FunctionContext<'_> {
         out
     }
 
-    /// `out` less the storage of each file-scope pointer the loop only reads whose pointee
-    /// is a parameter too (`double *table;` read as `table[i]`): the kernel receives the
-    /// pointer as that parameter (a port maps the pointee, and OpenMP attaches the device's
-    /// copy of the pointer to it), so the pointer's own 8 bytes are no parameter, and the
-    /// pointee is named as the source names the pointer.
+    /// `out` less the storage of each pointer held in memory (a file-scope pointer, a local
+    /// whose address is taken) that the loop only reads and whose pointee is a parameter
+    /// too (`double *table;` read as `table[i]`): the kernel receives the pointer as that
+    /// parameter (a port maps the pointee, and OpenMP attaches the device's copy of the
+    /// pointer to it), so the pointer's own 8 bytes are no parameter, and the pointee is
+    /// named as the source names the pointer. Mapped as a section of the pointee
+    /// (`table[0:1]` beside `table[0:n]`) they overlapped in one construct, which the
+    /// offloading runtime refuses.
     pub(super) fn without_attached_pointers(
         &self,
         bases: &BaseUses,
         mut out: Vec<Parameter>,
     ) -> Vec<Parameter> {
-        let program = &self.unit.lowered.program;
-        let global_read_by = |var: &Var| match self.rec.symbols.info(var).map(|s| &s.origin) {
-            Some(SymbolOrigin::Load { address, .. }) => match self.func.inst(*address).kind {
-                InstKind::GlobalAddr(g) => Some(g),
-                _ => None,
-            },
+        let types = &self.unit.lowered.program.types;
+        let object_at = |address: Value| match self.func.inst(address).kind {
+            InstKind::GlobalAddr(g) => Some(MemoryObject::Global(g)),
+            InstKind::SlotAddr(s) => Some(MemoryObject::Slot(s)),
             _ => None,
         };
-        let attached: HashSet<_> = out
+        let origin = |name: &str| {
+            bases
+                .get(name)
+                .and_then(|(var, ..)| self.rec.symbols.info(var))
+                .map(|s| &s.origin)
+        };
+        // The object a base pointer was loaded from, whole.
+        let loaded_from = |name: &str| match origin(name) {
+            Some(SymbolOrigin::Load { address, .. }) => object_at(*address),
+            _ => None,
+        };
+        // The object a parameter is, when it holds a pointer.
+        let pointer_object = |name: &str| match origin(name) {
+            Some(SymbolOrigin::Object(v)) => types
+                .pointee(self.func.inst(*v).ty)
+                .is_some_and(|t| types.is_pointer(t))
+                .then(|| object_at(*v))
+                .flatten(),
+            _ => None,
+        };
+        let attached: HashSet<MemoryObject> = out
             .iter()
-            .filter(|q| q.storage.is_none() && q.kind != ParamKind::Scalar)
-            .filter_map(|q| global_read_by(&bases.get(&q.name)?.0))
+            .filter(|q| q.kind != ParamKind::Scalar)
+            .filter_map(|q| loaded_from(&q.name))
             .collect();
-        let dropped: HashSet<_> = out
+        let dropped: HashSet<MemoryObject> = out
             .iter()
-            .filter(|p| p.storage.is_some() && p.role == Role::In)
-            .filter_map(|p| crate::globals::global_of(self.func, self.rec, &bases.get(&p.name)?.0))
-            .filter(|g| attached.contains(g) && program.types.is_pointer(program.global(*g).ty))
+            .filter(|p| p.role == Role::In && p.kind != ParamKind::Scalar)
+            .filter_map(|p| pointer_object(&p.name))
+            .filter(|o| attached.contains(o))
             .collect();
         out.retain(|p| {
-            let global = bases
-                .get(&p.name)
-                .and_then(|(var, ..)| crate::globals::global_of(self.func, self.rec, var));
-            !(p.storage.is_some()
-                && p.role == Role::In
-                && global.is_some_and(|g| dropped.contains(&g)))
+            !(p.role == Role::In
+                && p.kind != ParamKind::Scalar
+                && pointer_object(&p.name).is_some_and(|o| dropped.contains(&o)))
         });
         // Such a pointee is reached through no other parameter: the pointer is one.
-        for q in out.iter_mut().filter(|q| q.storage.is_none()) {
-            if bases
-                .get(&q.name)
-                .and_then(|(var, ..)| global_read_by(var))
-                .is_some_and(|g| dropped.contains(&g))
-            {
+        for q in out.iter_mut() {
+            if loaded_from(&q.name).is_some_and(|o| dropped.contains(&o)) {
                 q.nested = false;
             }
         }

@@ -860,9 +860,6 @@ fn map_parameters(
 ) -> Result<(), EmitError> {
     let in_tree = |n: &str| trees.is_some_and(|t| t.covered.contains(n));
     for p in &parameters.list {
-        if pointee_mapped(p, &parameters.list) {
-            continue;
-        }
         if p.kind == ParamKind::Scalar {
             map_scalar_parameter(scope, claimed, parameters, p, data)?;
             continue;
@@ -882,20 +879,6 @@ fn map_parameters(
         map_variable(scope, p, dir, data, notes)?;
     }
     Ok(())
-}
-
-/// Whether `p` is the storage of a file-scope pointer the loop only reads (`double
-/// *table;`) whose pointee another parameter maps under the same name (`table[0:n + 1]`):
-/// mapping a section through a pointer gives the device's copy of the pointer that
-/// section's address (OpenMP's pointer attachment), so the pointer needs no map of its own.
-/// Written as one (`table[0:1]`, the pointer's 8 bytes as a section of the pointee), it
-/// would overlap the pointee's section in one construct, which the runtime refuses.
-fn pointee_mapped(p: &advisor::model::Parameter, list: &[advisor::model::Parameter]) -> bool {
-    p.storage.is_some()
-        && p.role == Role::In
-        && list
-            .iter()
-            .any(|q| q.storage.is_none() && q.kind != ParamKind::Scalar && q.name == p.name)
 }
 
 /// Decides whether a scalar parameter is `firstprivate` (when no clause claims it
