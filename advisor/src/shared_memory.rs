@@ -486,7 +486,7 @@ impl Ctx {
                     reads: Vec::new(),
                 }),
                 tile: None,
-                bytes_per_block: size.to_c(),
+                bytes_per_block: Quantity::of(&size),
                 bytes_for_block: size.to_c(),
                 bank_conflicts: Some(BankConflicts {
                     degree: "1".into(),
@@ -568,7 +568,7 @@ impl Ctx {
                     col_hi: col_hi.to_c(),
                     row_bytes: row_bytes.to_c(),
                 }),
-                bytes_per_block: bytes.to_c(),
+                bytes_per_block: Quantity::of(&bytes),
                 bytes_for_block: bytes_for_block.to_c(),
                 bank_conflicts,
                 grouping,
@@ -776,7 +776,7 @@ impl Ctx {
                 reads: Vec::new(),
             }),
             tile: None,
-            bytes_per_block: size.to_c(),
+            bytes_per_block: Quantity::of(&size),
             bytes_for_block: for_block.to_c(),
             bank_conflicts: None,
             grouping: (patterns.len() > 1)
