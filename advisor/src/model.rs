@@ -758,7 +758,7 @@ pub struct BankConflicts {
 pub struct Occupancy {
     pub gpu: String,
     pub block: String,
-    pub shared_bytes_per_block: String,
+    pub shared_bytes_per_block: Quantity,
     /// Resident blocks per SM (limited by threads, blocks and shared memory), when known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub blocks_per_sm: Option<u64>,

@@ -756,9 +756,9 @@ pub enum Kind {
     Storage,
 }
 
-/// Every quantity of `report` (bounds, trip counts, sections, request counts, shared bytes,
-/// diverging warps), each an expression with its
-/// text ([`crate::model::Quantity`]).
+/// Every quantity of `report` (bounds, trip counts, sections, request counts, shared bytes
+/// per block and per area, diverging warps), each an expression with its text
+/// ([`crate::model::Quantity`]).
 pub fn quantities_mut(report: &mut LoopReport) -> Vec<&mut crate::model::Quantity> {
     let mut q = Vec::new();
     if let Some(i) = report.induction.as_mut() {
@@ -784,6 +784,9 @@ pub fn quantities_mut(report: &mut LoopReport) -> Vec<&mut crate::model::Quantit
         if let Some(b) = s.block_section.as_mut() {
             q.extend([&mut b.lo, &mut b.hi, &mut b.size]);
         }
+    }
+    if let Some(o) = report.occupancy.as_mut() {
+        q.push(&mut o.shared_bytes_per_block);
     }
     for d in report.divergence.iter_mut() {
         let [lo, hi] = &mut d.diverging_warps_per_row;
@@ -914,7 +917,7 @@ pub fn texts_mut(report: &mut LoopReport) -> Vec<(Kind, &mut String)> {
         }
     }
     if let Some(o) = report.occupancy.as_mut() {
-        e.push(&mut o.shared_bytes_per_block);
+        e.push(o.shared_bytes_per_block.text_mut());
         p.push(&mut o.message);
         p.extend(o.limited_by.iter_mut());
     }

@@ -803,7 +803,7 @@ impl Ctx {
                 Some((n, by_what)) => Occupancy {
                     gpu: name,
                     block,
-                    shared_bytes_per_block: bytes.to_string(),
+                    shared_bytes_per_block: Quantity::of(&total),
                     blocks_per_sm: Some(n),
                     limited_by: Some(by_what.into()),
                     message: format!(
@@ -821,7 +821,7 @@ impl Ctx {
                 None => Occupancy {
                     gpu: name,
                     block,
-                    shared_bytes_per_block: bytes.to_string(),
+                    shared_bytes_per_block: Quantity::of(&total),
                     blocks_per_sm: None,
                     limited_by: None,
                     message: format!(
@@ -833,7 +833,7 @@ impl Ctx {
             None => Occupancy {
                 gpu: name,
                 block,
-                shared_bytes_per_block: total.to_c(),
+                shared_bytes_per_block: Quantity::of(&total),
                 blocks_per_sm: None,
                 limited_by: None,
                 message: format!(

@@ -233,7 +233,7 @@ fn expressions(r: &LoopReport) -> Vec<&str> {
         }
     }
     if let Some(o) = &r.occupancy {
-        e.push(&o.shared_bytes_per_block);
+        e.push(o.shared_bytes_per_block.text());
     }
     // A divergence ratio is real division (`d/W`), not an expression of the engine.
     for d in &r.divergence {
