@@ -110,7 +110,7 @@ impl Heads {
             nest: l.nest,
             induction: l.induction.map(|i| instantiate::InductionSketch {
                 var: i.var,
-                trip_count: i.trip_count.to_string(),
+                trip_count: i.trip_count,
             }),
         });
     }

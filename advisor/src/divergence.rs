@@ -11,7 +11,7 @@
 //! addresses may diverge in any warp: `[0, W]`, with GPUCheck's advice for clamps.
 
 use crate::mapping::{Candidate, Nest, Target};
-use crate::model::DivergentBranch;
+use crate::model::{DivergentBranch, Quantity};
 use analyses::symbols::SymbolOrigin;
 use frontend::ir::{BinOp, Constant, InstKind, Terminator, Value};
 use num_bigint::BigInt;
@@ -56,8 +56,9 @@ pub fn analyze(nest: &Nest, c: &Candidate, target: &Target) -> Vec<DivergentBran
         .checked_add(&Expr::constant(31))
         .ok()
         .and_then(|t| t.c_div_in(&BigInt::from(32), &nest.space.env).ok())
-        .map(|w| w.to_c())
-        .unwrap_or_else(|| "?".into());
+        .map(|w| Quantity::of(&w))
+        // No count the engine can write: C text no consumer evaluates.
+        .unwrap_or_else(|| Quantity::c_text("?"));
     let mut out = Vec::new();
     let mut bounds = None;
     for &b in &l.blocks {
@@ -78,37 +79,38 @@ pub fn analyze(nest: &Nest, c: &Candidate, target: &Target) -> Vec<DivergentBran
         if condition.is_empty() {
             condition = nest.unit.snippet(func.block(b).terminator_span);
         }
-        let row = |lo: &str, hi: &str, exact: bool, message: String, help: Option<String>| {
-            DivergentBranch {
-                line,
-                condition: condition.clone(),
-                ratio: [ratio(lo, &warps), ratio(hi, &warps)],
-                diverging_warps_per_row: [lo.to_string(), hi.to_string()],
-                warps_per_row: warps.clone(),
-                exact,
-                message,
-                help,
-            }
-        };
+        let row =
+            |lo: Quantity, hi: Quantity, exact: bool, message: String, help: Option<String>| {
+                DivergentBranch {
+                    line,
+                    condition: condition.clone(),
+                    ratio: [ratio(&lo, &warps), ratio(&hi, &warps)],
+                    diverging_warps_per_row: [lo, hi],
+                    warps_per_row: warps.clone(),
+                    exact,
+                    message,
+                    help,
+                }
+            };
         match dep {
             Dependence::None => {}
             Dependence::OnlyY => out.push(row(
-                "0",
-                "0",
+                Quantity::constant(0),
+                Quantity::constant(0),
                 true,
                 "depends only on the y index: uniform within every warp".into(),
                 None,
             )),
             Dependence::Affine { g, op } => {
                 let (lo, hi, exact, why) = affine_boundary(&g, op, &trips);
-                out.push(row(&lo, &hi, exact, why, None));
+                out.push(row(lo, hi, exact, why, None));
             }
             Dependence::Data => {
                 let bounds = bounds.get_or_insert_with(|| clamp_bounds(nest));
                 let help = clamp_help(nest, bounds, cond);
                 out.push(row(
-                    "0",
-                    &warps,
+                    Quantity::constant(0),
+                    warps.clone(),
                     false,
                     "depends on values read at per-thread addresses: any warp may diverge (a profile tells how often)".into(),
                     help,
@@ -238,7 +240,7 @@ fn classify(nest: &Nest, c: &Candidate, cond: Value) -> Dependence {
 type LoopIdVar = (frontend::loops::LoopId, Var);
 
 /// Diverging warps per row for `g(#tx) op 0`: `(min, max, exact, explanation)`.
-fn affine_boundary(g: &Expr, op: BinOp, trips: &Expr) -> (String, String, bool, String) {
+fn affine_boundary(g: &Expr, op: BinOp, trips: &Expr) -> (Quantity, Quantity, bool, String) {
     let tx = crate::coalescing::thread_var();
     let zero = HashMap::from([(tx.clone(), Expr::constant(0))]);
     let one = HashMap::from([(tx.clone(), Expr::constant(1))]);
@@ -257,14 +259,19 @@ fn affine_boundary(g: &Expr, op: BinOp, trips: &Expr) -> (String, String, bool, 
     }
     let (Some(a), Some(b)) = (a.as_integer(), g0.as_integer()) else {
         return (
-            "0".into(),
-            "1".into(),
+            Quantity::constant(0),
+            Quantity::constant(1),
             false,
             "affine in the thread index with a symbolic boundary: at most the one warp containing it diverges per row".into(),
         );
     };
     if a.is_zero() {
-        return ("0".into(), "0".into(), true, "uniform along x".into());
+        return (
+            Quantity::constant(0),
+            Quantity::constant(0),
+            true,
+            "uniform along x".into(),
+        );
     }
     // First thread index whose outcome differs from thread 0's, if any.
     let boundary = match op {
@@ -272,8 +279,8 @@ fn affine_boundary(g: &Expr, op: BinOp, trips: &Expr) -> (String, String, bool, 
             let (q, r) = (-b.clone()).div_rem(&a);
             if !r.is_zero() || q < BigInt::zero() {
                 return (
-                    "0".into(),
-                    "0".into(),
+                    Quantity::constant(0),
+                    Quantity::constant(0),
                     true,
                     "no thread satisfies the equality: uniform".into(),
                 );
@@ -301,8 +308,8 @@ fn affine_boundary(g: &Expr, op: BinOp, trips: &Expr) -> (String, String, bool, 
     };
     if boundary <= 0 {
         return (
-            "0".into(),
-            "0".into(),
+            Quantity::constant(0),
+            Quantity::constant(0),
             true,
             "every thread takes the same side: uniform".into(),
         );
@@ -313,34 +320,39 @@ fn affine_boundary(g: &Expr, op: BinOp, trips: &Expr) -> (String, String, bool, 
 
 /// One warp per row diverges when the boundary `t` lies inside the row and, for a change
 /// of outcome (not a single thread), inside a warp rather than on its first thread.
-fn within(t: i64, single: bool, trips: &Expr, text: String) -> (String, String, bool, String) {
+fn within(t: i64, single: bool, trips: &Expr, text: String) -> (Quantity, Quantity, bool, String) {
     if !single && t % 32 == 0 {
         return (
-            "0".into(),
-            "0".into(),
+            Quantity::constant(0),
+            Quantity::constant(0),
             true,
             format!("{text}, a warp boundary: uniform"),
         );
     }
     match trips.as_integer().and_then(|n| n.to_i64()) {
         Some(n) if t >= n => (
-            "0".into(),
-            "0".into(),
+            Quantity::constant(0),
+            Quantity::constant(0),
             true,
             format!("{text}, outside the row"),
         ),
-        Some(_) => ("1".into(), "1".into(), true, text),
+        Some(_) => (Quantity::constant(1), Quantity::constant(1), true, text),
         None => (
-            "1".into(),
-            "1".into(),
+            Quantity::constant(1),
+            Quantity::constant(1),
             true,
             format!("{text} (for rows longer than {t} threads)"),
         ),
     }
 }
 
-fn unknown(why: &str) -> (String, String, bool, String) {
-    ("0".into(), "1".into(), false, why.into())
+fn unknown(why: &str) -> (Quantity, Quantity, bool, String) {
+    (
+        Quantity::constant(0),
+        Quantity::constant(1),
+        false,
+        why.into(),
+    )
 }
 
 /// A branch condition `v op k` with `k` a constant: `op` (with `v` on the left), `v`

@@ -10,7 +10,7 @@
 use crate::access::MemAccess;
 use crate::coalescing::{coalescing_factor, combine, sector_factor, thread_var, Factor};
 use crate::gpus::Gpu;
-use crate::model::{AccessCoalescing, GridMapping, MappingGain, MappingReport};
+use crate::model::{AccessCoalescing, GridMapping, MappingGain, MappingReport, Quantity};
 use crate::space::{IvRange, Space};
 use analyses::reconstruct::Reconstruction;
 use frontend::ir::Function;
@@ -349,10 +349,10 @@ impl<'a> Nest<'a> {
                 offset_bytes: offsets.join(" or "),
                 inner_loop: self.inner_loop(a, c),
                 stride_bytes: f.stride.as_ref().map(Expr::to_c),
-                requests_per_warp: f.requests.to_c(),
-                sectors_per_warp: sectors.requests.to_c(),
-                min_requests_per_warp: f.min_requests.as_ref().map(Expr::to_c),
-                unaligned_requests_per_warp: f.unaligned.as_ref().map(Expr::to_c),
+                requests_per_warp: Quantity::of(&f.requests),
+                sectors_per_warp: Quantity::of(&sectors.requests),
+                min_requests_per_warp: f.min_requests.as_ref().map(Quantity::of),
+                unaligned_requests_per_warp: f.unaligned.as_ref().map(Quantity::of),
                 exact: f.exact,
                 assumptions: f.assumptions.clone(),
             });

@@ -675,17 +675,17 @@ pub struct AccessCoalescing {
     pub stride_bytes: Option<String>,
     /// The most requests any warp issues, under `assumptions`, in `[1, 32]` (for elements
     /// that tile 128 bytes; an element that may straddle two lines counts both).
-    pub requests_per_warp: String,
+    pub requests_per_warp: Quantity,
     /// The most distinct 32-byte sectors any warp touches, under the same assumptions (with
     /// 32-byte aligned rows where `requests_per_warp` assumes 128-byte aligned ones): the
     /// bytes moved are `32 * sectors_per_warp`. `4 * requests_per_warp` at most.
-    pub sectors_per_warp: String,
+    pub sectors_per_warp: Quantity,
     /// The fewest, when warps differ (a warp straddling a 128-byte line issues one more).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub min_requests_per_warp: Option<String>,
+    pub min_requests_per_warp: Option<Quantity>,
     /// The most when rows are not 128-byte aligned (present when that assumption was made).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub unaligned_requests_per_warp: Option<String>,
+    pub unaligned_requests_per_warp: Option<Quantity>,
     /// Every warp issues exactly `requests_per_warp` requests under `assumptions`.
     pub exact: bool,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -723,7 +723,7 @@ pub struct SharedArea {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tile: Option<Tile>,
     /// Shared bytes per block as an expression of `blockDim.x`, `blockDim.y`.
-    pub bytes_per_block: String,
+    pub bytes_per_block: Quantity,
     /// The same for the chosen block shape.
     pub bytes_for_block: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -758,7 +758,7 @@ pub struct BankConflicts {
 pub struct Occupancy {
     pub gpu: String,
     pub block: String,
-    pub shared_bytes_per_block: String,
+    pub shared_bytes_per_block: Quantity,
     /// Resident blocks per SM (limited by threads, blocks and shared memory), when known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub blocks_per_sm: Option<u64>,
@@ -775,8 +775,8 @@ pub struct DivergentBranch {
     /// `d/W` with real division (`W` the warps per row of the grid).
     pub ratio: [String; 2],
     /// Warps per row that diverge, `[min, max]`, and warps per row (C expressions).
-    pub diverging_warps_per_row: [String; 2],
-    pub warps_per_row: String,
+    pub diverging_warps_per_row: [Quantity; 2],
+    pub warps_per_row: Quantity,
     pub exact: bool,
     pub message: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -11,7 +11,7 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use crate::model::{LoopReport, Reason};
+use crate::model::{LoopReport, Quantity, Reason};
 
 /// Where the program computes the value a symbol stands for, `(line, column)`; `None` when
 /// the symbol is not one of the loop's function (a callee's variable) or has no position.
@@ -161,24 +161,21 @@ pub fn present(report: &mut LoopReport, places: &Places) {
 fn present_at_places(report: &mut LoopReport, names: &Names, places: &Places) {
     let at_loop = |m: &mut crate::model::GridMapping| {
         let x_line = m.x_loop.as_ref().map_or(0, |l| l.line);
-        rename_at(vec![&mut m.x], x_line, names, places);
+        rename_at(vec![&mut m.x], Vec::new(), x_line, names, places);
         if let (Some(y), Some(y_loop)) = (m.y.as_mut(), m.y_loop.as_ref()) {
-            rename_at(vec![y], y_loop.line, names, places);
+            rename_at(vec![y], Vec::new(), y_loop.line, names, places);
         }
     };
     for m in report.mappings.iter_mut() {
         at_loop(&mut m.mapping);
         for a in m.accesses.iter_mut() {
-            let mut texts = vec![
-                &mut a.offset_bytes,
-                &mut a.requests_per_warp,
-                &mut a.sectors_per_warp,
-            ];
+            let mut texts = vec![&mut a.offset_bytes];
             texts.extend(a.stride_bytes.iter_mut());
-            texts.extend(a.min_requests_per_warp.iter_mut());
-            texts.extend(a.unaligned_requests_per_warp.iter_mut());
             texts.extend(a.assumptions.iter_mut());
-            rename_at(texts, a.line, names, places);
+            let mut counts = vec![&mut a.requests_per_warp, &mut a.sectors_per_warp];
+            counts.extend(a.min_requests_per_warp.iter_mut());
+            counts.extend(a.unaligned_requests_per_warp.iter_mut());
+            rename_at(texts, counts, a.line, names, places);
         }
     }
     if let Some(m) = report.recommended_mapping.as_mut() {
@@ -278,17 +275,29 @@ fn forget_read_at(reasons: &mut [Reason]) {
     }
 }
 
-/// Renames `texts`, all read at `line`: a symbol that is the only value of its name among
-/// them, and that the name means at `line`, is shown plainly; a value shown plainly in the
-/// whole report (its name's first value) is qualified where the name means another value;
-/// every other symbol reads as in the whole report.
-fn rename_at(texts: Vec<&mut String>, line: u32, names: &Names, places: &Places) {
+/// Renames `texts` and `quantities`, all read at `line`: a symbol that is the only value of
+/// its name among them, and that the name means at `line`, is shown plainly; a value shown
+/// plainly in the whole report (its name's first value) is qualified where the name means
+/// another value; every other symbol reads as in the whole report. A quantity is renamed
+/// whole, its expression's variables as its text's names, so that the two stay in step.
+fn rename_at(
+    mut texts: Vec<&mut String>,
+    mut quantities: Vec<&mut Quantity>,
+    line: u32,
+    names: &Names,
+    places: &Places,
+) {
     if line == 0 {
         return;
     }
     let mut plain = BTreeSet::new();
     let mut versions: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-    for t in &texts {
+    let read: Vec<&str> = texts
+        .iter()
+        .map(|t| t.as_str())
+        .chain(quantities.iter().map(|q| q.text()))
+        .collect();
+    for t in read {
         plain_identifiers(t, &mut plain);
         for (start, end) in numbered_tokens(t) {
             let token = names.value(&t[start..end]);
@@ -326,13 +335,24 @@ fn rename_at(texts: Vec<&mut String>, line: u32, names: &Names, places: &Places)
             })
         })
         .collect();
-    for t in texts {
-        if !local.is_empty() && t.contains('#') {
-            *t = names.rewrite_with(t, &local);
-        }
+    // One rewriting of names, the same for a whole text and for one variable's name: it
+    // replaces names one by one, each by what it reads as at `line`.
+    let rename = |t: &str| {
+        let mut t = if !local.is_empty() && t.contains('#') {
+            names.rewrite_with(t, &local)
+        } else {
+            t.to_string()
+        };
         for (p, name) in &shadowed {
-            *t = replace_plain(t, p, name);
+            t = replace_plain(&t, p, name);
         }
+        t
+    };
+    for t in texts.iter_mut() {
+        **t = rename(t);
+    }
+    for q in quantities.iter_mut() {
+        q.rename(rename, rename);
     }
 }
 
@@ -738,8 +758,9 @@ pub enum Kind {
     Storage,
 }
 
-/// Every quantity of `report` (bounds, trip counts, sections), each an expression with its
-/// text ([`crate::model::Quantity`]).
+/// Every quantity of `report` (bounds, trip counts, sections, request counts, shared bytes
+/// per block and per area, diverging warps), each an expression with its text
+/// ([`crate::model::Quantity`]).
 pub fn quantities_mut(report: &mut LoopReport) -> Vec<&mut crate::model::Quantity> {
     let mut q = Vec::new();
     if let Some(i) = report.induction.as_mut() {
@@ -753,10 +774,25 @@ pub fn quantities_mut(report: &mut LoopReport) -> Vec<&mut crate::model::Quantit
             q.push(&mut w.size);
         }
     }
+    for m in report.mappings.iter_mut() {
+        for a in m.accesses.iter_mut() {
+            q.extend([&mut a.requests_per_warp, &mut a.sectors_per_warp]);
+            q.extend(a.min_requests_per_warp.iter_mut());
+            q.extend(a.unaligned_requests_per_warp.iter_mut());
+        }
+    }
     for s in report.shared_memory.iter_mut() {
+        q.push(&mut s.bytes_per_block);
         if let Some(b) = s.block_section.as_mut() {
             q.extend([&mut b.lo, &mut b.hi, &mut b.size]);
         }
+    }
+    if let Some(o) = report.occupancy.as_mut() {
+        q.push(&mut o.shared_bytes_per_block);
+    }
+    for d in report.divergence.iter_mut() {
+        let [lo, hi] = &mut d.diverging_warps_per_row;
+        q.extend([lo, hi, &mut d.warps_per_row]);
     }
     q
 }
@@ -829,12 +865,16 @@ pub fn texts_mut(report: &mut LoopReport) -> Vec<(Kind, &mut String)> {
             bases.extend(a.base.iter_mut());
             e.extend([
                 &mut a.offset_bytes,
-                &mut a.requests_per_warp,
-                &mut a.sectors_per_warp,
+                a.requests_per_warp.text_mut(),
+                a.sectors_per_warp.text_mut(),
             ]);
             e.extend(a.stride_bytes.iter_mut());
-            e.extend(a.min_requests_per_warp.iter_mut());
-            e.extend(a.unaligned_requests_per_warp.iter_mut());
+            e.extend(a.min_requests_per_warp.iter_mut().map(Quantity::text_mut));
+            e.extend(
+                a.unaligned_requests_per_warp
+                    .iter_mut()
+                    .map(Quantity::text_mut),
+            );
             p.extend(a.assumptions.iter_mut());
         }
     }
@@ -853,7 +893,7 @@ pub fn texts_mut(report: &mut LoopReport) -> Vec<(Kind, &mut String)> {
     }
     for s in report.shared_memory.iter_mut() {
         bases.push(&mut s.array);
-        e.extend([&mut s.bytes_per_block, &mut s.bytes_for_block]);
+        e.extend([s.bytes_per_block.text_mut(), &mut s.bytes_for_block]);
         p.push(&mut s.message);
         e.extend(s.overlap_x_bytes.iter_mut());
         e.extend(s.overlap_y_bytes.iter_mut());
@@ -879,14 +919,20 @@ pub fn texts_mut(report: &mut LoopReport) -> Vec<(Kind, &mut String)> {
         }
     }
     if let Some(o) = report.occupancy.as_mut() {
-        e.push(&mut o.shared_bytes_per_block);
+        e.push(o.shared_bytes_per_block.text_mut());
         p.push(&mut o.message);
         p.extend(o.limited_by.iter_mut());
     }
     for d in report.divergence.iter_mut() {
         let [lo, hi] = &mut d.ratio;
         let [dlo, dhi] = &mut d.diverging_warps_per_row;
-        e.extend([lo, hi, dlo, dhi, &mut d.warps_per_row]);
+        e.extend([
+            lo,
+            hi,
+            dlo.text_mut(),
+            dhi.text_mut(),
+            d.warps_per_row.text_mut(),
+        ]);
         p.push(&mut d.message);
         p.extend(d.help.iter_mut());
     }
@@ -1079,7 +1125,7 @@ mod tests {
             entry_value: &|_| None,
         };
         let mut got: Vec<String> = texts.iter().map(|t| t.to_string()).collect();
-        rename_at(got.iter_mut().collect(), line, &names, &places);
+        rename_at(got.iter_mut().collect(), Vec::new(), line, &names, &places);
         // What the place leaves is renamed as in the whole report, as `present` does.
         let got: Vec<String> = got.iter().map(|t| names.rewrite(t)).collect();
         assert_eq!(got, expected, "{texts:?} at line {line}");
@@ -1102,6 +1148,68 @@ mod tests {
             ],
             11,
             &["8*i + 8*c", "min(32, 4*i)", "`row[i + 1]` differs"],
+        );
+    }
+
+    /// A count read at `line` (an access's requests), renamed as [`check_at`] renames a
+    /// text, then as in the whole report: its text is `expected` and its expression the
+    /// one `expected` writes, variable for variable.
+    fn check_quantity_at(
+        report_texts: &[&str],
+        places: &[(&str, (u32, u32))],
+        in_scope: &[(&str, u32)],
+        count: &symbolic::Expr,
+        line: u32,
+        expected: &str,
+    ) {
+        let places: HashMap<String, (u32, u32)> =
+            places.iter().map(|(n, p)| (n.to_string(), *p)).collect();
+        let locate = |name: &str| places.get(name).copied();
+        let owned: Vec<String> = report_texts.iter().map(|t| t.to_string()).collect();
+        let names = Names::decide(&owned, &BTreeSet::new(), &locate, &|_| None);
+        let scope = |name: &str, at: u32| in_scope.contains(&(name, at));
+        let no_object = |_: &str| false;
+        let places = Places {
+            locate: &locate,
+            is_object: &no_object,
+            in_scope: &scope,
+            entry_value: &|_| None,
+        };
+        let mut q = Quantity::of(count);
+        rename_at(Vec::new(), vec![&mut q], line, &names, &places);
+        let rewrite = |t: &str| names.rewrite(t);
+        q.rename(rewrite, rewrite);
+        assert_eq!(q.text(), expected);
+        let e = q.expr().expect("an expression");
+        assert_eq!(e.to_c(), expected, "the expression follows the text");
+    }
+
+    #[test]
+    fn a_count_read_at_its_access_is_renamed_with_its_expression() {
+        let four_times = |name: &str| {
+            symbolic::Expr::var(name)
+                .checked_mul(&symbolic::Expr::constant(4))
+                .unwrap()
+        };
+        // Inside the first of two loops over `i`, its value reads plainly.
+        let report = ["8*i#2", "8*i#3", "n#4"];
+        let places = [("i#2", (10, 5)), ("i#3", (20, 5))];
+        let count = four_times("i#2")
+            .checked_add(&symbolic::Expr::var("n#4"))
+            .unwrap();
+        check_quantity_at(&report, &places, &[("i#2", 11)], &count, 11, "4*i + n");
+        // Outside it, as in the whole report.
+        check_quantity_at(&report, &places, &[], &count, 11, "4*i@10 + n");
+        // A plain name the place gives another meaning is qualified in both.
+        let report = ["8*i", "8*i#2"];
+        let places = [("i", (4, 5)), ("i#2", (6, 7))];
+        check_quantity_at(
+            &report,
+            &places,
+            &[("i#2", 7)],
+            &four_times("i"),
+            7,
+            "4*i@4",
         );
     }
 

@@ -97,6 +97,31 @@ impl Quantity {
         }
     }
 
+    /// The expression where reading the text back gives it: each of its variables is a name
+    /// the reader reads as one variable (`n`, `c->n`, `s.len`). `None` where the engine holds
+    /// no expression, and where a variable is C text the analyses hold as one unknown
+    /// (`((n - 1) / factor)`), a load site (`n@12`) or an element (`d[0]`): a consumer that
+    /// must give a quantity the same value whether it came from the analyses or from a report
+    /// file (instantiation) takes the text's way for those, as it must for a file's.
+    pub fn expr_as_read(&self) -> Option<&Expr> {
+        self.expr
+            .as_ref()
+            .filter(|e| e.vars().iter().all(|v| is_reader_name(v.name())))
+    }
+
+    /// Why the engine holds no expression for the text, in the reader's words (what
+    /// [`Quantity::read`] met); `None` where it holds one. For a consumer that says why a
+    /// quantity has no value.
+    pub fn unread(&self) -> Option<String> {
+        if self.expr.is_some() {
+            return None;
+        }
+        Some(match symbolic::parse_expr(&self.text) {
+            Err(e) => e.to_string(),
+            Ok(_) => "the engine holds no expression for it".to_string(),
+        })
+    }
+
     /// A quantity the program's own text writes (an array's declared dimension, the index
     /// a loop's start reads): the expression when the engine reads it, else C text.
     pub fn from_source(text: &str) -> Quantity {
@@ -108,6 +133,30 @@ impl Quantity {
     pub(crate) fn text_mut(&mut self) -> &mut String {
         &mut self.text
     }
+}
+
+/// Whether the reader ([`Quantity::read`]) reads `name` as one variable: a C identifier,
+/// with members through `.` and `->` (`symbolic::parse_expr`'s names).
+fn is_reader_name(name: &str) -> bool {
+    let b = name.as_bytes();
+    let starts = |i: usize| {
+        b.get(i)
+            .is_some_and(|c| c.is_ascii_alphabetic() || *c == b'_')
+    };
+    if !starts(0) {
+        return false;
+    }
+    let mut i = 1;
+    while i < b.len() {
+        if b[i].is_ascii_alphanumeric() || b[i] == b'_' || b[i] == b'.' {
+            i += 1;
+        } else if b[i] == b'-' && b.get(i + 1) == Some(&b'>') && starts(i + 2) {
+            i += 2;
+        } else {
+            return false;
+        }
+    }
+    true
 }
 
 /// `e` with each variable renamed by `name`; `None` when `name` renames none.

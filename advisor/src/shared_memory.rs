@@ -486,7 +486,7 @@ impl Ctx {
                     reads: Vec::new(),
                 }),
                 tile: None,
-                bytes_per_block: size.to_c(),
+                bytes_per_block: Quantity::of(&size),
                 bytes_for_block: size.to_c(),
                 bank_conflicts: Some(BankConflicts {
                     degree: "1".into(),
@@ -568,7 +568,7 @@ impl Ctx {
                     col_hi: col_hi.to_c(),
                     row_bytes: row_bytes.to_c(),
                 }),
-                bytes_per_block: bytes.to_c(),
+                bytes_per_block: Quantity::of(&bytes),
                 bytes_for_block: bytes_for_block.to_c(),
                 bank_conflicts,
                 grouping,
@@ -776,7 +776,7 @@ impl Ctx {
                 reads: Vec::new(),
             }),
             tile: None,
-            bytes_per_block: size.to_c(),
+            bytes_per_block: Quantity::of(&size),
             bytes_for_block: for_block.to_c(),
             bank_conflicts: None,
             grouping: (patterns.len() > 1)
@@ -803,7 +803,7 @@ impl Ctx {
                 Some((n, by_what)) => Occupancy {
                     gpu: name,
                     block,
-                    shared_bytes_per_block: bytes.to_string(),
+                    shared_bytes_per_block: Quantity::of(&total),
                     blocks_per_sm: Some(n),
                     limited_by: Some(by_what.into()),
                     message: format!(
@@ -821,7 +821,7 @@ impl Ctx {
                 None => Occupancy {
                     gpu: name,
                     block,
-                    shared_bytes_per_block: bytes.to_string(),
+                    shared_bytes_per_block: Quantity::of(&total),
                     blocks_per_sm: None,
                     limited_by: None,
                     message: format!(
@@ -833,7 +833,7 @@ impl Ctx {
             None => Occupancy {
                 gpu: name,
                 block,
-                shared_bytes_per_block: total.to_c(),
+                shared_bytes_per_block: Quantity::of(&total),
                 blocks_per_sm: None,
                 limited_by: None,
                 message: format!(

@@ -188,7 +188,7 @@ fn roots(text: &str) -> Vec<&str> {
 
 /// The fields of a loop report that are C expressions.
 fn expressions(r: &LoopReport) -> Vec<&str> {
-    let mut e: Vec<&String> = Vec::new();
+    let mut e: Vec<&str> = Vec::new();
     let mut quantities: Vec<&str> = Vec::new();
     if let Some(i) = &r.induction {
         quantities.extend([&*i.lower, &i.upper, &i.step, &i.trip_count]);
@@ -199,30 +199,30 @@ fn expressions(r: &LoopReport) -> Vec<&str> {
         }
     }
     for m in &r.mappings {
-        e.extend([&m.total_requests_per_warp, &m.total_sectors_per_warp]);
+        e.extend([&*m.total_requests_per_warp, &m.total_sectors_per_warp]);
         for a in &m.accesses {
-            e.extend([&a.offset_bytes, &a.requests_per_warp, &a.sectors_per_warp]);
-            e.extend(&a.stride_bytes);
-            e.extend(&a.min_requests_per_warp);
-            e.extend(&a.unaligned_requests_per_warp);
+            e.extend([&*a.offset_bytes, &a.requests_per_warp, &a.sectors_per_warp]);
+            e.extend(a.stride_bytes.as_deref());
+            e.extend(a.min_requests_per_warp.as_deref());
+            e.extend(a.unaligned_requests_per_warp.as_deref());
         }
     }
     if let Some(g) = &r.mapping_gain {
         e.extend([
-            &g.natural_requests_per_warp,
+            &*g.natural_requests_per_warp,
             &g.recommended_requests_per_warp,
         ]);
     }
     for s in &r.shared_memory {
-        e.extend([&s.bytes_per_block, &s.bytes_for_block]);
-        e.extend(&s.overlap_x_bytes);
-        e.extend(&s.overlap_y_bytes);
+        e.extend([&*s.bytes_per_block, &s.bytes_for_block]);
+        e.extend(s.overlap_x_bytes.as_deref());
+        e.extend(s.overlap_y_bytes.as_deref());
         if let Some(b) = &s.block_section {
             quantities.extend([&*b.lo, &b.hi, &b.size]);
         }
         if let Some(t) = &s.tile {
             e.extend([
-                &t.row_pitch_bytes,
+                &*t.row_pitch_bytes,
                 &t.row_lo,
                 &t.row_hi,
                 &t.rows,
@@ -233,17 +233,14 @@ fn expressions(r: &LoopReport) -> Vec<&str> {
         }
     }
     if let Some(o) = &r.occupancy {
-        e.push(&o.shared_bytes_per_block);
+        e.push(o.shared_bytes_per_block.text());
     }
     // A divergence ratio is real division (`d/W`), not an expression of the engine.
     for d in &r.divergence {
-        e.extend(d.diverging_warps_per_row.iter());
+        e.extend(d.diverging_warps_per_row.iter().map(|q| q.text()));
         e.push(&d.warps_per_row);
     }
-    e.into_iter()
-        .map(String::as_str)
-        .chain(quantities)
-        .collect()
+    e.into_iter().chain(quantities).collect()
 }
 
 /// Whether `text` is an expression the symbolic engine reads, once each name (a path such as

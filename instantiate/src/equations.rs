@@ -4,6 +4,7 @@
 //! admit several values: `(2*n + 3) / 4 = 100` gives `n ∈ {199, 200}`).
 
 use super::eval::{self, Values};
+use advisor::model::Quantity;
 use frontend::loop_ref::LoopRef;
 use num_rational::BigRational;
 use num_traits::ToPrimitive;
@@ -73,11 +74,11 @@ pub struct CountEquation {
     pub note: Option<String>,
 }
 
-/// A loop that takes part: its trip-count expression and its profile.
+/// A loop that takes part: its trip count and its profile.
 #[derive(Clone, Debug)]
 pub struct CountedLoop<'a> {
     pub id: LoopRef,
-    pub trip_count: String,
+    pub trip_count: Quantity,
     pub profile: Option<&'a LoopProfile>,
 }
 
@@ -126,16 +127,19 @@ pub fn solve_counts_given(
         let varied = (p.min_trip != p.max_trip).then(|| format!("{}..{}", p.min_trip, p.max_trip));
         let mut eq = CountEquation {
             loop_id: l.id.clone(),
-            trip_count: l.trip_count.clone(),
+            trip_count: l.trip_count.to_string(),
             observed: observed.to_string(),
             entries: p.entries,
             varied: varied.clone(),
             used: false,
             note: None,
         };
-        let trip_count = eval::substitute(&l.trip_count, known);
-        let vars = eval::variables(&trip_count);
-        let expr = eval::parse(&trip_count);
+        // The names left once the known ones have values, as the text names them.
+        let vars: BTreeSet<String> = eval::variables(&l.trip_count)
+            .into_iter()
+            .filter(|v| !known.contains_key(v))
+            .collect();
+        let expr = eval::with_values(&l.trip_count, known);
         eq.note = if p.entries == 0 {
             Some("never entered".into())
         } else if let Err(e) = &expr {
@@ -267,7 +271,7 @@ mod tests {
             .enumerate()
             .map(|(k, (t, p))| CountedLoop {
                 id: format!("a.c:{}:1", k + 1).parse().unwrap(),
-                trip_count: t.to_string(),
+                trip_count: Quantity::read(t),
                 profile: Some(p),
             })
             .collect();
@@ -305,12 +309,12 @@ mod tests {
         let loops = [
             CountedLoop {
                 id: "a.c:1:1".parse().unwrap(),
-                trip_count: "n".into(),
+                trip_count: Quantity::read("n"),
                 profile: Some(&p1),
             },
             CountedLoop {
                 id: "a.c:2:1".parse().unwrap(),
-                trip_count: "n".into(),
+                trip_count: Quantity::read("n"),
                 profile: Some(&p2),
             },
         ];
@@ -324,7 +328,7 @@ mod tests {
         let p = profile(0, 9, 10);
         let loops = [CountedLoop {
             id: "a.c:3:1".parse().unwrap(),
-            trip_count: "i".into(),
+            trip_count: Quantity::read("i"),
             profile: Some(&p),
         }];
         let ivs: BTreeSet<String> = ["i".to_string()].into();

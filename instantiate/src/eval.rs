@@ -1,15 +1,54 @@
-//! Evaluating the report's C expressions (sections, factors, trip counts) with integer
-//! values for their variables.
+//! Evaluating the report's quantities (sections, factors, trip counts) with integer values
+//! for their variables: each on the expression it carries ([`Quantity::expr_as_read`]),
+//! never on a reading of its text. A quantity whose text the engine holds no expression for
+//! (C's division by a variable), or whose expression names what a report file's text would
+//! not read as one variable (the analyses' unknown `((n - 1) / factor)`, a load site `n@12`),
+//! has one way to a value, [`read_text`] after its names are replaced by their values: the
+//! same whether the report came from the analyses or from a file.
 
+use advisor::model::Quantity;
 use num_rational::BigRational;
 use num_traits::ToPrimitive;
-use std::collections::{BTreeMap, BTreeSet};
-use symbolic::Expr;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use symbolic::{Expr, Var};
 
 pub use crate::eval_types::{EvalFailure, Values};
 
-pub fn parse(text: &str) -> Result<Expr, EvalFailure> {
-    crate::memo::parse(text)
+/// The one place this crate reads C text: a quantity's text with values (or a name) put in
+/// for some of its names, read as a report file's quantity is read ([`Quantity::read`]).
+/// Only for quantities the engine holds no expression for, whose text with values put in
+/// may read (`(n - 1) / factor` with `factor` known); every other quantity is evaluated
+/// on its expression.
+pub fn read_text(text: &str) -> Result<Expr, EvalFailure> {
+    let q = Quantity::read(text);
+    match q.expr() {
+        Some(e) => Ok(e.clone()),
+        None => Err(unreadable(&q)),
+    }
+}
+
+/// Why `q` has no expression, as evaluation reports it.
+fn unreadable(q: &Quantity) -> EvalFailure {
+    EvalFailure::Unparsable(q.unread().unwrap_or_default())
+}
+
+/// `q` with the variables that have a value in `known` replaced by it: its expression with
+/// those variables substituted, or, for a quantity without one as read
+/// ([`Quantity::expr_as_read`]), [`read_text`] of its text with the values put in.
+pub fn with_values(q: &Quantity, known: &Values) -> Result<Expr, EvalFailure> {
+    let Some(e) = q.expr_as_read() else {
+        return read_text(&substitute(q.text(), known));
+    };
+    let map: HashMap<Var, Expr> = e
+        .vars()
+        .into_iter()
+        .filter_map(|v| known.get(v.name()).map(|k| (v, Expr::constant(*k))))
+        .collect();
+    if map.is_empty() {
+        return Ok(e.clone());
+    }
+    e.substitute(&map)
+        .map_err(|err| EvalFailure::Unparsable(err.to_string()))
 }
 
 /// The names in a C expression, as the symbolic engine's lexer reads them (`n`, `s.len`,
@@ -81,28 +120,30 @@ pub fn substitute(text: &str, values: &Values) -> String {
     out
 }
 
-/// The exact rational value of `text` under `values`.
-pub fn eval_rational(text: &str, values: &Values) -> Result<BigRational, EvalFailure> {
-    let Some(first) = crate::memo::parse_error(text) else {
-        return crate::memo::value(text, values);
-    };
-    let missing: Vec<String> = variables(text)
+/// The exact rational value of `q` under `values`: its expression's, else the value
+/// [`read_text`] finds once every name of its text has a value.
+pub fn eval_rational(q: &Quantity, values: &Values) -> Result<BigRational, EvalFailure> {
+    if let Some(e) = q.expr_as_read() {
+        return crate::memo::value(e, values);
+    }
+    let missing: Vec<String> = variables(q.text())
         .into_iter()
         .filter(|n| !values.contains_key(n))
         .collect();
     if !missing.is_empty() {
         return Err(EvalFailure::Missing(missing));
     }
-    let substituted = substitute(text, values);
-    if crate::memo::parse_error(&substituted).is_some() {
-        return Err(first);
+    // With the values in, the text reads where the engine divides only by constants; what
+    // still does not read fails as the quantity's own text does.
+    match read_text(&substitute(q.text(), values)) {
+        Ok(e) => crate::memo::value(&e, values),
+        Err(_) => Err(unreadable(q)),
     }
-    crate::memo::value(&substituted, values)
 }
 
-/// The value of `text` under `values` as a 64-bit integer.
-pub fn eval_int(text: &str, values: &Values) -> Result<i64, EvalFailure> {
-    let v = eval_rational(text, values)?;
+/// The value of `q` under `values` as a 64-bit integer.
+pub fn eval_int(q: &Quantity, values: &Values) -> Result<i64, EvalFailure> {
+    let v = eval_rational(q, values)?;
     if !v.is_integer() {
         return Err(EvalFailure::NotInteger(v.to_string()));
     }
@@ -121,10 +162,10 @@ pub struct Context {
 /// The most candidate combinations tried for one expression.
 const MAX_COMBINATIONS: usize = 64;
 
-/// The value of `text`; when only ambiguous variables are missing, the value it takes under
+/// The value of `q`; when only ambiguous variables are missing, the value it takes under
 /// every combination of their candidates: `Ok` when they all agree, else the list.
-pub fn eval_in(text: &str, ctx: &Context) -> Result<i64, (EvalFailure, Vec<String>)> {
-    let failure = match eval_int(text, &ctx.values) {
+pub fn eval_in(q: &Quantity, ctx: &Context) -> Result<i64, (EvalFailure, Vec<String>)> {
+    let failure = match eval_int(q, &ctx.values) {
         Ok(v) => return Ok(v),
         Err(e) => e,
     };
@@ -151,7 +192,7 @@ pub fn eval_in(text: &str, ctx: &Context) -> Result<i64, (EvalFailure, Vec<Strin
     }
     let mut results = Vec::new();
     for c in &combos {
-        match eval_int(text, c) {
+        match eval_int(q, c) {
             Ok(v) => {
                 let at: Vec<String> = missing.iter().map(|m| format!("{m}={}", c[m])).collect();
                 results.push((v, at.join(", ")));
@@ -173,9 +214,14 @@ pub fn eval_in(text: &str, ctx: &Context) -> Result<i64, (EvalFailure, Vec<Strin
 mod tests {
     use super::*;
 
+    /// A report file's quantity, as the reader makes it.
+    fn q(text: &str) -> Quantity {
+        Quantity::read(text)
+    }
+
     fn check(text: &str, values: &[(&str, i64)], expected: Result<i64, EvalFailure>) {
         let values: Values = values.iter().map(|(n, v)| (n.to_string(), *v)).collect();
-        assert_eq!(eval_int(text, &values), expected, "{text}");
+        assert_eq!(eval_int(&q(text), &values), expected, "{text}");
     }
 
     #[test]
@@ -204,13 +250,55 @@ mod tests {
     }
 
     #[test]
+    fn a_quantity_is_evaluated_on_its_expression_not_its_text() {
+        // 250 terms `c*v*v*v*v*v*v*v*v`: more operators than the reader takes, so the
+        // text alone has no value; the expression the analyses computed has one.
+        let mut e = Expr::constant(0);
+        let mut values = Values::new();
+        for k in 0..250 {
+            let name = format!("v{k}");
+            let v = Expr::var(&name);
+            let mut term = Expr::constant(k + 2);
+            for _ in 0..8 {
+                term = term.checked_mul(&v).unwrap();
+            }
+            e = e.checked_add(&term).unwrap();
+            values.insert(name, 1);
+        }
+        let q = Quantity::of(&e);
+        assert!(
+            read_text(q.text()).is_err(),
+            "the text reads: the test shows nothing"
+        );
+        let sum: i64 = (0..250).map(|k| k + 2).sum();
+        assert_eq!(eval_int(&q, &values), Ok(sum));
+    }
+
+    #[test]
+    fn an_unknown_the_analyses_hold_as_one_variable_is_evaluated_through_its_text() {
+        // A division by a variable, held by the analyses as one unknown: a report file's
+        // text gives no expression for it, and the analyses' quantity the same value.
+        let atom = Expr::var("((n - 1) / factor)");
+        let e = atom
+            .checked_mul(&Expr::constant(4))
+            .unwrap()
+            .checked_add(&Expr::constant(4))
+            .unwrap();
+        let values: Values = [("n".to_string(), 1000), ("factor".to_string(), 4)].into();
+        let in_process = Quantity::of(&e);
+        assert_eq!(in_process.text(), "4*((n - 1) / factor) + 4");
+        assert_eq!(eval_int(&in_process, &values), Ok(1000));
+        assert_eq!(eval_int(&q(in_process.text()), &values), Ok(1000));
+    }
+
+    #[test]
     fn ambiguous_variables_give_a_value_when_every_candidate_agrees() {
         let ctx = Context {
             values: Values::new(),
             ambiguous: [("n".to_string(), vec![199, 200])].into(),
         };
-        assert_eq!(eval_in("16*((2*n + 3) / 4) - 12", &ctx), Ok(1588));
-        let Err((_, listed)) = eval_in("4*n", &ctx) else {
+        assert_eq!(eval_in(&q("16*((2*n + 3) / 4) - 12"), &ctx), Ok(1588));
+        let Err((_, listed)) = eval_in(&q("4*n"), &ctx) else {
             panic!("4*n differs between the candidates")
         };
         assert_eq!(listed, vec!["796 (n=199)", "800 (n=200)"]);
@@ -224,7 +312,7 @@ mod tests {
             Err(EvalFailure::Missing(vec!["m".to_string()])),
         );
         assert!(matches!(
-            eval_int("4*/n", &[("n".to_string(), 1)].into()),
+            eval_int(&q("4*/n"), &[("n".to_string(), 1)].into()),
             Err(EvalFailure::Unparsable(_))
         ));
     }

@@ -1,13 +1,14 @@
 //! Evaluating one loop's report with a context of values: sections, grid, requests per
 //! launch, shared memory and divergence.
 
-use super::eval::{eval_in, eval_rational, Context};
+use super::eval::{eval_in, eval_rational, read_text, Context};
 use super::model::{
     AccessInstance, DivergenceInstance, Grid, InstanceParameter, MemoryTraffic, Quantity,
     SharedInstance,
 };
 use super::LoopSketch;
 use advisor::model::{LoopReport, MappingReport, ParamKind, Parameter, Role};
+use advisor::quantity::Quantity as ReportQuantity;
 use num_traits::ToPrimitive;
 use profile::model::{LoopProfile, Profile, ValueStats};
 use std::collections::BTreeMap;
@@ -15,19 +16,22 @@ use std::collections::BTreeMap;
 /// The bytes one global-memory request moves.
 pub const SEGMENT_BYTES: i64 = 128;
 
-pub fn quantity(expr: &str, values: &Context) -> Quantity {
-    match eval_in(expr, values) {
+/// The report's quantity `q` evaluated under `values`, printed as its text.
+pub fn quantity(q: &ReportQuantity, values: &Context) -> Quantity {
+    match eval_in(q, values) {
         Ok(v) => Quantity {
-            expr: expr.to_string(),
+            expr: q.text().to_string(),
             value: Some(v),
             why: None,
             candidates: Vec::new(),
+            source: Some(q.clone()),
         },
         Err((e, candidates)) => Quantity {
-            expr: expr.to_string(),
+            expr: q.text().to_string(),
             value: None,
             why: Some(e.to_string()),
             candidates,
+            source: Some(q.clone()),
         },
     }
 }
@@ -80,6 +84,9 @@ pub fn sections_averaged_over_entries(
         let Some(size) = p.size.as_mut().filter(|q| q.value.is_none()) else {
             continue;
         };
+        let Some(source) = size.source.clone() else {
+            continue;
+        };
         let missing: Vec<String> = super::eval::variables(&size.expr)
             .into_iter()
             .filter(|n| !values.values.contains_key(n))
@@ -99,7 +106,7 @@ pub fn sections_averaged_over_entries(
         for f in &stats.frequent {
             let mut at = values.clone();
             at.values.insert(name.clone(), f.value);
-            let Ok(bytes) = eval_in(&size.expr, &at) else {
+            let Ok(bytes) = eval_in(&source, &at) else {
                 total = -1;
                 break;
             };
@@ -134,7 +141,7 @@ pub fn sections_averaged_over_entries(
 /// trip count's text read as one name where the engine cannot parse it).
 pub fn sections_from_trip_counts(
     params: &mut [InstanceParameter],
-    trip_count: &str,
+    trip_count: &ReportQuantity,
     profile: &LoopProfile,
 ) {
     if profile.entries == 0 || trip_count.trim().is_empty() {
@@ -144,7 +151,7 @@ pub fn sections_from_trip_counts(
         let Some(size) = p.size.as_mut().filter(|q| q.value.is_none()) else {
             continue;
         };
-        let Some((c, d)) = linear_in(&size.expr, trip_count) else {
+        let Some((c, d)) = size.source.as_ref().and_then(|s| linear_in(s, trip_count)) else {
             continue;
         };
         let mean = c * profile.mean_trip + d;
@@ -171,10 +178,10 @@ pub fn sections_from_trip_counts(
 }
 
 /// `(c, d)` with `size = c * trip + d` identically, when there are such numbers.
-fn linear_in(size: &str, trip: &str) -> Option<(f64, f64)> {
+fn linear_in(size: &ReportQuantity, trip: &ReportQuantity) -> Option<(f64, f64)> {
     use num_traits::ToPrimitive;
-    // Where the engine reads both: the ratio from two points, checked on the expressions.
-    if let (Ok(s), Ok(t)) = (super::eval::parse(size), super::eval::parse(trip)) {
+    // Where the engine holds both: the ratio from two points, checked on the expressions.
+    if let (Some(s), Some(t)) = (size.expr_as_read(), trip.expr_as_read()) {
         let names: Vec<symbolic::Var> = s.vars().union(&t.vars()).cloned().collect();
         if names.is_empty() {
             return None;
@@ -187,7 +194,7 @@ fn linear_in(size: &str, trip: &str) -> Option<(f64, f64)> {
                 .collect()
         };
         let value = |e: &symbolic::Expr, k: i64| e.substitute(&at(k)).ok()?.as_constant();
-        let (s0, s1, t0, t1) = (value(&s, 1)?, value(&s, 2)?, value(&t, 1)?, value(&t, 2)?);
+        let (s0, s1, t0, t1) = (value(s, 1)?, value(s, 2)?, value(t, 1)?, value(t, 2)?);
         if t1 == t0 {
             return None;
         }
@@ -200,10 +207,11 @@ fn linear_in(size: &str, trip: &str) -> Option<(f64, f64)> {
     }
     // Otherwise the trip count's text as one name (`d[0]`).
     let placeholder = "ww_trip_count";
+    let (size, trip) = (size.text(), trip.text());
     if !size.contains(trip) {
         return None;
     }
-    let s = super::eval::parse(&size.replace(trip, placeholder)).ok()?;
+    let s = read_text(&size.replace(trip, placeholder)).ok()?;
     let var = symbolic::Var::new(placeholder);
     if s.vars().iter().any(|v| *v != var) {
         return None;
@@ -254,6 +262,7 @@ pub fn sections_from_allocations(params: &mut [InstanceParameter], profile: &Loo
             value: Some(v),
             why: None,
             candidates: Vec::new(),
+            source: None,
         };
         p.lo = Some(number(0));
         p.hi = Some(number(mean));
@@ -360,6 +369,7 @@ pub fn grid(
                 value: None,
                 why: Some(format!("no loop of the nest runs `{var}`")),
                 candidates: Vec::new(),
+                source: None,
             },
         }
     };
@@ -605,9 +615,9 @@ pub fn divergence(report: &LoopReport, values: &Context) -> Vec<DivergenceInstan
         .collect()
 }
 
-/// Whether an expression has a value under `values` (for choosing what to re-analyse).
-pub fn evaluates(expr: &str, values: &Context) -> bool {
-    eval_rational(expr, &values.values)
+/// Whether a quantity has a value under `values` (for choosing what to re-analyse).
+pub fn evaluates(q: &ReportQuantity, values: &Context) -> bool {
+    eval_rational(q, &values.values)
         .ok()
         .and_then(|v| v.to_integer().to_i64())
         .is_some()

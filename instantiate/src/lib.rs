@@ -126,7 +126,7 @@ pub struct LoopSketch {
 #[derive(Clone, Debug)]
 pub struct InductionSketch {
     pub var: String,
-    pub trip_count: String,
+    pub trip_count: advisor::model::Quantity,
 }
 
 impl LoopSketch {
@@ -138,7 +138,7 @@ impl LoopSketch {
             nest: l.nest.clone(),
             induction: l.induction.as_ref().map(|i| InductionSketch {
                 var: i.var.clone(),
-                trip_count: i.trip_count.to_string(),
+                trip_count: i.trip_count.clone(),
             }),
         }
     }

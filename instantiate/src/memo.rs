@@ -1,23 +1,23 @@
-//! Expression texts read once, and their values computed once per values of their
-//! variables: the loops of a report repeat a few texts (`n`, `8*n`, `0`), and parsing them
-//! and evaluating them in exact rationals again for every loop was most of instantiating
-//! one. Both are pure functions of their inputs, so a remembered result is the result.
+//! Values of expressions computed once per values of their variables: the loops of a report
+//! repeat a few expressions (`n`, `8*n`, `0`), and evaluating them in exact rationals again
+//! for every loop was most of instantiating one. Evaluation is a pure function of the
+//! expression and the values, so a remembered result is the result. Keyed by the
+//! expression itself: nothing here reads text.
 
 use crate::eval_types::{EvalFailure, Values};
 use num_rational::BigRational;
 use std::cell::RefCell;
 use std::collections::HashMap;
-use symbolic::{parse_expr, Expr, Var};
+use symbolic::{Expr, Var};
 
-/// Texts remembered at most (then forgotten all at once): memory stays bounded on a report
-/// of as many different texts as loops.
-const MAX_TEXTS: usize = 4096;
-/// Values remembered per text at most, likewise.
+/// Expressions remembered at most (then forgotten all at once): memory stays bounded on a
+/// report of as many different expressions as loops.
+const MAX_EXPRS: usize = 4096;
+/// Values remembered per expression at most, likewise.
 const MAX_VALUES: usize = 64;
 
-/// One text as the symbolic engine read it.
-struct Parsed {
-    expr: Result<Expr, EvalFailure>,
+/// One expression's variables and the values it took.
+struct Remembered {
     /// The expression's variables, in `Expr::vars` order (by name).
     vars: Vec<(Var, String)>,
     /// Values by the values of `vars`, in that order.
@@ -25,54 +25,33 @@ struct Parsed {
 }
 
 thread_local! {
-    static MEMO: RefCell<HashMap<String, Parsed>> = RefCell::new(HashMap::new());
+    static MEMO: RefCell<HashMap<Expr, Remembered>> = RefCell::new(HashMap::new());
 }
 
-/// Runs `f` on the remembered reading of `text`.
-fn with_parsed<R>(text: &str, f: impl FnOnce(&mut Parsed) -> R) -> R {
+/// The exact value of `expr` under `values`: the variables it lacks, else its value.
+pub fn value(expr: &Expr, values: &Values) -> Result<BigRational, EvalFailure> {
     MEMO.with(|memo| {
         let mut memo = memo.borrow_mut();
-        if let Some(parsed) = memo.get_mut(text) {
-            return f(parsed);
-        }
-        if memo.len() >= MAX_TEXTS {
-            memo.clear();
-        }
-        let expr = parse_expr(text).map_err(|e| EvalFailure::Unparsable(e.to_string()));
-        let vars = match &expr {
-            Ok(e) => e
+        if !memo.contains_key(expr) {
+            if memo.len() >= MAX_EXPRS {
+                memo.clear();
+            }
+            let vars = expr
                 .vars()
                 .into_iter()
-                .map(|v| (v.clone(), v.name().to_string()))
-                .collect(),
-            Err(_) => Vec::new(),
-        };
-        let parsed = Parsed {
-            expr,
-            vars,
-            values: HashMap::new(),
-        };
-        f(memo.entry(text.to_string()).or_insert(parsed))
-    })
-}
-
-/// `text` read as an expression (`eval::parse`).
-pub fn parse(text: &str) -> Result<Expr, EvalFailure> {
-    with_parsed(text, |p| p.expr.clone())
-}
-
-/// Whether `text` reads as an expression; the error where it does not.
-pub fn parse_error(text: &str) -> Option<EvalFailure> {
-    with_parsed(text, |p| p.expr.as_ref().err().cloned())
-}
-
-/// The exact value of the expression `text` (which must read as one) under `values`:
-/// the variables it lacks, else its value.
-pub fn value(text: &str, values: &Values) -> Result<BigRational, EvalFailure> {
-    with_parsed(text, |p| {
-        let expr = match &p.expr {
-            Ok(expr) => expr,
-            Err(e) => return Err(e.clone()),
+                .map(|v| {
+                    let name = v.name().to_string();
+                    (v, name)
+                })
+                .collect();
+            let remembered = Remembered {
+                vars,
+                values: HashMap::new(),
+            };
+            memo.insert(expr.clone(), remembered);
+        }
+        let Some(p) = memo.get_mut(expr) else {
+            unreachable!("inserted above")
         };
         let missing: Vec<String> = p
             .vars

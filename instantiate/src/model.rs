@@ -45,6 +45,11 @@ pub struct Quantity {
     /// Its values under each candidate of an ambiguous variable, when they differ.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub candidates: Vec<String>,
+    /// The report's quantity `expr` prints, for the passes that evaluate it again with more
+    /// values (a section averaged over a loop's entries): they take its expression, not a
+    /// reading of `expr`. Not written; `None` for a number that has no report quantity.
+    #[serde(skip)]
+    pub source: Option<advisor::model::Quantity>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

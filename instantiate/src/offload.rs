@@ -245,6 +245,7 @@ mod tests {
                 value: Some(bytes),
                 why: None,
                 candidates: vec![],
+                source: None,
             }),
             section_from: Some("static".into()),
             notes: vec![],

@@ -170,10 +170,7 @@ fn convolution_reproduces_table_9_1() {
         .iter()
         .find(|d| d.condition == "px < 0")
         .expect("px < 0");
-    assert_eq!(
-        px.diverging_warps_per_row,
-        ["0".to_string(), "1".to_string()]
-    );
+    assert_eq!(px.diverging_warps_per_row, ["0", "1"]);
     let py = l
         .divergence
         .iter()
@@ -260,10 +257,7 @@ fn fan2_recommends_threads_over_columns() {
         .find(|d| d.condition == "y == t")
         .expect("y == t");
     assert!(yt.exact);
-    assert_eq!(
-        yt.diverging_warps_per_row,
-        ["1".to_string(), "1".to_string()]
-    );
+    assert_eq!(yt.diverging_warps_per_row, ["1", "1"]);
     assert_eq!(yt.warps_per_row, "(N - t + 31) / 32");
 }
 
