@@ -1111,6 +1111,31 @@ mod tests {
         line: u32,
         expected: &[&str],
     ) {
+        let mut got: Vec<String> = texts.iter().map(|t| t.to_string()).collect();
+        let names = renamed_at(
+            report_texts,
+            places,
+            in_scope,
+            line,
+            got.iter_mut().collect(),
+            Vec::new(),
+        );
+        // What the place leaves is renamed as in the whole report, as `present` does.
+        let got: Vec<String> = got.iter().map(|t| names.rewrite(t)).collect();
+        assert_eq!(got, expected, "{texts:?} at line {line}");
+    }
+
+    /// `texts` and `quantities` renamed by [`rename_at`] at `line`, with the names a report
+    /// of `report_texts` decides, symbols placed by `places` and `in_scope` saying which
+    /// symbol each line's name means; the names, for what the place leaves.
+    fn renamed_at(
+        report_texts: &[&str],
+        places: &[(&str, (u32, u32))],
+        in_scope: &[(&str, u32)],
+        line: u32,
+        texts: Vec<&mut String>,
+        quantities: Vec<&mut Quantity>,
+    ) -> Names {
         let places: HashMap<String, (u32, u32)> =
             places.iter().map(|(n, p)| (n.to_string(), *p)).collect();
         let locate = |name: &str| places.get(name).copied();
@@ -1124,11 +1149,8 @@ mod tests {
             in_scope: &scope,
             entry_value: &|_| None,
         };
-        let mut got: Vec<String> = texts.iter().map(|t| t.to_string()).collect();
-        rename_at(got.iter_mut().collect(), Vec::new(), line, &names, &places);
-        // What the place leaves is renamed as in the whole report, as `present` does.
-        let got: Vec<String> = got.iter().map(|t| names.rewrite(t)).collect();
-        assert_eq!(got, expected, "{texts:?} at line {line}");
+        rename_at(texts, quantities, line, &names, &places);
+        names
     }
 
     #[test]
@@ -1162,21 +1184,15 @@ mod tests {
         line: u32,
         expected: &str,
     ) {
-        let places: HashMap<String, (u32, u32)> =
-            places.iter().map(|(n, p)| (n.to_string(), *p)).collect();
-        let locate = |name: &str| places.get(name).copied();
-        let owned: Vec<String> = report_texts.iter().map(|t| t.to_string()).collect();
-        let names = Names::decide(&owned, &BTreeSet::new(), &locate, &|_| None);
-        let scope = |name: &str, at: u32| in_scope.contains(&(name, at));
-        let no_object = |_: &str| false;
-        let places = Places {
-            locate: &locate,
-            is_object: &no_object,
-            in_scope: &scope,
-            entry_value: &|_| None,
-        };
         let mut q = Quantity::of(count);
-        rename_at(Vec::new(), vec![&mut q], line, &names, &places);
+        let names = renamed_at(
+            report_texts,
+            places,
+            in_scope,
+            line,
+            Vec::new(),
+            vec![&mut q],
+        );
         let rewrite = |t: &str| names.rewrite(t);
         q.rename(rewrite, rewrite);
         assert_eq!(q.text(), expected);
