@@ -665,6 +665,36 @@ mod tests {
         assert_eq!(s.partial.requests, Some(Range { min: 1, max: 1 }));
     }
 
+    /// A 4-byte load at `k.cu:1:1` with the given counts and class, 4 sectors at best.
+    fn load(
+        access: &str,
+        requests: Count,
+        sectors: Count,
+        coalescing: super::super::model::Coalescing,
+    ) -> AccessReport {
+        AccessReport {
+            at: "k.cu:1:1".into(),
+            via: vec![],
+            access: access.into(),
+            kind: AccessKind::Load,
+            bytes: 4,
+            array: None,
+            offset: None,
+            stride: None,
+            requests,
+            sectors,
+            warp_bytes: 128,
+            ideal_sectors: 4,
+            coalescing,
+            when: None,
+            reason: None,
+            assumptions: vec![],
+            finding: None,
+            active: None,
+            dynamic: None,
+        }
+    }
+
     #[test]
     fn an_exact_count_must_equal_every_full_warp_and_a_bound_hold_each() {
         let count = |value: u64, min: Option<&str>, exact: bool| Count {
@@ -675,27 +705,12 @@ mod tests {
             exact,
             exprs: Box::default(),
         };
-        let mut a = AccessReport {
-            at: "k.cu:1:1".into(),
-            via: vec![],
-            access: "a[i]".into(),
-            kind: AccessKind::Load,
-            bytes: 4,
-            array: None,
-            offset: None,
-            stride: None,
-            requests: count(1, None, true),
-            sectors: count(4, None, true),
-            warp_bytes: 128,
-            ideal_sectors: 4,
-            coalescing: super::super::model::Coalescing::Coalesced,
-            when: None,
-            reason: None,
-            assumptions: vec![],
-            finding: None,
-            active: None,
-            dynamic: None,
-        };
+        let mut a = load(
+            "a[i]",
+            count(1, None, true),
+            count(4, None, true),
+            super::super::model::Coalescing::Coalesced,
+        );
         let stats = |r: (u64, u64), s: (u64, u64)| SiteTally {
             full: Stats {
                 warps: 2,
@@ -761,27 +776,12 @@ mod tests {
                 }),
             }
         };
-        let a = AccessReport {
-            at: "k.cu:1:1".into(),
-            via: vec![],
-            access: "a[i * s]".into(),
-            kind: AccessKind::Load,
-            bytes: 4,
-            array: None,
-            offset: None,
-            stride: None,
-            requests: symbolic(1),
-            sectors: symbolic(4),
-            warp_bytes: 128,
-            ideal_sectors: 4,
-            coalescing: super::super::model::Coalescing::Uncoalesced,
-            when: None,
-            reason: None,
-            assumptions: vec![],
-            finding: None,
-            active: None,
-            dynamic: None,
-        };
+        let a = load(
+            "a[i * s]",
+            symbolic(1),
+            symbolic(4),
+            super::super::model::Coalescing::Uncoalesced,
+        );
         let ran = |r: u64, s: u64| SiteTally {
             full: Stats {
                 warps: 4,
