@@ -1842,6 +1842,25 @@ impl<'a> FunctionContext<'a> {
         if arrays.contains(&name) || !types.is_scalar(inst.ty) {
             return;
         }
+        // The value may be an array's base under its symbol's name (`p#2`, one of two
+        // values of `p` in the function): that array is the pointer, a second parameter
+        // would be a copy of it.
+        // Symbols look through casts (`(double *) malloc(...)`): so does the match.
+        let mut value = op;
+        loop {
+            if self
+                .rec
+                .symbols
+                .var_of(value)
+                .is_some_and(|var| arrays.contains(var.name()))
+            {
+                return;
+            }
+            match self.func.inst(value).kind {
+                InstKind::Cast(inner) => value = inner,
+                _ => break,
+            }
+        }
         // Pointers used only as bases are listed as arrays; a pointer whose fields are read
         // (a struct parameter) is listed there too.
         if types.is_pointer(inst.ty)

@@ -1,0 +1,76 @@
+//! A pointer the function assigns in more than one place (`p = other` on one path,
+//! `p = (double *) alloc(...)` on another) is one kernel parameter: the array, named as the
+//! source names it, and no second scalar copy of the same pointer beside it.
+
+use crate::common;
+
+/// The loop marked `/* LOOP */` has exactly the parameters `expected`, as `(name, kind)`.
+fn check(source: &str, expected: &[(&str, &str)]) {
+    let report = common::marked_report(source);
+    let found: Vec<(String, String)> = report
+        .parameters
+        .iter()
+        .map(|p| (p.name.clone(), format!("{:?}", p.kind).to_lowercase()))
+        .collect();
+    let expected: Vec<(String, String)> = expected
+        .iter()
+        .map(|(n, k)| (n.to_string(), k.to_string()))
+        .collect();
+    assert_eq!(found, expected, "{report:#?}");
+}
+
+#[test]
+fn a_pointer_joined_from_two_assignments_is_one_array() {
+    check(
+        "void *alloc(int n);\n\
+         double f(int n, int flag, double *other) {\n\
+           double *cp = 0;\n\
+           if (flag) cp = other;\n\
+           else cp = (double *) alloc(n);\n\
+           double s = 0;\n\
+           for (int c = 0; c < n; c++) /* LOOP */\n\
+             s += cp[c] * 2.0;\n\
+           return s;\n\
+         }\n",
+        &[("cp", "array"), ("n", "scalar"), ("s", "scalar")],
+    );
+}
+
+#[test]
+fn a_pointer_cast_from_an_allocation_beside_another_assignment_is_one_array() {
+    // code_saturne's `BFT_MALLOC(cpro_cp, n_cells, cs_real_t)` on two paths beside
+    // `cpro_cp = CS_F_(cp)->val`: the loop's pointer is the cast of the call's result.
+    let source = |marked: &str, other: &str| {
+        format!(
+            "void *alloc(int n);\n\
+             struct fld {{ double *val; }};\n\
+             struct fld *get(int);\n\
+             void f(int n, double v, int it, int icp, double *out) {{\n\
+               double *cp = 0;\n\
+               if (it) {{\n\
+                 if (icp != -1)\n\
+                   cp = get(3)->val;\n\
+                 else {{\n\
+                   cp = (double *) alloc(n);\n\
+                   for (int c = 0; c < n; c++) {marked}\n\
+                     cp[c] = v;\n\
+                 }}\n\
+               }} else {{\n\
+                 cp = (double *) alloc(n);\n\
+                 for (int c = 0; c < n; c++) {other}\n\
+                   cp[c] = 1.;\n\
+               }}\n\
+               for (int c = 0; c < n; c++)\n\
+                 out[c] += cp[c];\n\
+             }}\n"
+        )
+    };
+    check(
+        &source("/* LOOP */", ""),
+        &[("cp", "array"), ("n", "scalar"), ("v", "scalar")],
+    );
+    check(
+        &source("", "/* LOOP */"),
+        &[("cp", "array"), ("n", "scalar")],
+    );
+}
