@@ -59,6 +59,11 @@ pub const MAX_THREADS_PER_BLOCK: u64 = 1024;
 pub struct Candidate {
     pub x: LoopId,
     pub y: Option<LoopId>,
+    /// Whether one kernel of this mapping runs the whole loop: its axes are the loop and
+    /// the one loop nested directly in it. A deeper loop mapped alone (`j` of
+    /// `for i { for j ...; for k ... }`) is a what-if: it leaves the loops around it and
+    /// their other statements to the host, so it is never the recommendation.
+    pub whole: bool,
 }
 
 /// A loop nest with everything the performance analyses need.
@@ -144,20 +149,30 @@ pub fn candidates(
                 Candidate {
                     x: outer,
                     y: Some(*child),
+                    whole: true,
                 },
                 Candidate {
                     x: *child,
                     y: Some(outer),
+                    whole: true,
                 },
             ];
         }
     }
-    let mut out = vec![Candidate { x: outer, y: None }];
+    let mut out = vec![Candidate {
+        x: outer,
+        y: None,
+        whole: true,
+    }];
     let mut stack = l.children.clone();
     stack.sort();
     while let Some(d) = stack.pop() {
         if parallel(d) {
-            out.push(Candidate { x: d, y: None });
+            out.push(Candidate {
+                x: d,
+                y: None,
+                whole: false,
+            });
         }
         let mut children = forest.loop_(d).children.clone();
         children.sort();
@@ -418,12 +433,15 @@ fn typical_value(e: &Expr) -> Option<BigRational> {
     e.eval(&ctx).ok()
 }
 
-/// The index of the candidate with the fewest requests per warp (the natural one, index 0,
-/// on ties), and how the comparison was decided.
+/// The index of the candidate with the fewest requests per warp among those that run the
+/// whole loop (the natural one, index 0, on ties), and how the comparison was decided.
 pub fn recommend(evals: &[Evaluated], env: &SignEnv) -> Option<(usize, String)> {
     let mut best = 0;
     let mut how = "symbolic".to_string();
     for (i, e) in evals.iter().enumerate().skip(1) {
+        if !e.candidate.whole {
+            continue;
+        }
         let (Some(a), Some(b)) = (&e.total, &evals[best].total) else {
             continue;
         };
