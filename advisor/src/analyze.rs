@@ -382,6 +382,7 @@ fn analyze_function_in_program(
         object_addresses: Default::default(),
         variable_definitions: Default::default(),
         stale_symbols: Default::default(),
+        reads_by_line: Default::default(),
         order: Default::default(),
         nest_symbols: Default::default(),
         variant: Default::default(),
@@ -482,6 +483,8 @@ struct FunctionContext<'a> {
     variable_definitions: std::cell::OnceCell<crate::rebase::Definitions>,
     /// The symbols that may be stale at some loop (`stale`), found once per function.
     stale_symbols: std::cell::OnceCell<crate::stale::FunctionSymbols>,
+    /// See [`FunctionContext::reads_by_line`].
+    reads_by_line: std::cell::OnceCell<HashMap<(std::path::PathBuf, u32, String), Vec<Value>>>,
     /// Each loop's variant symbols, computed on first use (asked several times per loop).
     variant: std::cell::RefCell<HashMap<LoopId, std::rc::Rc<HashSet<Var>>>>,
     /// Each loop's call effects, computed on first use (see [`FunctionContext::call_effects`]).
@@ -609,7 +612,18 @@ impl<'a> FunctionContext<'a> {
                 .and_then(|v| self.defining_place(v))
         };
         let is_object = |name: &str| self.rec.symbols.is_object(&Var::new(name));
-        let in_scope = |name: &str, line: u32| self.names_only_its_loop_variable(name, line);
+        let loop_path = self
+            .forest
+            .loop_(id)
+            .source
+            .and_then(|s| self.unit.resolve(self.func.source_loop(s).span))
+            .map(|r| r.path);
+        let in_scope = |name: &str, line: u32| {
+            self.names_only_its_loop_variable(name, line)
+                || loop_path
+                    .as_ref()
+                    .is_some_and(|path| self.is_the_value_read_at(name, path, line))
+        };
         let places = crate::present::Places {
             locate: &locate,
             is_object: &is_object,
@@ -660,6 +674,53 @@ impl<'a> FunctionContext<'a> {
                     .insts
                     .iter()
                     .all(|x| *x == v || self.func.inst(*x).origin.var_name.as_deref() != Some(var))
+        })
+    }
+
+    /// Whether at `line` of `path` the source reads the variable of the symbol `name` as
+    /// that value and as no other: `kk` in `mc->val[kk]` (line 2928) after the search loop
+    /// `for (kk = start; col[kk] != jj; kk++);` (line 2927) is that loop's last `kk`.
+    fn is_the_value_read_at(&self, name: &str, path: &std::path::Path, line: u32) -> bool {
+        let Some(v) = self.rec.symbols.value_of(&Var::new(name)) else {
+            return false;
+        };
+        let Some(var) = self.func.inst(v).origin.var_name.as_ref() else {
+            return false;
+        };
+        self.reads_by_line()
+            .get(&(path.to_path_buf(), line, var.clone()))
+            .is_some_and(|read| read.as_slice() == [v])
+    }
+
+    /// The values of each named variable the function reads at each line, by the lines of
+    /// their users. A phi is no read: it joins values where control flow meets, at no
+    /// place of the source.
+    fn reads_by_line(&self) -> &HashMap<(std::path::PathBuf, u32, String), Vec<Value>> {
+        self.reads_by_line.get_or_init(|| {
+            let mut reads: HashMap<(std::path::PathBuf, u32, String), Vec<Value>> = HashMap::new();
+            for (index, users) in self.users.iter().enumerate() {
+                let v = Value(index as u32);
+                let Some(var) = self.func.inst(v).origin.var_name.as_ref() else {
+                    continue;
+                };
+                if var.starts_with('&') {
+                    continue;
+                }
+                for u in users {
+                    let user = self.func.inst(*u);
+                    if user.kind.is_phi() {
+                        continue;
+                    }
+                    let Some(at) = self.unit.resolve(user.origin.span) else {
+                        continue;
+                    };
+                    let read = reads.entry((at.path, at.line, var.clone())).or_default();
+                    if !read.contains(&v) {
+                        read.push(v);
+                    }
+                }
+            }
+            reads
         })
     }
 

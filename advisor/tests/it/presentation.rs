@@ -447,3 +447,50 @@ void f(double *out, int n) {
         &[],
     );
 }
+
+#[test]
+fn an_access_reads_a_search_loop_s_result_by_its_name() {
+    // code_saturne's CSR fill: each branch searches the row for its column, and the access
+    // after the search reads `kk` as the source does; the loop's report holds the two
+    // searches' results, which the mappings' offsets read each at its own access.
+    check(
+        r#"
+void fill(int n, const int *ij, const int *row, const int *col, double *val,
+          const double *xa) {
+  for (int f = 0; f < n; f++) { /* LOOP */
+    int kk;
+    int ii = ij[2 * f], jj = ij[2 * f + 1];
+    if (ii < jj) {
+      for (kk = row[ii]; col[kk] != jj; kk++);
+      val[kk] += xa[f];
+    } else {
+      for (kk = row[jj]; col[kk] != ii; kk++);
+      val[kk] += xa[f];
+    }
+  }
+}
+"#,
+        &["offset_bytes: 8*kk\n"],
+        &["offset_bytes: 8*kk@"],
+    );
+}
+
+#[test]
+fn a_while_loop_s_variable_reads_by_its_name_in_its_mapping() {
+    // fasttree's `while (iSave < n) top[iSave++] = -1;` after a loop that also steps
+    // `iSave`: at the `while`, `iSave` is the loop's own variable.
+    check(
+        r#"
+void fill(int n, int m, const int *v, int *top) {
+  int iSave = 0;
+  for (int i = 0; i < n && iSave < m; i++)
+    if (v[i] > 0)
+      top[iSave++] = v[i];
+  while (iSave < m) /* LOOP */
+    top[iSave++] = -1;
+}
+"#,
+        &["x: iSave\n"],
+        &["x: iSave@"],
+    );
+}
