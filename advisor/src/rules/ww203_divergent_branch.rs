@@ -92,8 +92,8 @@ pub fn finding(d: &Divergent, line: u32) -> Reason {
         (_, Split::Periodic) => "the condition holds on one thread in every period along the \
              thread index: where the period can be 32 or less, renumber the work so that the \
              threads where it holds are consecutive (or handle them in a pass of their own), so \
-             that whole warps agree; where it is always above 32, only one warp in every period \
-             splits and this is usually fine"
+             that whole warps agree; where it is always above 32, a warp holds at most one \
+             such thread, only the warps that hold one split, and this is usually fine"
             .to_string(),
         _ => "the condition depends on data each thread reads: sort or bin the work by the \
               condition before the launch, so that the threads of a warp agree"
