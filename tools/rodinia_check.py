@@ -159,8 +159,10 @@ GPUCHECK_BRANCHES = {
 
 # `check`'s branch classes in the order of GPUCheck's: a branch whose condition is the
 # same for every thread whatever the sizes is not thread-dependent and not counted there.
+# "periodic" (a remainder by a size the analysis does not know) is every warp or some by
+# that size, between GPUCheck's partial and total.
 BRANCH_COLUMNS = ["uniform", "never (thread-dependent)", "some warps", "every warp",
-                  "data-dependent", "unknown"]
+                  "periodic", "data-dependent", "unknown"]
 
 COLUMNS = ["kernels", "global accesses", "uncoalesced (WW201)", "data-dependent (WW201)",
            "misaligned", "unknown",
@@ -456,9 +458,19 @@ def section(rows, worst, build, branch_rows, review_rows):
             "are not among them. \"Never\" is a thread-dependent branch the known sizes keep",
             "whole; \"some warps\" a condition affine in the thread index (at most the warp where",
             "it changes splits: GPUCheck's partial divergence); \"every warp\" one that changes",
-            "inside every warp (GPUCheck's total); \"data-dependent\" a condition on data read",
-            "per thread. GPUCheck's `srad` is both versions; its `leukocyte` is not in this",
-            "list (GPUDrano's benchmarks).", ""]
+            "inside every warp (GPUCheck's total); \"periodic\" a remainder of the thread index",
+            "by a size the warp shares and the analysis does not know, tested against zero",
+            "(`heartwall`'s `(ei_new+1) % d_common.in_rows == 0`): every warp splits when the",
+            "period (here `d_common.in_rows`) is 2 to 32, only the warps holding a multiple when",
+            "it is above 32 (and `--set` or a launch settles it as \"every warp\" or \"some",
+            "warps\"); \"data-dependent\" a condition on data read per thread. GPUCheck's total",
+            "column counts its branches that diverge in every warp: `heartwall`'s 16 match the",
+            "16 of `check`'s \"periodic\" column there, the remainders by the `d_common` sizes,",
+            "which split every warp only where those sizes are 32 or less (`check` leaves them",
+            "symbolic, as no launch or `--set` gives them); `srad`'s \"periodic\"",
+            "branches (`srad_v1`'s `(tx+1) % i == 0` of its reduction, `i` a power of two, and",
+            "`(ei+1) % d_Nr == 0`) are not in GPUCheck's total of 0. GPUCheck's `srad` is both",
+            "versions; its `leukocyte` is not in this list (GPUDrano's benchmarks).", ""]
     out += branch_table(branch_rows)
     out += ["", "### Checked by reading the code", "",
             "Each access site `check` flags (uncoalesced, data-dependent, misaligned, or more",

@@ -90,7 +90,7 @@ fn analysed_source(name: &'static str, source: &'static str) -> CheckReport {
     })
 }
 
-fn analysed(fixture: &Fixture) -> CheckReport {
+pub(crate) fn analysed(fixture: &Fixture) -> CheckReport {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join(format!("{}.cu", fixture.name));
     std::fs::write(&file, fixture.source).unwrap();
@@ -304,7 +304,7 @@ impl Run {
 
     /// How many warps the threads that wrote `buffer` split: (warps where some but not all
     /// of the 32 threads wrote, warps where any wrote).
-    fn split_warps(&self, buffer: &str) -> (usize, usize) {
+    pub(crate) fn split_warps(&self, buffer: &str) -> (usize, usize) {
         let mut writers: BTreeMap<Warp, BTreeSet<u32>> = BTreeMap::new();
         for e in self
             .events
@@ -923,7 +923,7 @@ fn a_guard_on_data_leaves_misalignment_unknown_and_strides_uncoalesced() {
 /// `__constant__` memory is the same for every thread whenever it is read: a value read
 /// from it inside a loop threads leave at different iterations is still uniform after the
 /// loop, and a condition that divides the thread index by it is not "data read per
-/// thread" but a use of the thread index the analysis does not model.
+/// thread" but a remainder whose period along the threads is that value (`periodic`).
 #[test]
 fn constant_memory_is_uniform_and_no_data_read_per_thread() {
     const SOURCE: &str = r#"__constant__ int rows;
@@ -956,7 +956,7 @@ __global__ void walk(float *out)
         [
             ("i >= lim", Divergence::SomeWarps),
             ("lim > 4", Divergence::Never),
-            ("(i + 1) % rows == 0", Divergence::Unknown),
+            ("(i + 1) % rows == 0", Divergence::Periodic),
         ],
         "{:#?}",
         report.kernels[0].branches

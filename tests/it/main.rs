@@ -8,6 +8,7 @@ mod check_emitted;
 mod check_html;
 mod check_kernels;
 mod check_names;
+mod check_periodic;
 mod check_sarif;
 mod cli;
 mod common;

@@ -13,6 +13,7 @@
 
 mod aggregate;
 mod gather;
+mod period;
 
 use super::mask::{Guard, Masked};
 use super::model::{
@@ -1071,6 +1072,7 @@ impl Kernel<'_> {
         let split = match divergence {
             Divergence::SomeWarps => Some(Split::SomeWarps),
             Divergence::EveryWarp => Some(Split::EveryWarp),
+            Divergence::Periodic => Some(Split::Periodic),
             Divergence::DataDependent => Some(Split::ByData),
             Divergence::Never | Divergence::Unknown => None,
         };
@@ -1097,7 +1099,21 @@ impl Kernel<'_> {
         })
     }
 
+    /// The class of the branch on `cond` at the end of `b`, and why.
     fn divergence(&self, cond: Value, b: Block) -> (Divergence, String) {
+        match self.difference_class(cond, b) {
+            // A remainder by a size the reconstruction keeps opaque (`% rows`), or by a
+            // constant above the warp, is classified by its period along the threads.
+            (Divergence::Unknown, why) => {
+                self.periodic(cond, b).unwrap_or((Divergence::Unknown, why))
+            }
+            classified => classified,
+        }
+    }
+
+    /// The class from the comparison's difference along the threads: affine, a short
+    /// remainder of the thread index, or data.
+    fn difference_class(&self, cond: Value, b: Block) -> (Divergence, String) {
         if !self.variance.varies_at(cond, b) {
             return (
                 Divergence::Never,

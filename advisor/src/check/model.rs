@@ -382,6 +382,11 @@ pub enum Divergence {
     SomeWarps,
     /// It changes inside every warp (`threadIdx.x % 2`).
     EveryWarp,
+    /// A remainder by a size the warp's threads share and the analysis does not know
+    /// (`(i + 1) % rows == 0`): the truth repeats with a symbolic period along the threads,
+    /// so every warp splits when the period is 2 to 32, only the warps holding the lane
+    /// where it holds when it is above 32, none when it is 1; `why` gives the period.
+    Periodic,
     /// It depends on data read per thread: any warp may split.
     DataDependent,
     /// Thread-dependent in a way the analysis does not classify.
@@ -394,6 +399,7 @@ impl Divergence {
             Divergence::Never => "never",
             Divergence::SomeWarps => "some warps",
             Divergence::EveryWarp => "every warp",
+            Divergence::Periodic => "periodic",
             Divergence::DataDependent => "data-dependent",
             Divergence::Unknown => "unknown",
         }
@@ -414,7 +420,8 @@ pub struct BranchReport {
     pub loop_exit: bool,
     pub divergence: Divergence,
     pub why: String,
-    /// WW203 where the branch splits warps (`some-warps`, `every-warp`, `data-dependent`).
+    /// WW203 where the branch splits warps (`some-warps`, `every-warp`, `periodic`,
+    /// `data-dependent`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub finding: Option<crate::model::Reason>,
 }
