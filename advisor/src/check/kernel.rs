@@ -338,25 +338,7 @@ impl Kernel<'_> {
         let func = self.func();
         let program = self.program();
         let inst = func.inst(v);
-        let (addr, kind, elem) = match &inst.kind {
-            InstKind::Load { addr } => (*addr, AccessKind::Load, program.types.size_of(inst.ty)),
-            InstKind::Store { addr, .. } => {
-                (*addr, AccessKind::Store, program.types.size_of(inst.ty))
-            }
-            InstKind::Call {
-                callee: Callee::Direct(name),
-                args,
-            } if name.starts_with("atomic") && !args.is_empty() => {
-                let pointee = program.types.pointee(func.inst(args[0]).ty)?;
-                (args[0], AccessKind::Atomic, program.types.size_of(pointee))
-            }
-            _ => return None,
-        };
-        // Thread coordinates are loads of CUDA's own variables, not accesses.
-        if thread_coordinate(program, func, v).is_some() {
-            return None;
-        }
-        let elem = elem.unwrap_or(1).max(1);
+        let (addr, kind, elem) = self.access_parts(v)?;
         let alternatives: Vec<(Option<Var>, Expr)> = self
             .rec
             .of(addr)
@@ -449,6 +431,51 @@ impl Kernel<'_> {
             ));
             return Some(Ok(Counted::Global(report)));
         }
+        let layout = || match &copy {
+            Some(c) => Layout::StructCopy(c.fields, c.size),
+            None => layout(func, addr, elem),
+        };
+        self.count_global(&mut report, &offset, elem, b, layout);
+        Some(Ok(Counted::Global(report)))
+    }
+
+    /// The address, kind and element size of a load, store or atomic at `v`; `None` when
+    /// `v` is none, or reads a thread coordinate (a load of CUDA's own variables).
+    fn access_parts(&self, v: Value) -> Option<(Value, AccessKind, u64)> {
+        let func = self.func();
+        let program = self.program();
+        let inst = func.inst(v);
+        let (addr, kind, elem) = match &inst.kind {
+            InstKind::Load { addr } => (*addr, AccessKind::Load, program.types.size_of(inst.ty)),
+            InstKind::Store { addr, .. } => {
+                (*addr, AccessKind::Store, program.types.size_of(inst.ty))
+            }
+            InstKind::Call {
+                callee: Callee::Direct(name),
+                args,
+            } if name.starts_with("atomic") && !args.is_empty() => {
+                let pointee = program.types.pointee(func.inst(args[0]).ty)?;
+                (args[0], AccessKind::Atomic, program.types.size_of(pointee))
+            }
+            _ => return None,
+        };
+        if thread_coordinate(program, func, v).is_some() {
+            return None;
+        }
+        Some((addr, kind, elem.unwrap_or(1).max(1)))
+    }
+
+    /// Counts a global access whose offset along the warp the analysis follows: requests
+    /// and sectors over the lanes its guards let through, the verdict, and the finding of
+    /// an uncoalesced one, worded by the data's `layout`.
+    fn count_global(
+        &self,
+        report: &mut AccessReport,
+        offset: &Expr,
+        elem: u64,
+        b: Block,
+        layout: impl FnOnce() -> Layout,
+    ) {
         let settled = offset
             .substitute(&self.known)
             .unwrap_or_else(|_| offset.clone());
@@ -485,21 +512,16 @@ impl Kernel<'_> {
         };
         report.warp_bytes = counted.distinct * elem;
         report.ideal_sectors = ideal_sectors(elem, counted.distinct);
-        self.judge(&mut report, &settled, &counted, elem);
+        self.judge(report, &settled, &counted, elem);
         if !masked.restricted && self.guards(b).iter().any(|g| g.by_data) {
-            decided_by_data(&mut report);
+            decided_by_data(report);
         }
         if report.coalescing == Coalescing::Uncoalesced {
             // The stride before known values: `4*n` walks a column whatever `n` is set to.
-            let written = super::warp::stride_along_x(&offset, &self.coordinates);
+            let written = super::warp::stride_along_x(offset, &self.coordinates);
             let column = written.is_some_and(|s| s.as_integer().is_none());
-            let layout = match &copy {
-                Some(c) => Layout::StructCopy(c.fields, c.size),
-                None => layout(func, addr, elem),
-            };
-            report.finding = Some(finding(&report, layout, column));
+            report.finding = Some(finding(report, layout(), column));
         }
-        Some(Ok(Counted::Global(report)))
     }
 
     /// Several forms of an address on one base pointer (`in[idx]` where branches set `idx`
