@@ -73,10 +73,13 @@ pub fn present(report: &mut LoopReport, places: &Places) {
             // loaded through the global pointer `glob`) names the value the pointer holds,
             // not the object: it is no plain value of its own beside the loads of it the
             // report numbers.
+            // A path's head is no plain value either: the path is one symbol, loaded
+            // through the value the source reads there (`cpl->vect` through the `cpl` of
+            // line 12), whatever the other texts call `cpl`.
             for (start, end) in plain_identifier_spans(t) {
                 let name = &t[start..end];
                 let heads_path = t[end..].starts_with("->") || t[end..].starts_with('[');
-                if !(heads_path && is_object(name)) {
+                if !heads_path {
                     plain.insert(name.to_string());
                 }
             }

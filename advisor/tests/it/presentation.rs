@@ -494,3 +494,28 @@ void fill(int n, int m, const int *v, int *top) {
         &["x: iSave@"],
     );
 }
+
+#[test]
+fn a_path_s_head_is_the_pointer_the_path_is_read_through() {
+    // code_saturne's internal coupling: `cpl` assigned twice in the function; the loop
+    // reads `cpl->vect` through its second value, which is the `cpl` of the loop's texts.
+    check(
+        r#"
+typedef struct { int n; double (*vect)[3]; } coupling_t;
+coupling_t *by_id(int id);
+void f(int id, int n_local, const int *faces, double *rhs, int ircflp) {
+  coupling_t *cpl = 0;
+  if (ircflp) {
+    cpl = by_id(id);
+    for (int jj = 0; jj < n_local; jj++)
+      rhs[faces[jj]] += cpl->vect[jj][0];
+  }
+  cpl = by_id(id + 1);
+  for (int jj = 0; jj < n_local; jj++) /* LOOP */
+    rhs[jj] += cpl->vect[jj][2];
+}
+"#,
+        &["base: cpl\n", "base: cpl->vect\n"],
+        &["cpl@"],
+    );
+}
