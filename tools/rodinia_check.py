@@ -14,7 +14,9 @@ so and exits 2. PATH defaults to target/debug/warpwise (build it first). `--dry-
 the section instead of writing it.
 
 `--dynamic` runs instead each benchmark that builds for the CPU shim with a small input
-(`warpwise check --dynamic --args ...`, its C files too), and writes the run's per-warp
+(`warpwise check --dynamic --args ...`, its C files too): arguments where the benchmark
+makes its own input, else a data file the script generates (fixed seeds) into a fresh
+temporary directory, removed after the run; and writes the run's per-warp
 counts against the static ones, per benchmark, into its own section of docs/evaluation.md
 (between its marker and `<!-- end of dynamic check on Rodinia -->`, after the speed
 section): sites counted, agreeing, agreeing only without aligned rows, disagreeing (each
@@ -36,7 +38,9 @@ release build (`--warpwise target/release/warpwise`) for timings.
 
 import argparse
 import json
+import math
 import os
+import random
 import resource
 import shutil
 import subprocess
@@ -64,34 +68,142 @@ DYNAMIC_HEADING = "## `warpwise check --dynamic` on Rodinia 3.1: the static coun
 # Seconds a benchmark's run may take (its build included in the script's own timeout).
 DYNAMIC_TIMEOUT = 300
 
-# (benchmark, files, extra flags, the program's arguments): what `--dynamic` runs, with its
-# C files (the Makefiles' gcc inputs) and a small input the benchmark makes itself; `why`
-# instead of arguments where it has none (its inputs are data files, not in the mirror).
+# The directory a generated input is written to, in a run's files and arguments: a fresh
+# temporary directory per run, removed after it; the table shows it as `TMP`.
+INPUT_DIR = "{dir}"
+
+
+def write_lines(path, values):
+    with open(path, "w") as f:
+        f.write("".join(f"{v}\n" for v in values))
+
+
+def working_directory(directory, relative, data):
+    """A C file (a declaration only) that, given first to `check`, makes `relative` the
+    run's working directory (the first file's), for a program that opens `data` at a path
+    fixed in its source and relative to the working directory: `data` then resolves
+    inside the temporary directory, not in the mirror."""
+    here = os.path.join(directory, relative)
+    inside = os.path.normpath(os.path.join(here, data))
+    assert inside.startswith(directory + os.sep), inside
+    os.makedirs(here)
+    os.makedirs(inside)
+    with open(os.path.join(here, "workdir.c"), "w") as f:
+        f.write("/* The run's working directory; no code. */\nextern int rodinia_workdir;\n")
+
+
+def bplustree_input(directory):
+    """b+tree: the keys file (their count, then one key a line: 0 to N-1 shuffled, so that
+    each query `k` draws, a key in 0 to N-1, is found) and the command file: `j 500 500`
+    (500 range queries; `main.c` parses the count twice, so the range is the count too)
+    and `k 500` (500 lookups). 100000 keys make a tree of three levels at order 256, so
+    the kernels' loop over the levels runs twice. `main.c` calls `cudaSetDevice`, which a
+    build links from the CUDA runtime and the shim declares for CUDA files only: a C file
+    stands in for it (and, first, makes the run's `output.txt` land here)."""
+    rng = random.Random(20261206)
+    keys = list(range(100000))
+    rng.shuffle(keys)
+    write_lines(os.path.join(directory, "keys.txt"), [len(keys)] + keys)
+    write_lines(os.path.join(directory, "command.txt"), ["j 500 500", "k 500"])
+    with open(os.path.join(directory, "cudart.c"), "w") as f:
+        f.write("/* The CUDA runtime's cudaSetDevice, which main.c calls, for a CPU run. */\n"
+                "int cudaSetDevice(int device) { (void)device; return 0; }\n")
+
+
+def bfs_input(directory):
+    """bfs: a graph of 4096 nodes (bfs.cu's format: the node count, then per node the
+    index of its first edge and its degree, then the source node, the edge count and per
+    edge its destination and a cost), each node with 1 to 8 edges to nodes drawn at
+    random, so the frontier's gathers fall as a random graph's do."""
+    rng = random.Random(4096)
+    n = 4096
+    nodes, edges = [], []
+    for _ in range(n):
+        degree = rng.randint(1, 8)
+        nodes.append(f"{len(edges)} {degree}")
+        edges += [f"{rng.randrange(n)} {rng.randint(1, 10)}" for _ in range(degree)]
+    write_lines(os.path.join(directory, "graph.txt"),
+                [n] + nodes + ["", 0, "", len(edges)] + edges)
+
+
+def hotspot_input(directory):
+    """hotspot: a 128 by 128 temperature and power grid (one float a line, row after row):
+    temperatures of 323 to 343 and powers below 0.001."""
+    rng = random.Random(64)
+    write_lines(os.path.join(directory, "temp"),
+                [f"{323 + rng.random() * 20:.6f}" for _ in range(128 * 128)])
+    write_lines(os.path.join(directory, "power"),
+                [f"{rng.random() * 0.001:.8f}" for _ in range(128 * 128)])
+
+
+def hotspot3d_input(directory):
+    """hotspot3D: a 64 by 64 grid of 4 layers, power and temperature (one float a line,
+    a cell's layers one after another), valued as hotspot's."""
+    rng = random.Random(644)
+    write_lines(os.path.join(directory, "power"),
+                [f"{rng.random() * 0.001:.8f}" for _ in range(64 * 64 * 4)])
+    write_lines(os.path.join(directory, "temp"),
+                [f"{323 + rng.random() * 20:.6f}" for _ in range(64 * 64 * 4)])
+
+
+def srad_v1_input(directory):
+    """srad_v1: the 502 by 458 image `main.cu` reads at `../../../data/srad/image.pgm`
+    (a plain PGM: three header lines, then one value a line), a smooth field with noise;
+    the program resizes it to the arguments' 128 by 128."""
+    working_directory(directory, os.path.join("cuda", "srad", "srad_v1"),
+                      os.path.join("..", "..", "..", "data", "srad"))
+    rng = random.Random(502)
+    values = [int(128 + 60 * math.sin(r / 40) * math.cos(c / 30) + rng.randint(-20, 20))
+              for r in range(502) for c in range(458)]
+    write_lines(os.path.join(directory, "data", "srad", "image.pgm"),
+                ["P2", "458 502", "255"] + values)
+
+
+# (benchmark, files, extra flags, the program's arguments[, a generator]): what `--dynamic`
+# runs, with its C files (the Makefiles' gcc inputs) and a small input the benchmark makes
+# itself, or that a generator writes (deterministic: fixed seeds) into INPUT_DIR, which
+# the files and arguments name; `why` instead of arguments where it is not run.
 DYNAMIC_RUNS = [
     ("backprop", ["backprop/backprop_cuda.cu", "backprop/backprop.c", "backprop/facetrain.c",
                   "backprop/imagenet.c"], [], "4096"),
-    ("bfs", ["bfs/bfs.cu"], [], None, "its input is a graph file (`data/bfs`), not in the mirror"),
-    ("b+tree", [], [], None, "its input is `data/b+tree`, not in the mirror"),
-    ("cfd", [], [], None, "its input is a mesh (`data/cfd`), not in the mirror"),
+    ("bfs", ["bfs/bfs.cu"], [], f"{INPUT_DIR}/graph.txt", bfs_input),
+    ("b+tree", [f"{INPUT_DIR}/cudart.c", "b+tree/main.c",
+                "b+tree/kernel/kernel_gpu_cuda_wrapper.cu",
+                "b+tree/kernel/kernel_gpu_cuda_wrapper_2.cu", "b+tree/util/timer/timer.c",
+                "b+tree/util/num/num.c", "b+tree/util/cuda/cuda.cu"], [],
+     f"file {INPUT_DIR}/keys.txt command {INPUT_DIR}/command.txt", bplustree_input),
+    ("cfd", [], [], None, "`euler3d.cu` does not compile for the CPU shim: it includes the "
+     "CUDA samples' `helper_cuda.h` and `helper_timer.h`, which the shim does not stand in "
+     "for (its input, a mesh, could be generated; its 2000 iterations are fixed in the "
+     "source)"),
     ("dwt2d", [], [], None, "its kernels are class templates over types, and its input an image"),
     ("gaussian", ["gaussian/gaussian.cu"], [], "-s 64"),
     ("heartwall", [], [], None, "its input is a video (`data/heartwall`), not in the mirror"),
-    ("hotspot", [], [], None, "its inputs are `data/hotspot`'s grids, not in the mirror"),
-    ("hotspot3D", [], [], None, "its inputs are `data/hotspot3D`'s grids, not in the mirror"),
-    ("huffman", [], [], None, "its input is `data/huffman`, not in the mirror"),
+    ("hotspot", ["hotspot/hotspot.cu"], [],
+     f"128 2 4 {INPUT_DIR}/temp {INPUT_DIR}/power {INPUT_DIR}/output.out", hotspot_input),
+    ("hotspot3D", ["hotspot3D/3D.cu"], [],
+     f"64 4 2 {INPUT_DIR}/power {INPUT_DIR}/temp {INPUT_DIR}/output.out", hotspot3d_input),
+    ("huffman", [], [], None, "`main_test_cu.cu` does not compile for the CPU shim: "
+     "`hist.cu` calls `cudaStreamCreate` and `cudaMemcpyAsync`, which the shim lacks (its "
+     "input, any file of bytes, could be generated)"),
     ("lavaMD", ["lavaMD/main.c", "lavaMD/kernel/kernel_gpu_cuda_wrapper.cu",
                 "lavaMD/util/num/num.c", "lavaMD/util/timer/timer.c",
                 "lavaMD/util/device/device.cu"], [], "-boxes1d 2"),
     ("lud", ["lud/cuda/lud.cu", "lud/cuda/lud_kernel.cu", "lud/common/common.c"],
      ["-I", "lud/common"], "-s 256"),
-    ("myocyte", [], [], None, "its inputs, `y.txt` and `params.txt`, are not in the mirror"),
-    ("nn", [], [], None, "its input is a list of `data/nn` files (`hurricane_gen` makes them; "
-     "not run here), not in the mirror"),
+    ("myocyte", [], [], None, "`main.cu` does not compile for the CPU shim: the launch in "
+     "`master.cu` (which `work.cu` includes, which `main.cu` includes) is compiled as "
+     "written, `master.cu:53:17: expected primary-expression before '<'`; its inputs, "
+     "`y.txt` and `params.txt`, are not in the mirror either"),
+    ("nn", [], [], None, "`nn_cuda.cu` does not compile for the CPU shim: it calls "
+     "`cudaMemGetInfo`, which the shim lacks (its input, `hurricane_gen`'s records, could "
+     "be generated)"),
     ("nw", ["nw/needle.cu"], [], "256 10"),
     ("particlefilter", ["particlefilter/ex_particle_CUDA_float_seq.cu"], [],
      "-x 32 -y 32 -z 4 -np 100"),
     ("pathfinder", ["pathfinder/pathfinder.cu"], [], "1000 10 5"),
-    ("srad_v1", [], [], None, "its input is `data/srad`'s image, not in the mirror"),
+    ("srad_v1", [f"{INPUT_DIR}/cuda/srad/srad_v1/workdir.c", "srad/srad_v1/main.cu"], [],
+     "2 0.5 128 128", srad_v1_input),
     ("srad_v2", ["srad/srad_v2/srad.cu"], [], "64 64 0 31 0 31 0.5 2"),
     ("streamcluster", ["streamcluster/streamcluster_cuda_cpu.cpp",
                        "streamcluster/streamcluster_cuda.cu",
@@ -746,9 +858,10 @@ def dynamic_section(rows, not_run, build):
     """The `--dynamic` section's markdown, from its marker to its end."""
     out = [DYNAMIC_START, "", DYNAMIC_HEADING, "",
            f"Generated by `{DYNAMIC_COMMAND}` ({build}): each benchmark that builds for the",
-           "CPU shim, run with a small input it makes itself (`--args`), its kernels' global",
-           "accesses counted per warp execution and set against the static count (docs/check.md,",
-           "\"Counting a run\"). Per access site (a device function's site reached through several",
+           "CPU shim, run with a small input (`--args`: one it makes itself, or a data file the",
+           "script generates with fixed seeds into a temporary directory, `TMP` here), its",
+           "kernels' global accesses counted per warp execution and set against the static",
+           "count (docs/check.md, \"Counting a run\"). Per access site (a device function's site reached through several",
            "calls counts once, with its worst verdict): \"agree\" where every full warp equals an",
            "exact count or lies within a bound; \"agree without aligned rows\" where the run is",
            "outside the count but inside the count without the aligned-rows assumption (the",
@@ -760,7 +873,11 @@ def dynamic_section(rows, not_run, build):
            "sectors than its bytes need; a data-dependent site (a gather, counted 1 to 32) takes",
            "\"more sectors than needed in the run\" when every full warp does, as the run's data",
            "falls. `particlefilter` seeds its random numbers with the",
-           "time, so its accesses counted differ a little from run to run.", "",
+           "time, so its accesses counted differ a little from run to run. Two runs are given a",
+           "generated C file besides the Makefile's: `b+tree` one that stands in for the CUDA",
+           "runtime's `cudaSetDevice`, which its `main.c` calls; `srad_v1` a declaration, given",
+           "first so that the run's working directory is where the image it reads at a fixed",
+           "relative path was written.", "",
            "| benchmark | " + " | ".join(DYNAMIC_COLUMNS) + " |",
            "| --- | --- |" + " ---: |" * (len(DYNAMIC_COLUMNS) - 1)]
     totals = [0] * (len(DYNAMIC_COLUMNS) - 1)
@@ -790,11 +907,25 @@ def dynamic(args, warpwise):
         if program_args is None:
             not_run.append((name, rest[1]))
             continue
-        missing = [f for f in files if not os.path.exists(os.path.join(args.rodinia, f))]
-        if missing:
-            not_run.append((name, f"missing {', '.join(missing)}"))
-            continue
-        report, error = dynamic_run(warpwise, args.rodinia, files, flags, program_args)
+        generate = rest[1] if len(rest) > 1 else None
+        directory = tempfile.mkdtemp(prefix=f"rodinia-{name}-") if generate else None
+        given = lambda text: text.replace(INPUT_DIR, directory) if directory else text
+        try:
+            if generate:
+                generate(directory)
+            missing = [f for f in files
+                       if not os.path.exists(os.path.join(args.rodinia, given(f)))]
+            report, error = None, f"missing {', '.join(missing)}"
+            if not missing:
+                report, error = dynamic_run(warpwise, args.rodinia,
+                                            [given(f) for f in files], flags,
+                                            given(program_args))
+        finally:
+            if directory:
+                shutil.rmtree(directory, ignore_errors=True)
+        program_args = program_args.replace(INPUT_DIR, "TMP")
+        if error and directory:
+            error = error.replace(directory, "TMP")
         if error or report is None or "run" not in report:
             not_run.append((name, error or "no report"))
             print(f"{name}: not run: {error}")
