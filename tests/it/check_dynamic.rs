@@ -538,3 +538,30 @@ fn a_symbolic_count_is_evaluated_with_each_launchs_values() {
         "{a:#}"
     );
 }
+
+#[test]
+fn a_store_through_a_pointer_parameter_is_placed_at_the_statement() {
+    // bfs's `*g_over = true`: the address is the parameter itself, whose place is its
+    // declaration; the access is the statement's, where the run's store is made.
+    let source = "__global__ void k(bool *over, const int *x)\n\
+                  {\n\
+                  \x20   int i = threadIdx.x;\n\
+                  \x20   if (x[i])\n\
+                  \x20       *over = true;\n\
+                  }\n\
+                  int main(void)\n\
+                  {\n\
+                  \x20   bool *o;\n\
+                  \x20   int *x;\n\
+                  \x20   cudaMalloc((void **)&o, 1);\n\
+                  \x20   cudaMalloc((void **)&x, 64 * sizeof(int));\n\
+                  \x20   cudaMemset(x, 1, 64 * sizeof(int));\n\
+                  \x20   k<<<1, 64>>>(o, x);\n\
+                  \x20   return 0;\n\
+                  }\n";
+    let Some(report) = check("over", source, &[seen("*over", [1, 1], [1, 1])]) else {
+        return;
+    };
+    let a = access(&report, "*over");
+    assert!(a["at"].as_str().unwrap().ends_with("over.cu:5:9"), "{a:#}");
+}

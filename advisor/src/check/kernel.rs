@@ -345,8 +345,10 @@ impl Kernel<'_> {
             .iter()
             .map(|e| split_base(e, &self.rec.symbols))
             .collect();
+        // The address's own place, unless it has none or is a parameter (`*over = true`
+        // stores through `over` as declared): then the access's.
         let span = func.inst(addr).origin.span;
-        let span = if span.is_none() {
+        let span = if span.is_none() || matches!(func.inst(addr).kind, InstKind::Param(_)) {
             inst.origin.span
         } else {
             span
