@@ -565,3 +565,73 @@ fn a_store_through_a_pointer_parameter_is_placed_at_the_statement() {
     let a = access(&report, "*over");
     assert!(a["at"].as_str().unwrap().ends_with("over.cu:5:9"), "{a:#}");
 }
+
+/// Lanes 0-15 pass the guard in the loop's first iteration and lanes 16-31 in its second:
+/// a warp reads 64 contiguous bytes of one row in each (1 request), which a run that pairs
+/// each lane's n-th execution with the others' would see as one execution over two rows.
+/// The staging loop gives each lane its own number of iterations (none from lane 20 on),
+/// the same in every iteration of the outer loop: its lanes stay in step.
+const SKIPPED: &str = "__global__ void k(const int *pass, const int *rows, const int *base,\n\
+                       \x20                 int *out, int n)\n\
+                       {\n\
+                       \x20   __shared__ int staged[64];\n\
+                       \x20   int t = threadIdx.x;\n\
+                       \x20   int sum = 0;\n\
+                       \x20   for (int it = 0; it < n; it++) {\n\
+                       \x20       int r = rows[it];\n\
+                       \x20       int w = t;\n\
+                       \x20       while (w < 20) {\n\
+                       \x20           staged[w] = base[r * 1024 + w];\n\
+                       \x20           w += 32;\n\
+                       \x20       }\n\
+                       \x20       if (pass[it * 32 + t])\n\
+                       \x20           sum += base[r * 1024 + t] + staged[t % 20];\n\
+                       \x20   }\n\
+                       \x20   out[t] = sum;\n\
+                       }\n\
+                       int main(void)\n\
+                       {\n\
+                       \x20   int hp[64], hr[2] = {0, 7};\n\
+                       \x20   for (int i = 0; i < 32; i++) {\n\
+                       \x20       hp[i] = i < 16;\n\
+                       \x20       hp[32 + i] = i >= 16;\n\
+                       \x20   }\n\
+                       \x20   int *p, *r, *b, *o;\n\
+                       \x20   cudaMalloc((void **)&p, sizeof hp);\n\
+                       \x20   cudaMalloc((void **)&r, sizeof hr);\n\
+                       \x20   cudaMalloc((void **)&b, 8 * 1024 * sizeof(int));\n\
+                       \x20   cudaMalloc((void **)&o, 32 * sizeof(int));\n\
+                       \x20   cudaMemcpy(p, hp, sizeof hp, cudaMemcpyHostToDevice);\n\
+                       \x20   cudaMemcpy(r, hr, sizeof hr, cudaMemcpyHostToDevice);\n\
+                       \x20   k<<<1, 32>>>(p, r, b, o, 2);\n\
+                       \x20   return 0;\n\
+                       }\n";
+
+#[test]
+fn lanes_that_skip_iterations_under_data_are_not_compared() {
+    if !symbolizer() {
+        return;
+    }
+    let (code, report, said) = run("skipped", SKIPPED, &[]);
+    assert_eq!(code, Some(0), "{said}");
+    let guarded = access(&report, "base[r * 1024 + t]");
+    assert_eq!(
+        guarded["dynamic"]["agreement"]["verdict"], "not-comparable",
+        "{guarded:#}"
+    );
+    assert!(
+        guarded["unpaired"]
+            .as_str()
+            .is_some_and(|u| u.contains("pass[it * 32 + t]") && u.contains("line 7")),
+        "{guarded:#}"
+    );
+    // Each lane's staging iterations are its own but the same in both outer iterations.
+    let staged = access(&report, "base[r * 1024 + w]");
+    assert!(staged.get("unpaired").is_none(), "{staged:#}");
+    assert_eq!(
+        staged["dynamic"]["agreement"]["verdict"], "agrees",
+        "{staged:#}"
+    );
+    let row = access(&report, "rows[it]");
+    assert!(row.get("unpaired").is_none(), "{row:#}");
+}

@@ -3,7 +3,9 @@
 //! with the place it was made from (a `site`: one instruction of the program), its launch,
 //! block, linear thread id, address and size. Per site and per warp execution (a lane's
 //! n-th execution of the site pairs with the other lanes' n-th, so an access in a loop
-//! counts each iteration apart) the distinct 128-byte segments and 32-byte sectors are
+//! counts each iteration apart; an access the report marks `unpaired`, whose lanes may
+//! skip different iterations, is counted but not compared) the distinct 128-byte
+//! segments and 32-byte sectors are
 //! counted. The shim runs a launch's blocks one after another, so a block's executions are
 //! complete when the next block starts: they are folded into per-site minima and maxima
 //! then, and an execution all of whose lanes have made it is counted at once. Memory is the
@@ -545,6 +547,9 @@ fn per_launch(
 const LAUNCH_MASK: u64 = (1 << 48) - 1;
 
 fn agreement(a: &AccessReport, seen: &Stats, most_only: bool) -> Agreement {
+    if let Some(why) = &a.unpaired {
+        return Agreement::NotComparable(format!("the run cannot line up its lanes: {why}"));
+    }
     if seen.warps == 0 {
         return Agreement::NotComparable(
             "no full warp ran it, and the static count is a full warp's".into(),
@@ -691,6 +696,7 @@ mod tests {
             assumptions: vec![],
             finding: None,
             active: None,
+            unpaired: None,
             dynamic: None,
         }
     }

@@ -87,6 +87,7 @@ fn unknown(at: String, access: String, kind: AccessKind, elem: u64) -> AccessRep
         assumptions: Vec::new(),
         finding: None,
         active: None,
+        unpaired: None,
         dynamic: None,
     }
 }
@@ -364,6 +365,7 @@ impl Kernel<'_> {
         };
         let mut report = unknown(at, text, kind, elem);
         report.via = self.via(self.setting.calls.values.get(&v));
+        report.unpaired = self.unpaired(b);
         let forms = alternatives.len();
         let many = self.one_base(&alternatives, addr, b);
         let alternatives = match &many {
@@ -860,6 +862,123 @@ impl Kernel<'_> {
             }
         }
         guards
+    }
+
+    /// Why lanes' executions of an access in block `b` may not line up by their number:
+    /// a branch inside a loop around `b` that decides whether `b` runs, on a condition
+    /// that differs between lanes and changes from one iteration to the next (b+tree's
+    /// `keys[thid] <= start && keys[thid+1] > start` over the tree's levels). A lane that
+    /// skips an iteration makes its n-th execution in a later one than the others.
+    fn unpaired(&self, b: Block) -> Option<String> {
+        let func = self.func();
+        let mut around = self.forest.innermost(b);
+        while let Some(id) = around {
+            let l = self.forest.loop_(id);
+            for &g in &l.blocks {
+                let Terminator::Branch {
+                    cond,
+                    then_block,
+                    else_block,
+                } = func.block(g).terminator
+                else {
+                    continue;
+                };
+                // A test that leaves the loop keeps the lanes that stay in step: their
+                // n-th executions are still one iteration's. A test that leaves a loop
+                // inside it gives each lane its own number of inner iterations, which
+                // keeps them in step too while that number is the same in every iteration
+                // of the loop (lavaMD's `while (wtx < NUMBER_PAR_PER_BOX)`, `wtx` from
+                // `threadIdx.x`).
+                let inner = self
+                    .forest
+                    .innermost(g)
+                    .map(|i| self.forest.loop_(i))
+                    .filter(|i| i.header != l.header);
+                let changes = match inner {
+                    Some(inner) if !inner.contains(then_block) || !inner.contains(else_block) => {
+                        self.trip_changes_in(cond, l, inner, 32)
+                    }
+                    _ => self.changes_in(cond, l, 32),
+                };
+                if then_block == else_block
+                    || !l.contains(then_block)
+                    || !l.contains(else_block)
+                    || !self.variance.varies_at(cond, g)
+                    || !changes
+                {
+                    continue;
+                }
+                let decides = [then_block, else_block]
+                    .into_iter()
+                    .any(|t| self.preds[t.index()] == 1 && self.forest.dominates(t, b));
+                if decides {
+                    let unit = self.setting.unit;
+                    let text = unit.snippet(func.inst(cond).origin.span);
+                    let line = l
+                        .source
+                        .and_then(|s| unit.resolve(func.source_loop(s).span))
+                        .map_or(0, |r| r.line);
+                    return Some(format!(
+                        "it runs under `{text}`, which differs between the lanes and changes \
+                         from one iteration to the next of the loop at line {line}: a lane's \
+                         n-th execution may be another lane's later iteration"
+                    ));
+                }
+            }
+            around = l.parent;
+        }
+        None
+    }
+
+    /// Whether `v` may change from one iteration of loop `l` to the next: it is computed
+    /// in the loop from a phi, a load or a call made there (`depth` bounds the search; at
+    /// 0 it may).
+    fn changes_in(&self, v: Value, l: &frontend::loops::Loop, depth: u32) -> bool {
+        let inst = self.func().inst(v);
+        if !l.contains(inst.block) {
+            return false;
+        }
+        if depth == 0 {
+            return true;
+        }
+        match &inst.kind {
+            InstKind::Phi(_) | InstKind::Load { .. } | InstKind::Call { .. } => true,
+            kind => kind
+                .operands()
+                .into_iter()
+                .any(|op| self.changes_in(op, l, depth - 1)),
+        }
+    }
+
+    /// Whether the exit test `v` of loop `inner` (inside `l`) may give a lane another
+    /// number of inner iterations from one iteration of `l` to the next: as
+    /// [`Kernel::changes_in`], but the inner loop's own variables count by the values
+    /// they start from.
+    fn trip_changes_in(
+        &self,
+        v: Value,
+        l: &frontend::loops::Loop,
+        inner: &frontend::loops::Loop,
+        depth: u32,
+    ) -> bool {
+        let inst = self.func().inst(v);
+        if !l.contains(inst.block) {
+            return false;
+        }
+        if depth == 0 {
+            return true;
+        }
+        match &inst.kind {
+            InstKind::Phi(args) if inst.block == inner.header => args
+                .iter()
+                .filter(|(from, _)| !inner.contains(*from))
+                .any(|(_, a)| self.changes_in(*a, l, depth - 1)),
+            InstKind::Phi(_) | InstKind::Load { .. } | InstKind::Call { .. } => true,
+            kind => kind
+                .operands()
+                .into_iter()
+                .any(|op| self.trip_changes_in(op, l, inner, depth - 1)),
+        }
     }
 
     /// The block's threads, when every axis is known.

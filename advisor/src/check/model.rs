@@ -230,6 +230,12 @@ pub struct AccessReport {
     /// access (`1 of a warp's 32 lanes: those `threadIdx.x == 0` lets through`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub active: Option<String>,
+    /// Why a run cannot line up the lanes' executions of the access: it runs under a
+    /// condition that differs between the lanes and from one iteration to the next of a
+    /// loop around it, so a lane's n-th execution may be another lane's later iteration.
+    /// `check --dynamic` shows the run's counts without comparing them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unpaired: Option<String>,
     /// `check --dynamic`: what the run's warps touched at this access.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub dynamic: Option<Box<Dynamic>>,
