@@ -1905,16 +1905,15 @@ impl<'a> FunctionContext<'a> {
         }
         // The value may be an array's base under its symbol's name (`p#2`, one of two
         // values of `p` in the function): that array is the pointer, a second parameter
-        // would be a copy of it.
+        // would be a copy of it. A local another name's array is copied into (`xd =
+        // NV_DATA(x)`, the array `x->content->data`) stays: the loop's text names it, and
+        // a kernel takes it as that array.
         // Symbols look through casts (`(double *) malloc(...)`): so does the match.
         let mut value = op;
         loop {
-            if self
-                .rec
-                .symbols
-                .var_of(value)
-                .is_some_and(|var| arrays.contains(var.name()))
-            {
+            if self.rec.symbols.var_of(value).is_some_and(|var| {
+                arrays.contains(var.name()) && var.name().split('#').next() == Some(name.as_str())
+            }) {
                 return;
             }
             match self.func.inst(value).kind {

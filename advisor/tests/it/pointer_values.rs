@@ -74,3 +74,26 @@ fn a_pointer_cast_from_an_allocation_beside_another_assignment_is_one_array() {
         &[("cp", "array"), ("n", "scalar")],
     );
 }
+
+#[test]
+fn a_local_copy_of_another_name_s_array_stays_beside_it() {
+    // SUNDIALS' `xd = NV_DATA(x)`: the array is named by its path, and the kernel takes the
+    // local the loop's text uses as that array.
+    check(
+        "struct content { long length; double *data; };\n\
+         typedef struct vector { void *content; } *N_Vector;\n\
+         #define NV_CONTENT(v) ((struct content *)((v)->content))\n\
+         void scale(double c, N_Vector x) {\n\
+           long i, n = NV_CONTENT(x)->length;\n\
+           double *xd = NV_CONTENT(x)->data;\n\
+           for (i = 0; i < n; i++) /* LOOP */\n\
+             xd[i] = c * xd[i] + 1.0;\n\
+         }\n",
+        &[
+            ("x->content->data", "array"),
+            ("c", "scalar"),
+            ("n", "scalar"),
+            ("xd", "scalar"),
+        ],
+    );
+}
