@@ -635,3 +635,33 @@ fn lanes_that_skip_iterations_under_data_are_not_compared() {
     let row = access(&report, "rows[it]");
     assert!(row.get("unpaired").is_none(), "{row:#}");
 }
+
+#[test]
+fn streams_async_copies_and_memory_info_run_on_the_cpu() {
+    if !symbolizer() {
+        return;
+    }
+    // The program exits with 3 unless the data copied in asynchronously reached the kernel
+    // and its results came back, and the memory reported is plausible.
+    let (code, report, said) = run(
+        "streams",
+        "__global__ void twice(const float *in, float *out) { out[threadIdx.x] = 2 * in[threadIdx.x]; }\n\
+         int main(void) {\n    float h[64], *in, *out;\n    size_t free_bytes = 0, total = 0;\n\
+         \x20   for (int i = 0; i < 64; i++) h[i] = i;\n\
+         \x20   cudaMemGetInfo(&free_bytes, &total);\n\
+         \x20   if (free_bytes == 0 || free_bytes > total) return 3;\n\
+         \x20   cudaStream_t s;\n    if (cudaStreamCreate(&s) != cudaSuccess) return 3;\n\
+         \x20   cudaMalloc((void **)&in, sizeof h);\n    cudaMalloc((void **)&out, sizeof h);\n\
+         \x20   cudaMemsetAsync(out, 0, sizeof h, s);\n\
+         \x20   cudaMemcpyAsync(in, h, sizeof h, cudaMemcpyHostToDevice, s);\n\
+         \x20   twice<<<1, 64, 0, s>>>(in, out);\n\
+         \x20   cudaMemcpyAsync(h, out, sizeof h, cudaMemcpyDeviceToHost, s);\n\
+         \x20   cudaStreamSynchronize(s);\n    cudaStreamDestroy(s);\n\
+         \x20   for (int i = 0; i < 64; i++)\n        if (h[i] != 2 * i) return 3;\n\
+         \x20   return 0;\n}\n",
+        &[],
+    );
+    assert_eq!(code, Some(0), "{said}");
+    assert!(report["run"]["exit_status"].is_null(), "{report:#}");
+    assert_eq!(report["run"]["events"], 128, "{report:#}");
+}
