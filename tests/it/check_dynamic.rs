@@ -751,3 +751,30 @@ fn a_host_c_file_links_the_runtimes_set_up_calls() {
     assert!(report["run"]["exit_status"].is_null(), "{report:#}");
     assert_eq!(report["run"]["events"], 32, "{report:#}");
 }
+
+#[test]
+fn an_extern_shared_array_is_the_launchs_dynamic_shared_memory() {
+    if !symbolizer() {
+        return;
+    }
+    // Each block reverses its 32 values through `extern __shared__` memory sized by the
+    // launch; the program exits with 3 unless they came back reversed.
+    let (code, report, said) = run(
+        "dynshared",
+        "__global__ void rev(const float *in, float *out) {\n\
+         \x20   extern __shared__ float s[];\n    s[threadIdx.x] = in[threadIdx.x];\n\
+         \x20   __syncthreads();\n    out[threadIdx.x] = s[31 - threadIdx.x];\n}\n\
+         int main(void) {\n    float h[32], *in, *out;\n\
+         \x20   for (int i = 0; i < 32; i++) h[i] = i;\n\
+         \x20   cudaMalloc((void **)&in, sizeof h);\n    cudaMalloc((void **)&out, sizeof h);\n\
+         \x20   cudaMemcpy(in, h, sizeof h, cudaMemcpyHostToDevice);\n\
+         \x20   rev<<<1, 32, sizeof h>>>(in, out);\n\
+         \x20   cudaMemcpy(h, out, sizeof h, cudaMemcpyDeviceToHost);\n\
+         \x20   for (int i = 0; i < 32; i++)\n        if (h[i] != 31 - i) return 3;\n\
+         \x20   return 0;\n}\n",
+        &[],
+    );
+    assert_eq!(code, Some(0), "{said}");
+    assert!(report["run"]["exit_status"].is_null(), "{report:#}");
+    assert_eq!(report["run"]["events"], 64, "{report:#}");
+}

@@ -86,6 +86,11 @@ static void ww_dyn_launch_kernel(void (*kernel)(P...), dim3 grid, dim3 block, si
 // shim's `ww_smem`.)
 #undef __shared__
 #define __shared__ static
+// What an `extern __shared__` array becomes (rewrite.rs): the shim's dynamic shared memory,
+// as a pointer of whichever type the declaration gives.
+struct ww_dyn_smem {
+    template <typename T> operator T *() const { return (T *)(void *)ww_smem; }
+};
 
 // Runtime calls the shim leaves out that set up, time or wait: on the CPU they succeed
 // and do nothing (events read 0 ms), so that benchmarks that call them build and run.
@@ -178,6 +183,12 @@ template <typename T> static inline cudaError_t cudaMemcpyFromSymbol(void *dst, 
     memcpy(dst, (const char *)&symbol + offset, n);
     return cudaSuccess;
 }
+// CUDA's headers give min and max of an int and an unsigned, compared as unsigned
+// (huffman's `max(1, numEltsLastBlock / 2)`); std's templates take one type only.
+static inline unsigned max(int a, unsigned b) { return (unsigned)a > b ? (unsigned)a : b; }
+static inline unsigned max(unsigned a, int b) { return a > (unsigned)b ? a : (unsigned)b; }
+static inline unsigned min(int a, unsigned b) { return (unsigned)a < b ? (unsigned)a : b; }
+static inline unsigned min(unsigned a, int b) { return a < (unsigned)b ? a : (unsigned)b; }
 static inline int __mul24(int a, int b) { return a * b; }
 static inline unsigned __umul24(unsigned a, unsigned b) { return a * b; }
 // glibc declares some of these names itself (`__expf`): macros, not functions.
