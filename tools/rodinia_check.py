@@ -97,17 +97,69 @@ def bplustree_input(directory):
     each query `k` draws, a key in 0 to N-1, is found) and the command file: `j 500 500`
     (500 range queries; `main.c` parses the count twice, so the range is the count too)
     and `k 500` (500 lookups). 100000 keys make a tree of three levels at order 256, so
-    the kernels' loop over the levels runs twice. `main.c` calls `cudaSetDevice`, which a
-    build links from the CUDA runtime and the shim declares for CUDA files only: a C file
-    stands in for it (and, first, makes the run's `output.txt` land here)."""
+    the kernels' loop over the levels runs twice. A declaration, given first, makes the
+    run's working directory this one, where its `output.txt` lands."""
     rng = random.Random(20261206)
     keys = list(range(100000))
     rng.shuffle(keys)
     write_lines(os.path.join(directory, "keys.txt"), [len(keys)] + keys)
     write_lines(os.path.join(directory, "command.txt"), ["j 500 500", "k 500"])
-    with open(os.path.join(directory, "cudart.c"), "w") as f:
-        f.write("/* The CUDA runtime's cudaSetDevice, which main.c calls, for a CPU run. */\n"
-                "int cudaSetDevice(int device) { (void)device; return 0; }\n")
+    with open(os.path.join(directory, "workdir.c"), "w") as f:
+        f.write("/* The run's working directory; no code. */\nextern int rodinia_workdir;\n")
+
+
+def myocyte_input(directory):
+    """myocyte: `y.txt` (the 91 equations' initial values) and `params.txt` (18
+    parameters), one float a line, that `work.cu` reads at `../../data/myocyte/`, relative
+    to the working directory (a declaration, given first, makes it this directory's
+    `cuda/myocyte`, where its `output.txt` lands too). Initial values of 0.01 to 1; the
+    parameters the kernels read as totals of 1 to 100, the cycle length (15) 1000 ms,
+    K (16) 135 and Mg (17) 1. The solver gives up on an interval after 12 attempts, so any
+    values end."""
+    working_directory(directory, os.path.join("cuda", "myocyte"),
+                      os.path.join("..", "..", "data", "myocyte"))
+    rng = random.Random(91)
+    data = os.path.join(directory, "data", "myocyte")
+    write_lines(os.path.join(data, "y.txt"),
+                [f"{0.01 + rng.random():.6f}" for _ in range(91)])
+    write_lines(os.path.join(data, "params.txt"),
+                [f"{1 + rng.random() * 99:.4f}" for _ in range(15)] + [1000, 135, 1])
+
+
+def nn_input(directory):
+    """nn: the list file (`filelist`: one record file a line) and two record files of 2048
+    hurricanes each, in `hurricane_gen.c`'s format (`%4d %2d %2d %2d %2d %-9s %5.1f %5.1f
+    %4d %4d`: year, month, day, hour, number, name, latitude, longitude, speed,
+    pressure), which `nn_cuda.cu` reads line by line, the latitude and longitude from
+    fixed columns. The files are named with absolute paths under 64 characters (its
+    buffer)."""
+    rng = random.Random(2048)
+    names = ["ALBERTO", "BERYL", "CHRIS", "DEBBY", "ERNESTO", "FLORENCE", "GORDON", "HELENE"]
+    files = []
+    for j in range(2):
+        path = os.path.join(directory, f"cane{j}.db")
+        assert len(path) < 64, path
+        files.append(path)
+        with open(path, "w") as f:
+            for _ in range(2048):
+                f.write("%4d %2d %2d %2d %2d %-9s %5.1f %5.1f %4d %4d\n" % (
+                    rng.randint(1950, 2005), rng.randint(1, 12), rng.randint(1, 28),
+                    rng.choice([0, 6, 12, 18]), rng.randint(1, 24), rng.choice(names),
+                    rng.uniform(7, 70), rng.uniform(1, 180), rng.randint(10, 165),
+                    rng.randint(900, 1010)))
+    write_lines(os.path.join(directory, "filelist"), files)
+
+
+def huffman_input(directory):
+    """huffman: a file of 65536 bytes (`main_test_cu.cu` reads any file: its size makes
+    16384 symbols of four bytes, 64 blocks of 256 threads), bytes drawn with a skewed
+    distribution over 32 values (a geometric weight), so the codes differ in length as a
+    text's do and none is longer than the encoder's 32 bits."""
+    rng = random.Random(65536)
+    weights = [0.8 ** k for k in range(32)]
+    data = bytes(rng.choices(range(32), weights, k=65536))
+    with open(os.path.join(directory, "data.bin"), "wb") as f:
+        f.write(data)
 
 
 def bfs_input(directory):
@@ -167,7 +219,7 @@ DYNAMIC_RUNS = [
     ("backprop", ["backprop/backprop_cuda.cu", "backprop/backprop.c", "backprop/facetrain.c",
                   "backprop/imagenet.c"], [], "4096"),
     ("bfs", ["bfs/bfs.cu"], [], f"{INPUT_DIR}/graph.txt", bfs_input),
-    ("b+tree", [f"{INPUT_DIR}/cudart.c", "b+tree/main.c",
+    ("b+tree", [f"{INPUT_DIR}/workdir.c", "b+tree/main.c",
                 "b+tree/kernel/kernel_gpu_cuda_wrapper.cu",
                 "b+tree/kernel/kernel_gpu_cuda_wrapper_2.cu", "b+tree/util/timer/timer.c",
                 "b+tree/util/num/num.c", "b+tree/util/cuda/cuda.cu"], [],
@@ -183,21 +235,16 @@ DYNAMIC_RUNS = [
      f"128 2 4 {INPUT_DIR}/temp {INPUT_DIR}/power {INPUT_DIR}/output.out", hotspot_input),
     ("hotspot3D", ["hotspot3D/3D.cu"], [],
      f"64 4 2 {INPUT_DIR}/power {INPUT_DIR}/temp {INPUT_DIR}/output.out", hotspot3d_input),
-    ("huffman", [], [], None, "`main_test_cu.cu` does not compile for the CPU shim: "
-     "`hist.cu` calls `cudaStreamCreate` and `cudaMemcpyAsync`, which the shim lacks (its "
-     "input, any file of bytes, could be generated)"),
+    ("huffman", ["huffman/main_test_cu.cu", "huffman/cpuencode.cpp",
+                 "huffman/stats_logger.cpp"], [], f"{INPUT_DIR}/data.bin", huffman_input),
     ("lavaMD", ["lavaMD/main.c", "lavaMD/kernel/kernel_gpu_cuda_wrapper.cu",
                 "lavaMD/util/num/num.c", "lavaMD/util/timer/timer.c",
                 "lavaMD/util/device/device.cu"], [], "-boxes1d 2"),
     ("lud", ["lud/cuda/lud.cu", "lud/cuda/lud_kernel.cu", "lud/common/common.c"],
      ["-I", "lud/common"], "-s 256"),
-    ("myocyte", [], [], None, "`main.cu` does not compile for the CPU shim: the launch in "
-     "`master.cu` (which `work.cu` includes, which `main.cu` includes) is compiled as "
-     "written, `master.cu:53:17: expected primary-expression before '<'`; its inputs, "
-     "`y.txt` and `params.txt`, are not in the mirror either"),
-    ("nn", [], [], None, "`nn_cuda.cu` does not compile for the CPU shim: it calls "
-     "`cudaMemGetInfo`, which the shim lacks (its input, `hurricane_gen`'s records, could "
-     "be generated)"),
+    ("myocyte", [f"{INPUT_DIR}/cuda/myocyte/workdir.c", "myocyte/main.cu"], [], "2 1 0",
+     myocyte_input),
+    ("nn", ["nn/nn_cuda.cu"], [], f"{INPUT_DIR}/filelist -r 5 -lat 30 -lng 90", nn_input),
     ("nw", ["nw/needle.cu"], [], "256 10"),
     ("particlefilter", ["particlefilter/ex_particle_CUDA_float_seq.cu"], [],
      "-x 32 -y 32 -z 4 -np 100"),
@@ -877,11 +924,11 @@ def dynamic_section(rows, not_run, build):
            "sectors than its bytes need; a data-dependent site (a gather, counted 1 to 32) takes",
            "\"more sectors than needed in the run\" when every full warp does, as the run's data",
            "falls. `particlefilter` seeds its random numbers with the",
-           "time, so its accesses counted differ a little from run to run. Two runs are given a",
-           "generated C file besides the Makefile's: `b+tree` one that stands in for the CUDA",
-           "runtime's `cudaSetDevice`, which its `main.c` calls; `srad_v1` a declaration, given",
-           "first so that the run's working directory is where the image it reads at a fixed",
-           "relative path was written.", "",
+           "time, so its accesses counted differ a little from run to run. Three runs are given",
+           "a generated C file besides the Makefile's, a declaration given first so that the",
+           "run's working directory is in the temporary directory: `srad_v1` and `myocyte` read",
+           "their inputs at a path fixed in the source and relative to it, and `b+tree` and",
+           "`myocyte` write their `output.txt` there.", "",
            "| benchmark | " + " | ".join(DYNAMIC_COLUMNS) + " |",
            "| --- | --- |" + " ---: |" * (len(DYNAMIC_COLUMNS) - 1)]
     totals = [0] * (len(DYNAMIC_COLUMNS) - 1)

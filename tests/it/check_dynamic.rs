@@ -635,3 +635,146 @@ fn lanes_that_skip_iterations_under_data_are_not_compared() {
     let row = access(&report, "rows[it]");
     assert!(row.get("unpaired").is_none(), "{row:#}");
 }
+
+/// Writes `files` (name, text) into a scratch directory and runs `check --dynamic --format
+/// json` on the first of them and the others named in `inputs`; the exit status, the report
+/// and all it printed.
+fn run_files(name: &str, files: &[(&str, &str)], inputs: &[&str]) -> (Option<i32>, Value, String) {
+    let dir = scratch("dynamic", name);
+    for (file, text) in files {
+        let path = dir.join(file);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    let inputs: Vec<String> = inputs
+        .iter()
+        .map(|f| dir.join(f).to_string_lossy().to_string())
+        .collect();
+    let mut args = vec!["check", "--dynamic", "--format", "json"];
+    args.extend(inputs.iter().map(String::as_str));
+    let out = warpwise(&args);
+    let report = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+    (out.status.code(), report, text(&out))
+}
+
+#[test]
+fn a_launch_in_a_file_included_through_another_is_rewritten() {
+    if !symbolizer() {
+        return;
+    }
+    // main.cu includes sub/work.cu (no launch), which includes its neighbours launch.cu
+    // (the launch) and size.h: both must be found beside work.cu, launch.cu rewritten.
+    let (code, report, said) = run_files(
+        "chain",
+        &[
+            (
+                "main.cu",
+                "#include \"sub/work.cu\"\nint main(void) { return work(); }\n",
+            ),
+            (
+                "sub/work.cu",
+                "#include \"size.h\"\n#include \"launch.cu\"\nint work(void) { return launch(); }\n",
+            ),
+            ("sub/size.h", "#define THREADS 64\n"),
+            (
+                "sub/launch.cu",
+                "__global__ void k(float *d) { d[threadIdx.x] = 1; }\n\
+                 int launch(void) {\n    float *d;\n    cudaMalloc((void **)&d, THREADS * sizeof(float));\n\
+                 \x20   k<<<1, THREADS>>>(d);\n    return 0;\n}\n",
+            ),
+        ],
+        &["main.cu"],
+    );
+    assert_eq!(code, Some(0), "{said}");
+    assert_eq!(report["run"]["events"], 64, "{report:#}");
+}
+
+#[test]
+fn streams_async_copies_and_memory_info_run_on_the_cpu() {
+    if !symbolizer() {
+        return;
+    }
+    // The program exits with 3 unless the data copied in asynchronously reached the kernel
+    // and its results came back, and the memory reported is plausible.
+    let (code, report, said) = run(
+        "streams",
+        "__global__ void twice(const float *in, float *out) { out[threadIdx.x] = 2 * in[threadIdx.x]; }\n\
+         int main(void) {\n    float h[64], *in, *out;\n    size_t free_bytes = 0, total = 0;\n\
+         \x20   for (int i = 0; i < 64; i++) h[i] = i;\n\
+         \x20   cudaMemGetInfo(&free_bytes, &total);\n\
+         \x20   if (free_bytes == 0 || free_bytes > total) return 3;\n\
+         \x20   cudaStream_t s;\n    if (cudaStreamCreate(&s) != cudaSuccess) return 3;\n\
+         \x20   cudaMalloc((void **)&in, sizeof h);\n    cudaMalloc((void **)&out, sizeof h);\n\
+         \x20   cudaMemsetAsync(out, 0, sizeof h, s);\n\
+         \x20   cudaMemcpyAsync(in, h, sizeof h, cudaMemcpyHostToDevice, s);\n\
+         \x20   twice<<<1, 64, 0, s>>>(in, out);\n\
+         \x20   cudaMemcpyAsync(h, out, sizeof h, cudaMemcpyDeviceToHost, s);\n\
+         \x20   cudaStreamSynchronize(s);\n    cudaStreamDestroy(s);\n\
+         \x20   for (int i = 0; i < 64; i++)\n        if (h[i] != 2 * i) return 3;\n\
+         \x20   return 0;\n}\n",
+        &[],
+    );
+    assert_eq!(code, Some(0), "{said}");
+    assert!(report["run"]["exit_status"].is_null(), "{report:#}");
+    assert_eq!(report["run"]["events"], 128, "{report:#}");
+}
+
+#[test]
+fn a_host_c_file_links_the_runtimes_set_up_calls() {
+    if !symbolizer() {
+        return;
+    }
+    // main.c, compiled with `cc` and without the shim, calls the set-up calls libcudart
+    // gives it in a real build, and the CUDA file's launch.
+    let (code, report, said) = run_files(
+        "cmain",
+        &[
+            (
+                "main.c",
+                "int cudaSetDevice(int);\nint cudaGetDeviceCount(int *);\n\
+                 int cudaDeviceSynchronize(void);\nint launch(void);\n\
+                 int main(void) {\n    int n = 0;\n\
+                 \x20   if (cudaSetDevice(0) || cudaGetDeviceCount(&n) || n < 1) return 3;\n\
+                 \x20   launch();\n    return cudaDeviceSynchronize();\n}\n",
+            ),
+            (
+                "kernel.cu",
+                "__global__ void k(float *d) { d[threadIdx.x] = 1; }\n\
+                 extern \"C\" int launch(void) {\n    float *d;\n\
+                 \x20   cudaMalloc((void **)&d, 32 * sizeof(float));\n    k<<<1, 32>>>(d);\n\
+                 \x20   return 0;\n}\n",
+            ),
+        ],
+        &["main.c", "kernel.cu"],
+    );
+    assert_eq!(code, Some(0), "{said}");
+    assert!(report["run"]["exit_status"].is_null(), "{report:#}");
+    assert_eq!(report["run"]["events"], 32, "{report:#}");
+}
+
+#[test]
+fn an_extern_shared_array_is_the_launchs_dynamic_shared_memory() {
+    if !symbolizer() {
+        return;
+    }
+    // Each block reverses its 32 values through `extern __shared__` memory sized by the
+    // launch; the program exits with 3 unless they came back reversed.
+    let (code, report, said) = run(
+        "dynshared",
+        "__global__ void rev(const float *in, float *out) {\n\
+         \x20   extern __shared__ float s[];\n    s[threadIdx.x] = in[threadIdx.x];\n\
+         \x20   __syncthreads();\n    out[threadIdx.x] = s[31 - threadIdx.x];\n}\n\
+         int main(void) {\n    float h[32], *in, *out;\n\
+         \x20   for (int i = 0; i < 32; i++) h[i] = i;\n\
+         \x20   cudaMalloc((void **)&in, sizeof h);\n    cudaMalloc((void **)&out, sizeof h);\n\
+         \x20   cudaMemcpy(in, h, sizeof h, cudaMemcpyHostToDevice);\n\
+         \x20   rev<<<1, 32, sizeof h>>>(in, out);\n\
+         \x20   cudaMemcpy(h, out, sizeof h, cudaMemcpyDeviceToHost);\n\
+         \x20   for (int i = 0; i < 32; i++)\n        if (h[i] != 31 - i) return 3;\n\
+         \x20   return 0;\n}\n",
+        &[],
+    );
+    assert_eq!(code, Some(0), "{said}");
+    assert!(report["run"]["exit_status"].is_null(), "{report:#}");
+    assert_eq!(report["run"]["events"], 64, "{report:#}");
+}

@@ -62,7 +62,64 @@ pub fn rewrite(text: &str, places: &[(u32, u32)], shown: &str) -> (String, Vec<(
         from = l.end;
     }
     out.push_str(&text[from..]);
-    (out, missed)
+    (dynamic_shared(&out), missed)
+}
+
+/// `text` with each `extern __shared__` array (`extern __shared__ unsigned sm[];`) made a
+/// pointer to the shim's dynamic shared memory (`unsigned *const sm = ww_dyn_smem();`): on
+/// the GPU every such array starts at the launch's dynamic shared memory, which the shim's
+/// `ww_smem` is (sized by the launch's third argument). `warpwise_dynamic.h` makes
+/// `__shared__` `static` (one object per block), which `extern` cannot take; an assembler
+/// name on the declaration would do, but GCC drops it inside a template. A declaration of
+/// another form is left to the compiler.
+fn dynamic_shared(text: &str) -> String {
+    let blank = without_comments(text);
+    let bytes = blank.as_bytes();
+    let word = |i: usize| {
+        bytes
+            .get(i)
+            .is_some_and(|&c| c.is_ascii_alphanumeric() || c == b'_')
+    };
+    let mut out = String::with_capacity(text.len());
+    let mut from = 0;
+    let mut at = 0;
+    while let Some(found) = blank[at..].find("extern") {
+        let start = at + found;
+        at = start + "extern".len();
+        let rest = &blank[at..];
+        let shared = at + (rest.len() - rest.trim_start().len());
+        let after = shared + "__shared__".len();
+        if (start > 0 && word(start - 1))
+            || !blank[shared..].starts_with("__shared__")
+            || word(after)
+        {
+            continue;
+        }
+        let Some(end) = blank[after..].find(';').map(|e| after + e) else {
+            break;
+        };
+        let declarator = blank[after..end].trim_end();
+        let Some(head) = declarator.strip_suffix("[]").map(str::trim_end) else {
+            continue;
+        };
+        let name_len = head
+            .bytes()
+            .rev()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == b'_')
+            .count();
+        if name_len == 0 || head.len() == name_len {
+            continue;
+        }
+        let (ty, name) = head.split_at(head.len() - name_len);
+        out.push_str(&text[from..start]);
+        out.push_str(&format!("{} *const {name} = ww_dyn_smem()", ty.trim()));
+        // The lines the declaration spanned, so that the lines after it stay.
+        out.push_str(&"\n".repeat(text[start..end].matches('\n').count()));
+        from = end;
+        at = end;
+    }
+    out.push_str(&text[from..]);
+    out
 }
 
 /// A path as a C string literal's contents.
@@ -83,6 +140,16 @@ mod tests {
             out,
             "#line 1 \"/p/m.cu\"\nint main() {\n  ww_cpu_launch(k, dim3(g), dim3(dim3(16, 16)), (size_t)(0), a,      \n    b);\n  \
              ww_cpu_launch(j, dim3(1), dim3(32), (size_t)(64));\n  return 0;\n}\n"
+        );
+    }
+
+    #[test]
+    fn an_extern_shared_array_is_the_shims_dynamic_shared_memory() {
+        let text = "__global__ void k() {\n  extern __shared__ unsigned int sm[]; // extern __shared__ x;\n  my_extern __shared__ int a;\n}\n";
+        let (out, _) = rewrite(text, &[], "/p/k.cu");
+        assert_eq!(
+            out,
+            "#line 1 \"/p/k.cu\"\n__global__ void k() {\n  unsigned int *const sm = ww_dyn_smem(); // extern __shared__ x;\n  my_extern __shared__ int a;\n}\n"
         );
     }
 }

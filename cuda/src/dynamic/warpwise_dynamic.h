@@ -86,6 +86,11 @@ static void ww_dyn_launch_kernel(void (*kernel)(P...), dim3 grid, dim3 block, si
 // shim's `ww_smem`.)
 #undef __shared__
 #define __shared__ static
+// What an `extern __shared__` array becomes (rewrite.rs): the shim's dynamic shared memory,
+// as a pointer of whichever type the declaration gives.
+struct ww_dyn_smem {
+    template <typename T> operator T *() const { return (T *)(void *)ww_smem; }
+};
 
 // Runtime calls the shim leaves out that set up, time or wait: on the CPU they succeed
 // and do nothing (events read 0 ms), so that benchmarks that call them build and run.
@@ -118,6 +123,10 @@ static inline cudaError_t cudaGetDeviceProperties(cudaDeviceProp *p, int)
     p->maxGridSize[0] = p->maxGridSize[1] = p->maxGridSize[2] = 65535;
     p->major = 7;
     p->multiProcessorCount = 1;
+    // Streams are accepted (below): a program that checks for copies overlapping launches
+    // before it uses them (huffman's histogram) takes its stream path.
+    p->deviceOverlap = 1;
+    p->asyncEngineCount = 1;
     return cudaSuccess;
 }
 typedef int cudaEvent_t;
@@ -127,6 +136,36 @@ static inline cudaError_t cudaEventRecord(cudaEvent_t, cudaStream_t = 0) { retur
 static inline cudaError_t cudaEventSynchronize(cudaEvent_t) { return cudaSuccess; }
 static inline cudaError_t cudaEventDestroy(cudaEvent_t) { return cudaSuccess; }
 static inline cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t, cudaEvent_t) { *ms = 0; return cudaSuccess; }
+// Launches and copies run in order on the CPU, one after another: a stream is a dummy
+// handle, waiting on it returns at once, and an asynchronous copy or memset is the
+// synchronous one (its data has arrived when the call returns, as it would have by the
+// next launch on the GPU).
+static inline cudaError_t cudaStreamCreate(cudaStream_t *s) { *s = 1; return cudaSuccess; }
+static inline cudaError_t cudaStreamCreateWithFlags(cudaStream_t *s, unsigned) { *s = 1; return cudaSuccess; }
+static inline cudaError_t cudaStreamDestroy(cudaStream_t) { return cudaSuccess; }
+static inline cudaError_t cudaStreamSynchronize(cudaStream_t) { return cudaSuccess; }
+static inline cudaError_t cudaStreamQuery(cudaStream_t) { return cudaSuccess; }
+static inline cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t n, cudaMemcpyKind kind, cudaStream_t = 0)
+{
+    return cudaMemcpy(dst, src, n, kind);
+}
+static inline cudaError_t cudaMemsetAsync(void *dst, int value, size_t n, cudaStream_t = 0)
+{
+    return cudaMemset(dst, value, n);
+}
+// The device cudaGetDeviceProperties describes (4 GiB), less the live cudaMalloc'd
+// buffers of this unit: programs size their work by what is free (nn refuses an input
+// larger than 85% of it).
+static inline cudaError_t cudaMemGetInfo(size_t *free_bytes, size_t *total_bytes)
+{
+    size_t total = (size_t)1 << 32, used = 0;
+    for (int i = 0; i < ww_cpu.nbuffers; i++)
+        if (ww_cpu.buffers[i].live)
+            used += ww_cpu.buffers[i].size;
+    *total_bytes = total;
+    *free_bytes = used < total ? total - used : 0;
+    return cudaSuccess;
+}
 static inline cudaError_t cudaMallocHost(void **p, size_t n) { *p = malloc(n); return *p ? cudaSuccess : cudaErrorMemoryAllocation; }
 static inline cudaError_t cudaFreeHost(void *p) { free(p); return cudaSuccess; }
 enum cudaFuncCache { cudaFuncCachePreferNone, cudaFuncCachePreferShared, cudaFuncCachePreferL1 };
@@ -144,6 +183,12 @@ template <typename T> static inline cudaError_t cudaMemcpyFromSymbol(void *dst, 
     memcpy(dst, (const char *)&symbol + offset, n);
     return cudaSuccess;
 }
+// CUDA's headers give min and max of an int and an unsigned, compared as unsigned
+// (huffman's `max(1, numEltsLastBlock / 2)`); std's templates take one type only.
+static inline unsigned max(int a, unsigned b) { return (unsigned)a > b ? (unsigned)a : b; }
+static inline unsigned max(unsigned a, int b) { return a > (unsigned)b ? a : (unsigned)b; }
+static inline unsigned min(int a, unsigned b) { return (unsigned)a < b ? (unsigned)a : b; }
+static inline unsigned min(unsigned a, int b) { return a < (unsigned)b ? a : (unsigned)b; }
 static inline int __mul24(int a, int b) { return a * b; }
 static inline unsigned __umul24(unsigned a, unsigned b) { return a * b; }
 // glibc declares some of these names itself (`__expf`): macros, not functions.
