@@ -896,9 +896,9 @@ impl Kernel<'_> {
                     .filter(|i| i.header != l.header);
                 let changes = match inner {
                     Some(inner) if !inner.contains(then_block) || !inner.contains(else_block) => {
-                        self.trip_changes_in(cond, l, inner, 32)
+                        self.changes_in(cond, l, Some(inner), 32)
                     }
-                    _ => self.changes_in(cond, l, 32),
+                    _ => self.changes_in(cond, l, None, 32),
                 };
                 if then_block == else_block
                     || !l.contains(then_block)
@@ -932,33 +932,14 @@ impl Kernel<'_> {
 
     /// Whether `v` may change from one iteration of loop `l` to the next: it is computed
     /// in the loop from a phi, a load or a call made there (`depth` bounds the search; at
-    /// 0 it may).
-    fn changes_in(&self, v: Value, l: &frontend::loops::Loop, depth: u32) -> bool {
-        let inst = self.func().inst(v);
-        if !l.contains(inst.block) {
-            return false;
-        }
-        if depth == 0 {
-            return true;
-        }
-        match &inst.kind {
-            InstKind::Phi(_) | InstKind::Load { .. } | InstKind::Call { .. } => true,
-            kind => kind
-                .operands()
-                .into_iter()
-                .any(|op| self.changes_in(op, l, depth - 1)),
-        }
-    }
-
-    /// Whether the exit test `v` of loop `inner` (inside `l`) may give a lane another
-    /// number of inner iterations from one iteration of `l` to the next: as
-    /// [`Kernel::changes_in`], but the inner loop's own variables count by the values
-    /// they start from.
-    fn trip_changes_in(
+    /// 0 it may). For the exit test of a loop `inner` inside `l`, whether it may give a
+    /// lane another number of inner iterations: the inner loop's own variables count by
+    /// the values they start from.
+    fn changes_in(
         &self,
         v: Value,
         l: &frontend::loops::Loop,
-        inner: &frontend::loops::Loop,
+        inner: Option<&frontend::loops::Loop>,
         depth: u32,
     ) -> bool {
         let inst = self.func().inst(v);
@@ -969,15 +950,15 @@ impl Kernel<'_> {
             return true;
         }
         match &inst.kind {
-            InstKind::Phi(args) if inst.block == inner.header => args
+            InstKind::Phi(args) if inner.is_some_and(|i| inst.block == i.header) => args
                 .iter()
-                .filter(|(from, _)| !inner.contains(*from))
-                .any(|(_, a)| self.changes_in(*a, l, depth - 1)),
+                .filter(|(from, _)| inner.is_some_and(|i| !i.contains(*from)))
+                .any(|(_, a)| self.changes_in(*a, l, None, depth - 1)),
             InstKind::Phi(_) | InstKind::Load { .. } | InstKind::Call { .. } => true,
             kind => kind
                 .operands()
                 .into_iter()
-                .any(|op| self.trip_changes_in(op, l, inner, depth - 1)),
+                .any(|op| self.changes_in(op, l, inner, depth - 1)),
         }
     }
 
