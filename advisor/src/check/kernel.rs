@@ -67,6 +67,15 @@ struct Clamp {
 }
 
 /// The report of an access at `at` before it is counted: every lane its own, from 1.
+/// A branch deciding whether a block runs ([`Kernel::deciding`]): where it is, its
+/// condition, its two sides, and whether the block is on its `then` side.
+struct Deciding {
+    at: Block,
+    cond: Value,
+    sides: [Block; 2],
+    taken: bool,
+}
+
 fn unknown(at: String, access: String, kind: AccessKind, elem: u64) -> AccessReport {
     AccessReport {
         at,
@@ -803,12 +812,12 @@ impl Kernel<'_> {
         (masked, note)
     }
 
-    /// The comparisons of the branches guarding block `b` that differ between a warp's
-    /// threads (a uniform one runs the whole warp or none of it): an edge into a block with
-    /// no other way in that dominates `b`.
-    fn guards(&self, b: Block) -> Vec<Guard> {
+    /// The branches deciding whether block `b` runs that differ between a warp's threads
+    /// (a uniform one runs the whole warp or none of it): each edge into a block with no
+    /// other way in that dominates `b`, with the side it takes.
+    fn deciding(&self, b: Block) -> Vec<Deciding> {
         let func = self.func();
-        let mut guards = Vec::new();
+        let mut out = Vec::new();
         for g in func.blocks() {
             let Terminator::Branch {
                 cond,
@@ -822,44 +831,62 @@ impl Kernel<'_> {
                 continue;
             }
             for (target, taken) in [(then_block, true), (else_block, false)] {
-                if self.preds[target.index()] != 1 || !self.forest.dominates(target, b) {
-                    continue;
+                if self.preds[target.index()] == 1 && self.forest.dominates(target, b) {
+                    out.push(Deciding {
+                        at: g,
+                        cond,
+                        sides: [then_block, else_block],
+                        taken,
+                    });
                 }
-                let text = self.setting.unit.snippet(func.inst(cond).origin.span);
-                let by_data = self.divergence(cond, g).0 == Divergence::DataDependent;
-                let compared = match &func.inst(cond).kind {
-                    // Operands whose reconstruction ignored wrap-around (unsigned
-                    // `threadIdx.x - 1`) are not decided by their sign.
-                    InstKind::Binary(op, l, r)
-                        if op.is_comparison()
-                            && !self.rec.inexact.contains(l)
-                            && !self.rec.inexact.contains(r) =>
-                    {
-                        self.rec
-                            .single(*l)
-                            .zip(self.rec.single(*r))
-                            .and_then(|(l, r)| l.checked_sub(r).ok())
-                            .map(|d| (*op, d.substitute(&self.known).unwrap_or(d)))
-                    }
-                    _ => None,
-                };
-                guards.push(match compared {
-                    Some((op, difference)) => Guard {
-                        op: Some(op),
-                        difference,
-                        taken,
-                        text,
-                        by_data,
-                    },
-                    None => Guard {
-                        op: None,
-                        difference: Expr::constant(0),
-                        taken,
-                        text,
-                        by_data,
-                    },
-                });
             }
+        }
+        out
+    }
+
+    /// The comparisons of the branches guarding block `b` that differ between a warp's
+    /// threads ([`Kernel::deciding`]).
+    fn guards(&self, b: Block) -> Vec<Guard> {
+        let func = self.func();
+        let mut guards = Vec::new();
+        for Deciding {
+            at: g, cond, taken, ..
+        } in self.deciding(b)
+        {
+            let text = self.setting.unit.snippet(func.inst(cond).origin.span);
+            let by_data = self.divergence(cond, g).0 == Divergence::DataDependent;
+            let compared = match &func.inst(cond).kind {
+                // Operands whose reconstruction ignored wrap-around (unsigned
+                // `threadIdx.x - 1`) are not decided by their sign.
+                InstKind::Binary(op, l, r)
+                    if op.is_comparison()
+                        && !self.rec.inexact.contains(l)
+                        && !self.rec.inexact.contains(r) =>
+                {
+                    self.rec
+                        .single(*l)
+                        .zip(self.rec.single(*r))
+                        .and_then(|(l, r)| l.checked_sub(r).ok())
+                        .map(|d| (*op, d.substitute(&self.known).unwrap_or(d)))
+                }
+                _ => None,
+            };
+            guards.push(match compared {
+                Some((op, difference)) => Guard {
+                    op: Some(op),
+                    difference,
+                    taken,
+                    text,
+                    by_data,
+                },
+                None => Guard {
+                    op: None,
+                    difference: Expr::constant(0),
+                    taken,
+                    text,
+                    by_data,
+                },
+            });
         }
         guards
     }
@@ -871,18 +898,15 @@ impl Kernel<'_> {
     /// skips an iteration makes its n-th execution in a later one than the others.
     fn unpaired(&self, b: Block) -> Option<String> {
         let func = self.func();
+        let deciding = self.deciding(b);
         let mut around = self.forest.innermost(b);
         while let Some(id) = around {
             let l = self.forest.loop_(id);
-            for &g in &l.blocks {
-                let Terminator::Branch {
-                    cond,
-                    then_block,
-                    else_block,
-                } = func.block(g).terminator
-                else {
+            for d in &deciding {
+                let [then_block, else_block] = d.sides;
+                if !l.contains(d.at) || !l.contains(then_block) || !l.contains(else_block) {
                     continue;
-                };
+                }
                 // A test that leaves the loop keeps the lanes that stay in step: their
                 // n-th executions are still one iteration's. A test that leaves a loop
                 // inside it gives each lane its own number of inner iterations, which
@@ -891,39 +915,24 @@ impl Kernel<'_> {
                 // `threadIdx.x`).
                 let inner = self
                     .forest
-                    .innermost(g)
+                    .innermost(d.at)
                     .map(|i| self.forest.loop_(i))
-                    .filter(|i| i.header != l.header);
-                let changes = match inner {
-                    Some(inner) if !inner.contains(then_block) || !inner.contains(else_block) => {
-                        self.changes_in(cond, l, Some(inner), 32)
-                    }
-                    _ => self.changes_in(cond, l, None, 32),
-                };
-                if then_block == else_block
-                    || !l.contains(then_block)
-                    || !l.contains(else_block)
-                    || !self.variance.varies_at(cond, g)
-                    || !changes
-                {
+                    .filter(|i| i.header != l.header)
+                    .filter(|i| !i.contains(then_block) || !i.contains(else_block));
+                if !self.changes_in(d.cond, l, inner, 32) {
                     continue;
                 }
-                let decides = [then_block, else_block]
-                    .into_iter()
-                    .any(|t| self.preds[t.index()] == 1 && self.forest.dominates(t, b));
-                if decides {
-                    let unit = self.setting.unit;
-                    let text = unit.snippet(func.inst(cond).origin.span);
-                    let line = l
-                        .source
-                        .and_then(|s| unit.resolve(func.source_loop(s).span))
-                        .map_or(0, |r| r.line);
-                    return Some(format!(
-                        "it runs under `{text}`, which differs between the lanes and changes \
-                         from one iteration to the next of the loop at line {line}: a lane's \
-                         n-th execution may be another lane's later iteration"
-                    ));
-                }
+                let unit = self.setting.unit;
+                let text = unit.snippet(func.inst(d.cond).origin.span);
+                let line = l
+                    .source
+                    .and_then(|s| unit.resolve(func.source_loop(s).span))
+                    .map_or(0, |r| r.line);
+                return Some(format!(
+                    "it runs under `{text}`, which differs between the lanes and changes \
+                     from one iteration to the next of the loop at line {line}: a lane's \
+                     n-th execution may be another lane's later iteration"
+                ));
             }
             around = l.parent;
         }
