@@ -10,7 +10,7 @@
 use crate::access::MemAccess;
 use crate::coalescing::{coalescing_factor, combine, sector_factor, thread_var, Factor};
 use crate::gpus::Gpu;
-use crate::model::{AccessCoalescing, GridMapping, MappingGain, MappingReport, Quantity};
+use crate::model::{AccessCoalescing, Forms, GridMapping, MappingGain, MappingReport, Quantity};
 use crate::space::{IvRange, Space};
 use analyses::reconstruct::Reconstruction;
 use frontend::ir::Function;
@@ -353,17 +353,16 @@ impl<'a> Nest<'a> {
             let f = per_granule(Granule::Line);
             let sectors = per_granule(Granule::Sector);
             let (line, text) = self.access_text(a);
-            let offsets: Vec<String> = a.alternatives.iter().map(|(_, o)| o.to_c()).collect();
             rows.push(AccessCoalescing {
                 line,
                 text,
                 kind: if a.is_store { "store" } else { "load" }.into(),
                 base: a.base().map(|b| b.name().to_string()),
                 // An access through a pointer chosen at run time has one offset per
-                // possible base: `A or B` (C's `|` would read as an expression).
-                offset_bytes: offsets.join(" or "),
+                // possible base.
+                offset_bytes: Forms::of(a.alternatives.iter().map(|(_, o)| Quantity::of(o))),
                 inner_loop: self.inner_loop(a, c),
-                stride_bytes: f.stride.as_ref().map(Expr::to_c),
+                stride_bytes: f.stride.as_ref().map(Quantity::of),
                 requests_per_warp: Quantity::of(&f.requests),
                 sectors_per_warp: Quantity::of(&sectors.requests),
                 min_requests_per_warp: f.min_requests.as_ref().map(Quantity::of),
@@ -377,8 +376,8 @@ impl<'a> Nest<'a> {
         let total = factors.iter().try_fold(Expr::constant(0), |acc, f| {
             acc.checked_add(&f.requests).ok()
         });
-        let total_text = sum_text(&factors);
-        let sectors_text = sum_text(&sector_factors);
+        let total_requests = sum(&factors);
+        let total_sectors = sum(&sector_factors);
         Evaluated {
             candidate: *c,
             factors,
@@ -386,16 +385,28 @@ impl<'a> Nest<'a> {
             sector_factors,
             report: MappingReport {
                 mapping: self.grid(c),
-                total_requests_per_warp: total_text,
-                total_sectors_per_warp: sectors_text,
+                total_requests_per_warp: total_requests,
+                total_sectors_per_warp: total_sectors,
                 accesses: rows,
             },
         }
     }
 }
 
-/// The total as a readable sum: constants added up, equal terms counted (`3 + 2*min(32, N)`),
-/// rather than the distributed normal form of a sum of `min`s.
+/// The factors' requests added up, written as a readable sum: constants added up, equal
+/// terms counted (`3 + 2*min(32, N)`), rather than the distributed normal form of a sum of
+/// `min`s. C text only where the engine cannot add them.
+fn sum(factors: &[Factor]) -> Quantity {
+    let text = sum_text(factors);
+    let total = factors.iter().try_fold(Expr::constant(0), |acc, f| {
+        acc.checked_add(&f.requests).ok()
+    });
+    match total {
+        Some(e) => Quantity::written(&e, text),
+        None => Quantity::c_text(text),
+    }
+}
+
 fn sum_text(factors: &[Factor]) -> String {
     let mut constant = BigInt::from(0);
     let mut terms: Vec<(String, usize)> = Vec::new();

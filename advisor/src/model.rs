@@ -3,7 +3,7 @@
 //! Every expression is a C expression over the function's variables (integer semantics,
 //! `min(a, b)`/`max(a, b)` allowed) that the symbolic engine parses back.
 
-pub use crate::quantity::Quantity;
+pub use crate::quantity::{Forms, Quantity};
 use frontend::loop_ref::LoopRef;
 use serde::{Deserialize, Serialize};
 
@@ -649,9 +649,9 @@ fn loop_text(var: &str, loop_id: Option<&LoopRef>) -> String {
 pub struct MappingReport {
     pub mapping: GridMapping,
     /// Sum over the accesses of `requests_per_warp` (each access counted once per execution).
-    pub total_requests_per_warp: String,
+    pub total_requests_per_warp: Quantity,
     /// Sum over the accesses of `sectors_per_warp`.
-    pub total_sectors_per_warp: String,
+    pub total_sectors_per_warp: Quantity,
     pub accesses: Vec<AccessCoalescing>,
 }
 
@@ -664,7 +664,9 @@ pub struct AccessCoalescing {
     pub kind: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub base: Option<String>,
-    pub offset_bytes: String,
+    /// The byte offset from `base`; one per form when the access has several (its index
+    /// set one way or the other, its pointer chosen at run time), written as a list.
+    pub offset_bytes: Forms,
     /// The innermost loop containing the access when it runs inside each thread (a loop
     /// nested in the grid-mapped ones): every thread executes the access once per iteration
     /// of that loop. Absent when the access runs once per thread.
@@ -672,7 +674,7 @@ pub struct AccessCoalescing {
     pub inner_loop: Option<LoopRef>,
     /// Bytes between the addresses of adjacent threads, when that is one expression.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub stride_bytes: Option<String>,
+    pub stride_bytes: Option<Quantity>,
     /// The most requests any warp issues, under `assumptions`, in `[1, 32]` (for elements
     /// that tile 128 bytes; an element that may straddle two lines counts both).
     pub requests_per_warp: Quantity,
@@ -695,8 +697,8 @@ pub struct AccessCoalescing {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MappingGain {
     pub natural: GridMapping,
-    pub natural_requests_per_warp: String,
-    pub recommended_requests_per_warp: String,
+    pub natural_requests_per_warp: Quantity,
+    pub recommended_requests_per_warp: Quantity,
     /// How the two totals were compared (`symbolic`, or the sizes a numeric comparison used).
     pub compared: String,
 }
@@ -712,9 +714,9 @@ pub struct SharedArea {
     pub message: String,
     /// Bytes that x-adjacent / y-adjacent threads both read (the most over the block).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub overlap_x_bytes: Option<String>,
+    pub overlap_x_bytes: Option<Quantity>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub overlap_y_bytes: Option<String>,
+    pub overlap_y_bytes: Option<Quantity>,
     /// The block's bytes `[lo, hi)` relative to the array, for the block whose first thread
     /// has grid coordinates (`block.x`, `block.y`): a linear section.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -725,7 +727,7 @@ pub struct SharedArea {
     /// Shared bytes per block as an expression of `blockDim.x`, `blockDim.y`.
     pub bytes_per_block: Quantity,
     /// The same for the chosen block shape.
-    pub bytes_for_block: String,
+    pub bytes_for_block: Quantity,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bank_conflicts: Option<BankConflicts>,
     /// How the accesses were grouped (§5.2.2).
@@ -736,19 +738,19 @@ pub struct SharedArea {
 /// Rows `[row_lo, row_hi]` of pitch `row_pitch_bytes`, bytes `[col_lo, col_hi)` of each row.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Tile {
-    pub row_pitch_bytes: String,
-    pub row_lo: String,
-    pub row_hi: String,
-    pub rows: String,
-    pub col_lo: String,
-    pub col_hi: String,
-    pub row_bytes: String,
+    pub row_pitch_bytes: Quantity,
+    pub row_lo: Quantity,
+    pub row_hi: Quantity,
+    pub rows: Quantity,
+    pub col_lo: Quantity,
+    pub col_hi: Quantity,
+    pub row_bytes: Quantity,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct BankConflicts {
     /// The most distinct 4-byte words one bank serves for one warp access (1 = none).
-    pub degree: String,
+    pub degree: Quantity,
     pub pattern: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub padding: Option<String>,

@@ -172,10 +172,10 @@ fn present_at_places(report: &mut LoopReport, names: &Names, places: &Places) {
     for m in report.mappings.iter_mut() {
         at_loop(&mut m.mapping);
         for a in m.accesses.iter_mut() {
-            let mut texts = vec![&mut a.offset_bytes];
-            texts.extend(a.stride_bytes.iter_mut());
-            texts.extend(a.assumptions.iter_mut());
-            let mut counts = vec![&mut a.requests_per_warp, &mut a.sectors_per_warp];
+            let texts = a.assumptions.iter_mut().collect();
+            let mut counts: Vec<&mut Quantity> = a.offset_bytes.forms_mut().collect();
+            counts.extend(a.stride_bytes.iter_mut());
+            counts.extend([&mut a.requests_per_warp, &mut a.sectors_per_warp]);
             counts.extend(a.min_requests_per_warp.iter_mut());
             counts.extend(a.unaligned_requests_per_warp.iter_mut());
             rename_at(texts, counts, a.line, names, places);
@@ -761,61 +761,62 @@ pub enum Kind {
     Storage,
 }
 
-/// Every quantity of `report` (bounds, trip counts, sections, request counts, shared bytes
-/// per block and per area, diverging warps), each an expression with its text
-/// ([`crate::model::Quantity`]).
-pub fn quantities_mut(report: &mut LoopReport) -> Vec<&mut crate::model::Quantity> {
-    let mut q = Vec::new();
-    if let Some(i) = report.induction.as_mut() {
-        q.extend([&mut i.lower, &mut i.upper, &mut i.step, &mut i.trip_count]);
+/// One field of a report the presentation rewrites: a text, or a quantity (an expression
+/// with its text, renamed whole).
+enum Field<'a> {
+    Text(&'a mut String),
+    Quantity(&'a mut Quantity),
+}
+
+impl<'a> From<&'a mut String> for Field<'a> {
+    fn from(t: &'a mut String) -> Field<'a> {
+        Field::Text(t)
     }
-    for x in report.parameters.iter_mut() {
-        if let Some(b) = x.bytes.as_mut() {
-            q.extend([&mut b.lo, &mut b.hi, &mut b.size]);
-        }
-        if let Some(w) = x.whole_object.as_mut() {
-            q.push(&mut w.size);
-        }
+}
+
+impl<'a> From<&'a mut Quantity> for Field<'a> {
+    fn from(q: &'a mut Quantity) -> Field<'a> {
+        Field::Quantity(q)
     }
-    for m in report.mappings.iter_mut() {
-        for a in m.accesses.iter_mut() {
-            q.extend([&mut a.requests_per_warp, &mut a.sectors_per_warp]);
-            q.extend(a.min_requests_per_warp.iter_mut());
-            q.extend(a.unaligned_requests_per_warp.iter_mut());
-        }
-    }
-    for s in report.shared_memory.iter_mut() {
-        q.push(&mut s.bytes_per_block);
-        if let Some(b) = s.block_section.as_mut() {
-            q.extend([&mut b.lo, &mut b.hi, &mut b.size]);
-        }
-    }
-    if let Some(o) = report.occupancy.as_mut() {
-        q.push(&mut o.shared_bytes_per_block);
-    }
-    for d in report.divergence.iter_mut() {
-        let [lo, hi] = &mut d.diverging_warps_per_row;
-        q.extend([lo, hi, &mut d.warps_per_row]);
-    }
-    q
+}
+
+/// Every quantity of `report` (bounds, trip counts, sections, request counts and their
+/// totals, offsets and strides, shared bytes and tiles, bank-conflict degrees, diverging
+/// warps), each an expression with its text ([`crate::model::Quantity`]).
+pub fn quantities_mut(report: &mut LoopReport) -> Vec<&mut Quantity> {
+    fields_mut(report)
+        .into_iter()
+        .filter_map(|(_, f)| match f {
+            Field::Quantity(q) => Some(q),
+            Field::Text(_) => None,
+        })
+        .collect()
 }
 
 /// Every text of `report` the analyses wrote in the loop's terms (names, expressions,
-/// messages); not the source's own text (accesses as written, pragmas, loop ids), nor the
-/// callees' effects, which are in each callee's terms.
+/// messages, the quantities' texts); not the source's own text (accesses as written,
+/// pragmas, loop ids), nor the callees' effects, which are in each callee's terms.
 pub fn texts_mut(report: &mut LoopReport) -> Vec<(Kind, &mut String)> {
-    let mut e: Vec<&mut String> = Vec::new();
+    fields_mut(report)
+        .into_iter()
+        .map(|(kind, f)| match f {
+            Field::Text(t) => (kind, t),
+            Field::Quantity(q) => (kind, q.text_mut()),
+        })
+        .collect()
+}
+
+/// The one list of a report's fields in the loop's terms, in the order names are first
+/// seen (the ordinals of unplaced values follow it): a field the model adds is listed here
+/// once, as a text of its kind or as a quantity.
+fn fields_mut(report: &mut LoopReport) -> Vec<(Kind, Field<'_>)> {
+    let mut e: Vec<Field> = Vec::new();
     let mut n: Vec<&mut String> = Vec::new();
     let mut p: Vec<&mut String> = Vec::new();
     let mut bases: Vec<&mut String> = Vec::new();
     if let Some(i) = report.induction.as_mut() {
-        e.extend([
-            &mut i.var,
-            i.lower.text_mut(),
-            i.upper.text_mut(),
-            i.step.text_mut(),
-            i.trip_count.text_mut(),
-        ]);
+        e.push((&mut i.var).into());
+        e.extend([&mut i.lower, &mut i.upper, &mut i.step, &mut i.trip_count].map(Field::from));
     }
     reason_texts(&mut report.reasons, &mut p);
     for x in report.parameters.iter_mut() {
@@ -824,12 +825,12 @@ pub fn texts_mut(report: &mut LoopReport) -> Vec<(Kind, &mut String)> {
             p.push(t);
         }
         if let Some(b) = x.bytes.as_mut() {
-            e.extend([b.lo.text_mut(), b.hi.text_mut(), b.size.text_mut()]);
-            e.extend(b.reads.iter_mut());
+            e.extend([&mut b.lo, &mut b.hi, &mut b.size].map(Field::from));
+            e.extend(b.reads.iter_mut().map(Field::from));
         }
         if let Some(w) = x.whole_object.as_mut() {
-            e.push(w.size.text_mut());
-            e.extend(w.reads.iter_mut());
+            e.push((&mut w.size).into());
+            e.extend(w.reads.iter_mut().map(Field::from));
         }
         p.extend(x.notes.iter_mut());
     }
@@ -854,96 +855,93 @@ pub fn texts_mut(report: &mut LoopReport) -> Vec<(Kind, &mut String)> {
         } else {
             bases.push(&mut d.array);
         }
-        e.extend(d.distance.iter_mut());
+        e.extend(d.distance.iter_mut().map(Field::from));
     }
     p.extend(report.assumptions.iter_mut());
     for m in report.mappings.iter_mut() {
-        e.push(&mut m.mapping.x);
-        e.extend(m.mapping.y.iter_mut());
-        e.extend([
-            &mut m.total_requests_per_warp,
-            &mut m.total_sectors_per_warp,
-        ]);
+        e.push((&mut m.mapping.x).into());
+        e.extend(m.mapping.y.iter_mut().map(Field::from));
+        e.extend(
+            [
+                &mut m.total_requests_per_warp,
+                &mut m.total_sectors_per_warp,
+            ]
+            .map(Field::from),
+        );
         for a in m.accesses.iter_mut() {
             bases.extend(a.base.iter_mut());
-            e.extend([
-                &mut a.offset_bytes,
-                a.requests_per_warp.text_mut(),
-                a.sectors_per_warp.text_mut(),
-            ]);
-            e.extend(a.stride_bytes.iter_mut());
-            e.extend(a.min_requests_per_warp.iter_mut().map(Quantity::text_mut));
-            e.extend(
-                a.unaligned_requests_per_warp
-                    .iter_mut()
-                    .map(Quantity::text_mut),
-            );
+            e.extend(a.offset_bytes.forms_mut().map(Field::from));
+            e.extend([&mut a.requests_per_warp, &mut a.sectors_per_warp].map(Field::from));
+            e.extend(a.stride_bytes.iter_mut().map(Field::from));
+            e.extend(a.min_requests_per_warp.iter_mut().map(Field::from));
+            e.extend(a.unaligned_requests_per_warp.iter_mut().map(Field::from));
             p.extend(a.assumptions.iter_mut());
         }
     }
     if let Some(m) = report.recommended_mapping.as_mut() {
-        e.push(&mut m.x);
-        e.extend(m.y.iter_mut());
+        e.push((&mut m.x).into());
+        e.extend(m.y.iter_mut().map(Field::from));
     }
     if let Some(g) = report.mapping_gain.as_mut() {
-        e.push(&mut g.natural.x);
-        e.extend(g.natural.y.iter_mut());
-        e.extend([
-            &mut g.natural_requests_per_warp,
-            &mut g.recommended_requests_per_warp,
-        ]);
+        e.push((&mut g.natural.x).into());
+        e.extend(g.natural.y.iter_mut().map(Field::from));
+        e.extend(
+            [
+                &mut g.natural_requests_per_warp,
+                &mut g.recommended_requests_per_warp,
+            ]
+            .map(Field::from),
+        );
         p.push(&mut g.compared);
     }
     for s in report.shared_memory.iter_mut() {
         bases.push(&mut s.array);
-        e.extend([s.bytes_per_block.text_mut(), &mut s.bytes_for_block]);
+        e.extend([&mut s.bytes_per_block, &mut s.bytes_for_block].map(Field::from));
         p.push(&mut s.message);
-        e.extend(s.overlap_x_bytes.iter_mut());
-        e.extend(s.overlap_y_bytes.iter_mut());
+        e.extend(s.overlap_x_bytes.iter_mut().map(Field::from));
+        e.extend(s.overlap_y_bytes.iter_mut().map(Field::from));
         p.extend(s.grouping.iter_mut());
         if let Some(b) = s.block_section.as_mut() {
-            e.extend([b.lo.text_mut(), b.hi.text_mut(), b.size.text_mut()]);
+            e.extend([&mut b.lo, &mut b.hi, &mut b.size].map(Field::from));
         }
-        if let Some(tile) = s.tile.as_mut() {
-            e.extend([
-                &mut tile.row_pitch_bytes,
-                &mut tile.row_lo,
-                &mut tile.row_hi,
-                &mut tile.rows,
-                &mut tile.col_lo,
-                &mut tile.col_hi,
-                &mut tile.row_bytes,
-            ]);
+        if let Some(t) = s.tile.as_mut() {
+            e.extend(
+                [
+                    &mut t.row_pitch_bytes,
+                    &mut t.row_lo,
+                    &mut t.row_hi,
+                    &mut t.rows,
+                    &mut t.col_lo,
+                    &mut t.col_hi,
+                    &mut t.row_bytes,
+                ]
+                .map(Field::from),
+            );
         }
         if let Some(b) = s.bank_conflicts.as_mut() {
-            e.push(&mut b.degree);
+            e.push((&mut b.degree).into());
             p.push(&mut b.pattern);
             p.extend(b.padding.iter_mut());
         }
     }
     if let Some(o) = report.occupancy.as_mut() {
-        e.push(o.shared_bytes_per_block.text_mut());
+        e.push((&mut o.shared_bytes_per_block).into());
         p.push(&mut o.message);
         p.extend(o.limited_by.iter_mut());
     }
     for d in report.divergence.iter_mut() {
         let [lo, hi] = &mut d.ratio;
         let [dlo, dhi] = &mut d.diverging_warps_per_row;
-        e.extend([
-            lo,
-            hi,
-            dlo.text_mut(),
-            dhi.text_mut(),
-            d.warps_per_row.text_mut(),
-        ]);
+        e.extend([lo, hi].map(Field::from));
+        e.extend([dlo, dhi, &mut d.warps_per_row].map(Field::from));
         p.push(&mut d.message);
         p.extend(d.help.iter_mut());
     }
     e.into_iter()
-        .map(|t| (Kind::Expression, t))
-        .chain(n.into_iter().map(|t| (Kind::Source, t)))
-        .chain(p.into_iter().map(|t| (Kind::Prose, t)))
-        .chain(bases.into_iter().map(|t| (Kind::Storage, t)))
+        .map(|f| (Kind::Expression, f))
+        .chain(n.into_iter().map(|t| (Kind::Source, t.into())))
+        .chain(p.into_iter().map(|t| (Kind::Prose, t.into())))
+        .chain(bases.into_iter().map(|t| (Kind::Storage, t.into())))
         .collect()
 }
 

@@ -28,6 +28,16 @@ impl Quantity {
         }
     }
 
+    /// The quantity `e` written as `text`, another C writing of the same value that reads
+    /// better than the normal form (a sum of request counts with equal terms counted,
+    /// `3 + 2*min(32, N)`); `text` must read back as `e`'s value.
+    pub fn written(e: &Expr, text: impl Into<String>) -> Quantity {
+        Quantity {
+            text: text.into(),
+            expr: Some(e.clone()),
+        }
+    }
+
     /// The constant `k`.
     pub fn constant(k: i64) -> Quantity {
         Quantity::of(&Expr::constant(k))
@@ -228,6 +238,82 @@ impl<'de> Deserialize<'de> for Quantity {
         Ok(match Written::deserialize(d)? {
             Written::Text(t) => Quantity::read(&t),
             Written::Integer(k) => Quantity::constant(k),
+        })
+    }
+}
+
+/// One quantity, or the forms a value takes at run time (an access whose index a branch
+/// sets one way or the other, a pointer chosen between arrays): each form a quantity of its
+/// own. A report writes one form as its text and several as a list of texts, so that every
+/// text a report gives as an expression is one.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Forms(Vec<Quantity>);
+
+impl Forms {
+    /// The forms `forms`, in order (two alike stay two: the same offset on two bases).
+    pub fn of(forms: impl IntoIterator<Item = Quantity>) -> Forms {
+        Forms(forms.into_iter().collect())
+    }
+
+    /// The forms, at least one in a report.
+    pub fn forms(&self) -> &[Quantity] {
+        &self.0
+    }
+
+    /// The one form, when there is one.
+    pub fn single(&self) -> Option<&Quantity> {
+        match self.0.as_slice() {
+            [q] => Some(q),
+            _ => None,
+        }
+    }
+
+    /// Mutable access to every form, for the presentation's renaming.
+    pub(crate) fn forms_mut(&mut self) -> impl Iterator<Item = &mut Quantity> {
+        self.0.iter_mut()
+    }
+}
+
+/// Comparing with one text: the one form's.
+impl PartialEq<&str> for Forms {
+    fn eq(&self, other: &&str) -> bool {
+        self.single().is_some_and(|q| q == other)
+    }
+}
+
+/// The forms as one line of prose: `A or B`.
+impl fmt::Display for Forms {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (k, q) in self.0.iter().enumerate() {
+            if k > 0 {
+                f.write_str(" or ")?;
+            }
+            f.write_str(q.text())?;
+        }
+        Ok(())
+    }
+}
+
+impl Serialize for Forms {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self.single() {
+            Some(q) => q.serialize(s),
+            None => self.0.serialize(s),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Forms {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Forms, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Written {
+            Several(Vec<Quantity>),
+            One(Quantity),
+        }
+        Ok(match Written::deserialize(d)? {
+            Written::Several(forms) => Forms(forms),
+            Written::One(q) => Forms(vec![q]),
         })
     }
 }

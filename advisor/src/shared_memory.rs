@@ -412,16 +412,16 @@ impl Ctx {
     /// thread of the block has, in C: it may depend on the thread (`8*#tx + 4` for rows
     /// that grow), which a report cannot name. Absent when that is not monotonic in the
     /// thread.
-    fn most_in_block(&self, e: &Expr) -> Option<String> {
+    fn most_in_block(&self, e: &Expr) -> Option<Quantity> {
         let grid = [thread_var(), row_var()];
         if !e.vars().iter().any(|v| grid.contains(v)) {
-            return Some(e.to_c());
+            return Some(Quantity::of(e));
         }
         let r = Range {
             lo: e.clone(),
             hi: e.clone(),
         };
-        self.block_range(&r).map(|r| r.hi.to_c())
+        self.block_range(&r).map(|r| Quantity::of(&r.hi))
     }
 
     fn shape(&self, e: &Expr) -> Option<Expr> {
@@ -477,8 +477,8 @@ impl Ctx {
                     lo.to_c(),
                     hi.to_c()
                 ),
-                overlap_x_bytes: Some(size.to_c()),
-                overlap_y_bytes: self.two_d_grid.then(|| size.to_c()),
+                overlap_x_bytes: Some(Quantity::of(&size)),
+                overlap_y_bytes: self.two_d_grid.then(|| Quantity::of(&size)),
                 block_section: Some(Bytes {
                     lo: Quantity::of(&lo),
                     hi: Quantity::of(&hi),
@@ -487,9 +487,9 @@ impl Ctx {
                 }),
                 tile: None,
                 bytes_per_block: Quantity::of(&size),
-                bytes_for_block: size.to_c(),
+                bytes_for_block: Quantity::of(&size),
                 bank_conflicts: Some(BankConflicts {
-                    degree: "1".into(),
+                    degree: Quantity::constant(1),
                     pattern: format!(
                         "all threads read the same {elem}-byte element at a time (broadcast)"
                     ),
@@ -560,16 +560,16 @@ impl Ctx {
                 overlap_y_bytes: oy.and_then(|o| self.most_in_block(&o)),
                 block_section: None,
                 tile: Some(Tile {
-                    row_pitch_bytes: pitch.to_c(),
-                    row_lo: row_lo.to_c(),
-                    row_hi: row_hi.to_c(),
-                    rows: rows.to_c(),
-                    col_lo: col_lo.to_c(),
-                    col_hi: col_hi.to_c(),
-                    row_bytes: row_bytes.to_c(),
+                    row_pitch_bytes: Quantity::of(&pitch),
+                    row_lo: Quantity::of(&row_lo),
+                    row_hi: Quantity::of(&row_hi),
+                    rows: Quantity::of(&rows),
+                    col_lo: Quantity::of(&col_lo),
+                    col_hi: Quantity::of(&col_hi),
+                    row_bytes: Quantity::of(&row_bytes),
                 }),
                 bytes_per_block: Quantity::of(&bytes),
-                bytes_for_block: bytes_for_block.to_c(),
+                bytes_for_block: Quantity::of(&bytes_for_block),
                 bank_conflicts,
                 grouping,
             },
@@ -690,7 +690,7 @@ impl Ctx {
                         )
                     });
                 Some(BankConflicts {
-                    degree: degree.to_string(),
+                    degree: Quantity::constant(degree as i64),
                     pattern: if column {
                         format!("a warp reads a column of the tile, {stride} bytes apart")
                     } else {
@@ -777,7 +777,7 @@ impl Ctx {
             }),
             tile: None,
             bytes_per_block: Quantity::of(&size),
-            bytes_for_block: for_block.to_c(),
+            bytes_for_block: Quantity::of(&for_block),
             bank_conflicts: None,
             grouping: (patterns.len() > 1)
                 .then(|| "grouped by pointer (scheme 2)".to_string()),

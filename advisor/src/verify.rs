@@ -201,7 +201,8 @@ fn expressions(r: &LoopReport) -> Vec<&str> {
     for m in &r.mappings {
         e.extend([&*m.total_requests_per_warp, &m.total_sectors_per_warp]);
         for a in &m.accesses {
-            e.extend([&*a.offset_bytes, &a.requests_per_warp, &a.sectors_per_warp]);
+            e.extend([&*a.requests_per_warp, &a.sectors_per_warp]);
+            e.extend(a.offset_bytes.forms().iter().map(|q| q.text()));
             e.extend(a.stride_bytes.as_deref());
             e.extend(a.min_requests_per_warp.as_deref());
             e.extend(a.unaligned_requests_per_warp.as_deref());

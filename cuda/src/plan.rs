@@ -2852,7 +2852,7 @@ fn stageable(plan: &mut KernelPlan, area: &SharedArea) -> Result<Staged, NotStag
                     col_lo: kernel_expr(plan, &t.col_lo, true),
                     row_bytes: rb.clone(),
                 },
-                (t.rows.clone(), t.row_bytes.clone()),
+                (t.rows.to_string(), t.row_bytes.to_string()),
             )
         }
         (None, Some(s)) => {

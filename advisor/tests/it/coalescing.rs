@@ -244,7 +244,7 @@ fn fan2_recommends_threads_over_columns() {
     assert!(fixed
         .accesses
         .iter()
-        .filter(|a| a.offset_bytes.contains("4*N*x"))
+        .filter(|a| a.offset_bytes.forms().iter().any(|q| q.contains("4*N*x")))
         .all(|a| a.requests_per_warp == "1"));
     // `if (y == t)`: only thread 0 of each row takes the branch.
     let div = advisor::divergence::analyze(
@@ -649,4 +649,56 @@ fn every_mapping_names_its_loops() {
     let texts: Vec<String> = outer.mappings.iter().map(|m| m.mapping.x_text()).collect();
     assert!(texts.iter().any(|t| t.ends_with("(line 3)")), "{texts:?}");
     assert!(texts.iter().any(|t| t.ends_with("(line 4)")), "{texts:?}");
+}
+
+/// `in[idx]` with `idx = slice + k` on one path and `size + k` on the other has two forms:
+/// one offset each, each an expression (no `A or B` text), and the count covers both. A
+/// mapping's totals are the sum of its accesses' counts as expressions, whatever the text.
+#[test]
+fn an_access_with_two_forms_has_an_offset_per_form_and_totals_are_sums() {
+    let reports = analyze_unit(&unit("signal_conv1d.c"), &Filter::default());
+    let l = find(&reports, "conv1d", 44);
+    for m in &l.mappings {
+        let gather = m
+            .accesses
+            .iter()
+            .find(|a| a.text == "in[idx]")
+            .expect("in[idx]");
+        let forms: Vec<Expr> = gather
+            .offset_bytes
+            .forms()
+            .iter()
+            .map(|q| q.expr().cloned().expect("each form is an expression"))
+            .collect();
+        assert_eq!(
+            forms,
+            [
+                parse_expr("4*k + 4*slice").unwrap(),
+                parse_expr("4*k + 4*size").unwrap()
+            ],
+            "{:?}",
+            m.mapping
+        );
+        assert!(gather.offset_bytes.single().is_none());
+        let requests = m
+            .accesses
+            .iter()
+            .map(|a| a.requests_per_warp.expr().expect("a count").clone())
+            .fold(Expr::constant(0), |s, e| s.checked_add(&e).expect("adds"));
+        assert_eq!(m.total_requests_per_warp.expr(), Some(&requests));
+        let sectors = m
+            .accesses
+            .iter()
+            .map(|a| a.sectors_per_warp.expr().expect("a count").clone())
+            .fold(Expr::constant(0), |s, e| s.checked_add(&e).expect("adds"));
+        assert_eq!(m.total_sectors_per_warp.expr(), Some(&sectors));
+    }
+    // Written as a list, read back as the same forms.
+    let yaml = serde_yaml::to_string(&l.mappings[0]).expect("writes");
+    assert!(
+        yaml.contains("offset_bytes:\n  - 4*k + 4*slice\n  - 4*k + 4*size\n"),
+        "{yaml}"
+    );
+    let back: advisor::model::MappingReport = serde_yaml::from_str(&yaml).expect("reads");
+    assert_eq!(back, l.mappings[0]);
 }

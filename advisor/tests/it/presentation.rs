@@ -301,7 +301,7 @@ void faces(int n, const int *cell, double (*dam)[3][3], double (*rhs)[3]) {
     let offsets: Vec<(u32, &str)> = report.mappings[0]
         .accesses
         .iter()
-        .map(|a| (a.line, a.offset_bytes.as_str()))
+        .map(|a| (a.line, a.offset_bytes.single().expect("one form").as_str()))
         .collect();
     assert!(offsets.contains(&(6, "72*cell[f] + 32*i")), "{offsets:?}");
     assert!(offsets.contains(&(8, "24*cell[f] + 8*i")), "{offsets:?}");
@@ -330,7 +330,12 @@ void shadow(int n, double *a, const double *b) {
     let offsets: Vec<(&str, &str)> = report.mappings[0]
         .accesses
         .iter()
-        .map(|a| (a.text.as_str(), a.offset_bytes.as_str()))
+        .map(|a| {
+            (
+                a.text.as_str(),
+                a.offset_bytes.single().expect("one form").as_str(),
+            )
+        })
         .collect();
     assert!(offsets.contains(&("b[i]", "8*i")), "{offsets:?}");
     assert!(
