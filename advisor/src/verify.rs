@@ -5,7 +5,7 @@
 use std::collections::HashSet;
 
 use crate::model::{LoopReport, Report};
-use crate::present::{numbered_tokens, texts_mut, witness_keys, Kind};
+use crate::present::{numbered_tokens, quantities_mut, texts_mut, witness_keys, Kind};
 
 /// One broken rule, with the loop it was found in.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -53,19 +53,17 @@ pub fn verify_loop(report: &LoopReport) -> Vec<Problem> {
             problem(format!("internal name `{key}` in a witness"));
         }
     }
-    // An offset may list one alternative per possible base (`A or B`). Each distinct text
-    // is parsed once (a mapping table repeats `1`, `32` and the same offsets per access:
-    // parsing every copy was 4% of phono3py's `fc3.c`), and a plain number needs no parse.
+    // Every quantity reads back. Each distinct text is parsed once (a mapping table repeats
+    // `1`, `32` and the same offsets per access: parsing every copy was 4% of phono3py's
+    // `fc3.c`), and a plain number needs no parse.
     let mut seen: HashSet<&str> = HashSet::new();
-    for text in expressions(report) {
-        for part in text.split(" or ") {
-            let number = !part.is_empty() && part.bytes().all(|b| b.is_ascii_digit());
-            if number || !seen.insert(part) {
-                continue;
-            }
-            if let Err(e) = parses_back(part) {
-                problem(format!("`{text}` does not parse back: {e}"));
-            }
+    for text in quantities_mut(&mut copy).into_iter().map(|q| q.text()) {
+        let number = !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit());
+        if number || !seen.insert(text) {
+            continue;
+        }
+        if let Err(e) = parses_back(text) {
+            problem(format!("`{text}` does not parse back: {e}"));
         }
     }
     for quote in source_quotes(report) {
@@ -184,64 +182,6 @@ fn roots(text: &str) -> Vec<&str> {
         }
     }
     out
-}
-
-/// The fields of a loop report that are C expressions.
-fn expressions(r: &LoopReport) -> Vec<&str> {
-    let mut e: Vec<&str> = Vec::new();
-    let mut quantities: Vec<&str> = Vec::new();
-    if let Some(i) = &r.induction {
-        quantities.extend([&*i.lower, &i.upper, &i.step, &i.trip_count]);
-    }
-    for p in &r.parameters {
-        if let Some(b) = &p.bytes {
-            quantities.extend([&*b.lo, &b.hi, &b.size]);
-        }
-    }
-    for m in &r.mappings {
-        e.extend([&*m.total_requests_per_warp, &m.total_sectors_per_warp]);
-        for a in &m.accesses {
-            e.extend([&*a.requests_per_warp, &a.sectors_per_warp]);
-            e.extend(a.offset_bytes.forms().iter().map(|q| q.text()));
-            e.extend(a.stride_bytes.as_deref());
-            e.extend(a.min_requests_per_warp.as_deref());
-            e.extend(a.unaligned_requests_per_warp.as_deref());
-        }
-    }
-    if let Some(g) = &r.mapping_gain {
-        e.extend([
-            &*g.natural_requests_per_warp,
-            &g.recommended_requests_per_warp,
-        ]);
-    }
-    for s in &r.shared_memory {
-        e.extend([&*s.bytes_per_block, &s.bytes_for_block]);
-        e.extend(s.overlap_x_bytes.as_deref());
-        e.extend(s.overlap_y_bytes.as_deref());
-        if let Some(b) = &s.block_section {
-            quantities.extend([&*b.lo, &b.hi, &b.size]);
-        }
-        if let Some(t) = &s.tile {
-            e.extend([
-                &*t.row_pitch_bytes,
-                &t.row_lo,
-                &t.row_hi,
-                &t.rows,
-                &t.col_lo,
-                &t.col_hi,
-                &t.row_bytes,
-            ]);
-        }
-    }
-    if let Some(o) = &r.occupancy {
-        e.push(o.shared_bytes_per_block.text());
-    }
-    // A divergence ratio is real division (`d/W`), not an expression of the engine.
-    for d in &r.divergence {
-        e.extend(d.diverging_warps_per_row.iter().map(|q| q.text()));
-        e.push(&d.warps_per_row);
-    }
-    e.into_iter().chain(quantities).collect()
 }
 
 /// Whether `text` is an expression the symbolic engine reads, once each name (a path such as
