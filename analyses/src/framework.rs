@@ -402,6 +402,7 @@ mod tests {
             ifs: Vec::new(),
             local_statics: Vec::new(),
             restrict_pointers: Vec::new(),
+            declarations: Vec::new(),
             truncations: Default::default(),
             float_promotions: Default::default(),
             execution: Default::default(),

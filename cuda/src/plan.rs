@@ -373,13 +373,17 @@ pub(crate) struct Ctx<'a> {
     pub(crate) types: &'a TypeTable,
     pub(crate) locals: HashMap<String, TypeId>,
     pub(crate) globals: HashMap<String, TypeId>,
+    /// The loop being ported: a name's type is the one its declaration visible there gives.
+    pub(crate) at: Option<Span>,
 }
 
 impl<'a> Ctx<'a> {
     /// The function of `report` in `unit` and the unit's source sites.
     pub(crate) fn new(unit: &'a Unit, report: &LoopReport) -> Result<Ctx<'a>, EmitError> {
-        Ctx::for_function(unit, &report.function)
-            .map_err(|e| EmitError::refused(format!("{}: {}", report.id, e.message)))
+        let mut ctx = Ctx::for_function(unit, &report.function)
+            .map_err(|e| EmitError::refused(format!("{}: {}", report.id, e.message)))?;
+        ctx.at = ctx.loop_site(&report.id).map(|site| site.span);
+        Ok(ctx)
     }
 
     /// Function `name` of `unit` and the unit's source sites.
@@ -398,6 +402,7 @@ impl<'a> Ctx<'a> {
             types: &program.types,
             locals: locals_of(func),
             globals: globals_of(func, &program.globals),
+            at: None,
         })
     }
 }
@@ -426,7 +431,12 @@ impl Ctx<'_> {
         })
     }
 
+    /// The type of variable `name`: its declaration's visible at the loop being ported,
+    /// else the function's parameter, local or global of that name.
     pub(crate) fn type_of(&self, name: &str) -> Option<TypeId> {
+        if let Some(t) = self.at.and_then(|at| self.declared_at(name, at)) {
+            return Some(t);
+        }
         self.locals
             .get(name)
             .or_else(|| self.globals.get(name))
@@ -448,6 +458,18 @@ impl Ctx<'_> {
 
     pub(crate) fn display(&self, ty: TypeId) -> String {
         self.types.display(ty)
+    }
+
+    /// The declared type of the automatic variable `name` the function's text reads at
+    /// `at`: the innermost declaration before `at` whose block holds it. What lowering
+    /// records for a variable SSA keeps no value of (a copy, `const cs_lnum_t n = m;`).
+    pub(crate) fn declared_at(&self, name: &str, at: Span) -> Option<TypeId> {
+        self.func
+            .declarations
+            .iter()
+            .filter(|d| d.name == name && d.visible_at(at))
+            .max_by_key(|d| d.span.start)
+            .map(|d| d.ty)
     }
 }
 
@@ -1030,7 +1052,32 @@ fn refuse_error_path(report: &LoopReport) -> Result<(), EmitError> {
 fn passed_report(ctx: &Ctx<'_>, report: &LoopReport) -> Option<LoopReport> {
     let by_value = globals_by_value(ctx, report);
     let by_local = arrays_by_local(ctx, by_value.as_ref().unwrap_or(report));
-    by_local.or(by_value)
+    let so_far = by_local.or(by_value);
+    let by_copy = arrays_by_copy(ctx, so_far.as_ref().unwrap_or(report));
+    by_copy.or(so_far)
+}
+
+/// The report with each array the loop's text reaches through a copy of its pointer
+/// (`const float *xs = x;` before the loop, which the IR drops: the report names `x`, the
+/// text `xs[i]`) named by that copy, as the OpenMP port maps it: the kernel's buffer is
+/// what the body indexes. `None` when there is none.
+fn arrays_by_copy(ctx: &Ctx<'_>, report: &LoopReport) -> Option<LoopReport> {
+    let site = ctx.loop_site(&report.id)?;
+    let aliases = crate::openmp::clauses::text_aliases(ctx, site, report);
+    let mut out = report.clone();
+    let mut renamed = false;
+    for p in out.parameters.iter_mut() {
+        if p.kind == ParamKind::Scalar || p.nested {
+            continue;
+        }
+        if let Some(alias) = aliases.get(&p.name) {
+            if !report.parameters.iter().any(|q| &q.name == alias) {
+                p.name = alias.clone();
+                renamed = true;
+            }
+        }
+    }
+    renamed.then_some(out)
 }
 
 /// Refuses what the loop uses that a kernel cannot take: globals other than fixed arrays
@@ -1766,8 +1813,7 @@ fn finish_plan(
     }
     // Kernel-side expressions decide which scalars the kernel needs.
     finish_kernel_params(plan);
-    let before_loop = &ctx.text[fsite.body.start as usize..outer_site.span.start as usize];
-    let locals = body_locals(ctx, plan, before_loop)?;
+    let locals = body_locals(ctx, plan, outer_site.span)?;
     plan.locals = locals.declared;
     plan.scalars.extend(locals.read_only);
     element_addresses_are_fixed(plan)?;
@@ -2114,7 +2160,7 @@ fn finish_kernel_params(plan: &mut KernelPlan) {
 fn body_locals(
     ctx: &Ctx<'_>,
     plan: &KernelPlan,
-    before_loop: &str,
+    outer_loop: Span,
 ) -> Result<BodyLocals, EmitError> {
     let mut taken: BTreeSet<String> = plan
         .arrays
@@ -2144,25 +2190,16 @@ fn body_locals(
         if taken.contains(&id) || mapped.contains(id.as_str()) {
             continue;
         }
-        let Some(&t) = ctx.locals.get(&id) else {
+        // The declaration visible at the loop, else the function's variable of that name.
+        let local = ctx
+            .declared_at(&id, outer_loop)
+            .or_else(|| ctx.locals.get(&id).copied());
+        let Some(t) = local else {
             if ctx.globals.contains_key(&id) {
                 return Err(EmitError::refused(format!(
                     "{}: the body uses the global variable `{id}`, which the kernel report does not list as a parameter",
                     plan.loop_id
                 )));
-            }
-            // A copy the IR does not keep (`c = a;` before the loop, `a1 = a5 = k;`): the
-            // SSA has only `a`, the body's text names `c`. Its declaration gives the type.
-            if !written_in(&plan.body, &id) && !declared_in(&plan.body, &id) {
-                if let Some(c_type) = declared_scalar_type(before_loop, &id) {
-                    out.read_only.push(ScalarParam {
-                        name: id.clone(),
-                        ident: cxx_name(&id),
-                        c_type,
-                        extra: true,
-                        in_kernel: true,
-                    });
-                }
             }
             continue;
         };
@@ -2188,63 +2225,6 @@ fn body_locals(
         out.declared.push((cxx_type(&ctx.display(t)), id));
     }
     Ok(out)
-}
-
-/// The type of `name` when `text` (a function's body before the loop) declares it as a
-/// plain arithmetic scalar (`double a1, a2, c1;`, `unsigned long n = 3;`): the type's
-/// keywords without storage classes. `None` for pointers, arrays, typedef names.
-pub(crate) fn declared_scalar_type(text: &str, name: &str) -> Option<String> {
-    let toks = code_tokens(text);
-    let t = |k: usize| toks.get(k).map_or("", |x| tok_text(text, x));
-    let arithmetic = |w: &str| {
-        matches!(
-            w,
-            "char"
-                | "short"
-                | "int"
-                | "long"
-                | "float"
-                | "double"
-                | "signed"
-                | "unsigned"
-                | "_Bool"
-                | "const"
-                | "volatile"
-        )
-    };
-    for k in 0..toks.len() {
-        if t(k) != name || (k > 0 && matches!(t(k - 1), "." | "->" | "*")) {
-            continue;
-        }
-        if !matches!(t(k + 1), "," | ";" | "=") {
-            continue;
-        }
-        let start = (0..k)
-            .rev()
-            .find(|&j| matches!(t(j), ";" | "{" | "}"))
-            .map_or(0, |j| j + 1);
-        let words: Vec<&str> = (start..k)
-            .map(t)
-            .take_while(|w| arithmetic(w) || matches!(*w, "static" | "register" | "auto"))
-            .collect();
-        let type_words: Vec<&str> = words
-            .iter()
-            .copied()
-            .filter(|w| !matches!(*w, "static" | "register" | "auto" | "const" | "volatile"))
-            .collect();
-        if type_words.is_empty() {
-            continue;
-        }
-        // The rest up to the name: earlier declarators (`a1, a2 = 0.5,`), none with `*`,
-        // brackets or parentheses at the top level.
-        let rest = start + words.len()..k;
-        let plain = rest.clone().all(|j| !matches!(t(j), "*" | "[" | "(" | "{"))
-            && (rest.is_empty() || t(k - 1) == ",");
-        if plain {
-            return Some(type_words.join(" "));
-        }
-    }
-    None
 }
 
 /// What [`body_locals`] found.
@@ -2957,23 +2937,6 @@ mod tests {
         );
         assert_eq!(declare("float *", "a"), "float *a");
         assert_eq!(declare("int", "n"), "int n");
-    }
-
-    #[test]
-    fn scalar_declarations_before_the_loop() {
-        let text = "{ double a1, a2 = 0.5, c1; static unsigned long n = 3; int *p, q; float v[4], w; k = a1 * 2; }";
-        assert_eq!(declared_scalar_type(text, "c1").as_deref(), Some("double"));
-        assert_eq!(declared_scalar_type(text, "a1").as_deref(), Some("double"));
-        assert_eq!(
-            declared_scalar_type(text, "n").as_deref(),
-            Some("unsigned long")
-        );
-        assert_eq!(declared_scalar_type(text, "p"), None);
-        assert_eq!(declared_scalar_type(text, "v"), None);
-        assert_eq!(declared_scalar_type(text, "k"), None);
-        // `int *p, q;`: q is an int, but the declarator list has a `*`: not claimed.
-        assert_eq!(declared_scalar_type(text, "q"), None);
-        assert_eq!(declared_scalar_type(text, "w"), None);
     }
 
     #[test]

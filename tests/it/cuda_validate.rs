@@ -727,6 +727,33 @@ fn copies_the_ir_drops_are_passed_by_value() {
 }
 
 #[test]
+fn copies_take_the_declaration_visible_at_the_loop() {
+    // `const real_t c = k;` and `const float *restrict xs = x;` before the loop, an `int c`
+    // in a block closed before it: the kernel takes `float c` and the buffer `xs` (it took
+    // `int c`, and `xs` was undeclared in the kernel).
+    let file = "tests/fixtures/openmp/typedef_copies.c";
+    let out = validate_file(file, 23, &[], &[]);
+    let t = text(&out);
+    assert!(out.status.code() == Some(0) && t.contains("PASS"), "{t}");
+    let dir = tempfile::tempdir().unwrap();
+    let out_dir = dir.path().to_string_lossy().to_string();
+    let emitted = warpwise(&[
+        "emit",
+        file,
+        "--loop",
+        &format!("{file}:23"),
+        "-o",
+        &out_dir,
+    ]);
+    assert!(emitted.status.success(), "{}", text(&emitted));
+    let cu = std::fs::read_to_string(dir.path().join("main_L23.cu")).unwrap();
+    assert!(
+        cu.contains("main_L23_kernel(float *xs, float *y, int n, float c)"),
+        "{cu}"
+    );
+}
+
+#[test]
 fn emit_analyses_the_files_given_as_one_program() {
     // The loop calls a helper defined in the other file: `analyze` calls it friendly, and
     // so does `emit` (it analysed the loop's file alone and called it not-friendly, the

@@ -144,6 +144,27 @@ fn copies_the_ir_drops_are_firstprivate() {
 }
 
 #[test]
+fn a_pointer_copy_the_ir_drops_is_mapped_by_its_declared_type() {
+    if !offload_available() {
+        return;
+    }
+    // `const float *restrict xs = x;` before the loop: its declaration gives the type the
+    // map clause needs (the loop was not ported: "the declared type of `xs` is not known").
+    check(
+        &["tests/fixtures/openmp/typedef_copies.c"],
+        &[],
+        0,
+        3,
+        &["PASS"],
+    );
+    let patch = emit_patch(
+        &["tests/fixtures/openmp/typedef_copies.c"],
+        "typedef_copies.c",
+    );
+    assert!(patch.contains("map(to: xs[0:n])"), "{patch}");
+}
+
+#[test]
 fn every_reduction_kind_of_the_cuda_fixture_is_ported() {
     if !offload_available() {
         return;

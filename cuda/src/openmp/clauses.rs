@@ -8,8 +8,7 @@ use super::error::UnitError;
 use super::sections::{c, covering, Section};
 use crate::ctext::expr_roots;
 use crate::plan::{
-    dealias, declared_in, declared_scalar_type, perfectly_nested_child, vla_pitch, written_in, Ctx,
-    EmitError,
+    dealias, declared_in, perfectly_nested_child, vla_pitch, written_in, Ctx, EmitError,
 };
 use advisor::model::{Device, LoopReport, ParamKind, Quantity, RedOp, ReductionKind, Role};
 use frontend::access_sites::{AccessMode, LoopSite};
@@ -732,11 +731,7 @@ fn prepare_parameters(scope: &Scope<'_, '_>) -> Result<Parameters, EmitError> {
         .collect();
     // The loop's text names `xd` where the report names the value it holds
     // (`x->content->data`, `xd = NV_DATA_OMP(x)` before the loop): map what the text names.
-    let written = scalars_written_inside(ctx, site);
-    let aliases: BTreeMap<String, String> = source_bases(ctx, report)
-        .into_iter()
-        .filter(|(_, alias)| !written.contains(alias) && declared_outside(ctx, site, alias))
-        .collect();
+    let aliases = text_aliases(ctx, site, report);
     let parameters: Vec<advisor::model::Parameter> = parameters
         .into_iter()
         .map(|p| match aliases.get(&p.name) {
@@ -1156,15 +1151,13 @@ fn firstprivate_scalar_reads(scope: &Scope<'_, '_>, claimed: &Claimed, data: &mu
     // 1000 before the loop) are still variables there.
     // A copy the IR drops (`a1 = a5 = k;` before the loop) has no type there: its
     // declaration before the loop gives one.
-    let fsite = &ctx.sites.functions[site.function];
-    let before_loop = &ctx.text[fsite.body.start as usize..site.span.start as usize];
     let loop_text = &ctx.text[site.span.start as usize..site.span.end as usize];
     for v in scalars_read_inside(ctx, site) {
         let scalar = match ctx.type_of(&v) {
             Some(t) => matches!(ctx.types.get(t), Type::Int { .. } | Type::Float(_)),
             None => {
-                (declared_scalar_type(before_loop, &v).is_some()
-                    || declared_with_arithmetic_typedef(ctx, before_loop, &v))
+                ctx.declared_at(&v, site.span)
+                    .is_some_and(|t| ctx.types.is_arithmetic(t))
                     && !written_in(loop_text, &v)
             }
         };
@@ -1724,80 +1717,6 @@ fn member_chains(expr: &str) -> Vec<String> {
     out
 }
 
-/// Whether `text` (a function's body before the loop) declares `name` a pointer
-/// (`const cs_real_t *restrict _c_var = c_var;`).
-fn declared_pointer(text: &str, name: &str) -> bool {
-    use crate::ctext::tok_text;
-    let toks = crate::ctext::code_tokens(text);
-    let t = |k: usize| toks.get(k).map_or("", |x| tok_text(text, x));
-    (1..toks.len()).any(|k| {
-        if t(k) != name || !matches!(t(k + 1), "," | ";" | "=") {
-            return false;
-        }
-        let mut j = k - 1;
-        while j > 0 && matches!(t(j), "const" | "restrict" | "__restrict" | "__restrict__") {
-            j -= 1;
-        }
-        t(j) == "*"
-    })
-}
-
-/// Whether `text` (a function's body before the loop) declares `name` with a typedef name
-/// that stands for an arithmetic type (`const cs_lnum_t c_n_cells = n_coarse_rows;`): a
-/// copy the IR drops has no type there.
-fn declared_with_arithmetic_typedef(ctx: &Ctx<'_>, text: &str, name: &str) -> bool {
-    use crate::ctext::tok_text;
-    let toks = crate::ctext::code_tokens(text);
-    let t = |k: usize| toks.get(k).map_or("", |x| tok_text(text, x));
-    let qualifier = |w: &str| matches!(w, "const" | "volatile" | "static" | "register" | "auto");
-    (0..toks.len()).any(|k| {
-        if t(k) != name || !matches!(t(k + 1), "," | ";" | "=") {
-            return false;
-        }
-        let start = (0..k)
-            .rev()
-            .find(|&j| matches!(t(j), ";" | "{" | "}"))
-            .map_or(0, |j| j + 1);
-        let words: Vec<&str> = (start..k).map(t).filter(|w| !qualifier(w)).collect();
-        matches!(words.as_slice(), [w] if arithmetic_typedef(ctx.text.as_str(), w, 4))
-    })
-}
-
-/// Whether the unit's text defines `name` as a typedef of an arithmetic type, directly or
-/// through at most `depth` other typedef names (`typedef int32_t cs_lnum_t;`).
-fn arithmetic_typedef(text: &str, name: &str, depth: u32) -> bool {
-    use crate::ctext::tok_text;
-    const ARITHMETIC: [&str; 9] = [
-        "char", "short", "int", "long", "float", "double", "signed", "unsigned", "_Bool",
-    ];
-    if depth == 0 {
-        return false;
-    }
-    let toks = crate::ctext::code_tokens(text);
-    let t = |k: usize| toks.get(k).map_or("", |x| tok_text(text, x));
-    (0..toks.len()).any(|k| {
-        if t(k) != "typedef" {
-            return false;
-        }
-        let end = (k + 1..toks.len().min(k + 12)).find(|&j| t(j) == ";");
-        let Some(end) = end else {
-            return false;
-        };
-        if end < k + 3 || t(end - 1) != name {
-            return false;
-        }
-        let words: Vec<&str> = (k + 1..end - 1)
-            .map(t)
-            .filter(|w| !matches!(*w, "const" | "volatile"))
-            .collect();
-        match words.as_slice() {
-            [] => false,
-            [w] if !ARITHMETIC.contains(w) => arithmetic_typedef(text, w, depth - 1),
-            ws => ws.iter().all(|w| ARITHMETIC.contains(w)),
-        }
-    })
-}
-
 /// Whether `name` is declared `_Complex` (`double _Complex z`, a macro's expansion
 /// included): its type reads as two floating components.
 fn complex_scalar(ctx: &Ctx<'_>, name: &str) -> bool {
@@ -2316,6 +2235,22 @@ fn scalars_written_inside(ctx: &Ctx<'_>, site: &LoopSite) -> Vec<String> {
     out
 }
 
+/// For each array the report names by its value (`x->content->data`, `x` copied into
+/// `xs`), the one variable declared before the loop and not written in it that the loop's
+/// accesses reach it through (`xd`, `xs`): the name a port must use, as the loop's text
+/// does.
+pub(crate) fn text_aliases(
+    ctx: &Ctx<'_>,
+    site: &LoopSite,
+    report: &LoopReport,
+) -> BTreeMap<String, String> {
+    let written = scalars_written_inside(ctx, site);
+    source_bases(ctx, report)
+        .into_iter()
+        .filter(|(_, alias)| !written.contains(alias) && declared_outside(ctx, site, alias))
+        .collect()
+}
+
 /// For each array the report names by its value (`x->content->data`), the one variable
 /// the loop's accesses reach it through (`xd`), from the report's access texts.
 fn source_bases(ctx: &Ctx<'_>, report: &LoopReport) -> BTreeMap<String, String> {
@@ -2323,13 +2258,6 @@ fn source_bases(ctx: &Ctx<'_>, report: &LoopReport) -> BTreeMap<String, String> 
     let Some(mapping) = report.mappings.first() else {
         return BTreeMap::new();
     };
-    let before_loop = ctx
-        .loop_site(&report.id)
-        .map(|site| {
-            let f = &ctx.sites.functions[site.function];
-            &ctx.text[f.body.start as usize..site.span.start as usize]
-        })
-        .unwrap_or_default();
     // A name the report gives its own array is no other array's copy (`v[i] = zero;`
     // copies a struct: the read of `zero` has the text `v[i]`).
     let bases: BTreeSet<&str> = mapping
@@ -2348,12 +2276,11 @@ fn source_bases(ctx: &Ctx<'_>, report: &LoopReport) -> BTreeMap<String, String> 
             .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
             .collect();
         let rest = text[root.len()..].trim_start();
-        // A copy the IR drops (`const cs_real_t *_c_var = c_var;`) has no type there: its
-        // declaration says it is a pointer.
-        let pointer = match ctx.type_of(&root) {
-            Some(t) => matches!(ctx.types.get(t), Type::Pointer { .. } | Type::Array { .. }),
-            None => declared_pointer(before_loop, &root),
-        };
+        // A copy the IR drops (`const cs_real_t *_c_var = c_var;`) has its type from its
+        // declaration.
+        let pointer = ctx
+            .type_of(&root)
+            .is_some_and(|t| matches!(ctx.types.get(t), Type::Pointer { .. } | Type::Array { .. }));
         // `r->axis[i]` with `r = _glob_rotation_0` reaches the global through its copy (a
         // member array, `m->b_face_cells` of `cs_glob_mesh->b_face_cells`, is no copy).
         // `in[i][j]` reaches the base `in[i]` through its own name, not through a copy;

@@ -500,6 +500,28 @@ pub struct Function {
     pub float_promotions: std::collections::BTreeSet<Value>,
     /// Where the function runs (CUDA's `__global__`, `__device__`); `Host` for plain C.
     pub execution: ExecutionSpace,
+    /// Every automatic variable the body declares, in source order: what a port needs of a
+    /// variable SSA keeps no value of (a copy, `const cs_lnum_t n = m;`).
+    pub declarations: Vec<LocalDeclaration>,
+}
+
+/// An automatic variable's declaration: its name, declared type (typedefs resolved), the
+/// declarator's name and where its scope ends.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LocalDeclaration {
+    pub name: String,
+    pub ty: TypeId,
+    pub span: Span,
+    /// The byte offset where the enclosing block ends: the declaration is visible from
+    /// `span` to here.
+    pub scope_end: u32,
+}
+
+impl LocalDeclaration {
+    /// Whether the declaration is visible at `at` (a span after it, within its block).
+    pub fn visible_at(&self, at: Span) -> bool {
+        self.span.end <= at.start && at.end <= self.scope_end
+    }
 }
 
 impl Function {

@@ -4,8 +4,8 @@
 use super::builder::FunctionBuilder;
 use super::{err, Binding, LResult, LocalStorage, Lowerer, Tag};
 use crate::ir::{
-    CudaVariable, ExecutionSpace, Function, Global, GlobalId, InstKind, Param, SlotData, Span,
-    ThreadBuiltin,
+    CudaVariable, ExecutionSpace, Function, Global, GlobalId, InstKind, LocalDeclaration, Param,
+    SlotData, Span, ThreadBuiltin,
 };
 use crate::types::{ArrayLen, FloatKind, IntRank, Type, TypeId};
 use lang_c::ast;
@@ -792,7 +792,7 @@ impl<'a> Lowerer<'a> {
         self.bit_fields.clear();
         self.vla_lengths.clear();
         self.pending_vla.clear();
-        self.scopes.push();
+        self.scopes.push(Span::from(def.span).end);
 
         if let Some(names) = declared.kr_params.as_ref().filter(|n| !n.is_empty()) {
             // `f(a, b) double *a; { ... }`: the types come from the declaration list.
@@ -1052,6 +1052,12 @@ impl<'a> Lowerer<'a> {
                 continue;
             }
             self.evaluate_pending_vla()?;
+            self.fb.func.declarations.push(LocalDeclaration {
+                name: name.clone(),
+                ty,
+                span,
+                scope_end: self.scopes.end(),
+            });
             // A `__shared__` scalar is one object the block's threads share, never a register.
             let in_memory = !self.program.types.is_scalar(ty)
                 || self.address_taken.contains(&name)

@@ -1507,7 +1507,7 @@ impl<'a> Lowerer<'a> {
         let ast::Statement::Compound(items) = &stmt.node else {
             return err(span, "statement expression without braces");
         };
-        self.scopes.push();
+        self.scopes.push(span.end);
         let mut last = None;
         let result = (|| {
             for (i, item) in items.iter().enumerate() {

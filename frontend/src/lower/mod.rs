@@ -126,6 +126,8 @@ pub(crate) struct Scopes {
     /// same number are in the same block (what `restrict` needs, C99 6.7.3.1p4).
     ids: Vec<u32>,
     next_id: u32,
+    /// Where each open scope ends (a byte offset of the unit's text).
+    ends: Vec<u32>,
 }
 
 impl Scopes {
@@ -135,12 +137,15 @@ impl Scopes {
             tags: vec![HashMap::new()],
             ids: vec![0],
             next_id: 1,
+            ends: vec![u32::MAX],
         }
     }
-    pub fn push(&mut self) {
+    /// Opens a scope that ends at byte `end` (its block's closing brace).
+    pub fn push(&mut self, end: u32) {
         self.ordinary.push(HashMap::new());
         self.tags.push(HashMap::new());
         self.ids.push(self.next_id);
+        self.ends.push(end);
         self.next_id += 1;
     }
     pub fn pop(&mut self) {
@@ -148,7 +153,12 @@ impl Scopes {
             self.ordinary.pop();
             self.tags.pop();
             self.ids.pop();
+            self.ends.pop();
         }
+    }
+    /// Where the innermost open scope ends.
+    pub fn end(&self) -> u32 {
+        self.ends.last().copied().unwrap_or(u32::MAX)
     }
     /// The binding of `name` and the number of the scope that declares it.
     pub fn lookup_scoped(&self, name: &str) -> Option<(&Binding, u32)> {
@@ -403,6 +413,7 @@ fn empty_function(program: &mut Program, void: TypeId) -> Function {
         ifs: Vec::new(),
         local_statics: Vec::new(),
         restrict_pointers: Vec::new(),
+        declarations: Vec::new(),
         truncations: Default::default(),
         float_promotions: Default::default(),
         execution: Default::default(),

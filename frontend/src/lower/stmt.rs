@@ -21,7 +21,7 @@ impl<'a> Lowerer<'a> {
         }
         match &s.node {
             S::Compound(items) => {
-                self.scopes.push();
+                self.scopes.push(span.end);
                 let result = self.lower_block_items(items);
                 self.scopes.pop();
                 result
@@ -258,7 +258,7 @@ impl<'a> Lowerer<'a> {
 
     fn lower_for(&mut self, f: &Node<ast::ForStatement>, span: Span) -> LResult<()> {
         let keyword = keyword_span(span, "for");
-        self.scopes.push();
+        self.scopes.push(span.end);
         let result = self.lower_for_scoped(f, span, keyword);
         self.scopes.pop();
         result

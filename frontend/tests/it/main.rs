@@ -3,6 +3,7 @@
 //! and instantiates its generic code, so a binary per file multiplies the build's time.
 
 mod cuda_frontend;
+mod declarations;
 mod inlining;
 mod intrinsics_headers;
 mod ir_snapshots;
