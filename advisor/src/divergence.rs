@@ -56,7 +56,7 @@ pub fn analyze(nest: &Nest, c: &Candidate, target: &Target) -> Vec<DivergentBran
         .checked_add(&Expr::constant(31))
         .ok()
         .and_then(|t| t.c_div_in(&BigInt::from(32), &nest.space.env).ok())
-        .map(|w| Quantity::of(&w))
+        .map(|w| Quantity::of_c(&w, &nest.space.env))
         // No count the engine can write: C text no consumer evaluates.
         .unwrap_or_else(|| Quantity::c_text("?"));
     let mut out = Vec::new();

@@ -11,6 +11,7 @@ use crate::access::MemAccess;
 use crate::coalescing::{coalescing_factor, combine, sector_factor, thread_var, Factor};
 use crate::gpus::Gpu;
 use crate::model::{AccessCoalescing, Forms, GridMapping, MappingGain, MappingReport, Quantity};
+use crate::quantity;
 use crate::space::{IvRange, Space};
 use analyses::reconstruct::Reconstruction;
 use frontend::ir::Function;
@@ -323,6 +324,9 @@ impl<'a> Nest<'a> {
     /// The factors of every access under `c`.
     pub fn evaluate(&self, c: &Candidate) -> Evaluated {
         let map = self.thread_substitution(c);
+        let env = &self.space.env;
+        // Counts are written as C: a floor of a dividend the signs make `>= 0` is `/`.
+        let in_c = |e: &Expr| Quantity::of_c(e, env);
         let mut factors = Vec::new();
         let mut sector_factors = Vec::new();
         let mut rows = Vec::new();
@@ -362,11 +366,11 @@ impl<'a> Nest<'a> {
                 // possible base.
                 offset_bytes: Forms::of(a.alternatives.iter().map(|(_, o)| Quantity::of(o))),
                 inner_loop: self.inner_loop(a, c),
-                stride_bytes: f.stride.as_ref().map(Quantity::of),
-                requests_per_warp: Quantity::of(&f.requests),
-                sectors_per_warp: Quantity::of(&sectors.requests),
-                min_requests_per_warp: f.min_requests.as_ref().map(Quantity::of),
-                unaligned_requests_per_warp: f.unaligned.as_ref().map(Quantity::of),
+                stride_bytes: f.stride.as_ref().map(in_c),
+                requests_per_warp: in_c(&f.requests),
+                sectors_per_warp: in_c(&sectors.requests),
+                min_requests_per_warp: f.min_requests.as_ref().map(in_c),
+                unaligned_requests_per_warp: f.unaligned.as_ref().map(in_c),
                 exact: f.exact,
                 assumptions: f.assumptions.clone(),
             });
@@ -376,8 +380,8 @@ impl<'a> Nest<'a> {
         let total = factors.iter().try_fold(Expr::constant(0), |acc, f| {
             acc.checked_add(&f.requests).ok()
         });
-        let total_requests = sum(&factors);
-        let total_sectors = sum(&sector_factors);
+        let total_requests = sum(&factors, env);
+        let total_sectors = sum(&sector_factors, env);
         Evaluated {
             candidate: *c,
             factors,
@@ -396,25 +400,29 @@ impl<'a> Nest<'a> {
 /// The factors' requests added up, written as a readable sum: constants added up, equal
 /// terms counted (`3 + 2*min(32, N)`), rather than the distributed normal form of a sum of
 /// `min`s. C text only where the engine cannot add them.
-fn sum(factors: &[Factor]) -> Quantity {
-    let text = sum_text(factors);
-    let total = factors.iter().try_fold(Expr::constant(0), |acc, f| {
-        acc.checked_add(&f.requests).ok()
-    });
+fn sum(factors: &[Factor], env: &SignEnv) -> Quantity {
+    let requests: Vec<Expr> = factors
+        .iter()
+        .map(|f| quantity::in_c(&f.requests, env))
+        .collect();
+    let text = sum_text(&requests);
+    let total = requests
+        .iter()
+        .try_fold(Expr::constant(0), |acc, r| acc.checked_add(r).ok());
     match total {
         Some(e) => Quantity::written(&e, text),
         None => Quantity::c_text(text),
     }
 }
 
-fn sum_text(factors: &[Factor]) -> String {
+fn sum_text(requests: &[Expr]) -> String {
     let mut constant = BigInt::from(0);
     let mut terms: Vec<(String, usize)> = Vec::new();
-    for f in factors {
-        match f.requests.as_integer() {
+    for r in requests {
+        match r.as_integer() {
             Some(c) => constant += c,
             None => {
-                let t = f.requests.to_c();
+                let t = r.to_c();
                 match terms.iter_mut().find(|(x, _)| *x == t) {
                     Some((_, n)) => *n += 1,
                     None => terms.push((t, 1)),

@@ -11,7 +11,7 @@
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::collections::HashMap;
 use std::fmt;
-use symbolic::{Expr, Var};
+use symbolic::{Expr, SignEnv, Var};
 
 #[derive(Clone, Debug)]
 pub struct Quantity {
@@ -26,6 +26,13 @@ impl Quantity {
             text: e.to_c(),
             expr: Some(e.clone()),
         }
+    }
+
+    /// The quantity `e`, whose floors the signs in `env` make C's `/` and `%` (a floor
+    /// division of a dividend known `>= 0` is C's division: `(n + 31) / 32` for the warps of
+    /// `n` threads), so that its text is C wherever the engine can tell.
+    pub fn of_c(e: &Expr, env: &SignEnv) -> Quantity {
+        Quantity::of(&in_c(e, env))
     }
 
     /// The quantity `e` written as `text`, another C writing of the same value that reads
@@ -143,6 +150,11 @@ impl Quantity {
     pub(crate) fn text_mut(&mut self) -> &mut String {
         &mut self.text
     }
+}
+
+/// `e` with the floors the signs in `env` make C's `/` and `%` written as those.
+pub fn in_c(e: &Expr, env: &SignEnv) -> Expr {
+    e.floors_to_truncs(env).unwrap_or_else(|_| e.clone())
 }
 
 /// Whether the reader ([`Quantity::read`]) reads `name` as one variable: a C identifier,

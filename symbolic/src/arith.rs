@@ -208,6 +208,28 @@ impl Expr {
         }
     }
 
+    /// Every floor division and modulo whose dividend is known `>= 0` in `env` as C's `/`
+    /// and `%` (equal there), so that the expression prints as C; see
+    /// [`Poly::floors_to_truncs`].
+    pub fn floors_to_truncs(&self, env: &SignEnv) -> Result<Expr, SymError> {
+        let nonneg = |p: &Poly| sign_of(&Expr::Poly(p.clone()), env).is_subset(SignSet::NON_NEG);
+        match self {
+            Expr::Poly(p) => Ok(Expr::Poly(p.floors_to_truncs(&nonneg)?)),
+            Expr::Min(ps) => build_min(
+                ps.iter()
+                    .map(|p| p.floors_to_truncs(&nonneg))
+                    .collect::<Result<_, _>>()?,
+                env,
+            ),
+            Expr::Max(ps) => build_max(
+                ps.iter()
+                    .map(|p| p.floors_to_truncs(&nonneg))
+                    .collect::<Result<_, _>>()?,
+                env,
+            ),
+        }
+    }
+
     /// C's `%` using signs: equals the floor modulo when the dividend is known `>= 0`.
     pub fn c_mod_in(&self, k: &BigInt, env: &SignEnv) -> Result<Expr, SymError> {
         let s = sign_of(self, env);

@@ -569,6 +569,36 @@ impl Poly {
         Ok(r)
     }
 
+    /// `self` with every floor division and modulo whose dividend `nonneg` says is never
+    /// negative written as C's `/` and `%`, which are equal there (by a positive divisor):
+    /// the form C text prints, where floors have no operator. The inverse of
+    /// [`Poly::truncs_to_floors`].
+    pub fn floors_to_truncs(&self, nonneg: &dyn Fn(&Poly) -> bool) -> Result<Poly, SymError> {
+        let mut r = Poly::zero();
+        for (m, c) in &self.terms {
+            let mut prod = Poly::constant(c.clone());
+            for (a, e) in m.factors() {
+                let converted = match a {
+                    Atom::Var(_) => Poly::atom(a.clone()),
+                    Atom::FloorDiv(p, d) | Atom::FloorMod(p, d) => {
+                        let inner = p.floors_to_truncs(nonneg)?;
+                        match (a, d.is_positive() && nonneg(p)) {
+                            (Atom::FloorDiv(..), true) => trunc_div(&inner, d)?,
+                            (Atom::FloorMod(..), true) => trunc_rem(&inner, d)?,
+                            _ => a.rebuild(&inner)?,
+                        }
+                    }
+                    Atom::TruncDiv(p, _) | Atom::TruncRem(p, _) => {
+                        a.rebuild(&p.floors_to_truncs(nonneg)?)?
+                    }
+                };
+                prod = prod.checked_mul(&converted.checked_pow(*e)?)?;
+            }
+            r = r.checked_add(&prod)?;
+        }
+        Ok(r)
+    }
+
     /// `self` with `v` replaced by `x` in `{-1, 0, 1}`: the same result as
     /// [`Poly::subst`] with that constant, computed without polynomial products. `None` when the
     /// shortcut does not apply (then `subst` must be used): `v` inside a division atom, a

@@ -61,3 +61,56 @@ fn values_are_unchanged() {
         }
     }
 }
+
+/// The inverse: floors of dividends known `>= 0` print as C's `/` and `%`, with the same
+/// values; a dividend of unknown sign keeps its floor.
+fn check_c(input: &str, env: &SignEnv, expected: &str) {
+    let before = parse_expr(input).unwrap();
+    let after = before.floors_to_truncs(env).unwrap();
+    assert_eq!(after.to_c(), expected, "{input}");
+    assert_eq!(
+        parse_expr(&after.to_c()).unwrap(),
+        after,
+        "{input} reads back"
+    );
+    for i in 0..40i64 {
+        for j in 0..5i64 {
+            let ctx: HashMap<Var, BigRational> = [("n", i), ("m", j)]
+                .iter()
+                .map(|(name, v)| (Var::new(name), BigRational::from_integer((*v).into())))
+                .collect();
+            assert_eq!(
+                before.eval(&ctx),
+                after.eval(&ctx),
+                "{input} at n={i}, m={j}"
+            );
+        }
+    }
+}
+
+#[test]
+fn floors_of_non_negative_dividends_print_as_c() {
+    let env = nonneg(&["n", "m"]);
+    check_c("floor_div(n + 31, 32)", &env, "(n + 31) / 32");
+    check_c(
+        "min(floor_div(93*n + 1, 128) + 1, 32)",
+        &env,
+        "min(((93*n + 1) / 128) + 1, 32)",
+    );
+    check_c("floor_mod(3*n + m, 8)", &env, "(m + 3*n) % 8");
+    check_c(
+        "floor_div(floor_div(n, 3) + m, 2)",
+        &env,
+        "(m + (n / 3)) / 2",
+    );
+    let unknown = SignEnv::new();
+    check_c("floor_div(n, 2)", &unknown, "floor_div(n, 2)");
+    // The floor splits `m` out of `n - m` first (`-m + floor((n + 3*m)/4)`), and then the
+    // dividend is known `>= 0`.
+    check_c("floor_div(n - m, 4)", &env, "-m + ((3*m + n) / 4)");
+    check_c(
+        "floor_div(n - m, 4)",
+        &nonneg(&["n"]),
+        "-m + floor_div(3*m + n, 4)",
+    );
+}

@@ -243,6 +243,19 @@ proptest! {
     }
 
     #[test]
+    fn floors_written_as_c_keep_their_value_and_read_back(t in term(), env in env_strategy(), ss in seeds()) {
+        let Ok(e) = t.lower(&env) else { return Ok(()) };
+        let Ok(floors) = e.truncs_to_floors(&env) else { return Ok(()) };
+        let Ok(c) = floors.floors_to_truncs(&env) else { return Ok(()) };
+        for s in &ss {
+            let x = ctx(&env, s);
+            prop_assert_eq!(c.eval(&x).unwrap(), e.eval(&x).unwrap(), "{} -> {} -> {}", e, floors, c);
+        }
+        let back = parse_expr(&c.to_c());
+        prop_assert!(back.is_ok(), "{} does not read back", c.to_c());
+    }
+
+    #[test]
     fn retained_terms_are_a_normal_form(t in term(), env in env_strategy(), mask in any::<u64>()) {
         let Ok(e) = t.lower(&env) else { return Ok(()) };
         let Some(p) = e.as_poly() else { return Ok(()) };
