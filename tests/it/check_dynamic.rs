@@ -720,6 +720,42 @@ fn streams_async_copies_and_memory_info_run_on_the_cpu() {
 }
 
 #[test]
+fn the_samples_helpers_and_vector_types_run_on_the_cpu() {
+    if !symbolizer() {
+        return;
+    }
+    // cfd's shape: the CUDA samples' `helper_cuda.h` and `helper_timer.h` (not on the
+    // include path: the stand-ins are found after it) and `float3` in constant memory. The
+    // program exits with 3 unless the kernel read the float3 and its results came back,
+    // and the timer measured one run.
+    let (code, report, said) = run(
+        "helpers",
+        "#include <helper_cuda.h>\n#include <helper_timer.h>\n\
+         __constant__ float3 scale[1];\n\
+         __global__ void apply(const float *in, float *out) {\n\
+         \x20   float3 s = scale[0];\n    out[threadIdx.x] = s.x * in[threadIdx.x] + s.y + s.z;\n}\n\
+         int main(void) {\n    float h[64], *in, *out;\n\
+         \x20   for (int i = 0; i < 64; i++) h[i] = i;\n\
+         \x20   float3 s = make_float3(2.0f, 1.0f, 0.5f);\n\
+         \x20   checkCudaErrors(cudaMemcpyToSymbol(scale, &s, sizeof s));\n\
+         \x20   checkCudaErrors(cudaMalloc((void **)&in, sizeof h));\n\
+         \x20   checkCudaErrors(cudaMalloc((void **)&out, sizeof h));\n\
+         \x20   checkCudaErrors(cudaMemcpy(in, h, sizeof h, cudaMemcpyHostToDevice));\n\
+         \x20   StopWatchInterface *timer = 0;\n    sdkCreateTimer(&timer);\n    sdkStartTimer(&timer);\n\
+         \x20   apply<<<1, 64>>>(in, out);\n    getLastCudaError(\"apply failed\");\n\
+         \x20   sdkStopTimer(&timer);\n\
+         \x20   if (sdkGetAverageTimerValue(&timer) < 0) return 3;\n    sdkDeleteTimer(&timer);\n\
+         \x20   checkCudaErrors(cudaMemcpy(h, out, sizeof h, cudaMemcpyDeviceToHost));\n\
+         \x20   for (int i = 0; i < 64; i++)\n        if (h[i] != 2.0f * i + 1.5f) return 3;\n\
+         \x20   return 0;\n}\n",
+        &[],
+    );
+    assert_eq!(code, Some(0), "{said}");
+    assert!(report["run"]["exit_status"].is_null(), "{report:#}");
+    assert_eq!(report["run"]["events"], 128, "{report:#}");
+}
+
+#[test]
 fn a_host_c_file_links_the_runtimes_set_up_calls() {
     if !symbolizer() {
         return;

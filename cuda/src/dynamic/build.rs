@@ -18,6 +18,12 @@ use std::process::Command;
 const RECORDER: &str = include_str!("warpwise_dynamic.h");
 const HOOKS: &str = include_str!("warpwise_dynamic_hooks.c");
 const RUNTIME: &str = include_str!("warpwise_dynamic_runtime.c");
+/// Stand-ins for the CUDA samples' helper headers, which programs include from the samples'
+/// `common/inc`: searched after the program's own include directories (`-idirafter`).
+const FALLBACK_HEADERS: &[(&str, &str)] = &[
+    ("helper_cuda.h", include_str!("fallback/helper_cuda.h")),
+    ("helper_timer.h", include_str!("fallback/helper_timer.h")),
+];
 /// CUDA's headers, which the shim stands in for: empty, so that `#include <cuda.h>` finds
 /// something.
 const CUDA_HEADERS: &[&str] = &[
@@ -47,6 +53,9 @@ pub fn build(request: &Request, dir: &Path) -> Result<PathBuf, DynamicError> {
     write(&shim.join("warpwise_dynamic.h"), RECORDER)?;
     for h in CUDA_HEADERS {
         write(&shim.join("include").join(h), "")?;
+    }
+    for (name, text) in FALLBACK_HEADERS {
+        write(&shim.join("fallback").join(name), text)?;
     }
     // Each file with launches, rewritten, at its own absolute path under `src/`, so that
     // `#include "kernels.cu"` finds the rewritten copy beside the rewritten includer.
@@ -328,15 +337,18 @@ fn flags(input: &TranslationUnitInput, flags: &CompileFlags) -> Vec<String> {
     out
 }
 
-/// The shim and its `--dynamic` additions included before every line of a unit, and its
-/// stand-in headers (`include/`) first on the search path.
+/// The shim and its `--dynamic` additions included before every line of a unit, its
+/// stand-in headers (`include/`) first on the search path and the samples' helpers
+/// (`fallback/`) last.
 fn with_shim(cmd: &mut Command, shim: &Path) {
     cmd.arg("-include")
         .arg(shim.join(crate::SHIM_NAME))
         .arg("-include")
         .arg(shim.join("warpwise_dynamic.h"))
         .arg("-I")
-        .arg(shim.join("include"));
+        .arg(shim.join("include"))
+        .arg("-idirafter")
+        .arg(shim.join("fallback"));
 }
 
 fn compile(mut cmd: Command, file: &Path) -> Result<(), DynamicError> {

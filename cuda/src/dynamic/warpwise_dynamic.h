@@ -204,4 +204,24 @@ static inline unsigned __umul24(unsigned a, unsigned b) { return a * b; }
 #define rsqrtf(a) (1.0f / sqrtf(a))
 static inline float __saturatef(float a) { return a < 0 ? 0 : a > 1 ? 1 : a; }
 
+// CUDA's vector types and their constructors (`float3`, `make_float3`), aligned as
+// vector_types.h aligns them, so a structure of them has CUDA's layout.
+#define WW_VECTOR2(T, N, A) \
+    struct __attribute__((aligned(A))) N##2 { T x, y; }; \
+    static inline N##2 make_##N##2(T x, T y) { N##2 v = {x, y}; return v; }
+#define WW_VECTOR3(T, N) \
+    struct N##3 { T x, y, z; }; \
+    static inline N##3 make_##N##3(T x, T y, T z) { N##3 v = {x, y, z}; return v; }
+#define WW_VECTOR4(T, N, A) \
+    struct __attribute__((aligned(A))) N##4 { T x, y, z, w; }; \
+    static inline N##4 make_##N##4(T x, T y, T z, T w) { N##4 v = {x, y, z, w}; return v; }
+WW_VECTOR2(float, float, 8) WW_VECTOR3(float, float) WW_VECTOR4(float, float, 16)
+WW_VECTOR2(int, int, 8) WW_VECTOR3(int, int) WW_VECTOR4(int, int, 16)
+WW_VECTOR2(unsigned, uint, 8) WW_VECTOR4(unsigned, uint, 16)
+WW_VECTOR2(double, double, 16) WW_VECTOR3(double, double) WW_VECTOR4(double, double, 16)
+static inline uint3 make_uint3(unsigned x, unsigned y, unsigned z) { uint3 v = {x, y, z}; return v; }
+#undef WW_VECTOR2
+#undef WW_VECTOR3
+#undef WW_VECTOR4
+
 #endif
