@@ -92,7 +92,7 @@ def working_directory(directory, relative, data):
         f.write("/* The run's working directory; no code. */\nextern int rodinia_workdir;\n")
 
 
-def bplustree_input(directory):
+def bplustree_input(directory, _rodinia):
     """b+tree: the keys file (their count, then one key a line: 0 to N-1 shuffled, so that
     each query `k` draws, a key in 0 to N-1, is found) and the command file: `j 500 500`
     (500 range queries; `main.c` parses the count twice, so the range is the count too)
@@ -108,7 +108,7 @@ def bplustree_input(directory):
         f.write("/* The run's working directory; no code. */\nextern int rodinia_workdir;\n")
 
 
-def myocyte_input(directory):
+def myocyte_input(directory, _rodinia):
     """myocyte: `y.txt` (the 91 equations' initial values) and `params.txt` (18
     parameters), one float a line, that `work.cu` reads at `../../data/myocyte/`, relative
     to the working directory (a declaration, given first, makes it this directory's
@@ -126,7 +126,7 @@ def myocyte_input(directory):
                 [f"{1 + rng.random() * 99:.4f}" for _ in range(15)] + [1000, 135, 1])
 
 
-def nn_input(directory):
+def nn_input(directory, _rodinia):
     """nn: the list file (`filelist`: one record file a line) and two record files of 2048
     hurricanes each, in `hurricane_gen.c`'s format (`%4d %2d %2d %2d %2d %-9s %5.1f %5.1f
     %4d %4d`: year, month, day, hour, number, name, latitude, longitude, speed,
@@ -150,7 +150,7 @@ def nn_input(directory):
     write_lines(os.path.join(directory, "filelist"), files)
 
 
-def huffman_input(directory):
+def huffman_input(directory, _rodinia):
     """huffman: a file of 65536 bytes (`main_test_cu.cu` reads any file: its size makes
     16384 symbols of four bytes, 64 blocks of 256 threads), bytes drawn with a skewed
     distribution over 32 values (a geometric weight), so the codes differ in length as a
@@ -162,7 +162,7 @@ def huffman_input(directory):
         f.write(data)
 
 
-def bfs_input(directory):
+def bfs_input(directory, _rodinia):
     """bfs: a graph of 4096 nodes (bfs.cu's format: the node count, then per node the
     index of its first edge and its degree, then the source node, the edge count and per
     edge its destination and a cost), each node with 1 to 8 edges to nodes drawn at
@@ -178,7 +178,7 @@ def bfs_input(directory):
                 [n] + nodes + ["", 0, "", len(edges)] + edges)
 
 
-def cfd_input(directory):
+def cfd_input(directory, _rodinia):
     """cfd: a mesh in `euler3d.cu`'s format (the element count, then per element its area
     and, for each of its 4 faces, the neighbour's 1-based number, 0 for a wall or a negative
     number for the far field, and the face's 3 normal components). 1000 elements numbered
@@ -205,7 +205,38 @@ def cfd_input(directory):
     write_lines(os.path.join(directory, "mesh.domn"), lines)
 
 
-def hotspot_input(directory):
+def heartwall_input(directory, rodinia):
+    """heartwall: a video of 3 frames, 640 rows by 600 columns of 8-bit pixels (pseudo-random,
+    fixed seed), written by a small C program with the benchmark's own `avilib.c` (its
+    reader is that library; Rodinia's `test.avi` is not in the mirror). The frame holds the
+    points `main.cu` fixes (rows to 543, columns to 457) with their search windows."""
+    avi = os.path.join(rodinia, "heartwall", "AVI")
+    source = os.path.join(directory, "mkavi.c")
+    with open(source, "w") as f:
+        f.write("#include <stdlib.h>\n#include \"avilib.h\"\n"
+                "int main(int argc, char **argv)\n{\n"
+                "    int w = 600, h = 640, frames = 3;\n"
+                "    avi_t *a = argc > 1 ? AVI_open_output_file(argv[1]) : 0;\n"
+                "    char *buf = malloc((size_t)w * h);\n"
+                "    unsigned s = 12345;\n"
+                "    if (!a || !buf) return 1;\n"
+                "    AVI_set_video(a, w, h, 25, (char *)\"RAW \");\n"
+                "    for (int f = 0; f < frames; f++) {\n"
+                "        for (int i = 0; i < w * h; i++) {\n"
+                "            s = s * 1103515245u + 12345u;\n"
+                "            buf[i] = (char)(s >> 24);\n"
+                "        }\n"
+                "        if (AVI_write_frame(a, buf, (long)w * h, 1)) return 2;\n"
+                "    }\n"
+                "    return AVI_close(a) ? 3 : 0;\n}\n")
+    program = os.path.join(directory, "mkavi")
+    subprocess.run(["cc", "-w", "-I", avi, "-o", program, source,
+                    os.path.join(avi, "avilib.c")], check=True, capture_output=True)
+    subprocess.run([program, os.path.join(directory, "test.avi")], check=True,
+                   capture_output=True)
+
+
+def hotspot_input(directory, _rodinia):
     """hotspot: a 128 by 128 temperature and power grid (one float a line, row after row):
     temperatures of 323 to 343 and powers below 0.001."""
     rng = random.Random(64)
@@ -215,7 +246,7 @@ def hotspot_input(directory):
                 [f"{rng.random() * 0.001:.8f}" for _ in range(128 * 128)])
 
 
-def hotspot3d_input(directory):
+def hotspot3d_input(directory, _rodinia):
     """hotspot3D: a 64 by 64 grid of 4 layers, power and temperature (one float a line,
     a cell's layers one after another), valued as hotspot's."""
     rng = random.Random(644)
@@ -225,7 +256,7 @@ def hotspot3d_input(directory):
                 [f"{323 + rng.random() * 20:.6f}" for _ in range(64 * 64 * 4)])
 
 
-def srad_v1_input(directory):
+def srad_v1_input(directory, _rodinia):
     """srad_v1: the 502 by 458 image `main.cu` reads at `../../../data/srad/image.pgm`
     (a plain PGM: three header lines, then one value a line), a smooth field with noise;
     the program resizes it to the arguments' 128 by 128."""
@@ -254,7 +285,8 @@ DYNAMIC_RUNS = [
     ("cfd", ["cfd/euler3d.cu"], [], f"{INPUT_DIR}/mesh.domn", cfd_input),
     ("dwt2d", [], [], None, "its kernels are class templates over types, and its input an image"),
     ("gaussian", ["gaussian/gaussian.cu"], [], "-s 64"),
-    ("heartwall", [], [], None, "its input is a video (`data/heartwall`), not in the mirror"),
+    ("heartwall", ["heartwall/main.cu", "heartwall/AVI/avilib.c", "heartwall/AVI/avimod.c"],
+     ["-I", "heartwall/AVI"], f"{INPUT_DIR}/test.avi 2", heartwall_input),
     ("hotspot", ["hotspot/hotspot.cu"], [],
      f"128 2 4 {INPUT_DIR}/temp {INPUT_DIR}/power {INPUT_DIR}/output.out", hotspot_input),
     ("hotspot3D", ["hotspot3D/3D.cu"], [],
@@ -957,7 +989,10 @@ def dynamic_section(rows, not_run, build):
            "the mirror), through stand-ins for the CUDA samples' `helper_cuda.h` and",
            "`helper_timer.h`; its count stops after the first 50 million accesses, as its",
            "report says, and its 5 neighbour gathers are not compared: they sit under the",
-           "face loop's test of the neighbour's kind, which differs between lanes.", "",
+           "face loop's test of the neighbour's kind, which differs between lanes. `heartwall`",
+           "tracks its points over 2 frames of a generated video (pseudo-random pixels, written",
+           "with the benchmark's own `avilib.c`; Rodinia's video is not in the mirror), its",
+           "count also stopped at 50 million accesses.", "",
            "| benchmark | " + " | ".join(DYNAMIC_COLUMNS) + " |",
            "| --- | --- |" + " ---: |" * (len(DYNAMIC_COLUMNS) - 1)]
     totals = [0] * (len(DYNAMIC_COLUMNS) - 1)
@@ -992,7 +1027,8 @@ def dynamic(args, warpwise):
         given = lambda text: text.replace(INPUT_DIR, directory) if directory else text
         try:
             if generate:
-                generate(directory)
+                # The mirror too, for a generator that builds with the benchmark's code.
+                generate(directory, args.rodinia)
             missing = [f for f in files
                        if not os.path.exists(os.path.join(args.rodinia, given(f)))]
             report, error = None, f"missing {', '.join(missing)}"

@@ -636,6 +636,61 @@ fn lanes_that_skip_iterations_under_data_are_not_compared() {
     assert!(row.get("unpaired").is_none(), "{row:#}");
 }
 
+/// heartwall's shape: a store in the else of `if (a && b)`, which each failed test reaches
+/// (no single edge leads there), inside a loop whose iterations change which lanes fail.
+/// Lanes 16 to 31 take it in the first iteration (row 0), lanes 0 to 15 in the second
+/// (row 7): pairing each lane's n-th execution mixed the two rows into 2 requests where the
+/// count is 1, a false "disagrees".
+const ELSE_OF_AND: &str = "__global__ void k(const int *pass, const int *rows, int *out, int n)\n\
+                           {\n\
+                           \x20   int t = threadIdx.x;\n\
+                           \x20   for (int it = 0; it < n; it++) {\n\
+                           \x20       int r = rows[it];\n\
+                           \x20       if (pass[it * 32 + t] && t < 40)\n\
+                           \x20           out[r * 1024 + t] = 1;\n\
+                           \x20       else\n\
+                           \x20           out[r * 1024 + t + 64] = 2;\n\
+                           \x20   }\n\
+                           }\n\
+                           int main(void)\n\
+                           {\n\
+                           \x20   int hp[64], hr[2] = {0, 7};\n\
+                           \x20   for (int i = 0; i < 32; i++) {\n\
+                           \x20       hp[i] = i < 16;\n\
+                           \x20       hp[32 + i] = i >= 16;\n\
+                           \x20   }\n\
+                           \x20   int *p, *r, *o;\n\
+                           \x20   cudaMalloc((void **)&p, sizeof hp);\n\
+                           \x20   cudaMalloc((void **)&r, sizeof hr);\n\
+                           \x20   cudaMalloc((void **)&o, 8 * 1024 * sizeof(int));\n\
+                           \x20   cudaMemcpy(p, hp, sizeof hp, cudaMemcpyHostToDevice);\n\
+                           \x20   cudaMemcpy(r, hr, sizeof hr, cudaMemcpyHostToDevice);\n\
+                           \x20   k<<<1, 32>>>(p, r, o, 2);\n\
+                           \x20   return 0;\n\
+                           }\n";
+
+#[test]
+fn the_else_of_a_conjunction_is_not_compared_when_its_lanes_change() {
+    if !symbolizer() {
+        return;
+    }
+    let (code, report, said) = run("elseand", ELSE_OF_AND, &[]);
+    assert_eq!(code, Some(0), "{said}");
+    for text in ["out[r * 1024 + t]", "out[r * 1024 + t + 64]"] {
+        let site = access(&report, text);
+        assert_eq!(
+            site["dynamic"]["agreement"]["verdict"], "not-comparable",
+            "{site:#}"
+        );
+        assert!(
+            site["unpaired"]
+                .as_str()
+                .is_some_and(|u| u.contains("pass[it * 32 + t]") && u.contains("line 4")),
+            "{site:#}"
+        );
+    }
+}
+
 /// Writes `files` (name, text) into a scratch directory and runs `check --dynamic --format
 /// json` on the first of them and the others named in `inputs`; the exit status, the report
 /// and all it printed.

@@ -20,7 +20,7 @@ use super::model::{
     AccessKind, AccessReport, BranchReport, Call, Coalescing, Count, CountExprs, Divergence,
     SharedAccessReport,
 };
-use super::variance::Variance;
+use super::variance::{PostDominators, Variance};
 use super::warp::{count, count_lanes, Coordinates, WarpCount};
 use crate::access::split_base;
 use crate::coalescing::{Factor, LINE, SECTOR, WARP};
@@ -132,6 +132,7 @@ struct Kernel<'a> {
     env: SignEnv,
     /// Predecessors of each block, by index: a guard's edge must be its target's only one.
     preds: Vec<usize>,
+    pdom: PostDominators,
 }
 
 pub fn check(setting: &Setting) -> Checked {
@@ -214,6 +215,7 @@ pub fn check(setting: &Setting) -> Checked {
         varying_axes,
         env,
         preds: predecessors(func),
+        pdom: PostDominators::of(func),
     };
     let mut accesses = Vec::new();
     let mut shared = Vec::new();
@@ -844,6 +846,43 @@ impl Kernel<'_> {
         out
     }
 
+    /// The branches differing between a warp's threads that decide whether block `b` runs,
+    /// by control dependence: `b` post-dominates one side and not the branch. These include
+    /// what [`Kernel::deciding`] misses, the else of `if (a && b)`, which each failed test
+    /// reaches (no single edge leads there). Enough to tell lanes out of step; not a mask
+    /// (the sides join by "or", where guards are a conjunction).
+    fn controlling(&self, b: Block) -> Vec<Deciding> {
+        let func = self.func();
+        let mut out = Vec::new();
+        for g in func.blocks() {
+            let Terminator::Branch {
+                cond,
+                then_block,
+                else_block,
+            } = func.block(g).terminator
+            else {
+                continue;
+            };
+            if then_block == else_block
+                || !self.variance.varies_at(cond, g)
+                || self.pdom.post_dominates(b, g)
+            {
+                continue;
+            }
+            for (target, taken) in [(then_block, true), (else_block, false)] {
+                if self.pdom.post_dominates(b, target) {
+                    out.push(Deciding {
+                        at: g,
+                        cond,
+                        sides: [then_block, else_block],
+                        taken,
+                    });
+                }
+            }
+        }
+        out
+    }
+
     /// The comparisons of the branches guarding block `b` that differ between a warp's
     /// threads ([`Kernel::deciding`]).
     fn guards(&self, b: Block) -> Vec<Guard> {
@@ -898,7 +937,12 @@ impl Kernel<'_> {
     /// skips an iteration makes its n-th execution in a later one than the others.
     fn unpaired(&self, b: Block) -> Option<String> {
         let func = self.func();
-        let deciding = self.deciding(b);
+        let mut deciding = self.deciding(b);
+        for d in self.controlling(b) {
+            if !deciding.iter().any(|x| x.at == d.at) {
+                deciding.push(d);
+            }
+        }
         let mut around = self.forest.innermost(b);
         while let Some(id) = around {
             let l = self.forest.loop_(id);

@@ -449,12 +449,12 @@ fn divergent_loops(
 
 /// Post-dominators by the iterative set algorithm over the reversed CFG; blocks that reach
 /// no exit have none.
-struct PostDominators {
+pub(crate) struct PostDominators {
     immediate: Vec<Option<Block>>,
 }
 
 impl PostDominators {
-    fn of(func: &Function) -> Self {
+    pub(crate) fn of(func: &Function) -> Self {
         let n = func.blocks.len();
         let exits: Vec<bool> = func
             .blocks
@@ -521,6 +521,20 @@ impl PostDominators {
 
     fn immediate(&self, b: Block) -> Option<Block> {
         self.immediate.get(b.index()).copied().flatten()
+    }
+
+    /// Whether every path from `b` to an exit passes through `a` (`a == b` included).
+    pub(crate) fn post_dominates(&self, a: Block, b: Block) -> bool {
+        let mut at = Some(b);
+        // The chain of immediate post-dominators is at most one per block long.
+        for _ in 0..=self.immediate.len() {
+            match at {
+                Some(x) if x == a => return true,
+                Some(x) => at = self.immediate(x),
+                None => return false,
+            }
+        }
+        false
     }
 }
 
