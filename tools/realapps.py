@@ -674,6 +674,8 @@ def analyze_app(warpwise, cwd, files, flags, extra):
 # A name qualified by the place that computes its value (`n@12`, `i@63:18`, `i@?2`): the
 # report's way of telling two values of one variable apart, which no C reader knows.
 QUALIFIED = re.compile(r"[A-Za-z_]\w*@\??\d+")
+# A floor function of the engine, which C has no operator for.
+FLOOR = re.compile(r"\bfloor_(div|mod)\(")
 # The fields that quote the program's own text.
 QUOTES = ("access", "text", "element", "condition")
 
@@ -726,6 +728,8 @@ def text_faults(loops):
                 counts["fragments"] += 1
             if key == "c_type" and ("?" in t or not balanced(t)):
                 counts["types"] += 1
+            if FLOOR.search(value):
+                counts["floors"] += 1
 
     walk(loops, None)
     return counts
@@ -939,18 +943,21 @@ def evaluation_page(rows, missing, shapes, facts, curves=""):
             "(`access`, `text`, `element`, `condition`) that are fragments, unbalanced or cut "
             "at a comma; parameter types that are not C; and texts with a name qualified by "
             "the place computing its value (`n@12`, see [report-format.md](report-format.md#names)), "
-            "which tells two values of one variable apart but is not C.", "",
-            "| application | texts | fragments | types not C | texts with qualified names |",
-            "| --- | ---: | ---: | ---: | ---: |"]
+            "which tells two values of one variable apart but is not C; and expressions with "
+            "`floor_div`/`floor_mod`, a floor the analysis could not show equal to C's `/` "
+            "and `%` (the dividend's sign unknown).", "",
+            "| application | texts | fragments | types not C | texts with qualified names "
+            "| texts with floor_div/floor_mod |",
+            "| --- | ---: | ---: | ---: | ---: | ---: |"]
     for r in done:
         t = r["default"]["texts"]
         out.append(f"| {r['name']} | {t['texts']} | {t['fragments']} | {t['types']} | "
-                   f"{t['qualified']} |")
+                   f"{t['qualified']} | {t['floors']} |")
     every = collections.Counter()
     for r in done:
         every.update(r["default"]["texts"])
     out.append(f"| **all** | {every['texts']} | {every['fragments']} | {every['types']} | "
-               f"{every['qualified']} |")
+               f"{every['qualified']} | {every['floors']} |")
     out += ["", "## Pathological code shapes", "",
             "Generated files that make analysers blow up (`tools/pathological.py`), each "
             "analysed alone: CPU time (user + system) and peak memory of `warpwise analyze`, "
