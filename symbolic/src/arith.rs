@@ -191,21 +191,7 @@ impl Expr {
     /// modulo (equal there); see [`Poly::truncs_to_floors`].
     pub fn truncs_to_floors(&self, env: &SignEnv) -> Result<Expr, SymError> {
         let nonneg = |p: &Poly| sign_of(&Expr::Poly(p.clone()), env).is_subset(SignSet::NON_NEG);
-        match self {
-            Expr::Poly(p) => Ok(Expr::Poly(p.truncs_to_floors(&nonneg)?)),
-            Expr::Min(ps) => build_min(
-                ps.iter()
-                    .map(|p| p.truncs_to_floors(&nonneg))
-                    .collect::<Result<_, _>>()?,
-                env,
-            ),
-            Expr::Max(ps) => build_max(
-                ps.iter()
-                    .map(|p| p.truncs_to_floors(&nonneg))
-                    .collect::<Result<_, _>>()?,
-                env,
-            ),
-        }
+        self.map_polys(env, &|p| p.truncs_to_floors(&nonneg))
     }
 
     /// Every floor division and modulo whose dividend is known `>= 0` in `env` as C's `/`
@@ -213,20 +199,20 @@ impl Expr {
     /// [`Poly::floors_to_truncs`].
     pub fn floors_to_truncs(&self, env: &SignEnv) -> Result<Expr, SymError> {
         let nonneg = |p: &Poly| sign_of(&Expr::Poly(p.clone()), env).is_subset(SignSet::NON_NEG);
+        self.map_polys(env, &|p| p.floors_to_truncs(&nonneg))
+    }
+
+    /// `self` with `f` applied to the polynomial, or to each operand of a min or max (which
+    /// is then built again under `env`).
+    fn map_polys(
+        &self,
+        env: &SignEnv,
+        f: &dyn Fn(&Poly) -> Result<Poly, SymError>,
+    ) -> Result<Expr, SymError> {
         match self {
-            Expr::Poly(p) => Ok(Expr::Poly(p.floors_to_truncs(&nonneg)?)),
-            Expr::Min(ps) => build_min(
-                ps.iter()
-                    .map(|p| p.floors_to_truncs(&nonneg))
-                    .collect::<Result<_, _>>()?,
-                env,
-            ),
-            Expr::Max(ps) => build_max(
-                ps.iter()
-                    .map(|p| p.floors_to_truncs(&nonneg))
-                    .collect::<Result<_, _>>()?,
-                env,
-            ),
+            Expr::Poly(p) => Ok(Expr::Poly(f(p)?)),
+            Expr::Min(ps) => build_min(ps.iter().map(f).collect::<Result<_, _>>()?, env),
+            Expr::Max(ps) => build_max(ps.iter().map(f).collect::<Result<_, _>>()?, env),
         }
     }
 

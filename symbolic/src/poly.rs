@@ -544,29 +544,11 @@ impl Poly {
     /// split multiples of the divisor out when variables are later substituted
     /// (`floor((32*w + 5)/4) = 8*w + 1`), which truncation cannot do without signs.
     pub fn truncs_to_floors(&self, nonneg: &dyn Fn(&Poly) -> bool) -> Result<Poly, SymError> {
-        let mut r = Poly::zero();
-        for (m, c) in &self.terms {
-            let mut prod = Poly::constant(c.clone());
-            for (a, e) in m.factors() {
-                let converted = match a {
-                    Atom::Var(_) => Poly::atom(a.clone()),
-                    Atom::TruncDiv(p, d) | Atom::TruncRem(p, d) => {
-                        let inner = p.truncs_to_floors(nonneg)?;
-                        match (a, nonneg(&inner)) {
-                            (Atom::TruncDiv(..), true) => floor_div(&inner, d)?,
-                            (Atom::TruncRem(..), true) => floor_mod(&inner, d)?,
-                            _ => a.rebuild(&inner)?,
-                        }
-                    }
-                    Atom::FloorDiv(p, _) | Atom::FloorMod(p, _) => {
-                        a.rebuild(&p.truncs_to_floors(nonneg)?)?
-                    }
-                };
-                prod = prod.checked_mul(&converted.checked_pow(*e)?)?;
-            }
-            r = r.checked_add(&prod)?;
-        }
-        Ok(r)
+        self.map_divisions(&|a, inner| match a {
+            Atom::TruncDiv(_, d) if nonneg(inner) => Some(floor_div(inner, d)),
+            Atom::TruncRem(_, d) if nonneg(inner) => Some(floor_mod(inner, d)),
+            _ => None,
+        })
     }
 
     /// `self` with every floor division and modulo whose dividend `nonneg` says is never
@@ -574,22 +556,29 @@ impl Poly {
     /// the form C text prints, where floors have no operator. The inverse of
     /// [`Poly::truncs_to_floors`].
     pub fn floors_to_truncs(&self, nonneg: &dyn Fn(&Poly) -> bool) -> Result<Poly, SymError> {
+        self.map_divisions(&|a, inner| match a {
+            Atom::FloorDiv(p, d) if d.is_positive() && nonneg(p) => Some(trunc_div(inner, d)),
+            Atom::FloorMod(p, d) if d.is_positive() && nonneg(p) => Some(trunc_rem(inner, d)),
+            _ => None,
+        })
+    }
+
+    /// `self` with each division or remainder atom, innermost first, replaced by what
+    /// `convert` makes of it (given the atom and its dividend already converted), or rebuilt
+    /// on the converted dividend where `convert` gives `None`.
+    fn map_divisions(&self, convert: &DivisionRewrite) -> Result<Poly, SymError> {
         let mut r = Poly::zero();
         for (m, c) in &self.terms {
             let mut prod = Poly::constant(c.clone());
             for (a, e) in m.factors() {
-                let converted = match a {
-                    Atom::Var(_) => Poly::atom(a.clone()),
-                    Atom::FloorDiv(p, d) | Atom::FloorMod(p, d) => {
-                        let inner = p.floors_to_truncs(nonneg)?;
-                        match (a, d.is_positive() && nonneg(p)) {
-                            (Atom::FloorDiv(..), true) => trunc_div(&inner, d)?,
-                            (Atom::FloorMod(..), true) => trunc_rem(&inner, d)?,
-                            _ => a.rebuild(&inner)?,
+                let converted = match a.div_parts() {
+                    None => Poly::atom(a.clone()),
+                    Some((p, _)) => {
+                        let inner = p.map_divisions(convert)?;
+                        match convert(a, &inner) {
+                            Some(done) => done?,
+                            None => a.rebuild(&inner)?,
                         }
-                    }
-                    Atom::TruncDiv(p, _) | Atom::TruncRem(p, _) => {
-                        a.rebuild(&p.floors_to_truncs(nonneg)?)?
                     }
                 };
                 prod = prod.checked_mul(&converted.checked_pow(*e)?)?;
@@ -1031,6 +1020,10 @@ pub fn floor_mod(p: &Poly, k: &BigInt) -> Result<Poly, SymError> {
     }
     Ok(Poly::atom(Atom::FloorMod(Arc::new(n), d)).scale(&scale))
 }
+
+/// What [`Poly::map_divisions`] makes of a division or remainder atom, given its dividend
+/// already converted: a replacement, or `None` to keep the atom.
+type DivisionRewrite<'a> = dyn Fn(&Atom, &Poly) -> Option<Result<Poly, SymError>> + 'a;
 
 /// C's `p / k` (truncation toward zero), simplified by cancelling common factors; exact
 /// divisions disappear (`(k*e)/k = e`).
