@@ -307,32 +307,7 @@ pub fn types_may_alias(
     a: frontend::types::TypeId,
     b: frontend::types::TypeId,
 ) -> bool {
-    use frontend::types::{IntRank, Type};
-    if !unit.strict_aliasing {
-        return true;
-    }
-    let types = &unit.lowered.program.types;
-    let is_char = |t| {
-        matches!(
-            types.get(t),
-            Type::Int {
-                rank: IntRank::Char,
-                ..
-            }
-        )
-    };
-    if a == b || is_char(a) || is_char(b) {
-        return true;
-    }
-    match (types.get(a), types.get(b)) {
-        (Type::Int { rank: x, .. }, Type::Int { rank: y, .. }) => x == y,
-        (Type::Pointer { .. }, Type::Pointer { .. }) => true,
-        (Type::Record(_), _)
-        | (_, Type::Record(_))
-        | (Type::Array { .. }, _)
-        | (_, Type::Array { .. }) => true,
-        _ => false,
-    }
+    !unit.strict_aliasing || unit.lowered.program.types.may_alias(a, b)
 }
 
 /// The section of `base` from the symbolic range analysis (thesis §8.3): the union of the

@@ -983,6 +983,7 @@ impl<'a> FunctionContext<'a> {
         let (mut privacy, accesses, effects) = self.shared_accesses(id, &mut facts);
         let invariants = self.invariants(id);
         self.invariance_assumptions(&invariants, &mut facts);
+        self.type_rule_assumption(id, &mut facts);
         self.normalizable(
             id,
             &invariants,
@@ -1036,6 +1037,39 @@ impl<'a> FunctionContext<'a> {
             .assumptions
             .extend(effects.assumptions.iter().cloned());
         (privacy, accesses, effects)
+    }
+
+    /// The variables held in memory that the loop reads as one value only because C's
+    /// effective-type rule keeps a store through a pointer from changing them (analyses'
+    /// `Reconstruction::loads_by_type_rule`): the report says so.
+    fn type_rule_assumption(&self, id: LoopId, facts: &mut LoopFacts) {
+        let mut names = BTreeSet::new();
+        for block in &self.forest.loop_(id).blocks {
+            for v in &self.func.block(*block).insts {
+                if !self.rec.loads_by_type_rule.contains(v) {
+                    continue;
+                }
+                let InstKind::Load { addr } = self.func.inst(*v).kind else {
+                    continue;
+                };
+                let name = match self.func.inst(addr).kind {
+                    InstKind::SlotAddr(s) => &self.func.slot(s).name,
+                    InstKind::GlobalAddr(g) => &self.unit.lowered.program.global(g).name,
+                    _ => continue,
+                };
+                names.insert(format!("`{name}`"));
+            }
+        }
+        if !names.is_empty() {
+            let names: Vec<String> = names.into_iter().collect();
+            facts.assumptions.push(
+                format!(
+                    "the program follows C's effective-type rule (C99 6.5p7): no store through a pointer, of another type, changes {}, so the loop reads one value of each",
+                    names.join(", ")
+                )
+                .into(),
+            );
+        }
     }
 
     /// What the loop's invariance assumes: pointers that do not overlap, and new memory

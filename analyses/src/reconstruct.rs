@@ -61,6 +61,10 @@ pub struct Reconstruction {
     recurrences: HashMap<Value, Vec<Expr>>,
     /// Values whose reconstruction ignored C integer wrap-around or truncation.
     pub inexact: HashSet<Value>,
+    /// Loads of a variable held in memory whose value is one across a store through a
+    /// pointer only by C's effective-type rule (the store's type cannot modify the
+    /// variable's): what a result reading them assumes.
+    pub loads_by_type_rule: HashSet<Value>,
 }
 
 impl Reconstruction {
@@ -116,6 +120,7 @@ pub fn reconstruct_sharing(
         exprs: builder.exprs,
         recurrences: builder.recurrences,
         inexact: builder.inexact,
+        loads_by_type_rule: builder.loads_by_type_rule,
     }
 }
 
@@ -203,6 +208,7 @@ struct Builder<'a> {
     loop_blocks: HashSet<frontend::ir::Block>,
     recurrences: HashMap<Value, Vec<Expr>>,
     inexact: HashSet<Value>,
+    loads_by_type_rule: HashSet<Value>,
     /// Two-way phis of integers whose choice is decided by comparing two values
     /// (`a < b ? a : b`, `MIN(a, b)`): the comparison and the arguments each side takes.
     choices: HashMap<Value, Choice>,
@@ -250,6 +256,7 @@ impl<'a> Builder<'a> {
             loop_blocks: HashSet::new(),
             recurrences: HashMap::new(),
             inexact: HashSet::new(),
+            loads_by_type_rule: HashSet::new(),
             choices: HashMap::new(),
             call_stack,
             call_depth,
@@ -276,7 +283,7 @@ impl<'a> Builder<'a> {
         self.choices = choices(self.program, func, forest);
         let order = crate::framework::reverse_postorder(func);
         self.frozen = frozen::frozen_loads(self.program, func, forest, &order);
-        self.versions = versions::load_versions(self.program, func);
+        (self.versions, self.loads_by_type_rule) = versions::load_versions(self.program, func);
         for &block in &order {
             for &v in &func.block(block).insts {
                 let set = self.compute(v);

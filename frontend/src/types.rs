@@ -440,6 +440,35 @@ impl TypeTable {
     pub fn is_float(&self, id: TypeId) -> bool {
         matches!(self.get(id), Type::Float(_))
     }
+    /// Whether an access of type `a` may touch an object of type `b` under C99 6.5p7 (the
+    /// effective-type rule): an object is accessed only through its own type (ignoring
+    /// signedness) or a character type; pointers are taken to alias one another, and an
+    /// aggregate anything (it may hold a member of the other type). Callers check first
+    /// that the unit follows the rule (`-fno-strict-aliasing` says it does not).
+    pub fn may_alias(&self, a: TypeId, b: TypeId) -> bool {
+        let is_char = |t| {
+            matches!(
+                self.get(t),
+                Type::Int {
+                    rank: IntRank::Char,
+                    ..
+                }
+            )
+        };
+        if a == b || is_char(a) || is_char(b) {
+            return true;
+        }
+        match (self.get(a), self.get(b)) {
+            (Type::Int { rank: x, .. }, Type::Int { rank: y, .. }) => x == y,
+            (Type::Pointer { .. }, Type::Pointer { .. }) => true,
+            (Type::Record(_), _)
+            | (_, Type::Record(_))
+            | (Type::Array { .. }, _)
+            | (_, Type::Array { .. }) => true,
+            _ => false,
+        }
+    }
+
     pub fn is_arithmetic(&self, id: TypeId) -> bool {
         self.is_integer(id) || self.is_float(id)
     }

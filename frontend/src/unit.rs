@@ -151,6 +151,7 @@ fn unit_from(
             function: refusal.name.clone(),
         });
     }
+    lowered.program.strict_aliasing = strict_aliasing;
     Ok(Unit {
         path,
         preprocessed,

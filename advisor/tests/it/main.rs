@@ -46,6 +46,7 @@ mod summaries;
 mod switch_loops;
 mod tiled_bounds;
 mod triangular;
+mod type_rule_values;
 mod unswitched_scalars;
 mod whole_objects;
 mod witnesses;

@@ -10,7 +10,9 @@
 //! variable whose address the function lets out; for a global, any call but to the C
 //! library's functions that only write through their arguments, and those too for an
 //! `extern` global the library may own, such as `optind`); a store through a pointer for a
-//! variable whose address the function lets out. A store through a pointer is taken not to
+//! variable whose address the function lets out, unless C's effective-type rule says it
+//! cannot (a `double` stored through a pointer never writes an `int *` variable; not in a
+//! unit built with `-fno-strict-aliasing`). A store through a pointer is taken not to
 //! write a global whose address the function does not take: the aliasing policy's
 //! assumption, the one the loop-invariance analysis makes of distinct objects.
 
@@ -39,8 +41,12 @@ enum Version {
 
 /// For each load of a variable that reads another value than the variable had at the
 /// function's entry, a text naming that value's version: loads with the same text read the
-/// same value. Loads that read the entry value are left out.
-pub(super) fn load_versions(program: &Program, func: &Function) -> HashMap<Value, String> {
+/// same value. Loads that read the entry value are left out. Then the loads of each variable
+/// that a store through a pointer skips only by C's effective-type rule.
+pub(super) fn load_versions(
+    program: &Program,
+    func: &Function,
+) -> (HashMap<Value, String>, HashSet<Value>) {
     let root = |mut v: Value| {
         for _ in 0..64 {
             match &func.inst(v).kind {
@@ -67,7 +73,7 @@ pub(super) fn load_versions(program: &Program, func: &Function) -> HashMap<Value
         }
     }
     if loads.is_empty() {
-        return HashMap::new();
+        return (HashMap::new(), HashSet::new());
     }
     // Objects whose address the function lets out: used otherwise than as the address of
     // a load or store or the base of an address computation.
@@ -90,13 +96,21 @@ pub(super) fn load_versions(program: &Program, func: &Function) -> HashMap<Value
     for b in func.blocks() {
         func.terminator_uses(b).into_iter().for_each(&mut let_out);
     }
+    let object_type = |x: Object| match x {
+        Object::Global(g) => program.global(g).ty,
+        Object::Slot(s) => func.slot(s).ty,
+    };
+    // Whether a store of `value` through a pointer may write `x` by its type.
+    let may_write = |x: Object, value: Value| {
+        !program.strict_aliasing || program.types.may_alias(func.inst(value).ty, object_type(x))
+    };
     // The writes of each loaded object, in instruction order per block.
     let writes = |x: Object, v: Value| -> bool {
         let exposed = escaped.contains(&x);
         match &func.inst(v).kind {
-            InstKind::Store { addr, .. } => match root(*addr) {
+            InstKind::Store { addr, value } => match root(*addr) {
                 Some(y) => y == x,
-                None => exposed,
+                None => exposed && may_write(x, *value),
             },
             InstKind::Call { callee, .. } => match callee {
                 // A call that does not return leaves no load after it to read what it wrote
@@ -125,7 +139,19 @@ pub(super) fn load_versions(program: &Program, func: &Function) -> HashMap<Value
     let reachable = |b: Block| b == func.entry || idom[b.index()].is_some();
     let frontiers = dominance_frontiers(func, &idom);
     let mut out = HashMap::new();
+    // A store through a pointer that only its type keeps from writing `x`.
+    let skipped_by_type = |x: Object| {
+        escaped.contains(&x)
+            && func.values().any(|v| match &func.inst(v).kind {
+                InstKind::Store { addr, value } => root(*addr).is_none() && !may_write(x, *value),
+                _ => false,
+            })
+    };
+    let mut by_type = HashSet::new();
     for (x, xs) in loads {
+        if skipped_by_type(x) {
+            by_type.extend(xs.iter().copied());
+        }
         let written: Vec<Block> = func
             .blocks()
             .filter(|b| reachable(*b) && func.block(*b).insts.iter().any(|v| writes(x, *v)))
@@ -196,7 +222,7 @@ pub(super) fn load_versions(program: &Program, func: &Function) -> HashMap<Value
             }
         }
     }
-    out
+    (out, by_type)
 }
 
 /// Each reachable block's dominance frontier (Cooper, Harvey and Kennedy).

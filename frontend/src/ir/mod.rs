@@ -623,6 +623,10 @@ pub struct Program {
     /// Functions some declaration or definition of this unit marks as never returning
     /// (`_Noreturn`, `__attribute__((noreturn))`).
     pub noreturn: std::collections::BTreeSet<String>,
+    /// Whether the unit follows C's effective-type rule (`Unit::strict_aliasing`), so an
+    /// access of one type never touches an object of an incompatible one
+    /// ([`crate::types::TypeTable::may_alias`]); false until the unit says so.
+    pub strict_aliasing: bool,
 }
 
 impl Program {
