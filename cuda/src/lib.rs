@@ -18,6 +18,7 @@ pub mod minmax;
 pub mod openmp;
 pub mod plan;
 pub mod reduce;
+mod text_aliases;
 pub mod validate;
 
 pub use emit::{emit, Emitted, SHIM_NAME};

@@ -460,6 +460,16 @@ impl Ctx<'_> {
         self.types.display(ty)
     }
 
+    /// Whether variable `name` ([`Ctx::type_of`]) is a pointer or an array.
+    pub(crate) fn is_pointer(&self, name: &str) -> bool {
+        self.type_of(name).is_some_and(|t| {
+            matches!(
+                self.types.get(t),
+                frontend::types::Type::Pointer { .. } | frontend::types::Type::Array { .. }
+            )
+        })
+    }
+
     /// The declared type of the automatic variable `name` the function's text reads at
     /// `at`: the innermost declaration before `at` whose block holds it. What lowering
     /// records for a variable SSA keeps no value of (a copy, `const cs_lnum_t n = m;`).
@@ -1063,7 +1073,8 @@ fn passed_report(ctx: &Ctx<'_>, report: &LoopReport) -> Option<LoopReport> {
 /// what the body indexes. `None` when there is none.
 fn arrays_by_copy(ctx: &Ctx<'_>, report: &LoopReport) -> Option<LoopReport> {
     let site = ctx.loop_site(&report.id)?;
-    let aliases = crate::openmp::clauses::text_aliases(ctx, site, report);
+    let aliases =
+        crate::text_aliases::text_aliases(&ctx.sites, site, report, &|n| ctx.is_pointer(n));
     let mut out = report.clone();
     let mut renamed = false;
     for p in out.parameters.iter_mut() {

@@ -10,6 +10,8 @@ use crate::ctext::expr_roots;
 use crate::plan::{
     dealias, declared_in, perfectly_nested_child, vla_pitch, written_in, Ctx, EmitError,
 };
+pub(super) use crate::text_aliases::is_identifier;
+use crate::text_aliases::{scalars_written_inside, text_aliases};
 use advisor::model::{Device, LoopReport, ParamKind, Quantity, RedOp, ReductionKind, Role};
 use frontend::access_sites::{AccessMode, LoopSite};
 use frontend::ir::Span;
@@ -677,7 +679,7 @@ fn plan_privates(
     }
     for v in inner_loop_variables(ctx, site)
         .into_iter()
-        .chain(scalars_written_inside(ctx, site))
+        .chain(scalars_written_inside(&ctx.sites, site))
     {
         if is_reduced(&v) {
             continue;
@@ -731,7 +733,7 @@ fn prepare_parameters(scope: &Scope<'_, '_>) -> Result<Parameters, EmitError> {
         .collect();
     // The loop's text names `xd` where the report names the value it holds
     // (`x->content->data`, `xd = NV_DATA_OMP(x)` before the loop): map what the text names.
-    let aliases = text_aliases(ctx, site, report);
+    let aliases = text_aliases(&ctx.sites, site, report, &|n| ctx.is_pointer(n));
     let parameters: Vec<advisor::model::Parameter> = parameters
         .into_iter()
         .map(|p| match aliases.get(&p.name) {
@@ -2210,105 +2212,6 @@ fn inner_loop_variables(ctx: &Ctx<'_>, site: &LoopSite) -> Vec<String> {
     out
 }
 
-/// Scalar variables declared outside the loop (parameters and globals included) that its
-/// body assigns: the analysis found no value flowing between iterations through them (the
-/// loop is friendly), so each thread gets its own; in a `parallel for` they would be
-/// shared. SSA-promoted scalars (`x = 0; ... x += ...`) are not in the report's `private`
-/// list, which names memory objects.
-fn scalars_written_inside(ctx: &Ctx<'_>, site: &LoopSite) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    for a in &ctx.sites.accesses {
-        if a.mode == AccessMode::Read
-            || a.span.start < site.span.start
-            || a.span.end > site.span.end
-        {
-            continue;
-        }
-        let Some(v) = &a.variable else {
-            continue;
-        };
-        let outside = v.local_decl.is_none_or(|d| d < site.span.start);
-        if outside && !out.contains(&v.name) {
-            out.push(v.name.clone());
-        }
-    }
-    out
-}
-
-/// For each array the report names by its value (`x->content->data`, `x` copied into
-/// `xs`), the one variable declared before the loop and not written in it that the loop's
-/// accesses reach it through (`xd`, `xs`): the name a port must use, as the loop's text
-/// does.
-pub(crate) fn text_aliases(
-    ctx: &Ctx<'_>,
-    site: &LoopSite,
-    report: &LoopReport,
-) -> BTreeMap<String, String> {
-    let written = scalars_written_inside(ctx, site);
-    source_bases(ctx, report)
-        .into_iter()
-        .filter(|(_, alias)| !written.contains(alias) && declared_outside(ctx, site, alias))
-        .collect()
-}
-
-/// For each array the report names by its value (`x->content->data`), the one variable
-/// the loop's accesses reach it through (`xd`), from the report's access texts.
-fn source_bases(ctx: &Ctx<'_>, report: &LoopReport) -> BTreeMap<String, String> {
-    let mut seen: BTreeMap<String, Option<String>> = BTreeMap::new();
-    let Some(mapping) = report.mappings.first() else {
-        return BTreeMap::new();
-    };
-    // A name the report gives its own array is no other array's copy (`v[i] = zero;`
-    // copies a struct: the read of `zero` has the text `v[i]`).
-    let bases: BTreeSet<&str> = mapping
-        .accesses
-        .iter()
-        .filter_map(|a| a.base.as_deref())
-        .collect();
-    for a in &mapping.accesses {
-        let Some(base) = &a.base else {
-            continue;
-        };
-        // Macro expansions parenthesize: `(xd[i])`.
-        let text = a.text.trim().trim_start_matches(['(', ' ']);
-        let root: String = text
-            .chars()
-            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
-            .collect();
-        let rest = text[root.len()..].trim_start();
-        // A copy the IR drops (`const cs_real_t *_c_var = c_var;`) has its type from its
-        // declaration.
-        let pointer = ctx
-            .type_of(&root)
-            .is_some_and(|t| matches!(ctx.types.get(t), Type::Pointer { .. } | Type::Array { .. }));
-        // `r->axis[i]` with `r = _glob_rotation_0` reaches the global through its copy (a
-        // member array, `m->b_face_cells` of `cs_glob_mesh->b_face_cells`, is no copy).
-        // `in[i][j]` reaches the base `in[i]` through its own name, not through a copy;
-        // `Fmatrix[i]` reaches `Fmatrix@601`, the report's qualified name of it.
-        let base_root: String = base
-            .chars()
-            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
-            .collect();
-        let qualified_self = base
-            .strip_prefix(root.as_str())
-            .is_some_and(|q| q.starts_with('@'));
-        let copy = !bases.contains(root.as_str()) && root != base_root;
-        let candidate = (is_identifier(&root)
-            && &root != base
-            && (qualified_self || copy)
-            && pointer
-            && (rest.starts_with('[') || rest.starts_with("->") && is_identifier(base)))
-        .then_some(root);
-        let e = seen.entry(base.clone()).or_insert(candidate.clone());
-        if *e != candidate {
-            *e = None;
-        }
-    }
-    seen.into_iter()
-        .filter_map(|(base, alias)| Some((base, alias?)))
-        .collect()
-}
-
 /// Whether `name` may be in scope at the loop's pragma: a global of the unit, or a name the
 /// function's text uses before the loop (its parameters and earlier declarations).
 fn visible_at_pragma(ctx: &Ctx<'_>, site: &LoopSite, name: &str) -> bool {
@@ -2325,26 +2228,6 @@ fn visible_at_pragma(ctx: &Ctx<'_>, site: &LoopSite, name: &str) -> bool {
             .globals
             .iter()
             .any(|g| g.name == name && g.local_to.is_none())
-}
-
-/// Whether every variable named `name` that the loop touches is declared before it
-/// (a parameter, a global or a local of the function): a name declared in the loop's body
-/// (`char *aux = (char *)in;`) is not in scope at the pragma.
-fn declared_outside(ctx: &Ctx<'_>, site: &LoopSite, name: &str) -> bool {
-    let mut seen = false;
-    for a in &ctx.sites.accesses {
-        if a.span.start < site.span.start || a.span.end > site.span.end {
-            continue;
-        }
-        let Some(v) = a.variable.as_ref().filter(|v| v.name == name) else {
-            continue;
-        };
-        if v.local_decl.is_some_and(|d| d >= site.span.start) {
-            return false;
-        }
-        seen = true;
-    }
-    seen
 }
 
 /// Variables declared outside the loop (parameters and globals included) that it reads.
@@ -2383,13 +2266,6 @@ fn source_name(ctx: &Ctx<'_>, name: &str) -> String {
         }
         _ => name.to_string(),
     }
-}
-
-pub(super) fn is_identifier(s: &str) -> bool {
-    s.chars()
-        .next()
-        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-        && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
 /// True when `after` (the text after the lvalue `x`) is ` = x + e;` or ` = x - e;` with no
