@@ -86,9 +86,15 @@ fn source_bases(report: &LoopReport, pointer: &dyn Fn(&str) -> bool) -> BTreeMap
 /// shared. SSA-promoted scalars (`x = 0; ... x += ...`) are not in the report's `private`
 /// list, which names memory objects.
 pub(crate) fn scalars_written_inside(sites: &Sites, site: &LoopSite) -> Vec<String> {
+    variables_inside(sites, site, true)
+}
+
+/// The variables declared outside the loop (parameters and globals included) that it
+/// accesses, or only those it writes, each once in order of first access.
+pub(crate) fn variables_inside(sites: &Sites, site: &LoopSite, written: bool) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for a in &sites.accesses {
-        if a.mode == AccessMode::Read
+        if (written && a.mode == AccessMode::Read)
             || a.span.start < site.span.start
             || a.span.end > site.span.end
         {

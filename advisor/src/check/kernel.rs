@@ -818,10 +818,30 @@ impl Kernel<'_> {
     /// (a uniform one runs the whole warp or none of it): each edge into a block with no
     /// other way in that dominates `b`, with the side it takes.
     fn deciding(&self, b: Block) -> Vec<Deciding> {
+        self.varying_sides(|_, target| {
+            self.preds[target.index()] == 1 && self.forest.dominates(target, b)
+        })
+    }
+
+    /// Each side of a two-way branch whose condition differs between a warp's threads,
+    /// kept where `keep(branch, side)` holds, as the side the branch takes.
+    fn varying_sides(&self, keep: impl Fn(Block, Block) -> bool) -> Vec<Deciding> {
+        let func = self.func();
         let mut out = Vec::new();
-        for (g, cond, [then_block, else_block]) in self.varying_branches() {
+        for g in func.blocks() {
+            let Terminator::Branch {
+                cond,
+                then_block,
+                else_block,
+            } = func.block(g).terminator
+            else {
+                continue;
+            };
+            if then_block == else_block || !self.variance.varies_at(cond, g) {
+                continue;
+            }
             for (target, taken) in [(then_block, true), (else_block, false)] {
-                if self.preds[target.index()] == 1 && self.forest.dominates(target, b) {
+                if keep(g, target) {
                     out.push(Deciding {
                         at: g,
                         cond,
@@ -832,23 +852,6 @@ impl Kernel<'_> {
             }
         }
         out
-    }
-
-    /// The two-way branches whose condition differs between a warp's threads: each block
-    /// ending in one, its condition and its sides.
-    fn varying_branches(&self) -> impl Iterator<Item = (Block, Value, [Block; 2])> + '_ {
-        let func = self.func();
-        func.blocks()
-            .filter_map(move |g| match func.block(g).terminator {
-                Terminator::Branch {
-                    cond,
-                    then_block,
-                    else_block,
-                } if then_block != else_block && self.variance.varies_at(cond, g) => {
-                    Some((g, cond, [then_block, else_block]))
-                }
-                _ => None,
-            })
     }
 
     /// The branches differing between a warp's threads that decide whether block `b` runs,
@@ -857,23 +860,9 @@ impl Kernel<'_> {
     /// reaches (no single edge leads there). Enough to tell lanes out of step; not a mask
     /// (the sides join by "or", where guards are a conjunction).
     fn controlling(&self, b: Block) -> Vec<Deciding> {
-        let mut out = Vec::new();
-        for (g, cond, [then_block, else_block]) in self.varying_branches() {
-            if self.pdom.post_dominates(b, g) {
-                continue;
-            }
-            for (target, taken) in [(then_block, true), (else_block, false)] {
-                if self.pdom.post_dominates(b, target) {
-                    out.push(Deciding {
-                        at: g,
-                        cond,
-                        sides: [then_block, else_block],
-                        taken,
-                    });
-                }
-            }
-        }
-        out
+        self.varying_sides(|g, target| {
+            !self.pdom.post_dominates(b, g) && self.pdom.post_dominates(b, target)
+        })
     }
 
     /// The comparisons of the branches guarding block `b` that differ between a warp's

@@ -2232,20 +2232,7 @@ fn visible_at_pragma(ctx: &Ctx<'_>, site: &LoopSite, name: &str) -> bool {
 
 /// Variables declared outside the loop (parameters and globals included) that it reads.
 fn scalars_read_inside(ctx: &Ctx<'_>, site: &LoopSite) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    for a in &ctx.sites.accesses {
-        if a.span.start < site.span.start || a.span.end > site.span.end {
-            continue;
-        }
-        let Some(v) = &a.variable else {
-            continue;
-        };
-        let outside = v.local_decl.is_none_or(|d| d < site.span.start);
-        if outside && !out.contains(&v.name) {
-            out.push(v.name.clone());
-        }
-    }
-    out
+    crate::text_aliases::variables_inside(&ctx.sites, site, false)
 }
 
 /// The report writes `in_2` for a variable whose name two declarations of the function
