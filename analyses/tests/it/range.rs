@@ -662,7 +662,7 @@ impl Generator {
         }
         g.block(0, &params, &vars);
         g.out.push_str(
-            "}\n\nint main(int argc, char **argv)\n{\n    f(atoi(argv[1]), atoi(argv[2]));\n    return 0;\n}\n",
+            "}\n\nint main(int argc, char **argv)\n{\n    setvbuf(stdout, NULL, _IOLBF, 0);\n    f(atoi(argv[1]), atoi(argv[2]));\n    return 0;\n}\n",
         );
         (g.out, g.probes)
     }
@@ -708,7 +708,10 @@ fn run_generated(choices: Vec<u32>) -> Result<(), String> {
     let probes = probes(func);
     let exe = path.with_extension("bin");
     let status = std::process::Command::new("cc")
-        .args(["-std=c99", "-O0", "-w", "-o"])
+        // A signed overflow is undefined, and the ranges assume none: `-ftrapv` stops the
+        // run at the first one, and the line-buffered output keeps every value printed
+        // before it (those were computed without overflow, so they must lie in range).
+        .args(["-std=c99", "-O0", "-w", "-ftrapv", "-o"])
         .arg(&exe)
         .arg(path)
         .status()
@@ -773,6 +776,27 @@ proptest::proptest! {
         if let Err(e) = run_generated(choices) {
             proptest::prop_assert!(false, "{}", e);
         }
+    }
+}
+
+/// A generated program whose doubling assignment `v2 = 2*v2 + 2*v0 - 1` overflows `int` for
+/// n = 7, m = 2: the values printed before the overflow are checked, the wrapped ones are
+/// not (the overflow is undefined, and the ranges assume none).
+#[test]
+fn generated_program_is_checked_up_to_its_first_signed_overflow() {
+    let choices = vec![
+        746, 799, 138, 663, 358, 226, 702, 637, 29, 211, 270, 216, 207, 939, 116, 313, 495, 206,
+        489, 997, 948, 158, 53, 112, 614, 571, 198, 216, 985, 655, 603, 16, 781, 645, 665, 830,
+        815, 569, 569, 360, 826, 757, 656, 947, 300, 383, 389, 118, 847, 407, 277, 923, 163, 203,
+        664, 496, 44, 984, 899, 444, 378, 527, 668,
+    ];
+    let (source, _) = Generator::program(choices.clone());
+    assert!(
+        source.contains("(2) * v2"),
+        "the overflowing program:\n{source}"
+    );
+    if let Err(e) = run_generated(choices) {
+        panic!("{e}");
     }
 }
 
