@@ -1682,6 +1682,21 @@ impl<'a> FunctionContext<'a> {
                         all.get(&d).map(|f| &f.privacy),
                     )
             };
+            let definitions = self
+                .variable_definitions
+                .get_or_init(|| crate::rebase::Definitions::of(self.func));
+            let l = self.forest.loop_(id);
+            let entry_offset = |base: &symbolic::Var| match crate::rebase::entry_offset(
+                self.func,
+                self.rec,
+                definitions,
+                l,
+                base.name(),
+                base,
+            ) {
+                EntryOffset::Moved(offset) => Some(offset),
+                EntryOffset::Same | EntryOffset::Unknown(_) => None,
+            };
             crate::performance::attach(
                 self.unit,
                 self.func,
@@ -1691,6 +1706,7 @@ impl<'a> FunctionContext<'a> {
                 &parallel,
                 &facts.privacy.accesses,
                 self.target,
+                &entry_offset,
                 &mut report,
             );
         }

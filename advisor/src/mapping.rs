@@ -76,6 +76,11 @@ pub struct Nest<'a> {
     pub outer: LoopId,
     pub space: Space,
     pub accesses: Vec<MemAccess>,
+    /// How far each base variable has moved, where the loop starts, past the value the
+    /// accesses' offsets are expressed from (`crate::rebase`). Counts use the offsets as
+    /// they are, so that a start the move leaves unaligned still counts as one; what the
+    /// report shows ([`Nest::shown_offset`]) is from where the variable points.
+    pub moved: HashMap<Var, Expr>,
     /// Factors already computed, by per-thread offset, element size and granule: the
     /// candidates of a nest share most offsets (`a[i]` is the same for every mapping that
     /// gives `i` to `threadIdx.x`), and loads and stores of one element share theirs.
@@ -111,8 +116,17 @@ impl<'a> Nest<'a> {
             outer,
             space,
             accesses,
+            moved: HashMap::new(),
             factor_memo: Default::default(),
         }
+    }
+
+    /// `offset` from `base` as the report shows it: from where the base variable points
+    /// when the loop starts.
+    pub fn shown_offset(&self, base: Option<&Var>, offset: &Expr) -> Expr {
+        base.and_then(|b| self.moved.get(b))
+            .and_then(|m| offset.checked_sub(m).ok())
+            .unwrap_or_else(|| offset.clone())
     }
 }
 
@@ -364,7 +378,11 @@ impl<'a> Nest<'a> {
                 base: a.base().map(|b| b.name().to_string()),
                 // An access through a pointer chosen at run time has one offset per
                 // possible base.
-                offset_bytes: Forms::of(a.alternatives.iter().map(|(_, o)| Quantity::of(o))),
+                offset_bytes: Forms::of(
+                    a.alternatives
+                        .iter()
+                        .map(|(b, o)| Quantity::of(&self.shown_offset(b.as_ref(), o))),
+                ),
                 inner_loop: self.inner_loop(a, c),
                 stride_bytes: f.stride.as_ref().map(in_c),
                 requests_per_warp: in_c(&f.requests),

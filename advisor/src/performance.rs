@@ -19,6 +19,7 @@ pub fn attach(
     parallel: &dyn Fn(LoopId) -> bool,
     private: &std::collections::HashSet<frontend::ir::Value>,
     target: &Target,
+    entry_offset: &dyn Fn(&symbolic::Var) -> Option<symbolic::Expr>,
     report: &mut crate::model::LoopReport,
 ) {
     let types = &unit.lowered.program.types;
@@ -28,7 +29,17 @@ pub fn attach(
     // Private storage is each thread's own, not global memory shared by a warp.
     let mut accesses = crate::access::collect_accesses(func, forest, outer, rec, types);
     accesses.retain(|a| !private.contains(&a.inst));
-    let nest = Nest::new(unit, func, forest, rec, outer, space, accesses);
+    // Where each base variable points when the loop starts, past the value the offsets
+    // are expressed from (`crate::rebase`): what the report shows is from there.
+    let moved: std::collections::HashMap<symbolic::Var, symbolic::Expr> = accesses
+        .iter()
+        .flat_map(|a| a.alternatives.iter().filter_map(|(b, _)| b.clone()))
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .filter_map(|b| entry_offset(&b).map(|m| (b, m)))
+        .collect();
+    let mut nest = Nest::new(unit, func, forest, rec, outer, space, accesses);
+    nest.moved = moved;
     let evals: Vec<Evaluated> = candidates(forest, outer, parallel)
         .iter()
         .filter(|c| nest.iv(c.x).is_some() && c.y.is_none_or(|y| nest.iv(y).is_some()))

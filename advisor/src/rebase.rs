@@ -68,6 +68,15 @@ pub fn entry_offset(
     name: &str,
     base: &Var,
 ) -> EntryOffset {
+    // A base that is the variable's second value (`q#2`, the pointer the loop around this
+    // one advances) is still the variable `q`.
+    let name = variable_name(name)
+        .filter(|variable| {
+            rec.symbols
+                .value_of(base)
+                .is_some_and(|v| func.inst(v).origin.var_name.as_deref() == Some(*variable))
+        })
+        .unwrap_or(name);
     let Some(value) = value_at_entry(func, rec, definitions, l, name, base) else {
         return EntryOffset::Same;
     };
@@ -97,6 +106,14 @@ pub fn entry_offset(
         _ => EntryOffset::Unknown(format!(
             "where `{name}` points when the loop starts is not the pointer its accesses are expressed from"
         )),
+    }
+}
+
+/// The name a numbered symbol is numbered from: `q` for `q#2`.
+fn variable_name(symbol: &str) -> Option<&str> {
+    match symbol.rsplit_once('#') {
+        Some((name, k)) if !k.is_empty() && k.bytes().all(|b| b.is_ascii_digit()) => Some(name),
+        _ => None,
     }
 }
 

@@ -145,7 +145,8 @@ pub fn analyze(
         let (Some(base), [(_, offset)]) = (a.base(), a.alternatives.as_slice()) else {
             continue;
         };
-        let Some(offset) = subst(offset, &map) else {
+        let offset = nest.shown_offset(Some(base), offset);
+        let Some(offset) = subst(&offset, &map) else {
             continue;
         };
         let (line, text) = nest.access_text(a);

@@ -374,32 +374,20 @@ impl FunctionContext<'_> {
         let lo = crate::access::tighter(lo, rlo, false, &space.env);
         let hi = crate::access::tighter(hi, rhi, true, &space.env);
         // Named after a variable: relative to it as the loop finds it.
-        let rebased = match crate::rebase::entry_offset(
-            self.func,
-            self.rec,
-            definitions,
-            l,
-            name,
-            var,
-        ) {
-            EntryOffset::Same => Ok((lo, hi)),
-            EntryOffset::Moved(offset) => {
-                match (lo.checked_sub(&offset), hi.checked_sub(&offset)) {
-                    (Ok(lo), Ok(hi)) => {
-                        notes.push(format!(
-                                "relative to `{name}` where the loop starts, {} bytes past the value the accesses are expressed from",
-                                offset.to_c()
-                            ));
-                        Ok((lo, hi))
-                    }
-                    _ => Err(format!(
+        let rebased =
+            match crate::rebase::entry_offset(self.func, self.rec, definitions, l, name, var) {
+                EntryOffset::Same => Ok((lo, hi)),
+                EntryOffset::Moved(offset) => {
+                    match (lo.checked_sub(&offset), hi.checked_sub(&offset)) {
+                        (Ok(lo), Ok(hi)) => Ok((lo, hi)),
+                        _ => Err(format!(
                         "`{name}` moved {} bytes before the loop, which the engine cannot subtract",
                         offset.to_c()
                     )),
+                    }
                 }
-            }
-            EntryOffset::Unknown(why) => Err(why),
-        };
+                EntryOffset::Unknown(why) => Err(why),
+            };
         let bytes = match rebased {
             Ok((lo, hi)) => {
                 let size = hi.checked_sub(&lo).map_or_else(

@@ -293,6 +293,46 @@ fn pointers_advanced_beside_the_index_are_counters_over_the_arrays_they_walk() {
             run("0", "32*border", false)
         ]
     );
+    // The same runs inside a loop over rows (GraphicsMagick's decorate.c): `q` there is
+    // the row loop's value, and each run's section and access offsets are from where `q`
+    // points when the run starts. Before, the second run's were from the row's start,
+    // `[32*x@L, 32*width + 32*x@L)`, with the first run's exit value of `x`. Moving the
+    // start keeps its unaligned count (it may leave `q` anywhere in a 128-byte line).
+    let rows: Vec<_> = reports
+        .iter()
+        .filter(|r| r.function == "frame_rows" && r.verdict == Verdict::Friendly)
+        .map(|r| {
+            let q = r.parameters.iter().find(|p| p.name == "q").unwrap();
+            let b = q.bytes.as_ref().expect("a section for `q`");
+            let access = r.mappings[0]
+                .accesses
+                .iter()
+                .find(|a| a.base.as_deref() == Some("q"))
+                .expect("the store through `q`");
+            (
+                b.lo.to_string(),
+                b.hi.to_string(),
+                access.offset_bytes.to_string(),
+                access.unaligned_requests_per_warp.is_some(),
+            )
+        })
+        .collect();
+    let row = |lo: &str, hi: &str, unaligned| {
+        (
+            lo.to_string(),
+            hi.to_string(),
+            "32*x".to_string(),
+            unaligned,
+        )
+    };
+    assert_eq!(
+        rows,
+        vec![
+            row("0", "32*border", false),
+            row("0", "32*width", true),
+            row("0", "32*border", true)
+        ]
+    );
     // The program the fixture is: it runs and prints its checksum.
     assert!(!run_program(&source).trim().is_empty());
 }
