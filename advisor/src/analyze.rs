@@ -624,11 +624,38 @@ impl<'a> FunctionContext<'a> {
                     .as_ref()
                     .is_some_and(|path| self.is_the_value_read_at(name, path, line))
         };
+        let definitions = self
+            .variable_definitions
+            .get_or_init(|| crate::rebase::Definitions::of(self.func));
+        let l = self.forest.loop_(id);
+        let at_start = |name: &str| {
+            let var = Var::new(name);
+            // A variable's storage (a by-value struct's copy) is the object, no value it
+            // holds.
+            if self.rec.symbols.is_object(&var) {
+                return false;
+            }
+            let Some(v) = self.rec.symbols.value_of(&var) else {
+                return false;
+            };
+            let Some(variable) = self.func.inst(v).origin.var_name.as_deref() else {
+                return false;
+            };
+            match crate::rebase::value_at_entry(self.func, self.rec, definitions, l, variable, &var)
+            {
+                Some(entry) => {
+                    entry == v || self.rec.single(entry) == Some(&symbolic::Expr::from(var))
+                }
+                // Defined once: the value, unless the loop computes it.
+                None => !l.contains(self.func.inst(v).block),
+            }
+        };
         let places = crate::present::Places {
             locate: &locate,
             is_object: &is_object,
             in_scope: &in_scope,
             entry_value: &entry_value,
+            at_start: &at_start,
         };
         crate::present::present(report, &places);
     }

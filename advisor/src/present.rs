@@ -30,12 +30,17 @@ pub type InScope<'a> = dyn Fn(&str, u32) -> bool + 'a;
 /// shown by one name. `None` for every other symbol.
 pub type EntryValue<'a> = dyn Fn(&str) -> Option<String> + 'a;
 
+/// Whether a numbered symbol is the value its source name holds where the loop starts
+/// (`jj@6549`, the value a previous loop leaves in the counter this one continues).
+pub type AtStart<'a> = dyn Fn(&str) -> bool + 'a;
+
 /// How a loop's symbols are placed in its source (see [`present`]).
 pub struct Places<'a> {
     pub locate: &'a Locate<'a>,
     pub is_object: &'a IsObject<'a>,
     pub in_scope: &'a InScope<'a>,
     pub entry_value: &'a EntryValue<'a>,
+    pub at_start: &'a AtStart<'a>,
 }
 
 /// Renames every numbered symbol in `report`'s texts (see the module documentation).
@@ -169,6 +174,21 @@ fn present_at_places(report: &mut LoopReport, names: &Names, places: &Places) {
             rename_at(vec![y], Vec::new(), y_loop.line, names, places);
         }
     };
+    // What holds for the whole loop (its bounds, trip count and sections) is read where it
+    // starts, where no iteration's values exist: a name there is the variable as the loop
+    // finds it (`lower: jj`, `8*jj + ...` for the counter a previous loop left in `jj`).
+    let mut at_start: Vec<&mut Quantity> = Vec::new();
+    if let Some(i) = report.induction.as_mut() {
+        at_start.extend([&mut i.lower, &mut i.upper, &mut i.trip_count]);
+    }
+    for p in report.parameters.iter_mut() {
+        if let Some(b) = p.bytes.as_mut() {
+            at_start.extend([&mut b.lo, &mut b.hi, &mut b.size]);
+        }
+    }
+    // Plain names keep what the whole report decided (the start of a path, `r->size`, is
+    // the value the path was read through, whatever the variable holds at the start).
+    rename_where(Vec::new(), at_start, places.at_start, false, names, places);
     for m in report.mappings.iter_mut() {
         at_loop(&mut m.mapping);
         for a in m.accesses.iter_mut() {
@@ -284,8 +304,8 @@ fn forget_read_at(reasons: &mut [Reason]) {
 /// another value; every other symbol reads as in the whole report. A quantity is renamed
 /// whole, its expression's variables as its text's names, so that the two stay in step.
 fn rename_at(
-    mut texts: Vec<&mut String>,
-    mut quantities: Vec<&mut Quantity>,
+    texts: Vec<&mut String>,
+    quantities: Vec<&mut Quantity>,
     line: u32,
     names: &Names,
     places: &Places,
@@ -293,6 +313,27 @@ fn rename_at(
     if line == 0 {
         return;
     }
+    rename_where(
+        texts,
+        quantities,
+        &|token| (places.in_scope)(token, line),
+        true,
+        names,
+        places,
+    );
+}
+
+/// Renames `texts` and `quantities` as [`rename_at`] says, with `means` saying which
+/// numbered symbols their source names mean where they are read; a plain name is qualified
+/// where it means another value only when `requalify`.
+fn rename_where(
+    mut texts: Vec<&mut String>,
+    mut quantities: Vec<&mut Quantity>,
+    means: &dyn Fn(&str) -> bool,
+    requalify: bool,
+    names: &Names,
+    places: &Places,
+) {
     let mut plain = BTreeSet::new();
     let mut versions: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
     let read: Vec<&str> = texts
@@ -314,18 +355,18 @@ fn rename_at(
         .filter_map(|(stem, tokens)| {
             let token = tokens.first()?;
             let qualified = names.shown.get(token).is_some_and(|s| s != stem);
-            (qualified && (places.in_scope)(token, line)).then(|| (token.clone(), stem.clone()))
+            (qualified && means(token)).then(|| (token.clone(), stem.clone()))
         })
         .collect();
     let shadowed: HashMap<String, String> = plain
         .iter()
-        .filter(|p| !versions.contains_key(*p) && !(places.is_object)(p))
+        .filter(|p| requalify && !versions.contains_key(*p) && !(places.is_object)(p))
         .filter_map(|p| {
             let place = (places.locate)(p).filter(|(l, _)| *l != 0)?;
             let other_meaning = names
                 .shown
                 .keys()
-                .any(|t| without_number(t) == p && (places.in_scope)(t, line));
+                .any(|t| without_number(t) == p && means(t));
             let qualified = format!("{p}@{}", place.0);
             let taken = names.shown.values().any(|s| *s == qualified);
             other_meaning.then(|| {
@@ -1149,6 +1190,7 @@ mod tests {
             is_object: &no_object,
             in_scope: &scope,
             entry_value: &|_| None,
+            at_start: &|_| false,
         };
         rename_at(texts, quantities, line, &names, &places);
         names
@@ -1298,6 +1340,7 @@ mod tests {
             is_object: &no_object,
             in_scope: &scope,
             entry_value: &|_| None,
+            at_start: &|_| false,
         };
         assert_eq!(
             rename_pair(text, (11, 21), &names, &places),

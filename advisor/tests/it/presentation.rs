@@ -524,3 +524,40 @@ void f(int id, int n_local, const int *faces, double *rhs, int ircflp) {
         &["cpl@"],
     );
 }
+
+/// A loop that continues the counter a previous loop left (`for (; ci < width; ci++)`,
+/// dtaidistance's first rows): its bounds and sections are read where it starts, where
+/// `ci` is that value, so they name it `ci`, not `ci@9` beside the loop's own `ci`.
+#[test]
+fn a_counter_a_loop_continues_reads_plainly_in_its_bounds_and_sections() {
+    check(
+        r#"
+void rows(double *wps, long l1, long l2, long psi_2b) {
+  long ri, ci, wpsi;
+  const long inf_cols = 1, inf_rows = 1;
+  long width = l2 + inf_cols;
+  wpsi = 0;
+  for (ri = 0; ri < inf_rows; ri++) {
+    for (ci = 0; ci < inf_cols + psi_2b; ci++) {
+      wps[wpsi] = 0;
+      wpsi++;
+    }
+    for (; ci < width; ci++) { /* LOOP */
+      wps[wpsi] = 1.0;
+      wpsi++;
+    }
+  }
+  wpsi = inf_rows * width;
+  for (; ri < inf_rows + l1; ri++) {
+    for (ci = 0; ci < inf_cols; ci++) {
+      wps[wpsi] = 2.0;
+      wpsi++;
+    }
+    wpsi += width - inf_cols;
+  }
+}
+"#,
+        &["lower: ci\n", "trip_count: -ci + l2 + 1", "size: -8*ci + 8*l2 + 8"],
+        &["ci@"],
+    );
+}
