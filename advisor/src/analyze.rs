@@ -1632,6 +1632,12 @@ impl<'a> FunctionContext<'a> {
             upper: Quantity::of(&r.bound),
             step: Quantity::of(&symbolic::Expr::integer(r.step.into())),
             trip_count: Quantity::of(&r.trips),
+            last_value: self.rec.symbols.value_of(&r.var).is_some_and(|phi| {
+                l.induction_variables
+                    .iter()
+                    .find(|iv| iv.phi == phi)
+                    .is_some_and(|iv| self.read_after_loop(l, iv))
+            }),
         });
         // A 2D nest: the only child loop, immediately inside, friendly too.
         let mut nest = vec![loop_id.clone()];
@@ -1799,29 +1805,42 @@ impl<'a> FunctionContext<'a> {
     /// per iteration. Named from the source; a counter with no name is left out.
     fn counters(&self, id: LoopId) -> Vec<crate::model::Counter> {
         let l = self.forest.loop_(id);
-        let inside: HashSet<frontend::ir::Block> = l.blocks.iter().copied().collect();
         analyses::reconstruct::expressed_counters(&self.unit.lowered.program, self.func, l)
             .into_iter()
             .filter_map(|iv| {
                 let name = iv.name.clone()?;
                 let step = i64::try_from(self.counter_step(iv)?).ok()?;
-                // Read after the loop: some instruction outside it uses the counter.
-                let last_value = self.func.values().any(|v| {
-                    let inst = self.func.inst(v);
-                    !inside.contains(&inst.block)
-                        && inst
-                            .kind
-                            .operands()
-                            .iter()
-                            .any(|&o| o == iv.phi || o == iv.update)
-                });
                 Some(crate::model::Counter {
                     name,
                     step,
-                    last_value,
+                    last_value: self.read_after_loop(l, iv),
                 })
             })
             .collect()
+    }
+
+    /// Whether some instruction or terminator outside loop `l` (a `return i;`) uses the
+    /// induction variable `iv` (its value in an iteration or after its update): the program
+    /// reads it after the loop.
+    fn read_after_loop(
+        &self,
+        l: &frontend::loops::Loop,
+        iv: &frontend::loops::InductionVariable,
+    ) -> bool {
+        let is_iv = |o: &Value| *o == iv.phi || *o == iv.update;
+        let by_instruction = self.func.values().any(|v| {
+            let inst = self.func.inst(v);
+            !l.contains(inst.block) && inst.kind.operands().iter().any(is_iv)
+        });
+        by_instruction
+            || self.func.blocks().any(|b| {
+                !l.contains(b)
+                    && match &self.func.block(b).terminator {
+                        frontend::ir::Terminator::Return(Some(v)) => is_iv(v),
+                        frontend::ir::Terminator::Branch { cond, .. } => is_iv(cond),
+                        _ => false,
+                    }
+            })
     }
 
     /// A counter's step as the source writes it: in elements for a pointer (`p++` advances

@@ -47,6 +47,10 @@ pub struct Induction {
     pub step: Quantity,
     /// Number of iterations per entry of the loop.
     pub trip_count: Quantity,
+    /// The variable is read after the loop (so it is declared before it): a port must leave
+    /// it the value the sequential loop does.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub last_value: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

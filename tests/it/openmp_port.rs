@@ -1834,3 +1834,25 @@ fn a_global_pointer_maps_what_it_points_to_once() {
     }
     check(&[file, "--", "1000"], &[], 0, 5, &["PASS"]);
 }
+
+/// A loop variable declared before the loop and read after it (returned, or continued by
+/// `for (; ci < width; ...)`) is private to the construct, so the host's would keep its old
+/// value: such loops are refused with the fix, and the program's port prints what the
+/// original prints. Ported, dtaidistance's first rows wrote every row from column 0.
+#[test]
+fn a_loop_variable_read_after_the_loop_is_refused() {
+    if !offload_available() {
+        return;
+    }
+    check(
+        &["tests/fixtures/openmp/read_after.c"],
+        &[],
+        0,
+        5,
+        &[
+            "PASS",
+            "not ported tests/fixtures/openmp/read_after.c:10:5: `i` is read after the loop, and OpenMP leaves the host's `i` as it was before the construct",
+            "not ported tests/fixtures/openmp/read_after.c:19:9: `ci` is read after the loop",
+        ],
+    );
+}

@@ -901,6 +901,7 @@ mod tests {
             upper: q(upper),
             step: q(step),
             trip_count: q(&trip_count),
+            last_value: false,
         };
         let got = over_counter(&m, &i).map(|w| w.bytes.unwrap());
         let expected = expected.map(|(l, h)| (q(l), q(h), q("8")));
@@ -927,6 +928,7 @@ mod tests {
             upper: q("n"),
             step: q("1"),
             trip_count: q("n"),
+            last_value: false,
         };
         let got = over_counter(&m, &i).and_then(|w| w.bytes);
         assert_eq!(got, Some((q("0"), q("8*n + 8"), q("8"))));
