@@ -191,6 +191,22 @@ pub(crate) fn rewrite_counters(
     })
 }
 
+/// The statement that gives the loop's own variable, read after the loop, the value the
+/// sequential loop leaves in it: `i = (lo) + step * trips;`, the start and the trip count
+/// as the loop's text writes them (both checked to be expressions the iterations leave
+/// alone), so that it holds however many times the loop runs, none included.
+pub(crate) fn index_final(source: &LoopText<'_>, induction: &Induction) -> Result<String, String> {
+    let stmt = source.stmt;
+    let toks = code_tokens(stmt);
+    let shape = LoopShape::of(stmt, &toks).ok_or("the loop's header was not found")?;
+    let index = Index::of(source.body, stmt, &toks, &shape, induction)?;
+    let trip = trip_count(source.body, stmt, &toks, &shape, &index)?;
+    Ok(format!(
+        "{} = ({}) + {} * {trip};",
+        index.var, index.lower, index.step
+    ))
+}
+
 /// The `for` loop `source`'s body and its iteration number: the index of the body's first
 /// token in the statement's code tokens, and the number as C over the index and the start
 /// as written (`i - (lo)`), evaluated in the body. An error says why there is none.

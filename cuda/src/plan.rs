@@ -1431,6 +1431,21 @@ fn kernel_body(
             outliving.push(l.var.clone());
         }
     }
+    // The outer loop's variable, read after the loop: the statement that gives it the
+    // sequential loop's last value, for the caller to run after the host function.
+    if let Some(induction) = scope.report.induction.as_ref().filter(|i| i.last_value) {
+        let v = &induction.var;
+        outliving.retain(|o| o != v);
+        let text = counter_text(ctx, outer_site, scope.report);
+        notes.push(match crate::counters::index_final(&text, induction) {
+            Ok(set) => format!(
+                "the program reads `{v}` after the loop, and the host function leaves it as it was: after the call, `{set}` gives the value the sequential loop leaves"
+            ),
+            Err(why) => format!(
+                "the program reads `{v}` after the loop, and the host function leaves it as it was; its final value is not written because {why}: set it after the call"
+            ),
+        });
+    }
     Ok(KernelBody {
         text,
         from_source,

@@ -1246,3 +1246,23 @@ fn an_outbound_null_pointer_is_null_in_the_program_and_the_replay() {
         }
     }
 }
+
+/// A loop variable the program reads after the loop (`return i;`): the host function
+/// leaves it as it was, and the note gives the statement that sets the sequential loop's
+/// last value after the call (the OpenMP port writes it there itself).
+#[test]
+fn a_loop_variable_read_after_the_loop_gets_its_final_value_in_the_note() {
+    let file = "tests/fixtures/openmp/read_after.c";
+    let dir = scratch("read-after");
+    let d = dir.to_string_lossy().to_string();
+    let out = warpwise(&["emit", file, "--loop", &format!("{file}:11"), "-o", &d]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let note = std::fs::read_to_string(dir.join("fill_L11.md")).unwrap();
+    assert!(
+        note.contains("the program reads `i` after the loop, and the host function leaves it as it was: after the call, `i = (0) + 1 * ((n) > (0) ? (n) - (0) : 0);` gives the value the sequential loop leaves"),
+        "{note}"
+    );
+    assert!(!note.contains("does not set `i`"), "{note}");
+    let out = validate_file(file, 11, &[], &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+}

@@ -557,7 +557,11 @@ void rows(double *wps, long l1, long l2, long psi_2b) {
   }
 }
 "#,
-        &["lower: ci\n", "trip_count: -ci + l2 + 1", "size: -8*ci + 8*l2 + 8"],
+        &[
+            "lower: ci\n",
+            "trip_count: -ci + l2 + 1",
+            "size: -8*ci + 8*l2 + 8",
+        ],
         &["ci@"],
     );
 }

@@ -347,15 +347,6 @@ fn check_loop_form(scope: &Scope<'_, '_>) -> Result<LoopForm, EmitError> {
             )));
         }
     }
-    // The construct's loop variable is its own (private, OpenMP 5.0 §2.19.1.1): the host's
-    // keeps the value it had before the loop, so a program that reads it after the loop
-    // would read that instead of the sequential loop's last value.
-    if induction.last_value {
-        return Err(refuse(format!(
-            "`{v}` is read after the loop, and OpenMP leaves the host's `{v}` as it was before the construct (the loop's variable is private to it): set `{v}` to the value the loop leaves after it, or run the loop over a variable of its own (`for (long k = ...)`) and assign `{v}` after it, then port again",
-            v = induction.var
-        )));
-    }
     // Second counters (`p++`, `k += 2` beside `i++`) are computed from the index in the
     // body; the increment is checked as it is once their updates are dropped.
     let counters = super::counters::plan_counters(ctx, scope.unit, site, scope.report, induction)

@@ -52,51 +52,69 @@ pub(crate) fn plan_counters(
     report: &LoopReport,
     induction: &Induction,
 ) -> Result<CounterPort, String> {
-    if report.counters.is_empty() {
+    if report.counters.is_empty() && !induction.last_value {
         return Ok(CounterPort::default());
     }
     let source = crate::plan::counter_text(ctx, site, report);
-    let rewrite = rewrite_counters(&source, report, induction, Dialect::C)?;
-    if let Some((name, _)) = rewrite.pointers.iter().find(|(_, entry)| !entry) {
-        return Err(format!(
-            "pointer `{name}` is not dereferenced at its entry value in every iteration before its update (`*--{name}`, `{name}[-1]` or a guarded access): the device address of where it starts is not known"
-        ));
+    // The construct's loop variable is its own (private, OpenMP 5.0 §2.19.1.1): the host's
+    // keeps the value it had before the loop, so one read after the loop is given the
+    // sequential loop's last value there.
+    let index_final = induction
+        .last_value
+        .then(|| crate::counters::index_final(&source, induction))
+        .transpose()
+        .map_err(|why| {
+            format!(
+                "`{v}` is read after the loop, and OpenMP leaves the host's `{v}` as it was before the construct (the loop's variable is private to it); its final value is not generated because {why}: set `{v}` after the loop yourself",
+                v = induction.var
+            )
+        })?;
+    let mut port = CounterPort::default();
+    let mut finals = Vec::new();
+    if !report.counters.is_empty() {
+        let rewrite = rewrite_counters(&source, report, induction, Dialect::C)?;
+        if let Some((name, _)) = rewrite.pointers.iter().find(|(_, entry)| !entry) {
+            return Err(format!(
+                "pointer `{name}` is not dereferenced at its entry value in every iteration before its update (`*--{name}`, `{name}[-1]` or a guarded access): the device address of where it starts is not known"
+            ));
+        }
+        port.replaced = rewrite.replaced;
+        port.integers = rewrite.integers;
+        port.pointers = rewrite.pointers.into_iter().map(|(p, _)| p).collect();
+        port.increment = Some(rewrite.increment);
+        port.notes.push(note(report, induction));
+        finals = rewrite.finals;
     }
-    let stmt = ctx.slice(site.span);
-    let toks = crate::ctext::code_tokens(stmt);
-    let mut replaced = rewrite.replaced.clone();
-    // A counter read after the loop gets its final value right after it, on the host.
-    if !rewrite.finals.is_empty() {
+    finals.extend(index_final);
+    // Counters and the index read after the loop get their final values right after it,
+    // on the host.
+    if !finals.is_empty() {
         if !statement_of_a_block(ctx, site) {
             return Err(format!(
                 "{} read after the loop, which is the body of another statement: the statement that sets {} final value has no place",
-                rewrite.finals.len(),
-                if rewrite.finals.len() == 1 { "its" } else { "their" }
+                finals.len(),
+                if finals.len() == 1 { "its" } else { "their" }
             ));
         }
+        let stmt = ctx.slice(site.span);
+        let toks = crate::ctext::code_tokens(stmt);
         let last = toks.len() - 1;
-        let finals = format!(" {}", rewrite.finals.join(" "));
         let token = crate::ctext::tok_text(stmt, &toks[last]);
-        suffix_token(&mut replaced, last, &finals, token);
+        suffix_token(
+            &mut port.replaced,
+            last,
+            &format!(" {}", finals.join(" ")),
+            token,
+        );
+        port.finals = true;
+        port.notes.push(format!(
+            "after the loop, `{}` gives the value the sequential loop leaves",
+            finals.join(" ")
+        ));
     }
-    let edits = text_edits(ctx, unit, site, &replaced)
+    port.edits = text_edits(ctx, unit, site, &port.replaced)
         .map_err(|original| format!("{original}: rewrite the counters by hand"))?;
-    Ok(CounterPort {
-        edits,
-        replaced,
-        finals: !rewrite.finals.is_empty(),
-        integers: rewrite.integers,
-        pointers: rewrite.pointers.into_iter().map(|(p, _)| p).collect(),
-        increment: Some(rewrite.increment),
-        notes: std::iter::once(note(report, induction))
-            .chain((!rewrite.finals.is_empty()).then(|| {
-                format!(
-                    "after the loop, `{}` gives the value the sequential loop leaves",
-                    rewrite.finals.join(" ")
-                )
-            }))
-            .collect(),
-    })
+    Ok(port)
 }
 
 /// Replacements of the loop statement's code tokens `first..=last` as edits of the original
