@@ -76,8 +76,12 @@ pub(super) fn load_versions(
         return (HashMap::new(), HashSet::new());
     }
     // Objects whose address the function lets out: used otherwise than as the address of
-    // a load or store or the base of an address computation.
+    // a load or store, the base of an address computation, or an argument of a call that
+    // does not keep it (`crate::capture`). Those calls may write the object; nothing else
+    // but its own stores can.
     let mut escaped: HashSet<Object> = HashSet::new();
+    let mut passed: HashMap<Object, HashSet<Value>> = HashMap::new();
+    let mut captures = crate::capture::Captures::new(program);
     let mut let_out = |o: Value| {
         if let Some(x) = root(o) {
             escaped.insert(x);
@@ -90,6 +94,19 @@ pub(super) fn load_versions(
             | InstKind::FieldAddr { .. }
             | InstKind::Cast(_) => {}
             InstKind::Store { value, .. } => let_out(*value),
+            InstKind::Call { callee, args } => {
+                if let Callee::Indirect(c) = callee {
+                    let_out(*c);
+                }
+                for (k, &a) in args.iter().enumerate() {
+                    match root(a) {
+                        Some(x) if !captures.call_may_keep(callee, k) => {
+                            passed.entry(x).or_default().insert(v);
+                        }
+                        _ => let_out(a),
+                    }
+                }
+            }
             kind => kind.operands().into_iter().for_each(&mut let_out),
         }
     }
@@ -121,6 +138,7 @@ pub(super) fn load_versions(
                     false
                 }
                 _ if exposed => true,
+                _ if passed.get(&x).is_some_and(|calls| calls.contains(&v)) => true,
                 Callee::Indirect(_) => matches!(x, Object::Global(_)),
                 Callee::Direct(name) => match x {
                     Object::Global(g) => {

@@ -1,0 +1,108 @@
+//! Whether calls keep the pointers they are passed (`analyses::capture`), and what that
+//! lets the reconstruction name as one value.
+
+use analyses::capture::Captures;
+use analyses::reconstruct::{reconstruct, ReconstructConfig};
+use frontend::ir::{Callee, InstKind};
+use frontend::loops::analyze_loops;
+use frontend::preprocess::TranslationUnitInput;
+use frontend::unit::load_unit;
+use std::path::PathBuf;
+
+fn unit_of(source: &str) -> frontend::unit::Unit {
+    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("capture-{}-{n}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("fixture.c");
+    std::fs::write(&file, source).unwrap();
+    load_unit(&TranslationUnitInput::new(file)).expect("fixture loads")
+}
+
+const CALLEES: &str = r#"
+#include <string.h>
+int *kept;
+int *echo(int *p) { return p + 1; }
+void fill(int *p, int n) { *p = n; p[1] = n + 1; }
+void keep(int *p) { kept = p; }
+void through(int *p) { fill(p, 3); }
+void through_keep(int *p) { keep(p); }
+void merge(int *p, int *q, int c) { int *r = c ? p : q; *r = 0; }
+void compare(int *p, int *q) { if (p < q) *p = 1; }
+void copy(int *p) { memcpy(p, p + 4, 8); }
+void recurse(int *p, int n) { if (n > 0) recurse(p, n - 1); *p = n; }
+void unknown(int *p);
+void opaque(int *p) { unknown(p); }
+"#;
+
+/// Each callee's first parameter, kept or not.
+#[test]
+fn calls_keep_what_they_store_return_merge_or_pass_on_to_keep() {
+    let unit = unit_of(CALLEES);
+    let mut c = Captures::new(&unit.lowered.program);
+    let mut keeps = |name: &str| c.call_may_keep(&Callee::Direct(name.into()), 0);
+    for name in ["fill", "through", "compare", "copy", "memset", "printf"] {
+        assert!(!keeps(name), "{name} keeps its pointer");
+    }
+    // A recursive function is taken to keep what it passes to itself: the decision it
+    // waits on is its own.
+    for name in [
+        "echo",
+        "keep",
+        "through_keep",
+        "merge",
+        "opaque",
+        "unknown",
+        "free",
+        "recurse",
+    ] {
+        assert!(keeps(name), "{name} does not keep its pointer");
+    }
+}
+
+/// A local filled through its address by a call that does not keep it, then read before
+/// and after another call given other locals' addresses (code_saturne's `_thread_range`
+/// then `_sbloc_sizes`): the two loads read one value, as the loop bound and section
+/// name it. Given a call that keeps its address instead, the later call may write it.
+#[test]
+fn a_local_only_a_non_capturing_call_fills_is_one_value_after_other_calls() {
+    let symbols = |keeper: &str| {
+        let source = format!(
+            r#"
+int *saved;
+static void range(int n, int *s, int *e) {{ {keeper} *s = n / 4; *e = n - n / 8; }}
+static void sizes(int n, int *nb) {{ *nb = n / 60 + 1; }}
+void reduce(int n, double *out) {{
+  int s_id, e_id, nb;
+  range(n, &s_id, &e_id);
+  int len = e_id - s_id;
+  sizes(len, &nb);
+  for (int id = s_id; id < s_id + len; id++)
+    out[id] = nb;
+}}
+"#
+        );
+        let unit = unit_of(&source);
+        let program = &unit.lowered.program;
+        let func = program.function("reduce").unwrap();
+        let forest = analyze_loops(func);
+        let rec = reconstruct(program, func, &forest, &ReconstructConfig::default());
+        let mut names: Vec<String> = func
+            .values()
+            .filter(|&v| matches!(func.inst(v).kind, InstKind::Load { .. }))
+            .filter_map(|v| rec.symbol(v).map(|s| s.name().to_string()))
+            .filter(|n| n.starts_with("s_id"))
+            .collect();
+        names.sort();
+        names.dedup();
+        names
+    };
+    assert_eq!(symbols("").len(), 1, "{:?}", symbols(""));
+    assert_eq!(
+        symbols("saved = s;").len(),
+        2,
+        "{:?}",
+        symbols("saved = s;")
+    );
+}
