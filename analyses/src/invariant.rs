@@ -281,17 +281,11 @@ impl Regions {
     }
 }
 
-/// Library functions that use a pointer argument only during the call (initializers such
-/// as `int t[4] = {...}` are lowered to `memset`).
-const NON_CAPTURING: &[&str] = &[
-    "memset", "memcpy", "memmove", "memcmp", "strlen", "strcmp", "strncmp", "strcpy", "strncpy",
-    "printf", "fprintf", "sprintf", "snprintf", "puts", "fputs",
-];
-
 /// Slots whose address reaches something other than loads, stores and address arithmetic:
 /// only those can be reached through other pointers.
 fn escaped_slots(program: &Program, func: &Function, regions: &Regions) -> HashSet<Slot> {
     let mut out = HashSet::new();
+    let mut captures = crate::capture::Captures::new(program);
     let local = |v: Value| match regions.of(v) {
         Region {
             base: Base::Local(s),
@@ -302,11 +296,16 @@ fn escaped_slots(program: &Program, func: &Function, regions: &Regions) -> HashS
     for v in func.values() {
         let escaping: Vec<Value> = match &func.inst(v).kind {
             InstKind::Store { value, .. } => vec![*value],
-            InstKind::Call {
-                callee: Callee::Direct(name),
-                ..
-            } if NON_CAPTURING.contains(&name.as_str()) => Vec::new(),
-            InstKind::Call { args, .. } => args.clone(),
+            // An argument the callee does not keep (a library function that uses it during
+            // the call, such as the `memset` an initializer `int t[4] = {...}` is lowered
+            // to, or a function of the program: `crate::capture`) reaches only that call,
+            // which the loops it runs in count as writing the slot (`passed_to_a_call`).
+            InstKind::Call { callee, args } => args
+                .iter()
+                .enumerate()
+                .filter(|(k, _)| captures.call_may_keep(callee, *k))
+                .map(|(_, a)| *a)
+                .collect(),
             InstKind::Phi(args) => args.iter().map(|(_, a)| *a).collect(),
             InstKind::Cast(a) if !program.types.is_pointer(func.inst(v).ty) => vec![*a],
             _ => Vec::new(),
@@ -591,8 +590,14 @@ pub fn loop_invariants_in(
     // Memory effects of the loop.
     let mut stores = Vec::new();
     let mut writing_calls: Vec<(Option<&str>, Vec<Value>)> = Vec::new();
+    // Every call's arguments, writing or not by its name (a library function told only to
+    // read may still be handed a slot's address).
+    let mut loop_calls: Vec<&[Value]> = Vec::new();
     for &b in &l.blocks {
         for &v in &func.block(b).insts {
+            if let InstKind::Call { args, .. } = &func.inst(v).kind {
+                loop_calls.push(args);
+            }
             match &func.inst(v).kind {
                 InstKind::Store { addr, .. } => stores.push((v, *addr)),
                 InstKind::Call { callee, args }
@@ -626,11 +631,19 @@ pub fn loop_invariants_in(
         let lr = regions.of(addr);
         if let Base::Local(s) = lr.base {
             if lr.depth == 0 && !escaped.contains(&s) {
-                // No pointer to it exists, so no call can reach it.
-                return stores.iter().any(|&(st, sa)| {
-                    regions.of(sa) == lr
-                        && !disjoint_offsets(program, func, rec, load, addr, st, sa)
+                // No pointer to it exists outside the calls it is passed to (which do not
+                // keep it), so only those calls and its own stores can write it.
+                let passed_to_a_call = loop_calls.iter().any(|args| {
+                    args.iter().any(|a| {
+                        let r = regions.of(*a);
+                        r.depth == 0 && r.base == Base::Local(s)
+                    })
                 });
+                return passed_to_a_call
+                    || stores.iter().any(|&(st, sa)| {
+                        regions.of(sa) == lr
+                            && !disjoint_offsets(program, func, rec, load, addr, st, sa)
+                    });
             }
         }
         let mut needs = Vec::new();

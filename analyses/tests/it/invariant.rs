@@ -256,3 +256,47 @@ fn calls_reach_only_what_their_arguments_and_globals_reach() {
         false,
     );
 }
+
+/// A local whose address only goes to a call that does not keep it (`range(n, &lo, &hi)`,
+/// `analyses::capture`) is out of reach of other calls: a loop calling `step(&k)` leaves
+/// `lo` invariant, and one calling `range` or `memset` on it does not (those write it).
+#[test]
+fn a_local_only_non_capturing_calls_see_is_written_by_them_alone() {
+    let (_dir, path) = fixture(
+        r#"
+#include <string.h>
+static void range(int n, int *lo, int *hi) { *lo = n / 4; *hi = n - 1; }
+static void step(int *k) { *k += 1; }
+int other(int n, double *out) {
+  int lo, hi, k = 0;
+  range(n, &lo, &hi);
+  for (int i = 0; i < n; i++) {
+    step(&k);
+    out[i] = lo;
+  }
+  return k + hi;
+}
+int again(int n, double *out) {
+  int lo, hi;
+  range(n, &lo, &hi);
+  for (int i = 0; i < n; i++) {
+    range(i, &lo, &hi);
+    out[i] = lo;
+  }
+  return hi;
+}
+int cleared(int n, double *out) {
+  int lo, hi;
+  range(n, &lo, &hi);
+  for (int i = 0; i < n; i++) {
+    memset(&lo, 0, sizeof lo);
+    out[i] = lo + i;
+  }
+  return hi;
+}
+"#,
+    );
+    check(&path, "other", "lo", AliasPolicy::Conservative, true);
+    check(&path, "again", "lo", AliasPolicy::Conservative, false);
+    check(&path, "cleared", "lo", AliasPolicy::Conservative, false);
+}
