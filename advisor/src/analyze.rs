@@ -381,6 +381,7 @@ fn analyze_function_in_program(
         quotients: Default::default(),
         object_addresses: Default::default(),
         variable_definitions: Default::default(),
+        user_blocks: Default::default(),
         stale_symbols: Default::default(),
         reads_by_line: Default::default(),
         order: Default::default(),
@@ -481,6 +482,10 @@ struct FunctionContext<'a> {
     object_addresses: std::cell::OnceCell<Vec<Value>>,
     /// Each named variable's definitions and the dominator tree, for `rebase`, made once.
     variable_definitions: std::cell::OnceCell<crate::rebase::Definitions>,
+    /// Each value's users' blocks (instructions and terminators), for what is read after a
+    /// loop, made once: per loop, a scan of the function made a function of ten thousand
+    /// loops quadratic.
+    user_blocks: std::cell::OnceCell<HashMap<Value, Vec<frontend::ir::Block>>>,
     /// The symbols that may be stale at some loop (`stale`), found once per function.
     stale_symbols: std::cell::OnceCell<crate::stale::FunctionSymbols>,
     /// See [`FunctionContext::reads_by_line`].
@@ -1827,20 +1832,30 @@ impl<'a> FunctionContext<'a> {
         l: &frontend::loops::Loop,
         iv: &frontend::loops::InductionVariable,
     ) -> bool {
-        let is_iv = |o: &Value| *o == iv.phi || *o == iv.update;
-        let by_instruction = self.func.values().any(|v| {
-            let inst = self.func.inst(v);
-            !l.contains(inst.block) && inst.kind.operands().iter().any(is_iv)
-        });
-        by_instruction
-            || self.func.blocks().any(|b| {
-                !l.contains(b)
-                    && match &self.func.block(b).terminator {
-                        frontend::ir::Terminator::Return(Some(v)) => is_iv(v),
-                        frontend::ir::Terminator::Branch { cond, .. } => is_iv(cond),
-                        _ => false,
+        let users = self.user_blocks.get_or_init(|| {
+            let mut users: HashMap<Value, Vec<frontend::ir::Block>> = HashMap::new();
+            for v in self.func.values() {
+                let inst = self.func.inst(v);
+                for o in inst.kind.operands() {
+                    users.entry(o).or_default().push(inst.block);
+                }
+            }
+            for b in self.func.blocks() {
+                match &self.func.block(b).terminator {
+                    frontend::ir::Terminator::Return(Some(v))
+                    | frontend::ir::Terminator::Branch { cond: v, .. } => {
+                        users.entry(*v).or_default().push(b)
                     }
-            })
+                    _ => {}
+                }
+            }
+            users
+        });
+        [iv.phi, iv.update].iter().any(|v| {
+            users
+                .get(v)
+                .is_some_and(|blocks| blocks.iter().any(|b| !l.contains(*b)))
+        })
     }
 
     /// A counter's step as the source writes it: in elements for a pointer (`p++` advances

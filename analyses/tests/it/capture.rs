@@ -1,24 +1,11 @@
 //! Whether calls keep the pointers they are passed (`analyses::capture`), and what that
 //! lets the reconstruction name as one value.
 
+use crate::reconstruct::unit_of;
 use analyses::capture::Captures;
 use analyses::reconstruct::{reconstruct, ReconstructConfig};
 use frontend::ir::{Callee, InstKind};
 use frontend::loops::analyze_loops;
-use frontend::preprocess::TranslationUnitInput;
-use frontend::unit::load_unit;
-use std::path::PathBuf;
-
-fn unit_of(source: &str) -> frontend::unit::Unit {
-    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("capture-{}-{n}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let file = dir.join("fixture.c");
-    std::fs::write(&file, source).unwrap();
-    load_unit(&TranslationUnitInput::new(file)).expect("fixture loads")
-}
 
 const CALLEES: &str = r#"
 #include <string.h>

@@ -308,5 +308,11 @@ int cleared(int n, double *out) {
     check(&path, "other", "lo", AliasPolicy::Conservative, true);
     check(&path, "again", "lo", AliasPolicy::Conservative, false);
     check(&path, "cleared", "lo", AliasPolicy::Conservative, false);
-    check(&path, "only_cleared", "lo", AliasPolicy::Conservative, false);
+    check(
+        &path,
+        "only_cleared",
+        "lo",
+        AliasPolicy::Conservative,
+        false,
+    );
 }

@@ -40,7 +40,7 @@ fn accesses(file: &str, function: &str) -> String {
 }
 
 /// The unit of C text `source`, written to a fresh file (tests run in parallel).
-fn unit_of(source: &str) -> frontend::unit::Unit {
+pub(crate) fn unit_of(source: &str) -> frontend::unit::Unit {
     static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
     let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
