@@ -326,8 +326,15 @@ fn escaped_slots(program: &Program, func: &Function, regions: &Regions) -> HashS
     out
 }
 
-/// Whether calling `name` may write memory of the caller.
-fn call_may_write(program: &Program, callee: &Callee, depth: u32, stack: &mut Vec<String>) -> bool {
+/// Whether calling `name` may write memory of the caller: a store of the callee (or of a
+/// callee of it, four calls deep) outside its own locals, or a call the program does not
+/// define.
+pub(crate) fn call_may_write(
+    program: &Program,
+    callee: &Callee,
+    depth: u32,
+    stack: &mut Vec<String>,
+) -> bool {
     let Callee::Direct(name) = callee else {
         return true;
     };

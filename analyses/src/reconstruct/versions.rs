@@ -6,15 +6,16 @@
 //! of paths nearest above it in the dominator tree, merges being the iterated dominance
 //! frontier of the blocks that may write it.
 //!
-//! What may write a variable: a store into it; a call that may reach it (any call for a
-//! variable whose address the function lets out; for a global, any call but to the C
-//! library's functions that only write through their arguments, and those too for an
-//! `extern` global the library may own, such as `optind`); a store through a pointer for a
-//! variable whose address the function lets out, unless C's effective-type rule says it
-//! cannot (a `double` stored through a pointer never writes an `int *` variable; not in a
-//! unit built with `-fno-strict-aliasing`). A store through a pointer is taken not to
-//! write a global whose address the function does not take: the aliasing policy's
-//! assumption, the one the loop-invariance analysis makes of distinct objects.
+//! What may write a variable: a store into it; a call that may reach it (for a variable
+//! whose address the function lets out, any call that may store outside its own locals;
+//! for a global, any call but to the C library's functions that only write through their
+//! arguments, and those too for an `extern` global the library may own, such as
+//! `optind`); a store through a pointer for a variable whose address the function lets
+//! out, unless C's effective-type rule says it cannot (a `double` stored through a pointer
+//! never writes an `int *` variable; not in a unit built with `-fno-strict-aliasing`). A
+//! store through a pointer is taken not to write a global whose address the function does
+//! not take: the aliasing policy's assumption, the one the loop-invariance analysis makes
+//! of distinct objects.
 
 use crate::library::{pure_library_function, writes_only_through_arguments};
 use frontend::ir::dominators::Dominators;
@@ -113,6 +114,25 @@ pub(super) fn load_versions(
     for b in func.blocks() {
         func.terminator_uses(b).into_iter().for_each(&mut let_out);
     }
+    // Calls to functions that store nothing outside their own locals, nor call anything
+    // that may: they write no variable of the caller, let out or not (a search the loop
+    // calls between two loads of a pointer an unknown function filled).
+    let mut silent_by_name: HashMap<&str, bool> = HashMap::new();
+    let mut silent: HashSet<Value> = HashSet::new();
+    for v in func.values() {
+        if let InstKind::Call {
+            callee: callee @ Callee::Direct(name),
+            ..
+        } = &func.inst(v).kind
+        {
+            let quiet = *silent_by_name.entry(name.as_str()).or_insert_with(|| {
+                !crate::invariant::call_may_write(program, callee, 0, &mut Vec::new())
+            });
+            if quiet {
+                silent.insert(v);
+            }
+        }
+    }
     let object_type = |x: Object| match x {
         Object::Global(g) => program.global(g).ty,
         Object::Slot(s) => func.slot(s).ty,
@@ -137,6 +157,7 @@ pub(super) fn load_versions(
                 {
                     false
                 }
+                _ if silent.contains(&v) => false,
                 _ if exposed => true,
                 _ if passed.get(&x).is_some_and(|calls| calls.contains(&v)) => true,
                 Callee::Indirect(_) => matches!(x, Object::Global(_)),
