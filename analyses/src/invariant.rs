@@ -364,6 +364,49 @@ pub(crate) fn call_may_write(
     writes
 }
 
+/// Which globals the direct calls of one function may write, asked call by call
+/// ([`call_may_write_global`] with the caller's regions, solved once).
+pub(crate) struct CallGlobalWrites<'a> {
+    program: &'a Program,
+    func: &'a Function,
+    regions: std::cell::OnceCell<Regions>,
+}
+
+impl<'a> CallGlobalWrites<'a> {
+    pub(crate) fn new(program: &'a Program, func: &'a Function) -> Self {
+        CallGlobalWrites {
+            program,
+            func,
+            regions: std::cell::OnceCell::new(),
+        }
+    }
+
+    /// Whether the call `call` may write the global `target`; true for anything but a
+    /// direct call.
+    pub(crate) fn may_write(&self, call: Value, target: GlobalId) -> bool {
+        let InstKind::Call {
+            callee: Callee::Direct(name),
+            args,
+        } = &self.func.inst(call).kind
+        else {
+            return true;
+        };
+        let regions = self
+            .regions
+            .get_or_init(|| Regions::new(self.func, &FreshAllocations::new()));
+        let target = &self.program.global(target).name;
+        call_may_write_global(
+            self.program,
+            regions,
+            name,
+            args,
+            target,
+            0,
+            &mut Vec::new(),
+        )
+    }
+}
+
 /// Whether calling the function `name` of the program with `args` (values of the caller,
 /// whose regions are `regions`) may write the global named `target`: a store of the callee
 /// (or of a callee of it) into that global, or through a pointer that may point into it (a

@@ -133,6 +133,8 @@ pub(super) fn load_versions(
             }
         }
     }
+    let by_call = crate::invariant::CallGlobalWrites::new(program, func);
+    let global_writes: std::cell::RefCell<HashMap<(Value, GlobalId), bool>> = Default::default();
     let object_type = |x: Object| match x {
         Object::Global(g) => program.global(g).ty,
         Object::Slot(s) => func.slot(s).ty,
@@ -162,10 +164,16 @@ pub(super) fn load_versions(
                 _ if passed.get(&x).is_some_and(|calls| calls.contains(&v)) => true,
                 Callee::Indirect(_) => matches!(x, Object::Global(_)),
                 Callee::Direct(name) => match x {
+                    // A function of the program writes a global when one of its stores
+                    // (or its callees') may reach it: not when it writes only through
+                    // arguments given the caller's locals (`cs_rotation_velocity(.., vr1)`
+                    // between two loads of `cs_glob_rotation`).
+                    Object::Global(g) if program.function(name).is_some() => *global_writes
+                        .borrow_mut()
+                        .entry((v, g))
+                        .or_insert_with(|| by_call.may_write(v, g)),
                     Object::Global(g) => {
-                        program.function(name).is_some()
-                            || program.global(g).is_extern
-                            || !writes_only_through_arguments(name)
+                        program.global(g).is_extern || !writes_only_through_arguments(name)
                     }
                     Object::Slot(_) => false,
                 },

@@ -127,3 +127,30 @@ void spread(int n, int *out) {{
     assert_eq!(symbols("").len(), 1, "{:?}", symbols(""));
     assert_eq!(symbols("a[0] = c;").len(), 2, "{:?}", symbols("a[0] = c;"));
 }
+
+/// A global pointer read around calls to a function of the program that writes only
+/// through the argument it is given (code_saturne's `cs_rotation_velocity(cs_glob_rotation
+/// + r, cog, vr1)`): given a local array, the call cannot write the global, and the loads
+/// read one value; given the caller's parameter, which may point anywhere, they are two.
+#[test]
+fn a_call_writing_only_a_local_through_its_argument_leaves_a_global_one_value() {
+    let symbols = |out: &str| {
+        let source = format!(
+            r#"
+double *table;
+static void velocity(const double *c, double *o) {{ o[0] = 2 * c[0]; o[1] = c[1]; }}
+void spin(int n, const int *rot, double *res) {{
+  for (int i = 0; i < n; i++) {{
+    double v1[2];
+    velocity(table + rot[i], {out});
+    velocity(table + rot[i] + 1, v1);
+    res[i] = v1[0] + v1[1];
+  }}
+}}
+"#
+        );
+        load_symbols(&source, "spin", "table")
+    };
+    assert_eq!(symbols("v1").len(), 1, "{:?}", symbols("v1"));
+    assert_eq!(symbols("res").len(), 2, "{:?}", symbols("res"));
+}
