@@ -566,11 +566,19 @@ impl FunctionContext<'_> {
         }
     }
 
-    /// Whether `base` is a global no store of a correct program modifies (C99 6.7.3p5, see
-    /// `globals::unmodifiable`): one of this function's, or one only its callees name.
+    /// Whether `base` is an object no store of a correct program modifies: a global (C99
+    /// 6.7.3p5, see `globals::unmodifiable`), one of this function's or one only its
+    /// callees name, or a string literal.
     fn is_const_object(&self, base: &Var, effects: &crate::callsites::LoopEffects) -> bool {
         if effects.const_globals.contains(base) {
             return true;
+        }
+        // A string literal: a program that modifies one is undefined (C99 6.4.5p6), so no
+        // store of the loop writes it (`note(__FILE__, i)` beside `out[i] = ...`).
+        if let Some(SymbolOrigin::Object(v)) = self.rec.symbols.info(base).map(|s| &s.origin) {
+            if matches!(self.func.inst(*v).kind, InstKind::StringAddr(_)) {
+                return true;
+            }
         }
         let program = &self.unit.lowered.program;
         crate::globals::global_of(self.func, self.rec, base)

@@ -565,3 +565,21 @@ void rows(double *wps, long l1, long l2, long psi_2b) {
         &["ci@"],
     );
 }
+
+#[test]
+fn a_string_literal_a_callee_reads_is_no_array_the_loop_writes() {
+    // Modifying a string literal is undefined (C99 6.4.5p6): `ids[i]` cannot write what
+    // `tag` reads of "abc", and the literal has no internal name to show.
+    let report = common::check(
+        r#"
+static int tag(const char *s, int i) { return s[0] + i; }
+void f(int n, int *ids) {
+  for (int i = 0; i < n; i++) /* LOOP */
+    ids[i] = tag("abc", i);
+}
+"#,
+        advisor::model::Verdict::Friendly,
+    );
+    let yaml = serde_yaml::to_string(&report).expect("serializable");
+    assert!(!yaml.contains("`v"), "{yaml}");
+}

@@ -107,8 +107,24 @@ fn render(func: &Function, v: Value, parent_precedence: u8, depth: u32) -> Strin
                 .collect();
             format!("{name}({})", args.join(", "))
         }
+        InstKind::StringAddr(text) => string_literal(text),
         _ => format!("{v}"),
     }
+}
+
+/// A string literal as the source writes it (`"a.c"`), cut after 24 characters
+/// (`"%d values from %s and...`): a name a reader recognizes, never SSA numbering.
+fn string_literal(text: &str) -> String {
+    const SHOWN: usize = 24;
+    if text.chars().count() <= SHOWN + 2 {
+        return text.to_string();
+    }
+    let mut cut: String = text.chars().take(SHOWN).collect();
+    // Never inside an escape: backslashes at the cut go.
+    while cut.ends_with('\\') {
+        cut.pop();
+    }
+    format!("{cut}...\"")
 }
 
 /// The object at address `addr` as C: `a[i]`, `c->data`, `s.f`, `*p`.

@@ -1061,3 +1061,25 @@ fn a_large_numeric_table_keeps_its_length_and_says_its_values_are_gone() {
     // Compiled, the program agrees on the lengths.
     assert_eq!(native("numeric_tables", &source).1, 0);
 }
+
+#[test]
+fn string_literals_print_as_c_literals_never_as_value_numbers() {
+    // A literal passed to a call (`__FILE__`, a format): reports that name what a callee
+    // reads through it print the literal, cut after 24 characters.
+    let (_dir, unit) = load(
+        "string_literals",
+        "int tag(const char *s, int i);\n\
+         int f(int i) { return tag(\"a \\\"q\\\"\\n\", i) + tag(\"abcdefghijklmnopqrstuvwxyz\", i); }\n",
+    );
+    let func = unit.lowered.program.function("f").expect("f");
+    let rendered: Vec<String> = func
+        .values()
+        .filter(|v| matches!(func.inst(*v).kind, frontend::ir::InstKind::StringAddr(_)))
+        .map(|v| frontend::ir::print::render_value(func, v))
+        .collect();
+    assert_eq!(
+        rendered,
+        ["\"a \\\"q\\\"\\n\"", "\"abcdefghijklmnopqrstuvw...\""],
+        "{rendered:?}"
+    );
+}
