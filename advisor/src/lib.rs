@@ -60,6 +60,7 @@ mod performance;
 mod present;
 mod privatize;
 mod program_facts;
+mod prose_names;
 mod reductions;
 mod sealed;
 mod shared_memory;

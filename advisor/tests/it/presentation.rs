@@ -121,14 +121,15 @@ void f(double *x, int n) {{
         &source("g();"),
         &[
             "hi: 8*nc@7 - 8*nc@11 + 8*n*nc@11",
-            "nc@7 > 0 (the loop runs)",
+            "nc > 0 (the loop runs) (where `nc` is its value at line 7)",
         ],
-        &["*nc "],
+        // Expressions keep the qualifiers; prose says them in words.
+        &["*nc\n", "*nc + ", "*nc - "],
     );
     check(
         &source("nc = 3;"),
         &["hi: 8*nc@7 - 8*nc@11 + 8*n*nc@11"],
-        &["*nc "],
+        &["*nc\n", "*nc + ", "*nc - "],
     );
     for one_value in ["printf(\"%d\\n\", m);", "if (m < 0) abort();", ""] {
         check(
@@ -563,6 +564,39 @@ void rows(double *wps, long l1, long l2, long psi_2b) {
             "size: -8*ci + 8*l2 + 8",
         ],
         &["ci@"],
+    );
+}
+
+#[test]
+fn two_values_of_one_pointer_in_a_message_say_their_lines_in_words() {
+    // `p` before and after the call that may move it: a message names both, each with the
+    // line that reads it, and no qualified name is left in the prose (parameters and
+    // expressions keep theirs: they must name one value each).
+    let report = verified(
+        r#"
+void advance(double **pp);
+void f(int n, double *out) {
+  double *p = out;
+  for (int i = 0; i < n; i++) { /* LOOP */
+    p[i] = 1;
+    advance(&p);
+    out[i] = p[i + 1];
+  }
+}
+"#,
+    );
+    let messages: Vec<&str> = report.reasons.iter().map(|r| r.message.as_str()).collect();
+    assert!(
+        messages
+            .iter()
+            .any(|m| m.starts_with("`p` (line 6) and `p` (line 8) may point into the same array")),
+        "{messages:#?}"
+    );
+    assert!(messages.iter().all(|m| !m.contains('@')), "{messages:#?}");
+    let names: Vec<&str> = report.parameters.iter().map(|p| p.name.as_str()).collect();
+    assert!(
+        names.contains(&"p@6") && names.contains(&"p@8"),
+        "{names:?}"
     );
 }
 
