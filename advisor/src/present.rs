@@ -904,13 +904,11 @@ fn fields_mut(report: &mut LoopReport) -> Vec<(Kind, Field<'_>)> {
         n.push(&mut c.name);
     }
     for d in report.needs_evidence.iter_mut() {
-        // A scalar's pair names the variable itself (`pos`: its value carried from one
-        // iteration to the next), not one of its values.
-        if d.first.text == d.array && d.second.text == d.array {
-            n.push(&mut d.array);
-        } else {
-            bases.push(&mut d.array);
-        }
+        // A pair names the variables it is about as the source does: a scalar carried from
+        // one iteration to the next (`pos`), or the pointers two accesses go through (`ma /
+        // ma` for two values of `ma`, told apart by the accesses' lines), which a profile
+        // matches against a call's arguments and a fix against the parameters.
+        n.push(&mut d.array);
         e.extend(d.distance.iter_mut().map(Field::from));
     }
     p.extend(report.assumptions.iter_mut());

@@ -598,6 +598,15 @@ void f(int n, double *out) {
         names.contains(&"p@6") && names.contains(&"p@8"),
         "{names:?}"
     );
+    // The pairs a profile settles name the source's variables; the accesses' lines tell
+    // the two values of `p` apart.
+    let pairs: Vec<(&str, u32, u32)> = report
+        .needs_evidence
+        .iter()
+        .map(|d| (d.array.as_str(), d.first.line, d.second.line))
+        .collect();
+    assert!(pairs.contains(&("p / p", 6, 8)), "{pairs:?}");
+    assert!(pairs.iter().all(|(a, ..)| !a.contains('@')), "{pairs:?}");
 }
 
 #[test]
