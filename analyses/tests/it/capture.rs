@@ -129,9 +129,10 @@ void spread(int n, int *out) {{
 }
 
 /// A global pointer read around calls to a function of the program that writes only
-/// through the argument it is given (code_saturne's `cs_rotation_velocity(cs_glob_rotation
-/// + r, cog, vr1)`): given a local array, the call cannot write the global, and the loads
-/// read one value; given the caller's parameter, which may point anywhere, they are two.
+/// through the argument it is given (code_saturne's
+/// `cs_rotation_velocity(cs_glob_rotation + r, cog, vr1)`): given a local array, the call
+/// cannot write the global, and the loads read one value; given the caller's parameter,
+/// which may point anywhere, they are two.
 #[test]
 fn a_call_writing_only_a_local_through_its_argument_leaves_a_global_one_value() {
     let symbols = |out: &str| {
