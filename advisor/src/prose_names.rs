@@ -391,4 +391,18 @@ mod tests {
             "unbalanced `a (where `a` is its value at line 3)",
         );
     }
+
+    proptest::proptest! {
+        /// Any text (quotes left open, `@` anywhere, non-ASCII letters) is rewritten
+        /// without a panic, and a text with no `@` is left as it is.
+        #[test]
+        fn any_text_is_rewritten_without_a_panic(
+            text in "(`|[a-z_]{1,3}|@|[0-9]{1,3}|:|\\?|\\[|\\]|\\(|\\)|->|'| |é|\\.){0,24}"
+        ) {
+            let out = in_words(&text);
+            if !text.contains('@') {
+                proptest::prop_assert_eq!(out, text);
+            }
+        }
+    }
 }
