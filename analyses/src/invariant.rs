@@ -111,8 +111,8 @@ impl Invariants {
             .map(|n| format!("`{n}`"))
             .collect();
         Some(format!(
-            "assumes that memory reached through {} does not overlap (distinct pointer \
-             parameters do not alias)",
+            "memory reached through {} does not overlap (distinct pointer parameters do not \
+             alias)",
             names.join(", ")
         ))
     }

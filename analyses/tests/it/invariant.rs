@@ -107,6 +107,8 @@ fn image_width_is_invariant_in_the_convolution_loops_assuming_distinct_parameter
             text.contains("`out_image`") && text.contains("`in_image`"),
             "{text}"
         );
+        // A statement a port's note prefixes with "assumes", not a second "assumes".
+        assert!(text.starts_with("memory reached through "), "{text}");
     }
     check(
         &path,
