@@ -663,6 +663,7 @@ impl<'a> FunctionContext<'a> {
             at_start: &at_start,
         };
         crate::present::present(report, &places);
+        crate::prose_names::say_places(report);
     }
 
     /// Whether at `line` the source name of the symbol `name` means just that value: the

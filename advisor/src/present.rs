@@ -43,23 +43,8 @@ pub struct Places<'a> {
     pub at_start: &'a AtStart<'a>,
 }
 
-/// Renames every numbered symbol in `report`'s texts (see the module documentation); prose
-/// then says the places of qualified names in words ([`crate::prose_names`]).
+/// Renames every numbered symbol in `report`'s texts (see the module documentation).
 pub fn present(report: &mut LoopReport, places: &Places) {
-    present_names(report, places);
-    for (kind, t) in texts_mut(report) {
-        if kind == Kind::Prose && t.contains('@') {
-            *t = crate::prose_names::in_words(t);
-        }
-    }
-    for c in report.calls.iter_mut() {
-        for e in c.effects.iter_mut().filter(|e| e.contains('@')) {
-            *e = crate::prose_names::in_words(e);
-        }
-    }
-}
-
-fn present_names(report: &mut LoopReport, places: &Places) {
     let (locate, is_object) = (places.locate, places.is_object);
     let mut seen: Vec<String> = texts_mut(report)
         .into_iter()

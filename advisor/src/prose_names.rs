@@ -3,7 +3,23 @@
 //! its end. Expressions keep their qualified names (they must name one value each); a
 //! sentence does not need them, as the place is said in words.
 
-use crate::present::name_start;
+use crate::model::LoopReport;
+use crate::present::{name_start, texts_mut, Kind};
+
+/// `report`'s prose (messages, notes, assumptions) and its calls' effects with their
+/// qualified names said in words; run once the names are decided (`present::present`).
+pub(crate) fn say_places(report: &mut LoopReport) {
+    for (kind, t) in texts_mut(report) {
+        if kind == Kind::Prose && t.contains('@') {
+            *t = in_words(t);
+        }
+    }
+    for c in report.calls.iter_mut() {
+        for e in c.effects.iter_mut().filter(|e| e.contains('@')) {
+            *e = in_words(e);
+        }
+    }
+}
 
 /// Where a qualified name's value comes from, as the qualifier after `@` says.
 #[derive(Clone, Debug, PartialEq, Eq)]

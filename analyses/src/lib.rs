@@ -8,5 +8,6 @@ pub mod library;
 mod pvec;
 pub mod range;
 pub mod reconstruct;
+mod regions;
 pub mod sign;
 pub mod symbols;

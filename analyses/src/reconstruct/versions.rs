@@ -126,14 +126,14 @@ pub(super) fn load_versions(
         } = &func.inst(v).kind
         {
             let quiet = *silent_by_name.entry(name.as_str()).or_insert_with(|| {
-                !crate::invariant::call_may_write(program, callee, 0, &mut Vec::new())
+                !crate::regions::call_may_write(program, callee, 0, &mut Vec::new())
             });
             if quiet {
                 silent.insert(v);
             }
         }
     }
-    let by_call = crate::invariant::CallGlobalWrites::new(program, func);
+    let by_call = crate::regions::CallGlobalWrites::new(program, func);
     let global_writes: std::cell::RefCell<HashMap<(Value, GlobalId), bool>> = Default::default();
     let object_type = |x: Object| match x {
         Object::Global(g) => program.global(g).ty,
