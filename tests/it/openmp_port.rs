@@ -1866,3 +1866,27 @@ fn a_loop_variable_read_after_the_loop_gets_its_last_value() {
     // `scale`'s first loop: its `i` is set again by the second loop's start, not read.
     assert!(!port.contains("a[i] *= 2.0; i ="), "{port}");
 }
+
+#[test]
+fn a_static_only_a_callee_names_is_refused_by_name() {
+    // `emit` decides without building anything: no offloading compiler is needed.
+    let dir = scratch("emit");
+    let d = dir.to_string_lossy().to_string();
+    let out = warpwise(&[
+        "emit",
+        "--target",
+        "openmp",
+        "tests/fixtures/openmp/callee_static.c",
+        "-o",
+        &d,
+    ]);
+    let said = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{said}");
+    assert!(
+        said.contains(
+            "not ported tests/fixtures/openmp/callee_static.c:14:3: `elapsed` is not declared where the loop is"
+        ),
+        "{said}"
+    );
+    assert_eq!(ported_count(&out), 2, "{said}");
+}

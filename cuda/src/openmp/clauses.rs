@@ -2085,6 +2085,13 @@ pub(super) fn map_unit(
     name: &str,
 ) -> Result<Quantity, UnitError> {
     let name_owned = || name.to_string();
+    let head = crate::ctext::code_tokens(name)
+        .first()
+        .map(|t| crate::ctext::tok_text(name, t).to_string())
+        .unwrap_or_default();
+    if ctx.type_of(&head).is_none() {
+        return Err(UnitError::NotInScope { name: head });
+    }
     let t =
         declared_type(ctx, name).ok_or_else(|| UnitError::UnknownType { name: name_owned() })?;
     let row = match ctx.types.get(t) {

@@ -182,6 +182,11 @@ pub enum UnitError {
     /// The variable's declaration was not found.
     #[error("the declared type of `{name}` is not known")]
     UnknownType { name: String },
+    /// The variable is not declared where the loop is: only its callees name it.
+    #[error(
+        "`{name}` is not declared where the loop is: only the loop's callees name it (a `static` inside a callee or of another file), and a map clause at the loop cannot"
+    )]
+    NotInScope { name: String },
     /// The variable is neither an array nor a pointer.
     #[error("`{name}` is neither an array nor a pointer")]
     NotArrayOrPointer { name: String },
