@@ -230,6 +230,7 @@ pub fn run(args: &AnalyzeArgs) -> ExitCode {
         }
         // The page shows the analysis with the instance's offload estimates on top.
         let written = if args.format == Some(Format::Html) {
+            name_values(&mut report);
             let page = crate::html_output::render(&report, &units, Some(&instance));
             match crate::output::write_text(&page, args.output.as_deref()) {
                 Ok(()) => ExitCode::SUCCESS,
@@ -247,6 +248,7 @@ pub fn run(args: &AnalyzeArgs) -> ExitCode {
         }
         return written;
     }
+    name_values(&mut report);
     let text = match format {
         Format::Sarif => crate::sarif_output::render(&report, &units),
         Format::Html => crate::html_output::render(&report, &units, None),
@@ -263,6 +265,14 @@ pub fn run(args: &AnalyzeArgs) -> ExitCode {
         return ExitCode::from(1);
     }
     ExitCode::SUCCESS
+}
+
+/// Writes each loop's values as its legend names them (`advisor::legend`): the last step
+/// before the report is written, after everything that reads the analyses' names.
+fn name_values(report: &mut Report) {
+    for l in report.loops.iter_mut() {
+        advisor::legend::name_values(l);
+    }
 }
 
 /// The kernel report (YAML or JSON, no profile) written a loop at a time as the functions'
@@ -293,7 +303,7 @@ fn write_streaming(
         target,
         &|unit| progress.done(&unit.path.display().to_string()),
         &mut |reports| {
-            for r in reports {
+            for mut r in reports {
                 if several {
                     let same = seen.entry(r.id.clone()).or_default();
                     if same.contains(&r) {
@@ -303,6 +313,7 @@ fn write_streaming(
                 }
                 any = true;
                 problems.extend(advisor::verify::verify_loop(&r));
+                advisor::legend::name_values(&mut r);
                 if write_error.is_none() {
                     let item = pieces.item(&r);
                     write_error = pieces.put(&mut sink, &item).err();

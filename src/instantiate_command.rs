@@ -180,7 +180,7 @@ pub fn run(args: &InstantiateArgs) -> ExitCode {
         Some(Ok(report)) => Ok(report),
         _ => serde_yaml::from_str(&text),
     };
-    let report: Report = match parsed {
+    let mut report: Report = match parsed {
         Ok(r) => r,
         Err(e) => {
             let at = e
@@ -190,6 +190,8 @@ pub fn run(args: &InstantiateArgs) -> ExitCode {
             return fail(1, &format!("{at}not a kernel report: {e}"));
         }
     };
+    // The analyses' names of the values, which the profile and the evaluation use.
+    report.loops.iter_mut().for_each(advisor::legend::restore);
     if report.schema != advisor::model::SCHEMA {
         return fail(
             1,
@@ -317,12 +319,13 @@ fn run_streaming(args: &InstantiateArgs) -> Option<ExitCode> {
         )> = batch
             .into_par_iter()
             .map(|text| {
-                let l: LoopReport = serde_json::from_slice(&text).map_err(|e| e.to_string())?;
+                let mut l: LoopReport = serde_json::from_slice(&text).map_err(|e| e.to_string())?;
+                advisor::legend::restore(&mut l);
                 drop(text);
                 let mut names: Vec<String> = l.parameters.iter().map(|p| p.name.clone()).collect();
                 // Made here: the closure behind `&dyn Fn` is not shared between threads.
                 let reanalyze = reanalyze_with(&args.cflags, target);
-                let one = instantiate::instantiate_one(
+                let mut one = instantiate::instantiate_one(
                     l,
                     &index,
                     profile.as_ref(),
@@ -330,8 +333,10 @@ fn run_streaming(args: &InstantiateArgs) -> Option<ExitCode> {
                     Some(&reanalyze),
                     apply,
                 );
-                let item = shared.instance_item(&one);
                 names.extend(one.values.iter().map(|v| v.name.clone()));
+                // Named for writing here, and held so: what the order reads is numbers.
+                one.name_values();
+                let item = shared.instance_item(&one);
                 let held = instantiate::Order::holds(&one, profile.as_ref(), apply);
                 Ok((names, held.then_some(one), item))
             })
@@ -398,7 +403,8 @@ fn run_streaming(args: &InstantiateArgs) -> Option<ExitCode> {
         return Some(fail(2, &e));
     }
     let written = (|| -> std::io::Result<()> {
-        for l in order.held() {
+        for mut l in order.held() {
+            l.name_values();
             let item = pieces.instance_item(&l);
             pieces.put(&mut sink, &item)?;
         }
@@ -447,14 +453,23 @@ pub fn check_set_names(
 
 /// [`check_set_names`] given the names the loops use.
 fn unknown_set_names(known: &BTreeSet<&str>, set: &Values) -> Result<(), String> {
+    // A written report shows a place-qualified name by its legend's identifier.
+    let shown: BTreeSet<String> = known
+        .iter()
+        .filter_map(|k| advisor::legend::identifier(k))
+        .collect();
     let unknown: Vec<&String> = set
         .keys()
-        .filter(|name| !known.contains(name.as_str()))
+        .filter(|name| !known.contains(name.as_str()) && !shown.contains(name.as_str()))
         .collect();
     let Some(first) = unknown.first() else {
         return Ok(());
     };
-    let names: Vec<&str> = known.iter().copied().collect();
+    let names: Vec<String> = known
+        .iter()
+        .map(|k| advisor::legend::identifier(k).unwrap_or_else(|| k.to_string()))
+        .collect();
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
     let nearest = crate::selection::nearest_names(first, &names);
     let list = |names: &[&String]| -> String {
         names
@@ -504,8 +519,13 @@ pub fn write(instance: &InstanceReport, format: Option<Format>, output: Option<&
             "`--format sarif` and `--format html` are for `analyze`; an instantiated report is text, yaml or json",
         );
     }
+    let mut instance = instance.clone();
+    instance
+        .loops
+        .iter_mut()
+        .for_each(instantiate::model::InstanceLoop::name_values);
     let text =
-        crate::output::serialize(instance, format).unwrap_or_else(|| render::render(instance));
+        crate::output::serialize(&instance, format).unwrap_or_else(|| render::render(&instance));
     match crate::output::write_text(&text, output) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => fail(1, &e),

@@ -30,6 +30,8 @@ struct LoopHead {
     occupancy: Option<OccupancyHead>,
     #[serde(default)]
     observed: Option<IgnoredAny>,
+    #[serde(default)]
+    names: Vec<advisor::model::NamedValue>,
 }
 
 #[derive(Deserialize)]
@@ -108,10 +110,16 @@ impl Heads {
             function: l.function,
             line: l.line,
             nest: l.nest,
-            induction: l.induction.map(|i| instantiate::InductionSketch {
-                var: i.var,
-                trip_count: i.trip_count,
-            }),
+            induction: l
+                .induction
+                .map(|mut i| {
+                    advisor::legend::restore_induction(&mut i, &l.names);
+                    i
+                })
+                .map(|i| instantiate::InductionSketch {
+                    var: i.var,
+                    trip_count: i.trip_count,
+                }),
         });
     }
 }

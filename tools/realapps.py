@@ -671,9 +671,11 @@ def analyze_app(warpwise, cwd, files, flags, extra):
             "marked": len(marked), "texts": text_faults(loops), "error": None}
 
 
-# A name qualified by the place that computes its value (`n@12`, `i@63:18`, `i@?2`): the
-# report's way of telling two values of one variable apart, which no C reader knows.
-QUALIFIED = re.compile(r"[A-Za-z_]\w*@\??\d+")
+# A name qualified by the place that computes its value (`n@12`, `i@63:18`, `i@?2`,
+# `i@f:12`, `k@j`): warpwise's own way of telling two values of one variable apart, which
+# no C reader knows; a written report shows each as the identifier its legend (`names`)
+# defines, so none should remain.
+QUALIFIED = re.compile(r"[\w\]]@[\w?]")
 # A floor function of the engine, which C has no operator for.
 FLOOR = re.compile(r"\bfloor_(div|mod)\(")
 # The fields that quote the program's own text.
@@ -710,6 +712,7 @@ def text_faults(loops):
 
     def walk(value, key):
         if isinstance(value, dict):
+            counts["legend"] += len(value.get("names", [])) if "id" in value else 0
             for k, v in value.items():
                 if QUALIFIED.search(k):
                     counts["qualified"] += 1
@@ -942,22 +945,24 @@ def evaluation_page(rows, missing, shapes, facts, curves=""):
             "program's C (`text_faults` in `tools/realapps.py`): quotes of the source "
             "(`access`, `text`, `element`, `condition`) that are fragments, unbalanced or cut "
             "at a comma; parameter types that are not C; and texts with a name qualified by "
-            "the place computing its value (`n@12`, see [report-format.md](report-format.md#names)), "
-            "which tells two values of one variable apart but is not C; and expressions with "
+            "the place computing its value (`n@12`, `i@f:3`), warpwise's internal way of telling "
+            "two values of one variable apart, which a written report shows as the C identifier "
+            "its legend defines (`n_12`, see [report-format.md](report-format.md#names)), so none "
+            "should remain; the legend's entries are counted beside them; and expressions with "
             "`floor_div`/`floor_mod`, a floor the analysis could not show equal to C's `/` "
             "and `%` (the dividend's sign unknown).", "",
             "| application | texts | fragments | types not C | texts with qualified names "
-            "| texts with floor_div/floor_mod |",
-            "| --- | ---: | ---: | ---: | ---: | ---: |"]
+            "| legend entries | texts with floor_div/floor_mod |",
+            "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
     for r in done:
         t = r["default"]["texts"]
         out.append(f"| {r['name']} | {t['texts']} | {t['fragments']} | {t['types']} | "
-                   f"{t['qualified']} | {t['floors']} |")
+                   f"{t['qualified']} | {t.get('legend', 0)} | {t['floors']} |")
     every = collections.Counter()
     for r in done:
         every.update(r["default"]["texts"])
     out.append(f"| **all** | {every['texts']} | {every['fragments']} | {every['types']} | "
-               f"{every['qualified']} | {every['floors']} |")
+               f"{every['qualified']} | {every['legend']} | {every['floors']} |")
     out += ["", "## Pathological code shapes", "",
             "Generated files that make analysers blow up (`tools/pathological.py`), each "
             "analysed alone: CPU time (user + system) and peak memory of `warpwise analyze`, "

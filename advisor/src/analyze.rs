@@ -1687,6 +1687,7 @@ impl<'a> FunctionContext<'a> {
             verdict: facts.verdict,
             reasons: crate::findings::group(facts.reasons.clone()),
             nest,
+            names: Vec::new(),
             parameters,
             calls: self.calls(id, &facts.privacy),
             error_paths: facts.error_paths.clone(),

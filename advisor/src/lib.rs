@@ -6,6 +6,7 @@ pub mod budget;
 pub mod calls;
 pub mod check;
 pub mod gpus;
+pub mod legend;
 pub mod mapping;
 pub mod model;
 pub mod parallel;

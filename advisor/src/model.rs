@@ -558,6 +558,11 @@ pub struct LoopReport {
     pub reasons: Vec<Reason>,
     /// The loops mapped to the grid, outermost first (1 or 2).
     pub nest: Vec<LoopRef>,
+    /// The values the report tells apart from others of the same variable, each written as
+    /// the identifier it defines (`m_1052`: `m` as computed at line 1052); see
+    /// docs/report-format.md, "Names". Filled where a report is written.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub names: Vec<NamedValue>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub parameters: Vec<Parameter>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -809,4 +814,52 @@ pub struct Observed {
     pub reductions: Vec<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub privatizable: Vec<String>,
+}
+
+/// One entry of a report's legend of values ([`LoopReport::names`]).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NamedValue {
+    /// The identifier the report's texts write for the value.
+    pub name: String,
+    /// The variable, as the source writes it (`m`, `c->n`, `rows[k]`).
+    pub variable: String,
+    /// Where the value is.
+    #[serde(flatten)]
+    pub place: ValuePlace,
+    /// The same in words.
+    pub is: String,
+}
+
+/// Which value of a variable a legend entry names.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "place", rename_all = "snake_case")]
+pub enum ValuePlace {
+    /// The value the program computes at `line` (and `column`, when two share the line);
+    /// `ordinal` tells apart values one place computes (the loads of one macro expansion).
+    At {
+        line: u32,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        column: Option<u32>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        ordinal: Option<u32>,
+    },
+    /// A value the analyses cannot place in the source, numbered in order of appearance.
+    Unplaced { ordinal: u32 },
+    /// The value the variable held at `line`, which it no longer holds where the loop
+    /// starts.
+    Before { line: u32 },
+    /// A file-scope variable of another file, numbered among the files defining that name.
+    Global { ordinal: u32 },
+    /// The iteration number of the loop over the entry's `variable` inside each thread
+    /// (`k@j`), the same in every thread.
+    Iteration,
+    /// A variable of a called function: for the call at `line`, and numbered when the
+    /// analyses cannot place it.
+    Callee {
+        function: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        line: Option<u32>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        ordinal: Option<u32>,
+    },
 }

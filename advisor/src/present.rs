@@ -804,7 +804,7 @@ pub enum Kind {
 
 /// One field of a report the presentation rewrites: a text, or a quantity (an expression
 /// with its text, renamed whole).
-enum Field<'a> {
+pub(crate) enum Field<'a> {
     Text(&'a mut String),
     Quantity(&'a mut Quantity),
 }
@@ -850,7 +850,7 @@ pub fn texts_mut(report: &mut LoopReport) -> Vec<(Kind, &mut String)> {
 /// The one list of a report's fields in the loop's terms, in the order names are first
 /// seen (the ordinals of unplaced values follow it): a field the model adds is listed here
 /// once, as a text of its kind or as a quantity.
-fn fields_mut(report: &mut LoopReport) -> Vec<(Kind, Field<'_>)> {
+pub(crate) fn fields_mut(report: &mut LoopReport) -> Vec<(Kind, Field<'_>)> {
     let mut e: Vec<Field> = Vec::new();
     let mut n: Vec<&mut String> = Vec::new();
     let mut p: Vec<&mut String> = Vec::new();

@@ -483,9 +483,18 @@ fn closing_notes(out: &mut String, l: &LoopReport) {
     if !l.assumptions.is_empty() {
         let _ = writeln!(out, "  assuming: {}", l.assumptions.join("; "));
     }
-    let qualified = qualified_names(out);
-    if !qualified.is_empty() {
-        let _ = writeln!(out, "  names: {}", qualified.join("; "));
+    // The legend's entries this recipe uses (the report's `names`), each said once.
+    let used: Vec<String> = l
+        .names
+        .iter()
+        .filter(|v| {
+            out.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .any(|w| w == v.name)
+        })
+        .map(|v| format!("`{}` is {}", v.name, v.is))
+        .collect();
+    if !used.is_empty() {
+        let _ = writeln!(out, "  names: {}", used.join("; "));
     }
     if !l.pragmas.is_empty() {
         let _ = writeln!(
@@ -745,81 +754,6 @@ fn performance(l: &LoopReport, mut step: usize, out: &mut String) {
     }
 }
 
-/// What each name qualified by a place (`crate::present`) in `text` stands for, once each in
-/// the order of first use: a reader meets `n@12` beside `n` only where the two are different
-/// values of `n`, and is told which one.
-fn qualified_names(text: &str) -> Vec<String> {
-    let b = text.as_bytes();
-    let is_word = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
-    let mut seen = std::collections::BTreeSet::new();
-    let mut out = Vec::new();
-    for (at, _) in text.match_indices('@') {
-        // The variable: back over identifier characters, `.` and `->`.
-        let mut start = at;
-        while start > 0 {
-            let c = b[start - 1];
-            if is_word(c) || c == b'.' {
-                start -= 1;
-            } else if c == b'>' && start >= 2 && b[start - 2] == b'-' {
-                start -= 2;
-            } else {
-                break;
-            }
-        }
-        let digits = |from: usize| {
-            let mut end = from;
-            while end < b.len() && b[end].is_ascii_digit() {
-                end += 1;
-            }
-            end
-        };
-        let var = &text[start..at];
-        // `f@?1` of `i@f@?1` is a callee's name, not a variable.
-        let callee = start > 0 && b[start - 1] == b'@';
-        if callee || var.is_empty() || !(b[start].is_ascii_alphabetic() || b[start] == b'_') {
-            continue;
-        }
-        let (end, what) = match b.get(at + 1) {
-            Some(b'?') if digits(at + 2) > at + 2 => (
-                digits(at + 2),
-                format!("a value of `{var}` whose place is not known"),
-            ),
-            Some(b'L') if digits(at + 2) > at + 2 => {
-                let end = digits(at + 2);
-                let line = &text[at + 2..end];
-                (end, format!("the value `{var}` had at line {line}, which it no longer holds where the loop starts"))
-            }
-            Some(c) if c.is_ascii_digit() => {
-                let line_end = digits(at + 1);
-                let line = &text[at + 1..line_end];
-                match (b.get(line_end), b.get(line_end + 1)) {
-                    (Some(b':'), Some(c)) if c.is_ascii_digit() => {
-                        let end = digits(line_end + 1);
-                        let column = &text[line_end + 1..end];
-                        (
-                            end,
-                            format!("the value of `{var}` from line {line}, column {column}"),
-                        )
-                    }
-                    _ => (line_end, format!("the value of `{var}` from line {line}")),
-                }
-            }
-            _ => continue,
-        };
-        // A callee's variable (`k@f:12`) or a longer word is not a qualified name.
-        if b.get(end).is_some_and(|c| is_word(*c) || *c == b'@') {
-            continue;
-        }
-        let name = &text[start..end];
-        if seen.insert(name.to_string()) {
-            out.push(format!("`{name}` is {what}"));
-        }
-    }
-    out
-}
-
-/// The first of `candidates` that is no identifier of `texts`: a name for the thread's index
-/// that cannot be mistaken for a variable of the loop.
 /// The names a recipe shows besides the loops' own: parameters, private variables and
 /// reduction targets.
 fn shown_names(l: &LoopReport) -> impl Iterator<Item = &str> {
@@ -830,6 +764,8 @@ fn shown_names(l: &LoopReport) -> impl Iterator<Item = &str> {
         .chain(l.reductions.iter().map(|r| r.target.as_str()))
 }
 
+/// The first of `candidates` that is no identifier of `texts`: a name for the thread's index
+/// that cannot be mistaken for a variable of the loop.
 fn index_name<'a>(candidates: &[&'a str], texts: &[&str]) -> &'a str {
     let used = |name: &str| {
         texts.iter().any(|t| {
@@ -847,25 +783,6 @@ fn index_name<'a>(candidates: &[&'a str], texts: &[&str]) -> &'a str {
 #[cfg(test)]
 mod tests {
     use super::index_name;
-
-    fn check(text: &str, expected: &[&str]) {
-        assert_eq!(super::qualified_names(text), expected, "{text}");
-    }
-
-    #[test]
-    fn qualified_names_say_which_value_they_are() {
-        check(
-            "hi: 8*j@93 + 8*j; n@L4 > 0; c->n@?2 + x@12:5; j@93",
-            &[
-                "`j@93` is the value of `j` from line 93",
-                "`n@L4` is the value `n` had at line 4, which it no longer holds where the loop starts",
-                "`c->n@?2` is a value of `c->n` whose place is not known",
-                "`x@12:5` is the value of `x` from line 12, column 5",
-            ],
-        );
-        // A callee's variable, an address in prose, a lone `@`.
-        check("k@get_dm:118, i@f@?1, profile@end, @3", &[]);
-    }
 
     #[test]
     fn array_objects_are_passed_as_pointers_to_their_first_element() {

@@ -459,6 +459,7 @@ fn instantiate_loop<'a, E: std::fmt::Display>(
         divergence,
         offload,
         notes,
+        names: Vec::new(),
     }
 }
 
@@ -594,7 +595,7 @@ fn variables_to_resolve(
     {
         // Re-analysis (§6.2) injects the inbound scalars: resolve those with a value.
         for p in l.parameters.iter().filter(|p| p.kind == ParamKind::Scalar) {
-            if recorded.contains_key(&p.name) || options.set.contains_key(&p.name) {
+            if recorded.contains_key(&p.name) || values::given(&options.set, &p.name).is_some() {
                 names.insert(p.name.clone());
             }
         }

@@ -80,6 +80,92 @@ pub struct InstanceLoop {
     pub offload: Option<Offload>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+    /// The legend of the values the loop's texts tell apart from others of the same
+    /// variable, as in the kernel report (`advisor::legend`); filled where it is written.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub names: Vec<advisor::model::NamedValue>,
+}
+
+impl InstanceLoop {
+    /// Writes every place-qualified name of the loop's texts as the identifier of its
+    /// legend entry, listed in `names`: the last step before the loop is written.
+    pub fn name_values(&mut self) {
+        let legend = {
+            let texts = self.texts_mut();
+            // The instance names no callee: `x@f` is a loop's iteration number or left.
+            advisor::legend::Legend::of(texts.iter().map(|t| t.as_str()), &|_| false)
+        };
+        if legend.entries.is_empty() {
+            return;
+        }
+        for t in self.texts_mut() {
+            *t = legend.rename(t);
+        }
+        self.names = legend.entries;
+    }
+
+    /// Every text of the loop that may name a value of the program: the one list of them.
+    fn texts_mut(&mut self) -> Vec<&mut String> {
+        let mut t: Vec<&mut String> = Vec::new();
+        for v in self.values.iter_mut() {
+            t.extend([&mut v.name, &mut v.message]);
+        }
+        for e in self.equations.iter_mut() {
+            t.push(&mut e.trip_count);
+            t.extend(e.note.iter_mut());
+        }
+        t.extend(self.conflicts.iter_mut());
+        if let Some(q) = self.trip_count.as_mut() {
+            q.texts_mut(&mut t);
+        }
+        if let Some(g) = self.grid.as_mut() {
+            t.push(&mut g.mapping);
+            g.threads_x.texts_mut(&mut t);
+            if let Some(q) = g.threads_y.as_mut() {
+                q.texts_mut(&mut t);
+            }
+        }
+        for p in self.parameters.iter_mut() {
+            t.push(&mut p.name);
+            for q in [&mut p.lo, &mut p.hi, &mut p.size].into_iter().flatten() {
+                q.texts_mut(&mut t);
+            }
+            t.extend(p.notes.iter_mut());
+        }
+        if let Some(m) = self.memory.as_mut() {
+            t.push(&mut m.mapping);
+            for a in m.accesses.iter_mut() {
+                a.requests_per_warp.texts_mut(&mut t);
+                t.extend(a.executions_per_warp.iter_mut());
+                t.extend(a.why.iter_mut());
+            }
+        }
+        for s in self.shared_memory.iter_mut() {
+            t.push(&mut s.array);
+            s.bytes_per_block.texts_mut(&mut t);
+        }
+        for d in self.divergence.iter_mut() {
+            t.push(&mut d.condition);
+            d.warps_per_row.texts_mut(&mut t);
+            for q in d.diverging_warps_per_row.iter_mut() {
+                q.texts_mut(&mut t);
+            }
+        }
+        if let Some(o) = self.offload.as_mut() {
+            t.push(&mut o.verdict);
+            t.extend(o.caveats.iter_mut());
+        }
+        t.extend(self.notes.iter_mut());
+        t
+    }
+}
+
+impl Quantity {
+    fn texts_mut<'a>(&'a mut self, t: &mut Vec<&'a mut String>) {
+        t.push(&mut self.expr);
+        t.extend(self.why.iter_mut());
+        t.extend(self.candidates.iter_mut());
+    }
 }
 
 /// One variable of the loop's expressions and where its value comes from.

@@ -60,6 +60,19 @@ pub fn render_loop(out: &mut String, l: &InstanceLoop) {
     render_parameters(out, l);
     render_memory(out, l);
     render_offload(out, l);
+    render_names(out, l);
+}
+
+/// What each legend name of the loop's texts stands for.
+fn render_names(out: &mut String, l: &InstanceLoop) {
+    if !l.names.is_empty() {
+        let said: Vec<String> = l
+            .names
+            .iter()
+            .map(|v| format!("`{}` is {}", v.name, v.is))
+            .collect();
+        let _ = writeln!(out, "  names: {}", said.join("; "));
+    }
 }
 
 /// The loop's line, its variables' values, the equations and conflicts they came from, and

@@ -137,7 +137,7 @@ impl<'n> Evidence<'n> {
     /// or to disagree), then the entry's value alone; else why there is none.
     fn resolve(&self, sources: &Sources<'_>) -> VariableValue {
         let name = self.name;
-        if let Some(&v) = sources.set.get(name) {
+        if let Some(v) = given(sources.set, name) {
             let mut message = format!("{name} = {v} (given)");
             if !self.from_counts.is_empty() && !self.from_counts.contains(&v) {
                 message.push_str(&format!(
@@ -254,4 +254,12 @@ impl<'n> Evidence<'n> {
         why.push_str(&format!("; give it with --set {name}=VALUE"));
         self.line(None, "undetermined", None, why)
     }
+}
+
+/// The value `--set` gives `name`, by its name or by the identifier a written report's
+/// legend shows for it (`n_12` for `n@12`).
+pub(crate) fn given(set: &Values, name: &str) -> Option<i64> {
+    set.get(name)
+        .copied()
+        .or_else(|| advisor::legend::identifier(name).and_then(|id| set.get(&id).copied()))
 }

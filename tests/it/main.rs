@@ -20,6 +20,7 @@ mod evaluation_page;
 mod explain_cli;
 mod html_report;
 mod instantiate_cli;
+mod legend_names;
 mod openmp_port;
 mod profile_cli;
 mod progress_cli;

@@ -64,6 +64,7 @@ fn kernel_reports_of_every_sample_and_fixture_match_their_schema() {
         ("samples", "yaml"),
         ("tests/fixtures/openmp", "json"),
         ("tests/fixtures/cuda", "json"),
+        ("tests/fixtures/names", "yaml"),
         ("advisor/src/rules/examples", "json"),
     ] {
         let out = warpwise(&["analyze", dir, "--format", format, "-q"]);

@@ -1,0 +1,714 @@
+//! The report's legend of values: each name the presentation qualifies by a place (`m@1052`,
+//! `i@f:77@?1`, `x@?2`) is written as a C identifier (`m_1052`) that the loop's `names`
+//! list defines, so that every expression of a written report reads as C.
+//!
+//! Within warpwise a value's name is its qualified form (the profile records it, the port
+//! planners and `instantiate` read it); the legend is applied where a report is written
+//! ([`name_values`]) and undone where a report file is read back ([`restore`]), so the two
+//! meet in one name per value either way (docs/report-format.md, "Names").
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+use crate::model::{Induction, LoopReport, NamedValue, Reason, ValuePlace};
+use crate::present::{fields_mut, Field};
+
+/// Writes every place-qualified name of `report` as the identifier its legend entry
+/// defines, and fills `report.names` with the entries, in order of first use.
+pub fn name_values(report: &mut LoopReport) {
+    let mut texts: Vec<String> = Vec::new();
+    each_text(report, &mut |t| texts.push(t.to_string()));
+    let callees: BTreeSet<&str> = report
+        .calls
+        .iter()
+        .flat_map(|c| std::iter::once(&c.name).chain(&c.callees))
+        .map(String::as_str)
+        .collect();
+    let legend = Legend::of(texts.iter().map(String::as_str), &|f| callees.contains(f));
+    if legend.entries.is_empty() {
+        return;
+    }
+    rename_all(report, &|t| legend.rename(t));
+    report.names = legend.entries;
+}
+
+/// The legend of a set of texts: an identifier for each place-qualified name they hold.
+#[derive(Debug)]
+pub struct Legend {
+    by_token: HashMap<String, String>,
+    /// The entries, in order of first use (a name used in another's variable first).
+    pub entries: Vec<NamedValue>,
+}
+
+impl Legend {
+    /// The legend of `texts`: each name no word of theirs, nor another entry's. `x@f` is a
+    /// variable of the called function `f` where `is_callee(f)`, else, as `k@j`, the
+    /// iteration number of the loop over `j`.
+    pub fn of<'a>(
+        texts: impl IntoIterator<Item = &'a str>,
+        is_callee: &dyn Fn(&str) -> bool,
+    ) -> Legend {
+        let mut words = BTreeSet::new();
+        let mut found: Vec<(String, Qualified)> = Vec::new();
+        for t in texts {
+            identifier_words(t, &mut words);
+            collect(t, &mut found);
+        }
+        let mut legend = Legend {
+            by_token: HashMap::new(),
+            entries: Vec::new(),
+        };
+        for (token, q) in found {
+            if legend.by_token.contains_key(&token) {
+                continue;
+            }
+            let Some(q) = q.settle(is_callee) else {
+                continue;
+            };
+            let name = fresh_name(&q, &words);
+            words.insert(name.clone());
+            legend.by_token.insert(token, name.clone());
+            let variable = legend.rename(&q.variable);
+            legend.entries.push(NamedValue {
+                is: q.place.describe(&variable),
+                name,
+                variable,
+                place: q.place,
+            });
+        }
+        legend
+    }
+
+    /// `text` with each place-qualified name written as its entry's identifier.
+    pub fn rename(&self, text: &str) -> String {
+        if !text.contains('@') {
+            return text.to_string();
+        }
+        rewrite(text, &|token| self.by_token.get(token).cloned())
+    }
+}
+
+/// The identifier a legend writes for the qualified name `qualified` (`n@12`: `n_12`) where
+/// no other word of its report takes it; `None` for a name without a place.
+pub fn identifier(qualified: &str) -> Option<String> {
+    match tokens(qualified).as_slice() {
+        [(0, end, q)] if *end == qualified.len() => {
+            let q = q.clone().settle(&|_| true)?;
+            Some(fresh_name(&q, &BTreeSet::new()))
+        }
+        _ => None,
+    }
+}
+
+/// Undoes [`name_values`] on a report read from a file: each legend name becomes the
+/// qualified name it stands for, and the legend is emptied.
+pub fn restore(report: &mut LoopReport) {
+    if report.names.is_empty() {
+        return;
+    }
+    let by_name = reading(&std::mem::take(&mut report.names));
+    rename_all(report, &|t| replace_words(t, &by_name));
+}
+
+/// Undoes [`name_values`] on a loop's induction read apart from the rest of its report
+/// (with the legend `names` of that report).
+pub fn restore_induction(induction: &mut Induction, values: &[NamedValue]) {
+    if values.is_empty() {
+        return;
+    }
+    let by_name = reading(values);
+    induction.var = replace_words(&induction.var, &by_name);
+    let rename = |t: &str| replace_words(t, &by_name);
+    for q in [
+        &mut induction.lower,
+        &mut induction.upper,
+        &mut induction.step,
+        &mut induction.trip_count,
+    ] {
+        q.rename(rename, rename);
+    }
+}
+
+/// Each legend name with the qualified name it stands for. An entry's variable may name
+/// an earlier entry (`a[i_12]`): the legend lists the names a variable holds before it.
+fn reading(values: &[NamedValue]) -> HashMap<String, String> {
+    let mut by_name: HashMap<String, String> = HashMap::new();
+    for v in values {
+        let variable = replace_words(&v.variable, &by_name);
+        by_name.insert(v.name.clone(), qualified(&variable, &v.place));
+    }
+    by_name
+}
+
+/// One place-qualified name: the variable as the source writes it and where its value is.
+#[derive(Clone, Debug, PartialEq)]
+struct Qualified {
+    variable: String,
+    place: ValuePlace,
+}
+
+impl Qualified {
+    /// What a name qualified by a bare word (`x@f`) is: a callee's variable where `f` is a
+    /// callee, the iteration number of the loop over `j` for `k@j`; `None` otherwise (a
+    /// text with an `@`, not a name).
+    fn settle(self, is_callee: &dyn Fn(&str) -> bool) -> Option<Qualified> {
+        match &self.place {
+            ValuePlace::Callee {
+                function,
+                line: None,
+                ordinal: None,
+            } if !is_callee(function) => (self.variable == "k").then(|| Qualified {
+                variable: function.clone(),
+                place: ValuePlace::Iteration,
+            }),
+            _ => Some(self),
+        }
+    }
+}
+
+/// Calls `f` on every text of `report` that may name a value: its fields in the loop's
+/// terms, the witnesses' variables, the callees' effects.
+fn each_text(report: &mut LoopReport, f: &mut dyn FnMut(&str)) {
+    for (_, field) in fields_mut(report) {
+        match field {
+            Field::Text(t) => f(t),
+            Field::Quantity(q) => f(q.text()),
+        }
+    }
+    for r in &report.reasons {
+        each_witness_key(r, f);
+    }
+    for c in &report.calls {
+        c.effects.iter().for_each(|e| f(e));
+    }
+}
+
+fn each_witness_key(reason: &Reason, f: &mut dyn FnMut(&str)) {
+    if let Some(w) = &reason.witness {
+        for map in [&w.values, &w.first.iteration, &w.second.iteration] {
+            map.keys().for_each(|k| f(k));
+        }
+    }
+    for r in &reason.instances {
+        each_witness_key(r, f);
+    }
+}
+
+/// Rewrites every text `each_text` visits by `rename`, the quantities' expressions with
+/// their texts.
+fn rename_all(report: &mut LoopReport, rename: &dyn Fn(&str) -> String) {
+    for (_, field) in fields_mut(report) {
+        match field {
+            Field::Text(t) => *t = rename(t),
+            Field::Quantity(q) => q.rename(rename, rename),
+        }
+    }
+    for r in report.reasons.iter_mut() {
+        rename_witness_keys(r, rename);
+    }
+    for c in report.calls.iter_mut() {
+        for e in c.effects.iter_mut() {
+            *e = rename(e);
+        }
+    }
+}
+
+fn rename_witness_keys(reason: &mut Reason, rename: &dyn Fn(&str) -> String) {
+    if let Some(w) = reason.witness.as_mut() {
+        for map in [
+            &mut w.values,
+            &mut w.first.iteration,
+            &mut w.second.iteration,
+        ] {
+            let renamed: BTreeMap<String, i64> = std::mem::take(map)
+                .into_iter()
+                .map(|(k, v)| (rename(&k), v))
+                .collect();
+            *map = renamed;
+        }
+    }
+    for r in reason.instances.iter_mut() {
+        rename_witness_keys(r, rename);
+    }
+}
+
+/// The qualified names of `text`, outermost first where one holds another
+/// (`a[i@12]@14`), appended to `out` with their token text.
+fn collect(text: &str, out: &mut Vec<(String, Qualified)>) {
+    for (start, end, q) in tokens(text) {
+        // A qualified name inside the variable of another gets its own entry first.
+        collect(&q.variable, out);
+        out.push((text[start..end].to_string(), q));
+    }
+}
+
+/// `text` with each outermost qualified name replaced by `name(token)` where it gives one.
+fn rewrite(text: &str, name: &dyn Fn(&str) -> Option<String>) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut last = 0;
+    for (start, end, _) in tokens(text) {
+        if let Some(n) = name(&text[start..end]) {
+            out.push_str(&text[last..start]);
+            out.push_str(&n);
+            last = end;
+        }
+    }
+    out.push_str(&text[last..]);
+    out
+}
+
+/// The outermost qualified names of `text` as `(start, end, what)`, in order; none inside
+/// a string literal (a printed `"a@b"`).
+fn tokens(text: &str) -> Vec<(usize, usize, Qualified)> {
+    let b = text.as_bytes();
+    let literal = literal_spans(b);
+    let mut out: Vec<(usize, usize, Qualified)> = Vec::new();
+    for (at, _) in text.match_indices('@') {
+        if literal.iter().any(|(s, e)| (*s..*e).contains(&at)) {
+            continue;
+        }
+        let start = head_start(b, at);
+        if start == at || out.last().is_some_and(|(_, e, _)| at < *e) {
+            continue;
+        }
+        let Some((end, place)) = place_after(text, at + 1) else {
+            continue;
+        };
+        // The ones a longer name holds give way to it (`i@12` in `a[i@12]@14`).
+        out.retain(|(s, _, _)| *s < start);
+        let variable = text[start..at].to_string();
+        out.push((start, end, Qualified { variable, place }));
+    }
+    out
+}
+
+/// The byte ranges of the string literals of `b` (a report prints a literal as the
+/// source writes it).
+fn literal_spans(b: &[u8]) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let mut k = 0;
+    while k < b.len() {
+        if b[k] == b'"' {
+            let start = k;
+            k += 1;
+            while k < b.len() && b[k] != b'"' {
+                k += if b[k] == b'\\' { 2 } else { 1 };
+            }
+            out.push((start, k.min(b.len())));
+        }
+        k += 1;
+    }
+    out
+}
+
+/// Where the variable whose qualifier starts at `at` begins: back over identifier
+/// characters, `.`, `->` and balanced brackets (which may hold qualified names).
+fn head_start(b: &[u8], at: usize) -> usize {
+    let mut start = at;
+    let mut depth = 0usize;
+    while start > 0 {
+        let c = b[start - 1];
+        let ok = match c {
+            b']' => {
+                depth += 1;
+                true
+            }
+            b'[' if depth > 0 => {
+                depth -= 1;
+                true
+            }
+            _ if depth > 0 => true,
+            b'>' => start >= 2 && b[start - 2] == b'-',
+            b'-' => b.get(start) == Some(&b'>'),
+            c => c.is_ascii_alphanumeric() || c == b'_' || c == b'.',
+        };
+        if !ok {
+            break;
+        }
+        start -= 1;
+    }
+    // Brackets left open are not part of the name, nor is what precedes its first letter.
+    while start < at && (depth > 0 || !(b[start].is_ascii_alphabetic() || b[start] == b'_')) {
+        if b[start] == b']' {
+            depth = depth.saturating_sub(1);
+        }
+        start += 1;
+    }
+    start
+}
+
+/// The place a qualifier starting at `k` (just after `@`) names, and where it ends: `12`,
+/// `12:5`, `12?2`, `?2`, `L12`, `global`, `global2`, `f:12`, `f@?2`, `f:12@?2`, or a bare word
+/// (`f`, `j`: see [`Qualified::settle`]). `None` for any other text after an `@`.
+fn place_after(text: &str, k: usize) -> Option<(usize, ValuePlace)> {
+    let b = text.as_bytes();
+    let digits = |from: usize| -> Option<(usize, u32)> {
+        let end = from
+            + b[from.min(b.len())..]
+                .iter()
+                .take_while(|c| c.is_ascii_digit())
+                .count();
+        (end > from)
+            .then(|| Some((end, text[from..end].parse().ok()?)))
+            .flatten()
+    };
+    let ordinal = |from: usize, mark: &[u8]| -> Option<(usize, u32)> {
+        b[from..]
+            .starts_with(mark)
+            .then(|| digits(from + mark.len()))
+            .flatten()
+    };
+    let (end, place) = if let Some((end, line)) = digits(k) {
+        let (end, column) = match ordinal(end, b":") {
+            Some((e, c)) => (e, Some(c)),
+            None => (end, None),
+        };
+        let (end, ordinal) = match ordinal(end, b"?") {
+            Some((e, o)) => (e, Some(o)),
+            None => (end, None),
+        };
+        (
+            end,
+            ValuePlace::At {
+                line,
+                column,
+                ordinal,
+            },
+        )
+    } else if let Some((end, ordinal)) = ordinal(k, b"?") {
+        (end, ValuePlace::Unplaced { ordinal })
+    } else {
+        let word = b[k..]
+            .iter()
+            .take_while(|c| c.is_ascii_alphanumeric() || **c == b'_')
+            .count();
+        if word == 0 || !(b[k].is_ascii_alphabetic() || b[k] == b'_') {
+            return None;
+        }
+        let function = &text[k..k + word];
+        let after = k + word;
+        let line = ordinal(after, b":");
+        let end = line.map_or(after, |(e, _)| e);
+        let called = ordinal(end, b"@?");
+        if line.is_some() || called.is_some() {
+            (
+                called.map_or(end, |(e, _)| e),
+                ValuePlace::Callee {
+                    function: function.to_string(),
+                    line: line.map(|(_, l)| l),
+                    ordinal: called.map(|(_, o)| o),
+                },
+            )
+        } else if let Some(line) = function.strip_prefix('L').and_then(|d| d.parse().ok()) {
+            (after, ValuePlace::Before { line })
+        } else if let Some(ordinal) = function.strip_prefix("global").and_then(|rest| {
+            if rest.is_empty() {
+                Some(1)
+            } else {
+                rest.parse().ok()
+            }
+        }) {
+            (after, ValuePlace::Global { ordinal })
+        } else {
+            // A bare word: a callee's variable or a loop's iteration number, which the
+            // legend tells apart (`Qualified::settle`).
+            let place = ValuePlace::Callee {
+                function: function.to_string(),
+                line: None,
+                ordinal: None,
+            };
+            (after, place)
+        }
+    };
+    // A longer word is no qualifier (`x@12abc`).
+    let part_of_word = b
+        .get(end)
+        .is_some_and(|c| c.is_ascii_alphanumeric() || *c == b'_' || *c == b'@');
+    (!part_of_word).then_some((end, place))
+}
+
+/// The qualified name a legend entry stands for: the inverse of [`place_after`].
+fn qualified(variable: &str, place: &ValuePlace) -> String {
+    let suffix = match place {
+        ValuePlace::Iteration => return format!("k@{variable}"),
+        ValuePlace::At {
+            line,
+            column,
+            ordinal,
+        } => {
+            let column = column.map(|c| format!(":{c}")).unwrap_or_default();
+            let ordinal = ordinal.map(|o| format!("?{o}")).unwrap_or_default();
+            format!("{line}{column}{ordinal}")
+        }
+        ValuePlace::Unplaced { ordinal } => format!("?{ordinal}"),
+        ValuePlace::Before { line } => format!("L{line}"),
+        ValuePlace::Global { ordinal: 1 } => "global".to_string(),
+        ValuePlace::Global { ordinal } => format!("global{ordinal}"),
+        ValuePlace::Callee {
+            function,
+            line,
+            ordinal,
+        } => {
+            let line = line.map(|l| format!(":{l}")).unwrap_or_default();
+            let ordinal = ordinal.map(|o| format!("@?{o}")).unwrap_or_default();
+            format!("{function}{line}{ordinal}")
+        }
+    };
+    format!("{variable}@{suffix}")
+}
+
+/// A C identifier for a qualified name: the variable's characters (`c->n` as `c_n`) and
+/// the place (`_1052`, `_1052_5`, `_v2`, `_l12`, `_g2`, `_f_77_v1`), made unique against
+/// `taken` by a trailing count.
+fn fresh_name(q: &Qualified, taken: &BTreeSet<String>) -> String {
+    let mut stem = String::new();
+    for c in q.variable.chars() {
+        if c.is_ascii_alphanumeric() || c == '_' {
+            stem.push(c);
+        } else if !stem.ends_with('_') {
+            stem.push('_');
+        }
+    }
+    let stem = stem.trim_end_matches('_');
+    let place = match &q.place {
+        ValuePlace::Iteration => return unique(format!("k_{stem}"), taken),
+        ValuePlace::At {
+            line,
+            column,
+            ordinal,
+        } => {
+            let column = column.map(|c| format!("_{c}")).unwrap_or_default();
+            let ordinal = ordinal.map(|o| format!("_v{o}")).unwrap_or_default();
+            format!("_{line}{column}{ordinal}")
+        }
+        ValuePlace::Unplaced { ordinal } => format!("_v{ordinal}"),
+        ValuePlace::Before { line } => format!("_l{line}"),
+        ValuePlace::Global { ordinal } => format!("_g{ordinal}"),
+        ValuePlace::Callee {
+            function,
+            line,
+            ordinal,
+        } => {
+            let line = line.map(|l| format!("_{l}")).unwrap_or_default();
+            let ordinal = ordinal.map(|o| format!("_v{o}")).unwrap_or_default();
+            format!("_{function}{line}{ordinal}")
+        }
+    };
+    unique(format!("{stem}{place}"), taken)
+}
+
+/// `name`, or with the first count after it that makes it no member of `taken`.
+fn unique(name: String, taken: &BTreeSet<String>) -> String {
+    if !taken.contains(&name) {
+        return name;
+    }
+    (2..)
+        .map(|k| format!("{name}_{k}"))
+        .find(|n| !taken.contains(n))
+        .unwrap_or(name)
+}
+
+impl ValuePlace {
+    /// What the value of `variable` this place names is, in words.
+    fn describe(&self, variable: &str) -> String {
+        match self {
+            ValuePlace::Iteration => format!(
+                "the iteration number of the loop over `{variable}` inside each thread, the same in every thread"
+            ),
+            ValuePlace::At { line, column, ordinal } => {
+                let column = column.map(|c| format!(", column {c}")).unwrap_or_default();
+                let ordinal = ordinal
+                    .map(|o| format!(" (the {} of the values computed there)", ordinal_word(o)))
+                    .unwrap_or_default();
+                format!("the value of `{variable}` from line {line}{column}{ordinal}")
+            }
+            ValuePlace::Unplaced { ordinal } => format!(
+                "a value of `{variable}` whose place in the source is not known (the {} such)",
+                ordinal_word(*ordinal)
+            ),
+            ValuePlace::Before { line } => format!(
+                "the value `{variable}` had at line {line}, which it no longer holds where the loop starts"
+            ),
+            ValuePlace::Global { ordinal } => format!(
+                "the file-scope `{variable}` of another file (the {} of that name)",
+                ordinal_word(*ordinal)
+            ),
+            ValuePlace::Callee { function, line, ordinal } => {
+                let call = line
+                    .map(|l| format!(" in the call at line {l}"))
+                    .unwrap_or_default();
+                let ordinal = ordinal
+                    .map(|o| format!(" (the {} of its values)", ordinal_word(o)))
+                    .unwrap_or_default();
+                format!("`{variable}` of the called function `{function}`{call}{ordinal}")
+            }
+        }
+    }
+}
+
+fn ordinal_word(k: u32) -> String {
+    let suffix = match (k % 10, k % 100) {
+        (1, n) if n != 11 => "st",
+        (2, n) if n != 12 => "nd",
+        (3, n) if n != 13 => "rd",
+        _ => "th",
+    };
+    format!("{k}{suffix}")
+}
+
+/// The identifiers of `text` (words that start with a letter or `_`), added to `out`.
+fn identifier_words(text: &str, out: &mut BTreeSet<String>) {
+    for w in text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')) {
+        if w.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_') {
+            out.insert(w.to_string());
+        }
+    }
+}
+
+/// `text` with each whole word that `by` names replaced (a legend name is no other word
+/// of its report, so every occurrence is the value).
+fn replace_words(text: &str, by: &HashMap<String, String>) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut word = String::new();
+    for c in text.chars() {
+        if c.is_ascii_alphanumeric() || c == '_' {
+            word.push(c);
+            continue;
+        }
+        out.push_str(by.get(&word).map_or(word.as_str(), String::as_str));
+        word.clear();
+        out.push(c);
+    }
+    out.push_str(by.get(&word).map_or(word.as_str(), String::as_str));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The identifiers `text`'s qualified names become, with what each stands for; and
+    /// reading them back, as [`restore`] does, gives the text again.
+    fn check(text: &str, written: &str, entries: &[(&str, &str)]) {
+        let legend = Legend::of([text], &|f| ["f", "g", "h", "get_dm"].contains(&f));
+        let out = legend.rename(text);
+        assert_eq!(out, written, "{text}");
+        let described: Vec<(&str, &str)> = legend
+            .entries
+            .iter()
+            .map(|v| (v.name.as_str(), v.is.as_str()))
+            .collect();
+        assert_eq!(described, entries, "{text}");
+        assert_eq!(
+            replace_words(&out, &reading(&legend.entries)),
+            text,
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn a_value_computed_at_a_line_is_named_by_the_line() {
+        check(
+            "4*i - 4*j@4913 + 4*j + 4",
+            "4*i - 4*j_4913 + 4*j + 4",
+            &[("j_4913", "the value of `j` from line 4913")],
+        );
+        check(
+            "x@12:5 + x@12?2",
+            "x_12_5 + x_12_v2",
+            &[
+                ("x_12_5", "the value of `x` from line 12, column 5"),
+                (
+                    "x_12_v2",
+                    "the value of `x` from line 12 (the 2nd of the values computed there)",
+                ),
+            ],
+        );
+    }
+
+    #[test]
+    fn paths_and_members_make_identifiers() {
+        check(
+            "8*ma->g_rc_id@?1 + _fill_types[f_id]@860 + SD@684.max_num_nucs",
+            "8*ma_g_rc_id_v1 + _fill_types_f_id_860 + SD_684.max_num_nucs",
+            &[
+                (
+                    "ma_g_rc_id_v1",
+                    "a value of `ma->g_rc_id` whose place in the source is not known (the 1st such)",
+                ),
+                ("_fill_types_f_id_860", "the value of `_fill_types[f_id]` from line 860"),
+                ("SD_684", "the value of `SD` from line 684"),
+            ],
+        );
+    }
+
+    #[test]
+    fn callee_globals_and_earlier_values() {
+        check(
+            "i@g:1077@?1 + k@get_dm:118 + j@h@?3 + n@L4 + t@global + t@global2",
+            "i_g_1077_v1 + k_get_dm_118 + j_h_v3 + n_l4 + t_g1 + t_g2",
+            &[
+                ("i_g_1077_v1", "`i` of the called function `g` in the call at line 1077 (the 1st of its values)"),
+                ("k_get_dm_118", "`k` of the called function `get_dm` in the call at line 118"),
+                ("j_h_v3", "`j` of the called function `h` (the 3rd of its values)"),
+                ("n_l4", "the value `n` had at line 4, which it no longer holds where the loop starts"),
+                ("t_g1", "the file-scope `t` of another file (the 1st of that name)"),
+                ("t_g2", "the file-scope `t` of another file (the 2nd of that name)"),
+            ],
+        );
+    }
+
+    #[test]
+    fn nested_names_and_clashes() {
+        check(
+            "a[i@12]@14 + i@12",
+            "a_i_12_14 + i_12",
+            &[
+                ("i_12", "the value of `i` from line 12"),
+                ("a_i_12_14", "the value of `a[i_12]` from line 14"),
+            ],
+        );
+        // A word of the text is never a legend name.
+        check(
+            "m_5 + m@5",
+            "m_5 + m_5_2",
+            &[("m_5_2", "the value of `m` from line 5")],
+        );
+    }
+
+    #[test]
+    fn a_loops_iteration_number_and_a_callees_variable() {
+        check(
+            "8*k@j + x@f",
+            "8*k_j + x_f",
+            &[
+                (
+                    "k_j",
+                    "the iteration number of the loop over `j` inside each thread, the same in every thread",
+                ),
+                ("x_f", "`x` of the called function `f`"),
+            ],
+        );
+    }
+
+    #[test]
+    fn one_name_alone_has_its_identifier() {
+        assert_eq!(identifier("n@12").as_deref(), Some("n_12"));
+        assert_eq!(identifier("c->n@?2").as_deref(), Some("c_n_v2"));
+        assert_eq!(identifier("n"), None);
+        assert_eq!(identifier("n@12 + 1"), None);
+    }
+
+    #[test]
+    fn other_at_signs_are_text() {
+        for text in [
+            "profile@end",
+            "n@j + 1",
+            "\"user@1\"",
+            "@3 and x@",
+            "a@12abc",
+            "`p` (line 12)",
+        ] {
+            check(text, text, &[]);
+        }
+    }
+}
