@@ -675,7 +675,7 @@ def analyze_app(warpwise, cwd, files, flags, extra):
 # `i@f:12`, `k@j`): warpwise's own way of telling two values of one variable apart, which
 # no C reader knows; a written report shows each as the identifier its legend (`names`)
 # defines, so none should remain.
-QUALIFIED = re.compile(r"[\w\]]@[\w?]")
+QUALIFIED = re.compile(r"[\w\])]@[\w?]")
 # A floor function of the engine, which C has no operator for.
 FLOOR = re.compile(r"\bfloor_(div|mod)\(")
 # The fields that quote the program's own text.

@@ -308,11 +308,11 @@ fn head_start(b: &[u8], at: usize) -> usize {
     while start > 0 {
         let c = b[start - 1];
         let ok = match c {
-            b']' => {
+            b']' | b')' => {
                 depth += 1;
                 true
             }
-            b'[' if depth > 0 => {
+            b'[' | b'(' if depth > 0 => {
                 depth -= 1;
                 true
             }
@@ -326,9 +326,12 @@ fn head_start(b: &[u8], at: usize) -> usize {
         }
         start -= 1;
     }
-    // Brackets left open are not part of the name, nor is what precedes its first letter.
-    while start < at && (depth > 0 || !(b[start].is_ascii_alphabetic() || b[start] == b'_')) {
-        if b[start] == b']' {
+    // Brackets left open are not part of the name, nor is what precedes its first letter
+    // (a value the program's text names may be parenthesized: `(*images)@?1`).
+    while start < at
+        && (depth > 0 || !(b[start].is_ascii_alphabetic() || b[start] == b'_' || b[start] == b'('))
+    {
+        if matches!(b[start], b']' | b')') {
             depth = depth.saturating_sub(1);
         }
         start += 1;
@@ -464,7 +467,7 @@ fn fresh_name(q: &Qualified, taken: &BTreeSet<String>) -> String {
     for c in q.variable.chars() {
         if c.is_ascii_alphanumeric() || c == '_' {
             stem.push(c);
-        } else if !stem.ends_with('_') {
+        } else if !stem.is_empty() && !stem.ends_with('_') {
             stem.push('_');
         }
     }
@@ -628,8 +631,8 @@ mod tests {
     #[test]
     fn paths_and_members_make_identifiers() {
         check(
-            "8*ma->g_rc_id@?1 + _fill_types[f_id]@860 + SD@684.max_num_nucs",
-            "8*ma_g_rc_id_v1 + _fill_types_f_id_860 + SD_684.max_num_nucs",
+            "8*ma->g_rc_id@?1 + _fill_types[f_id]@860 + SD@684.max_num_nucs + (*im)@?2",
+            "8*ma_g_rc_id_v1 + _fill_types_f_id_860 + SD_684.max_num_nucs + im_v2",
             &[
                 (
                     "ma_g_rc_id_v1",
@@ -637,6 +640,10 @@ mod tests {
                 ),
                 ("_fill_types_f_id_860", "the value of `_fill_types[f_id]` from line 860"),
                 ("SD_684", "the value of `SD` from line 684"),
+                (
+                    "im_v2",
+                    "a value of `(*im)` whose place in the source is not known (the 2nd such)",
+                ),
             ],
         );
     }
@@ -709,6 +716,47 @@ mod tests {
             "`p` (line 12)",
         ] {
             check(text, text, &[]);
+        }
+    }
+
+    proptest::proptest! {
+        /// Any text (qualifiers in every shape, brackets open or closed, literals, words
+        /// that look like legend names): naming never panics, leaves no qualified name it
+        /// settled, and reading the names back gives the text again.
+        #[test]
+        fn naming_and_reading_back_is_the_identity(
+            text in "([a-c]|@|\\?|[1-2]|:|->|\\[|\\]|\\(|\\)|\"| |\\*|_|_v|f|L|global){0,32}"
+        ) {
+            let legend = Legend::of([text.as_str()], &|f| f == "f");
+            let named = legend.rename(&text);
+            for v in &legend.entries {
+                proptest::prop_assert!(!v.name.is_empty() && !v.name.contains('@'));
+            }
+            proptest::prop_assert_eq!(replace_words(&named, &reading(&legend.entries)), text);
+        }
+    }
+
+    proptest::proptest! {
+        /// Qualified names beside words that read like their identifiers (`a@1` and `a_1`,
+        /// `b@?2` and `b_v2`): every identifier is new, so reading back is the identity.
+        #[test]
+        fn identifiers_never_take_a_word_of_the_text(
+            parts in proptest::collection::vec(("[ab]", 1u32..3, 0usize..4), 0..8)
+        ) {
+            let text: Vec<String> = parts
+                .iter()
+                .map(|(x, n, form)| match form {
+                    0 => format!("{x}@{n}"),
+                    1 => format!("{x}_{n}"),
+                    2 => format!("{x}@?{n}"),
+                    _ => format!("{x}_v{n}"),
+                })
+                .collect();
+            let text = text.join(" + ");
+            let legend = Legend::of([text.as_str()], &|_| false);
+            let named = legend.rename(&text);
+            proptest::prop_assert!(!named.contains('@'));
+            proptest::prop_assert_eq!(replace_words(&named, &reading(&legend.entries)), text);
         }
     }
 }
