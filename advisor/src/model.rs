@@ -188,6 +188,11 @@ pub struct Parameter {
     /// device like an array argument). Absent for parameters and locals.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub storage: Option<Storage>,
+    /// The memory is the variable `name` itself, a scalar or a structure (a global, or a
+    /// local whose address the program takes), not an array nor what a pointer points to:
+    /// its host address is `&name`. Absent when false.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub by_address: bool,
 }
 
 impl Parameter {

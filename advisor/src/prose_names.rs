@@ -94,6 +94,14 @@ pub(crate) fn in_words(text: &str) -> String {
         let next_span = code_spans.peek().copied();
         let next_bare = bare_iter.peek().map(|q| q.start);
         match (next_span, next_bare) {
+            // A span or a name that starts inside one already written (a name's head
+            // running into a quote, `(``)@a`) is part of it.
+            (Some((s, _)), _) if s < last => {
+                code_spans.next();
+            }
+            (_, Some(b)) if b < last => {
+                bare_iter.next();
+            }
             (Some((s, e)), b) if b.is_none_or(|b| s < b) => {
                 out.push_str(&text[last..s]);
                 out.push_str(&span_in_words(&text[s..e]));
@@ -405,6 +413,15 @@ mod tests {
         check(
             "unbalanced `a@3",
             "unbalanced `a (where `a` is its value at line 3)",
+        );
+    }
+
+    #[test]
+    fn a_name_running_into_a_quote_is_read_once() {
+        // The head of `@a` reaches back over a quote: written as it is, not twice.
+        assert_eq!(
+            in_words("(````)@a"),
+            "(````) (where `(````)` is the variable of `a`)"
         );
     }
 

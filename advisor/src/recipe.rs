@@ -269,6 +269,16 @@ fn mapping(out: &mut String, l: &LoopReport, report: &Report, kernel: &str) {
     }
 }
 
+/// How the host names a parameter's memory: the pointer, or `&v` for a variable's own
+/// storage (a scalar or structure global, a local whose address is taken).
+fn host_pointer(p: &Parameter) -> String {
+    if p.by_address {
+        format!("&{}", p.name)
+    } else {
+        p.name.clone()
+    }
+}
+
 /// Step 3: the allocations and the copies in, with each array's byte section.
 fn copies_in(out: &mut String, arrays: &[&Parameter], reached: &[&Parameter]) {
     // 3. Allocations and copies in.
@@ -283,7 +293,7 @@ fn copies_in(out: &mut String, arrays: &[&Parameter], reached: &[&Parameter]) {
                 let device = device_name(&p.name);
                 let _ = writeln!(out, "       cudaMalloc(&{device}, {size});");
                 if matches!(p.role, Role::In | Role::Inout) {
-                    let _ = writeln!(out, "       cudaMemcpy({device}, (char *){} + {}, {size}, cudaMemcpyHostToDevice);", p.name, paren(&bytes.lo));
+                    let _ = writeln!(out, "       cudaMemcpy({device}, (char *){} + {}, {size}, cudaMemcpyHostToDevice);", host_pointer(p), paren(&bytes.lo));
                 }
             }
             None => {
@@ -440,7 +450,7 @@ fn copy_back(s: &mut Steps, l: &LoopReport, arrays: &[&Parameter]) {
         if let Some(bytes) = &p.bytes {
             back.push(format!(
                 "       cudaMemcpy((char *){} + {}, {}, {}, cudaMemcpyDeviceToHost);",
-                p.name,
+                host_pointer(p),
                 paren(&bytes.lo),
                 device_name(&p.name),
                 bytes.size
@@ -797,6 +807,7 @@ mod tests {
             notes: Vec::new(),
             whole_object: None,
             storage: None,
+            by_address: false,
         };
         use super::{device_param, Role};
         assert_eq!(

@@ -152,6 +152,7 @@ impl FunctionContext<'_> {
                 notes,
                 whole_object,
                 storage: crate::globals::storage(self.func, self.rec, var),
+                by_address: self.is_variable_itself(var),
             });
         }
         out
@@ -223,6 +224,20 @@ impl FunctionContext<'_> {
 
     /// Decides how a kernel receives the base pointer `var`: from where the pointer comes
     /// (a parameter, a load, an object, a call's result, a callee's member or global).
+    /// Whether `var` is the address of a variable that is no array (a global or a local
+    /// whose address is taken, of a scalar or structure type): a host reaches its memory as
+    /// `&name`, not as `name`.
+    fn is_variable_itself(&self, var: &Var) -> bool {
+        let types = &self.unit.lowered.program.types;
+        match self.rec.symbols.info(var).map(|s| &s.origin) {
+            Some(SymbolOrigin::Object(v)) => {
+                let ty = self.func.inst(*v).ty;
+                types.array_elem(types.pointee(ty).unwrap_or(ty)).is_none()
+            }
+            _ => false,
+        }
+    }
+
     fn base_type(&self, var: &Var, memory: &LoopMemory) -> BaseType {
         let types = &self.unit.lowered.program.types;
         let effects = &memory.effects;
@@ -681,6 +696,7 @@ pub(super) fn merge_unbased(out: &mut Vec<Parameter>, uses: BTreeMap<String, Unb
             notes: vec![note],
             whole_object: None,
             storage: None,
+            by_address: false,
         });
     }
 }
@@ -707,6 +723,7 @@ pub(super) fn ordered(mut out: Vec<Parameter>, scalars: Scalars) -> Vec<Paramete
             notes: Vec::new(),
             whole_object: None,
             storage: None,
+            by_address: false,
         });
     }
     out

@@ -64,3 +64,39 @@ fn two_dimensional_indices_avoid_a_parameter_of_their_names() {
     );
     assert!(!text.contains("kx = blockIdx"), "{text}");
 }
+
+/// A variable's own storage (a scalar global, a local whose address is let out) is copied
+/// from its address: `(char *)&m`, where an array or a pointer is copied from itself.
+#[test]
+fn a_variables_own_storage_is_copied_from_its_address() {
+    let (report, text) = recipe(
+        "int m;\n\
+         double tab[100];\n\
+         void keep(int *count);\n\
+         void f(double *restrict y, int n) {\n\
+           int s = n;\n\
+           keep(&s);\n\
+           for (int i = 0; i < n; i++) /* LOOP */\n\
+             y[i] = tab[i % 100] * m + s;\n\
+         }\n",
+    );
+    let by_address: Vec<&str> = report
+        .parameters
+        .iter()
+        .filter(|p| p.by_address)
+        .map(|p| p.name.as_str())
+        .collect();
+    assert_eq!(by_address, ["m", "s"], "{report:#?}");
+    assert!(
+        text.contains("cudaMemcpy(d_m, (char *)&m + 0, 4,"),
+        "{text}"
+    );
+    assert!(
+        text.contains("cudaMemcpy(d_s, (char *)&s + 0, 4,"),
+        "{text}"
+    );
+    assert!(
+        text.contains("cudaMemcpy((char *)y + 0, d_y, 8*n,"),
+        "{text}"
+    );
+}
