@@ -126,6 +126,7 @@ fn finding(
     if let Some(help) = &reason.help {
         text.push_str(&format!(". Help: {help}"));
     }
+    let text = with_names(text, l);
     let mut result = sarif::Result::builder()
         .rule_id(reason.code.as_str())
         .level(level(l))
@@ -141,6 +142,24 @@ fn finding(
         .build();
     result.rule_index = rules.get(&reason.code).copied();
     result
+}
+
+/// `text` with what each name of the loop's legend that it uses stands for (a SARIF
+/// reader sees the message alone, not the report's `names`).
+fn with_names(mut text: String, l: &LoopReport) -> String {
+    let used: Vec<String> = l
+        .names
+        .iter()
+        .filter(|v| {
+            text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .any(|w| w == v.name)
+        })
+        .map(|v| format!("`{}` is {}", v.name, v.is))
+        .collect();
+    if !used.is_empty() {
+        text.push_str(&format!(" (where {})", used.join("; ")));
+    }
+    text
 }
 
 fn friendly_result(
@@ -161,6 +180,7 @@ fn friendly_result(
         },
         site.file
     );
+    let text = with_names(text, l);
     let mut result = sarif::Result::builder()
         .rule_id(rules::FRIENDLY.code.as_str())
         .level(sarif::ResultLevel::Note)

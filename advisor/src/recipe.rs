@@ -93,6 +93,7 @@ fn findings(l: &LoopReport, units: &[Unit], verbose: bool) -> String {
         }
         out.push_str(&d.render(false));
     }
+    names_line(&mut out, l);
     out
 }
 
@@ -493,7 +494,19 @@ fn closing_notes(out: &mut String, l: &LoopReport) {
     if !l.assumptions.is_empty() {
         let _ = writeln!(out, "  assuming: {}", l.assumptions.join("; "));
     }
-    // The legend's entries this recipe uses (the report's `names`), each said once.
+    names_line(out, l);
+    if !l.pragmas.is_empty() {
+        let _ = writeln!(
+            out,
+            "  note: the loop already carries `#pragma {}`",
+            l.pragmas.join("`, `#pragma ")
+        );
+    }
+}
+
+/// A `names:` line saying what each name of the loop's legend (the report's `names`) that
+/// `out` uses stands for, once each.
+fn names_line(out: &mut String, l: &LoopReport) {
     let used: Vec<String> = l
         .names
         .iter()
@@ -505,13 +518,6 @@ fn closing_notes(out: &mut String, l: &LoopReport) {
         .collect();
     if !used.is_empty() {
         let _ = writeln!(out, "  names: {}", used.join("; "));
-    }
-    if !l.pragmas.is_empty() {
-        let _ = writeln!(
-            out,
-            "  note: the loop already carries `#pragma {}`",
-            l.pragmas.join("`, `#pragma ")
-        );
     }
 }
 

@@ -163,3 +163,36 @@ fn instantiate_reads_the_legend_back_to_the_same_numbers() {
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
     assert!(text(&out).contains("nearest: `n_11`"), "{}", text(&out));
 }
+
+/// A SARIF reader sees a result's message alone, a terminal a finding: each says what the
+/// legend names it uses are.
+#[test]
+fn sarif_messages_and_findings_say_what_their_names_are() {
+    let sweeps = "tests/fixtures/names/two_sweeps.c";
+    let log: Value =
+        serde_json::from_str(&run(&["analyze", sweeps, "--format", "sarif", "-q"])).unwrap();
+    let mut all = Vec::new();
+    strings(&log, &mut all);
+    let qualified: Vec<&&str> = all.iter().filter(|s| s.contains("i@")).collect();
+    assert!(qualified.is_empty(), "{qualified:?}");
+    let messages: Vec<&str> = log["runs"][0]["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|r| r["message"]["text"].as_str())
+        .filter(|m| has_word(m, "i_8"))
+        .collect();
+    assert!(!messages.is_empty(), "{log:#}");
+    for m in messages {
+        assert!(
+            m.contains("(where `i_8` is the value of `i` from line 8)"),
+            "{m}"
+        );
+    }
+    // So does the text form's finding.
+    let text = run(&["analyze", sweeps, "--format", "text", "-q"]);
+    assert!(
+        text.contains("  names: `i_8` is the value of `i` from line 8\n"),
+        "{text}"
+    );
+}
