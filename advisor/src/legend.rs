@@ -273,6 +273,10 @@ fn tokens(text: &str) -> Vec<(usize, usize, Qualified)> {
         let Some((end, place)) = place_after(text, at + 1) else {
             continue;
         };
+        // A name whose head starts inside an earlier one is no name (`_@global->@f`).
+        if out.iter().any(|(s, e, _)| *s < start && start < *e) {
+            continue;
+        }
         // The ones a longer name holds give way to it (`i@12` in `a[i@12]@14`).
         out.retain(|(s, _, _)| *s < start);
         let variable = text[start..at].to_string();
@@ -336,6 +340,10 @@ fn head_start(b: &[u8], at: usize) -> usize {
         }
         start += 1;
     }
+    // A name starts a word: one whose first characters are digits (`1_@1`) is none.
+    if start > 0 && (b[start - 1].is_ascii_alphanumeric() || b[start - 1] == b'_') {
+        return at;
+    }
     start
 }
 
@@ -350,9 +358,7 @@ fn place_after(text: &str, k: usize) -> Option<(usize, ValuePlace)> {
                 .iter()
                 .take_while(|c| c.is_ascii_digit())
                 .count();
-        (end > from)
-            .then(|| Some((end, text[from..end].parse().ok()?)))
-            .flatten()
+        number(&text[from..end]).map(|n| (end, n))
     };
     let ordinal = |from: usize, mark: &[u8]| -> Option<(usize, u32)> {
         b[from..]
@@ -401,13 +407,14 @@ fn place_after(text: &str, k: usize) -> Option<(usize, ValuePlace)> {
                     ordinal: called.map(|(_, o)| o),
                 },
             )
-        } else if let Some(line) = function.strip_prefix('L').and_then(|d| d.parse().ok()) {
+        } else if let Some(line) = function.strip_prefix('L').and_then(number) {
             (after, ValuePlace::Before { line })
         } else if let Some(ordinal) = function.strip_prefix("global").and_then(|rest| {
+            // The first is `global`; `global1` is no name the analyses write.
             if rest.is_empty() {
                 Some(1)
             } else {
-                rest.parse().ok()
+                number(rest).filter(|k| *k >= 2)
             }
         }) {
             (after, ValuePlace::Global { ordinal })
@@ -427,6 +434,14 @@ fn place_after(text: &str, k: usize) -> Option<(usize, ValuePlace)> {
         .get(end)
         .is_some_and(|c| c.is_ascii_alphanumeric() || *c == b'_' || *c == b'@');
     (!part_of_word).then_some((end, place))
+}
+
+/// The number `d` writes as the analyses write numbers (digits, no leading zero), so that
+/// writing it back gives `d` again.
+fn number(d: &str) -> Option<u32> {
+    let canonical =
+        !d.is_empty() && d.bytes().all(|c| c.is_ascii_digit()) && (d == "0" || !d.starts_with('0'));
+    canonical.then(|| d.parse().ok()).flatten()
 }
 
 /// The qualified name a legend entry stands for: the inverse of [`place_after`].
@@ -706,10 +721,26 @@ mod tests {
     }
 
     #[test]
+    fn a_name_whose_head_starts_inside_another_is_text() {
+        check(
+            "_@global->@f:",
+            "_g1->@f:",
+            &[(
+                "_g1",
+                "the file-scope `_` of another file (the 1st of that name)",
+            )],
+        );
+    }
+
+    #[test]
     fn other_at_signs_are_text() {
         for text in [
             "profile@end",
             "n@j + 1",
+            "1_@1?",
+            "_@global1:",
+            "x@012",
+            "y@L07",
             "\"user@1\"",
             "@3 and x@",
             "a@12abc",
