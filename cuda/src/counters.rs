@@ -19,6 +19,9 @@ pub(crate) struct LoopText<'a> {
     pub pointers: Vec<String>,
     /// The counters a declaration inside the loop shadows.
     pub shadowed: Vec<String>,
+    /// The start a port writes into a header without an initialization (`for (;`): the
+    /// index's start as the loop finds it; `None` for a header that has one.
+    pub start: Option<String>,
 }
 
 /// The rewrite of a loop's counters.
@@ -56,7 +59,7 @@ pub(crate) fn rewrite_counters(
     let toks = code_tokens(stmt);
     let text = |k: usize| toks.get(k).map_or("", |t| tok_text(stmt, t));
     let shape = LoopShape::of(stmt, &toks).ok_or("the loop's header was not found")?;
-    let index = Index::of(source.body, stmt, &toks, &shape, induction)?;
+    let index = Index::of(source, &toks, &shape, induction)?;
     let iteration = index.iteration();
     let mut finals = Vec::new();
     // Token index -> its replacement; merged with the body's opening below.
@@ -199,7 +202,7 @@ pub(crate) fn index_final(source: &LoopText<'_>, induction: &Induction) -> Resul
     let stmt = source.stmt;
     let toks = code_tokens(stmt);
     let shape = LoopShape::of(stmt, &toks).ok_or("the loop's header was not found")?;
-    let index = Index::of(source.body, stmt, &toks, &shape, induction)?;
+    let index = Index::of(source, &toks, &shape, induction)?;
     let trip = trip_count(source.body, stmt, &toks, &shape, &index)?;
     Ok(format!(
         "{} = ({}) + {} * {trip};",
@@ -217,7 +220,7 @@ pub(crate) fn body_and_iteration(
     let stmt = source.stmt;
     let toks = code_tokens(stmt);
     let shape = LoopShape::of(stmt, &toks).ok_or("the loop's header was not found")?;
-    let index = Index::of(source.body, stmt, &toks, &shape, induction)?;
+    let index = Index::of(source, &toks, &shape, induction)?;
     Ok((shape.close + 1, index.iteration()))
 }
 
@@ -438,17 +441,26 @@ struct Index {
 
 impl Index {
     fn of(
-        body: &str,
-        stmt: &str,
+        source: &LoopText<'_>,
         toks: &[Tok],
         shape: &LoopShape,
         induction: &Induction,
     ) -> Result<Index, String> {
+        let (body, stmt) = (source.body, source.stmt);
         let text = |i: usize| toks.get(i).map_or("", |t| tok_text(stmt, t));
         // `for (i = lo;` or `for (T i = lo;`: the start as written.
         let init_end = (2..shape.cond_end)
             .find(|&k| text(k) == ";")
             .ok_or("the loop has no initialization")?;
+        // `for (;`, given its start by the port.
+        if let (2, Some(start)) = (init_end, source.start.as_deref()) {
+            if !plain(body, start, &code_tokens(start)) {
+                return Err(format!(
+                    "the loop's start `{start}` is not a plain expression the iterations leave alone"
+                ));
+            }
+            return Index::stepping(induction, start, init_end);
+        }
         let eq = (2..init_end)
             .find(|&k| text(k) == "=")
             .filter(|&k| text(k - 1) == induction.var)
@@ -461,6 +473,11 @@ impl Index {
                 induction.var
             ));
         }
+        Index::stepping(induction, lower, init_end)
+    }
+
+    /// The index of `induction` from `lower`, its condition after the token `init_end`.
+    fn stepping(induction: &Induction, lower: &str, init_end: usize) -> Result<Index, String> {
         let step: i64 = induction
             .step
             .parse()

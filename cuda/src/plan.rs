@@ -1879,6 +1879,7 @@ pub(crate) fn counter_text<'a>(
         body: ctx.slice(site.body),
         pointers: names().filter(|n| pointer(n)).collect(),
         shadowed: names().filter(|n| shadowed(n)).collect(),
+        start: None,
     }
 }
 

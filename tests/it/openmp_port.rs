@@ -547,11 +547,12 @@ fn shapes_of_real_applications_compile_or_are_refused() {
         &["tests/fixtures/openmp/real_shapes.c"],
         &[],
         0,
-        12,
+        13,
         &[
             "PASS",
             "the loop's initialization `i = 0, found = 0` also sets `found = 0`",
-            "the loop has no initialization",
+            // `int x = 1; for (; x < n; x++)`: given its start, as the loop finds it.
+            "the loop starts `for (x = 1;`, the value it finds there",
         ],
     );
     let patch = emit_patch(
@@ -1858,13 +1859,46 @@ fn a_loop_variable_read_after_the_loop_gets_its_last_value() {
             "`wpsi += 1 * ((inf_cols + psi) > (0) ? (inf_cols + psi) - (0) : 0); ci = (0) + 1 * ((inf_cols + psi) > (0) ? (inf_cols + psi) - (0) : 0);`",
         ],
     );
-    let (port, _) = emit_port(file);
+    let (port, said) = emit_port(file);
     assert!(
         port.contains("a[i] = i * 0.5; i = (0) + 1 * ((n) > (0) ? (n) - (0) : 0);\n    return i;"),
         "{port}"
     );
+    // `for (; ci < width; ci++)` continues from the `ci` the loop before leaves: no start
+    // can be written in the header, and the refusal says so.
+    assert!(
+        said.contains("it starts from the value `ci` holds, which `for (ci = ci;` cannot say"),
+        "{said}"
+    );
     // `scale`'s first loop: its `i` is set again by the second loop's start, not read.
     assert!(!port.contains("a[i] *= 2.0; i ="), "{port}");
+}
+
+/// A loop without an initialization is given the start it finds (`for (i = start;`,
+/// `for (k = n - 1;`), its last value after it, its counters computed from it; the port
+/// prints what the original prints. One that continues from the value another loop leaves
+/// in its variable is refused, saying so.
+#[test]
+fn a_loop_without_an_initialization_is_given_its_start() {
+    if !offload_available() {
+        return;
+    }
+    let file = "tests/fixtures/openmp/no_init.c";
+    check(
+        &[file],
+        &[],
+        0,
+        5,
+        &[
+            "PASS",
+            "the loop starts `for (i = start;`, the value it finds there",
+            "the loop starts `for (k = n - 1;`, the value it finds there",
+            "after the loop, `i = (start) + 1 * ((n) > (start) ? (n) - (start) : 0);`",
+            "not ported tests/fixtures/openmp/no_init.c:38:5: the loop has no initialization",
+        ],
+    );
+    let (port, _) = emit_port(file);
+    assert!(port.contains("for (i = start; i < n; i++) {"), "{port}");
 }
 
 #[test]

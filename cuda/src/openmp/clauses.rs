@@ -290,6 +290,9 @@ struct LoopForm {
     start: frontend::source_map::Location,
     end: frontend::source_map::Location,
     file: PathBuf,
+    /// The variables of the start the port writes into a header without one: each thread
+    /// reads its copy (`firstprivate`).
+    start_names: Vec<String>,
 }
 
 /// Decides whether the loop's text has OpenMP's canonical form (a `for` with one
@@ -320,12 +323,18 @@ fn check_loop_form(scope: &Scope<'_, '_>) -> Result<LoopForm, EmitError> {
             induction.var, induction.lower, induction.var, induction.upper, induction.var, induction.step
         )));
     }
+    // A loop without an initialization (`for (; x < n; x++)`, continuing where a previous
+    // statement left `x`) is given its start, as the loop finds it: OpenMP's canonical form
+    // starts `for (x = ...;`.
+    let mut start: Option<String> = None;
     if let Some(init) = for_init(ctx.slice(site.span)) {
         if init.trim().is_empty() {
-            return Err(refuse(format!(
-                "the loop has no initialization: OpenMP's canonical loop form starts `for ({} = ...;`; write the start there",
-                induction.var
-            )));
+            start = Some(written_start(scope).map_err(|why| {
+                refuse(format!(
+                    "the loop has no initialization, and OpenMP's canonical loop form starts `for ({} = ...;`: {why}; write the start there",
+                    induction.var
+                ))
+            })?);
         }
         let toks = crate::ctext::code_tokens(init);
         let mut depth = 0i32;
@@ -349,13 +358,36 @@ fn check_loop_form(scope: &Scope<'_, '_>) -> Result<LoopForm, EmitError> {
     }
     // Second counters (`p++`, `k += 2` beside `i++`) are computed from the index in the
     // body; the increment is checked as it is once their updates are dropped.
-    let counters = super::counters::plan_counters(ctx, scope.unit, site, scope.report, induction)
-        .map_err(|why| {
+    let mut counters = super::counters::plan_counters(
+        ctx,
+        scope.unit,
+        site,
+        scope.report,
+        induction,
+        start.as_deref(),
+    )
+    .map_err(|why| {
         refuse(format!(
             "{why}; or compute it from `{}` yourself",
             induction.var
         ))
     })?;
+    let start_names = start.as_deref().map(identifiers).unwrap_or_default();
+    if let Some(start) = start {
+        // The statement's second token is its `(`: `for (;` becomes `for (x = start;`.
+        if counters.replaced.iter().any(|(first, _, _)| *first <= 1) {
+            return Err(refuse(
+                "the loop has no initialization, and its counters' rewrite takes its start: write the start there".into(),
+            ));
+        }
+        let init = format!("{} = {start}", induction.var);
+        counters.replaced.push((1, 1, format!("({init}")));
+        counters.edits = super::counters::text_edits(ctx, scope.unit, site, &counters.replaced)
+            .map_err(|original| refuse(format!("{original}: write the loop's start by hand")))?;
+        counters.notes.push(format!(
+            "the loop starts `for ({init};`, the value it finds there"
+        ));
+    }
     if let Some(step) = counters
         .increment
         .as_deref()
@@ -383,7 +415,64 @@ fn check_loop_form(scope: &Scope<'_, '_>) -> Result<LoopForm, EmitError> {
         start,
         end,
         file,
+        start_names,
     })
+}
+
+/// The start a loop without an initialization is given (`for (x = start;`): the loop's
+/// start as the report writes it, a C expression of the names as the loop finds them; an
+/// error says why there is none to write.
+fn written_start(scope: &Scope<'_, '_>) -> Result<String, String> {
+    let (report, induction) = (scope.report, scope.induction);
+    let lower = induction.lower.text();
+    let toks = crate::ctext::code_tokens(lower);
+    let word = |k: usize| toks.get(k).map(|t| crate::ctext::tok_text(lower, t));
+    let names_itself = (0..toks.len()).any(|k| word(k) == Some(induction.var.as_str()));
+    let calls = (0..toks.len()).any(|k| {
+        word(k).is_some_and(|w| w.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_'))
+            && word(k + 1) == Some("(")
+    });
+    if names_itself {
+        return Err(format!(
+            "it starts from the value `{}` holds, which `for ({v} = {v};` cannot say",
+            induction.var,
+            v = induction.var
+        ));
+    }
+    if lower.contains('@') || calls {
+        return Err(format!(
+            "its start, `{lower}`, is no C expression of the names there"
+        ));
+    }
+    // Each thread computes the start from its copies of scalars; memory it would read
+    // (`row[k]`, `s.n`, `p->n`) is not mapped for it.
+    if lower.contains(['[', '.']) || lower.contains("->") {
+        return Err(format!("its start, `{lower}`, reads memory"));
+    }
+    // An arg-min's and the error flag's rewrites of the loop hold its text as written.
+    let arg_reduction = report
+        .reductions
+        .iter()
+        .any(|r| matches!(r.kind, ReductionKind::Argmin | ReductionKind::Argmax));
+    if arg_reduction || !report.error_paths.is_empty() {
+        return Err("the port's rewrite of the loop keeps its text as written".into());
+    }
+    Ok(lower.to_string())
+}
+
+/// The identifiers of the C expression `text`, keywords aside, once each.
+fn identifiers(text: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for t in crate::ctext::code_tokens(text) {
+        let w = crate::ctext::tok_text(text, &t);
+        if t.kind == crate::ctext::TokKind::Ident
+            && !crate::ctext::is_keyword(w)
+            && !out.iter().any(|o| o == w)
+        {
+            out.push(w.to_string());
+        }
+    }
+    out
 }
 
 /// Decides which loops the port collapses: pushes the `collapse` clause and returns the
@@ -811,6 +900,11 @@ fn plan_data(
     map_flags_and_start_reads(&mut data, &claimed.reductions.flags, parameters.init_reads);
     merge_struct_maps(&mut data);
     firstprivate_scalar_reads(scope, claimed, &mut data);
+    for name in &form.start_names {
+        if !data.firstprivate.contains(name) && !mapped(&data.maps, name) {
+            data.firstprivate.push(name.clone());
+        }
+    }
     map_counter_pointers(&mut data, &form.counters.pointers);
     Ok((data, trees))
 }

@@ -51,11 +51,15 @@ pub(crate) fn plan_counters(
     site: &LoopSite,
     report: &LoopReport,
     induction: &Induction,
+    start: Option<&str>,
 ) -> Result<CounterPort, String> {
     if report.counters.is_empty() && !induction.last_value {
         return Ok(CounterPort::default());
     }
-    let source = crate::plan::counter_text(ctx, site, report);
+    let source = crate::counters::LoopText {
+        start: start.map(str::to_string),
+        ..crate::plan::counter_text(ctx, site, report)
+    };
     // The construct's loop variable is its own (private, OpenMP 5.0 §2.19.1.1): the host's
     // keeps the value it had before the loop, so one read after the loop is given the
     // sequential loop's last value there.
