@@ -147,15 +147,7 @@ fn finding(
 /// `text` with what each name of the loop's legend that it uses stands for (a SARIF
 /// reader sees the message alone, not the report's `names`).
 fn with_names(mut text: String, l: &LoopReport) -> String {
-    let used: Vec<String> = l
-        .names
-        .iter()
-        .filter(|v| {
-            text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-                .any(|w| w == v.name)
-        })
-        .map(|v| format!("`{}` is {}", v.name, v.is))
-        .collect();
+    let used = advisor::legend::said_in(&l.names, &text);
     if !used.is_empty() {
         text.push_str(&format!(" (where {})", used.join("; ")));
     }

@@ -87,6 +87,20 @@ impl Legend {
     }
 }
 
+/// What each entry of `names` that `text` uses stands for, in the legend's order:
+/// `` `n_12` is the value of `n` from line 12 ``; a text shown apart from its report (a
+/// recipe, a SARIF message) ends with these.
+pub fn said_in(names: &[NamedValue], text: &str) -> Vec<String> {
+    names
+        .iter()
+        .filter(|v| {
+            text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .any(|w| w == v.name)
+        })
+        .map(|v| format!("`{}` is {}", v.name, v.is))
+        .collect()
+}
+
 /// The identifier a legend writes for the qualified name `qualified` (`n@12`: `n_12`) where
 /// no other word of its report takes it; `None` for a name without a place.
 pub fn identifier(qualified: &str) -> Option<String> {

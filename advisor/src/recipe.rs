@@ -507,15 +507,7 @@ fn closing_notes(out: &mut String, l: &LoopReport) {
 /// A `names:` line saying what each name of the loop's legend (the report's `names`) that
 /// `out` uses stands for, once each.
 fn names_line(out: &mut String, l: &LoopReport) {
-    let used: Vec<String> = l
-        .names
-        .iter()
-        .filter(|v| {
-            out.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-                .any(|w| w == v.name)
-        })
-        .map(|v| format!("`{}` is {}", v.name, v.is))
-        .collect();
+    let used = crate::legend::said_in(&l.names, out);
     if !used.is_empty() {
         let _ = writeln!(out, "  names: {}", used.join("; "));
     }

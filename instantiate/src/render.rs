@@ -63,14 +63,10 @@ pub fn render_loop(out: &mut String, l: &InstanceLoop) {
     render_names(out, l);
 }
 
-/// What each legend name of the loop's texts stands for.
+/// What each legend name the loop's lines use stands for.
 fn render_names(out: &mut String, l: &InstanceLoop) {
-    if !l.names.is_empty() {
-        let said: Vec<String> = l
-            .names
-            .iter()
-            .map(|v| format!("`{}` is {}", v.name, v.is))
-            .collect();
+    let said = advisor::legend::said_in(&l.names, out);
+    if !said.is_empty() {
         let _ = writeln!(out, "  names: {}", said.join("; "));
     }
 }
