@@ -655,12 +655,21 @@ impl<'a> FunctionContext<'a> {
                 None => !l.contains(self.func.inst(v).block),
             }
         };
+        let type_of = |name: &str| {
+            let types = &self.unit.lowered.program.types;
+            let ty = self
+                .func
+                .inst(self.rec.symbols.value_of(&Var::new(name))?)
+                .ty;
+            types.is_scalar(ty).then(|| types.display(ty))
+        };
         let places = crate::present::Places {
             locate: &locate,
             is_object: &is_object,
             in_scope: &in_scope,
             entry_value: &entry_value,
             at_start: &at_start,
+            type_of: &type_of,
         };
         crate::present::present(report, &places);
         crate::prose_names::say_places(report);
@@ -1688,6 +1697,7 @@ impl<'a> FunctionContext<'a> {
             reasons: crate::findings::group(facts.reasons.clone()),
             nest,
             names: Vec::new(),
+            value_types: Default::default(),
             parameters,
             calls: self.calls(id, &facts.privacy),
             error_paths: facts.error_paths.clone(),

@@ -23,10 +23,11 @@ pub fn name_values(report: &mut LoopReport) {
         .flat_map(|c| std::iter::once(&c.name).chain(&c.callees))
         .map(String::as_str)
         .collect();
-    let legend = Legend::of(texts.iter().map(String::as_str), &|f| callees.contains(f));
+    let mut legend = Legend::of(texts.iter().map(String::as_str), &|f| callees.contains(f));
     if legend.entries.is_empty() {
         return;
     }
+    legend.type_entries(&report.value_types.0);
     rename_all(report, &|t| legend.rename(t));
     report.names = legend.entries;
 }
@@ -73,9 +74,22 @@ impl Legend {
                 name,
                 variable,
                 place: q.place,
+                c_type: None,
             });
         }
         legend
+    }
+
+    /// Gives each entry the C type `types` holds for the qualified name it stands for.
+    pub fn type_entries(&mut self, types: &BTreeMap<String, String>) {
+        for (token, name) in &self.by_token {
+            let Some(c_type) = types.get(token) else {
+                continue;
+            };
+            if let Some(entry) = self.entries.iter_mut().find(|e| e.name == *name) {
+                entry.c_type = Some(c_type.clone());
+            }
+        }
     }
 
     /// `text` with each place-qualified name written as its entry's identifier.
@@ -90,9 +104,9 @@ impl Legend {
 /// What each entry of `names` that `text` uses stands for, in the legend's order:
 /// `` `n_12` is the value of `n` from line 12 ``; a text shown apart from its report (a
 /// recipe, a SARIF message) ends with these.
-pub fn said_in(names: &[NamedValue], text: &str) -> Vec<String> {
+pub fn said_in<'a>(names: impl IntoIterator<Item = &'a NamedValue>, text: &str) -> Vec<String> {
     names
-        .iter()
+        .into_iter()
         .filter(|v| {
             text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
                 .any(|w| w == v.name)

@@ -6,6 +6,7 @@
 pub use crate::quantity::{Forms, Quantity};
 use frontend::loop_ref::LoopRef;
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 
 pub const SCHEMA: &str = "warpwise/kernel-report/v1";
 
@@ -551,6 +552,20 @@ pub struct Access {
     pub text: String,
 }
 
+/// The C type of each value a loop's report names by a place, by that qualified name
+/// ([`LoopReport::value_types`]). Derived where the report is made and not written, so a
+/// report read back has it empty: it takes no part in comparing reports.
+#[derive(Clone, Debug, Default)]
+pub struct ValueTypes(pub BTreeMap<String, String>);
+
+impl PartialEq for ValueTypes {
+    fn eq(&self, _: &ValueTypes) -> bool {
+        true
+    }
+}
+
+impl Eq for ValueTypes {}
+
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LoopReport {
     /// Where the loop keyword is; written as its text, `file:line:col[#k]`.
@@ -568,6 +583,11 @@ pub struct LoopReport {
     /// docs/report-format.md, "Names". Filled where a report is written.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub names: Vec<NamedValue>,
+    /// The C type of each value the presentation qualifies by a place (`n@11`: `int`), by
+    /// that qualified name: what the legend's entries say of their type. Not written: the
+    /// legend carries it.
+    #[serde(skip)]
+    pub value_types: ValueTypes,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub parameters: Vec<Parameter>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -831,6 +851,9 @@ pub struct NamedValue {
     /// Where the value is.
     #[serde(flatten)]
     pub place: ValuePlace,
+    /// The value's C type, where the analyses know it (`int`, `double *`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub c_type: Option<String>,
     /// The same in words.
     pub is: String,
 }

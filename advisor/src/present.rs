@@ -34,6 +34,10 @@ pub type EntryValue<'a> = dyn Fn(&str) -> Option<String> + 'a;
 /// (`jj@6549`, the value a previous loop leaves in the counter this one continues).
 pub type AtStart<'a> = dyn Fn(&str) -> bool + 'a;
 
+/// The C type of the value a numbered symbol stands for (`int` for `n#2`), where the
+/// analyses know it and it is one C names in a declaration (a scalar or a pointer).
+pub type TypeOf<'a> = dyn Fn(&str) -> Option<String> + 'a;
+
 /// How a loop's symbols are placed in its source (see [`present`]).
 pub struct Places<'a> {
     pub locate: &'a Locate<'a>,
@@ -41,6 +45,7 @@ pub struct Places<'a> {
     pub in_scope: &'a InScope<'a>,
     pub entry_value: &'a EntryValue<'a>,
     pub at_start: &'a AtStart<'a>,
+    pub type_of: &'a TypeOf<'a>,
 }
 
 /// Renames every numbered symbol in `report`'s texts (see the module documentation).
@@ -103,6 +108,7 @@ pub fn present(report: &mut LoopReport, places: &Places) {
             .flatten()
     };
     let names = Names::decide(&seen, &plain, locate, &entry_value);
+    record_types(report, &names, places);
     // Names a port writes as C identifiers (the loop's variable, parameters, private
     // variables, reduction targets, counters) are the source's, never qualified, except
     // where two parameters would then read the same (a global pointer and the value
@@ -160,6 +166,19 @@ pub fn present(report: &mut LoopReport, places: &Places) {
         rename_witness_keys(r, &names);
     }
     present_effects(report);
+}
+
+/// Records the C type of each value the report names by a place (`n@11`: `int`), for the
+/// legend to say ([`crate::model::NamedValue::c_type`]).
+fn record_types(report: &mut LoopReport, names: &Names, places: &Places) {
+    for (token, name) in names.qualified.iter().chain(&names.shown) {
+        if !name.contains('@') || report.value_types.0.contains_key(name) {
+            continue;
+        }
+        if let Some(c_type) = (places.type_of)(token) {
+            report.value_types.0.insert(name.clone(), c_type);
+        }
+    }
 }
 
 /// The texts read at one place of the source, an access's line or a mapping's loop, name a
@@ -1189,6 +1208,7 @@ mod tests {
             in_scope: &scope,
             entry_value: &|_| None,
             at_start: &|_| false,
+            type_of: &|_| None,
         };
         rename_at(texts, quantities, line, &names, &places);
         names
@@ -1339,6 +1359,7 @@ mod tests {
             in_scope: &scope,
             entry_value: &|_| None,
             at_start: &|_| false,
+            type_of: &|_| None,
         };
         assert_eq!(
             rename_pair(text, (11, 21), &names, &places),

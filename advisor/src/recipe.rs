@@ -4,11 +4,12 @@
 //! finding each, with the source line and a `help:` line.
 
 use crate::model::{
-    Branch, Device, ErrorEnd, GridMapping, LoopReport, ParamKind, Parameter, RedOp, Reduction,
-    ReductionKind, Report, Role, Verdict,
+    Branch, Device, ErrorEnd, GridMapping, LoopReport, NamedValue, ParamKind, Parameter, RedOp,
+    Reduction, ReductionKind, Report, Role, Verdict,
 };
 use frontend::diagnostic::{Diagnostic, Label};
 use frontend::unit::Unit;
+use std::collections::BTreeSet;
 use std::fmt::Write;
 
 /// Renders the whole report. `verbose` prints every loop in full.
@@ -93,7 +94,7 @@ fn findings(l: &LoopReport, units: &[Unit], verbose: bool) -> String {
         }
         out.push_str(&d.render(false));
     }
-    names_line(&mut out, l);
+    names_line(&mut out, &l.names.iter().collect::<Vec<_>>());
     out
 }
 
@@ -145,8 +146,10 @@ fn recipe(l: &LoopReport, report: &Report) -> String {
     // loops gets a kernel per loop.
     let kernel = format!("{}_L{}_kernel", l.function, l.line);
 
-    signature(&mut out, &kernel, &arrays, &scalars);
-    mapping(&mut out, l, report, &kernel);
+    let legend = legend_of(l, report);
+    let (bounds, hosted) = kernel_bounds(l, report, &scalars);
+    signature(&mut out, &kernel, &arrays, &scalars, &hosted);
+    mapping(&mut out, l, &bounds, &hosted, &kernel);
     copies_in(&mut out, &arrays, &reached);
     let mut s = Steps { out, step: 4 };
     call_step(&mut s, l);
@@ -156,8 +159,28 @@ fn recipe(l: &LoopReport, report: &Report) -> String {
     copy_back(&mut s, l, &arrays);
     let Steps { mut out, step } = s;
     performance(l, step, &mut out);
-    closing_notes(&mut out, l);
+    closing_notes(&mut out, &legend, l);
     out
+}
+
+/// The legend entries a recipe may use: the loop's, then those of the inner loop a 2D
+/// mapping takes its bounds from that the loop's do not name.
+fn legend_of<'a>(l: &'a LoopReport, report: &'a Report) -> Vec<&'a NamedValue> {
+    let mut names: Vec<&NamedValue> = l.names.iter().collect();
+    if let Some(inner) = inner_loop(l, report) {
+        for v in &inner.names {
+            if !names.iter().any(|n| n.name == v.name) {
+                names.push(v);
+            }
+        }
+    }
+    names
+}
+
+/// The inner loop of a 2D mapping, whose bounds the recipe writes beside the loop's.
+fn inner_loop<'a>(l: &LoopReport, report: &'a Report) -> Option<&'a LoopReport> {
+    let id = l.nest.get(1)?;
+    report.loops.iter().find(|r| &r.id == id)
 }
 
 /// A recipe being written: its text so far and the number its next step takes.
@@ -166,14 +189,22 @@ struct Steps {
     step: usize,
 }
 
-/// Step 1: the kernel's signature, arrays as device pointers, then the scalars it takes.
-fn signature(out: &mut String, kernel: &str, arrays: &[&Parameter], scalars: &[&Parameter]) {
+/// Step 1: the kernel's signature, arrays as device pointers, then the scalars it takes and
+/// the bounds the host computes for it.
+fn signature(
+    out: &mut String,
+    kernel: &str,
+    arrays: &[&Parameter],
+    scalars: &[&Parameter],
+    hosted: &[Hosted],
+) {
     // 1. Signature.
     let mut params: Vec<String> = arrays.iter().map(|p| device_param(p)).collect();
     params.extend(scalars.iter().map(|p| match &p.c_type {
         Some(ty) => format!("{ty} {}", p.name),
         None => device_param(p),
     }));
+    params.extend(hosted.iter().map(|h| format!("long {}", h.name)));
     let _ = writeln!(
         out,
         "  1. Write the kernel:\n       __global__ void {kernel}({})",
@@ -181,85 +212,96 @@ fn signature(out: &mut String, kernel: &str, arrays: &[&Parameter], scalars: &[&
     );
 }
 
-/// Step 2: how iterations map to threads (1D, or the nest on a 2D grid) and the launch.
-fn mapping(out: &mut String, l: &LoopReport, report: &Report, kernel: &str) {
+/// Step 2: how iterations map to threads (1D, or the nest on a 2D grid) and the launch, then
+/// the bounds the host computes for the kernel ([`kernel_bounds`]).
+fn mapping(
+    out: &mut String,
+    l: &LoopReport,
+    bounds: &[LoopBounds],
+    hosted: &[Hosted],
+    kernel: &str,
+) {
     let two_d = l.nest.len() == 2;
     // 2. Mapping and launch.
-    let induction = l.induction.as_ref();
-    let step_text = |var: &str, lower: &str, step: &str, k: &str| match (lower, step) {
-        ("0", "1") => format!("{var} = {k}"),
-        ("0", _) => format!("{var} = {step}*{k}"),
-        (_, "1") => format!("{var} = {lower} + {k}"),
-        _ => format!("{var} = {lower} + {step}*{k}"),
+    let step_text = |b: &LoopBounds, k: &str| match (b.lower.as_str(), b.step.as_str()) {
+        ("0", "1") => format!("{} = {k}", b.var),
+        ("0", step) => format!("{} = {step}*{k}", b.var),
+        (lower, "1") => format!("{} = {lower} + {k}", b.var),
+        (lower, step) => format!("{} = {lower} + {step}*{k}", b.var),
     };
-    let inner = l
-        .nest
-        .get(1)
-        .and_then(|id| report.loops.iter().find(|r| &r.id == id))
-        .and_then(|r| r.induction.as_ref());
-    match (induction, two_d) {
-        (Some(ind), false) => {
+    match (bounds.first(), two_d) {
+        (Some(b), false) => {
             // The thread's index must not be a name the recipe uses otherwise: the loop's own
             // variable (`k = ...; k = k;`), a parameter, a private variable or a reduction's
             // target (a private `k` next to the index `k` reads as one variable).
-            let mut texts: Vec<&str> = vec![&ind.var, &ind.lower, &ind.step, &ind.trip_count];
+            let mut texts: Vec<&str> = vec![&b.var, &b.lower, &b.step, &b.trips];
             texts.extend(shown_names(l));
             let k = index_name(&["k", "tid", "thread_k"], &texts);
             let _ = writeln!(
                 out,
                 "  2. Map iterations to threads: {k} = blockIdx.x*blockDim.x + threadIdx.x; {}; return if {k} >= {}.\n     Launch {kernel}<<<({} + 255)/256, 256>>>(...).",
-                step_text(&ind.var, &ind.lower, &ind.step, k),
-                ind.trip_count,
-                ind.trip_count
+                step_text(b, k),
+                b.trips,
+                b.trips
             );
         }
-        (Some(ind), true) => {
+        (Some(b), true) => {
             // The recommended mapping may put the outer loop on x (fewer requests per warp).
             let outer_on_x = l
                 .recommended_mapping
                 .as_ref()
-                .is_some_and(|m| m.x == ind.var && m.y.is_some());
+                .is_some_and(|m| m.x == b.var && m.y.is_some());
             // As in 1D, the threads' indices avoid every name the recipe shows.
-            let mut texts: Vec<&str> = vec![&ind.var, &ind.lower, &ind.step, &ind.trip_count];
+            let mut texts: Vec<&str> = vec![&b.var, &b.lower, &b.step, &b.trips];
+            let inner = bounds.get(1);
             if let Some(j) = inner {
-                texts.extend([j.var.as_str(), &j.lower, &j.step, &j.trip_count]);
+                texts.extend([j.var.as_str(), &j.lower, &j.step, &j.trips]);
             }
             texts.extend(shown_names(l));
             let kx = index_name(&["kx", "tx", "thread_x"], &texts);
             let ky = index_name(&["ky", "ty", "thread_y"], &texts);
-            let (inner_var, inner_map, inner_trips) = match inner {
+            let (inner_var, inner_map, inner_trips, inner_grid) = match inner {
                 Some(j) => (
                     j.var.clone(),
-                    step_text(&j.var, &j.lower, &j.step, kx),
-                    j.trip_count.to_string(),
+                    step_text(j, kx),
+                    j.trips.clone(),
+                    j.grid_trips.clone(),
                 ),
                 None => (
                     "the inner variable".into(),
                     format!("the inner variable from {kx}"),
                     "its trip count".into(),
+                    "its trip count".into(),
                 ),
             };
             if outer_on_x {
                 let inner_y = match inner {
-                    Some(j) => step_text(&j.var, &j.lower, &j.step, ky),
+                    Some(j) => step_text(j, ky),
                     None => format!("the inner variable from {ky}"),
                 };
                 let _ = writeln!(
                     out,
-                    "  2. Map the nest to a 2D grid, `{}` to x (consecutive threads) and `{inner_var}` to y:\n       {kx} = blockIdx.x*blockDim.x + threadIdx.x; {};\n       {ky} = blockIdx.y*blockDim.y + threadIdx.y; {inner_y};\n       return if {kx} >= {} or {ky} >= {inner_trips}.\n     Launch with dim3 block(32, 8); dim3 grid(({} + 31)/32, ({inner_trips} + 7)/8).",
-                    ind.var,
-                    step_text(&ind.var, &ind.lower, &ind.step, kx),
-                    ind.trip_count,
-                    ind.trip_count
+                    "  2. Map the nest to a 2D grid, `{}` to x (consecutive threads) and `{inner_var}` to y:\n       {kx} = blockIdx.x*blockDim.x + threadIdx.x; {};\n       {ky} = blockIdx.y*blockDim.y + threadIdx.y; {inner_y};\n       return if {kx} >= {} or {ky} >= {inner_trips}.\n     Launch with dim3 block(32, 8); dim3 grid(({} + 31)/32, ({inner_grid} + 7)/8).",
+                    b.var,
+                    step_text(b, kx),
+                    b.trips,
+                    b.trips
                 );
             } else {
                 let _ = writeln!(
                     out,
-                    "  2. Map the nest to a 2D grid, `{inner_var}` to x (consecutive threads, consecutive inner iterations) and `{}` to y:\n       {kx} = blockIdx.x*blockDim.x + threadIdx.x; {inner_map};\n       {ky} = blockIdx.y*blockDim.y + threadIdx.y; {};\n       return if {kx} >= {inner_trips} or {ky} >= {}.\n     Launch with dim3 block(32, 8); dim3 grid(({inner_trips} + 31)/32, ({} + 7)/8).",
-                    ind.var,
-                    step_text(&ind.var, &ind.lower, &ind.step, ky),
-                    ind.trip_count,
-                    ind.trip_count
+                    "  2. Map the nest to a 2D grid, `{inner_var}` to x (consecutive threads, consecutive inner iterations) and `{}` to y:\n       {kx} = blockIdx.x*blockDim.x + threadIdx.x; {inner_map};\n       {ky} = blockIdx.y*blockDim.y + threadIdx.y; {};\n       return if {kx} >= {inner_trips} or {ky} >= {}.\n     Launch with dim3 block(32, 8); dim3 grid(({inner_grid} + 31)/32, ({} + 7)/8).",
+                    b.var,
+                    step_text(b, ky),
+                    b.trips,
+                    b.trips
+                );
+            }
+            if let Some(j) = inner.filter(|j| j.grid_trips != j.trips) {
+                let _ = writeln!(
+                    out,
+                    "     `{}` is the largest of `{}` over the outer loop's iterations: the inner loop's trip count depends on `{}`.",
+                    j.grid_trips, j.trips, b.var
                 );
             }
             let _ = writeln!(out, "     The inner loop's body becomes the kernel body; statements of the outer loop outside the inner one are computed in every thread.");
@@ -268,6 +310,145 @@ fn mapping(out: &mut String, l: &LoopReport, report: &Report, kernel: &str) {
             let _ = writeln!(out, "  2. Map iterations to threads (the loop's induction could not be written in source terms).");
         }
     }
+    if !hosted.is_empty() {
+        let lines: Vec<String> = hosted
+            .iter()
+            .map(|h| format!("long {} = {};", h.name, h.text))
+            .collect();
+        let _ = writeln!(
+            out,
+            "     Compute on the host where the loop starts, and pass to the kernel: {}",
+            lines.join(" ")
+        );
+    }
+}
+
+/// One loop's bounds as the kernel writes them.
+struct LoopBounds {
+    var: String,
+    lower: String,
+    step: String,
+    trips: String,
+    /// What the host sizes the grid by: `trips`, or a name for its largest value where the
+    /// kernel computes it per thread.
+    grid_trips: String,
+}
+
+/// Whether `text` holds `word` as a whole identifier.
+fn has_word(text: &str, word: &str) -> bool {
+    text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .any(|w| w == word)
+}
+
+/// A bound the host computes where the loop starts and passes to the kernel as a `long`
+/// argument: `name` stands for the report's expression `text`.
+struct Hosted {
+    name: String,
+    text: String,
+}
+
+/// The bounds of the loop and, on a 2D grid, of its inner loop. A bound that reads a name
+/// the kernel takes no argument for (a structure's field `img->width`, a global, a value of
+/// the legend such as `n_11`, memory the loop reads) is no expression the kernel can
+/// evaluate: the host computes it where the loop starts and passes it (`k_trips`). Bounds
+/// are integers, and a `long` holds every count and start a loop of `int`s or `long`s has.
+fn kernel_bounds(
+    l: &LoopReport,
+    report: &Report,
+    scalars: &[&Parameter],
+) -> (Vec<LoopBounds>, Vec<Hosted>) {
+    let mut loops: Vec<&crate::model::Induction> = l.induction.iter().collect();
+    if l.nest.len() == 2 {
+        loops.extend(inner_loop(l, report).and_then(|r| r.induction.as_ref()));
+    }
+    let scalars: BTreeSet<&str> = scalars.iter().map(|p| p.name.as_str()).collect();
+    // Names the recipe shows, which a hosted bound's name must not take.
+    let mut texts: Vec<String> = shown_names(l).map(str::to_string).collect();
+    for ind in &loops {
+        texts.extend([
+            ind.var.clone(),
+            ind.lower.to_string(),
+            ind.step.to_string(),
+            ind.trip_count.to_string(),
+        ]);
+    }
+    let mut hosted: Vec<Hosted> = Vec::new();
+    let mut bounds: Vec<LoopBounds> = Vec::new();
+    for ind in loops {
+        // A loop's bounds name its own variable as the loop finds it (`for (; c < n; c++)`
+        // starts at `c`), a value of the host's; an inner loop's name the outer loop's
+        // variable, which the kernel computes from the thread's index.
+        let outer: Vec<&str> = bounds.iter().map(|b| b.var.as_str()).collect();
+        let mut declared = scalars.clone();
+        declared.extend(outer.iter().copied());
+        let mut host = |role: &str, text: String| {
+            if !reads_undeclared(&text, &declared) {
+                return text;
+            }
+            let candidates = [
+                format!("{}_{role}", ind.var),
+                format!("{}_{role}_value", ind.var),
+                format!("host_{}_{role}", ind.var),
+            ];
+            let candidates: Vec<&str> = candidates.iter().map(String::as_str).collect();
+            let shown: Vec<&str> = texts
+                .iter()
+                .map(String::as_str)
+                .chain(hosted.iter().map(|h| h.name.as_str()))
+                .collect();
+            let name = index_name(&candidates, &shown).to_string();
+            hosted.push(Hosted {
+                name: name.clone(),
+                text,
+            });
+            name
+        };
+        let lower = host("start", ind.lower.to_string());
+        let step = host("step", ind.step.to_string());
+        let trips = host("trips", ind.trip_count.to_string());
+        // The grid is sized on the host: an inner trip count that depends on the outer
+        // loop's variable (a triangular nest) sizes it by its largest value.
+        let triangular = outer.iter().any(|o| has_word(&trips, o));
+        bounds.push(LoopBounds {
+            grid_trips: if triangular {
+                format!("{}_trips_max", ind.var)
+            } else {
+                trips.clone()
+            },
+            var: ind.var.clone(),
+            lower,
+            step,
+            trips,
+        });
+    }
+    (bounds, hosted)
+}
+
+/// Whether `text` reads a name that is not among `declared`: an identifier other than a
+/// function's (`min(`).
+fn reads_undeclared(text: &str, declared: &BTreeSet<&str>) -> bool {
+    let b = text.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i].is_ascii_alphabetic() || b[i] == b'_' {
+            let start = i;
+            while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
+                i += 1;
+            }
+            let called = text[i..].trim_start().starts_with('(');
+            if !called && !declared.contains(&text[start..i]) {
+                return true;
+            }
+        } else if b[i].is_ascii_digit() {
+            // A number's digits and suffix (`8`, `1u`, `0x1fL`) name nothing.
+            while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
+                i += 1;
+            }
+        } else {
+            i += 1;
+        }
+    }
+    false
 }
 
 /// How the host names a parameter's memory: the pointer, or `&v` for a variable's own
@@ -490,11 +671,11 @@ fn copy_back(s: &mut Steps, l: &LoopReport, arrays: &[&Parameter]) {
 }
 
 /// The lines after the steps: assumptions, what qualified names stand for, existing pragmas.
-fn closing_notes(out: &mut String, l: &LoopReport) {
+fn closing_notes(out: &mut String, legend: &[&NamedValue], l: &LoopReport) {
     if !l.assumptions.is_empty() {
         let _ = writeln!(out, "  assuming: {}", l.assumptions.join("; "));
     }
-    names_line(out, l);
+    names_line(out, legend);
     if !l.pragmas.is_empty() {
         let _ = writeln!(
             out,
@@ -504,10 +685,9 @@ fn closing_notes(out: &mut String, l: &LoopReport) {
     }
 }
 
-/// A `names:` line saying what each name of the loop's legend (the report's `names`) that
-/// `out` uses stands for, once each.
-fn names_line(out: &mut String, l: &LoopReport) {
-    let used = crate::legend::said_in(&l.names, out);
+/// A `names:` line saying what each name of `legend` that `out` uses stands for, once each.
+fn names_line(out: &mut String, legend: &[&NamedValue]) {
+    let used = crate::legend::said_in(legend.iter().copied(), out);
     if !used.is_empty() {
         let _ = writeln!(out, "  names: {}", used.join("; "));
     }

@@ -24,6 +24,7 @@ mod legend_names;
 mod openmp_port;
 mod profile_cli;
 mod progress_cli;
+mod recipe_bounds;
 mod safety_cli;
 mod samples_run;
 mod sarif_cli;
