@@ -107,12 +107,15 @@ impl Legend {
 pub fn said_in<'a>(names: impl IntoIterator<Item = &'a NamedValue>, text: &str) -> Vec<String> {
     names
         .into_iter()
-        .filter(|v| {
-            text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-                .any(|w| w == v.name)
-        })
+        .filter(|v| has_word(text, &v.name))
         .map(|v| format!("`{}` is {}", v.name, v.is))
         .collect()
+}
+
+/// Whether `text` holds `word` as a whole identifier.
+pub(crate) fn has_word(text: &str, word: &str) -> bool {
+    text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .any(|w| w == word)
 }
 
 /// The identifier a legend writes for the qualified name `qualified` (`n@12`: `n_12`) where

@@ -3,6 +3,7 @@
 //! with exact byte counts, called functions, copy back); other loops get one rustc-style
 //! finding each, with the source line and a `help:` line.
 
+use crate::legend::has_word;
 use crate::model::{
     Branch, Device, ErrorEnd, GridMapping, LoopReport, NamedValue, ParamKind, Parameter, RedOp,
     Reduction, ReductionKind, Report, Role, Verdict,
@@ -332,12 +333,6 @@ struct LoopBounds {
     /// What the host sizes the grid by: `trips`, or a name for its largest value where the
     /// kernel computes it per thread.
     grid_trips: String,
-}
-
-/// Whether `text` holds `word` as a whole identifier.
-fn has_word(text: &str, word: &str) -> bool {
-    text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-        .any(|w| w == word)
 }
 
 /// A bound the host computes where the loop starts and passes to the kernel as a `long`
@@ -955,12 +950,7 @@ fn shown_names(l: &LoopReport) -> impl Iterator<Item = &str> {
 /// The first of `candidates` that is no identifier of `texts`: a name for the thread's index
 /// that cannot be mistaken for a variable of the loop.
 fn index_name<'a>(candidates: &[&'a str], texts: &[&str]) -> &'a str {
-    let used = |name: &str| {
-        texts.iter().any(|t| {
-            t.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-                .any(|w| w == name)
-        })
-    };
+    let used = |name: &str| texts.iter().any(|t| has_word(t, name));
     candidates
         .iter()
         .copied()
