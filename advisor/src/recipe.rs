@@ -377,7 +377,10 @@ fn kernel_bounds(
         let mut declared = scalars.clone();
         declared.extend(outer.iter().copied());
         let mut host = |role: &str, text: String| {
-            if !reads_undeclared(&text, &declared) {
+            // A bound that reads the outer loop's variable differs from thread to thread:
+            // the host cannot compute it once (`a->rows[i]`), and the kernel reads it.
+            let per_thread = outer.iter().any(|o| has_word(&text, o));
+            if per_thread || !reads_undeclared(&text, &declared) {
                 return text;
             }
             let candidates = [
