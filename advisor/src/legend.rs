@@ -11,6 +11,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use crate::model::{Induction, LoopReport, NamedValue, Reason, ValuePlace};
 use crate::present::{fields_mut, Field};
+use crate::value_name::{names_in, ValueName};
 
 /// Writes every place-qualified name of `report` as the identifier its legend entry
 /// defines, and fills `report.names` with the entries, in order of first use.
@@ -49,7 +50,7 @@ impl Legend {
         is_callee: &dyn Fn(&str) -> bool,
     ) -> Legend {
         let mut words = BTreeSet::new();
-        let mut found: Vec<(String, Qualified)> = Vec::new();
+        let mut found: Vec<(String, ValueName)> = Vec::new();
         for t in texts {
             identifier_words(t, &mut words);
             collect(t, &mut found);
@@ -121,13 +122,8 @@ pub(crate) fn has_word(text: &str, word: &str) -> bool {
 /// The identifier a legend writes for the qualified name `qualified` (`n@12`: `n_12`) where
 /// no other word of its report takes it; `None` for a name without a place.
 pub fn identifier(qualified: &str) -> Option<String> {
-    match tokens(qualified).as_slice() {
-        [(0, end, q)] if *end == qualified.len() => {
-            let q = q.clone().settle(&|_| true)?;
-            Some(fresh_name(&q, &BTreeSet::new()))
-        }
-        _ => None,
-    }
+    let q = ValueName::parse(qualified)?.settle(&|_| true)?;
+    Some(fresh_name(&q, &BTreeSet::new()))
 }
 
 /// Undoes [`name_values`] on a report read from a file: each legend name becomes the
@@ -165,35 +161,13 @@ fn reading(values: &[NamedValue]) -> HashMap<String, String> {
     let mut by_name: HashMap<String, String> = HashMap::new();
     for v in values {
         let variable = replace_words(&v.variable, &by_name);
-        by_name.insert(v.name.clone(), qualified(&variable, &v.place));
+        let name = ValueName {
+            variable,
+            place: v.place.clone(),
+        };
+        by_name.insert(v.name.clone(), name.to_string());
     }
     by_name
-}
-
-/// One place-qualified name: the variable as the source writes it and where its value is.
-#[derive(Clone, Debug, PartialEq)]
-struct Qualified {
-    variable: String,
-    place: ValuePlace,
-}
-
-impl Qualified {
-    /// What a name qualified by a bare word (`x@f`) is: a callee's variable where `f` is a
-    /// callee, the iteration number of the loop over `j` for `k@j`; `None` otherwise (a
-    /// text with an `@`, not a name).
-    fn settle(self, is_callee: &dyn Fn(&str) -> bool) -> Option<Qualified> {
-        match &self.place {
-            ValuePlace::Callee {
-                function,
-                line: None,
-                ordinal: None,
-            } if !is_callee(function) => (self.variable == "k").then(|| Qualified {
-                variable: function.clone(),
-                place: ValuePlace::Iteration,
-            }),
-            _ => Some(self),
-        }
-    }
 }
 
 /// Calls `f` on every text of `report` that may name a value: its fields in the loop's
@@ -264,11 +238,11 @@ fn rename_witness_keys(reason: &mut Reason, rename: &dyn Fn(&str) -> String) {
 
 /// The qualified names of `text`, outermost first where one holds another
 /// (`a[i@12]@14`), appended to `out` with their token text.
-fn collect(text: &str, out: &mut Vec<(String, Qualified)>) {
-    for (start, end, q) in tokens(text) {
+fn collect(text: &str, out: &mut Vec<(String, ValueName)>) {
+    for o in names_in(text) {
         // A qualified name inside the variable of another gets its own entry first.
-        collect(&q.variable, out);
-        out.push((text[start..end].to_string(), q));
+        collect(&o.name.variable, out);
+        out.push((text[o.start..o.end].to_string(), o.name));
     }
 }
 
@@ -276,239 +250,21 @@ fn collect(text: &str, out: &mut Vec<(String, Qualified)>) {
 fn rewrite(text: &str, name: &dyn Fn(&str) -> Option<String>) -> String {
     let mut out = String::with_capacity(text.len());
     let mut last = 0;
-    for (start, end, _) in tokens(text) {
-        if let Some(n) = name(&text[start..end]) {
-            out.push_str(&text[last..start]);
+    for o in names_in(text) {
+        if let Some(n) = name(&text[o.start..o.end]) {
+            out.push_str(&text[last..o.start]);
             out.push_str(&n);
-            last = end;
+            last = o.end;
         }
     }
     out.push_str(&text[last..]);
     out
 }
 
-/// The outermost qualified names of `text` as `(start, end, what)`, in order; none inside
-/// a string literal (a printed `"a@b"`).
-fn tokens(text: &str) -> Vec<(usize, usize, Qualified)> {
-    let b = text.as_bytes();
-    let literal = literal_spans(b);
-    let mut out: Vec<(usize, usize, Qualified)> = Vec::new();
-    for (at, _) in text.match_indices('@') {
-        if literal.iter().any(|(s, e)| (*s..*e).contains(&at)) {
-            continue;
-        }
-        let start = head_start(b, at);
-        if start == at || out.last().is_some_and(|(_, e, _)| at < *e) {
-            continue;
-        }
-        let Some((end, place)) = place_after(text, at + 1) else {
-            continue;
-        };
-        // A name whose head starts inside an earlier one is no name (`_@global->@f`).
-        if out.iter().any(|(s, e, _)| *s < start && start < *e) {
-            continue;
-        }
-        // The ones a longer name holds give way to it (`i@12` in `a[i@12]@14`).
-        out.retain(|(s, _, _)| *s < start);
-        let variable = text[start..at].to_string();
-        out.push((start, end, Qualified { variable, place }));
-    }
-    out
-}
-
-/// The byte ranges of the string literals of `b` (a report prints a literal as the
-/// source writes it).
-fn literal_spans(b: &[u8]) -> Vec<(usize, usize)> {
-    let mut out = Vec::new();
-    let mut k = 0;
-    while k < b.len() {
-        if b[k] == b'"' {
-            let start = k;
-            k += 1;
-            while k < b.len() && b[k] != b'"' {
-                k += if b[k] == b'\\' { 2 } else { 1 };
-            }
-            out.push((start, k.min(b.len())));
-        }
-        k += 1;
-    }
-    out
-}
-
-/// Where the variable whose qualifier starts at `at` begins: back over identifier
-/// characters, `.`, `->` and balanced brackets (which may hold qualified names).
-fn head_start(b: &[u8], at: usize) -> usize {
-    let mut start = at;
-    let mut depth = 0usize;
-    while start > 0 {
-        let c = b[start - 1];
-        let ok = match c {
-            b']' | b')' => {
-                depth += 1;
-                true
-            }
-            b'[' | b'(' if depth > 0 => {
-                depth -= 1;
-                true
-            }
-            _ if depth > 0 => true,
-            b'>' => start >= 2 && b[start - 2] == b'-',
-            b'-' => b.get(start) == Some(&b'>'),
-            c => c.is_ascii_alphanumeric() || c == b'_' || c == b'.',
-        };
-        if !ok {
-            break;
-        }
-        start -= 1;
-    }
-    // Brackets left open are not part of the name, nor is what precedes its first letter
-    // (a value the program's text names may be parenthesized: `(*images)@?1`).
-    while start < at
-        && (depth > 0 || !(b[start].is_ascii_alphabetic() || b[start] == b'_' || b[start] == b'('))
-    {
-        if matches!(b[start], b']' | b')') {
-            depth = depth.saturating_sub(1);
-        }
-        start += 1;
-    }
-    // A name starts a word: one whose first characters are digits (`1_@1`) is none.
-    if start > 0 && (b[start - 1].is_ascii_alphanumeric() || b[start - 1] == b'_') {
-        return at;
-    }
-    start
-}
-
-/// The place a qualifier starting at `k` (just after `@`) names, and where it ends: `12`,
-/// `12:5`, `12?2`, `?2`, `L12`, `global`, `global2`, `f:12`, `f@?2`, `f:12@?2`, or a bare word
-/// (`f`, `j`: see [`Qualified::settle`]). `None` for any other text after an `@`.
-fn place_after(text: &str, k: usize) -> Option<(usize, ValuePlace)> {
-    let b = text.as_bytes();
-    let digits = |from: usize| -> Option<(usize, u32)> {
-        let end = from
-            + b[from.min(b.len())..]
-                .iter()
-                .take_while(|c| c.is_ascii_digit())
-                .count();
-        number(&text[from..end]).map(|n| (end, n))
-    };
-    let ordinal = |from: usize, mark: &[u8]| -> Option<(usize, u32)> {
-        b[from..]
-            .starts_with(mark)
-            .then(|| digits(from + mark.len()))
-            .flatten()
-    };
-    let (end, place) = if let Some((end, line)) = digits(k) {
-        let (end, column) = match ordinal(end, b":") {
-            Some((e, c)) => (e, Some(c)),
-            None => (end, None),
-        };
-        let (end, ordinal) = match ordinal(end, b"?") {
-            Some((e, o)) => (e, Some(o)),
-            None => (end, None),
-        };
-        (
-            end,
-            ValuePlace::At {
-                line,
-                column,
-                ordinal,
-            },
-        )
-    } else if let Some((end, ordinal)) = ordinal(k, b"?") {
-        (end, ValuePlace::Unplaced { ordinal })
-    } else {
-        let word = b[k..]
-            .iter()
-            .take_while(|c| c.is_ascii_alphanumeric() || **c == b'_')
-            .count();
-        if word == 0 || !(b[k].is_ascii_alphabetic() || b[k] == b'_') {
-            return None;
-        }
-        let function = &text[k..k + word];
-        let after = k + word;
-        let line = ordinal(after, b":");
-        let end = line.map_or(after, |(e, _)| e);
-        let called = ordinal(end, b"@?");
-        if line.is_some() || called.is_some() {
-            (
-                called.map_or(end, |(e, _)| e),
-                ValuePlace::Callee {
-                    function: function.to_string(),
-                    line: line.map(|(_, l)| l),
-                    ordinal: called.map(|(_, o)| o),
-                },
-            )
-        } else if let Some(line) = function.strip_prefix('L').and_then(number) {
-            (after, ValuePlace::Before { line })
-        } else if let Some(ordinal) = function.strip_prefix("global").and_then(|rest| {
-            // The first is `global`; `global1` is no name the analyses write.
-            if rest.is_empty() {
-                Some(1)
-            } else {
-                number(rest).filter(|k| *k >= 2)
-            }
-        }) {
-            (after, ValuePlace::Global { ordinal })
-        } else {
-            // A bare word: a callee's variable or a loop's iteration number, which the
-            // legend tells apart (`Qualified::settle`).
-            let place = ValuePlace::Callee {
-                function: function.to_string(),
-                line: None,
-                ordinal: None,
-            };
-            (after, place)
-        }
-    };
-    // A longer word is no qualifier (`x@12abc`).
-    let part_of_word = b
-        .get(end)
-        .is_some_and(|c| c.is_ascii_alphanumeric() || *c == b'_' || *c == b'@');
-    (!part_of_word).then_some((end, place))
-}
-
-/// The number `d` writes as the analyses write numbers (digits, no leading zero), so that
-/// writing it back gives `d` again.
-fn number(d: &str) -> Option<u32> {
-    let canonical =
-        !d.is_empty() && d.bytes().all(|c| c.is_ascii_digit()) && (d == "0" || !d.starts_with('0'));
-    canonical.then(|| d.parse().ok()).flatten()
-}
-
-/// The qualified name a legend entry stands for: the inverse of [`place_after`].
-fn qualified(variable: &str, place: &ValuePlace) -> String {
-    let suffix = match place {
-        ValuePlace::Iteration => return format!("k@{variable}"),
-        ValuePlace::At {
-            line,
-            column,
-            ordinal,
-        } => {
-            let column = column.map(|c| format!(":{c}")).unwrap_or_default();
-            let ordinal = ordinal.map(|o| format!("?{o}")).unwrap_or_default();
-            format!("{line}{column}{ordinal}")
-        }
-        ValuePlace::Unplaced { ordinal } => format!("?{ordinal}"),
-        ValuePlace::Before { line } => format!("L{line}"),
-        ValuePlace::Global { ordinal: 1 } => "global".to_string(),
-        ValuePlace::Global { ordinal } => format!("global{ordinal}"),
-        ValuePlace::Callee {
-            function,
-            line,
-            ordinal,
-        } => {
-            let line = line.map(|l| format!(":{l}")).unwrap_or_default();
-            let ordinal = ordinal.map(|o| format!("@?{o}")).unwrap_or_default();
-            format!("{function}{line}{ordinal}")
-        }
-    };
-    format!("{variable}@{suffix}")
-}
-
 /// A C identifier for a qualified name: the variable's characters (`c->n` as `c_n`) and
 /// the place (`_1052`, `_1052_5`, `_v2`, `_l12`, `_g2`, `_f_77_v1`), made unique against
 /// `taken` by a trailing count.
-fn fresh_name(q: &Qualified, taken: &BTreeSet<String>) -> String {
+fn fresh_name(q: &ValueName, taken: &BTreeSet<String>) -> String {
     let mut stem = String::new();
     for c in q.variable.chars() {
         if c.is_ascii_alphanumeric() || c == '_' {

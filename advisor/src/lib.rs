@@ -15,6 +15,7 @@ pub mod quantity;
 pub mod recipe;
 pub mod rules;
 pub mod summaries;
+pub mod value_name;
 pub mod verify;
 
 // Components the soundness tests (tests/it: witnesses, coalescing, subscripts) drive

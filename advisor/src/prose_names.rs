@@ -3,8 +3,9 @@
 //! its end. Expressions keep their qualified names (they must name one value each); a
 //! sentence does not need them, as the place is said in words.
 
-use crate::model::LoopReport;
+use crate::model::{LoopReport, ValuePlace};
 use crate::present::{name_start, texts_mut, Kind};
+use crate::value_name::place_after;
 
 /// `report`'s prose (messages, notes, assumptions) and its calls' effects with their
 /// qualified names said in words; run once the names are decided (`present::present`).
@@ -21,43 +22,39 @@ pub(crate) fn say_places(report: &mut LoopReport) {
     }
 }
 
-/// Where a qualified name's value comes from, as the qualifier after `@` says.
-#[derive(Clone, Debug, PartialEq, Eq)]
-enum Place {
-    /// `x@63`, `x@L63`: the value the program computes at a line.
-    Line(u32),
-    /// `x@63:18`: at a line and column (two values on one line).
-    LineColumn(u32, u32),
-    /// `x@?2`: one of several values the analyses cannot place.
-    Ordinal(u32),
-    /// `x@f:118`, `x@f`, `x@f:118@?2`: a variable of the callee `f`, in the call at a line.
-    Callee {
-        function: String,
-        call_line: Option<u32>,
-        ordinal: Option<u32>,
-    },
-}
-
-impl Place {
-    fn words(&self) -> String {
-        match self {
-            Place::Line(line) => format!("line {line}"),
-            Place::LineColumn(line, col) => format!("line {line}, column {col}"),
-            Place::Ordinal(k) => format!("value {k}"),
-            Place::Callee {
-                function,
-                call_line,
-                ordinal,
-            } => {
-                let mut words = format!("in `{function}`");
-                if let Some(line) = call_line {
-                    words.push_str(&format!(" called at line {line}"));
-                }
-                if let Some(k) = ordinal {
-                    words.push_str(&format!(", value {k}"));
-                }
-                words
+/// A place in words: `line 63`, `line 63, column 18`, `value 2`, `in `f` called at line 118`.
+fn words(place: &ValuePlace) -> String {
+    match place {
+        ValuePlace::At {
+            line,
+            column,
+            ordinal,
+        } => {
+            let mut words = format!("line {line}");
+            if let Some(c) = column {
+                words.push_str(&format!(", column {c}"));
             }
+            if let Some(k) = ordinal {
+                words.push_str(&format!(", value {k}"));
+            }
+            words
+        }
+        ValuePlace::Before { line } => format!("line {line}"),
+        ValuePlace::Unplaced { ordinal } => format!("value {ordinal}"),
+        ValuePlace::Global { .. } | ValuePlace::Iteration => the_value(place),
+        ValuePlace::Callee {
+            function,
+            line,
+            ordinal,
+        } => {
+            let mut words = format!("in `{function}`");
+            if let Some(line) = line {
+                words.push_str(&format!(" called at line {line}"));
+            }
+            if let Some(k) = ordinal {
+                words.push_str(&format!(", value {k}"));
+            }
+            words
         }
     }
 }
@@ -69,7 +66,7 @@ struct Qualified {
     start: usize,
     at: usize,
     end: usize,
-    place: Place,
+    place: ValuePlace,
 }
 
 /// `text` with the qualified names of its code spans and of its bare expressions said in
@@ -134,17 +131,24 @@ pub(crate) fn in_words(text: &str) -> String {
 }
 
 /// How a note at a text's end says which value a bare name is.
-fn the_value(place: &Place) -> String {
+fn the_value(place: &ValuePlace) -> String {
     match place {
-        Place::Line(_) | Place::LineColumn(..) => format!("its value at {}", place.words()),
-        Place::Ordinal(k) => format!("value {k} of several"),
-        Place::Callee {
+        ValuePlace::At { .. } | ValuePlace::Before { .. } => {
+            format!("its value at {}", words(place))
+        }
+        ValuePlace::Unplaced { ordinal } => format!("value {ordinal} of several"),
+        ValuePlace::Global { ordinal: 1 } => "a file-scope variable of another file".into(),
+        ValuePlace::Global { ordinal } => {
+            format!("a file-scope variable of another file, number {ordinal} of that name")
+        }
+        ValuePlace::Iteration => "the iteration number of its loop".into(),
+        ValuePlace::Callee {
             function,
-            call_line,
+            line,
             ordinal,
         } => {
             let mut words = format!("the variable of `{function}`");
-            if let Some(line) = call_line {
+            if let Some(line) = line {
                 words.push_str(&format!(" in the call at line {line}"));
             }
             if let Some(k) = ordinal {
@@ -172,9 +176,9 @@ fn span_in_words(span: &str) -> String {
         last = q.end;
         let name = &inner[q.start..q.at];
         let words = if q.start == 0 && q.end == inner.len() {
-            q.place.words()
+            words(&q.place)
         } else {
-            format!("`{name}`: {}", q.place.words())
+            format!("`{name}`: {}", words(&q.place))
         };
         if !said.contains(&words) {
             said.push(words);
@@ -235,7 +239,7 @@ fn qualified_names(text: &str, skip: &[(usize, usize)], whole: bool) -> Vec<Qual
         let before = k.checked_sub(1).map(|p| b[p]);
         let follows_name = before
             .is_some_and(|c| c.is_ascii_alphanumeric() || c == b'_' || c == b']' || c == b')');
-        let parsed = follows_name.then(|| qualifier(b, k + 1)).flatten();
+        let parsed = follows_name.then(|| qualifier(text, k + 1)).flatten();
         let Some((place, end)) = parsed else {
             k += 1;
             continue;
@@ -256,69 +260,20 @@ fn qualified_names(text: &str, skip: &[(usize, usize)], whole: bool) -> Vec<Qual
     out
 }
 
-/// The place a qualifier starting at `b[k]` (just after `@`) names, and where it ends.
-fn qualifier(b: &[u8], k: usize) -> Option<(Place, usize)> {
-    let digits = |from: usize| -> Option<(u32, usize)> {
-        let end = (from..b.len())
-            .find(|&j| !b[j].is_ascii_digit())
-            .unwrap_or(b.len());
-        let n = std::str::from_utf8(&b[from..end]).ok()?.parse().ok()?;
-        Some((n, end))
-    };
-    let word_ends = |end: usize| {
-        b.get(end)
-            .is_none_or(|c| !(c.is_ascii_alphanumeric() || *c == b'_'))
-    };
-    match *b.get(k)? {
-        b'?' => {
-            let (n, end) = digits(k + 1)?;
-            Some((Place::Ordinal(n), end))
+/// The place a qualifier starting at `text[k]` (just after `@`) names, and where it ends,
+/// as [`place_after`] reads it; a bare word followed by `.` is a mail address or a file
+/// name (`user@example.org`), not a callee's variable.
+fn qualifier(text: &str, k: usize) -> Option<(ValuePlace, usize)> {
+    let (end, place) = place_after(text, k)?;
+    let mail = matches!(
+        place,
+        ValuePlace::Callee {
+            line: None,
+            ordinal: None,
+            ..
         }
-        c if c.is_ascii_digit() => {
-            let (line, end) = digits(k)?;
-            if b.get(end) == Some(&b':') && b.get(end + 1).is_some_and(u8::is_ascii_digit) {
-                let (col, end) = digits(end + 1)?;
-                return Some((Place::LineColumn(line, col), end));
-            }
-            Some((Place::Line(line), end))
-        }
-        b'L' if b.get(k + 1).is_some_and(u8::is_ascii_digit) => {
-            let (line, end) = digits(k + 1)?;
-            word_ends(end).then_some((Place::Line(line), end))
-        }
-        c if c.is_ascii_alphabetic() || c == b'_' => {
-            let end = (k..b.len())
-                .find(|&j| !(b[j].is_ascii_alphanumeric() || b[j] == b'_'))
-                .unwrap_or(b.len());
-            // Not a mail address or a file name (`user@example.org`).
-            if b.get(end) == Some(&b'.') {
-                return None;
-            }
-            let function = std::str::from_utf8(&b[k..end]).ok()?.to_string();
-            let (call_line, end) =
-                if b.get(end) == Some(&b':') && b.get(end + 1).is_some_and(u8::is_ascii_digit) {
-                    let (line, end) = digits(end + 1)?;
-                    (Some(line), end)
-                } else {
-                    (None, end)
-                };
-            let (ordinal, end) = if b.get(end) == Some(&b'@') && b.get(end + 1) == Some(&b'?') {
-                let (n, end) = digits(end + 2)?;
-                (Some(n), end)
-            } else {
-                (None, end)
-            };
-            Some((
-                Place::Callee {
-                    function,
-                    call_line,
-                    ordinal,
-                },
-                end,
-            ))
-        }
-        _ => None,
-    }
+    ) && text.as_bytes().get(end) == Some(&b'.');
+    (!mail).then_some((place, end))
 }
 
 #[cfg(test)]
@@ -358,6 +313,19 @@ mod tests {
             "`i@f:1077@?1` is read",
             "`i` (in `f` called at line 1077, value 1) is read",
         );
+    }
+
+    #[test]
+    fn file_scope_values_and_second_loads_say_so() {
+        check(
+            "`t@global2` is read",
+            "`t` (a file-scope variable of another file, number 2 of that name) is read",
+        );
+        check(
+            "assuming t@global > 0",
+            "assuming t > 0 (where `t` is a file-scope variable of another file)",
+        );
+        check("`x@12?2` is read", "`x` (line 12, value 2) is read");
     }
 
     #[test]

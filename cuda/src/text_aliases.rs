@@ -4,6 +4,7 @@
 //! must write what the text writes.
 
 use advisor::model::LoopReport;
+use advisor::value_name::ValueName;
 use frontend::access_sites::{AccessMode, LoopSite, Sites};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -60,9 +61,7 @@ fn source_bases(report: &LoopReport, pointer: &dyn Fn(&str) -> bool) -> BTreeMap
             .chars()
             .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
             .collect();
-        let qualified_self = base
-            .strip_prefix(root.as_str())
-            .is_some_and(|q| q.starts_with('@'));
+        let qualified_self = ValueName::parse(base).is_some_and(|v| v.variable == root);
         let copy = !bases.contains(root.as_str()) && root != base_root;
         let candidate = (is_identifier(&root)
             && &root != base

@@ -17,6 +17,7 @@
 
 use advisor::model::{LoopReport, ParamKind, Verdict};
 use advisor::rules::Code;
+use advisor::value_name::{has_place, ValueName};
 use frontend::access_sites::{access_sites, AccessMode, AccessSite, LoopSite, Sites};
 use frontend::diagnostic::Diagnostic;
 use frontend::ir::{InstKind, Span};
@@ -976,7 +977,7 @@ fn section_reads<'a>(
             // where a store may come between the read the loop uses and the loop, the
             // report names the read `NAME@LINE` (advisor's stale names).
             let section = p.bytes.iter().flat_map(|b| b.reads.iter()).filter(|n| {
-                n.contains(['.', '@']) || n.contains("->") || scope.globals.contains(n)
+                n.contains('.') || n.contains("->") || has_place(n) || scope.globals.contains(n)
             });
             whole.chain(section)
         })
@@ -990,15 +991,17 @@ fn section_reads<'a>(
 /// members (`in.n`, `c->dims.n`) from a named variable (in scope at the loop: `visible`
 /// lists scalars only), or either with a load site `@LINE` inside the loop.
 fn readable_at_entry(name: &str, scope: &EntryScope<'_>) -> Option<String> {
-    let lvalue = match name.split_once('@') {
-        None => name,
-        Some((lvalue, line)) => {
-            let line: u32 = line.parse().ok()?;
+    let qualified = ValueName::parse(name);
+    let lvalue = match &qualified {
+        None if !has_place(name) => name,
+        None => return None,
+        Some(v) => {
+            let line = v.line()?;
             let (first, last) = scope.lines?;
             if line < first || line > last {
                 return None;
             }
-            lvalue
+            v.variable.as_str()
         }
     };
     let member = lvalue.contains('.') || lvalue.contains("->");

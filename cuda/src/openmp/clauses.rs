@@ -12,13 +12,16 @@ use crate::plan::{
 };
 pub(super) use crate::text_aliases::is_identifier;
 use crate::text_aliases::{scalars_written_inside, text_aliases};
-use advisor::model::{Device, LoopReport, ParamKind, Quantity, RedOp, ReductionKind, Role};
+use advisor::model::{
+    Device, LoopReport, ParamKind, Quantity, RedOp, ReductionKind, Role, ValuePlace,
+};
+use advisor::value_name::{each_name, without_places};
 use frontend::access_sites::{AccessMode, LoopSite};
 use frontend::ir::Span;
 use frontend::loop_ref::LoopRef;
 use frontend::types::{Type, TypeId};
 use frontend::unit::Unit;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 /// One loop's port: where the pragma goes and what it says.
@@ -439,7 +442,7 @@ fn written_start(scope: &Scope<'_, '_>) -> Result<String, String> {
             v = induction.var
         ));
     }
-    if lower.contains('@') || calls {
+    if advisor::value_name::has_place(lower) || calls {
         return Err(format!(
             "its start, `{lower}`, is no C expression of the names there"
         ));
@@ -2007,36 +2010,37 @@ fn unqualified_section(
     lo: &Quantity,
     hi: &Quantity,
 ) -> Result<(Quantity, Quantity), String> {
-    let (_, mut found) = strip_qualifiers(lo);
-    let (_, more) = strip_qualifiers(hi);
-    found.extend(more);
-    let (lo, hi) = (
-        lo.map_names(|t| strip_qualifiers(t).0),
-        hi.map_names(|t| strip_qualifiers(t).0),
-    );
-    let mut stems: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
-    for (stem, qualifier) in &found {
-        stems.entry(stem).or_default().insert(qualifier);
+    // Each variable's values the section names (`n@12`), a name inside another's variable
+    // (`i@12` in `a[i@12]@14`) among them.
+    let mut stems: BTreeMap<String, BTreeMap<String, ValuePlace>> = BTreeMap::new();
+    for q in [lo, hi] {
+        each_name(q.text(), &mut |o| {
+            stems
+                .entry(o.name.variable.clone())
+                .or_default()
+                .insert(o.name.to_string(), o.name.place.clone());
+        });
     }
+    let (lo, hi) = (lo.map_names(without_places), hi.map_names(without_places));
     let loop_text = ctx
         .loop_site(&report.id)
         .map(|site| ctx.slice(site.span))
         .unwrap_or_default();
-    for (stem, qualifiers) in &stems {
-        let named = |q: &str| format!("`{stem}@{q}`");
-        let all: Vec<String> = qualifiers.iter().map(|q| named(q)).collect();
+    for (stem, values) in &stems {
+        let all: Vec<String> = values.keys().map(|v| format!("`{v}`")).collect();
         // `n@L3`: the value `n` had at line 3, which the function changed before the loop.
-        if let Some(q) = qualifiers.iter().find(|q| q.starts_with('L')) {
+        if let Some((v, line)) = values.iter().find_map(|(v, place)| match place {
+            ValuePlace::Before { line } => Some((v, line)),
+            _ => None,
+        }) {
             return Err(format!(
-                "the section of `{array}` names {}: `{stem}` as it was at line {}, written with a variable the function changes before the loop; a clause at the loop cannot name it",
-                named(q),
-                &q[1..]
+                "the section of `{array}` names `{v}`: `{stem}` as it was at line {line}, written with a variable the function changes before the loop; a clause at the loop cannot name it"
             ));
         }
-        if qualifiers.len() > 1 {
+        if values.len() > 1 {
             return Err(format!(
                 "the section of `{array}` names {} values of `{stem}` ({}); a clause at the loop can name only the one it holds there",
-                qualifiers.len(),
+                values.len(),
                 all.join(", ")
             ));
         }
@@ -2049,81 +2053,6 @@ fn unqualified_section(
         }
     }
     Ok((lo, hi))
-}
-
-/// `expr` with `name@LINE`, `name@LINE:COL` and `name@?K` written `name`, and the
-/// qualified names found (stem, qualifier).
-fn strip_qualifiers(expr: &str) -> (String, Vec<(String, String)>) {
-    let toks = crate::ctext::code_tokens(expr);
-    let t = |k: usize| toks.get(k).map_or("", |x| crate::ctext::tok_text(expr, x));
-    let mut out = String::new();
-    let mut found = Vec::new();
-    let mut at = 0;
-    let mut k = 0;
-    while k < toks.len() {
-        if t(k) != "@" || k == 0 {
-            k += 1;
-            continue;
-        }
-        // The stem: the identifier before, with its member chain and subscripts (`c->n`,
-        // `children[stack[k - 1]].count`).
-        let mut first = k - 1;
-        loop {
-            if matches!(t(first), "]" | ")") {
-                let (close, open) = if t(first) == "]" {
-                    ("]", "[")
-                } else {
-                    (")", "(")
-                };
-                let mut depth = 0usize;
-                let mut at = first;
-                let opened = loop {
-                    match t(at) {
-                        x if x == close => depth += 1,
-                        x if x == open => {
-                            depth -= 1;
-                            if depth == 0 {
-                                break Some(at);
-                            }
-                        }
-                        _ => {}
-                    }
-                    if at == 0 {
-                        break None;
-                    }
-                    at -= 1;
-                };
-                match opened {
-                    Some(o) if o > 0 && open == "[" => first = o - 1,
-                    Some(o) => {
-                        first = o;
-                        break;
-                    }
-                    None => break,
-                }
-                continue;
-            }
-            if first >= 2 && matches!(t(first - 1), "." | "->") {
-                first -= 2;
-                continue;
-            }
-            break;
-        }
-        let mut last = k + 1;
-        if t(last) == "?" {
-            last += 1;
-        } else if t(last + 1) == ":" {
-            last += 2;
-        }
-        let stem = expr[toks[first].start..toks[k - 1].end].to_string();
-        let qualifier = expr[toks[k].end..toks.get(last).map_or(expr.len(), |x| x.end)].to_string();
-        out.push_str(&expr[at..toks[k - 1].end]);
-        at = toks.get(last).map_or(expr.len(), |x| x.end);
-        found.push((stem, qualifier));
-        k = last + 1;
-    }
-    out.push_str(&expr[at..]);
-    (out, found)
 }
 
 /// The declared type of `name`: a variable with its selectors (`s.f`, `p->f`, `in[i]`,
@@ -2699,7 +2628,7 @@ mod tests {
         assert_eq!(f("if (x) y = p.q; s += (x + y).z;"), None);
     }
 
-    use super::{self_update, strip_qualifiers};
+    use super::self_update;
 
     #[test]
     fn increments_of_the_canonical_form() {
@@ -2735,15 +2664,6 @@ mod tests {
             ["m->b->idx[(t * s.n + g) * 2]", "x.f"]
         );
         assert!(super::member_chains("8*a[i] + n").is_empty());
-    }
-
-    #[test]
-    fn qualified_values_are_written_as_their_variables() {
-        let (text, found) = strip_qualifiers("-8*bs@4346 + 8*s@4586*c->n@?2 + x@12:5");
-        assert_eq!(text, "-8*bs + 8*s*c->n + x");
-        let found: Vec<String> = found.iter().map(|(s, q)| format!("{s}@{q}")).collect();
-        assert_eq!(found, ["bs@4346", "s@4586", "c->n@?2", "x@12:5"]);
-        assert_eq!(strip_qualifiers("8*n").0, "8*n");
     }
 
     #[test]

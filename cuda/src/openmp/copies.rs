@@ -49,7 +49,7 @@ pub(super) fn copied_every_iteration(
         };
         // The size reads its names where the object is allocated (`SD@684.max_num_nucs`
         // is `SD` as line 684 has it): said by the place, written as the source names them.
-        let size = whole.size.map_names(without_places);
+        let size = whole.size.map_names(advisor::value_name::without_places);
         let at = if whole.allocated_at.is_empty() {
             String::new()
         } else {
@@ -64,53 +64,4 @@ pub(super) fn copied_every_iteration(
         ));
     }
     out
-}
-
-/// `text` with the places that qualify its names removed (`SD@684.max_num_nucs` is
-/// `SD.max_num_nucs`; `n@L3`, `i@12:5`, `x@?2`, `g@global2` are `n`, `i`, `x`, `g`): a
-/// message says the place in words.
-fn without_places(text: &str) -> String {
-    let b = text.as_bytes();
-    let mut out: Vec<u8> = Vec::with_capacity(text.len());
-    let mut k = 0;
-    while k < b.len() {
-        if b[k] != b'@' || k == 0 {
-            out.push(b[k]);
-            k += 1;
-            continue;
-        }
-        let mut end = k + 1;
-        if text[end..].starts_with("global") {
-            end += "global".len();
-        } else if matches!(b.get(end), Some(b'L' | b'?')) {
-            end += 1;
-        }
-        let digits =
-            |from: usize| from + b[from..].iter().take_while(|c| c.is_ascii_digit()).count();
-        end = digits(end);
-        if b.get(end) == Some(&b':') && b.get(end + 1).is_some_and(u8::is_ascii_digit) {
-            end = digits(end + 1);
-        }
-        k = end;
-    }
-    // Only ASCII was removed: the rest is the text's own UTF-8.
-    String::from_utf8(out).unwrap_or_else(|_| text.to_string())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::without_places;
-
-    #[test]
-    fn places_are_removed_and_member_paths_kept() {
-        assert_eq!(
-            without_places("96*SD@684.max_num_nucs"),
-            "96*SD.max_num_nucs"
-        );
-        assert_eq!(
-            without_places("n@L3 + i@12:5 + x@?2 + g@global2"),
-            "n + i + x + g"
-        );
-        assert_eq!(without_places("8*d.length"), "8*d.length");
-    }
 }

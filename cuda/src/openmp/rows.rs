@@ -11,6 +11,7 @@ use super::sections::{c, covering, union_bytes, Section};
 use crate::ctext::{closing_bracket, code_tokens, expr_roots, tok_text, written_in};
 use crate::plan::{Ctx, EmitError};
 use advisor::model::{LoopReport, ParamKind, Parameter, Quantity, Role};
+use advisor::value_name::ValueName;
 use frontend::access_sites::LoopSite;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -37,11 +38,11 @@ struct Row<'a> {
 }
 
 /// The C text of a report's name: `z[i3 - 1][i2 - 1]@753` tells apart the same text over
-/// different loops (two loops over `i2`) by a line; the text is before the `@`.
-fn c_text(name: &str) -> &str {
-    match name.rsplit_once('@') {
-        Some((text, line)) if !line.is_empty() && line.bytes().all(|b| b.is_ascii_digit()) => text,
-        _ => name,
+/// different loops (two loops over `i2`) by a line; the text is its variable.
+fn c_text(name: &str) -> std::borrow::Cow<'_, str> {
+    match ValueName::parse(name) {
+        Some(v) if v.line().is_some() => v.variable.into(),
+        _ => name.into(),
     }
 }
 
@@ -49,6 +50,7 @@ fn c_text(name: &str) -> &str {
 /// subscripts only.
 pub(super) fn subscripted(name: &str) -> Option<(String, Vec<String>)> {
     let name = c_text(name);
+    let name = name.as_ref();
     let toks = code_tokens(name);
     let first = toks.first()?;
     let root = tok_text(name, first);
@@ -306,7 +308,7 @@ fn level_sections(
             });
         }
         all_notes.extend(notes);
-        let unit = super::clauses::map_unit(ctx, report, c_text(&first.name))
+        let unit = super::clauses::map_unit(ctx, report, &c_text(&first.name))
             .map_err(|e| refuse(e.to_string()))?;
         let (lo, hi) = bytes.unwrap_or_default();
         let section = covering(&lo, &hi, &unit);
@@ -572,7 +574,8 @@ fn check_rectangular(
         if own.is_empty() {
             continue;
         }
-        let name = crate::ctext::token_strings(c_text(&r.param.name));
+        let param_text = c_text(&r.param.name);
+        let name = crate::ctext::token_strings(&param_text);
         let mut found = false;
         for k in 0..toks.len() {
             if k + name.len() >= toks.len()
