@@ -41,6 +41,7 @@ pub mod witness;
 // Internal.
 mod aliasing;
 mod banks;
+mod body_names;
 mod callsites;
 mod code;
 mod coefficient;

@@ -3,6 +3,7 @@
 //! with exact byte counts, called functions, copy back); other loops get one rustc-style
 //! finding each, with the source line and a `help:` line.
 
+use crate::body_names::{body_names, on_device, BodyName};
 use crate::legend::has_word;
 use crate::model::{
     Branch, Device, ErrorEnd, GridMapping, LoopReport, NamedValue, ParamKind, Parameter, RedOp,
@@ -131,11 +132,15 @@ fn recipe(l: &LoopReport, report: &Report) -> String {
         .iter()
         .filter(|p| p.kind == ParamKind::Reached)
         .collect();
+    // The names the body writes for the arrays: a pointer the loop copied from a field
+    // (`volume = mq->cell_vol`) is such a name, not a scalar to pass (a host address).
+    let body = body_names(l, &arrays);
     let scalars: Vec<&Parameter> = l
         .parameters
         .iter()
         .filter(|p| {
             p.kind == ParamKind::Scalar
+                && !(is_pointer(p) && body.iter().any(|b| names_through(&b.text, &p.name)))
                 && (p.role == Role::In
                     || (p.role == Role::Inout
                         && l.private
@@ -148,8 +153,9 @@ fn recipe(l: &LoopReport, report: &Report) -> String {
     let kernel = format!("{}_L{}_kernel", l.function, l.line);
 
     let legend = legend_of(l, report);
-    let (bounds, hosted) = kernel_bounds(l, report, &scalars);
+    let (bounds, hosted) = kernel_bounds(l, report, &scalars, &arrays);
     signature(&mut out, &kernel, &arrays, &scalars, &hosted);
+    body_line(&mut out, &body);
     mapping(&mut out, l, &bounds, &hosted, &kernel);
     copies_in(&mut out, &arrays, &reached);
     let mut s = Steps { out, step: 4 };
@@ -202,7 +208,7 @@ fn signature(
     // 1. Signature.
     let mut params: Vec<String> = arrays.iter().map(|p| device_param(p)).collect();
     params.extend(scalars.iter().map(|p| match &p.c_type {
-        Some(ty) => format!("{ty} {}", p.name),
+        Some(ty) => declaration(ty, &p.name),
         None => device_param(p),
     }));
     params.extend(hosted.iter().map(|h| format!("long {}", h.name)));
@@ -211,6 +217,58 @@ fn signature(
         "  1. Write the kernel:\n       __global__ void {kernel}({})",
         params.join(", ")
     );
+}
+
+/// A C declaration of `name` with type `ty`: the name inside a declarator that wraps it
+/// (`int (*cells)[2]`, `double m[3]`), else after the type (`double *vol`, `int n`).
+fn declaration(ty: &str, name: &str) -> String {
+    let ty = ty.trim();
+    // `(*)`, `(*restrict)`, `(*const)`: the name goes before the group's `)`.
+    if let Some(close) = ty
+        .find("(*")
+        .and_then(|at| ty[at..].find(')').map(|c| at + c))
+    {
+        let inner = &ty[..close];
+        let space = if inner.ends_with('*') { "" } else { " " };
+        return format!("{inner}{space}{name}{}", &ty[close..]);
+    }
+    if let Some(at) = ty.find('[').filter(|_| ty.ends_with(']')) {
+        return format!("{} {name}{}", ty[..at].trim_end(), &ty[at..]);
+    }
+    if ty.ends_with('*') {
+        format!("{ty}{name}")
+    } else {
+        format!("{ty} {name}")
+    }
+}
+
+/// Step 1's second half: what the body writes for each array, as its device pointer.
+fn body_line(out: &mut String, body: &[BodyName]) {
+    if body.is_empty() {
+        return;
+    }
+    let pairs: Vec<String> = body
+        .iter()
+        .map(|b| format!("`{}` for `{}`", device_name(&b.array), b.text))
+        .collect();
+    let _ = writeln!(
+        out,
+        "     In the body, write each array as its device pointer: {}.",
+        pairs.join(", ")
+    );
+}
+
+/// Whether the body's name `text` for an array is the pointer `name` or a path through it
+/// (`mq->flag`): renamed, the body no longer reads the pointer there.
+fn names_through(text: &str, name: &str) -> bool {
+    text.strip_prefix(name).is_some_and(|rest| {
+        rest.is_empty() || rest.starts_with(['.', '[']) || rest.starts_with("->")
+    })
+}
+
+/// Whether a scalar parameter holds an address (a pointer, an array's first element).
+fn is_pointer(p: &Parameter) -> bool {
+    p.c_type.as_deref().is_some_and(|t| t.contains(['*', '[']))
 }
 
 /// Step 2: how iterations map to threads (1D, or the nest on a 2D grid) and the launch, then
@@ -302,7 +360,7 @@ fn mapping(
                 let _ = writeln!(
                     out,
                     "     `{}` is the largest of `{}` over the outer loop's iterations: the inner loop's trip count depends on `{}`.",
-                    j.grid_trips, j.trips, b.var
+                    j.grid_trips, j.host_trips, b.var
                 );
             }
             let _ = writeln!(out, "     The inner loop's body becomes the kernel body; statements of the outer loop outside the inner one are computed in every thread.");
@@ -333,6 +391,8 @@ struct LoopBounds {
     /// What the host sizes the grid by: `trips`, or a name for its largest value where the
     /// kernel computes it per thread.
     grid_trips: String,
+    /// The trip count as the host writes it (`trips` reads the device's copies).
+    host_trips: String,
 }
 
 /// A bound the host computes where the loop starts and passes to the kernel as a `long`
@@ -351,6 +411,7 @@ fn kernel_bounds(
     l: &LoopReport,
     report: &Report,
     scalars: &[&Parameter],
+    arrays: &[&Parameter],
 ) -> (Vec<LoopBounds>, Vec<Hosted>) {
     let mut loops: Vec<&crate::model::Induction> = l.induction.iter().collect();
     if l.nest.len() == 2 {
@@ -379,8 +440,12 @@ fn kernel_bounds(
         let mut host = |role: &str, text: String| {
             // A bound that reads the outer loop's variable differs from thread to thread:
             // the host cannot compute it once (`a->rows[i]`), and the kernel reads it.
+            // It reads the arrays there, by their device pointers (`d_A_i[i]`).
             let per_thread = outer.iter().any(|o| has_word(&text, o));
-            if per_thread || !reads_undeclared(&text, &declared) {
+            if per_thread {
+                return on_device(&text, arrays, &device_name);
+            }
+            if !reads_undeclared(&text, &declared) {
                 return text;
             }
             let candidates = [
@@ -403,7 +468,8 @@ fn kernel_bounds(
         };
         let lower = host("start", ind.lower.to_string());
         let step = host("step", ind.step.to_string());
-        let trips = host("trips", ind.trip_count.to_string());
+        let host_trips = ind.trip_count.to_string();
+        let trips = host("trips", host_trips.clone());
         // The grid is sized on the host: an inner trip count that depends on the outer
         // loop's variable (a triangular nest) sizes it by its largest value.
         let triangular = outer.iter().any(|o| has_word(&trips, o));
@@ -417,6 +483,7 @@ fn kernel_bounds(
             lower,
             step,
             trips,
+            host_trips,
         });
     }
     (bounds, hosted)
@@ -754,17 +821,27 @@ fn device_param(p: &Parameter) -> String {
     };
     // A pointer to rows (`double (*)[N]`): the name goes inside the declarator. Rows of a
     // variable-length array cannot be a kernel parameter's type: a flat pointer instead.
-    if let Some(at) = ty.find("(*)") {
+    if let Some((at, close)) = ty
+        .find("(*")
+        .and_then(|at| ty[at..].find(')').map(|c| (at, at + c)))
+    {
         let constness = if p.role == Role::In && !ty.starts_with("const") {
             "const "
         } else {
             ""
         };
-        let (elem, dims) = (ty[..at].trim(), &ty[at + 3..]);
-        return if dims.contains('*') {
-            format!("{constness}{elem} *{name} /* rows of a variable-length array: {name}[i * row_length + j] */")
+        // `(*restrict)`: the pointer's own qualifiers stay with it.
+        let qualifiers = ty[at + 2..close].trim();
+        let qualifiers = if qualifiers.is_empty() {
+            String::new()
         } else {
-            format!("{constness}{elem} (*{name}){dims}")
+            format!("{qualifiers} ")
+        };
+        let (elem, dims) = (ty[..at].trim(), &ty[close + 1..]);
+        return if dims.contains('*') {
+            format!("{constness}{elem} *{qualifiers}{name} /* rows of a variable-length array: {name}[i * row_length + j] */")
+        } else {
+            format!("{constness}{elem} (*{qualifiers}{name}){dims}")
         };
     }
     // An array object (`int [128]`, a struct's member array): the kernel receives a pointer
@@ -1013,6 +1090,10 @@ mod tests {
             device_param(&param("int (*)[128]", Role::Out)),
             "int (*d_A_data)[128]"
         );
+        assert_eq!(
+            device_param(&param("double (*restrict)[3]", Role::In)),
+            "const double (*restrict d_A_data)[3]"
+        );
     }
 
     #[test]
@@ -1029,5 +1110,20 @@ mod tests {
         );
         // A name inside another (`kx`, `nk`) is not the name.
         assert_eq!(index_name(&candidates, &["j", "kx", "1", "nk"]), "k");
+    }
+
+    #[test]
+    fn scalars_are_declared_as_c_declares_them() {
+        for (ty, name, declared) in [
+            ("int", "n", "int n"),
+            ("double *", "vol", "double *vol"),
+            ("int (*)[2]", "cells", "int (*cells)[2]"),
+            ("const double (*)[3][3]", "m", "const double (*m)[3][3]"),
+            ("double [3]", "v", "double v[3]"),
+            ("double *restrict", "p", "double *restrict p"),
+            ("double (*restrict)[3]", "c", "double (*restrict c)[3]"),
+        ] {
+            assert_eq!(super::declaration(ty, name), declared);
+        }
     }
 }

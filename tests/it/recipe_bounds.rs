@@ -1,7 +1,8 @@
 //! A recipe's kernel reads its bounds from its arguments: a bound that names what the kernel
 //! takes no argument for (a field, a global, a legend's value, the value a loop continues
 //! from) is computed on the host where the loop starts and passed, and a triangular nest's
-//! grid is sized by its inner trip count's largest value.
+//! grid is sized by its inner trip count's largest value. Its body writes each array as
+//! its device pointer, which the recipe names for each name the loop gives the array.
 
 use crate::common::{text, warpwise};
 
@@ -48,6 +49,20 @@ fn names(text: &str) -> Vec<String> {
     out
 }
 
+/// The names a kernel's signature declares (`d_m_cells` of `const int (*d_m_cells)[2]`).
+fn parameters(signature: &str) -> Vec<String> {
+    let params = &signature[signature.find('(').unwrap() + 1..signature.rfind(')').unwrap()];
+    params
+        .split(", ")
+        .filter_map(|p| {
+            let declarator = p.split("/*").next().unwrap();
+            // The name is the last identifier before a declarator's dimensions.
+            let outside = declarator.split('[').next().unwrap();
+            names(outside).last().cloned()
+        })
+        .collect()
+}
+
 /// What a recipe's kernel may read in its guard and what its launch may size the grid by:
 /// the signature's parameters, the indices and variables step 2 computes, and a grid size a
 /// following line defines.
@@ -56,11 +71,7 @@ fn undeclared(recipe: &str) -> Vec<String> {
         .lines()
         .find(|l| l.contains("__global__ void"))
         .expect("a signature");
-    let params = &signature[signature.find('(').unwrap() + 1..signature.rfind(')').unwrap()];
-    let mut known: Vec<String> = params
-        .split(", ")
-        .filter_map(|p| names(p.split("/*").next().unwrap()).last().cloned())
-        .collect();
+    let mut known = parameters(signature);
     // The host sizes the grid: by arguments, and by names a line after it defines.
     let mut on_host = known.clone();
     for line in recipe.lines() {
@@ -111,6 +122,26 @@ fn undeclared(recipe: &str) -> Vec<String> {
     missing
 }
 
+/// The pairs of a recipe's line saying what the body writes for each array: (device
+/// pointer, the body's name).
+fn body_names(recipe: &str) -> Vec<(String, String)> {
+    let Some(line) = recipe
+        .lines()
+        .find_map(|l| l.split("write each array as its device pointer: ").nth(1))
+    else {
+        return Vec::new();
+    };
+    line.trim_end_matches('.')
+        .split(", `")
+        .map(|pair| {
+            let mut quoted = pair.split('`').filter(|p| !p.is_empty() && *p != " for ");
+            let device = quoted.next().unwrap().to_string();
+            let body = quoted.next().unwrap().to_string();
+            (device, body)
+        })
+        .collect()
+}
+
 /// Every recipe of `input` declares what its guard and launch read; the loops at the lines of
 /// `expected` compute on the host what each says (`""`: nothing).
 fn check(input: &str, expected: &[(u32, &str)]) {
@@ -122,6 +153,21 @@ fn check(input: &str, expected: &[(u32, &str)]) {
             missing.is_empty(),
             "reads {missing:?} it does not declare:\n{r}"
         );
+        let signature = r.lines().find(|l| l.contains("__global__")).unwrap();
+        // Every parameter declares a name, as C does (`int (*cells)[2]`, not `int (*)[2] cells`).
+        assert!(!signature.contains("(*)"), "{signature}");
+        // A name the body writes for an array is its device pointer, not a parameter too.
+        let params = parameters(signature);
+        for (device, body) in body_names(r) {
+            assert!(
+                params.contains(&device),
+                "{device} is not a parameter:\n{r}"
+            );
+            assert!(
+                !params.contains(&body),
+                "`{body}` is both the body's name for `{device}` and a parameter:\n{r}"
+            );
+        }
     }
     for (line, hosted) in expected {
         let title = format!(":{line}:");
@@ -169,8 +215,13 @@ fn a_triangular_nest_sizes_its_grid_by_the_largest_inner_count() {
 fn a_bound_that_differs_between_threads_stays_in_the_kernel() {
     let recipes = recipes("tests/fixtures/recipes/rows.c");
     let r = recipes.iter().find(|r| r.contains(":11:3:")).unwrap();
-    assert!(r.contains("j = A->i[i] + ky;"), "{r}");
-    assert!(r.contains("ky >= A->i[i + 1] - A->i[i]."), "{r}");
+    // The kernel reads the rows' bounds from its copy of `A->i`; the host sizes the grid.
+    assert!(r.contains("j = d_A_i[i] + ky;"), "{r}");
+    assert!(r.contains("ky >= d_A_i[i + 1] - d_A_i[i]."), "{r}");
+    assert!(
+        r.contains("`j_trips_max` is the largest of `A->i[i + 1] - A->i[i]`"),
+        "{r}"
+    );
     assert!(
         r.contains("and pass to the kernel: long i_trips = A->num_rows;\n"),
         "{r}"
@@ -180,8 +231,64 @@ fn a_bound_that_differs_between_threads_stays_in_the_kernel() {
 #[test]
 fn every_sample_and_fixture_recipe_declares_what_it_reads() {
     check("samples", &[]);
-    // rows.c's inner bounds read memory per thread, as the host writes it (see above).
-    for dir in ["cuda", "names", "openmp"] {
+    for dir in ["cuda", "names", "openmp", "recipes"] {
         check(&format!("tests/fixtures/{dir}"), &[]);
     }
+}
+
+/// The recipe of the loop at `line` of `input` says the body writes each of `expected`'s
+/// arrays by the name given (device pointer, the body's name), in that order, and its
+/// signature has none of `not_passed`.
+fn check_body(input: &str, line: u32, expected: &[(&str, &str)], not_passed: &[&str]) {
+    let recipes = recipes(input);
+    let title = format!(":{line}:");
+    let r = recipes
+        .iter()
+        .find(|r| r.lines().next().unwrap().contains(&title))
+        .unwrap_or_else(|| panic!("no recipe for line {line}"));
+    let got = body_names(r);
+    let got: Vec<(&str, &str)> = got.iter().map(|(d, b)| (d.as_str(), b.as_str())).collect();
+    assert_eq!(got, expected, "line {line}:\n{r}");
+    let signature = r.lines().find(|l| l.contains("__global__")).unwrap();
+    for name in not_passed {
+        assert!(!signature.contains(name), "`{name}` is passed:\n{r}");
+    }
+}
+
+#[test]
+fn pointers_copied_from_fields_are_the_fields_device_pointers() {
+    check_body(
+        "tests/fixtures/recipes/copies.c",
+        9,
+        &[
+            ("d_m_flag", "m->flag"),
+            ("d_m", "m"),
+            ("d_m_cells", "cells"),
+            ("d_m_vol", "vol"),
+            ("d_out", "out"),
+        ],
+        &[" vol", "*cells"],
+    );
+    // An array of structures: the body indexes the pointer, then takes members.
+    check_body(
+        "tests/fixtures/recipes/copies.c",
+        19,
+        &[("d_p", "p"), ("d_cx", "cx")],
+        &[],
+    );
+    // A pointer whose only use is a field the body renames whole is no parameter either.
+    check_body(
+        "tests/fixtures/recipes/copies.c",
+        27,
+        &[("d_m_flag", "q->flag"), ("d_out", "out")],
+        &["*q"],
+    );
+    // The load of a pointer the body renames whole (`c->data` in `c->data[i]`) leaves no
+    // use of the structure.
+    check_body(
+        "samples/matrix_add_struct.c",
+        38,
+        &[("d_c_data", "c->data"), ("d_a", "a"), ("d_b", "b")],
+        &[],
+    );
 }
