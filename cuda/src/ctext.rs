@@ -561,62 +561,6 @@ pub fn skip_selectors(text: &str, toks: &[Tok], mut j: usize) -> usize {
     }
 }
 
-/// The bracket groups (`[n]`, `[m + 1]`) right after token index `k`, as the texts inside.
-pub fn bracket_groups_after(text: &str, toks: &[Tok], mut k: usize) -> Vec<String> {
-    let mut groups = Vec::new();
-    while k < toks.len() && tok_text(text, &toks[k]) == "[" {
-        let start = toks[k].end;
-        let j = closing_bracket(text, toks, k);
-        if j >= toks.len() {
-            break;
-        }
-        groups.push(text[start..toks[j].start].trim().to_string());
-        k = j + 1;
-    }
-    groups
-}
-
-/// The array dimensions a declaration in `text` gives `name`: for a parameter
-/// `double A[n][m]` all of them (`n`, `m`), for `double (*A)[m]` the ones after the
-/// pointer (`m`), marked by the bool (true: the first dimension is the pointer's own).
-pub fn declared_dims(text: &str, name: &str) -> Option<(Vec<String>, bool)> {
-    let toks = code_tokens(text);
-    for k in 0..toks.len() {
-        if tok_text(text, &toks[k]) != name || is_member(text, &toks, k) {
-            continue;
-        }
-        let before = |d: usize| k.checked_sub(d).map(|p| tok_text(text, &toks[p]));
-        // `(*A)[m]`, `(* restrict A)[m]`.
-        let mut p = 1;
-        while matches!(
-            before(p),
-            Some("restrict" | "__restrict" | "__restrict__" | "const" | "volatile")
-        ) {
-            p += 1;
-        }
-        if before(p) == Some("*")
-            && before(p + 1) == Some("(")
-            && toks.get(k + 1).map(|t| tok_text(text, t)) == Some(")")
-        {
-            let dims = bracket_groups_after(text, &toks, k + 2);
-            if !dims.is_empty() {
-                return Some((dims, false));
-            }
-        }
-        // `A[n][m]` in a declaration: after a type word or `*` (callers pass declarations
-        // only: a function's header).
-        let declares = before(1)
-            .is_some_and(|s| s == "*" || (toks[k - 1].kind == TokKind::Ident && s != "return"));
-        if declares && toks.get(k + 1).map(|t| tok_text(text, t)) == Some("[") {
-            let dims = bracket_groups_after(text, &toks, k + 1);
-            if dims.len() >= 2 {
-                return Some((dims, true));
-            }
-        }
-    }
-    None
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -655,18 +599,6 @@ mod tests {
             roots.into_iter().collect::<Vec<_>>(),
             vec!["block", "in_image", "n"]
         );
-    }
-
-    #[test]
-    fn dims_of_vla_declarations() {
-        let header = "void f(int n, double A[n][n + 1], double B[n][n])";
-        assert_eq!(
-            declared_dims(header, "A"),
-            Some((vec!["n".into(), "n + 1".into()], true))
-        );
-        let body = "{ double (*restrict A)[m] = malloc(8); }";
-        assert_eq!(declared_dims(body, "A"), Some((vec!["m".into()], false)));
-        assert_eq!(declared_dims("int *a;", "a"), None);
     }
 
     #[test]

@@ -13,9 +13,8 @@
 
 pub(crate) use super::ctext::written_in;
 use super::ctext::{
-    code_tokens, declared_dims, expr_roots, flat_name, identifiers, is_keyword, name_tokens,
-    replace_sequences, rewrite_expr, strip_line_markers, to_wide, tok_text, token_strings, uses_of,
-    Tok, TokKind,
+    code_tokens, expr_roots, flat_name, identifiers, is_keyword, name_tokens, replace_sequences,
+    rewrite_expr, strip_line_markers, to_wide, tok_text, token_strings, uses_of, Tok, TokKind,
 };
 use super::reduce;
 use advisor::model::{Device, LoopReport, ParamKind, ReductionKind, Role, SharedArea, Verdict};
@@ -2063,26 +2062,32 @@ fn source_text(ctx: &Ctx<'_>, span: Span) -> (String, bool, usize) {
     (pre, false, indent)
 }
 
-/// The row pitch (elements) of a variable-length array: its declaration's dimensions.
+/// The row pitch (elements) of a variable-length array `name` of the function `fsite`: the
+/// length of its rows as its declaration writes it (`n + 1` of `double A[n][n + 1]` or of
+/// `double (*A)[n + 1]`), from the type lowering gave it. `None` unless its rows are one
+/// dimension deep.
 pub(crate) fn vla_pitch(ctx: &Ctx<'_>, fsite: &FunctionSite, name: &str) -> Option<String> {
-    let header = ctx
-        .text
-        .get(fsite.span.start as usize..fsite.body.start as usize)?;
-    if let Some((dims, first_is_pointer)) = declared_dims(header, name) {
-        let inner = if first_is_pointer {
-            &dims[1..]
-        } else {
-            &dims[..]
-        };
-        if inner.len() == 1 {
-            return Some(inner[0].clone());
-        }
+    let ty = ctx.type_of(name)?;
+    let types = ctx.types;
+    let row = match types.get(ty) {
+        Type::Pointer { pointee, .. } => *pointee,
+        Type::Array { elem, .. } => *elem,
+        _ => return None,
+    };
+    let Type::Array { elem, len } = types.get(row) else {
+        return None;
+    };
+    if matches!(types.get(*elem), Type::Array { .. }) {
+        return None;
     }
-    let body = ctx.slice(fsite.body);
-    match declared_dims(body, name) {
-        Some((dims, false)) if dims.len() == 1 => Some(dims[0].clone()),
-        _ => None,
-    }
+    let written = match len {
+        ArrayLen::Fixed(n) => return Some(n.to_string()),
+        ArrayLen::Variable(tag) => types.vla_length_span(*tag)?,
+        ArrayLen::Incomplete => return None,
+    };
+    // The length is read where the function is, from its parameters and locals.
+    let inside = fsite.span.start <= written.start && written.end <= fsite.span.end;
+    inside.then(|| ctx.slice(written).trim().to_string())
 }
 
 /// Rewrites a report expression for the kernel: `block.x` is the block's first normalized

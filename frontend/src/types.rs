@@ -118,6 +118,9 @@ pub struct TypeTable {
     interned: HashMap<Type, TypeId>,
     records: Vec<Record>,
     next_vla_tag: u32,
+    /// Where each variable-length array's length is written (`n + 1` of `double a[n][n + 1]`),
+    /// by its tag: the text a port declares the array's rows with.
+    vla_lengths: HashMap<u32, crate::ir::Span>,
 }
 
 impl TypeTable {
@@ -237,9 +240,19 @@ impl TypeTable {
     pub fn array_of(&mut self, elem: TypeId, len: ArrayLen) -> TypeId {
         self.intern(Type::Array { elem, len })
     }
-    pub fn fresh_vla_len(&mut self) -> ArrayLen {
+    /// A new variable-length array length, whose expression is written at `written`.
+    pub fn fresh_vla_len(&mut self, written: crate::ir::Span) -> ArrayLen {
         self.next_vla_tag += 1;
+        if !written.is_none() {
+            self.vla_lengths.insert(self.next_vla_tag, written);
+        }
         ArrayLen::Variable(self.next_vla_tag)
+    }
+
+    /// Where the length of the variable-length array `tag` is written in the unit's
+    /// preprocessed text.
+    pub fn vla_length_span(&self, tag: u32) -> Option<crate::ir::Span> {
+        self.vla_lengths.get(&tag).copied()
     }
 
     pub fn new_record(&mut self, tag: Option<String>, is_union: bool) -> RecordId {
