@@ -2082,12 +2082,16 @@ pub(crate) fn vla_pitch(ctx: &Ctx<'_>, fsite: &FunctionSite, name: &str) -> Opti
     }
     let written = match len {
         ArrayLen::Fixed(n) => return Some(n.to_string()),
-        ArrayLen::Variable(tag) => types.vla_length_span(*tag)?,
+        ArrayLen::Variable(tag) => types.vla_length_bytes(*tag)?,
         ArrayLen::Incomplete => return None,
     };
     // The length is read where the function is, from its parameters and locals.
-    let inside = fsite.span.start <= written.start && written.end <= fsite.span.end;
-    inside.then(|| ctx.slice(written).trim().to_string())
+    let (start, end) = (fsite.span.start as usize, fsite.span.end as usize);
+    let inside = start <= written.start && written.end <= end;
+    inside
+        .then(|| ctx.text.get(written))
+        .flatten()
+        .map(|t| t.trim().to_string())
 }
 
 /// Rewrites a report expression for the kernel: `block.x` is the block's first normalized

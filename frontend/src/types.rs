@@ -120,7 +120,8 @@ pub struct TypeTable {
     next_vla_tag: u32,
     /// Where each variable-length array's length is written (`n + 1` of `double a[n][n + 1]`),
     /// by its tag: the text a port declares the array's rows with.
-    vla_lengths: HashMap<u32, crate::ir::Span>,
+    /// (Byte offsets: the type table knows no IR spans.)
+    vla_lengths: HashMap<u32, std::ops::Range<usize>>,
 }
 
 impl TypeTable {
@@ -240,19 +241,18 @@ impl TypeTable {
     pub fn array_of(&mut self, elem: TypeId, len: ArrayLen) -> TypeId {
         self.intern(Type::Array { elem, len })
     }
-    /// A new variable-length array length, whose expression is written at `written`.
-    pub fn fresh_vla_len(&mut self, written: crate::ir::Span) -> ArrayLen {
+    /// A new variable-length array length, whose expression is written at the bytes
+    /// `written` of the unit's preprocessed text.
+    pub fn fresh_vla_len(&mut self, written: std::ops::Range<usize>) -> ArrayLen {
         self.next_vla_tag += 1;
-        if !written.is_none() {
-            self.vla_lengths.insert(self.next_vla_tag, written);
-        }
+        self.vla_lengths.insert(self.next_vla_tag, written);
         ArrayLen::Variable(self.next_vla_tag)
     }
 
-    /// Where the length of the variable-length array `tag` is written in the unit's
+    /// Where the length of the variable-length array `tag` is written: bytes of the unit's
     /// preprocessed text.
-    pub fn vla_length_span(&self, tag: u32) -> Option<crate::ir::Span> {
-        self.vla_lengths.get(&tag).copied()
+    pub fn vla_length_bytes(&self, tag: u32) -> Option<std::ops::Range<usize>> {
+        self.vla_lengths.get(&tag).cloned()
     }
 
     pub fn new_record(&mut self, tag: Option<String>, is_union: bool) -> RecordId {

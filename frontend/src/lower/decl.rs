@@ -506,7 +506,7 @@ impl<'a> Lowerer<'a> {
                     Some(n) if n >= 0 => ArrayLen::Fixed(n as u64),
                     Some(_) => return err(e.span, "array size is negative"),
                     None => {
-                        let len = self.program.types.fresh_vla_len(e.span.into());
+                        let len = self.program.types.fresh_vla_len(e.span.start..e.span.end);
                         if let ArrayLen::Variable(tag) = len {
                             self.pending_vla.push((tag, (**e).clone()));
                         }
