@@ -2005,7 +2005,7 @@ impl<'a> FunctionContext<'a> {
         id: LoopId,
         op: Value,
         arrays: &HashSet<String>,
-        scalars: &mut BTreeMap<String, (Role, String)>,
+        scalars: &mut parameters::Scalars,
     ) {
         let l = self.forest.loop_(id);
         let inst = self.func.inst(op);
@@ -2032,12 +2032,17 @@ impl<'a> FunctionContext<'a> {
         // NV_DATA(x)`, the array `x->content->data`) stays: the loop's text names it, and
         // a kernel takes it as that array.
         // Symbols look through casts (`(double *) malloc(...)`): so does the match.
+        // Else the local holds that array's pointer: a port has the array in its place.
         let mut value = op;
+        let mut holds = None;
         loop {
-            if self.rec.symbols.var_of(value).is_some_and(|var| {
-                arrays.contains(var.name()) && var.name().split('#').next() == Some(name.as_str())
-            }) {
-                return;
+            if let Some(var) = self.rec.symbols.var_of(value) {
+                if arrays.contains(var.name()) {
+                    if var.name().split('#').next() == Some(name.as_str()) {
+                        return;
+                    }
+                    holds.get_or_insert_with(|| var.name().to_string());
+                }
             }
             match self.func.inst(value).kind {
                 InstKind::Cast(inner) => value = inner,
@@ -2053,9 +2058,11 @@ impl<'a> FunctionContext<'a> {
         {
             return;
         }
-        scalars
-            .entry(name)
-            .or_insert((Role::In, types.display(inst.ty)));
+        scalars.entry(name).or_insert(parameters::Scalar {
+            role: Role::In,
+            c_type: types.display(inst.ty),
+            holds: holds.filter(|_| types.is_pointer(inst.ty)),
+        });
     }
 }
 

@@ -64,6 +64,23 @@ pub(crate) fn body_names(l: &LoopReport, arrays: &[&Parameter]) -> Vec<BodyName>
             names.push((*n).clone());
         }
     }
+    // A pointer the loop holds a copy of stands for its array wherever the body uses it,
+    // also where no access of the loop's own shows it (handed to a callee: `f(diipb[i])`).
+    for p in &l.parameters {
+        let Some(array) = p
+            .holds
+            .as_ref()
+            .filter(|h| arrays.iter().any(|a| &&a.name == h && !a.by_address))
+        else {
+            continue;
+        };
+        if p.kind == ParamKind::Scalar && !uses.iter().any(|(n, _)| n.text == p.name) {
+            names.push(BodyName {
+                text: p.name.clone(),
+                array: array.clone(),
+            });
+        }
+    }
     names.sort_by_key(|n| std::cmp::Reverse(selectors(&n.text).map_or(0, |s| s.len())));
     names
 }
@@ -251,6 +268,7 @@ mod tests {
             whole_object: None,
             storage: None,
             by_address: false,
+            holds: None,
         };
         let (a, ai) = (p("A"), p("A->i"));
         let device = |n: &str| format!("d_{}", n.replace("->", "_"));

@@ -194,6 +194,11 @@ pub struct Parameter {
     /// its host address is `&name`. Absent when false.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub by_address: bool,
+    /// For a scalar holding a pointer: the array parameter whose memory it points to, by
+    /// that parameter's name (`vol` holds `m->vol` after `double *vol = m->vol;`). A kernel
+    /// has that array's device copy in its place. Absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub holds: Option<String>,
 }
 
 impl Parameter {

@@ -881,6 +881,7 @@ pub(crate) fn fields_mut(report: &mut LoopReport) -> Vec<(Kind, Field<'_>)> {
     reason_texts(&mut report.reasons, &mut p);
     for x in report.parameters.iter_mut() {
         n.push(&mut x.name);
+        n.extend(x.holds.iter_mut());
         if let Some(t) = x.c_type.as_mut() {
             p.push(t);
         }

@@ -1056,6 +1056,7 @@ mod tests {
             whole_object: None,
             storage: None,
             by_address: false,
+            holds: None,
         };
         use super::{device_param, Role};
         assert_eq!(

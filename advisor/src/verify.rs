@@ -4,7 +4,7 @@
 
 use std::collections::HashSet;
 
-use crate::model::{LoopReport, Report};
+use crate::model::{LoopReport, ParamKind, Report};
 use crate::present::{numbered_tokens, quantities_mut, texts_mut, witness_keys, Kind};
 
 /// One broken rule, with the loop it was found in.
@@ -83,6 +83,20 @@ pub fn verify_loop(report: &LoopReport) -> Vec<Problem> {
             if t.contains('?') || !frontend::source_map::balanced(t) {
                 problem(format!("`{}` has the type `{t}`, which is not C", p.name));
             }
+        }
+    }
+    // A pointer holds an array the report lists as memory.
+    for p in &report.parameters {
+        let Some(h) = &p.holds else { continue };
+        let array = report
+            .parameters
+            .iter()
+            .any(|a| &a.name == h && a.kind != ParamKind::Scalar);
+        if p.kind != ParamKind::Scalar || !array {
+            problem(format!(
+                "`{}` holds `{h}`, which is no array parameter of the loop",
+                p.name
+            ));
         }
     }
     let mut labels = HashSet::new();
@@ -279,6 +293,34 @@ fn mask_names(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_pointer_holds_an_array_parameter() {
+        let (_dir, unit) = crate::test_unit::unit(
+            "typedef struct { int n; double *vol; } mesh_t;\n\
+             void f(const mesh_t *m, double *out) {\n\
+               const double *vol = m->vol;\n\
+               for (int i = 0; i < m->n; i++) out[i] = vol[i];\n\
+             }\n",
+        );
+        let mut report = crate::analyze::analyze_unit(&unit, &Default::default())
+            .into_iter()
+            .next()
+            .expect("one loop");
+        assert!(verify_loop(&report).is_empty(), "{report:#?}");
+        let vol = report
+            .parameters
+            .iter_mut()
+            .find(|p| p.name == "vol")
+            .unwrap();
+        assert_eq!(vol.holds.as_deref(), Some("m->vol"));
+        vol.holds = Some("out_of_sight".into());
+        let what: Vec<String> = verify_loop(&report).into_iter().map(|p| p.what).collect();
+        assert_eq!(
+            what,
+            ["`vol` holds `out_of_sight`, which is no array parameter of the loop"]
+        );
+    }
 
     #[test]
     fn masked_names_parse() {

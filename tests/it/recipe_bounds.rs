@@ -283,6 +283,13 @@ fn pointers_copied_from_fields_are_the_fields_device_pointers() {
         &[("d_m_flag", "q->flag"), ("d_out", "out")],
         &["*q"],
     );
+    // A copy the loop only hands to a callee: the report's `holds` names its array.
+    check_body(
+        "tests/fixtures/recipes/copies.c",
+        37,
+        &[("d_m", "m"), ("d_out", "out"), ("d_m_vol", "vol")],
+        &["*vol"],
+    );
     // The load of a pointer the body renames whole (`c->data` in `c->data[i]`) leaves no
     // use of the structure.
     check_body(

@@ -63,8 +63,17 @@ enum MemoryObject {
     Slot(Slot),
 }
 
-/// Per scalar name: its role and C type.
-pub(super) type Scalars = BTreeMap<String, (Role, String)>;
+/// A scalar parameter: its role, C type, and the array parameter whose memory it points to
+/// when it holds a copy of that array's pointer.
+#[derive(Debug)]
+pub(super) struct Scalar {
+    pub role: Role,
+    pub c_type: String,
+    pub holds: Option<String>,
+}
+
+/// The scalar parameters by name.
+pub(super) type Scalars = BTreeMap<String, Scalar>;
 
 impl FunctionContext<'_> {
     /// Decides which accesses need kernel parameters: the loop's shared ones and its
@@ -153,6 +162,7 @@ impl FunctionContext<'_> {
                 whole_object,
                 storage: crate::globals::storage(self.func, self.rec, var),
                 by_address: self.is_variable_itself(var),
+                holds: None,
             });
         }
         out
@@ -570,7 +580,11 @@ impl FunctionContext<'_> {
                         if let Some(name) = name.filter(|n| starts_from_entry.contains(n)) {
                             scalars.insert(
                                 name.clone(),
-                                (Role::In, types.display(self.func.inst(v).ty)),
+                                Scalar {
+                                    role: Role::In,
+                                    c_type: types.display(self.func.inst(v).ty),
+                                    holds: None,
+                                },
                             );
                         }
                         continue;
@@ -606,11 +620,13 @@ impl FunctionContext<'_> {
                         .iter()
                         .any(|iv| iv.phi == v)
                 {
-                    let entry = scalars
-                        .entry(name.clone())
-                        .or_insert((Role::Out, types.display(inst.ty)));
-                    if entry.0 == Role::In {
-                        entry.0 = Role::Inout;
+                    let entry = scalars.entry(name.clone()).or_insert(Scalar {
+                        role: Role::Out,
+                        c_type: types.display(inst.ty),
+                        holds: None,
+                    });
+                    if entry.role == Role::In {
+                        entry.role = Role::Inout;
                     }
                 }
             }
@@ -697,6 +713,7 @@ pub(super) fn merge_unbased(out: &mut Vec<Parameter>, uses: BTreeMap<String, Unb
             whole_object: None,
             storage: None,
             by_address: false,
+            holds: None,
         });
     }
 }
@@ -711,19 +728,22 @@ pub(super) fn ordered(mut out: Vec<Parameter>, scalars: Scalars) -> Vec<Paramete
             memory.name = format!("*{}", memory.name);
         }
     }
-    for (name, (role, c_type)) in scalars {
+    let arrays: Vec<String> = out.iter().map(|p| p.name.clone()).collect();
+    for (name, s) in scalars {
         out.push(Parameter {
             name,
             nested: false,
-            role,
+            role: s.role,
             kind: ParamKind::Scalar,
-            c_type: Some(c_type),
+            c_type: Some(s.c_type),
             elem_bytes: None,
             bytes: None,
             notes: Vec::new(),
             whole_object: None,
             storage: None,
             by_address: false,
+            // Only an array still among the parameters.
+            holds: s.holds.filter(|h| arrays.contains(h)),
         });
     }
     out

@@ -100,3 +100,27 @@ fn a_variables_own_storage_is_copied_from_its_address() {
         "{text}"
     );
 }
+
+/// A pointer copied from a field holds that field's array: the report says so (`holds`),
+/// and the recipe has the array's device pointer in its place, also where the loop only
+/// hands the copy to a callee.
+#[test]
+fn a_copied_pointer_holds_its_array() {
+    let (report, text) = recipe(
+        "typedef struct { int n; double *vol; } mesh_t;\n\
+         static double half(const double *v, int c) { return 0.5 * v[c]; }\n\
+         void halves(const mesh_t *m, double *out) {\n\
+           const double *vol = m->vol;\n\
+           for (int f = 0; f < m->n; f++) /* LOOP */\n\
+             out[f] = half(vol, f);\n\
+         }\n",
+    );
+    let holds: Vec<(&str, &str)> = report
+        .parameters
+        .iter()
+        .filter_map(|p| Some((p.name.as_str(), p.holds.as_deref()?)))
+        .collect();
+    assert_eq!(holds, [("vol", "m->vol")], "{report:#?}");
+    assert!(text.contains("`d_m_vol` for `vol`"), "{text}");
+    assert!(!text.contains("double *vol"), "{text}");
+}
