@@ -8,6 +8,9 @@ tabulates them rewritten (between its marker and `<!-- end of check on Rodinia -
                                    [--dry-run]
     python3 tools/rodinia_check.py --dynamic [--rodinia DIR] [--warpwise PATH] [--dry-run]
 
+A benchmark of RUN_VALUES is run a second time with `--set` values from its `run`
+script, so that the review's misses are checked again with the values it runs with.
+
 DIR is the `cuda` directory of Rodinia 3.1 (the `yuhc/gpu-rodinia` mirror), by default
 ~/.cache/warpwise-rodinia/cuda; it is not part of the repository. Without it the script says
 so and exits 2. PATH defaults to target/debug/warpwise (build it first). `--dry-run` prints
@@ -504,7 +507,18 @@ def worst_degree(report):
 
 REVIEW = os.path.join(REPO, "tools", "rodinia_review.tsv")
 REVIEW_COLUMNS = ["flagged", "real (read)", "real (pattern)", "false", "unclear",
-                  "not reviewed", "false before, since fixed", "missed", "GPUDrano: real"]
+                  "not reviewed", "false before, since fixed", "found with the run's values",
+                  "missed", "found, up to GPUDrano's", "GPUDrano: real"]
+
+# `--set` values from a benchmark's `run` script, for the kernel parameters a count needs
+# and no launch in the source fixes (the host computes them from the command line): the
+# review's misses checked again with the values the benchmark runs with. Each with how the
+# run script gives it.
+RUN_VALUES = {
+    "pathfinder": (["border=20"],
+                   "`run` is `./pathfinder 100000 100 20`: `pyramid_height` is 20, and every "
+                   "launch passes `borderCols = pyramid_height*HALO` (`HALO` 1) as `border`"),
+}
 
 
 def read_review(path=REVIEW):
@@ -529,15 +543,23 @@ def flagged(site):
         or any(more_requests(a) for a in site)
 
 
-def review_row(report, name, review):
-    """The review's numbers for one benchmark: flagged sites by their verdict when read,
-    the review's false reports no longer flagged, and its misses still not flagged."""
-    counts = dict.fromkeys(REVIEW_COLUMNS, 0)
+def flagged_sites(report, name):
+    """(benchmark, at, access, kind) -> whether `check` flags the site, for each site."""
     now = {}
     for k in report["kernels"]:
         for site in sites(k["accesses"]):
             a = site[0]
             now[(name, a["at"], a["access"], a["kind"])] = flagged(site)
+    return now
+
+
+def review_row(report, name, review, settled=None):
+    """The review's numbers for one benchmark: flagged sites by their verdict when read,
+    the review's false reports no longer flagged, its misses that the run's values
+    (`settled`, the report under RUN_VALUES) flag, and those still not flagged."""
+    counts = dict.fromkeys(REVIEW_COLUMNS, 0)
+    now = flagged_sites(report, name)
+    with_values = flagged_sites(settled, name) if settled else {}
     for key, is_flagged in now.items():
         if not is_flagged:
             continue
@@ -558,8 +580,14 @@ def review_row(report, name, review):
         if said == "FALSE" and not now.get(key, False):
             counts["false before, since fixed"] += 1
         if said == "MISS" and not now.get(key, False):
-            counts["missed"] += 1
+            if with_values.get(key, False):
+                counts["found with the run's values"] += 1
+            else:
+                counts["missed"] += 1
     counts["GPUDrano: real"] = GPUDRANO[name][0]
+    found = counts["real (read)"] + counts["real (pattern)"] \
+        + counts["found with the run's values"]
+    counts["found, up to GPUDrano's"] = min(found, GPUDRANO[name][0])
     return [counts[c] for c in REVIEW_COLUMNS]
 
 
@@ -697,11 +725,32 @@ def section(rows, worst, build, branch_rows, review_rows):
             "`tid*EQUATIONS + k`: a sector per lane) checked on 10 sites over its 6 files.",
             "\"False before, since fixed\" are the review's false reports the analysis no longer",
             "makes (a guard on data that lets one lane through; a base a uniform branch picks);",
-            "\"missed\" the accesses a reader calls uncoalesced that `check` does not flag",
-            "(`pathfinder`'s border, a misalignment by a parameter it assumes aligned);",
-            "\"unclear\" `cfd`'s neighbour gathers, whose waste is the mesh's numbering (its",
-            "input is not in the mirror).", ""]
+            "\"found with the run's values\" the accesses a reader calls uncoalesced that `check`",
+            "flags once given, with `--set`, a value the benchmark's `run` script fixes and no",
+            "launch in its source shows (a kernel parameter added to the thread index is",
+            "otherwise assumed to keep the warp on a segment, and the report gives the count",
+            "without that assumption as `unaligned`):"]
+    out += [f"`{name}` with `" + " ".join(f"--set {v}" for v in values) + f"` ({why})"
+            + ("," if i + 1 < len(RUN_VALUES) else ";")
+            for i, (name, (values, why)) in enumerate(RUN_VALUES.items())]
+    out += ["\"missed\" those it does not flag even so; \"unclear\" `cfd`'s neighbour gathers,",
+            "whose waste is the mesh's numbering (its input is not in the mirror). \"Found, up to",
+            "GPUDrano's\" is real (read, pattern, or found with the run's values) capped at",
+            "GPUDrano's number for the benchmark, as its paper gives counts and no sites.", ""]
     out += review_table(review_rows)
+    found = sum(r[REVIEW_COLUMNS.index("found, up to GPUDrano's")] for _, r in review_rows)
+    real = sum(r[REVIEW_COLUMNS.index("GPUDrano: real")] for _, r in review_rows)
+    out += ["", f"Of GPUDrano's {real} real uncoalesced accesses, {found} are found this way. The",
+            "rest are two benchmarks where GPUDrano's count is above what the review finds real:",
+            "`b+tree` (19): 9 of its sites are real (the 6 `keys[thid]` that `check` flags, and the",
+            "3 `keys[thid+1]` under the lookup's `keys[thid] <= key &&`, which whole warps run only",
+            "because the keys are sorted, something `check` cannot see and leaves `unknown`); the",
+            "other 10 (`indices[thid]` and the `recordsD` gather under the lookup's guard) are",
+            "each run by the one lane whose key range holds the key, 1 request and 1 sector;",
+            "`huffman` (21): 29 global access sites, of which the review finds 8 uncoalesced and",
+            "no other; GPUDrano's paper lists no sites, so its other 13 cannot be told apart (its",
+            "count is per instruction, and the kernels' template instances repeat them). Without",
+            "those, at most 120 of the 143 can be found with no false report."]
     out += ["", CHECK_END]
     return "\n".join(out) + "\n"
 
@@ -1096,7 +1145,14 @@ def main():
             continue
         rows.append((name, row(report, name)))
         branch_rows.append((name, branch_row(report)))
-        review_rows.append((name, review_row(report, name, review)))
+        settled = None
+        if name in RUN_VALUES:
+            sets = [w for v in RUN_VALUES[name][0] for w in ("--set", v)]
+            settled, error = run(warpwise, args.rodinia, files, flags + sets)
+            if error:
+                failed.append(f"{name} with the run's values: {error}")
+                continue
+        review_rows.append((name, review_row(report, name, review, settled)))
         if worst_degree(report):
             worst.append((name, worst_degree(report)))
         print(f"{name}: " + ", ".join(f"{c} {v}" for c, v in zip(COLUMNS, rows[-1][1])))
