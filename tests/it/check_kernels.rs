@@ -1681,6 +1681,63 @@ fn a_guarded_access_of_small_blocks_keeps_its_unaligned_count() {
     assert_eq!(a.sectors.unaligned.as_deref(), Some("2"), "{a:#?}");
 }
 
+/// pathfinder's shape: a block of 256 threads reads its tile shifted back by `border`
+/// halo cells, and steps on by `256 - 2*iteration` cells per block.
+const SHIFTED_TILE: &str = r#"__global__ void shifted(const int *in, int *out, int border, int iteration)
+{
+    int x = (256 - 2 * iteration) * blockIdx.x - border + threadIdx.x;
+    out[x] = in[x];
+}
+"#;
+
+/// The aligned-rows assumption names the terms it takes to be whole segments, so a reader
+/// sees what must hold; a value that breaks it (`border` 20: 80 bytes) turns the count
+/// into the unaligned one, 2 requests and 5 sectors.
+#[test]
+fn the_aligned_rows_assumption_names_its_terms() {
+    let fixture = |set: &'static [(&'static str, i64)]| Fixture {
+        name: "shifted",
+        source: SHIFTED_TILE,
+        set,
+        kernel: "shifted",
+        grid: [1, 1, 1],
+        block: [256, 1, 1],
+        buffers: &[],
+        init: "",
+        args: "",
+    };
+    let report = analysed(&fixture(&[("blockDim.x", 256)]));
+    let a = &report.kernels[0].accesses[0];
+    assert_eq!(a.access, "in[x]");
+    assert_eq!(
+        a.assumptions,
+        vec![
+            "`-4*border - 8*blockIdx.x*iteration` is a multiple of 128 bytes, and of 32 for \
+             the sectors (aligned rows)"
+                .to_string()
+        ],
+        "{a:#?}"
+    );
+    assert_eq!(
+        (a.requests.value, a.sectors.value),
+        (Some(1), Some(4)),
+        "{a:#?}"
+    );
+    assert_eq!(a.coalescing, Coalescing::Coalesced);
+    let report = analysed(&fixture(&[
+        ("blockDim.x", 256),
+        ("border", 20),
+        ("iteration", 20),
+    ]));
+    let a = &report.kernels[0].accesses[0];
+    assert_eq!(
+        (a.requests.value, a.sectors.value),
+        (Some(2), Some(5)),
+        "{a:#?}"
+    );
+    assert_eq!(a.coalescing, Coalescing::Misaligned);
+}
+
 /// Accesses whose index is data but no gather of a warp's lanes: a lookup's hit (one lane
 /// holds the key) and data read at an index the analysis does not follow (`i / 32`, one
 /// element per warp).

@@ -557,7 +557,7 @@ fn agreement(a: &AccessReport, seen: &Stats, most_only: bool) -> Agreement {
     }
     let mut wrong = Vec::new();
     let mut unaligned = true;
-    let aligned_rows = a.assumptions.iter().any(|s| s.contains("aligned rows"));
+    let aligned_rows = a.aligned_rows;
     for (name, count, range) in [
         ("requests", &a.requests, seen.requests),
         ("sectors", &a.sectors, seen.sectors),
@@ -588,11 +588,7 @@ fn agreement(a: &AccessReport, seen: &Stats, most_only: bool) -> Agreement {
         };
         // Rows that do not start on a boundary move a warp's bytes across one: up to the
         // count without the assumption, and down to fewer where a row happens to fit.
-        let without = count
-            .unaligned
-            .as_deref()
-            .and_then(|u| u.trim().parse::<u64>().ok())
-            .map_or(most, |u| u.max(most));
+        let without = count.unaligned_number().map_or(most, |u| u.max(most));
         let shown_without = if without > most {
             format!(" ({without} unaligned)")
         } else {
@@ -614,8 +610,8 @@ fn agreement(a: &AccessReport, seen: &Stats, most_only: bool) -> Agreement {
 /// The static count as numbers: the fewest (its `min`, else its value) and the most.
 fn bounds(count: &Count) -> Option<(u64, u64)> {
     let most = count.value?;
-    let fewest = match &count.min {
-        Some(m) => m.trim().parse().ok()?,
+    let fewest = match &count.exprs.min {
+        Some(_) => count.min_number()?,
         None => most,
     };
     Some((fewest, most))
@@ -694,6 +690,7 @@ mod tests {
             when: None,
             reason: None,
             assumptions: vec![],
+            aligned_rows: false,
             finding: None,
             active: None,
             unpaired: None,
@@ -703,13 +700,17 @@ mod tests {
 
     #[test]
     fn an_exact_count_must_equal_every_full_warp_and_a_bound_hold_each() {
-        let count = |value: u64, min: Option<&str>, exact: bool| Count {
+        let count = |value: u64, min: Option<i64>, exact: bool| Count {
             max: value.to_string(),
             value: Some(value),
-            min: min.map(str::to_string),
+            min: min.map(|m| m.to_string()),
             unaligned: None,
             exact,
-            exprs: Box::default(),
+            exprs: Box::new(CountExprs {
+                max: Some(Expr::constant(value as i64)),
+                min: min.map(Expr::constant),
+                unaligned: None,
+            }),
         };
         let mut a = load(
             "a[i]",
@@ -736,8 +737,8 @@ mod tests {
                     .into()
             )
         );
-        a.requests = count(32, Some("1"), false);
-        a.sectors = count(32, Some("1"), false);
+        a.requests = count(32, Some(1), false);
+        a.sectors = count(32, Some(1), false);
         assert_eq!(
             summarise(&a, &stats((3, 9), (5, 20))).agreement,
             Agreement::Agrees
@@ -755,6 +756,51 @@ mod tests {
             summarise(&a, &partial_only).agreement,
             Agreement::NotComparable(_)
         ));
+    }
+
+    #[test]
+    fn a_run_off_the_aligned_rows_agrees_only_where_the_count_assumed_them() {
+        // 1 request and 4 sectors with rows on segments, 2 and 5 without (pathfinder's
+        // `-4*border`): a run at 2 and 5 breaks the assumption, which is no disagreement
+        // where the count made it, and is one where it did not.
+        let count = |value: u64, unaligned: i64| Count {
+            max: value.to_string(),
+            value: Some(value),
+            min: None,
+            unaligned: Some(unaligned.to_string()),
+            exact: true,
+            exprs: Box::new(CountExprs {
+                max: Some(Expr::constant(value as i64)),
+                min: None,
+                unaligned: Some(Expr::constant(unaligned)),
+            }),
+        };
+        let mut a = load(
+            "in[x]",
+            count(1, 2),
+            count(4, 5),
+            super::super::model::Coalescing::Coalesced,
+        );
+        let ran = SiteTally {
+            full: Stats {
+                warps: 3,
+                requests: Some(Range { min: 2, max: 2 }),
+                sectors: Some(Range { min: 5, max: 5 }),
+            },
+            partial: Stats::default(),
+        };
+        let why = "requests 2 in the run, 1 (2 unaligned) counted; sectors 5 in the run, \
+                   4 (5 unaligned) counted";
+        a.aligned_rows = true;
+        assert_eq!(
+            summarise(&a, &ran).agreement,
+            Agreement::Unaligned(why.into())
+        );
+        a.aligned_rows = false;
+        assert_eq!(
+            summarise(&a, &ran).agreement,
+            Agreement::Disagrees(why.into())
+        );
     }
 
     #[test]

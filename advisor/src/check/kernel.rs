@@ -23,7 +23,7 @@ use super::model::{
 use super::variance::{PostDominators, Variance};
 use super::warp::{count, count_lanes, Coordinates, WarpCount};
 use crate::access::split_base;
-use crate::coalescing::{Factor, LINE, SECTOR, WARP};
+use crate::coalescing::{Factor, ALIGNED_ROWS, ALIGNED_SECTOR_ROWS, LINE, SECTOR, WARP};
 use analyses::reconstruct::{reconstruct, ReconstructConfig, Reconstruction};
 use analyses::symbols::SymbolOrigin;
 use frontend::ir::inline::{CallSite, Inlined};
@@ -94,6 +94,7 @@ fn unknown(at: String, access: String, kind: AccessKind, elem: u64) -> AccessRep
         when: None,
         reason: None,
         assumptions: Vec::new(),
+        aligned_rows: false,
         finding: None,
         active: None,
         unpaired: None,
@@ -535,7 +536,12 @@ impl Kernel<'_> {
             // The stride before known values: `4*n` walks a column whatever `n` is set to.
             let written = super::warp::stride_along_x(offset, &self.coordinates);
             let column = written.is_some_and(|s| s.as_integer().is_none());
-            report.finding = Some(finding(report, layout(), column));
+            let stride = counted
+                .stride
+                .as_ref()
+                .and_then(|s| s.as_integer())
+                .and_then(|s| u64::try_from(s).ok());
+            report.finding = Some(finding(report, layout(), stride, column));
         }
     }
 
@@ -1143,23 +1149,69 @@ impl Kernel<'_> {
         false
     }
 
-    /// The verdict of a counted access.
-    fn judge(&self, report: &mut AccessReport, offset: &Expr, counted: &WarpCount, elem: u64) {
-        report.requests = count_of(&counted.requests);
-        report.sectors = count_of(&counted.sectors);
-        report.stride = counted.stride.as_ref().map(|s| s.to_string());
+    /// The counts' assumptions as the report lists them. The engine words the aligned-rows
+    /// assumption alike for every access; here the offset says which of its terms it takes
+    /// to be whole segments for the requests and whole sectors for the sectors (once, where
+    /// both name the same terms).
+    fn assumptions_of(&self, counted: &WarpCount, offset: &Expr) -> Vec<String> {
+        let rows = |line| super::warp::unaligned_rows(offset, line, &self.coordinates);
+        let in_segments = rows(LINE);
+        let in_sectors = rows(SECTOR);
+        let both = counted
+            .requests
+            .assumptions
+            .iter()
+            .any(|a| a == ALIGNED_ROWS)
+            && counted
+                .sectors
+                .assumptions
+                .iter()
+                .any(|a| a == ALIGNED_SECTOR_ROWS)
+            && in_segments.is_some()
+            && in_segments == in_sectors;
+        let mut out = Vec::new();
         for a in counted
             .requests
             .assumptions
             .iter()
             .chain(&counted.sectors.assumptions)
         {
+            let named = match a.as_str() {
+                ALIGNED_ROWS => in_segments.as_ref().map(|r| {
+                    let sectors = if both {
+                        ", and of 32 for the sectors"
+                    } else {
+                        ""
+                    };
+                    format!("`{r}` is a multiple of 128 bytes{sectors} (aligned rows)")
+                }),
+                ALIGNED_SECTOR_ROWS if both => continue,
+                ALIGNED_SECTOR_ROWS => in_sectors
+                    .as_ref()
+                    .map(|r| format!("`{r}` is a multiple of 32 bytes (aligned rows)")),
+                _ => None,
+            };
             // The engine words some as "assuming ...": the report lists assumptions as such.
-            let a = a.strip_prefix("assuming ").unwrap_or(a).to_string();
+            out.push(named.unwrap_or_else(|| a.strip_prefix("assuming ").unwrap_or(a).to_string()));
+        }
+        out
+    }
+
+    /// The verdict of a counted access.
+    fn judge(&self, report: &mut AccessReport, offset: &Expr, counted: &WarpCount, elem: u64) {
+        report.requests = count_of(&counted.requests);
+        report.sectors = count_of(&counted.sectors);
+        report.stride = counted.stride.as_ref().map(|s| s.to_string());
+        for a in self.assumptions_of(counted, offset) {
             if !report.assumptions.contains(&a) {
                 report.assumptions.push(a);
             }
         }
+        report.aligned_rows = [&counted.requests, &counted.sectors].iter().any(|f| {
+            f.assumptions
+                .iter()
+                .any(|a| a == ALIGNED_ROWS || a == ALIGNED_SECTOR_ROWS)
+        });
         let threads_vary = self
             .coordinates
             .thread
@@ -1170,9 +1222,7 @@ impl Kernel<'_> {
         let most = report.sectors.value;
         let fewest = report
             .sectors
-            .min
-            .as_deref()
-            .and_then(|m| m.parse::<u64>().ok())
+            .min_number()
             .or(if report.sectors.exact { most } else { None });
         let stride = counted.stride.as_ref();
         let stride_value = stride
@@ -1430,10 +1480,14 @@ fn count_of(f: &Factor) -> Count {
 
 /// The WW201 finding of an uncoalesced access, with the fix its layout calls for.
 /// `column`: the stride, as written, is symbolic (a row length).
-fn finding(report: &AccessReport, layout: Layout, column: bool) -> crate::model::Reason {
+fn finding(
+    report: &AccessReport,
+    layout: Layout,
+    stride_bytes: Option<u64>,
+    column: bool,
+) -> crate::model::Reason {
     use crate::rules::ww201_uncoalesced::Cause;
-    let stride = report.stride.as_deref();
-    let cause = match (&layout, stride.and_then(|s| s.parse::<u64>().ok())) {
+    let cause = match (&layout, stride_bytes) {
         (Layout::StructField(field, bytes), Some(s)) if s == *bytes => Cause::StructField {
             field: field.clone(),
             bytes: *bytes,

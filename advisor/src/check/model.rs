@@ -170,6 +170,22 @@ pub struct Count {
     pub exprs: Box<CountExprs>,
 }
 
+impl Count {
+    /// The fewest, where the count states one and it is a number.
+    pub fn min_number(&self) -> Option<u64> {
+        number(self.exprs.min.as_ref()?)
+    }
+
+    /// The most without the aligned-rows assumption, where it is a number.
+    pub fn unaligned_number(&self) -> Option<u64> {
+        number(self.exprs.unaligned.as_ref()?)
+    }
+}
+
+fn number(e: &Expr) -> Option<u64> {
+    e.as_integer().and_then(|i| u64::try_from(i).ok())
+}
+
 /// The expressions of a [`Count`]'s `max`, `min` and `unaligned`, in the names the texts
 /// read by (the presentation renames both together); `None` where the count states no
 /// expression (a bank-conflict degree, which is never evaluated per launch).
@@ -224,6 +240,12 @@ pub struct AccessReport {
     pub reason: Option<String>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub assumptions: Vec<String>,
+    /// Whether the counts assume rows start on a segment (or sector): one of
+    /// `assumptions` says which terms of the offset, and `unaligned` what a start off it
+    /// costs. `check --dynamic` reads a run outside the count but within that as the
+    /// assumption failing, not as a disagreement.
+    #[serde(skip)]
+    pub aligned_rows: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub finding: Option<crate::model::Reason>,
     /// The lanes the count is for, where a guard that differs between lanes holds the

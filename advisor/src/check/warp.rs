@@ -286,6 +286,30 @@ pub fn shifted(offset: &Expr, free: &[(Var, i64)]) -> Expr {
     out
 }
 
+/// The part of `offset` that the aligned-rows assumption takes to be a multiple of `line`
+/// bytes: its terms in neither `threadIdx.x` nor a name of `free` (a warp's lanes differ
+/// in those alone; `threadIdx.y` picks the warp's row), whose coefficient is
+/// not already a multiple of `line` (`-4*border - 8*blockIdx.x*iteration` of pathfinder's
+/// `1024*blockIdx.x - 4*border + 4*threadIdx.x - 8*blockIdx.x*iteration`); `None` when no
+/// such term is left (or the offset is no polynomial), where the assumption has no
+/// expression to name.
+pub fn unaligned_rows(offset: &Expr, line: i64, coordinates: &Coordinates) -> Option<Expr> {
+    let poly = offset.as_poly()?;
+    let mentions =
+        |m: &symbolic::Monomial, v: &Var| m.factors().iter().any(|(a, _)| a.contains_var(v));
+    let line = num_bigint::BigInt::from(line);
+    let kept = poly.retain_terms(|k| {
+        let (m, c) = &poly.terms()[k];
+        !m.is_one()
+            && !coordinates.thread[0]
+                .as_ref()
+                .is_some_and(|t| mentions(m, t))
+            && !coordinates.free.iter().any(|(f, _)| mentions(m, f))
+            && (!c.is_integer() || !c.to_integer().is_multiple_of(&line))
+    });
+    (!kept.is_zero()).then(|| Expr::from(kept))
+}
+
 /// The warp's first row among `free`: what listing a warp's lanes brings into an offset.
 fn rows_of(free: &[(Var, i64)]) -> Vec<(Var, i64)> {
     free.iter()
