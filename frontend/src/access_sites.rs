@@ -354,6 +354,9 @@ impl Walker {
                     me.statement(&w.node.statement);
                 });
             }
+            S::DoWhile(d) if crate::lower::consteval::runs_once(&d.node) => {
+                self.statement(&d.node.statement);
+            }
             S::DoWhile(d) => {
                 let header = vec![span_of(&d.node.expression)];
                 self.in_loop(s, span_of(&d.node.statement), header, |me| {

@@ -182,14 +182,15 @@ fn profiles_survive_sigpipe_stack_overflow_and_ignored_timeouts() {
 
 #[test]
 fn loops_of_one_macro_expansion_are_profiled_apart() {
-    // `TWO` expands to a `do`-`while (0)` around two loops, all at the macro's place
-    // (6:3): they used to share that id, and the profile added the `do`'s one iteration to
-    // the first `for`'s ten (2 entries, trip 1..10). Each now has its own id and counts.
+    // `TWO` expands to a `while` and a `for` at the macro's place (8:3): they used to
+    // share that id, and the profile added one's counts to the other's. Each has its own
+    // id and counts. The `do`-`while (0)` around them runs once and is no loop.
     let dir = scratch("macro-loops");
     std::fs::write(
         dir.join("mac.c"),
         "#include <stdio.h>\n\
-         #define TWO(a, n) do { for (int i = 0; i < (n); i++) (a)[i] = i; \\\n    \
+         #define TWO(a, n) do { int k = 0; while (k < 3) (a)[k++] = 0; \\\n    \
+         for (int i = 0; i < (n); i++) (a)[i] = i; \\\n    \
          for (int j = 0; j < (n); j++) (a)[j] += 1; } while (0)\n\
          double buf[100];\n\
          int main(void)\n{\n  TWO(buf, 10);\n  printf(\"%g\\n\", buf[7]);\n  return 0;\n}\n",
@@ -211,8 +212,10 @@ fn loops_of_one_macro_expansion_are_profiled_apart() {
         let l = &profile["loops"][id];
         (l["entries"].as_u64(), l["iterations"].as_u64())
     };
-    assert_eq!(counts("mac.c:7:3"), (Some(1), Some(1)), "{profile:?}");
-    assert_eq!(counts("mac.c:7:3#2"), (Some(1), Some(10)), "{profile:?}");
+    assert_eq!(counts("mac.c:8:3"), (Some(1), Some(3)), "{profile:?}");
+    assert_eq!(counts("mac.c:8:3#2"), (Some(1), Some(10)), "{profile:?}");
+    let loops = profile["loops"].as_mapping().map_or(0, |m| m.len());
+    assert_eq!(loops, 3, "the `do`-`while (0)` is no loop: {profile:?}");
     // The report names the loops alike, and `--loop` takes the rank.
     let report = Command::new(bin())
         .current_dir(&dir)
@@ -220,7 +223,7 @@ fn loops_of_one_macro_expansion_are_profiled_apart() {
             "analyze",
             "mac.c",
             "--loop",
-            "mac.c:7:3#2",
+            "mac.c:8:3#2",
             "--profile",
             "p.yaml",
         ])
@@ -235,6 +238,6 @@ fn loops_of_one_macro_expansion_are_profiled_apart() {
     let report: serde_json::Value = serde_json::from_slice(&report.stdout).unwrap();
     let loops = report["loops"].as_array().unwrap();
     assert_eq!(loops.len(), 1, "{report:#}");
-    assert_eq!(loops[0]["id"], "mac.c:7:3#2");
+    assert_eq!(loops[0]["id"], "mac.c:8:3#2");
     assert_eq!(loops[0]["induction"]["trip_count"], "10");
 }

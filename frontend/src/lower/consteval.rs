@@ -153,6 +153,20 @@ pub(crate) fn truncate_to(types: &TypeTable, ty: TypeId, v: i128) -> i128 {
     }
 }
 
+/// Whether `do ... while (e)` runs its body once: `e` is the literal `0` (`while (0)`, and
+/// `while (false)` once `<stdbool.h>` has expanded it), the idiom that makes a macro of
+/// several statements one statement. Lowering and the access sites both treat it as the
+/// block it is, not as a loop, so the two lists of loops agree.
+pub(crate) fn runs_once(d: &ast::DoWhileStatement) -> bool {
+    match &d.expression.node {
+        ast::Expression::Constant(c) => match &c.node {
+            ast::Constant::Integer(i) => parse_integer(i).is_some_and(|(v, _)| v == 0),
+            _ => false,
+        },
+        _ => false,
+    }
+}
+
 /// Kind of an integer literal's type before promotion: (rank, signed).
 pub(crate) fn parse_integer(i: &ast::Integer) -> Option<(i128, (IntRank, bool))> {
     let radix = match i.base {

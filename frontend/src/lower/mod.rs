@@ -8,7 +8,7 @@
 //! are external library functions as far as the analyses are concerned.
 
 mod builder;
-mod consteval;
+pub(crate) mod consteval;
 mod decl;
 mod expr;
 mod kr;

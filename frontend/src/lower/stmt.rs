@@ -30,6 +30,7 @@ impl<'a> Lowerer<'a> {
             S::Expression(None) => Ok(()),
             S::If(i) => self.lower_if(i, span),
             S::While(w) => self.nested_loop(span, |l| l.lower_while(w, span)),
+            S::DoWhile(d) if super::consteval::runs_once(&d.node) => self.lower_once(d, span),
             S::DoWhile(d) => self.nested_loop(span, |l| l.lower_do_while(d, span)),
             S::For(f) => self.nested_loop(span, |l| l.lower_for(f, span)),
             S::Switch(sw) => self.lower_switch(sw, span),
@@ -217,6 +218,24 @@ impl<'a> Lowerer<'a> {
         result?;
         self.fb.jump(cond_block, keyword);
         self.fb.seal(cond_block);
+        self.fb.seal(exit_block);
+        self.fb.switch_to(exit_block);
+        Ok(())
+    }
+
+    /// `do S while (0)`: `S` once, with `break` and `continue` (which tests the false
+    /// condition) both leaving it.
+    fn lower_once(&mut self, d: &Node<ast::DoWhileStatement>, span: Span) -> LResult<()> {
+        let keyword = keyword_span(span, "do");
+        let exit_block = self.fb.new_block();
+        self.jumps.push(JumpTargets {
+            break_to: Some(exit_block),
+            continue_to: Some(exit_block),
+        });
+        let result = self.lower_statement(&d.node.statement);
+        self.jumps.pop();
+        result?;
+        self.fb.jump(exit_block, keyword);
         self.fb.seal(exit_block);
         self.fb.switch_to(exit_block);
         Ok(())

@@ -3,6 +3,7 @@
 
 use frontend::interp::Interpreter;
 use frontend::ir::verify::verify_function;
+use frontend::ir::LoopKind;
 use frontend::preprocess::TranslationUnitInput;
 use frontend::unit::load_unit;
 use std::process::Command;
@@ -652,6 +653,32 @@ int main(void) {
     );
 }
 
+/// `do ... while (0)`, the idiom that makes a macro of statements one statement, runs its
+/// body once: lowered as that block, `break` and `continue` both leaving it, and no loop.
+#[test]
+fn a_do_while_zero_is_its_block_run_once() {
+    let source = r#"#include <stdio.h>
+#define STEP(x) do { if ((x) % 3 == 0) break; if ((x) % 3 == 1) continue; s += (x); } while (0)
+int main(void) {
+    int s = 0, t = 0;
+    for (int i = 0; i < 10; i++) { STEP(i); t += i; }
+    do { t += 100; if (t > 0) continue; t = -1; } while (0);
+    do t++; while (0 > t);
+    printf("%d %d\n", s, t);
+    return 0;
+}
+"#;
+    check("do_once", source, "15 146\n");
+    let (_dir, unit) = load("do_once", source);
+    let kinds: Vec<LoopKind> = unit.lowered.program.functions[0]
+        .loops
+        .iter()
+        .map(|l| l.kind)
+        .collect();
+    // The `for`, and the `do` whose condition is not the literal 0.
+    assert_eq!(kinds, [LoopKind::For, LoopKind::DoWhile]);
+}
+
 #[test]
 fn goto_forward_and_backward() {
     check(
@@ -995,10 +1022,12 @@ fn stdatomic_generic_functions_parse_as_their_builtins() {
 
 #[test]
 fn loops_of_one_macro_expansion_get_ranked_ids() {
-    // The loops of `TWO`'s expansion map to the macro's place, 5:3, or to a token of its
-    // arguments (`a` at 5:8: the second `for`'s first token there): the `do` keeps the
-    // plain id, the first `for` gets `#2`; the loop after keeps its own place.
-    let source = "#define TWO(a, n) do { for (int i = 0; i < (n); i++) (a)[i] = 0; \\\n    \
+    // The loops of `TWO`'s expansion map to the macro's place, 6:3, or to a token of its
+    // arguments (`a` at 6:8: the second `for`'s first token there): the `while` keeps the
+    // plain id, the first `for` gets `#2`; the loop after keeps its own place. The
+    // `do ... while (0)` around them runs once: it is no loop.
+    let source = "#define TWO(a, n) do { int k = 0; while (k < (n)) (a)[k++] = 1; \\\n    \
+                  for (int i = 0; i < (n); i++) (a)[i] = 0; \\\n    \
                   for (int j = 0; j < (n); j++) (a)[j] += 1; } while (0)\n\
                   void f(double *a, int n)\n{\n  TWO(a, n);\n  for (int k = 0; k < n; k++) a[k] *= 2;\n}\n";
     let (_dir, unit) = load("macro_loops", source);
@@ -1016,10 +1045,10 @@ fn loops_of_one_macro_expansion_get_ranked_ids() {
     assert_eq!(
         sorted,
         [
-            "macro_loops.c:5:3",
-            "macro_loops.c:5:3#2",
-            "macro_loops.c:5:8",
-            "macro_loops.c:6:3"
+            "macro_loops.c:6:3",
+            "macro_loops.c:6:3#2",
+            "macro_loops.c:6:8",
+            "macro_loops.c:7:3"
         ],
         "{ids:?}"
     );
