@@ -72,11 +72,17 @@ pub fn collect_accesses(
                 _ => continue,
             };
             let elem_bytes = types.size_of(inst.ty).unwrap_or(1);
-            let alternatives = rec
+            let mut alternatives: Vec<(Option<Var>, Expr)> = rec
                 .of(addr)
                 .iter()
                 .map(|e| split_base(e, &rec.symbols))
                 .collect();
+            // A pointer that is NULL on some path (`indexes = NULL; if (pseudo) indexes =
+            // get();`) is not dereferenced there: that would be undefined. Its null path's
+            // forms (an address with no base pointer) are no access.
+            if may_be_null(func, addr) && alternatives.iter().any(|(b, _)| b.is_some()) {
+                alternatives.retain(|(b, _)| b.is_some());
+            }
             let conditional = is_conditional(forest, loop_id, block);
             out.push(MemAccess {
                 inst: v,
@@ -145,6 +151,32 @@ pub fn subscript_extents(
 /// address, or on the address it offsets (`p[i][j]` offsets `p[i]`).
 pub fn restrict_root(func: &Function, addr: frontend::ir::Value) -> Option<u32> {
     address_chain(func, addr).find_map(|v| func.inst(v).origin.restrict)
+}
+
+/// Whether the pointer `addr` offsets is, on some path, the null pointer constant: the
+/// root of its address chain is a phi (through phis and casts) with a `0` among its inputs.
+pub fn may_be_null(func: &Function, addr: frontend::ir::Value) -> bool {
+    let Some(root) = address_chain(func, addr).last() else {
+        return false;
+    };
+    let mut work = vec![root];
+    let mut seen = std::collections::HashSet::new();
+    let mut through_phi = false;
+    while let Some(v) = work.pop() {
+        if !seen.insert(v) || seen.len() > 64 {
+            continue;
+        }
+        match &func.inst(v).kind {
+            InstKind::Phi(args) => {
+                through_phi = true;
+                work.extend(args.iter().map(|(_, a)| *a));
+            }
+            InstKind::Cast(inner) => work.push(*inner),
+            _ if through_phi && func.const_int(v) == Some(0) => return true,
+            _ => {}
+        }
+    }
+    false
 }
 
 /// `addr` and the addresses it offsets, innermost first (`p[i][j]`, `p[i]`, `p`): the

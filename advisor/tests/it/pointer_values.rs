@@ -3,6 +3,7 @@
 //! source names it, and no second scalar copy of the same pointer beside it.
 
 use crate::common;
+use advisor::model::Verdict;
 
 /// The loop marked `/* LOOP */` has exactly the parameters `expected`, as `(name, kind)`.
 fn check(source: &str, expected: &[(&str, &str)]) {
@@ -95,5 +96,32 @@ fn a_local_copy_of_another_name_s_array_stays_beside_it() {
             ("n", "scalar"),
             ("xd", "scalar"),
         ],
+    );
+}
+
+/// A pointer that is NULL on one path and a call's result on another (GraphicsMagick's
+/// `indexes`, written under `if (indexes)`): dereferencing it on the null path would be
+/// undefined, so where the loop writes through it it has one base, and no dependence.
+#[test]
+fn a_pointer_null_on_one_path_has_its_other_value_where_it_is_written() {
+    let report = common::marked_report(
+        "unsigned short *get(void);\n\
+         void f(int n, int pseudo, int rows) {\n\
+           for (int y = 0; y < rows; y++) {\n\
+             unsigned short *indexes = 0;\n\
+             if (pseudo) {\n\
+               indexes = get();\n\
+               if (!indexes) continue;\n\
+             }\n\
+             if (indexes)\n\
+               for (int x = 0; x < n; x++) /* LOOP */\n\
+                 indexes[x] = (unsigned short) y;\n\
+           }\n\
+         }\n",
+    );
+    assert_eq!(report.verdict, Verdict::Friendly, "{report:#?}");
+    assert!(
+        report.parameters.iter().any(|p| p.name == "indexes"),
+        "{report:#?}"
     );
 }
