@@ -2058,10 +2058,32 @@ impl<'a> FunctionContext<'a> {
         {
             return;
         }
+        // A pointer assigned an array's address (`tw = st->twiddles`, the member
+        // `kiss_fft_cpx twiddles[1]`) has as its value's type the pointer to the whole
+        // array, `kiss_fft_cpx (*)[1]`; the variable is declared a pointer to its element,
+        // `kiss_fft_cpx *`, and that is its type. Other values keep their own type (the
+        // declarations' types leave out a pointee's qualifiers, which values keep).
+        let to_array = types
+            .pointee(inst.ty)
+            .is_some_and(|p| matches!(types.get(p), frontend::types::Type::Array { .. }));
+        let declared = l
+            .source
+            .filter(|_| to_array)
+            .map(|s| self.func.source_loop(s).span)
+            .and_then(|at| {
+                self.func
+                    .declarations
+                    .iter()
+                    .filter(|d| d.name == name && d.visible_at(at))
+                    .max_by_key(|d| d.span.start)
+            })
+            .map(|d| d.ty)
+            .filter(|&t| types.is_pointer(t));
+        let ty = declared.unwrap_or(inst.ty);
         scalars.entry(name).or_insert(parameters::Scalar {
             role: Role::In,
-            c_type: types.display(inst.ty),
-            holds: holds.filter(|_| types.is_pointer(inst.ty)),
+            c_type: types.display(ty),
+            holds: holds.filter(|_| types.is_pointer(ty)),
         });
     }
 }

@@ -145,3 +145,20 @@ fn an_anonymous_struct_gives_no_type_rather_than_a_made_up_name() {
         &[("tab", "struct table *")],
     );
 }
+
+#[test]
+fn a_pointer_copied_from_a_member_array_has_its_declared_type() {
+    // kissfft's `tw = st->twiddles` with `kiss_fft_cpx twiddles[1]` in the state: the
+    // value is the member array's address, `cpx (*)[1]`; `tw` is declared a `cpx *`.
+    check(
+        "typedef struct { float r, i; } cpx;\n\
+         struct state { int n; cpx twiddles[1]; };\n\
+         void f(cpx *out, const struct state *st, int m, int stride) {\n\
+           cpx *tw;\n\
+           tw = st->twiddles;\n\
+           for (int u = 0; u < m; u++) /* LOOP */\n\
+             out[u] = tw[u * stride];\n\
+         }\n",
+        &[("tw", "cpx *")],
+    );
+}
