@@ -2061,14 +2061,16 @@ impl<'a> FunctionContext<'a> {
         // A pointer assigned an array's address (`tw = st->twiddles`, the member
         // `kiss_fft_cpx twiddles[1]`) has as its value's type the pointer to the whole
         // array, `kiss_fft_cpx (*)[1]`; the variable is declared a pointer to its element,
-        // `kiss_fft_cpx *`, and that is its type. Other values keep their own type (the
-        // declarations' types leave out a pointee's qualifiers, which values keep).
-        let to_array = types
-            .pointee(inst.ty)
-            .is_some_and(|p| matches!(types.get(p), frontend::types::Type::Array { .. }));
+        // `kiss_fft_cpx *`, and that is its type. Other values keep their own type, also
+        // where the declaration differs only in qualifiers (the declarations' types leave
+        // out a pointee's `const`, which values keep).
+        let element = types.pointee(inst.ty).and_then(|p| match types.get(p) {
+            frontend::types::Type::Array { elem, .. } => Some(*elem),
+            _ => None,
+        });
         let declared = l
             .source
-            .filter(|_| to_array)
+            .filter(|_| element.is_some())
             .map(|s| self.func.source_loop(s).span)
             .and_then(|at| {
                 self.func
@@ -2078,7 +2080,8 @@ impl<'a> FunctionContext<'a> {
                     .max_by_key(|d| d.span.start)
             })
             .map(|d| d.ty)
-            .filter(|&t| types.is_pointer(t));
+            // The decayed value only: a pointer to the array's element.
+            .filter(|&t| element.is_some() && types.pointee(t) == element);
         let ty = declared.unwrap_or(inst.ty);
         scalars.entry(name).or_insert(parameters::Scalar {
             role: Role::In,
