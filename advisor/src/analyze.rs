@@ -2072,13 +2072,7 @@ impl<'a> FunctionContext<'a> {
             .source
             .filter(|_| element.is_some())
             .map(|s| self.func.source_loop(s).span)
-            .and_then(|at| {
-                self.func
-                    .declarations
-                    .iter()
-                    .filter(|d| d.name == name && d.visible_at(at))
-                    .max_by_key(|d| d.span.start)
-            })
+            .and_then(|at| self.func.declaration_at(&name, at))
             .map(|d| d.ty)
             // The decayed value only: a pointer to the array's element.
             .filter(|&t| element.is_some() && types.pointee(t) == element);

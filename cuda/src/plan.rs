@@ -473,12 +473,7 @@ impl Ctx<'_> {
     /// `at`: the innermost declaration before `at` whose block holds it. What lowering
     /// records for a variable SSA keeps no value of (a copy, `const cs_lnum_t n = m;`).
     pub(crate) fn declared_at(&self, name: &str, at: Span) -> Option<TypeId> {
-        self.func
-            .declarations
-            .iter()
-            .filter(|d| d.name == name && d.visible_at(at))
-            .max_by_key(|d| d.span.start)
-            .map(|d| d.ty)
+        self.func.declaration_at(name, at).map(|d| d.ty)
     }
 }
 

@@ -525,6 +525,15 @@ impl LocalDeclaration {
 }
 
 impl Function {
+    /// The declaration of the automatic variable `name` that the text at `at` reads: the
+    /// innermost one before `at` whose block holds it.
+    pub fn declaration_at(&self, name: &str, at: Span) -> Option<&LocalDeclaration> {
+        self.declarations
+            .iter()
+            .filter(|d| d.name == name && d.visible_at(at))
+            .max_by_key(|d| d.span.start)
+    }
+
     pub fn inst(&self, v: Value) -> &InstData {
         &self.insts[v.index()]
     }
