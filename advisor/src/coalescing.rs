@@ -112,6 +112,15 @@ pub struct Factor {
 }
 
 impl Factor {
+    /// Whether the count assumes rows start on its granule (a segment for requests, a
+    /// sector for sectors): one of its assumptions is [`ALIGNED_ROWS`] or
+    /// [`ALIGNED_SECTOR_ROWS`], and `unaligned` holds what a start off it costs.
+    pub fn assumes_aligned_rows(&self) -> bool {
+        self.assumptions
+            .iter()
+            .any(|a| a == ALIGNED_ROWS || a == ALIGNED_SECTOR_ROWS)
+    }
+
     fn constant(n: i64, stride: Option<Expr>) -> Factor {
         Factor {
             requests: Expr::constant(n),

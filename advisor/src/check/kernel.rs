@@ -1157,16 +1157,8 @@ impl Kernel<'_> {
         let rows = |line| super::warp::unaligned_rows(offset, line, &self.coordinates);
         let in_segments = rows(LINE);
         let in_sectors = rows(SECTOR);
-        let both = counted
-            .requests
-            .assumptions
-            .iter()
-            .any(|a| a == ALIGNED_ROWS)
-            && counted
-                .sectors
-                .assumptions
-                .iter()
-                .any(|a| a == ALIGNED_SECTOR_ROWS)
+        let both = counted.requests.assumes_aligned_rows()
+            && counted.sectors.assumes_aligned_rows()
             && in_segments.is_some()
             && in_segments == in_sectors;
         let mut out = Vec::new();
@@ -1207,11 +1199,8 @@ impl Kernel<'_> {
                 report.assumptions.push(a);
             }
         }
-        report.aligned_rows = [&counted.requests, &counted.sectors].iter().any(|f| {
-            f.assumptions
-                .iter()
-                .any(|a| a == ALIGNED_ROWS || a == ALIGNED_SECTOR_ROWS)
-        });
+        report.aligned_rows =
+            counted.requests.assumes_aligned_rows() || counted.sectors.assumes_aligned_rows();
         let threads_vary = self
             .coordinates
             .thread
