@@ -740,6 +740,30 @@ fn a_short_or_missing_map_fails_validation() {
     );
 }
 
+/// The compiler is probed only after a build failed: a compiler that cannot offload (`cc`,
+/// which has no `-fopenmp-targets`, or one that is not there) is named, and validation is
+/// not done (exit 2), rather than the port being blamed (exit 1).
+#[test]
+fn a_compiler_that_cannot_offload_is_named_and_the_port_is_not_blamed() {
+    for cc in ["cc", "warpwise-no-such-compiler"] {
+        let out = Command::new(crate::common::bin())
+            .current_dir(root())
+            .env("WARPWISE_OFFLOAD_CC", cc)
+            .args(["validate", "--target", "openmp", "samples/vector_add.c"])
+            .output()
+            .unwrap();
+        let all = text(&out);
+        assert_eq!(out.status.code(), Some(2), "{cc}:\n{all}");
+        assert!(
+            all.contains(&format!(
+                "no compiler among `{cc}` builds an OpenMP offload program"
+            )),
+            "{cc}:\n{all}"
+        );
+        assert!(!all.contains("the port does not compile"), "{cc}:\n{all}");
+    }
+}
+
 /// Arrays of rows two, three and four deep (`g[l]` of a `double ****`), kernels that map
 /// different sections of the same rows one after another, an in-place call: ported whole,
 /// the program prints what the sequential one does. A read over a triangle is refused; rows

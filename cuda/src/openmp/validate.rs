@@ -21,7 +21,6 @@ pub const OFFLOAD_HELP: &str = "OpenMP offloading to the host needs clang with l
 
 #[derive(Clone, Debug)]
 pub struct Options {
-    pub compiler: String,
     /// Code-generation flags for both builds (`-O2`).
     pub cflags: Vec<String>,
     pub ldflags: Vec<String>,
@@ -35,12 +34,20 @@ pub struct Options {
     pub expect: Option<regex::Regex>,
 }
 
-/// A clang that compiles and links an OpenMP offload program for the host, or why none.
-pub fn find_offload_compiler() -> Result<String, OffloadError> {
-    let candidates: Vec<String> = match std::env::var("WARPWISE_OFFLOAD_CC") {
+/// The compilers to try, in order: `WARPWISE_OFFLOAD_CC` alone when it is set, else
+/// [`OFFLOAD_COMPILERS`].
+pub fn offload_candidates() -> Vec<String> {
+    match std::env::var("WARPWISE_OFFLOAD_CC") {
         Ok(c) if !c.trim().is_empty() => vec![c],
         _ => OFFLOAD_COMPILERS.iter().map(|s| s.to_string()).collect(),
-    };
+    }
+}
+
+/// Whether `cc` compiles and links a one-line OpenMP offload program for the host. The
+/// probe is a full offloading compile and link (about a second), so it runs only after a
+/// build with `cc` failed: to tell a compiler that cannot offload (try the next one) from
+/// a program that does not build with one that can.
+pub fn can_offload(cc: &str) -> Result<bool, OffloadError> {
     let dir = frontend::files::private_tempdir("warpwise-offload-probe")
         .map_err(OffloadError::TempDir)?;
     let src = dir.path().join("probe.c");
@@ -52,17 +59,12 @@ pub fn find_offload_compiler() -> Result<String, OffloadError> {
         path: src.clone(),
         source,
     })?;
-    for cc in &candidates {
-        let mut cmd = tool(cc);
-        cmd.args(offload_flags())
-            .arg(&src)
-            .arg("-o")
-            .arg(dir.path().join("probe"));
-        if run_cc(cmd).is_ok() {
-            return Ok(cc.clone());
-        }
-    }
-    Err(OffloadError::NoCompiler { candidates })
+    let mut cmd = tool(cc);
+    cmd.args(offload_flags())
+        .arg(&src)
+        .arg("-o")
+        .arg(dir.path().join("probe"));
+    Ok(run_cc(cmd).is_ok())
 }
 
 /// OpenMP 5.1 for the ports' `atomic compare` (clang 16 defaults to 5.0).
@@ -77,6 +79,8 @@ fn offload_flags() -> [&'static str; 3] {
 /// How the two runs compared.
 #[derive(Clone, Debug)]
 pub struct Comparison {
+    /// The offloading compiler both programs were built with.
+    pub compiler: String,
     pub original: RunOutcome,
     pub ported: RunOutcome,
     /// `None`: the same; else what differs.
@@ -86,32 +90,72 @@ pub struct Comparison {
     pub within_tolerance: usize,
 }
 
-/// Builds both programs in `dir`, runs them and compares their output.
+/// Builds both programs in `dir` with the first of [`offload_candidates`] that can offload,
+/// runs them and compares their output.
 pub fn validate(
     inputs: &[TranslationUnitInput],
     ported: &[PortedFile],
     opts: &Options,
     dir: &Path,
 ) -> Result<Comparison, OffloadError> {
-    let original = build(inputs, &[], opts, &dir.join("original"), false)?;
-    let port = match build(inputs, ported, opts, &dir.join("ported"), true) {
-        Ok(p) => p,
-        // The original builds: a port that does not is the port's failure (a variable
-        // the clauses left out is an error under `defaultmap(none)`).
-        Err(e) => {
-            let none = RunOutcome {
-                status: None,
-                timed_out: false,
-                output_tail: String::new(),
-            };
-            return Ok(Comparison {
-                original: none.clone(),
-                ported: none,
-                difference: Some(format!("the port does not compile: {e}")),
-                within_tolerance: 0,
-            });
+    let candidates = offload_candidates();
+    for compiler in &candidates {
+        let built = build_both(compiler, inputs, ported, opts, dir);
+        // A failed build settles nothing until the compiler is known to offload.
+        let failed = !matches!(built, Ok(Ok(_)));
+        if failed && !can_offload(compiler)? {
+            continue;
         }
-    };
+        return match built? {
+            Ok((original, port)) => compare_runs(compiler, &original, &port, opts, dir),
+            Err(why) => {
+                let none = RunOutcome {
+                    status: None,
+                    timed_out: false,
+                    output_tail: String::new(),
+                };
+                Ok(Comparison {
+                    compiler: compiler.clone(),
+                    original: none.clone(),
+                    ported: none,
+                    difference: Some(why),
+                    within_tolerance: 0,
+                })
+            }
+        };
+    }
+    Err(OffloadError::NoCompiler { candidates })
+}
+
+/// The original's and the port's executables, or (inner `Err`) why the port does not
+/// compile when the original does: a variable the clauses left out is an error under
+/// `defaultmap(none)`, the port's failure rather than the tool chain's.
+type Built = Result<(PathBuf, PathBuf), String>;
+
+fn build_both(
+    compiler: &str,
+    inputs: &[TranslationUnitInput],
+    ported: &[PortedFile],
+    opts: &Options,
+    dir: &Path,
+) -> Result<Built, OffloadError> {
+    let original = build(compiler, inputs, &[], opts, &dir.join("original"), false)?;
+    Ok(
+        match build(compiler, inputs, ported, opts, &dir.join("ported"), true) {
+            Ok(port) => Ok((original, port)),
+            Err(e) => Err(format!("the port does not compile: {e}")),
+        },
+    )
+}
+
+/// Runs both programs and compares what they print.
+fn compare_runs(
+    compiler: &str,
+    original: &Path,
+    port: &Path,
+    opts: &Options,
+    dir: &Path,
+) -> Result<Comparison, OffloadError> {
     let run = |exe: &Path, name: &str| -> Result<RunOutcome, OffloadError> {
         let mut cmd = Command::new(exe);
         cmd.args(&opts.args)
@@ -119,8 +163,8 @@ pub fn validate(
             .current_dir(dir);
         Ok(run_captured(cmd, dir, name, opts.timeout)?)
     };
-    let a = run(&original, "original")?;
-    let b = run(&port, "ported")?;
+    let a = run(original, "original")?;
+    let b = run(port, "ported")?;
     let text_a = std::fs::read_to_string(dir.join("original.out")).unwrap_or_default();
     let text_b = std::fs::read_to_string(dir.join("ported.out")).unwrap_or_default();
     let (mut difference, within_tolerance) = match &opts.expect {
@@ -155,6 +199,7 @@ pub fn validate(
         ));
     }
     Ok(Comparison {
+        compiler: compiler.to_string(),
         original: a,
         ported: b,
         difference,
@@ -173,6 +218,7 @@ fn status_text(run: &RunOutcome) -> String {
 
 /// Compiles every input (the ported text in place of its file when there is one) and links.
 fn build(
+    compiler: &str,
     inputs: &[TranslationUnitInput],
     ported: &[PortedFile],
     opts: &Options,
@@ -189,7 +235,7 @@ fn build(
             Some(wd) if input.file.is_relative() => wd.join(&input.file),
             _ => input.file.clone(),
         };
-        let mut cmd = tool(&opts.compiler);
+        let mut cmd = tool(compiler);
         cmd.args(&opts.cflags).args(input.flags.to_args());
         if offload {
             cmd.args(offload_flags());
@@ -228,7 +274,7 @@ fn build(
         objects.push(object);
     }
     let exe = dir.join("program");
-    let mut cmd = tool(&opts.compiler);
+    let mut cmd = tool(compiler);
     cmd.args(&opts.cflags);
     if offload {
         cmd.args(offload_flags());
