@@ -40,6 +40,29 @@ pub fn user_cache_dir(sub: &str) -> std::io::Result<PathBuf> {
     Ok(dir)
 }
 
+/// Whether `path`, a file warpwise keeps in a [`user_cache_dir`], may be reused: a regular
+/// file (a symlink is not), not empty, owned by us and written by no one else.
+#[cfg(unix)]
+pub fn is_private_file(path: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    let Ok(meta) = std::fs::symlink_metadata(path) else {
+        return false;
+    };
+    // Our effective uid, without `unsafe`: the owner of a file we just created.
+    let me = tempfile::tempfile()
+        .and_then(|f| f.metadata())
+        .map(|m| m.uid());
+    meta.file_type().is_file()
+        && meta.len() > 0
+        && me.is_ok_and(|me| meta.uid() == me)
+        && meta.mode() & 0o022 == 0
+}
+
+#[cfg(not(unix))]
+pub fn is_private_file(path: &Path) -> bool {
+    std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_file() && m.len() > 0)
+}
+
 /// The most bytes warpwise reads from one input document (a report, a profile, a compile
 /// database): far above any real one (a 77,000-loop report is about 60 MB), and a bound
 /// on the memory a file such as `/dev/zero` or a runaway generator can take.

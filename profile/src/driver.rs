@@ -84,7 +84,12 @@ pub fn run_cc(mut cmd: Command) -> Result<(), CompileError> {
     }
 }
 
-/// Compiles the runtime into `dir` and returns the object file.
+/// Writes the runtime's sources into `dir` and returns its object file: the one a run
+/// before compiled with the same compiler, kept in the per-user cache, else a fresh compile
+/// (kept there for the next run). At `-O2` the compile takes over a second, most of a small
+/// program's profile build; the cache directory is checked to be the user's alone
+/// (`files::user_cache_dir`), as the replacement headers' is, and without one the runtime
+/// is compiled into `dir` every time.
 pub fn compile_runtime(cc: &str, dir: &Path) -> Result<PathBuf, DriverError> {
     std::fs::create_dir_all(dir).map_err(|source| DriverError::CreateDir {
         path: dir.to_path_buf(),
@@ -96,6 +101,13 @@ pub fn compile_runtime(cc: &str, dir: &Path) -> Result<PathBuf, DriverError> {
             dir: dir.to_path_buf(),
             source,
         })?;
+    let cached = cached_runtime(cc);
+    if let Some(object) = cached
+        .as_ref()
+        .filter(|o| frontend::files::is_private_file(o))
+    {
+        return Ok(object.clone());
+    }
     let object = dir.join("warpwise_rt.o");
     let mut cmd = command(cc);
     cmd.args(["-O2", "-std=gnu99", "-w", "-c"])
@@ -103,7 +115,41 @@ pub fn compile_runtime(cc: &str, dir: &Path) -> Result<PathBuf, DriverError> {
         .arg("-o")
         .arg(&object);
     run_cc(cmd)?;
+    // Renamed into place whole, so a run beside this one never links half an object; a
+    // failure to keep it only costs the next run a compile.
+    if let Some(kept) = cached {
+        if std::fs::read(&object).is_ok_and(|b| frontend::files::write_output(&kept, &b).is_ok()) {
+            return Ok(kept);
+        }
+    }
     Ok(object)
+}
+
+/// Where the runtime's object compiled by `cc` is kept: `warpwise_rt.o` in the per-user
+/// cache directory `runtime-VERSION-HASH`, HASH over the runtime's text, the compiler
+/// command and what `cc --version` prints, so that another compiler, or a new one under
+/// the same name, gets its own object. `None` without a cache directory, or when `cc` does
+/// not answer `--version` (the compile then says what is wrong).
+fn cached_runtime(cc: &str) -> Option<PathBuf> {
+    let version = command(cc)
+        .arg("--version")
+        .stdin(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .output()
+        .ok()
+        .filter(|o| o.status.success())?
+        .stdout;
+    let hash = RUNTIME_H
+        .bytes()
+        .chain(RUNTIME_C.bytes())
+        .chain(cc.bytes())
+        .chain(version)
+        .fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+            (h ^ b as u64).wrapping_mul(0x0100_0000_01b3)
+        });
+    let sub = format!("runtime-{}-{hash:016x}", env!("CARGO_PKG_VERSION"));
+    let dir = frontend::files::user_cache_dir(&sub).ok()?;
+    Some(dir.join("warpwise_rt.o"))
 }
 
 #[derive(Clone, Debug)]
@@ -360,8 +406,7 @@ pub fn cc(args: &[String]) -> i32 {
         }
     }
     let runtime = if links {
-        // Compiled for this link (a few hundredths of a second), never taken from a cache a
-        // planted object could hide in.
+        // Taken from the per-user cache when a run before compiled it with this compiler.
         match compile_runtime(&cc, &work.join("runtime")) {
             Ok(o) => Some(o),
             Err(e) => {

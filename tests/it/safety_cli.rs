@@ -923,3 +923,79 @@ fn a_file_that_preprocesses_past_the_budget_is_refused_without_reading_it_all() 
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     assert!(s.leftovers().is_empty(), "{:?}", s.leftovers());
 }
+
+/// The profiler's runtime is compiled once per compiler and kept in the per-user cache: a
+/// second profile links the kept object without compiling it; a kept object others could
+/// have written, or a link planted at its name, is not used: the runtime is compiled again
+/// and a private file replaces it, the link's target untouched.
+#[test]
+fn the_runtime_is_compiled_once_and_kept_where_only_the_user_writes() {
+    use std::os::unix::fs::PermissionsExt;
+    let s = Scratch::with(&["vector_add.c"]);
+    let cache = s.path("cache");
+    // A compiler that logs its arguments, so the test sees which compiles happen.
+    let log = s.path("cc.log");
+    let cc = s.path("logging-cc");
+    std::fs::write(
+        &cc,
+        format!(
+            "#!/bin/sh\necho \"$@\" >> '{}'\nexec cc \"$@\"\n",
+            log.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&cc, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let profile = || {
+        let _ = std::fs::remove_file(&log);
+        let out = Command::new(bin())
+            .current_dir(s.dir.path())
+            .env("TMPDIR", s.tmp.path())
+            .env("XDG_CACHE_HOME", &cache)
+            .env("WARPWISE_CC", &cc)
+            .args(["profile", "vector_add.c", "-o", "p.yaml", "-q"])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+        let compiled = std::fs::read_to_string(&log).unwrap_or_default();
+        compiled.contains("warpwise_rt.c")
+    };
+    let kept = || -> PathBuf {
+        let dirs: Vec<PathBuf> = std::fs::read_dir(cache.join("warpwise"))
+            .unwrap()
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| {
+                p.file_name()
+                    .unwrap()
+                    .to_string_lossy()
+                    .starts_with("runtime-")
+            })
+            .collect();
+        assert_eq!(dirs.len(), 1, "{dirs:?}");
+        dirs[0].join("warpwise_rt.o")
+    };
+    assert!(profile(), "the first profile compiles the runtime");
+    let object = kept();
+    let is_private = |p: &Path| {
+        let meta = std::fs::symlink_metadata(p).unwrap();
+        meta.file_type().is_file() && meta.permissions().mode() & 0o022 == 0
+    };
+    assert!(is_private(&object));
+    assert!(!profile(), "the second profile links the kept runtime");
+    // Writable by others: compiled again, and replaced by a private file.
+    std::fs::set_permissions(&object, std::fs::Permissions::from_mode(0o666)).unwrap();
+    assert!(
+        profile(),
+        "a runtime others could have written is compiled again"
+    );
+    assert!(is_private(&object));
+    // A link at its name: compiled again; the link is replaced, its target untouched.
+    let victim = s.path("victim");
+    std::fs::write(&victim, "precious").unwrap();
+    std::fs::remove_file(&object).unwrap();
+    std::os::unix::fs::symlink(&victim, &object).unwrap();
+    assert!(profile(), "a link at the runtime's name is not followed");
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
+    assert!(is_private(&object));
+    assert!(!profile());
+}
