@@ -85,11 +85,9 @@ pub fn run_cc(mut cmd: Command) -> Result<(), CompileError> {
 }
 
 /// Writes the runtime's sources into `dir` and returns its object file: the one a run
-/// before compiled with the same compiler, kept in the per-user cache, else a fresh compile
-/// (kept there for the next run). At `-O2` the compile takes over a second, most of a small
-/// program's profile build; the cache directory is checked to be the user's alone
-/// (`files::user_cache_dir`), as the replacement headers' is, and without one the runtime
-/// is compiled into `dir` every time.
+/// before compiled with the same compiler when it is kept (see [`kept_object`]), else a
+/// fresh compile. At `-O2` the compile takes over a second, most of a small program's
+/// profile build.
 pub fn compile_runtime(cc: &str, dir: &Path) -> Result<PathBuf, DriverError> {
     std::fs::create_dir_all(dir).map_err(|source| DriverError::CreateDir {
         path: dir.to_path_buf(),
@@ -101,23 +99,48 @@ pub fn compile_runtime(cc: &str, dir: &Path) -> Result<PathBuf, DriverError> {
             dir: dir.to_path_buf(),
             source,
         })?;
-    let cached = cached_runtime(cc);
-    if let Some(object) = cached
+    const FLAGS: [&str; 4] = ["-O2", "-std=gnu99", "-w", "-c"];
+    let key = [
+        FLAGS.join(" "),
+        RUNTIME_H.to_string(),
+        RUNTIME_C.to_string(),
+    ];
+    kept_object(cc, "warpwise_rt.o", &key, || {
+        let object = dir.join("warpwise_rt.o");
+        let mut cmd = command(cc);
+        cmd.args(FLAGS)
+            .arg(dir.join("warpwise_rt.c"))
+            .arg("-o")
+            .arg(&object);
+        run_cc(cmd)?;
+        Ok(object)
+    })
+}
+
+/// The object file `compile` makes with the compiler `cc`, kept in the per-user cache
+/// directory `STEM-VERSION-HASH` (`files::user_cache_dir`, checked to be the user's alone),
+/// HASH over `key` (the flags and the sources' texts), the compiler command and what
+/// `cc --version` prints, so that another compiler, or a new one under the same name, gets
+/// its own. A kept copy that is ours alone is returned without compiling; one that is a
+/// link or that others could write is compiled again and replaced. Without a cache
+/// directory, or when `cc` does not answer `--version`, `compile` runs every time.
+pub fn kept_object<E>(
+    cc: &str,
+    name: &str,
+    key: &[String],
+    compile: impl FnOnce() -> Result<PathBuf, E>,
+) -> Result<PathBuf, E> {
+    let kept = kept_path(cc, name, key);
+    if let Some(object) = kept
         .as_ref()
         .filter(|o| frontend::files::is_private_file(o))
     {
         return Ok(object.clone());
     }
-    let object = dir.join("warpwise_rt.o");
-    let mut cmd = command(cc);
-    cmd.args(["-O2", "-std=gnu99", "-w", "-c"])
-        .arg(dir.join("warpwise_rt.c"))
-        .arg("-o")
-        .arg(&object);
-    run_cc(cmd)?;
+    let object = compile()?;
     // Renamed into place whole, so a run beside this one never links half an object; a
     // failure to keep it only costs the next run a compile.
-    if let Some(kept) = cached {
+    if let Some(kept) = kept {
         if std::fs::read(&object).is_ok_and(|b| frontend::files::write_output(&kept, &b).is_ok()) {
             return Ok(kept);
         }
@@ -125,12 +148,7 @@ pub fn compile_runtime(cc: &str, dir: &Path) -> Result<PathBuf, DriverError> {
     Ok(object)
 }
 
-/// Where the runtime's object compiled by `cc` is kept: `warpwise_rt.o` in the per-user
-/// cache directory `runtime-VERSION-HASH`, HASH over the runtime's text, the compiler
-/// command and what `cc --version` prints, so that another compiler, or a new one under
-/// the same name, gets its own object. `None` without a cache directory, or when `cc` does
-/// not answer `--version` (the compile then says what is wrong).
-fn cached_runtime(cc: &str) -> Option<PathBuf> {
+fn kept_path(cc: &str, name: &str, key: &[String]) -> Option<PathBuf> {
     let version = command(cc)
         .arg("--version")
         .stdin(std::process::Stdio::null())
@@ -139,17 +157,18 @@ fn cached_runtime(cc: &str) -> Option<PathBuf> {
         .ok()
         .filter(|o| o.status.success())?
         .stdout;
-    let hash = RUNTIME_H
-        .bytes()
-        .chain(RUNTIME_C.bytes())
+    let hash = key
+        .iter()
+        .flat_map(|k| k.bytes().chain([0]))
         .chain(cc.bytes())
         .chain(version)
         .fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
             (h ^ b as u64).wrapping_mul(0x0100_0000_01b3)
         });
-    let sub = format!("runtime-{}-{hash:016x}", env!("CARGO_PKG_VERSION"));
+    let stem = name.strip_suffix(".o").unwrap_or(name);
+    let sub = format!("{stem}-{}-{hash:016x}", env!("CARGO_PKG_VERSION"));
     let dir = frontend::files::user_cache_dir(&sub).ok()?;
-    Some(dir.join("warpwise_rt.o"))
+    Some(dir.join(name))
 }
 
 #[derive(Clone, Debug)]

@@ -968,7 +968,7 @@ fn the_runtime_is_compiled_once_and_kept_where_only_the_user_writes() {
                 p.file_name()
                     .unwrap()
                     .to_string_lossy()
-                    .starts_with("runtime-")
+                    .starts_with("warpwise_rt-")
             })
             .collect();
         assert_eq!(dirs.len(), 1, "{dirs:?}");

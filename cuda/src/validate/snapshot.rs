@@ -18,7 +18,7 @@ use crate::plan::{snapshot_values, KernelPlan, Shape};
 use advisor::model::Role;
 use frontend::preprocess::TranslationUnitInput;
 use frontend::unit::Unit;
-use profile::driver::{code_flags, command as tool, run_cc};
+use profile::driver::{code_flags, command as tool, kept_object, run_cc};
 use std::collections::BTreeMap;
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
@@ -475,13 +475,16 @@ pub fn build(
         path: rt.clone(),
         source,
     })?;
-    let rt_object = dir.join("warpwise_snapshot.o");
-    let mut cmd = tool(&opts.cc);
-    cmd.args(["-O2", "-w", "-c"])
-        .arg(&rt)
-        .arg("-o")
-        .arg(&rt_object);
-    run_cc(cmd)?;
+    // The same object for every program built with this compiler: kept between runs.
+    const FLAGS: [&str; 3] = ["-O2", "-w", "-c"];
+    let key = [FLAGS.join(" "), SNAPSHOT_RT.to_string()];
+    let rt_object = kept_object(&opts.cc, "warpwise_snapshot.o", &key, || {
+        let object = dir.join("warpwise_snapshot.o");
+        let mut cmd = tool(&opts.cc);
+        cmd.args(FLAGS).arg(&rt).arg("-o").arg(&object);
+        run_cc(cmd)?;
+        Ok::<_, SnapshotError>(object)
+    })?;
     objects.push(rt_object);
     let exe = dir.join("program");
     let mut cmd = tool(&opts.cc);
