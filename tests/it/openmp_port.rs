@@ -740,6 +740,23 @@ fn a_short_or_missing_map_fails_validation() {
     );
 }
 
+/// The programs are linked with gold where it is installed (the offload link reads
+/// libomptarget's device runtime archive, slow under GNU ld); a link gold refuses (an
+/// option only GNU ld knows) is made again with the default linker.
+#[test]
+fn a_link_gold_refuses_is_made_with_the_default_linker() {
+    if !offload_available() {
+        return;
+    }
+    check(
+        &["samples/vector_add.c"],
+        &["--cflags", "-O2 -Wl,--no-warn-rwx-segments"],
+        0,
+        3,
+        &["PASS: 3 loops ported"],
+    );
+}
+
 /// The compiler is probed only after a build failed: a compiler that cannot offload (`cc`,
 /// which has no `-fopenmp-targets`, or one that is not there) is named, and validation is
 /// not done (exit 2), rather than the port being blamed (exit 1).
@@ -949,6 +966,7 @@ fn run_counting_transfers(name: &str, source: &str, args: &[&str]) -> (String, C
             "-fopenmp",
             "-fopenmp-targets=x86_64-pc-linux-gnu",
         ])
+        .args(cuda::openmp::validate::fast_linker())
         .arg(&src)
         .arg("-o")
         .arg(&exe)
