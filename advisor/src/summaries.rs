@@ -1320,6 +1320,55 @@ impl Builder<'_, '_> {
     /// The pointer parameter whose object every value a merged pointer (a phi or select)
     /// may hold points into, through address arithmetic: `None` when some value comes from
     /// anywhere else.
+    /// `split_base` of `address`, where a base that is the null pointer on some path and one
+    /// address of one form on the others (`indexes = 0; if (p) indexes = img + y*n;`)
+    /// stands for that address: on the null path nothing is dereferenced (that would be
+    /// undefined), as for a loop's own accesses (`access::may_be_null`).
+    fn split_non_null(&self, address: &Expr) -> (Option<Var>, Expr) {
+        let (base, rest) = split_base(address, &self.rec.symbols);
+        let Some(form) = base.as_ref().and_then(|b| self.non_null_form(b)) else {
+            return (base, rest);
+        };
+        let map = HashMap::from([(base.clone().expect("a base has a form"), form)]);
+        match address.substitute(&map) {
+            Ok(resolved) => split_base(&resolved, &self.rec.symbols),
+            Err(_) => (base, rest),
+        }
+    }
+
+    /// The one form a phi `base` has on its paths but those where it is the null pointer
+    /// constant; `None` unless it is null on some path and one value of one form on all
+    /// others.
+    fn non_null_form(&self, base: &Var) -> Option<Expr> {
+        let Some(SymbolOrigin::Phi(v)) = self.rec.symbols.info(base).map(|s| &s.origin) else {
+            return None;
+        };
+        let (mut values, mut null) = (Vec::new(), false);
+        let mut seen = HashSet::new();
+        let mut stack = vec![*v];
+        while let Some(x) = stack.pop() {
+            if !seen.insert(x) {
+                continue;
+            }
+            if seen.len() > 64 {
+                return None;
+            }
+            match &self.func.inst(x).kind {
+                InstKind::Cast(inner) => stack.push(*inner),
+                InstKind::Phi(args) => stack.extend(args.iter().map(|(_, a)| *a)),
+                _ if self.func.const_int(x) == Some(0) => null = true,
+                _ => values.push(x),
+            }
+        }
+        match (null, values.as_slice()) {
+            (true, [value]) => match self.rec.of(*value) {
+                [form] => Some(form.clone()),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
     fn merged_into_param(&self, base: &Var) -> Option<u32> {
         let Some(SymbolOrigin::Phi(v)) = self.rec.symbols.info(base).map(|s| &s.origin) else {
             return None;
@@ -1584,7 +1633,7 @@ impl Builder<'_, '_> {
             .ok()
             .and_then(|o| address.checked_add(o).ok());
         let (base, rest) = match &full {
-            Some(full) => split_base(full, &self.rec.symbols),
+            Some(full) => self.split_non_null(full),
             None => split_base(address, &self.rec.symbols),
         };
         let Some(base_var) = base else {

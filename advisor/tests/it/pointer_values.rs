@@ -125,3 +125,29 @@ fn a_pointer_null_on_one_path_has_its_other_value_where_it_is_written() {
         "{report:#?}"
     );
 }
+
+/// The same pointer inside a callee: the call's summary has the write through it at its
+/// one non-null value, `img + y*n`, rather than through a pointer the callee does not
+/// receive (which left the callee's effects unknown and the loop not friendly).
+#[test]
+fn a_callee_writing_through_a_pointer_null_on_one_path_has_a_known_effect() {
+    let report = common::marked_report(
+        "static void fill(unsigned short *img, int n, int pseudo, int y) {\n\
+           unsigned short *indexes = 0;\n\
+           if (pseudo)\n\
+             indexes = img + y * n;\n\
+           if (indexes)\n\
+             for (int x = 0; x < n; x++)\n\
+               indexes[x] = (unsigned short) y;\n\
+         }\n\
+         void f(unsigned short *img, int n, int pseudo, int rows) {\n\
+           for (int y = 0; y < rows; y++) /* LOOP */\n\
+             fill(img, n, pseudo, y);\n\
+         }\n",
+    );
+    assert_eq!(report.verdict, Verdict::Friendly, "{report:#?}");
+    assert!(
+        report.parameters.iter().any(|p| p.name == "img"),
+        "{report:#?}"
+    );
+}
