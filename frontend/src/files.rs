@@ -48,10 +48,7 @@ pub fn is_private_file(path: &Path) -> bool {
     let Ok(meta) = std::fs::symlink_metadata(path) else {
         return false;
     };
-    // Our effective uid, without `unsafe`: the owner of a file we just created.
-    let me = tempfile::tempfile()
-        .and_then(|f| f.metadata())
-        .map(|m| m.uid());
+    let me = effective_uid();
     meta.file_type().is_file()
         && meta.len() > 0
         && me.is_ok_and(|me| meta.uid() == me)
@@ -268,15 +265,20 @@ fn check_private(dir: &Path) -> std::io::Result<()> {
     if !meta.file_type().is_dir() {
         return refuse("is not a directory (a symlink is refused)");
     }
-    // Our effective uid, without `unsafe`: the owner of a file we just created.
-    let me = tempfile::tempfile()?.metadata()?.uid();
-    if meta.uid() != me {
+    if meta.uid() != effective_uid()? {
         return refuse("belongs to another user");
     }
     if meta.mode() & 0o022 != 0 {
         return refuse("can be written by other users");
     }
     Ok(())
+}
+
+/// Our effective uid, without `unsafe`: the owner of a file we just created.
+#[cfg(unix)]
+fn effective_uid() -> std::io::Result<u32> {
+    use std::os::unix::fs::MetadataExt;
+    Ok(tempfile::tempfile()?.metadata()?.uid())
 }
 
 #[cfg(not(unix))]
